@@ -1,0 +1,103 @@
+// `chalk models` and `chalk hardware`: the built-in catalogs, or one entry / file.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "chalk/error.h"
+#include "chalk/io.h"
+#include "commands.h"
+#include "deployment_options.h"
+#include "table.h"
+
+namespace chalk::cli {
+namespace {
+
+struct CatalogArgs {
+  std::vector<std::string> names;
+  OutputArgs output;
+  std::string kv = "bf16";
+  int64_t context = 4096;
+};
+
+void emit(const Table& t, const OutputArgs& o, const std::string& title) {
+  if (o.csv) print_csv(std::cout, t);
+  else if (o.json) std::cout << to_json(t).dump(2) << '\n';
+  else {
+    std::cout << title << "\n\n";
+    print_table(std::cout, t);
+  }
+}
+
+void run_models(const CatalogArgs& a) {
+  const DType kv = parse_dtype(a.kv, "--kv-dtype");
+  if (a.context < 1 || a.context > (1LL << 30)) throw InputError("--context", fmt::format("must be in 1..{}, got {}", 1LL << 30, a.context));
+  Table t;
+  t.columns = {{"name", "model"},
+               {"architecture", "arch"},
+               {"layers", "layers"},
+               {"params_total", "total", 4},
+               {"params_active", "active", 4},
+               {"params_active_excluding_embedding", "active excl. emb", 4},
+               {"kv_bytes_per_token", fmt::format("KV B/token @{}", a.context), 5},
+               {"decode_gflop_per_token", fmt::format("GFLOP/token @{}", a.context), 4},
+               {"weights_gb", "weights GB", 4},
+               {"max_context_tokens", "max context"}};
+  const auto names = a.names.empty() ? builtin_model_names() : a.names;
+  for (const auto& n : names) {
+    const ModelSpec m = load_model(n);
+    const ParamCounts p = count_params(m);
+    t.add({m.name, m.architecture, n_layers(m), p.total(), p.active(), p.active_excluding_embedding(),
+           kv_bytes_per_token(m, a.context, kv).value(), decode_flops_per_token(m, a.context).value() / 1e9,
+           to_gb(weight_bytes(m, m.weights)), m.max_context});
+  }
+  emit(t, a.output, fmt::format("chalk models: parameters (counts), KV cache ({}) and decode FLOPs per token at context {}", a.kv, a.context));
+}
+
+void run_hardware(const CatalogArgs& a) {
+  Table t;
+  t.columns = {{"name", "system"},
+               {"chip", "chip"},
+               {"bf16_tflop_per_s", "bf16 TF", 4},
+               {"fp8_tflop_per_s", "fp8 TF", 4},
+               {"fp4_tflop_per_s", "fp4 TF", 4},
+               {"hbm_gb", "HBM GB", 4},
+               {"hbm_tb_per_s", "HBM TB/s", 4},
+               {"bf16_flop_per_byte", "FLOP/B bf16", 3},
+               {"hbm_sweep_ms", "HBM sweep ms", 3},
+               {"scale_up_domain_chips", "scale-up"},
+               {"scale_up_gb_per_s_per_direction", "up GB/s/dir", 4},
+               {"scale_out_gb_per_s_per_direction", "out GB/s/dir", 4},
+               {"price_usd_per_chip_hour", "$/chip-h", 3},
+               {"date", "date"}};
+  const auto names = a.names.empty() ? builtin_system_names() : a.names;
+  for (const auto& n : names) {
+    const SystemSpec s = load_system(n);
+    auto peak = [&](MatmulPrecision p) { return s.chip.supports(p) ? Cell(to_tflop_per_s(s.chip.peak_for(p))) : Cell{}; };
+    const double out = to_gb_per_s(s.scale_out_bandwidth_per_direction);
+    t.add({s.name, s.chip.name, peak(MatmulPrecision::bf16), peak(MatmulPrecision::fp8), peak(MatmulPrecision::fp4),
+           to_gb(s.chip.hbm_capacity), to_tb_per_s(s.chip.hbm_bandwidth), flops_per_byte(s.chip, MatmulPrecision::bf16).value(),
+           to_ms(hbm_sweep_time(s.chip.hbm_capacity, s.chip.hbm_bandwidth)), s.scale_up_domain,
+           to_gb_per_s(s.scale_up_bandwidth_per_direction), out > 0 ? Cell(out) : Cell{},
+           s.price_per_chip ? Cell(to_usd_per_hour(*s.price_per_chip)) : Cell{}, s.date});
+  }
+  emit(t, a.output, "chalk hardware: dense peaks per chip, HBM, FLOPs per byte (lecture 18:00), HBM sweep time (lecture 22:44)");
+}
+
+}  // namespace
+
+void register_catalog(CLI::App& app, Action& run) {
+  static CatalogArgs models, hardware;
+  auto* m = app.add_subcommand("models", "List built-in models, or show the given names/paths (HF config.json or chalk-model files)");
+  m->add_option("names", models.names, "Model names or paths (default: every built-in model)");
+  m->add_option("--kv-dtype", models.kv, "KV-cache format for the KV column")->capture_default_str();
+  m->add_option("-s,--context", models.context, "Context length for the per-token columns")->capture_default_str();
+  add_output_options(*m, models.output);
+  m->callback([&run] { run = [] { run_models(models); }; });
+
+  auto* h = app.add_subcommand("hardware", "List built-in systems, or show the given names/paths (chalk-hardware files)");
+  h->add_option("names", hardware.names, "System names or paths (default: every built-in system)");
+  add_output_options(*h, hardware.output);
+  h->callback([&run] { run = [] { run_hardware(hardware); }; });
+}
+
+}  // namespace chalk::cli

@@ -1,0 +1,100 @@
+// `chalk decode`: the roofline of decode steps over batches and contexts.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "chalk/error.h"
+#include "commands.h"
+#include "deployment_options.h"
+#include "table.h"
+
+namespace chalk::cli {
+namespace {
+
+struct DecodeArgs {
+  DeploymentArgs deployment;
+  OutputArgs output;
+  std::string batch = "1,8,64,256,1024";
+  std::string context = "4096";
+};
+
+Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, const std::vector<int64_t>& contexts) {
+  Table t;
+  t.columns = {{"batch", "batch"},
+               {"context_tokens", "context"},
+               {"t_compute_ms", "compute ms"},
+               {"t_weights_ms", "weights ms"},
+               {"t_kv_ms", "KV ms"},
+               {"t_step_ms", "step ms"},
+               {"bound", "bound"},
+               {"tok_per_s", "tok/s"},
+               {"tok_per_s_per_user", "tok/s/user"},
+               {"tok_per_s_per_chip", "tok/s/chip"},
+               {"cost_usd_per_mtok", "$/Mtok"},
+               {"experts_touched_per_layer", "experts/layer"},
+               {"experts_on_busiest_chip", "on busiest chip"},
+               {"memory_fits", "fits"},
+               {"max_batch_at_context", "max batch"}};
+  const bool moe = !d.moe.empty();
+  for (int64_t s : contexts) {
+    const MemoryPlan mem0 = memory_plan(d, 1, s);
+    for (int64_t b : batches) {
+      const DecodeStep r = decode_step(d, b, s);
+      const MemoryPlan mem = memory_plan(d, b, s);
+      t.add({b, s, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_step), std::string(to_string(r.bound)),
+             r.tokens_per_s.value(), r.tokens_per_s_per_user.value(), r.tokens_per_s_per_chip.value(),
+             r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
+             moe ? Cell(r.experts_touched) : Cell{}, moe ? Cell(r.experts_on_busiest_chip) : Cell{}, std::string(mem.fits ? "yes" : "no"),
+             mem0.max_batch == INT64_MAX ? Cell{} : Cell(mem0.max_batch)});
+    }
+  }
+  return t;
+}
+
+void run_decode(const DecodeArgs& a) {
+  const Deployment d = resolve(a.deployment);
+  const auto batches = parse_int_list(a.batch, "--batch", 1, 1 << 24);
+  const auto contexts = parse_int_list(a.context, "--context", 0, 1LL << 30);
+  std::vector<std::string> warnings;
+  for (int64_t s : contexts) {
+    if (s > d.model.max_context) {
+      warnings.push_back(fmt::format("context {} exceeds {}'s max_position_embeddings {}", s, d.model.name, d.model.max_context));
+    }
+  }
+  const Table t = decode_table(d, batches, contexts);
+  const MemoryPlan mem = memory_plan(d, 1, contexts.front());
+  if (a.output.csv) {
+    print_csv(std::cout, t);
+  } else if (a.output.json) {
+    auto j = describe_json(d);
+    j["memory"] = {{"hbm_total_gb", to_gb(mem.hbm_total)},
+                   {"weights_gb", to_gb(mem.weights)},
+                   {"reserve_gb", to_gb(mem.reserve)},
+                   {"weights_fit", mem.weights_fit}};
+    j["steps"] = to_json(t);
+    j["warnings"] = warnings;
+    std::cout << j.dump(2) << '\n';
+  } else {
+    std::cout << "chalk decode: one decode step, roofline (lecture 2:21-15:30)\n" << describe_text(d);
+    std::cout << fmt::format("memory      weights {} of {} HBM ({} held back for activations); {}\n", human_bytes(mem.weights.value()),
+                             human_bytes(mem.hbm_total.value()), human_bytes(mem.reserve.value()),
+                             mem.weights_fit ? "weights fit" : "WEIGHTS DO NOT FIT: add chips or use a smaller format");
+    for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
+    std::cout << '\n';
+    print_table(std::cout, t);
+  }
+}
+
+}  // namespace
+
+void register_decode(CLI::App& app, Action& run) {
+  static DecodeArgs a;
+  auto* cmd = app.add_subcommand("decode", "Time and cost of one decode step: compute, weight fetch and KV fetch (roofline)");
+  add_deployment_options(*cmd, a.deployment);
+  cmd->add_option("-b,--batch", a.batch, "Sequences per step: comma list, or a:b for powers of two from a to b")->capture_default_str();
+  cmd->add_option("-s,--context", a.context, "Tokens already in each sequence's KV cache: comma list or a:b")->capture_default_str();
+  add_output_options(*cmd, a.output);
+  cmd->callback([&run] { run = [] { run_decode(a); }; });
+}
+
+}  // namespace chalk::cli

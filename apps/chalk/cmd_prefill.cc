@@ -1,0 +1,73 @@
+// `chalk prefill`: the roofline of a prefill and the TTFT of a prompt.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "chalk/error.h"
+#include "commands.h"
+#include "deployment_options.h"
+#include "table.h"
+
+namespace chalk::cli {
+namespace {
+
+struct PrefillArgs {
+  DeploymentArgs deployment;
+  OutputArgs output;
+  std::string batch = "1";
+  std::string prompt = "1024,8192,32768";
+  int64_t prefix = 0;
+};
+
+void run_prefill(const PrefillArgs& a) {
+  const Deployment d = resolve(a.deployment);
+  const auto batches = parse_int_list(a.batch, "--batch", 1, 1 << 20);
+  const auto prompts = parse_int_list(a.prompt, "--prompt", 1, 1LL << 30);
+  if (a.prefix < 0 || a.prefix > (1LL << 30)) throw InputError("--prefix", fmt::format("must be in 0..{}, got {}", 1LL << 30, a.prefix));
+  Table t;
+  t.columns = {{"batch", "batch"},           {"prompt_tokens", "prompt"},     {"prefix_tokens", "prefix"},
+               {"t_compute_ms", "compute ms"}, {"t_weights_ms", "weights ms"}, {"t_kv_ms", "KV ms"},
+               {"ttft_ms", "TTFT ms"},       {"bound", "bound"},              {"tok_per_s", "tok/s"},
+               {"cost_usd_per_mtok", "$/Mtok in"}, {"memory_fits", "fits"}};
+  std::vector<std::string> warnings;
+  for (int64_t p : prompts) {
+    if (p + a.prefix > d.model.max_context) {
+      warnings.push_back(fmt::format("prompt {} + prefix {} exceeds {}'s max_position_embeddings {}", p, a.prefix, d.model.name, d.model.max_context));
+    }
+    for (int64_t b : batches) {
+      const PrefillStep r = prefill_step(d, b, p, a.prefix);
+      const MemoryPlan mem = memory_plan(d, b, p + a.prefix);
+      t.add({b, p, a.prefix, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.ttft), std::string(to_string(r.bound)),
+             r.tokens_per_s.value(), r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
+             std::string(mem.fits ? "yes" : "no")});
+    }
+  }
+  if (a.output.csv) {
+    print_csv(std::cout, t);
+  } else if (a.output.json) {
+    auto j = describe_json(d);
+    j["prefills"] = to_json(t);
+    j["warnings"] = warnings;
+    std::cout << j.dump(2) << '\n';
+  } else {
+    std::cout << "chalk prefill: one prefill chunk, roofline (lecture 1:41-1:51); TTFT excludes queueing\n" << describe_text(d);
+    for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
+    std::cout << '\n';
+    print_table(std::cout, t);
+  }
+}
+
+}  // namespace
+
+void register_prefill(CLI::App& app, Action& run) {
+  static PrefillArgs a;
+  auto* cmd = app.add_subcommand("prefill", "Time and cost of prefilling prompts, and the time to first token");
+  add_deployment_options(*cmd, a.deployment);
+  cmd->add_option("-b,--batch", a.batch, "Prompts prefilled together: comma list or a:b")->capture_default_str();
+  cmd->add_option("-p,--prompt", a.prompt, "Prompt length in tokens: comma list or a:b")->capture_default_str();
+  cmd->add_option("--prefix", a.prefix, "Tokens already cached before the prompt (read, not recomputed)")->capture_default_str();
+  add_output_options(*cmd, a.output);
+  cmd->callback([&run] { run = [] { run_prefill(a); }; });
+}
+
+}  // namespace chalk::cli

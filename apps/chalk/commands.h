@@ -1,0 +1,21 @@
+// Subcommands of `chalk`. Each register_* adds one subcommand to the app and sets
+// `run` to the action to perform once parsing succeeds. Actions throw InputError on bad
+// input; main turns that into "chalk: error: ..." and exit status 2.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace chalk::cli {
+
+using Action = std::function<void()>;
+
+void register_decode(CLI::App& app, Action& run);
+void register_prefill(CLI::App& app, Action& run);
+void register_catalog(CLI::App& app, Action& run);  // `models` and `hardware`
+void register_serving(CLI::App& app, Action& run);  // issue 3: sweeps, balance points, frontier, plots
+void register_prices(CLI::App& app, Action& run);   // issue 4: price sheets and what they imply
+void register_validate(CLI::App& app, Action& run); // issue 5: predictions against measurements
+
+}  // namespace chalk::cli

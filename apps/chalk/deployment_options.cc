@@ -1,0 +1,181 @@
+#include "deployment_options.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "chalk/error.h"
+#include "chalk/io.h"
+#include "table.h"
+
+namespace chalk::cli {
+
+void add_deployment_options(CLI::App& app, DeploymentArgs& a) {
+  app.add_option("-m,--model", a.model, "Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file")
+      ->capture_default_str();
+  app.add_option("-H,--hardware", a.hardware, "Built-in system name (see `chalk hardware`) or path to a chalk-hardware file")
+      ->capture_default_str();
+  app.add_option("-n,--chips", a.chips, "Chips holding one replica (default: one scale-up domain)");
+  app.add_option("--weights", a.weights, "Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)");
+  app.add_option("--kv-dtype", a.kv, "KV-cache format: bf16, fp16, fp8, int8, nvfp4, int4")->capture_default_str();
+  app.add_option("--compute", a.compute, "Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)");
+  app.add_option("--matmul-efficiency", a.matmul_efficiency, "Override the achievable fraction of peak FLOP/s (0-1]");
+  app.add_option("--hbm-efficiency", a.hbm_efficiency, "Override the achievable fraction of peak HBM bandwidth (0-1]");
+  app.add_option("--price-usd-per-chip-hour", a.price_usd_per_chip_hour, "Override the rental price per chip-hour");
+  app.add_option("--memory-reserve", a.memory_reserve, "Fraction of HBM held back for activations and runtime [0-1)")
+      ->capture_default_str();
+}
+
+void add_output_options(CLI::App& app, OutputArgs& o) {
+  auto* j = app.add_flag("--json", o.json, "Print JSON");
+  auto* c = app.add_flag("--csv", o.csv, "Print CSV");
+  j->excludes(c);
+}
+
+Deployment resolve(const DeploymentArgs& a) {
+  const ModelSpec model = load_model(a.model);
+  const SystemSpec system = load_system(a.hardware);
+  DeploymentOptions o;
+  o.n_chips = a.chips == 0 ? system.scale_up_domain : a.chips;
+  if (a.chips < 0) throw InputError("--chips", "must be >= 1, got " + std::to_string(a.chips));
+  if (!a.weights.empty()) o.weights = parse_dtype(a.weights, "--weights");
+  o.kv = parse_dtype(a.kv, "--kv-dtype");
+  if (!a.compute.empty()) o.compute = parse_matmul_precision(a.compute, "--compute");
+  o.matmul_efficiency = a.matmul_efficiency;
+  o.hbm_efficiency = a.hbm_efficiency;
+  if (a.price_usd_per_chip_hour) {
+    if (!(*a.price_usd_per_chip_hour > 0) || !std::isfinite(*a.price_usd_per_chip_hour)) {
+      throw InputError("--price-usd-per-chip-hour", "must be a positive number, got " + format_number(*a.price_usd_per_chip_hour, 4));
+    }
+    o.price_per_chip = usd_per_hour(*a.price_usd_per_chip_hour);
+  }
+  o.memory_reserve_fraction = a.memory_reserve;
+  return make_deployment(model, system, o);
+}
+
+std::string human_count(double n) {
+  if (n >= 1e12) return fmt::format("{:.2f}T", n / 1e12);
+  if (n >= 1e9) return fmt::format("{:.1f}B", n / 1e9);
+  if (n >= 1e6) return fmt::format("{:.1f}M", n / 1e6);
+  return fmt::format("{:.0f}", n);
+}
+
+std::string human_bytes(double b) {
+  if (b >= 1e12) return fmt::format("{:.2f} TB", b / 1e12);
+  if (b >= 1e9) return fmt::format("{:.1f} GB", b / 1e9);
+  if (b >= 1e6) return fmt::format("{:.1f} MB", b / 1e6);
+  if (b >= 1e3) return fmt::format("{:.1f} KB", b / 1e3);
+  return fmt::format("{:.0f} B", b);
+}
+
+nlohmann::json describe_json(const Deployment& d) {
+  const auto& p = d.params;
+  const auto& chip = d.system.chip;
+  nlohmann::json peaks = nlohmann::json::object();
+  for (auto mp : {MatmulPrecision::bf16, MatmulPrecision::fp8, MatmulPrecision::int8, MatmulPrecision::fp4}) {
+    if (chip.supports(mp)) peaks[std::string(to_string(mp))] = to_tflop_per_s(chip.peak_for(mp));
+  }
+  nlohmann::json j;
+  j["model"] = {{"name", d.model.name},
+                {"architecture", d.model.architecture},
+                {"source", d.model.source},
+                {"layers", n_layers(d.model)},
+                {"params_total", p.total()},
+                {"params_active", p.active()},
+                {"params_active_excluding_embedding", p.active_excluding_embedding()},
+                {"params_active_matmul", p.active_matmul()},
+                {"weights_bytes", d.weight_bytes_total.value()},
+                {"max_context_tokens", d.model.max_context}};
+  j["hardware"] = {{"name", d.system.name},
+                   {"description", d.system.description},
+                   {"chip", chip.name},
+                   {"source", d.system.source},
+                   {"date", d.system.date},
+                   {"peak_tflop_per_s", peaks},
+                   {"hbm_gb_per_chip", to_gb(chip.hbm_capacity)},
+                   {"hbm_tb_per_s_per_chip", to_tb_per_s(chip.hbm_bandwidth)},
+                   {"scale_up_domain_chips", d.system.scale_up_domain}};
+  j["assumptions"] = {{"chips", d.n_chips},
+                      {"weights_dtype", {{"embedding", to_string(d.weights.embedding)},
+                                         {"attention", to_string(d.weights.attention)},
+                                         {"dense_ffn", to_string(d.weights.dense_ffn)},
+                                         {"experts", to_string(d.weights.experts)},
+                                         {"router_and_norms", to_string(d.weights.router)}}},
+                      {"kv_dtype", to_string(d.kv)},
+                      {"compute", to_string(d.compute)},
+                      {"matmul_efficiency", d.matmul_efficiency},
+                      {"matmul_efficiency_source", d.matmul_efficiency_source},
+                      {"hbm_efficiency", d.hbm_efficiency},
+                      {"hbm_efficiency_source", d.hbm_efficiency_source},
+                      {"memory_reserve_fraction", d.memory_reserve_fraction},
+                      {"sharding", "weights and KV cache spread evenly over the chips; no communication modelled"},
+                      {"moe_routing", "uniform independent top-k routing: experts touched = E (1 - (1 - k/E)^tokens)"}};
+  j["assumptions"]["price_usd_per_chip_hour"] = d.price_per_chip ? nlohmann::json(to_usd_per_hour(*d.price_per_chip)) : nlohmann::json();
+  j["assumptions"]["price_source"] = d.price_per_chip ? nlohmann::json(d.price_source) : nlohmann::json("no public price; pass --price-usd-per-chip-hour");
+  return j;
+}
+
+std::string describe_text(const Deployment& d) {
+  const auto& p = d.params;
+  const auto& chip = d.system.chip;
+  std::string peaks;
+  for (auto mp : {MatmulPrecision::bf16, MatmulPrecision::fp8, MatmulPrecision::int8, MatmulPrecision::fp4}) {
+    if (chip.supports(mp)) peaks += fmt::format("{}{} {}", peaks.empty() ? "" : ", ", format_number(to_tflop_per_s(chip.peak_for(mp)), 4), to_string(mp));
+  }
+  std::string s;
+  s += fmt::format("model       {} ({}, {} layers): {} params total, {} active ({} excluding the input embedding)\n", d.model.name,
+                   d.model.architecture, n_layers(d.model), human_count(p.total()), human_count(p.active()),
+                   human_count(p.active_excluding_embedding()));
+  s += fmt::format("hardware    {} x {}: {} ({} dense TFLOP/s; {} GB HBM at {} TB/s per chip)\n", d.n_chips, chip.name,
+                   d.system.description, peaks, format_number(to_gb(chip.hbm_capacity), 4),
+                   format_number(to_tb_per_s(chip.hbm_bandwidth), 4));
+  s += fmt::format("formats     weights: attention {}, FFN {}, experts {}, embeddings {}; KV cache {}; matmuls at {} rate\n",
+                   to_string(d.weights.attention), to_string(d.weights.dense_ffn), to_string(d.weights.experts),
+                   to_string(d.weights.embedding), to_string(d.kv), to_string(d.compute));
+  s += fmt::format("efficiency  matmul {:.1f}% of peak ({})\n", 100 * d.matmul_efficiency, d.matmul_efficiency_source);
+  s += fmt::format("            HBM {:.1f}% of peak ({})\n", 100 * d.hbm_efficiency, d.hbm_efficiency_source);
+  if (d.price_per_chip) {
+    s += fmt::format("price       ${:.2f} per chip-hour ({})\n", to_usd_per_hour(*d.price_per_chip), d.price_source);
+  } else {
+    s += "price       none public: pass --price-usd-per-chip-hour for costs\n";
+  }
+  return s;
+}
+
+std::vector<int64_t> parse_int_list(const std::string& text, const std::string& field, int64_t lo, int64_t hi) {
+  auto parse_one = [&](const std::string& t) -> int64_t {
+    size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(t, &used);
+    } catch (...) {
+      throw InputError(field, "expected an integer, got '" + t + "'");
+    }
+    if (used != t.size()) throw InputError(field, "expected an integer, got '" + t + "'");
+    if (v < lo || v > hi) throw InputError(field, fmt::format("must be in {}..{}, got {}", lo, hi, v));
+    return v;
+  };
+  std::vector<int64_t> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty()) throw InputError(field, "expected a comma list of integers, got '" + text + "'");
+    const size_t colon = item.find(':');
+    if (colon != std::string::npos) {
+      const int64_t a = parse_one(item.substr(0, colon)), b = parse_one(item.substr(colon + 1));
+      if (a < 1 || b < a) throw InputError(field, "a range a:b needs 1 <= a <= b, got '" + item + "'");
+      for (int64_t v = a; v <= b; v *= 2) {
+        out.push_back(v);
+        if (v > b / 2) break;
+      }
+    } else {
+      out.push_back(parse_one(item));
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace chalk::cli

@@ -1,0 +1,52 @@
+// Options shared by every command that places a model on hardware, and how a
+// deployment is described to people and programs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "chalk/roofline.h"
+
+namespace chalk::cli {
+
+/// --model, --hardware, --chips and the format/efficiency/price overrides.
+struct DeploymentArgs {
+  std::string model = "deepseek-v3";
+  std::string hardware = "gb200-nvl72";
+  int64_t chips = 0;  ///< 0 = one scale-up domain
+  std::string weights, kv = "bf16", compute;
+  std::optional<double> matmul_efficiency, hbm_efficiency, price_usd_per_chip_hour;
+  double memory_reserve = 0.10;
+};
+
+/// Output format flags.
+struct OutputArgs {
+  bool json = false;
+  bool csv = false;
+};
+
+void add_deployment_options(CLI::App& app, DeploymentArgs& a);
+void add_output_options(CLI::App& app, OutputArgs& o);
+
+/// Loads the model and system and resolves the deployment. Throws InputError.
+Deployment resolve(const DeploymentArgs& a);
+
+/// The model, hardware and every assumption, for --json.
+nlohmann::json describe_json(const Deployment& d);
+
+/// The same for people: a few labelled lines.
+std::string describe_text(const Deployment& d);
+
+/// Parses a comma list of positive integers ("1,8,64" or "1:65536" for powers of two
+/// from 1 to 65536), each within [lo, hi]. Throws InputError naming `field`.
+std::vector<int64_t> parse_int_list(const std::string& text, const std::string& field, int64_t lo, int64_t hi);
+
+/// 1e9 -> "1.00e+09"-free human form: "671.0B", "37.5B", "70.3 KB".
+std::string human_count(double n);
+std::string human_bytes(double bytes);
+
+}  // namespace chalk::cli

@@ -1,0 +1,91 @@
+#include "table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+
+#include <fmt/format.h>
+
+namespace chalk::cli {
+
+std::string format_number(double v, int sig) {
+  if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+  if (v == 0) return "0";
+  const double mag = std::floor(std::log10(std::fabs(v)));
+  if (mag >= 15 || mag < -6) return fmt::format("{:.{}e}", v, std::max(sig - 1, 0));
+  const int decimals = std::max(0, sig - 1 - static_cast<int>(mag));
+  return fmt::format("{:.{}f}", v, decimals);
+}
+
+namespace {
+
+std::string render(const Cell& c, int precision) {
+  if (std::holds_alternative<std::monostate>(c)) return "-";
+  if (auto* d = std::get_if<double>(&c)) return format_number(*d, precision);
+  if (auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
+  return std::get<std::string>(c);
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+}  // namespace
+
+void print_table(std::ostream& out, const Table& t) {
+  std::vector<size_t> width(t.columns.size());
+  std::vector<std::vector<std::string>> cells;
+  for (size_t c = 0; c < t.columns.size(); ++c) width[c] = t.columns[c].header.size();
+  for (const auto& row : t.rows) {
+    std::vector<std::string> r;
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      r.push_back(c < row.size() ? render(row[c], t.columns[c].precision) : "-");
+      width[c] = std::max(width[c], r.back().size());
+    }
+    cells.push_back(std::move(r));
+  }
+  auto line = [&](auto get) {
+    std::string s;
+    for (size_t c = 0; c < t.columns.size(); ++c) s += fmt::format("{:>{}}{}", get(c), width[c], c + 1 < t.columns.size() ? "  " : "");
+    out << s << '\n';
+  };
+  line([&](size_t c) { return t.columns[c].header; });
+  for (const auto& r : cells) line([&](size_t c) { return r[c]; });
+}
+
+void print_csv(std::ostream& out, const Table& t) {
+  for (size_t c = 0; c < t.columns.size(); ++c) out << (c ? "," : "") << t.columns[c].key;
+  out << '\n';
+  for (const auto& row : t.rows) {
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      if (c) out << ',';
+      if (c >= row.size()) continue;
+      const Cell& cell = row[c];
+      if (auto* d = std::get_if<double>(&cell)) out << fmt::format("{:.6g}", *d);
+      else if (auto* i = std::get_if<int64_t>(&cell)) out << *i;
+      else if (auto* s = std::get_if<std::string>(&cell)) out << csv_escape(*s);
+    }
+    out << '\n';
+  }
+}
+
+nlohmann::json to_json(const Table& t) {
+  auto arr = nlohmann::json::array();
+  for (const auto& row : t.rows) {
+    nlohmann::json o = nlohmann::json::object();
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      const Cell& cell = c < row.size() ? row[c] : Cell{};
+      if (auto* d = std::get_if<double>(&cell)) o[t.columns[c].key] = std::isfinite(*d) ? nlohmann::json(*d) : nlohmann::json();
+      else if (auto* i = std::get_if<int64_t>(&cell)) o[t.columns[c].key] = *i;
+      else if (auto* s = std::get_if<std::string>(&cell)) o[t.columns[c].key] = *s;
+      else o[t.columns[c].key] = nullptr;
+    }
+    arr.push_back(std::move(o));
+  }
+  return arr;
+}
+
+}  // namespace chalk::cli

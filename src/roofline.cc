@@ -1,0 +1,242 @@
+// Decode and prefill rooflines (docs/formulas.md section 4).
+#include "chalk/roofline.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "chalk/error.h"
+#include "context_math.h"
+
+namespace chalk {
+namespace {
+
+using detail::attended;
+using detail::causal_attended_sum;
+
+double d(int64_t x) { return static_cast<double>(x); }
+
+
+
+MatmulPrecision default_compute(const ModelSpec& m, const WeightFormats& w, const ChipSpec& chip) {
+  bool has_moe = false;
+  for (const auto& g : m.groups) has_moe = has_moe || g.ffn.kind == FfnKind::moe;
+  const DType main = has_moe ? w.experts : w.dense_ffn;
+  if (main == DType::fp32 || main == DType::int4) return MatmulPrecision::bf16;
+  const MatmulPrecision p = matmul_precision(main, "weights");
+  return chip.supports(p) ? p : MatmulPrecision::bf16;
+}
+
+/// Weight bytes a step reads in all (`total`) and on the busiest chip (`busiest`).
+struct WeightRead {
+  Bytes total, busiest;
+  double touched = 0, on_busiest = 0;  // first MoE group
+};
+
+WeightRead weights_touched(const Deployment& dep, double tokens) {
+  WeightRead w;
+  const double n = d(dep.n_chips);
+  w.total = dep.weight_bytes_always;
+  w.busiest = dep.weight_bytes_always / n;
+  bool first = true;
+  for (const auto& g : dep.moe) {
+    const double touched = expected_experts_touched(g.n_experts, g.top_k, tokens);
+    const double busiest = experts_on_busiest_chip(g.n_experts, touched, n);
+    if (first) {
+      w.touched = touched;
+      w.on_busiest = busiest;
+      first = false;
+    }
+    w.total += g.bytes_per_expert * (g.layers * touched);
+    w.busiest += g.bytes_per_expert * (g.layers * busiest);
+  }
+  return w;
+}
+
+Bound bound_of(Seconds compute, Seconds weights, Seconds kv) {
+  if (compute >= weights + kv) return Bound::compute;
+  return weights >= kv ? Bound::weights : Bound::kv_cache;
+}
+
+}  // namespace
+
+std::string_view to_string(Bound b) {
+  switch (b) {
+    case Bound::compute: return "compute";
+    case Bound::weights: return "weights";
+    case Bound::kv_cache: return "kv-cache";
+  }
+  return "?";
+}
+
+Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& o) {
+  if (o.n_chips < 1) throw InputError("--chips", "must be >= 1, got " + std::to_string(o.n_chips));
+  if (o.n_chips > 1000000) throw InputError("--chips", "must be <= 1000000, got " + std::to_string(o.n_chips));
+  if (!(o.memory_reserve_fraction >= 0 && o.memory_reserve_fraction < 1)) {
+    throw InputError("--memory-reserve", "must be a fraction in [0, 1), got " + std::to_string(o.memory_reserve_fraction));
+  }
+  Deployment dep;
+  dep.model = m;
+  dep.system = s;
+  dep.n_chips = o.n_chips;
+  dep.weights = m.weights;
+  if (o.weights) {
+    dep.weights.attention = dep.weights.dense_ffn = dep.weights.experts = *o.weights;
+  }
+  dep.kv = o.kv;
+  if (o.compute) {
+    if (!s.chip.supports(*o.compute)) {
+      throw InputError("--compute", s.chip.name + " has no dense " + std::string(to_string(*o.compute)) +
+                                        " matmul rate; expected one the chip supports");
+    }
+    dep.compute = *o.compute;
+  } else {
+    dep.compute = default_compute(m, dep.weights, s.chip);
+  }
+  dep.matmul_efficiency = s.efficiency.matmul_for(dep.compute);
+  dep.matmul_efficiency_source = s.efficiency.matmul_source;
+  dep.hbm_efficiency = s.efficiency.hbm;
+  dep.hbm_efficiency_source = s.efficiency.hbm_source;
+  if (o.matmul_efficiency) {
+    if (!(*o.matmul_efficiency > 0 && *o.matmul_efficiency <= 1)) {
+      throw InputError("--matmul-efficiency", "must be a fraction in (0, 1], got " + std::to_string(*o.matmul_efficiency));
+    }
+    dep.matmul_efficiency = *o.matmul_efficiency;
+    dep.matmul_efficiency_source = "user override";
+  }
+  if (o.hbm_efficiency) {
+    if (!(*o.hbm_efficiency > 0 && *o.hbm_efficiency <= 1)) {
+      throw InputError("--hbm-efficiency", "must be a fraction in (0, 1], got " + std::to_string(*o.hbm_efficiency));
+    }
+    dep.hbm_efficiency = *o.hbm_efficiency;
+    dep.hbm_efficiency_source = "user override";
+  }
+  dep.price_per_chip = s.price_per_chip;
+  dep.price_source = s.price_source;
+  if (o.price_per_chip) {
+    if (!(o.price_per_chip->value() > 0)) throw InputError("--price", "must be positive");
+    dep.price_per_chip = o.price_per_chip;
+    dep.price_source = "user override";
+  }
+  dep.memory_reserve_fraction = o.memory_reserve_fraction;
+
+  dep.params = count_params(m);
+  dep.matmul_flops_per_token = 2 * dep.params.active_matmul();
+  dep.weight_bytes_total = weight_bytes(m, dep.weights);
+  dep.weight_bytes_always = dep.weight_bytes_total;
+  const double kv_bytes = bytes_per_element(dep.kv);
+  for (const auto& g : m.groups) {
+    const auto& a = g.attention;
+    Deployment::AttentionGroup ag;
+    ag.layers = d(g.count);
+    ag.window = a.sliding_window;
+    ag.prefill_flops_per_attended = attention_flops_per_attended(a, false);
+    ag.decode_flops_per_attended = attention_flops_per_attended(a, true);
+    const double kv_elems = kv_elements_per_token(a);
+    ag.kv_bytes_per_token = kv_elems * kv_bytes;
+    dep.attention.push_back(ag);
+    if (g.ffn.kind == FfnKind::moe) {
+      Deployment::MoeGroup mg{d(g.count), d(g.ffn.n_experts), d(g.ffn.top_k), expert_bytes(m, g, dep.weights.experts)};
+      dep.weight_bytes_always -= mg.bytes_per_expert * (mg.layers * mg.n_experts);
+      dep.moe.push_back(mg);
+    }
+  }
+  const double n = d(dep.n_chips);
+  dep.flops_effective = s.chip.peak_for(dep.compute) * (n * dep.matmul_efficiency);
+  dep.hbm_effective = s.chip.hbm_bandwidth * (n * dep.hbm_efficiency);
+  return dep;
+}
+
+DecodeStep decode_step(const Deployment& dep, int64_t batch, int64_t context) {
+  if (batch < 1) throw InputError("--batch", "must be >= 1, got " + std::to_string(batch));
+  if (context < 0) throw InputError("--context", "must be >= 0, got " + std::to_string(context));
+  DecodeStep r;
+  r.batch = batch;
+  r.context = context;
+  const double b = d(batch);
+  double attn = 0, kv = 0;
+  for (const auto& g : dep.attention) {
+    const double s = attended(context, g.window);
+    attn += g.layers * g.decode_flops_per_attended * s;
+    kv += g.layers * g.kv_bytes_per_token * s;
+  }
+  r.flops = Flops(b * (dep.matmul_flops_per_token + attn));
+  const WeightRead w = weights_touched(dep, b);
+  r.weight_bytes_read = w.total;
+  r.experts_touched = w.touched;
+  r.experts_on_busiest_chip = w.on_busiest;
+  r.kv_bytes_read = Bytes(b * kv);
+  r.t_compute = r.flops / dep.flops_effective;
+  r.t_weights = w.busiest * d(dep.n_chips) / dep.hbm_effective;
+  r.t_kv = r.kv_bytes_read / dep.hbm_effective;
+  r.t_memory = r.t_weights + r.t_kv;
+  r.t_step = max(r.t_compute, r.t_memory);
+  r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
+  r.tokens_per_s = tokens(b) / r.t_step;
+  r.tokens_per_s_per_user = tokens(1) / r.t_step;
+  r.tokens_per_s_per_chip = r.tokens_per_s / d(dep.n_chips);
+  if (dep.price_per_chip) r.cost_per_token = (*dep.price_per_chip * d(dep.n_chips)) * r.t_step / tokens(b);
+  return r;
+}
+
+PrefillStep prefill_step(const Deployment& dep, int64_t batch, int64_t prompt, int64_t prefix) {
+  if (batch < 1) throw InputError("--batch", "must be >= 1, got " + std::to_string(batch));
+  if (prompt < 1) throw InputError("--prompt", "must be >= 1, got " + std::to_string(prompt));
+  if (prefix < 0) throw InputError("--prefix", "must be >= 0, got " + std::to_string(prefix));
+  PrefillStep r;
+  r.batch = batch;
+  r.prompt = prompt;
+  r.prefix = prefix;
+  const double b = d(batch);
+  double attn = 0, kv_read = 0, kv_written = 0;
+  for (const auto& g : dep.attention) {
+    attn += g.layers * g.prefill_flops_per_attended * causal_attended_sum(prefix, prompt, g.window);
+    kv_read += g.layers * g.kv_bytes_per_token * attended(prefix, g.window);
+    kv_written += g.layers * g.kv_bytes_per_token * (attended(prefix + prompt, g.window) - attended(prefix, g.window));
+  }
+  r.flops = Flops(b * (dep.matmul_flops_per_token * d(prompt) + attn));
+  const WeightRead w = weights_touched(dep, b * d(prompt));
+  r.weight_bytes_read = w.total;
+  r.kv_bytes_read = Bytes(b * kv_read);
+  r.kv_bytes_written = Bytes(b * kv_written);
+  r.t_compute = r.flops / dep.flops_effective;
+  r.t_weights = w.busiest * d(dep.n_chips) / dep.hbm_effective;
+  r.t_kv = (r.kv_bytes_read + r.kv_bytes_written) / dep.hbm_effective;
+  r.t_memory = r.t_weights + r.t_kv;
+  r.t_step = max(r.t_compute, r.t_memory);
+  r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
+  r.ttft = r.t_step;
+  r.tokens_per_s = tokens(b * d(prompt)) / r.t_step;
+  if (dep.price_per_chip) r.cost_per_token = (*dep.price_per_chip * d(dep.n_chips)) * r.t_step / tokens(b * d(prompt));
+  return r;
+}
+
+MemoryPlan memory_plan(const Deployment& dep, int64_t batch, int64_t context) {
+  if (batch < 0) throw InputError("--batch", "must be >= 0, got " + std::to_string(batch));
+  if (context < 0) throw InputError("--context", "must be >= 0, got " + std::to_string(context));
+  MemoryPlan p;
+  p.hbm_total = dep.system.chip.hbm_capacity * d(dep.n_chips);
+  p.weights = dep.weight_bytes_total;
+  double kv_seq = 0;
+  for (const auto& g : dep.attention) kv_seq += g.layers * g.kv_bytes_per_token * attended(context, g.window);
+  p.kv_cache = Bytes(kv_seq * d(batch));
+  p.reserve = p.hbm_total * dep.memory_reserve_fraction;
+  p.free = p.hbm_total - p.weights - p.kv_cache - p.reserve;
+  p.fits = p.free.value() >= 0;
+  const Bytes room = p.hbm_total - p.weights - p.reserve;
+  p.weights_fit = room.value() >= 0;
+  if (!p.weights_fit) {
+    p.max_batch = 0;
+  } else if (kv_seq <= 0) {
+    p.max_batch = INT64_MAX;
+  } else {
+    p.max_batch = static_cast<int64_t>(std::min(9.0e18, std::floor(room.value() / kv_seq)));
+  }
+  return p;
+}
+
+double lecture_balance_batch(double n_total, double n_active, double bytes_per_weight, FlopsPerSecond peak,
+                             BytesPerSecond hbm_bandwidth) {
+  return n_total * bytes_per_weight * peak.value() / (2.0 * n_active * hbm_bandwidth.value());
+}
+
+}  // namespace chalk

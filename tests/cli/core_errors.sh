@@ -1,0 +1,44 @@
+# Bad input to the core commands: exit status 2 and a one-line error naming the field.
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+expect_error "cannot read file" decode --model "$tmp/missing.json"
+echo '{"model_type": "llama", "hidden_size": 4096' > "$tmp/bad.json"
+expect_error "malformed JSON" decode --model "$tmp/bad.json"
+# A real config with one required field removed.
+python3 -c "import json,sys; c=json.load(open('$SRC/data/models/hf/llama-3.1-8b.json')); del c['num_hidden_layers']; json.dump(c, open('$tmp/nolayers.json','w'))"
+expect_error "num_hidden_layers: missing required field" decode --model "$tmp/nolayers.json"
+python3 -c "import json,sys; c=json.load(open('$SRC/data/models/hf/llama-3.1-8b.json')); c['hidden_size']=0; json.dump(c, open('$tmp/zero.json','w'))"
+expect_error "hidden_size" decode --model "$tmp/zero.json"
+python3 -c "import json,sys; c=json.load(open('$SRC/data/models/hf/llama-3.1-8b.json')); c['num_key_value_heads']=-8; json.dump(c, open('$tmp/neg.json','w'))"
+expect_error "num_key_value_heads" decode --model "$tmp/neg.json"
+python3 -c "import json,sys; c=json.load(open('$SRC/data/models/hf/llama-3.1-8b.json')); c['model_type']='mamba'; json.dump(c, open('$tmp/arch.json','w'))"
+expect_error "unsupported architecture 'mamba'" decode --model "$tmp/arch.json"
+# A misspelled field in a native file is an error, not a default.
+python3 -c "import json; c=json.load(open('$SRC/data/models/native/palm-540b.json')); c['d_modle']=c.pop('d_model'); json.dump(c, open('$tmp/typo.json','w'))"
+expect_error "d_modle: unknown field" decode --model "$tmp/typo.json"
+python3 -c "import json; c=json.load(open('$SRC/data/hardware/h100-sxm.json')); c['chip']['hbm_gb']=-80; json.dump(c, open('$tmp/hw.json','w'))"
+expect_error "chip.hbm_gb" decode --hardware "$tmp/hw.json"
+python3 -c "import json; c=json.load(open('$SRC/data/hardware/h100-sxm.json')); c['chip']['hbm_bw']=1; json.dump(c, open('$tmp/hw2.json','w'))"
+expect_error "chip.hbm_bw: unknown field" decode --hardware "$tmp/hw2.json"
+expect_error "unknown model 'llama-9'" decode --model llama-9
+expect_error "unknown hardware 'h900'" decode --hardware h900
+expect_error "--batch: must be in 1..16777216, got 0" decode --batch 0
+expect_error "--batch: must be in 1..16777216, got 100000000000" decode --batch 100000000000
+expect_error "--batch: expected an integer, got 'abc'" decode --batch abc
+expect_error "--context: must be in 0..1073741824" decode --context 99999999999
+expect_error "--chips: must be >= 1" decode --chips -3
+expect_error "--kv-dtype: unknown dtype 'fp7'" decode --kv-dtype fp7
+expect_error "--compute: H100 SXM has no dense fp4" decode --hardware h100-sxm --compute fp4
+expect_error "--matmul-efficiency" decode --matmul-efficiency 1.5
+expect_error "--price-usd-per-chip-hour" decode --price-usd-per-chip-hour -1
+expect_error "--prompt: must be in 1.." prefill --prompt 0
+expect_error "--prefix" prefill --prefix -1
+expect_error "not expected: --no-such-flag" decode --no-such-flag
+expect_ok decode
+expect_ok prefill
+expect_ok models
+expect_ok hardware
+expect_ok decode --help
+echo "core_errors: all passed"

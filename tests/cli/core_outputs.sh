@@ -1,0 +1,21 @@
+# The core commands' machine-readable outputs parse and hold the expected fields.
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+out=$("$CHALK" decode --model llama-3.1-70b --hardware h100-sxm --batch 1,64 --context 2048 --json) || fail "decode --json"
+python3 - "$out" <<'PY' || fail "decode --json content"
+import json, sys
+j = json.loads(sys.argv[1])
+steps = j["steps"]
+assert [s["batch"] for s in steps] == [1, 64], steps
+# Llama 3.1 70B bf16 on 8 H100: weights 141.1 GB / (8 x 3.35 TB/s x 0.87) = 6.05 ms at batch 1.
+assert abs(steps[0]["t_weights_ms"] - 6.052) < 0.01, steps[0]
+assert steps[0]["bound"] == "weights"
+assert j["assumptions"]["chips"] == 8 and j["assumptions"]["kv_dtype"] == "bf16"
+assert "MAMF" in j["assumptions"]["matmul_efficiency_source"]
+PY
+csv=$("$CHALK" decode --model llama-3.1-8b --hardware h100-sxm --batch 1:8 --csv) || fail "decode --csv"
+[ "$(printf '%s\n' "$csv" | head -1 | cut -d, -f1-3)" = "batch,context_tokens,t_compute_ms" ] || fail "csv header: $(printf '%s\n' "$csv" | head -1)"
+[ "$(printf '%s\n' "$csv" | wc -l)" -eq 5 ] || fail "1:8 should give batches 1,2,4,8"
+"$CHALK" models --json | python3 -c "import json,sys; m={r['name']:r for r in json.load(sys.stdin)}; assert m['deepseek-v3']['kv_bytes_per_token']==70272" || fail "models --json"
+"$CHALK" hardware --csv | grep -q '^h100-sxm,H100 SXM,989.4' || fail "hardware --csv"
+echo "core_outputs: all passed"
