@@ -146,21 +146,41 @@ Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
   return dep;
 }
 
-DecodeStep decode_step(const Deployment& dep, int64_t batch, int64_t context) {
+double expected_accepted_tokens(int64_t draft, double acceptance) {
+  if (draft < 0) throw InputError("--draft", "must be >= 0, got " + std::to_string(draft));
+  if (!(acceptance >= 0 && acceptance <= 1)) {
+    throw InputError("--acceptance", "must be a probability in [0, 1], got " + std::to_string(acceptance));
+  }
+  if (acceptance == 1) return d(draft + 1);
+  return (1 - std::pow(acceptance, d(draft + 1))) / (1 - acceptance);
+}
+
+DecodeStep decode_step(const Deployment& dep, int64_t batch, int64_t context, const DecodeLevers& levers) {
   if (batch < 1) throw InputError("--batch", "must be >= 1, got " + std::to_string(batch));
   if (context < 0) throw InputError("--context", "must be >= 0, got " + std::to_string(context));
+  if (levers.tokens_per_sequence < 1) {
+    throw InputError("--draft", "tokens per sequence must be >= 1, got " + std::to_string(levers.tokens_per_sequence));
+  }
+  if (!(levers.accepted_tokens_per_step >= 1 && levers.accepted_tokens_per_step <= d(levers.tokens_per_sequence))) {
+    throw InputError("--acceptance", "accepted tokens per step must be in [1, " + std::to_string(levers.tokens_per_sequence) +
+                                         "], got " + std::to_string(levers.accepted_tokens_per_step));
+  }
+  if (levers.sparse_attention_top_k < 0) {
+    throw InputError("--sparse-top-k", "must be >= 0, got " + std::to_string(levers.sparse_attention_top_k));
+  }
   DecodeStep r;
   r.batch = batch;
   r.context = context;
-  const double b = d(batch);
+  const double b = d(batch), q = d(levers.tokens_per_sequence);
+  const int64_t read = levers.sparse_attention_top_k > 0 ? std::min(context, levers.sparse_attention_top_k) : context;
   double attn = 0, kv = 0;
   for (const auto& g : dep.attention) {
-    const double s = attended(context, g.window);
+    const double s = attended(read, g.window);
     attn += g.layers * g.decode_flops_per_attended * s;
     kv += g.layers * g.kv_bytes_per_token * s;
   }
-  r.flops = Flops(b * (dep.matmul_flops_per_token + attn));
-  const WeightRead w = weights_touched(dep, b);
+  r.flops = Flops(b * q * (dep.matmul_flops_per_token + attn));
+  const WeightRead w = weights_touched(dep, b * q);
   r.weight_bytes_read = w.total;
   r.experts_touched = w.touched;
   r.experts_on_busiest_chip = w.on_busiest;
@@ -169,12 +189,14 @@ DecodeStep decode_step(const Deployment& dep, int64_t batch, int64_t context) {
   r.t_weights = w.busiest * d(dep.n_chips) / dep.hbm_effective;
   r.t_kv = r.kv_bytes_read / dep.hbm_effective;
   r.t_memory = r.t_weights + r.t_kv;
-  r.t_step = max(r.t_compute, r.t_memory);
+  r.t_step = max(r.t_compute, r.t_memory) + r.t_comm + r.t_overhead;
   r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
-  r.tokens_per_s = tokens(b) / r.t_step;
-  r.tokens_per_s_per_user = tokens(1) / r.t_step;
+  r.tokens_per_sequence = levers.accepted_tokens_per_step;
+  const double kept = b * levers.accepted_tokens_per_step;
+  r.tokens_per_s = tokens(kept) / r.t_step;
+  r.tokens_per_s_per_user = tokens(levers.accepted_tokens_per_step) / r.t_step;
   r.tokens_per_s_per_chip = r.tokens_per_s / d(dep.n_chips);
-  if (dep.price_per_chip) r.cost_per_token = (*dep.price_per_chip * d(dep.n_chips)) * r.t_step / tokens(b);
+  if (dep.price_per_chip) r.cost_per_token = (*dep.price_per_chip * d(dep.n_chips)) * r.t_step / tokens(kept);
   return r;
 }
 

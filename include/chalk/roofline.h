@@ -80,6 +80,25 @@ Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
 enum class Bound { compute, weights, kv_cache };
 std::string_view to_string(Bound b);
 
+/// Knobs that change what one decode step does (lecture 0:00 and 12:25).
+struct DecodeLevers {
+  /// Tokens each sequence pushes through the model per step: 1 for plain decode, 1 + the
+  /// draft length when speculative decoding or multi-token prediction verifies drafts.
+  int64_t tokens_per_sequence = 1;
+  /// Expected tokens each sequence keeps per step, in [1, tokens_per_sequence]; see
+  /// expected_accepted_tokens().
+  double accepted_tokens_per_step = 1;
+  /// 0 = dense attention; else each query reads at most this many KV tokens (DeepSeek
+  /// Sparse Attention selects top-k = 2048). The indexer's own small key read is ignored.
+  int64_t sparse_attention_top_k = 0;
+};
+
+/// Expected tokens kept per step when `draft` drafted tokens are verified and each is
+/// accepted with probability `acceptance` independently: (1 - a^(draft+1)) / (1 - a)
+/// (Leviathan et al. 2023, "Fast Inference from Transformers via Speculative Decoding",
+/// eq. 1). Throws InputError unless draft >= 0 and 0 <= acceptance <= 1.
+double expected_accepted_tokens(int64_t draft, double acceptance);
+
 /// One decode step: `batch` sequences each add one token at `context` tokens of KV.
 struct DecodeStep {
   int64_t batch = 0, context = 0;
@@ -90,12 +109,15 @@ struct DecodeStep {
   double experts_on_busiest_chip = 0;  ///< of those, on the busiest chip (sets t_weights)
   Seconds t_compute, t_weights, t_kv;
   Seconds t_memory;            ///< t_weights + t_kv
-  Seconds t_step;              ///< max(t_compute, t_memory)
+  Seconds t_comm;              ///< communication not hidden behind compute or memory (0: not modelled yet)
+  Seconds t_overhead;          ///< per-step latency floor: launches, synchronisation (0: not modelled yet)
+  Seconds t_step;              ///< max(t_compute, t_memory) + t_comm + t_overhead
+  double tokens_per_sequence = 1;  ///< kept per sequence per step (levers)
   Bound bound = Bound::compute;
-  TokensPerSecond tokens_per_s;           ///< B / t_step
-  TokensPerSecond tokens_per_s_per_user;  ///< 1 / t_step
-  TokensPerSecond tokens_per_s_per_chip;  ///< B / t_step / n
-  std::optional<UsdPerToken> cost_per_token;  ///< n x price x t_step / B
+  TokensPerSecond tokens_per_s;           ///< B x kept / t_step
+  TokensPerSecond tokens_per_s_per_user;  ///< kept / t_step
+  TokensPerSecond tokens_per_s_per_chip;  ///< B x kept / t_step / n
+  std::optional<UsdPerToken> cost_per_token;  ///< n x price x t_step / (B x kept)
 };
 
 /// The decode roofline (lecture 2:21-15:30):
@@ -104,8 +126,10 @@ struct DecodeStep {
 /// routed experts being spread evenly over the chips (expert parallelism) so that at small
 /// B a few chips read all the touched experts while the rest wait (moe.h);
 /// T_kv = B S kv_bytes_per_token / (n W eff); T_step = max(T_compute, T_weights + T_kv).
-/// Throws InputError for batch < 1 or context < 0.
-DecodeStep decode_step(const Deployment& d, int64_t batch, int64_t context);
+/// With levers: compute and expert touches scale with B x tokens_per_sequence; the KV of
+/// a sequence is read once per step, over at most sparse_attention_top_k tokens.
+/// Throws InputError for batch < 1, context < 0 or inconsistent levers.
+DecodeStep decode_step(const Deployment& d, int64_t batch, int64_t context, const DecodeLevers& levers = {});
 
 /// A prefill of `batch` prompts of `prompt` tokens after `prefix` cached tokens each.
 struct PrefillStep {
