@@ -122,7 +122,11 @@ Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
   dep.params = count_params(m);
   dep.matmul_flops_per_token = 2 * dep.params.active_matmul();
   dep.weight_bytes_total = weight_bytes(m, dep.weights);
+  // A step reads every weight but the routed experts it does not touch and the input
+  // embedding table, of which it gathers only one row per token (negligible). A tied
+  // table is read whole anyway, as the LM head.
   dep.weight_bytes_always = dep.weight_bytes_total;
+  if (!m.tie_embeddings) dep.weight_bytes_always -= Bytes(dep.params.embedding * bytes_per_element(dep.weights.embedding));
   const double kv_bytes = bytes_per_element(dep.kv);
   for (const auto& g : m.groups) {
     const auto& a = g.attention;

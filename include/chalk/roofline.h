@@ -52,7 +52,7 @@ struct Deployment {
   ParamCounts params;
   double matmul_flops_per_token = 0;  ///< 2 x active_matmul parameters
   Bytes weight_bytes_total;           ///< every weight, all experts
-  Bytes weight_bytes_always;          ///< weights every step reads (all but routed experts)
+  Bytes weight_bytes_always;          ///< weights every step reads: all but routed experts and an untied input embedding
   struct MoeGroup {
     double layers, n_experts, top_k;
     Bytes bytes_per_expert;
