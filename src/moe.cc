@@ -15,16 +15,24 @@ double expected_max_load(double balls, double bins, double cap) {
   if (balls <= 0 || bins <= 0 || cap <= 0) return 0;
   if (bins <= 1) return std::min(balls, cap);
   const double lambda = balls / bins;
-  // P(X < j) accumulated term by term: P(X = i) = e^-l l^i / i!.
-  double term = std::exp(-lambda), cdf = 0, sum = 0;
+  // E[max] = sum_j P(max >= j). P(max >= 1) = 1 for any ball; P(max >= 2) is the
+  // birthday bound 1 - exp(-m (m - 1) / (2 n)); from j = 3 on, bins are treated as
+  // independent Poisson(m / n) counts (Poissonization is poor only for j <= 2 at m << n).
+  double sum = std::min(1.0, cap) * std::min(1.0, balls);
+  if (cap > 1) sum += std::min(1.0, cap - 1) * (1.0 - std::exp(-balls * std::max(balls - 1, 0.0) / (2 * bins)));
+  double term = std::exp(-lambda);  // P(X = 0)
+  double cdf = term;
+  term *= lambda;  // P(X = 1)
+  cdf += term;
+  term *= lambda / 2;  // P(X = 2)
+  cdf += term;         // P(X < 3)
   const int max_j = static_cast<int>(std::ceil(cap));
-  for (int j = 1; j <= max_j; ++j) {
-    cdf += term;  // now P(X <= j-1) = P(X < j)
-    term *= lambda / j;
+  for (int j = 3; j <= max_j; ++j) {
     const double p_max_at_least_j = 1.0 - std::pow(std::min(cdf, 1.0), bins);
-    const double weight = std::min(1.0, cap - (j - 1));  // fractional last unit of capacity
-    sum += weight * p_max_at_least_j;
+    sum += std::min(1.0, cap - (j - 1)) * p_max_at_least_j;
     if (p_max_at_least_j < 1e-12 && j > lambda) break;
+    term *= lambda / j;  // P(X = j)
+    cdf += term;         // P(X < j + 1)
   }
   return std::max(sum, std::min(lambda, cap));
 }
