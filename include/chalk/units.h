@@ -33,7 +33,7 @@ template <Dim D>
 class Quantity {
  public:
   constexpr Quantity() = default;
-  constexpr explicit Quantity(double si_value) : value_(si_value) {}
+  constexpr explicit Quantity(double value_in_si_units) : value_(value_in_si_units) {}
   /// The value in SI base units (s, byte, FLOP, USD, token and their products).
   constexpr double value() const { return value_; }
 

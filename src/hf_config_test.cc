@@ -1,0 +1,123 @@
+// Importing real HuggingFace configs and refusing what cannot be imported.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "chalk/error.h"
+#include "chalk/io.h"
+
+namespace chalk {
+namespace {
+
+std::string error_of(const std::string& json) {
+  try {
+    model_from_hf_config(json, "x", "cfg.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(HfConfig, EveryBuiltInConfigImports) {
+  for (const auto& name : builtin_model_names()) {
+    const ModelSpec m = load_model(name);
+    EXPECT_GT(n_layers(m), 0) << name;
+    EXPECT_GT(count_params(m).total(), 1e9) << name;
+  }
+  EXPECT_GE(builtin_model_names().size(), 17u);
+}
+
+TEST(HfConfig, DeepSeekV3Structure) {
+  const ModelSpec m = load_model("deepseek-v3");
+  ASSERT_EQ(m.groups.size(), 2u);  // 3 dense layers, 58 MoE layers
+  EXPECT_EQ(m.groups[0].count, 3);
+  EXPECT_EQ(m.groups[0].ffn.kind, FfnKind::dense);
+  EXPECT_EQ(m.groups[1].count, 58);
+  EXPECT_EQ(m.groups[1].ffn.n_experts, 256);
+  EXPECT_EQ(m.groups[1].ffn.n_shared_experts, 1);
+  EXPECT_EQ(m.groups[1].attention.kind, AttentionKind::mla);
+  EXPECT_EQ(m.n_mtp_layers, 1);  // excluded from counts
+  EXPECT_EQ(m.weights.experts, DType::fp8);
+  EXPECT_EQ(m.weights.embedding, DType::bf16);
+}
+
+TEST(HfConfig, GptOssAlternatesSlidingAndFullLayers) {
+  const ModelSpec m = load_model("gpt-oss-120b");
+  ASSERT_EQ(m.groups.size(), 2u);
+  EXPECT_EQ(m.groups[0].count + m.groups[1].count, 36);
+  EXPECT_EQ(m.groups[0].attention.sliding_window, 128);
+  EXPECT_EQ(m.groups[1].attention.sliding_window, 0);
+  EXPECT_EQ(m.weights.experts, DType::mxfp4);     // quantization_config: mxfp4 experts only
+  EXPECT_EQ(m.weights.attention, DType::bf16);
+}
+
+TEST(HfConfig, KimiHasOneDenseLayer) {
+  const ModelSpec m = load_model("kimi-k2-instruct");
+  EXPECT_EQ(m.groups[0].count, 1);
+  EXPECT_EQ(m.groups[1].ffn.n_experts, 384);
+}
+
+TEST(HfConfig, ReadsAConfigFromAPath) {
+  const std::string path = std::string(CHALK_SOURCE_DIR) + "/data/models/hf/qwen3-32b.json";
+  const ModelSpec m = load_model(path);
+  EXPECT_EQ(m.name, "qwen3-32b");
+  EXPECT_TRUE(m.groups[0].attention.qk_norm);
+}
+
+TEST(HfConfig, MissingFieldIsNamed) {
+  EXPECT_EQ(error_of(R"({"model_type": "llama", "hidden_size": 4096, "vocab_size": 32000,
+                         "max_position_embeddings": 4096, "num_attention_heads": 32,
+                         "intermediate_size": 11008})"),
+            "cfg.json: num_hidden_layers: missing required field");
+}
+
+TEST(HfConfig, WrongTypeIsNamed) {
+  EXPECT_EQ(error_of(R"({"model_type": "llama", "hidden_size": "big"})"),
+            "cfg.json: hidden_size: expected an integer, got \"big\"");
+}
+
+TEST(HfConfig, UnsupportedArchitectureIsRefusedNotGuessed) {
+  EXPECT_NE(error_of(R"({"model_type": "falcon_mamba"})").find("cfg.json: model_type: unsupported architecture 'falcon_mamba'"),
+            std::string::npos);
+}
+
+TEST(HfConfig, UnsupportedQuantizationIsRefused) {
+  const std::string cfg = R"({"model_type": "llama", "hidden_size": 4096, "vocab_size": 32000,
+      "max_position_embeddings": 4096, "num_attention_heads": 32, "num_hidden_layers": 2,
+      "intermediate_size": 11008, "quantization_config": {"quant_method": "awq"}})";
+  EXPECT_NE(error_of(cfg).find("quantization_config.quant_method: unsupported quantization 'awq'"), std::string::npos);
+}
+
+TEST(HfConfig, MalformedJson) {
+  EXPECT_NE(error_of("{\"model_type\": ").find("cfg.json: malformed JSON"), std::string::npos);
+}
+
+TEST(HfConfig, TopKAboveExpertsIsRefused) {
+  const std::string cfg = R"({"model_type": "mixtral", "hidden_size": 4096, "vocab_size": 32000,
+      "max_position_embeddings": 4096, "num_attention_heads": 32, "num_hidden_layers": 2,
+      "intermediate_size": 11008, "num_local_experts": 8, "num_experts_per_tok": 9})";
+  EXPECT_EQ(error_of(cfg), "cfg.json: num_experts_per_tok: must be <= the number of experts (8), got 9");
+}
+
+TEST(NativeModel, UnknownKeyIsAnError) {
+  try {
+    model_from_native(R"({"format": "chalk-model/1", "name": "m", "source": "s", "d_model": 8, "vocab_size": 8,
+                          "max_context": 8, "layers": [{"count": 1, "attention": {"kind": "mha", "n_heads": 2,
+                          "head_dim": 4}, "ffn": {"d_ff": 16, "gatd": true}}]})",
+                      "m.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).substr(0, 39), "m.json: layers[0].ffn.gatd: unknown fie");
+  }
+}
+
+TEST(NativeModel, MqaAndMhaFixTheKvHeads) {
+  const ModelSpec palm = load_model("palm-540b");
+  EXPECT_EQ(palm.groups[0].attention.n_kv_heads, 1);
+  const ModelSpec gpt3 = load_model("gpt-3-175b");
+  EXPECT_EQ(gpt3.groups[0].attention.n_kv_heads, 96);
+  EXPECT_FALSE(gpt3.groups[0].ffn.gated);
+}
+
+}  // namespace
+}  // namespace chalk
