@@ -1,0 +1,49 @@
+// Speed targets of issue 2: one decode-step evaluation under 1 us; a sweep over batch
+// 1..65,536 under 5 ms; `chalk decode` end to end under 50 ms.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "chalk/io.h"
+#include "chalk/roofline.h"
+
+namespace {
+
+chalk::Deployment deepseek_on_nvl72() {
+  chalk::DeploymentOptions o;
+  o.n_chips = 72;
+  return chalk::make_deployment(chalk::load_model("deepseek-v3"), chalk::load_system("gb200-nvl72"), o);
+}
+
+void BM_DecodeStep(benchmark::State& state) {
+  const chalk::Deployment d = deepseek_on_nvl72();
+  int64_t b = 1;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(chalk::decode_step(d, b, 4096));
+    b = b % 4096 + 1;
+  }
+}
+BENCHMARK(BM_DecodeStep);
+
+void BM_BatchSweep1To65536(benchmark::State& state) {
+  const chalk::Deployment d = deepseek_on_nvl72();
+  for (auto _ : state) {
+    double sum = 0;
+    for (int64_t b = 1; b <= 65536; ++b) sum += chalk::decode_step(d, b, 4096).t_step.value();
+    benchmark::DoNotOptimize(sum);
+  }
+}
+BENCHMARK(BM_BatchSweep1To65536)->Unit(benchmark::kMillisecond);
+
+void BM_ChalkDecodeEndToEnd(benchmark::State& state) {
+  const std::string cmd = std::string(CHALK_BINARY) + " decode > /dev/null";
+  for (auto _ : state) {
+    if (std::system(cmd.c_str()) != 0) state.SkipWithError("chalk decode failed");
+  }
+}
+BENCHMARK(BM_ChalkDecodeEndToEnd)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
