@@ -40,6 +40,7 @@ double expected_max_load(double balls, double bins, double cap) {
 double experts_on_busiest_chip(double n_experts, double touched, double n_chips) {
   if (touched <= 0 || n_experts <= 0) return 0;
   if (n_chips >= n_experts) return n_experts / n_chips;  // a slice of one expert per chip
+  if (touched >= n_experts * (1 - 1e-9)) return n_experts / n_chips;  // all touched: every chip reads all its own
   return expected_max_load(touched, n_chips, n_experts / n_chips);
 }
 
