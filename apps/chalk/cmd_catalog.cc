@@ -35,9 +35,9 @@ void run_models(const CatalogArgs& a) {
   t.columns = {{"name", "model"},
                {"architecture", "arch"},
                {"layers", "layers"},
-               {"params_total", "total", 4},
-               {"params_active", "active", 4},
-               {"params_active_excluding_embedding", "active excl. emb", 4},
+               {"params_total_billion", "total B", 4},
+               {"params_active_billion", "active B", 4},
+               {"params_active_excluding_embedding_billion", "active excl. emb B", 4},
                {"kv_bytes_per_token", fmt::format("KV B/token @{}", a.context), 5},
                {"decode_gflop_per_token", fmt::format("GFLOP/token @{}", a.context), 4},
                {"weights_gb", "weights GB", 4},
@@ -46,7 +46,7 @@ void run_models(const CatalogArgs& a) {
   for (const auto& n : names) {
     const ModelSpec m = load_model(n);
     const ParamCounts p = count_params(m);
-    t.add({m.name, m.architecture, n_layers(m), p.total(), p.active(), p.active_excluding_embedding(),
+    t.add({m.name, m.architecture, n_layers(m), p.total() / 1e9, p.active() / 1e9, p.active_excluding_embedding() / 1e9,
            kv_bytes_per_token(m, a.context, kv).value(), decode_flops_per_token(m, a.context).value() / 1e9,
            to_gb(weight_bytes(m, m.weights)), m.max_context});
   }

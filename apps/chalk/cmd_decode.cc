@@ -54,7 +54,7 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
 void run_decode(const DecodeArgs& a) {
   const Deployment d = resolve(a.deployment);
   const auto batches = parse_int_list(a.batch, "--batch", 1, 1 << 24);
-  const auto contexts = parse_int_list(a.context, "--context", 0, 1LL << 30);
+  const auto contexts = parse_int_list(a.context, "--context", 1, 1LL << 30);
   std::vector<std::string> warnings;
   for (int64_t s : contexts) {
     if (s > d.model.max_context) {

@@ -7,8 +7,8 @@ import json, sys
 j = json.loads(sys.argv[1])
 steps = j["steps"]
 assert [s["batch"] for s in steps] == [1, 64], steps
-# Llama 3.1 70B bf16 on 8 H100: weights 141.1 GB / (8 x 3.35 TB/s x 0.87) = 6.05 ms at batch 1.
-assert abs(steps[0]["t_weights_ms"] - 6.052) < 0.01, steps[0]
+# Llama 3.1 70B bf16 on 8 H100: (141.107 GB weights - 2.101 GB input table) / (8 x 3.35 TB/s x 0.87) = 5.962 ms at batch 1.
+assert abs(steps[0]["t_weights_ms"] - 5.962) < 0.001, steps[0]
 assert steps[0]["bound"] == "weights"
 assert j["assumptions"]["chips"] == 8 and j["assumptions"]["kv_dtype"] == "bf16"
 assert "MAMF" in j["assumptions"]["matmul_efficiency_source"]
