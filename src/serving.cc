@@ -18,6 +18,7 @@ double d(int64_t x) { return static_cast<double>(x); }
 constexpr int64_t kMaxContextSearch = int64_t{1} << 30;  // tokens
 constexpr int64_t kMaxBatchSearch = int64_t{1} << 40;    // sequences
 constexpr int64_t kMaxBatchFill = int64_t{1} << 24;      // sequences
+constexpr int64_t kMaxEveryInteger = int64_t{1} << 20;   // values
 
 std::string num(double v) {
   char buf[64];
@@ -108,9 +109,9 @@ std::vector<int64_t> every_integer(int64_t lo, int64_t hi) {
   if (lo < 1 || hi < lo) {
     throw InputError("--batch", "a range needs 1 <= low <= high, got " + std::to_string(lo) + ".." + std::to_string(hi));
   }
-  if (hi - lo >= kMaxBatchFill) {
+  if (hi - lo >= kMaxEveryInteger) {
     throw InputError("--batch", "every integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                                    " is more than 16,777,216 values; narrow the range");
+                                    " is more than 1,048,576 values; narrow the range");
   }
   std::vector<int64_t> out;
   out.reserve(static_cast<size_t>(hi - lo + 1));

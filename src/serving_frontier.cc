@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "chalk/error.h"
@@ -48,10 +49,19 @@ std::vector<Replica> resolve_replicas(const ModelSpec& m, const SystemSpec& s, c
                                       const std::vector<int64_t>& sizes, int64_t context, int64_t cap,
                                       std::vector<ExcludedReplica>& excluded) {
   std::vector<Replica> out;
+  std::optional<InputError> first_error;
   for (int64_t n : sizes) {
     DeploymentOptions o = base;
     o.n_chips = n;
-    Deployment dep = make_deployment(m, s, o);
+    Deployment dep;
+    try {
+      dep = make_deployment(m, s, o);
+    } catch (const InputError& e) {
+      // A stated parallel layout may fit some replica sizes and not others.
+      if (!first_error) first_error = e;
+      excluded.push_back({n, std::string("cannot be placed: ") + e.what()});
+      continue;
+    }
     const MemoryPlan mem = memory_plan(dep, 0, context);
     if (!mem.weights_fit) {
       excluded.push_back({n, "weights " + fmt1(to_gb(mem.weights)) + " GB + reserve " + fmt1(to_gb(mem.reserve)) +
@@ -66,6 +76,12 @@ std::vector<Replica> resolve_replicas(const ModelSpec& m, const SystemSpec& s, c
       continue;
     }
     out.push_back({std::move(dep), std::min(mem.max_batch, cap)});
+  }
+  // When no size could even be placed, the options themselves are wrong: say so.
+  if (out.empty() && first_error && excluded.size() == sizes.size()) {
+    bool all_errors = true;
+    for (const auto& e : excluded) all_errors = all_errors && e.reason.rfind("cannot be placed: ", 0) == 0;
+    if (all_errors) throw *first_error;
   }
   return out;
 }

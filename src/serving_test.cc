@@ -80,7 +80,8 @@ TEST(ServingLevers, BadLeversNameTheOption) {
   EXPECT_EQ(field(l), "--sparse-sqrt");
   EXPECT_THROW(powers_of_two(0, 8), InputError);
   EXPECT_THROW(every_integer(5, 4), InputError);
-  EXPECT_THROW(every_integer(1, int64_t{1} << 25), InputError);
+  EXPECT_THROW(every_integer(1, (int64_t{1} << 20) + 1), InputError);
+  EXPECT_EQ(every_integer(1, int64_t{1} << 20).size(), size_t{1} << 20);
 }
 
 TEST(ServingSweep, PowersOfTwoAndEveryInteger) {

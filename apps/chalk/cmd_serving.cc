@@ -235,6 +235,10 @@ void run_sweep(const ServingArgs& a) {
   const Deployment d = resolve(a.deployment);
   const auto batches = batch_list(a);
   const auto contexts = parse_int_list(a.context, "--context", 0, 1LL << 30);
+  if (batches.size() * contexts.size() > 200000) {
+    throw InputError("--batch", fmt::format("{} batches x {} contexts is more than 200,000 rows; narrow --batch or --context",
+                                            batches.size(), contexts.size()));
+  }
   const auto pts = serving_sweep(d, batches, contexts, lev);
   nlohmann::json head = describe_json(d);
   head["levers"] = levers_json(lev);

@@ -63,7 +63,7 @@ DecodeLevers resolve_levers(const ServingLevers& levers, int64_t context);
 std::vector<int64_t> powers_of_two(int64_t lo, int64_t hi);
 
 /// Every integer lo..hi. Throws InputError("--batch") unless 1 <= lo <= hi and the range
-/// holds at most 16,777,216 values.
+/// holds at most 1,048,576 values.
 std::vector<int64_t> every_integer(int64_t lo, int64_t hi);
 
 /// Cost per token of each term of a step: n x price x T_term / (B x tokens kept), for

@@ -1,0 +1,57 @@
+# Bad input to every `chalk serving` option: exit status 2 and a one-line error naming the
+# option and the value.
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+# Levers, on every subcommand.
+for sub in sweep balance window frontier modes plot; do
+  expect_error "--draft: must be in 0..64 drafted tokens per step, got -1" serving $sub --draft -1 --acceptance 0.5
+  expect_error "--draft: must be in 0..64 drafted tokens per step, got 65" serving $sub --draft 65 --acceptance 0.5
+  expect_error "--draft: needs --acceptance" serving $sub --draft 2
+  expect_error "--acceptance: must be a probability in [0, 1], got 1.5" serving $sub --draft 1 --acceptance 1.5
+  expect_error "--acceptance: has no effect without --draft" serving $sub --acceptance 0.8
+  expect_error "--sparse-top-k: must be >= 1 tokens read per query, got 0" serving $sub --sparse-top-k 0
+  expect_error "--sparse-sqrt: must be a factor c in (0, 1e6]" serving $sub --sparse-sqrt -2
+  expect_error "--sparse-sqrt: must be a factor c in (0, 1e6] for c sqrt(S) tokens read, got inf" serving $sub --sparse-sqrt inf
+  expect_error "--sparse-top-k: give one sparse-attention rule" serving $sub --sparse-top-k 2048 --sparse-sqrt 1
+  expect_error "--acceptance" serving $sub --draft 1 --acceptance abc
+done
+# Batch and context lists.
+expect_error "--batch: must be in 1..16777216, got 0" serving sweep --batch 0
+expect_error "--batch: expected an integer, got 'x'" serving sweep --batch x
+expect_error "--batch: every integer from 1 to 16777216 is more than 1,048,576 values" serving sweep --batch 1,16777216 --every-integer
+expect_error "--batch: 262144 batches x 2 contexts is more than 200,000 rows" serving sweep --batch 1,262144 --every-integer --context 1,2
+expect_error "--context: must be in 0..1073741824, got -5" serving sweep --context -5
+expect_error "--context: expected one integer here, got '1024,2048'" serving balance --context 1024,2048
+expect_error "--batch: must be >= 1, got 0" serving balance --batch 0
+expect_error "--context: must be in 0..1073741824" serving window --context 99999999999
+# Frontier, modes and plot vary chips per replica themselves.
+for sub in frontier modes plot; do
+  expect_error "--chips: this command varies chips per replica itself; use --replica-chips" serving $sub --chips 8
+  expect_error "--replica-chips: must be in 1..1000000, got 0" serving $sub --replica-chips 0
+  expect_error "--context: expected one integer here" serving $sub --context 1,2
+done
+expect_error "--batch: 65536 batches x 72 replica sizes is more than 4,000,000 points" serving frontier --batch 1,65536 --every-integer
+for sub in modes plot; do
+  expect_error "--speed-multiple: must be positive, got 0" serving $sub --speed-multiple 0
+  expect_error "--speed-multiple: expected a comma list of numbers, got '2.5,x'" serving $sub --speed-multiple 2.5,x
+  expect_error "--price-multiple: must be positive, got -6" serving $sub --price-multiple -6
+  expect_error "--price-multiple: expected a comma list of numbers, got ''" serving $sub --price-multiple ''
+  expect_error "--baseline-tok-per-s-per-user: must be positive, got -1" serving $sub --baseline-tok-per-s-per-user -1
+  expect_error "--baseline-tok-per-s-per-user: no point reaches 1e+06 tok/s per user; the fastest is 229.8" serving $sub -m llama-3.1-70b -H h200 --baseline-tok-per-s-per-user 1e6
+  expect_error "--baseline-cost-tolerance: must be a fraction in [0, 1), got 2" serving $sub --baseline-cost-tolerance 2
+  expect_error "--replica-chips: no replica size fits deepseek-v3" serving $sub -H h200 --replica-chips 1,2
+done
+expect_error "--csv: modes prints a report; use --json" serving modes --csv
+expect_error "--csv" serving plot --csv
+expect_error "--output: cannot write '$tmp/no/such/dir/x.html'" serving plot -m llama-3.1-8b -H h100-sxm -o "$tmp/no/such/dir/x.html"
+# The deployment options keep their own errors here too.
+expect_error "--kv-dtype: unknown dtype 'fp7'" serving sweep --kv-dtype fp7
+expect_error "--weights: unknown dtype 'fp3'" serving frontier --weights fp3
+expect_error "unknown model 'llama-9'" serving modes --model llama-9
+expect_error "not expected: --no-such-flag" serving sweep --no-such-flag
+expect_error "A subcommand is required" serving
+for sub in sweep balance window frontier modes; do expect_ok serving $sub -m llama-3.1-8b -H h100-sxm; done
+expect_ok serving plot -m llama-3.1-8b -H h100-sxm --json
+echo "serving_errors: all passed"
