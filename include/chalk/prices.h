@@ -146,15 +146,21 @@ struct TierCostAssumptions {
 };
 
 /// What the inverse assumes about the provider's model and chips. Defaults are the
-/// lecture's (1:35:47): 50e9 active parameters, 300 FLOPs per byte.
+/// lecture's (1:35:47): 50e9 active parameters, 300 FLOPs per byte, attention FLOPs ignored.
 struct InferenceAssumptions {
   Estimate<double> active_params{50e9, 25e9, 100e9};  ///< N_active
   /// F/W: the chip's FLOP/s per byte/s of HBM (H100 bf16 295, GB200 bf16 313, fp8 twice).
   Estimate<FlopsPerByte> flops_per_byte{FlopsPerByte(300), FlopsPerByte(200), FlopsPerByte(600)};
+  /// a: attention FLOPs per KV byte attended (QK^T and softmax x V), which the lecture drops
+  /// (1:51:23, "as an approximation I chose to remove it"). GQA in bf16: 2 x query heads
+  /// per KV head (Llama 3.1 8B: 4; 70B: 8; 405B: 16); MLA absorbed: ~242. Must stay below F/W.
+  Estimate<FlopsPerByte> attention_flops_per_kv_byte{FlopsPerByte(0), FlopsPerByte(0), FlopsPerByte(16)};
   /// Weight bytes one decode step reads (all experts touched at large batch): ~500 GB for
   /// a frontier MoE in fp8 (DeepSeek-V3: 671 GB), 100 GB (a dense 50B model in bf16) to 2 TB.
   Estimate<Bytes> weight_bytes{gigabytes(500), gigabytes(100), gigabytes(2000)};
-  Estimate<double> decode_context_tokens{4096, 1024, 16384};  ///< mean S of a decode step
+  /// Mean context S of a decode step; the prefill that prices input is taken to be a prompt
+  /// of S tokens, whose queries attend to S/2 on average.
+  Estimate<double> decode_context_tokens{4096, 1024, 16384};
   /// KV bytes per token when the sheet has no long-context step: the lecture's 1,667
   /// (1:38:18), 1 KB to 4 KB ("about 1 kilobyte, almost 2 kilobytes").
   Estimate<BytesPerToken> kv_bytes_per_token{BytesPerToken(1667), BytesPerToken(1000), BytesPerToken(4000)};
@@ -169,47 +175,51 @@ struct InferenceAssumptions {
 };
 
 /// (a) KV bytes per token at a long-context price step (lecture 1:33:25-1:38:18). Per
-/// decode token at large batch, compute takes 2 N_active / F and the KV fetch S kv / W;
-/// the price rises where the second catches the first, S* kv / W = 2 N_active / F, so
-/// kv = 2 N_active / (S* F/W). The lecture: 2 x 50e9 / (200,000 x 300) = 1,667 bytes.
-/// Throws InputError unless all three are positive.
-BytesPerToken kv_bytes_at_price_step(double active_params, FlopsPerByte flops_per_byte, int64_t threshold_tokens);
+/// decode token at large batch, compute takes (2 N_active + a S kv) / F and the KV fetch
+/// S kv / W; the price rises where the second catches the first:
+/// S* kv / W = (2 N_active + a S* kv) / F, so kv = 2 N_active / (S* (F/W - a)). With the
+/// lecture's a = 0: kv = 2 N_active / (S* F/W) = 2 x 50e9 / (200,000 x 300) = 1,667 bytes.
+/// Throws InputError unless N, F/W and S* are positive and 0 <= a < F/W.
+BytesPerToken kv_bytes_at_price_step(double active_params, FlopsPerByte flops_per_byte, int64_t threshold_tokens,
+                                     FlopsPerByte attention_flops_per_kv_byte = FlopsPerByte(0));
 
-/// The same over the ranges of N_active and F/W.
+/// The same over the ranges of N_active, F/W and a.
 Estimate<BytesPerToken> kv_bytes_at_price_step(const InferenceAssumptions& a, int64_t threshold_tokens);
 
 /// (b) What the output/input price ratio r says (lecture 1:41:26-1:48:20). Prefill is
-/// compute-bound: an input token costs ~ 2 N / F of chip time. Decode at batch B is
-/// memory-bound: an output token costs (weights/B + S kv) / W. At the same markup,
-/// r = (F/W) (weights/B + S kv) / (2 N), so decode runs at 1/r of the compute roofline,
-/// fetches r 2 N / (F/W) bytes per output token, and B = weights / (r 2 N/(F/W) - S kv).
+/// compute-bound: an input token costs f_p / F of chip time, f_p = 2 N + a kv S/2. Decode
+/// at batch B is memory-bound: an output token costs (weights/B + S kv) / W. At the same
+/// markup r = (F/W) (weights/B + S kv) / f_p, so decode fetches r f_p / (F/W) bytes per
+/// output token, B = weights / (r f_p / (F/W) - S kv), and decode reaches f_d / (r f_p) of
+/// the compute roofline (f_d = 2 N + a kv S; 1 / r when a = 0).
 struct PhaseInference {
   double output_to_input_ratio = 0;  ///< r = output price / input price
   bool output_costs_more = false;    ///< r > 1: decode (output) is the dearer, memory-bound phase
-  double decode_fraction_of_compute_roofline = 0;  ///< 1 / r
-  Estimate<BytesPerToken> decode_bytes_per_output_token;  ///< r 2 N_active / (F/W)
+  Estimate<double> decode_fraction_of_compute_roofline;   ///< f_d / (r f_p)
+  Estimate<BytesPerToken> decode_bytes_per_output_token;  ///< r f_p / (F/W)
   /// weights / (bytes per output token - S kv); empty when the KV fetch alone explains r.
   std::optional<Estimate<double>> implied_decode_batch;
   bool implied_batch_partial = false;  ///< some corners of the range had no finite batch
 };
-/// `step_threshold_tokens`: the sheet's price step S*, so that kv = 2 N / (S* F/W) moves
-/// with N and F/W at each corner of the range; empty: kv is a.kv_bytes_per_token.
+/// `step_threshold_tokens`: the sheet's price step S*, so that kv (a) moves with N, F/W
+/// and a at each corner of the range; empty: kv is a.kv_bytes_per_token.
 /// Throws InputError unless both prices are positive.
 PhaseInference infer_phases(UsdPerToken input, UsdPerToken output, const InferenceAssumptions& a,
                             std::optional<int64_t> step_threshold_tokens);
 
 /// (c) A cache hit fetches stored KV instead of recomputing it (lecture 1:48:52-1:51:19).
 /// q = read price / input price. Fetching a token's KV from HBM costs kv / W of chip time
-/// against 2 N / F to recompute it: a ratio kv (F/W) / (2 N). The price q is met if the
-/// KV streams at q' = kv (F/W) / (2 N q) of HBM bandwidth, i.e. from a tier that slow.
+/// against f_p / F to recompute it (b): a ratio kv (F/W) / f_p. The price q is met if the
+/// KV streams at kv (F/W) / (f_p q) of HBM bandwidth, i.e. from a tier that slow.
 struct CacheReadInference {
   double read_to_input_ratio = 0;                  ///< q
-  Estimate<double> hbm_fetch_to_recompute_cost;    ///< kv (F/W) / (2 N)
-  Estimate<double> implied_fetch_fraction_of_hbm;  ///< kv (F/W) / (2 N q)
+  Estimate<double> hbm_fetch_to_recompute_cost;    ///< kv (F/W) / f_p
+  Estimate<double> implied_fetch_fraction_of_hbm;  ///< kv (F/W) / (f_p q)
   Estimate<BytesPerSecond> implied_fetch_bandwidth_per_chip;  ///< that fraction of `hbm_per_chip`
 };
-/// With kv from a price step, kv (F/W) / (2 N) = 1 / S*: the HBM fetch is S* times cheaper
-/// than the recompute, whatever N and F/W. Throws InputError unless input > 0 and read > 0.
+/// With kv from a price step and a = 0, kv (F/W) / (2 N) = 1 / S*: the HBM fetch is S*
+/// times cheaper than the recompute, whatever N and F/W. Throws InputError unless
+/// input > 0 and read > 0.
 CacheReadInference infer_cache_read(UsdPerToken input, UsdPerToken read, const InferenceAssumptions& a,
                                     std::optional<int64_t> step_threshold_tokens, BytesPerSecond hbm_per_chip);
 
