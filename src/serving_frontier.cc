@@ -16,7 +16,7 @@ namespace {
 
 double d(int64_t x) { return static_cast<double>(x); }
 
-constexpr int64_t kMaxCandidates = 4'000'000;
+constexpr int64_t kMaxCandidates = 8'000'000;
 
 std::string fmt1(double v, const char* f = "%.1f") {
   char buf[64];
@@ -224,7 +224,7 @@ Frontier latency_cost_frontier(const ModelSpec& m, const SystemSpec& s, const De
   const std::vector<int64_t> sizes = replica_sizes(s, o.replica_chips);
   if (static_cast<double>(batches.size()) * static_cast<double>(sizes.size()) > kMaxCandidates) {
     throw InputError("--batch", std::to_string(batches.size()) + " batches x " + std::to_string(sizes.size()) +
-                                    " replica sizes is more than 4,000,000 points; narrow --batch or --replica-chips");
+                                    " replica sizes is more than 8,000,000 points; narrow --batch or --replica-chips");
   }
   Frontier f;
   f.context = o.context;

@@ -82,8 +82,8 @@ TEST(ServingFrontier, BadOptions) {
   EXPECT_THROW(latency_cost_frontier(m, s, {}, o), InputError);
   o = {};
   o.batches = every_integer(1, 1000000);
-  o.replica_chips = {1, 2, 3, 4, 5};
-  EXPECT_THROW(latency_cost_frontier(m, s, {}, o), InputError);  // 5M points
+  o.replica_chips = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  EXPECT_THROW(latency_cost_frontier(m, s, {}, o), InputError);  // 9M points
 }
 
 TEST(ServingModes, Llama70bOnH200ByHand) {

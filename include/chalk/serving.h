@@ -210,7 +210,7 @@ struct Frontier {
 /// per chip), so the frontier in cost is the frontier in tokens/s per chip and exists
 /// without a price. Along `frontier`, speed and cost both rise strictly. `base` supplies
 /// formats, efficiencies and price; its n_chips is ignored. Throws InputError for bad
-/// options (context < 0, a batch < 1, a replica size < 1, more than 4,000,000 candidate
+/// options (context < 0, a batch < 1, a replica size < 1, more than 8,000,000 candidate
 /// points, bad levers) or from make_deployment.
 Frontier latency_cost_frontier(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
                                const FrontierOptions& o);

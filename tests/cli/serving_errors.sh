@@ -32,7 +32,7 @@ for sub in frontier modes plot; do
   expect_error "--replica-chips: must be in 1..1000000, got 0" serving $sub --replica-chips 0
   expect_error "--context: expected one integer here" serving $sub --context 1,2
 done
-expect_error "--batch: 65536 batches x 72 replica sizes is more than 4,000,000 points" serving frontier --batch 1,65536 --every-integer
+expect_error "--batch: 131072 batches x 72 replica sizes is more than 8,000,000 points" serving frontier --batch 1,131072 --every-integer
 for sub in modes plot; do
   expect_error "--speed-multiple: must be positive, got 0" serving $sub --speed-multiple 0
   expect_error "--speed-multiple: expected a comma list of numbers, got '2.5,x'" serving $sub --speed-multiple 2.5,x
