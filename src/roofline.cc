@@ -147,6 +147,10 @@ Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
   const double n = d(dep.n_chips);
   dep.flops_effective = s.chip.peak_for(dep.compute) * (n * dep.matmul_efficiency);
   dep.hbm_effective = s.chip.hbm_bandwidth * (n * dep.hbm_efficiency);
+  dep.mechanisms = o.mechanisms;
+  if (o.mechanisms.enabled) {
+    dep.mechanisms.layout = resolve_layout(o.mechanisms.layout, m, dep.n_chips, s.scale_up_domain);
+  }
   return dep;
 }
 
@@ -195,6 +199,21 @@ DecodeStep decode_step(const Deployment& dep, int64_t batch, int64_t context, co
   r.t_memory = r.t_weights + r.t_kv;
   r.t_step = max(r.t_compute, r.t_memory) + r.t_comm + r.t_overhead;
   r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
+  if (dep.mechanisms.enabled) {
+    StepShape shape;
+    shape.decode_sequences = b;
+    shape.context = read;
+    shape.tokens_per_sequence = q;
+    const StepBreakdown e = engine_step(dep, shape);
+    r.t_compute = e.t_compute;
+    r.t_weights = e.t_weights;
+    r.t_kv = e.t_kv;
+    r.t_memory = e.t_weights + e.t_kv;
+    r.t_comm = e.t_comm;
+    r.t_overhead = e.t_overhead;
+    r.t_step = e.t_step;
+    r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
+  }
   r.tokens_per_sequence = levers.accepted_tokens_per_step;
   const double kept = b * levers.accepted_tokens_per_step;
   r.tokens_per_s = tokens(kept) / r.t_step;
@@ -230,6 +249,21 @@ PrefillStep prefill_step(const Deployment& dep, int64_t batch, int64_t prompt, i
   r.t_memory = r.t_weights + r.t_kv;
   r.t_step = max(r.t_compute, r.t_memory);
   r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
+  if (dep.mechanisms.enabled) {
+    StepShape shape;
+    shape.prefill_sequences = b;
+    shape.prompt = prompt;
+    shape.prefix = prefix;
+    const StepBreakdown e = engine_step(dep, shape);
+    r.t_compute = e.t_compute;
+    r.t_weights = e.t_weights;
+    r.t_kv = e.t_kv;
+    r.t_memory = e.t_weights + e.t_kv;
+    r.t_comm = e.t_comm;
+    r.t_overhead = e.t_overhead;
+    r.t_step = e.t_step;
+    r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
+  }
   r.ttft = r.t_step;
   r.tokens_per_s = tokens(b * d(prompt)) / r.t_step;
   if (dep.price_per_chip) r.cost_per_token = (*dep.price_per_chip * d(dep.n_chips)) * r.t_step / tokens(b * d(prompt));

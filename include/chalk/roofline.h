@@ -13,6 +13,7 @@
 #include "chalk/hardware.h"
 #include "chalk/model.h"
 #include "chalk/moe.h"
+#include "chalk/overhead.h"
 #include "chalk/units.h"
 
 namespace chalk {
@@ -29,6 +30,9 @@ struct DeploymentOptions {
   /// Fraction of HBM held back for activations, runtime and fragmentation. Default 0.10:
   /// vLLM's default gpu_memory_utilization of 0.9.
   double memory_reserve_fraction = 0.10;
+  /// Mechanisms beyond the plain roofline (overhead.h): the parallel layout's collectives
+  /// and replication, the kernel floor, kernel efficiencies. Off by default.
+  Mechanisms mechanisms;
 };
 
 /// A model placed on a system, with every input of the roofline resolved and the
@@ -67,13 +71,15 @@ struct Deployment {
   std::vector<AttentionGroup> attention;
   FlopsPerSecond flops_effective;   ///< n_chips x peak(compute) x matmul_efficiency
   BytesPerSecond hbm_effective;     ///< n_chips x HBM bandwidth x hbm_efficiency
+  Mechanisms mechanisms;            ///< as requested, with the layout resolved (resolve_layout)
 };
 
 /// Resolves options against a model and a system. The compute class defaults to the
 /// precision of the routed-expert (MoE) or dense-FFN weights when the chip has a rate for
 /// it, else bf16 (weight-only quantization computes in the activation format). Throws
 /// InputError for n_chips < 1, a compute class the chip lacks, an efficiency outside
-/// (0, 1], a reserve outside [0, 1).
+/// (0, 1], a reserve outside [0, 1), or (mechanisms enabled) a layout whose degrees do
+/// not divide n_chips.
 Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& o);
 
 /// Which resource sets a step's time.
@@ -109,9 +115,11 @@ struct DecodeStep {
   double experts_on_busiest_chip = 0;  ///< of those, on the busiest chip (sets t_weights)
   Seconds t_compute, t_weights, t_kv;
   Seconds t_memory;            ///< t_weights + t_kv
-  Seconds t_comm;              ///< communication not hidden behind compute or memory (0: not modelled yet)
-  Seconds t_overhead;          ///< per-step latency floor: launches, synchronisation (0: not modelled yet)
-  Seconds t_step;              ///< max(t_compute, t_memory) + t_comm + t_overhead
+  Seconds t_comm;              ///< communication not hidden behind compute (0 unless mechanisms are enabled)
+  Seconds t_overhead;          ///< per-step latency floor: kernel launches (0 unless mechanisms are enabled)
+  /// Plain roofline: max(t_compute, t_memory). With mechanisms (overhead.h): the sum over
+  /// operations of max(compute, memory) on the busiest chip, + t_comm + t_overhead.
+  Seconds t_step;
   double tokens_per_sequence = 1;  ///< kept per sequence per step (levers)
   Bound bound = Bound::compute;
   TokensPerSecond tokens_per_s;           ///< B x kept / t_step
@@ -128,6 +136,7 @@ struct DecodeStep {
 /// T_kv = B S kv_bytes_per_token / (n W eff); T_step = max(T_compute, T_weights + T_kv).
 /// With levers: compute and expert touches scale with B x tokens_per_sequence; the KV of
 /// a sequence is read once per step, over at most sparse_attention_top_k tokens.
+/// With d.mechanisms.enabled the times are engine_step's (overhead.h) on the busiest chip.
 /// Throws InputError for batch < 1, context < 0 or inconsistent levers.
 DecodeStep decode_step(const Deployment& d, int64_t batch, int64_t context, const DecodeLevers& levers = {});
 
@@ -138,7 +147,10 @@ struct PrefillStep {
   Bytes weight_bytes_read;
   Bytes kv_bytes_read;     ///< the cached prefix
   Bytes kv_bytes_written;  ///< the new tokens' KV
-  Seconds t_compute, t_weights, t_kv, t_memory, t_step;
+  Seconds t_compute, t_weights, t_kv, t_memory;
+  Seconds t_comm;      ///< communication not hidden (0 unless mechanisms are enabled)
+  Seconds t_overhead;  ///< kernel floor (0 unless mechanisms are enabled)
+  Seconds t_step;      ///< as DecodeStep::t_step
   Bound bound = Bound::compute;
   Seconds ttft;  ///< time to first token of a lone request: t_step (no queueing)
   TokensPerSecond tokens_per_s;  ///< B x prompt / t_step
@@ -148,7 +160,8 @@ struct PrefillStep {
 /// The prefill roofline (lecture 1:41-1:51): compute 2 N_active per token plus causal
 /// attention (quadratic in prompt length); weights read once (experts touched by all
 /// B x prompt tokens); prefix KV read and new KV written once; attention within the
-/// chunk stays on chip (FlashAttention, lecture 1:43:17).
+/// chunk stays on chip (FlashAttention, lecture 1:43:17). With d.mechanisms.enabled the
+/// times are engine_step's (overhead.h).
 /// Throws InputError for batch < 1, prompt < 1 or prefix < 0.
 PrefillStep prefill_step(const Deployment& d, int64_t batch, int64_t prompt, int64_t prefix = 0);
 

@@ -1,0 +1,302 @@
+// The engine step with mechanisms beyond the roofline (docs/formulas.md, fidelity).
+#include "chalk/overhead.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "chalk/collective.h"
+#include "chalk/error.h"
+#include "chalk/moe.h"
+#include "chalk/roofline.h"
+#include "context_math.h"
+
+namespace chalk {
+namespace {
+
+using detail::attended;
+using detail::causal_attended_sum;
+
+double d(int64_t x) { return static_cast<double>(x); }
+
+void check_divides(int64_t degree, int64_t n, const char* field) {
+  if (degree < 1 || n % degree != 0) {
+    throw InputError(field, "must be a positive divisor of the " + std::to_string(n) + " chips, got " + std::to_string(degree));
+  }
+}
+
+/// Matmul rate class of weights stored in `f`: FP8 and 4-bit floats compute at their own
+/// rate when the chip has it; int8/int4 are weight-only (dequantized to bf16, as AQT in
+/// Pope et al. 2022); everything else at bf16.
+MatmulPrecision class_of(DType f, const ChipSpec& chip) {
+  switch (f) {
+    case DType::fp8:
+      return chip.supports(MatmulPrecision::fp8) ? MatmulPrecision::fp8 : MatmulPrecision::bf16;
+    case DType::nvfp4:
+    case DType::mxfp4:
+      if (chip.supports(MatmulPrecision::fp4)) return MatmulPrecision::fp4;
+      return chip.supports(MatmulPrecision::fp8) ? MatmulPrecision::fp8 : MatmulPrecision::bf16;
+    default:
+      return MatmulPrecision::bf16;
+  }
+}
+
+/// Achieved matmul rate per chip for weights in `f`, never above the deployment's class.
+FlopsPerSecond rate_for(const Deployment& dep, DType f) {
+  const auto& chip = dep.system.chip;
+  auto rate = [&](MatmulPrecision p) {
+    const double eff = p == dep.compute ? dep.matmul_efficiency : dep.system.efficiency.matmul_for(p);
+    return chip.peak_for(p) * eff;
+  };
+  return min(rate(class_of(f, chip)), rate(dep.compute));
+}
+
+/// Per-operation accounting: each adds max(compute, memory) and its share by winner.
+struct Ledger {
+  Seconds compute, weights, kv, ops;
+  Seconds share_compute, share_weights, share_kv;
+  void add(Seconds c, Seconds m, bool is_kv) {
+    compute += c;
+    (is_kv ? kv : weights) += m;
+    ops += max(c, m);
+    if (c >= m) {
+      share_compute += c;
+    } else {
+      (is_kv ? share_kv : share_weights) += m;
+    }
+  }
+};
+
+/// Expected largest of `bins` loads when `balls` fall uniformly: moe.h's Poisson sum
+/// while the mean is small, else the heavy-load limit mu + sigma sqrt(2 ln bins) (Raab and
+/// Steger 1998; training-and-systems.md 6.3), which the Poisson sum cannot evaluate
+/// (e^-mean underflows past a mean of ~700).
+double busiest_load(double balls, double bins) {
+  if (bins <= 1) return balls;
+  const double mean = balls / bins;
+  if (mean < 64) return expected_max_load(balls, bins, balls);
+  return mean + std::sqrt(mean * (1 - 1 / bins)) * std::sqrt(2 * std::log(bins));
+}
+
+const LinkModel& link_for(int64_t ranks, int64_t domain, const LinkModel& up, const LinkModel* out) {
+  return (ranks <= domain || out == nullptr) ? up : *out;
+}
+
+}  // namespace
+
+ParallelLayout resolve_layout(const ParallelLayout& requested, const ModelSpec& m, int64_t n, int64_t domain) {
+  ParallelLayout l = requested;
+  if (l.tp_attention == 0) l.tp_attention = (n > domain && domain > 0 && n % domain == 0) ? domain : n;
+  check_divides(l.tp_attention, n, "layout.tp_attention");
+  if (l.tp_ffn == 0) l.tp_ffn = l.tp_attention;
+  check_divides(l.tp_ffn, n, "layout.tp_ffn");
+  bool moe = false;
+  for (const auto& g : m.groups) moe = moe || g.ffn.kind == FfnKind::moe;
+  if (l.ep == 0) l.ep = moe ? (l.tp_expert > 0 ? n / l.tp_expert : n) : 1;
+  check_divides(l.ep, n, "layout.ep");
+  if (l.tp_expert == 0) l.tp_expert = n / l.ep;
+  check_divides(l.tp_expert, n, "layout.tp_expert");
+  if (moe && l.ep * l.tp_expert != n) {
+    throw InputError("layout.ep", "ep x tp_expert must equal the " + std::to_string(n) + " chips, got " + std::to_string(l.ep) +
+                                      " x " + std::to_string(l.tp_expert));
+  }
+  if (!(l.dispatch_bytes_per_element > 0) || !(l.combine_bytes_per_element > 0)) {
+    throw InputError("layout.dispatch_bytes_per_element", "must be positive");
+  }
+  return l;
+}
+
+int64_t kernels_per_layer(const LayerGroup& g) {
+  int64_t k = g.attention.kind == AttentionKind::mla ? 9 : 5;
+  if (g.ffn.kind == FfnKind::dense) {
+    k += 4;
+  } else {
+    k += 8 + (g.ffn.n_shared_experts > 0 ? 3 : 0);
+  }
+  return k;
+}
+
+StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
+  if (s.decode_sequences < 0 || s.prefill_sequences < 0 || s.context < 0 || s.prompt < 0 || s.prefix < 0 ||
+      s.tokens_per_sequence < 1 || s.attention_tokens_per_sequence < 0) {
+    throw InputError("step", "sequences, context, prompt and prefix must be >= 0 and tokens per sequence >= 1");
+  }
+  const auto& L = dep.mechanisms.layout;
+  const auto& cal = dep.mechanisms.calibration;
+  const auto& sys = dep.system;
+  const double n = d(dep.n_chips);
+  const double dp_attention = n / d(L.tp_attention);
+  const double q = s.tokens_per_sequence;
+  const double q_attention = s.attention_tokens_per_sequence > 0 ? s.attention_tokens_per_sequence : q;
+  const double tokens = s.decode_sequences * q + s.prefill_sequences * d(s.prompt);  // through the matmuls
+  const double head_tokens = s.decode_sequences * q + s.prefill_sequences;             // logits: last position of a prefill
+  const auto& p = dep.params;
+  const auto& w = dep.weights;
+
+  const BytesPerSecond hbm = sys.chip.hbm_bandwidth;
+  const BytesPerSecond weight_rate = hbm * std::min(dep.hbm_efficiency, cal.weight_stream_fraction);
+  const BytesPerSecond kv_rate = hbm * std::min(1.0, cal.attention_hbm_fraction);
+  const FlopsPerSecond attention_rate = sys.chip.peak_for(MatmulPrecision::bf16) * cal.attention_compute_fraction;
+
+  // Expert-parallel traffic exists when attention is data parallel over several ranks.
+  const bool ep_traffic = !dep.moe.empty() && dp_attention > 1 && L.ep > 1 && !L.weight_gathered;
+  const bool overlap = L.overlap_micro_batches && ep_traffic;
+  const double slow = overlap ? 1.0 / (1.0 - cal.communication_sm_fraction) : 1.0;
+
+  StepBreakdown r;
+  Ledger led;
+  double flops = 0;
+  Bytes weight_bytes;
+  auto op = [&](double op_flops, FlopsPerSecond rate, Bytes bytes, BytesPerSecond bw, bool is_kv) {
+    flops += op_flops;
+    if (!is_kv) weight_bytes += bytes;
+    led.add(Seconds(op_flops / rate.value()) * slow, bytes / bw, is_kv);
+  };
+
+  // Attention projections, dense FFNs and shared experts, LM head: FLOPs split evenly over
+  // the chips; weights replicated over the data-parallel groups of their layout.
+  const double dense_params = p.dense_ffn + p.shared_experts;
+  const double head_params = p.lm_head > 0 ? p.lm_head : p.embedding;
+  op(2 * p.attention * tokens / n, rate_for(dep, w.attention), Bytes(p.attention * bytes_per_element(w.attention) / d(L.tp_attention)),
+     weight_rate, false);
+  if (dense_params > 0) {
+    op(2 * dense_params * tokens / n, rate_for(dep, w.dense_ffn), Bytes(dense_params * bytes_per_element(w.dense_ffn) / d(L.tp_ffn)),
+       weight_rate, false);
+  }
+  op(2 * head_params * head_tokens / n, rate_for(dep, w.embedding), Bytes(head_params * bytes_per_element(w.embedding) / d(L.tp_attention)),
+     weight_rate, false);
+  op(0, rate_for(dep, w.router), Bytes((p.router + p.norms) * bytes_per_element(w.router)), weight_rate, false);
+
+  // Routed experts: the busiest EP rank's share of the touched experts and of the
+  // token-expert assignments (uniform top-k routing; learned routers are more skewed).
+  double expert_flops = 0;
+  Bytes expert_bytes;
+  for (const auto& g : dep.moe) {
+    const double touched = expected_experts_touched(g.n_experts, g.top_k, tokens);
+    const double on_busiest = experts_on_busiest_chip(g.n_experts, touched, d(L.ep));
+    expert_bytes += g.bytes_per_expert * (g.layers * on_busiest / d(L.tp_expert));
+    const double assignments = tokens * g.top_k;
+    const double bins = std::min(d(L.ep), g.n_experts);
+    const double busiest = busiest_load(assignments, bins);
+    const double expert_params = g.bytes_per_expert.value() / bytes_per_element(w.experts);
+    expert_flops += g.layers * 2 * expert_params * busiest / d(L.tp_expert);
+  }
+  if (!dep.moe.empty()) op(expert_flops, rate_for(dep, w.experts), expert_bytes, weight_rate, false);
+
+  // Attention core: scores and value mixing over the KV cache (heads or batch split over
+  // all chips); the KV cache of a chip is its sequences' share, replicated across the
+  // tensor-parallel ranks that cannot split its heads (MLA latent, MQA).
+  double core_flops = 0, kv_total = 0;
+  for (std::size_t i = 0; i < dep.attention.size(); ++i) {
+    const auto& a = dep.attention[i];
+    const auto& spec = dep.model.groups[i].attention;
+    const double heads_split = (spec.kind == AttentionKind::mla) ? 1.0 : std::min(d(L.tp_attention), d(std::max<int64_t>(spec.n_kv_heads, 1)));
+    const double split = L.kv_sharded_by_batch ? n : dp_attention * heads_split;
+    const double kv_tokens = s.decode_sequences * attended(s.context, a.window) +
+                             s.prefill_sequences * (attended(s.prefix + s.prompt, a.window));
+    kv_total += a.layers * a.kv_bytes_per_token * kv_tokens / split;
+    core_flops += a.layers * (s.decode_sequences * q_attention * a.decode_flops_per_attended * attended(s.context, a.window) +
+                              s.prefill_sequences * a.prefill_flops_per_attended * causal_attended_sum(s.prefix, s.prompt, a.window));
+  }
+  op(core_flops / n, attention_rate, Bytes(kv_total), kv_rate, true);
+
+  r.flops_per_chip = Flops(flops);
+  r.weight_bytes_per_chip = weight_bytes;
+  r.kv_bytes_per_chip = Bytes(kv_total);
+  r.t_compute = led.compute;
+  r.t_weights = led.weights;
+  r.t_kv = led.kv;
+  r.t_operations = led.ops;
+
+  // Kernel floor (GPUs only).
+  double kernels = d(cal.kernels_per_step);
+  for (const auto& g : dep.model.groups) kernels += d(g.count) * d(kernels_per_layer(g));
+  if (overlap) kernels *= 2;
+  r.kernels = is_tpu(sys) ? 0 : kernels;
+  r.t_overhead = cal.kernel_floor * r.kernels;
+
+  // Collectives of the layout.
+  const LinkModel up = scale_up_link(sys);
+  LinkModel out_storage;
+  const LinkModel* out = nullptr;
+  if (sys.scale_out_bandwidth_per_direction.value() > 0) {
+    out_storage = scale_out_link(sys);
+    out = &out_storage;
+  }
+  const int64_t domain = std::max<int64_t>(sys.scale_up_domain, 1);
+  auto activations = [&](double toks) { return Bytes(toks * d(dep.model.d_model) * 2.0); };  // bf16
+  Seconds tp_comm, ep_comm;
+  const int64_t layers = n_layers(dep.model);
+  if (L.weight_gathered) {
+    const Bytes per_layer = (dep.weight_bytes_total - Bytes(head_params * bytes_per_element(w.embedding))) / d(layers);
+    tp_comm = all_gather(per_layer, dep.n_chips, link_for(dep.n_chips, domain, up, out)).time * d(layers);
+  } else {
+    const double tokens_per_group = tokens / dp_attention;
+    const Seconds attn_ar = all_reduce(activations(tokens_per_group), L.tp_attention, link_for(L.tp_attention, domain, up, out)).time;
+    for (const auto& g : dep.model.groups) {
+      Seconds per_layer = attn_ar;
+      if (g.ffn.kind == FfnKind::dense) {
+        const double ffn_tokens = tokens * d(L.tp_ffn) / n;
+        per_layer += all_reduce(activations(ffn_tokens), L.tp_ffn, link_for(L.tp_ffn, domain, up, out)).time;
+      } else if (!ep_traffic) {
+        per_layer += all_reduce(activations(tokens_per_group), dep.n_chips / static_cast<int64_t>(dp_attention),
+                                link_for(dep.n_chips, domain, up, out))
+                         .time;
+      }
+      tp_comm += per_layer * d(g.count);
+    }
+    if (ep_traffic) {
+      // Dispatch and combine among the EP ranks: a chip's tokens x top_k x d_model.
+      const double chip_tokens = tokens / dp_attention;
+      const double ep = d(L.ep);
+      const double local = std::min(ep, d(domain));
+      const double nodes = ep / local;
+      const bool prefill_only = s.decode_sequences == 0;
+      for (const auto& g : dep.moe) {
+        const double per_token = g.top_k * d(dep.model.d_model);
+        // The exchange ends when the rank receiving the most token-expert pairs has them
+        // (uniform routing: the busiest of ep ranks).
+        const double pairs = tokens * g.top_k;
+        const double receive_skew = pairs > 0 ? busiest_load(pairs, ep) / (pairs / ep) : 1.0;
+        for (double b : {L.dispatch_bytes_per_element, L.combine_bytes_per_element}) {
+          const Bytes all = Bytes(chip_tokens * per_token * b);
+          // Low-latency (decode) kernels send one copy per expert; normal (prefill) kernels
+          // send one copy per remote node and forward over NVLink (DeepEP README;
+          // DeepSeek-V3 report 4.2: node-limited routing).
+          const double remote_copies = prefill_only ? (nodes - 1) * (1 - std::pow(1 - 1 / nodes, g.top_k)) : g.top_k * (ep - local) / ep;
+          const Bytes remote = Bytes(chip_tokens * d(dep.model.d_model) * b * remote_copies);
+          Seconds t;
+          if (remote.value() > 0 && out != nullptr) {
+            t = max(remote / out->bandwidth, all / up.bandwidth) + out->protocols.front().base_latency + out->protocols.front().step_latency;
+          } else {
+            t = all_to_all(all, L.ep, up).time;
+          }
+          ep_comm += t * (g.layers * receive_skew);
+        }
+      }
+    }
+  }
+  r.t_comm_total = tp_comm + ep_comm;
+  const Seconds compute_path = r.t_operations + r.t_overhead + tp_comm;
+  if (overlap) {
+    r.t_step = max(compute_path, ep_comm);
+    r.t_comm = tp_comm + max(Seconds(0), ep_comm - compute_path);
+  } else {
+    r.t_step = compute_path + ep_comm;
+    r.t_comm = r.t_comm_total;
+  }
+  // Which share is largest.
+  struct Share {
+    const char* name;
+    Seconds t;
+  };
+  const Share shares[] = {{"compute", led.share_compute}, {"weights", led.share_weights}, {"kv-cache", led.share_kv},
+                          {"communication", r.t_comm}, {"overhead", r.t_overhead}};
+  const Share* top = &shares[0];
+  for (const auto& sh : shares) {
+    if (sh.t > top->t) top = &sh;
+  }
+  r.governs = (overlap && ep_comm > compute_path) ? "communication" : top->name;
+  return r;
+}
+
+}  // namespace chalk

@@ -1,0 +1,178 @@
+#include "chalk/overhead.h"
+
+#include <gtest/gtest.h>
+
+#include "chalk/error.h"
+#include "chalk/io.h"
+#include "chalk/roofline.h"
+
+namespace chalk {
+namespace {
+
+Deployment deploy(const std::string& model, const std::string& hw, int64_t chips, ParallelLayout layout = {},
+                  std::optional<DType> weights = std::nullopt) {
+  ModelSpec m = load_model(model);
+  if (weights) m.weights.attention = m.weights.dense_ffn = m.weights.experts = *weights;
+  DeploymentOptions o;
+  o.n_chips = chips;
+  o.mechanisms.enabled = true;
+  o.mechanisms.layout = layout;
+  return make_deployment(m, load_system(hw), o);
+}
+
+TEST(Overhead, ResolveLayoutDefaults) {
+  const ModelSpec llama = load_model("llama-3.1-70b"), ds = load_model("deepseek-v3");
+  const auto a = resolve_layout({}, llama, 8, 8);
+  EXPECT_EQ(a.tp_attention, 8);
+  EXPECT_EQ(a.tp_ffn, 8);
+  EXPECT_EQ(a.ep, 1);
+  // 72 chips of 8-chip domains: attention TP8 within a domain (9 data-parallel groups),
+  // experts over all 72.
+  const auto b = resolve_layout({}, ds, 72, 8);
+  EXPECT_EQ(b.tp_attention, 8);
+  EXPECT_EQ(b.ep, 72);
+  EXPECT_EQ(b.tp_expert, 1);
+  ParallelLayout mixed;
+  mixed.tp_expert = 4;
+  EXPECT_EQ(resolve_layout(mixed, ds, 8, 8).ep, 2);
+}
+
+TEST(Overhead, ResolveLayoutErrors) {
+  const ModelSpec ds = load_model("deepseek-v3");
+  ParallelLayout bad;
+  bad.tp_attention = 3;
+  EXPECT_THROW(resolve_layout(bad, ds, 8, 8), InputError);
+  ParallelLayout mismatch;
+  mismatch.ep = 2;
+  mismatch.tp_expert = 2;
+  EXPECT_THROW(resolve_layout(mismatch, ds, 8, 8), InputError);
+  ParallelLayout negative;
+  negative.ep = -1;
+  EXPECT_THROW(resolve_layout(negative, ds, 8, 8), InputError);
+}
+
+TEST(Overhead, KernelsPerLayer) {
+  const ModelSpec llama = load_model("llama-3.1-8b"), ds = load_model("deepseek-v3");
+  EXPECT_EQ(kernels_per_layer(llama.groups.front()), 9);  // GQA 5 + dense FFN 4
+  int64_t dense = 0, moe = 0;
+  for (const auto& g : ds.groups) (g.ffn.kind == FfnKind::moe ? moe : dense) = kernels_per_layer(g);
+  EXPECT_EQ(dense, 13);  // MLA 9 + dense FFN 4
+  EXPECT_EQ(moe, 20);    // MLA 9 + MoE 8 + shared expert 3
+}
+
+TEST(Overhead, Llama8bBatch1OnOneH100) {
+  const Deployment d = deploy("llama-3.1-8b", "h100-sxm", 1);
+  StepShape s;
+  s.decode_sequences = 1;
+  s.context = 4096;
+  const StepBreakdown r = engine_step(d, s);
+  // Weights read: 16.06 GB less the input embedding (a gather of one row, 1.05 GB) = 15.0
+  // GB at 3.35 TB/s x 2668/3350 (DEEPGEMM-2) = 5.626 ms. KV: 4096 x 131072 B = 0.537 GB at
+  // 3000/3350 of peak (FLASHMLA-1) = 0.179 ms. Kernels: 32 x 9 + 4 = 292 x 6.3 us = 1.840
+  // ms. No collectives on one chip.
+  EXPECT_NEAR(to_ms(r.t_weights), 5.626, 0.005);
+  EXPECT_NEAR(to_ms(r.t_kv), 0.179, 0.001);
+  EXPECT_DOUBLE_EQ(r.kernels, 292);
+  EXPECT_NEAR(to_ms(r.t_overhead), 1.840, 0.001);
+  EXPECT_EQ(r.t_comm_total.value(), 0);
+  EXPECT_NEAR(to_ms(r.t_step), 5.626 + 0.179 + 1.840, 0.01);
+  EXPECT_EQ(r.governs, "weights");
+}
+
+TEST(Overhead, DeepSeekR1MinLatencyIsOverheadBound) {
+  // TRT-R1-B200-MINLAT-NOMTP's setting: 8 B200, attention TP8, experts TP4 x EP2, batch 1.
+  ParallelLayout l;
+  l.tp_attention = 8;
+  l.tp_ffn = 8;
+  l.ep = 2;
+  l.tp_expert = 4;
+  const Deployment d = deploy("deepseek-r1", "b200", 8, l, DType::nvfp4);
+  StepShape s;
+  s.decode_sequences = 1;
+  s.context = 2048;
+  const StepBreakdown r = engine_step(d, s);
+  // 58 MoE layers x 20 kernels + 3 dense layers x 13 + 4 = 1203 kernels x 6.3 us = 7.58 ms;
+  // two all-reduces per layer of 14336 B on 8 ranks, 15.37 us each: 61 x 2 x 15.37 = 1.875 ms.
+  EXPECT_DOUBLE_EQ(r.kernels, 1203);
+  EXPECT_NEAR(to_ms(r.t_overhead), 7.579, 0.001);
+  EXPECT_NEAR(to_ms(r.t_comm), 1.875, 0.05);
+  EXPECT_EQ(r.governs, "overhead");
+  EXPECT_LT(r.t_operations, r.t_overhead);
+}
+
+TEST(Overhead, TpuPaysNoKernelFloor) {
+  const Deployment d = deploy("palm-540b", "tpu-v4", 64);
+  StepShape s;
+  s.decode_sequences = 64;
+  s.context = 2048;
+  const StepBreakdown r = engine_step(d, s);
+  EXPECT_EQ(r.t_overhead.value(), 0);
+  // 118 layers x 2 all-reduces x 39.5 us (collective_test) = 9.32 ms.
+  EXPECT_NEAR(to_ms(r.t_comm), 9.32, 0.02);
+}
+
+TEST(Overhead, StepNeverFallsAsBatchGrows) {
+  ParallelLayout l;
+  l.tp_attention = 1;
+  l.ep = 72;
+  l.overlap_micro_batches = true;
+  const Deployment d = deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8);
+  Seconds last;
+  for (double b : {1.0, 72.0, 720.0, 7200.0, 18432.0}) {
+    StepShape s;
+    s.decode_sequences = b;
+    s.context = 2000;
+    const Seconds t = engine_step(d, s).t_step;
+    EXPECT_GE(t, last) << b;
+    last = t;
+  }
+}
+
+TEST(Overhead, OverlapHidesExpertTraffic) {
+  ParallelLayout l;
+  l.tp_attention = 1;
+  l.ep = 72;
+  const Deployment serial = deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8);
+  l.overlap_micro_batches = true;
+  const Deployment overlapped = deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8);
+  StepShape s;
+  s.decode_sequences = 9216;  // 128 per chip
+  s.context = 4000;
+  const StepBreakdown a = engine_step(serial, s), b = engine_step(overlapped, s);
+  EXPECT_GT(a.t_comm_total.value(), 0);
+  EXPECT_NEAR(to_ms(a.t_step), to_ms(a.t_operations + a.t_overhead + a.t_comm_total), 1e-9);
+  // Two micro-batches: max(compute path, traffic), the compute path paying twice the
+  // kernels and 132/112 of its compute time.
+  EXPECT_NEAR(b.kernels, 2 * a.kernels, 1e-9);
+  EXPECT_NEAR(to_ms(b.t_step), std::max(to_ms(b.t_operations + b.t_overhead), to_ms(b.t_comm_total)), 1e-9);
+  EXPECT_LT(b.t_step, a.t_step);
+}
+
+TEST(Overhead, DisabledLeavesThePlainRoofline) {
+  const ModelSpec m = load_model("llama-3.1-70b");
+  DeploymentOptions o;
+  o.n_chips = 8;
+  const Deployment plain = make_deployment(m, load_system("h100-sxm"), o);
+  const DecodeStep r = decode_step(plain, 1, 2048);
+  EXPECT_EQ(r.t_comm.value(), 0);
+  EXPECT_EQ(r.t_overhead.value(), 0);
+  EXPECT_DOUBLE_EQ(r.t_step.value(), std::max(r.t_compute, r.t_memory).value());
+  o.mechanisms.enabled = true;
+  const DecodeStep e = decode_step(make_deployment(m, load_system("h100-sxm"), o), 1, 2048);
+  EXPECT_GT(e.t_comm.value(), 0);
+  EXPECT_GT(e.t_overhead.value(), 0);
+  EXPECT_GT(e.t_step, r.t_step);
+}
+
+TEST(Overhead, BadShapeThrows) {
+  const Deployment d = deploy("llama-3.1-8b", "h100-sxm", 1);
+  StepShape s;
+  s.decode_sequences = -1;
+  EXPECT_THROW(engine_step(d, s), InputError);
+  s.decode_sequences = 1;
+  s.tokens_per_sequence = 0.5;
+  EXPECT_THROW(engine_step(d, s), InputError);
+}
+
+}  // namespace
+}  // namespace chalk
