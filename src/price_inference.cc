@@ -1,7 +1,7 @@
-// Reading API prices backwards: (a)-(d) and (f) of include/chalk/prices.h
-// (docs/formulas.md, section "prices"). (e) and the forward direction: price_forward.cc.
+// Reading API prices backwards: (a)-(c), (f) and all of it together (infer_prices) of
+// include/chalk/prices.h (docs/formulas.md, section "prices"). (d): price_tiers.cc;
+// (e) and the forward direction: price_forward.cc; the flat figures: price_figures.cc.
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -62,13 +62,6 @@ std::string num(double x) {
   return buf;
 }
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-bool contains(const std::string& s, const char* w) { return s.find(w) != std::string::npos; }
-
 std::string duration_label(Seconds d) {
   const double s = d.value();
   if (s >= 3600 && std::fmod(s, 3600) == 0) return num(s / 3600) + "-h";
@@ -77,16 +70,6 @@ std::string duration_label(Seconds d) {
 }
 
 }  // namespace
-
-std::string_view to_string(TierKind k) {
-  switch (k) {
-    case TierKind::hbm: return "HBM";
-    case TierKind::dram: return "DRAM";
-    case TierKind::flash: return "flash";
-    case TierKind::disk: return "disk";
-  }
-  return "?";
-}
 
 // (a) ------------------------------------------------------------------------------------
 
@@ -194,100 +177,6 @@ CacheReadInference infer_cache_read(UsdPerToken input, UsdPerToken read, const I
   return c;
 }
 
-// (d) ------------------------------------------------------------------------------------
-
-std::vector<TierSpec> memory_tiers(const SystemSpec& s, std::optional<UsdPerSecond> price_per_chip, const TierCostAssumptions& a) {
-  std::vector<TierSpec> out;
-  TierSpec hbm;
-  hbm.name = "HBM";
-  hbm.kind = TierKind::hbm;
-  hbm.capacity_per_chip = s.chip.hbm_capacity;
-  hbm.bandwidth_per_chip = s.chip.hbm_bandwidth;
-  hbm.source = s.name + " catalog entry (" + s.chip.name + ")";
-  if (price_per_chip) {
-    const UsdPerByteSecond full = *price_per_chip / s.chip.hbm_capacity;
-    hbm.cost = Estimate<UsdPerByteSecond>{full * a.hbm_share_of_chip_price.value, full * a.hbm_share_of_chip_price.low,
-                                          full * a.hbm_share_of_chip_price.high};
-    hbm.source += "; cost = chip price x share / HBM capacity";
-  }
-  out.push_back(hbm);
-  bool has_flash = false, has_disk = false;
-  for (const auto& t : s.host_tiers) {
-    TierSpec x;
-    x.name = t.name;
-    const std::string n = lower(t.name);
-    if (contains(n, "flash") || contains(n, "nvme") || contains(n, "ssd")) x.kind = TierKind::flash;
-    else if (contains(n, "disk") || contains(n, "hdd")) x.kind = TierKind::disk;
-    else x.kind = TierKind::dram;
-    has_flash = has_flash || x.kind == TierKind::flash;
-    has_disk = has_disk || x.kind == TierKind::disk;
-    x.capacity_per_chip = t.capacity_per_chip;
-    x.bandwidth_per_chip = t.bandwidth_per_chip;
-    x.source = t.source;
-    out.push_back(x);
-  }
-  auto assumed = [&](const MemoryTier& t, TierKind k) {
-    TierSpec x;
-    x.name = t.name;
-    x.kind = k;
-    x.capacity_per_chip = t.capacity_per_chip;
-    x.bandwidth_per_chip = t.bandwidth_per_chip;
-    x.source = t.source;
-    x.assumed = true;
-    out.push_back(x);
-  };
-  if (!has_flash) assumed(a.assumed_flash, TierKind::flash);
-  if (!has_disk) assumed(a.assumed_disk, TierKind::disk);
-  for (auto& t : out) {
-    t.sweep_time = hbm_sweep_time(t.capacity_per_chip, t.bandwidth_per_chip);
-    if (t.kind == TierKind::dram) t.cost = a.dram;
-    if (t.kind == TierKind::flash) t.cost = a.flash;
-    if (t.kind == TierKind::disk) t.cost = a.disk;
-  }
-  std::stable_sort(out.begin() + 1, out.end(), [](const TierSpec& x, const TierSpec& y) { return x.sweep_time < y.sweep_time; });
-  return out;
-}
-
-std::optional<UsdPerTokenSecond> storage_price_from_write(UsdPerToken input, const CacheWrite& w) {
-  const UsdPerToken premium = w.price - input;
-  if (!(premium.value() > 0) || !(w.duration.value() > 0)) return std::nullopt;
-  return premium / w.duration;
-}
-
-StorageInference infer_storage_tier(const std::string& basis, UsdPerTokenSecond price, Seconds duration,
-                                    const Estimate<BytesPerToken>& kv, const std::vector<TierSpec>& tiers) {
-  if (!(price.value() > 0)) throw InputError("cache.storage_usd_per_mtok_per_hour", "must be positive to place it in a memory tier");
-  if (!(duration.value() > 0)) throw InputError("--storage-duration-s", "must be positive");
-  if (!(kv.low.value() > 0)) throw InputError("--kv-bytes-per-token", "must be positive");
-  StorageInference r;
-  r.basis = basis;
-  r.price = price;
-  r.duration = duration;
-  r.price_per_byte = {price / kv.value, price / kv.high, price / kv.low};
-  double best_cost = -1, best_sweep = -1;
-  for (const auto& t : tiers) {
-    TierFit f;
-    f.tier = t;
-    f.readable_within_duration = t.sweep_time <= duration;
-    if (f.readable_within_duration && t.sweep_time.value() > best_sweep) {
-      best_sweep = t.sweep_time.value();
-      r.tier_by_duration = t.name;
-    }
-    if (t.cost) {
-      const auto& c = *t.cost;
-      f.price_to_cost = Estimate<double>{r.price_per_byte.value / c.value, r.price_per_byte.low / c.high, r.price_per_byte.high / c.low};
-      f.breakeven_kv = Estimate<BytesPerToken>{price / c.value, price / c.high, price / c.low};
-      f.covers_cost = r.price_per_byte.value >= c.value;
-      if (f.covers_cost && c.value.value() > best_cost) {
-        best_cost = c.value.value();
-        r.tier_by_cost = t.name;
-      }
-    }
-    r.tiers.push_back(f);
-  }
-  return r;
-}
-
 // (f) ------------------------------------------------------------------------------------
 
 ContextCeiling context_ceiling(const Estimate<BytesPerToken>& kv, const Deployment& d, const InferenceAssumptions& a) {
@@ -382,79 +271,6 @@ PriceInference infer_prices(const PriceSheet& s, const InferenceAssumptions& a, 
   if (s.off_peak) p.multiples.push_back(infer_multiple(d, "off-peak", s.off_peak->output / s.output, base, context));
   p.ceiling = context_ceiling(p.kv_bytes_per_token, d, a);
   return p;
-}
-
-std::vector<InferenceFigure> inference_figures(const PriceInference& p) {
-  std::vector<InferenceFigure> out;
-  auto point = [](double v) { return Estimate<double>{v, v, v}; };
-  auto add = [&](const char* inference, std::string subject, std::string quantity, Estimate<double> e, std::string note = "") {
-    out.push_back({inference, std::move(subject), std::move(quantity), e, std::move(note)});
-  };
-  if (p.step) {
-    add("a", "", "price_step_threshold_tokens", point(static_cast<double>(p.step->threshold_tokens)));
-    add("a", "", "kv_bytes_per_token", untyped(p.kv_bytes_per_token),
-        "where the KV fetch catches compute: 2 N_active / (S* (F/W - a)) (lecture 1:35:47)");
-  } else {
-    add("a", "", "kv_bytes_per_token", untyped(p.kv_bytes_per_token), "assumed: the sheet has no long-context price step");
-  }
-  const auto& ph = p.phases;
-  add("b", "", "output_to_input_price_ratio", point(ph.output_to_input_ratio),
-      ph.output_costs_more ? "output dearer than input: decode is the memory-bound phase, prefill the compute-bound one"
-                           : "output NOT dearer than input: contradicts a memory-bound decode");
-  add("b", "", "decode_fraction_of_compute_roofline", ph.decode_fraction_of_compute_roofline, "f_d / (ratio f_p); 1 / ratio without attention");
-  add("b", "", "decode_bytes_per_output_token", untyped(ph.decode_bytes_per_output_token), "ratio x f_p / (F/W), f_p = 2 N_active + a kv S/2");
-  if (ph.implied_decode_batch) {
-    add("b", "", "implied_decode_batch", *ph.implied_decode_batch,
-        std::string("weights / (bytes per output token - S kv)") + (ph.implied_batch_partial ? "; unbounded at some corners" : ""));
-  }
-  if (p.cache_read) {
-    const auto& c = *p.cache_read;
-    add("c", "", "cache_read_to_input_price_ratio", point(c.read_to_input_ratio), "a hit fetches stored KV instead of recomputing it");
-    add("c", "", "hbm_fetch_to_recompute_cost_ratio", c.hbm_fetch_to_recompute_cost, "kv (F/W) / f_p");
-    add("c", "", "implied_fetch_fraction_of_hbm_bandwidth", c.implied_fetch_fraction_of_hbm, "kv (F/W) / (f_p q)");
-    const auto& b = c.implied_fetch_bandwidth_per_chip;
-    add("c", "", "implied_fetch_gb_per_s_per_chip", {to_gb_per_s(b.value), to_gb_per_s(b.low), to_gb_per_s(b.high)},
-        "the bandwidth per chip at which streaming the KV costs the read price");
-  }
-  for (const auto& st : p.storage) {
-    add("d", st.basis, "storage_usd_per_mtok_per_hour", point(to_usd_per_mtok_per_hour(st.price)));
-    add("d", st.basis, "hold_s", point(st.duration.value()));
-    const auto& pb = st.price_per_byte;
-    add("d", st.basis, "storage_usd_per_gb_hour", {to_usd_per_gb_hour(pb.value), to_usd_per_gb_hour(pb.low), to_usd_per_gb_hour(pb.high)},
-        "by cost: " + (st.tier_by_cost.empty() ? std::string("below every tier's cost") : st.tier_by_cost) +
-            "; by duration: " + (st.tier_by_duration.empty() ? std::string("no tier") : st.tier_by_duration));
-    for (const auto& f : st.tiers) {
-      const std::string subject = st.basis + " / " + f.tier.name;
-      add("d", subject, "sweep_s", point(f.tier.sweep_time.value()),
-          f.readable_within_duration ? "readable within the hold time" : "slower to read once than the hold time");
-      if (f.tier.cost) {
-        const auto& c = *f.tier.cost;
-        add("d", subject, "tier_cost_usd_per_gb_hour", {to_usd_per_gb_hour(c.value), to_usd_per_gb_hour(c.low), to_usd_per_gb_hour(c.high)});
-        add("d", subject, "price_to_cost_ratio", *f.price_to_cost, f.covers_cost ? "price covers the tier's cost" : "price below the tier's cost");
-        add("d", subject, "breakeven_kv_bytes_per_token", untyped(*f.breakeven_kv), "the KV per token at which price = cost");
-      }
-    }
-  }
-  for (const auto& m : p.multiples) {
-    add("e", m.tier, "price_multiple", point(m.multiple));
-    add("e", m.tier, "implied_decode_batch", m.batch,
-        "from base batch " + std::to_string(m.base_batch) + " at context " + std::to_string(m.context) +
-            (m.reachable ? "" : "; batching alone cannot reach the multiple (achieves " + num(m.achieved_multiple) + "x)"));
-    add("e", m.tier, "speedup", m.speedup, "tokens/s per user vs the base batch");
-    if (m.stated_speedup) {
-      add("e", m.tier, "stated_speedup", point(*m.stated_speedup));
-      if (m.cost_multiple_for_stated_speedup) {
-        add("e", m.tier, "cost_multiple_for_stated_speedup", point(*m.cost_multiple_for_stated_speedup));
-      }
-    }
-  }
-  add("f", "", "step_budget_ms", point(to_ms(p.ceiling.step_budget)));
-  add("f", "", "bandwidth_ceiling_tokens", p.ceiling.bandwidth_ceiling_tokens,
-      "one sequence's KV fetch fills the step budget: budget x W / kv");
-  if (p.ceiling.capacity_ceiling_tokens) {
-    add("f", "", "capacity_ceiling_tokens", *p.ceiling.capacity_ceiling_tokens, "one sequence's KV fills HBM beside the weights");
-  }
-  return out;
 }
 
 }  // namespace chalk
