@@ -1,8 +1,155 @@
-// Placeholder for issue 5; replaced by the command's implementation.
+// `chalk validate`: predictions against published measurements (docs/accuracy.md).
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "chalk/io.h"
+#include "chalk/validate.h"
 #include "commands.h"
+#include "deployment_options.h"
+#include "table.h"
 
 namespace chalk::cli {
+namespace {
 
-void register_validate(CLI::App&, Action&) {}
+struct ValidateArgs {
+  std::string file;
+  OutputArgs output;
+  bool calibration = false;
+};
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+Table rows_table(const ValidationReport& r, bool everything) {
+  Table t;
+  t.columns = {{"id", "id"},
+               {"kind", "kind"},
+               {"status", "status"},
+               {"measured_in_unit", "measured", 4},
+               {"unit", "unit"},
+               {"predicted_in_unit", "predicted", 4},
+               {"error_fraction", "error", 2},
+               {"predicted_plain_in_unit", "plain roofline", 4},
+               {"error_plain_fraction", "plain error", 2},
+               {"governs", "governs (mechanisms)"},
+               {"bound_plain", "plain bound"},
+               {"fully_specified", "inputs"}};
+  if (everything) {
+    t.columns.push_back({"inputs", "chalk inputs"});
+    t.columns.push_back({"layout", "layout"});
+    t.columns.push_back({"assumptions", "assumptions"});
+    t.columns.push_back({"notes", "notes"});
+    t.columns.push_back({"reason", "reason"});
+  }
+  for (const auto& p : r.rows) {
+    const bool ok = p.status == RowStatus::predicted;
+    if (!everything && !ok) continue;
+    std::vector<Cell> row = {p.id,
+                             p.kind,
+                             std::string(to_string(p.status)),
+                             ok ? Cell(p.measured) : Cell{},
+                             p.unit,
+                             ok ? Cell(p.predicted) : Cell{},
+                             ok ? Cell(p.error) : Cell{},
+                             ok ? Cell(p.predicted_plain) : Cell{},
+                             ok ? Cell(p.error_plain) : Cell{},
+                             ok ? Cell(p.governs) : Cell{},
+                             ok ? Cell(p.bound_plain) : Cell{},
+                             ok ? Cell(std::string(p.fully_specified() ? "stated" : "assumed")) : Cell{}};
+    if (everything) {
+      row.push_back(p.inputs);
+      row.push_back(p.layout);
+      row.push_back(join(p.assumptions, " | "));
+      row.push_back(join(p.notes, " | "));
+      row.push_back(p.reason);
+    }
+    t.add(std::move(row));
+  }
+  return t;
+}
+
+Table summary_table(const ValidationReport& r) {
+  Table t;
+  t.columns = {{"kind", "kind"},
+               {"subset", "rows"},
+               {"count", "n"},
+               {"median_abs_error_fraction", "median |error|", 2},
+               {"p90_abs_error_fraction", "p90 |error|", 2},
+               {"median_abs_error_plain_fraction", "plain median", 2},
+               {"p90_abs_error_plain_fraction", "plain p90", 2}};
+  for (const auto& s : r.summary) {
+    t.add({s.kind, s.subset, s.count, s.median_abs, s.p90_abs, s.median_abs_plain, s.p90_abs_plain});
+  }
+  return t;
+}
+
+Table calibration_table() {
+  Table t;
+  t.columns = {{"name", "constant"}, {"value", "value", 4}, {"rows", "measurement rows"}, {"source", "source"}};
+  for (const auto& c : calibration_entries()) t.add({c.name, c.value == 0 ? Cell{} : Cell(c.value), c.rows, c.source});
+  return t;
+}
+
+std::string pct(double e) { return fmt::format("{:+.0f}%", 100 * e); }
+
+void run_validate(const ValidateArgs& a) {
+  const auto rows = a.file.empty() ? builtin_measurements() : parse_measurements(read_file(a.file), a.file);
+  const ValidationReport r = validate_measurements(rows);
+  if (a.output.csv) {
+    print_csv(std::cout, a.calibration ? calibration_table() : rows_table(r, true));
+    return;
+  }
+  if (a.output.json) {
+    nlohmann::json j;
+    j["source"] = a.file.empty() ? "built-in data/measurements/measurements.csv" : a.file;
+    j["rows"] = to_json(rows_table(r, true));
+    for (std::size_t i = 0; i < r.rows.size(); ++i) {
+      j["rows"][i]["assumptions"] = r.rows[i].assumptions;
+      j["rows"][i]["notes"] = r.rows[i].notes;
+    }
+    j["summary"] = to_json(summary_table(r));
+    j["calibration"] = to_json(calibration_table());
+    std::cout << j.dump(2) << '\n';
+    return;
+  }
+  if (a.calibration) {
+    std::cout << "chalk validate --calibration: the calibrated constants and the microbenchmark rows behind them\n\n";
+    print_table(std::cout, calibration_table());
+    return;
+  }
+  std::cout << "chalk validate: predictions against " << (a.file.empty() ? "the built-in measurements" : a.file)
+            << " (error = predicted / measured - 1; plain = the roofline without mechanisms)\n\n";
+  print_table(std::cout, rows_table(r, false));
+  std::cout << "\nInputs, layout and assumptions of each predicted row:\n";
+  for (const auto& p : r.rows) {
+    if (p.status != RowStatus::predicted) continue;
+    std::cout << fmt::format("  {} ({} with mechanisms, {} plain): {}\n    layout: {}\n", p.id, pct(p.error), pct(p.error_plain), p.inputs,
+                             p.layout);
+    for (const auto& s : p.assumptions) std::cout << "    assumed: " << s << '\n';
+    for (const auto& s : p.notes) std::cout << "    note: " << s << '\n';
+  }
+  std::cout << "\nRows not predicted:\n";
+  for (const auto& p : r.rows) {
+    if (p.status == RowStatus::predicted) continue;
+    std::cout << fmt::format("  {:<26} {:<13} {}\n", p.id, to_string(p.status), p.reason);
+  }
+  std::cout << "\nSummary of |error| (fractions):\n";
+  print_table(std::cout, summary_table(r));
+}
+
+}  // namespace
+
+void register_validate(CLI::App& app, Action& run) {
+  static ValidateArgs a;
+  auto* cmd = app.add_subcommand("validate", "Predict published measurements and compare (docs/accuracy.md)");
+  cmd->add_option("file", a.file, "Measurements CSV in the format of reference/measurements.csv (default: the built-in rows)");
+  cmd->add_flag("--calibration", a.calibration, "Print the calibrated constants and their microbenchmark rows");
+  add_output_options(*cmd, a.output);
+  cmd->callback([&run] { run = [] { run_validate(a); }; });
+}
 
 }  // namespace chalk::cli

@@ -1,0 +1,93 @@
+// chalk validate on the repository's own rows: nothing dropped, and the accuracy guard.
+#include "chalk/validate.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "chalk/error.h"
+
+namespace chalk {
+namespace {
+
+const Prediction& find(const ValidationReport& r, const std::string& id) {
+  for (const auto& p : r.rows) {
+    if (p.id == id) return p;
+  }
+  throw std::runtime_error("no row " + id);
+}
+
+const ErrorSummary& summary(const ValidationReport& r, const std::string& kind, const std::string& subset = "all rows") {
+  for (const auto& s : r.summary) {
+    if (s.kind == kind && s.subset == subset) return s;
+  }
+  throw std::runtime_error("no summary " + kind);
+}
+
+TEST(Validate, Percentile) {
+  EXPECT_DOUBLE_EQ(percentile({4, 1, 3, 2}, 0.5), 2.5);  // numpy: 2.5
+  EXPECT_DOUBLE_EQ(percentile({1, 2, 3, 4}, 0.9), 3.7);  // position 0.9 x 3 = 2.7
+  EXPECT_DOUBLE_EQ(percentile({7}, 0.9), 7);
+  EXPECT_THROW(percentile({}, 0.5), InputError);
+  EXPECT_THROW(percentile({1}, 1.5), InputError);
+}
+
+TEST(Validate, EveryRowIsKept) {
+  const auto rows = builtin_measurements();
+  const ValidationReport r = validate_measurements(rows);
+  ASSERT_EQ(r.rows.size(), rows.size());
+  std::map<RowStatus, int> by;
+  for (const auto& p : r.rows) {
+    ++by[p.status];
+    if (p.status != RowStatus::predicted) {
+      EXPECT_FALSE(p.reason.empty()) << p.id;
+    }
+  }
+  EXPECT_EQ(by[RowStatus::predicted], 18);
+  EXPECT_EQ(by[RowStatus::not_modelled], 15);  // training rows
+  EXPECT_EQ(by[RowStatus::calibration], 20);   // microbenchmarks
+  EXPECT_EQ(by[RowStatus::unmapped], 0);
+}
+
+TEST(Validate, PlainRooflineNumbers) {
+  const ValidationReport r = validate_measurements(builtin_measurements());
+  // POPE-3: 512 x 2048 tokens of PaLM 540B (bf16) on 64 TPU v4, compute-bound:
+  // 2 x 5.3564e11 (matmul parameters) x 1048576 = 1.1233e18 FLOP + causal attention
+  // 512 x 118 x 49152 x (2048 x 2049 / 2) = 6.24e15 -> 1.1296e18 / (64 x 275e12 x 0.776)
+  // = 82.7 s (+ the tied LM head counted per token in chalk's prefill: 83.4 s).
+  const auto& pope3 = find(r, "POPE-3");
+  EXPECT_NEAR(pope3.predicted_plain, 83.43, 0.05);
+  EXPECT_EQ(pope3.bound_plain, "compute");
+  // TRT-R1: the plain roofline's batch-1 step is 1.03 ms (969.6 tok/s/user) against the
+  // measured 9.0 ms.
+  EXPECT_NEAR(find(r, "TRT-R1-B200-MINLAT-NOMTP").predicted_plain, 969.6, 1);
+}
+
+TEST(Validate, MechanismsExplainTheLatencyFloor) {
+  const ValidationReport r = validate_measurements(builtin_measurements());
+  const auto& trt = find(r, "TRT-R1-B200-MINLAT-NOMTP");
+  EXPECT_EQ(trt.governs, "overhead");
+  EXPECT_LT(std::abs(trt.error), 0.15);
+  EXPECT_GT(std::abs(trt.error_plain), 7);
+  // SGLang's two-batch-overlap ablation (SGL-H100-DECODE-MTP notes: 17,552 with, 12,929
+  // without) is reproduced within 6%: see docs/accuracy.md.
+  EXPECT_LT(std::abs(find(r, "SGL-H100-DECODE-MTP").error), 0.05);
+}
+
+// The accuracy guard: the committed medians of docs/accuracy.md. A change that makes
+// any of them worse fails here; one that improves them should lower these figures
+// (and regenerate docs/accuracy.md with scripts/accuracy).
+TEST(Validate, MedianErrorDoesNotGetWorse) {
+  const ValidationReport r = validate_measurements(builtin_measurements());
+  EXPECT_LE(summary(r, "decode").median_abs, 0.26 + 0.005);
+  EXPECT_LE(summary(r, "prefill").median_abs, 0.59 + 0.005);
+  EXPECT_LE(summary(r, "end-to-end serving").median_abs, 0.17 + 0.005);
+  EXPECT_LE(summary(r, "all").median_abs, 0.24 + 0.005);
+  // And the mechanisms beat the plain roofline on every kind.
+  for (const char* kind : {"decode", "prefill", "end-to-end serving", "all"}) {
+    EXPECT_LT(summary(r, kind).median_abs, summary(r, kind).median_abs_plain) << kind;
+  }
+}
+
+}  // namespace
+}  // namespace chalk
