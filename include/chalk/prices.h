@@ -329,11 +329,12 @@ struct PriceInference {
 
 /// Runs (a)-(f) for `s`. `d` supplies the chip for (c), the tiers for (d), the model that
 /// stands in for the provider's in (e) and the replica's bandwidth for (f). Throws
-/// InputError for invalid assumptions (a range with low > value > high, non-positive values).
+/// InputError for an invalid sheet (validate) or invalid assumptions (validate below).
 PriceInference infer_prices(const PriceSheet& s, const InferenceAssumptions& a, const Deployment& d);
 
-/// Checks an InferenceAssumptions: every range ordered low <= value <= high and positive.
-/// Throws InputError naming the flag ("--active-params").
+/// Checks an InferenceAssumptions: every range ordered low <= value <= high and positive
+/// (attention FLOPs per KV byte may be 0 and must stay below the low F/W; the HBM share is
+/// at most 1). Throws InputError naming the flag ("--active-params").
 void validate(const InferenceAssumptions& a);
 
 /// One figure of a PriceInference, flattened for tables: `quantity` carries its unit
