@@ -259,10 +259,11 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
         const double receive_skew = pairs > 0 ? busiest_load(pairs, ep) / (pairs / ep) : 1.0;
         for (double b : {L.dispatch_bytes_per_element, L.combine_bytes_per_element}) {
           const Bytes all = Bytes(chip_tokens * per_token * b);
-          // Low-latency (decode) kernels send one copy per expert; normal (prefill) kernels
-          // send one copy per remote node and forward over NVLink (DeepEP README;
-          // DeepSeek-V3 report 4.2: node-limited routing).
-          const double remote_copies = prefill_only ? (nodes - 1) * (1 - std::pow(1 - 1 / nodes, g.top_k)) : g.top_k * (ep - local) / ep;
+          // Low-latency (decode) kernels send every copy over RDMA, same-node peers
+          // included ("low-latency kernels with pure RDMA", DeepEP docs/legacy.md); normal
+          // (prefill) kernels send one copy per remote node and forward it over NVLink
+          // (DeepEP README; DeepSeek-V3 report 4.2: node-limited routing).
+          const double remote_copies = prefill_only ? (nodes - 1) * (1 - std::pow(1 - 1 / nodes, g.top_k)) : (nodes > 1 ? g.top_k : 0.0);
           const Bytes remote = Bytes(chip_tokens * d(dep.model.d_model) * b * remote_copies);
           Seconds t;
           if (remote.value() > 0 && out != nullptr) {

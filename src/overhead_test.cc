@@ -107,8 +107,8 @@ TEST(Overhead, TpuPaysNoKernelFloor) {
   s.context = 2048;
   const StepBreakdown r = engine_step(d, s);
   EXPECT_EQ(r.t_overhead.value(), 0);
-  // 118 layers x 2 all-reduces x 39.5 us (collective_test) = 9.32 ms.
-  EXPECT_NEAR(to_ms(r.t_comm), 9.32, 0.02);
+  // 118 layers x 2 all-reduces x 44.5 us (collective_test) = 10.50 ms.
+  EXPECT_NEAR(to_ms(r.t_comm), 10.50, 0.02);
 }
 
 TEST(Overhead, StepNeverFallsAsBatchGrows) {

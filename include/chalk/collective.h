@@ -2,7 +2,8 @@
 // reference training-and-systems.md section 5): time = latency terms + bytes over the
 // achieved per-direction bandwidth of the link the collective uses. Latency constants
 // are NCCL's own (nccl @5067397 src/graph/tuning.cc, section 5.2) for NVLink and
-// InfiniBand, and about 1 us per ICI hop on TPUs (scaling book, sharding.md).
+// InfiniBand, and about 1 us per ICI hop (plus 5 us per collective) on TPUs (scaling
+// book, sharding.md).
 #pragma once
 
 #include <cstdint>
@@ -55,7 +56,8 @@ bool is_tpu(const SystemSpec& s);
 /// The scale-up link of a system: NVLink/Infinity Fabric with NCCL's ring protocols
 /// (LL: 6.6 us + 0.6 us per step at kLowLatencyProtocolFraction of the bandwidth; LL128:
 /// 14 + 1.9 us, 120 of 128 bytes; Simple: 8.4 + 3.4 us, all of it), or TPU ICI on a 3D
-/// torus (1 us per hop, no base latency). NVLS (in-switch reduction) is not modelled.
+/// torus (1 us per hop plus 5 us per collective: the scaling book measured 8 us for a
+/// latency-bound 3-hop all-gather). NVLS (in-switch reduction) is not modelled.
 /// Bandwidth = per-direction link rate x kScaleUpAchievedFraction.
 LinkModel scale_up_link(const SystemSpec& s);
 
