@@ -16,7 +16,7 @@ double d(int64_t x) { return static_cast<double>(x); }
 
 std::string num(double v) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", v);
+  std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 1e15 ? "%.0f" : "%.3g", v);
   return buf;
 }
 

@@ -102,7 +102,10 @@ std::vector<CalibrationEntry> calibration_entries() {
       {"scale_out_achieved_fraction", kScaleOutAchievedFraction, "DEEPEP-LL-EP128", "low-latency dispatch/combine 39 of 50 GB/s per NIC"},
       {"communication_sm_fraction", c.communication_sm_fraction, "-", "DeepSeek-V3 report 3.2.2: 20 of 132 SMs run communication while it overlaps compute"},
       {"nccl_ring_latency_us", 6.6, "-", "NCCL 2.30.7 tuning.cc: ring LL base 6.6 us + 0.6 us per NVLink step (LL128 14 + 1.9, Simple 8.4 + 3.4); network steps 2.7 / 4.0 / 14"},
+      {"nccl_ll_bandwidth_fraction", kLowLatencyProtocolFraction, "AZURE-NCCL-H100",
+       "1 MB all-reduce on 8 x H100 in 42.0 us = 15.0 us ring-LL latency + 1.835 MB at 68 GB/s (0.19 of 360); the 16 MB point (125.5 us) is then LL128's 127.6 us"},
       {"ici_hop_latency_us", 1.0, "-", "TPU ICI, about 1 us per hop (scaling-book sharding.md)"},
+      {"ici_collective_base_us", 5.0, "-", "scaling-book sharding.md: a latency-bound 3-hop all-gather measured 8 us against 3 us of hops"},
   };
 }
 
