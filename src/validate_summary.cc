@@ -64,7 +64,12 @@ ValidationReport validate_measurements(const std::vector<Measurement>& rows) {
     pr.kind = detail::lower(row.kind);
     pr.metric = row.metric;
     pr.unit = row.unit;
-    const detail::Mapped mapped = detail::plan_row(row, rows);
+    detail::Mapped mapped;
+    try {
+      mapped = detail::plan_row(row, rows);
+    } catch (const std::exception& e) {  // a field no rule anticipated: keep the row
+      mapped = {std::nullopt, RowStatus::unmapped, std::string("could not read the row: ") + e.what()};
+    }
     pr.status = mapped.status;
     pr.reason = mapped.reason;
     if (mapped.plan) {
@@ -75,7 +80,7 @@ ValidationReport validate_measurements(const std::vector<Measurement>& rows) {
         detail::predict(*mapped.plan, pr);
         pr.error = pr.predicted / pr.measured - 1;
         pr.error_plain = pr.predicted_plain / pr.measured - 1;
-      } catch (const InputError& e) {
+      } catch (const std::exception& e) {
         pr.status = RowStatus::unmapped;
         pr.reason = std::string("chalk rejected the mapped inputs: ") + e.what();
       }
