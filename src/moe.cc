@@ -15,6 +15,10 @@ double expected_max_load(double balls, double bins, double cap) {
   if (balls <= 0 || bins <= 0 || cap <= 0) return 0;
   if (bins <= 1) return std::min(balls, cap);
   const double lambda = balls / bins;
+  // Heavy load: the Poisson sum cannot be evaluated (e^-lambda underflows past ~700) and
+  // is not needed: E[max] ~ mu + sigma sqrt(2 ln n) (Raab and Steger 1998; the
+  // training-and-systems.md 6.3 table: 1.29 x the mean at 128 per bin, Monte Carlo 1.26).
+  if (lambda >= 64) return std::min(cap, lambda + std::sqrt(lambda * (1 - 1 / bins)) * std::sqrt(2 * std::log(bins)));
   // E[max] = sum_j P(max >= j). P(max >= 1) = 1 for any ball; P(max >= 2) is the
   // birthday bound 1 - exp(-m (m - 1) / (2 n)); from j = 3 on, bins are treated as
   // independent Poisson(m / n) counts (Poissonization is poor only for j <= 2 at m << n).

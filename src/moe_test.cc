@@ -29,6 +29,9 @@ TEST(MaxLoad, BallsIntoBins) {
   // Heavily loaded: max/mean 1.26 at 4096 tokens x 8 / 256 experts = 128 per expert
   // (training-and-systems.md 6.3, Monte-Carlo 1.26, formula 1.29).
   EXPECT_NEAR(expected_max_load(4096 * 8, 256, 1e9) / 128.0, 1.27, 0.03);
+  // Very heavy load (mean 1000 per bin: e^-1000 underflows) stays near the mean:
+  // 1000 + sqrt(1000 x 7/8) x sqrt(2 ln 8) = 1000 + 29.580 x 2.0393 = 1060.3.
+  EXPECT_NEAR(expected_max_load(8000, 8, 1e9), 1060.3, 0.1);
   // The cap binds.
   EXPECT_DOUBLE_EQ(expected_max_load(1000, 8, 4), 4.0);
 }

@@ -66,15 +66,10 @@ struct Ledger {
   }
 };
 
-/// Expected largest of `bins` loads when `balls` fall uniformly: moe.h's Poisson sum
-/// while the mean is small, else the heavy-load limit mu + sigma sqrt(2 ln bins) (Raab and
-/// Steger 1998; training-and-systems.md 6.3), which the Poisson sum cannot evaluate
-/// (e^-mean underflows past a mean of ~700).
+/// Expected largest of `bins` loads when `balls` fall uniformly (moe.h), uncapped.
 double busiest_load(double balls, double bins) {
   if (bins <= 1) return balls;
-  const double mean = balls / bins;
-  if (mean < 64) return expected_max_load(balls, bins, balls);
-  return mean + std::sqrt(mean * (1 - 1 / bins)) * std::sqrt(2 * std::log(bins));
+  return expected_max_load(balls, bins, balls);
 }
 
 const LinkModel& link_for(int64_t ranks, int64_t domain, const LinkModel& up, const LinkModel* out) {
