@@ -25,6 +25,8 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
                {"t_compute_ms", "compute ms"},
                {"t_weights_ms", "weights ms"},
                {"t_kv_ms", "KV ms"},
+               {"t_comm_ms", "comm ms"},
+               {"t_overhead_ms", "launch ms"},
                {"t_step_ms", "step ms"},
                {"bound", "bound"},
                {"tok_per_s", "tok/s"},
@@ -41,7 +43,8 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
     for (int64_t b : batches) {
       const DecodeStep r = decode_step(d, b, s);
       const MemoryPlan mem = memory_plan(d, b, s);
-      t.add({b, s, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_step), std::string(to_string(r.bound)),
+      t.add({b, s, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.t_step),
+             std::string(to_string(r.bound)),
              r.tokens_per_s.value(), r.tokens_per_s_per_user.value(), r.tokens_per_s_per_chip.value(),
              r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
              moe ? Cell(r.experts_touched) : Cell{}, moe ? Cell(r.experts_on_busiest_chip) : Cell{}, std::string(mem.fits ? "yes" : "no"),

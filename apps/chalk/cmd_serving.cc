@@ -162,22 +162,7 @@ void forbid_chips(const ServingArgs& a) {
 }
 
 /// DeploymentOptions as resolve() builds them, without fixing the chip count.
-DeploymentOptions base_options(const DeploymentArgs& a) {
-  DeploymentOptions o;
-  if (!a.weights.empty()) o.weights = parse_dtype(a.weights, "--weights");
-  o.kv = parse_dtype(a.kv, "--kv-dtype");
-  if (!a.compute.empty()) o.compute = parse_matmul_precision(a.compute, "--compute");
-  o.matmul_efficiency = a.matmul_efficiency;
-  o.hbm_efficiency = a.hbm_efficiency;
-  if (a.price_usd_per_chip_hour) {
-    if (!(*a.price_usd_per_chip_hour > 0) || !std::isfinite(*a.price_usd_per_chip_hour)) {
-      throw InputError("--price-usd-per-chip-hour", "must be a positive number, got " + format_number(*a.price_usd_per_chip_hour, 4));
-    }
-    o.price_per_chip = usd_per_hour(*a.price_usd_per_chip_hour);
-  }
-  o.memory_reserve_fraction = a.memory_reserve;
-  return o;
-}
+DeploymentOptions base_options(const DeploymentArgs& a) { return options_from(a); }
 
 Cell cost_cell(const std::optional<UsdPerToken>& c) { return c ? Cell(to_usd_per_mtok(*c)) : Cell{}; }
 

@@ -24,6 +24,10 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a) {
   app.add_option("--price-usd-per-chip-hour", a.price_usd_per_chip_hour, "Override the rental price per chip-hour");
   app.add_option("--memory-reserve", a.memory_reserve, "Fraction of HBM held back for activations and runtime [0-1)")
       ->capture_default_str();
+  app.add_flag("--mechanisms", a.mechanisms,
+               "Beyond the roofline: layout collectives, per-kernel launch floor, decode-kernel efficiencies (docs/accuracy.md)");
+  app.add_option("--tp", a.tp, "With --mechanisms: tensor-parallel degree of attention and dense FFNs (default: the scale-up domain)");
+  app.add_option("--ep", a.ep, "With --mechanisms: expert-parallel degree of routed experts (default: all chips)");
 }
 
 void add_output_options(CLI::App& app, OutputArgs& o) {
@@ -32,12 +36,8 @@ void add_output_options(CLI::App& app, OutputArgs& o) {
   j->excludes(c);
 }
 
-Deployment resolve(const DeploymentArgs& a) {
-  const ModelSpec model = load_model(a.model);
-  const SystemSpec system = load_system(a.hardware);
+DeploymentOptions options_from(const DeploymentArgs& a) {
   DeploymentOptions o;
-  o.n_chips = a.chips == 0 ? system.scale_up_domain : a.chips;
-  if (a.chips < 0) throw InputError("--chips", "must be >= 1, got " + std::to_string(a.chips));
   if (!a.weights.empty()) o.weights = parse_dtype(a.weights, "--weights");
   o.kv = parse_dtype(a.kv, "--kv-dtype");
   if (!a.compute.empty()) o.compute = parse_matmul_precision(a.compute, "--compute");
@@ -50,6 +50,21 @@ Deployment resolve(const DeploymentArgs& a) {
     o.price_per_chip = usd_per_hour(*a.price_usd_per_chip_hour);
   }
   o.memory_reserve_fraction = a.memory_reserve;
+  if ((a.tp != 0 || a.ep != 0) && !a.mechanisms) throw InputError(a.tp != 0 ? "--tp" : "--ep", "takes effect only with --mechanisms");
+  if (a.tp < 0) throw InputError("--tp", "must be >= 1, got " + std::to_string(a.tp));
+  if (a.ep < 0) throw InputError("--ep", "must be >= 1, got " + std::to_string(a.ep));
+  o.mechanisms.enabled = a.mechanisms;
+  o.mechanisms.layout.tp_attention = a.tp;
+  o.mechanisms.layout.ep = a.ep;
+  return o;
+}
+
+Deployment resolve(const DeploymentArgs& a) {
+  const ModelSpec model = load_model(a.model);
+  const SystemSpec system = load_system(a.hardware);
+  if (a.chips < 0) throw InputError("--chips", "must be >= 1, got " + std::to_string(a.chips));
+  DeploymentOptions o = options_from(a);
+  o.n_chips = a.chips == 0 ? system.scale_up_domain : a.chips;
   return make_deployment(model, system, o);
 }
 
@@ -108,7 +123,9 @@ nlohmann::json describe_json(const Deployment& d) {
                       {"hbm_efficiency", d.hbm_efficiency},
                       {"hbm_efficiency_source", d.hbm_efficiency_source},
                       {"memory_reserve_fraction", d.memory_reserve_fraction},
-                      {"sharding", "weights and KV cache spread evenly over the chips; no communication modelled"},
+                      {"sharding", d.mechanisms.enabled ? "layout: " + d.mechanisms.layout.description
+                                                        : std::string("roofline: weights and KV cache spread evenly over the chips; no communication or launch latency (add --mechanisms)")},
+                      {"mechanisms", d.mechanisms.enabled},
                       {"moe_routing", "uniform independent top-k routing: experts touched = E (1 - (1 - k/E)^tokens)"}};
   j["assumptions"]["price_usd_per_chip_hour"] = d.price_per_chip ? nlohmann::json(to_usd_per_hour(*d.price_per_chip)) : nlohmann::json();
   j["assumptions"]["price_source"] = d.price_per_chip ? nlohmann::json(d.price_source) : nlohmann::json("no public price; pass --price-usd-per-chip-hour");
@@ -134,6 +151,12 @@ std::string describe_text(const Deployment& d) {
                    to_string(d.weights.embedding), to_string(d.kv), to_string(d.compute));
   s += fmt::format("efficiency  matmul {:.1f}% of peak ({})\n", 100 * d.matmul_efficiency, d.matmul_efficiency_source);
   s += fmt::format("            HBM {:.1f}% of peak ({})\n", 100 * d.hbm_efficiency, d.hbm_efficiency_source);
+  if (d.mechanisms.enabled) {
+    s += fmt::format("mechanisms  on: {}; collectives, kernel floor, decode-kernel efficiencies (docs/accuracy.md)\n",
+                     d.mechanisms.layout.description);
+  } else {
+    s += "mechanisms  off: the roofline, a lower bound (no communication, no launch latency; --mechanisms adds them)\n";
+  }
   if (d.price_per_chip) {
     s += fmt::format("price       ${:.2f} per chip-hour ({})\n", to_usd_per_hour(*d.price_per_chip), d.price_source);
   } else {

@@ -21,6 +21,8 @@ struct DeploymentArgs {
   std::string weights, kv = "bf16", compute;
   std::optional<double> matmul_efficiency, hbm_efficiency, price_usd_per_chip_hour;
   double memory_reserve = 0.10;
+  bool mechanisms = false;   ///< add collectives, kernel floors and kernel efficiencies (overhead.h)
+  int64_t tp = 0, ep = 0;    ///< layout degrees with --mechanisms (0 = derived)
 };
 
 /// Output format flags.
@@ -31,6 +33,10 @@ struct OutputArgs {
 
 void add_deployment_options(CLI::App& app, DeploymentArgs& a);
 void add_output_options(CLI::App& app, OutputArgs& o);
+
+/// The options every placement shares (formats, efficiencies, price, reserve, mechanisms),
+/// without the chip count. Throws InputError.
+DeploymentOptions options_from(const DeploymentArgs& a);
 
 /// Loads the model and system and resolves the deployment. Throws InputError.
 Deployment resolve(const DeploymentArgs& a);

@@ -37,8 +37,12 @@ expect_error "--price-usd-per-chip-hour" decode --price-usd-per-chip-hour -1
 expect_error "--prompt: must be in 1.." prefill --prompt 0
 expect_error "--prefix" prefill --prefix -1
 expect_error "not expected: --no-such-flag" decode --no-such-flag
+expect_error "--tp: takes effect only with --mechanisms" decode --tp 8
+expect_error "layout.tp_attention: must be a positive divisor of the 72 chips, got 7" decode --mechanisms --tp 7
+expect_error "--ep: must be >= 1" decode --mechanisms --ep -2
 expect_ok decode
-expect_ok prefill
+expect_ok decode --mechanisms --tp 8 --ep 72
+expect_ok prefill --mechanisms
 expect_ok models
 expect_ok hardware
 expect_ok decode --help
