@@ -1,6 +1,8 @@
 // Mapping a measurement row's free-text fields to chalk's inputs (docs/accuracy.md,
 // "Mapping rules"). Each rule reads one field; an input the row leaves unstated gets a
 // stated assumption; a field no rule reads makes the row unmapped, with the reason.
+// This file: resolving "as above" references and the per-kind mapping of a whole row; the
+// rules for single fields are in validate_map_<concept>.cc (see validate_map_rules.h).
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -8,59 +10,10 @@
 
 #include "chalk/io.h"
 #include "validate_internal.h"
+#include "validate_map_rules.h"
 
 namespace chalk::detail {
 namespace {
-
-bool has(std::string_view s, std::string_view w) { return s.find(w) != std::string_view::npos; }
-
-std::string trim(std::string_view s) {
-  std::size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return std::string(s.substr(a, b - a));
-}
-
-/// Splits on any of `seps`; parentheses are separators too, so "(WG XYZ prefill, WS 2D
-/// decode)" yields its parts.
-std::vector<std::string> clauses(std::string_view s, std::string_view seps = ";,()") {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (seps.find(c) != std::string_view::npos) {
-      if (!trim(cur).empty()) out.push_back(trim(cur));
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!trim(cur).empty()) out.push_back(trim(cur));
-  return out;
-}
-
-/// The earliest storage format named in `s` (lower case), if any.
-std::optional<DType> find_dtype(std::string_view s) {
-  static const std::pair<const char*, DType> names[] = {{"nvfp4", DType::nvfp4}, {"mxfp4", DType::mxfp4}, {"fp8", DType::fp8},
-                                                        {"int8", DType::int8},   {"int4", DType::int4},   {"bf16", DType::bf16},
-                                                        {"fp16", DType::fp16},   {"fp32", DType::fp32}};
-  std::size_t best = std::string_view::npos;
-  std::optional<DType> out;
-  for (const auto& [name, t] : names) {
-    const auto at = s.find(name);
-    if (at != std::string_view::npos && at < best) {
-      best = at;
-      out = t;
-    }
-  }
-  return out;
-}
-
-std::optional<int64_t> degree(const std::string& clause, const char* prefix) {
-  std::smatch m;
-  const std::regex re(std::string(prefix) + "([0-9]+)");
-  if (std::regex_search(clause, m, re)) return std::stoll(m[1]);
-  return std::nullopt;
-}
 
 /// "as above" / "as <ID> ..." takes the referenced row's field, keeping the rest.
 std::string resolve(const std::string& field, std::size_t index, const std::vector<Measurement>& all,
@@ -78,183 +31,7 @@ std::string resolve(const std::string& field, std::size_t index, const std::vect
 
 Mapped unmapped(const std::string& field, const std::string& why) { return {std::nullopt, RowStatus::unmapped, field + ": " + why}; }
 
-std::string model_name(const std::string& text) {
-  std::string s = lower(text);
-  if (auto slash = s.find('/'); slash != std::string::npos) s = s.substr(0, slash);
-  if (auto paren = s.find('('); paren != std::string::npos) s = s.substr(0, paren);
-  s = trim(s);
-  std::replace(s.begin(), s.end(), ' ', '-');
-  static const std::pair<const char*, const char*> aliases[] = {
-      {"gpt-3-174.6b", "gpt-3-175b"}, {"llama-3-70b", "llama-3.1-70b"}, {"llama-3-405b", "llama-3.1-405b"}, {"llama-3-8b", "llama-3.1-8b"}};
-  for (const auto& [from, to] : aliases) {
-    if (s == from) return to;
-  }
-  return s;
-}
-
-std::optional<std::string> system_name(const std::string& text) {
-  const std::string s = lower(text);
-  static const std::pair<const char*, const char*> table[] = {
-      {"tpu v4", "tpu-v4"},   {"tpu v5p", "tpu-v5p"}, {"tpu v5e", "tpu-v5e"},   {"tpu v6e", "tpu-v6e"}, {"ironwood", "tpu-ironwood"},
-      {"gb200", "gb200-nvl72"}, {"gb300", "gb300-nvl72"}, {"b200", "b200"},     {"h800", "h800-sxm"},   {"h200", "h200"},
-      {"h100", "h100-sxm"},   {"a100", "a100-80gb"},   {"mi300x", "mi300x"},     {"mi355x", "mi355x"}};
-  for (const auto& [key, name] : table) {
-    if (has(s, key)) return std::string(name);
-  }
-  return std::nullopt;
-}
-
-std::string fmt_num(double v) {
-  std::string s = std::to_string(v);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
-
-/// Weight formats by component from `precision_weights`.
-void read_weights(const std::string& text, RowPlan& p) {
-  const std::string l = lower(text);
-  bool any = false;
-  for (const auto& c : clauses(l, ";")) {
-    const auto t = find_dtype(c);
-    if (!t || has(c, "router")) continue;
-    const bool attn = has(c, "attention"), ffn = has(c, "ffn") || has(c, "moe") || has(c, "expert") || has(c, "dense");
-    if (attn) p.w_attention = t;
-    if (ffn) p.w_ffn = p.w_experts = t;
-    if (!attn && !ffn && !any) p.w_attention = p.w_ffn = p.w_experts = t;
-    any = true;
-  }
-  if (!any) {
-    p.assumptions.push_back("weights format not stated ('" + text + "'): the checkpoint's own");
-  } else if (has(l, "unverified") || has(l, "not read")) {
-    p.assumptions.push_back("weights format as the row states but unverified ('" + text + "')");
-  }
-}
-
-/// KV-cache format and EP dispatch/combine formats from `precision_kv_or_activations`.
-void read_kv(const std::string& text, RowPlan& p) {
-  const std::string l = lower(text);
-  std::optional<DType> kv, plain, activations;
-  for (const auto& c : clauses(l, ";,/")) {
-    const auto t = find_dtype(c);
-    if (has(c, "dispatch") && t) {
-      p.layout.dispatch_bytes_per_element = p.prefill_layout.dispatch_bytes_per_element = bytes_per_element(*t);
-    }
-    if (has(c, "combine") && t) p.layout.combine_bytes_per_element = p.prefill_layout.combine_bytes_per_element = bytes_per_element(*t);
-    if (!t) continue;
-    if (has(c, "kv")) {
-      kv = t;
-    } else if (has(c, "activation")) {
-      activations = t;
-    } else if (!has(c, "dispatch") && !has(c, "combine") && !plain) {
-      plain = t;
-    }
-  }
-  if (kv) {
-    p.kv = *kv;
-    if (has(l, "unverified") || has(l, "typical")) p.assumptions.push_back("KV cache " + std::string(to_string(*kv)) + " as the row states but unverified");
-  } else if (plain) {
-    p.kv = *plain;
-  } else if (activations) {
-    p.kv = *activations;
-    p.assumptions.push_back("KV-cache format not stated ('" + text + "'): assumed " + std::string(to_string(*activations)) +
-                            ", the activations' format");
-  } else {
-    p.kv = DType::bf16;
-    p.assumptions.push_back("KV-cache format not stated ('" + text + "'): assumed bf16, the engines' default");
-  }
-}
-
-/// Layout terms from `parallelism`; returns whether any degree or layout was stated.
-bool read_layout(const std::string& text, int64_t chips, RowPlan& p) {
-  const std::string l = lower(text);
-  bool stated = false;
-  for (const auto& c : clauses(l)) {
-    const bool prefill_only = has(c, "prefill") && !has(c, "decode");
-    const bool decode_only = has(c, "decode") && !has(c, "prefill");
-    std::vector<ParallelLayout*> targets;
-    if (!decode_only) targets.push_back(&p.prefill_layout);
-    if (!prefill_only) targets.push_back(&p.layout);
-    const auto tp = degree(c, "tp"), ep = degree(c, "ep"), dp = degree(c, "dp");
-    const bool dp_word = dp || has(c, "dp ");
-    const bool attn = has(c, "attention") || has(c, "mla");
-    const bool shared = has(c, "shared") || has(c, "dense ffn");
-    const bool experts = !shared && (has(c, "moe") || has(c, "expert"));
-    for (auto* t : targets) {
-      if (attn && dp_word) t->tp_attention = 1, stated = true;
-      if (attn && !dp_word && tp) t->tp_attention = *tp, stated = true;
-      if (shared && dp_word) t->tp_ffn = 1, stated = true;
-      if (shared && !dp_word && tp) t->tp_ffn = *tp, stated = true;
-      if (experts && tp) t->tp_expert = *tp, stated = true;
-      if (ep && !shared) t->ep = *ep, stated = true;
-      if (!attn && !shared && !experts && tp) t->tp_attention = t->tp_ffn = *tp, stated = true;
-      if (has(c, "ws 2d") || has(c, "weight-stationary")) t->tp_attention = t->tp_ffn = chips, stated = true;
-      if (has(c, "wg xyz") || has(c, "weight-gathered")) t->weight_gathered = true, stated = true;
-      if ((has(c, "multiquery") || has(c, "kv")) && has(c, "by batch")) t->kv_sharded_by_batch = true;
-      if (has(c, "overlap") && (has(c, "batch") || has(c, "micro") || has(c, "pipeline"))) t->overlap_micro_batches = true;
-    }
-  }
-  if (has(l, "ws 2d") || has(l, "weight-stationary")) {
-    p.notes.push_back("weight-stationary 2D read as tensor parallel over all " + std::to_string(chips) +
-                      " chips (an all-reduce per attention and FFN block); the 2D layout's smaller traffic is not modelled");
-  }
-  if (has(l, "eplb")) p.notes.push_back("EPLB not modelled: routed load is uniform top-k, a lower bound on imbalance");
-  return stated;
-}
-
 }  // namespace
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::optional<double> first_number(std::string_view s) {
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) continue;
-    if (i > 0 && (std::isalpha(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '-')) {
-      // part of a name such as "TP8" or "H100": skip the whole token
-      while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-      continue;
-    }
-    std::string digits;
-    std::size_t j = i;
-    for (; j < s.size(); ++j) {
-      const char c = s[j];
-      if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
-        digits += c;
-      } else if (c == ',' && j + 3 < s.size() + 1 && j + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[j + 1]))) {
-        continue;  // thousands separator "16,384"
-      } else {
-        break;
-      }
-    }
-    try {
-      return std::stod(digits);
-    } catch (...) {
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
-}
-
-std::optional<double> single_number(std::string_view s) {
-  std::string t;
-  for (char c : s) {
-    if (c == ',' || std::isspace(static_cast<unsigned char>(c))) continue;
-    t += c;
-  }
-  if (t.empty()) return std::nullopt;
-  std::size_t used = 0;
-  try {
-    const double v = std::stod(t, &used);
-    if (used != t.size() || !std::isfinite(v)) return std::nullopt;
-    return v;
-  } catch (...) {
-    return std::nullopt;
-  }
-}
 
 Mapped plan_row(const Measurement& row_in, const std::vector<Measurement>& all) {
   std::size_t index = 0;

@@ -1,0 +1,73 @@
+// `chalk prices forward`: the input and output prices a deployment implies, beside a
+// provider's sheet. Shared options and helpers: prices_cli.h.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "chalk/prices.h"
+#include "deployment_options.h"
+#include "prices_cli.h"
+#include "table.h"
+
+namespace chalk::cli::prices_cli {
+
+void run_forward(const ForwardArgs& a) {
+  const Deployment d = resolve(a.deployment);
+  ForwardAssumptions fa;
+  fa.decode_batch = a.batch;
+  fa.decode_context_tokens = a.context;
+  fa.prompt_tokens = a.prompt;
+  fa.utilisation = a.utilisation;
+  fa.gross_margin = a.margin;
+  const ForwardPrices f = forward_prices(d, fa);
+  Table t;
+  t.columns = {{"source", "source"},
+               {"input_usd_per_mtok", "$/Mtok in", 4},
+               {"output_usd_per_mtok", "$/Mtok out", 4},
+               {"output_to_input_ratio", "out/in", 3},
+               {"cache_read_usd_per_mtok", "$/Mtok hit", 4},
+               {"cache_storage_usd_per_mtok_per_hour", "$/Mtok/h stored", 4},
+               {"long_context_threshold_tokens", "step at"}};
+  t.add({fmt::format("chalk: {} on {} x {}", f.model, f.n_chips, f.system), mtok(f.input), mtok(f.output), f.output / f.input,
+         mtok(f.cache_read), to_usd_per_mtok_per_hour(f.storage_hbm),
+         f.long_context_threshold_tokens ? Cell(*f.long_context_threshold_tokens) : Cell{}});
+  if (!a.compare.empty()) {
+    const PriceSheet s = load_price_sheet(a.compare);
+    t.add({fmt::format("{}: {} ({})", s.provider, s.model, s.date), mtok(s.input), mtok(s.output), s.output / s.input,
+           opt_mtok(s.cache.read), s.cache.storage ? Cell(to_usd_per_mtok_per_hour(*s.cache.storage)) : Cell{},
+           s.long_context.empty() ? Cell{} : Cell(s.long_context.front().threshold_tokens)});
+  }
+  if (a.output.csv) {
+    print_csv(std::cout, t);
+    return;
+  }
+  if (a.output.json) {
+    auto j = describe_json(d);
+    j["forward"] = {{"decode_batch", f.decode_batch},
+                    {"decode_context_tokens", a.context},
+                    {"prompt_tokens", a.prompt},
+                    {"utilisation", a.utilisation},
+                    {"gross_margin", a.margin},
+                    {"markup", f.markup},
+                    {"kv_bytes_per_token", f.kv_bytes_per_token.value()},
+                    {"decode_t_step_ms", to_ms(f.decode.t_step)},
+                    {"decode_bound", to_string(f.decode.bound)},
+                    {"prefill_bound", to_string(f.prefill.bound)},
+                    {"input_cost_usd_per_mtok", mtok(f.input_cost)},
+                    {"output_cost_usd_per_mtok", mtok(f.output_cost)},
+                    {"memory_fits", f.memory_fits}};
+    j["prices"] = to_json(t);
+    std::cout << j.dump(2) << '\n';
+    return;
+  }
+  std::cout << "chalk prices forward: the prices a deployment implies (cost per token = n price t_step / B, x markup)\n" << describe_text(d);
+  std::cout << fmt::format("decode      batch {} at context {}: step {} ms, {}-bound{}\n", f.decode_batch, a.context,
+                           format_number(to_ms(f.decode.t_step), 4), to_string(f.decode.bound),
+                           f.memory_fits ? "" : " (DOES NOT FIT in HBM)");
+  std::cout << fmt::format("prefill     {} tokens: {} ms, {}-bound\n", a.prompt, format_number(to_ms(f.prefill.t_step), 4), to_string(f.prefill.bound));
+  std::cout << fmt::format("markup      x{} = 1 / (utilisation {} x (1 - margin {}))\n\n", format_number(f.markup, 4),
+                           format_number(a.utilisation, 3), format_number(a.margin, 3));
+  print_table(std::cout, t);
+}
+
+}  // namespace chalk::cli::prices_cli

@@ -1,0 +1,228 @@
+// `chalk prices infer`: a price sheet read backwards (lecture 1:32:51-2:03:48), from a
+// built-in sheet, a file or prices given as flags, under assumptions given as VALUE or
+// LOW:VALUE:HIGH. Shared options and helpers: prices_cli.h.
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "chalk/error.h"
+#include "chalk/prices.h"
+#include "deployment_options.h"
+#include "prices_cli.h"
+#include "table.h"
+
+namespace chalk::cli::prices_cli {
+namespace {
+
+/// "VALUE" (a point) or "LOW:VALUE:HIGH", each a positive number.
+Estimate<double> parse_estimate(const std::string& text, const std::string& flag) {
+  std::vector<double> v;
+  size_t start = 0;
+  while (true) {
+    const size_t colon = text.find(':', start);
+    const std::string item = text.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    size_t used = 0;
+    double x = 0;
+    try {
+      x = std::stod(item, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size() || !std::isfinite(x)) {
+      throw InputError(flag, "expected VALUE or LOW:VALUE:HIGH (numbers), got '" + text + "'");
+    }
+    v.push_back(x);
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  if (v.size() == 1) return {v[0], v[0], v[0]};
+  if (v.size() == 3) return {v[1], v[0], v[2]};
+  throw InputError(flag, "expected VALUE or LOW:VALUE:HIGH, got '" + text + "'");
+}
+
+template <class Q>
+void set_estimate(Estimate<Q>& e, const std::string& text, const std::string& flag, double scale = 1) {
+  if (text.empty()) return;
+  const auto d = parse_estimate(text, flag);
+  e = {Q(d.value * scale), Q(d.low * scale), Q(d.high * scale)};
+}
+void set_estimate(Estimate<double>& e, const std::string& text, const std::string& flag) {
+  if (!text.empty()) e = parse_estimate(text, flag);
+}
+
+void positive(const std::optional<double>& v, const std::string& flag) {
+  if (v && !(*v > 0 && std::isfinite(*v))) throw InputError(flag, "must be a positive number, got " + format_number(*v, 4));
+}
+void non_negative(const std::optional<double>& v, const std::string& flag) {
+  if (v && !(*v >= 0 && std::isfinite(*v))) throw InputError(flag, "must be a number >= 0, got " + format_number(*v, 4));
+}
+
+PriceSheet sheet_from_args(const InferArgs& a) {
+  const PriceFlags& f = a.prices;
+  positive(f.input, "--input-usd-per-mtok");
+  positive(f.output, "--output-usd-per-mtok");
+  non_negative(f.cache_read, "--cache-read-usd-per-mtok");
+  non_negative(f.storage, "--cache-storage-usd-per-mtok-per-hour");
+  non_negative(f.write_5min, "--cache-write-5min-usd-per-mtok");
+  non_negative(f.write_1h, "--cache-write-1h-usd-per-mtok");
+  if (f.threshold && *f.threshold <= 0) {
+    throw InputError("--long-context-threshold-tokens", "must be a positive number of prompt tokens, got " + std::to_string(*f.threshold));
+  }
+  positive(f.lc_input_multiplier, "--long-context-input-multiplier");
+  positive(f.lc_output_multiplier, "--long-context-output-multiplier");
+  positive(f.fast, "--fast-multiplier");
+  positive(f.fast_speedup, "--fast-speedup");
+  positive(f.priority, "--priority-multiplier");
+  positive(f.flex, "--flex-multiplier");
+  positive(f.off_peak, "--off-peak-multiplier");
+  if (f.batch && !(*f.batch > 0 && *f.batch <= 1)) throw InputError("--batch-multiplier", "must be in (0, 1], got " + format_number(*f.batch, 4));
+
+  PriceSheet s;
+  if (!a.sheet.empty()) {
+    s = load_price_sheet(a.sheet);
+  } else {
+    if (!f.input) throw InputError("--input-usd-per-mtok", "required without a sheet NAME");
+    if (!f.output) throw InputError("--output-usd-per-mtok", "required without a sheet NAME");
+    s.name = "command-line";
+    s.provider = s.model = "(given as flags)";
+    s.date = "undated";
+    s.source = "command-line flags";
+  }
+  if (f.input) s.input = usd_per_million_tokens(*f.input);
+  if (f.output) s.output = usd_per_million_tokens(*f.output);
+  if (f.cache_read) s.cache.read = usd_per_million_tokens(*f.cache_read);
+  if (f.storage) s.cache.storage = usd_per_mtok_per_hour(*f.storage);
+  if (f.write_5min || f.write_1h) {
+    s.cache.writes.clear();
+    if (f.write_5min) s.cache.writes.push_back({seconds(300), usd_per_million_tokens(*f.write_5min)});
+    if (f.write_1h) s.cache.writes.push_back({seconds(3600), usd_per_million_tokens(*f.write_1h)});
+  }
+  if (f.threshold) {
+    LongContextTier t;
+    t.threshold_tokens = *f.threshold;
+    t.input = s.input * f.lc_input_multiplier.value_or(2.0);
+    t.output = s.output * f.lc_output_multiplier.value_or(1.5);
+    s.long_context = {t};
+  } else if (f.lc_input_multiplier || f.lc_output_multiplier) {
+    throw InputError("--long-context-threshold-tokens", "required with a long-context multiplier");
+  }
+  if (f.batch) s.batch = BatchDiscount{*f.batch, "command line"};
+  auto tier = [&](ServiceTierKind k, const std::optional<double>& m, std::optional<double> speedup) {
+    if (!m) return;
+    std::erase_if(s.service_tiers, [&](const ServiceTier& t) { return t.kind == k; });
+    ServiceTier t;
+    t.kind = k;
+    t.input = s.input * *m;
+    t.output = s.output * *m;
+    if (s.cache.read) t.cache_read = *s.cache.read * *m;
+    t.stated_speedup = speedup;
+    t.source = "command line";
+    s.service_tiers.push_back(t);
+  };
+  if (f.fast_speedup && !f.fast) throw InputError("--fast-speedup", "needs --fast-multiplier");
+  tier(ServiceTierKind::fast, f.fast, f.fast_speedup);
+  tier(ServiceTierKind::priority, f.priority, std::nullopt);
+  tier(ServiceTierKind::flex, f.flex, std::nullopt);
+  if (f.off_peak) s.off_peak = OffPeak{"command line", s.input * *f.off_peak, s.output * *f.off_peak, std::nullopt, "command line"};
+  validate(s, a.sheet.empty() ? "command line" : a.sheet);
+  return s;
+}
+
+InferenceAssumptions assumptions_from_args(const AssumptionFlags& f) {
+  InferenceAssumptions a;
+  set_estimate(a.active_params, f.active_params, "--active-params");
+  set_estimate(a.flops_per_byte, f.flops_per_byte, "--flops-per-byte");
+  set_estimate(a.attention_flops_per_kv_byte, f.attention, "--attention-flops-per-kv-byte");
+  set_estimate(a.weight_bytes, f.weights_gb, "--weights-gb", 1e9);
+  set_estimate(a.decode_context_tokens, f.decode_context, "--decode-context");
+  set_estimate(a.kv_bytes_per_token, f.kv_bytes_per_token, "--kv-bytes-per-token");
+  set_estimate(a.tier_costs.hbm_share_of_chip_price, f.hbm_share, "--hbm-share-of-chip-price");
+  set_estimate(a.tier_costs.dram, f.dram, "--dram-usd-per-gb-hour", 1e-9 / 3600);
+  set_estimate(a.tier_costs.flash, f.flash, "--flash-usd-per-gb-hour", 1e-9 / 3600);
+  set_estimate(a.tier_costs.disk, f.disk, "--disk-usd-per-gb-hour", 1e-9 / 3600);
+  if (f.step_budget_ms) a.step_budget = milliseconds(*f.step_budget_ms);
+  if (f.storage_duration_s) a.storage_duration = seconds(*f.storage_duration_s);
+  a.base_batch = f.base_batch;
+  validate(a);
+  return a;
+}
+
+std::string range_text(const Estimate<double>& e, int sig = 3) {
+  if (e.low == e.high) return format_number(e.value, sig);
+  return fmt::format("{} ({}..{})", format_number(e.value, sig), format_number(e.low, sig), format_number(e.high, sig));
+}
+
+}  // namespace
+
+void run_infer(const InferArgs& a) {
+  const PriceSheet s = sheet_from_args(a);
+  const InferenceAssumptions as = assumptions_from_args(a.assumptions);
+  const Deployment d = resolve(a.deployment);
+  const PriceInference p = infer_prices(s, as, d);
+  Table t;
+  t.columns = {{"inference", "inf"},      {"subject", "subject"}, {"quantity", "quantity"}, {"value", "value", 4},
+               {"low", "low", 4},         {"high", "high", 4},     {"note", "note"}};
+  for (const auto& f : inference_figures(p)) t.add({f.inference, f.subject, f.quantity, f.figure.value, f.figure.low, f.figure.high, f.note});
+  auto est = [](const auto& e) { return nlohmann::json{{"value", e.value.value()}, {"low", e.low.value()}, {"high", e.high.value()}}; };
+  auto est_d = [](const Estimate<double>& e) { return nlohmann::json{{"value", e.value}, {"low", e.low}, {"high", e.high}}; };
+  if (a.output.csv) {
+    print_csv(std::cout, t);
+    return;
+  }
+  if (a.output.json) {
+    nlohmann::json j;
+    j["sheet"] = {{"name", s.name}, {"provider", s.provider}, {"model", s.model}, {"date", s.date}, {"source", s.source}};
+    j["assumptions"] = {{"active_params", est_d(as.active_params)},
+                        {"flops_per_byte", est(as.flops_per_byte)},
+                        {"attention_flops_per_kv_byte", est(as.attention_flops_per_kv_byte)},
+                        {"weights_bytes", est(as.weight_bytes)},
+                        {"decode_context_tokens", est_d(as.decode_context_tokens)},
+                        {"kv_bytes_per_token_without_step", est(as.kv_bytes_per_token)},
+                        {"step_budget_ms", to_ms(as.step_budget)},
+                        {"storage_duration_s", as.storage_duration.value()},
+                        {"hbm_share_of_chip_price", est_d(as.tier_costs.hbm_share_of_chip_price)}};
+    j["deployment"] = describe_json(d);
+    j["kv_bytes_per_token"] = est(p.kv_bytes_per_token);
+    j["kv_from_price_step"] = p.kv_from_step;
+    j["output_costs_more_than_input"] = p.phases.output_costs_more;
+    nlohmann::json storage = nlohmann::json::array();
+    for (const auto& st : p.storage) {
+      storage.push_back({{"basis", st.basis}, {"hold_s", st.duration.value()}, {"tier_by_cost", st.tier_by_cost},
+                         {"tier_by_duration", st.tier_by_duration}});
+    }
+    j["memory_tiers"] = storage;
+    j["figures"] = to_json(t);
+    std::cout << j.dump(2) << '\n';
+    return;
+  }
+  std::cout << fmt::format("chalk prices infer: {} ({}, {}), read backwards (lecture 1:32:51-2:03:48)\n", s.model, s.provider, s.date);
+  const auto& n = as.active_params;
+  const auto& at = as.attention_flops_per_kv_byte;
+  std::cout << fmt::format("assumptions N_active {} ({}..{}); F/W {} FLOP/B; attention {} FLOP per KV byte; decode weights {} GB; "
+                           "decode context {}; step budget {} ms\n",
+                           human_count(n.value), human_count(n.low), human_count(n.high),
+                           range_text({as.flops_per_byte.value.value(), as.flops_per_byte.low.value(), as.flops_per_byte.high.value()}),
+                           range_text({at.value.value(), at.low.value(), at.high.value()}),
+                           range_text({to_gb(as.weight_bytes.value), to_gb(as.weight_bytes.low), to_gb(as.weight_bytes.high)}),
+                           range_text(as.decode_context_tokens), format_number(to_ms(as.step_budget), 3));
+  std::cout << fmt::format("stand-in    {} on {} x {} (chip, tiers and the model of (e)); change with --model/--hardware\n", d.model.name,
+                           d.n_chips, d.system.name);
+  const auto& kv = p.kv_bytes_per_token;
+  std::cout << fmt::format("(a) KV      {} bytes per token {}\n", range_text({kv.value.value(), kv.low.value(), kv.high.value()}),
+                           p.kv_from_step ? fmt::format("from the price step at {} tokens", p.step->threshold_tokens) : "assumed (no price step)");
+  std::cout << fmt::format("(b) phases  output/input = {}: {}\n", format_number(p.phases.output_to_input_ratio, 3),
+                           p.phases.output_costs_more ? "output tokens cost more than input tokens; decode is memory-bound, prefill compute-bound"
+                                                      : "output is NOT dearer than input, against a memory-bound decode");
+  for (const auto& st : p.storage) {
+    std::cout << fmt::format("(d) {}: by cost {}; by duration ({} s) {}\n", st.basis, st.tier_by_cost.empty() ? "no tier" : st.tier_by_cost,
+                             st.duration.value(), st.tier_by_duration.empty() ? "no tier" : st.tier_by_duration);
+  }
+  std::cout << '\n';
+  print_table(std::cout, t);
+}
+
+}  // namespace chalk::cli::prices_cli

@@ -1,0 +1,230 @@
+// `chalk serving frontier` and `modes`: the latency-cost frontier over batch and chips
+// per replica, and the fast and slow modes read off it. Shared options and helpers:
+// serving_cli.h.
+#include <cmath>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "chalk/error.h"
+#include "chalk/io.h"
+#include "chalk/serving.h"
+#include "deployment_options.h"
+#include "serving_cli.h"
+#include "table.h"
+
+namespace chalk::cli::serving_cli {
+
+// ---------------------------------------------------------------------------------------
+// frontier
+
+Table frontier_table(const std::vector<FrontierPoint>& pts) {
+  Table t;
+  t.columns = {{"chips", "chips"},
+               {"batch", "batch"},
+               {"memory_full", "fills HBM"},
+               {"t_compute_ms", "compute ms"},
+               {"t_weights_ms", "weights ms"},
+               {"t_kv_ms", "KV ms"},
+               {"t_comm_ms", "comm ms"},
+               {"t_step_ms", "step ms"},
+               {"bound", "bound"},
+               {"user_tok_per_s", "tok/s/user"},
+               {"chip_tok_per_s", "tok/s/chip"},
+               {"cost_usd_per_mtok", "$/Mtok"},
+               {"on_frontier", "frontier"}};
+  for (const auto& p : pts) {
+    t.add({p.n_chips, p.batch, std::string(p.memory_full ? "yes" : "no"), to_ms(p.t_compute), to_ms(p.t_weights),
+           to_ms(p.t_kv), to_ms(p.t_comm), to_ms(p.t_step), std::string(to_string(p.bound)), p.tokens_per_s_per_user.value(),
+           p.tokens_per_s_per_chip.value(), cost_cell(p.cost_per_token), std::string(p.on_frontier ? "yes" : "no")});
+  }
+  return t;
+}
+
+nlohmann::json excluded_json(const std::vector<ExcludedReplica>& ex) {
+  auto j = nlohmann::json::array();
+  for (const auto& e : ex) j.push_back({{"chips", e.n_chips}, {"reason", e.reason}});
+  return j;
+}
+
+Loaded load(const ServingArgs& a) {
+  forbid_chips(a);
+  Loaded l{load_model(a.deployment.model), load_system(a.deployment.hardware), {}, {}};
+  l.base = base_options(a.deployment);
+  DeploymentOptions o = l.base;
+  o.n_chips = l.system.scale_up_domain;
+  l.shown = make_deployment(l.model, l.system, o);
+  return l;
+}
+
+FrontierOptions frontier_options(const ServingArgs& a, const ServingLevers& lev) {
+  FrontierOptions o;
+  o.context = single_int(a.context, "--context", 0, 1LL << 30);
+  o.batches = batch_list(a);
+  o.replica_chips = replica_list(a);
+  o.levers = lev;
+  return o;
+}
+
+void run_frontier(const ServingArgs& a) {
+  const ServingLevers lev = levers_of(a.levers);
+  const Loaded l = load(a);
+  const FrontierOptions o = frontier_options(a, lev);
+  const Frontier f = latency_cost_frontier(l.model, l.system, l.base, o);
+  const Table t = frontier_table(a.all_points ? f.points : f.frontier);
+  nlohmann::json head = describe_json(l.shown);
+  head["assumptions"]["chips"] = "varied: see replica_chips";
+  head["levers"] = levers_json(lev);
+  head["context_tokens"] = f.context;
+  head["excluded_replicas"] = excluded_json(f.excluded);
+  head["points_evaluated"] = f.points.size();
+  head["points_beyond_memory"] = f.points_beyond_memory;
+  std::string text = fmt::format(
+      "chalk serving frontier: tokens/s per user against cost per token over batch and chips per replica, at {} tokens "
+      "of context\n{}levers      {}\n{} points fit in HBM ({} beyond memory dropped); {} on the frontier{}\n",
+      f.context, describe_text(l.shown), describe_levers(lev), f.points.size(), f.points_beyond_memory, f.frontier.size(),
+      a.all_points ? "" : " (--all-points lists every point)");
+  for (const auto& e : f.excluded) text += fmt::format("excluded    {} chips: {}\n", e.n_chips, e.reason);
+  print(a, t, head, text);
+}
+
+// ---------------------------------------------------------------------------------------
+// modes
+
+namespace {
+
+nlohmann::json point_json(const ModePoint& p) {
+  return {{"chips", p.n_chips},
+          {"batch", p.batch},
+          {"t_step_ms", to_ms(p.step.t_step)},
+          {"t_compute_ms", to_ms(p.step.t_compute)},
+          {"t_weights_ms", to_ms(p.step.t_weights)},
+          {"t_kv_ms", to_ms(p.step.t_kv)},
+          {"t_comm_ms", to_ms(p.step.t_comm)},
+          {"t_overhead_ms", to_ms(p.step.t_overhead)},
+          {"bound", to_string(p.step.bound)},
+          {"user_tok_per_s", p.tokens_per_s_per_user.value()},
+          {"chip_tok_per_s", p.tokens_per_s_per_chip.value()},
+          {"cost_usd_per_mtok", p.cost_per_token ? nlohmann::json(to_usd_per_mtok(*p.cost_per_token)) : nlohmann::json()}};
+}
+
+}  // namespace
+
+nlohmann::json modes_json(const ModesReport& r) {
+  nlohmann::json fast = nlohmann::json::array(), budget = nlohmann::json::array();
+  for (const auto& q : r.fast) {
+    fast.push_back({{"speed_multiple", q.speed_multiple},
+                    {"reachable", q.point.has_value()},
+                    {"price_multiple", q.point ? nlohmann::json(q.price_multiple) : nlohmann::json()},
+                    {"point", q.point ? point_json(*q.point) : nlohmann::json()}});
+  }
+  for (const auto& q : r.budget) {
+    budget.push_back({{"price_multiple", q.price_multiple},
+                      {"speed_multiple", q.speed_multiple},
+                      {"price_multiple_used", q.price_multiple_used},
+                      {"capped_by_fastest", q.capped_by_fastest},
+                      {"point", point_json(q.point)}});
+  }
+  return {{"context_tokens", r.context},
+          {"baseline_rule", r.baseline_rule},
+          {"baseline", point_json(r.baseline)},
+          {"fast_mode", fast},
+          {"budget", budget},
+          {"fastest", point_json(r.fastest)},
+          {"max_speed_multiple", r.max_speed_multiple},
+          {"price_multiple_at_fastest", r.price_multiple_at_fastest},
+          {"what_stops_it", r.what_stops_it},
+          {"slow_mode",
+           {{"cheapest", point_json(r.cheapest)},
+            {"asymptotic_chip_tok_per_s", r.asymptotic_tokens_per_s_per_chip.value()},
+            {"asymptotic_cost_usd_per_mtok",
+             r.asymptotic_cost_per_token ? nlohmann::json(to_usd_per_mtok(*r.asymptotic_cost_per_token)) : nlohmann::json()},
+            {"floor_gap", r.floor_gap},
+            {"price_multiple", r.slow_price_multiple},
+            {"speed_multiple", r.slow_speed_multiple}}},
+          {"excluded_replicas", excluded_json(r.excluded)}};
+}
+
+namespace {
+
+std::string cost_text(const std::optional<UsdPerToken>& c) {
+  return c ? fmt::format("${:.3g}/Mtok", to_usd_per_mtok(*c)) : std::string("(no price)");
+}
+
+std::string point_text(const ModePoint& p) {
+  return fmt::format("batch {} on {} chips: {:.4g} tok/s/user, step {:.3g} ms ({}), {:.4g} tok/s/chip, {}", p.batch, p.n_chips,
+                     p.tokens_per_s_per_user.value(), to_ms(p.step.t_step), to_string(p.step.bound),
+                     p.tokens_per_s_per_chip.value(), cost_text(p.cost_per_token));
+}
+
+}  // namespace
+
+std::string modes_text(const ModesReport& r) {
+  std::string s;
+  s += fmt::format("baseline    {}\n            {}\n", r.baseline_rule, point_text(r.baseline));
+  s += "fast mode\n";
+  for (const auto& q : r.fast) {
+    if (q.point) {
+      s += fmt::format("  {:g}x the speed costs {:.3g}x the price: {}\n", q.speed_multiple, q.price_multiple, point_text(*q.point));
+    } else {
+      s += fmt::format("  {:g}x the speed is out of reach: the fastest point is {:.3g}x\n", q.speed_multiple, r.max_speed_multiple);
+    }
+  }
+  for (const auto& q : r.budget) {
+    s += fmt::format("  {:g}x the price buys {:.3g}x the speed (using {:.3g}x){}: {}\n", q.price_multiple, q.speed_multiple,
+                     q.price_multiple_used, q.capped_by_fastest ? ", capped by the fastest point" : "", point_text(q.point));
+  }
+  s += fmt::format("  fastest: {:.3g}x the speed at {:.3g}x the price: {}\n", r.max_speed_multiple, r.price_multiple_at_fastest,
+                   point_text(r.fastest));
+  s += "  what stops it: " + r.what_stops_it + "\n";
+  s += "slow mode\n";
+  s += fmt::format("  cost floor within HBM: {}\n", point_text(r.cheapest));
+  s += fmt::format("  = {:.3g}x the baseline price at {:.3g}x its speed\n", r.slow_price_multiple, r.slow_speed_multiple);
+  s += fmt::format("  floor of the hyperbola (batch -> infinity on {} chips, memory unlimited): {:.4g} tok/s/chip, {}; "
+                   "batching within HBM gets within {:.3g}x of it\n",
+                   r.cheapest.n_chips, r.asymptotic_tokens_per_s_per_chip.value(), cost_text(r.asymptotic_cost_per_token),
+                   r.floor_gap);
+  for (const auto& e : r.excluded) s += fmt::format("  excluded {} chips: {}\n", e.n_chips, e.reason);
+  return s;
+}
+
+ModesOptions modes_options(const ServingArgs& a, const ServingLevers& lev) {
+  ModesOptions o;
+  o.context = single_int(a.context, "--context", 0, 1LL << 30);
+  o.replica_chips = replica_list(a);
+  o.levers = lev;
+  o.speed_multiples = parse_double_list(a.speed_multiples, "--speed-multiple");
+  o.price_multiples = parse_double_list(a.price_multiples, "--price-multiple");
+  o.baseline_tokens_per_s_per_user = a.baseline_speed;
+  o.baseline_cost_tolerance = a.baseline_tolerance;
+  if (a.baseline_speed && (!(*a.baseline_speed > 0) || !std::isfinite(*a.baseline_speed))) {
+    throw InputError("--baseline-tok-per-s-per-user", "must be positive, got " + format_number(*a.baseline_speed, 4));
+  }
+  return o;
+}
+
+void run_modes(const ServingArgs& a) {
+  const ServingLevers lev = levers_of(a.levers);
+  const Loaded l = load(a);
+  const ModesReport r = fast_and_slow_modes(l.model, l.system, l.base, modes_options(a, lev));
+  if (a.output.csv) throw InputError("--csv", "modes prints a report; use --json for programs");
+  if (a.output.json) {
+    nlohmann::json j = describe_json(l.shown);
+    j["assumptions"]["chips"] = "varied: 1..scale-up domain unless --replica-chips";
+    j["levers"] = levers_json(lev);
+    j["modes"] = modes_json(r);
+    std::cout << j.dump(2) << '\n';
+    return;
+  }
+  std::cout << fmt::format(
+                   "chalk serving modes: what a faster or a cheaper mode costs (the lecture's opening question), at {} "
+                   "tokens of context\n",
+                   r.context)
+            << describe_text(l.shown) << "levers      " << describe_levers(lev) << "\n"
+            << "replicas    every size from 1 chip to the scale-up domain unless --replica-chips; roofline only\n\n"
+            << modes_text(r);
+}
+
+}  // namespace chalk::cli::serving_cli

@@ -1,0 +1,180 @@
+// `chalk serving sweep`, `balance` and `window`: decode step time, speed and cost against
+// batch and context; where decode turns compute-bound; the batching window. One deployment,
+// a fixed chip count. Shared options and helpers: serving_cli.h.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "chalk/error.h"
+#include "chalk/io.h"
+#include "chalk/serving.h"
+#include "deployment_options.h"
+#include "serving_cli.h"
+#include "table.h"
+
+namespace chalk::cli::serving_cli {
+namespace {
+
+Cell opt_cell(const std::optional<int64_t>& v) { return v ? Cell(*v) : Cell(std::string("none")); }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// sweep
+
+Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts) {
+  Table t;
+  t.columns = {{"chips", "chips"},
+               {"batch", "batch"},
+               {"context_tokens", "context"},
+               {"kv_read_tokens", "KV read"},
+               {"t_compute_ms", "compute ms"},
+               {"t_weights_ms", "weights ms"},
+               {"t_kv_ms", "KV ms"},
+               {"t_comm_ms", "comm ms"},
+               {"t_overhead_ms", "overhead ms"},
+               {"t_step_ms", "step ms"},
+               {"bound", "bound"},
+               {"replica_tok_per_s", "tok/s"},
+               {"user_tok_per_s", "tok/s/user"},
+               {"chip_tok_per_s", "tok/s/chip"},
+               {"cost_usd_per_mtok", "$/Mtok"},
+               {"cost_compute_usd_per_mtok", "compute $/Mtok"},
+               {"cost_weights_usd_per_mtok", "weights $/Mtok"},
+               {"cost_kv_usd_per_mtok", "KV $/Mtok"},
+               {"cost_comm_usd_per_mtok", "comm $/Mtok"},
+               {"fits_in_hbm", "fits"}};
+  for (const auto& p : pts) {
+    const auto& s = p.step;
+    auto c = [&](UsdPerToken TermCosts::*m) { return p.cost ? Cell(to_usd_per_mtok((*p.cost).*m)) : Cell{}; };
+    t.add({d.n_chips, p.batch, p.context, p.tokens_read, to_ms(s.t_compute), to_ms(s.t_weights), to_ms(s.t_kv),
+           to_ms(s.t_comm), to_ms(s.t_overhead), to_ms(s.t_step), std::string(to_string(s.bound)), s.tokens_per_s.value(),
+           s.tokens_per_s_per_user.value(), s.tokens_per_s_per_chip.value(), c(&TermCosts::total), c(&TermCosts::compute),
+           c(&TermCosts::weights), c(&TermCosts::kv), c(&TermCosts::comm), std::string(p.fits ? "yes" : "no")});
+  }
+  return t;
+}
+
+void run_sweep(const ServingArgs& a) {
+  const ServingLevers lev = levers_of(a.levers);
+  const Deployment d = resolve(a.deployment);
+  const auto batches = batch_list(a);
+  const auto contexts = parse_int_list(a.context, "--context", 0, 1LL << 30);
+  if (batches.size() * contexts.size() > 200000) {
+    throw InputError("--batch", fmt::format("{} batches x {} contexts is more than 200,000 rows; narrow --batch or --context",
+                                            batches.size(), contexts.size()));
+  }
+  const auto pts = serving_sweep(d, batches, contexts, lev);
+  nlohmann::json head = describe_json(d);
+  head["levers"] = levers_json(lev);
+  print(a, sweep_table(d, pts), head,
+        "chalk serving sweep: decode step time, speed and cost against batch and context, each term apart\n"
+        "(lecture 7:46-15:30; T_step = max(T_compute, T_weights + T_kv) + T_comm + T_overhead; cost per term = n price T_term / tokens)\n" +
+            describe_text(d) + "levers      " + describe_levers(lev) + "\n");
+}
+
+// ---------------------------------------------------------------------------------------
+// balance
+
+void run_balance(const ServingArgs& a) {
+  const ServingLevers lev = levers_of(a.levers);
+  const Deployment d = resolve(a.deployment);
+  const int64_t s = single_int(a.context, "--context", 0, 1LL << 30);
+  const BalancePoints b = balance_points(d, s, a.crossover_batch, lev);
+  Table t;
+  t.columns = {{"quantity", "quantity"}, {"value", "value", 4}, {"unit", "unit"}, {"how", "how"}};
+  t.add({std::string("lecture balance batch, peak F/W"), b.lecture_batch_peak, std::string("sequences"),
+         std::string("N_total b_w F / (2 N_active W) (lecture 15:53)")});
+  t.add({std::string("lecture balance batch, achievable F/W"), b.lecture_batch_effective, std::string("sequences"),
+         std::string("same with F x eff_mm, W x eff_hbm")});
+  t.add({std::string("compute-bound from batch, no KV"), opt_cell(b.batch_without_kv), std::string("sequences"),
+         std::string("smallest B with T_compute >= T_weights at context 0, solved on the step")});
+  t.add({std::string("compute-bound from batch, with KV"), opt_cell(b.batch_with_kv), std::string("sequences"),
+         fmt::format("smallest B with T_compute >= T_weights + T_kv at context {}", s)});
+  t.add({std::string("context beyond which never compute-bound"), opt_cell(b.context_never_compute_bound), std::string("tokens"),
+         std::string("one sequence's KV read outlasts its compute (lecture 11:00)")});
+  t.add({std::string("context where KV fetch overtakes weight fetch"), opt_cell(b.kv_overtakes_weights_context),
+         std::string("tokens"), fmt::format("smallest S with T_kv >= T_weights at batch {}", b.crossover_batch)});
+  nlohmann::json head = describe_json(d);
+  head["levers"] = levers_json(lev);
+  head["balance"] = {{"context_tokens", s},
+                     {"lecture_batch_peak", b.lecture_batch_peak},
+                     {"lecture_batch_effective", b.lecture_batch_effective},
+                     {"batch_without_kv", opt_json(b.batch_without_kv)},
+                     {"batch_with_kv", opt_json(b.batch_with_kv)},
+                     {"context_never_compute_bound_tokens", opt_json(b.context_never_compute_bound)},
+                     {"crossover_batch", b.crossover_batch},
+                     {"kv_overtakes_weights_context_tokens", opt_json(b.kv_overtakes_weights_context)}};
+  print(a, t, head,
+        "chalk serving balance: where decode turns compute-bound (lecture 15:53-19:52) and where KV overtakes weights\n" +
+            describe_text(d) + "levers      " + describe_levers(lev) + "\n");
+}
+
+// ---------------------------------------------------------------------------------------
+// window
+
+nlohmann::json window_json(const BatchingWindow& w) {
+  nlohmann::json j = {{"context_tokens", w.context},
+                      {"hbm_sweep_peak_ms", to_ms(w.hbm_sweep_peak)},
+                      {"hbm_sweep_effective_ms", to_ms(w.hbm_sweep_effective)},
+                      {"weights_fit", w.weights_fit},
+                      {"batch_fills_memory", w.batch_fills_memory}};
+  if (w.step) {
+    j["t_step_ms"] = to_ms(w.step->t_step);
+    j["t_compute_ms"] = to_ms(w.step->t_compute);
+    j["t_weights_ms"] = to_ms(w.step->t_weights);
+    j["t_kv_ms"] = to_ms(w.step->t_kv);
+    j["bound"] = to_string(w.step->bound);
+    j["steps_per_s"] = w.steps_per_second;
+    j["replica_tok_per_s"] = w.replica_tokens_per_s.value();
+    j["user_tok_per_s"] = w.tokens_per_s_per_user.value();
+    j["cost_usd_per_mtok"] = w.step->cost_per_token ? nlohmann::json(to_usd_per_mtok(*w.step->cost_per_token)) : nlohmann::json();
+  }
+  return j;
+}
+
+void run_window(const ServingArgs& a) {
+  const ServingLevers lev = levers_of(a.levers);
+  const Deployment d = resolve(a.deployment);
+  const auto contexts = parse_int_list(a.context, "--context", 0, 1LL << 30);
+  Table t;
+  t.columns = {{"context_tokens", "context"},
+               {"hbm_sweep_peak_ms", "HBM sweep ms (peak)"},
+               {"hbm_sweep_effective_ms", "HBM sweep ms (achievable)"},
+               {"batch_fills_memory", "batch filling HBM"},
+               {"t_step_ms", "step ms"},
+               {"bound", "bound"},
+               {"steps_per_s", "steps/s"},
+               {"replica_tok_per_s", "tok/s per replica"},
+               {"user_tok_per_s", "tok/s/user"},
+               {"cost_usd_per_mtok", "$/Mtok"}};
+  nlohmann::json windows = nlohmann::json::array();
+  for (int64_t s : contexts) {
+    const BatchingWindow w = batching_window(d, s, lev);
+    windows.push_back(window_json(w));
+    if (w.step) {
+      t.add({s, to_ms(w.hbm_sweep_peak), to_ms(w.hbm_sweep_effective), w.batch_fills_memory, to_ms(w.step->t_step),
+             std::string(to_string(w.step->bound)), w.steps_per_second, w.replica_tokens_per_s.value(),
+             w.tokens_per_s_per_user.value(), cost_cell(w.step->cost_per_token)});
+    } else {
+      t.add({s, to_ms(w.hbm_sweep_peak), to_ms(w.hbm_sweep_effective), int64_t{0}, Cell{}, std::string("does not fit"), Cell{},
+             Cell{}, Cell{}, Cell{}});
+    }
+  }
+  nlohmann::json head = describe_json(d);
+  head["levers"] = levers_json(lev);
+  head["windows"] = windows;
+  const TokensPerSecond lecture = deployment_tokens_per_s(2000, seconds(1.0 / 64));
+  print(a, t, head,
+        "chalk serving window: how often the train departs (lecture 21:51-27:38)\n" + describe_text(d) + "levers      " +
+            describe_levers(lev) +
+            fmt::format("\nA step that reads all of HBM takes capacity / bandwidth; a replica holding the largest batch that "
+                        "fits runs one such step per departure, and a deployment's tokens/s is batch x steps/s per replica "
+                        "(the lecture: 2,000 x 64 = {:.0f} tok/s). More users than one batch need more replicas, not a "
+                        "longer wait.\n",
+                        lecture.value()));
+}
+
+}  // namespace chalk::cli::serving_cli

@@ -1,0 +1,69 @@
+// Internal to `chalk prices ...`: the options of each subcommand and the helpers their
+// files share. cmd_prices.cc holds the helpers and the registration; cmd_prices_sheets.cc
+// list and show; cmd_prices_infer.cc infer; cmd_prices_forward.cc forward.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "chalk/prices.h"
+#include "deployment_options.h"
+#include "table.h"
+
+namespace chalk::cli::prices_cli {
+
+struct ListArgs {
+  OutputArgs output;
+};
+
+struct ShowArgs {
+  std::string sheet;
+  OutputArgs output;
+};
+
+/// Prices given as flags: a whole sheet when no NAME is given, else overrides of its fields.
+struct PriceFlags {
+  std::optional<double> input, output, cache_read, storage, write_5min, write_1h;
+  std::optional<int64_t> threshold;
+  std::optional<double> lc_input_multiplier, lc_output_multiplier;
+  std::optional<double> batch, fast, fast_speedup, priority, flex, off_peak;
+};
+
+/// Assumptions as "VALUE" or "LOW:VALUE:HIGH".
+struct AssumptionFlags {
+  std::string active_params, flops_per_byte, attention, weights_gb, decode_context, kv_bytes_per_token, hbm_share;
+  std::string dram, flash, disk;
+  std::optional<double> step_budget_ms, storage_duration_s;
+  int64_t base_batch = 0;
+};
+
+struct InferArgs {
+  std::string sheet;
+  PriceFlags prices;
+  AssumptionFlags assumptions;
+  DeploymentArgs deployment;
+  OutputArgs output;
+};
+
+struct ForwardArgs {
+  DeploymentArgs deployment;
+  int64_t batch = 0, context = 4096, prompt = 4096;
+  double utilisation = 0.5, margin = 0.5;
+  std::string compare;
+  OutputArgs output;
+};
+
+// Shared helpers (cmd_prices.cc).
+
+double mtok(UsdPerToken p);
+Cell opt_mtok(const std::optional<UsdPerToken>& p);
+
+// The subcommands.
+
+void run_list(const ListArgs& a);        // cmd_prices_sheets.cc
+void run_show(const ShowArgs& a);        // cmd_prices_sheets.cc
+void run_infer(const InferArgs& a);      // cmd_prices_infer.cc
+void run_forward(const ForwardArgs& a);  // cmd_prices_forward.cc
+
+}  // namespace chalk::cli::prices_cli

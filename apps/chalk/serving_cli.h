@@ -1,0 +1,105 @@
+// Internal to `chalk serving ...`: the options every serving subcommand shares and the
+// helpers its files share. cmd_serving.cc holds the options, the shared helpers and the
+// registration; cmd_serving_sweep.cc sweep, balance and window; cmd_serving_frontier.cc
+// frontier and modes; cmd_serving_plot.cc plot.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "chalk/serving.h"
+#include "deployment_options.h"
+#include "table.h"
+
+namespace chalk::cli::serving_cli {
+
+// ---------------------------------------------------------------------------------------
+// Options.
+
+struct LeverArgs {
+  int64_t draft = 0;
+  std::optional<double> acceptance;
+  std::optional<int64_t> sparse_top_k;
+  std::optional<double> sparse_sqrt;
+};
+
+struct ServingArgs {
+  DeploymentArgs deployment;
+  OutputArgs output;
+  LeverArgs levers;
+  std::string batch = "1:65536";
+  bool every_integer = false;
+  std::string context = "4096";
+  std::string replica_chips;  // empty: 1..scale-up domain
+  bool all_points = false;
+  std::string speed_multiples = "2.5";
+  std::string price_multiples = "6,100";
+  std::optional<double> baseline_speed;
+  double baseline_tolerance = 0.01;
+  std::string html_path = "chalk-serving.html";
+  int64_t crossover_batch = 256;
+};
+
+void add_lever_options(CLI::App& cmd, LeverArgs& l);
+
+// ---------------------------------------------------------------------------------------
+// Shared helpers (cmd_serving.cc).
+
+ServingLevers levers_of(const LeverArgs& l);
+std::string describe_levers(const ServingLevers& l);
+nlohmann::json levers_json(const ServingLevers& l);
+int64_t single_int(const std::string& text, const std::string& field, int64_t lo, int64_t hi);
+std::vector<int64_t> batch_list(const ServingArgs& a);
+std::vector<double> parse_double_list(const std::string& text, const std::string& field);
+std::vector<int64_t> replica_list(const ServingArgs& a);
+
+/// The frontier, modes and plot vary chips per replica themselves.
+void forbid_chips(const ServingArgs& a);
+
+/// DeploymentOptions as resolve() builds them, without fixing the chip count.
+DeploymentOptions base_options(const DeploymentArgs& a);
+
+Cell cost_cell(const std::optional<UsdPerToken>& c);
+nlohmann::json opt_json(const std::optional<int64_t>& v);
+void print(const ServingArgs& a, const Table& t, const nlohmann::json& head, const std::string& text_head);
+
+// ---------------------------------------------------------------------------------------
+// sweep, balance, window (cmd_serving_sweep.cc).
+
+Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts);
+nlohmann::json window_json(const BatchingWindow& w);
+void run_sweep(const ServingArgs& a);
+void run_balance(const ServingArgs& a);
+void run_window(const ServingArgs& a);
+
+// ---------------------------------------------------------------------------------------
+// frontier, modes (cmd_serving_frontier.cc).
+
+struct Loaded {
+  ModelSpec model;
+  SystemSpec system;
+  DeploymentOptions base;
+  Deployment shown;  ///< one scale-up domain (or the smallest that fits), for describe_*
+};
+
+Loaded load(const ServingArgs& a);
+Table frontier_table(const std::vector<FrontierPoint>& pts);
+nlohmann::json excluded_json(const std::vector<ExcludedReplica>& ex);
+FrontierOptions frontier_options(const ServingArgs& a, const ServingLevers& lev);
+ModesOptions modes_options(const ServingArgs& a, const ServingLevers& lev);
+nlohmann::json modes_json(const ModesReport& r);
+std::string modes_text(const ModesReport& r);
+void run_frontier(const ServingArgs& a);
+void run_modes(const ServingArgs& a);
+
+// ---------------------------------------------------------------------------------------
+// plot (cmd_serving_plot.cc).
+
+void run_plot(const ServingArgs& a);
+
+}  // namespace chalk::cli::serving_cli
