@@ -57,6 +57,19 @@ Bound bound_of(Seconds compute, Seconds weights, Seconds kv) {
   return weights >= kv ? Bound::weights : Bound::kv_cache;
 }
 
+/// Replaces a step's roofline times by the engine's (overhead.h) on the busiest chip.
+template <class Step>
+void take_engine_times(Step& r, const StepBreakdown& e) {
+  r.t_compute = e.t_compute;
+  r.t_weights = e.t_weights;
+  r.t_kv = e.t_kv;
+  r.t_memory = e.t_weights + e.t_kv;
+  r.t_comm = e.t_comm;
+  r.t_overhead = e.t_overhead;
+  r.t_step = e.t_step;
+  r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
+}
+
 }  // namespace
 
 std::string_view to_string(Bound b) {
@@ -204,15 +217,7 @@ DecodeStep decode_step(const Deployment& dep, int64_t batch, int64_t context, co
     shape.decode_sequences = b;
     shape.context = read;
     shape.tokens_per_sequence = q;
-    const StepBreakdown e = engine_step(dep, shape);
-    r.t_compute = e.t_compute;
-    r.t_weights = e.t_weights;
-    r.t_kv = e.t_kv;
-    r.t_memory = e.t_weights + e.t_kv;
-    r.t_comm = e.t_comm;
-    r.t_overhead = e.t_overhead;
-    r.t_step = e.t_step;
-    r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
+    take_engine_times(r, engine_step(dep, shape));
   }
   r.tokens_per_sequence = levers.accepted_tokens_per_step;
   const double kept = b * levers.accepted_tokens_per_step;
@@ -254,15 +259,7 @@ PrefillStep prefill_step(const Deployment& dep, int64_t batch, int64_t prompt, i
     shape.prefill_sequences = b;
     shape.prompt = prompt;
     shape.prefix = prefix;
-    const StepBreakdown e = engine_step(dep, shape);
-    r.t_compute = e.t_compute;
-    r.t_weights = e.t_weights;
-    r.t_kv = e.t_kv;
-    r.t_memory = e.t_weights + e.t_kv;
-    r.t_comm = e.t_comm;
-    r.t_overhead = e.t_overhead;
-    r.t_step = e.t_step;
-    r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
+    take_engine_times(r, engine_step(dep, shape));
   }
   r.ttft = r.t_step;
   r.tokens_per_s = tokens(b * d(prompt)) / r.t_step;

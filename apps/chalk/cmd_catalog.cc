@@ -19,15 +19,6 @@ struct CatalogArgs {
   int64_t context = 4096;
 };
 
-void emit(const Table& t, const OutputArgs& o, const std::string& title) {
-  if (o.csv) print_csv(std::cout, t);
-  else if (o.json) std::cout << to_json(t).dump(2) << '\n';
-  else {
-    std::cout << title << "\n\n";
-    print_table(std::cout, t);
-  }
-}
-
 void run_models(const CatalogArgs& a) {
   const DType kv = parse_dtype(a.kv, "--kv-dtype");
   if (a.context < 1 || a.context > (1LL << 30)) throw InputError("--context", fmt::format("must be in 1..{}, got {}", 1LL << 30, a.context));
@@ -50,7 +41,7 @@ void run_models(const CatalogArgs& a) {
            kv_bytes_per_token(m, a.context, kv).value(), decode_flops_per_token(m, a.context).value() / 1e9,
            to_gb(weight_bytes(m, m.weights)), m.max_context});
   }
-  emit(t, a.output, fmt::format("chalk models: parameters (counts), KV cache ({}) and decode FLOPs per token at context {}", a.kv, a.context));
+  print_table_or(std::cout, t, a.output.json, a.output.csv, fmt::format("chalk models: parameters (counts), KV cache ({}) and decode FLOPs per token at context {}", a.kv, a.context));
 }
 
 void run_hardware(const CatalogArgs& a) {
@@ -80,7 +71,7 @@ void run_hardware(const CatalogArgs& a) {
            to_gb_per_s(s.scale_up_bandwidth_per_direction), out > 0 ? Cell(out) : Cell{},
            s.price_per_chip ? Cell(to_usd_per_hour(*s.price_per_chip)) : Cell{}, s.date});
   }
-  emit(t, a.output, "chalk hardware: dense peaks per chip, HBM, FLOPs per byte (lecture 18:00), HBM sweep time (lecture 22:44)");
+  print_table_or(std::cout, t, a.output.json, a.output.csv, "chalk hardware: dense peaks per chip, HBM, FLOPs per byte (lecture 18:00), HBM sweep time (lecture 22:44)");
 }
 
 }  // namespace

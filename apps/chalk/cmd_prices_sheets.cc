@@ -13,15 +13,6 @@
 namespace chalk::cli::prices_cli {
 namespace {
 
-void emit(const Table& t, const OutputArgs& o, const std::string& title) {
-  if (o.csv) print_csv(std::cout, t);
-  else if (o.json) std::cout << to_json(t).dump(2) << '\n';
-  else {
-    std::cout << title << "\n\n";
-    print_table(std::cout, t);
-  }
-}
-
 Table sheet_table(const PriceSheet& s) {
   Table t;
   t.columns = {{"item", "item"},
@@ -83,7 +74,7 @@ void run_list(const ListArgs& a) {
            s.long_context.empty() ? Cell{} : Cell(s.long_context.front().threshold_tokens),
            s.cache.storage ? Cell(to_usd_per_mtok_per_hour(*s.cache.storage)) : Cell{}, tiers.empty() ? Cell{} : Cell(tiers)});
   }
-  emit(t, a.output, "chalk prices list: built-in API price sheets (reference/prices.md), USD per 1M tokens");
+  print_table_or(std::cout, t, a.output.json, a.output.csv, "chalk prices list: built-in API price sheets (reference/prices.md), USD per 1M tokens");
 }
 
 void run_show(const ShowArgs& a) {

@@ -88,4 +88,15 @@ nlohmann::json to_json(const Table& t) {
   return arr;
 }
 
+void print_table_or(std::ostream& out, const Table& t, bool json, bool csv, const std::string& title) {
+  if (csv) {
+    print_csv(out, t);
+  } else if (json) {
+    out << to_json(t).dump(2) << '\n';
+  } else {
+    out << title << "\n\n";
+    print_table(out, t);
+  }
+}
+
 }  // namespace chalk::cli

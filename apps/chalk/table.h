@@ -34,4 +34,7 @@ void print_table(std::ostream& out, const Table& t);
 void print_csv(std::ostream& out, const Table& t);
 nlohmann::json to_json(const Table& t);  ///< array of objects keyed by column key
 
+/// The table as CSV (`csv`), as a JSON array (`json`), or for people under `title`.
+void print_table_or(std::ostream& out, const Table& t, bool json, bool csv, const std::string& title);
+
 }  // namespace chalk::cli
