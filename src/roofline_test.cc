@@ -160,7 +160,7 @@ TEST(Memory, MaxBatchAtContext) {
   const MemoryPlan p = memory_plan(d, 1, 4096);
   EXPECT_EQ(p.max_batch, static_cast<int64_t>((640e9 - 64e9 - 141107412992.0) / (4096 * 327680.0)));
   EXPECT_TRUE(p.weights_fit);
-  // DeepSeek-V3 (fp8, 689 GB) does not fit on one 8 x H100 node's 640 GB.
+  // DeepSeek-V3 (fp8 body, bf16 embeddings: 673 GB) does not fit on one 8 x H100 node's 640 GB.
   EXPECT_FALSE(memory_plan(deploy("deepseek-v3", "h100-sxm", 8), 1, 4096).weights_fit);
 }
 
