@@ -64,6 +64,12 @@ void run_decode(const DecodeArgs& a) {
       warnings.push_back(fmt::format("context {} exceeds {}'s max_position_embeddings {}", s, d.model.name, d.model.max_context));
     }
   }
+  if (d.n_chips > d.system.scale_up_domain && !d.mechanisms.enabled) {
+    warnings.push_back(fmt::format("{} chips span {} scale-up domains of {}: their collectives would cross the scale-out network "
+                                   "(about 8x slower, lecture 39:00), which the roofline does not model (add --mechanisms)",
+                                   d.n_chips, (d.n_chips + d.system.scale_up_domain - 1) / d.system.scale_up_domain,
+                                   d.system.scale_up_domain));
+  }
   const Table t = decode_table(d, batches, contexts);
   const MemoryPlan mem = memory_plan(d, 1, contexts.front());
   if (a.output.csv) {

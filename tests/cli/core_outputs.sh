@@ -19,3 +19,7 @@ csv=$("$CHALK" decode --model llama-3.1-8b --hardware h100-sxm --batch 1:8 --csv
 "$CHALK" models --json | python3 -c "import json,sys; m={r['name']:r for r in json.load(sys.stdin)}; assert m['deepseek-v3']['kv_bytes_per_token']==70272" || fail "models --json"
 "$CHALK" hardware --csv | grep -q '^h100-sxm,H100 SXM,989.4' || fail "hardware --csv"
 echo "core_outputs: all passed"
+# A replica beyond the scale-up domain is flagged: the roofline has no scale-out term.
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 16 -b 1 --json | python3 -c "import json,sys; w=json.load(sys.stdin)['warnings']; assert any('span 2 scale-up domains' in x for x in w), w" || fail "scale-out warning"
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 8 -b 1 --json | python3 -c "import json,sys; w=json.load(sys.stdin)['warnings']; assert w == [], w" || fail "no warning within a domain"
+echo "core_outputs: scale-out warning passed"
