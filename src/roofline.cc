@@ -70,6 +70,33 @@ void take_engine_times(Step& r, const StepBreakdown& e) {
   r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
 }
 
+/// Copies of a sequence's KV that a layout stores: 1 under even sharding; with
+/// mechanisms, tensor-parallel ranks that cannot split the KV heads each hold a copy
+/// (tp / min(tp, KV heads); an MLA latent is one head), unless KV is split by batch.
+double kv_replicas(const Deployment& dep, const AttentionSpec& a) {
+  if (!dep.mechanisms.enabled || dep.mechanisms.layout.kv_sharded_by_batch) return 1;
+  const double tp = d(dep.mechanisms.layout.tp_attention);
+  const double heads = a.kind == AttentionKind::mla ? 1.0 : d(std::max<int64_t>(a.n_kv_heads, 1));
+  return tp / std::min(tp, heads);
+}
+
+/// Weight bytes stored over all chips under a mechanisms layout, replicas included:
+/// attention, embedding and head split tp_attention ways, dense FFNs and shared experts
+/// tp_ffn ways (copies in every data-parallel group), routed experts once over all
+/// chips (ep x tp_expert = n), routers and norms on every chip.
+Bytes stored_weights(const Deployment& dep) {
+  const auto& L = dep.mechanisms.layout;
+  const auto& p = dep.params;
+  const auto& w = dep.weights;
+  const double n = d(dep.n_chips);
+  const double per_chip = p.attention * bytes_per_element(w.attention) / d(L.tp_attention) +
+                          (p.dense_ffn + p.shared_experts) * bytes_per_element(w.dense_ffn) / d(L.tp_ffn) +
+                          (p.embedding + p.lm_head) * bytes_per_element(w.embedding) / d(L.tp_attention) +
+                          p.routed_experts_total * bytes_per_element(w.experts) / n +
+                          (p.router + p.norms) * bytes_per_element(w.router);
+  return Bytes(per_chip * n);
+}
+
 }  // namespace
 
 std::string_view to_string(Bound b) {
@@ -271,10 +298,15 @@ MemoryPlan memory_plan(const Deployment& dep, int64_t batch, int64_t context) {
   if (batch < 0) throw InputError("--batch", "must be >= 0, got " + std::to_string(batch));
   if (context < 0) throw InputError("--context", "must be >= 0, got " + std::to_string(context));
   MemoryPlan p;
-  p.hbm_total = dep.system.chip.hbm_capacity * d(dep.n_chips);
+  const double n = d(dep.n_chips);
+  p.hbm_total = dep.system.chip.hbm_capacity * n;
   p.weights = dep.weight_bytes_total;
   double kv_seq = 0;
-  for (const auto& g : dep.attention) kv_seq += g.layers * g.kv_bytes_per_token * attended(context, g.window);
+  for (std::size_t i = 0; i < dep.attention.size(); ++i) {
+    const auto& g = dep.attention[i];
+    kv_seq += g.layers * g.kv_bytes_per_token * attended(context, g.window) * kv_replicas(dep, dep.model.groups[i].attention);
+  }
+  if (dep.mechanisms.enabled) p.weights = stored_weights(dep);
   p.kv_cache = Bytes(kv_seq * d(batch));
   p.reserve = p.hbm_total * dep.memory_reserve_fraction;
   p.free = p.hbm_total - p.weights - p.kv_cache - p.reserve;

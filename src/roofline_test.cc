@@ -221,3 +221,36 @@ TEST(Measurements, RooflineAtPeakIsALowerBound) {
 
 }  // namespace
 }  // namespace chalk
+
+namespace chalk {
+namespace {
+
+TEST(Memory, MechanismsLayoutsStoreTheirReplicas) {
+  // DeepSeek-V3 on 72 GB200 with the derived layout (attention TP72): the MLA latent is
+  // one head, so each of the 72 tensor-parallel ranks holds every sequence's latent:
+  // 72 x 70,272 B x 4096 = 20.72 GB per sequence instead of 0.288 GB.
+  DeploymentOptions mech = with_chips(72);
+  mech.mechanisms.enabled = true;
+  const Deployment plain = deploy("deepseek-v3", "gb200-nvl72", 72);
+  const Deployment engine = make_deployment(load_model("deepseek-v3"), load_system("gb200-nvl72"), mech);
+  const MemoryPlan a = memory_plan(plain, 1, 4096), b = memory_plan(engine, 1, 4096);
+  EXPECT_DOUBLE_EQ(b.kv_cache.value(), 72 * a.kv_cache.value());
+  // Weights: everything split 72 ways but routers and norms, which every chip holds:
+  // 71 extra copies of (router + norms) x 2 B.
+  const ParamCounts p = count_params(load_model("deepseek-v3"));
+  EXPECT_NEAR(b.weights.value(), a.weights.value() + 71 * (p.router + p.norms) * 2, 1.0);
+  // Max batch at 4096: (13,392 - 1,339.2 GB reserve - weights) / 20.72 GB, against
+  // 39,536 under even sharding.
+  EXPECT_EQ(b.max_batch, static_cast<int64_t>((b.hbm_total - b.reserve - b.weights).value() / (72 * 70272.0 * 4096)));
+  EXPECT_LT(b.max_batch, 600);
+  EXPECT_EQ(a.max_batch, 39536);
+  // Data-parallel attention (--tp 1) stores the latent once but copies the attention
+  // weights, embedding and head to every chip.
+  mech.mechanisms.layout.tp_attention = 1;
+  const MemoryPlan c = memory_plan(make_deployment(load_model("deepseek-v3"), load_system("gb200-nvl72"), mech), 1, 4096);
+  EXPECT_DOUBLE_EQ(c.kv_cache.value(), a.kv_cache.value());
+  EXPECT_GT(c.weights.value(), a.weights.value() + 71 * p.attention * 1.0);
+}
+
+}  // namespace
+}  // namespace chalk

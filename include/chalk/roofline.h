@@ -165,11 +165,14 @@ struct PrefillStep {
 /// Throws InputError for batch < 1, prompt < 1 or prefix < 0.
 PrefillStep prefill_step(const Deployment& d, int64_t batch, int64_t prompt, int64_t prefix = 0);
 
-/// HBM use of a deployment serving `batch` sequences at `context` tokens.
+/// HBM use of a deployment serving `batch` sequences at `context` tokens. Bytes are as
+/// stored over all chips: under even sharding every weight and KV byte once; with
+/// mechanisms, the copies the layout keeps (data-parallel attention weights, an MLA
+/// latent or single KV head on every tensor-parallel rank) are counted too.
 struct MemoryPlan {
   Bytes hbm_total;     ///< n x capacity
-  Bytes weights;       ///< every weight
-  Bytes kv_cache;      ///< B x KV of a sequence at S
+  Bytes weights;       ///< every weight (with mechanisms: replicas included)
+  Bytes kv_cache;      ///< B x KV of a sequence at S (with mechanisms: replicas included)
   Bytes reserve;       ///< memory_reserve_fraction x hbm_total (activations, runtime)
   Bytes free;          ///< hbm_total - weights - kv - reserve (negative: does not fit)
   bool fits = false;
