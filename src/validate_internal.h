@@ -34,6 +34,9 @@ struct RowPlan {
   std::optional<DType> w_attention, w_ffn, w_experts;  ///< unset: the checkpoint's
   DType kv = DType::bf16;
   ParallelLayout layout;          ///< decode (and default) layout
+  /// The row states no layout: throughput rows take the best of search_layouts
+  /// (layout_search.h); other rows keep the derived default.
+  bool layout_stated = true;
   ParallelLayout prefill_layout;  ///< prefill layout of a serving row
   Target target = Target::decode_step_s;
   double batch = 1;          ///< sequences of a step (decode or prefill)

@@ -79,6 +79,7 @@ Mapped plan_row(const Measurement& row_in, const std::vector<Measurement>& all) 
   read_weights(row.precision_weights, p);
   read_kv(row.precision_kv_or_activations, p);
   if (!read_layout(row.parallelism, p.chips, p)) {
+    p.layout_stated = false;
     p.assumptions.push_back("parallel layout not stated ('" + row.parallelism +
                             "'): tensor parallel over the chips within the scale-up domain, experts over all chips");
   }

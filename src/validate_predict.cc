@@ -6,6 +6,7 @@
 
 #include "chalk/error.h"
 #include "chalk/io.h"
+#include "chalk/layout_search.h"
 #include "chalk/roofline.h"
 #include "validate_internal.h"
 
@@ -123,7 +124,7 @@ void predict(const RowPlan& p, Prediction& out) {
                        (moe ? " / experts " + std::string(to_string(e.plain.weights.experts)) : "") + ", KV " +
                        std::string(to_string(p.kv));
   double plain_v = 0, mech_v = 0;
-  std::string governs, bound;
+  std::string governs, bound, searched_layout;
 
   switch (p.target) {
     case Target::decode_step_s:
@@ -220,15 +221,49 @@ void predict(const RowPlan& p, Prediction& out) {
       if (p.requests_cap > 0) cap = std::min(cap, p.requests_cap);
       cap = std::min(cap, 1e6);
       const auto a = plain_decode(cap, mean_context);
-      // Continuous batching in steady state: each step also prefills the prompts of the
-      // requests that replace finished ones, B / output of them per step.
-      const auto b = mech_decode(cap, mean_context, cap / d(p.output), p.prompt);
       plain_v = cap / a.t_step.value() * per_chips / n;
-      mech_v = cap / b.t_step.value() * per_chips / n;
       bound = std::string(to_string(a.bound));
-      governs = b.governs;
-      out.notes.push_back("steady state: " + num(cap) + " sequences at the mean context " + std::to_string(mean_context) +
-                          "; each step also prefills " + num(cap / d(p.output)) + " prompts (mechanisms only)");
+      if (!p.layout_stated) {
+        // An offline-throughput submission tunes its layout: take the best that chalk's
+        // layout search finds (each replica at the batch its KV cache holds).
+        LayoutQuery q;
+        q.n_chips = p.chips;
+        q.context = mean_context;
+        q.prompt = p.prompt;
+        q.output = p.output;
+        if (p.requests_cap > 0) q.max_batch = p.requests_cap;
+        DeploymentOptions base;
+        base.kv = p.kv;
+        const auto ranked = search_layouts(m, sys, base, q);
+        if (ranked.empty() || !ranked.front().fits) throw InputError("memory", "no layout fits the model on " + std::to_string(p.chips) + " chips");
+        const auto& best = ranked.front();
+        mech_v = best.tokens_per_s_per_chip * per_chips;
+        out.notes.push_back("steady state at the mean context " + std::to_string(mean_context) + ": plain roofline " + num(cap) +
+                            " sequences on all chips; mechanisms " + num(best.batch) + " per replica of " + std::to_string(best.replica_chips) +
+                            ", each step also prefilling " + num(best.batch / d(p.output)) + " prompts");
+        governs = best.step.governs;
+        searched_layout = best.name + " (layout search, by throughput)";
+        std::string others;
+        for (std::size_t i = 1; i < ranked.size() && i < 4; ++i) {
+          if (!ranked[i].fits) continue;
+          others += (others.empty() ? "" : ", ") + ranked[i].name + " " + num(std::round(ranked[i].tokens_per_s_per_chip)) + " tok/s/chip";
+        }
+        for (auto& text : out.assumptions) {
+          if (text.rfind("parallel layout not stated", 0) == 0) {
+            text = text.substr(0, text.find("):") + 2) + " the highest-throughput layout of chalk's search, " + best.name + " at " +
+                   num(std::round(best.tokens_per_s_per_chip)) + " tok/s/chip, batch " + num(best.batch) + " per replica" +
+                   (others.empty() ? "" : " (next: " + others + ")");
+          }
+        }
+      } else {
+        // Continuous batching in steady state: each step also prefills the prompts of the
+        // requests that replace finished ones, B / output of them per step.
+        const auto b = mech_decode(cap, mean_context, cap / d(p.output), p.prompt);
+        mech_v = cap / b.t_step.value() * per_chips / n;
+        governs = b.governs;
+        out.notes.push_back("steady state: " + num(cap) + " sequences at the mean context " + std::to_string(mean_context) +
+                            "; each step also prefills " + num(cap / d(p.output)) + " prompts (mechanisms only)");
+      }
       inputs += ", batch " + num(cap) + " at context " + std::to_string(mean_context) + ", prompt " + std::to_string(p.prompt) +
                 ", output " + std::to_string(p.output);
       break;
@@ -242,6 +277,7 @@ void predict(const RowPlan& p, Prediction& out) {
       describe(e.mech_prefill.mechanisms.layout, moe) != out.layout) {
     out.layout = "prefill " + describe(e.mech_prefill.mechanisms.layout, moe) + "; decode " + out.layout;
   }
+  if (!searched_layout.empty()) out.layout = searched_layout;
   out.predicted_plain = plain_v * p.to_unit;
   out.predicted = mech_v * p.to_unit;
   out.governs = governs;

@@ -1,0 +1,67 @@
+// Which parallel layout serves a model best on n chips (lecture 1:05-1:20: "how do you lay
+// out the model on the rack"; Pope et al. 2022 section 3: the best partitioning depends on
+// batch size and phase). Every candidate is a set of identical replicas; each replica is
+// priced with the mechanisms step of overhead.h (collectives, kernel floor, replicated
+// KV of a data-parallel or single-KV-head layout), and its batch is what its memory holds
+// (memory_plan, replica-aware) unless the caller fixes it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "chalk/hardware.h"
+#include "chalk/model.h"
+#include "chalk/overhead.h"
+#include "chalk/roofline.h"
+
+namespace chalk {
+
+/// What the search ranks by.
+enum class LayoutObjective {
+  throughput,  ///< most decode tokens/s per chip (offline serving, cost per token)
+  latency,     ///< shortest decode step (fastest tokens/s per user)
+};
+std::string_view to_string(LayoutObjective o);
+
+/// The serving point every candidate is priced at.
+struct LayoutQuery {
+  int64_t n_chips = 1;   ///< chips available; replicas of every divisor of it are tried
+  int64_t context = 0;   ///< KV tokens each decode sequence reads (tokens)
+  /// Steady-state continuous batching: each step also prefills batch / output prompts of
+  /// `prompt` new tokens (the requests that replace finished ones). 0 = pure decode.
+  int64_t prompt = 0;
+  int64_t output = 0;
+  /// Sequences over all n_chips, split evenly over the replicas (rounded up); 0 = each
+  /// replica runs the largest batch its HBM holds at `context`, at most max_batch.
+  double batch = 0;
+  double max_batch = 1e6;  ///< cap on one replica's batch when batch = 0
+  LayoutObjective objective = LayoutObjective::throughput;
+};
+
+/// One candidate: `replicas` copies of the model, each on `replica_chips` chips.
+struct LayoutCandidate {
+  int64_t replica_chips = 0;
+  int64_t replicas = 0;
+  ParallelLayout layout;  ///< resolved for one replica
+  std::string name;       ///< e.g. "TP2 x 4 replicas", "DP-attention EP32, two micro-batches"
+  bool fits = false;
+  std::string reason;     ///< why it does not fit (empty when it does)
+  double batch = 0;       ///< sequences per replica
+  StepBreakdown step;     ///< one replica's step (mechanisms)
+  double tokens_per_s_per_chip = 0;  ///< batch / t_step / replica_chips (tokens/s)
+  double tokens_per_s_per_user = 0;  ///< 1 / t_step (tokens/s)
+};
+
+/// Prices every candidate layout of `q.n_chips` chips and returns them best first (those
+/// that fit before those that do not). Candidates per replica size r (every divisor of
+/// n_chips): dense models, tensor parallel over r (attention and FFN); MoE models,
+/// attention and experts both over r (attention TP r, EP r), and data-parallel attention
+/// with EP r, without and with two micro-batches overlapping the expert all-to-all
+/// (SGLang/DeepSeek). `base` supplies formats, efficiencies and the reserve; its
+/// mechanisms are switched on and its layout replaced. Throws InputError when n_chips < 1,
+/// context < 0, prompt or output < 0, or batch < 0.
+std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
+                                            const LayoutQuery& q);
+
+}  // namespace chalk

@@ -1,0 +1,116 @@
+// Ranking parallel layouts by the mechanisms step (docs/formulas.md, "Layout search").
+#include "chalk/layout_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "chalk/error.h"
+
+namespace chalk {
+namespace {
+
+std::string gb(Bytes b) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", to_gb(b));
+  return buf;
+}
+
+bool is_moe(const ModelSpec& m) {
+  return std::any_of(m.groups.begin(), m.groups.end(), [](const LayerGroup& g) { return g.ffn.kind == FfnKind::moe; });
+}
+
+/// The layouts tried for one replica of r chips, with their names.
+std::vector<std::pair<ParallelLayout, std::string>> layouts_for(const ModelSpec& m, int64_t r) {
+  const std::string R = std::to_string(r);
+  std::vector<std::pair<ParallelLayout, std::string>> out;
+  ParallelLayout tp;
+  tp.tp_attention = r;
+  tp.tp_ffn = r;
+  if (!is_moe(m)) {
+    out.push_back({tp, "TP" + R});
+    return out;
+  }
+  tp.ep = r;
+  tp.tp_expert = 1;
+  out.push_back({tp, "attention TP" + R + ", EP" + R});
+  if (r > 1) {
+    ParallelLayout dp = tp;
+    dp.tp_attention = 1;
+    dp.tp_ffn = 1;
+    out.push_back({dp, "DP-attention, EP" + R});
+    dp.overlap_micro_batches = true;
+    out.push_back({dp, "DP-attention, EP" + R + ", two micro-batches"});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(LayoutObjective o) { return o == LayoutObjective::throughput ? "throughput" : "latency"; }
+
+std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
+                                            const LayoutQuery& q) {
+  if (q.n_chips < 1) throw InputError("chips", "must be >= 1, got " + std::to_string(q.n_chips));
+  if (q.context < 0) throw InputError("context", "must be >= 0 tokens, got " + std::to_string(q.context));
+  if (q.prompt < 0 || q.output < 0) throw InputError("prompt/output", "must be >= 0 tokens");
+  if (!(q.batch >= 0) || !(q.max_batch >= 1)) throw InputError("batch", "must be >= 0 (0 = what memory holds) with a cap >= 1");
+
+  std::vector<LayoutCandidate> all;
+  for (int64_t r = 1; r <= q.n_chips; ++r) {
+    if (q.n_chips % r != 0) continue;
+    for (const auto& [layout, name] : layouts_for(m, r)) {
+      DeploymentOptions o = base;
+      o.n_chips = r;
+      o.mechanisms.enabled = true;
+      o.mechanisms.layout = layout;
+      LayoutCandidate c;
+      c.replica_chips = r;
+      c.replicas = q.n_chips / r;
+      c.name = name + (c.replicas > 1 ? " x " + std::to_string(c.replicas) + " replicas" : "");
+      Deployment dep;
+      try {
+        dep = make_deployment(m, s, o);
+      } catch (const InputError& e) {
+        c.reason = e.what();
+        all.push_back(c);
+        continue;
+      }
+      c.layout = dep.mechanisms.layout;
+      const MemoryPlan mem = memory_plan(dep, 1, q.context);
+      const double holds = std::min(static_cast<double>(mem.max_batch), q.max_batch);
+      if (!mem.weights_fit || holds < 1) {
+        c.reason = "weights " + gb(mem.weights) + " GB leave no room for one sequence's KV in " + gb(mem.hbm_total - mem.reserve) +
+                   " GB usable HBM";
+      } else if (q.batch > 0 && std::ceil(q.batch / static_cast<double>(c.replicas)) > holds) {
+        c.reason = "batch " + std::to_string(static_cast<int64_t>(std::ceil(q.batch / static_cast<double>(c.replicas)))) +
+                   " per replica needs more KV than the " +
+                   std::to_string(static_cast<int64_t>(holds)) + " sequences the replica holds at context " + std::to_string(q.context);
+      } else {
+        c.fits = true;
+        c.batch = q.batch > 0 ? std::ceil(q.batch / static_cast<double>(c.replicas)) : std::floor(holds);
+        StepShape shape;
+        shape.decode_sequences = c.batch;
+        shape.context = q.context;
+        if (q.output > 0 && q.prompt > 0) {
+          shape.prefill_sequences = c.batch / static_cast<double>(q.output);
+          shape.prompt = q.prompt;
+        }
+        c.step = engine_step(dep, shape);
+        c.tokens_per_s_per_user = 1.0 / c.step.t_step.value();
+        c.tokens_per_s_per_chip = c.batch * c.tokens_per_s_per_user / static_cast<double>(r);
+      }
+      all.push_back(c);
+    }
+  }
+  const bool by_throughput = q.objective == LayoutObjective::throughput;
+  std::stable_sort(all.begin(), all.end(), [&](const LayoutCandidate& a, const LayoutCandidate& b) {
+    if (a.fits != b.fits) return a.fits;
+    if (!a.fits) return false;
+    if (by_throughput) return a.tokens_per_s_per_chip > b.tokens_per_s_per_chip;
+    return a.step.t_step < b.step.t_step;
+  });
+  return all;
+}
+
+}  // namespace chalk

@@ -1,0 +1,112 @@
+// Layout search: candidates, memory limits, ranking and errors.
+#include "chalk/layout_search.h"
+
+#include <gtest/gtest.h>
+
+#include "chalk/error.h"
+#include "chalk/io.h"
+
+namespace chalk {
+namespace {
+
+const LayoutCandidate& named(const std::vector<LayoutCandidate>& all, const std::string& name) {
+  for (const auto& c : all) {
+    if (c.name == name) return c;
+  }
+  throw std::runtime_error("no candidate " + name);
+}
+
+// Llama 2 70B with FP8 weights and KV on one DGX H100, served offline (MLPerf v4.1's
+// setting, row MLPERF41-L70B-H100x8): mean context 512 + 290 / 2 = 657.
+struct Llama70bOnDgx : ::testing::Test {
+  ModelSpec m = load_model("llama-2-70b");
+  SystemSpec s = load_system("h100-sxm");
+  DeploymentOptions base;
+  LayoutQuery q;
+  void SetUp() override {
+    m.weights.attention = m.weights.dense_ffn = DType::fp8;
+    base.kv = DType::fp8;
+    q.n_chips = 8;
+    q.context = 657;
+    q.prompt = 512;
+    q.output = 290;
+  }
+};
+
+TEST_F(Llama70bOnDgx, DenseCandidatesAreTensorParallelReplicas) {
+  const auto all = search_layouts(m, s, base, q);
+  ASSERT_EQ(all.size(), 4u);  // TP1, TP2, TP4, TP8: the divisors of 8
+  for (const auto& c : all) {
+    EXPECT_TRUE(c.fits) << c.name;
+    EXPECT_EQ(c.replica_chips * c.replicas, 8);
+    EXPECT_EQ(c.layout.tp_attention, c.replica_chips);
+    EXPECT_EQ(c.layout.tp_ffn, c.replica_chips);
+  }
+}
+
+TEST_F(Llama70bOnDgx, OneChipHoldsWhatItsHbmLeaves) {
+  const auto all = search_layouts(m, s, base, q);
+  // TP1: 0.9 x 80 GB usable - 69.50 GB of weights (FP8 body, bf16 embeddings and head)
+  // = 2.498 GB; a sequence at 657 tokens holds 80 layers x 2 x 8 KV heads x 128 x 1 B
+  // x 657 = 107.6 MB of KV: 23 sequences.
+  EXPECT_EQ(named(all, "TP1 x 8 replicas").batch, 23);
+  // TP8: the weights once over 8 chips leave (576 - 69.5) GB: 4705 sequences.
+  EXPECT_EQ(named(all, "TP8").batch, 4705);
+}
+
+TEST_F(Llama70bOnDgx, ThroughputRanksSmallTensorParallelGroupsFirst) {
+  // At the batch memory allows, TP8's per-layer all-reduces of every token's activations
+  // cost more than two-chip replicas lose in KV room; one chip holds only 23 sequences.
+  const auto all = search_layouts(m, s, base, q);
+  EXPECT_EQ(all.front().name, "TP2 x 4 replicas");
+  EXPECT_EQ(all.back().name, "TP1 x 8 replicas");
+  for (std::size_t i = 1; i < all.size(); ++i) EXPECT_GE(all[i - 1].tokens_per_s_per_chip, all[i].tokens_per_s_per_chip);
+  const auto& tp8 = named(all, "TP8");
+  EXPECT_GT(tp8.step.t_comm, named(all, "TP2 x 4 replicas").step.t_comm);
+}
+
+TEST_F(Llama70bOnDgx, LatencySplitsAFixedBatchOverReplicas) {
+  q.objective = LayoutObjective::latency;
+  q.batch = 256;
+  q.prompt = q.output = 0;
+  const auto all = search_layouts(m, s, base, q);
+  EXPECT_EQ(named(all, "TP2 x 4 replicas").batch, 64);  // 256 / 4
+  EXPECT_EQ(named(all, "TP8").batch, 256);
+  EXPECT_FALSE(named(all, "TP1 x 8 replicas").fits);  // 32 each; one chip holds 23 at 657
+  EXPECT_TRUE(all.front().fits);
+  for (std::size_t i = 1; i < all.size() && all[i].fits; ++i) EXPECT_LE(all[i - 1].step.t_step, all[i].step.t_step);
+}
+
+TEST(LayoutSearch, MlaThroughputPrefersDataParallelAttention) {
+  // DeepSeek-V3 on GB200 NVL72 at 4k: attention TP72 keeps the MLA latent on all 72
+  // ranks and holds 548 sequences (Memory.MechanismsLayoutsStoreTheirReplicas); data-
+  // parallel attention stores each sequence once.
+  const ModelSpec m = load_model("deepseek-v3");
+  const SystemSpec s = load_system("gb200-nvl72");
+  LayoutQuery q;
+  q.n_chips = 72;
+  q.context = 4096;
+  const auto all = search_layouts(m, s, DeploymentOptions{}, q);
+  EXPECT_EQ(named(all, "attention TP72, EP72").batch, 548);
+  EXPECT_EQ(all.front().layout.tp_attention, 1);
+  EXPECT_GT(all.front().batch, 30 * 548);
+  EXPECT_FALSE(named(all, "attention TP1, EP1 x 72 replicas").fits);  // 673 GB on one chip
+  EXPECT_NE(named(all, "attention TP1, EP1 x 72 replicas").reason.find("673.0 GB"), std::string::npos);
+}
+
+TEST(LayoutSearch, RejectsBadQueries) {
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec s = load_system("h100-sxm");
+  LayoutQuery q;
+  q.n_chips = 0;
+  EXPECT_THROW(search_layouts(m, s, {}, q), InputError);
+  q.n_chips = 8;
+  q.context = -1;
+  EXPECT_THROW(search_layouts(m, s, {}, q), InputError);
+  q.context = 10;
+  q.batch = -2;
+  EXPECT_THROW(search_layouts(m, s, {}, q), InputError);
+}
+
+}  // namespace
+}  // namespace chalk
