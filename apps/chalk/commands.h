@@ -17,5 +17,6 @@ void register_catalog(CLI::App& app, Action& run);  // `models` and `hardware`
 void register_serving(CLI::App& app, Action& run);  // issue 3: sweeps, balance points, frontier, plots
 void register_prices(CLI::App& app, Action& run);   // issue 4: price sheets and what they imply
 void register_validate(CLI::App& app, Action& run); // issue 5: predictions against measurements
+void register_layouts(CLI::App& app, Action& run);  // parallel layouts ranked (layout_search.h)
 
 }  // namespace chalk::cli

@@ -1,0 +1,131 @@
+// `chalk layouts`: every parallel layout of a model on n chips, ranked (layout_search.h).
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "chalk/error.h"
+#include "chalk/io.h"
+#include "chalk/layout_search.h"
+#include "commands.h"
+#include "deployment_options.h"
+#include "table.h"
+
+namespace chalk::cli {
+namespace {
+
+struct LayoutsArgs {
+  DeploymentArgs deployment;
+  OutputArgs output;
+  int64_t context = 4096;
+  double batch = 0;
+  int64_t prompt = 0, output_tokens = 0;
+  std::string objective = "throughput";
+  bool all = false;
+};
+
+Table layouts_table(const std::vector<LayoutCandidate>& ranked, const std::optional<UsdPerSecond>& price, bool all) {
+  Table t;
+  t.columns = {{"rank", "#"},
+               {"layout", "layout"},
+               {"replica_chips", "chips/replica"},
+               {"replicas", "replicas"},
+               {"fits", "fits"},
+               {"batch_per_replica", "batch/replica"},
+               {"t_step_ms", "step ms"},
+               {"t_operations_ms", "ops ms"},
+               {"t_overhead_ms", "launch ms"},
+               {"t_comm_exposed_ms", "comm ms"},
+               {"governs", "governs"},
+               {"tok_per_s_per_chip", "tok/s/chip"},
+               {"tok_per_s_per_user", "tok/s/user"},
+               {"cost_usd_per_mtok", "$/Mtok"},
+               {"why_not", "why not"}};
+  int64_t rank = 0;
+  for (const auto& c : ranked) {
+    if (!c.fits && !all) continue;
+    ++rank;
+    if (!c.fits) {
+      t.add({rank, c.name, c.replica_chips, c.replicas, std::string("no"), Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{},
+             Cell{}, c.reason});
+      continue;
+    }
+    const Cell cost = price ? Cell(price->value() / c.tokens_per_s_per_chip * 1e6) : Cell{};
+    t.add({rank, c.name, c.replica_chips, c.replicas, std::string("yes"), static_cast<int64_t>(c.batch), to_ms(c.step.t_step), to_ms(c.step.t_operations),
+           to_ms(c.step.t_overhead), to_ms(c.step.t_comm), c.step.governs, c.tokens_per_s_per_chip, c.tokens_per_s_per_user, cost,
+           std::string()});
+  }
+  return t;
+}
+
+void run_layouts(const LayoutsArgs& a) {
+  const ModelSpec model = load_model(a.deployment.model);
+  const SystemSpec system = load_system(a.deployment.hardware);
+  if (a.deployment.chips < 0) throw InputError("--chips", "must be >= 1, got " + std::to_string(a.deployment.chips));
+  if (a.deployment.tp != 0 || a.deployment.ep != 0) {
+    throw InputError(a.deployment.tp != 0 ? "--tp" : "--ep", "is what `chalk layouts` searches over; leave it unset");
+  }
+  DeploymentArgs args = a.deployment;
+  args.mechanisms = true;
+  const DeploymentOptions base = options_from(args);
+  LayoutQuery q;
+  q.n_chips = a.deployment.chips == 0 ? system.scale_up_domain : a.deployment.chips;
+  q.context = a.context;
+  q.batch = a.batch;
+  q.prompt = a.prompt;
+  q.output = a.output_tokens;
+  if (a.objective == "throughput") {
+    q.objective = LayoutObjective::throughput;
+  } else if (a.objective == "latency") {
+    q.objective = LayoutObjective::latency;
+  } else {
+    throw InputError("--objective", "expected throughput or latency, got '" + a.objective + "'");
+  }
+  if ((q.prompt > 0) != (q.output > 0)) throw InputError("--prompt", "steady-state serving needs both --prompt and --output");
+  const auto ranked = search_layouts(model, system, base, q);
+  std::optional<UsdPerSecond> price = base.price_per_chip ? base.price_per_chip : system.price_per_chip;
+  const Table t = layouts_table(ranked, price, a.all || a.output.json || a.output.csv);
+  if (a.output.csv) {
+    print_csv(std::cout, t);
+    return;
+  }
+  if (a.output.json) {
+    nlohmann::json j = {{"model", model.name}, {"hardware", system.name}, {"chips", q.n_chips}, {"context_tokens", q.context},
+                        {"objective", std::string(to_string(q.objective))}, {"batch", q.batch}, {"prompt_tokens", q.prompt},
+                        {"output_tokens", q.output}, {"layouts", to_json(t)}};
+    std::cout << j.dump(2) << '\n';
+    return;
+  }
+  std::cout << fmt::format("chalk layouts: {} on {} x {}, context {}, ranked by {} (mechanisms step; docs/formulas.md, Layout search)\n",
+                           model.name, q.n_chips, system.name, q.context, to_string(q.objective));
+  std::cout << (q.batch > 0 ? fmt::format("batch       {} sequences over all chips, split over the replicas\n", q.batch)
+                            : std::string("batch       each replica runs the largest batch its HBM holds at this context\n"));
+  if (q.output > 0) std::cout << fmt::format("serving     each step also prefills batch / {} prompts of {} tokens\n", q.output, q.prompt);
+  const auto fitting = std::count_if(ranked.begin(), ranked.end(), [](const LayoutCandidate& c) { return c.fits; });
+  if (fitting == 0) std::cout << "warning     no layout fits: add chips, or use a smaller weight or KV format\n";
+  if (!a.all && fitting < static_cast<long>(ranked.size())) {
+    std::cout << fmt::format("            {} more do not fit (--all lists them with the reason)\n", ranked.size() - fitting);
+  }
+  std::cout << '\n';
+  print_table(std::cout, t);
+}
+
+}  // namespace
+
+void register_layouts(CLI::App& app, Action& run) {
+  static LayoutsArgs a;
+  auto* cmd = app.add_subcommand("layouts", "Rank the parallel layouts (TP, EP, data-parallel attention, replicas) of a model on n chips");
+  add_deployment_options(*cmd, a.deployment);
+  cmd->add_option("-s,--context", a.context, "Tokens in each sequence's KV cache")->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  cmd->add_option("-b,--batch", a.batch, "Sequences over all chips (0 = each replica's largest that fits)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--prompt", a.prompt, "Steady-state serving: new tokens per request (with --output)")->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
+  cmd->add_option("--output", a.output_tokens, "Steady-state serving: output tokens per request (with --prompt)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
+  cmd->add_option("--objective", a.objective, "Rank by throughput (tok/s per chip) or latency (step time)")->capture_default_str();
+  cmd->add_flag("--all", a.all, "Also list the layouts that do not fit, with the reason");
+  add_output_options(*cmd, a.output);
+  cmd->callback([&run] { run = [] { run_layouts(a); }; });
+}
+
+}  // namespace chalk::cli

@@ -1,0 +1,27 @@
+# chalk layouts: ranked layouts as JSON and CSV, and its error paths.
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+# Llama 2 70B, FP8, offline serving on one DGX H100 (MLPERF41-L70B-H100x8's setting):
+# two-chip replicas win (src/layout_search_test.cc derives the batches).
+out=$("$CHALK" layouts -m llama-2-70b -H h100-sxm --weights fp8 --kv-dtype fp8 -s 657 --prompt 512 --output 290 --json) || fail "layouts --json"
+python3 - "$out" <<'PY' || fail "layouts --json content"
+import json, sys
+j = json.loads(sys.argv[1])
+ls = j["layouts"]
+assert j["chips"] == 8 and j["objective"] == "throughput"
+assert [l["layout"] for l in ls] == ["TP2 x 4 replicas", "TP4 x 2 replicas", "TP8", "TP1 x 8 replicas"], ls
+assert ls[0]["batch_per_replica"] == 692 and ls[3]["batch_per_replica"] == 23
+assert all(a["tok_per_s_per_chip"] >= b["tok_per_s_per_chip"] for a, b in zip(ls, ls[1:]))
+assert ls[0]["cost_usd_per_mtok"] > 0
+PY
+csv=$("$CHALK" layouts -m deepseek-v3 -H gb200-nvl72 --csv) || fail "layouts --csv"
+[ "$(printf '%s\n' "$csv" | head -1 | cut -d, -f1-3)" = "rank,layout,replica_chips" ] || fail "csv header"
+printf '%s\n' "$csv" | sed -n 2p | grep -q "DP-attention" || fail "DeepSeek-V3 on NVL72: data-parallel attention should rank first"
+printf '%s\n' "$csv" | grep -q "673.0 GB" || fail "a layout that does not fit says why"
+"$CHALK" layouts -m llama-3.1-8b -H h100-sxm -n 8 --objective latency --batch 8 | grep -q "ranked by latency" || fail "latency table"
+expect_error "--objective: expected throughput or latency, got 'cost'" layouts --objective cost
+expect_error "--prompt: steady-state serving needs both --prompt and --output" layouts --prompt 100
+expect_error "--tp: is what \`chalk layouts\` searches over" layouts --tp 8
+expect_error "--chips: must be >= 1, got -1" layouts --chips -1
+expect_error "--kv-dtype" layouts --kv-dtype fp9
+echo "layouts: all passed"
