@@ -234,11 +234,66 @@ ModelSpec gpt_oss(const Obj& c, const std::string& name, const std::string& wher
   return m;
 }
 
+/// DeepSeek's own reference-inference config (deepseek-ai/DeepSeek-V3 inference/configs/
+/// config_671B.json, read by inference/model.py's ModelArgs): no model_type, short keys. The
+/// dense layers come first (n_dense_layers), then MoE layers; "dtype": "fp8" means block-scaled
+/// FP8 linear layers with bf16 embeddings, head and router, as the HF checkpoint. The context
+/// limit is ModelArgs' original_seq_len x rope_factor (YaRN; defaults 4096 x 40 = 163,840, the
+/// HF config's max_position_embeddings). MTP modules are not part of this format.
+ModelSpec deepseek_inference(const Obj& c, const std::string& name, const std::string& where) {
+  c.only({"max_batch_size", "max_seq_len", "dtype", "scale_fmt", "vocab_size", "dim", "inter_dim", "moe_inter_dim", "n_layers",
+          "n_dense_layers", "n_heads", "n_routed_experts", "n_shared_experts", "n_activated_experts", "n_expert_groups",
+          "n_limited_groups", "score_func", "route_scale", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+          "v_head_dim", "original_seq_len", "rope_theta", "rope_factor", "beta_fast", "beta_slow", "mscale"});
+  ModelSpec m;
+  m.name = name;
+  m.source = where;
+  m.architecture = "deepseek_v3 (DeepSeek inference config)";
+  m.d_model = c.integer("dim");
+  m.vocab_size = c.integer("vocab_size");
+  const double rope_factor = c.opt_number("rope_factor").value_or(40);
+  m.max_context = static_cast<int64_t>(static_cast<double>(c.opt_integer("original_seq_len").value_or(4096)) * rope_factor);
+  m.tie_embeddings = false;
+  const std::string dtype = c.opt_string("dtype").value_or("bf16");
+  if (dtype != "fp8" && dtype != "bf16") throw InputError(c.field("dtype"), "expected fp8 or bf16, got '" + dtype + "'");
+  const DType body = dtype == "fp8" ? DType::fp8 : DType::bf16;
+  m.weights = {DType::bf16, body, body, body, DType::bf16};  // embedding, attention, dense FFN, experts, router
+  AttentionSpec a;
+  a.kind = AttentionKind::mla;
+  a.n_heads = c.integer("n_heads");
+  a.q_lora_rank = c.opt_integer("q_lora_rank").value_or(0);
+  a.kv_lora_rank = c.integer("kv_lora_rank");
+  a.qk_rope_head_dim = c.integer("qk_rope_head_dim");
+  a.head_dim = c.integer("qk_nope_head_dim") + a.qk_rope_head_dim;
+  a.v_head_dim = c.integer("v_head_dim");
+  FfnSpec dense;
+  dense.kind = FfnKind::dense;
+  dense.d_ff = c.integer("inter_dim");
+  FfnSpec moe;
+  moe.kind = FfnKind::moe;
+  moe.d_ff = c.integer("moe_inter_dim");
+  moe.n_experts = c.integer("n_routed_experts");
+  moe.top_k = c.integer("n_activated_experts");
+  moe.n_shared_experts = c.opt_integer("n_shared_experts").value_or(0);
+  moe.d_shared_expert = moe.d_ff;
+  moe.router_bias = c.opt_string("score_func").value_or("softmax") == "sigmoid";  // model.py Gate: bias with sigmoid scoring (V3)
+  const int64_t layers = c.integer("n_layers");
+  if (layers <= 0 || layers > 100000) throw InputError(c.field("n_layers"), "must be in 1..100000, got " + std::to_string(layers));
+  const int64_t first_dense = c.opt_integer("n_dense_layers").value_or(0);
+  for (int64_t i = 0; i < layers; ++i) push_layer(m, a, i < first_dense ? dense : moe);
+  return m;
+}
+
 }  // namespace
 
 ModelSpec model_from_hf_config(std::string_view text, const std::string& name, const std::string& where) {
   const auto j = detail::parse_json(text, where);
   const Obj c(j, where + ": ");
+  if (!c.has("model_type") && c.has("kv_lora_rank") && c.has("dim") && c.has("n_layers")) {
+    ModelSpec m = deepseek_inference(c, name, where);
+    validate(m, where);
+    return m;
+  }
   const std::string type = c.string("model_type");
   ModelSpec m;
   if (is_one_of(type, {"llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen2_moe", "qwen3_moe"})) {

@@ -41,6 +41,39 @@ TEST(HfConfig, DeepSeekV3Structure) {
   EXPECT_EQ(m.weights.embedding, DType::bf16);
 }
 
+// DeepSeek's own inference config (deepseek-ai/DeepSeek-V3 @ 9b4e978,
+// inference/configs/config_671B.json, verbatim): the same model as the HF config.
+constexpr const char* kDeepSeekInferenceConfig = R"({
+    "vocab_size": 129280, "dim": 7168, "inter_dim": 18432, "moe_inter_dim": 2048, "n_layers": 61,
+    "n_dense_layers": 3, "n_heads": 128, "n_routed_experts": 256, "n_shared_experts": 1,
+    "n_activated_experts": 8, "n_expert_groups": 8, "n_limited_groups": 4, "route_scale": 2.5,
+    "score_func": "sigmoid", "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64, "v_head_dim": 128, "dtype": "fp8"
+})";
+
+TEST(HfConfig, DeepSeekInferenceConfigIsTheSameModel) {
+  const ModelSpec ref = model_from_hf_config(kDeepSeekInferenceConfig, "ds", "config_671B.json");
+  const ModelSpec hf = load_model("deepseek-v3");
+  // Every parameter the HF config counts (671.0B total, 37.5B active without MTP).
+  EXPECT_EQ(count_params(ref).total(), count_params(hf).total());
+  EXPECT_EQ(count_params(ref).active(), count_params(hf).active());
+  EXPECT_EQ(kv_bytes_per_token(ref, 4096, DType::bf16).value(), 70272);  // 61 x (512 + 64) x 2 B
+  EXPECT_EQ(ref.max_context, 163840);  // original_seq_len 4096 x rope_factor 40 (ModelArgs defaults)
+  EXPECT_EQ(ref.weights.experts, DType::fp8);
+  EXPECT_EQ(ref.weights.attention, DType::fp8);
+  EXPECT_EQ(ref.weights.embedding, DType::bf16);
+  EXPECT_EQ(ref.groups.size(), 2u);
+  EXPECT_EQ(ref.groups[0].count, 3);
+  EXPECT_EQ(ref.n_mtp_layers, 0);
+  // A misspelled key is an error, not a default; so is an unknown dtype.
+  std::string typo = kDeepSeekInferenceConfig;
+  typo.replace(typo.find("n_dense_layers"), 14, "n_dense_layer");
+  EXPECT_NE(error_of(typo).find("n_dense_layer: unknown field"), std::string::npos) << error_of(typo);
+  std::string dtype = kDeepSeekInferenceConfig;
+  dtype.replace(dtype.find("\"fp8\""), 5, "\"fp4\"");
+  EXPECT_NE(error_of(dtype).find("dtype: expected fp8 or bf16, got 'fp4'"), std::string::npos) << error_of(dtype);
+}
+
 TEST(HfConfig, GptOssAlternatesSlidingAndFullLayers) {
   const ModelSpec m = load_model("gpt-oss-120b");
   ASSERT_EQ(m.groups.size(), 2u);
