@@ -144,7 +144,10 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
   auto op = [&](double op_flops, FlopsPerSecond rate, Bytes bytes, BytesPerSecond bw, bool is_kv) {
     flops += op_flops;
     if (!is_kv) weight_bytes += bytes;
-    led.add(Seconds(op_flops / rate.value()) * slow, bytes / bw, is_kv);
+    // Two micro-batches run each layer twice: its weights stream once per micro-batch.
+    const double passes = (overlap && !is_kv) ? 2.0 : 1.0;
+    if (!is_kv) weight_bytes += bytes * (passes - 1);
+    led.add(Seconds(op_flops / rate.value()) * slow, bytes * passes / bw, is_kv);
   };
 
   // Attention projections, dense FFNs and shared experts, LM head: FLOPs split evenly over

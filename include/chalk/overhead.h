@@ -117,7 +117,8 @@ struct StepBreakdown {
 /// dispatch/combine all-to-all when attention is data parallel, per-layer weight
 /// all-gather when weight-gathered). With overlap_micro_batches the EP traffic hides
 /// behind max(compute path, traffic), the compute path slowed by the SMs lent to
-/// communication and paying twice the kernels. Routed-expert compute is that of the
+/// communication, paying twice the kernels and streaming every weight twice (each
+/// micro-batch runs every layer). Routed-expert compute is that of the
 /// busiest EP rank under uniform top-k routing (expected_max_load). Throws InputError for
 /// negative shapes.
 StepBreakdown engine_step(const Deployment& d, const StepShape& s);
