@@ -68,6 +68,12 @@ std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec
       c.replica_chips = r;
       c.replicas = q.n_chips / r;
       c.name = name + (c.replicas > 1 ? " x " + std::to_string(c.replicas) + " replicas" : "");
+      if (const std::string problem = attention_split_problem(m, layout.tp_attention); !problem.empty()) {
+        c.layout = layout;
+        c.reason = problem;
+        all.push_back(c);
+        continue;
+      }
       Deployment dep;
       try {
         dep = make_deployment(m, s, o);

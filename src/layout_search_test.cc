@@ -78,18 +78,21 @@ TEST_F(Llama70bOnDgx, LatencySplitsAFixedBatchOverReplicas) {
 }
 
 TEST(LayoutSearch, MlaThroughputPrefersDataParallelAttention) {
-  // DeepSeek-V3 on GB200 NVL72 at 4k: attention TP72 keeps the MLA latent on all 72
-  // ranks and holds 548 sequences (Memory.MechanismsLayoutsStoreTheirReplicas); data-
-  // parallel attention stores each sequence once.
+  // DeepSeek-V3 on GB200 NVL72 at 4k: attention TP8 keeps the MLA latent on all 8 ranks
+  // of each group and holds 288 sequences per 8-chip replica; data-parallel attention
+  // stores each sequence once. TP72 is refused: engines split whole heads, and 72 does
+  // not divide 128.
   const ModelSpec m = load_model("deepseek-v3");
   const SystemSpec s = load_system("gb200-nvl72");
   LayoutQuery q;
   q.n_chips = 72;
   q.context = 4096;
   const auto all = search_layouts(m, s, DeploymentOptions{}, q);
-  EXPECT_EQ(named(all, "attention TP72, EP72").batch, 548);
+  EXPECT_FALSE(named(all, "attention TP72, EP72").fits);
+  EXPECT_EQ(named(all, "attention TP72, EP72").reason, "TP72 does not divide the 128 attention heads");
+  EXPECT_EQ(named(all, "attention TP8, EP8 x 9 replicas").batch, 288);
   EXPECT_EQ(all.front().layout.tp_attention, 1);
-  EXPECT_GT(all.front().batch, 30 * 548);
+  EXPECT_GT(all.front().batch, 100 * 288);
   EXPECT_FALSE(named(all, "attention TP1, EP1 x 72 replicas").fits);  // 673 GB on one chip
   EXPECT_NE(named(all, "attention TP1, EP1 x 72 replicas").reason.find("673.0 GB"), std::string::npos);
 }

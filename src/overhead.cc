@@ -78,9 +78,34 @@ const LinkModel& link_for(int64_t ranks, int64_t domain, const LinkModel& up, co
 
 }  // namespace
 
+std::string attention_split_problem(const ModelSpec& m, int64_t tp) {
+  for (const auto& g : m.groups) {
+    const auto& a = g.attention;
+    if (a.n_heads % tp != 0) {
+      return "TP" + std::to_string(tp) + " does not divide the " + std::to_string(a.n_heads) + " attention heads";
+    }
+    const int64_t kv = a.kind == AttentionKind::mla ? 1 : std::max<int64_t>(a.n_kv_heads, 1);
+    if (kv % tp != 0 && tp % kv != 0) {
+      return "TP" + std::to_string(tp) + " neither divides nor is a multiple of the " + std::to_string(kv) + " KV heads";
+    }
+  }
+  return "";
+}
+
 ParallelLayout resolve_layout(const ParallelLayout& requested, const ModelSpec& m, int64_t n, int64_t domain) {
   ParallelLayout l = requested;
-  if (l.tp_attention == 0) l.tp_attention = (n > domain && domain > 0 && n % domain == 0) ? domain : n;
+  if (l.tp_attention == 0) {
+    // The largest degree within one scale-up domain that divides the chips and that an
+    // engine can split the heads over.
+    const int64_t within = (n > domain && domain > 0 && n % domain == 0) ? domain : n;
+    l.tp_attention = 1;
+    for (int64_t t = within; t >= 1; --t) {
+      if (within % t == 0 && attention_split_problem(m, t).empty()) {
+        l.tp_attention = t;
+        break;
+      }
+    }
+  }
   check_divides(l.tp_attention, n, "layout.tp_attention");
   if (l.tp_ffn == 0) l.tp_ffn = l.tp_attention;
   check_divides(l.tp_ffn, n, "layout.tp_ffn");

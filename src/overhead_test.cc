@@ -101,7 +101,9 @@ TEST(Overhead, DeepSeekR1MinLatencyIsOverheadBound) {
 }
 
 TEST(Overhead, TpuPaysNoKernelFloor) {
-  const Deployment d = deploy("palm-540b", "tpu-v4", 64);
+  ParallelLayout tp64;
+  tp64.tp_attention = 64;  // Pope et al. pad PaLM's 48 heads to 64 for this
+  const Deployment d = deploy("palm-540b", "tpu-v4", 64, tp64);
   StepShape s;
   s.decode_sequences = 64;
   s.context = 2048;
@@ -109,6 +111,24 @@ TEST(Overhead, TpuPaysNoKernelFloor) {
   EXPECT_EQ(r.t_overhead.value(), 0);
   // 118 layers x 2 all-reduces x 44.5 us (collective_test) = 10.50 ms.
   EXPECT_NEAR(to_ms(r.t_comm), 10.50, 0.02);
+  // Derived, the 48 published heads allow TP16 (the largest divisor of 64 that divides
+  // 48): 4 data-parallel groups of 16 sequences, all-reduces of 16 x 18432 x 2 B over 16
+  // chips: 5 us + 2 x 3 x (16^(1/3) - 1) = 9.12 hops + 2 x 15/16 x 589,824 B / 216 GB/s
+  // = 19.24 us, x 236 = 4.54 ms.
+  const Deployment derived = deploy("palm-540b", "tpu-v4", 64);
+  EXPECT_EQ(derived.mechanisms.layout.tp_attention, 16);
+  EXPECT_NEAR(to_ms(engine_step(derived, s).t_comm), 4.54, 0.01);
+}
+
+TEST(Overhead, DerivedLayoutSplitsWholeHeads) {
+  // 72 GB200 in one NVLink domain: DeepSeek-V3's 128 heads split 8 ways at most
+  // (72 = 8 x 9); Llama 3.1 70B's 64 query / 8 KV heads too; on 8 chips, all 8.
+  EXPECT_EQ(deploy("deepseek-v3", "gb200-nvl72", 72).mechanisms.layout.tp_attention, 8);
+  EXPECT_EQ(deploy("llama-3.1-70b", "gb200-nvl72", 72).mechanisms.layout.tp_attention, 8);
+  EXPECT_EQ(deploy("llama-3.1-70b", "h100-sxm", 8).mechanisms.layout.tp_attention, 8);
+  EXPECT_EQ(attention_split_problem(load_model("llama-3.1-70b"), 3), "TP3 does not divide the 64 attention heads");
+  EXPECT_EQ(attention_split_problem(load_model("qwen3-30b-a3b"), 8), "");  // 32 heads, 4 KV heads replicated twice
+  EXPECT_EQ(attention_split_problem(load_model("llama-3.1-70b"), 64), "");  // 64 heads; 8 KV heads on 8 ranks each
 }
 
 TEST(Overhead, StepNeverFallsAsBatchGrows) {

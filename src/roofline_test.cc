@@ -226,11 +226,13 @@ namespace chalk {
 namespace {
 
 TEST(Memory, MechanismsLayoutsStoreTheirReplicas) {
-  // DeepSeek-V3 on 72 GB200 with the derived layout (attention TP72): the MLA latent is
-  // one head, so each of the 72 tensor-parallel ranks holds every sequence's latent:
-  // 72 x 70,272 B x 4096 = 20.72 GB per sequence instead of 0.288 GB.
+  // DeepSeek-V3 on 72 GB200 with attention TP72 (which engines refuse: 72 does not divide
+  // the 128 heads; chalk computes it when asked): the MLA latent is one head, so each of
+  // the 72 tensor-parallel ranks holds every sequence's latent: 72 x 70,272 B x 4096 =
+  // 20.72 GB per sequence instead of 0.288 GB.
   DeploymentOptions mech = with_chips(72);
   mech.mechanisms.enabled = true;
+  mech.mechanisms.layout.tp_attention = 72;
   const Deployment plain = deploy("deepseek-v3", "gb200-nvl72", 72);
   const Deployment engine = make_deployment(load_model("deepseek-v3"), load_system("gb200-nvl72"), mech);
   const MemoryPlan a = memory_plan(plain, 1, 4096), b = memory_plan(engine, 1, 4096);
@@ -244,6 +246,11 @@ TEST(Memory, MechanismsLayoutsStoreTheirReplicas) {
   EXPECT_EQ(b.max_batch, static_cast<int64_t>((b.hbm_total - b.reserve - b.weights).value() / (72 * 70272.0 * 4096)));
   EXPECT_LT(b.max_batch, 600);
   EXPECT_EQ(a.max_batch, 39536);
+  // The derived layout, TP8 x 9 groups, keeps 8 copies.
+  DeploymentOptions derived = with_chips(72);
+  derived.mechanisms.enabled = true;
+  const MemoryPlan e = memory_plan(make_deployment(load_model("deepseek-v3"), load_system("gb200-nvl72"), derived), 1, 4096);
+  EXPECT_DOUBLE_EQ(e.kv_cache.value(), 8 * a.kv_cache.value());
   // Data-parallel attention (--tp 1) stores the latent once but copies the attention
   // weights, embedding and head to every chip.
   mech.mechanisms.layout.tp_attention = 1;

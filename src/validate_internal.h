@@ -30,6 +30,9 @@ enum class Target {
 /// A row mapped to chalk's inputs.
 struct RowPlan {
   std::string model, hardware;
+  /// Attention heads padded to this count for partitioning, as the row's model_shape
+  /// states ("48 heads padded to 64": Pope et al. 2022); 0 = as published.
+  int64_t heads_padded_to = 0;
   int64_t chips = 1;
   std::optional<DType> w_attention, w_ffn, w_experts;  ///< unset: the checkpoint's
   DType kv = DType::bf16;

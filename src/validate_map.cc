@@ -61,6 +61,14 @@ Mapped plan_row(const Measurement& row_in, const std::vector<Measurement>& all) 
   if (std::find(models.begin(), models.end(), p.model) == models.end()) {
     return unmapped("model", "no built-in model for '" + row.model + "' (tried '" + p.model + "'; see chalk models)");
   }
+  {
+    std::smatch pad;
+    const std::string shape = lower(row.model_shape);
+    if (std::regex_search(shape, pad, std::regex("heads padded to ([0-9]+)"))) {
+      p.heads_padded_to = std::stoll(pad[1]);
+      p.notes.push_back("attention heads padded to " + pad[1].str() + " as the row states: their projections are computed and stored");
+    }
+  }
   const auto sys = system_name(row.hardware);
   if (!sys) return unmapped("hardware", "no built-in system for '" + row.hardware + "' (see chalk hardware)");
   p.hardware = *sys;

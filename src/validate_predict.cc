@@ -50,6 +50,8 @@ struct Engines {
 
 void predict(const RowPlan& p, Prediction& out) {
   ModelSpec m = load_model(p.model);
+  const ModelSpec published = m;  // MFU counts the published model's FLOPs
+  for (auto& g : m.groups) g.attention.n_heads = std::max(g.attention.n_heads, p.heads_padded_to);
   if (p.w_attention) m.weights.attention = *p.w_attention;
   if (p.w_ffn) m.weights.dense_ffn = *p.w_ffn;
   if (p.w_experts) m.weights.experts = *p.w_experts;
@@ -203,7 +205,7 @@ void predict(const RowPlan& p, Prediction& out) {
         plain_v = t_plain;
         mech_v = t_mech;
       } else {
-        const double model_flops = 2 * e.plain.params.active_matmul() * p.batch * d(p.prompt + p.output);
+        const double model_flops = 2 * count_params(published).active_matmul() * p.batch * d(p.prompt + p.output);
         const double peak = sys.chip.peak_for(MatmulPrecision::bf16).value() * n;
         plain_v = model_flops / (t_plain * peak);
         mech_v = model_flops / (t_mech * peak);

@@ -51,12 +51,13 @@ TEST(Validate, EveryRowIsKept) {
 
 TEST(Validate, PlainRooflineNumbers) {
   const ValidationReport r = validate_measurements(builtin_measurements());
-  // POPE-3: 512 x 2048 tokens of PaLM 540B (bf16) on 64 TPU v4, compute-bound:
-  // 2 x 5.3564e11 (matmul parameters) x 1048576 = 1.1233e18 FLOP + causal attention
-  // 512 x 118 x 49152 x (2048 x 2049 / 2) = 6.24e15 -> 1.1296e18 / (64 x 275e12 x 0.776)
-  // = 82.7 s (+ the tied LM head counted per token in chalk's prefill: 83.4 s).
+  // POPE-3: 512 x 2048 tokens of PaLM 540B (bf16) on 64 TPU v4, compute-bound, with the
+  // 48 heads padded to 64 as the row states (q and o projections 2 x 18432 x 4096 more
+  // per layer: +17.82B): 2 x 5.5346e11 (matmul parameters) x 1048576 = 1.16067e18 FLOP +
+  // causal attention 512 x 118 x 65536 x (2048 x 2049 / 2) = 8.31e15 -> 1.16898e18 /
+  // (64 x 275e12 x 0.776) = 85.6 s (+ the tied LM head counted per token: 86.3 s).
   const auto& pope3 = find(r, "POPE-3");
-  EXPECT_NEAR(pope3.predicted_plain, 83.43, 0.05);
+  EXPECT_NEAR(pope3.predicted_plain, 86.32, 0.05);
   EXPECT_EQ(pope3.bound_plain, "compute");
   // TRT-R1: the plain roofline's batch-1 step is 1.03 ms (969.6 tok/s/user) against the
   // measured 9.0 ms.
@@ -81,10 +82,10 @@ TEST(Validate, MechanismsExplainTheLatencyFloor) {
 // (and regenerate docs/accuracy.md with scripts/accuracy).
 TEST(Validate, MedianErrorDoesNotGetWorse) {
   const ValidationReport r = validate_measurements(builtin_measurements());
-  EXPECT_LE(summary(r, "decode").median_abs, 0.231);
+  EXPECT_LE(summary(r, "decode").median_abs, 0.215);
   EXPECT_LE(summary(r, "prefill").median_abs, 0.594);
-  EXPECT_LE(summary(r, "end-to-end serving").median_abs, 0.138);
-  EXPECT_LE(summary(r, "all").median_abs, 0.182);
+  EXPECT_LE(summary(r, "end-to-end serving").median_abs, 0.143);
+  EXPECT_LE(summary(r, "all").median_abs, 0.187);
   // And the mechanisms beat the plain roofline on every kind.
   for (const char* kind : {"decode", "prefill", "end-to-end serving", "all"}) {
     EXPECT_LT(summary(r, kind).median_abs, summary(r, kind).median_abs_plain) << kind;

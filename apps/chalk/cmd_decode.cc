@@ -58,17 +58,11 @@ void run_decode(const DecodeArgs& a) {
   const Deployment d = resolve(a.deployment);
   const auto batches = parse_int_list(a.batch, "--batch", 1, 1 << 24);
   const auto contexts = parse_int_list(a.context, "--context", 1, 1LL << 30);
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings = deployment_warnings(d);
   for (int64_t s : contexts) {
     if (s > d.model.max_context) {
       warnings.push_back(fmt::format("context {} exceeds {}'s max_position_embeddings {}", s, d.model.name, d.model.max_context));
     }
-  }
-  if (d.n_chips > d.system.scale_up_domain && !d.mechanisms.enabled) {
-    warnings.push_back(fmt::format("{} chips span {} scale-up domains of {}: their collectives would cross the scale-out network "
-                                   "(about 8x slower, lecture 39:00), which the roofline does not model (add --mechanisms)",
-                                   d.n_chips, (d.n_chips + d.system.scale_up_domain - 1) / d.system.scale_up_domain,
-                                   d.system.scale_up_domain));
   }
   const Table t = decode_table(d, batches, contexts);
   const MemoryPlan mem = memory_plan(d, 1, contexts.front());

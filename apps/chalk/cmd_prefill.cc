@@ -30,13 +30,7 @@ void run_prefill(const PrefillArgs& a) {
                {"t_comm_ms", "comm ms"},       {"t_overhead_ms", "launch ms"},
                {"ttft_ms", "TTFT ms"},       {"bound", "bound"},              {"tok_per_s", "tok/s"},
                {"cost_usd_per_mtok", "$/Mtok in"}, {"memory_fits", "fits"}};
-  std::vector<std::string> warnings;
-  if (d.n_chips > d.system.scale_up_domain && !d.mechanisms.enabled) {
-    warnings.push_back(fmt::format("{} chips span {} scale-up domains of {}: their collectives would cross the scale-out network "
-                                   "(about 8x slower, lecture 39:00), which the roofline does not model (add --mechanisms)",
-                                   d.n_chips, (d.n_chips + d.system.scale_up_domain - 1) / d.system.scale_up_domain,
-                                   d.system.scale_up_domain));
-  }
+  std::vector<std::string> warnings = deployment_warnings(d);
   for (int64_t p : prompts) {
     if (p + a.prefix > d.model.max_context) {
       warnings.push_back(fmt::format("prompt {} + prefix {} exceeds {}'s max_position_embeddings {}", p, a.prefix, d.model.name, d.model.max_context));

@@ -68,6 +68,22 @@ Deployment resolve(const DeploymentArgs& a) {
   return make_deployment(model, system, o);
 }
 
+std::vector<std::string> deployment_warnings(const Deployment& d) {
+  std::vector<std::string> w;
+  if (d.n_chips > d.system.scale_up_domain && !d.mechanisms.enabled) {
+    w.push_back(fmt::format("{} chips span {} scale-up domains of {}: their collectives would cross the scale-out network "
+                            "(about 8x slower, lecture 39:00), which the roofline does not model (add --mechanisms)",
+                            d.n_chips, (d.n_chips + d.system.scale_up_domain - 1) / d.system.scale_up_domain, d.system.scale_up_domain));
+  }
+  if (d.mechanisms.enabled) {
+    const std::string problem = attention_split_problem(d.model, d.mechanisms.layout.tp_attention);
+    if (!problem.empty()) {
+      w.push_back(problem + ": serving engines refuse this split (pad the heads, as Pope et al. 2022 did, or see `chalk layouts`)");
+    }
+  }
+  return w;
+}
+
 std::string human_count(double n) {
   if (n >= 1e12) return fmt::format("{:.2f}T", n / 1e12);
   if (n >= 1e9) return fmt::format("{:.1f}B", n / 1e9);

@@ -41,6 +41,11 @@ DeploymentOptions options_from(const DeploymentArgs& a);
 /// Loads the model and system and resolves the deployment. Throws InputError.
 Deployment resolve(const DeploymentArgs& a);
 
+/// Warnings about a deployment that hold at any batch: a replica wider than the scale-up
+/// domain without --mechanisms (no scale-out term), a --tp that splits heads no engine
+/// can split (attention_split_problem).
+std::vector<std::string> deployment_warnings(const Deployment& d);
+
 /// The model, hardware and every assumption, for --json.
 nlohmann::json describe_json(const Deployment& d);
 

@@ -58,7 +58,9 @@ struct LayoutCandidate {
 /// n_chips): dense models, tensor parallel over r (attention and FFN); MoE models,
 /// attention and experts both over r (attention TP r, EP r), and data-parallel attention
 /// with EP r, without and with two micro-batches overlapping the expert all-to-all
-/// (SGLang/DeepSeek). `base` supplies formats, efficiencies and the reserve; its
+/// (SGLang/DeepSeek). A tensor-parallel degree that does not divide the attention heads,
+/// or neither divides nor is a multiple of the KV heads, does not fit (engines refuse
+/// it). `base` supplies formats, efficiencies and the reserve; its
 /// mechanisms are switched on and its layout replaced. Throws InputError when n_chips < 1,
 /// context < 0, prompt or output < 0, or batch < 0.
 std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,

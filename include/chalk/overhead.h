@@ -17,7 +17,9 @@ namespace chalk {
 struct Deployment;  // chalk/roofline.h
 
 /// Where one replica's work lives on its n chips. A degree of 0 is derived by
-/// resolve_layout: attention tensor parallel within the scale-up domain, dense FFNs as
+/// resolve_layout: attention tensor parallel over the largest number of chips within the
+/// scale-up domain that divides n and that the heads allow (attention_split_problem; 72
+/// chips of DeepSeek-V3's 128 heads: TP8 x 9 data-parallel groups), dense FFNs as
 /// attention, routed experts spread over all n chips (expert parallel), each expert
 /// split over n / ep chips.
 struct ParallelLayout {
@@ -61,6 +63,12 @@ struct Mechanisms {
   ParallelLayout layout;
   Calibration calibration;
 };
+
+/// Why serving engines cannot split a model's attention over `tp` chips, or "" when they
+/// can: every rank needs whole query heads (vLLM and SGLang assert heads % tp == 0) and
+/// whole KV heads, split or replicated (kv % tp == 0 or tp % kv == 0); an MLA latent is one
+/// KV head, replicated on every rank. (Pope et al. 2022 pad PaLM's 48 heads to 64 instead.)
+std::string attention_split_problem(const ModelSpec& m, int64_t tp);
 
 /// Fills the zero degrees of `requested` for a model on `n_chips` of a system with a
 /// scale-up domain of `domain` chips (see ParallelLayout). Throws InputError when a

@@ -22,4 +22,7 @@ echo "core_outputs: all passed"
 # A replica beyond the scale-up domain is flagged: the roofline has no scale-out term.
 "$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 16 -b 1 --json | python3 -c "import json,sys; w=json.load(sys.stdin)['warnings']; assert any('span 2 scale-up domains' in x for x in w), w" || fail "scale-out warning"
 "$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 8 -b 1 --json | python3 -c "import json,sys; w=json.load(sys.stdin)['warnings']; assert w == [], w" || fail "no warning within a domain"
+# A --tp that splits heads no engine can split is computed, with a warning naming it.
+"$CHALK" decode --mechanisms --tp 72 -b 1 | grep -q "warning     TP72 does not divide the 128 attention heads" || fail "head-split warning"
+"$CHALK" decode --mechanisms --tp 8 -b 1 | grep -q "does not divide" && fail "TP8 splits 128 heads"
 echo "core_outputs: scale-out warning passed"
