@@ -29,6 +29,19 @@ std::vector<std::pair<ParallelLayout, std::string>> layouts_for(const ModelSpec&
   tp.tp_ffn = r;
   if (!is_moe(m)) {
     out.push_back({tp, "TP" + R});
+    // Heads that TP r cannot split: attention over the largest degree that splits them,
+    // in r / t data-parallel groups, the FFN still over all r (PaLM's 48 heads on 64
+    // chips: attention TP16 x 4, FFN TP64).
+    if (!attention_split_problem(m, r).empty()) {
+      for (int64_t t = r - 1; t >= 1; --t) {
+        if (r % t == 0 && attention_split_problem(m, t).empty()) {
+          ParallelLayout mixed = tp;
+          mixed.tp_attention = t;
+          out.push_back({mixed, "attention TP" + std::to_string(t) + " x " + std::to_string(r / t) + ", FFN TP" + R});
+          break;
+        }
+      }
+    }
     return out;
   }
   tp.ep = r;
@@ -54,11 +67,34 @@ std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec
   if (q.n_chips < 1) throw InputError("chips", "must be >= 1, got " + std::to_string(q.n_chips));
   if (q.context < 0) throw InputError("context", "must be >= 0 tokens, got " + std::to_string(q.context));
   if (q.prompt < 0 || q.output < 0) throw InputError("prompt/output", "must be >= 0 tokens");
-  if (!(q.batch >= 0) || !(q.max_batch >= 1)) throw InputError("batch", "must be >= 0 (0 = what memory holds) with a cap >= 1");
+  if (!(q.batch >= 0) || q.batch != std::floor(q.batch) || q.batch > 1e9) {
+    throw InputError("batch", "must be a whole number of sequences in 0..1e9 (0 = what memory holds), got " + std::to_string(q.batch));
+  }
+  if (!(q.max_batch >= 1)) throw InputError("max_batch", "must be >= 1 sequence, got " + std::to_string(q.max_batch));
+  if (q.objective == LayoutObjective::latency && q.batch == 0) {
+    throw InputError("batch", "the latency objective compares layouts at one batch: give it (1 = one user)");
+  }
+  if (q.n_chips > (int64_t{1} << 20)) throw InputError("chips", "must be at most 1048576, got " + std::to_string(q.n_chips));
+  {
+    // Options wrong for every layout (efficiencies, compute class, reserve) are errors of
+    // the query, not reasons a layout does not fit.
+    DeploymentOptions o = base;
+    o.n_chips = 1;
+    o.mechanisms = Mechanisms{};
+    (void)make_deployment(m, s, o);
+  }
+
+  std::vector<int64_t> sizes;
+  for (int64_t r = 1; r * r <= q.n_chips; ++r) {
+    if (q.n_chips % r != 0) continue;
+    sizes.push_back(r);
+    if (r * r != q.n_chips) sizes.push_back(q.n_chips / r);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  const double total_chips = static_cast<double>(q.n_chips);
 
   std::vector<LayoutCandidate> all;
-  for (int64_t r = 1; r <= q.n_chips; ++r) {
-    if (q.n_chips % r != 0) continue;
+  for (const int64_t r : sizes) {
     for (const auto& [layout, name] : layouts_for(m, r)) {
       DeploymentOptions o = base;
       o.n_chips = r;
@@ -104,7 +140,10 @@ std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec
         }
         c.step = engine_step(dep, shape);
         c.tokens_per_s_per_user = 1.0 / c.step.t_step.value();
-        c.tokens_per_s_per_chip = c.batch * c.tokens_per_s_per_user / static_cast<double>(r);
+        // A fixed batch counts its own sequences over every chip (replicas short of a
+        // full share, or idle, still hold their chips); a memory-filled one, every replica's.
+        c.tokens_per_s_per_chip = q.batch > 0 ? q.batch * c.tokens_per_s_per_user / total_chips
+                                              : c.batch * c.tokens_per_s_per_user / static_cast<double>(r);
       }
       all.push_back(c);
     }

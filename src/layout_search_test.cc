@@ -97,6 +97,34 @@ TEST(LayoutSearch, MlaThroughputPrefersDataParallelAttention) {
   EXPECT_NE(named(all, "attention TP1, EP1 x 72 replicas").reason.find("673.0 GB"), std::string::npos);
 }
 
+TEST_F(Llama70bOnDgx, AFixedBatchCountsItsOwnSequencesOverEveryChip) {
+  // One sequence on 8 chips: TP2 x 4 runs it on one replica while three idle, so its
+  // tokens/s per chip is 1 / step / 8, not 1 / step / 2.
+  q.objective = LayoutObjective::latency;
+  q.batch = 1;
+  q.prompt = q.output = 0;
+  for (const auto& c : search_layouts(m, s, base, q)) {
+    ASSERT_TRUE(c.fits) << c.name;
+    EXPECT_EQ(c.batch, 1);
+    EXPECT_NEAR(c.tokens_per_s_per_chip, c.tokens_per_s_per_user / 8, 1e-9) << c.name;
+  }
+}
+
+TEST(LayoutSearch, HeadsThatDoNotSplitKeepTheFfnWide) {
+  // PaLM 540B's 48 heads on 64 TPU v4: TP64 is refused; attention TP16 in 4 groups with
+  // the FFN over all 64 is a layout that fits (bf16 weights 1.08 TB over 64 x 34 GB).
+  LayoutQuery q;
+  q.n_chips = 64;
+  q.context = 2048;
+  const auto all = search_layouts(load_model("palm-540b"), load_system("tpu-v4"), {}, q);
+  EXPECT_FALSE(named(all, "TP64").fits);
+  const auto& mixed = named(all, "attention TP16 x 4, FFN TP64");
+  EXPECT_TRUE(mixed.fits);
+  EXPECT_EQ(mixed.layout.tp_attention, 16);
+  EXPECT_EQ(mixed.layout.tp_ffn, 64);
+  EXPECT_EQ(all.front().name, mixed.name);
+}
+
 TEST(LayoutSearch, RejectsBadQueries) {
   const ModelSpec m = load_model("llama-3.1-8b");
   const SystemSpec s = load_system("h100-sxm");
@@ -109,6 +137,22 @@ TEST(LayoutSearch, RejectsBadQueries) {
   q.context = 10;
   q.batch = -2;
   EXPECT_THROW(search_layouts(m, s, {}, q), InputError);
+  q.batch = 0.5;  // sequences are whole
+  EXPECT_THROW(search_layouts(m, s, {}, q), InputError);
+  q.batch = 0;
+  q.objective = LayoutObjective::latency;  // needs a batch to compare at
+  EXPECT_THROW(search_layouts(m, s, {}, q), InputError);
+  q.objective = LayoutObjective::throughput;
+  q.n_chips = (int64_t{1} << 20) + 1;
+  EXPECT_THROW(search_layouts(m, s, {}, q), InputError);
+  q.n_chips = 8;
+  // Options wrong for every layout are errors of the query, not reasons a layout fails.
+  DeploymentOptions bad;
+  bad.matmul_efficiency = 1.5;
+  EXPECT_THROW(search_layouts(m, s, bad, q), InputError);
+  DeploymentOptions fp4;
+  fp4.compute = MatmulPrecision::fp4;  // H100 has no FP4 rate
+  EXPECT_THROW(search_layouts(m, s, fp4, q), InputError);
 }
 
 }  // namespace

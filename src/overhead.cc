@@ -92,6 +92,15 @@ std::string attention_split_problem(const ModelSpec& m, int64_t tp) {
   return "";
 }
 
+std::string describe_layout(const ParallelLayout& l, bool moe) {
+  std::string s = "attention TP" + std::to_string(l.tp_attention) + ", FFN TP" + std::to_string(l.tp_ffn);
+  if (moe) s += ", experts EP" + std::to_string(l.ep) + " x TP" + std::to_string(l.tp_expert);
+  if (l.kv_sharded_by_batch) s += ", KV by batch";
+  if (l.weight_gathered) s += ", weight-gathered";
+  if (l.overlap_micro_batches) s += ", two micro-batches overlap EP traffic";
+  return s;
+}
+
 ParallelLayout resolve_layout(const ParallelLayout& requested, const ModelSpec& m, int64_t n, int64_t domain) {
   ParallelLayout l = requested;
   if (l.tp_attention == 0) {
@@ -122,6 +131,7 @@ ParallelLayout resolve_layout(const ParallelLayout& requested, const ModelSpec& 
   if (!(l.dispatch_bytes_per_element > 0) || !(l.combine_bytes_per_element > 0)) {
     throw InputError("layout.dispatch_bytes_per_element", "must be positive");
   }
+  if (l.description.empty()) l.description = describe_layout(l, moe) + (requested.tp_attention == 0 ? " (derived)" : "");
   return l;
 }
 
@@ -175,18 +185,31 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
     led.add(Seconds(op_flops / rate.value()) * slow, bytes * passes / bw, is_kv);
   };
 
+  // Sequences are whole: over g data-parallel groups the busiest holds ceil(S / g) of the
+  // step's S sequences, so its share of the work is that over the mean S / g (1 when S is
+  // a multiple of g; g at batch 1).
+  const double sequences = s.decode_sequences > 0 ? s.decode_sequences : s.prefill_sequences;
+  auto busiest_share = [&](double groups) {
+    if (groups <= 1 || sequences <= 0) return 1.0;
+    const double mean = sequences / groups;
+    return std::ceil(mean - 1e-9) / mean;
+  };
+  const double attention_share = busiest_share(dp_attention);
+  const double ffn_share = busiest_share(n / d(L.tp_ffn));
+
   // Attention projections, dense FFNs and shared experts, LM head: FLOPs split evenly over
-  // the chips; weights replicated over the data-parallel groups of their layout.
+  // the chips (the busiest data-parallel group's share); weights replicated over the
+  // data-parallel groups of their layout.
   const double dense_params = p.dense_ffn + p.shared_experts;
   const double head_params = p.lm_head > 0 ? p.lm_head : p.embedding;
-  op(2 * p.attention * tokens / n, rate_for(dep, w.attention), Bytes(p.attention * bytes_per_element(w.attention) / d(L.tp_attention)),
-     weight_rate, false);
+  op(2 * p.attention * tokens / n * attention_share, rate_for(dep, w.attention),
+     Bytes(p.attention * bytes_per_element(w.attention) / d(L.tp_attention)), weight_rate, false);
   if (dense_params > 0) {
-    op(2 * dense_params * tokens / n, rate_for(dep, w.dense_ffn), Bytes(dense_params * bytes_per_element(w.dense_ffn) / d(L.tp_ffn)),
-       weight_rate, false);
+    op(2 * dense_params * tokens / n * ffn_share, rate_for(dep, w.dense_ffn),
+       Bytes(dense_params * bytes_per_element(w.dense_ffn) / d(L.tp_ffn)), weight_rate, false);
   }
-  op(2 * head_params * head_tokens / n, rate_for(dep, w.embedding), Bytes(head_params * bytes_per_element(w.embedding) / d(L.tp_attention)),
-     weight_rate, false);
+  op(2 * head_params * head_tokens / n * attention_share, rate_for(dep, w.embedding),
+     Bytes(head_params * bytes_per_element(w.embedding) / d(L.tp_attention)), weight_rate, false);
   op(0, rate_for(dep, w.router), Bytes((p.router + p.norms) * bytes_per_element(w.router)), weight_rate, false);
 
   // Routed experts: the busiest EP rank's share of the touched experts and of the
@@ -209,6 +232,7 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
   // all chips); the KV cache of a chip is its sequences' share, replicated across the
   // tensor-parallel ranks that cannot split its heads (MLA latent, MQA).
   double core_flops = 0, kv_total = 0;
+  const double core_share = L.kv_sharded_by_batch ? busiest_share(n) : attention_share;
   for (std::size_t i = 0; i < dep.attention.size(); ++i) {
     const auto& a = dep.attention[i];
     const auto& spec = dep.model.groups[i].attention;
@@ -216,11 +240,11 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
     const double split = L.kv_sharded_by_batch ? n : dp_attention * heads_split;
     const double kv_tokens = s.decode_sequences * attended(s.context, a.window) +
                              s.prefill_sequences * (attended(s.prefix + s.prompt, a.window));
-    kv_total += a.layers * a.kv_bytes_per_token * kv_tokens / split;
+    kv_total += a.layers * a.kv_bytes_per_token * kv_tokens / split * core_share;
     core_flops += a.layers * (s.decode_sequences * q_attention * a.decode_flops_per_attended * attended(s.context, a.window) +
                               s.prefill_sequences * a.prefill_flops_per_attended * causal_attended_sum(s.prefix, s.prompt, a.window));
   }
-  op(core_flops / n, attention_rate, Bytes(kv_total), kv_rate, true);
+  op(core_flops / n * core_share, attention_rate, Bytes(kv_total), kv_rate, true);
 
   r.flops_per_chip = Flops(flops);
   r.weight_bytes_per_chip = weight_bytes;
@@ -276,10 +300,14 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
       const bool prefill_only = s.decode_sequences == 0;
       for (const auto& g : dep.moe) {
         const double per_token = g.top_k * d(dep.model.d_model);
-        // The exchange ends when the rank receiving the most token-expert pairs has them
-        // (uniform routing: the busiest of ep ranks).
+        // The exchange ends when the busiest rank has sent and received its share: the
+        // sender with the most tokens (whole sequences: ceil of the mean) and the receiver
+        // of the most token-expert pairs (uniform routing: the busiest of ep ranks). The
+        // skew scales the bytes, not the fixed latency.
         const double pairs = tokens * g.top_k;
         const double receive_skew = pairs > 0 ? busiest_load(pairs, ep) / (pairs / ep) : 1.0;
+        const double send_skew = chip_tokens > 0 ? std::ceil(chip_tokens - 1e-9) / chip_tokens : 1.0;
+        const double skew = std::max({1.0, receive_skew, send_skew});
         for (double b : {L.dispatch_bytes_per_element, L.combine_bytes_per_element}) {
           const Bytes all = Bytes(chip_tokens * per_token * b);
           // Low-latency (decode) kernels send every copy over RDMA, same-node peers
@@ -288,13 +316,15 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
           // (DeepEP README; DeepSeek-V3 report 4.2: node-limited routing).
           const double remote_copies = prefill_only ? (nodes - 1) * (1 - std::pow(1 - 1 / nodes, g.top_k)) : (nodes > 1 ? g.top_k : 0.0);
           const Bytes remote = Bytes(chip_tokens * d(dep.model.d_model) * b * remote_copies);
-          Seconds t;
+          Seconds latency, wire;
           if (remote.value() > 0 && out != nullptr) {
-            t = max(remote / out->bandwidth, all / up.bandwidth) + out->protocols.front().base_latency + out->protocols.front().step_latency;
+            latency = out->protocols.front().base_latency + out->protocols.front().step_latency;
+            wire = max(remote / out->bandwidth, all / up.bandwidth);
           } else {
-            t = all_to_all(all, L.ep, up).time;
+            latency = all_to_all(Bytes(0), L.ep, up).time;
+            wire = max(Seconds(0), all_to_all(all, L.ep, up).time - latency);
           }
-          ep_comm += t * (g.layers * receive_skew);
+          ep_comm += (latency + wire * skew) * g.layers;
         }
       }
     }

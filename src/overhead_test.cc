@@ -195,6 +195,29 @@ TEST(Overhead, ReproducesSglangTwoBatchOverlapAblation) {
   EXPECT_EQ(two.kv_bytes_per_chip.value(), one.kv_bytes_per_chip.value());  // each micro-batch reads its own sequences
 }
 
+TEST(Overhead, TheBusiestDataParallelRankHoldsWholeSequences) {
+  // DeepSeek-V3 on 72 GB200, data-parallel attention, batch 1 at 4096 tokens: one rank
+  // holds the sequence, so the step reads its whole latent, 61 x 576 x 2 B x 4096 =
+  // 287.8 MB, not a 72nd of it; and the expert all-to-all's fixed latency does not grow
+  // with routing skew, so traffic never falls as the batch grows.
+  ParallelLayout dp;
+  dp.tp_attention = 1;
+  const Deployment d = deploy("deepseek-v3", "gb200-nvl72", 72, dp);
+  StepShape s;
+  s.context = 4096;
+  s.decode_sequences = 1;
+  EXPECT_NEAR(engine_step(d, s).kv_bytes_per_chip.value(), 61.0 * 576 * 2 * 4096, 1);
+  s.decode_sequences = 144;  // two per rank
+  EXPECT_NEAR(engine_step(d, s).kv_bytes_per_chip.value(), 2 * 61.0 * 576 * 2 * 4096, 1);
+  Seconds last;
+  for (double b : {1.0, 2.0, 8.0, 72.0, 144.0, 1440.0}) {
+    s.decode_sequences = b;
+    const Seconds t = engine_step(d, s).t_comm_total;
+    EXPECT_GE(t.value(), last.value() - 1e-12) << b;
+    last = t;
+  }
+}
+
 TEST(Overhead, DisabledLeavesThePlainRoofline) {
   const ModelSpec m = load_model("llama-3.1-70b");
   DeploymentOptions o;

@@ -21,14 +21,6 @@ std::string num(double v) {
   return buf;
 }
 
-std::string describe(const ParallelLayout& l, bool moe) {
-  std::string s = "attention TP" + std::to_string(l.tp_attention) + ", FFN TP" + std::to_string(l.tp_ffn);
-  if (moe) s += ", experts EP" + std::to_string(l.ep) + " x TP" + std::to_string(l.tp_expert);
-  if (l.kv_sharded_by_batch) s += ", KV by batch";
-  if (l.weight_gathered) s += ", weight-gathered";
-  if (l.overlap_micro_batches) s += ", two micro-batches overlap EP traffic";
-  return s;
-}
 
 /// Largest batch in [1, cap] with f(batch) true, f monotone (true then false); 1 if none.
 double largest(double cap, const std::function<bool(double)>& ok) {
@@ -273,11 +265,11 @@ void predict(const RowPlan& p, Prediction& out) {
   }
   out.inputs = inputs;
   out.layout = (p.target == Target::prefill_s || p.target == Target::prefill_tokens_per_s)
-                   ? describe(e.mech_prefill.mechanisms.layout, moe)
-                   : describe(e.mech.mechanisms.layout, moe);
+                   ? describe_layout(e.mech_prefill.mechanisms.layout, moe)
+                   : describe_layout(e.mech.mechanisms.layout, moe);
   if ((p.target == Target::serving_latency_s || p.target == Target::serving_mfu) &&
-      describe(e.mech_prefill.mechanisms.layout, moe) != out.layout) {
-    out.layout = "prefill " + describe(e.mech_prefill.mechanisms.layout, moe) + "; decode " + out.layout;
+      describe_layout(e.mech_prefill.mechanisms.layout, moe) != out.layout) {
+    out.layout = "prefill " + describe_layout(e.mech_prefill.mechanisms.layout, moe) + "; decode " + out.layout;
   }
   if (!searched_layout.empty()) out.layout = searched_layout;
   out.predicted_plain = plain_v * p.to_unit;

@@ -17,7 +17,7 @@ struct LayoutsArgs {
   DeploymentArgs deployment;
   OutputArgs output;
   int64_t context = 4096;
-  double batch = 0;
+  int64_t batch = -1;  ///< -1 = not given
   int64_t prompt = 0, output_tokens = 0;
   std::string objective = "throughput";
   bool all = false;
@@ -57,20 +57,15 @@ Table layouts_table(const std::vector<LayoutCandidate>& ranked, const std::optio
   return t;
 }
 
+std::string plural(int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
+
 void run_layouts(const LayoutsArgs& a) {
   const ModelSpec model = load_model(a.deployment.model);
   const SystemSpec system = load_system(a.deployment.hardware);
-  if (a.deployment.chips < 0) throw InputError("--chips", "must be >= 1, got " + std::to_string(a.deployment.chips));
-  if (a.deployment.tp != 0 || a.deployment.ep != 0) {
-    throw InputError(a.deployment.tp != 0 ? "--tp" : "--ep", "is what `chalk layouts` searches over; leave it unset");
-  }
-  DeploymentArgs args = a.deployment;
-  args.mechanisms = true;
-  const DeploymentOptions base = options_from(args);
+  const DeploymentOptions base = options_from(a.deployment);
   LayoutQuery q;
   q.n_chips = a.deployment.chips == 0 ? system.scale_up_domain : a.deployment.chips;
   q.context = a.context;
-  q.batch = a.batch;
   q.prompt = a.prompt;
   q.output = a.output_tokens;
   if (a.objective == "throughput") {
@@ -80,31 +75,61 @@ void run_layouts(const LayoutsArgs& a) {
   } else {
     throw InputError("--objective", "expected throughput or latency, got '" + a.objective + "'");
   }
-  if ((q.prompt > 0) != (q.output > 0)) throw InputError("--prompt", "steady-state serving needs both --prompt and --output");
+  // Latency compares layouts at one batch: one user unless told otherwise.
+  q.batch = static_cast<double>(a.batch >= 0 ? a.batch : (q.objective == LayoutObjective::latency ? 1 : 0));
+  if (q.objective == LayoutObjective::latency && q.batch == 0) {
+    throw InputError("--batch", "the latency objective compares layouts at one batch: give 1 or more sequences");
+  }
+  if ((q.prompt > 0) != (q.output > 0)) {
+    throw InputError(q.prompt > 0 ? "--output" : "--prompt",
+                     "steady-state serving needs both --prompt and --output above 0 (or neither), got " + std::to_string(q.prompt) +
+                         " and " + std::to_string(q.output));
+  }
   const auto ranked = search_layouts(model, system, base, q);
   std::optional<UsdPerSecond> price = base.price_per_chip ? base.price_per_chip : system.price_per_chip;
   const Table t = layouts_table(ranked, price, a.all || a.output.json || a.output.csv);
+  const auto fitting = std::count_if(ranked.begin(), ranked.end(), [](const LayoutCandidate& c) { return c.fits; });
+  std::vector<std::string> warnings;
+  if (fitting == 0) {
+    warnings.push_back("no layout fits (--all gives each reason: memory, or heads no tensor-parallel degree of these chips can split)");
+  }
   if (a.output.csv) {
     print_csv(std::cout, t);
     return;
   }
   if (a.output.json) {
-    nlohmann::json j = {{"model", model.name}, {"hardware", system.name}, {"chips", q.n_chips}, {"context_tokens", q.context},
-                        {"objective", std::string(to_string(q.objective))}, {"batch", q.batch}, {"prompt_tokens", q.prompt},
-                        {"output_tokens", q.output}, {"layouts", to_json(t)}};
+    nlohmann::json j = {{"model", model.name},
+                        {"hardware", system.name},
+                        {"chip", system.chip.name},
+                        {"chips", q.n_chips},
+                        {"context_tokens", q.context},
+                        {"objective", std::string(to_string(q.objective))},
+                        {"batch", q.batch},
+                        {"prompt_tokens", q.prompt},
+                        {"output_tokens", q.output},
+                        {"kv_dtype", std::string(to_string(base.kv))},
+                        {"price_usd_per_chip_hour", price ? nlohmann::json(to_usd_per_hour(*price)) : nlohmann::json()},
+                        {"warnings", warnings},
+                        {"layouts", to_json(t)}};
     std::cout << j.dump(2) << '\n';
     return;
   }
-  std::cout << fmt::format("chalk layouts: {} on {} x {}, context {}, ranked by {} (mechanisms step; docs/formulas.md, Layout search)\n",
-                           model.name, q.n_chips, system.name, q.context, to_string(q.objective));
-  std::cout << (q.batch > 0 ? fmt::format("batch       {} sequences over all chips, split over the replicas\n", q.batch)
+  std::cout << fmt::format("chalk layouts: {} on {} x {} ({}), context {}, ranked by {} (mechanisms step; docs/formulas.md, Layout search)\n",
+                           model.name, q.n_chips, system.chip.name, system.name, q.context, to_string(q.objective));
+  std::cout << (q.batch > 0 ? fmt::format("batch       {} over all chips; the busiest replica runs its ceiling share, and tok/s/chip counts "
+                                          "these sequences over every chip\n",
+                                          plural(static_cast<int64_t>(q.batch), "sequence", "sequences"))
                             : std::string("batch       each replica runs the largest batch its HBM holds at this context\n"));
   if (q.output > 0) std::cout << fmt::format("serving     each step also prefills batch / {} prompts of {} tokens\n", q.output, q.prompt);
-  const auto fitting = std::count_if(ranked.begin(), ranked.end(), [](const LayoutCandidate& c) { return c.fits; });
-  if (fitting == 0) std::cout << "warning     no layout fits: add chips, or use a smaller weight or KV format\n";
-  if (!a.all && fitting < static_cast<long>(ranked.size())) {
-    std::cout << fmt::format("            {} more do not fit (--all lists them with the reason)\n", ranked.size() - fitting);
+  std::cout << "columns     ops: operations (compute or memory per kernel); launch: kernel floor; comm: collectives not hidden; "
+               "governs: the largest share of the step\n";
+  for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
+  if (!a.all && fitting > 0 && fitting < static_cast<long>(ranked.size())) {
+    const int64_t rest = static_cast<int64_t>(ranked.size()) - fitting;
+    std::cout << fmt::format("            {} not fit (--all lists {} with the reason)\n", plural(rest, "more does", "more do"),
+                             rest == 1 ? "it" : "them");
   }
+  if (t.rows.empty()) return;
   std::cout << '\n';
   print_table(std::cout, t);
 }
@@ -114,16 +139,17 @@ void run_layouts(const LayoutsArgs& a) {
 void register_layouts(CLI::App& app, Action& run) {
   static LayoutsArgs a;
   auto* cmd = app.add_subcommand("layouts", "Rank the parallel layouts (TP, EP, data-parallel attention, replicas) of a model on n chips");
-  add_deployment_options(*cmd, a.deployment);
+  add_deployment_options(*cmd, a.deployment, /*layout_flags=*/false);
   cmd->add_option("-s,--context", a.context, "Tokens in each sequence's KV cache")->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
-  cmd->add_option("-b,--batch", a.batch, "Sequences over all chips (0 = each replica's largest that fits)")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("-b,--batch", a.batch,
+                  "Sequences over all chips, split over the replicas (default: throughput, each replica's largest that fits; "
+                  "latency, 1)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
   cmd->add_option("--prompt", a.prompt, "Steady-state serving: new tokens per request (with --output)")->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
   cmd->add_option("--output", a.output_tokens, "Steady-state serving: output tokens per request (with --prompt)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
   cmd->add_option("--objective", a.objective, "Rank by throughput (tok/s per chip) or latency (step time)")->capture_default_str();
-  cmd->add_flag("--all", a.all, "Also list the layouts that do not fit, with the reason");
+  cmd->add_flag("--all", a.all, "Also list the layouts that do not fit, with the reason (--json and --csv always do)");
   add_output_options(*cmd, a.output);
   cmd->callback([&run] { run = [] { run_layouts(a); }; });
 }

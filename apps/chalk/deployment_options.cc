@@ -10,12 +10,13 @@
 
 namespace chalk::cli {
 
-void add_deployment_options(CLI::App& app, DeploymentArgs& a) {
+void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags) {
   app.add_option("-m,--model", a.model, "Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file")
       ->capture_default_str();
   app.add_option("-H,--hardware", a.hardware, "Built-in system name (see `chalk hardware`) or path to a chalk-hardware file")
       ->capture_default_str();
-  app.add_option("-n,--chips", a.chips, "Chips holding one replica (default: one scale-up domain)");
+  app.add_option("-n,--chips", a.chips, "Chips holding one replica (default: one scale-up domain)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   app.add_option("--weights", a.weights, "Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)");
   app.add_option("--kv-dtype", a.kv, "KV-cache format: bf16, fp16, fp8, int8, nvfp4, int4")->capture_default_str();
   app.add_option("--compute", a.compute, "Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)");
@@ -24,6 +25,7 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a) {
   app.add_option("--price-usd-per-chip-hour", a.price_usd_per_chip_hour, "Override the rental price per chip-hour");
   app.add_option("--memory-reserve", a.memory_reserve, "Fraction of HBM held back for activations and runtime [0-1)")
       ->capture_default_str();
+  if (!layout_flags) return;
   app.add_flag("--mechanisms", a.mechanisms,
                "Beyond the roofline: layout collectives, per-kernel launch floor, decode-kernel efficiencies (docs/accuracy.md)");
   app.add_option("--tp", a.tp, "With --mechanisms: tensor-parallel degree of attention and dense FFNs (default: the scale-up domain)");

@@ -31,7 +31,9 @@ struct OutputArgs {
   bool csv = false;
 };
 
-void add_deployment_options(CLI::App& app, DeploymentArgs& a);
+/// Adds the deployment options; `layout_flags` adds --mechanisms, --tp and --ep too
+/// (`chalk layouts` searches the layout instead).
+void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags = true);
 void add_output_options(CLI::App& app, OutputArgs& o);
 
 /// The options every placement shares (formats, efficiencies, price, reserve, mechanisms),

@@ -32,8 +32,10 @@ struct LayoutQuery {
   /// `prompt` new tokens (the requests that replace finished ones). 0 = pure decode.
   int64_t prompt = 0;
   int64_t output = 0;
-  /// Sequences over all n_chips, split evenly over the replicas (rounded up); 0 = each
-  /// replica runs the largest batch its HBM holds at `context`, at most max_batch.
+  /// Sequences over all n_chips (a whole number), split over the replicas: the busiest
+  /// runs ceil(batch / replicas), and tokens/s per chip counts `batch` sequences over all
+  /// n_chips. 0 = each replica runs the largest batch its HBM holds at `context`, at most
+  /// max_batch (throughput only).
   double batch = 0;
   double max_batch = 1e6;  ///< cap on one replica's batch when batch = 0
   LayoutObjective objective = LayoutObjective::throughput;
@@ -49,20 +51,25 @@ struct LayoutCandidate {
   std::string reason;     ///< why it does not fit (empty when it does)
   double batch = 0;       ///< sequences per replica
   StepBreakdown step;     ///< one replica's step (mechanisms)
-  double tokens_per_s_per_chip = 0;  ///< batch / t_step / replica_chips (tokens/s)
+  /// Decode tokens/s per chip: batch / t_step / replica_chips when memory sets the batch;
+  /// query batch / t_step / n_chips when the query fixes it.
+  double tokens_per_s_per_chip = 0;
   double tokens_per_s_per_user = 0;  ///< 1 / t_step (tokens/s)
 };
 
 /// Prices every candidate layout of `q.n_chips` chips and returns them best first (those
 /// that fit before those that do not). Candidates per replica size r (every divisor of
-/// n_chips): dense models, tensor parallel over r (attention and FFN); MoE models,
+/// n_chips): dense models, tensor parallel over r (attention and FFN), and when r cannot
+/// split the heads, attention over the largest degree that can with the FFN over r; MoE models,
 /// attention and experts both over r (attention TP r, EP r), and data-parallel attention
 /// with EP r, without and with two micro-batches overlapping the expert all-to-all
 /// (SGLang/DeepSeek). A tensor-parallel degree that does not divide the attention heads,
 /// or neither divides nor is a multiple of the KV heads, does not fit (engines refuse
 /// it). `base` supplies formats, efficiencies and the reserve; its
-/// mechanisms are switched on and its layout replaced. Throws InputError when n_chips < 1,
-/// context < 0, prompt or output < 0, or batch < 0.
+/// mechanisms are switched on and its layout replaced. Throws InputError when n_chips is
+/// outside 1..2^20, context, prompt or output < 0, batch is not a whole number in 0..1e9
+/// or is 0 under the latency objective, or base is invalid for the model and system
+/// (make_deployment's errors: efficiencies, compute class, reserve).
 std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
                                             const LayoutQuery& q);
 

@@ -29,7 +29,7 @@ expect_error "--batch: must be in 1..16777216, got 100000000000" decode --batch 
 expect_error "--batch: expected an integer, got 'abc'" decode --batch abc
 expect_error "--context: must be in 1..1073741824" decode --context 99999999999
 expect_error "--context: must be in 1..1073741824, got 0" decode --context 0
-expect_error "--chips: must be >= 1" decode --chips -3
+expect_error "--chips: Value -3 not in range 1 to 1048576" decode --chips -3
 expect_error "--kv-dtype: unknown dtype 'fp7'" decode --kv-dtype fp7
 expect_error "--compute: H100 SXM has no dense fp4" decode --hardware h100-sxm --compute fp4
 expect_error "--matmul-efficiency" decode --matmul-efficiency 1.5

@@ -20,8 +20,26 @@ printf '%s\n' "$csv" | sed -n 2p | grep -q "DP-attention" || fail "DeepSeek-V3 o
 printf '%s\n' "$csv" | grep -q "673.0 GB" || fail "a layout that does not fit says why"
 "$CHALK" layouts -m llama-3.1-8b -H h100-sxm -n 8 --objective latency --batch 8 | grep -q "ranked by latency" || fail "latency table"
 expect_error "--objective: expected throughput or latency, got 'cost'" layouts --objective cost
-expect_error "--prompt: steady-state serving needs both --prompt and --output" layouts --prompt 100
-expect_error "--tp: is what \`chalk layouts\` searches over" layouts --tp 8
-expect_error "--chips: must be >= 1, got -1" layouts --chips -1
+expect_error "--output: steady-state serving needs both --prompt and --output above 0 (or neither), got 100 and 0" layouts --prompt 100
+expect_error "--prompt: steady-state serving needs both" layouts --prompt 0 --output 290
+expect_error "not expected: 8 --tp" layouts --tp 8   # the layout is what layouts searches
+expect_error "--chips: Value -1 not in range 1 to 1048576" layouts --chips -1
+expect_error "--chips: Value 0 not in range 1 to 1048576" layouts -n 0
+expect_error "--batch: Value 0.5 not in range" layouts -b 0.5
+expect_error "--batch: the latency objective compares layouts at one batch" layouts --objective latency -b 0
+expect_error "--matmul-efficiency: must be a fraction in (0, 1]" layouts --matmul-efficiency 1.5
+expect_error "--compute: H100 SXM has no dense fp4 matmul rate" layouts -H h100-sxm --compute fp4
+# Nothing fits: a warning and no table, exit 0.
+out=$("$CHALK" layouts -m palm-540b -H tpu-v4 -n 8) || fail "layouts with nothing fitting exits 0"
+printf '%s\n' "$out" | grep -q "warning     no layout fits" || fail "no-fit warning"
+# Latency defaults to one user; a fixed batch counts its sequences over every chip.
+"$CHALK" layouts -m llama-2-70b -H h100-sxm --objective latency --json | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+assert j['batch'] == 1, j['batch']
+l = j['layouts'][0]
+assert l['layout'] == 'TP8', l
+assert abs(l['tok_per_s_per_chip'] - l['tok_per_s_per_user'] / 8) < 1e-6 * l['tok_per_s_per_user']
+" || fail "latency at one user"
 expect_error "--kv-dtype" layouts --kv-dtype fp9
 echo "layouts: all passed"
