@@ -18,7 +18,7 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags)
   app.add_option("-n,--chips", a.chips, "Chips holding one replica (default: one scale-up domain)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   app.add_option("--weights", a.weights, "Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)");
-  app.add_option("--kv-dtype", a.kv, "KV-cache format: bf16, fp16, fp8, int8, nvfp4, int4")->capture_default_str();
+  app.add_option("--kv-dtype", a.kv, "KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4")->capture_default_str();
   app.add_option("--compute", a.compute, "Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)");
   app.add_option("--matmul-efficiency", a.matmul_efficiency, "Override the achievable fraction of peak FLOP/s (0-1]");
   app.add_option("--hbm-efficiency", a.hbm_efficiency, "Override the achievable fraction of peak HBM bandwidth (0-1]");
