@@ -188,7 +188,7 @@ TEST(Overhead, ReproducesSglangTwoBatchOverlapAblation) {
   EXPECT_NEAR(serial / 12929, 1.0, 0.05);
   // With overlap the step is the compute path, which streams every layer's weights once
   // per micro-batch: 15,528 tok/s per node, 11.5% under the measured 17,552.
-  EXPECT_NEAR(tbo / 17552, 1.0, 0.15);
+  EXPECT_NEAR(tbo / 17552, 0.885, 0.01);
   EXPECT_EQ(two.governs, "compute");
   EXPECT_NEAR(two.t_weights.value(), 2 * one.t_weights.value(), 1e-12);
   EXPECT_NEAR(two.weight_bytes_per_chip.value(), 2 * one.weight_bytes_per_chip.value(), 1);
