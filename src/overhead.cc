@@ -306,8 +306,7 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
         // skew scales the bytes, not the fixed latency.
         const double pairs = tokens * g.top_k;
         const double receive_skew = pairs > 0 ? busiest_load(pairs, ep) / (pairs / ep) : 1.0;
-        const double send_skew = chip_tokens > 0 ? std::ceil(chip_tokens - 1e-9) / chip_tokens : 1.0;
-        const double skew = std::max({1.0, receive_skew, send_skew});
+        const double skew = std::max({1.0, receive_skew, attention_share});  // sender: whole sequences
         for (double b : {L.dispatch_bytes_per_element, L.combine_bytes_per_element}) {
           const Bytes all = Bytes(chip_tokens * per_token * b);
           // Low-latency (decode) kernels send every copy over RDMA, same-node peers
