@@ -21,7 +21,6 @@ std::string num(double v) {
   return buf;
 }
 
-
 /// Largest batch in [1, cap] with f(batch) true, f monotone (true then false); 1 if none.
 double largest(double cap, const std::function<bool(double)>& ok) {
   double lo = 1, hi = std::max(1.0, std::floor(cap));
