@@ -45,37 +45,67 @@ std::vector<int64_t> replica_sizes(const SystemSpec& s, const std::vector<int64_
 
 /// Resolves every replica size; those whose weights (or one sequence's KV) do not fit go
 /// to `excluded` with the reason.
+/// The layouts tried on each replica size: the options' own; with mechanisms and a derived
+/// attention layout on an MoE model, also data-parallel attention (each rank its own
+/// sequences, experts over all: the layout SGLang and DeepSeek serve MoE with, which
+/// layout_search.h finds far ahead for throughput).
+std::vector<DeploymentOptions> variants_of(const ModelSpec& m, const DeploymentOptions& base, int64_t n) {
+  std::vector<DeploymentOptions> out{base};
+  const bool moe = std::any_of(m.groups.begin(), m.groups.end(), [](const LayerGroup& g) { return g.ffn.kind == FfnKind::moe; });
+  if (base.mechanisms.enabled && base.mechanisms.layout.tp_attention == 0 && base.mechanisms.layout.tp_ffn == 0 && moe && n > 1) {
+    DeploymentOptions dp = base;
+    dp.mechanisms.layout.tp_attention = 1;
+    dp.mechanisms.layout.tp_ffn = 1;
+    out.push_back(dp);
+  }
+  return out;
+}
+
 std::vector<Replica> resolve_replicas(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
                                       const std::vector<int64_t>& sizes, int64_t context, int64_t cap,
                                       std::vector<ExcludedReplica>& excluded) {
   std::vector<Replica> out;
   std::optional<InputError> first_error;
   for (int64_t n : sizes) {
-    DeploymentOptions o = base;
-    o.n_chips = n;
-    Deployment dep;
-    try {
-      dep = make_deployment(m, s, o);
-    } catch (const InputError& e) {
-      // A stated parallel layout may fit some replica sizes and not others.
-      if (!first_error) first_error = e;
-      excluded.push_back({n, std::string("cannot be placed: ") + e.what()});
-      continue;
+    const auto variants = variants_of(m, base, n);
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      // The options' own layout says why a size is excluded; a further variant that does
+      // not fit, or equals it, is skipped.
+      const bool extra = v > 0;
+      DeploymentOptions o = variants[v];
+      o.n_chips = n;
+      Deployment dep;
+      try {
+        dep = make_deployment(m, s, o);
+      } catch (const InputError& e) {
+        if (extra) continue;
+        // A stated parallel layout may fit some replica sizes and not others.
+        if (!first_error) first_error = e;
+        excluded.push_back({n, std::string("cannot be placed: ") + e.what()});
+        continue;
+      }
+      const MemoryPlan mem = memory_plan(dep, 0, context);
+      if (!mem.weights_fit || mem.max_batch < 1) {
+        if (extra) continue;
+        if (!mem.weights_fit) {
+          excluded.push_back({n, "weights " + fmt1(to_gb(mem.weights)) + " GB + reserve " + fmt1(to_gb(mem.reserve)) +
+                                     " GB exceed the HBM of " + std::to_string(n) + " x " +
+                                     fmt1(to_gb(s.chip.hbm_capacity), "%.0f") + " GB = " + fmt1(to_gb(mem.hbm_total)) + " GB"});
+        } else {
+          excluded.push_back({n, "the weights fit but the KV cache of one sequence at " + std::to_string(context) +
+                                     " tokens does not (" + fmt1(to_gb(memory_plan(dep, 1, context).kv_cache), "%.2f") +
+                                     " GB > " + fmt1(to_gb(mem.free), "%.2f") + " GB free)"});
+        }
+        continue;
+      }
+      if (extra && !out.empty() && out.back().dep.n_chips == n &&
+          out.back().dep.mechanisms.layout.tp_attention == dep.mechanisms.layout.tp_attention) {
+        continue;
+      }
+      // The size fits after all (the options' own layout did not): not excluded.
+      if (extra && !excluded.empty() && excluded.back().n_chips == n) excluded.pop_back();
+      out.push_back({std::move(dep), std::min(mem.max_batch, cap)});
     }
-    const MemoryPlan mem = memory_plan(dep, 0, context);
-    if (!mem.weights_fit) {
-      excluded.push_back({n, "weights " + fmt1(to_gb(mem.weights)) + " GB + reserve " + fmt1(to_gb(mem.reserve)) +
-                                 " GB exceed the HBM of " + std::to_string(n) + " x " +
-                                 fmt1(to_gb(s.chip.hbm_capacity), "%.0f") + " GB = " + fmt1(to_gb(mem.hbm_total)) + " GB"});
-      continue;
-    }
-    if (mem.max_batch < 1) {
-      excluded.push_back({n, "the weights fit but the KV cache of one sequence at " + std::to_string(context) +
-                                 " tokens does not (" + fmt1(to_gb(memory_plan(dep, 1, context).kv_cache), "%.2f") +
-                                 " GB > " + fmt1(to_gb(mem.free), "%.2f") + " GB free)"});
-      continue;
-    }
-    out.push_back({std::move(dep), std::min(mem.max_batch, cap)});
   }
   // When no size could even be placed, the options themselves are wrong: say so.
   if (out.empty() && first_error && excluded.size() == sizes.size()) {
@@ -86,9 +116,12 @@ std::vector<Replica> resolve_replicas(const ModelSpec& m, const SystemSpec& s, c
   return out;
 }
 
+std::string layout_of(const Deployment& dep) { return dep.mechanisms.enabled ? dep.mechanisms.layout.description : std::string(); }
+
 FrontierPoint make_point(const Deployment& dep, const DecodeStep& s, bool memory_full) {
   FrontierPoint p;
   p.n_chips = dep.n_chips;
+  p.layout = layout_of(dep);
   p.batch = s.batch;
   p.memory_full = memory_full;
   p.t_compute = s.t_compute;
@@ -107,6 +140,7 @@ FrontierPoint make_point(const Deployment& dep, const DecodeStep& s, bool memory
 ModePoint mode_point(const Deployment& dep, int64_t batch, int64_t context, const DecodeLevers& lev) {
   ModePoint p;
   p.n_chips = dep.n_chips;
+  p.layout = layout_of(dep);
   p.batch = batch;
   p.step = decode_step(dep, batch, context, lev);
   p.tokens_per_s_per_user = p.step.tokens_per_s_per_user;
@@ -222,7 +256,7 @@ Frontier latency_cost_frontier(const ModelSpec& m, const SystemSpec& s, const De
   std::sort(batches.begin(), batches.end());
   batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
   const std::vector<int64_t> sizes = replica_sizes(s, o.replica_chips);
-  if (static_cast<double>(batches.size()) * static_cast<double>(sizes.size()) > kMaxCandidates) {
+  if (static_cast<double>(batches.size()) * static_cast<double>(sizes.size()) * (base.mechanisms.enabled ? 2 : 1) > kMaxCandidates) {
     throw InputError("--batch", std::to_string(batches.size()) + " batches x " + std::to_string(sizes.size()) +
                                     " replica sizes is more than 8,000,000 points; narrow --batch or --replica-chips");
   }

@@ -68,6 +68,33 @@ TEST(ServingFrontier, ExcludesReplicasThatDoNotFitWithTheReason) {
   for (const auto& p : f.points) EXPECT_GE(p.n_chips, 6);
 }
 
+TEST(ServingFrontier, MechanismsTryDataParallelAttentionForMoe) {
+  // DeepSeek-V3 on GB200 NVL72 with mechanisms: on 72 chips the derived layout is attention
+  // TP8 x 9 groups, which keeps the MLA latent on 8 ranks; data-parallel attention keeps
+  // it once and fills HBM with 34,829 sequences at 4k (layout_search's figure), the cost
+  // floor. The roofline (no mechanisms) has no layouts.
+  DeploymentOptions mech;
+  mech.mechanisms.enabled = true;
+  FrontierOptions o;
+  o.replica_chips = {72};
+  const Frontier f = latency_cost_frontier(load_model("deepseek-v3"), load_system("gb200-nvl72"), mech, o);
+  bool tp8 = false, dp = false;
+  for (const auto& p : f.points) {
+    tp8 = tp8 || p.layout.rfind("attention TP8,", 0) == 0;
+    dp = dp || p.layout.rfind("attention TP1,", 0) == 0;
+  }
+  EXPECT_TRUE(tp8);
+  EXPECT_TRUE(dp);
+  const FrontierPoint& floor = f.frontier.front();  // cheapest
+  EXPECT_EQ(floor.layout, "attention TP1, FFN TP1, experts EP72 x TP1");
+  EXPECT_EQ(floor.batch, 34829);
+  const Frontier plain = latency_cost_frontier(load_model("deepseek-v3"), load_system("gb200-nvl72"), {}, o);
+  for (const auto& p : plain.points) EXPECT_EQ(p.layout, "");
+  // A dense model has one layout per size.
+  const Frontier dense = latency_cost_frontier(load_model("llama-3.1-70b"), load_system("gb200-nvl72"), mech, o);
+  for (const auto& p : dense.points) EXPECT_EQ(p.layout.rfind("attention TP8, FFN TP8", 0), 0u) << p.layout;
+}
+
 TEST(ServingFrontier, BadOptions) {
   const ModelSpec m = load_model("llama-3.1-8b");
   const SystemSpec s = load_system("h100-sxm");

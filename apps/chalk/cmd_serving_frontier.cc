@@ -23,6 +23,7 @@ namespace chalk::cli::serving_cli {
 Table frontier_table(const std::vector<FrontierPoint>& pts) {
   Table t;
   t.columns = {{"chips", "chips"},
+               {"layout", "layout"},
                {"batch", "batch"},
                {"memory_full", "fills HBM"},
                {"t_compute_ms", "compute ms"},
@@ -36,7 +37,7 @@ Table frontier_table(const std::vector<FrontierPoint>& pts) {
                {"cost_usd_per_mtok", "$/Mtok"},
                {"on_frontier", "frontier"}};
   for (const auto& p : pts) {
-    t.add({p.n_chips, p.batch, std::string(p.memory_full ? "yes" : "no"), to_ms(p.t_compute), to_ms(p.t_weights),
+    t.add({p.n_chips, p.layout.empty() ? Cell{} : Cell(p.layout), p.batch, std::string(p.memory_full ? "yes" : "no"), to_ms(p.t_compute), to_ms(p.t_weights),
            to_ms(p.t_kv), to_ms(p.t_comm), to_ms(p.t_step), std::string(to_string(p.bound)), p.tokens_per_s_per_user.value(),
            p.tokens_per_s_per_chip.value(), cost_cell(p.cost_per_token), std::string(p.on_frontier ? "yes" : "no")});
   }
@@ -97,6 +98,7 @@ namespace {
 
 nlohmann::json point_json(const ModePoint& p) {
   return {{"chips", p.n_chips},
+          {"layout", p.layout.empty() ? nlohmann::json() : nlohmann::json(p.layout)},
           {"batch", p.batch},
           {"t_step_ms", to_ms(p.step.t_step)},
           {"t_compute_ms", to_ms(p.step.t_compute)},
@@ -154,9 +156,9 @@ std::string cost_text(const std::optional<UsdPerToken>& c) {
 }
 
 std::string point_text(const ModePoint& p) {
-  return fmt::format("batch {} on {} chips: {:.4g} tok/s/user, step {:.3g} ms ({}), {:.4g} tok/s/chip, {}", p.batch, p.n_chips,
-                     p.tokens_per_s_per_user.value(), to_ms(p.step.t_step), to_string(p.step.bound),
-                     p.tokens_per_s_per_chip.value(), cost_text(p.cost_per_token));
+  return fmt::format("batch {} on {} chips{}: {:.4g} tok/s/user, step {:.3g} ms ({}), {:.4g} tok/s/chip, {}", p.batch, p.n_chips,
+                     p.layout.empty() ? "" : " (" + p.layout + ")", p.tokens_per_s_per_user.value(), to_ms(p.step.t_step),
+                     to_string(p.step.bound), p.tokens_per_s_per_chip.value(), cost_text(p.cost_per_token));
 }
 
 }  // namespace

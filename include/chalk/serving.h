@@ -180,6 +180,7 @@ struct FrontierOptions {
 struct FrontierPoint {
   int64_t n_chips = 0;
   int64_t batch = 0;
+  std::string layout;  ///< with mechanisms, the replica's parallel layout (describe_layout); empty for the roofline
   bool memory_full = false;       ///< the batch that fills HBM at this context
   Seconds t_compute, t_weights, t_kv, t_comm, t_overhead, t_step;
   Bound bound = Bound::compute;
@@ -241,6 +242,7 @@ struct ModesOptions {
 struct ModePoint {
   int64_t n_chips = 0;
   int64_t batch = 0;
+  std::string layout;  ///< with mechanisms, the replica's parallel layout; empty for the roofline
   DecodeStep step;
   TokensPerSecond tokens_per_s_per_user;
   TokensPerSecond tokens_per_s_per_chip;
