@@ -173,17 +173,24 @@ ModelSpec llama_like(const Obj& c, const std::string& name, const std::string& w
 }
 
 /// DeepSeek-V2/V3, Kimi K2: MLA, shared experts, first_k_dense_replace dense layers.
-ModelSpec deepseek_like(const Obj& c, const std::string& name, const std::string& where, const std::string& type) {
-  ModelSpec m = common(c, name, where, type);
-  require_gated(c);
+/// Multi-head latent attention (DeepSeek-V2/V3): the ranks and head dims share their key
+/// names in the HF config and DeepSeek's own inference config; the head count does not.
+AttentionSpec mla_attention(const Obj& c, const char* heads_key) {
   AttentionSpec a;
   a.kind = AttentionKind::mla;
-  a.n_heads = c.integer("num_attention_heads");
+  a.n_heads = c.integer(heads_key);
   a.q_lora_rank = c.opt_integer("q_lora_rank").value_or(0);
   a.kv_lora_rank = c.integer("kv_lora_rank");
   a.qk_rope_head_dim = c.integer("qk_rope_head_dim");
   a.head_dim = c.integer("qk_nope_head_dim") + a.qk_rope_head_dim;
   a.v_head_dim = c.integer("v_head_dim");
+  return a;
+}
+
+ModelSpec deepseek_like(const Obj& c, const std::string& name, const std::string& where, const std::string& type) {
+  ModelSpec m = common(c, name, where, type);
+  require_gated(c);
+  AttentionSpec a = mla_attention(c, "num_attention_heads");
   a.qkv_bias = a.o_bias = c.opt_boolean("attention_bias").value_or(false);
   FfnSpec moe;
   moe.kind = FfnKind::moe;
@@ -258,14 +265,7 @@ ModelSpec deepseek_inference(const Obj& c, const std::string& name, const std::s
   if (dtype != "fp8" && dtype != "bf16") throw InputError(c.field("dtype"), "expected fp8 or bf16, got '" + dtype + "'");
   const DType body = dtype == "fp8" ? DType::fp8 : DType::bf16;
   m.weights = {DType::bf16, body, body, body, DType::bf16};  // embedding, attention, dense FFN, experts, router
-  AttentionSpec a;
-  a.kind = AttentionKind::mla;
-  a.n_heads = c.integer("n_heads");
-  a.q_lora_rank = c.opt_integer("q_lora_rank").value_or(0);
-  a.kv_lora_rank = c.integer("kv_lora_rank");
-  a.qk_rope_head_dim = c.integer("qk_rope_head_dim");
-  a.head_dim = c.integer("qk_nope_head_dim") + a.qk_rope_head_dim;
-  a.v_head_dim = c.integer("v_head_dim");
+  const AttentionSpec a = mla_attention(c, "n_heads");
   FfnSpec dense;
   dense.kind = FfnKind::dense;
   dense.d_ff = c.integer("inter_dim");
