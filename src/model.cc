@@ -43,6 +43,14 @@ double mlp_params(int64_t d_model, int64_t ff, bool gated, bool bias) {
 
 }  // namespace
 
+double attention_output_fraction(const AttentionSpec& a, int64_t d_model) {
+  const double total = attention_params(a, d_model);
+  if (!(total > 0)) return 0;
+  double after = d(a.n_heads) * d(a.v_head_dim) * d(d_model) + (a.o_bias ? d(d_model) : 0);
+  if (a.kind == AttentionKind::mla) after += d(a.kv_lora_rank) * d(a.n_heads) * d(a.v_head_dim);
+  return after / total;
+}
+
 double kv_elements_per_token(const AttentionSpec& a) {
   if (a.shares_kv_with_previous) return 0;
   if (a.kind == AttentionKind::mla) return d(a.kv_lora_rank + a.qk_rope_head_dim);

@@ -112,6 +112,19 @@ TEST(KvBytes, ByHand) {
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(load_model("palm-540b"), 2048, DType::bf16).value(), 120832.0);
 }
 
+TEST(AttentionOutputFraction, ByHand) {
+  // DeepSeek-V3 (MLA), one layer: q_a 7168 x 1536 = 11,010,048, its norm 1,536, q_b
+  // 1536 x 128 x 192 = 37,748,736, kv_a 7168 x 576 = 4,128,768, its norm 512, kv_b
+  // 512 x 128 x 256 = 16,777,216, o 128 x 128 x 7168 = 117,440,512: 187,107,328. After the
+  // core: o plus kv_b's value half 512 x 128 x 128 = 8,388,608: 125,829,120 -> 0.67250.
+  const ModelSpec ds = load_model("deepseek-v3");
+  EXPECT_NEAR(attention_output_fraction(ds.groups.back().attention, 7168), 125829120.0 / 187107328.0, 1e-12);
+  // Llama 3.1 70B (GQA 64/8, head 128): q 8192^2, k and v 2 x 8192 x 1024, o 8192^2 -> 4/9.
+  const ModelSpec llama = load_model("llama-3.1-70b");
+  EXPECT_NEAR(attention_output_fraction(llama.groups.front().attention, 8192), 4.0 / 9.0, 1e-12);
+  EXPECT_EQ(attention_output_fraction(AttentionSpec{}, 8192), 0.0);
+}
+
 TEST(KvBytes, SlidingWindowLayersHoldAtMostTheirWindow) {
   // gpt-oss-120b: 18 full layers x 2 x 8 x 64 x 2 B = 36,864 B/token, plus 18 sliding
   // layers of window 128 holding 18 x 2048 B x min(S, 128) in all.

@@ -70,6 +70,35 @@ const LinkModel& link_for(int64_t ranks, int64_t domain, const LinkModel& up, co
   return (ranks <= domain || out == nullptr) ? up : *out;
 }
 
+/// Compute that hides one decode step's EP traffic under two micro-batches (both
+/// micro-batches, all MoE layers): the dispatch behind the shared expert and the
+/// attention before its core, the combine behind the core, the output projection and
+/// the router; each with its kernels' floor. Attention times are the step's, scaled to
+/// the MoE layers' share of the layers.
+struct DecodeWindows {
+  Seconds dispatch, combine;
+};
+DecodeWindows decode_windows(const Deployment& dep, Seconds projections, Seconds shared, Seconds core, Seconds router, Seconds floor) {
+  double moe_layers = 0, layers = 0, kernels_dispatch = 0, kernels_combine = 0, after = 0;
+  for (const auto& g : dep.model.groups) {
+    layers += d(g.count);
+    if (g.ffn.kind != FfnKind::moe) continue;
+    moe_layers += d(g.count);
+    after += d(g.count) * attention_output_fraction(g.attention, dep.model.d_model);
+    // kernels_per_layer's stages: MLA 6 before the core (norm, q_a/kv_a, latent norms,
+    // q_b, k_b BMM, RoPE + KV write) and 3 from it (core, v_b BMM, output); GQA 3 and 2;
+    // the shared expert 3; the router 3 (norm, GEMM, top-k). Two micro-batches each.
+    const bool mla = g.attention.kind == AttentionKind::mla;
+    kernels_dispatch += 2 * d(g.count) * ((mla ? 6 : 3) + (g.ffn.n_shared_experts > 0 ? 3 : 0));
+    kernels_combine += 2 * d(g.count) * ((mla ? 3 : 2) + 3);
+  }
+  if (moe_layers <= 0) return {};
+  const double share = moe_layers / layers;
+  after /= moe_layers;
+  return {shared + projections * ((1 - after) * share) + floor * kernels_dispatch,
+          (core + projections * after) * share + router + floor * kernels_combine};
+}
+
 }  // namespace
 
 StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
@@ -97,19 +126,27 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
   // Expert-parallel traffic exists when attention is data parallel over several ranks.
   const bool ep_traffic = !dep.moe.empty() && dp_attention > 1 && L.ep > 1 && !L.weight_gathered;
   const bool overlap = L.overlap_micro_batches && ep_traffic;
-  const double slow = overlap ? 1.0 / (1.0 - cal.communication_sm_fraction) : 1.0;
+  // Decode steps use low-latency all-to-all kernels that free every SM once their RDMA
+  // writes are issued (deepseek-ai/profile-data README, Decoding; DeepEP low-latency
+  // hooks); prefill's normal kernels hold communication_sm_fraction of the SMs while
+  // they overlap compute.
+  const bool low_latency_kernels = s.decode_sequences > 0;
+  const double slow = (overlap && !low_latency_kernels) ? 1.0 / (1.0 - cal.communication_sm_fraction) : 1.0;
 
   StepBreakdown r;
   Ledger led;
   double flops = 0;
   Bytes weight_bytes;
+  // Adds one operation to the ledger and returns its time, max(compute, memory).
   auto op = [&](double op_flops, FlopsPerSecond rate, Bytes bytes, BytesPerSecond bw, bool is_kv) {
     flops += op_flops;
     if (!is_kv) weight_bytes += bytes;
     // Two micro-batches run each layer twice: its weights stream once per micro-batch.
     const double passes = (overlap && !is_kv) ? 2.0 : 1.0;
     if (!is_kv) weight_bytes += bytes * (passes - 1);
-    led.add(Seconds(op_flops / rate.value()) * slow, bytes * passes / bw, is_kv);
+    const Seconds c = Seconds(op_flops / rate.value()) * slow, m = bytes * passes / bw;
+    led.add(c, m, is_kv);
+    return max(c, m);
   };
 
   // Sequences are whole: over g data-parallel groups the busiest holds ceil(S / g) of the
@@ -127,17 +164,18 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
   // Attention projections, dense FFNs and shared experts, LM head: FLOPs split evenly over
   // the chips (the busiest data-parallel group's share); weights replicated over the
   // data-parallel groups of their layout.
-  const double dense_params = p.dense_ffn + p.shared_experts;
   const double head_params = p.lm_head > 0 ? p.lm_head : p.embedding;
-  op(2 * p.attention * tokens / n * attention_share, rate_for(dep, w.attention),
-     Bytes(p.attention * bytes_per_element(w.attention) / d(L.tp_attention)), weight_rate, false);
-  if (dense_params > 0) {
-    op(2 * dense_params * tokens / n * ffn_share, rate_for(dep, w.dense_ffn),
-       Bytes(dense_params * bytes_per_element(w.dense_ffn) / d(L.tp_ffn)), weight_rate, false);
-  }
+  const Seconds t_projections = op(2 * p.attention * tokens / n * attention_share, rate_for(dep, w.attention),
+                                   Bytes(p.attention * bytes_per_element(w.attention) / d(L.tp_attention)), weight_rate, false);
+  auto ffn_op = [&](double params) {
+    return op(2 * params * tokens / n * ffn_share, rate_for(dep, w.dense_ffn), Bytes(params * bytes_per_element(w.dense_ffn) / d(L.tp_ffn)),
+              weight_rate, false);
+  };
+  if (p.dense_ffn > 0) ffn_op(p.dense_ffn);
+  const Seconds t_shared = p.shared_experts > 0 ? ffn_op(p.shared_experts) : Seconds(0);
   op(2 * head_params * head_tokens / n * attention_share, rate_for(dep, w.embedding),
      Bytes(head_params * bytes_per_element(w.embedding) / d(L.tp_attention)), weight_rate, false);
-  op(0, rate_for(dep, w.router), Bytes((p.router + p.norms) * bytes_per_element(w.router)), weight_rate, false);
+  const Seconds t_router = op(0, rate_for(dep, w.router), Bytes((p.router + p.norms) * bytes_per_element(w.router)), weight_rate, false);
 
   // Routed experts: the busiest EP rank's share of the touched experts and of the
   // token-expert assignments (uniform top-k routing; learned routers are more skewed).
@@ -171,7 +209,7 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
     core_flops += a.layers * (s.decode_sequences * q_attention * a.decode_flops_per_attended * attended(s.context, a.window) +
                               s.prefill_sequences * a.prefill_flops_per_attended * causal_attended_sum(s.prefix, s.prompt, a.window));
   }
-  op(core_flops / n * core_share, attention_rate, Bytes(kv_total), kv_rate, true);
+  const Seconds t_core = op(core_flops / n * core_share, attention_rate, Bytes(kv_total), kv_rate, true);
 
   r.flops_per_chip = Flops(flops);
   r.weight_bytes_per_chip = weight_bytes;
@@ -198,7 +236,7 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
   }
   const int64_t domain = std::max<int64_t>(sys.scale_up_domain, 1);
   auto activations = [&](double toks) { return Bytes(toks * d(dep.model.d_model) * 2.0); };  // bf16
-  Seconds tp_comm, ep_comm;
+  Seconds tp_comm, ep_dispatch, ep_combine;
   const int64_t layers = n_layers(dep.model);
   if (L.weight_gathered) {
     const Bytes per_layer = (dep.weight_bytes_total - Bytes(head_params * bytes_per_element(w.embedding))) / d(layers);
@@ -224,7 +262,9 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
       const double ep = d(L.ep);
       const double local = std::min(ep, d(domain));
       const double nodes = ep / local;
-      const bool prefill_only = s.decode_sequences == 0;
+      // Each micro-batch runs its own dispatch and combine: the fixed latency is paid per
+      // micro-batch, the bytes are shared between them.
+      const double exchanges = overlap ? 2.0 : 1.0;
       for (const auto& g : dep.moe) {
         const double per_token = g.top_k * d(dep.model.d_model);
         // The exchange ends when the busiest rank has sent and received its share: the
@@ -234,13 +274,14 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
         const double pairs = tokens * g.top_k;
         const double receive_skew = pairs > 0 ? busiest_load(pairs, ep) / (pairs / ep) : 1.0;
         const double skew = std::max({1.0, receive_skew, attention_share});  // sender: whole sequences
-        for (double b : {L.dispatch_bytes_per_element, L.combine_bytes_per_element}) {
+        for (const bool is_dispatch : {true, false}) {
+          const double b = is_dispatch ? L.dispatch_bytes_per_element : L.combine_bytes_per_element;
           const Bytes all = Bytes(chip_tokens * per_token * b);
           // Low-latency (decode) kernels send every copy over RDMA, same-node peers
           // included ("low-latency kernels with pure RDMA", DeepEP docs/legacy.md); normal
           // (prefill) kernels send one copy per remote node and forward it over NVLink
           // (DeepEP README; DeepSeek-V3 report 4.2: node-limited routing).
-          const double remote_copies = prefill_only ? (nodes - 1) * (1 - std::pow(1 - 1 / nodes, g.top_k)) : (nodes > 1 ? g.top_k : 0.0);
+          const double remote_copies = !low_latency_kernels ? (nodes - 1) * (1 - std::pow(1 - 1 / nodes, g.top_k)) : (nodes > 1 ? g.top_k : 0.0);
           const Bytes remote = Bytes(chip_tokens * d(dep.model.d_model) * b * remote_copies);
           Seconds latency, wire;
           if (remote.value() > 0 && out != nullptr) {
@@ -250,14 +291,30 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
             latency = all_to_all(Bytes(0), L.ep, up).time;
             wire = max(Seconds(0), all_to_all(all, L.ep, up).time - latency);
           }
-          ep_comm += (latency + wire * skew) * g.layers;
+          (is_dispatch ? ep_dispatch : ep_combine) += (latency * exchanges + wire * skew) * g.layers;
         }
       }
     }
   }
+  const Seconds ep_comm = ep_dispatch + ep_combine;
   r.t_comm_total = tp_comm + ep_comm;
+  r.t_dispatch = ep_dispatch;
+  r.t_combine = ep_combine;
   const Seconds compute_path = r.t_operations + r.t_overhead + tp_comm;
-  if (overlap) {
+  if (overlap && low_latency_kernels) {
+    // DeepSeek's decode pipeline (inference-system overview, day 6: attention split in
+    // two, five stages; SGLang operations_strategy.py, delta 2 stages): one micro-batch's
+    // dispatch travels while it runs its shared expert and the other runs attention up to
+    // the core (ATTN-0); its combine travels while the other runs the core, the output
+    // projection and the router (ATTN-1). Routed experts hide no traffic: the other
+    // micro-batch's exchanges are done by then. What outlasts its window is exposed.
+    const DecodeWindows w = decode_windows(dep, t_projections, t_shared, t_core, t_router, is_tpu(sys) ? Seconds(0) : cal.kernel_floor);
+    r.t_dispatch_window = w.dispatch;
+    r.t_combine_window = w.combine;
+    const Seconds exposed = max(Seconds(0), ep_dispatch - w.dispatch) + max(Seconds(0), ep_combine - w.combine);
+    r.t_step = compute_path + exposed;
+    r.t_comm = tp_comm + exposed;
+  } else if (overlap) {
     r.t_step = max(compute_path, ep_comm);
     r.t_comm = tp_comm + max(Seconds(0), ep_comm - compute_path);
   } else {
@@ -275,7 +332,7 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
   for (const auto& sh : shares) {
     if (sh.t > top->t) top = &sh;
   }
-  r.governs = (overlap && ep_comm > compute_path) ? "communication" : top->name;
+  r.governs = (overlap && !low_latency_kernels && ep_comm > compute_path) ? "communication" : top->name;
   return r;
 }
 

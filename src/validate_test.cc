@@ -72,8 +72,13 @@ TEST(Validate, MechanismsExplainTheLatencyFloor) {
   EXPECT_GT(std::abs(trt.error_plain), 7);
   // SGLang's two-batch-overlap run (SGL-H100-DECODE-MTP: 17,373 tok/s/node; the notes'
   // ablation 17,552 with, 12,929 without) within 15%: the overlapped step is the compute
-  // path, each micro-batch streaming every layer's weights again (15,528, -11%).
-  EXPECT_NEAR(find(r, "SGL-H100-DECODE-MTP").error, -0.106, 0.01);  // 15,528 of 17,373
+  // path, each micro-batch streaming every layer's weights again, plus the combine that
+  // outlasts the other micro-batch's attention core (16,236, -6.5%).
+  EXPECT_NEAR(find(r, "SGL-H100-DECODE-MTP").error, -0.065, 0.01);  // 16,236 of 17,373
+  // Without MTP's slowed attention the windows are shorter and the combine is exposed:
+  // SGL-H100-DECODE 23,449 of 22,282 (+5%; it was +30% with ideal overlap).
+  EXPECT_NEAR(find(r, "SGL-H100-DECODE").error, 0.052, 0.01);
+  EXPECT_EQ(find(r, "SGL-H100-DECODE").governs, "communication");
   EXPECT_EQ(find(r, "SGL-H100-DECODE-MTP").governs, "compute");
 }
 
@@ -82,10 +87,10 @@ TEST(Validate, MechanismsExplainTheLatencyFloor) {
 // (and regenerate docs/accuracy.md with scripts/accuracy).
 TEST(Validate, MedianErrorDoesNotGetWorse) {
   const ValidationReport r = validate_measurements(builtin_measurements());
-  EXPECT_LE(summary(r, "decode").median_abs, 0.215);
-  EXPECT_LE(summary(r, "prefill").median_abs, 0.594);
+  EXPECT_LE(summary(r, "decode").median_abs, 0.126);
+  EXPECT_LE(summary(r, "prefill").median_abs, 0.593);
   EXPECT_LE(summary(r, "end-to-end serving").median_abs, 0.143);
-  EXPECT_LE(summary(r, "all").median_abs, 0.187);
+  EXPECT_LE(summary(r, "all").median_abs, 0.160);
   // And the mechanisms beat the plain roofline on every kind.
   for (const char* kind : {"decode", "prefill", "end-to-end serving", "all"}) {
     EXPECT_LT(summary(r, kind).median_abs, summary(r, kind).median_abs_plain) << kind;

@@ -155,6 +155,13 @@ Flops prefill_flops(const ModelSpec& m, int64_t prompt, int64_t prefix);
 /// kv_lora_rank + qk_rope_head_dim (MLA), 0 when it shares the previous layer's KV.
 double kv_elements_per_token(const AttentionSpec& a);
 
+/// Fraction of one layer's attention parameters used after the attention core: the
+/// output projection (and its bias) and, for MLA, the value half of kv_b_proj, which an
+/// absorbed decode applies to the core's latent output (DeepSeek-V2 section 2.1.2). The
+/// rest (q, k, v or the latent projections, norms) runs before the core. In [0, 1];
+/// 0 for a layer without attention parameters.
+double attention_output_fraction(const AttentionSpec& a, int64_t d_model);
+
 /// Attention FLOPs one query spends per attended token in one layer: 2 h d_qk (scores)
 /// + 2 h d_v (value mixing); absorbed MLA: 2 h (kv_lora + rope) + 2 h kv_lora
 /// (DeepSeek-V2 section 2.1.2; FlashMLA's 576/512 head dims).

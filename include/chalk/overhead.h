@@ -112,6 +112,10 @@ struct StepBreakdown {
   Seconds t_operations;  ///< sum over operations of max(compute, memory) (per-kernel roofline)
   Seconds t_overhead;    ///< kernels x kernel_floor (GPUs; 0 on TPUs, which run one compiled program)
   Seconds t_comm_total;  ///< every collective of the step
+  Seconds t_dispatch, t_combine;  ///< expert-parallel traffic within t_comm_total (both micro-batches)
+  /// Decode under two micro-batches: the compute behind which the dispatch and the
+  /// combine travel (see engine_step); 0 otherwise.
+  Seconds t_dispatch_window, t_combine_window;
   Seconds t_comm;        ///< the part not hidden behind compute
   Seconds t_step;        ///< t_operations + t_overhead + t_comm
   double kernels = 0;
@@ -127,10 +131,17 @@ struct StepBreakdown {
 /// al. 2009 applies per kernel); plus kernels x kernel floor; plus the collectives of the
 /// layout (ring all-reduce after tensor-parallel attention and FFN blocks, EP
 /// dispatch/combine all-to-all when attention is data parallel, per-layer weight
-/// all-gather when weight-gathered). With overlap_micro_batches the EP traffic hides
-/// behind max(compute path, traffic), the compute path slowed by the SMs lent to
-/// communication, paying twice the kernels and streaming every weight twice (each
-/// micro-batch runs every layer). Routed-expert compute is that of the
+/// all-gather when weight-gathered). With overlap_micro_batches each micro-batch runs
+/// every layer, so the step pays twice the kernels, streams every weight twice and pays
+/// each exchange's fixed latency twice; then
+/// - prefill (normal all-to-all kernels, which hold SMs): max(compute path, traffic),
+///   the compute slowed by the SMs lent to communication (DeepSeek-V3 report 3.2.2);
+/// - decode (low-latency kernels, which free the SMs once the RDMA writes are issued:
+///   deepseek-ai/profile-data README): DeepSeek's five-stage pipeline, compute path +
+///   max(0, dispatch - its window) + max(0, combine - its window), the dispatch window
+///   being the shared expert and the attention before its core, the combine window the
+///   core, the output projection and the router; routed experts hide nothing.
+/// Routed-expert compute is that of the
 /// busiest EP rank under uniform top-k routing (expected_max_load). Throws InputError for
 /// negative shapes.
 StepBreakdown engine_step(const Deployment& d, const StepShape& s);
