@@ -2,6 +2,7 @@
 // is completed, and the kernels each layer launches (overhead.h).
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "chalk/error.h"
@@ -35,6 +36,11 @@ std::string attention_split_problem(const ModelSpec& m, int64_t tp) {
 std::string describe_layout(const ParallelLayout& l, bool moe) {
   std::string s = "attention TP" + std::to_string(l.tp_attention) + ", FFN TP" + std::to_string(l.tp_ffn);
   if (moe) s += ", experts EP" + std::to_string(l.ep) + " x TP" + std::to_string(l.tp_expert);
+  if (moe && l.dispatch_bytes_per_element != 2) {
+    char b[32];
+    std::snprintf(b, sizeof b, ", dispatch %.3g B/element", l.dispatch_bytes_per_element);
+    s += b;
+  }
   if (l.kv_sharded_by_batch) s += ", KV by batch";
   if (l.weight_gathered) s += ", weight-gathered";
   if (l.overlap_micro_batches) s += ", two micro-batches overlap EP traffic";

@@ -68,6 +68,7 @@ void take_engine_times(Step& r, const StepBreakdown& e) {
   r.t_overhead = e.t_overhead;
   r.t_step = e.t_step;
   r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
+  r.governs = e.governs;
 }
 
 /// Copies of a sequence's KV that a layout stores: 1 under even sharding; with
@@ -239,6 +240,7 @@ DecodeStep decode_step(const Deployment& dep, int64_t batch, int64_t context, co
   r.t_memory = r.t_weights + r.t_kv;
   r.t_step = max(r.t_compute, r.t_memory) + r.t_comm + r.t_overhead;
   r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
+  r.governs = std::string(to_string(r.bound));
   if (dep.mechanisms.enabled) {
     StepShape shape;
     shape.decode_sequences = b;
@@ -281,6 +283,7 @@ PrefillStep prefill_step(const Deployment& dep, int64_t batch, int64_t prompt, i
   r.t_memory = r.t_weights + r.t_kv;
   r.t_step = max(r.t_compute, r.t_memory);
   r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
+  r.governs = std::string(to_string(r.bound));
   if (dep.mechanisms.enabled) {
     StepShape shape;
     shape.prefill_sequences = b;

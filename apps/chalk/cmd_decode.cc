@@ -29,6 +29,7 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
                {"t_overhead_ms", "launch ms"},
                {"t_step_ms", "step ms"},
                {"bound", "bound"},
+               {"governs", "governs"},
                {"tok_per_s", "tok/s"},
                {"tok_per_s_per_user", "tok/s/user"},
                {"tok_per_s_per_chip", "tok/s/chip"},
@@ -44,7 +45,7 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
       const DecodeStep r = decode_step(d, b, s);
       const MemoryPlan mem = memory_plan(d, b, s);
       t.add({b, s, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.t_step),
-             std::string(to_string(r.bound)),
+             std::string(to_string(r.bound)), r.governs,
              r.tokens_per_s.value(), r.tokens_per_s_per_user.value(), r.tokens_per_s_per_chip.value(),
              r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
              moe ? Cell(r.experts_touched) : Cell{}, moe ? Cell(r.experts_on_busiest_chip) : Cell{}, std::string(mem.fits ? "yes" : "no"),

@@ -28,7 +28,8 @@ void run_prefill(const PrefillArgs& a) {
   t.columns = {{"batch", "batch"},           {"prompt_tokens", "prompt"},     {"prefix_tokens", "prefix"},
                {"t_compute_ms", "compute ms"}, {"t_weights_ms", "weights ms"}, {"t_kv_ms", "KV ms"},
                {"t_comm_ms", "comm ms"},       {"t_overhead_ms", "launch ms"},
-               {"ttft_ms", "TTFT ms"},       {"bound", "bound"},              {"tok_per_s", "tok/s"},
+               {"ttft_ms", "TTFT ms"},       {"bound", "bound"},              {"governs", "governs"},
+               {"tok_per_s", "tok/s"},
                {"cost_usd_per_mtok", "$/Mtok in"}, {"memory_fits", "fits"}};
   std::vector<std::string> warnings = deployment_warnings(d);
   for (int64_t p : prompts) {
@@ -38,7 +39,7 @@ void run_prefill(const PrefillArgs& a) {
     for (int64_t b : batches) {
       const PrefillStep r = prefill_step(d, b, p, a.prefix);
       const MemoryPlan mem = memory_plan(d, b, p + a.prefix);
-      t.add({b, p, a.prefix, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.ttft), std::string(to_string(r.bound)),
+      t.add({b, p, a.prefix, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.ttft), std::string(to_string(r.bound)), r.governs,
              r.tokens_per_s.value(), r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
              std::string(mem.fits ? "yes" : "no")});
     }

@@ -30,6 +30,10 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags)
                "Beyond the roofline: layout collectives, per-kernel launch floor, decode-kernel efficiencies (docs/accuracy.md)");
   app.add_option("--tp", a.tp, "With --mechanisms: tensor-parallel degree of attention and dense FFNs (default: the scale-up domain)");
   app.add_option("--ep", a.ep, "With --mechanisms: expert-parallel degree of routed experts (default: all chips)");
+  app.add_flag("--two-batch-overlap", a.two_batch_overlap,
+               "With --mechanisms: two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips)");
+  app.add_option("--dispatch-dtype", a.dispatch_dtype,
+                 "With --mechanisms: format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)");
 }
 
 void add_output_options(CLI::App& app, OutputArgs& o) {
@@ -53,11 +57,15 @@ DeploymentOptions options_from(const DeploymentArgs& a) {
   }
   o.memory_reserve_fraction = a.memory_reserve;
   if ((a.tp != 0 || a.ep != 0) && !a.mechanisms) throw InputError(a.tp != 0 ? "--tp" : "--ep", "takes effect only with --mechanisms");
+  if (a.two_batch_overlap && !a.mechanisms) throw InputError("--two-batch-overlap", "takes effect only with --mechanisms");
+  if (!a.dispatch_dtype.empty() && !a.mechanisms) throw InputError("--dispatch-dtype", "takes effect only with --mechanisms");
   if (a.tp < 0) throw InputError("--tp", "must be >= 1, got " + std::to_string(a.tp));
   if (a.ep < 0) throw InputError("--ep", "must be >= 1, got " + std::to_string(a.ep));
   o.mechanisms.enabled = a.mechanisms;
   o.mechanisms.layout.tp_attention = a.tp;
   o.mechanisms.layout.ep = a.ep;
+  o.mechanisms.layout.overlap_micro_batches = a.two_batch_overlap;
+  if (!a.dispatch_dtype.empty()) o.mechanisms.layout.dispatch_bytes_per_element = bytes_per_element(parse_dtype(a.dispatch_dtype, "--dispatch-dtype"));
   return o;
 }
 
@@ -81,6 +89,11 @@ std::vector<std::string> deployment_warnings(const Deployment& d) {
     const std::string problem = attention_split_problem(d.model, d.mechanisms.layout.tp_attention);
     if (!problem.empty()) {
       w.push_back(problem + ": serving engines refuse this split (pad the heads, as Pope et al. 2022 did, or see `chalk layouts`)");
+    }
+    const auto& l = d.mechanisms.layout;
+    if (l.overlap_micro_batches && (d.moe.empty() || l.tp_attention >= d.n_chips || l.ep <= 1)) {
+      w.push_back("--two-batch-overlap has no expert-parallel traffic to hide here (it needs an MoE model, experts over several chips "
+                  "and attention data parallel: --tp below the chips); the step is computed without it");
     }
   }
   return w;

@@ -23,6 +23,8 @@ struct DeploymentArgs {
   double memory_reserve = 0.10;
   bool mechanisms = false;   ///< add collectives, kernel floors and kernel efficiencies (overhead.h)
   int64_t tp = 0, ep = 0;    ///< layout degrees with --mechanisms (0 = derived)
+  bool two_batch_overlap = false;  ///< two micro-batches hide EP traffic (--mechanisms)
+  std::string dispatch_dtype;      ///< EP dispatch format (--mechanisms; empty = bf16)
 };
 
 /// Output format flags.
@@ -31,8 +33,8 @@ struct OutputArgs {
   bool csv = false;
 };
 
-/// Adds the deployment options; `layout_flags` adds --mechanisms, --tp and --ep too
-/// (`chalk layouts` searches the layout instead).
+/// Adds the deployment options; `layout_flags` adds --mechanisms, --tp, --ep,
+/// --two-batch-overlap and --dispatch-dtype too (`chalk layouts` searches the layout instead).
 void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags = true);
 void add_output_options(CLI::App& app, OutputArgs& o);
 
@@ -45,7 +47,7 @@ Deployment resolve(const DeploymentArgs& a);
 
 /// Warnings about a deployment that hold at any batch: a replica wider than the scale-up
 /// domain without --mechanisms (no scale-out term), a --tp that splits heads no engine
-/// can split (attention_split_problem).
+/// can split (attention_split_problem), two micro-batches with no EP traffic to hide.
 std::vector<std::string> deployment_warnings(const Deployment& d);
 
 /// The model, hardware and every assumption, for --json.

@@ -70,8 +70,9 @@ struct Mechanisms {
 /// KV head, replicated on every rank. (Pope et al. 2022 pad PaLM's 48 heads to 64 instead.)
 std::string attention_split_problem(const ModelSpec& m, int64_t tp);
 
-/// The layout for people: "attention TP8, FFN TP8, experts EP72 x TP1, two micro-batches
-/// overlap EP traffic" (experts only for MoE models).
+/// The layout for people: "attention TP8, FFN TP8, experts EP72 x TP1, dispatch 1 B/element,
+/// two micro-batches overlap EP traffic" (experts and dispatch format only for MoE models;
+/// the format only when not bf16).
 std::string describe_layout(const ParallelLayout& l, bool moe);
 
 /// Fills the zero degrees of `requested` for a model on `n_chips` of a system with a

@@ -121,7 +121,10 @@ struct DecodeStep {
   /// operations of max(compute, memory) on the busiest chip, + t_comm + t_overhead.
   Seconds t_step;
   double tokens_per_sequence = 1;  ///< kept per sequence per step (levers)
-  Bound bound = Bound::compute;
+  Bound bound = Bound::compute;  ///< of the roofline terms (compute, weights, KV)
+  /// The largest share of t_step: to_string(bound), or with mechanisms the engine step's
+  /// (StepBreakdown::governs: also "communication" or "overhead").
+  std::string governs = "compute";
   TokensPerSecond tokens_per_s;           ///< B x kept / t_step
   TokensPerSecond tokens_per_s_per_user;  ///< kept / t_step
   TokensPerSecond tokens_per_s_per_chip;  ///< B x kept / t_step / n
@@ -151,7 +154,10 @@ struct PrefillStep {
   Seconds t_comm;      ///< communication not hidden (0 unless mechanisms are enabled)
   Seconds t_overhead;  ///< kernel floor (0 unless mechanisms are enabled)
   Seconds t_step;      ///< as DecodeStep::t_step
-  Bound bound = Bound::compute;
+  Bound bound = Bound::compute;  ///< of the roofline terms (compute, weights, KV)
+  /// The largest share of t_step: to_string(bound), or with mechanisms the engine step's
+  /// (StepBreakdown::governs: also "communication" or "overhead").
+  std::string governs = "compute";
   Seconds ttft;  ///< time to first token of a lone request: t_step (no queueing)
   TokensPerSecond tokens_per_s;  ///< B x prompt / t_step
   std::optional<UsdPerToken> cost_per_token;  ///< per input token
