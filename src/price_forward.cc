@@ -120,7 +120,7 @@ MultipleInference infer_multiple(const Deployment& d, const std::string& tier, d
 
 std::optional<int64_t> kv_compute_crossover_context(const Deployment& d) {
   auto kv_caught_up = [&](int64_t s) {
-    const DecodeStep st = decode_step(d, 1, s);
+    const DecodeStep st = per_sequence_terms(d, s);
     return st.t_kv >= st.t_compute;
   };
   if (!kv_caught_up(kMaxContext)) return std::nullopt;

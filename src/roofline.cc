@@ -257,6 +257,15 @@ DecodeStep decode_step(const Deployment& dep, int64_t batch, int64_t context, co
   return r;
 }
 
+DecodeStep per_sequence_terms(const Deployment& dep, int64_t context, const DecodeLevers& levers) {
+  const int64_t far = dep.n_chips << 16;
+  DecodeStep r = decode_step(dep, far, context, levers);
+  r.t_compute = r.t_compute / d(far);
+  r.t_kv = r.t_kv / d(far);
+  r.t_step = r.t_step / d(far);
+  return r;
+}
+
 PrefillStep prefill_step(const Deployment& dep, int64_t batch, int64_t prompt, int64_t prefix) {
   if (batch < 1) throw InputError("--batch", "must be >= 1, got " + std::to_string(batch));
   if (prompt < 1) throw InputError("--prompt", "must be >= 1, got " + std::to_string(prompt));

@@ -87,6 +87,23 @@ TEST(Properties, StepTimeNeverFallsAsBatchGrows) {
   }
 }
 
+TEST(Decode, PerSequenceTermsAreTheSlopes) {
+  // The plain roofline is linear in B: the per-sequence terms are B = 1's.
+  const Deployment plain = deploy("llama-3.1-70b", "h100-sxm", 8);
+  EXPECT_NEAR(per_sequence_terms(plain, 4096).t_compute / decode_step(plain, 1, 4096).t_compute, 1.0, 1e-9);
+  EXPECT_NEAR(per_sequence_terms(plain, 4096).t_kv / decode_step(plain, 1, 4096).t_kv, 1.0, 1e-9);
+  // DeepSeek-V3 on GB200 NVL72, data-parallel attention: a sequence's latent, 61 x 576 x 2 B
+  // x 4096 = 287,834,112 B, is read by one rank at B = 1 (40.18 us at 8 TB/s x 3000/3350)
+  // but is a 72nd of a chip's reads per sequence at scale: 3,997,696 B, 0.55801 us.
+  DeploymentOptions o;
+  o.mechanisms.enabled = true;
+  o.mechanisms.layout.tp_attention = 1;
+  const Deployment dp = deploy("deepseek-v3", "gb200-nvl72", 72, o);
+  const double hbm = 8.0e12 * 3000.0 / 3350.0;
+  EXPECT_NEAR(decode_step(dp, 1, 4096).t_kv.value(), 287834112.0 / hbm, 1e-9);
+  EXPECT_NEAR(per_sequence_terms(dp, 4096).t_kv.value(), 3997696.0 / hbm, 1e-12);
+}
+
 TEST(Properties, CostPerTokenNeverRisesWhileMemoryBound) {
   for (auto [model, hw] : {std::pair{"deepseek-v3", "gb200-nvl72"}, std::pair{"llama-3.1-70b", "h200"},
                            std::pair{"mixtral-8x7b", "h100-sxm"}, std::pair{"kimi-k2-instruct", "gb300-nvl72"}}) {

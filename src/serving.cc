@@ -171,17 +171,17 @@ BalancePoints balance_points(const Deployment& dep, int64_t context, int64_t cro
   });
 
   const DecodeLevers lev = resolve_levers(levers, context);
-  const DecodeStep one = decode_step(dep, 1, context, lev);
+  const DecodeStep slope = per_sequence_terms(dep, context, lev);
   // T_compute and T_kv are linear in B; T_weights is bounded. Compute can catch up with
   // memory only when its slope exceeds the KV slope.
-  if (one.t_compute > one.t_kv) {
+  if (slope.t_compute > slope.t_kv) {
     r.batch_with_kv = first_true(1, kMaxBatchSearch, [&](int64_t b) {
       const DecodeStep s = decode_step(dep, b, context, lev);
       return s.t_compute >= s.t_memory;
     });
   }
   r.context_never_compute_bound = first_true(0, kMaxContextSearch, [&](int64_t s) {
-    const DecodeStep st = decode_step(dep, 1, s, resolve_levers(levers, s));
+    const DecodeStep st = per_sequence_terms(dep, s, resolve_levers(levers, s));
     return st.t_kv >= st.t_compute;
   });
   r.kv_overtakes_weights_context = first_true(0, kMaxContextSearch, [&](int64_t s) {

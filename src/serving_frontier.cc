@@ -305,11 +305,14 @@ ModesReport fast_and_slow_modes(const ModelSpec& m, const SystemSpec& s, const D
   r.price_multiple_at_fastest = c0 / r.fastest.tokens_per_s_per_chip.value();
   r.what_stops_it = explain_fastest(r.fastest, s, r.excluded, sizes.back());
 
-  // The floor of the hyperbola on the cheapest replica: T_step / B -> max(T_compute, T_kv)
-  // at B = 1 (both linear in B), per token kept.
-  const DecodeStep one = decode_step(cheapest_rep->dep, 1, o.context, lev);
-  const Seconds per_seq = max(one.t_compute, one.t_kv);
-  r.asymptotic_tokens_per_s_per_chip = tokens(one.tokens_per_sequence) / per_seq / d(cheapest_rep->dep.n_chips);
+  // The floor of the hyperbola on the cheapest replica: the slope of T_step in B, per token
+  // kept. (At B = 1 with mechanisms one data-parallel rank holds the whole sequence, so
+  // T(1) is not the per-sequence term.)
+  // Measured between two batches far past any that fits, so the bounded terms cancel.
+  const int64_t far = cheapest_rep->dep.n_chips << 16;
+  const DecodeStep at_far = decode_step(cheapest_rep->dep, far, o.context, lev);
+  const Seconds per_seq = (decode_step(cheapest_rep->dep, 2 * far, o.context, lev).t_step - at_far.t_step) / d(far);
+  r.asymptotic_tokens_per_s_per_chip = tokens(at_far.tokens_per_sequence) / per_seq / d(cheapest_rep->dep.n_chips);
   if (cheapest_rep->dep.price_per_chip) {
     r.asymptotic_cost_per_token = *cheapest_rep->dep.price_per_chip / r.asymptotic_tokens_per_s_per_chip;
   }

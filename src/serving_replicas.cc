@@ -20,7 +20,8 @@ std::string fmt1(double v, const char* f = "%.1f") {
 /// The layouts tried on each replica size: the options' own; with mechanisms and a derived
 /// attention layout on an MoE model, also data-parallel attention (each rank its own
 /// sequences, experts over all: the layout SGLang and DeepSeek serve MoE with, which
-/// layout_search.h finds far ahead for throughput).
+/// layout_search.h finds far ahead for throughput), without and with two micro-batches
+/// (unless the options already ask for them).
 std::vector<DeploymentOptions> variants_of(const ModelSpec& m, const DeploymentOptions& base, int64_t n) {
   std::vector<DeploymentOptions> out{base};
   const bool moe = std::any_of(m.groups.begin(), m.groups.end(), [](const LayerGroup& g) { return g.ffn.kind == FfnKind::moe; });
@@ -29,6 +30,10 @@ std::vector<DeploymentOptions> variants_of(const ModelSpec& m, const DeploymentO
     dp.mechanisms.layout.tp_attention = 1;
     dp.mechanisms.layout.tp_ffn = 1;
     out.push_back(dp);
+    if (!dp.mechanisms.layout.overlap_micro_batches) {
+      dp.mechanisms.layout.overlap_micro_batches = true;
+      out.push_back(dp);
+    }
   }
   return out;
 }
@@ -87,8 +92,9 @@ std::vector<Replica> resolve_replicas(const ModelSpec& m, const SystemSpec& s, c
         }
         continue;
       }
-      if (extra && !out.empty() && out.back().dep.n_chips == n &&
-          out.back().dep.mechanisms.layout.tp_attention == dep.mechanisms.layout.tp_attention) {
+      const auto& prev = out.empty() ? dep.mechanisms.layout : out.back().dep.mechanisms.layout;
+      if (extra && !out.empty() && out.back().dep.n_chips == n && prev.tp_attention == dep.mechanisms.layout.tp_attention &&
+          prev.overlap_micro_batches == dep.mechanisms.layout.overlap_micro_batches) {
         continue;
       }
       // The size fits after all (the options' own layout did not): not excluded.

@@ -143,6 +143,13 @@ struct DecodeStep {
 /// Throws InputError for batch < 1, context < 0 or inconsistent levers.
 DecodeStep decode_step(const Deployment& d, int64_t batch, int64_t context, const DecodeLevers& levers = {});
 
+/// The per-sequence terms of a decode step: decode_step at B = n_chips x 65536 sequences
+/// with t_compute, t_kv and t_step divided by B, the slopes of those terms in B. With
+/// mechanisms a small batch is no proxy for them: at B = 1 one data-parallel rank holds the
+/// whole sequence (72x the mean on 72 ranks) while the expert work stays one token's.
+/// Throws as decode_step.
+DecodeStep per_sequence_terms(const Deployment& d, int64_t context, const DecodeLevers& levers = {});
+
 /// A prefill of `batch` prompts of `prompt` tokens after `prefix` cached tokens each.
 struct PrefillStep {
   int64_t batch = 0, prompt = 0, prefix = 0;

@@ -280,9 +280,12 @@ struct ModesReport {
   std::string what_stops_it;
   ModePoint cheapest;                    ///< the cost floor within HBM
   /// The floor of the hyperbola: as B -> infinity the weight term vanishes and the cost
-  /// per token tends to n price max(T_compute, T_kv) / (B kept), the per-sequence terms
-  /// (lecture 14:44), evaluated on the cheapest point's replica. Expressed in tokens/s per
-  /// chip (its inverse times the price is the cost).
+  /// per token tends to n price x (the per-sequence slope of T_step) / kept: for the
+  /// roofline max(T_compute, T_kv) / B (lecture 14:44); with mechanisms each operation's
+  /// linear term and the traffic's. Evaluated on the cheapest point's replica as
+  /// (T(2M) - T(M)) / M with M a multiple of its chips far past any batch that fits, so
+  /// bounded terms and whole-sequence rounding drop out. Expressed in tokens/s per chip
+  /// (its inverse times the price is the cost).
   TokensPerSecond asymptotic_tokens_per_s_per_chip;
   std::optional<UsdPerToken> asymptotic_cost_per_token;
   double floor_gap = 0;                  ///< cheapest cost / asymptotic floor (>= 1)
