@@ -250,9 +250,12 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
         const double ffn_tokens = tokens * d(L.tp_ffn) / n;
         per_layer += all_reduce(activations(ffn_tokens), L.tp_ffn, link_for(L.tp_ffn, domain, up, out)).time;
       } else if (!ep_traffic) {
-        per_layer += all_reduce(activations(tokens_per_group), dep.n_chips / static_cast<int64_t>(dp_attention),
-                                link_for(dep.n_chips, domain, up, out))
-                         .time;
+        // Without an expert-parallel exchange every chip of an expert's tensor-parallel group
+        // needs the group's tokens: an all-gather before the experts and a reduce-scatter
+        // after (the volume of an all-reduce) over the larger of the attention and expert
+        // TP groups (all n chips when attention is TP over all of them or EP is 1).
+        const int64_t group = std::max(L.tp_attention, L.tp_expert);
+        per_layer += all_reduce(activations(tokens * d(group) / n), group, link_for(group, domain, up, out)).time;
       }
       tp_comm += per_layer * d(g.count);
     }
@@ -260,7 +263,8 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
       // Dispatch and combine among the EP ranks: a chip's tokens x top_k x d_model.
       const double chip_tokens = tokens / dp_attention;
       const double ep = d(L.ep);
-      const double local = std::min(ep, d(domain));
+      // EP ranks per scale-up domain: each is a group of tp_expert chips.
+      const double local = std::min(ep, std::max(1.0, d(domain) / d(L.tp_expert)));
       const double nodes = ep / local;
       // Each micro-batch runs its own dispatch and combine: the fixed latency is paid per
       // micro-batch, the bytes are shared between them.
@@ -283,15 +287,22 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
           // (DeepEP README; DeepSeek-V3 report 4.2: node-limited routing).
           const double remote_copies = !low_latency_kernels ? (nodes - 1) * (1 - std::pow(1 - 1 / nodes, g.top_k)) : (nodes > 1 ? g.top_k : 0.0);
           const Bytes remote = Bytes(chip_tokens * d(dep.model.d_model) * b * remote_copies);
+          // The busiest rank's bytes set the time (and, on NVLink, the protocol).
           Seconds latency, wire;
           if (remote.value() > 0 && out != nullptr) {
             latency = out->protocols.front().base_latency + out->protocols.front().step_latency;
-            wire = max(remote / out->bandwidth, all / up.bandwidth);
+            wire = max(remote / out->bandwidth, all / up.bandwidth) * skew;
           } else {
             latency = all_to_all(Bytes(0), L.ep, up).time;
-            wire = max(Seconds(0), all_to_all(all, L.ep, up).time - latency);
+            wire = max(Seconds(0), all_to_all(all * skew, L.ep, up).time - latency);
           }
-          (is_dispatch ? ep_dispatch : ep_combine) += (latency * exchanges + wire * skew) * g.layers;
+          (is_dispatch ? ep_dispatch : ep_combine) += (latency * exchanges + wire) * g.layers;
+        }
+        if (L.tp_expert > 1) {
+          // The pairs an EP group receives are shared by its tp_expert chips: an all-gather
+          // before the experts, a reduce-scatter after (Megatron's expert tensor parallelism).
+          const Bytes received = activations(pairs / ep * std::max(1.0, receive_skew));
+          tp_comm += all_reduce(received, L.tp_expert, link_for(L.tp_expert, domain, up, out)).time * g.layers;
         }
       }
     }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "chalk/collective.h"
 #include "chalk/error.h"
 #include "chalk/io.h"
 #include "chalk/roofline.h"
@@ -263,6 +264,59 @@ TEST(Overhead, BadShapeThrows) {
   s.decode_sequences = 1;
   s.tokens_per_sequence = 0.5;
   EXPECT_THROW(engine_step(d, s), InputError);
+}
+
+TEST(Overhead, ExpertTensorParallelismMovesTheTokens) {
+  // DeepSeek-V3 on GB200 NVL72 with data-parallel attention and every expert split over all
+  // 72 chips (EP1 x TP72): each chip's experts need every chip's tokens, an all-gather and a
+  // reduce-scatter per MoE layer (the volume of an all-reduce of all 18,432 tokens x 7168 x
+  // 2 B over 72 ranks). It used to cost nothing.
+  ParallelLayout l;
+  l.tp_attention = 1;
+  l.ep = 1;
+  const Deployment d = deploy("deepseek-v3", "gb200-nvl72", 72, l, DType::fp8);
+  StepShape s;
+  s.decode_sequences = 18432;
+  s.context = 4096;
+  const StepBreakdown b = engine_step(d, s);
+  const Seconds per_layer = all_reduce(Bytes(18432.0 * 7168 * 2), 72, scale_up_link(d.system)).time;
+  EXPECT_NEAR(b.t_comm_total.value(), 58 * per_layer.value(), 1e-12);
+  EXPECT_GT(to_ms(b.t_comm_total), 50);
+  // EP2 x TP8 on two H100 nodes: the pairs an EP group receives are all-gathered over its 8
+  // chips too, so fewer EP ranks never move fewer bytes here.
+  Seconds last(1e9);
+  for (int64_t ep : {1, 2, 4, 8, 16}) {
+    ParallelLayout q;
+    q.tp_attention = 1;
+    q.ep = ep;
+    StepShape t;
+    t.decode_sequences = 1024;
+    t.context = 4096;
+    const Seconds comm = engine_step(deploy("qwen3-235b-a22b", "h100-sxm", 16, q), t).t_comm_total;
+    EXPECT_LT(comm, last) << "EP" << ep;
+    last = comm;
+  }
+}
+
+TEST(Overhead, ExpertTrafficOfTheBusiestSenderDoesNotFallWithBatch) {
+  // Prefill on one NVL72 rack, data-parallel attention: up to 72 prompts the busiest chip
+  // sends one whole prompt, so the exchange takes the same time (at 72 the busiest
+  // receiver's share of uniform routing, 3% over the mean, takes over); it used to fall
+  // 3.5x from 1 to 16 prompts because the protocol was picked for the mean chip's message.
+  ParallelLayout l;
+  l.tp_attention = 1;
+  const Deployment d = deploy("deepseek-v3", "gb200-nvl72", 72, l, DType::fp8);
+  Seconds first, last;
+  for (double b : {1.0, 2.0, 4.0, 16.0, 72.0, 144.0}) {
+    StepShape s;
+    s.prefill_sequences = b;
+    s.prompt = 1000;
+    const Seconds comm = engine_step(d, s).t_comm_total;
+    if (b == 1.0) first = comm;
+    if (b <= 16.0) EXPECT_NEAR(to_ms(comm), to_ms(first), 1e-6) << b;
+    EXPECT_GE(comm, last) << b;
+    last = comm;
+  }
 }
 
 }  // namespace
