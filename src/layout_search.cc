@@ -45,16 +45,18 @@ std::vector<std::pair<ParallelLayout, std::string>> layouts_for(const ModelSpec&
     }
     return out;
   }
-  tp.ep = r;
-  tp.tp_expert = 1;
-  out.push_back({tp, "attention TP" + R + ", EP" + R});
+  // Experts over all r chips; with fewer experts than chips each is split (EP e x TP r/e).
+  tp.ep = expert_parallel_degree(m, r);
+  tp.tp_expert = r / tp.ep;
+  const std::string experts = "EP" + std::to_string(tp.ep) + (tp.tp_expert > 1 ? " x TP" + std::to_string(tp.tp_expert) : "");
+  out.push_back({tp, "attention TP" + R + ", " + experts});
   if (r > 1) {
     ParallelLayout dp = tp;
     dp.tp_attention = 1;
     dp.tp_ffn = 1;
-    out.push_back({dp, "DP-attention, EP" + R});
+    out.push_back({dp, "DP-attention, " + experts});
     dp.overlap_micro_batches = true;
-    out.push_back({dp, "DP-attention, EP" + R + ", two micro-batches"});
+    out.push_back({dp, "DP-attention, " + experts + ", two micro-batches"});
   }
   return out;
 }

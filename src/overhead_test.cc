@@ -50,6 +50,26 @@ TEST(Overhead, ResolveLayoutErrors) {
   ParallelLayout negative;
   negative.ep = -1;
   EXPECT_THROW(resolve_layout(negative, ds, 8, 8), InputError);
+  // More EP ranks than routed experts, and EP on a dense model, name what is wrong.
+  const ModelSpec mixtral = load_model("mixtral-8x7b"), llama = load_model("llama-3.1-70b");
+  ParallelLayout wide;
+  wide.ep = 16;
+  try {
+    resolve_layout(wide, mixtral, 16, 8);
+    ADD_FAILURE() << "EP16 of 8 experts accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("EP16 exceeds the 8 routed experts"), std::string::npos) << e.what();
+  }
+  ParallelLayout dense_ep;
+  dense_ep.ep = 2;
+  EXPECT_THROW(resolve_layout(dense_ep, llama, 8, 8), InputError);
+  // Derived: Mixtral's 8 experts on 16 chips are EP8 x TP2; 12 chips EP6 x TP2; DeepSeek's
+  // 256 on 72 chips EP72.
+  EXPECT_EQ(resolve_layout({}, mixtral, 16, 8).ep, 8);
+  EXPECT_EQ(resolve_layout({}, mixtral, 16, 8).tp_expert, 2);
+  EXPECT_EQ(expert_parallel_degree(mixtral, 12), 6);
+  EXPECT_EQ(expert_parallel_degree(ds, 72), 72);
+  EXPECT_EQ(expert_parallel_degree(llama, 8), 1);
 }
 
 TEST(Overhead, KernelsPerLayer) {

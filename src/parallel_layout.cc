@@ -17,7 +17,24 @@ void check_divides(int64_t degree, int64_t n, const char* field) {
   }
 }
 
+int64_t fewest_experts(const ModelSpec& m) {
+  int64_t e = 0;
+  for (const auto& g : m.groups) {
+    if (g.ffn.kind == FfnKind::moe) e = e == 0 ? g.ffn.n_experts : std::min(e, g.ffn.n_experts);
+  }
+  return e;
+}
+
 }  // namespace
+
+int64_t expert_parallel_degree(const ModelSpec& m, int64_t n) {
+  const int64_t e = fewest_experts(m);
+  if (e == 0) return 1;
+  for (int64_t r = std::min(n, e); r > 1; --r) {
+    if (n % r == 0) return r;
+  }
+  return 1;
+}
 
 std::string attention_split_problem(const ModelSpec& m, int64_t tp) {
   for (const auto& g : m.groups) {
@@ -66,7 +83,14 @@ ParallelLayout resolve_layout(const ParallelLayout& requested, const ModelSpec& 
   check_divides(l.tp_ffn, n, "layout.tp_ffn");
   bool moe = false;
   for (const auto& g : m.groups) moe = moe || g.ffn.kind == FfnKind::moe;
-  if (l.ep == 0) l.ep = moe ? (l.tp_expert > 0 ? n / l.tp_expert : n) : 1;
+  if (l.ep == 0) l.ep = moe ? (l.tp_expert > 0 ? n / l.tp_expert : expert_parallel_degree(m, n)) : 1;
+  if (!moe && l.ep > 1) {
+    throw InputError("layout.ep", m.name + " has no routed experts to spread; expected 1 (unset), got " + std::to_string(l.ep));
+  }
+  if (moe && l.ep > expert_parallel_degree(m, l.ep)) {
+    throw InputError("layout.ep", "EP" + std::to_string(l.ep) + " exceeds the " + std::to_string(fewest_experts(m)) +
+                                      " routed experts per layer; expected at most that, the rest splitting each expert (tp_expert)");
+  }
   check_divides(l.ep, n, "layout.ep");
   if (l.tp_expert == 0) l.tp_expert = n / l.ep;
   check_divides(l.tp_expert, n, "layout.tp_expert");

@@ -70,14 +70,22 @@ struct Mechanisms {
 /// KV head, replicated on every rank. (Pope et al. 2022 pad PaLM's 48 heads to 64 instead.)
 std::string attention_split_problem(const ModelSpec& m, int64_t tp);
 
+/// The expert-parallel degree for `n` chips: the largest divisor of n that is at most the
+/// routed experts per layer (fewest over the MoE groups), the rest of the chips splitting
+/// each expert (tp_expert = n / ep): Mixtral's 8 experts on 16 chips are EP8 x TP2. 1 for a
+/// dense model.
+int64_t expert_parallel_degree(const ModelSpec& m, int64_t n);
+
 /// The layout for people: "attention TP8, FFN TP8, experts EP72 x TP1, dispatch 1 B/element,
 /// two micro-batches overlap EP traffic" (experts and dispatch format only for MoE models;
 /// the format only when not bf16).
 std::string describe_layout(const ParallelLayout& l, bool moe);
 
 /// Fills the zero degrees of `requested` for a model on `n_chips` of a system with a
-/// scale-up domain of `domain` chips (see ParallelLayout). Throws InputError when a
-/// degree is negative or does not divide n_chips, or ep x tp_expert != n_chips.
+/// scale-up domain of `domain` chips (see ParallelLayout); a derived EP is
+/// expert_parallel_degree. Throws InputError when a degree is negative or does not divide
+/// n_chips, ep x tp_expert != n_chips, ep exceeds the routed experts, or ep > 1 on a dense
+/// model.
 ParallelLayout resolve_layout(const ParallelLayout& requested, const ModelSpec& m, int64_t n_chips, int64_t domain);
 
 /// Dependent kernels one layer launches in a CUDA-graph engine with the customary
