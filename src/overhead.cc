@@ -125,7 +125,10 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
 
   // Expert-parallel traffic exists when attention is data parallel over several ranks.
   const bool ep_traffic = !dep.moe.empty() && dp_attention > 1 && L.ep > 1 && !L.weight_gathered;
-  const bool overlap = L.overlap_micro_batches && ep_traffic;
+  // Two micro-batches need something to split: a decode step needs two sequences on every
+  // data-parallel rank (a prefill splits its tokens, prompts included: profile-data README).
+  const bool splittable = s.decode_sequences == 0 || s.decode_sequences >= 2 * dp_attention;
+  const bool overlap = L.overlap_micro_batches && ep_traffic && splittable;
   // Decode steps use low-latency all-to-all kernels that free every SM once their RDMA
   // writes are issued (deepseek-ai/profile-data README, Decoding; DeepEP low-latency
   // hooks); prefill's normal kernels hold communication_sm_fraction of the SMs while

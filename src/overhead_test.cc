@@ -339,5 +339,21 @@ TEST(Overhead, ExpertTrafficOfTheBusiestSenderDoesNotFallWithBatch) {
   }
 }
 
+TEST(Overhead, TwoMicroBatchesNeedTwoSequencesPerRank) {
+  // 72 data-parallel ranks: at 72 sequences each rank holds one and cannot split it, so the
+  // step is the serial one; at 144 each splits two and pays the second weight pass.
+  ParallelLayout l;
+  l.tp_attention = 1;
+  const Deployment serial = deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8);
+  l.overlap_micro_batches = true;
+  const Deployment two = deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8);
+  StepShape s;
+  s.context = 2000;
+  s.decode_sequences = 72;
+  EXPECT_EQ(engine_step(two, s).t_step.value(), engine_step(serial, s).t_step.value());
+  s.decode_sequences = 144;
+  EXPECT_NEAR(engine_step(two, s).kernels, 2 * engine_step(serial, s).kernels, 1e-9);
+}
+
 }  // namespace
 }  // namespace chalk

@@ -31,7 +31,8 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags)
   app.add_option("--tp", a.tp, "With --mechanisms: tensor-parallel degree of attention and dense FFNs (default: the scale-up domain)");
   app.add_option("--ep", a.ep, "With --mechanisms: expert-parallel degree of routed experts (default: all chips)");
   app.add_flag("--two-batch-overlap", a.two_batch_overlap,
-               "With --mechanisms: two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips)");
+               "With --mechanisms: two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the "
+               "chips; a decode step splits only when every data-parallel rank holds 2+ sequences)");
   app.add_option("--dispatch-dtype", a.dispatch_dtype,
                  "With --mechanisms: format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)");
 }

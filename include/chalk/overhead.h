@@ -29,7 +29,9 @@ struct ParallelLayout {
   int64_t tp_expert = 0;     ///< chips splitting each routed expert (ep x tp_expert = n)
   bool kv_sharded_by_batch = false;  ///< KV split by sequence over all n chips (Pope et al. 2022 section 3.3)
   bool weight_gathered = false;      ///< weights all-gathered per layer, activations stay sharded (Pope 3.2.3)
-  bool overlap_micro_batches = false;  ///< two micro-batches hide expert-parallel traffic behind compute
+  /// Two micro-batches hide expert-parallel traffic behind compute (a decode step only when
+  /// every data-parallel rank holds at least two sequences; engine_step).
+  bool overlap_micro_batches = false;
   double dispatch_bytes_per_element = 2;  ///< EP dispatch format (FP8 dispatch = 1)
   double combine_bytes_per_element = 2;   ///< EP combine format
   std::string description;  ///< how the layout was obtained ("stated: ...", "derived: ...")
