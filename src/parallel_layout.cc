@@ -60,7 +60,10 @@ std::string describe_layout(const ParallelLayout& l, bool moe) {
   }
   if (l.kv_sharded_by_batch) s += ", KV by batch";
   if (l.weight_gathered) s += ", weight-gathered";
-  if (l.overlap_micro_batches) s += ", two micro-batches overlap EP traffic";
+  // Only where there is expert-parallel traffic to hide (engine_step's condition).
+  if (l.overlap_micro_batches && moe && l.ep > 1 && l.tp_attention < l.ep * l.tp_expert && !l.weight_gathered) {
+    s += ", two micro-batches overlap EP traffic";
+  }
   return s;
 }
 

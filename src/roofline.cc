@@ -64,6 +64,7 @@ void take_engine_times(Step& r, const StepBreakdown& e) {
   r.t_weights = e.t_weights;
   r.t_kv = e.t_kv;
   r.t_memory = e.t_weights + e.t_kv;
+  r.t_operations = e.t_operations;
   r.t_comm = e.t_comm;
   r.t_overhead = e.t_overhead;
   r.t_step = e.t_step;
@@ -238,7 +239,8 @@ DecodeStep decode_step(const Deployment& dep, int64_t batch, int64_t context, co
   r.t_weights = w.busiest * d(dep.n_chips) / dep.hbm_effective;
   r.t_kv = r.kv_bytes_read / dep.hbm_effective;
   r.t_memory = r.t_weights + r.t_kv;
-  r.t_step = max(r.t_compute, r.t_memory) + r.t_comm + r.t_overhead;
+  r.t_operations = max(r.t_compute, r.t_memory);
+  r.t_step = r.t_operations + r.t_comm + r.t_overhead;
   r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
   r.governs = std::string(to_string(r.bound));
   if (dep.mechanisms.enabled) {
@@ -290,7 +292,8 @@ PrefillStep prefill_step(const Deployment& dep, int64_t batch, int64_t prompt, i
   r.t_weights = w.busiest * d(dep.n_chips) / dep.hbm_effective;
   r.t_kv = (r.kv_bytes_read + r.kv_bytes_written) / dep.hbm_effective;
   r.t_memory = r.t_weights + r.t_kv;
-  r.t_step = max(r.t_compute, r.t_memory);
+  r.t_operations = max(r.t_compute, r.t_memory);
+  r.t_step = r.t_operations;
   r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
   r.governs = std::string(to_string(r.bound));
   if (dep.mechanisms.enabled) {

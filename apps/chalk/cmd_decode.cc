@@ -25,8 +25,9 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
                {"t_compute_ms", "compute ms"},
                {"t_weights_ms", "weights ms"},
                {"t_kv_ms", "KV ms"},
+               {"t_operations_ms", "ops ms"},
                {"t_comm_ms", "comm ms"},
-               {"t_overhead_ms", "launch ms"},
+               {"t_overhead_ms", "overhead ms"},
                {"t_step_ms", "step ms"},
                {"bound", "bound"},
                {"governs", "governs"},
@@ -44,7 +45,7 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
     for (int64_t b : batches) {
       const DecodeStep r = decode_step(d, b, s);
       const MemoryPlan mem = memory_plan(d, b, s);
-      t.add({b, s, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.t_step),
+      t.add({b, s, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_operations), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.t_step),
              std::string(to_string(r.bound)), r.governs,
              r.tokens_per_s.value(), r.tokens_per_s_per_user.value(), r.tokens_per_s_per_chip.value(),
              r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
@@ -95,7 +96,7 @@ void register_decode(CLI::App& app, Action& run) {
   static DecodeArgs a;
   auto* cmd = app.add_subcommand("decode", "Time and cost of one decode step: compute, weight fetch and KV fetch (roofline)");
   add_deployment_options(*cmd, a.deployment);
-  cmd->add_option("-b,--batch", a.batch, "Sequences per step: comma list, or a:b for powers of two from a to b")->capture_default_str();
+  cmd->add_option("-b,--batch", a.batch, "Sequences per step over the whole replica: comma list, or a:b for powers of two from a to b")->capture_default_str();
   cmd->add_option("-s,--context", a.context, "Tokens already in each sequence's KV cache: comma list or a:b")->capture_default_str();
   add_output_options(*cmd, a.output);
   cmd->callback([&run] { run = [] { run_decode(a); }; });

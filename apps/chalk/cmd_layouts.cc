@@ -33,7 +33,7 @@ Table layouts_table(const std::vector<LayoutCandidate>& ranked, const std::optio
                {"batch_per_replica", "batch/replica"},
                {"t_step_ms", "step ms"},
                {"t_operations_ms", "ops ms"},
-               {"t_overhead_ms", "launch ms"},
+               {"t_overhead_ms", "overhead ms"},
                {"t_comm_exposed_ms", "comm ms"},
                {"governs", "governs"},
                {"tok_per_s_per_chip", "tok/s/chip"},
@@ -122,7 +122,7 @@ void run_layouts(const LayoutsArgs& a) {
                                           plural(static_cast<int64_t>(q.batch), "sequence", "sequences"))
                             : std::string("batch       each replica runs the largest batch its HBM holds at this context\n"));
   if (q.output > 0) std::cout << fmt::format("serving     each step also prefills batch / {} prompts of {} tokens\n", q.output, q.prompt);
-  std::cout << "columns     ops: operations (compute or memory per kernel); launch: kernel floor; comm: collectives not hidden; "
+  std::cout << "columns     ops: operations (compute or memory per kernel); overhead: kernel launch floor; comm: collectives not hidden; "
                "governs: the largest share of the step\n";
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   if (!a.all && fitting > 0 && fitting < static_cast<long>(ranked.size())) {

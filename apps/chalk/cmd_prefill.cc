@@ -27,7 +27,7 @@ void run_prefill(const PrefillArgs& a) {
   Table t;
   t.columns = {{"batch", "batch"},           {"prompt_tokens", "prompt"},     {"prefix_tokens", "prefix"},
                {"t_compute_ms", "compute ms"}, {"t_weights_ms", "weights ms"}, {"t_kv_ms", "KV ms"},
-               {"t_comm_ms", "comm ms"},       {"t_overhead_ms", "launch ms"},
+               {"t_operations_ms", "ops ms"},  {"t_comm_ms", "comm ms"},       {"t_overhead_ms", "overhead ms"},
                {"ttft_ms", "TTFT ms"},       {"bound", "bound"},              {"governs", "governs"},
                {"tok_per_s", "tok/s"},
                {"cost_usd_per_mtok", "$/Mtok in"}, {"memory_fits", "fits"}};
@@ -39,7 +39,7 @@ void run_prefill(const PrefillArgs& a) {
     for (int64_t b : batches) {
       const PrefillStep r = prefill_step(d, b, p, a.prefix);
       const MemoryPlan mem = memory_plan(d, b, p + a.prefix);
-      t.add({b, p, a.prefix, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.ttft), std::string(to_string(r.bound)), r.governs,
+      t.add({b, p, a.prefix, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_operations), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.ttft), std::string(to_string(r.bound)), r.governs,
              r.tokens_per_s.value(), r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
              std::string(mem.fits ? "yes" : "no")});
     }
@@ -65,7 +65,7 @@ void register_prefill(CLI::App& app, Action& run) {
   static PrefillArgs a;
   auto* cmd = app.add_subcommand("prefill", "Time and cost of prefilling prompts, and the time to first token");
   add_deployment_options(*cmd, a.deployment);
-  cmd->add_option("-b,--batch", a.batch, "Prompts prefilled together: comma list or a:b")->capture_default_str();
+  cmd->add_option("-b,--batch", a.batch, "Prompts prefilled together by the whole replica (data-parallel attention: whole prompts per rank): comma list or a:b")->capture_default_str();
   cmd->add_option("-p,--prompt", a.prompt, "Prompt length in tokens: comma list or a:b")->capture_default_str();
   cmd->add_option("--prefix", a.prefix, "Tokens already cached before the prompt (read, not recomputed)")->capture_default_str();
   add_output_options(*cmd, a.output);

@@ -27,7 +27,7 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags)
       ->capture_default_str();
   if (!layout_flags) return;
   app.add_flag("--mechanisms", a.mechanisms,
-               "Beyond the roofline: layout collectives, per-kernel launch floor, decode-kernel efficiencies (docs/accuracy.md)");
+               "Beyond the roofline: layout collectives, per-kernel launch floor, kernel efficiencies (docs/accuracy.md)");
   app.add_option("--tp", a.tp, "With --mechanisms: tensor-parallel degree of attention and dense FFNs (default: the scale-up domain)");
   app.add_option("--ep", a.ep, "With --mechanisms: expert-parallel degree of routed experts (default: all chips)");
   app.add_flag("--two-batch-overlap", a.two_batch_overlap,
@@ -57,16 +57,16 @@ DeploymentOptions options_from(const DeploymentArgs& a) {
     o.price_per_chip = usd_per_hour(*a.price_usd_per_chip_hour);
   }
   o.memory_reserve_fraction = a.memory_reserve;
-  if ((a.tp != 0 || a.ep != 0) && !a.mechanisms) throw InputError(a.tp != 0 ? "--tp" : "--ep", "takes effect only with --mechanisms");
+  if ((a.tp || a.ep) && !a.mechanisms) throw InputError(a.tp ? "--tp" : "--ep", "takes effect only with --mechanisms");
   if (a.two_batch_overlap && !a.mechanisms) throw InputError("--two-batch-overlap", "takes effect only with --mechanisms");
-  if (!a.dispatch_dtype.empty() && !a.mechanisms) throw InputError("--dispatch-dtype", "takes effect only with --mechanisms");
-  if (a.tp < 0) throw InputError("--tp", "must be >= 1, got " + std::to_string(a.tp));
-  if (a.ep < 0) throw InputError("--ep", "must be >= 1, got " + std::to_string(a.ep));
+  if (a.dispatch_dtype && !a.mechanisms) throw InputError("--dispatch-dtype", "takes effect only with --mechanisms");
+  if (a.tp && *a.tp < 1) throw InputError("--tp", "must be >= 1, got " + std::to_string(*a.tp));
+  if (a.ep && *a.ep < 1) throw InputError("--ep", "must be >= 1, got " + std::to_string(*a.ep));
   o.mechanisms.enabled = a.mechanisms;
-  o.mechanisms.layout.tp_attention = a.tp;
-  o.mechanisms.layout.ep = a.ep;
+  o.mechanisms.layout.tp_attention = a.tp.value_or(0);
+  o.mechanisms.layout.ep = a.ep.value_or(0);
   o.mechanisms.layout.overlap_micro_batches = a.two_batch_overlap;
-  if (!a.dispatch_dtype.empty()) o.mechanisms.layout.dispatch_bytes_per_element = bytes_per_element(parse_dtype(a.dispatch_dtype, "--dispatch-dtype"));
+  if (a.dispatch_dtype) o.mechanisms.layout.dispatch_bytes_per_element = bytes_per_element(parse_dtype(*a.dispatch_dtype, "--dispatch-dtype"));
   return o;
 }
 
@@ -184,7 +184,7 @@ std::string describe_text(const Deployment& d) {
   s += fmt::format("efficiency  matmul {:.1f}% of peak ({})\n", 100 * d.matmul_efficiency, d.matmul_efficiency_source);
   s += fmt::format("            HBM {:.1f}% of peak ({})\n", 100 * d.hbm_efficiency, d.hbm_efficiency_source);
   if (d.mechanisms.enabled) {
-    s += fmt::format("mechanisms  on: {}; collectives, kernel floor, decode-kernel efficiencies (docs/accuracy.md)\n",
+    s += fmt::format("mechanisms  on: {}; collectives, kernel floor, kernel efficiencies (docs/accuracy.md)\n",
                      d.mechanisms.layout.description);
   } else {
     s += "mechanisms  off: the roofline, a lower bound (no communication, no launch latency; --mechanisms adds them)\n";

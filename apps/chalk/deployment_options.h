@@ -22,9 +22,9 @@ struct DeploymentArgs {
   std::optional<double> matmul_efficiency, hbm_efficiency, price_usd_per_chip_hour;
   double memory_reserve = 0.10;
   bool mechanisms = false;   ///< add collectives, kernel floors and kernel efficiencies (overhead.h)
-  int64_t tp = 0, ep = 0;    ///< layout degrees with --mechanisms (0 = derived)
+  std::optional<int64_t> tp, ep;   ///< layout degrees with --mechanisms (unset = derived)
   bool two_batch_overlap = false;  ///< two micro-batches hide EP traffic (--mechanisms)
-  std::string dispatch_dtype;      ///< EP dispatch format (--mechanisms; empty = bf16)
+  std::optional<std::string> dispatch_dtype;  ///< EP dispatch format (--mechanisms; unset = bf16)
 };
 
 /// Output format flags.

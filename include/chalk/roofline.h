@@ -115,6 +115,9 @@ struct DecodeStep {
   double experts_on_busiest_chip = 0;  ///< of those, on the busiest chip (sets t_weights)
   Seconds t_compute, t_weights, t_kv;
   Seconds t_memory;            ///< t_weights + t_kv
+  /// The operations: max(t_compute, t_memory) for the roofline; with mechanisms the sum
+  /// over operations of max(compute, memory), so t_step = t_operations + t_comm + t_overhead.
+  Seconds t_operations;
   Seconds t_comm;              ///< communication not hidden behind compute (0 unless mechanisms are enabled)
   Seconds t_overhead;          ///< per-step latency floor: kernel launches (0 unless mechanisms are enabled)
   /// Plain roofline: max(t_compute, t_memory). With mechanisms (overhead.h): the sum over
@@ -158,6 +161,7 @@ struct PrefillStep {
   Bytes kv_bytes_read;     ///< the cached prefix
   Bytes kv_bytes_written;  ///< the new tokens' KV
   Seconds t_compute, t_weights, t_kv, t_memory;
+  Seconds t_operations;  ///< as DecodeStep::t_operations
   Seconds t_comm;      ///< communication not hidden (0 unless mechanisms are enabled)
   Seconds t_overhead;  ///< kernel floor (0 unless mechanisms are enabled)
   Seconds t_step;      ///< as DecodeStep::t_step

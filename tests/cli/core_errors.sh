@@ -38,6 +38,9 @@ expect_error "--prompt: must be in 1.." prefill --prompt 0
 expect_error "--prefix" prefill --prefix -1
 expect_error "not expected: --no-such-flag" decode --no-such-flag
 expect_error "--tp: takes effect only with --mechanisms" decode --tp 8
+expect_error "--tp: must be >= 1, got 0" decode --mechanisms --tp 0
+expect_error "--ep: must be >= 1, got 0" decode --mechanisms --ep 0
+expect_error "--dispatch-dtype: unknown dtype ''" decode --mechanisms --dispatch-dtype ""
 expect_error "--two-batch-overlap: takes effect only with --mechanisms" decode --two-batch-overlap
 expect_error "--dispatch-dtype: takes effect only with --mechanisms" decode --dispatch-dtype fp8
 expect_error "--dispatch-dtype: unknown dtype 'fp7'" decode --mechanisms --dispatch-dtype fp7

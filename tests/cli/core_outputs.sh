@@ -34,6 +34,7 @@ import json,sys; d=json.load(sys.stdin); s=d['steps'][0]
 assert abs(s['t_step_ms'] - 87.34) < 0.05, s['t_step_ms']
 assert abs(s['tok_per_s_per_chip'] - 2931) < 2, s['tok_per_s_per_chip']
 assert (s['bound'], s['governs']) == ('weights', 'communication'), s  # roofline term vs the engine step's largest share
+assert abs(s['t_operations_ms'] + s['t_comm_ms'] + s['t_overhead_ms'] - s['t_step_ms']) < 1e-9, s  # the columns add up
 assert 'dispatch 1 B/element, two micro-batches' in d['assumptions']['sharding'], d['assumptions']['sharding']" || fail "two-batch overlap"
 "$CHALK" $sgl | python3 -c "import json,sys; s=json.load(sys.stdin)['steps'][0]; assert abs(s['t_step_ms'] - 105.93) < 0.05, s" || fail "no overlap"
 "$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --json | python3 -c "import json,sys; s=json.load(sys.stdin)['steps'][0]; assert s['governs'] == s['bound'] == 'weights', s" || fail "plain governs"
