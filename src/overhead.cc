@@ -101,7 +101,10 @@ DecodeWindows decode_windows(const Deployment& dep, Seconds projections, Seconds
 
 }  // namespace
 
-StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
+namespace {
+
+/// engine_step with two micro-batches allowed or not (when the layout asks for them).
+StepBreakdown step_with(const Deployment& dep, const StepShape& s, bool allow_overlap) {
   if (s.decode_sequences < 0 || s.prefill_sequences < 0 || s.context < 0 || s.prompt < 0 || s.prefix < 0 ||
       s.tokens_per_sequence < 1 || s.attention_tokens_per_sequence < 0) {
     throw InputError("step", "sequences, context, prompt and prefix must be >= 0 and tokens per sequence >= 1");
@@ -128,7 +131,7 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
   // Two micro-batches need something to split: a decode step needs two sequences on every
   // data-parallel rank (a prefill splits its tokens, prompts included: profile-data README).
   const bool splittable = s.decode_sequences == 0 || s.decode_sequences >= 2 * dp_attention;
-  const bool overlap = L.overlap_micro_batches && ep_traffic && splittable;
+  const bool overlap = allow_overlap && L.overlap_micro_batches && ep_traffic && splittable;
   // Decode steps use low-latency all-to-all kernels that free every SM once their RDMA
   // writes are issued (deepseek-ai/profile-data README, Decoding; DeepEP low-latency
   // hooks); prefill's normal kernels hold communication_sm_fraction of the SMs while
@@ -227,6 +230,7 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
   for (const auto& g : dep.model.groups) kernels += d(g.count) * d(kernels_per_layer(g));
   if (overlap) kernels *= 2;
   r.kernels = is_tpu(sys) ? 0 : kernels;
+  r.overlapped = overlap;
   r.t_overhead = cal.kernel_floor * r.kernels;
 
   // Collectives of the layout.
@@ -348,6 +352,17 @@ StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
   }
   r.governs = (overlap && !low_latency_kernels && ep_comm > compute_path) ? "communication" : top->name;
   return r;
+}
+
+}  // namespace
+
+StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
+  StepBreakdown with = step_with(dep, s, true);
+  if (!dep.mechanisms.layout.overlap_micro_batches) return with;
+  // An engine splits a step into two micro-batches where that pays (engines gate it by batch
+  // size): below that the second pass over the weights and kernels costs more than it hides.
+  StepBreakdown without = step_with(dep, s, false);
+  return without.t_step < with.t_step ? without : with;
 }
 
 }  // namespace chalk

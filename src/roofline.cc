@@ -324,16 +324,24 @@ MemoryPlan memory_plan(const Deployment& dep, int64_t batch, int64_t context) {
   if (dep.mechanisms.enabled) p.weights = stored_weights(dep);
   p.kv_cache = Bytes(kv_seq * d(batch));
   p.reserve = p.hbm_total * dep.memory_reserve_fraction;
-  p.free = p.hbm_total - p.weights - p.kv_cache - p.reserve;
-  p.fits = p.free.value() >= 0;
   const Bytes room = p.hbm_total - p.weights - p.reserve;
+  // Sequences are whole: with mechanisms each data-parallel group (or, KV split by batch,
+  // each chip) holds its own, the busiest ceil(B / units) of them in room / units.
+  double units = 1;
+  if (dep.mechanisms.enabled) {
+    const auto& L = dep.mechanisms.layout;
+    units = L.kv_sharded_by_batch ? n : n / d(L.tp_attention);
+  }
+  const double busiest = std::ceil(d(batch) / units - 1e-9);
+  p.free = room - Bytes(kv_seq * busiest * units);
+  p.fits = p.free.value() >= 0;
   p.weights_fit = room.value() >= 0;
   if (!p.weights_fit) {
     p.max_batch = 0;
   } else if (kv_seq <= 0) {
     p.max_batch = INT64_MAX;
   } else {
-    p.max_batch = static_cast<int64_t>(std::min(9.0e18, std::floor(room.value() / kv_seq)));
+    p.max_batch = static_cast<int64_t>(std::min(9.0e18, std::floor(room.value() / units / kv_seq) * units));
   }
   return p;
 }

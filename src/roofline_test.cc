@@ -104,6 +104,20 @@ TEST(Decode, PerSequenceTermsAreTheSlopes) {
   EXPECT_NEAR(per_sequence_terms(dp, 4096).t_kv.value(), 3997696.0 / hbm, 1e-12);
 }
 
+TEST(Memory, DataParallelGroupsHoldWholeSequences) {
+  // Qwen3-235B-A22B on 8 H200, data-parallel attention, 131,072 tokens: each rank has room
+  // for 2 sequences' KV, so 16 fit; at 17 one rank would hold 3 (the step already charges
+  // it). The total over all chips used to say 17 fit.
+  DeploymentOptions o;
+  o.mechanisms.enabled = true;
+  o.mechanisms.layout.tp_attention = 1;
+  const Deployment d = deploy("qwen3-235b-a22b", "h200", 8, o);
+  EXPECT_EQ(memory_plan(d, 0, 131072).max_batch, 16);
+  EXPECT_TRUE(memory_plan(d, 16, 131072).fits);
+  EXPECT_FALSE(memory_plan(d, 17, 131072).fits);
+  EXPECT_EQ(memory_plan(d, 0, 131072).max_batch % 8, 0);
+}
+
 TEST(Properties, CostPerTokenNeverRisesWhileMemoryBound) {
   for (auto [model, hw] : {std::pair{"deepseek-v3", "gb200-nvl72"}, std::pair{"llama-3.1-70b", "h200"},
                            std::pair{"mixtral-8x7b", "h100-sxm"}, std::pair{"kimi-k2-instruct", "gb300-nvl72"}}) {

@@ -130,6 +130,7 @@ struct StepBreakdown {
   Seconds t_comm;        ///< the part not hidden behind compute
   Seconds t_step;        ///< t_operations + t_overhead + t_comm
   double kernels = 0;
+  bool overlapped = false;  ///< two micro-batches ran (asked for, EP traffic to hide, and faster)
   /// The largest share of t_step: "compute", "weights", "kv-cache", "communication"
   /// or "overhead".
   std::string governs;
@@ -152,6 +153,8 @@ struct StepBreakdown {
 ///   max(0, dispatch - its window) + max(0, combine - its window), the dispatch window
 ///   being the shared expert and the attention before its core, the combine window the
 ///   core, the output projection and the router; routed experts hide nothing.
+/// The two micro-batches run only where they beat one batch (engines gate them by batch
+/// size) and, in decode, where every data-parallel rank holds two sequences.
 /// Routed-expert compute is that of the
 /// busiest EP rank under uniform top-k routing (expected_max_load). Throws InputError for
 /// negative shapes.

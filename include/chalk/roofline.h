@@ -185,13 +185,16 @@ PrefillStep prefill_step(const Deployment& d, int64_t batch, int64_t prompt, int
 /// HBM use of a deployment serving `batch` sequences at `context` tokens. Bytes are as
 /// stored over all chips: under even sharding every weight and KV byte once; with
 /// mechanisms, the copies the layout keeps (data-parallel attention weights, an MLA
-/// latent or single KV head on every tensor-parallel rank) are counted too.
+/// latent or single KV head on every tensor-parallel rank) are counted too, and sequences
+/// are whole: each data-parallel group (KV split by batch: each chip) holds its own, so
+/// the busiest holds ceil(B / groups) in its share of the room and max_batch is a multiple
+/// of the groups.
 struct MemoryPlan {
   Bytes hbm_total;     ///< n x capacity
   Bytes weights;       ///< every weight (with mechanisms: replicas included)
   Bytes kv_cache;      ///< B x KV of a sequence at S (with mechanisms: replicas included)
   Bytes reserve;       ///< memory_reserve_fraction x hbm_total (activations, runtime)
-  Bytes free;          ///< hbm_total - weights - kv - reserve (negative: does not fit)
+  Bytes free;          ///< hbm_total - weights - reserve - KV as stored on the busiest group x groups (negative: does not fit)
   bool fits = false;
   bool weights_fit = false;  ///< weights + reserve <= hbm_total
   int64_t max_batch = 0;     ///< largest B that fits at this context
