@@ -22,7 +22,7 @@ bool is_moe(const ModelSpec& m) {
 }
 
 /// The layouts tried for one replica of r chips, with their names.
-std::vector<std::pair<ParallelLayout, std::string>> layouts_for(const ModelSpec& m, int64_t r) {
+std::vector<std::pair<ParallelLayout, std::string>> layouts_for(const ModelSpec& m, int64_t r, int64_t domain) {
   const std::string R = std::to_string(r);
   std::vector<std::pair<ParallelLayout, std::string>> out;
   ParallelLayout tp;
@@ -50,6 +50,16 @@ std::vector<std::pair<ParallelLayout, std::string>> layouts_for(const ModelSpec&
   tp.tp_expert = r / tp.ep;
   const std::string experts = "EP" + std::to_string(tp.ep) + (tp.tp_expert > 1 ? " x TP" + std::to_string(tp.tp_expert) : "");
   out.push_back({tp, "attention TP" + R + ", " + experts});
+  // The derived layout (resolve_layout: attention TP within the scale-up domain over whole
+  // heads, data-parallel groups of it, experts over all r): DeepSeek-V3 on 72 chips is
+  // attention TP8 x 9 with EP72, what `decode --mechanisms` runs by default.
+  const int64_t t = resolve_layout({}, m, r, domain).tp_attention;
+  if (t > 1 && t < r) {
+    ParallelLayout hybrid = tp;
+    hybrid.tp_attention = t;
+    hybrid.tp_ffn = t;
+    out.push_back({hybrid, "attention TP" + std::to_string(t) + " x " + std::to_string(r / t) + ", " + experts});
+  }
   if (r > 1) {
     ParallelLayout dp = tp;
     dp.tp_attention = 1;
@@ -98,7 +108,7 @@ std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec
 
   std::vector<LayoutCandidate> all;
   for (const int64_t r : sizes) {
-    for (const auto& [layout, name] : layouts_for(m, r)) {
+    for (const auto& [layout, name] : layouts_for(m, r, s.scale_up_domain)) {
       DeploymentOptions o = base;
       o.n_chips = r;
       o.mechanisms.enabled = true;

@@ -101,9 +101,32 @@ TEST(ServingFrontier, MechanismsTryDataParallelAttentionForMoe) {
   EXPECT_EQ(floor.t_comm.value(), 0);
   const Frontier plain = latency_cost_frontier(load_model("deepseek-v3"), load_system("gb200-nvl72"), {}, o);
   for (const auto& p : plain.points) EXPECT_EQ(p.layout, "");
-  // A dense model has one layout per size.
+  // A dense model: Llama 3.1 70B's 64 heads split over 8 of the 72 chips; its FFN over the
+  // 8 (nine copies) or over all 72 (one copy, an all-reduce over the rack).
   const Frontier dense = latency_cost_frontier(load_model("llama-3.1-70b"), load_system("gb200-nvl72"), mech, o);
-  for (const auto& p : dense.points) EXPECT_EQ(p.layout.rfind("attention TP8, FFN TP8", 0), 0u) << p.layout;
+  bool ffn8 = false, ffn72 = false;
+  for (const auto& p : dense.points) {
+    ffn8 = ffn8 || p.layout.rfind("attention TP8, FFN TP8 ", 0) == 0 || p.layout == "attention TP8, FFN TP8 (derived)";
+    ffn72 = ffn72 || p.layout == "attention TP8, FFN TP72";
+    EXPECT_EQ(p.layout.rfind("attention TP8, FFN TP", 0), 0u) << p.layout;
+  }
+  EXPECT_TRUE(ffn8);
+  EXPECT_TRUE(ffn72);
+}
+
+TEST(ServingModes, DenseModelsKeepTheFfnOverTheReplica) {
+  // Llama 3.1 405B on 12 GB200 chips: its 128 heads split over 4, so the derived layout keeps
+  // three copies of every weight (2435 GB, more than 12 x 186 GB); with the FFN over all 12
+  // it fits and is the rack's cost floor, as `chalk layouts` finds (attention TP4 x 3, FFN
+  // TP12: 420 sequences at 4k).
+  DeploymentOptions mech;
+  mech.mechanisms.enabled = true;
+  ModesOptions o;
+  o.replica_chips = {12};
+  const ModesReport r = fast_and_slow_modes(load_model("llama-3.1-405b"), load_system("gb200-nvl72"), mech, o);
+  EXPECT_EQ(r.cheapest.n_chips, 12);
+  EXPECT_EQ(r.cheapest.batch, 420);
+  EXPECT_EQ(r.cheapest.layout, "attention TP4, FFN TP12");
 }
 
 TEST(ServingFrontier, BadOptions) {

@@ -22,9 +22,22 @@ std::string fmt1(double v, const char* f = "%.1f") {
 /// sequences, experts over all: the layout SGLang and DeepSeek serve MoE with, which
 /// layout_search.h finds far ahead for throughput), without and with two micro-batches
 /// (unless the options already ask for them).
-std::vector<DeploymentOptions> variants_of(const ModelSpec& m, const DeploymentOptions& base, int64_t n) {
+std::vector<DeploymentOptions> variants_of(const ModelSpec& m, const DeploymentOptions& base, int64_t n, int64_t domain) {
   std::vector<DeploymentOptions> out{base};
   const bool moe = std::any_of(m.groups.begin(), m.groups.end(), [](const LayerGroup& g) { return g.ffn.kind == FfnKind::moe; });
+  // A dense model whose heads split over fewer chips than the replica's (within a domain)
+  // keeps its FFN over all of them, as layout_search does (Llama 3.1 405B on 12 chips:
+  // attention TP4 x 3, FFN TP12, instead of three copies of the FFN weights).
+  if (base.mechanisms.enabled && base.mechanisms.layout.tp_attention == 0 && base.mechanisms.layout.tp_ffn == 0 && !moe && n > 1) {
+    const int64_t within = (n > domain && domain > 0 && n % domain == 0) ? domain : n;
+    const int64_t t = resolve_layout({}, m, n, domain).tp_attention;
+    if (t < within) {
+      DeploymentOptions mixed = base;
+      mixed.mechanisms.layout.tp_attention = t;
+      mixed.mechanisms.layout.tp_ffn = within;
+      out.push_back(mixed);
+    }
+  }
   if (base.mechanisms.enabled && base.mechanisms.layout.tp_attention == 0 && base.mechanisms.layout.tp_ffn == 0 && moe && n > 1) {
     DeploymentOptions dp = base;
     dp.mechanisms.layout.tp_attention = 1;
@@ -61,7 +74,7 @@ std::vector<Replica> resolve_replicas(const ModelSpec& m, const SystemSpec& s, c
   std::vector<Replica> out;
   std::optional<InputError> first_error;
   for (int64_t n : sizes) {
-    const auto variants = variants_of(m, base, n);
+    const auto variants = variants_of(m, base, n, s.scale_up_domain);
     for (std::size_t v = 0; v < variants.size(); ++v) {
       // The options' own layout says why a size is excluded; a further variant that does
       // not fit, or equals it, is skipped.
@@ -94,7 +107,7 @@ std::vector<Replica> resolve_replicas(const ModelSpec& m, const SystemSpec& s, c
       }
       const auto& prev = out.empty() ? dep.mechanisms.layout : out.back().dep.mechanisms.layout;
       if (extra && !out.empty() && out.back().dep.n_chips == n && prev.tp_attention == dep.mechanisms.layout.tp_attention &&
-          prev.overlap_micro_batches == dep.mechanisms.layout.overlap_micro_batches) {
+          prev.tp_ffn == dep.mechanisms.layout.tp_ffn && prev.overlap_micro_batches == dep.mechanisms.layout.overlap_micro_batches) {
         continue;
       }
       // The size fits after all (the options' own layout did not): not excluded.
