@@ -30,6 +30,7 @@ Table frontier_table(const std::vector<FrontierPoint>& pts) {
                {"t_weights_ms", "weights ms"},
                {"t_kv_ms", "KV ms"},
                {"t_comm_ms", "comm ms"},
+               {"t_overhead_ms", "overhead ms"},
                {"t_step_ms", "step ms"},
                {"bound", "bound"},
                {"user_tok_per_s", "tok/s/user"},
@@ -38,7 +39,7 @@ Table frontier_table(const std::vector<FrontierPoint>& pts) {
                {"on_frontier", "frontier"}};
   for (const auto& p : pts) {
     t.add({p.n_chips, p.layout.empty() ? Cell{} : Cell(p.layout), p.batch, std::string(p.memory_full ? "yes" : "no"), to_ms(p.t_compute), to_ms(p.t_weights),
-           to_ms(p.t_kv), to_ms(p.t_comm), to_ms(p.t_step), std::string(to_string(p.bound)), p.tokens_per_s_per_user.value(),
+           to_ms(p.t_kv), to_ms(p.t_comm), to_ms(p.t_overhead), to_ms(p.t_step), std::string(to_string(p.bound)), p.tokens_per_s_per_user.value(),
            p.tokens_per_s_per_chip.value(), cost_cell(p.cost_per_token), std::string(p.on_frontier ? "yes" : "no")});
   }
   return t;

@@ -45,6 +45,7 @@ Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts) {
                {"cost_weights_usd_per_mtok", "weights $/Mtok"},
                {"cost_kv_usd_per_mtok", "KV $/Mtok"},
                {"cost_comm_usd_per_mtok", "comm $/Mtok"},
+               {"cost_overhead_usd_per_mtok", "overhead $/Mtok"},
                {"fits_in_hbm", "fits"}};
   for (const auto& p : pts) {
     const auto& s = p.step;
@@ -52,7 +53,7 @@ Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts) {
     t.add({d.n_chips, p.batch, p.context, p.tokens_read, to_ms(s.t_compute), to_ms(s.t_weights), to_ms(s.t_kv),
            to_ms(s.t_comm), to_ms(s.t_overhead), to_ms(s.t_step), std::string(to_string(s.bound)), s.tokens_per_s.value(),
            s.tokens_per_s_per_user.value(), s.tokens_per_s_per_chip.value(), c(&TermCosts::total), c(&TermCosts::compute),
-           c(&TermCosts::weights), c(&TermCosts::kv), c(&TermCosts::comm), std::string(p.fits ? "yes" : "no")});
+           c(&TermCosts::weights), c(&TermCosts::kv), c(&TermCosts::comm), c(&TermCosts::overhead), std::string(p.fits ? "yes" : "no")});
   }
   return t;
 }
