@@ -125,14 +125,24 @@ std::string explain_fastest(const ModePoint& f, const SystemSpec& s, const std::
   const DecodeStep& st = f.step;
   std::string w;
   w += "Batch 1 on " + std::to_string(f.n_chips) + " chip(s) (the scale-up domain holds " +
-       std::to_string(s.scale_up_domain) + "): T_step " + ms(st.t_step) + " = max(T_compute " + ms(st.t_compute) +
-       ", T_weights " + ms(st.t_weights) + " + T_kv " + ms(st.t_kv) + ")";
+       std::to_string(s.scale_up_domain) + "): T_step " + ms(st.t_step) + " = ";
   if (st.t_comm.value() > 0 || st.t_overhead.value() > 0) {
-    w += " + T_comm " + ms(st.t_comm) + " + T_overhead " + ms(st.t_overhead);
+    w += "operations " + ms(st.t_operations) + " (T_compute " + ms(st.t_compute) + ", T_weights " + ms(st.t_weights) + ", T_kv " +
+         ms(st.t_kv) + ") + T_comm " + ms(st.t_comm) + " + T_overhead " + ms(st.t_overhead);
+  } else {
+    w += "max(T_compute " + ms(st.t_compute) + ", T_weights " + ms(st.t_weights) + " + T_kv " + ms(st.t_kv) + ")";
   }
-  w += ". At batch 1 the step is bound by " + std::string(to_string(st.bound)) +
-       ": every step each chip must read its share of the weights, so more money buys speed only by adding chips, "
-       "and T_weights falls as 1/n only while the chips share the work evenly.";
+  if (st.governs == "overhead") {
+    w += ". At batch 1 the largest share is the kernel launch floor: every dependent kernel costs a fixed time however "
+         "many chips share it, so more money does not buy it down; fewer, fused kernels would.";
+  } else if (st.governs == "communication") {
+    w += ". At batch 1 the largest share is communication: the collectives' fixed latencies grow with the chips, so "
+         "more chips stop paying well before the weights are spread thin.";
+  } else {
+    w += ". At batch 1 the step is bound by " + std::string(to_string(st.bound)) +
+         ": every step each chip must read its share of the weights, so more money buys speed only by adding chips, "
+         "and T_weights falls as 1/n only while the chips share the work evenly.";
+  }
   if (st.experts_touched > 0) {
     w += " Mixture of experts: one token touches " + fmt1(st.experts_touched, "%.3g") +
          " experts per layer, and the busiest chip reads " + fmt1(st.experts_on_busiest_chip, "%.3g") +
@@ -296,6 +306,7 @@ ModesReport fast_and_slow_modes(const ModelSpec& m, const SystemSpec& s, const D
     // Every budget >= the cheapest point's cost has an answer; a smaller one is answered
     // with the cheapest point.
     q.point = p ? *p : r.cheapest;
+    q.below_floor = !p.has_value();
     q.speed_multiple = q.point.tokens_per_s_per_user.value() / s0;
     q.price_multiple_used = c0 / q.point.tokens_per_s_per_chip.value();
     q.capped_by_fastest = r.fastest.tokens_per_s_per_chip >= floor_per_chip;

@@ -86,7 +86,7 @@ void run_frontier(const ServingArgs& a) {
   std::string text = fmt::format(
       "chalk serving frontier: tokens/s per user against cost per token over batch and chips per replica, at {} tokens "
       "of context\n{}levers      {}\n{} points fit in HBM ({} beyond memory dropped); {} on the frontier{}\n",
-      f.context, describe_text(l.shown), describe_levers(lev), f.points.size(), f.points_beyond_memory, f.frontier.size(),
+      f.context, describe_text_with_warnings(l.shown), describe_levers(lev), f.points.size(), f.points_beyond_memory, f.frontier.size(),
       a.all_points ? "" : " (--all-points lists every point)");
   for (const auto& e : f.excluded) text += fmt::format("excluded    {} chips: {}\n", e.n_chips, e.reason);
   print(a, t, head, text);
@@ -128,6 +128,7 @@ nlohmann::json modes_json(const ModesReport& r) {
                       {"speed_multiple", q.speed_multiple},
                       {"price_multiple_used", q.price_multiple_used},
                       {"capped_by_fastest", q.capped_by_fastest},
+                      {"below_floor", q.below_floor},
                       {"point", point_json(q.point)}});
   }
   return {{"context_tokens", r.context},
@@ -176,6 +177,11 @@ std::string modes_text(const ModesReport& r) {
     }
   }
   for (const auto& q : r.budget) {
+    if (q.below_floor) {
+      s += fmt::format("  {:g}x the price is out of reach: the cost floor is {:.3g}x the baseline's price\n", q.price_multiple,
+                       q.price_multiple_used);
+      continue;
+    }
     s += fmt::format("  {:g}x the price buys {:.3g}x the speed (using {:.3g}x){}: {}\n", q.price_multiple, q.speed_multiple,
                      q.price_multiple_used, q.capped_by_fastest ? ", capped by the fastest point" : "", point_text(q.point));
   }
@@ -186,7 +192,7 @@ std::string modes_text(const ModesReport& r) {
   s += fmt::format("  cost floor within HBM: {}\n", point_text(r.cheapest));
   s += fmt::format("  = {:.3g}x the baseline price at {:.3g}x its speed\n", r.slow_price_multiple, r.slow_speed_multiple);
   s += fmt::format("  floor of the hyperbola (batch -> infinity on {} chips, memory unlimited): {:.4g} tok/s/chip, {}; "
-                   "batching within HBM gets within {:.3g}x of it\n",
+                   "the HBM-full batch costs {:.3g}x that\n",
                    r.cheapest.n_chips, r.asymptotic_tokens_per_s_per_chip.value(), cost_text(r.asymptotic_cost_per_token),
                    r.floor_gap);
   for (const auto& e : r.excluded) s += fmt::format("  excluded {} chips: {}\n", e.n_chips, e.reason);
@@ -225,8 +231,12 @@ void run_modes(const ServingArgs& a) {
                    "chalk serving modes: what a faster or a cheaper mode costs (the lecture's opening question), at {} "
                    "tokens of context\n",
                    r.context)
-            << describe_text(l.shown) << "levers      " << describe_levers(lev) << "\n"
-            << "replicas    every size from 1 chip to the scale-up domain unless --replica-chips; roofline only\n\n"
+            << describe_text_with_warnings(l.shown) << "levers      " << describe_levers(lev) << "\n"
+            << "replicas    every size from 1 chip to the scale-up domain unless --replica-chips; "
+            << (l.shown.mechanisms.enabled ? "each size tries its derived layout and, unless --tp is given, data-parallel attention "
+                                             "with and without two micro-batches (MoE) or the FFN over the whole replica (dense); "
+                                             "each answer names its layout\n\n"
+                                           : "roofline only\n\n")
             << modes_text(r);
 }
 

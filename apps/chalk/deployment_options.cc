@@ -28,8 +28,10 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags)
   if (!layout_flags) return;
   app.add_flag("--mechanisms", a.mechanisms,
                "Beyond the roofline: layout collectives, per-kernel launch floor, kernel efficiencies (docs/accuracy.md)");
-  app.add_option("--tp", a.tp, "With --mechanisms: tensor-parallel degree of attention and dense FFNs (default: the scale-up domain)");
-  app.add_option("--ep", a.ep, "With --mechanisms: expert-parallel degree of routed experts (default: all chips)");
+  app.add_option("--tp", a.tp,
+                 "With --mechanisms: tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the "
+                 "largest divisor of the chips within the scale-up domain that splits whole heads, e.g. 8 for DeepSeek-V3 on 72)");
+  app.add_option("--ep", a.ep, "With --mechanisms: expert-parallel degree of routed experts (default: all chips, at most the routed experts)");
   app.add_flag("--two-batch-overlap", a.two_batch_overlap,
                "With --mechanisms: two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the "
                "chips; a decode step splits only when every data-parallel rank holds 2+ sequences)");
@@ -76,7 +78,16 @@ Deployment resolve(const DeploymentArgs& a) {
   if (a.chips < 0) throw InputError("--chips", "must be >= 1, got " + std::to_string(a.chips));
   DeploymentOptions o = options_from(a);
   o.n_chips = a.chips == 0 ? system.scale_up_domain : a.chips;
-  return make_deployment(model, system, o);
+  try {
+    return make_deployment(model, system, o);
+  } catch (const InputError& e) {
+    // Name the option the user typed, not the library's layout field.
+    const std::string& f = e.field();
+    const std::string message = std::string(e.what()).substr(f.size() + 2);
+    if (f == "layout.tp_attention") throw InputError("--tp", message);
+    if (f == "layout.ep") throw InputError("--ep", message);
+    throw;
+  }
 }
 
 std::vector<std::string> deployment_warnings(const Deployment& d) {
@@ -231,6 +242,12 @@ std::vector<int64_t> parse_int_list(const std::string& text, const std::string& 
     start = comma + 1;
   }
   return out;
+}
+
+std::string describe_text_with_warnings(const Deployment& d) {
+  std::string s = describe_text(d);
+  for (const auto& w : deployment_warnings(d)) s += "warning     " + w + "\n";
+  return s;
 }
 
 }  // namespace chalk::cli

@@ -56,6 +56,9 @@ nlohmann::json describe_json(const Deployment& d);
 /// The same for people: a few labelled lines.
 std::string describe_text(const Deployment& d);
 
+/// describe_text followed by a "warning" line for each of deployment_warnings(d).
+std::string describe_text_with_warnings(const Deployment& d);
+
 /// Parses a comma list of positive integers ("1,8,64" or "1:65536" for powers of two
 /// from 1 to 65536), each within [lo, hi]. Throws InputError naming `field`.
 std::vector<int64_t> parse_int_list(const std::string& text, const std::string& field, int64_t lo, int64_t hi);

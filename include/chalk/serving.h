@@ -263,6 +263,9 @@ struct SpeedForPrice {
   double speed_multiple = 0;        ///< speed / baseline speed
   double price_multiple_used = 0;   ///< the point's cost / baseline cost (<= price_multiple)
   bool capped_by_fastest = false;   ///< the budget exceeds the fastest point's cost
+  /// The budget is below the cost floor: nothing fits it, and `point` is the cost floor
+  /// (which costs more than the budget).
+  bool below_floor = false;
 };
 
 struct ModesReport {

@@ -39,14 +39,14 @@ expect_error "--prefix" prefill --prefix -1
 expect_error "not expected: --no-such-flag" decode --no-such-flag
 expect_error "--tp: takes effect only with --mechanisms" decode --tp 8
 expect_error "--tp: must be >= 1, got 0" decode --mechanisms --tp 0
+expect_error "--tp: must be a positive divisor of the 72 chips, got 7" decode --mechanisms --tp 7
 expect_error "--ep: must be >= 1, got 0" decode --mechanisms --ep 0
 expect_error "--dispatch-dtype: unknown dtype ''" decode --mechanisms --dispatch-dtype ""
 expect_error "--two-batch-overlap: takes effect only with --mechanisms" decode --two-batch-overlap
 expect_error "--dispatch-dtype: takes effect only with --mechanisms" decode --dispatch-dtype fp8
 expect_error "--dispatch-dtype: unknown dtype 'fp7'" decode --mechanisms --dispatch-dtype fp7
-expect_error "layout.ep: EP16 exceeds the 8 routed experts" decode --mechanisms -m mixtral-8x7b -H h100-sxm -n 16 --ep 16
-expect_error "layout.ep: llama-3.1-70b has no routed experts" decode --mechanisms -m llama-3.1-70b -H h100-sxm --ep 2
-expect_error "layout.tp_attention: must be a positive divisor of the 72 chips, got 7" decode --mechanisms --tp 7
+expect_error "--ep: EP16 exceeds the 8 routed experts" decode --mechanisms -m mixtral-8x7b -H h100-sxm -n 16 --ep 16
+expect_error "--ep: llama-3.1-70b has no routed experts" decode --mechanisms -m llama-3.1-70b -H h100-sxm --ep 2
 expect_error "--ep: must be >= 1" decode --mechanisms --ep -2
 expect_ok decode
 expect_ok decode --mechanisms --tp 8 --ep 72

@@ -54,3 +54,7 @@ else
   [ "$(stat -c %s "$tmp/chart.html")" -gt 500000 ] || fail "HTML too small to hold the libraries"
 fi
 echo "serving_outputs: all passed"
+# A budget below the cost floor is out of reach, not answered with a dearer point.
+"$CHALK" serving modes --price-multiple 0.5 | grep -q "0.5x the price is out of reach" || fail "price below the floor"
+"$CHALK" serving modes --price-multiple 0.5 --json | python3 -c "import json,sys; b=json.load(sys.stdin)['modes']['budget'][0]; assert b['below_floor'] is True, b" || fail "below_floor in JSON"
+echo "serving_outputs: budgets passed"
