@@ -64,7 +64,7 @@ void print_csv(std::ostream& out, const Table& t) {
       if (c) out << ',';
       if (c >= row.size()) continue;
       const Cell& cell = row[c];
-      if (auto* d = std::get_if<double>(&cell)) out << fmt::format("{:.6g}", *d);
+      if (auto* d = std::get_if<double>(&cell)) out << fmt::format("{}", *d);  // shortest exact form: notebooks lose nothing
       else if (auto* i = std::get_if<int64_t>(&cell)) out << *i;
       else if (auto* s = std::get_if<std::string>(&cell)) out << csv_escape(*s);
     }
