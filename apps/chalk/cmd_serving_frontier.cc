@@ -86,7 +86,7 @@ void run_frontier(const ServingArgs& a) {
   std::string text = fmt::format(
       "chalk serving frontier: tokens/s per user against cost per token over batch and chips per replica, at {} tokens "
       "of context\n{}levers      {}\n{} points fit in HBM ({} beyond memory dropped); {} on the frontier{}\n",
-      f.context, describe_text_with_warnings(l.shown), describe_levers(lev), f.points.size(), f.points_beyond_memory, f.frontier.size(),
+      f.context, describe_text_with_warnings(l.shown, f.context), describe_levers(lev), f.points.size(), f.points_beyond_memory, f.frontier.size(),
       a.all_points ? "" : " (--all-points lists every point)");
   for (const auto& e : f.excluded) text += fmt::format("excluded    {} chips: {}\n", e.n_chips, e.reason);
   print(a, t, head, text);
@@ -231,7 +231,7 @@ void run_modes(const ServingArgs& a) {
                    "chalk serving modes: what a faster or a cheaper mode costs (the lecture's opening question), at {} "
                    "tokens of context\n",
                    r.context)
-            << describe_text_with_warnings(l.shown) << "levers      " << describe_levers(lev) << "\n"
+            << describe_text_with_warnings(l.shown, r.context) << "levers      " << describe_levers(lev) << "\n"
             << "replicas    every size from 1 chip to the scale-up domain unless --replica-chips; "
             << (l.shown.mechanisms.enabled ? "each size tries its derived layout and, unless --tp is given, data-parallel attention "
                                              "with and without two micro-batches (MoE) or the FFN over the whole replica (dense); "

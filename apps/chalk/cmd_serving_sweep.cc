@@ -1,6 +1,7 @@
 // `chalk serving sweep`, `balance` and `window`: decode step time, speed and cost against
 // batch and context; where decode turns compute-bound; the batching window. One deployment,
 // a fixed chip count. Shared options and helpers: serving_cli.h.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -73,7 +74,7 @@ void run_sweep(const ServingArgs& a) {
   print(a, sweep_table(d, pts), head,
         "chalk serving sweep: decode step time, speed and cost against batch and context, each term apart\n"
         "(lecture 7:46-15:30; T_step = max(T_compute, T_weights + T_kv) + T_comm + T_overhead; cost per term = n price T_term / tokens)\n" +
-            describe_text_with_warnings(d) + "levers      " + describe_levers(lev) + "\n");
+            describe_text_with_warnings(d, *std::max_element(contexts.begin(), contexts.end())) + "levers      " + describe_levers(lev) + "\n");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -110,7 +111,7 @@ void run_balance(const ServingArgs& a) {
                      {"kv_overtakes_weights_context_tokens", opt_json(b.kv_overtakes_weights_context)}};
   print(a, t, head,
         "chalk serving balance: where decode turns compute-bound (lecture 15:53-19:52) and where KV overtakes weights\n" +
-            describe_text_with_warnings(d) + "levers      " + describe_levers(lev) + "\n");
+            describe_text_with_warnings(d, s) + "levers      " + describe_levers(lev) + "\n");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -169,7 +170,7 @@ void run_window(const ServingArgs& a) {
   head["windows"] = windows;
   const TokensPerSecond lecture = deployment_tokens_per_s(2000, seconds(1.0 / 64));
   print(a, t, head,
-        "chalk serving window: how often the train departs (lecture 21:51-27:38)\n" + describe_text_with_warnings(d) + "levers      " +
+        "chalk serving window: how often the train departs (lecture 21:51-27:38)\n" + describe_text_with_warnings(d, *std::max_element(contexts.begin(), contexts.end())) + "levers      " +
             describe_levers(lev) +
             fmt::format("\nA step that reads all of HBM takes capacity / bandwidth; a replica holding the largest batch that "
                         "fits runs one such step per departure, and a deployment's tokens/s is batch x steps/s per replica "

@@ -244,9 +244,20 @@ std::vector<int64_t> parse_int_list(const std::string& text, const std::string& 
   return out;
 }
 
-std::string describe_text_with_warnings(const Deployment& d) {
+std::string describe_text_with_warnings(const Deployment& d, int64_t max_context) {
   std::string s = describe_text(d);
-  for (const auto& w : deployment_warnings(d)) s += "warning     " + w + "\n";
+  std::vector<std::string> warnings = deployment_warnings(d);
+  if (max_context > d.model.max_context) {
+    warnings.push_back(fmt::format("context {} exceeds {}'s max_position_embeddings {}", max_context, d.model.name, d.model.max_context));
+  }
+  const MemoryPlan mem = memory_plan(d, 0, 0);
+  if (!mem.weights_fit) {
+    warnings.push_back(fmt::format("the weights ({}) and reserve ({}) exceed the {} of HBM on {} chips: the figures assume they fit "
+                                   "(add chips with --chips)",
+                                   human_bytes(mem.weights.value()), human_bytes(mem.reserve.value()), human_bytes(mem.hbm_total.value()),
+                                   d.n_chips));
+  }
+  for (const auto& w : warnings) s += "warning     " + w + "\n";
   return s;
 }
 

@@ -56,8 +56,10 @@ nlohmann::json describe_json(const Deployment& d);
 /// The same for people: a few labelled lines.
 std::string describe_text(const Deployment& d);
 
-/// describe_text followed by a "warning" line for each of deployment_warnings(d).
-std::string describe_text_with_warnings(const Deployment& d);
+/// describe_text followed by a "warning" line for each of deployment_warnings(d), for a
+/// `max_context` beyond the model's max_position_embeddings, and for weights that do not
+/// fit in the replica's HBM (the figures then assume they did).
+std::string describe_text_with_warnings(const Deployment& d, int64_t max_context = 0);
 
 /// Parses a comma list of positive integers ("1,8,64" or "1:65536" for powers of two
 /// from 1 to 65536), each within [lo, hi]. Throws InputError naming `field`.

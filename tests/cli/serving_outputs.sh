@@ -58,3 +58,7 @@ echo "serving_outputs: all passed"
 "$CHALK" serving modes --price-multiple 0.5 | grep -q "0.5x the price is out of reach" || fail "price below the floor"
 "$CHALK" serving modes --price-multiple 0.5 --json | python3 -c "import json,sys; b=json.load(sys.stdin)['modes']['budget'][0]; assert b['below_floor'] is True, b" || fail "below_floor in JSON"
 echo "serving_outputs: budgets passed"
+# Serving commands warn where the figures rest on something false.
+"$CHALK" serving balance -m deepseek-v3 -H h100-sxm | grep -q "warning     the weights (673.0 GB) and reserve" || fail "weights-do-not-fit warning"
+"$CHALK" serving sweep -m llama-3.1-8b -H h100-sxm -s 1048576 -b 1 | grep -q "exceeds llama-3.1-8b's max_position_embeddings 131072" || fail "context warning"
+echo "serving_outputs: warnings passed"
