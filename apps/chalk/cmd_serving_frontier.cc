@@ -1,6 +1,7 @@
 // `chalk serving frontier` and `modes`: the latency-cost frontier over batch and chips
 // per replica, and the fast and slow modes read off it. Shared options and helpers:
 // serving_cli.h.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <string>
@@ -19,6 +20,17 @@ namespace chalk::cli::serving_cli {
 
 // ---------------------------------------------------------------------------------------
 // frontier
+
+/// A warning when --replica-chips asks for replicas wider than the scale-up domain but the
+/// plain roofline, which has no scale-out term, prices them.
+std::string scale_out_warning(const Loaded& l, const ServingArgs& a) {
+  const auto sizes = replica_list(a);
+  const int64_t widest = sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
+  if (l.base.mechanisms.enabled || widest <= l.system.scale_up_domain) return "";
+  return fmt::format("warning     replicas of up to {} chips span more than one scale-up domain of {}: the roofline prices them "
+                     "without the scale-out network (about 8x slower, lecture 39:00); add --mechanisms\n",
+                     widest, l.system.scale_up_domain);
+}
 
 Table frontier_table(const std::vector<FrontierPoint>& pts) {
   Table t;
@@ -86,7 +98,7 @@ void run_frontier(const ServingArgs& a) {
   std::string text = fmt::format(
       "chalk serving frontier: tokens/s per user against cost per token over batch and chips per replica, at {} tokens "
       "of context\n{}levers      {}\n{} points fit in HBM ({} beyond memory dropped); {} on the frontier{}\n",
-      f.context, describe_text_with_warnings(l.shown, f.context), describe_levers(lev), f.points.size(), f.points_beyond_memory, f.frontier.size(),
+      f.context, describe_text_with_warnings(l.shown, f.context) + scale_out_warning(l, a), describe_levers(lev), f.points.size(), f.points_beyond_memory, f.frontier.size(),
       a.all_points ? "" : " (--all-points lists every point)");
   for (const auto& e : f.excluded) text += fmt::format("excluded    {} chips: {}\n", e.n_chips, e.reason);
   print(a, t, head, text);
@@ -231,7 +243,7 @@ void run_modes(const ServingArgs& a) {
                    "chalk serving modes: what a faster or a cheaper mode costs (the lecture's opening question), at {} "
                    "tokens of context\n",
                    r.context)
-            << describe_text_with_warnings(l.shown, r.context) << "levers      " << describe_levers(lev) << "\n"
+            << describe_text_with_warnings(l.shown, r.context) << scale_out_warning(l, a) << "levers      " << describe_levers(lev) << "\n"
             << "replicas    every size from 1 chip to the scale-up domain unless --replica-chips; "
             << (l.shown.mechanisms.enabled ? "each size tries its derived layout and, unless --tp is given, data-parallel attention "
                                              "with and without two micro-batches (MoE) or the FFN over the whole replica (dense); "
