@@ -157,6 +157,9 @@ std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec
         // full share, or idle, still hold their chips); a memory-filled one, every replica's.
         c.tokens_per_s_per_chip = q.batch > 0 ? q.batch * c.tokens_per_s_per_user / total_chips
                                               : c.batch * c.tokens_per_s_per_user / static_cast<double>(r);
+        // Two micro-batches that do not pay at this batch run as one: the same candidate as
+        // the one-batch layout listed beside it.
+        if (layout.overlap_micro_batches && !c.step.overlapped) continue;
       }
       all.push_back(c);
     }

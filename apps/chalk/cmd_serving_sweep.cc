@@ -34,6 +34,7 @@ Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts) {
                {"t_compute_ms", "compute ms"},
                {"t_weights_ms", "weights ms"},
                {"t_kv_ms", "KV ms"},
+               {"t_operations_ms", "ops ms"},
                {"t_comm_ms", "comm ms"},
                {"t_overhead_ms", "overhead ms"},
                {"t_step_ms", "step ms"},
@@ -52,7 +53,7 @@ Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts) {
     const auto& s = p.step;
     auto c = [&](UsdPerToken TermCosts::*m) { return p.cost ? Cell(to_usd_per_mtok((*p.cost).*m)) : Cell{}; };
     t.add({d.n_chips, p.batch, p.context, p.tokens_read, to_ms(s.t_compute), to_ms(s.t_weights), to_ms(s.t_kv),
-           to_ms(s.t_comm), to_ms(s.t_overhead), to_ms(s.t_step), std::string(to_string(s.bound)), s.tokens_per_s.value(),
+           to_ms(s.t_operations), to_ms(s.t_comm), to_ms(s.t_overhead), to_ms(s.t_step), std::string(to_string(s.bound)), s.tokens_per_s.value(),
            s.tokens_per_s_per_user.value(), s.tokens_per_s_per_chip.value(), c(&TermCosts::total), c(&TermCosts::compute),
            c(&TermCosts::weights), c(&TermCosts::kv), c(&TermCosts::comm), c(&TermCosts::overhead), std::string(p.fits ? "yes" : "no")});
   }
@@ -72,8 +73,11 @@ void run_sweep(const ServingArgs& a) {
   nlohmann::json head = describe_json(d);
   head["levers"] = levers_json(lev);
   print(a, sweep_table(d, pts), head,
-        "chalk serving sweep: decode step time, speed and cost against batch and context, each term apart\n"
-        "(lecture 7:46-15:30; T_step = max(T_compute, T_weights + T_kv) + T_comm + T_overhead; cost per term = n price T_term / tokens)\n" +
+        "chalk serving sweep: decode step time, speed and cost against batch and context, each term apart\n" +
+            std::string(d.mechanisms.enabled
+                        ? "(lecture 7:46-15:30; with mechanisms T_step = T_ops + T_comm + T_overhead, T_ops the sum over kernels of "
+                          "max(compute, memory); cost per term = n price T_term / tokens)\n"
+                        : "(lecture 7:46-15:30; T_step = max(T_compute, T_weights + T_kv); cost per term = n price T_term / tokens)\n") +
             describe_text_with_warnings(d, *std::max_element(contexts.begin(), contexts.end())) + "levers      " + describe_levers(lev) + "\n");
 }
 
@@ -140,7 +144,7 @@ nlohmann::json window_json(const BatchingWindow& w) {
 void run_window(const ServingArgs& a) {
   const ServingLevers lev = levers_of(a.levers);
   const Deployment d = resolve(a.deployment);
-  const auto contexts = parse_int_list(a.context, "--context", 0, 1LL << 30);
+  const auto contexts = parse_int_list(a.context, "--context", 1, 1LL << 30);
   Table t;
   t.columns = {{"context_tokens", "context"},
                {"hbm_sweep_peak_ms", "HBM sweep ms (peak)"},

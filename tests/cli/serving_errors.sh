@@ -25,7 +25,7 @@ expect_error "--batch: 262144 batches x 2 contexts is more than 200,000 rows" se
 expect_error "--context: must be in 0..1073741824, got -5" serving sweep --context -5
 expect_error "--context: expected one integer here, got '1024,2048'" serving balance --context 1024,2048
 expect_error "--batch: must be >= 1, got 0" serving balance --batch 0
-expect_error "--context: must be in 0..1073741824" serving window --context 99999999999
+expect_error "--context: must be in 1..1073741824" serving window --context 99999999999
 # Frontier, modes and plot vary chips per replica themselves.
 for sub in frontier modes plot; do
   expect_error "--chips: this command varies chips per replica itself; use --replica-chips" serving $sub --chips 8
@@ -54,4 +54,5 @@ expect_error "not expected: --no-such-flag" serving sweep --no-such-flag
 expect_error "A subcommand is required" serving
 for sub in sweep balance window frontier modes; do expect_ok serving $sub -m llama-3.1-8b -H h100-sxm; done
 expect_ok serving plot -m llama-3.1-8b -H h100-sxm --json
+expect_error "--context: must be in 1.." serving window -s 0  # no KV: the batch that fills HBM is unbounded
 echo "serving_errors: all passed"
