@@ -132,7 +132,8 @@ struct StepBreakdown {
   double kernels = 0;
   bool overlapped = false;  ///< two micro-batches ran (asked for, EP traffic to hide, and faster)
   /// The largest share of t_step: "compute", "weights", "kv-cache", "communication"
-  /// or "overhead".
+  /// or "overhead"; under prefill overlap "communication" whenever the traffic outlasts the
+  /// compute path (the step is then the traffic, though only its excess shows in t_comm).
   std::string governs;
 };
 
