@@ -99,10 +99,6 @@ DecodeWindows decode_windows(const Deployment& dep, Seconds projections, Seconds
           (core + projections * after) * share + router + floor * kernels_combine};
 }
 
-}  // namespace
-
-namespace {
-
 /// engine_step with two micro-batches allowed or not (when the layout asks for them).
 StepBreakdown step_with(const Deployment& dep, const StepShape& s, bool allow_overlap) {
   if (s.decode_sequences < 0 || s.prefill_sequences < 0 || s.context < 0 || s.prompt < 0 || s.prefix < 0 ||
