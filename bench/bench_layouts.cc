@@ -3,8 +3,8 @@
 // under the 50 ms of an interactive command.
 #include <benchmark/benchmark.h>
 
-#include "chalk/io.h"
-#include "chalk/layout_search.h"
+#include "chalk/io/io.h"
+#include "chalk/engine/layout_search.h"
 
 namespace {
 

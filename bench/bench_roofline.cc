@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "chalk/io.h"
-#include "chalk/roofline.h"
+#include "chalk/io/io.h"
+#include "chalk/engine/roofline.h"
 
 namespace {
 

@@ -4,8 +4,8 @@
 // frontier on an 8-chip domain and the fast/slow-mode answers.
 #include <benchmark/benchmark.h>
 
-#include "chalk/io.h"
-#include "chalk/serving.h"
+#include "chalk/io/io.h"
+#include "chalk/serving/serving.h"
 
 namespace {
 

@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include "chalk/error.h"
-#include "chalk/io.h"
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
 #include "commands.h"
 #include "deployment_options.h"
 #include "table.h"

@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
-#include "chalk/error.h"
-#include "chalk/io.h"
-#include "chalk/layout_search.h"
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+#include "chalk/engine/layout_search.h"
 #include "commands.h"
 #include "deployment_options.h"
 #include "table.h"

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "chalk/error.h"
+#include "chalk/base/error.h"
 #include "commands.h"
 #include "deployment_options.h"
 #include "table.h"

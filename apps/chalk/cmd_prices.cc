@@ -2,7 +2,7 @@
 // (lecture 1:32:51-2:03:48), and the prices a deployment implies. See docs/prices.md.
 // This file: the shared helpers and the registration; the subcommands live in
 // cmd_prices_<concept>.cc (see prices_cli.h).
-#include "chalk/prices.h"
+#include "chalk/prices/prices.h"
 #include "commands.h"
 #include "deployment_options.h"
 #include "prices_cli.h"

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "chalk/prices.h"
+#include "chalk/prices/prices.h"
 #include "deployment_options.h"
 #include "prices_cli.h"
 #include "table.h"

@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "chalk/error.h"
-#include "chalk/prices.h"
+#include "chalk/base/error.h"
+#include "chalk/prices/prices.h"
 #include "deployment_options.h"
 #include "prices_cli.h"
 #include "table.h"

@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "chalk/error.h"
-#include "chalk/io.h"
-#include "chalk/serving.h"
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+#include "chalk/serving/serving.h"
 #include "deployment_options.h"
 #include "serving_cli.h"
 #include "table.h"

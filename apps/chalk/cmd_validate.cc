@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include "chalk/io.h"
-#include "chalk/validate.h"
+#include "chalk/io/io.h"
+#include "chalk/validate/validate.h"
 #include "commands.h"
 #include "deployment_options.h"
 #include "table.h"

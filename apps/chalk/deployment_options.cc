@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "chalk/error.h"
-#include "chalk/io.h"
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
 #include "table.h"
 
 namespace chalk::cli {

@@ -9,7 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "chalk/roofline.h"
+#include "chalk/engine/roofline.h"
 
 namespace chalk::cli {
 

@@ -3,7 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "chalk/error.h"
+#include "chalk/base/error.h"
 #include "commands.h"
 
 int main(int argc, char** argv) {

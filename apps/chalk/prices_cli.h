@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "chalk/prices.h"
+#include "chalk/prices/prices.h"
 #include "deployment_options.h"
 #include "table.h"
 

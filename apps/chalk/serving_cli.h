@@ -12,7 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "chalk/serving.h"
+#include "chalk/serving/serving.h"
 #include "deployment_options.h"
 #include "table.h"
 

@@ -1,0 +1,97 @@
+// Collective communication times under the alpha-beta model (DESIGN.md section 1.3;
+// reference training-and-systems.md section 5): time = latency terms + bytes over the
+// achieved per-direction bandwidth of the link the collective uses. Latency constants
+// are NCCL's own (nccl @5067397 src/graph/tuning.cc, section 5.2) for NVLink and
+// InfiniBand, and about 1 us per ICI hop (plus 5 us per collective) on TPUs (scaling
+// book, sharding.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "chalk/hardware/hardware.h"
+#include "chalk/base/units.h"
+
+namespace chalk {
+
+/// One protocol a collective library can use on a link (NCCL's LL, LL128, Simple).
+struct LinkProtocol {
+  std::string name;
+  Seconds base_latency;       ///< once per collective
+  Seconds step_latency;       ///< per algorithm step (hop)
+  double bandwidth_fraction;  ///< of the link's achieved bandwidth this protocol carries
+};
+
+/// A link class (scale-up NVLink or ICI, scale-out network) with achieved rates.
+struct LinkModel {
+  std::string name;
+  BytesPerSecond bandwidth;  ///< achieved, per chip, one direction
+  /// Dimensions of the torus the ranks form (TPU ICI: 3); 0 = a switch, where a ring
+  /// over n ranks takes n - 1 steps.
+  int torus_dimensions = 0;
+  std::vector<LinkProtocol> protocols;
+  std::string source;
+};
+
+/// Achieved fractions of link bandwidth (per direction) used by scale_up_link and
+/// scale_out_link. Sources: 8 x H200 ring all-reduce busBW 367 GB/s of 450 (0.82) and
+/// 8 x B200 682 of 900 (0.76), ml-engineering network/README.md, training-and-systems.md
+/// 5.3 -> 0.8; DeepEP low-latency all-to-all at EP128 39 GB/s of a 50 GB/s NIC (0.78),
+/// DeepEP docs/legacy.md (measurements row DEEPEP-LL-EP128).
+inline constexpr double kScaleUpAchievedFraction = 0.8;
+inline constexpr double kScaleOutAchievedFraction = 0.78;
+
+/// Fraction of the achieved bandwidth NCCL's LL protocol carries: AZURE-NCCL-H100
+/// measures a 1 MB all-reduce on 8 x H100 at 43.7 GB/s busBW, i.e. 2(7/8) x 1048576 B /
+/// 43.7 GB/s = 42.0 us; the ring LL latency is 6.6 + 14 x 0.6 = 15.0 us, leaving 27.0 us
+/// for 1.835 MB: 68 GB/s = 0.19 of 450 x 0.8 GB/s. (The 16 MB point, 125 us measured, is
+/// then LL128's 127.7 us.) NCCL itself picks LL up to about 1 MiB on 8 x H200.
+inline constexpr double kLowLatencyProtocolFraction = 0.19;
+
+/// True for Google TPU systems (name or chip starting with "tpu"), whose scale-up
+/// network is a torus of ICI links rather than a switch.
+bool is_tpu(const SystemSpec& s);
+
+/// The scale-up link of a system: NVLink/Infinity Fabric with NCCL's ring protocols
+/// (LL: 6.6 us + 0.6 us per step at kLowLatencyProtocolFraction of the bandwidth; LL128:
+/// 14 + 1.9 us, 120 of 128 bytes; Simple: 8.4 + 3.4 us, all of it), or TPU ICI on a 3D
+/// torus (1 us per hop plus 5 us per collective: the scaling book measured 8 us for a
+/// latency-bound 3-hop all-gather). NVLS (in-switch reduction) is not modelled.
+/// Bandwidth = per-direction link rate x kScaleUpAchievedFraction.
+LinkModel scale_up_link(const SystemSpec& s);
+
+/// The scale-out network (InfiniBand/RoCE) with NCCL's network step latencies (LL 2.7,
+/// LL128 4.0, Simple 14 us). Bandwidth = per-direction NIC rate x
+/// kScaleOutAchievedFraction. Throws InputError when the system states no scale-out
+/// bandwidth.
+LinkModel scale_out_link(const SystemSpec& s);
+
+/// A collective's time and the protocol that gives it.
+struct CollectiveTime {
+  Seconds time;
+  std::string protocol;
+};
+
+/// Algorithm steps of a ring collective over `ranks` that moves data `passes` times
+/// around the ring (all-reduce 2, all-gather / reduce-scatter 1): passes x (n - 1) on a
+/// switch; on a d-dimensional torus the ring runs per dimension, passes x d x (n^(1/d) - 1).
+double ring_steps(int64_t ranks, int passes, int torus_dimensions);
+
+/// Ring all-reduce of `message` bytes (the full array) among `ranks`:
+/// min over protocols of base + steps x step_latency + 2(n-1)/n x M / (B x fraction)
+/// (nccl-tests doc/PERFORMANCE.md; NCCL picks the fastest protocol the same way).
+/// 0 for ranks <= 1. Throws InputError for a negative message.
+CollectiveTime all_reduce(Bytes message, int64_t ranks, const LinkModel& link);
+
+/// Ring all-gather of an array of `message` bytes in total (each rank ends with all of
+/// it): base + steps x step_latency + (n-1)/n x M / (B x fraction). Reduce-scatter costs
+/// the same.
+CollectiveTime all_gather(Bytes message, int64_t ranks, const LinkModel& link);
+
+/// All-to-all on a full-bisection switch where each rank sends `send_per_rank` bytes,
+/// split evenly over the ranks: base + one step + (n-1)/n x M / (B x fraction) (the n-1
+/// sends proceed in parallel).
+CollectiveTime all_to_all(Bytes send_per_rank, int64_t ranks, const LinkModel& link);
+
+}  // namespace chalk

@@ -1,0 +1,76 @@
+// Which parallel layout serves a model best on n chips (lecture 1:05-1:20: "how do you lay
+// out the model on the rack"; Pope et al. 2022 section 3: the best partitioning depends on
+// batch size and phase). Every candidate is a set of identical replicas; each replica is
+// priced with the mechanisms step of overhead.h (collectives, kernel floor, replicated
+// KV of a data-parallel or single-KV-head layout), and its batch is what its memory holds
+// (memory_plan, replica-aware) unless the caller fixes it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "chalk/hardware/hardware.h"
+#include "chalk/model/model.h"
+#include "chalk/engine/overhead.h"
+#include "chalk/engine/roofline.h"
+
+namespace chalk {
+
+/// What the search ranks by.
+enum class LayoutObjective {
+  throughput,  ///< most decode tokens/s per chip (offline serving, cost per token)
+  latency,     ///< shortest decode step (fastest tokens/s per user)
+};
+std::string_view to_string(LayoutObjective o);
+
+/// The serving point every candidate is priced at.
+struct LayoutQuery {
+  int64_t n_chips = 1;   ///< chips available; replicas of every divisor of it are tried
+  int64_t context = 0;   ///< KV tokens each decode sequence reads (tokens)
+  /// Steady-state continuous batching: each step also prefills batch / output prompts of
+  /// `prompt` new tokens (the requests that replace finished ones). 0 = pure decode.
+  int64_t prompt = 0;
+  int64_t output = 0;
+  /// Sequences over all n_chips (a whole number), split over the replicas: the busiest
+  /// runs ceil(batch / replicas), and tokens/s per chip counts `batch` sequences over all
+  /// n_chips. 0 = each replica runs the largest batch its HBM holds at `context`, at most
+  /// max_batch (throughput only).
+  double batch = 0;
+  double max_batch = 1e6;  ///< cap on one replica's batch when batch = 0
+  LayoutObjective objective = LayoutObjective::throughput;
+};
+
+/// One candidate: `replicas` copies of the model, each on `replica_chips` chips.
+struct LayoutCandidate {
+  int64_t replica_chips = 0;
+  int64_t replicas = 0;
+  ParallelLayout layout;  ///< resolved for one replica
+  std::string name;       ///< e.g. "TP2 x 4 replicas", "DP-attention EP32, two micro-batches"
+  bool fits = false;
+  std::string reason;     ///< why it does not fit (empty when it does)
+  double batch = 0;       ///< sequences per replica
+  StepBreakdown step;     ///< one replica's step (mechanisms)
+  /// Decode tokens/s per chip: batch / t_step / replica_chips when memory sets the batch;
+  /// query batch / t_step / n_chips when the query fixes it.
+  double tokens_per_s_per_chip = 0;
+  double tokens_per_s_per_user = 0;  ///< 1 / t_step (tokens/s)
+};
+
+/// Prices every candidate layout of `q.n_chips` chips and returns them best first (those
+/// that fit before those that do not). Candidates per replica size r (every divisor of
+/// n_chips): dense models, tensor parallel over r (attention and FFN), and when r cannot
+/// split the heads, attention over the largest degree that can with the FFN over r; MoE models,
+/// attention and experts both over r (attention TP r, EP r), and data-parallel attention
+/// with EP r, without and with two micro-batches overlapping the expert all-to-all
+/// (SGLang/DeepSeek). A tensor-parallel degree that does not divide the attention heads,
+/// or neither divides nor is a multiple of the KV heads, does not fit (engines refuse
+/// it). `base` supplies formats, efficiencies and the reserve; its
+/// mechanisms are switched on and its layout replaced. Throws InputError when n_chips is
+/// outside 1..2^20, context, prompt or output < 0, batch is not a whole number in 0..1e9
+/// or is 0 under the latency objective, or base is invalid for the model and system
+/// (make_deployment's errors: efficiencies, compute class, reserve).
+std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
+                                            const LayoutQuery& q);
+
+}  // namespace chalk

@@ -1,0 +1,164 @@
+// What a serving engine pays beyond the plain roofline (docs/formulas.md, fidelity
+// section; docs/accuracy.md): the parallel layout's replication and collectives, a
+// per-kernel latency floor, attention and decode-GEMM kernels below the streaming
+// rate, expert load imbalance on the compute side, and overlap of expert-parallel
+// communication with compute under two micro-batches. Every constant comes from a
+// published microbenchmark (Calibration); none is fitted to a validation row.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "chalk/model/model.h"
+#include "chalk/base/units.h"
+
+namespace chalk {
+
+struct Deployment;  // chalk/roofline.h
+
+/// Where one replica's work lives on its n chips. A degree of 0 is derived by
+/// resolve_layout: attention tensor parallel over the largest number of chips within the
+/// scale-up domain that divides n and that the heads allow (attention_split_problem; 72
+/// chips of DeepSeek-V3's 128 heads: TP8 x 9 data-parallel groups), dense FFNs as
+/// attention, routed experts spread over all n chips (expert parallel), each expert
+/// split over n / ep chips.
+struct ParallelLayout {
+  int64_t tp_attention = 0;  ///< chips splitting each attention layer (heads); n / tp = data-parallel groups
+  int64_t tp_ffn = 0;        ///< chips splitting each dense FFN and shared expert
+  int64_t ep = 0;            ///< expert-parallel degree of routed experts
+  int64_t tp_expert = 0;     ///< chips splitting each routed expert (ep x tp_expert = n)
+  bool kv_sharded_by_batch = false;  ///< KV split by sequence over all n chips (Pope et al. 2022 section 3.3)
+  bool weight_gathered = false;      ///< weights all-gathered per layer, activations stay sharded (Pope 3.2.3)
+  /// Two micro-batches hide expert-parallel traffic behind compute (a decode step only when
+  /// every data-parallel rank holds at least two sequences; engine_step).
+  bool overlap_micro_batches = false;
+  double dispatch_bytes_per_element = 2;  ///< EP dispatch format (FP8 dispatch = 1)
+  double combine_bytes_per_element = 2;   ///< EP combine format
+  std::string description;  ///< how the layout was obtained ("stated: ...", "derived: ...")
+};
+
+/// Calibrated constants of the mechanisms, each from a published microbenchmark row of
+/// reference/measurements.csv (which are never scored).
+struct Calibration {
+  /// Fixed time of one dependent GPU kernel (launch, ramp, tail): AZURE-GEMM-FP8-H100,
+  /// cuBLASLt FP8 on H100, time = t0 + flops / 1382 TF: 1024^3 runs at 274 TF = 7.84 us,
+  /// of which 2.147e9 / 1382e12 = 1.55 us is work, so t0 = 6.3 us (4096^3 then predicts
+  /// 105.7 us against 112.9 measured).
+  Seconds kernel_floor = microseconds(6.3);
+  /// Decode GEMMs stream weights at 2668 of 3350 GB/s (DEEPGEMM-2, FP8 M=64 on H800).
+  double weight_stream_fraction = 2668.0 / 3350.0;
+  /// Decode attention streams the KV cache at 3000 of 3350 GB/s (FLASHMLA-1).
+  double attention_hbm_fraction = 3000.0 / 3350.0;
+  /// Attention runs at 660 of 989.4 bf16 TFLOP/s when compute-bound (FLASHMLA-1).
+  double attention_compute_fraction = 660.0 / 989.4;
+  /// SMs lent to communication kernels while they overlap compute: 20 of 132
+  /// (DeepSeek-V3 report section 3.2.2; training-and-systems.md 6.1).
+  double communication_sm_fraction = 20.0 / 132.0;
+  /// Kernels per step outside the layers: embedding, final norm, LM head, sampling.
+  int64_t kernels_per_step = 4;
+};
+
+/// The mechanisms switch and their inputs. Disabled (the default) leaves the plain
+/// roofline of roofline.h unchanged.
+struct Mechanisms {
+  bool enabled = false;
+  ParallelLayout layout;
+  Calibration calibration;
+};
+
+/// Why serving engines cannot split a model's attention over `tp` chips, or "" when they
+/// can: every rank needs whole query heads (vLLM and SGLang assert heads % tp == 0) and
+/// whole KV heads, split or replicated (kv % tp == 0 or tp % kv == 0); an MLA latent is one
+/// KV head, replicated on every rank. (Pope et al. 2022 pad PaLM's 48 heads to 64 instead.)
+std::string attention_split_problem(const ModelSpec& m, int64_t tp);
+
+/// The expert-parallel degree for `n` chips: the largest divisor of n that is at most the
+/// routed experts per layer (fewest over the MoE groups), the rest of the chips splitting
+/// each expert (tp_expert = n / ep): Mixtral's 8 experts on 16 chips are EP8 x TP2. 1 for a
+/// dense model.
+int64_t expert_parallel_degree(const ModelSpec& m, int64_t n);
+
+/// The layout for people: "attention TP8, FFN TP8, experts EP72 x TP1, dispatch 1 B/element,
+/// two micro-batches overlap EP traffic" (experts and dispatch format only for MoE models;
+/// the format only when not bf16).
+std::string describe_layout(const ParallelLayout& l, bool moe);
+
+/// Fills the zero degrees of `requested` for a model on `n_chips` of a system with a
+/// scale-up domain of `domain` chips (see ParallelLayout); a derived EP is
+/// expert_parallel_degree. Throws InputError when a degree is negative or does not divide
+/// n_chips, ep x tp_expert != n_chips, ep exceeds the routed experts, or ep > 1 on a dense
+/// model.
+ParallelLayout resolve_layout(const ParallelLayout& requested, const ModelSpec& m, int64_t n_chips, int64_t domain);
+
+/// Dependent kernels one layer launches in a CUDA-graph engine with the customary
+/// fusions (one kernel per dependent stage; collectives are counted in t_comm):
+/// GQA/MHA/MQA attention 5 (norm, QKV GEMM, RoPE + KV write, attention, output GEMM);
+/// MLA 9 (norm, fused q_a/kv_a GEMM, latent norms, q_b GEMM, k_b BMM, RoPE + KV write,
+/// attention, v_b BMM, output GEMM: TensorRT-LLM tech blog 1, "Everything in One
+/// Diagram"); dense FFN 4 (norm, up GEMM, activation, down GEMM); MoE 8 (norm, router
+/// GEMM, top-k, permute, grouped GEMM, activation, grouped GEMM, finalize) plus 3 per
+/// shared expert group.
+int64_t kernels_per_layer(const LayerGroup& g);
+
+/// One engine step of a replica: decode sequences that each push tokens through the
+/// model, and prefill chunks.
+struct StepShape {
+  double decode_sequences = 0;
+  int64_t context = 0;              ///< KV tokens each decode sequence reads
+  double tokens_per_sequence = 1;   ///< query tokens each decode sequence pushes (MTP, drafts)
+  /// Query tokens each decode sequence pushes through attention only; 0 = tokens_per_sequence.
+  double attention_tokens_per_sequence = 0;
+  double prefill_sequences = 0;
+  int64_t prompt = 0;  ///< new tokens per prefill sequence
+  int64_t prefix = 0;  ///< cached tokens before them
+};
+
+/// The busiest chip's time for one step, by mechanism.
+struct StepBreakdown {
+  Flops flops_per_chip;
+  Bytes weight_bytes_per_chip, kv_bytes_per_chip;
+  Seconds t_compute;     ///< sum of the operations' compute times
+  Seconds t_weights;     ///< sum of their weight-read times
+  Seconds t_kv;          ///< KV-cache read and write time
+  Seconds t_operations;  ///< sum over operations of max(compute, memory) (per-kernel roofline)
+  Seconds t_overhead;    ///< kernels x kernel_floor (GPUs; 0 on TPUs, which run one compiled program)
+  Seconds t_comm_total;  ///< every collective of the step
+  Seconds t_dispatch, t_combine;  ///< expert-parallel traffic within t_comm_total (both micro-batches)
+  /// Decode under two micro-batches: the compute behind which the dispatch and the
+  /// combine travel (see engine_step); 0 otherwise.
+  Seconds t_dispatch_window, t_combine_window;
+  Seconds t_comm;        ///< the part not hidden behind compute
+  Seconds t_step;        ///< t_operations + t_overhead + t_comm
+  double kernels = 0;
+  bool overlapped = false;  ///< two micro-batches ran (asked for, EP traffic to hide, and faster)
+  /// The largest share of t_step: "compute", "weights", "kv-cache", "communication"
+  /// or "overhead"; under prefill overlap "communication" whenever the traffic outlasts the
+  /// compute path (the step is then the traffic, though only its excess shows in t_comm).
+  std::string governs;
+};
+
+/// The step time with every mechanism, on the busiest chip (docs/formulas.md,
+/// fidelity): per operation (attention projections, attention core, dense FFN, routed
+/// experts, LM head) max(FLOPs / (peak x matmul efficiency), bytes / (HBM x streaming
+/// fraction)), summed (operations run one after another: the roofline of Williams et
+/// al. 2009 applies per kernel); plus kernels x kernel floor; plus the collectives of the
+/// layout (ring all-reduce after tensor-parallel attention and FFN blocks, EP
+/// dispatch/combine all-to-all when attention is data parallel, per-layer weight
+/// all-gather when weight-gathered). With overlap_micro_batches each micro-batch runs
+/// every layer, so the step pays twice the kernels, streams every weight twice and pays
+/// each exchange's fixed latency twice; then
+/// - prefill (normal all-to-all kernels, which hold SMs): max(compute path, traffic),
+///   the compute slowed by the SMs lent to communication (DeepSeek-V3 report 3.2.2);
+/// - decode (low-latency kernels, which free the SMs once the RDMA writes are issued:
+///   deepseek-ai/profile-data README): DeepSeek's five-stage pipeline, compute path +
+///   max(0, dispatch - its window) + max(0, combine - its window), the dispatch window
+///   being the shared expert and the attention before its core, the combine window the
+///   core, the output projection and the router; routed experts hide nothing.
+/// The two micro-batches run only where they beat one batch (engines gate them by batch
+/// size) and, in decode, where every data-parallel rank holds two sequences.
+/// Routed-expert compute is that of the
+/// busiest EP rank under uniform top-k routing (expected_max_load). Throws InputError for
+/// negative shapes.
+StepBreakdown engine_step(const Deployment& d, const StepShape& s);
+
+}  // namespace chalk

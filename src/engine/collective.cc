@@ -1,0 +1,101 @@
+// Alpha-beta collective times (docs/formulas.md, fidelity section).
+#include "chalk/engine/collective.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "chalk/base/error.h"
+
+namespace chalk {
+namespace {
+
+double d(int64_t x) { return static_cast<double>(x); }
+
+bool starts_with_tpu(const std::string& s) {
+  return s.size() >= 3 && (s[0] == 't' || s[0] == 'T') && (s[1] == 'p' || s[1] == 'P') && (s[2] == 'u' || s[2] == 'U');
+}
+
+/// Fastest protocol for a collective with `steps` hops moving `wire_bytes` per rank.
+CollectiveTime fastest(double steps, Bytes wire_bytes, const LinkModel& link) {
+  CollectiveTime best{Seconds(std::numeric_limits<double>::infinity()), ""};
+  for (const auto& p : link.protocols) {
+    const Seconds t = p.base_latency + p.step_latency * steps + wire_bytes / (link.bandwidth * p.bandwidth_fraction);
+    if (t < best.time) best = {t, p.name};
+  }
+  return best;
+}
+
+void check(Bytes message, const char* what) {
+  if (message.value() < 0 || !std::isfinite(message.value())) {
+    throw InputError(what, "message must be a finite number of bytes >= 0, got " + std::to_string(message.value()));
+  }
+}
+
+}  // namespace
+
+bool is_tpu(const SystemSpec& s) { return starts_with_tpu(s.name) || starts_with_tpu(s.chip.name); }
+
+LinkModel scale_up_link(const SystemSpec& s) {
+  LinkModel l;
+  l.bandwidth = s.scale_up_bandwidth_per_direction * kScaleUpAchievedFraction;
+  if (is_tpu(s)) {
+    l.name = "ICI torus";
+    l.torus_dimensions = 3;
+    l.protocols = {{"ici", microseconds(5.0), microseconds(1.0), 1.0}};
+    l.source = "ICI: 1 us per hop plus 5 us per collective (scaling-book sharding.md: a 3-hop latency-bound all-gather measured 8 us); "
+               "bandwidth x 0.8 achieved";
+  } else {
+    l.name = "scale-up switch (NVLink)";
+    l.protocols = {{"ring-LL", microseconds(6.6), microseconds(0.6), kLowLatencyProtocolFraction},
+                   {"ring-LL128", microseconds(14.0), microseconds(1.9), 120.0 / 128.0},
+                   {"ring-Simple", microseconds(8.4), microseconds(3.4), 1.0}};
+    l.source = "NCCL 2.30.7 tuning.cc ring latencies on NVLink; bandwidth x 0.8 achieved (ml-engineering 8xH200/B200 ring busBW); "
+               "LL at 0.19 of it (AZURE-NCCL-H100, 1 MB)";
+  }
+  return l;
+}
+
+LinkModel scale_out_link(const SystemSpec& s) {
+  if (!(s.scale_out_bandwidth_per_direction.value() > 0)) {
+    throw InputError(s.name + ": scale_out.gb_per_s_per_direction", "the system states no scale-out network; expected a positive bandwidth");
+  }
+  LinkModel l;
+  l.name = "scale-out network";
+  l.bandwidth = s.scale_out_bandwidth_per_direction * kScaleOutAchievedFraction;
+  l.protocols = {{"ring-LL", microseconds(6.6), microseconds(2.7), kLowLatencyProtocolFraction},
+                 {"ring-LL128", microseconds(14.0), microseconds(4.0), 120.0 / 128.0},
+                 {"ring-Simple", microseconds(8.4), microseconds(14.0), 1.0}};
+  l.source = "NCCL 2.30.7 tuning.cc network step latencies; NIC x 0.78 achieved (DeepEP LL EP128 39 of 50 GB/s)";
+  return l;
+}
+
+double ring_steps(int64_t ranks, int passes, int torus_dimensions) {
+  if (ranks <= 1) return 0;
+  if (torus_dimensions <= 0) return passes * (d(ranks) - 1);
+  const double side = std::pow(d(ranks), 1.0 / torus_dimensions);
+  return passes * torus_dimensions * std::max(side - 1, 0.0);
+}
+
+CollectiveTime all_reduce(Bytes message, int64_t ranks, const LinkModel& link) {
+  check(message, "all_reduce");
+  if (ranks <= 1) return {Seconds(0), "none"};
+  const double n = d(ranks);
+  return fastest(ring_steps(ranks, 2, link.torus_dimensions), message * (2 * (n - 1) / n), link);
+}
+
+CollectiveTime all_gather(Bytes message, int64_t ranks, const LinkModel& link) {
+  check(message, "all_gather");
+  if (ranks <= 1) return {Seconds(0), "none"};
+  const double n = d(ranks);
+  return fastest(ring_steps(ranks, 1, link.torus_dimensions), message * ((n - 1) / n), link);
+}
+
+CollectiveTime all_to_all(Bytes send_per_rank, int64_t ranks, const LinkModel& link) {
+  check(send_per_rank, "all_to_all");
+  if (ranks <= 1) return {Seconds(0), "none"};
+  const double n = d(ranks);
+  return fastest(1, send_per_rank * ((n - 1) / n), link);
+}
+
+}  // namespace chalk

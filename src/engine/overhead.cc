@@ -1,0 +1,364 @@
+// The engine step with mechanisms beyond the roofline (docs/formulas.md, fidelity).
+#include "chalk/engine/overhead.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "chalk/engine/collective.h"
+#include "chalk/base/error.h"
+#include "chalk/model/moe.h"
+#include "chalk/engine/roofline.h"
+#include "chalk/model/context_math.h"
+
+namespace chalk {
+namespace {
+
+using detail::attended;
+using detail::causal_attended_sum;
+
+double d(int64_t x) { return static_cast<double>(x); }
+
+/// Matmul rate class of weights stored in `f`: FP8 and 4-bit floats compute at their own
+/// rate when the chip has it; int8/int4 are weight-only (dequantized to bf16, as AQT in
+/// Pope et al. 2022); everything else at bf16.
+MatmulPrecision class_of(DType f, const ChipSpec& chip) {
+  switch (f) {
+    case DType::fp8:
+      return chip.supports(MatmulPrecision::fp8) ? MatmulPrecision::fp8 : MatmulPrecision::bf16;
+    case DType::nvfp4:
+    case DType::mxfp4:
+      if (chip.supports(MatmulPrecision::fp4)) return MatmulPrecision::fp4;
+      return chip.supports(MatmulPrecision::fp8) ? MatmulPrecision::fp8 : MatmulPrecision::bf16;
+    default:
+      return MatmulPrecision::bf16;
+  }
+}
+
+/// Achieved matmul rate per chip for weights in `f`, never above the deployment's class.
+FlopsPerSecond rate_for(const Deployment& dep, DType f) {
+  const auto& chip = dep.system.chip;
+  auto rate = [&](MatmulPrecision p) {
+    const double eff = p == dep.compute ? dep.matmul_efficiency : dep.system.efficiency.matmul_for(p);
+    return chip.peak_for(p) * eff;
+  };
+  return min(rate(class_of(f, chip)), rate(dep.compute));
+}
+
+/// Per-operation accounting: each adds max(compute, memory) and its share by winner.
+struct Ledger {
+  Seconds compute, weights, kv, ops;
+  Seconds share_compute, share_weights, share_kv;
+  void add(Seconds c, Seconds m, bool is_kv) {
+    compute += c;
+    (is_kv ? kv : weights) += m;
+    ops += max(c, m);
+    if (c >= m) {
+      share_compute += c;
+    } else {
+      (is_kv ? share_kv : share_weights) += m;
+    }
+  }
+};
+
+/// Expected largest of `bins` loads when `balls` fall uniformly (moe.h), uncapped.
+double busiest_load(double balls, double bins) {
+  if (bins <= 1) return balls;
+  return expected_max_load(balls, bins, balls);
+}
+
+const LinkModel& link_for(int64_t ranks, int64_t domain, const LinkModel& up, const LinkModel* out) {
+  return (ranks <= domain || out == nullptr) ? up : *out;
+}
+
+/// Compute that hides one decode step's EP traffic under two micro-batches (both
+/// micro-batches, all MoE layers): the dispatch behind the shared expert and the
+/// attention before its core, the combine behind the core, the output projection and
+/// the router; each with its kernels' floor. Attention times are the step's, scaled to
+/// the MoE layers' share of the layers.
+struct DecodeWindows {
+  Seconds dispatch, combine;
+};
+DecodeWindows decode_windows(const Deployment& dep, Seconds projections, Seconds shared, Seconds core, Seconds router, Seconds floor) {
+  double moe_layers = 0, layers = 0, kernels_dispatch = 0, kernels_combine = 0, after = 0;
+  for (const auto& g : dep.model.groups) {
+    layers += d(g.count);
+    if (g.ffn.kind != FfnKind::moe) continue;
+    moe_layers += d(g.count);
+    after += d(g.count) * attention_output_fraction(g.attention, dep.model.d_model);
+    // kernels_per_layer's stages: MLA 6 before the core (norm, q_a/kv_a, latent norms,
+    // q_b, k_b BMM, RoPE + KV write) and 3 from it (core, v_b BMM, output); GQA 3 and 2;
+    // the shared expert 3; the router 3 (norm, GEMM, top-k). Two micro-batches each.
+    const bool mla = g.attention.kind == AttentionKind::mla;
+    kernels_dispatch += 2 * d(g.count) * ((mla ? 6 : 3) + (g.ffn.n_shared_experts > 0 ? 3 : 0));
+    kernels_combine += 2 * d(g.count) * ((mla ? 3 : 2) + 3);
+  }
+  if (moe_layers <= 0) return {};
+  const double share = moe_layers / layers;
+  after /= moe_layers;
+  return {shared + projections * ((1 - after) * share) + floor * kernels_dispatch,
+          (core + projections * after) * share + router + floor * kernels_combine};
+}
+
+/// engine_step with two micro-batches allowed or not (when the layout asks for them).
+StepBreakdown step_with(const Deployment& dep, const StepShape& s, bool allow_overlap) {
+  if (s.decode_sequences < 0 || s.prefill_sequences < 0 || s.context < 0 || s.prompt < 0 || s.prefix < 0 ||
+      s.tokens_per_sequence < 1 || s.attention_tokens_per_sequence < 0) {
+    throw InputError("step", "sequences, context, prompt and prefix must be >= 0 and tokens per sequence >= 1");
+  }
+  const auto& L = dep.mechanisms.layout;
+  const auto& cal = dep.mechanisms.calibration;
+  const auto& sys = dep.system;
+  const double n = d(dep.n_chips);
+  const double dp_attention = n / d(L.tp_attention);
+  const double q = s.tokens_per_sequence;
+  const double q_attention = s.attention_tokens_per_sequence > 0 ? s.attention_tokens_per_sequence : q;
+  const double tokens = s.decode_sequences * q + s.prefill_sequences * d(s.prompt);  // through the matmuls
+  const double head_tokens = s.decode_sequences * q + s.prefill_sequences;             // logits: last position of a prefill
+  const auto& p = dep.params;
+  const auto& w = dep.weights;
+
+  const BytesPerSecond hbm = sys.chip.hbm_bandwidth;
+  const BytesPerSecond weight_rate = hbm * std::min(dep.hbm_efficiency, cal.weight_stream_fraction);
+  const BytesPerSecond kv_rate = hbm * std::min(1.0, cal.attention_hbm_fraction);
+  const FlopsPerSecond attention_rate = sys.chip.peak_for(MatmulPrecision::bf16) * cal.attention_compute_fraction;
+
+  // Expert-parallel traffic exists when attention is data parallel over several ranks.
+  const bool ep_traffic = !dep.moe.empty() && dp_attention > 1 && L.ep > 1 && !L.weight_gathered;
+  // Two micro-batches need something to split: a decode step needs two sequences on every
+  // data-parallel rank (a prefill splits its tokens, prompts included: profile-data README).
+  const bool splittable = s.decode_sequences == 0 || s.decode_sequences >= 2 * dp_attention;
+  const bool overlap = allow_overlap && L.overlap_micro_batches && ep_traffic && splittable;
+  // Decode steps use low-latency all-to-all kernels that free every SM once their RDMA
+  // writes are issued (deepseek-ai/profile-data README, Decoding; DeepEP low-latency
+  // hooks); prefill's normal kernels hold communication_sm_fraction of the SMs while
+  // they overlap compute.
+  const bool low_latency_kernels = s.decode_sequences > 0;
+  const double slow = (overlap && !low_latency_kernels) ? 1.0 / (1.0 - cal.communication_sm_fraction) : 1.0;
+
+  StepBreakdown r;
+  Ledger led;
+  double flops = 0;
+  Bytes weight_bytes;
+  // Adds one operation to the ledger and returns its time, max(compute, memory).
+  auto op = [&](double op_flops, FlopsPerSecond rate, Bytes bytes, BytesPerSecond bw, bool is_kv) {
+    flops += op_flops;
+    if (!is_kv) weight_bytes += bytes;
+    // Two micro-batches run each layer twice: its weights stream once per micro-batch.
+    const double passes = (overlap && !is_kv) ? 2.0 : 1.0;
+    if (!is_kv) weight_bytes += bytes * (passes - 1);
+    const Seconds c = Seconds(op_flops / rate.value()) * slow, m = bytes * passes / bw;
+    led.add(c, m, is_kv);
+    return max(c, m);
+  };
+
+  // Sequences are whole: over g data-parallel groups the busiest holds ceil(S / g) of the
+  // step's S sequences, so its share of the work is that over the mean S / g (1 when S is
+  // a multiple of g; g at batch 1).
+  const double sequences = s.decode_sequences > 0 ? s.decode_sequences : s.prefill_sequences;
+  auto busiest_share = [&](double groups) {
+    if (groups <= 1 || sequences <= 0) return 1.0;
+    const double mean = sequences / groups;
+    return std::ceil(mean - 1e-9) / mean;
+  };
+  const double attention_share = busiest_share(dp_attention);
+  const double ffn_share = busiest_share(n / d(L.tp_ffn));
+
+  // Attention projections, dense FFNs and shared experts, LM head: FLOPs split evenly over
+  // the chips (the busiest data-parallel group's share); weights replicated over the
+  // data-parallel groups of their layout.
+  const double head_params = p.lm_head > 0 ? p.lm_head : p.embedding;
+  const Seconds t_projections = op(2 * p.attention * tokens / n * attention_share, rate_for(dep, w.attention),
+                                   Bytes(p.attention * bytes_per_element(w.attention) / d(L.tp_attention)), weight_rate, false);
+  auto ffn_op = [&](double params) {
+    return op(2 * params * tokens / n * ffn_share, rate_for(dep, w.dense_ffn), Bytes(params * bytes_per_element(w.dense_ffn) / d(L.tp_ffn)),
+              weight_rate, false);
+  };
+  if (p.dense_ffn > 0) ffn_op(p.dense_ffn);
+  const Seconds t_shared = p.shared_experts > 0 ? ffn_op(p.shared_experts) : Seconds(0);
+  op(2 * head_params * head_tokens / n * attention_share, rate_for(dep, w.embedding),
+     Bytes(head_params * bytes_per_element(w.embedding) / d(L.tp_attention)), weight_rate, false);
+  const Seconds t_router = op(0, rate_for(dep, w.router), Bytes((p.router + p.norms) * bytes_per_element(w.router)), weight_rate, false);
+
+  // Routed experts: the busiest EP rank's share of the touched experts and of the
+  // token-expert assignments (uniform top-k routing; learned routers are more skewed).
+  double expert_flops = 0;
+  Bytes expert_bytes;
+  for (const auto& g : dep.moe) {
+    const double touched = expected_experts_touched(g.n_experts, g.top_k, tokens);
+    const double on_busiest = experts_on_busiest_chip(g.n_experts, touched, d(L.ep));
+    expert_bytes += g.bytes_per_expert * (g.layers * on_busiest / d(L.tp_expert));
+    const double assignments = tokens * g.top_k;
+    const double bins = std::min(d(L.ep), g.n_experts);
+    const double busiest = busiest_load(assignments, bins);
+    const double expert_params = g.bytes_per_expert.value() / bytes_per_element(w.experts);
+    expert_flops += g.layers * 2 * expert_params * busiest / d(L.tp_expert);
+  }
+  if (!dep.moe.empty()) op(expert_flops, rate_for(dep, w.experts), expert_bytes, weight_rate, false);
+
+  // Attention core: scores and value mixing over the KV cache (heads or batch split over
+  // all chips); the KV cache of a chip is its sequences' share, replicated across the
+  // tensor-parallel ranks that cannot split its heads (MLA latent, MQA).
+  double core_flops = 0, kv_total = 0;
+  const double core_share = L.kv_sharded_by_batch ? busiest_share(n) : attention_share;
+  for (std::size_t i = 0; i < dep.attention.size(); ++i) {
+    const auto& a = dep.attention[i];
+    const auto& spec = dep.model.groups[i].attention;
+    const double heads_split = (spec.kind == AttentionKind::mla) ? 1.0 : std::min(d(L.tp_attention), d(std::max<int64_t>(spec.n_kv_heads, 1)));
+    const double split = L.kv_sharded_by_batch ? n : dp_attention * heads_split;
+    const double kv_tokens = s.decode_sequences * attended(s.context, a.window) +
+                             s.prefill_sequences * (attended(s.prefix + s.prompt, a.window));
+    kv_total += a.layers * a.kv_bytes_per_token * kv_tokens / split * core_share;
+    core_flops += a.layers * (s.decode_sequences * q_attention * a.decode_flops_per_attended * attended(s.context, a.window) +
+                              s.prefill_sequences * a.prefill_flops_per_attended * causal_attended_sum(s.prefix, s.prompt, a.window));
+  }
+  const Seconds t_core = op(core_flops / n * core_share, attention_rate, Bytes(kv_total), kv_rate, true);
+
+  r.flops_per_chip = Flops(flops);
+  r.weight_bytes_per_chip = weight_bytes;
+  r.kv_bytes_per_chip = Bytes(kv_total);
+  r.t_compute = led.compute;
+  r.t_weights = led.weights;
+  r.t_kv = led.kv;
+  r.t_operations = led.ops;
+
+  // Kernel floor (GPUs only).
+  double kernels = d(cal.kernels_per_step);
+  for (const auto& g : dep.model.groups) kernels += d(g.count) * d(kernels_per_layer(g));
+  if (overlap) kernels *= 2;
+  r.kernels = is_tpu(sys) ? 0 : kernels;
+  r.overlapped = overlap;
+  r.t_overhead = cal.kernel_floor * r.kernels;
+
+  // Collectives of the layout.
+  const LinkModel up = scale_up_link(sys);
+  LinkModel out_storage;
+  const LinkModel* out = nullptr;
+  if (sys.scale_out_bandwidth_per_direction.value() > 0) {
+    out_storage = scale_out_link(sys);
+    out = &out_storage;
+  }
+  const int64_t domain = std::max<int64_t>(sys.scale_up_domain, 1);
+  auto activations = [&](double toks) { return Bytes(toks * d(dep.model.d_model) * 2.0); };  // bf16
+  Seconds tp_comm, ep_dispatch, ep_combine;
+  const int64_t layers = n_layers(dep.model);
+  if (L.weight_gathered) {
+    const Bytes per_layer = (dep.weight_bytes_total - Bytes(head_params * bytes_per_element(w.embedding))) / d(layers);
+    tp_comm = all_gather(per_layer, dep.n_chips, link_for(dep.n_chips, domain, up, out)).time * d(layers);
+  } else {
+    const double tokens_per_group = tokens / dp_attention;
+    const Seconds attn_ar = all_reduce(activations(tokens_per_group), L.tp_attention, link_for(L.tp_attention, domain, up, out)).time;
+    for (const auto& g : dep.model.groups) {
+      Seconds per_layer = attn_ar;
+      if (g.ffn.kind == FfnKind::dense) {
+        const double ffn_tokens = tokens * d(L.tp_ffn) / n;
+        per_layer += all_reduce(activations(ffn_tokens), L.tp_ffn, link_for(L.tp_ffn, domain, up, out)).time;
+      } else if (!ep_traffic) {
+        // Without an expert-parallel exchange every chip of an expert's tensor-parallel group
+        // needs the group's tokens: an all-gather before the experts and a reduce-scatter
+        // after (the volume of an all-reduce) over the larger of the attention and expert
+        // TP groups (all n chips when attention is TP over all of them or EP is 1).
+        const int64_t group = std::max(L.tp_attention, L.tp_expert);
+        per_layer += all_reduce(activations(tokens * d(group) / n), group, link_for(group, domain, up, out)).time;
+      }
+      tp_comm += per_layer * d(g.count);
+    }
+    if (ep_traffic) {
+      // Dispatch and combine among the EP ranks: a chip's tokens x top_k x d_model.
+      const double chip_tokens = tokens / dp_attention;
+      const double ep = d(L.ep);
+      // EP ranks per scale-up domain: each is a group of tp_expert chips.
+      const double local = std::min(ep, std::max(1.0, d(domain) / d(L.tp_expert)));
+      const double nodes = ep / local;
+      // Each micro-batch runs its own dispatch and combine: the fixed latency is paid per
+      // micro-batch, the bytes are shared between them.
+      const double exchanges = overlap ? 2.0 : 1.0;
+      for (const auto& g : dep.moe) {
+        const double per_token = g.top_k * d(dep.model.d_model);
+        // The exchange ends when the busiest rank has sent and received its share: the
+        // sender with the most tokens (whole sequences: ceil of the mean) and the receiver
+        // of the most token-expert pairs (uniform routing: the busiest of ep ranks). The
+        // skew scales the bytes, not the fixed latency.
+        const double pairs = tokens * g.top_k;
+        const double receive_skew = pairs > 0 ? busiest_load(pairs, ep) / (pairs / ep) : 1.0;
+        const double skew = std::max({1.0, receive_skew, attention_share});  // sender: whole sequences
+        for (const bool is_dispatch : {true, false}) {
+          const double b = is_dispatch ? L.dispatch_bytes_per_element : L.combine_bytes_per_element;
+          const Bytes all = Bytes(chip_tokens * per_token * b);
+          // Low-latency (decode) kernels send every copy over RDMA, same-node peers
+          // included ("low-latency kernels with pure RDMA", DeepEP docs/legacy.md); normal
+          // (prefill) kernels send one copy per remote node and forward it over NVLink
+          // (DeepEP README; DeepSeek-V3 report 4.2: node-limited routing).
+          const double remote_copies = !low_latency_kernels ? (nodes - 1) * (1 - std::pow(1 - 1 / nodes, g.top_k)) : (nodes > 1 ? g.top_k : 0.0);
+          const Bytes remote = Bytes(chip_tokens * d(dep.model.d_model) * b * remote_copies);
+          // The busiest rank's bytes set the time (and, on NVLink, the protocol).
+          Seconds latency, wire;
+          if (remote.value() > 0 && out != nullptr) {
+            latency = out->protocols.front().base_latency + out->protocols.front().step_latency;
+            wire = max(remote / out->bandwidth, all / up.bandwidth) * skew;
+          } else {
+            latency = all_to_all(Bytes(0), L.ep, up).time;
+            wire = max(Seconds(0), all_to_all(all * skew, L.ep, up).time - latency);
+          }
+          (is_dispatch ? ep_dispatch : ep_combine) += (latency * exchanges + wire) * g.layers;
+        }
+        if (L.tp_expert > 1) {
+          // The pairs an EP group receives are shared by its tp_expert chips: an all-gather
+          // before the experts, a reduce-scatter after (Megatron's expert tensor parallelism).
+          const Bytes received = activations(pairs / ep * std::max(1.0, receive_skew));
+          tp_comm += all_reduce(received, L.tp_expert, link_for(L.tp_expert, domain, up, out)).time * g.layers;
+        }
+      }
+    }
+  }
+  const Seconds ep_comm = ep_dispatch + ep_combine;
+  r.t_comm_total = tp_comm + ep_comm;
+  r.t_dispatch = ep_dispatch;
+  r.t_combine = ep_combine;
+  const Seconds compute_path = r.t_operations + r.t_overhead + tp_comm;
+  if (overlap && low_latency_kernels) {
+    // DeepSeek's decode pipeline (inference-system overview, day 6: attention split in
+    // two, five stages; SGLang operations_strategy.py, delta 2 stages): one micro-batch's
+    // dispatch travels while it runs its shared expert and the other runs attention up to
+    // the core (ATTN-0); its combine travels while the other runs the core, the output
+    // projection and the router (ATTN-1). Routed experts hide no traffic: the other
+    // micro-batch's exchanges are done by then. What outlasts its window is exposed.
+    const DecodeWindows w = decode_windows(dep, t_projections, t_shared, t_core, t_router, is_tpu(sys) ? Seconds(0) : cal.kernel_floor);
+    r.t_dispatch_window = w.dispatch;
+    r.t_combine_window = w.combine;
+    const Seconds exposed = max(Seconds(0), ep_dispatch - w.dispatch) + max(Seconds(0), ep_combine - w.combine);
+    r.t_step = compute_path + exposed;
+    r.t_comm = tp_comm + exposed;
+  } else if (overlap) {
+    r.t_step = max(compute_path, ep_comm);
+    r.t_comm = tp_comm + max(Seconds(0), ep_comm - compute_path);
+  } else {
+    r.t_step = compute_path + ep_comm;
+    r.t_comm = r.t_comm_total;
+  }
+  // Which share is largest.
+  struct Share {
+    const char* name;
+    Seconds t;
+  };
+  const Share shares[] = {{"compute", led.share_compute}, {"weights", led.share_weights}, {"kv-cache", led.share_kv},
+                          {"communication", r.t_comm}, {"overhead", r.t_overhead}};
+  const Share* top = &shares[0];
+  for (const auto& sh : shares) {
+    if (sh.t > top->t) top = &sh;
+  }
+  r.governs = (overlap && !low_latency_kernels && ep_comm > compute_path) ? "communication" : top->name;
+  return r;
+}
+
+}  // namespace
+
+StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
+  StepBreakdown with = step_with(dep, s, true);
+  if (!dep.mechanisms.layout.overlap_micro_batches) return with;
+  // An engine splits a step into two micro-batches where that pays (engines gate it by batch
+  // size): below that the second pass over the weights and kernels costs more than it hides.
+  StepBreakdown without = step_with(dep, s, false);
+  return without.t_step < with.t_step ? without : with;
+}
+
+}  // namespace chalk

@@ -1,0 +1,354 @@
+// Decode and prefill rooflines (docs/formulas.md section 4).
+#include "chalk/engine/roofline.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "chalk/base/error.h"
+#include "chalk/model/context_math.h"
+
+namespace chalk {
+namespace {
+
+using detail::attended;
+using detail::causal_attended_sum;
+
+double d(int64_t x) { return static_cast<double>(x); }
+
+
+
+MatmulPrecision default_compute(const ModelSpec& m, const WeightFormats& w, const ChipSpec& chip) {
+  bool has_moe = false;
+  for (const auto& g : m.groups) has_moe = has_moe || g.ffn.kind == FfnKind::moe;
+  const DType main = has_moe ? w.experts : w.dense_ffn;
+  if (main == DType::fp32 || main == DType::int4) return MatmulPrecision::bf16;
+  const MatmulPrecision p = matmul_precision(main, "weights");
+  return chip.supports(p) ? p : MatmulPrecision::bf16;
+}
+
+/// Weight bytes a step reads in all (`total`) and on the busiest chip (`busiest`).
+struct WeightRead {
+  Bytes total, busiest;
+  double touched = 0, on_busiest = 0;  // first MoE group
+};
+
+WeightRead weights_touched(const Deployment& dep, double tokens) {
+  WeightRead w;
+  const double n = d(dep.n_chips);
+  w.total = dep.weight_bytes_always;
+  w.busiest = dep.weight_bytes_always / n;
+  bool first = true;
+  for (const auto& g : dep.moe) {
+    const double touched = expected_experts_touched(g.n_experts, g.top_k, tokens);
+    const double busiest = experts_on_busiest_chip(g.n_experts, touched, n);
+    if (first) {
+      w.touched = touched;
+      w.on_busiest = busiest;
+      first = false;
+    }
+    w.total += g.bytes_per_expert * (g.layers * touched);
+    w.busiest += g.bytes_per_expert * (g.layers * busiest);
+  }
+  return w;
+}
+
+Bound bound_of(Seconds compute, Seconds weights, Seconds kv) {
+  if (compute >= weights + kv) return Bound::compute;
+  return weights >= kv ? Bound::weights : Bound::kv_cache;
+}
+
+/// Replaces a step's roofline times by the engine's (overhead.h) on the busiest chip.
+template <class Step>
+void take_engine_times(Step& r, const StepBreakdown& e) {
+  r.t_compute = e.t_compute;
+  r.t_weights = e.t_weights;
+  r.t_kv = e.t_kv;
+  r.t_memory = e.t_weights + e.t_kv;
+  r.t_operations = e.t_operations;
+  r.t_comm = e.t_comm;
+  r.t_overhead = e.t_overhead;
+  r.t_step = e.t_step;
+  r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
+  r.governs = e.governs;
+}
+
+/// Copies of a sequence's KV that a layout stores: 1 under even sharding; with
+/// mechanisms, tensor-parallel ranks that cannot split the KV heads each hold a copy
+/// (tp / min(tp, KV heads); an MLA latent is one head), unless KV is split by batch.
+double kv_replicas(const Deployment& dep, const AttentionSpec& a) {
+  if (!dep.mechanisms.enabled || dep.mechanisms.layout.kv_sharded_by_batch) return 1;
+  const double tp = d(dep.mechanisms.layout.tp_attention);
+  const double heads = a.kind == AttentionKind::mla ? 1.0 : d(std::max<int64_t>(a.n_kv_heads, 1));
+  return tp / std::min(tp, heads);
+}
+
+/// Weight bytes stored over all chips under a mechanisms layout, replicas included:
+/// attention, embedding and head split tp_attention ways, dense FFNs and shared experts
+/// tp_ffn ways (copies in every data-parallel group), routed experts once over all
+/// chips (ep x tp_expert = n), routers and norms on every chip.
+Bytes stored_weights(const Deployment& dep) {
+  const auto& L = dep.mechanisms.layout;
+  const auto& p = dep.params;
+  const auto& w = dep.weights;
+  const double n = d(dep.n_chips);
+  const double per_chip = p.attention * bytes_per_element(w.attention) / d(L.tp_attention) +
+                          (p.dense_ffn + p.shared_experts) * bytes_per_element(w.dense_ffn) / d(L.tp_ffn) +
+                          (p.embedding + p.lm_head) * bytes_per_element(w.embedding) / d(L.tp_attention) +
+                          p.routed_experts_total * bytes_per_element(w.experts) / n +
+                          (p.router + p.norms) * bytes_per_element(w.router);
+  return Bytes(per_chip * n);
+}
+
+}  // namespace
+
+std::string_view to_string(Bound b) {
+  switch (b) {
+    case Bound::compute: return "compute";
+    case Bound::weights: return "weights";
+    case Bound::kv_cache: return "kv-cache";
+  }
+  return "?";
+}
+
+Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& o) {
+  if (o.n_chips < 1) throw InputError("--chips", "must be >= 1, got " + std::to_string(o.n_chips));
+  if (o.n_chips > 1000000) throw InputError("--chips", "must be <= 1000000, got " + std::to_string(o.n_chips));
+  if (!(o.memory_reserve_fraction >= 0 && o.memory_reserve_fraction < 1)) {
+    throw InputError("--memory-reserve", "must be a fraction in [0, 1), got " + std::to_string(o.memory_reserve_fraction));
+  }
+  Deployment dep;
+  dep.model = m;
+  dep.system = s;
+  dep.n_chips = o.n_chips;
+  dep.weights = m.weights;
+  if (o.weights) {
+    dep.weights.attention = dep.weights.dense_ffn = dep.weights.experts = *o.weights;
+  }
+  dep.kv = o.kv;
+  if (o.compute) {
+    if (!s.chip.supports(*o.compute)) {
+      throw InputError("--compute", s.chip.name + " has no dense " + std::string(to_string(*o.compute)) +
+                                        " matmul rate; expected one the chip supports");
+    }
+    dep.compute = *o.compute;
+  } else {
+    dep.compute = default_compute(m, dep.weights, s.chip);
+  }
+  dep.matmul_efficiency = s.efficiency.matmul_for(dep.compute);
+  dep.matmul_efficiency_source = s.efficiency.matmul_source;
+  dep.hbm_efficiency = s.efficiency.hbm;
+  dep.hbm_efficiency_source = s.efficiency.hbm_source;
+  if (o.matmul_efficiency) {
+    if (!(*o.matmul_efficiency > 0 && *o.matmul_efficiency <= 1)) {
+      throw InputError("--matmul-efficiency", "must be a fraction in (0, 1], got " + std::to_string(*o.matmul_efficiency));
+    }
+    dep.matmul_efficiency = *o.matmul_efficiency;
+    dep.matmul_efficiency_source = "user override";
+  }
+  if (o.hbm_efficiency) {
+    if (!(*o.hbm_efficiency > 0 && *o.hbm_efficiency <= 1)) {
+      throw InputError("--hbm-efficiency", "must be a fraction in (0, 1], got " + std::to_string(*o.hbm_efficiency));
+    }
+    dep.hbm_efficiency = *o.hbm_efficiency;
+    dep.hbm_efficiency_source = "user override";
+  }
+  dep.price_per_chip = s.price_per_chip;
+  dep.price_source = s.price_source;
+  if (o.price_per_chip) {
+    if (!(o.price_per_chip->value() > 0)) throw InputError("--price", "must be positive");
+    dep.price_per_chip = o.price_per_chip;
+    dep.price_source = "user override";
+  }
+  dep.memory_reserve_fraction = o.memory_reserve_fraction;
+
+  dep.params = count_params(m);
+  dep.matmul_flops_per_token = 2 * dep.params.active_matmul();
+  dep.weight_bytes_total = weight_bytes(m, dep.weights);
+  // A step reads every weight but the routed experts it does not touch and the input
+  // embedding table, of which it gathers only one row per token (negligible). A tied
+  // table is read whole anyway, as the LM head.
+  dep.weight_bytes_always = dep.weight_bytes_total;
+  if (!m.tie_embeddings) dep.weight_bytes_always -= Bytes(dep.params.embedding * bytes_per_element(dep.weights.embedding));
+  const double kv_bytes = bytes_per_element(dep.kv);
+  for (const auto& g : m.groups) {
+    const auto& a = g.attention;
+    Deployment::AttentionGroup ag;
+    ag.layers = d(g.count);
+    ag.window = a.sliding_window;
+    ag.prefill_flops_per_attended = attention_flops_per_attended(a, false);
+    ag.decode_flops_per_attended = attention_flops_per_attended(a, true);
+    const double kv_elems = kv_elements_per_token(a);
+    ag.kv_bytes_per_token = kv_elems * kv_bytes;
+    dep.attention.push_back(ag);
+    if (g.ffn.kind == FfnKind::moe) {
+      Deployment::MoeGroup mg{d(g.count), d(g.ffn.n_experts), d(g.ffn.top_k), expert_bytes(m, g, dep.weights.experts)};
+      dep.weight_bytes_always -= mg.bytes_per_expert * (mg.layers * mg.n_experts);
+      dep.moe.push_back(mg);
+    }
+  }
+  const double n = d(dep.n_chips);
+  dep.flops_effective = s.chip.peak_for(dep.compute) * (n * dep.matmul_efficiency);
+  dep.hbm_effective = s.chip.hbm_bandwidth * (n * dep.hbm_efficiency);
+  dep.mechanisms = o.mechanisms;
+  if (o.mechanisms.enabled) {
+    dep.mechanisms.layout = resolve_layout(o.mechanisms.layout, m, dep.n_chips, s.scale_up_domain);
+  }
+  return dep;
+}
+
+double expected_accepted_tokens(int64_t draft, double acceptance) {
+  if (draft < 0) throw InputError("--draft", "must be >= 0, got " + std::to_string(draft));
+  if (!(acceptance >= 0 && acceptance <= 1)) {
+    throw InputError("--acceptance", "must be a probability in [0, 1], got " + std::to_string(acceptance));
+  }
+  if (acceptance == 1) return d(draft + 1);
+  return (1 - std::pow(acceptance, d(draft + 1))) / (1 - acceptance);
+}
+
+DecodeStep decode_step(const Deployment& dep, int64_t batch, int64_t context, const DecodeLevers& levers) {
+  if (batch < 1) throw InputError("--batch", "must be >= 1, got " + std::to_string(batch));
+  if (context < 0) throw InputError("--context", "must be >= 0, got " + std::to_string(context));
+  if (levers.tokens_per_sequence < 1) {
+    throw InputError("--draft", "tokens per sequence must be >= 1, got " + std::to_string(levers.tokens_per_sequence));
+  }
+  if (!(levers.accepted_tokens_per_step >= 1 && levers.accepted_tokens_per_step <= d(levers.tokens_per_sequence))) {
+    throw InputError("--acceptance", "accepted tokens per step must be in [1, " + std::to_string(levers.tokens_per_sequence) +
+                                         "], got " + std::to_string(levers.accepted_tokens_per_step));
+  }
+  if (levers.sparse_attention_top_k < 0) {
+    throw InputError("--sparse-top-k", "must be >= 0, got " + std::to_string(levers.sparse_attention_top_k));
+  }
+  DecodeStep r;
+  r.batch = batch;
+  r.context = context;
+  const double b = d(batch), q = d(levers.tokens_per_sequence);
+  const int64_t read = levers.sparse_attention_top_k > 0 ? std::min(context, levers.sparse_attention_top_k) : context;
+  double attn = 0, kv = 0;
+  for (const auto& g : dep.attention) {
+    const double s = attended(read, g.window);
+    attn += g.layers * g.decode_flops_per_attended * s;
+    kv += g.layers * g.kv_bytes_per_token * s;
+  }
+  r.flops = Flops(b * q * (dep.matmul_flops_per_token + attn));
+  const WeightRead w = weights_touched(dep, b * q);
+  r.weight_bytes_read = w.total;
+  r.experts_touched = w.touched;
+  r.experts_on_busiest_chip = w.on_busiest;
+  r.kv_bytes_read = Bytes(b * kv);
+  r.t_compute = r.flops / dep.flops_effective;
+  r.t_weights = w.busiest * d(dep.n_chips) / dep.hbm_effective;
+  r.t_kv = r.kv_bytes_read / dep.hbm_effective;
+  r.t_memory = r.t_weights + r.t_kv;
+  r.t_operations = max(r.t_compute, r.t_memory);
+  r.t_step = r.t_operations + r.t_comm + r.t_overhead;
+  r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
+  r.governs = std::string(to_string(r.bound));
+  if (dep.mechanisms.enabled) {
+    StepShape shape;
+    shape.decode_sequences = b;
+    shape.context = read;
+    shape.tokens_per_sequence = q;
+    take_engine_times(r, engine_step(dep, shape));
+  }
+  r.tokens_per_sequence = levers.accepted_tokens_per_step;
+  const double kept = b * levers.accepted_tokens_per_step;
+  r.tokens_per_s = tokens(kept) / r.t_step;
+  r.tokens_per_s_per_user = tokens(levers.accepted_tokens_per_step) / r.t_step;
+  r.tokens_per_s_per_chip = r.tokens_per_s / d(dep.n_chips);
+  if (dep.price_per_chip) r.cost_per_token = (*dep.price_per_chip * d(dep.n_chips)) * r.t_step / tokens(kept);
+  return r;
+}
+
+DecodeStep per_sequence_terms(const Deployment& dep, int64_t context, const DecodeLevers& levers) {
+  const int64_t far = dep.n_chips << 16;
+  DecodeStep r = decode_step(dep, far, context, levers);
+  r.t_compute = r.t_compute / d(far);
+  r.t_kv = r.t_kv / d(far);
+  r.t_step = r.t_step / d(far);
+  return r;
+}
+
+PrefillStep prefill_step(const Deployment& dep, int64_t batch, int64_t prompt, int64_t prefix) {
+  if (batch < 1) throw InputError("--batch", "must be >= 1, got " + std::to_string(batch));
+  if (prompt < 1) throw InputError("--prompt", "must be >= 1, got " + std::to_string(prompt));
+  if (prefix < 0) throw InputError("--prefix", "must be >= 0, got " + std::to_string(prefix));
+  PrefillStep r;
+  r.batch = batch;
+  r.prompt = prompt;
+  r.prefix = prefix;
+  const double b = d(batch);
+  double attn = 0, kv_read = 0, kv_written = 0;
+  for (const auto& g : dep.attention) {
+    attn += g.layers * g.prefill_flops_per_attended * causal_attended_sum(prefix, prompt, g.window);
+    kv_read += g.layers * g.kv_bytes_per_token * attended(prefix, g.window);
+    kv_written += g.layers * g.kv_bytes_per_token * (attended(prefix + prompt, g.window) - attended(prefix, g.window));
+  }
+  r.flops = Flops(b * (dep.matmul_flops_per_token * d(prompt) + attn));
+  const WeightRead w = weights_touched(dep, b * d(prompt));
+  r.weight_bytes_read = w.total;
+  r.kv_bytes_read = Bytes(b * kv_read);
+  r.kv_bytes_written = Bytes(b * kv_written);
+  r.t_compute = r.flops / dep.flops_effective;
+  r.t_weights = w.busiest * d(dep.n_chips) / dep.hbm_effective;
+  r.t_kv = (r.kv_bytes_read + r.kv_bytes_written) / dep.hbm_effective;
+  r.t_memory = r.t_weights + r.t_kv;
+  r.t_operations = max(r.t_compute, r.t_memory);
+  r.t_step = r.t_operations;
+  r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
+  r.governs = std::string(to_string(r.bound));
+  if (dep.mechanisms.enabled) {
+    StepShape shape;
+    shape.prefill_sequences = b;
+    shape.prompt = prompt;
+    shape.prefix = prefix;
+    take_engine_times(r, engine_step(dep, shape));
+  }
+  r.ttft = r.t_step;
+  r.tokens_per_s = tokens(b * d(prompt)) / r.t_step;
+  if (dep.price_per_chip) r.cost_per_token = (*dep.price_per_chip * d(dep.n_chips)) * r.t_step / tokens(b * d(prompt));
+  return r;
+}
+
+MemoryPlan memory_plan(const Deployment& dep, int64_t batch, int64_t context) {
+  if (batch < 0) throw InputError("--batch", "must be >= 0, got " + std::to_string(batch));
+  if (context < 0) throw InputError("--context", "must be >= 0, got " + std::to_string(context));
+  MemoryPlan p;
+  const double n = d(dep.n_chips);
+  p.hbm_total = dep.system.chip.hbm_capacity * n;
+  p.weights = dep.weight_bytes_total;
+  double kv_seq = 0;
+  for (std::size_t i = 0; i < dep.attention.size(); ++i) {
+    const auto& g = dep.attention[i];
+    kv_seq += g.layers * g.kv_bytes_per_token * attended(context, g.window) * kv_replicas(dep, dep.model.groups[i].attention);
+  }
+  if (dep.mechanisms.enabled) p.weights = stored_weights(dep);
+  p.kv_cache = Bytes(kv_seq * d(batch));
+  p.reserve = p.hbm_total * dep.memory_reserve_fraction;
+  const Bytes room = p.hbm_total - p.weights - p.reserve;
+  // Sequences are whole: with mechanisms each data-parallel group (or, KV split by batch,
+  // each chip) holds its own, the busiest ceil(B / units) of them in room / units.
+  double units = 1;
+  if (dep.mechanisms.enabled) {
+    const auto& L = dep.mechanisms.layout;
+    units = L.kv_sharded_by_batch ? n : n / d(L.tp_attention);
+  }
+  const double busiest = std::ceil(d(batch) / units - 1e-9);
+  p.free = room - Bytes(kv_seq * busiest * units);
+  p.fits = p.free.value() >= 0;
+  p.weights_fit = room.value() >= 0;
+  if (!p.weights_fit) {
+    p.max_batch = 0;
+  } else if (kv_seq <= 0) {
+    p.max_batch = INT64_MAX;
+  } else {
+    p.max_batch = static_cast<int64_t>(std::min(9.0e18, std::floor(room.value() / units / kv_seq) * units));
+  }
+  return p;
+}
+
+double lecture_balance_batch(double n_total, double n_active, double bytes_per_weight, FlopsPerSecond peak,
+                             BytesPerSecond hbm_bandwidth) {
+  return n_total * bytes_per_weight * peak.value() / (2.0 * n_active * hbm_bandwidth.value());
+}
+
+}  // namespace chalk

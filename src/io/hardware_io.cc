@@ -1,0 +1,80 @@
+// chalk's hardware format (docs/file-formats.md, "chalk-hardware/1").
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+#include "chalk/io/json_util.h"
+
+namespace chalk {
+
+SystemSpec system_from_json(std::string_view text, const std::string& where) {
+  using detail::Obj;
+  const auto j = detail::parse_json(text, where);
+  const Obj c(j, where + ": ");
+  c.only({"format", "name", "description", "source", "date", "chip", "efficiency", "scale_up", "scale_out", "price",
+          "host_tiers", "notes"});
+  const std::string format = c.string("format");
+  if (format != "chalk-hardware/1") throw InputError(c.field("format"), "unknown format '" + format + "'; expected chalk-hardware/1");
+  SystemSpec s;
+  s.name = c.string("name");
+  s.description = c.string("description");
+  s.source = c.string("source");
+  s.date = c.string("date");
+
+  const Obj chip = c.object("chip");
+  chip.only({"name", "peak_tflop_per_s", "hbm_gb", "hbm_tb_per_s"});
+  s.chip.name = chip.string("name");
+  const Obj peak = chip.object("peak_tflop_per_s");
+  peak.only({"bf16", "fp8", "int8", "fp4"});
+  for (const char* key : {"bf16", "fp8", "int8", "fp4"}) {
+    if (auto v = peak.opt_number(key)) {
+      if (*v <= 0) throw InputError(peak.field(key), "must be positive, got " + std::to_string(*v));
+      s.chip.peak[static_cast<int>(parse_matmul_precision(key, peak.field(key)))] = teraflops_per_second(*v);
+    }
+  }
+  s.chip.hbm_capacity = gigabytes(chip.number("hbm_gb"));
+  s.chip.hbm_bandwidth = terabytes_per_second(chip.number("hbm_tb_per_s"));
+
+  const Obj eff = c.object("efficiency");
+  eff.only({"matmul", "hbm", "matmul_source", "hbm_source"});
+  const Obj mm = eff.object("matmul");
+  mm.only({"bf16", "fp8", "int8", "fp4"});
+  for (const char* key : {"bf16", "fp8", "int8", "fp4"}) {
+    if (auto v = mm.opt_number(key)) {
+      if (!(*v > 0 && *v <= 1)) throw InputError(mm.field(key), "must be a fraction in (0, 1], got " + std::to_string(*v));
+      s.efficiency.matmul[static_cast<int>(parse_matmul_precision(key, mm.field(key)))] = *v;
+    }
+  }
+  s.efficiency.hbm = eff.number("hbm");
+  s.efficiency.matmul_source = eff.string("matmul_source");
+  s.efficiency.hbm_source = eff.string("hbm_source");
+
+  const Obj up = c.object("scale_up");
+  up.only({"name", "domain_chips", "gb_per_s_per_direction"});
+  s.scale_up_domain = up.integer("domain_chips");
+  s.scale_up_bandwidth_per_direction = gigabytes_per_second(up.number("gb_per_s_per_direction"));
+  if (auto out = c.opt_object("scale_out")) {
+    out->only({"name", "gb_per_s_per_direction"});
+    s.scale_out_bandwidth_per_direction = gigabytes_per_second(out->number("gb_per_s_per_direction"));
+  }
+  if (auto price = c.opt_object("price")) {
+    price->only({"usd_per_chip_hour", "source"});
+    s.price_per_chip = usd_per_hour(price->number("usd_per_chip_hour"));
+    s.price_source = price->string("source");
+  }
+  if (c.has("host_tiers")) {
+    const auto& tiers = c.raw("host_tiers");
+    if (!tiers.is_array()) throw InputError(c.field("host_tiers"), "expected a list");
+    for (size_t i = 0; i < tiers.size(); ++i) {
+      const Obj t(tiers[i], c.field("host_tiers") + "[" + std::to_string(i) + "].");
+      t.only({"name", "gb_per_chip", "gb_per_s_per_chip", "source"});
+      MemoryTier tier{t.string("name"), gigabytes(t.number("gb_per_chip")), gigabytes_per_second(t.number("gb_per_s_per_chip")),
+                      t.string("source")};
+      if (!(tier.capacity_per_chip.value() > 0)) throw InputError(t.field("gb_per_chip"), "must be positive");
+      if (!(tier.bandwidth_per_chip.value() > 0)) throw InputError(t.field("gb_per_s_per_chip"), "must be positive");
+      s.host_tiers.push_back(tier);
+    }
+  }
+  validate(s, where);
+  return s;
+}
+
+}  // namespace chalk

@@ -1,0 +1,316 @@
+// HuggingFace config.json -> ModelSpec (docs/file-formats.md, "HF configs").
+#include <algorithm>
+#include <string>
+
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+#include "chalk/io/json_util.h"
+
+namespace chalk {
+namespace {
+
+using detail::Obj;
+
+bool is_one_of(const std::string& s, std::initializer_list<const char*> list) {
+  for (const char* x : list) if (s == x) return true;
+  return false;
+}
+
+/// Gated MLPs (SwiGLU/GeGLU) are the only kind these architectures use.
+void require_gated(const Obj& c) {
+  const auto act = c.opt_string("hidden_act");
+  if (act && !is_one_of(*act, {"silu", "swiglu", "gelu", "gelu_pytorch_tanh"})) {
+    throw InputError(c.field("hidden_act"), "unsupported activation '" + *act + "'; expected silu or gelu (gated MLP)");
+  }
+}
+
+DType base_dtype(const Obj& c) {
+  const auto t = c.opt_string("torch_dtype");
+  if (!t) return DType::bf16;
+  return parse_dtype(*t, c.field("torch_dtype"));
+}
+
+/// Applies quantization_config: fp8 (DeepSeek block-scaled: every linear layer but the
+/// LM head, router and embeddings) or mxfp4 (gpt-oss: routed experts only).
+void apply_quantization(const Obj& c, ModelSpec& m) {
+  const auto q = c.opt_object("quantization_config");
+  if (!q) return;
+  const std::string method = q->string("quant_method");
+  if (method == "fp8") {
+    m.weights.attention = m.weights.dense_ffn = m.weights.experts = DType::fp8;
+  } else if (method == "mxfp4") {
+    m.weights.experts = DType::mxfp4;
+  } else {
+    throw InputError(q->field("quant_method"),
+                     "unsupported quantization '" + method + "'; expected fp8 or mxfp4 (use --weights to set a format)");
+  }
+}
+
+AttentionSpec gqa_attention(const Obj& c) {
+  AttentionSpec a;
+  a.kind = AttentionKind::gqa;
+  a.n_heads = c.integer("num_attention_heads");
+  a.n_kv_heads = c.opt_integer("num_key_value_heads").value_or(a.n_heads);
+  const int64_t d_model = c.integer("hidden_size");
+  if (a.n_heads <= 0) throw InputError(c.field("num_attention_heads"), "must be positive, got " + std::to_string(a.n_heads));
+  a.head_dim = c.opt_integer("head_dim").value_or(d_model / a.n_heads);
+  a.v_head_dim = a.head_dim;
+  return a;
+}
+
+FfnSpec dense_ffn(const Obj& c, const char* key = "intermediate_size") {
+  FfnSpec f;
+  f.kind = FfnKind::dense;
+  f.d_ff = c.integer(key);
+  f.bias = c.opt_boolean("mlp_bias").value_or(false);
+  return f;
+}
+
+/// Appends `layer` to the groups, merging it with an equal neighbouring group.
+void push_layer(ModelSpec& m, const AttentionSpec& a, const FfnSpec& f) {
+  auto same_attn = [](const AttentionSpec& x, const AttentionSpec& y) {
+    return x.kind == y.kind && x.n_heads == y.n_heads && x.n_kv_heads == y.n_kv_heads && x.head_dim == y.head_dim &&
+           x.v_head_dim == y.v_head_dim && x.q_lora_rank == y.q_lora_rank && x.kv_lora_rank == y.kv_lora_rank &&
+           x.qk_rope_head_dim == y.qk_rope_head_dim && x.qkv_bias == y.qkv_bias && x.o_bias == y.o_bias &&
+           x.qk_norm == y.qk_norm && x.sinks == y.sinks && x.sliding_window == y.sliding_window &&
+           x.shares_kv_with_previous == y.shares_kv_with_previous;
+  };
+  auto same_ffn = [](const FfnSpec& x, const FfnSpec& y) {
+    return x.kind == y.kind && x.d_ff == y.d_ff && x.gated == y.gated && x.bias == y.bias && x.n_experts == y.n_experts &&
+           x.top_k == y.top_k && x.n_shared_experts == y.n_shared_experts && x.d_shared_expert == y.d_shared_expert &&
+           x.router_bias == y.router_bias;
+  };
+  for (auto& g : m.groups) {
+    if (same_attn(g.attention, a) && same_ffn(g.ffn, f)) {
+      ++g.count;
+      return;
+    }
+  }
+  m.groups.push_back({a, f, 1});
+}
+
+ModelSpec common(const Obj& c, const std::string& name, const std::string& where, const std::string& type) {
+  ModelSpec m;
+  m.name = name;
+  m.source = where;
+  m.architecture = type;
+  m.d_model = c.integer("hidden_size");
+  m.vocab_size = c.integer("vocab_size");
+  m.max_context = c.integer("max_position_embeddings");
+  m.tie_embeddings = c.opt_boolean("tie_word_embeddings").value_or(false);
+  const DType base = base_dtype(c);
+  m.weights = {base, base, base, base, base};
+  return m;
+}
+
+int64_t layer_count(const Obj& c) {
+  const int64_t n = c.integer("num_hidden_layers");
+  if (n <= 0 || n > 100000) throw InputError(c.field("num_hidden_layers"), "must be in 1..100000, got " + std::to_string(n));
+  return n;
+}
+
+/// Llama, Mistral, Qwen2/3 dense, Mixtral, Qwen2/3-MoE.
+ModelSpec llama_like(const Obj& c, const std::string& name, const std::string& where, const std::string& type) {
+  ModelSpec m = common(c, name, where, type);
+  require_gated(c);
+  AttentionSpec a = gqa_attention(c);
+  const bool attention_bias = c.opt_boolean("attention_bias").value_or(false);
+  if (type == "qwen2" || type == "qwen2_moe") {
+    a.qkv_bias = true;  // Qwen2 always biases q, k, v (transformers Qwen2Attention)
+  } else {
+    a.qkv_bias = a.o_bias = attention_bias;
+  }
+  a.qk_norm = type == "qwen3" || type == "qwen3_moe";
+  const int64_t layers = layer_count(c);
+  // Sliding windows: Mistral/Mixtral apply sliding_window to every layer; Qwen only when
+  // use_sliding_window is true, to layers from max_window_layers on.
+  int64_t window = 0;
+  int64_t first_windowed = 0;
+  const bool is_qwen = type.rfind("qwen", 0) == 0;
+  if (!is_qwen || c.opt_boolean("use_sliding_window").value_or(false)) {
+    window = c.opt_integer("sliding_window").value_or(0);
+    if (is_qwen) first_windowed = c.opt_integer("max_window_layers").value_or(0);
+  }
+  FfnSpec moe;
+  bool is_moe = false;
+  std::vector<int64_t> dense_layers;
+  int64_t sparse_step = 1;
+  if (type == "mixtral") {
+    is_moe = true;
+    moe.kind = FfnKind::moe;
+    moe.d_ff = c.integer("intermediate_size");
+    moe.n_experts = c.integer("num_local_experts");
+    moe.top_k = c.integer("num_experts_per_tok");
+  } else if (type == "qwen2_moe" || type == "qwen3_moe") {
+    is_moe = true;
+    moe.kind = FfnKind::moe;
+    moe.d_ff = c.integer("moe_intermediate_size");
+    moe.n_experts = c.integer("num_experts");
+    moe.top_k = c.integer("num_experts_per_tok");
+    if (type == "qwen2_moe" && c.has("shared_expert_intermediate_size")) {
+      moe.n_shared_experts = 1;
+      moe.d_shared_expert = c.integer("shared_expert_intermediate_size");
+    }
+    sparse_step = c.opt_integer("decoder_sparse_step").value_or(1);
+    if (sparse_step < 1) throw InputError(c.field("decoder_sparse_step"), "must be >= 1, got " + std::to_string(sparse_step));
+    if (c.has("mlp_only_layers")) {
+      const auto& list = c.raw("mlp_only_layers");
+      if (!list.is_array()) throw InputError(c.field("mlp_only_layers"), "expected a list of layer indices");
+      for (const auto& v : list) {
+        if (!v.is_number_integer()) throw InputError(c.field("mlp_only_layers"), "expected integers, got " + v.dump());
+        dense_layers.push_back(v.get<int64_t>());
+      }
+    }
+  }
+  for (int64_t i = 0; i < layers; ++i) {
+    AttentionSpec li = a;
+    li.sliding_window = (window > 0 && i >= first_windowed) ? window : 0;
+    const bool dense_here = !is_moe || std::count(dense_layers.begin(), dense_layers.end(), i) > 0 ||
+                            (i + 1) % sparse_step != 0;
+    push_layer(m, li, dense_here ? dense_ffn(c) : moe);
+  }
+  return m;
+}
+
+/// DeepSeek-V2/V3, Kimi K2: MLA, shared experts, first_k_dense_replace dense layers.
+/// Multi-head latent attention (DeepSeek-V2/V3): the ranks and head dims share their key
+/// names in the HF config and DeepSeek's own inference config; the head count does not.
+AttentionSpec mla_attention(const Obj& c, const char* heads_key) {
+  AttentionSpec a;
+  a.kind = AttentionKind::mla;
+  a.n_heads = c.integer(heads_key);
+  a.q_lora_rank = c.opt_integer("q_lora_rank").value_or(0);
+  a.kv_lora_rank = c.integer("kv_lora_rank");
+  a.qk_rope_head_dim = c.integer("qk_rope_head_dim");
+  a.head_dim = c.integer("qk_nope_head_dim") + a.qk_rope_head_dim;
+  a.v_head_dim = c.integer("v_head_dim");
+  return a;
+}
+
+ModelSpec deepseek_like(const Obj& c, const std::string& name, const std::string& where, const std::string& type) {
+  ModelSpec m = common(c, name, where, type);
+  require_gated(c);
+  AttentionSpec a = mla_attention(c, "num_attention_heads");
+  a.qkv_bias = a.o_bias = c.opt_boolean("attention_bias").value_or(false);
+  FfnSpec moe;
+  moe.kind = FfnKind::moe;
+  moe.d_ff = c.integer("moe_intermediate_size");
+  moe.n_experts = c.integer("n_routed_experts");
+  moe.top_k = c.integer("num_experts_per_tok");
+  moe.n_shared_experts = c.opt_integer("n_shared_experts").value_or(0);
+  moe.d_shared_expert = moe.d_ff;  // DeepseekV3MoE: shared MLP width = moe_intermediate_size x n_shared
+  moe.router_bias = c.opt_string("topk_method").value_or("") == "noaux_tc";  // e_score_correction_bias
+  const int64_t first_dense = c.opt_integer("first_k_dense_replace").value_or(0);
+  const int64_t freq = c.opt_integer("moe_layer_freq").value_or(1);
+  if (freq < 1) throw InputError(c.field("moe_layer_freq"), "must be >= 1, got " + std::to_string(freq));
+  const int64_t layers = layer_count(c);
+  for (int64_t i = 0; i < layers; ++i) {
+    const bool moe_here = i >= first_dense && i % freq == 0;
+    push_layer(m, a, moe_here ? moe : dense_ffn(c));
+  }
+  m.n_mtp_layers = c.opt_integer("num_nextn_predict_layers").value_or(0);
+  return m;
+}
+
+/// gpt-oss: alternating sliding/full attention from layer_types, sinks, biased experts.
+ModelSpec gpt_oss(const Obj& c, const std::string& name, const std::string& where, const std::string& type) {
+  ModelSpec m = common(c, name, where, type);
+  AttentionSpec a = gqa_attention(c);
+  a.qkv_bias = a.o_bias = c.opt_boolean("attention_bias").value_or(true);
+  a.sinks = true;
+  FfnSpec moe;
+  moe.kind = FfnKind::moe;
+  moe.d_ff = c.integer("intermediate_size");
+  moe.n_experts = c.integer("num_local_experts");
+  moe.top_k = c.has("num_experts_per_tok") ? c.integer("num_experts_per_tok") : c.integer("experts_per_token");
+  moe.bias = true;
+  moe.router_bias = true;
+  const int64_t window = c.integer("sliding_window");
+  const int64_t layers = layer_count(c);
+  const auto& types = c.raw("layer_types");
+  if (!types.is_array() || static_cast<int64_t>(types.size()) != layers) {
+    throw InputError(c.field("layer_types"), "expected a list of num_hidden_layers (" + std::to_string(layers) + ") entries");
+  }
+  for (int64_t i = 0; i < layers; ++i) {
+    const auto& t = types[static_cast<size_t>(i)];
+    AttentionSpec li = a;
+    if (t == "sliding_attention") li.sliding_window = window;
+    else if (t != "full_attention") throw InputError(c.field("layer_types"), "unknown layer type " + t.dump() + "; expected sliding_attention or full_attention");
+    push_layer(m, li, moe);
+  }
+  return m;
+}
+
+/// DeepSeek's own reference-inference config (deepseek-ai/DeepSeek-V3 inference/configs/
+/// config_671B.json, read by inference/model.py's ModelArgs): no model_type, short keys. The
+/// dense layers come first (n_dense_layers), then MoE layers; "dtype": "fp8" means block-scaled
+/// FP8 linear layers with bf16 embeddings, head and router, as the HF checkpoint. The context
+/// limit is ModelArgs' original_seq_len x rope_factor (YaRN; defaults 4096 x 40 = 163,840, the
+/// HF config's max_position_embeddings). MTP modules are not part of this format.
+ModelSpec deepseek_inference(const Obj& c, const std::string& name, const std::string& where) {
+  c.only({"max_batch_size", "max_seq_len", "dtype", "scale_fmt", "vocab_size", "dim", "inter_dim", "moe_inter_dim", "n_layers",
+          "n_dense_layers", "n_heads", "n_routed_experts", "n_shared_experts", "n_activated_experts", "n_expert_groups",
+          "n_limited_groups", "score_func", "route_scale", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+          "v_head_dim", "original_seq_len", "rope_theta", "rope_factor", "beta_fast", "beta_slow", "mscale"});
+  ModelSpec m;
+  m.name = name;
+  m.source = where;
+  m.architecture = "deepseek_v3 (DeepSeek inference config)";
+  m.d_model = c.integer("dim");
+  m.vocab_size = c.integer("vocab_size");
+  const double rope_factor = c.opt_number("rope_factor").value_or(40);
+  m.max_context = static_cast<int64_t>(static_cast<double>(c.opt_integer("original_seq_len").value_or(4096)) * rope_factor);
+  m.tie_embeddings = false;
+  const std::string dtype = c.opt_string("dtype").value_or("bf16");
+  if (dtype != "fp8" && dtype != "bf16") throw InputError(c.field("dtype"), "expected fp8 or bf16, got '" + dtype + "'");
+  const DType body = dtype == "fp8" ? DType::fp8 : DType::bf16;
+  m.weights = {DType::bf16, body, body, body, DType::bf16};  // embedding, attention, dense FFN, experts, router
+  const AttentionSpec a = mla_attention(c, "n_heads");
+  FfnSpec dense;
+  dense.kind = FfnKind::dense;
+  dense.d_ff = c.integer("inter_dim");
+  FfnSpec moe;
+  moe.kind = FfnKind::moe;
+  moe.d_ff = c.integer("moe_inter_dim");
+  moe.n_experts = c.integer("n_routed_experts");
+  moe.top_k = c.integer("n_activated_experts");
+  moe.n_shared_experts = c.opt_integer("n_shared_experts").value_or(0);
+  moe.d_shared_expert = moe.d_ff;
+  moe.router_bias = c.opt_string("score_func").value_or("softmax") == "sigmoid";  // model.py Gate: bias with sigmoid scoring (V3)
+  const int64_t layers = c.integer("n_layers");
+  if (layers <= 0 || layers > 100000) throw InputError(c.field("n_layers"), "must be in 1..100000, got " + std::to_string(layers));
+  const int64_t first_dense = c.opt_integer("n_dense_layers").value_or(0);
+  for (int64_t i = 0; i < layers; ++i) push_layer(m, a, i < first_dense ? dense : moe);
+  return m;
+}
+
+}  // namespace
+
+ModelSpec model_from_hf_config(std::string_view text, const std::string& name, const std::string& where) {
+  const auto j = detail::parse_json(text, where);
+  const Obj c(j, where + ": ");
+  if (!c.has("model_type") && c.has("kv_lora_rank") && c.has("dim") && c.has("n_layers")) {
+    ModelSpec m = deepseek_inference(c, name, where);
+    validate(m, where);
+    return m;
+  }
+  const std::string type = c.string("model_type");
+  ModelSpec m;
+  if (is_one_of(type, {"llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen2_moe", "qwen3_moe"})) {
+    m = llama_like(c, name, where, type);
+  } else if (is_one_of(type, {"deepseek_v2", "deepseek_v3", "kimi_k2"})) {
+    m = deepseek_like(c, name, where, type);
+  } else if (type == "gpt_oss") {
+    m = gpt_oss(c, name, where, type);
+  } else {
+    throw InputError(c.field("model_type"), "unsupported architecture '" + type +
+                                                "'; supported: llama, mistral, qwen2, qwen3, mixtral, qwen2_moe, "
+                                                "qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss (or write a "
+                                                "chalk-model/1 file)");
+  }
+  apply_quantization(c, m);
+  validate(m, where);
+  return m;
+}
+
+}  // namespace chalk

@@ -1,0 +1,208 @@
+// Parameter, byte and FLOP counts of a transformer (docs/formulas.md sections 1-3).
+#include "chalk/model/model.h"
+
+#include <algorithm>
+
+#include "chalk/base/error.h"
+#include "chalk/model/context_math.h"
+
+namespace chalk {
+namespace {
+
+using detail::attended;
+using detail::causal_attended_sum;
+
+double d(int64_t x) { return static_cast<double>(x); }
+
+/// Attention parameters of one layer, latent norms, QK-norms, biases and sinks included.
+double attention_params(const AttentionSpec& a, int64_t d_model) {
+  const double dm = d(d_model), h = d(a.n_heads), hd = d(a.head_dim), vd = d(a.v_head_dim);
+  double p = 0;
+  if (a.kind == AttentionKind::mla) {
+    const double ql = d(a.q_lora_rank), kl = d(a.kv_lora_rank), rope = d(a.qk_rope_head_dim);
+    p += a.q_lora_rank > 0 ? dm * ql + ql + ql * h * hd : dm * h * hd;  // q (DeepSeek-V3 q_a, norm, q_b)
+    p += dm * (kl + rope) + kl;                                         // kv_a_proj_with_mqa + kv_a_layernorm
+    p += kl * h * ((hd - rope) + vd);                                   // kv_b_proj
+  } else {
+    const double kv = d(a.n_kv_heads);
+    p += dm * h * hd + (a.qkv_bias ? h * hd : 0);
+    if (!a.shares_kv_with_previous) p += dm * kv * (hd + vd) + (a.qkv_bias ? kv * (hd + vd) : 0);
+    if (a.qk_norm) p += 2 * hd;
+  }
+  p += h * vd * dm + (a.o_bias ? dm : 0);  // o_proj
+  if (a.sinks) p += h;
+  return p;
+}
+
+/// Parameters of one MLP of width `ff` (also one expert).
+double mlp_params(int64_t d_model, int64_t ff, bool gated, bool bias) {
+  const double dm = d(d_model), f = d(ff);
+  if (gated) return 3 * dm * f + (bias ? 2 * f + dm : 0);
+  return 2 * dm * f + (bias ? f + dm : 0);
+}
+
+}  // namespace
+
+double attention_output_fraction(const AttentionSpec& a, int64_t d_model) {
+  const double total = attention_params(a, d_model);
+  if (!(total > 0)) return 0;
+  double after = d(a.n_heads) * d(a.v_head_dim) * d(d_model) + (a.o_bias ? d(d_model) : 0);
+  if (a.kind == AttentionKind::mla) after += d(a.kv_lora_rank) * d(a.n_heads) * d(a.v_head_dim);
+  return after / total;
+}
+
+double kv_elements_per_token(const AttentionSpec& a) {
+  if (a.shares_kv_with_previous) return 0;
+  if (a.kind == AttentionKind::mla) return d(a.kv_lora_rank + a.qk_rope_head_dim);
+  return d(a.n_kv_heads) * d(a.head_dim + a.v_head_dim);
+}
+
+
+double attention_flops_per_attended(const AttentionSpec& a, bool absorbed_mla) {
+  const double h = d(a.n_heads);
+  if (a.kind == AttentionKind::mla && absorbed_mla) {
+    // Scores over the latent plus rope key, values over the latent (FlashMLA: 576 / 512).
+    return 2 * h * d(a.kv_lora_rank + a.qk_rope_head_dim) + 2 * h * d(a.kv_lora_rank);
+  }
+  return 2 * h * d(a.head_dim) + 2 * h * d(a.v_head_dim);
+}
+
+
+
+int64_t n_layers(const ModelSpec& m) {
+  int64_t n = 0;
+  for (const auto& g : m.groups) n += g.count;
+  return n;
+}
+
+double ParamCounts::total() const {
+  return embedding + lm_head + attention + dense_ffn + router + shared_experts + routed_experts_total + norms;
+}
+double ParamCounts::active() const {
+  return embedding + lm_head + attention + dense_ffn + router + shared_experts + routed_experts_active + norms;
+}
+double ParamCounts::active_excluding_embedding() const { return active() - embedding; }
+double ParamCounts::active_matmul() const {
+  const double head = lm_head > 0 ? lm_head : embedding;  // tied: the table is the head
+  return head + attention + dense_ffn + router + shared_experts + routed_experts_active;
+}
+
+ParamCounts count_params(const ModelSpec& m) {
+  ParamCounts p;
+  const double dm = d(m.d_model);
+  p.embedding = d(m.vocab_size) * dm;
+  p.lm_head = m.tie_embeddings ? 0 : d(m.vocab_size) * dm;
+  p.norms = dm;  // final norm
+  for (const auto& g : m.groups) {
+    const double n = d(g.count);
+    p.attention += n * attention_params(g.attention, m.d_model);
+    p.norms += n * 2 * dm;
+    const auto& f = g.ffn;
+    if (f.kind == FfnKind::dense) {
+      p.dense_ffn += n * mlp_params(m.d_model, f.d_ff, f.gated, f.bias);
+    } else {
+      const double expert = mlp_params(m.d_model, f.d_ff, f.gated, f.bias);
+      p.router += n * (dm * d(f.n_experts) + (f.router_bias ? d(f.n_experts) : 0));
+      p.routed_experts_total += n * d(f.n_experts) * expert;
+      p.routed_experts_active += n * d(f.top_k) * expert;
+      p.shared_experts += n * d(f.n_shared_experts) * mlp_params(m.d_model, f.d_shared_expert, f.gated, f.bias);
+    }
+  }
+  return p;
+}
+
+Bytes expert_bytes(const ModelSpec& m, const LayerGroup& g, DType experts) {
+  return Bytes(mlp_params(m.d_model, g.ffn.d_ff, g.ffn.gated, g.ffn.bias) * bytes_per_element(experts));
+}
+
+Bytes weight_bytes(const ModelSpec& m, const WeightFormats& f) {
+  const ParamCounts p = count_params(m);
+  const double b = (p.embedding + p.lm_head) * bytes_per_element(f.embedding) +
+                   p.attention * bytes_per_element(f.attention) +
+                   (p.dense_ffn + p.shared_experts) * bytes_per_element(f.dense_ffn) +
+                   p.routed_experts_total * bytes_per_element(f.experts) +
+                   (p.router + p.norms) * bytes_per_element(f.router);
+  return Bytes(b);
+}
+
+Bytes kv_bytes_per_sequence(const ModelSpec& m, int64_t context, DType kv) {
+  double elements = 0;
+  for (const auto& g : m.groups) {
+    elements += d(g.count) * kv_elements_per_token(g.attention) * attended(context, g.attention.sliding_window);
+  }
+  return Bytes(elements * bytes_per_element(kv));
+}
+
+BytesPerToken kv_bytes_per_token(const ModelSpec& m, int64_t context, DType kv) {
+  return kv_bytes_per_sequence(m, context, kv) / tokens(d(std::max<int64_t>(context, 1)));
+}
+
+Flops attention_flops_per_token(const ModelSpec& m, int64_t context, bool absorbed_mla) {
+  double f = 0;
+  for (const auto& g : m.groups) {
+    f += d(g.count) * attention_flops_per_attended(g.attention, absorbed_mla) *
+         attended(context, g.attention.sliding_window);
+  }
+  return Flops(f);
+}
+
+FlopsPerToken decode_flops_per_token(const ModelSpec& m, int64_t context) {
+  const double matmul = 2 * count_params(m).active_matmul();
+  return FlopsPerToken(matmul + attention_flops_per_token(m, context, true).value());
+}
+
+Flops prefill_flops(const ModelSpec& m, int64_t prompt, int64_t prefix) {
+  double f = 2 * count_params(m).active_matmul() * d(prompt);
+  for (const auto& g : m.groups) {
+    f += d(g.count) * attention_flops_per_attended(g.attention, false) *
+         causal_attended_sum(prefix, prompt, g.attention.sliding_window);
+  }
+  return Flops(f);
+}
+
+void validate(const ModelSpec& m, const std::string& where) {
+  auto positive = [&](int64_t v, const char* field) {
+    if (v <= 0) throw InputError(where + ": " + field, "must be a positive integer, got " + std::to_string(v));
+  };
+  positive(m.d_model, "hidden_size");
+  positive(m.vocab_size, "vocab_size");
+  positive(m.max_context, "max_position_embeddings");
+  if (m.groups.empty()) throw InputError(where + ": num_hidden_layers", "the model has no layers");
+  for (const auto& g : m.groups) {
+    positive(g.count, "num_hidden_layers");
+    const auto& a = g.attention;
+    positive(a.n_heads, "num_attention_heads");
+    positive(a.head_dim, "head_dim");
+    positive(a.v_head_dim, "v_head_dim");
+    if (a.sliding_window < 0) throw InputError(where + ": sliding_window", "must be >= 0, got " + std::to_string(a.sliding_window));
+    if (a.kind == AttentionKind::mla) {
+      positive(a.kv_lora_rank, "kv_lora_rank");
+      positive(a.qk_rope_head_dim, "qk_rope_head_dim");
+      if (a.q_lora_rank < 0) throw InputError(where + ": q_lora_rank", "must be >= 0, got " + std::to_string(a.q_lora_rank));
+    } else {
+      positive(a.n_kv_heads, "num_key_value_heads");
+      if (a.n_kv_heads > a.n_heads || a.n_heads % a.n_kv_heads != 0) {
+        throw InputError(where + ": num_key_value_heads",
+                         "must divide num_attention_heads (" + std::to_string(a.n_heads) + "), got " +
+                             std::to_string(a.n_kv_heads));
+      }
+    }
+    const auto& f = g.ffn;
+    if (f.kind == FfnKind::dense) {
+      positive(f.d_ff, "intermediate_size");
+    } else {
+      positive(f.d_ff, "moe_intermediate_size");
+      positive(f.n_experts, "n_routed_experts");
+      positive(f.top_k, "num_experts_per_tok");
+      if (f.top_k > f.n_experts) {
+        throw InputError(where + ": num_experts_per_tok", "must be <= the number of experts (" +
+                                                              std::to_string(f.n_experts) + "), got " +
+                                                              std::to_string(f.top_k));
+      }
+      if (f.n_shared_experts < 0) throw InputError(where + ": n_shared_experts", "must be >= 0");
+      if (f.n_shared_experts > 0) positive(f.d_shared_expert, "shared expert width");
+    }
+  }
+}
+
+}  // namespace chalk

@@ -1,0 +1,291 @@
+// The latency-cost frontier and the fast/slow-mode answers. Hand numbers for Llama 3.1
+// 70B on 8 H200 at 4,096 tokens come from serving_test.cc's header: cost(B) = 43.478 / B +
+// 0.41982 $/Mtok and T_step(B) = 4.3095 + 0.041612 B ms (memory-bound at every batch).
+#include <cmath>
+#include <cstdio>
+
+#include <gtest/gtest.h>
+
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+#include "chalk/serving/serving.h"
+
+namespace chalk {
+namespace {
+
+void expect_rel(double got, double want, double rel, const std::string& what = "") {
+  EXPECT_NEAR(got, want, std::fabs(want) * rel) << what;
+}
+
+struct Case {
+  const char* model;
+  const char* system;
+};
+const Case kCases[] = {{"deepseek-v3", "h200"}, {"deepseek-v3", "gb200-nvl72"}, {"llama-3.1-70b", "h200"},
+                       {"llama-3.1-70b", "gb200-nvl72"}};
+
+TEST(ServingFrontier, IsMonotoneAndDominatesEveryPoint) {
+  for (const auto& c : kCases) {
+    SCOPED_TRACE(std::string(c.model) + " on " + c.system);
+    const SystemSpec s = load_system(c.system);
+    const Frontier f = latency_cost_frontier(load_model(c.model), s, {}, {});
+    ASSERT_GE(f.frontier.size(), 5u);
+    EXPECT_TRUE(f.has_price);
+    for (size_t i = 1; i < f.frontier.size(); ++i) {
+      // Faster costs strictly more along the frontier.
+      EXPECT_GT(f.frontier[i].tokens_per_s_per_user, f.frontier[i - 1].tokens_per_s_per_user);
+      EXPECT_GT(*f.frontier[i].cost_per_token, *f.frontier[i - 1].cost_per_token);
+      EXPECT_LT(f.frontier[i].tokens_per_s_per_chip, f.frontier[i - 1].tokens_per_s_per_chip);
+    }
+    // No point off the frontier beats a frontier point on both axes.
+    for (const auto& p : f.points) {
+      if (p.on_frontier) continue;
+      bool dominated = false;
+      for (const auto& q : f.frontier) {
+        dominated = dominated || (q.tokens_per_s_per_user >= p.tokens_per_s_per_user &&
+                                  q.tokens_per_s_per_chip.value() * (1 + 1e-9) >= p.tokens_per_s_per_chip.value());
+      }
+      EXPECT_TRUE(dominated) << p.n_chips << " chips, batch " << p.batch;
+    }
+    // The fastest point is batch 1; the cheapest is as cheap as any point (up to rounding).
+    EXPECT_EQ(f.frontier.back().batch, 1);
+    for (const auto& p : f.points) {
+      EXPECT_LE(p.tokens_per_s_per_chip.value(), f.frontier.front().tokens_per_s_per_chip.value() * (1 + 1e-9));
+    }
+    EXPECT_LE(f.frontier.back().n_chips, s.scale_up_domain);
+  }
+}
+
+TEST(ServingFrontier, ExcludesReplicasThatDoNotFitWithTheReason) {
+  // DeepSeek-V3's 673.0 GB of weights + 10% reserve need n x 141 x 0.9 >= 673.0: n >= 5.3,
+  // so 1..5 H200 are excluded and 6..8 remain.
+  const Frontier f = latency_cost_frontier(load_model("deepseek-v3"), load_system("h200"), {}, {});
+  ASSERT_EQ(f.excluded.size(), 5u);
+  for (int64_t n = 1; n <= 5; ++n) EXPECT_EQ(f.excluded[n - 1].n_chips, n);
+  EXPECT_NE(f.excluded[4].reason.find("weights 673.0 GB + reserve 70.5 GB exceed the HBM of 5 x 141 GB"),
+            std::string::npos)
+      << f.excluded[4].reason;
+  for (const auto& p : f.points) EXPECT_GE(p.n_chips, 6);
+}
+
+TEST(ServingFrontier, MechanismsTryDataParallelAttentionForMoe) {
+  // DeepSeek-V3 on GB200 NVL72 with mechanisms: on 72 chips the derived layout is attention
+  // TP8 x 9 groups, which keeps the MLA latent on 8 ranks; data-parallel attention keeps
+  // it once and fills HBM with 34,776 sequences at 4k (483 whole ones per rank), the cost
+  // floor once two micro-batches hide its NVLink exchanges (10.6 ms) inside the decode
+  // windows, for a second pass over the weights (+4.1 ms): 48.8 ms against 51.7, $0.127
+  // against $0.135 per Mtok. The roofline (no mechanisms) has no layouts.
+  DeploymentOptions mech;
+  mech.mechanisms.enabled = true;
+  FrontierOptions o;
+  o.replica_chips = {72};
+  const Frontier f = latency_cost_frontier(load_model("deepseek-v3"), load_system("gb200-nvl72"), mech, o);
+  const std::string dp_layout = "attention TP1, FFN TP1, experts EP72 x TP1";
+  const std::string tbo_layout = dp_layout + ", two micro-batches overlap EP traffic";
+  bool tp8 = false, dp = false;
+  double dp_floor_step_ms = 0;
+  for (const auto& p : f.points) {
+    tp8 = tp8 || p.layout.rfind("attention TP8,", 0) == 0;
+    if (p.layout == dp_layout && p.batch == 34776) {
+      dp = true;
+      dp_floor_step_ms = to_ms(p.t_step);
+    }
+  }
+  EXPECT_TRUE(tp8);
+  EXPECT_TRUE(dp);
+  EXPECT_NEAR(dp_floor_step_ms, 51.70, 0.01);
+  const FrontierPoint& floor = f.frontier.front();  // cheapest
+  EXPECT_EQ(floor.layout, tbo_layout);
+  EXPECT_EQ(floor.batch, 34776);
+  EXPECT_NEAR(to_ms(floor.t_step), 48.82, 0.01);
+  EXPECT_EQ(floor.t_comm.value(), 0);
+  const Frontier plain = latency_cost_frontier(load_model("deepseek-v3"), load_system("gb200-nvl72"), {}, o);
+  for (const auto& p : plain.points) EXPECT_EQ(p.layout, "");
+  // A dense model: Llama 3.1 70B's 64 heads split over 8 of the 72 chips; its FFN over the
+  // 8 (nine copies) or over all 72 (one copy, an all-reduce over the rack).
+  const Frontier dense = latency_cost_frontier(load_model("llama-3.1-70b"), load_system("gb200-nvl72"), mech, o);
+  bool ffn8 = false, ffn72 = false;
+  for (const auto& p : dense.points) {
+    ffn8 = ffn8 || p.layout.rfind("attention TP8, FFN TP8 ", 0) == 0 || p.layout == "attention TP8, FFN TP8 (derived)";
+    ffn72 = ffn72 || p.layout == "attention TP8, FFN TP72";
+    EXPECT_EQ(p.layout.rfind("attention TP8, FFN TP", 0), 0u) << p.layout;
+  }
+  EXPECT_TRUE(ffn8);
+  EXPECT_TRUE(ffn72);
+}
+
+TEST(ServingModes, DenseModelsKeepTheFfnOverTheReplica) {
+  // Llama 3.1 405B on 12 GB200 chips: its 128 heads split over 4, so the derived layout keeps
+  // three copies of every weight (2435 GB, more than 12 x 186 GB); with the FFN over all 12
+  // it fits and is the rack's cost floor, as `chalk layouts` finds (attention TP4 x 3, FFN
+  // TP12: 420 sequences at 4k).
+  DeploymentOptions mech;
+  mech.mechanisms.enabled = true;
+  ModesOptions o;
+  o.replica_chips = {12};
+  const ModesReport r = fast_and_slow_modes(load_model("llama-3.1-405b"), load_system("gb200-nvl72"), mech, o);
+  EXPECT_EQ(r.cheapest.n_chips, 12);
+  EXPECT_EQ(r.cheapest.batch, 420);
+  EXPECT_EQ(r.cheapest.layout, "attention TP4, FFN TP12");
+}
+
+TEST(ServingFrontier, BadOptions) {
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec s = load_system("h100-sxm");
+  FrontierOptions o;
+  o.batches = {0};
+  EXPECT_THROW(latency_cost_frontier(m, s, {}, o), InputError);
+  o = {};
+  o.replica_chips = {0};
+  EXPECT_THROW(latency_cost_frontier(m, s, {}, o), InputError);
+  o = {};
+  o.context = -1;
+  EXPECT_THROW(latency_cost_frontier(m, s, {}, o), InputError);
+  o = {};
+  o.batches = every_integer(1, 1000000);
+  o.replica_chips = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  EXPECT_THROW(latency_cost_frontier(m, s, {}, o), InputError);  // 9M points
+}
+
+TEST(ServingModes, Llama70bOnH200ByHand) {
+  const ModesReport r = fast_and_slow_modes(load_model("llama-3.1-70b"), load_system("h200"), {}, {});
+  // Cost floor within HBM: B = 651 on 8 chips, 43.478 / 651 + 0.41982 = 0.48661 $/Mtok.
+  EXPECT_EQ(r.cheapest.n_chips, 8);
+  EXPECT_EQ(r.cheapest.batch, 651);
+  expect_rel(to_usd_per_mtok(*r.cheapest.cost_per_token), 0.48661, 2e-3);
+  // Baseline: the fastest point within 1% of it: 43.478 / B + 0.41982 <= 0.49148 -> B >= 606.7
+  // -> 607; T_step = 4.3095 + 607 x 0.041612 = 29.568 ms -> 33.82 tok/s per user.
+  EXPECT_EQ(r.baseline.batch, 607);
+  expect_rel(r.baseline.tokens_per_s_per_user.value(), 33.82, 2e-3);
+  // 2.5x the speed, 84.55 tok/s: B = 180 (serving_test), cost 43.478 / 180 + 0.41982 =
+  // 0.66136 against 43.478 / 607 + 0.41982 = 0.49145: 1.3457x the price.
+  ASSERT_EQ(r.fast.size(), 1u);
+  ASSERT_TRUE(r.fast[0].point);
+  EXPECT_EQ(r.fast[0].point->batch, 180);
+  expect_rel(r.fast[0].price_multiple, 1.3457, 3e-3);
+  // 6x the price: 43.478 / B + 0.41982 <= 2.9487 -> B >= 17.19 -> 18; T_step 5.0585 ms ->
+  // 197.69 tok/s = 5.845x the speed.
+  ASSERT_EQ(r.budget.size(), 2u);
+  EXPECT_EQ(r.budget[0].point.batch, 18);
+  expect_rel(r.budget[0].speed_multiple, 5.845, 3e-3);
+  // 100x the price: batch 1 costs 43.898 $/Mtok = 89.3x; nothing faster exists on 8 H200:
+  // 1 / 4.3511 ms = 229.8 tok/s = 6.796x.
+  EXPECT_TRUE(r.budget[1].capped_by_fastest);
+  EXPECT_EQ(r.budget[1].point.batch, 1);
+  expect_rel(r.budget[1].speed_multiple, 6.796, 3e-3);
+  expect_rel(r.price_multiple_at_fastest, 89.32, 3e-3);
+  // Slow mode: the floor of the hyperbola is the KV term, 0.41982 $/Mtok; the HBM-full batch
+  // gets within 0.48661 / 0.41982 = 1.159x of it.
+  expect_rel(to_usd_per_mtok(*r.asymptotic_cost_per_token), 0.41982, 2e-3);
+  expect_rel(r.floor_gap, 1.1591, 2e-3);
+  EXPECT_NE(r.what_stops_it.find("weights"), std::string::npos);
+}
+
+TEST(ServingModes, FastAndSlowModeAnswersPrintedWithAssumptions) {
+  for (const auto& c : kCases) {
+    SCOPED_TRACE(std::string(c.model) + " on " + c.system);
+    const ModelSpec m = load_model(c.model);
+    const SystemSpec s = load_system(c.system);
+    ModesOptions o;
+    o.speed_multiples = {2.5, 5};
+    const ModesReport r = fast_and_slow_modes(m, s, {}, o);
+    std::printf("\n%s on %s (%s, %s weights, bf16 KV, %lld tokens of context, $%.2f per chip-hour, replicas of 1..%lld "
+                "chips, roofline without communication)\n",
+                c.model, c.system, s.chip.name.c_str(), std::string(to_string(m.weights.experts)).c_str(),
+                static_cast<long long>(r.context), to_usd_per_hour(*s.price_per_chip),
+                static_cast<long long>(s.scale_up_domain));
+    auto pt = [](const ModePoint& p) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "batch %lld on %lld chips, %.4g tok/s/user, $%.3g/Mtok",
+                    static_cast<long long>(p.batch), static_cast<long long>(p.n_chips), p.tokens_per_s_per_user.value(),
+                    to_usd_per_mtok(*p.cost_per_token));
+      return std::string(buf);
+    };
+    std::printf("  baseline: %s\n", pt(r.baseline).c_str());
+    for (const auto& q : r.fast) {
+      if (q.point) std::printf("  %gx the speed costs %.3gx the price (%s)\n", q.speed_multiple, q.price_multiple, pt(*q.point).c_str());
+      else std::printf("  %gx the speed is out of reach\n", q.speed_multiple);
+    }
+    for (const auto& q : r.budget) {
+      std::printf("  %gx the price buys %.3gx the speed%s (%s)\n", q.price_multiple, q.speed_multiple,
+                  q.capped_by_fastest ? ", capped by the fastest point" : "", pt(q.point).c_str());
+    }
+    std::printf("  fastest: %.3gx the speed at %.3gx the price (%s)\n", r.max_speed_multiple, r.price_multiple_at_fastest,
+                pt(r.fastest).c_str());
+    std::printf("  slow mode: floor within HBM %s = %.3gx the baseline price; floor of the hyperbola $%.3g/Mtok, "
+                "%.3gx below\n",
+                pt(r.cheapest).c_str(), r.slow_price_multiple, to_usd_per_mtok(*r.asymptotic_cost_per_token), r.floor_gap);
+
+    // Faster costs more: the price multiples rise with the speed multiples, from >= 1.
+    ASSERT_EQ(r.fast.size(), 2u);
+    for (const auto& q : r.fast) {
+      if (q.point) {
+        EXPECT_GE(q.price_multiple, 0.99);
+        EXPECT_GE(q.point->tokens_per_s_per_user.value(), q.speed_multiple * r.baseline.tokens_per_s_per_user.value());
+      }
+    }
+    if (r.fast[0].point && r.fast[1].point) {
+      EXPECT_GE(r.fast[1].price_multiple, r.fast[0].price_multiple);
+    }
+    // A budget is never exceeded, and more money never buys less speed.
+    for (const auto& q : r.budget) EXPECT_LE(q.price_multiple_used, q.price_multiple * (1 + 1e-9));
+    EXPECT_GE(r.budget[1].speed_multiple, r.budget[0].speed_multiple);
+    // 100x the price cannot buy 100x the speed: the fastest point is batch 1 on at most one
+    // scale-up domain, bound by reading the weights.
+    EXPECT_LT(r.budget[1].speed_multiple, 100);
+    EXPECT_EQ(r.fastest.batch, 1);
+    EXPECT_EQ(r.fastest.step.bound, Bound::weights);
+    // Slow mode: nothing is cheaper than the floor within HBM, and the hyperbola's floor lies
+    // below it.
+    EXPECT_LE(r.slow_price_multiple, 1.0);
+    EXPECT_GE(r.floor_gap, 1.0 - 1e-9);
+  }
+}
+
+TEST(ServingModes, WithMechanismsTheHyperbolaFloorIsBelowEveryBatch) {
+  // DeepSeek-V3 on one GB200 NVL72 rack with mechanisms: the cost floor within HBM is
+  // 34,776 sequences at 9,893 tok/s/chip. The floor of the hyperbola is the per-sequence
+  // slope of the step; evaluated at B = 1 (as the roofline allows) one data-parallel rank
+  // holds the whole sequence and the "floor" came out at 247 tok/s/chip, 40x above the
+  // cost the rack reaches. It must lie below every batch's cost, and past the HBM-full
+  // batch the step's slope adds only the linear terms: 13,630 tok/s/chip.
+  DeploymentOptions mech;
+  mech.mechanisms.enabled = true;
+  ModesOptions o;
+  o.replica_chips = {72};
+  const ModesReport r = fast_and_slow_modes(load_model("deepseek-v3"), load_system("gb200-nvl72"), mech, o);
+  EXPECT_EQ(r.cheapest.batch, 34776);
+  EXPECT_GE(r.floor_gap, 1.0);
+  EXPECT_NEAR(r.asymptotic_tokens_per_s_per_chip.value(), 13630, 10);
+}
+
+TEST(ServingModes, BadInputNamesTheOption) {
+  const ModelSpec m = load_model("llama-3.1-70b");
+  const SystemSpec s = load_system("h200");
+  auto field = [&](ModesOptions o) {
+    try {
+      fast_and_slow_modes(m, s, {}, o);
+    } catch (const InputError& e) {
+      return e.field();
+    }
+    return std::string("no error");
+  };
+  ModesOptions o;
+  o.speed_multiples = {0};
+  EXPECT_EQ(field(o), "--speed-multiple");
+  o = {};
+  o.price_multiples = {-6};
+  EXPECT_EQ(field(o), "--price-multiple");
+  o = {};
+  o.baseline_tokens_per_s_per_user = 1e6;  // faster than batch 1 (230 tok/s)
+  EXPECT_EQ(field(o), "--baseline-tok-per-s-per-user");
+  o = {};
+  o.replica_chips = {1};  // 141.1 GB of weights + reserve do not fit in one H200
+  EXPECT_EQ(field(o), "--replica-chips");
+  o = {};
+  o.baseline_cost_tolerance = 1.5;
+  EXPECT_EQ(field(o), "--baseline-cost-tolerance");
+}
+
+}  // namespace
+}  // namespace chalk

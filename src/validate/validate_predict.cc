@@ -1,0 +1,280 @@
+// Predicting a mapped measurement row, plain roofline and with mechanisms
+// (docs/accuracy.md, "What is predicted").
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+#include "chalk/engine/layout_search.h"
+#include "chalk/engine/roofline.h"
+#include "validate_internal.h"
+
+namespace chalk::detail {
+namespace {
+
+double d(int64_t x) { return static_cast<double>(x); }
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 1e15 ? "%.0f" : "%.3g", v);
+  return buf;
+}
+
+/// Largest batch in [1, cap] with f(batch) true, f monotone (true then false); 1 if none.
+double largest(double cap, const std::function<bool(double)>& ok) {
+  double lo = 1, hi = std::max(1.0, std::floor(cap));
+  if (!ok(lo)) return 1;
+  if (ok(hi)) return hi;
+  while (hi - lo > 1) {
+    const double mid = std::floor((lo + hi) / 2);
+    (ok(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+struct Engines {
+  Deployment plain, mech, mech_prefill;
+};
+
+}  // namespace
+
+void predict(const RowPlan& p, Prediction& out) {
+  ModelSpec m = load_model(p.model);
+  const ModelSpec published = m;  // MFU counts the published model's FLOPs
+  for (auto& g : m.groups) g.attention.n_heads = std::max(g.attention.n_heads, p.heads_padded_to);
+  if (p.w_attention) m.weights.attention = *p.w_attention;
+  if (p.w_ffn) m.weights.dense_ffn = *p.w_ffn;
+  if (p.w_experts) m.weights.experts = *p.w_experts;
+  const SystemSpec sys = load_system(p.hardware);
+  DeploymentOptions o;
+  o.n_chips = p.chips;
+  o.kv = p.kv;
+  Engines e{make_deployment(m, sys, o), {}, {}};
+  o.mechanisms.enabled = true;
+  o.mechanisms.layout = p.layout;
+  e.mech = make_deployment(m, sys, o);
+  // A single KV head (MQA) or latent (MLA) cannot be split over the tensor-parallel
+  // chips: each holds all of its sequences' KV. Where that does not fit beside the
+  // weights, the KV must be split by sequence instead (Pope et al. 2022 section 3.3).
+  {
+    const auto& g0 = m.groups.front().attention;
+    const bool single_kv = g0.kind == AttentionKind::mla || g0.n_kv_heads == 1;
+    const auto& L = e.mech.mechanisms.layout;
+    const double dp = static_cast<double>(p.chips / L.tp_attention);
+    const double batch = std::max(p.batch, p.decode_batch);
+    if (single_kv && L.tp_attention > 1 && !L.kv_sharded_by_batch && !p.batch_from_capacity && p.slo_tokens_per_s_per_user == 0) {
+      const int64_t ctx = std::max<int64_t>(p.context, p.prompt + p.prefix + p.output);
+      const Bytes kv_chip = kv_bytes_per_sequence(m, ctx, p.kv) * (batch / dp);
+      const Bytes room = sys.chip.hbm_capacity * (1 - o.memory_reserve_fraction) - e.plain.weight_bytes_total / static_cast<double>(p.chips);
+      if (kv_chip > room) {
+        o.mechanisms.layout.kv_sharded_by_batch = true;
+        e.mech = make_deployment(m, sys, o);
+        out.notes.push_back("the " + std::string(g0.kind == AttentionKind::mla ? "MLA latent" : "single KV head") + " replicated on each of the " +
+                            std::to_string(L.tp_attention) + " tensor-parallel chips would need " + num(to_gb(kv_chip)) + " GB per chip, " +
+                            num(to_gb(room)) + " GB free: KV split by sequence instead (Pope et al. 2022 section 3.3)");
+      }
+    }
+  }
+  o.mechanisms.layout = p.prefill_layout;
+  e.mech_prefill = make_deployment(m, sys, o);
+  const bool moe = !e.plain.moe.empty();
+
+  const double n = d(p.chips);
+  const double per_chips = p.per_chips < 0 ? d(sys.scale_up_domain) : (p.per_chips == 0 ? n : p.per_chips);
+  const double decode_batch = p.decode_batch > 0 ? p.decode_batch : p.batch;
+  DecodeLevers levers;
+  levers.tokens_per_sequence = static_cast<int64_t>(p.mtp_tokens);
+  levers.accepted_tokens_per_step = p.mtp_accepted;
+
+  // Step times of each phase, plain and with mechanisms.
+  auto plain_decode = [&](double b, int64_t s) {
+    return decode_step(e.plain, static_cast<int64_t>(std::llround(std::max(1.0, b))), s, levers);
+  };
+  auto mech_decode = [&](double b, int64_t s, double prefill_seqs = 0, int64_t prompt = 0) {
+    StepShape shape;
+    shape.decode_sequences = b;
+    shape.context = s;
+    shape.tokens_per_sequence = p.mtp_tokens;
+    shape.attention_tokens_per_sequence = p.attention_tokens;
+    shape.prefill_sequences = prefill_seqs;
+    shape.prompt = prompt;
+    return engine_step(e.mech, shape);
+  };
+  auto plain_prefill = [&](double b, int64_t prompt, int64_t prefix) {
+    return prefill_step(e.plain, static_cast<int64_t>(std::llround(std::max(1.0, b))), prompt, prefix);
+  };
+  auto mech_prefill = [&](double b, int64_t prompt, int64_t prefix) {
+    StepShape shape;
+    shape.prefill_sequences = b;
+    shape.prompt = prompt;
+    shape.prefix = prefix;
+    return engine_step(e.mech_prefill, shape);
+  };
+
+  std::string inputs = p.model + " on " + std::to_string(p.chips) + " x " + p.hardware + ", weights attention " +
+                       std::string(to_string(e.plain.weights.attention)) + " / FFN " + std::string(to_string(e.plain.weights.dense_ffn)) +
+                       (moe ? " / experts " + std::string(to_string(e.plain.weights.experts)) : "") + ", KV " +
+                       std::string(to_string(p.kv));
+  double plain_v = 0, mech_v = 0;
+  std::string governs, bound, searched_layout;
+
+  switch (p.target) {
+    case Target::decode_step_s:
+    case Target::per_user_tokens_per_s:
+    case Target::decode_total_s:
+    case Target::decode_tokens_per_s: {
+      const int64_t steps = p.target == Target::decode_total_s ? p.output : 1;
+      double b_plain = p.batch, b_mech = p.batch;
+      if (p.slo_tokens_per_s_per_user > 0) {
+        const double cap = std::min<double>(1e6, static_cast<double>(memory_plan(e.plain, 1, p.context).max_batch));
+        b_plain = largest(cap, [&](double b) { return p.mtp_accepted / plain_decode(b, p.context).t_step.value() >= p.slo_tokens_per_s_per_user; });
+        b_mech = largest(cap, [&](double b) { return p.mtp_accepted / mech_decode(b, p.context).t_step.value() >= p.slo_tokens_per_s_per_user; });
+        out.notes.push_back("batch meeting " + num(p.slo_tokens_per_s_per_user) + " tok/s/user: " + num(b_plain) + " (plain), " +
+                            num(b_mech) + " (mechanisms)");
+      }
+      double t_plain = 0, t_mech = 0;
+      for (int64_t i = 0; i < steps; ++i) {
+        const auto a = plain_decode(b_plain, p.context + i);
+        const auto b = mech_decode(b_mech, p.context + i);
+        t_plain += a.t_step.value();
+        t_mech += b.t_step.value();
+        bound = std::string(to_string(a.bound));
+        governs = b.governs;
+      }
+      if (p.target == Target::decode_step_s || p.target == Target::decode_total_s) {
+        plain_v = t_plain;
+        mech_v = t_mech;
+      } else if (p.target == Target::per_user_tokens_per_s) {
+        plain_v = p.mtp_accepted / t_plain;
+        mech_v = p.mtp_accepted / t_mech;
+      } else {
+        plain_v = b_plain * p.mtp_accepted / t_plain * per_chips / n;
+        mech_v = b_mech * p.mtp_accepted / t_mech * per_chips / n;
+      }
+      inputs += ", batch " + num(p.slo_tokens_per_s_per_user > 0 ? b_mech : p.batch) + ", context " + std::to_string(p.context);
+      if (steps > 1) inputs += ", " + std::to_string(steps) + " steps";
+      if (p.mtp_tokens > 1) inputs += ", " + num(p.mtp_tokens) + " tokens per step (" + num(p.mtp_accepted) + " kept)";
+      break;
+    }
+    case Target::prefill_s:
+    case Target::prefill_tokens_per_s: {
+      const auto a = plain_prefill(p.batch, p.prompt, p.prefix);
+      const auto b = mech_prefill(p.batch, p.prompt, p.prefix);
+      bound = std::string(to_string(a.bound));
+      governs = b.governs;
+      if (p.target == Target::prefill_s) {
+        plain_v = a.t_step.value();
+        mech_v = b.t_step.value();
+      } else {
+        const double input_tokens = p.batch * d(p.prompt + p.prefix);
+        plain_v = input_tokens / a.t_step.value() * per_chips / n;
+        mech_v = input_tokens / b.t_step.value() * per_chips / n;
+      }
+      inputs += ", batch " + num(p.batch) + ", prompt " + std::to_string(p.prompt) + (p.prefix > 0 ? " after " + std::to_string(p.prefix) + " cached" : "");
+      break;
+    }
+    case Target::serving_latency_s:
+    case Target::serving_mfu: {
+      const auto a = plain_prefill(p.batch, p.prompt, p.prefix);
+      const auto b = mech_prefill(p.batch, p.prompt, p.prefix);
+      double t_plain = a.t_step.value(), t_mech = b.t_step.value(), dec_plain = 0, dec_mech = 0;
+      std::string decode_governs, decode_bound;
+      for (int64_t i = 0; i < p.output; ++i) {
+        const auto x = plain_decode(decode_batch, p.prompt + p.prefix + i);
+        const auto y = mech_decode(decode_batch, p.prompt + p.prefix + i);
+        dec_plain += x.t_step.value();
+        dec_mech += y.t_step.value();
+        decode_bound = std::string(to_string(x.bound));
+        decode_governs = y.governs;
+      }
+      governs = dec_mech >= t_mech ? "decode: " + decode_governs : "prefill: " + b.governs;
+      bound = dec_plain >= t_plain ? "decode: " + decode_bound : "prefill: " + std::string(to_string(a.bound));
+      t_plain += dec_plain;
+      t_mech += dec_mech;
+      if (p.target == Target::serving_latency_s) {
+        plain_v = t_plain;
+        mech_v = t_mech;
+      } else {
+        const double model_flops = 2 * count_params(published).active_matmul() * p.batch * d(p.prompt + p.output);
+        const double peak = sys.chip.peak_for(MatmulPrecision::bf16).value() * n;
+        plain_v = model_flops / (t_plain * peak);
+        mech_v = model_flops / (t_mech * peak);
+        out.notes.push_back("MFU = 2 N_active_matmul x batch x (input + output) / (time x chips x bf16 peak)");
+      }
+      inputs += ", prefill batch " + num(p.batch) + " x " + std::to_string(p.prompt) +
+                (p.prefix > 0 ? " after " + std::to_string(p.prefix) + " cached" : "") + ", then " + std::to_string(p.output) +
+                " decode steps at batch " + num(decode_batch);
+      break;
+    }
+    case Target::serving_tokens_per_s: {
+      const int64_t mean_context = p.prompt + p.output / 2;
+      double cap = static_cast<double>(memory_plan(e.plain, 1, mean_context).max_batch);
+      if (cap < 1) throw InputError("memory", "the weights do not fit in HBM");
+      if (p.requests_cap > 0) cap = std::min(cap, p.requests_cap);
+      cap = std::min(cap, 1e6);
+      const auto a = plain_decode(cap, mean_context);
+      plain_v = cap / a.t_step.value() * per_chips / n;
+      bound = std::string(to_string(a.bound));
+      if (!p.layout_stated) {
+        // An offline-throughput submission tunes its layout: take the best that chalk's
+        // layout search finds (each replica at the batch its KV cache holds).
+        LayoutQuery q;
+        q.n_chips = p.chips;
+        q.context = mean_context;
+        q.prompt = p.prompt;
+        q.output = p.output;
+        if (p.requests_cap > 0) q.max_batch = p.requests_cap;
+        DeploymentOptions base;
+        base.kv = p.kv;
+        const auto ranked = search_layouts(m, sys, base, q);
+        if (ranked.empty() || !ranked.front().fits) throw InputError("memory", "no layout fits the model on " + std::to_string(p.chips) + " chips");
+        const auto& best = ranked.front();
+        mech_v = best.tokens_per_s_per_chip * per_chips;
+        out.notes.push_back("steady state at the mean context " + std::to_string(mean_context) + ": plain roofline " + num(cap) +
+                            " sequences on all chips; mechanisms " + num(best.batch) + " per replica of " + std::to_string(best.replica_chips) +
+                            ", each step also prefilling " + num(best.batch / d(p.output)) + " prompts");
+        governs = best.step.governs;
+        searched_layout = best.name + " (layout search, by throughput)";
+        std::string others;
+        for (std::size_t i = 1; i < ranked.size() && i < 4; ++i) {
+          if (!ranked[i].fits) continue;
+          others += (others.empty() ? "" : ", ") + ranked[i].name + " " + num(std::round(ranked[i].tokens_per_s_per_chip)) + " tok/s/chip";
+        }
+        for (auto& text : out.assumptions) {
+          if (text.rfind("parallel layout not stated", 0) == 0) {
+            text = text.substr(0, text.find("):") + 2) + " the highest-throughput layout of chalk's search, " + best.name + " at " +
+                   num(std::round(best.tokens_per_s_per_chip)) + " tok/s/chip, batch " + num(best.batch) + " per replica" +
+                   (others.empty() ? "" : " (next: " + others + ")");
+          }
+        }
+      } else {
+        // Continuous batching in steady state: each step also prefills the prompts of the
+        // requests that replace finished ones, B / output of them per step.
+        const auto b = mech_decode(cap, mean_context, cap / d(p.output), p.prompt);
+        mech_v = cap / b.t_step.value() * per_chips / n;
+        governs = b.governs;
+        out.notes.push_back("steady state: " + num(cap) + " sequences at the mean context " + std::to_string(mean_context) +
+                            "; each step also prefills " + num(cap / d(p.output)) + " prompts (mechanisms only)");
+      }
+      inputs += ", batch " + num(cap) + " at context " + std::to_string(mean_context) + ", prompt " + std::to_string(p.prompt) +
+                ", output " + std::to_string(p.output);
+      break;
+    }
+  }
+  out.inputs = inputs;
+  out.layout = (p.target == Target::prefill_s || p.target == Target::prefill_tokens_per_s)
+                   ? describe_layout(e.mech_prefill.mechanisms.layout, moe)
+                   : describe_layout(e.mech.mechanisms.layout, moe);
+  if ((p.target == Target::serving_latency_s || p.target == Target::serving_mfu) &&
+      describe_layout(e.mech_prefill.mechanisms.layout, moe) != out.layout) {
+    out.layout = "prefill " + describe_layout(e.mech_prefill.mechanisms.layout, moe) + "; decode " + out.layout;
+  }
+  if (!searched_layout.empty()) out.layout = searched_layout;
+  out.predicted_plain = plain_v * p.to_unit;
+  out.predicted = mech_v * p.to_unit;
+  out.governs = governs;
+  out.bound_plain = bound;
+}
+
+}  // namespace chalk::detail

@@ -1,0 +1,117 @@
+// Running validation over rows, and the error summaries (docs/accuracy.md).
+#include <algorithm>
+#include <cmath>
+
+#include "chalk/base/error.h"
+#include "chalk/engine/collective.h"
+#include "validate_internal.h"
+
+namespace chalk {
+
+std::string_view to_string(RowStatus s) {
+  switch (s) {
+    case RowStatus::predicted: return "predicted";
+    case RowStatus::not_modelled: return "not modelled";
+    case RowStatus::calibration: return "calibration";
+    case RowStatus::unmapped: return "unmapped";
+  }
+  return "?";
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) throw InputError("percentile", "no values");
+  if (!(p >= 0 && p <= 1)) throw InputError("percentile", "p must be in [0, 1], got " + std::to_string(p));
+  std::sort(v.begin(), v.end());
+  const double pos = p * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+std::vector<ErrorSummary> summarize(const std::vector<Prediction>& rows) {
+  std::vector<ErrorSummary> out;
+  for (const char* kind : {"decode", "prefill", "end-to-end serving", "all"}) {
+    for (const char* subset : {"all rows", "fully specified", "with assumptions"}) {
+      std::vector<double> mech, plain;
+      for (const auto& r : rows) {
+        if (r.status != RowStatus::predicted) continue;
+        if (std::string(kind) != "all" && r.kind != kind) continue;
+        if (std::string(subset) == "fully specified" && !r.fully_specified()) continue;
+        if (std::string(subset) == "with assumptions" && r.fully_specified()) continue;
+        mech.push_back(std::abs(r.error));
+        plain.push_back(std::abs(r.error_plain));
+      }
+      if (mech.empty()) continue;
+      ErrorSummary s;
+      s.kind = kind;
+      s.subset = subset;
+      s.count = static_cast<int64_t>(mech.size());
+      s.median_abs = percentile(mech, 0.5);
+      s.p90_abs = percentile(mech, 0.9);
+      s.median_abs_plain = percentile(plain, 0.5);
+      s.p90_abs_plain = percentile(plain, 0.9);
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+ValidationReport validate_measurements(const std::vector<Measurement>& rows) {
+  ValidationReport report;
+  for (const auto& row : rows) {
+    Prediction pr;
+    pr.id = row.id;
+    pr.kind = detail::lower(row.kind);
+    pr.metric = row.metric;
+    pr.unit = row.unit;
+    detail::Mapped mapped;
+    try {
+      mapped = detail::plan_row(row, rows);
+    } catch (const std::exception& e) {  // a field no rule anticipated: keep the row
+      mapped = {std::nullopt, RowStatus::unmapped, std::string("could not read the row: ") + e.what()};
+    }
+    pr.status = mapped.status;
+    pr.reason = mapped.reason;
+    if (mapped.plan) {
+      pr.assumptions = mapped.plan->assumptions;
+      pr.notes = mapped.plan->notes;
+      pr.measured = *detail::single_number(row.value);
+      try {
+        detail::predict(*mapped.plan, pr);
+        pr.error = pr.predicted / pr.measured - 1;
+        pr.error_plain = pr.predicted_plain / pr.measured - 1;
+      } catch (const std::exception& e) {
+        pr.status = RowStatus::unmapped;
+        pr.reason = std::string("chalk rejected the mapped inputs: ") + e.what();
+      }
+    }
+    report.rows.push_back(std::move(pr));
+  }
+  report.summary = summarize(report.rows);
+  return report;
+}
+
+std::vector<CalibrationEntry> calibration_entries() {
+  const Calibration c;
+  return {
+      {"matmul_efficiency", 0, "MAMF-BF16-*, MAMF-FP8-*",
+       "per chip and dtype in data/hardware/*.json (efficiency.matmul): best-shape torch matmul over dense peak, stas00/ml-engineering @744d01e"},
+      {"hbm_efficiency", 0, "AZURE-HBM-*", "per chip in data/hardware/*.json (efficiency.hbm): STREAM Copy over peak, Azure/AI-benchmarking-guide @8fd0c6e"},
+      {"kernel_floor_us", to_us(c.kernel_floor), "AZURE-GEMM-FP8-H100",
+       "cuBLASLt FP8 on H100: t = t0 + flops / 1382 TF; 1024^3 at 274 TF -> 7.84 us -> t0 = 6.3 us (4096^3 predicted 105.7 us, measured 112.9)"},
+      {"weight_stream_fraction", c.weight_stream_fraction, "DEEPGEMM-2", "FP8 GEMM M=64 N=7168 K=16384 on H800 streams 2668 of 3350 GB/s"},
+      {"attention_hbm_fraction", c.attention_hbm_fraction, "FLASHMLA-1", "MLA decode, memory-bound: 3000 of 3350 GB/s"},
+      {"attention_compute_fraction", c.attention_compute_fraction, "FLASHMLA-1", "MLA decode, compute-bound: 660 of 989.4 bf16 TFLOP/s"},
+      {"scale_up_achieved_fraction", kScaleUpAchievedFraction, "AZURE-NCCL-H100 (check); training-and-systems.md 5.3",
+       "ring all-reduce busBW 367 of 450 GB/s (8xH200) and 682 of 900 (8xB200); EP NVLink 153-158 of ~200 GB/s (DEEPEP-NORMAL)"},
+      {"scale_out_achieved_fraction", kScaleOutAchievedFraction, "DEEPEP-LL-EP128", "low-latency dispatch/combine 39 of 50 GB/s per NIC"},
+      {"communication_sm_fraction", c.communication_sm_fraction, "-", "DeepSeek-V3 report 3.2.2: 20 of 132 SMs run communication while it overlaps compute"},
+      {"nccl_ring_latency_us", 6.6, "-", "NCCL 2.30.7 tuning.cc: ring LL base 6.6 us + 0.6 us per NVLink step (LL128 14 + 1.9, Simple 8.4 + 3.4); network steps 2.7 / 4.0 / 14"},
+      {"nccl_ll_bandwidth_fraction", kLowLatencyProtocolFraction, "AZURE-NCCL-H100",
+       "1 MB all-reduce on 8 x H100 in 42.0 us = 15.0 us ring-LL latency + 1.835 MB at 68 GB/s (0.19 of 360); the 16 MB point (125.5 us) is then LL128's 127.6 us"},
+      {"ici_hop_latency_us", 1.0, "-", "TPU ICI, about 1 us per hop (scaling-book sharding.md)"},
+      {"ici_collective_base_us", 5.0, "-", "scaling-book sharding.md: a latency-bound 3-hop all-gather measured 8 us against 3 us of hops"},
+  };
+}
+
+}  // namespace chalk
