@@ -1,6 +1,6 @@
 // `chalk serving ...`: serving economics over batch, context and chips per replica
 // (lecture 0:00-27:38). Subcommands: sweep, balance, window, frontier, modes, plot. A thin
-// front end over chalk/serving.h: parse, call, print.
+// front end over chalk/serving/serving.h: parse, call, print.
 // This file: the options, the helpers the subcommands share and the registration; the
 // subcommands live in cmd_serving_<concept>.cc (see serving_cli.h).
 #include <algorithm>

@@ -2,7 +2,7 @@
 CHALK="$1"; SRC="$2"
 . "$SRC/tests/cli/lib.bash"
 # Llama 2 70B, FP8, offline serving on one DGX H100 (MLPERF41-L70B-H100x8's setting):
-# two-chip replicas win (src/layout_search_test.cc derives the batches).
+# two-chip replicas win (src/engine/layout_search_test.cc derives the batches).
 out=$("$CHALK" layouts -m llama-2-70b -H h100-sxm --weights fp8 --kv-dtype fp8 -s 657 --prompt 512 --output 290 --json) || fail "layouts --json"
 python3 - "$out" <<'PY' || fail "layouts --json content"
 import json, sys
