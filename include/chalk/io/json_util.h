@@ -13,8 +13,19 @@ namespace chalk::detail {
 
 using json = nlohmann::json;
 
-/// Parses text; malformed JSON becomes InputError(where, "malformed JSON: ...").
+/// Deepest nesting of objects and lists parse_json accepts. chalk's own formats nest at
+/// most 4 levels (hardware: chip.peak_tflop_per_s; prices: long_context[i]); the bound keeps
+/// hostile input (140 KB of "[[[...") from costing stack or time anywhere downstream.
+inline constexpr int max_json_depth = 64;
+
+/// Parses text. Throws InputError: malformed JSON (where, "malformed JSON: ..."); a number
+/// that overflows a double, 1e400 (where: <path of the field>, "number out of range");
+/// nesting deeper than max_json_depth (where: <path>).
 json parse_json(std::string_view text, const std::string& where);
+
+/// A value for an error message, bounded: scalars as JSON cut at 60 characters, objects and
+/// lists by kind only (never dumped: a deep value would overflow the stack, a long one the line).
+std::string describe(const json& v);
 
 /// A JSON object with the path it sits at, for messages like "h100.json: chip.hbm_gb".
 class Obj {
@@ -24,8 +35,11 @@ class Obj {
   bool has(const char* key) const;
   /// Throws unless every key is in `allowed` (typos must not fall back to defaults).
   void only(std::initializer_list<std::string_view> allowed) const;
-  int64_t integer(const char* key) const;                 ///< required positive-or-zero integer
+  int64_t integer(const char* key) const;                 ///< required integer (any int64)
   std::optional<int64_t> opt_integer(const char* key) const;  ///< null or absent -> nullopt
+  /// An integer in [lo, hi]; outside it, InputError naming the key, the value and the range.
+  int64_t integer_in(const char* key, int64_t lo, int64_t hi) const;
+  std::optional<int64_t> opt_integer_in(const char* key, int64_t lo, int64_t hi) const;
   double number(const char* key) const;                    ///< required finite number
   std::optional<double> opt_number(const char* key) const;
   std::string string(const char* key) const;
