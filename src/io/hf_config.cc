@@ -1,15 +1,18 @@
 // HuggingFace config.json -> ModelSpec (docs/file-formats.md, "HF configs").
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/io/json_util.h"
+#include "chalk/model/model.h"
 
 namespace chalk {
 namespace {
 
 using detail::Obj;
+using namespace model_limits;
 
 bool is_one_of(const std::string& s, std::initializer_list<const char*> list) {
   for (const char* x : list) if (s == x) return true;
@@ -49,11 +52,14 @@ void apply_quantization(const Obj& c, ModelSpec& m) {
 AttentionSpec gqa_attention(const Obj& c) {
   AttentionSpec a;
   a.kind = AttentionKind::gqa;
-  a.n_heads = c.integer("num_attention_heads");
-  a.n_kv_heads = c.opt_integer("num_key_value_heads").value_or(a.n_heads);
-  const int64_t d_model = c.integer("hidden_size");
-  if (a.n_heads <= 0) throw InputError(c.field("num_attention_heads"), "must be positive, got " + std::to_string(a.n_heads));
-  a.head_dim = c.opt_integer("head_dim").value_or(d_model / a.n_heads);
+  a.n_heads = c.integer_in("num_attention_heads", 1, heads);
+  a.n_kv_heads = c.opt_integer_in("num_key_value_heads", 1, heads).value_or(a.n_heads);
+  const int64_t d_model = c.integer_in("hidden_size", 1, width);
+  a.head_dim = c.opt_integer_in("head_dim", 1, width).value_or(d_model / a.n_heads);
+  if (a.head_dim < 1) {
+    throw InputError(c.field("head_dim"), "missing, and hidden_size / num_attention_heads (" + std::to_string(d_model) + " / " +
+                                              std::to_string(a.n_heads) + ") is below 1");
+  }
   a.v_head_dim = a.head_dim;
   return a;
 }
@@ -61,7 +67,7 @@ AttentionSpec gqa_attention(const Obj& c) {
 FfnSpec dense_ffn(const Obj& c, const char* key = "intermediate_size") {
   FfnSpec f;
   f.kind = FfnKind::dense;
-  f.d_ff = c.integer(key);
+  f.d_ff = c.integer_in(key, 1, width);
   f.bias = c.opt_boolean("mlp_bias").value_or(false);
   return f;
 }
@@ -94,9 +100,9 @@ ModelSpec common(const Obj& c, const std::string& name, const std::string& where
   m.name = name;
   m.source = where;
   m.architecture = type;
-  m.d_model = c.integer("hidden_size");
-  m.vocab_size = c.integer("vocab_size");
-  m.max_context = c.integer("max_position_embeddings");
+  m.d_model = c.integer_in("hidden_size", 1, width);
+  m.vocab_size = c.integer_in("vocab_size", 1, vocab);
+  m.max_context = c.integer_in("max_position_embeddings", 1, context);
   m.tie_embeddings = c.opt_boolean("tie_word_embeddings").value_or(false);
   const DType base = base_dtype(c);
   m.weights = {base, base, base, base, base};
@@ -104,9 +110,7 @@ ModelSpec common(const Obj& c, const std::string& name, const std::string& where
 }
 
 int64_t layer_count(const Obj& c) {
-  const int64_t n = c.integer("num_hidden_layers");
-  if (n <= 0 || n > 100000) throw InputError(c.field("num_hidden_layers"), "must be in 1..100000, got " + std::to_string(n));
-  return n;
+  return c.integer_in("num_hidden_layers", 1, layers);
 }
 
 /// Llama, Mistral, Qwen2/3 dense, Mixtral, Qwen2/3-MoE.
@@ -128,45 +132,51 @@ ModelSpec llama_like(const Obj& c, const std::string& name, const std::string& w
   int64_t first_windowed = 0;
   const bool is_qwen = type.rfind("qwen", 0) == 0;
   if (!is_qwen || c.opt_boolean("use_sliding_window").value_or(false)) {
-    window = c.opt_integer("sliding_window").value_or(0);
-    if (is_qwen) first_windowed = c.opt_integer("max_window_layers").value_or(0);
+    window = c.opt_integer_in("sliding_window", 0, context).value_or(0);
+    if (is_qwen) first_windowed = c.opt_integer_in("max_window_layers", 0, model_limits::layers).value_or(0);
   }
   FfnSpec moe;
   bool is_moe = false;
-  std::vector<int64_t> dense_layers;
+  std::vector<bool> dense_layer(static_cast<size_t>(layers), false);  // mlp_only_layers, by index
   int64_t sparse_step = 1;
   if (type == "mixtral") {
     is_moe = true;
     moe.kind = FfnKind::moe;
-    moe.d_ff = c.integer("intermediate_size");
-    moe.n_experts = c.integer("num_local_experts");
-    moe.top_k = c.integer("num_experts_per_tok");
+    moe.d_ff = c.integer_in("intermediate_size", 1, width);
+    moe.n_experts = c.integer_in("num_local_experts", 1, heads);
+    moe.top_k = c.integer_in("num_experts_per_tok", 1, heads);
   } else if (type == "qwen2_moe" || type == "qwen3_moe") {
     is_moe = true;
     moe.kind = FfnKind::moe;
-    moe.d_ff = c.integer("moe_intermediate_size");
-    moe.n_experts = c.integer("num_experts");
-    moe.top_k = c.integer("num_experts_per_tok");
+    moe.d_ff = c.integer_in("moe_intermediate_size", 1, width);
+    moe.n_experts = c.integer_in("num_experts", 1, heads);
+    moe.top_k = c.integer_in("num_experts_per_tok", 1, heads);
     if (type == "qwen2_moe" && c.has("shared_expert_intermediate_size")) {
       moe.n_shared_experts = 1;
-      moe.d_shared_expert = c.integer("shared_expert_intermediate_size");
+      moe.d_shared_expert = c.integer_in("shared_expert_intermediate_size", 1, width);
     }
-    sparse_step = c.opt_integer("decoder_sparse_step").value_or(1);
-    if (sparse_step < 1) throw InputError(c.field("decoder_sparse_step"), "must be >= 1, got " + std::to_string(sparse_step));
+    sparse_step = c.opt_integer_in("decoder_sparse_step", 1, layers).value_or(1);
     if (c.has("mlp_only_layers")) {
+      // One pass, marking each index: linear in the list and the layers (a 1 MB list is
+      // 500,000 indices, each checked once).
       const auto& list = c.raw("mlp_only_layers");
-      if (!list.is_array()) throw InputError(c.field("mlp_only_layers"), "expected a list of layer indices");
-      for (const auto& v : list) {
-        if (!v.is_number_integer()) throw InputError(c.field("mlp_only_layers"), "expected integers, got " + v.dump());
-        dense_layers.push_back(v.get<int64_t>());
+      if (!list.is_array()) throw InputError(c.field("mlp_only_layers"), "expected a list of layer indices, got " + detail::describe(list));
+      for (size_t k = 0; k < list.size(); ++k) {
+        const auto& v = list[k];
+        const std::string f = c.field("mlp_only_layers") + "[" + std::to_string(k) + "]";
+        if (!v.is_number_integer()) throw InputError(f, "expected a layer index, got " + detail::describe(v));
+        if (v.is_number_unsigned() ? v.get<uint64_t>() >= static_cast<uint64_t>(layers)
+                                   : (v.get<int64_t>() < 0 || v.get<int64_t>() >= layers)) {
+          throw InputError(f, "must be a layer index in 0.." + std::to_string(layers - 1) + ", got " + detail::describe(v));
+        }
+        dense_layer[static_cast<size_t>(v.get<int64_t>())] = true;
       }
     }
   }
   for (int64_t i = 0; i < layers; ++i) {
     AttentionSpec li = a;
     li.sliding_window = (window > 0 && i >= first_windowed) ? window : 0;
-    const bool dense_here = !is_moe || std::count(dense_layers.begin(), dense_layers.end(), i) > 0 ||
-                            (i + 1) % sparse_step != 0;
+    const bool dense_here = !is_moe || dense_layer[static_cast<size_t>(i)] || (i + 1) % sparse_step != 0;
     push_layer(m, li, dense_here ? dense_ffn(c) : moe);
   }
   return m;
@@ -178,12 +188,12 @@ ModelSpec llama_like(const Obj& c, const std::string& name, const std::string& w
 AttentionSpec mla_attention(const Obj& c, const char* heads_key) {
   AttentionSpec a;
   a.kind = AttentionKind::mla;
-  a.n_heads = c.integer(heads_key);
-  a.q_lora_rank = c.opt_integer("q_lora_rank").value_or(0);
-  a.kv_lora_rank = c.integer("kv_lora_rank");
-  a.qk_rope_head_dim = c.integer("qk_rope_head_dim");
-  a.head_dim = c.integer("qk_nope_head_dim") + a.qk_rope_head_dim;
-  a.v_head_dim = c.integer("v_head_dim");
+  a.n_heads = c.integer_in(heads_key, 1, heads);
+  a.q_lora_rank = c.opt_integer_in("q_lora_rank", 0, width).value_or(0);
+  a.kv_lora_rank = c.integer_in("kv_lora_rank", 1, width);
+  a.qk_rope_head_dim = c.integer_in("qk_rope_head_dim", 1, width);
+  a.head_dim = c.integer_in("qk_nope_head_dim", 0, width) + a.qk_rope_head_dim;  // <= 2^21: no overflow
+  a.v_head_dim = c.integer_in("v_head_dim", 1, width);
   return a;
 }
 
@@ -194,21 +204,21 @@ ModelSpec deepseek_like(const Obj& c, const std::string& name, const std::string
   a.qkv_bias = a.o_bias = c.opt_boolean("attention_bias").value_or(false);
   FfnSpec moe;
   moe.kind = FfnKind::moe;
-  moe.d_ff = c.integer("moe_intermediate_size");
-  moe.n_experts = c.integer("n_routed_experts");
-  moe.top_k = c.integer("num_experts_per_tok");
-  moe.n_shared_experts = c.opt_integer("n_shared_experts").value_or(0);
+  moe.d_ff = c.integer_in("moe_intermediate_size", 1, width);
+  moe.n_experts = c.integer_in("n_routed_experts", 1, heads);
+  moe.top_k = c.integer_in("num_experts_per_tok", 1, heads);
+  moe.n_shared_experts = c.opt_integer_in("n_shared_experts", 0, heads).value_or(0);
   moe.d_shared_expert = moe.d_ff;  // DeepseekV3MoE: shared MLP width = moe_intermediate_size x n_shared
   moe.router_bias = c.opt_string("topk_method").value_or("") == "noaux_tc";  // e_score_correction_bias
-  const int64_t first_dense = c.opt_integer("first_k_dense_replace").value_or(0);
-  const int64_t freq = c.opt_integer("moe_layer_freq").value_or(1);
-  if (freq < 1) throw InputError(c.field("moe_layer_freq"), "must be >= 1, got " + std::to_string(freq));
-  const int64_t layers = layer_count(c);
+  const int64_t n = layer_count(c);
+  const int64_t first_dense = c.opt_integer_in("first_k_dense_replace", 0, n).value_or(0);
+  const int64_t freq = c.opt_integer_in("moe_layer_freq", 1, n).value_or(1);
+  const int64_t layers = n;
   for (int64_t i = 0; i < layers; ++i) {
     const bool moe_here = i >= first_dense && i % freq == 0;
     push_layer(m, a, moe_here ? moe : dense_ffn(c));
   }
-  m.n_mtp_layers = c.opt_integer("num_nextn_predict_layers").value_or(0);
+  m.n_mtp_layers = c.opt_integer_in("num_nextn_predict_layers", 0, layers).value_or(0);
   return m;
 }
 
@@ -220,12 +230,12 @@ ModelSpec gpt_oss(const Obj& c, const std::string& name, const std::string& wher
   a.sinks = true;
   FfnSpec moe;
   moe.kind = FfnKind::moe;
-  moe.d_ff = c.integer("intermediate_size");
-  moe.n_experts = c.integer("num_local_experts");
-  moe.top_k = c.has("num_experts_per_tok") ? c.integer("num_experts_per_tok") : c.integer("experts_per_token");
+  moe.d_ff = c.integer_in("intermediate_size", 1, width);
+  moe.n_experts = c.integer_in("num_local_experts", 1, heads);
+  moe.top_k = c.has("num_experts_per_tok") ? c.integer_in("num_experts_per_tok", 1, heads) : c.integer_in("experts_per_token", 1, heads);
   moe.bias = true;
   moe.router_bias = true;
-  const int64_t window = c.integer("sliding_window");
+  const int64_t window = c.integer_in("sliding_window", 1, context);
   const int64_t layers = layer_count(c);
   const auto& types = c.raw("layer_types");
   if (!types.is_array() || static_cast<int64_t>(types.size()) != layers) {
@@ -235,7 +245,10 @@ ModelSpec gpt_oss(const Obj& c, const std::string& name, const std::string& wher
     const auto& t = types[static_cast<size_t>(i)];
     AttentionSpec li = a;
     if (t == "sliding_attention") li.sliding_window = window;
-    else if (t != "full_attention") throw InputError(c.field("layer_types"), "unknown layer type " + t.dump() + "; expected sliding_attention or full_attention");
+    else if (t != "full_attention") {
+      throw InputError(c.field("layer_types") + "[" + std::to_string(i) + "]",
+                       "unknown layer type " + detail::describe(t) + "; expected sliding_attention or full_attention");
+    }
     push_layer(m, li, moe);
   }
   return m;
@@ -256,10 +269,20 @@ ModelSpec deepseek_inference(const Obj& c, const std::string& name, const std::s
   m.name = name;
   m.source = where;
   m.architecture = "deepseek_v3 (DeepSeek inference config)";
-  m.d_model = c.integer("dim");
-  m.vocab_size = c.integer("vocab_size");
+  m.d_model = c.integer_in("dim", 1, width);
+  m.vocab_size = c.integer_in("vocab_size", 1, vocab);
+  // The product is formed in double and bounded before the cast (a cast of 1e300 to int64
+  // is undefined); the error names the key the user wrote.
+  const int64_t original = c.opt_integer_in("original_seq_len", 1, context).value_or(4096);
   const double rope_factor = c.opt_number("rope_factor").value_or(40);
-  m.max_context = static_cast<int64_t>(static_cast<double>(c.opt_integer("original_seq_len").value_or(4096)) * rope_factor);
+  const double max_context = static_cast<double>(original) * rope_factor;
+  if (!(max_context >= 1 && max_context <= static_cast<double>(context))) {
+    char factor[32];
+    std::snprintf(factor, sizeof factor, "%g", rope_factor);
+    throw InputError(c.field("rope_factor"), "original_seq_len x rope_factor must be a context of 1.." + std::to_string(context) +
+                                                 " tokens, got " + std::to_string(original) + " x " + factor);
+  }
+  m.max_context = static_cast<int64_t>(max_context);
   m.tie_embeddings = false;
   const std::string dtype = c.opt_string("dtype").value_or("bf16");
   if (dtype != "fp8" && dtype != "bf16") throw InputError(c.field("dtype"), "expected fp8 or bf16, got '" + dtype + "'");
@@ -268,19 +291,18 @@ ModelSpec deepseek_inference(const Obj& c, const std::string& name, const std::s
   const AttentionSpec a = mla_attention(c, "n_heads");
   FfnSpec dense;
   dense.kind = FfnKind::dense;
-  dense.d_ff = c.integer("inter_dim");
+  dense.d_ff = c.integer_in("inter_dim", 1, width);
   FfnSpec moe;
   moe.kind = FfnKind::moe;
-  moe.d_ff = c.integer("moe_inter_dim");
-  moe.n_experts = c.integer("n_routed_experts");
-  moe.top_k = c.integer("n_activated_experts");
-  moe.n_shared_experts = c.opt_integer("n_shared_experts").value_or(0);
+  moe.d_ff = c.integer_in("moe_inter_dim", 1, width);
+  moe.n_experts = c.integer_in("n_routed_experts", 1, heads);
+  moe.top_k = c.integer_in("n_activated_experts", 1, heads);
+  moe.n_shared_experts = c.opt_integer_in("n_shared_experts", 0, heads).value_or(0);
   moe.d_shared_expert = moe.d_ff;
   moe.router_bias = c.opt_string("score_func").value_or("softmax") == "sigmoid";  // model.py Gate: bias with sigmoid scoring (V3)
-  const int64_t layers = c.integer("n_layers");
-  if (layers <= 0 || layers > 100000) throw InputError(c.field("n_layers"), "must be in 1..100000, got " + std::to_string(layers));
-  const int64_t first_dense = c.opt_integer("n_dense_layers").value_or(0);
-  for (int64_t i = 0; i < layers; ++i) push_layer(m, a, i < first_dense ? dense : moe);
+  const int64_t n = c.integer_in("n_layers", 1, layers);
+  const int64_t first_dense = c.opt_integer_in("n_dense_layers", 0, n).value_or(0);
+  for (int64_t i = 0; i < n; ++i) push_layer(m, a, i < first_dense ? dense : moe);
   return m;
 }
 

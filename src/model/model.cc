@@ -161,26 +161,37 @@ Flops prefill_flops(const ModelSpec& m, int64_t prompt, int64_t prefix) {
 }
 
 void validate(const ModelSpec& m, const std::string& where) {
-  auto positive = [&](int64_t v, const char* field) {
-    if (v <= 0) throw InputError(where + ": " + field, "must be a positive integer, got " + std::to_string(v));
+  auto in = [&](int64_t v, int64_t lo, int64_t hi, const char* field) {
+    if (v < lo || v > hi) {
+      throw InputError(where + ": " + field, "must be in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + std::to_string(v));
+    }
   };
-  positive(m.d_model, "hidden_size");
-  positive(m.vocab_size, "vocab_size");
-  positive(m.max_context, "max_position_embeddings");
+  using namespace model_limits;
+  in(m.d_model, 1, width, "hidden_size");
+  in(m.vocab_size, 1, vocab, "vocab_size");
+  in(m.max_context, 1, context, "max_position_embeddings");
+  in(m.n_mtp_layers, 0, layers, "num_nextn_predict_layers");
   if (m.groups.empty()) throw InputError(where + ": num_hidden_layers", "the model has no layers");
+  int64_t total = 0;
   for (const auto& g : m.groups) {
-    positive(g.count, "num_hidden_layers");
+    in(g.count, 1, layers, "num_hidden_layers");
+    total += g.count;  // <= 2^17 per group and checked per step: no overflow
+    in(total, 1, layers, "num_hidden_layers");
     const auto& a = g.attention;
-    positive(a.n_heads, "num_attention_heads");
-    positive(a.head_dim, "head_dim");
-    positive(a.v_head_dim, "v_head_dim");
-    if (a.sliding_window < 0) throw InputError(where + ": sliding_window", "must be >= 0, got " + std::to_string(a.sliding_window));
+    in(a.n_heads, 1, heads, "num_attention_heads");
+    in(a.head_dim, 1, width, "head_dim");
+    in(a.v_head_dim, 1, width, "v_head_dim");
+    in(a.sliding_window, 0, context, "sliding_window");
     if (a.kind == AttentionKind::mla) {
-      positive(a.kv_lora_rank, "kv_lora_rank");
-      positive(a.qk_rope_head_dim, "qk_rope_head_dim");
-      if (a.q_lora_rank < 0) throw InputError(where + ": q_lora_rank", "must be >= 0, got " + std::to_string(a.q_lora_rank));
+      in(a.kv_lora_rank, 1, width, "kv_lora_rank");
+      in(a.qk_rope_head_dim, 1, width, "qk_rope_head_dim");
+      in(a.q_lora_rank, 0, width, "q_lora_rank");
+      if (a.qk_rope_head_dim > a.head_dim) {
+        throw InputError(where + ": qk_rope_head_dim", "must be at most the q/k head dim (" + std::to_string(a.head_dim) +
+                                                           "), got " + std::to_string(a.qk_rope_head_dim));
+      }
     } else {
-      positive(a.n_kv_heads, "num_key_value_heads");
+      in(a.n_kv_heads, 1, heads, "num_key_value_heads");
       if (a.n_kv_heads > a.n_heads || a.n_heads % a.n_kv_heads != 0) {
         throw InputError(where + ": num_key_value_heads",
                          "must divide num_attention_heads (" + std::to_string(a.n_heads) + "), got " +
@@ -189,19 +200,23 @@ void validate(const ModelSpec& m, const std::string& where) {
     }
     const auto& f = g.ffn;
     if (f.kind == FfnKind::dense) {
-      positive(f.d_ff, "intermediate_size");
+      in(f.d_ff, 1, width, "intermediate_size");
     } else {
-      positive(f.d_ff, "moe_intermediate_size");
-      positive(f.n_experts, "n_routed_experts");
-      positive(f.top_k, "num_experts_per_tok");
+      in(f.d_ff, 1, width, "moe_intermediate_size");
+      in(f.n_experts, 1, heads, "n_routed_experts");
+      in(f.top_k, 1, heads, "num_experts_per_tok");
       if (f.top_k > f.n_experts) {
         throw InputError(where + ": num_experts_per_tok", "must be <= the number of experts (" +
                                                               std::to_string(f.n_experts) + "), got " +
                                                               std::to_string(f.top_k));
       }
-      if (f.n_shared_experts < 0) throw InputError(where + ": n_shared_experts", "must be >= 0");
-      if (f.n_shared_experts > 0) positive(f.d_shared_expert, "shared expert width");
+      in(f.n_shared_experts, 0, heads, "n_shared_experts");
+      if (f.n_shared_experts > 0) in(f.d_shared_expert, 1, width, "shared expert width");
     }
+  }
+  if (m.groups.front().attention.shares_kv_with_previous) {
+    throw InputError(where + ": shares_kv_with_previous",
+                     "the first layer has no previous layer to share KV with (some layer must store its own KV)");
   }
 }
 

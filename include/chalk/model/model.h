@@ -167,8 +167,26 @@ double attention_output_fraction(const AttentionSpec& a, int64_t d_model);
 /// (DeepSeek-V2 section 2.1.2; FlashMLA's 576/512 head dims).
 double attention_flops_per_attended(const AttentionSpec& a, bool absorbed_mla);
 
-/// Checks the invariants a spec must satisfy (positive sizes, top_k <= n_experts, ...).
-/// Throws InputError naming `where` and the field.
+/// The range every model dimension must lie in, checked by each reader at parse time
+/// (naming the file's own key) and again by validate(). Each is wider than any published
+/// model by more than 10x (largest known: d_ff 73,728 in PaLM 540B, 128 query heads,
+/// 384 routed experts in Kimi K2, a 262,144-token vocabulary in Gemma 3, 10M tokens of
+/// context in Llama 4 Scout, 126 layers in Llama 3.1 405B), and narrow enough that no
+/// count chalk forms from them overflows int64 or loses an exact integer in a double:
+/// a widest product, width^2 x experts x layers = 2^40 x 2^16 x 2^17 = 2^73 parameters,
+/// is a double (about 9.4e21), never an integer.
+namespace model_limits {
+inline constexpr int64_t width = int64_t{1} << 20;    ///< d_model, d_ff, head and latent dims: 1..1,048,576
+inline constexpr int64_t heads = int64_t{1} << 16;    ///< query or KV heads, routed or shared experts: 1..65,536
+inline constexpr int64_t vocab = int64_t{1} << 24;    ///< vocabulary: 1..16,777,216 tokens
+inline constexpr int64_t context = int64_t{1} << 30;  ///< max context, sliding window: 1..1,073,741,824 tokens
+inline constexpr int64_t layers = 100000;             ///< layers, all groups together
+}  // namespace model_limits
+
+/// Checks the invariants a spec must satisfy: every dimension within model_limits,
+/// top_k <= n_experts, KV heads dividing query heads, a first layer that holds its own KV
+/// (shares_kv_with_previous on it would leave no layer storing any). Throws InputError
+/// naming `where` and the field (HF config names).
 void validate(const ModelSpec& m, const std::string& where);
 
 }  // namespace chalk
