@@ -87,7 +87,7 @@ std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec
   if (q.objective == LayoutObjective::latency && q.batch == 0) {
     throw InputError("batch", "the latency objective compares layouts at one batch: give it (1 = one user)");
   }
-  if (q.n_chips > (int64_t{1} << 20)) throw InputError("chips", "must be at most 1048576, got " + std::to_string(q.n_chips));
+  if (q.n_chips > max_chips) throw InputError("chips", "must be at most " + std::to_string(max_chips) + ", got " + std::to_string(q.n_chips));
   {
     // Options wrong for every layout (efficiencies, compute class, reserve) are errors of
     // the query, not reasons a layout does not fit.

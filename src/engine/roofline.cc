@@ -112,7 +112,7 @@ std::string_view to_string(Bound b) {
 
 Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& o) {
   if (o.n_chips < 1) throw InputError("--chips", "must be >= 1, got " + std::to_string(o.n_chips));
-  if (o.n_chips > 1000000) throw InputError("--chips", "must be <= 1000000, got " + std::to_string(o.n_chips));
+  if (o.n_chips > max_chips) throw InputError("--chips", "must be <= " + std::to_string(max_chips) + ", got " + std::to_string(o.n_chips));
   if (!(o.memory_reserve_fraction >= 0 && o.memory_reserve_fraction < 1)) {
     throw InputError("--memory-reserve", "must be a fraction in [0, 1), got " + std::to_string(o.memory_reserve_fraction));
   }

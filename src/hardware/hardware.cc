@@ -1,5 +1,8 @@
 #include "chalk/hardware/hardware.h"
 
+#include <cmath>
+#include <cstdio>
+
 #include "chalk/base/error.h"
 
 namespace chalk {
@@ -13,23 +16,51 @@ FlopsPerByte flops_per_byte(const ChipSpec& c, MatmulPrecision p) { return c.pea
 
 Seconds hbm_sweep_time(Bytes capacity, BytesPerSecond bandwidth) { return capacity / bandwidth; }
 
+namespace {
+
+std::string num(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+}  // namespace
+
 void validate(const SystemSpec& s, const std::string& where) {
-  auto positive = [&](double v, const std::string& field) {
-    if (!(v > 0)) throw InputError(where + ": " + field, "must be positive, got " + std::to_string(v));
+  using namespace hardware_limits;
+  // `si` in SI units, `unit` the file's unit in SI (1e12 for TFLOP/s): the value the file
+  // gave is si / unit, checked finite and in [lo, hi] (or 0 when zero_ok).
+  auto in = [&](double si, double unit, double lo, double hi, const std::string& field, bool zero_ok = false) {
+    const double v = si / unit;
+    if (std::isfinite(si) && std::isfinite(v) && ((zero_ok && v == 0) || (v >= lo && v <= hi))) return;
+    throw InputError(where + ": " + field, "must be " + std::string(zero_ok ? "0 or " : "") + "in [" + num(lo) + ", " + num(hi) +
+                                               "], got " + num(v));
   };
-  auto fraction = [&](double v, const std::string& field) {
-    if (!(v > 0 && v <= 1)) throw InputError(where + ": " + field, "must be a fraction in (0, 1], got " + std::to_string(v));
+  auto fraction = [&](double v, const std::string& field, bool zero_ok = false) {
+    if ((zero_ok && v == 0) || (v > 0 && v <= 1)) return;
+    throw InputError(where + ": " + field, "must be a fraction in (0, 1], got " + num(v));
   };
-  positive(s.chip.hbm_capacity.value(), "chip.hbm_gb");
-  positive(s.chip.hbm_bandwidth.value(), "chip.hbm_tb_per_s");
-  positive(s.chip.peak_for(MatmulPrecision::bf16).value(), "chip.peak_tflop_per_s.bf16");
+  constexpr const char* kPrecisions[] = {"bf16", "fp8", "int8", "fp4"};
+  for (int p = 0; p < 4; ++p) {
+    // 0 = the chip has no such rate; bf16 is required.
+    in(s.chip.peak[p].value(), 1e12, min_positive, peak_tflop_per_s_max, std::string("chip.peak_tflop_per_s.") + kPrecisions[p], p != 0);
+    fraction(s.efficiency.matmul[p], std::string("efficiency.matmul.") + kPrecisions[p], p != 0);
+  }
+  in(s.chip.hbm_capacity.value(), 1e9, min_positive, hbm_gb_max, "chip.hbm_gb");
+  in(s.chip.hbm_bandwidth.value(), 1e12, min_positive, hbm_tb_per_s_max, "chip.hbm_tb_per_s");
   fraction(s.efficiency.hbm, "efficiency.hbm");
-  fraction(s.efficiency.matmul_for(MatmulPrecision::bf16), "efficiency.matmul.bf16");
-  if (s.scale_up_domain < 1) throw InputError(where + ": scale_up.domain_chips", "must be >= 1, got " + std::to_string(s.scale_up_domain));
-  positive(s.scale_up_bandwidth_per_direction.value(), "scale_up.gb_per_s_per_direction");
-  if (s.scale_out_bandwidth_per_direction.value() < 0) throw InputError(where + ": scale_out.gb_per_s_per_direction", "must be >= 0");
-  if (s.price_per_chip && !(s.price_per_chip->value() > 0)) {
-    throw InputError(where + ": price.usd_per_chip_hour", "must be positive, got " + std::to_string(to_usd_per_hour(*s.price_per_chip)));
+  if (s.scale_up_domain < 1 || s.scale_up_domain > max_chips) {
+    throw InputError(where + ": scale_up.domain_chips", "must be in 1.." + std::to_string(max_chips) + ", got " + std::to_string(s.scale_up_domain));
+  }
+  in(s.scale_up_bandwidth_per_direction.value(), 1e9, min_positive, link_gb_per_s_max, "scale_up.gb_per_s_per_direction");
+  in(s.scale_out_bandwidth_per_direction.value(), 1e9, min_positive, link_gb_per_s_max, "scale_out.gb_per_s_per_direction", true);
+  if (s.price_per_chip) {
+    in(s.price_per_chip->value(), 1.0 / 3600.0, min_positive, usd_per_chip_hour_max, "price.usd_per_chip_hour");
+  }
+  for (size_t i = 0; i < s.host_tiers.size(); ++i) {
+    const std::string p = "host_tiers[" + std::to_string(i) + "].";
+    in(s.host_tiers[i].capacity_per_chip.value(), 1e9, min_positive, host_gb_max, p + "gb_per_chip");
+    in(s.host_tiers[i].bandwidth_per_chip.value(), 1e9, min_positive, link_gb_per_s_max, p + "gb_per_s_per_chip");
   }
 }
 

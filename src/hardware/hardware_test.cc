@@ -60,7 +60,7 @@ TEST(HardwareFile, ErrorsNameTheField) {
     system_from_json(bad, "h.json");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "h.json: chip.hbm_tb_per_s: must be positive, got 0.000000");
+    EXPECT_EQ(std::string(e.what()), "h.json: chip.hbm_tb_per_s: must be in [1e-06, 10000], got 0");
   }
   EXPECT_THROW(load_system("/nonexistent/dir/x.json"), InputError);
 }

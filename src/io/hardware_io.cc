@@ -26,7 +26,7 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   peak.only({"bf16", "fp8", "int8", "fp4"});
   for (const char* key : {"bf16", "fp8", "int8", "fp4"}) {
     if (auto v = peak.opt_number(key)) {
-      if (*v <= 0) throw InputError(peak.field(key), "must be positive, got " + std::to_string(*v));
+      if (!(*v > 0)) throw InputError(peak.field(key), "must be positive, got " + detail::describe(peak.raw(key)));
       s.chip.peak[static_cast<int>(parse_matmul_precision(key, peak.field(key)))] = teraflops_per_second(*v);
     }
   }
@@ -39,7 +39,7 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   mm.only({"bf16", "fp8", "int8", "fp4"});
   for (const char* key : {"bf16", "fp8", "int8", "fp4"}) {
     if (auto v = mm.opt_number(key)) {
-      if (!(*v > 0 && *v <= 1)) throw InputError(mm.field(key), "must be a fraction in (0, 1], got " + std::to_string(*v));
+      if (!(*v > 0 && *v <= 1)) throw InputError(mm.field(key), "must be a fraction in (0, 1], got " + detail::describe(mm.raw(key)));
       s.efficiency.matmul[static_cast<int>(parse_matmul_precision(key, mm.field(key)))] = *v;
     }
   }
@@ -49,7 +49,7 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
 
   const Obj up = c.object("scale_up");
   up.only({"name", "domain_chips", "gb_per_s_per_direction"});
-  s.scale_up_domain = up.integer("domain_chips");
+  s.scale_up_domain = up.integer_in("domain_chips", 1, max_chips);
   s.scale_up_bandwidth_per_direction = gigabytes_per_second(up.number("gb_per_s_per_direction"));
   if (auto out = c.opt_object("scale_out")) {
     out->only({"name", "gb_per_s_per_direction"});
@@ -68,12 +68,10 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
       t.only({"name", "gb_per_chip", "gb_per_s_per_chip", "source"});
       MemoryTier tier{t.string("name"), gigabytes(t.number("gb_per_chip")), gigabytes_per_second(t.number("gb_per_s_per_chip")),
                       t.string("source")};
-      if (!(tier.capacity_per_chip.value() > 0)) throw InputError(t.field("gb_per_chip"), "must be positive");
-      if (!(tier.bandwidth_per_chip.value() > 0)) throw InputError(t.field("gb_per_s_per_chip"), "must be positive");
       s.host_tiers.push_back(tier);
     }
   }
-  validate(s, where);
+  validate(s, where);  // every number, once, after unit conversion (finite, within hardware_limits)
   return s;
 }
 

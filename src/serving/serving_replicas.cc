@@ -59,7 +59,7 @@ std::vector<int64_t> replica_sizes(const SystemSpec& s, const std::vector<int64_
     for (int64_t n = 1; n <= s.scale_up_domain; ++n) out.push_back(n);
   }
   for (int64_t n : out) {
-    if (n < 1 || n > 1000000) throw InputError("--replica-chips", "each must be in 1..1000000, got " + std::to_string(n));
+    if (n < 1 || n > max_chips) throw InputError("--replica-chips", "each must be in 1.." + std::to_string(max_chips) + ", got " + std::to_string(n));
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -17,7 +17,7 @@ struct Replica {
 };
 
 /// The replica sizes asked for, or every size from 1 to the scale-up domain; sorted and
-/// unique. Throws InputError (naming --replica-chips) for a size outside 1..1000000.
+/// unique. Throws InputError (naming --replica-chips) for a size outside 1..max_chips (2^20).
 std::vector<int64_t> replica_sizes(const SystemSpec& s, const std::vector<int64_t>& asked);
 
 /// Resolves every replica size and layout variant (the options' own; with mechanisms, a

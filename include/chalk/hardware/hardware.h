@@ -71,7 +71,30 @@ FlopsPerByte flops_per_byte(const ChipSpec& c, MatmulPrecision p);
 /// 22:44; Rubin 288 GB / 20 TB/s = 14.4 ms).
 Seconds hbm_sweep_time(Bytes capacity, BytesPerSecond bandwidth);
 
-/// Checks positivity and ranges of a system. Throws InputError naming `where`.
+/// The most chips one deployment, replica or layout search may use: 1,048,576 (2^20), the
+/// one cap of every command (--chips, --replica-chips, layouts). Far above any built
+/// system (xAI Colossus: about 200,000 GPUs) and low enough that chips x any per-chip
+/// figure stays finite and exact.
+inline constexpr int64_t max_chips = int64_t{1} << 20;
+
+/// Bounds on every number of a system, in the units of the chalk-hardware/1 file
+/// (docs/file-formats.md), each more than 100x beyond any chip built (GB300: 15,000 dense
+/// fp4 TFLOP/s, 288 GB; Rubin: 20 TB/s; NVLink 5: 900 GB/s per direction). validate()
+/// checks each after unit conversion, so a value that overflows (1e308 GB -> inf bytes) or
+/// underflows to 0 is an error, never an inf or NaN in a figure.
+namespace hardware_limits {
+inline constexpr double peak_tflop_per_s_max = 1e7;  ///< dense peak per chip, each precision
+inline constexpr double hbm_gb_max = 1e6;            ///< HBM per chip
+inline constexpr double hbm_tb_per_s_max = 1e4;      ///< HBM bandwidth per chip
+inline constexpr double link_gb_per_s_max = 1e6;     ///< scale-up, scale-out, host tier bandwidth
+inline constexpr double host_gb_max = 1e9;           ///< a host memory tier's capacity per chip
+inline constexpr double usd_per_chip_hour_max = 1e6; ///< rental price
+inline constexpr double min_positive = 1e-6;         ///< the least positive value of any of them
+}  // namespace hardware_limits
+
+/// Checks every number of a system once, after unit conversion: finite, within
+/// hardware_limits, efficiencies in (0, 1], scale_up.domain_chips in 1..max_chips.
+/// Throws InputError naming `where` and the file's field, the value and the range.
 void validate(const SystemSpec& s, const std::string& where);
 
 }  // namespace chalk
