@@ -11,7 +11,7 @@
 namespace chalk {
 namespace {
 
-constexpr int64_t kMaxBatch = int64_t{1} << 24;
+constexpr int64_t kMaxBatch = kMaxBaseBatch;
 constexpr int64_t kMaxContext = int64_t{1} << 34;
 
 std::string num(double x) {
@@ -52,7 +52,9 @@ int64_t cost_optimal_decode_batch(const Deployment& d, int64_t context) {
 MultipleInference infer_multiple(const Deployment& d, const std::string& tier, double multiple, int64_t base_batch,
                                  int64_t context, std::optional<double> stated_speedup) {
   if (!(multiple > 0) || !std::isfinite(multiple)) throw InputError(tier, "price multiple must be positive, got " + num(multiple));
-  if (base_batch < 1) throw InputError("--base-batch", "must be >= 1, got " + std::to_string(base_batch));
+  if (base_batch < 1 || base_batch > kMaxBaseBatch) {
+    throw InputError("--base-batch", "must be in 1.." + std::to_string(kMaxBaseBatch) + ", got " + std::to_string(base_batch));
+  }
   if (context < 0) throw InputError("--decode-context", "must be >= 0, got " + std::to_string(context));
   const int64_t cap = std::max(batch_cap(d, context), base_batch);
   auto step = [&](int64_t b) { return decode_step(d, b, context).t_step.value(); };

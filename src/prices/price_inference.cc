@@ -198,18 +198,24 @@ ContextCeiling context_ceiling(const Estimate<BytesPerToken>& kv, const Deployme
 // All of it ----------------------------------------------------------------------------
 
 void validate(const InferenceAssumptions& a) {
-  auto check = [](double v, double lo, double hi, const std::string& flag) {
-    if (!(lo > 0) || !std::isfinite(hi)) throw InputError(flag, "must be positive and finite, got range " + num(lo) + ":" + num(hi));
+  // Each estimate positive, ordered, and at most `max` (in the flag's units, `scale` SI units
+  // each): bounds far beyond any real chip or model that keep every product the inverse
+  // forms (2 N_active, kv x S x F/W, ...) finite, so no figure prints inf or nan.
+  auto check = [](double v, double lo, double hi, const std::string& flag, double max, double scale) {
+    v /= scale, lo /= scale, hi /= scale;
+    if (!(lo > 0) || !(hi <= max)) {
+      throw InputError(flag, "must be positive and at most " + num(max) + ", got range " + num(lo) + ":" + num(hi));
+    }
     if (!(lo <= v && v <= hi)) {
       throw InputError(flag, "needs low <= value <= high, got value " + num(v) + " with range " + num(lo) + ":" + num(hi));
     }
   };
-  auto chk = [&](const auto& e, const std::string& flag) {
+  auto chk = [&](const auto& e, const std::string& flag, double max, double scale = 1) {
     const Range r = range(e);
-    check(r.value, r.low, r.high, flag);
+    check(r.value, r.low, r.high, flag, max, scale);
   };
-  chk(a.active_params, "--active-params");
-  chk(a.flops_per_byte, "--flops-per-byte");
+  chk(a.active_params, "--active-params", 1e15);         // 1,000x the largest model built
+  chk(a.flops_per_byte, "--flops-per-byte", 1e6);        // H100 bf16: 295
   {
     const Range att = range(a.attention_flops_per_kv_byte);
     if (!(att.low >= 0 && att.low <= att.value && att.value <= att.high)) {
@@ -221,17 +227,20 @@ void validate(const InferenceAssumptions& a) {
                                                             num(a.flops_per_byte.low.value()) + "), got " + num(att.high));
     }
   }
-  chk(a.weight_bytes, "--weights-gb");
-  chk(a.decode_context_tokens, "--decode-context");
-  chk(a.kv_bytes_per_token, "--kv-bytes-per-token");
-  chk(a.tier_costs.hbm_share_of_chip_price, "--hbm-share-of-chip-price");
-  if (a.tier_costs.hbm_share_of_chip_price.high > 1) throw InputError("--hbm-share-of-chip-price", "must be a share in (0, 1]");
-  chk(a.tier_costs.dram, "--dram-usd-per-gb-hour");
-  chk(a.tier_costs.flash, "--flash-usd-per-gb-hour");
-  chk(a.tier_costs.disk, "--disk-usd-per-gb-hour");
-  if (!(a.step_budget.value() > 0)) throw InputError("--step-budget-ms", "must be positive, got " + num(to_ms(a.step_budget)));
-  if (!(a.storage_duration.value() > 0)) throw InputError("--storage-duration-s", "must be positive, got " + num(a.storage_duration.value()));
-  if (a.base_batch < 0) throw InputError("--base-batch", "must be >= 0 (0 = cost-optimal), got " + std::to_string(a.base_batch));
+  chk(a.weight_bytes, "--weights-gb", 1e9, 1e9);        // 1 EB
+  chk(a.decode_context_tokens, "--decode-context", static_cast<double>(int64_t{1} << 30));
+  chk(a.kv_bytes_per_token, "--kv-bytes-per-token", 1e9);
+  chk(a.tier_costs.hbm_share_of_chip_price, "--hbm-share-of-chip-price", 1);
+  chk(a.tier_costs.dram, "--dram-usd-per-gb-hour", 1e6);
+  chk(a.tier_costs.flash, "--flash-usd-per-gb-hour", 1e6);
+  chk(a.tier_costs.disk, "--disk-usd-per-gb-hour", 1e6);
+  const double budget_ms = to_ms(a.step_budget);
+  if (!(budget_ms > 0 && budget_ms <= 1e9)) throw InputError("--step-budget-ms", "must be in (0, 1e9], got " + num(budget_ms));
+  const double hold_s = a.storage_duration.value();
+  if (!(hold_s > 0 && hold_s <= 1e12)) throw InputError("--storage-duration-s", "must be in (0, 1e12], got " + num(hold_s));
+  if (a.base_batch < 0 || a.base_batch > kMaxBaseBatch) {
+    throw InputError("--base-batch", "must be in 0.." + std::to_string(kMaxBaseBatch) + " (0 = cost-optimal), got " + std::to_string(a.base_batch));
+  }
 }
 
 PriceInference infer_prices(const PriceSheet& s, const InferenceAssumptions& a, const Deployment& d) {

@@ -246,5 +246,23 @@ TEST(PriceInference, BadAssumptionsNameTheirFlag) {
   EXPECT_EQ(error_field([&] { infer_prices(s, a, d); }), "--hbm-share-of-chip-price");
 }
 
+// --active-params 1e308 made 2 N_active = inf and printed nan; --base-batch 2^63-1
+// overflowed 2 x B0 and was reported as "--batch ... got -2". Each estimate now has a
+// ceiling and the error names the flag the user wrote.
+TEST(PriceInferenceErrors, HugeAssumptionsNameTheirFlag) {
+  InferenceAssumptions a;
+  a.active_params = {1e308, 1e308, 1e308};
+  EXPECT_EQ(error_field([&] { validate(a); }), "--active-params");
+  a = InferenceAssumptions{};
+  a.active_params = {1e15, 1e15, 1e15};  // the ceiling itself is accepted
+  EXPECT_EQ(error_field([&] { validate(a); }), "");
+  a.base_batch = INT64_MAX;
+  EXPECT_EQ(error_field([&] { validate(a); }), "--base-batch");
+  a.base_batch = kMaxBaseBatch;
+  EXPECT_EQ(error_field([&] { validate(a); }), "");
+  const Deployment d = deploy("llama-3.1-8b", "h100-sxm", 1);
+  EXPECT_EQ(error_field([&] { infer_multiple(d, "fast", 2.0, INT64_MAX, 4096, std::nullopt); }), "--base-batch");
+}
+
 }  // namespace
 }  // namespace chalk

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "chalk/base/error.h"
@@ -16,6 +17,9 @@ namespace {
 
 using detail::json;
 using detail::Obj;
+
+/// A long-context threshold beyond any context window (2^30 tokens; the largest offered is 10M).
+constexpr int64_t kMaxThresholdTokens = int64_t{1} << 30;
 
 std::string num(double x) {
   char buf[64];
@@ -66,10 +70,15 @@ ServiceTierKind parse_tier_kind(const std::string& s, const std::string& field) 
   throw InputError(field, "unknown service tier '" + s + "'; expected one of: priority, fast, flex");
 }
 
+/// x to 12 significant digits (hides binary noise such as 2.4999999999999998e-7 from
+/// USD/token -> USD/Mtok), through decimal text: exact at every magnitude a double has.
+/// Scaling by 10^(11 - log10 x) instead overflows to inf for x below 1e-297 and wrote
+/// NaN, printed by nlohmann as null.
 double round_sig(double x) {
   if (x == 0 || !std::isfinite(x)) return x;
-  const double mag = std::pow(10.0, 11 - std::floor(std::log10(std::fabs(x))));
-  return std::round(x * mag) / mag;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.12g", x);
+  return std::strtod(buf, nullptr);
 }
 
 double mtok(UsdPerToken p) { return round_sig(to_usd_per_mtok(p)); }
@@ -125,7 +134,7 @@ PriceSheet price_sheet_from_json(std::string_view text, const std::string& where
       o.only({"threshold_tokens", "input_usd_per_mtok", "input_multiplier", "output_usd_per_mtok", "output_multiplier",
               "cache_read_usd_per_mtok", "cache_multiplier"});
       LongContextTier t;
-      t.threshold_tokens = o.integer("threshold_tokens");
+      t.threshold_tokens = o.integer_in("threshold_tokens", 1, kMaxThresholdTokens);
       t.input = *price_or_multiple(o, "input", s.input, true);
       t.output = *price_or_multiple(o, "output", s.output, true);
       t.cache_read = price_or_multiple(o, "cache_read", base_read, false, "cache_multiplier");
@@ -214,11 +223,13 @@ void validate(const PriceSheet& s, const std::string& where) {
   positive(s.input, "input_usd_per_mtok");
   positive(s.output, "output_usd_per_mtok");
   int64_t previous = 0;
+  UsdPerToken below_input = s.input, below_output = s.output;  // the tier below: base prices first
   for (size_t i = 0; i < s.long_context.size(); ++i) {
     const auto& t = s.long_context[i];
     const std::string p = "long_context[" + std::to_string(i) + "].";
-    if (t.threshold_tokens <= 0) {
-      throw InputError(field(p + "threshold_tokens"), "must be a positive number of prompt tokens, got " + std::to_string(t.threshold_tokens));
+    if (t.threshold_tokens <= 0 || t.threshold_tokens > kMaxThresholdTokens) {
+      throw InputError(field(p + "threshold_tokens"), "must be a number of prompt tokens in 1.." + std::to_string(kMaxThresholdTokens) +
+                                                          ", got " + std::to_string(t.threshold_tokens));
     }
     if (t.threshold_tokens <= previous) {
       throw InputError(field(p + "threshold_tokens"), "thresholds must ascend; " + std::to_string(t.threshold_tokens) +
@@ -228,6 +239,19 @@ void validate(const PriceSheet& s, const std::string& where) {
     positive(t.input, p + "input_usd_per_mtok");
     positive(t.output, p + "output_usd_per_mtok");
     non_negative(t.cache_read, p + "cache_read_usd_per_mtok");
+    // A long-context tier is a price step up: input strictly dearer than the tier below
+    // (price inference reads the KV size from that step; a step of 0 or less has none),
+    // output no cheaper.
+    if (!(t.input > below_input)) {
+      throw InputError(field(p + "input_usd_per_mtok"), "a long-context tier must price input above the tier below (" +
+                                                            num(to_usd_per_mtok(below_input)) + "), got " + num(to_usd_per_mtok(t.input)));
+    }
+    if (t.output < below_output) {
+      throw InputError(field(p + "output_usd_per_mtok"), "a long-context tier must not price output below the tier below (" +
+                                                             num(to_usd_per_mtok(below_output)) + "), got " + num(to_usd_per_mtok(t.output)));
+    }
+    below_input = t.input;
+    below_output = t.output;
   }
   non_negative(s.cache.read, "cache.read_usd_per_mtok");
   double previous_s = 0;

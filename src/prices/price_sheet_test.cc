@@ -254,5 +254,51 @@ TEST(PriceSheetErrors, ValidateCatchesSheetsBuiltInCode) {
   }
 }
 
+// A long-context tier is a price step up. One at or below the base (or the tier below)
+// gives price inference a step of <= 0: a KV size of inf or a negative one.
+TEST(PriceSheetErrors, LongContextTierMustRaiseThePrice) {
+  auto sheet = minimal();
+  sheet["long_context"][0] = {{"threshold_tokens", 128000}, {"input_usd_per_mtok", 1.0}, {"output_usd_per_mtok", 8.0}};
+  EXPECT_EQ(error_message(sheet.dump()),
+            "x.json: long_context[0].input_usd_per_mtok: a long-context tier must price input above the tier below (1), got 1");
+  sheet["long_context"][0]["input_usd_per_mtok"] = 0.5;
+  EXPECT_EQ(error_field(sheet.dump()), "x.json: long_context[0].input_usd_per_mtok");
+  sheet["long_context"][0] = {{"threshold_tokens", 128000}, {"input_usd_per_mtok", 2.0}, {"output_usd_per_mtok", 3.0}};
+  EXPECT_EQ(error_message(sheet.dump()),
+            "x.json: long_context[0].output_usd_per_mtok: a long-context tier must not price output below the tier below (4), got 3");
+  // A second tier steps up from the first (2 in), not from the base.
+  sheet["long_context"][0]["output_usd_per_mtok"] = 8.0;
+  sheet["long_context"][1] = {{"threshold_tokens", 256000}, {"input_multiplier", 1.5}, {"output_multiplier", 1.5}};  // 1.5 in
+  EXPECT_EQ(error_field(sheet.dump()), "x.json: long_context[1].input_usd_per_mtok");
+  sheet["long_context"][1] = {{"threshold_tokens", 256000}, {"input_usd_per_mtok", 3.0}, {"output_usd_per_mtok", 8.0}};
+  EXPECT_EQ(error_field(sheet.dump()), "");
+}
+
+// 1e400 escaped as nlohmann's out_of_range (exit 3); now the field is named.
+TEST(PriceSheetErrors, NumberOutOfRangeNamesTheField) {
+  std::string text = minimal().dump();
+  text.replace(text.find("\"output_usd_per_mtok\":4.0"), 25, "\"output_usd_per_mtok\":1e400");
+  EXPECT_EQ(error_message(text), "x.json: output_usd_per_mtok: number out of range of a double (|x| > 1.8e308)");
+  auto sheet = minimal();
+  sheet["long_context"][0]["threshold_tokens"] = INT64_MAX;
+  EXPECT_EQ(error_message(sheet.dump()), "x.json: long_context[0].threshold_tokens: must be in 1..1073741824, got 9223372036854775807");
+}
+
+// `prices show --json` wrote null for prices below ~1e-297 USD/Mtok: rounding to 12
+// significant digits scaled by 10^(11 - log10 x) = inf, and inf / inf = NaN. The rounding
+// now goes through decimal text; the written sheet reads back with the same prices.
+TEST(PriceSheet, TinyAndHugePricesRoundTrip) {
+  for (double p : {1e-300, 2.5e-7, 3.0, 1.2345678901234567e5, 1e300}) {
+    auto sheet = minimal();
+    sheet.erase("long_context");
+    sheet["input_usd_per_mtok"] = p;
+    sheet["output_usd_per_mtok"] = p;
+    const std::string written = price_sheet_to_json(price_sheet_from_json(sheet.dump(), "x.json"));
+    EXPECT_EQ(written.find("null"), std::string::npos) << written;
+    const PriceSheet back = price_sheet_from_json(written, "back.json");
+    EXPECT_NEAR(mtok(back.input), p, p * 1e-11) << p;  // 12 significant digits kept
+  }
+}
+
 }  // namespace
 }  // namespace chalk

@@ -145,6 +145,10 @@ struct TierCostAssumptions {
                           "chalk assumption: one 20 TB nearline HDD per chip, ~270 MB/s sustained"};
 };
 
+/// The largest decode batch price inference and forward pricing search (2^24 sequences, as
+/// `chalk decode --batch`); --base-batch beyond it is an error, never an overflowing 2 x B0.
+inline constexpr int64_t kMaxBaseBatch = int64_t{1} << 24;
+
 /// What the inverse assumes about the provider's model and chips. Defaults are the
 /// lecture's (1:35:47): 50e9 active parameters, 300 FLOPs per byte, attention FLOPs ignored.
 struct InferenceAssumptions {
@@ -169,7 +173,7 @@ struct InferenceAssumptions {
   /// Hold time assumed for a per-hour storage price with no stated duration (Gemini's
   /// explicit cache: the TTL defaults to one hour).
   Seconds storage_duration = hours(1);
-  /// Base decode batch for (e); 0 = cost_optimal_decode_batch at decode_context_tokens.
+  /// Base decode batch for (e), 0..kMaxBaseBatch; 0 = cost_optimal_decode_batch at decode_context_tokens.
   int64_t base_batch = 0;
   TierCostAssumptions tier_costs;
 };
