@@ -25,15 +25,11 @@ Estimate<double> parse_estimate(const std::string& text, const std::string& flag
   while (true) {
     const size_t colon = text.find(':', start);
     const std::string item = text.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    size_t used = 0;
     double x = 0;
     try {
-      x = std::stod(item, &used);
-    } catch (...) {
-      used = 0;
-    }
-    if (item.empty() || used != item.size() || !std::isfinite(x)) {
-      throw InputError(flag, "expected VALUE or LOW:VALUE:HIGH (numbers), got '" + text + "'");
+      x = parse_number(item, flag);
+    } catch (const InputError&) {
+      throw InputError(flag, "expected VALUE or LOW:VALUE:HIGH (finite numbers), got '" + text.substr(0, 60) + "'");
     }
     v.push_back(x);
     if (colon == std::string::npos) break;

@@ -94,31 +94,9 @@ std::vector<int64_t> batch_list(const ServingArgs& a) {
   return v;
 }
 
-std::vector<double> parse_double_list(const std::string& text, const std::string& field) {
-  std::vector<double> out;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(item, &used);
-    } catch (...) {
-      used = 0;
-    }
-    if (item.empty() || used != item.size()) throw InputError(field, "expected a comma list of numbers, got '" + text + "'");
-    if (!(v > 0) || !std::isfinite(v)) throw InputError(field, "must be positive, got " + item);
-    out.push_back(v);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 std::vector<int64_t> replica_list(const ServingArgs& a) {
   if (a.replica_chips.empty()) return {};
-  return parse_int_list(a.replica_chips, "--replica-chips", 1, 1000000);
+  return parse_int_list(a.replica_chips, "--replica-chips", 1, max_chips);
 }
 
 /// The frontier, modes and plot vary chips per replica themselves.

@@ -216,8 +216,8 @@ ModesOptions modes_options(const ServingArgs& a, const ServingLevers& lev) {
   o.context = single_int(a.context, "--context", 0, 1LL << 30);
   o.replica_chips = replica_list(a);
   o.levers = lev;
-  o.speed_multiples = parse_double_list(a.speed_multiples, "--speed-multiple");
-  o.price_multiples = parse_double_list(a.price_multiples, "--price-multiple");
+  o.speed_multiples = parse_positive_list(a.speed_multiples, "--speed-multiple");
+  o.price_multiples = parse_positive_list(a.price_multiples, "--price-multiple");
   o.baseline_tokens_per_s_per_user = a.baseline_speed;
   o.baseline_cost_tolerance = a.baseline_tolerance;
   if (a.baseline_speed && (!(*a.baseline_speed > 0) || !std::isfinite(*a.baseline_speed))) {

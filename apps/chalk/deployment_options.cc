@@ -15,8 +15,8 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags)
       ->capture_default_str();
   app.add_option("-H,--hardware", a.hardware, "Built-in system name (see `chalk hardware`) or path to a chalk-hardware file")
       ->capture_default_str();
-  app.add_option("-n,--chips", a.chips, "Chips holding one replica (default: one scale-up domain)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  app.add_option("-n,--chips", a.chips, "Chips holding one replica, 1..1048576 (default: one scale-up domain)")
+      ->check(CLI::Range(int64_t{1}, max_chips));
   app.add_option("--weights", a.weights, "Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)");
   app.add_option("--kv-dtype", a.kv, "KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4")->capture_default_str();
   app.add_option("--compute", a.compute, "Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)");
@@ -206,42 +206,6 @@ std::string describe_text(const Deployment& d) {
     s += "price       none public: pass --price-usd-per-chip-hour for costs\n";
   }
   return s;
-}
-
-std::vector<int64_t> parse_int_list(const std::string& text, const std::string& field, int64_t lo, int64_t hi) {
-  auto parse_one = [&](const std::string& t) -> int64_t {
-    size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(t, &used);
-    } catch (...) {
-      throw InputError(field, "expected an integer, got '" + t + "'");
-    }
-    if (used != t.size()) throw InputError(field, "expected an integer, got '" + t + "'");
-    if (v < lo || v > hi) throw InputError(field, fmt::format("must be in {}..{}, got {}", lo, hi, v));
-    return v;
-  };
-  std::vector<int64_t> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (item.empty()) throw InputError(field, "expected a comma list of integers, got '" + text + "'");
-    const size_t colon = item.find(':');
-    if (colon != std::string::npos) {
-      const int64_t a = parse_one(item.substr(0, colon)), b = parse_one(item.substr(colon + 1));
-      if (a < 1 || b < a) throw InputError(field, "a range a:b needs 1 <= a <= b, got '" + item + "'");
-      for (int64_t v = a; v <= b; v *= 2) {
-        out.push_back(v);
-        if (v > b / 2) break;
-      }
-    } else {
-      out.push_back(parse_one(item));
-    }
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
 }
 
 std::string describe_text_with_warnings(const Deployment& d, int64_t max_context) {

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "arg_parse.h"
 #include "chalk/engine/roofline.h"
 
 namespace chalk::cli {
@@ -60,10 +61,6 @@ std::string describe_text(const Deployment& d);
 /// `max_context` beyond the model's max_position_embeddings, and for weights that do not
 /// fit in the replica's HBM (the figures then assume they did).
 std::string describe_text_with_warnings(const Deployment& d, int64_t max_context = 0);
-
-/// Parses a comma list of positive integers ("1,8,64" or "1:65536" for powers of two
-/// from 1 to 65536), each within [lo, hi]. Throws InputError naming `field`.
-std::vector<int64_t> parse_int_list(const std::string& text, const std::string& field, int64_t lo, int64_t hi);
 
 /// 1e9 -> "1.00e+09"-free human form: "671.0B", "37.5B", "70.3 KB".
 std::string human_count(double n);

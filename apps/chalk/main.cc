@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "chalk/base/error.h"
+#include "arg_parse.h"
 #include "commands.h"
 
 int main(int argc, char** argv) {
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   chalk::cli::register_prices(app, run);
   chalk::cli::register_validate(app, run);
   chalk::cli::register_layouts(app, run);
+  chalk::cli::strict_numbers(app);  // every numeric flag: the whole argument or an error ("8k" is not 8)
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -55,7 +55,6 @@ std::string describe_levers(const ServingLevers& l);
 nlohmann::json levers_json(const ServingLevers& l);
 int64_t single_int(const std::string& text, const std::string& field, int64_t lo, int64_t hi);
 std::vector<int64_t> batch_list(const ServingArgs& a);
-std::vector<double> parse_double_list(const std::string& text, const std::string& field);
 std::vector<int64_t> replica_list(const ServingArgs& a);
 
 /// The frontier, modes and plot vary chips per replica themselves.
