@@ -1,0 +1,38 @@
+// Fuzzes the CLI's number and list arguments (apps/chalk/arg_parse.h): the first byte
+// picks the parser, the rest is the argument. Every value returned is within its range.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "arg_parse.h"
+#include "chalk/base/error.h"
+#include "fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
+  try {
+    switch (data[0] % 4) {
+      case 0: {
+        constexpr int64_t lo = 1, hi = int64_t{1} << 30;  // --context
+        for (int64_t v : chalk::cli::parse_int_list(text, "--context", lo, hi)) CHALK_FUZZ_CHECK(v >= lo && v <= hi);
+        break;
+      }
+      case 1: {
+        for (double v : chalk::cli::parse_positive_list(text, "--speed-multiple")) CHALK_FUZZ_CHECK(std::isfinite(v) && v > 0);
+        break;
+      }
+      case 2: {
+        const int64_t v = chalk::cli::parse_integer(text, "--chips");
+        CHALK_FUZZ_CHECK(std::to_string(v) == text);  // strict: the text is exactly the number
+        break;
+      }
+      case 3: {
+        CHALK_FUZZ_CHECK(std::isfinite(chalk::cli::parse_number(text, "--price")));
+        break;
+      }
+    }
+  } catch (const chalk::InputError&) {
+  }
+  return 0;
+}

@@ -1,0 +1,22 @@
+// Fuzzes the chalk-model/1 reader, then the counts every command forms from a model.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+#include "chalk/model/model.h"
+#include "fuzz_common.h"
+#include "fuzz_model_checks.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  chalk::ModelSpec m;
+  try {
+    m = chalk::model_from_native(text, "fuzz.json");
+  } catch (const chalk::InputError&) {
+    return 0;
+  }
+  chalk::fuzz::check_model(m);
+  return 0;
+}
