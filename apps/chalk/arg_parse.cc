@@ -76,7 +76,7 @@ std::vector<double> parse_positive_list(const std::string& text, const std::stri
     const std::string_view item = std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (item.empty()) throw InputError(field, "expected a comma list of numbers, got " + shown(text));
     const double v = parse_number(item, field);
-    if (!(v > 0)) throw InputError(field, "must be positive, got " + shown(item));
+    if (!(v > 0)) throw InputError(field, "must be positive, got " + std::string(item));
     out.push_back(v);
     if (comma == std::string::npos) break;
     start = comma + 1;

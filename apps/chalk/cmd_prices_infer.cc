@@ -68,8 +68,15 @@ PriceSheet sheet_from_args(const InferArgs& a) {
   if (f.threshold && *f.threshold <= 0) {
     throw InputError("--long-context-threshold-tokens", "must be a positive number of prompt tokens, got " + std::to_string(*f.threshold));
   }
-  positive(f.lc_input_multiplier, "--long-context-input-multiplier");
-  positive(f.lc_output_multiplier, "--long-context-output-multiplier");
+  // A long-context tier is a price step up (validate(PriceSheet)): input dearer, output no cheaper.
+  if (f.lc_input_multiplier && !(*f.lc_input_multiplier > 1 && std::isfinite(*f.lc_input_multiplier))) {
+    throw InputError("--long-context-input-multiplier", "must be above 1 (a long-context tier raises the price), got " +
+                                                            format_number(*f.lc_input_multiplier, 4));
+  }
+  if (f.lc_output_multiplier && !(*f.lc_output_multiplier >= 1 && std::isfinite(*f.lc_output_multiplier))) {
+    throw InputError("--long-context-output-multiplier", "must be at least 1 (a long-context tier never lowers the price), got " +
+                                                             format_number(*f.lc_output_multiplier, 4));
+  }
   positive(f.fast, "--fast-multiplier");
   positive(f.fast_speedup, "--fast-speedup");
   positive(f.priority, "--priority-multiplier");

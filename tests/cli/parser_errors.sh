@@ -54,3 +54,8 @@ expect_error "--price-usd-per-chip-hour: expected a finite number, got 'inf'" de
 expect_error "--matmul-efficiency: expected a finite number, got 'nan'" decode --matmul-efficiency nan
 expect_error "--speed-multiple: expected a finite number, got '2x'" serving frontier -m llama-3.1-8b -H h100-sxm --speed-multiple 2x
 expect_error "--active-params" prices infer gemini-1.5-pro --active-params 0x1p3
+# The same rule for a sheet given as flags: the tier's multipliers raise the price.
+expect_error "--long-context-input-multiplier: must be above 1" \
+  prices infer --input-usd-per-mtok 1 --output-usd-per-mtok 4 --long-context-threshold-tokens 128000 --long-context-input-multiplier 1
+expect_error "--long-context-output-multiplier: must be at least 1" \
+  prices infer --input-usd-per-mtok 1 --output-usd-per-mtok 4 --long-context-threshold-tokens 128000 --long-context-output-multiplier 0.5

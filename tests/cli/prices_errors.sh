@@ -23,7 +23,7 @@ expect_error "cache.read_usd_per_mtok: must be a price >= 0" prices infer "$tmp/
 edit zero "c['long_context'][0]['threshold_tokens'] = 0"
 expect_error "zero.json: long_context[0].threshold_tokens: must be in 1..1073741824, got 0" prices infer "$tmp/zero.json"
 edit negthr "c['long_context'][0]['threshold_tokens'] = -128000"
-expect_error "long_context[0].threshold_tokens: must be a positive number of prompt tokens, got -128000" prices show "$tmp/negthr.json"
+expect_error "long_context[0].threshold_tokens: must be in 1..1073741824, got -128000" prices show "$tmp/negthr.json"
 edit typo "c['inptu_usd_per_mtok'] = c.pop('input_usd_per_mtok')"
 expect_error "typo.json: inptu_usd_per_mtok: unknown field" prices show "$tmp/typo.json"
 edit nested "c['cache']['reads_usd_per_mtok'] = 0.3"
