@@ -95,7 +95,9 @@ void strict_numbers(CLI::App& app) {
     opt->check(CLI::Validator(
         [integer, name = opt->get_name()](std::string& s) -> std::string {
           try {
-            if (integer) parse_integer(s, name);
+            // CLI11 converts integers with strtoll base 0, reading "010" as octal 8: hand
+            // it the canonical decimal instead.
+            if (integer) s = std::to_string(parse_integer(s, name));
             else parse_number(s, name);
           } catch (const InputError& e) {
             const std::string w = e.what();

@@ -29,8 +29,9 @@ std::vector<int64_t> parse_int_list(const std::string& text, const std::string& 
 std::vector<double> parse_positive_list(const std::string& text, const std::string& field);
 
 /// Makes every integer and number option of `app` and its subcommands, recursively, parse
-/// with parse_integer / parse_number before CLI11 converts it (CLI11 alone accepts "0x10"
-/// and " 8" for integers, and "inf" and "nan" for numbers). A bad value exits 2 naming the flag.
+/// with parse_integer / parse_number before CLI11 converts it (CLI11 alone reads "0x10" as
+/// 16 and "010" as octal 8, and accepts "inf" and "nan" for numbers); an integer reaches
+/// CLI11 as its canonical decimal ("010" -> 10). A bad value exits 2 naming the flag.
 void strict_numbers(CLI::App& app);
 
 }  // namespace chalk::cli

@@ -91,7 +91,9 @@ json parse_json(std::string_view text, const std::string& where) {
 std::string describe(const json& v) {
   if (v.is_object()) return "an object";
   if (v.is_array()) return "a list";
-  std::string s = describe(v);
+  // A scalar: no recursion. Invalid UTF-8 (never from parse_json, which checks it) is
+  // replaced rather than thrown.
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
   constexpr size_t kMax = 60;
   if (s.size() > kMax) s = s.substr(0, kMax) + "...";
   return s;

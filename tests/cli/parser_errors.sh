@@ -59,3 +59,9 @@ expect_error "--long-context-input-multiplier: must be above 1" \
   prices infer --input-usd-per-mtok 1 --output-usd-per-mtok 4 --long-context-threshold-tokens 128000 --long-context-input-multiplier 1
 expect_error "--long-context-output-multiplier: must be at least 1" \
   prices infer --input-usd-per-mtok 1 --output-usd-per-mtok 4 --long-context-threshold-tokens 128000 --long-context-output-multiplier 0.5
+# Leading zeros are decimal (found by fuzz_cli_lists): CLI11 alone read "010" as octal 8.
+"$CHALK" decode -m llama-3.1-8b -H h100-sxm --chips 010 --json | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+assert j['assumptions']['chips'] == 10, j['assumptions']
+" || fail "--chips 010 is not 10 chips"
