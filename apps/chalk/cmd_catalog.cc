@@ -59,7 +59,10 @@ void run_hardware(const CatalogArgs& a) {
                {"scale_up_gb_per_s_per_direction", "up GB/s/dir", 4},
                {"scale_out_gb_per_s_per_direction", "out GB/s/dir", 4},
                {"price_usd_per_chip_hour", "$/chip-h", 3},
-               {"date", "date"}};
+               {"date", "date"},
+               {"status", "status"},
+               {"scale_up_topology", "topology"},
+               {"tdp_w", "TDP W", 4}};
   const auto names = a.names.empty() ? builtin_system_names() : a.names;
   for (const auto& n : names) {
     const SystemSpec s = load_system(n);
@@ -69,9 +72,11 @@ void run_hardware(const CatalogArgs& a) {
            to_gb(s.chip.hbm_capacity), to_tb_per_s(s.chip.hbm_bandwidth), flops_per_byte(s.chip, MatmulPrecision::bf16).value(),
            to_ms(hbm_sweep_time(s.chip.hbm_capacity, s.chip.hbm_bandwidth)), s.scale_up_domain,
            to_gb_per_s(s.scale_up_bandwidth_per_direction), out > 0 ? Cell(out) : Cell{},
-           s.price_per_chip ? Cell(to_usd_per_hour(*s.price_per_chip)) : Cell{}, s.date});
+           s.price_per_chip ? Cell(to_usd_per_hour(*s.price_per_chip)) : Cell{}, s.date, std::string(to_string(s.status)),
+           s.scale_up_topology ? Cell(std::string(to_string(*s.scale_up_topology))) : Cell{},
+           s.power_w_per_chip ? Cell(*s.power_w_per_chip) : Cell{}});
   }
-  print_table_or(std::cout, t, a.output.json, a.output.csv, "chalk hardware: dense peaks per chip, HBM, FLOPs per byte (lecture 18:00), HBM sweep time (lecture 22:44)");
+  print_table_or(std::cout, t, a.output.json, a.output.csv, "chalk hardware: dense peaks per chip, HBM, FLOPs per byte (lecture 18:00), HBM sweep time (lecture 22:44); status announced = vendor keynote figures");
 }
 
 }  // namespace

@@ -7,6 +7,33 @@
 
 namespace chalk {
 
+std::string_view to_string(SystemStatus s) { return s == SystemStatus::announced ? "announced" : "shipping"; }
+
+std::string_view to_string(ScaleUpTopology t) {
+  switch (t) {
+    case ScaleUpTopology::switched: return "switch";
+    case ScaleUpTopology::full_mesh: return "full-mesh";
+    case ScaleUpTopology::torus_2d: return "2d-torus";
+    case ScaleUpTopology::torus_3d: return "3d-torus";
+    case ScaleUpTopology::pcie: return "pcie";
+  }
+  return "?";
+}
+
+SystemStatus parse_system_status(std::string_view text, const std::string& field) {
+  if (text == "shipping") return SystemStatus::shipping;
+  if (text == "announced") return SystemStatus::announced;
+  throw InputError(field, "unknown status '" + std::string(text) + "'; expected shipping or announced");
+}
+
+ScaleUpTopology parse_scale_up_topology(std::string_view text, const std::string& field) {
+  for (auto t : {ScaleUpTopology::switched, ScaleUpTopology::full_mesh, ScaleUpTopology::torus_2d, ScaleUpTopology::torus_3d,
+                 ScaleUpTopology::pcie}) {
+    if (text == to_string(t)) return t;
+  }
+  throw InputError(field, "unknown topology '" + std::string(text) + "'; expected switch, full-mesh, 2d-torus, 3d-torus or pcie");
+}
+
 double Efficiency::matmul_for(MatmulPrecision p) const {
   const double e = matmul[static_cast<int>(p)];
   return e > 0 ? e : matmul[static_cast<int>(MatmulPrecision::bf16)];
@@ -54,6 +81,25 @@ void validate(const SystemSpec& s, const std::string& where) {
   }
   in(s.scale_up_bandwidth_per_direction.value(), 1e9, min_positive, link_gb_per_s_max, "scale_up.gb_per_s_per_direction");
   in(s.scale_out_bandwidth_per_direction.value(), 1e9, min_positive, link_gb_per_s_max, "scale_out.gb_per_s_per_direction", true);
+  if (!s.scale_up_torus_dims.empty()) {
+    const std::string field = where + ": scale_up.torus_dims";
+    const bool torus = s.scale_up_topology == ScaleUpTopology::torus_2d || s.scale_up_topology == ScaleUpTopology::torus_3d;
+    if (!torus) throw InputError(field, "only a 2d-torus or 3d-torus topology has torus dimensions");
+    const size_t want = s.scale_up_topology == ScaleUpTopology::torus_2d ? 2 : 3;
+    if (s.scale_up_torus_dims.size() != want) {
+      throw InputError(field, "a " + std::string(to_string(*s.scale_up_topology)) + " has " + std::to_string(want) + " dimensions, got " +
+                                  std::to_string(s.scale_up_torus_dims.size()));
+    }
+    int64_t product = 1;
+    for (int64_t d : s.scale_up_torus_dims) {
+      if (d < 1 || d > max_chips) throw InputError(field, "each dimension must be in 1.." + std::to_string(max_chips) + ", got " + std::to_string(d));
+      product *= d;
+    }
+    if (product != s.scale_up_domain) {
+      throw InputError(field, "dimensions multiply to " + std::to_string(product) + ", expected domain_chips " + std::to_string(s.scale_up_domain));
+    }
+  }
+  if (s.power_w_per_chip) in(*s.power_w_per_chip, 1.0, min_positive, power_w_max, "power.watts_per_chip");
   if (s.price_per_chip) {
     in(s.price_per_chip->value(), 1.0 / 3600.0, min_positive, usd_per_chip_hour_max, "price.usd_per_chip_hour");
   }

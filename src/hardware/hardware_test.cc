@@ -14,7 +14,9 @@ namespace {
 TEST(HardwareCatalog, HasTheRequiredSystems) {
   const auto names = builtin_system_names();
   for (const char* want : {"a100-80gb", "h100-sxm", "h200", "b200", "gb200-nvl72", "gb300-nvl72", "mi300x", "mi355x",
-                           "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-ironwood", "rubin-nvl144"}) {
+                           "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-ironwood", "rubin-nvl144",
+                           // issue 17: the chips people rent today, and the announced Rubins
+                           "l40s", "h20", "b300", "mi325x", "trn2", "trn2-ultraserver", "rubin-nvl576"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
   }
   for (const auto& n : names) {
@@ -30,6 +32,81 @@ TEST(HardwareCatalog, DensePeaksNotSparse) {
   EXPECT_DOUBLE_EQ(to_tflop_per_s(load_system("h100-sxm").chip.peak_for(MatmulPrecision::bf16)), 989.4);
   EXPECT_DOUBLE_EQ(to_tflop_per_s(load_system("gb200-nvl72").chip.peak_for(MatmulPrecision::fp4)), 10000.0);
   EXPECT_FALSE(load_system("a100-80gb").chip.supports(MatmulPrecision::fp8));
+}
+
+TEST(HardwareCatalog, NewSystemsCarryDensePeaksNotSparse) {
+  auto tf = [](const char* n, MatmulPrecision p) { return to_tflop_per_s(load_system(n).chip.peak_for(p)); };
+  // L40S datasheet: FP8 733 dense / 1,466 sparse; BF16 362.05 dense / 733 sparse.
+  EXPECT_DOUBLE_EQ(tf("l40s", MatmulPrecision::fp8), 733.0);
+  EXPECT_DOUBLE_EQ(tf("l40s", MatmulPrecision::bf16), 362.05);
+  // Trainium2: 1,299 FP8 dense (2,563 is the sparse figure); 667 BF16.
+  EXPECT_DOUBLE_EQ(tf("trn2", MatmulPrecision::fp8), 1299.0);
+  EXPECT_DOUBLE_EQ(tf("trn2-ultraserver", MatmulPrecision::bf16), 667.0);
+  // H20: 148 BF16 dense, about 15% of H100's 989.4.
+  EXPECT_DOUBLE_EQ(tf("h20", MatmulPrecision::bf16), 148.0);
+  // B300 NVFP4 14,000 dense (18,000 sparse) per aiconfigurator; no FP4 on MI325X (CDNA3).
+  EXPECT_DOUBLE_EQ(tf("b300", MatmulPrecision::fp4), 14000.0);
+  EXPECT_FALSE(load_system("mi325x").chip.supports(MatmulPrecision::fp4));
+  // Rubin Ultra NVL576: 5 EF FP8 training / 144 packages = 34.7 PF per package.
+  EXPECT_NEAR(tf("rubin-nvl576", MatmulPrecision::fp8) * 144, 5.0e6, 0.01e6);
+}
+
+TEST(HardwareCatalog, DerivedFiguresOfTheNewSystemsByHand) {
+  // F / W in FLOPs per byte (bf16 dense peak / HBM bandwidth) and the HBM sweep
+  // capacity / bandwidth in ms (GB / (TB/s) = ms), each worked by hand:
+  struct Row {
+    const char* name;
+    double flop_per_byte, sweep_ms;
+  };
+  for (const Row& r : {
+           Row{"l40s", 419.039, 55.556},          // 362.05 / 0.864; 48 GB / 0.864 TB/s (GDDR6)
+           Row{"h20", 37.0, 24.0},                // 148 / 4.0; 96 / 4.0: compute-starved, bandwidth-rich
+           Row{"b300", 292.208, 35.065},          // 2250 / 7.7; 270 / 7.7
+           Row{"gb300-nvl72", 312.5, 34.875},     // 2500 / 8.0; 279 / 8.0
+           Row{"mi325x", 217.9, 42.667},          // 1307.4 / 6.0; 256 / 6.0
+           Row{"mi355x", 314.575, 36.0},          // 2516.6 / 8.0; 288 / 8.0
+           Row{"tpu-v5p", 166.004, 36.890},       // 459 / 2.765; 102.0 (95 GiB) / 2.765
+           Row{"tpu-v6e", 560.440, 19.536},       // 918 / 1.638; 32 / 1.638
+           Row{"tpu-ironwood", 312.602, 27.940},  // 2307 / 7.38; 206.2 (192 GiB) / 7.38
+           Row{"trn2", 230.0, 35.545},            // 667 / 2.9; 103.08 (96 GiB) / 2.9
+           Row{"trn2-ultraserver", 230.0, 35.545},
+           Row{"rubin-nvl576", 544.201, 31.348},  // 17360 / 31.9; 1000 / 31.9
+       }) {
+    const SystemSpec s = load_system(r.name);
+    EXPECT_NEAR(flops_per_byte(s.chip, MatmulPrecision::bf16).value(), r.flop_per_byte, 0.001) << r.name;
+    EXPECT_NEAR(to_ms(hbm_sweep_time(s.chip.hbm_capacity, s.chip.hbm_bandwidth)), r.sweep_ms, 0.001) << r.name;
+  }
+}
+
+TEST(HardwareCatalog, ScaleUpTopologyPowerAndStatus) {
+  // Trn2 UltraServer: 4 instances of a 4x4 torus joined in rings = 4 x 4 x 4 = 64 chips;
+  // 1,280 GB/s per chip (1,024 intra + 256 inter) both directions -> 640 per direction.
+  auto topology = [](const SystemSpec& s) { return s.scale_up_topology ? std::string(to_string(*s.scale_up_topology)) : "none"; };
+  const SystemSpec us = load_system("trn2-ultraserver");
+  EXPECT_EQ(us.scale_up_domain, 64);
+  EXPECT_EQ(topology(us), "3d-torus");
+  EXPECT_EQ(us.scale_up_torus_dims, (std::vector<int64_t>{4, 4, 4}));
+  EXPECT_DOUBLE_EQ(to_gb_per_s(us.scale_up_bandwidth_per_direction), 640.0);
+  // EFAv3 3,200 Gb/s per 16 chips = 200 Gb/s = 25 GB/s per chip per direction.
+  EXPECT_DOUBLE_EQ(to_gb_per_s(us.scale_out_bandwidth_per_direction), 25.0);
+  const SystemSpec v5p = load_system("tpu-v5p");
+  EXPECT_EQ(topology(v5p), "3d-torus");
+  EXPECT_EQ(v5p.scale_up_torus_dims, (std::vector<int64_t>{16, 20, 28}));  // 8,960 chips
+  EXPECT_EQ(topology(load_system("tpu-v6e")), "2d-torus");
+  EXPECT_EQ(topology(load_system("l40s")), "pcie");
+  EXPECT_EQ(topology(load_system("mi325x")), "full-mesh");
+  EXPECT_EQ(topology(load_system("b300")), "switch");
+  // Power per chip from the datasheets: L40S 350 W, H20 400 W, B300 1,100 W, GB300 1,400 W.
+  EXPECT_EQ(load_system("l40s").power_w_per_chip.value_or(0), 350.0);
+  EXPECT_EQ(load_system("h20").power_w_per_chip.value_or(0), 400.0);
+  EXPECT_EQ(load_system("b300").power_w_per_chip.value_or(0), 1100.0);
+  EXPECT_EQ(load_system("gb300-nvl72").power_w_per_chip.value_or(0), 1400.0);
+  EXPECT_FALSE(load_system("trn2").power_w_per_chip.has_value());  // not published
+  // Only the keynote Rubins are announced; every other entry is a shipping product.
+  for (const auto& n : builtin_system_names()) {
+    const bool announced = n == "rubin-nvl144" || n == "rubin-nvl576";
+    EXPECT_EQ(to_string(load_system(n).status), announced ? "announced" : "shipping") << n;
+  }
 }
 
 TEST(Lecture, H100FlopsPerByteIsAbout295) {
@@ -63,6 +140,37 @@ TEST(HardwareFile, ErrorsNameTheField) {
     EXPECT_EQ(std::string(e.what()), "h.json: chip.hbm_tb_per_s: must be in [1e-06, 10000], got 0");
   }
   EXPECT_THROW(load_system("/nonexistent/dir/x.json"), InputError);
+}
+
+TEST(HardwareFile, OptionalStatusTopologyAndPowerAreChecked) {
+  const std::string base = read_file(std::string(CHALK_SOURCE_DIR) + "/data/hardware/tpu-v5p.json");
+  auto error_of = [&](const std::string& from, const std::string& to) -> std::string {
+    std::string text = base;
+    const auto pos = text.find(from);
+    if (pos == std::string::npos) return "pattern not found: " + from;
+    text.replace(pos, from.size(), to);
+    try {
+      system_from_json(text, "v.json");
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of("\"date\"", "\"status\": \"rumoured\", \"date\""),
+            "v.json: status: unknown status 'rumoured'; expected shipping or announced");
+  EXPECT_EQ(error_of("\"3d-torus\"", "\"hypercube\""),
+            "v.json: scale_up.topology: unknown topology 'hypercube'; expected switch, full-mesh, 2d-torus, 3d-torus or pcie");
+  EXPECT_EQ(error_of("\"3d-torus\"", "\"switch\""), "v.json: scale_up.torus_dims: only a 2d-torus or 3d-torus topology has torus dimensions");
+  EXPECT_EQ(error_of("\"3d-torus\"", "\"2d-torus\""), "v.json: scale_up.torus_dims: a 2d-torus has 2 dimensions, got 3");
+  // 16 x 20 x 27 = 8,640, not the 8,960 chips of the pod.
+  EXPECT_EQ(error_of("28\n", "27\n"), "v.json: scale_up.torus_dims: dimensions multiply to 8640, expected domain_chips 8960");
+  EXPECT_EQ(error_of("28\n", "\"28\"\n"), "v.json: scale_up.torus_dims: expected a list of integers, got \"28\"");
+  EXPECT_EQ(error_of("16,\n", "0,\n"), "v.json: scale_up.torus_dims: each dimension must be in 1..1048576, got 0");
+  EXPECT_EQ(error_of("\"price\"", "\"power\": {\"watts_per_chip\": -5, \"source\": \"x\"}, \"price\""),
+            "v.json: power.watts_per_chip: must be positive, got -5.000000");
+  EXPECT_EQ(error_of("\"price\"", "\"power\": {\"watts\": 5, \"source\": \"x\"}, \"price\"").rfind("v.json: power.watts: unknown field", 0), 0u);
+  // The untouched file reads, with its torus.
+  EXPECT_EQ(error_of("\"DCN\"", "\"DCN\""), "no error");
 }
 
 }  // namespace

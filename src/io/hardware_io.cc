@@ -10,7 +10,7 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   const auto j = detail::parse_json(text, where);
   const Obj c(j, where + ": ");
   c.only({"format", "name", "description", "source", "date", "chip", "efficiency", "scale_up", "scale_out", "price",
-          "host_tiers", "notes"});
+          "host_tiers", "notes", "status", "power"});
   const std::string format = c.string("format");
   if (format != "chalk-hardware/1") throw InputError(c.field("format"), "unknown format '" + format + "'; expected chalk-hardware/1");
   SystemSpec s;
@@ -18,10 +18,12 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   s.description = c.string("description");
   s.source = c.string("source");
   s.date = c.string("date");
+  if (auto status = c.opt_string("status")) s.status = parse_system_status(*status, c.field("status"));
 
   const Obj chip = c.object("chip");
-  chip.only({"name", "peak_tflop_per_s", "hbm_gb", "hbm_tb_per_s"});
+  chip.only({"name", "peak_tflop_per_s", "hbm_gb", "hbm_tb_per_s", "source"});
   s.chip.name = chip.string("name");
+  s.chip_source = chip.opt_string("source").value_or("");
   const Obj peak = chip.object("peak_tflop_per_s");
   peak.only({"bf16", "fp8", "int8", "fp4"});
   for (const char* key : {"bf16", "fp8", "int8", "fp4"}) {
@@ -48,17 +50,33 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   s.efficiency.hbm_source = eff.string("hbm_source");
 
   const Obj up = c.object("scale_up");
-  up.only({"name", "domain_chips", "gb_per_s_per_direction"});
+  up.only({"name", "domain_chips", "gb_per_s_per_direction", "topology", "torus_dims", "source"});
   s.scale_up_domain = up.integer_in("domain_chips", 1, max_chips);
   s.scale_up_bandwidth_per_direction = gigabytes_per_second(up.number("gb_per_s_per_direction"));
+  if (auto topo = up.opt_string("topology")) s.scale_up_topology = parse_scale_up_topology(*topo, up.field("topology"));
+  if (up.has("torus_dims")) {
+    const auto& dims = up.raw("torus_dims");
+    if (!dims.is_array()) throw InputError(up.field("torus_dims"), "expected a list of integers");
+    for (const auto& d : dims) {
+      if (!d.is_number_integer()) throw InputError(up.field("torus_dims"), "expected a list of integers, got " + d.dump());
+      s.scale_up_torus_dims.push_back(d.get<int64_t>());
+    }
+  }
+  s.scale_up_source = up.opt_string("source").value_or("");
   if (auto out = c.opt_object("scale_out")) {
-    out->only({"name", "gb_per_s_per_direction"});
+    out->only({"name", "gb_per_s_per_direction", "source"});
     s.scale_out_bandwidth_per_direction = gigabytes_per_second(out->number("gb_per_s_per_direction"));
+    s.scale_out_source = out->opt_string("source").value_or("");
   }
   if (auto price = c.opt_object("price")) {
     price->only({"usd_per_chip_hour", "source"});
     s.price_per_chip = usd_per_hour(price->number("usd_per_chip_hour"));
     s.price_source = price->string("source");
+  }
+  if (auto power = c.opt_object("power")) {
+    power->only({"watts_per_chip", "source"});
+    s.power_w_per_chip = power->number("watts_per_chip");
+    s.power_source = power->string("source");
   }
   if (c.has("host_tiers")) {
     const auto& tiers = c.raw("host_tiers");

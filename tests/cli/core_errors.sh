@@ -22,6 +22,12 @@ python3 -c "import json; c=json.load(open('$SRC/data/hardware/h100-sxm.json')); 
 expect_error "chip.hbm_gb" decode --hardware "$tmp/hw.json"
 python3 -c "import json; c=json.load(open('$SRC/data/hardware/h100-sxm.json')); c['chip']['hbm_bw']=1; json.dump(c, open('$tmp/hw2.json','w'))"
 expect_error "chip.hbm_bw: unknown field" decode --hardware "$tmp/hw2.json"
+python3 -c "import json; c=json.load(open('$SRC/data/hardware/tpu-v5p.json')); c['scale_up']['torus_dims']=[16,20,27]; json.dump(c, open('$tmp/hw3.json','w'))"
+expect_error "scale_up.torus_dims: dimensions multiply to 8640, expected domain_chips 8960" hardware "$tmp/hw3.json"
+python3 -c "import json; c=json.load(open('$SRC/data/hardware/tpu-v5p.json')); c['status']='rumoured'; json.dump(c, open('$tmp/hw4.json','w'))"
+expect_error "status: unknown status 'rumoured'; expected shipping or announced" decode --hardware "$tmp/hw4.json"
+python3 -c "import json; c=json.load(open('$SRC/data/hardware/b300.json')); c['power']['watts_per_chip']=0; json.dump(c, open('$tmp/hw5.json','w'))"
+expect_error "power.watts_per_chip: must be positive" hardware "$tmp/hw5.json"
 expect_error "unknown model 'llama-9'" decode --model llama-9
 expect_error "unknown hardware 'h900'" decode --hardware h900
 expect_error "--batch: must be in 1..16777216, got 0" decode --batch 0

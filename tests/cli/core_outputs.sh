@@ -18,6 +18,23 @@ csv=$("$CHALK" decode --model llama-3.1-8b --hardware h100-sxm --batch 1:8 --csv
 [ "$(printf '%s\n' "$csv" | wc -l)" -eq 5 ] || fail "1:8 should give batches 1,2,4,8"
 "$CHALK" models --json | python3 -c "import json,sys; m={r['name']:r for r in json.load(sys.stdin)}; assert m['deepseek-v3']['kv_bytes_per_token']==70272" || fail "models --json"
 "$CHALK" hardware --csv | grep -q '^h100-sxm,H100 SXM,989.4' || fail "hardware --csv"
+# Issue 17's systems: dense peaks, derived figures by hand, topology, power and status.
+"$CHALK" hardware --json | python3 -c "
+import json, sys
+h = {r['name']: r for r in json.load(sys.stdin)}
+for n in ['l40s', 'h20', 'b300', 'gb300-nvl72', 'mi325x', 'mi355x', 'tpu-v5p', 'tpu-v6e', 'tpu-ironwood', 'trn2', 'trn2-ultraserver', 'rubin-nvl144', 'rubin-nvl576']:
+    assert n in h, n
+l = h['l40s']  # FP8 733 dense (1,466 sparse); 362.05 / 0.864 = 419 FLOP/B; 48 / 0.864 = 55.6 ms
+assert l['fp8_tflop_per_s'] == 733 and abs(l['bf16_flop_per_byte'] - 419.04) < 0.01 and abs(l['hbm_sweep_ms'] - 55.556) < 0.001, l
+assert l['scale_up_topology'] == 'pcie' and l['tdp_w'] == 350 and l['scale_out_gb_per_s_per_direction'] is None, l
+assert abs(h['h20']['bf16_flop_per_byte'] - 37.0) < 1e-9 and abs(h['h20']['hbm_sweep_ms'] - 24.0) < 1e-9, h['h20']  # 148 / 4.0; 96 / 4.0
+t = h['trn2-ultraserver']  # 4x4x4 NeuronLink torus, 1,280 GB/s both ways per chip
+assert t['scale_up_domain_chips'] == 64 and t['scale_up_gb_per_s_per_direction'] == 640 and t['scale_up_topology'] == '3d-torus', t
+assert h['tpu-v5p']['scale_up_topology'] == '3d-torus' and h['tpu-v6e']['scale_up_topology'] == '2d-torus'
+assert h['b300']['fp4_tflop_per_s'] == 14000 and h['b300']['tdp_w'] == 1100 and h['b300']['scale_out_gb_per_s_per_direction'] == 100
+assert [n for n, r in h.items() if r['status'] == 'announced'] == ['rubin-nvl144', 'rubin-nvl576'], h
+assert all(r['status'] in ('shipping', 'announced') for r in h.values())
+" || fail "hardware --json (issue 17 systems)"
 echo "core_outputs: all passed"
 # A replica beyond the scale-up domain is flagged: the roofline has no scale-out term.
 "$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 16 -b 1 --json | python3 -c "import json,sys; w=json.load(sys.stdin)['warnings']; assert any('span 2 scale-up domains' in x for x in w), w" || fail "scale-out warning"

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "chalk/base/dtype.h"
@@ -47,19 +48,49 @@ struct MemoryTier {
   std::string source;
 };
 
+/// Whether a system's figures describe a shipping product or a vendor announcement
+/// (roadmap keynotes: Rubin NVL144 and NVL576 at GTC 2025 / CES 2026).
+enum class SystemStatus { shipping, announced };
+
+/// How the chips of one scale-up domain are joined. `switched`: every chip reaches every
+/// other through switches at full per-chip bandwidth (NVLink + NVSwitch); `full_mesh`: a
+/// direct link to each peer (AMD Infinity Fabric, 8 GPUs); `torus_2d` / `torus_3d`: each chip
+/// links to its neighbours only (TPU ICI, Trainium NeuronLink), so the per-chip bandwidth is
+/// split over 4 or 6 links; `pcie`: no accelerator link, peers talk over PCIe (L40S).
+enum class ScaleUpTopology { switched, full_mesh, torus_2d, torus_3d, pcie };
+
+std::string_view to_string(SystemStatus s);
+std::string_view to_string(ScaleUpTopology t);
+/// Parses "shipping" or "announced". Throws InputError naming `field` otherwise.
+SystemStatus parse_system_status(std::string_view text, const std::string& field);
+/// Parses "switch", "full-mesh", "2d-torus", "3d-torus", "pcie". Throws InputError naming
+/// `field` otherwise.
+ScaleUpTopology parse_scale_up_topology(std::string_view text, const std::string& field);
+
 /// A system: chips in scale-up domains joined by a scale-out network.
 struct SystemSpec {
   std::string name;         ///< catalog key, e.g. "h100-sxm"
   std::string description;
   std::string source;       ///< datasheets behind the entry
   std::string date;         ///< date of the newest source
+  SystemStatus status = SystemStatus::shipping;  ///< announced: vendor keynote figures, not a datasheet
   ChipSpec chip;
+  std::string chip_source;  ///< where the peaks and HBM figures come from (empty: see `source`)
   Efficiency efficiency;
   int64_t scale_up_domain = 1;                   ///< chips in one NVLink/ICI domain
   BytesPerSecond scale_up_bandwidth_per_direction;   ///< per chip, one direction
+  std::optional<ScaleUpTopology> scale_up_topology;  ///< how the domain is wired, if stated
+  /// Torus extent per dimension (TPU v5p 16 x 20 x 28 = 8960); empty when not published.
+  /// Its length matches the torus kind and its product is scale_up_domain.
+  std::vector<int64_t> scale_up_torus_dims;
+  std::string scale_up_source;
   BytesPerSecond scale_out_bandwidth_per_direction;  ///< per chip, one direction (0 = unknown)
+  std::string scale_out_source;
   std::optional<UsdPerSecond> price_per_chip;    ///< rental price per chip, if public
   std::string price_source;
+  /// Board/module power per chip in watts (TDP or TGP from the datasheet), if public.
+  std::optional<double> power_w_per_chip;
+  std::string power_source;
   std::vector<MemoryTier> host_tiers;
 };
 
@@ -89,11 +120,13 @@ inline constexpr double hbm_tb_per_s_max = 1e4;      ///< HBM bandwidth per chip
 inline constexpr double link_gb_per_s_max = 1e6;     ///< scale-up, scale-out, host tier bandwidth
 inline constexpr double host_gb_max = 1e9;           ///< a host memory tier's capacity per chip
 inline constexpr double usd_per_chip_hour_max = 1e6; ///< rental price
+inline constexpr double power_w_max = 1e6;            ///< board power per chip (GB300: 1,400 W)
 inline constexpr double min_positive = 1e-6;         ///< the least positive value of any of them
 }  // namespace hardware_limits
 
 /// Checks every number of a system once, after unit conversion: finite, within
-/// hardware_limits, efficiencies in (0, 1], scale_up.domain_chips in 1..max_chips.
+/// hardware_limits, efficiencies in (0, 1], scale_up.domain_chips in 1..max_chips, torus
+/// extents matching the torus kind and multiplying to the domain size.
 /// Throws InputError naming `where` and the file's field, the value and the range.
 void validate(const SystemSpec& s, const std::string& where);
 
