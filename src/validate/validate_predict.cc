@@ -46,6 +46,7 @@ void predict(const RowPlan& p, Prediction& out) {
   if (p.w_attention) m.weights.attention = *p.w_attention;
   if (p.w_ffn) m.weights.dense_ffn = *p.w_ffn;
   if (p.w_experts) m.weights.experts = *p.w_experts;
+  if (p.w_embedding) m.weights.embedding = *p.w_embedding;
   const SystemSpec sys = load_system(p.hardware);
   DeploymentOptions o;
   o.n_chips = p.chips;
@@ -63,7 +64,8 @@ void predict(const RowPlan& p, Prediction& out) {
     const auto& L = e.mech.mechanisms.layout;
     const double dp = static_cast<double>(p.chips / L.tp_attention);
     const double batch = std::max(p.batch, p.decode_batch);
-    if (single_kv && L.tp_attention > 1 && !L.kv_sharded_by_batch && !p.batch_from_capacity && p.slo_tokens_per_s_per_user == 0) {
+    if (single_kv && L.tp_attention > 1 && !L.kv_sharded_by_batch && !p.kv_split_heads && !p.batch_from_capacity &&
+        p.slo_tokens_per_s_per_user == 0) {
       const int64_t ctx = std::max<int64_t>(p.context, p.prompt + p.prefix + p.output);
       const Bytes kv_chip = kv_bytes_per_sequence(m, ctx, p.kv) * (batch / dp);
       const Bytes room = sys.chip.hbm_capacity * (1 - o.memory_reserve_fraction) - e.plain.weight_bytes_total / static_cast<double>(p.chips);
@@ -81,7 +83,7 @@ void predict(const RowPlan& p, Prediction& out) {
   const bool moe = !e.plain.moe.empty();
 
   const double n = d(p.chips);
-  const double per_chips = p.per_chips < 0 ? d(sys.scale_up_domain) : (p.per_chips == 0 ? n : p.per_chips);
+  const double per_chips = p.per_chips == 0 ? n : p.per_chips;
   const double decode_batch = p.decode_batch > 0 ? p.decode_batch : p.batch;
   DecodeLevers levers;
   levers.tokens_per_sequence = static_cast<int64_t>(p.mtp_tokens);
@@ -143,8 +145,9 @@ void predict(const RowPlan& p, Prediction& out) {
         governs = b.governs;
       }
       if (p.target == Target::decode_step_s || p.target == Target::decode_total_s) {
-        plain_v = t_plain;
-        mech_v = t_mech;
+        const double per = p.per_kept_token ? p.mtp_accepted : 1;
+        plain_v = t_plain / per;
+        mech_v = t_mech / per;
       } else if (p.target == Target::per_user_tokens_per_s) {
         plain_v = p.mtp_accepted / t_plain;
         mech_v = p.mtp_accepted / t_mech;
@@ -212,6 +215,7 @@ void predict(const RowPlan& p, Prediction& out) {
       double cap = static_cast<double>(memory_plan(e.plain, 1, mean_context).max_batch);
       if (cap < 1) throw InputError("memory", "the weights do not fit in HBM");
       if (p.requests_cap > 0) cap = std::min(cap, p.requests_cap);
+      if (!p.batch_from_capacity) cap = p.batch;  // a stated batch
       cap = std::min(cap, 1e6);
       const auto a = plain_decode(cap, mean_context);
       plain_v = cap / a.t_step.value() * per_chips / n;
@@ -225,6 +229,7 @@ void predict(const RowPlan& p, Prediction& out) {
         q.prompt = p.prompt;
         q.output = p.output;
         if (p.requests_cap > 0) q.max_batch = p.requests_cap;
+        if (!p.batch_from_capacity) q.max_batch = p.batch;
         DeploymentOptions base;
         base.kv = p.kv;
         const auto ranked = search_layouts(m, sys, base, q);
@@ -271,6 +276,11 @@ void predict(const RowPlan& p, Prediction& out) {
     out.layout = "prefill " + describe_layout(e.mech_prefill.mechanisms.layout, moe) + "; decode " + out.layout;
   }
   if (!searched_layout.empty()) out.layout = searched_layout;
+  if (p.count_input_tokens) {  // input plus output tokens per output token
+    const double f = d(p.prompt + p.prefix + p.output) / d(p.output);
+    plain_v *= f;
+    mech_v *= f;
+  }
   out.predicted_plain = plain_v * p.to_unit;
   out.predicted = mech_v * p.to_unit;
   out.governs = governs;
