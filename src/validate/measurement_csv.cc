@@ -132,7 +132,8 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& whe
 std::vector<Measurement> builtin_measurements() {
   const auto text = detail::embedded_file("measurements/measurements.csv");
   if (!text) throw InputError("data/measurements/measurements.csv", "not compiled in; rebuild chalk");
-  return parse_measurements(*text, "built-in measurements").rows;
+  // Relative model paths name files compiled in beside the rows (data/measurements/models/).
+  return parse_measurements(*text, "built-in measurements", false, "builtin:measurements").rows;
 }
 
 }  // namespace chalk

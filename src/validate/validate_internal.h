@@ -10,6 +10,7 @@
 
 #include "chalk/base/dtype.h"
 #include "chalk/engine/overhead.h"
+#include "chalk/model/model.h"
 #include "chalk/validate/validate.h"
 
 namespace chalk::detail {
@@ -74,6 +75,12 @@ struct Mapped {
 /// Reads one row's fields into a plan. Throws InputError naming "<id>: <column>" for a
 /// field chalk cannot use; a kind or metric it does not predict yet is status not_modelled.
 Mapped plan_row(const Measurement& row);
+
+/// The model a row names: a built-in name, a path, or "builtin:measurements/<path>" for a
+/// built-in row's model file. Throws InputError "<id>: model" when none is found.
+std::string resolve_model(const Measurement& row);
+/// Loads what resolve_model returned.
+ModelSpec load_row_model(const std::string& resolved);
 
 /// The unit of a metric as printed ("ms", "tok/s/chip", ...).
 std::string metric_unit(const std::string& metric);

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "chalk/base/error.h"
+#include "chalk/io/embedded.h"
 #include "chalk/io/io.h"
 #include "measurement_row.h"
 #include "validate_internal.h"
@@ -33,10 +34,18 @@ DType format(const std::string& f) {
   throw InputError("format", "'" + f + "' is not a storage format");  // unreachable: the parser checked
 }
 
+constexpr std::string_view kBuiltin = "builtin:";
+
 /// A built-in name, a file (relative to the CSV), or an HF repo id whose name is built in.
+/// The built-in rows' relative paths name files compiled in beside them
+/// (data/measurements/models/): "builtin:measurements/<path>".
 std::string resolve(const std::string& text, const std::string& base_dir, const std::vector<std::string>& builtin,
                     const std::string& field, const char* what) {
   if (std::find(builtin.begin(), builtin.end(), text) != builtin.end()) return text;
+  if (base_dir.rfind(kBuiltin, 0) == 0) {
+    const std::string key = base_dir.substr(kBuiltin.size()) + "/" + text;
+    if (chalk::detail::embedded_file(key)) return std::string(kBuiltin) + key;
+  }
   namespace fs = std::filesystem;
   const fs::path p = fs::path(text).is_absolute() || base_dir.empty() ? fs::path(text) : fs::path(base_dir) / text;
   std::error_code ec;
@@ -48,6 +57,22 @@ std::string resolve(const std::string& text, const std::string& base_dir, const 
   throw InputError(field, "'" + text + "' is neither a built-in " + what + " (chalk " + (std::string(what) == "model" ? "models" : "hardware") +
                               ") nor a file" + (base_dir.empty() ? "" : " under " + base_dir));
 }
+
+}  // namespace
+
+ModelSpec load_row_model(const std::string& resolved) {
+  if (resolved.rfind(kBuiltin, 0) == 0) {
+    const std::string key = resolved.substr(kBuiltin.size());
+    return model_from_native(*chalk::detail::embedded_file(key), "data/" + key);
+  }
+  return load_model(resolved);
+}
+
+std::string resolve_model(const Measurement& r) {
+  return resolve(r.model, r.base_dir, builtin_model_names(), r.id + ": model", "model");
+}
+
+namespace {
 
 void apply_ffn_layout(const std::string& l, int64_t chips, ParallelLayout& L) {
   if (l == "ws2d") L.tp_attention = L.tp_ffn = chips;
@@ -87,9 +112,9 @@ Mapped plan_row(const Measurement& r) {
   }
 
   RowPlan p;
-  p.model = resolve(r.model, r.base_dir, builtin_model_names(), at + "model", "model");
+  p.model = resolve_model(r);
   p.hardware = resolve(r.hardware, r.base_dir, builtin_system_names(), at + "hardware", "system");
-  const ModelSpec model = load_model(p.model);
+  const ModelSpec model = load_row_model(p.model);
   const SystemSpec sys = load_system(p.hardware);
   bool moe = false;
   for (const auto& g : model.groups) moe = moe || g.ffn.kind == FfnKind::moe;

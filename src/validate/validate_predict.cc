@@ -40,7 +40,7 @@ struct Engines {
 }  // namespace
 
 void predict(const RowPlan& p, Prediction& out) {
-  ModelSpec m = load_model(p.model);
+  ModelSpec m = load_row_model(p.model);
   const ModelSpec published = m;  // MFU counts the published model's FLOPs
   for (auto& g : m.groups) g.attention.n_heads = std::max(g.attention.n_heads, p.heads_padded_to);
   if (p.w_attention) m.weights.attention = *p.w_attention;

@@ -93,6 +93,8 @@ ValidationReport validate_measurements(const std::vector<Measurement>& rows, boo
   return report;
 }
 
+ModelSpec measurement_model(const Measurement& row) { return detail::load_row_model(detail::resolve_model(row)); }
+
 std::vector<Prediction> unreadable_rows(const MeasurementFile& file) {
   std::vector<Prediction> out;
   for (const auto& u : file.unreadable) {

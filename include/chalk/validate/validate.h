@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "chalk/model/model.h"
 #include "chalk/validate/measurement.h"
 
 namespace chalk {
@@ -76,6 +77,12 @@ struct ValidationReport {
 /// kept with status unreadable and the error as its reason. A row whose inputs the engine
 /// rejects (a layout search with no fit) is kept with status rejected.
 ValidationReport validate_measurements(const std::vector<Measurement>& rows, bool keep_going = false);
+
+/// The model a row names, read as validate reads it (a built-in name, an HF repo id whose
+/// name is built in, or a path relative to the row's CSV; the built-in rows' paths are
+/// files compiled in from data/measurements/). Throws InputError "<id>: model" when chalk
+/// has no such model. For the training module, which predicts the training rows.
+ModelSpec measurement_model(const Measurement& row);
 
 /// The rows of `file` that could not be read (parse_measurements with keep_going), as
 /// report rows with status unreadable, for listing beside the predicted ones.
