@@ -124,6 +124,18 @@ TEST(Validate, UnitsPerChipPerRunAndPerKeptToken) {
   EXPECT_NEAR(find(r, "MTP").predicted, find(r, "MTPSTEP").predicted / 1.5, 1e-9);
 }
 
+TEST(Validate, LongGenerationsAreSampledNotLooped) {
+  // decode_s over 4096 steps (sampled: 1024 midpoints) against 2048 steps (every step):
+  // Llama 3.1 8B at batch 1 is weight-bound, so the step barely grows with the context
+  // and twice the steps take about twice the time (within 2%). A billion steps returns.
+  const auto r = run("id,kind,model,hardware,chips,tp,batch,batch_per,context,output_tokens,draft_tokens,weights,kv,metric,value\n"
+                     "A,decode,llama-3.1-8b,h100-sxm,1,1,1,run,1024,2048,0,bf16,bf16,decode_s,10\n"
+                     "B,decode,llama-3.1-8b,h100-sxm,1,1,1,run,1024,4096,0,bf16,bf16,decode_s,20\n"
+                     "C,decode,llama-3.1-8b,h100-sxm,1,1,1,run,1024,1000000000,0,bf16,bf16,decode_s,20\n");
+  EXPECT_NEAR(find(r, "B").predicted / find(r, "A").predicted, 2.0, 0.04);
+  EXPECT_GT(find(r, "C").predicted, 1e6);
+}
+
 TEST(Validate, ReplicasScaleRunTotals) {
   // dp 2 on 16 chips: two replicas of 8, each the 8-chip run above; the run's tokens/s
   // doubles, per chip stays.
