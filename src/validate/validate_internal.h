@@ -54,7 +54,6 @@ struct RowPlan {
   double decode_batch = 0;   ///< serving rows: decode batch if it differs (0 = batch)
   bool batch_from_capacity = false;  ///< largest batch the KV cache holds (offline throughput)
   double requests_cap = 0;           ///< at most this many sequences (0 = none)
-  double slo_tokens_per_s_per_user = 0;  ///< batch = largest meeting this per-user speed
   int64_t context = 0, prompt = 0, prefix = 0, output = 0;
   double cache_hit_fraction = 0;     ///< input tokens served from a prefix cache
   double mtp_tokens = 1;             ///< tokens per sequence per step (1 + drafts)

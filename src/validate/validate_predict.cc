@@ -23,18 +23,6 @@ std::string num(double v) {
   return buf;
 }
 
-/// Largest batch in [1, cap] with f(batch) true, f monotone (true then false); 1 if none.
-double largest(double cap, const std::function<bool(double)>& ok) {
-  double lo = 1, hi = std::max(1.0, std::floor(cap));
-  if (!ok(lo)) return 1;
-  if (ok(hi)) return hi;
-  while (hi - lo > 1) {
-    const double mid = std::floor((lo + hi) / 2);
-    (ok(mid) ? lo : hi) = mid;
-  }
-  return lo;
-}
-
 /// The steps of a generation to evaluate, and the weight of each: every step up to 2048,
 /// else 1024 evenly spaced midpoints each standing for n / 1024 steps (the step time is
 /// smooth in the context), so a long generation costs a bounded time and never hangs.
@@ -83,8 +71,7 @@ void predict(const RowPlan& p, Prediction& out) {
     const auto& L = e.mech.mechanisms.layout;
     const double dp = static_cast<double>(p.chips / L.tp_attention);
     const double batch = std::max(p.batch, p.decode_batch);
-    if (single_kv && L.tp_attention > 1 && !L.kv_sharded_by_batch && !p.kv_split_heads && !p.batch_from_capacity &&
-        p.slo_tokens_per_s_per_user == 0) {
+    if (single_kv && L.tp_attention > 1 && !L.kv_sharded_by_batch && !p.kv_split_heads && !p.batch_from_capacity) {
       const int64_t ctx = std::max<int64_t>(p.context, p.prompt + p.prefix + p.output);
       const Bytes kv_chip = kv_bytes_per_sequence(m, ctx, p.kv) * (batch / dp);
       const Bytes room = sys.chip.hbm_capacity * (1 - o.memory_reserve_fraction) - e.plain.weight_bytes_total / static_cast<double>(p.chips);
@@ -147,13 +134,6 @@ void predict(const RowPlan& p, Prediction& out) {
     case Target::decode_tokens_per_s: {
       const int64_t steps = p.target == Target::decode_total_s ? p.output : 1;
       double b_plain = p.batch, b_mech = p.batch;
-      if (p.slo_tokens_per_s_per_user > 0) {
-        const double cap = std::min<double>(1e6, static_cast<double>(memory_plan(e.plain, 1, p.context).max_batch));
-        b_plain = largest(cap, [&](double b) { return p.mtp_accepted / plain_decode(b, p.context).t_step.value() >= p.slo_tokens_per_s_per_user; });
-        b_mech = largest(cap, [&](double b) { return p.mtp_accepted / mech_decode(b, p.context).t_step.value() >= p.slo_tokens_per_s_per_user; });
-        out.notes.push_back("batch meeting " + num(p.slo_tokens_per_s_per_user) + " tok/s/user: " + num(b_plain) + " (plain), " +
-                            num(b_mech) + " (mechanisms)");
-      }
       double t_plain = 0, t_mech = 0;
       for (const auto& [i, weight] : generation_steps(steps)) {
         const auto a = plain_decode(b_plain, p.context + i);
@@ -174,7 +154,7 @@ void predict(const RowPlan& p, Prediction& out) {
         plain_v = b_plain * p.mtp_accepted / t_plain * per_chips / n;
         mech_v = b_mech * p.mtp_accepted / t_mech * per_chips / n;
       }
-      inputs += ", batch " + num(p.slo_tokens_per_s_per_user > 0 ? b_mech : p.batch) + ", context " + std::to_string(p.context);
+      inputs += ", batch " + num(p.batch) + ", context " + std::to_string(p.context);
       if (steps > 1) inputs += ", " + std::to_string(steps) + " steps";
       if (p.mtp_tokens > 1) inputs += ", " + num(p.mtp_tokens) + " tokens per step (" + num(p.mtp_accepted) + " kept)";
       break;
