@@ -124,5 +124,40 @@ TEST(MeasurementCsv, KeepGoingReportsBadRowsAndGoesOn) {
   EXPECT_EQ(f.unreadable[1].error, "t.csv: line 5: A: id: repeated id 'A'");
 }
 
+TEST(MeasurementCsv, MutatedFilesThrowOnlyInputError) {
+  // Deterministic mutations of a small valid file (byte flips, deletions,
+  // inserted quotes, commas and newlines): the parser either reads a file or throws
+  // InputError, never anything else (a fuzzing harness can call parse_measurements the
+  // same way: it is pure).
+  const std::string base =
+      std::string(kHeader) + decode_row("A") + decode_row("B") + "C,decode,m,h,8,,1,chip,100,tok_per_s_per_user,3,\"x\ny\"\n";
+  uint64_t state = 12345;
+  auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
+  const char inserts[] = {',', '"', '\n', '\r', '-', '0', 'e', ';', '=', ' ', '\0'};
+  int read = 0, rejected = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string t = base;
+    for (int k = 0, edits = 1 + static_cast<int>(next() % 4); k < edits; ++k) {
+      const std::size_t at = next() % t.size();
+      switch (next() % 3) {
+        case 0: t[at] = inserts[next() % sizeof inserts]; break;
+        case 1: t.erase(at, 1 + next() % 3); break;
+        default: t = t.substr(0, at) + inserts[next() % sizeof inserts] + t.substr(at); break;
+      }
+      if (t.empty()) t = ",";
+    }
+    for (const bool keep_going : {false, true}) {
+      try {
+        parse_measurements(t, "fuzz.csv", keep_going);
+        ++read;
+      } catch (const InputError&) {
+        ++rejected;
+      }
+    }
+  }
+  EXPECT_GT(read, 0);
+  EXPECT_GT(rejected, 0);
+}
+
 }  // namespace
 }  // namespace chalk
