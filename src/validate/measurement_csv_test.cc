@@ -144,7 +144,7 @@ TEST(MeasurementCsv, MutatedFilesThrowOnlyInputError) {
         case 1: t.erase(at, 1 + next() % 3); break;
         default: t = t.substr(0, at) + inserts[next() % sizeof inserts] + t.substr(at); break;
       }
-      if (t.empty()) t = ",";
+      if (t.empty()) t.push_back(',');
     }
     for (const bool keep_going : {false, true}) {
       try {
