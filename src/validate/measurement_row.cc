@@ -224,6 +224,7 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
       }
       if (r.text(col).empty()) throw InputError(r.field("assumed"), "'" + col + "' is listed as assumed but the row leaves it empty");
       m.assumed.push_back(col);
+      m.assumed_values.push_back(r.text(col));
       if (semi == std::string::npos) break;
       start = semi + 1;
     }

@@ -275,7 +275,9 @@ Mapped plan_row(const Measurement& r) {
       p.count_input_tokens = m == "total_tok_per_s_per_chip";
     }
   }
-  for (const auto& col : r.assumed) p.assumptions.push_back(col + ": assumed by the row's author (see its notes)");
+  for (std::size_t i = 0; i < r.assumed.size(); ++i) {
+    p.assumptions.push_back(r.assumed[i] + " " + r.assumed_values[i] + ": filled in by the row's author, not stated by the source (see its notes)");
+  }
   return {p, RowStatus::predicted, ""};
 }
 

@@ -59,7 +59,8 @@ struct Measurement {
 
   std::string metric;
   double value = 0;
-  std::vector<std::string> assumed;  ///< columns the row's author filled in
+  std::vector<std::string> assumed;         ///< columns the row's author filled in
+  std::vector<std::string> assumed_values;  ///< their cells, as written (parallel to `assumed`)
   std::string source, location, confidence, notes;
 };
 
