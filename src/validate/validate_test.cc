@@ -59,7 +59,9 @@ TEST(Validate, EveryBuiltinRowNamesAModelChalkHas) {
     if (row.kind == "microbenchmark") continue;
     const ModelSpec m = measurement_model(row);
     EXPECT_FALSE(m.groups.empty()) << row.id;
-    if (row.id == "MEG21-1") EXPECT_EQ(m.name, "gpt-1008b");
+    if (row.id == "MEG21-1") {
+      EXPECT_EQ(m.name, "gpt-1008b");
+    }
     ++n;
   }
   EXPECT_EQ(n, 33);
