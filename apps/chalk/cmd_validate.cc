@@ -1,4 +1,5 @@
 // `chalk validate`: predictions against published measurements (docs/accuracy.md).
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@ struct ValidateArgs {
   std::string file;
   OutputArgs output;
   bool calibration = false;
+  bool keep_going = false;
 };
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
@@ -97,8 +99,14 @@ Table calibration_table() {
 std::string pct(double e) { return fmt::format("{:+.0f}%", 100 * e); }
 
 void run_validate(const ValidateArgs& a) {
-  const auto rows = a.file.empty() ? builtin_measurements() : parse_measurements(read_file(a.file), a.file);
-  const ValidationReport r = validate_measurements(rows);
+  MeasurementFile file;
+  if (a.file.empty()) {
+    file.rows = builtin_measurements();
+  } else {
+    file = parse_measurements(read_file(a.file), a.file, a.keep_going, std::filesystem::path(a.file).parent_path().string());
+  }
+  ValidationReport r = validate_measurements(file.rows, a.keep_going);
+  for (auto& u : unreadable_rows(file)) r.rows.push_back(std::move(u));
   if (a.output.csv) {
     print_csv(std::cout, a.calibration ? calibration_table() : rows_table(r, true));
     return;
@@ -108,6 +116,7 @@ void run_validate(const ValidateArgs& a) {
     j["source"] = a.file.empty() ? "built-in data/measurements/measurements.csv" : a.file;
     j["rows"] = to_json(rows_table(r, true));
     for (std::size_t i = 0; i < r.rows.size(); ++i) {
+      j["rows"][i]["metric"] = r.rows[i].metric;
       j["rows"][i]["assumptions"] = r.rows[i].assumptions;
       j["rows"][i]["notes"] = r.rows[i].notes;
     }
@@ -146,7 +155,8 @@ void run_validate(const ValidateArgs& a) {
 void register_validate(CLI::App& app, Action& run) {
   static ValidateArgs a;
   auto* cmd = app.add_subcommand("validate", "Predict published measurements and compare (docs/accuracy.md)");
-  cmd->add_option("file", a.file, "Measurements CSV in the format of reference/measurements.csv (default: the built-in rows)");
+  cmd->add_option("file", a.file, "Measurements CSV (docs/file-formats.md, \"Measurements\"; default: the built-in rows)");
+  cmd->add_flag("--keep-going", a.keep_going, "Report a row chalk cannot read as unreadable and go on (default: exit 2 at the first)");
   cmd->add_flag("--calibration", a.calibration, "Print the calibrated constants and their microbenchmark rows");
   add_output_options(*cmd, a.output);
   cmd->callback([&run] { run = [] { run_validate(a); }; });

@@ -1,16 +1,21 @@
-// Reading measurement rows (reference/measurements.csv format).
+// Reading a measurements CSV (docs/file-formats.md, "Measurements"): records, the header,
+// and each row through measurement_row.cc's strict field reader.
+#include <map>
 #include <set>
 
 #include "chalk/base/error.h"
-#include "chalk/validate/validate.h"
 #include "chalk/io/embedded.h"
+#include "chalk/validate/measurement.h"
+#include "measurement_row.h"
 
 namespace chalk {
 namespace {
 
+using Record = std::pair<int64_t, std::vector<std::string>>;
+
 /// Splits CSV text into records of fields, with each record's starting line.
-std::vector<std::pair<int64_t, std::vector<std::string>>> split_csv(std::string_view text, const std::string& where) {
-  std::vector<std::pair<int64_t, std::vector<std::string>>> records;
+std::vector<Record> split_csv(std::string_view text, const std::string& where) {
+  std::vector<Record> records;
   std::vector<std::string> fields;
   std::string field;
   bool quoted = false, any = false;
@@ -68,42 +73,58 @@ std::vector<std::pair<int64_t, std::vector<std::string>>> split_csv(std::string_
 
 const std::vector<std::string>& measurement_columns() {
   static const std::vector<std::string> cols = {
-      "id", "kind", "model", "model_shape", "hardware", "num_chips", "interconnect", "precision_weights",
-      "precision_kv_or_activations", "parallelism", "batch_or_concurrency", "input_len", "output_len_or_context", "metric",
-      "value", "unit", "hw_peak_specs", "source", "source_location", "confidence", "notes"};
+      "id", "kind", "model", "hardware", "chips", "tp", "pp", "dp", "ep", "expert_tp", "cp", "attention", "ffn_layout",
+      "prefill_ffn_layout", "kv_split", "padded_heads", "weights", "kv", "dispatch", "combine", "compute", "batch",
+      "batch_per", "prefill_batch", "requests", "request_rate_per_s", "input_tokens", "cached_tokens", "output_tokens",
+      "context", "draft_tokens", "accepted_tokens", "attention_draft_tokens", "two_batch_overlap", "engine", "microbatch",
+      "schedule", "virtual_stages", "recompute", "zero", "train_tokens", "operation", "shape", "message_bytes", "metric",
+      "value", "assumed", "source", "location", "confidence", "notes"};
   return cols;
 }
 
-std::vector<Measurement> parse_measurements(std::string_view text, const std::string& where) {
+MeasurementFile parse_measurements(std::string_view text, const std::string& where, bool keep_going, const std::string& base_dir) {
   const auto records = split_csv(text, where);
-  if (records.empty()) throw InputError(where, "empty file; expected a header row: " + measurement_columns().front() + ",kind,...");
-  const auto& cols = measurement_columns();
+  if (records.empty()) throw InputError(where, "empty file; expected a header row naming the columns (id,kind,model,...)");
+  const auto& known = measurement_columns();
+  const std::set<std::string> known_set(known.begin(), known.end());
   const auto& header = records.front().second;
-  for (std::size_t i = 0; i < std::max(header.size(), cols.size()); ++i) {
-    if (i >= header.size()) throw InputError(where + ": header", "missing column '" + cols[i] + "'");
-    if (i >= cols.size()) throw InputError(where + ": header", "unexpected column '" + header[i] + "'");
-    if (header[i] != cols[i]) {
-      throw InputError(where + ": header", "column " + std::to_string(i + 1) + " is '" + header[i] + "', expected '" + cols[i] + "'");
+  std::set<std::string> seen_cols;
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    const std::string& h = header[i];
+    if (!known_set.count(h)) {
+      throw InputError(where + ": header", "unknown column '" + h + "' (column " + std::to_string(i + 1) +
+                                               "); the columns are listed in docs/file-formats.md, \"Measurements\"");
     }
+    if (!seen_cols.insert(h).second) throw InputError(where + ": header", "repeated column '" + h + "'");
   }
-  std::vector<Measurement> out;
-  std::set<std::string> seen;
+  for (const char* need : {"id", "kind", "metric", "value"}) {
+    if (!seen_cols.count(need)) throw InputError(where + ": header", std::string("missing column '") + need + "'");
+  }
+  MeasurementFile out;
+  std::set<std::string> ids;
   for (std::size_t r = 1; r < records.size(); ++r) {
     const auto& [line, f] = records[r];
     const std::string at = where + ": line " + std::to_string(line);
-    if (f.size() != cols.size()) {
-      throw InputError(at, "expected " + std::to_string(cols.size()) + " fields, got " + std::to_string(f.size()));
+    std::string id = f.empty() ? "" : f.front();
+    for (std::size_t i = 0; i < header.size() && i < f.size(); ++i) {
+      if (header[i] == "id") id = f[i];
     }
-    Measurement m;
-    m.line = line;
-    std::string* dst[] = {&m.id, &m.kind, &m.model, &m.model_shape, &m.hardware, &m.num_chips, &m.interconnect,
-                          &m.precision_weights, &m.precision_kv_or_activations, &m.parallelism, &m.batch_or_concurrency,
-                          &m.input_len, &m.output_len_or_context, &m.metric, &m.value, &m.unit, &m.hw_peak_specs,
-                          &m.source, &m.source_location, &m.confidence, &m.notes};
-    for (std::size_t i = 0; i < cols.size(); ++i) *dst[i] = f[i];
-    if (m.id.empty()) throw InputError(at + ": id", "empty id; every row needs one");
-    if (!seen.insert(m.id).second) throw InputError(at + ": id", "repeated id '" + m.id + "'");
-    out.push_back(std::move(m));
+    try {
+      if (f.size() != header.size()) {
+        throw InputError(at, "expected " + std::to_string(header.size()) + " fields, got " + std::to_string(f.size()));
+      }
+      std::map<std::string, std::string> cells;
+      for (std::size_t i = 0; i < header.size(); ++i) cells[header[i]] = f[i];
+      if (id.empty()) throw InputError(at + ": id", "empty id; every row needs one");
+      if (!ids.insert(id).second) throw InputError(at + ": " + id + ": id", "repeated id '" + id + "'");
+      Measurement m = detail::read_measurement_row(cells, at + ": " + id);
+      m.line = line;
+      m.base_dir = base_dir;
+      out.rows.push_back(std::move(m));
+    } catch (const InputError& e) {
+      if (!keep_going) throw;
+      out.unreadable.push_back({id, line, e.what()});
+    }
   }
   return out;
 }
@@ -111,7 +132,8 @@ std::vector<Measurement> parse_measurements(std::string_view text, const std::st
 std::vector<Measurement> builtin_measurements() {
   const auto text = detail::embedded_file("measurements/measurements.csv");
   if (!text) throw InputError("data/measurements/measurements.csv", "not compiled in; rebuild chalk");
-  return parse_measurements(*text, "built-in measurements");
+  // Relative model paths name files compiled in beside the rows (data/measurements/models/).
+  return parse_measurements(*text, "built-in measurements", false, "builtin:measurements").rows;
 }
 
 }  // namespace chalk

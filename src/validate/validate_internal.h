@@ -1,5 +1,5 @@
-// Internal: how validate maps a measurement row to chalk's inputs (validate_map.cc) and
-// predicts it (validate_predict.cc).
+// Internal: how validate reads a measurement row's fields into chalk's inputs
+// (validate_plan.cc) and predicts it (validate_predict.cc).
 #pragma once
 
 #include <cstdint>
@@ -10,13 +10,14 @@
 
 #include "chalk/base/dtype.h"
 #include "chalk/engine/overhead.h"
+#include "chalk/model/model.h"
 #include "chalk/validate/validate.h"
 
 namespace chalk::detail {
 
 /// What the row's metric is, and so what validate predicts.
 enum class Target {
-  decode_step_s,            ///< seconds per decode step (per token of a sequence)
+  decode_step_s,            ///< seconds per decode step (per token of a sequence without drafts)
   decode_total_s,           ///< seconds for `output` decode steps
   per_user_tokens_per_s,    ///< tokens/s of one sequence
   decode_tokens_per_s,      ///< decode tokens/s over `per_chips` chips
@@ -27,55 +28,64 @@ enum class Target {
   serving_mfu,              ///< model FLOPs / (time x chips x bf16 peak)
 };
 
-/// A row mapped to chalk's inputs.
+/// A row read into chalk's inputs.
 struct RowPlan {
   std::string model, hardware;
   /// Attention heads padded to this count for partitioning, as the row's model_shape
   /// states ("48 heads padded to 64": Pope et al. 2022); 0 = as published.
   int64_t heads_padded_to = 0;
   int64_t chips = 1;
-  std::optional<DType> w_attention, w_ffn, w_experts;  ///< unset: the checkpoint's
+  std::optional<DType> w_attention, w_ffn, w_experts, w_embedding;  ///< unset: the checkpoint's
   DType kv = DType::bf16;
   ParallelLayout layout;          ///< decode (and default) layout
   /// The row states no layout: throughput rows take the best of search_layouts
   /// (layout_search.h); other rows keep the derived default.
   bool layout_stated = true;
+  /// kv_split = heads stated: a single KV head or MLA latent stays replicated over the
+  /// tensor-parallel chips even where it does not fit (no switch to a split by sequence).
+  bool kv_split_heads = false;
+  /// tpot_ms: the step divided by the tokens a sequence keeps per step.
+  bool per_kept_token = false;
+  /// total_tok_per_s_per_chip: output tokens/s x (input + output) / output.
+  bool count_input_tokens = false;
   ParallelLayout prefill_layout;  ///< prefill layout of a serving row
   Target target = Target::decode_step_s;
   double batch = 1;          ///< sequences of a step (decode or prefill)
   double decode_batch = 0;   ///< serving rows: decode batch if it differs (0 = batch)
   bool batch_from_capacity = false;  ///< largest batch the KV cache holds (offline throughput)
   double requests_cap = 0;           ///< at most this many sequences (0 = none)
-  double slo_tokens_per_s_per_user = 0;  ///< batch = largest meeting this per-user speed
   int64_t context = 0, prompt = 0, prefix = 0, output = 0;
   double cache_hit_fraction = 0;     ///< input tokens served from a prefix cache
   double mtp_tokens = 1;             ///< tokens per sequence per step (1 + drafts)
   double mtp_accepted = 1;           ///< kept per step
   double attention_tokens = 0;       ///< attention-only query tokens per sequence (0 = mtp_tokens)
-  double per_chips = 0;              ///< throughput is per this many chips (0 = all)
+  double per_chips = 0;              ///< throughput is per this many chips (0 = the replica's)
   double to_unit = 1;                ///< predicted SI value x to_unit = the row's unit
   std::vector<std::string> assumptions, notes;
 };
 
-/// The outcome of mapping: a plan, or the reason there is none.
+/// The outcome of reading a row: a plan, or the reason there is none.
 struct Mapped {
   std::optional<RowPlan> plan;
   RowStatus status = RowStatus::predicted;
   std::string reason;
 };
 
-/// Maps one row; `all` lets a field say "as <other id>". Never throws.
-Mapped plan_row(const Measurement& row, const std::vector<Measurement>& all);
+/// Reads one row's fields into a plan. Throws InputError naming "<id>: <column>" for a
+/// field chalk cannot use; a kind or metric it does not predict yet is status not_modelled.
+Mapped plan_row(const Measurement& row);
 
-/// Lower-case copy.
-std::string lower(std::string_view s);
-/// First number in `s` ("16,384 tokens" -> 16384, "~290" -> 290, "large (512)" -> 512).
-std::optional<double> first_number(std::string_view s);
-/// The value field as one number, or nothing when it holds several or none.
-std::optional<double> single_number(std::string_view s);
+/// The model a row names: a built-in name, a path, or "builtin:measurements/<path>" for a
+/// built-in row's model file. Throws InputError "<id>: model" when none is found.
+std::string resolve_model(const Measurement& row);
+/// Loads what resolve_model returned.
+ModelSpec load_row_model(const std::string& resolved);
+
+/// The unit of a metric as printed ("ms", "tok/s/chip", ...).
+std::string metric_unit(const std::string& metric);
 
 /// Predicts a plan: fills predicted, predicted_plain, governs, bound_plain, inputs, layout.
-/// Throws InputError when chalk rejects the inputs (the caller records it as unmapped).
+/// Throws InputError when chalk rejects the inputs (the caller records it as rejected).
 void predict(const RowPlan& plan, Prediction& out);
 
 }  // namespace chalk::detail

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <utility>
+#include <vector>
 
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
@@ -21,16 +23,21 @@ std::string num(double v) {
   return buf;
 }
 
-/// Largest batch in [1, cap] with f(batch) true, f monotone (true then false); 1 if none.
-double largest(double cap, const std::function<bool(double)>& ok) {
-  double lo = 1, hi = std::max(1.0, std::floor(cap));
-  if (!ok(lo)) return 1;
-  if (ok(hi)) return hi;
-  while (hi - lo > 1) {
-    const double mid = std::floor((lo + hi) / 2);
-    (ok(mid) ? lo : hi) = mid;
+/// The steps of a generation to evaluate, and the weight of each: every step up to 2048,
+/// else 1024 evenly spaced midpoints each standing for n / 1024 steps (the step time is
+/// smooth in the context), so a long generation costs a bounded time and never hangs.
+std::vector<std::pair<int64_t, double>> generation_steps(int64_t n) {
+  std::vector<std::pair<int64_t, double>> out;
+  constexpr int64_t kExact = 2048, kSamples = 1024;
+  if (n <= kExact) {
+    for (int64_t i = 0; i < n; ++i) out.emplace_back(i, 1.0);
+    return out;
   }
-  return lo;
+  for (int64_t j = 0; j < kSamples; ++j) {
+    out.emplace_back(static_cast<int64_t>((static_cast<double>(j) + 0.5) * static_cast<double>(n) / kSamples),
+                     static_cast<double>(n) / kSamples);
+  }
+  return out;
 }
 
 struct Engines {
@@ -40,12 +47,13 @@ struct Engines {
 }  // namespace
 
 void predict(const RowPlan& p, Prediction& out) {
-  ModelSpec m = load_model(p.model);
+  ModelSpec m = load_row_model(p.model);
   const ModelSpec published = m;  // MFU counts the published model's FLOPs
   for (auto& g : m.groups) g.attention.n_heads = std::max(g.attention.n_heads, p.heads_padded_to);
   if (p.w_attention) m.weights.attention = *p.w_attention;
   if (p.w_ffn) m.weights.dense_ffn = *p.w_ffn;
   if (p.w_experts) m.weights.experts = *p.w_experts;
+  if (p.w_embedding) m.weights.embedding = *p.w_embedding;
   const SystemSpec sys = load_system(p.hardware);
   DeploymentOptions o;
   o.n_chips = p.chips;
@@ -63,7 +71,7 @@ void predict(const RowPlan& p, Prediction& out) {
     const auto& L = e.mech.mechanisms.layout;
     const double dp = static_cast<double>(p.chips / L.tp_attention);
     const double batch = std::max(p.batch, p.decode_batch);
-    if (single_kv && L.tp_attention > 1 && !L.kv_sharded_by_batch && !p.batch_from_capacity && p.slo_tokens_per_s_per_user == 0) {
+    if (single_kv && L.tp_attention > 1 && !L.kv_sharded_by_batch && !p.kv_split_heads && !p.batch_from_capacity) {
       const int64_t ctx = std::max<int64_t>(p.context, p.prompt + p.prefix + p.output);
       const Bytes kv_chip = kv_bytes_per_sequence(m, ctx, p.kv) * (batch / dp);
       const Bytes room = sys.chip.hbm_capacity * (1 - o.memory_reserve_fraction) - e.plain.weight_bytes_total / static_cast<double>(p.chips);
@@ -81,7 +89,7 @@ void predict(const RowPlan& p, Prediction& out) {
   const bool moe = !e.plain.moe.empty();
 
   const double n = d(p.chips);
-  const double per_chips = p.per_chips < 0 ? d(sys.scale_up_domain) : (p.per_chips == 0 ? n : p.per_chips);
+  const double per_chips = p.per_chips == 0 ? n : p.per_chips;
   const double decode_batch = p.decode_batch > 0 ? p.decode_batch : p.batch;
   DecodeLevers levers;
   levers.tokens_per_sequence = static_cast<int64_t>(p.mtp_tokens);
@@ -126,25 +134,19 @@ void predict(const RowPlan& p, Prediction& out) {
     case Target::decode_tokens_per_s: {
       const int64_t steps = p.target == Target::decode_total_s ? p.output : 1;
       double b_plain = p.batch, b_mech = p.batch;
-      if (p.slo_tokens_per_s_per_user > 0) {
-        const double cap = std::min<double>(1e6, static_cast<double>(memory_plan(e.plain, 1, p.context).max_batch));
-        b_plain = largest(cap, [&](double b) { return p.mtp_accepted / plain_decode(b, p.context).t_step.value() >= p.slo_tokens_per_s_per_user; });
-        b_mech = largest(cap, [&](double b) { return p.mtp_accepted / mech_decode(b, p.context).t_step.value() >= p.slo_tokens_per_s_per_user; });
-        out.notes.push_back("batch meeting " + num(p.slo_tokens_per_s_per_user) + " tok/s/user: " + num(b_plain) + " (plain), " +
-                            num(b_mech) + " (mechanisms)");
-      }
       double t_plain = 0, t_mech = 0;
-      for (int64_t i = 0; i < steps; ++i) {
+      for (const auto& [i, weight] : generation_steps(steps)) {
         const auto a = plain_decode(b_plain, p.context + i);
         const auto b = mech_decode(b_mech, p.context + i);
-        t_plain += a.t_step.value();
-        t_mech += b.t_step.value();
+        t_plain += weight * a.t_step.value();
+        t_mech += weight * b.t_step.value();
         bound = std::string(to_string(a.bound));
         governs = b.governs;
       }
       if (p.target == Target::decode_step_s || p.target == Target::decode_total_s) {
-        plain_v = t_plain;
-        mech_v = t_mech;
+        const double per = p.per_kept_token ? p.mtp_accepted : 1;
+        plain_v = t_plain / per;
+        mech_v = t_mech / per;
       } else if (p.target == Target::per_user_tokens_per_s) {
         plain_v = p.mtp_accepted / t_plain;
         mech_v = p.mtp_accepted / t_mech;
@@ -152,7 +154,7 @@ void predict(const RowPlan& p, Prediction& out) {
         plain_v = b_plain * p.mtp_accepted / t_plain * per_chips / n;
         mech_v = b_mech * p.mtp_accepted / t_mech * per_chips / n;
       }
-      inputs += ", batch " + num(p.slo_tokens_per_s_per_user > 0 ? b_mech : p.batch) + ", context " + std::to_string(p.context);
+      inputs += ", batch " + num(p.batch) + ", context " + std::to_string(p.context);
       if (steps > 1) inputs += ", " + std::to_string(steps) + " steps";
       if (p.mtp_tokens > 1) inputs += ", " + num(p.mtp_tokens) + " tokens per step (" + num(p.mtp_accepted) + " kept)";
       break;
@@ -180,11 +182,11 @@ void predict(const RowPlan& p, Prediction& out) {
       const auto b = mech_prefill(p.batch, p.prompt, p.prefix);
       double t_plain = a.t_step.value(), t_mech = b.t_step.value(), dec_plain = 0, dec_mech = 0;
       std::string decode_governs, decode_bound;
-      for (int64_t i = 0; i < p.output; ++i) {
+      for (const auto& [i, weight] : generation_steps(p.output)) {
         const auto x = plain_decode(decode_batch, p.prompt + p.prefix + i);
         const auto y = mech_decode(decode_batch, p.prompt + p.prefix + i);
-        dec_plain += x.t_step.value();
-        dec_mech += y.t_step.value();
+        dec_plain += weight * x.t_step.value();
+        dec_mech += weight * y.t_step.value();
         decode_bound = std::string(to_string(x.bound));
         decode_governs = y.governs;
       }
@@ -212,6 +214,7 @@ void predict(const RowPlan& p, Prediction& out) {
       double cap = static_cast<double>(memory_plan(e.plain, 1, mean_context).max_batch);
       if (cap < 1) throw InputError("memory", "the weights do not fit in HBM");
       if (p.requests_cap > 0) cap = std::min(cap, p.requests_cap);
+      if (!p.batch_from_capacity) cap = p.batch;  // a stated batch
       cap = std::min(cap, 1e6);
       const auto a = plain_decode(cap, mean_context);
       plain_v = cap / a.t_step.value() * per_chips / n;
@@ -225,6 +228,7 @@ void predict(const RowPlan& p, Prediction& out) {
         q.prompt = p.prompt;
         q.output = p.output;
         if (p.requests_cap > 0) q.max_batch = p.requests_cap;
+        if (!p.batch_from_capacity) q.max_batch = p.batch;
         DeploymentOptions base;
         base.kv = p.kv;
         const auto ranked = search_layouts(m, sys, base, q);
@@ -271,6 +275,11 @@ void predict(const RowPlan& p, Prediction& out) {
     out.layout = "prefill " + describe_layout(e.mech_prefill.mechanisms.layout, moe) + "; decode " + out.layout;
   }
   if (!searched_layout.empty()) out.layout = searched_layout;
+  if (p.count_input_tokens) {  // input plus output tokens per output token
+    const double f = d(p.prompt + p.prefix + p.output) / d(p.output);
+    plain_v *= f;
+    mech_v *= f;
+  }
   out.predicted_plain = plain_v * p.to_unit;
   out.predicted = mech_v * p.to_unit;
   out.governs = governs;

@@ -13,7 +13,8 @@ std::string_view to_string(RowStatus s) {
     case RowStatus::predicted: return "predicted";
     case RowStatus::not_modelled: return "not modelled";
     case RowStatus::calibration: return "calibration";
-    case RowStatus::unmapped: return "unmapped";
+    case RowStatus::unreadable: return "unreadable";
+    case RowStatus::rejected: return "rejected";
   }
   return "?";
 }
@@ -30,7 +31,7 @@ double percentile(std::vector<double> v, double p) {
 
 std::vector<ErrorSummary> summarize(const std::vector<Prediction>& rows) {
   std::vector<ErrorSummary> out;
-  for (const char* kind : {"decode", "prefill", "end-to-end serving", "all"}) {
+  for (const char* kind : {"decode", "prefill", "serving", "all"}) {
     for (const char* subset : {"all rows", "fully specified", "with assumptions"}) {
       std::vector<double> mech, plain;
       for (const auto& r : rows) {
@@ -56,39 +57,54 @@ std::vector<ErrorSummary> summarize(const std::vector<Prediction>& rows) {
   return out;
 }
 
-ValidationReport validate_measurements(const std::vector<Measurement>& rows) {
+ValidationReport validate_measurements(const std::vector<Measurement>& rows, bool keep_going) {
   ValidationReport report;
   for (const auto& row : rows) {
     Prediction pr;
     pr.id = row.id;
-    pr.kind = detail::lower(row.kind);
+    pr.kind = row.kind;
     pr.metric = row.metric;
-    pr.unit = row.unit;
+    pr.unit = detail::metric_unit(row.metric);
+    pr.measured = row.value;
     detail::Mapped mapped;
     try {
-      mapped = detail::plan_row(row, rows);
-    } catch (const std::exception& e) {  // a field no rule anticipated: keep the row
-      mapped = {std::nullopt, RowStatus::unmapped, std::string("could not read the row: ") + e.what()};
+      mapped = detail::plan_row(row);
+    } catch (const InputError& e) {
+      if (!keep_going) throw;
+      mapped = {std::nullopt, RowStatus::unreadable, e.what()};
     }
     pr.status = mapped.status;
     pr.reason = mapped.reason;
     if (mapped.plan) {
       pr.assumptions = mapped.plan->assumptions;
       pr.notes = mapped.plan->notes;
-      pr.measured = *detail::single_number(row.value);
       try {
         detail::predict(*mapped.plan, pr);
         pr.error = pr.predicted / pr.measured - 1;
         pr.error_plain = pr.predicted_plain / pr.measured - 1;
-      } catch (const std::exception& e) {
-        pr.status = RowStatus::unmapped;
-        pr.reason = std::string("chalk rejected the mapped inputs: ") + e.what();
+      } catch (const InputError& e) {
+        pr.status = RowStatus::rejected;
+        pr.reason = std::string("chalk rejected the row's inputs: ") + e.what();
       }
     }
     report.rows.push_back(std::move(pr));
   }
   report.summary = summarize(report.rows);
   return report;
+}
+
+ModelSpec measurement_model(const Measurement& row) { return detail::load_row_model(detail::resolve_model(row)); }
+
+std::vector<Prediction> unreadable_rows(const MeasurementFile& file) {
+  std::vector<Prediction> out;
+  for (const auto& u : file.unreadable) {
+    Prediction p;
+    p.id = u.id.empty() ? "(line " + std::to_string(u.line) + ")" : u.id;
+    p.status = RowStatus::unreadable;
+    p.reason = u.error;
+    out.push_back(std::move(p));
+  }
+  return out;
 }
 
 std::vector<CalibrationEntry> calibration_entries() {
@@ -104,7 +120,7 @@ std::vector<CalibrationEntry> calibration_entries() {
       {"attention_compute_fraction", c.attention_compute_fraction, "FLASHMLA-1", "MLA decode, compute-bound: 660 of 989.4 bf16 TFLOP/s"},
       {"scale_up_achieved_fraction", kScaleUpAchievedFraction, "AZURE-NCCL-H100 (check); training-and-systems.md 5.3",
        "ring all-reduce busBW 367 of 450 GB/s (8xH200) and 682 of 900 (8xB200); EP NVLink 153-158 of ~200 GB/s (DEEPEP-NORMAL)"},
-      {"scale_out_achieved_fraction", kScaleOutAchievedFraction, "DEEPEP-LL-EP128", "low-latency dispatch/combine 39 of 50 GB/s per NIC"},
+      {"scale_out_achieved_fraction", kScaleOutAchievedFraction, "DEEPEP-LL-EP128-*", "low-latency dispatch/combine 39 of 50 GB/s per NIC"},
       {"communication_sm_fraction", c.communication_sm_fraction, "-", "DeepSeek-V3 report 3.2.2: 20 of 132 SMs run communication while it overlaps compute"},
       {"nccl_ring_latency_us", 6.6, "-", "NCCL 2.30.7 tuning.cc: ring LL base 6.6 us + 0.6 us per NVLink step (LL128 14 + 1.9, Simple 8.4 + 3.4); network steps 2.7 / 4.0 / 14"},
       {"nccl_ll_bandwidth_fraction", kLowLatencyProtocolFraction, "AZURE-NCCL-H100",

@@ -44,9 +44,27 @@ TEST(Validate, EveryRowIsKept) {
     }
   }
   EXPECT_EQ(by[RowStatus::predicted], 18);
-  EXPECT_EQ(by[RowStatus::not_modelled], 15);  // training rows
-  EXPECT_EQ(by[RowStatus::calibration], 20);   // microbenchmarks
-  EXPECT_EQ(by[RowStatus::unmapped], 0);
+  EXPECT_EQ(by[RowStatus::not_modelled], 15);  // training rows, kept with all their fields
+  EXPECT_EQ(by[RowStatus::calibration], 31);   // microbenchmarks, one row per value
+  EXPECT_EQ(by[RowStatus::unreadable], 0);
+  EXPECT_EQ(by[RowStatus::rejected], 0);
+  EXPECT_EQ(find(r, "LLAMA3-1").reason, "not modelled: training module not built yet");
+}
+
+TEST(Validate, EveryBuiltinRowNamesAModelChalkHas) {
+  // Training rows too (predicted once the training module lands): GPT 1008B, GPT 1.7B,
+  // MT-NLG 530B and MPT-70B are chalk-model files beside the rows.
+  int n = 0;
+  for (const auto& row : builtin_measurements()) {
+    if (row.kind == "microbenchmark") continue;
+    const ModelSpec m = measurement_model(row);
+    EXPECT_FALSE(m.groups.empty()) << row.id;
+    if (row.id == "MEG21-1") {
+      EXPECT_EQ(m.name, "gpt-1008b");
+    }
+    ++n;
+  }
+  EXPECT_EQ(n, 33);
 }
 
 TEST(Validate, PlainRooflineNumbers) {
@@ -57,11 +75,106 @@ TEST(Validate, PlainRooflineNumbers) {
   // causal attention 512 x 118 x 65536 x (2048 x 2049 / 2) = 8.31e15 -> 1.16898e18 /
   // (64 x 275e12 x 0.776) = 85.6 s (+ the tied LM head counted per token: 86.3 s).
   const auto& pope3 = find(r, "POPE-3");
-  EXPECT_NEAR(pope3.predicted_plain, 86.32, 0.05);
+  EXPECT_NEAR(pope3.predicted_plain, 86320, 50);  // ms
   EXPECT_EQ(pope3.bound_plain, "compute");
   // TRT-R1: the plain roofline's batch-1 step is 1.03 ms (969.6 tok/s/user) against the
   // measured 9.0 ms.
   EXPECT_NEAR(find(r, "TRT-R1-B200-MINLAT-NOMTP").predicted_plain, 969.6, 1);
+}
+
+// Rows written in the format by hand: each reads only its fields.
+ValidationReport run(const std::string& csv, bool keep_going = false) {
+  return validate_measurements(parse_measurements(csv, "t.csv").rows, keep_going);
+}
+
+TEST(Validate, EmptyInputsTakeDefaultsPrintedAsAssumptions) {
+  const auto r = run("id,kind,model,hardware,chips,tp,batch,batch_per,context,draft_tokens,weights,kv,metric,value\n"
+                     "A,decode,llama-3.1-70b,h100-sxm,8,8,64,run,2048,0,bf16,bf16,step_ms,20\n"
+                     "B,decode,llama-3.1-70b,h100-sxm,8,8,64,run,2048,0,bf16,,step_ms,20\n"
+                     "C,decode,llama-3.1-70b,h100-sxm,8,,64,run,2048,,,bf16,step_ms,20\n");
+  EXPECT_TRUE(find(r, "A").assumptions.empty());
+  ASSERT_EQ(find(r, "B").assumptions.size(), 1u);
+  EXPECT_EQ(find(r, "B").assumptions[0], "kv: empty, bf16 (the engines' default KV-cache format)");
+  // B's default is A's stated value: the same prediction.
+  EXPECT_DOUBLE_EQ(find(r, "B").predicted, find(r, "A").predicted);
+  const auto& c = find(r, "C").assumptions;
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0], "weights: empty, the checkpoint's own (attention bf16, FFN bf16)");
+  EXPECT_EQ(c[1].rfind("layout: tp, ep, expert_tp and attention empty", 0), 0u);
+  EXPECT_EQ(c[2], "draft_tokens: empty, 0 (no speculative or MTP drafts)");
+  // The summary splits them: one row states every input.
+  EXPECT_EQ(summary(r, "decode", "fully specified").count, 1);
+  EXPECT_EQ(summary(r, "decode", "with assumptions").count, 2);
+}
+
+TEST(Validate, UnitsPerChipPerRunAndPerKeptToken) {
+  // The same decode step priced five ways. Llama 3.1 70B on 8 H100 at batch 64 (8 per
+  // chip): tok/s of the run = 64 / step; per chip = that / 8; per user = 1 / step;
+  // tpot with one draft of which 1.5 are kept per step = step / 1.5.
+  const auto r = run(
+      "id,kind,model,hardware,chips,tp,batch,batch_per,context,draft_tokens,accepted_tokens,weights,kv,metric,value\n"
+      "STEP,decode,llama-3.1-70b,h100-sxm,8,8,64,run,2048,0,,bf16,bf16,step_ms,20\n"
+      "RUN,decode,llama-3.1-70b,h100-sxm,8,8,8,chip,2048,0,,bf16,bf16,output_tok_per_s,3000\n"
+      "CHIP,decode,llama-3.1-70b,h100-sxm,8,8,64,replica,2048,0,,bf16,bf16,output_tok_per_s_per_chip,400\n"
+      "USER,decode,llama-3.1-70b,h100-sxm,8,8,64,run,2048,0,,bf16,bf16,tok_per_s_per_user,50\n"
+      "MTP,decode,llama-3.1-70b,h100-sxm,8,8,64,run,2048,1,1.5,bf16,bf16,tpot_ms,10\n"
+      "MTPSTEP,decode,llama-3.1-70b,h100-sxm,8,8,64,run,2048,1,1.5,bf16,bf16,step_ms,10\n");
+  const double step_s = find(r, "STEP").predicted / 1e3;
+  EXPECT_NEAR(find(r, "RUN").predicted, 64 / step_s, 1e-6 * 64 / step_s);
+  EXPECT_NEAR(find(r, "CHIP").predicted, 64 / step_s / 8, 1e-6 * 8 / step_s);
+  EXPECT_NEAR(find(r, "USER").predicted, 1 / step_s, 1e-6 / step_s);
+  EXPECT_NEAR(find(r, "MTP").predicted, find(r, "MTPSTEP").predicted / 1.5, 1e-9);
+}
+
+TEST(Validate, LongGenerationsAreSampledNotLooped) {
+  // decode_s over 4096 steps (sampled: 1024 midpoints) against 2048 steps (every step):
+  // Llama 3.1 8B at batch 1 is weight-bound, so the step barely grows with the context
+  // and twice the steps take about twice the time (within 2%). A billion steps returns.
+  const auto r = run("id,kind,model,hardware,chips,tp,batch,batch_per,context,output_tokens,draft_tokens,weights,kv,metric,value\n"
+                     "A,decode,llama-3.1-8b,h100-sxm,1,1,1,run,1024,2048,0,bf16,bf16,decode_s,10\n"
+                     "B,decode,llama-3.1-8b,h100-sxm,1,1,1,run,1024,4096,0,bf16,bf16,decode_s,20\n"
+                     "C,decode,llama-3.1-8b,h100-sxm,1,1,1,run,1024,1000000000,0,bf16,bf16,decode_s,20\n");
+  EXPECT_NEAR(find(r, "B").predicted / find(r, "A").predicted, 2.0, 0.04);
+  EXPECT_GT(find(r, "C").predicted, 1e6);
+}
+
+TEST(Validate, ReplicasScaleRunTotals) {
+  // dp 2 on 16 chips: two replicas of 8, each the 8-chip run above; the run's tokens/s
+  // doubles, per chip stays.
+  const auto r = run(
+      "id,kind,model,hardware,chips,dp,tp,batch,batch_per,context,draft_tokens,weights,kv,metric,value\n"
+      "ONE,decode,llama-3.1-70b,h100-sxm,8,,8,64,run,2048,0,bf16,bf16,output_tok_per_s,3000\n"
+      "TWO,decode,llama-3.1-70b,h100-sxm,16,2,8,128,run,2048,0,bf16,bf16,output_tok_per_s,6000\n"
+      "TWOC,decode,llama-3.1-70b,h100-sxm,16,2,8,64,replica,2048,0,bf16,bf16,output_tok_per_s_per_chip,400\n");
+  EXPECT_NEAR(find(r, "TWO").predicted, 2 * find(r, "ONE").predicted, 1e-6 * find(r, "TWO").predicted);
+  EXPECT_NEAR(find(r, "TWOC").predicted, find(r, "ONE").predicted / 8, 1e-6 * find(r, "TWOC").predicted);
+}
+
+TEST(Validate, FieldsChalkCannotUseNameRowAndColumn) {
+  const std::string h = "id,kind,model,hardware,chips,tp,attention,batch,batch_per,context,metric,value\n";
+  auto expect = [&](const std::string& row, const std::string& what) {
+    try {
+      run(h + row + "\n");
+      ADD_FAILURE() << "no error for " << row;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  expect("X,decode,Llama 3.3 70B,h100-sxm,8,8,,64,run,2048,step_ms,20", "X: model: 'Llama 3.3 70B' is neither a built-in model");
+  expect("X,decode,llama-3.1-70b,H100,8,8,,64,run,2048,step_ms,20", "X: hardware: 'H100' is neither a built-in system");
+  expect("X,decode,deepseek-v3,h200,8,8,dp,64,run,2048,step_ms,20", "X: tp: tp 8 with attention dp");
+  expect("X,decode,deepseek-v3,h200,8,,tp,64,run,2048,step_ms,20,", "expected 12 fields");
+  // An HF repo id whose name is built in resolves to it.
+  EXPECT_EQ(run(h + "X,decode,meta-llama/Llama-3.1-8B,h100-sxm,1,1,,1,run,2048,step_ms,5\n").rows[0].status, RowStatus::predicted);
+  // With keep_going the row is kept, unreadable, with the error as its reason.
+  const auto r = run(h + "X,decode,gopher-280b,h100-sxm,8,8,,64,run,2048,step_ms,20\n", true);
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].status, RowStatus::unreadable);
+  EXPECT_EQ(r.rows[0].reason.rfind("X: model: 'gopher-280b'", 0), 0u) << r.rows[0].reason;
+  // Drafts without the measured acceptance cannot be predicted.
+  EXPECT_THROW(run("id,kind,model,hardware,chips,tp,batch,batch_per,context,draft_tokens,metric,value\n"
+                   "X,decode,llama-3.1-70b,h100-sxm,8,8,64,run,2048,3,step_ms,20\n"),
+               InputError);
 }
 
 TEST(Validate, MechanismsExplainTheLatencyFloor) {
@@ -74,7 +187,7 @@ TEST(Validate, MechanismsExplainTheLatencyFloor) {
   // ablation 17,552 with, 12,929 without) within 15%: the overlapped step is the compute
   // path, each micro-batch streaming every layer's weights again, plus the combine that
   // outlasts the other micro-batch's attention core (16,236, -6.5%).
-  EXPECT_NEAR(find(r, "SGL-H100-DECODE-MTP").error, -0.065, 0.01);  // 16,236 of 17,373
+  EXPECT_NEAR(find(r, "SGL-H100-DECODE-MTP").error, -0.065, 0.01);  // 16,236 of 17,373 (per GPU: 2,030 of 2,171.6)
   // Without MTP's slowed attention the windows are shorter and the combine is exposed:
   // SGL-H100-DECODE 23,449 of 22,282 (+5%; it was +30% with ideal overlap).
   EXPECT_NEAR(find(r, "SGL-H100-DECODE").error, 0.052, 0.01);
@@ -82,17 +195,25 @@ TEST(Validate, MechanismsExplainTheLatencyFloor) {
   EXPECT_EQ(find(r, "SGL-H100-DECODE-MTP").governs, "compute");
 }
 
-// The accuracy guard: the committed medians of docs/accuracy.md. A change that makes
-// any of them worse fails here; one that improves them should lower these figures
-// (and regenerate docs/accuracy.md with scripts/accuracy).
+// The accuracy guard: the committed medians of docs/accuracy.md, after the rows were
+// re-expressed in fields (issue 15: decode 12.5%, prefill 59.3%, serving 14.2%, all 16.0%;
+// the rows stating every input: decode 5.9%, all 6.5%). A change that makes any of them
+// worse fails here; one that improves them should lower these figures (and regenerate
+// docs/accuracy.md with scripts/accuracy).
 TEST(Validate, MedianErrorDoesNotGetWorse) {
   const ValidationReport r = validate_measurements(builtin_measurements());
   EXPECT_LE(summary(r, "decode").median_abs, 0.126);
   EXPECT_LE(summary(r, "prefill").median_abs, 0.593);
-  EXPECT_LE(summary(r, "end-to-end serving").median_abs, 0.143);
+  EXPECT_LE(summary(r, "serving").median_abs, 0.143);
   EXPECT_LE(summary(r, "all").median_abs, 0.160);
+  EXPECT_LE(summary(r, "decode", "fully specified").median_abs, 0.060);
+  EXPECT_LE(summary(r, "all", "fully specified").median_abs, 0.066);
+  // The tails too: 90th percentiles decode 33.2%, prefill 128.4%, serving 26.9%.
+  EXPECT_LE(summary(r, "decode").p90_abs, 0.333);
+  EXPECT_LE(summary(r, "prefill").p90_abs, 1.285);
+  EXPECT_LE(summary(r, "serving").p90_abs, 0.270);
   // And the mechanisms beat the plain roofline on every kind.
-  for (const char* kind : {"decode", "prefill", "end-to-end serving", "all"}) {
+  for (const char* kind : {"decode", "prefill", "serving", "all"}) {
     EXPECT_LT(summary(r, kind).median_abs, summary(r, kind).median_abs_plain) << kind;
   }
 }

@@ -1,32 +1,49 @@
-# Bad input to chalk validate: exit status 2 and a one-line error naming the file, line
-# and field. A row validate cannot map is not an error: it is listed with its reason.
+# Bad input to chalk validate: exit status 2 and a one-line error naming the file, line,
+# row id and column; with --keep-going the bad rows are listed as unreadable and the
+# command succeeds.
 CHALK="$1"; SRC="$2"
 . "$SRC/tests/cli/lib.bash"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 csv="$SRC/data/measurements/measurements.csv"
+h="id,kind,model,hardware,chips,tp,batch,batch_per,context,draft_tokens,metric,value"
 
 expect_error "cannot read file" validate "$tmp/missing.csv"
 expect_error "is a directory" validate "$tmp"
 : > "$tmp/empty.csv"
 expect_error "empty.csv: empty file" validate "$tmp/empty.csv"
 sed '1s/^id,kind,model,/id,kind,modle,/' "$csv" > "$tmp/header.csv"
-expect_error "header.csv: header: column 3 is 'modle', expected 'model'" validate "$tmp/header.csv"
-head -1 "$csv" | sed 's/,notes\r\?$//' > "$tmp/short.csv"
-expect_error "short.csv: header: missing column 'notes'" validate "$tmp/short.csv"
-{ head -1 "$csv"; echo "X-1,decode,PaLM 540B"; } > "$tmp/fields.csv"
-expect_error "fields.csv: line 2: expected 21 fields, got 3" validate "$tmp/fields.csv"
+expect_error "header.csv: header: unknown column 'modle' (column 3)" validate "$tmp/header.csv"
+{ head -1 "$csv"; echo "X-1,decode,palm-540b"; } > "$tmp/fields.csv"
+expect_error "fields.csv: line 2: expected 51 fields, got 3" validate "$tmp/fields.csv"
 { head -1 "$csv"; sed -n 2p "$csv"; sed -n 2p "$csv"; } > "$tmp/dup.csv"
-expect_error "dup.csv: line 3: id: repeated id 'POPE-1'" validate "$tmp/dup.csv"
+expect_error "dup.csv: line 3: POPE-1: id: repeated id 'POPE-1'" validate "$tmp/dup.csv"
 { head -1 "$csv"; echo 'X-1,"decode'; } > "$tmp/quote.csv"
 expect_error "quote.csv: line 2: unterminated quoted field" validate "$tmp/quote.csv"
+# A value outside a closed vocabulary, a missing input, a name chalk does not know.
+{ echo "$h"; echo "X-1,decode,llama-3.1-70b,h100-sxm,8,8,64,run,2048,0,tokens/s,20"; } > "$tmp/vocab.csv"
+expect_error "vocab.csv: line 2: X-1: metric: 'tokens/s' is not one of" validate "$tmp/vocab.csv"
+{ echo "$h"; echo "X-2,decode,llama-3.1-70b,h100-sxm,8,8,,run,2048,0,step_ms,20"; } > "$tmp/missing-input.csv"
+expect_error "missing-input.csv: line 2: X-2: batch: missing; a decode row states the sequences in flight" validate "$tmp/missing-input.csv"
+{ echo "$h"; echo "X-3,decode,Llama 3.3 70B,h100-sxm,8,8,64,run,2048,0,step_ms,20"; } > "$tmp/model.csv"
+expect_error "X-3: model: 'Llama 3.3 70B' is neither a built-in model" validate "$tmp/model.csv"
 expect_error "not expected: --no-such-flag" validate --no-such-flag
 expect_error "--json excludes --csv" validate --json --csv
 
-# Unmappable rows are kept, with the reason, and the command succeeds.
-{ head -1 "$csv"; sed -n 2p "$csv" | sed 's/^POPE-1,prefill,PaLM 540B,/X-2,prefill,Gopher 280B,/'; sed -n 2p "$csv" | sed 's/^POPE-1,/X-3,/; s/,0\.29,s,/,fast,s,/'; } > "$tmp/odd.csv"
-out=$("$CHALK" validate "$tmp/odd.csv") || fail "validate odd.csv exited $?"
-case "$out" in *"X-2"*"unmapped"*"model: no built-in model for 'Gopher 280B'"*) ;; *) fail "X-2 not listed with its reason: $out";; esac
-case "$out" in *"X-3"*"unmapped"*"value: expected one positive number, got 'fast'"*) ;; *) fail "X-3 not listed with its reason";; esac
+# --keep-going: the bad rows are listed with their reasons, the good one predicted.
+{ echo "$h"; echo "OK-1,decode,llama-3.1-70b,h100-sxm,8,8,64,run,2048,0,step_ms,20";
+  echo "X-2,decode,gopher-280b,h100-sxm,8,8,64,run,2048,0,step_ms,20";
+  echo "X-3,decode,llama-3.1-70b,h100-sxm,8,8,64,run,2048,0,step_ms,fast"; } > "$tmp/odd.csv"
+expect_error "odd.csv: line 4: X-3: value: expected a number, got 'fast'" validate "$tmp/odd.csv"
+out=$("$CHALK" validate --keep-going "$tmp/odd.csv") || fail "validate --keep-going odd.csv exited $?"
+case "$out" in *"X-2"*"unreadable"*"X-2: model: 'gopher-280b' is neither a built-in model"*) ;; *) fail "X-2 not listed with its reason: $out";; esac
+case "$out" in *"X-3"*"unreadable"*"line 4: X-3: value: expected a number, got 'fast'"*) ;; *) fail "X-3 not listed with its reason: $out";; esac
+case "$out" in *"OK-1"*"predicted"*) ;; *) fail "OK-1 not predicted: $out";; esac
+# A relative model path is read from the CSV's folder.
+mkdir "$tmp/sub"
+cp "$SRC/data/models/hf/llama-3.1-8b.json" "$tmp/sub/my-model.json"
+{ echo "$h"; echo "P-1,decode,my-model.json,h100-sxm,1,1,1,run,2048,0,step_ms,5"; } > "$tmp/sub/path.csv"
+out=$("$CHALK" validate "$tmp/sub/path.csv") || fail "validate with a relative model path exited $?"
+case "$out" in *"P-1"*"predicted"*) ;; *) fail "P-1 not predicted: $out";; esac
 expect_ok validate
 expect_ok validate --calibration
 expect_ok validate "$csv" --csv

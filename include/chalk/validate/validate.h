@@ -1,7 +1,7 @@
-// Predictions against published measurements (issue 5; docs/accuracy.md). Rows in the
-// format of reference/measurements.csv are mapped to chalk's inputs, predicted twice (the
-// plain roofline, and with the mechanisms of overhead.h) and compared with the measured
-// value. Rows chalk cannot predict are kept, with the reason.
+// Predictions against published measurements (issues 5 and 15; docs/accuracy.md). Rows of
+// the measurement format (measurement.h) are read field by field into chalk's inputs,
+// predicted twice (the plain roofline, and with the mechanisms of overhead.h) and compared
+// with the measured value. Rows chalk cannot predict are kept, with the reason.
 #pragma once
 
 #include <cstdint>
@@ -9,42 +9,25 @@
 #include <string_view>
 #include <vector>
 
+#include "chalk/model/model.h"
+#include "chalk/validate/measurement.h"
+
 namespace chalk {
-
-/// One row of a measurements file, fields as written (the columns of
-/// reference/measurements.csv, in that order).
-struct Measurement {
-  int64_t line = 0;  ///< 1-based line of the row's start in its file
-  std::string id, kind, model, model_shape, hardware, num_chips, interconnect, precision_weights,
-      precision_kv_or_activations, parallelism, batch_or_concurrency, input_len, output_len_or_context, metric, value,
-      unit, hw_peak_specs, source, source_location, confidence, notes;
-};
-
-/// The 21 column names, in order.
-const std::vector<std::string>& measurement_columns();
-
-/// Parses CSV text (RFC 4180: quoted fields may hold commas, newlines and doubled quotes)
-/// whose header row holds exactly the 21 columns of measurement_columns(). Throws
-/// InputError naming `where` and the line for a missing or extra column, an unterminated
-/// quote, a row with the wrong number of fields, or an empty or repeated id.
-std::vector<Measurement> parse_measurements(std::string_view csv_text, const std::string& where);
-
-/// The repository's own rows, data/measurements/measurements.csv (compiled in).
-std::vector<Measurement> builtin_measurements();
 
 /// What validate did with a row.
 enum class RowStatus {
-  predicted,     ///< mapped and predicted
-  not_modelled,  ///< a kind chalk does not model yet (training)
+  predicted,     ///< read and predicted
+  not_modelled,  ///< a kind or metric chalk does not predict yet (training); `reason` says which
   calibration,   ///< a microbenchmark: an input to the efficiencies, never scored
-  unmapped,      ///< a field validate could not map; `reason` says which
+  unreadable,    ///< a field the format rejects (only with keep_going); `reason` names it
+  rejected,      ///< chalk's engine rejected the inputs (a layout that does not divide, no fit)
 };
 std::string_view to_string(RowStatus s);
 
 /// One row's outcome. Values are in the row's own unit.
 struct Prediction {
   std::string id, kind, metric, unit;
-  RowStatus status = RowStatus::unmapped;
+  RowStatus status = RowStatus::unreadable;
   std::string reason;          ///< why the row is not predicted
   std::string inputs;          ///< chalk's inputs, e.g. "deepseek-r1 on 8 x b200, batch 1, context 2048"
   std::string layout;          ///< the parallel layout used, stated or derived
@@ -64,7 +47,7 @@ struct Prediction {
 
 /// Median and 90th percentile of |error| over one kind and subset.
 struct ErrorSummary {
-  std::string kind;    ///< "decode", "prefill", "end-to-end serving", or "all"
+  std::string kind;    ///< "decode", "prefill", "serving", or "all"
   std::string subset;  ///< "all rows", "fully specified", "with assumptions"
   int64_t count = 0;
   double median_abs = 0, p90_abs = 0;              ///< with mechanisms
@@ -76,7 +59,7 @@ struct ErrorSummary {
 /// or p is outside [0, 1].
 double percentile(std::vector<double> values, double p);
 
-/// Summaries per kind ("decode", "prefill", "end-to-end serving", then "all"), each for
+/// Summaries per kind ("decode", "prefill", "serving", then "all"), each for
 /// all predicted rows, the fully specified ones and those with assumptions (a subset
 /// with no rows is omitted).
 std::vector<ErrorSummary> summarize(const std::vector<Prediction>& rows);
@@ -86,10 +69,24 @@ struct ValidationReport {
   std::vector<ErrorSummary> summary;
 };
 
-/// Maps and predicts every row (see docs/accuracy.md for the mapping rules). Never
-/// throws for a row it cannot map: the row is kept with status unmapped and the reason.
-/// A field that refers to another row ("as SGL-H100-DECODE") takes that row's field.
-ValidationReport validate_measurements(const std::vector<Measurement>& rows);
+/// Reads every row's fields into chalk's inputs and predicts it (docs/accuracy.md, "How a
+/// row is read"). An input the row leaves empty takes chalk's default, printed among the
+/// row's assumptions, as is every column the row's `assumed` lists. Throws InputError
+/// naming the row id and the column for a field chalk cannot use (a model or system it
+/// cannot find, a degree that does not divide the chips); with `keep_going` such a row is
+/// kept with status unreadable and the error as its reason. A row whose inputs the engine
+/// rejects (a layout search with no fit) is kept with status rejected.
+ValidationReport validate_measurements(const std::vector<Measurement>& rows, bool keep_going = false);
+
+/// The model a row names, read as validate reads it (a built-in name, an HF repo id whose
+/// name is built in, or a path relative to the row's CSV; the built-in rows' paths are
+/// files compiled in from data/measurements/). Throws InputError "<id>: model" when chalk
+/// has no such model. For the training module, which predicts the training rows.
+ModelSpec measurement_model(const Measurement& row);
+
+/// The rows of `file` that could not be read (parse_measurements with keep_going), as
+/// report rows with status unreadable, for listing beside the predicted ones.
+std::vector<Prediction> unreadable_rows(const MeasurementFile& file);
 
 /// One calibrated constant of the mechanisms, with the microbenchmark behind it.
 struct CalibrationEntry {

@@ -1,0 +1,100 @@
+// The measurement format (issue 15; docs/file-formats.md, "Measurements"): one measured
+// run per CSV row, every input of a prediction in its own column with a fixed vocabulary.
+// Free text appears only in the provenance columns (source, location, confidence, notes),
+// which nothing reads for a prediction. The format is a public contract: columns may be
+// added, never renamed or given a new meaning.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace chalk {
+
+/// One measured run, as its row states it. An empty cell is an unset optional (or an empty
+/// string): an input the run did not state. Nothing here is a default: validate fills the
+/// defaults and prints each among the row's assumptions.
+struct Measurement {
+  int64_t line = 0;      ///< 1-based line of the row's start in its file
+  std::string base_dir;  ///< directory a relative `model` or `hardware` path is read from ("" = cwd)
+
+  std::string id;
+  std::string kind;      ///< decode, prefill, serving, training, run, microbenchmark
+  std::string model;     ///< built-in name, HF repo id, or path (relative to the CSV)
+  std::string hardware;  ///< built-in system name or path
+  std::optional<int64_t> chips;  ///< all chips of the measured system
+  /// Degrees. Serving: tp = attention's tensor-parallel degree within a replica, ep the
+  /// expert-parallel degree, dp the independent replicas in the measured system. Training:
+  /// Megatron's meanings.
+  std::optional<int64_t> tp, pp, dp, ep, expert_tp, cp;
+  std::string attention;           ///< tp, dp (data-parallel attention over a replica's chips)
+  std::string ffn_layout;          ///< tp (1D weight-stationary), ws2d, wg (Pope et al. 2022 section 3.2)
+  std::string prefill_ffn_layout;  ///< a serving run's prefill FFN layout where it differs
+  std::string kv_split;            ///< heads or batch: how a single KV head / MLA latent is split (Pope 3.3)
+  std::optional<int64_t> padded_heads;  ///< attention heads padded to this count for partitioning
+
+  std::string weights;  ///< a format, or part=format pairs separated by ';'
+  std::string kv, dispatch, combine, compute;  ///< formats
+
+  std::string batch;     ///< a positive integer, or "max"
+  std::string batch_per; ///< run, replica, chip
+  std::optional<int64_t> prefill_batch;  ///< serving latency: prompts prefilled together (empty: the batch)
+  std::optional<int64_t> requests;       ///< requests the run sends (caps a `max` batch)
+  std::optional<double> request_rate_per_s;
+  std::optional<int64_t> input_tokens, cached_tokens, output_tokens, context;
+  std::optional<int64_t> draft_tokens;
+  std::optional<double> accepted_tokens;
+  std::optional<int64_t> attention_draft_tokens;  ///< drafts attention alone is slowed by (MTP emulation)
+  std::string two_batch_overlap;  ///< yes, no
+  std::string engine;
+
+  std::optional<int64_t> microbatch, virtual_stages;
+  std::string schedule, recompute, zero;
+  std::optional<double> train_tokens;
+
+  std::string operation, shape;  ///< microbenchmarks
+  std::optional<double> message_bytes;
+
+  std::string metric;
+  double value = 0;
+  std::vector<std::string> assumed;         ///< columns the row's author filled in
+  std::vector<std::string> assumed_values;  ///< their cells, as written (parallel to `assumed`)
+  std::string source, location, confidence, notes;
+};
+
+/// Every column of the format, in the order of the built-in file.
+const std::vector<std::string>& measurement_columns();
+
+/// A row that could not be read, with why.
+struct UnreadableRow {
+  std::string id;  ///< "" when the id itself is missing
+  int64_t line = 0;
+  std::string error;  ///< "<where>: line N: <id>: <column>: <message>"
+};
+
+struct MeasurementFile {
+  std::vector<Measurement> rows;
+  std::vector<UnreadableRow> unreadable;  ///< only when keep_going
+};
+
+/// Parses CSV text (RFC 4180: quoted fields may hold commas, newlines and doubled quotes).
+/// The header names columns of measurement_columns() in any order; a column left out is
+/// empty in every row; `id`, `kind`, `metric` and `value` must be present. A pure function
+/// (no I/O), so a fuzzing harness can call it on any bytes.
+///
+/// Throws InputError naming `where`, the line, the row id and the column for: an unknown or
+/// repeated column, an unterminated quote, a row with the wrong number of fields, an empty
+/// or repeated id, a value outside a closed vocabulary, a malformed number, a metric the
+/// kind does not have, or a missing input the row's kind and metric need (the table in
+/// docs/file-formats.md). With `keep_going`, a bad row goes to `unreadable` instead and
+/// parsing goes on (header and quoting errors still throw). `base_dir` is stored in each
+/// row for resolving relative paths.
+MeasurementFile parse_measurements(std::string_view csv_text, const std::string& where, bool keep_going = false,
+                                   const std::string& base_dir = "");
+
+/// The repository's own rows, data/measurements/measurements.csv (compiled in).
+std::vector<Measurement> builtin_measurements();
+
+}  // namespace chalk

@@ -1,0 +1,286 @@
+// One measurement row, read strictly (docs/file-formats.md, "Measurements"): every closed
+// vocabulary checked, every number whole, and the inputs the row's kind and metric need
+// present. Nothing is read from the provenance columns.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#include "chalk/base/error.h"
+#include "measurement_row.h"
+
+namespace chalk::detail {
+namespace {
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return "";
+  const auto e = s.find_last_not_of(" \t");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+const std::vector<std::string> kFormats = {"bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4"};
+
+struct Reader {
+  const std::map<std::string, std::string>& cells;
+  const std::string& at;
+
+  std::string field(const std::string& col) const { return at + ": " + col; }
+  std::string text(const std::string& col) const {
+    const auto it = cells.find(col);
+    return it == cells.end() ? "" : trim(it->second);
+  }
+  std::string closed(const std::string& col) const {
+    const std::string v = text(col);
+    const auto* vocab = vocabulary(col);
+    if (!v.empty() && vocab && std::find(vocab->begin(), vocab->end(), v) == vocab->end()) {
+      throw InputError(field(col), "'" + v + "' is not one of " + join(*vocab));
+    }
+    return v;
+  }
+  std::optional<int64_t> integer(const std::string& col, int64_t min) const {
+    const std::string v = text(col);
+    if (v.empty()) return std::nullopt;
+    int64_t x = 0;
+    const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+    if (ec != std::errc() || p != v.data() + v.size()) throw InputError(field(col), "expected a whole number, got '" + v + "'");
+    if (x < min) throw InputError(field(col), "expected at least " + std::to_string(min) + ", got " + v);
+    return x;
+  }
+  std::optional<double> number(const std::string& col, bool positive) const {
+    const std::string v = text(col);
+    if (v.empty()) return std::nullopt;
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    if (end != v.c_str() + v.size() || !std::isfinite(x)) throw InputError(field(col), "expected a number, got '" + v + "'");
+    if (positive ? !(x > 0) : x < 0) throw InputError(field(col), std::string("expected a ") + (positive ? "positive" : "non-negative") + " number, got " + v);
+    return x;
+  }
+  void need(bool ok, const std::string& col, const std::string& why) const {
+    if (!ok) throw InputError(field(col), "missing; " + why);
+  }
+};
+
+}  // namespace
+
+const std::vector<std::string>* vocabulary(const std::string& column) {
+  static const std::map<std::string, std::vector<std::string>> v = {
+      {"kind", {"decode", "prefill", "serving", "training", "run", "microbenchmark"}},
+      {"attention", {"tp", "dp"}},
+      {"ffn_layout", {"tp", "ws2d", "wg"}},
+      {"prefill_ffn_layout", {"tp", "ws2d", "wg"}},
+      {"kv_split", {"heads", "batch"}},
+      {"kv", kFormats},
+      {"dispatch", kFormats},
+      {"combine", kFormats},
+      {"compute", kFormats},
+      {"batch_per", {"run", "replica", "chip"}},
+      {"two_batch_overlap", {"yes", "no"}},
+      {"engine", {"vllm", "sglang", "trtllm", "fastertransformer", "jetstream", "megatron", "nemo", "maxtext", "llm-foundry", "metaseq",
+                  "deepseek", "other"}},
+      {"schedule", {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe"}},
+      {"recompute", {"none", "selective", "full"}},
+      {"zero", {"0", "1", "2", "3", "fsdp"}},
+      {"operation", {"gemm", "hbm_copy", "all_reduce", "ep_dispatch", "ep_combine", "attention_decode"}},
+      {"metric",
+       {"step_ms", "tpot_ms", "itl_ms", "ttft_ms", "e2e_s", "decode_s", "prefill_ms", "output_tok_per_s", "output_tok_per_s_per_chip",
+        "total_tok_per_s_per_chip", "tok_per_s_per_user", "prefill_tok_per_s", "prefill_tok_per_s_per_chip", "mfu_pct",
+        "tflop_per_s_per_chip", "train_tok_per_s", "train_tok_per_s_per_chip", "step_s", "gpu_hours", "wall_hours", "hbm_gb_per_s",
+        "busbw_gb_per_s", "latency_us", "bandwidth_gb_per_s"}},
+  };
+  const auto it = v.find(column);
+  return it == v.end() ? nullptr : &it->second;
+}
+
+const std::vector<std::string>& metrics_of_kind(const std::string& kind) {
+  static const std::map<std::string, std::vector<std::string>> m = {
+      {"decode", {"step_ms", "tpot_ms", "itl_ms", "decode_s", "output_tok_per_s", "output_tok_per_s_per_chip", "tok_per_s_per_user"}},
+      {"prefill", {"prefill_ms", "ttft_ms", "prefill_tok_per_s", "prefill_tok_per_s_per_chip"}},
+      {"serving",
+       {"e2e_s", "ttft_ms", "tpot_ms", "itl_ms", "output_tok_per_s", "output_tok_per_s_per_chip", "total_tok_per_s_per_chip",
+        "tok_per_s_per_user", "mfu_pct"}},
+      {"training", {"step_s", "step_ms", "mfu_pct", "tflop_per_s_per_chip", "train_tok_per_s", "train_tok_per_s_per_chip"}},
+      {"run", {"gpu_hours", "wall_hours"}},
+      {"microbenchmark", {"tflop_per_s_per_chip", "hbm_gb_per_s", "busbw_gb_per_s", "latency_us", "bandwidth_gb_per_s"}},
+  };
+  static const std::vector<std::string> none;
+  const auto it = m.find(kind);
+  return it == m.end() ? none : it->second;
+}
+
+std::vector<std::pair<std::string, std::string>> weight_parts(const std::string& text, const std::string& field) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const std::string t = trim(text);
+  if (t.empty()) return out;
+  static const std::vector<std::string> parts = {"attention", "ffn", "experts", "embeddings"};
+  if (t.find('=') == std::string::npos) {
+    if (std::find(kFormats.begin(), kFormats.end(), t) == kFormats.end()) {
+      throw InputError(field, "'" + t + "' is not one of " + join(kFormats) + " (or part=format pairs separated by ';')");
+    }
+    out.emplace_back("", t);
+    return out;
+  }
+  std::size_t start = 0;
+  std::set<std::string> seen;
+  while (start <= t.size()) {
+    const auto semi = t.find(';', start);
+    const std::string pair = trim(t.substr(start, semi == std::string::npos ? std::string::npos : semi - start));
+    const auto eq = pair.find('=');
+    if (eq == std::string::npos) throw InputError(field, "'" + pair + "' is not part=format (parts: " + join(parts) + ")");
+    const std::string part = trim(pair.substr(0, eq)), format = trim(pair.substr(eq + 1));
+    if (std::find(parts.begin(), parts.end(), part) == parts.end()) {
+      throw InputError(field, "part '" + part + "' is not one of " + join(parts));
+    }
+    if (std::find(kFormats.begin(), kFormats.end(), format) == kFormats.end()) {
+      throw InputError(field, "format '" + format + "' of " + part + " is not one of " + join(kFormats));
+    }
+    if (!seen.insert(part).second) throw InputError(field, "part '" + part + "' given twice");
+    out.emplace_back(part, format);
+    if (semi == std::string::npos) break;
+    start = semi + 1;
+  }
+  return out;
+}
+
+Measurement read_measurement_row(const std::map<std::string, std::string>& cells, const std::string& at) {
+  const Reader r{cells, at};
+  Measurement m;
+  m.id = r.text("id");
+  m.kind = r.closed("kind");
+  r.need(!m.kind.empty(), "kind", "one of " + join(*vocabulary("kind")));
+  m.metric = r.closed("metric");
+  r.need(!m.metric.empty(), "metric", "what the value measures (docs/file-formats.md)");
+  const auto& kind_metrics = metrics_of_kind(m.kind);
+  if (std::find(kind_metrics.begin(), kind_metrics.end(), m.metric) == kind_metrics.end()) {
+    throw InputError(r.field("metric"), "'" + m.metric + "' is not a metric of kind " + m.kind + " (" + join(kind_metrics) + ")");
+  }
+  const auto value = r.number("value", true);
+  r.need(value.has_value(), "value", "the measured number in the metric's unit");
+  m.value = *value;
+
+  m.model = r.text("model");
+  m.hardware = r.text("hardware");
+  m.chips = r.integer("chips", 1);
+  m.tp = r.integer("tp", 1);
+  m.pp = r.integer("pp", 1);
+  m.dp = r.integer("dp", 1);
+  m.ep = r.integer("ep", 1);
+  m.expert_tp = r.integer("expert_tp", 1);
+  m.cp = r.integer("cp", 1);
+  m.attention = r.closed("attention");
+  m.ffn_layout = r.closed("ffn_layout");
+  m.prefill_ffn_layout = r.closed("prefill_ffn_layout");
+  m.kv_split = r.closed("kv_split");
+  m.padded_heads = r.integer("padded_heads", 1);
+  m.weights = r.text("weights");
+  weight_parts(m.weights, r.field("weights"));
+  m.kv = r.closed("kv");
+  m.dispatch = r.closed("dispatch");
+  m.combine = r.closed("combine");
+  m.compute = r.closed("compute");
+  m.batch = r.text("batch");
+  if (!m.batch.empty() && m.batch != "max") {
+    const auto b = r.integer("batch", 1);
+    m.batch = std::to_string(*b);
+  }
+  m.batch_per = r.closed("batch_per");
+  m.prefill_batch = r.integer("prefill_batch", 1);
+  m.requests = r.integer("requests", 1);
+  m.request_rate_per_s = r.number("request_rate_per_s", true);
+  m.input_tokens = r.integer("input_tokens", 1);
+  m.cached_tokens = r.integer("cached_tokens", 0);
+  m.output_tokens = r.integer("output_tokens", 1);
+  m.context = r.integer("context", 1);
+  m.draft_tokens = r.integer("draft_tokens", 0);
+  m.accepted_tokens = r.number("accepted_tokens", true);
+  m.attention_draft_tokens = r.integer("attention_draft_tokens", 0);
+  m.two_batch_overlap = r.closed("two_batch_overlap");
+  m.engine = r.closed("engine");
+  m.microbatch = r.integer("microbatch", 1);
+  m.schedule = r.closed("schedule");
+  m.virtual_stages = r.integer("virtual_stages", 1);
+  m.recompute = r.closed("recompute");
+  m.zero = r.closed("zero");
+  m.train_tokens = r.number("train_tokens", true);
+  m.operation = r.closed("operation");
+  m.shape = r.text("shape");
+  m.message_bytes = r.number("message_bytes", true);
+  {
+    const std::string a = r.text("assumed");
+    std::size_t start = 0;
+    while (!a.empty() && start <= a.size()) {
+      const auto semi = a.find(';', start);
+      const std::string col = trim(a.substr(start, semi == std::string::npos ? std::string::npos : semi - start));
+      const auto& cols = measurement_columns();
+      if (std::find(cols.begin(), cols.end(), col) == cols.end()) {
+        throw InputError(r.field("assumed"), "'" + col + "' is not a column");
+      }
+      if (r.text(col).empty()) throw InputError(r.field("assumed"), "'" + col + "' is listed as assumed but the row leaves it empty");
+      m.assumed.push_back(col);
+      m.assumed_values.push_back(r.text(col));
+      if (semi == std::string::npos) break;
+      start = semi + 1;
+    }
+  }
+  // Provenance: kept verbatim, never read for a prediction.
+  auto raw = [&](const char* col) {
+    const auto it = cells.find(col);
+    return it == cells.end() ? std::string() : it->second;
+  };
+  m.source = raw("source");
+  m.location = raw("location");
+  m.confidence = raw("confidence");
+  m.notes = raw("notes");
+
+  // What the kind and metric need.
+  r.need(!m.hardware.empty(), "hardware", "a built-in system name or a chalk-hardware/1 file");
+  r.need(m.chips.has_value(), "chips", "all chips of the measured system");
+  if (m.kind == "microbenchmark") {
+    r.need(!m.operation.empty(), "operation", "a microbenchmark row names its operation (" + join(*vocabulary("operation")) + ")");
+    return m;
+  }
+  r.need(!m.model.empty(), "model", "a built-in model name, an HF repo id or a path to a config.json or chalk-model file");
+  const bool numeric_batch = !m.batch.empty() && m.batch != "max";
+  if (numeric_batch) r.need(!m.batch_per.empty(), "batch_per", "batch " + m.batch + " counts sequences per run, replica or chip");
+  if (m.dp && *m.chips % *m.dp != 0) {
+    throw InputError(r.field("dp"), std::to_string(*m.dp) + " replicas do not divide the " + std::to_string(*m.chips) + " chips");
+  }
+  if (m.cached_tokens && (!m.input_tokens || *m.cached_tokens >= *m.input_tokens)) {
+    throw InputError(r.field("cached_tokens"), "the cached prefix must be shorter than input_tokens");
+  }
+  if (m.accepted_tokens) {
+    r.need(m.draft_tokens.has_value(), "draft_tokens", "accepted_tokens " + r.text("accepted_tokens") + " needs the draft length");
+    if (*m.accepted_tokens < 1 || *m.accepted_tokens > static_cast<double>(*m.draft_tokens + 1)) {
+      throw InputError(r.field("accepted_tokens"), "expected between 1 and draft_tokens + 1 = " + std::to_string(*m.draft_tokens + 1) +
+                                                        ", got " + r.text("accepted_tokens"));
+    }
+  }
+  if (m.kind == "decode") {
+    r.need(numeric_batch, "batch", "a decode row states the sequences in flight");
+    r.need(m.context || m.input_tokens, "context", "a decode row states the KV tokens of its step (context), or input_tokens");
+    if (m.metric == "decode_s") r.need(m.output_tokens.has_value(), "output_tokens", "decode_s is the time of output_tokens steps");
+  } else if (m.kind == "prefill") {
+    r.need(m.input_tokens.has_value(), "input_tokens", "a prefill row states its prompt length");
+    r.need(numeric_batch, "batch", "a prefill row states the prompts prefilled together");
+  } else if (m.kind == "serving") {
+    r.need(m.input_tokens.has_value(), "input_tokens", "a serving row states the mean prompt");
+    r.need(m.output_tokens.has_value(), "output_tokens", "a serving row states the mean generated tokens");
+    r.need(!m.batch.empty() || m.request_rate_per_s, "batch", "a number, or max for an offline or max-load run (or request_rate_per_s)");
+    if (m.metric == "e2e_s" || m.metric == "mfu_pct") r.need(numeric_batch, "batch", m.metric + " is predicted at a stated batch");
+  } else if (m.kind == "training") {
+    r.need(m.input_tokens.has_value(), "input_tokens", "a training row states its sequence length");
+    r.need(numeric_batch, "batch", "a training row states the sequences per step");
+  } else if (m.kind == "run") {
+    r.need(m.train_tokens.has_value(), "train_tokens", "a whole run states its total tokens");
+  }
+  return m;
+}
+
+}  // namespace chalk::detail

@@ -1,0 +1,29 @@
+// Internal to validate: reading one measurement row's cells strictly
+// (measurement_row.cc) and the vocabularies of docs/file-formats.md, "Measurements".
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "chalk/validate/measurement.h"
+
+namespace chalk::detail {
+
+/// Reads one row's cells (column -> text). `at` prefixes every error: "<where>: line N:
+/// <id>"; each InputError's field is `at: <column>`. Checks every closed vocabulary, every
+/// number, the metrics a kind has, and the inputs the kind and metric need.
+Measurement read_measurement_row(const std::map<std::string, std::string>& cells, const std::string& at);
+
+/// The closed vocabulary of a column, or nullptr for an open one.
+const std::vector<std::string>* vocabulary(const std::string& column);
+
+/// The metrics a kind has.
+const std::vector<std::string>& metrics_of_kind(const std::string& kind);
+
+/// `weights` as (part, format) pairs: one format alone is ("", format); parts are
+/// attention, ffn, experts, embeddings. Throws InputError(field, ...) on anything else.
+std::vector<std::pair<std::string, std::string>> weight_parts(const std::string& text, const std::string& field);
+
+}  // namespace chalk::detail

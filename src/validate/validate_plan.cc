@@ -1,0 +1,284 @@
+// Reading a measurement row's fields into chalk's inputs (docs/accuracy.md, "How a row is
+// read"). Each input comes from its own column; an empty column takes chalk's default,
+// which is printed among the row's assumptions. No free text is read.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "chalk/base/error.h"
+#include "chalk/io/embedded.h"
+#include "chalk/io/io.h"
+#include "measurement_row.h"
+#include "validate_internal.h"
+
+namespace chalk::detail {
+namespace {
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 1e15 ? "%.0f" : "%.4g", v);
+  return buf;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+DType format(const std::string& f) {
+  static const std::pair<const char*, DType> t[] = {{"bf16", DType::bf16}, {"fp16", DType::fp16},   {"fp8", DType::fp8}, {"int8", DType::int8},
+                                                    {"int4", DType::int4}, {"nvfp4", DType::nvfp4}, {"mxfp4", DType::mxfp4}};
+  for (const auto& [name, d] : t) {
+    if (f == name) return d;
+  }
+  throw InputError("format", "'" + f + "' is not a storage format");  // unreachable: the parser checked
+}
+
+constexpr std::string_view kBuiltin = "builtin:";
+
+/// A built-in name, a file (relative to the CSV), or an HF repo id whose name is built in.
+/// The built-in rows' relative paths name files compiled in beside them
+/// (data/measurements/models/): "builtin:measurements/<path>".
+std::string resolve(const std::string& text, const std::string& base_dir, const std::vector<std::string>& builtin,
+                    const std::string& field, const char* what) {
+  if (std::find(builtin.begin(), builtin.end(), text) != builtin.end()) return text;
+  if (base_dir.rfind(kBuiltin, 0) == 0) {
+    const std::string key = base_dir.substr(kBuiltin.size()) + "/" + text;
+    if (chalk::detail::embedded_file(key)) return std::string(kBuiltin) + key;
+  }
+  namespace fs = std::filesystem;
+  const fs::path p = fs::path(text).is_absolute() || base_dir.empty() ? fs::path(text) : fs::path(base_dir) / text;
+  std::error_code ec;
+  if (fs::is_regular_file(p, ec)) return p.string();
+  if (const auto slash = text.find('/'); slash != std::string::npos && text.find('/', slash + 1) == std::string::npos) {
+    const std::string name = lower(text.substr(slash + 1));
+    if (std::find(builtin.begin(), builtin.end(), name) != builtin.end()) return name;
+  }
+  throw InputError(field, "'" + text + "' is neither a built-in " + what + " (chalk " + (std::string(what) == "model" ? "models" : "hardware") +
+                              ") nor a file" + (base_dir.empty() ? "" : " under " + base_dir));
+}
+
+}  // namespace
+
+ModelSpec load_row_model(const std::string& resolved) {
+  if (resolved.rfind(kBuiltin, 0) == 0) {
+    const std::string key = resolved.substr(kBuiltin.size());
+    return model_from_native(*chalk::detail::embedded_file(key), "data/" + key);
+  }
+  return load_model(resolved);
+}
+
+std::string resolve_model(const Measurement& r) {
+  return resolve(r.model, r.base_dir, builtin_model_names(), r.id + ": model", "model");
+}
+
+namespace {
+
+void apply_ffn_layout(const std::string& l, int64_t chips, ParallelLayout& L) {
+  if (l == "ws2d") L.tp_attention = L.tp_ffn = chips;
+  if (l == "wg") L.weight_gathered = true;
+}
+
+}  // namespace
+
+std::string metric_unit(const std::string& metric) {
+  static const std::pair<const char*, const char*> t[] = {
+      {"step_ms", "ms"},          {"tpot_ms", "ms"},          {"itl_ms", "ms"},         {"ttft_ms", "ms"},
+      {"prefill_ms", "ms"},       {"e2e_s", "s"},             {"decode_s", "s"},        {"step_s", "s"},
+      {"output_tok_per_s", "tok/s"}, {"output_tok_per_s_per_chip", "tok/s/chip"}, {"total_tok_per_s_per_chip", "tok/s/chip"},
+      {"tok_per_s_per_user", "tok/s/user"}, {"prefill_tok_per_s", "tok/s"}, {"prefill_tok_per_s_per_chip", "tok/s/chip"},
+      {"mfu_pct", "%"},           {"tflop_per_s_per_chip", "TFLOP/s/chip"}, {"train_tok_per_s", "tok/s"},
+      {"train_tok_per_s_per_chip", "tok/s/chip"}, {"gpu_hours", "chip-hours"}, {"wall_hours", "h"},
+      {"hbm_gb_per_s", "GB/s"},   {"busbw_gb_per_s", "GB/s"}, {"latency_us", "us"},     {"bandwidth_gb_per_s", "GB/s"}};
+  for (const auto& [m, u] : t) {
+    if (metric == m) return u;
+  }
+  return "";
+}
+
+Mapped plan_row(const Measurement& r) {
+  const std::string at = r.id + ": ";
+  if (r.kind == "training" || r.kind == "run") {
+    return {std::nullopt, RowStatus::not_modelled, "not modelled: training module not built yet"};
+  }
+  if (r.kind == "microbenchmark") {
+    return {std::nullopt, RowStatus::calibration, "microbenchmark: a calibration input (efficiencies), never scored"};
+  }
+  if (r.kind == "serving" && r.batch.empty()) {
+    return {std::nullopt, RowStatus::not_modelled, "serving at a request rate without a batch: not modelled yet (needs a request simulator)"};
+  }
+  if (r.kind == "serving" && (r.metric == "ttft_ms" || r.metric == "tpot_ms" || r.metric == "itl_ms" || r.metric == "tok_per_s_per_user")) {
+    return {std::nullopt, RowStatus::not_modelled, "metric " + r.metric + " of a serving run: not modelled yet (needs queueing)"};
+  }
+
+  RowPlan p;
+  p.model = resolve_model(r);
+  p.hardware = resolve(r.hardware, r.base_dir, builtin_system_names(), at + "hardware", "system");
+  const ModelSpec model = load_row_model(p.model);
+  const SystemSpec sys = load_system(p.hardware);
+  bool moe = false;
+  for (const auto& g : model.groups) moe = moe || g.ffn.kind == FfnKind::moe;
+  const auto& attn = model.groups.front().attention;
+  const bool single_kv = attn.kind == AttentionKind::mla || attn.n_kv_heads == 1;
+
+  // Chips: a replica of chips / dp; run totals scale by dp.
+  const int64_t total = *r.chips, dp = r.dp.value_or(1);
+  p.chips = total / dp;
+  if (dp > 1) p.notes.push_back(std::to_string(dp) + " independent replicas of " + std::to_string(p.chips) + " chips; each predicted alone");
+  if (r.padded_heads) {
+    p.heads_padded_to = *r.padded_heads;
+    p.notes.push_back("attention heads padded to " + std::to_string(*r.padded_heads) + " for partitioning: their projections are computed and stored");
+  }
+
+  // Formats.
+  for (const auto& [part, f] : weight_parts(r.weights, at + "weights")) {
+    const DType t = format(f);
+    if (part.empty() || part == "attention") p.w_attention = t;
+    if (part.empty() || part == "ffn") p.w_ffn = t;
+    if (part.empty() || part == "experts") p.w_experts = t;
+    if (part == "embeddings") p.w_embedding = t;
+  }
+  if (r.weights.empty()) {
+    const auto& w = model.weights;
+    p.assumptions.push_back(std::string("weights: empty, the checkpoint's own (attention ") + std::string(to_string(w.attention)) + ", FFN " +
+                            std::string(to_string(w.dense_ffn)) + (moe ? ", experts " + std::string(to_string(w.experts)) : "") + ")");
+  }
+  if (r.kv.empty()) {
+    p.kv = DType::bf16;
+    p.assumptions.push_back("kv: empty, bf16 (the engines' default KV-cache format)");
+  } else {
+    p.kv = format(r.kv);
+  }
+  if (!r.compute.empty()) {
+    p.notes.push_back("compute " + r.compute + " not modelled for serving: each matmul runs at its weights' format");
+  }
+
+  // Layout.
+  if (r.attention == "dp" && r.tp && *r.tp > 1) {
+    throw InputError(at + "tp", "tp " + std::to_string(*r.tp) + " with attention dp: tp is attention's tensor-parallel degree, 1 under dp attention");
+  }
+  ParallelLayout& L = p.layout;
+  if (r.attention == "dp") L.tp_attention = 1;
+  if (r.tp) L.tp_attention = *r.tp;
+  if (r.ep) L.ep = *r.ep;
+  if (r.expert_tp) L.tp_expert = *r.expert_tp;
+  apply_ffn_layout(r.ffn_layout, p.chips, L);
+  if (r.ffn_layout == "ws2d") {
+    p.notes.push_back("ffn_layout ws2d: read as tensor parallel over all " + std::to_string(p.chips) +
+                      " chips (an all-reduce per attention and FFN block); the 2D layout's smaller traffic is not modelled");
+  }
+  if (r.kv_split == "batch") L.kv_sharded_by_batch = true;
+  p.kv_split_heads = r.kv_split == "heads";
+  if (r.two_batch_overlap == "yes") L.overlap_micro_batches = true;
+  if (!r.dispatch.empty()) L.dispatch_bytes_per_element = bytes_per_element(format(r.dispatch));
+  if (!r.combine.empty()) L.combine_bytes_per_element = bytes_per_element(format(r.combine));
+  p.layout_stated = r.tp || r.ep || r.expert_tp || !r.attention.empty() || !r.ffn_layout.empty() || p.chips == 1;
+  if (!p.layout_stated) {
+    p.assumptions.push_back("layout: tp, ep, expert_tp and attention empty: tensor parallel over the chips within the scale-up domain, experts over all chips");
+  }
+  if (single_kv && p.chips > 1 && r.kind != "prefill" && r.attention.empty() && r.kv_split.empty()) {
+    p.assumptions.push_back(std::string("attention and kv_split empty: heads split over the tensor-parallel chips, the ") +
+                            (attn.kind == AttentionKind::mla ? "MLA latent" : "single KV head") +
+                            " on each of them unless it does not fit (then split by sequence)");
+  }
+  if (moe && p.chips > 1) {
+    if (r.dispatch.empty()) p.assumptions.push_back("dispatch: empty, bf16 (expert-parallel dispatch at the activations' format)");
+    if (r.combine.empty()) p.assumptions.push_back("combine: empty, bf16");
+    if (r.two_batch_overlap.empty()) p.assumptions.push_back("two_batch_overlap: empty, no");
+  }
+  p.prefill_layout = L;
+  if (!r.prefill_ffn_layout.empty()) {
+    p.prefill_layout.weight_gathered = false;
+    apply_ffn_layout(r.prefill_ffn_layout, p.chips, p.prefill_layout);
+  }
+
+  // Speculative decoding.
+  if (r.kind != "prefill") {
+    if (!r.draft_tokens) {
+      p.assumptions.push_back("draft_tokens: empty, 0 (no speculative or MTP drafts)");
+    } else if (*r.draft_tokens > 0) {
+      if (!r.accepted_tokens) {
+        throw InputError(at + "accepted_tokens", "missing; draft_tokens " + std::to_string(*r.draft_tokens) + " needs the measured tokens kept per step");
+      }
+      p.mtp_tokens = 1 + static_cast<double>(*r.draft_tokens);
+      p.mtp_accepted = *r.accepted_tokens;
+    }
+    if (r.attention_draft_tokens && *r.attention_draft_tokens > 0) {
+      p.attention_tokens = 1 + static_cast<double>(*r.attention_draft_tokens);
+      p.notes.push_back("attention does the work of " + num(p.attention_tokens) + " query tokens per sequence, matmuls of " + num(p.mtp_tokens) +
+                        " (attention_draft_tokens)");
+    }
+  }
+
+  // Batch: sequences of a replica.
+  const double replica_chips = static_cast<double>(p.chips);
+  if (r.batch == "max") {
+    p.batch_from_capacity = true;
+    if (r.requests) p.requests_cap = static_cast<double>(*r.requests) / static_cast<double>(dp);
+  } else if (!r.batch.empty()) {
+    const double b = std::stod(r.batch);
+    p.batch = r.batch_per == "chip" ? b * replica_chips : r.batch_per == "run" ? b / static_cast<double>(dp) : b;
+    if (r.batch_per == "chip") p.notes.push_back("batch " + r.batch + " sequences per chip x " + std::to_string(p.chips) + " chips");
+  }
+
+  // Lengths.
+  const int64_t cached = r.cached_tokens.value_or(0);
+  if (r.input_tokens) {
+    p.prompt = *r.input_tokens - cached;
+    p.prefix = cached;
+    if (cached > 0) p.notes.push_back(std::to_string(cached) + " of " + std::to_string(*r.input_tokens) + " input tokens served from a prefix cache");
+  }
+  if (r.output_tokens) p.output = *r.output_tokens;
+
+  // Throughput over the replica (per chip) or the whole run.
+  const bool per_chip = r.metric.size() > 9 && r.metric.substr(r.metric.size() - 9) == "_per_chip";
+  p.per_chips = per_chip ? 1 : static_cast<double>(total);
+
+  const std::string& k = r.kind;
+  const std::string& m = r.metric;
+  if (k == "decode") {
+    if (r.context) {
+      p.context = *r.context;
+    } else if (r.output_tokens) {
+      p.context = *r.input_tokens + *r.output_tokens / 2;
+      p.notes.push_back("context: the mean over the generation, input_tokens + output_tokens / 2 = " + std::to_string(p.context));
+    } else {
+      p.context = *r.input_tokens;
+      p.notes.push_back("context: input_tokens (" + std::to_string(p.context) + ")");
+    }
+    if (m == "step_ms" || m == "itl_ms" || m == "tpot_ms") {
+      p.target = Target::decode_step_s;
+      p.to_unit = 1e3;
+      p.per_kept_token = m == "tpot_ms";
+    } else if (m == "decode_s") {
+      p.target = Target::decode_total_s;
+    } else if (m == "tok_per_s_per_user") {
+      p.target = Target::per_user_tokens_per_s;
+    } else {
+      p.target = Target::decode_tokens_per_s;
+    }
+  } else if (k == "prefill") {
+    if (m == "prefill_ms" || m == "ttft_ms") {
+      p.target = Target::prefill_s;
+      p.to_unit = 1e3;
+    } else {
+      p.target = Target::prefill_tokens_per_s;
+    }
+  } else {  // serving
+    if (m == "e2e_s" || m == "mfu_pct") {
+      p.decode_batch = p.batch;
+      if (r.prefill_batch) p.batch = static_cast<double>(*r.prefill_batch) / static_cast<double>(dp);
+      p.target = m == "e2e_s" ? Target::serving_latency_s : Target::serving_mfu;
+      if (m == "mfu_pct") p.to_unit = 100;
+    } else {
+      p.target = Target::serving_tokens_per_s;
+      p.count_input_tokens = m == "total_tok_per_s_per_chip";
+    }
+  }
+  for (std::size_t i = 0; i < r.assumed.size(); ++i) {
+    p.assumptions.push_back(r.assumed[i] + " " + r.assumed_values[i] + ": filled in by the row's author, not stated by the source (see its notes)");
+  }
+  return {p, RowStatus::predicted, ""};
+}
+
+}  // namespace chalk::detail
