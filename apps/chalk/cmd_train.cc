@@ -75,15 +75,31 @@ TrainingPlan plan_from(const TrainArgs& a) {
   return p;
 }
 
+std::string option_for(const std::string& plan_field) {
+  static const std::pair<const char*, const char*> names[] = {
+      {"dp", "--dp"},           {"tp", "--tp"},         {"pp", "--pp"},           {"cp", "--cp"},
+      {"ep", "--ep"},           {"etp", "--etp"},       {"virtual_stages", "--virtual-stages"},
+      {"zero_stage", "--zero"}, {"microbatch", "--microbatch"}, {"global_batch", "--global-batch"},
+      {"seq_len", "--seq-len"}, {"chips", "--chips"}, {"compute", "--compute"}};
+  for (const auto& [field, option] : names) {
+    if (plan_field == field) return option;
+  }
+  return plan_field;
+}
+
 TrainSetup train_setup(const TrainArgs& a) {
   TrainSetup s{load_model(a.model), load_system(a.hardware), plan_from(a), {}, {}, {}};
   if (a.chips > 0 && a.chips != plan_chips(s.plan)) {
     throw InputError("--chips", fmt::format("{} chips, but --dp x --tp x --pp x --cp = {} x {} x {} x {} = {}", a.chips, a.dp, a.tp, a.pp,
                                             a.cp, plan_chips(s.plan)));
   }
-  s.costs = make_training_costs(s.model, s.plan.seq_len);
-  s.rates = make_training_system(s.system, s.plan.compute);
-  s.placement = check_plan(s.model, s.system, plan_chips(s.plan), s.plan);
+  try {
+    s.costs = make_training_costs(s.model, s.plan.seq_len);
+    s.rates = make_training_system(s.system, s.plan.compute);
+    s.placement = check_plan(s.model, s.system, plan_chips(s.plan), s.plan);
+  } catch (const InputError& e) {
+    throw InputError(option_for(e.field()), std::string(e.what()).substr(e.field().size() + 2));
+  }
   return s;
 }
 

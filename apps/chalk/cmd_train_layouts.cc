@@ -31,7 +31,12 @@ void run_layouts(const LayoutArgs& a) {
   q.global_batch = a.train.global_batch > 0 ? a.train.global_batch : q.chips;
   q.base = plan_from(a.train);
   q.limit = a.limit;
-  const TrainingLayouts r = search_training_layouts(m, sys, q);
+  TrainingLayouts r;
+  try {
+    r = search_training_layouts(m, sys, q);
+  } catch (const InputError& e) {
+    throw InputError(option_for(e.field()), std::string(e.what()).substr(e.field().size() + 2));
+  }
   Table t;
   t.columns = {{"rank", "#"},      {"plan", "plan"},           {"fits", "fits"},         {"t_step_s", "step s", 4},
                {"mfu", "MFU", 3},  {"tok_per_s_per_chip", "tok/s/chip", 4}, {"memory_gb", "memory GB", 4}, {"pareto", "pareto"},

@@ -37,6 +37,9 @@ void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees);
 /// The plan the options describe (degrees unset by `degrees == false` stay 1). Throws InputError.
 TrainingPlan plan_from(const TrainArgs& a);
 
+/// The command-line option for a plan field an InputError names ("tp" -> "--tp").
+std::string option_for(const std::string& plan_field);
+
 /// Model, system, plan, costs, system rates and placement, all checked.
 struct TrainSetup {
   ModelSpec model;

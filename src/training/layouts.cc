@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "chalk/base/error.h"
 #include "chalk/training/memory.h"
@@ -103,6 +104,9 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
               if (sched == PipelineSchedule::interleaved && micro % pp != 0) continue;
               if (sched == PipelineSchedule::dualpipe && (pp % 2 != 0 || micro % 2 != 0)) continue;
               for (int ri = 0; ri < 3; ++ri) {
+                // Under FlashAttention selective recomputation stores and reruns nothing
+                // more than none: the same plan, evaluated once.
+                if (ri == 1 && q.base.flash_attention) continue;
                 for (int z = 0; z <= 3; ++z) {
                   p.dp = dp;
                   p.tp = tp;
@@ -155,8 +159,14 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
   }
   out.fit = static_cast<int64_t>(fitting.size());
   // Pareto front: by memory ascending, keep each plan faster than every one before it.
-  std::sort(fitting.begin(), fitting.end(), [](const auto& a, const auto& b) {
-    return a.memory_bytes != b.memory_bytes ? a.memory_bytes < b.memory_bytes : a.t_step_s < b.t_step_s;
+  auto key0 = [](const TrainingCandidate& c) {
+    return std::tuple(c.tp, c.pp, c.cp, c.ep, static_cast<int>(c.schedule), c.virtual_stages, static_cast<int>(c.recompute), c.zero_stage,
+                      -c.microbatch);
+  };
+  std::sort(fitting.begin(), fitting.end(), [&](const auto& a, const auto& b) {
+    if (a.memory_bytes != b.memory_bytes) return a.memory_bytes < b.memory_bytes;
+    if (a.t_step_s != b.t_step_s) return a.t_step_s < b.t_step_s;
+    return key0(a) < key0(b);
   });
   double best = INFINITY;
   for (auto& f : fitting) {
@@ -167,11 +177,23 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
     }
   }
   const auto keep = static_cast<size_t>(std::max<int64_t>(0, q.limit));
-  auto fastest = [](const auto& a, const auto& b) { return a.t_step_s < b.t_step_s; };
+  // Ties (CP traffic hidden behind attention, say) go to the less memory, then the
+  // simpler plan: lower degrees, less recomputation, lower ZeRO stage.
+  auto key = [](const TrainingCandidate& c) {
+    return std::tuple(c.tp, c.pp, c.cp, c.ep, static_cast<int>(c.schedule), c.virtual_stages, static_cast<int>(c.recompute), c.zero_stage,
+                      -c.microbatch);
+  };
+  auto fastest = [&](const auto& a, const auto& b) {
+    if (a.t_step_s != b.t_step_s) return a.t_step_s < b.t_step_s;
+    if (a.memory_bytes != b.memory_bytes) return a.memory_bytes < b.memory_bytes;
+    return key(a) < key(b);
+  };
   const size_t nf = std::min(keep, fitting.size());
   std::partial_sort(fitting.begin(), fitting.begin() + static_cast<long>(nf), fitting.end(), fastest);
   out.fitting.assign(fitting.begin(), fitting.begin() + static_cast<long>(nf));
-  auto least_over = [](const auto& a, const auto& b) { return a.memory_bytes < b.memory_bytes; };
+  auto least_over = [&](const auto& a, const auto& b) {
+    return a.memory_bytes != b.memory_bytes ? a.memory_bytes < b.memory_bytes : key(a) < key(b);
+  };
   const size_t nb = std::min(keep, too_big.size());
   std::partial_sort(too_big.begin(), too_big.begin() + static_cast<long>(nb), too_big.end(), least_over);
   out.too_big.assign(too_big.begin(), too_big.begin() + static_cast<long>(nb));

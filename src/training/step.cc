@@ -42,7 +42,7 @@ struct Links {
 /// (training-and-systems.md 5.1): reduce-scatter in the domain, all-reduce of the 1/inner
 /// shard across domains, all-gather in the domain.
 double group_all_reduce(double M, int64_t n, int64_t inner, const Links& l, const char* what) {
-  if (n <= 1) return 0;
+  if (n <= 1 || M <= 0) return 0;
   if (inner >= n) return all_reduce(Bytes(M), n, l.up).time.value();
   const double in = inner > 1 ? 2 * all_gather(Bytes(M), inner, l.up).time.value() : 0.0;
   return in + all_reduce(Bytes(M / d(inner)), n / inner, l.outward(what)).time.value();
@@ -50,7 +50,7 @@ double group_all_reduce(double M, int64_t n, int64_t inner, const Links& l, cons
 
 /// Hierarchical all-gather (or reduce-scatter) of an M-byte array over n ranks.
 double group_all_gather(double M, int64_t n, int64_t inner, const Links& l, const char* what) {
-  if (n <= 1) return 0;
+  if (n <= 1 || M <= 0) return 0;
   if (inner >= n) return all_gather(Bytes(M), n, l.up).time.value();
   const double in = inner > 1 ? all_gather(Bytes(M), inner, l.up).time.value() : 0.0;
   return in + all_gather(Bytes(M / d(inner)), n / inner, l.outward(what)).time.value();
