@@ -80,6 +80,7 @@ TrainingSystem make_training_system(const SystemSpec& s, MatmulPrecision compute
   t.matmul_rate = s.chip.peak_for(compute) * s.efficiency.matmul_for(compute);
   t.attention_rate = t.peak_bf16 * Calibration{}.attention_compute_fraction;
   t.hbm_rate = s.chip.hbm_bandwidth * s.efficiency.hbm;
+  t.communication_sm_fraction = is_tpu(s) ? 0.0 : Calibration{}.communication_sm_fraction;
   t.hbm_capacity = s.chip.hbm_capacity;
   t.up = scale_up_link(s);
   t.has_scale_out = s.scale_out_bandwidth_per_direction.value() > 0;

@@ -149,8 +149,10 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   }
   r.t_pp = Seconds(2 * pp_send);
 
-  const double compute_f = t_mm + t_at + t_el, compute_b = 2 * t_mm + at_bwd * t_at + t_el + t_rec;
   const bool dual = p.schedule == PipelineSchedule::dualpipe && p.pp > 1;
+  // Under DualPipe's overlap the communication kernels hold SMs while compute runs.
+  const double slow = dual && ep_total > 0 ? 1 / (1 - s.communication_sm_fraction) : 1.0;
+  const double compute_f = (t_mm + t_at + t_el) * slow, compute_b = (2 * t_mm + at_bwd * t_at + t_el + t_rec) * slow;
   // DualPipe overlaps a forward chunk of one microbatch with a backward chunk of another,
   // hiding EP and PP traffic behind compute (DeepSeek-V3 3.2.1).
   const double ep_exposed = dual ? std::max(0.0, ep_total - (compute_f + compute_b)) : ep_total;
@@ -169,7 +171,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double t_b = compute_b + tp_b + (ep_total - ep_f) * ep_share + (cp_total - cp_f) * cp_share + pp_exposed / 2;
   r.t_forward = Seconds(t_f);
   r.t_backward = Seconds(t_b);
-  r.t_weight_grad = Seconds(t_mm);
+  r.t_weight_grad = Seconds(t_mm * slow);
   r.t_bubble = pipeline_bubble(p.schedule, p.pp, m, p.virtual_stages, r.t_forward, r.t_backward, r.t_weight_grad);
   const double work = d(m) * (t_f + t_b);
   r.t_pipeline = Seconds(work) + r.t_bubble;

@@ -261,6 +261,10 @@ TEST(TrainingMeasured, PredictsTheTrainingRows) {
   for (const auto& r : rs) {
     const double e = r.predicted / r.measured - 1;
     ASSERT_TRUE(std::isfinite(e)) << r.id;
+    // A unit slip (bytes for elements, per chip for per cluster) is a factor of 2 or more
+    // in either direction; the missing mechanisms named in docs/training.md are not.
+    EXPECT_GT(r.predicted / r.measured, 0.4) << r.id;
+    EXPECT_LT(r.predicted / r.measured, 2.5) << r.id;
     if (r.id != "DSV3-TRAIN-1" && r.id != "DSV3-TRAIN-3") errors.push_back(std::fabs(e));  // one prediction per run
     std::printf("%-13s %14.4g %14.4g %+7.1f%%  %s [%s]\n", r.id.c_str(), r.measured, r.predicted, 100 * e, r.plan.c_str(), r.unit.c_str());
   }
@@ -268,6 +272,15 @@ TEST(TrainingMeasured, PredictsTheTrainingRows) {
   const double median = errors[errors.size() / 2];
   const double p90 = errors[static_cast<size_t>(0.9 * (errors.size() - 1) + 0.5)];
   std::printf("median |error| %.1f%%, 90th percentile %.1f%% over %zu runs\n", 100 * median, 100 * p90, errors.size());
+  // Every prediction is faster than measured save DeepSeek's step-time rows (the same
+  // run): the model lacks slowdowns (docs/training.md), never adds invented ones.
+  for (const auto& r : rs) {
+    if (r.unit == "step s" || r.unit.rfind("million GPU-hours", 0) == 0) {
+      EXPECT_LT(r.predicted, r.measured) << r.id;
+    } else {
+      EXPECT_GT(r.predicted, r.measured) << r.id;
+    }
+  }
 }
 
 }  // namespace

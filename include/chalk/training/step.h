@@ -58,6 +58,9 @@ struct TrainingSystem {
   FlopsPerSecond matmul_rate;   ///< peak(plan.compute) x the system's matmul efficiency
   FlopsPerSecond attention_rate;///< bf16 peak x Calibration::attention_compute_fraction (FLASHMLA-1: 660 of 989 TFLOP/s)
   BytesPerSecond hbm_rate;      ///< HBM bandwidth x the system's HBM efficiency
+  /// SMs lent to communication kernels while they overlap compute: 20 of 132
+  /// (Calibration::communication_sm_fraction; DeepSeek-V3 report 3.2.2).
+  double communication_sm_fraction = 0;
   Bytes hbm_capacity;
   LinkModel up, out;
   bool has_scale_out = false;
@@ -108,7 +111,8 @@ struct TrainingStep {
 /// attention (2.5x attention under FlashAttention, whose backward recomputes the scores),
 /// 2 TP all-reduces per layer, EP and PP again; full recomputation and reversible layers
 /// rerun the forward. Overlap: CP traffic hides behind attention; DualPipe hides EP and PP
-/// traffic behind the paired chunk's compute; DP gradient reduce (and ZeRO-1/2's
+/// traffic behind the paired chunk's compute, which then runs on the SMs the
+/// communication kernels leave (compute / (1 - communication_sm_fraction)); DP gradient reduce (and ZeRO-1/2's
 /// parameter all-gather) hides behind one microbatch's forward and backward; ZeRO-3's
 /// gathers and reduce-scatters hide behind each microbatch's compute; TP is exposed.
 /// `placement` must come from check_plan for this plan. Throws InputError when the plan
