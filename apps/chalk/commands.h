@@ -18,5 +18,6 @@ void register_serving(CLI::App& app, Action& run);  // issue 3: sweeps, balance 
 void register_prices(CLI::App& app, Action& run);   // issue 4: price sheets and what they imply
 void register_validate(CLI::App& app, Action& run); // issue 5: predictions against measurements
 void register_layouts(CLI::App& app, Action& run);  // parallel layouts ranked (layout_search.h)
+void register_train(CLI::App& app, Action& run);    // issue 13: `train step|memory|layouts` (src/training)
 
 }  // namespace chalk::cli

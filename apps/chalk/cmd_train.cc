@@ -1,0 +1,196 @@
+// `chalk train`: the training step, memory per chip and the best layout (issue 13;
+// library: src/training, docs/training.md). This file holds the group, the shared plan
+// options, and `train step`.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+#include "chalk/training/memory.h"
+#include "commands.h"
+#include "table.h"
+#include "train_cli.h"
+
+namespace chalk::cli {
+
+void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees) {
+  const auto deg = CLI::Range(int64_t{1}, int64_t{1} << 20);
+  cmd.add_option("-m,--model", a.model, "Model: a catalog name (chalk models) or a config file")->capture_default_str();
+  cmd.add_option("-H,--hardware", a.hardware, "System: a catalog name (chalk hardware) or a hardware file")->capture_default_str();
+  if (degrees) {
+    cmd.add_option("-n,--chips", a.chips, "Chips in the cluster (default: dp x tp x pp x cp)")->check(deg);
+    cmd.add_option("--dp", a.dp, "Data-parallel degree")->capture_default_str()->check(deg);
+    cmd.add_option("--tp", a.tp, "Tensor-parallel degree")->capture_default_str()->check(deg);
+    cmd.add_option("--pp", a.pp, "Pipeline stages")->capture_default_str()->check(deg);
+    cmd.add_option("--cp", a.cp, "Context-parallel degree")->capture_default_str()->check(deg);
+    cmd.add_option("--ep", a.ep, "Expert-parallel degree (MoE)")->capture_default_str()->check(deg);
+    cmd.add_option("--etp", a.etp, "Expert tensor-parallel degree (MoE)")->capture_default_str()->check(deg);
+    cmd.add_option("--virtual-stages", a.virtual_stages, "Chunks per pipeline rank (interleaved schedule)")->capture_default_str()->check(deg);
+    cmd.add_option("--schedule", a.schedule, "Pipeline schedule: gpipe, 1f1b, interleaved, zb-h1, zb-v, dualpipe")->capture_default_str();
+    cmd.add_option("--zero", a.zero, "ZeRO stage over data parallelism: 0, 1, 2, 3 (= FSDP full shard)")->capture_default_str();
+    cmd.add_option("--microbatch", a.microbatch, "Sequences per microbatch")->capture_default_str()->check(deg);
+    cmd.add_option("--recompute", a.recompute, "Activation recomputation: none, selective, full")->capture_default_str();
+    cmd.add_flag("--no-sp", a.no_sp, "Tensor parallelism without sequence parallelism");
+    cmd.add_flag("--reversible", a.reversible, "Reversible layers: no stored activations, the forward rerun in backward");
+  }
+  cmd.add_option("-B,--global-batch", a.global_batch, "Sequences per step (default: dp x microbatch x 8)")->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  cmd.add_option("-s,--seq-len", a.seq_len, "Tokens per sequence")->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  cmd.add_option("--compute", a.compute, "GEMM precision: bf16, fp8")->capture_default_str();
+  cmd.add_option("--optimizer", a.optimizer, "Model-state bytes per parameter: adam16 (2+2+12), adam18 (2+4+12), adam-bf16-moments (2+4+8)")
+      ->capture_default_str();
+  cmd.add_flag("--no-flash-attention", a.no_flash, "Store the attention scores (no FlashAttention; Korthikanti's 5as/h term)");
+  cmd.add_option("--dispatch-dtype", a.dispatch, "Expert-parallel dispatch format (bf16, fp8)")->capture_default_str();
+  cmd.add_option("--combine-dtype", a.combine, "Expert-parallel combine format")->capture_default_str();
+  cmd.add_option("--route-domains", a.route_domains, "Node-limited routing: scale-up domains a token's experts may span (0 = no limit)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
+  add_output_options(cmd, a.output);
+}
+
+TrainingPlan plan_from(const TrainArgs& a) {
+  TrainingPlan p;
+  p.dp = a.dp;
+  p.tp = a.tp;
+  p.pp = a.pp;
+  p.cp = a.cp;
+  p.ep = a.ep;
+  p.etp = a.etp;
+  p.virtual_stages = a.virtual_stages;
+  p.sequence_parallel = !a.no_sp && a.tp > 1;
+  p.zero_stage = a.zero;
+  if (a.zero < 0 || a.zero > 3) throw InputError("--zero", "expected 0, 1, 2 or 3, got " + std::to_string(a.zero));
+  p.schedule = parse_schedule(a.schedule, "--schedule");
+  p.recompute = parse_recompute(a.recompute, "--recompute");
+  p.state = parse_state_bytes(a.optimizer, "--optimizer");
+  p.compute = parse_matmul_precision(a.compute, "--compute");
+  p.microbatch = a.microbatch;
+  p.seq_len = a.seq_len;
+  p.global_batch = a.global_batch > 0 ? a.global_batch : a.dp * a.microbatch * 8;
+  p.reversible = a.reversible;
+  p.flash_attention = !a.no_flash;
+  p.dispatch_bytes = bytes_per_element(parse_dtype(a.dispatch, "--dispatch-dtype"));
+  p.combine_bytes = bytes_per_element(parse_dtype(a.combine, "--combine-dtype"));
+  p.route_domain_limit = a.route_domains;
+  return p;
+}
+
+std::string option_for(const std::string& plan_field) {
+  static const std::pair<const char*, const char*> names[] = {
+      {"dp", "--dp"},           {"tp", "--tp"},         {"pp", "--pp"},           {"cp", "--cp"},
+      {"ep", "--ep"},           {"etp", "--etp"},       {"virtual_stages", "--virtual-stages"},
+      {"zero_stage", "--zero"}, {"microbatch", "--microbatch"}, {"global_batch", "--global-batch"},
+      {"seq_len", "--seq-len"}, {"chips", "--chips"}, {"compute", "--compute"}};
+  for (const auto& [field, option] : names) {
+    if (plan_field == field) return option;
+  }
+  return plan_field;
+}
+
+TrainSetup train_setup(const TrainArgs& a) {
+  TrainSetup s{load_model(a.model), load_system(a.hardware), plan_from(a), {}, {}, {}};
+  if (a.chips > 0 && a.chips != plan_chips(s.plan)) {
+    throw InputError("--chips", fmt::format("{} chips, but --dp x --tp x --pp x --cp = {} x {} x {} x {} = {}", a.chips, a.dp, a.tp, a.pp,
+                                            a.cp, plan_chips(s.plan)));
+  }
+  try {
+    s.costs = make_training_costs(s.model, s.plan.seq_len);
+    s.rates = make_training_system(s.system, s.plan.compute);
+    s.placement = check_plan(s.model, s.system, plan_chips(s.plan), s.plan);
+  } catch (const InputError& e) {
+    throw InputError(option_for(e.field()), std::string(e.what()).substr(e.field().size() + 2));
+  }
+  return s;
+}
+
+namespace {
+
+TrainArgs step_args;
+
+void run_step(const TrainArgs& a) {
+  const TrainSetup s = train_setup(a);
+  const TrainingStep st = training_step(s.costs, s.rates, s.plan, s.placement);
+  const TrainingMemory mem = training_memory(s.costs, s.rates, s.plan, s.placement);
+  Table t;
+  t.columns = {{"plan", "plan"},
+               {"chips", "chips"},
+               {"microbatches", "microbatches"},
+               {"t_step_s", "step s", 4},
+               {"t_forward_ms", "fwd ms/mb", 4},
+               {"t_backward_ms", "bwd ms/mb", 4},
+               {"t_bubble_s", "bubble s", 4},
+               {"bubble_fraction", "bubble", 3},
+               {"t_tp_ms", "TP ms/mb", 3},
+               {"t_ep_ms", "EP ms/mb", 3},
+               {"t_ep_exposed_ms", "EP exposed ms/mb", 3},
+               {"t_cp_exposed_ms", "CP exposed ms/mb", 3},
+               {"t_pp_exposed_ms", "PP exposed ms/mb", 3},
+               {"t_dp_s", "DP s", 3},
+               {"t_dp_exposed_s", "DP exposed s", 3},
+               {"t_optimizer_s", "optimizer s", 3},
+               {"tok_per_s", "tok/s", 4},
+               {"tok_per_s_per_chip", "tok/s/chip", 4},
+               {"model_tflop_per_s_per_chip", "model TFLOP/s/chip", 4},
+               {"mfu", "MFU", 3},
+               {"hfu", "HFU", 3},
+               {"memory_gb", "memory GB", 4},
+               {"fits", "fits"}};
+  t.add({describe_plan(s.plan), plan_chips(s.plan), st.microbatches, st.t_step.value(), to_ms(st.t_forward), to_ms(st.t_backward),
+         st.t_bubble.value(), st.bubble_fraction, to_ms(st.t_tp), to_ms(st.t_ep), to_ms(st.t_ep_exposed), to_ms(st.t_cp_exposed),
+         to_ms(st.t_pp_exposed), st.t_dp.value(), st.t_dp_exposed.value(), st.t_optimizer.value(), st.tokens_per_s.value(),
+         st.tokens_per_s_per_chip.value(), st.model_flops_per_s_per_chip.value() / 1e12, st.mfu, st.hfu, to_gb(mem.total),
+         std::string(mem.fits ? "yes" : "no")});
+  if (a.output.csv) {
+    print_csv(std::cout, t);
+    return;
+  }
+  if (a.output.json) {
+    nlohmann::json row = to_json(t)[0];
+    row["fits"] = mem.fits;
+    nlohmann::json j = {{"model", s.model.name},     {"hardware", s.system.name},      {"chip", s.system.chip.name},
+                        {"placement", s.placement.description}, {"seq_len_tokens", s.plan.seq_len}, {"global_batch", s.plan.global_batch},
+                        {"optimizer", s.plan.state.name}, {"state_bytes_per_param", s.plan.state.total()},
+                        {"mfu_definition", "model FLOPs (6 N_active + 3 x causal attention per token) / (step time x chips x bf16 dense peak)"},
+                        {"step", row}};
+    std::cout << j.dump(2) << '\n';
+    return;
+  }
+  std::cout << fmt::format("chalk train step: {} on {} x {} ({}), {} sequences of {} tokens per step\n", s.model.name, plan_chips(s.plan),
+                           s.system.chip.name, s.system.name, s.plan.global_batch, s.plan.seq_len);
+  std::cout << fmt::format("plan        {}\nplacement   {}\n", describe_plan(s.plan), s.placement.description);
+  std::cout << fmt::format("step        {:.4g} s = {} microbatches x ({:.4g} + {:.4g} ms fwd + bwd) + bubble {:.4g} s ({:.1f}% of the microbatches' time) "
+                           "+ DP exposed {:.4g} s + optimizer {:.4g} s\n",
+                           st.t_step.value(), st.microbatches, to_ms(st.t_forward), to_ms(st.t_backward), st.t_bubble.value(),
+                           100 * st.bubble_fraction, st.t_dp_exposed.value(), st.t_optimizer.value());
+  std::cout << fmt::format("per mb      GEMMs {:.4g} ms, attention {:.4g} ms, recompute {:.4g} ms, activation traffic {:.4g} ms; TP {:.4g} ms "
+                           "(exposed); EP {:.4g} ms ({:.4g} exposed); CP exposed {:.4g} ms; PP sends exposed {:.4g} ms\n",
+                           to_ms(st.t_matmul), to_ms(st.t_attention), to_ms(st.t_recompute), to_ms(st.t_elementwise), to_ms(st.t_tp),
+                           to_ms(st.t_ep), to_ms(st.t_ep_exposed), to_ms(st.t_cp_exposed), to_ms(st.t_pp_exposed));
+  std::cout << fmt::format("throughput  {:.4g} tok/s, {:.4g} tok/s per chip, {:.4g} model TFLOP/s per chip\n", st.tokens_per_s.value(),
+                           st.tokens_per_s_per_chip.value(), st.model_flops_per_s_per_chip.value() / 1e12);
+  std::cout << fmt::format("MFU         {:.1f}% (model FLOPs: 6 N_active + causal attention fwd+bwd, over the bf16 dense peak); HFU {:.1f}% "
+                           "(with recomputation)\n",
+                           100 * st.mfu, 100 * st.hfu);
+  std::cout << fmt::format("memory      {:.4g} GB of {:.4g} GB per chip: {}\n", to_gb(mem.total), to_gb(mem.capacity),
+                           mem.fits ? "fits" : "DOES NOT FIT (chalk train memory shows the parts)");
+  std::cout << "overlap     CP behind attention; DualPipe hides EP and PP behind compute; DP reduce behind one microbatch; ZeRO-3 "
+               "gathers behind each microbatch; TP exposed\n";
+}
+
+}  // namespace
+
+void register_train_step(CLI::App& train, Action& run) {
+  auto* cmd = train.add_subcommand("step", "One training step of a plan: compute, communication, bubble, MFU and HFU");
+  add_train_options(*cmd, step_args, true);
+  cmd->callback([&run] { run = [] { run_step(step_args); }; });
+}
+
+void register_train(CLI::App& app, Action& run) {
+  auto* train = app.add_subcommand("train", "Training: the step, memory per chip and the best layout (docs/training.md)");
+  train->require_subcommand(1);
+  register_train_step(*train, run);
+  register_train_memory(*train, run);
+  register_train_layouts(*train, run);
+}
+
+}  // namespace chalk::cli

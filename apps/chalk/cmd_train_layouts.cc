@@ -1,0 +1,101 @@
+// `chalk train layouts`: every training plan of a model on a cluster, ranked (docs/training.md, Layouts).
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+#include "chalk/training/layouts.h"
+#include "commands.h"
+#include "table.h"
+#include "train_cli.h"
+
+namespace chalk::cli {
+namespace {
+
+struct LayoutArgs {
+  TrainArgs train;
+  int64_t limit = 20;
+  bool all = false, pareto = false;
+};
+LayoutArgs layout_args;
+
+std::string name_of(const TrainingCandidate& c, const TrainingQuery& q) { return describe_plan(plan_of(c, q)); }
+
+void run_layouts(const LayoutArgs& a) {
+  const ModelSpec m = load_model(a.train.model);
+  const SystemSpec sys = load_system(a.train.hardware);
+  TrainingQuery q;
+  q.chips = a.train.chips > 0 ? a.train.chips : sys.scale_up_domain;
+  q.seq_len = a.train.seq_len;
+  q.global_batch = a.train.global_batch > 0 ? a.train.global_batch : q.chips;
+  q.base = plan_from(a.train);
+  q.limit = a.limit;
+  TrainingLayouts r;
+  try {
+    r = search_training_layouts(m, sys, q);
+  } catch (const InputError& e) {
+    throw InputError(option_for(e.field()), std::string(e.what()).substr(e.field().size() + 2));
+  }
+  Table t;
+  t.columns = {{"rank", "#"},      {"plan", "plan"},           {"fits", "fits"},         {"t_step_s", "step s", 4},
+               {"mfu", "MFU", 3},  {"tok_per_s_per_chip", "tok/s/chip", 4}, {"memory_gb", "memory GB", 4}, {"pareto", "pareto"},
+               {"why_not", "why not"}};
+  const double tokens = static_cast<double>(q.global_batch * q.seq_len);
+  int64_t rank = 0;
+  const auto& shown = a.pareto ? r.pareto : r.fitting;
+  for (const auto& c : shown) {
+    t.add({++rank, name_of(c, q), std::string("yes"), c.t_step_s, c.mfu, tokens / c.t_step_s / static_cast<double>(q.chips), c.memory_bytes / 1e9,
+           std::string(c.pareto ? "yes" : "no"), std::string()});
+  }
+  const bool show_unfit = a.all || a.train.output.json || a.train.output.csv;
+  if (show_unfit && !a.pareto) {
+    for (const auto& c : r.too_big) {
+      t.add({++rank, name_of(c, q), std::string("no"), Cell{}, Cell{}, Cell{}, c.memory_bytes / 1e9, std::string("no"),
+             fmt::format("memory: {:.4g} GB > {:.4g} GB HBM", c.memory_bytes / 1e9, c.capacity_bytes / 1e9)});
+    }
+  }
+  if (a.train.output.csv) {
+    print_csv(std::cout, t);
+    return;
+  }
+  if (a.train.output.json) {
+    nlohmann::json rows = to_json(t);
+    for (auto& row : rows) {
+      row["fits"] = row["fits"] == "yes";
+      row["pareto"] = row["pareto"] == "yes";
+    }
+    nlohmann::json j = {{"model", m.name},          {"hardware", sys.name},         {"chips", q.chips},
+                        {"global_batch", q.global_batch}, {"seq_len_tokens", q.seq_len}, {"plans_evaluated", r.evaluated},
+                        {"plans_fitting", r.fit},   {"ranked_by", "step time (at a fixed global batch also MFU)"},
+                        {"layouts", rows}};
+    std::cout << j.dump(2) << '\n';
+    return;
+  }
+  std::cout << fmt::format("chalk train layouts: {} on {} x {} ({}), {} sequences of {} tokens per step\n", m.name, q.chips, sys.chip.name,
+                           sys.name, q.global_batch, q.seq_len);
+  std::cout << fmt::format("searched    {} plans (degrees, schedule, microbatch, recompute, ZeRO); {} fit; {}\n", r.evaluated, r.fit,
+                           a.pareto ? "the step-time/memory Pareto front, least memory first"
+                                    : fmt::format("the {} fastest, ranked by step time (= MFU order)", shown.size()));
+  if (r.fit == 0) std::cout << "warning     no plan fits in HBM (--all lists the nearest with their memory)\n";
+  if (t.rows.empty()) return;
+  std::cout << '\n';
+  print_table(std::cout, t);
+}
+
+}  // namespace
+
+void register_train_layouts(CLI::App& train, Action& run) {
+  auto* cmd = train.add_subcommand("layouts", "Every training plan of a model on a cluster that fits, ranked by step time");
+  add_train_options(*cmd, layout_args.train, false);
+  cmd->add_option("-n,--chips", layout_args.train.chips, "Chips in the cluster (default: one scale-up domain)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  cmd->add_option("--limit", layout_args.limit, "Plans listed (fitting, and with --all those that do not fit)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{100000}));
+  cmd->add_flag("--all", layout_args.all, "Also list the nearest plans that do not fit, with the reason (--json and --csv always do)");
+  cmd->add_flag("--pareto", layout_args.pareto, "List the Pareto front of step time against memory instead");
+  cmd->callback([&run] { run = [] { run_layouts(layout_args); }; });
+}
+
+}  // namespace chalk::cli

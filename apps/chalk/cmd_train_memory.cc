@@ -1,0 +1,78 @@
+// `chalk train memory`: memory per chip of a training plan by component (docs/training.md, Memory).
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "chalk/training/memory.h"
+#include "commands.h"
+#include "table.h"
+#include "train_cli.h"
+
+namespace chalk::cli {
+namespace {
+
+TrainArgs memory_args;
+
+void run_memory(const TrainArgs& a) {
+  const TrainSetup s = train_setup(a);
+  const TrainingMemory mem = training_memory(s.costs, s.rates, s.plan, s.placement);
+  const int64_t best_mb = largest_microbatch(s.costs, s.rates, s.plan);
+  Table t;
+  t.columns = {{"component", "component"}, {"gb", "GB", 4}, {"detail", "detail"}};
+  const auto& st = s.plan.state;
+  const std::string shard = fmt::format("ZeRO-{} over DP", s.plan.zero_stage);
+  t.add({std::string("weights"), to_gb(mem.weights), fmt::format("{} B/param{}", st.weights, s.plan.zero_stage >= 3 ? ", " + shard : "")});
+  t.add({std::string("gradients"), to_gb(mem.gradients), fmt::format("{} B/param{}", st.gradients, s.plan.zero_stage >= 2 ? ", " + shard : "")});
+  t.add({std::string("optimizer"), to_gb(mem.optimizer), fmt::format("{} B/param{}", st.optimizer, s.plan.zero_stage >= 1 ? ", " + shard : "")});
+  t.add({std::string("zero3_buffers"), to_gb(mem.zero3_buffers), std::string("two layers' gathered weights")});
+  t.add({std::string("activations"), to_gb(mem.activations),
+         fmt::format("{:.4g} GB per layer per microbatch x {} layers x {:.3g} microbatches in flight ({})", to_gb(mem.activations_per_layer),
+                     s.placement.layers_per_stage, mem.microbatches_in_flight, to_string(s.plan.schedule))});
+  t.add({std::string("activation_working"), to_gb(mem.activation_working), std::string("one layer's full activations during its backward")});
+  t.add({std::string("total"), to_gb(mem.total), fmt::format("of {:.4g} GB HBM", to_gb(mem.capacity))});
+  if (a.output.csv) {
+    print_csv(std::cout, t);
+    return;
+  }
+  if (a.output.json) {
+    nlohmann::json j = {{"model", s.model.name},
+                        {"hardware", s.system.name},
+                        {"plan", describe_plan(s.plan)},
+                        {"placement", s.placement.description},
+                        {"params_per_chip", mem.params_per_chip},
+                        {"state_bytes_per_param", st.total()},
+                        {"weights_gb", to_gb(mem.weights)},
+                        {"gradients_gb", to_gb(mem.gradients)},
+                        {"optimizer_gb", to_gb(mem.optimizer)},
+                        {"zero3_buffers_gb", to_gb(mem.zero3_buffers)},
+                        {"activations_per_layer_gb", to_gb(mem.activations_per_layer)},
+                        {"microbatches_in_flight", mem.microbatches_in_flight},
+                        {"activations_gb", to_gb(mem.activations)},
+                        {"activation_working_gb", to_gb(mem.activation_working)},
+                        {"total_gb", to_gb(mem.total)},
+                        {"hbm_gb", to_gb(mem.capacity)},
+                        {"fits", mem.fits},
+                        {"largest_microbatch", best_mb}};
+    std::cout << j.dump(2) << '\n';
+    return;
+  }
+  std::cout << fmt::format("chalk train memory: {} on {} x {} ({}), the first pipeline stage's chip\n", s.model.name, plan_chips(s.plan),
+                           s.system.chip.name, s.system.name);
+  std::cout << fmt::format("plan        {}\nplacement   {}\n", describe_plan(s.plan), s.placement.description);
+  std::cout << fmt::format("states      {:.4g} B/param ({}); {:.4g}B parameters on this chip before ZeRO\n", st.total(), st.name,
+                           mem.params_per_chip / 1e9);
+  std::cout << fmt::format("verdict     {} ({:.4g} of {:.4g} GB); the largest microbatch that fits: {}\n", mem.fits ? "fits" : "DOES NOT FIT",
+                           to_gb(mem.total), to_gb(mem.capacity), best_mb == 0 ? std::string("none") : std::to_string(best_mb));
+  std::cout << '\n';
+  print_table(std::cout, t);
+}
+
+}  // namespace
+
+void register_train_memory(CLI::App& train, Action& run) {
+  auto* cmd = train.add_subcommand("memory", "Memory per chip of a training plan: weights, gradients, optimizer states, activations");
+  add_train_options(*cmd, memory_args, true);
+  cmd->callback([&run] { run = [] { run_memory(memory_args); }; });
+}
+
+}  // namespace chalk::cli

@@ -1,0 +1,67 @@
+// Speed of training-plan evaluation (src/training). Targets (issue 13): one plan's step
+// within about 100 ns over precomputed per-model costs; the whole layout search for a
+// 1T-parameter-class MoE on 16,384 H100 within 1 s on one core.
+#include <benchmark/benchmark.h>
+
+#include "chalk/io/io.h"
+#include "chalk/training/layouts.h"
+#include "chalk/training/memory.h"
+#include "chalk/training/step.h"
+
+namespace {
+
+// One plan: Llama 3.1 405B on 16,384 H100, TP8 PP16 (interleaved) DP128, ZeRO-1.
+void step(benchmark::State& state) {
+  const chalk::ModelSpec m = chalk::load_model("llama-3.1-405b");
+  const chalk::SystemSpec sys = chalk::load_system("h100-sxm");
+  chalk::TrainingPlan p;
+  p.tp = 8;
+  p.sequence_parallel = true;
+  p.pp = 16;
+  p.dp = 128;
+  p.schedule = chalk::PipelineSchedule::interleaved;
+  p.virtual_stages = 2;
+  p.zero_stage = 1;
+  p.global_batch = 2048;
+  p.seq_len = 8192;
+  const chalk::TrainingCosts c = chalk::make_training_costs(m, p.seq_len);
+  const chalk::TrainingSystem s = chalk::make_training_system(sys, p.compute);
+  const chalk::Placement pl = chalk::check_plan(m, sys, 16384, p);
+  for (auto _ : state) benchmark::DoNotOptimize(chalk::training_step(c, s, p, pl));
+}
+BENCHMARK(step)->Unit(benchmark::kNanosecond);
+
+void memory(benchmark::State& state) {
+  const chalk::ModelSpec m = chalk::load_model("deepseek-v3");
+  const chalk::SystemSpec sys = chalk::load_system("h800-sxm");
+  chalk::TrainingPlan p;
+  p.pp = 16;
+  p.dp = 128;
+  p.ep = 64;
+  p.schedule = chalk::PipelineSchedule::dualpipe;
+  p.zero_stage = 1;
+  p.global_batch = 15360;
+  p.seq_len = 4096;
+  const chalk::TrainingCosts c = chalk::make_training_costs(m, p.seq_len);
+  const chalk::TrainingSystem s = chalk::make_training_system(sys, p.compute);
+  const chalk::Placement pl = chalk::check_plan(m, sys, 2048, p);
+  for (auto _ : state) benchmark::DoNotOptimize(chalk::training_memory(c, s, p, pl));
+}
+BENCHMARK(memory)->Unit(benchmark::kNanosecond);
+
+// The whole search: Kimi K2 (1.04T parameters, 384 experts) on 16,384 H100.
+void search(benchmark::State& state, const char* model, const char* system, int64_t chips, int64_t batch, int64_t seq) {
+  const chalk::ModelSpec m = chalk::load_model(model);
+  const chalk::SystemSpec sys = chalk::load_system(system);
+  chalk::TrainingQuery q;
+  q.chips = chips;
+  q.global_batch = batch;
+  q.seq_len = seq;
+  for (auto _ : state) benchmark::DoNotOptimize(chalk::search_training_layouts(m, sys, q));
+}
+BENCHMARK_CAPTURE(search, kimi_k2_h100x16384, "kimi-k2-instruct", "h100-sxm", 16384, 4096, 4096)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(search, gpt3_a100x1024, "gpt-3-175b", "a100-80gb", 1024, 1536, 2048)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

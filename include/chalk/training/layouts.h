@@ -1,0 +1,61 @@
+// The best training layout: every plan of a model on a cluster at one global batch and
+// sequence length (degrees, schedule, microbatch, recomputation, ZeRO stage), evaluated
+// over precomputed per-model costs and ranked (docs/training.md, "Layouts").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "chalk/hardware/hardware.h"
+#include "chalk/model/model.h"
+#include "chalk/training/plan.h"
+
+namespace chalk {
+
+/// What the search holds fixed.
+struct TrainingQuery {
+  int64_t chips = 0;         ///< every chip of the cluster
+  int64_t global_batch = 0;  ///< sequences per step
+  int64_t seq_len = 0;       ///< tokens per sequence
+  /// Fields copied into every plan (compute, state bytes, FlashAttention, EP formats,
+  /// node-limited routing); degrees, schedule, microbatch, recompute and ZeRO are searched.
+  TrainingPlan base;
+  int64_t limit = 20;        ///< best plans kept of those that fit, and of those that do not
+};
+
+/// One plan, compact (no strings), with its figures.
+struct TrainingCandidate {
+  int32_t dp = 1, tp = 1, pp = 1, cp = 1, ep = 1, microbatch = 1, virtual_stages = 1;
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  Recompute recompute = Recompute::none;
+  int8_t zero_stage = 0;
+  bool fits = false;
+  bool pareto = false;       ///< on the front of step time against memory (no fitting plan is faster with less memory)
+  double t_step_s = 0, mfu = 0, memory_bytes = 0, capacity_bytes = 0;
+};
+
+/// The search's answer.
+struct TrainingLayouts {
+  std::vector<TrainingCandidate> fitting;   ///< fastest first, at most query.limit
+  std::vector<TrainingCandidate> too_big;   ///< least over capacity first, at most query.limit
+  int64_t evaluated = 0, fit = 0;           ///< plans evaluated, of which fit
+  std::vector<TrainingCandidate> pareto;    ///< the whole step-time/memory front of the fitting plans, least memory first
+};
+
+/// The plan a candidate stands for (query.base with its searched fields).
+TrainingPlan plan_of(const TrainingCandidate& c, const TrainingQuery& q);
+
+/// Every valid plan: tp over the divisors of the scale-up domain that split the heads
+/// (attention_split rules of check_plan), cp in {1, 2, 4, ...} while seq_len / cp >= 1024,
+/// pp over the divisors whose stages split the layers, dp the rest (dividing the global
+/// batch), ep over the divisors of the routed experts that divide tp x cp x dp (MoE),
+/// each schedule (interleaved with v = 2) when pp > 1, microbatches in powers of two
+/// dividing the per-replica batch, recompute none/selective/full, ZeRO 0-3; sequence
+/// parallelism whenever tp > 1. Each is evaluated by training_memory and training_step
+/// over one make_training_costs; ranked by step time (at a fixed global batch this is
+/// also the MFU order). Throws InputError for chips, global batch or seq_len < 1, or when
+/// no plan is valid.
+TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& s, const TrainingQuery& q);
+
+}  // namespace chalk

@@ -1,0 +1,126 @@
+// A training plan: how one training step of a model is split over chips (data, tensor,
+// pipeline, context and expert parallelism), with its batch, recomputation and optimizer
+// precision, placed on scale-up domains. Formulas and sources: docs/training.md and
+// reference training-and-systems.md sections 1-6.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "chalk/base/dtype.h"
+#include "chalk/hardware/hardware.h"
+#include "chalk/model/model.h"
+
+namespace chalk {
+
+/// Pipeline schedules (training-and-systems.md 4.1).
+enum class PipelineSchedule {
+  gpipe,        ///< all forwards, then all backwards (Huang et al. 2019)
+  one_f_one_b,  ///< PipeDream-Flush 1F1B (Narayanan et al. 2021 2.2.1)
+  interleaved,  ///< interleaved 1F1B with v chunks per rank (Narayanan 2.2.2)
+  zb_h1,        ///< zero-bubble ZB-H1 (Qi et al. 2023, arXiv 2401.10241)
+  zb_v,         ///< zero-bubble ZB-V, two chunks per rank in a V shape (same)
+  dualpipe,     ///< DeepSeek's bidirectional DualPipe (DeepSeek-V3 report 3.2.1)
+};
+std::string_view to_string(PipelineSchedule s);
+/// "gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe". Throws InputError naming `field`.
+PipelineSchedule parse_schedule(std::string_view text, const std::string& field);
+
+/// Activation recomputation (Korthikanti et al. 2022, arXiv 2205.05198 section 5).
+enum class Recompute {
+  none,       ///< store every activation
+  selective,  ///< recompute the attention scores/softmax/dropout (drops the 5as/h term)
+  full,       ///< store each layer's input only; rerun the whole forward in backward
+};
+std::string_view to_string(Recompute r);
+/// "none", "selective", "full". Throws InputError naming `field`.
+Recompute parse_recompute(std::string_view text, const std::string& field);
+
+/// Bytes per parameter of the model states (training-and-systems.md 3.1).
+struct StateBytes {
+  double weights = 2;    ///< working (bf16) weights
+  double gradients = 2;  ///< gradients as reduced and accumulated
+  double optimizer = 12; ///< fp32 master weights + Adam m + v
+  std::string name = "adam16";
+  double total() const { return weights + gradients + optimizer; }
+};
+/// Named presets: "adam16" 2+2+12 (ZeRO 3.1: fp16 weights and grads, fp32 master, m, v);
+/// "adam18" 2+4+12 (Megatron-LM: fp32 main grads); "adam-bf16-moments" 2+4+8 = 14
+/// (DeepSeek-V3 report 3.3.3: fp32 master and grads, bf16 Adam moments, bf16 working
+/// copy; also the FP8 recipe, whose FP8 weight copies are transient). Throws InputError.
+StateBytes parse_state_bytes(std::string_view text, const std::string& field);
+
+/// One training step's parallel plan. Chips = dp x tp x pp x cp; experts are split
+/// ep x etp ways inside the tp x cp x dp ranks of a stage (Megatron-Core's MoE layout,
+/// where the expert group reuses the data-parallel ranks).
+struct TrainingPlan {
+  int64_t dp = 1;  ///< data-parallel degree (replicas of a stage)
+  int64_t tp = 1;  ///< tensor-parallel degree
+  int64_t pp = 1;  ///< pipeline stages
+  int64_t cp = 1;  ///< context-parallel degree (sequence split for attention, ring exchange of K/V)
+  int64_t ep = 1;  ///< expert-parallel degree (routed experts spread over ep ranks)
+  int64_t etp = 1; ///< expert tensor parallel (each routed expert split over etp ranks)
+  bool sequence_parallel = false;  ///< TP's activations outside the matmuls sharded by sequence (Korthikanti 4.2.2)
+  /// ZeRO stage over the data-parallel group: 0 none, 1 optimizer, 2 + gradients,
+  /// 3 + parameters (= FSDP FULL_SHARD).
+  int zero_stage = 0;
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  int64_t virtual_stages = 1;  ///< chunks per rank for interleaved (v); zb-v and dualpipe always hold 2 (Placement)
+  int64_t global_batch = 0;    ///< sequences per step, all replicas
+  int64_t microbatch = 1;      ///< sequences per microbatch
+  int64_t seq_len = 0;         ///< tokens per sequence
+  Recompute recompute = Recompute::none;
+  bool reversible = false;     ///< reversible layers (RevNet/Reformer): inputs rebuilt in backward, none stored
+  /// Attention scores never stored (FlashAttention): the 5as/h activation term is absent.
+  bool flash_attention = true;
+  MatmulPrecision compute = MatmulPrecision::bf16;  ///< matmul rate class of the GEMMs
+  double activation_bytes = 2;   ///< bytes per stored activation element
+  StateBytes state;
+  double dispatch_bytes = 2;     ///< EP dispatch format, bytes per element (FP8 dispatch: 1)
+  double combine_bytes = 2;      ///< EP combine format
+  /// Node-limited routing: a token's experts lie on at most this many scale-up domains
+  /// (DeepSeek-V3 2.1.2: 4); 0 = no limit.
+  int64_t route_domain_limit = 0;
+};
+
+/// Chips of a plan: dp x tp x pp x cp.
+int64_t plan_chips(const TrainingPlan& p);
+
+/// Where the plan's groups sit: a group whose ranks fit in one scale-up domain talks over
+/// scale-up links, else its traffic crosses the scale-out network. Ranks are ordered tp
+/// (innermost), cp, dp, pp (outermost), Megatron-Core's order; the expert group (etp x
+/// ep) is carved from consecutive tp x cp x dp ranks.
+struct Placement {
+  int64_t domain = 1;          ///< chips per scale-up domain
+  bool tp_in_domain = true, cp_in_domain = true, ep_in_domain = true, dp_in_domain = true, pp_in_domain = true;
+  int64_t dp_ranks_per_domain = 1;  ///< data-parallel ranks inside one domain (the hierarchical inner group)
+  int64_t ep_ranks_per_domain = 1;  ///< expert-parallel ranks inside one domain
+  int64_t layers_per_stage = 0;     ///< transformer layers on the busiest (first) stage
+  int64_t microbatches = 0;         ///< m = global_batch / (dp x microbatch)
+  int64_t chunks = 1;               ///< model chunks per rank: v (interleaved), 2 (zb-v, dualpipe), else 1
+  std::string description;          ///< "TP8, CP1 in domain; PP16, DP64 over scale-out"
+};
+
+/// Checks a plan against a model and a system and places it. Throws InputError naming the
+/// plan field, its value and what was expected, when: a degree is < 1; dp x tp x pp x cp
+/// differs from `chips`; tp does not divide the query heads or the KV heads (nor the KV heads
+/// tp); cp does not divide seq_len; layers do not split into pp x chunks equal parts (L,
+/// or L + 2 + MTP modules with the embedding, the LM head and each multi-token-prediction
+/// module taking one layer's place: Megatron's uneven first and last stages, Llama 3's
+/// 126 layers on 16 stages, DeepSeek-V3's 61 on 16 x 2); the routed experts do not split over ep; ep x etp does not divide tp x cp
+/// x dp; ep > 1 on a dense model; global_batch is not a multiple of dp x microbatch; the
+/// schedule's own conditions fail (interleaved: m a multiple of pp; dualpipe: pp and m
+/// even); zero_stage outside 0-3.
+Placement check_plan(const ModelSpec& m, const SystemSpec& s, int64_t chips, const TrainingPlan& plan);
+
+/// The placement of a plan already checked (check_plan calls it): `layers` transformer
+/// layers, `padded` = layers + 2 + MTP modules (used when layers do not split evenly),
+/// `domain` chips per scale-up domain. Never throws; the layout search calls it for plans
+/// it built to be valid.
+Placement place_plan(int64_t layers, int64_t padded, int64_t domain, const TrainingPlan& plan);
+
+/// "DP64 TP8 PP16 (1f1b) CP1, ZeRO-1, mb 1, recompute none": a plan for people.
+std::string describe_plan(const TrainingPlan& p);
+
+}  // namespace chalk

@@ -1,0 +1,122 @@
+// One training step of a plan: compute, communication per collective on its link, the
+// pipeline bubble of the schedule, and the throughput figures (MFU, HFU). Formulas and
+// their sources: docs/training.md; reference training-and-systems.md sections 1, 4-6.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "chalk/base/units.h"
+#include "chalk/engine/collective.h"
+#include "chalk/hardware/hardware.h"
+#include "chalk/model/model.h"
+#include "chalk/training/plan.h"
+
+namespace chalk {
+
+/// A model's training costs at one sequence length, precomputed once so a plan evaluates
+/// in about 100 ns (bench/bench_training.cc). Per-layer figures are averages over the
+/// layers (DeepSeek-V3's 3 dense and 58 MoE layers count as 61 average layers).
+struct TrainingCosts {
+  std::string model;
+  int64_t layers = 0, d_model = 0, vocab = 0, seq_len = 0;
+  int64_t padded_layers = 0;  ///< layers + 2 + MTP modules: pipeline slots when layers do not split evenly (check_plan)
+  bool moe = false;
+  /// Forward FLOPs per token: 2 x every matmul parameter a token multiplies (layers and
+  /// LM head; lecture 2:21, Kaplan 2020 2.1); the LM head's share alone.
+  double matmul_flops_per_token = 0, lm_head_flops_per_token = 0;
+  /// Forward attention-core FLOPs per token, causal: (QK^T + softmax x V) averaged over
+  /// the positions 1..s of a sequence (prefill_flops of model.h).
+  double attention_flops_per_token = 0;
+  /// The same without the causal halving (PaLM's 12 L H Q T, Megatron's s/6h term).
+  double attention_flops_per_token_noncausal = 0;
+  double dense_layer_params = 0;  ///< every layer's non-routed parameters (attention, dense FFN, shared experts, router, norms)
+  double expert_params = 0;       ///< every routed expert of every layer
+  double embedding_params = 0, lm_head_params = 0;
+  double total_params = 0, active_params = 0;
+  double routed_tokens_per_token = 0;  ///< top_k x MoE layers / L (per average layer)
+  double moe_layer_fraction = 0;       ///< MoE layers / L
+  int64_t top_k = 0;                   ///< routed experts per token (the first MoE group)
+  /// Stored activation bytes per token per layer at 2-byte activations (Korthikanti et al.
+  /// 2022 section 4.1 generalised to any head counts and MLP): the part tensor parallelism
+  /// leaves replicated without sequence parallelism (LayerNorm inputs 4h, dropout masks
+  /// 2h, dropout inputs 4h = 10h), the rest, and the attention scores per attended token
+  /// (5a: softmax output 2, dropout mask 1, dropout output 2 bytes per head).
+  double act_replicated_per_token = 0, act_sharded_per_token = 0, act_scores_per_token_per_ctx = 0;
+  double kv_elements_per_token = 0;  ///< K and V elements per token per layer (context-parallel ring exchange)
+};
+
+/// Precomputes a model's training costs at `seq_len` tokens per sequence. Throws
+/// InputError for seq_len < 1.
+TrainingCosts make_training_costs(const ModelSpec& m, int64_t seq_len);
+
+/// A system's figures that a training step uses, resolved once.
+struct TrainingSystem {
+  std::string name;
+  int64_t domain = 1;
+  FlopsPerSecond peak_bf16;     ///< MFU denominator (PaLM App. B, Llama 3, DeepSeek, MosaicML all use the bf16 dense peak)
+  FlopsPerSecond matmul_rate;   ///< peak(plan.compute) x the system's matmul efficiency
+  FlopsPerSecond attention_rate;///< bf16 peak x Calibration::attention_compute_fraction (FLASHMLA-1: 660 of 989 TFLOP/s)
+  BytesPerSecond hbm_rate;      ///< HBM bandwidth x the system's HBM efficiency
+  /// SMs lent to communication kernels while they overlap compute: 20 of 132
+  /// (Calibration::communication_sm_fraction; DeepSeek-V3 report 3.2.2).
+  double communication_sm_fraction = 0;
+  Bytes hbm_capacity;
+  LinkModel up, out;
+  bool has_scale_out = false;
+  MatmulPrecision compute = MatmulPrecision::bf16;
+};
+
+/// Resolves a system for training GEMMs in `compute`. Throws InputError when the chip
+/// has no rate for `compute`.
+TrainingSystem make_training_system(const SystemSpec& s, MatmulPrecision compute);
+
+/// Bubble (idle time per rank per step) of a schedule with p stages, m microbatches,
+/// v chunks, forward t_f, full backward t_b and weight-gradient part t_w per microbatch
+/// and stage (training-and-systems.md 4.1): GPipe and 1F1B (p-1)(t_f+t_b) (Huang 2019
+/// 2.2, Narayanan 2021 2.2.1); interleaved (p-1)(t_f+t_b)/v (Narayanan 2.2.2); ZB-H1
+/// (p-1)(t_f + t_b - 2 t_w) (Qi et al. 2023: (p-1)(T_F + T_B - T_W) with T_B the input
+/// gradient only); ZB-V 0; DualPipe (p/2 - 1)(t_f + t_b + t_b - 3 t_w) (DeepSeek-V3
+/// Table 2, F&B taken as t_f + t_b). 0 when p = 1.
+Seconds pipeline_bubble(PipelineSchedule s, int64_t p, int64_t m, int64_t v, Seconds t_f, Seconds t_b, Seconds t_w);
+
+/// One training step on the busiest (first) pipeline stage.
+struct TrainingStep {
+  int64_t microbatches = 0;
+  // Per microbatch on one stage.
+  Seconds t_forward, t_backward, t_weight_grad;  ///< t_w: the weight-gradient GEMMs within t_backward
+  Seconds t_matmul, t_attention, t_recompute, t_elementwise;  ///< compute parts (forward + backward)
+  Seconds t_tp, t_cp, t_ep, t_pp;  ///< communication per microbatch, before overlap
+  Seconds t_cp_exposed, t_ep_exposed, t_pp_exposed;
+  // Per step.
+  Seconds t_pipeline;         ///< m (t_f + t_b) + bubble
+  Seconds t_bubble;
+  double bubble_fraction = 0; ///< bubble / (m (t_f + t_b)), Narayanan's convention
+  Seconds t_dp, t_dp_exposed; ///< gradient reduce (and ZeRO-3 gathers), all of it and the part not hidden
+  Seconds t_optimizer;        ///< the optimizer update streaming the states through HBM
+  Seconds t_step;
+  double tokens_per_step = 0;
+  TokensPerSecond tokens_per_s, tokens_per_s_per_chip;
+  Flops model_flops;          ///< per step, all chips: 3 x forward (6 N per token + causal attention x 3)
+  Flops hardware_flops;       ///< executed: model + recomputation (+ FlashAttention's backward recompute)
+  double mfu = 0;             ///< model_flops / (t_step x chips x bf16 peak)
+  double hfu = 0;             ///< hardware_flops / (t_step x chips x bf16 peak)
+  FlopsPerSecond model_flops_per_s_per_chip;
+};
+
+/// The step (docs/training.md, "Step"). Per microbatch per stage, forward: GEMMs at the
+/// matmul rate, attention core at the attention rate, stored-activation traffic at the
+/// HBM rate, TP all-reduces (2 per layer, on the TP link), EP dispatch + combine
+/// all-to-alls, the CP K/V ring, the PP send; backward: 2x the forward GEMMs and
+/// attention (2.5x attention under FlashAttention, whose backward recomputes the scores),
+/// 2 TP all-reduces per layer, EP and PP again; full recomputation and reversible layers
+/// rerun the forward. Overlap: CP traffic hides behind attention; DualPipe hides EP and PP
+/// traffic behind the paired chunk's compute, which then runs on the SMs the
+/// communication kernels leave (compute / (1 - communication_sm_fraction)); DP gradient reduce (and ZeRO-1/2's
+/// parameter all-gather) hides behind one microbatch's forward and backward; ZeRO-3's
+/// gathers and reduce-scatters hide behind each microbatch's compute; TP is exposed.
+/// `placement` must come from check_plan for this plan. Throws InputError when the plan
+/// needs a scale-out network the system does not state.
+TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p, const Placement& placement);
+
+}  // namespace chalk

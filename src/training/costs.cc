@@ -1,0 +1,91 @@
+// A model's training costs at one sequence length, and a system's training rates
+// (docs/training.md, "Costs").
+#include "chalk/base/error.h"
+#include "chalk/engine/overhead.h"
+#include "chalk/training/step.h"
+
+namespace chalk {
+namespace {
+
+double d(int64_t x) { return static_cast<double>(x); }
+
+}  // namespace
+
+TrainingCosts make_training_costs(const ModelSpec& m, int64_t seq_len) {
+  if (seq_len < 1) throw InputError("seq_len", "expected 1 or more tokens, got " + std::to_string(seq_len));
+  TrainingCosts c;
+  c.model = m.name;
+  c.layers = n_layers(m);
+  c.d_model = m.d_model;
+  c.padded_layers = c.layers + 2 + m.n_mtp_layers;
+  c.vocab = m.vocab_size;
+  c.seq_len = seq_len;
+  const ParamCounts pc = count_params(m);
+  c.matmul_flops_per_token = 2 * pc.active_matmul();
+  c.lm_head_flops_per_token = 2 * d(m.d_model) * d(m.vocab_size);
+  const double prefill = prefill_flops(m, seq_len, 0).value();
+  c.attention_flops_per_token = (prefill - d(seq_len) * c.matmul_flops_per_token) / d(seq_len);
+  c.attention_flops_per_token_noncausal = attention_flops_per_token(m, seq_len, false).value();
+  c.dense_layer_params = pc.attention + pc.dense_ffn + pc.router + pc.shared_experts + pc.norms;
+  c.expert_params = pc.routed_experts_total;
+  c.embedding_params = pc.embedding;
+  c.lm_head_params = pc.lm_head;
+  c.total_params = pc.total();
+  c.active_params = pc.active();
+  const double h = d(m.d_model);
+  const double L = d(c.layers);
+  for (const auto& g : m.groups) {
+    const auto& a = g.attention;
+    const double n = d(g.count) / L;
+    double q = d(a.n_heads * a.head_dim), k, v, o = d(a.n_heads * a.v_head_dim);
+    if (a.kind == AttentionKind::mla) {
+      k = q;  // training materialises per-head keys and values from the latent
+      v = o;
+    } else {
+      k = d(a.n_kv_heads * a.head_dim);
+      v = d(a.n_kv_heads * a.v_head_dim);
+    }
+    // Korthikanti 4.1: QKV input 2h, Q 2q, K 2k, V 2v, output-projection input 2o, dropout mask h.
+    const double attention = 2 * h + 2 * q + 2 * k + 2 * v + 2 * o + h;
+    const double per_ffn = g.ffn.gated ? 6.0 : 4.0;  // GeLU: its input 2 + second linear input 2 (per d_ff); SwiGLU: gate, up, product
+    double mlp = 3 * h;                               // first linear input 2h, dropout mask h
+    if (g.ffn.kind == FfnKind::moe) {
+      mlp += d(g.ffn.top_k) * (2 * h + per_ffn * d(g.ffn.d_ff)) + d(g.ffn.n_shared_experts) * per_ffn * d(g.ffn.d_shared_expert);
+      c.moe = true;
+      c.routed_tokens_per_token += n * d(g.ffn.top_k);
+      c.moe_layer_fraction += n;
+      if (c.top_k == 0) c.top_k = g.ffn.top_k;
+    } else {
+      mlp += per_ffn * d(g.ffn.d_ff);
+    }
+    const double norms = 4 * h;  // two LayerNorm inputs
+    const double total = attention + mlp + norms;
+    c.act_replicated_per_token += n * 10 * h;
+    c.act_sharded_per_token += n * (total - 10 * h);
+    c.act_scores_per_token_per_ctx += n * 5 * d(a.n_heads);
+    c.kv_elements_per_token += n * kv_elements_per_token(a);
+  }
+  return c;
+}
+
+TrainingSystem make_training_system(const SystemSpec& s, MatmulPrecision compute) {
+  if (!s.chip.supports(compute)) {
+    throw InputError("compute", s.chip.name + " has no dense " + std::string(to_string(compute)) + " matmul rate");
+  }
+  TrainingSystem t;
+  t.name = s.name;
+  t.domain = std::max<int64_t>(1, s.scale_up_domain);
+  t.compute = compute;
+  t.peak_bf16 = s.chip.peak_for(MatmulPrecision::bf16);
+  t.matmul_rate = s.chip.peak_for(compute) * s.efficiency.matmul_for(compute);
+  t.attention_rate = t.peak_bf16 * Calibration{}.attention_compute_fraction;
+  t.hbm_rate = s.chip.hbm_bandwidth * s.efficiency.hbm;
+  t.communication_sm_fraction = is_tpu(s) ? 0.0 : Calibration{}.communication_sm_fraction;
+  t.hbm_capacity = s.chip.hbm_capacity;
+  t.up = scale_up_link(s);
+  t.has_scale_out = s.scale_out_bandwidth_per_direction.value() > 0;
+  if (t.has_scale_out) t.out = scale_out_link(s);
+  return t;
+}
+
+}  // namespace chalk

@@ -1,0 +1,77 @@
+// The training layout search.
+#include <gtest/gtest.h>
+
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+#include "chalk/training/layouts.h"
+#include "chalk/training/memory.h"
+#include "chalk/training/step.h"
+
+namespace chalk {
+namespace {
+
+TEST(TrainingLayouts, Gpt3On64A100RanksFittingPlansAndSaysWhyOthersDoNot) {
+  const ModelSpec m = load_model("gpt-3-175b");
+  const SystemSpec sys = load_system("a100-80gb");
+  TrainingQuery q;
+  q.chips = 64;
+  q.global_batch = 64;
+  q.seq_len = 2048;
+  const TrainingLayouts r = search_training_layouts(m, sys, q);
+  ASSERT_FALSE(r.fitting.empty());
+  ASSERT_FALSE(r.too_big.empty());
+  EXPECT_GT(r.evaluated, r.fit);
+  for (size_t i = 1; i < r.fitting.size(); ++i) EXPECT_LE(r.fitting[i - 1].t_step_s, r.fitting[i].t_step_s);
+  // 175B x 16 bytes = 2.8 TB of model states: no plan fits without sharding them 64 ways,
+  // so every fitting plan uses TP x PP x (ZeRO over DP) and none is plain DP64.
+  for (const auto& c : r.fitting) {
+    EXPECT_TRUE(c.fits);
+    EXPECT_LE(c.memory_bytes, 80e9);
+    EXPECT_FALSE(c.tp == 1 && c.pp == 1 && c.zero_stage == 0);
+  }
+  for (const auto& c : r.too_big) EXPECT_GT(c.memory_bytes, c.capacity_bytes);
+  // The winner re-evaluated through check_plan gives the same step.
+  const TrainingCandidate& best = r.fitting.front();
+  const TrainingPlan p = plan_of(best, q);
+  const TrainingStep st = training_step(make_training_costs(m, 2048), make_training_system(sys, p.compute), p, check_plan(m, sys, 64, p));
+  EXPECT_DOUBLE_EQ(st.t_step.value(), best.t_step_s);
+  // The Pareto front: memory rises while step time falls.
+  ASSERT_FALSE(r.pareto.empty());
+  for (size_t i = 1; i < r.pareto.size(); ++i) {
+    EXPECT_GE(r.pareto[i].memory_bytes, r.pareto[i - 1].memory_bytes);
+    EXPECT_LT(r.pareto[i].t_step_s, r.pareto[i - 1].t_step_s);
+  }
+  EXPECT_DOUBLE_EQ(r.pareto.back().t_step_s, best.t_step_s);
+}
+
+TEST(TrainingLayouts, MoeSearchesExpertParallelism) {
+  const ModelSpec m = load_model("mixtral-8x7b");
+  const SystemSpec sys = load_system("h100-sxm");
+  TrainingQuery q;
+  q.chips = 16;
+  q.global_batch = 64;
+  q.seq_len = 4096;
+  const TrainingLayouts r = search_training_layouts(m, sys, q);
+  ASSERT_FALSE(r.fitting.empty());
+  bool any_ep = false;
+  for (const auto& c : r.fitting) any_ep = any_ep || c.ep > 1;
+  EXPECT_TRUE(any_ep);
+}
+
+TEST(TrainingLayouts, Errors) {
+  const ModelSpec m = load_model("gpt-3-175b");
+  const SystemSpec sys = load_system("a100-80gb");
+  TrainingQuery q;
+  q.chips = 0;
+  q.global_batch = 64;
+  q.seq_len = 2048;
+  EXPECT_THROW(search_training_layouts(m, sys, q), InputError);
+  q.chips = 5;  // 5 splits neither the 96 heads nor 96 (or 98) layers, and dp 5 does not divide 64 sequences
+  EXPECT_THROW(search_training_layouts(m, sys, q), InputError);
+  q.chips = 8;
+  q.seq_len = 0;
+  EXPECT_THROW(search_training_layouts(m, sys, q), InputError);
+}
+
+}  // namespace
+}  // namespace chalk

@@ -1,0 +1,97 @@
+// Memory per chip of a training plan (docs/training.md, "Memory").
+#include "chalk/training/memory.h"
+
+#include <algorithm>
+
+namespace chalk {
+namespace {
+
+double d(int64_t x) { return static_cast<double>(x); }
+
+}  // namespace
+
+Bytes activation_bytes_per_layer(const TrainingCosts& c, const TrainingPlan& p, Recompute r) {
+  const double t = d(p.tp);
+  const double tokens = d(p.microbatch) * d(c.seq_len) / d(p.cp);  // b s' on this rank
+  const double scale = p.activation_bytes / 2.0;
+  if (r == Recompute::full) {
+    const double input = tokens * d(c.d_model) * p.activation_bytes;
+    return Bytes(p.sequence_parallel ? input / t : input);
+  }
+  const double scores = (r == Recompute::selective || p.flash_attention) ? 0.0 : c.act_scores_per_token_per_ctx * d(c.seq_len) / t;
+  const double A = c.act_replicated_per_token + c.act_sharded_per_token;
+  const double per_token = p.sequence_parallel ? A / t + scores : c.act_replicated_per_token + c.act_sharded_per_token / t + scores;
+  return Bytes(tokens * per_token * scale);
+}
+
+double microbatches_in_flight(PipelineSchedule s, int64_t p, int64_t m, int64_t v) {
+  if (p <= 1) return 1;
+  const double P = d(p), M = d(m);
+  switch (s) {
+    case PipelineSchedule::gpipe: return M;
+    case PipelineSchedule::one_f_one_b:
+    case PipelineSchedule::zb_h1: return std::min(P, M);
+    case PipelineSchedule::interleaved: return P * (1 + (P - 1) / (P * d(v))) * (M < P ? M / P : 1.0);
+    case PipelineSchedule::zb_v: return std::min(P, M);
+    case PipelineSchedule::dualpipe: return P + 1;
+  }
+  return P;
+}
+
+TrainingMemory training_memory(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p, const Placement& pl) {
+  TrainingMemory out;
+  const double L = d(c.layers);
+  const double frac = d(pl.layers_per_stage) / L;
+  const double tables = p.pp == 1 ? c.embedding_params + c.lm_head_params : std::max(c.embedding_params, c.lm_head_params);
+  const double stages_held = p.schedule == PipelineSchedule::dualpipe && p.pp > 1 ? 2.0 : 1.0;
+  const double dense = stages_held * (c.dense_layer_params * frac + tables) / d(p.tp);
+  const double experts = stages_held * c.expert_params * frac / d(p.ep * p.etp);
+  out.params_per_chip = dense + experts;
+  const double dp_dense = d(p.dp * p.cp);
+  const double dp_expert = d(p.tp * p.cp * p.dp) / d(p.ep * p.etp);
+  auto sharded = [&](double bytes_per_param, int from_stage) {
+    if (p.zero_stage >= from_stage) return bytes_per_param * (dense / dp_dense + experts / dp_expert);
+    return bytes_per_param * (dense + experts);
+  };
+  out.weights = Bytes(sharded(p.state.weights, 3));
+  out.gradients = Bytes(sharded(p.state.gradients, 2));
+  out.optimizer = Bytes(sharded(p.state.optimizer, 1));
+  if (p.zero_stage == 3) {
+    out.zero3_buffers = Bytes(2 * p.state.weights * (c.dense_layer_params / d(p.tp) + c.expert_params / d(p.ep * p.etp)) / L);
+  }
+  out.activations_per_layer = activation_bytes_per_layer(c, p, p.recompute);
+  out.microbatches_in_flight = microbatches_in_flight(p.schedule, p.pp, pl.microbatches, p.virtual_stages);
+  const Bytes full_layer = activation_bytes_per_layer(c, p, Recompute::none);
+  if (p.reversible) {
+    out.activations = Bytes(0);
+    out.activation_working = full_layer;
+  } else {
+    out.activations = out.activations_per_layer * (d(pl.layers_per_stage) * out.microbatches_in_flight);
+    if (p.recompute == Recompute::full) out.activation_working = full_layer;
+  }
+  if (p.pp == 1) {
+    // Output layer and loss (Megatron theoretical_memory_usage.py): 4 s b h (1 + V/h), / t under SP.
+    const double tokens = d(p.microbatch) * d(c.seq_len) / d(p.cp);
+    const double bytes = 4 * tokens * (d(c.d_model) + d(c.vocab)) / d(p.tp);
+    out.activations += Bytes(bytes);
+  }
+  out.total = out.weights + out.gradients + out.optimizer + out.zero3_buffers + out.activations + out.activation_working;
+  out.capacity = s.hbm_capacity;
+  out.fits = out.total <= out.capacity;
+  return out;
+}
+
+int64_t largest_microbatch(const TrainingCosts& c, const TrainingSystem& s, TrainingPlan p) {
+  const int64_t per_replica = p.global_batch / std::max<int64_t>(1, p.dp);
+  int64_t best = 0;
+  for (int64_t b = 1; b <= per_replica; ++b) {
+    if (per_replica % b != 0) continue;
+    p.microbatch = b;
+    const Placement pl = place_plan(c.layers, c.padded_layers, s.domain, p);
+    if (!training_memory(c, s, p, pl).fits) break;  // activations grow with b
+    best = b;
+  }
+  return best;
+}
+
+}  // namespace chalk

@@ -1,0 +1,233 @@
+// One training step (docs/training.md, "Step").
+#include "chalk/training/step.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "chalk/base/error.h"
+#include "chalk/training/memory.h"
+
+namespace chalk {
+namespace {
+
+double d(int64_t x) { return static_cast<double>(x); }
+
+/// One point-to-point send of `bytes` on `link`: the fastest protocol's base latency, one
+/// step and the bytes at its bandwidth.
+double p2p(double bytes, const LinkModel& link) {
+  double best = INFINITY;
+  for (const auto& pr : link.protocols) {
+    best = std::min(best, pr.base_latency.value() + pr.step_latency.value() + bytes / (link.bandwidth.value() * pr.bandwidth_fraction));
+  }
+  return best;
+}
+
+/// The largest divisor of n that is at most cap (>= 1).
+int64_t inner_ranks(int64_t n, int64_t cap) {
+  int64_t g = std::clamp<int64_t>(cap, 1, n);
+  while (n % g != 0) --g;
+  return g;
+}
+
+struct Links {
+  const LinkModel& up;
+  const LinkModel* out;
+  const LinkModel& outward(const char* what) const {
+    if (!out) throw InputError("hardware", std::string("the plan's ") + what + " crosses scale-up domains, but the system states no scale-out bandwidth");
+    return *out;
+  }
+};
+
+/// Hierarchical all-reduce over n ranks, `inner` of them in each domain
+/// (training-and-systems.md 5.1): reduce-scatter in the domain, all-reduce of the 1/inner
+/// shard across domains, all-gather in the domain.
+double group_all_reduce(double M, int64_t n, int64_t inner, const Links& l, const char* what) {
+  if (n <= 1 || M <= 0) return 0;
+  if (inner >= n) return all_reduce(Bytes(M), n, l.up).time.value();
+  const double in = inner > 1 ? 2 * all_gather(Bytes(M), inner, l.up).time.value() : 0.0;
+  return in + all_reduce(Bytes(M / d(inner)), n / inner, l.outward(what)).time.value();
+}
+
+/// Hierarchical all-gather (or reduce-scatter) of an M-byte array over n ranks.
+double group_all_gather(double M, int64_t n, int64_t inner, const Links& l, const char* what) {
+  if (n <= 1 || M <= 0) return 0;
+  if (inner >= n) return all_gather(Bytes(M), n, l.up).time.value();
+  const double in = inner > 1 ? all_gather(Bytes(M), inner, l.up).time.value() : 0.0;
+  return in + all_gather(Bytes(M / d(inner)), n / inner, l.outward(what)).time.value();
+}
+
+}  // namespace
+
+Seconds pipeline_bubble(PipelineSchedule s, int64_t p, int64_t /*m*/, int64_t v, Seconds t_f, Seconds t_b, Seconds t_w) {
+  if (p <= 1) return Seconds(0);
+  const double P = d(p);
+  switch (s) {
+    case PipelineSchedule::gpipe:
+    case PipelineSchedule::one_f_one_b: return (t_f + t_b) * (P - 1);
+    case PipelineSchedule::interleaved: return (t_f + t_b) * ((P - 1) / d(std::max<int64_t>(1, v)));
+    case PipelineSchedule::zb_h1: return max(Seconds(0), t_f + t_b - t_w * 2.0) * (P - 1);
+    case PipelineSchedule::zb_v: return Seconds(0);
+    case PipelineSchedule::dualpipe: return max(Seconds(0), t_f + t_b + t_b - t_w * 3.0) * (P / 2 - 1);
+  }
+  return Seconds(0);
+}
+
+TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p, const Placement& pl) {
+  TrainingStep r;
+  const Links links{s.up, s.has_scale_out ? &s.out : nullptr};
+  const double L = d(c.layers), lps = d(pl.layers_per_stage), frac = lps / L;
+  const double h = d(c.d_model), b = d(p.microbatch), S = d(c.seq_len);
+  const double shard = d(p.tp * p.cp);
+  const double tok = b * S;  // tokens per microbatch per replica
+  const int64_t m = pl.microbatches;
+  r.microbatches = m;
+  const double mm_rate = s.matmul_rate.value(), at_rate = s.attention_rate.value(), hbm = s.hbm_rate.value();
+
+  // Compute per microbatch on this stage (the LM head spread over the stages).
+  const double mm_fwd = tok * ((c.matmul_flops_per_token - c.lm_head_flops_per_token) * frac + c.lm_head_flops_per_token / d(p.pp)) / shard;
+  const double at_fwd = tok * c.attention_flops_per_token * frac / shard;
+  const double t_mm = mm_fwd / mm_rate, t_at = at_fwd / at_rate;
+  const double act_layer = activation_bytes_per_layer(c, p, Recompute::none).value();
+  const double t_el = act_layer * lps / hbm;  // stored activations written in forward, read in backward
+  const bool rerun = p.recompute == Recompute::full || p.reversible;
+  const double at_bwd = p.flash_attention ? 2.5 : 2.0;  // FlashAttention's backward recomputes the scores (Dao 2022 3.1)
+  double t_rec = 0;
+  if (rerun) t_rec = t_mm + t_at + t_el;
+  else if (p.recompute == Recompute::selective && !p.flash_attention) t_rec = t_at;
+
+  // Tensor parallel: 2 all-reduces (or SP's all-gather + reduce-scatter pairs) per layer
+  // forward, 2 backward, on the TP link (Narayanan 2.3; Korthikanti 4.2.2).
+  double tp_ar = 0;
+  if (p.tp > 1) {
+    const LinkModel& link = pl.tp_in_domain ? s.up : links.outward("tensor parallelism");
+    tp_ar = all_reduce(Bytes(tok / d(p.cp) * h * p.activation_bytes), p.tp, link).time.value();
+  }
+  const double tp_f = 2 * lps * tp_ar, tp_b = 2 * lps * tp_ar + (rerun ? tp_f : 0.0);
+
+  // Context parallel: ring exchange of K/V chunks, cp - 1 sends per layer forward, twice
+  // that backward (K/V and their gradients), hidden behind the attention core.
+  double cp_f = 0;
+  if (p.cp > 1) {
+    const LinkModel& link = pl.cp_in_domain ? s.up : links.outward("context parallelism");
+    cp_f = lps * d(p.cp - 1) * p2p(tok / d(p.cp) * c.kv_elements_per_token * p.activation_bytes / d(p.tp), link);
+  }
+  const double cp_total = cp_f * (rerun ? 4.0 : 3.0);
+  r.t_cp = Seconds(cp_total);
+  const double cp_exposed = std::max(0.0, cp_total - t_at * (1 + at_bwd + (rerun ? 1 : 0)));
+
+  // Expert parallel: dispatch and combine all-to-alls per MoE layer forward, again backward
+  // (training-and-systems.md 6.1). Across domains the NIC carries one copy per distinct
+  // remote domain a token's experts lie on (node-limited routing caps it), then the
+  // scale-up link fans out (DeepSeek-V3 3.2.2).
+  double ep_f = 0;
+  if (c.moe && p.ep > 1) {
+    const double tokens_rank = tok / shard;
+    const double layers = lps * c.moe_layer_fraction;
+    const double k = d(c.top_k);
+    auto exchange = [&](double bytes_per_element) {
+      const double up_bytes = tokens_rank * k * h * bytes_per_element;
+      if (pl.ep_in_domain) return all_to_all(Bytes(up_bytes), p.ep, s.up).time.value();
+      const double G = d(p.ep / pl.ep_ranks_per_domain);
+      double domains = G * (1 - std::pow(1 - 1 / G, k));
+      if (p.route_domain_limit > 0) domains = std::min(domains, d(p.route_domain_limit));
+      const double remote = domains * (G - 1) / G;
+      const double nic = p2p(tokens_rank * remote * h * bytes_per_element, links.outward("expert parallelism"));
+      const double fan = pl.ep_ranks_per_domain > 1 ? all_to_all(Bytes(up_bytes), pl.ep_ranks_per_domain, s.up).time.value() : 0.0;
+      return std::max(nic, fan);
+    };
+    ep_f = layers * (exchange(p.dispatch_bytes) + exchange(p.combine_bytes));
+  }
+  const double ep_total = ep_f * (rerun ? 3.0 : 2.0);
+  r.t_ep = Seconds(ep_total);
+
+  // Pipeline sends: one activation (forward) and one gradient (backward) per chunk per
+  // microbatch, scattered over the TP ranks (Narayanan 4.1).
+  double pp_send = 0;
+  if (p.pp > 1) {
+    const LinkModel& link = pl.pp_in_domain ? s.up : links.outward("pipeline");
+    pp_send = d(pl.chunks) * p2p(tok / shard * h * p.activation_bytes, link);
+  }
+  r.t_pp = Seconds(2 * pp_send);
+
+  const bool dual = p.schedule == PipelineSchedule::dualpipe && p.pp > 1;
+  // Under DualPipe's overlap the communication kernels hold SMs while compute runs.
+  const double slow = dual && ep_total > 0 ? 1 / (1 - s.communication_sm_fraction) : 1.0;
+  const double compute_f = (t_mm + t_at + t_el) * slow, compute_b = (2 * t_mm + at_bwd * t_at + t_el + t_rec) * slow;
+  // DualPipe overlaps a forward chunk of one microbatch with a backward chunk of another,
+  // hiding EP and PP traffic behind compute (DeepSeek-V3 3.2.1).
+  const double ep_exposed = dual ? std::max(0.0, ep_total - (compute_f + compute_b)) : ep_total;
+  const double pp_exposed = dual ? 0.0 : 2 * pp_send;
+  r.t_cp_exposed = Seconds(cp_exposed);
+  r.t_ep_exposed = Seconds(ep_exposed);
+  r.t_pp_exposed = Seconds(pp_exposed);
+  r.t_tp = Seconds(tp_f + tp_b);
+  r.t_matmul = Seconds(3 * t_mm);
+  r.t_attention = Seconds((1 + at_bwd) * t_at);
+  r.t_recompute = Seconds(t_rec);
+  r.t_elementwise = Seconds(2 * t_el);
+  const double ep_share = ep_total > 0 ? ep_exposed / ep_total : 0.0;
+  const double cp_share = cp_total > 0 ? cp_exposed / cp_total : 0.0;
+  const double t_f = compute_f + tp_f + ep_f * ep_share + cp_f * cp_share + pp_exposed / 2;
+  const double t_b = compute_b + tp_b + (ep_total - ep_f) * ep_share + (cp_total - cp_f) * cp_share + pp_exposed / 2;
+  r.t_forward = Seconds(t_f);
+  r.t_backward = Seconds(t_b);
+  r.t_weight_grad = Seconds(t_mm * slow);
+  r.t_bubble = pipeline_bubble(p.schedule, p.pp, m, p.virtual_stages, r.t_forward, r.t_backward, r.t_weight_grad);
+  const double work = d(m) * (t_f + t_b);
+  r.t_pipeline = Seconds(work) + r.t_bubble;
+  r.bubble_fraction = work > 0 ? r.t_bubble.value() / work : 0.0;
+
+  // Data parallel: gradients reduced over dp x cp ranks (dense) and the expert
+  // data-parallel ranks (experts); ZeRO-1/2 reduce-scatter the gradients and all-gather
+  // the updated weights; ZeRO-3 all-gathers the weights in forward and backward and
+  // reduce-scatters the gradients per microbatch (ZeRO 7.2).
+  const TrainingMemory mem = training_memory(c, s, p, pl);
+  const double stages_held = dual ? 2.0 : 1.0;
+  const double tables = p.pp == 1 ? c.embedding_params + c.lm_head_params : std::max(c.embedding_params, c.lm_head_params);
+  const double dense = stages_held * (c.dense_layer_params * frac + tables) / d(p.tp);
+  const double experts = stages_held * c.expert_params * frac / d(p.ep * p.etp);
+  const int64_t n_dense = p.dp * p.cp, n_exp = p.tp * p.cp * p.dp / (p.ep * p.etp);
+  const int64_t in_dense = inner_ranks(n_dense, s.domain / p.tp), in_exp = inner_ranks(n_exp, s.domain / (p.ep * p.etp));
+  const double g = p.state.gradients, w = p.state.weights;
+  const char* what = "data-parallel gradient reduce";
+  double dp_time = 0, exposed = 0;
+  const double window = t_f + t_b;
+  if (p.zero_stage == 0) {
+    dp_time = group_all_reduce(dense * g, n_dense, in_dense, links, what) + group_all_reduce(experts * g, n_exp, in_exp, links, what);
+    exposed = std::max(0.0, dp_time - window);
+  } else if (p.zero_stage < 3) {
+    dp_time = group_all_gather(dense * g, n_dense, in_dense, links, what) + group_all_gather(dense * w, n_dense, in_dense, links, what) +
+              group_all_gather(experts * g, n_exp, in_exp, links, what) + group_all_gather(experts * w, n_exp, in_exp, links, what);
+    exposed = std::max(0.0, dp_time - window);
+  } else {
+    const double per_mb = 2 * group_all_gather(dense * w, n_dense, in_dense, links, what) +
+                          group_all_gather(dense * g, n_dense, in_dense, links, what) +
+                          2 * group_all_gather(experts * w, n_exp, in_exp, links, what) +
+                          group_all_gather(experts * g, n_exp, in_exp, links, what);
+    dp_time = per_mb * d(m);
+    exposed = std::max(0.0, per_mb - window) * d(m);
+  }
+  r.t_dp = Seconds(dp_time);
+  r.t_dp_exposed = Seconds(exposed);
+  // Optimizer: read and write every state byte the chip keeps once.
+  r.t_optimizer = Seconds(2 * (mem.weights + mem.gradients + mem.optimizer).value() / hbm);
+  r.t_step = r.t_pipeline + r.t_dp_exposed + r.t_optimizer;
+
+  const double chips = d(plan_chips(p));
+  r.tokens_per_step = d(p.global_batch) * S;
+  r.tokens_per_s = TokensPerSecond(r.tokens_per_step / r.t_step.value());
+  r.tokens_per_s_per_chip = r.tokens_per_s / chips;
+  const double fwd_per_token = c.matmul_flops_per_token + c.attention_flops_per_token;
+  r.model_flops = Flops(3 * fwd_per_token * r.tokens_per_step);
+  double extra = (at_bwd - 2.0) * c.attention_flops_per_token;
+  if (rerun) extra += fwd_per_token;
+  else if (p.recompute == Recompute::selective && !p.flash_attention) extra += c.attention_flops_per_token;
+  r.hardware_flops = r.model_flops + Flops(extra * r.tokens_per_step);
+  const double denom = r.t_step.value() * chips * s.peak_bf16.value();
+  r.mfu = r.model_flops.value() / denom;
+  r.hfu = r.hardware_flops.value() / denom;
+  r.model_flops_per_s_per_chip = FlopsPerSecond(r.model_flops.value() / r.t_step.value() / chips);
+  return r;
+}
+
+}  // namespace chalk

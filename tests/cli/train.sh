@@ -1,0 +1,69 @@
+# chalk train step|memory|layouts: outputs as JSON and CSV, and the error paths.
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+# GPT-3 175B on 64 A100, TP8 PP8 1F1B, 64 microbatches: bubble (p-1)/m = 7/64.
+out=$("$CHALK" train step -m gpt-3-175b -H a100-80gb --tp 8 --pp 8 -B 64 -s 2048 --json) || fail "train step --json"
+python3 - "$out" <<'PY' || fail "train step --json content"
+import json, sys
+j = json.loads(sys.argv[1])
+s = j["step"]
+assert j["model"] == "gpt-3-175b" and s["chips"] == 64 and s["microbatches"] == 64, s
+assert abs(s["bubble_fraction"] - 7 / 64) < 1e-9, s["bubble_fraction"]
+assert s["fits"] is True
+assert 0 < s["mfu"] <= s["hfu"] < 0.87, s  # never above the A100's matmul efficiency
+assert abs(s["tok_per_s"] - 64 * 2048 / s["t_step_s"]) < 1e-6 * s["tok_per_s"]
+assert abs(s["tok_per_s_per_chip"] * 64 - s["tok_per_s"]) < 1e-6 * s["tok_per_s"]
+assert "TP8 inside a scale-up domain" in j["placement"] and "PP8 across the scale-out network" in j["placement"]
+PY
+# One stage: no bubble. Interleaved v = 2 halves 1F1B's.
+"$CHALK" train step -m llama-3.1-8b -H h100-sxm --dp 8 -B 64 --json | python3 -c "
+import json, sys; s = json.load(sys.stdin)['step']; assert s['bubble_fraction'] == 0 and s['t_bubble_s'] == 0, s" || fail "one stage has no bubble"
+"$CHALK" train step -m gpt-3-175b -H a100-80gb --tp 8 --pp 8 -B 64 -s 2048 --schedule interleaved --virtual-stages 2 --json | python3 -c "
+import json, sys; s = json.load(sys.stdin)['step']; assert abs(s['bubble_fraction'] - 7 / 128) < 1e-9, s" || fail "interleaved bubble"
+# Memory: ZeRO-3 model states fall as 1/DP.
+m8=$("$CHALK" train memory -m llama-3.1-70b -H h100-sxm --dp 8 --zero 3 -B 64 --json) || fail "train memory --json"
+m16=$("$CHALK" train memory -m llama-3.1-70b -H h100-sxm --dp 16 --zero 3 -B 64 --json) || fail "train memory --json dp16"
+python3 - "$m8" "$m16" <<'PY' || fail "ZeRO-3 states halve from DP8 to DP16"
+import json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+states = lambda j: j["weights_gb"] + j["gradients_gb"] + j["optimizer_gb"]
+assert abs(states(a) / states(b) - 2) < 1e-9, (states(a), states(b))
+assert isinstance(a["fits"], bool) and a["largest_microbatch"] >= 0
+assert abs(a["total_gb"] - sum(a[k] for k in ["weights_gb", "gradients_gb", "optimizer_gb", "zero3_buffers_gb", "activations_gb", "activation_working_gb"])) < 1e-9
+PY
+"$CHALK" train memory -m gpt-3-175b -H a100-80gb --tp 8 --pp 8 -B 64 -s 2048 | grep -q "12 layers x 8 microbatches in flight (1f1b)" || fail "memory table"
+csv=$("$CHALK" train memory -m gpt-3-175b -H a100-80gb --tp 8 --pp 8 -B 64 -s 2048 --csv) || fail "train memory --csv"
+[ "$(printf '%s\n' "$csv" | head -1)" = "component,gb,detail" ] || fail "memory csv header"
+# Layouts: fitting plans fastest first, the others with their memory.
+lay=$("$CHALK" train layouts -m gpt-3-175b -H a100-80gb -n 64 -B 64 -s 2048 --limit 5 --json) || fail "train layouts --json"
+python3 - "$lay" <<'PY' || fail "train layouts --json content"
+import json, sys
+j = json.loads(sys.argv[1])
+ls = j["layouts"]
+fit = [l for l in ls if l["fits"]]
+unfit = [l for l in ls if not l["fits"]]
+assert len(fit) == 5 and len(unfit) == 5, ls
+assert all(a["t_step_s"] <= b["t_step_s"] for a, b in zip(fit, fit[1:]))
+assert all(l["why_not"].startswith("memory: ") and l["memory_gb"] > 80 for l in unfit)
+assert j["plans_evaluated"] > j["plans_fitting"] > 0
+PY
+"$CHALK" train layouts -m llama-3.1-8b -H h100-sxm -B 64 --pareto | grep -q "Pareto front" || fail "pareto"
+"$CHALK" train layouts -m gpt-3-175b -H a100-80gb -n 64 -B 64 -s 2048 --csv | head -1 | grep -q "^rank,plan,fits,t_step_s,mfu" || fail "layouts csv"
+# Errors: one line naming the option, the value and what was expected.
+expect_error "--tp: 3 does not divide the 64 query heads of llama-3.1-70b" train step --tp 3
+expect_error "--chips: 4 chips, but --dp x --tp x --pp x --cp = 2 x 1 x 1 x 1 = 2" train step --dp 2 -n 4
+expect_error "--schedule: expected gpipe, 1f1b, interleaved, zb-h1, zb-v or dualpipe, got 'zb-h3'" train step --schedule zb-h3
+expect_error "--recompute: expected none, selective or full, got 'some'" train memory --recompute some
+expect_error "--optimizer: expected adam16, adam18 or adam-bf16-moments" train step --optimizer adam8
+expect_error "--zero: expected 0, 1, 2 or 3, got 4" train step --zero 4
+expect_error "--pp: 80 layers do not split into pp x chunks = 3 x 1 = 3 equal parts" train step --pp 3
+expect_error "--global-batch: 12 sequences are not a multiple of dp x microbatch = 8 x 1 = 8" train step --dp 8 -B 12
+expect_error "--ep: llama-3.1-70b has no routed experts" train step --dp 2 --ep 2
+expect_error "--ep: 3 does not divide the 256 routed experts" train step -m deepseek-v3 --dp 3 --ep 3
+expect_error "--microbatch: the interleaved schedule needs microbatches per step (6) to be a multiple of pp (4)" train step --pp 4 --schedule interleaved --virtual-stages 2 -B 6
+expect_error "--pp: dualpipe needs pp (2) and microbatches per step (3) even" train step --pp 2 --schedule dualpipe -B 3
+expect_error "--compute: A100 80GB SXM has no dense fp8 matmul rate" train step -H a100-80gb --compute fp8
+expect_error "--dp: Value 0 not in range" train step --dp 0
+expect_error "--chips: no valid plan of gpt-3-175b on 5 chips" train layouts -m gpt-3-175b -H a100-80gb -n 5 -B 64
+expect_error "A subcommand is required" train
+echo "train: all passed"
