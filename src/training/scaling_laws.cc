@@ -168,4 +168,38 @@ OverTraining over_training(ChinchillaMethod method, const ParametricFit& fit, do
   return o;
 }
 
+Allocation inference_aware_optimal(const ParametricFit& f, double loss, double inference_tokens) {
+  if (!(loss > f.E) || !std::isfinite(loss))
+    throw InputError("loss", "must exceed the fit's irreducible loss E = " + num(f.E) + ", got " + num(loss));
+  if (!(inference_tokens >= 0) || !std::isfinite(inference_tokens))
+    throw InputError("inference_tokens", "must be >= 0 tokens, got " + num(inference_tokens));
+  // Below N_min = (A / (loss - E))^(1/alpha) no amount of data reaches the loss.
+  const double log_n_min = std::log(f.A / (loss - f.E)) / f.alpha;
+  auto tokens_at = [&](double log_n) {
+    const double gap = loss - f.E - f.A * std::exp(-f.alpha * log_n);
+    return std::pow(f.B / gap, 1 / f.beta);
+  };
+  auto lifetime = [&](double log_n) {
+    const double n = std::exp(log_n);
+    return std::log(6 * n * tokens_at(log_n) + 2 * n * inference_tokens);
+  };
+  // The lifetime cost is infinite at N_min and grows as N^1 far above it: scan 40 e-folds.
+  const int steps = 4000;
+  const double lo = log_n_min + 1e-9, span = 40;
+  int best = 0;
+  double best_cost = lifetime(lo);
+  for (int i = 1; i <= steps; ++i) {
+    const double c = lifetime(lo + span * i / steps);
+    if (c < best_cost) best_cost = c, best = i;
+  }
+  double a = lo + span * std::max(0, best - 1) / steps, b = lo + span * std::min(steps, best + 1) / steps;
+  const double phi = (std::sqrt(5.0) - 1) / 2;
+  for (int i = 0; i < 200; ++i) {
+    const double x1 = b - phi * (b - a), x2 = a + phi * (b - a);
+    (lifetime(x1) < lifetime(x2) ? b : a) = (lifetime(x1) < lifetime(x2) ? x2 : x1);
+  }
+  const double log_n = 0.5 * (a + b);
+  return make_allocation(std::exp(log_n), tokens_at(log_n));
+}
+
 }  // namespace chalk

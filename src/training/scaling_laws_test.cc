@@ -108,6 +108,30 @@ TEST(OverTraining, MoreTokensOnTheSameModelWasteMore) {
   }
 }
 
+TEST(InferenceAware, SardanasThirteenBillionExample) {
+  // Sardana et al. 2023 (reference 7.3): a 13B-quality model with 2T tokens of lifetime
+  // inference is cheapest as a ~7B model trained longer, saving 1.7e22 FLOPs (17%). With
+  // Hoffmann's unrounded fit: 13B is compute-optimal on D = (N/G)^((a+b)/b) / N = 619B tokens,
+  // loss 2.0237; the minimum of 6 N D(N) + 2 N 2e12 along that loss is N = 7.12e9 on 1.30T,
+  // 1.63e22 FLOPs (16.3%) below 6 x 13e9 x 619e9 + 2 x 13e9 x 2e12.
+  const ParametricFit f = hoffmann_tex_fit();
+  const double d13 = optimal_tokens_for_params(ChinchillaMethod::approach3_tex, 13e9);
+  expect_rel(d13, 619e9, 0.01);
+  const double loss = predicted_loss(f, 13e9, d13);
+  const Allocation a = inference_aware_optimal(f, loss, 2e12);
+  expect_rel(a.params, 7.12e9, 0.01);
+  expect_rel(a.tokens, 1.30e12, 0.01);
+  expect_rel(predicted_loss(f, a.params, a.tokens), loss, 1e-9);
+  const double base = 6 * 13e9 * d13 + 2 * 13e9 * 2e12, best = a.flops + 2 * a.params * 2e12;
+  expect_rel(base - best, 1.7e22, 0.05);
+  expect_rel((base - best) / base, 0.17, 0.05);
+  // Without inference it is the Chinchilla point at that loss: 13B on 619B again.
+  const Allocation c = inference_aware_optimal(f, loss, 0);
+  expect_rel(c.params, 13e9, 1e-3);
+  EXPECT_THROW(inference_aware_optimal(f, 1.5, 2e12), InputError);  // below E = 1.6934
+  EXPECT_THROW(inference_aware_optimal(f, loss, -1), InputError);
+}
+
 TEST(Chinchilla, BadInputsAreRejected) {
   EXPECT_THROW(chinchilla_optimal(ChinchillaMethod::approach1, 0), InputError);
   EXPECT_THROW(chinchilla_optimal(ChinchillaMethod::epoch, -1e21), InputError);

@@ -97,6 +97,14 @@ struct OverTraining {
 /// bisection on log C, L decreasing along it). Throws InputError unless both are > 0.
 OverTraining over_training(ChinchillaMethod method, const ParametricFit& fit, double params, double tokens);
 
+/// Sardana et al. 2023 (arXiv 2401.00448) section 2: the (N, D) that reaches `loss` by the
+/// parametric fit at the least lifetime FLOPs 6 N D + 2 N D_inf, D_inf = `inference_tokens`
+/// (solved numerically: D(N) = (B / (loss - E - A / N^alpha))^(1/beta), a log-spaced scan of
+/// N then golden-section refinement). With inference_tokens = 0 it is the Chinchilla
+/// frontier point at that loss. Throws InputError naming "loss" unless loss > E, and
+/// "inference_tokens" when negative.
+Allocation inference_aware_optimal(const ParametricFit& f, double loss, double inference_tokens);
+
 /// The parametric fit a method uses for losses: its own for approach3/approach3_tex/epoch,
 /// else epoch_fit() (the replication consistent with Approaches 1-2 and the 20x rule).
 ParametricFit loss_fit_for(ChinchillaMethod m);
