@@ -20,7 +20,7 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   s.date = c.string("date");
 
   const Obj chip = c.object("chip");
-  chip.only({"name", "peak_tflop_per_s", "hbm_gb", "hbm_tb_per_s"});
+  chip.only({"name", "peak_tflop_per_s", "hbm_gb", "hbm_tb_per_s", "tdp_w"});
   s.chip.name = chip.string("name");
   const Obj peak = chip.object("peak_tflop_per_s");
   peak.only({"bf16", "fp8", "int8", "fp4"});
@@ -32,6 +32,10 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   }
   s.chip.hbm_capacity = gigabytes(chip.number("hbm_gb"));
   s.chip.hbm_bandwidth = terabytes_per_second(chip.number("hbm_tb_per_s"));
+  if (auto w = chip.opt_number("tdp_w")) {
+    if (!(*w > 0)) throw InputError(chip.field("tdp_w"), "must be a positive power in W, got " + std::to_string(*w));
+    s.chip.tdp_w = *w;
+  }
 
   const Obj eff = c.object("efficiency");
   eff.only({"matmul", "hbm", "matmul_source", "hbm_source"});

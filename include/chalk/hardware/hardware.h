@@ -21,6 +21,9 @@ struct ChipSpec {
   std::array<FlopsPerSecond, 4> peak{};
   Bytes hbm_capacity;             ///< usable HBM per chip
   BytesPerSecond hbm_bandwidth;   ///< peak HBM bandwidth per chip
+  /// Rated board power (TDP) per chip in W, 0 = not in the catalog (reference/hardware.md
+  /// summary table); what a training run's energy counts per chip-hour.
+  double tdp_w = 0;
 
   FlopsPerSecond peak_for(MatmulPrecision p) const { return peak[static_cast<int>(p)]; }
   bool supports(MatmulPrecision p) const { return peak_for(p).value() > 0; }
