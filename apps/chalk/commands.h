@@ -18,5 +18,7 @@ void register_serving(CLI::App& app, Action& run);  // issue 3: sweeps, balance 
 void register_prices(CLI::App& app, Action& run);   // issue 4: price sheets and what they imply
 void register_validate(CLI::App& app, Action& run); // issue 5: predictions against measurements
 void register_layouts(CLI::App& app, Action& run);  // parallel layouts ranked (layout_search.h)
+/// Issue 14: adds `run`, `chinchilla` and `equilibrium` under the `train` group.
+void register_train_run(CLI::App& train, Action& run);
 
 }  // namespace chalk::cli

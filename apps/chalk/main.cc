@@ -20,6 +20,10 @@ int main(int argc, char** argv) {
   chalk::cli::register_prices(app, run);
   chalk::cli::register_validate(app, run);
   chalk::cli::register_layouts(app, run);
+  // Stand-in for the `train` group of cmd_train.cc (issue 13); reconciled at merge.
+  auto* train = app.add_subcommand("train", "Training: whole runs, compute-optimal scaling, the lecture's equilibrium");
+  train->require_subcommand(1);
+  chalk::cli::register_train_run(*train, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -47,7 +47,7 @@ TEST(Equilibrium, EngineDecodeMakesServingDearerPerToken) {
   // With decode priced by the engine (DeepSeek-V3 on one GB200 NVL72: the best layout is
   // DP-attention EP72 with two micro-batches at 28.6K sequences, 8.45K tok/s per chip, 27% of
   // the FP8 peak, the checkpoint's format, in decode FLOPs), a served token costs 1.18e-4 chip-seconds against
-  // 2.57e-4 for a pre-training token (287 GFLOPs at 43.73% of 2.5 PFLOP/s), so the serving
+  // 2.57e-4 for a pre-training token (281 GFLOPs at 43.73% of 2.5 PFLOP/s), so the serving
   // bill buys D_pre = 2.63e14 x 1.18e-4 / 2.57e-4 = 1.21e14 tokens, more than the FLOP-only
   // D_serve / 3 = 8.77e13: decode runs further below peak than training does.
   const Equilibrium e = solve_equilibrium(lecture_defaults());

@@ -40,16 +40,18 @@ TEST(TrainingFlops, PalmMatchesItsAppendixB) {
 TEST(TrainingRun, DeepSeekV3PretrainingGpuHoursFromItsMfu) {
   // DSV3-TRAIN-1: 2.664M H800 GPU-hours. MFU source: Zhao et al. 2025 (ISCA'25, arXiv
   // 2505.09343) Table 4, 43.73% of the BF16 peak with non-causal attention FLOPs (DSV3-TRAIN-2).
-  // Per token: 6 x 37.6e9 active matmul params + 3 x MLA attention over 4,096 tokens
-  // (61 x 128 heads x (2 x 192 + 2 x 128) x 4,096 = 20.5e9 forward) = 287e9 FLOPs.
-  // Cluster: 0.4373 x 2,048 x 989.4e12 = 886e15 FLOP/s -> 3.09M tok/s (DeepSeek's own
-  // 272.8B tokens/day = 3.157M tok/s), 14.8e12 / 3.09e6 = 4.79e6 s = 55.4 days -> 2.72M GPU-hours.
+  // Per token: 6 x 36.6e9 active matmul params + 3 x MLA attention over 4,096 tokens
+  // (61 x 128 heads x (2 x 192 + 2 x 128) x 4,096 = 20.5e9 forward) = 281e9 FLOPs.
+  // Cluster: 0.4373 x 2,048 x 989.4e12 = 886e15 FLOP/s -> 3.152M tok/s (DeepSeek's own
+  // 272.8B tokens/day = 3.157M tok/s), 14.8e12 / 3.152e6 = 4.696e6 s = 54.4 days -> 2.671M
+  // GPU-hours (+0.3%).
   RunInputs in = deepseek_v3_pretraining();
   in.phases[0].mfu = 0.4373;
   const RunReport r = plan_run(in);
-  expect_rel(r.chip_hours, 2.664e6, 0.03);
-  expect_rel(r.phases[0].tokens_per_s.value(), 272.8e9 / 86400, 0.03);
-  expect_rel(r.wall_clock.value() / 86400, 2.664e6 / 2048 / 24, 0.03);  // 54.2 days
+  expect_rel(r.phases[0].flops_per_token.value(), 281.15e9, 0.001);
+  expect_rel(r.chip_hours, 2.664e6, 0.005);
+  expect_rel(r.phases[0].tokens_per_s.value(), 272.8e9 / 86400, 0.005);
+  expect_rel(r.wall_clock.value() / 86400, 2.664e6 / 2048 / 24, 0.005);  // 54.2 days
   EXPECT_FALSE(r.cost.has_value());  // the catalog has no H800 rental price
 }
 
@@ -68,8 +70,8 @@ TEST(TrainingRun, DeepSeekV3PretrainingFromItsStepTime) {
   expect_rel(r.cost->value(), 5.328e6, 0.005);
   // 2.667e6 h x 700 W x 1.2 = 2.240e9 Wh = 2,240 MWh.
   expect_rel(*r.energy_mwh, 2.667e6 * 700 * 1.2 / 1e6, 0.005);
-  // The implied MFU is the paper's: 3.157e6 x 287e9 / (2,048 x 989.4e12) = 44.7% (they: 43.73%).
-  expect_rel(r.phases[0].mfu, 0.4373, 0.03);
+  // The implied MFU is the paper's: 3.157e6 x 281.15e9 / (2,048 x 989.4e12) = 43.8% (they: 43.73%).
+  expect_rel(r.phases[0].mfu, 0.4373, 0.003);
 }
 
 TEST(TrainingRun, PalmWallClockFromItsMfu) {
