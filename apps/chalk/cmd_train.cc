@@ -186,11 +186,12 @@ void register_train_step(CLI::App& train, Action& run) {
 }
 
 void register_train(CLI::App& app, Action& run) {
-  auto* train = app.add_subcommand("train", "Training: the step, memory per chip and the best layout (docs/training.md)");
+  auto* train = app.add_subcommand("train", "Training: the step, memory per chip and the best layout (docs/training.md); whole runs, Chinchilla and the lecture's equilibrium (docs/training-runs.md)");
   train->require_subcommand(1);
   register_train_step(*train, run);
   register_train_memory(*train, run);
   register_train_layouts(*train, run);
+  register_train_run(*train, run);
 }
 
 }  // namespace chalk::cli

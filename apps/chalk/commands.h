@@ -19,5 +19,7 @@ void register_prices(CLI::App& app, Action& run);   // issue 4: price sheets and
 void register_validate(CLI::App& app, Action& run); // issue 5: predictions against measurements
 void register_layouts(CLI::App& app, Action& run);  // parallel layouts ranked (layout_search.h)
 void register_train(CLI::App& app, Action& run);    // issue 13: `train step|memory|layouts` (src/training)
+/// Issue 14: adds `run`, `chinchilla` and `equilibrium` under the `train` group.
+void register_train_run(CLI::App& train, Action& run);
 
 }  // namespace chalk::cli
