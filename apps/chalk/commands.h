@@ -18,5 +18,6 @@ void register_serving(CLI::App& app, Action& run);  // issue 3: sweeps, balance 
 void register_prices(CLI::App& app, Action& run);   // issue 4: price sheets and what they imply
 void register_validate(CLI::App& app, Action& run); // issue 5: predictions against measurements
 void register_layouts(CLI::App& app, Action& run);  // parallel layouts ranked (layout_search.h)
+void register_scaleup(CLI::App& app, Action& run);  // issue 20: the scale-up story across the catalog
 
 }  // namespace chalk::cli

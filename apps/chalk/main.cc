@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   chalk::cli::register_prices(app, run);
   chalk::cli::register_validate(app, run);
   chalk::cli::register_layouts(app, run);
+  chalk::cli::register_scaleup(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -65,5 +65,31 @@ TEST(HardwareFile, ErrorsNameTheField) {
   EXPECT_THROW(load_system("/nonexistent/dir/x.json"), InputError);
 }
 
+TEST(HardwareFile, YearIsOptionalAndChecked) {
+  // Every built-in system states the year it first shipped and where that comes from.
+  EXPECT_EQ(load_system("h100-sxm").year, 2022);
+  EXPECT_EQ(load_system("gb200-nvl72").year, 2025);
+  for (const auto& n : builtin_system_names()) {
+    const SystemSpec s = load_system(n);
+    if (s.year) EXPECT_FALSE(s.year_source.empty()) << n;
+  }
+  const std::string text = read_file(std::string(CHALK_SOURCE_DIR) + "/data/hardware/h100-sxm.json");
+  const auto pos = text.find("\"year\": 2022");
+  ASSERT_NE(pos, std::string::npos);
+  // A file without the two keys (issue 17's new systems, a user's chip) still loads.
+  std::string no_year = text;
+  const auto end = no_year.find('\n', no_year.find("\"year_source\"", pos));
+  no_year.erase(pos, end + 1 - pos);
+  EXPECT_FALSE(system_from_json(no_year, "h.json").year.has_value());
+  std::string bad = text;
+  bad.replace(pos, 12, "\"year\": 1066");
+  try {
+    system_from_json(bad, "h.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "h.json: year: must be a calendar year in 1990..2100, got 1066");
+  }
+}
+
 }  // namespace
 }  // namespace chalk

@@ -53,6 +53,11 @@ struct SystemSpec {
   std::string description;
   std::string source;       ///< datasheets behind the entry
   std::string date;         ///< date of the newest source
+  /// Year the system first shipped to customers (general availability), when the file
+  /// states it; `year_source` says where it comes from. Used by `chalk scaleup` to place
+  /// scale-up domains in time (lecture 40:32-45:52).
+  std::optional<int> year;
+  std::string year_source;
   ChipSpec chip;
   Efficiency efficiency;
   int64_t scale_up_domain = 1;                   ///< chips in one NVLink/ICI domain
