@@ -11,4 +11,5 @@ expect_error "--moe-sparsity: Value 0.5 not in range" scaleup --moe-sparsity 0.5
 expect_error "--memory-reserve: Value 1 not in range" scaleup --memory-reserve 1
 expect_error "/nonexistent/config.json: cannot read file" scaleup -m /nonexistent/config.json
 expect_error "--json excludes --csv" scaleup --json --csv
+expect_error "--plot: " scaleup --plot /nonexistent/dir/s.html
 echo ok

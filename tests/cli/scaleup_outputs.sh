@@ -34,4 +34,15 @@ printf '%s\n' "$out" | grep -q "^rubin-ultra-nvl576,Rubin Ultra (4-die package),
 out=$("$CHALK" scaleup -m llama-3.1-70b -H h100-sxm,tpu-v5e) || fail "scaleup table"
 printf '%s\n' "$out" | grep -q "Largest model one domain holds, weights in fp8" || fail "largest-model title"
 printf '%s\n' "$out" | grep -q "^h100-sxm .* yes " || fail "llama-3.1-70b fits an HGX H100: $out"
+# The chart: one self-contained HTML page (or, in a build without the chart libraries, a one-line error).
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+err=$("$CHALK" scaleup -m "$D/moe-5t.json" --weights fp8 --plot "$tmp/s.html" 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 2 ] && printf '%s' "$err" | grep -q "built without the plotting library"; then
+  echo "plot skipped: no chart libraries in this build"
+else
+  [ $rc -eq 0 ] || fail "plot exited $rc: $err"
+  grep -q 'vegaEmbed("#chart"' "$tmp/s.html" || fail "plot: no chart"
+  grep -q '"largest_params_total_billion"' "$tmp/s.html" || fail "plot: no data"
+  grep -q '"system":"rubin-nvl144"' "$tmp/s.html" || fail "plot: a system is missing"
+fi
 echo ok

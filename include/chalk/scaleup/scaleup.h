@@ -63,7 +63,9 @@ LargestModel largest_model(const SystemSpec& s, const ScaleupQuery& q, Bytes kv_
 
 /// A pipeline of stages, one scale-up domain each, for a model that one domain cannot hold.
 struct PipelinePlan {
-  int64_t stages = 1;          ///< domains in the pipeline (1: the model fits one domain)
+  /// Domains in the pipeline: 1 when the model fits one domain; 0 when no pipeline of up to
+  /// one layer per stage fits (see reason).
+  int64_t stages = 1;
   int64_t layers_per_stage = 0;  ///< of the busiest stage (ceil per layer group)
   /// One stage-to-stage transfer of one token's activations (batch 1 x d_model x 2 bytes,
   /// bf16) over the scale-out network: min over NCCL protocols of base + one step latency +
