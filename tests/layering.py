@@ -30,6 +30,7 @@ ALLOWED = {
     "validate": ["base", "model", "hardware", "io", "engine"],
     "training": ["base", "model", "hardware", "engine"],
     "sim": ["base", "model", "hardware", "engine", "serving"],
+    "scaleup": ["base", "model", "hardware", "engine"],
 }
 TEST_EXTRA = ["io"]
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)

@@ -167,10 +167,36 @@ TEST(HardwareFile, OptionalStatusTopologyAndPowerAreChecked) {
   EXPECT_EQ(error_of("28\n", "\"28\"\n"), "v.json: scale_up.torus_dims: expected a list of integers, got \"28\"");
   EXPECT_EQ(error_of("16,\n", "0,\n"), "v.json: scale_up.torus_dims: each dimension must be in 1..1048576, got 0");
   EXPECT_EQ(error_of("\"price\"", "\"power\": {\"watts_per_chip\": -5, \"source\": \"x\"}, \"price\""),
-            "v.json: power.watts_per_chip: must be positive, got -5.000000");
+            "v.json: power.watts_per_chip: must be in [1e-06, 1e+06], got -5");
   EXPECT_EQ(error_of("\"price\"", "\"power\": {\"watts\": 5, \"source\": \"x\"}, \"price\"").rfind("v.json: power.watts: unknown field", 0), 0u);
   // The untouched file reads, with its torus.
   EXPECT_EQ(error_of("\"DCN\"", "\"DCN\""), "no error");
+}
+
+TEST(HardwareFile, YearIsOptionalAndChecked) {
+  // Every built-in system states the year it first shipped and where that comes from.
+  EXPECT_EQ(load_system("h100-sxm").year, 2022);
+  EXPECT_EQ(load_system("gb200-nvl72").year, 2025);
+  for (const auto& n : builtin_system_names()) {
+    const SystemSpec s = load_system(n);
+    if (s.year) EXPECT_FALSE(s.year_source.empty()) << n;
+  }
+  const std::string text = read_file(std::string(CHALK_SOURCE_DIR) + "/data/hardware/h100-sxm.json");
+  const auto pos = text.find("\"year\": 2022");
+  ASSERT_NE(pos, std::string::npos);
+  // A file without the two keys (issue 17's new systems, a user's chip) still loads.
+  std::string no_year = text;
+  const auto end = no_year.find('\n', no_year.find("\"year_source\"", pos));
+  no_year.erase(pos, end + 1 - pos);
+  EXPECT_FALSE(system_from_json(no_year, "h.json").year.has_value());
+  std::string bad = text;
+  bad.replace(pos, 12, "\"year\": 1066");
+  try {
+    system_from_json(bad, "h.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "h.json: year: must be a calendar year in 1990..2100, got 1066");
+  }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   const Obj c(j, where + ": ");
   c.only({"format", "name", "description", "source", "date", "chip", "efficiency", "scale_up", "scale_out", "price",
           "host_tiers", "notes", "status", "power"});
+          "host_tiers", "notes", "year", "year_source"});
   const std::string format = c.string("format");
   if (format != "chalk-hardware/1") throw InputError(c.field("format"), "unknown format '" + format + "'; expected chalk-hardware/1");
   SystemSpec s;
@@ -19,6 +20,11 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   s.source = c.string("source");
   s.date = c.string("date");
   if (auto status = c.opt_string("status")) s.status = parse_system_status(*status, c.field("status"));
+  if (auto year = c.opt_integer("year")) {
+    if (*year < 1990 || *year > 2100) throw InputError(c.field("year"), "must be a calendar year in 1990..2100, got " + std::to_string(*year));
+    s.year = static_cast<int>(*year);
+    s.year_source = c.string("year_source");
+  }
 
   const Obj chip = c.object("chip");
   chip.only({"name", "peak_tflop_per_s", "hbm_gb", "hbm_tb_per_s", "source"});

@@ -74,6 +74,11 @@ struct SystemSpec {
   std::string source;       ///< datasheets behind the entry
   std::string date;         ///< date of the newest source
   SystemStatus status = SystemStatus::shipping;  ///< announced: vendor keynote figures, not a datasheet
+  /// Year the system first shipped to customers (general availability), when the file
+  /// states it; `year_source` says where it comes from. Used by `chalk scaleup` to place
+  /// scale-up domains in time (lecture 40:32-45:52).
+  std::optional<int> year;
+  std::string year_source;
   ChipSpec chip;
   std::string chip_source;  ///< where the peaks and HBM figures come from (empty: see `source`)
   Efficiency efficiency;
