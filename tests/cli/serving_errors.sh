@@ -13,7 +13,7 @@ for sub in sweep balance window frontier modes plot; do
   expect_error "--acceptance: has no effect without --draft" serving $sub --acceptance 0.8
   expect_error "--sparse-top-k: must be >= 1 tokens read per query, got 0" serving $sub --sparse-top-k 0
   expect_error "--sparse-sqrt: must be a factor c in (0, 1e6]" serving $sub --sparse-sqrt -2
-  expect_error "--sparse-sqrt: must be a factor c in (0, 1e6] for c sqrt(S) tokens read, got inf" serving $sub --sparse-sqrt inf
+  expect_error "--sparse-sqrt: expected a finite number, got 'inf'" serving $sub --sparse-sqrt inf
   expect_error "--sparse-top-k: give one sparse-attention rule" serving $sub --sparse-top-k 2048 --sparse-sqrt 1
   expect_error "--acceptance" serving $sub --draft 1 --acceptance abc
 done
