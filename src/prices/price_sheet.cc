@@ -143,11 +143,12 @@ PriceSheet price_sheet_from_json(std::string_view text, const std::string& where
       // A long-context tier is a price step up: input strictly dearer than the tier below
       // (price inference reads the KV size from that step; a step of 0 or less has none),
       // output no cheaper.
-      if (!(t.input > below_input)) {
+      // (A negative base is validate()'s to name.)
+      if (below_input.value() > 0 && !(t.input > below_input)) {
         throw InputError(o.field("input_usd_per_mtok"), "a long-context tier must price input above the tier below (" +
                                                               num(to_usd_per_mtok(below_input)) + "), got " + num(to_usd_per_mtok(t.input)));
       }
-      if (t.output < below_output) {
+      if (below_output.value() > 0 && t.output < below_output) {
         throw InputError(o.field("output_usd_per_mtok"), "a long-context tier must not price output below the tier below (" +
                                                                num(to_usd_per_mtok(below_output)) + "), got " + num(to_usd_per_mtok(t.output)));
       }

@@ -35,7 +35,7 @@ done
 expect_error "--batch: 131072 batches x 72 replica sizes is more than 8,000,000 points" serving frontier --batch 1,131072 --every-integer
 for sub in modes plot; do
   expect_error "--speed-multiple: must be positive, got 0" serving $sub --speed-multiple 0
-  expect_error "--speed-multiple: expected a comma list of numbers, got '2.5,x'" serving $sub --speed-multiple 2.5,x
+  expect_error "--speed-multiple: expected a finite number, got 'x'" serving $sub --speed-multiple 2.5,x
   expect_error "--price-multiple: must be positive, got -6" serving $sub --price-multiple -6
   expect_error "--price-multiple: expected a comma list of numbers, got ''" serving $sub --price-multiple ''
   expect_error "--baseline-tok-per-s-per-user: must be positive, got -1" serving $sub --baseline-tok-per-s-per-user -1
