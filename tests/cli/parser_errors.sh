@@ -58,7 +58,7 @@ expect_error "--batch: expected an integer, got '8k'" decode --batch 1:8k
 expect_error "--chips: expected an integer, got '0x10'" decode --chips 0x10
 expect_error "--price-usd-per-chip-hour: expected a finite number, got 'inf'" decode --price-usd-per-chip-hour inf
 expect_error "--matmul-efficiency: expected a finite number, got 'nan'" decode --matmul-efficiency nan
-expect_error "--speed-multiple: expected a finite number, got '2x'" serving frontier -m llama-3.1-8b -H h100-sxm --speed-multiple 2x
+expect_error "--speed-multiple: expected a finite number, got '2x'" serving modes -m llama-3.1-8b -H h100-sxm --speed-multiple 2x
 expect_error "--active-params" prices infer gemini-1.5-pro --active-params 0x1p3
 # The same rule for a sheet given as flags: the tier's multipliers raise the price.
 expect_error "--long-context-input-multiplier: must be above 1" \
