@@ -92,7 +92,7 @@ void strict_numbers(CLI::App& app) {
     if (!integer && type != "FLOAT") continue;
     // Validators run on each string before CLI11 converts it; a non-empty return fails
     // the parse (exit 2, "chalk: error: --flag: ...").
-    opt->check(CLI::Validator(
+    opt->transform(CLI::Validator(  // transform: first, and may rewrite the string (check() gets a copy)
         [integer, name = opt->get_name()](std::string& s) -> std::string {
           try {
             // CLI11 converts integers with strtoll base 0, reading "010" as octal 8: hand

@@ -20,7 +20,9 @@ class PathTracker {
       case E::object_start:
       case E::array_start:
         if (depth >= max_json_depth) {
-          throw InputError(where + ": " + path(), "JSON nested deeper than " + std::to_string(max_json_depth) +
+          std::string field = path();  // the field holding the deep value, without its [0][0]...
+          while (!field.empty() && field.back() == ']') field.erase(field.rfind('['));
+          throw InputError(field.empty() ? where : where + ": " + field, "JSON nested deeper than " + std::to_string(max_json_depth) +
                                                       " levels; chalk's formats nest at most 4");
         }
         frames_.push_back({event == E::array_start, "", 0});

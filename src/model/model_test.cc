@@ -202,7 +202,7 @@ TEST(Validate, RejectsImpossibleShapes) {
     validate(m, "cfg");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "cfg: hidden_size: must be a positive integer, got 0");
+    EXPECT_STREQ(e.what(), "cfg: hidden_size: must be in 1..1048576, got 0");
   }
 }
 

@@ -138,6 +138,20 @@ PriceSheet price_sheet_from_json(std::string_view text, const std::string& where
       t.input = *price_or_multiple(o, "input", s.input, true);
       t.output = *price_or_multiple(o, "output", s.output, true);
       t.cache_read = price_or_multiple(o, "cache_read", base_read, false, "cache_multiplier");
+      const UsdPerToken below_input = i == 0 ? s.input : s.long_context.back().input;
+      const UsdPerToken below_output = i == 0 ? s.output : s.long_context.back().output;
+      // A long-context tier is a price step up: input strictly dearer than the tier below
+      // (price inference reads the KV size from that step; a step of 0 or less has none),
+      // output no cheaper.
+      // (A negative base is validate()'s to name.)
+      if (below_input.value() > 0 && !(t.input > below_input)) {
+        throw InputError(o.field("input_usd_per_mtok"), "a long-context tier must price input above the tier below (" +
+                                                              num(to_usd_per_mtok(below_input)) + "), got " + num(to_usd_per_mtok(t.input)));
+      }
+      if (below_output.value() > 0 && t.output < below_output) {
+        throw InputError(o.field("output_usd_per_mtok"), "a long-context tier must not price output below the tier below (" +
+                                                               num(to_usd_per_mtok(below_output)) + "), got " + num(to_usd_per_mtok(t.output)));
+      }
       s.long_context.push_back(t);
     }
   }
@@ -223,7 +237,6 @@ void validate(const PriceSheet& s, const std::string& where) {
   positive(s.input, "input_usd_per_mtok");
   positive(s.output, "output_usd_per_mtok");
   int64_t previous = 0;
-  UsdPerToken below_input = s.input, below_output = s.output;  // the tier below: base prices first
   for (size_t i = 0; i < s.long_context.size(); ++i) {
     const auto& t = s.long_context[i];
     const std::string p = "long_context[" + std::to_string(i) + "].";
@@ -239,19 +252,6 @@ void validate(const PriceSheet& s, const std::string& where) {
     positive(t.input, p + "input_usd_per_mtok");
     positive(t.output, p + "output_usd_per_mtok");
     non_negative(t.cache_read, p + "cache_read_usd_per_mtok");
-    // A long-context tier is a price step up: input strictly dearer than the tier below
-    // (price inference reads the KV size from that step; a step of 0 or less has none),
-    // output no cheaper.
-    if (!(t.input > below_input)) {
-      throw InputError(field(p + "input_usd_per_mtok"), "a long-context tier must price input above the tier below (" +
-                                                            num(to_usd_per_mtok(below_input)) + "), got " + num(to_usd_per_mtok(t.input)));
-    }
-    if (t.output < below_output) {
-      throw InputError(field(p + "output_usd_per_mtok"), "a long-context tier must not price output below the tier below (" +
-                                                             num(to_usd_per_mtok(below_output)) + "), got " + num(to_usd_per_mtok(t.output)));
-    }
-    below_input = t.input;
-    below_output = t.output;
   }
   non_negative(s.cache.read, "cache.read_usd_per_mtok");
   double previous_s = 0;

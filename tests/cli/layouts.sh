@@ -25,7 +25,7 @@ expect_error "--prompt: steady-state serving needs both" layouts --prompt 0 --ou
 expect_error "not expected: 8 --tp" layouts --tp 8   # the layout is what layouts searches
 expect_error "--chips: Value -1 not in range 1 to 1048576" layouts --chips -1
 expect_error "--chips: Value 0 not in range 1 to 1048576" layouts -n 0
-expect_error "--batch: Value 0.5 not in range" layouts -b 0.5
+expect_error "--batch: expected an integer, got '0.5'" layouts -b 0.5
 expect_error "--batch: the latency objective compares layouts at one batch" layouts --objective latency -b 0
 expect_error "--matmul-efficiency: must be a fraction in (0, 1]" layouts --matmul-efficiency 1.5
 expect_error "--compute: H100 SXM has no dense fp4 matmul rate" layouts -H h100-sxm --compute fp4

@@ -45,8 +45,8 @@ expect_error "--active-params: needs low <= value <= high" prices infer gemini-1
 expect_error "--active-params: expected VALUE or LOW:VALUE:HIGH" prices infer gemini-1.5-pro --active-params lots
 expect_error "--flops-per-byte: must be positive" prices infer gemini-1.5-pro --flops-per-byte 0
 expect_error "--attention-flops-per-kv-byte: must stay below" prices infer gemini-1.5-pro --attention-flops-per-kv-byte 400
-expect_error "--step-budget-ms: must be positive" prices infer gemini-1.5-pro --step-budget-ms -5
-expect_error "--base-batch: must be >= 0" prices infer claude-opus-4.6 --base-batch -1
+expect_error "--step-budget-ms: must be in (0, 1e9]" prices infer gemini-1.5-pro --step-budget-ms -5
+expect_error "--base-batch: must be in 0..16777216" prices infer claude-opus-4.6 --base-batch -1
 expect_error "unknown model 'llama-9'" prices infer gemini-1.5-pro --model llama-9
 expect_error "--price-usd-per-chip-hour: gb300-nvl72 has no public price" prices forward --hardware gb300-nvl72
 expect_error "--utilisation: must be a fraction in (0, 1], got 0" prices forward --utilisation 0
