@@ -43,8 +43,8 @@ TEST(PriceForward, LlamaSeventyBOnEightH100) {
 
 TEST(PriceForward, KvComputeCrossoverMatchesTheClosedForm) {
   // Per decode token: compute (2N + a S) / F, KV fetch S kv / W; equal at
-  // S* = 2N / (kv F/W - a). Llama 3.1 70B on 8 H100: 139.0e9 / (327,680 x 272.6 - 2.62e6)
-  // = 1,603.
+  // S* = 2N / (kv (F/W - a)), a per KV byte; here a per token = a x kv = 2.62e6 FLOPs.
+  // Llama 3.1 70B on 8 H100: 139.0e9 / (327,680 x 272.6 - 2.62e6) = 1,603.
   const Deployment d = deploy("llama-3.1-70b", "h100-sxm", 8);
   double kv = 0, a = 0;
   for (const auto& g : d.attention) {
@@ -112,7 +112,11 @@ TEST_P(PriceRoundTrip, InverseRecoversKvAndBounds) {
     kv_sum += g.layers * g.kv_bytes_per_token;
     attention += g.layers * g.decode_flops_per_attended;
   }
-  const double att = attention / kv_sum;  // GQA in bf16: 2 x query heads per KV head
+  const double att = attention / kv_sum;
+  // GQA in bf16: a = 4 h d_h FLOPs / (2 g d_h x 2 bytes) = h / g, query heads per KV head
+  // (Llama 3.1 8B 32/8, 70B 64/8, Qwen3 32B 64/8, 405B 128/8), not twice that.
+  const auto& a0 = d.model.groups.front().attention;
+  EXPECT_DOUBLE_EQ(att, static_cast<double>(a0.n_heads) / static_cast<double>(a0.n_kv_heads));
   a.attention_flops_per_kv_byte = {FlopsPerByte(att), FlopsPerByte(att), FlopsPerByte(att)};
   a.active_params = {n, n, n};
   a.flops_per_byte = {FlopsPerByte(fw), FlopsPerByte(fw), FlopsPerByte(fw)};

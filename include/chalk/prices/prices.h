@@ -152,8 +152,9 @@ struct InferenceAssumptions {
   /// F/W: the chip's FLOP/s per byte/s of HBM (H100 bf16 295, GB200 bf16 313, fp8 twice).
   Estimate<FlopsPerByte> flops_per_byte{FlopsPerByte(300), FlopsPerByte(200), FlopsPerByte(600)};
   /// a: attention FLOPs per KV byte attended (QK^T and softmax x V), which the lecture drops
-  /// (1:51:23, "as an approximation I chose to remove it"). GQA in bf16: 2 x query heads
-  /// per KV head (Llama 3.1 8B: 4; 70B: 8; 405B: 16); MLA absorbed: ~242. Must stay below F/W.
+  /// (1:51:23, "as an approximation I chose to remove it"). GQA in bf16: query heads per
+  /// KV head, h / g (4 h d_h FLOPs per 2 g d_h x 2 bytes: Llama 3.1 8B 32/8 = 4; 70B 8; 405B
+  /// 16); MLA absorbed: 2 x 128 x (576 + 512) / (576 x 2) = 242. Must stay below F/W.
   Estimate<FlopsPerByte> attention_flops_per_kv_byte{FlopsPerByte(0), FlopsPerByte(0), FlopsPerByte(16)};
   /// Weight bytes one decode step reads (all experts touched at large batch): ~500 GB for
   /// a frontier MoE in fp8 (DeepSeek-V3: 671 GB), 100 GB (a dense 50B model in bf16) to 2 TB.
