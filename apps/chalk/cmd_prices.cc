@@ -78,6 +78,9 @@ void register_prices(CLI::App& app, Action& run) {
   f->add_option("-b,--batch", forward.batch, "Decode batch (default 0 = cost-optimal)")->capture_default_str();
   f->add_option("-s,--context", forward.context, "Decode context, tokens")->capture_default_str();
   f->add_option("--prompt", forward.prompt, "Prompt tokens of the prefill that prices input")->capture_default_str();
+  f->add_option("--prefill-batch", forward.prefill_batch,
+                "Prompts in the prefill that prices input (default 0 = one per data-parallel attention group, filling the layout)")
+      ->capture_default_str();
   f->add_option("--utilisation", forward.utilisation, "Billable fraction of chip time (0, 1]")->capture_default_str();
   f->add_option("--margin", forward.margin, "Gross margin [0, 1): price = cost / (utilisation (1 - margin))")->capture_default_str();
   f->add_option("--compare", forward.compare, "A price sheet to set beside (name or path)");

@@ -355,7 +355,12 @@ std::vector<InferenceFigure> inference_figures(const PriceInference& p);
 struct ForwardAssumptions {
   int64_t decode_batch = 0;            ///< 0 = cost_optimal_decode_batch
   int64_t decode_context_tokens = 4096;  ///< S of the decode step
-  int64_t prompt_tokens = 4096;        ///< one prefill of this many tokens prices input
+  int64_t prompt_tokens = 4096;        ///< each prefilled prompt has this many tokens
+  /// Prompts prefilled in the step that prices input; 0 = fill the layout: one per
+  /// data-parallel attention group with mechanisms (n / tp_attention; every chip when KV is
+  /// split by batch), else 1. A single prompt on a data-parallel layout leaves every other
+  /// rank idle while the replica's n chips are billed.
+  int64_t prefill_batch = 0;
   double utilisation = 0.5;            ///< billable fraction of chip time, (0, 1]
   double gross_margin = 0.5;           ///< price = cost / (utilisation (1 - margin)), [0, 1)
 };
@@ -367,6 +372,7 @@ struct ForwardPrices {
   ForwardAssumptions assumptions;
   double markup = 1;  ///< 1 / (utilisation (1 - gross_margin))
   int64_t decode_batch = 0;
+  int64_t prefill_batch = 1;  ///< prompts in the prefill step that prices input
   DecodeStep decode;
   PrefillStep prefill;
   BytesPerToken kv_bytes_per_token;  ///< the model's, at decode_context_tokens
@@ -384,8 +390,10 @@ struct ForwardPrices {
 /// Forward prices (DESIGN.md section 1: cost per token = n price t_step / B):
 /// input = n price t_prefill(1, P) / P, output = n price t_step(B, S) / B,
 /// cache read = n price (kv / (n W eff)), storage = price / HBM capacity x kv, each times
-/// markup. Throws InputError when the system has no price ("--price-usd-per-chip-hour"),
-/// or for out-of-range assumptions.
+/// markup. Input uses a prefill of prefill_batch prompts (default: one per data-parallel
+/// attention group, so the layout is full). Throws InputError when the system has no price
+/// ("--price-usd-per-chip-hour"), when the weights do not fit in the replica's HBM (no
+/// price for a deployment that cannot run: "--chips"), or for out-of-range assumptions.
 ForwardPrices forward_prices(const Deployment& d, const ForwardAssumptions& a);
 
 /// The context S* where decode_step(d, 1, S) has t_kv = t_compute; empty if none below 2^34.
