@@ -19,6 +19,7 @@ struct LayoutsArgs {
   int64_t context = 4096;
   int64_t batch = -1;  ///< -1 = not given
   int64_t prompt = 0, output_tokens = 0;
+  bool context_given = false;
   std::string objective = "throughput";
   bool all = false;
 };
@@ -69,6 +70,16 @@ void run_layouts(const LayoutsArgs& a) {
   q.context = a.context;
   q.prompt = a.prompt;
   q.output = a.output_tokens;
+  if (q.prompt > 0 && q.output > 0) {
+    // Steady state: the decode sequences sit at every point of their output, so the step
+    // reads the workload's mean context, not the single-request default.
+    const int64_t mean = steady_state_context(q.prompt, q.output);
+    if (a.context_given && a.context != mean) {
+      throw InputError("--context", "steady-state serving reads the mean context prompt + output / 2 = " + std::to_string(mean) +
+                                        ", got " + std::to_string(a.context) + "; drop --context or give " + std::to_string(mean));
+    }
+    q.context = mean;
+  }
   if (a.objective == "throughput") {
     q.objective = LayoutObjective::throughput;
   } else if (a.objective == "latency") {
@@ -141,7 +152,9 @@ void register_layouts(CLI::App& app, Action& run) {
   static LayoutsArgs a;
   auto* cmd = app.add_subcommand("layouts", "Rank the parallel layouts (TP, EP, data-parallel attention, replicas) of a model on n chips");
   add_deployment_options(*cmd, a.deployment, /*layout_flags=*/false);
-  cmd->add_option("-s,--context", a.context, "Tokens in each sequence's KV cache")->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  cmd->add_option("-s,--context", a.context,
+                  "Tokens in each sequence's KV cache (default 4096; with --prompt and --output the steady state's mean, "
+                  "prompt + output / 2)")->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   cmd->add_option("-b,--batch", a.batch,
                   "Sequences over all chips, split over the replicas (default: throughput, each replica's largest that fits; "
                   "latency, 1)")
@@ -152,7 +165,10 @@ void register_layouts(CLI::App& app, Action& run) {
   cmd->add_option("--objective", a.objective, "Rank by throughput (tok/s per chip) or latency (step time)")->capture_default_str();
   cmd->add_flag("--all", a.all, "Also list the layouts that do not fit, with the reason (--json and --csv always do)");
   add_output_options(*cmd, a.output);
-  cmd->callback([&run] { run = [] { run_layouts(a); }; });
+  cmd->callback([&run, cmd] {
+    a.context_given = cmd->count("--context") > 0;
+    run = [] { run_layouts(a); };
+  });
 }
 
 }  // namespace chalk::cli

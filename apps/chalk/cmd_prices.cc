@@ -58,7 +58,7 @@ void register_prices(CLI::App& app, Action& run) {
   i->add_option("--active-params", af.active_params, "N_active (default 25e9:50e9:100e9; lecture 1:35:47)");
   i->add_option("--flops-per-byte", af.flops_per_byte, "Chip F/W, FLOP/s per byte/s of HBM (default 200:300:600)");
   i->add_option("--attention-flops-per-kv-byte", af.attention,
-                "Attention FLOPs per KV byte attended; 0 drops them as the lecture does (default 0:0:16; GQA bf16: 2 x q heads per KV head)");
+                "Attention FLOPs per KV byte attended; 0 drops them as the lecture does (default 0:0:16; GQA bf16: query heads per KV head)");
   i->add_option("--weights-gb", af.weights_gb, "Weight GB one decode step reads (default 100:500:2000)");
   i->add_option("--decode-context", af.decode_context, "Mean context of a decode step, tokens (default 1024:4096:16384)");
   i->add_option("--kv-bytes-per-token", af.kv_bytes_per_token, "KV bytes per token when the sheet has no price step (default 1000:1667:4000)");
@@ -78,6 +78,9 @@ void register_prices(CLI::App& app, Action& run) {
   f->add_option("-b,--batch", forward.batch, "Decode batch (default 0 = cost-optimal)")->capture_default_str();
   f->add_option("-s,--context", forward.context, "Decode context, tokens")->capture_default_str();
   f->add_option("--prompt", forward.prompt, "Prompt tokens of the prefill that prices input")->capture_default_str();
+  f->add_option("--prefill-batch", forward.prefill_batch,
+                "Prompts in the prefill that prices input (default 0 = one per data-parallel attention group, filling the layout)")
+      ->capture_default_str();
   f->add_option("--utilisation", forward.utilisation, "Billable fraction of chip time (0, 1]")->capture_default_str();
   f->add_option("--margin", forward.margin, "Gross margin [0, 1): price = cost / (utilisation (1 - margin))")->capture_default_str();
   f->add_option("--compare", forward.compare, "A price sheet to set beside (name or path)");

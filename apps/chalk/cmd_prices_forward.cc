@@ -17,6 +17,7 @@ void run_forward(const ForwardArgs& a) {
   fa.decode_batch = a.batch;
   fa.decode_context_tokens = a.context;
   fa.prompt_tokens = a.prompt;
+  fa.prefill_batch = a.prefill_batch;
   fa.utilisation = a.utilisation;
   fa.gross_margin = a.margin;
   const ForwardPrices f = forward_prices(d, fa);
@@ -46,6 +47,7 @@ void run_forward(const ForwardArgs& a) {
     j["forward"] = {{"decode_batch", f.decode_batch},
                     {"decode_context_tokens", a.context},
                     {"prompt_tokens", a.prompt},
+                    {"prefill_batch", f.prefill_batch},
                     {"utilisation", a.utilisation},
                     {"gross_margin", a.margin},
                     {"markup", f.markup},
@@ -64,7 +66,8 @@ void run_forward(const ForwardArgs& a) {
   std::cout << fmt::format("decode      batch {} at context {}: step {} ms, {}-bound{}\n", f.decode_batch, a.context,
                            format_number(to_ms(f.decode.t_step), 4), to_string(f.decode.bound),
                            f.memory_fits ? "" : " (DOES NOT FIT in HBM)");
-  std::cout << fmt::format("prefill     {} tokens: {} ms, {}-bound\n", a.prompt, format_number(to_ms(f.prefill.t_step), 4), to_string(f.prefill.bound));
+  std::cout << fmt::format("prefill     {} x {} tokens: {} ms, {}-bound\n", f.prefill_batch, a.prompt, format_number(to_ms(f.prefill.t_step), 4),
+                           to_string(f.prefill.bound));
   std::cout << fmt::format("markup      x{} = 1 / (utilisation {} x (1 - margin {}))\n\n", format_number(f.markup, 4),
                            format_number(a.utilisation, 3), format_number(a.margin, 3));
   print_table(std::cout, t);

@@ -48,7 +48,7 @@ struct InferArgs {
 
 struct ForwardArgs {
   DeploymentArgs deployment;
-  int64_t batch = 0, context = 4096, prompt = 4096;
+  int64_t batch = 0, context = 4096, prompt = 4096, prefill_batch = 0;
   double utilisation = 0.5, margin = 0.5;
   std::string compare;
   OutputArgs output;

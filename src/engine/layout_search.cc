@@ -73,6 +73,12 @@ std::vector<std::pair<ParallelLayout, std::string>> layouts_for(const ModelSpec&
 
 }  // namespace
 
+int64_t steady_state_context(int64_t prompt, int64_t output) {
+  if (prompt < 0) throw InputError("--prompt", "must be >= 0, got " + std::to_string(prompt));
+  if (output < 0) throw InputError("--output", "must be >= 0, got " + std::to_string(output));
+  return prompt + output / 2;
+}
+
 std::string_view to_string(LayoutObjective o) { return o == LayoutObjective::throughput ? "throughput" : "latency"; }
 
 std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,

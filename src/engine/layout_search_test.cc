@@ -157,3 +157,20 @@ TEST(LayoutSearch, RejectsBadQueries) {
 
 }  // namespace
 }  // namespace chalk
+
+namespace chalk {
+namespace {
+
+TEST(LayoutSearch, SteadyStateReadsTheMeanContext) {
+  // Requests of 1,024 prompt and 1,024 output tokens: the running sequences are spread
+  // evenly over their outputs, so a decode step reads 1,024 + 1,024 / 2 = 1,536 tokens of
+  // KV each, not the single-request default of 4,096 (2.7x the KV read).
+  EXPECT_EQ(steady_state_context(1024, 1024), 1536);
+  EXPECT_EQ(steady_state_context(512, 290), 657);  // MLPerf v4.1 Llama 2 70B offline
+  EXPECT_EQ(steady_state_context(0, 0), 0);
+  EXPECT_THROW(steady_state_context(-1, 10), InputError);
+  EXPECT_THROW(steady_state_context(10, -1), InputError);
+}
+
+}  // namespace
+}  // namespace chalk

@@ -184,8 +184,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, bool allow_ov
   double expert_flops = 0;
   Bytes expert_bytes;
   for (const auto& g : dep.moe) {
-    const double touched = expected_experts_touched(g.n_experts, g.top_k, tokens);
-    const double on_busiest = experts_on_busiest_chip(g.n_experts, touched, d(L.ep));
+    const double on_busiest = busiest_chip_experts(g.routing, tokens, L.ep);
     expert_bytes += g.bytes_per_expert * (g.layers * on_busiest / d(L.tp_expert));
     const double assignments = tokens * g.top_k;
     const double bins = std::min(d(L.ep), g.n_experts);
@@ -209,7 +208,8 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, bool allow_ov
                              s.prefill_sequences * (attended(s.prefix + s.prompt, a.window));
     kv_total += a.layers * a.kv_bytes_per_token * kv_tokens / split * core_share;
     core_flops += a.layers * (s.decode_sequences * q_attention * a.decode_flops_per_attended * attended(s.context, a.window) +
-                              s.prefill_sequences * a.prefill_flops_per_attended * causal_attended_sum(s.prefix, s.prompt, a.window));
+                              s.prefill_sequences * (a.prefill_flops_per_attended * causal_attended_sum(s.prefix, s.prompt, a.window) +
+                                                     mla_prefix_flops(spec, s.prompt, attended(s.prefix, a.window))));
   }
   const Seconds t_core = op(core_flops / n * core_share, attention_rate, Bytes(kv_total), kv_rate, true);
 

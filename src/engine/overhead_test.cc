@@ -229,8 +229,10 @@ TEST(Overhead, ReproducesSglangTwoBatchOverlapAblation) {
   EXPECT_NEAR(serial / 12929, 1.0, 0.05);
   // With overlap the step is the compute path, which streams every layer's weights once
   // per micro-batch, plus the combine traffic that outlasts the other micro-batch's
-  // attention core (1.8 ms): 16,236 tok/s per node, 7.5% under the measured 17,552.
-  EXPECT_NEAR(tbo / 17552, 0.925, 0.01);
+  // attention core (1.8 ms): 16,020 tok/s per node, 8.7% under the measured 17,552. (With
+  // experts whole, the busiest of 72 chips reads ceil(256/72) = 4 experts per layer, not
+  // 3.556: 16,236 before.)
+  EXPECT_NEAR(tbo / 17552, 0.913, 0.01);
   EXPECT_EQ(two.governs, "compute");
   EXPECT_NEAR(two.t_weights.value(), 2 * one.t_weights.value(), 1e-12);
   EXPECT_NEAR(two.weight_bytes_per_chip.value(), 2 * one.weight_bytes_per_chip.value(), 1);

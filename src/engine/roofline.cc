@@ -40,7 +40,7 @@ WeightRead weights_touched(const Deployment& dep, double tokens) {
   bool first = true;
   for (const auto& g : dep.moe) {
     const double touched = expected_experts_touched(g.n_experts, g.top_k, tokens);
-    const double busiest = experts_on_busiest_chip(g.n_experts, touched, n);
+    const double busiest = busiest_chip_experts(g.routing, tokens, dep.n_chips);
     if (first) {
       w.touched = touched;
       w.on_busiest = busiest;
@@ -181,7 +181,8 @@ Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     ag.kv_bytes_per_token = kv_elems * kv_bytes;
     dep.attention.push_back(ag);
     if (g.ffn.kind == FfnKind::moe) {
-      Deployment::MoeGroup mg{d(g.count), d(g.ffn.n_experts), d(g.ffn.top_k), expert_bytes(m, g, dep.weights.experts)};
+      Deployment::MoeGroup mg{d(g.count), d(g.ffn.n_experts), d(g.ffn.top_k), expert_bytes(m, g, dep.weights.experts),
+                              ExpertRouting{g.ffn.n_experts, g.ffn.top_k, g.ffn.n_group, g.ffn.topk_group}};
       dep.weight_bytes_always -= mg.bytes_per_expert * (mg.layers * mg.n_experts);
       dep.moe.push_back(mg);
     }
@@ -280,6 +281,7 @@ PrefillStep prefill_step(const Deployment& dep, int64_t batch, int64_t prompt, i
   double attn = 0, kv_read = 0, kv_written = 0;
   for (const auto& g : dep.attention) {
     attn += g.layers * g.prefill_flops_per_attended * causal_attended_sum(prefix, prompt, g.window);
+    attn += g.layers * mla_prefix_flops(dep.model.groups[&g - dep.attention.data()].attention, prompt, attended(prefix, g.window));
     kv_read += g.layers * g.kv_bytes_per_token * attended(prefix, g.window);
     kv_written += g.layers * g.kv_bytes_per_token * (attended(prefix + prompt, g.window) - attended(prefix, g.window));
   }

@@ -153,6 +153,31 @@ TEST(Properties, OneExpertMoeEqualsTheDenseModel) {
   }
 }
 
+TEST(Prefill, MlaUpProjectsTheCachedLatents) {
+  // DeepSeek-V3 on 8 H100, 8 prompts of 1,024 after a cached prefix of 31,744. MLA caches
+  // 512-wide latents; prefill attention over per-head K (nope 128) and V (128) needs each
+  // cached latent up-projected: 2 x 512 x 128 x (128 + 128) = 33,554,432 FLOPs per cached
+  // token and layer. The absorbed form would instead cost 2 x 128 x (576 + 512) - 2 x 128 x
+  // (192 + 128) = 196,608 more per query and cached token: x 1,024 = 201.3 MFLOP, so the
+  // up-projection is the engine's choice here, and the absorbed form below 171 new tokens.
+  const ModelSpec m = load_model("deepseek-v3");
+  const AttentionSpec& a = m.groups.front().attention;
+  EXPECT_DOUBLE_EQ(mla_prefix_flops(a, 1024, 31744), 31744 * 33554432.0);
+  EXPECT_DOUBLE_EQ(mla_prefix_flops(a, 100, 31744), 31744 * 100 * 196608.0);
+  EXPECT_DOUBLE_EQ(mla_prefix_flops(a, 1024, 0), 0.0);
+  const Deployment d = deploy("deepseek-v3", "h100-sxm", 8);
+  const PrefillStep s = prefill_step(d, 8, 1024, 31744);
+  // The rest: 2 N_active x 1,024 + 61 layers x 2 x 128 x (192 + 128) = 81,920 per attended
+  // token x (1,024 x 31,744 + 1,024 x 1,025 / 2) per sequence.
+  const double rest = 2 * d.params.active_matmul() * 1024 + 61 * 81920.0 * (1024.0 * 31744 + 1024.0 * 1025 / 2);
+  const double extra = 61 * 31744 * 33554432.0;  // 6.497e13 per sequence
+  EXPECT_NEAR(s.flops.value(), 8 * (rest + extra), 8 * (rest + extra) * 1e-12);
+  // It was 21% low without the up-projection: extra / rest = 0.27.
+  EXPECT_NEAR(extra / rest, 0.27, 0.02);
+  // No cached prefix, no extra; a GQA model, none either.
+  EXPECT_DOUBLE_EQ(mla_prefix_flops(load_model("llama-3.1-70b").groups.front().attention, 1024, 31744), 0.0);
+}
+
 TEST(Properties, PrefillIsComputeBoundForLongPrompts) {
   const Deployment d = deploy("llama-3.1-70b", "h100-sxm", 8);
   EXPECT_EQ(prefill_step(d, 1, 8192).bound, Bound::compute);

@@ -10,8 +10,7 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   const auto j = detail::parse_json(text, where);
   const Obj c(j, where + ": ");
   c.only({"format", "name", "description", "source", "date", "chip", "efficiency", "scale_up", "scale_out", "price",
-          "host_tiers", "notes", "status", "power"});
-          "host_tiers", "notes", "year", "year_source"});
+          "host_tiers", "notes", "status", "power", "year", "year_source"});
   const std::string format = c.string("format");
   if (format != "chalk-hardware/1") throw InputError(c.field("format"), "unknown format '" + format + "'; expected chalk-hardware/1");
   SystemSpec s;

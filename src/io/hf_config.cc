@@ -84,7 +84,7 @@ void push_layer(ModelSpec& m, const AttentionSpec& a, const FfnSpec& f) {
   auto same_ffn = [](const FfnSpec& x, const FfnSpec& y) {
     return x.kind == y.kind && x.d_ff == y.d_ff && x.gated == y.gated && x.bias == y.bias && x.n_experts == y.n_experts &&
            x.top_k == y.top_k && x.n_shared_experts == y.n_shared_experts && x.d_shared_expert == y.d_shared_expert &&
-           x.router_bias == y.router_bias;
+           x.router_bias == y.router_bias && x.n_group == y.n_group && x.topk_group == y.topk_group;
   };
   for (auto& g : m.groups) {
     if (same_attn(g.attention, a) && same_ffn(g.ffn, f)) {
@@ -210,6 +210,13 @@ ModelSpec deepseek_like(const Obj& c, const std::string& name, const std::string
   moe.n_shared_experts = c.opt_integer_in("n_shared_experts", 0, heads).value_or(0);
   moe.d_shared_expert = moe.d_ff;  // DeepseekV3MoE: shared MLP width = moe_intermediate_size x n_shared
   moe.router_bias = c.opt_string("topk_method").value_or("") == "noaux_tc";  // e_score_correction_bias
+  // Group-limited routing: DeepSeek-V2's "group_limited_greedy" and V3's "noaux_tc" pick
+  // topk_group of n_group groups first (HF modeling_deepseek.py MoEGate); "greedy" does not.
+  const std::string method = c.opt_string("topk_method").value_or("");
+  if (method == "group_limited_greedy" || method == "noaux_tc") {
+    moe.n_group = c.opt_integer_in("n_group", 1, heads).value_or(1);
+    moe.topk_group = c.opt_integer_in("topk_group", 1, heads).value_or(moe.n_group);
+  }
   const int64_t n = layer_count(c);
   const int64_t first_dense = c.opt_integer_in("first_k_dense_replace", 0, n).value_or(0);
   const int64_t freq = c.opt_integer_in("moe_layer_freq", 1, n).value_or(1);

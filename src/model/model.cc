@@ -69,6 +69,14 @@ double attention_flops_per_attended(const AttentionSpec& a, bool absorbed_mla) {
 
 
 
+double mla_prefix_flops(const AttentionSpec& a, int64_t prompt, double cached) {
+  if (a.kind != AttentionKind::mla || cached <= 0 || prompt <= 0) return 0;
+  const double h = d(a.n_heads);
+  const double up = 2 * d(a.kv_lora_rank) * h * d(a.head_dim - a.qk_rope_head_dim + a.v_head_dim);
+  const double absorbed_extra = attention_flops_per_attended(a, true) - attention_flops_per_attended(a, false);
+  return cached * std::min(up, d(prompt) * std::max(0.0, absorbed_extra));
+}
+
 int64_t n_layers(const ModelSpec& m) {
   int64_t n = 0;
   for (const auto& g : m.groups) n += g.count;
@@ -156,6 +164,7 @@ Flops prefill_flops(const ModelSpec& m, int64_t prompt, int64_t prefix) {
   for (const auto& g : m.groups) {
     f += d(g.count) * attention_flops_per_attended(g.attention, false) *
          causal_attended_sum(prefix, prompt, g.attention.sliding_window);
+    f += d(g.count) * mla_prefix_flops(g.attention, prompt, attended(prefix, g.attention.sliding_window));
   }
   return Flops(f);
 }
@@ -209,6 +218,14 @@ void validate(const ModelSpec& m, const std::string& where) {
         throw InputError(where + ": num_experts_per_tok", "must be <= the number of experts (" +
                                                               std::to_string(f.n_experts) + "), got " +
                                                               std::to_string(f.top_k));
+      }
+      if (f.n_group < 1 || f.n_experts % f.n_group != 0) {
+        throw InputError(where + ": n_group", "must be >= 1 and divide n_routed_experts (" + std::to_string(f.n_experts) +
+                                                  "), got " + std::to_string(f.n_group));
+      }
+      if (f.topk_group < 1 || f.topk_group > f.n_group || f.top_k > f.topk_group * (f.n_experts / f.n_group)) {
+        throw InputError(where + ": topk_group", "must be in 1..n_group (" + std::to_string(f.n_group) +
+                                                     ") with room for num_experts_per_tok, got " + std::to_string(f.topk_group));
       }
       in(f.n_shared_experts, 0, heads, "n_shared_experts");
       if (f.n_shared_experts > 0) in(f.d_shared_expert, 1, width, "shared expert width");

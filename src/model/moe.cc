@@ -2,6 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "chalk/base/error.h"
 
 namespace chalk {
 
@@ -41,11 +47,181 @@ double expected_max_load(double balls, double bins, double cap) {
   return std::max(sum, std::min(lambda, cap));
 }
 
-double experts_on_busiest_chip(double n_experts, double touched, double n_chips) {
-  if (touched <= 0 || n_experts <= 0) return 0;
-  if (n_chips >= n_experts) return n_experts / n_chips;  // a slice of one expert per chip
-  if (touched >= n_experts * (1 - 1e-9)) return n_experts / n_chips;  // all touched: every chip reads all its own
-  return expected_max_load(touched, n_chips, n_experts / n_chips);
+namespace {
+
+using Real = long double;
+
+double lchoose(int64_t n, int64_t k) {
+  return std::lgamma(static_cast<double>(n) + 1) - std::lgamma(static_cast<double>(k) + 1) -
+         std::lgamma(static_cast<double>(n - k) + 1);
+}
+
+/// First expert of each chip's block, and one past the last: chip i holds
+/// [start[i], start[i + 1]), floor(E/c) experts plus one on the first E mod c chips.
+std::vector<int64_t> block_starts(int64_t n_experts, int64_t n_chips) {
+  std::vector<int64_t> start(static_cast<std::size_t>(n_chips) + 1, 0);
+  const int64_t base = n_experts / n_chips, extra = n_experts % n_chips;
+  for (int64_t i = 0; i < n_chips; ++i) start[i + 1] = start[i] + base + (i < extra ? 1 : 0);
+  return start;
+}
+
+/// g[t] = E[max_i |S n B_i|] for S a uniform t-subset of the union of disjoint blocks of
+/// the given sizes: sum over m < max b of 1 - P(every block holds <= m of S), where the
+/// count of t-subsets with every block <= m is [x^t] prod_i sum_{j<=m} C(b_i, j) x^j.
+std::vector<double> conditional_max(const std::vector<int64_t>& blocks) {
+  int64_t total = 0, largest = 0;
+  for (const int64_t b : blocks) {
+    total += b;
+    largest = std::max(largest, b);
+  }
+  std::vector<Real> g(static_cast<std::size_t>(total) + 1, 0);
+  std::vector<Real> all(static_cast<std::size_t>(total) + 1);  // C(total, t)
+  for (int64_t t = 0; t <= total; ++t) all[t] = std::exp(static_cast<Real>(lchoose(total, t)));
+  std::vector<Real> poly, next;
+  for (int64_t m = 0; m < largest; ++m) {
+    poly.assign(1, 1);
+    for (const int64_t b : blocks) {
+      const int64_t top = std::min(m, b);
+      next.assign(poly.size() + static_cast<std::size_t>(top), 0);
+      Real c = 1;  // C(b, j)
+      for (int64_t j = 0; j <= top; ++j) {
+        for (std::size_t i = 0; i < poly.size(); ++i) next[i + j] += poly[i] * c;
+        c = c * static_cast<Real>(b - j) / static_cast<Real>(j + 1);
+      }
+      poly.swap(next);
+    }
+    for (int64_t t = 0; t <= total; ++t) {
+      const Real within = t < static_cast<int64_t>(poly.size()) ? poly[t] / all[t] : 0;
+      g[t] += 1 - std::min<Real>(within, 1);
+    }
+  }
+  return {g.begin(), g.end()};
+}
+
+/// The distribution of distinct items drawn after successive draws of k distinct of n
+/// (uniform): from t drawn, a draw adds j new with probability C(n-t, j) C(t, k-j) / C(n, k).
+struct DrawChain {
+  int64_t n = 0, k = 0;
+  std::vector<std::vector<double>> step;  // step[t][j]
+  std::vector<double> p;                  // P(t distinct) now
+  DrawChain(int64_t n_, int64_t k_) : n(n_), k(k_), step(static_cast<std::size_t>(n_) + 1), p(static_cast<std::size_t>(n_) + 1, 0) {
+    p[0] = 1;
+    const double all = lchoose(n, k);
+    for (int64_t t = 0; t <= n; ++t) {
+      step[t].assign(static_cast<std::size_t>(k) + 1, 0);
+      for (int64_t j = std::max<int64_t>(0, k - t); j <= std::min(k, n - t); ++j) {
+        step[t][j] = std::exp(lchoose(n - t, j) + lchoose(t, k - j) - all);
+      }
+    }
+  }
+  void advance() {
+    std::vector<double> q(p.size(), 0);
+    for (int64_t t = 0; t <= n; ++t) {
+      if (p[t] == 0) continue;
+      for (int64_t j = 0; j <= k && t + j <= n; ++j) q[t + j] += p[t] * step[t][j];
+    }
+    p.swap(q);
+  }
+  double expect(const std::vector<double>& g) const {
+    double s = 0;
+    for (std::size_t t = 0; t < p.size(); ++t) s += p[t] * g[t];
+    return s;
+  }
+};
+
+/// h[T] for T = 0, 1, ... until every expert is touched but for < 1e-15; see
+/// busiest_chip_experts.
+std::vector<double> busiest_table(const ExpertRouting& r, int64_t c) {
+  const int64_t E = r.n_experts, k = r.top_k;
+  const std::vector<int64_t> start = block_starts(E, c);
+  // Tokens after which P(some expert untouched) <= E (1 - k/E)^T < 1e-15.
+  const double miss = 1.0 - static_cast<double>(k) / static_cast<double>(E);
+  const int64_t t_max =
+      miss <= 0 ? 1 : static_cast<int64_t>(std::ceil((std::log(1e-15) - std::log(static_cast<double>(E))) / std::log(miss))) + 1;
+  std::vector<double> h{0.0};
+  const bool grouped = r.n_group > 1 && r.topk_group < r.n_group;
+  const int64_t G = grouped ? r.n_group : 1, kg = grouped ? r.topk_group : 1;
+  const int64_t size = E / G;
+  // For each number u of touched groups: the mean over u-subsets of groups of the
+  // conditional maximum given t touched experts among them, and its expert chain.
+  struct Level {
+    std::vector<double> g;
+    DrawChain chain;
+  };
+  std::vector<Level> levels;
+  for (int64_t u = kg; u <= G; ++u) {
+    std::vector<double> g(static_cast<std::size_t>(u * size) + 1, 0);
+    std::vector<int> pick(static_cast<std::size_t>(G), 0);
+    std::fill(pick.end() - u, pick.end(), 1);
+    double subsets = 0;
+    std::map<std::vector<int64_t>, double> structures;  // block sizes -> how many subsets
+    do {
+      std::vector<int64_t> blocks;
+      for (int64_t i = 0; i < c; ++i) {
+        int64_t in = 0;
+        for (int64_t e = start[i]; e < start[i + 1]; ++e) in += pick[e / size];
+        if (in > 0) blocks.push_back(in);
+      }
+      std::sort(blocks.begin(), blocks.end());
+      structures[blocks] += 1;
+      subsets += 1;
+    } while (std::next_permutation(pick.begin(), pick.end()));
+    for (const auto& [blocks, count] : structures) {
+      const std::vector<double> gs = conditional_max(blocks);
+      for (std::size_t t = 0; t < g.size(); ++t) g[t] += gs[t] * count / subsets;
+    }
+    levels.push_back({std::move(g), DrawChain(u * size, k)});
+  }
+  DrawChain groups(G, kg);
+  for (int64_t T = 1; T <= t_max; ++T) {
+    groups.advance();
+    double e = 0;
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+      levels[i].chain.advance();
+      e += groups.p[static_cast<std::size_t>(kg) + i] * levels[i].chain.expect(levels[i].g);
+    }
+    // Exact values rise with T to max block; clamp the last ulps of rounding so they do too.
+    h.push_back(std::min(std::max(e, h.back()), static_cast<double>(start[1] - start[0])));
+  }
+  return h;
+}
+
+}  // namespace
+
+double busiest_chip_experts(const ExpertRouting& r, double tokens, int64_t n_chips) {
+  const int64_t E = r.n_experts, k = r.top_k;
+  if (E < 1 || k < 1 || k > E) {
+    throw InputError("num_experts_per_tok", "must be in 1.." + std::to_string(E) + " with >= 1 expert, got " + std::to_string(k));
+  }
+  if (r.n_group < 1 || E % r.n_group != 0) {
+    throw InputError("n_group", "must be >= 1 and divide the " + std::to_string(E) + " experts, got " + std::to_string(r.n_group));
+  }
+  if (r.topk_group < 1 || r.topk_group > r.n_group || k > r.topk_group * (E / r.n_group)) {
+    throw InputError("topk_group", "must be in 1..n_group (" + std::to_string(r.n_group) + ") and leave room for top_k " +
+                                       std::to_string(k) + " experts, got " + std::to_string(r.topk_group));
+  }
+  if (n_chips < 1) throw InputError("--ep", "must be >= 1 chip, got " + std::to_string(n_chips));
+  if (!(tokens >= 0) || !std::isfinite(tokens)) throw InputError("tokens", "must be finite and >= 0, got " + std::to_string(tokens));
+  if (tokens == 0) return 0;
+  const double e = static_cast<double>(E), c = static_cast<double>(n_chips);
+  if (n_chips >= E) return e / c;  // each expert split over c / E chips: a slice
+  if (n_chips == 1) return expected_experts_touched(e, static_cast<double>(k), tokens);
+  bool grouped = r.n_group > 1 && r.topk_group < r.n_group;
+  if (grouped) {
+    for (int64_t u = r.topk_group; u <= r.n_group && grouped; ++u) grouped = lchoose(r.n_group, u) <= std::log(4096.0);
+  }
+  const ExpertRouting key_r{E, k, grouped ? r.n_group : 1, grouped ? r.topk_group : 1};
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>;
+  thread_local std::map<Key, std::vector<double>> cache;
+  const Key key{E, k, key_r.n_group, key_r.topk_group, n_chips};
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, busiest_table(key_r, n_chips)).first;
+  const std::vector<double>& h = it->second;
+  const double last = static_cast<double>(h.size() - 1);
+  if (tokens >= last) return std::ceil(e / c);  // every expert touched but for < 1e-15
+  const double lo = std::floor(tokens);
+  const auto i = static_cast<std::size_t>(lo);
+  return h[i] + (tokens - lo) * (h[i + 1] - h[i]);
 }
 
 }  // namespace chalk

@@ -38,6 +38,15 @@ int64_t first_true(int64_t lo, int64_t hi, P pred) {
   return hi;
 }
 
+/// Prompts that fill a layout's prefill: one per data-parallel attention group (each chip
+/// when KV is split by batch) with mechanisms, else 1 (the plain roofline shares any work
+/// evenly over the chips).
+int64_t layout_prefill_batch(const Deployment& d) {
+  if (!d.mechanisms.enabled) return 1;
+  const auto& L = d.mechanisms.layout;
+  return L.kv_sharded_by_batch ? d.n_chips : std::max<int64_t>(1, d.n_chips / std::max<int64_t>(1, L.tp_attention));
+}
+
 }  // namespace
 
 int64_t cost_optimal_decode_batch(const Deployment& d, int64_t context) {
@@ -135,8 +144,15 @@ ForwardPrices forward_prices(const Deployment& d, const ForwardAssumptions& a) {
   if (a.decode_batch < 0) throw InputError("--batch", "must be >= 0 (0 = cost-optimal), got " + std::to_string(a.decode_batch));
   if (a.decode_context_tokens < 1) throw InputError("--context", "must be >= 1, got " + std::to_string(a.decode_context_tokens));
   if (a.prompt_tokens < 1) throw InputError("--prompt", "must be >= 1, got " + std::to_string(a.prompt_tokens));
+  if (a.prefill_batch < 0) throw InputError("--prefill-batch", "must be >= 0 (0 = fill the layout), got " + std::to_string(a.prefill_batch));
   if (!d.price_per_chip) {
     throw InputError("--price-usd-per-chip-hour", d.system.name + " has no public price per chip-hour; pass one");
+  }
+  const MemoryPlan room = memory_plan(d, 0, a.decode_context_tokens);
+  if (!room.weights_fit) {
+    throw InputError("--chips", "the weights (" + num(room.weights.value() / 1e9) + " GB) and the reserve do not fit in " +
+                                    std::to_string(d.n_chips) + " x " + num(d.system.chip.hbm_capacity.value() / 1e9) +
+                                    " GB of HBM; a deployment that cannot run has no price: add chips");
   }
   ForwardPrices f;
   f.model = d.model.name;
@@ -146,7 +162,8 @@ ForwardPrices forward_prices(const Deployment& d, const ForwardAssumptions& a) {
   f.markup = 1 / (a.utilisation * (1 - a.gross_margin));
   f.decode_batch = a.decode_batch > 0 ? a.decode_batch : cost_optimal_decode_batch(d, a.decode_context_tokens);
   f.decode = decode_step(d, f.decode_batch, a.decode_context_tokens);
-  f.prefill = prefill_step(d, 1, a.prompt_tokens);
+  f.prefill_batch = a.prefill_batch > 0 ? a.prefill_batch : layout_prefill_batch(d);
+  f.prefill = prefill_step(d, f.prefill_batch, a.prompt_tokens);
   f.kv_bytes_per_token = kv_bytes_per_token(d.model, a.decode_context_tokens, d.kv);
   f.output_cost = *f.decode.cost_per_token;
   f.input_cost = *f.prefill.cost_per_token;
@@ -178,7 +195,7 @@ PriceSheet to_price_sheet(const ForwardPrices& f, const Deployment& d) {
     LongContextTier t;
     t.threshold_tokens = *f.long_context_threshold_tokens;
     const DecodeStep dec = decode_step(d, cost_optimal_decode_batch(d, s2), s2);
-    const PrefillStep pre = prefill_step(d, 1, s2);
+    const PrefillStep pre = prefill_step(d, f.prefill_batch, s2);
     t.output = *dec.cost_per_token * f.markup;
     t.input = *pre.cost_per_token * f.markup;
     t.cache_read = f.cache_read;

@@ -18,6 +18,50 @@ Deployment deploy(const std::string& model, const std::string& system, int64_t c
 
 double mtok(UsdPerToken p) { return to_usd_per_mtok(p); }
 
+TEST(PriceForward, PrefillFillsTheDataParallelLayout) {
+  // DeepSeek-V3 on 32 H800 with attention data parallel (TP1: 32 groups), $2 per chip-hour.
+  // Pricing input by one prompt left 31 of the 32 attention ranks idle while all 32 chips
+  // were billed: input came out 7x dearer than output. A full layout prefills 32 prompts.
+  DeploymentOptions o;
+  o.n_chips = 32;
+  o.price_per_chip = usd_per_hour(2.0);
+  o.mechanisms.enabled = true;
+  o.mechanisms.layout.tp_attention = 1;
+  const Deployment d = make_deployment(load_model("deepseek-v3"), load_system("h800-sxm"), o);
+  ForwardAssumptions a;
+  const ForwardPrices full = forward_prices(d, a);
+  EXPECT_EQ(full.prefill_batch, 32);
+  EXPECT_EQ(full.prefill.batch, 32);
+  a.prefill_batch = 1;
+  const ForwardPrices one = forward_prices(d, a);
+  EXPECT_EQ(one.prefill_batch, 1);
+  // One prompt: the busiest of 32 ranks does all the attention work of the step.
+  EXPECT_GT(one.input / full.input, 5.0);
+  // Input now costs less than output (DeepSeek's own prices: $0.27 in, $1.10 out).
+  EXPECT_LT(full.input / full.output, 1.0);
+  // And no cheaper than the compute floor at peak: 32 x $2/h x (2 N_active + attention over
+  // 2,048.5 tokens on average) / (32 x 1,978.9e12 FLOP/s fp8), x markup 4.
+  const double per_token_flops = full.prefill.flops.value() / (32.0 * 4096);
+  const double floor_usd = 2.0 / 3600 * per_token_flops / 1978.9e12 * 4;
+  EXPECT_GT(full.input.value(), floor_usd);
+  // Input is the step's cost over its 32 x 4,096 tokens: 32 x $2/h x t_step / 131,072 x 4.
+  EXPECT_NEAR(full.input.value(), 32 * 2.0 / 3600 * full.prefill.t_step.value() / (32 * 4096.0) * 4, full.input.value() * 1e-12);
+  // Without mechanisms the roofline shares any work evenly: one prompt fills it.
+  EXPECT_EQ(forward_prices(deploy("llama-3.1-70b", "h100-sxm", 8), ForwardAssumptions{}).prefill_batch, 1);
+  // The flag's range.
+  a.prefill_batch = -1;
+  EXPECT_THROW(forward_prices(d, a), InputError);
+}
+
+TEST(PriceForward, WeightsThatDoNotFitHaveNoPrice) {
+  // DeepSeek-V3's 673 GB of weights on one 80 GB H100 cannot run: no price, an InputError
+  // naming --chips, rather than prices of a machine that does not exist.
+  EXPECT_THROW(forward_prices(deploy("deepseek-v3", "h100-sxm", 1), ForwardAssumptions{}), InputError);
+  // 9 H100 hold 720 GB, less the 10% reserve 648 GB < 673 GB: still none; 10 hold 800 - 80 = 720 GB.
+  EXPECT_THROW(forward_prices(deploy("deepseek-v3", "h100-sxm", 9), ForwardAssumptions{}), InputError);
+  EXPECT_NO_THROW(forward_prices(deploy("deepseek-v3", "h100-sxm", 10), ForwardAssumptions{}));
+}
+
 TEST(PriceForward, LlamaSeventyBOnEightH100) {
   // 8 x H100 at $2.35 per chip-hour = $5.222e-3 per second; F_eff = 8 x 989.4e12 x 0.803 =
   // 6.356e15 FLOP/s; W_eff = 8 x 3.35e12 x 0.87 = 2.3316e13 B/s; markup 1 / (0.5 x 0.5) = 4.
@@ -43,8 +87,8 @@ TEST(PriceForward, LlamaSeventyBOnEightH100) {
 
 TEST(PriceForward, KvComputeCrossoverMatchesTheClosedForm) {
   // Per decode token: compute (2N + a S) / F, KV fetch S kv / W; equal at
-  // S* = 2N / (kv F/W - a). Llama 3.1 70B on 8 H100: 139.0e9 / (327,680 x 272.6 - 2.62e6)
-  // = 1,603.
+  // S* = 2N / (kv (F/W - a)), a per KV byte; here a per token = a x kv = 2.62e6 FLOPs.
+  // Llama 3.1 70B on 8 H100: 139.0e9 / (327,680 x 272.6 - 2.62e6) = 1,603.
   const Deployment d = deploy("llama-3.1-70b", "h100-sxm", 8);
   double kv = 0, a = 0;
   for (const auto& g : d.attention) {
@@ -112,7 +156,11 @@ TEST_P(PriceRoundTrip, InverseRecoversKvAndBounds) {
     kv_sum += g.layers * g.kv_bytes_per_token;
     attention += g.layers * g.decode_flops_per_attended;
   }
-  const double att = attention / kv_sum;  // GQA in bf16: 2 x query heads per KV head
+  const double att = attention / kv_sum;
+  // GQA in bf16: a = 4 h d_h FLOPs / (2 g d_h x 2 bytes) = h / g, query heads per KV head
+  // (Llama 3.1 8B 32/8, 70B 64/8, Qwen3 32B 64/8, 405B 128/8), not twice that.
+  const auto& a0 = d.model.groups.front().attention;
+  EXPECT_DOUBLE_EQ(att, static_cast<double>(a0.n_heads) / static_cast<double>(a0.n_kv_heads));
   a.attention_flops_per_kv_byte = {FlopsPerByte(att), FlopsPerByte(att), FlopsPerByte(att)};
   a.active_params = {n, n, n};
   a.flops_per_byte = {FlopsPerByte(fw), FlopsPerByte(fw), FlopsPerByte(fw)};

@@ -131,10 +131,12 @@ TEST(ServingSweep, SparseAttentionCutsTheKvFetch) {
 
 TEST(ServingBalance, Llama70bOnH200) {
   const BalancePoints b = balance_points(llama70_h200(), 4096, 256);
-  // Lecture 15:53: N_total b_w F / (2 N_active W) = 70.553e9 x 2 x (989.4 / 4.8) / (2 x 69.503e9)
-  // = 209.24; with achievable rates F/W = 794.49 / 4.032 = 197.05 -> 200.02.
-  expect_rel(b.lecture_batch_peak, 209.24, 1e-3);
-  expect_rel(b.lecture_batch_effective, 200.02, 1e-3);
+  // Lecture 15:53: N_read b_w F / (2 N_active W). The step reads every weight but the untied
+  // input embedding (128,256 x 8,192 = 1.0508e9): N_read = 70.553e9 - 1.0508e9 = 69.503e9 =
+  // N_active (the LM head is read and multiplied), so B* = F / W = 989.4 / 4.8 = 206.125; with
+  // achievable rates F/W = 794.49 / 4.032 = 197.05. (Counting the table gave 209.24.)
+  expect_rel(b.lecture_batch_peak, 206.125, 1e-3);
+  expect_rel(b.lecture_batch_effective, 197.05, 1e-3);
   // On the step (no KV): B x 139.006e9 / 6.3559e15 >= 4.3095 ms -> B >= 197.04 -> 198.
   ASSERT_TRUE(b.batch_without_kv);
   EXPECT_EQ(*b.batch_without_kv, 198);
@@ -149,6 +151,19 @@ TEST(ServingBalance, Llama70bOnH200) {
   // KV overtakes weights at B = 256: 256 x S x 10.159 ns >= 4.3095 ms -> S = 1,657.1 -> 1,658.
   ASSERT_TRUE(b.kv_overtakes_weights_context);
   EXPECT_NEAR(static_cast<double>(*b.kv_overtakes_weights_context), 1658, 2);
+}
+
+TEST(ServingBalance, LectureBatchExcludesTheUntiedEmbedding) {
+  // Llama 3.1 8B bf16 on one H100: 8.030e9 weights, of which the untied input embedding
+  // 128,256 x 4,096 = 0.5253e9 is never read whole by a step. N_read = 7.505e9 = N_active
+  // (LM head included), so B* = 7.505e9 x 2 x 989.4e12 / (2 x 7.505e9 x 3.35e12) = 295.34;
+  // counting the table gave 8.030 / 7.505 x 295.34 = 316.
+  const Deployment d = make_deployment(load_model("llama-3.1-8b"), load_system("h100-sxm"), {});
+  const BalancePoints b = balance_points(d, 0, 1);
+  expect_rel(b.lecture_batch_peak, 989.4 / 3.35, 1e-3);
+  // And it agrees with the step's own balance at peak rates: T_compute = T_weights at
+  // B x 2 x 7.505e9 / F = 7.505e9 x 2 / W.
+  EXPECT_NEAR(b.lecture_batch_peak, 295.3, 0.1);
 }
 
 TEST(ServingBalance, MoeIsSolvedOnTheStep) {
@@ -167,10 +182,14 @@ TEST(ServingBalance, MoeIsSolvedOnTheStep) {
   const DecodeStep kv = decode_step(d, *b.batch_with_kv, 4096);
   EXPECT_GE(kv.t_compute, kv.t_memory);
   EXPECT_GT(*b.batch_with_kv, *b.batch_without_kv);  // the KV term pushes B* up (lecture 19:52)
-  // The lecture's closed form: 671.03e9 x (673.0e9 / 671.03e9 bytes) x (1978.9 / 4.8) /
-  // (2 x 37.6e9) ~ 3,790; the step gives less (the embedding is not read each step).
-  EXPECT_NEAR(b.lecture_batch_peak, 3788, 40);
-  EXPECT_LT(*b.batch_without_kv, b.lecture_batch_effective);
+  // The lecture's closed form over the weights a step reads: 673.0e9 bytes less the untied
+  // input embedding (129,280 x 7,168 x 2 B = 1.853e9) = 671.2e9 bytes, x (1978.9 / 4.8) /
+  // (2 x 37.6e9) ~ 3,780.
+  EXPECT_NEAR(b.lecture_batch_peak, 3778, 40);
+  // At B ~ 3,300 every expert is touched (1 - (1 - 8/256)^3300 ~ 1 - e^-105) and each of the 8
+  // chips holds 32 whole experts, so the step reads exactly the closed form's weights and the
+  // step's balance is the first integer at or above the closed form at achievable rates.
+  EXPECT_EQ(*b.batch_without_kv, static_cast<int64_t>(std::ceil(b.lecture_batch_effective)));
 }
 
 TEST(ServingWindow, TheTrainDepartsEveryHbmSweep) {

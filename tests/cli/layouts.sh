@@ -3,10 +3,12 @@ CHALK="$1"; SRC="$2"
 . "$SRC/tests/cli/lib.bash"
 # Llama 2 70B, FP8, offline serving on one DGX H100 (MLPERF41-L70B-H100x8's setting):
 # two-chip replicas win (src/engine/layout_search_test.cc derives the batches).
-out=$("$CHALK" layouts -m llama-2-70b -H h100-sxm --weights fp8 --kv-dtype fp8 -s 657 --prompt 512 --output 290 --json) || fail "layouts --json"
+# The steady state reads the mean context 512 + 290 / 2 = 657 without being told (-s).
+out=$("$CHALK" layouts -m llama-2-70b -H h100-sxm --weights fp8 --kv-dtype fp8 --prompt 512 --output 290 --json) || fail "layouts --json"
 python3 - "$out" <<'PY' || fail "layouts --json content"
 import json, sys
 j = json.loads(sys.argv[1])
+assert j["context_tokens"] == 657, j["context_tokens"]
 ls = j["layouts"]
 assert j["chips"] == 8 and j["objective"] == "throughput"
 assert [l["layout"] for l in ls] == ["TP2 x 4 replicas", "TP4 x 2 replicas", "TP8", "TP1 x 8 replicas"], ls
@@ -22,6 +24,8 @@ printf '%s\n' "$csv" | grep -q "673.0 GB" || fail "a layout that does not fit sa
 expect_error "--objective: expected throughput or latency, got 'cost'" layouts --objective cost
 expect_error "--output: steady-state serving needs both --prompt and --output above 0 (or neither), got 100 and 0" layouts --prompt 100
 expect_error "--prompt: steady-state serving needs both" layouts --prompt 0 --output 290
+expect_error "--context: steady-state serving reads the mean context prompt + output / 2 = 1536, got 4096" layouts --prompt 1024 --output 1024 -s 4096
+expect_ok layouts --prompt 1024 --output 1024 -s 1536
 expect_error "not expected: 8 --tp" layouts --tp 8   # the layout is what layouts searches
 expect_error "--chips: Value -1 not in range 1 to 1048576" layouts --chips -1
 expect_error "--chips: Value 0 not in range 1 to 1048576" layouts -n 0

@@ -17,6 +17,12 @@
 
 namespace chalk {
 
+/// The mean context of a steady state in which every request brings `prompt` tokens and
+/// decodes `output`: the running sequences sit evenly over their outputs, so the decode
+/// step reads prompt + output / 2 tokens per sequence (integer division; MLPerf's Llama 2
+/// 70B offline, 512 + 290 / 2 = 657). Throws InputError when either is negative.
+int64_t steady_state_context(int64_t prompt, int64_t output);
+
 /// What the search ranks by.
 enum class LayoutObjective {
   throughput,  ///< most decode tokens/s per chip (offline serving, cost per token)

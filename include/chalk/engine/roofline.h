@@ -60,6 +60,7 @@ struct Deployment {
   struct MoeGroup {
     double layers, n_experts, top_k;
     Bytes bytes_per_expert;
+    ExpertRouting routing;  ///< whole experts, groups (busiest_chip_experts)
   };
   std::vector<MoeGroup> moe;
   struct AttentionGroup {

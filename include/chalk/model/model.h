@@ -52,6 +52,11 @@ struct FfnSpec {
   int64_t n_shared_experts = 0;   ///< always-on experts (DeepSeek, Kimi)
   int64_t d_shared_expert = 0;    ///< width of one shared expert
   bool router_bias = false;       ///< per-expert router bias (gpt-oss; DeepSeek's correction bias)
+  /// Group-limited routing (HF `n_group`, `topk_group`; DeepSeek-V2/V3 section 2.1.2): the
+  /// experts form n_group equal groups and a token's top_k come from at most topk_group of
+  /// them. 1 and 1 = no limit.
+  int64_t n_group = 1;
+  int64_t topk_group = 1;
 };
 
 /// `count` consecutive-or-not layers that share one shape.
@@ -148,7 +153,8 @@ FlopsPerToken decode_flops_per_token(const ModelSpec& m, int64_t context);
 
 /// FLOPs to prefill `prompt` tokens after `prefix` cached tokens: 2 x active_matmul per
 /// token plus causal attention, sum over i = 1..prompt of attention at context
-/// prefix + i (so about prompt^2/2 x the per-context-token coefficient).
+/// prefix + i (so about prompt^2/2 x the per-context-token coefficient), plus MLA's work on
+/// the cached latents (mla_prefix_flops).
 Flops prefill_flops(const ModelSpec& m, int64_t prompt, int64_t prefix);
 
 /// KV-cache elements one layer stores per token: 2 x n_kv_heads x head_dim (GQA; K and V),
@@ -166,6 +172,20 @@ double attention_output_fraction(const AttentionSpec& a, int64_t d_model);
 /// + 2 h d_v (value mixing); absorbed MLA: 2 h (kv_lora + rope) + 2 h kv_lora
 /// (DeepSeek-V2 section 2.1.2; FlashMLA's 576/512 head dims).
 double attention_flops_per_attended(const AttentionSpec& a, bool absorbed_mla);
+
+/// Extra FLOPs one prefill sequence spends in one layer to attend `prompt` new tokens to
+/// `cached` tokens of a cached prefix. GQA: 0 (the cache holds K and V). MLA caches latents,
+/// so prefill attention over per-head K and V (the non-absorbed form of
+/// attention_flops_per_attended) first up-projects every cached latent through kv_b_proj:
+/// 2 kv_lora_rank h (d_nope + d_v) FLOPs per cached token (vLLM's MLA prefill with context,
+/// "compute the context's K and V from the latent cache"; DeepSeek-V2 section 2.1.2). The
+/// alternative is the absorbed form for the cached part, which costs
+/// attention_flops_per_attended(absorbed) - (non-absorbed) more per query and cached token.
+/// An engine takes the cheaper: cached x min(up-projection, prompt x absorbed extra).
+/// DeepSeek-V3: up-projection 2 x 512 x 128 x 256 = 33.55 MFLOP, absorbed extra
+/// 2 x 128 x (576 + 512 - 192 - 128) = 196,608 per query, so the up-projection wins from
+/// 171 new tokens on.
+double mla_prefix_flops(const AttentionSpec& a, int64_t prompt, double cached);
 
 /// The range every model dimension must lie in, checked by each reader at parse time
 /// (naming the file's own key) and again by validate(). Each is wider than any published

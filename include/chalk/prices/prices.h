@@ -156,8 +156,9 @@ struct InferenceAssumptions {
   /// F/W: the chip's FLOP/s per byte/s of HBM (H100 bf16 295, GB200 bf16 313, fp8 twice).
   Estimate<FlopsPerByte> flops_per_byte{FlopsPerByte(300), FlopsPerByte(200), FlopsPerByte(600)};
   /// a: attention FLOPs per KV byte attended (QK^T and softmax x V), which the lecture drops
-  /// (1:51:23, "as an approximation I chose to remove it"). GQA in bf16: 2 x query heads
-  /// per KV head (Llama 3.1 8B: 4; 70B: 8; 405B: 16); MLA absorbed: ~242. Must stay below F/W.
+  /// (1:51:23, "as an approximation I chose to remove it"). GQA in bf16: query heads per
+  /// KV head, h / g (4 h d_h FLOPs per 2 g d_h x 2 bytes: Llama 3.1 8B 32/8 = 4; 70B 8; 405B
+  /// 16); MLA absorbed: 2 x 128 x (576 + 512) / (576 x 2) = 242. Must stay below F/W.
   Estimate<FlopsPerByte> attention_flops_per_kv_byte{FlopsPerByte(0), FlopsPerByte(0), FlopsPerByte(16)};
   /// Weight bytes one decode step reads (all experts touched at large batch): ~500 GB for
   /// a frontier MoE in fp8 (DeepSeek-V3: 671 GB), 100 GB (a dense 50B model in bf16) to 2 TB.
@@ -358,7 +359,12 @@ std::vector<InferenceFigure> inference_figures(const PriceInference& p);
 struct ForwardAssumptions {
   int64_t decode_batch = 0;            ///< 0 = cost_optimal_decode_batch
   int64_t decode_context_tokens = 4096;  ///< S of the decode step
-  int64_t prompt_tokens = 4096;        ///< one prefill of this many tokens prices input
+  int64_t prompt_tokens = 4096;        ///< each prefilled prompt has this many tokens
+  /// Prompts prefilled in the step that prices input; 0 = fill the layout: one per
+  /// data-parallel attention group with mechanisms (n / tp_attention; every chip when KV is
+  /// split by batch), else 1. A single prompt on a data-parallel layout leaves every other
+  /// rank idle while the replica's n chips are billed.
+  int64_t prefill_batch = 0;
   double utilisation = 0.5;            ///< billable fraction of chip time, (0, 1]
   double gross_margin = 0.5;           ///< price = cost / (utilisation (1 - margin)), [0, 1)
 };
@@ -370,6 +376,7 @@ struct ForwardPrices {
   ForwardAssumptions assumptions;
   double markup = 1;  ///< 1 / (utilisation (1 - gross_margin))
   int64_t decode_batch = 0;
+  int64_t prefill_batch = 1;  ///< prompts in the prefill step that prices input
   DecodeStep decode;
   PrefillStep prefill;
   BytesPerToken kv_bytes_per_token;  ///< the model's, at decode_context_tokens
@@ -387,8 +394,10 @@ struct ForwardPrices {
 /// Forward prices (DESIGN.md section 1: cost per token = n price t_step / B):
 /// input = n price t_prefill(1, P) / P, output = n price t_step(B, S) / B,
 /// cache read = n price (kv / (n W eff)), storage = price / HBM capacity x kv, each times
-/// markup. Throws InputError when the system has no price ("--price-usd-per-chip-hour"),
-/// or for out-of-range assumptions.
+/// markup. Input uses a prefill of prefill_batch prompts (default: one per data-parallel
+/// attention group, so the layout is full). Throws InputError when the system has no price
+/// ("--price-usd-per-chip-hour"), when the weights do not fit in the replica's HBM (no
+/// price for a deployment that cannot run: "--chips"), or for out-of-range assumptions.
 ForwardPrices forward_prices(const Deployment& d, const ForwardAssumptions& a);
 
 /// The context S* where decode_step(d, 1, S) has t_kv = t_compute; empty if none below 2^34.

@@ -102,8 +102,11 @@ std::vector<ServingPoint> serving_sweep(const Deployment& d, const std::vector<i
 /// all count), next to the lecture's closed form.
 struct BalancePoints {
   int64_t context = 0;  ///< tokens, for the "with KV" figures
-  /// B* = N_total b_w F / (2 N_active W) at peak F, W (lecture 15:53; roofline.h), with
-  /// b_w the mean stored bytes per weight and N_active the matmul parameters.
+  /// B* = N_read b_w F / (2 N_active W) at peak F, W (lecture 15:53; roofline.h), with
+  /// N_read the weights a step reads (every weight but an untied input embedding, which
+  /// no step reads whole), b_w their mean stored bytes and N_active the matmul
+  /// parameters. Llama 3.1 8B bf16 on H100: 7.505e9 x 2 x 989.4 / (2 x 7.505e9 x 3.35)
+  /// = 295.
   double lecture_batch_peak = 0;
   /// The same with the achievable F x eff_mm and W x eff_hbm the deployment uses.
   double lecture_batch_effective = 0;
