@@ -179,7 +179,9 @@ TEST(HardwareFile, YearIsOptionalAndChecked) {
   EXPECT_EQ(load_system("gb200-nvl72").year, 2025);
   for (const auto& n : builtin_system_names()) {
     const SystemSpec s = load_system(n);
-    if (s.year) EXPECT_FALSE(s.year_source.empty()) << n;
+    if (s.year) {
+      EXPECT_FALSE(s.year_source.empty()) << n;
+    }
   }
   const std::string text = read_file(std::string(CHALK_SOURCE_DIR) + "/data/hardware/h100-sxm.json");
   const auto pos = text.find("\"year\": 2022");

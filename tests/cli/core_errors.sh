@@ -27,7 +27,7 @@ expect_error "scale_up.torus_dims: dimensions multiply to 8640, expected domain_
 python3 -c "import json; c=json.load(open('$SRC/data/hardware/tpu-v5p.json')); c['status']='rumoured'; json.dump(c, open('$tmp/hw4.json','w'))"
 expect_error "status: unknown status 'rumoured'; expected shipping or announced" decode --hardware "$tmp/hw4.json"
 python3 -c "import json; c=json.load(open('$SRC/data/hardware/b300.json')); c['power']['watts_per_chip']=0; json.dump(c, open('$tmp/hw5.json','w'))"
-expect_error "power.watts_per_chip: must be positive" hardware "$tmp/hw5.json"
+expect_error "power.watts_per_chip: must be in [1e-06, 1e+06], got 0" hardware "$tmp/hw5.json"
 expect_error "unknown model 'llama-9'" decode --model llama-9
 expect_error "unknown hardware 'h900'" decode --hardware h900
 expect_error "--batch: must be in 1..16777216, got 0" decode --batch 0
