@@ -1,4 +1,5 @@
-// `chalk decode`: the roofline of decode steps over batches and contexts.
+// `chalk decode`: decode steps over batches and contexts: the engine step, with the roofline
+// (its lower bound) beside it; --roofline shows the roofline alone.
 #include <iostream>
 
 #include <fmt/format.h>
@@ -29,6 +30,7 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
                {"t_comm_ms", "comm ms"},
                {"t_overhead_ms", "overhead ms"},
                {"t_step_ms", "step ms"},
+               {"t_step_roofline_ms", "roofline ms"},
                {"bound", "bound"},
                {"governs", "governs"},
                {"tok_per_s", "tok/s"},
@@ -39,14 +41,19 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
                {"experts_on_busiest_chip", "on busiest chip"},
                {"memory_fits", "fits"},
                {"max_batch_at_context", "max batch"}};
+  t.set_priority({"batch", "context_tokens"}, 0);
+  t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_operations_ms", "t_comm_ms", "t_overhead_ms", "experts_touched_per_layer",
+                  "experts_on_busiest_chip", "bound", "tok_per_s"},
+                 2);
   const bool moe = !d.moe.empty();
+  const Deployment lower = roofline_of(d);
   for (int64_t s : contexts) {
     const MemoryPlan mem0 = memory_plan(d, 1, s);
     for (int64_t b : batches) {
       const DecodeStep r = decode_step(d, b, s);
       const MemoryPlan mem = memory_plan(d, b, s);
       t.add({b, s, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_operations), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.t_step),
-             std::string(to_string(r.bound)), r.governs,
+             to_ms(decode_step(lower, b, s).t_step), std::string(to_string(r.bound)), r.governs,
              r.tokens_per_s.value(), r.tokens_per_s_per_user.value(), r.tokens_per_s_per_chip.value(),
              r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
              moe ? Cell(r.experts_touched) : Cell{}, moe ? Cell(r.experts_on_busiest_chip) : Cell{}, std::string(mem.fits ? "yes" : "no"),
@@ -57,9 +64,9 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
 }
 
 void run_decode(const DecodeArgs& a) {
-  const Deployment d = resolve(a.deployment);
   const auto batches = parse_int_list(a.batch, "--batch", 1, 1 << 24);
   const auto contexts = parse_int_list(a.context, "--context", 1, 1LL << 30);
+  const Deployment d = resolve(a.deployment, contexts.front());
   std::vector<std::string> warnings = deployment_warnings(d);
   for (int64_t s : contexts) {
     if (s > d.model.max_context) {
@@ -80,7 +87,11 @@ void run_decode(const DecodeArgs& a) {
     j["warnings"] = warnings;
     std::cout << j.dump(2) << '\n';
   } else {
-    std::cout << "chalk decode: one decode step, roofline (lecture 2:21-15:30)\n" << describe_text(d);
+    std::cout << (d.mechanisms.enabled
+                      ? "chalk decode: one decode step, engine step (layout collectives, kernel floor, kernel efficiencies; "
+                        "docs/formulas.md); roofline ms = the lower bound (lecture 2:21-15:30)\n"
+                      : "chalk decode: one decode step, roofline: the lower bound (lecture 2:21-15:30)\n")
+              << describe_text(d);
     std::cout << fmt::format("memory      weights {} of {} HBM ({} held back for activations); {}\n", human_bytes(mem.weights.value()),
                              human_bytes(mem.hbm_total.value()), human_bytes(mem.reserve.value()),
                              mem.weights_fit ? "weights fit" : "WEIGHTS DO NOT FIT: add chips or use a smaller format");
@@ -94,7 +105,7 @@ void run_decode(const DecodeArgs& a) {
 
 void register_decode(CLI::App& app, Action& run) {
   static DecodeArgs a;
-  auto* cmd = app.add_subcommand("decode", "Time and cost of one decode step: compute, weight fetch and KV fetch (roofline)");
+  auto* cmd = app.add_subcommand("decode", "Time and cost of one decode step: the engine step (compute, weight and KV fetch, collectives, kernel floor) beside its roofline");
   add_deployment_options(*cmd, a.deployment);
   cmd->add_option("-b,--batch", a.batch, "Sequences per step over the whole replica: comma list, or a:b for powers of two from a to b")->capture_default_str();
   cmd->add_option("-s,--context", a.context, "Tokens already in each sequence's KV cache: comma list or a:b")->capture_default_str();

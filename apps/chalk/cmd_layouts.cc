@@ -35,12 +35,17 @@ Table layouts_table(const std::vector<LayoutCandidate>& ranked, const std::optio
                {"t_step_ms", "step ms"},
                {"t_operations_ms", "ops ms"},
                {"t_overhead_ms", "overhead ms"},
-               {"t_comm_exposed_ms", "comm ms"},
+               {"t_comm_ms", "comm ms"},
                {"governs", "governs"},
                {"tok_per_s_per_chip", "tok/s/chip"},
                {"tok_per_s_per_user", "tok/s/user"},
                {"cost_usd_per_mtok", "$/Mtok"},
                {"why_not", "why not"}};
+  t.set_priority({"rank", "layout"}, 0);
+  // Narrow tables keep the rank, the layout, the step and what it is ranked by.
+  t.set_priority({"t_operations_ms", "t_overhead_ms", "t_comm_ms", "replicas", "replica_chips", "fits", "batch_per_replica", "governs",
+                  "why_not"},
+                 2);
   int64_t rank = 0;
   for (const auto& c : ranked) {
     if (!c.fits && !all) continue;
@@ -110,13 +115,17 @@ void run_layouts(const LayoutsArgs& a) {
     return;
   }
   if (a.output.json) {
-    nlohmann::json j = {{"model", model.name},
-                        {"hardware", system.name},
-                        {"chip", system.chip.name},
+    // The model and hardware objects every command prints (describe_json), for all the chips.
+    DeploymentOptions all_chips = base;
+    all_chips.n_chips = q.n_chips;
+    all_chips.mechanisms = Mechanisms{};
+    const nlohmann::json described = describe_json(make_deployment(model, system, all_chips));
+    nlohmann::json j = {{"model", described["model"]},
+                        {"hardware", described["hardware"]},
                         {"chips", q.n_chips},
                         {"context_tokens", q.context},
                         {"objective", std::string(to_string(q.objective))},
-                        {"batch", q.batch},
+                        {"batch", static_cast<int64_t>(q.batch)},
                         {"prompt_tokens", q.prompt},
                         {"output_tokens", q.output},
                         {"kv_dtype", std::string(to_string(base.kv))},
@@ -154,14 +163,14 @@ void register_layouts(CLI::App& app, Action& run) {
   add_deployment_options(*cmd, a.deployment, /*layout_flags=*/false);
   cmd->add_option("-s,--context", a.context,
                   "Tokens in each sequence's KV cache (default 4096; with --prompt and --output the steady state's mean, "
-                  "prompt + output / 2)")->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+                  "prompt + output / 2)")->check(CLI::Range(int64_t{1}, int64_t{1} << 30).description(""));
   cmd->add_option("-b,--batch", a.batch,
                   "Sequences over all chips, split over the replicas (default: throughput, each replica's largest that fits; "
                   "latency, 1)")
-      ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
-  cmd->add_option("--prompt", a.prompt, "Steady-state serving: new tokens per request (with --output)")->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
+      ->check(CLI::Range(int64_t{0}, int64_t{1000000000}).description(""));
+  cmd->add_option("--prompt", a.prompt, "Steady-state serving: new tokens per request (with --output)")->check(CLI::Range(int64_t{0}, int64_t{1} << 30).description(""));
   cmd->add_option("--output", a.output_tokens, "Steady-state serving: output tokens per request (with --prompt)")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 30).description(""));
   cmd->add_option("--objective", a.objective, "Rank by throughput (tok/s per chip) or latency (step time)")->capture_default_str();
   cmd->add_flag("--all", a.all, "Also list the layouts that do not fit, with the reason (--json and --csv always do)");
   add_output_options(*cmd, a.output);

@@ -1,4 +1,6 @@
-// `chalk prefill`: the roofline of a prefill and the TTFT of a prompt.
+// `chalk prefill`: a prefill and the TTFT of a prompt: the engine step, with the roofline
+// (its lower bound) beside it; --roofline shows the roofline alone.
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -20,17 +22,20 @@ struct PrefillArgs {
 };
 
 void run_prefill(const PrefillArgs& a) {
-  const Deployment d = resolve(a.deployment);
   const auto batches = parse_int_list(a.batch, "--batch", 1, 1 << 20);
   const auto prompts = parse_int_list(a.prompt, "--prompt", 1, 1LL << 30);
+  const Deployment d = resolve(a.deployment, prompts.back() + std::max<int64_t>(a.prefix, 0));
+  const Deployment lower = roofline_of(d);
   if (a.prefix < 0 || a.prefix > (1LL << 30)) throw InputError("--prefix", fmt::format("must be in 0..{}, got {}", 1LL << 30, a.prefix));
   Table t;
   t.columns = {{"batch", "batch"},           {"prompt_tokens", "prompt"},     {"prefix_tokens", "prefix"},
                {"t_compute_ms", "compute ms"}, {"t_weights_ms", "weights ms"}, {"t_kv_ms", "KV ms"},
                {"t_operations_ms", "ops ms"},  {"t_comm_ms", "comm ms"},       {"t_overhead_ms", "overhead ms"},
-               {"ttft_ms", "TTFT ms"},       {"bound", "bound"},              {"governs", "governs"},
+               {"ttft_ms", "TTFT ms"},         {"ttft_roofline_ms", "roofline ms"},       {"bound", "bound"},              {"governs", "governs"},
                {"tok_per_s", "tok/s"},
                {"cost_usd_per_mtok", "$/Mtok in"}, {"memory_fits", "fits"}};
+  t.set_priority({"batch", "prompt_tokens"}, 0);
+  t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_operations_ms", "t_comm_ms", "t_overhead_ms", "bound", "prefix_tokens"}, 2);
   std::vector<std::string> warnings = deployment_warnings(d);
   for (int64_t p : prompts) {
     if (p + a.prefix > d.model.max_context) {
@@ -39,7 +44,7 @@ void run_prefill(const PrefillArgs& a) {
     for (int64_t b : batches) {
       const PrefillStep r = prefill_step(d, b, p, a.prefix);
       const MemoryPlan mem = memory_plan(d, b, p + a.prefix);
-      t.add({b, p, a.prefix, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_operations), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.ttft), std::string(to_string(r.bound)), r.governs,
+      t.add({b, p, a.prefix, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_operations), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.ttft), to_ms(prefill_step(lower, b, p, a.prefix).ttft), std::string(to_string(r.bound)), r.governs,
              r.tokens_per_s.value(), r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
              std::string(mem.fits ? "yes" : "no")});
     }
@@ -52,7 +57,10 @@ void run_prefill(const PrefillArgs& a) {
     j["warnings"] = warnings;
     std::cout << j.dump(2) << '\n';
   } else {
-    std::cout << "chalk prefill: one prefill chunk, roofline (lecture 1:41-1:51); TTFT excludes queueing\n" << describe_text(d);
+    std::cout << (d.mechanisms.enabled ? "chalk prefill: one prefill chunk, engine step (docs/formulas.md); roofline ms = the lower bound "
+                                         "(lecture 1:41-1:51); TTFT excludes queueing\n"
+                                       : "chalk prefill: one prefill chunk, roofline: the lower bound (lecture 1:41-1:51); TTFT excludes queueing\n")
+              << describe_text(d);
     for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
     std::cout << '\n';
     print_table(std::cout, t);

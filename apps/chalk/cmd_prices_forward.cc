@@ -12,7 +12,7 @@
 namespace chalk::cli::prices_cli {
 
 void run_forward(const ForwardArgs& a) {
-  const Deployment d = resolve(a.deployment);
+  const Deployment d = resolve(a.deployment, a.context);
   ForwardAssumptions fa;
   fa.decode_batch = a.batch;
   fa.decode_context_tokens = a.context;
@@ -21,6 +21,8 @@ void run_forward(const ForwardArgs& a) {
   fa.utilisation = a.utilisation;
   fa.gross_margin = a.margin;
   const ForwardPrices f = forward_prices(d, fa);
+  // The roofline's prices, the lower bound beside the engine step's headline.
+  const ForwardPrices lower = forward_prices(roofline_of(d), fa);
   Table t;
   t.columns = {{"source", "source"},
                {"input_usd_per_mtok", "$/Mtok in", 4},
@@ -53,6 +55,8 @@ void run_forward(const ForwardArgs& a) {
                     {"markup", f.markup},
                     {"kv_bytes_per_token", f.kv_bytes_per_token.value()},
                     {"decode_t_step_ms", to_ms(f.decode.t_step)},
+                    {"decode_t_step_roofline_ms", to_ms(lower.decode.t_step)},
+                    {"output_cost_roofline_usd_per_mtok", mtok(lower.output_cost)},
                     {"decode_bound", to_string(f.decode.bound)},
                     {"prefill_bound", to_string(f.prefill.bound)},
                     {"input_cost_usd_per_mtok", mtok(f.input_cost)},
@@ -62,12 +66,15 @@ void run_forward(const ForwardArgs& a) {
     std::cout << j.dump(2) << '\n';
     return;
   }
-  std::cout << "chalk prices forward: the prices a deployment implies (cost per token = n price t_step / B, x markup)\n" << describe_text(d);
-  std::cout << fmt::format("decode      batch {} at context {}: step {} ms, {}-bound{}\n", f.decode_batch, a.context,
+  std::cout << "chalk prices forward: the prices a deployment implies (cost per token = n price t_step / B, x markup), "
+            << view_name(d) << "\n" << describe_text(d);
+  std::cout << fmt::format("decode      batch {} at context {}: step {} ms, {}-bound{}{}\n", f.decode_batch, a.context,
                            format_number(to_ms(f.decode.t_step), 4), to_string(f.decode.bound),
-                           f.memory_fits ? "" : " (DOES NOT FIT in HBM)");
-  std::cout << fmt::format("prefill     {} x {} tokens: {} ms, {}-bound\n", f.prefill_batch, a.prompt, format_number(to_ms(f.prefill.t_step), 4),
-                           to_string(f.prefill.bound));
+                           f.memory_fits ? "" : " (DOES NOT FIT in HBM)",
+                           d.mechanisms.enabled ? fmt::format("; roofline (lower bound) {} ms, output cost ${}/Mtok",
+                                                              format_number(to_ms(lower.decode.t_step), 4), format_number(mtok(lower.output_cost), 4))
+                                                : std::string());
+  std::cout << fmt::format("prefill     {} x {} tokens: {} ms, {}-bound\n", f.prefill_batch, a.prompt, format_number(to_ms(f.prefill.t_step), 4), to_string(f.prefill.bound));
   std::cout << fmt::format("markup      x{} = 1 / (utilisation {} x (1 - margin {}))\n\n", format_number(f.markup, 4),
                            format_number(a.utilisation, 3), format_number(a.margin, 3));
   print_table(std::cout, t);

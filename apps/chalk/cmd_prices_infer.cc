@@ -169,6 +169,8 @@ void run_infer(const InferArgs& a) {
   Table t;
   t.columns = {{"inference", "inf"},      {"subject", "subject"}, {"quantity", "quantity"}, {"value", "value", 4},
                {"low", "low", 4},         {"high", "high", 4},     {"note", "note"}};
+  t.set_priority({"inference", "subject", "quantity"}, 0);
+  t.set_priority({"note"}, 2);
   for (const auto& f : inference_figures(p)) t.add({f.inference, f.subject, f.quantity, f.figure.value, f.figure.low, f.figure.high, f.note});
   auto est = [](const auto& e) { return nlohmann::json{{"value", e.value.value()}, {"low", e.low.value()}, {"high", e.high.value()}}; };
   auto est_d = [](const Estimate<double>& e) { return nlohmann::json{{"value", e.value}, {"low", e.low}, {"high", e.high}}; };
@@ -203,6 +205,17 @@ void run_infer(const InferArgs& a) {
     return;
   }
   std::cout << fmt::format("chalk prices infer: {} ({}, {}), read backwards (lecture 1:32:51-2:03:48)\n", s.model, s.provider, s.date);
+  // The findings first, then what they rest on, then the 40 quantities.
+  const auto& kv = p.kv_bytes_per_token;
+  std::cout << fmt::format("(a) KV      {} bytes per token {}\n", range_text({kv.value.value(), kv.low.value(), kv.high.value()}),
+                           p.kv_from_step ? fmt::format("from the price step at {} tokens", p.step->threshold_tokens) : "assumed (no price step)");
+  std::cout << fmt::format("(b) phases  output/input = {}: {}\n", format_number(p.phases.output_to_input_ratio, 3),
+                           p.phases.output_costs_more ? "output tokens cost more than input tokens; decode is memory-bound, prefill compute-bound"
+                                                      : "output is NOT dearer than input, against a memory-bound decode");
+  for (const auto& st : p.storage) {
+    std::cout << fmt::format("(d) {}: by cost {}; by duration ({} s) {}\n", st.basis, st.tier_by_cost.empty() ? "no tier" : st.tier_by_cost,
+                             st.duration.value(), st.tier_by_duration.empty() ? "no tier" : st.tier_by_duration);
+  }
   const auto& n = as.active_params;
   const auto& at = as.attention_flops_per_kv_byte;
   std::cout << fmt::format("assumptions N_active {} ({}..{}); F/W {} FLOP/B; attention {} FLOP per KV byte; decode weights {} GB; "
@@ -214,16 +227,6 @@ void run_infer(const InferArgs& a) {
                            range_text(as.decode_context_tokens), format_number(to_ms(as.step_budget), 3));
   std::cout << fmt::format("stand-in    {} on {} x {} (chip, tiers and the model of (e)); change with --model/--hardware\n", d.model.name,
                            d.n_chips, d.system.name);
-  const auto& kv = p.kv_bytes_per_token;
-  std::cout << fmt::format("(a) KV      {} bytes per token {}\n", range_text({kv.value.value(), kv.low.value(), kv.high.value()}),
-                           p.kv_from_step ? fmt::format("from the price step at {} tokens", p.step->threshold_tokens) : "assumed (no price step)");
-  std::cout << fmt::format("(b) phases  output/input = {}: {}\n", format_number(p.phases.output_to_input_ratio, 3),
-                           p.phases.output_costs_more ? "output tokens cost more than input tokens; decode is memory-bound, prefill compute-bound"
-                                                      : "output is NOT dearer than input, against a memory-bound decode");
-  for (const auto& st : p.storage) {
-    std::cout << fmt::format("(d) {}: by cost {}; by duration ({} s) {}\n", st.basis, st.tier_by_cost.empty() ? "no tier" : st.tier_by_cost,
-                             st.duration.value(), st.tier_by_duration.empty() ? "no tier" : st.tier_by_duration);
-  }
   std::cout << '\n';
   print_table(std::cout, t);
 }

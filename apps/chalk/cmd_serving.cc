@@ -136,6 +136,9 @@ enum class Kind { sweep, balance, window, frontier, modes, plot };
 CLI::App* add(CLI::App& parent, const char* name, const char* help, Kind kind, ServingArgs& a, Action& run) {
   auto* cmd = parent.add_subcommand(name, help);
   add_deployment_options(*cmd, a.deployment);
+  // The frontier, modes and plot vary chips per replica themselves (--replica-chips): their
+  // help offers no --chips that would then be refused.
+  if (kind == Kind::frontier || kind == Kind::modes || kind == Kind::plot) cmd->remove_option(cmd->get_option("--chips"));
   add_lever_options(*cmd, a.levers);
   switch (kind) {
     case Kind::sweep:
@@ -175,6 +178,9 @@ CLI::App* add(CLI::App& parent, const char* name, const char* help, Kind kind, S
   if (kind == Kind::plot) {
     cmd->add_option("-o,--output", a.html_path, "HTML file to write")->capture_default_str();
     cmd->add_flag("--json", a.output.json, "Print the chart data (JSON) instead of writing HTML");
+  } else if (kind == Kind::modes) {
+    // A report, not a table: JSON for programs, no CSV to advertise.
+    cmd->add_flag("--json", a.output.json, "Print JSON");
   } else {
     add_output_options(*cmd, a.output);
   }

@@ -28,7 +28,7 @@ std::string scale_out_warning(const Loaded& l, const ServingArgs& a) {
   const int64_t widest = sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
   if (l.base.mechanisms.enabled || widest <= l.system.scale_up_domain) return "";
   return fmt::format("warning     replicas of up to {} chips span more than one scale-up domain of {}: the roofline prices them "
-                     "without the scale-out network (about 8x slower, lecture 39:00); add --mechanisms\n",
+                     "without the scale-out network (about 8x slower, lecture 39:00); drop --roofline\n",
                      widest, l.system.scale_up_domain);
 }
 
@@ -45,10 +45,12 @@ Table frontier_table(const std::vector<FrontierPoint>& pts) {
                {"t_overhead_ms", "overhead ms"},
                {"t_step_ms", "step ms"},
                {"bound", "bound"},
-               {"user_tok_per_s", "tok/s/user"},
-               {"chip_tok_per_s", "tok/s/chip"},
+               {"tok_per_s_per_user", "tok/s/user"},
+               {"tok_per_s_per_chip", "tok/s/chip"},
                {"cost_usd_per_mtok", "$/Mtok"},
                {"on_frontier", "frontier"}};
+  t.set_priority({"chips", "batch"}, 0);
+  t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_comm_ms", "t_overhead_ms", "memory_full"}, 2);
   for (const auto& p : pts) {
     t.add({p.n_chips, p.layout.empty() ? Cell{} : Cell(p.layout), p.batch, std::string(p.memory_full ? "yes" : "no"), to_ms(p.t_compute), to_ms(p.t_weights),
            to_ms(p.t_kv), to_ms(p.t_comm), to_ms(p.t_overhead), to_ms(p.t_step), std::string(to_string(p.bound)), p.tokens_per_s_per_user.value(),
@@ -89,7 +91,8 @@ void run_frontier(const ServingArgs& a) {
   const Frontier f = latency_cost_frontier(l.model, l.system, l.base, o);
   const Table t = frontier_table(a.all_points ? f.points : f.frontier);
   nlohmann::json head = describe_json(l.shown);
-  head["assumptions"]["chips"] = "varied: see replica_chips";
+  head["assumptions"]["chips"] = nullptr;  // varied: see each row's chips
+  head["assumptions"]["chips_varied"] = "each row's chips (replica sizes from --replica-chips, default 1..scale-up domain)";
   head["levers"] = levers_json(lev);
   head["context_tokens"] = f.context;
   head["excluded_replicas"] = excluded_json(f.excluded);
@@ -120,8 +123,8 @@ nlohmann::json point_json(const ModePoint& p) {
           {"t_comm_ms", to_ms(p.step.t_comm)},
           {"t_overhead_ms", to_ms(p.step.t_overhead)},
           {"bound", to_string(p.step.bound)},
-          {"user_tok_per_s", p.tokens_per_s_per_user.value()},
-          {"chip_tok_per_s", p.tokens_per_s_per_chip.value()},
+          {"tok_per_s_per_user", p.tokens_per_s_per_user.value()},
+          {"tok_per_s_per_chip", p.tokens_per_s_per_chip.value()},
           {"cost_usd_per_mtok", p.cost_per_token ? nlohmann::json(to_usd_per_mtok(*p.cost_per_token)) : nlohmann::json()}};
 }
 
@@ -154,7 +157,7 @@ nlohmann::json modes_json(const ModesReport& r) {
           {"what_stops_it", r.what_stops_it},
           {"slow_mode",
            {{"cheapest", point_json(r.cheapest)},
-            {"asymptotic_chip_tok_per_s", r.asymptotic_tokens_per_s_per_chip.value()},
+            {"asymptotic_tok_per_s_per_chip", r.asymptotic_tokens_per_s_per_chip.value()},
             {"asymptotic_cost_usd_per_mtok",
              r.asymptotic_cost_per_token ? nlohmann::json(to_usd_per_mtok(*r.asymptotic_cost_per_token)) : nlohmann::json()},
             {"floor_gap", r.floor_gap},
@@ -233,7 +236,8 @@ void run_modes(const ServingArgs& a) {
   if (a.output.csv) throw InputError("--csv", "modes prints a report; use --json for programs");
   if (a.output.json) {
     nlohmann::json j = describe_json(l.shown);
-    j["assumptions"]["chips"] = "varied: 1..scale-up domain unless --replica-chips";
+    j["assumptions"]["chips"] = nullptr;
+    j["assumptions"]["chips_varied"] = "1..scale-up domain unless --replica-chips";
     j["levers"] = levers_json(lev);
     j["modes"] = modes_json(r);
     std::cout << j.dump(2) << '\n';

@@ -39,16 +39,21 @@ Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts) {
                {"t_overhead_ms", "overhead ms"},
                {"t_step_ms", "step ms"},
                {"bound", "bound"},
-               {"replica_tok_per_s", "tok/s"},
-               {"user_tok_per_s", "tok/s/user"},
-               {"chip_tok_per_s", "tok/s/chip"},
+               {"tok_per_s", "tok/s"},
+               {"tok_per_s_per_user", "tok/s/user"},
+               {"tok_per_s_per_chip", "tok/s/chip"},
                {"cost_usd_per_mtok", "$/Mtok"},
                {"cost_compute_usd_per_mtok", "compute $/Mtok"},
                {"cost_weights_usd_per_mtok", "weights $/Mtok"},
                {"cost_kv_usd_per_mtok", "KV $/Mtok"},
                {"cost_comm_usd_per_mtok", "comm $/Mtok"},
                {"cost_overhead_usd_per_mtok", "overhead $/Mtok"},
-               {"fits_in_hbm", "fits"}};
+               {"memory_fits", "fits"}};
+  t.set_priority({"chips", "batch", "context_tokens"}, 0);
+  t.set_priority({"kv_read_tokens", "t_compute_ms", "t_weights_ms", "t_kv_ms", "t_operations_ms", "t_comm_ms", "t_overhead_ms",
+                  "cost_compute_usd_per_mtok", "cost_weights_usd_per_mtok", "cost_kv_usd_per_mtok", "cost_comm_usd_per_mtok",
+                  "cost_overhead_usd_per_mtok"},
+                 2);
   for (const auto& p : pts) {
     const auto& s = p.step;
     auto c = [&](UsdPerToken TermCosts::*m) { return p.cost ? Cell(to_usd_per_mtok((*p.cost).*m)) : Cell{}; };
@@ -134,8 +139,8 @@ nlohmann::json window_json(const BatchingWindow& w) {
     j["t_kv_ms"] = to_ms(w.step->t_kv);
     j["bound"] = to_string(w.step->bound);
     j["steps_per_s"] = w.steps_per_second;
-    j["replica_tok_per_s"] = w.replica_tokens_per_s.value();
-    j["user_tok_per_s"] = w.tokens_per_s_per_user.value();
+    j["tok_per_s"] = w.replica_tokens_per_s.value();
+    j["tok_per_s_per_user"] = w.tokens_per_s_per_user.value();
     j["cost_usd_per_mtok"] = w.step->cost_per_token ? nlohmann::json(to_usd_per_mtok(*w.step->cost_per_token)) : nlohmann::json();
   }
   return j;
@@ -153,8 +158,8 @@ void run_window(const ServingArgs& a) {
                {"t_step_ms", "step ms"},
                {"bound", "bound"},
                {"steps_per_s", "steps/s"},
-               {"replica_tok_per_s", "tok/s per replica"},
-               {"user_tok_per_s", "tok/s/user"},
+               {"tok_per_s", "tok/s per replica"},
+               {"tok_per_s_per_user", "tok/s/user"},
                {"cost_usd_per_mtok", "$/Mtok"}};
   nlohmann::json windows = nlohmann::json::array();
   for (int64_t s : contexts) {

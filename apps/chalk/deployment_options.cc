@@ -5,18 +5,27 @@
 #include <fmt/format.h>
 
 #include "chalk/base/error.h"
+#include "chalk/engine/default_layout.h"
 #include "chalk/io/io.h"
 #include "table.h"
 
 namespace chalk::cli {
+namespace {
+bool best_is_moe(const ModelSpec& m) {
+  for (const auto& g : m.groups) {
+    if (g.ffn.kind == FfnKind::moe) return true;
+  }
+  return false;
+}
+}  // namespace
 
 void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags) {
   app.add_option("-m,--model", a.model, "Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file")
       ->capture_default_str();
   app.add_option("-H,--hardware", a.hardware, "Built-in system name (see `chalk hardware`) or path to a chalk-hardware file")
       ->capture_default_str();
-  app.add_option("-n,--chips", a.chips, "Chips holding one replica, 1..1048576 (default: one scale-up domain)")
-      ->check(CLI::Range(int64_t{1}, max_chips));
+  app.add_option("-n,--chips", a.chips, "Chips holding one replica, 1..1048576 (default: the smallest replica that holds the weights and one sequence)")
+      ->check(CLI::Range(int64_t{1}, max_chips).description(""));
   app.add_option("--weights", a.weights, "Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)");
   app.add_option("--kv-dtype", a.kv, "KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4")->capture_default_str();
   app.add_option("--compute", a.compute, "Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)");
@@ -26,23 +35,27 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags)
   app.add_option("--memory-reserve", a.memory_reserve, "Fraction of HBM held back for activations and runtime [0-1)")
       ->capture_default_str();
   if (!layout_flags) return;
-  app.add_flag("--mechanisms", a.mechanisms,
-               "Beyond the roofline: layout collectives, per-kernel launch floor, kernel efficiencies (docs/accuracy.md)");
+  auto* roofline = app.add_flag("--roofline", a.roofline,
+                                 "The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies "
+                                 "(default: the engine step, docs/accuracy.md)");
+  auto* mech = app.add_flag("--mechanisms", a.mechanisms, "Accepted for compatibility: the engine step is now the default");
+  roofline->excludes(mech);
   app.add_option("--tp", a.tp,
-                 "With --mechanisms: tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the "
-                 "largest divisor of the chips within the scale-up domain that splits whole heads, e.g. 8 for DeepSeek-V3 on 72)");
-  app.add_option("--ep", a.ep, "With --mechanisms: expert-parallel degree of routed experts (default: all chips, at most the routed experts)");
+                 "Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout "
+                 "search's best for the chips; see `chalk layouts`)");
+  app.add_option("--ep", a.ep, "Expert-parallel degree of routed experts (default: the layout search's best)");
   app.add_flag("--two-batch-overlap", a.two_batch_overlap,
-               "With --mechanisms: two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the "
+               "Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the "
                "chips; a decode step splits only when every data-parallel rank holds 2+ sequences)");
   app.add_option("--dispatch-dtype", a.dispatch_dtype,
-                 "With --mechanisms: format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)");
+                 "Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)");
 }
 
 void add_output_options(CLI::App& app, OutputArgs& o) {
   auto* j = app.add_flag("--json", o.json, "Print JSON");
   auto* c = app.add_flag("--csv", o.csv, "Print CSV");
   j->excludes(c);
+  app.add_flag("--wide", wide_tables(), "Print every column of the table (default: what fits the terminal, 100 columns without one)");
 }
 
 DeploymentOptions options_from(const DeploymentArgs& a) {
@@ -59,12 +72,12 @@ DeploymentOptions options_from(const DeploymentArgs& a) {
     o.price_per_chip = usd_per_hour(*a.price_usd_per_chip_hour);
   }
   o.memory_reserve_fraction = a.memory_reserve;
-  if ((a.tp || a.ep) && !a.mechanisms) throw InputError(a.tp ? "--tp" : "--ep", "takes effect only with --mechanisms");
-  if (a.two_batch_overlap && !a.mechanisms) throw InputError("--two-batch-overlap", "takes effect only with --mechanisms");
-  if (a.dispatch_dtype && !a.mechanisms) throw InputError("--dispatch-dtype", "takes effect only with --mechanisms");
+  if ((a.tp || a.ep) && a.roofline) throw InputError(a.tp ? "--tp" : "--ep", "sets the engine step's layout; the roofline has none (drop --roofline)");
+  if (a.two_batch_overlap && a.roofline) throw InputError("--two-batch-overlap", "sets the engine step's layout; the roofline has none (drop --roofline)");
+  if (a.dispatch_dtype && a.roofline) throw InputError("--dispatch-dtype", "sets the engine step's layout; the roofline has none (drop --roofline)");
   if (a.tp && *a.tp < 1) throw InputError("--tp", "must be >= 1, got " + std::to_string(*a.tp));
   if (a.ep && *a.ep < 1) throw InputError("--ep", "must be >= 1, got " + std::to_string(*a.ep));
-  o.mechanisms.enabled = a.mechanisms;
+  o.mechanisms.enabled = !a.roofline;
   o.mechanisms.layout.tp_attention = a.tp.value_or(0);
   o.mechanisms.layout.ep = a.ep.value_or(0);
   o.mechanisms.layout.overlap_micro_batches = a.two_batch_overlap;
@@ -72,13 +85,38 @@ DeploymentOptions options_from(const DeploymentArgs& a) {
   return o;
 }
 
-Deployment resolve(const DeploymentArgs& a) {
+Deployment resolve(const DeploymentArgs& a, int64_t context) {
   const ModelSpec model = load_model(a.model);
   const SystemSpec system = load_system(a.hardware);
   if (a.chips < 0) throw InputError("--chips", "must be >= 1, got " + std::to_string(a.chips));
   DeploymentOptions o = options_from(a);
-  o.n_chips = a.chips == 0 ? system.scale_up_domain : a.chips;
+  const int64_t search_context = std::max<int64_t>(context, 1);
   try {
+    DeploymentOptions engine = o;
+    engine.mechanisms.enabled = true;
+    const bool stated = a.tp || a.ep || a.two_batch_overlap;
+    if (a.chips != 0) {
+      o.n_chips = a.chips;
+    } else {
+      try {
+        o.n_chips = smallest_replica_chips(model, system, engine, search_context);
+      } catch (const InputError&) {
+        // A stated degree no replica size suits: the scale-up domain, where make_deployment
+        // names what is wrong with it.
+        if (!stated) throw;
+        o.n_chips = system.scale_up_domain;
+      }
+    }
+    if (o.mechanisms.enabled && !stated) {
+      if (auto best = best_single_replica_layout(model, system, o, o.n_chips, search_context)) {
+        const double dispatch = o.mechanisms.layout.dispatch_bytes_per_element;
+        o.mechanisms.layout = best->layout;
+        o.mechanisms.layout.dispatch_bytes_per_element = dispatch;
+        o.mechanisms.layout.description =
+            fmt::format("searched: {} (most decode tok/s per chip at context {} with the batch HBM holds; `chalk layouts` ranks them)",
+                        describe_layout(best->layout, best_is_moe(model)), search_context);
+      }
+    }
     return make_deployment(model, system, o);
   } catch (const InputError& e) {
     // Name the option the user typed, not the library's layout field.
@@ -86,15 +124,24 @@ Deployment resolve(const DeploymentArgs& a) {
     const std::string message = std::string(e.what()).substr(f.size() + 2);
     if (f == "layout.tp_attention") throw InputError("--tp", message);
     if (f == "layout.ep") throw InputError("--ep", message);
+    if (f == "chips") throw InputError("--chips", message);
     throw;
   }
 }
+
+Deployment roofline_of(const Deployment& d) {
+  Deployment r = d;
+  r.mechanisms.enabled = false;
+  return r;
+}
+
+std::string_view view_name(const Deployment& d) { return d.mechanisms.enabled ? "engine step" : "roofline"; }
 
 std::vector<std::string> deployment_warnings(const Deployment& d) {
   std::vector<std::string> w;
   if (d.n_chips > d.system.scale_up_domain && !d.mechanisms.enabled) {
     w.push_back(fmt::format("{} chips span {} scale-up domains of {}: their collectives would cross the scale-out network "
-                            "(about 8x slower, lecture 39:00), which the roofline does not model (add --mechanisms)",
+                            "(about 8x slower, lecture 39:00), which the roofline does not model (drop --roofline)",
                             d.n_chips, (d.n_chips + d.system.scale_up_domain - 1) / d.system.scale_up_domain, d.system.scale_up_domain));
   }
   if (d.mechanisms.enabled) {

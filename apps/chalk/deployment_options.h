@@ -18,14 +18,17 @@ namespace chalk::cli {
 struct DeploymentArgs {
   std::string model = "deepseek-v3";
   std::string hardware = "gb200-nvl72";
-  int64_t chips = 0;  ///< 0 = one scale-up domain
+  int64_t chips = 0;  ///< 0 = the smallest replica that holds the model (smallest_replica_chips)
   std::string weights, kv = "bf16", compute;
   std::optional<double> matmul_efficiency, hbm_efficiency, price_usd_per_chip_hour;
   double memory_reserve = 0.10;
-  bool mechanisms = false;   ///< add collectives, kernel floors and kernel efficiencies (overhead.h)
-  std::optional<int64_t> tp, ep;   ///< layout degrees with --mechanisms (unset = derived)
-  bool two_batch_overlap = false;  ///< two micro-batches hide EP traffic (--mechanisms)
-  std::optional<std::string> dispatch_dtype;  ///< EP dispatch format (--mechanisms; unset = bf16)
+  /// --roofline: the lecture's pure lower bound (no collectives, kernel floor or kernel
+  /// efficiencies). Off by default: the engine step (overhead.h) gives the headline figures.
+  bool roofline = false;
+  bool mechanisms = false;  ///< --mechanisms: accepted for compatibility; the engine step is the default
+  std::optional<int64_t> tp, ep;   ///< layout degrees (unset = the layout search's best for the chips)
+  bool two_batch_overlap = false;  ///< two micro-batches hide EP traffic
+  std::optional<std::string> dispatch_dtype;  ///< EP dispatch format (unset = bf16)
 };
 
 /// Output format flags.
@@ -34,17 +37,30 @@ struct OutputArgs {
   bool csv = false;
 };
 
-/// Adds the deployment options; `layout_flags` adds --mechanisms, --tp, --ep,
-/// --two-batch-overlap and --dispatch-dtype too (`chalk layouts` searches the layout instead).
+/// Adds the deployment options; `layout_flags` adds --roofline, --mechanisms (a no-op alias
+/// kept for scripts), --tp, --ep, --two-batch-overlap and --dispatch-dtype too (`chalk
+/// layouts` searches the layout instead).
 void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags = true);
 void add_output_options(CLI::App& app, OutputArgs& o);
 
-/// The options every placement shares (formats, efficiencies, price, reserve, mechanisms),
-/// without the chip count. Throws InputError.
+/// The options every placement shares (formats, efficiencies, price, reserve, mechanisms
+/// on unless --roofline, the stated layout degrees), without the chip count. Throws InputError.
 DeploymentOptions options_from(const DeploymentArgs& a);
 
-/// Loads the model and system and resolves the deployment. Throws InputError.
-Deployment resolve(const DeploymentArgs& a);
+/// Loads the model and system and resolves the deployment: --chips, or else the smallest
+/// replica an engine can run the model on with one sequence of `context` tokens
+/// (smallest_replica_chips, counted under the engine step even with --roofline so both
+/// views price the same chips); the stated layout, or else the layout search's best for one
+/// replica on those chips at `context` (best_single_replica_layout), named "searched: ...".
+/// Throws InputError.
+Deployment resolve(const DeploymentArgs& a, int64_t context = 4096);
+
+/// The same deployment under the plain roofline (the lower bound shown beside the engine
+/// step): mechanisms off, everything else equal.
+Deployment roofline_of(const Deployment& d);
+
+/// "engine step" or "roofline": which model a command's headline figures come from.
+std::string_view view_name(const Deployment& d);
 
 /// Warnings about a deployment that hold at any batch: a replica wider than the scale-up
 /// domain without --mechanisms (no scale-out term), a --tp that splits heads no engine

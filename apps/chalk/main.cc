@@ -1,10 +1,14 @@
 // chalk: what it costs, and how fast it is, to serve or train an LLM on real hardware.
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "chalk/base/error.h"
 #include "arg_parse.h"
+#include "chalk/io/io.h"
 #include "commands.h"
 
 int main(int argc, char** argv) {
@@ -24,6 +28,19 @@ int main(int argc, char** argv) {
   chalk::cli::register_scaleup(app, run);
   chalk::cli::register_train(app, run);
   chalk::cli::strict_numbers(app);  // every numeric flag: the whole argument or an error ("8k" is not 8)
+  // An unknown command is named, with the nearest ones (CLI11 would only say an argument
+  // was not expected).
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string word = argv[1];
+    std::vector<std::string> names;
+    for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), word) == names.end()) {
+      const auto near = chalk::nearest_names(word, names, 2);
+      std::cerr << "chalk: error: unknown command '" << word << "'; did you mean '" << near.front() << "'"
+                << (near.size() > 1 ? " or '" + near[1] + "'" : std::string()) << "? (see chalk --help)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <ostream>
+
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -33,7 +37,43 @@ std::string csv_escape(const std::string& s) {
   return out + "\"";
 }
 
+/// A yes/no column (every non-empty cell "yes" or "no") is a boolean: "yes"/"no" for people,
+/// true/false in CSV and JSON (one type per quantity in every command's output).
+std::vector<bool> boolean_columns(const Table& t) {
+  std::vector<bool> out(t.columns.size(), false);
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    bool any = false, all = true;
+    for (const auto& row : t.rows) {
+      if (c >= row.size()) continue;
+      if (auto* s = std::get_if<std::string>(&row[c])) {
+        any = true;
+        if (*s != "yes" && *s != "no") all = false;
+      } else if (!std::holds_alternative<std::monostate>(row[c])) {
+        all = false;
+      }
+    }
+    out[c] = any && all;
+  }
+  return out;
+}
+
 }  // namespace
+
+int terminal_width() {
+  winsize ws{};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return std::max(40, static_cast<int>(ws.ws_col));
+  if (const char* c = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const long v = std::strtol(c, &end, 10);
+    if (end != c && *end == '\0' && v > 0) return std::max(40L, std::min(v, 100000L));
+  }
+  return 100;
+}
+
+bool& wide_tables() {
+  static bool wide = false;
+  return wide;
+}
 
 void print_table(std::ostream& out, const Table& t) {
   std::vector<size_t> width(t.columns.size());
@@ -47,16 +87,45 @@ void print_table(std::ostream& out, const Table& t) {
     }
     cells.push_back(std::move(r));
   }
+  // Hide detail columns, then ordinary ones, rightmost first, until the table fits.
+  std::vector<bool> shown(t.columns.size(), true);
+  std::vector<std::string> hidden;
+  if (!wide_tables()) {
+    const size_t limit = static_cast<size_t>(terminal_width());
+    auto total = [&] {
+      size_t w = 0, n = 0;
+      for (size_t c = 0; c < width.size(); ++c) {
+        if (shown[c]) w += width[c], ++n;
+      }
+      return n == 0 ? 0 : w + 2 * (n - 1);
+    };
+    for (int p = 2; p >= 1 && total() > limit; --p) {
+      for (size_t c = t.columns.size(); c-- > 0 && total() > limit;) {
+        if (t.columns[c].priority == p) shown[c] = false;
+      }
+    }
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      if (!shown[c]) hidden.push_back(t.columns[c].header);
+    }
+  }
   auto line = [&](auto get) {
     std::string s;
-    for (size_t c = 0; c < t.columns.size(); ++c) s += fmt::format("{:>{}}{}", get(c), width[c], c + 1 < t.columns.size() ? "  " : "");
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      if (shown[c]) s += fmt::format("{}{:>{}}", s.empty() ? "" : "  ", get(c), width[c]);
+    }
     out << s << '\n';
   };
   line([&](size_t c) { return t.columns[c].header; });
   for (const auto& r : cells) line([&](size_t c) { return r[c]; });
+  if (!hidden.empty()) {
+    std::string names;
+    for (const auto& h : hidden) names += (names.empty() ? "" : ", ") + h;
+    out << fmt::format("({} more column{}: {}; --wide shows every column)\n", hidden.size(), hidden.size() == 1 ? "" : "s", names);
+  }
 }
 
 void print_csv(std::ostream& out, const Table& t) {
+  const std::vector<bool> boolean = boolean_columns(t);
   for (size_t c = 0; c < t.columns.size(); ++c) out << (c ? "," : "") << t.columns[c].key;
   out << '\n';
   for (const auto& row : t.rows) {
@@ -66,13 +135,14 @@ void print_csv(std::ostream& out, const Table& t) {
       const Cell& cell = row[c];
       if (auto* d = std::get_if<double>(&cell)) out << fmt::format("{}", *d);  // shortest exact form: notebooks lose nothing
       else if (auto* i = std::get_if<int64_t>(&cell)) out << *i;
-      else if (auto* s = std::get_if<std::string>(&cell)) out << csv_escape(*s);
+      else if (auto* s = std::get_if<std::string>(&cell)) out << (boolean[c] ? (*s == "yes" ? "true" : "false") : csv_escape(*s));
     }
     out << '\n';
   }
 }
 
 nlohmann::json to_json(const Table& t) {
+  const std::vector<bool> boolean = boolean_columns(t);
   auto arr = nlohmann::json::array();
   for (const auto& row : t.rows) {
     nlohmann::json o = nlohmann::json::object();
@@ -80,7 +150,7 @@ nlohmann::json to_json(const Table& t) {
       const Cell& cell = c < row.size() ? row[c] : Cell{};
       if (auto* d = std::get_if<double>(&cell)) o[t.columns[c].key] = std::isfinite(*d) ? nlohmann::json(*d) : nlohmann::json();
       else if (auto* i = std::get_if<int64_t>(&cell)) o[t.columns[c].key] = *i;
-      else if (auto* s = std::get_if<std::string>(&cell)) o[t.columns[c].key] = *s;
+      else if (auto* s = std::get_if<std::string>(&cell)) o[t.columns[c].key] = boolean[c] ? nlohmann::json(*s == "yes") : nlohmann::json(*s);
       else o[t.columns[c].key] = nullptr;
     }
     arr.push_back(std::move(o));

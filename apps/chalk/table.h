@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <iosfwd>
 #include <string>
 #include <variant>
@@ -19,17 +20,38 @@ struct Column {
   std::string key;     ///< CSV/JSON key, with its unit suffix (t_step_ms, cost_usd_per_mtok)
   std::string header;  ///< table header for people
   int precision = 3;   ///< significant digits for doubles in the people's table
+  /// Which columns a narrow table keeps: 0 always, 1 what a person reads first, 2 detail
+  /// (hidden first, rightmost first, when the table is wider than the terminal; --wide,
+  /// --csv and --json show every column).
+  int priority = 1;
 };
 
 struct Table {
   std::vector<Column> columns;
   std::vector<std::vector<Cell>> rows;
   void add(std::vector<Cell> row) { rows.push_back(std::move(row)); }
+  /// Sets the priority of the columns with these keys (Column::priority).
+  void set_priority(std::initializer_list<const char*> keys, int priority) {
+    for (auto& c : columns) {
+      for (const char* k : keys) {
+        if (c.key == k) c.priority = priority;
+      }
+    }
+  }
 };
 
 /// Formats a double to `sig` significant digits, with thousands kept plain ("1234", "0.0123").
 std::string format_number(double v, int sig);
 
+/// The width tables fit by default: the terminal's (TIOCGWINSZ) when stdout is one, else
+/// $COLUMNS when set to a number, else 100; at least 40.
+int terminal_width();
+
+/// --wide: every column, whatever the width. Set by add_output_options' flag.
+bool& wide_tables();
+
+/// The aligned table for people. Unless wide_tables(), columns of priority 2 and then 1 are
+/// hidden, rightmost first, until the table fits terminal_width(); a last line names them.
 void print_table(std::ostream& out, const Table& t);
 void print_csv(std::ostream& out, const Table& t);
 nlohmann::json to_json(const Table& t);  ///< array of objects keyed by column key

@@ -1,5 +1,6 @@
 // Built-in catalogs (embedded data/) and loading by name or path.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -65,6 +66,64 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+/// Levenshtein distance (insertions, deletions, substitutions of one character).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+/// A directory given as --model: a snapshot holding config.json, or a HF cache folder
+/// models--ORG--NAME whose refs/main names the snapshot (read without network).
+std::string snapshot_dir(const std::string& dir) {
+  std::error_code ec;
+  namespace fs = std::filesystem;
+  if (fs::exists(fs::path(dir) / "config.json", ec)) return dir;
+  if (fs::exists(fs::path(dir) / "refs" / "main", ec)) {
+    std::string rev = read_file((fs::path(dir) / "refs" / "main").string());
+    while (!rev.empty() && std::isspace(static_cast<unsigned char>(rev.back()))) rev.pop_back();
+    const fs::path snap = fs::path(dir) / "snapshots" / rev;
+    if (fs::exists(snap / "config.json", ec)) return snap.string();
+  }
+  throw InputError("--model", "directory '" + dir + "' holds no config.json (expected a HF snapshot directory)");
+}
+
+/// The model's name from a snapshot path: NAME of .../models--ORG--NAME/snapshots/<rev>,
+/// else the directory's own name.
+std::string snapshot_name(const std::string& dir) {
+  namespace fs = std::filesystem;
+  fs::path p = fs::path(dir);
+  if (!p.has_filename()) p = p.parent_path();
+  for (fs::path q = p; !q.empty() && q.has_filename(); q = q.parent_path()) {
+    const std::string f = q.filename().string();
+    if (f.rfind("models--", 0) == 0) return lower(f.substr(f.rfind("--") + 2));
+    if (q == q.parent_path()) break;
+  }
+  return p.filename().string();
+}
+
+std::string nearest_text(const std::string& text, const std::vector<std::string>& names) {
+  std::string s = "nearest: ";
+  const auto near = nearest_names(text, names, 3);
+  for (std::size_t i = 0; i < near.size(); ++i) s += (i ? ", " : "") + near[i];
+  return s + "; all: " + join(names);
+}
+
+
 }  // namespace
 
 std::string read_file(const std::string& path) {
@@ -78,25 +137,109 @@ std::string read_file(const std::string& path) {
 }
 
 ModelSpec load_model(const std::string& name_or_path) {
-  if (auto p = builtin_path(name_or_path, {"models/hf/", "models/native/"})) {
-    return model_from_text(*detail::embedded_file(*p), name_or_path, "built-in model " + name_or_path);
+  if (auto name = resolve_model_name(name_or_path)) {
+    auto p = builtin_path(*name, {"models/hf/", "models/native/"});
+    return model_from_text(*detail::embedded_file(*p), *name, "built-in model " + *name);
   }
   std::error_code ec;
+  if (std::filesystem::is_directory(name_or_path, ec)) {
+    const std::string dir = snapshot_dir(name_or_path);
+    return model_from_text(read_file(dir + "/config.json"), snapshot_name(dir), dir + "/config.json");
+  }
   if (looks_like_path(name_or_path) || std::filesystem::exists(name_or_path, ec)) {
+    if (!std::filesystem::exists(name_or_path, ec) && name_or_path.find(".json") == std::string::npos &&
+        std::count(name_or_path.begin(), name_or_path.end(), '/') == 1) {
+      throw InputError("--model", "unknown model '" + name_or_path + "': no built-in config of that architecture and no such path; " +
+                                      nearest_text(name_or_path, builtin_model_names()) + " (a HF snapshot directory holding config.json also works)");
+    }
     return model_from_text(read_file(name_or_path), stem(name_or_path), name_or_path);
   }
-  throw InputError("--model", "unknown model '" + name_or_path + "'; expected a path or one of: " + join(builtin_model_names()));
+  throw InputError("--model", "unknown model '" + name_or_path + "'; " + nearest_text(name_or_path, builtin_model_names()) +
+                                  " (or a path to a config.json, a chalk-model file or a snapshot directory)");
 }
 
 SystemSpec load_system(const std::string& name_or_path) {
-  if (auto p = builtin_path(name_or_path, {"hardware/"})) {
-    return system_from_json(*detail::embedded_file(*p), "built-in hardware " + name_or_path);
+  if (auto name = resolve_system_name(name_or_path)) {
+    auto p = builtin_path(*name, {"hardware/"});
+    return system_from_json(*detail::embedded_file(*p), "built-in hardware " + *name);
   }
   std::error_code ec;
   if (looks_like_path(name_or_path) || std::filesystem::exists(name_or_path, ec)) {
     return system_from_json(read_file(name_or_path), name_or_path);
   }
-  throw InputError("--hardware", "unknown hardware '" + name_or_path + "'; expected a path or one of: " + join(builtin_system_names()));
+  throw InputError("--hardware", "unknown hardware '" + name_or_path + "'; " + nearest_text(name_or_path, builtin_system_names()) +
+                                     " (or a path to a chalk-hardware file)");
+}
+
+std::optional<std::string> resolve_model_name(const std::string& text) {
+  const auto names = builtin_model_names();
+  const auto known = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+  std::string n = lower(text);
+  if (known(n)) return n;
+  // A HF repo id (ORG/NAME) names the built-in config of the same architecture: NAME
+  // lower-cased, less the suffixes that mark a variant of the same weights' shape.
+  const auto slash = n.rfind('/');
+  if (slash != std::string::npos) {
+    if (n.find(".json") != std::string::npos || std::count(n.begin(), n.end(), '/') != 1) return std::nullopt;
+    std::error_code ec;
+    if (std::filesystem::exists(text, ec)) return std::nullopt;  // a local directory or file wins
+    n = n.substr(slash + 1);
+  }
+  for (bool changed = true; changed && !known(n);) {
+    changed = false;
+    if (n.rfind("meta-", 0) == 0) {
+      n = n.substr(5);
+      changed = true;
+      continue;
+    }
+    const auto dash = n.rfind('-');
+    if (dash == std::string::npos) break;
+    const std::string tail = n.substr(dash + 1);
+    static const char* const kVariant[] = {"instruct", "chat", "base", "hf", "fp8", "bf16", "it", "thinking"};
+    bool variant = std::find_if(std::begin(kVariant), std::end(kVariant), [&](const char* v) { return tail == v; }) != std::end(kVariant);
+    // Release tags: "-2507", "-0324", "-v0.1".
+    const bool date = tail.size() == 4 && std::all_of(tail.begin(), tail.end(), [](unsigned char c) { return std::isdigit(c); });
+    const bool version = tail.size() >= 2 && tail[0] == 'v' && std::isdigit(static_cast<unsigned char>(tail[1])) &&
+                         tail.find('.') != std::string::npos;
+    if (variant || date || version) {
+      n = n.substr(0, dash);
+      changed = true;
+    }
+  }
+  if (known(n)) return n;
+  return std::nullopt;
+}
+
+std::optional<std::string> resolve_system_name(const std::string& text) {
+  const auto names = builtin_system_names();
+  const std::string n = lower(text);
+  if (std::find(names.begin(), names.end(), n) != names.end()) return n;
+  // Names people type for the built-in systems (the chip's marketing name).
+  static const std::pair<const char*, const char*> kAliases[] = {
+      {"h100", "h100-sxm"},     {"h100sxm", "h100-sxm"},  {"h800", "h800-sxm"},         {"a100", "a100-80gb"},
+      {"a100-80g", "a100-80gb"}, {"gb200", "gb200-nvl72"}, {"nvl72", "gb200-nvl72"},       {"gb300", "gb300-nvl72"},
+      {"rubin", "rubin-nvl144"}, {"vr200", "rubin-nvl144"}, {"ironwood", "tpu-ironwood"}, {"tpu-v7", "tpu-ironwood"},
+      {"v4", "tpu-v4"},         {"v5e", "tpu-v5e"},       {"v5p", "tpu-v5p"},             {"v6e", "tpu-v6e"},
+      {"trillium", "tpu-v6e"},  {"h200-sxm", "h200"},     {"b200-sxm", "b200"},           {"mi300", "mi300x"},
+      {"mi355", "mi355x"}};
+  for (const auto& [alias, name] : kAliases) {
+    if (n == alias && std::find(names.begin(), names.end(), name) != names.end()) return std::string(name);
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> nearest_names(const std::string& text, const std::vector<std::string>& names, std::size_t count) {
+  const std::string t = lower(text);
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& n : names) {
+    // A name that contains what was typed (or the reverse) ranks first.
+    const bool contains = n.find(t) != std::string::npos || t.find(n) != std::string::npos;
+    scored.push_back({contains ? 0 : edit_distance(t, n), n});
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < count; ++i) out.push_back(scored[i].second);
+  return out;
 }
 
 std::vector<std::string> builtin_model_names() {

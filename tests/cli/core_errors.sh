@@ -28,8 +28,10 @@ python3 -c "import json; c=json.load(open('$SRC/data/hardware/tpu-v5p.json')); c
 expect_error "status: unknown status 'rumoured'; expected shipping or announced" decode --hardware "$tmp/hw4.json"
 python3 -c "import json; c=json.load(open('$SRC/data/hardware/b300.json')); c['power']['watts_per_chip']=0; json.dump(c, open('$tmp/hw5.json','w'))"
 expect_error "power.watts_per_chip: must be in [1e-06, 1e+06], got 0" hardware "$tmp/hw5.json"
-expect_error "unknown model 'llama-9'" decode --model llama-9
-expect_error "unknown hardware 'h900'" decode --hardware h900
+expect_error "unknown model 'llama-9'; nearest: " decode --model llama-9
+expect_error "unknown hardware 'h900'; nearest: h200, b200" decode --hardware h900
+expect_error "unknown model 'meta-llama/Llama-9-70B': no built-in config of that architecture" decode --model meta-llama/Llama-9-70B
+expect_error "directory '$tmp' holds no config.json" decode --model "$tmp"
 expect_error "--batch: must be in 1..16777216, got 0" decode --batch 0
 expect_error "--batch: must be in 1..16777216, got 100000000000" decode --batch 100000000000
 expect_error "--batch: expected an integer, got 'abc'" decode --batch abc
@@ -43,21 +45,33 @@ expect_error "--price-usd-per-chip-hour" decode --price-usd-per-chip-hour -1
 expect_error "--prompt: must be in 1.." prefill --prompt 0
 expect_error "--prefix" prefill --prefix -1
 expect_error "not expected: --no-such-flag" decode --no-such-flag
-expect_error "--tp: takes effect only with --mechanisms" decode --tp 8
+# The engine step is the default: layout options are errors only beside --roofline, which has no layout.
+expect_error "--tp: sets the engine step's layout; the roofline has none (drop --roofline)" decode --roofline --tp 8
+expect_error "--roofline excludes --mechanisms" decode --roofline --mechanisms
 expect_error "--tp: must be >= 1, got 0" decode --mechanisms --tp 0
-expect_error "--tp: must be a positive divisor of the 72 chips, got 7" decode --mechanisms --tp 7
+expect_error "--tp: must be a positive divisor of the 72 chips, got 7" decode --mechanisms -n 72 --tp 7
+# No chip count and a degree no replica size suits: the scale-up domain, and the same error.
+expect_error "--tp: must be a positive divisor of the 72 chips, got 7" decode --tp 7
 expect_error "--ep: must be >= 1, got 0" decode --mechanisms --ep 0
 expect_error "--dispatch-dtype: unknown dtype ''" decode --mechanisms --dispatch-dtype ""
-expect_error "--two-batch-overlap: takes effect only with --mechanisms" decode --two-batch-overlap
-expect_error "--dispatch-dtype: takes effect only with --mechanisms" decode --dispatch-dtype fp8
+expect_error "--two-batch-overlap: sets the engine step's layout" decode --roofline --two-batch-overlap
+expect_error "--dispatch-dtype: sets the engine step's layout" decode --roofline --dispatch-dtype fp8
 expect_error "--dispatch-dtype: unknown dtype 'fp7'" decode --mechanisms --dispatch-dtype fp7
 expect_error "--ep: EP16 exceeds the 8 routed experts" decode --mechanisms -m mixtral-8x7b -H h100-sxm -n 16 --ep 16
 expect_error "--ep: llama-3.1-70b has no routed experts" decode --mechanisms -m llama-3.1-70b -H h100-sxm --ep 2
 expect_error "--ep: must be >= 1" decode --mechanisms --ep -2
 expect_ok decode
+expect_ok decode --roofline
 expect_ok decode --mechanisms --tp 8 --ep 72
 expect_ok prefill --mechanisms
 expect_ok models
 expect_ok hardware
 expect_ok decode --help
 echo "core_errors: all passed"
+# An unknown command is named, with a "did you mean".
+expect_error "unknown command 'decod'; did you mean 'decode'" decod
+expect_error "unknown command 'serve'; did you mean 'serving'" serve
+# Help shows no INT:INT type for a plain integer (the range is checked, not a syntax).
+"$CHALK" decode --help | grep -q "INT:INT" && fail "decode --help shows INT:INT"
+"$CHALK" layouts --help | grep -q "INT:INT" && fail "layouts --help shows INT:INT"
+echo "core_errors: command names passed"

@@ -1,7 +1,8 @@
 # The core commands' machine-readable outputs parse and hold the expected fields.
 CHALK="$1"; SRC="$2"
 . "$SRC/tests/cli/lib.bash"
-out=$("$CHALK" decode --model llama-3.1-70b --hardware h100-sxm --batch 1,64 --context 2048 --json) || fail "decode --json"
+# The roofline derivation below is of --roofline on 8 chips (one H100 node).
+out=$("$CHALK" decode --roofline -n 8 --model llama-3.1-70b --hardware h100-sxm --batch 1,64 --context 2048 --json) || fail "decode --json"
 python3 - "$out" <<'PY' || fail "decode --json content"
 import json, sys
 j = json.loads(sys.argv[1])
@@ -36,8 +37,8 @@ assert [n for n, r in h.items() if r['status'] == 'announced'] == ['rubin-nvl144
 assert all(r['status'] in ('shipping', 'announced') for r in h.values())
 " || fail "hardware --json (issue 17 systems)"
 echo "core_outputs: all passed"
-# A replica beyond the scale-up domain is flagged: the roofline has no scale-out term.
-"$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 16 -b 1 --json | python3 -c "import json,sys; w=json.load(sys.stdin)['warnings']; assert any('span 2 scale-up domains' in x for x in w), w" || fail "scale-out warning"
+# A replica beyond the scale-up domain is flagged under --roofline: it has no scale-out term.
+"$CHALK" decode --roofline -m llama-3.1-70b -H h100-sxm -n 16 -b 1 --json | python3 -c "import json,sys; w=json.load(sys.stdin)['warnings']; assert any('span 2 scale-up domains' in x for x in w), w" || fail "scale-out warning"
 "$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 8 -b 1 --json | python3 -c "import json,sys; w=json.load(sys.stdin)['warnings']; assert w == [], w" || fail "no warning within a domain"
 # A --tp that splits heads no engine can split is computed, with a warning naming it.
 "$CHALK" decode --mechanisms --tp 72 -b 1 | grep -q "warning     TP72 does not divide the 128 attention heads" || fail "head-split warning"
@@ -54,6 +55,59 @@ assert (s['bound'], s['governs']) == ('weights', 'communication'), s  # roofline
 assert abs(s['t_operations_ms'] + s['t_comm_ms'] + s['t_overhead_ms'] - s['t_step_ms']) < 1e-9, s  # the columns add up
 assert 'dispatch 1 B/element, two micro-batches' in d['assumptions']['sharding'], d['assumptions']['sharding']" || fail "two-batch overlap"
 "$CHALK" $sgl | python3 -c "import json,sys; s=json.load(sys.stdin)['steps'][0]; assert abs(s['t_step_ms'] - 105.93) < 0.05, s" || fail "no overlap"
-"$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --json | python3 -c "import json,sys; s=json.load(sys.stdin)['steps'][0]; assert s['governs'] == s['bound'] == 'weights', s" || fail "plain governs"
+"$CHALK" decode --roofline -m llama-3.1-8b -H h100-sxm -b 1 --json | python3 -c "import json,sys; s=json.load(sys.stdin)['steps'][0]; assert s['governs'] == s['bound'] == 'weights', s" || fail "plain governs"
 "$CHALK" decode --mechanisms --two-batch-overlap -m llama-3.1-8b -H h100-sxm -n 1 -b 1 | grep -q "no expert-parallel traffic to hide" || fail "overlap warning"
 echo "core_outputs: scale-out warning passed"
+# The engine step is the default; --roofline gives the lecture's lower bound on the same chips,
+# and --mechanisms is a no-op alias. Llama 3.1 8B on H100: one chip (16.1 GB of weights fit in
+# 72 GB), searched layout TP1; the roofline at batch 1 is weights-bound: (16.06 GB - 1.05 GB
+# input table) / (3.35 TB/s x 0.87) = 5.151 ms, and the engine step is slower (kernel floor).
+"$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --json | python3 -c "
+import json,sys; j=json.load(sys.stdin); s=j['steps'][0]
+assert j['assumptions']['chips'] == 1 and j['assumptions']['mechanisms'] is True, j['assumptions']
+assert j['assumptions']['sharding'].startswith('layout: searched: attention TP1'), j['assumptions']['sharding']
+assert s['t_step_ms'] > s['t_step_roofline_ms'] and s['t_overhead_ms'] > 0, s" || fail "engine default"
+"$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --roofline --json | python3 -c "
+import json,sys; j=json.load(sys.stdin); s=j['steps'][0]
+assert j['assumptions']['chips'] == 1 and j['assumptions']['mechanisms'] is False, j['assumptions']
+assert abs(s['t_step_ms'] - s['t_step_roofline_ms']) < 1e-12 and s['t_overhead_ms'] == 0, s" || fail "--roofline"
+[ "$("$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --mechanisms --csv)" = "$("$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --csv)" ] || fail "--mechanisms is a no-op"
+"$CHALK" decode -b 1 | grep -q "^chalk decode: one decode step, engine step" || fail "title names the engine step"
+"$CHALK" decode -b 1 --roofline | grep -q "^chalk decode: one decode step, roofline: the lower bound" || fail "title names the roofline"
+# Default chips: the smallest replica that holds the model. DeepSeek-V3 (673 GB of weights plus
+# the reserve) on H200 (141 GB): 8 chips; on GB200 NVL72 (186 GB): 6, the smallest divisor of 72
+# from 5 up; on H100 (80 GB) two 8-GPU domains, 16.
+for hw_chips in h200:8 gb200-nvl72:6 h100-sxm:16; do
+  "$CHALK" decode -H "${hw_chips%%:*}" -b 1 --json | python3 -c "
+import json,sys; c=json.load(sys.stdin)['assumptions']['chips']; assert c == ${hw_chips##*:}, c" || fail "default chips on $hw_chips"
+done
+echo "core_outputs: engine default passed"
+# Names people type: any case, aliases, HF repo ids, a HF cache folder.
+"$CHALK" decode -m meta-llama/Llama-3.1-70B-Instruct -H H100 -b 1 --json | python3 -c "
+import json,sys; j=json.load(sys.stdin); assert (j['model']['name'], j['hardware']['name']) == ('llama-3.1-70b', 'h100-sxm'), (j['model'], j['hardware'])" || fail "HF repo id and alias"
+"$CHALK" decode -m deepseek-ai/DeepSeek-V3 -H GB200 -b 1 --json | python3 -c "
+import json,sys; j=json.load(sys.stdin); assert (j['model']['name'], j['hardware']['name']) == ('deepseek-v3', 'gb200-nvl72')" || fail "deepseek-ai/DeepSeek-V3"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+hub="$tmp/hub/models--meta-llama--Llama-3.1-8B"
+mkdir -p "$hub/snapshots/0123abc" "$hub/refs"
+cp "$SRC/data/models/hf/llama-3.1-8b.json" "$hub/snapshots/0123abc/config.json"
+printf '0123abc\n' > "$hub/refs/main"
+for dir in "$hub" "$hub/snapshots/0123abc" "$hub/snapshots/0123abc/"; do
+  "$CHALK" decode -m "$dir" -H h100-sxm -b 1 --json | python3 -c "
+import json,sys; m=json.load(sys.stdin)['model']; assert m['name'] == 'llama-3.1-8b' and m['params_total'] > 8.0e9, m" || fail "snapshot dir $dir"
+done
+echo "core_outputs: names passed"
+# Tables fit 100 columns without a terminal (or $COLUMNS when set); --wide shows every column.
+for c in "decode" "decode -m llama-3.1-8b -H h100-sxm" "prefill" "serving sweep -m llama-3.1-8b -H h100-sxm -b 1,64" \
+         "serving frontier -m llama-3.1-8b -H h100-sxm -b 1,64" "layouts" "prices infer gemini-1.5-pro"; do
+  # shellcheck disable=SC2086
+  w=$(env -u COLUMNS "$CHALK" $c | awk '{ if (length($0) > m) m = length($0) } END { print m }')
+  # Lines outside the table (the deployment's description) may be longer; the table may not.
+  # shellcheck disable=SC2086
+  tw=$(env -u COLUMNS "$CHALK" $c | awk 'prev == "" && /^ *(batch|#|chips|inf) /{t=1} {prev=$0} t && !/^\(/{ if (length($0) > m) m = length($0) } END { print m+0 }')
+  [ "$tw" -le 100 ] && [ "$tw" -gt 40 ] || fail "chalk $c: table $tw columns wide (all lines: $w)"
+done
+env -u COLUMNS "$CHALK" decode -b 1 | grep -q "more columns: compute ms, weights ms" || fail "hidden columns are named"
+env -u COLUMNS "$CHALK" decode -b 1 --wide | grep -q "experts/layer.*max batch" || fail "--wide shows every column"
+[ "$(COLUMNS=60 "$CHALK" decode -b 1 | awk '/^ *batch /{print length($0)}')" -le 60 ] || fail "COLUMNS=60"
+echo "core_outputs: table width passed"

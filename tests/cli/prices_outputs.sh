@@ -57,8 +57,8 @@ assert t[1]['tier_by_duration'] == 'local NVMe flash', t[1]
 " || fail "opus memory tiers"
 [ "$("$CHALK" prices infer o3 --csv | head -1)" = "inference,subject,quantity,value,low,high,note" ] || fail "prices infer --csv header"
 
-# Forward: Llama 3.1 70B on 8 H100 prices output above input; decode batch 324 fits in HBM.
-"$CHALK" prices forward --model llama-3.1-70b --hardware h100-sxm --compare gpt-4o --json | python3 -c "
+# Forward: Llama 3.1 70B on 8 H100 prices output above input; decode batch 324 fits in HBM (the roofline, -n 8).
+"$CHALK" prices forward --roofline -n 8 --model llama-3.1-70b --hardware h100-sxm --compare gpt-4o --json | python3 -c "
 import json, sys
 j = json.load(sys.stdin)
 assert j['forward']['decode_batch'] == 324 and j['forward']['prefill_bound'] == 'compute', j['forward']

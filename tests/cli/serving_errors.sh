@@ -28,8 +28,8 @@ expect_error "--batch: must be >= 1, got 0" serving balance --batch 0
 expect_error "--context: must be in 1..1073741824" serving window --context 99999999999
 # Frontier, modes and plot vary chips per replica themselves.
 for sub in frontier modes plot; do
+  "$CHALK" serving $sub --help | grep -q -- "-n,--chips" && fail "serving $sub --help offers --chips"
   expect_error "--chips: this command varies chips per replica itself; use --replica-chips" serving $sub --chips 8
-  expect_error "--replica-chips: must be in 1..1048576, got 0" serving $sub --replica-chips 0
   expect_error "--context: expected one integer here" serving $sub --context 1,2
 done
 expect_error "--batch: 131072 batches x 72 replica sizes is more than 8,000,000 points" serving frontier --batch 1,131072 --every-integer
@@ -39,11 +39,11 @@ for sub in modes plot; do
   expect_error "--price-multiple: must be positive, got -6" serving $sub --price-multiple -6
   expect_error "--price-multiple: expected a comma list of numbers, got ''" serving $sub --price-multiple ''
   expect_error "--baseline-tok-per-s-per-user: must be positive, got -1" serving $sub --baseline-tok-per-s-per-user -1
-  expect_error "--baseline-tok-per-s-per-user: no point reaches 1e+06 tok/s per user; the fastest is 229.8" serving $sub -m llama-3.1-70b -H h200 --baseline-tok-per-s-per-user 1e6
+  expect_error "--baseline-tok-per-s-per-user: no point reaches 1e+06 tok/s per user; the fastest is 229.8" serving $sub --roofline -m llama-3.1-70b -H h200 --baseline-tok-per-s-per-user 1e6
   expect_error "--baseline-cost-tolerance: must be a fraction in [0, 1), got 2" serving $sub --baseline-cost-tolerance 2
   expect_error "--replica-chips: no replica size fits deepseek-v3" serving $sub -H h200 --replica-chips 1,2
 done
-expect_error "--csv: modes prints a report; use --json" serving modes --csv
+expect_error "not expected: --csv" serving modes --csv  # a report: help offers --json only
 expect_error "--csv" serving plot --csv
 expect_error "--output: cannot write '$tmp/no/such/dir/x.html'" serving plot -m llama-3.1-8b -H h100-sxm -o "$tmp/no/such/dir/x.html"
 # The deployment options keep their own errors here too.

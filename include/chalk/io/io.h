@@ -3,6 +3,7 @@
 // file and field on bad input.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,15 +24,35 @@ ModelSpec model_from_hf_config(std::string_view json_text, const std::string& na
 /// docs/file-formats.md) for models without an HF config. Unknown keys are errors.
 ModelSpec model_from_native(std::string_view json_text, const std::string& where);
 
-/// A built-in model name (`chalk models`) or a path to an HF config.json or a native
-/// model file (told apart by the "format" key).
+/// A built-in model name (`chalk models`, any case), a HF repo id resolve_model_name
+/// maps to one, a path to an HF config.json or a native model file (told apart by the
+/// "format" key), or a directory: a HF snapshot holding config.json, or a HF cache folder
+/// models--ORG--NAME whose refs/main names the snapshot (no network). Throws InputError
+/// ("--model") naming the nearest built-in names when nothing matches.
 ModelSpec load_model(const std::string& name_or_path);
+
+/// The built-in model `text` names, if any: its name in any case; or a HF repo id ORG/NAME
+/// (not an existing path) whose NAME, lower-cased, less a "meta-" prefix and variant
+/// suffixes (-instruct, -chat, -base, -hf, -fp8, -bf16, -it, -thinking, release tags such
+/// as -2507 or -v0.1), is a built-in name: meta-llama/Llama-3.1-70B-Instruct ->
+/// llama-3.1-70b, deepseek-ai/DeepSeek-V3 -> deepseek-v3. Those suffixes do not change
+/// the architecture config.json describes.
+std::optional<std::string> resolve_model_name(const std::string& text);
+
+/// The built-in system `text` names, if any: its name in any case, or a common alias
+/// (h100 -> h100-sxm, gb200 -> gb200-nvl72, v5e -> tpu-v5e, ...).
+std::optional<std::string> resolve_system_name(const std::string& text);
+
+/// The `count` names nearest `text`: those containing it (or contained in it) first, then
+/// by edit distance (case-insensitive).
+std::vector<std::string> nearest_names(const std::string& text, const std::vector<std::string>& names, std::size_t count);
 
 /// Builds a SystemSpec from chalk's hardware format ("format": "chalk-hardware/1").
 /// Unknown keys are errors.
 SystemSpec system_from_json(std::string_view json_text, const std::string& where);
 
-/// A built-in system name (`chalk hardware`) or a path to a hardware file.
+/// A built-in system name or alias (`chalk hardware`, any case; resolve_system_name) or a
+/// path to a hardware file. Throws InputError ("--hardware") naming the nearest names.
 SystemSpec load_system(const std::string& name_or_path);
 
 /// Names of the built-in models and systems, sorted.

@@ -1,0 +1,61 @@
+// Default chips and layout (chalk/engine/default_layout.h).
+#include "chalk/engine/default_layout.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "chalk/base/error.h"
+
+namespace chalk {
+namespace {
+
+/// The stated layout leaves nothing to search: a degree, or two micro-batches, given.
+bool layout_stated(const DeploymentOptions& o) {
+  const ParallelLayout& l = o.mechanisms.layout;
+  return l.tp_attention != 0 || l.tp_ffn != 0 || l.ep != 0 || l.tp_expert != 0 || l.overlap_micro_batches;
+}
+
+/// Weights, reserve and one sequence at `context` fit `base` placed as stated on n chips.
+bool stated_fits(const ModelSpec& m, const SystemSpec& s, DeploymentOptions o, int64_t n, int64_t context) {
+  o.n_chips = n;
+  Deployment d;
+  try {
+    d = make_deployment(m, s, o);
+  } catch (const InputError&) {
+    return false;  // a stated degree that does not divide n
+  }
+  if (d.mechanisms.enabled && !attention_split_problem(m, d.mechanisms.layout.tp_attention).empty()) return false;
+  const MemoryPlan mem = memory_plan(d, 1, context);
+  return mem.weights_fit && mem.fits;
+}
+
+}  // namespace
+
+std::optional<LayoutCandidate> best_single_replica_layout(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
+                                                          int64_t n_chips, int64_t context) {
+  LayoutQuery q;
+  q.n_chips = n_chips;
+  q.context = context;
+  for (auto& c : search_layouts(m, s, base, q)) {
+    if (c.fits && c.replica_chips == n_chips) return c;
+  }
+  return std::nullopt;
+}
+
+int64_t smallest_replica_chips(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t context) {
+  const int64_t domain = std::max<int64_t>(1, s.scale_up_domain);
+  std::vector<int64_t> sizes;
+  for (int64_t r = 1; r <= domain; ++r) {
+    if (domain % r == 0) sizes.push_back(r);
+  }
+  for (int64_t k = 2; k <= 64; ++k) sizes.push_back(k * domain);
+  const bool search = base.mechanisms.enabled && !layout_stated(base);
+  for (const int64_t n : sizes) {
+    if (search ? best_single_replica_layout(m, s, base, n, context).has_value() : stated_fits(m, s, base, n, context)) return n;
+  }
+  throw InputError("chips", "the model does not fit in HBM on up to 64 scale-up domains of " + std::to_string(domain) + " chips of " +
+                                s.name + " (with one sequence of " + std::to_string(context) + " tokens)");
+}
+
+}  // namespace chalk

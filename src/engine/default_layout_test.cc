@@ -1,0 +1,55 @@
+// Default chips and layout: the smallest replica that holds the model, the best layout on it.
+#include "chalk/engine/default_layout.h"
+
+#include <gtest/gtest.h>
+
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+
+namespace chalk {
+namespace {
+
+DeploymentOptions engine() {
+  DeploymentOptions o;
+  o.mechanisms.enabled = true;
+  return o;
+}
+
+// Usable HBM = chips x capacity x (1 - 0.10 reserve); one sequence of 4096 tokens must fit too.
+TEST(DefaultLayout, SmallestReplicaHoldsTheWeightsAndOneSequence) {
+  // Llama 3.1 8B bf16: 16.1 GB of weights in 72 GB of one H100.
+  EXPECT_EQ(smallest_replica_chips(load_model("llama-3.1-8b"), load_system("h100-sxm"), engine(), 4096), 1);
+  // Llama 3.1 70B bf16: 141.1 GB of weights; 1 H100 holds 72 GB, 2 hold 144 GB, room for one
+  // sequence's 4096 x 327,680 B = 1.34 GB of KV (80 layers x 8 KV heads x 128 x 2 x 2 B).
+  EXPECT_EQ(smallest_replica_chips(load_model("llama-3.1-70b"), load_system("h100-sxm"), engine(), 4096), 2);
+  // DeepSeek-V3 (673 GB): 8 H200 (5 x 126.9 GB would do, but replicas divide the 8-GPU node);
+  // GB200 NVL72 at 167.4 GB usable each: 4 chips hold 669.6 GB, too few; 6 is the next divisor of 72;
+  // H100 (72 GB usable): one 8-GPU node holds 576 GB, so two nodes.
+  const ModelSpec ds = load_model("deepseek-v3");
+  EXPECT_EQ(smallest_replica_chips(ds, load_system("h200"), engine(), 4096), 8);
+  EXPECT_EQ(smallest_replica_chips(ds, load_system("gb200-nvl72"), engine(), 4096), 6);
+  EXPECT_EQ(smallest_replica_chips(ds, load_system("h100-sxm"), engine(), 4096), 16);
+}
+
+TEST(DefaultLayout, StatedLayoutOnlyOnSizesItsDegreesDivide) {
+  DeploymentOptions o = engine();
+  o.mechanisms.layout.tp_attention = 8;
+  // TP8 needs a multiple of 8 chips: 8 H100 hold Llama 3.1 70B though 2 would.
+  EXPECT_EQ(smallest_replica_chips(load_model("llama-3.1-70b"), load_system("h100-sxm"), o, 4096), 8);
+  // TP7 splits neither 64 heads nor any replica of whole domains: an error naming the chips.
+  o.mechanisms.layout.tp_attention = 7;
+  EXPECT_THROW(smallest_replica_chips(load_model("llama-3.1-70b"), load_system("h100-sxm"), o, 4096), InputError);
+}
+
+TEST(DefaultLayout, BestSingleReplicaLayoutSpansAllChips) {
+  const auto best = best_single_replica_layout(load_model("llama-3.1-70b"), load_system("h100-sxm"), engine(), 8, 4096);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->replica_chips, 8);
+  EXPECT_EQ(best->replicas, 1);
+  EXPECT_TRUE(best->fits);
+  // One H100 cannot hold 70B: nothing fits.
+  EXPECT_FALSE(best_single_replica_layout(load_model("llama-3.1-70b"), load_system("h100-sxm"), engine(), 1, 4096).has_value());
+}
+
+}  // namespace
+}  // namespace chalk

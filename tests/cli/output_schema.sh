@@ -1,0 +1,84 @@
+# One output vocabulary: every command's --json output checked against docs/output-schema.json
+# (one type per key wherever it appears; the model and hardware objects the same everywhere),
+# and every command whose help offers --csv prints CSV.
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cmds=(
+  "decode -m llama-3.1-8b -H h100-sxm -b 1,8"
+  "decode -b 1 --roofline"
+  "prefill -m llama-3.1-8b -H h100-sxm -p 1024"
+  "serving sweep -m llama-3.1-8b -H h100-sxm -b 1,64"
+  "serving balance -m llama-3.1-8b -H h100-sxm"
+  "serving window -m llama-3.1-8b -H h100-sxm"
+  "serving frontier -m llama-3.1-8b -H h100-sxm -b 1,64 --replica-chips 1,2"
+  "serving modes -m llama-3.1-8b -H h100-sxm --replica-chips 1,2"
+  "serving plot -m llama-3.1-8b -H h100-sxm -b 1,64 --replica-chips 1,2"
+  "prices list"
+  "prices show gpt-4o"
+  "prices infer gemini-1.5-pro"
+  "prices forward -m llama-3.1-8b -H h100-sxm"
+  "layouts -m llama-3.1-8b -H h100-sxm -n 2"
+  "models"
+  "hardware"
+)
+i=0
+for c in "${cmds[@]}"; do
+  i=$((i + 1))
+  # shellcheck disable=SC2086
+  "$CHALK" $c --json > "$tmp/$i.json" || fail "chalk $c --json exited $?"
+  printf '%s\n' "$c" > "$tmp/$i.cmd"
+done
+python3 - "$SRC/docs/output-schema.json" "$tmp" "$i" <<'PY' || fail "output schema"
+import json, re, sys
+schema = json.load(open(sys.argv[1]))
+keys, objects = schema["keys"], schema["objects"]
+bad = []
+def type_ok(v, spec):
+    for t in spec.split("|"):
+        if t == "null" and v is None: return True
+        if t == "number" and isinstance(v, (int, float)) and not isinstance(v, bool): return True
+        if t == "integer" and isinstance(v, int) and not isinstance(v, bool): return True
+        if t == "boolean" and isinstance(v, bool): return True
+        if t == "string" and isinstance(v, str): return True
+        if t in objects and isinstance(v, dict) and set(v.keys()) == set(objects[t]): return True
+    return False
+exempt = schema["exempt"]
+def walk(v, path, cmd):
+    if any(cmd.startswith(c) for c in exempt["commands"]) or any(path.startswith(p) for p in exempt["paths"]):
+        return
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if not re.fullmatch(r"[a-z0-9_]+", k) and not path.endswith("peak_tflop_per_s"):
+                bad.append(f"{cmd}: key {path}.{k} is not snake_case")
+            if k in keys and not type_ok(x, keys[k]):
+                bad.append(f"{cmd}: {path}.{k} = {json.dumps(x)[:80]} is not {keys[k]}")
+            walk(x, f"{path}.{k}", cmd)
+    elif isinstance(v, list):
+        for x in v: walk(x, path + "[]", cmd)
+seen = set()
+for n in range(1, int(sys.argv[3]) + 1):
+    cmd = open(f"{sys.argv[2]}/{n}.cmd").read().strip()
+    j = json.load(open(f"{sys.argv[2]}/{n}.json"))
+    walk(j, "", cmd)
+    if isinstance(j, dict):
+        seen.update(k for k in ("model", "hardware") if k in j)
+assert {"model", "hardware"} <= seen, seen
+# The keys the old vocabulary used for the same quantities are gone.
+old = {"user_tok_per_s", "chip_tok_per_s", "replica_tok_per_s", "fits_in_hbm", "t_comm_exposed_ms"}
+for n in range(1, int(sys.argv[3]) + 1):
+    text = open(f"{sys.argv[2]}/{n}.json").read()
+    for o in old:
+        if f'"{o}"' in text: bad.append(f"{open(f'{sys.argv[2]}/{n}.cmd').read().strip()}: old key {o}")
+if bad:
+    print("\n".join(bad)); sys.exit(1)
+PY
+# Every --csv a help text offers works: a header line and at least one row.
+for c in "${cmds[@]}"; do
+  # shellcheck disable=SC2086
+  "$CHALK" $c --help | grep -q -- "--csv" || continue
+  # shellcheck disable=SC2086
+  out=$("$CHALK" $c --csv) || fail "chalk $c --csv exited $? though its help offers --csv"
+  [ "$(printf '%s\n' "$out" | wc -l)" -ge 2 ] || fail "chalk $c --csv printed no rows"
+done
+echo "output_schema: all passed"
