@@ -60,11 +60,7 @@ void run_layouts(const LayoutArgs& a) {
     return;
   }
   if (a.train.output.json) {
-    nlohmann::json rows = to_json(t);
-    for (auto& row : rows) {
-      row["fits"] = row["fits"] == "yes";
-      row["pareto"] = row["pareto"] == "yes";
-    }
+    nlohmann::json rows = to_json(t);  // yes/no columns come out as booleans (table.h)
     nlohmann::json j = {{"model", m.name},          {"hardware", sys.name},         {"chips", q.chips},
                         {"global_batch", q.global_batch}, {"seq_len_tokens", q.seq_len}, {"plans_evaluated", r.evaluated},
                         {"plans_fitting", r.fit},   {"ranked_by", "step time (at a fixed global batch also MFU)"},

@@ -29,7 +29,8 @@ expect_error "--context: must be in 1..1073741824" serving window --context 9999
 # Frontier, modes and plot vary chips per replica themselves.
 for sub in frontier modes plot; do
   "$CHALK" serving $sub --help | grep -q -- "-n,--chips" && fail "serving $sub --help offers --chips"
-  expect_error "--chips: this command varies chips per replica itself; use --replica-chips" serving $sub --chips 8
+  expect_error "not expected: 8 --chips" serving $sub --chips 8   # not in their help: --replica-chips instead
+  expect_error "--replica-chips: must be in 1..1048576, got 0" serving $sub --replica-chips 0
   expect_error "--context: expected one integer here" serving $sub --context 1,2
 done
 expect_error "--batch: 131072 batches x 72 replica sizes is more than 8,000,000 points" serving frontier --batch 1,131072 --every-integer

@@ -31,7 +31,7 @@ assert abs(states(a) / states(b) - 2) < 1e-9, (states(a), states(b))
 assert isinstance(a["fits"], bool) and a["largest_microbatch"] >= 0
 assert abs(a["total_gb"] - sum(a[k] for k in ["weights_gb", "gradients_gb", "optimizer_gb", "zero3_buffers_gb", "activations_gb", "activation_working_gb"])) < 1e-9
 PY
-"$CHALK" train memory -m gpt-3-175b -H a100-80gb --tp 8 --pp 8 -B 64 -s 2048 | grep -q "12 layers x 8 microbatches in flight (1f1b)" || fail "memory table"
+"$CHALK" train memory -m gpt-3-175b -H a100-80gb --tp 8 --pp 8 -B 64 -s 2048 --wide | grep -q "12 layers x 8 microbatches in flight (1f1b)" || fail "memory table"
 csv=$("$CHALK" train memory -m gpt-3-175b -H a100-80gb --tp 8 --pp 8 -B 64 -s 2048 --csv) || fail "train memory --csv"
 [ "$(printf '%s\n' "$csv" | head -1)" = "component,gb,detail" ] || fail "memory csv header"
 # Layouts: fitting plans fastest first, the others with their memory.
