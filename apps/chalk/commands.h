@@ -21,6 +21,8 @@ void register_layouts(CLI::App& app, Action& run);  // parallel layouts ranked (
 void register_train(CLI::App& app, Action& run);    // issue 13: `train step|memory|layouts` (src/training)
 /// Issue 14: adds `run`, `chinchilla` and `equilibrium` under the `train` group.
 void register_train_run(CLI::App& train, Action& run);
+/// `chinchilla` and `equilibrium` under the `train` group (called by register_train_run).
+void register_train_scaling(CLI::App& train, Action& run);
 void register_scaleup(CLI::App& app, Action& run);  // issue 20: the scale-up story across the catalog
 
 }  // namespace chalk::cli
