@@ -27,9 +27,10 @@ ALLOWED = {
     "engine": ["base", "model", "hardware"],
     "serving": ["base", "model", "hardware", "engine"],
     "prices": ["base", "model", "hardware", "io", "engine"],
-    "validate": ["base", "model", "hardware", "io", "engine"],
     "training": ["base", "model", "hardware", "engine"],
     "sim": ["base", "model", "hardware", "engine", "serving"],
+    # validate sits above the analyses: it predicts published runs through them.
+    "validate": ["base", "model", "hardware", "io", "engine", "serving", "training", "sim"],
     "scaleup": ["base", "model", "hardware", "engine"],
 }
 TEST_EXTRA = ["io"]
