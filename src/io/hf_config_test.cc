@@ -5,6 +5,7 @@
 
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
+#include "chalk/model/moe.h"
 
 namespace chalk {
 namespace {
@@ -150,6 +151,46 @@ TEST(NativeModel, MqaAndMhaFixTheKvHeads) {
   const ModelSpec gpt3 = load_model("gpt-3-175b");
   EXPECT_EQ(gpt3.groups[0].attention.n_kv_heads, 96);
   EXPECT_FALSE(gpt3.groups[0].ffn.gated);
+}
+
+// Issue 12: group-limited routing is readable in the native format too, not only in HF
+// configs. DeepSeek-V3's routed layer written natively (256 experts, top 8, 8 groups of 32,
+// at most 4 groups per token) routes as the HF config does: at one token the 8 experts fall
+// in 4 groups (two per group), so with 32 experts per chip on 8 chips the busiest chip holds
+// 3.486 of them, not the 2.564 of ungrouped routing (moe.h derives both).
+TEST(NativeModel, GroupLimitedRoutingReadsLikeHf) {
+  auto native = [](const std::string& groups) {
+    return model_from_native(R"({"format": "chalk-model/1", "name": "m", "source": "s", "d_model": 7168, "vocab_size": 129280,
+        "max_context": 4096, "layers": [{"count": 1, "attention": {"kind": "mha", "n_heads": 2, "head_dim": 128},
+        "ffn": {"kind": "moe", "d_ff": 2048, "n_experts": 256, "top_k": 8, "n_shared_experts": 1)" + groups + "}}]}",
+                             "m.json");
+  };
+  const ModelSpec grouped = native(R"(, "n_group": 8, "topk_group": 4)");
+  EXPECT_EQ(grouped.groups[0].ffn.n_group, 8);
+  EXPECT_EQ(grouped.groups[0].ffn.topk_group, 4);
+  const ModelSpec v3 = load_model("deepseek-v3");
+  const FfnSpec* hf = nullptr;
+  for (const auto& g : v3.groups) {
+    if (g.ffn.kind == FfnKind::moe) hf = &g.ffn;
+  }
+  ASSERT_NE(hf, nullptr);
+  EXPECT_EQ(hf->n_group, grouped.groups[0].ffn.n_group);
+  EXPECT_EQ(hf->topk_group, grouped.groups[0].ffn.topk_group);
+  const auto& f = grouped.groups[0].ffn;
+  EXPECT_NEAR(busiest_chip_experts({f.n_experts, f.top_k, f.n_group, f.topk_group}, 1, 8), 3.486, 0.001);
+  // Absent: no limit (n_group 1, topk_group 1), the ungrouped 2.564.
+  const auto& u = native("").groups[0].ffn;
+  EXPECT_EQ(u.n_group, 1);
+  EXPECT_EQ(u.topk_group, 1);
+  EXPECT_NEAR(busiest_chip_experts({u.n_experts, u.top_k, u.n_group, u.topk_group}, 1, 8), 2.564, 0.001);
+  // A group count that does not divide the experts, or topk_group above n_group: one line each.
+  EXPECT_THROW(native(R"(, "n_group": 7, "topk_group": 4)"), InputError);
+  try {
+    native(R"(, "n_group": 8, "topk_group": 9)");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "m.json: layers[0].ffn.topk_group: must be in 1..8, got 9");
+  }
 }
 
 }  // namespace

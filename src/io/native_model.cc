@@ -47,7 +47,8 @@ AttentionSpec parse_attention(const Obj& a) {
 }
 
 FfnSpec parse_ffn(const Obj& f) {
-  f.only({"kind", "d_ff", "gated", "bias", "n_experts", "top_k", "n_shared_experts", "d_shared_expert", "router_bias"});
+  f.only({"kind", "d_ff", "gated", "bias", "n_experts", "top_k", "n_shared_experts", "d_shared_expert", "router_bias",
+          "n_group", "topk_group"});
   FfnSpec s;
   const std::string kind = f.opt_string("kind").value_or("dense");
   s.d_ff = f.integer_in("d_ff", 1, width);
@@ -62,6 +63,11 @@ FfnSpec parse_ffn(const Obj& f) {
     s.n_shared_experts = f.opt_integer_in("n_shared_experts", 0, heads).value_or(0);
     s.d_shared_expert = f.opt_integer_in("d_shared_expert", 1, width).value_or(s.n_shared_experts > 0 ? s.d_ff : 0);
     s.router_bias = f.opt_boolean("router_bias").value_or(false);
+    // Group-limited routing (DeepSeek-V2/V3 section 2.1.2; HF n_group, topk_group): a token's
+    // top_k experts come from at most topk_group of n_group equal groups. Absent: no limit.
+    // validate() checks that n_group divides n_experts and topk_group leaves room for top_k.
+    s.n_group = f.opt_integer_in("n_group", 1, s.n_experts).value_or(1);
+    s.topk_group = f.opt_integer_in("topk_group", 1, s.n_group).value_or(s.n_group);
   } else {
     throw InputError(f.field("kind"), "unknown ffn kind '" + kind + "'; expected dense or moe");
   }
