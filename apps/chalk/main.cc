@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -18,28 +19,37 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "chalk 0.1.0");
   chalk::cli::Action run;
-  chalk::cli::register_decode(app, run);
-  chalk::cli::register_prefill(app, run);
-  chalk::cli::register_catalog(app, run);
-  chalk::cli::register_serving(app, run);
-  chalk::cli::register_prices(app, run);
-  chalk::cli::register_validate(app, run);
-  chalk::cli::register_layouts(app, run);
-  chalk::cli::register_scaleup(app, run);
-  chalk::cli::register_train(app, run);
+  // Each command and the function that registers it (`models` and `hardware` share one).
+  // Only the command being run is registered: building every command's options took over
+  // half of a `chalk decode` run (issue 11, start-up). `chalk`, `chalk --help`, a flag first
+  // or an unknown word register them all, so help still lists every command.
+  using Register = void (*)(CLI::App&, chalk::cli::Action&);
+  const std::vector<std::pair<std::string, Register>> commands = {
+      {"decode", chalk::cli::register_decode},     {"prefill", chalk::cli::register_prefill},
+      {"models", chalk::cli::register_catalog},    {"hardware", chalk::cli::register_catalog},
+      {"serving", chalk::cli::register_serving},   {"prices", chalk::cli::register_prices},
+      {"validate", chalk::cli::register_validate}, {"layouts", chalk::cli::register_layouts},
+      {"scaleup", chalk::cli::register_scaleup},   {"train", chalk::cli::register_train},
+  };
+  const std::string word = argc > 1 ? argv[1] : "";
+  const auto named = std::find_if(commands.begin(), commands.end(), [&](const auto& c) { return c.first == word; });
+  std::vector<Register> registered;
+  for (const auto& [name, add] : commands) {
+    if (named != commands.end() && add != named->second) continue;
+    if (std::find(registered.begin(), registered.end(), add) != registered.end()) continue;
+    add(app, run);
+    registered.push_back(add);
+  }
   chalk::cli::strict_numbers(app);  // every numeric flag: the whole argument or an error ("8k" is not 8)
   // An unknown command is named, with the nearest ones (CLI11 would only say an argument
   // was not expected).
-  if (argc > 1 && argv[1][0] != '-') {
-    const std::string word = argv[1];
+  if (!word.empty() && word[0] != '-' && named == commands.end()) {
     std::vector<std::string> names;
-    for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
-    if (std::find(names.begin(), names.end(), word) == names.end()) {
-      const auto near = chalk::nearest_names(word, names, 2);
-      std::cerr << "chalk: error: unknown command '" << word << "'; did you mean '" << near.front() << "'"
-                << (near.size() > 1 ? " or '" + near[1] + "'" : std::string()) << "? (see chalk --help)\n";
-      return 2;
-    }
+    for (const auto& c : commands) names.push_back(c.first);
+    const auto near = chalk::nearest_names(word, names, 2);
+    std::cerr << "chalk: error: unknown command '" << word << "'; did you mean '" << near.front() << "'"
+              << (near.size() > 1 ? " or '" + near[1] + "'" : std::string()) << "? (see chalk --help)\n";
+    return 2;
   }
   try {
     app.parse(argc, argv);
