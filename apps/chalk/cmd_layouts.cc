@@ -1,10 +1,13 @@
 // `chalk layouts`: every parallel layout of a model on n chips, ranked (layout_search.h).
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
+#include "chalk/engine/default_layout.h"
 #include "chalk/engine/layout_search.h"
 #include "commands.h"
 #include "deployment_options.h"
@@ -17,16 +20,42 @@ struct LayoutsArgs {
   DeploymentArgs deployment;
   OutputArgs output;
   int64_t context = 4096;
-  int64_t batch = -1;  ///< -1 = not given
+  std::string batch;  ///< empty = not given; a comma list or a:b, as decode takes
   int64_t prompt = 0, output_tokens = 0;
   bool context_given = false;
   std::string objective = "throughput";
   bool all = false;
 };
 
-Table layouts_table(const std::vector<LayoutCandidate>& ranked, const std::optional<UsdPerSecond>& price, bool all) {
+/// `t` without the column keyed `key`.
+Table without_column(const Table& t, const std::string& key) {
+  Table out;
+  std::size_t at = t.columns.size();
+  for (std::size_t i = 0; i < t.columns.size(); ++i) {
+    if (t.columns[i].key == key) at = i;
+    else out.columns.push_back(t.columns[i]);
+  }
+  for (const auto& row : t.rows) {
+    std::vector<Cell> r;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (i != at) r.push_back(row[i]);
+    }
+    out.add(std::move(r));
+  }
+  return out;
+}
+
+/// One ranking per query batch; `batch` is that ranking's query batch (0: each replica
+/// fills its HBM), a column only when several batches are ranked (JSON rows always carry it).
+struct Ranking {
+  int64_t batch = 0;
+  std::vector<LayoutCandidate> ranked;
+};
+
+Table layouts_table(const std::vector<Ranking>& rankings, const std::optional<UsdPerSecond>& price, bool all, bool batch_column) {
   Table t;
-  t.columns = {{"rank", "#"},
+  t.columns = {{"batch", "batch"},
+               {"rank", "#"},
                {"layout", "layout"},
                {"replica_chips", "chips/replica"},
                {"replicas", "replicas"},
@@ -41,26 +70,29 @@ Table layouts_table(const std::vector<LayoutCandidate>& ranked, const std::optio
                {"tok_per_s_per_user", "tok/s/user"},
                {"cost_usd_per_mtok", "$/Mtok"},
                {"why_not", "why not"}};
-  t.set_priority({"rank", "layout"}, 0);
+  t.set_priority({"batch", "rank", "layout"}, 0);
   // Narrow tables keep the rank, the layout, the step and what it is ranked by.
   t.set_priority({"t_operations_ms", "t_overhead_ms", "t_comm_ms", "replicas", "replica_chips", "fits", "batch_per_replica", "governs",
                   "why_not"},
                  2);
+  for (const auto& [batch, ranked] : rankings) {
   int64_t rank = 0;
   for (const auto& c : ranked) {
     if (!c.fits && !all) continue;
     ++rank;
     if (!c.fits) {
-      t.add({rank, c.name, c.replica_chips, c.replicas, std::string("no"), Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{},
+      t.add({batch, rank, c.name, c.replica_chips, c.replicas, std::string("no"), Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{},
              Cell{}, c.reason});
       continue;
     }
     // The cost cell is built in place: a named variant copied into the row trips GCC 12's
     // -Wmaybe-uninitialized false positive.
-    t.add({rank, c.name, c.replica_chips, c.replicas, std::string("yes"), static_cast<int64_t>(c.batch), to_ms(c.step.t_step), to_ms(c.step.t_operations),
+    t.add({batch, rank, c.name, c.replica_chips, c.replicas, std::string("yes"), static_cast<int64_t>(c.batch), to_ms(c.step.t_step), to_ms(c.step.t_operations),
            to_ms(c.step.t_overhead), to_ms(c.step.t_comm), c.step.governs, c.tokens_per_s_per_chip, c.tokens_per_s_per_user,
            price ? Cell(price->value() / c.tokens_per_s_per_chip * 1e6) : Cell{}, std::string()});
   }
+  }
+  if (!batch_column) t = without_column(t, "batch");
   return t;
 }
 
@@ -71,7 +103,6 @@ void run_layouts(const LayoutsArgs& a) {
   const SystemSpec system = load_system(a.deployment.hardware);
   const DeploymentOptions base = options_from(a.deployment);
   LayoutQuery q;
-  q.n_chips = a.deployment.chips == 0 ? system.scale_up_domain : a.deployment.chips;
   q.context = a.context;
   q.prompt = a.prompt;
   q.output = a.output_tokens;
@@ -92,20 +123,39 @@ void run_layouts(const LayoutsArgs& a) {
   } else {
     throw InputError("--objective", "expected throughput or latency, got '" + a.objective + "'");
   }
-  // Latency compares layouts at one batch: one user unless told otherwise.
-  q.batch = static_cast<double>(a.batch >= 0 ? a.batch : (q.objective == LayoutObjective::latency ? 1 : 0));
-  if (q.objective == LayoutObjective::latency && q.batch == 0) {
+  // Latency compares layouts at one batch: one user unless told otherwise. A list or a:b
+  // range (decode's syntax) ranks the layouts once per batch.
+  std::vector<int64_t> batches =
+      a.batch.empty() ? std::vector<int64_t>{q.objective == LayoutObjective::latency ? 1 : 0} : parse_int_list(a.batch, "--batch", 0, 1000000000);
+  if (q.objective == LayoutObjective::latency && std::count(batches.begin(), batches.end(), 0) > 0) {
     throw InputError("--batch", "the latency objective compares layouts at one batch: give 1 or more sequences");
   }
+  if (batches.size() > 64) throw InputError("--batch", fmt::format("ranks the layouts once per batch: at most 64 batches, got {}", batches.size()));
   if ((q.prompt > 0) != (q.output > 0)) {
     throw InputError(q.prompt > 0 ? "--output" : "--prompt",
                      "steady-state serving needs both --prompt and --output above 0 (or neither), got " + std::to_string(q.prompt) +
                          " and " + std::to_string(q.output));
   }
-  const auto ranked = search_layouts(model, system, base, q);
+  // No --chips: the smallest replica an engine can run the model on with one sequence at
+  // this context, as decode and every placing command default to (engine/default_layout.h).
+  if (a.deployment.chips == 0) {
+    DeploymentOptions engine = base;
+    engine.mechanisms.enabled = true;
+    q.n_chips = smallest_replica_chips(model, system, engine, std::max<int64_t>(q.context, 1));
+  } else {
+    q.n_chips = a.deployment.chips;
+  }
+  std::vector<Ranking> rankings;
+  int64_t fitting = 0, candidates = 0;
+  for (int64_t b : batches) {
+    q.batch = static_cast<double>(b);
+    rankings.push_back({b, search_layouts(model, system, base, q)});
+    const auto& r = rankings.back().ranked;
+    fitting += std::count_if(r.begin(), r.end(), [](const LayoutCandidate& c) { return c.fits; });
+    candidates += static_cast<int64_t>(r.size());
+  }
   std::optional<UsdPerSecond> price = base.price_per_chip ? base.price_per_chip : system.price_per_chip;
-  const Table t = layouts_table(ranked, price, a.all || a.output.json || a.output.csv);
-  const auto fitting = std::count_if(ranked.begin(), ranked.end(), [](const LayoutCandidate& c) { return c.fits; });
+  const Table t = layouts_table(rankings, price, a.all || a.output.json || a.output.csv, batches.size() > 1 || a.output.json);
   std::vector<std::string> warnings;
   if (fitting == 0) {
     warnings.push_back("no layout fits (--all gives each reason: memory, or heads no tensor-parallel degree of these chips can split)");
@@ -125,7 +175,8 @@ void run_layouts(const LayoutsArgs& a) {
                         {"chips", q.n_chips},
                         {"context_tokens", q.context},
                         {"objective", std::string(to_string(q.objective))},
-                        {"batch", static_cast<int64_t>(q.batch)},
+                        {"batch", batches.front()},
+                        {"batches", batches},
                         {"prompt_tokens", q.prompt},
                         {"output_tokens", q.output},
                         {"kv_dtype", std::string(to_string(base.kv))},
@@ -137,16 +188,26 @@ void run_layouts(const LayoutsArgs& a) {
   }
   std::cout << fmt::format("chalk layouts: {} on {} x {} ({}), context {}, ranked by {} (mechanisms step; docs/formulas.md, Layout search)\n",
                            model.name, q.n_chips, system.chip.name, system.name, q.context, to_string(q.objective));
-  std::cout << (q.batch > 0 ? fmt::format("batch       {} over all chips; the busiest replica runs its ceiling share, and tok/s/chip counts "
-                                          "these sequences over every chip\n",
-                                          plural(static_cast<int64_t>(q.batch), "sequence", "sequences"))
-                            : std::string("batch       each replica runs the largest batch its HBM holds at this context\n"));
+  if (batches.size() > 1) {
+    std::cout << fmt::format("batch       {} sequences over all chips, each batch ranked apart (0: the largest batch each replica's HBM "
+                             "holds); the busiest replica runs its ceiling share\n",
+                             fmt::join(batches, ", "));
+  } else {
+    const int64_t b = batches.front();
+    std::cout << (b > 0 ? fmt::format("batch       {} over all chips; the busiest replica runs its ceiling share, and tok/s/chip counts "
+                                      "these sequences over every chip\n",
+                                      plural(b, "sequence", "sequences"))
+                        : std::string("batch       each replica runs the largest batch its HBM holds at this context\n"));
+  }
+  if (a.deployment.chips == 0) {
+    std::cout << fmt::format("chips       {}: the smallest replica an engine can run the model on (-n for more)\n", q.n_chips);
+  }
   if (q.output > 0) std::cout << fmt::format("serving     each step also prefills batch / {} prompts of {} tokens\n", q.output, q.prompt);
   std::cout << "columns     ops: operations (compute or memory per kernel); overhead: kernel launch floor; comm: collectives not hidden; "
                "governs: the largest share of the step\n";
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
-  if (!a.all && fitting > 0 && fitting < static_cast<long>(ranked.size())) {
-    const int64_t rest = static_cast<int64_t>(ranked.size()) - fitting;
+  if (!a.all && fitting > 0 && fitting < candidates) {
+    const int64_t rest = candidates - fitting;
     std::cout << fmt::format("            {} not fit (--all lists {} with the reason)\n", plural(rest, "more does", "more do"),
                              rest == 1 ? "it" : "them");
   }
@@ -165,9 +226,8 @@ void register_layouts(CLI::App& app, Action& run) {
                   "Tokens in each sequence's KV cache (default 4096; with --prompt and --output the steady state's mean, "
                   "prompt + output / 2)")->check(CLI::Range(int64_t{1}, int64_t{1} << 30).description(""));
   cmd->add_option("-b,--batch", a.batch,
-                  "Sequences over all chips, split over the replicas (default: throughput, each replica's largest that fits; "
-                  "latency, 1)")
-      ->check(CLI::Range(int64_t{0}, int64_t{1000000000}).description(""));
+                  "Sequences over all chips, split over the replicas: one, a comma list or a:b for powers of two from a to b, "
+                  "each ranked apart (default: throughput, each replica's largest that fits; latency, 1)");
   cmd->add_option("--prompt", a.prompt, "Steady-state serving: new tokens per request (with --output)")->check(CLI::Range(int64_t{0}, int64_t{1} << 30).description(""));
   cmd->add_option("--output", a.output_tokens, "Steady-state serving: output tokens per request (with --prompt)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 30).description(""));

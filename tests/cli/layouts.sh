@@ -4,7 +4,7 @@ CHALK="$1"; SRC="$2"
 # Llama 2 70B, FP8, offline serving on one DGX H100 (MLPERF41-L70B-H100x8's setting):
 # two-chip replicas win (src/engine/layout_search_test.cc derives the batches).
 # The steady state reads the mean context 512 + 290 / 2 = 657 without being told (-s).
-out=$("$CHALK" layouts -m llama-2-70b -H h100-sxm --weights fp8 --kv-dtype fp8 --prompt 512 --output 290 --json) || fail "layouts --json"
+out=$("$CHALK" layouts -m llama-2-70b -H h100-sxm -n 8 --weights fp8 --kv-dtype fp8 --prompt 512 --output 290 --json) || fail "layouts --json"
 python3 - "$out" <<'PY' || fail "layouts --json content"
 import json, sys
 j = json.loads(sys.argv[1])
@@ -16,7 +16,7 @@ assert ls[0]["batch_per_replica"] == 692 and ls[3]["batch_per_replica"] == 23
 assert all(a["tok_per_s_per_chip"] >= b["tok_per_s_per_chip"] for a, b in zip(ls, ls[1:]))
 assert ls[0]["cost_usd_per_mtok"] > 0
 PY
-csv=$("$CHALK" layouts -m deepseek-v3 -H gb200-nvl72 --csv) || fail "layouts --csv"
+csv=$("$CHALK" layouts -m deepseek-v3 -H gb200-nvl72 -n 72 --csv) || fail "layouts --csv"
 [ "$(printf '%s\n' "$csv" | head -1 | cut -d, -f1-3)" = "rank,layout,replica_chips" ] || fail "csv header"
 printf '%s\n' "$csv" | sed -n 2p | grep -q "DP-attention" || fail "DeepSeek-V3 on NVL72: data-parallel attention should rank first"
 printf '%s\n' "$csv" | grep -q "673.0 GB" || fail "a layout that does not fit says why"
@@ -30,6 +30,9 @@ expect_error "not expected: 8 --tp" layouts --tp 8   # the layout is what layout
 expect_error "--chips: Value -1 not in range 1 to 1048576" layouts --chips -1
 expect_error "--chips: Value 0 not in range 1 to 1048576" layouts -n 0
 expect_error "--batch: expected an integer, got '0.5'" layouts -b 0.5
+expect_error "--batch: a range a:b needs 1 <= a <= b, got '8:1'" layouts -b 8:1
+expect_error "--batch: must be in 0..1000000000, got -1" layouts -b -1
+expect_error "--batch: ranks the layouts once per batch: at most 64 batches, got 65" layouts -b "$(seq -s, 1 65)"
 expect_error "--batch: the latency objective compares layouts at one batch" layouts --objective latency -b 0
 expect_error "--matmul-efficiency: must be a fraction in (0, 1]" layouts --matmul-efficiency 1.5
 expect_error "--compute: H100 SXM has no dense fp4 matmul rate" layouts -H h100-sxm --compute fp4
@@ -37,7 +40,7 @@ expect_error "--compute: H100 SXM has no dense fp4 matmul rate" layouts -H h100-
 out=$("$CHALK" layouts -m palm-540b -H tpu-v4 -n 8) || fail "layouts with nothing fitting exits 0"
 printf '%s\n' "$out" | grep -q "warning     no layout fits" || fail "no-fit warning"
 # Latency defaults to one user; a fixed batch counts its sequences over every chip.
-"$CHALK" layouts -m llama-2-70b -H h100-sxm --objective latency --json | python3 -c "
+"$CHALK" layouts -m llama-2-70b -H h100-sxm -n 8 --objective latency --json | python3 -c "
 import json, sys
 j = json.load(sys.stdin)
 assert j['batch'] == 1, j['batch']
@@ -46,4 +49,33 @@ assert l['layout'] == 'TP8', l
 assert abs(l['tok_per_s_per_chip'] - l['tok_per_s_per_user'] / 8) < 1e-6 * l['tok_per_s_per_user']
 " || fail "latency at one user"
 expect_error "--kv-dtype" layouts --kv-dtype fp9
+# No --chips: the smallest replica an engine can run the model on, as decode takes (issue 11).
+# Llama 2 70B in FP8 is 69.0 GB of weights; one H100 holds 80 x 0.9 = 72 GB, and one sequence's
+# FP8 KV at the mean context 657 is 80 layers x 8 KV heads x 128 x 2 x 1 B x 657 = 0.108 GB:
+# one chip. In BF16 (138 GB) two chips (144 GB usable), as decode says.
+"$CHALK" layouts -m llama-2-70b -H h100-sxm --weights fp8 --kv-dtype fp8 --prompt 512 --output 290 --json | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+assert j['chips'] == 1, j['chips']
+assert [l['layout'] for l in j['layouts']] == ['TP1'], j['layouts']
+" || fail "layouts default chips, fp8"
+n_layouts=$("$CHALK" layouts -m llama-2-70b -H h100-sxm --json | python3 -c "import json,sys; print(json.load(sys.stdin)['chips'])")
+n_decode=$("$CHALK" decode -m llama-2-70b -H h100-sxm -b 1 --json | python3 -c "import json,sys; print(json.load(sys.stdin)['assumptions']['chips'])")
+[ "$n_layouts" = 2 ] && [ "$n_decode" = 2 ] || fail "llama-2-70b bf16 on H100: layouts $n_layouts and decode $n_decode chips, expected 2 and 2"
+# The batch takes decode's syntax: a list or a:b powers of two, each batch ranked apart. At
+# latency one replica of the 8B model on one H100 runs 1, 2, 4 sequences: each step is
+# longer than the last (more KV and FLOPs), and tok/s/chip = batch / step.
+"$CHALK" layouts -m llama-3.1-8b -H h100-sxm -b 1:4 --objective latency --json | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+assert j['batches'] == [1, 2, 4] and j['batch'] == 1, (j['batches'], j['batch'])
+rows = j['layouts']
+assert [r['batch'] for r in rows] == [1, 2, 4], rows
+assert all(r['rank'] == 1 for r in rows)
+steps = [r['t_step_ms'] for r in rows]
+assert steps[0] < steps[1] < steps[2], steps
+for r in rows:
+    assert abs(r['tok_per_s_per_chip'] - r['batch'] * 1000 / r['t_step_ms']) < 1e-6 * r['tok_per_s_per_chip'], r
+" || fail "layouts -b 1:4"
+"$CHALK" layouts -m llama-3.1-8b -H h100-sxm -b 1,8 --csv | head -1 | grep -q "^batch,rank,layout" || fail "several batches: the CSV leads with the batch"
 echo "layouts: all passed"
