@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
@@ -32,7 +34,18 @@ std::string scale_out_warning(const Loaded& l, const ServingArgs& a) {
                      widest, l.system.scale_up_domain);
 }
 
-Table frontier_table(const std::vector<FrontierPoint>& pts) {
+double RooflineBeside::t_step_ms(int64_t chips, int64_t batch, int64_t context) {
+  auto it = deps_.find(chips);
+  if (it == deps_.end()) {
+    DeploymentOptions o = l_.base;
+    o.n_chips = chips;
+    o.mechanisms = Mechanisms{};
+    it = deps_.emplace(chips, make_deployment(l_.model, l_.system, o)).first;
+  }
+  return to_ms(decode_step(it->second, batch, context, resolve_levers(lev_, context)).t_step);
+}
+
+Table frontier_table(const std::vector<FrontierPoint>& pts, RooflineBeside& lower, int64_t context) {
   Table t;
   t.columns = {{"chips", "chips"},
                {"layout", "layout"},
@@ -44,6 +57,7 @@ Table frontier_table(const std::vector<FrontierPoint>& pts) {
                {"t_comm_ms", "comm ms"},
                {"t_overhead_ms", "overhead ms"},
                {"t_step_ms", "step ms"},
+               {"t_step_roofline_ms", "roofline ms"},
                {"bound", "bound"},
                {"tok_per_s_per_user", "tok/s/user"},
                {"tok_per_s_per_chip", "tok/s/chip"},
@@ -53,7 +67,8 @@ Table frontier_table(const std::vector<FrontierPoint>& pts) {
   t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_comm_ms", "t_overhead_ms", "memory_full"}, 2);
   for (const auto& p : pts) {
     t.add({p.n_chips, p.layout.empty() ? Cell{} : Cell(p.layout), p.batch, std::string(p.memory_full ? "yes" : "no"), to_ms(p.t_compute), to_ms(p.t_weights),
-           to_ms(p.t_kv), to_ms(p.t_comm), to_ms(p.t_overhead), to_ms(p.t_step), std::string(to_string(p.bound)), p.tokens_per_s_per_user.value(),
+           to_ms(p.t_kv), to_ms(p.t_comm), to_ms(p.t_overhead), to_ms(p.t_step), lower.t_step_ms(p.n_chips, p.batch, context),
+           std::string(to_string(p.bound)), p.tokens_per_s_per_user.value(),
            p.tokens_per_s_per_chip.value(), cost_cell(p.cost_per_token), std::string(p.on_frontier ? "yes" : "no")});
   }
   return t;
@@ -89,7 +104,8 @@ void run_frontier(const ServingArgs& a) {
   const Loaded l = load(a);
   const FrontierOptions o = frontier_options(a, lev);
   const Frontier f = latency_cost_frontier(l.model, l.system, l.base, o);
-  const Table t = frontier_table(a.all_points ? f.points : f.frontier);
+  RooflineBeside lower(l, lev);
+  const Table t = frontier_table(a.all_points ? f.points : f.frontier, lower, f.context);
   nlohmann::json head = describe_json(l.shown);
   head["assumptions"]["chips"] = nullptr;  // varied: see each row's chips
   head["assumptions"]["chips_varied"] = "each row's chips (replica sizes from --replica-chips, default 1..scale-up domain)";
@@ -104,6 +120,15 @@ void run_frontier(const ServingArgs& a) {
       f.context, describe_text_with_warnings(l.shown, f.context) + scale_out_warning(l, a), describe_levers(lev), f.points.size(), f.points_beyond_memory, f.frontier.size(),
       a.all_points ? "" : " (--all-points lists every point)");
   for (const auto& e : f.excluded) text += fmt::format("excluded    {} chips: {}\n", e.n_chips, e.reason);
+  std::set<int64_t> tried;
+  for (const auto& p : f.points) tried.insert(p.n_chips);
+  for (const auto& e : f.excluded) tried.insert(e.n_chips);
+  if (a.replica_chips.empty()) {
+    text += fmt::format("replicas    sizes tried: {} (those an engine can run: whole heads or whole experts per chip; "
+                        "--replica-chips for others)\n",
+                        fmt::join(tried, ", "));
+  }
+  head["replica_sizes"] = tried;
   print(a, t, head, text);
 }
 
@@ -112,11 +137,12 @@ void run_frontier(const ServingArgs& a) {
 
 namespace {
 
-nlohmann::json point_json(const ModePoint& p) {
+nlohmann::json point_json(const ModePoint& p, RooflineBeside& lower) {
   return {{"chips", p.n_chips},
           {"layout", p.layout.empty() ? nlohmann::json() : nlohmann::json(p.layout)},
           {"batch", p.batch},
           {"t_step_ms", to_ms(p.step.t_step)},
+          {"t_step_roofline_ms", lower.t_step_ms(p.n_chips, p.batch, p.step.context)},
           {"t_compute_ms", to_ms(p.step.t_compute)},
           {"t_weights_ms", to_ms(p.step.t_weights)},
           {"t_kv_ms", to_ms(p.step.t_kv)},
@@ -130,13 +156,13 @@ nlohmann::json point_json(const ModePoint& p) {
 
 }  // namespace
 
-nlohmann::json modes_json(const ModesReport& r) {
+nlohmann::json modes_json(const ModesReport& r, RooflineBeside& lower) {
   nlohmann::json fast = nlohmann::json::array(), budget = nlohmann::json::array();
   for (const auto& q : r.fast) {
     fast.push_back({{"speed_multiple", q.speed_multiple},
                     {"reachable", q.point.has_value()},
                     {"price_multiple", q.point ? nlohmann::json(q.price_multiple) : nlohmann::json()},
-                    {"point", q.point ? point_json(*q.point) : nlohmann::json()}});
+                    {"point", q.point ? point_json(*q.point, lower) : nlohmann::json()}});
   }
   for (const auto& q : r.budget) {
     budget.push_back({{"price_multiple", q.price_multiple},
@@ -144,19 +170,19 @@ nlohmann::json modes_json(const ModesReport& r) {
                       {"price_multiple_used", q.price_multiple_used},
                       {"capped_by_fastest", q.capped_by_fastest},
                       {"below_floor", q.below_floor},
-                      {"point", point_json(q.point)}});
+                      {"point", point_json(q.point, lower)}});
   }
   return {{"context_tokens", r.context},
           {"baseline_rule", r.baseline_rule},
-          {"baseline", point_json(r.baseline)},
+          {"baseline", point_json(r.baseline, lower)},
           {"fast_mode", fast},
           {"budget", budget},
-          {"fastest", point_json(r.fastest)},
+          {"fastest", point_json(r.fastest, lower)},
           {"max_speed_multiple", r.max_speed_multiple},
           {"price_multiple_at_fastest", r.price_multiple_at_fastest},
           {"what_stops_it", r.what_stops_it},
           {"slow_mode",
-           {{"cheapest", point_json(r.cheapest)},
+           {{"cheapest", point_json(r.cheapest, lower)},
             {"asymptotic_tok_per_s_per_chip", r.asymptotic_tokens_per_s_per_chip.value()},
             {"asymptotic_cost_usd_per_mtok",
              r.asymptotic_cost_per_token ? nlohmann::json(to_usd_per_mtok(*r.asymptotic_cost_per_token)) : nlohmann::json()},
@@ -239,7 +265,8 @@ void run_modes(const ServingArgs& a) {
     j["assumptions"]["chips"] = nullptr;
     j["assumptions"]["chips_varied"] = "1..scale-up domain unless --replica-chips";
     j["levers"] = levers_json(lev);
-    j["modes"] = modes_json(r);
+    RooflineBeside lower(l, lev);
+    j["modes"] = modes_json(r, lower);
     std::cout << j.dump(2) << '\n';
     return;
   }

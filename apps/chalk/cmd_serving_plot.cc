@@ -31,7 +31,9 @@ extern const char* const kLibraryVersions;
 namespace chalk::cli::serving_cli {
 namespace {
 
-nlohmann::json sweep_rows(const Deployment& d, const std::vector<ServingPoint>& pts) { return to_json(sweep_table(d, pts)); }
+nlohmann::json sweep_rows(const Deployment& d, const std::vector<ServingPoint>& pts, const ServingLevers& lev) {
+  return to_json(sweep_table(d, pts, lev));
+}
 
 nlohmann::json chart_data(const ServingArgs& a, const ServingLevers& lev) {
   const Loaded l = load(a);
@@ -58,21 +60,22 @@ nlohmann::json chart_data(const ServingArgs& a, const ServingLevers& lev) {
   j["deployment"] = describe_json(d);
   j["levers"] = levers_json(lev);
   j["context_tokens"] = fo.context;
-  j["batch_sweep"] = sweep_rows(d, batch_pts);
+  j["batch_sweep"] = sweep_rows(d, batch_pts, lev);
   j["context_sweep_batch"] = ctx_batch;
-  j["context_sweep"] = sweep_rows(d, ctx_pts);
-  j["window"] = window_json(w);
+  j["context_sweep"] = sweep_rows(d, ctx_pts, lev);
+  j["window"] = window_json(w, d, lev);
   j["balance"] = {{"lecture_batch_effective", b.lecture_batch_effective},
                   {"batch_without_kv", opt_json(b.batch_without_kv)},
                   {"batch_with_kv", opt_json(b.batch_with_kv)},
                   {"context_never_compute_bound_tokens", opt_json(b.context_never_compute_bound)},
                   {"kv_overtakes_weights_context_tokens", opt_json(b.kv_overtakes_weights_context)},
                   {"crossover_batch", b.crossover_batch}};
-  j["frontier"] = {{"points", to_json(frontier_table(f.points))},
-                   {"frontier", to_json(frontier_table(f.frontier))},
+  RooflineBeside lower(l, lev);
+  j["frontier"] = {{"points", to_json(frontier_table(f.points, lower, f.context))},
+                   {"frontier", to_json(frontier_table(f.frontier, lower, f.context))},
                    {"excluded_replicas", excluded_json(f.excluded)},
                    {"has_price", f.has_price}};
-  j["modes"] = modes_json(r);
+  j["modes"] = modes_json(r, lower);
   j["modes_text"] = modes_text(r);
   return j;
 }

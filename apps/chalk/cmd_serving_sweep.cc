@@ -25,7 +25,7 @@ Cell opt_cell(const std::optional<int64_t>& v) { return v ? Cell(*v) : Cell(std:
 // ---------------------------------------------------------------------------------------
 // sweep
 
-Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts) {
+Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts, const ServingLevers& lev) {
   Table t;
   t.columns = {{"chips", "chips"},
                {"batch", "batch"},
@@ -38,6 +38,7 @@ Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts) {
                {"t_comm_ms", "comm ms"},
                {"t_overhead_ms", "overhead ms"},
                {"t_step_ms", "step ms"},
+               {"t_step_roofline_ms", "roofline ms"},
                {"bound", "bound"},
                {"tok_per_s", "tok/s"},
                {"tok_per_s_per_user", "tok/s/user"},
@@ -54,11 +55,14 @@ Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts) {
                   "cost_compute_usd_per_mtok", "cost_weights_usd_per_mtok", "cost_kv_usd_per_mtok", "cost_comm_usd_per_mtok",
                   "cost_overhead_usd_per_mtok"},
                  2);
+  const Deployment lower = roofline_of(d);
   for (const auto& p : pts) {
     const auto& s = p.step;
+    const double roofline_ms = to_ms(decode_step(lower, p.batch, p.context, resolve_levers(lev, p.context)).t_step);
     auto c = [&](UsdPerToken TermCosts::*m) { return p.cost ? Cell(to_usd_per_mtok((*p.cost).*m)) : Cell{}; };
     t.add({d.n_chips, p.batch, p.context, p.tokens_read, to_ms(s.t_compute), to_ms(s.t_weights), to_ms(s.t_kv),
-           to_ms(s.t_operations), to_ms(s.t_comm), to_ms(s.t_overhead), to_ms(s.t_step), std::string(to_string(s.bound)), s.tokens_per_s.value(),
+           to_ms(s.t_operations), to_ms(s.t_comm), to_ms(s.t_overhead), to_ms(s.t_step), roofline_ms, std::string(to_string(s.bound)),
+           s.tokens_per_s.value(),
            s.tokens_per_s_per_user.value(), s.tokens_per_s_per_chip.value(), c(&TermCosts::total), c(&TermCosts::compute),
            c(&TermCosts::weights), c(&TermCosts::kv), c(&TermCosts::comm), c(&TermCosts::overhead), std::string(p.fits ? "yes" : "no")});
   }
@@ -77,7 +81,7 @@ void run_sweep(const ServingArgs& a) {
   const auto pts = serving_sweep(d, batches, contexts, lev);
   nlohmann::json head = describe_json(d);
   head["levers"] = levers_json(lev);
-  print(a, sweep_table(d, pts), head,
+  print(a, sweep_table(d, pts, lev), head,
         "chalk serving sweep: decode step time, speed and cost against batch and context, each term apart\n" +
             std::string(d.mechanisms.enabled
                         ? "(lecture 7:46-15:30; with mechanisms T_step = T_ops + T_comm + T_overhead, T_ops the sum over kernels of "
@@ -126,7 +130,7 @@ void run_balance(const ServingArgs& a) {
 // ---------------------------------------------------------------------------------------
 // window
 
-nlohmann::json window_json(const BatchingWindow& w) {
+nlohmann::json window_json(const BatchingWindow& w, const Deployment& d, const ServingLevers& lev) {
   nlohmann::json j = {{"context_tokens", w.context},
                       {"hbm_sweep_peak_ms", to_ms(w.hbm_sweep_peak)},
                       {"hbm_sweep_effective_ms", to_ms(w.hbm_sweep_effective)},
@@ -134,6 +138,7 @@ nlohmann::json window_json(const BatchingWindow& w) {
                       {"batch_fills_memory", w.batch_fills_memory}};
   if (w.step) {
     j["t_step_ms"] = to_ms(w.step->t_step);
+    j["t_step_roofline_ms"] = to_ms(decode_step(roofline_of(d), w.step->batch, w.context, resolve_levers(lev, w.context)).t_step);
     j["t_compute_ms"] = to_ms(w.step->t_compute);
     j["t_weights_ms"] = to_ms(w.step->t_weights);
     j["t_kv_ms"] = to_ms(w.step->t_kv);
@@ -156,6 +161,7 @@ void run_window(const ServingArgs& a) {
                {"hbm_sweep_effective_ms", "HBM sweep ms (achievable)"},
                {"batch_fills_memory", "batch filling HBM"},
                {"t_step_ms", "step ms"},
+               {"t_step_roofline_ms", "roofline ms"},
                {"bound", "bound"},
                {"steps_per_s", "steps/s"},
                {"tok_per_s", "tok/s per replica"},
@@ -164,13 +170,13 @@ void run_window(const ServingArgs& a) {
   nlohmann::json windows = nlohmann::json::array();
   for (int64_t s : contexts) {
     const BatchingWindow w = batching_window(d, s, lev);
-    windows.push_back(window_json(w));
+    windows.push_back(window_json(w, d, lev));
     if (w.step) {
       t.add({s, to_ms(w.hbm_sweep_peak), to_ms(w.hbm_sweep_effective), w.batch_fills_memory, to_ms(w.step->t_step),
-             std::string(to_string(w.step->bound)), w.steps_per_second, w.replica_tokens_per_s.value(),
+             windows.back()["t_step_roofline_ms"].get<double>(), std::string(to_string(w.step->bound)), w.steps_per_second, w.replica_tokens_per_s.value(),
              w.tokens_per_s_per_user.value(), cost_cell(w.step->cost_per_token)});
     } else {
-      t.add({s, to_ms(w.hbm_sweep_peak), to_ms(w.hbm_sweep_effective), int64_t{0}, Cell{}, std::string("does not fit"), Cell{},
+      t.add({s, to_ms(w.hbm_sweep_peak), to_ms(w.hbm_sweep_effective), int64_t{0}, Cell{}, Cell{}, std::string("does not fit"), Cell{},
              Cell{}, Cell{}, Cell{}});
     }
   }

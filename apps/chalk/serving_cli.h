@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,8 +71,11 @@ void print(const ServingArgs& a, const Table& t, const nlohmann::json& head, con
 // ---------------------------------------------------------------------------------------
 // sweep, balance, window (cmd_serving_sweep.cc).
 
-Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts);
-nlohmann::json window_json(const BatchingWindow& w);
+/// The sweep's rows, each with the plain roofline of the same step beside the engine's
+/// (`t_step_roofline_ms`: the deployment with mechanisms off, the levers resolved at the
+/// row's context).
+Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts, const ServingLevers& lev);
+nlohmann::json window_json(const BatchingWindow& w, const Deployment& d, const ServingLevers& lev);
 void run_sweep(const ServingArgs& a);
 void run_balance(const ServingArgs& a);
 void run_window(const ServingArgs& a);
@@ -87,11 +91,25 @@ struct Loaded {
 };
 
 Loaded load(const ServingArgs& a);
-Table frontier_table(const std::vector<FrontierPoint>& pts);
+/// The plain roofline's step (ms) of a point on `chips` of the loaded model and system: the
+/// base options with mechanisms off (the roofline has no layout), the levers at `context`;
+/// one deployment per chip count, kept.
+class RooflineBeside {
+ public:
+  RooflineBeside(const Loaded& l, const ServingLevers& lev) : l_(l), lev_(lev) {}
+  double t_step_ms(int64_t chips, int64_t batch, int64_t context);
+
+ private:
+  const Loaded& l_;
+  ServingLevers lev_;
+  std::map<int64_t, Deployment> deps_;
+};
+
+Table frontier_table(const std::vector<FrontierPoint>& pts, RooflineBeside& lower, int64_t context);
 nlohmann::json excluded_json(const std::vector<ExcludedReplica>& ex);
 FrontierOptions frontier_options(const ServingArgs& a, const ServingLevers& lev);
 ModesOptions modes_options(const ServingArgs& a, const ServingLevers& lev);
-nlohmann::json modes_json(const ModesReport& r);
+nlohmann::json modes_json(const ModesReport& r, RooflineBeside& lower);
 std::string modes_text(const ModesReport& r);
 void run_frontier(const ServingArgs& a);
 void run_modes(const ServingArgs& a);

@@ -178,7 +178,7 @@ Frontier latency_cost_frontier(const ModelSpec& m, const SystemSpec& s, const De
   }
   std::sort(batches.begin(), batches.end());
   batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
-  const std::vector<int64_t> sizes = replica_sizes(s, o.replica_chips);
+  const std::vector<int64_t> sizes = replica_sizes(m, s, o.replica_chips);
   if (static_cast<double>(batches.size()) * static_cast<double>(sizes.size()) * (base.mechanisms.enabled ? 2 : 1) > kMaxCandidates) {
     throw InputError("--batch", std::to_string(batches.size()) + " batches x " + std::to_string(sizes.size()) +
                                     " replica sizes is more than 8,000,000 points; narrow --batch or --replica-chips");
@@ -246,7 +246,7 @@ ModesReport fast_and_slow_modes(const ModelSpec& m, const SystemSpec& s, const D
   if (o.max_batch < 1) throw InputError("--max-batch", "must be >= 1, got " + std::to_string(o.max_batch));
   ModesReport r;
   r.context = o.context;
-  const std::vector<int64_t> sizes = replica_sizes(s, o.replica_chips);
+  const std::vector<int64_t> sizes = replica_sizes(m, s, o.replica_chips);
   const std::vector<Replica> reps = resolve_replicas(m, s, base, sizes, o.context, o.max_batch, r.excluded);
   if (reps.empty()) {
     throw InputError("--replica-chips", "no replica size fits " + m.name + " at " + std::to_string(o.context) +

@@ -9,6 +9,7 @@
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/serving/serving.h"
+#include "serving_replicas.h"
 
 namespace chalk {
 namespace {
@@ -57,15 +58,50 @@ TEST(ServingFrontier, IsMonotoneAndDominatesEveryPoint) {
 }
 
 TEST(ServingFrontier, ExcludesReplicasThatDoNotFitWithTheReason) {
-  // DeepSeek-V3's 673.0 GB of weights + 10% reserve need n x 141 x 0.9 >= 673.0: n >= 5.3,
-  // so 1..5 H200 are excluded and 6..8 remain.
+  // DeepSeek-V3's 673.0 GB of weights + 10% reserve need n x 141 x 0.9 >= 673.0: n >= 5.3.
+  // Of an 8-GPU domain an engine runs 1, 2, 4 and 8 (128 heads, 256 experts: 3, 5, 6, 7
+  // split neither), so 1, 2 and 4 are excluded for memory and 8 remains.
   const Frontier f = latency_cost_frontier(load_model("deepseek-v3"), load_system("h200"), {}, {});
-  ASSERT_EQ(f.excluded.size(), 5u);
-  for (int64_t n = 1; n <= 5; ++n) EXPECT_EQ(f.excluded[n - 1].n_chips, n);
-  EXPECT_NE(f.excluded[4].reason.find("weights 673.0 GB + reserve 70.5 GB exceed the HBM of 5 x 141 GB"),
-            std::string::npos)
-      << f.excluded[4].reason;
-  for (const auto& p : f.points) EXPECT_GE(p.n_chips, 6);
+  ASSERT_EQ(f.excluded.size(), 3u);
+  EXPECT_EQ(f.excluded[0].n_chips, 1);
+  EXPECT_EQ(f.excluded[1].n_chips, 2);
+  EXPECT_EQ(f.excluded[2].n_chips, 4);
+  EXPECT_NE(f.excluded[2].reason.find("weights 673.0 GB + reserve 56.4 GB exceed the HBM of 4 x 141 GB"), std::string::npos)
+      << f.excluded[2].reason;
+  ASSERT_FALSE(f.points.empty());
+  for (const auto& p : f.points) EXPECT_EQ(p.n_chips, 8);
+}
+
+// Issue 12: a frontier offers only replica sizes a serving engine can run, unless asked.
+TEST(ServingFrontier, OffersOnlyReplicaSizesAnEngineRuns) {
+  // Llama 3.1 8B: 32 query and 8 KV heads, FFN 14336 = 2^11 x 7: TP n needs n | 32 and
+  // n | 14336, so within 8 GPUs 1, 2, 4, 8 (TP3 leaves 32/3 heads; TP6, 5.33).
+  const ModelSpec llama = load_model("llama-3.1-8b");
+  std::vector<int64_t> runnable;
+  for (int64_t n = 1; n <= 8; ++n) {
+    if (detail::replica_size_problem(llama, n).empty()) runnable.push_back(n);
+  }
+  EXPECT_EQ(runnable, (std::vector<int64_t>{1, 2, 4, 8}));
+  EXPECT_EQ(detail::replica_size_problem(llama, 3), "TP3 does not divide the 32 attention heads");
+  // DeepSeek-V3: 128 heads (MLA) and 256 routed experts: within 72 chips the powers of two
+  // to 64; 72 splits neither (72 does not divide 256: 3.56 experts per chip).
+  const ModelSpec v3 = load_model("deepseek-v3");
+  runnable.clear();
+  for (int64_t n = 1; n <= 72; ++n) {
+    if (detail::replica_size_problem(v3, n).empty()) runnable.push_back(n);
+  }
+  EXPECT_EQ(runnable, (std::vector<int64_t>{1, 2, 4, 8, 16, 32, 64}));
+  EXPECT_EQ(detail::replica_sizes(v3, load_system("gb200-nvl72"), {}), runnable);
+  // Asked for, a size is kept: the user knows their engine.
+  EXPECT_EQ(detail::replica_sizes(v3, load_system("gb200-nvl72"), {72, 6}), (std::vector<int64_t>{6, 72}));
+  FrontierOptions o;
+  o.replica_chips = {3};
+  const Frontier f = latency_cost_frontier(llama, load_system("h100-sxm"), {}, o);
+  ASSERT_FALSE(f.points.empty());
+  EXPECT_EQ(f.points.front().n_chips, 3);
+  // By default the 8B frontier on H100 sees only 1, 2, 4 and 8.
+  const Frontier all = latency_cost_frontier(llama, load_system("h100-sxm"), {}, {});
+  for (const auto& p : all.points) EXPECT_TRUE(p.n_chips == 1 || p.n_chips == 2 || p.n_chips == 4 || p.n_chips == 8) << p.n_chips;
 }
 
 TEST(ServingFrontier, MechanismsTryDataParallelAttentionForMoe) {

@@ -33,7 +33,8 @@ for sub in frontier modes plot; do
   expect_error "--replica-chips: must be in 1..1048576, got 0" serving $sub --replica-chips 0
   expect_error "--context: expected one integer here" serving $sub --context 1,2
 done
-expect_error "--batch: 131072 batches x 72 replica sizes is more than 8,000,000 points" serving frontier --batch 1,131072 --every-integer
+# The default replica sizes are those an engine runs: DeepSeek-V3 in 72 chips, 7 of them.
+expect_error "--batch: 1048576 batches x 7 replica sizes is more than 8,000,000 points" serving frontier --batch 1,1048576 --every-integer
 for sub in modes plot; do
   expect_error "--speed-multiple: must be positive, got 0" serving $sub --speed-multiple 0
   expect_error "--speed-multiple: expected a finite number, got 'x'" serving $sub --speed-multiple 2.5,x

@@ -170,7 +170,8 @@ TokensPerSecond deployment_tokens_per_s(double batch, Seconds step);
 struct FrontierOptions {
   int64_t context = 4096;                 ///< tokens in each sequence's KV cache
   std::vector<int64_t> batches;           ///< candidate batches (empty: powers of two 1..65,536)
-  /// Chips per replica to try (empty: every integer 1..scale-up domain: an expert layer's
+  /// Chips per replica to try (empty: every size 1..scale-up domain that a serving engine
+  /// can run, whole heads or whole experts per chip (issue 12; serving_replicas.h): an expert layer's
   /// all-to-all and a TP all-reduce stay on the scale-up network, lecture 36:27).
   std::vector<int64_t> replica_chips;
   ServingLevers levers;
