@@ -71,7 +71,7 @@ void run_prefill(const PrefillArgs& a) {
 
 void register_prefill(CLI::App& app, Action& run) {
   static PrefillArgs a;
-  auto* cmd = app.add_subcommand("prefill", "Time and cost of prefilling prompts, and the time to first token");
+  auto* cmd = app.add_subcommand("prefill", "Time and cost of prefilling prompts, and the time to first token (TTFT, queueing excluded); tok/s counts input (prompt) tokens");
   add_deployment_options(*cmd, a.deployment);
   cmd->add_option("-b,--batch", a.batch, "Prompts prefilled together by the whole replica (data-parallel attention: whole prompts per rank): comma list or a:b")->capture_default_str();
   cmd->add_option("-p,--prompt", a.prompt, "Prompt length in tokens: comma list or a:b")->capture_default_str();

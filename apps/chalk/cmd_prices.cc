@@ -25,7 +25,7 @@ void register_prices(CLI::App& app, Action& run) {
   auto* prices = app.add_subcommand("prices", "API price sheets, what they reveal about the systems behind them, and forward prices");
   prices->require_subcommand(1);
 
-  auto* l = prices->add_subcommand("list", "List the built-in price sheets (reference/prices.md)");
+  auto* l = prices->add_subcommand("list", "List the built-in price sheets (data/prices/, each citing its source)");
   add_output_options(*l, list.output);
   l->callback([&run] { run = [] { run_list(list); }; });
 

@@ -74,7 +74,7 @@ void run_list(const ListArgs& a) {
            s.long_context.empty() ? Cell{} : Cell(s.long_context.front().threshold_tokens),
            s.cache.storage ? Cell(to_usd_per_mtok_per_hour(*s.cache.storage)) : Cell{}, tiers.empty() ? Cell{} : Cell(tiers)});
   }
-  print_table_or(std::cout, t, a.output.json, a.output.csv, "chalk prices list: built-in API price sheets (reference/prices.md), USD per 1M tokens");
+  print_table_or(std::cout, t, a.output.json, a.output.csv, "chalk prices list: built-in API price sheets (data/prices/, each citing its source), USD per 1M tokens");
 }
 
 void run_show(const ShowArgs& a) {

@@ -208,13 +208,13 @@ void register_serving(CLI::App& app, Action& run) {
   auto* serving = app.add_subcommand("serving", "Serving economics: latency and cost against batch, context and chips; "
                                                 "balance points; the batching window; the latency-cost frontier; fast and slow modes");
   serving->require_subcommand(1);
-  add(*serving, "sweep", "Step time, tokens/s per user and per chip, cost per Mtok against batch and context, each term apart",
+  add(*serving, "sweep", "Decode step time (TPOT), output tokens/s per user and per chip, cost per output Mtok against batch and context, each term apart",
       Kind::sweep, sweep, run);
   add(*serving, "balance", "Batch at which decode turns compute-bound (with and without KV); context where KV overtakes weights",
       Kind::balance, balance, run);
   add(*serving, "window", "The batching window: HBM capacity / bandwidth, the batch that fills memory and its step time",
       Kind::window, window, run);
-  add(*serving, "frontier", "Pareto frontier of tokens/s per user against cost per Mtok over batch and chips per replica",
+  add(*serving, "frontier", "Pareto frontier of output tokens/s per user against cost per output Mtok over batch and chips per replica (the sizes an engine can run)",
       Kind::frontier, frontier, run);
   add(*serving, "modes", "Fast mode (the price of a speed multiple) and slow mode (the cost floor) read off the frontier",
       Kind::modes, modes, run);
