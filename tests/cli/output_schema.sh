@@ -7,6 +7,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cmds=(
   "decode -m llama-3.1-8b -H h100-sxm -b 1,8"
   "decode -b 1 --roofline"
+  "layouts -m llama-3.1-8b -H h100-sxm -b 1:4 --objective latency"
   "prefill -m llama-3.1-8b -H h100-sxm -p 1024"
   "serving sweep -m llama-3.1-8b -H h100-sxm -b 1,64"
   "serving balance -m llama-3.1-8b -H h100-sxm"
