@@ -232,11 +232,12 @@ TEST(Validate, MedianErrorDoesNotGetWorse) {
   EXPECT_LE(summary(r, "prefill").median_abs, 0.593);
   EXPECT_LE(summary(r, "serving").median_abs, 0.143);
   // Training steps and whole runs, predicted through src/training since issue 13 item 7.
-  EXPECT_LE(summary(r, "training").median_abs, 0.373);
-  EXPECT_LE(summary(r, "training").p90_abs, 0.640);
+  // 0.373 and 0.640 before the materialised attention scores' HBM traffic (step.h).
+  EXPECT_LE(summary(r, "training").median_abs, 0.316);
+  EXPECT_LE(summary(r, "training").p90_abs, 0.530);
   EXPECT_LE(summary(r, "run").median_abs, 0.381);
   // All kinds together: 0.160 before the training rows joined the summary.
-  EXPECT_LE(summary(r, "all").median_abs, 0.300);
+  EXPECT_LE(summary(r, "all").median_abs, 0.280);
   // Fully specified rows: 0.060 and 0.066 before the same two fixes moved the stated MoE
   // decode rows (SGL-H100-DECODE-MTP among them) by about a point each.
   EXPECT_LE(summary(r, "decode", "fully specified").median_abs, 0.066);
