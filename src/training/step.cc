@@ -208,13 +208,19 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const char* what = "data-parallel gradient reduce";
   double dp_time = 0, exposed = 0;
   const double window = t_f + t_b;
+  // The gradients are final only during the step's last backward: the reduce (ZeRO-0's
+  // all-reduce, ZeRO-1/2's reduce-scatter) hides behind that one backward, bucket by bucket
+  // (PyTorch DDP, Li et al. 2020 section 3.2.3). ZeRO-1/2 gather the updated parameters
+  // after the optimizer step, so that gather hides at best behind the next step's first
+  // forward (Megatron-Core's overlap_param_gather; ZeRO, Rajbhandari et al. 2020 section 7).
   if (p.zero_stage == 0) {
     dp_time = group_all_reduce(dense * g, n_dense, in_dense, links, what) + group_all_reduce(experts * g, n_exp, in_exp, links, what);
-    exposed = std::max(0.0, dp_time - window);
+    exposed = std::max(0.0, dp_time - t_b);
   } else if (p.zero_stage < 3) {
-    dp_time = group_all_gather(dense * g, n_dense, in_dense, links, what) + group_all_gather(dense * w, n_dense, in_dense, links, what) +
-              group_all_gather(experts * g, n_exp, in_exp, links, what) + group_all_gather(experts * w, n_exp, in_exp, links, what);
-    exposed = std::max(0.0, dp_time - window);
+    const double rs = group_all_gather(dense * g, n_dense, in_dense, links, what) + group_all_gather(experts * g, n_exp, in_exp, links, what);
+    const double ag = group_all_gather(dense * w, n_dense, in_dense, links, what) + group_all_gather(experts * w, n_exp, in_exp, links, what);
+    dp_time = rs + ag;
+    exposed = std::max(0.0, rs - t_b) + std::max(0.0, ag - t_f);
   } else {
     const double per_mb = 2 * group_all_gather(dense * w, n_dense, in_dense, links, what) +
                           group_all_gather(dense * g, n_dense, in_dense, links, what) +

@@ -126,8 +126,9 @@ struct TrainingStep {
 /// 2 TP all-reduces per layer, EP and PP again; full recomputation and reversible layers
 /// rerun the forward. Overlap: CP traffic hides behind attention; DualPipe hides EP and PP
 /// traffic behind the paired chunk's compute, which then runs on the SMs the
-/// communication kernels leave (compute / (1 - communication_sm_fraction)); DP gradient reduce (and ZeRO-1/2's
-/// parameter all-gather) hides behind one microbatch's forward and backward; ZeRO-3's
+/// communication kernels leave (compute / (1 - communication_sm_fraction)); DP gradient reduce hides behind the
+/// step's last backward, ZeRO-1/2's gather of the updated parameters behind the next step's
+/// first forward (each excess exposed); ZeRO-3's
 /// gathers and reduce-scatters hide behind each microbatch's compute; TP is exposed.
 /// `placement` must come from check_plan for this plan. Throws InputError when the plan
 /// needs a scale-out network the system does not state.
