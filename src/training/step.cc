@@ -58,6 +58,10 @@ double group_all_gather(double M, int64_t n, int64_t inner, const Links& l, cons
 
 }  // namespace
 
+double scores_hbm_bytes(double elements, double activation_bytes, bool backward) {
+  return elements * (backward ? kScoreBytesBackward : kScoreBytesForward) * activation_bytes / 2.0;
+}
+
 Seconds pipeline_bubble(PipelineSchedule s, int64_t p, int64_t /*m*/, int64_t v, Seconds t_f, Seconds t_b, Seconds t_w) {
   if (p <= 1) return Seconds(0);
   const double P = d(p);
@@ -87,13 +91,25 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double mm_fwd = tok * ((c.matmul_flops_per_token - c.lm_head_flops_per_token) * frac + c.lm_head_flops_per_token / d(p.pp)) / shard;
   const double at_fwd = tok * c.attention_flops_per_token * frac / shard;
   const double t_mm = mm_fwd / mm_rate, t_at = at_fwd / at_rate;
-  const double act_layer = activation_bytes_per_layer(c, p, Recompute::none).value();
-  const double t_el = act_layer * lps / hbm;  // stored activations written in forward, read in backward
+  // Stored activations (the attention scores apart) written in forward, read in backward.
+  TrainingPlan no_scores = p;
+  no_scores.flash_attention = true;
+  const double act_layer = activation_bytes_per_layer(c, no_scores, Recompute::none).value();
+  const double t_el = act_layer * lps / hbm;
+  // Materialised attention scores (no FlashAttention): each of the s x s score elements per
+  // head crosses HBM kScoreBytesForward times in forward and kScoreBytesBackward in backward
+  // (scores_hbm_bytes; Dao et al. 2022 section 2.2, Algorithm 0).
+  double t_sc_f = 0, t_sc_b = 0;
+  if (!p.flash_attention) {
+    const double elements = tok * S * (c.act_scores_per_token_per_ctx / 5.0) * frac * L / shard;  // heads x s x s per sequence
+    t_sc_f = scores_hbm_bytes(elements, p.activation_bytes, false) / hbm;
+    t_sc_b = scores_hbm_bytes(elements, p.activation_bytes, true) / hbm;
+  }
   const bool rerun = p.recompute == Recompute::full || p.reversible;
   const double at_bwd = p.flash_attention ? 2.5 : 2.0;  // FlashAttention's backward recomputes the scores (Dao 2022 3.1)
   double t_rec = 0;
-  if (rerun) t_rec = t_mm + t_at + t_el;
-  else if (p.recompute == Recompute::selective && !p.flash_attention) t_rec = t_at;
+  if (rerun) t_rec = t_mm + t_at + t_el + t_sc_f;
+  else if (p.recompute == Recompute::selective && !p.flash_attention) t_rec = t_at + t_sc_f;
 
   // Tensor parallel: 2 all-reduces (or SP's all-gather + reduce-scatter pairs) per layer
   // forward, 2 backward, on the TP link (Narayanan 2.3; Korthikanti 4.2.2).
@@ -152,7 +168,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const bool dual = p.schedule == PipelineSchedule::dualpipe && p.pp > 1;
   // Under DualPipe's overlap the communication kernels hold SMs while compute runs.
   const double slow = dual && ep_total > 0 ? 1 / (1 - s.communication_sm_fraction) : 1.0;
-  const double compute_f = (t_mm + t_at + t_el) * slow, compute_b = (2 * t_mm + at_bwd * t_at + t_el + t_rec) * slow;
+  const double compute_f = (t_mm + t_at + t_el + t_sc_f) * slow, compute_b = (2 * t_mm + at_bwd * t_at + t_el + t_sc_b + t_rec) * slow;
   // DualPipe overlaps a forward chunk of one microbatch with a backward chunk of another,
   // hiding EP and PP traffic behind compute (DeepSeek-V3 3.2.1).
   const double ep_exposed = dual ? std::max(0.0, ep_total - (compute_f + compute_b)) : ep_total;
@@ -164,7 +180,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   r.t_matmul = Seconds(3 * t_mm);
   r.t_attention = Seconds((1 + at_bwd) * t_at);
   r.t_recompute = Seconds(t_rec);
-  r.t_elementwise = Seconds(2 * t_el);
+  r.t_elementwise = Seconds(2 * t_el + t_sc_f + t_sc_b);
   const double ep_share = ep_total > 0 ? ep_exposed / ep_total : 0.0;
   const double cp_share = cp_total > 0 ? cp_exposed / cp_total : 0.0;
   const double t_f = compute_f + tp_f + ep_f * ep_share + cp_f * cp_share + pp_exposed / 2;
@@ -192,13 +208,19 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const char* what = "data-parallel gradient reduce";
   double dp_time = 0, exposed = 0;
   const double window = t_f + t_b;
+  // The gradients are final only during the step's last backward: the reduce (ZeRO-0's
+  // all-reduce, ZeRO-1/2's reduce-scatter) hides behind that one backward, bucket by bucket
+  // (PyTorch DDP, Li et al. 2020 section 3.2.3). ZeRO-1/2 gather the updated parameters
+  // after the optimizer step, so that gather hides at best behind the next step's first
+  // forward (Megatron-Core's overlap_param_gather; ZeRO, Rajbhandari et al. 2020 section 7).
   if (p.zero_stage == 0) {
     dp_time = group_all_reduce(dense * g, n_dense, in_dense, links, what) + group_all_reduce(experts * g, n_exp, in_exp, links, what);
-    exposed = std::max(0.0, dp_time - window);
+    exposed = std::max(0.0, dp_time - t_b);
   } else if (p.zero_stage < 3) {
-    dp_time = group_all_gather(dense * g, n_dense, in_dense, links, what) + group_all_gather(dense * w, n_dense, in_dense, links, what) +
-              group_all_gather(experts * g, n_exp, in_exp, links, what) + group_all_gather(experts * w, n_exp, in_exp, links, what);
-    exposed = std::max(0.0, dp_time - window);
+    const double rs = group_all_gather(dense * g, n_dense, in_dense, links, what) + group_all_gather(experts * g, n_exp, in_exp, links, what);
+    const double ag = group_all_gather(dense * w, n_dense, in_dense, links, what) + group_all_gather(experts * w, n_exp, in_exp, links, what);
+    dp_time = rs + ag;
+    exposed = std::max(0.0, rs - t_b) + std::max(0.0, ag - t_f);
   } else {
     const double per_mb = 2 * group_all_gather(dense * w, n_dense, in_dense, links, what) +
                           group_all_gather(dense * g, n_dense, in_dense, links, what) +

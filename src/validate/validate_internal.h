@@ -11,6 +11,9 @@
 #include "chalk/base/dtype.h"
 #include "chalk/engine/overhead.h"
 #include "chalk/model/model.h"
+#include "chalk/training/layouts.h"
+#include "chalk/training/memory.h"
+#include "chalk/training/step.h"
 #include "chalk/validate/validate.h"
 
 namespace chalk::detail {
@@ -80,6 +83,33 @@ Mapped plan_row(const Measurement& row);
 std::string resolve_model(const Measurement& row);
 /// Loads what resolve_model returned.
 ModelSpec load_row_model(const std::string& resolved);
+
+/// The system a row names: a built-in name, a path, or "builtin:measurements/<path>" for a
+/// built-in row's hardware file. Throws InputError "<id>: hardware" when none is found.
+std::string resolve_system(const Measurement& row);
+/// Loads what resolve_system returned.
+SystemSpec load_row_system(const std::string& resolved);
+
+/// A training or whole-run row read into a training plan (validate_training.cc).
+struct TrainRowPlan {
+  std::string model_name, hardware, metric, engine;
+  ModelSpec model;
+  SystemSpec system;
+  TrainingPlan plan;
+  bool zero_fsdp = false;   ///< zero = fsdp (ZeRO-3; ZeRO-2 with a pipeline)
+  double train_tokens = 0;  ///< run rows: the run's total tokens
+  std::vector<std::string> assumptions, notes;
+};
+
+/// Reads a training or run row into a plan: stated degrees, schedule, microbatch,
+/// recomputation and ZeRO as written; the defaults of docs/accuracy.md "Training rows" for
+/// the rest, each recorded among the assumptions. Throws InputError "<id>: <column>" for a
+/// field chalk cannot use or a stated plan check_plan rejects.
+TrainRowPlan plan_training_row(const Measurement& row);
+
+/// Predicts a training plan's metric through training_step (and the plain roofline: the
+/// executed FLOPs at datasheet peak). Throws InputError when the training module rejects it.
+void predict_training(const TrainRowPlan& plan, Prediction& out);
 
 /// The unit of a metric as printed ("ms", "tok/s/chip", ...).
 std::string metric_unit(const std::string& metric);

@@ -68,6 +68,18 @@ ModelSpec load_row_model(const std::string& resolved) {
   return load_model(resolved);
 }
 
+SystemSpec load_row_system(const std::string& resolved) {
+  if (resolved.rfind(kBuiltin, 0) == 0) {
+    const std::string key = resolved.substr(kBuiltin.size());
+    return system_from_json(*chalk::detail::embedded_file(key), "data/" + key);
+  }
+  return load_system(resolved);
+}
+
+std::string resolve_system(const Measurement& r) {
+  return resolve(r.hardware, r.base_dir, builtin_system_names(), r.id + ": hardware", "system");
+}
+
 std::string resolve_model(const Measurement& r) {
   return resolve(r.model, r.base_dir, builtin_model_names(), r.id + ": model", "model");
 }
@@ -98,9 +110,6 @@ std::string metric_unit(const std::string& metric) {
 
 Mapped plan_row(const Measurement& r) {
   const std::string at = r.id + ": ";
-  if (r.kind == "training" || r.kind == "run") {
-    return {std::nullopt, RowStatus::not_modelled, "not modelled: training module not built yet"};
-  }
   if (r.kind == "microbenchmark") {
     return {std::nullopt, RowStatus::calibration, "microbenchmark: a calibration input (efficiencies), never scored"};
   }
@@ -113,9 +122,9 @@ Mapped plan_row(const Measurement& r) {
 
   RowPlan p;
   p.model = resolve_model(r);
-  p.hardware = resolve(r.hardware, r.base_dir, builtin_system_names(), at + "hardware", "system");
+  p.hardware = resolve_system(r);
   const ModelSpec model = load_row_model(p.model);
-  const SystemSpec sys = load_system(p.hardware);
+  const SystemSpec sys = load_row_system(p.hardware);
   bool moe = false;
   for (const auto& g : model.groups) moe = moe || g.ffn.kind == FfnKind::moe;
   const auto& attn = model.groups.front().attention;

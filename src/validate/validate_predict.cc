@@ -54,7 +54,7 @@ void predict(const RowPlan& p, Prediction& out) {
   if (p.w_ffn) m.weights.dense_ffn = *p.w_ffn;
   if (p.w_experts) m.weights.experts = *p.w_experts;
   if (p.w_embedding) m.weights.embedding = *p.w_embedding;
-  const SystemSpec sys = load_system(p.hardware);
+  const SystemSpec sys = load_row_system(p.hardware);
   DeploymentOptions o;
   o.n_chips = p.chips;
   o.kv = p.kv;

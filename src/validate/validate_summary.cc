@@ -1,6 +1,7 @@
 // Running validation over rows, and the error summaries (docs/accuracy.md).
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "chalk/base/error.h"
 #include "chalk/engine/collective.h"
@@ -31,7 +32,7 @@ double percentile(std::vector<double> v, double p) {
 
 std::vector<ErrorSummary> summarize(const std::vector<Prediction>& rows) {
   std::vector<ErrorSummary> out;
-  for (const char* kind : {"decode", "prefill", "serving", "all"}) {
+  for (const char* kind : {"decode", "prefill", "serving", "training", "run", "all"}) {
     for (const char* subset : {"all rows", "fully specified", "with assumptions"}) {
       std::vector<double> mech, plain;
       for (const auto& r : rows) {
@@ -57,6 +58,41 @@ std::vector<ErrorSummary> summarize(const std::vector<Prediction>& rows) {
   return out;
 }
 
+namespace {
+
+/// A training or run row: read (unreadable on a field chalk cannot use), then predicted
+/// (rejected when the training module refuses the plan).
+void predict_training_row(const Measurement& row, Prediction& pr, bool keep_going) {
+  std::optional<detail::TrainRowPlan> plan;
+  try {
+    plan = detail::plan_training_row(row);
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    if (what.rfind(row.id + ":", 0) == 0) {  // a field chalk cannot use
+      if (!keep_going) throw;
+      pr.status = RowStatus::unreadable;
+      pr.reason = what;
+    } else {  // a stated plan the training module refuses (it does not divide, no rate)
+      pr.status = RowStatus::rejected;
+      pr.reason = "chalk rejected the row's inputs: " + what;
+    }
+    return;
+  }
+  pr.status = RowStatus::predicted;
+  pr.assumptions = plan->assumptions;
+  pr.notes = plan->notes;
+  try {
+    detail::predict_training(*plan, pr);
+    pr.error = pr.predicted / pr.measured - 1;
+    pr.error_plain = pr.predicted_plain / pr.measured - 1;
+  } catch (const InputError& e) {
+    pr.status = RowStatus::rejected;
+    pr.reason = std::string("chalk rejected the row's inputs: ") + e.what();
+  }
+}
+
+}  // namespace
+
 ValidationReport validate_measurements(const std::vector<Measurement>& rows, bool keep_going) {
   ValidationReport report;
   for (const auto& row : rows) {
@@ -66,6 +102,11 @@ ValidationReport validate_measurements(const std::vector<Measurement>& rows, boo
     pr.metric = row.metric;
     pr.unit = detail::metric_unit(row.metric);
     pr.measured = row.value;
+    if (row.kind == "training" || row.kind == "run") {
+      predict_training_row(row, pr, keep_going);
+      report.rows.push_back(std::move(pr));
+      continue;
+    }
     detail::Mapped mapped;
     try {
       mapped = detail::plan_row(row);

@@ -26,6 +26,14 @@ expect_error "vocab.csv: line 2: X-1: metric: 'tokens/s' is not one of" validate
 expect_error "missing-input.csv: line 2: X-2: batch: missing; a decode row states the sequences in flight" validate "$tmp/missing-input.csv"
 { echo "$h"; echo "X-3,decode,Llama 3.3 70B,h100-sxm,8,8,64,run,2048,0,step_ms,20"; } > "$tmp/model.csv"
 expect_error "X-3: model: 'Llama 3.3 70B' is neither a built-in model" validate "$tmp/model.csv"
+# Training rows: degrees that do not multiply to the chips name the row and the column; a
+# stated plan the training module refuses is listed as rejected with check_plan's reason.
+th="id,kind,model,hardware,chips,tp,pp,dp,batch,batch_per,input_tokens,metric,value"
+{ echo "$th"; echo "T-1,training,llama-3.1-8b,h100-sxm,16,1,1,8,64,run,4096,step_s,1"; } > "$tmp/train-chips.csv"
+expect_error "T-1: chips: the stated degrees do not multiply to 16 chips" validate "$tmp/train-chips.csv"
+{ echo "$th"; echo "T-2,training,llama-3.1-8b,h100-sxm,24,3,1,8,64,run,4096,step_s,1"; } > "$tmp/train-tp.csv"
+out=$("$CHALK" validate "$tmp/train-tp.csv") || fail "a rejected training plan is a listed row, not an error"
+printf '%s\n' "$out" | grep -q "T-2 .*rejected .*tp: 3 does not divide the 32 query heads" || fail "rejected training row: $out"
 expect_error "not expected: --no-such-flag" validate --no-such-flag
 expect_error "--json excludes --csv" validate --json --csv
 

@@ -71,6 +71,20 @@ struct TrainingSystem {
 /// has no rate for `compute`.
 TrainingSystem make_training_system(const SystemSpec& s, MatmulPrecision compute);
 
+/// HBM bytes per attention-score element (one head, one query-key pair) at 2-byte
+/// activations when the scores are materialised (no FlashAttention), in Megatron-LM's
+/// kernel sequence (Dao et al. 2022, arXiv 2205.14135, section 2.2, Algorithm 0: S and P
+/// are written to and read from HBM). Forward: QK^T writes S (2), the fused
+/// scale-mask-softmax reads S and writes P (4), dropout reads P and writes P' and its
+/// 1-byte mask (5), P'V reads P' (2) = 13. Backward: dP' written (2), dropout's backward
+/// reads dP' and the mask and writes dP (5), softmax's backward reads P and dP and writes
+/// dS (6), dQ = dS K and dK = dS^T Q read dS (4), dV = P'^T dO reads P' (2) = 19.
+/// Korthikanti et al.'s 5as/h counts only the stored part (P, mask, P': 5 bytes).
+inline constexpr double kScoreBytesForward = 13, kScoreBytesBackward = 19;
+/// HBM bytes of `elements` materialised score elements in forward or backward at
+/// `activation_bytes` per activation (scaled from the 2-byte counts above).
+double scores_hbm_bytes(double elements, double activation_bytes, bool backward);
+
 /// Bubble (idle time per rank per step) of a schedule with p stages, m microbatches,
 /// v chunks, forward t_f, full backward t_b and weight-gradient part t_w per microbatch
 /// and stage (training-and-systems.md 4.1): GPipe and 1F1B (p-1)(t_f+t_b) (Huang 2019
@@ -112,8 +126,9 @@ struct TrainingStep {
 /// 2 TP all-reduces per layer, EP and PP again; full recomputation and reversible layers
 /// rerun the forward. Overlap: CP traffic hides behind attention; DualPipe hides EP and PP
 /// traffic behind the paired chunk's compute, which then runs on the SMs the
-/// communication kernels leave (compute / (1 - communication_sm_fraction)); DP gradient reduce (and ZeRO-1/2's
-/// parameter all-gather) hides behind one microbatch's forward and backward; ZeRO-3's
+/// communication kernels leave (compute / (1 - communication_sm_fraction)); DP gradient reduce hides behind the
+/// step's last backward, ZeRO-1/2's gather of the updated parameters behind the next step's
+/// first forward (each excess exposed); ZeRO-3's
 /// gathers and reduce-scatters hide behind each microbatch's compute; TP is exposed.
 /// `placement` must come from check_plan for this plan. Throws InputError when the plan
 /// needs a scale-out network the system does not state.

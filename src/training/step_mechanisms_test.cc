@@ -1,0 +1,86 @@
+// Step mechanisms against hand counts: materialised attention scores (their HBM traffic)
+// and the data-parallel reduce and gather windows (step.h, step.cc).
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "chalk/io/io.h"
+#include "chalk/training/plan.h"
+#include "chalk/training/step.h"
+
+namespace chalk {
+namespace {
+
+TrainingStep step(bool flash, Recompute rc) {
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec a100 = load_system("a100-80gb");
+  TrainingPlan p;
+  p.global_batch = 1;
+  p.seq_len = 2048;
+  p.flash_attention = flash;
+  p.recompute = rc;
+  const TrainingCosts c = make_training_costs(m, p.seq_len);
+  const TrainingSystem s = make_training_system(a100, p.compute);
+  return training_step(c, s, p, check_plan(m, a100, 1, p));
+}
+
+TEST(TrainingScores, MaterialisedScoresCrossHbm32BytesPerElement) {
+  // Llama 3.1 8B, one sequence of 2048 on one A100: 32 heads x 32 layers x 2048 x 2048 =
+  // 4.295e9 score elements; forward 13 + backward 19 = 32 bytes each = 137.4 GB at
+  // 2.039 TB/s x 0.87 (the catalog's HBM efficiency) = 1.774e12 B/s -> 77.48 ms. Without
+  // FlashAttention the elementwise traffic grows by exactly that, and the scores no
+  // longer count among the stored activations (FlashAttention's own traffic is the rest).
+  const double elements = 32.0 * 32 * 2048 * 2048;
+  const double expected = elements * 32 / (2.039e12 * 0.87);
+  EXPECT_NEAR(expected, 0.07748, 1e-4);
+  const TrainingStep plain = step(false, Recompute::none), flash = step(true, Recompute::none);
+  EXPECT_NEAR((plain.t_elementwise - flash.t_elementwise).value(), expected, 1e-6);
+  EXPECT_DOUBLE_EQ(scores_hbm_bytes(1, 2, false), 13);
+  EXPECT_DOUBLE_EQ(scores_hbm_bytes(1, 2, true), 19);
+  EXPECT_DOUBLE_EQ(scores_hbm_bytes(1, 4, true), 38);  // fp32 activations: twice the bytes
+  // Selective recomputation reruns the forward score chain (13 bytes per element) with
+  // the attention core: 4.295e9 x 13 / 1.774e12 = 31.47 ms more recompute than flash's none.
+  const TrainingStep sel = step(false, Recompute::selective);
+  EXPECT_NEAR(sel.t_recompute.value() - plain.t_recompute.value(), elements * 13 / (2.039e12 * 0.87) + sel.t_attention.value() / 3, 1e-6);
+}
+
+}  // namespace
+}  // namespace chalk
+
+namespace chalk {
+namespace {
+
+TrainingStep dp_step(int zero, int64_t seq) {
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec h100 = load_system("h100-sxm");
+  TrainingPlan p;
+  p.dp = 16;  // two 8-GPU nodes: the reduce crosses InfiniBand
+  p.global_batch = 16;
+  p.seq_len = seq;
+  p.zero_stage = zero;
+  p.state = parse_state_bytes("adam16", "state");  // 2-byte gradients and weights: reduce-scatter = gather
+  const TrainingCosts c = make_training_costs(m, p.seq_len);
+  const TrainingSystem s = make_training_system(h100, p.compute);
+  return training_step(c, s, p, check_plan(m, h100, 16, p));
+}
+
+TEST(TrainingDataParallel, ReduceHidesBehindTheLastBackwardGatherBehindTheNextForward) {
+  // ZeRO-0: the all-reduce of the gradients can start only in the step's last backward.
+  for (int64_t seq : {512, 8192}) {
+    const TrainingStep z0 = dp_step(0, seq);
+    EXPECT_NEAR(z0.t_dp_exposed.value(), std::max(0.0, (z0.t_dp - z0.t_backward).value()), 1e-12) << seq;
+    // ZeRO-1: reduce-scatter (half of t_dp at equal gradient and weight bytes) behind the
+    // last backward, the gather of the updated weights behind the next first forward.
+    const TrainingStep z1 = dp_step(1, seq);
+    const double half = z1.t_dp.value() / 2;
+    EXPECT_NEAR(z1.t_dp_exposed.value(), std::max(0.0, half - z1.t_backward.value()) + std::max(0.0, half - z1.t_forward.value()), 1e-12);
+  }
+  // At 512 tokens a replica's compute is far shorter than 16 GB of gradients over two nodes:
+  // (16.06 GB x 7/8 / 450 GB/s in the node + 2 GB x 1/2 / 50 GB/s across) = 51 ms each way
+  // against a forward of about 10 ms, so most of it is exposed; at 8192 tokens it hides.
+  EXPECT_GT(dp_step(1, 512).t_dp_exposed.value(), 0.04);
+  EXPECT_LT(dp_step(1, 8192).t_dp_exposed.value(), dp_step(1, 512).t_dp_exposed.value());
+}
+
+}  // namespace
+}  // namespace chalk

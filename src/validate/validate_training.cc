@@ -1,0 +1,283 @@
+// Training and whole-run rows: read field by field into a training plan and predicted
+// through src/training (docs/accuracy.md, "Training rows"). An input the row leaves empty
+// takes the default of the table below, printed among the row's assumptions.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+#include "validate_internal.h"
+
+namespace chalk::detail {
+namespace {
+
+double d(int64_t x) { return static_cast<double>(x); }
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 1e15 ? "%.0f" : "%.4g", v);
+  return buf;
+}
+
+double format_bytes(const std::string& f, const std::string& field) { return bytes_per_element(parse_dtype(f, field)); }
+
+}  // namespace
+
+TrainRowPlan plan_training_row(const Measurement& r) {
+  const std::string at = r.id + ": ";
+  TrainRowPlan t;
+  t.model_name = resolve_model(r);
+  t.model = load_row_model(t.model_name);
+  t.hardware = resolve_system(r);
+  t.system = load_row_system(t.hardware);
+  t.metric = r.metric;
+  t.engine = r.engine;
+  TrainingPlan& p = t.plan;
+  if (!r.input_tokens) throw InputError(at + "input_tokens", "missing; a training row states its sequence length");
+  p.seq_len = *r.input_tokens;
+  if (r.batch.empty() || r.batch == "max") throw InputError(at + "batch", "expected the sequences per step, got '" + r.batch + "'");
+  const int64_t chips = *r.chips;
+  auto per = [&](int64_t b) -> int64_t {
+    if (r.batch_per == "chip") return b * chips;
+    return b;  // run (a replica's batch is not a training notion: read as the run's)
+  };
+  p.global_batch = per(std::stoll(r.batch));
+  if (r.kind == "run") {
+    if (!r.train_tokens) throw InputError(at + "train_tokens", "missing; a whole run states its total tokens");
+    t.train_tokens = *r.train_tokens;
+  }
+  auto assume = [&](const std::string& s) { t.assumptions.push_back(s); };
+
+  // Precision and the optimizer's bytes per parameter.
+  if (r.compute.empty()) {
+    assume("compute: empty, bf16 (mixed-precision training's matmul format)");
+  } else {
+    p.compute = parse_matmul_precision(r.compute == "fp16" ? "bf16" : r.compute, at + "compute");
+  }
+  if (r.engine == "deepseek") {
+    p.state = parse_state_bytes("adam-bf16-moments", "state");
+    t.notes.push_back("engine deepseek: 14 bytes per parameter of model states (bf16 Adam moments, fp32 master and gradients; DeepSeek-V3 report 3.3.3)");
+  } else {
+    p.state = parse_state_bytes("adam18", "state");
+  }
+  if (!r.dispatch.empty()) p.dispatch_bytes = format_bytes(r.dispatch, at + "dispatch");
+  if (!r.combine.empty()) p.combine_bytes = format_bytes(r.combine, at + "combine");
+  for (const auto& g : t.model.groups) {
+    if (g.ffn.kind == FfnKind::moe && g.ffn.n_group > 1 && g.ffn.topk_group < g.ffn.n_group) {
+      p.route_domain_limit = g.ffn.topk_group;  // node-limited routing as the config states (DeepSeek-V3 2.1.2)
+    }
+  }
+  // Megatron-LM's own attention materialises the scores (fused softmax; Narayanan et al.
+  // 2021, Korthikanti et al. 2022); the other engines run FlashAttention.
+  p.flash_attention = r.engine != "megatron";
+  if (!p.flash_attention) t.notes.push_back("engine megatron: attention scores materialised (Megatron-LM's fused softmax, no FlashAttention)");
+
+  // Degrees.
+  const int64_t domain = std::max<int64_t>(1, t.system.scale_up_domain);
+  p.cp = r.cp.value_or(1);
+  p.ep = r.ep.value_or(1);
+  p.etp = r.expert_tp.value_or(1);
+  if (!r.cp) assume("cp: empty, 1 (no context parallelism)");
+  bool search_pp = false;
+  if (r.dp) {
+    // dp stated: an unstated pp is 1, an unstated tp takes the chips left.
+    p.pp = r.pp.value_or(1);
+    if (!r.pp) assume("pp: empty, 1 (no pipeline)");
+    p.tp = r.tp.value_or(chips / std::max<int64_t>(1, *r.dp * p.pp * p.cp));
+    if (!r.tp) assume("tp: empty, chips / (dp x pp x cp) = " + std::to_string(p.tp));
+  } else {
+    if (r.tp) {
+      p.tp = *r.tp;
+    } else {
+      const auto& a = t.model.groups.front().attention;
+      int64_t tp = std::min({domain, a.n_heads, int64_t{8}});
+      while (tp > 1 && (a.n_heads % tp != 0 || chips % tp != 0)) --tp;
+      p.tp = tp;
+      assume("tp: empty, " + std::to_string(tp) + ": tensor parallel over one scale-up domain (Narayanan et al. 2021 section 3.3: TP up to the 8-GPU node, no further)");
+    }
+    if (r.pp) p.pp = *r.pp;
+    else search_pp = true;
+  }
+  p.sequence_parallel = p.tp > 1;
+  if (!r.ep && t.model.groups.size() && std::any_of(t.model.groups.begin(), t.model.groups.end(), [](const LayerGroup& g) { return g.ffn.kind == FfnKind::moe; })) {
+    assume("ep: empty, 1 (every expert on every rank)");
+  }
+
+  // Schedule.
+  if (!r.schedule.empty()) {
+    p.schedule = parse_schedule(r.schedule, at + "schedule");
+  } else if (r.virtual_stages.value_or(1) > 1) {
+    p.schedule = PipelineSchedule::interleaved;
+  }
+  if (p.schedule == PipelineSchedule::interleaved) {
+    p.virtual_stages = r.virtual_stages.value_or(2);
+    if (!r.virtual_stages && !r.schedule.empty()) assume("virtual_stages: empty, 2 (the least interleaving)");
+  }
+
+  // ZeRO.
+  if (r.zero == "fsdp") {
+    p.zero_stage = 3;
+    t.zero_fsdp = true;
+  } else if (!r.zero.empty()) {
+    p.zero_stage = std::stoi(r.zero);
+  } else {
+    p.zero_stage = r.engine == "nemo" ? 1 : 0;
+    assume(std::string("zero: empty, ") + (r.engine == "nemo" ? "1 (NeMo's distributed optimizer, its default)" : "0 (no sharding)"));
+  }
+
+  // Pipeline stages, microbatch and recomputation: the stated ones, else the fewest stages,
+  // the largest microbatch (no pipeline) or 1 (a pipeline) and the least recomputation with
+  // which the plan fits in HBM (Narayanan et al. 2021 section 3: pipeline only as far as
+  // memory needs).
+  const TrainingCosts costs = make_training_costs(t.model, p.seq_len);
+  const TrainingSystem sys = make_training_system(t.system, p.compute);
+  std::vector<int64_t> pps;
+  if (search_pp) {
+    for (int64_t x = 1; x <= chips / (p.tp * p.cp); ++x) {
+      if ((chips / (p.tp * p.cp)) % x == 0 && (chips % (p.tp * p.cp)) == 0) pps.push_back(x);
+    }
+  } else {
+    pps.push_back(p.pp);
+  }
+  std::optional<TrainingPlan> fitting, fallback;
+  for (int64_t pp : pps) {
+    TrainingPlan q = p;
+    q.pp = pp;
+    q.dp = r.dp.value_or(chips / std::max<int64_t>(1, q.tp * q.pp * q.cp));
+    if (q.dp < 1 || q.dp * q.tp * q.pp * q.cp != chips) {
+      if (!search_pp) throw InputError(at + "chips", "the stated degrees do not multiply to " + std::to_string(chips) + " chips");
+      continue;
+    }
+    if (q.pp == 1) {
+      q.schedule = PipelineSchedule::one_f_one_b;
+      q.virtual_stages = 1;
+    } else if (r.schedule.empty() && !r.virtual_stages) {
+      // Megatron's PTD-P schedule (interleaved 1F1B, v = 2) where the layers and the
+      // microbatches allow it (Narayanan et al. 2021 2.2.2; Llama 3 3.3.2), else 1F1B.
+      q.schedule = PipelineSchedule::interleaved;
+      q.virtual_stages = 2;
+      try {
+        TrainingPlan probe = q;
+        probe.microbatch = r.microbatch.value_or(1);
+        check_plan(t.model, t.system, chips, probe);
+      } catch (const InputError&) {
+        q.schedule = PipelineSchedule::one_f_one_b;
+        q.virtual_stages = 1;
+      }
+    }
+    if (t.zero_fsdp && q.pp > 1) q.zero_stage = 2;  // parameters kept gathered across a pipeline's microbatches (Llama 3 3.3.2)
+    std::vector<Recompute> recs;
+    if (!r.recompute.empty()) recs.push_back(parse_recompute(r.recompute, at + "recompute"));
+    else recs = {Recompute::none, Recompute::selective, Recompute::full};
+    for (Recompute rc : recs) {
+      q.recompute = rc;
+      Placement pl;
+      try {
+        q.microbatch = 1;
+        if (r.microbatch) q.microbatch = *r.microbatch;
+        else if (q.pp == 1) q.microbatch = std::max<int64_t>(1, largest_microbatch(costs, sys, q));
+        pl = check_plan(t.model, t.system, chips, q);
+      } catch (const InputError&) {
+        if (!search_pp) throw;  // a stated plan that does not divide: rejected with check_plan's reason
+        break;
+      }
+      if (training_memory(costs, sys, q, pl).fits) {
+        fitting = q;
+        break;
+      }
+      if (!fallback || fallback->pp == q.pp) fallback = q;  // the first stages' most recomputation
+    }
+    if (fitting) break;
+  }
+  if (!fitting && !fallback) throw InputError(at + "pp", "no pipeline degree gives a valid plan on " + std::to_string(chips) + " chips");
+  const bool fits = fitting.has_value();
+  if (fits) t.plan = *fitting;
+  else t.plan = *fallback;
+  if (search_pp) {
+    assume("pp, dp: empty, PP" + std::to_string(t.plan.pp) + " x DP" + std::to_string(t.plan.dp) +
+           ": the fewest pipeline stages with which the plan fits (Narayanan et al. 2021 section 3)");
+  } else if (!r.dp) {
+    assume("dp: empty, chips / (tp x pp x cp) = " + std::to_string(t.plan.dp));
+  }
+  if (!r.microbatch) {
+    assume("microbatch: empty, " + std::to_string(t.plan.microbatch) +
+           (t.plan.pp > 1 ? " (pipelines run microbatch 1: the least bubble)" : " (the largest that fits)"));
+  }
+  if (r.recompute.empty()) assume("recompute: empty, " + std::string(to_string(t.plan.recompute)) + " (the least that fits)");
+  if (r.schedule.empty() && t.plan.pp > 1) {
+    assume("schedule: empty, " + std::string(to_string(t.plan.schedule)) +
+           (t.plan.schedule == PipelineSchedule::interleaved ? " v2 (Megatron's PTD-P)" : " (the layers or microbatches do not allow interleaving)"));
+  }
+  if (t.zero_fsdp && t.plan.pp > 1) t.notes.push_back("zero fsdp with a pipeline: read as ZeRO-2, the parameters stay gathered over a step's microbatches (Llama 3 section 3.3.2)");
+  if (!fits) t.notes.push_back("the plan does not fit in HBM by chalk's memory model; predicted as stated");
+  for (std::size_t i = 0; i < r.assumed.size(); ++i) {
+    assume(r.assumed[i] + " " + r.assumed_values[i] + ": filled in by the row's author, not stated by the source (see its notes)");
+  }
+  return t;
+}
+
+void predict_training(const TrainRowPlan& t, Prediction& out) {
+  const TrainingPlan& p = t.plan;
+  const TrainingCosts c = make_training_costs(t.model, p.seq_len);
+  const TrainingSystem s = make_training_system(t.system, p.compute);
+  const int64_t chips = plan_chips(p);
+  const Placement pl = check_plan(t.model, t.system, chips, p);
+  const TrainingStep st = training_step(c, s, p, pl);
+  const double n = d(chips), K = st.tokens_per_step;
+
+  // The plain roofline: the executed FLOPs at the datasheet peak of every chip.
+  const bool rerun = p.recompute == Recompute::full || p.reversible;
+  const double fwd_nc = c.matmul_flops_per_token + c.attention_flops_per_token_noncausal;
+  const double t_plain = st.hardware_flops.value() / (n * t.system.chip.peak_for(p.compute).value());
+  // The FLOPs a row's TFLOP/s or MFU counts, by its engine's convention (docs/accuracy.md):
+  // megatron: Narayanan et al. 2021 Eq. 3, the executed FLOPs with non-causal attention and
+  // the recomputed forward (the LM head not recomputed); llm-foundry: MosaicML's MFU,
+  // 6N + non-causal attention (PaLM App. B); others: the model FLOPs with causal attention
+  // (Llama 3, DeepSeek-V3).
+  double flops = st.model_flops.value();
+  std::string convention = "model FLOPs, causal attention";
+  if (t.engine == "megatron") {
+    flops = K * (3 * fwd_nc + (rerun ? fwd_nc - c.lm_head_flops_per_token : 0.0) +
+                 (p.recompute == Recompute::selective ? c.attention_flops_per_token_noncausal : 0.0));
+    convention = "Narayanan et al. 2021 Eq. 3: executed FLOPs, non-causal attention, recomputation counted";
+  } else if (t.engine == "llm-foundry" || t.engine == "maxtext") {
+    flops = K * 3 * fwd_nc;
+    convention = "6N + 12 L H Q T (PaLM App. B): non-causal attention";
+  }
+  auto value = [&](double T) {
+    const std::string& m = t.metric;
+    if (m == "step_s") return T;
+    if (m == "step_ms") return T * 1e3;
+    if (m == "train_tok_per_s") return K / T;
+    if (m == "train_tok_per_s_per_chip") return K / T / n;
+    if (m == "tflop_per_s_per_chip") return flops / T / n / 1e12;
+    if (m == "mfu_pct") return 100 * flops / (T * n * s.peak_bf16.value());
+    if (m == "gpu_hours") return t.train_tokens / (K / T) * n / 3600;
+    if (m == "wall_hours") return t.train_tokens / (K / T) / 3600;
+    throw InputError("metric", "'" + m + "' is not a training metric");
+  };
+  out.predicted = value(st.t_step.value());
+  out.predicted_plain = value(t_plain);
+  if (t.metric == "tflop_per_s_per_chip" || t.metric == "mfu_pct") out.notes.push_back("FLOPs counted as " + convention);
+  if (t.metric == "gpu_hours" || t.metric == "wall_hours") {
+    out.notes.push_back(num(t.train_tokens) + " tokens at the steady step; restarts, ramp-up and evaluation not modelled");
+  }
+  out.bound_plain = "compute";
+  // What governs: the largest of compute, bubble, exposed communication, optimizer.
+  const double m = d(st.microbatches);
+  const double compute = m * (st.t_matmul + st.t_attention + st.t_recompute + st.t_elementwise).value();
+  const double comm = m * (st.t_tp + st.t_ep_exposed + st.t_cp_exposed + st.t_pp_exposed).value() + st.t_dp_exposed.value();
+  const std::pair<double, const char*> terms[] = {
+      {compute, "compute"}, {st.t_bubble.value(), "bubble"}, {comm, "communication"}, {st.t_optimizer.value(), "optimizer"}};
+  out.governs = std::max_element(std::begin(terms), std::end(terms))->second;
+  out.inputs = t.model.name + " on " + std::to_string(chips) + " x " + t.system.name + ", " + std::to_string(p.global_batch) +
+               " sequences of " + std::to_string(p.seq_len) + ", compute " + std::string(to_string(p.compute));
+  out.layout = describe_plan(p) + "; " + pl.description;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "step %.3g s: compute %.3g s, bubble %.3g s (%.0f%%), exposed communication %.3g s, optimizer %.3g s",
+                st.t_step.value(), compute, st.t_bubble.value(), 100 * st.bubble_fraction, comm, st.t_optimizer.value());
+  out.notes.push_back(buf);
+}
+
+}  // namespace chalk::detail

@@ -1,0 +1,86 @@
+// Training rows written in the measurement format by hand: each metric from the same step,
+// the engine's FLOP convention, and the error paths (docs/accuracy.md, "Training rows").
+#include <gtest/gtest.h>
+
+#include "chalk/base/error.h"
+#include "chalk/validate/validate.h"
+
+namespace chalk {
+namespace {
+
+constexpr const char* kHeader =
+    "id,kind,model,hardware,chips,tp,pp,dp,batch,batch_per,input_tokens,engine,microbatch,recompute,zero,train_tokens,metric,value\n";
+
+ValidationReport run(const std::string& rows, bool keep_going = false) {
+  return validate_measurements(parse_measurements(std::string(kHeader) + rows, "t.csv").rows, keep_going);
+}
+
+const Prediction& row(const ValidationReport& r, const std::string& id) {
+  for (const auto& p : r.rows) {
+    if (p.id == id) return p;
+  }
+  throw std::runtime_error("no row " + id);
+}
+
+TEST(ValidateTraining, EveryMetricComesFromTheSameStep) {
+  // Llama 3.1 8B on 8 H100, DP8, 64 sequences of 4096 (262,144 tokens per step).
+  const std::string plan = "llama-3.1-8b,h100-sxm,8,1,1,8,64,run,4096,,1,full,1,";
+  const auto r = run("S,training," + plan + ",step_s,1\n" + "T,training," + plan + ",train_tok_per_s,1\n" +
+                     "C,training," + plan + ",train_tok_per_s_per_chip,1\n" + "M,training," + plan + ",mfu_pct,1\n" +
+                     "F,training," + plan + ",tflop_per_s_per_chip,1\n" +
+                     "H,run,llama-3.1-8b,h100-sxm,8,1,1,8,64,run,4096,,1,full,1,1e12,gpu_hours,1\n" +
+                     "W,run,llama-3.1-8b,h100-sxm,8,1,1,8,64,run,4096,,1,full,1,1e12,wall_hours,1\n");
+  for (const auto& p : r.rows) ASSERT_EQ(p.status, RowStatus::predicted) << p.id << ": " << p.reason;
+  const double step = row(r, "S").predicted;
+  EXPECT_NEAR(row(r, "T").predicted, 262144 / step, 1e-6 * 262144 / step);
+  EXPECT_NEAR(row(r, "C").predicted, 262144 / step / 8, 1e-6 * 262144 / step);
+  // MFU (%) = TFLOP/s per chip / 989.4 x 100 (the catalog's bf16 dense peak is the denominator).
+  EXPECT_NEAR(row(r, "M").predicted, row(r, "F").predicted / 989.4 * 100, 1e-6);
+  // A run of 1e12 tokens: wall = 1e12 / (262144 / step) seconds; chip-hours = 8 x wall.
+  EXPECT_NEAR(row(r, "W").predicted, 1e12 / (262144 / step) / 3600, 1e-6 * row(r, "W").predicted);
+  EXPECT_NEAR(row(r, "H").predicted, 8 * row(r, "W").predicted, 1e-6 * row(r, "H").predicted);
+  // Stated inputs are not assumptions; the empty compute and cp are.
+  const auto& a = row(r, "S").assumptions;
+  EXPECT_EQ(a.size(), 2u);
+}
+
+TEST(ValidateTraining, MegatronCountsTheRecomputedForward) {
+  // The same plan, engine megatron: Narayanan et al. 2021 Eq. 3 counts 4 forwards (full
+  // recomputation) of non-causal attention, the LM head 3 times; the default counts the
+  // model's 3 with causal attention. Llama 3.1 8B at 4096 (FlashAttention off for
+  // megatron, so the steps differ: compare FLOPs per step = TFLOP/s x step).
+  const std::string tail = ",h100-sxm,8,1,1,8,64,run,4096,";
+  const auto r = run("A,training,llama-3.1-8b" + tail + ",1,full,1,,tflop_per_s_per_chip,1\n" +
+                     "B,training,llama-3.1-8b" + tail + "megatron,1,full,1,,tflop_per_s_per_chip,1\n" +
+                     "SA,training,llama-3.1-8b" + tail + ",1,full,1,,step_s,1\n" +
+                     "SB,training,llama-3.1-8b" + tail + "megatron,1,full,1,,step_s,1\n");
+  const double fa = row(r, "A").predicted * row(r, "SA").predicted, fb = row(r, "B").predicted * row(r, "SB").predicted;
+  // Per token: matmuls M = 2 x (32 x 218.1e6 + 4096 x 128256 LM head) = 1.5009e10, of
+  // which the head H = 1.0506e9; attention 4 x 4096 per attended position per layer x 32
+  // layers: non-causal x 4096 = 2.1475e9, causal x 2048.5 = 1.0738e9. Megatron: 4 (M - H +
+  // A_nc) + 3 H = 6.7575e10; default: 3 (M + A_c) = 4.8248e10; ratio 1.4006.
+  EXPECT_NEAR(fb / fa, 1.4006, 0.002);
+}
+
+TEST(ValidateTraining, BadPlansAreRejectedOrUnreadable) {
+  // tp 3 does not divide Llama's 32 heads: the training module refuses the stated plan.
+  const auto r = run("A,training,llama-3.1-8b,h100-sxm,24,3,1,8,64,run,4096,,1,full,1,,step_s,1\n");
+  EXPECT_EQ(row(r, "A").status, RowStatus::rejected);
+  EXPECT_NE(row(r, "A").reason.find("tp: 3 does not divide the 32 query heads"), std::string::npos) << row(r, "A").reason;
+  // Degrees that do not multiply to the chips name the row and the column.
+  const std::string bad = "B,training,llama-3.1-8b,h100-sxm,16,1,1,8,64,run,4096,,1,full,1,,step_s,1\n";
+  try {
+    run(bad);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("B: chips: the stated degrees do not multiply to 16 chips"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(row(run(bad, true), "B").status, RowStatus::unreadable);
+  // 64 sequences do not split over dp x microbatch = 8 x 3.
+  const auto m = run("C,training,llama-3.1-8b,h100-sxm,8,1,1,8,64,run,4096,,3,full,1,,step_s,1\n");
+  EXPECT_EQ(row(m, "C").status, RowStatus::rejected);
+  EXPECT_NE(row(m, "C").reason.find("global_batch"), std::string::npos) << row(m, "C").reason;
+}
+
+}  // namespace
+}  // namespace chalk
