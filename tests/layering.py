@@ -5,7 +5,8 @@ Every library file lives in a module folder: src/<module>/ for sources, private 
 and tests, include/chalk/<module>/ for public headers. A file may include:
   - public headers ("chalk/<m>/...") of its own module and of the modules below it
     (ALLOWED below); a test (*_test.cc) may also include io, to load the real models and
-    systems it checks from the catalogs;
+    systems it checks from the catalogs, and the shared assertions "chalk_testing/<name>.h"
+    (tests/support/);
   - private headers of its own folder, by bare name ("serving_replicas.h").
 Anything else is a violation: a module above, a sibling, another module's private header,
 a header outside any module ("chalk/roofline.h"), or a file outside any module folder.
@@ -34,6 +35,8 @@ ALLOWED = {
     "scaleup": ["base", "model", "hardware", "engine"],
 }
 TEST_EXTRA = ["io"]
+# Tests may also include the shared test assertions of tests/support/chalk_testing/.
+TEST_SUPPORT = "chalk_testing"
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 SOURCE_EXT = (".h", ".hpp", ".cc", ".cpp")
 
@@ -66,6 +69,8 @@ def check(root):
         for m in INCLUDE.finditer(text):
             inc, line = m.group(1), text.count("\n", 0, m.start()) + 1
             parts = inc.split("/")
+            if parts[0] == TEST_SUPPORT and path.endswith("_test.cc"):
+                continue
             if parts[0] == "chalk":
                 if len(parts) < 3 or parts[1] not in ALLOWED:
                     problems.append(f'{rel}:{line}: "{inc}" is not a module header (chalk/<module>/<name>.h)')

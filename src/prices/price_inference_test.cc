@@ -11,7 +11,7 @@
 namespace chalk {
 namespace {
 
-Deployment deploy(const std::string& model, const std::string& system, int64_t chips) {
+Deployment infer_deploy(const std::string& model, const std::string& system, int64_t chips) {
   DeploymentOptions o;
   o.n_chips = chips;
   return make_deployment(load_model(model), load_system(system), o);
@@ -50,7 +50,7 @@ TEST(PriceInference, GeminiOnePointFiveProPhases) {
   // 4 x 1e11 / 300 = 1.3333e9 bytes per output token; with S = 4,096 the KV takes
   // 4,096 x 2,604.2 = 1.0667e7 of them, so B = 500e9 / (1.3333e9 - 1.0667e7) = 378.02.
   const PriceSheet s = load_price_sheet("gemini-1.5-pro");
-  const Deployment d = deploy("llama-3.1-70b", "h100-sxm", 8);
+  const Deployment d = infer_deploy("llama-3.1-70b", "h100-sxm", 8);
   const PriceInference p = infer_prices(s, InferenceAssumptions{}, d);
   ASSERT_TRUE(p.kv_from_step);
   EXPECT_NEAR(p.kv_bytes_per_token.value.value(), 2604.1667, 1e-3);
@@ -143,7 +143,7 @@ TEST(PriceInference, FiveMinuteCacheIsHbmOneHourIsDdrOrFlash) {
   // reads the flash: 5 min -> host DDR5, 1 h -> NVMe flash. HBM breaks even at
   // 15e-6 / 2.9375e-11 = 510,638 bytes per token.
   const PriceSheet s = load_price_sheet("claude-opus-4.6");
-  const PriceInference p = infer_prices(s, InferenceAssumptions{}, deploy("llama-3.1-70b", "h100-sxm", 8));
+  const PriceInference p = infer_prices(s, InferenceAssumptions{}, infer_deploy("llama-3.1-70b", "h100-sxm", 8));
   ASSERT_EQ(p.storage.size(), 2u);
   const auto& five = p.storage[0];
   const auto& hour = p.storage[1];
@@ -164,7 +164,7 @@ TEST(PriceInference, ContextCeilingFromBandwidth) {
   // Gemini 1.5 Pro (kv 2,604.2) on 8 H100: W = 8 x 3.35e12 x 0.87 = 2.3316e13 B/s; in a
   // 20 ms step one sequence may read 4.6632e11 bytes: 4.6632e11 / 2,604.2 = 1.7907e8
   // tokens. Capacity: (8 x 80e9 x 0.9 - 500e9) / 2,604.2 = 2.9184e7 tokens.
-  const PriceInference p = infer_prices(load_price_sheet("gemini-1.5-pro"), InferenceAssumptions{}, deploy("llama-3.1-70b", "h100-sxm", 8));
+  const PriceInference p = infer_prices(load_price_sheet("gemini-1.5-pro"), InferenceAssumptions{}, infer_deploy("llama-3.1-70b", "h100-sxm", 8));
   EXPECT_NEAR(p.ceiling.bandwidth_ceiling_tokens.value, 1.7906688e8, 1.79e8 * 1e-6);
   ASSERT_TRUE(p.ceiling.capacity_ceiling_tokens);
   EXPECT_NEAR(p.ceiling.capacity_ceiling_tokens->value, 2.9184e7, 2.9184e7 * 1e-6);
@@ -176,7 +176,7 @@ TEST(PriceInference, MultipleAsABatchInTheWeightBoundRegion) {
   // cost per token is c; a 2x multiple needs w / B = 2 c, so B = floor(w / (2c)) (about
   // 5.2 ms / (2 x 20 us) = 127), and the step shrinks from 1024 c to w: a speedup of
   // 1024 c / w (about 3.9).
-  const Deployment d = deploy("llama-3.1-8b", "h100-sxm", 1);
+  const Deployment d = infer_deploy("llama-3.1-8b", "h100-sxm", 1);
   const double c = d.matmul_flops_per_token / d.flops_effective.value();
   const double w = d.weight_bytes_always.value() / d.hbm_effective.value();
   const MultipleInference m = infer_multiple(d, "priority", 2.0, 1024, 0);
@@ -193,7 +193,7 @@ TEST(PriceInference, MultipleAsABatchInTheWeightBoundRegion) {
 TEST(PriceInference, MultipleIsTheLargestBatchAtThatCost) {
   // Property, for the Opus fast mode (6x) on DeepSeek-V3 / GB200 NVL72 at context 4,096:
   // cost(B) / cost(B0) >= 6 and cost(B + 1) / cost(B0) < 6, with cost = t_step / B.
-  const Deployment d = deploy("deepseek-v3", "gb200-nvl72", 72);
+  const Deployment d = infer_deploy("deepseek-v3", "gb200-nvl72", 72);
   const int64_t b0 = cost_optimal_decode_batch(d, 4096);
   const MultipleInference m = infer_multiple(d, "fast", 6.0, b0, 4096, 2.5);
   ASSERT_TRUE(m.reachable);
@@ -209,7 +209,7 @@ TEST(PriceInference, MultipleIsTheLargestBatchAtThatCost) {
 }
 
 TEST(PriceInference, EveryBuiltInSheetYieldsFiniteNonNegativeFigures) {
-  const std::vector<Deployment> deployments = {deploy("deepseek-v3", "gb200-nvl72", 72), deploy("llama-3.1-70b", "h100-sxm", 8)};
+  const std::vector<Deployment> deployments = {infer_deploy("deepseek-v3", "gb200-nvl72", 72), infer_deploy("llama-3.1-70b", "h100-sxm", 8)};
   for (const auto& d : deployments) {
     for (const auto& n : builtin_price_sheet_names()) {
       const PriceInference p = infer_prices(load_price_sheet(n), InferenceAssumptions{}, d);
@@ -231,7 +231,7 @@ TEST(PriceInference, EveryBuiltInSheetYieldsFiniteNonNegativeFigures) {
 
 TEST(PriceInference, BadAssumptionsNameTheirFlag) {
   const PriceSheet s = load_price_sheet("gemini-1.5-pro");
-  const Deployment d = deploy("llama-3.1-70b", "h100-sxm", 8);
+  const Deployment d = infer_deploy("llama-3.1-70b", "h100-sxm", 8);
   InferenceAssumptions a;
   a.active_params = {50e9, 60e9, 100e9};  // low above value
   EXPECT_EQ(error_field([&] { infer_prices(s, a, d); }), "--active-params");
@@ -260,7 +260,7 @@ TEST(PriceInferenceErrors, HugeAssumptionsNameTheirFlag) {
   EXPECT_EQ(error_field([&] { validate(a); }), "--base-batch");
   a.base_batch = kMaxBaseBatch;
   EXPECT_EQ(error_field([&] { validate(a); }), "");
-  const Deployment d = deploy("llama-3.1-8b", "h100-sxm", 1);
+  const Deployment d = infer_deploy("llama-3.1-8b", "h100-sxm", 1);
   EXPECT_EQ(error_field([&] { infer_multiple(d, "fast", 2.0, INT64_MAX, 4096, std::nullopt); }), "--base-batch");
 }
 

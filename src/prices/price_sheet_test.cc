@@ -12,7 +12,7 @@ namespace {
 
 constexpr double kRel = 1e-9;
 
-double mtok(UsdPerToken p) { return to_usd_per_mtok(p); }
+double sheet_mtok(UsdPerToken p) { return to_usd_per_mtok(p); }
 
 /// The InputError's field for parsing `text`, or "" when it parses.
 std::string error_field(const std::string& text) {
@@ -50,10 +50,10 @@ nlohmann::json minimal() {
 TEST(PriceSheet, MinimalSheetParses) {
   const PriceSheet s = price_sheet_from_json(minimal().dump(), "x.json");
   // Multipliers resolve to prices: tier 2 x 1.0 in, 2 x 4.0 out; fast 6 x 4.0 = 24 out.
-  EXPECT_NEAR(mtok(s.long_context.at(0).output), 8.0, 8.0 * kRel);
-  EXPECT_NEAR(mtok(s.service_tiers.at(0).output), 24.0, 24.0 * kRel);
-  EXPECT_NEAR(mtok(*s.service_tiers.at(0).cache_read), 1.5, 1.5 * kRel);  // 6 x 0.25
-  EXPECT_NEAR(mtok(s.off_peak->output), 2.0, 2.0 * kRel);
+  EXPECT_NEAR(sheet_mtok(s.long_context.at(0).output), 8.0, 8.0 * kRel);
+  EXPECT_NEAR(sheet_mtok(s.service_tiers.at(0).output), 24.0, 24.0 * kRel);
+  EXPECT_NEAR(sheet_mtok(*s.service_tiers.at(0).cache_read), 1.5, 1.5 * kRel);  // 6 x 0.25
+  EXPECT_NEAR(sheet_mtok(s.off_peak->output), 2.0, 2.0 * kRel);
 }
 
 TEST(PriceSheet, EveryBuiltInSheetHasItsSourceDateAndName) {
@@ -76,14 +76,14 @@ TEST(PriceSheet, GeminiOnePointFiveProMatchesPricesMd) {
   // prices.md 2.2, post-cut: 1.25 / 2.50 in, 5.00 / 10.00 out at 128K; cache 0.3125 / 0.625;
   // storage $4.50 per 1M tokens per hour.
   const PriceSheet s = load_price_sheet("gemini-1.5-pro");
-  EXPECT_NEAR(mtok(s.input), 1.25, 1.25 * kRel);
-  EXPECT_NEAR(mtok(s.output), 5.0, 5.0 * kRel);
+  EXPECT_NEAR(sheet_mtok(s.input), 1.25, 1.25 * kRel);
+  EXPECT_NEAR(sheet_mtok(s.output), 5.0, 5.0 * kRel);
   ASSERT_EQ(s.long_context.size(), 1u);
   EXPECT_EQ(s.long_context[0].threshold_tokens, 128000);
-  EXPECT_NEAR(mtok(s.long_context[0].input), 2.5, 2.5 * kRel);
-  EXPECT_NEAR(mtok(s.long_context[0].output), 10.0, 10.0 * kRel);
-  EXPECT_NEAR(mtok(*s.long_context[0].cache_read), 0.625, 0.625 * kRel);
-  EXPECT_NEAR(mtok(*s.cache.read), 0.3125, 0.3125 * kRel);
+  EXPECT_NEAR(sheet_mtok(s.long_context[0].input), 2.5, 2.5 * kRel);
+  EXPECT_NEAR(sheet_mtok(s.long_context[0].output), 10.0, 10.0 * kRel);
+  EXPECT_NEAR(sheet_mtok(*s.long_context[0].cache_read), 0.625, 0.625 * kRel);
+  EXPECT_NEAR(sheet_mtok(*s.cache.read), 0.3125, 0.3125 * kRel);
   EXPECT_NEAR(to_usd_per_mtok_per_hour(*s.cache.storage), 4.5, 4.5 * kRel);
   EXPECT_EQ(load_price_sheet("gemini-1.5-pro-launch").date, "2024-05");
 }
@@ -94,9 +94,9 @@ TEST(PriceSheet, SonnetLongContextTierIsTwiceInputOneAndAHalfOutput) {
     const PriceSheet s = load_price_sheet(n);
     ASSERT_EQ(s.long_context.size(), 1u) << n;
     EXPECT_EQ(s.long_context[0].threshold_tokens, 200000);
-    EXPECT_NEAR(mtok(s.long_context[0].input), 6.0, 6.0 * kRel);
-    EXPECT_NEAR(mtok(s.long_context[0].output), 22.5, 22.5 * kRel);
-    EXPECT_NEAR(mtok(*s.long_context[0].cache_read), 0.6, 0.6 * kRel);
+    EXPECT_NEAR(sheet_mtok(s.long_context[0].input), 6.0, 6.0 * kRel);
+    EXPECT_NEAR(sheet_mtok(s.long_context[0].output), 22.5, 22.5 * kRel);
+    EXPECT_NEAR(sheet_mtok(*s.long_context[0].cache_read), 0.6, 0.6 * kRel);
   }
 }
 
@@ -105,12 +105,12 @@ TEST(PriceSheet, OpusFastModeIsSixTimesWithAStatedSpeedup) {
   const PriceSheet s = load_price_sheet("claude-opus-4.6");
   ASSERT_EQ(s.service_tiers.size(), 1u);
   EXPECT_EQ(s.service_tiers[0].kind, ServiceTierKind::fast);
-  EXPECT_NEAR(mtok(s.service_tiers[0].input), 30.0, 30.0 * kRel);
-  EXPECT_NEAR(mtok(s.service_tiers[0].output), 150.0, 150.0 * kRel);
+  EXPECT_NEAR(sheet_mtok(s.service_tiers[0].input), 30.0, 30.0 * kRel);
+  EXPECT_NEAR(sheet_mtok(s.service_tiers[0].output), 150.0, 150.0 * kRel);
   EXPECT_DOUBLE_EQ(*s.service_tiers[0].stated_speedup, 2.5);
   ASSERT_EQ(s.cache.writes.size(), 2u);
   EXPECT_DOUBLE_EQ(s.cache.writes[0].duration.value(), 300);
-  EXPECT_NEAR(mtok(s.cache.writes[1].price), 10.0, 10.0 * kRel);
+  EXPECT_NEAR(sheet_mtok(s.cache.writes[1].price), 10.0, 10.0 * kRel);
 }
 
 TEST(PriceSheet, O3HasPriorityAndFlex) {
@@ -119,11 +119,11 @@ TEST(PriceSheet, O3HasPriorityAndFlex) {
   ASSERT_EQ(s.service_tiers.size(), 2u);
   for (const auto& t : s.service_tiers) {
     if (t.kind == ServiceTierKind::priority) {
-      EXPECT_NEAR(mtok(t.output), 14.0, 14.0 * kRel);
+      EXPECT_NEAR(sheet_mtok(t.output), 14.0, 14.0 * kRel);
       EXPECT_DOUBLE_EQ(t.stated_min_output_speed->value(), 80);
     } else {
       EXPECT_EQ(t.kind, ServiceTierKind::flex);
-      EXPECT_NEAR(mtok(t.output), 4.0, 4.0 * kRel);
+      EXPECT_NEAR(sheet_mtok(t.output), 4.0, 4.0 * kRel);
     }
   }
 }
@@ -141,11 +141,11 @@ TEST(PriceSheet, JsonRoundTrip) {
     const PriceSheet a = load_price_sheet(n);
     const PriceSheet b = price_sheet_from_json(price_sheet_to_json(a), "round trip");
     EXPECT_EQ(a.name, b.name);
-    EXPECT_NEAR(mtok(a.output), mtok(b.output), mtok(a.output) * 1e-10) << n;
+    EXPECT_NEAR(sheet_mtok(a.output), sheet_mtok(b.output), sheet_mtok(a.output) * 1e-10) << n;
     ASSERT_EQ(a.long_context.size(), b.long_context.size());
     for (size_t i = 0; i < a.long_context.size(); ++i) {
       EXPECT_EQ(a.long_context[i].threshold_tokens, b.long_context[i].threshold_tokens);
-      EXPECT_NEAR(mtok(a.long_context[i].output), mtok(b.long_context[i].output), 1e-9);
+      EXPECT_NEAR(sheet_mtok(a.long_context[i].output), sheet_mtok(b.long_context[i].output), 1e-9);
     }
     EXPECT_EQ(a.cache.writes.size(), b.cache.writes.size());
     EXPECT_EQ(a.service_tiers.size(), b.service_tiers.size());
@@ -296,7 +296,7 @@ TEST(PriceSheet, TinyAndHugePricesRoundTrip) {
     const std::string written = price_sheet_to_json(price_sheet_from_json(sheet.dump(), "x.json"));
     EXPECT_EQ(written.find("null"), std::string::npos) << written;
     const PriceSheet back = price_sheet_from_json(written, "back.json");
-    EXPECT_NEAR(mtok(back.input), p, p * 1e-11) << p;  // 12 significant digits kept
+    EXPECT_NEAR(sheet_mtok(back.input), p, p * 1e-11) << p;  // 12 significant digits kept
   }
 }
 

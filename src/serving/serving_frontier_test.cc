@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "chalk_testing/expect.h"
+
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/serving/serving.h"
@@ -14,9 +16,7 @@
 namespace chalk {
 namespace {
 
-void expect_rel(double got, double want, double rel, const std::string& what = "") {
-  EXPECT_NEAR(got, want, std::fabs(want) * rel) << what;
-}
+using chalk::testing::expect_rel;
 
 struct Case {
   const char* model;

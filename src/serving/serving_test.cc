@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include "chalk_testing/expect.h"
+
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 
@@ -27,9 +29,7 @@ Deployment llama70_h200(int64_t chips = 8) {
   return make_deployment(load_model("llama-3.1-70b"), load_system("h200"), o);
 }
 
-void expect_rel(double got, double want, double rel, const std::string& what = "") {
-  EXPECT_NEAR(got, want, std::fabs(want) * rel) << what;
-}
+using chalk::testing::expect_rel;
 
 TEST(ServingLevers, ResolveDraftAndSparseRules) {
   ServingLevers l;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "chalk_testing/expect.h"
+
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/training/run.h"
@@ -12,7 +14,7 @@
 namespace chalk {
 namespace {
 
-void expect_rel(double got, double want, double rel) { EXPECT_NEAR(got, want, rel * std::abs(want)) << got << " vs " << want; }
+using chalk::testing::expect_rel;
 
 EquilibriumInputs lecture_defaults() {
   EquilibriumInputs in;

@@ -5,13 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include "chalk_testing/expect.h"
+
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 
 namespace chalk {
 namespace {
 
-void expect_rel(double got, double want, double rel) { EXPECT_NEAR(got, want, rel * std::abs(want)) << got << " vs " << want; }
+using chalk::testing::expect_rel;
 
 RunInputs deepseek_v3_pretraining() {
   // DSV3-TRAIN-1: 14.8T tokens at 4K on 2,048 H800 (DeepSeek-V3 report Table 1).

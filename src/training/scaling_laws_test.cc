@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include "chalk_testing/expect.h"
+
 #include "chalk/base/error.h"
 
 namespace chalk {
 namespace {
 
-void expect_rel(double got, double want, double rel) { EXPECT_NEAR(got, want, rel * std::abs(want)) << got << " vs " << want; }
+using chalk::testing::expect_rel;
 
 TEST(Chinchilla, ApproachOneReproducesTheirTableThree) {
   // Hoffmann et al. 2022 Table 3 (Approach 1 projections): FLOPs -> parameters, tokens.
