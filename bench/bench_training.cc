@@ -11,6 +11,9 @@
 namespace {
 
 // One plan: Llama 3.1 405B on 16,384 H100, TP8 PP16 (interleaved) DP128, ZeRO-1.
+// Before/after the time-only collectives (no protocol name built per collective) on the
+// shared 2-core build machine under load 16: 143 ns -> 85 ns CPU per plan (598 -> 296 ns
+// wall); the layout search also computes each plan's memory once, not twice.
 void step(benchmark::State& state) {
   const chalk::ModelSpec m = chalk::load_model("llama-3.1-405b");
   const chalk::SystemSpec sys = chalk::load_system("h100-sxm");

@@ -7,6 +7,7 @@
 #include "chalk/base/error.h"
 #include "commands.h"
 #include "deployment_options.h"
+#include "pipeline_cli.h"
 #include "table.h"
 
 namespace chalk::cli {
@@ -15,6 +16,7 @@ namespace {
 struct DecodeArgs {
   DeploymentArgs deployment;
   OutputArgs output;
+  PipelineArgs pipeline;
   std::string batch = "1,8,64,256,1024";
   std::string context = "4096";
 };
@@ -66,6 +68,7 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
 void run_decode(const DecodeArgs& a) {
   const auto batches = parse_int_list(a.batch, "--batch", 1, 1 << 24);
   const auto contexts = parse_int_list(a.context, "--context", 1, 1LL << 30);
+  if (a.pipeline.pp != 1 || a.pipeline.microbatches) return run_pipeline_decode(a.deployment, a.pipeline, a.output, batches, contexts);
   const Deployment d = resolve(a.deployment, contexts.front());
   std::vector<std::string> warnings = deployment_warnings(d);
   for (int64_t s : contexts) {
@@ -107,6 +110,7 @@ void register_decode(CLI::App& app, Action& run) {
   static DecodeArgs a;
   auto* cmd = app.add_subcommand("decode", "Time and cost of one decode step (TPOT: time per output token after the first; ITL when each step emits one token): the engine step (compute, weight and KV fetch, collectives, kernel floor) beside its roofline; tok/s counts output tokens");
   add_deployment_options(*cmd, a.deployment);
+  add_pipeline_options(*cmd, a.pipeline);
   cmd->add_option("-b,--batch", a.batch, "Sequences per step over the whole replica: comma list, or a:b for powers of two from a to b")->capture_default_str();
   cmd->add_option("-s,--context", a.context, "Tokens already in each sequence's KV cache: comma list or a:b")->capture_default_str();
   add_output_options(*cmd, a.output);

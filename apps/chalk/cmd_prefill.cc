@@ -8,6 +8,7 @@
 #include "chalk/base/error.h"
 #include "commands.h"
 #include "deployment_options.h"
+#include "pipeline_cli.h"
 #include "table.h"
 
 namespace chalk::cli {
@@ -16,6 +17,7 @@ namespace {
 struct PrefillArgs {
   DeploymentArgs deployment;
   OutputArgs output;
+  PipelineArgs pipeline;
   std::string batch = "1";
   std::string prompt = "1024,8192,32768";
   int64_t prefix = 0;
@@ -24,6 +26,8 @@ struct PrefillArgs {
 void run_prefill(const PrefillArgs& a) {
   const auto batches = parse_int_list(a.batch, "--batch", 1, 1 << 20);
   const auto prompts = parse_int_list(a.prompt, "--prompt", 1, 1LL << 30);
+  if (a.prefix < 0 || a.prefix > (1LL << 30)) throw InputError("--prefix", fmt::format("must be in 0..{}, got {}", 1LL << 30, a.prefix));
+  if (a.pipeline.pp != 1 || a.pipeline.microbatches) return run_pipeline_prefill(a.deployment, a.pipeline, a.output, batches, prompts, a.prefix);
   const Deployment d = resolve(a.deployment, prompts.back() + std::max<int64_t>(a.prefix, 0));
   const Deployment lower = roofline_of(d);
   if (a.prefix < 0 || a.prefix > (1LL << 30)) throw InputError("--prefix", fmt::format("must be in 0..{}, got {}", 1LL << 30, a.prefix));
@@ -73,6 +77,7 @@ void register_prefill(CLI::App& app, Action& run) {
   static PrefillArgs a;
   auto* cmd = app.add_subcommand("prefill", "Time and cost of prefilling prompts, and the time to first token (TTFT, queueing excluded); tok/s counts input (prompt) tokens");
   add_deployment_options(*cmd, a.deployment);
+  add_pipeline_options(*cmd, a.pipeline);
   cmd->add_option("-b,--batch", a.batch, "Prompts prefilled together by the whole replica (data-parallel attention: whole prompts per rank): comma list or a:b")->capture_default_str();
   cmd->add_option("-p,--prompt", a.prompt, "Prompt length in tokens: comma list or a:b")->capture_default_str();
   cmd->add_option("--prefix", a.prefix, "Tokens already cached before the prompt (read, not recomputed)")->capture_default_str();

@@ -192,6 +192,8 @@ void register_train(CLI::App& app, Action& run) {
   register_train_memory(*train, run);
   register_train_layouts(*train, run);
   register_train_run(*train, run);
+  register_train_moe(*train, run);
+  register_train_plot(*train, run);
 }
 
 }  // namespace chalk::cli

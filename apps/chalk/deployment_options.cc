@@ -7,6 +7,7 @@
 #include "chalk/base/error.h"
 #include "chalk/engine/default_layout.h"
 #include "chalk/io/io.h"
+#include "pipeline_cli.h"
 #include "table.h"
 
 namespace chalk::cli {
@@ -85,8 +86,9 @@ DeploymentOptions options_from(const DeploymentArgs& a) {
   return o;
 }
 
-Deployment resolve(const DeploymentArgs& a, int64_t context) {
-  const ModelSpec model = load_model(a.model);
+Deployment resolve(const DeploymentArgs& a, int64_t context) { return resolve_model(load_model(a.model), a, context); }
+
+Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_t context) {
   const SystemSpec system = load_system(a.hardware);
   if (a.chips < 0) throw InputError("--chips", "must be >= 1, got " + std::to_string(a.chips));
   DeploymentOptions o = options_from(a);

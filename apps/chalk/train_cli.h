@@ -54,5 +54,7 @@ TrainSetup train_setup(const TrainArgs& a);
 void register_train_step(CLI::App& train, Action& run);
 void register_train_memory(CLI::App& train, Action& run);
 void register_train_layouts(CLI::App& train, Action& run);
+void register_train_moe(CLI::App& train, Action& run);   // `train moe`: the MoE trade (cmd_train_moe.cc)
+void register_train_plot(CLI::App& train, Action& run);  // `train plot run`: run charts (cmd_train_plot.cc)
 
 }  // namespace chalk::cli

@@ -26,6 +26,16 @@ CollectiveTime fastest(double steps, Bytes wire_bytes, const LinkModel& link) {
   return best;
 }
 
+/// fastest()'s time alone: no protocol name built (the training search's inner loop).
+double fastest_time(double steps, double wire_bytes, const LinkModel& link) {
+  double best = std::numeric_limits<double>::infinity();
+  const double bw = link.bandwidth.value();
+  for (const auto& p : link.protocols) {
+    best = std::min(best, p.base_latency.value() + p.step_latency.value() * steps + wire_bytes / (bw * p.bandwidth_fraction));
+  }
+  return best;
+}
+
 void check(Bytes message, const char* what) {
   if (message.value() < 0 || !std::isfinite(message.value())) {
     throw InputError(what, "message must be a finite number of bytes >= 0, got " + std::to_string(message.value()));
@@ -96,6 +106,27 @@ CollectiveTime all_to_all(Bytes send_per_rank, int64_t ranks, const LinkModel& l
   if (ranks <= 1) return {Seconds(0), "none"};
   const double n = d(ranks);
   return fastest(1, send_per_rank * ((n - 1) / n), link);
+}
+
+Seconds all_reduce_time(Bytes message, int64_t ranks, const LinkModel& link) {
+  check(message, "all_reduce");
+  if (ranks <= 1) return Seconds(0);
+  const double n = d(ranks);
+  return Seconds(fastest_time(ring_steps(ranks, 2, link.torus_dimensions), message.value() * (2 * (n - 1) / n), link));
+}
+
+Seconds all_gather_time(Bytes message, int64_t ranks, const LinkModel& link) {
+  check(message, "all_gather");
+  if (ranks <= 1) return Seconds(0);
+  const double n = d(ranks);
+  return Seconds(fastest_time(ring_steps(ranks, 1, link.torus_dimensions), message.value() * ((n - 1) / n), link));
+}
+
+Seconds all_to_all_time(Bytes send_per_rank, int64_t ranks, const LinkModel& link) {
+  check(send_per_rank, "all_to_all");
+  if (ranks <= 1) return Seconds(0);
+  const double n = d(ranks);
+  return Seconds(fastest_time(1, send_per_rank.value() * ((n - 1) / n), link));
 }
 
 }  // namespace chalk

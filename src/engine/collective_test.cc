@@ -64,5 +64,21 @@ TEST(Collective, OtherCollectivesAndErrors) {
   EXPECT_NEAR(to_gb_per_s(ib.bandwidth), 39, 1e-9);  // 50 GB/s x 0.78
 }
 
+// The time-only variants (no protocol name) give the very same numbers, on NVLink, on the
+// scale-out network and on a TPU torus, at latency- and bandwidth-bound sizes.
+TEST(Collective, TimeOnlyVariantsMatch) {
+  for (const LinkModel& l : {scale_up_link(load_system("h100-sxm")), scale_out_link(load_system("h100-sxm")),
+                             scale_up_link(load_system("tpu-v5p"))}) {
+    for (double m : {0.0, 4096.0, 1.835e6, 1e9}) {
+      for (int64_t n : {1, 2, 8, 64}) {
+        EXPECT_EQ(all_reduce_time(Bytes(m), n, l).value(), all_reduce(Bytes(m), n, l).time.value());
+        EXPECT_EQ(all_gather_time(Bytes(m), n, l).value(), all_gather(Bytes(m), n, l).time.value());
+        EXPECT_EQ(all_to_all_time(Bytes(m), n, l).value(), all_to_all(Bytes(m), n, l).time.value());
+      }
+    }
+  }
+  EXPECT_THROW(all_reduce_time(Bytes(-1), 8, scale_up_link(load_system("h100-sxm"))), InputError);
+}
+
 }  // namespace
 }  // namespace chalk

@@ -141,7 +141,7 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
                     too_big.push_back(cand);
                     continue;
                   }
-                  const TrainingStep st = training_step(c, s, p, pl);
+                  const TrainingStep st = training_step(c, s, p, pl, mem);
                   cand.t_step_s = st.t_step.value();
                   cand.mfu = st.mfu;
                   fitting.push_back(cand);

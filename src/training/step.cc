@@ -43,17 +43,17 @@ struct Links {
 /// shard across domains, all-gather in the domain.
 double group_all_reduce(double M, int64_t n, int64_t inner, const Links& l, const char* what) {
   if (n <= 1 || M <= 0) return 0;
-  if (inner >= n) return all_reduce(Bytes(M), n, l.up).time.value();
-  const double in = inner > 1 ? 2 * all_gather(Bytes(M), inner, l.up).time.value() : 0.0;
-  return in + all_reduce(Bytes(M / d(inner)), n / inner, l.outward(what)).time.value();
+  if (inner >= n) return all_reduce_time(Bytes(M), n, l.up).value();
+  const double in = inner > 1 ? 2 * all_gather_time(Bytes(M), inner, l.up).value() : 0.0;
+  return in + all_reduce_time(Bytes(M / d(inner)), n / inner, l.outward(what)).value();
 }
 
 /// Hierarchical all-gather (or reduce-scatter) of an M-byte array over n ranks.
 double group_all_gather(double M, int64_t n, int64_t inner, const Links& l, const char* what) {
   if (n <= 1 || M <= 0) return 0;
-  if (inner >= n) return all_gather(Bytes(M), n, l.up).time.value();
-  const double in = inner > 1 ? all_gather(Bytes(M), inner, l.up).time.value() : 0.0;
-  return in + all_gather(Bytes(M / d(inner)), n / inner, l.outward(what)).time.value();
+  if (inner >= n) return all_gather_time(Bytes(M), n, l.up).value();
+  const double in = inner > 1 ? all_gather_time(Bytes(M), inner, l.up).value() : 0.0;
+  return in + all_gather_time(Bytes(M / d(inner)), n / inner, l.outward(what)).value();
 }
 
 }  // namespace
@@ -77,6 +77,11 @@ Seconds pipeline_bubble(PipelineSchedule s, int64_t p, int64_t /*m*/, int64_t v,
 }
 
 TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p, const Placement& pl) {
+  return training_step(c, s, p, pl, training_memory(c, s, p, pl));
+}
+
+TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p, const Placement& pl,
+                           const TrainingMemory& mem) {
   TrainingStep r;
   const Links links{s.up, s.has_scale_out ? &s.out : nullptr};
   const double L = d(c.layers), lps = d(pl.layers_per_stage), frac = lps / L;
@@ -116,7 +121,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   double tp_ar = 0;
   if (p.tp > 1) {
     const LinkModel& link = pl.tp_in_domain ? s.up : links.outward("tensor parallelism");
-    tp_ar = all_reduce(Bytes(tok / d(p.cp) * h * p.activation_bytes), p.tp, link).time.value();
+    tp_ar = all_reduce_time(Bytes(tok / d(p.cp) * h * p.activation_bytes), p.tp, link).value();
   }
   const double tp_f = 2 * lps * tp_ar, tp_b = 2 * lps * tp_ar + (rerun ? tp_f : 0.0);
 
@@ -142,13 +147,13 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
     const double k = d(c.top_k);
     auto exchange = [&](double bytes_per_element) {
       const double up_bytes = tokens_rank * k * h * bytes_per_element;
-      if (pl.ep_in_domain) return all_to_all(Bytes(up_bytes), p.ep, s.up).time.value();
+      if (pl.ep_in_domain) return all_to_all_time(Bytes(up_bytes), p.ep, s.up).value();
       const double G = d(p.ep / pl.ep_ranks_per_domain);
       double domains = G * (1 - std::pow(1 - 1 / G, k));
       if (p.route_domain_limit > 0) domains = std::min(domains, d(p.route_domain_limit));
       const double remote = domains * (G - 1) / G;
       const double nic = p2p(tokens_rank * remote * h * bytes_per_element, links.outward("expert parallelism"));
-      const double fan = pl.ep_ranks_per_domain > 1 ? all_to_all(Bytes(up_bytes), pl.ep_ranks_per_domain, s.up).time.value() : 0.0;
+      const double fan = pl.ep_ranks_per_domain > 1 ? all_to_all_time(Bytes(up_bytes), pl.ep_ranks_per_domain, s.up).value() : 0.0;
       return std::max(nic, fan);
     };
     ep_f = layers * (exchange(p.dispatch_bytes) + exchange(p.combine_bytes));
@@ -197,7 +202,6 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // data-parallel ranks (experts); ZeRO-1/2 reduce-scatter the gradients and all-gather
   // the updated weights; ZeRO-3 all-gathers the weights in forward and backward and
   // reduce-scatters the gradients per microbatch (ZeRO 7.2).
-  const TrainingMemory mem = training_memory(c, s, p, pl);
   const double stages_held = dual ? 2.0 : 1.0;
   const double tables = p.pp == 1 ? c.embedding_params + c.lm_head_params : std::max(c.embedding_params, c.lm_head_params);
   const double dense = stages_held * (c.dense_layer_params * frac + tables) / d(p.tp);

@@ -94,4 +94,10 @@ CollectiveTime all_gather(Bytes message, int64_t ranks, const LinkModel& link);
 /// sends proceed in parallel).
 CollectiveTime all_to_all(Bytes send_per_rank, int64_t ranks, const LinkModel& link);
 
+/// The times of all_reduce, all_gather and all_to_all without the protocol's name (no
+/// string is built): the same numbers, for inner loops such as the training layout search.
+Seconds all_reduce_time(Bytes message, int64_t ranks, const LinkModel& link);
+Seconds all_gather_time(Bytes message, int64_t ranks, const LinkModel& link);
+Seconds all_to_all_time(Bytes send_per_rank, int64_t ranks, const LinkModel& link);
+
 }  // namespace chalk

@@ -14,6 +14,8 @@
 
 namespace chalk {
 
+struct TrainingMemory;  // memory.h
+
 /// A model's training costs at one sequence length, precomputed once so a plan evaluates
 /// in about 100 ns (bench/bench_training.cc). Per-layer figures are averages over the
 /// layers (DeepSeek-V3's 3 dense and 58 MoE layers count as 61 average layers).
@@ -133,5 +135,10 @@ struct TrainingStep {
 /// `placement` must come from check_plan for this plan. Throws InputError when the plan
 /// needs a scale-out network the system does not state.
 TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p, const Placement& placement);
+/// The same with the plan's memory already computed (training_memory(c, s, p, placement)),
+/// which the step reads for the optimizer's bytes: the layout search evaluates both and
+/// computes it once.
+TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p, const Placement& placement,
+                           const TrainingMemory& memory);
 
 }  // namespace chalk

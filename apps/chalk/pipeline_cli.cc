@@ -1,0 +1,168 @@
+#include "pipeline_cli.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "chalk/base/error.h"
+#include "chalk/engine/pipeline.h"
+#include "chalk/io/io.h"
+#include "table.h"
+
+namespace chalk::cli {
+namespace {
+
+/// The busiest stage's deployment: the model cut into p.pp stages; --chips (every chip of
+/// the replica) split evenly into the stages, else each stage on the smallest replica
+/// that holds it.
+Deployment resolve_stage(const DeploymentArgs& a, const PipelineArgs& p, int64_t context) {
+  if (p.pp < 1) throw InputError("--pp", "must be >= 1 stage, got " + std::to_string(p.pp));
+  if (p.microbatches && *p.microbatches < 1) throw InputError("--microbatches", "must be >= 1, got " + std::to_string(*p.microbatches));
+  const ModelSpec full = load_model(a.model);
+  ModelSpec stage;
+  try {
+    stage = pipeline_stage_model(full, p.pp);
+  } catch (const InputError& e) {
+    throw InputError("--pp", std::string(e.what()).substr(e.field().size() + 2));
+  }
+  DeploymentArgs per_stage = a;
+  if (a.chips != 0) {
+    if (a.chips % p.pp != 0) {
+      throw InputError("--chips", fmt::format("{} chips do not split into --pp {} equal stages (--chips counts every chip of the replica)",
+                                              a.chips, p.pp));
+    }
+    per_stage.chips = a.chips / p.pp;
+  }
+  return resolve_model(stage, per_stage, context);
+}
+
+PipelineShape shape_of(const PipelineArgs& p) {
+  PipelineShape s;
+  s.stages = p.pp;
+  s.microbatches = p.microbatches.value_or(p.pp);
+  return s;
+}
+
+nlohmann::json pipeline_json(const Deployment& st, const PipelineArgs& p) {
+  auto j = describe_json(st);
+  j["assumptions"]["chips"] = st.n_chips * p.pp;
+  j["pipeline"] = {{"pp", p.pp},
+                   {"microbatches", p.microbatches.value_or(p.pp)},
+                   {"chips_per_stage", st.n_chips},
+                   {"layers_per_stage", n_layers(st.model)},
+                   {"stage_to_stage", "microbatch x d_model x 2 bytes (bf16 activations) over " + st.system.name +
+                                          "'s scale-out network per stage boundary; the sampled token ids back from the last stage"}};
+  return j;
+}
+
+void print_header(const Deployment& st, const PipelineArgs& p, const char* what) {
+  std::cout << what << describe_text(st)
+            << fmt::format("pipeline    {} stages x {} chips = {} chips; {} of {} layers per stage (the busiest; each keeps the embedding "
+                           "and LM head); {} microbatches in flight; stage-to-stage sends over scale-out\n",
+                           p.pp, st.n_chips, p.pp * st.n_chips, n_layers(st.model), n_layers(st.model) * p.pp,
+                           p.microbatches.value_or(p.pp));
+  for (const auto& w : deployment_warnings(st)) std::cout << "warning     " << w << '\n';
+  std::cout << '\n';
+}
+
+void emit(const Table& t, const OutputArgs& o, nlohmann::json j, const char* rows) {
+  if (o.csv) {
+    print_csv(std::cout, t);
+  } else if (o.json) {
+    j[rows] = to_json(t);
+    j["warnings"] = nlohmann::json::array();
+    std::cout << j.dump(2) << '\n';
+  } else {
+    print_table(std::cout, t);
+  }
+}
+
+}  // namespace
+
+void add_pipeline_options(CLI::App& app, PipelineArgs& p) {
+  app.add_option("--pp", p.pp,
+                 "Pipeline stages: the layers split over N groups of chips (one scale-up domain each), activations sent between "
+                 "them over scale-out; --chips then counts every stage's chips")
+      ->capture_default_str();
+  app.add_option("--microbatches", p.microbatches, "Microbatches in flight through the pipeline, the batch split among them (default: --pp)");
+}
+
+void run_pipeline_decode(const DeploymentArgs& a, const PipelineArgs& p, const OutputArgs& o, const std::vector<int64_t>& batches,
+                         const std::vector<int64_t>& contexts) {
+  const Deployment st = resolve_stage(a, p, contexts.front());
+  const PipelineShape shape = shape_of(p);
+  Table t;
+  t.columns = {{"batch", "batch"},
+               {"context_tokens", "context"},
+               {"pp", "pp"},
+               {"microbatches", "microbatches"},
+               {"microbatch", "seqs/microbatch"},
+               {"t_stage_ms", "stage ms"},
+               {"t_hop_ms", "hop ms"},
+               {"t_step_ms", "TPOT ms"},
+               {"stage_busy", "stage busy"},
+               {"tok_per_s", "tok/s"},
+               {"tok_per_s_per_user", "tok/s/user"},
+               {"tok_per_s_per_chip", "tok/s/chip"},
+               {"cost_usd_per_mtok", "$/Mtok"},
+               {"stage_weights_gb", "stage weights GB"},
+               {"stage_kv_gb", "stage KV GB"},
+               {"memory_fits", "fits"}};
+  t.set_priority({"batch", "context_tokens"}, 0);
+  t.set_priority({"pp", "microbatches", "stage_weights_gb", "stage_busy"}, 2);
+  for (int64_t s : contexts) {
+    for (int64_t b : batches) {
+      const PipelineDecode r = pipeline_decode(st, shape, b, s);
+      t.add({b, s, p.pp, r.microbatches, r.microbatch, to_ms(r.stage.t_step), to_ms(r.t_hop), to_ms(r.tpot), r.stage_busy,
+             r.tokens_per_s.value(), r.tokens_per_s_per_user.value(), r.tokens_per_s_per_chip.value(),
+             r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{}, to_gb(r.stage_memory.weights),
+             to_gb(r.stage_memory.kv_cache), std::string(r.stage_memory.fits ? "yes" : "no")});
+    }
+  }
+  if (!o.csv && !o.json) {
+    print_header(st, p,
+                 "chalk decode --pp: a pipelined replica (lecture 47:12-1:18:33): TPOT = stages x stage step + hops; tok/s = batch / "
+                 "max(TPOT, microbatches x stage step)\n");
+  }
+  emit(t, o, pipeline_json(st, p), "steps");
+}
+
+void run_pipeline_prefill(const DeploymentArgs& a, const PipelineArgs& p, const OutputArgs& o, const std::vector<int64_t>& batches,
+                          const std::vector<int64_t>& prompts, int64_t prefix) {
+  const Deployment st = resolve_stage(a, p, prompts.back() + prefix);
+  const PipelineShape shape = shape_of(p);
+  Table t;
+  t.columns = {{"batch", "batch"},
+               {"prompt_tokens", "prompt"},
+               {"prefix_tokens", "prefix"},
+               {"pp", "pp"},
+               {"microbatches", "microbatches"},
+               {"microbatch", "prompts/microbatch"},
+               {"t_stage_ms", "stage ms"},
+               {"t_hop_ms", "hop ms"},
+               {"ttft_ms", "TTFT ms"},
+               {"tok_per_s", "tok/s"},
+               {"cost_usd_per_mtok", "$/Mtok in"},
+               {"stage_weights_gb", "stage weights GB"},
+               {"stage_kv_gb", "stage KV GB"},
+               {"memory_fits", "fits"}};
+  t.set_priority({"batch", "prompt_tokens"}, 0);
+  t.set_priority({"prefix_tokens", "pp", "microbatches", "stage_weights_gb"}, 2);
+  for (int64_t pr : prompts) {
+    for (int64_t b : batches) {
+      const PipelinePrefill r = pipeline_prefill(st, shape, b, pr, prefix);
+      t.add({b, pr, prefix, p.pp, r.microbatches, r.microbatch, to_ms(r.stage.t_step), to_ms(r.t_hop), to_ms(r.ttft), r.tokens_per_s.value(),
+             r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{}, to_gb(r.stage_memory.weights),
+             to_gb(r.stage_memory.kv_cache), std::string(r.stage_memory.fits ? "yes" : "no")});
+    }
+  }
+  if (!o.csv && !o.json) {
+    print_header(st, p,
+                 "chalk prefill --pp: a pipelined replica (lecture 47:12-1:18:33): TTFT = (stages + microbatches - 1) x stage step + "
+                 "hops; TTFT excludes queueing\n");
+  }
+  emit(t, o, pipeline_json(st, p), "prefills");
+}
+
+}  // namespace chalk::cli

@@ -1,0 +1,53 @@
+# `chalk decode --pp` and `chalk prefill --pp`: pipelines in inference (lecture 47:12-1:18:33;
+# engine/pipeline.h). The numbers show the lecture's conclusions; bad flags give one-line errors.
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+
+# Llama 3.1 70B, 8 H100 per stage, 8 sequences per microbatch at 4096 tokens: one domain,
+# then 2 and 4 stages with every stage busy (microbatches = pp).
+one=$("$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 8 -b 8 -s 4096 --json) || fail "decode --json"
+two=$("$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 16 --pp 2 -b 16 -s 4096 --json) || fail "decode --pp 2 --json"
+four=$("$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 32 --pp 4 -b 32 -s 4096 --json) || fail "decode --pp 4 --json"
+python3 - "$one" "$two" "$four" <<'PY' || fail "pipeline decode figures"
+import json, sys
+one, two, four = (json.loads(x) for x in sys.argv[1:])
+r1, r2, r4 = one["steps"][0], two["steps"][0], four["steps"][0]
+assert two["pipeline"]["pp"] == 2 and two["pipeline"]["chips_per_stage"] == 8 and two["assumptions"]["chips"] == 16, two["pipeline"]
+assert two["pipeline"]["layers_per_stage"] == 40, two["pipeline"]
+assert r2["microbatch"] == 8 and r4["microbatch"] == 8 and r4["microbatches"] == 4, (r2, r4)
+# Capacity, not speed: a token's time does not fall with more stages ...
+assert r2["t_step_ms"] > r1["t_step_ms"] and r4["t_step_ms"] > r2["t_step_ms"], (r1["t_step_ms"], r2["t_step_ms"], r4["t_step_ms"])
+assert r2["t_hop_ms"] > 0
+# ... while the replica's tokens/s grows with the work in flight.
+assert r4["tok_per_s"] > 3 * r1["tok_per_s"], (r1["tok_per_s"], r4["tok_per_s"])
+# KV per domain stays the same (8 x 4096 x 327,680 B = 10.74 GB); weights per domain fall.
+assert abs(r4["stage_kv_gb"] - 10.737) < 0.01, r4["stage_kv_gb"]
+assert r4["stage_weights_gb"] < 0.3 * one["memory"]["weights_gb"], (r4["stage_weights_gb"], one["memory"]["weights_gb"])
+assert r4["memory_fits"] is True
+PY
+
+# A pipeline pays when the model does not fit: Llama 3.1 405B in bf16 (812 GB) on one 8 x H100 domain
+# does not; two stages of 8 do.
+python3 - "$("$CHALK" decode -m llama-3.1-405b -H h100-sxm -n 16 --pp 2 -b 16 -s 4096 --weights bf16 --json)" <<'PY' || fail "405B pipeline"
+import json, sys
+r = json.loads(sys.argv[1])["steps"][0]
+assert r["memory_fits"] is True and 400 < r["stage_weights_gb"] < 420, r
+PY
+"$CHALK" decode -m llama-3.1-405b -H h100-sxm -n 8 -b 16 -s 4096 --weights bf16 | grep -q "WEIGHTS DO NOT FIT" || fail "405B on one domain should not fit"
+
+# Prefill: a lone prompt is never faster through more stages; the CSV and the table print.
+p1=$("$CHALK" prefill -m llama-3.1-70b -H h100-sxm -n 8 -p 8192 --json) || fail "prefill --json"
+p2=$("$CHALK" prefill -m llama-3.1-70b -H h100-sxm -n 16 --pp 2 -p 8192 --json) || fail "prefill --pp --json"
+python3 - "$p1" "$p2" <<'PY' || fail "pipeline prefill figures"
+import json, sys
+a, b = (json.loads(x)["prefills"][0] for x in sys.argv[1:])
+assert b["ttft_ms"] > a["ttft_ms"], (a["ttft_ms"], b["ttft_ms"])
+PY
+"$CHALK" prefill -m llama-3.1-70b -H h100-sxm --pp 2 -p 1024 --csv | head -1 | grep -q "^batch,prompt_tokens,prefix_tokens,pp," || fail "prefill --pp --csv header"
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm --pp 2 -b 8 | grep -q "pipeline    2 stages x" || fail "decode --pp table"
+
+expect_error "--pp: expected 1 to 80 stages" decode -m llama-3.1-70b -H h100-sxm --pp 81
+expect_error "--pp: must be >= 1 stage, got 0" decode -m llama-3.1-70b -H h100-sxm --pp 0
+expect_error "--microbatches: must be >= 1, got 0" decode -m llama-3.1-70b -H h100-sxm --pp 2 --microbatches 0
+expect_error "--chips: 12 chips do not split into --pp 8 equal stages" decode -m llama-3.1-70b -H h100-sxm --pp 8 -n 12
+expect_error "--prefix: must be in 0.." prefill -m llama-3.1-70b -H h100-sxm --pp 2 --prefix -1

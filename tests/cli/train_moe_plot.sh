@@ -1,0 +1,52 @@
+# `chalk train moe` (the MoE trade, lecture 29:46) and `chalk train plot run` (run charts):
+# the papers' numbers, the chart data, and one-line errors.
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+
+# Clark et al. 2022: a 5M base with 128 experts is worth a ~52M dense model (paper: ~55M);
+# Krajewski et al. 2024: a compute-optimal MoE at 1e20 FLOPs matches dense at ~20x the compute.
+out=$("$CHALK" train moe --active-params 5e6 --experts 1,128 --json) || fail "train moe --json"
+python3 - "$out" <<'PY' || fail "train moe figures"
+import json, sys
+j = json.loads(sys.argv[1])
+rows = {(r["law"], r["routed_experts"]): r for r in j["trades"]}
+dense, moe = rows[("clark-s-base", 1.0)], rows[("clark-s-base", 128.0)]
+assert abs(dense["dense_equivalent_params"] / 5e6 - 1) < 1e-6, dense
+assert abs(moe["dense_equivalent_params"] / 51.8e6 - 1) < 0.01, moe
+assert abs(moe["compute_ratio"] - 10.37) < 0.05 and moe["params_total"] > moe["dense_equivalent_params"], moe
+assert abs(j["laws"]["clark"]["routing_cutoff_params"] / 1e12 - 1) < 1e-6
+assert 17 < j["laws"]["krajewski"]["dense_compute_multiplier"] < 23, j["laws"]["krajewski"]
+assert j["laws"]["clark"]["coefficients"]["e_max"] == 314.478 and "2202.01169" in j["laws"]["clark"]["source"]
+PY
+"$CHALK" train moe | grep -q "Clark et al. 2022" || fail "train moe table names its source"
+"$CHALK" train moe --csv | head -1 | grep -q "^law,routed_experts,params_active" || fail "train moe --csv header"
+
+expect_error "--routing: unknown routing technique 'switch'" train moe --routing switch
+expect_error "--expert-share: must be a fraction in (0, 1]" train moe --expert-share 0
+expect_error "--granularity: must be >= 1, got 0.5" train moe --granularity 0.5
+expect_error "--active-params: must be a positive parameter count, got -1" train moe --active-params -1
+expect_error "--tokens: must be a positive token count, got 0" train moe --tokens 0
+expect_error "--flops: must be a positive FLOP count, got 0" train moe --flops 0
+
+# The run charts: cost shares against the over-training factor (a third each at the
+# equilibrium, with the lecture's equal ratios) and iso-loss curves through the chosen run.
+data=$("$CHALK" train plot run -m llama-3.1-70b -H h100-sxm --json) || fail "train plot run --json"
+python3 - "$data" <<'PY' || fail "train plot run data"
+import json, sys
+j = json.loads(sys.argv[1])
+assert j["format"] == "chalk-train-run-chart/1"
+k = j["over_training_factor"]
+near = min(j["cost_shares"], key=lambda r: abs(r["over_training_factor"] / k - 1))
+shares = sorted(j["cost_shares"], key=lambda r: r["over_training_factor"])
+assert all(a["pretraining_share"] <= b["pretraining_share"] for a, b in zip(shares, shares[1:]))
+for r in shares: assert abs(r["pretraining_share"] + r["rl_share"] + r["serving_share"] - 1) < 1e-9
+chosen = [p for p in j["data"]["points"] if p["point"].startswith("chosen")][0]
+assert chosen["tokens"] == j["pretraining_tokens"] and chosen["params"] == j["params_active"]
+curves = {c["curve"] for c in j["data"]["iso_loss"]}
+assert any("chosen" in c for c in curves) and len(curves) >= 3, curves
+assert len(j["charts"]) == 2 and len(j["data"]["frontier"]) > 5
+# Labels never overprint: every series is named in a legend; no text marks.
+assert "\"text\"" not in json.dumps(j["charts"])
+PY
+expect_error "--mfu: must be a fraction in (0, 1]" train plot run --mfu 2 --json
+expect_error "--method: unknown Chinchilla method 'kaplan'" train plot run --method kaplan --json
