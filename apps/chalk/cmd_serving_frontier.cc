@@ -240,7 +240,7 @@ void run_modes(const ServingArgs& a) {
     j["assumptions"]["chips_varied"] = "1..scale-up domain unless --replica-chips";
     j["levers"] = levers_json(lev);
     j["modes"] = modes_json(r);
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);
     return;
   }
   std::cout << fmt::format(

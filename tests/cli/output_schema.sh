@@ -8,6 +8,8 @@ cmds=(
   "decode -m llama-3.1-8b -H h100-sxm -b 1,8"
   "decode -b 1 --roofline"
   "prefill -m llama-3.1-8b -H h100-sxm -p 1024"
+  "decode -m llama-3.1-8b -H h100-sxm -b 1 --explain"
+  "prefill -m llama-3.1-8b -H h100-sxm -p 1024 --explain"
   "serving sweep -m llama-3.1-8b -H h100-sxm -b 1,64"
   "serving balance -m llama-3.1-8b -H h100-sxm"
   "serving window -m llama-3.1-8b -H h100-sxm"
