@@ -34,6 +34,7 @@ void api(benchmark::State& state, const char* path, const char* body) {
 
 void http_decode(benchmark::State& state) {
   httplib::Server server;
+  server.set_tcp_nodelay(true);  // as `chalk web` (cmd_web.cc)
   server.Post("/api/decode", [](const httplib::Request& req, httplib::Response& res) {
     const auto r = call_api(*find_endpoint("/api/decode"), req.body);
     res.status = r.status;
@@ -44,6 +45,7 @@ void http_decode(benchmark::State& state) {
   while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   httplib::Client client("127.0.0.1", port);
   client.set_keep_alive(true);
+  client.set_tcp_nodelay(true);
   const std::string body = R"({"model":"llama-3.1-70b","hardware":"h100-sxm","batch":64,"context":4096})";
   for (auto _ : state) {
     auto res = client.Post("/api/decode", body, "application/json");
