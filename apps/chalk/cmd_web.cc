@@ -47,6 +47,12 @@ void run_web(const WebArgs& a) {
   // httplib writes a response's headers and body apart: without TCP_NODELAY, Nagle holds
   // the body until the client's delayed ACK, 40 ms a request on Linux loopback.
   server.set_tcp_nodelay(true);
+  // httplib's default sets SO_REUSEPORT, so a second server on a port in use would bind and
+  // share it silently; SO_REUSEADDR alone makes a busy port an error.
+  server.set_socket_options([](auto sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     if (res.status == 413) {
