@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "deployment_options.h"
 #include "pipeline_cli.h"
+#include "explain_cli.h"
 #include "table.h"
 
 namespace chalk::cli {
@@ -19,6 +20,7 @@ struct DecodeArgs {
   PipelineArgs pipeline;
   std::string batch = "1,8,64,256,1024";
   std::string context = "4096";
+  bool explain = false;  ///< --explain: how each figure was computed (chalk/engine/explain.h)
 };
 
 Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, const std::vector<int64_t>& contexts) {
@@ -88,7 +90,13 @@ void run_decode(const DecodeArgs& a) {
                    {"weights_fit", mem.weights_fit}};
     j["steps"] = to_json(t);
     j["warnings"] = warnings;
-    std::cout << j.dump(2) << '\n';
+    if (a.explain) {
+      j["explanations"] = nlohmann::json::array();
+      for (int64_t s : contexts) {
+        for (int64_t b : batches) j["explanations"].push_back({{"batch", b}, {"context_tokens", s}, {"figures", explanations_json(explain_decode(d, b, s))}});
+      }
+    }
+    print_json(std::cout, j);
   } else {
     std::cout << (d.mechanisms.enabled
                       ? "chalk decode: one decode step, engine step (layout collectives, kernel floor, kernel efficiencies; "
@@ -101,6 +109,11 @@ void run_decode(const DecodeArgs& a) {
     for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
     std::cout << '\n';
     print_table(std::cout, t);
+    if (a.explain) {
+      for (int64_t s : contexts) {
+        for (int64_t b : batches) std::cout << fmt::format("\nHow the figures of batch {}, context {} are computed:\n", b, s) << explanations_text(explain_decode(d, b, s));
+      }
+    }
   }
 }
 
@@ -108,11 +121,14 @@ void run_decode(const DecodeArgs& a) {
 
 void register_decode(CLI::App& app, Action& run) {
   static DecodeArgs a;
+  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  a = DecodeArgs{};
   auto* cmd = app.add_subcommand("decode", "Time and cost of one decode step (TPOT: time per output token after the first; ITL when each step emits one token): the engine step (compute, weight and KV fetch, collectives, kernel floor) beside its roofline; tok/s counts output tokens");
   add_deployment_options(*cmd, a.deployment);
   add_pipeline_options(*cmd, a.pipeline);
   cmd->add_option("-b,--batch", a.batch, "Sequences per step over the whole replica: comma list, or a:b for powers of two from a to b")->capture_default_str();
   cmd->add_option("-s,--context", a.context, "Tokens already in each sequence's KV cache: comma list or a:b")->capture_default_str();
+  cmd->add_flag("--explain", a.explain, "Show how each figure is computed: formula, inputs with units and sources, the algebra (under the table; \"explanations\" with --json)");
   add_output_options(*cmd, a.output);
   cmd->callback([&run] { run = [] { run_decode(a); }; });
 }

@@ -183,7 +183,7 @@ void run_layouts(const LayoutsArgs& a) {
                         {"price_usd_per_chip_hour", price ? nlohmann::json(to_usd_per_hour(*price)) : nlohmann::json()},
                         {"warnings", warnings},
                         {"layouts", to_json(t)}};
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);
     return;
   }
   std::cout << fmt::format("chalk layouts: {} on {} x {} ({}), context {}, ranked by {} (mechanisms step; docs/formulas.md, Layout search)\n",
@@ -220,6 +220,8 @@ void run_layouts(const LayoutsArgs& a) {
 
 void register_layouts(CLI::App& app, Action& run) {
   static LayoutsArgs a;
+  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  a = LayoutsArgs{};
   auto* cmd = app.add_subcommand("layouts", "Rank the parallel layouts (TP, EP, data-parallel attention, replicas) of a model on n chips");
   add_deployment_options(*cmd, a.deployment, /*layout_flags=*/false);
   cmd->add_option("-s,--context", a.context,

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "deployment_options.h"
 #include "pipeline_cli.h"
+#include "explain_cli.h"
 #include "table.h"
 
 namespace chalk::cli {
@@ -21,6 +22,7 @@ struct PrefillArgs {
   std::string batch = "1";
   std::string prompt = "1024,8192,32768";
   int64_t prefix = 0;
+  bool explain = false;  ///< --explain: how each figure was computed (chalk/engine/explain.h)
 };
 
 void run_prefill(const PrefillArgs& a) {
@@ -59,7 +61,13 @@ void run_prefill(const PrefillArgs& a) {
     auto j = describe_json(d);
     j["prefills"] = to_json(t);
     j["warnings"] = warnings;
-    std::cout << j.dump(2) << '\n';
+    if (a.explain) {
+      j["explanations"] = nlohmann::json::array();
+      for (int64_t p : prompts) {
+        for (int64_t b : batches) j["explanations"].push_back({{"batch", b}, {"prompt_tokens", p}, {"figures", explanations_json(explain_prefill(d, b, p, a.prefix))}});
+      }
+    }
+    print_json(std::cout, j);
   } else {
     std::cout << (d.mechanisms.enabled ? "chalk prefill: one prefill chunk, engine step (docs/formulas.md); roofline ms = the lower bound "
                                          "(lecture 1:41-1:51); TTFT excludes queueing\n"
@@ -68,6 +76,11 @@ void run_prefill(const PrefillArgs& a) {
     for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
     std::cout << '\n';
     print_table(std::cout, t);
+    if (a.explain) {
+      for (int64_t p : prompts) {
+        for (int64_t b : batches) std::cout << fmt::format("\nHow the figures of batch {}, prompt {} are computed:\n", b, p) << explanations_text(explain_prefill(d, b, p, a.prefix));
+      }
+    }
   }
 }
 
@@ -75,12 +88,15 @@ void run_prefill(const PrefillArgs& a) {
 
 void register_prefill(CLI::App& app, Action& run) {
   static PrefillArgs a;
+  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  a = PrefillArgs{};
   auto* cmd = app.add_subcommand("prefill", "Time and cost of prefilling prompts, and the time to first token (TTFT, queueing excluded); tok/s counts input (prompt) tokens");
   add_deployment_options(*cmd, a.deployment);
   add_pipeline_options(*cmd, a.pipeline);
   cmd->add_option("-b,--batch", a.batch, "Prompts prefilled together by the whole replica (data-parallel attention: whole prompts per rank): comma list or a:b")->capture_default_str();
   cmd->add_option("-p,--prompt", a.prompt, "Prompt length in tokens: comma list or a:b")->capture_default_str();
   cmd->add_option("--prefix", a.prefix, "Tokens already cached before the prompt (read, not recomputed)")->capture_default_str();
+  cmd->add_flag("--explain", a.explain, "Show how each figure is computed: formula, inputs with units and sources, the algebra (under the table; \"explanations\" with --json)");
   add_output_options(*cmd, a.output);
   cmd->callback([&run] { run = [] { run_prefill(a); }; });
 }

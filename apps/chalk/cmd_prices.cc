@@ -22,6 +22,11 @@ void register_prices(CLI::App& app, Action& run) {
   static ShowArgs show;
   static InferArgs infer;
   static ForwardArgs forward;
+  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  list = ListArgs{};
+  show = ShowArgs{};
+  infer = InferArgs{};
+  forward = ForwardArgs{};
   auto* prices = app.add_subcommand("prices", "API price sheets, what they reveal about the systems behind them, and forward prices");
   prices->require_subcommand(1);
 

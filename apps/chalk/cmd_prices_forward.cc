@@ -63,7 +63,7 @@ void run_forward(const ForwardArgs& a) {
                     {"output_cost_usd_per_mtok", mtok(f.output_cost)},
                     {"memory_fits", f.memory_fits}};
     j["prices"] = to_json(t);
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);
     return;
   }
   std::cout << "chalk prices forward: the prices a deployment implies (cost per token = n price t_step / B, x markup), "

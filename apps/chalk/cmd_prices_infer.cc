@@ -201,7 +201,7 @@ void run_infer(const InferArgs& a) {
     }
     j["memory_tiers"] = storage;
     j["figures"] = to_json(t);
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);
     return;
   }
   std::cout << fmt::format("chalk prices infer: {} ({}, {}), read backwards (lecture 1:32:51-2:03:48)\n", s.model, s.provider, s.date);

@@ -253,7 +253,7 @@ void run_scaleup(const ScaleupArgs& a) {
                         {"moe_sparsity", q.moe_sparsity},
                         {"memory_reserve_fraction", q.memory_reserve_fraction},
                         {"systems", sys}};
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);
     return;
   }
   const Bytes kv_seq = kv_bytes_per_sequence(model, q.context, q.kv);
@@ -277,6 +277,8 @@ void run_scaleup(const ScaleupArgs& a) {
 
 void register_scaleup(CLI::App& app, Action& run) {
   static ScaleupArgs a;
+  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  a = ScaleupArgs{};
   auto* cmd = app.add_subcommand("scaleup", "The scale-up story: the largest model each system's domain holds, and one model on every system");
   cmd->add_option("-m,--model", a.model, "Built-in model name or path to a HF config.json / chalk-model file")->capture_default_str();
   cmd->add_option("-H,--hardware", a.hardware, "Comma list of built-in systems or chalk-hardware files (default: every built-in system)");

@@ -119,7 +119,7 @@ void print(const ServingArgs& a, const Table& t, const nlohmann::json& head, con
   } else if (a.output.json) {
     nlohmann::json j = head;
     j["rows"] = to_json(t);
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);
   } else {
     std::cout << text_head << '\n';
     print_table(std::cout, t);
@@ -205,6 +205,8 @@ CLI::App* add(CLI::App& parent, const char* name, const char* help, Kind kind, S
 void register_serving(CLI::App& app, Action& run) {
   using namespace serving_cli;
   static ServingArgs sweep, balance, window, frontier, modes, plot;
+  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  sweep = balance = window = frontier = modes = plot = ServingArgs{};
   auto* serving = app.add_subcommand("serving", "Serving economics: latency and cost against batch, context and chips; "
                                                 "balance points; the batching window; the latency-cost frontier; fast and slow modes");
   serving->require_subcommand(1);

@@ -267,7 +267,7 @@ void run_modes(const ServingArgs& a) {
     j["levers"] = levers_json(lev);
     RooflineBeside lower(l, lev);
     j["modes"] = modes_json(r, lower);
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);
     return;
   }
   std::cout << fmt::format(

@@ -94,7 +94,7 @@ void run_plot(const ServingArgs& a) {
   if (a.output.csv) throw InputError("--csv", "plot writes HTML, or its chart data with --json");
   const nlohmann::json data = chart_data(a, lev);
   if (a.output.json) {
-    std::cout << data.dump(2) << '\n';
+    print_json(std::cout, data);
     return;
   }
 #ifdef CHALK_SERVING_WEB

@@ -152,7 +152,7 @@ void run_step(const TrainArgs& a) {
                         {"optimizer", s.plan.state.name}, {"state_bytes_per_param", s.plan.state.total()},
                         {"mfu_definition", "model FLOPs (6 N_active + 3 x causal attention per token) / (step time x chips x bf16 dense peak)"},
                         {"step", row}};
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);
     return;
   }
   std::cout << fmt::format("chalk train step: {} on {} x {} ({}), {} sequences of {} tokens per step\n", s.model.name, plan_chips(s.plan),
@@ -180,6 +180,8 @@ void run_step(const TrainArgs& a) {
 }  // namespace
 
 void register_train_step(CLI::App& train, Action& run) {
+  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  step_args = TrainArgs{};
   auto* cmd = train.add_subcommand("step", "One training step of a plan: compute, communication, bubble, MFU and HFU");
   add_train_options(*cmd, step_args, true);
   cmd->callback([&run] { run = [] { run_step(step_args); }; });

@@ -65,7 +65,7 @@ void run_layouts(const LayoutArgs& a) {
                         {"global_batch", q.global_batch}, {"seq_len_tokens", q.seq_len}, {"plans_evaluated", r.evaluated},
                         {"plans_fitting", r.fit},   {"ranked_by", "step time (at a fixed global batch also MFU)"},
                         {"layouts", rows}};
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);
     return;
   }
   std::cout << fmt::format("chalk train layouts: {} on {} x {} ({}), {} sequences of {} tokens per step\n", m.name, q.chips, sys.chip.name,
@@ -82,6 +82,8 @@ void run_layouts(const LayoutArgs& a) {
 }  // namespace
 
 void register_train_layouts(CLI::App& train, Action& run) {
+  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  layout_args = LayoutArgs{};
   auto* cmd = train.add_subcommand("layouts", "Every training plan of a model on a cluster that fits, ranked by step time");
   add_train_options(*cmd, layout_args.train, false);
   cmd->add_option("-n,--chips", layout_args.train.chips, "Chips in the cluster (default: one scale-up domain)")

@@ -53,7 +53,7 @@ void run_memory(const TrainArgs& a) {
                         {"hbm_gb", to_gb(mem.capacity)},
                         {"fits", mem.fits},
                         {"largest_microbatch", best_mb}};
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);
     return;
   }
   std::cout << fmt::format("chalk train memory: {} on {} x {} ({}), the first pipeline stage's chip\n", s.model.name, plan_chips(s.plan),
@@ -70,6 +70,8 @@ void run_memory(const TrainArgs& a) {
 }  // namespace
 
 void register_train_memory(CLI::App& train, Action& run) {
+  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  memory_args = TrainArgs{};
   auto* cmd = train.add_subcommand("memory", "Memory per chip of a training plan: weights, gradients, optimizer states, activations");
   add_train_options(*cmd, memory_args, true);
   cmd->callback([&run] { run = [] { run_memory(memory_args); }; });

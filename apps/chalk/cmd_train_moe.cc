@@ -75,7 +75,7 @@ void run_moe(const MoeArgs& a) {
     j["trades"] = to_json(t);
     j["laws"] = sources;
     j["expert_share"] = a.expert_share;
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);
   } else {
     std::cout << "chalk train moe: compute per token against parameters at equal quality (lecture 29:46; docs/training-runs.md)\n"
               << fmt::format("clark       {} (routing {}): a {} b {} c {} d {} E_start {} E_max {}; routing stops helping above {} dense "

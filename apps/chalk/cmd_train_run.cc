@@ -181,7 +181,7 @@ void run_train_run(const RunArgs& a) {
                         {"gpu_hours", r.chip_hours},
                         {"cost_usd", r.cost ? nlohmann::json(r.cost->value()) : nlohmann::json()},
                         {"energy_mwh", opt(r.energy_mwh)}};
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);
     return;
   }
   std::cout << fmt::format("chalk train run: {} on {} ({}), phases run one after another (docs/training-runs.md)\n",
@@ -207,6 +207,8 @@ void run_train_run(const RunArgs& a) {
 
 void register_train_run(CLI::App& train, Action& run) {
   static RunArgs r;
+  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  r = RunArgs{};
   auto* cmd = train.add_subcommand("run", "GPU-hours, days, dollars and energy of a whole training run (one or more phases)");
   cmd->add_option("-m,--model", r.model, "Built-in model name or config.json path")->capture_default_str();
   cmd->add_option("-H,--hardware", r.hardware, "Built-in system name or chalk-hardware/1 file")->capture_default_str();

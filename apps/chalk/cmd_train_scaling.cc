@@ -72,7 +72,7 @@ void run_chinchilla(const ChinchillaArgs& a) {
                   {"wasted_train_flops", ot->wasted_flops},
                   {"wasted_fraction", ot->wasted_fraction}};
     }
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);
     return;
   }
   std::cout << "chalk train chinchilla: compute-optimal N and D (C = 6 N D; loss L = E + A/N^a + B/D^b, nats/token; "
@@ -190,7 +190,7 @@ void run_equilibrium(const EquilibriumArgs& a) {
                         {"inference_aware_tokens", e.inference_aware.tokens},
                         {"chinchilla_at_loss_params", e.chinchilla_at_loss.params},
                         {"chinchilla_at_loss_tokens", e.chinchilla_at_loss.tokens}};
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);
     return;
   }
   std::cout << fmt::format("chalk train equilibrium: {} on {} (lecture 1:18:52-1:32:42; docs/training-runs.md)\n", in.model.name,
@@ -224,6 +224,8 @@ void run_equilibrium(const EquilibriumArgs& a) {
 
 void register_train_scaling(CLI::App& train, Action& run) {
   static ChinchillaArgs c;
+  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  c = ChinchillaArgs{};
   auto* ch = train.add_subcommand("chinchilla", "Compute-optimal parameters and tokens, predicted loss, over-training");
   ch->add_option("--flops", c.flops, "Compute budget C in FLOPs: N_opt and D_opt by every method");
   ch->add_option("--params", c.params, "A model's parameters N (active for an MoE): D_opt(N), loss, over-training");
@@ -233,6 +235,7 @@ void register_train_scaling(CLI::App& train, Action& run) {
   ch->callback([&run] { run = [] { run_chinchilla(c); }; });
 
   static EquilibriumArgs e;
+  e = EquilibriumArgs{};
   auto* eq = train.add_subcommand("equilibrium",
                                   "The lecture's equilibrium: pre-training, RL and serving at equal cost -> over-training factor");
   eq->add_option("-m,--model", e.model, "Built-in model name or config.json path")->capture_default_str();

@@ -122,7 +122,7 @@ void run_validate(const ValidateArgs& a) {
     }
     j["summary"] = to_json(summary_table(r));
     j["calibration"] = to_json(calibration_table());
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);
     return;
   }
   if (a.calibration) {
@@ -154,6 +154,8 @@ void run_validate(const ValidateArgs& a) {
 
 void register_validate(CLI::App& app, Action& run) {
   static ValidateArgs a;
+  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  a = ValidateArgs{};
   auto* cmd = app.add_subcommand("validate", "Predict published measurements and compare (docs/accuracy.md)");
   cmd->add_option("file", a.file, "Measurements CSV (docs/file-formats.md, \"Measurements\"; default: the built-in rows)");
   cmd->add_flag("--keep-going", a.keep_going, "Report a row chalk cannot read as unreadable and go on (default: exit 2 at the first)");

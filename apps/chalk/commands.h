@@ -23,6 +23,7 @@ void register_train(CLI::App& app, Action& run);    // issue 13: `train step|mem
 void register_train_run(CLI::App& train, Action& run);
 /// `chinchilla` and `equilibrium` under the `train` group (called by register_train_run).
 void register_train_scaling(CLI::App& train, Action& run);
-void register_scaleup(CLI::App& app, Action& run);  // issue 20: the scale-up story across the catalog
+void register_scaleup(CLI::App& app, Action& run);
+void register_web(CLI::App& app, Action& run);      // issue 18: `chalk web`, the page and its JSON API (web_api.h)  // issue 20: the scale-up story across the catalog
 
 }  // namespace chalk::cli

@@ -72,7 +72,7 @@ void emit(const Table& t, const OutputArgs& o, nlohmann::json j, const char* row
   } else if (o.json) {
     j[rows] = to_json(t);
     j["warnings"] = nlohmann::json::array();
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);
   } else {
     print_table(std::cout, t);
   }

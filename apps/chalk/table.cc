@@ -162,11 +162,26 @@ void print_table_or(std::ostream& out, const Table& t, bool json, bool csv, cons
   if (csv) {
     print_csv(out, t);
   } else if (json) {
-    out << to_json(t).dump(2) << '\n';
+    print_json(out, to_json(t));
   } else {
     out << title << "\n\n";
     print_table(out, t);
   }
 }
+
+namespace {
+thread_local nlohmann::json* json_capture = nullptr;
+}  // namespace
+
+void print_json(std::ostream& out, const nlohmann::json& j) {
+  if (json_capture != nullptr) {
+    *json_capture = j;
+  } else {
+    out << j.dump(2) << '\n';
+  }
+}
+
+JsonCapture::JsonCapture(nlohmann::json* into) : previous_(json_capture) { json_capture = into; }
+JsonCapture::~JsonCapture() { json_capture = previous_; }
 
 }  // namespace chalk::cli

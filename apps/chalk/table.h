@@ -56,6 +56,24 @@ void print_table(std::ostream& out, const Table& t);
 void print_csv(std::ostream& out, const Table& t);
 nlohmann::json to_json(const Table& t);  ///< array of objects keyed by column key
 
+/// Prints a command's --json document to `out`, or, while a JsonCapture is alive on this
+/// thread, hands it to the capture instead: the one place a command's JSON leaves it, so
+/// that `chalk web` serves the very document the CLI prints (apps/chalk/web_api.h).
+void print_json(std::ostream& out, const nlohmann::json& j);
+
+/// While alive, print_json on this thread stores its document in `*into` instead of
+/// printing it.
+class JsonCapture {
+ public:
+  explicit JsonCapture(nlohmann::json* into);
+  ~JsonCapture();
+  JsonCapture(const JsonCapture&) = delete;
+  JsonCapture& operator=(const JsonCapture&) = delete;
+
+ private:
+  nlohmann::json* previous_;
+};
+
 /// The table as CSV (`csv`), as a JSON array (`json`), or for people under `title`.
 void print_table_or(std::ostream& out, const Table& t, bool json, bool csv, const std::string& title);
 

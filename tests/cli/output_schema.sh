@@ -13,6 +13,8 @@ cmds=(
   "prefill -m llama-3.1-70b -H h100-sxm --pp 2 -p 1024"
   "train moe"
   "train plot run -m llama-3.1-70b -H h100-sxm"
+  "decode -m llama-3.1-8b -H h100-sxm -b 1 --explain"
+  "prefill -m llama-3.1-8b -H h100-sxm -p 1024 --explain"
   "serving sweep -m llama-3.1-8b -H h100-sxm -b 1,64"
   "serving balance -m llama-3.1-8b -H h100-sxm"
   "serving window -m llama-3.1-8b -H h100-sxm"

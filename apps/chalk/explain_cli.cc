@@ -1,0 +1,38 @@
+#include "explain_cli.h"
+
+#include <fmt/format.h>
+
+namespace chalk::cli {
+
+nlohmann::json explanations_json(const std::vector<Explanation>& xs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& x : xs) {
+    nlohmann::json inputs = nlohmann::json::array();
+    for (const auto& i : x.inputs) {
+      inputs.push_back({{"symbol", i.symbol}, {"name", i.name}, {"value", i.value}, {"unit", i.unit}, {"source", i.source}});
+    }
+    out.push_back({{"key", x.key},
+                   {"quantity", x.quantity},
+                   {"formula", x.formula},
+                   {"inputs", inputs},
+                   {"substituted", x.substituted},
+                   {"result", x.result},
+                   {"unit", x.unit},
+                   {"source", x.source},
+                   {"note", x.note}});
+  }
+  return out;
+}
+
+std::string explanations_text(const std::vector<Explanation>& xs) {
+  std::string out;
+  for (const auto& x : xs) {
+    out += fmt::format("{} = {:.4g} {}: {}\n  {}\n", x.key, x.result, x.unit, x.quantity, x.formula);
+    for (const auto& i : x.inputs) out += fmt::format("    {:<12} {:>12.6g} {:<16} {} ({})\n", i.symbol, i.value, i.unit, i.name, i.source);
+    out += fmt::format("  = {}\n  source: {}\n", x.substituted, x.source);
+    if (!x.note.empty()) out += "  note: " + x.note + "\n";
+  }
+  return out;
+}
+
+}  // namespace chalk::cli

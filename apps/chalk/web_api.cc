@@ -1,0 +1,245 @@
+#include "web_api.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <regex>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "arg_parse.h"
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+#include "chalk/prices/price_sheet.h"
+#include "table.h"
+
+namespace chalk::cli::web {
+namespace {
+
+/// Fields a request may not set: output formats (the API always answers JSON) and flags
+/// that write files.
+bool forbidden(const std::string& flag) {
+  static const std::vector<std::string> no = {"json", "csv", "wide", "help", "version", "plot"};
+  return std::find(no.begin(), no.end(), flag) != no.end();
+}
+
+/// A field as a command-line value: strings as they are, numbers in their shortest exact
+/// form, arrays joined with commas. Throws InputError naming the field.
+std::string flag_value(const std::string& field, const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_number_unsigned()) return std::to_string(v.get<uint64_t>());
+  if (v.is_number_float()) return fmt::format("{}", v.get<double>());
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_array()) {
+    std::string out;
+    for (const auto& item : v) {
+      if (item.is_array() || item.is_object()) throw InputError(field, "expected a list of numbers or strings, got a nested " + std::string(item.type_name()));
+      if (!out.empty()) out += ',';
+      out += flag_value(field, item);
+    }
+    return out;
+  }
+  throw InputError(field, std::string("expected a string, number, boolean or list, got ") + v.type_name());
+}
+
+/// The server reads no file a request names: models, systems and price sheets come from
+/// the built-in catalogs (an uploaded config travels in the body as "model_config").
+void check_catalog_name(const std::string& field, const std::string& flag, const std::string& value) {
+  if (flag == "model") {
+    if (!resolve_model_name(value)) {
+      const auto near = nearest_names(value, builtin_model_names(), 3);
+      throw InputError(field, fmt::format("unknown model '{}'; built-in models near it: {} (or upload a config.json as model_config)",
+                                          value.substr(0, 80), fmt::join(near, ", ")));
+    }
+  } else if (flag == "hardware") {
+    if (!resolve_system_name(value)) {
+      const auto near = nearest_names(value, builtin_system_names(), 3);
+      throw InputError(field, fmt::format("unknown system '{}'; built-in systems near it: {}", value.substr(0, 80), fmt::join(near, ", ")));
+    }
+  } else if (flag == "sheet" || flag == "compare") {
+    const auto names = builtin_price_sheet_names();
+    if (std::find(names.begin(), names.end(), value) == names.end()) {
+      const auto near = nearest_names(value, names, 3);
+      throw InputError(field, fmt::format("unknown price sheet '{}'; built-in sheets near it: {}", value.substr(0, 80), fmt::join(near, ", ")));
+    }
+  }
+}
+
+/// An uploaded config written where load_model reads it, removed when the request ends.
+class UploadedConfig {
+ public:
+  explicit UploadedConfig(const nlohmann::json& config) {
+    if (!config.is_object()) throw InputError("model_config", std::string("expected a config.json object, got ") + config.type_name());
+    std::string dir_template = (std::filesystem::temp_directory_path() / "chalk-web-XXXXXX").string();
+    if (mkdtemp(dir_template.data()) == nullptr) throw std::runtime_error("cannot create a temporary directory for model_config");
+    dir_ = dir_template;
+    path_ = dir_ + "/config.json";
+    std::ofstream(path_) << config.dump();
+  }
+  ~UploadedConfig() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  const std::string& path() const { return path_; }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_, path_;
+};
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  if (from.empty()) return s;
+  for (size_t i = s.find(from); i != std::string::npos; i = s.find(from, i + to.size())) s.replace(i, from.size(), to);
+  return s;
+}
+
+}  // namespace
+
+const std::vector<ApiEndpoint>& api_endpoints() {
+  static const std::vector<ApiEndpoint> all = {
+      {"/api/models", {"models"}, register_catalog, true, ""},
+      {"/api/hardware", {"hardware"}, register_catalog, true, ""},
+      {"/api/decode", {"decode"}, register_decode, false, ""},
+      {"/api/prefill", {"prefill"}, register_prefill, false, ""},
+      {"/api/serving/sweep", {"serving", "sweep"}, register_serving, false, ""},
+      {"/api/serving/balance", {"serving", "balance"}, register_serving, false, ""},
+      {"/api/serving/window", {"serving", "window"}, register_serving, false, ""},
+      {"/api/serving/frontier", {"serving", "frontier"}, register_serving, false, ""},
+      {"/api/serving/modes", {"serving", "modes"}, register_serving, false, ""},
+      {"/api/layouts", {"layouts"}, register_layouts, false, ""},
+      {"/api/prices/list", {"prices", "list"}, register_prices, true, ""},
+      {"/api/prices/infer", {"prices", "infer"}, register_prices, false, "sheet"},
+      {"/api/prices/forward", {"prices", "forward"}, register_prices, false, ""},
+      {"/api/validate", {"validate"}, register_validate, false, ""},
+      {"/api/train/step", {"train", "step"}, register_train, false, ""},
+      {"/api/train/memory", {"train", "memory"}, register_train, false, ""},
+      {"/api/train/layouts", {"train", "layouts"}, register_train, false, ""},
+      {"/api/train/run", {"train", "run"}, register_train, false, ""},
+  };
+  return all;
+}
+
+const ApiEndpoint* find_endpoint(std::string_view path) {
+  for (const auto& e : api_endpoints()) {
+    if (e.path == path) return &e;
+  }
+  return nullptr;
+}
+
+ApiReply api_error(int status, const std::string& field, const std::string& message) {
+  return {status, {{"error", field + ": " + message}, {"field", field}}};
+}
+
+ApiReply call_api(const ApiEndpoint& e, std::string_view body) {
+  nlohmann::json request = nlohmann::json::object();
+  if (!body.empty()) {
+    request = nlohmann::json::parse(body, nullptr, false);
+    if (request.is_discarded()) return api_error(400, "body", "malformed JSON: expected one JSON object of the command's fields");
+    if (!request.is_object()) return api_error(400, "body", std::string("expected a JSON object of the command's fields, got ") + request.type_name());
+  }
+  // One command at a time: the CLI keeps each command's options in static storage.
+  static std::mutex one_at_a_time;
+  const std::lock_guard<std::mutex> lock(one_at_a_time);
+  std::optional<UploadedConfig> upload;
+  try {
+    CLI::App app{"chalk"};
+    Action run;
+    e.add(app, run);
+    strict_numbers(app);
+    CLI::App* cmd = &app;
+    for (const auto& word : e.command) cmd = cmd->get_subcommand(word);
+    std::vector<std::string> args(e.command.begin(), e.command.end());
+    args.push_back("--json");
+    std::vector<std::pair<std::string, std::string>> field_of_flag;  // "--kv-dtype" -> the request's key
+    for (const auto& [key, value] : request.items()) {
+      std::string flag = key;
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      if (key == "model_config") {
+        if (value.is_null()) continue;
+        if (cmd->get_option_no_throw("--model") == nullptr) throw InputError(key, "this endpoint takes no model");
+        if (request.contains("model") && !request["model"].is_null()) throw InputError(key, "give either model (a built-in name) or model_config (an uploaded config), not both");
+        upload.emplace(value);
+        args.push_back("--model=" + upload->path());
+        continue;
+      }
+      const bool valid_name = !flag.empty() && std::all_of(flag.begin(), flag.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+      });
+      if (!e.positional.empty() && flag == e.positional) {
+        if (value.is_null()) continue;
+        const std::string v = flag_value(key, value);
+        check_catalog_name(key, flag, v);
+        args.push_back(v);
+        continue;
+      }
+      const CLI::Option* opt = valid_name && !forbidden(flag) ? cmd->get_option_no_throw("--" + flag) : nullptr;
+      if (opt == nullptr || opt->get_lnames().empty() || opt->get_lnames().front() != flag) {
+        // Also refuse a short alias ("b" for --batch): one name per field.
+        throw InputError(key.substr(0, 60), "unknown field for " + e.path + " (see /openapi.json for its fields)");
+      }
+      if (value.is_null()) continue;
+      field_of_flag.emplace_back("--" + flag, key);
+      const bool is_flag = opt->get_type_size() == 0 || opt->get_expected_max() == 0 || opt->get_type_name().empty();
+      if (is_flag) {  // a flag: true sets it, false leaves it off
+        if (!value.is_boolean()) throw InputError(key, std::string("expected true or false, got ") + value.dump().substr(0, 40));
+        if (value.get<bool>()) args.push_back("--" + flag);
+        continue;
+      }
+      const std::string v = flag_value(key, value);
+      check_catalog_name(key, flag, v);
+      args.push_back("--" + flag + "=" + v);  // "=": a value can never be read as another flag
+    }
+    std::reverse(args.begin(), args.end());  // CLI11 parses a vector from its back
+    try {
+      app.parse(args);
+    } catch (const CLI::ParseError& pe) {
+      std::string message = pe.what();
+      std::string field = "body";
+      std::smatch m;
+      if (std::regex_search(message, m, std::regex("--[a-z0-9-]+"))) {
+        field = m.str().substr(2);
+        for (const auto& [f, k] : field_of_flag) {
+          if (f == m.str()) field = k;
+        }
+        if (message.rfind(m.str() + ": ", 0) == 0) message = message.substr(m.str().size() + 2);
+      }
+      return api_error(400, field, message);
+    }
+    nlohmann::json out;
+    {
+      JsonCapture capture(&out);
+      if (run) run();
+    }
+    if (out.is_null()) return api_error(500, "body", "the command printed no JSON");
+    return {200, std::move(out)};
+  } catch (const InputError& ie) {
+    std::string field = ie.field();
+    const std::string what = ie.what();
+    std::string message = what.size() >= field.size() + 2 ? what.substr(field.size() + 2) : what;
+    if (field.rfind("--", 0) == 0) {
+      field = field.substr(2);
+      for (const auto& [key, value] : request.items()) {
+        std::string flag = key;
+        std::replace(flag.begin(), flag.end(), '_', '-');
+        if (flag == field) field = key;
+      }
+    }
+    if (upload) {
+      // The upload's temporary path is the server's business: name the field instead.
+      field = replace_all(field, upload->path(), "model_config");
+      field = replace_all(field, upload->dir(), "model_config");
+      message = replace_all(message, upload->path(), "model_config");
+      message = replace_all(message, upload->dir(), "model_config");
+      if (field == "model") field = "model_config";
+    }
+    return api_error(400, field, message);
+  } catch (const std::exception& ex) {
+    return api_error(500, "body", std::string("internal error: ") + ex.what());
+  }
+}
+
+}  // namespace chalk::cli::web

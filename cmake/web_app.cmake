@@ -1,0 +1,31 @@
+# `chalk web` (issue 18): embeds the page (every file under web/app/) and the API's
+# description (web/openapi.json) into the chalk command line, so the server reads no file
+# at run time. The chart libraries come from cmake/serving_web.cmake's embedding.
+include_guard(GLOBAL)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(CHALK_HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+file(GLOB CHALK_WEB_APP_FILES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/web/app/*.html ${CMAKE_SOURCE_DIR}/web/app/*.js
+     ${CMAKE_SOURCE_DIR}/web/app/*.css)
+set(CHALK_WEB_APP_OUT ${CMAKE_BINARY_DIR}/generated/web_app_assets.cc)
+add_custom_command(
+  OUTPUT ${CHALK_WEB_APP_OUT}
+  COMMAND ${CMAKE_COMMAND} -DWEB_DIR=${CMAKE_SOURCE_DIR}/web -DOUTPUT=${CHALK_WEB_APP_OUT} -P ${CMAKE_SOURCE_DIR}/cmake/web_app_embed.cmake
+  DEPENDS ${CHALK_WEB_APP_FILES} ${CMAKE_SOURCE_DIR}/web/openapi.json ${CMAKE_SOURCE_DIR}/cmake/web_app_embed.cmake
+  COMMENT "Embedding web/app and web/openapi.json")
+target_sources(chalk_cli PRIVATE ${CHALK_WEB_APP_OUT})
+target_link_libraries(chalk_cli PUBLIC PkgConfig::CHALK_HTTPLIB)
+
+# Tests of `chalk web` (tests/web/): the API against web/openapi.json and the CLI's
+# --json, the page in headless Chromium (playwright-core from web/node_modules, Debian's
+# /usr/bin/chromium; skipped when either is missing), a bounded load test with wrk.
+find_program(CHALK_NODE node)
+add_test(NAME web.openapi COMMAND Python3::Interpreter ${CMAKE_SOURCE_DIR}/tests/web/openapi_gen.py --check $<TARGET_FILE:chalk> ${CMAKE_SOURCE_DIR})
+if(CHALK_NODE)
+  add_test(NAME web.api COMMAND ${CHALK_NODE} ${CMAKE_SOURCE_DIR}/tests/web/api_test.mjs $<TARGET_FILE:chalk> ${CMAKE_SOURCE_DIR})
+  add_test(NAME web.browser COMMAND ${CHALK_NODE} ${CMAKE_SOURCE_DIR}/tests/web/browser_test.mjs $<TARGET_FILE:chalk> ${CMAKE_SOURCE_DIR}
+                                    ${CMAKE_BINARY_DIR}/web.png)
+  set_tests_properties(web.api PROPERTIES TIMEOUT 120)
+  set_tests_properties(web.browser PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+endif()
+add_test(NAME web.load COMMAND bash ${CMAKE_SOURCE_DIR}/tests/web/load.sh $<TARGET_FILE:chalk> ${CMAKE_SOURCE_DIR})
+set_tests_properties(web.load PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)

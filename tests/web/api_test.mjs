@@ -1,0 +1,173 @@
+// API tests of `chalk web` (issue 18): every endpoint answers the JSON its CLI command
+// prints under --json for the same inputs, and conforms to web/openapi.json; every error
+// is a 4xx with a JSON error naming the field; no file outside the embedded set is served.
+// Run: node tests/web/api_test.mjs CHALK SRC   (ctest: web.api)
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { startServer, raw, conform } from './server.mjs';
+
+const [chalk, src] = process.argv.slice(2);
+const doc = JSON.parse(readFileSync(`${src}/web/openapi.json`, 'utf8'));
+const server = await startServer(chalk);
+let failures = 0;
+const check = async (name, fn) => {
+  try { await fn(); console.log(`ok   ${name}`); } catch (e) { failures++; console.log(`FAIL ${name}: ${e.message}`); }
+};
+
+async function call(method, path, body) {
+  const r = await raw(server.port, method, path, body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
+  assert.match(r.headers['content-type'] || '', /json|javascript|html|css/, `${path}: content type ${r.headers['content-type']}`);
+  return { ...r, json: r.headers['content-type'].includes('json') ? JSON.parse(r.body) : undefined };
+}
+
+function schemaOf(path, method, status) {
+  const op = doc.paths[path]?.[method.toLowerCase()];
+  const r = op?.responses?.[String(status)];
+  assert.ok(r, `${method} ${path}: web/openapi.json describes no ${status} response`);
+  return r.content['application/json'].schema;
+}
+
+function conforms(path, method, r) {
+  const problems = conform(r.json, schemaOf(path, method, r.status), doc);
+  assert.deepEqual(problems.slice(0, 5), [], `${method} ${path} ${r.status} does not conform to web/openapi.json`);
+}
+
+/// The CLI arguments a request body stands for ("--batch=1,64", "--explain").
+function cliArgs(words, body, positional) {
+  const args = [...words];
+  for (const [k, v] of Object.entries(body)) {
+    if (k === positional) args.push(String(v));
+    else if (v === true) args.push(`--${k}`);
+    else args.push(`--${k}=${Array.isArray(v) ? v.join(',') : v}`);
+  }
+  return [...args, '--json'];
+}
+
+// Every endpoint: a small request, its answer equal to the CLI's --json, conforming.
+const CASES = [
+  ['GET', '/api/models', ['models']], ['GET', '/api/hardware', ['hardware']], ['GET', '/api/prices/list', ['prices', 'list']],
+  ['POST', '/api/decode', ['decode'], { model: 'llama-3.1-70b', hardware: 'h100-sxm', batch: '1,64', context: 8192, explain: true }],
+  ['POST', '/api/decode', ['decode'], { model: 'deepseek-v3', hardware: 'gb200-nvl72', batch: [1, 256], 'kv-dtype': 'fp8' }],
+  ['POST', '/api/prefill', ['prefill'], { model: 'llama-3.1-70b', hardware: 'h100-sxm', prompt: 1024, explain: true }],
+  ['POST', '/api/serving/sweep', ['serving', 'sweep'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', batch: '1,64' }],
+  ['POST', '/api/serving/balance', ['serving', 'balance'], { model: 'llama-3.1-8b', hardware: 'h100-sxm' }],
+  ['POST', '/api/serving/window', ['serving', 'window'], { model: 'llama-3.1-8b', hardware: 'h100-sxm' }],
+  ['POST', '/api/serving/frontier', ['serving', 'frontier'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', batch: '1,64', 'replica-chips': '1,2' }],
+  ['POST', '/api/serving/modes', ['serving', 'modes'], { model: 'llama-3.1-70b', hardware: 'h100-sxm' }],
+  ['POST', '/api/layouts', ['layouts'], { model: 'deepseek-v3', hardware: 'gb200-nvl72', chips: 8 }],
+  ['POST', '/api/prices/infer', ['prices', 'infer'], { sheet: 'gemini-1.5-pro' }, 'sheet'],
+  ['POST', '/api/prices/forward', ['prices', 'forward'], { model: 'llama-3.1-8b', hardware: 'h100-sxm' }],
+  ['POST', '/api/validate', ['validate'], {}],
+  ['POST', '/api/train/step', ['train', 'step'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 8, dp: 8 }],
+  ['POST', '/api/train/memory', ['train', 'memory'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 8, dp: 8 }],
+  ['POST', '/api/train/layouts', ['train', 'layouts'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 64, limit: 3, all: true }],
+  ['POST', '/api/train/run', ['train', 'run'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', tokens: 1e12, chips: 64, mfu: 0.4 }],
+];
+const covered = new Set();
+for (const [method, path, words, body, positional] of CASES) {
+  covered.add(path);
+  await check(`${method} ${path} ${body ? JSON.stringify(body) : ''} = chalk ${words.join(' ')} --json`, async () => {
+    const r = await call(method, path, body);
+    assert.equal(r.status, 200, r.body.slice(0, 300));
+    conforms(path, method, r);
+    const cli = JSON.parse(execFileSync(chalk, cliArgs(words, body || {}, positional), { encoding: 'utf8', maxBuffer: 1 << 26 }));
+    assert.deepEqual(r.json, cli);
+  });
+}
+await check('every path in web/openapi.json is tested', () => {
+  assert.deepEqual(Object.keys(doc.paths).filter((p) => !covered.has(p)), []);
+});
+await check('every documented request field is a field the server knows', async () => {
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    if (!ops.post) continue;
+    for (const field of Object.keys(ops.post.requestBody.content['application/json'].schema.properties)) {
+      // Fields are read in key order (sorted): a probe "~" after the field is refused as
+      // unknown only if the field before it was known, and no command runs.
+      const r = await call('POST', path, { [field]: null, '~': 1 });
+      assert.equal(r.status, 400);
+      assert.equal(r.json.field, '~', `${path}: documented field ${field}: ${r.body}`);
+    }
+  }
+});
+
+// Every error: status, a JSON error naming the field, conforming to the Error schema.
+const ERRORS = [
+  ['malformed JSON', 'POST', '/api/decode', '{"model": "llama-3.1-8b",', 400, 'body'],
+  ['body not an object', 'POST', '/api/decode', '[1, 2]', 400, 'body'],
+  ['unknown field', 'POST', '/api/decode', { model: 'llama-3.1-8b', bacth: 4 }, 400, 'bacth'],
+  ['short alias refused', 'POST', '/api/decode', { b: 4 }, 400, 'b'],
+  ['output flag refused', 'POST', '/api/decode', { csv: true }, 400, 'csv'],
+  ['unknown model', 'POST', '/api/decode', { model: 'llama-9-900b' }, 400, 'model'],
+  ['model as a path', 'POST', '/api/decode', { model: '/etc/passwd' }, 400, 'model'],
+  ['model as a relative path', 'POST', '/api/prefill', { model: '../data/models/hf/llama-3.1-8b.json' }, 400, 'model'],
+  ['unknown hardware', 'POST', '/api/decode', { hardware: 'h9000' }, 400, 'hardware'],
+  ['price sheet as a path', 'POST', '/api/prices/infer', { sheet: '/etc/passwd' }, 400, 'sheet'],
+  ['absurd batch', 'POST', '/api/decode', { model: 'llama-3.1-8b', hardware: 'h100-sxm', batch: 1e12 }, 400, 'batch'],
+  ['negative batch', 'POST', '/api/decode', { model: 'llama-3.1-8b', hardware: 'h100-sxm', batch: -4 }, 400, 'batch'],
+  ['batch with a suffix', 'POST', '/api/decode', { model: 'llama-3.1-8b', hardware: 'h100-sxm', batch: '8k' }, 400, 'batch'],
+  ['zero chips', 'POST', '/api/decode', { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 0 }, 400, 'chips'],
+  ['efficiency above 1', 'POST', '/api/decode', { model: 'llama-3.1-8b', hardware: 'h100-sxm', 'matmul-efficiency': 7 }, 400, 'matmul-efficiency'],
+  ['NaN-like number', 'POST', '/api/decode', { model: 'llama-3.1-8b', hardware: 'h100-sxm', 'hbm_efficiency': 'nan' }, 400, 'hbm_efficiency'],
+  ['flag given a string', 'POST', '/api/decode', { model: 'llama-3.1-8b', roofline: 'yes' }, 400, 'roofline'],
+  ['nested object value', 'POST', '/api/decode', { batch: { a: 1 } }, 400, 'batch'],
+  ['value looks like a flag', 'POST', '/api/decode', { model: 'llama-3.1-8b', hardware: 'h100-sxm', context: '--json' }, 400, 'context'],
+  ['bad KV format', 'POST', '/api/decode', { model: 'llama-3.1-8b', hardware: 'h100-sxm', 'kv-dtype': 'fp3' }, 400, 'kv-dtype'],
+  ['uploaded config missing a field', 'POST', '/api/decode', { model_config: { model_type: 'llama', num_hidden_layers: 2 }, hardware: 'h100-sxm' }, 400, 'model_config'],
+  ['uploaded config not an object', 'POST', '/api/decode', { model_config: 'llama' }, 400, 'model_config'],
+  ['model and model_config', 'POST', '/api/decode', { model: 'llama-3.1-8b', model_config: {} }, 400, 'model_config'],
+  ['train with bad degree', 'POST', '/api/train/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 8, dp: 3 }, 400, null],
+  ['unknown path', 'GET', '/api/nothing', undefined, 404, 'path'],
+  ['unknown page', 'GET', '/nothing.html', undefined, 404, 'path'],
+  ['GET on a POST endpoint', 'GET', '/api/decode', undefined, 405, 'method'],
+  ['POST on a GET endpoint', 'POST', '/api/models', {}, 405, 'method'],
+  ['query on a GET endpoint', 'GET', '/api/models?names=/etc/passwd', undefined, 400, 'names'],
+];
+for (const [name, method, path, body, status, field] of ERRORS) {
+  await check(`${name}: ${status}`, async () => {
+    const r = await call(method, path, body);
+    assert.equal(r.status, status, r.body.slice(0, 300));
+    assert.equal(typeof r.json.error, 'string');
+    assert.ok(!r.json.error.includes('\n'), 'one line');
+    // An uploaded config's fault names the field inside it too: "model_config: hidden_size".
+    if (field) assert.ok(r.json.field === field || r.json.field.startsWith(`${field}: `), `field ${r.json.field}, expected ${field}: ${r.json.error}`);
+    if (doc.paths[path.split('?')[0]]) conforms(path.split('?')[0], method === 'GET' && doc.paths[path.split('?')[0]].post ? 'POST' : method === 'POST' && doc.paths[path].get ? 'GET' : method, r);
+  });
+}
+await check('body over 1 MiB: 413', async () => {
+  const big = JSON.stringify({ model: 'llama-3.1-8b', pad: 'x'.repeat((1 << 20) + 10) });
+  const r = await call('POST', '/api/decode', big);
+  assert.equal(r.status, 413);
+  assert.equal(r.json.field, 'body');
+});
+await check('an uploaded config gives the built-in model\'s figures', async () => {
+  const config = JSON.parse(readFileSync(`${src}/data/models/hf/llama-3.1-8b.json`, 'utf8'));
+  const fields = { hardware: 'h100-sxm', batch: '1,64', context: 4096 };
+  const up = await call('POST', '/api/decode', { ...fields, model_config: config });
+  const built = await call('POST', '/api/decode', { ...fields, model: 'llama-3.1-8b' });
+  assert.equal(up.status, 200, up.body.slice(0, 300));
+  conforms('/api/decode', 'POST', up);
+  assert.deepEqual(up.json.steps, built.json.steps);
+});
+
+// Nothing outside the embedded set: traversal in every spelling reaches a 404.
+for (const p of ['/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/..%2f..%2fetc%2fpasswd', '/vendor/../../CMakeLists.txt', '/app.js/../../README.md',
+  '//etc/passwd', '/index.html%00.js', '/web/app/app.js', '/CMakeLists.txt', '/.git/config', '/%5c..%5c..%5cetc%5cpasswd']) {
+  await check(`no file at ${p}`, async () => {
+    const r = await call('GET', p);
+    assert.equal(r.status, 404, r.body.slice(0, 200));
+    assert.ok(!/root:|cmake_minimum_required|\[core\]/.test(r.body));
+  });
+}
+await check('the page and the libraries are served', async () => {
+  for (const p of ['/', '/index.html', '/app.js', '/charts.js', '/style.css', '/openapi.json', '/vendor/vega.min.js', '/vendor/vega-lite.min.js', '/vendor/vega-embed.min.js']) {
+    const r = await call('GET', p);
+    assert.equal(r.status, 200, p);
+  }
+  const spec = await call('GET', '/openapi.json');
+  assert.deepEqual(spec.json, doc);
+});
+
+server.stop();
+console.log(failures ? `${failures} failed` : 'all passed');
+process.exit(failures ? 1 : 0);

@@ -1,0 +1,203 @@
+// End-to-end test of the page in real headless Chromium (Debian's /usr/bin/chromium,
+// driven by playwright-core): load the page, move the sliders and pickers, and check that
+// what is plotted equals what `chalk ... --json` gives for the same inputs; labels do not
+// overprint; a click on a number shows its explanation; the state lives in the URL.
+// Run: node tests/web/browser_test.mjs CHALK SRC SCREENSHOT.png   (ctest: web.browser)
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { startServer } from './server.mjs';
+
+const [chalk, src, shotArg] = process.argv.slice(2);
+const shot = shotArg ? path.resolve(shotArg) : undefined;
+const require = createRequire(path.resolve(src, 'web/package.json'));
+if (!existsSync(path.resolve(src, 'web/node_modules/playwright-core'))) { console.log('SKIP: no web/node_modules/playwright-core (npm ci --prefix web)'); process.exit(77); }
+const { chromium } = require('playwright-core');
+const exe = process.env.CHALK_CHROMIUM || '/usr/bin/chromium';
+if (!existsSync(exe)) { console.log(`SKIP: no ${exe} (apt-get install chromium; scripts/setup does)`); process.exit(77); }
+
+// Axis and legend labels whose boxes overlap, in every vega chart of the page.
+const OVERLAPS = () => {
+  const bad = [];
+  for (const svg of document.querySelectorAll('svg')) {
+    for (const group of svg.querySelectorAll('.role-axis, .role-legend')) {
+      const boxes = [...group.querySelectorAll('text')].filter((t) => t.textContent && t.getAttribute('opacity') !== '0' && getComputedStyle(t).opacity !== '0')
+        .map((t) => ({ t: t.textContent, r: t.getBoundingClientRect() }));
+      for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i].r, b = boxes[j].r;
+        if (a.width && b.width && a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) bad.push(`${svg.parentElement.id}: '${boxes[i].t}' over '${boxes[j].t}'`);
+      }
+    }
+  }
+  return bad;
+};
+const cli = (...args) => JSON.parse(execFileSync(chalk, [...args, '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 }));
+const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${what}: page ${a}, CLI ${b}`);
+const t0 = Date.now();
+const server = await startServer(chalk);
+const browser = await chromium.launch({ executablePath: exe, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+let failures = 0;
+const check = async (name, fn) => {
+  try { await fn(); console.log(`ok   ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`); } catch (e) { failures++; console.log(`FAIL ${name}: ${e.message}`); }
+};
+try {
+  const page = await browser.newPage({ viewport: { width: 1500, height: 1300 } });
+  page.on('pageerror', (e) => { failures++; console.log(`FAIL page error: ${e.message}`); });
+  const ready = async (n) => {
+    await page.waitForFunction((k) => Number(document.body.dataset.updates || 0) >= k && document.body.dataset.state === 'ready', n, { timeout: 30000 });
+    const errors = await page.evaluate(() => window.chalk.errors);
+    assert.deepEqual(errors, [], 'views that failed');
+  };
+  const plotted = (name) => page.evaluate((n) => window.chalk.views[n].data('rows'), name);
+  const M = ['-m', 'llama-3.1-8b', '-H', 'h100-sxm'];
+
+  await page.goto(`${server.url}/?model=llama-3.1-8b&hardware=h100-sxm&batch=64&context=4096`);
+  await check('page loads with the state from the URL', async () => {
+    await ready(1);
+    assert.equal(await page.inputValue('#model'), 'llama-3.1-8b');
+    assert.equal(await page.inputValue('#batch'), '6');
+  });
+  await check('step time by term = chalk serving sweep', async () => {
+    const rows = await plotted('step');
+    const c = cli('serving', 'sweep', ...M, '-b', '1:65536', '-s', '4096').rows;
+    assert.ok(rows.length >= 17 * 3, `${rows.length} points`);
+    for (const r of rows) close(r.value, c.find((x) => x.batch === r.x)[r.key], `${r.key} at batch ${r.x}`);
+  });
+  await check('cost by term = chalk serving sweep', async () => {
+    const rows = await plotted('cost');
+    const c = cli('serving', 'sweep', ...M, '-b', '1:65536', '-s', '4096').rows;
+    for (const r of rows) close(r.value, c.find((x) => x.batch === r.x)[r.key], `${r.key} at batch ${r.x}`);
+  });
+  await check('the legend lists only drawn terms', async () => {
+    for (const v of ['step', 'cost', 'context']) {
+      const legend = await page.$$eval(`#view-${v} .role-legend-label text`, (ts) => ts.map((t) => t.textContent));
+      const drawn = [...new Set((await plotted(v)).map((r) => r.term))];
+      assert.deepEqual([...legend].sort(), drawn.sort(), v);
+    }
+  });
+
+  // Move the batch slider to 256 and the KV format to fp8.
+  await page.$eval('#batch', (el) => { el.value = '8'; el.dispatchEvent(new Event('input')); });
+  await page.selectOption('#kv', 'fp8');
+  await check('batch slider and KV format: headline = chalk decode', async () => {
+    await ready(2);
+    await page.waitForFunction(() => window.chalk.data.decode.steps[0].batch === 256 && window.chalk.state.kv === 'fp8');
+    const row = cli('decode', ...M, '-b', '256', '-s', '4096', '--kv-dtype', 'fp8').steps[0];
+    for (const k of ['t_step_ms', 't_compute_ms', 't_kv_ms', 'tok_per_s_per_user', 'cost_usd_per_mtok']) {
+      close(Number(await page.getAttribute(`#headline button[data-key="${k}"]`, 'data-value')), row[k], k);
+    }
+    assert.match(page.url(), /batch=256/);
+    assert.match(page.url(), /kv=fp8/);
+  });
+  await check('memory by component with the HBM limit = chalk decode', async () => {
+    const d = cli('decode', ...M, '-b', '256', '-s', '4096', '--kv-dtype', 'fp8');
+    const limit = await page.evaluate(() => window.chalk.views.memory.data('limit'));
+    close(limit[0].gb, d.memory.hbm_total_gb, 'HBM limit');
+    const parts = await plotted('memory');
+    close(parts[0].gb, d.memory.weights_gb, 'weights');
+    const kvPerToken = d.steps[0].t_kv_ms;  // KV read at 256 x 4096 tokens, one step
+    assert.ok(kvPerToken > 0);
+    const text = await page.$$eval('#view-memory text', (ts) => ts.map((t) => t.textContent).join(' '));
+    assert.match(text, /HBM/);
+  });
+  await check('a click on a number explains it', async () => {
+    await page.click('#headline button[data-key="t_compute_ms"]');
+    const h = await page.textContent('#explain-body h3');
+    assert.match(h, /^t_compute_ms = /);
+    const formula = await page.textContent('#explain-body .formula');
+    assert.match(formula, /N_active/);
+    const x = cli('decode', ...M, '-b', '256', '-s', '4096', '--kv-dtype', 'fp8', '--explain').explanations[0].figures.find((f) => f.key === 't_compute_ms');
+    assert.ok((await page.textContent('#explain-body .substituted')).includes(x.substituted));
+  });
+
+  // Another system: the context sweep, frontier and layouts follow.
+  await page.selectOption('#hardware', 'h200');
+  await check('context sweep after picking h200 = chalk serving sweep', async () => {
+    await ready(3);
+    await page.waitForFunction(() => window.chalk.data.context.hardware.name === 'h200');
+    const rows = await plotted('context');
+    const c = cli('serving', 'sweep', '-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8', '-b', '256', '-s', '128:1048576').rows;
+    for (const r of rows) close(r.value, c.find((x) => x.context_tokens === r.x)[r.key], `${r.key} at context ${r.x}`);
+  });
+  await check('frontier and modes = chalk serving frontier / modes', async () => {
+    const rows = await plotted('frontier');
+    const c = cli('serving', 'frontier', '-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096').rows;
+    assert.equal(rows.length, c.filter((r) => r.on_frontier !== false).length);
+    for (const r of rows) assert.ok(c.some((x) => x.batch === r.batch && x.chips === r.chips && x.cost_usd_per_mtok === r.cost_usd_per_mtok), `point batch ${r.batch}`);
+    const modes = await page.evaluate(() => window.chalk.views.frontier.data('modes'));
+    const m = cli('serving', 'modes', '-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096').modes;
+    close(modes.find((p) => p.mode.startsWith('slow')).cost_usd_per_mtok, m.slow_mode.cheapest.cost_usd_per_mtok, 'slow mode');
+  });
+  await check('layouts ranked = chalk layouts', async () => {
+    const rows = await plotted('layouts');
+    const c = cli('layouts', '-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096').layouts;
+    rows.forEach((r, i) => close(r.tok_per_s_per_chip, c[i].tok_per_s_per_chip, `layout ${i + 1}`));
+  });
+  await check('price inferences = chalk prices infer', async () => {
+    const c = cli('prices', 'infer', 'gemini-1.5-pro').figures;
+    const cells = await page.$$eval('#view-prices td[data-key]', (ts) => ts.map((t) => t.dataset.key));
+    assert.deepEqual(cells, c.map((f) => f.quantity));
+  });
+  await check('training step and memory = chalk train', async () => {
+    const s = await page.evaluate(() => window.chalk.data.train_step);
+    const mem = await page.evaluate(() => window.chalk.data.train_memory);
+    const limit = await page.evaluate(() => window.chalk.views.train_memory.data('limit'));
+    close(limit[0].gb, mem.hbm_gb, 'training HBM limit');
+    const best = await page.evaluate(() => window.chalk.data.train_layouts.layouts.find((l) => l.fits));
+    assert.equal(s.step.plan, best.plan);
+    close(mem.total_gb, best.memory_gb, 'memory of the best plan (train memory = train layouts)');
+    close(s.step.t_step_s, best.t_step_s, 'step of the best plan (train step = train layouts)');
+  });
+  if (shot) {  // the README's picture: llama-3.1-8b on H200, batch 256, fp8 KV, one number explained
+    await page.click('#headline button[data-key="t_step_ms"]');
+    await page.screenshot({ path: shot, fullPage: true });
+    console.log(`screenshot: ${shot}`);
+  }
+  await check('axis and legend labels never overprint', async () => {
+    const overlaps = await page.evaluate(OVERLAPS);
+    assert.deepEqual(overlaps, []);
+  });
+  await check('`chalk serving plot`: no overprinted labels, legends list drawn terms, HBM limit marked', async () => {
+    const html = `${shot ? shot.replace(/[^/]*$/, '') : '/tmp/'}serving-plot-test.html`;
+    execFileSync(chalk, ['serving', 'plot', '-m', 'llama-3.1-8b', '-H', 'h100-sxm', '--replica-chips', '1,2', '-o', html]);
+    const p2 = await browser.newPage({ viewport: { width: 1400, height: 1200 } });
+    await p2.goto(`file://${html}`);
+    await p2.waitForFunction(() => document.querySelectorAll('svg .role-axis').length >= 8, null, { timeout: 20000 });
+    await p2.waitForTimeout(300);
+    assert.deepEqual(await p2.evaluate(OVERLAPS), []);
+    const legend = await p2.$$eval('#latency .role-legend-label text', (ts) => ts.map((t) => t.textContent));
+    assert.ok(!legend.includes('communication') || legend.length > 0);
+    // Text laid over the plots (not axis, legend or title labels).
+    const marks = await p2.$$eval('svg .mark-text text', (ts) => ts.filter((t) => !t.closest('.role-legend, .role-axis, .role-title')).map((t) => t.textContent));
+    assert.ok(marks.some((t) => /HBM full/.test(t)), `no HBM limit label among ${marks.join(' | ')}`);
+    assert.ok(!marks.some((t) => /x price|x speed|cost floor|baseline/.test(t)), 'mode names laid over the plot');
+    await p2.close();
+  });
+  await check('an uploaded config.json moves the curves', async () => {
+    await page.setInputFiles('#upload', `${src}/data/models/hf/qwen3-32b.json`);
+    await page.waitForFunction(() => window.chalk.data.decode.model.params_total > 3e10 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
+    const c = cli('decode', '-m', `${src}/data/models/hf/qwen3-32b.json`, '-H', 'h200', '--kv-dtype', 'fp8', '-b', '256', '-s', '4096').steps[0];
+    close(Number(await page.getAttribute('#headline button[data-key="t_step_ms"]', 'data-value')), c.t_step_ms, 'uploaded model step');
+  });
+  await check('a shared URL restores the view', async () => {
+    const url = page.url();
+    const p2 = await browser.newPage();
+    await p2.goto(url);
+    // The controls and the state the requests are built from (the views then follow, as above).
+    await p2.waitForFunction(() => document.body.dataset.state === 'busy' || document.body.dataset.state === 'ready', null, { timeout: 30000 });
+    assert.equal(await p2.inputValue('#hardware'), 'h200');
+    assert.equal(await p2.inputValue('#kv'), 'fp8');
+    assert.equal(await p2.inputValue('#batch'), '8');
+    const keys = () => ['model', 'hardware', 'chips', 'batch', 'context', 'prompt', 'weights', 'kv', 'sheet', 'train_chips'].map((k) => window.chalk.state[k]);
+    assert.deepEqual(await p2.evaluate(keys), await page.evaluate(keys));
+    await p2.close();
+  });
+
+} finally {
+  await browser.close();
+  server.stop();
+}
+console.log(`${failures ? `${failures} failed` : 'all passed'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+process.exit(failures ? 1 : 0);

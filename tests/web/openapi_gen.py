@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Writes web/openapi.json, the description of `chalk web`'s API, from the binary itself.
+
+Request bodies: each endpoint's fields are its CLI command's long flags (read from
+`chalk <command> --help`: INT -> integer, FLOAT -> number, TEXT -> string, number or list,
+a flag -> boolean). Responses: the schema of the JSON the command prints under --json,
+read from the example requests below (types per key, arrays by their items), with the
+one output vocabulary's types (docs/output-schema.json) for the keys it names.
+
+  openapi_gen.py CHALK SRC          rewrite SRC/web/openapi.json
+  openapi_gen.py --check CHALK SRC  exit 1 if SRC/web/openapi.json differs (a ctest)
+"""
+import json, re, subprocess, sys
+
+# (path, CLI words, GET?, example CLI arguments for the response schema, positional field)
+ENDPOINTS = [
+    ("/api/models", ["models"], True, [], None),
+    ("/api/hardware", ["hardware"], True, [], None),
+    ("/api/decode", ["decode"], False, [["-m", "llama-3.1-70b", "-H", "h100-sxm", "-b", "1,64", "--explain"], ["-m", "deepseek-v3", "-b", "1,256"]], None),
+    ("/api/prefill", ["prefill"], False, [["-m", "llama-3.1-70b", "-H", "h100-sxm", "-p", "1024", "--explain"], ["-m", "deepseek-v3"]], None),
+    ("/api/serving/sweep", ["serving", "sweep"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-b", "1,64"], None),
+    ("/api/serving/balance", ["serving", "balance"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm"], None),
+    ("/api/serving/window", ["serving", "window"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm"], None),
+    ("/api/serving/frontier", ["serving", "frontier"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-b", "1,64", "--replica-chips", "1,2"], None),
+    ("/api/serving/modes", ["serving", "modes"], False, ["-m", "llama-3.1-70b", "-H", "h100-sxm"], None),
+    ("/api/layouts", ["layouts"], False, ["-m", "deepseek-v3", "-H", "gb200-nvl72", "-n", "8"], None),
+    ("/api/prices/list", ["prices", "list"], True, [], None),
+    ("/api/prices/infer", ["prices", "infer"], False, ["gemini-1.5-pro"], "sheet"),
+    ("/api/prices/forward", ["prices", "forward"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm"], None),
+    ("/api/validate", ["validate"], False, [], None),
+    ("/api/train/step", ["train", "step"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8"], None),
+    ("/api/train/memory", ["train", "memory"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8"], None),
+    ("/api/train/layouts", ["train", "layouts"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "64", "--limit", "3", "--all"], None),
+    ("/api/train/run", ["train", "run"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "--tokens", "1e12", "--chips", "64", "--mfu", "0.4"], None),
+]
+FORBIDDEN = {"help", "json", "csv", "wide", "version", "plot"}
+
+
+def options(chalk, words):
+    """(long name, kind) of each option in `chalk WORDS --help`."""
+    text = subprocess.run([chalk, *words, "--help"], capture_output=True, text=True, check=True).stdout
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"\s+(?:-\w,)?--([a-z0-9-]+)(?:\s+(INT|FLOAT|TEXT|UINT)(?:\s|=|:|$))?", line)
+        if not m or m.group(1) in FORBIDDEN:
+            continue
+        rest = line[m.end(1):]
+        kind = m.group(2) or ("list" if re.match(r"\s+TEXT\s+\.\.\.", rest) else "flag")
+        if re.match(r"\s+TEXT", rest) and kind == "flag":
+            kind = "TEXT"
+        if re.match(r"\s+(INT|UINT)", rest):
+            kind = "INT"
+        if re.match(r"\s+FLOAT", rest):
+            kind = "FLOAT"
+        out.append((m.group(1), kind))
+    return out
+
+
+def field_schema(kind):
+    if kind == "flag":
+        return {"type": "boolean"}
+    if kind == "INT":
+        return {"oneOf": [{"type": "integer"}, {"type": "string"}]}
+    if kind == "FLOAT":
+        return {"oneOf": [{"type": "number"}, {"type": "string"}]}
+    return {"oneOf": [{"type": "string"}, {"type": "number"}, {"type": "array", "items": {"oneOf": [{"type": "string"}, {"type": "number"}]}}]}
+
+
+def infer(v, vocab):
+    """A schema for the value v: objects with their keys required, arrays by their items."""
+    if v is None:
+        return {"nullable": True}
+    if isinstance(v, bool):
+        return {"type": "boolean"}
+    if isinstance(v, int):
+        return {"type": "number"}
+    if isinstance(v, float):
+        return {"type": "number"}
+    if isinstance(v, str):
+        return {"type": "string"}
+    if isinstance(v, list):
+        items = [infer(x, vocab) for x in v]
+        merged = items[0] if items else {}
+        for it in items[1:]:
+            merged = merge(merged, it)
+        return {"type": "array", "items": merged}
+    props = {}
+    for k, x in v.items():
+        s = infer(x, vocab)
+        t = vocab.get("keys", {}).get(k, "")
+        if t in ("number|null", "integer|null", "string|null"):
+            s = {"type": "number" if t.startswith("integer") else t.split("|")[0], "nullable": True}
+        elif t in ("number", "integer", "boolean", "string") and "type" in s:
+            s = {"type": "number" if t == "integer" else t, **({"nullable": True} if s.get("nullable") else {})}
+        props[k] = s
+    return {"type": "object", "required": sorted(v.keys()), "properties": props}
+
+
+def merge(a, b):
+    """The schema both a and b satisfy (keys required only when both have them)."""
+    if a.get("nullable") and "type" not in a:
+        return {**b, "nullable": True}
+    if b.get("nullable") and "type" not in b:
+        return {**a, "nullable": True}
+    if a.get("type") != b.get("type"):
+        return {}  # mixed types: anything
+    out = dict(a)
+    if a.get("nullable") or b.get("nullable"):
+        out["nullable"] = True
+    if a.get("type") == "object":
+        props = dict(a["properties"])
+        for k, s in b["properties"].items():
+            props[k] = merge(props[k], s) if k in props else s
+        out["properties"] = props
+        out["required"] = sorted(set(a["required"]) & set(b["required"]))
+    if a.get("type") == "array":
+        out["items"] = merge(a.get("items", {}), b.get("items", {})) if a.get("items") and b.get("items") else a.get("items") or b.get("items") or {}
+    return out
+
+
+def build(chalk, src):
+    vocab = json.load(open(f"{src}/docs/output-schema.json"))
+    error = {"type": "object", "required": ["error", "field"], "properties": {
+        "error": {"type": "string", "description": "'<field>: <what was wrong>', one line"},
+        "field": {"type": "string", "description": "the request field at fault ('body' for the body as a whole, 'path' for an unknown path)"}}}
+    doc = {"openapi": "3.0.3",
+           "info": {"title": "chalk web API", "version": "0.1.0",
+                    "description": "Each endpoint runs one chalk command and answers with the JSON its --json prints (docs/output-schema.md). "
+                                   "POST bodies are JSON objects whose keys are the command's long flags (kv-dtype or kv_dtype), plus "
+                                   "model_config: an uploaded HF config.json (or chalk-model file) as an object, read with the CLI's validation. "
+                                   "Models, systems and price sheets are built-in names; the server reads no file a request names. "
+                                   "Generated by tests/web/openapi_gen.py."},
+           "paths": {}, "components": {"schemas": {"Error": error}}}
+    errors = {code: {"description": what, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+              for code, what in [("400", "malformed JSON, an unknown field, a bad value or an unknown model, named in 'field'"),
+                                 ("404", "no such path"), ("405", "wrong method"), ("413", "body over 1 MiB")]}
+    for path, words, get, example, positional in ENDPOINTS:
+        response = None
+        for args in example if example and isinstance(example[0], list) else [example]:
+            out = subprocess.run([chalk, *words, *args, "--json"], capture_output=True, text=True, check=True).stdout
+            s = infer(json.loads(out), vocab)
+            response = s if response is None else merge(response, s)
+        op = {"summary": f"chalk {' '.join(words)} --json", "operationId": "_".join(words),
+              "responses": {"200": {"description": f"what `chalk {' '.join(words)} --json` prints",
+                                    "content": {"application/json": {"schema": response}}}, **errors}}
+        if not get:
+            props = {name: field_schema(kind) for name, kind in options(chalk, words)}
+            if "model" in props:
+                props["model_config"] = {"type": "object", "description": "an uploaded HF config.json or chalk-model file, instead of model"}
+            if positional:
+                props[positional] = {"type": "string", "description": "a built-in name"}
+            op["requestBody"] = {"required": False, "content": {"application/json": {"schema": {
+                "type": "object", "additionalProperties": False, "properties": props}}}}
+        doc["paths"][path] = {"get" if get else "post": op}
+    return json.dumps(doc, indent=1, sort_keys=True) + "\n"
+
+
+def main():
+    args = sys.argv[1:]
+    check = args and args[0] == "--check"
+    if check:
+        args = args[1:]
+    chalk, src = args
+    text = build(chalk, src)
+    path = f"{src}/web/openapi.json"
+    if check:
+        if open(path).read() != text:
+            sys.exit("web/openapi.json is out of date: run tests/web/openapi_gen.py build/release/chalk .")
+        print("web/openapi.json is current")
+    else:
+        open(path, "w").write(text)
+
+
+main()

@@ -1,0 +1,246 @@
+// The blackboard in a browser: controls -> the JSON API (the CLI's --json) -> charts.
+// Page state lives in the URL (?model=...&batch=...), so a view can be shared.
+import { api } from './api.js';
+import { termRows, termChart, frontierChart, memoryChart, rankedChart } from './charts.js';
+import { numberButtons, hideExplanation } from './explain.js';
+
+const $ = (id) => document.getElementById(id);
+const DEFAULTS = { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 0, batch: 64, context: 4096, prompt: 8192, weights: '', kv: 'bf16', sheet: 'gemini-1.5-pro', train_chips: 1024 };
+const state = { ...DEFAULTS, upload: null };
+const chalk = (window.chalk = { state, views: {}, data: {}, updates: 0, errors: [] });
+
+// Sliders move in powers of two; the URL holds the values themselves.
+const log2 = (v) => Math.round(Math.log2(v));
+const SLIDERS = {
+  batch: { toValue: (k) => 2 ** k, toSlider: log2 },
+  context: { toValue: (k) => 2 ** k, toSlider: log2 },
+  prompt: { toValue: (k) => 2 ** k, toSlider: log2 },
+  chips: { toValue: (k) => (k === 0 ? 0 : 2 ** (k - 1)), toSlider: (v) => (v === 0 ? 0 : log2(v) + 1) },
+  train_chips: { toValue: (k) => 2 ** k, toSlider: log2 },
+};
+
+function readUrl() {
+  const q = new URLSearchParams(location.search);
+  for (const k of Object.keys(DEFAULTS)) {
+    if (!q.has(k)) continue;
+    const v = q.get(k);
+    state[k] = typeof DEFAULTS[k] === 'number' ? Number(v) : v;
+  }
+}
+
+function writeUrl() {
+  const q = new URLSearchParams();
+  for (const k of Object.keys(DEFAULTS)) if (state[k] !== DEFAULTS[k]) q.set(k, state[k]);
+  history.replaceState(null, '', q.toString() ? `?${q}` : location.pathname);
+}
+
+function syncControls() {
+  for (const [k, s] of Object.entries(SLIDERS)) {
+    $(k).value = s.toSlider(state[k]);
+  }
+  for (const k of ['model', 'hardware', 'weights', 'kv', 'sheet']) if (!state.upload || k !== 'model') $(k).value = state[k];
+  $('batch-out').value = state.batch.toLocaleString('en-US');
+  $('context-out').value = state.context.toLocaleString('en-US');
+  $('prompt-out').value = state.prompt.toLocaleString('en-US');
+  $('chips-out').value = state.chips === 0 ? 'smallest that fits' : state.chips;
+  $('train-chips-out').value = state.train_chips.toLocaleString('en-US');
+}
+
+/// The fields every deployment shares, named as the CLI's flags.
+function deployment({ chips = true } = {}) {
+  const f = { hardware: state.hardware, 'kv-dtype': state.kv };
+  if (state.upload) f.model_config = state.upload; else f.model = state.model;
+  if (state.weights) f.weights = state.weights;
+  if (chips && state.chips > 0) f.chips = state.chips;
+  return f;
+}
+
+async function view(name, fn) {
+  try {
+    await fn();
+  } catch (e) {
+    chalk.errors.push(`${name}: ${e.message}`);
+    $('error').textContent += `${name}: ${e.message}\n`;
+  }
+}
+
+async function draw(name, el, spec) {
+  const res = await vegaEmbed(el, spec, { actions: false, renderer: 'svg' });
+  chalk.views[name] = res.view;
+}
+
+async function updateDecode() {
+  const j = await api('/api/decode', { ...deployment(), batch: state.batch, context: state.context, explain: true });
+  chalk.data.decode = j;
+  const row = j.steps[0];
+  const ex = Object.fromEntries(j.explanations[0].figures.map((x) => [x.key, x]));
+  numberButtons($('headline'), [
+    { key: 't_step_ms', label: 'decode step', value: row.t_step_ms, unit: 'ms', explanation: ex.t_step_ms },
+    { key: 't_step_roofline_ms', label: 'roofline (lower bound)', value: row.t_step_roofline_ms, unit: 'ms', explanation: ex.t_step_roofline_ms },
+    { key: 't_compute_ms', label: 'compute', value: row.t_compute_ms, unit: 'ms', explanation: ex.t_compute_ms },
+    { key: 't_weights_ms', label: 'weight fetch', value: row.t_weights_ms, unit: 'ms', explanation: ex.t_weights_ms },
+    { key: 't_kv_ms', label: 'KV fetch', value: row.t_kv_ms, unit: 'ms', explanation: ex.t_kv_ms },
+    { key: 'tok_per_s_per_user', label: 'per user', value: row.tok_per_s_per_user, unit: 'tok/s', explanation: ex.tok_per_s_per_user },
+    { key: 'tok_per_s_per_chip', label: 'per chip', value: row.tok_per_s_per_chip, unit: 'tok/s', explanation: ex.tok_per_s_per_chip },
+    { key: 'cost_usd_per_mtok', label: 'cost', value: row.cost_usd_per_mtok, unit: '$/Mtok', explanation: ex.cost_usd_per_mtok },
+    { key: 'kv_bytes_per_token', label: 'KV per token', value: ex.kv_bytes_per_token.result, unit: 'bytes', explanation: ex.kv_bytes_per_token },
+  ]);
+  const p = await api('/api/prefill', { ...deployment(), prompt: state.prompt, explain: true });
+  chalk.data.prefill = p;
+  const pex = Object.fromEntries(p.explanations[0].figures.map((x) => [x.key, x]));
+  const headline = $('headline');
+  const extra = document.createElement('span');
+  headline.appendChild(extra);
+  numberButtons(extra, [{ key: 'ttft_ms', label: `TTFT, ${state.prompt.toLocaleString('en-US')}-token prompt`, value: p.prefills[0].ttft_ms, unit: 'ms', explanation: pex.ttft_ms }]);
+  extra.style.display = 'contents';
+  // Memory at the chosen batch and context: weights, KV (batch x context x KV/token), reserve.
+  const kvGb = (state.batch * state.context * ex.kv_bytes_per_token.result) / 1e9;
+  const m = j.memory;
+  const parts = [
+    { component: 'weights', gb: m.weights_gb, order: 0 },
+    { component: `KV cache (${state.batch} x ${state.context.toLocaleString('en-US')} tokens)`, gb: kvGb, order: 1 },
+    { component: 'reserve (activations, runtime)', gb: m.reserve_gb, order: 2 },
+  ];
+  chalk.data.memory = { parts, limit: m.hbm_total_gb };
+  await draw('memory', '#view-memory', memoryChart(parts, m.hbm_total_gb, `HBM ${m.hbm_total_gb.toLocaleString('en-US', { maximumSignificantDigits: 4 })} GB`));
+}
+
+const STEP_TERMS = ['t_compute_ms', 't_weights_ms', 't_kv_ms', 't_comm_ms', 't_overhead_ms', 't_step_ms'];
+const COST_TERMS = ['cost_compute_usd_per_mtok', 'cost_weights_usd_per_mtok', 'cost_kv_usd_per_mtok', 'cost_comm_usd_per_mtok', 'cost_overhead_usd_per_mtok', 'cost_usd_per_mtok'];
+
+async function updateSweep() {
+  const j = await api('/api/serving/sweep', { ...deployment(), batch: '1:65536', context: state.context });
+  chalk.data.sweep = j;
+  await draw('step', '#view-step', termChart(termRows(j.rows, 'batch', STEP_TERMS), 'batch (sequences)', 'ms per step', state.batch));
+  await draw('cost', '#view-cost', termChart(termRows(j.rows, 'batch', COST_TERMS), 'batch (sequences)', 'USD per 1M tokens', state.batch));
+}
+
+async function updateContext() {
+  const j = await api('/api/serving/sweep', { ...deployment(), batch: state.batch, context: '128:1048576' });
+  chalk.data.context = j;
+  await draw('context', '#view-context', termChart(termRows(j.rows, 'context_tokens', STEP_TERMS), 'context (tokens)', 'ms per step', state.context));
+}
+
+async function updateFrontier() {
+  const f = { ...deployment({ chips: false }), context: state.context };
+  const [fr, modes] = await Promise.all([api('/api/serving/frontier', f), api('/api/serving/modes', f)]);
+  chalk.data.frontier = fr;
+  chalk.data.modes = modes;
+  const m = modes.modes;
+  const marked = [{ mode: 'slow mode (cost floor)', ...m.slow_mode.cheapest }, { mode: 'baseline', ...m.baseline }, { mode: 'fastest', ...m.fastest }];
+  for (const fm of m.fast_mode || []) if (fm.point) marked.push({ mode: `fast mode (${fm.speed_multiple ?? ''}x speed)`, ...fm.point });
+  await draw('frontier', '#view-frontier', frontierChart(fr.rows.filter((r) => r.on_frontier !== false), marked));
+  numberButtons($('modes'), marked.map((p) => ({ key: p.mode, label: p.mode, value: p.cost_usd_per_mtok, unit: `$/Mtok at ${Number(p.tok_per_s_per_user.toPrecision(3))} tok/s/user` })));
+}
+
+async function updateLayouts() {
+  const f = { ...deployment({ chips: false }), context: state.context };
+  if (state.chips > 0) f.chips = state.chips;
+  const j = await api('/api/layouts', f);
+  chalk.data.layouts = j;
+  const rows = j.layouts.slice(0, 14).map((l) => ({ ...l, name: `#${l.rank} ${l.layout} x${l.replicas}` }));
+  await draw('layouts', '#view-layouts', rankedChart(rows, 'name', 'tok_per_s_per_chip', 'decode tok/s per chip'));
+}
+
+async function updatePrices() {
+  const j = await api('/api/prices/infer', { sheet: state.sheet });
+  chalk.data.prices = j;
+  const esc = (s) => String(s ?? '').replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]));
+  const n = (v) => (typeof v === 'number' ? Number(v.toPrecision(4)).toLocaleString('en-US') : esc(v));
+  $('view-prices').innerHTML = `<table><tr><th></th><th>quantity</th><th>value</th><th>range</th><th>how</th></tr>${j.figures.map((r) =>
+    `<tr><td>(${esc(r.inference)})</td><td>${esc(r.quantity)} ${esc(r.subject)}</td><td data-key="${esc(r.quantity)}">${n(r.value)}</td><td>${n(r.low)} - ${n(r.high)}</td><td>${esc(r.note)}</td></tr>`).join('')}</table>`;
+}
+
+/// "DP64 TP1 PP8 (zb-v) CP2, ZeRO-2, mb 1, recompute none" -> train step flags.
+export function planFlags(plan) {
+  const f = {};
+  const deg = (re, k) => { const m = plan.match(re); if (m) f[k] = Number(m[1]); };
+  deg(/\bDP(\d+)/, 'dp'); deg(/\bTP(\d+)/, 'tp'); deg(/\bPP(\d+)/, 'pp'); deg(/\bCP(\d+)/, 'cp'); deg(/\bEP(\d+)/, 'ep'); deg(/ZeRO-(\d)/, 'zero'); deg(/\bmb (\d+)/, 'microbatch');
+  const s = plan.match(/PP\d+ \(([^)]+)\)/); if (s) f.schedule = s[1];
+  const r = plan.match(/recompute (\w+)/); if (r) f.recompute = r[1];
+  if (/TP\d+(?!\+SP)/.test(plan) && f.tp > 1) f['no-sp'] = true;
+  return f;
+}
+
+async function updateTraining() {
+  const base = state.upload ? { model_config: state.upload } : { model: state.model };
+  base.hardware = state.hardware;
+  const lay = await api('/api/train/layouts', { ...base, chips: state.train_chips, limit: 1 });
+  chalk.data.train_layouts = lay;
+  const best = lay.layouts.find((l) => l.fits);
+  if (!best) throw new Error(`no training plan fits on ${state.train_chips} chips`);
+  // The plan as step and memory flags, at the batch and sequence length the search used.
+  const plan = { ...planFlags(best.plan), 'global-batch': lay.global_batch, 'seq-len': lay.seq_len_tokens };
+  const [step, mem] = await Promise.all([api('/api/train/step', { ...base, chips: state.train_chips, ...plan }), api('/api/train/memory', { ...base, chips: state.train_chips, ...plan })]);
+  chalk.data.train_step = step;
+  chalk.data.train_memory = mem;
+  const s = step.step;
+  const ms = (k) => (s[k] ?? 0);
+  const parts = [
+    { component: 'forward', gb: ms('t_forward_ms') / 1e3, order: 0 },
+    { component: 'backward', gb: ms('t_backward_ms') / 1e3, order: 1 },
+    { component: 'pipeline bubble', gb: ms('t_bubble_s'), order: 2 },
+    { component: 'exposed DP reduce', gb: ms('t_dp_exposed_s'), order: 3 },
+    { component: 'optimizer', gb: ms('t_optimizer_s'), order: 4 },
+  ].filter((p) => p.gb > 0);
+  $('train-plan').textContent = `best plan on ${state.train_chips.toLocaleString('en-US')} chips: ${best.plan}; MFU ${(100 * s.mfu).toFixed(1)}%`;
+  await draw('train', '#view-train', memoryChart(parts, s.t_step_s, `step ${Number(s.t_step_s.toPrecision(3))} s`, 's'));
+  const mparts = [
+    { component: 'weights', gb: mem.weights_gb, order: 0 }, { component: 'gradients', gb: mem.gradients_gb, order: 1 },
+    { component: 'optimizer states', gb: mem.optimizer_gb, order: 2 }, { component: 'activations', gb: mem.activations_gb, order: 3 },
+    { component: 'ZeRO-3 buffers', gb: mem.zero3_buffers_gb, order: 4 }, { component: 'working', gb: mem.activation_working_gb, order: 5 },
+  ].filter((p) => p.gb > 0);
+  await draw('train_memory', '#view-train-memory', memoryChart(mparts, mem.hbm_gb, `HBM ${mem.hbm_gb} GB per chip`));
+}
+
+let pending = 0;
+async function update() {
+  const mine = ++pending;
+  document.body.dataset.state = 'busy';
+  writeUrl();
+  syncControls();
+  $('error').textContent = '';
+  chalk.errors = [];
+  await Promise.all([
+    view('decode', updateDecode), view('sweep', updateSweep), view('context', updateContext), view('frontier', updateFrontier),
+    view('layouts', updateLayouts), view('prices', updatePrices), view('training', updateTraining),
+  ]);
+  if (mine !== pending) return;  // a newer update is on its way
+  chalk.updates += 1;
+  document.body.dataset.updates = chalk.updates;
+  document.body.dataset.state = 'ready';
+}
+
+let timer;
+const later = () => { clearTimeout(timer); timer = setTimeout(update, 120); };
+
+async function start() {
+  readUrl();
+  const [models, systems, sheets] = await Promise.all([api('/api/models'), api('/api/hardware'), api('/api/prices/list')]);
+  const fill = (el, names) => { el.innerHTML = names.map((n) => `<option>${n}</option>`).join(''); };
+  fill($('model'), models.map((m) => m.name));
+  fill($('hardware'), systems.map((s) => s.name));
+  fill($('sheet'), sheets.map((s) => s.name));
+  for (const k of Object.keys(SLIDERS)) {
+    $(k).addEventListener('input', () => { state[k] = SLIDERS[k].toValue(Number($(k).value)); syncControls(); later(); });
+  }
+  for (const k of ['model', 'hardware', 'weights', 'kv', 'sheet']) {
+    $(k).addEventListener('change', () => { state[k] = $(k).value; if (k === 'model') { state.upload = null; $('upload-status').textContent = ''; } later(); });
+  }
+  $('upload').addEventListener('change', async () => {
+    const file = $('upload').files[0];
+    if (!file) return;
+    try {
+      state.upload = JSON.parse(await file.text());
+      $('upload-status').textContent = `using ${file.name} (not kept in the URL)`;
+    } catch (e) {
+      state.upload = null;
+      $('upload-status').textContent = `${file.name}: not JSON (${e.message})`;
+    }
+    later();
+  });
+  $('explain-close').addEventListener('click', hideExplanation);
+  await update();
+}
+
+start();

@@ -1,0 +1,97 @@
+// Vega-Lite specs for the page's views. Labels never overprint: axes thin their labels
+// (labelOverlap), numbers use SI prefixes ("2k", "3k", never "2,0003,000"), legends list
+// only the terms that are drawn (all-zero terms are dropped first), and marks that need
+// a name get a legend entry instead of a text label laid over the plot.
+const AXIS = { labelOverlap: 'greedy', labelFlush: true, labelSeparation: 6, grid: true };
+const WIDTH = 430;
+const HEIGHT = 220;
+
+const TERM_LABELS = {
+  t_compute_ms: 'compute', t_weights_ms: 'weight fetch', t_kv_ms: 'KV fetch', t_comm_ms: 'communication',
+  t_overhead_ms: 'kernel floor', t_step_ms: 'step (total)',
+  cost_compute_usd_per_mtok: 'compute', cost_weights_usd_per_mtok: 'weight fetch', cost_kv_usd_per_mtok: 'KV fetch',
+  cost_comm_usd_per_mtok: 'communication', cost_overhead_usd_per_mtok: 'kernel floor', cost_usd_per_mtok: 'total',
+};
+
+/// Long rows {x, term, value} for the terms that are drawn: a term that is zero (or
+/// missing) everywhere is left out, so the legend names only lines on the chart.
+export function termRows(rows, xKey, keys) {
+  const drawn = keys.filter((k) => rows.some((r) => typeof r[k] === 'number' && r[k] > 0));
+  const out = [];
+  for (const r of rows) for (const k of drawn) if (typeof r[k] === 'number' && r[k] > 0) out.push({ x: r[xKey], key: k, term: TERM_LABELS[k] || k, value: r[k] });
+  return { rows: out, drawn: drawn.map((k) => TERM_LABELS[k] || k) };
+}
+
+export function termChart(long, xTitle, yTitle, marker) {
+  const layers = [{
+    mark: { type: 'line', point: { size: 18 } },
+    encoding: {
+      x: { field: 'x', type: 'quantitative', scale: { type: 'log', base: 2 }, title: xTitle, axis: { ...AXIS, format: '~s', tickCount: 8 } },
+      y: { field: 'value', type: 'quantitative', scale: { type: 'log' }, title: yTitle, axis: { ...AXIS, format: '~g', tickCount: 6 } },
+      color: { field: 'term', type: 'nominal', scale: { domain: long.drawn }, legend: { title: null, orient: 'right' } },
+      strokeWidth: { condition: { test: "datum.term === 'step (total)' || datum.term === 'total'", value: 3 }, value: 1.5 },
+      tooltip: [{ field: 'term' }, { field: 'x', title: xTitle }, { field: 'value', title: yTitle, format: '.4~g' }],
+    },
+  }];
+  if (marker !== undefined) {
+    layers.push({ data: { values: [{ x: marker }] }, mark: { type: 'rule', strokeDash: [4, 3], color: '#555' }, encoding: { x: { field: 'x', type: 'quantitative' } } });
+  }
+  return { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', width: WIDTH, height: HEIGHT, data: { name: 'rows', values: long.rows }, layer: layers };
+}
+
+/// Frontier: tok/s per user against cost; the modes are points with a legend entry each.
+export function frontierChart(points, modes) {
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json', width: WIDTH, height: HEIGHT,
+    layer: [
+      { data: { name: 'rows', values: points }, mark: { type: 'line', point: { size: 20 }, color: '#90a4ae' },
+        encoding: {
+          x: { field: 'tok_per_s_per_user', type: 'quantitative', title: 'tok/s per user', axis: { ...AXIS, format: '~s' } },
+          y: { field: 'cost_usd_per_mtok', type: 'quantitative', scale: { type: 'log' }, title: 'USD per 1M output tokens', axis: { ...AXIS, format: '~g' } },
+          tooltip: [{ field: 'chips' }, { field: 'batch' }, { field: 'tok_per_s_per_user', format: '.4~g' }, { field: 'cost_usd_per_mtok', format: '.4~g' }, { field: 'layout' }],
+        } },
+      { data: { name: 'modes', values: modes }, mark: { type: 'point', filled: true, size: 140 },
+        encoding: {
+          x: { field: 'tok_per_s_per_user', type: 'quantitative' }, y: { field: 'cost_usd_per_mtok', type: 'quantitative' },
+          shape: { field: 'mode', type: 'nominal', legend: { title: null, orient: 'bottom', columns: 2, labelLimit: 260 } },
+          color: { field: 'mode', type: 'nominal', legend: { title: null, orient: 'bottom', columns: 2, labelLimit: 260 } },
+          tooltip: [{ field: 'mode' }, { field: 'batch' }, { field: 'chips' }, { field: 'tok_per_s_per_user', format: '.4~g' }, { field: 'cost_usd_per_mtok', format: '.4~g' }],
+        } },
+    ],
+    resolve: { scale: { color: 'independent', shape: 'independent' } },
+  };
+}
+
+/// Stacked bar of memory components with the limit as a rule, named in the chart's title
+/// (a label inside the plot would print over the bars).
+export function memoryChart(parts, limit, limitLabel, unit = 'GB') {
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json', width: WIDTH, height: 70,
+    title: { text: `red line: ${limitLabel}`, color: '#b71c1c', fontSize: 11, fontWeight: 'normal', anchor: 'start' },
+    layer: [
+      { data: { name: 'rows', values: parts }, mark: 'bar',
+        encoding: {
+          x: { field: 'gb', type: 'quantitative', stack: 'zero', title: unit, axis: { ...AXIS, format: '~s' }, scale: { domainMax: Math.max(limit * 1.15, parts.reduce((a, p) => a + p.gb, 0) * 1.05) } },
+          color: { field: 'component', type: 'nominal', sort: parts.map((p) => p.component), scale: { domain: parts.map((p) => p.component) }, legend: { title: null, orient: 'bottom', columns: 4 } },
+          order: { field: 'order', type: 'quantitative' },
+          tooltip: [{ field: 'component' }, { field: 'gb', title: unit, format: '.4~g' }],
+        } },
+      { data: { name: 'limit', values: [{ gb: limit, label: limitLabel }] }, mark: { type: 'rule', color: '#b71c1c', strokeWidth: 2 }, encoding: { x: { field: 'gb', type: 'quantitative' } } },
+    ],
+  };
+}
+
+/// Ranked horizontal bars: one row per item, names on the axis (never over the bars).
+export function rankedChart(rows, nameKey, valueKey, title) {
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json', width: 300, height: { step: 16 },
+    data: { name: 'rows', values: rows },
+    mark: 'bar',
+    encoding: {
+      y: { field: nameKey, type: 'nominal', sort: null, title: null, axis: { labelLimit: 260 } },
+      x: { field: valueKey, type: 'quantitative', title, axis: { ...AXIS, format: '~s' } },
+      color: { field: 'fits', type: 'nominal', scale: { domain: [true, false], range: ['#1976d2', '#bdbdbd'] }, legend: null },
+      tooltip: rows.length ? Object.keys(rows[0]).map((k) => ({ field: k })) : [],
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// Shows one figure's explanation (the library's chalk/engine/explain.h, as --json gives it):
+// the formula in symbols, the values put in with units and sources, the algebra, the result.
+const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+const fmt = (v) => (typeof v === 'number' ? Number(v.toPrecision(4)).toLocaleString('en-US', { maximumSignificantDigits: 4 }) : esc(v));
+
+export function showExplanation(x) {
+  const box = document.getElementById('explain');
+  const rows = x.inputs.map((i) => `<tr><td><code>${esc(i.symbol)}</code></td><td>${fmt(i.value)} ${esc(i.unit)}</td><td>${esc(i.name)}</td><td>${esc(i.source)}</td></tr>`).join('');
+  document.getElementById('explain-body').innerHTML =
+    `<h3 data-key="${esc(x.key)}">${esc(x.key)} = ${fmt(x.result)} ${esc(x.unit)}</h3><p>${esc(x.quantity)}</p>` +
+    `<p><code class="formula">${esc(x.formula)}</code></p>` +
+    `<table><tr><th>symbol</th><th>value</th><th>what</th><th>source</th></tr>${rows}</table>` +
+    `<p class="substituted">= ${esc(x.substituted)}</p><p>source: ${esc(x.source)}</p>` + (x.note ? `<p>note: ${esc(x.note)}</p>` : '');
+  box.hidden = false;
+}
+
+export function hideExplanation() { document.getElementById('explain').hidden = true; }
+
+/// A row of clickable numbers; `figures` is [{key, label, value, unit, explanation?}].
+export function numberButtons(el, figures) {
+  el.innerHTML = '';
+  for (const f of figures) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.dataset.key = f.key;
+    b.dataset.value = f.value ?? '';
+    b.innerHTML = `${esc(f.label)}<b>${f.value === null || f.value === undefined ? '-' : fmt(f.value)} ${esc(f.unit)}</b>`;
+    if (f.explanation) b.addEventListener('click', () => showExplanation(f.explanation));
+    else b.title = 'no explanation for this figure yet';
+    el.appendChild(b);
+  }
+}
