@@ -11,7 +11,7 @@ namespace {
 constexpr const char* kHeader =
     "id,kind,model,hardware,chips,tp,pp,dp,batch,batch_per,input_tokens,engine,microbatch,recompute,zero,train_tokens,metric,value\n";
 
-ValidationReport run(const std::string& rows, bool keep_going = false) {
+ValidationReport run_rows(const std::string& rows, bool keep_going = false) {
   return validate_measurements(parse_measurements(std::string(kHeader) + rows, "t.csv").rows, keep_going);
 }
 
@@ -25,7 +25,7 @@ const Prediction& row(const ValidationReport& r, const std::string& id) {
 TEST(ValidateTraining, EveryMetricComesFromTheSameStep) {
   // Llama 3.1 8B on 8 H100, DP8, 64 sequences of 4096 (262,144 tokens per step).
   const std::string plan = "llama-3.1-8b,h100-sxm,8,1,1,8,64,run,4096,,1,full,1,";
-  const auto r = run("S,training," + plan + ",step_s,1\n" + "T,training," + plan + ",train_tok_per_s,1\n" +
+  const auto r = run_rows("S,training," + plan + ",step_s,1\n" + "T,training," + plan + ",train_tok_per_s,1\n" +
                      "C,training," + plan + ",train_tok_per_s_per_chip,1\n" + "M,training," + plan + ",mfu_pct,1\n" +
                      "F,training," + plan + ",tflop_per_s_per_chip,1\n" +
                      "H,run,llama-3.1-8b,h100-sxm,8,1,1,8,64,run,4096,,1,full,1,1e12,gpu_hours,1\n" +
@@ -50,7 +50,7 @@ TEST(ValidateTraining, MegatronCountsTheRecomputedForward) {
   // model's 3 with causal attention. Llama 3.1 8B at 4096 (FlashAttention off for
   // megatron, so the steps differ: compare FLOPs per step = TFLOP/s x step).
   const std::string tail = ",h100-sxm,8,1,1,8,64,run,4096,";
-  const auto r = run("A,training,llama-3.1-8b" + tail + ",1,full,1,,tflop_per_s_per_chip,1\n" +
+  const auto r = run_rows("A,training,llama-3.1-8b" + tail + ",1,full,1,,tflop_per_s_per_chip,1\n" +
                      "B,training,llama-3.1-8b" + tail + "megatron,1,full,1,,tflop_per_s_per_chip,1\n" +
                      "SA,training,llama-3.1-8b" + tail + ",1,full,1,,step_s,1\n" +
                      "SB,training,llama-3.1-8b" + tail + "megatron,1,full,1,,step_s,1\n");
@@ -64,20 +64,20 @@ TEST(ValidateTraining, MegatronCountsTheRecomputedForward) {
 
 TEST(ValidateTraining, BadPlansAreRejectedOrUnreadable) {
   // tp 3 does not divide Llama's 32 heads: the training module refuses the stated plan.
-  const auto r = run("A,training,llama-3.1-8b,h100-sxm,24,3,1,8,64,run,4096,,1,full,1,,step_s,1\n");
+  const auto r = run_rows("A,training,llama-3.1-8b,h100-sxm,24,3,1,8,64,run,4096,,1,full,1,,step_s,1\n");
   EXPECT_EQ(row(r, "A").status, RowStatus::rejected);
   EXPECT_NE(row(r, "A").reason.find("tp: 3 does not divide the 32 query heads"), std::string::npos) << row(r, "A").reason;
   // Degrees that do not multiply to the chips name the row and the column.
   const std::string bad = "B,training,llama-3.1-8b,h100-sxm,16,1,1,8,64,run,4096,,1,full,1,,step_s,1\n";
   try {
-    run(bad);
+    run_rows(bad);
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("B: chips: the stated degrees do not multiply to 16 chips"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(row(run(bad, true), "B").status, RowStatus::unreadable);
+  EXPECT_EQ(row(run_rows(bad, true), "B").status, RowStatus::unreadable);
   // 64 sequences do not split over dp x microbatch = 8 x 3.
-  const auto m = run("C,training,llama-3.1-8b,h100-sxm,8,1,1,8,64,run,4096,,3,full,1,,step_s,1\n");
+  const auto m = run_rows("C,training,llama-3.1-8b,h100-sxm,8,1,1,8,64,run,4096,,3,full,1,,step_s,1\n");
   EXPECT_EQ(row(m, "C").status, RowStatus::rejected);
   EXPECT_NE(row(m, "C").reason.find("global_batch"), std::string::npos) << row(m, "C").reason;
 }
