@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
   chalk::cli::register_layouts(app, run);
   chalk::cli::register_scaleup(app, run);
   chalk::cli::register_train(app, run);
+  chalk::cli::register_simulate(app, run);
+  chalk::cli::register_plan(app, run);
   chalk::cli::strict_numbers(app);  // every numeric flag: the whole argument or an error ("8k" is not 8)
   // An unknown command is named, with the nearest ones (CLI11 would only say an argument
   // was not expected).
