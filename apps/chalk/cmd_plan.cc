@@ -87,6 +87,9 @@ void run_plan(const PlanArgs& a) {
     throw InputError("--modes", "expected both, aggregated or disaggregated, got '" + a.modes + "'");
   }
   if (a.deployment.chips != 0) throw InputError("--chips", "the plan chooses the chips per replica; use --replica-chips to limit them");
+  if (a.deployment.tp || a.deployment.ep) {
+    throw InputError(a.deployment.tp ? "--tp" : "--ep", "the plan searches the parallel layouts itself; drop it (`chalk simulate` takes a stated layout)");
+  }
   const ModelSpec m = load_model(a.deployment.model);
   const SystemSpec s = load_system(a.deployment.hardware);
   DeploymentOptions base = options_from(a.deployment);
@@ -97,6 +100,12 @@ void run_plan(const PlanArgs& a) {
     if (e.field() == "usd_budget") throw InputError("--budget-usd-per-hour", std::string(e.what()).substr(e.field().size() + 2));
     if (e.field() == "chips") throw InputError("--budget-chips", std::string(e.what()).substr(e.field().size() + 2));
     throw;
+  }
+  // Launch settings name the model as the user wrote it (an HF repo id works as is).
+  if (r.best) {
+    bool moe = false;
+    for (const auto& g : m.groups) moe = moe || g.ffn.kind == FfnKind::moe;
+    r.launch = sim::launch_settings(r.evaluated[*r.best], a.deployment.model, moe);
   }
   std::vector<std::size_t> best;
   if (r.best) best.push_back(*r.best);
@@ -131,8 +140,12 @@ void run_plan(const PlanArgs& a) {
   } else {
     std::cout << "chosen\n";
     print_table(std::cout, chosen);
-    std::cout << "\nlaunch settings\n  vLLM:          " << r.launch->vllm << "\n  SGLang:        " << r.launch->sglang
-              << "\n  TensorRT-LLM:  " << r.launch->trtllm << "\n\n";
+    const auto indent = [](std::string text) {
+      for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 1)) text.insert(at + 1, 17, ' ');
+      return text;
+    };
+    std::cout << "\nlaunch settings\n  vLLM:          " << indent(r.launch->vllm) << "\n  SGLang:        " << indent(r.launch->sglang)
+              << "\n  TensorRT-LLM:  " << indent(r.launch->trtllm) << "\n\n";
   }
   std::cout << "Pareto front: chips against TTFT and TPOT at the percentile (every simulated deployment that finished its requests)\n";
   print_table(std::cout, front);

@@ -142,7 +142,6 @@ void run_simulate(const SimulateArgs& a) {
       std::cout << j.dump(2) << '\n';
       return;
     }
-    if (!a.output.csv && !a.plot.empty()) return;
   }
   if (a.output.csv) {
     print_csv(std::cout, t);

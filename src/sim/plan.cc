@@ -268,7 +268,8 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
                             b.summary.tpot_at_slo_percentile_s <= a.summary.tpot_at_slo_percentile_s;
       const bool better = b.chips < a.chips || b.summary.ttft_at_slo_percentile_s < a.summary.ttft_at_slo_percentile_s ||
                           b.summary.tpot_at_slo_percentile_s < a.summary.tpot_at_slo_percentile_s;
-      dominated = no_worse && better;
+      // A later twin (same chips and latencies: another cap that changed nothing) is dropped.
+      dominated = (no_worse && better) || (no_worse && j < i);
     }
     if (!dominated) r.pareto.push_back(i);
   }

@@ -78,4 +78,5 @@ expect_error "--budget-usd-per-hour: must be a positive number, got -3" plan -m 
 expect_error "--chips: the plan chooses the chips per replica" plan -m llama-3.1-8b -H h100-sxm -n 2 --rate 5 --ttft-slo-ms 100 --budget-chips 2
 expect_error "--modes: expected both, aggregated or disaggregated, got 'x'" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100 --budget-chips 2 --modes x
 expect_error "--replica-chips: must be in 1..1048576, got 0" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100 --budget-chips 2 --replica-chips 0
+expect_error "--tp: the plan searches the parallel layouts itself" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100 --budget-chips 2 --tp 2
 echo "simulate: all passed"
