@@ -21,7 +21,7 @@ extern const char* const kLibraryVersions;
 
 namespace chalk::cli {
 namespace {
-[[maybe_unused]] std::string replace_all(std::string s, std::string_view from, std::string_view to) {
+[[maybe_unused]] std::string simulate_replace_all(std::string s, std::string_view from, std::string_view to) {
   for (size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size())) s.replace(pos, from.size(), to);
   return s;
 }
@@ -29,9 +29,9 @@ namespace {
 
 void write_simulate_plot(const std::string& path, const nlohmann::json& data) {
 #ifdef CHALK_SERVING_WEB
-  const std::string json = replace_all(data.dump(), "</", "<\\/");
-  std::string html = replace_all(web::kSimulateTemplate, "/*CHALK_LIBRARY_VERSIONS*/", web::kLibraryVersions);
-  html = replace_all(html, "\"__CHALK_CHART_DATA__\"", json);
+  const std::string json = simulate_replace_all(data.dump(), "</", "<\\/");
+  std::string html = simulate_replace_all(web::kSimulateTemplate, "/*CHALK_LIBRARY_VERSIONS*/", web::kLibraryVersions);
+  html = simulate_replace_all(html, "\"__CHALK_CHART_DATA__\"", json);
   const std::string marks[] = {"/*CHALK_VEGA_JS*/", "/*CHALK_VEGA_LITE_JS*/", "/*CHALK_VEGA_EMBED_JS*/"};
   const char* libs[] = {web::kVegaJs, web::kVegaLiteJs, web::kVegaEmbedJs};
   std::string out;

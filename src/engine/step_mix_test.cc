@@ -10,7 +10,7 @@
 namespace chalk {
 namespace {
 
-Deployment dep(const char* model, const char* system, int64_t chips, bool mechanisms) {
+Deployment step_mix_deployment(const char* model, const char* system, int64_t chips, bool mechanisms) {
   DeploymentOptions o;
   o.n_chips = chips;
   o.mechanisms.enabled = mechanisms;
@@ -20,7 +20,7 @@ Deployment dep(const char* model, const char* system, int64_t chips, bool mechan
 TEST(StepMix, OneDecodeOrOneChunkEqualsTheUniformSteps) {
   for (const bool mech : {false, true}) {
     for (const char* m : {"llama-3.1-8b", "deepseek-v3", "gpt-oss-20b"}) {
-      const Deployment d = dep(m, "h200", m[0] == 'd' ? 8 : 1, mech);
+      const Deployment d = step_mix_deployment(m, "h200", m[0] == 'd' ? 8 : 1, mech);
       const std::vector<int64_t> ctx = {3000};
       StepMix one;
       one.decode_contexts = ctx;
@@ -43,7 +43,7 @@ TEST(StepMix, OneDecodeOrOneChunkEqualsTheUniformSteps) {
 TEST(StepMix, MixedStepCostsMoreThanEitherPartAndLessThanBoth) {
   // Decodes and a chunk share one pass over the weights: the mixed step is slower than
   // either part alone and faster than running them one after the other.
-  const Deployment d = dep("llama-3.1-70b", "h200", 8, true);
+  const Deployment d = step_mix_deployment("llama-3.1-70b", "h200", 8, true);
   const std::vector<int64_t> ctx(32, 2048);
   const std::vector<PrefillChunk> chunk = {{1024, 0}};
   StepMix mix;

@@ -9,7 +9,7 @@
 namespace chalk::sim {
 namespace {
 
-Deployment llama70_h200(int64_t chips) {
+Deployment sim_llama70_h200(int64_t chips) {
   DeploymentOptions o;
   o.n_chips = chips;
   o.mechanisms.enabled = true;
@@ -22,21 +22,21 @@ TEST(KvTransfer, BytesAndTimeMatchAHandDerivation) {
   // H200 nodes: the scale-out network, 50 GB/s per GPU per direction x 0.78 achieved x 8
   // GPUs sending their shards = 312 GB/s; latency 6.6 + 2.7 us (NCCL LL network hop):
   // 9.3e-6 + 671,088,640 / 312e9 = 2.16022 ms.
-  const Deployment d = llama70_h200(8);
+  const Deployment d = sim_llama70_h200(8);
   const KvTransfer t = kv_transfer(d, d, 2048, 16);
   EXPECT_DOUBLE_EQ(t.bytes, 671088640.0);
   EXPECT_EQ(t.link, "scale-out");
   EXPECT_NEAR(t.bandwidth_bytes_per_s, 312e9, 1e-3);
   EXPECT_NEAR(t.seconds, 9.3e-6 + 671088640.0 / 312e9, 1e-12);
   // Within one 8-GPU domain (4 + 4 chips) it rides NVLink: 450 x 0.8 x 4 = 1,440 GB/s.
-  const Deployment half = llama70_h200(4);
+  const Deployment half = sim_llama70_h200(4);
   const KvTransfer up = kv_transfer(half, half, 2048, 8);
   EXPECT_EQ(up.link, "scale-up");
   EXPECT_NEAR(up.bandwidth_bytes_per_s, 1440e9, 1e-3);
 }
 
 TEST(Cluster, DisaggregatedConservesRequestsAndCountsEveryTransfer) {
-  const Deployment d = llama70_h200(8);
+  const Deployment d = sim_llama70_h200(8);
   TrafficSpec t;
   t.rate_per_s = 8;
   t.requests = 400;
@@ -67,7 +67,7 @@ TEST(Cluster, ReplicasSplitTheTrafficRoundRobin) {
   // Two replicas at rate 2R see the same per-request latency distribution as one replica at
   // R up to sampling: round-robin hands each every other request. At very low load both
   // give the closed-form TTFT.
-  const Deployment d = llama70_h200(8);
+  const Deployment d = sim_llama70_h200(8);
   TrafficSpec t;
   t.rate_per_s = 0.05;
   t.requests = 40;

@@ -10,7 +10,7 @@
 namespace chalk::sim {
 namespace {
 
-std::vector<Request> traffic(double rate, int64_t n) {
+std::vector<Request> plan_traffic(double rate, int64_t n) {
   TrafficSpec t;
   t.rate_per_s = rate;
   t.requests = n;
@@ -24,7 +24,7 @@ TEST(Plan, TheChoiceMeetsItsSloInItsOwnSimulationAndIsTheCheapest) {
   const SystemSpec s = load_system("h100-sxm");
   DeploymentOptions base;
   base.mechanisms.enabled = true;
-  const auto reqs = traffic(20, 600);
+  const auto reqs = plan_traffic(20, 600);
   PlanOptions o;
   o.chip_budget = 8;
   o.slo.ttft_s = 0.5;
@@ -79,7 +79,7 @@ TEST(Plan, AnImpossibleSloReturnsNoDeploymentAndSaysWhy) {
   PlanOptions o;
   o.chip_budget = 2;
   o.slo.tpot_s = 0.0001;  // 0.1 ms per token: below any decode step
-  const PlanReport r = plan_deployment(m, s, base, traffic(5, 100), o);
+  const PlanReport r = plan_deployment(m, s, base, plan_traffic(5, 100), o);
   EXPECT_FALSE(r.best.has_value());
   EXPECT_NE(r.why_none.find("TPOT p90 <= 0.1 ms"), std::string::npos) << r.why_none;
   for (const auto& c : r.evaluated) EXPECT_FALSE(c.meets_slo);
@@ -88,7 +88,7 @@ TEST(Plan, AnImpossibleSloReturnsNoDeploymentAndSaysWhy) {
 TEST(Plan, BadInputsNameTheField) {
   const ModelSpec m = load_model("llama-3.1-8b");
   const SystemSpec s = load_system("h100-sxm");
-  const auto reqs = traffic(5, 10);
+  const auto reqs = plan_traffic(5, 10);
   PlanOptions o;
   o.chip_budget = 2;
   EXPECT_THROW(plan_deployment(m, s, {}, reqs, o), InputError);  // no SLO

@@ -10,7 +10,7 @@
 namespace chalk::sim {
 namespace {
 
-void gap_stats(const std::vector<Request>& r, double& mean, double& cv) {
+void sim_gap_stats(const std::vector<Request>& r, double& mean, double& cv) {
   double s = 0, s2 = 0, prev = 0;
   for (const auto& q : r) {
     const double g = q.arrival_s - prev;
@@ -28,13 +28,13 @@ TEST(Traffic, PoissonAndGammaGapsHaveTheStatedMeanAndCv) {
   t.rate_per_s = 20;
   t.requests = 200000;
   double mean = 0, cv = 0;
-  gap_stats(generate_traffic(t), mean, cv);
+  sim_gap_stats(generate_traffic(t), mean, cv);
   EXPECT_NEAR(mean, 0.05, 0.01 * 0.05);
   EXPECT_NEAR(cv, 1, 0.02);
   t.arrivals = Arrivals::gamma;
   for (const double want : {0.5, 3.0}) {
     t.cv = want;
-    gap_stats(generate_traffic(t), mean, cv);
+    sim_gap_stats(generate_traffic(t), mean, cv);
     EXPECT_NEAR(mean, 0.05, 0.02 * 0.05) << want;
     EXPECT_NEAR(cv, want, 0.05 * want) << want;
   }

@@ -9,12 +9,12 @@
 namespace chalk {
 namespace {
 
-const char* kHeader = "id,kind,model,hardware,chips,tp,batch,batch_per,requests,request_rate_per_s,input_tokens,output_tokens,engine,metric,value\n";
+const char* kSimulatedRowsHeader = "id,kind,model,hardware,chips,tp,batch,batch_per,requests,request_rate_per_s,input_tokens,output_tokens,engine,metric,value\n";
 
 TEST(ValidateSimulated, ALowRateTtftIsTheLonePrefill) {
   // 50 requests 1,000 s apart on average, each done in well under a second: every TTFT is
   // the engine step's prefill of 1,024 tokens on one H100 (tp 1).
-  const auto f = parse_measurements(std::string(kHeader) + "RATE-TTFT,serving,llama-3.1-8b,h100-sxm,1,1,,,50,0.001,1024,16,vllm,ttft_ms,50\n",
+  const auto f = parse_measurements(std::string(kSimulatedRowsHeader) + "RATE-TTFT,serving,llama-3.1-8b,h100-sxm,1,1,,,50,0.001,1024,16,vllm,ttft_ms,50\n",
                                     "t.csv");
   const ValidationReport r = validate_measurements(f.rows);
   ASSERT_EQ(r.rows.size(), 1u);
@@ -32,7 +32,7 @@ TEST(ValidateSimulated, ALowRateTtftIsTheLonePrefill) {
 TEST(ValidateSimulated, ConcurrencyRunsTheStatedBatch) {
   // 64 requests, 8 running at a time: TPOT is at least the decode step of 8 sequences at
   // the prompt's context and at most that of all 64 at the longest context.
-  const auto f = parse_measurements(std::string(kHeader) + "CONC-TPOT,serving,llama-3.1-8b,h100-sxm,1,1,8,run,64,,1024,128,vllm,tpot_ms,10\n",
+  const auto f = parse_measurements(std::string(kSimulatedRowsHeader) + "CONC-TPOT,serving,llama-3.1-8b,h100-sxm,1,1,8,run,64,,1024,128,vllm,tpot_ms,10\n",
                                     "t.csv");
   const ValidationReport r = validate_measurements(f.rows);
   const Prediction& p = r.rows.front();
