@@ -24,7 +24,8 @@ function(chalk_serving_web_setup)
       "${web}/node_modules/vega/build/vega.min.js"
       "${web}/node_modules/vega-lite/build/vega-lite.min.js"
       "${web}/node_modules/vega-embed/build/vega-embed.min.js"
-      "${web}/serving.html")
+      "${web}/serving.html"
+      "${web}/simulate.html")
   foreach(f IN LISTS inputs)
     if(NOT EXISTS "${f}")
       message(STATUS "chalk: ${f} is missing: `chalk serving plot` will print chart data only (run `npm ci --prefix web`)")

@@ -41,6 +41,7 @@ chalk_append_literal(out kVegaJs "${WEB_DIR}/node_modules/vega/build/vega.min.js
 chalk_append_literal(out kVegaLiteJs "${WEB_DIR}/node_modules/vega-lite/build/vega-lite.min.js")
 chalk_append_literal(out kVegaEmbedJs "${WEB_DIR}/node_modules/vega-embed/build/vega-embed.min.js")
 chalk_append_literal(out kServingTemplate "${WEB_DIR}/serving.html")
+chalk_append_literal(out kSimulateTemplate "${WEB_DIR}/simulate.html")  # chalk simulate --plot
 string(APPEND out "}  // namespace chalk::cli::web\n")
 file(WRITE "${OUTPUT}.tmp" "${out}")
 file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)

@@ -23,7 +23,9 @@ void register_train(CLI::App& app, Action& run);    // issue 13: `train step|mem
 void register_train_run(CLI::App& train, Action& run);
 /// `chinchilla` and `equilibrium` under the `train` group (called by register_train_run).
 void register_train_scaling(CLI::App& train, Action& run);
-void register_scaleup(CLI::App& app, Action& run);
-void register_web(CLI::App& app, Action& run);      // issue 18: `chalk web`, the page and its JSON API (web_api.h)  // issue 20: the scale-up story across the catalog
+void register_scaleup(CLI::App& app, Action& run);  // issue 20: the scale-up story across the catalog
+void register_web(CLI::App& app, Action& run);      // issue 18: `chalk web`, the page and its JSON API (web_api.h)
+void register_simulate(CLI::App& app, Action& run); // issue 16: requests through an engine; `plan` below
+void register_plan(CLI::App& app, Action& run);     // issue 16: the cheapest deployment meeting an SLO
 
 }  // namespace chalk::cli

@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
       {"serving", chalk::cli::register_serving},   {"prices", chalk::cli::register_prices},
       {"validate", chalk::cli::register_validate}, {"layouts", chalk::cli::register_layouts},
       {"scaleup", chalk::cli::register_scaleup},   {"train", chalk::cli::register_train},
-      {"web", chalk::cli::register_web},
+      {"web", chalk::cli::register_web},         {"simulate", chalk::cli::register_simulate},
+      {"plan", chalk::cli::register_plan},
   };
   const std::string word = argc > 1 ? argv[1] : "";
   const auto named = std::find_if(commands.begin(), commands.end(), [&](const auto& c) { return c.first == word; });

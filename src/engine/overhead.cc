@@ -1,5 +1,6 @@
 // The engine step with mechanisms beyond the roofline (docs/formulas.md, fidelity).
 #include "chalk/engine/overhead.h"
+#include "chalk/engine/step_mix.h"
 
 #include <algorithm>
 #include <cmath>
@@ -100,20 +101,34 @@ DecodeWindows decode_windows(const Deployment& dep, Seconds projections, Seconds
 }
 
 /// engine_step with two micro-batches allowed or not (when the layout asks for them).
-StepBreakdown step_with(const Deployment& dep, const StepShape& s, bool allow_overlap) {
+/// `mix`, when set, replaces the uniform decode and prefill shape of `s` (StepMix).
+StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix* mix, bool allow_overlap) {
   if (s.decode_sequences < 0 || s.prefill_sequences < 0 || s.context < 0 || s.prompt < 0 || s.prefix < 0 ||
       s.tokens_per_sequence < 1 || s.attention_tokens_per_sequence < 0) {
     throw InputError("step", "sequences, context, prompt and prefix must be >= 0 and tokens per sequence >= 1");
   }
+  double chunk_tokens = 0;
+  if (mix != nullptr) {
+    if (mix->tokens_per_sequence < 1 || mix->decode_context_sum < 0) {
+      throw InputError("step", "decode contexts must be >= 0 and tokens per sequence >= 1");
+    }
+    for (const auto& c : mix->chunks) {
+      if (c.tokens < 0 || c.prefix < 0) throw InputError("step", "prefill chunks and prefixes must be >= 0");
+      chunk_tokens += d(c.tokens);
+    }
+  }
+  // The decode and prefill sequences of the step (a mix's, else the uniform shape's).
+  const double n_decode = mix != nullptr ? d(static_cast<int64_t>(mix->decode_contexts.size())) : s.decode_sequences;
+  const double n_prefill = mix != nullptr ? d(static_cast<int64_t>(mix->chunks.size())) : s.prefill_sequences;
   const auto& L = dep.mechanisms.layout;
   const auto& cal = dep.mechanisms.calibration;
   const auto& sys = dep.system;
   const double n = d(dep.n_chips);
   const double dp_attention = n / d(L.tp_attention);
-  const double q = s.tokens_per_sequence;
-  const double q_attention = s.attention_tokens_per_sequence > 0 ? s.attention_tokens_per_sequence : q;
-  const double tokens = s.decode_sequences * q + s.prefill_sequences * d(s.prompt);  // through the matmuls
-  const double head_tokens = s.decode_sequences * q + s.prefill_sequences;             // logits: last position of a prefill
+  const double q = mix != nullptr ? mix->tokens_per_sequence : s.tokens_per_sequence;
+  const double q_attention = mix == nullptr && s.attention_tokens_per_sequence > 0 ? s.attention_tokens_per_sequence : q;
+  const double tokens = n_decode * q + (mix != nullptr ? chunk_tokens : s.prefill_sequences * d(s.prompt));  // through the matmuls
+  const double head_tokens = n_decode * q + n_prefill;  // logits: last position of a prefill
   const auto& p = dep.params;
   const auto& w = dep.weights;
 
@@ -126,13 +141,13 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, bool allow_ov
   const bool ep_traffic = !dep.moe.empty() && dp_attention > 1 && L.ep > 1 && !L.weight_gathered;
   // Two micro-batches need something to split: a decode step needs two sequences on every
   // data-parallel rank (a prefill splits its tokens, prompts included: profile-data README).
-  const bool splittable = s.decode_sequences == 0 || s.decode_sequences >= 2 * dp_attention;
+  const bool splittable = n_decode == 0 || n_decode >= 2 * dp_attention;
   const bool overlap = allow_overlap && L.overlap_micro_batches && ep_traffic && splittable;
   // Decode steps use low-latency all-to-all kernels that free every SM once their RDMA
   // writes are issued (deepseek-ai/profile-data README, Decoding; DeepEP low-latency
   // hooks); prefill's normal kernels hold communication_sm_fraction of the SMs while
   // they overlap compute.
-  const bool low_latency_kernels = s.decode_sequences > 0;
+  const bool low_latency_kernels = n_decode > 0;
   const double slow = (overlap && !low_latency_kernels) ? 1.0 / (1.0 - cal.communication_sm_fraction) : 1.0;
 
   StepBreakdown r;
@@ -154,7 +169,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, bool allow_ov
   // Sequences are whole: over g data-parallel groups the busiest holds ceil(S / g) of the
   // step's S sequences, so its share of the work is that over the mean S / g (1 when S is
   // a multiple of g; g at batch 1).
-  const double sequences = s.decode_sequences > 0 ? s.decode_sequences : s.prefill_sequences;
+  const double sequences = n_decode > 0 ? n_decode : n_prefill;
   auto busiest_share = [&](double groups) {
     if (groups <= 1 || sequences <= 0) return 1.0;
     const double mean = sequences / groups;
@@ -204,12 +219,26 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, bool allow_ov
     const auto& spec = dep.model.groups[i].attention;
     const double heads_split = (spec.kind == AttentionKind::mla) ? 1.0 : std::min(d(L.tp_attention), d(std::max<int64_t>(spec.n_kv_heads, 1)));
     const double split = L.kv_sharded_by_batch ? n : dp_attention * heads_split;
-    const double kv_tokens = s.decode_sequences * attended(s.context, a.window) +
-                             s.prefill_sequences * (attended(s.prefix + s.prompt, a.window));
-    kv_total += a.layers * a.kv_bytes_per_token * kv_tokens / split * core_share;
-    core_flops += a.layers * (s.decode_sequences * q_attention * a.decode_flops_per_attended * attended(s.context, a.window) +
-                              s.prefill_sequences * (a.prefill_flops_per_attended * causal_attended_sum(s.prefix, s.prompt, a.window) +
-                                                     mla_prefix_flops(spec, s.prompt, attended(s.prefix, a.window))));
+    double decode_attended = 0, prefill_kv = 0, prefill_flops = 0;
+    if (mix == nullptr) {
+      decode_attended = s.decode_sequences * attended(s.context, a.window);
+      prefill_kv = s.prefill_sequences * attended(s.prefix + s.prompt, a.window);
+      prefill_flops = s.prefill_sequences * (a.prefill_flops_per_attended * causal_attended_sum(s.prefix, s.prompt, a.window) +
+                                             mla_prefix_flops(spec, s.prompt, attended(s.prefix, a.window)));
+    } else {
+      if (a.window > 0) {
+        for (const int64_t c : mix->decode_contexts) decode_attended += attended(c, a.window);
+      } else {
+        decode_attended = d(mix->decode_context_sum);
+      }
+      for (const auto& c : mix->chunks) {
+        prefill_kv += attended(c.prefix + c.tokens, a.window);
+        prefill_flops += a.prefill_flops_per_attended * causal_attended_sum(c.prefix, c.tokens, a.window) +
+                         mla_prefix_flops(spec, c.tokens, attended(c.prefix, a.window));
+      }
+    }
+    kv_total += a.layers * a.kv_bytes_per_token * (decode_attended + prefill_kv) / split * core_share;
+    core_flops += a.layers * (q_attention * a.decode_flops_per_attended * decode_attended + prefill_flops);
   }
   const Seconds t_core = op(core_flops / n * core_share, attention_rate, Bytes(kv_total), kv_rate, true);
 
@@ -352,13 +381,19 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, bool allow_ov
 
 }  // namespace
 
-StepBreakdown engine_step(const Deployment& dep, const StepShape& s) {
-  StepBreakdown with = step_with(dep, s, true);
+namespace {
+StepBreakdown best_of(const Deployment& dep, const StepShape& s, const StepMix* mix) {
+  StepBreakdown with = step_with(dep, s, mix, true);
   if (!dep.mechanisms.layout.overlap_micro_batches) return with;
   // An engine splits a step into two micro-batches where that pays (engines gate it by batch
   // size): below that the second pass over the weights and kernels costs more than it hides.
-  StepBreakdown without = step_with(dep, s, false);
+  StepBreakdown without = step_with(dep, s, mix, false);
   return without.t_step < with.t_step ? without : with;
 }
+}  // namespace
+
+StepBreakdown engine_step(const Deployment& dep, const StepShape& s) { return best_of(dep, s, nullptr); }
+
+StepBreakdown engine_step(const Deployment& dep, const StepMix& mix) { return best_of(dep, StepShape{}, &mix); }
 
 }  // namespace chalk

@@ -29,6 +29,10 @@ enum class Target {
   serving_latency_s,        ///< prefill + `output` decode steps
   serving_tokens_per_s,     ///< steady-state output tokens/s over `per_chips` chips
   serving_mfu,              ///< model FLOPs / (time x chips x bf16 peak)
+  /// Requests through the simulator (src/sim) at a stated request rate (Poisson) or
+  /// concurrency (every request waiting at 0, `batch` running at most): the mean over the
+  /// requests of TTFT, TPOT, ITL or E2E, or the throughput.
+  serving_simulated,
 };
 
 /// A row read into chalk's inputs.
@@ -64,6 +68,9 @@ struct RowPlan {
   double attention_tokens = 0;       ///< attention-only query tokens per sequence (0 = mtp_tokens)
   double per_chips = 0;              ///< throughput is per this many chips (0 = the replica's)
   double to_unit = 1;                ///< predicted SI value x to_unit = the row's unit
+  double request_rate_per_s = 0;     ///< serving_simulated: Poisson arrivals (0 = all at once, `batch` concurrent)
+  int64_t requests = 0;              ///< serving_simulated: requests sent (0 = 1,000)
+  std::string engine, metric;        ///< serving_simulated: the engine policy (vllm when not one of chalk's) and the metric
   std::vector<std::string> assumptions, notes;
 };
 
@@ -117,5 +124,11 @@ std::string metric_unit(const std::string& metric);
 /// Predicts a plan: fills predicted, predicted_plain, governs, bound_plain, inputs, layout.
 /// Throws InputError when chalk rejects the inputs (the caller records it as rejected).
 void predict(const RowPlan& plan, Prediction& out);
+
+/// serving_simulated (validate_simulate.cc): the metric of `plan` from simulate() on the
+/// plain roofline (`plain`) and the engine step (`mech`), in SI units (seconds, tokens/s
+/// over `per_chips` chips). Appends what it ran to `inputs` and `notes`.
+void simulated_values(const RowPlan& plan, const Deployment& plain, const Deployment& mech, double per_chips, double& plain_v,
+                      double& mech_v, std::string& inputs, std::vector<std::string>& notes);
 
 }  // namespace chalk::detail

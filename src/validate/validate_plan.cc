@@ -113,11 +113,14 @@ Mapped plan_row(const Measurement& r) {
   if (r.kind == "microbenchmark") {
     return {std::nullopt, RowStatus::calibration, "microbenchmark: a calibration input (efficiencies), never scored"};
   }
-  if (r.kind == "serving" && r.batch.empty()) {
-    return {std::nullopt, RowStatus::not_modelled, "serving at a request rate without a batch: not modelled yet (needs a request simulator)"};
+  // Serving at a request rate, or latencies of a loaded engine: through the simulator.
+  const bool latency_metric = r.metric == "ttft_ms" || r.metric == "tpot_ms" || r.metric == "itl_ms" || r.metric == "tok_per_s_per_user";
+  const bool simulated = r.kind == "serving" && (r.request_rate_per_s.has_value() || latency_metric);
+  if (r.kind == "serving" && r.batch.empty() && !r.request_rate_per_s) {
+    return {std::nullopt, RowStatus::not_modelled, "serving without a batch or a request rate: not modelled"};
   }
-  if (r.kind == "serving" && (r.metric == "ttft_ms" || r.metric == "tpot_ms" || r.metric == "itl_ms" || r.metric == "tok_per_s_per_user")) {
-    return {std::nullopt, RowStatus::not_modelled, "metric " + r.metric + " of a serving run: not modelled yet (needs queueing)"};
+  if (simulated && r.metric == "mfu_pct") {
+    return {std::nullopt, RowStatus::not_modelled, "mfu_pct of a serving run at a request rate: not modelled"};
   }
 
   RowPlan p;
@@ -273,6 +276,16 @@ Mapped plan_row(const Measurement& r) {
     } else {
       p.target = Target::prefill_tokens_per_s;
     }
+  } else if (simulated) {
+    p.target = Target::serving_simulated;
+    p.request_rate_per_s = r.request_rate_per_s.value_or(0);
+    p.requests = r.requests.value_or(0);
+    p.engine = r.engine;
+    p.metric = m;
+    if (m == "ttft_ms" || m == "tpot_ms" || m == "itl_ms") p.to_unit = 1e3;
+    p.count_input_tokens = m == "total_tok_per_s_per_chip";
+    p.assumptions.push_back(m == "e2e_s" || latency_metric ? "statistic: the mean over the simulated requests (the format has no column for it)"
+                                                           : "throughput: tokens finished / (last finish - first arrival)");
   } else {  // serving
     if (m == "e2e_s" || m == "mfu_pct") {
       p.decode_batch = p.batch;

@@ -209,6 +209,12 @@ void predict(const RowPlan& p, Prediction& out) {
                 " decode steps at batch " + num(decode_batch);
       break;
     }
+    case Target::serving_simulated: {
+      simulated_values(p, e.plain, e.mech, per_chips, plain_v, mech_v, inputs, out.notes);
+      governs = "simulated";
+      bound = "simulated";
+      break;
+    }
     case Target::serving_tokens_per_s: {
       const int64_t mean_context = p.prompt + p.output / 2;
       double cap = static_cast<double>(memory_plan(e.plain, 1, mean_context).max_batch);

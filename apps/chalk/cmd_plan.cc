@@ -1,0 +1,172 @@
+// `chalk plan`: the cheapest deployment that serves a traffic within SLOs (src/sim/plan.h;
+// docs/simulator.md, "Planning"), the Pareto front of cost against latency, and launch
+// settings for vLLM, SGLang and TensorRT-LLM.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "arg_parse.h"
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+#include "chalk/sim/plan.h"
+#include "commands.h"
+#include "deployment_options.h"
+#include "sim_cli.h"
+
+namespace chalk::cli {
+namespace {
+
+struct PlanArgs {
+  DeploymentArgs deployment;
+  OutputArgs output;
+  TrafficArgs traffic;
+  PolicyArgs policy;
+  SloArgs slo;
+  int64_t budget_chips = 0;
+  std::optional<double> budget_usd_per_hour;
+  std::string replica_chips, max_seqs;
+  std::string modes = "both";
+};
+
+Table candidates_table(const sim::PlanReport& r, const std::vector<std::size_t>& which) {
+  Table t;
+  t.columns = {{"mode", "mode"},
+               {"chips", "chips"},
+               {"replica_chips", "replica"},
+               {"replicas", "replicas"},
+               {"decode_replica_chips", "decode replica"},
+               {"decode_replicas", "decode replicas"},
+               {"max_sequences", "max seqs"},
+               {"cost_usd_per_hour", "$/hour"},
+               {"ttft_at_percentile_ms", "TTFT@p ms"},
+               {"tpot_at_percentile_ms", "TPOT@p ms"},
+               {"output_tok_per_s_per_chip", "out tok/s/chip"},
+               {"slo_attainment", "SLO met"},
+               {"meets_slo", "meets"},
+               {"layout", "layout"},
+               {"decode_layout", "decode layout"}};
+  t.set_priority({"mode", "chips", "meets_slo"}, 0);
+  t.set_priority({"decode_replica_chips", "decode_replicas", "slo_attainment", "layout", "decode_layout"}, 2);
+  for (const std::size_t i : which) {
+    const auto& c = r.evaluated[i];
+    t.add({std::string(c.disaggregated ? "disaggregated" : "aggregated"), c.chips, c.replica_chips, c.replicas,
+           c.disaggregated ? Cell(c.decode_replica_chips) : Cell{}, c.disaggregated ? Cell(c.decode_replicas) : Cell{},
+           c.max_sequences, c.usd_per_hour ? Cell(*c.usd_per_hour) : Cell{}, c.summary.ttft_at_slo_percentile_s * 1e3,
+           c.summary.tpot_at_slo_percentile_s * 1e3, c.summary.output_tok_per_s_per_chip, c.summary.slo_attainment,
+           std::string(c.meets_slo ? "yes" : "no"), c.layout, c.disaggregated ? Cell(c.decode_layout) : Cell{}});
+  }
+  return t;
+}
+
+void run_plan(const PlanArgs& a) {
+  const std::vector<sim::Request> reqs = traffic_from(a.traffic);
+  const sim::EnginePolicy policy = policy_from(a.policy);
+  sim::PlanOptions o;
+  o.slo = slo_from(a.slo);
+  if (!o.slo.ttft_s && !o.slo.tpot_s) throw InputError("--ttft-slo-ms", "state a TTFT or a TPOT target (--tpot-slo-ms), or both");
+  o.policy = policy;
+  o.prefix_hit_rate = a.traffic.prefix_hit_rate;
+  if (a.budget_chips < 0) throw InputError("--budget-chips", "must be >= 1, got " + std::to_string(a.budget_chips));
+  if (a.budget_chips == 0 && !a.budget_usd_per_hour) throw InputError("--budget-chips", "state a chip budget or --budget-usd-per-hour");
+  o.chip_budget = a.budget_chips;
+  if (a.budget_usd_per_hour && !(*a.budget_usd_per_hour > 0)) {
+    throw InputError("--budget-usd-per-hour", "must be a positive number, got " + format_number(*a.budget_usd_per_hour, 4));
+  }
+  o.usd_per_hour_budget = a.budget_usd_per_hour;
+  if (!a.replica_chips.empty()) o.replica_chips = parse_int_list(a.replica_chips, "--replica-chips", 1, 1 << 20);
+  if (!a.max_seqs.empty()) {
+    o.max_sequences = parse_int_list(a.max_seqs, "--max-seqs-candidates", 1, 1 << 20);
+  } else if (a.policy.max_seqs) {
+    o.max_sequences = {*a.policy.max_seqs};
+  }
+  if (a.modes == "aggregated") {
+    o.disaggregated = false;
+  } else if (a.modes == "disaggregated") {
+    o.aggregated = false;
+  } else if (a.modes != "both") {
+    throw InputError("--modes", "expected both, aggregated or disaggregated, got '" + a.modes + "'");
+  }
+  if (a.deployment.chips != 0) throw InputError("--chips", "the plan chooses the chips per replica; use --replica-chips to limit them");
+  if (a.deployment.tp || a.deployment.ep) {
+    throw InputError(a.deployment.tp ? "--tp" : "--ep", "the plan searches the parallel layouts itself; drop it (`chalk simulate` takes a stated layout)");
+  }
+  const ModelSpec m = load_model(a.deployment.model);
+  const SystemSpec s = load_system(a.deployment.hardware);
+  DeploymentOptions base = options_from(a.deployment);
+  sim::PlanReport r;
+  try {
+    r = sim::plan_deployment(m, s, base, reqs, o);
+  } catch (const InputError& e) {
+    if (e.field() == "usd_budget") throw InputError("--budget-usd-per-hour", std::string(e.what()).substr(e.field().size() + 2));
+    if (e.field() == "chips") throw InputError("--budget-chips", std::string(e.what()).substr(e.field().size() + 2));
+    throw;
+  }
+  // Launch settings name the model as the user wrote it (an HF repo id works as is).
+  if (r.best) {
+    bool moe = false;
+    for (const auto& g : m.groups) moe = moe || g.ffn.kind == FfnKind::moe;
+    r.launch = sim::launch_settings(r.evaluated[*r.best], a.deployment.model, moe);
+  }
+  std::vector<std::size_t> best;
+  if (r.best) best.push_back(*r.best);
+  const Table chosen = candidates_table(r, best), front = candidates_table(r, r.pareto);
+  if (a.output.csv) {
+    print_csv(std::cout, front);
+    return;
+  }
+  if (a.output.json) {
+    nlohmann::json j;
+    j["model"] = describe_json(make_deployment(m, s, base))["model"];
+    j["traffic"] = describe_traffic(a.traffic, reqs);
+    j["engine"] = policy.name;
+    j["chip_budget"] = r.chip_budget;
+    j["simulations"] = r.simulations;
+    j["evaluated"] = static_cast<int64_t>(r.evaluated.size());
+    j["best"] = r.best ? to_json(chosen)[0] : nlohmann::json(nullptr);
+    j["pareto"] = to_json(front);
+    j["why_none"] = r.why_none;
+    if (r.launch) j["launch"] = {{"vllm", r.launch->vllm}, {"sglang", r.launch->sglang}, {"trtllm", r.launch->trtllm}};
+    std::cout << j.dump(2) << '\n';
+    return;
+  }
+  std::cout << fmt::format("chalk plan: the cheapest deployment of {} on {} within {} chips that meets", m.name, s.name, r.chip_budget)
+            << (o.slo.ttft_s ? fmt::format(" TTFT p{} <= {} ms", format_number(o.slo.percentile, 3), format_number(*o.slo.ttft_s * 1e3, 4)) : "")
+            << (o.slo.tpot_s ? fmt::format(" TPOT p{} <= {} ms", format_number(o.slo.percentile, 3), format_number(*o.slo.tpot_s * 1e3, 4)) : "")
+            << " in its own simulation (docs/simulator.md)\n"
+            << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
+            << fmt::format("searched    {} deployments ({} replica runs), engine {}\n\n", r.evaluated.size(), r.simulations, policy.name);
+  if (!r.best) {
+    std::cout << "no deployment: " << r.why_none << "\n\n";
+  } else {
+    std::cout << "chosen\n";
+    print_table(std::cout, chosen);
+    const auto indent = [](std::string text) {
+      for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 1)) text.insert(at + 1, 17, ' ');
+      return text;
+    };
+    std::cout << "\nlaunch settings\n  vLLM:          " << indent(r.launch->vllm) << "\n  SGLang:        " << indent(r.launch->sglang)
+              << "\n  TensorRT-LLM:  " << indent(r.launch->trtllm) << "\n\n";
+  }
+  std::cout << "Pareto front: chips against TTFT and TPOT at the percentile (every simulated deployment that finished its requests)\n";
+  print_table(std::cout, front);
+}
+
+}  // namespace
+
+void register_plan(CLI::App& app, Action& run) {
+  static PlanArgs a;
+  auto* cmd = app.add_subcommand("plan", "The cheapest deployment that serves a traffic within TTFT/TPOT SLOs, with launch settings");
+  add_deployment_options(*cmd, a.deployment);
+  add_traffic_options(*cmd, a.traffic, 1000);
+  add_policy_options(*cmd, a.policy);
+  add_slo_options(*cmd, a.slo);
+  cmd->add_option("--budget-chips", a.budget_chips, "Chips available at most");
+  cmd->add_option("--budget-usd-per-hour", a.budget_usd_per_hour, "Dollars per hour at most (needs a price)");
+  cmd->add_option("--replica-chips", a.replica_chips, "Chips per replica to try: comma list (default: from the smallest that holds the model)");
+  cmd->add_option("--max-seqs-candidates", a.max_seqs, "Caps on running requests to try: comma list (default: the engine's, 256, 64)");
+  cmd->add_option("--modes", a.modes, "both, aggregated or disaggregated")->capture_default_str();
+  add_output_options(*cmd, a.output);
+  cmd->callback([&run] { run = [] { with_flag_names([] { run_plan(a); }); }; });
+}
+
+}  // namespace chalk::cli

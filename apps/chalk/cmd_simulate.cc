@@ -1,0 +1,187 @@
+// `chalk simulate`: requests through a serving engine (src/sim; docs/simulator.md):
+// TTFT, TPOT, ITL and E2E percentiles, throughput, goodput, occupancy; aggregated or
+// disaggregated prefill and decode, and the two compared on the same chips.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "chalk/base/error.h"
+#include "chalk/engine/layout_search.h"
+#include "commands.h"
+#include "deployment_options.h"
+#include "sim_cli.h"
+
+namespace chalk::cli {
+
+/// `chalk simulate --plot FILE` (cmd_simulate_plot.cc): writes the HTML page of `data`.
+void write_simulate_plot(const std::string& path, const nlohmann::json& data);
+
+namespace {
+
+struct SimulateArgs {
+  DeploymentArgs deployment;
+  OutputArgs output;
+  TrafficArgs traffic;
+  PolicyArgs policy;
+  SloArgs slo;
+  int64_t replicas = 1;
+  bool disaggregate = false;
+  int64_t prefill_chips = 0, prefill_replicas = 1, decode_chips = 0, decode_replicas = 1;
+  bool compare = false;
+  std::string plot;
+};
+
+struct Result {
+  std::string name;
+  std::string layout;
+  int64_t replicas = 0;
+  sim::ClusterRun run;
+  sim::SimSummary summary;
+};
+
+Deployment deployment_with_chips(const SimulateArgs& a, int64_t chips, int64_t context) {
+  DeploymentArgs d = a.deployment;
+  d.chips = chips;
+  return resolve(d, context);
+}
+
+void run_simulate(const SimulateArgs& a) {
+  const std::vector<sim::Request> reqs = traffic_from(a.traffic);
+  sim::SimOptions so;
+  so.policy = policy_from(a.policy);
+  so.prefix_hit_rate = a.traffic.prefix_hit_rate;
+  const sim::Slo slo = slo_from(a.slo);
+  double in = 0, out = 0;
+  for (const auto& q : reqs) {
+    in += static_cast<double>(q.input_tokens);
+    out += static_cast<double>(q.output_tokens);
+  }
+  const double n = static_cast<double>(reqs.size());
+  const int64_t context = steady_state_context(static_cast<int64_t>(in / n), static_cast<int64_t>(out / n));
+  if (a.replicas < 1 || a.prefill_replicas < 1 || a.decode_replicas < 1) {
+    throw InputError(a.replicas < 1 ? "--replicas" : a.prefill_replicas < 1 ? "--prefill-replicas" : "--decode-replicas", "must be >= 1");
+  }
+  if (!a.disaggregate && (a.prefill_chips || a.decode_chips || a.compare)) {
+    throw InputError(a.compare ? "--compare" : "--prefill-chips", "applies to disaggregated serving: add --disaggregate");
+  }
+  std::vector<Result> results;
+  const Deployment agg = deployment_with_chips(a, a.deployment.chips, context);
+  if (!a.disaggregate) {
+    Result r;
+    r.name = "aggregated";
+    r.layout = agg.mechanisms.enabled ? describe_layout(agg.mechanisms.layout, !agg.moe.empty()) : "roofline";
+    r.replicas = a.replicas;
+    r.run = sim::simulate_aggregated(sim::Pool{agg, a.replicas, so}, reqs);
+    results.push_back(std::move(r));
+  } else {
+    const Deployment pre = deployment_with_chips(a, a.prefill_chips ? a.prefill_chips : agg.n_chips, context);
+    const Deployment dec = deployment_with_chips(a, a.decode_chips ? a.decode_chips : agg.n_chips, context);
+    Result r;
+    r.name = "disaggregated";
+    r.layout = fmt::format("prefill {} x {} chips ({}); decode {} x {} chips ({})", a.prefill_replicas, pre.n_chips,
+                           pre.mechanisms.enabled ? describe_layout(pre.mechanisms.layout, !pre.moe.empty()) : "roofline",
+                           a.decode_replicas, dec.n_chips,
+                           dec.mechanisms.enabled ? describe_layout(dec.mechanisms.layout, !dec.moe.empty()) : "roofline");
+    r.replicas = a.prefill_replicas + a.decode_replicas;
+    r.run = sim::simulate_disaggregated(sim::Pool{pre, a.prefill_replicas, so}, sim::Pool{dec, a.decode_replicas, so}, reqs);
+    const int64_t total = r.run.chips;
+    results.push_back(std::move(r));
+    if (a.compare) {
+      // Aggregated serving on the same chips: replicas of the --chips size (default the
+      // smallest that holds the model) filling the disaggregated deployment's chips.
+      const int64_t k = total / agg.n_chips;
+      if (k < 1) throw InputError("--compare", fmt::format("{} chips hold no aggregated replica of {} chips", total, agg.n_chips));
+      Result c;
+      c.name = "aggregated";
+      c.layout = agg.mechanisms.enabled ? describe_layout(agg.mechanisms.layout, !agg.moe.empty()) : "roofline";
+      c.replicas = k;
+      c.run = sim::simulate_aggregated(sim::Pool{agg, k, so}, reqs);
+      results.push_back(std::move(c));
+    }
+  }
+  Table t = summary_table();
+  std::vector<std::string> warnings = deployment_warnings(agg);
+  for (auto& r : results) {
+    if (!r.run.fits) throw InputError("--chips", r.run.reason + "; expected a replica that holds the weights and some KV cache");
+    r.summary = sim::summarize(r.run, slo);
+    add_summary_row(t, r.name, r.layout, r.replicas, r.summary, &r.run);
+    if (r.summary.rejected > 0) {
+      warnings.push_back(fmt::format("{}: {} requests need more KV blocks than a replica holds and were rejected", r.name, r.summary.rejected));
+    }
+  }
+  const bool has_slo = slo.ttft_s || slo.tpot_s;
+  if (!a.plot.empty() || a.output.json) {
+    nlohmann::json j = describe_json(agg);
+    j["traffic"] = describe_traffic(a.traffic, reqs);
+    j["engine"] = {{"name", so.policy.name}, {"max_batched_tokens", so.policy.max_batched_tokens}, {"block_size_tokens", so.policy.block_size},
+                   {"chunked_prefill", so.policy.chunked_prefill}, {"max_sequences", so.policy.max_sequences}, {"source", so.policy.source}};
+    j["slo"] = {{"ttft_slo_ms", slo.ttft_s ? nlohmann::json(*slo.ttft_s * 1e3) : nlohmann::json(nullptr)},
+                {"tpot_slo_ms", slo.tpot_s ? nlohmann::json(*slo.tpot_s * 1e3) : nlohmann::json(nullptr)},
+                {"percentile", slo.percentile}};
+    j["results"] = to_json(t);
+    nlohmann::json details = nlohmann::json::array();
+    for (const auto& r : results) {
+      details.push_back({{"mode", r.name},
+                         {"little_l", r.summary.little_l},
+                         {"little_lambda_per_s", r.summary.little_lambda_per_s},
+                         {"little_w_s", r.summary.little_w_s},
+                         {"kv_blocks_leaked", r.summary.kv_blocks_leaked},
+                         {"engine_steps", r.summary.steps},
+                         {"occupancy", occupancy_json(r.run, a.plot.empty() ? 100 : 1000)},
+                         {"latencies", a.plot.empty() ? nlohmann::json::array() : latencies_json(r.run, 4000)}});
+    }
+    j["details"] = details;
+    j["warnings"] = warnings;
+    if (!a.plot.empty()) {
+      j["title"] = fmt::format("{} on {}: {}", agg.model.name, agg.system.name, describe_traffic(a.traffic, reqs));
+      write_simulate_plot(a.plot, j);
+      if (!a.output.json && !a.output.csv) std::cout << "wrote " << a.plot << " (open it in a browser; works offline)\n";
+    }
+    if (a.output.json) {
+      for (auto& d : j["details"]) d.erase("latencies");
+      std::cout << j.dump(2) << '\n';
+      return;
+    }
+  }
+  if (a.output.csv) {
+    print_csv(std::cout, t);
+    return;
+  }
+  std::cout << "chalk simulate: requests through a continuously batching engine, each step priced by the "
+            << (agg.mechanisms.enabled ? "engine step" : "roofline") << " for its exact mix (docs/simulator.md)\n"
+            << describe_text(agg) << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
+            << fmt::format("engine      {}: {} tokens per step, {}-token KV blocks, chunked prefill {}, at most {} running\n", so.policy.name,
+                           so.policy.max_batched_tokens, so.policy.block_size, so.policy.chunked_prefill ? "on" : "off",
+                           so.policy.max_sequences);
+  if (has_slo) {
+    std::cout << fmt::format("SLO         p{}:{}{}\n", format_number(slo.percentile, 3),
+                             slo.ttft_s ? fmt::format(" TTFT <= {} ms", format_number(*slo.ttft_s * 1e3, 4)) : "",
+                             slo.tpot_s ? fmt::format(" TPOT <= {} ms", format_number(*slo.tpot_s * 1e3, 4)) : "");
+  }
+  for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
+  std::cout << '\n';
+  print_table(std::cout, t);
+}
+
+}  // namespace
+
+void register_simulate(CLI::App& app, Action& run) {
+  static SimulateArgs a;
+  auto* cmd = app.add_subcommand("simulate", "Requests through a serving engine: TTFT, TPOT, ITL, E2E percentiles, throughput, goodput");
+  add_deployment_options(*cmd, a.deployment);
+  add_traffic_options(*cmd, a.traffic, 2000);
+  add_policy_options(*cmd, a.policy);
+  add_slo_options(*cmd, a.slo);
+  cmd->add_option("--replicas", a.replicas, "Replicas of --chips chips each; requests go round-robin")->capture_default_str();
+  cmd->add_flag("--disaggregate", a.disaggregate, "Separate prefill and decode pools, the prompt's KV sent between them");
+  cmd->add_option("--prefill-chips", a.prefill_chips, "Chips per prefill replica (default: --chips)");
+  cmd->add_option("--prefill-replicas", a.prefill_replicas, "Prefill replicas")->capture_default_str();
+  cmd->add_option("--decode-chips", a.decode_chips, "Chips per decode replica (default: --chips)");
+  cmd->add_option("--decode-replicas", a.decode_replicas, "Decode replicas")->capture_default_str();
+  cmd->add_flag("--compare", a.compare, "With --disaggregate: also aggregated serving on the same chips");
+  cmd->add_option("--plot", a.plot, "Write an HTML page of latency distributions and occupancy over time");
+  add_output_options(*cmd, a.output);
+  cmd->callback([&run] { run = [] { with_flag_names([] { run_simulate(a); }); }; });
+}
+
+}  // namespace chalk::cli

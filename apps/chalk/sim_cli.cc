@@ -1,0 +1,230 @@
+#include "sim_cli.h"
+
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+
+namespace chalk::cli {
+
+void add_traffic_options(CLI::App& app, TrafficArgs& a, int64_t default_requests) {
+  a.requests = default_requests;
+  app.add_option("--rate", a.rate, "Mean arrivals per second (requests/s)");
+  app.add_option("--rate-per-min", a.rate_per_min, "Mean arrivals per minute (instead of --rate)");
+  app.add_option("--arrivals", a.arrivals, "Arrival process: poisson, or gamma with --cv (burstiness)")->capture_default_str();
+  app.add_option("--cv", a.cv, "Gamma arrivals: coefficient of variation of the gaps (1 = Poisson; the Azure code trace: 8.6)");
+  app.add_option("--requests", a.requests, "Requests to simulate (synthetic traffic)")->capture_default_str();
+  app.add_option("--seed", a.seed, "Random seed (the same seed, the same run)")->capture_default_str();
+  app.add_option("--input", a.input, "Prompt tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX]")->capture_default_str();
+  app.add_option("--output", a.output, "Output tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX]")->capture_default_str();
+  app.add_option("--trace", a.trace, "Trace CSV: arrival_s,input_tokens,output_tokens (replaces the synthetic traffic)");
+  app.add_option("--prefix-hit-rate", a.prefix_hit_rate, "Fraction of each prompt found in the prefix cache [0-1)")->capture_default_str();
+}
+
+void add_policy_options(CLI::App& app, PolicyArgs& a) {
+  app.add_option("--engine", a.engine, "Scheduler defaults to mimic: vllm, sglang, trtllm (docs/simulator.md)")->capture_default_str();
+  app.add_option("--max-batched-tokens", a.max_batched_tokens, "Token budget per step (default: the engine's)");
+  app.add_option("--block-size", a.block_size, "Tokens per paged KV block (default: the engine's)");
+  app.add_option("--max-seqs", a.max_seqs, "Running requests per replica at most (default: the engine's)");
+  app.add_option("--chunked-prefill", a.chunked_prefill, "on or off (default: the engine's)");
+}
+
+void add_slo_options(CLI::App& app, SloArgs& a) {
+  app.add_option("--ttft-slo-ms", a.ttft_ms, "TTFT target at --slo-percentile (ms)");
+  app.add_option("--tpot-slo-ms", a.tpot_ms, "TPOT target at --slo-percentile (ms)");
+  app.add_option("--slo-percentile", a.percentile, "Percentile the targets apply to, 50..99.9")->capture_default_str();
+}
+
+std::vector<sim::Request> traffic_from(const TrafficArgs& a) {
+  if (!(a.prefix_hit_rate >= 0 && a.prefix_hit_rate < 1)) {
+    throw InputError("--prefix-hit-rate", "must be a fraction in [0, 1), got " + format_number(a.prefix_hit_rate, 4));
+  }
+  if (!a.trace.empty()) {
+    if (a.rate || a.rate_per_min || a.cv) throw InputError("--trace", "gives the arrivals; drop --rate, --rate-per-min and --cv");
+    std::string text;
+    try {
+      text = read_file(a.trace);
+    } catch (const InputError& e) {
+      throw InputError("--trace", std::string(e.what()));
+    }
+    return sim::parse_trace_csv(text, a.trace);
+  }
+  if (a.rate && a.rate_per_min) throw InputError("--rate", "give --rate or --rate-per-min, not both");
+  if (!a.rate && !a.rate_per_min) throw InputError("--rate", "state the traffic: --rate (requests/s), --rate-per-min or --trace FILE");
+  sim::TrafficSpec t;
+  t.rate_per_s = a.rate ? *a.rate : *a.rate_per_min / 60.0;
+  if (!(t.rate_per_s > 0) || !std::isfinite(t.rate_per_s)) {
+    throw InputError(a.rate ? "--rate" : "--rate-per-min", "must be a positive number, got " + format_number(a.rate ? *a.rate : *a.rate_per_min, 4));
+  }
+  if (a.arrivals == "poisson") {
+    if (a.cv && *a.cv != 1) throw InputError("--cv", "sets gamma arrivals' burstiness; add --arrivals gamma");
+    t.arrivals = sim::Arrivals::poisson;
+  } else if (a.arrivals == "gamma") {
+    if (!a.cv) throw InputError("--cv", "gamma arrivals need a coefficient of variation (1 = Poisson)");
+    t.arrivals = sim::Arrivals::gamma;
+    t.cv = *a.cv;
+  } else {
+    throw InputError("--arrivals", "expected poisson or gamma, got '" + a.arrivals + "'");
+  }
+  t.requests = a.requests;
+  t.seed = a.seed;
+  t.input = sim::parse_length(a.input, "--input");
+  t.output = sim::parse_length(a.output, "--output");
+  return sim::generate_traffic(t);
+}
+
+std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Request>& r) {
+  double in = 0, out = 0;
+  for (const auto& q : r) {
+    in += static_cast<double>(q.input_tokens);
+    out += static_cast<double>(q.output_tokens);
+  }
+  const double n = static_cast<double>(r.size());
+  const double span = r.back().arrival_s - r.front().arrival_s;
+  const std::string source = !a.trace.empty() ? "trace " + a.trace
+                             : a.arrivals == "gamma" ? fmt::format("gamma arrivals (CV {})", format_number(a.cv.value_or(1), 3))
+                                                     : std::string("Poisson arrivals");
+  return fmt::format("{} requests, {}, {} req/s over {} s; input mean {} tokens ({}), output mean {} ({}); prefix hits {}", r.size(),
+                     source, format_number(span > 0 ? (n - 1) / span : 0, 4), format_number(span, 4), format_number(in / n, 4),
+                     a.trace.empty() ? a.input : "trace", format_number(out / n, 4), a.trace.empty() ? a.output : "trace",
+                     format_number(a.prefix_hit_rate, 3));
+}
+
+sim::EnginePolicy policy_from(const PolicyArgs& a) {
+  sim::EnginePolicy p = sim::engine_policy(a.engine);
+  if (a.max_batched_tokens) p.max_batched_tokens = *a.max_batched_tokens;
+  if (a.block_size) p.block_size = *a.block_size;
+  if (a.max_seqs) p.max_sequences = *a.max_seqs;
+  if (a.chunked_prefill == "on") {
+    p.chunked_prefill = true;
+  } else if (a.chunked_prefill == "off") {
+    p.chunked_prefill = false;
+  } else if (!a.chunked_prefill.empty()) {
+    throw InputError("--chunked-prefill", "expected on or off, got '" + a.chunked_prefill + "'");
+  }
+  sim::validate(p);
+  return p;
+}
+
+sim::Slo slo_from(const SloArgs& a) {
+  sim::Slo s;
+  for (const auto& [v, flag] : {std::pair{a.ttft_ms, "--ttft-slo-ms"}, std::pair{a.tpot_ms, "--tpot-slo-ms"}}) {
+    if (v && !(*v > 0 && std::isfinite(*v))) throw InputError(flag, "must be a positive number of milliseconds, got " + format_number(*v, 4));
+  }
+  if (a.ttft_ms) s.ttft_s = *a.ttft_ms / 1e3;
+  if (a.tpot_ms) s.tpot_s = *a.tpot_ms / 1e3;
+  s.percentile = a.percentile;
+  sim::validate(s);
+  return s;
+}
+
+void with_flag_names(const std::function<void()>& body) {
+  static const std::map<std::string, std::string> flags = {
+      {"rate", "--rate"}, {"cv", "--cv"}, {"requests", "--requests"}, {"input", "--input"}, {"output", "--output"},
+      {"max_batched_tokens", "--max-batched-tokens"}, {"block_size", "--block-size"}, {"max_sequences", "--max-seqs"},
+      {"prefix_hit_rate", "--prefix-hit-rate"}, {"slo_percentile", "--slo-percentile"}, {"ttft_slo", "--ttft-slo-ms"},
+      {"tpot_slo", "--tpot-slo-ms"}, {"slo", "--ttft-slo-ms"}, {"engine", "--engine"}, {"replicas", "--replicas"},
+      {"prefill_replicas", "--prefill-replicas"}, {"decode_replicas", "--decode-replicas"}, {"chips", "--chips"},
+      {"usd_budget", "--usd-per-hour"}, {"replica_chips", "--replica-chips"}};
+  try {
+    body();
+  } catch (const InputError& e) {
+    const auto it = flags.find(e.field());
+    if (it == flags.end()) throw;
+    throw InputError(it->second, std::string(e.what()).substr(e.field().size() + 2));
+  }
+}
+
+Table summary_table() {
+  Table t;
+  t.columns = {{"mode", "mode"},
+               {"chips", "chips"},
+               {"replicas", "replicas"},
+               {"layout", "layout"},
+               {"ttft_p50_ms", "TTFT p50 ms"},
+               {"ttft_p90_ms", "TTFT p90"},
+               {"ttft_p99_ms", "TTFT p99"},
+               {"tpot_p50_ms", "TPOT p50 ms"},
+               {"tpot_p90_ms", "TPOT p90"},
+               {"tpot_p99_ms", "TPOT p99"},
+               {"itl_p50_ms", "ITL p50 ms"},
+               {"itl_p90_ms", "ITL p90"},
+               {"itl_p99_ms", "ITL p99"},
+               {"e2e_p50_ms", "E2E p50 ms"},
+               {"e2e_p90_ms", "E2E p90"},
+               {"e2e_p99_ms", "E2E p99"},
+               {"queue_mean_ms", "queue mean ms"},
+               {"queue_p99_ms", "queue p99"},
+               {"output_tok_per_s", "out tok/s"},
+               {"total_tok_per_s", "in+out tok/s"},
+               {"output_tok_per_s_per_chip", "out tok/s/chip"},
+               {"total_tok_per_s_per_chip", "in+out /chip"},
+               {"goodput_req_per_s", "goodput req/s"},
+               {"slo_attainment", "SLO met"},
+               {"mean_decode_batch", "batch"},
+               {"mean_kv_occupancy", "KV use"},
+               {"peak_kv_occupancy", "KV peak"},
+               {"preemptions", "preempt"},
+               {"finished", "finished"},
+               {"rejected", "rejected"},
+               {"kv_transfer_ms", "KV xfer ms"},
+               {"kv_transfer_bytes", "KV xfer B"}};
+  t.set_priority({"mode", "chips"}, 0);
+  t.set_priority({"replicas", "layout", "ttft_p90_ms", "tpot_p90_ms", "itl_p50_ms", "itl_p90_ms", "e2e_p50_ms", "e2e_p90_ms",
+                  "queue_p99_ms", "total_tok_per_s", "total_tok_per_s_per_chip", "goodput_req_per_s", "peak_kv_occupancy",
+                  "finished", "rejected", "kv_transfer_ms", "kv_transfer_bytes", "mean_kv_occupancy", "queue_mean_ms", "itl_p99_ms",
+                  "output_tok_per_s"},
+                 2);
+  return t;
+}
+
+void add_summary_row(Table& t, const std::string& deployment, const std::string& layout, int64_t replicas, const sim::SimSummary& s,
+                     const sim::ClusterRun* run) {
+  const auto ms = [](double x) { return Cell(x * 1e3); };
+  Cell xfer_ms, xfer_b;
+  if (run != nullptr && run->disaggregated && s.finished > 0) {
+    xfer_ms = run->kv_transfer_s_mean * 1e3;
+    xfer_b = run->kv_transfer_bytes_total / static_cast<double>(s.finished);
+  }
+  t.add({deployment, s.chips, replicas, layout, ms(s.ttft.p50), ms(s.ttft.p90), ms(s.ttft.p99), ms(s.tpot.p50), ms(s.tpot.p90),
+         ms(s.tpot.p99), ms(s.itl.p50), ms(s.itl.p90), ms(s.itl.p99), ms(s.e2e.p50), ms(s.e2e.p90), ms(s.e2e.p99), ms(s.queue.mean),
+         ms(s.queue.p99), s.output_tok_per_s, s.total_tok_per_s, s.output_tok_per_s_per_chip, s.total_tok_per_s_per_chip,
+         s.goodput_req_per_s, s.slo_attainment, s.mean_decode_batch, s.mean_kv_occupancy, s.peak_kv_occupancy, s.preemptions,
+         s.finished, s.rejected, xfer_ms, xfer_b});
+}
+
+nlohmann::json occupancy_json(const sim::ClusterRun& run, int64_t points) {
+  nlohmann::json j = nlohmann::json::array();
+  if (run.runs.empty()) return j;
+  for (const auto& p : sim::occupancy_timeline(run.runs.front(), points)) {
+    j.push_back({{"t_s", p.t_s}, {"batch", p.batch}, {"waiting", p.waiting}, {"kv_occupancy", p.kv_occupancy}});
+  }
+  return j;
+}
+
+nlohmann::json latencies_json(const sim::ClusterRun& run, int64_t limit) {
+  std::vector<const sim::RequestRecord*> all;
+  if (run.disaggregated) {
+    for (const auto& r : run.end_to_end.requests) all.push_back(&r);
+  } else {
+    for (const auto& x : run.runs) {
+      for (const auto& r : x.requests) all.push_back(&r);
+    }
+  }
+  nlohmann::json j = nlohmann::json::array();
+  const std::size_t step = std::max<std::size_t>(1, all.size() / static_cast<std::size_t>(std::max<int64_t>(limit, 1)));
+  for (std::size_t i = 0; i < all.size(); i += step) {
+    const auto& r = *all[i];
+    if (r.rejected) continue;
+    nlohmann::json row = {{"ttft_ms", (r.first_token_s - r.arrival_s) * 1e3}, {"e2e_ms", (r.finish_s - r.arrival_s) * 1e3}};
+    row["tpot_ms"] = r.output_tokens > 1 ? nlohmann::json((r.finish_s - r.first_token_s) / static_cast<double>(r.output_tokens - 1) * 1e3)
+                                         : nlohmann::json(nullptr);
+    j.push_back(row);
+  }
+  return j;
+}
+
+}  // namespace chalk::cli

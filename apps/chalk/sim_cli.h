@@ -1,0 +1,76 @@
+// Options and output shared by `chalk simulate` and `chalk plan` (src/sim): traffic,
+// engine policy, SLOs, the summary row, and the mapping of library fields to flags.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "chalk/sim/cluster.h"
+#include "chalk/sim/metrics.h"
+#include "chalk/sim/policy.h"
+#include "chalk/sim/traffic.h"
+#include "table.h"
+
+namespace chalk::cli {
+
+/// --rate, --rate-per-min, --arrivals, --cv, --requests, --seed, --input, --output,
+/// --trace, --prefix-hit-rate.
+struct TrafficArgs {
+  std::optional<double> rate, rate_per_min;
+  std::string arrivals = "poisson";
+  std::optional<double> cv;
+  int64_t requests = 2000;
+  uint64_t seed = 1;
+  std::string input = "2048", output = "200";
+  std::string trace;
+  double prefix_hit_rate = 0;
+};
+
+/// --engine and its overrides.
+struct PolicyArgs {
+  std::string engine = "vllm";
+  std::optional<int64_t> max_batched_tokens, block_size, max_seqs;
+  std::string chunked_prefill;  ///< "", "on" or "off"
+};
+
+/// --ttft-slo-ms, --tpot-slo-ms, --slo-percentile.
+struct SloArgs {
+  std::optional<double> ttft_ms, tpot_ms;
+  double percentile = 90;
+};
+
+void add_traffic_options(CLI::App& app, TrafficArgs& a, int64_t default_requests);
+void add_policy_options(CLI::App& app, PolicyArgs& a);
+void add_slo_options(CLI::App& app, SloArgs& a);
+
+/// The requests: the trace file's, or drawn from the stated process. Throws InputError
+/// naming the flag (or the trace file and line).
+std::vector<sim::Request> traffic_from(const TrafficArgs& a);
+/// One line for people: "2,000 requests, Poisson at 16.7/s, input 2048, output 200 tokens".
+std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Request>& r);
+sim::EnginePolicy policy_from(const PolicyArgs& a);
+sim::Slo slo_from(const SloArgs& a);
+
+/// Runs `body`, renaming the library's field names in InputError to this command's flags.
+void with_flag_names(const std::function<void()>& body);
+
+/// The summary table: one row per deployment (add_summary_row). Keys of
+/// docs/output-schema.md.
+Table summary_table();
+void add_summary_row(Table& t, const std::string& deployment, const std::string& layout, int64_t replicas,
+                     const sim::SimSummary& s, const sim::ClusterRun* run);
+
+/// Occupancy over time (at most `points`) of the first replica (the decode pool's when
+/// disaggregated): [{t_s, batch, waiting, kv_occupancy}].
+nlohmann::json occupancy_json(const sim::ClusterRun& run, int64_t points);
+
+/// Per-request latencies for charts (at most `limit` requests, evenly picked):
+/// [{ttft_ms, tpot_ms, e2e_ms}].
+nlohmann::json latencies_json(const sim::ClusterRun& run, int64_t limit);
+
+}  // namespace chalk::cli

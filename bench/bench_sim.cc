@@ -1,0 +1,76 @@
+// Speed of the request simulator (issue 16). Targets: 100,000 requests through one replica
+// within 1 s on one core (Llama 3.1 70B on 8 H200, Poisson at 15 requests/s, a loaded but
+// stable engine: TTFT p50 131 ms, decode batch 134; lognormal lengths with the Azure
+// conversation trace's means, 1,155 in and 211 out: training-and-systems.md 9.2), and
+// a `chalk plan` search over every layout and pool split for DeepSeek-V3 on 64 H200 within
+// 10 s (AIConfigurator's question; it takes about 30 s).
+#include <benchmark/benchmark.h>
+
+#include "chalk/io/io.h"
+#include "chalk/sim/plan.h"
+#include "chalk/sim/simulator.h"
+
+namespace {
+
+chalk::Deployment deployment(const char* model, const char* system, int64_t chips) {
+  chalk::DeploymentOptions o;
+  o.n_chips = chips;
+  o.mechanisms.enabled = true;
+  return chalk::make_deployment(chalk::load_model(model), chalk::load_system(system), o);
+}
+
+void simulate_requests(benchmark::State& state) {
+  const chalk::Deployment d = deployment("llama-3.1-70b", "h200", 8);
+  chalk::sim::TrafficSpec t;
+  t.rate_per_s = 15;
+  t.requests = state.range(0);
+  t.input = chalk::sim::parse_length("lognormal:1155:0.8", "input");
+  t.output = chalk::sim::parse_length("lognormal:211:0.8", "output");
+  const auto reqs = chalk::sim::generate_traffic(t);
+  int64_t steps = 0;
+  double end = 0;
+  for (auto _ : state) {
+    const chalk::sim::SimRun r = chalk::sim::simulate(d, reqs, {});
+    steps = r.n_steps;
+    end = r.end_s;
+    benchmark::DoNotOptimize(r.requests.data());
+  }
+  state.counters["requests"] = static_cast<double>(reqs.size());
+  state.counters["steps"] = static_cast<double>(steps);
+  state.counters["simulated_s"] = end;
+}
+
+void plan_deepseek(benchmark::State& state) {
+  const chalk::ModelSpec m = chalk::load_model("deepseek-v3");
+  const chalk::SystemSpec s = chalk::load_system("h200");
+  chalk::DeploymentOptions base;
+  base.mechanisms.enabled = true;
+  // 20,000 output tok/s: 100 requests/s of 2,000 in and 200 out.
+  chalk::sim::TrafficSpec t;
+  t.rate_per_s = 100;
+  t.requests = 1000;
+  t.input = chalk::sim::parse_length("lognormal:2000:0.6", "input");
+  t.output = chalk::sim::parse_length("lognormal:200:0.6", "output");
+  const auto reqs = chalk::sim::generate_traffic(t);
+  chalk::sim::PlanOptions o;
+  o.chip_budget = 64;
+  o.slo.ttft_s = 1.0;
+  o.slo.tpot_s = 0.05;
+  int64_t evaluated = 0, sims = 0, best = 0;
+  for (auto _ : state) {
+    const chalk::sim::PlanReport r = chalk::sim::plan_deployment(m, s, base, reqs, o);
+    evaluated = static_cast<int64_t>(r.evaluated.size());
+    sims = r.simulations;
+    best = r.best ? r.evaluated[*r.best].chips : 0;
+  }
+  state.counters["deployments"] = static_cast<double>(evaluated);
+  state.counters["replica_runs"] = static_cast<double>(sims);
+  state.counters["best_chips"] = static_cast<double>(best);
+}
+
+}  // namespace
+
+BENCHMARK(simulate_requests)->Arg(100000)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(plan_deepseek)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+BENCHMARK_MAIN();

@@ -1,0 +1,54 @@
+// A step of unequal sequences, as a continuous-batching engine runs it: decodes at their
+// own contexts and prefill chunks after their own prefixes (the request simulator's step,
+// src/sim; docs/simulator.md). Priced by the same cost model as decode_step and
+// prefill_step (roofline.h) and engine_step (overhead.h).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "chalk/base/units.h"
+#include "chalk/engine/overhead.h"
+#include "chalk/engine/roofline.h"
+
+namespace chalk {
+
+/// One prefill chunk of a mixed step: `tokens` new prompt tokens after `prefix` tokens
+/// already in the KV cache (earlier chunks or prefix-cache hits).
+struct PrefillChunk {
+  int64_t tokens = 0;
+  int64_t prefix = 0;
+};
+
+/// A step of unequal sequences, as a continuous-batching engine runs it (the request
+/// simulator, src/sim): every decode sequence at its own context, every prefill chunk of
+/// its own length after its own prefix. The spans point into the caller's storage.
+struct StepMix {
+  std::span<const int64_t> decode_contexts;  ///< KV tokens each decode sequence reads
+  /// Sum of decode_contexts (full-attention layers need only the sum, being linear in the
+  /// context; sliding-window layers walk the list).
+  int64_t decode_context_sum = 0;
+  std::span<const PrefillChunk> chunks;
+  double tokens_per_sequence = 1;  ///< query tokens each decode sequence pushes
+};
+
+/// engine_step for a mixed step (StepMix): the same mechanisms, with the attention core's
+/// FLOPs and KV bytes summed per sequence and per chunk (each chunk's causal attention over
+/// its own prefix), the matmul tokens = decodes x tokens_per_sequence + chunk tokens and
+/// one LM-head row per decode token and per chunk. A mix of equal sequences gives exactly
+/// engine_step's StepShape result. Throws InputError for negative contexts or chunks.
+StepBreakdown engine_step(const Deployment& d, const StepMix& mix);
+
+/// The time of one mixed step (StepMix: decodes at their own contexts and prefill chunks
+/// after their own prefixes, as a continuous-batching engine runs them). With
+/// d.mechanisms.enabled, engine_step(d, mix).t_step (overhead.h); else the roofline of the
+/// whole mix as one step, max(T_compute, T_weights + T_kv), with the terms of decode_step
+/// and prefill_step summed over the sequences (FLOPs: tokens x 2 N_active plus each
+/// sequence's attention; weights: the experts touched by all the step's tokens, read once;
+/// KV: decode contexts read, chunk prefixes read and chunk KV written). A mix of one decode
+/// at context S gives decode_step(d, 1, S).t_step; one chunk of P tokens after prefix A,
+/// prefill_step(d, 1, P, A).t_step. An empty mix takes 0 s. Throws InputError for negative
+/// contexts or chunks.
+Seconds mixed_step_time(const Deployment& d, const StepMix& mix);
+
+}  // namespace chalk

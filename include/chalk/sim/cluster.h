@@ -1,0 +1,75 @@
+// Replicas and pools (docs/simulator.md, "Replicas" and "Disaggregated prefill and
+// decode"): requests spread round-robin over the replicas of a deployment, or run through a
+// prefill pool, a KV transfer and a decode pool (DistServe, Splitwise, Mooncake:
+// training-and-systems.md 9.1).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "chalk/sim/metrics.h"
+#include "chalk/sim/simulator.h"
+
+namespace chalk::sim {
+
+/// Identical replicas of one deployment under one scheduler policy.
+struct Pool {
+  Deployment replica;
+  int64_t replicas = 1;
+  SimOptions options;
+};
+
+/// Moving one request's prompt KV from a prefill replica to a decode replica.
+struct KvTransfer {
+  double bytes = 0;                 ///< prompt tokens x KV bytes per token (all layers, as stored)
+  double bandwidth_bytes_per_s = 0; ///< link bandwidth per chip x the chips that send in parallel
+  double latency_s = 0;             ///< one hop of the link's lowest-latency protocol (collective.h)
+  double seconds = 0;               ///< latency + bytes / bandwidth
+  std::string link;                 ///< "scale-up" or "scale-out"
+};
+
+/// KV bytes of `prompt_tokens` tokens of one sequence: sum over layers of KV bytes per token
+/// x the tokens a layer keeps (a sliding-window layer at most its window), in the KV format.
+double kv_bytes(const Deployment& d, int64_t prompt_tokens);
+
+/// The transfer of `prompt_tokens` tokens' KV from a prefill replica to a decode replica:
+/// bytes = kv_bytes(prefill, prompt); the link is the scale-up network when both pools fit
+/// in one scale-up domain (`total_chips` <= domain) or the system states no scale-out
+/// bandwidth, else the scale-out network (collective.h: achieved per-chip bandwidth and
+/// its fixed latency); min(prefill chips, decode chips) chips send their shards in
+/// parallel. Links are not shared between transfers (no contention).
+KvTransfer kv_transfer(const Deployment& prefill, const Deployment& decode, int64_t prompt_tokens, int64_t total_chips);
+
+/// A deployment's run: every replica's run, and each request end to end.
+struct ClusterRun {
+  bool fits = true;
+  std::string reason;
+  bool disaggregated = false;
+  int64_t chips = 0;                    ///< all chips of all replicas (both pools)
+  std::vector<SimRun> prefill_runs;     ///< disaggregated: the prefill pool's replicas
+  std::vector<SimRun> runs;             ///< aggregated: the replicas; disaggregated: the decode pool's
+  /// Disaggregated: the requests end to end (arrival at the prefill pool to the last token)
+  /// with the decode pool's steps, token gaps and KV use: what summarize() reads.
+  SimRun end_to_end;
+  double kv_transfer_bytes_total = 0;
+  double kv_transfer_s_mean = 0;
+};
+
+/// Aggregated serving: request i (in arrival order) goes to replica i mod replicas, each
+/// replica runs simulate() for `phase` (Phase::prefill: a prefill pool alone). Throws
+/// InputError for replicas < 1 or as simulate.
+ClusterRun simulate_aggregated(const Pool& pool, std::span<const Request> requests, Phase phase = Phase::both);
+
+/// Disaggregated serving: the prefill pool runs each prompt to its first token
+/// (Phase::prefill); its KV then travels (kv_transfer) and the request arrives at the decode
+/// pool, round-robin in order of readiness, with its first token already out
+/// (Phase::decode). TTFT ends at the prefill pool; the transfer and the decode queue show
+/// in the gap to the second token (TPOT, ITL). Throws as simulate_aggregated.
+ClusterRun simulate_disaggregated(const Pool& prefill, const Pool& decode, std::span<const Request> requests);
+
+/// summarize() over a cluster's runs (aggregated: the replicas; disaggregated: end_to_end).
+SimSummary summarize(const ClusterRun& run, const Slo& slo);
+
+}  // namespace chalk::sim

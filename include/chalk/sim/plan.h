@@ -1,0 +1,92 @@
+// `chalk plan` (docs/simulator.md, "Planning"): the cheapest deployment of a model on a
+// system that serves a stated traffic within latency SLOs, found by simulating candidate
+// deployments (layouts, replicas, batch caps, aggregated or disaggregated, pool ratio),
+// with the Pareto front of cost against latency and the launch settings of vLLM, SGLang
+// and TensorRT-LLM for the choice.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "chalk/sim/cluster.h"
+#include "chalk/sim/metrics.h"
+
+namespace chalk::sim {
+
+struct PlanOptions {
+  int64_t chip_budget = 0;                   ///< chips at most (0: from the dollar budget)
+  std::optional<double> usd_per_hour_budget; ///< dollars per hour at most (needs a price)
+  Slo slo;                                   ///< at least one of TTFT and TPOT
+  EnginePolicy policy = engine_policy("vllm");  ///< the scheduler simulated; its max_sequences is the first cap tried
+  double prefix_hit_rate = 0;
+  /// Chips per replica to try (empty: the divisors of the scale-up domain and 1, 2, 4, ...
+  /// whole domains, from the smallest replica that holds the model up to the budget).
+  std::vector<int64_t> replica_chips;
+  /// Caps on running requests per replica to try (empty: the policy's, 256, 64).
+  std::vector<int64_t> max_sequences;
+  bool aggregated = true;
+  bool disaggregated = true;
+};
+
+/// One simulated deployment.
+struct PlanCandidate {
+  bool disaggregated = false;
+  /// Aggregated: the replicas. Disaggregated: the prefill pool.
+  int64_t replica_chips = 0, replicas = 0;
+  std::string layout;
+  ParallelLayout parallel;
+  /// Disaggregated: the decode pool (0 when aggregated).
+  int64_t decode_replica_chips = 0, decode_replicas = 0;
+  std::string decode_layout;
+  ParallelLayout decode_parallel;
+  int64_t max_sequences = 0;        ///< cap per (decode) replica
+  int64_t max_batched_tokens = 0;   ///< token budget per step
+  int64_t chips = 0;                ///< all chips
+  std::optional<double> usd_per_hour;
+  SimSummary summary;
+  bool meets_slo = false;
+};
+
+/// Launch commands for the chosen deployment (one line per engine; disaggregated: the
+/// prefill and the decode servers). Flags are the engines' own.
+struct LaunchSettings {
+  std::string vllm, sglang, trtllm;
+};
+
+struct PlanReport {
+  bool has_price = false;
+  int64_t chip_budget = 0;
+  std::vector<PlanCandidate> evaluated;   ///< every simulated deployment
+  std::optional<std::size_t> best;        ///< index into evaluated: the cheapest meeting the SLO
+  /// Indices of the Pareto front over evaluated: no other is at most as costly, as slow in
+  /// TTFT and as slow in TPOT (at the SLO percentile) and better in one; by cost ascending.
+  std::vector<std::size_t> pareto;
+  int64_t simulations = 0;                ///< simulate() calls (replica runs)
+  std::string why_none;                   ///< when no deployment meets the SLO
+  std::optional<LaunchSettings> launch;
+};
+
+/// Searches deployments: for each replica size and each of its fitting layouts
+/// (search_layouts), each batch cap, the fewest replicas within the budget that meet the SLO
+/// (bisection on the replica count, which the latencies do not rise with); disaggregated,
+/// the cheapest prefill pool meeting the TTFT target alone, then for each decode layout
+/// and cap the fewest decode replicas meeting both targets end to end. Cost = chips x price
+/// per chip-hour (chips without a price). The best is the cheapest candidate whose own
+/// simulation met the SLO (ties: lower TTFT then TPOT at the percentile). Throws InputError
+/// for no budget, no SLO target, a dollar budget without a price, an unknown engine, empty
+/// traffic, a bad policy, or a replica size below 1.
+PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
+                           std::span<const Request> traffic, const PlanOptions& o);
+
+/// The engines' launch commands for a candidate of model `hf_name`: vLLM (vllm serve
+/// --tensor-parallel-size --data-parallel-size --enable-expert-parallel --max-num-seqs
+/// --max-num-batched-tokens --block-size --enable-chunked-prefill), SGLang (python -m
+/// sglang.launch_server --tp --dp --enable-dp-attention --ep-size --chunked-prefill-size
+/// --max-running-requests; --disaggregation-mode), TensorRT-LLM (trtllm-serve --tp_size
+/// --ep_size --max_batch_size --max_num_tokens).
+LaunchSettings launch_settings(const PlanCandidate& c, const std::string& hf_name, bool moe);
+
+}  // namespace chalk::sim

@@ -1,0 +1,105 @@
+// A discrete-event simulator of one serving-engine replica (docs/simulator.md): requests
+// arrive, wait, are admitted under a token budget and a KV-block budget, run in
+// continuously batched steps of prefill chunks and decodes, are preempted (recompute) when
+// the paged KV cache runs out, and finish. Each step's time is the engine model's for the
+// exact mix in it (mixed_step_time, roofline.h). Pure and deterministic: the same inputs
+// give the same run.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "chalk/engine/step_mix.h"
+#include "chalk/sim/policy.h"
+#include "chalk/sim/traffic.h"
+
+namespace chalk::sim {
+
+/// Which part of a request a replica runs.
+enum class Phase {
+  both,     ///< aggregated serving: prefill and decode
+  prefill,  ///< a disaggregated prefill pool: a request ends at its first token
+  decode,   ///< a disaggregated decode pool: a request arrives with its prompt's KV and its first token
+};
+
+struct SimOptions {
+  EnginePolicy policy = engine_policy("vllm");
+  /// Fraction of each prompt's tokens found in the prefix cache: they are neither computed
+  /// nor transferred, but are read as the prefix of the first chunk and hold KV blocks.
+  /// [0, 1).
+  double prefix_hit_rate = 0;
+  /// KV blocks of the replica; 0 = what HBM holds beside the weights and the reserve:
+  /// floor((HBM - weights - reserve) / (block_size x KV bytes per token)) (memory_plan).
+  int64_t kv_blocks = 0;
+};
+
+/// What happened to one request. Times in seconds from the start of the run.
+struct RequestRecord {
+  double arrival_s = 0;
+  double scheduled_s = 0;     ///< first step that ran any of it (queueing delay = scheduled - arrival)
+  double first_token_s = 0;   ///< end of the step that produced its first token
+  double finish_s = 0;        ///< end of the step that produced its last token
+  int64_t input_tokens = 0, output_tokens = 0;
+  int64_t cached_tokens = 0;  ///< prompt tokens served from the prefix cache
+  int64_t preemptions = 0;
+  bool rejected = false;      ///< needs more KV blocks than the replica has: never run
+};
+
+/// One engine step.
+struct StepSample {
+  double start_s = 0, duration_s = 0;
+  int32_t decodes = 0;         ///< sequences that decoded one token
+  /// Of the tokens the step produced, those whose request's previous token came at the
+  /// step's start: their inter-token latency is this step's duration.
+  int32_t steady_tokens = 0;
+  int32_t prefill_tokens = 0;  ///< prompt tokens computed (chunks)
+  int32_t running = 0;         ///< requests holding KV blocks after scheduling
+  int32_t waiting = 0;         ///< requests queued after scheduling
+  int64_t kv_blocks_used = 0;  ///< after the step's allocations
+};
+
+/// A replica's run.
+struct SimRun {
+  bool fits = true;            ///< the weights and the reserve fit in HBM
+  std::string reason;          ///< why not, when !fits
+  std::vector<RequestRecord> requests;  ///< in the input's order
+  std::vector<StepSample> steps;        ///< every step
+  int64_t n_steps = 0;
+  int64_t kv_blocks_total = 0;
+  int64_t kv_blocks_peak = 0;
+  int64_t kv_blocks_leaked = 0;  ///< blocks still held when every request has finished (must be 0)
+  int64_t preemptions = 0;
+  int64_t rejected = 0;
+  double end_s = 0;              ///< when the last request finished
+  double busy_s = 0;             ///< sum of step times
+  /// Integral of the requests in the system (arrived, not finished) over time, request-
+  /// seconds, accumulated step by step (Little's law: = arrival rate x mean time in system x end_s).
+  double requests_in_system_s = 0;
+  /// Token gaps that are not one step long (a preempted request's resumption): seconds.
+  /// Every other inter-token latency is the duration of the step that produced the token.
+  std::vector<double> long_token_gaps_s;
+  /// Step-time-weighted sums for means over time.
+  double decode_sequences_s = 0;   ///< integral of decodes per step over busy time
+  double kv_blocks_s = 0;          ///< integral of KV blocks used over busy time
+};
+
+/// Simulates `requests` (any order; sorted by arrival inside) on one replica `d`:
+/// each step, running requests in admission order take the budget first (a decode 1
+/// token, a chunked prompt min(what is left, the budget)), allocating the KV blocks their
+/// new tokens need; when none are free the most recently admitted request is preempted
+/// (its blocks freed, its prompt and generated tokens recomputed later, vLLM's recompute
+/// mode); then, if nothing was preempted, waiting requests are admitted first come first
+/// served while the budget, the blocks and max_sequences allow (without chunked prefill a
+/// prompt must fit the budget whole, unless it runs alone). The step takes
+/// mixed_step_time(d, mix); a prompt whose last chunk ran yields its first token at the
+/// step's end, each decode one token. A request needing more blocks than the replica has
+/// is rejected (counted, never run). Throws InputError for bad options.
+SimRun simulate(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase = Phase::both);
+
+/// KV blocks a replica holds: floor((HBM - weights - reserve) / (block_size x KV bytes
+/// per token as stored)); 0 when the weights do not fit.
+int64_t kv_blocks_available(const Deployment& d, int64_t block_size);
+
+}  // namespace chalk::sim

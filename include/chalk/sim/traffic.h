@@ -1,0 +1,72 @@
+// Traffic for the request simulator (docs/simulator.md, "Traffic"): arrival processes
+// (Poisson, gamma with a stated burstiness, or a trace), request-length distributions, and
+// the strict trace CSV reader. Pure functions, deterministic for a given seed: the random
+// numbers come from std::mt19937_64 through chalk's own transforms (the standard
+// library's distributions differ between implementations).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace chalk::sim {
+
+/// One request: when it arrives and how long its prompt and its answer are.
+struct Request {
+  double arrival_s = 0;        ///< seconds from the start of the run
+  int64_t input_tokens = 1;    ///< prompt tokens (>= 1)
+  int64_t output_tokens = 1;   ///< tokens generated, the first included (>= 1)
+  /// Disaggregated decode pools only (Phase::decode): when the prefill pool produced the
+  /// first token (seconds; < 0 = at arrival). Inter-token gaps start from it.
+  double first_token_s = -1;
+};
+
+/// How request lengths are drawn.
+struct LengthDist {
+  enum class Kind { fixed, uniform, lognormal };
+  Kind kind = Kind::fixed;
+  int64_t value = 1;   ///< fixed: the length; lognormal: the mean (tokens)
+  int64_t min = 1;     ///< uniform: lowest; lognormal: draws are clamped to [min, max]
+  int64_t max = 0;     ///< uniform: highest; lognormal: cap (0 = 64 x the mean)
+  double sigma = 0;    ///< lognormal: standard deviation of ln(length)
+};
+
+/// Parses "2048", "uniform:MIN:MAX" or "lognormal:MEAN:SIGMA[:MAX]" (tokens; SIGMA of the
+/// natural log). `field` names the input in errors. Throws InputError naming the field, the
+/// text and the expected form; lengths must be 1..10,000,000.
+LengthDist parse_length(std::string_view text, const std::string& field);
+
+/// The arrival process.
+enum class Arrivals {
+  poisson,  ///< exponential gaps, CV 1
+  gamma,    ///< gamma gaps with a stated coefficient of variation (burstiness): shape 1/CV^2
+};
+
+/// Synthetic traffic.
+struct TrafficSpec {
+  Arrivals arrivals = Arrivals::poisson;
+  double rate_per_s = 1;   ///< mean arrivals per second (> 0)
+  double cv = 1;           ///< gamma: coefficient of variation of the gaps (> 0; 1 = Poisson)
+  int64_t requests = 1000; ///< how many (1..10,000,000)
+  uint64_t seed = 1;
+  LengthDist input{LengthDist::Kind::fixed, 1024};
+  LengthDist output{LengthDist::Kind::fixed, 128};
+};
+
+/// Draws `requests` requests: gaps exponential with mean 1/rate (Poisson) or gamma with
+/// shape k = 1/CV^2 and scale 1/(rate k) (mean 1/rate, CV as stated: Marsaglia and Tsang
+/// 2000, "A Simple Method for Generating Gamma Variables"); lengths from their
+/// distributions (lognormal: mu = ln(mean) - sigma^2/2, so the mean is as stated before
+/// clamping). The first request arrives after one gap. Throws InputError for a rate or CV
+/// that is not positive and finite, a count outside 1..10,000,000 or bad lengths.
+std::vector<Request> generate_traffic(const TrafficSpec& spec);
+
+/// Reads a trace CSV: a header line `arrival_s,input_tokens,output_tokens`, then one
+/// request per line, arrival times non-decreasing and >= 0, token counts integers >= 1.
+/// Lines starting with '#' and a final empty line are skipped. `source` names the file in
+/// errors. Throws InputError with the line number, the column, the text and what was
+/// expected ("trace.csv: line 7: input_tokens: expected an integer >= 1, got 'ten'").
+std::vector<Request> parse_trace_csv(std::string_view text, const std::string& source);
+
+}  // namespace chalk::sim

@@ -1,0 +1,178 @@
+// Replicas, pools and the KV transfer between them (cluster.h).
+#include "chalk/sim/cluster.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "chalk/base/error.h"
+#include "chalk/engine/collective.h"
+#include "chalk/model/context_math.h"
+
+namespace chalk::sim {
+namespace {
+
+void check_pool(const Pool& p, const char* field) {
+  if (p.replicas < 1 || p.replicas > 1'000'000) {
+    throw InputError(field, "replicas must be 1..1000000, got " + std::to_string(p.replicas));
+  }
+}
+
+/// Indices of `requests` in arrival order (ties in input order).
+std::vector<int32_t> arrival_order(std::span<const Request> requests) {
+  std::vector<int32_t> order(requests.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return requests[a].arrival_s < requests[b].arrival_s; });
+  return order;
+}
+
+/// Round-robin over `replicas` in arrival order; `out[k]` the requests of replica k and
+/// `index[k][j]` the input index of its j-th.
+void split(std::span<const Request> requests, int64_t replicas, std::vector<std::vector<Request>>& out,
+           std::vector<std::vector<int32_t>>& index) {
+  out.assign(static_cast<std::size_t>(replicas), {});
+  index.assign(static_cast<std::size_t>(replicas), {});
+  const auto order = arrival_order(requests);
+  for (std::size_t j = 0; j < order.size(); ++j) {
+    const auto k = j % static_cast<std::size_t>(replicas);
+    out[k].push_back(requests[order[j]]);
+    index[k].push_back(order[j]);
+  }
+}
+
+/// Runs a pool; the records of every request land in `records` at their input index.
+std::vector<SimRun> run_pool(const Pool& pool, std::span<const Request> requests, Phase phase, std::vector<RequestRecord>& records,
+                             bool& fits, std::string& reason) {
+  std::vector<std::vector<Request>> parts;
+  std::vector<std::vector<int32_t>> index;
+  split(requests, pool.replicas, parts, index);
+  std::vector<SimRun> runs;
+  records.assign(requests.size(), {});
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    runs.push_back(simulate(pool.replica, parts[k], pool.options, phase));
+    if (!runs.back().fits) {
+      fits = false;
+      reason = runs.back().reason;
+      return runs;
+    }
+    for (std::size_t j = 0; j < index[k].size(); ++j) records[index[k][j]] = runs.back().requests[j];
+  }
+  return runs;
+}
+
+}  // namespace
+
+double kv_bytes(const Deployment& d, int64_t prompt_tokens) {
+  double bytes = 0;
+  for (const auto& g : d.attention) bytes += g.layers * g.kv_bytes_per_token * detail::attended(prompt_tokens, g.window);
+  return bytes;
+}
+
+KvTransfer kv_transfer(const Deployment& prefill, const Deployment& decode, int64_t prompt_tokens, int64_t total_chips) {
+  KvTransfer t;
+  t.bytes = kv_bytes(prefill, prompt_tokens);
+  const SystemSpec& s = prefill.system;
+  const bool scale_out = total_chips > s.scale_up_domain && s.scale_out_bandwidth_per_direction.value() > 0;
+  const LinkModel link = scale_out ? scale_out_link(s) : scale_up_link(s);
+  t.link = scale_out ? "scale-out" : "scale-up";
+  t.bandwidth_bytes_per_s = link.bandwidth.value() * static_cast<double>(std::min(prefill.n_chips, decode.n_chips));
+  // One point-to-point hop of the link's lowest-latency protocol (NCCL LL: base + one step).
+  t.latency_s = link.protocols.empty() ? 0 : (link.protocols.front().base_latency + link.protocols.front().step_latency).value();
+  t.seconds = t.latency_s + t.bytes / t.bandwidth_bytes_per_s;
+  return t;
+}
+
+ClusterRun simulate_aggregated(const Pool& pool, std::span<const Request> requests, Phase phase) {
+  check_pool(pool, "replicas");
+  ClusterRun c;
+  c.chips = pool.replicas * pool.replica.n_chips;
+  std::vector<RequestRecord> records;
+  c.runs = run_pool(pool, requests, phase, records, c.fits, c.reason);
+  return c;
+}
+
+ClusterRun simulate_disaggregated(const Pool& prefill, const Pool& decode, std::span<const Request> requests) {
+  check_pool(prefill, "prefill_replicas");
+  check_pool(decode, "decode_replicas");
+  if (prefill.replica.model.name != decode.replica.model.name) {
+    throw InputError("decode", "the decode pool must serve the prefill pool's model");
+  }
+  ClusterRun c;
+  c.disaggregated = true;
+  c.chips = prefill.replicas * prefill.replica.n_chips + decode.replicas * decode.replica.n_chips;
+  std::vector<RequestRecord> pre;
+  c.prefill_runs = run_pool(prefill, requests, Phase::prefill, pre, c.fits, c.reason);
+  if (!c.fits) {
+    c.reason = "prefill pool: " + c.reason;
+    return c;
+  }
+  // Each request leaves the prefill pool with its first token; its KV reaches the decode pool.
+  std::vector<Request> handed(requests.size());
+  double transfer_s = 0;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (pre[i].rejected) {
+      handed[i] = requests[i];
+      continue;
+    }
+    const KvTransfer t = kv_transfer(prefill.replica, decode.replica, requests[i].input_tokens, c.chips);
+    c.kv_transfer_bytes_total += t.bytes;
+    transfer_s += t.seconds;
+    handed[i] = {pre[i].first_token_s + t.seconds, requests[i].input_tokens, requests[i].output_tokens, pre[i].first_token_s};
+  }
+  std::vector<RequestRecord> dec;
+  c.runs = run_pool(decode, handed, Phase::decode, dec, c.fits, c.reason);
+  if (!c.fits) {
+    c.reason = "decode pool: " + c.reason;
+    return c;
+  }
+  // End to end: arrival and first token from the prefill pool, the last token from the decode pool.
+  SimRun& e = c.end_to_end;
+  e.requests.resize(requests.size());
+  int64_t finished = 0;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    RequestRecord r = pre[i];
+    r.output_tokens = requests[i].output_tokens;
+    r.rejected = pre[i].rejected || dec[i].rejected;
+    r.finish_s = dec[i].finish_s;
+    r.preemptions += dec[i].preemptions;
+    e.requests[i] = r;
+    if (r.rejected) {
+      ++e.rejected;
+      continue;
+    }
+    ++finished;
+    e.requests_in_system_s += r.finish_s - r.arrival_s;
+    e.end_s = std::max(e.end_s, r.finish_s);
+  }
+  if (finished > 0) c.kv_transfer_s_mean = transfer_s / static_cast<double>(finished);
+  for (const auto* pool_runs : {&c.prefill_runs, &c.runs}) {
+    for (const auto& r : *pool_runs) {
+      e.preemptions += r.preemptions;
+      e.n_steps += r.n_steps;
+      e.kv_blocks_leaked += r.kv_blocks_leaked;
+    }
+  }
+  // Token gaps, batch and KV use: the decode pool's (the prefill pool emits first tokens only).
+  for (const auto& r : c.runs) {
+    e.steps.insert(e.steps.end(), r.steps.begin(), r.steps.end());
+    e.long_token_gaps_s.insert(e.long_token_gaps_s.end(), r.long_token_gaps_s.begin(), r.long_token_gaps_s.end());
+    e.decode_sequences_s += r.decode_sequences_s;
+    e.kv_blocks_s += r.kv_blocks_s;
+    e.busy_s += r.busy_s;
+    e.kv_blocks_total += r.kv_blocks_total;
+    e.kv_blocks_peak = std::max(e.kv_blocks_peak, r.kv_blocks_peak);
+  }
+  e.kv_blocks_total /= std::max<int64_t>(1, static_cast<int64_t>(c.runs.size()));
+  return c;
+}
+
+SimSummary summarize(const ClusterRun& run, const Slo& slo) {
+  std::vector<const SimRun*> runs;
+  if (run.disaggregated) {
+    runs.push_back(&run.end_to_end);
+  } else {
+    for (const auto& r : run.runs) runs.push_back(&r);
+  }
+  return summarize(runs, run.chips, slo);
+}
+
+}  // namespace chalk::sim

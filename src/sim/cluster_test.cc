@@ -1,0 +1,87 @@
+// Replicas and disaggregated pools: the KV transfer against a hand derivation, round-robin
+// replicas against one replica at a fraction of the rate, conservation end to end.
+#include "chalk/sim/cluster.h"
+
+#include <gtest/gtest.h>
+
+#include "chalk/io/io.h"
+
+namespace chalk::sim {
+namespace {
+
+Deployment sim_llama70_h200(int64_t chips) {
+  DeploymentOptions o;
+  o.n_chips = chips;
+  o.mechanisms.enabled = true;
+  return make_deployment(load_model("llama-3.1-70b"), load_system("h200"), o);
+}
+
+TEST(KvTransfer, BytesAndTimeMatchAHandDerivation) {
+  // Llama 3.1 70B, bf16 KV: 80 layers x 2 (K, V) x 8 KV heads x 128 dims x 2 B = 327,680
+  // B/token; 2,048 prompt tokens -> 671,088,640 B. Two 8-GPU pools (16 chips) span two
+  // H200 nodes: the scale-out network, 50 GB/s per GPU per direction x 0.78 achieved x 8
+  // GPUs sending their shards = 312 GB/s; latency 6.6 + 2.7 us (NCCL LL network hop):
+  // 9.3e-6 + 671,088,640 / 312e9 = 2.16022 ms.
+  const Deployment d = sim_llama70_h200(8);
+  const KvTransfer t = kv_transfer(d, d, 2048, 16);
+  EXPECT_DOUBLE_EQ(t.bytes, 671088640.0);
+  EXPECT_EQ(t.link, "scale-out");
+  EXPECT_NEAR(t.bandwidth_bytes_per_s, 312e9, 1e-3);
+  EXPECT_NEAR(t.seconds, 9.3e-6 + 671088640.0 / 312e9, 1e-12);
+  // Within one 8-GPU domain (4 + 4 chips) it rides NVLink: 450 x 0.8 x 4 = 1,440 GB/s.
+  const Deployment half = sim_llama70_h200(4);
+  const KvTransfer up = kv_transfer(half, half, 2048, 8);
+  EXPECT_EQ(up.link, "scale-up");
+  EXPECT_NEAR(up.bandwidth_bytes_per_s, 1440e9, 1e-3);
+}
+
+TEST(Cluster, DisaggregatedConservesRequestsAndCountsEveryTransfer) {
+  const Deployment d = sim_llama70_h200(8);
+  TrafficSpec t;
+  t.rate_per_s = 8;
+  t.requests = 400;
+  t.input = {LengthDist::Kind::fixed, 2048};
+  t.output = {LengthDist::Kind::fixed, 64};
+  const auto reqs = generate_traffic(t);
+  Pool pre{d, 1, {}}, dec{d, 1, {}};
+  const ClusterRun c = simulate_disaggregated(pre, dec, reqs);
+  ASSERT_TRUE(c.fits) << c.reason;
+  EXPECT_EQ(c.chips, 16);
+  EXPECT_DOUBLE_EQ(c.kv_transfer_bytes_total, 400 * 671088640.0);
+  const SimSummary s = summarize(c, {});
+  EXPECT_EQ(s.finished, 400);
+  EXPECT_EQ(s.kv_blocks_leaked, 0);
+  EXPECT_NEAR(s.little_l, s.little_lambda_per_s * s.little_w_s, 1e-9 * s.little_l);
+  for (const auto& r : c.end_to_end.requests) {
+    // The second token comes at least one transfer and one decode step after the first.
+    EXPECT_GE(r.finish_s - r.first_token_s, c.kv_transfer_s_mean + 62 * decode_step(d, 1, 2048).t_step.value() * 0.99);
+  }
+  for (const auto& r : c.runs) {
+    EXPECT_EQ(r.kv_blocks_leaked, 0);
+  }
+  // Low load: TTFT is the lone prefill (plus queueing), never a decode step's.
+  EXPECT_GE(s.ttft.p50, prefill_step(d, 1, 2048).t_step.value() - 1e-12);
+}
+
+TEST(Cluster, ReplicasSplitTheTrafficRoundRobin) {
+  // Two replicas at rate 2R see the same per-request latency distribution as one replica at
+  // R up to sampling: round-robin hands each every other request. At very low load both
+  // give the closed-form TTFT.
+  const Deployment d = sim_llama70_h200(8);
+  TrafficSpec t;
+  t.rate_per_s = 0.05;
+  t.requests = 40;
+  t.input = {LengthDist::Kind::fixed, 1000};
+  t.output = {LengthDist::Kind::fixed, 10};
+  const auto reqs = generate_traffic(t);
+  const ClusterRun two = simulate_aggregated(Pool{d, 2, {}}, reqs);
+  ASSERT_EQ(two.runs.size(), 2u);
+  EXPECT_EQ(two.runs[0].requests.size(), 20u);
+  const SimSummary s = summarize(two, {});
+  EXPECT_EQ(s.chips, 16);
+  EXPECT_NEAR(s.ttft.p50, prefill_step(d, 1, 1000).t_step.value(), 1e-9);
+  EXPECT_NEAR(s.little_l, s.little_lambda_per_s * s.little_w_s, 1e-9 * s.little_l);
+}
+
+}  // namespace
+}  // namespace chalk::sim

@@ -1,0 +1,292 @@
+// The cheapest deployment that meets an SLO (plan.h; docs/simulator.md, "Planning").
+#include "chalk/sim/plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <set>
+
+#include "chalk/base/error.h"
+#include "chalk/engine/default_layout.h"
+#include "chalk/engine/layout_search.h"
+
+namespace chalk::sim {
+namespace {
+
+/// One replica shape: chips and a parallel layout.
+struct Shape {
+  Deployment dep;
+  std::string name;
+};
+
+bool is_moe(const ModelSpec& m) {
+  for (const auto& g : m.groups) {
+    if (g.ffn.kind == FfnKind::moe) return true;
+  }
+  return false;
+}
+
+/// Every fitting layout of one replica of exactly n chips (the plain roofline: one).
+std::vector<Shape> shapes_for(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t n, int64_t context) {
+  std::vector<Shape> out;
+  DeploymentOptions o = base;
+  o.n_chips = n;
+  if (!base.mechanisms.enabled) {
+    Deployment d = make_deployment(m, s, o);
+    if (memory_plan(d, 1, context).fits) out.push_back({std::move(d), "roofline, even sharding"});
+    return out;
+  }
+  LayoutQuery q;
+  q.n_chips = n;
+  q.context = context;
+  std::set<std::string> seen;
+  for (const auto& c : search_layouts(m, s, base, q)) {
+    if (!c.fits || c.replica_chips != n) continue;
+    const std::string name = describe_layout(c.layout, is_moe(m));
+    if (!seen.insert(name).second) continue;
+    o.mechanisms.layout = c.layout;
+    o.mechanisms.layout.dispatch_bytes_per_element = base.mechanisms.layout.dispatch_bytes_per_element;
+    try {
+      out.push_back({make_deployment(m, s, o), name});
+    } catch (const InputError&) {
+      continue;  // a layout the search priced but make_deployment refuses: not a candidate
+    }
+  }
+  return out;
+}
+
+double cost_of(const SystemSpec& s, const DeploymentOptions& base, int64_t chips) {
+  const auto price = base.price_per_chip ? base.price_per_chip : s.price_per_chip;
+  return price ? price->value() * 3600.0 * static_cast<double>(chips) : static_cast<double>(chips);
+}
+
+/// The smallest x in [1, hi] with ok(x), or 0 when ok(hi) fails (ok is taken as monotone).
+int64_t fewest(int64_t hi, const std::function<bool(int64_t)>& ok) {
+  if (hi < 1 || !ok(hi)) return 0;
+  int64_t lo = 1;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (ok(mid)) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return hi;
+}
+
+std::string ms(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g ms", s * 1e3);
+  return buf;
+}
+
+}  // namespace
+
+PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, std::span<const Request> traffic,
+                           const PlanOptions& o) {
+  validate(o.slo);
+  if (!o.slo.ttft_s && !o.slo.tpot_s) throw InputError("slo", "state a TTFT or a TPOT target (or both)");
+  if (traffic.empty()) throw InputError("traffic", "no requests to plan for");
+  const EnginePolicy& policy = o.policy;
+  validate(policy);
+  PlanReport r;
+  const auto price = base.price_per_chip ? base.price_per_chip : s.price_per_chip;
+  r.has_price = price.has_value();
+  int64_t budget = o.chip_budget;
+  if (o.usd_per_hour_budget) {
+    if (!r.has_price) throw InputError("usd_budget", s.name + " has no price; state a chip budget or a price per chip-hour");
+    if (!(*o.usd_per_hour_budget > 0)) throw InputError("usd_budget", "must be positive dollars per hour");
+    const int64_t by_cost = static_cast<int64_t>(std::floor(*o.usd_per_hour_budget / (price->value() * 3600.0) + 1e-9));
+    budget = budget > 0 ? std::min(budget, by_cost) : by_cost;
+  }
+  if (budget < 1 && !o.usd_per_hour_budget) throw InputError("chips", "state a chip budget (>= 1) or a dollar budget");
+  r.chip_budget = budget;
+
+  double in_sum = 0, out_sum = 0;
+  for (const auto& q : traffic) {
+    in_sum += static_cast<double>(q.input_tokens);
+    out_sum += static_cast<double>(q.output_tokens);
+  }
+  const double count = static_cast<double>(traffic.size());
+  const int64_t context = steady_state_context(static_cast<int64_t>(in_sum / count), static_cast<int64_t>(out_sum / count));
+
+  // Replica sizes.
+  std::vector<int64_t> sizes = o.replica_chips;
+  if (sizes.empty() && budget >= 1) {
+    int64_t smallest = 0;
+    try {
+      DeploymentOptions engine = base;
+      engine.mechanisms.enabled = true;
+      smallest = smallest_replica_chips(m, s, engine, std::max<int64_t>(context, 1));
+    } catch (const InputError&) {
+      smallest = 0;
+    }
+    const int64_t domain = std::max<int64_t>(s.scale_up_domain, 1);
+    std::set<int64_t> set;
+    for (int64_t k = 1; k <= domain; ++k) {
+      if (domain % k == 0) set.insert(k);
+    }
+    for (int64_t k = 2 * domain; k <= budget; k *= 2) set.insert(k);
+    for (const int64_t k : set) {
+      if (smallest > 0 && k >= smallest && k <= budget) sizes.push_back(k);
+    }
+  }
+  for (const int64_t k : sizes) {
+    if (k < 1) throw InputError("replica_chips", "must be >= 1, got " + std::to_string(k));
+  }
+  std::vector<int64_t> caps = o.max_sequences;
+  if (caps.empty()) caps = {policy.max_sequences, 256, 64};
+  std::sort(caps.begin(), caps.end());
+  caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
+
+  std::vector<Shape> shapes;
+  for (const int64_t n : sizes) {
+    if (n > budget) continue;
+    for (auto& sh : shapes_for(m, s, base, n, context)) shapes.push_back(std::move(sh));
+  }
+  auto options_for = [&](int64_t cap) {
+    SimOptions so;
+    so.policy = policy;
+    so.policy.max_sequences = cap;
+    so.prefix_hit_rate = o.prefix_hit_rate;
+    return so;
+  };
+  auto record = [&](PlanCandidate c) {
+    c.usd_per_hour = r.has_price ? std::optional<double>(cost_of(s, base, c.chips)) : std::nullopt;
+    c.meets_slo = c.summary.meets_slo;
+    r.evaluated.push_back(std::move(c));
+    return r.evaluated.back().meets_slo;
+  };
+
+  // Aggregated: for each shape and cap, the fewest replicas that meet the SLO.
+  if (o.aggregated) {
+    for (const auto& sh : shapes) {
+      for (const int64_t cap : caps) {
+        const int64_t n = sh.dep.n_chips;
+        fewest(budget / n, [&](int64_t k) {
+          const ClusterRun c = simulate_aggregated(Pool{sh.dep, k, options_for(cap)}, traffic);
+          r.simulations += k;
+          PlanCandidate p;
+          p.replica_chips = n;
+          p.replicas = k;
+          p.layout = sh.name;
+          p.parallel = sh.dep.mechanisms.layout;
+          p.max_sequences = cap;
+          p.max_batched_tokens = policy.max_batched_tokens;
+          p.chips = n * k;
+          p.summary = summarize(c, o.slo);
+          if (!c.fits) p.summary.meets_slo = false;
+          return record(std::move(p));
+        });
+      }
+    }
+  }
+
+  // Disaggregated: the cheapest prefill pool meeting TTFT alone, then the decode pools.
+  if (o.disaggregated && o.slo.ttft_s && !shapes.empty()) {
+    Slo ttft_only = o.slo;
+    ttft_only.tpot_s.reset();
+    int64_t smallest_shape = budget;
+    for (const auto& sh : shapes) smallest_shape = std::min(smallest_shape, sh.dep.n_chips);
+    const Shape* pre = nullptr;
+    int64_t pre_replicas = 0;
+    double pre_ttft = 0;
+    for (const auto& sh : shapes) {
+      const int64_t n = sh.dep.n_chips;
+      if (n + smallest_shape > budget) continue;
+      double ttft = 0;
+      const int64_t k = fewest((budget - smallest_shape) / n, [&](int64_t k) {
+        const ClusterRun c = simulate_aggregated(Pool{sh.dep, k, options_for(policy.max_sequences)}, traffic, Phase::prefill);
+        r.simulations += k;
+        const SimSummary sum = summarize(c, ttft_only);
+        if (c.fits && sum.meets_slo) ttft = sum.ttft_at_slo_percentile_s;
+        return c.fits && sum.meets_slo;
+      });
+      if (k == 0) continue;
+      if (pre == nullptr || n * k < pre->dep.n_chips * pre_replicas || (n * k == pre->dep.n_chips * pre_replicas && ttft < pre_ttft)) {
+        pre = &sh;
+        pre_replicas = k;
+        pre_ttft = ttft;
+      }
+    }
+    if (pre != nullptr) {
+      const int64_t left = budget - pre->dep.n_chips * pre_replicas;
+      for (const auto& sh : shapes) {
+        const int64_t n = sh.dep.n_chips;
+        for (const int64_t cap : caps) {
+          fewest(left / n, [&](int64_t k) {
+            const ClusterRun c = simulate_disaggregated(Pool{pre->dep, pre_replicas, options_for(policy.max_sequences)},
+                                                        Pool{sh.dep, k, options_for(cap)}, traffic);
+            r.simulations += pre_replicas + k;
+            PlanCandidate p;
+            p.disaggregated = true;
+            p.replica_chips = pre->dep.n_chips;
+            p.replicas = pre_replicas;
+            p.layout = pre->name;
+            p.parallel = pre->dep.mechanisms.layout;
+            p.decode_replica_chips = n;
+            p.decode_replicas = k;
+            p.decode_layout = sh.name;
+            p.decode_parallel = sh.dep.mechanisms.layout;
+            p.max_sequences = cap;
+            p.max_batched_tokens = policy.max_batched_tokens;
+            p.chips = c.chips;
+            p.summary = summarize(c, o.slo);
+            if (!c.fits) p.summary.meets_slo = false;
+            return record(std::move(p));
+          });
+        }
+      }
+    }
+  }
+
+  // The best: cheapest that met its own simulation's SLO.
+  for (std::size_t i = 0; i < r.evaluated.size(); ++i) {
+    const auto& c = r.evaluated[i];
+    if (!c.meets_slo) continue;
+    if (!r.best) {
+      r.best = i;
+      continue;
+    }
+    const auto& b = r.evaluated[*r.best];
+    const auto key = [](const PlanCandidate& x) {
+      return std::tuple(x.chips, x.summary.ttft_at_slo_percentile_s, x.summary.tpot_at_slo_percentile_s);
+    };
+    if (key(c) < key(b)) r.best = i;
+  }
+  // Pareto front of cost against TTFT and TPOT at the percentile (finished runs only).
+  for (std::size_t i = 0; i < r.evaluated.size(); ++i) {
+    const auto& a = r.evaluated[i];
+    if (a.summary.finished == 0 || a.summary.rejected > 0) continue;
+    bool dominated = false;
+    for (std::size_t j = 0; j < r.evaluated.size() && !dominated; ++j) {
+      const auto& b = r.evaluated[j];
+      if (j == i || b.summary.finished == 0 || b.summary.rejected > 0) continue;
+      const bool no_worse = b.chips <= a.chips && b.summary.ttft_at_slo_percentile_s <= a.summary.ttft_at_slo_percentile_s &&
+                            b.summary.tpot_at_slo_percentile_s <= a.summary.tpot_at_slo_percentile_s;
+      const bool better = b.chips < a.chips || b.summary.ttft_at_slo_percentile_s < a.summary.ttft_at_slo_percentile_s ||
+                          b.summary.tpot_at_slo_percentile_s < a.summary.tpot_at_slo_percentile_s;
+      // A later twin (same chips and latencies: another cap that changed nothing) is dropped.
+      dominated = (no_worse && better) || (no_worse && j < i);
+    }
+    if (!dominated) r.pareto.push_back(i);
+  }
+  std::sort(r.pareto.begin(), r.pareto.end(), [&](std::size_t a, std::size_t b) {
+    return std::tuple(r.evaluated[a].chips, r.evaluated[a].summary.ttft_at_slo_percentile_s) <
+           std::tuple(r.evaluated[b].chips, r.evaluated[b].summary.ttft_at_slo_percentile_s);
+  });
+  if (r.best) {
+    r.launch = launch_settings(r.evaluated[*r.best], m.name, is_moe(m));
+  } else {
+    const std::string p = std::to_string(static_cast<int64_t>(o.slo.percentile));
+    r.why_none = "no deployment within " + std::to_string(budget) + " chips meets" +
+                 (o.slo.ttft_s ? " TTFT p" + p + " <= " + ms(*o.slo.ttft_s) : std::string()) +
+                 (o.slo.tpot_s ? std::string(o.slo.ttft_s ? " and" : "") + " TPOT p" + p + " <= " + ms(*o.slo.tpot_s) : std::string());
+    if (shapes.empty()) r.why_none += ": no replica of the sizes tried holds the model's weights and one sequence";
+  }
+  return r;
+}
+
+}  // namespace chalk::sim

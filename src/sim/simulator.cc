@@ -1,0 +1,283 @@
+// The request simulator's event loop (simulator.h; docs/simulator.md).
+#include "chalk/sim/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <numeric>
+#include <stdexcept>
+
+#include "chalk/base/error.h"
+
+namespace chalk::sim {
+namespace {
+
+/// A request's state while it is in the system.
+struct Live {
+  int64_t kv_tokens = 0;       ///< tokens whose KV is in the cache
+  int64_t generated = 0;       ///< output tokens produced so far
+  int64_t blocks = 0;          ///< KV blocks held
+  int64_t prefill_target = 0;  ///< KV tokens to reach before decoding; 0 = decoding
+  int64_t output = 1;          ///< tokens this replica produces in all (phase)
+  double last_token_s = 0;
+  bool started = false;
+  bool upstream_prefilled = false;  ///< decode phase, not yet admitted: its KV arrives with it
+};
+
+}  // namespace
+
+int64_t kv_blocks_available(const Deployment& d, int64_t block_size) {
+  const MemoryPlan one = memory_plan(d, 1, block_size);
+  if (!one.weights_fit) return 0;
+  const double room = (one.hbm_total - one.weights - one.reserve).value();
+  const double per_block = one.kv_cache.value();
+  if (per_block <= 0) return int64_t{1} << 40;  // no KV (attention-free): never the constraint
+  return static_cast<int64_t>(std::floor(room / per_block));
+}
+
+SimRun simulate(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase) {
+  validate(o.policy);
+  if (!(o.prefix_hit_rate >= 0 && o.prefix_hit_rate < 1)) {
+    throw InputError("prefix_hit_rate", "must be a fraction in [0, 1), got " + std::to_string(o.prefix_hit_rate));
+  }
+  if (o.kv_blocks < 0) throw InputError("kv_blocks", "must be >= 0, got " + std::to_string(o.kv_blocks));
+  const int64_t n = static_cast<int64_t>(requests.size());
+  SimRun run;
+  run.requests.resize(requests.size());
+  const int64_t block = o.policy.block_size;
+  const int64_t total_blocks = o.kv_blocks > 0 ? o.kv_blocks : kv_blocks_available(d, block);
+  run.kv_blocks_total = total_blocks;
+  if (total_blocks <= 0) {
+    run.fits = false;
+    run.reason = "the weights and the memory reserve leave no HBM for the KV cache on " + std::to_string(d.n_chips) + " chips";
+    return run;
+  }
+  auto blocks_for = [block](int64_t tokens) { return (tokens + block - 1) / block; };
+
+  std::vector<int32_t> order(requests.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return requests[a].arrival_s < requests[b].arrival_s; });
+
+  std::vector<Live> live(requests.size());
+  for (int64_t i = 0; i < n; ++i) {
+    const Request& q = requests[i];
+    if (q.input_tokens < 1 || q.output_tokens < 1 || !(q.arrival_s >= 0) || !std::isfinite(q.arrival_s)) {
+      throw InputError("request " + std::to_string(i), "needs arrival_s >= 0 and input and output tokens >= 1");
+    }
+    auto& rec = run.requests[i];
+    rec.arrival_s = q.arrival_s;
+    rec.input_tokens = q.input_tokens;
+    rec.output_tokens = q.output_tokens;
+    auto& L = live[i];
+    L.output = phase == Phase::prefill ? 1 : q.output_tokens;
+    // At least one prompt token is computed: it yields the first token's logits.
+    rec.cached_tokens = std::min<int64_t>(static_cast<int64_t>(std::floor(o.prefix_hit_rate * static_cast<double>(q.input_tokens))),
+                                          q.input_tokens - 1);
+    if (phase == Phase::decode) {
+      L.upstream_prefilled = true;
+      L.generated = 1;
+      L.last_token_s = q.first_token_s >= 0 ? std::min(q.first_token_s, q.arrival_s) : q.arrival_s;
+      rec.first_token_s = L.last_token_s;
+    } else {
+      L.prefill_target = q.input_tokens;
+    }
+  }
+
+  const EnginePolicy& pol = o.policy;
+  std::deque<int32_t> waiting;
+  std::vector<int32_t> running, still;
+  std::vector<int64_t> decode_ctx;
+  std::vector<int32_t> decode_owner, chunk_owner;
+  std::vector<PrefillChunk> chunks;
+  int64_t free_blocks = total_blocks, finished = 0, next = 0;
+  double t = 0;
+
+  auto finish = [&](int32_t i, double when) {
+    auto& rec = run.requests[i];
+    rec.finish_s = when;
+    free_blocks += live[i].blocks;
+    live[i].blocks = 0;
+    ++finished;
+    run.end_s = std::max(run.end_s, when);
+  };
+  auto preempt = [&](int32_t i) {
+    auto& L = live[i];
+    free_blocks += L.blocks;
+    L.blocks = 0;
+    L.kv_tokens = 0;
+    L.upstream_prefilled = false;  // its KV is gone: recompute prompt and generated tokens here
+    L.prefill_target = requests[i].input_tokens + L.generated;
+    ++run.requests[i].preemptions;
+    ++run.preemptions;
+  };
+
+  while (finished + run.rejected < n) {
+    // Arrivals up to now join the queue; their time before now counts in the system.
+    while (next < n && requests[order[next]].arrival_s <= t) {
+      const int32_t i = order[next++];
+      const Request& q = requests[i];
+      const int64_t peak = phase == Phase::prefill ? q.input_tokens : q.input_tokens + q.output_tokens - 1;
+      if (blocks_for(peak) > total_blocks) {
+        run.requests[i].rejected = true;
+        ++run.rejected;
+        continue;
+      }
+      if (live[i].output <= live[i].generated) {  // decode phase, one output token: nothing to do here
+        run.requests[i].scheduled_s = q.arrival_s;
+        finish(i, q.arrival_s);
+        continue;
+      }
+      run.requests_in_system_s += t - q.arrival_s;
+      waiting.push_back(i);
+    }
+    if (running.empty() && waiting.empty()) {
+      if (next >= n) break;
+      t = requests[order[next]].arrival_s;
+      continue;
+    }
+
+    // Schedule: running requests first, in admission order.
+    int64_t budget = pol.max_batched_tokens, context_sum = 0, prefill_tokens = 0;
+    decode_ctx.clear();
+    decode_owner.clear();
+    chunks.clear();
+    chunk_owner.clear();
+    bool preempted_now = false;
+    for (std::size_t k = 0; k < running.size() && budget > 0; ++k) {
+      const int32_t i = running[k];
+      auto& L = live[i];
+      const bool prefilling = L.prefill_target > 0;
+      const int64_t want = prefilling ? std::min(L.prefill_target - L.kv_tokens, budget) : 1;
+      const int64_t need = blocks_for(L.kv_tokens + want) - L.blocks;
+      bool self = false;
+      while (need > free_blocks) {
+        const int32_t victim = running.back();
+        running.pop_back();
+        preempt(victim);
+        waiting.push_front(victim);
+        preempted_now = true;
+        if (victim == i) {
+          self = true;
+          break;
+        }
+      }
+      if (self) break;
+      free_blocks -= need;
+      L.blocks += need;
+      budget -= want;
+      if (prefilling) {
+        chunks.push_back({want, L.kv_tokens});
+        chunk_owner.push_back(i);
+        prefill_tokens += want;
+      } else {
+        decode_ctx.push_back(L.kv_tokens);
+        decode_owner.push_back(i);
+        context_sum += L.kv_tokens;
+      }
+    }
+    // Then waiting requests, first come first served (none after a preemption: vLLM).
+    while (!preempted_now && !waiting.empty() && budget > 0 && static_cast<int64_t>(running.size()) < pol.max_sequences) {
+      const int32_t i = waiting.front();
+      auto& L = live[i];
+      if (L.upstream_prefilled) {
+        const int64_t need = blocks_for(requests[i].input_tokens + 1);
+        if (need > free_blocks) break;
+        L.kv_tokens = requests[i].input_tokens;
+        L.upstream_prefilled = false;
+        free_blocks -= need;
+        L.blocks = need;
+        budget -= 1;
+        decode_ctx.push_back(L.kv_tokens);
+        decode_owner.push_back(i);
+        context_sum += L.kv_tokens;
+      } else {
+        const int64_t start = run.requests[i].cached_tokens;
+        const int64_t left = L.prefill_target - start;
+        int64_t want = std::min(left, budget);
+        if (!pol.chunked_prefill && want < left) {
+          // Whole prompts only: one longer than the budget runs alone in an empty step.
+          if (!(decode_ctx.empty() && chunks.empty())) break;
+          want = left;
+        }
+        const int64_t need = blocks_for(start + want);
+        if (need > free_blocks) break;
+        L.kv_tokens = start;
+        free_blocks -= need;
+        L.blocks = need;
+        budget -= want;
+        chunks.push_back({want, start});
+        chunk_owner.push_back(i);
+        prefill_tokens += want;
+      }
+      if (!L.started) {
+        L.started = true;
+        run.requests[i].scheduled_s = t;
+      }
+      waiting.pop_front();
+      running.push_back(i);
+    }
+    // Something always runs: the first running request, or (none running, all blocks free)
+    // the first waiting one, whose prompt fits since larger requests were rejected.
+    if (decode_ctx.empty() && chunks.empty()) throw std::logic_error("simulate: a step with nothing to run");
+
+    StepMix mix;
+    mix.decode_contexts = decode_ctx;
+    mix.decode_context_sum = context_sum;
+    mix.chunks = chunks;
+    const double dt = mixed_step_time(d, mix).value();
+    const double end = t + dt;
+    run.requests_in_system_s += static_cast<double>(running.size() + waiting.size()) * dt;
+    StepSample sample;
+    sample.start_s = t;
+    sample.duration_s = dt;
+    sample.decodes = static_cast<int32_t>(decode_ctx.size());
+    sample.prefill_tokens = static_cast<int32_t>(prefill_tokens);
+    sample.running = static_cast<int32_t>(running.size());
+    sample.waiting = static_cast<int32_t>(waiting.size());
+    sample.kv_blocks_used = total_blocks - free_blocks;
+    run.kv_blocks_peak = std::max(run.kv_blocks_peak, sample.kv_blocks_used);
+
+    // Tokens produced at the step's end.
+    auto emit = [&](int32_t i) {
+      auto& L = live[i];
+      ++L.generated;
+      if (L.generated == 1) {
+        run.requests[i].first_token_s = end;
+      } else if (L.last_token_s == t) {
+        ++sample.steady_tokens;
+      } else {
+        run.long_token_gaps_s.push_back(end - L.last_token_s);
+      }
+      L.last_token_s = end;
+      if (L.generated >= L.output) finish(i, end);
+    };
+    for (std::size_t k = 0; k < chunks.size(); ++k) {
+      auto& L = live[chunk_owner[k]];
+      L.kv_tokens += chunks[k].tokens;
+      if (L.kv_tokens >= L.prefill_target) {
+        L.prefill_target = 0;
+        emit(chunk_owner[k]);
+      }
+    }
+    for (const int32_t i : decode_owner) {
+      ++live[i].kv_tokens;
+      emit(i);
+    }
+    still.clear();
+    for (const int32_t i : running) {
+      if (live[i].generated < live[i].output) still.push_back(i);
+    }
+    running.swap(still);
+
+    run.decode_sequences_s += static_cast<double>(sample.decodes) * dt;
+    run.kv_blocks_s += static_cast<double>(sample.kv_blocks_used) * dt;
+    run.busy_s += dt;
+    ++run.n_steps;
+    run.steps.push_back(sample);
+    t = end;
+  }
+  run.kv_blocks_leaked = total_blocks - free_blocks;
+  return run;
+}
+
+}  // namespace chalk::sim

@@ -1,0 +1,176 @@
+// The request simulator against queueing theory and closed forms: M/D/1, Little's law,
+// the low-load steady state, conservation of requests and KV blocks.
+#include "chalk/sim/simulator.h"
+
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+#include "chalk/sim/metrics.h"
+
+namespace chalk::sim {
+namespace {
+
+Deployment sim_llama8_h100() {
+  DeploymentOptions o;
+  o.n_chips = 1;
+  o.mechanisms.enabled = true;
+  return make_deployment(load_model("llama-3.1-8b"), load_system("h100-sxm"), o);
+}
+
+SimSummary sim_summary_of(const SimRun& run, int64_t chips = 1, Slo slo = {}) {
+  const SimRun* runs[] = {&run};
+  return summarize(runs, chips, slo);
+}
+
+/// Every run: every request finished or rejected, no KV block leaked, Little's law.
+void expect_sim_invariants(const SimRun& run) {
+  for (const auto& r : run.requests) {
+    if (r.rejected) continue;
+    EXPECT_GE(r.scheduled_s, r.arrival_s);
+    EXPECT_GE(r.first_token_s, r.scheduled_s);
+    EXPECT_GE(r.finish_s, r.first_token_s);
+    EXPECT_GT(r.finish_s, 0);
+  }
+  EXPECT_EQ(run.kv_blocks_leaked, 0);
+  const SimSummary s = sim_summary_of(run);
+  EXPECT_EQ(s.finished + s.rejected, s.requests);
+  // Little's law, L = lambda W, over [0, end]: the simulator integrates the requests in the
+  // system step by step; the records give W.
+  EXPECT_NEAR(s.little_l, s.little_lambda_per_s * s.little_w_s, 1e-9 * s.little_l);
+}
+
+TEST(Simulator, MD1MeanWaitMatchesPollaczekKhinchine) {
+  // One request at a time (max_sequences 1), one output token: service = one prefill step
+  // of 1,024 tokens, S, the same for every request. Poisson arrivals at rho = 0.5:
+  // M/D/1 mean wait W_q = rho S / (2 (1 - rho)) = 0.5 S.
+  const Deployment d = sim_llama8_h100();
+  const double S = prefill_step(d, 1, 1024).t_step.value();
+  SimOptions o;
+  o.policy.max_sequences = 1;
+  for (const double rho : {0.5, 0.8}) {
+    TrafficSpec t;
+    t.rate_per_s = rho / S;
+    t.requests = 200000;
+    t.seed = 7;
+    t.input = {LengthDist::Kind::fixed, 1024};
+    t.output = {LengthDist::Kind::fixed, 1};
+    const auto reqs = generate_traffic(t);
+    const SimRun run = simulate(d, reqs, o);
+    const SimSummary s = sim_summary_of(run);
+    const double want = rho * S / (2 * (1 - rho));
+    EXPECT_NEAR(s.queue.mean, want, (rho < 0.6 ? 0.03 : 0.06) * want) << "rho " << rho;
+    // TTFT = wait + S (DistServe's M/D/1 prefill queue: D + R D^2 / (2 (1 - R D))).
+    EXPECT_NEAR(s.ttft.mean, want + S, 0.03 * (want + S));
+    expect_sim_invariants(run);
+  }
+}
+
+TEST(Simulator, LowLoadEqualsClosedFormStepTimes) {
+  // Requests 100 s apart never meet: TTFT = the prefill step of the whole prompt, and
+  // decode step k reads input + k tokens of KV at batch 1, so TPOT = mean over k = 0..48
+  // of decode_step(1, 2000 + k), ITL the same steps.
+  const Deployment d = sim_llama8_h100();
+  std::vector<Request> reqs;
+  for (int i = 0; i < 20; ++i) reqs.push_back({100.0 * i, 2000, 50});
+  const SimRun run = simulate(d, reqs, SimOptions{});
+  const SimSummary s = sim_summary_of(run);
+  const double ttft = prefill_step(d, 1, 2000).t_step.value();
+  double tpot = 0;
+  for (int k = 0; k < 49; ++k) tpot += decode_step(d, 1, 2000 + k).t_step.value();
+  tpot /= 49;
+  EXPECT_NEAR(s.ttft.p50, ttft, 1e-12);
+  EXPECT_NEAR(s.ttft.p99, ttft, 1e-12);
+  EXPECT_NEAR(s.tpot.mean, tpot, 1e-9 * tpot);
+  EXPECT_NEAR(s.itl.mean, tpot, 1e-9 * tpot);
+  EXPECT_EQ(s.queue.p99, 0);
+  EXPECT_EQ(s.preemptions, 0);
+  expect_sim_invariants(run);
+}
+
+TEST(Simulator, ChunkedPrefillSplitsALongPromptByTheBudget) {
+  // A 20,000-token prompt under vLLM's 8,192-token budget runs in chunks of 8192, 8192
+  // and 3616, each after the KV already written; TTFT is their sum.
+  const Deployment d = sim_llama8_h100();
+  const Request r{0, 20000, 2};
+  const SimRun run = simulate(d, std::span(&r, 1), SimOptions{});
+  const double want = prefill_step(d, 1, 8192, 0).t_step.value() + prefill_step(d, 1, 8192, 8192).t_step.value() +
+                      prefill_step(d, 1, 3616, 16384).t_step.value();
+  EXPECT_NEAR(run.requests[0].first_token_s, want, 1e-12);
+  EXPECT_EQ(run.n_steps, 4);
+  // TensorRT-LLM's policy (no chunked prefill) runs the whole prompt alone in one step.
+  SimOptions trt;
+  trt.policy = engine_policy("trtllm");
+  const SimRun whole = simulate(d, std::span(&r, 1), trt);
+  EXPECT_NEAR(whole.requests[0].first_token_s, prefill_step(d, 1, 20000).t_step.value(), 1e-12);
+}
+
+TEST(Simulator, ConservationUnderPreemption) {
+  // A KV cache of 400 blocks x 16 = 6,400 tokens against 64 requests of up to 1,200
+  // tokens arriving together: the scheduler must preempt, and every request still
+  // finishes with every block returned.
+  const Deployment d = sim_llama8_h100();
+  TrafficSpec t;
+  t.rate_per_s = 1000;
+  t.requests = 64;
+  t.input = parse_length("uniform:200:800", "input");
+  t.output = parse_length("uniform:100:400", "output");
+  SimOptions o;
+  o.kv_blocks = 400;
+  const auto reqs = generate_traffic(t);
+  const SimRun run = simulate(d, reqs, o);
+  EXPECT_GT(run.preemptions, 0);
+  EXPECT_EQ(run.rejected, 0);
+  EXPECT_LE(run.kv_blocks_peak, 400);
+  expect_sim_invariants(run);
+  // Each request produced exactly its output tokens: TPOT and E2E are consistent.
+  for (const auto& r : run.requests) EXPECT_GT(r.finish_s, r.first_token_s);
+}
+
+TEST(Simulator, RejectsWhatCanNeverFitAndStaysDeterministic) {
+  const Deployment d = sim_llama8_h100();
+  SimOptions o;
+  o.kv_blocks = 10;  // 160 tokens
+  const std::vector<Request> reqs = {{0, 100, 10}, {0.001, 500, 10}, {0.002, 50, 5}};
+  const SimRun run = simulate(d, reqs, o);
+  EXPECT_TRUE(run.requests[1].rejected);
+  EXPECT_EQ(run.rejected, 1);
+  expect_sim_invariants(run);
+  const SimRun again = simulate(d, reqs, o);
+  EXPECT_EQ(again.end_s, run.end_s);
+}
+
+TEST(Simulator, PrefixHitsShortenThePrefill) {
+  // Half of a 4,000-token prompt cached: the prefill computes 2,000 tokens after a
+  // 2,000-token prefix.
+  const Deployment d = sim_llama8_h100();
+  SimOptions o;
+  o.prefix_hit_rate = 0.5;
+  const Request r{0, 4000, 1};
+  const SimRun run = simulate(d, std::span(&r, 1), o);
+  EXPECT_NEAR(run.requests[0].first_token_s, prefill_step(d, 1, 2000, 2000).t_step.value(), 1e-12);
+  EXPECT_EQ(run.requests[0].cached_tokens, 2000);
+}
+
+TEST(Simulator, BadOptionsNameTheField) {
+  const Deployment d = sim_llama8_h100();
+  const Request r{0, 10, 1};
+  SimOptions o;
+  o.prefix_hit_rate = 1;
+  EXPECT_THROW(simulate(d, std::span(&r, 1), o), InputError);
+  o = {};
+  o.policy.block_size = 0;
+  try {
+    simulate(d, std::span(&r, 1), o);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "block_size");
+  }
+  EXPECT_THROW(engine_policy("tgi"), InputError);
+}
+
+}  // namespace
+}  // namespace chalk::sim

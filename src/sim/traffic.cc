@@ -1,0 +1,213 @@
+// Arrival processes, length distributions and the trace reader (traffic.h).
+#include "chalk/sim/traffic.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <random>
+
+#include "chalk/base/error.h"
+
+namespace chalk::sim {
+namespace {
+
+constexpr int64_t max_length = 10'000'000;
+constexpr int64_t max_requests = 10'000'000;
+
+/// Uniform in (0, 1): 53 random bits, never 0.
+double unit(std::mt19937_64& rng) { return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53; }
+
+/// Standard normal (Box-Muller; the second value is dropped, which keeps the stream simple).
+double normal(std::mt19937_64& rng) {
+  const double u = unit(rng), v = unit(rng);
+  return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * M_PI * v);
+}
+
+/// Gamma(shape k, scale 1): Marsaglia and Tsang 2000; for k < 1, Gamma(k + 1) x U^(1/k).
+double gamma_unit(std::mt19937_64& rng, double k) {
+  if (k < 1) return gamma_unit(rng, k + 1) * std::pow(unit(rng), 1.0 / k);
+  const double dd = k - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * dd);
+  for (;;) {
+    double x, v;
+    do {
+      x = normal(rng);
+      v = 1 + c * x;
+    } while (v <= 0);
+    v = v * v * v;
+    const double u = unit(rng);
+    if (std::log(u) < 0.5 * x * x + dd - dd * v + dd * std::log(v)) return dd * v;
+  }
+}
+
+int64_t draw(const LengthDist& l, std::mt19937_64& rng) {
+  switch (l.kind) {
+    case LengthDist::Kind::fixed: return l.value;
+    case LengthDist::Kind::uniform:
+      return l.min + static_cast<int64_t>(std::floor(unit(rng) * static_cast<double>(l.max - l.min + 1)));
+    case LengthDist::Kind::lognormal: {
+      const double mu = std::log(static_cast<double>(l.value)) - l.sigma * l.sigma / 2;
+      const double x = std::round(std::exp(mu + l.sigma * normal(rng)));
+      const int64_t cap = l.max > 0 ? l.max : std::min<int64_t>(max_length, 64 * l.value);
+      return std::clamp(static_cast<int64_t>(std::min(x, 1e15)), l.min, cap);
+    }
+  }
+  return l.value;
+}
+
+void check_length(const LengthDist& l, const std::string& field) {
+  auto bad = [&](const std::string& what) { throw InputError(field, what); };
+  auto in_range = [](int64_t v) { return v >= 1 && v <= max_length; };
+  switch (l.kind) {
+    case LengthDist::Kind::fixed:
+      if (!in_range(l.value)) bad("length must be 1..10000000 tokens, got " + std::to_string(l.value));
+      break;
+    case LengthDist::Kind::uniform:
+      if (!in_range(l.min) || !in_range(l.max) || l.min > l.max) {
+        bad("uniform lengths need 1 <= MIN <= MAX <= 10000000, got " + std::to_string(l.min) + ".." + std::to_string(l.max));
+      }
+      break;
+    case LengthDist::Kind::lognormal:
+      if (!in_range(l.value)) bad("lognormal mean must be 1..10000000 tokens, got " + std::to_string(l.value));
+      if (!(l.sigma > 0 && l.sigma <= 5)) bad("lognormal sigma must be in (0, 5], got " + std::to_string(l.sigma));
+      if (l.max != 0 && (!in_range(l.max) || l.max < l.min)) bad("lognormal cap must be 1..10000000, got " + std::to_string(l.max));
+      break;
+  }
+}
+
+bool parse_int(std::string_view t, int64_t& out) {
+  const auto* end = t.data() + t.size();
+  auto [p, ec] = std::from_chars(t.data(), end, out);
+  return ec == std::errc() && p == end && !t.empty();
+}
+
+bool parse_double(std::string_view t, double& out) {
+  if (t.empty()) return false;
+  const auto* end = t.data() + t.size();
+  auto [p, ec] = std::from_chars(t.data(), end, out);
+  return ec == std::errc() && p == end && std::isfinite(out);
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t i = s.find(sep, start);
+    out.push_back(s.substr(start, i == std::string_view::npos ? std::string_view::npos : i - start));
+    if (i == std::string_view::npos) return out;
+    start = i + 1;
+  }
+}
+
+}  // namespace
+
+LengthDist parse_length(std::string_view text, const std::string& field) {
+  std::string shown(1, '\'');  // built by appends: GCC 12 warns falsely (-Wrestrict) on "'" + string
+  shown.append(text).push_back('\'');
+  const char* expected = "expected N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (tokens)";
+  const auto parts = split(text, ':');
+  LengthDist l;
+  auto integer = [&](std::string_view t) {
+    int64_t v = 0;
+    if (!parse_int(t, v)) throw InputError(field, "got " + shown + "; " + expected);
+    return v;
+  };
+  if (parts.size() == 1) {
+    l.kind = LengthDist::Kind::fixed;
+    l.value = integer(parts[0]);
+  } else if (parts[0] == "uniform" && parts.size() == 3) {
+    l.kind = LengthDist::Kind::uniform;
+    l.min = integer(parts[1]);
+    l.max = integer(parts[2]);
+  } else if (parts[0] == "lognormal" && (parts.size() == 3 || parts.size() == 4)) {
+    l.kind = LengthDist::Kind::lognormal;
+    l.value = integer(parts[1]);
+    if (!parse_double(parts[2], l.sigma)) throw InputError(field, "got " + shown + "; " + expected);
+    if (parts.size() == 4) l.max = integer(parts[3]);
+  } else {
+    throw InputError(field, "got " + shown + "; " + expected);
+  }
+  check_length(l, field);
+  return l;
+}
+
+std::vector<Request> generate_traffic(const TrafficSpec& spec) {
+  if (!(spec.rate_per_s > 0) || !std::isfinite(spec.rate_per_s)) {
+    throw InputError("rate", "must be a positive number of requests per second, got " + std::to_string(spec.rate_per_s));
+  }
+  if (!(spec.cv > 0) || !std::isfinite(spec.cv) || spec.cv > 100) {
+    throw InputError("cv", "burstiness (coefficient of variation of the gaps) must be in (0, 100], got " + std::to_string(spec.cv));
+  }
+  if (spec.requests < 1 || spec.requests > max_requests) {
+    throw InputError("requests", "must be 1..10000000, got " + std::to_string(spec.requests));
+  }
+  check_length(spec.input, "input");
+  check_length(spec.output, "output");
+  std::mt19937_64 rng(spec.seed);
+  const double k = 1.0 / (spec.cv * spec.cv);
+  std::vector<Request> out(static_cast<std::size_t>(spec.requests));
+  double t = 0;
+  for (auto& r : out) {
+    const double gap = spec.arrivals == Arrivals::poisson ? -std::log(unit(rng)) / spec.rate_per_s
+                                                          : gamma_unit(rng, k) / (k * spec.rate_per_s);
+    t += gap;
+    r.arrival_s = t;
+    r.input_tokens = draw(spec.input, rng);
+    r.output_tokens = draw(spec.output, rng);
+  }
+  return out;
+}
+
+std::vector<Request> parse_trace_csv(std::string_view text, const std::string& source) {
+  std::vector<Request> out;
+  int64_t line_no = 0;
+  bool header = false;
+  double last = 0;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    const bool last_line = nl >= text.size();
+    pos = nl + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::string where = source + ": line " + std::to_string(line_no);
+    if (line.empty() && last_line) break;
+    if (!line.empty() && line.front() == '#') continue;
+    if (!header) {
+      if (line != "arrival_s,input_tokens,output_tokens") {
+        throw InputError(where, "expected the header 'arrival_s,input_tokens,output_tokens', got '" + std::string(line) + "'");
+      }
+      header = true;
+      continue;
+    }
+    const auto f = split(line, ',');
+    if (f.size() != 3) {
+      throw InputError(where, "expected 3 fields (arrival_s,input_tokens,output_tokens), got " + std::to_string(f.size()) + ": '" +
+                                  std::string(line) + "'");
+    }
+    Request r;
+    if (!parse_double(f[0], r.arrival_s) || r.arrival_s < 0) {
+      throw InputError(where, "arrival_s: expected seconds >= 0, got '" + std::string(f[0]) + "'");
+    }
+    if (r.arrival_s < last) {
+      throw InputError(where, "arrival_s: expected times in non-decreasing order, got " + std::string(f[0]) + " after " +
+                                  std::to_string(last));
+    }
+    const char* names[] = {"input_tokens", "output_tokens"};
+    int64_t* dst[] = {&r.input_tokens, &r.output_tokens};
+    for (int i = 0; i < 2; ++i) {
+      if (!parse_int(f[1 + i], *dst[i]) || *dst[i] < 1 || *dst[i] > max_length) {
+        throw InputError(where, std::string(names[i]) + ": expected an integer 1..10000000, got '" + std::string(f[1 + i]) + "'");
+      }
+    }
+    last = r.arrival_s;
+    out.push_back(r);
+    if (static_cast<int64_t>(out.size()) > max_requests) throw InputError(where, "more than 10000000 requests");
+  }
+  if (!header) throw InputError(source, "empty trace; expected the header 'arrival_s,input_tokens,output_tokens'");
+  if (out.empty()) throw InputError(source, "no requests after the header");
+  return out;
+}
+
+}  // namespace chalk::sim

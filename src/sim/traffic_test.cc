@@ -1,0 +1,112 @@
+// Traffic: arrival statistics, length distributions, the strict trace reader.
+#include "chalk/sim/traffic.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "chalk/base/error.h"
+
+namespace chalk::sim {
+namespace {
+
+void sim_gap_stats(const std::vector<Request>& r, double& mean, double& cv) {
+  double s = 0, s2 = 0, prev = 0;
+  for (const auto& q : r) {
+    const double g = q.arrival_s - prev;
+    prev = q.arrival_s;
+    s += g;
+    s2 += g * g;
+  }
+  const double n = static_cast<double>(r.size());
+  mean = s / n;
+  cv = std::sqrt(s2 / n - mean * mean) / mean;
+}
+
+TEST(Traffic, PoissonAndGammaGapsHaveTheStatedMeanAndCv) {
+  TrafficSpec t;
+  t.rate_per_s = 20;
+  t.requests = 200000;
+  double mean = 0, cv = 0;
+  sim_gap_stats(generate_traffic(t), mean, cv);
+  EXPECT_NEAR(mean, 0.05, 0.01 * 0.05);
+  EXPECT_NEAR(cv, 1, 0.02);
+  t.arrivals = Arrivals::gamma;
+  for (const double want : {0.5, 3.0}) {
+    t.cv = want;
+    sim_gap_stats(generate_traffic(t), mean, cv);
+    EXPECT_NEAR(mean, 0.05, 0.02 * 0.05) << want;
+    EXPECT_NEAR(cv, want, 0.05 * want) << want;
+  }
+}
+
+TEST(Traffic, LengthsFollowTheirDistributions) {
+  TrafficSpec t;
+  t.requests = 100000;
+  t.input = parse_length("uniform:100:300", "input");
+  t.output = parse_length("lognormal:200:1.0", "output");
+  const auto r = generate_traffic(t);
+  double in = 0, out = 0;
+  int64_t lo = 1 << 30, hi = 0;
+  for (const auto& q : r) {
+    in += static_cast<double>(q.input_tokens);
+    out += static_cast<double>(q.output_tokens);
+    lo = std::min(lo, q.input_tokens);
+    hi = std::max(hi, q.input_tokens);
+  }
+  EXPECT_NEAR(in / 1e5, 200, 1);  // uniform mean (100 + 300) / 2
+  EXPECT_EQ(lo, 100);
+  EXPECT_EQ(hi, 300);
+  EXPECT_NEAR(out / 1e5, 200, 200 * 0.03);  // lognormal mean as stated (cap 64 x mean barely bites)
+  // Same seed, same traffic.
+  EXPECT_EQ(generate_traffic(t)[999].output_tokens, r[999].output_tokens);
+}
+
+TEST(Traffic, BadLengthsAndRatesNameTheField) {
+  EXPECT_THROW(parse_length("uniform:300:100", "input"), InputError);
+  EXPECT_THROW(parse_length("lognormal:100", "input"), InputError);
+  EXPECT_THROW(parse_length("12k", "output"), InputError);
+  EXPECT_THROW(parse_length("0", "output"), InputError);
+  TrafficSpec t;
+  t.rate_per_s = 0;
+  EXPECT_THROW(generate_traffic(t), InputError);
+  t.rate_per_s = 1;
+  t.arrivals = Arrivals::gamma;
+  t.cv = -1;
+  EXPECT_THROW(generate_traffic(t), InputError);
+}
+
+TEST(Trace, ReadsAValidTrace) {
+  const auto r = parse_trace_csv("arrival_s,input_tokens,output_tokens\n# comment\n0.0,100,10\r\n0.5,2048,1\n", "t.csv");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[1].input_tokens, 2048);
+  EXPECT_EQ(r[1].arrival_s, 0.5);
+}
+
+TEST(Trace, ErrorsNameTheLineAndTheColumn) {
+  auto message = [](const char* text) {
+    try {
+      parse_trace_csv(text, "t.csv");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string h = "arrival_s,input_tokens,output_tokens\n";
+  EXPECT_EQ(message((h + "0,10,5\n1,ten,5\n").c_str()),
+            "t.csv: line 3: input_tokens: expected an integer 1..10000000, got 'ten'");
+  EXPECT_EQ(message((h + "0,10,5\n1,10\n").c_str()),
+            "t.csv: line 3: expected 3 fields (arrival_s,input_tokens,output_tokens), got 2: '1,10'");
+  EXPECT_EQ(message((h + "2,10,5\n1,10,5\n").c_str()),
+            "t.csv: line 3: arrival_s: expected times in non-decreasing order, got 1 after 2.000000");
+  EXPECT_EQ(message((h + "0,10,0\n").c_str()), "t.csv: line 2: output_tokens: expected an integer 1..10000000, got '0'");
+  EXPECT_EQ(message((h + "-1,10,5\n").c_str()), "t.csv: line 2: arrival_s: expected seconds >= 0, got '-1'");
+  EXPECT_EQ(message("time,in,out\n"), "t.csv: line 1: expected the header 'arrival_s,input_tokens,output_tokens', got 'time,in,out'");
+  EXPECT_EQ(message(""), "t.csv: empty trace; expected the header 'arrival_s,input_tokens,output_tokens'");
+  EXPECT_EQ(message(h.c_str()), "t.csv: no requests after the header");
+  EXPECT_EQ(message((h + "0,10,5\n\n1,10,5\n").c_str()),
+            "t.csv: line 3: expected 3 fields (arrival_s,input_tokens,output_tokens), got 1: ''");
+}
+
+}  // namespace
+}  // namespace chalk::sim

@@ -1,0 +1,57 @@
+// Serving rows at a request rate or concurrency, predicted through the request simulator
+// (validate_internal.h, Target::serving_simulated; docs/simulator.md).
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "chalk/base/error.h"
+#include "chalk/sim/cluster.h"
+#include "chalk/sim/metrics.h"
+#include "validate_internal.h"
+
+namespace chalk::detail {
+
+void simulated_values(const RowPlan& p, const Deployment& plain, const Deployment& mech, double per_chips, double& plain_v,
+                      double& mech_v, std::string& inputs, std::vector<std::string>& notes) {
+  const int64_t n = p.requests > 0 ? p.requests : 1000;
+  const int64_t input = p.prompt + p.prefix;
+  std::vector<sim::Request> reqs;
+  if (p.request_rate_per_s > 0) {
+    sim::TrafficSpec t;
+    t.rate_per_s = p.request_rate_per_s;
+    t.requests = n;
+    t.input = {sim::LengthDist::Kind::fixed, input};
+    t.output = {sim::LengthDist::Kind::fixed, std::max<int64_t>(p.output, 1)};
+    reqs = sim::generate_traffic(t);
+  } else {
+    reqs.assign(static_cast<std::size_t>(n), sim::Request{0, input, std::max<int64_t>(p.output, 1)});
+  }
+  const bool known = p.engine == "vllm" || p.engine == "sglang" || p.engine == "trtllm";
+  sim::SimOptions o;
+  o.policy = sim::engine_policy(known ? p.engine : "vllm");
+  if (p.request_rate_per_s <= 0 && !p.batch_from_capacity) o.policy.max_sequences = std::max<int64_t>(1, std::llround(p.batch));
+  o.prefix_hit_rate = input > 0 ? static_cast<double>(p.prefix) / static_cast<double>(input) : 0;
+  auto value = [&](const Deployment& d) {
+    const sim::ClusterRun run = sim::simulate_aggregated(sim::Pool{d, 1, o}, reqs);
+    if (!run.fits) throw InputError("memory", run.reason);
+    const sim::SimSummary s = sim::summarize(run, {});
+    const double chips = static_cast<double>(d.n_chips);
+    if (p.metric == "ttft_ms") return s.ttft.mean;
+    if (p.metric == "tpot_ms") return s.tpot.mean;
+    if (p.metric == "itl_ms") return s.itl.mean;
+    if (p.metric == "tok_per_s_per_user") return s.tpot.mean > 0 ? 1.0 / s.tpot.mean : 0.0;
+    if (p.metric == "e2e_s") return s.e2e.mean;
+    return s.output_tok_per_s * per_chips / chips;  // output tokens/s (x (in + out) / out by the caller)
+  };
+  plain_v = value(plain);
+  mech_v = value(mech);
+  inputs += ", " + std::to_string(n) + " requests of " + std::to_string(input) + " in, " + std::to_string(p.output) + " out, " +
+            (p.request_rate_per_s > 0 ? "Poisson at " + std::to_string(p.request_rate_per_s) + "/s"
+                                      : "all at once, " + std::to_string(o.policy.max_sequences) + " running at most") +
+            ", " + o.policy.name + " scheduler";
+  notes.push_back("simulated (docs/simulator.md): continuous batching, " + std::to_string(o.policy.max_batched_tokens) +
+                  "-token steps, chunked prefill " + (o.policy.chunked_prefill ? "on" : "off") + (known ? "" : " (vLLM's defaults for engine '" + p.engine + "')"));
+}
+
+}  // namespace chalk::detail

@@ -1,0 +1,50 @@
+// Serving rows at a request rate or concurrency go through the request simulator.
+#include <gtest/gtest.h>
+
+#include "chalk/engine/roofline.h"
+#include "chalk/io/io.h"
+#include "chalk/validate/measurement.h"
+#include "chalk/validate/validate.h"
+
+namespace chalk {
+namespace {
+
+const char* kSimulatedRowsHeader = "id,kind,model,hardware,chips,tp,batch,batch_per,requests,request_rate_per_s,input_tokens,output_tokens,engine,metric,value\n";
+
+TEST(ValidateSimulated, ALowRateTtftIsTheLonePrefill) {
+  // 50 requests 1,000 s apart on average, each done in well under a second: every TTFT is
+  // the engine step's prefill of 1,024 tokens on one H100 (tp 1).
+  const auto f = parse_measurements(std::string(kSimulatedRowsHeader) + "RATE-TTFT,serving,llama-3.1-8b,h100-sxm,1,1,,,50,0.001,1024,16,vllm,ttft_ms,50\n",
+                                    "t.csv");
+  const ValidationReport r = validate_measurements(f.rows);
+  ASSERT_EQ(r.rows.size(), 1u);
+  const Prediction& p = r.rows.front();
+  ASSERT_EQ(p.status, RowStatus::predicted) << p.reason;
+  DeploymentOptions o;
+  o.n_chips = 1;
+  o.mechanisms.enabled = true;
+  o.mechanisms.layout.tp_attention = 1;
+  const Deployment d = make_deployment(load_model("llama-3.1-8b"), load_system("h100-sxm"), o);
+  EXPECT_NEAR(p.predicted, prefill_step(d, 1, 1024).t_step.value() * 1e3, 1e-6);
+  EXPECT_NE(p.inputs.find("Poisson at"), std::string::npos) << p.inputs;
+}
+
+TEST(ValidateSimulated, ConcurrencyRunsTheStatedBatch) {
+  // 64 requests, 8 running at a time: TPOT is at least the decode step of 8 sequences at
+  // the prompt's context and at most that of all 64 at the longest context.
+  const auto f = parse_measurements(std::string(kSimulatedRowsHeader) + "CONC-TPOT,serving,llama-3.1-8b,h100-sxm,1,1,8,run,64,,1024,128,vllm,tpot_ms,10\n",
+                                    "t.csv");
+  const ValidationReport r = validate_measurements(f.rows);
+  const Prediction& p = r.rows.front();
+  ASSERT_EQ(p.status, RowStatus::predicted) << p.reason;
+  DeploymentOptions o;
+  o.n_chips = 1;
+  o.mechanisms.enabled = true;
+  o.mechanisms.layout.tp_attention = 1;
+  const Deployment d = make_deployment(load_model("llama-3.1-8b"), load_system("h100-sxm"), o);
+  EXPECT_GT(p.predicted, decode_step(d, 8, 1024).t_step.value() * 1e3);
+  EXPECT_LT(p.predicted, decode_step(d, 64, 1152).t_step.value() * 1e3 + prefill_step(d, 8, 1024).t_step.value() * 1e3);
+}
+
+}  // namespace
+}  // namespace chalk

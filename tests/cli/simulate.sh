@@ -1,0 +1,82 @@
+# `chalk simulate` and `chalk plan`: outputs that hold real figures, and one-line errors
+# naming the flag for every bad input.
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+base=(-m llama-3.1-8b -H h100-sxm -n 1)
+
+# Low load: TTFT p50 equals `chalk prefill`'s TTFT of the same prompt (one request at a time).
+ttft=$("$CHALK" prefill "${base[@]}" -p 1024 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["prefills"][0]["ttft_ms"])')
+"$CHALK" simulate "${base[@]}" --rate 0.01 --requests 20 --input 1024 --output 1 --json > "$tmp/low.json" || fail "simulate --json"
+python3 - "$tmp/low.json" "$ttft" <<'PY' || fail "low-load TTFT is not the prefill's"
+import json, sys
+j = json.load(open(sys.argv[1])); r = j["results"][0]
+want = float(sys.argv[2])
+assert abs(r["ttft_p50_ms"] - want) < 1e-6 * want, (r["ttft_p50_ms"], want)
+assert r["finished"] == 20 and r["rejected"] == 0
+d = j["details"][0]
+assert d["kv_blocks_leaked"] == 0
+assert abs(d["little_l"] - d["little_lambda_per_s"] * d["little_w_s"]) < 1e-9 * d["little_l"]
+PY
+# Table, CSV and the disaggregated comparison.
+out=$("$CHALK" simulate "${base[@]}" --rate 10 --requests 300 --input 1024 --output 128 --ttft-slo-ms 300 --tpot-slo-ms 20) || fail "simulate table"
+printf '%s\n' "$out" | grep -q "^aggregated" || fail "simulate table lacks the aggregated row: $out"
+[ "$(printf '%s\n' "$out" | grep -E '^ *mode  |^aggregated' | awk '{ if (length($0) > 100) print }' | wc -l)" -eq 0 ] || fail "simulate table wider than 100 columns"
+csv=$("$CHALK" simulate "${base[@]}" --rate 10 --requests 300 --input 1024 --output 128 --disaggregate --compare --csv) || fail "simulate --csv"
+[ "$(printf '%s\n' "$csv" | wc -l)" -eq 3 ] || fail "disaggregated --compare --csv should print a header and two rows: $csv"
+printf '%s\n' "$csv" | head -1 | grep -q "ttft_p99_ms" || fail "CSV header lacks ttft_p99_ms"
+# A trace file, and its errors with line numbers.
+printf 'arrival_s,input_tokens,output_tokens\n0,100,10\n0.5,200,20\n' > "$tmp/ok.csv"
+expect_ok simulate "${base[@]}" --trace "$tmp/ok.csv"
+printf 'arrival_s,input_tokens,output_tokens\n0,100,10\n0.5,abc,20\n' > "$tmp/bad.csv"
+expect_error "$tmp/bad.csv: line 3: input_tokens: expected an integer 1..10000000, got 'abc'" simulate "${base[@]}" --trace "$tmp/bad.csv"
+printf 'arrival_s,input_tokens\n' > "$tmp/head.csv"
+expect_error "$tmp/head.csv: line 1: expected the header 'arrival_s,input_tokens,output_tokens'" simulate "${base[@]}" --trace "$tmp/head.csv"
+expect_error "--trace: gives the arrivals; drop --rate" simulate "${base[@]}" --trace "$tmp/ok.csv" --rate 2
+expect_error "--trace: $tmp/missing.csv: cannot read file" simulate "${base[@]}" --trace "$tmp/missing.csv"
+# Bad traffic, policy and SLO flags.
+expect_error "--rate: state the traffic" simulate "${base[@]}"
+expect_error "--rate: must be a positive number, got -1" simulate "${base[@]}" --rate -1
+expect_error "--rate: give --rate or --rate-per-min, not both" simulate "${base[@]}" --rate 1 --rate-per-min 60
+expect_error "--arrivals: expected poisson or gamma, got 'uniform'" simulate "${base[@]}" --rate 1 --arrivals uniform
+expect_error "--cv: gamma arrivals need a coefficient of variation" simulate "${base[@]}" --rate 1 --arrivals gamma
+expect_error "--cv: sets gamma arrivals' burstiness; add --arrivals gamma" simulate "${base[@]}" --rate 1 --cv 3
+expect_error "--cv: burstiness (coefficient of variation of the gaps) must be in (0, 100], got -2" simulate "${base[@]}" --rate 1 --arrivals gamma --cv -2
+expect_error "--requests: must be 1..10000000, got 0" simulate "${base[@]}" --rate 1 --requests 0
+expect_error "--input: uniform lengths need 1 <= MIN <= MAX <= 10000000, got 9..3" simulate "${base[@]}" --rate 1 --input uniform:9:3
+expect_error "--output: got 'lots'; expected N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX]" simulate "${base[@]}" --rate 1 --output lots
+expect_error "--output: lognormal sigma must be in (0, 5], got 0" simulate "${base[@]}" --rate 1 --output lognormal:100:0
+expect_error "--engine: unknown engine policy 'tgi'; expected vllm, sglang or trtllm" simulate "${base[@]}" --rate 1 --engine tgi
+expect_error "--block-size: must be 1..1024 tokens per KV block, got 0" simulate "${base[@]}" --rate 1 --block-size 0
+expect_error "--max-seqs: must be 1..1048576 running requests, got 0" simulate "${base[@]}" --rate 1 --max-seqs 0
+expect_error "--max-batched-tokens: must be 1..1048576 tokens per step, got -4" simulate "${base[@]}" --rate 1 --max-batched-tokens -4
+expect_error "--chunked-prefill: expected on or off, got 'yes'" simulate "${base[@]}" --rate 1 --chunked-prefill yes
+expect_error "--prefix-hit-rate: must be a fraction in [0, 1), got 1" simulate "${base[@]}" --rate 1 --prefix-hit-rate 1
+expect_error "--ttft-slo-ms: must be a positive number of milliseconds, got 0" simulate "${base[@]}" --rate 1 --ttft-slo-ms 0
+expect_error "--slo-percentile: must be in [50, 99.9], got 100" simulate "${base[@]}" --rate 1 --slo-percentile 100
+expect_error "--replicas: must be >= 1" simulate "${base[@]}" --rate 1 --replicas 0
+expect_error "--compare: applies to disaggregated serving: add --disaggregate" simulate "${base[@]}" --rate 1 --compare
+expect_error "--chips" simulate -m llama-3.1-70b -H h100-sxm -n 1 --rate 1
+# Plan: a deployment that meets the SLO, and launch settings with the engines' flags.
+"$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 20 --requests 300 --input 1024 --output 128 --budget-chips 4 \
+  --ttft-slo-ms 500 --tpot-slo-ms 30 --json > "$tmp/plan.json" || fail "plan --json"
+python3 - "$tmp/plan.json" <<'PY' || fail "plan output"
+import json, sys
+j = json.load(open(sys.argv[1])); b = j["best"]
+assert b is not None and b["meets_slo"] is True, b
+assert b["ttft_at_percentile_ms"] <= 500 and b["tpot_at_percentile_ms"] <= 30, b
+assert b["chips"] <= 4
+assert "--tensor-parallel-size" in j["launch"]["vllm"] and "--max-num-seqs" in j["launch"]["vllm"]
+assert "--max-running-requests" in j["launch"]["sglang"] and "--tp_size" in j["launch"]["trtllm"]
+assert len(j["pareto"]) >= 1
+PY
+out=$("$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 100 --budget-chips 1 --tpot-slo-ms 0.1) || fail "plan without a solution"
+printf '%s\n' "$out" | grep -q "no deployment: no deployment within 1 chips meets TPOT p90 <= 0.1 ms" || fail "plan does not say why: $out"
+expect_error "--ttft-slo-ms: state a TTFT or a TPOT target" plan -m llama-3.1-8b -H h100-sxm --rate 5 --budget-chips 2
+expect_error "--budget-chips: state a chip budget or --budget-usd-per-hour" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100
+expect_error "--budget-usd-per-hour: must be a positive number, got -3" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100 --budget-usd-per-hour -3
+expect_error "--chips: the plan chooses the chips per replica" plan -m llama-3.1-8b -H h100-sxm -n 2 --rate 5 --ttft-slo-ms 100 --budget-chips 2
+expect_error "--modes: expected both, aggregated or disaggregated, got 'x'" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100 --budget-chips 2 --modes x
+expect_error "--replica-chips: must be in 1..1048576, got 0" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100 --budget-chips 2 --replica-chips 0
+expect_error "--tp: the plan searches the parallel layouts itself" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100 --budget-chips 2 --tp 2
+echo "simulate: all passed"
