@@ -83,6 +83,7 @@ void run_hardware(const CatalogArgs& a) {
 
 void register_catalog(CLI::App& app, Action& run) {
   static CatalogArgs models, hardware;
+  models = hardware = CatalogArgs{};  // fresh defaults for every app built (the Python module builds one per call)
   auto* m = app.add_subcommand("models", "List built-in models, or show the given names/paths (HF config.json or chalk-model files)");
   m->add_option("names", models.names, "Model names or paths (default: every built-in model)");
   m->add_option("--kv-dtype", models.kv, "KV-cache format for the KV column")->capture_default_str();

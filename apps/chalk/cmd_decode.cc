@@ -105,6 +105,7 @@ void run_decode(const DecodeArgs& a) {
 
 void register_decode(CLI::App& app, Action& run) {
   static DecodeArgs a;
+  a = {};  // fresh defaults for every app built (the Python module builds one per call)
   auto* cmd = app.add_subcommand("decode", "Time and cost of one decode step: the engine step (compute, weight and KV fetch, collectives, kernel floor) beside its roofline");
   add_deployment_options(*cmd, a.deployment);
   cmd->add_option("-b,--batch", a.batch, "Sequences per step over the whole replica: comma list, or a:b for powers of two from a to b")->capture_default_str();

@@ -159,6 +159,7 @@ void run_layouts(const LayoutsArgs& a) {
 
 void register_layouts(CLI::App& app, Action& run) {
   static LayoutsArgs a;
+  a = {};  // fresh defaults for every app built (the Python module builds one per call)
   auto* cmd = app.add_subcommand("layouts", "Rank the parallel layouts (TP, EP, data-parallel attention, replicas) of a model on n chips");
   add_deployment_options(*cmd, a.deployment, /*layout_flags=*/false);
   cmd->add_option("-s,--context", a.context,

@@ -71,6 +71,7 @@ void run_prefill(const PrefillArgs& a) {
 
 void register_prefill(CLI::App& app, Action& run) {
   static PrefillArgs a;
+  a = {};  // fresh defaults for every app built (the Python module builds one per call)
   auto* cmd = app.add_subcommand("prefill", "Time and cost of prefilling prompts, and the time to first token");
   add_deployment_options(*cmd, a.deployment);
   cmd->add_option("-b,--batch", a.batch, "Prompts prefilled together by the whole replica (data-parallel attention: whole prompts per rank): comma list or a:b")->capture_default_str();

@@ -22,6 +22,7 @@ void register_prices(CLI::App& app, Action& run) {
   static ShowArgs show;
   static InferArgs infer;
   static ForwardArgs forward;
+  list = {}, show = {}, infer = {}, forward = {};  // fresh defaults for every app built (the Python module builds one per call)
   auto* prices = app.add_subcommand("prices", "API price sheets, what they reveal about the systems behind them, and forward prices");
   prices->require_subcommand(1);
 

@@ -277,6 +277,7 @@ void run_scaleup(const ScaleupArgs& a) {
 
 void register_scaleup(CLI::App& app, Action& run) {
   static ScaleupArgs a;
+  a = {};  // fresh defaults for every app built (the Python module builds one per call)
   auto* cmd = app.add_subcommand("scaleup", "The scale-up story: the largest model each system's domain holds, and one model on every system");
   cmd->add_option("-m,--model", a.model, "Built-in model name or path to a HF config.json / chalk-model file")->capture_default_str();
   cmd->add_option("-H,--hardware", a.hardware, "Comma list of built-in systems or chalk-hardware files (default: every built-in system)");

@@ -205,6 +205,7 @@ CLI::App* add(CLI::App& parent, const char* name, const char* help, Kind kind, S
 void register_serving(CLI::App& app, Action& run) {
   using namespace serving_cli;
   static ServingArgs sweep, balance, window, frontier, modes, plot;
+  sweep = balance = window = frontier = modes = plot = ServingArgs{};  // fresh defaults for every app built (the Python module builds one per call)
   auto* serving = app.add_subcommand("serving", "Serving economics: latency and cost against batch, context and chips; "
                                                 "balance points; the batching window; the latency-cost frontier; fast and slow modes");
   serving->require_subcommand(1);

@@ -180,6 +180,7 @@ void run_step(const TrainArgs& a) {
 }  // namespace
 
 void register_train_step(CLI::App& train, Action& run) {
+  step_args = {};  // fresh defaults for every app built (the Python module builds one per call)
   auto* cmd = train.add_subcommand("step", "One training step of a plan: compute, communication, bubble, MFU and HFU");
   add_train_options(*cmd, step_args, true);
   cmd->callback([&run] { run = [] { run_step(step_args); }; });

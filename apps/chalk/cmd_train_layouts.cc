@@ -82,6 +82,7 @@ void run_layouts(const LayoutArgs& a) {
 }  // namespace
 
 void register_train_layouts(CLI::App& train, Action& run) {
+  layout_args = {};  // fresh defaults for every app built (the Python module builds one per call)
   auto* cmd = train.add_subcommand("layouts", "Every training plan of a model on a cluster that fits, ranked by step time");
   add_train_options(*cmd, layout_args.train, false);
   cmd->add_option("-n,--chips", layout_args.train.chips, "Chips in the cluster (default: one scale-up domain)")

@@ -70,6 +70,7 @@ void run_memory(const TrainArgs& a) {
 }  // namespace
 
 void register_train_memory(CLI::App& train, Action& run) {
+  memory_args = {};  // fresh defaults for every app built (the Python module builds one per call)
   auto* cmd = train.add_subcommand("memory", "Memory per chip of a training plan: weights, gradients, optimizer states, activations");
   add_train_options(*cmd, memory_args, true);
   cmd->callback([&run] { run = [] { run_memory(memory_args); }; });

@@ -207,6 +207,7 @@ void run_train_run(const RunArgs& a) {
 
 void register_train_run(CLI::App& train, Action& run) {
   static RunArgs r;
+  r = {};  // fresh defaults for every app built (the Python module builds one per call)
   auto* cmd = train.add_subcommand("run", "GPU-hours, days, dollars and energy of a whole training run (one or more phases)");
   cmd->add_option("-m,--model", r.model, "Built-in model name or config.json path")->capture_default_str();
   cmd->add_option("-H,--hardware", r.hardware, "Built-in system name or chalk-hardware/1 file")->capture_default_str();

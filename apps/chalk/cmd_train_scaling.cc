@@ -224,6 +224,7 @@ void run_equilibrium(const EquilibriumArgs& a) {
 
 void register_train_scaling(CLI::App& train, Action& run) {
   static ChinchillaArgs c;
+  c = {};  // fresh defaults for every app built (the Python module builds one per call)
   auto* ch = train.add_subcommand("chinchilla", "Compute-optimal parameters and tokens, predicted loss, over-training");
   ch->add_option("--flops", c.flops, "Compute budget C in FLOPs: N_opt and D_opt by every method");
   ch->add_option("--params", c.params, "A model's parameters N (active for an MoE): D_opt(N), loss, over-training");
@@ -233,6 +234,7 @@ void register_train_scaling(CLI::App& train, Action& run) {
   ch->callback([&run] { run = [] { run_chinchilla(c); }; });
 
   static EquilibriumArgs e;
+  e = {};  // fresh defaults for every app built (the Python module builds one per call)
   auto* eq = train.add_subcommand("equilibrium",
                                   "The lecture's equilibrium: pre-training, RL and serving at equal cost -> over-training factor");
   eq->add_option("-m,--model", e.model, "Built-in model name or config.json path")->capture_default_str();

@@ -154,6 +154,7 @@ void run_validate(const ValidateArgs& a) {
 
 void register_validate(CLI::App& app, Action& run) {
   static ValidateArgs a;
+  a = {};  // fresh defaults for every app built (the Python module builds one per call)
   auto* cmd = app.add_subcommand("validate", "Predict published measurements and compare (docs/accuracy.md)");
   cmd->add_option("file", a.file, "Measurements CSV (docs/file-formats.md, \"Measurements\"; default: the built-in rows)");
   cmd->add_flag("--keep-going", a.keep_going, "Report a row chalk cannot read as unreadable and go on (default: exit 2 at the first)");
