@@ -14,9 +14,13 @@ Prints one line per figure: best of --repeat runs (default 3).
 """
 import argparse
 import os
+import sys
 import time
 
-import chalk
+# Run as a script, python/ itself would come first on sys.path and shadow the built package
+# (python/chalk has no compiled _chalk): drop it.
+sys.path = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+import chalk  # noqa: E402
 
 
 def best(fn, repeat):

@@ -89,8 +89,15 @@ def _product_slice(lists: Dict[str, Sequence[Any]], start: int, stop: int) -> "p
     columns, stride = {}, 1
     names = list(lists)
     for name in reversed(names):
-        values = np.asarray(lists[name])
-        columns[name] = values[(r // stride) % len(values)]
+        values = list(lists[name])
+        codes = (r // stride) % len(values)
+        array = np.asarray(values)
+        if array.dtype.kind in "biuf":
+            columns[name] = array[codes]
+        elif len(set(values)) == len(values):  # names (models, systems): categorical, cheap to build and to ship
+            columns[name] = pd.Categorical.from_codes(codes, categories=values)
+        else:
+            columns[name] = np.asarray(values, dtype=object)[codes]
         stride *= len(values)
     return pd.DataFrame({n: columns[n] for n in names}, index=pd.RangeIndex(start, stop))
 
@@ -104,7 +111,8 @@ def _product_size(lists: Dict[str, Sequence[Any]]) -> int:
 
 def grid(**lists: Sequence[Any]) -> "pd.DataFrame":
     """The Cartesian product of the given lists as a DataFrame, one column per keyword
-    (the last varies fastest): ``grid(batch=[1, 64], context_tokens=[4096, 32768])``."""
+    (the last varies fastest): ``grid(batch=[1, 64], context_tokens=[4096, 32768])``.
+    Numbers stay numbers; names (models, systems) become pandas categoricals."""
     return _product_slice(lists, 0, _product_size(lists))
 
 
@@ -121,7 +129,7 @@ def roofline_sweep(points: Any, model: Any = None, hardware: Any = None, chips: 
 
     Returns the points with the columns t_compute_ms, t_weights_ms, t_kv_ms, t_step_ms,
     bound, tok_per_s, tok_per_s_per_user, tok_per_s_per_chip, cost_usd_per_mtok (NaN
-    without a price), memory_fits, max_batch_at_context (-1: unbounded) added, as in
+    without a price), memory_fits, max_batch_at_context (<NA>: unbounded) added, as in
     `chalk decode --roofline --json` (docs/output-schema.md). Raises ChalkError naming the
     column for a bad value.
     """
@@ -153,7 +161,7 @@ def roofline_sweep(points: Any, model: Any = None, hardware: Any = None, chips: 
     if not group_by:
         groups = [((), slice(None))]
     else:
-        groups = [(k if isinstance(k, tuple) else (k,), idx) for k, idx in df.groupby(group_by, sort=False).indices.items()]
+        groups = [(k if isinstance(k, tuple) else (k,), idx) for k, idx in df.groupby(group_by, sort=False, observed=True).indices.items()]
     for key, rows in groups:
         named = dict(keys)
         named.update(dict(zip(group_by, key)))
@@ -163,7 +171,12 @@ def roofline_sweep(points: Any, model: Any = None, hardware: Any = None, chips: 
             out[c][rows] = a
     result = df.copy() if df.index.is_unique else df.reset_index(drop=True)
     for c in _RESULT_COLUMNS:
-        result[c] = pd.Categorical.from_codes(out["bound_code"], BOUNDS) if c == "bound" else out[c]
+        if c == "bound":
+            result[c] = pd.Categorical.from_codes(out["bound_code"], BOUNDS)
+        elif c == "max_batch_at_context":  # null (pandas <NA>) when no batch limit, as in the CLI
+            result[c] = pd.arrays.IntegerArray(out[c], out[c] < 0)
+        else:
+            result[c] = out[c]
     return result
 
 

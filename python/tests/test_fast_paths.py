@@ -105,3 +105,23 @@ def test_roofline_sweep_groups_models_and_hardware(cli):
     assert (row["model"], row["hardware"], row["batch"]) == ("llama-3.1-70b", "h100-sxm", 64)
     want = cli("decode", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "8", "-b", "64", "-s", "4096", "--roofline")["steps"][0]
     assert row["t_step_ms"] == want["t_step_ms"]
+
+
+def test_roofline_sweep_columns_follow_the_output_schema():
+    # docs/output-schema.json: one type per key, in Python too.
+    import json
+    import os
+    from conftest import SOURCE_DIR
+    keys = json.load(open(os.path.join(SOURCE_DIR, "docs", "output-schema.json")))["keys"]
+    got = chalk.roofline_sweep(chalk.grid(batch=[1, 64], context_tokens=[4096]), model="llama-3.1-8b", hardware="h100-sxm")
+    kinds = {"number": "fi", "integer": "i", "boolean": "b", "string": "OU"}
+    checked = 0
+    for column in got.columns:
+        if column in keys and column not in ("model", "hardware"):  # grid inputs: docs/output-schema.md, "Not yet uniform"
+            dtype = got[column].dtype
+            kind = "O" if isinstance(dtype, pd.CategoricalDtype) else dtype.kind
+            allowed = "".join(kinds.get(t, "") for t in keys[column].split("|"))
+            assert kind in allowed, (column, dtype, keys[column])
+            checked += 1
+    assert checked >= 6
+    assert set(got["bound"].cat.categories) == {"compute", "weights", "kv-cache"}
