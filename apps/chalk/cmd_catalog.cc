@@ -83,7 +83,7 @@ void run_hardware(const CatalogArgs& a) {
 
 void register_catalog(CLI::App& app, Action& run) {
   static CatalogArgs models, hardware;
-  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   models = hardware = CatalogArgs{};
   auto* m = app.add_subcommand("models", "List built-in models, or show the given names/paths (HF config.json or chalk-model files)");
   m->add_option("names", models.names, "Model names or paths (default: every built-in model)");

@@ -220,7 +220,7 @@ void run_layouts(const LayoutsArgs& a) {
 
 void register_layouts(CLI::App& app, Action& run) {
   static LayoutsArgs a;
-  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   a = LayoutsArgs{};
   auto* cmd = app.add_subcommand("layouts", "Rank the parallel layouts (TP, EP, data-parallel attention, replicas) of a model on n chips");
   add_deployment_options(*cmd, a.deployment, /*layout_flags=*/false);

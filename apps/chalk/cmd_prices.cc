@@ -22,7 +22,7 @@ void register_prices(CLI::App& app, Action& run) {
   static ShowArgs show;
   static InferArgs infer;
   static ForwardArgs forward;
-  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   list = ListArgs{};
   show = ShowArgs{};
   infer = InferArgs{};

@@ -277,7 +277,7 @@ void run_scaleup(const ScaleupArgs& a) {
 
 void register_scaleup(CLI::App& app, Action& run) {
   static ScaleupArgs a;
-  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   a = ScaleupArgs{};
   auto* cmd = app.add_subcommand("scaleup", "The scale-up story: the largest model each system's domain holds, and one model on every system");
   cmd->add_option("-m,--model", a.model, "Built-in model name or path to a HF config.json / chalk-model file")->capture_default_str();

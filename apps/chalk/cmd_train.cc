@@ -180,7 +180,7 @@ void run_step(const TrainArgs& a) {
 }  // namespace
 
 void register_train_step(CLI::App& train, Action& run) {
-  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   step_args = TrainArgs{};
   auto* cmd = train.add_subcommand("step", "One training step of a plan: compute, communication, bubble, MFU and HFU");
   add_train_options(*cmd, step_args, true);

@@ -82,7 +82,7 @@ void run_layouts(const LayoutArgs& a) {
 }  // namespace
 
 void register_train_layouts(CLI::App& train, Action& run) {
-  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   layout_args = LayoutArgs{};
   auto* cmd = train.add_subcommand("layouts", "Every training plan of a model on a cluster that fits, ranked by step time");
   add_train_options(*cmd, layout_args.train, false);

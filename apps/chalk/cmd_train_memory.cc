@@ -70,7 +70,7 @@ void run_memory(const TrainArgs& a) {
 }  // namespace
 
 void register_train_memory(CLI::App& train, Action& run) {
-  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   memory_args = TrainArgs{};
   auto* cmd = train.add_subcommand("memory", "Memory per chip of a training plan: weights, gradients, optimizer states, activations");
   add_train_options(*cmd, memory_args, true);

@@ -207,7 +207,7 @@ void run_train_run(const RunArgs& a) {
 
 void register_train_run(CLI::App& train, Action& run) {
   static RunArgs r;
-  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   r = RunArgs{};
   auto* cmd = train.add_subcommand("run", "GPU-hours, days, dollars and energy of a whole training run (one or more phases)");
   cmd->add_option("-m,--model", r.model, "Built-in model name or config.json path")->capture_default_str();

@@ -224,7 +224,7 @@ void run_equilibrium(const EquilibriumArgs& a) {
 
 void register_train_scaling(CLI::App& train, Action& run) {
   static ChinchillaArgs c;
-  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   c = ChinchillaArgs{};
   auto* ch = train.add_subcommand("chinchilla", "Compute-optimal parameters and tokens, predicted loss, over-training");
   ch->add_option("--flops", c.flops, "Compute budget C in FLOPs: N_opt and D_opt by every method");

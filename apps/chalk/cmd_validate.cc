@@ -154,7 +154,7 @@ void run_validate(const ValidateArgs& a) {
 
 void register_validate(CLI::App& app, Action& run) {
   static ValidateArgs a;
-  // Fresh defaults at each registration: `chalk web` registers a command once per request.
+  // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   a = ValidateArgs{};
   auto* cmd = app.add_subcommand("validate", "Predict published measurements and compare (docs/accuracy.md)");
   cmd->add_option("file", a.file, "Measurements CSV (docs/file-formats.md, \"Measurements\"; default: the built-in rows)");

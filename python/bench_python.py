@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Speed of chalk from Python (issue 19's speed targets): a timing script, not a test.
+
+  PYTHONPATH=build/release/python /usr/bin/python3 python/bench_python.py [--points N] [--workers 1,2]
+
+1. One decode step through Python: Deployment.decode_step(batch, context), target 2 us
+   (engine step and roofline deployments; plus .to_dict()).
+2. A roofline sweep of --points points (default 1,000,000) on one core: chalk.roofline_sweep
+   over a grid of hypothetical chips, target 2 s; and the grid construction separately.
+3. The same sweep with chalk.dask_sweep on a LocalCluster of n workers (one thread each) for
+   each n of --workers (default 1 and 2, up to the cores present): target about 1/n of the
+   one-core time. Cluster start-up is not timed; the first run warms the workers.
+Prints one line per figure: best of --repeat runs (default 3).
+"""
+import argparse
+import os
+import sys
+import time
+
+# Run as a script, python/ itself would come first on sys.path and shadow the built package
+# (python/chalk has no compiled _chalk): drop it.
+sys.path = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+import chalk  # noqa: E402
+
+
+def best(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--points", type=int, default=1_000_000)
+    p.add_argument("--workers", default="1,2")
+    p.add_argument("--repeat", type=int, default=3)
+    a = p.parse_args()
+
+    for name, d in [("engine step", chalk.deployment("llama-3.1-70b", "h100-sxm")),
+                    ("engine step MoE", chalk.deployment("deepseek-v3", "gb200-nvl72")),
+                    ("roofline", chalk.deployment("llama-3.1-70b", "h100-sxm", roofline=True))]:
+        n = 200_000
+        t = best(lambda: [d.decode_step(64, 4096) for _ in range(n)], a.repeat) / n
+        t_dict = best(lambda: [d.decode_step(64, 4096).to_dict() for _ in range(n // 4)], a.repeat) / (n // 4)
+        print(f"decode_step ({name}, {d.model} on {d.chips} x {d.hardware}): {1e6 * t:.2f} us per call "
+              f"(target 2 us); with .to_dict(): {1e6 * t_dict:.2f} us")
+
+    # The grid: 3 models x hypothetical chips x batches, n points in all.
+    batches = [2 ** k for k in range(13)]
+    per_chip = max(1, a.points // (3 * len(batches) * 4))
+    side = max(1, round(per_chip ** (1 / 3)))
+    lists = dict(model=["llama-3.1-70b", "qwen3-235b-a22b", "deepseek-v3"], chips=[8],
+                 compute_tflop_per_s=[500.0 + 100 * i for i in range(side)],
+                 hbm_tb_per_s_per_chip=[2.0 + 0.25 * i for i in range(side)],
+                 hbm_gb_per_chip=[80.0 + 8 * i for i in range(max(1, a.points // (3 * len(batches) * 4 * side * side)))],
+                 batch=batches, context_tokens=[1024, 4096, 16384, 65536])
+    t_grid = best(lambda: chalk.grid(**lists), a.repeat)
+    points = chalk.grid(**lists)
+    n = len(points)
+    t_sweep = best(lambda: chalk.roofline_sweep(points, hardware="h100-sxm"), a.repeat)
+    print(f"grid of {n:,} points: {t_grid:.3f} s to build")
+    print(f"roofline_sweep, {n:,} points, one core: {t_sweep:.3f} s ({1e9 * t_sweep / n:.0f} ns per point; target 2 s per million)")
+
+    from distributed import Client, LocalCluster
+    cores = os.cpu_count() or 1
+    for w in [int(x) for x in a.workers.split(",") if x]:
+        if w > cores:
+            print(f"dask_sweep on {w} workers: skipped ({cores} cores present)")
+            continue
+        with LocalCluster(n_workers=w, threads_per_worker=1, dashboard_address=None, silence_logs=50) as cluster, \
+                Client(cluster) as client:
+            run = lambda: chalk.dask_sweep(lists, client=client, npartitions=4 * w, hardware="h100-sxm")
+            run()  # warm: imports and deployments on every worker
+            t = best(run, a.repeat)
+            print(f"dask_sweep, {n:,} points (product built on the workers), LocalCluster of {w} worker(s): {t:.3f} s "
+                  f"({t_sweep / t:.2f}x the one-core sweep; ideal {w}x)")
+    print(f"(load average {os.getloadavg()[0]:.1f} on {cores} cores while measuring)")
+
+
+if __name__ == "__main__":
+    main()

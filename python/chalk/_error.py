@@ -1,0 +1,18 @@
+"""The one exception type of the chalk module."""
+
+
+class ChalkError(ValueError):
+    """Bad input, as the CLI's ``chalk: error: <field>: <message>`` (exit 2).
+
+    ``field`` names the offending flag or field as the library does (``"--batch"``,
+    ``"config.json: hidden_size"``, ``"compute_tflop_per_s"``); ``str(e)`` is the whole
+    one-line message, ``"<field>: <what was wrong>"``.
+    """
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+    def __reduce__(self):  # picklable, so errors cross Dask workers intact
+        return (ChalkError, (self.message, self.field))

@@ -1,0 +1,232 @@
+// The Python module chalk._chalk (pybind11): the in-process command line (every command's
+// --json, the same code as `chalk`), deployments with fast decode and prefill steps, and
+// the vectorised roofline sweep. python/chalk/__init__.py wraps it; python/README.md.
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "chalk/base/error.h"
+#include "chalk/engine/roofline.h"
+#include "cli_inprocess.h"
+#include "deployment_options.h"
+#include "docstrings.h"
+#include "roofline_sweep.h"
+
+namespace py = pybind11;
+using namespace chalk;
+
+namespace {
+
+py::object none_or(const std::optional<UsdPerToken>& c) { return c ? py::object(py::float_(to_usd_per_mtok(*c))) : py::object(py::none()); }
+
+py::object json_loads(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
+
+template <class T>
+py::array_t<T> column(const py::handle& h, std::size_t n, const char* name) {
+  auto a = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(h);
+  if (!a || a.ndim() != 1 || static_cast<std::size_t>(a.shape(0)) != n) {
+    throw InputError(name, "must be a 1-D array of " + std::to_string(n) + " numbers");
+  }
+  return a;
+}
+
+py::dict decode_dict(const DecodeStep& r, bool moe) {
+  py::dict o;
+  o["batch"] = r.batch;
+  o["context_tokens"] = r.context;
+  o["t_compute_ms"] = to_ms(r.t_compute);
+  o["t_weights_ms"] = to_ms(r.t_weights);
+  o["t_kv_ms"] = to_ms(r.t_kv);
+  o["t_operations_ms"] = to_ms(r.t_operations);
+  o["t_comm_ms"] = to_ms(r.t_comm);
+  o["t_overhead_ms"] = to_ms(r.t_overhead);
+  o["t_step_ms"] = to_ms(r.t_step);
+  o["bound"] = std::string(to_string(r.bound));
+  o["governs"] = r.governs;
+  o["tok_per_s"] = r.tokens_per_s.value();
+  o["tok_per_s_per_user"] = r.tokens_per_s_per_user.value();
+  o["tok_per_s_per_chip"] = r.tokens_per_s_per_chip.value();
+  o["cost_usd_per_mtok"] = none_or(r.cost_per_token);
+  o["experts_touched_per_layer"] = moe ? py::object(py::float_(r.experts_touched)) : py::object(py::none());
+  o["experts_on_busiest_chip"] = moe ? py::object(py::float_(r.experts_on_busiest_chip)) : py::object(py::none());
+  return o;
+}
+
+py::dict prefill_dict(const PrefillStep& r) {
+  py::dict o;
+  o["batch"] = r.batch;
+  o["prompt_tokens"] = r.prompt;
+  o["prefix_tokens"] = r.prefix;
+  o["t_compute_ms"] = to_ms(r.t_compute);
+  o["t_weights_ms"] = to_ms(r.t_weights);
+  o["t_kv_ms"] = to_ms(r.t_kv);
+  o["t_operations_ms"] = to_ms(r.t_operations);
+  o["t_comm_ms"] = to_ms(r.t_comm);
+  o["t_overhead_ms"] = to_ms(r.t_overhead);
+  o["ttft_ms"] = to_ms(r.ttft);
+  o["bound"] = std::string(to_string(r.bound));
+  o["governs"] = r.governs;
+  o["tok_per_s"] = r.tokens_per_s.value();
+  o["cost_usd_per_mtok"] = none_or(r.cost_per_token);
+  return o;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_chalk, m) {
+  m.doc() = "chalk's C++ core: the in-process command line, deployments, decode and prefill steps, the roofline sweep.";
+
+  // One exception type, chalk.ChalkError(message, field), defined in Python (chalk/_error.py).
+  // Held for the life of the process (released: never decref'd after the interpreter ends).
+  static py::handle chalk_error = py::object(py::module_::import("chalk._error").attr("ChalkError")).release();
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InputError& e) {
+      py::object exc = py::reinterpret_borrow<py::object>(chalk_error)(e.what(), e.field());
+      PyErr_SetObject(chalk_error.ptr(), exc.ptr());
+    }
+  });
+
+  m.def("run_cli", &python::run_cli, py::arg("args"), python::doc::run_cli);
+
+  m.def("cli_commands", [] {
+    py::list out;
+    for (const auto& c : python::cli_commands()) {
+      py::list opts;
+      for (const auto& o : c.options) {
+        py::dict d;
+        d["name"] = o.name;
+        d["description"] = o.description;
+        d["default"] = o.default_str;
+        d["flag"] = o.flag;
+        d["positional"] = o.positional;
+        d["repeated"] = o.repeated;
+        opts.append(d);
+      }
+      py::dict d;
+      d["path"] = c.path;
+      d["description"] = c.description;
+      d["options"] = opts;
+      out.append(d);
+    }
+    return out;
+  }, "Every leaf command of the CLI with its options (name, description, default, flag, positional, repeated).");
+
+  py::class_<DecodeStep>(m, "DecodeStep", python::doc::DecodeStep)
+      .def_property_readonly("batch", [](const DecodeStep& r) { return r.batch; })
+      .def_property_readonly("context_tokens", [](const DecodeStep& r) { return r.context; })
+      .def_property_readonly("t_compute_ms", [](const DecodeStep& r) { return to_ms(r.t_compute); })
+      .def_property_readonly("t_weights_ms", [](const DecodeStep& r) { return to_ms(r.t_weights); })
+      .def_property_readonly("t_kv_ms", [](const DecodeStep& r) { return to_ms(r.t_kv); })
+      .def_property_readonly("t_operations_ms", [](const DecodeStep& r) { return to_ms(r.t_operations); })
+      .def_property_readonly("t_comm_ms", [](const DecodeStep& r) { return to_ms(r.t_comm); })
+      .def_property_readonly("t_overhead_ms", [](const DecodeStep& r) { return to_ms(r.t_overhead); })
+      .def_property_readonly("t_step_ms", [](const DecodeStep& r) { return to_ms(r.t_step); })
+      .def_property_readonly("bound", [](const DecodeStep& r) { return std::string(to_string(r.bound)); })
+      .def_property_readonly("governs", [](const DecodeStep& r) { return r.governs; })
+      .def_property_readonly("tok_per_s", [](const DecodeStep& r) { return r.tokens_per_s.value(); })
+      .def_property_readonly("tok_per_s_per_user", [](const DecodeStep& r) { return r.tokens_per_s_per_user.value(); })
+      .def_property_readonly("tok_per_s_per_chip", [](const DecodeStep& r) { return r.tokens_per_s_per_chip.value(); })
+      .def_property_readonly("cost_usd_per_mtok", [](const DecodeStep& r) { return none_or(r.cost_per_token); })
+      .def_property_readonly("experts_touched_per_layer", [](const DecodeStep& r) { return r.experts_touched; })
+      .def_property_readonly("experts_on_busiest_chip", [](const DecodeStep& r) { return r.experts_on_busiest_chip; })
+      .def("to_dict", [](const DecodeStep& r) { return decode_dict(r, r.experts_touched > 0); },
+           "The step as a dict with the keys of `chalk decode --json`'s steps (experts null for a dense model).")
+      .def("__repr__", [](const DecodeStep& r) {
+        return "DecodeStep(batch=" + std::to_string(r.batch) + ", context_tokens=" + std::to_string(r.context) +
+               ", t_step_ms=" + std::to_string(to_ms(r.t_step)) + ", bound='" + std::string(to_string(r.bound)) + "')";
+      });
+
+  py::class_<PrefillStep>(m, "PrefillStep", python::doc::PrefillStep)
+      .def_property_readonly("ttft_ms", [](const PrefillStep& r) { return to_ms(r.ttft); })
+      .def_property_readonly("t_step_ms", [](const PrefillStep& r) { return to_ms(r.t_step); })
+      .def_property_readonly("tok_per_s", [](const PrefillStep& r) { return r.tokens_per_s.value(); })
+      .def_property_readonly("bound", [](const PrefillStep& r) { return std::string(to_string(r.bound)); })
+      .def("to_dict", &prefill_dict, "The chunk as a dict with the keys of `chalk prefill --json`'s prefills.");
+
+  py::class_<Deployment>(m, "Deployment", python::doc::Deployment)
+      .def_property_readonly("model", [](const Deployment& d) { return d.model.name; })
+      .def_property_readonly("hardware", [](const Deployment& d) { return d.system.name; })
+      .def_property_readonly("chips", [](const Deployment& d) { return d.n_chips; })
+      .def_property_readonly("view", [](const Deployment& d) { return std::string(cli::view_name(d)); })
+      .def("decode_step", [](const Deployment& d, int64_t batch, int64_t context) { return decode_step(d, batch, context); },
+           py::arg("batch"), py::arg("context") = 4096, python::doc::decode_step)
+      .def("prefill_step", [](const Deployment& d, int64_t prompt, int64_t batch, int64_t prefix) { return prefill_step(d, batch, prompt, prefix); },
+           py::arg("prompt"), py::arg("batch") = 1, py::arg("prefix") = 0, python::doc::prefill_step)
+      .def("memory_plan", [](const Deployment& d, int64_t batch, int64_t context) {
+        const MemoryPlan p = memory_plan(d, batch, context);
+        py::dict o;
+        o["hbm_total_gb"] = to_gb(p.hbm_total);
+        o["weights_gb"] = to_gb(p.weights);
+        o["kv_cache_gb"] = to_gb(p.kv_cache);
+        o["reserve_gb"] = to_gb(p.reserve);
+        o["free_gb"] = to_gb(p.free);
+        o["memory_fits"] = p.fits;
+        o["weights_fit"] = p.weights_fit;
+        o["max_batch_at_context"] = p.max_batch == INT64_MAX ? py::object(py::none()) : py::object(py::int_(p.max_batch));
+        return o;
+      }, py::arg("batch"), py::arg("context"), python::doc::memory_plan)
+      .def("describe", [](const Deployment& d) { return json_loads(cli::describe_json(d).dump()); }, python::doc::describe_json)
+      .def("roofline_sweep", [](const Deployment& d, py::dict cols) {
+        const auto batch = column<int64_t>(cols["batch"], py::len(cols["batch"]), "batch");
+        const std::size_t n = static_cast<std::size_t>(batch.shape(0));
+        const auto context = column<int64_t>(cols["context_tokens"], n, "context_tokens");
+        auto opt = [&](const char* k) -> std::optional<py::array_t<double>> {
+          if (!cols.contains(k) || cols[k].is_none()) return std::nullopt;
+          return column<double>(cols[k], n, k);
+        };
+        const auto peak = opt("compute_tflop_per_s"), cap = opt("hbm_gb_per_chip"), bw = opt("hbm_tb_per_s_per_chip"), price = opt("price_usd_per_chip_hour");
+        py::array_t<double> c(n), w(n), kv(n), step(n), tps(n), tpu(n), tpc(n), cost(n);
+        py::array_t<int8_t> bound(n);
+        py::array_t<bool> fits(n);
+        py::array_t<int64_t> maxb(n);
+        python::SweepInputs in{batch.data(), context.data(), peak ? peak->data() : nullptr, cap ? cap->data() : nullptr,
+                               bw ? bw->data() : nullptr, price ? price->data() : nullptr};
+        python::SweepOutputs out{c.mutable_data(), w.mutable_data(), kv.mutable_data(), step.mutable_data(), tps.mutable_data(),
+                                 tpu.mutable_data(), tpc.mutable_data(), cost.mutable_data(), bound.mutable_data(), fits.mutable_data(),
+                                 maxb.mutable_data()};
+        {
+          py::gil_scoped_release release;
+          python::roofline_sweep(d, n, in, out);
+        }
+        py::dict o;
+        o["t_compute_ms"] = c; o["t_weights_ms"] = w; o["t_kv_ms"] = kv; o["t_step_ms"] = step;
+        o["tok_per_s"] = tps; o["tok_per_s_per_user"] = tpu; o["tok_per_s_per_chip"] = tpc; o["cost_usd_per_mtok"] = cost;
+        o["bound_code"] = bound; o["memory_fits"] = fits; o["max_batch_at_context"] = maxb;
+        return o;
+      }, py::arg("columns"), python::doc::roofline_sweep);
+
+  m.def("deployment",
+        [](const std::string& model, const std::string& hardware, int64_t chips, const std::string& weights, const std::string& kv_dtype,
+           const std::string& compute, std::optional<double> matmul_efficiency, std::optional<double> hbm_efficiency,
+           std::optional<double> price_usd_per_chip_hour, double memory_reserve, bool roofline, std::optional<int64_t> tp,
+           std::optional<int64_t> ep, bool two_batch_overlap, std::optional<std::string> dispatch_dtype, int64_t context) {
+          cli::DeploymentArgs a;
+          a.model = model;
+          a.hardware = hardware;
+          a.chips = chips;
+          a.weights = weights;
+          a.kv = kv_dtype;
+          a.compute = compute;
+          a.matmul_efficiency = matmul_efficiency;
+          a.hbm_efficiency = hbm_efficiency;
+          a.price_usd_per_chip_hour = price_usd_per_chip_hour;
+          a.memory_reserve = memory_reserve;
+          a.roofline = roofline;
+          a.tp = tp;
+          a.ep = ep;
+          a.two_batch_overlap = two_batch_overlap;
+          a.dispatch_dtype = dispatch_dtype;
+          return cli::resolve(a, context);
+        },
+        py::arg("model"), py::arg("hardware"), py::arg("chips") = 0, py::arg("weights") = "", py::arg("kv_dtype") = "bf16",
+        py::arg("compute") = "", py::arg("matmul_efficiency") = py::none(), py::arg("hbm_efficiency") = py::none(),
+        py::arg("price_usd_per_chip_hour") = py::none(), py::arg("memory_reserve") = 0.10, py::arg("roofline") = false,
+        py::arg("tp") = py::none(), py::arg("ep") = py::none(), py::arg("two_batch_overlap") = false,
+        py::arg("dispatch_dtype") = py::none(), py::arg("context") = 4096, python::doc::resolve);
+}

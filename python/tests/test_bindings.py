@@ -1,0 +1,127 @@
+"""Every binding returns what the CLI's --json returns for the same inputs."""
+import json
+import math
+import os
+import re
+import subprocess
+
+import pandas as pd
+import pytest
+
+import chalk
+from conftest import SOURCE_DIR
+
+M, H = ["-m", "llama-3.1-8b"], ["-H", "h100-sxm"]
+# (function, positional args, keyword args, the same inputs as CLI arguments)
+CASES = [
+    ("models", [], {}, ["models"]),
+    ("models", ["deepseek-v3", "llama-3.1-70b"], {"kv_dtype": "fp8"}, ["models", "deepseek-v3", "llama-3.1-70b", "--kv-dtype", "fp8"]),
+    ("hardware", [], {}, ["hardware"]),
+    ("decode", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm", "batch": [1, 8, 64], "context": 8192},
+     ["decode", *M, *H, "-b", "1,8,64", "-s", "8192"]),
+    ("decode", [], {"model": "deepseek-v3", "hardware": "gb200-nvl72", "batch": "1:256", "roofline": True},
+     ["decode", "-m", "deepseek-v3", "-H", "gb200-nvl72", "-b", "1:256", "--roofline"]),
+    ("decode", [], {"model": "llama-3.1-70b", "hardware": "h100-sxm", "tp": 8, "chips": 8, "batch": 64},
+     ["decode", "-m", "llama-3.1-70b", "-H", "h100-sxm", "--tp", "8", "-n", "8", "-b", "64"]),
+    ("prefill", [], {"model": "qwen3-235b-a22b", "hardware": "h200", "prompt": [1024, 32768]},
+     ["prefill", "-m", "qwen3-235b-a22b", "-H", "h200", "-p", "1024,32768"]),
+    ("layouts", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm", "chips": 2}, ["layouts", *M, *H, "-n", "2"]),
+    ("serving_sweep", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm", "batch": [1, 64]}, ["serving", "sweep", *M, *H, "-b", "1,64"]),
+    ("serving_balance", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm"}, ["serving", "balance", *M, *H]),
+    ("serving_window", [], {"model": "llama-3.1-8b", "hardware": "h200"}, ["serving", "window", *M, "-H", "h200"]),
+    ("serving_frontier", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm", "batch": [1, 64], "replica_chips": [1, 2]},
+     ["serving", "frontier", *M, *H, "-b", "1,64", "--replica-chips", "1,2"]),
+    ("serving_modes", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm", "replica_chips": [1, 2]},
+     ["serving", "modes", *M, *H, "--replica-chips", "1,2"]),
+    ("prices_list", [], {}, ["prices", "list"]),
+    ("prices_show", ["gpt-4o"], {}, ["prices", "show", "gpt-4o"]),
+    ("prices_infer", ["gemini-1.5-pro"], {}, ["prices", "infer", "gemini-1.5-pro"]),
+    ("prices_forward", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm"}, ["prices", "forward", *M, *H]),
+    ("validate", [], {}, ["validate"]),
+    ("scaleup", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm,gb200-nvl72"}, ["scaleup", *M, "-H", "h100-sxm,gb200-nvl72"]),
+    ("train_step", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm"}, ["train", "step", *M, *H]),
+    ("train_memory", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm"}, ["train", "memory", *M, *H]),
+    ("train_layouts", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm"}, ["train", "layouts", *M, *H]),
+    ("train_run", [], {"model": "deepseek-v3", "hardware": "h800-sxm", "tokens": 14.8e12, "chips": 2048, "mfu": 0.4373},
+     ["train", "run", "-m", "deepseek-v3", "-H", "h800-sxm", "--tokens", "14.8e12", "--chips", "2048", "--mfu", "0.4373"]),
+    ("train_chinchilla", [], {"flops": 1e25}, ["train", "chinchilla", "--flops", "1e25"]),
+    ("train_equilibrium", [], {}, ["train", "equilibrium"]),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs,argv", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_binding_equals_cli_json(cli, name, args, kwargs, argv):
+    fn = getattr(chalk, name)
+    assert fn(*args, frame=False, **kwargs) == cli(*argv)
+
+
+def _same(a, b):
+    if isinstance(a, float) and math.isnan(a):
+        return b is None or (isinstance(b, float) and math.isnan(b))
+    return a == b
+
+
+@pytest.mark.parametrize("name,args,kwargs,argv", [c for c in CASES if c[0] in
+                         ("models", "decode", "prefill", "layouts", "serving_sweep", "serving_frontier", "train_layouts", "prices_list")])
+def test_sweeps_are_dataframes_of_the_cli_rows(cli, name, args, kwargs, argv):
+    df = getattr(chalk, name)(*args, **kwargs)
+    assert isinstance(df, pd.DataFrame)
+    want = cli(*argv)
+    key = {"decode": "steps", "prefill": "prefills", "layouts": "layouts", "serving_sweep": "rows",
+           "serving_frontier": "rows", "train_layouts": "layouts"}.get(name)
+    rows = want[key] if key else want
+    got = df.to_dict("records")
+    assert len(got) == len(rows)
+    for g, w in zip(got, rows):
+        assert set(g) == set(w)
+        assert all(_same(g[k], w[k]) for k in w), (g, w)
+    if key:
+        assert df.attrs == {k: v for k, v in want.items() if k != key}
+
+
+def test_every_cli_command_has_a_binding():
+    # serving plot writes an HTML page, not JSON: the Python user plots the DataFrame instead.
+    leaves = {tuple(c["path"]) for c in chalk.commands()} - {("serving", "plot")}
+    assert leaves == set(chalk.BINDINGS.values())
+    assert {name for name, *_ in CASES} == set(chalk.BINDINGS)
+
+
+def test_the_in_process_app_lists_the_commands_of_the_binary(cli):
+    # python/src/cli_inprocess.cc registers the commands of apps/chalk/main.cc: a command
+    # added to main.cc and not there fails here.
+    binary = os.environ.get("CHALK_BIN", os.path.join(SOURCE_DIR, "build", "release", "chalk"))
+    help_text = subprocess.run([binary, "--help"], capture_output=True, text=True).stdout
+    listed = set(re.findall(r"^  ([a-z][a-z-]*)\s", help_text.split("Subcommands:")[1], re.M))
+    assert listed == {c["path"][0] for c in chalk.commands()}
+
+
+def test_run_is_the_cli(cli):
+    assert chalk.run("serving", "balance", "-m", "llama-3.1-70b", "-H", "h200") == cli("serving", "balance", "-m", "llama-3.1-70b", "-H", "h200")
+
+
+def test_load_model_and_hardware_are_the_catalog_rows(cli):
+    assert chalk.load_model("deepseek-v3") == cli("models", "deepseek-v3")[0]
+    assert chalk.load_hardware("h100") == cli("hardware", "h100")[0]
+
+
+def test_a_model_from_a_dict_equals_the_same_config_file(cli, tmp_path):
+    config = os.path.join(SOURCE_DIR, "data", "models", "hf", "llama-3.1-8b.json")
+    with open(config) as f:
+        as_dict = json.load(f)
+    got = chalk.decode(model=as_dict, hardware="h100-sxm", batch=[1, 64], frame=False)
+    want = cli("decode", "-m", config, "-H", "h100-sxm", "-b", "1,64")
+    assert got["steps"] == want["steps"]
+    assert got["model"]["params_total"] == want["model"]["params_total"]
+    assert chalk.load_model(as_dict)["kv_bytes_per_token"] == cli("models", config)[0]["kv_bytes_per_token"]
+
+
+def test_calls_do_not_leak_options_into_the_next(cli):
+    # The CLI keeps parsed flags in statics; each call starts from the defaults again.
+    chalk.decode(model="llama-3.1-70b", hardware="h100-sxm", tp=8, chips=8, kv_dtype="fp8", batch=[1, 2], frame=False)
+    chalk.decode(model="llama-3.1-70b", hardware="h100-sxm", roofline=True, context=[1, 2], frame=False)
+    assert chalk.decode(model="llama-3.1-8b", hardware="h100-sxm", frame=False) == cli("decode", *M, *H)
+
+
+def test_docstrings_come_from_the_cli_help():
+    assert "Time and cost of one decode step" in chalk.decode.__doc__
+    assert "--batch" not in chalk.decode.__doc__ and "batch: Sequences per step" in chalk.decode.__doc__

@@ -1,0 +1,92 @@
+"""Every error path raises chalk.ChalkError carrying the field, as the CLI's exit-2 line names it."""
+import numpy as np
+import pytest
+
+import chalk
+
+M = {"model": "llama-3.1-8b", "hardware": "h100-sxm"}
+
+# (call, the field, the same inputs on the command line or None)
+CASES = [
+    (lambda: chalk.decode(model="nope", hardware="h100-sxm"), "--model", ["decode", "-m", "nope", "-H", "h100-sxm"]),
+    (lambda: chalk.decode(model="llama-3.1-8b", hardware="nope"), "--hardware", ["decode", "-m", "llama-3.1-8b", "-H", "nope"]),
+    (lambda: chalk.decode(batch=0, **M), "--batch", ["decode", "-m", "llama-3.1-8b", "-H", "h100-sxm", "-b", "0"]),
+    (lambda: chalk.decode(context="8k", **M), "--context", ["decode", "-m", "llama-3.1-8b", "-H", "h100-sxm", "-s", "8k"]),
+    (lambda: chalk.decode(tp="x", **M), "--tp", ["decode", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--tp", "x"]),
+    (lambda: chalk.decode(matmul_efficiency=1.5, **M), "--matmul-efficiency",
+     ["decode", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--matmul-efficiency", "1.5"]),
+    (lambda: chalk.decode(weights="fp7", **M), "--weights", ["decode", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--weights", "fp7"]),
+    (lambda: chalk.prefill(prefix=-1, **M), "--prefix", ["prefill", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--prefix", "-1"]),
+    (lambda: chalk.serving_frontier(replica_chips=[0], **M), "--replica-chips",
+     ["serving", "frontier", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--replica-chips", "0"]),
+    (lambda: chalk.prices_infer("nope"), None, ["prices", "infer", "nope"]),
+    (lambda: chalk.train_run(model="deepseek-v3", hardware="h800-sxm", chips=2048), None,
+     ["train", "run", "-m", "deepseek-v3", "-H", "h800-sxm", "--chips", "2048"]),
+    (lambda: chalk.train_chinchilla(flops=-1), "--flops", ["train", "chinchilla", "--flops", "-1"]),
+    (lambda: chalk.validate("/nonexistent.csv"), None, ["validate", "/nonexistent.csv"]),
+]
+
+
+@pytest.mark.parametrize("call,field,argv", CASES, ids=[f"cli-{i}" for i in range(len(CASES))])
+def test_command_errors_name_the_field_the_cli_names(cli_error, call, field, argv):
+    with pytest.raises(chalk.ChalkError) as e:
+        call()
+    line = cli_error(*argv)
+    assert line.startswith("chalk: error: ")
+    # The same field, and the same message as the CLI's line.
+    assert e.value.field and line.startswith("chalk: error: " + e.value.field), (e.value.field, line)
+    if field is not None:
+        assert e.value.field == field
+    assert str(e.value) in line
+
+
+PY_CASES = [
+    (lambda: chalk.decode(bogus=1, **M), "bogus"),
+    (lambda: chalk.decode(json=True, **M), "json"),
+    (lambda: chalk.decode(roofline="yes", **M), "--roofline"),
+    (lambda: chalk.decode("extra", **M), "arguments"),
+    (lambda: chalk.run("decode", "-m", "llama-3.1-8b", "--foo"), "--foo"),
+    (lambda: chalk.run("nope"), "arguments"),
+    (lambda: chalk.load_model("nope"), "--model" if False else None),
+    (lambda: chalk.load_model({"model_type": "llama", "hidden_size": 4096}), None),
+    (lambda: chalk.load_hardware({"format": "chalk-hardware/1"}), None),
+    (lambda: chalk.deployment("llama-3.1-8b", "h100-sxm", chips=-1), "--chips"),
+    (lambda: chalk.deployment("llama-3.1-8b", "h100-sxm", bogus=1), "bogus"),
+    (lambda: chalk.deployment("llama-3.1-8b", "h100-sxm", tp="x"), "options"),
+    (lambda: chalk.deployment("llama-3.1-8b", "h100-sxm").decode_step(0, 10), "--batch"),
+    (lambda: chalk.deployment("llama-3.1-8b", "h100-sxm").decode_step(1, -1), "--context"),
+    (lambda: chalk.deployment("llama-3.1-8b", "h100-sxm").prefill_step(0), "--prompt"),
+    (lambda: chalk.roofline_sweep({"batch": [1]}, **M), "context_tokens"),
+    (lambda: chalk.roofline_sweep({"batch": [1], "context_tokens": [1]}, hardware="h100-sxm"), "model"),
+    (lambda: chalk.roofline_sweep({"batch": [0], "context_tokens": [1]}, **M), "batch"),
+    (lambda: chalk.roofline_sweep({"batch": [1.5], "context_tokens": [1]}, **M), "batch"),
+    (lambda: chalk.roofline_sweep({"batch": [1], "context_tokens": [-1]}, **M), "context_tokens"),
+    (lambda: chalk.roofline_sweep({"batch": [1], "context_tokens": [1], "compute_tflop_per_s": [-5.0]}, **M), "compute_tflop_per_s"),
+    (lambda: chalk.roofline_sweep({"batch": [1], "context_tokens": [1], "hbm_tb_per_s_per_chip": [np.inf]}, **M), "hbm_tb_per_s_per_chip"),
+    (lambda: chalk.roofline_sweep({"batch": [1], "context_tokens": [1], "hbm_gb_per_chip": [0.0]}, **M), "hbm_gb_per_chip"),
+    (lambda: chalk.roofline_sweep({"batch": [1], "context_tokens": [1], "price_usd_per_chip_hour": ["a"]}, **M), "price_usd_per_chip_hour"),
+    (lambda: chalk.grid(batch=[], context_tokens=[1]), "batch"),
+]
+
+
+@pytest.mark.parametrize("call,field", PY_CASES, ids=[f"py-{i}" for i in range(len(PY_CASES))])
+def test_python_errors_raise_chalk_error_with_the_field(call, field):
+    with pytest.raises(chalk.ChalkError) as e:
+        call()
+    assert e.value.field, str(e.value)
+    assert str(e.value).startswith(e.value.field), (e.value.field, str(e.value))
+    if field is not None:
+        assert e.value.field == field, (e.value.field, str(e.value))
+    assert "\n" not in str(e.value)
+
+
+def test_model_file_errors_name_the_config_field():
+    with pytest.raises(chalk.ChalkError) as e:
+        chalk.load_model({"model_type": "llama", "hidden_size": 4096})
+    assert "model.json" in e.value.field  # the offending file (and field) as the library names it
+
+
+def test_chalk_error_pickles_with_its_field():
+    import pickle
+    e = pickle.loads(pickle.dumps(chalk.ChalkError("--batch: must be >= 1", "--batch")))
+    assert (e.field, str(e)) == ("--batch", "--batch: must be >= 1")

@@ -1,0 +1,127 @@
+"""deployment(): decode and prefill steps; roofline_sweep(): the CLI's rows, hypothetical chips."""
+import copy
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import chalk
+
+
+@pytest.mark.parametrize("model,hardware,extra", [("llama-3.1-70b", "h100-sxm", []), ("deepseek-v3", "gb200-nvl72", []),
+                                                  ("llama-3.1-8b", "h100-sxm", ["--roofline"])])
+def test_decode_step_equals_the_cli_rows(cli, model, hardware, extra):
+    want = cli("decode", "-m", model, "-H", hardware, "-b", "1,64,1024", "-s", "8192", *extra)
+    d = chalk.deployment(model, hardware, context=8192, roofline=bool(extra))
+    assert d.chips == want["assumptions"]["chips"] if "assumptions" in want else True
+    assert d.describe() == {k: v for k, v in want.items() if k not in ("memory", "steps", "warnings")}
+    for row in want["steps"]:
+        got = d.decode_step(row["batch"], row["context_tokens"]).to_dict()
+        for key, value in got.items():
+            assert value == row[key], (key, value, row[key])
+
+
+def test_decode_step_attributes_and_memory(cli):
+    d = chalk.deployment("llama-3.1-70b", "h100-sxm", chips=2)
+    s = d.decode_step(64, 4096)
+    row = cli("decode", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "2", "-b", "64", "-s", "4096")["steps"][0]
+    assert (s.t_step_ms, s.tok_per_s, s.bound, s.cost_usd_per_mtok) == (row["t_step_ms"], row["tok_per_s"], row["bound"], row["cost_usd_per_mtok"])
+    mem = d.memory_plan(64, 4096)
+    assert mem["memory_fits"] == row["memory_fits"]
+    assert mem["max_batch_at_context"] is not None
+
+
+def test_prefill_step_equals_the_cli_rows(cli):
+    want = cli("prefill", "-m", "qwen3-235b-a22b", "-H", "h200", "-p", "1024,32768", "-b", "1,4")
+    d = chalk.deployment("qwen3-235b-a22b", "h200", context=32768)
+    for row in want["prefills"]:
+        got = d.prefill_step(row["prompt_tokens"], row["batch"]).to_dict()
+        for key, value in got.items():
+            assert value == row[key], (key, value, row[key])
+
+
+def test_roofline_sweep_equals_cli_decode_roofline(cli):
+    want = cli("decode", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "2", "-b", "1,64,1024", "-s", "1024,32768", "--roofline")
+    points = chalk.grid(context_tokens=[1024, 32768], batch=[1, 64, 1024])
+    got = chalk.roofline_sweep(points, model="llama-3.1-70b", hardware="h100-sxm", chips=2)
+    for row, g in zip(want["steps"], got.to_dict("records")):
+        assert (g["batch"], g["context_tokens"]) == (row["batch"], row["context_tokens"])
+        for key in ("t_compute_ms", "t_weights_ms", "t_kv_ms", "t_step_ms", "tok_per_s", "tok_per_s_per_user",
+                    "tok_per_s_per_chip", "cost_usd_per_mtok", "memory_fits", "max_batch_at_context", "bound"):
+            assert g[key] == row[key], (key, g[key], row[key])
+
+
+def test_roofline_sweep_hypothetical_chip_equals_the_cli_on_that_chip_file(cli, h100_file, tmp_path):
+    # A chip with twice H100's bf16 FLOP/s, 8 TB/s, 192 GB and $4/h: the sweep's overrides
+    # must give what the CLI gives for a chalk-hardware/1 file stating those figures.
+    chip = copy.deepcopy(h100_file)
+    chip["name"] = "h100-hypothetical"
+    chip["chip"]["peak_tflop_per_s"]["bf16"] = 1978.8
+    chip["chip"]["hbm_tb_per_s"] = 8.0
+    chip["chip"]["hbm_gb"] = 192
+    chip["price"]["usd_per_chip_hour"] = 4.0
+    path = tmp_path / "chip.json"
+    path.write_text(__import__("json").dumps(chip))
+    want = cli("decode", "-m", "llama-3.1-70b", "-H", str(path), "-n", "1", "-b", "1,256", "-s", "4096,65536", "--roofline")
+    points = chalk.grid(context_tokens=[4096, 65536], batch=[1, 256])
+    points["compute_tflop_per_s"] = 1978.8
+    points["hbm_tb_per_s_per_chip"] = 8.0
+    points["hbm_gb_per_chip"] = 192.0
+    points["price_usd_per_chip_hour"] = 4.0
+    got = chalk.roofline_sweep(points, model="llama-3.1-70b", hardware="h100-sxm", chips=1)
+    for row, g in zip(want["steps"], got.to_dict("records")):
+        for key in ("t_compute_ms", "t_weights_ms", "t_kv_ms", "t_step_ms", "tok_per_s", "cost_usd_per_mtok", "memory_fits",
+                    "max_batch_at_context", "bound"):
+            assert g[key] == pytest.approx(row[key], rel=1e-12), (key, g[key], row[key])
+
+
+def test_roofline_sweep_hand_derivation():
+    # Llama-3.1-70B in bf16 on 2 H100 at full efficiency, batch 1, context 0: the step reads
+    # every weight but the untied input embedding (a lookup: one row per token) once
+    # (lecture 2:21: memory time = bytes / bandwidth):
+    # (70,553,706,496 - 128,256 x 8,192) params x 2 B = 139.006e9 B over 2 x 3.35e12 B/s = 20.747 ms.
+    params = chalk.load_model("llama-3.1-70b")["params_active_excluding_embedding_billion"] * 1e9
+    assert params == 70_553_706_496 - 128_256 * 8_192
+    got = chalk.roofline_sweep({"batch": [1], "context_tokens": [0]}, model="llama-3.1-70b", hardware="h100-sxm", chips=2,
+                               matmul_efficiency=1.0, hbm_efficiency=1.0)
+    assert got["t_weights_ms"][0] == pytest.approx(params * 2 / 6.7e12 * 1e3, rel=1e-9)
+    assert 20.74 < got["t_weights_ms"][0] < 20.75
+    assert got["bound"][0] == "weights"
+    # Doubling HBM bandwidth halves the weight time; FLOP/s do not move it.
+    twice = chalk.roofline_sweep({"batch": [1, 1], "context_tokens": [0, 0], "hbm_tb_per_s_per_chip": [6.7, np.nan],
+                                  "compute_tflop_per_s": [np.nan, 5000.0]},
+                                 model="llama-3.1-70b", hardware="h100-sxm", chips=2, matmul_efficiency=1.0, hbm_efficiency=1.0)
+    assert twice["t_weights_ms"][0] == pytest.approx(got["t_weights_ms"][0] / 2, rel=1e-12)
+    assert twice["t_weights_ms"][1] == pytest.approx(got["t_weights_ms"][0], rel=1e-12)
+
+
+def test_roofline_sweep_groups_models_and_hardware(cli):
+    points = chalk.grid(model=["llama-3.1-8b", "llama-3.1-70b"], hardware=["h100-sxm", "h200"], batch=[1, 64], context_tokens=[4096])
+    points["chips"] = 8
+    got = chalk.roofline_sweep(points)
+    assert list(got.index) == list(range(8))
+    row = got.iloc[5]  # llama-3.1-70b, h100-sxm, batch 64
+    assert (row["model"], row["hardware"], row["batch"]) == ("llama-3.1-70b", "h100-sxm", 64)
+    want = cli("decode", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "8", "-b", "64", "-s", "4096", "--roofline")["steps"][0]
+    assert row["t_step_ms"] == want["t_step_ms"]
+
+
+def test_roofline_sweep_columns_follow_the_output_schema():
+    # docs/output-schema.json: one type per key, in Python too.
+    import json
+    import os
+    from conftest import SOURCE_DIR
+    keys = json.load(open(os.path.join(SOURCE_DIR, "docs", "output-schema.json")))["keys"]
+    got = chalk.roofline_sweep(chalk.grid(batch=[1, 64], context_tokens=[4096]), model="llama-3.1-8b", hardware="h100-sxm")
+    kinds = {"number": "fi", "integer": "i", "boolean": "b", "string": "OU"}
+    checked = 0
+    for column in got.columns:
+        if column in keys and column not in ("model", "hardware"):  # grid inputs: docs/output-schema.md, "Not yet uniform"
+            dtype = got[column].dtype
+            kind = "O" if isinstance(dtype, pd.CategoricalDtype) else dtype.kind
+            allowed = "".join(kinds.get(t, "") for t in keys[column].split("|"))
+            assert kind in allowed, (column, dtype, keys[column])
+            checked += 1
+    assert checked >= 6
+    assert set(got["bound"].cat.categories) == {"compute", "weights", "kv-cache"}
