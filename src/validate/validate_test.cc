@@ -229,7 +229,9 @@ TEST(Validate, MedianErrorDoesNotGetWorse) {
   // ceil(256/72) = 4, not 3.556) and DeepSeek routes group-limited (4 of 8 groups), so the
   // MoE rows near the median read more expert weight (SGL-H100-DECODE-MTP -6.5% -> -7.8%).
   EXPECT_LE(summary(r, "decode").median_abs, 0.128);
-  EXPECT_LE(summary(r, "prefill").median_abs, 0.593);
+  // 0.593 before normal-kernel all-to-all under two-batch overlap ran slower than its unit
+  // test (engine/overhead.cc, kOverlappedAllToAllSlowdown).
+  EXPECT_LE(summary(r, "prefill").median_abs, 0.157);
   EXPECT_LE(summary(r, "serving").median_abs, 0.143);
   // Training steps and whole runs, predicted through src/training since issue 13 item 7.
   // 0.373 and 0.640 before the materialised attention scores' HBM traffic (step.h).
@@ -237,14 +239,15 @@ TEST(Validate, MedianErrorDoesNotGetWorse) {
   EXPECT_LE(summary(r, "training").p90_abs, 0.530);
   EXPECT_LE(summary(r, "run").median_abs, 0.381);
   // All kinds together: 0.160 before the training rows joined the summary.
-  EXPECT_LE(summary(r, "all").median_abs, 0.280);
+  EXPECT_LE(summary(r, "all").median_abs, 0.238);  // 0.280 before the same change
   // Fully specified rows: 0.060 and 0.066 before the same two fixes moved the stated MoE
   // decode rows (SGL-H100-DECODE-MTP among them) by about a point each.
   EXPECT_LE(summary(r, "decode", "fully specified").median_abs, 0.066);
   EXPECT_LE(summary(r, "all", "fully specified").median_abs, 0.078);
-  // The tails too: 90th percentiles decode 33.2%, prefill 128.4%, serving 26.9%.
+  // The tails too: 90th percentiles decode 33.2%, prefill 66.7% (121.1% before the same
+  // change), serving 26.9%.
   EXPECT_LE(summary(r, "decode").p90_abs, 0.333);
-  EXPECT_LE(summary(r, "prefill").p90_abs, 1.285);
+  EXPECT_LE(summary(r, "prefill").p90_abs, 0.668);
   EXPECT_LE(summary(r, "serving").p90_abs, 0.270);
   // And the mechanisms beat the plain roofline on every kind.
   for (const char* kind : {"decode", "prefill", "serving", "training", "run", "all"}) {
