@@ -64,11 +64,15 @@ TEST(Drafting, MtpPassJoinsTheRooflineTerms) {
   EXPECT_NEAR(drafted.t_step.value(), plain.t_step.value() + drafted.t_draft.value(), 1e-12);
   // 1.85 kept per step (acceptance 0.85, report 5.4.3): per user 1.85 / t_step.
   EXPECT_NEAR(drafted.tokens_per_s_per_user.value(), 1.85 / drafted.t_step.value(), 1e-9);
-  // The pass reads a small share of the step: the speed-up stays close to the 1.85 kept.
+  // Against plain decode the speed-up is 1.85 x t_plain / t_drafted, well below 1.85 at batch
+  // 1 on 8 chips: the verify step pushes 2 tokens per sequence, so the busiest chip reads the
+  // experts two tokens touch (not one token's 3.486), and the pass adds its own bytes. The
+  // report's 1.8x TPS is measured at serving batch, where expert reads are already saturated.
   const DecodeStep none = decode_step(d, 1, 0);
   const double speedup = drafted.tokens_per_s_per_user.value() / none.tokens_per_s_per_user.value();
-  EXPECT_GT(speedup, 1.6);
-  EXPECT_LT(speedup, 1.85);
+  EXPECT_NEAR(speedup, 1.85 * none.t_step.value() / drafted.t_step.value(), 1e-9);
+  EXPECT_GT(busiest_chip_experts(d.moe[0].routing, 2, 8), busiest);
+  EXPECT_NEAR(speedup, 1.396, 0.001);  // pinned by this build (regression guard, not a derivation)
 }
 
 TEST(Drafting, EngineStepAddsEachPassWithItsKernelFloor) {
