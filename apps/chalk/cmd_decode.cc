@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 
 #include "chalk/base/error.h"
+#include "chalk/serving/serving.h"
 #include "commands.h"
 #include "deployment_options.h"
 #include "pipeline_cli.h"
 #include "explain_cli.h"
+#include "serving_cli.h"
 #include "table.h"
 
 namespace chalk::cli {
@@ -18,12 +20,13 @@ struct DecodeArgs {
   DeploymentArgs deployment;
   OutputArgs output;
   PipelineArgs pipeline;
+  serving_cli::LeverArgs levers;  ///< speculative decoding / MTP and sparse attention, as `serving` takes them
   std::string batch = "1,8,64,256,1024";
   std::string context = "4096";
   bool explain = false;  ///< --explain: how each figure was computed (chalk/engine/explain.h)
 };
 
-Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, const std::vector<int64_t>& contexts) {
+Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, const std::vector<int64_t>& contexts, const ServingLevers& lev) {
   Table t;
   t.columns = {{"batch", "batch"},
                {"context_tokens", "context"},
@@ -33,6 +36,7 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
                {"t_operations_ms", "ops ms"},
                {"t_comm_ms", "comm ms"},
                {"t_overhead_ms", "overhead ms"},
+               {"t_draft_ms", "draft ms"},
                {"t_step_ms", "step ms"},
                {"t_step_roofline_ms", "roofline ms"},
                {"bound", "bound"},
@@ -46,18 +50,19 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
                {"memory_fits", "fits"},
                {"max_batch_at_context", "max batch"}};
   t.set_priority({"batch", "context_tokens"}, 0);
-  t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_operations_ms", "t_comm_ms", "t_overhead_ms", "experts_touched_per_layer",
+  t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_operations_ms", "t_comm_ms", "t_overhead_ms", "t_draft_ms", "experts_touched_per_layer",
                   "experts_on_busiest_chip", "bound", "tok_per_s"},
                  2);
   const bool moe = !d.moe.empty();
   const Deployment lower = roofline_of(d);
   for (int64_t s : contexts) {
     const MemoryPlan mem0 = memory_plan(d, 1, s);
+    const DecodeLevers levers = resolve_levers(lev, s);
     for (int64_t b : batches) {
-      const DecodeStep r = decode_step(d, b, s);
+      const DecodeStep r = decode_step(d, b, s, levers);
       const MemoryPlan mem = memory_plan(d, b, s);
-      t.add({b, s, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_operations), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.t_step),
-             to_ms(decode_step(lower, b, s).t_step), std::string(to_string(r.bound)), r.governs,
+      t.add({b, s, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_operations), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.t_draft),
+             to_ms(r.t_step), to_ms(decode_step(lower, b, s, levers).t_step), std::string(to_string(r.bound)), r.governs,
              r.tokens_per_s.value(), r.tokens_per_s_per_user.value(), r.tokens_per_s_per_chip.value(),
              r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
              moe ? Cell(r.experts_touched) : Cell{}, moe ? Cell(r.experts_on_busiest_chip) : Cell{}, std::string(mem.fits ? "yes" : "no"),
@@ -71,6 +76,7 @@ void run_decode(const DecodeArgs& a) {
   const auto batches = parse_int_list(a.batch, "--batch", 1, 1 << 24);
   const auto contexts = parse_int_list(a.context, "--context", 1, 1LL << 30);
   if (a.pipeline.pp != 1 || a.pipeline.microbatches) return run_pipeline_decode(a.deployment, a.pipeline, a.output, batches, contexts);
+  const ServingLevers lev = serving_cli::levers_of(a.levers, a.deployment);
   const Deployment d = resolve(a.deployment, contexts.front());
   std::vector<std::string> warnings = deployment_warnings(d);
   for (int64_t s : contexts) {
@@ -78,7 +84,7 @@ void run_decode(const DecodeArgs& a) {
       warnings.push_back(fmt::format("context {} exceeds {}'s max_position_embeddings {}", s, d.model.name, d.model.max_context));
     }
   }
-  const Table t = decode_table(d, batches, contexts);
+  const Table t = decode_table(d, batches, contexts, lev);
   const MemoryPlan mem = memory_plan(d, 1, contexts.front());
   if (a.output.csv) {
     print_csv(std::cout, t);
@@ -88,6 +94,7 @@ void run_decode(const DecodeArgs& a) {
                    {"weights_gb", to_gb(mem.weights)},
                    {"reserve_gb", to_gb(mem.reserve)},
                    {"weights_fit", mem.weights_fit}};
+    j["levers"] = serving_cli::levers_json(lev);
     j["steps"] = to_json(t);
     j["warnings"] = warnings;
     if (a.explain) {
@@ -106,6 +113,7 @@ void run_decode(const DecodeArgs& a) {
     std::cout << fmt::format("memory      weights {} of {} HBM ({} held back for activations); {}\n", human_bytes(mem.weights.value()),
                              human_bytes(mem.hbm_total.value()), human_bytes(mem.reserve.value()),
                              mem.weights_fit ? "weights fit" : "WEIGHTS DO NOT FIT: add chips or use a smaller format");
+    if (lev.draft_tokens > 0 || lev.sparse != SparseAttention::dense) std::cout << "levers      " << serving_cli::describe_levers(lev) << '\n';
     for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
     std::cout << '\n';
     print_table(std::cout, t);
@@ -129,6 +137,7 @@ void register_decode(CLI::App& app, Action& run) {
   cmd->add_option("-b,--batch", a.batch, "Sequences per step over the whole replica: comma list, or a:b for powers of two from a to b")->capture_default_str();
   cmd->add_option("-s,--context", a.context, "Tokens already in each sequence's KV cache: comma list or a:b")->capture_default_str();
   cmd->add_flag("--explain", a.explain, "Show how each figure is computed: formula, inputs with units and sources, the algebra (under the table; \"explanations\" with --json)");
+  serving_cli::add_lever_options(*cmd, a.levers);
   add_output_options(*cmd, a.output);
   cmd->callback([&run] { run = [] { run_decode(a); }; });
 }

@@ -24,19 +24,52 @@ namespace serving_cli {
 // Options.
 
 void add_lever_options(CLI::App& cmd, LeverArgs& l) {
-  cmd.add_option("--draft", l.draft, "Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance")
+  cmd.add_option("--draft", l.draft, "Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens")
       ->capture_default_str();
-  cmd.add_option("--acceptance", l.acceptance, "Probability each drafted token is accepted [0-1]");
+  cmd.add_option("--acceptance", l.acceptance, "Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)");
+  cmd.add_option("--accepted-tokens", l.accepted_tokens,
+                 "A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)");
+  cmd.add_option("--drafter", l.drafter,
+                 "Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model "
+                 "name or path, or none (free drafts)");
   cmd.add_option("--sparse-top-k", l.sparse_top_k, "Sparse attention: each query reads this many KV tokens (DSA: 2048)");
   cmd.add_option("--sparse-sqrt", l.sparse_sqrt, "Sparse attention: each query reads ceil(C sqrt(context)) KV tokens");
 }
 
-ServingLevers levers_of(const LeverArgs& l) {
+ServingLevers levers_of(const LeverArgs& l, const DeploymentArgs& deployment) {
   ServingLevers s;
   s.draft_tokens = l.draft;
-  if (l.draft != 0 && !l.acceptance) throw InputError("--draft", "needs --acceptance (probability each drafted token is kept)");
+  if (l.draft != 0 && !l.acceptance && !l.accepted_tokens) {
+    throw InputError("--draft", "needs --acceptance (probability each drafted token is kept) or --accepted-tokens (measured mean kept per step)");
+  }
+  if (l.acceptance && l.accepted_tokens) throw InputError("--accepted-tokens", "give --acceptance or --accepted-tokens, not both");
   if (l.acceptance && l.draft == 0) throw InputError("--acceptance", "has no effect without --draft >= 1");
+  if (l.accepted_tokens && l.draft == 0) throw InputError("--accepted-tokens", "has no effect without --draft >= 1");
+  if (!l.drafter.empty() && l.draft == 0) throw InputError("--drafter", "has no effect without --draft >= 1");
   s.acceptance = l.acceptance.value_or(0);
+  if (l.accepted_tokens) {
+    if (!(*l.accepted_tokens >= 1)) throw InputError("--accepted-tokens", "mean tokens kept per step must be >= 1, got " + fmt::format("{}", *l.accepted_tokens));
+    s.accepted_tokens = *l.accepted_tokens;
+  }
+  if (l.draft > 0) {
+    if (l.drafter == "none") {
+      s.drafter = Drafter::none;
+    } else if (l.drafter.empty() || l.drafter == "mtp") {
+      const ModelSpec target = load_model(deployment.model);
+      if (target.n_mtp_layers < 1) {
+        throw InputError("--drafter", target.name + " ships no MTP module (num_nextn_predict_layers 0); name a draft model "
+                                      "(--drafter llama-3.1-8b) or give --drafter none to price the drafts as free");
+      }
+      // DeepSeek-V3 ships one module; more drafts than modules reuse it, one pass each.
+      s.drafter = Drafter::mtp;
+    } else {
+      const ModelSpec draft = load_model(l.drafter);
+      const DType weights = deployment.weights.empty() ? draft.weights.dense_ffn : parse_dtype(deployment.weights, "--weights");
+      s.drafter = Drafter::model;
+      s.draft_model = draft_model_cost(draft, weights, parse_dtype(deployment.kv, "--kv-dtype"));
+      s.draft_model_name = draft.name;
+    }
+  }
   if (l.sparse_top_k && l.sparse_sqrt) {
     throw InputError("--sparse-top-k", "give one sparse-attention rule, not both --sparse-top-k and --sparse-sqrt");
   }
@@ -55,9 +88,14 @@ ServingLevers levers_of(const LeverArgs& l) {
 std::string describe_levers(const ServingLevers& l) {
   std::string s;
   if (l.draft_tokens > 0) {
-    s += fmt::format("speculative decoding / MTP: {} drafted per step, acceptance {} -> {:.3g} tokens kept per step "
-                     "(Leviathan et al. 2023 eq. 1)",
-                     l.draft_tokens, l.acceptance, expected_accepted_tokens(l.draft_tokens, l.acceptance));
+    const std::string kept = l.accepted_tokens > 0
+                                 ? fmt::format("{:.3g} tokens kept per step (measured)", l.accepted_tokens)
+                                 : fmt::format("acceptance {} -> {:.3g} tokens kept per step (Leviathan et al. 2023 eq. 1)", l.acceptance,
+                                               tokens_kept_per_step(l));
+    const std::string who = l.drafter == Drafter::mtp     ? "drafted by the MTP module, one pass per draft, in every step"
+                             : l.drafter == Drafter::model ? "drafted by " + l.draft_model_name + ", one pass per draft, in every step"
+                                                           : "drafts free (--drafter none: an upper bound)";
+    s += fmt::format("speculative decoding / MTP: {} drafted per step, {}; {}", l.draft_tokens, kept, who);
   } else {
     s += "plain decode (no drafting)";
   }
@@ -73,7 +111,8 @@ nlohmann::json levers_json(const ServingLevers& l) {
   const char* rule = l.sparse == SparseAttention::dense ? "dense" : l.sparse == SparseAttention::top_k ? "top_k" : "sqrt_context";
   return {{"draft_tokens", l.draft_tokens},
           {"acceptance", l.acceptance},
-          {"tokens_kept_per_step", expected_accepted_tokens(l.draft_tokens, l.acceptance)},
+          {"tokens_kept_per_step", tokens_kept_per_step(l)},
+          {"drafter", l.draft_tokens == 0 ? nlohmann::json() : nlohmann::json(l.drafter == Drafter::mtp ? "mtp" : l.drafter == Drafter::model ? l.draft_model_name : "none")},
           {"sparse_attention", rule},
           {"sparse_top_k_tokens", l.sparse == SparseAttention::top_k ? nlohmann::json(l.sparse_top_k) : nlohmann::json()},
           {"sparse_sqrt_factor", l.sparse == SparseAttention::sqrt_context ? nlohmann::json(l.sparse_sqrt_factor) : nlohmann::json()}};

@@ -100,7 +100,7 @@ FrontierOptions frontier_options(const ServingArgs& a, const ServingLevers& lev)
 }
 
 void run_frontier(const ServingArgs& a) {
-  const ServingLevers lev = levers_of(a.levers);
+  const ServingLevers lev = levers_of(a.levers, a.deployment);
   const Loaded l = load(a);
   const FrontierOptions o = frontier_options(a, lev);
   const Frontier f = latency_cost_frontier(l.model, l.system, l.base, o);
@@ -256,7 +256,7 @@ ModesOptions modes_options(const ServingArgs& a, const ServingLevers& lev) {
 }
 
 void run_modes(const ServingArgs& a) {
-  const ServingLevers lev = levers_of(a.levers);
+  const ServingLevers lev = levers_of(a.levers, a.deployment);
   const Loaded l = load(a);
   const ModesReport r = fast_and_slow_modes(l.model, l.system, l.base, modes_options(a, lev));
   if (a.output.csv) throw InputError("--csv", "modes prints a report; use --json for programs");

@@ -90,7 +90,7 @@ std::string replace_all(std::string s, std::string_view from, std::string_view t
 }  // namespace
 
 void run_plot(const ServingArgs& a) {
-  const ServingLevers lev = levers_of(a.levers);
+  const ServingLevers lev = levers_of(a.levers, a.deployment);
   if (a.output.csv) throw InputError("--csv", "plot writes HTML, or its chart data with --json");
   const nlohmann::json data = chart_data(a, lev);
   if (a.output.json) {

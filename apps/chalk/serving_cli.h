@@ -25,6 +25,8 @@ namespace chalk::cli::serving_cli {
 struct LeverArgs {
   int64_t draft = 0;
   std::optional<double> acceptance;
+  std::optional<double> accepted_tokens;  ///< measured mean kept per step (instead of --acceptance)
+  std::string drafter;                    ///< mtp, none, or a draft model; empty: mtp when the model has one
   std::optional<int64_t> sparse_top_k;
   std::optional<double> sparse_sqrt;
 };
@@ -51,7 +53,9 @@ void add_lever_options(CLI::App& cmd, LeverArgs& l);
 // ---------------------------------------------------------------------------------------
 // Shared helpers (cmd_serving.cc).
 
-ServingLevers levers_of(const LeverArgs& l);
+/// The levers, the drafter resolved against the deployment's model (`deployment.model`,
+/// loaded only when --draft is given).
+ServingLevers levers_of(const LeverArgs& l, const DeploymentArgs& deployment);
 std::string describe_levers(const ServingLevers& l);
 nlohmann::json levers_json(const ServingLevers& l);
 int64_t single_int(const std::string& text, const std::string& field, int64_t lo, int64_t hi);

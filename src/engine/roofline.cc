@@ -5,7 +5,9 @@
 #include <cmath>
 
 #include "chalk/base/error.h"
+#include "chalk/engine/collective.h"
 #include "chalk/model/context_math.h"
+#include "draft_cost.h"
 
 namespace chalk {
 namespace {
@@ -187,6 +189,7 @@ Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
       dep.moe.push_back(mg);
     }
   }
+  dep.mtp = detail::mtp_module(m, dep.weights, dep.moe);
   const double n = d(dep.n_chips);
   dep.flops_effective = s.chip.peak_for(dep.compute) * (n * dep.matmul_efficiency);
   dep.hbm_effective = s.chip.hbm_bandwidth * (n * dep.hbm_efficiency);
@@ -230,18 +233,28 @@ DecodeStep decode_step(const Deployment& dep, int64_t batch, int64_t context, co
     attn += g.layers * g.decode_flops_per_attended * s;
     kv += g.layers * g.kv_bytes_per_token * s;
   }
-  r.flops = Flops(b * q * (dep.matmul_flops_per_token + attn));
+  // Drafting: tokens_per_sequence - 1 sequential passes of the drafter, each over the
+  // whole batch (draft_cost.h); none when the drafts are free.
+  const double passes = levers.drafter == Drafter::none ? 0 : q - 1;
+  const detail::DraftPass dp = passes > 0 ? detail::draft_pass(dep, levers, b, read) : detail::DraftPass{};
+  const double n = d(dep.n_chips);
+  r.flops = Flops(b * q * (dep.matmul_flops_per_token + attn) + passes * dp.flops);
   const WeightRead w = weights_touched(dep, b * q);
-  r.weight_bytes_read = w.total;
+  r.weight_bytes_read = w.total + Bytes(passes * dp.weight_bytes_total);
   r.experts_touched = w.touched;
   r.experts_on_busiest_chip = w.on_busiest;
-  r.kv_bytes_read = Bytes(b * kv);
+  r.kv_bytes_read = Bytes(b * kv + passes * dp.kv_bytes);
   r.t_compute = r.flops / dep.flops_effective;
-  r.t_weights = w.busiest * d(dep.n_chips) / dep.hbm_effective;
+  r.t_weights = (w.busiest + Bytes(passes * dp.weight_bytes_busiest)) * n / dep.hbm_effective;
   r.t_kv = r.kv_bytes_read / dep.hbm_effective;
   r.t_memory = r.t_weights + r.t_kv;
   r.t_operations = max(r.t_compute, r.t_memory);
+  // The drafter's own share at the same rates: its FLOPs or its bytes, whichever is longer.
+  const Seconds draft_pass_time =
+      max(Flops(dp.flops) / dep.flops_effective, (Bytes(dp.weight_bytes_busiest * n) + Bytes(dp.kv_bytes)) / dep.hbm_effective);
+  r.t_draft = draft_pass_time * passes;
   r.t_step = r.t_operations + r.t_comm + r.t_overhead;
+  r.t_step_roofline = r.t_step;
   r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
   r.governs = std::string(to_string(r.bound));
   if (dep.mechanisms.enabled) {
@@ -250,6 +263,12 @@ DecodeStep decode_step(const Deployment& dep, int64_t batch, int64_t context, co
     shape.context = read;
     shape.tokens_per_sequence = q;
     take_engine_times(r, engine_step(dep, shape));
+    // The engine runs each draft pass as its own kernels after the verify step: the pass at
+    // the roofline's rates plus its kernels x the kernel floor (GPUs; one program on a TPU).
+    // The drafter's collectives are not modelled.
+    const Seconds floor = is_tpu(dep.system) ? Seconds(0) : dep.mechanisms.calibration.kernel_floor;
+    r.t_draft = (draft_pass_time + floor * dp.kernels) * passes;
+    r.t_step = r.t_step + r.t_draft;
   }
   r.tokens_per_sequence = levers.accepted_tokens_per_step;
   const double kept = b * levers.accepted_tokens_per_step;
@@ -296,6 +315,7 @@ PrefillStep prefill_step(const Deployment& dep, int64_t batch, int64_t prompt, i
   r.t_memory = r.t_weights + r.t_kv;
   r.t_operations = max(r.t_compute, r.t_memory);
   r.t_step = r.t_operations;
+  r.t_step_roofline = r.t_step;
   r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
   r.governs = std::string(to_string(r.bound));
   if (dep.mechanisms.enabled) {

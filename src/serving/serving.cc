@@ -57,6 +57,10 @@ void validate(const ServingLevers& l) {
   if (!(l.acceptance >= 0 && l.acceptance <= 1)) {
     throw InputError("--acceptance", "must be a probability in [0, 1], got " + num(l.acceptance));
   }
+  if (l.accepted_tokens != 0 && !(l.accepted_tokens >= 1 && l.accepted_tokens <= d(1 + l.draft_tokens))) {
+    throw InputError("--accepted-tokens", "mean tokens kept per step must be in [1, 1 + draft] = [1, " +
+                                              std::to_string(1 + l.draft_tokens) + "], got " + num(l.accepted_tokens));
+  }
   switch (l.sparse) {
     case SparseAttention::dense: break;
     case SparseAttention::top_k:
@@ -73,12 +77,19 @@ void validate(const ServingLevers& l) {
   }
 }
 
+double tokens_kept_per_step(const ServingLevers& l) {
+  validate(l);
+  return l.accepted_tokens > 0 ? l.accepted_tokens : expected_accepted_tokens(l.draft_tokens, l.acceptance);
+}
+
 DecodeLevers resolve_levers(const ServingLevers& l, int64_t context) {
   validate(l);
   if (context < 0) throw InputError("--context", "must be >= 0, got " + std::to_string(context));
   DecodeLevers r;
   r.tokens_per_sequence = 1 + l.draft_tokens;
-  r.accepted_tokens_per_step = expected_accepted_tokens(l.draft_tokens, l.acceptance);
+  r.accepted_tokens_per_step = tokens_kept_per_step(l);
+  r.drafter = l.draft_tokens > 0 ? l.drafter : Drafter::none;
+  r.draft_model = l.draft_model;
   switch (l.sparse) {
     case SparseAttention::dense: r.sparse_attention_top_k = 0; break;
     case SparseAttention::top_k: r.sparse_attention_top_k = l.sparse_top_k; break;

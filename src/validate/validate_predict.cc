@@ -94,6 +94,9 @@ void predict(const RowPlan& p, Prediction& out) {
   DecodeLevers levers;
   levers.tokens_per_sequence = static_cast<int64_t>(p.mtp_tokens);
   levers.accepted_tokens_per_step = p.mtp_accepted;
+  // Drafts come from the model's own MTP module where it ships one (DeepSeek's serving
+  // system, report 5.4.3): its passes are part of each step (roofline.h, DecodeLevers::drafter).
+  if (p.mtp_tokens > 1 && m.n_mtp_layers > 0) levers.drafter = Drafter::mtp;
 
   // Step times of each phase, plain and with mechanisms.
   auto plain_decode = [&](double b, int64_t s) {
@@ -108,6 +111,11 @@ void predict(const RowPlan& p, Prediction& out) {
     shape.prefill_sequences = prefill_seqs;
     shape.prompt = prompt;
     return engine_step(e.mech, shape);
+  };
+  // The drafter's passes in the engine step (0 without an MTP drafter).
+  auto mech_draft_s = [&](double b, int64_t s) {
+    if (levers.drafter == Drafter::none) return 0.0;
+    return decode_step(e.mech, static_cast<int64_t>(std::llround(std::max(1.0, b))), s, levers).t_draft.value();
   };
   auto plain_prefill = [&](double b, int64_t prompt, int64_t prefix) {
     return prefill_step(e.plain, static_cast<int64_t>(std::llround(std::max(1.0, b))), prompt, prefix);
@@ -139,7 +147,7 @@ void predict(const RowPlan& p, Prediction& out) {
         const auto a = plain_decode(b_plain, p.context + i);
         const auto b = mech_decode(b_mech, p.context + i);
         t_plain += weight * a.t_step.value();
-        t_mech += weight * b.t_step.value();
+        t_mech += weight * (b.t_step.value() + mech_draft_s(b_mech, p.context + i));
         bound = std::string(to_string(a.bound));
         governs = b.governs;
       }
@@ -156,7 +164,10 @@ void predict(const RowPlan& p, Prediction& out) {
       }
       inputs += ", batch " + num(p.batch) + ", context " + std::to_string(p.context);
       if (steps > 1) inputs += ", " + std::to_string(steps) + " steps";
-      if (p.mtp_tokens > 1) inputs += ", " + num(p.mtp_tokens) + " tokens per step (" + num(p.mtp_accepted) + " kept)";
+      if (p.mtp_tokens > 1) {
+        inputs += ", " + num(p.mtp_tokens) + " tokens per step (" + num(p.mtp_accepted) + " kept" +
+                  (levers.drafter == Drafter::mtp ? ", MTP passes priced)" : ", drafts free)");
+      }
       break;
     }
     case Target::prefill_s:
@@ -186,7 +197,7 @@ void predict(const RowPlan& p, Prediction& out) {
         const auto x = plain_decode(decode_batch, p.prompt + p.prefix + i);
         const auto y = mech_decode(decode_batch, p.prompt + p.prefix + i);
         dec_plain += weight * x.t_step.value();
-        dec_mech += weight * y.t_step.value();
+        dec_mech += weight * (y.t_step.value() + mech_draft_s(decode_batch, p.prompt + p.prefix + i));
         decode_bound = std::string(to_string(x.bound));
         decode_governs = y.governs;
       }
@@ -262,7 +273,7 @@ void predict(const RowPlan& p, Prediction& out) {
         // Continuous batching in steady state: each step also prefills the prompts of the
         // requests that replace finished ones, B / output of them per step.
         const auto b = mech_decode(cap, mean_context, cap / d(p.output), p.prompt);
-        mech_v = cap / b.t_step.value() * per_chips / n;
+        mech_v = cap / (b.t_step.value() + mech_draft_s(cap, mean_context)) * per_chips / n;
         governs = b.governs;
         out.notes.push_back("steady state: " + num(cap) + " sequences at the mean context " + std::to_string(mean_context) +
                             "; each step also prefills " + num(cap / d(p.output)) + " prompts (mechanisms only)");

@@ -7,6 +7,8 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cmds=(
   "decode -m llama-3.1-8b -H h100-sxm -b 1,8"
   "decode -b 1 --roofline"
+  "decode -m deepseek-v3 -H h200 -b 1,64 --draft 1 --acceptance 0.85"
+  "serving sweep -m llama-3.1-70b -H h100-sxm -b 1,64 --draft 3 --accepted-tokens 2.5 --drafter llama-3.1-8b"
   "layouts -m llama-3.1-8b -H h100-sxm -b 1:4 --objective latency"
   "prefill -m llama-3.1-8b -H h100-sxm -p 1024"
   "decode -m llama-3.1-70b -H h100-sxm --pp 2 -b 8,16"

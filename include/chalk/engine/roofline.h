@@ -70,6 +70,18 @@ struct Deployment {
     double kv_bytes_per_token;  ///< per layer, in format kv
   };
   std::vector<AttentionGroup> attention;
+  /// One multi-token-prediction module as a drafter (DeepSeek-V3 report section 2.2: a
+  /// projection M of 2d x d, one transformer block, the output head shared with the main
+  /// model), priced as one more block like the model's last layer. Precomputed for every
+  /// model so that MTP drafting can be priced on any (the checkpoint ships n_mtp_layers).
+  struct MtpModule {
+    double matmul_flops_per_token = 0;  ///< 2 x (block's active matmul params + 2 d^2 + LM head)
+    Bytes weight_bytes_always;          ///< block without its routed experts, + projection + LM head
+    int moe_group = -1;                 ///< index into moe of its routed experts (-1: a dense block)
+    int attention_group = 0;            ///< index into attention of its attention
+    double params_total = 0;            ///< every parameter of the module, its routed experts and own embedding included
+    int64_t kernels = 0;                ///< dependent kernels of one pass: the block's + projection, LM head, sampling
+  } mtp;
   FlopsPerSecond flops_effective;   ///< n_chips x peak(compute) x matmul_efficiency
   BytesPerSecond hbm_effective;     ///< n_chips x HBM bandwidth x hbm_efficiency
   Mechanisms mechanisms;            ///< as requested, with the layout resolved (resolve_layout)
@@ -87,6 +99,30 @@ Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
 enum class Bound { compute, weights, kv_cache };
 std::string_view to_string(Bound b);
 
+/// Who drafts the tokens a speculative step verifies.
+enum class Drafter {
+  none,   ///< free drafts (an upper bound; the drafts' source is not priced)
+  mtp,    ///< the model's own multi-token-prediction module (Deployment::mtp)
+  model,  ///< a separate draft model (DraftModelCost)
+};
+
+/// One forward pass of a separate draft model over one token of one sequence (Leviathan et
+/// al. 2023 section 3; EAGLE and Medusa heads are small such models), on the same chips as
+/// the target. Its collectives are not modelled; its KV is read at the step's context.
+struct DraftModelCost {
+  double matmul_flops_per_token = 0;      ///< 2 x its active matmul params
+  double attention_flops_per_context = 0; ///< attention FLOPs per query per attended token, all layers
+  Bytes weight_bytes;                     ///< every weight, read once per pass
+  double kv_bytes_per_context = 0;        ///< KV bytes per sequence per attended token, all layers
+  int64_t kernels = 0;                    ///< dependent kernels of one pass
+};
+
+/// A draft model's pass cost: matmuls 2 x active_matmul, absorbed-MLA attention FLOPs and KV
+/// bytes per attended token summed over layers (sliding windows not applied: a draft model
+/// is small and sees the step's context), weights in `weights`, KV in `kv`, kernels as
+/// kernels_per_layer over its layers + 4. Throws as validate().
+DraftModelCost draft_model_cost(const ModelSpec& draft, DType weights, DType kv);
+
 /// Knobs that change what one decode step does (lecture 0:00 and 12:25).
 struct DecodeLevers {
   /// Tokens each sequence pushes through the model per step: 1 for plain decode, 1 + the
@@ -98,6 +134,11 @@ struct DecodeLevers {
   /// 0 = dense attention; else each query reads at most this many KV tokens (DeepSeek
   /// Sparse Attention selects top-k = 2048). The indexer's own small key read is ignored.
   int64_t sparse_attention_top_k = 0;
+  /// Who drafts the tokens_per_sequence - 1 drafted tokens: each is one sequential pass of
+  /// the drafter over every sequence of the batch, part of the step (issue 12). none leaves
+  /// drafting free.
+  Drafter drafter = Drafter::none;
+  DraftModelCost draft_model;  ///< the draft model's pass when drafter = model
 };
 
 /// Expected tokens kept per step when `draft` drafted tokens are verified and each is
@@ -121,9 +162,16 @@ struct DecodeStep {
   Seconds t_operations;
   Seconds t_comm;              ///< communication not hidden behind compute (0 unless mechanisms are enabled)
   Seconds t_overhead;          ///< per-step latency floor: kernel launches (0 unless mechanisms are enabled)
+  /// The drafter's passes (levers.drafter), within t_step: with mechanisms, per pass
+  /// max(compute, memory) + its kernels x the kernel floor, added to the step; in the plain
+  /// roofline its FLOPs and bytes join t_compute and t_memory, and t_draft is their max.
+  Seconds t_draft;
   /// Plain roofline: max(t_compute, t_memory). With mechanisms (overhead.h): the sum over
-  /// operations of max(compute, memory) on the busiest chip, + t_comm + t_overhead.
+  /// operations of max(compute, memory) on the busiest chip, + t_draft + t_comm + t_overhead.
   Seconds t_step;
+  /// The plain roofline of the same step (drafts included): the lower bound shown beside
+  /// the engine figure; equal to t_step when mechanisms are off.
+  Seconds t_step_roofline;
   double tokens_per_sequence = 1;  ///< kept per sequence per step (levers)
   Bound bound = Bound::compute;  ///< of the roofline terms (compute, weights, KV)
   /// The largest share of t_step: to_string(bound), or with mechanisms the engine step's
@@ -166,6 +214,7 @@ struct PrefillStep {
   Seconds t_comm;      ///< communication not hidden (0 unless mechanisms are enabled)
   Seconds t_overhead;  ///< kernel floor (0 unless mechanisms are enabled)
   Seconds t_step;      ///< as DecodeStep::t_step
+  Seconds t_step_roofline;  ///< the plain roofline of the same prefill (= t_step without mechanisms)
   Bound bound = Bound::compute;  ///< of the roofline terms (compute, weights, KV)
   /// The largest share of t_step: to_string(bound), or with mechanisms the engine step's
   /// (StepBreakdown::governs: also "communication" or "overhead").

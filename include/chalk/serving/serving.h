@@ -38,18 +38,33 @@ struct ServingLevers {
   int64_t draft_tokens = 0;
   /// Probability that each drafted token is accepted, independently (0..1).
   double acceptance = 0;
+  /// A measured mean of tokens kept per step (accepted drafts + the verified token), in
+  /// [1, 1 + draft_tokens], used instead of `acceptance` when > 0 (DeepSeek-V3 report 5.4.3:
+  /// the second token accepted 85-90% of the time, so about 1.85 kept with one draft).
+  double accepted_tokens = 0;
+  /// Who drafts (roofline.h): its passes are part of every step. Drafter::none prices the
+  /// drafts as free.
+  Drafter drafter = Drafter::none;
+  DraftModelCost draft_model;    ///< when drafter = Drafter::model
+  std::string draft_model_name;  ///< its name, for people
   SparseAttention sparse = SparseAttention::dense;
   int64_t sparse_top_k = 0;        ///< tokens read per query for SparseAttention::top_k (>= 1)
   double sparse_sqrt_factor = 0;   ///< c in ceil(c sqrt(S)) for SparseAttention::sqrt_context (> 0)
 };
 
-/// Checks a ServingLevers. Throws InputError naming the CLI option: --draft (0..64),
+/// Tokens kept per step: accepted_tokens when given, else expected_accepted_tokens(draft,
+/// acceptance) (Leviathan et al. 2023 eq. 1). Throws as validate().
+double tokens_kept_per_step(const ServingLevers& levers);
+
+/// Checks a ServingLevers. Throws InputError naming the CLI option: --accepted-tokens (in
+/// [1, 1 + draft] when given), --draft (0..64),
 /// --acceptance ([0, 1]; required to be > 0 only in the sense that 0 keeps 1 token),
 /// --sparse-top-k (>= 1), --sparse-sqrt (finite, > 0).
 void validate(const ServingLevers& levers);
 
 /// The DecodeLevers at context `context` (tokens): tokens_per_sequence = 1 + draft;
-/// accepted = expected_accepted_tokens(draft, acceptance) (Leviathan et al. 2023, eq. 1);
+/// accepted = tokens_kept_per_step; the drafter and its cost as given (drafter none
+/// when draft = 0);
 /// sparse_attention_top_k = k, or ceil(c sqrt(S)) (at least 1), or 0 for dense.
 /// Throws InputError as validate() does.
 DecodeLevers resolve_levers(const ServingLevers& levers, int64_t context);

@@ -1,0 +1,30 @@
+// Internal to the engine: what one drafter pass costs inside a decode step (roofline.h,
+// DecodeLevers::drafter; docs/formulas.md, "Speculative decoding and MTP").
+#pragma once
+
+#include <cstdint>
+
+#include "chalk/engine/roofline.h"
+
+namespace chalk::detail {
+
+/// One pass of the drafter over `batch` sequences, each attending `context` tokens.
+struct DraftPass {
+  double flops = 0;                ///< over the replica
+  double weight_bytes_total = 0;   ///< distinct weight bytes read, all chips
+  double weight_bytes_busiest = 0; ///< on the busiest chip (routed experts whole, moe.h)
+  double kv_bytes = 0;             ///< over the replica
+  double kernels = 0;              ///< dependent kernels of the pass
+};
+
+/// MTP: one module (Deployment::mtp) at `batch` tokens: the block's attention over its
+/// group's window, its routed experts touched by `batch` tokens. A draft model:
+/// DraftModelCost scaled by the batch, its weights spread evenly over the chips. Zero for
+/// Drafter::none.
+DraftPass draft_pass(const Deployment& d, const DecodeLevers& l, double batch, int64_t context);
+
+/// Deployment::mtp for model `m` in formats `f`, its routed experts being moe[i] when the
+/// last layer group is an MoE group (make_deployment fills moe first).
+Deployment::MtpModule mtp_module(const ModelSpec& m, const WeightFormats& f, const std::vector<Deployment::MoeGroup>& moe);
+
+}  // namespace chalk::detail

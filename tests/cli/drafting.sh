@@ -1,0 +1,50 @@
+# Speculative decoding and MTP (issue 12): the drafter's passes are part of every step, on
+# decode and serving alike; a measured mean kept per step stands in for the acceptance rate.
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+# DeepSeek-V3 on 8 H200, one MTP draft kept 85% of the time (report 5.4.3): 1.85 tokens per
+# step; the step includes one pass of the MTP module (t_draft_ms), and per user = 1.85 / step.
+"$CHALK" decode -m deepseek-v3 -H h200 -n 8 -b 1,64 --draft 1 --acceptance 0.85 --json | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+lev = j['levers']
+assert abs(lev['tokens_kept_per_step'] - 1.85) < 1e-12 and lev['drafter'] == 'mtp', lev
+for r in j['steps']:
+    assert r['t_draft_ms'] > 0, r
+    assert abs(r['tok_per_s_per_user'] - 1.85 * 1000 / r['t_step_ms']) < 1e-9 * r['tok_per_s_per_user'], r
+    assert r['t_step_roofline_ms'] < r['t_step_ms'], r
+" || fail "decode --draft 1 --acceptance 0.85"
+# The same without drafts is faster per step and slower per user.
+plain=$("$CHALK" decode -m deepseek-v3 -H h200 -n 8 -b 1 --json | python3 -c "import json,sys; r=json.load(sys.stdin)['steps'][0]; print(r['t_step_ms'], r['tok_per_s_per_user'], r['t_draft_ms'])")
+drafted=$("$CHALK" decode -m deepseek-v3 -H h200 -n 8 -b 1 --draft 1 --acceptance 0.85 --json | python3 -c "import json,sys; r=json.load(sys.stdin)['steps'][0]; print(r['t_step_ms'], r['tok_per_s_per_user'])")
+python3 - "$plain" "$drafted" <<'PY' || fail "MTP costs a pass and buys speed per user"
+import sys
+p_step, p_user, p_draft = map(float, sys.argv[1].split())
+d_step, d_user = map(float, sys.argv[2].split())
+assert p_draft == 0, p_draft
+assert d_step > p_step, (d_step, p_step)
+assert 1.0 < d_user / p_user < 1.85, (d_user, p_user)
+PY
+# A measured mean kept per step, and a draft model: Llama 3.1 70B drafted by the 8B model.
+"$CHALK" serving sweep -m llama-3.1-70b -H h100-sxm -n 8 -b 1 --draft 3 --accepted-tokens 2.5 --drafter llama-3.1-8b --json | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+assert j['levers']['tokens_kept_per_step'] == 2.5 and j['levers']['drafter'] == 'llama-3.1-8b', j['levers']
+r = j['rows'][0]
+assert r['t_draft_ms'] > 0 and abs(r['tok_per_s_per_user'] - 2.5 * 1000 / r['t_step_ms']) < 1e-9 * r['tok_per_s_per_user'], r
+" || fail "serving sweep with a draft model"
+# Free drafts only when asked.
+"$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --draft 2 --acceptance 0.7 --drafter none --json | python3 -c "
+import json, sys
+r = json.load(sys.stdin)['steps'][0]
+assert r['t_draft_ms'] == 0, r
+" || fail "--drafter none"
+expect_error "--drafter: llama-3.1-8b ships no MTP module" decode -m llama-3.1-8b -H h100-sxm --draft 1 --acceptance 0.8
+expect_error "--accepted-tokens: mean tokens kept per step must be in [1, 1 + draft] = [1, 2], got 3" decode --draft 1 --accepted-tokens 3
+expect_error "--accepted-tokens: give --acceptance or --accepted-tokens, not both" decode --draft 1 --acceptance 0.8 --accepted-tokens 1.8
+expect_error "--drafter: has no effect without --draft >= 1" decode --drafter mtp
+expect_error "--accepted-tokens: has no effect without --draft >= 1" serving sweep --accepted-tokens 1.5
+expect_error "--draft: needs --acceptance" decode --draft 2
+expect_error "--accepted-tokens: mean tokens kept per step must be >= 1, got 0.5" decode --draft 1 --accepted-tokens 0.5
+expect_error "--acceptance: must be a probability in [0, 1], got 1.5" decode --draft 1 --acceptance 1.5
+echo "drafting: all passed"
