@@ -8,11 +8,11 @@
 namespace chalk {
 namespace {
 
-constexpr const char* kHeader =
+constexpr const char* kTrainingHeader =
     "id,kind,model,hardware,chips,tp,pp,dp,batch,batch_per,input_tokens,engine,microbatch,recompute,zero,train_tokens,metric,value\n";
 
 ValidationReport run_rows(const std::string& rows, bool keep_going = false) {
-  return validate_measurements(parse_measurements(std::string(kHeader) + rows, "t.csv").rows, keep_going);
+  return validate_measurements(parse_measurements(std::string(kTrainingHeader) + rows, "t.csv").rows, keep_going);
 }
 
 const Prediction& row(const ValidationReport& r, const std::string& id) {
