@@ -168,16 +168,16 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, bool allow_ov
   // data-parallel groups of their layout.
   const double head_params = p.lm_head > 0 ? p.lm_head : p.embedding;
   const Seconds t_projections = op(2 * p.attention * tokens / n * attention_share, rate_for(dep, w.attention),
-                                   Bytes(p.attention * bytes_per_element(w.attention) / d(L.tp_attention)), weight_rate, false);
+                                   Bytes(p.attention * weight_bytes_per_element(w.attention, w.attention_bits) / d(L.tp_attention)), weight_rate, false);
   auto ffn_op = [&](double params) {
-    return op(2 * params * tokens / n * ffn_share, rate_for(dep, w.dense_ffn), Bytes(params * bytes_per_element(w.dense_ffn) / d(L.tp_ffn)),
+    return op(2 * params * tokens / n * ffn_share, rate_for(dep, w.dense_ffn), Bytes(params * weight_bytes_per_element(w.dense_ffn, w.dense_ffn_bits) / d(L.tp_ffn)),
               weight_rate, false);
   };
   if (p.dense_ffn > 0) ffn_op(p.dense_ffn);
   const Seconds t_shared = p.shared_experts > 0 ? ffn_op(p.shared_experts) : Seconds(0);
   op(2 * head_params * head_tokens / n * attention_share, rate_for(dep, w.embedding),
-     Bytes(head_params * bytes_per_element(w.embedding) / d(L.tp_attention)), weight_rate, false);
-  const Seconds t_router = op(0, rate_for(dep, w.router), Bytes((p.router + p.norms) * bytes_per_element(w.router)), weight_rate, false);
+     Bytes(head_params * weight_bytes_per_element(w.embedding, w.embedding_bits) / d(L.tp_attention)), weight_rate, false);
+  const Seconds t_router = op(0, rate_for(dep, w.router), Bytes((p.router + p.norms) * weight_bytes_per_element(w.router, w.router_bits)), weight_rate, false);
 
   // Routed experts: the busiest EP rank's share of the touched experts and of the
   // token-expert assignments (uniform top-k routing; learned routers are more skewed).
@@ -189,7 +189,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, bool allow_ov
     const double assignments = tokens * g.top_k;
     const double bins = std::min(d(L.ep), g.n_experts);
     const double busiest = busiest_load(assignments, bins);
-    const double expert_params = g.bytes_per_expert.value() / bytes_per_element(w.experts);
+    const double expert_params = g.bytes_per_expert.value() / weight_bytes_per_element(w.experts, w.experts_bits);
     expert_flops += g.layers * 2 * expert_params * busiest / d(L.tp_expert);
   }
   if (!dep.moe.empty()) op(expert_flops, rate_for(dep, w.experts), expert_bytes, weight_rate, false);
@@ -204,12 +204,20 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, bool allow_ov
     const auto& spec = dep.model.groups[i].attention;
     const double heads_split = (spec.kind == AttentionKind::mla) ? 1.0 : std::min(d(L.tp_attention), d(std::max<int64_t>(spec.n_kv_heads, 1)));
     const double split = L.kv_sharded_by_batch ? n : dp_attention * heads_split;
-    const double kv_tokens = s.decode_sequences * attended(s.context, a.window) +
+    // Main attention over its reach (window or sparse top-k); a sparse layer's indexer keys
+    // over all it holds; a linear layer's state read and written once per sequence.
+    const double kv_tokens = s.decode_sequences * attended(s.context, a.reach) +
                              s.prefill_sequences * (attended(s.prefix + s.prompt, a.window));
-    kv_total += a.layers * a.kv_bytes_per_token * kv_tokens / split * core_share;
-    core_flops += a.layers * (s.decode_sequences * q_attention * a.decode_flops_per_attended * attended(s.context, a.window) +
-                              s.prefill_sequences * (a.prefill_flops_per_attended * causal_attended_sum(s.prefix, s.prompt, a.window) +
-                                                     mla_prefix_flops(spec, s.prompt, attended(s.prefix, a.window))));
+    const double index_tokens = s.decode_sequences * attended(s.context, a.window) +
+                                s.prefill_sequences * attended(s.prefix + s.prompt, a.window);
+    const double state = (s.decode_sequences + s.prefill_sequences) * 2 * a.state_bytes;
+    kv_total += a.layers * (a.kv_bytes_per_token * kv_tokens + a.index_bytes_per_token * index_tokens + state) / split * core_share;
+    core_flops += a.layers * (s.decode_sequences * q_attention *
+                                  (a.decode_flops_per_attended * attended(s.context, a.reach) +
+                                   a.index_flops_per_attended * attended(s.context, a.window)) +
+                              s.prefill_sequences * (a.prefill_flops_per_attended * causal_attended_sum(s.prefix, s.prompt, a.reach) +
+                                                     a.index_flops_per_attended * causal_attended_sum(s.prefix, s.prompt, a.window) +
+                                                     mla_prefix_flops(spec, s.prompt, attended(s.prefix, a.reach))));
   }
   const Seconds t_core = op(core_flops / n * core_share, attention_rate, Bytes(kv_total), kv_rate, true);
 
@@ -242,7 +250,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, bool allow_ov
   Seconds tp_comm, ep_dispatch, ep_combine;
   const int64_t layers = n_layers(dep.model);
   if (L.weight_gathered) {
-    const Bytes per_layer = (dep.weight_bytes_total - Bytes(head_params * bytes_per_element(w.embedding))) / d(layers);
+    const Bytes per_layer = (dep.weight_bytes_total - Bytes(head_params * weight_bytes_per_element(w.embedding, w.embedding_bits))) / d(layers);
     tp_comm = all_gather(per_layer, dep.n_chips, link_for(dep.n_chips, domain, up, out)).time * d(layers);
   } else {
     const double tokens_per_group = tokens / dp_attention;
