@@ -10,6 +10,7 @@
 #include "chalk/io/io.h"
 #include "chalk/io/embedded.h"
 #include "chalk/io/json_util.h"
+#include "hf_internal.h"
 
 namespace chalk {
 namespace detail {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,3 +73,16 @@ void apply_sparse_attention(const detail::Obj& c, AttentionSpec& a);
 void apply_quantization(const detail::Obj& c, ModelSpec& m);
 
 }  // namespace chalk::hf
+
+namespace chalk {
+
+/// The snapshot directory of repo id ORG/NAME in the local HuggingFace cache, if it is
+/// there: <hub>/models--ORG--NAME/snapshots/<refs/main, or the only snapshot>, where <hub>
+/// is $HF_HUB_CACHE, else $HUGGINGFACE_HUB_CACHE, else $HF_HOME/hub, else
+/// $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub (huggingface_hub's
+/// order). Reads the file system only, never the network. load_model tries it first for a
+/// repo id (catalog.cc). Throws InputError when the folder exists but holds no usable
+/// snapshot.
+std::optional<std::string> hf_cache_snapshot(const std::string& repo_id);
+
+}  // namespace chalk

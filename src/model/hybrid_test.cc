@@ -94,9 +94,10 @@ TEST(Hybrid, Llama4ScoutAndMaverick) {
   EXPECT_LT(rel(count_params(scout).active(), 17e9), 0.02);
   EXPECT_EQ(layers_of(scout, AttentionKind::gqa, true), 36);
   for (const auto& g : scout.groups) EXPECT_EQ(g.attention.chunked, g.attention.sliding_window == 8192);
-  // KV at 1M tokens: 12 global layers hold it all, 36 chunked hold 8192 each:
-  // (12 x 2048 x 2^20 + 36 x 2048 x 8192) / 2^20 = 24,576 + 576 = 25,152 B/token.
-  EXPECT_DOUBLE_EQ(kv_bytes_per_token(scout, 1 << 20, DType::bf16).value(), 25152.0);
+  // KV at 1M tokens, 2 x 8 x 128 x 2 B = 4096 B per layer and token: 12 global layers
+  // hold it all, 36 chunked hold 8192 each: (12 x 4096 x 2^20 + 36 x 4096 x 8192) / 2^20
+  // = 49,152 + 1,152 = 50,304 B/token.
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(scout, 1 << 20, DType::bf16).value(), 50304.0);
   const ModelSpec mav = load_model("llama-4-maverick-17b-128e");
   EXPECT_DOUBLE_EQ(count_params(mav).total(), 400711848960.0);
   EXPECT_DOUBLE_EQ(count_params(mav).active(), 17184691200.0);

@@ -57,12 +57,12 @@ TEST(ServingFrontier, IsMonotoneAndDominatesEveryPoint) {
 }
 
 TEST(ServingFrontier, ExcludesReplicasThatDoNotFitWithTheReason) {
-  // DeepSeek-V3's 673.0 GB of weights + 10% reserve need n x 141 x 0.9 >= 673.0: n >= 5.3,
-  // so 1..5 H200 are excluded and 6..8 remain.
+  // DeepSeek-V3's 673.2 GB of weights (FP8 with an fp32 scale per 128 x 128 block) + 10%
+  // reserve need n x 141 x 0.9 >= 673.2: n >= 5.3, so 1..5 H200 are excluded and 6..8 remain.
   const Frontier f = latency_cost_frontier(load_model("deepseek-v3"), load_system("h200"), {}, {});
   ASSERT_EQ(f.excluded.size(), 5u);
   for (int64_t n = 1; n <= 5; ++n) EXPECT_EQ(f.excluded[n - 1].n_chips, n);
-  EXPECT_NE(f.excluded[4].reason.find("weights 673.0 GB + reserve 70.5 GB exceed the HBM of 5 x 141 GB"),
+  EXPECT_NE(f.excluded[4].reason.find("weights 673.2 GB + reserve 70.5 GB exceed the HBM of 5 x 141 GB"),
             std::string::npos)
       << f.excluded[4].reason;
   for (const auto& p : f.points) EXPECT_GE(p.n_chips, 6);

@@ -14,7 +14,7 @@ for m in $models; do
 import json, sys
 j = json.load(sys.stdin)
 s = j['steps'][0]
-assert s['t_step_ms'] > 0 and s['tokens_per_s'] > 0, s
+assert s['t_step_ms'] > 0 and s['tok_per_s'] > 0 and s['tok_per_s_per_user'] > 0, s
 " || fail "decode --json $m"
 done
 # Repo ids of the new models resolve to their built-in configs without network.

@@ -24,21 +24,12 @@ ModelSpec model_from_hf_config(std::string_view json_text, const std::string& na
 /// docs/file-formats.md) for models without an HF config. Unknown keys are errors.
 ModelSpec model_from_native(std::string_view json_text, const std::string& where);
 
-/// A HF repo id cached locally (hf_cache_snapshot), a built-in model name (`chalk
-/// models`, any case), a HF repo id resolve_model_name maps to one, a path to an HF
-/// config.json or a native model file (told apart by the "format" key), or a directory: a
-/// HF snapshot holding config.json, or a HF cache folder models--ORG--NAME whose refs/main
-/// names the snapshot (or holding a single snapshot). No network. Throws InputError
+/// A built-in model name (`chalk models`, any case), a HF repo id resolve_model_name
+/// maps to one, a path to an HF config.json or a native model file (told apart by the
+/// "format" key), or a directory: a HF snapshot holding config.json, or a HF cache folder
+/// models--ORG--NAME whose refs/main names the snapshot (no network). Throws InputError
 /// ("--model") naming the nearest built-in names when nothing matches.
 ModelSpec load_model(const std::string& name_or_path);
-
-/// The snapshot directory of repo id ORG/NAME in the local HuggingFace cache, if it is
-/// there: <hub>/models--ORG--NAME/snapshots/<refs/main, or the only snapshot>, where <hub>
-/// is $HF_HUB_CACHE, else $HUGGINGFACE_HUB_CACHE, else $HF_HOME/hub, else
-/// $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub (huggingface_hub's
-/// order). Reads the file system only. Throws InputError when the folder exists but holds
-/// no usable snapshot.
-std::optional<std::string> hf_cache_snapshot(const std::string& repo_id);
 
 /// The built-in model `text` names, if any: its name in any case; or a HF repo id ORG/NAME
 /// (not an existing path) whose NAME, lower-cased, less a "meta-" prefix and variant
