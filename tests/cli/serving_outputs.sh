@@ -11,7 +11,7 @@ head -1 "$tmp/sweep.csv" | grep -q '^chips,batch,context_tokens,kv_read_tokens,t
 # Every integer on request.
 [ "$("$CHALK" serving sweep -m llama-3.1-8b -H h100-sxm -b 1,100 --every-integer --csv | wc -l)" -eq 101 ] || fail "--every-integer"
 # JSON: the frontier is monotone (speed and cost rise together) and names its exclusions.
-# Pinned on the roofline (--roofline): replicas of 1-5 H200 cannot hold 673 GB of weights.
+# Pinned on the roofline (--roofline): replicas of 1-5 H200 cannot hold 673.2 GB of weights.
 "$CHALK" serving frontier --roofline -m deepseek-v3 -H h200 --json > "$tmp/frontier.json" || fail "frontier --json"
 python3 - "$tmp/frontier.json" <<'PY' || fail "frontier JSON"
 import json, sys
@@ -21,7 +21,7 @@ assert len(rows) >= 5, len(rows)
 for a, b in zip(rows, rows[1:]):
     assert b["tok_per_s_per_user"] > a["tok_per_s_per_user"] and b["cost_usd_per_mtok"] > a["cost_usd_per_mtok"], (a, b)
 assert [e["chips"] for e in j["excluded_replicas"]] == [1, 2, 3, 4, 5], j["excluded_replicas"]
-assert "weights 673.0 GB" in j["excluded_replicas"][0]["reason"]
+assert "weights 673.2 GB" in j["excluded_replicas"][0]["reason"]  # FP8 + an fp32 scale per 128x128 block
 PY
 # Modes: the fast- and slow-mode answers, as text and JSON (pinned on the roofline).
 "$CHALK" serving modes --roofline -m llama-3.1-70b -H h200 > "$tmp/modes.txt" || fail "modes"
@@ -60,7 +60,7 @@ echo "serving_outputs: all passed"
 "$CHALK" serving modes --price-multiple 0.5 --json | python3 -c "import json,sys; b=json.load(sys.stdin)['modes']['budget'][0]; assert b['below_floor'] is True, b" || fail "below_floor in JSON"
 echo "serving_outputs: budgets passed"
 # Serving commands warn where the figures rest on something false.
-"$CHALK" serving balance --roofline -n 8 -m deepseek-v3 -H h100-sxm | grep -q "warning     the weights (673.0 GB) and reserve" || fail "weights-do-not-fit warning"
+"$CHALK" serving balance --roofline -n 8 -m deepseek-v3 -H h100-sxm | grep -q "warning     the weights (673.2 GB) and reserve" || fail "weights-do-not-fit warning"
 "$CHALK" serving balance -n 8 -m deepseek-v3 -H h100-sxm | grep -q "warning     the weights (.* GB) and reserve" || fail "weights-do-not-fit warning"
 "$CHALK" serving sweep -m llama-3.1-8b -H h100-sxm -s 1048576 -b 1 | grep -q "exceeds llama-3.1-8b's max_position_embeddings 131072" || fail "context warning"
 echo "serving_outputs: warnings passed"
