@@ -30,6 +30,7 @@ void run_models(const CatalogArgs& a) {
                {"params_active_billion", "active B", 4},
                {"params_active_excluding_embedding_billion", "active excl. emb B", 4},
                {"kv_bytes_per_token", fmt::format("KV B/token @{}", a.context), 5},
+               {"state_bytes_per_sequence", "state B/seq", 4},
                {"decode_gflop_per_token", fmt::format("GFLOP/token @{}", a.context), 4},
                {"weights_gb", "weights GB", 4},
                {"max_context_tokens", "max context"}};
@@ -38,7 +39,8 @@ void run_models(const CatalogArgs& a) {
     const ModelSpec m = load_model(n);
     const ParamCounts p = count_params(m);
     t.add({m.name, m.architecture, n_layers(m), p.total() / 1e9, p.active() / 1e9, p.active_excluding_embedding() / 1e9,
-           kv_bytes_per_token(m, a.context, kv).value(), decode_flops_per_token(m, a.context).value() / 1e9,
+           kv_bytes_per_token(m, a.context, kv).value(), state_bytes_per_sequence(m).value(),
+           decode_flops_per_token(m, a.context).value() / 1e9,
            to_gb(weight_bytes(m, m.weights)), m.max_context});
   }
   print_table_or(std::cout, t, a.output.json, a.output.csv, fmt::format("chalk models: parameters (counts), KV cache ({}) and decode FLOPs per token at context {}", a.kv, a.context));

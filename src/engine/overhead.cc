@@ -197,16 +197,16 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   // data-parallel groups of their layout.
   const double head_params = p.lm_head > 0 ? p.lm_head : p.embedding;
   const Seconds t_projections = op(2 * p.attention * tokens / n * attention_share, rate_for(dep, w.attention),
-                                   Bytes(p.attention * bytes_per_element(w.attention) / d(L.tp_attention)), weight_rate, false);
+                                   Bytes(p.attention * weight_bytes_per_element(w.attention, w.attention_bits) / d(L.tp_attention)), weight_rate, false);
   auto ffn_op = [&](double params) {
-    return op(2 * params * tokens / n * ffn_share, rate_for(dep, w.dense_ffn), Bytes(params * bytes_per_element(w.dense_ffn) / d(L.tp_ffn)),
+    return op(2 * params * tokens / n * ffn_share, rate_for(dep, w.dense_ffn), Bytes(params * weight_bytes_per_element(w.dense_ffn, w.dense_ffn_bits) / d(L.tp_ffn)),
               weight_rate, false);
   };
   if (p.dense_ffn > 0) ffn_op(p.dense_ffn);
   const Seconds t_shared = p.shared_experts > 0 ? ffn_op(p.shared_experts) : Seconds(0);
   op(2 * head_params * head_tokens / n * attention_share, rate_for(dep, w.embedding),
-     Bytes(head_params * bytes_per_element(w.embedding) / d(L.tp_attention)), weight_rate, false);
-  const Seconds t_router = op(0, rate_for(dep, w.router), Bytes((p.router + p.norms) * bytes_per_element(w.router)), weight_rate, false);
+     Bytes(head_params * weight_bytes_per_element(w.embedding, w.embedding_bits) / d(L.tp_attention)), weight_rate, false);
+  const Seconds t_router = op(0, rate_for(dep, w.router), Bytes((p.router + p.norms) * weight_bytes_per_element(w.router, w.router_bits)), weight_rate, false);
 
   // Routed experts: the busiest EP rank's share of the touched experts and of the
   // token-expert assignments (uniform top-k routing; learned routers are more skewed).
@@ -218,7 +218,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     const double assignments = tokens * g.top_k;
     const double bins = std::min(d(L.ep), g.n_experts);
     const double busiest = busiest_load(assignments, bins);
-    const double expert_params = g.bytes_per_expert.value() / bytes_per_element(w.experts);
+    const double expert_params = g.bytes_per_expert.value() / weight_bytes_per_element(w.experts, w.experts_bits);
     expert_flops += g.layers * 2 * expert_params * busiest / d(L.tp_expert);
   }
   if (!dep.moe.empty()) op(expert_flops, rate_for(dep, w.experts), expert_bytes, weight_rate, false);
@@ -233,26 +233,44 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     const auto& spec = dep.model.groups[i].attention;
     const double heads_split = (spec.kind == AttentionKind::mla) ? 1.0 : std::min(d(L.tp_attention), d(std::max<int64_t>(spec.n_kv_heads, 1)));
     const double split = L.kv_sharded_by_batch ? n : dp_attention * heads_split;
-    double decode_attended = 0, prefill_kv = 0, prefill_flops = 0;
+    // Main attention over its reach (window or sparse top-k); a sparse layer's indexer keys
+    // over all it holds; a linear layer's state read and written once per sequence. A mixed
+    // step (the simulator's StepMix) sums the same terms over its sequences and chunks.
+    double kv_tokens = 0, index_tokens = 0, sequences = 0, decode_flops = 0, prefill_flops = 0;
+    auto decode_at = [&](int64_t context, double count) {
+      const double main = attended(context, a.reach), held = attended(context, a.window);
+      kv_tokens += count * main;
+      index_tokens += count * held;
+      decode_flops += count * (a.decode_flops_per_attended * main + a.index_flops_per_attended * held);
+      sequences += count;
+    };
+    auto prefill_at = [&](int64_t prefix, int64_t prompt, double count) {
+      const double held = attended(prefix + prompt, a.window);
+      kv_tokens += count * held;
+      index_tokens += count * held;
+      prefill_flops += count * (a.prefill_flops_per_attended * causal_attended_sum(prefix, prompt, a.reach) +
+                                a.index_flops_per_attended * causal_attended_sum(prefix, prompt, a.window) +
+                                mla_prefix_flops(spec, prompt, attended(prefix, a.reach)));
+      sequences += count;
+    };
     if (mix == nullptr) {
-      decode_attended = s.decode_sequences * attended(s.context, a.window);
-      prefill_kv = s.prefill_sequences * attended(s.prefix + s.prompt, a.window);
-      prefill_flops = s.prefill_sequences * (a.prefill_flops_per_attended * causal_attended_sum(s.prefix, s.prompt, a.window) +
-                                             mla_prefix_flops(spec, s.prompt, attended(s.prefix, a.window)));
+      decode_at(s.context, s.decode_sequences);
+      prefill_at(s.prefix, s.prompt, s.prefill_sequences);
     } else {
-      if (a.window > 0) {
-        for (const int64_t c : mix->decode_contexts) decode_attended += attended(c, a.window);
-      } else {
-        decode_attended = d(mix->decode_context_sum);
+      if (a.window > 0 || a.reach > 0) {
+        for (const int64_t c : mix->decode_contexts) decode_at(c, 1);
+      } else {  // full attention: linear in the context, so the sum of contexts will do
+        const double count = static_cast<double>(mix->decode_contexts.size()), sum = d(mix->decode_context_sum);
+        kv_tokens += sum;
+        index_tokens += sum;
+        decode_flops += (a.decode_flops_per_attended + a.index_flops_per_attended) * sum;
+        sequences += count;
       }
-      for (const auto& c : mix->chunks) {
-        prefill_kv += attended(c.prefix + c.tokens, a.window);
-        prefill_flops += a.prefill_flops_per_attended * causal_attended_sum(c.prefix, c.tokens, a.window) +
-                         mla_prefix_flops(spec, c.tokens, attended(c.prefix, a.window));
-      }
+      for (const auto& c : mix->chunks) prefill_at(c.prefix, c.tokens, 1);
     }
-    kv_total += a.layers * a.kv_bytes_per_token * (decode_attended + prefill_kv) / split * core_share;
-    core_flops += a.layers * (q_attention * a.decode_flops_per_attended * decode_attended + prefill_flops);
+    const double state = sequences * 2 * a.state_bytes;
+    kv_total += a.layers * (a.kv_bytes_per_token * kv_tokens + a.index_bytes_per_token * index_tokens + state) / split * core_share;
+    core_flops += a.layers * (q_attention * decode_flops + prefill_flops);
   }
   const Seconds t_core = op(core_flops / n * core_share, attention_rate, Bytes(kv_total), kv_rate, true);
 
@@ -285,7 +303,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   Seconds tp_comm, ep_dispatch, ep_combine;
   const int64_t layers = n_layers(dep.model);
   if (L.weight_gathered) {
-    const Bytes per_layer = (dep.weight_bytes_total - Bytes(head_params * bytes_per_element(w.embedding))) / d(layers);
+    const Bytes per_layer = (dep.weight_bytes_total - Bytes(head_params * weight_bytes_per_element(w.embedding, w.embedding_bits))) / d(layers);
     tp_comm = all_gather(per_layer, dep.n_chips, link_for(dep.n_chips, domain, up, out)).time * d(layers);
   } else {
     const double tokens_per_group = tokens / dp_attention;

@@ -93,11 +93,11 @@ Bytes stored_weights(const Deployment& dep) {
   const auto& p = dep.params;
   const auto& w = dep.weights;
   const double n = d(dep.n_chips);
-  const double per_chip = p.attention * bytes_per_element(w.attention) / d(L.tp_attention) +
-                          (p.dense_ffn + p.shared_experts) * bytes_per_element(w.dense_ffn) / d(L.tp_ffn) +
-                          (p.embedding + p.lm_head) * bytes_per_element(w.embedding) / d(L.tp_attention) +
-                          p.routed_experts_total * bytes_per_element(w.experts) / n +
-                          (p.router + p.norms) * bytes_per_element(w.router);
+  const double per_chip = p.attention * weight_bytes_per_element(w.attention, w.attention_bits) / d(L.tp_attention) +
+                          (p.dense_ffn + p.shared_experts) * weight_bytes_per_element(w.dense_ffn, w.dense_ffn_bits) / d(L.tp_ffn) +
+                          (p.embedding + p.lm_head) * weight_bytes_per_element(w.embedding, w.embedding_bits) / d(L.tp_attention) +
+                          p.routed_experts_total * weight_bytes_per_element(w.experts, w.experts_bits) / n +
+                          (p.router + p.norms) * weight_bytes_per_element(w.router, w.router_bits);
   return Bytes(per_chip * n);
 }
 
@@ -125,6 +125,7 @@ Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
   dep.weights = m.weights;
   if (o.weights) {
     dep.weights.attention = dep.weights.dense_ffn = dep.weights.experts = *o.weights;
+    dep.weights.attention_bits = dep.weights.dense_ffn_bits = dep.weights.experts_bits = 0;  // the override's own bits
   }
   dep.kv = o.kv;
   if (o.compute) {
@@ -164,13 +165,14 @@ Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
   dep.memory_reserve_fraction = o.memory_reserve_fraction;
 
   dep.params = count_params(m);
-  dep.matmul_flops_per_token = 2 * dep.params.active_matmul();
+  // Linear layers' recurrences cost FLOPs per token like the matmuls (no context term).
+  dep.matmul_flops_per_token = 2 * dep.params.active_matmul() + model_recurrent_flops_per_token(m);
   dep.weight_bytes_total = weight_bytes(m, dep.weights);
   // A step reads every weight but the routed experts it does not touch and the input
   // embedding table, of which it gathers only one row per token (negligible). A tied
   // table is read whole anyway, as the LM head.
   dep.weight_bytes_always = dep.weight_bytes_total;
-  if (!m.tie_embeddings) dep.weight_bytes_always -= Bytes(dep.params.embedding * bytes_per_element(dep.weights.embedding));
+  if (!m.tie_embeddings) dep.weight_bytes_always -= Bytes(dep.params.embedding * weight_bytes_per_element(dep.weights.embedding, dep.weights.embedding_bits));
   const double kv_bytes = bytes_per_element(dep.kv);
   for (const auto& g : m.groups) {
     const auto& a = g.attention;
@@ -179,11 +181,14 @@ Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     ag.window = a.sliding_window;
     ag.prefill_flops_per_attended = attention_flops_per_attended(a, false);
     ag.decode_flops_per_attended = attention_flops_per_attended(a, true);
-    const double kv_elems = kv_elements_per_token(a);
-    ag.kv_bytes_per_token = kv_elems * kv_bytes;
+    ag.kv_bytes_per_token = (kv_elements_per_token(a) - indexer_elements_per_token(a)) * kv_bytes;
+    ag.reach = attention_reach(a);
+    ag.index_flops_per_attended = indexer_flops_per_attended(a);
+    ag.index_bytes_per_token = indexer_elements_per_token(a) * kv_bytes;
+    ag.state_bytes = state_bytes_per_layer(a).value();
     dep.attention.push_back(ag);
     if (g.ffn.kind == FfnKind::moe) {
-      Deployment::MoeGroup mg{d(g.count), d(g.ffn.n_experts), d(g.ffn.top_k), expert_bytes(m, g, dep.weights.experts),
+      Deployment::MoeGroup mg{d(g.count), d(g.ffn.n_experts), d(g.ffn.top_k), expert_bytes(m, g, dep.weights.experts, dep.weights.experts_bits),
                               ExpertRouting{g.ffn.n_experts, g.ffn.top_k, g.ffn.n_group, g.ffn.topk_group}};
       dep.weight_bytes_always -= mg.bytes_per_expert * (mg.layers * mg.n_experts);
       dep.moe.push_back(mg);
@@ -229,9 +234,9 @@ DecodeStep decode_step(const Deployment& dep, int64_t batch, int64_t context, co
   const int64_t read = levers.sparse_attention_top_k > 0 ? std::min(context, levers.sparse_attention_top_k) : context;
   double attn = 0, kv = 0;
   for (const auto& g : dep.attention) {
-    const double s = attended(read, g.window);
-    attn += g.layers * g.decode_flops_per_attended * s;
-    kv += g.layers * g.kv_bytes_per_token * s;
+    const double held = attended(read, g.window), s = attended(read, g.reach);
+    attn += g.layers * (g.decode_flops_per_attended * s + g.index_flops_per_attended * held);
+    kv += g.layers * (g.kv_bytes_per_token * s + g.index_bytes_per_token * held + 2 * g.state_bytes);
   }
   // Drafting: tokens_per_sequence - 1 sequential passes of the drafter, each over the
   // whole batch (draft_cost.h); none when the drafts are free.
@@ -299,10 +304,12 @@ PrefillStep prefill_step(const Deployment& dep, int64_t batch, int64_t prompt, i
   const double b = d(batch);
   double attn = 0, kv_read = 0, kv_written = 0;
   for (const auto& g : dep.attention) {
-    attn += g.layers * g.prefill_flops_per_attended * causal_attended_sum(prefix, prompt, g.window);
-    attn += g.layers * mla_prefix_flops(dep.model.groups[&g - dep.attention.data()].attention, prompt, attended(prefix, g.window));
-    kv_read += g.layers * g.kv_bytes_per_token * attended(prefix, g.window);
-    kv_written += g.layers * g.kv_bytes_per_token * (attended(prefix + prompt, g.window) - attended(prefix, g.window));
+    attn += g.layers * g.prefill_flops_per_attended * causal_attended_sum(prefix, prompt, g.reach);
+    attn += g.layers * g.index_flops_per_attended * causal_attended_sum(prefix, prompt, g.window);
+    attn += g.layers * mla_prefix_flops(dep.model.groups[&g - dep.attention.data()].attention, prompt, attended(prefix, g.reach));
+    const double per_token = g.kv_bytes_per_token + g.index_bytes_per_token;
+    kv_read += g.layers * (per_token * attended(prefix, g.window) + g.state_bytes);
+    kv_written += g.layers * (per_token * (attended(prefix + prompt, g.window) - attended(prefix, g.window)) + g.state_bytes);
   }
   r.flops = Flops(b * (dep.matmul_flops_per_token * d(prompt) + attn));
   const WeightRead w = weights_touched(dep, b * d(prompt));
@@ -341,7 +348,8 @@ MemoryPlan memory_plan(const Deployment& dep, int64_t batch, int64_t context) {
   double kv_seq = 0;
   for (std::size_t i = 0; i < dep.attention.size(); ++i) {
     const auto& g = dep.attention[i];
-    kv_seq += g.layers * g.kv_bytes_per_token * attended(context, g.window) * kv_replicas(dep, dep.model.groups[i].attention);
+    kv_seq += g.layers * ((g.kv_bytes_per_token + g.index_bytes_per_token) * attended(context, g.window) + g.state_bytes) *
+              kv_replicas(dep, dep.model.groups[i].attention);
   }
   if (dep.mechanisms.enabled) p.weights = stored_weights(dep);
   p.kv_cache = Bytes(kv_seq * d(batch));

@@ -298,10 +298,11 @@ TEST(Memory, MechanismsLayoutsStoreTheirReplicas) {
   const ParamCounts p = count_params(load_model("deepseek-v3"));
   EXPECT_NEAR(b.weights.value(), a.weights.value() + 71 * (p.router + p.norms) * 2, 1.0);
   // Max batch at 4096: (13,392 - 1,339.2 GB reserve - weights) / 20.72 GB, against
-  // 39,536 under even sharding.
+  // 39,535 under even sharding ((13,392 - 1,339.2 - 673.2) / 0.2878; 673.2 GB of weights
+  // counts DeepSeek's fp32 scale per 128 x 128 FP8 block, 0.16 GB: one sequence fewer).
   EXPECT_EQ(b.max_batch, static_cast<int64_t>((b.hbm_total - b.reserve - b.weights).value() / (72 * 70272.0 * 4096)));
   EXPECT_LT(b.max_batch, 600);
-  EXPECT_EQ(a.max_batch, 39536);
+  EXPECT_EQ(a.max_batch, 39535);
   // The derived layout, TP8 x 9 groups, keeps 8 copies.
   DeploymentOptions derived = with_chips(72);
   derived.mechanisms.enabled = true;

@@ -1,6 +1,7 @@
 // Built-in catalogs (embedded data/) and loading by name or path.
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -9,6 +10,7 @@
 #include "chalk/io/io.h"
 #include "chalk/io/embedded.h"
 #include "chalk/io/json_util.h"
+#include "hf_internal.h"
 
 namespace chalk {
 namespace detail {
@@ -99,6 +101,19 @@ std::string snapshot_dir(const std::string& dir) {
     const fs::path snap = fs::path(dir) / "snapshots" / rev;
     if (fs::exists(snap / "config.json", ec)) return snap.string();
   }
+  // No refs/main (a download by revision): the one snapshot that holds a config.json.
+  std::vector<std::string> snaps;
+  if (fs::is_directory(fs::path(dir) / "snapshots", ec)) {
+    for (const auto& e : fs::directory_iterator(fs::path(dir) / "snapshots", ec)) {
+      if (fs::exists(e.path() / "config.json", ec)) snaps.push_back(e.path().string());
+    }
+  }
+  std::sort(snaps.begin(), snaps.end());
+  if (snaps.size() == 1) return snaps.front();
+  if (snaps.size() > 1) {
+    throw InputError("--model", "directory '" + dir + "' holds " + std::to_string(snaps.size()) +
+                                    " snapshots and no refs/main; pass one snapshot directory: " + join(snaps));
+  }
   throw InputError("--model", "directory '" + dir + "' holds no config.json (expected a HF snapshot directory)");
 }
 
@@ -136,7 +151,35 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
+std::optional<std::string> hf_cache_snapshot(const std::string& repo_id) {
+  const auto slash = repo_id.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 >= repo_id.size() || repo_id.find('/', slash + 1) != std::string::npos ||
+      repo_id.find("..") != std::string::npos) {
+    return std::nullopt;
+  }
+  namespace fs = std::filesystem;
+  std::string hub;
+  if (const char* v = std::getenv("HF_HUB_CACHE"); v && *v) hub = v;
+  else if (const char* v2 = std::getenv("HUGGINGFACE_HUB_CACHE"); v2 && *v2) hub = v2;
+  else if (const char* h = std::getenv("HF_HOME"); h && *h) hub = (fs::path(h) / "hub").string();
+  else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) hub = (fs::path(x) / "huggingface" / "hub").string();
+  else if (const char* home = std::getenv("HOME"); home && *home) hub = (fs::path(home) / ".cache" / "huggingface" / "hub").string();
+  if (hub.empty()) return std::nullopt;
+  const fs::path dir = fs::path(hub) / ("models--" + repo_id.substr(0, slash) + "--" + repo_id.substr(slash + 1));
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return std::nullopt;
+  return snapshot_dir(dir.string());
+}
+
 ModelSpec load_model(const std::string& name_or_path) {
+  std::error_code ec0;
+  if (!std::filesystem::exists(name_or_path, ec0)) {
+    // A repo id cached locally wins over the built-in config of the same architecture: the
+    // cache holds that checkpoint's own config.json (its quantization, its context).
+    if (auto snap = hf_cache_snapshot(name_or_path)) {
+      return model_from_text(read_file(*snap + "/config.json"), snapshot_name(*snap), *snap + "/config.json");
+    }
+  }
   if (auto name = resolve_model_name(name_or_path)) {
     auto p = builtin_path(*name, {"models/hf/", "models/native/"});
     return model_from_text(*detail::embedded_file(*p), *name, "built-in model " + *name);

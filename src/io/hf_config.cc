@@ -7,9 +7,9 @@
 #include "chalk/io/io.h"
 #include "chalk/io/json_util.h"
 #include "chalk/model/model.h"
+#include "hf_internal.h"
 
-namespace chalk {
-namespace {
+namespace chalk::hf {
 
 using detail::Obj;
 using namespace model_limits;
@@ -21,32 +21,19 @@ bool is_one_of(const std::string& s, std::initializer_list<const char*> list) {
 
 /// Gated MLPs (SwiGLU/GeGLU) are the only kind these architectures use.
 void require_gated(const Obj& c) {
-  const auto act = c.opt_string("hidden_act");
-  if (act && !is_one_of(*act, {"silu", "swiglu", "gelu", "gelu_pytorch_tanh"})) {
-    throw InputError(c.field("hidden_act"), "unsupported activation '" + *act + "'; expected silu or gelu (gated MLP)");
+  for (const char* key : {"hidden_act", "hidden_activation"}) {
+    const auto act = c.opt_string(key);
+    if (act && !is_one_of(*act, {"silu", "swiglu", "gelu", "gelu_pytorch_tanh"})) {
+      throw InputError(c.field(key), "unsupported activation '" + *act + "'; expected silu or gelu (gated MLP)");
+    }
   }
 }
 
 DType base_dtype(const Obj& c) {
-  const auto t = c.opt_string("torch_dtype");
+  const char* key = c.has("torch_dtype") ? "torch_dtype" : "dtype";
+  const auto t = c.opt_string(key);
   if (!t) return DType::bf16;
-  return parse_dtype(*t, c.field("torch_dtype"));
-}
-
-/// Applies quantization_config: fp8 (DeepSeek block-scaled: every linear layer but the
-/// LM head, router and embeddings) or mxfp4 (gpt-oss: routed experts only).
-void apply_quantization(const Obj& c, ModelSpec& m) {
-  const auto q = c.opt_object("quantization_config");
-  if (!q) return;
-  const std::string method = q->string("quant_method");
-  if (method == "fp8") {
-    m.weights.attention = m.weights.dense_ffn = m.weights.experts = DType::fp8;
-  } else if (method == "mxfp4") {
-    m.weights.experts = DType::mxfp4;
-  } else {
-    throw InputError(q->field("quant_method"),
-                     "unsupported quantization '" + method + "'; expected fp8 or mxfp4 (use --weights to set a format)");
-  }
+  return parse_dtype(*t, c.field(key));
 }
 
 AttentionSpec gqa_attention(const Obj& c) {
@@ -64,7 +51,7 @@ AttentionSpec gqa_attention(const Obj& c) {
   return a;
 }
 
-FfnSpec dense_ffn(const Obj& c, const char* key = "intermediate_size") {
+FfnSpec dense_ffn(const Obj& c, const char* key) {
   FfnSpec f;
   f.kind = FfnKind::dense;
   f.d_ff = c.integer_in(key, 1, width);
@@ -72,22 +59,11 @@ FfnSpec dense_ffn(const Obj& c, const char* key = "intermediate_size") {
   return f;
 }
 
-/// Appends `layer` to the groups, merging it with an equal neighbouring group.
+/// Appends one layer to the groups, merging it with an equal group (a group's layers
+/// need not be consecutive: every count chalk forms is a sum over layers).
 void push_layer(ModelSpec& m, const AttentionSpec& a, const FfnSpec& f) {
-  auto same_attn = [](const AttentionSpec& x, const AttentionSpec& y) {
-    return x.kind == y.kind && x.n_heads == y.n_heads && x.n_kv_heads == y.n_kv_heads && x.head_dim == y.head_dim &&
-           x.v_head_dim == y.v_head_dim && x.q_lora_rank == y.q_lora_rank && x.kv_lora_rank == y.kv_lora_rank &&
-           x.qk_rope_head_dim == y.qk_rope_head_dim && x.qkv_bias == y.qkv_bias && x.o_bias == y.o_bias &&
-           x.qk_norm == y.qk_norm && x.sinks == y.sinks && x.sliding_window == y.sliding_window &&
-           x.shares_kv_with_previous == y.shares_kv_with_previous;
-  };
-  auto same_ffn = [](const FfnSpec& x, const FfnSpec& y) {
-    return x.kind == y.kind && x.d_ff == y.d_ff && x.gated == y.gated && x.bias == y.bias && x.n_experts == y.n_experts &&
-           x.top_k == y.top_k && x.n_shared_experts == y.n_shared_experts && x.d_shared_expert == y.d_shared_expert &&
-           x.router_bias == y.router_bias && x.n_group == y.n_group && x.topk_group == y.topk_group;
-  };
   for (auto& g : m.groups) {
-    if (same_attn(g.attention, a) && same_ffn(g.ffn, f)) {
+    if (g.attention == a && g.ffn == f) {
       ++g.count;
       return;
     }
@@ -105,7 +81,7 @@ ModelSpec common(const Obj& c, const std::string& name, const std::string& where
   m.max_context = c.integer_in("max_position_embeddings", 1, context);
   m.tie_embeddings = c.opt_boolean("tie_word_embeddings").value_or(false);
   const DType base = base_dtype(c);
-  m.weights = {base, base, base, base, base};
+  m.weights.embedding = m.weights.attention = m.weights.dense_ffn = m.weights.experts = m.weights.router = base;
   return m;
 }
 
@@ -154,6 +130,7 @@ ModelSpec llama_like(const Obj& c, const std::string& name, const std::string& w
     if (type == "qwen2_moe" && c.has("shared_expert_intermediate_size")) {
       moe.n_shared_experts = 1;
       moe.d_shared_expert = c.integer_in("shared_expert_intermediate_size", 1, width);
+      moe.shared_expert_gate = true;  // Qwen2MoeSparseMoeBlock.shared_expert_gate: Linear(hidden, 1)
     }
     sparse_step = c.opt_integer_in("decoder_sparse_step", 1, layers).value_or(1);
     if (c.has("mlp_only_layers")) {
@@ -202,6 +179,7 @@ ModelSpec deepseek_like(const Obj& c, const std::string& name, const std::string
   require_gated(c);
   AttentionSpec a = mla_attention(c, "num_attention_heads");
   a.qkv_bias = a.o_bias = c.opt_boolean("attention_bias").value_or(false);
+  apply_sparse_attention(c, a);  // DeepSeek-V3.2 (deepseek_v32)
   FfnSpec moe;
   moe.kind = FfnKind::moe;
   moe.d_ff = c.integer_in("moe_intermediate_size", 1, width);
@@ -271,7 +249,8 @@ ModelSpec deepseek_inference(const Obj& c, const std::string& name, const std::s
   c.only({"max_batch_size", "max_seq_len", "dtype", "scale_fmt", "vocab_size", "dim", "inter_dim", "moe_inter_dim", "n_layers",
           "n_dense_layers", "n_heads", "n_routed_experts", "n_shared_experts", "n_activated_experts", "n_expert_groups",
           "n_limited_groups", "score_func", "route_scale", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
-          "v_head_dim", "original_seq_len", "rope_theta", "rope_factor", "beta_fast", "beta_slow", "mscale"});
+          "v_head_dim", "original_seq_len", "rope_theta", "rope_factor", "beta_fast", "beta_slow", "mscale",
+          "index_n_heads", "index_head_dim", "index_topk"});
   ModelSpec m;
   m.name = name;
   m.source = where;
@@ -294,8 +273,15 @@ ModelSpec deepseek_inference(const Obj& c, const std::string& name, const std::s
   const std::string dtype = c.opt_string("dtype").value_or("bf16");
   if (dtype != "fp8" && dtype != "bf16") throw InputError(c.field("dtype"), "expected fp8 or bf16, got '" + dtype + "'");
   const DType body = dtype == "fp8" ? DType::fp8 : DType::bf16;
-  m.weights = {DType::bf16, body, body, body, DType::bf16};  // embedding, attention, dense FFN, experts, router
-  const AttentionSpec a = mla_attention(c, "n_heads");
+  m.weights.attention = m.weights.dense_ffn = m.weights.experts = body;  // embedding, router stay bf16
+  if (body == DType::fp8) {
+    // inference/model.py quantizes in 128 x 128 blocks with one fp32 scale (block_size = 128),
+    // as the HF checkpoint's weight_block_size: 8 + 32 / 16384 bits per weight (hf_quant.cc).
+    m.weights.attention_bits = m.weights.dense_ffn_bits = m.weights.experts_bits = 8 + 32.0 / (128 * 128);
+    m.weights.quantization = "fp8 block 128x128 (fp32 scales)";
+  }
+  AttentionSpec a = mla_attention(c, "n_heads");
+  apply_sparse_attention(c, a);  // config_671B_v3.2.json
   FfnSpec dense;
   dense.kind = FfnKind::dense;
   dense.d_ff = c.integer_in("inter_dim", 1, width);
@@ -313,31 +299,51 @@ ModelSpec deepseek_inference(const Obj& c, const std::string& name, const std::s
   return m;
 }
 
-}  // namespace
+}  // namespace chalk::hf
+
+namespace chalk {
+
+using detail::Obj;
+using namespace hf;
 
 ModelSpec model_from_hf_config(std::string_view text, const std::string& name, const std::string& where) {
   const auto j = detail::parse_json(text, where);
-  const Obj c(j, where + ": ");
-  if (!c.has("model_type") && c.has("kv_lora_rank") && c.has("dim") && c.has("n_layers")) {
-    ModelSpec m = deepseek_inference(c, name, where);
+  const Obj top(j, where + ": ");
+  if (!top.has("model_type") && top.has("kv_lora_rank") && top.has("dim") && top.has("n_layers")) {
+    ModelSpec m = deepseek_inference(top, name, where);
     validate(m, where);
     return m;
   }
-  const std::string type = c.string("model_type");
+  // Multimodal wrappers (Gemma3ForConditionalGeneration, Llama4ForConditionalGeneration)
+  // keep the language model in text_config; its own model_type (gemma3_text, llama4_text)
+  // names the architecture. The vision tower is not modelled (docs/models.md).
+  const auto text_config = top.opt_object("text_config");
+  const Obj& c = text_config ? *text_config : top;
+  const std::string type = c.has("model_type") ? c.string("model_type") : top.string("model_type");
   ModelSpec m;
   if (is_one_of(type, {"llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen2_moe", "qwen3_moe"})) {
     m = llama_like(c, name, where, type);
-  } else if (is_one_of(type, {"deepseek_v2", "deepseek_v3", "kimi_k2"})) {
+  } else if (is_one_of(type, {"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2"})) {
     m = deepseek_like(c, name, where, type);
   } else if (type == "gpt_oss") {
     m = gpt_oss(c, name, where, type);
-  } else {
+  } else if (!hybrid_model(c, name, where, type, m)) {
     throw InputError(c.field("model_type"), "unsupported architecture '" + type +
                                                 "'; supported: llama, mistral, qwen2, qwen3, mixtral, qwen2_moe, "
-                                                "qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, gpt_oss (or write a "
+                                                "qwen3_moe, qwen3_next, deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, "
+                                                "gpt_oss, gemma2, gemma3, gemma3_text, llama4, llama4_text, glm4_moe, "
+                                                "minimax, minimax_m1, minimax_text_01, minimax_m2, phi3, phimoe (or write a "
                                                 "chalk-model/1 file)");
   }
-  apply_quantization(c, m);
+  if (text_config) {
+    // The wrapper holds the checkpoint's dtype and tying when the text config does not.
+    if (!c.has("torch_dtype") && !c.has("dtype")) {
+      const DType base = base_dtype(top);
+      m.weights.embedding = m.weights.attention = m.weights.dense_ffn = m.weights.experts = m.weights.router = base;
+    }
+    if (!c.has("tie_word_embeddings") && top.has("tie_word_embeddings")) m.tie_embeddings = *top.opt_boolean("tie_word_embeddings");
+  }
+  apply_quantization(top.has("quantization_config") ? top : c, m);
   validate(m, where);
   return m;
 }

@@ -118,8 +118,8 @@ TEST(HfConfig, UnsupportedArchitectureIsRefusedNotGuessed) {
 TEST(HfConfig, UnsupportedQuantizationIsRefused) {
   const std::string cfg = R"({"model_type": "llama", "hidden_size": 4096, "vocab_size": 32000,
       "max_position_embeddings": 4096, "num_attention_heads": 32, "num_hidden_layers": 2,
-      "intermediate_size": 11008, "quantization_config": {"quant_method": "awq"}})";
-  EXPECT_NE(error_of(cfg).find("quantization_config.quant_method: unsupported quantization 'awq'"), std::string::npos);
+      "intermediate_size": 11008, "quantization_config": {"quant_method": "hqq"}})";
+  EXPECT_NE(error_of(cfg).find("quantization_config.quant_method: unsupported quantization 'hqq'"), std::string::npos);
 }
 
 TEST(HfConfig, MalformedJson) {

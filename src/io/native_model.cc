@@ -92,7 +92,7 @@ ModelSpec model_from_native(std::string_view text, const std::string& where) {
   m.max_context = c.integer_in("max_context", 1, context);
   m.tie_embeddings = c.opt_boolean("tie_embeddings").value_or(false);
   const DType w = parse_dtype(c.opt_string("weights").value_or("bf16"), c.field("weights"));
-  m.weights = {w, w, w, w, w};
+  m.weights.embedding = m.weights.attention = m.weights.dense_ffn = m.weights.experts = m.weights.router = w;
   const auto& groups = c.raw("layers");
   if (!groups.is_array() || groups.empty()) throw InputError(c.field("layers"), "expected a non-empty list of layer groups");
   int64_t total = 0;

@@ -5,6 +5,7 @@
 
 #include "chalk/base/error.h"
 #include "chalk/model/context_math.h"
+#include "chalk/base/dtype.h"
 
 namespace chalk {
 namespace {
@@ -18,6 +19,20 @@ double d(int64_t x) { return static_cast<double>(x); }
 double attention_params(const AttentionSpec& a, int64_t d_model) {
   const double dm = d(d_model), h = d(a.n_heads), hd = d(a.head_dim), vd = d(a.v_head_dim);
   double p = 0;
+  if (a.kind == AttentionKind::linear) {
+    // q and k (n_kv_heads x head_dim each), v (n_heads x v_head_dim), output gate, out_proj.
+    const double qk = d(a.n_kv_heads) * hd, v = h * vd;
+    p += dm * (2 * qk + v) + (a.output_gate ? dm * v : 0) + v * dm;
+    if (a.linear_kind == LinearKind::gated_deltanet) {
+      // in_proj_ba (step size b and decay a per value head), dt_bias and A_log, the causal
+      // conv (one filter of conv_kernel taps per q, k, v channel, no bias), and the gated
+      // RMSNorm shared by the heads (v_head_dim): HF Qwen3NextGatedDeltaNet.
+      p += dm * 2 * h + 2 * h + (2 * qk + v) * d(a.conv_kernel) + vd;
+    } else {
+      p += v;  // RMSNorm over the heads' outputs (MiniMax-01 lightning attention `norm`)
+    }
+    return p;
+  }
   if (a.kind == AttentionKind::mla) {
     const double ql = d(a.q_lora_rank), kl = d(a.kv_lora_rank), rope = d(a.qk_rope_head_dim);
     p += a.q_lora_rank > 0 ? dm * ql + ql + ql * h * hd : dm * h * hd;  // q (DeepSeek-V3 q_a, norm, q_b)
@@ -30,7 +45,15 @@ double attention_params(const AttentionSpec& a, int64_t d_model) {
     if (a.qk_norm) p += 2 * hd;
   }
   p += h * vd * dm + (a.o_bias ? dm : 0);  // o_proj
+  if (a.output_gate) p += dm * h * vd;      // Qwen3-Next: q_proj emits queries and a gate
   if (a.sinks) p += h;
+  if (a.sparse_top_k > 0) {
+    // DSA lightning indexer (DeepSeek-V3.2-Exp inference/model.py Indexer): wq_b from the
+    // query latent (or d_model), wk, its LayerNorm (weight and bias), weights_proj.
+    const double ih = d(a.index_n_heads), id = d(a.index_head_dim);
+    const double q_in = a.q_lora_rank > 0 ? d(a.q_lora_rank) : dm;
+    p += q_in * ih * id + dm * id + 2 * id + dm * ih;
+  }
   return p;
 }
 
@@ -52,13 +75,68 @@ double attention_output_fraction(const AttentionSpec& a, int64_t d_model) {
 }
 
 double kv_elements_per_token(const AttentionSpec& a) {
-  if (a.shares_kv_with_previous) return 0;
-  if (a.kind == AttentionKind::mla) return d(a.kv_lora_rank + a.qk_rope_head_dim);
-  return d(a.n_kv_heads) * d(a.head_dim + a.v_head_dim);
+  if (a.shares_kv_with_previous || a.kind == AttentionKind::linear) return 0;
+  if (a.kind == AttentionKind::mla) return d(a.kv_lora_rank + a.qk_rope_head_dim) + indexer_elements_per_token(a);
+  return d(a.n_kv_heads) * d(a.head_dim + a.v_head_dim) + indexer_elements_per_token(a);
+}
+
+double indexer_elements_per_token(const AttentionSpec& a) {
+  return a.sparse_top_k > 0 ? d(a.index_head_dim) : 0;
+}
+
+double indexer_flops_per_attended(const AttentionSpec& a) {
+  if (a.sparse_top_k <= 0) return 0;
+  return 2 * d(a.index_n_heads) * d(a.index_head_dim) + 2 * d(a.index_n_heads);
+}
+
+int64_t attention_reach(const AttentionSpec& a) {
+  const int64_t w = a.sliding_window, k = a.sparse_top_k;
+  if (w > 0 && k > 0) return std::min(w, k);
+  return w > 0 ? w : k;
+}
+
+double attended_main(const AttentionSpec& a, int64_t context) {
+  if (a.kind == AttentionKind::linear) return 0;
+  return attended(context, attention_reach(a));
+}
+
+double recurrent_state_elements(const AttentionSpec& a) {
+  if (a.kind != AttentionKind::linear) return 0;
+  return d(a.n_heads) * d(a.head_dim) * d(a.v_head_dim);
+}
+
+double conv_state_elements(const AttentionSpec& a) {
+  if (a.kind != AttentionKind::linear || a.conv_kernel < 2) return 0;
+  return d(a.conv_kernel - 1) * (2 * d(a.n_kv_heads) * d(a.head_dim) + d(a.n_heads) * d(a.v_head_dim));
+}
+
+Bytes state_bytes_per_layer(const AttentionSpec& a) {
+  return Bytes(recurrent_state_elements(a) * bytes_per_element(a.state_dtype) +
+               conv_state_elements(a) * bytes_per_element(DType::bf16));
+}
+
+Bytes state_bytes_per_sequence(const ModelSpec& m) {
+  double b = 0;
+  for (const auto& g : m.groups) b += d(g.count) * state_bytes_per_layer(g.attention).value();
+  return Bytes(b);
+}
+
+double recurrent_flops_per_token(const AttentionSpec& a) {
+  if (a.kind != AttentionKind::linear) return 0;
+  const double per_head = (a.linear_kind == LinearKind::gated_deltanet ? 7.0 : 5.0) * d(a.head_dim) * d(a.v_head_dim);
+  const double channels = 2 * d(a.n_kv_heads) * d(a.head_dim) + d(a.n_heads) * d(a.v_head_dim);
+  return d(a.n_heads) * per_head + 2 * d(a.conv_kernel) * channels;
+}
+
+double model_recurrent_flops_per_token(const ModelSpec& m) {
+  double f = 0;
+  for (const auto& g : m.groups) f += d(g.count) * recurrent_flops_per_token(g.attention);
+  return f;
 }
 
 
 double attention_flops_per_attended(const AttentionSpec& a, bool absorbed_mla) {
+  if (a.kind == AttentionKind::linear) return 0;
   const double h = d(a.n_heads);
   if (a.kind == AttentionKind::mla && absorbed_mla) {
     // Scores over the latent plus rope key, values over the latent (FlashMLA: 576 / 512).
@@ -104,7 +182,7 @@ ParamCounts count_params(const ModelSpec& m) {
   for (const auto& g : m.groups) {
     const double n = d(g.count);
     p.attention += n * attention_params(g.attention, m.d_model);
-    p.norms += n * 2 * dm;
+    p.norms += n * d(m.norms_per_layer) * dm;
     const auto& f = g.ffn;
     if (f.kind == FfnKind::dense) {
       p.dense_ffn += n * mlp_params(m.d_model, f.d_ff, f.gated, f.bias);
@@ -114,22 +192,23 @@ ParamCounts count_params(const ModelSpec& m) {
       p.routed_experts_total += n * d(f.n_experts) * expert;
       p.routed_experts_active += n * d(f.top_k) * expert;
       p.shared_experts += n * d(f.n_shared_experts) * mlp_params(m.d_model, f.d_shared_expert, f.gated, f.bias);
+      if (f.shared_expert_gate) p.router += n * dm;
     }
   }
   return p;
 }
 
-Bytes expert_bytes(const ModelSpec& m, const LayerGroup& g, DType experts) {
-  return Bytes(mlp_params(m.d_model, g.ffn.d_ff, g.ffn.gated, g.ffn.bias) * bytes_per_element(experts));
+Bytes expert_bytes(const ModelSpec& m, const LayerGroup& g, DType experts, double bits) {
+  return Bytes(mlp_params(m.d_model, g.ffn.d_ff, g.ffn.gated, g.ffn.bias) * weight_bytes_per_element(experts, bits));
 }
 
 Bytes weight_bytes(const ModelSpec& m, const WeightFormats& f) {
   const ParamCounts p = count_params(m);
-  const double b = (p.embedding + p.lm_head) * bytes_per_element(f.embedding) +
-                   p.attention * bytes_per_element(f.attention) +
-                   (p.dense_ffn + p.shared_experts) * bytes_per_element(f.dense_ffn) +
-                   p.routed_experts_total * bytes_per_element(f.experts) +
-                   (p.router + p.norms) * bytes_per_element(f.router);
+  const double b = (p.embedding + p.lm_head) * weight_bytes_per_element(f.embedding, f.embedding_bits) +
+                   p.attention * weight_bytes_per_element(f.attention, f.attention_bits) +
+                   (p.dense_ffn + p.shared_experts) * weight_bytes_per_element(f.dense_ffn, f.dense_ffn_bits) +
+                   p.routed_experts_total * weight_bytes_per_element(f.experts, f.experts_bits) +
+                   (p.router + p.norms) * weight_bytes_per_element(f.router, f.router_bits);
   return Bytes(b);
 }
 
@@ -148,23 +227,26 @@ BytesPerToken kv_bytes_per_token(const ModelSpec& m, int64_t context, DType kv) 
 Flops attention_flops_per_token(const ModelSpec& m, int64_t context, bool absorbed_mla) {
   double f = 0;
   for (const auto& g : m.groups) {
-    f += d(g.count) * attention_flops_per_attended(g.attention, absorbed_mla) *
-         attended(context, g.attention.sliding_window);
+    const auto& a = g.attention;
+    f += d(g.count) * (attention_flops_per_attended(a, absorbed_mla) * attended_main(a, context) +
+                       indexer_flops_per_attended(a) * attended(context, a.sliding_window));
   }
   return Flops(f);
 }
 
 FlopsPerToken decode_flops_per_token(const ModelSpec& m, int64_t context) {
-  const double matmul = 2 * count_params(m).active_matmul();
+  const double matmul = 2 * count_params(m).active_matmul() + model_recurrent_flops_per_token(m);
   return FlopsPerToken(matmul + attention_flops_per_token(m, context, true).value());
 }
 
 Flops prefill_flops(const ModelSpec& m, int64_t prompt, int64_t prefix) {
-  double f = 2 * count_params(m).active_matmul() * d(prompt);
+  double f = (2 * count_params(m).active_matmul() + model_recurrent_flops_per_token(m)) * d(prompt);
   for (const auto& g : m.groups) {
-    f += d(g.count) * attention_flops_per_attended(g.attention, false) *
-         causal_attended_sum(prefix, prompt, g.attention.sliding_window);
-    f += d(g.count) * mla_prefix_flops(g.attention, prompt, attended(prefix, g.attention.sliding_window));
+    const auto& a = g.attention;
+    if (a.kind == AttentionKind::linear) continue;
+    f += d(g.count) * attention_flops_per_attended(a, false) * causal_attended_sum(prefix, prompt, attention_reach(a));
+    f += d(g.count) * indexer_flops_per_attended(a) * causal_attended_sum(prefix, prompt, a.sliding_window);
+    f += d(g.count) * mla_prefix_flops(a, prompt, attended(prefix, attention_reach(a)));
   }
   return Flops(f);
 }
@@ -188,6 +270,17 @@ void validate(const ModelSpec& m, const std::string& where) {
     in(total, 1, layers, "num_hidden_layers");
     const auto& a = g.attention;
     in(a.n_heads, 1, heads, "num_attention_heads");
+    in(a.sparse_top_k, 0, context, "index_topk");
+    if (a.sparse_top_k > 0) {
+      in(a.index_n_heads, 1, heads, "index_n_heads");
+      in(a.index_head_dim, 1, width, "index_head_dim");
+    }
+    if (a.kind == AttentionKind::linear) {
+      in(a.n_kv_heads, 1, heads, "linear_num_key_heads");
+      in(a.head_dim, 1, width, "linear_key_head_dim");
+      in(a.v_head_dim, 1, width, "linear_value_head_dim");
+      in(a.conv_kernel, 0, 1024, "linear_conv_kernel_dim");
+    }
     in(a.head_dim, 1, width, "head_dim");
     in(a.v_head_dim, 1, width, "v_head_dim");
     in(a.sliding_window, 0, context, "sliding_window");

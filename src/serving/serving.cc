@@ -175,7 +175,7 @@ BalancePoints balance_points(const Deployment& dep, int64_t context, int64_t cro
   const double untied_embedding = dep.model.tie_embeddings ? 0.0 : dep.params.embedding;
   const double n_total = dep.params.total() - untied_embedding;
   const double n_active = dep.params.active_matmul();
-  const double b_w = (dep.weight_bytes_total.value() - untied_embedding * bytes_per_element(dep.weights.embedding)) / n_total;
+  const double b_w = (dep.weight_bytes_total.value() - untied_embedding * weight_bytes_per_element(dep.weights.embedding, dep.weights.embedding_bits)) / n_total;
   const auto& chip = dep.system.chip;
   r.lecture_batch_peak = lecture_balance_batch(n_total, n_active, b_w, chip.peak_for(dep.compute), chip.hbm_bandwidth);
   r.lecture_batch_effective = lecture_balance_batch(n_total, n_active, b_w, dep.flops_effective, dep.hbm_effective);

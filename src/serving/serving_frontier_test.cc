@@ -58,7 +58,7 @@ TEST(ServingFrontier, IsMonotoneAndDominatesEveryPoint) {
 }
 
 TEST(ServingFrontier, ExcludesReplicasThatDoNotFitWithTheReason) {
-  // DeepSeek-V3's 673.0 GB of weights + 10% reserve need n x 141 x 0.9 >= 673.0: n >= 5.3.
+  // DeepSeek-V3's 673.2 GB of weights (FP8 with an fp32 scale per 128 x 128 block) + 10% reserve need n x 141 x 0.9 >= 673.2: n >= 5.3.
   // Of an 8-GPU domain an engine runs 1, 2, 4 and 8 (128 heads, 256 experts: 3, 5, 6, 7
   // split neither), so 1, 2 and 4 are excluded for memory and 8 remains.
   const Frontier f = latency_cost_frontier(load_model("deepseek-v3"), load_system("h200"), {}, {});
@@ -66,7 +66,7 @@ TEST(ServingFrontier, ExcludesReplicasThatDoNotFitWithTheReason) {
   EXPECT_EQ(f.excluded[0].n_chips, 1);
   EXPECT_EQ(f.excluded[1].n_chips, 2);
   EXPECT_EQ(f.excluded[2].n_chips, 4);
-  EXPECT_NE(f.excluded[2].reason.find("weights 673.0 GB + reserve 56.4 GB exceed the HBM of 4 x 141 GB"), std::string::npos)
+  EXPECT_NE(f.excluded[2].reason.find("weights 673.2 GB + reserve 56.4 GB exceed the HBM of 4 x 141 GB"), std::string::npos)
       << f.excluded[2].reason;
   ASSERT_FALSE(f.points.empty());
   for (const auto& p : f.points) EXPECT_EQ(p.n_chips, 8);

@@ -50,10 +50,11 @@ void predict(const RowPlan& p, Prediction& out) {
   ModelSpec m = load_row_model(p.model);
   const ModelSpec published = m;  // MFU counts the published model's FLOPs
   for (auto& g : m.groups) g.attention.n_heads = std::max(g.attention.n_heads, p.heads_padded_to);
-  if (p.w_attention) m.weights.attention = *p.w_attention;
-  if (p.w_ffn) m.weights.dense_ffn = *p.w_ffn;
-  if (p.w_experts) m.weights.experts = *p.w_experts;
-  if (p.w_embedding) m.weights.embedding = *p.w_embedding;
+  // A row's stated format replaces the checkpoint's (and its quantization's own bits).
+  if (p.w_attention) m.weights.attention = *p.w_attention, m.weights.attention_bits = 0;
+  if (p.w_ffn) m.weights.dense_ffn = *p.w_ffn, m.weights.dense_ffn_bits = 0;
+  if (p.w_experts) m.weights.experts = *p.w_experts, m.weights.experts_bits = 0;
+  if (p.w_embedding) m.weights.embedding = *p.w_embedding, m.weights.embedding_bits = 0;
   const SystemSpec sys = load_row_system(p.hardware);
   DeploymentOptions o;
   o.n_chips = p.chips;

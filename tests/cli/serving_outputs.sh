@@ -11,7 +11,7 @@ head -1 "$tmp/sweep.csv" | grep -q '^chips,batch,context_tokens,kv_read_tokens,t
 # Every integer on request.
 [ "$("$CHALK" serving sweep -m llama-3.1-8b -H h100-sxm -b 1,100 --every-integer --csv | wc -l)" -eq 101 ] || fail "--every-integer"
 # JSON: the frontier is monotone (speed and cost rise together) and names its exclusions.
-# Pinned on the roofline (--roofline): replicas of 1-5 H200 cannot hold 673 GB of weights.
+# Pinned on the roofline (--roofline): replicas of 1, 2 and 4 H200 (the runnable sizes below 8) cannot hold 673.2 GB of weights.
 "$CHALK" serving frontier --roofline -m deepseek-v3 -H h200 --json > "$tmp/frontier.json" || fail "frontier --json"
 python3 - "$tmp/frontier.json" <<'PY' || fail "frontier JSON"
 import json, sys
@@ -20,10 +20,10 @@ rows = j["rows"]
 assert len(rows) >= 5, len(rows)
 for a, b in zip(rows, rows[1:]):
     assert b["tok_per_s_per_user"] > a["tok_per_s_per_user"] and b["cost_usd_per_mtok"] > a["cost_usd_per_mtok"], (a, b)
-# Of an 8-GPU domain an engine runs 1, 2, 4, 8 (128 heads, 256 experts); 673 GB fit only on 8.
+# Of an 8-GPU domain an engine runs 1, 2, 4, 8 (128 heads, 256 experts); 673.2 GB (FP8 + an fp32 scale per 128x128 block) fit only on 8.
 assert [e["chips"] for e in j["excluded_replicas"]] == [1, 2, 4], j["excluded_replicas"]
 assert {r["chips"] for r in rows} == {8}, {r["chips"] for r in rows}
-assert "weights 673.0 GB" in j["excluded_replicas"][0]["reason"]
+assert "weights 673.2 GB" in j["excluded_replicas"][0]["reason"]
 PY
 # Modes: the fast- and slow-mode answers, as text and JSON (pinned on the roofline).
 "$CHALK" serving modes --roofline -m llama-3.1-70b -H h200 > "$tmp/modes.txt" || fail "modes"
@@ -86,3 +86,15 @@ assert r['t_step_roofline_ms'] == r['t_step_ms'], r
 assert abs(r['t_step_ms'] - 5.150) < 0.005, r
 " || fail "serving sweep --roofline: the roofline is the step"
 echo "serving_outputs: roofline beside every table passed"
+echo "serving_outputs: all passed"
+# A budget below the cost floor is out of reach, not answered with a dearer point.
+"$CHALK" serving modes --price-multiple 0.5 | grep -q "0.5x the price is out of reach" || fail "price below the floor"
+"$CHALK" serving modes --price-multiple 0.5 --json | python3 -c "import json,sys; b=json.load(sys.stdin)['modes']['budget'][0]; assert b['below_floor'] is True, b" || fail "below_floor in JSON"
+echo "serving_outputs: budgets passed"
+# Serving commands warn where the figures rest on something false.
+"$CHALK" serving balance --roofline -n 8 -m deepseek-v3 -H h100-sxm | grep -q "warning     the weights (673.2 GB) and reserve" || fail "weights-do-not-fit warning"
+"$CHALK" serving balance -n 8 -m deepseek-v3 -H h100-sxm | grep -q "warning     the weights (.* GB) and reserve" || fail "weights-do-not-fit warning"
+"$CHALK" serving sweep -m llama-3.1-8b -H h100-sxm -s 1048576 -b 1 | grep -q "exceeds llama-3.1-8b's max_position_embeddings 131072" || fail "context warning"
+echo "serving_outputs: warnings passed"
+"$CHALK" serving frontier --roofline --replica-chips 72,100 | grep -q "replicas of up to 100 chips span more than one scale-up domain of 72" || fail "scale-out warning in frontier"
+echo "serving_outputs: frontier scale-out warning passed"

@@ -65,9 +65,18 @@ struct Deployment {
   std::vector<MoeGroup> moe;
   struct AttentionGroup {
     double layers;
-    int64_t window;  ///< 0 = full context
+    int64_t window;  ///< 0 = full context: the most tokens the layer holds
     double decode_flops_per_attended, prefill_flops_per_attended;
-    double kv_bytes_per_token;  ///< per layer, in format kv
+    double kv_bytes_per_token;  ///< per layer, in format kv (the main attention's K/V or latent)
+    /// The main attention's reach (attention_reach: the window or the sparse top-k,
+    /// 0 = the context): the tokens whose KV it reads and attends per query.
+    int64_t reach = 0;
+    /// DeepSeek Sparse Attention's indexer: FLOPs per scored token and its key bytes per
+    /// token (format kv); it scores every held token (model.h indexer_flops_per_attended).
+    double index_flops_per_attended = 0, index_bytes_per_token = 0;
+    /// A linear layer's fixed state per sequence (state_bytes_per_layer): held in HBM, read
+    /// and written back once per step.
+    double state_bytes = 0;
   };
   std::vector<AttentionGroup> attention;
   /// One multi-token-prediction module as a drafter (DeepSeek-V3 report section 2.2: a

@@ -13,8 +13,17 @@
 namespace chalk {
 
 /// How a layer stores and reads its context. MHA and MQA are GQA with
-/// n_kv_heads == n_heads and n_kv_heads == 1.
-enum class AttentionKind { gqa, mla };
+/// n_kv_heads == n_heads and n_kv_heads == 1. `linear`: a recurrent (linear-attention)
+/// layer that keeps a fixed-size state per sequence instead of per-token KV.
+enum class AttentionKind { gqa, mla, linear };
+
+/// The recurrence of a linear-attention layer (AttentionKind::linear); docs/models.md.
+/// - gated_deltanet: Gated DeltaNet (Yang et al. 2024, arXiv:2412.06464; Qwen3-Next):
+///   q, k (n_kv_heads x head_dim), v and an output gate z (n_heads x v_head_dim) from one
+///   projection, a short causal conv over q, k, v, per-head decay a and step size b.
+/// - lightning: lightning attention (MiniMax-01, arXiv:2501.08313 section 2.2): linear
+///   attention with per-head exponential decay, q, k, v of n_heads x head_dim, output gate.
+enum class LinearKind { gated_deltanet, lightning };
 
 /// One layer's attention. Shapes follow HuggingFace config names.
 struct AttentionSpec {
@@ -37,6 +46,31 @@ struct AttentionSpec {
   /// The layer reuses the previous layer's K/V (cross-layer KV sharing, lecture 1:39:51,
   /// Character.AI): it has no K/V projections and stores no KV of its own.
   bool shares_kv_with_previous = false;
+  /// `sliding_window` is a chunk (Llama 4 chunked local attention, HF attention_chunk_size):
+  /// a query attends only within its own chunk. Counted as a window of that size (the most
+  /// the layer holds and attends: an upper bound, reached at the end of each chunk).
+  bool chunked = false;
+  /// A sigmoid gate on the attention output: one more d_model x (n_heads x v_head_dim)
+  /// projection (Qwen3-Next attn_output_gate, its q_proj doubled; MiniMax lightning
+  /// output_gate; Gated DeltaNet's z).
+  bool output_gate = false;
+  // Sparse attention (DeepSeek Sparse Attention, DeepSeek-V3.2-Exp report section 2.1): a
+  // lightning indexer of index_n_heads x index_head_dim scores every previous token (its
+  // keys, index_head_dim per token and layer, are cached beside the MLA latent), then the
+  // main attention reads only the top sparse_top_k tokens. 0 = dense attention.
+  int64_t sparse_top_k = 0;
+  int64_t index_n_heads = 0;
+  int64_t index_head_dim = 0;
+  // Linear attention only (kind == linear): n_heads = value heads, n_kv_heads = query/key
+  // heads, head_dim = key width, v_head_dim = value width. The state per sequence and layer
+  // is n_heads x head_dim x v_head_dim elements in state_dtype, plus (conv_kernel - 1)
+  // columns of the causal conv over q, k and v (2 n_kv_heads head_dim + n_heads v_head_dim
+  // channels, bf16).
+  LinearKind linear_kind = LinearKind::gated_deltanet;
+  int64_t conv_kernel = 0;  ///< 0 = no conv (lightning)
+  DType state_dtype = DType::fp32;
+
+  bool operator==(const AttentionSpec&) const = default;
 };
 
 enum class FfnKind { dense, moe };
@@ -57,6 +91,11 @@ struct FfnSpec {
   /// them. 1 and 1 = no limit.
   int64_t n_group = 1;
   int64_t topk_group = 1;
+  /// A sigmoid gate (d_model weights) on the shared expert's output (Qwen2-MoE, Qwen3-Next
+  /// shared_expert_gate).
+  bool shared_expert_gate = false;
+
+  bool operator==(const FfnSpec&) const = default;
 };
 
 /// `count` consecutive-or-not layers that share one shape.
@@ -73,7 +112,17 @@ struct WeightFormats {
   DType dense_ffn = DType::bf16;  ///< dense MLPs and shared experts
   DType experts = DType::bf16;    ///< routed experts
   DType router = DType::bf16;     ///< MoE routers, norms
+  /// Bits stored per weight of each group, block scales and zero points included, when a
+  /// checkpoint's quantization_config fixes them (group size, scale format; docs/models.md,
+  /// "Quantized checkpoints"); 0 = bits_per_element of the group's format.
+  double embedding_bits = 0, attention_bits = 0, dense_ffn_bits = 0, experts_bits = 0, router_bits = 0;
+  /// The checkpoint's quantization_config in words ("" when none): method, formats, group
+  /// size and what stayed unquantized.
+  std::string quantization;
 };
+
+/// Bytes per weight of one group: bits / 8 when `bits` > 0, else bytes_per_element(format).
+inline double weight_bytes_per_element(DType format, double bits) { return bits > 0 ? bits / 8 : bytes_per_element(format); }
 
 /// A decoder-only transformer.
 struct ModelSpec {
@@ -85,6 +134,9 @@ struct ModelSpec {
   int64_t max_context = 0;   ///< max_position_embeddings, tokens
   bool tie_embeddings = false;
   int64_t n_mtp_layers = 0;  ///< multi-token-prediction modules; excluded from every count
+  /// Norm weight vectors of d_model per layer: 2 (pre-attention, pre-FFN) for most; 4 for
+  /// Gemma 2/3 (also post-attention and post-FFN norms).
+  int64_t norms_per_layer = 2;
   std::vector<LayerGroup> groups;
   WeightFormats weights;     ///< the checkpoint's own formats
 };
@@ -128,13 +180,16 @@ ParamCounts count_params(const ModelSpec& m);
 /// Bytes of all weights stored in formats `f`.
 Bytes weight_bytes(const ModelSpec& m, const WeightFormats& f);
 
-/// Bytes one routed expert of one layer of group `g` occupies in format `experts`.
-Bytes expert_bytes(const ModelSpec& m, const LayerGroup& g, DType experts);
+/// Bytes one routed expert of one layer of group `g` occupies in format `experts` (at
+/// `bits` per weight when > 0: a checkpoint's own quantization, WeightFormats::experts_bits).
+Bytes expert_bytes(const ModelSpec& m, const LayerGroup& g, DType experts, double bits = 0);
 
 /// KV-cache bytes one sequence holds at `context` tokens, in format `kv`:
 /// per layer and token 2 x n_kv_heads x head_dim (GQA/MHA/MQA) or
-/// kv_lora_rank + qk_rope_head_dim (MLA) elements; a sliding-window layer holds at most
-/// its window; a layer that shares the previous layer's KV holds none.
+/// kv_lora_rank + qk_rope_head_dim (MLA) elements, plus a sparse-attention indexer's keys;
+/// a sliding-window (or chunked) layer holds at most its window; a layer that shares the
+/// previous layer's KV holds none; a linear layer holds none (its fixed state is
+/// state_bytes_per_sequence, not included here).
 Bytes kv_bytes_per_sequence(const ModelSpec& m, int64_t context, DType kv);
 
 /// kv_bytes_per_sequence / context: the average bytes per token at that context.
@@ -142,19 +197,22 @@ BytesPerToken kv_bytes_per_token(const ModelSpec& m, int64_t context, DType kv);
 
 /// FLOPs of the attention scores and value mixing (QK^T and softmax x V) for one query
 /// token that attends to `context` tokens, summed over layers; sliding-window layers
-/// attend to at most their window. `absorbed_mla`: MLA with the up-projections absorbed
+/// attend to at most their window, sparse layers' main attention to at most sparse_top_k,
+/// and their indexer scores the whole (windowed) context (indexer_flops_per_attended); linear
+/// layers add nothing here (see recurrent_flops_per_token). `absorbed_mla`: MLA with the up-projections absorbed
 /// (decode; scores over kv_lora_rank + rope, values over kv_lora_rank) or not (prefill;
 /// per-head qk and v widths). Causal masking is not halved here: a query at position
 /// i attends to i tokens.
 Flops attention_flops_per_token(const ModelSpec& m, int64_t context, bool absorbed_mla);
 
-/// FLOPs to decode one token at `context`: 2 x active_matmul + attention (absorbed MLA).
+/// FLOPs to decode one token at `context`: 2 x active_matmul + attention (absorbed MLA) +
+/// the recurrences of linear layers.
 FlopsPerToken decode_flops_per_token(const ModelSpec& m, int64_t context);
 
 /// FLOPs to prefill `prompt` tokens after `prefix` cached tokens: 2 x active_matmul per
 /// token plus causal attention, sum over i = 1..prompt of attention at context
 /// prefix + i (so about prompt^2/2 x the per-context-token coefficient), plus MLA's work on
-/// the cached latents (mla_prefix_flops).
+/// the cached latents (mla_prefix_flops), plus each linear layer's recurrence per token.
 Flops prefill_flops(const ModelSpec& m, int64_t prompt, int64_t prefix);
 
 /// KV-cache elements one layer stores per token: 2 x n_kv_heads x head_dim (GQA; K and V),
@@ -186,6 +244,47 @@ double attention_flops_per_attended(const AttentionSpec& a, bool absorbed_mla);
 /// 2 x 128 x (576 + 512 - 192 - 128) = 196,608 per query, so the up-projection wins from
 /// 171 new tokens on.
 double mla_prefix_flops(const AttentionSpec& a, int64_t prompt, double cached);
+
+/// Tokens the main attention of layer `a` reads for one query at `context`: the context,
+/// capped by the sliding window (or chunk) and by the sparse top-k (0 for a linear layer).
+double attended_main(const AttentionSpec& a, int64_t context);
+
+/// The cap on the main attention's reach: the smaller nonzero of sliding_window and
+/// sparse_top_k, 0 when neither caps it.
+int64_t attention_reach(const AttentionSpec& a);
+
+/// KV-cache elements of the sparse-attention indexer per token and layer: index_head_dim
+/// (DeepSeek-V3.2: 128) when sparse_top_k > 0, else 0. Included in kv_elements_per_token.
+double indexer_elements_per_token(const AttentionSpec& a);
+
+/// FLOPs of the lightning indexer per query and scored token in one layer: 2 x
+/// index_n_heads x index_head_dim (q.k scores) + 2 x index_n_heads (ReLU-weighted head sum)
+/// (DeepSeek-V3.2-Exp report eq. 1). It scores every previous token: linear in the context
+/// per query, quadratic over a prefill. 0 for dense layers.
+double indexer_flops_per_attended(const AttentionSpec& a);
+
+/// Elements of the fixed per-sequence state of one linear layer: the recurrent state
+/// n_heads x head_dim x v_head_dim (in state_dtype) and the conv state (conv_kernel - 1) x
+/// conv channels (bf16); both 0 for attention layers.
+double recurrent_state_elements(const AttentionSpec& a);
+double conv_state_elements(const AttentionSpec& a);
+
+/// Bytes of the fixed per-sequence state of one layer (recurrent state in state_dtype, conv
+/// state in bf16): held for every sequence whatever its length, read and written each step.
+Bytes state_bytes_per_layer(const AttentionSpec& a);
+
+/// state_bytes_per_layer summed over the layers of `m`.
+Bytes state_bytes_per_sequence(const ModelSpec& m);
+
+/// FLOPs of one linear layer's recurrence per token, beyond its projections (counted as
+/// parameters): per value head, Gated DeltaNet 7 x head_dim x v_head_dim (decay, S k
+/// readout, rank-1 delta update, S q output; Yang et al. 2024 eq. 4), lightning
+/// 5 x head_dim x v_head_dim (decay, k v^T update, S q output), plus the causal conv,
+/// 2 x conv_kernel per channel. Independent of the context. 0 for attention layers.
+double recurrent_flops_per_token(const AttentionSpec& a);
+
+/// recurrent_flops_per_token summed over the layers of `m`.
+double model_recurrent_flops_per_token(const ModelSpec& m);
 
 /// The range every model dimension must lie in, checked by each reader at parse time
 /// (naming the file's own key) and again by validate(). Each is wider than any published

@@ -1,0 +1,88 @@
+// Internal to io: the pieces the HuggingFace config readers share (hf_config.cc, the
+// hybrid and sparse families in hf_hybrid.cc, the layer patterns in hf_layers.cc and
+// quantization_config in hf_quant.cc). docs/file-formats.md, "HF configs"; docs/models.md.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chalk/io/json_util.h"
+#include "chalk/model/model.h"
+
+namespace chalk::hf {
+
+bool is_one_of(const std::string& s, std::initializer_list<const char*> list);
+
+/// Throws unless hidden_act (or Gemma's hidden_activation) names a gated-MLP activation.
+void require_gated(const detail::Obj& c);
+
+/// torch_dtype (or the newer "dtype"), bf16 when absent.
+DType base_dtype(const detail::Obj& c);
+
+/// GQA attention from num_attention_heads, num_key_value_heads (default: MHA) and head_dim
+/// (default hidden_size / heads).
+AttentionSpec gqa_attention(const detail::Obj& c);
+
+/// MLA from the DeepSeek keys; `heads_key` names the head count.
+AttentionSpec mla_attention(const detail::Obj& c, const char* heads_key);
+
+/// A dense gated MLP of width c[key]; biased when mlp_bias is true.
+FfnSpec dense_ffn(const detail::Obj& c, const char* key = "intermediate_size");
+
+/// Appends one layer, merging it into an equal group.
+void push_layer(ModelSpec& m, const AttentionSpec& a, const FfnSpec& f);
+
+/// name, source, architecture, hidden_size, vocab_size, max_position_embeddings,
+/// tie_word_embeddings and the base dtype.
+ModelSpec common(const detail::Obj& c, const std::string& name, const std::string& where, const std::string& type);
+
+/// num_hidden_layers in 1..model_limits::layers.
+int64_t layer_count(const detail::Obj& c);
+
+/// The per-layer attention kinds of a hybrid, as data (hf_layers.cc): "full_attention",
+/// "sliding_attention", "chunked_attention" or "linear_attention" for each of `n` layers,
+/// read from, in order: layer_types; attn_type_list (MiniMax: 0 linear, 1 softmax);
+/// full_attention_interval (every k-th layer full, the rest linear: Qwen3-Next);
+/// sliding_window_pattern (every k-th layer global, the rest sliding: Gemma 3);
+/// no_rope_layers / no_rope_layer_interval with attention_chunk_size (Llama 4: NoPE layers
+/// global, RoPE layers chunked); else `fallback` for every layer. Unknown entries are errors
+/// naming the key and index.
+std::vector<std::string> attention_pattern(const detail::Obj& c, int64_t n, const std::string& fallback);
+
+/// Which of `n` layers carry a mixture of experts (hf_layers.cc), from moe_layers (Llama 4:
+/// indices), mlp_only_layers (indices of dense layers), first_k_dense_replace with
+/// moe_layer_freq (DeepSeek, GLM: dense first, then every freq-th), interleave_moe_layer_step
+/// or decoder_sparse_step (every k-th layer, 1-based). All MoE when none is given.
+std::vector<bool> moe_pattern(const detail::Obj& c, int64_t n);
+
+/// The hybrid, sliding-window and sparse families (hf_hybrid.cc): qwen3_next, gemma2,
+/// gemma3 / gemma3_text, llama4 / llama4_text, glm4_moe, minimax / minimax_m1 /
+/// minimax_text_01, minimax_m2, phi3, phimoe. Returns false when `type` is none of them.
+bool hybrid_model(const detail::Obj& c, const std::string& name, const std::string& where, const std::string& type,
+                  ModelSpec& out);
+
+/// The DeepSeek Sparse Attention fields (index_topk, index_n_heads, index_head_dim) onto
+/// an MLA spec, when the config has index_topk.
+void apply_sparse_attention(const detail::Obj& c, AttentionSpec& a);
+
+/// Applies quantization_config (hf_quant.cc): the storage format of each weight group and
+/// which modules stay unquantized. docs/models.md, "Quantized checkpoints".
+void apply_quantization(const detail::Obj& c, ModelSpec& m);
+
+}  // namespace chalk::hf
+
+namespace chalk {
+
+/// The snapshot directory of repo id ORG/NAME in the local HuggingFace cache, if it is
+/// there: <hub>/models--ORG--NAME/snapshots/<refs/main, or the only snapshot>, where <hub>
+/// is $HF_HUB_CACHE, else $HUGGINGFACE_HUB_CACHE, else $HF_HOME/hub, else
+/// $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub (huggingface_hub's
+/// order). Reads the file system only, never the network. load_model tries it first for a
+/// repo id (catalog.cc). Throws InputError when the folder exists but holds no usable
+/// snapshot.
+std::optional<std::string> hf_cache_snapshot(const std::string& repo_id);
+
+}  // namespace chalk
