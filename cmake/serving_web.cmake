@@ -40,6 +40,7 @@ function(chalk_serving_web_setup)
             "${web}/node_modules/vega-embed/package.json" "${CHALK_SERVING_WEB_SCRIPT}"
     COMMENT "Embedding web/ chart libraries and template")
   target_sources(chalk_cli PRIVATE "${out}")
+  set_source_files_properties("${out}" PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)  # megabytes of literals: its own unit
   target_compile_definitions(chalk_cli PRIVATE CHALK_SERVING_WEB=1)
   message(STATUS "chalk: `chalk serving plot` embeds vega/vega-lite/vega-embed from ${web}/node_modules")
 endfunction()

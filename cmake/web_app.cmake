@@ -13,6 +13,7 @@ add_custom_command(
   DEPENDS ${CHALK_WEB_APP_FILES} ${CMAKE_SOURCE_DIR}/web/openapi.json ${CMAKE_SOURCE_DIR}/cmake/web_app_embed.cmake
   COMMENT "Embedding web/app and web/openapi.json")
 target_sources(chalk_cli PRIVATE ${CHALK_WEB_APP_OUT})
+set_source_files_properties(${CHALK_WEB_APP_OUT} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)  # literals only: its own unit
 target_link_libraries(chalk_cli PUBLIC PkgConfig::CHALK_HTTPLIB)
 
 # Tests of `chalk web` (tests/web/): the API against web/openapi.json and the CLI's

@@ -2,6 +2,8 @@
 // (docs/models.md, "Quantized checkpoints"), by hand and against published checkpoint sizes.
 #include <gtest/gtest.h>
 
+#include "chalk_testing/expect.h"
+
 #include <cmath>
 #include <string>
 
@@ -12,7 +14,7 @@
 namespace chalk {
 namespace {
 
-double rel(double got, double want) { return std::fabs(got - want) / std::fabs(want); }
+using chalk::testing::rel;
 
 // Qwen3-32B's shape with a quantization_config spliced in.
 ModelSpec qwen32(const std::string& quant) {

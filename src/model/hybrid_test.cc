@@ -3,6 +3,8 @@
 // below and checked against the authors' published counts (docs/models.md).
 #include <gtest/gtest.h>
 
+#include "chalk_testing/expect.h"
+
 #include <cmath>
 
 #include "chalk/base/error.h"
@@ -12,7 +14,7 @@
 namespace chalk {
 namespace {
 
-double rel(double got, double want) { return std::fabs(got - want) / std::fabs(want); }
+using chalk::testing::rel;
 
 int64_t layers_of(const ModelSpec& m, AttentionKind kind, bool windowed) {
   int64_t n = 0;

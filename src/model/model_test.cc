@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "chalk_testing/expect.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -12,7 +14,7 @@
 namespace chalk {
 namespace {
 
-double rel(double got, double want) { return std::fabs(got - want) / std::fabs(want); }
+using chalk::testing::rel;
 
 // Every config in data/models/hf against the counts models.md derived independently
 // ("embedding + untied head + attention + MLP/MoE + norms; MTP excluded").

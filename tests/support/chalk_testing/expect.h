@@ -9,6 +9,9 @@
 
 namespace chalk::testing {
 
+/// |got - want| / |want|: the relative error of `got` (want must be non-zero).
+inline double rel(double got, double want) { return std::fabs(got - want) / std::fabs(want); }
+
 /// Expects `got` within a fraction `rel` of `want`: |got - want| <= rel * |want|.
 /// `what` names the quantity in the failure message.
 inline void expect_rel(double got, double want, double rel, const std::string& what = "") {
