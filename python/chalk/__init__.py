@@ -190,6 +190,10 @@ train_layouts = _command("train_layouts", ["train", "layouts"], "layouts", sweep
 train_run = _command("train_run", ["train", "run"])
 train_chinchilla = _command("train_chinchilla", ["train", "chinchilla"])
 train_equilibrium = _command("train_equilibrium", ["train", "equilibrium"])
+train_moe = _command("train_moe", ["train", "moe"])
+train_plot_run = _command("train_plot_run", ["train", "plot", "run"])
+simulate = _command("simulate", ["simulate"])
+plan = _command("plan", ["plan"])
 
 # (function name, CLI path) of every command bound above; tests check it covers the CLI.
 BINDINGS = {f.__name__: p for f, p in [
@@ -200,5 +204,7 @@ BINDINGS = {f.__name__: p for f, p in [
     (prices_infer, ("prices", "infer")), (prices_forward, ("prices", "forward")), (validate, ("validate",)),
     (scaleup, ("scaleup",)), (train_step, ("train", "step")), (train_memory, ("train", "memory")),
     (train_layouts, ("train", "layouts")), (train_run, ("train", "run")),
-    (train_chinchilla, ("train", "chinchilla")), (train_equilibrium, ("train", "equilibrium"))]}
+    (train_chinchilla, ("train", "chinchilla")), (train_equilibrium, ("train", "equilibrium")),
+    (train_moe, ("train", "moe")), (train_plot_run, ("train", "plot", "run")),
+    (simulate, ("simulate",)), (plan, ("plan",))]}
 __all__ += list(BINDINGS)

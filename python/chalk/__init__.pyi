@@ -49,8 +49,8 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def decode(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, batch: Optional[Values] = None, context: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
-    """`chalk decode --json`: Time and cost of one decode step: the engine step (compute, weight and KV fetch, collectives, kernel floor) beside its roofline.
+def decode(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, pp: Optional[Values] = None, microbatches: Optional[Values] = None, batch: Optional[Values] = None, context: Optional[Values] = None, explain: bool = False, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
+    """`chalk decode --json`: Time and cost of one decode step (TPOT: time per output token after the first; ITL when each step emits one token): the engine step (compute, weight and KV fetch, collectives, kernel floor) beside its roofline; tok/s counts output tokens.
 
 Returns a pandas DataFrame of the JSON's 'steps' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
@@ -71,14 +71,23 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
     two_batch_overlap: Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips; a decode step splits only when every data-parallel rank holds 2+ sequences)
     dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
+    pp: Pipeline stages: the layers split over N groups of chips (one scale-up domain each), activations sent between them over scale-out; --chips then counts every stage's chips (default 1)
+    microbatches: Microbatches in flight through the pipeline, the batch split among them (default: --pp)
     batch: Sequences per step over the whole replica: comma list, or a:b for powers of two from a to b (default 1,8,64,256,1024)
     context: Tokens already in each sequence's KV cache: comma list or a:b (default 4096)
+    explain: Show how each figure is computed: formula, inputs with units and sources, the algebra (under the table; "explanations" with --json)
+    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens (default 0)
+    acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
+    accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
+    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
+    sparse_top_k: Sparse attention: each query reads this many KV tokens (DSA: 2048)
+    sparse_sqrt: Sparse attention: each query reads ceil(C sqrt(context)) KV tokens
 
 Raises ChalkError(field, message) on bad input.
     """
 
-def prefill(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, batch: Optional[Values] = None, prompt: Optional[Values] = None, prefix: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
-    """`chalk prefill --json`: Time and cost of prefilling prompts, and the time to first token.
+def prefill(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, pp: Optional[Values] = None, microbatches: Optional[Values] = None, batch: Optional[Values] = None, prompt: Optional[Values] = None, prefix: Optional[Values] = None, explain: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
+    """`chalk prefill --json`: Time and cost of prefilling prompts, and the time to first token (TTFT, queueing excluded); tok/s counts input (prompt) tokens.
 
 Returns a pandas DataFrame of the JSON's 'prefills' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
@@ -99,9 +108,12 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
     two_batch_overlap: Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips; a decode step splits only when every data-parallel rank holds 2+ sequences)
     dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
+    pp: Pipeline stages: the layers split over N groups of chips (one scale-up domain each), activations sent between them over scale-out; --chips then counts every stage's chips (default 1)
+    microbatches: Microbatches in flight through the pipeline, the batch split among them (default: --pp)
     batch: Prompts prefilled together by the whole replica (data-parallel attention: whole prompts per rank): comma list or a:b (default 1)
     prompt: Prompt length in tokens: comma list or a:b (default 1024,8192,32768)
     prefix: Tokens already cached before the prompt (read, not recomputed) (default 0)
+    explain: Show how each figure is computed: formula, inputs with units and sources, the algebra (under the table; "explanations" with --json)
 
 Raises ChalkError(field, message) on bad input.
     """
@@ -123,7 +135,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     price_usd_per_chip_hour: Override the rental price per chip-hour
     memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
     context: Tokens in each sequence's KV cache (default 4096; with --prompt and --output the steady state's mean, prompt + output / 2)
-    batch: Sequences over all chips, split over the replicas (default: throughput, each replica's largest that fits; latency, 1)
+    batch: Sequences over all chips, split over the replicas: one, a comma list or a:b for powers of two from a to b, each ranked apart (default: throughput, each replica's largest that fits; latency, 1)
     prompt: Steady-state serving: new tokens per request (with --output)
     output: Steady-state serving: output tokens per request (with --prompt)
     objective: Rank by throughput (tok/s per chip) or latency (step time) (default throughput)
@@ -132,8 +144,8 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def serving_sweep(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, batch: Optional[Values] = None, every_integer: bool = False, context: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
-    """`chalk serving sweep --json`: Step time, tokens/s per user and per chip, cost per Mtok against batch and context, each term apart.
+def serving_sweep(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, batch: Optional[Values] = None, every_integer: bool = False, context: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
+    """`chalk serving sweep --json`: Decode step time (TPOT), output tokens/s per user and per chip, cost per output Mtok against batch and context, each term apart.
 
 Returns a pandas DataFrame of the JSON's 'rows' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
@@ -154,8 +166,10 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
     two_batch_overlap: Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips; a decode step splits only when every data-parallel rank holds 2+ sequences)
     dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
-    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance (default 0)
-    acceptance: Probability each drafted token is accepted [0-1]
+    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens (default 0)
+    acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
+    accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
+    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
     sparse_top_k: Sparse attention: each query reads this many KV tokens (DSA: 2048)
     sparse_sqrt: Sparse attention: each query reads ceil(C sqrt(context)) KV tokens
     batch: Sequences per step: comma list, or a:b for powers of two from a to b (default 1:65536)
@@ -165,7 +179,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def serving_balance(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, context: Optional[Values] = None, batch: Optional[Values] = None, frame: bool = False) -> Any:
+def serving_balance(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, context: Optional[Values] = None, batch: Optional[Values] = None, frame: bool = False) -> Any:
     """`chalk serving balance --json`: Batch at which decode turns compute-bound (with and without KV); context where KV overtakes weights.
 
 Returns the CLI's JSON as plain Python objects.
@@ -187,8 +201,10 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
     two_batch_overlap: Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips; a decode step splits only when every data-parallel rank holds 2+ sequences)
     dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
-    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance (default 0)
-    acceptance: Probability each drafted token is accepted [0-1]
+    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens (default 0)
+    acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
+    accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
+    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
     sparse_top_k: Sparse attention: each query reads this many KV tokens (DSA: 2048)
     sparse_sqrt: Sparse attention: each query reads ceil(C sqrt(context)) KV tokens
     context: Tokens in each sequence's KV cache (default 4096)
@@ -197,7 +213,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def serving_window(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, context: Optional[Values] = None, frame: bool = False) -> Any:
+def serving_window(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, context: Optional[Values] = None, frame: bool = False) -> Any:
     """`chalk serving window --json`: The batching window: HBM capacity / bandwidth, the batch that fills memory and its step time.
 
 Returns the CLI's JSON as plain Python objects.
@@ -219,8 +235,10 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
     two_batch_overlap: Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips; a decode step splits only when every data-parallel rank holds 2+ sequences)
     dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
-    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance (default 0)
-    acceptance: Probability each drafted token is accepted [0-1]
+    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens (default 0)
+    acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
+    accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
+    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
     sparse_top_k: Sparse attention: each query reads this many KV tokens (DSA: 2048)
     sparse_sqrt: Sparse attention: each query reads ceil(C sqrt(context)) KV tokens
     context: Tokens in each sequence's KV cache: comma list or a:b (default 4096)
@@ -228,8 +246,8 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def serving_frontier(*, model: Optional[Values] = None, hardware: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, batch: Optional[Values] = None, every_integer: bool = False, context: Optional[Values] = None, replica_chips: Optional[Values] = None, all_points: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
-    """`chalk serving frontier --json`: Pareto frontier of tokens/s per user against cost per Mtok over batch and chips per replica.
+def serving_frontier(*, model: Optional[Values] = None, hardware: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, batch: Optional[Values] = None, every_integer: bool = False, context: Optional[Values] = None, replica_chips: Optional[Values] = None, all_points: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
+    """`chalk serving frontier --json`: Pareto frontier of output tokens/s per user against cost per output Mtok over batch and chips per replica (the sizes an engine can run).
 
 Returns a pandas DataFrame of the JSON's 'rows' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
@@ -249,8 +267,10 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
     two_batch_overlap: Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips; a decode step splits only when every data-parallel rank holds 2+ sequences)
     dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
-    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance (default 0)
-    acceptance: Probability each drafted token is accepted [0-1]
+    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens (default 0)
+    acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
+    accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
+    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
     sparse_top_k: Sparse attention: each query reads this many KV tokens (DSA: 2048)
     sparse_sqrt: Sparse attention: each query reads ceil(C sqrt(context)) KV tokens
     batch: Candidate batches: comma list, or a:b for powers of two (default 1:65536)
@@ -262,7 +282,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def serving_modes(*, model: Optional[Values] = None, hardware: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, context: Optional[Values] = None, replica_chips: Optional[Values] = None, speed_multiple: Optional[Values] = None, price_multiple: Optional[Values] = None, baseline_tok_per_s_per_user: Optional[Values] = None, baseline_cost_tolerance: Optional[Values] = None, frame: bool = False) -> Any:
+def serving_modes(*, model: Optional[Values] = None, hardware: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, context: Optional[Values] = None, replica_chips: Optional[Values] = None, speed_multiple: Optional[Values] = None, price_multiple: Optional[Values] = None, baseline_tok_per_s_per_user: Optional[Values] = None, baseline_cost_tolerance: Optional[Values] = None, frame: bool = False) -> Any:
     """`chalk serving modes --json`: Fast mode (the price of a speed multiple) and slow mode (the cost floor) read off the frontier.
 
 Returns the CLI's JSON as plain Python objects.
@@ -283,8 +303,10 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
     two_batch_overlap: Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips; a decode step splits only when every data-parallel rank holds 2+ sequences)
     dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
-    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance (default 0)
-    acceptance: Probability each drafted token is accepted [0-1]
+    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens (default 0)
+    acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
+    accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
+    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
     sparse_top_k: Sparse attention: each query reads this many KV tokens (DSA: 2048)
     sparse_sqrt: Sparse attention: each query reads ceil(C sqrt(context)) KV tokens
     context: Tokens in each sequence's KV cache (default 4096)
@@ -298,7 +320,7 @@ Raises ChalkError(field, message) on bad input.
     """
 
 def prices_list(*, frame: bool = True) -> Union[pd.DataFrame, Any]:
-    """`chalk prices list --json`: List the built-in price sheets (reference/prices.md).
+    """`chalk prices list --json`: List the built-in price sheets (data/prices/, each citing its source).
 
 Returns a pandas DataFrame of the JSON's rows (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
@@ -592,6 +614,144 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     decode_chips: Chips the decode layout search spreads over (0 = scale-up domain) (default 0)
     decode_batch: Cap on one decode replica's batch (0 = largest that fits) (default 0)
     method: Chinchilla D_opt(N): approach1, approach2, approach3, approach3-tex, epoch or 20x (default 20x)
+
+Raises ChalkError(field, message) on bad input.
+    """
+
+def train_moe(*, active_params: Optional[Values] = None, experts: Optional[Values] = None, routing: Optional[Values] = None, tokens: Optional[Values] = None, granularity: Optional[Values] = None, expert_share: Optional[Values] = None, flops: Optional[Values] = None, frame: bool = False) -> Any:
+    """`chalk train moe --json`: The MoE trade (lecture 29:46): compute per token against parameters at equal quality, from published MoE scaling laws (Clark et al. 2022, Krajewski et al. 2024).
+
+Returns the CLI's JSON as plain Python objects.
+
+Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
+    active_params: Parameters one token uses (Clark's dense base model N) (default 1e+09)
+    experts: Experts per routed layer (Clark): comma list or a:b (default 1,8,64,128,512)
+    routing: Clark's routing technique: s-base, rl-r or hash (default s-base)
+    tokens: Training tokens (Krajewski) (default 1e+11)
+    granularity: Granularity G >= 1 (Krajewski; expansion E = 64) (default 8)
+    expert_share: Fraction of a layer's parameters in its routed FFN (2/3 for d_ff = 4 d_model) (default 0.666667)
+    flops: Budget for the compute-optimal comparison (Krajewski section 6: 1e20 -> about 20x) (default 1e+20)
+
+Raises ChalkError(field, message) on bad input.
+    """
+
+def train_plot_run(*, model: Optional[Values] = None, hardware: Optional[Values] = None, serving_tok_per_s: Optional[Values] = None, window_days: Optional[Values] = None, rl_trained_fraction: Optional[Values] = None, mfu: Optional[Values] = None, pretraining_cost_ratio: Optional[Values] = None, rl_cost_ratio: Optional[Values] = None, method: Optional[Values] = None, output: Optional[Values] = None, frame: bool = False) -> Any:
+    """`chalk train plot run --json`: Cost shares against the over-training factor; Chinchilla iso-loss curves with the run marked.
+
+Returns the CLI's JSON as plain Python objects.
+
+Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
+    model: Built-in model name or config.json path (default deepseek-v3)
+    hardware: Built-in system name or chalk-hardware/1 file (default gb200-nvl72)
+    serving_tok_per_s: Serving traffic of the model (lecture 1:30:37) (default 5e+07)
+    window_days: Days the model is served (lecture: two months) (default 60.875)
+    rl_trained_fraction: Fraction of rollout tokens trained on (default 0.2)
+    mfu: Training MFU (default 0.4373)
+    pretraining_cost_ratio: Pre-training cost / serving cost (default 1)
+    rl_cost_ratio: RL cost / serving cost (default 1)
+    method: Chinchilla D_opt(N): approach1, approach2, approach3, approach3-tex, epoch or 20x (default 20x)
+    output: HTML file to write (default train-run.html)
+
+Raises ChalkError(field, message) on bad input.
+    """
+
+def simulate(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_seqs: Optional[Values] = None, chunked_prefill: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, replicas: Optional[Values] = None, disaggregate: bool = False, prefill_chips: Optional[Values] = None, prefill_replicas: Optional[Values] = None, decode_chips: Optional[Values] = None, decode_replicas: Optional[Values] = None, compare: bool = False, plot: Optional[Values] = None, frame: bool = False) -> Any:
+    """`chalk simulate --json`: Requests through a serving engine: TTFT, TPOT, ITL, E2E percentiles, throughput, goodput.
+
+Returns the CLI's JSON as plain Python objects.
+
+Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
+    chips: Chips holding one replica, 1..1048576 (default: the smallest replica that holds the weights and one sequence)
+    weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
+    kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
+    compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
+    matmul_efficiency: Override the achievable fraction of peak FLOP/s (0-1]
+    hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
+    price_usd_per_chip_hour: Override the rental price per chip-hour
+    memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
+    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    mechanisms: Accepted for compatibility: the engine step is now the default
+    tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
+    ep: Expert-parallel degree of routed experts (default: the layout search's best)
+    two_batch_overlap: Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips; a decode step splits only when every data-parallel rank holds 2+ sequences)
+    dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
+    rate: Mean arrivals per second (requests/s)
+    rate_per_min: Mean arrivals per minute (instead of --rate)
+    arrivals: Arrival process: poisson, or gamma with --cv (burstiness) (default poisson)
+    cv: Gamma arrivals: coefficient of variation of the gaps (1 = Poisson; the Azure code trace: 8.6)
+    requests: Requests to simulate (synthetic traffic) (default 2000)
+    seed: Random seed (the same seed, the same run) (default 1)
+    input: Prompt tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 2048)
+    output: Output tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 200)
+    trace: Trace CSV: arrival_s,input_tokens,output_tokens (replaces the synthetic traffic)
+    prefix_hit_rate: Fraction of each prompt found in the prefix cache [0-1) (default 0)
+    engine: Scheduler defaults to mimic: vllm, sglang, trtllm (docs/simulator.md) (default vllm)
+    max_batched_tokens: Token budget per step (default: the engine's)
+    block_size: Tokens per paged KV block (default: the engine's)
+    max_seqs: Running requests per replica at most (default: the engine's)
+    chunked_prefill: on or off (default: the engine's)
+    ttft_slo_ms: TTFT target at --slo-percentile (ms)
+    tpot_slo_ms: TPOT target at --slo-percentile (ms)
+    slo_percentile: Percentile the targets apply to, 50..99.9 (default 90)
+    replicas: Replicas of --chips chips each; requests go round-robin (default 1)
+    disaggregate: Separate prefill and decode pools, the prompt's KV sent between them
+    prefill_chips: Chips per prefill replica (default: --chips)
+    prefill_replicas: Prefill replicas (default 1)
+    decode_chips: Chips per decode replica (default: --chips)
+    decode_replicas: Decode replicas (default 1)
+    compare: With --disaggregate: also aggregated serving on the same chips
+    plot: Write an HTML page of latency distributions and occupancy over time
+
+Raises ChalkError(field, message) on bad input.
+    """
+
+def plan(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_seqs: Optional[Values] = None, chunked_prefill: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, budget_chips: Optional[Values] = None, budget_usd_per_hour: Optional[Values] = None, replica_chips: Optional[Values] = None, max_seqs_candidates: Optional[Values] = None, modes: Optional[Values] = None, frame: bool = False) -> Any:
+    """`chalk plan --json`: The cheapest deployment that serves a traffic within TTFT/TPOT SLOs, with launch settings.
+
+Returns the CLI's JSON as plain Python objects.
+
+Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
+    chips: Chips holding one replica, 1..1048576 (default: the smallest replica that holds the weights and one sequence)
+    weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
+    kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
+    compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
+    matmul_efficiency: Override the achievable fraction of peak FLOP/s (0-1]
+    hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
+    price_usd_per_chip_hour: Override the rental price per chip-hour
+    memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
+    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    mechanisms: Accepted for compatibility: the engine step is now the default
+    tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
+    ep: Expert-parallel degree of routed experts (default: the layout search's best)
+    two_batch_overlap: Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips; a decode step splits only when every data-parallel rank holds 2+ sequences)
+    dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
+    rate: Mean arrivals per second (requests/s)
+    rate_per_min: Mean arrivals per minute (instead of --rate)
+    arrivals: Arrival process: poisson, or gamma with --cv (burstiness) (default poisson)
+    cv: Gamma arrivals: coefficient of variation of the gaps (1 = Poisson; the Azure code trace: 8.6)
+    requests: Requests to simulate (synthetic traffic) (default 1000)
+    seed: Random seed (the same seed, the same run) (default 1)
+    input: Prompt tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 2048)
+    output: Output tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 200)
+    trace: Trace CSV: arrival_s,input_tokens,output_tokens (replaces the synthetic traffic)
+    prefix_hit_rate: Fraction of each prompt found in the prefix cache [0-1) (default 0)
+    engine: Scheduler defaults to mimic: vllm, sglang, trtllm (docs/simulator.md) (default vllm)
+    max_batched_tokens: Token budget per step (default: the engine's)
+    block_size: Tokens per paged KV block (default: the engine's)
+    max_seqs: Running requests per replica at most (default: the engine's)
+    chunked_prefill: on or off (default: the engine's)
+    ttft_slo_ms: TTFT target at --slo-percentile (ms)
+    tpot_slo_ms: TPOT target at --slo-percentile (ms)
+    slo_percentile: Percentile the targets apply to, 50..99.9 (default 90)
+    budget_chips: Chips available at most
+    budget_usd_per_hour: Dollars per hour at most (needs a price)
+    replica_chips: Chips per replica to try: comma list (default: from the smallest that holds the model)
+    max_seqs_candidates: Caps on running requests to try: comma list (default: the engine's, 256, 64)
+    modes: both, aggregated or disaggregated (default both)
 
 Raises ChalkError(field, message) on bad input.
     """

@@ -28,6 +28,8 @@ void build_app(CLI::App& app, cli::Action& run) {
   cli::register_layouts(app, run);
   cli::register_scaleup(app, run);
   cli::register_train(app, run);
+  cli::register_simulate(app, run);
+  cli::register_plan(app, run);
   cli::strict_numbers(app);
 }
 
