@@ -9,13 +9,10 @@
 #include "chalk/base/error.h"
 #include "chalk/model/moe.h"
 #include "chalk/engine/roofline.h"
-#include "chalk/model/context_math.h"
+#include "attention_work.h"
 
 namespace chalk {
 namespace {
-
-using detail::attended;
-using detail::causal_attended_sum;
 
 double d(int64_t x) { return static_cast<double>(x); }
 
@@ -233,44 +230,11 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     const auto& spec = dep.model.groups[i].attention;
     const double heads_split = (spec.kind == AttentionKind::mla) ? 1.0 : std::min(d(L.tp_attention), d(std::max<int64_t>(spec.n_kv_heads, 1)));
     const double split = L.kv_sharded_by_batch ? n : dp_attention * heads_split;
-    // Main attention over its reach (window or sparse top-k); a sparse layer's indexer keys
-    // over all it holds; a linear layer's state read and written once per sequence. A mixed
-    // step (the simulator's StepMix) sums the same terms over its sequences and chunks.
-    double kv_tokens = 0, index_tokens = 0, sequences = 0, decode_flops = 0, prefill_flops = 0;
-    auto decode_at = [&](int64_t context, double count) {
-      const double main = attended(context, a.reach), held = attended(context, a.window);
-      kv_tokens += count * main;
-      index_tokens += count * held;
-      decode_flops += count * (a.decode_flops_per_attended * main + a.index_flops_per_attended * held);
-      sequences += count;
-    };
-    auto prefill_at = [&](int64_t prefix, int64_t prompt, double count) {
-      const double held = attended(prefix + prompt, a.window);
-      kv_tokens += count * held;
-      index_tokens += count * held;
-      prefill_flops += count * (a.prefill_flops_per_attended * causal_attended_sum(prefix, prompt, a.reach) +
-                                a.index_flops_per_attended * causal_attended_sum(prefix, prompt, a.window) +
-                                mla_prefix_flops(spec, prompt, attended(prefix, a.reach)));
-      sequences += count;
-    };
-    if (mix == nullptr) {
-      decode_at(s.context, s.decode_sequences);
-      prefill_at(s.prefix, s.prompt, s.prefill_sequences);
-    } else {
-      if (a.window > 0 || a.reach > 0) {
-        for (const int64_t c : mix->decode_contexts) decode_at(c, 1);
-      } else {  // full attention: linear in the context, so the sum of contexts will do
-        const double count = static_cast<double>(mix->decode_contexts.size()), sum = d(mix->decode_context_sum);
-        kv_tokens += sum;
-        index_tokens += sum;
-        decode_flops += (a.decode_flops_per_attended + a.index_flops_per_attended) * sum;
-        sequences += count;
-      }
-      for (const auto& c : mix->chunks) prefill_at(c.prefix, c.tokens, 1);
-    }
-    const double state = sequences * 2 * a.state_bytes;
-    kv_total += a.layers * (a.kv_bytes_per_token * kv_tokens + a.index_bytes_per_token * index_tokens + state) / split * core_share;
-    core_flops += a.layers * (q_attention * decode_flops + prefill_flops);
+    // Main attention over its reach, indexer keys, linear state (attention_work.h).
+    const detail::AttentionWork w = detail::attention_work(a, spec, s, mix);
+    const double state = w.sequences * 2 * a.state_bytes;
+    kv_total += a.layers * (a.kv_bytes_per_token * w.kv_tokens + a.index_bytes_per_token * w.index_tokens + state) / split * core_share;
+    core_flops += a.layers * (q_attention * w.decode_flops + w.prefill_flops);
   }
   const Seconds t_core = op(core_flops / n * core_share, attention_rate, Bytes(kv_total), kv_rate, true);
 
@@ -417,9 +381,6 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   return r;
 }
 
-}  // namespace
-
-namespace {
 StepBreakdown best_of(const Deployment& dep, const StepShape& s, const StepMix* mix) {
   StepBreakdown with = step_with(dep, s, mix, true);
   if (!dep.mechanisms.layout.overlap_micro_batches) return with;

@@ -1,0 +1,45 @@
+// The attention core's work of one step for one attention group (attention_work.h).
+#include "attention_work.h"
+
+#include "chalk/model/context_math.h"
+#include "chalk/model/model.h"
+
+namespace chalk::detail {
+
+AttentionWork attention_work(const Deployment::AttentionGroup& a, const AttentionSpec& spec, const StepShape& s, const StepMix* mix) {
+  AttentionWork w;
+  auto decode_at = [&](int64_t context, double count) {
+    const double main = attended(context, a.reach), held = attended(context, a.window);
+    w.kv_tokens += count * main;
+    w.index_tokens += count * held;
+    w.decode_flops += count * (a.decode_flops_per_attended * main + a.index_flops_per_attended * held);
+    w.sequences += count;
+  };
+  auto prefill_at = [&](int64_t prefix, int64_t prompt, double count) {
+    const double held = attended(prefix + prompt, a.window);
+    w.kv_tokens += count * held;
+    w.index_tokens += count * held;
+    w.prefill_flops += count * (a.prefill_flops_per_attended * causal_attended_sum(prefix, prompt, a.reach) +
+                                a.index_flops_per_attended * causal_attended_sum(prefix, prompt, a.window) +
+                                mla_prefix_flops(spec, prompt, attended(prefix, a.reach)));
+    w.sequences += count;
+  };
+  if (mix == nullptr) {
+    decode_at(s.context, s.decode_sequences);
+    prefill_at(s.prefix, s.prompt, s.prefill_sequences);
+    return w;
+  }
+  if (a.window > 0 || a.reach > 0) {
+    for (const int64_t c : mix->decode_contexts) decode_at(c, 1);
+  } else {  // full attention: linear in the context, so the sum of contexts will do
+    const double sum = static_cast<double>(mix->decode_context_sum);
+    w.kv_tokens += sum;
+    w.index_tokens += sum;
+    w.decode_flops += (a.decode_flops_per_attended + a.index_flops_per_attended) * sum;
+    w.sequences += static_cast<double>(mix->decode_contexts.size());
+  }
+  for (const auto& c : mix->chunks) prefill_at(c.prefix, c.tokens, 1);
+  return w;
+}
+
+}  // namespace chalk::detail
