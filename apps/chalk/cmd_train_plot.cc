@@ -81,8 +81,10 @@ json shares_spec(double k_eq) {
 }
 
 json iso_loss_spec() {
-  const json x = {{"field", "params"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "parameters N (active)"}};
-  const json y = {{"field", "tokens"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "training tokens D"}};
+  const json x = {{"field", "params"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "parameters N (active)"},
+                  {"axis", {{"format", ".0e"}, {"labelOverlap", true}}}};  // one number format per log axis
+  const json y = {{"field", "tokens"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "training tokens D"},
+                  {"axis", {{"format", ".0e"}, {"labelOverlap", true}}}};
   json spec = vl_base("Chinchilla iso-loss curves (Besiroglu et al. 2024 fit) and the chosen run", 360);
   json curves;
   curves["data"] = {{"name", "iso_loss"}};
