@@ -179,7 +179,8 @@ TEST(NativeModel, GroupLimitedRoutingReadsLikeHf) {
   const auto& f = grouped.groups[0].ffn;
   EXPECT_NEAR(busiest_chip_experts({f.n_experts, f.top_k, f.n_group, f.topk_group}, 1, 8), 3.486, 0.001);
   // Absent: no limit (n_group 1, topk_group 1), the ungrouped 2.564.
-  const auto& u = native("").groups[0].ffn;
+  const ModelSpec ungrouped = native("");  // held: a reference into the temporary would dangle
+  const auto& u = ungrouped.groups[0].ffn;
   EXPECT_EQ(u.n_group, 1);
   EXPECT_EQ(u.topk_group, 1);
   EXPECT_NEAR(busiest_chip_experts({u.n_experts, u.top_k, u.n_group, u.topk_group}, 1, 8), 2.564, 0.001);
