@@ -6,20 +6,12 @@
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/engine/roofline.h"
+#include "chalk_testing/engine_deploy.h"
 
 namespace chalk {
 namespace {
 
-Deployment deploy(const std::string& model, const std::string& hw, int64_t chips, ParallelLayout layout = {},
-                  std::optional<DType> weights = std::nullopt) {
-  ModelSpec m = load_model(model);
-  if (weights) m.weights.attention = m.weights.dense_ffn = m.weights.experts = *weights;
-  DeploymentOptions o;
-  o.n_chips = chips;
-  o.mechanisms.enabled = true;
-  o.mechanisms.layout = layout;
-  return make_deployment(m, load_system(hw), o);
-}
+using chalk::testing::engine_deploy;
 
 TEST(Overhead, ResolveLayoutDefaults) {
   const ModelSpec llama = load_model("llama-3.1-70b"), ds = load_model("deepseek-v3");
@@ -82,7 +74,7 @@ TEST(Overhead, KernelsPerLayer) {
 }
 
 TEST(Overhead, Llama8bBatch1OnOneH100) {
-  const Deployment d = deploy("llama-3.1-8b", "h100-sxm", 1);
+  const Deployment d = engine_deploy("llama-3.1-8b", "h100-sxm", 1);
   StepShape s;
   s.decode_sequences = 1;
   s.context = 4096;
@@ -107,7 +99,7 @@ TEST(Overhead, DeepSeekR1MinLatencyIsOverheadBound) {
   l.tp_ffn = 8;
   l.ep = 2;
   l.tp_expert = 4;
-  const Deployment d = deploy("deepseek-r1", "b200", 8, l, DType::nvfp4);
+  const Deployment d = engine_deploy("deepseek-r1", "b200", 8, l, DType::nvfp4);
   StepShape s;
   s.decode_sequences = 1;
   s.context = 2048;
@@ -124,7 +116,7 @@ TEST(Overhead, DeepSeekR1MinLatencyIsOverheadBound) {
 TEST(Overhead, TpuPaysNoKernelFloor) {
   ParallelLayout tp64;
   tp64.tp_attention = 64;  // Pope et al. pad PaLM's 48 heads to 64 for this
-  const Deployment d = deploy("palm-540b", "tpu-v4", 64, tp64);
+  const Deployment d = engine_deploy("palm-540b", "tpu-v4", 64, tp64);
   StepShape s;
   s.decode_sequences = 64;
   s.context = 2048;
@@ -136,7 +128,7 @@ TEST(Overhead, TpuPaysNoKernelFloor) {
   // 48): 4 data-parallel groups of 16 sequences, all-reduces of 16 x 18432 x 2 B over 16
   // chips: 5 us + 2 x 3 x (16^(1/3) - 1) = 9.12 hops + 2 x 15/16 x 589,824 B / 216 GB/s
   // = 19.24 us, x 236 = 4.54 ms.
-  const Deployment derived = deploy("palm-540b", "tpu-v4", 64);
+  const Deployment derived = engine_deploy("palm-540b", "tpu-v4", 64);
   EXPECT_EQ(derived.mechanisms.layout.tp_attention, 16);
   EXPECT_NEAR(to_ms(engine_step(derived, s).t_comm), 4.54, 0.01);
 }
@@ -144,9 +136,9 @@ TEST(Overhead, TpuPaysNoKernelFloor) {
 TEST(Overhead, DerivedLayoutSplitsWholeHeads) {
   // 72 GB200 in one NVLink domain: DeepSeek-V3's 128 heads split 8 ways at most
   // (72 = 8 x 9); Llama 3.1 70B's 64 query / 8 KV heads too; on 8 chips, all 8.
-  EXPECT_EQ(deploy("deepseek-v3", "gb200-nvl72", 72).mechanisms.layout.tp_attention, 8);
-  EXPECT_EQ(deploy("llama-3.1-70b", "gb200-nvl72", 72).mechanisms.layout.tp_attention, 8);
-  EXPECT_EQ(deploy("llama-3.1-70b", "h100-sxm", 8).mechanisms.layout.tp_attention, 8);
+  EXPECT_EQ(engine_deploy("deepseek-v3", "gb200-nvl72", 72).mechanisms.layout.tp_attention, 8);
+  EXPECT_EQ(engine_deploy("llama-3.1-70b", "gb200-nvl72", 72).mechanisms.layout.tp_attention, 8);
+  EXPECT_EQ(engine_deploy("llama-3.1-70b", "h100-sxm", 8).mechanisms.layout.tp_attention, 8);
   EXPECT_EQ(attention_split_problem(load_model("llama-3.1-70b"), 3), "TP3 does not divide the 64 attention heads");
   EXPECT_EQ(attention_split_problem(load_model("qwen3-30b-a3b"), 8), "");  // 32 heads, 4 KV heads replicated twice
   EXPECT_EQ(attention_split_problem(load_model("llama-3.1-70b"), 64), "");  // 64 heads; 8 KV heads on 8 ranks each
@@ -157,7 +149,7 @@ TEST(Overhead, StepNeverFallsAsBatchGrows) {
   l.tp_attention = 1;
   l.ep = 72;
   l.overlap_micro_batches = true;
-  const Deployment d = deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8);
+  const Deployment d = engine_deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8);
   Seconds last;
   for (double b : {1.0, 72.0, 720.0, 7200.0, 18432.0}) {
     StepShape s;
@@ -165,133 +157,6 @@ TEST(Overhead, StepNeverFallsAsBatchGrows) {
     s.context = 2000;
     const Seconds t = engine_step(d, s).t_step;
     EXPECT_GE(t, last) << b;
-    last = t;
-  }
-}
-
-TEST(Overhead, OverlapHidesExpertTraffic) {
-  ParallelLayout l;
-  l.tp_attention = 1;
-  l.ep = 72;
-  const Deployment serial = deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8);
-  l.overlap_micro_batches = true;
-  const Deployment overlapped = deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8);
-  StepShape s;
-  s.decode_sequences = 9216;  // 128 per chip
-  s.context = 4000;
-  const StepBreakdown a = engine_step(serial, s), b = engine_step(overlapped, s);
-  EXPECT_GT(a.t_comm_total.value(), 0);
-  EXPECT_NEAR(to_ms(a.t_step), to_ms(a.t_operations + a.t_overhead + a.t_comm_total), 1e-9);
-  EXPECT_NEAR(to_ms(a.t_dispatch + a.t_combine), to_ms(a.t_comm_total), 1e-9);  // DP attention: no TP collectives
-  // Two micro-batches in decode: twice the kernels; low-latency kernels lend no SMs, so
-  // the compute time is unchanged; the traffic that outlasts its window is exposed.
-  EXPECT_NEAR(b.kernels, 2 * a.kernels, 1e-9);
-  EXPECT_NEAR(to_ms(b.t_compute), to_ms(a.t_compute), 1e-9);
-  const double exposed = std::max(0.0, to_ms(b.t_dispatch - b.t_dispatch_window)) + std::max(0.0, to_ms(b.t_combine - b.t_combine_window));
-  EXPECT_NEAR(to_ms(b.t_step), to_ms(b.t_operations + b.t_overhead) + exposed, 1e-9);
-  // The routed experts are in neither window.
-  EXPECT_GT(b.t_dispatch_window.value(), 0);
-  EXPECT_GT(b.t_combine_window.value(), 0);
-  EXPECT_LT(to_ms(b.t_dispatch_window + b.t_combine_window), 0.9 * to_ms(b.t_operations + b.t_overhead));
-  // Each micro-batch pays an exchange's fixed latency: 58 MoE layers x 2 directions x
-  // (6.6 + 2.7 us) more traffic time, the bytes unchanged.
-  EXPECT_NEAR(to_ms(b.t_comm_total - a.t_comm_total), 58 * 2 * 9.3e-3, 1e-6);
-  EXPECT_LT(b.t_step, a.t_step);
-
-  // Prefill over 9 nodes: under two micro-batches the normal kernels' traffic runs 1.465x
-  // its unit-test time (kOverlappedAllToAllSlowdown), which here outlasts compute plus
-  // the unit-test traffic, so the engine runs one batch.
-  StepShape p;
-  p.prefill_sequences = 16 * 72;
-  p.prompt = 1000;
-  const StepBreakdown pa = engine_step(serial, p), pb = engine_step(overlapped, p);
-  EXPECT_FALSE(pb.overlapped);
-  EXPECT_NEAR(to_ms(pb.t_step), to_ms(pa.t_step), 1e-9);
-  EXPECT_EQ(pb.t_dispatch_window.value(), 0);
-}
-
-TEST(Overhead, ReproducesDeepSeekPrefillProfile) {
-  // The calibration point of overlapped_all_to_all_slowdown: DeepSeek's prefill profile
-  // (deepseek-ai/profile-data, EP32 TP1, 4K prompts, 16,384 tokens per H800, balanced
-  // routing) runs 62,713 tok/s per node (SGLang EP blog, "Overall Throughput"). The step is
-  // communication-bound: 4 nodes, each token's dispatch (FP8) and combine (BF16) copies to
-  // 3 x (1 - 0.75^8) = 2.70 remote nodes over 39 GB/s of RDMA, 58 MoE layers, x 1.465.
-  // This pins the derivation: a change to the traffic model fails here first.
-  ParallelLayout l;
-  l.tp_attention = 1;
-  l.dispatch_bytes_per_element = 1;
-  l.overlap_micro_batches = true;
-  StepShape p;
-  p.prefill_sequences = 4 * 32;
-  p.prompt = 4096;
-  const StepBreakdown h800 = engine_step(deploy("deepseek-v3", "h800-sxm", 32, l, DType::fp8), p);
-  EXPECT_EQ(h800.governs, "communication");
-  EXPECT_NEAR(16384 * 8 / h800.t_step.value(), 62713, 0.005 * 62713);
-  // Unscored check, same source: SGLang on H100 with simulated perfect EPLB (random routing,
-  // chalk's assumption) runs 59,337 tok/s per node; SGLang puts itself 5.6% below DeepSeek's
-  // profile there, and chalk's H100 step is the H800 one (IB-bound): +5.7%.
-  const StepBreakdown h100 = engine_step(deploy("deepseek-v3", "h100-sxm", 32, l, DType::fp8), p);
-  EXPECT_NEAR(16384 * 8 / h100.t_step.value() / 59337, 1.057, 0.01);
-  // Normal kernels hold 20 of 132 SMs while they overlap, so compute takes 132/112 as long;
-  // the step is max(compute path, slowed traffic). Without overlap: compute plus the
-  // unit-test traffic (1.4268 s less one micro-batch's fixed latencies).
-  EXPECT_TRUE(h800.overlapped);
-  EXPECT_NEAR(to_ms(h800.t_step), std::max(to_ms(h800.t_operations + h800.t_overhead), to_ms(h800.t_comm_total)), 1e-9);
-  l.overlap_micro_batches = false;
-  const StepBreakdown serial = engine_step(deploy("deepseek-v3", "h800-sxm", 32, l, DType::fp8), p);
-  EXPECT_NEAR(h800.t_compute / serial.t_compute, 132.0 / 112.0, 1e-9);
-  EXPECT_NEAR(serial.t_comm_total.value(), 1.4268, 0.002);
-}
-
-TEST(Overhead, ReproducesSglangTwoBatchOverlapAblation) {
-  // SGL-H100-DECODE-MTP's notes: DeepSeek-V3 on 72 H100, 128 sequences per GPU at 4000
-  // tokens of KV, attention slowed to emulate MTP: 17,552 tok/s per node with two-batch
-  // overlap, 12,929 without. chalk, unfitted: 128 x 8 / T_step per node.
-  ParallelLayout l;
-  l.tp_attention = 1;
-  l.ep = 72;
-  l.dispatch_bytes_per_element = 1;  // FP8 dispatch, BF16 combine
-  StepShape s;
-  s.decode_sequences = 128 * 72;
-  s.context = 4000;
-  s.attention_tokens_per_sequence = 2;
-  const double serial = 128 * 8 / engine_step(deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8), s).t_step.value();
-  const StepBreakdown one = engine_step(deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8), s);
-  l.overlap_micro_batches = true;
-  const StepBreakdown two = engine_step(deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8), s);
-  const double tbo = 128 * 8 / two.t_step.value();
-  EXPECT_NEAR(serial / 12929, 1.0, 0.05);
-  // With overlap the step is the compute path, which streams every layer's weights once
-  // per micro-batch, plus the combine traffic that outlasts the other micro-batch's
-  // attention core (1.8 ms): 16,020 tok/s per node, 8.7% under the measured 17,552. (With
-  // experts whole, the busiest of 72 chips reads ceil(256/72) = 4 experts per layer, not
-  // 3.556: 16,236 before.)
-  EXPECT_NEAR(tbo / 17552, 0.913, 0.01);
-  EXPECT_EQ(two.governs, "compute");
-  EXPECT_NEAR(two.t_weights.value(), 2 * one.t_weights.value(), 1e-12);
-  EXPECT_NEAR(two.weight_bytes_per_chip.value(), 2 * one.weight_bytes_per_chip.value(), 1);
-  EXPECT_EQ(two.kv_bytes_per_chip.value(), one.kv_bytes_per_chip.value());  // each micro-batch reads its own sequences
-}
-
-TEST(Overhead, TheBusiestDataParallelRankHoldsWholeSequences) {
-  // DeepSeek-V3 on 72 GB200, data-parallel attention, batch 1 at 4096 tokens: one rank
-  // holds the sequence, so the step reads its whole latent, 61 x 576 x 2 B x 4096 =
-  // 287.8 MB, not a 72nd of it; and the expert all-to-all's fixed latency does not grow
-  // with routing skew, so traffic never falls as the batch grows.
-  ParallelLayout dp;
-  dp.tp_attention = 1;
-  const Deployment d = deploy("deepseek-v3", "gb200-nvl72", 72, dp);
-  StepShape s;
-  s.context = 4096;
-  s.decode_sequences = 1;
-  EXPECT_NEAR(engine_step(d, s).kv_bytes_per_chip.value(), 61.0 * 576 * 2 * 4096, 1);
-  s.decode_sequences = 144;  // two per rank
-  EXPECT_NEAR(engine_step(d, s).kv_bytes_per_chip.value(), 2 * 61.0 * 576 * 2 * 4096, 1);
-  Seconds last;
-  for (double b : {1.0, 2.0, 8.0, 72.0, 144.0, 1440.0}) {
-    s.decode_sequences = b;
-    const Seconds t = engine_step(d, s).t_comm_total;
-    EXPECT_GE(t.value(), last.value() - 1e-12) << b;
     last = t;
   }
 }
@@ -313,94 +178,13 @@ TEST(Overhead, DisabledLeavesThePlainRoofline) {
 }
 
 TEST(Overhead, BadShapeThrows) {
-  const Deployment d = deploy("llama-3.1-8b", "h100-sxm", 1);
+  const Deployment d = engine_deploy("llama-3.1-8b", "h100-sxm", 1);
   StepShape s;
   s.decode_sequences = -1;
   EXPECT_THROW(engine_step(d, s), InputError);
   s.decode_sequences = 1;
   s.tokens_per_sequence = 0.5;
   EXPECT_THROW(engine_step(d, s), InputError);
-}
-
-TEST(Overhead, ExpertTensorParallelismMovesTheTokens) {
-  // DeepSeek-V3 on GB200 NVL72 with data-parallel attention and every expert split over all
-  // 72 chips (EP1 x TP72): each chip's experts need every chip's tokens, an all-gather and a
-  // reduce-scatter per MoE layer (the volume of an all-reduce of all 18,432 tokens x 7168 x
-  // 2 B over 72 ranks). It used to cost nothing.
-  ParallelLayout l;
-  l.tp_attention = 1;
-  l.ep = 1;
-  const Deployment d = deploy("deepseek-v3", "gb200-nvl72", 72, l, DType::fp8);
-  StepShape s;
-  s.decode_sequences = 18432;
-  s.context = 4096;
-  const StepBreakdown b = engine_step(d, s);
-  const Seconds per_layer = all_reduce(Bytes(18432.0 * 7168 * 2), 72, scale_up_link(d.system)).time;
-  EXPECT_NEAR(b.t_comm_total.value(), 58 * per_layer.value(), 1e-12);
-  EXPECT_GT(to_ms(b.t_comm_total), 50);
-  // EP2 x TP8 on two H100 nodes: the pairs an EP group receives are all-gathered over its 8
-  // chips too, so fewer EP ranks never move fewer bytes here.
-  Seconds last(1e9);
-  for (int64_t ep : {1, 2, 4, 8, 16}) {
-    ParallelLayout q;
-    q.tp_attention = 1;
-    q.ep = ep;
-    StepShape t;
-    t.decode_sequences = 1024;
-    t.context = 4096;
-    const Seconds comm = engine_step(deploy("qwen3-235b-a22b", "h100-sxm", 16, q), t).t_comm_total;
-    EXPECT_LT(comm, last) << "EP" << ep;
-    last = comm;
-  }
-}
-
-TEST(Overhead, ExpertTrafficOfTheBusiestSenderDoesNotFallWithBatch) {
-  // Prefill on one NVL72 rack, data-parallel attention: up to 72 prompts the busiest chip
-  // sends one whole prompt, so the exchange takes the same time (at 72 the busiest
-  // receiver's share of uniform routing, 3% over the mean, takes over); it used to fall
-  // 3.5x from 1 to 16 prompts because the protocol was picked for the mean chip's message.
-  ParallelLayout l;
-  l.tp_attention = 1;
-  const Deployment d = deploy("deepseek-v3", "gb200-nvl72", 72, l, DType::fp8);
-  Seconds first, last;
-  for (double b : {1.0, 2.0, 4.0, 16.0, 72.0, 144.0}) {
-    StepShape s;
-    s.prefill_sequences = b;
-    s.prompt = 1000;
-    const Seconds comm = engine_step(d, s).t_comm_total;
-    if (b == 1.0) first = comm;
-    if (b <= 16.0) {
-      EXPECT_NEAR(to_ms(comm), to_ms(first), 1e-6) << b;
-    }
-    EXPECT_GE(comm, last) << b;
-    last = comm;
-  }
-}
-
-TEST(Overhead, TwoMicroBatchesRunOnlyWhereTheyPay) {
-  // DeepSeek-V3 on 72 H100, data-parallel attention. At 72 sequences each rank holds one and
-  // cannot split it; at 144 the split would stream the weights twice and double the kernels
-  // for less traffic than that hides (35.0 against 19.7 ms), so the engine runs one batch;
-  // at 256 per GPU (SGL-H100-DECODE) the split pays: 87.3 against 105.9 ms.
-  ParallelLayout l;
-  l.tp_attention = 1;
-  l.dispatch_bytes_per_element = 1;
-  const Deployment serial = deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8);
-  l.overlap_micro_batches = true;
-  const Deployment two = deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8);
-  StepShape s;
-  s.context = 2000;
-  for (double b : {72.0, 144.0}) {
-    s.decode_sequences = b;
-    EXPECT_EQ(engine_step(two, s).t_step.value(), engine_step(serial, s).t_step.value()) << b;
-    EXPECT_FALSE(engine_step(two, s).overlapped) << b;
-  }
-  s.decode_sequences = 256 * 72;
-  const StepBreakdown a = engine_step(serial, s), b = engine_step(two, s);
-  EXPECT_TRUE(b.overlapped);
-  EXPECT_NEAR(b.kernels, 2 * a.kernels, 1e-9);
-  EXPECT_NEAR(to_ms(b.t_step), 87.34, 0.01);
-  EXPECT_NEAR(to_ms(a.t_step), 105.93, 0.01);
 }
 
 }  // namespace
