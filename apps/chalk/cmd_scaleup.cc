@@ -201,11 +201,7 @@ void write_plot(const std::string& path, const std::vector<nlohmann::ordered_jso
   html += web::kVegaEmbedJs;
   html += "</script>\n</head><body>\n<div id=\"chart\"></div>\n<script>vegaEmbed(\"#chart\", " + json +
           ", {actions: {export: true, source: false, compiled: false, editor: false}});</script>\n</body></html>\n";
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw InputError("--plot", "cannot write '" + path + "'");
-  f << html;
-  f.close();
-  if (!f) throw InputError("--plot", "cannot write '" + path + "'");
+  write_file(path, html, "--plot");
 #else
   (void)path, (void)rows, (void)model, (void)largest_format;
   throw InputError("--plot", "this chalk was built without the plotting library: run `npm ci` in web/ and rebuild "

@@ -112,11 +112,7 @@ void run_plot(const ServingArgs& a) {
   }
   std::string out = html.substr(0, v) + web::kVegaJs + html.substr(v + 17, vl - v - 17) + web::kVegaLiteJs +
                     html.substr(vl + 22, ve - vl - 22) + web::kVegaEmbedJs + html.substr(ve + 23);
-  std::ofstream f(a.html_path, std::ios::binary);
-  if (!f) throw InputError("--output", "cannot write '" + a.html_path + "'");
-  f << out;
-  f.close();
-  if (!f) throw InputError("--output", "cannot write '" + a.html_path + "'");
+  write_file(a.html_path, out, "--output");
   std::cout << fmt::format("wrote {} ({} KB): {}; open it in a browser (works offline)\n", a.html_path, out.size() / 1000,
                            data["title"].get<std::string>());
 #else

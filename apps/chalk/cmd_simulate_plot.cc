@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chalk/base/error.h"
+#include "table.h"
 
 #ifdef CHALK_SERVING_WEB
 namespace chalk::cli::web {
@@ -43,11 +44,7 @@ void write_simulate_plot(const std::string& path, const nlohmann::json& data) {
     from = at + marks[i].size();
   }
   out += html.substr(from);
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw InputError("--plot", "cannot write '" + path + "'");
-  f << out;
-  f.close();
-  if (!f) throw InputError("--plot", "cannot write '" + path + "'");
+  write_file(path, out, "--plot");
 #else
   (void)data;
   throw InputError("--plot", "this chalk was built without the plotting library: run `npm ci` in web/ and rebuild (the data is "

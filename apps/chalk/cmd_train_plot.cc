@@ -200,11 +200,7 @@ void run_plot_run(const PlotRunArgs& a) {
   out += "</script>\n<script>\nconst d = JSON.parse(document.getElementById('chalk-data').textContent);\n"
          "document.getElementById('title').textContent = d.title;\n"
          "d.charts.forEach((spec, i) => { spec.datasets = d.data; vegaEmbed('#c' + i, spec, {actions: false}); });\n</script>\n</body></html>\n";
-  std::ofstream f(a.html_path, std::ios::binary);
-  if (!f) throw InputError("--output", "cannot write '" + a.html_path + "'");
-  f << out;
-  f.close();
-  if (!f) throw InputError("--output", "cannot write '" + a.html_path + "'");
+  write_file(a.html_path, out, "--output");
   std::cout << fmt::format("wrote {} ({} KB): {}; open it in a browser (works offline)\n", a.html_path, out.size() / 1000,
                            data["title"].get<std::string>());
 #else

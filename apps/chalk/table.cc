@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <ostream>
 
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
+
+#include "chalk/base/error.h"
 
 namespace chalk::cli {
 
@@ -179,6 +182,14 @@ void print_json(std::ostream& out, const nlohmann::json& j) {
   } else {
     out << j.dump(2) << '\n';
   }
+}
+
+void write_file(const std::string& path, const std::string& text, const std::string& field) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw InputError(field, "cannot write '" + path + "'");
+  f << text;
+  f.close();
+  if (!f) throw InputError(field, "cannot write '" + path + "'");
 }
 
 JsonCapture::JsonCapture(nlohmann::json* into) : previous_(json_capture) { json_capture = into; }

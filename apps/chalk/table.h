@@ -61,6 +61,10 @@ nlohmann::json to_json(const Table& t);  ///< array of objects keyed by column k
 /// that `chalk web` serves the very document the CLI prints (apps/chalk/web_api.h).
 void print_json(std::ostream& out, const nlohmann::json& j);
 
+/// Writes `text` to the file `path` (a chart page, say), replacing it. Throws InputError
+/// naming `field` (the flag that gave the path) when the file cannot be opened or written.
+void write_file(const std::string& path, const std::string& text, const std::string& field);
+
 /// While alive, print_json on this thread stores its document in `*into` instead of
 /// printing it.
 class JsonCapture {
