@@ -170,6 +170,7 @@ void run_layouts(const LayoutsArgs& a) {
     all_chips.n_chips = q.n_chips;
     all_chips.mechanisms = Mechanisms{};
     const nlohmann::json described = describe_json(make_deployment(model, system, all_chips));
+    const SplitRows rows = split_fitting(to_json(t));
     nlohmann::json j = {{"model", described["model"]},
                         {"hardware", described["hardware"]},
                         {"chips", q.n_chips},
@@ -182,7 +183,8 @@ void run_layouts(const LayoutsArgs& a) {
                         {"kv_dtype", std::string(to_string(base.kv))},
                         {"price_usd_per_chip_hour", price ? nlohmann::json(to_usd_per_hour(*price)) : nlohmann::json()},
                         {"warnings", warnings},
-                        {"layouts", to_json(t)}};
+                        {"layouts", rows.fitting},
+                        {"rejected_layouts", rows.rejected}};
     print_json(std::cout, j);
     return;
   }

@@ -18,7 +18,8 @@
 namespace chalk::cli::serving_cli {
 namespace {
 
-Cell opt_cell(const std::optional<int64_t>& v) { return v ? Cell(*v) : Cell(std::string("none")); }
+// No such batch or context: "-" in the table, null in JSON (docs/output-schema.md), never the string "none".
+Cell opt_cell(const std::optional<int64_t>& v) { return v ? Cell(*v) : Cell{}; }
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "deployment_options.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/training/memory.h"
@@ -147,7 +148,7 @@ void run_step(const TrainArgs& a) {
   if (a.output.json) {
     nlohmann::json row = to_json(t)[0];
     row["fits"] = mem.fits;
-    nlohmann::json j = {{"model", s.model.name},     {"hardware", s.system.name},      {"chip", s.system.chip.name},
+    nlohmann::json j = {{"model", model_json(s.model, s.system)}, {"hardware", hardware_json(s.system)},
                         {"placement", s.placement.description}, {"seq_len_tokens", s.plan.seq_len}, {"global_batch", s.plan.global_batch},
                         {"optimizer", s.plan.state.name}, {"state_bytes_per_param", s.plan.state.total()},
                         {"mfu_definition", "model FLOPs (6 N_active + 3 x causal attention per token) / (step time x chips x bf16 dense peak)"},

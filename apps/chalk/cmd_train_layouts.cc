@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "deployment_options.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/training/layouts.h"
@@ -60,11 +61,11 @@ void run_layouts(const LayoutArgs& a) {
     return;
   }
   if (a.train.output.json) {
-    nlohmann::json rows = to_json(t);  // yes/no columns come out as booleans (table.h)
-    nlohmann::json j = {{"model", m.name},          {"hardware", sys.name},         {"chips", q.chips},
+    const SplitRows rows = split_fitting(to_json(t));  // yes/no columns come out as booleans (table.h)
+    nlohmann::json j = {{"model", model_json(m, sys)}, {"hardware", hardware_json(sys)}, {"chips", q.chips},
                         {"global_batch", q.global_batch}, {"seq_len_tokens", q.seq_len}, {"plans_evaluated", r.evaluated},
                         {"plans_fitting", r.fit},   {"ranked_by", "step time (at a fixed global batch also MFU)"},
-                        {"layouts", rows}};
+                        {"layouts", rows.fitting}, {"rejected_layouts", rows.rejected}};
     print_json(std::cout, j);
     return;
   }

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "deployment_options.h"
 #include "chalk/training/memory.h"
 #include "commands.h"
 #include "table.h"
@@ -35,8 +36,8 @@ void run_memory(const TrainArgs& a) {
     return;
   }
   if (a.output.json) {
-    nlohmann::json j = {{"model", s.model.name},
-                        {"hardware", s.system.name},
+    nlohmann::json j = {{"model", model_json(s.model, s.system)},
+                        {"hardware", hardware_json(s.system)},
                         {"plan", describe_plan(s.plan)},
                         {"placement", s.placement.description},
                         {"params_per_chip", mem.params_per_chip},

@@ -163,8 +163,8 @@ void run_train_run(const RunArgs& a) {
   const std::string mfu_note = default_mfu ? kDefaultMfuSource : "given";
   if (a.output.csv) return print_csv(std::cout, t);
   if (a.output.json) {
-    nlohmann::json j = {{"model", in.model.name},
-                        {"hardware", in.system.name},
+    nlohmann::json j = {{"model", model_json(in.model, in.system)},
+                        {"hardware", hardware_json(in.system)},
                         {"chip", in.system.chip.name},
                         {"peak_tflop_per_s_per_chip", to_tflop_per_s(r.peak_per_chip)},
                         {"peak_precision", a.peak},
@@ -214,7 +214,7 @@ void register_train_run(CLI::App& train, Action& run) {
   cmd->add_option("-H,--hardware", r.hardware, "Built-in system name or chalk-hardware/1 file")->capture_default_str();
   cmd->add_option("--tokens", r.tokens, "Training tokens D (one phase)");
   cmd->add_option("--flops", r.flops, "Training FLOPs C instead of tokens (one phase)");
-  cmd->add_option("--chips", r.chips, "Chips training at once")->capture_default_str();
+  cmd->add_option("-n,--chips", r.chips, "Chips training at once")->capture_default_str();
   cmd->add_option("--seq", r.seq, "Sequence length in tokens")->capture_default_str();
   cmd->add_option("--mfu", r.mfu, fmt::format("Model FLOP utilization (default {}: {})", kDefaultMfu, kDefaultMfuSource));
   cmd->add_option("--step-time-s", r.step_time_s, "Step time in seconds instead of --mfu (with --tokens-per-step)");

@@ -1,6 +1,7 @@
 // `chalk train chinchilla | equilibrium`: compute-optimal scaling and the lecture's
 // pre-training/RL/serving equilibrium (training/scaling_laws.h, equilibrium.h;
 // docs/training-runs.md).
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -157,15 +158,15 @@ void run_equilibrium(const EquilibriumArgs& a) {
   if (a.output.csv) return print_csv(std::cout, t);
   auto decode_json = [](const DecodePrice& p) {
     return nlohmann::json{{"context_tokens", p.context},          {"layout", p.layout},
-                          {"replica_chips", p.replica_chips},     {"batch", p.batch},
+                          {"replica_chips", p.replica_chips},     {"batch", std::llround(p.batch)},
                           {"t_step_ms", to_ms(p.t_step)},         {"tok_per_s_per_chip", p.tokens_per_s_per_chip.value()},
                           {"chip_seconds_per_token", p.chip_seconds_per_token},
                           {"roofline_chip_seconds_per_token", p.roofline_chip_seconds_per_token},
                           {"mfu", p.mfu}};
   };
   if (a.output.json) {
-    nlohmann::json j = {{"model", in.model.name},
-                        {"hardware", in.system.name},
+    nlohmann::json j = {{"model", model_json(in.model, in.system)},
+                        {"hardware", hardware_json(in.system)},
                         {"active_params", e.params},
                         {"serving_tok_per_s", a.serving_tok_per_s},
                         {"window_days", a.window_days},

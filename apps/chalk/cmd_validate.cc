@@ -114,7 +114,7 @@ void run_validate(const ValidateArgs& a) {
   if (a.output.json) {
     nlohmann::json j;
     j["source"] = a.file.empty() ? "built-in data/measurements/measurements.csv" : a.file;
-    j["rows"] = to_json(rows_table(r, true));
+    j["rows"] = without_nulls(to_json(rows_table(r, true)));
     for (std::size_t i = 0; i < r.rows.size(); ++i) {
       j["rows"][i]["metric"] = r.rows[i].metric;
       j["rows"][i]["assumptions"] = r.rows[i].assumptions;

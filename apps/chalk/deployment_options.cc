@@ -175,33 +175,47 @@ std::string human_bytes(double b) {
   return fmt::format("{:.0f} B", b);
 }
 
-nlohmann::json describe_json(const Deployment& d) {
+nlohmann::json model_json(const Deployment& d) {
   const auto& p = d.params;
-  const auto& chip = d.system.chip;
+  return {{"name", d.model.name},
+          {"architecture", d.model.architecture},
+          {"source", d.model.source},
+          {"layers", n_layers(d.model)},
+          {"params_total", p.total()},
+          {"params_active", p.active()},
+          {"params_active_excluding_embedding", p.active_excluding_embedding()},
+          {"params_active_matmul", p.active_matmul()},
+          {"weights_bytes", d.weight_bytes_total.value()},
+          {"max_context_tokens", d.model.max_context}};
+}
+
+nlohmann::json model_json(const ModelSpec& m, const SystemSpec& s) {
+  DeploymentOptions o;
+  o.n_chips = 1;
+  return model_json(make_deployment(m, s, o));
+}
+
+nlohmann::json hardware_json(const SystemSpec& s) {
+  const auto& chip = s.chip;
   nlohmann::json peaks = nlohmann::json::object();
   for (auto mp : {MatmulPrecision::bf16, MatmulPrecision::fp8, MatmulPrecision::int8, MatmulPrecision::fp4}) {
     if (chip.supports(mp)) peaks[std::string(to_string(mp))] = to_tflop_per_s(chip.peak_for(mp));
   }
+  return {{"name", s.name},
+          {"description", s.description},
+          {"chip", chip.name},
+          {"source", s.source},
+          {"date", s.date},
+          {"peak_tflop_per_s", peaks},
+          {"hbm_gb_per_chip", to_gb(chip.hbm_capacity)},
+          {"hbm_tb_per_s_per_chip", to_tb_per_s(chip.hbm_bandwidth)},
+          {"scale_up_domain_chips", s.scale_up_domain}};
+}
+
+nlohmann::json describe_json(const Deployment& d) {
   nlohmann::json j;
-  j["model"] = {{"name", d.model.name},
-                {"architecture", d.model.architecture},
-                {"source", d.model.source},
-                {"layers", n_layers(d.model)},
-                {"params_total", p.total()},
-                {"params_active", p.active()},
-                {"params_active_excluding_embedding", p.active_excluding_embedding()},
-                {"params_active_matmul", p.active_matmul()},
-                {"weights_bytes", d.weight_bytes_total.value()},
-                {"max_context_tokens", d.model.max_context}};
-  j["hardware"] = {{"name", d.system.name},
-                   {"description", d.system.description},
-                   {"chip", chip.name},
-                   {"source", d.system.source},
-                   {"date", d.system.date},
-                   {"peak_tflop_per_s", peaks},
-                   {"hbm_gb_per_chip", to_gb(chip.hbm_capacity)},
-                   {"hbm_tb_per_s_per_chip", to_tb_per_s(chip.hbm_bandwidth)},
-                   {"scale_up_domain_chips", d.system.scale_up_domain}};
+  j["model"] = model_json(d);
+  j["hardware"] = hardware_json(d.system);
   j["assumptions"] = {{"chips", d.n_chips},
                       {"weights_dtype", {{"embedding", to_string(d.weights.embedding)},
                                          {"attention", to_string(d.weights.attention)},

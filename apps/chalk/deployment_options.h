@@ -70,6 +70,18 @@ std::vector<std::string> deployment_warnings(const Deployment& d);
 /// The model, hardware and every assumption, for --json.
 nlohmann::json describe_json(const Deployment& d);
 
+/// The "model" object every command prints (docs/output-schema.md, "model"): name, source,
+/// parameter counts and the weights' bytes in the deployment's formats.
+nlohmann::json model_json(const Deployment& d);
+
+/// The same object for commands without a deployment of their own (training, scale-up):
+/// the weights' bytes in the checkpoint's formats. Throws InputError as make_deployment does.
+nlohmann::json model_json(const ModelSpec& m, const SystemSpec& s);
+
+/// The "hardware" object every command prints (docs/output-schema.md, "hardware"): the
+/// system's datasheet figures per chip and its scale-up domain.
+nlohmann::json hardware_json(const SystemSpec& s);
+
 /// The same for people: a few labelled lines.
 std::string describe_text(const Deployment& d);
 

@@ -161,6 +161,26 @@ nlohmann::json to_json(const Table& t) {
   return arr;
 }
 
+nlohmann::json without_nulls(const nlohmann::json& rows) {
+  auto out = nlohmann::json::array();
+  for (const auto& row : rows) {
+    nlohmann::json kept = nlohmann::json::object();
+    for (const auto& [k, v] : row.items()) {
+      if (!v.is_null()) kept[k] = v;
+    }
+    out.push_back(std::move(kept));
+  }
+  return out;
+}
+
+SplitRows split_fitting(const nlohmann::json& rows) {
+  SplitRows out;
+  auto rejected = nlohmann::json::array();
+  for (const auto& row : rows) (row.value("fits", false) ? out.fitting : rejected).push_back(row);
+  out.rejected = without_nulls(rejected);
+  return out;
+}
+
 void print_table_or(std::ostream& out, const Table& t, bool json, bool csv, const std::string& title) {
   if (csv) {
     print_csv(out, t);

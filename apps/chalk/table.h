@@ -56,6 +56,20 @@ void print_table(std::ostream& out, const Table& t);
 void print_csv(std::ostream& out, const Table& t);
 nlohmann::json to_json(const Table& t);  ///< array of objects keyed by column key
 
+/// A ranking's rows (to_json) split for --json, so that no quantity is ever null
+/// (docs/output-schema.md): `fitting` keeps the rows whose "fits" is true, every figure
+/// present; `rejected` gets the others with only their non-null cells (the layout, its chips,
+/// its memory and "why_not"), since a layout that does not fit has no step to report.
+struct SplitRows {
+  nlohmann::json fitting = nlohmann::json::array();
+  nlohmann::json rejected = nlohmann::json::array();
+};
+SplitRows split_fitting(const nlohmann::json& rows);
+
+/// The same rows with their null cells left out: a row that has no figure for a quantity
+/// (a validation row chalk does not predict) omits the key rather than giving it null.
+nlohmann::json without_nulls(const nlohmann::json& rows);
+
 /// Prints a command's --json document to `out`, or, while a JsonCapture is alive on this
 /// thread, hands it to the capture instead: the one place a command's JSON leaves it, so
 /// that `chalk web` serves the very document the CLI prints (apps/chalk/web_api.h).

@@ -32,6 +32,14 @@ cmds=(
   "hardware"
   "simulate -m llama-3.1-8b -H h100-sxm --rate 5 --requests 200 --input 512 --output 64 --ttft-slo-ms 500"
   "simulate -m llama-3.1-8b -H h100-sxm -n 1 --rate 5 --requests 200 --input 512 --output 64 --disaggregate --compare"
+  "validate"
+  "train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8"
+  "train memory -m llama-3.1-8b -H h100-sxm -n 8 --dp 8"
+  "train layouts -m llama-3.1-8b -H h100-sxm -n 8"
+  "train layouts -m llama-3.1-8b -H h100-sxm -n 8 --all"
+  "train run -m llama-3.1-8b -H h100-sxm -n 8 --mfu 0.4 --tokens 1e12"
+  "train chinchilla --flops 1e24"
+  "train equilibrium"
   "plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 200 --input 512 --output 64 --budget-chips 2 --ttft-slo-ms 500 --tpot-slo-ms 30"
 )
 i=0
@@ -53,6 +61,7 @@ def type_ok(v, spec):
         if t == "integer" and isinstance(v, int) and not isinstance(v, bool): return True
         if t == "boolean" and isinstance(v, bool): return True
         if t == "string" and isinstance(v, str): return True
+        if t == "array" and isinstance(v, list): return True
         if t in objects and isinstance(v, dict) and set(v.keys()) == set(objects[t]): return True
     return False
 exempt = schema["exempt"]
@@ -65,6 +74,8 @@ def walk(v, path, cmd):
                 bad.append(f"{cmd}: key {path}.{k} is not snake_case")
             if k in keys and not type_ok(x, keys[k]):
                 bad.append(f"{cmd}: {path}.{k} = {json.dumps(x)[:80]} is not {keys[k]}")
+            elif x is None and "null" not in keys.get(k, ""):
+                bad.append(f"{cmd}: {path}.{k} is null, and the schema allows null only where it says so")
             walk(x, f"{path}.{k}", cmd)
     elif isinstance(v, list):
         for x in v: walk(x, path + "[]", cmd)

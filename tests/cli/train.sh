@@ -7,7 +7,7 @@ python3 - "$out" <<'PY' || fail "train step --json content"
 import json, sys
 j = json.loads(sys.argv[1])
 s = j["step"]
-assert j["model"] == "gpt-3-175b" and s["chips"] == 64 and s["microbatches"] == 64, s
+assert j["model"]["name"] == "gpt-3-175b" and j["hardware"]["name"] == "a100-80gb" and s["chips"] == 64 and s["microbatches"] == 64, s
 assert abs(s["bubble_fraction"] - 7 / 64) < 1e-9, s["bubble_fraction"]
 assert s["fits"] is True
 assert 0 < s["mfu"] <= s["hfu"] < 0.87, s  # never above the A100's matmul efficiency
@@ -39,10 +39,11 @@ lay=$("$CHALK" train layouts -m gpt-3-175b -H a100-80gb -n 64 -B 64 -s 2048 --li
 python3 - "$lay" <<'PY' || fail "train layouts --json content"
 import json, sys
 j = json.loads(sys.argv[1])
-ls = j["layouts"]
-fit = [l for l in ls if l["fits"]]
-unfit = [l for l in ls if not l["fits"]]
-assert len(fit) == 5 and len(unfit) == 5, ls
+fit, unfit = j["layouts"], j["rejected_layouts"]
+assert all(l["fits"] for l in fit) and not any(l["fits"] for l in unfit), j
+assert len(fit) == 5 and len(unfit) == 5, j
+# A plan that does not fit has no step: its figures are left out, never null.
+assert all("t_step_s" not in l and "mfu" not in l for l in unfit), unfit
 assert all(a["t_step_s"] <= b["t_step_s"] for a, b in zip(fit, fit[1:]))
 assert all(l["why_not"].startswith("memory: ") and l["memory_gb"] > 80 for l in unfit)
 assert j["plans_evaluated"] > j["plans_fitting"] > 0
