@@ -41,7 +41,8 @@ function(chalk_serving_web_setup)
     COMMENT "Embedding web/ chart libraries and template")
   target_sources(chalk_cli PRIVATE "${out}")
   set_source_files_properties("${out}" PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)  # megabytes of literals: its own unit
-  target_compile_definitions(chalk_cli PRIVATE CHALK_SERVING_WEB=1)
+  # Public: `chalk-web` serves the same libraries to the page (apps/chalk/web_assets.cc).
+  target_compile_definitions(chalk_cli PUBLIC CHALK_SERVING_WEB=1)
   message(STATUS "chalk: `chalk serving plot` embeds vega/vega-lite/vega-embed from ${web}/node_modules")
 endfunction()
 

@@ -12,9 +12,14 @@ add_custom_command(
   COMMAND ${CMAKE_COMMAND} -DWEB_DIR=${CMAKE_SOURCE_DIR}/web -DOUTPUT=${CHALK_WEB_APP_OUT} -P ${CMAKE_SOURCE_DIR}/cmake/web_app_embed.cmake
   DEPENDS ${CHALK_WEB_APP_FILES} ${CMAKE_SOURCE_DIR}/web/openapi.json ${CMAKE_SOURCE_DIR}/cmake/web_app_embed.cmake
   COMMENT "Embedding web/app and web/openapi.json")
-target_sources(chalk_cli PRIVATE ${CHALK_WEB_APP_OUT})
-set_source_files_properties(${CHALK_WEB_APP_OUT} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)  # literals only: its own unit
-target_link_libraries(chalk_cli PUBLIC PkgConfig::CHALK_HTTPLIB)
+# `chalk-web`: the same command line with the server (cmd_web.cc), the embedded page and
+# cpp-httplib. `chalk web` execs it (apps/chalk/web_exec.cc), so `chalk` itself loads no
+# OpenSSL, brotli or zlib at start-up (about 9 ms a run; issue 11). Building `chalk`
+# builds it too.
+add_executable(chalk-web ${CMAKE_SOURCE_DIR}/apps/chalk/main.cc ${CMAKE_SOURCE_DIR}/apps/chalk/cmd_web.cc
+                         ${CMAKE_SOURCE_DIR}/apps/chalk/web_assets.cc ${CHALK_WEB_APP_OUT})
+target_link_libraries(chalk-web PRIVATE chalk_cli PkgConfig::CHALK_HTTPLIB)
+add_dependencies(chalk chalk-web)
 
 # Tests of `chalk web` (tests/web/): the API against web/openapi.json and the CLI's
 # --json, the page in headless Chromium (playwright-core from web/node_modules, Debian's

@@ -108,7 +108,7 @@ void run_web(const WebArgs& a) {
 void register_web(CLI::App& app, Action& run) {
   static WebArgs a;
   a = WebArgs{};
-  auto* cmd = app.add_subcommand("web", "The blackboard in a browser: a local page with every analysis, and its JSON API (/openapi.json)");
+  auto* cmd = app.add_subcommand("web", web_description);
   cmd->add_option("-p,--port", a.port, "TCP port (0: any free port, printed on start)")->capture_default_str();
   cmd->add_option("--host", a.host, "Interface to listen on (default loopback; any other needs --allow-remote)")->capture_default_str();
   cmd->add_flag("--allow-remote", a.allow_remote, "Allow --host other than loopback (the server has no authentication)");

@@ -24,7 +24,13 @@ void register_train_run(CLI::App& train, Action& run);
 /// `chinchilla` and `equilibrium` under the `train` group (called by register_train_run).
 void register_train_scaling(CLI::App& train, Action& run);
 void register_scaleup(CLI::App& app, Action& run);  // issue 20: the scale-up story across the catalog
-void register_web(CLI::App& app, Action& run);      // issue 18: `chalk web`, the page and its JSON API (web_api.h)
+/// Issue 18: `chalk web`, the page and its JSON API (web_api.h). The server links
+/// cpp-httplib, whose OpenSSL, brotli and zlib cost about 9 ms of dynamic loading at every
+/// start, so it lives in its own binary: in `chalk-web` this is the server (cmd_web.cc); in
+/// `chalk` it hands the command line to the `chalk-web` beside it (web_exec.cc).
+void register_web(CLI::App& app, Action& run);
+inline constexpr const char* web_description =
+    "The blackboard in a browser: a local page with every analysis, and its JSON API (/openapi.json)";
 void register_simulate(CLI::App& app, Action& run); // issue 16: requests through an engine; `plan` below
 void register_plan(CLI::App& app, Action& run);     // issue 16: the cheapest deployment meeting an SLO
 

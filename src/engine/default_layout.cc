@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "chalk/base/error.h"
+#include "chalk/engine/overhead.h"
 
 namespace chalk {
 namespace {
@@ -32,6 +33,27 @@ bool stated_fits(const ModelSpec& m, const SystemSpec& s, DeploymentOptions o, i
 
 }  // namespace
 
+std::string replica_size_problem(const ModelSpec& m, int64_t n) {
+  if (n == 1) return "";
+  bool moe = false, experts_split = true;
+  std::string tp_problem = attention_split_problem(m, n);
+  for (const auto& g : m.groups) {
+    const FfnSpec& f = g.ffn;
+    if (f.kind == FfnKind::moe) {
+      moe = true;
+      if (f.n_experts % n != 0) experts_split = false;
+      if (tp_problem.empty() && f.n_shared_experts > 0 && (f.d_shared_expert * f.n_shared_experts) % n != 0) {
+        tp_problem = "the shared experts' width " + std::to_string(f.d_shared_expert * f.n_shared_experts) + " does not split over " +
+                     std::to_string(n) + " chips";
+      }
+    } else if (tp_problem.empty() && f.d_ff % n != 0) {
+      tp_problem = "the FFN width " + std::to_string(f.d_ff) + " does not split over " + std::to_string(n) + " chips";
+    }
+  }
+  if (tp_problem.empty() || (moe && experts_split)) return "";
+  return moe ? tp_problem + ", and the routed experts do not spread evenly over them" : tp_problem;
+}
+
 std::optional<LayoutCandidate> best_single_replica_layout(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
                                                           int64_t n_chips, int64_t context) {
   LayoutQuery q;
@@ -52,6 +74,9 @@ int64_t smallest_replica_chips(const ModelSpec& m, const SystemSpec& s, const De
   for (int64_t k = 2; k <= 64; ++k) sizes.push_back(k * domain);
   const bool search = base.mechanisms.enabled && !layout_stated(base);
   for (const int64_t n : sizes) {
+    // Searched, a replica takes only sizes an engine runs (whole heads and FFN columns, or
+    // experts spread evenly); a stated layout is the user's to judge.
+    if (search && !replica_size_problem(m, n).empty()) continue;
     if (search ? best_single_replica_layout(m, s, base, n, context).has_value() : stated_fits(m, s, base, n, context)) return n;
   }
   throw InputError("chips", "the model does not fit in HBM on up to 64 scale-up domains of " + std::to_string(domain) + " chips of " +

@@ -134,62 +134,75 @@ struct DrawChain {
   }
 };
 
-/// h[T] for T = 0, 1, ... until every expert is touched but for < 1e-15; see
-/// busiest_chip_experts.
-std::vector<double> busiest_table(const ExpertRouting& r, int64_t c) {
-  const int64_t E = r.n_experts, k = r.top_k;
-  const std::vector<int64_t> start = block_starts(E, c);
-  // Tokens after which P(some expert untouched) <= E (1 - k/E)^T < 1e-15.
-  const double miss = 1.0 - static_cast<double>(k) / static_cast<double>(E);
-  const int64_t t_max =
-      miss <= 0 ? 1 : static_cast<int64_t>(std::ceil((std::log(1e-15) - std::log(static_cast<double>(E))) / std::log(miss))) + 1;
-  std::vector<double> h{0.0};
-  const bool grouped = r.n_group > 1 && r.topk_group < r.n_group;
-  const int64_t G = grouped ? r.n_group : 1, kg = grouped ? r.topk_group : 1;
-  const int64_t size = E / G;
-  // For each number u of touched groups: the mean over u-subsets of groups of the
-  // conditional maximum given t touched experts among them, and its expert chain.
+/// h[T], the busiest chip's expected touched experts after T tokens (see
+/// busiest_chip_experts), computed lazily: the set-up (each level's conditional maximum)
+/// once, then the draw chains advanced only as far as the largest T asked for, up to the
+/// tokens after which every expert is touched but for < 1e-15. A decode at batch 1..64
+/// needs 64 of DeepSeek-V3's 1,263 steps, so start-up does not pay for the rest.
+class BusiestTable {
+ public:
+  BusiestTable(const ExpertRouting& r, int64_t c) : groups_(1, 1) {
+    const int64_t E = r.n_experts, k = r.top_k;
+    const std::vector<int64_t> start = block_starts(E, c);
+    cap_ = static_cast<double>(start[1] - start[0]);
+    const bool grouped = r.n_group > 1 && r.topk_group < r.n_group;
+    const int64_t G = grouped ? r.n_group : 1;
+    kg_ = grouped ? r.topk_group : 1;
+    const int64_t size = E / G;
+    // For each number u of touched groups: the mean over u-subsets of groups of the
+    // conditional maximum given t touched experts among them, and its expert chain.
+    for (int64_t u = kg_; u <= G; ++u) {
+      std::vector<double> g(static_cast<std::size_t>(u * size) + 1, 0);
+      std::vector<int> pick(static_cast<std::size_t>(G), 0);
+      std::fill(pick.end() - u, pick.end(), 1);
+      double subsets = 0;
+      std::map<std::vector<int64_t>, double> structures;  // block sizes -> how many subsets
+      do {
+        std::vector<int64_t> blocks;
+        for (int64_t i = 0; i < c; ++i) {
+          int64_t in = 0;
+          for (int64_t e = start[i]; e < start[i + 1]; ++e) in += pick[e / size];
+          if (in > 0) blocks.push_back(in);
+        }
+        std::sort(blocks.begin(), blocks.end());
+        structures[blocks] += 1;
+        subsets += 1;
+      } while (std::next_permutation(pick.begin(), pick.end()));
+      for (const auto& [blocks, count] : structures) {
+        const std::vector<double> gs = conditional_max(blocks);
+        for (std::size_t t = 0; t < g.size(); ++t) g[t] += gs[t] * count / subsets;
+      }
+      levels_.push_back({std::move(g), DrawChain(u * size, k)});
+    }
+    groups_ = DrawChain(G, kg_);
+  }
+
+  /// h[T] for T <= `tokens` (the chains advanced that far): h[floor] and h[floor + 1].
+  const std::vector<double>& upto(int64_t tokens) {
+    while (static_cast<int64_t>(h_.size()) <= tokens + 1) {
+      groups_.advance();
+      double e = 0;
+      for (std::size_t i = 0; i < levels_.size(); ++i) {
+        levels_[i].chain.advance();
+        e += groups_.p[static_cast<std::size_t>(kg_) + i] * levels_[i].chain.expect(levels_[i].g);
+      }
+      // Exact values rise with T to max block; clamp the last ulps of rounding so they do too.
+      h_.push_back(std::min(std::max(e, h_.back()), cap_));
+    }
+    return h_;
+  }
+
+ private:
   struct Level {
     std::vector<double> g;
     DrawChain chain;
   };
-  std::vector<Level> levels;
-  for (int64_t u = kg; u <= G; ++u) {
-    std::vector<double> g(static_cast<std::size_t>(u * size) + 1, 0);
-    std::vector<int> pick(static_cast<std::size_t>(G), 0);
-    std::fill(pick.end() - u, pick.end(), 1);
-    double subsets = 0;
-    std::map<std::vector<int64_t>, double> structures;  // block sizes -> how many subsets
-    do {
-      std::vector<int64_t> blocks;
-      for (int64_t i = 0; i < c; ++i) {
-        int64_t in = 0;
-        for (int64_t e = start[i]; e < start[i + 1]; ++e) in += pick[e / size];
-        if (in > 0) blocks.push_back(in);
-      }
-      std::sort(blocks.begin(), blocks.end());
-      structures[blocks] += 1;
-      subsets += 1;
-    } while (std::next_permutation(pick.begin(), pick.end()));
-    for (const auto& [blocks, count] : structures) {
-      const std::vector<double> gs = conditional_max(blocks);
-      for (std::size_t t = 0; t < g.size(); ++t) g[t] += gs[t] * count / subsets;
-    }
-    levels.push_back({std::move(g), DrawChain(u * size, k)});
-  }
-  DrawChain groups(G, kg);
-  for (int64_t T = 1; T <= t_max; ++T) {
-    groups.advance();
-    double e = 0;
-    for (std::size_t i = 0; i < levels.size(); ++i) {
-      levels[i].chain.advance();
-      e += groups.p[static_cast<std::size_t>(kg) + i] * levels[i].chain.expect(levels[i].g);
-    }
-    // Exact values rise with T to max block; clamp the last ulps of rounding so they do too.
-    h.push_back(std::min(std::max(e, h.back()), static_cast<double>(start[1] - start[0])));
-  }
-  return h;
-}
+  std::vector<Level> levels_;
+  DrawChain groups_;
+  int64_t kg_ = 1;
+  double cap_ = 0;
+  std::vector<double> h_{0.0};
+};
 
 }  // namespace
 
@@ -215,21 +228,19 @@ double busiest_chip_experts(const ExpertRouting& r, double tokens, int64_t n_chi
   if (grouped) {
     for (int64_t u = r.topk_group; u <= r.n_group && grouped; ++u) grouped = lchoose(r.n_group, u) <= std::log(4096.0);
   }
-  // Past the tokens after which every expert is touched but for < 1e-15 (busiest_table's
+  // Past the tokens after which every expert is touched but for < 1e-15 (BusiestTable's
   // t_max), the answer is ceil(E/c) without building the table.
   const double miss = 1.0 - static_cast<double>(k) / e;
   const double t_max = miss <= 0 ? 1 : std::ceil((std::log(1e-15) - std::log(e)) / std::log(miss)) + 1;
   if (tokens >= t_max) return std::ceil(e / c);
   const ExpertRouting key_r{E, k, grouped ? r.n_group : 1, grouped ? r.topk_group : 1};
   using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>;
-  thread_local std::map<Key, std::vector<double>> cache;
+  thread_local std::map<Key, BusiestTable> cache;
   const Key key{E, k, key_r.n_group, key_r.topk_group, n_chips};
   auto it = cache.find(key);
-  if (it == cache.end()) it = cache.emplace(key, busiest_table(key_r, n_chips)).first;
-  const std::vector<double>& h = it->second;
-  const double last = static_cast<double>(h.size() - 1);
-  if (tokens >= last) return std::ceil(e / c);  // every expert touched but for < 1e-15
+  if (it == cache.end()) it = cache.emplace(key, BusiestTable(key_r, n_chips)).first;
   const double lo = std::floor(tokens);
+  const std::vector<double>& h = it->second.upto(static_cast<int64_t>(lo));
   const auto i = static_cast<std::size_t>(lo);
   return h[i] + (tokens - lo) * (h[i + 1] - h[i]);
 }

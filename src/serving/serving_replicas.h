@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "chalk/engine/default_layout.h"
 #include "chalk/engine/roofline.h"
 #include "chalk/serving/serving.h"
 
@@ -16,17 +17,8 @@ struct Replica {
   int64_t max_batch = 0;  ///< memory-full batch at the context (capped)
 };
 
-/// Why no serving engine runs one replica of `m` on `n` chips, or "" when one does (issue
-/// 12: frontiers offer only sizes an engine can run). Tensor parallelism over all n chips
-/// needs whole heads (attention_split_problem: vLLM and SGLang assert heads % tp == 0) and
-/// whole FFN columns (n divides every dense FFN's width and the shared experts' width:
-/// vLLM's column-parallel layers assert it); an MoE model may instead run data-parallel
-/// attention with its routed experts spread evenly and whole over the n chips (n divides
-/// the experts of every MoE layer, as SGLang's --enable-dp-attention --ep-size n and
-/// vLLM's expert parallelism assert). Llama 3.1 8B (32 heads, 8 KV heads, FFN 14336) within
-/// an 8-GPU domain: 1, 2, 4, 8; DeepSeek-V3 (128 heads, 256 experts) within 72: 1, 2, 4,
-/// 8, 16, 32, 64.
-std::string replica_size_problem(const ModelSpec& m, int64_t n);
+/// Why no serving engine runs one replica of `m` on `n` chips (chalk/engine/default_layout.h).
+using chalk::replica_size_problem;
 
 /// The replica sizes asked for (every one, runnable or not: the user asked), or else every
 /// size from 1 to the scale-up domain that an engine can run (replica_size_problem); sorted
