@@ -1,6 +1,7 @@
 // chalk: what it costs, and how fast it is, to serve or train an LLM on real hardware.
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "arg_parse.h"
 #include "chalk/io/io.h"
 #include "commands.h"
+#include "table.h"
+#include "wrap.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"chalk: the cost and speed of serving and training LLMs on real hardware, from first principles.\n"
@@ -65,6 +68,14 @@ int main(int argc, char** argv) {
     std::cerr << "chalk: error: " << e.what() << " (see chalk --help)\n";
     return 2;
   }
+  // Human-readable output fits the terminal: tables hide columns (print_table), prose wraps
+  // (wrap.h). JSON, CSV, --wide and the web server's log are left as written.
+  const bool machine = std::any_of(argv + 1, argv + argc, [](const char* a) {
+    const std::string s = a;
+    return s == "--json" || s == "--csv";
+  });
+  std::optional<chalk::cli::WrapOutput> wrap;
+  if (!machine && !chalk::cli::wide_tables() && word != "web") wrap.emplace(std::cout, chalk::cli::terminal_width());
   try {
     if (run) run();
   } catch (const chalk::InputError& e) {

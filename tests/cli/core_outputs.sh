@@ -98,16 +98,19 @@ for dir in "$hub" "$hub/snapshots/0123abc" "$hub/snapshots/0123abc/"; do
 import json,sys; m=json.load(sys.stdin)['model']; assert m['name'] == 'llama-3.1-8b' and m['params_total'] > 8.0e9, m" || fail "snapshot dir $dir"
 done
 echo "core_outputs: names passed"
-# Tables fit 100 columns without a terminal (or $COLUMNS when set); --wide shows every column.
+# Every line of the default output fits 100 columns without a terminal (or $COLUMNS when
+# set): tables hide columns, prose wraps under its label (apps/chalk/wrap.h); --wide shows
+# every column. Widths count code points (UTF-8), as a terminal does.
+widest() { python3 -c "import sys; print(max((len(l.rstrip(chr(10))) for l in sys.stdin), default=0))"; }
 for c in "decode" "decode -m llama-3.1-8b -H h100-sxm" "prefill" "serving sweep -m llama-3.1-8b -H h100-sxm -b 1,64" \
-         "serving frontier -m llama-3.1-8b -H h100-sxm -b 1,64" "layouts" "prices infer gemini-1.5-pro"; do
+         "serving frontier -m llama-3.1-8b -H h100-sxm -b 1,64" "serving modes -m llama-3.1-8b -H h100-sxm" "layouts" \
+         "prices infer gemini-1.5-pro" "validate" "train step" "train layouts -m llama-3.1-8b -H h100-sxm" "train moe" \
+         "train equilibrium" "scaleup" "simulate -m llama-3.1-8b -H h100-sxm --rate 5 --requests 100"; do
   # shellcheck disable=SC2086
-  w=$(env -u COLUMNS "$CHALK" $c | awk '{ if (length($0) > m) m = length($0) } END { print m }')
-  # Lines outside the table (the deployment's description) may be longer; the table may not.
-  # shellcheck disable=SC2086
-  tw=$(env -u COLUMNS "$CHALK" $c | awk 'prev == "" && /^ *(batch|#|chips|inf) /{t=1} {prev=$0} t && !/^\(/{ if (length($0) > m) m = length($0) } END { print m+0 }')
-  [ "$tw" -le 100 ] && [ "$tw" -gt 40 ] || fail "chalk $c: table $tw columns wide (all lines: $w)"
+  w=$(env -u COLUMNS "$CHALK" $c | widest)
+  [ "$w" -le 100 ] && [ "$w" -gt 40 ] || fail "chalk $c: a line $w columns wide"
 done
+[ "$(COLUMNS=60 "$CHALK" decode -b 1 | widest)" -le 60 ] || fail "COLUMNS=60: every line within 60"
 env -u COLUMNS "$CHALK" decode -b 1 | grep -q "more columns: compute ms, weights ms" || fail "hidden columns are named"
 env -u COLUMNS "$CHALK" decode -b 1 --wide | grep -q "experts/layer.*max batch" || fail "--wide shows every column"
 [ "$(COLUMNS=60 "$CHALK" decode -b 1 | awk '/^ *batch /{print length($0)}')" -le 60 ] || fail "COLUMNS=60"

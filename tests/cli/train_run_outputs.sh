@@ -14,7 +14,7 @@ assert abs(j['energy_mwh'] - j['gpu_hours'] * 700 * 1.2 / 1e6) < 1e-6 * j['energ
 assert j['phases'][0]['mfu_from'] == 'step_time'
 " || fail "train run DeepSeek-V3 JSON"
 # The default MFU is stated.
-"$CHALK" train run --tokens 1e12 | grep -q "default: DeepSeek-V3 pre-training, 43.73%" || fail "default MFU not stated"
+"$CHALK" train run --tokens 1e12 --wide | grep -q "default: DeepSeek-V3 pre-training, 43.73%" || fail "default MFU not stated"
 # Phases are summed.
 "$CHALK" train run -H h100-sxm --phase name=pre,tokens=1e12,chips=1024,mfu=0.4 --phase name=ext,tokens=1e11,chips=1024,seq=32768,mfu=0.3 --json | python3 -c "
 import json, sys; j = json.load(sys.stdin); p = j['phases']

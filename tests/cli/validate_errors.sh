@@ -32,7 +32,7 @@ th="id,kind,model,hardware,chips,tp,pp,dp,batch,batch_per,input_tokens,metric,va
 { echo "$th"; echo "T-1,training,llama-3.1-8b,h100-sxm,16,1,1,8,64,run,4096,step_s,1"; } > "$tmp/train-chips.csv"
 expect_error "T-1: chips: the stated degrees do not multiply to 16 chips" validate "$tmp/train-chips.csv"
 { echo "$th"; echo "T-2,training,llama-3.1-8b,h100-sxm,24,3,1,8,64,run,4096,step_s,1"; } > "$tmp/train-tp.csv"
-out=$("$CHALK" validate "$tmp/train-tp.csv") || fail "a rejected training plan is a listed row, not an error"
+out=$("$CHALK" validate "$tmp/train-tp.csv" --wide) || fail "a rejected training plan is a listed row, not an error"
 printf '%s\n' "$out" | grep -q "T-2 .*rejected .*tp: 3 does not divide the 32 query heads" || fail "rejected training row: $out"
 expect_error "not expected: --no-such-flag" validate --no-such-flag
 expect_error "--json excludes --csv" validate --json --csv
@@ -42,7 +42,7 @@ expect_error "--json excludes --csv" validate --json --csv
   echo "X-2,decode,gopher-280b,h100-sxm,8,8,64,run,2048,0,step_ms,20";
   echo "X-3,decode,llama-3.1-70b,h100-sxm,8,8,64,run,2048,0,step_ms,fast"; } > "$tmp/odd.csv"
 expect_error "odd.csv: line 4: X-3: value: expected a number, got 'fast'" validate "$tmp/odd.csv"
-out=$("$CHALK" validate --keep-going "$tmp/odd.csv") || fail "validate --keep-going odd.csv exited $?"
+out=$("$CHALK" validate --keep-going "$tmp/odd.csv" --wide) || fail "validate --keep-going odd.csv exited $?"
 case "$out" in *"X-2"*"unreadable"*"X-2: model: 'gopher-280b' is neither a built-in model"*) ;; *) fail "X-2 not listed with its reason: $out";; esac
 case "$out" in *"X-3"*"unreadable"*"line 4: X-3: value: expected a number, got 'fast'"*) ;; *) fail "X-3 not listed with its reason: $out";; esac
 case "$out" in *"OK-1"*"predicted"*) ;; *) fail "OK-1 not predicted: $out";; esac
@@ -50,7 +50,7 @@ case "$out" in *"OK-1"*"predicted"*) ;; *) fail "OK-1 not predicted: $out";; esa
 mkdir "$tmp/sub"
 cp "$SRC/data/models/hf/llama-3.1-8b.json" "$tmp/sub/my-model.json"
 { echo "$h"; echo "P-1,decode,my-model.json,h100-sxm,1,1,1,run,2048,0,step_ms,5"; } > "$tmp/sub/path.csv"
-out=$("$CHALK" validate "$tmp/sub/path.csv") || fail "validate with a relative model path exited $?"
+out=$("$CHALK" validate "$tmp/sub/path.csv" --wide) || fail "validate with a relative model path exited $?"
 case "$out" in *"P-1"*"predicted"*) ;; *) fail "P-1 not predicted: $out";; esac
 expect_ok validate
 expect_ok validate --calibration
