@@ -125,7 +125,7 @@ class Deployment:
 {quoted(d["memory_plan"], "        ")}
     def describe(self) -> Dict[str, Any]:
 {quoted(d["describe_json"], "        ")}
-    def roofline_sweep(self, columns: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+    def roofline_sweep(self, columns: Dict[str, np.ndarray], out: Optional[Dict[str, np.ndarray]] = None) -> Dict[str, np.ndarray]:
 {quoted(d["roofline_sweep"], "        ")}
 
 def run_cli(args: List[str]) -> str:

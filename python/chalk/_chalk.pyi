@@ -84,11 +84,14 @@ class Deployment:
         """
         The model, hardware and every assumption, for --json. [apps/chalk/deployment_options.h]
         """
-    def roofline_sweep(self, columns: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+    def roofline_sweep(self, columns: Dict[str, np.ndarray], out: Optional[Dict[str, np.ndarray]] = None) -> Dict[str, np.ndarray]:
         """
         Evaluates n points of the decode roofline of `base` (mechanisms are switched off: this
         is the lower bound, the lecture's blackboard) with the per-point chip figures of `in`.
-        Throws InputError for a bad point; writes nothing past n. [python/src/roofline_sweep.h]
+        Throws InputError for a bad point; writes nothing past n. From Python,
+        Deployment.roofline_sweep(columns, out=None) returns the outputs as a dict of arrays,
+        new ones or, given `out`, the caller's (exact dtypes, contiguous, n long: no copy).
+        [python/src/roofline_sweep.h]
         """
 
 def run_cli(args: List[str]) -> str:

@@ -35,7 +35,9 @@ struct SweepOutputs {
 
 /// Evaluates n points of the decode roofline of `base` (mechanisms are switched off: this
 /// is the lower bound, the lecture's blackboard) with the per-point chip figures of `in`.
-/// Throws InputError for a bad point; writes nothing past n.
+/// Throws InputError for a bad point; writes nothing past n. From Python,
+/// Deployment.roofline_sweep(columns, out=None) returns the outputs as a dict of arrays, new
+/// ones or, given `out`, the caller's (exact dtypes, contiguous, n long: no copy).
 void roofline_sweep(const Deployment& base, std::size_t n, const SweepInputs& in, const SweepOutputs& out);
 
 }  // namespace chalk::python

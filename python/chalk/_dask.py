@@ -1,0 +1,194 @@
+"""Sweeps on Dask workers: dask_sweep (python/README.md, issue 19)."""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ._sweep import (_OUT_TYPES, _Spec, _floats, _frame_inputs, _frame_keys, _ints, _mixed_radix, _product_size,
+                     _product_slice, assemble, pd, roofline_sweep)
+
+
+def _partitions(n: int, parts: int) -> List[Tuple[int, int]]:
+    step = max(1, -(-n // max(1, parts)))
+    return [(s, min(n, s + step)) for s in range(0, n, step)]
+
+
+def dask_sweep(points: Any, fn: Callable[..., "pd.DataFrame"] = roofline_sweep, *, npartitions: Optional[int] = None,
+               client: Any = None, address: Optional[str] = None, direct: Optional[bool] = None,
+               **kwargs: Any) -> "pd.DataFrame":
+    """Evaluates ``fn(partition, **kwargs)`` (default roofline_sweep) over ``points`` on Dask workers.
+
+    ``points``: a DataFrame of inputs, or a dict of lists whose Cartesian product is the grid
+    (grid(**points)). The grid is split into ``npartitions`` (default 2 per worker), each
+    evaluated as one task on a worker (``client.map``; without a client, dask.delayed tasks
+    or dask.dataframe ``map_partitions`` on the default scheduler), and the results are
+    gathered into one DataFrame equal to the serial ``fn(grid)``, index included.
+
+    For roofline_sweep only arrays travel: a product is built on the workers from its lists,
+    partition by partition, and only the columns the sweep reads (a DataFrame's are sliced
+    and scattered); the workers return the result columns as arrays, while the client
+    builds the grid's own columns, and the client joins them. Any other ``fn`` gets and
+    returns DataFrame partitions.
+
+    Runs on ``client`` (a distributed.Client, e.g. over a LocalCluster), or on a new client
+    of the scheduler at ``address`` ("tcp://host:8786", closed afterwards), or else on the
+    current default Dask scheduler. ``direct``: results are gathered (and a DataFrame's
+    partitions scattered) straight between this process and the workers (default, unless
+    the client was made with direct_to_workers=False); False sends them through the
+    scheduler, for clusters whose workers the client cannot reach. ChalkError raised on a
+    worker is raised here, its row counted in the whole grid.
+    """
+    own = None
+    if client is None and address is not None:
+        from distributed import Client
+        client = own = Client(address)
+    try:
+        if direct is None:
+            direct = client is None or getattr(client, "direct_to_workers", None) is not False
+        if npartitions is None:
+            workers = len(client.scheduler_info()["workers"]) if client is not None else (os.cpu_count() or 1)
+            npartitions = 2 * max(1, workers)
+        if fn is roofline_sweep:
+            return _roofline_on_dask(points, npartitions, client, direct, kwargs)
+        return _fn_on_dask(points, fn, npartitions, client, direct, kwargs)
+    finally:
+        if own is not None:
+            own.close()
+
+
+def _run(client: Any, direct: bool, task: Callable[[Any], Any], args: Sequence[Any], local: Callable[[], Any] = None):
+    """task(arg) for each arg as one Dask task each; ``local`` runs here meanwhile. Returns
+    (the results in order, local's result)."""
+    if client is not None:
+        futures = client.map(task, list(args), pure=False)
+        here = local() if local is not None else None
+        return client.gather(futures, direct=direct), here
+    import dask
+    here = local() if local is not None else None
+    return list(dask.compute(*[dask.delayed(task, pure=False)(a) for a in args])), here
+
+
+def _join(results: Sequence[Dict[str, np.ndarray]], n: int) -> Dict[str, np.ndarray]:
+    out = {c: np.empty(n, dtype=t) for c, t in _OUT_TYPES}
+    at = 0
+    for r in results:
+        k = len(r["t_step_ms"])
+        for c, _ in _OUT_TYPES:
+            out[c][at:at + k] = r[c]
+        at += k
+    return out
+
+
+def _roofline_on_dask(points: Any, npartitions: int, client: Any, direct: bool, kwargs: Dict[str, Any]) -> "pd.DataFrame":
+    options = dict(kwargs)
+    model, hardware, chips = options.pop("model", None), options.pop("hardware", None), options.pop("chips", None)
+    if isinstance(points, dict):
+        lists = {k: list(v) for k, v in points.items()}
+        n = _product_size(lists)
+        spec = _Spec(list(lists), model, hardware, chips, options)
+        # The workers sweep their partitions while this process builds the grid's columns.
+        results, df = _run(client, direct, _ProductSweep(lists, spec), _partitions(n, npartitions),
+                           local=lambda: _product_slice(lists, 0, n))
+        return assemble(df, _join(results, n), copy=False)
+    df = points if isinstance(points, pd.DataFrame) else pd.DataFrame(points)
+    spec = _Spec(list(df.columns), model, hardware, chips, options)
+    codes, levels = _frame_keys(df, spec.group_by)
+    if len(df) == 0:
+        return assemble(df, spec.evaluate(_frame_inputs(df, slice(None)), 0, codes, levels))
+    chunks = [(_frame_inputs(df, slice(a, b)), None if codes is None else codes[a:b], a) for a, b in _partitions(len(df), npartitions)]
+    if client is not None:
+        chunks = client.scatter(chunks, direct=direct)
+    results, _ = _run(client, direct, _ColumnSweep(spec, levels), chunks)
+    return assemble(df, _join(results, len(df)))
+
+
+class _ProductSweep:
+    """One partition (start, stop) of a product grid, roofline-swept on a worker: builds
+    only the columns the sweep reads, as arrays, and returns the raw result arrays."""
+
+    def __init__(self, lists: Dict[str, List[Any]], spec: _Spec) -> None:
+        self.lists = lists
+        self.spec = spec
+
+    def __call__(self, bounds: Tuple[int, int]) -> Dict[str, np.ndarray]:
+        start, stop = bounds
+        rows = np.arange(start, stop, dtype=np.int64)
+        strides, stride = {}, 1
+        for name in reversed(list(self.lists)):
+            strides[name] = stride
+            stride *= len(self.lists[name])
+
+        def digits(name: str) -> np.ndarray:  # each row's position in lists[name] (the last varies fastest)
+            return (rows // strides[name]) % len(self.lists[name])
+
+        cols = {c: _ints(np.asarray(self.lists[c]), c)[digits(c)] for c in ("batch", "context_tokens")}
+        for c in self.spec.overrides:
+            cols[c] = _floats(np.asarray(self.lists[c]), c)[digits(c)]
+        levels = [self.lists[k] for k in self.spec.group_by]
+        codes = _mixed_radix([digits(k) for k in self.spec.group_by], levels)
+        return self.spec.evaluate(cols, stop - start, codes, levels, first_row=start)
+
+
+class _ColumnSweep:
+    """One partition of a DataFrame grid (its input arrays, group codes and first row),
+    roofline-swept on a worker; returns the raw result arrays."""
+
+    def __init__(self, spec: _Spec, levels: List[List[Any]]) -> None:
+        self.spec = spec
+        self.levels = levels
+
+    def __call__(self, chunk: Tuple[Dict[str, np.ndarray], Optional[np.ndarray], int]) -> Dict[str, np.ndarray]:
+        cols, codes, first_row = chunk
+        return self.spec.evaluate(cols, len(cols["batch"]), codes, self.levels, first_row=first_row)
+
+
+def _fn_on_dask(points: Any, fn: Callable[..., Any], npartitions: int, client: Any, direct: bool,
+                kwargs: Dict[str, Any]) -> "pd.DataFrame":
+    """Any fn over DataFrame partitions: a product's built on the workers, a DataFrame's scattered."""
+    if client is not None:
+        if isinstance(points, dict):
+            n = _product_size(points)
+            parts = client.map(_ProductPart(points, fn, kwargs), _partitions(n, npartitions), pure=False)
+        else:
+            df = points if isinstance(points, pd.DataFrame) else pd.DataFrame(points)
+            chunks = [df.iloc[a:b] for a, b in _partitions(len(df), npartitions)] if len(df) else [df]
+            parts = client.map(_FramePart(fn, kwargs), client.scatter(chunks, direct=direct), pure=False)
+        return pd.concat(client.gather(parts, direct=direct))
+    import dask.dataframe as dd
+    if isinstance(points, dict):
+        n = _product_size(points)
+        bounds = _partitions(n, npartitions)
+        meta = fn(_product_slice(points, 0, 1), **kwargs).iloc[:0]
+        ddf = dd.from_map(_ProductPart(points, fn, kwargs), bounds, meta=meta,
+                          divisions=[s for s, _ in bounds] + [n - 1], enforce_metadata=False)
+    else:
+        df = points if isinstance(points, pd.DataFrame) else pd.DataFrame(points)
+        meta = fn(df.iloc[:1], **kwargs).iloc[:0]
+        ddf = dd.from_pandas(df, npartitions=npartitions, sort=False).map_partitions(fn, meta=meta, **kwargs)
+    return ddf.compute()
+
+
+class _FramePart:
+    """fn over one partition of a DataFrame grid, on the worker."""
+
+    def __init__(self, fn: Callable[..., Any], kwargs: Dict[str, Any]) -> None:
+        self.fn = fn
+        self.kwargs = kwargs
+
+    def __call__(self, part):
+        return self.fn(part, **self.kwargs)
+
+
+class _ProductPart:
+    """One partition of a product grid, built and evaluated on the worker."""
+
+    def __init__(self, lists: Dict[str, Sequence[Any]], fn: Callable[..., Any], kwargs: Dict[str, Any]) -> None:
+        self.lists = {k: list(v) for k, v in lists.items()}
+        self.fn = fn
+        self.kwargs = kwargs
+
+    def __call__(self, bounds):
+        start, stop = bounds
+        return self.fn(_product_slice(self.lists, start, stop), **self.kwargs)
