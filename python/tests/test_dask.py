@@ -40,3 +40,29 @@ def test_an_error_on_a_worker_raises_chalk_error_with_its_field(cluster):
             chalk.dask_sweep({"batch": [1, 0], "context_tokens": [1]}, client=client, npartitions=2,
                              model="llama-3.1-8b", hardware="h100-sxm")
     assert e.value.field == "batch"
+
+
+def test_dask_sweep_without_a_client_and_through_the_scheduler_equals_the_serial_sweep(cluster):
+    serial = chalk.roofline_sweep(chalk.grid(**LISTS), hardware="h100-sxm")
+    pd.testing.assert_frame_equal(chalk.dask_sweep(LISTS, npartitions=4, hardware="h100-sxm"), serial)  # dask's default scheduler
+    with distributed.Client(cluster) as client:
+        pd.testing.assert_frame_equal(chalk.dask_sweep(LISTS, client=client, direct=False, hardware="h100-sxm"), serial)
+
+
+def test_dask_sweep_of_another_function_gets_dataframe_partitions(cluster):
+    def tokens_per_chip_second(part, hardware):
+        return chalk.roofline_sweep(part, hardware=hardware)[["tok_per_s_per_chip"]]
+    serial = tokens_per_chip_second(chalk.grid(**LISTS), "h100-sxm")
+    with distributed.Client(cluster) as client:
+        parallel = chalk.dask_sweep(LISTS, tokens_per_chip_second, client=client, npartitions=3, hardware="h100-sxm")
+    pd.testing.assert_frame_equal(parallel, serial)
+
+
+def test_a_bad_point_on_a_worker_is_named_by_its_row_in_the_whole_grid(cluster):
+    # The product's rows: (batch, context) = (1,1) (1,1) (2,1) (2,1) (0,1) (0,1): row 4 is the
+    # first bad one, in the second of three partitions.
+    with distributed.Client(cluster) as client:
+        with pytest.raises(chalk.ChalkError) as e:
+            chalk.dask_sweep({"batch": [1, 2, 0], "context_tokens": [1, 1]}, client=client, npartitions=3,
+                             model="llama-3.1-8b", hardware="h100-sxm")
+    assert str(e.value) == "batch: row 4: must be >= 1, got 0"

@@ -125,3 +125,16 @@ def test_roofline_sweep_columns_follow_the_output_schema():
             checked += 1
     assert checked >= 6
     assert set(got["bound"].cat.categories) == {"compute", "weights", "kv-cache"}
+
+
+def test_roofline_sweep_writes_into_the_callers_arrays():
+    d = chalk.deployment("llama-3.1-70b", "h100-sxm", roofline=True)
+    cols = {"batch": np.array([1, 64, 1024]), "context_tokens": np.array([1024, 8192, 32768]),
+            "hbm_tb_per_s_per_chip": np.array([np.nan, 8.0, 2.0])}
+    new = d.roofline_sweep(cols)
+    out = {c: np.full(5, 7, dtype=t) for c, t in chalk._sweep._OUT_TYPES}  # 7 (True for memory_fits): not a result
+    views = {c: a[1:4] for c, a in out.items()}  # the middle of larger arrays
+    assert d.roofline_sweep(cols, views) is not None
+    for c, a in new.items():
+        np.testing.assert_array_equal(out[c][1:4], a)
+        assert out[c][0] == np.array(7, dtype=a.dtype) and out[c][4] == np.array(7, dtype=a.dtype), c  # nothing outside the view
