@@ -9,11 +9,16 @@
    over a grid of hypothetical chips, target 2 s; and the grid construction separately.
 3. The same sweep with chalk.dask_sweep on a LocalCluster of n workers (one thread each) for
    each n of --workers (default 1 and 2, up to the cores present): target about 1/n of the
-   one-core time. Cluster start-up is not timed; the first run warms the workers.
-Prints one line per figure: best of --repeat runs (default 3).
+   one-core time. dask_sweep is given the lists, so it builds the grid too: the fair serial
+   figure is grid + sweep, printed as well. Cluster start-up is not timed; the first run
+   warms the workers. With each time, the CPU seconds spent by this process (client and
+   LocalCluster's scheduler) and by the workers: on a busy machine the wall times say
+   little, the CPU seconds still say where the work went.
+Prints one line per figure: best of --repeat runs (default 3), and the load average.
 """
 import argparse
 import os
+import resource
 import sys
 import time
 
@@ -21,6 +26,11 @@ import time
 # (python/chalk has no compiled _chalk): drop it.
 sys.path = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 import chalk  # noqa: E402
+
+
+def cpu_s():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 
 
 def best(fn, repeat):
@@ -57,12 +67,17 @@ def main():
                  hbm_tb_per_s_per_chip=[2.0 + 0.25 * i for i in range(side)],
                  hbm_gb_per_chip=[80.0 + 8 * i for i in range(max(1, a.points // (3 * len(batches) * 4 * side * side)))],
                  batch=batches, context_tokens=[1024, 4096, 16384, 65536])
+    print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start)")
     t_grid = best(lambda: chalk.grid(**lists), a.repeat)
     points = chalk.grid(**lists)
     n = len(points)
+    c0 = cpu_s()
     t_sweep = best(lambda: chalk.roofline_sweep(points, hardware="h100-sxm"), a.repeat)
+    c_sweep = (cpu_s() - c0) / a.repeat
+    t_both = best(lambda: chalk.roofline_sweep(chalk.grid(**lists), hardware="h100-sxm"), a.repeat)
     print(f"grid of {n:,} points: {t_grid:.3f} s to build")
-    print(f"roofline_sweep, {n:,} points, one core: {t_sweep:.3f} s ({1e9 * t_sweep / n:.0f} ns per point; target 2 s per million)")
+    print(f"roofline_sweep, {n:,} points, one core: {t_sweep:.3f} s ({1e9 * t_sweep / n:.0f} ns per point; target 2 s per million; "
+          f"{c_sweep:.3f} CPU s per run); grid + sweep {t_both:.3f} s")
 
     from distributed import Client, LocalCluster
     cores = os.cpu_count() or 1
@@ -72,12 +87,16 @@ def main():
             continue
         with LocalCluster(n_workers=w, threads_per_worker=1, dashboard_address=None, silence_logs=50) as cluster, \
                 Client(cluster) as client:
-            run = lambda: chalk.dask_sweep(lists, client=client, npartitions=4 * w, hardware="h100-sxm")
+            run = lambda: chalk.dask_sweep(lists, client=client, hardware="h100-sxm")
             run()  # warm: imports and deployments on every worker
+            w0, c0 = client.run(cpu_s), cpu_s()
             t = best(run, a.repeat)
+            w1, c1 = client.run(cpu_s), cpu_s()
+            workers = " + ".join(f"{(w1[k] - w0[k]) / a.repeat:.3f}" for k in w1)
             print(f"dask_sweep, {n:,} points (product built on the workers), LocalCluster of {w} worker(s): {t:.3f} s "
-                  f"({t_sweep / t:.2f}x the one-core sweep; ideal {w}x)")
-    print(f"(load average {os.getloadavg()[0]:.1f} on {cores} cores while measuring)")
+                  f"({t_sweep / t:.2f}x the one-core sweep, {t_both / t:.2f}x grid + sweep; ideal {w}x); CPU s per run: "
+                  f"client {(c1 - c0) / a.repeat:.3f}, workers {workers}")
+    print(f"(load average {os.getloadavg()[0]:.1f} on {cores} cores at the end)")
 
 
 if __name__ == "__main__":

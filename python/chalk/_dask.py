@@ -1,12 +1,14 @@
 """Sweeps on Dask workers: dask_sweep (python/README.md, issue 19)."""
 from __future__ import annotations
 
+import math
 import os
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ._sweep import (_OUT_TYPES, _Spec, _floats, _frame_inputs, _frame_keys, _ints, _mixed_radix, _product_size,
+from . import _chalk
+from ._sweep import (_OUT_TYPES, _Spec, _floats, _frame_inputs, _frame_keys, _ints, _product_size,
                      _product_slice, assemble, pd, roofline_sweep)
 
 
@@ -105,8 +107,9 @@ def _roofline_on_dask(points: Any, npartitions: int, client: Any, direct: bool, 
 
 
 class _ProductSweep:
-    """One partition (start, stop) of a product grid, roofline-swept on a worker: builds
-    only the columns the sweep reads, as arrays, and returns the raw result arrays."""
+    """One partition (start, stop) of a product grid, roofline-swept on a worker by one C++
+    call (_chalk.roofline_product_sweep): each row's inputs are stepped along in C++ from
+    the lists, so no column of the grid is built; returns the raw result arrays."""
 
     def __init__(self, lists: Dict[str, List[Any]], spec: _Spec) -> None:
         self.lists = lists
@@ -114,21 +117,18 @@ class _ProductSweep:
 
     def __call__(self, bounds: Tuple[int, int]) -> Dict[str, np.ndarray]:
         start, stop = bounds
-        rows = np.arange(start, stop, dtype=np.int64)
         strides, stride = {}, 1
-        for name in reversed(list(self.lists)):
+        for name in reversed(list(self.lists)):  # the last list varies fastest, as grid()
             strides[name] = stride
             stride *= len(self.lists[name])
-
-        def digits(name: str) -> np.ndarray:  # each row's position in lists[name] (the last varies fastest)
-            return (rows // strides[name]) % len(self.lists[name])
-
-        cols = {c: _ints(np.asarray(self.lists[c]), c)[digits(c)] for c in ("batch", "context_tokens")}
+        columns = {c: (_ints(np.asarray(self.lists[c]), c), strides[c]) for c in ("batch", "context_tokens")}
         for c in self.spec.overrides:
-            cols[c] = _floats(np.asarray(self.lists[c]), c)[digits(c)]
+            columns[c] = (_floats(np.asarray(self.lists[c]), c), strides[c])
         levels = [self.lists[k] for k in self.spec.group_by]
-        codes = _mixed_radix([digits(k) for k in self.spec.group_by], levels)
-        return self.spec.evaluate(cols, stop - start, codes, levels, first_row=start)
+        deployments = [self.spec.deployment(code, levels) for code in range(math.prod(len(v) for v in levels))]
+        group_axes = [(len(self.lists[k]), strides[k]) for k in self.spec.group_by]
+        out = {c: np.empty(stop - start, dtype=t) for c, t in _OUT_TYPES}
+        return _chalk.roofline_product_sweep(deployments, group_axes, columns, start, stop, out)
 
 
 class _ColumnSweep:

@@ -167,6 +167,12 @@ class _Spec:
         self.overrides = [c for c in CHIP_COLUMNS if c in columns]
         self.options = dict(options)
 
+    def deployment(self, code: int, levels: Sequence[Sequence[Any]]) -> Any:
+        """The deployment of group code ``code`` (see evaluate), resolved once per process."""
+        named = dict(self.defaults)
+        named.update(_decode_key(code, levels, self.group_by))
+        return _roofline_deployment(named["model"], named["hardware"], int(named["chips"] or 0), self.options)
+
     def evaluate(self, cols: Dict[str, np.ndarray], n: int, codes: Optional[np.ndarray], levels: Sequence[Sequence[Any]],
                  first_row: int = 0) -> Dict[str, np.ndarray]:
         """The raw result arrays (_OUT_TYPES) of n points. ``cols``: batch, context_tokens and
@@ -181,9 +187,7 @@ class _Spec:
         for code, rows in _groups(codes, n):
             d = resolved.get(code)
             if d is None:
-                named = dict(self.defaults)
-                named.update(_decode_key(code, levels, self.group_by))
-                d = resolved[code] = _roofline_deployment(named["model"], named["hardware"], int(named["chips"] or 0), self.options)
+                d = resolved[code] = self.deployment(code, levels)
             try:
                 if isinstance(rows, slice):  # C++ writes straight into the result arrays
                     d.roofline_sweep({k: v[rows] for k, v in cols.items()}, {c: a[rows] for c, a in out.items()})

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -249,6 +251,51 @@ PYBIND11_MODULE(_chalk, m) {
         }
         return o;
       }, py::arg("columns"), py::arg("out") = py::none(), python::doc::roofline_sweep);
+
+  m.def("roofline_product_sweep", [](py::list deployments, py::list group_axes, py::dict columns, int64_t start, int64_t stop, py::dict out) {
+    if (start < 0 || stop < start) throw InputError("rows", "must be 0 <= start <= stop, got " + std::to_string(start) + ", " + std::to_string(stop));
+    python::ProductSweepInputs in;
+    for (py::handle h : deployments) in.bases.push_back(&h.cast<const Deployment&>());
+    for (py::handle h : group_axes) {
+      const auto a = h.cast<std::pair<int64_t, int64_t>>();
+      in.group_axes.push_back({a.first, a.second});
+    }
+    std::vector<py::object> keep;  // the value arrays, alive while C++ reads them
+    auto take = [&](const char* name, python::ProductColumn& c, bool ints) {  // columns[name] = (values, stride)
+      if (!columns.contains(name)) return;
+      const auto t = columns[name].cast<py::tuple>();
+      const std::size_t size = py::len(t[0]);
+      if (ints) {
+        auto a = column<int64_t>(t[0], size, name);
+        c.ints = a.data();
+        keep.push_back(a);
+      } else {
+        auto a = column<double>(t[0], size, name);
+        c.values = a.data();
+        keep.push_back(a);
+      }
+      c.axis = {static_cast<int64_t>(size), t[1].cast<int64_t>()};
+    };
+    take("batch", in.batch, true);
+    take("context_tokens", in.context_tokens, true);
+    take("compute_tflop_per_s", in.compute_tflop_per_s, false);
+    take("hbm_gb_per_chip", in.hbm_gb_per_chip, false);
+    take("hbm_tb_per_s_per_chip", in.hbm_tb_per_s_per_chip, false);
+    take("price_usd_per_chip_hour", in.price_usd_per_chip_hour, false);
+    const auto n = static_cast<std::size_t>(stop - start);
+    python::SweepOutputs o{out_column<double>(out, "t_compute_ms", n), out_column<double>(out, "t_weights_ms", n),
+                           out_column<double>(out, "t_kv_ms", n), out_column<double>(out, "t_step_ms", n),
+                           out_column<double>(out, "tok_per_s", n), out_column<double>(out, "tok_per_s_per_user", n),
+                           out_column<double>(out, "tok_per_s_per_chip", n), out_column<double>(out, "cost_usd_per_mtok", n),
+                           out_column<int8_t>(out, "bound_code", n), out_column<bool>(out, "memory_fits", n),
+                           out_column<int64_t>(out, "max_batch_at_context", n)};
+    {
+      py::gil_scoped_release release;
+      python::roofline_product_sweep(in, start, stop, o);
+    }
+    return out;
+  }, py::arg("deployments"), py::arg("group_axes"), py::arg("columns"), py::arg("start"), py::arg("stop"), py::arg("out"),
+     python::doc::roofline_product_sweep);
 
   m.def("deployment",
         [](const std::string& model, const std::string& hardware, int64_t chips, const std::string& weights, const std::string& kv_dtype,
