@@ -84,21 +84,36 @@ _DEPLOYMENT_OPTIONS = ("weights", "kv_dtype", "compute", "matmul_efficiency", "h
                        "memory_reserve", "roofline", "tp", "ep", "two_batch_overlap", "dispatch_dtype", "context")
 
 
+def _axis_column(values: np.ndarray, stride: int, start: int, stop: int) -> np.ndarray:
+    """values[(row // stride) % len(values)] for rows start..stop-1 (one list of a product),
+    by repeating and tiling: memory-speed, no division per row."""
+    n, size = stop - start, len(values)
+    period = size * stride
+    if n <= 0:
+        return values[:0]
+    if period <= 2 * n:  # a period or more: tile one period, cut out the rows
+        offset = start % period
+        return np.tile(np.repeat(values, stride), -(-(offset + n) // period))[offset:offset + n]
+    first, last = start // stride, (stop - 1) // stride  # a few long runs of one value each
+    bounds = np.arange(first, last + 2, dtype=np.int64) * stride
+    bounds[0], bounds[-1] = start, stop
+    return np.repeat(values[np.arange(first, last + 1) % size], np.diff(bounds))
+
+
 def _product_slice(lists: Dict[str, Sequence[Any]], start: int, stop: int) -> "pd.DataFrame":
     """Rows start..stop of the Cartesian product of ``lists`` (the last list varies fastest)."""
-    r = np.arange(start, stop, dtype=np.int64)
     columns, stride = {}, 1
     names = list(lists)
     for name in reversed(names):
         values = list(lists[name])
-        codes = (r // stride) % len(values)
         array = np.asarray(values)
         if array.dtype.kind in "biuf":
-            columns[name] = array[codes]
+            columns[name] = _axis_column(array, stride, start, stop)
         elif len(set(values)) == len(values):  # names (models, systems): categorical, cheap to build and to ship
+            codes = _axis_column(np.arange(len(values), dtype=np.min_scalar_type(-len(values))), stride, start, stop)
             columns[name] = pd.Categorical.from_codes(codes, categories=values)
         else:
-            columns[name] = np.asarray(values, dtype=object)[codes]
+            columns[name] = _axis_column(np.asarray(values, dtype=object), stride, start, stop)
         stride *= len(values)
     return pd.DataFrame({n: columns[n] for n in names}, index=pd.RangeIndex(start, stop))
 
