@@ -138,3 +138,21 @@ def test_roofline_sweep_writes_into_the_callers_arrays():
     for c, a in new.items():
         np.testing.assert_array_equal(out[c][1:4], a)
         assert out[c][0] == np.array(7, dtype=a.dtype) and out[c][4] == np.array(7, dtype=a.dtype), c  # nothing outside the view
+
+
+@pytest.mark.parametrize("lists", [
+    {"model": ["a", "b", "c"], "batch": [1, 64], "context_tokens": [10, 20, 30, 40, 50]},
+    {"x": [0.5], "y": [1, 2, 3, 4, 5, 6, 7], "name": ["p", "p", "q"]},  # repeated names: objects, not categories
+    {"only": [3, 1, 2]},
+])
+def test_grid_and_its_slices_are_the_product_of_the_lists(lists):
+    import itertools
+    rows = list(itertools.product(*lists.values()))  # the last list varies fastest
+    g = chalk.grid(**lists)
+    assert [tuple(r) for r in g.itertuples(index=False)] == rows
+    n = len(rows)
+    for start, stop in [(0, n), (1, n - 1), (n // 3, n // 3 + 1), (n - 1, n), (2, 2)]:
+        if 0 <= start <= stop <= n:
+            part = chalk._sweep._product_slice(lists, start, stop)
+            assert [tuple(r) for r in part.itertuples(index=False)] == rows[start:stop], (start, stop)
+            assert list(part.index) == list(range(start, stop))
