@@ -60,27 +60,33 @@ def dask_sweep(points: Any, fn: Callable[..., "pd.DataFrame"] = roofline_sweep, 
             own.close()
 
 
-def _run(client: Any, direct: bool, task: Callable[[Any], Any], args: Sequence[Any], local: Callable[[], Any] = None):
-    """task(arg) for each arg as one Dask task each; ``local`` runs here meanwhile. Returns
-    (the results in order, local's result)."""
+def _run(client: Any, direct: bool, task: Callable[[Any], Any], args: Sequence[Any], bounds: Sequence[Tuple[int, int]],
+         n: int, local: Optional[Callable[[], Any]] = None):
+    """task(arg) for each arg as one Dask task, its result arrays filling rows bounds[i] of
+    n; ``local`` runs here meanwhile. With a client each result is fetched as soon as it is
+    done (distributed.as_completed), so fetching overlaps sweeping. Returns (the joined
+    arrays, local's result)."""
+    out = {c: np.empty(n, dtype=t) for c, t in _OUT_TYPES}
+
+    def put(i: int, r: Dict[str, np.ndarray]) -> None:
+        a, b = bounds[i]
+        for c, _ in _OUT_TYPES:
+            out[c][a:b] = r[c]
+
     if client is not None:
+        from distributed import as_completed
         futures = client.map(task, list(args), pure=False)
+        where = {f.key: i for i, f in enumerate(futures)}
         here = local() if local is not None else None
-        return client.gather(futures, direct=direct), here
+        for f in as_completed(futures):
+            put(where[f.key], client.gather(f, direct=direct))
+            f.release()  # the worker may drop it now
+        return out, here
     import dask
     here = local() if local is not None else None
-    return list(dask.compute(*[dask.delayed(task, pure=False)(a) for a in args])), here
-
-
-def _join(results: Sequence[Dict[str, np.ndarray]], n: int) -> Dict[str, np.ndarray]:
-    out = {c: np.empty(n, dtype=t) for c, t in _OUT_TYPES}
-    at = 0
-    for r in results:
-        k = len(r["t_step_ms"])
-        for c, _ in _OUT_TYPES:
-            out[c][at:at + k] = r[c]
-        at += k
-    return out
+    for i, r in enumerate(dask.compute(*[dask.delayed(task, pure=False)(a) for a in args])):
+        put(i, r)
+    return out, here
 
 
 def _roofline_on_dask(points: Any, npartitions: int, client: Any, direct: bool, kwargs: Dict[str, Any]) -> "pd.DataFrame":
@@ -91,19 +97,20 @@ def _roofline_on_dask(points: Any, npartitions: int, client: Any, direct: bool, 
         n = _product_size(lists)
         spec = _Spec(list(lists), model, hardware, chips, options)
         # The workers sweep their partitions while this process builds the grid's columns.
-        results, df = _run(client, direct, _ProductSweep(lists, spec), _partitions(n, npartitions),
-                           local=lambda: _product_slice(lists, 0, n))
-        return assemble(df, _join(results, n), copy=False)
+        bounds = _partitions(n, npartitions)
+        out, df = _run(client, direct, _ProductSweep(lists, spec), bounds, bounds, n, local=lambda: _product_slice(lists, 0, n))
+        return assemble(df, out, copy=False)
     df = points if isinstance(points, pd.DataFrame) else pd.DataFrame(points)
     spec = _Spec(list(df.columns), model, hardware, chips, options)
     codes, levels = _frame_keys(df, spec.group_by)
     if len(df) == 0:
         return assemble(df, spec.evaluate(_frame_inputs(df, slice(None)), 0, codes, levels))
-    chunks = [(_frame_inputs(df, slice(a, b)), None if codes is None else codes[a:b], a) for a, b in _partitions(len(df), npartitions)]
+    bounds = _partitions(len(df), npartitions)
+    chunks = [(_frame_inputs(df, slice(a, b)), None if codes is None else codes[a:b], a) for a, b in bounds]
     if client is not None:
         chunks = client.scatter(chunks, direct=direct)
-    results, _ = _run(client, direct, _ColumnSweep(spec, levels), chunks)
-    return assemble(df, _join(results, len(df)))
+    out, _ = _run(client, direct, _ColumnSweep(spec, levels), chunks, bounds, len(df))
+    return assemble(df, out)
 
 
 class _ProductSweep:
