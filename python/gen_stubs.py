@@ -164,7 +164,7 @@ def init_pyi():
            "def roofline_sweep(points: Union[pd.DataFrame, Dict[str, Any]], model: Any = None, hardware: Any = None,",
            "                   chips: Optional[int] = None, **options: Any) -> pd.DataFrame: ...",
            "def dask_sweep(points: Union[pd.DataFrame, Dict[str, Sequence[Any]]], fn: Callable[..., pd.DataFrame] = ..., *,",
-           "               npartitions: Optional[int] = None, client: Any = None, address: Optional[str] = None,",
+           "               npartitions: Optional[int] = None, client: Any = None, address: Optional[str] = None, direct: Optional[bool] = None,",
            "               **kwargs: Any) -> pd.DataFrame: ...", ""]
     for name in chalk.BINDINGS:
         fn = getattr(chalk, name)
