@@ -132,10 +132,31 @@ class _ProductSweep:
         for c in self.spec.overrides:
             columns[c] = (_floats(np.asarray(self.lists[c]), c), strides[c])
         levels = [self.lists[k] for k in self.spec.group_by]
-        deployments = [self.spec.deployment(code, levels) for code in range(math.prod(len(v) for v in levels))]
         group_axes = [(len(self.lists[k]), strides[k]) for k in self.spec.group_by]
+        met = _codes_met(group_axes, start, stop)
+        resolved = {code: self.spec.deployment(code, levels) for code in met}
+        # Only the codes of rows start..stop-1 are resolved (a worker meets a few of many
+        # models x systems x chips); C++ never reads the others' slots, which repeat one.
+        some = resolved[met[0]] if met else None
+        deployments = [resolved.get(code, some) for code in range(math.prod(len(v) for v in levels))] if met else []
         out = {c: np.empty(stop - start, dtype=t) for c, t in _OUT_TYPES}
         return _chalk.roofline_product_sweep(deployments, group_axes, columns, start, stop, out)
+
+
+def _codes_met(group_axes: List[Tuple[int, int]], start: int, stop: int) -> List[int]:
+    """The group codes (mixed radix over group_axes, the first most significant) of rows
+    start..stop-1 of a product. Each axis's stride is a multiple of the smallest, g, so
+    the code is constant on the aligned blocks of g rows: one row per block is enough."""
+    if stop <= start:
+        return []
+    if not group_axes:
+        return [0]
+    g = min(stride for _, stride in group_axes)
+    rows = np.arange(start // g, (stop - 1) // g + 1, dtype=np.int64) * g
+    codes = np.zeros(len(rows), dtype=np.int64)
+    for size, stride in group_axes:
+        codes = codes * size + (rows // stride) % size
+    return np.unique(codes).tolist()
 
 
 class _ColumnSweep:

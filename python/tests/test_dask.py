@@ -66,3 +66,26 @@ def test_a_bad_point_on_a_worker_is_named_by_its_row_in_the_whole_grid(cluster):
             chalk.dask_sweep({"batch": [1, 2, 0], "context_tokens": [1, 1]}, client=client, npartitions=3,
                              model="llama-3.1-8b", hardware="h100-sxm")
     assert str(e.value) == "batch: row 4: must be >= 1, got 0"
+
+
+def test_a_partition_resolves_the_deployments_of_its_own_rows_only():
+    # _codes_met against brute force: every row's code, over random products and slices.
+    import random
+    from chalk._dask import _codes_met
+    rng = random.Random(2)
+    for _ in range(300):
+        sizes = [rng.randint(1, 4) for _ in range(rng.randint(1, 5))]
+        strides = [1] * len(sizes)
+        for i in range(len(sizes) - 2, -1, -1):  # the last list varies fastest
+            strides[i] = strides[i + 1] * sizes[i + 1]
+        axes = [(s, t) for s, t in zip(sizes, strides) if rng.random() < 0.5]
+        n = strides[0] * sizes[0]
+        start = rng.randint(0, n)
+        stop = rng.randint(start, n)
+        want = set()
+        for row in range(start, stop):
+            code = 0
+            for size, stride in axes:
+                code = code * size + (row // stride) % size
+            want.add(code)
+        assert set(_codes_met(axes, start, stop)) == want, (sizes, axes, start, stop)
