@@ -89,3 +89,14 @@ def test_a_partition_resolves_the_deployments_of_its_own_rows_only():
                 code = code * size + (row // stride) % size
             want.add(code)
         assert set(_codes_met(axes, start, stop)) == want, (sizes, axes, start, stop)
+
+
+def test_a_product_with_kept_figures_prices_and_default_chips_equals_the_serial_sweep():
+    # NaN keeps the base system's figure; chips 0 = the smallest replica; a price per point.
+    lists = {"model": ["llama-3.1-8b", "qwen3-30b-a3b"], "chips": [8, 0], "compute_tflop_per_s": [500.0, float("nan")],
+             "hbm_tb_per_s_per_chip": [2.0, 8.0], "price_usd_per_chip_hour": [float("nan"), 2.0],
+             "batch": [1, 64, 1024], "context_tokens": [1024, 32768]}
+    serial = chalk.roofline_sweep(chalk.grid(**lists), hardware="h100-sxm")
+    kept = serial["compute_tflop_per_s"].isna()  # h100-sxm's own 989.4 TFLOP/s: slower than 500 nowhere
+    assert kept.any() and (serial.loc[kept, "t_compute_ms"].to_numpy() < serial.loc[~kept, "t_compute_ms"].to_numpy()).all()
+    pd.testing.assert_frame_equal(chalk.dask_sweep(lists, npartitions=5, hardware="h100-sxm"), serial)

@@ -6,6 +6,7 @@ import chalk
 
 M = {"model": "llama-3.1-8b", "hardware": "h100-sxm"}
 ONE_POINT = {"batch": np.array([1]), "context_tokens": np.array([1])}
+PRODUCT = {"batch": (np.array([1]), 1), "context_tokens": (np.array([1]), 1)}
 
 
 def out_arrays(n):
@@ -77,6 +78,14 @@ PY_CASES = [
     (lambda: chalk.deployment(**M).roofline_sweep(ONE_POINT, {"t_compute_ms": np.zeros(1)}), "out.t_weights_ms"),
     (lambda: chalk.deployment(**M).roofline_sweep(ONE_POINT, dict(out_arrays(1), memory_fits=np.zeros(1, np.int8))), "out.memory_fits"),
     (lambda: chalk.deployment(**M).roofline_sweep(ONE_POINT, out_arrays(2)), "out.t_compute_ms"),
+    # roofline_product_sweep, as dask_sweep's workers call it: (values, stride) per column
+    (lambda: chalk._chalk.roofline_product_sweep([chalk.deployment(**M)], [], PRODUCT, 2, 1, out_arrays(0)), "rows"),
+    (lambda: chalk._chalk.roofline_product_sweep([], [], PRODUCT, 0, 1, out_arrays(1)), "deployments"),
+    (lambda: chalk._chalk.roofline_product_sweep([chalk.deployment(**M)], [(0, 1)], PRODUCT, 0, 1, out_arrays(1)), "group_axes"),
+    (lambda: chalk._chalk.roofline_product_sweep([chalk.deployment(**M)], [], {"batch": PRODUCT["batch"]}, 0, 1, out_arrays(1)), "columns"),
+    (lambda: chalk._chalk.roofline_product_sweep([chalk.deployment(**M)], [], PRODUCT, 0, 1, out_arrays(2)), "out.t_compute_ms"),
+    (lambda: chalk.dask_sweep({"batch": [1], "context_tokens": [1], "hbm_gb_per_chip": [80.0, -1.0]}, npartitions=2, **M),
+     "hbm_gb_per_chip"),
 ]
 
 
