@@ -9,11 +9,16 @@
    over a grid of hypothetical chips, target 2 s; and the grid construction separately.
 3. The same sweep with chalk.dask_sweep on a LocalCluster of n workers (one thread each) for
    each n of --workers (default 1 and 2, up to the cores present): target about 1/n of the
-   one-core time. Cluster start-up is not timed; the first run warms the workers.
-Prints one line per figure: best of --repeat runs (default 3).
+   one-core time. dask_sweep is given the lists, so it builds the grid too: the fair serial
+   figure is grid + sweep, printed as well. Cluster start-up is not timed; the first run
+   warms the workers. With each time, the CPU seconds spent by this process (client and
+   LocalCluster's scheduler) and by the workers: on a busy machine the wall times say
+   little, the CPU seconds still say where the work went.
+Prints one line per figure: best of --repeat runs (default 3), and the load average.
 """
 import argparse
 import os
+import resource
 import sys
 import time
 
@@ -23,13 +28,30 @@ sys.path = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(
 import chalk  # noqa: E402
 
 
-def best(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
+def cpu_s():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def calls(fn, n):
+    for _ in range(n):
         fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+
+
+def best(fn, repeat):
+    """The best wall time of `repeat` runs of fn."""
+    return best_wall_cpu(fn, repeat)[0]
+
+
+def best_wall_cpu(fn, repeat):
+    """The best wall time and the best CPU time of this thread over `repeat` runs of fn."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        t0, c0 = time.perf_counter(), time.thread_time()
+        fn()
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.thread_time() - c0)
+    return min(walls), min(cpus)
 
 
 def main():
@@ -43,10 +65,12 @@ def main():
                     ("engine step MoE", chalk.deployment("deepseek-v3", "gb200-nvl72")),
                     ("roofline", chalk.deployment("llama-3.1-70b", "h100-sxm", roofline=True))]:
         n = 200_000
-        t = best(lambda: [d.decode_step(64, 4096) for _ in range(n)], a.repeat) / n
-        t_dict = best(lambda: [d.decode_step(64, 4096).to_dict() for _ in range(n // 4)], a.repeat) / (n // 4)
-        print(f"decode_step ({name}, {d.model} on {d.chips} x {d.hardware}): {1e6 * t:.2f} us per call "
-              f"(target 2 us); with .to_dict(): {1e6 * t_dict:.2f} us")
+        # Each result dropped at once, as a loop over steps would: a list holding 50,000
+        # dicts timed the allocator (10-13 us a dict on an idle machine), not to_dict.
+        t, c = best_wall_cpu(lambda: calls(lambda: d.decode_step(64, 4096), n), a.repeat)
+        t_dict, c_dict = best_wall_cpu(lambda: calls(lambda: d.decode_step(64, 4096).to_dict(), n), a.repeat)
+        print(f"decode_step ({name}, {d.model} on {d.chips} x {d.hardware}): {1e6 * t / n:.2f} us per call "
+              f"(target 2 us; CPU {1e6 * c / n:.2f} us); with .to_dict(): {1e6 * t_dict / n:.2f} us (CPU {1e6 * c_dict / n:.2f} us)")
 
     # The grid: 3 models x hypothetical chips x batches, n points in all.
     batches = [2 ** k for k in range(13)]
@@ -57,14 +81,19 @@ def main():
                  hbm_tb_per_s_per_chip=[2.0 + 0.25 * i for i in range(side)],
                  hbm_gb_per_chip=[80.0 + 8 * i for i in range(max(1, a.points // (3 * len(batches) * 4 * side * side)))],
                  batch=batches, context_tokens=[1024, 4096, 16384, 65536])
+    print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start)")
     t_grid = best(lambda: chalk.grid(**lists), a.repeat)
     points = chalk.grid(**lists)
     n = len(points)
-    t_sweep = best(lambda: chalk.roofline_sweep(points, hardware="h100-sxm"), a.repeat)
+    t_sweep, c_sweep = best_wall_cpu(lambda: chalk.roofline_sweep(points, hardware="h100-sxm"), a.repeat)
+    t_both = best(lambda: chalk.roofline_sweep(chalk.grid(**lists), hardware="h100-sxm"), a.repeat)
     print(f"grid of {n:,} points: {t_grid:.3f} s to build")
-    print(f"roofline_sweep, {n:,} points, one core: {t_sweep:.3f} s ({1e9 * t_sweep / n:.0f} ns per point; target 2 s per million)")
+    print(f"roofline_sweep, {n:,} points, one core: {t_sweep:.3f} s ({1e9 * t_sweep / n:.0f} ns per point; target 2 s per million; "
+          f"best CPU {c_sweep:.3f} s); grid + sweep {t_both:.3f} s")
 
+    import pandas as pd
     from distributed import Client, LocalCluster
+    serial = chalk.roofline_sweep(points, hardware="h100-sxm")
     cores = os.cpu_count() or 1
     for w in [int(x) for x in a.workers.split(",") if x]:
         if w > cores:
@@ -72,12 +101,18 @@ def main():
             continue
         with LocalCluster(n_workers=w, threads_per_worker=1, dashboard_address=None, silence_logs=50) as cluster, \
                 Client(cluster) as client:
-            run = lambda: chalk.dask_sweep(lists, client=client, npartitions=4 * w, hardware="h100-sxm")
-            run()  # warm: imports and deployments on every worker
+            run = lambda: chalk.dask_sweep(lists, client=client, hardware="h100-sxm")
+            got = run()  # warm: imports and deployments on every worker
+            pd.testing.assert_frame_equal(got, serial)  # the same DataFrame as the serial sweep
+            del got
+            w0, c0 = client.run(cpu_s), cpu_s()
             t = best(run, a.repeat)
+            w1, c1 = client.run(cpu_s), cpu_s()
+            workers = " + ".join(f"{(w1[k] - w0[k]) / a.repeat:.3f}" for k in w1)
             print(f"dask_sweep, {n:,} points (product built on the workers), LocalCluster of {w} worker(s): {t:.3f} s "
-                  f"({t_sweep / t:.2f}x the one-core sweep; ideal {w}x)")
-    print(f"(load average {os.getloadavg()[0]:.1f} on {cores} cores while measuring)")
+                  f"({t_sweep / t:.2f}x the one-core sweep, {t_both / t:.2f}x grid + sweep; ideal {w}x); CPU s per run: "
+                  f"client {(c1 - c0) / a.repeat:.3f}, workers {workers}")
+    print(f"(load average {os.getloadavg()[0]:.1f} on {cores} cores at the end)")
 
 
 if __name__ == "__main__":

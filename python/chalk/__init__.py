@@ -22,7 +22,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ._error import ChalkError
 from . import _chalk
-from ._sweep import grid, roofline_sweep, dask_sweep, deployment, load_model, load_hardware, BOUNDS
+from ._sweep import grid, roofline_sweep, deployment, load_model, load_hardware, BOUNDS
+from ._dask import dask_sweep
 from ._chalk import Deployment, DecodeStep, PrefillStep
 
 __all__ = ["ChalkError", "run", "deployment", "load_model", "load_hardware", "grid", "roofline_sweep", "dask_sweep",

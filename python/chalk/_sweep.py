@@ -1,9 +1,10 @@
-"""Deployments, grids, the vectorised roofline sweep, and sweeps on Dask."""
+"""Deployments, grids and the vectorised roofline sweep (dask_sweep: _dask.py)."""
 from __future__ import annotations
 
 import json
 import math
 import os
+import re
 import tempfile
 from typing import Any, Callable, Dict, Optional, Sequence
 
@@ -83,21 +84,36 @@ _DEPLOYMENT_OPTIONS = ("weights", "kv_dtype", "compute", "matmul_efficiency", "h
                        "memory_reserve", "roofline", "tp", "ep", "two_batch_overlap", "dispatch_dtype", "context")
 
 
+def _axis_column(values: np.ndarray, stride: int, start: int, stop: int) -> np.ndarray:
+    """values[(row // stride) % len(values)] for rows start..stop-1 (one list of a product),
+    by repeating and tiling: memory-speed, no division per row."""
+    n, size = stop - start, len(values)
+    period = size * stride
+    if n <= 0:
+        return values[:0]
+    if period <= 2 * n:  # a period or more: tile one period, cut out the rows
+        offset = start % period
+        return np.tile(np.repeat(values, stride), -(-(offset + n) // period))[offset:offset + n]
+    first, last = start // stride, (stop - 1) // stride  # a few long runs of one value each
+    bounds = np.arange(first, last + 2, dtype=np.int64) * stride
+    bounds[0], bounds[-1] = start, stop
+    return np.repeat(values[np.arange(first, last + 1) % size], np.diff(bounds))
+
+
 def _product_slice(lists: Dict[str, Sequence[Any]], start: int, stop: int) -> "pd.DataFrame":
     """Rows start..stop of the Cartesian product of ``lists`` (the last list varies fastest)."""
-    r = np.arange(start, stop, dtype=np.int64)
     columns, stride = {}, 1
     names = list(lists)
     for name in reversed(names):
         values = list(lists[name])
-        codes = (r // stride) % len(values)
         array = np.asarray(values)
         if array.dtype.kind in "biuf":
-            columns[name] = array[codes]
+            columns[name] = _axis_column(array, stride, start, stop)
         elif len(set(values)) == len(values):  # names (models, systems): categorical, cheap to build and to ship
+            codes = _axis_column(np.arange(len(values), dtype=np.min_scalar_type(-len(values))), stride, start, stop)
             columns[name] = pd.Categorical.from_codes(codes, categories=values)
         else:
-            columns[name] = np.asarray(values, dtype=object)[codes]
+            columns[name] = _axis_column(np.asarray(values, dtype=object), stride, start, stop)
         stride *= len(values)
     return pd.DataFrame({n: columns[n] for n in names}, index=pd.RangeIndex(start, stop))
 
@@ -131,45 +147,151 @@ def roofline_sweep(points: Any, model: Any = None, hardware: Any = None, chips: 
     bound, tok_per_s, tok_per_s_per_user, tok_per_s_per_chip, cost_usd_per_mtok (NaN
     without a price), memory_fits, max_batch_at_context (<NA>: unbounded) added, as in
     `chalk decode --roofline --json` (docs/output-schema.md). Raises ChalkError naming the
-    column for a bad value.
+    column (and the row, counted from 0 in ``points``) for a bad value.
     """
     if pd is None:  # pragma: no cover
         raise ChalkError("pandas: roofline_sweep needs pandas (Debian: python3-pandas)", "pandas")
     df = points if isinstance(points, pd.DataFrame) else pd.DataFrame(points)
-    for need in ("batch", "context_tokens"):
-        if need not in df.columns:
-            raise ChalkError(f"{need}: the points have no {need} column (columns: {', '.join(map(str, df.columns))})", need)
-    keys = {"model": model, "hardware": hardware, "chips": chips}
-    for k, v in keys.items():
-        if k not in df.columns and v is None and k != "chips":
-            raise ChalkError(f"{k}: give a {k} column or the {k}= argument", k)
-    n = len(df)
-    out = {c: np.empty(n, dtype=t) for c, t in [
-        ("t_compute_ms", float), ("t_weights_ms", float), ("t_kv_ms", float), ("t_step_ms", float), ("tok_per_s", float),
-        ("tok_per_s_per_user", float), ("tok_per_s_per_chip", float), ("cost_usd_per_mtok", float),
-        ("bound_code", np.int8), ("memory_fits", bool), ("max_batch_at_context", np.int64)]}
+    spec = _Spec(list(df.columns), model, hardware, chips, options)
+    codes, levels = _frame_keys(df, spec.group_by)
+    out = spec.evaluate(_frame_inputs(df, slice(None)), len(df), codes, levels)
+    return assemble(df, out)
 
-    def columns_of(rows: Any) -> Dict[str, Any]:
-        cols = {"batch": _ints(df["batch"].to_numpy()[rows], "batch"),
-                "context_tokens": _ints(df["context_tokens"].to_numpy()[rows], "context_tokens")}
-        for c in CHIP_COLUMNS:
-            if c in df.columns:
-                cols[c] = _floats(df[c].to_numpy()[rows], c)
-        return cols
 
-    group_by = [k for k in keys if k in df.columns]
-    if not group_by:
-        groups = [((), slice(None))]
+#: the raw result arrays of _chalk.Deployment.roofline_sweep and their dtypes
+_OUT_TYPES = (("t_compute_ms", float), ("t_weights_ms", float), ("t_kv_ms", float), ("t_step_ms", float),
+              ("tok_per_s", float), ("tok_per_s_per_user", float), ("tok_per_s_per_chip", float),
+              ("cost_usd_per_mtok", float), ("bound_code", np.int8), ("memory_fits", bool), ("max_batch_at_context", np.int64))
+
+
+class _Spec:
+    """What a roofline sweep needs besides its points: the checked column names, which of
+    model / hardware / chips come from columns (``group_by``) and which from arguments
+    (``defaults``), and the deployment options. Small and picklable: it travels to Dask
+    workers, which evaluate partitions with ``evaluate`` exactly as the serial sweep does."""
+
+    def __init__(self, columns: Sequence[Any], model: Any, hardware: Any, chips: Optional[int], options: Dict[str, Any]) -> None:
+        for need in ("batch", "context_tokens"):
+            if need not in columns:
+                raise ChalkError(f"{need}: the points have no {need} column (columns: {', '.join(map(str, columns))})", need)
+        self.defaults = {"model": model, "hardware": hardware, "chips": chips}
+        for k, v in self.defaults.items():
+            if k not in columns and v is None and k != "chips":
+                raise ChalkError(f"{k}: give a {k} column or the {k}= argument", k)
+        self.group_by = [k for k in self.defaults if k in columns]
+        self.overrides = [c for c in CHIP_COLUMNS if c in columns]
+        self.options = dict(options)
+
+    def deployment(self, code: int, levels: Sequence[Sequence[Any]]) -> Any:
+        """The deployment of group code ``code`` (see evaluate), resolved once per process."""
+        named = dict(self.defaults)
+        named.update(_decode_key(code, levels, self.group_by))
+        return _roofline_deployment(named["model"], named["hardware"], int(named["chips"] or 0), self.options)
+
+    def evaluate(self, cols: Dict[str, np.ndarray], n: int, codes: Optional[np.ndarray], levels: Sequence[Sequence[Any]],
+                 first_row: int = 0) -> Dict[str, np.ndarray]:
+        """The raw result arrays (_OUT_TYPES) of n points. ``cols``: batch, context_tokens and
+        the overrides as arrays; ``codes``: each point's (model, hardware, chips) as one
+        mixed-radix code over ``levels`` (the values of each group_by column), None when
+        none is a column. Rows of one code are evaluated by one C++ call: on views of the
+        inputs and the outputs when they are few contiguous runs (a grid's usual layout),
+        else gathered and scattered. ``first_row``: the
+        position of row 0 in the whole grid, for error messages."""
+        resolved: Dict[int, Any] = {}
+        out = {c: np.empty(n, dtype=t) for c, t in _OUT_TYPES}
+        for code, rows in _groups(codes, n):
+            d = resolved.get(code)
+            if d is None:
+                d = resolved[code] = self.deployment(code, levels)
+            try:
+                if isinstance(rows, slice):  # C++ writes straight into the result arrays
+                    d.roofline_sweep({k: v[rows] for k, v in cols.items()}, {c: a[rows] for c, a in out.items()})
+                else:
+                    for c, a in d.roofline_sweep({k: v[rows] for k, v in cols.items()}).items():
+                        out[c][rows] = a
+            except ChalkError as e:
+                raise _at_row(e, rows, first_row) from None
+        return out
+
+
+def _groups(codes: Optional[np.ndarray], n: int):
+    """(code, rows) for each run of equal codes: slices when the runs are few, else index
+    arrays of each code (a stable sort), so a code meets the C++ sweep once or a few times."""
+    if codes is None:
+        return [(0, slice(0, n))]  # even for no points: a bad model or system still raises
+    if n == 0:
+        return []
+    starts = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+    if len(starts) < max(64, n // 1024):
+        bounds = [0, *starts.tolist(), n]
+        return [(int(codes[a]), slice(a, b)) for a, b in zip(bounds[:-1], bounds[1:])]
+    order = np.argsort(codes, kind="stable")
+    ordered = codes[order]
+    cuts = [0, *(np.flatnonzero(ordered[1:] != ordered[:-1]) + 1).tolist(), n]
+    return [(int(ordered[a]), order[a:b]) for a, b in zip(cuts[:-1], cuts[1:])]
+
+
+def _decode_key(code: int, levels: Sequence[Sequence[Any]], group_by: Sequence[str]) -> Dict[str, Any]:
+    key = {}
+    for name, values in zip(reversed(group_by), reversed(levels)):
+        code, i = divmod(code, len(values))
+        key[name] = values[i]
+    return key
+
+
+def _mixed_radix(digits: Sequence[np.ndarray], levels: Sequence[Sequence[Any]]) -> Optional[np.ndarray]:
+    codes = None
+    for d, values in zip(digits, levels):
+        codes = d.astype(np.int64) if codes is None else codes * len(values) + d
+    return codes
+
+
+def _frame_keys(df: "pd.DataFrame", group_by: Sequence[str]):
+    """Each row's group_by values as one code, and the values of each column (factorized)."""
+    digits, levels = [], []
+    for name in group_by:
+        col = df[name]
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            d, values = col.cat.codes.to_numpy(), list(col.cat.categories)
+        else:
+            d, uniques = pd.factorize(col.to_numpy(), sort=False)
+            values = list(uniques)
+        if len(d) and d.min() < 0:
+            raise ChalkError(f"{name}: row {int(np.flatnonzero(d < 0)[0])} has no {name}", name)
+        digits.append(d)
+        levels.append(values)
+    return _mixed_radix(digits, levels), levels
+
+
+def _frame_inputs(df: "pd.DataFrame", rows: Any) -> Dict[str, np.ndarray]:
+    cols = {"batch": _ints(df["batch"].to_numpy()[rows], "batch"),
+            "context_tokens": _ints(df["context_tokens"].to_numpy()[rows], "context_tokens")}
+    for c in CHIP_COLUMNS:
+        if c in df.columns:
+            cols[c] = _floats(df[c].to_numpy()[rows], c)
+    return cols
+
+
+def _at_row(e: ChalkError, rows: Any, first_row: int) -> ChalkError:
+    """The C++ sweep counts rows within one call: name the row of the whole grid instead."""
+    m = re.search(r"\brow (\d+):", e.message)
+    if m is None:
+        return e
+    local = int(m.group(1))
+    row = first_row + (rows.start + local if isinstance(rows, slice) else int(rows[local]))
+    return ChalkError(e.message[:m.start(1)] + str(row) + e.message[m.end(1):], e.field)
+
+
+def assemble(df: "pd.DataFrame", out: Dict[str, np.ndarray], copy: bool = True) -> "pd.DataFrame":
+    """The points with the result columns (_RESULT_COLUMNS) of the raw arrays ``out`` added,
+    as roofline_sweep returns them; a non-unique index becomes 0..n-1. ``copy=False`` adds
+    them to ``df`` itself (a grid nobody else holds). Column by column, without
+    consolidating the frame: pandas' concat or a DataFrame of a dict copies every column
+    once more (0.1 s per million rows)."""
+    if not df.index.is_unique:
+        result = df.reset_index(drop=True)
     else:
-        groups = [(k if isinstance(k, tuple) else (k,), idx) for k, idx in df.groupby(group_by, sort=False, observed=True).indices.items()]
-    for key, rows in groups:
-        named = dict(keys)
-        named.update(dict(zip(group_by, key)))
-        d = _roofline_deployment(named["model"], named["hardware"], int(named["chips"] or 0), options)
-        r = d.roofline_sweep(columns_of(rows))
-        for c, a in r.items():
-            out[c][rows] = a
-    result = df.copy() if df.index.is_unique else df.reset_index(drop=True)
+        result = df.copy() if copy else df
     for c in _RESULT_COLUMNS:
         if c == "bound":
             result[c] = pd.Categorical.from_codes(out["bound_code"], BOUNDS)
@@ -214,84 +336,3 @@ def _floats(a: np.ndarray, name: str) -> np.ndarray:
         return a.astype(float, copy=False)
     except (TypeError, ValueError):
         raise ChalkError(f"{name}: must hold numbers, got dtype {a.dtype}", name) from None
-
-
-def _partitions(n: int, parts: int):
-    step = -(-n // parts)
-    return [(s, min(n, s + step)) for s in range(0, n, step)]
-
-
-def dask_sweep(points: Any, fn: Callable[..., "pd.DataFrame"] = roofline_sweep, *, npartitions: Optional[int] = None,
-               client: Any = None, address: Optional[str] = None, **kwargs: Any) -> "pd.DataFrame":
-    """Evaluates ``fn(partition, **kwargs)`` (default roofline_sweep) over ``points`` on Dask workers.
-
-    ``points``: a DataFrame of inputs, or a dict of lists whose Cartesian product is the grid
-    (grid(**points)); a product is built on the workers, partition by partition, so only the
-    lists travel. The grid is split into ``npartitions`` (default 4 per worker), each
-    evaluated as one task on a worker (``client.map`` of the partitions, scattered for a
-    DataFrame; without a client, dask.dataframe ``map_partitions`` on the default
-    scheduler); the results are gathered into one DataFrame with the index of the serial
-    ``fn(points)``.
-
-    Runs on ``client`` (a distributed.Client, e.g. over a LocalCluster), or on a new client
-    of the scheduler at ``address`` ("tcp://host:8786", closed afterwards), or else on the
-    current default Dask scheduler. ChalkError raised on a worker is raised here.
-    """
-    import dask.dataframe as dd
-
-    own = None
-    if client is None and address is not None:
-        from distributed import Client
-        client = own = Client(address)
-    try:
-        if npartitions is None:
-            workers = len(client.scheduler_info()["workers"]) if client is not None else (os.cpu_count() or 1)
-            npartitions = max(1, 4 * workers)
-        if client is not None:
-            # On a distributed client: one task per partition (client.map), gathered and
-            # concatenated; dask.dataframe's graph adds seconds per million rows here.
-            if isinstance(points, dict):
-                n = _product_size(points)
-                parts = client.map(_ProductPart(points, fn, kwargs), _partitions(n, npartitions), pure=False)
-            else:
-                df = points if isinstance(points, pd.DataFrame) else pd.DataFrame(points)
-                chunks = [df.iloc[a:b] for a, b in _partitions(len(df), npartitions)] if len(df) else [df]
-                parts = client.map(_FramePart(fn, kwargs), client.scatter(chunks), pure=False)
-            return pd.concat(client.gather(parts))
-        if isinstance(points, dict):
-            n = _product_size(points)
-            meta = fn(_product_slice(points, 0, 1), **kwargs).iloc[:0]
-            ddf = dd.from_map(_ProductPart(points, fn, kwargs), _partitions(n, npartitions), meta=meta,
-                              divisions=[s for s, _ in _partitions(n, npartitions)] + [n - 1], enforce_metadata=False)
-        else:
-            df = points if isinstance(points, pd.DataFrame) else pd.DataFrame(points)
-            meta = fn(df.iloc[:1], **kwargs).iloc[:0]
-            ddf = dd.from_pandas(df, npartitions=npartitions, sort=False).map_partitions(fn, meta=meta, **kwargs)
-        return ddf.compute()
-    finally:
-        if own is not None:
-            own.close()
-
-
-class _FramePart:
-    """fn over one partition of a DataFrame grid, on the worker."""
-
-    def __init__(self, fn: Callable[..., Any], kwargs: Dict[str, Any]) -> None:
-        self.fn = fn
-        self.kwargs = kwargs
-
-    def __call__(self, part):
-        return self.fn(part, **self.kwargs)
-
-
-class _ProductPart:
-    """One partition of a product grid, built and evaluated on the worker."""
-
-    def __init__(self, lists: Dict[str, Sequence[Any]], fn: Callable[..., Any], kwargs: Dict[str, Any]) -> None:
-        self.lists = {k: list(v) for k, v in lists.items()}
-        self.fn = fn
-        self.kwargs = kwargs
-
-    def __call__(self, bounds):
-        start, stop = bounds
-        return self.fn(_product_slice(self.lists, start, stop), **self.kwargs)

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -34,45 +36,88 @@ py::array_t<T> column(const py::handle& h, std::size_t n, const char* name) {
   return a;
 }
 
+// to_dict's keys, made once: a str per key per call (PyUnicode_FromString) cost about as
+// much as the rest of the dict. Interned, released at exit like chalk_error below.
+struct Keys {
+  py::handle batch, context_tokens, prompt_tokens, prefix_tokens, t_compute_ms, t_weights_ms, t_kv_ms, t_operations_ms,
+      t_comm_ms, t_overhead_ms, t_step_ms, ttft_ms, bound, governs, tok_per_s, tok_per_s_per_user, tok_per_s_per_chip,
+      cost_usd_per_mtok, experts_touched_per_layer, experts_on_busiest_chip;
+};
+
+const Keys& keys() {
+  static const Keys k = [] {
+    auto key = [](const char* name) { return py::handle(PyUnicode_InternFromString(name)); };
+    return Keys{key("batch"), key("context_tokens"), key("prompt_tokens"), key("prefix_tokens"), key("t_compute_ms"),
+                key("t_weights_ms"), key("t_kv_ms"), key("t_operations_ms"), key("t_comm_ms"), key("t_overhead_ms"),
+                key("t_step_ms"), key("ttft_ms"), key("bound"), key("governs"), key("tok_per_s"), key("tok_per_s_per_user"),
+                key("tok_per_s_per_chip"), key("cost_usd_per_mtok"), key("experts_touched_per_layer"),
+                key("experts_on_busiest_chip")};
+  }();
+  return k;
+}
+
+// One dict item: PyDict_SetItem borrows the key and takes its own reference to the value.
+void put(py::dict& o, py::handle key, py::object value) {
+  if (PyDict_SetItem(o.ptr(), key.ptr(), value.ptr()) != 0) throw py::error_already_set();
+}
+
+py::object ms(Seconds t) { return py::float_(to_ms(t)); }
+
 py::dict decode_dict(const DecodeStep& r, bool moe) {
+  const Keys& k = keys();
   py::dict o;
-  o["batch"] = r.batch;
-  o["context_tokens"] = r.context;
-  o["t_compute_ms"] = to_ms(r.t_compute);
-  o["t_weights_ms"] = to_ms(r.t_weights);
-  o["t_kv_ms"] = to_ms(r.t_kv);
-  o["t_operations_ms"] = to_ms(r.t_operations);
-  o["t_comm_ms"] = to_ms(r.t_comm);
-  o["t_overhead_ms"] = to_ms(r.t_overhead);
-  o["t_step_ms"] = to_ms(r.t_step);
-  o["bound"] = std::string(to_string(r.bound));
-  o["governs"] = r.governs;
-  o["tok_per_s"] = r.tokens_per_s.value();
-  o["tok_per_s_per_user"] = r.tokens_per_s_per_user.value();
-  o["tok_per_s_per_chip"] = r.tokens_per_s_per_chip.value();
-  o["cost_usd_per_mtok"] = none_or(r.cost_per_token);
-  o["experts_touched_per_layer"] = moe ? py::object(py::float_(r.experts_touched)) : py::object(py::none());
-  o["experts_on_busiest_chip"] = moe ? py::object(py::float_(r.experts_on_busiest_chip)) : py::object(py::none());
+  put(o, k.batch, py::int_(r.batch));
+  put(o, k.context_tokens, py::int_(r.context));
+  put(o, k.t_compute_ms, ms(r.t_compute));
+  put(o, k.t_weights_ms, ms(r.t_weights));
+  put(o, k.t_kv_ms, ms(r.t_kv));
+  put(o, k.t_operations_ms, ms(r.t_operations));
+  put(o, k.t_comm_ms, ms(r.t_comm));
+  put(o, k.t_overhead_ms, ms(r.t_overhead));
+  put(o, k.t_step_ms, ms(r.t_step));
+  put(o, k.bound, py::str(std::string(to_string(r.bound))));
+  put(o, k.governs, py::str(r.governs));
+  put(o, k.tok_per_s, py::float_(r.tokens_per_s.value()));
+  put(o, k.tok_per_s_per_user, py::float_(r.tokens_per_s_per_user.value()));
+  put(o, k.tok_per_s_per_chip, py::float_(r.tokens_per_s_per_chip.value()));
+  put(o, k.cost_usd_per_mtok, none_or(r.cost_per_token));
+  put(o, k.experts_touched_per_layer, moe ? py::object(py::float_(r.experts_touched)) : py::object(py::none()));
+  put(o, k.experts_on_busiest_chip, moe ? py::object(py::float_(r.experts_on_busiest_chip)) : py::object(py::none()));
   return o;
 }
 
 py::dict prefill_dict(const PrefillStep& r) {
+  const Keys& k = keys();
   py::dict o;
-  o["batch"] = r.batch;
-  o["prompt_tokens"] = r.prompt;
-  o["prefix_tokens"] = r.prefix;
-  o["t_compute_ms"] = to_ms(r.t_compute);
-  o["t_weights_ms"] = to_ms(r.t_weights);
-  o["t_kv_ms"] = to_ms(r.t_kv);
-  o["t_operations_ms"] = to_ms(r.t_operations);
-  o["t_comm_ms"] = to_ms(r.t_comm);
-  o["t_overhead_ms"] = to_ms(r.t_overhead);
-  o["ttft_ms"] = to_ms(r.ttft);
-  o["bound"] = std::string(to_string(r.bound));
-  o["governs"] = r.governs;
-  o["tok_per_s"] = r.tokens_per_s.value();
-  o["cost_usd_per_mtok"] = none_or(r.cost_per_token);
+  put(o, k.batch, py::int_(r.batch));
+  put(o, k.prompt_tokens, py::int_(r.prompt));
+  put(o, k.prefix_tokens, py::int_(r.prefix));
+  put(o, k.t_compute_ms, ms(r.t_compute));
+  put(o, k.t_weights_ms, ms(r.t_weights));
+  put(o, k.t_kv_ms, ms(r.t_kv));
+  put(o, k.t_operations_ms, ms(r.t_operations));
+  put(o, k.t_comm_ms, ms(r.t_comm));
+  put(o, k.t_overhead_ms, ms(r.t_overhead));
+  put(o, k.ttft_ms, ms(r.ttft));
+  put(o, k.bound, py::str(std::string(to_string(r.bound))));
+  put(o, k.governs, py::str(r.governs));
+  put(o, k.tok_per_s, py::float_(r.tokens_per_s.value()));
+  put(o, k.cost_usd_per_mtok, none_or(r.cost_per_token));
   return o;
+}
+
+// An output array the caller passed to roofline_sweep(columns, out): exactly dtype T,
+// one-dimensional, contiguous, writeable and n long, so C++ writes the caller's memory.
+template <class T>
+T* out_column(const py::dict& out, const char* name, std::size_t n) {
+  if (!out.contains(name)) throw InputError(std::string("out.") + name, "missing");
+  py::handle h = out[name];
+  if (!py::array_t<T>::check_(h)) throw InputError(std::string("out.") + name, "must be a numpy array of dtype " + std::string(py::str(py::dtype::of<T>())));
+  auto a = py::reinterpret_borrow<py::array>(h);
+  if (a.ndim() != 1 || static_cast<std::size_t>(a.shape(0)) != n || !(a.flags() & py::array::c_style) || !a.writeable()) {
+    throw InputError(std::string("out.") + name, "must be a writeable contiguous 1-D array of " + std::to_string(n));
+  }
+  return static_cast<T*>(a.mutable_data());
 }
 
 }  // namespace
@@ -172,7 +217,7 @@ PYBIND11_MODULE(_chalk, m) {
         return o;
       }, py::arg("batch"), py::arg("context"), python::doc::memory_plan)
       .def("describe", [](const Deployment& d) { return json_loads(cli::describe_json(d).dump()); }, python::doc::describe_json)
-      .def("roofline_sweep", [](const Deployment& d, py::dict cols) {
+      .def("roofline_sweep", [](const Deployment& d, py::dict cols, std::optional<py::dict> into) {
         const auto batch = column<int64_t>(cols["batch"], py::len(cols["batch"]), "batch");
         const std::size_t n = static_cast<std::size_t>(batch.shape(0));
         const auto context = column<int64_t>(cols["context_tokens"], n, "context_tokens");
@@ -181,25 +226,76 @@ PYBIND11_MODULE(_chalk, m) {
           return column<double>(cols[k], n, k);
         };
         const auto peak = opt("compute_tflop_per_s"), cap = opt("hbm_gb_per_chip"), bw = opt("hbm_tb_per_s_per_chip"), price = opt("price_usd_per_chip_hour");
-        py::array_t<double> c(n), w(n), kv(n), step(n), tps(n), tpu(n), tpc(n), cost(n);
-        py::array_t<int8_t> bound(n);
-        py::array_t<bool> fits(n);
-        py::array_t<int64_t> maxb(n);
+        py::dict o;
+        if (into) {
+          o = *into;
+        } else {
+          for (const char* c : {"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_step_ms", "tok_per_s", "tok_per_s_per_user", "tok_per_s_per_chip", "cost_usd_per_mtok"}) {
+            o[c] = py::array_t<double>(n);
+          }
+          o["bound_code"] = py::array_t<int8_t>(n);
+          o["memory_fits"] = py::array_t<bool>(n);
+          o["max_batch_at_context"] = py::array_t<int64_t>(n);
+        }
         python::SweepInputs in{batch.data(), context.data(), peak ? peak->data() : nullptr, cap ? cap->data() : nullptr,
                                bw ? bw->data() : nullptr, price ? price->data() : nullptr};
-        python::SweepOutputs out{c.mutable_data(), w.mutable_data(), kv.mutable_data(), step.mutable_data(), tps.mutable_data(),
-                                 tpu.mutable_data(), tpc.mutable_data(), cost.mutable_data(), bound.mutable_data(), fits.mutable_data(),
-                                 maxb.mutable_data()};
+        python::SweepOutputs out{out_column<double>(o, "t_compute_ms", n), out_column<double>(o, "t_weights_ms", n),
+                                 out_column<double>(o, "t_kv_ms", n), out_column<double>(o, "t_step_ms", n),
+                                 out_column<double>(o, "tok_per_s", n), out_column<double>(o, "tok_per_s_per_user", n),
+                                 out_column<double>(o, "tok_per_s_per_chip", n), out_column<double>(o, "cost_usd_per_mtok", n),
+                                 out_column<int8_t>(o, "bound_code", n), out_column<bool>(o, "memory_fits", n),
+                                 out_column<int64_t>(o, "max_batch_at_context", n)};
         {
           py::gil_scoped_release release;
           python::roofline_sweep(d, n, in, out);
         }
-        py::dict o;
-        o["t_compute_ms"] = c; o["t_weights_ms"] = w; o["t_kv_ms"] = kv; o["t_step_ms"] = step;
-        o["tok_per_s"] = tps; o["tok_per_s_per_user"] = tpu; o["tok_per_s_per_chip"] = tpc; o["cost_usd_per_mtok"] = cost;
-        o["bound_code"] = bound; o["memory_fits"] = fits; o["max_batch_at_context"] = maxb;
         return o;
-      }, py::arg("columns"), python::doc::roofline_sweep);
+      }, py::arg("columns"), py::arg("out") = py::none(), python::doc::roofline_sweep);
+
+  m.def("roofline_product_sweep", [](py::list deployments, py::list group_axes, py::dict columns, int64_t start, int64_t stop, py::dict out) {
+    if (start < 0 || stop < start) throw InputError("rows", "must be 0 <= start <= stop, got " + std::to_string(start) + ", " + std::to_string(stop));
+    python::ProductSweepInputs in;
+    for (py::handle h : deployments) in.bases.push_back(&h.cast<const Deployment&>());
+    for (py::handle h : group_axes) {
+      const auto a = h.cast<std::pair<int64_t, int64_t>>();
+      in.group_axes.push_back({a.first, a.second});
+    }
+    std::vector<py::object> keep;  // the value arrays, alive while C++ reads them
+    auto take = [&](const char* name, python::ProductColumn& c, bool ints) {  // columns[name] = (values, stride)
+      if (!columns.contains(name)) return;
+      const auto t = columns[name].cast<py::tuple>();
+      const std::size_t size = py::len(t[0]);
+      if (ints) {
+        auto a = column<int64_t>(t[0], size, name);
+        c.ints = a.data();
+        keep.push_back(a);
+      } else {
+        auto a = column<double>(t[0], size, name);
+        c.values = a.data();
+        keep.push_back(a);
+      }
+      c.axis = {static_cast<int64_t>(size), t[1].cast<int64_t>()};
+    };
+    take("batch", in.batch, true);
+    take("context_tokens", in.context_tokens, true);
+    take("compute_tflop_per_s", in.compute_tflop_per_s, false);
+    take("hbm_gb_per_chip", in.hbm_gb_per_chip, false);
+    take("hbm_tb_per_s_per_chip", in.hbm_tb_per_s_per_chip, false);
+    take("price_usd_per_chip_hour", in.price_usd_per_chip_hour, false);
+    const auto n = static_cast<std::size_t>(stop - start);
+    python::SweepOutputs o{out_column<double>(out, "t_compute_ms", n), out_column<double>(out, "t_weights_ms", n),
+                           out_column<double>(out, "t_kv_ms", n), out_column<double>(out, "t_step_ms", n),
+                           out_column<double>(out, "tok_per_s", n), out_column<double>(out, "tok_per_s_per_user", n),
+                           out_column<double>(out, "tok_per_s_per_chip", n), out_column<double>(out, "cost_usd_per_mtok", n),
+                           out_column<int8_t>(out, "bound_code", n), out_column<bool>(out, "memory_fits", n),
+                           out_column<int64_t>(out, "max_batch_at_context", n)};
+    {
+      py::gil_scoped_release release;
+      python::roofline_product_sweep(in, start, stop, o);
+    }
+    return out;
+  }, py::arg("deployments"), py::arg("group_axes"), py::arg("columns"), py::arg("start"), py::arg("stop"), py::arg("out"),
+     python::doc::roofline_product_sweep);
 
   m.def("deployment",
         [](const std::string& model, const std::string& hardware, int64_t chips, const std::string& weights, const std::string& kv_dtype,

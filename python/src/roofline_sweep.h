@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "chalk/engine/roofline.h"
 
@@ -35,7 +36,40 @@ struct SweepOutputs {
 
 /// Evaluates n points of the decode roofline of `base` (mechanisms are switched off: this
 /// is the lower bound, the lecture's blackboard) with the per-point chip figures of `in`.
-/// Throws InputError for a bad point; writes nothing past n.
+/// Throws InputError for a bad point; writes nothing past n. From Python,
+/// Deployment.roofline_sweep(columns, out=None) returns the outputs as a dict of arrays, new
+/// ones or, given `out`, the caller's (exact dtypes, contiguous, n long: no copy).
 void roofline_sweep(const Deployment& base, std::size_t n, const SweepInputs& in, const SweepOutputs& out);
+
+/// One axis of a product grid (grid(): the last list varies fastest): a row's position on
+/// it is (row / stride) % size.
+struct ProductAxis {
+  int64_t size = 0;
+  int64_t stride = 1;
+};
+
+/// A column of a product grid: its `axis.size` distinct values (ints for batch and
+/// context_tokens, doubles for the chip figures; size 0: the column is absent, the base
+/// system's figure holds).
+struct ProductColumn {
+  ProductAxis axis;
+  const int64_t* ints = nullptr;
+  const double* values = nullptr;
+};
+
+/// A product grid's inputs: each column's values and axis, and one base deployment per
+/// group code, the code of a row being its positions on `group_axes` (the model, hardware,
+/// chips lists) in mixed radix, the first axis most significant.
+struct ProductSweepInputs {
+  ProductColumn batch, context_tokens, compute_tflop_per_s, hbm_gb_per_chip, hbm_tb_per_s_per_chip, price_usd_per_chip_hour;
+  std::vector<ProductAxis> group_axes;
+  std::vector<const Deployment*> bases;
+};
+
+/// Rows start..stop-1 of a product grid, each evaluated exactly as roofline_sweep evaluates
+/// a point (same per-point code), without building the grid's columns: each row's values
+/// are stepped along like an odometer. Writes out[row - start]; InputError names the row of
+/// the whole grid. Used by dask_sweep's workers (python/chalk/_dask.py).
+void roofline_product_sweep(const ProductSweepInputs& in, int64_t start, int64_t stop, const SweepOutputs& out);
 
 }  // namespace chalk::python

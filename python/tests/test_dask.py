@@ -40,3 +40,63 @@ def test_an_error_on_a_worker_raises_chalk_error_with_its_field(cluster):
             chalk.dask_sweep({"batch": [1, 0], "context_tokens": [1]}, client=client, npartitions=2,
                              model="llama-3.1-8b", hardware="h100-sxm")
     assert e.value.field == "batch"
+
+
+def test_dask_sweep_without_a_client_and_through_the_scheduler_equals_the_serial_sweep(cluster):
+    serial = chalk.roofline_sweep(chalk.grid(**LISTS), hardware="h100-sxm")
+    pd.testing.assert_frame_equal(chalk.dask_sweep(LISTS, npartitions=4, hardware="h100-sxm"), serial)  # dask's default scheduler
+    with distributed.Client(cluster) as client:
+        pd.testing.assert_frame_equal(chalk.dask_sweep(LISTS, client=client, direct=False, hardware="h100-sxm"), serial)
+
+
+def test_dask_sweep_of_another_function_gets_dataframe_partitions(cluster):
+    def tokens_per_chip_second(part, hardware):
+        return chalk.roofline_sweep(part, hardware=hardware)[["tok_per_s_per_chip"]]
+    serial = tokens_per_chip_second(chalk.grid(**LISTS), "h100-sxm")
+    with distributed.Client(cluster) as client:
+        parallel = chalk.dask_sweep(LISTS, tokens_per_chip_second, client=client, npartitions=3, hardware="h100-sxm")
+    pd.testing.assert_frame_equal(parallel, serial)
+
+
+def test_a_bad_point_on_a_worker_is_named_by_its_row_in_the_whole_grid(cluster):
+    # The product's rows: (batch, context) = (1,1) (1,1) (2,1) (2,1) (0,1) (0,1): row 4 is the
+    # first bad one, in the second of three partitions.
+    with distributed.Client(cluster) as client:
+        with pytest.raises(chalk.ChalkError) as e:
+            chalk.dask_sweep({"batch": [1, 2, 0], "context_tokens": [1, 1]}, client=client, npartitions=3,
+                             model="llama-3.1-8b", hardware="h100-sxm")
+    assert str(e.value) == "batch: row 4: must be >= 1, got 0"
+
+
+def test_a_partition_resolves_the_deployments_of_its_own_rows_only():
+    # _codes_met against brute force: every row's code, over random products and slices.
+    import random
+    from chalk._dask import _codes_met
+    rng = random.Random(2)
+    for _ in range(300):
+        sizes = [rng.randint(1, 4) for _ in range(rng.randint(1, 5))]
+        strides = [1] * len(sizes)
+        for i in range(len(sizes) - 2, -1, -1):  # the last list varies fastest
+            strides[i] = strides[i + 1] * sizes[i + 1]
+        axes = [(s, t) for s, t in zip(sizes, strides) if rng.random() < 0.5]
+        n = strides[0] * sizes[0]
+        start = rng.randint(0, n)
+        stop = rng.randint(start, n)
+        want = set()
+        for row in range(start, stop):
+            code = 0
+            for size, stride in axes:
+                code = code * size + (row // stride) % size
+            want.add(code)
+        assert set(_codes_met(axes, start, stop)) == want, (sizes, axes, start, stop)
+
+
+def test_a_product_with_kept_figures_prices_and_default_chips_equals_the_serial_sweep():
+    # NaN keeps the base system's figure; chips 0 = the smallest replica; a price per point.
+    lists = {"model": ["llama-3.1-8b", "qwen3-30b-a3b"], "chips": [8, 0], "compute_tflop_per_s": [500.0, float("nan")],
+             "hbm_tb_per_s_per_chip": [2.0, 8.0], "price_usd_per_chip_hour": [float("nan"), 2.0],
+             "batch": [1, 64, 1024], "context_tokens": [1024, 32768]}
+    serial = chalk.roofline_sweep(chalk.grid(**lists), hardware="h100-sxm")
+    kept = serial["compute_tflop_per_s"].isna()  # h100-sxm's own 989.4 TFLOP/s: slower than 500 nowhere
+    assert kept.any() and (serial.loc[kept, "t_compute_ms"].to_numpy() < serial.loc[~kept, "t_compute_ms"].to_numpy()).all()
+    pd.testing.assert_frame_equal(chalk.dask_sweep(lists, npartitions=5, hardware="h100-sxm"), serial)

@@ -5,6 +5,13 @@ import pytest
 import chalk
 
 M = {"model": "llama-3.1-8b", "hardware": "h100-sxm"}
+ONE_POINT = {"batch": np.array([1]), "context_tokens": np.array([1])}
+PRODUCT = {"batch": (np.array([1]), 1), "context_tokens": (np.array([1]), 1)}
+
+
+def out_arrays(n):
+    """Result arrays for Deployment.roofline_sweep(columns, out) (chalk._sweep._OUT_TYPES)."""
+    return {c: np.empty(n, dtype=t) for c, t in chalk._sweep._OUT_TYPES}
 
 # (call, the field, the same inputs on the command line or None)
 CASES = [
@@ -66,6 +73,19 @@ PY_CASES = [
     (lambda: chalk.roofline_sweep({"batch": [1], "context_tokens": [1], "hbm_gb_per_chip": [0.0]}, **M), "hbm_gb_per_chip"),
     (lambda: chalk.roofline_sweep({"batch": [1], "context_tokens": [1], "price_usd_per_chip_hour": ["a"]}, **M), "price_usd_per_chip_hour"),
     (lambda: chalk.grid(batch=[], context_tokens=[1]), "batch"),
+    (lambda: chalk.roofline_sweep({"model": ["llama-3.1-8b", None], "batch": [1, 1], "context_tokens": [1, 1]},
+                                  hardware="h100-sxm"), "model"),
+    (lambda: chalk.deployment(**M).roofline_sweep(ONE_POINT, {"t_compute_ms": np.zeros(1)}), "out.t_weights_ms"),
+    (lambda: chalk.deployment(**M).roofline_sweep(ONE_POINT, dict(out_arrays(1), memory_fits=np.zeros(1, np.int8))), "out.memory_fits"),
+    (lambda: chalk.deployment(**M).roofline_sweep(ONE_POINT, out_arrays(2)), "out.t_compute_ms"),
+    # roofline_product_sweep, as dask_sweep's workers call it: (values, stride) per column
+    (lambda: chalk._chalk.roofline_product_sweep([chalk.deployment(**M)], [], PRODUCT, 2, 1, out_arrays(0)), "rows"),
+    (lambda: chalk._chalk.roofline_product_sweep([], [], PRODUCT, 0, 1, out_arrays(1)), "deployments"),
+    (lambda: chalk._chalk.roofline_product_sweep([chalk.deployment(**M)], [(0, 1)], PRODUCT, 0, 1, out_arrays(1)), "group_axes"),
+    (lambda: chalk._chalk.roofline_product_sweep([chalk.deployment(**M)], [], {"batch": PRODUCT["batch"]}, 0, 1, out_arrays(1)), "columns"),
+    (lambda: chalk._chalk.roofline_product_sweep([chalk.deployment(**M)], [], PRODUCT, 0, 1, out_arrays(2)), "out.t_compute_ms"),
+    (lambda: chalk.dask_sweep({"batch": [1], "context_tokens": [1], "hbm_gb_per_chip": [80.0, -1.0]}, npartitions=2, **M),
+     "hbm_gb_per_chip"),
 ]
 
 
@@ -90,3 +110,14 @@ def test_chalk_error_pickles_with_its_field():
     import pickle
     e = pickle.loads(pickle.dumps(chalk.ChalkError("--batch: must be >= 1", "--batch")))
     assert (e.field, str(e)) == ("--batch", "--batch: must be >= 1")
+
+
+def test_a_bad_point_is_named_by_its_row_in_the_whole_grid():
+    # Rows 0-2 llama, 3-5 qwen, 6-8 llama: the bad batch (0) is row 7, the second row of
+    # the second llama run, whatever the C++ call that met it counted.
+    points = {"model": ["llama-3.1-8b"] * 3 + ["qwen3-30b-a3b"] * 3 + ["llama-3.1-8b"] * 3,
+              "batch": [1, 2, 3, 1, 2, 3, 1, 0, 3], "context_tokens": [1] * 9}
+    with pytest.raises(chalk.ChalkError) as e:
+        chalk.roofline_sweep(points, hardware="h100-sxm")
+    assert e.value.field == "batch"
+    assert str(e.value) == "batch: row 7: must be >= 1, got 0"

@@ -125,3 +125,34 @@ def test_roofline_sweep_columns_follow_the_output_schema():
             checked += 1
     assert checked >= 6
     assert set(got["bound"].cat.categories) == {"compute", "weights", "kv-cache"}
+
+
+def test_roofline_sweep_writes_into_the_callers_arrays():
+    d = chalk.deployment("llama-3.1-70b", "h100-sxm", roofline=True)
+    cols = {"batch": np.array([1, 64, 1024]), "context_tokens": np.array([1024, 8192, 32768]),
+            "hbm_tb_per_s_per_chip": np.array([np.nan, 8.0, 2.0])}
+    new = d.roofline_sweep(cols)
+    out = {c: np.full(5, 7, dtype=t) for c, t in chalk._sweep._OUT_TYPES}  # 7 (True for memory_fits): not a result
+    views = {c: a[1:4] for c, a in out.items()}  # the middle of larger arrays
+    assert d.roofline_sweep(cols, views) is not None
+    for c, a in new.items():
+        np.testing.assert_array_equal(out[c][1:4], a)
+        assert out[c][0] == np.array(7, dtype=a.dtype) and out[c][4] == np.array(7, dtype=a.dtype), c  # nothing outside the view
+
+
+@pytest.mark.parametrize("lists", [
+    {"model": ["a", "b", "c"], "batch": [1, 64], "context_tokens": [10, 20, 30, 40, 50]},
+    {"x": [0.5], "y": [1, 2, 3, 4, 5, 6, 7], "name": ["p", "p", "q"]},  # repeated names: objects, not categories
+    {"only": [3, 1, 2]},
+])
+def test_grid_and_its_slices_are_the_product_of_the_lists(lists):
+    import itertools
+    rows = list(itertools.product(*lists.values()))  # the last list varies fastest
+    g = chalk.grid(**lists)
+    assert [tuple(r) for r in g.itertuples(index=False)] == rows
+    n = len(rows)
+    for start, stop in [(0, n), (1, n - 1), (n // 3, n // 3 + 1), (n - 1, n), (2, 2)]:
+        if 0 <= start <= stop <= n:
+            part = chalk._sweep._product_slice(lists, start, stop)
+            assert [tuple(r) for r in part.itertuples(index=False)] == rows[start:stop], (start, stop)
+            assert list(part.index) == list(range(start, stop))
