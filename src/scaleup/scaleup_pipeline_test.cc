@@ -131,3 +131,24 @@ TEST(LectureHop, RackToRackIsMicrosecondsInChalkNotTenMilliseconds) {
 
 }  // namespace
 }  // namespace chalk
+
+namespace chalk {
+namespace {
+
+TEST(ScaleupYears, EveryBuiltInYearCitesAPageAndSaysWhatItDates) {
+  // The chart's x axis (docs/scaleup.md "Years"): every built-in system states its year
+  // with a public page, and whether the year is an announcement, a launch or first shipments.
+  for (const auto& name : builtin_system_names()) {
+    const SystemSpec s = load_system(name);
+    ASSERT_TRUE(s.year.has_value()) << name;
+    EXPECT_GE(*s.year, 2020) << name;
+    EXPECT_LE(*s.year, 2027) << name;
+    EXPECT_NE(s.year_source.find("https://"), std::string::npos) << name << ": " << s.year_source;
+    const bool kind = s.year_source.rfind("announcement", 0) == 0 || s.year_source.rfind("shipping", 0) == 0 ||
+                      s.year_source.rfind("launch", 0) == 0;
+    EXPECT_TRUE(kind) << name << ": " << s.year_source;
+  }
+}
+
+}  // namespace
+}  // namespace chalk
