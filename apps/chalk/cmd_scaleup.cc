@@ -57,6 +57,11 @@ std::optional<Seconds> tpot(const ModelOnDomain& m) {
   return m.pipeline.tpot;
 }
 
+/// Why the row lacks a one-domain fit, or a priced pipeline ("" when it has both).
+std::string why_not(const ModelOnDomain& m) {
+  return m.reason.empty() ? m.pipeline.reason : m.reason + (m.pipeline.reason.empty() ? "" : "; " + m.pipeline.reason);
+}
+
 /// The cheapest tokens' layout: one domain's, or the pipeline's stage with its domains.
 std::optional<std::string> cheapest_layout(const ModelOnDomain& m) {
   if (m.cheapest) return m.cheapest->name;
@@ -106,7 +111,7 @@ nlohmann::ordered_json row_json(const ScaleupRow& r) {
   }
   if (m.cheapest_tokens_per_s_per_chip) j["tok_per_s_per_chip"] = *m.cheapest_tokens_per_s_per_chip;
   j["cost_usd_per_mtok"] = m.cheapest_cost_per_token ? nlohmann::json(to_usd_per_mtok(*m.cheapest_cost_per_token)) : nlohmann::json();
-  j["why_not"] = m.reason.empty() ? m.pipeline.reason : m.reason + (m.pipeline.reason.empty() ? "" : "; " + m.pipeline.reason);
+  j["why_not"] = why_not(m);
   return j;
 }
 
@@ -151,7 +156,7 @@ Table model_table(const std::vector<ScaleupRow>& rows) {
            m.pipeline.stages, ms(m.pipeline.hop_latency), cheap ? Cell(*cheap) : Cell{},
            m.cheapest_tokens_per_s_per_chip ? Cell(*m.cheapest_tokens_per_s_per_chip) : Cell{},
            m.cheapest_cost_per_token ? Cell(to_usd_per_mtok(*m.cheapest_cost_per_token)) : Cell{},
-           m.reason.empty() ? m.pipeline.reason : m.reason});
+           why_not(m)});
   }
   return t;
 }
@@ -299,7 +304,8 @@ void run_scaleup(const ScaleupArgs& a) {
   std::cout << fmt::format(
       "\n{} ({} total parameters) on one domain, weights in {}.\n"
       "floor: roofline at batch 1; TPOT: the fastest layout at batch 1 with collectives and kernel launches (a pipeline's\n"
-      "stages x its busiest stage + scale-out hops when one domain cannot hold it); cheapest: the layout with most tok/s per chip\n\n",
+      "stages x its busiest stage + scale-out hops when one domain cannot hold it); cheapest: the layout with most tok/s per chip\n"
+      "(a pipeline's: every domain's chips counted, as many microbatches in flight as domains, the hops included)\n\n",
       model.name, human_count(count_params(model).total()), model_format);
   print_table(std::cout, model_table(rows));
 }
