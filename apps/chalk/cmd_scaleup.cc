@@ -201,7 +201,7 @@ void write_plot(const std::string& path, const std::vector<nlohmann::ordered_jso
     if (!r["year"].is_null()) values.push_back(r);
   }
   const nlohmann::ordered_json x = {{"field", "year"}, {"type", "quantitative"}, {"scale", {{"zero", false}, {"padding", 20}}},
-                                    {"axis", {{"format", "d"}, {"tickMinStep", 1}}}, {"title", "year the system first shipped"}};
+                                    {"axis", {{"format", "d"}, {"tickMinStep", 1}}}, {"title", "year (first shipments, or the announcement for roadmap systems: docs/scaleup.md)"}};
   const nlohmann::ordered_json y = {{"field", "largest_params_total_billion"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}},
                                     {"title", "largest model one domain holds (billion parameters, " + largest_format + ")"}};
   nlohmann::ordered_json spec = {
