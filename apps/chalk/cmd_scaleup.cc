@@ -1,4 +1,5 @@
 // `chalk scaleup`: the scale-up story across the hardware catalog (scaleup.h; docs/scaleup.md).
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -56,9 +57,25 @@ std::optional<Seconds> tpot(const ModelOnDomain& m) {
   return m.pipeline.tpot;
 }
 
+/// Why the row lacks a one-domain fit, or a priced pipeline ("" when it has both).
+std::string why_not(const ModelOnDomain& m) {
+  return m.reason.empty() ? m.pipeline.reason : m.reason + (m.pipeline.reason.empty() ? "" : "; " + m.pipeline.reason);
+}
+
+/// The cheapest tokens' layout: one domain's, or the pipeline's stage with its domains.
+std::optional<std::string> cheapest_layout(const ModelOnDomain& m) {
+  if (m.cheapest) return m.cheapest->name;
+  if (m.pipeline.cheapest_stage) return fmt::format("{} domains x stage {}", m.pipeline.stages, m.pipeline.cheapest_stage->name);
+  return std::nullopt;
+}
+
+/// One system's row. Keys in docs/output-schema.md's vocabulary; a figure the row cannot
+/// give (a model no pipeline of the system can serve) is left out, and why_not says why.
 nlohmann::ordered_json row_json(const ScaleupRow& r) {
   const ModelOnDomain& m = r.model;
   const auto t = tpot(m);
+  const auto layout = cheapest_layout(m);
+  const PipelineDecode* pipe = m.fits ? nullptr : (m.pipeline.cheapest ? &*m.pipeline.cheapest : nullptr);
   nlohmann::ordered_json j = {
       {"system", r.system.name},
       {"chip", r.system.chip.name},
@@ -75,17 +92,26 @@ nlohmann::ordered_json row_json(const ScaleupRow& r) {
       {"max_batch_at_context", m.max_batch},
       {"tpot_floor_ms", to_ms(m.tpot_floor)},
       {"fastest_layout", m.fastest ? nlohmann::json(m.fastest->name) : nlohmann::json()},
-      {"tpot_ms", jms(t)},
-      {"tok_per_s_per_user", t ? nlohmann::json(1.0 / t->value()) : nlohmann::json()},
-      {"pipeline_stages", m.pipeline.stages},
-      {"pipeline_layers_per_stage", m.pipeline.layers_per_stage},
-      {"pipeline_hop_ms", jms(m.pipeline.hop)},
-      {"pipeline_hop_latency_ms", jms(m.pipeline.hop_latency)},
-      {"cheapest_layout", m.cheapest ? nlohmann::json(m.cheapest->name) : nlohmann::json()},
-      {"batch_per_replica", m.cheapest ? nlohmann::json(m.cheapest->batch) : nlohmann::json()},
-      {"tok_per_s_per_chip", m.cheapest ? nlohmann::json(m.cheapest->tokens_per_s_per_chip) : nlohmann::json()},
-      {"cost_usd_per_mtok", m.cheapest_cost_per_token ? nlohmann::json(to_usd_per_mtok(*m.cheapest_cost_per_token)) : nlohmann::json()},
-      {"why_not", m.reason.empty() ? m.pipeline.reason : m.reason + (m.pipeline.reason.empty() ? "" : "; " + m.pipeline.reason)}};
+      {"tpot_ms", jms(t)}};
+  if (t) j["tok_per_s_per_user"] = 1.0 / t->value();
+  j["pp"] = m.pipeline.stages;
+  j["layers_per_stage"] = m.pipeline.layers_per_stage;
+  if (m.pipeline.hop) j["t_hop_ms"] = to_ms(*m.pipeline.hop);
+  j["pipeline_hop_latency_ms"] = jms(m.pipeline.hop_latency);
+  j["cheapest_layout"] = layout ? nlohmann::json(*layout) : nlohmann::json();
+  if (m.cheapest) {
+    j["replica_chips"] = m.cheapest->replica_chips;
+    j["microbatches"] = 1;
+    j["batch_per_replica"] = m.cheapest->batch;
+  } else if (pipe) {
+    j["replica_chips"] = m.pipeline.stages * m.pipeline.cheapest_stage->replica_chips;
+    j["microbatches"] = pipe->microbatches;
+    j["batch_per_replica"] = static_cast<double>(m.pipeline.cheapest_batch);
+    j["stage_busy"] = pipe->stage_busy;
+  }
+  if (m.cheapest_tokens_per_s_per_chip) j["tok_per_s_per_chip"] = *m.cheapest_tokens_per_s_per_chip;
+  j["cost_usd_per_mtok"] = m.cheapest_cost_per_token ? nlohmann::json(to_usd_per_mtok(*m.cheapest_cost_per_token)) : nlohmann::json();
+  j["why_not"] = why_not(m);
   return j;
 }
 
@@ -116,31 +142,42 @@ Table model_table(const std::vector<ScaleupRow>& rows) {
                {"tpot_floor_ms", "floor ms", 3},
                {"tpot_ms", "TPOT ms", 3},
                {"fastest_layout", "fastest layout"},
-               {"pipeline_stages", "domains"},
+               {"pp", "domains"},
                {"pipeline_hop_latency_ms", "hops ms", 3},
+               {"cheapest_layout", "cheapest layout"},
                {"tok_per_s_per_chip", "cheapest tok/s/chip", 3},
                {"cost_usd_per_mtok", "$/Mtok", 3},
                {"why_not", "why not"}};
   for (const auto& r : rows) {
     const ModelOnDomain& m = r.model;
     const std::string layout = m.fits ? m.fastest->name : (m.pipeline.stage ? "stage: " + m.pipeline.stage->name : "");
+    const auto cheap = cheapest_layout(m);
     t.add({r.system.name, std::string(m.fits ? "yes" : "no"), m.max_batch, to_ms(m.tpot_floor), ms(tpot(m)), layout,
-           m.pipeline.stages, ms(m.pipeline.hop_latency), m.cheapest ? Cell(m.cheapest->tokens_per_s_per_chip) : Cell{},
+           m.pipeline.stages, ms(m.pipeline.hop_latency), cheap ? Cell(*cheap) : Cell{},
+           m.cheapest_tokens_per_s_per_chip ? Cell(*m.cheapest_tokens_per_s_per_chip) : Cell{},
            m.cheapest_cost_per_token ? Cell(to_usd_per_mtok(*m.cheapest_cost_per_token)) : Cell{},
-           m.reason.empty() ? m.pipeline.reason : m.reason});
+           why_not(m)});
   }
   return t;
 }
 
 void print_csv_rows(const std::vector<ScaleupRow>& rows) {
-  // One row per system with every key of --json, in its order; booleans as true/false.
+  // One row per system with every key any row's --json has, in first-seen order; a key a
+  // row leaves out is an empty cell; booleans as true/false.
   std::vector<nlohmann::ordered_json> js;
   for (const auto& r : rows) js.push_back(row_json(r));
+  std::vector<std::string> keys;
+  for (const auto& j : js) {
+    for (const auto& [key, _] : j.items()) {
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    }
+  }
   Table t;
-  for (const auto& [key, _] : js.front().items()) t.columns.push_back({key, key, 6});
+  for (const auto& key : keys) t.columns.push_back({key, key, 6});
   for (const auto& j : js) {
     std::vector<Cell> row;
-    for (const auto& [key, v] : j.items()) {
+    for (const auto& key : keys) {
+      const auto v = j.contains(key) ? j.at(key) : nlohmann::ordered_json();
       if (v.is_null()) row.emplace_back();
       else if (v.is_boolean()) row.emplace_back(std::string(v.get<bool>() ? "true" : "false"));
       else if (v.is_number_integer()) row.emplace_back(v.get<int64_t>());
@@ -164,7 +201,7 @@ void write_plot(const std::string& path, const std::vector<nlohmann::ordered_jso
     if (!r["year"].is_null()) values.push_back(r);
   }
   const nlohmann::ordered_json x = {{"field", "year"}, {"type", "quantitative"}, {"scale", {{"zero", false}, {"padding", 20}}},
-                                    {"axis", {{"format", "d"}, {"tickMinStep", 1}}}, {"title", "year the system first shipped"}};
+                                    {"axis", {{"format", "d"}, {"tickMinStep", 1}}}, {"title", "year (first shipments, or the announcement for roadmap systems: docs/scaleup.md)"}};
   const nlohmann::ordered_json y = {{"field", "largest_params_total_billion"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}},
                                     {"title", "largest model one domain holds (billion parameters, " + largest_format + ")"}};
   nlohmann::ordered_json spec = {
@@ -184,7 +221,7 @@ void write_plot(const std::string& path, const std::vector<nlohmann::ordered_jso
            {"color", {{"field", "memory_fits"}, {"type", "nominal"}, {"title", model.name + " fits one domain"}}},
            {"tooltip",
             {{{"field", "system"}}, {{"field", "scale_up_domain_chips"}}, {{"field", "hbm_total_gb"}}, {{"field", "largest_params_total_billion"}},
-             {{"field", "tpot_ms"}}, {{"field", "pipeline_stages"}}}}}}},
+             {{"field", "tpot_ms"}}, {{"field", "pp"}}, {{"field", "tok_per_s_per_chip"}}}}}}},
         {{"mark", {{"type", "text"}, {"align", "left"}, {"dx", 8}, {"fontSize", 10}}},
          {"encoding", {{"x", x}, {"y", y}, {"text", {{"field", "system"}}}}}},
         {{"data", {{"values", {{{"params_billion", model_b}}}}}},
@@ -236,10 +273,13 @@ void run_scaleup(const ScaleupArgs& a) {
   if (a.output.json) {
     nlohmann::ordered_json sys = nlohmann::ordered_json::array();
     for (const auto& r : rows) sys.push_back(row_json(r));
-    const ParamCounts p = count_params(model);
-    nlohmann::ordered_json j = {{"model", model.name},
-                        {"params_total_billion", p.total() / 1e9},
-                        {"params_active_billion", p.active() / 1e9},
+    // The "model" object every command prints (describe_json), its weights_bytes in the
+    // format asked for.
+    DeploymentOptions o;
+    o.weights = q.weights;
+    o.kv = q.kv;
+    const nlohmann::json model_object = describe_json(make_deployment(model, systems.front(), o))["model"];
+    nlohmann::ordered_json j = {{"model", model_object},
                         {"weights_dtype", q.weights ? nlohmann::json(std::string(to_string(*q.weights))) : nlohmann::json()},
                         {"largest_weights_dtype", largest_format},
                         {"kv_dtype", std::string(to_string(q.kv))},
@@ -264,7 +304,8 @@ void run_scaleup(const ScaleupArgs& a) {
   std::cout << fmt::format(
       "\n{} ({} total parameters) on one domain, weights in {}.\n"
       "floor: roofline at batch 1; TPOT: the fastest layout at batch 1 with collectives and kernel launches (a pipeline's\n"
-      "stages x its busiest stage + scale-out hops when one domain cannot hold it); cheapest: the layout with most tok/s per chip\n\n",
+      "stages x its busiest stage + scale-out hops when one domain cannot hold it); cheapest: the layout with most tok/s per chip\n"
+      "(a pipeline's: every domain's chips counted, as many microbatches in flight as domains, the hops included)\n\n",
       model.name, human_count(count_params(model).total()), model_format);
   print_table(std::cout, model_table(rows));
 }

@@ -8,7 +8,6 @@
 #include <limits>
 
 #include "chalk/base/error.h"
-#include "chalk/engine/collective.h"
 #include "chalk/engine/roofline.h"
 
 namespace chalk {
@@ -47,28 +46,45 @@ std::optional<LayoutCandidate> fastest_layout(const ModelSpec& m, const SystemSp
   return ranked.front();
 }
 
-/// `m` with every layer group cut to ceil(count / stages) layers: the busiest stage of a
-/// pipeline over `stages` domains. It keeps the embedding and the LM head, which only the
-/// first and the last stage hold, so its time and bytes are a little above a real stage's.
-ModelSpec stage_of(const ModelSpec& m, int64_t stages) {
-  ModelSpec st = m;
-  for (auto& g : st.groups) g.count = (g.count + stages - 1) / stages;
-  st.name = m.name + " (1 of " + std::to_string(stages) + " pipeline stages)";
-  return st;
-}
-
-/// One token's activations (d_model x 2 bytes, bf16) sent from one stage to the next over
-/// the scale-out network: min over NCCL's protocols of base + one step + bytes / bandwidth.
+/// One token's activations (d_model x 2 bytes, bf16) from one stage to the next
+/// (pipeline.h stage_send_time); unset when the system states no scale-out bandwidth.
 std::optional<Seconds> stage_hop(const ModelSpec& m, const SystemSpec& s) {
   if (!(s.scale_out_bandwidth_per_direction.value() > 0)) return std::nullopt;
-  const LinkModel link = scale_out_link(s);
-  const Bytes message = bytes(static_cast<double>(m.d_model) * 2.0);
-  std::optional<Seconds> best;
-  for (const auto& p : link.protocols) {
-    const Seconds t = p.base_latency + p.step_latency + message / (link.bandwidth * p.bandwidth_fraction);
-    if (!best || t < *best) best = t;
+  return stage_send_time(s, bytes(static_cast<double>(m.d_model) * 2.0));
+}
+
+/// The deployment a layout search candidate describes: its replica's chips, its layout,
+/// mechanisms on (as search_layouts priced it).
+Deployment candidate_deployment(const ModelSpec& m, const SystemSpec& s, const ScaleupQuery& q, const LayoutCandidate& c) {
+  DeploymentOptions o = options_for(s, q);
+  o.n_chips = c.replica_chips;
+  o.mechanisms.enabled = true;
+  o.mechanisms.layout = c.layout;
+  return make_deployment(m, s, o);
+}
+
+/// The cheapest pipeline of `stages` domains whose busiest stage is `stage`: over every
+/// fitting throughput layout of the stage on one domain, `stages` microbatches of the
+/// stage replica's HBM-filling batch in flight (pipeline_decode); the most tokens/s per chip.
+void price_pipeline(const ModelSpec& stage, const SystemSpec& s, const ScaleupQuery& q, PipelinePlan& plan) {
+  LayoutQuery tq;
+  tq.n_chips = s.scale_up_domain;
+  tq.context = q.context;
+  tq.objective = LayoutObjective::throughput;
+  PipelineShape shape;
+  shape.stages = plan.stages;
+  shape.microbatches = plan.stages;
+  for (const auto& c : search_layouts(stage, s, options_for(s, q), tq)) {
+    if (!c.fits || c.batch < 1) continue;
+    const auto batch = static_cast<int64_t>(c.batch);
+    const PipelineDecode r = pipeline_decode(candidate_deployment(stage, s, q, c), shape, batch, q.context);
+    if (!r.stage_memory.fits) continue;
+    if (!plan.cheapest || r.tokens_per_s_per_chip.value() > plan.cheapest->tokens_per_s_per_chip.value()) {
+      plan.cheapest = r;
+      plan.cheapest_stage = c;
+      plan.cheapest_batch = batch;
+    }
   }
-  return best;
 }
 
 bool memory_fits(const ModelSpec& m, const SystemSpec& s, const ScaleupQuery& q, MemoryPlan* plan) {
@@ -138,8 +154,9 @@ ModelOnDomain place_on_domain(const ModelSpec& m, const SystemSpec& s, const Sca
       tq.objective = LayoutObjective::throughput;
       const auto ranked = search_layouts(m, s, options_for(s, q), tq);
       if (!ranked.empty() && ranked.front().fits) r.cheapest = ranked.front();
-      if (r.cheapest && s.price_per_chip) {
-        r.cheapest_cost_per_token = UsdPerToken(s.price_per_chip->value() / r.cheapest->tokens_per_s_per_chip);
+      if (r.cheapest) {
+        r.cheapest_tokens_per_s_per_chip = r.cheapest->tokens_per_s_per_chip;
+        if (s.price_per_chip) r.cheapest_cost_per_token = UsdPerToken(s.price_per_chip->value() / r.cheapest->tokens_per_s_per_chip);
       }
       r.pipeline.stages = 1;
       r.pipeline.layers_per_stage = n_layers(m);
@@ -161,18 +178,30 @@ ModelOnDomain place_on_domain(const ModelSpec& m, const SystemSpec& s, const Sca
   const int64_t first = std::max<int64_t>(
       2, pipeline_stages_needed(r.weights, r.kv_per_sequence * static_cast<double>(q.batch), mem.hbm_total - mem.reserve));
   for (int64_t p = first; p <= layers; ++p) {
-    const ModelSpec stage = stage_of(m, p);
+    const ModelSpec stage = pipeline_stage_model(m, p);
     if (!memory_fits(stage, s, q, nullptr)) continue;
     auto best = fastest_layout(stage, s, q);
     if (!best) continue;
     r.pipeline.stages = p;
     r.pipeline.layers_per_stage = n_layers(stage);
     r.pipeline.stage = best;
-    if (r.pipeline.hop) {
-      r.pipeline.hop_latency = *r.pipeline.hop * static_cast<double>(p - 1);
-      r.pipeline.tpot = best->step.t_step * static_cast<double>(p) + *r.pipeline.hop_latency;
-    } else {
+    if (!r.pipeline.hop) {
       r.pipeline.reason = s.name + " states no scale-out bandwidth: the stage-to-stage hop is unknown";
+      return r;
+    }
+    // Latency: one sequence, one microbatch, through every stage in turn.
+    PipelineShape one;
+    one.stages = p;
+    const PipelineDecode lone = pipeline_decode(candidate_deployment(stage, s, q, *best), one, 1, q.context);
+    r.pipeline.tpot = lone.tpot;
+    r.pipeline.hop_latency = lone.t_hop * static_cast<double>(p - 1) + lone.t_return;
+    // Cost: every domain of the pipeline busy, its chips all counted.
+    price_pipeline(stage, s, q, r.pipeline);
+    if (r.pipeline.cheapest) {
+      r.cheapest_tokens_per_s_per_chip = r.pipeline.cheapest->tokens_per_s_per_chip.value();
+      r.cheapest_cost_per_token = r.pipeline.cheapest->cost_per_token;
+    } else {
+      r.pipeline.reason = "no layout of a " + std::to_string(p) + "-stage pipeline's stage holds a batch on one domain";
     }
     return r;
   }

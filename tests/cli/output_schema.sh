@@ -41,6 +41,7 @@ cmds=(
   "train chinchilla --flops 1e24"
   "train equilibrium"
   "plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 200 --input 512 --output 64 --budget-chips 2 --ttft-slo-ms 500 --tpot-slo-ms 30"
+  "scaleup -m deepseek-v3 -H h100-sxm,gb200-nvl72,l40s"
 )
 i=0
 for c in "${cmds[@]}"; do

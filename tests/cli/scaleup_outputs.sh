@@ -9,19 +9,28 @@ import json, sys
 j = json.loads(sys.argv[1]); n = int(sys.argv[2])
 rows = {r["system"]: r for r in j["systems"]}
 assert len(rows) == n, (len(rows), n)
-assert j["model"] == "deepseek-v3" and j["context_tokens"] == 8192 and j["batch"] == 1
-h, g = rows["h100-sxm"], rows["gb200-nvl72"]
+assert j["model"]["name"] == "deepseek-v3" and j["context_tokens"] == 8192 and j["batch"] == 1
+assert j["model"]["params_total"] > 6.7e11  # the "model" object every command prints
+h, g, l = rows["h100-sxm"], rows["gb200-nvl72"], rows["l40s"]
 assert h["year"] == 2022 and h["scale_up_domain_chips"] == 8 and g["scale_up_domain_chips"] == 72
 assert h["hbm_total_gb"] == 640 and g["hbm_total_gb"] == 13392
 # DeepSeek-V3 at its checkpoint's fp8 (~690 GB) does not fit 8 x 80 GB: a pipeline, never "fits".
-assert h["memory_fits"] is False and h["pipeline_stages"] >= 2 and h["tpot_ms"] > h["tpot_floor_ms"], h
-assert h["cost_usd_per_mtok"] is None and "exceed" in h["why_not"]
-assert g["memory_fits"] is True and g["pipeline_stages"] == 1 and g["pipeline_hop_latency_ms"] == 0
+assert h["memory_fits"] is False and h["pp"] == 2 and h["tpot_ms"] > h["tpot_floor_ms"], h
+assert "exceed" in h["why_not"]
+# ...priced for cost over both boxes' 16 chips, the hops included (issue 20).
+assert h["replica_chips"] == 16 and h["microbatches"] == 2 and h["cheapest_layout"].startswith("2 domains x stage ")
+assert 0 < h["tok_per_s_per_chip"] < rows["h200"]["tok_per_s_per_chip"] and h["cost_usd_per_mtok"] > g["cost_usd_per_mtok"]
+assert h["pipeline_hop_latency_ms"] > h["t_hop_ms"] > 0
+assert g["memory_fits"] is True and g["pp"] == 1 and g["pipeline_hop_latency_ms"] == 0
 assert g["tpot_ms"] > g["tpot_floor_ms"] > 0 and g["cost_usd_per_mtok"] > 0 and g["max_batch_at_context"] > 1000
+# L40S states no scale-out network: its pipeline cannot be priced, and no figure is made up.
+assert l["memory_fits"] is False and "tok_per_s_per_chip" not in l and l["tpot_ms"] is None
+assert "states no scale-out bandwidth" in l["why_not"], l["why_not"]
 for r in rows.values():
     assert isinstance(r["memory_fits"], bool)
-    assert r["memory_fits"] == (r["pipeline_stages"] == 1), r["system"]
+    assert r["memory_fits"] == (r["pp"] == 1), r["system"]
     assert r["largest_params_total_billion"] > 0
+    assert r.get("tok_per_s_per_chip", 1) is not None, r["system"]
 PY
 # The lecture's NVL72 example (45:44): a 5T model at fp8 fits one 10-20 TB rack, not an HGX H100.
 out=$("$CHALK" scaleup -m "$D/moe-5t.json" --weights fp8 -H h100-sxm,gb200-nvl72,"$D/rubin-ultra-nvl576.json" --csv) || fail "scaleup --csv"
@@ -30,6 +39,10 @@ printf '%s\n' "$out" | head -1 | grep -q "^system,chip,year,scale_up_domain_chip
 printf '%s\n' "$out" | grep "^h100-sxm," | grep -q ",false," || fail "5T on H100 must not fit"
 printf '%s\n' "$out" | grep "^gb200-nvl72," | grep -q ",true," || fail "5T on NVL72 fits"
 printf '%s\n' "$out" | grep -q "^rubin-ultra-nvl576,Rubin Ultra (4-die package),2027,144," || fail "NVL576 from a file"
+# Every CSV row has the header's columns, whichever figures a row leaves out.
+out=$("$CHALK" scaleup -H h100-sxm,l40s --csv) || fail "scaleup --csv with an unpriceable pipeline"
+printf '%s\n' "$out" | python3 -c 'import csv, sys; rows = list(csv.reader(sys.stdin)); assert len(rows) == 3 and len({len(r) for r in rows}) == 1, rows' \
+  || fail "csv rows of unequal width: $out"
 # The table for people names both halves.
 out=$("$CHALK" scaleup -m llama-3.1-70b -H h100-sxm,tpu-v5e) || fail "scaleup table"
 printf '%s\n' "$out" | grep -q "Largest model one domain holds, weights in fp8" || fail "largest-model title"

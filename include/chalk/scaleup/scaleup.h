@@ -14,6 +14,7 @@
 #include "chalk/base/dtype.h"
 #include "chalk/base/units.h"
 #include "chalk/engine/layout_search.h"
+#include "chalk/engine/pipeline.h"
 #include "chalk/hardware/hardware.h"
 #include "chalk/model/model.h"
 
@@ -61,7 +62,8 @@ struct LargestModel {
 /// range (see validate(ScaleupQuery)) or negative KV bytes.
 LargestModel largest_model(const SystemSpec& s, const ScaleupQuery& q, Bytes kv_bytes_per_sequence);
 
-/// A pipeline of stages, one scale-up domain each, for a model that one domain cannot hold.
+/// A pipeline of stages, one scale-up domain each, for a model that one domain cannot hold
+/// (engine/pipeline.h: the busiest stage is pipeline_stage_model, each send stage_send_time).
 struct PipelinePlan {
   /// Domains in the pipeline: 1 when the model fits one domain; 0 when no pipeline of up to
   /// one layer per stage fits (see reason).
@@ -69,15 +71,28 @@ struct PipelinePlan {
   int64_t layers_per_stage = 0;  ///< of the busiest stage (ceil per layer group)
   /// One stage-to-stage transfer of one token's activations (batch 1 x d_model x 2 bytes,
   /// bf16) over the scale-out network: min over NCCL protocols of base + one step latency +
-  /// bytes / (achieved bandwidth x protocol fraction) (collective.h scale_out_link). Unset
+  /// bytes / (achieved bandwidth x protocol fraction) (pipeline.h stage_send_time). Unset
   /// when the system states no scale-out bandwidth.
   std::optional<Seconds> hop;
-  /// Latency the pipeline adds per output token: (stages - 1) x hop.
+  /// Latency the pipeline adds per output token at batch 1: (stages - 1) x hop + the
+  /// sampled token id (4 bytes) sent back from the last stage to the first (pipeline.h
+  /// PipelineDecode::t_return); 0 when stages = 1.
   std::optional<Seconds> hop_latency;
   std::optional<LayoutCandidate> stage;  ///< the fastest layout of the busiest stage on one domain (batch 1)
-  /// stages x the busiest stage's step + (stages - 1) x hop: a token passes every stage in
-  /// turn, so the weights are still read at one domain's bandwidth (lecture 1:16:47-1:18:21).
+  /// stages x the busiest stage's step + hop_latency (pipeline_decode at batch 1, one
+  /// microbatch): a token passes every stage in turn, so the weights are still read at one
+  /// domain's bandwidth (lecture 1:16:47-1:18:21).
   std::optional<Seconds> tpot;
+  /// The cheapest tokens of the pipeline (lecture 56:43-1:12:28): the busiest stage laid
+  /// out as `cheapest_stage` (the throughput search's best for the stage model on one
+  /// domain, replicas inside the domain allowed), each stage replica holding the largest
+  /// batch B its HBM holds at q.context over its layers, `stages` microbatches of B /
+  /// stages in flight so every stage stays busy (pipeline_decode): tokens/s = B / cycle,
+  /// counted over every stage's chips (stages x stage replica chips), stage-to-stage
+  /// sends and the token ids sent back included. Unset when no pipeline could be priced.
+  std::optional<PipelineDecode> cheapest;
+  std::optional<LayoutCandidate> cheapest_stage;  ///< the stage layout of `cheapest`
+  int64_t cheapest_batch = 0;  ///< B: sequences in flight through one pipeline replica
   std::string reason;  ///< why no pipeline could be priced (empty when it was)
 };
 
@@ -100,7 +115,11 @@ struct ModelOnDomain {
   /// The layout with the most tokens/s per chip, each replica running the largest batch its
   /// HBM holds at q.context (search_layouts, throughput objective). Unset when none fits.
   std::optional<LayoutCandidate> cheapest;
-  /// price per chip-second / cheapest tokens/s per chip; unset without a price.
+  /// The cheapest tokens/s per chip however the model is served: `cheapest` on one domain
+  /// when it fits, else the pipeline's (pipeline.cheapest: every domain's chips counted).
+  /// Unset when neither could be priced (see reason and pipeline.reason).
+  std::optional<double> cheapest_tokens_per_s_per_chip;
+  /// price per chip-second / cheapest_tokens_per_s_per_chip; unset without a price.
   std::optional<UsdPerToken> cheapest_cost_per_token;
   PipelinePlan pipeline;    ///< stages = 1 when the model fits; else the pipeline across domains
   std::string reason;       ///< why it does not fit, or why no layout fits (empty otherwise)
