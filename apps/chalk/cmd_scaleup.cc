@@ -112,6 +112,10 @@ nlohmann::ordered_json row_json(const ScaleupRow& r) {
   if (m.cheapest_tokens_per_s_per_chip) j["tok_per_s_per_chip"] = *m.cheapest_tokens_per_s_per_chip;
   j["cost_usd_per_mtok"] = m.cheapest_cost_per_token ? nlohmann::json(to_usd_per_mtok(*m.cheapest_cost_per_token)) : nlohmann::json();
   j["why_not"] = why_not(m);
+  // A figure the system cannot give is left out, never null (docs/output-schema.md).
+  for (const char* k : {"fastest_layout", "cheapest_layout", "tpot_ms", "pipeline_hop_latency_ms"}) {
+    if (j.contains(k) && j[k].is_null()) j.erase(k);
+  }
   return j;
 }
 
@@ -280,7 +284,7 @@ void run_scaleup(const ScaleupArgs& a) {
     o.kv = q.kv;
     const nlohmann::json model_object = describe_json(make_deployment(model, systems.front(), o))["model"];
     nlohmann::ordered_json j = {{"model", model_object},
-                        {"weights_dtype", q.weights ? nlohmann::json(std::string(to_string(*q.weights))) : nlohmann::json()},
+                        {"weights_dtype", q.weights ? std::string(to_string(*q.weights)) : std::string("checkpoint")},
                         {"largest_weights_dtype", largest_format},
                         {"kv_dtype", std::string(to_string(q.kv))},
                         {"batch", q.batch},
