@@ -241,7 +241,7 @@ TEST(Validate, MedianErrorDoesNotGetWorse) {
   EXPECT_LE(summary(r, "training").p90_abs, 0.337);
   EXPECT_LE(summary(r, "run").median_abs, 0.312);  // 0.381 before the same change
   // All kinds together: 0.160 before the training rows joined the summary.
-  EXPECT_LE(summary(r, "all").median_abs, 0.224);  // 0.280, then 0.238, before the same changes
+  EXPECT_LE(summary(r, "all").median_abs, 0.215);  // 0.280, then 0.238, before the same changes and Llama 3's V = 8
   // Fully specified rows: 0.060 and 0.066 before the same two fixes moved the stated MoE
   // decode rows (SGL-H100-DECODE-MTP among them) by about a point each.
   EXPECT_LE(summary(r, "decode", "fully specified").median_abs, 0.066);
