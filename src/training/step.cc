@@ -272,14 +272,16 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // forward (Megatron-Core's overlap_param_gather; ZeRO, Rajbhandari et al. 2020 section 7).
   if (p.zero_stage == 0) {
     dp_time = group_all_reduce(dense * g, n_dense, in_dense, links, what) + group_all_reduce(experts * g, n_exp, in_exp, links, what);
-    exposed = std::max(0.0, dp_time - t_b);
-    lost = sm_contention(std::min(dp_time, t_b), s.communication_sm_fraction);
+    const double hidden = p.overlap_grad_reduce ? std::min(dp_time, t_b) : 0.0;
+    exposed = dp_time - hidden;
+    lost = sm_contention(hidden, s.communication_sm_fraction);
   } else if (p.zero_stage < 3) {
     const double rs = group_all_gather(dense * g, n_dense, in_dense, links, what) + group_all_gather(experts * g, n_exp, in_exp, links, what);
     const double ag = group_all_gather(dense * w, n_dense, in_dense, links, what) + group_all_gather(experts * w, n_exp, in_exp, links, what);
     dp_time = rs + ag;
-    exposed = std::max(0.0, rs - t_b) + std::max(0.0, ag - t_f);
-    lost = sm_contention(std::min(rs, t_b) + std::min(ag, t_f), s.communication_sm_fraction);
+    const double rs_hidden = p.overlap_grad_reduce ? std::min(rs, t_b) : 0.0, ag_hidden = std::min(ag, t_f);
+    exposed = (rs - rs_hidden) + (ag - ag_hidden);
+    lost = sm_contention(rs_hidden + ag_hidden, s.communication_sm_fraction);
   } else {
     const double per_mb = 2 * group_all_gather(dense * w, n_dense, in_dense, links, what) +
                           group_all_gather(dense * g, n_dense, in_dense, links, what) +

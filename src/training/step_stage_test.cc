@@ -139,5 +139,29 @@ TEST(TrainingSmContention, HiddenCollectivesSlowCompute) {
   EXPECT_DOUBLE_EQ(make_training_system(tpu, p.compute).communication_sm_fraction, 0.0);
 }
 
+TEST(TrainingDataParallel, MegatronStyleReduceAfterTheBackwardIsExposed) {
+  // Llama 3.1 8B over two H100 nodes, ZeRO-0: overlapped, the all-reduce hides behind the
+  // last backward (the excess exposed) and takes SMs meanwhile; Megatron-LM 2021's reduce
+  // after the backward is exposed whole and takes none from compute.
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec h100 = load_system("h100-sxm");
+  TrainingPlan p;
+  p.dp = 16;
+  p.global_batch = 16;
+  p.seq_len = 8192;
+  const TrainingCosts c = make_training_costs(m, p.seq_len);
+  const TrainingSystem s = make_training_system(h100, p.compute);
+  const Placement pl = check_plan(m, h100, 16, p);
+  const TrainingStep hidden = training_step(c, s, p, pl);
+  p.overlap_grad_reduce = false;
+  const TrainingStep after = training_step(c, s, p, pl);
+  EXPECT_GT(after.t_dp.value(), 0.0);
+  EXPECT_DOUBLE_EQ(after.t_dp.value(), hidden.t_dp.value());
+  EXPECT_DOUBLE_EQ(after.t_dp_exposed.value(), after.t_dp.value());
+  EXPECT_DOUBLE_EQ(after.t_dp_sm_contention.value(), 0.0);
+  EXPECT_NEAR(hidden.t_dp_exposed.value(), std::max(0.0, (hidden.t_dp - hidden.t_backward).value()), 1e-12);
+  EXPECT_GT(after.t_step.value(), hidden.t_step.value());
+}
+
 }  // namespace
 }  // namespace chalk
