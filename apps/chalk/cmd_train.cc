@@ -176,6 +176,9 @@ void run_step(const TrainArgs& a) {
                            mem.fits ? "fits" : "DOES NOT FIT (chalk train memory shows the parts)");
   std::cout << "overlap     CP behind attention; DualPipe hides EP and PP behind compute; DP reduce behind one microbatch; ZeRO-3 "
                "gathers behind each microbatch; TP exposed\n";
+  std::cout << fmt::format("stage       the busiest runs {:.4g} layers + {:.4g} output layers per microbatch; hidden collectives hold SMs "
+                           "for {:.4g} s of compute per step\n",
+                           st.busy_layers, st.busy_output_layers, (st.t_dp_sm_contention + st.t_cp_sm_contention).value());
 }
 
 }  // namespace

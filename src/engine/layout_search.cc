@@ -7,6 +7,7 @@
 #include <string>
 
 #include "chalk/base/error.h"
+#include "chalk/engine/pipeline.h"
 
 namespace chalk {
 namespace {
@@ -169,6 +170,66 @@ std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec
       }
       all.push_back(c);
     }
+  }
+  // Pipelines across scale-up domains: one domain per stage (pure decode only: the
+  // steady-state prefill share is not priced through a pipeline).
+  const int64_t domain = std::max<int64_t>(1, s.scale_up_domain);
+  for (const int64_t r : sizes) {
+    const int64_t pp = r / domain;
+    if (q.prompt > 0 || r % domain != 0 || pp < 2 || pp > n_layers(m) || s.scale_out_bandwidth_per_direction.value() <= 0) continue;
+    const ModelSpec stage_model = pipeline_stage_model(m, pp);
+    const auto stage_layouts = layouts_for(stage_model, domain, domain);
+    LayoutCandidate c;
+    c.replica_chips = r;
+    c.replicas = q.n_chips / r;
+    c.pp = pp;
+    c.layout = stage_layouts.front().first;
+    c.name = "PP" + std::to_string(pp) + " x (" + stage_layouts.front().second + ")" +
+             (c.replicas > 1 ? " x " + std::to_string(c.replicas) + " replicas" : "");
+    if (const std::string problem = attention_split_problem(m, c.layout.tp_attention); !problem.empty()) {
+      c.reason = problem;
+      all.push_back(c);
+      continue;
+    }
+    DeploymentOptions o = base;
+    o.n_chips = domain;
+    o.mechanisms.enabled = true;
+    o.mechanisms.layout = c.layout;
+    Deployment dep;
+    try {
+      dep = make_deployment(stage_model, s, o);
+    } catch (const InputError& e) {
+      c.reason = e.what();
+      all.push_back(c);
+      continue;
+    }
+    c.layout = dep.mechanisms.layout;
+    const MemoryPlan mem = memory_plan(dep, 1, q.context);
+    const double holds = std::min(static_cast<double>(mem.max_batch), q.max_batch);
+    const double per_replica = q.batch > 0 ? std::ceil(q.batch / static_cast<double>(c.replicas)) : std::floor(holds);
+    if (!mem.weights_fit || holds < 1) {
+      c.reason = "a stage's weights " + gb(mem.weights) + " GB leave no room for one sequence's KV in " + gb(mem.hbm_total - mem.reserve) +
+                 " GB usable HBM";
+    } else if (per_replica > holds) {
+      c.reason = "batch " + std::to_string(static_cast<int64_t>(per_replica)) + " per replica needs more KV than the " +
+                 std::to_string(static_cast<int64_t>(holds)) + " sequences a stage holds at context " + std::to_string(q.context);
+    } else {
+      c.fits = true;
+      c.batch = per_replica;
+      PipelineShape shape;
+      shape.stages = pp;
+      shape.microbatches = pp;
+      const PipelineDecode pd = pipeline_decode(dep, shape, static_cast<int64_t>(c.batch), q.context);
+      StepShape one;
+      one.decode_sequences = static_cast<double>(pd.microbatch);
+      one.context = q.context;
+      c.step = engine_step(dep, one);
+      c.step.t_step = pd.cycle;
+      c.tokens_per_s_per_user = 1.0 / pd.cycle.value();
+      c.tokens_per_s_per_chip = q.batch > 0 ? q.batch * c.tokens_per_s_per_user / total_chips
+                                            : c.batch * c.tokens_per_s_per_user / static_cast<double>(r);
+    }
+    all.push_back(c);
   }
   const bool by_throughput = q.objective == LayoutObjective::throughput;
   std::stable_sort(all.begin(), all.end(), [&](const LayoutCandidate& a, const LayoutCandidate& b) {

@@ -78,6 +78,7 @@ TrainingSystem make_training_system(const SystemSpec& s, MatmulPrecision compute
   t.compute = compute;
   t.peak_bf16 = s.chip.peak_for(MatmulPrecision::bf16);
   t.matmul_rate = s.chip.peak_for(compute) * s.efficiency.matmul_for(compute);
+  t.head_matmul_rate = t.peak_bf16 * s.efficiency.matmul_for(MatmulPrecision::bf16);
   t.attention_rate = t.peak_bf16 * Calibration{}.attention_compute_fraction;
   t.hbm_rate = s.chip.hbm_bandwidth * s.efficiency.hbm;
   t.communication_sm_fraction = is_tpu(s) ? 0.0 : Calibration{}.communication_sm_fraction;

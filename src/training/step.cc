@@ -58,6 +58,40 @@ double group_all_gather(double M, int64_t n, int64_t inner, const Links& l, cons
 
 }  // namespace
 
+BusiestStage busiest_stage(const TrainingCosts& c, const TrainingPlan& p, const Placement& pl, double layer_cost, double head_cost) {
+  const double mtp = d(std::max<int64_t>(0, c.padded_layers - c.layers - 2));
+  const double heads = 1 + mtp;
+  if (p.pp <= 1) return {d(c.layers) + mtp, heads};
+  const double lps = d(pl.layers_per_stage);
+  const bool padded = pl.layers_per_stage * p.pp != c.layers;
+  const bool v_shape = p.schedule == PipelineSchedule::zb_v || p.schedule == PipelineSchedule::dualpipe;
+  auto cost = [&](const BusiestStage& b) { return b.layers * layer_cost + b.heads * head_cost; };
+  BusiestStage best;
+  auto take = [&](BusiestStage b) {
+    if (cost(b) > cost(best)) best = b;
+  };
+  if (v_shape) {
+    // Rank 0 holds the first and the last chunk (DeepSeek-V3 2.2: the shallowest layers with
+    // the embedding and the deepest with the output head on one PP rank); the others two
+    // chunks of layers.
+    best = {padded ? lps - 2 : lps + mtp, heads};
+    take({lps, 0});
+  } else {
+    best = {padded ? lps - 1 : lps, 0};  // the first stage: the embedding (a lookup) takes a slot when padded
+    if (p.pp > 2) take({lps, 0});        // a middle stage
+    take({padded ? lps - 1 : lps + mtp, heads});  // the last stage: the output layer(s) and the loss
+  }
+  return best;
+}
+
+double loss_hbm_bytes(double logits, bool backward) {
+  return logits * (backward ? kLossBytesBackward : kLossBytesForward);
+}
+
+double sm_contention(double hidden, double sm_fraction) {
+  return hidden > 0 ? hidden * sm_fraction : 0.0;
+}
+
 double scores_hbm_bytes(double elements, double activation_bytes, bool backward) {
   return elements * (backward ? kScoreBytesBackward : kScoreBytesForward) * activation_bytes / 2.0;
 }
@@ -92,29 +126,41 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   r.microbatches = m;
   const double mm_rate = s.matmul_rate.value(), at_rate = s.attention_rate.value(), hbm = s.hbm_rate.value();
 
-  // Compute per microbatch on this stage (the LM head spread over the stages).
-  const double mm_fwd = tok * ((c.matmul_flops_per_token - c.lm_head_flops_per_token) * frac + c.lm_head_flops_per_token / d(p.pp)) / shard;
-  const double at_fwd = tok * c.attention_flops_per_token * frac / shard;
-  const double t_mm = mm_fwd / mm_rate, t_at = at_fwd / at_rate;
+  // Compute per microbatch of one average layer, forward.
+  const double layer_mm = tok * (c.matmul_flops_per_token - c.lm_head_flops_per_token) / L / shard / mm_rate;
+  const double layer_at = tok * c.attention_flops_per_token / L / shard / at_rate;
   // Stored activations (the attention scores apart) written in forward, read in backward.
   TrainingPlan no_scores = p;
   no_scores.flash_attention = true;
-  const double act_layer = activation_bytes_per_layer(c, no_scores, Recompute::none).value();
-  const double t_el = act_layer * lps / hbm;
+  const double layer_el = activation_bytes_per_layer(c, no_scores, Recompute::none).value() / hbm;
   // Materialised attention scores (no FlashAttention): each of the s x s score elements per
   // head crosses HBM kScoreBytesForward times in forward and kScoreBytesBackward in backward
   // (scores_hbm_bytes; Dao et al. 2022 section 2.2, Algorithm 0).
-  double t_sc_f = 0, t_sc_b = 0;
+  double layer_sc_f = 0, layer_sc_b = 0;
   if (!p.flash_attention) {
-    const double elements = tok * S * (c.act_scores_per_token_per_ctx / 5.0) * frac * L / shard;  // heads x s x s per sequence
-    t_sc_f = scores_hbm_bytes(elements, p.activation_bytes, false) / hbm;
-    t_sc_b = scores_hbm_bytes(elements, p.activation_bytes, true) / hbm;
+    const double elements = tok * S * (c.act_scores_per_token_per_ctx / 5.0) / shard;  // heads x s x s per sequence
+    layer_sc_f = scores_hbm_bytes(elements, p.activation_bytes, false) / hbm;
+    layer_sc_b = scores_hbm_bytes(elements, p.activation_bytes, true) / hbm;
   }
-  const bool rerun = p.recompute == Recompute::full || p.reversible;
   const double at_bwd = p.flash_attention ? 2.5 : 2.0;  // FlashAttention's backward recomputes the scores (Dao 2022 3.1)
-  double t_rec = 0;
-  if (rerun) t_rec = t_mm + t_at + t_el + t_sc_f;
-  else if (p.recompute == Recompute::selective && !p.flash_attention) t_rec = t_at + t_sc_f;
+  // One output layer: the LM head GEMM (vocabulary split over tp) and the loss over its
+  // logits (loss_hbm_bytes).
+  const double head_mm = tok * c.lm_head_flops_per_token / shard / s.head_matmul_rate.value();
+  const double logits = tok * d(c.vocab) / shard;
+  const double head_loss_f = loss_hbm_bytes(logits, false) / hbm, head_loss_b = loss_hbm_bytes(logits, true) / hbm;
+  // The busiest stage sets the pipeline's pace: its layers and output layers.
+  const bool rerun = p.recompute == Recompute::full || p.reversible;
+  const bool rerun_scores = p.recompute == Recompute::selective && !p.flash_attention;
+  const double layer_rec = rerun ? layer_mm + layer_at + layer_el + layer_sc_f : rerun_scores ? layer_at + layer_sc_f : 0.0;
+  const BusiestStage busy = busiest_stage(c, p, pl, 3 * layer_mm + (1 + at_bwd) * layer_at + 2 * layer_el + layer_sc_f + layer_sc_b + layer_rec,
+                                          3 * head_mm + head_loss_f + head_loss_b);
+  r.busy_layers = busy.layers;
+  r.busy_output_layers = busy.heads;
+  const double nl = busy.layers;
+  const double t_mm = nl * layer_mm + busy.heads * head_mm, t_at = nl * layer_at;
+  const double t_el = nl * layer_el, t_sc_f = nl * layer_sc_f, t_sc_b = nl * layer_sc_b;
+  const double t_loss_f = busy.heads * head_loss_f, t_loss_b = busy.heads * head_loss_b;
+  const double t_rec = nl * layer_rec;  // the layers' forward again (the output layer is not checkpointed)
 
   // Tensor parallel: 2 all-reduces (or SP's all-gather + reduce-scatter pairs) per layer
   // forward, 2 backward, on the TP link (Narayanan 2.3; Korthikanti 4.2.2).
@@ -123,14 +169,14 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
     const LinkModel& link = pl.tp_in_domain ? s.up : links.outward("tensor parallelism");
     tp_ar = all_reduce_time(Bytes(tok / d(p.cp) * h * p.activation_bytes), p.tp, link).value();
   }
-  const double tp_f = 2 * lps * tp_ar, tp_b = 2 * lps * tp_ar + (rerun ? tp_f : 0.0);
+  const double tp_f = 2 * nl * tp_ar, tp_b = 2 * nl * tp_ar + (rerun ? tp_f : 0.0);
 
   // Context parallel: ring exchange of K/V chunks, cp - 1 sends per layer forward, twice
   // that backward (K/V and their gradients), hidden behind the attention core.
   double cp_f = 0;
   if (p.cp > 1) {
     const LinkModel& link = pl.cp_in_domain ? s.up : links.outward("context parallelism");
-    cp_f = lps * d(p.cp - 1) * p2p(tok / d(p.cp) * c.kv_elements_per_token * p.activation_bytes / d(p.tp), link);
+    cp_f = nl * d(p.cp - 1) * p2p(tok / d(p.cp) * c.kv_elements_per_token * p.activation_bytes / d(p.tp), link);
   }
   const double cp_total = cp_f * (rerun ? 4.0 : 3.0);
   r.t_cp = Seconds(cp_total);
@@ -143,7 +189,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   double ep_f = 0;
   if (c.moe && p.ep > 1) {
     const double tokens_rank = tok / shard;
-    const double layers = lps * c.moe_layer_fraction;
+    const double layers = nl * c.moe_layer_fraction;
     const double k = d(c.top_k);
     auto exchange = [&](double bytes_per_element) {
       const double up_bytes = tokens_rank * k * h * bytes_per_element;
@@ -173,7 +219,8 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const bool dual = p.schedule == PipelineSchedule::dualpipe && p.pp > 1;
   // Under DualPipe's overlap the communication kernels hold SMs while compute runs.
   const double slow = dual && ep_total > 0 ? 1 / (1 - s.communication_sm_fraction) : 1.0;
-  const double compute_f = (t_mm + t_at + t_el + t_sc_f) * slow, compute_b = (2 * t_mm + at_bwd * t_at + t_el + t_sc_b + t_rec) * slow;
+  const double compute_f = (t_mm + t_at + t_el + t_sc_f + t_loss_f) * slow;
+  const double compute_b = (2 * t_mm + at_bwd * t_at + t_el + t_sc_b + t_loss_b + t_rec) * slow;
   // DualPipe overlaps a forward chunk of one microbatch with a backward chunk of another,
   // hiding EP and PP traffic behind compute (DeepSeek-V3 3.2.1).
   const double ep_exposed = dual ? std::max(0.0, ep_total - (compute_f + compute_b)) : ep_total;
@@ -185,11 +232,17 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   r.t_matmul = Seconds(3 * t_mm);
   r.t_attention = Seconds((1 + at_bwd) * t_at);
   r.t_recompute = Seconds(t_rec);
-  r.t_elementwise = Seconds(2 * t_el + t_sc_f + t_sc_b);
+  r.t_elementwise = Seconds(2 * t_el + t_sc_f + t_sc_b + t_loss_f + t_loss_b);
   const double ep_share = ep_total > 0 ? ep_exposed / ep_total : 0.0;
   const double cp_share = cp_total > 0 ? cp_exposed / cp_total : 0.0;
-  const double t_f = compute_f + tp_f + ep_f * ep_share + cp_f * cp_share + pp_exposed / 2;
-  const double t_b = compute_b + tp_b + (ep_total - ep_f) * ep_share + (cp_total - cp_f) * cp_share + pp_exposed / 2;
+  // While a collective runs hidden behind compute, its kernels hold SMs the compute then
+  // lacks (sm_contention); DualPipe's slowdown above already covers its own overlap.
+  const double sm = slow > 1 ? 0.0 : s.communication_sm_fraction;
+  const double cp_hidden = cp_total - cp_exposed;
+  const double cp_lost_f = cp_total > 0 ? sm_contention(cp_hidden * cp_f / cp_total, sm) : 0.0;
+  const double cp_lost_b = cp_total > 0 ? sm_contention(cp_hidden * (cp_total - cp_f) / cp_total, sm) : 0.0;
+  const double t_f = compute_f + cp_lost_f + tp_f + ep_f * ep_share + cp_f * cp_share + pp_exposed / 2;
+  const double t_b = compute_b + cp_lost_b + tp_b + (ep_total - ep_f) * ep_share + (cp_total - cp_f) * cp_share + pp_exposed / 2;
   r.t_forward = Seconds(t_f);
   r.t_backward = Seconds(t_b);
   r.t_weight_grad = Seconds(t_mm * slow);
@@ -210,7 +263,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const int64_t in_dense = inner_ranks(n_dense, s.domain / p.tp), in_exp = inner_ranks(n_exp, s.domain / (p.ep * p.etp));
   const double g = p.state.gradients, w = p.state.weights;
   const char* what = "data-parallel gradient reduce";
-  double dp_time = 0, exposed = 0;
+  double dp_time = 0, exposed = 0, lost = 0;
   const double window = t_f + t_b;
   // The gradients are final only during the step's last backward: the reduce (ZeRO-0's
   // all-reduce, ZeRO-1/2's reduce-scatter) hides behind that one backward, bucket by bucket
@@ -219,12 +272,16 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // forward (Megatron-Core's overlap_param_gather; ZeRO, Rajbhandari et al. 2020 section 7).
   if (p.zero_stage == 0) {
     dp_time = group_all_reduce(dense * g, n_dense, in_dense, links, what) + group_all_reduce(experts * g, n_exp, in_exp, links, what);
-    exposed = std::max(0.0, dp_time - t_b);
+    const double hidden = p.overlap_grad_reduce ? std::min(dp_time, t_b) : 0.0;
+    exposed = dp_time - hidden;
+    lost = sm_contention(hidden, s.communication_sm_fraction);
   } else if (p.zero_stage < 3) {
     const double rs = group_all_gather(dense * g, n_dense, in_dense, links, what) + group_all_gather(experts * g, n_exp, in_exp, links, what);
     const double ag = group_all_gather(dense * w, n_dense, in_dense, links, what) + group_all_gather(experts * w, n_exp, in_exp, links, what);
     dp_time = rs + ag;
-    exposed = std::max(0.0, rs - t_b) + std::max(0.0, ag - t_f);
+    const double rs_hidden = p.overlap_grad_reduce ? std::min(rs, t_b) : 0.0, ag_hidden = std::min(ag, t_f);
+    exposed = (rs - rs_hidden) + (ag - ag_hidden);
+    lost = sm_contention(rs_hidden + ag_hidden, s.communication_sm_fraction);
   } else {
     const double per_mb = 2 * group_all_gather(dense * w, n_dense, in_dense, links, what) +
                           group_all_gather(dense * g, n_dense, in_dense, links, what) +
@@ -232,12 +289,15 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
                           group_all_gather(experts * g, n_exp, in_exp, links, what);
     dp_time = per_mb * d(m);
     exposed = std::max(0.0, per_mb - window) * d(m);
+    lost = sm_contention(std::min(per_mb, window), s.communication_sm_fraction) * d(m);
   }
   r.t_dp = Seconds(dp_time);
   r.t_dp_exposed = Seconds(exposed);
   // Optimizer: read and write every state byte the chip keeps once.
   r.t_optimizer = Seconds(2 * (mem.weights + mem.gradients + mem.optimizer).value() / hbm);
-  r.t_step = r.t_pipeline + r.t_dp_exposed + r.t_optimizer;
+  r.t_dp_sm_contention = Seconds(lost);
+  r.t_cp_sm_contention = Seconds(d(m) * (cp_lost_f + cp_lost_b));
+  r.t_step = r.t_pipeline + r.t_dp_exposed + r.t_dp_sm_contention + r.t_optimizer;
 
   const double chips = d(plan_chips(p));
   r.tokens_per_step = d(p.global_batch) * S;

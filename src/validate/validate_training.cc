@@ -72,6 +72,10 @@ TrainRowPlan plan_training_row(const Measurement& r) {
   // 2021, Korthikanti et al. 2022); the other engines run FlashAttention.
   p.flash_attention = r.engine != "megatron";
   if (!p.flash_attention) t.notes.push_back("engine megatron: attention scores materialised (Megatron-LM's fused softmax, no FlashAttention)");
+  p.overlap_grad_reduce = r.engine != "megatron";
+  if (!p.overlap_grad_reduce) {
+    t.notes.push_back("engine megatron: the data-parallel gradient all-reduce runs after the backward, exposed (Megatron-LM 2021 train_step)");
+  }
 
   // Degrees.
   const int64_t domain = std::max<int64_t>(1, t.system.scale_up_domain);
@@ -274,9 +278,12 @@ void predict_training(const TrainRowPlan& t, Prediction& out) {
   out.inputs = t.model.name + " on " + std::to_string(chips) + " x " + t.system.name + ", " + std::to_string(p.global_batch) +
                " sequences of " + std::to_string(p.seq_len) + ", compute " + std::string(to_string(p.compute));
   out.layout = describe_plan(p) + "; " + pl.description;
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "step %.3g s: compute %.3g s, bubble %.3g s (%.0f%%), exposed communication %.3g s, optimizer %.3g s",
-                st.t_step.value(), compute, st.t_bubble.value(), 100 * st.bubble_fraction, comm, st.t_optimizer.value());
+  char buf[384];
+  std::snprintf(buf, sizeof buf,
+                "step %.3g s: compute %.3g s (busiest stage %.3g layers + %.3g output layers), bubble %.3g s (%.0f%%), exposed "
+                "communication %.3g s, SMs held by hidden communication %.3g s, optimizer %.3g s",
+                st.t_step.value(), compute, st.busy_layers, st.busy_output_layers, st.t_bubble.value(), 100 * st.bubble_fraction, comm,
+                (st.t_dp_sm_contention + st.t_cp_sm_contention).value(), st.t_optimizer.value());
   out.notes.push_back(buf);
 }
 

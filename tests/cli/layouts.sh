@@ -78,4 +78,13 @@ for r in rows:
     assert abs(r['tok_per_s_per_chip'] - r['batch'] * 1000 / r['t_step_ms']) < 1e-6 * r['tok_per_s_per_chip'], r
 " || fail "layouts -b 1:4"
 "$CHALK" layouts -m llama-3.1-8b -H h100-sxm -b 1,8 --csv | head -1 | grep -q "^batch,rank,layout" || fail "several batches: the CSV leads with the batch"
+# A model that does not fit one scale-up domain: Llama 3.1 405B bf16 (811 GB) on 16 H100 (8
+# per domain) gets a pipeline of two one-domain stages ranked, ahead of TP16 across domains.
+"$CHALK" layouts -m llama-3.1-405b -H h100-sxm -n 16 --context 4096 --json | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+names = [l['layout'] for l in j['layouts'] if l['fits']]
+assert names[0] == 'PP2 x (TP8)', names
+assert not any(l['replica_chips'] <= 8 and l['fits'] for l in j['layouts']), j['layouts']
+" || fail "layouts: pipelined layout for a model larger than one domain"
 echo "layouts: all passed"

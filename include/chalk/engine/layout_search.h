@@ -51,12 +51,18 @@ struct LayoutQuery {
 struct LayoutCandidate {
   int64_t replica_chips = 0;
   int64_t replicas = 0;
+  /// Pipeline stages of a replica (engine/pipeline.h): 1, or pp stages of replica_chips / pp
+  /// chips each, one scale-up domain per stage, with pp microbatches in flight.
+  int64_t pp = 1;
   ParallelLayout layout;  ///< resolved for one replica
   std::string name;       ///< e.g. "TP2 x 4 replicas", "DP-attention EP32, two micro-batches"
   bool fits = false;
   std::string reason;     ///< why it does not fit (empty when it does)
   double batch = 0;       ///< sequences per replica
-  StepBreakdown step;     ///< one replica's step (mechanisms)
+  /// One replica's step (mechanisms). A pipeline (pp > 1): the busiest stage's step on one
+  /// microbatch, with t_step the pipeline's cycle, the time between two tokens of a
+  /// sequence (PipelineDecode::cycle).
+  StepBreakdown step;
   /// Decode tokens/s per chip: batch / t_step / replica_chips when memory sets the batch;
   /// query batch / t_step / n_chips when the query fixes it.
   double tokens_per_s_per_chip = 0;
@@ -69,7 +75,13 @@ struct LayoutCandidate {
 /// split the heads, attention over the largest degree that can with the FFN over r; MoE models,
 /// attention and experts both over r (attention TP r, EP r), and data-parallel attention
 /// with EP r, without and with two micro-batches overlapping the expert all-to-all
-/// (SGLang/DeepSeek). A tensor-parallel degree that does not divide the attention heads,
+/// (SGLang/DeepSeek). Pure decode queries (no prompt) also try pipelines across scale-up
+/// domains (lecture 47:12-1:18:33): a replica of r chips, r a multiple of the domain d above
+/// it, as r / d stages of one domain each (the first layout above for d chips on the
+/// stage's layers: pipeline_stage_model), r / d microbatches in flight, priced by
+/// pipeline_decode; the replica holds the batch its busiest stage's HBM holds. A model that
+/// does not fit one domain then gets a pipelined layout ranked; one that fits gains
+/// capacity, never speed. A tensor-parallel degree that does not divide the attention heads,
 /// or neither divides nor is a multiple of the KV heads, does not fit (engines refuse
 /// it). `base` supplies formats, efficiencies and the reserve; its
 /// mechanisms are switched on and its layout replaced. Throws InputError when n_chips is

@@ -65,6 +65,12 @@ struct TrainingPlan {
   /// ZeRO stage over the data-parallel group: 0 none, 1 optimizer, 2 + gradients,
   /// 3 + parameters (= FSDP FULL_SHARD).
   int zero_stage = 0;
+  /// The data-parallel gradient reduce (ZeRO-0 all-reduce, ZeRO-1/2 reduce-scatter) runs
+  /// bucket by bucket during the last backward (PyTorch DDP, Megatron-Core
+  /// --overlap-grad-reduce). false: after the whole backward, exposed, as Megatron-LM 2021's
+  /// train_step did (model.allreduce_gradients() after forward_backward_func, timed as
+  /// "backward-params-all-reduce").
+  bool overlap_grad_reduce = true;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   int64_t virtual_stages = 1;  ///< chunks per rank for interleaved (v); zb-v and dualpipe always hold 2 (Placement)
   int64_t global_batch = 0;    ///< sequences per step, all replicas

@@ -58,6 +58,10 @@ struct TrainingSystem {
   int64_t domain = 1;
   FlopsPerSecond peak_bf16;     ///< MFU denominator (PaLM App. B, Llama 3, DeepSeek, MosaicML all use the bf16 dense peak)
   FlopsPerSecond matmul_rate;   ///< peak(plan.compute) x the system's matmul efficiency
+  /// The output head's GEMMs, kept in bf16 under FP8 training (DeepSeek-V3 report 3.3.1:
+  /// the embedding, the output head, gating, norms and attention stay BF16/FP32; Transformer
+  /// Engine's FP8 covers the layers' Linear modules only): bf16 peak x bf16 efficiency.
+  FlopsPerSecond head_matmul_rate;
   FlopsPerSecond attention_rate;///< bf16 peak x Calibration::attention_compute_fraction (FLASHMLA-1: 660 of 989 TFLOP/s)
   BytesPerSecond hbm_rate;      ///< HBM bandwidth x the system's HBM efficiency
   /// SMs lent to communication kernels while they overlap compute: 20 of 132
@@ -87,6 +91,40 @@ inline constexpr double kScoreBytesForward = 13, kScoreBytesBackward = 19;
 /// `activation_bytes` per activation (scaled from the 2-byte counts above).
 double scores_hbm_bytes(double elements, double activation_bytes, bool backward);
 
+/// HBM bytes per logit element of the loss, at the least any implementation that saves the
+/// softmax for backward moves (Megatron-LM's vocab_parallel_cross_entropy saves
+/// exp_logits / sum as the softmax; its backward scales it in place): forward reads the
+/// bf16 logits (2) and writes the fp32 softmax (4); backward reads the softmax (4) and writes
+/// the bf16 logits gradient (2). Megatron's unfused path (fp32 cast, max, subtract, exp, sum,
+/// divide: about 40 bytes forward) moves more; not modelled.
+inline constexpr double kLossBytesForward = 6, kLossBytesBackward = 6;
+/// HBM bytes of the loss over `logits` elements, forward or backward.
+double loss_hbm_bytes(double logits, bool backward);
+
+/// Compute time lost while a collective of `hidden` seconds runs hidden behind compute: its
+/// kernels hold `sm_fraction` of the SMs, so the compute progresses at 1 - sm_fraction
+/// meanwhile and finishes hidden x sm_fraction later (DeepSeek-V3 report 3.2.2: 20 of 132
+/// SMs for communication; NCCL likewise runs each channel as one thread block on one SM,
+/// NCCL docs NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS). 0 when hidden <= 0.
+double sm_contention(double hidden, double sm_fraction);
+
+/// The layers and output layers of the stage that sets the pipeline's pace (per microbatch).
+struct BusiestStage {
+  double layers = 0;  ///< transformer layers (average layers; MTP modules' blocks count as layers)
+  double heads = 0;   ///< output layers: LM head + loss, once per multi-token-prediction module too
+};
+/// The busiest pipeline rank, compared at `layer_cost` per layer and `head_cost` per output
+/// layer (any consistent unit). The LM head and the loss sit on the last stage, the
+/// embedding (a lookup, no FLOPs) on the first (Narayanan et al. 2021; the zero-bubble
+/// README: "embedding/output layers make the first/last stage heavier"). Layers split
+/// evenly: the last stage holds its L/pp layers, the MTP modules and 1 + MTP output layers.
+/// Padded split (L + 2 + MTP slots, check_plan): the embedding, the head and each MTP
+/// module take a layer's slot (Llama 3 3.3.2: one layer fewer on the first and the last
+/// stage), so the last stage holds slots - 1 layers and 1 + MTP output layers. ZB-V and
+/// DualPipe place the first and the last chunk on rank 0 (DeepSeek-V3 2.2). pp = 1: every
+/// layer and output layer. The busiest candidate by cost wins.
+BusiestStage busiest_stage(const TrainingCosts& c, const TrainingPlan& p, const Placement& pl, double layer_cost, double head_cost);
+
 /// Bubble (idle time per rank per step) of a schedule with p stages, m microbatches,
 /// v chunks, forward t_f, full backward t_b and weight-gradient part t_w per microbatch
 /// and stage (training-and-systems.md 4.1): GPipe and 1F1B (p-1)(t_f+t_b) (Huang 2019
@@ -96,12 +134,13 @@ double scores_hbm_bytes(double elements, double activation_bytes, bool backward)
 /// Table 2, F&B taken as t_f + t_b). 0 when p = 1.
 Seconds pipeline_bubble(PipelineSchedule s, int64_t p, int64_t m, int64_t v, Seconds t_f, Seconds t_b, Seconds t_w);
 
-/// One training step on the busiest (first) pipeline stage.
+/// One training step on the busiest pipeline stage (busiest_stage).
 struct TrainingStep {
   int64_t microbatches = 0;
+  double busy_layers = 0, busy_output_layers = 0;  ///< what the busiest stage runs per microbatch (busiest_stage)
   // Per microbatch on one stage.
   Seconds t_forward, t_backward, t_weight_grad;  ///< t_w: the weight-gradient GEMMs within t_backward
-  Seconds t_matmul, t_attention, t_recompute, t_elementwise;  ///< compute parts (forward + backward)
+  Seconds t_matmul, t_attention, t_recompute, t_elementwise;  ///< compute parts (forward + backward); elementwise includes the loss
   Seconds t_tp, t_cp, t_ep, t_pp;  ///< communication per microbatch, before overlap
   Seconds t_cp_exposed, t_ep_exposed, t_pp_exposed;
   // Per step.
@@ -110,6 +149,9 @@ struct TrainingStep {
   double bubble_fraction = 0; ///< bubble / (m (t_f + t_b)), Narayanan's convention
   Seconds t_dp, t_dp_exposed; ///< gradient reduce (and ZeRO-3 gathers), all of it and the part not hidden
   Seconds t_optimizer;        ///< the optimizer update streaming the states through HBM
+  /// Compute lost to the SMs that hidden collectives hold (sm_contention): the DP reduce or
+  /// ZeRO gathers per step (added to the step), the CP ring per step (inside t_pipeline).
+  Seconds t_dp_sm_contention, t_cp_sm_contention;
   Seconds t_step;
   double tokens_per_step = 0;
   TokensPerSecond tokens_per_s, tokens_per_s_per_chip;
@@ -120,8 +162,9 @@ struct TrainingStep {
   FlopsPerSecond model_flops_per_s_per_chip;
 };
 
-/// The step (docs/training.md, "Step"). Per microbatch per stage, forward: GEMMs at the
-/// matmul rate, attention core at the attention rate, stored-activation traffic at the
+/// The step (docs/training.md, "Step"). Per microbatch on the busiest stage (busiest_stage:
+/// its layers and output layers; the output head in bf16 at head_matmul_rate, the loss at
+/// loss_hbm_bytes), forward: GEMMs at the matmul rate, attention core at the attention rate, stored-activation traffic at the
 /// HBM rate, TP all-reduces (2 per layer, on the TP link), EP dispatch + combine
 /// all-to-alls, the CP K/V ring, the PP send; backward: 2x the forward GEMMs and
 /// attention (2.5x attention under FlashAttention, whose backward recomputes the scores),

@@ -1,0 +1,167 @@
+// The busiest pipeline stage (the output layer on the last stage, DeepSeek-V3's rank 0), the
+// loss over the logits and the SMs that hidden collectives take, against hand counts
+// (step.h, docs/training.md "Step").
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "chalk/io/io.h"
+#include "chalk/training/memory.h"
+#include "chalk/training/plan.h"
+#include "chalk/training/step.h"
+
+namespace chalk {
+namespace {
+
+struct StagePlan {
+  TrainingCosts costs;
+  TrainingPlan plan;
+  Placement placement;
+};
+
+StagePlan stage_plan(const std::string& model, const std::string& system, int64_t pp, int64_t dp, PipelineSchedule sched, int64_t seq) {
+  const ModelSpec m = load_model(model);
+  const SystemSpec s = load_system(system);
+  StagePlan r;
+  r.plan.pp = pp;
+  r.plan.dp = dp;
+  r.plan.tp = 8;
+  r.plan.schedule = sched;
+  r.plan.seq_len = seq;
+  r.plan.global_batch = 2 * pp * dp;
+  r.costs = make_training_costs(m, seq);
+  r.placement = check_plan(m, s, pp * dp * 8, r.plan);
+  return r;
+}
+
+TEST(TrainingBusiestStage, OutputLayerOnTheLastStage) {
+  // GPT-3 175B, 96 layers on 6 stages (even): the last stage runs its 16 layers and the head.
+  const StagePlan g = stage_plan("gpt-3-175b", "a100-80gb", 6, 1, PipelineSchedule::one_f_one_b, 2048);
+  BusiestStage b = busiest_stage(g.costs, g.plan, g.placement, 1.0, 0.3);
+  EXPECT_DOUBLE_EQ(b.layers, 16);
+  EXPECT_DOUBLE_EQ(b.heads, 1);
+  // No pipeline: every layer and the head.
+  const StagePlan one = stage_plan("gpt-3-175b", "a100-80gb", 1, 1, PipelineSchedule::one_f_one_b, 2048);
+  b = busiest_stage(one.costs, one.plan, one.placement, 1.0, 0.3);
+  EXPECT_DOUBLE_EQ(b.layers, 96);
+  EXPECT_DOUBLE_EQ(b.heads, 1);
+}
+
+TEST(TrainingBusiestStage, PaddedSplitGivesTheHeadALayersSlot) {
+  // Llama 3 405B: 126 layers + embedding + head = 128 slots on 16 stages, 8 each. The last
+  // stage runs 7 layers and the head: lighter than a middle stage's 8 layers when the head
+  // costs less than a layer (2 x 16384 x 128256 = 4.2 GFLOP/token against 6.4 per layer),
+  // heavier when it costs more.
+  const StagePlan l = stage_plan("llama-3.1-405b", "h100-sxm", 16, 1, PipelineSchedule::one_f_one_b, 8192);
+  EXPECT_EQ(l.placement.layers_per_stage, 8);
+  BusiestStage b = busiest_stage(l.costs, l.plan, l.placement, 1.0, 0.66);
+  EXPECT_DOUBLE_EQ(b.layers, 8);
+  EXPECT_DOUBLE_EQ(b.heads, 0);
+  b = busiest_stage(l.costs, l.plan, l.placement, 1.0, 1.5);
+  EXPECT_DOUBLE_EQ(b.layers, 7);
+  EXPECT_DOUBLE_EQ(b.heads, 1);
+}
+
+TEST(TrainingBusiestStage, DualPipeRankZeroHoldsBothEnds) {
+  // DeepSeek-V3: 61 layers + embedding + head + 1 MTP module = 64 slots, 16 ranks x 2 chunks
+  // x 2 slots. Rank 0: chunk 0 (embedding + 1 layer) and chunk 31 (MTP block + head): 2
+  // layers and 2 output-layer passes (main head and MTP head), against 4 layers elsewhere.
+  const ModelSpec m = load_model("deepseek-v3");
+  const SystemSpec s = load_system("h800-sxm");
+  TrainingPlan p;
+  p.pp = 16;
+  p.dp = 128;
+  p.ep = 64;
+  p.schedule = PipelineSchedule::dualpipe;
+  p.seq_len = 4096;
+  p.global_batch = 15360;
+  const TrainingCosts c = make_training_costs(m, p.seq_len);
+  const Placement pl = check_plan(m, s, 2048, p);
+  EXPECT_EQ(pl.layers_per_stage, 4);
+  BusiestStage b = busiest_stage(c, p, pl, 1.0, 1.5);  // 2 + 2 x 1.5 = 5 > 4
+  EXPECT_DOUBLE_EQ(b.layers, 2);
+  EXPECT_DOUBLE_EQ(b.heads, 2);
+  b = busiest_stage(c, p, pl, 1.0, 0.9);  // 2 + 1.8 < 4: a middle rank
+  EXPECT_DOUBLE_EQ(b.layers, 4);
+  EXPECT_DOUBLE_EQ(b.heads, 0);
+  // In the step, with the real costs: DeepSeek-V3's head (2 x 7168 x 129280 = 1.85 GFLOP per
+  // token, kept in bf16: report 3.3.1) outweighs an average layer (2 x 37B / 61 = 1.2 GFLOP
+  // in FP8), so rank 0 is the busiest.
+  const TrainingStep st = training_step(c, make_training_system(s, MatmulPrecision::fp8), p, pl);
+  EXPECT_DOUBLE_EQ(st.busy_layers, 2);
+  EXPECT_DOUBLE_EQ(st.busy_output_layers, 2);
+}
+
+TEST(TrainingLoss, LogitsCrossHbmTwelveBytesPerElement) {
+  EXPECT_DOUBLE_EQ(loss_hbm_bytes(1, false), 6);  // read bf16 logits 2, write fp32 softmax 4
+  EXPECT_DOUBLE_EQ(loss_hbm_bytes(1, true), 6);   // read softmax 4, write bf16 gradient 2
+  // Llama 3.1 8B, one sequence of 2048 on one A100, no pipeline: the elementwise time is the
+  // stored activations written and read (32 layers) plus 2048 x 128256 = 2.627e8 logits x 12
+  // bytes = 3.152 GB at 1.774e12 B/s = 1.777 ms.
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec a100 = load_system("a100-80gb");
+  TrainingPlan p;
+  p.global_batch = 1;
+  p.seq_len = 2048;
+  const TrainingCosts c = make_training_costs(m, p.seq_len);
+  const TrainingSystem s = make_training_system(a100, p.compute);
+  const TrainingStep st = training_step(c, s, p, check_plan(m, a100, 1, p));
+  const double hbm = 2.039e12 * 0.87;
+  const double loss = 2048.0 * 128256 * 12 / hbm;
+  EXPECT_NEAR(loss, 1.777e-3, 1e-6);
+  const double stored = 2 * 32 * activation_bytes_per_layer(c, p, Recompute::none).value() / hbm;
+  EXPECT_NEAR(st.t_elementwise.value(), stored + loss, 1e-9);
+}
+
+TEST(TrainingSmContention, HiddenCollectivesSlowCompute) {
+  const double f = 20.0 / 132;
+  EXPECT_NEAR(sm_contention(1.0, f), 0.1515, 1e-4);
+  EXPECT_DOUBLE_EQ(sm_contention(-1.0, f), 0.0);
+  // Llama 3.1 8B over 16 H100 (two nodes), ZeRO-3, one sequence of 8192 per replica: the
+  // per-microbatch gathers and reduce-scatter hide behind the compute and take f of their
+  // hidden time from it; the step grows by exactly that.
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec h100 = load_system("h100-sxm");
+  TrainingPlan p;
+  p.dp = 16;
+  p.global_batch = 16;
+  p.seq_len = 8192;
+  p.zero_stage = 3;
+  const TrainingCosts c = make_training_costs(m, p.seq_len);
+  const TrainingSystem s = make_training_system(h100, p.compute);
+  const TrainingStep st = training_step(c, s, p, check_plan(m, h100, 16, p));
+  const double window = (st.t_forward + st.t_backward).value();
+  EXPECT_GT(st.t_dp.value(), 0.0);
+  EXPECT_NEAR(st.t_dp_sm_contention.value(), f * std::min(st.t_dp.value(), window), 1e-12);
+  EXPECT_NEAR(st.t_step.value(), (st.t_pipeline + st.t_dp_exposed + st.t_dp_sm_contention + st.t_optimizer).value(), 1e-12);
+  // TPUs move ICI traffic with DMA engines: no contention.
+  const SystemSpec tpu = load_system("tpu-v4");
+  EXPECT_DOUBLE_EQ(make_training_system(tpu, p.compute).communication_sm_fraction, 0.0);
+}
+
+TEST(TrainingDataParallel, MegatronStyleReduceAfterTheBackwardIsExposed) {
+  // Llama 3.1 8B over two H100 nodes, ZeRO-0: overlapped, the all-reduce hides behind the
+  // last backward (the excess exposed) and takes SMs meanwhile; Megatron-LM 2021's reduce
+  // after the backward is exposed whole and takes none from compute.
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec h100 = load_system("h100-sxm");
+  TrainingPlan p;
+  p.dp = 16;
+  p.global_batch = 16;
+  p.seq_len = 8192;
+  const TrainingCosts c = make_training_costs(m, p.seq_len);
+  const TrainingSystem s = make_training_system(h100, p.compute);
+  const Placement pl = check_plan(m, h100, 16, p);
+  const TrainingStep hidden = training_step(c, s, p, pl);
+  p.overlap_grad_reduce = false;
+  const TrainingStep after = training_step(c, s, p, pl);
+  EXPECT_GT(after.t_dp.value(), 0.0);
+  EXPECT_DOUBLE_EQ(after.t_dp.value(), hidden.t_dp.value());
+  EXPECT_DOUBLE_EQ(after.t_dp_exposed.value(), after.t_dp.value());
+  EXPECT_DOUBLE_EQ(after.t_dp_sm_contention.value(), 0.0);
+  EXPECT_NEAR(hidden.t_dp_exposed.value(), std::max(0.0, (hidden.t_dp - hidden.t_backward).value()), 1e-12);
+  EXPECT_GT(after.t_step.value(), hidden.t_step.value());
+}
+
+}  // namespace
+}  // namespace chalk
