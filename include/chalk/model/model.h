@@ -138,6 +138,10 @@ struct ModelSpec {
   /// Gemma 2/3 (also post-attention and post-FFN norms).
   int64_t norms_per_layer = 2;
   std::vector<LayerGroup> groups;
+  /// The index into `groups` of each layer, in depth order, when the reader knew the order
+  /// (HF configs); empty otherwise (layers are then taken group by group). Used to place
+  /// layer-specific quantization exclusions (io hf_quant.cc).
+  std::vector<int32_t> layer_group;
   WeightFormats weights;     ///< the checkpoint's own formats
 };
 
