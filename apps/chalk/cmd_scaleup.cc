@@ -290,16 +290,17 @@ void run_scaleup(const ScaleupArgs& a) {
                         {"batch", q.batch},
                         {"context_tokens", q.context},
                         {"kv_bytes_per_sequence", kv_bytes_per_sequence(model, q.context, q.kv).value()},
+                        {"state_bytes_per_sequence", state_bytes_per_sequence(model).value()},
                         {"moe_sparsity", q.moe_sparsity},
                         {"memory_reserve_fraction", q.memory_reserve_fraction},
                         {"systems", sys}};
     print_json(std::cout, j);
     return;
   }
-  const Bytes kv_seq = kv_bytes_per_sequence(model, q.context, q.kv);
+  const Bytes kv_seq = sequence_bytes(model, q.context, q.kv);  // KV, plus linear layers' fixed state
   std::cout << fmt::format(
       "chalk scaleup: what one scale-up domain holds and how fast it serves (lecture 36:27-47:12, 1:16-1:18; docs/scaleup.md)\n"
-      "room        {} x {} tokens of {}'s KV ({}, {} per sequence) beside the weights; {:.0f}% of HBM reserved\n\n",
+      "room        {} x {} tokens of {}'s KV and state ({}, {} per sequence) beside the weights; {:.0f}% of HBM reserved\n\n",
       q.batch, q.context, model.name, to_string(q.kv), human_bytes(kv_seq.value()), q.memory_reserve_fraction * 100);
   std::cout << fmt::format("Largest model one domain holds, weights in {} (dense and MoE alike; the MoE at {}x total/active).\n"
                            "floor: weights and one sequence's KV read once per token at the domain's HBM bandwidth (x efficiency)\n\n",

@@ -62,6 +62,25 @@ ModelSpec model_from_text(std::string_view text, const std::string& name, const 
   return model_from_hf_config(text, name, where);
 }
 
+/// A snapshot's config.json, with ModelOpt's hf_quant_config.json beside it spliced in as
+/// its quantization_config when config.json has none (older NVIDIA ModelOpt checkpoints
+/// keep their quantization there only; apply_quantization reads its nested "quantization").
+ModelSpec model_from_snapshot_file(const std::string& config_path, const std::string& name) {
+  const std::string text = read_file(config_path);
+  const auto slash = config_path.rfind('/');
+  const std::string quant_path = (slash == std::string::npos ? std::string() : config_path.substr(0, slash + 1)) + "hf_quant_config.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(quant_path, ec)) return model_from_text(text, name, config_path);
+  auto j = detail::parse_json(text, config_path);
+  if (!j.is_object() || j.contains("format") || j.contains("quantization_config")) return model_from_text(text, name, config_path);
+  auto q = detail::parse_json(read_file(quant_path), quant_path);
+  if (!q.is_object() || !q.contains("quantization")) {
+    throw InputError(quant_path, "expected ModelOpt's object with a \"quantization\" object (quant_algo, exclude_modules)");
+  }
+  j["quantization_config"] = q;
+  return model_from_text(j.dump(), name, config_path + " with " + quant_path);
+}
+
 std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
@@ -177,7 +196,7 @@ ModelSpec load_model(const std::string& name_or_path) {
     // A repo id cached locally wins over the built-in config of the same architecture: the
     // cache holds that checkpoint's own config.json (its quantization, its context).
     if (auto snap = hf_cache_snapshot(name_or_path)) {
-      return model_from_text(read_file(*snap + "/config.json"), snapshot_name(*snap), *snap + "/config.json");
+      return model_from_snapshot_file(*snap + "/config.json", snapshot_name(*snap));
     }
   }
   if (auto name = resolve_model_name(name_or_path)) {
@@ -187,7 +206,7 @@ ModelSpec load_model(const std::string& name_or_path) {
   std::error_code ec;
   if (std::filesystem::is_directory(name_or_path, ec)) {
     const std::string dir = snapshot_dir(name_or_path);
-    return model_from_text(read_file(dir + "/config.json"), snapshot_name(dir), dir + "/config.json");
+    return model_from_snapshot_file(dir + "/config.json", snapshot_name(dir));
   }
   if (looks_like_path(name_or_path) || std::filesystem::exists(name_or_path, ec)) {
     if (!std::filesystem::exists(name_or_path, ec) && name_or_path.find(".json") == std::string::npos &&
@@ -195,7 +214,8 @@ ModelSpec load_model(const std::string& name_or_path) {
       throw InputError("--model", "unknown model '" + name_or_path + "': no built-in config of that architecture and no such path; " +
                                       nearest_text(name_or_path, builtin_model_names()) + " (a HF snapshot directory holding config.json also works)");
     }
-    return model_from_text(read_file(name_or_path), stem(name_or_path), name_or_path);
+    return stem(name_or_path) == "config" ? model_from_snapshot_file(name_or_path, stem(name_or_path))
+                                          : model_from_text(read_file(name_or_path), stem(name_or_path), name_or_path);
   }
   throw InputError("--model", "unknown model '" + name_or_path + "'; " + nearest_text(name_or_path, builtin_model_names()) +
                                   " (or a path to a config.json, a chalk-model file or a snapshot directory)");

@@ -62,13 +62,16 @@ FfnSpec dense_ffn(const Obj& c, const char* key) {
 /// Appends one layer to the groups, merging it with an equal group (a group's layers
 /// need not be consecutive: every count chalk forms is a sum over layers).
 void push_layer(ModelSpec& m, const AttentionSpec& a, const FfnSpec& f) {
-  for (auto& g : m.groups) {
+  for (size_t i = 0; i < m.groups.size(); ++i) {
+    auto& g = m.groups[i];
     if (g.attention == a && g.ffn == f) {
       ++g.count;
+      m.layer_group.push_back(static_cast<int32_t>(i));
       return;
     }
   }
   m.groups.push_back({a, f, 1});
+  m.layer_group.push_back(static_cast<int32_t>(m.groups.size() - 1));
 }
 
 ModelSpec common(const Obj& c, const std::string& name, const std::string& where, const std::string& type) {

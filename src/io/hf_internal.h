@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -86,3 +87,48 @@ namespace chalk {
 std::optional<std::string> hf_cache_snapshot(const std::string& repo_id);
 
 }  // namespace chalk
+
+namespace chalk::hf {
+
+/// The weight groups of WeightFormats, as indices (hf_quant_modules.cc).
+enum QuantGroup { q_head = 0, q_attention, q_dense_ffn, q_experts, q_router, q_groups };
+
+/// One weight matrix of a model under its HuggingFace module name ("lm_head",
+/// "model.layers.3.self_attn.q_proj", "model.layers.5.mlp.experts.E.down_proj"), with its
+/// parameters and group. A routed-expert matrix stands for all `copies` experts of its
+/// layer: `name` carries "experts.0." and `last` the same name for the last expert (empty
+/// for other matrices); an entry naming one expert excludes one copy.
+struct QuantMatrix {
+  std::string name, last;
+  double params = 0;  ///< parameters of one copy
+  int64_t copies = 1;
+  QuantGroup group = q_attention;
+};
+
+/// Every weight matrix of `m` in depth order (layers in m.layer_group order when known),
+/// named as the HF modelling code of m.architecture names them; docs/models.md,
+/// "Quantized checkpoints".
+std::vector<QuantMatrix> quant_matrices(const ModelSpec& m);
+
+/// An exclusion list (ignore, modules_to_not_convert, exclude_modules), compiled: "re:X"
+/// entries are regular expressions matched from the start of a name (compressed-tensors'
+/// re.match), entries with * or ? are globs over the whole name or the name of a module it
+/// lies inside (ModelOpt's fnmatch; transformers' patterns), other entries name a module or any module inside it, at a dot boundary anywhere in the
+/// name ("self_attn", "lm_head", "model.layers.3.mlp": transformers' substring test, kept
+/// to whole components). Throws InputError naming `field` for a bad regular expression.
+class ModuleMatcher {
+ public:
+  ModuleMatcher(const std::vector<std::string>& entries, const std::string& field);
+  bool matches(const std::string& name) const;
+  bool empty() const { return entries_.empty(); }
+  /// Some entry names one routed expert ("experts." and a digit): experts must be tested
+  /// one by one.
+  bool names_an_expert() const { return names_an_expert_; }
+
+ private:
+  struct Entry;
+  std::vector<std::shared_ptr<const Entry>> entries_;
+  bool names_an_expert_ = false;
+};
+
+}  // namespace chalk::hf

@@ -7,8 +7,10 @@
 //                         compressed-tensors pack-quantized); zero points packed 4-bit
 //   NVFP4                 4 + 8 / 16 = 4.5    E4M3 scale per 16 (one fp32 per tensor, negligible)
 //   MXFP4                 4 + 8 / 32 = 4.25   E8M0 scale per 32 (OCP MX v1.0)
+// Exclusion lists are matched against every weight matrix by name (hf_quant_modules.cc): a
+// group excluded in part is stored at the parameter-weighted mean of the two formats' bits.
+#include <algorithm>
 #include <cstdio>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,18 +60,6 @@ Groups groups_of(const std::string& s) {
   return g;
 }
 
-/// The layer index `s` names ("model.layers.3.self_attn" -> 3), or -1 for a pattern over
-/// every layer.
-int64_t layer_of(const std::string& s) {
-  const auto at = s.find("layers.");
-  if (at == std::string::npos) return -1;
-  int64_t i = 0;
-  size_t k = at + 7;
-  if (k >= s.size() || s[k] < '0' || s[k] > '9') return -1;
-  for (; k < s.size() && s[k] >= '0' && s[k] <= '9' && i < (int64_t{1} << 40); ++k) i = i * 10 + (s[k] - '0');
-  return i;
-}
-
 /// The strings of an optional list (null or absent -> empty).
 std::vector<std::string> strings(const Obj& q, const char* key) {
   std::vector<std::string> out;
@@ -100,62 +90,66 @@ Storage int_storage(int64_t bits, int64_t group, bool zero_point, int64_t d_mode
               (zero_point ? " with zero points" : "")};
 }
 
-/// Applies `st` to the groups `targets` less `ignored`, recording what stayed unquantized.
-void apply(ModelSpec& m, const Storage& st, Groups targets, const std::vector<std::string>& ignore) {
-  // Entries naming one layer ("model.layers.7.self_attn.q_a_proj", ModelOpt's lists) drop a
-  // group only when they cover it in every layer: chalk keeps one format per group, so a
-  // group excluded in some layers only stays quantized and the message says how many.
-  std::set<int64_t> layers_of[4];  // attention, dense_ffn, experts, router
-  int64_t partial = 0;
+/// Applies `st` to the groups `targets`, less the matrices an entry of `ignore` names
+/// (ModuleMatcher's rules), counted matrix by matrix and layer by layer: a group excluded
+/// in part is stored at the parameter-weighted mean of the quantized bits and its base
+/// format's bits (`base`, the checkpoint's dtype), so its bytes are exact; its rate class
+/// stays the quantized format. The input embedding table is never quantized (it is a
+/// lookup, not a Linear) unless tied to the LM head. docs/models.md, "Quantized checkpoints".
+void apply(ModelSpec& m, const Storage& st, Groups targets, const ModuleMatcher& ignore, const WeightFormats& base) {
+  const bool on[q_groups] = {targets.head, targets.attention, targets.dense_ffn, targets.experts, targets.router};
+  double excluded[q_groups] = {0, 0, 0, 0, 0}, matrices[q_groups] = {0, 0, 0, 0, 0};
+  const bool one_by_one = ignore.names_an_expert();  // an entry like "...experts.3": test each expert
+  for (const auto& q : quant_matrices(m)) {
+    matrices[q.group] += static_cast<double>(q.copies) * q.params;
+    if (!on[q.group]) continue;
+    double copies = 0;
+    if (q.name == "model.embed_tokens") {
+      copies = m.tie_embeddings && !ignore.matches("lm_head") && !ignore.matches(q.name) ? 0 : 1;
+    } else if (q.last.empty()) {
+      copies = ignore.matches(q.name) ? 1 : 0;
+    } else if (!one_by_one) {
+      copies = ignore.matches(q.name) ? static_cast<double>(q.copies) : 0;  // no entry tells experts apart
+    } else {
+      const auto at = q.name.find("experts.0.") + 8;
+      for (int64_t e = 0; e < q.copies; ++e) {
+        std::string name = q.name;
+        name.replace(at, 1, std::to_string(e));
+        if (ignore.matches(name)) ++copies;
+      }
+    }
+    excluded[q.group] += copies * q.params;
+  }
+  const ParamCounts p = count_params(m);
+  const double total[q_groups] = {p.embedding + p.lm_head, p.attention, p.dense_ffn + p.shared_experts, p.routed_experts_total,
+                                  p.router + p.norms};
+  auto& w = m.weights;
+  DType* fmt[q_groups] = {&w.embedding, &w.attention, &w.dense_ffn, &w.experts, &w.router};
+  double* bits[q_groups] = {&w.embedding_bits, &w.attention_bits, &w.dense_ffn_bits, &w.experts_bits, &w.router_bits};
+  const DType base_fmt[q_groups] = {base.embedding, base.attention, base.dense_ffn, base.experts, base.router};
+  const double base_bits[q_groups] = {base.embedding_bits, base.attention_bits, base.dense_ffn_bits, base.experts_bits, base.router_bits};
+  const char* names[q_groups] = {"embedding/LM head", "attention", "dense FFN/shared experts", "routed experts", "routers/norms"};
   std::string kept;
-  auto drop = [&](const Groups& g) {
-    if (g.head) targets.head = false;
-    if (g.attention) targets.attention = false;
-    if (g.dense_ffn) targets.dense_ffn = false;
-    if (g.experts) targets.experts = false;
-    if (g.router) targets.router = false;
-  };
-  for (const auto& s : ignore) {
-    const Groups g = groups_of(s);
-    const int64_t layer = layer_of(s);
-    if (layer < 0) {
-      drop(g);
+  for (int k = 0; k < q_groups; ++k) {
+    // The share left in the base format. Every matrix excluded: the whole group, its norms
+    // and other small weights too, stays in the base format.
+    const double f = total[k] > 0 ? std::min(1.0, excluded[k] / total[k]) : 0;
+    if (!on[k] || (matrices[k] > 0 && excluded[k] >= matrices[k])) {
+      if (total[k] > 0) kept += std::string(kept.empty() ? "" : ", ") + names[k];
       continue;
     }
-    if (g.attention) layers_of[0].insert(layer);
-    if (g.dense_ffn) layers_of[1].insert(layer);
-    if (g.experts) layers_of[2].insert(layer);
-    if (g.router) layers_of[3].insert(layer);
-  }
-  int64_t with_ffn = 0, with_moe = 0;
-  for (const auto& grp : m.groups) (grp.ffn.kind == FfnKind::moe ? with_moe : with_ffn) += grp.count;
-  const int64_t all = n_layers(m);
-  const int64_t need[4] = {all, with_ffn > 0 ? with_ffn : all, with_moe, with_moe};
-  for (int k = 0; k < 4; ++k) {
-    if (layers_of[k].empty()) continue;
-    if (static_cast<int64_t>(layers_of[k].size()) >= need[k]) {
-      Groups g;
-      (k == 0 ? g.attention : k == 1 ? g.dense_ffn : k == 2 ? g.experts : g.router) = true;
-      drop(g);
-    } else {
-      partial += static_cast<int64_t>(layers_of[k].size());
+    const double b0 = base_bits[k] > 0 ? base_bits[k] : bits_per_element(base_fmt[k]);
+    *fmt[k] = st.format;
+    *bits[k] = (1 - f) * st.bits + f * b0;
+    if (f > 0) {
+      char part[96];
+      std::snprintf(part, sizeof part, "%s %.3g%% (%.4g bits/weight overall)", names[k], 100 * f, *bits[k]);
+      kept += std::string(kept.empty() ? "" : ", ") + part;
     }
   }
-  auto& w = m.weights;
-  if (targets.head) w.embedding = st.format, w.embedding_bits = st.bits;  // the LM head; see docs/models.md
-  if (targets.attention) w.attention = st.format, w.attention_bits = st.bits;
-  if (targets.dense_ffn) w.dense_ffn = st.format, w.dense_ffn_bits = st.bits;
-  if (targets.experts) w.experts = st.format, w.experts_bits = st.bits;
-  if (targets.router) w.router = st.format, w.router_bits = st.bits;
-  for (auto [on, name] : {std::pair{targets.head, "embedding/LM head"}, {targets.attention, "attention"},
-                          {targets.dense_ffn, "dense FFN/shared experts"}, {targets.experts, "routed experts"},
-                          {targets.router, "routers/norms"}}) {
-    if (!on) kept += std::string(kept.empty() ? "" : ", ") + name;
-  }
-  char bits[32];
-  std::snprintf(bits, sizeof bits, "%.4g", st.bits);
-  w.quantization = st.words + " (" + bits + " bits/weight)" + (kept.empty() ? "" : "; unquantized: " + kept) +
-                   (partial > 0 ? "; " + std::to_string(partial) + " layer-specific exclusions counted as quantized (one format per group)" : "");
+  char b[32];
+  std::snprintf(b, sizeof b, "%.4g", st.bits);
+  w.quantization = st.words + " (" + b + " bits/weight)" + (kept.empty() ? "" : "; unquantized: " + kept);
 }
 
 /// The default groups of a weight-only or weight-and-activation method: every linear layer
@@ -166,7 +160,8 @@ Groups block_linears() {
   return g;
 }
 
-void compressed_tensors(const Obj& q, ModelSpec& m) {
+void compressed_tensors(const Obj& q, ModelSpec& m, const WeightFormats& base) {
+  const ModuleMatcher ignore(strings(q, "ignore"), q.field("ignore"));
   const auto groups = q.object("config_groups");
   const auto& raw = q.raw("config_groups");
   bool any = false;
@@ -205,13 +200,13 @@ void compressed_tensors(const Obj& q, ModelSpec& m) {
       targets.experts |= g.experts, targets.router |= g.router;
     }
     if (!targets.any()) targets = block_linears();
-    apply(m, st, targets, strings(q, "ignore"));
+    apply(m, st, targets, ignore, base);
     any = true;
   }
   if (!any) throw InputError(q.field("config_groups"), "no group quantizes weights");
 }
 
-void modelopt(const Obj& q, ModelSpec& m) {
+void modelopt(const Obj& q, ModelSpec& m, const WeightFormats& base) {
   const std::string algo = q.string("quant_algo");
   Storage st;
   if (algo == "FP8" || algo == "FP8_PER_CHANNEL_PER_TOKEN") st = {DType::fp8, 8, "ModelOpt " + algo};
@@ -220,9 +215,9 @@ void modelopt(const Obj& q, ModelSpec& m) {
   else throw InputError(q.field("quant_algo"), "unsupported ModelOpt algorithm '" + algo + "'; expected FP8, NVFP4, W4A8_AWQ or W4A16_AWQ");
   Groups targets = block_linears();
   targets.head = true;  // ModelOpt quantizes every linear not excluded (routers: see groups_of)
-  auto ignore = strings(q, "exclude_modules");
-  for (auto& s : strings(q, "ignore")) ignore.push_back(s);
-  apply(m, st, targets, ignore);
+  auto names = strings(q, "exclude_modules");
+  for (auto& s : strings(q, "ignore")) names.push_back(s);
+  apply(m, st, targets, ModuleMatcher(names, q.field("exclude_modules")), base);
 }
 
 }  // namespace
@@ -235,10 +230,11 @@ void apply_quantization(const Obj& c, ModelSpec& m) {
   const Obj& q = nested ? *nested : *q0;
   const std::string method = q.has("quant_method") ? q.string("quant_method") : (q.has("quant_algo") ? "modelopt" : "");
   if (method.empty()) throw InputError(q.field("quant_method"), "missing; expected fp8, mxfp4, compressed-tensors, modelopt, awq or gptq");
-  const std::vector<std::string> not_convert = [&] {
+  const WeightFormats base = m.weights;  // the checkpoint's dtype, before any group is quantized
+  const ModuleMatcher not_convert = [&] {
     auto v = strings(q, "modules_to_not_convert");
     for (auto& s : strings(q, "ignored_layers")) v.push_back(s);
-    return v;
+    return ModuleMatcher(v, q.field("modules_to_not_convert"));
   }();
   if (method == "fp8") {
     // DeepSeek / Qwen FP8: block-scaled (weight_block_size) or per-tensor e4m3.
@@ -253,15 +249,15 @@ void apply_quantization(const Obj& c, ModelSpec& m) {
       st = {DType::fp8, 8 + 32.0 / static_cast<double>(bn * bk),
             "fp8 block " + std::to_string(bn) + "x" + std::to_string(bk) + " (fp32 scales)"};
     }
-    apply(m, st, block_linears(), not_convert);
+    apply(m, st, block_linears(), not_convert, base);
   } else if (method == "mxfp4") {
     Groups experts;
     experts.experts = true;  // gpt-oss: routed experts only
-    apply(m, {DType::mxfp4, 4.25, "mxfp4 (E8M0 scale per 32)"}, experts, not_convert);
+    apply(m, {DType::mxfp4, 4.25, "mxfp4 (E8M0 scale per 32)"}, experts, not_convert, base);
   } else if (method == "compressed-tensors") {
-    compressed_tensors(q, m);
+    compressed_tensors(q, m, base);
   } else if (method == "modelopt") {
-    modelopt(q, m);
+    modelopt(q, m, base);
   } else if (method == "awq" || method == "gptq") {
     const int64_t bits = q.opt_integer_in(method == "awq" ? "bits" : "bits", 2, 8).value_or(4);
     if (bits != 4 && bits != 8) throw InputError(q.field("bits"), "expected 4 or 8, got " + std::to_string(bits));
@@ -270,7 +266,7 @@ void apply_quantization(const Obj& c, ModelSpec& m) {
     // qzeros, also for sym (AutoGPTQ packs them), plus g_idx (one int32 per input row,
     // under 0.3 bit per weight at d_model >= 128, not counted).
     const bool zero = method == "awq" ? q.opt_boolean("zero_point").value_or(true) : true;
-    apply(m, int_storage(bits, group, zero, m.d_model, method == "awq" ? "AWQ" : "GPTQ"), block_linears(), not_convert);
+    apply(m, int_storage(bits, group, zero, m.d_model, method == "awq" ? "AWQ" : "GPTQ"), block_linears(), not_convert, base);
   } else {
     throw InputError(q.field("quant_method"), "unsupported quantization '" + method +
                                                   "'; expected fp8, mxfp4, compressed-tensors, modelopt, awq or gptq "

@@ -220,6 +220,10 @@ Bytes kv_bytes_per_sequence(const ModelSpec& m, int64_t context, DType kv) {
   return Bytes(elements * bytes_per_element(kv));
 }
 
+Bytes sequence_bytes(const ModelSpec& m, int64_t context, DType kv) {
+  return kv_bytes_per_sequence(m, context, kv) + state_bytes_per_sequence(m);
+}
+
 BytesPerToken kv_bytes_per_token(const ModelSpec& m, int64_t context, DType kv) {
   return kv_bytes_per_sequence(m, context, kv) / tokens(d(std::max<int64_t>(context, 1)));
 }

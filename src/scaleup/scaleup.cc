@@ -137,7 +137,7 @@ ModelOnDomain place_on_domain(const ModelSpec& m, const SystemSpec& s, const Sca
   ModelOnDomain r;
   const Deployment d = make_deployment(m, s, options_for(s, q));
   r.weights = d.weight_bytes_total;
-  r.kv_per_sequence = kv_bytes_per_sequence(m, q.context, q.kv);
+  r.kv_per_sequence = sequence_bytes(m, q.context, q.kv);  // KV plus linear layers' state
   MemoryPlan mem;
   const bool memory_ok = memory_fits(m, s, q, &mem);
   r.max_batch = mem.weights_fit ? mem.max_batch : 0;
@@ -217,7 +217,7 @@ std::vector<ScaleupRow> scaleup_table(const ModelSpec& m, const std::vector<Syst
   for (const auto& s : systems) {
     ScaleupRow row;
     row.system = s;
-    row.largest = largest_model(s, q, kv_bytes_per_sequence(m, q.context, q.kv));
+    row.largest = largest_model(s, q, sequence_bytes(m, q.context, q.kv));
     row.model = place_on_domain(m, s, q);
     rows.push_back(std::move(row));
   }

@@ -278,5 +278,18 @@ TEST(ScaleupQuery, ErrorsNameTheField) {
   EXPECT_THROW(place_on_domain(load_model("llama-3.1-8b"), h, q), InputError);
 }
 
+TEST(ModelOnDomain, LinearAttentionStateCountsAndLinearLayersHoldNoKv) {
+  // Qwen3-Next-80B-A3B: 12 full-attention layers of 2 KV heads x 256 (bf16): 12 x 2 x 2 x
+  // 256 x 2 B = 24,576 B per token, 201,326,592 B at 8192 tokens; the 36 Gated DeltaNet
+  // layers hold no KV but a fixed state: 32 value heads x 128 x 128 fp32 = 2,097,152 B
+  // plus conv 3 x (2 x 16 x 128 + 32 x 128) x 2 B = 49,152 B, x 36 = 77,266,944 B.
+  // One sequence: 278,593,536 B, as the engine's memory plan counts it.
+  const ModelSpec m = load_model("qwen3-next-80b-a3b");
+  const ScaleupQuery q = query(4, 8192);
+  const auto rows = scaleup_table(m, {load_system("h200")}, q);
+  EXPECT_DOUBLE_EQ(rows[0].model.kv_per_sequence.value(), 278593536.0);
+  EXPECT_DOUBLE_EQ(rows[0].largest.kv_room.value(), 4 * 278593536.0);
+}
+
 }  // namespace
 }  // namespace chalk

@@ -74,7 +74,7 @@ void predict(const RowPlan& p, Prediction& out) {
     const double batch = std::max(p.batch, p.decode_batch);
     if (single_kv && L.tp_attention > 1 && !L.kv_sharded_by_batch && !p.kv_split_heads && !p.batch_from_capacity) {
       const int64_t ctx = std::max<int64_t>(p.context, p.prompt + p.prefix + p.output);
-      const Bytes kv_chip = kv_bytes_per_sequence(m, ctx, p.kv) * (batch / dp);
+      const Bytes kv_chip = sequence_bytes(m, ctx, p.kv) * (batch / dp);
       const Bytes room = sys.chip.hbm_capacity * (1 - o.memory_reserve_fraction) - e.plain.weight_bytes_total / static_cast<double>(p.chips);
       if (kv_chip > room) {
         o.mechanisms.layout.kv_sharded_by_batch = true;

@@ -138,6 +138,10 @@ struct ModelSpec {
   /// Gemma 2/3 (also post-attention and post-FFN norms).
   int64_t norms_per_layer = 2;
   std::vector<LayerGroup> groups;
+  /// The index into `groups` of each layer, in depth order, when the reader knew the order
+  /// (HF configs); empty otherwise (layers are then taken group by group). Used to place
+  /// layer-specific quantization exclusions (io hf_quant.cc).
+  std::vector<int32_t> layer_group;
   WeightFormats weights;     ///< the checkpoint's own formats
 };
 
@@ -275,6 +279,13 @@ Bytes state_bytes_per_layer(const AttentionSpec& a);
 
 /// state_bytes_per_layer summed over the layers of `m`.
 Bytes state_bytes_per_sequence(const ModelSpec& m);
+
+/// Everything one sequence holds at `context` tokens: kv_bytes_per_sequence (in `kv`) plus
+/// state_bytes_per_sequence, layer by layer as engine memory_plan counts it (KV for the
+/// attention layers only, the fixed state for linear-attention/SSM layers). The figure any
+/// "what fits" question uses (scaleup, validate), so none counts KV for linear layers or
+/// drops their state.
+Bytes sequence_bytes(const ModelSpec& m, int64_t context, DType kv);
 
 /// FLOPs of one linear layer's recurrence per token, beyond its projections (counted as
 /// parameters): per value head, Gated DeltaNet 7 x head_dim x v_head_dim (decay, S k

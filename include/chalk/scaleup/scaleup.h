@@ -43,7 +43,7 @@ struct LargestModel {
   Bytes domain_hbm;              ///< n x HBM capacity per chip
   BytesPerSecond domain_hbm_bandwidth;  ///< n x peak HBM bandwidth per chip (the lecture's 1:18:00)
   Bytes usable;                  ///< (1 - reserve) x domain_hbm
-  Bytes kv_room;                 ///< batch x KV bytes of one sequence at context
+  Bytes kv_room;                 ///< batch x (KV + linear-layer state) bytes of one sequence at context
   /// N = (usable - kv_room) / b_w, the total parameters that fit, dense or MoE alike (0 when
   /// the KV batch alone fills the domain). Memory does not care how sparse a model is.
   double params_total = 0;
@@ -99,7 +99,7 @@ struct PipelinePlan {
 /// One model on one scale-up domain of one system.
 struct ModelOnDomain {
   Bytes weights;            ///< every weight in q.weights (unset: the checkpoint's formats)
-  Bytes kv_per_sequence;    ///< at q.context in q.kv
+  Bytes kv_per_sequence;    ///< at q.context in q.kv, plus linear layers' fixed state (sequence_bytes)
   /// Weights + reserve + q.batch sequences of KV fit one domain's HBM, the weights and KV
   /// spread evenly over its chips (roofline.h memory_plan).
   bool fits = false;

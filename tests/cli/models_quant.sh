@@ -1,0 +1,34 @@
+# Quantized checkpoints: ModelOpt's hf_quant_config.json beside config.json, exclusions
+# counted layer by layer, and a bad file named in one line (docs/models.md, "Quantized
+# checkpoints").
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+snap="$tmp/snap"; mkdir -p "$snap"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d.pop('quantization_config')
+json.dump(d, open(sys.argv[2], 'w'))" "$SRC/data/models/hf/qwen3-32b-fp8.json" "$snap/config.json" || fail "writing config.json"
+echo '{"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "FP8", "exclude_modules": ["lm_head", "model.layers.0.self_attn*"]}}' \
+  > "$snap/hf_quant_config.json"
+# Qwen3-32B, FP8 but layer 0's attention and the head/embedding in bf16, by hand:
+#   attention 64 x 94,372,096 params: (6,039,814,144 - 94,371,840) x 1 B + 94,371,840 x 2 B = 6,134,185,984
+#   dense FFN 64 x 3 x 5120 x 25600 x 1 B = 25,165,824,000
+#   embedding + LM head 2 x 151936 x 5120 x 2 B = 3,111,649,280; norms (64 x 2 + 1) x 5120 x 2 B = 1,320,960
+#   total 34,412,980,224 B.
+gb=$("$CHALK" models "$snap" --json | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['weights_gb'])") || fail "models on a snapshot"
+python3 -c "import sys; assert abs(float(sys.argv[1]) - 34.412980224) < 1e-9, sys.argv[1]" "$gb" || fail "weights_gb $gb"
+# The same through the config.json path.
+expect_ok models "$snap/config.json"
+# A hf_quant_config.json without its "quantization" object: one line naming the file.
+echo '{"producer": {"name": "modelopt"}}' > "$snap/hf_quant_config.json"
+expect_error 'hf_quant_config.json: expected ModelOpt' models "$snap"
+# A bad regular expression in an ignore list names the entry.
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['quantization_config'] = {'quant_method': 'compressed-tensors', 'config_groups': {'g': {'targets': ['Linear'],
+    'weights': {'num_bits': 8, 'type': 'float'}}}, 'ignore': ['lm_head', 're:((']}
+json.dump(d, open(sys.argv[2], 'w'))" "$SRC/data/models/hf/qwen3-32b-fp8.json" "$tmp/bad.json" || fail "writing bad.json"
+expect_error "quantization_config.ignore[1]: 're:((' is not a valid regular expression" models "$tmp/bad.json"
+echo "models_quant: ok"
