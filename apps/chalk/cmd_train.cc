@@ -7,8 +7,10 @@
 
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
+#include "chalk/training/explain.h"
 #include "chalk/training/memory.h"
 #include "commands.h"
+#include "explain_cli.h"
 #include "table.h"
 #include "train_cli.h"
 
@@ -152,6 +154,7 @@ void run_step(const TrainArgs& a) {
                         {"optimizer", s.plan.state.name}, {"state_bytes_per_param", s.plan.state.total()},
                         {"mfu_definition", "model FLOPs (6 N_active + 3 x causal attention per token) / (step time x chips x bf16 dense peak)"},
                         {"step", row}};
+    if (a.explain) j["explanations"] = explanations_json(explain_training_step(s.rates, s.plan, s.placement, st));
     print_json(std::cout, j);
     return;
   }
@@ -175,6 +178,7 @@ void run_step(const TrainArgs& a) {
                            mem.fits ? "fits" : "DOES NOT FIT (chalk train memory shows the parts)");
   std::cout << "overlap     CP behind attention; DualPipe hides EP and PP behind compute; DP reduce behind one microbatch; ZeRO-3 "
                "gathers behind each microbatch; TP exposed\n";
+  if (a.explain) std::cout << "\nHow the figures are computed:\n" << explanations_text(explain_training_step(s.rates, s.plan, s.placement, st));
 }
 
 }  // namespace
@@ -184,6 +188,7 @@ void register_train_step(CLI::App& train, Action& run) {
   step_args = TrainArgs{};
   auto* cmd = train.add_subcommand("step", "One training step of a plan: compute, communication, bubble, MFU and HFU");
   add_train_options(*cmd, step_args, true);
+  cmd->add_flag("--explain", step_args.explain, "Show how each figure is computed: formula, inputs with units and sources, the algebra (under the output; \"explanations\" with --json)");
   cmd->callback([&run] { run = [] { run_step(step_args); }; });
 }
 

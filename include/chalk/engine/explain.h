@@ -48,4 +48,15 @@ std::vector<Explanation> explain_decode(const Deployment& d, int64_t batch, int6
 /// tokens. Throws as prefill_step.
 std::vector<Explanation> explain_prefill(const Deployment& d, int64_t batch, int64_t prompt, int64_t prefix = 0);
 
+/// HBM of the replica by component at `batch` sequences of `context` tokens
+/// (memory_plan(d, batch, context)): hbm_total_gb (n x capacity, the limit), weights_gb,
+/// kv_cache_gb (B x KV bytes of one sequence at S), reserve_gb (the reserve fraction x
+/// HBM) and max_batch_at_context ((HBM - weights - reserve) / KV of a sequence). Lecture
+/// 19:52-21:51; DESIGN.md 1. Throws as memory_plan.
+std::vector<Explanation> explain_memory(const Deployment& d, int64_t batch, int64_t context);
+
+/// Four significant figures, plain for ordinary magnitudes ("0.01234", "1234",
+/// "1.2e+15"): how every explanation writes its algebra (analyses' builders use it too).
+std::string explain_number(double v);
+
 }  // namespace chalk
