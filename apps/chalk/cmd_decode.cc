@@ -136,7 +136,7 @@ void run_decode(const DecodeArgs& a) {
 }  // namespace
 
 void register_decode(CLI::App& app, Action& run) {
-  static DecodeArgs a;
+  static thread_local DecodeArgs a;
   // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   a = DecodeArgs{};
   auto* cmd = app.add_subcommand("decode", "Time and cost of one decode step (TPOT: time per output token after the first; ITL when each step emits one token): the engine step (compute, weight and KV fetch, collectives, kernel floor) beside its roofline; tok/s counts output tokens");

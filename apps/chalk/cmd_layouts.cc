@@ -219,7 +219,7 @@ void run_layouts(const LayoutsArgs& a) {
 }  // namespace
 
 void register_layouts(CLI::App& app, Action& run) {
-  static LayoutsArgs a;
+  static thread_local LayoutsArgs a;
   // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   a = LayoutsArgs{};
   auto* cmd = app.add_subcommand("layouts", "Rank the parallel layouts (TP, EP, data-parallel attention, replicas) of a model on n chips");

@@ -247,7 +247,7 @@ CLI::App* add(CLI::App& parent, const char* name, const char* help, Kind kind, S
 
 void register_serving(CLI::App& app, Action& run) {
   using namespace serving_cli;
-  static ServingArgs sweep, balance, window, frontier, modes, plot;
+  static thread_local ServingArgs sweep, balance, window, frontier, modes, plot;
   // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   sweep = balance = window = frontier = modes = plot = ServingArgs{};
   auto* serving = app.add_subcommand("serving", "Serving economics: latency and cost against batch, context and chips; "

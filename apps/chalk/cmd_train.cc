@@ -107,7 +107,7 @@ TrainSetup train_setup(const TrainArgs& a) {
 
 namespace {
 
-TrainArgs step_args;
+thread_local TrainArgs step_args;
 
 void run_step(const TrainArgs& a) {
   const TrainSetup s = train_setup(a);

@@ -13,7 +13,7 @@
 namespace chalk::cli {
 namespace {
 
-TrainArgs memory_args;
+thread_local TrainArgs memory_args;
 
 void run_memory(const TrainArgs& a) {
   const TrainSetup s = train_setup(a);
