@@ -118,7 +118,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, context: Optional[Values] = None, batch: Optional[Values] = None, prompt: Optional[Values] = None, output: Optional[Values] = None, objective: Optional[Values] = None, all: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
+def layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, context: Optional[Values] = None, batch: Optional[Values] = None, prompt: Optional[Values] = None, output: Optional[Values] = None, objective: Optional[Values] = None, explain: bool = False, all: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk layouts --json`: Rank the parallel layouts (TP, EP, data-parallel attention, replicas) of a model on n chips.
 
 Returns a pandas DataFrame of the JSON's 'layouts' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
@@ -139,6 +139,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     prompt: Steady-state serving: new tokens per request (with --output)
     output: Steady-state serving: output tokens per request (with --prompt)
     objective: Rank by throughput (tok/s per chip) or latency (step time) (default throughput)
+    explain: Show why the first layout wins: its step terms and tok/s per chip beside the runner-up's (under the table; "explanations" with --json)
     all: Also list the layouts that do not fit, with the reason (--json and --csv always do)
 
 Raises ChalkError(field, message) on bad input.

@@ -12,6 +12,7 @@ grep -q 'price per chip-hour x n / (tokens per hour / 1e6)' "$tmp/sweep.txt" || 
 "$CHALK" serving balance -m llama-3.1-8b -H h100-sxm --explain | grep -q '^lecture_batch_peak = 295.4 sequences' || fail "balance --explain: B* 295.4"
 "$CHALK" train step -m llama-3.1-8b -H h100-sxm -n 16 --dp 4 --pp 4 --explain | grep -q '^mfu = ' || fail "train step --explain: no MFU"
 "$CHALK" train memory -m llama-3.1-8b -H h100-sxm -n 16 --dp 4 --pp 4 --explain | grep -q '^activations_gb = ' || fail "train memory --explain"
+"$CHALK" layouts -m llama-3.1-70b -H h100-sxm --explain --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["explanations"][0]["figures"][0]["result"] == j["layouts"][0]["tok_per_s_per_chip"]' || fail "layouts --explain: winner"
 # Without --explain no explanations are printed or built.
 "$CHALK" serving sweep -m llama-3.1-8b -H h100-sxm -b 64 --json | python3 -c 'import json,sys; assert "explanations" not in json.load(sys.stdin)' || fail "sweep without --explain"
 

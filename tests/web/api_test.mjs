@@ -118,6 +118,10 @@ await check('training explanations = train step and train memory', async () => {
   const y = figures(mem.explanations);
   for (const k of ['weights_gb', 'gradients_gb', 'optimizer_gb', 'activations_gb', 'total_gb']) assert.equal(y[k].result, mem[k], k);
 });
+await check('layouts explanation = the first row of the ranking', async () => {
+  const j = await post('/api/layouts', { model: 'deepseek-v3', hardware: 'gb200-nvl72', chips: 8, explain: true });
+  assert.equal(j.explanations[0].figures[0].result, j.layouts[0].tok_per_s_per_chip);
+});
 await check('concurrent requests each get their own answer (no shared options)', async () => {
   const bodies = [];
   for (let i = 0; i < 24; i++) bodies.push(['/api/decode', { model: i % 2 ? 'llama-3.1-8b' : 'llama-3.1-70b', hardware: 'h100-sxm', batch: 1 + i, context: 1024 * (1 + (i % 3)) }]);

@@ -23,7 +23,7 @@ ENDPOINTS = [
     ("/api/serving/window", ["serving", "window"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm"], None),
     ("/api/serving/frontier", ["serving", "frontier"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-b", "1,64", "--replica-chips", "1,2"], None),
     ("/api/serving/modes", ["serving", "modes"], False, ["-m", "llama-3.1-70b", "-H", "h100-sxm"], None),
-    ("/api/layouts", ["layouts"], False, ["-m", "deepseek-v3", "-H", "gb200-nvl72", "-n", "8"], None),
+    ("/api/layouts", ["layouts"], False, [["-m", "deepseek-v3", "-H", "gb200-nvl72", "-n", "8"], ["-m", "deepseek-v3", "-H", "gb200-nvl72", "-n", "8", "--explain"]], None),
     ("/api/prices/list", ["prices", "list"], True, [], None),
     ("/api/prices/infer", ["prices", "infer"], False, ["gemini-1.5-pro"], "sheet"),
     ("/api/prices/forward", ["prices", "forward"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm"], None),

@@ -150,8 +150,10 @@ async function updateFrontier() {
 async function updateLayouts() {
   const f = { ...deployment({ chips: false }), context: state.context };
   if (state.chips > 0) f.chips = state.chips;
-  const j = await api('/api/layouts', f);
+  const j = await api('/api/layouts', { ...f, explain: true });
   chalk.data.layouts = j;
+  const why = j.explanations?.[0]?.figures?.[0];
+  numberButtons($('layouts-numbers'), why ? [{ key: 'layout_winner', label: `why ${j.layouts[0].layout} wins`, value: why.result, unit: 'tok/s per chip', explanation: why }] : []);
   const rows = j.layouts.slice(0, 14).map((l) => ({ ...l, name: `#${l.rank} ${l.layout} x${l.replicas}` }));
   await draw('layouts', '#view-layouts', rankedChart(rows, 'name', 'tok_per_s_per_chip', 'decode tok/s per chip'));
 }

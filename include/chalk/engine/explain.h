@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "chalk/engine/layout_search.h"
 #include "chalk/engine/roofline.h"
 
 namespace chalk {
@@ -54,6 +55,14 @@ std::vector<Explanation> explain_prefill(const Deployment& d, int64_t batch, int
 /// HBM) and max_batch_at_context ((HBM - weights - reserve) / KV of a sequence). Lecture
 /// 19:52-21:51; DESIGN.md 1. Throws as memory_plan.
 std::vector<Explanation> explain_memory(const Deployment& d, int64_t batch, int64_t context);
+
+/// Why the winner of a layout ranking (search_layouts, best first) wins: its decode
+/// tok/s per chip = batch / (T_step x chips) with T_step = T_ops + T_comm + T_overhead
+/// (docs/formulas.md, Layout search), each term given, beside the runner-up's step and
+/// tok/s per chip. `query_batch` as LayoutQuery::batch (0: each replica's HBM-filling
+/// batch over its own chips). Empty when nothing fits. The result equals the first row of
+/// `chalk layouts --json`.
+std::vector<Explanation> explain_layout_winner(const std::vector<LayoutCandidate>& ranked, int64_t n_chips, double query_batch);
 
 /// Four significant figures, plain for ordinary magnitudes ("0.01234", "1234",
 /// "1.2e+15"): how every explanation writes its algebra (analyses' builders use it too).
