@@ -84,7 +84,7 @@ void run_hardware(const CatalogArgs& a) {
 }  // namespace
 
 void register_catalog(CLI::App& app, Action& run) {
-  static CatalogArgs models, hardware;
+  static thread_local CatalogArgs models, hardware;
   // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   models = hardware = CatalogArgs{};
   auto* m = app.add_subcommand("models", "List built-in models, or show the given names/paths (HF config.json or chalk-model files)");

@@ -26,6 +26,14 @@ struct DecodeArgs {
   bool explain = false;  ///< --explain: how each figure was computed (chalk/engine/explain.h)
 };
 
+/// The step's figures (explain_decode) and the replica's memory by component at the same
+/// batch and context (explain_memory): what the page's headline and memory view show.
+std::vector<Explanation> decode_explanations(const Deployment& d, int64_t batch, int64_t context) {
+  auto xs = explain_decode(d, batch, context);
+  for (auto& x : explain_memory(d, batch, context)) xs.push_back(std::move(x));
+  return xs;
+}
+
 Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, const std::vector<int64_t>& contexts, const ServingLevers& lev) {
   Table t;
   t.columns = {{"batch", "batch"},
@@ -100,7 +108,7 @@ void run_decode(const DecodeArgs& a) {
     if (a.explain) {
       j["explanations"] = nlohmann::json::array();
       for (int64_t s : contexts) {
-        for (int64_t b : batches) j["explanations"].push_back({{"batch", b}, {"context_tokens", s}, {"figures", explanations_json(explain_decode(d, b, s))}});
+        for (int64_t b : batches) j["explanations"].push_back({{"batch", b}, {"context_tokens", s}, {"figures", explanations_json(decode_explanations(d, b, s))}});
       }
     }
     print_json(std::cout, j);
@@ -119,7 +127,7 @@ void run_decode(const DecodeArgs& a) {
     print_table(std::cout, t);
     if (a.explain) {
       for (int64_t s : contexts) {
-        for (int64_t b : batches) std::cout << fmt::format("\nHow the figures of batch {}, context {} are computed:\n", b, s) << explanations_text(explain_decode(d, b, s));
+        for (int64_t b : batches) std::cout << fmt::format("\nHow the figures of batch {}, context {} are computed:\n", b, s) << explanations_text(decode_explanations(d, b, s));
       }
     }
   }
@@ -128,7 +136,7 @@ void run_decode(const DecodeArgs& a) {
 }  // namespace
 
 void register_decode(CLI::App& app, Action& run) {
-  static DecodeArgs a;
+  static thread_local DecodeArgs a;
   // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   a = DecodeArgs{};
   auto* cmd = app.add_subcommand("decode", "Time and cost of one decode step (TPOT: time per output token after the first; ITL when each step emits one token): the engine step (compute, weight and KV fetch, collectives, kernel floor) beside its roofline; tok/s counts output tokens");

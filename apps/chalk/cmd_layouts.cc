@@ -11,6 +11,7 @@
 #include "chalk/engine/layout_search.h"
 #include "commands.h"
 #include "deployment_options.h"
+#include "explain_cli.h"
 #include "table.h"
 
 namespace chalk::cli {
@@ -25,6 +26,7 @@ struct LayoutsArgs {
   bool context_given = false;
   std::string objective = "throughput";
   bool all = false;
+  bool explain = false;  ///< --explain: why each ranking's first layout wins (chalk/engine/explain.h)
 };
 
 /// `t` without the column keyed `key`.
@@ -185,6 +187,10 @@ void run_layouts(const LayoutsArgs& a) {
                         {"warnings", warnings},
                         {"layouts", rows.fitting},
                         {"rejected_layouts", rows.rejected}};
+    if (a.explain) {
+      j["explanations"] = nlohmann::json::array();
+      for (const auto& r : rankings) j["explanations"].push_back({{"batch", r.batch}, {"figures", explanations_json(explain_layout_winner(r.ranked, q.n_chips, static_cast<double>(r.batch)))}});
+    }
     print_json(std::cout, j);
     return;
   }
@@ -216,12 +222,15 @@ void run_layouts(const LayoutsArgs& a) {
   if (t.rows.empty()) return;
   std::cout << '\n';
   print_table(std::cout, t);
+  if (a.explain) {
+    for (const auto& r : rankings) std::cout << fmt::format("\nWhy the first layout wins at batch {}:\n", r.batch) << explanations_text(explain_layout_winner(r.ranked, q.n_chips, static_cast<double>(r.batch)));
+  }
 }
 
 }  // namespace
 
 void register_layouts(CLI::App& app, Action& run) {
-  static LayoutsArgs a;
+  static thread_local LayoutsArgs a;
   // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   a = LayoutsArgs{};
   auto* cmd = app.add_subcommand("layouts", "Rank the parallel layouts (TP, EP, data-parallel attention, replicas) of a model on n chips");
@@ -236,6 +245,7 @@ void register_layouts(CLI::App& app, Action& run) {
   cmd->add_option("--output", a.output_tokens, "Steady-state serving: output tokens per request (with --prompt)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 30).description(""));
   cmd->add_option("--objective", a.objective, "Rank by throughput (tok/s per chip) or latency (step time)")->capture_default_str();
+  cmd->add_flag("--explain", a.explain, "Show why the first layout wins: its step terms and tok/s per chip beside the runner-up's (under the table; \"explanations\" with --json)");
   cmd->add_flag("--all", a.all, "Also list the layouts that do not fit, with the reason (--json and --csv always do)");
   add_output_options(*cmd, a.output);
   cmd->callback([&run, cmd] {

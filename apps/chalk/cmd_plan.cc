@@ -126,7 +126,7 @@ void run_plan(const PlanArgs& a) {
     j["pareto"] = to_json(front);
     j["why_none"] = r.why_none;
     if (r.launch) j["launch"] = {{"vllm", r.launch->vllm}, {"sglang", r.launch->sglang}, {"trtllm", r.launch->trtllm}};
-    std::cout << j.dump(2) << '\n';
+    print_json(std::cout, j);  // captured by `chalk web` (web_api.h)
     return;
   }
   std::cout << fmt::format("chalk plan: the cheapest deployment of {} on {} within {} chips that meets", m.name, s.name, r.chip_budget)
@@ -154,7 +154,8 @@ void run_plan(const PlanArgs& a) {
 }  // namespace
 
 void register_plan(CLI::App& app, Action& run) {
-  static PlanArgs a;
+  static thread_local PlanArgs a;
+  a = PlanArgs{};  // fresh defaults at each registration: `chalk web` and the Python module register once per request
   auto* cmd = app.add_subcommand("plan", "The cheapest deployment that serves a traffic within TTFT/TPOT SLOs, with launch settings");
   add_deployment_options(*cmd, a.deployment);
   add_traffic_options(*cmd, a.traffic, 1000);

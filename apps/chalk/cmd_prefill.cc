@@ -87,7 +87,7 @@ void run_prefill(const PrefillArgs& a) {
 }  // namespace
 
 void register_prefill(CLI::App& app, Action& run) {
-  static PrefillArgs a;
+  static thread_local PrefillArgs a;
   // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   a = PrefillArgs{};
   auto* cmd = app.add_subcommand("prefill", "Time and cost of prefilling prompts, and the time to first token (TTFT, queueing excluded); tok/s counts input (prompt) tokens");

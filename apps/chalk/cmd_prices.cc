@@ -18,10 +18,10 @@ Cell opt_mtok(const std::optional<UsdPerToken>& p) { return p ? Cell(mtok(*p)) :
 
 void register_prices(CLI::App& app, Action& run) {
   using namespace prices_cli;
-  static ListArgs list;
-  static ShowArgs show;
-  static InferArgs infer;
-  static ForwardArgs forward;
+  static thread_local ListArgs list;
+  static thread_local ShowArgs show;
+  static thread_local InferArgs infer;
+  static thread_local ForwardArgs forward;
   // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   list = ListArgs{};
   show = ShowArgs{};

@@ -318,7 +318,7 @@ void run_scaleup(const ScaleupArgs& a) {
 }  // namespace
 
 void register_scaleup(CLI::App& app, Action& run) {
-  static ScaleupArgs a;
+  static thread_local ScaleupArgs a;
   // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   a = ScaleupArgs{};
   auto* cmd = app.add_subcommand("scaleup", "The scale-up story: the largest model each system's domain holds, and one model on every system");

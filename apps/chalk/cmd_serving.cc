@@ -152,7 +152,7 @@ Cell cost_cell(const std::optional<UsdPerToken>& c) { return c ? Cell(to_usd_per
 
 nlohmann::json opt_json(const std::optional<int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
-void print(const ServingArgs& a, const Table& t, const nlohmann::json& head, const std::string& text_head) {
+void print(const ServingArgs& a, const Table& t, const nlohmann::json& head, const std::string& text_head, const std::string& explain_text) {
   if (a.output.csv) {
     print_csv(std::cout, t);
   } else if (a.output.json) {
@@ -162,6 +162,7 @@ void print(const ServingArgs& a, const Table& t, const nlohmann::json& head, con
   } else {
     std::cout << text_head << '\n';
     print_table(std::cout, t);
+    std::cout << explain_text;
   }
 }
 
@@ -205,6 +206,9 @@ CLI::App* add(CLI::App& parent, const char* name, const char* help, Kind kind, S
       break;
   }
   if (kind == Kind::frontier) cmd->add_flag("--all-points", a.all_points, "List every point, not only the frontier");
+  if (kind == Kind::sweep || kind == Kind::balance) {
+    cmd->add_flag("--explain", a.explain, "Show how each figure is computed: formula, inputs with units and sources, the algebra (under the table; \"explanations\" with --json)");
+  }
   if (kind == Kind::modes || kind == Kind::plot) {
     cmd->add_option("--speed-multiple", a.speed_multiples, "Speed multiples to price: comma list")->capture_default_str();
     cmd->add_option("--price-multiple", a.price_multiples, "Price multiples to spend: comma list")->capture_default_str();
@@ -243,7 +247,7 @@ CLI::App* add(CLI::App& parent, const char* name, const char* help, Kind kind, S
 
 void register_serving(CLI::App& app, Action& run) {
   using namespace serving_cli;
-  static ServingArgs sweep, balance, window, frontier, modes, plot;
+  static thread_local ServingArgs sweep, balance, window, frontier, modes, plot;
   // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   sweep = balance = window = frontier = modes = plot = ServingArgs{};
   auto* serving = app.add_subcommand("serving", "Serving economics: latency and cost against batch, context and chips; "

@@ -10,8 +10,10 @@
 
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
+#include "chalk/serving/explain.h"
 #include "chalk/serving/serving.h"
 #include "deployment_options.h"
+#include "explain_cli.h"
 #include "serving_cli.h"
 #include "table.h"
 
@@ -83,13 +85,23 @@ void run_sweep(const ServingArgs& a) {
   const auto pts = serving_sweep(d, batches, contexts, lev);
   nlohmann::json head = describe_json(d);
   head["levers"] = levers_json(lev);
+  std::string explain_text;
+  if (a.explain) {
+    head["explanations"] = nlohmann::json::array();
+    for (const auto& p : pts) {
+      const auto xs = explain_serving_point(d, p);
+      head["explanations"].push_back({{"batch", p.batch}, {"context_tokens", p.context}, {"figures", explanations_json(xs)}});
+      explain_text += fmt::format("\nHow the figures of batch {}, context {} are computed:\n", p.batch, p.context) + explanations_text(xs);
+    }
+  }
   print(a, sweep_table(d, pts, lev), head,
         "chalk serving sweep: decode step time, speed and cost against batch and context, each term apart\n" +
             std::string(d.mechanisms.enabled
                         ? "(lecture 7:46-15:30; with mechanisms T_step = T_ops + T_comm + T_overhead, T_ops the sum over kernels of "
                           "max(compute, memory); cost per term = n price T_term / tokens)\n"
                         : "(lecture 7:46-15:30; T_step = max(T_compute, T_weights + T_kv); cost per term = n price T_term / tokens)\n") +
-            describe_text_with_warnings(d, *std::max_element(contexts.begin(), contexts.end())) + "levers      " + describe_levers(lev) + "\n");
+            describe_text_with_warnings(d, *std::max_element(contexts.begin(), contexts.end())) + "levers      " + describe_levers(lev) + "\n",
+        explain_text);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -114,6 +126,13 @@ void run_balance(const ServingArgs& a) {
          std::string("one sequence's KV read outlasts its compute (lecture 11:00)")});
   t.add({std::string("context where KV fetch overtakes weight fetch"), opt_cell(b.kv_overtakes_weights_context),
          std::string("tokens"), fmt::format("smallest S with T_kv >= T_weights at batch {}", b.crossover_batch)});
+  std::string explain_text;
+  nlohmann::json explanations;
+  if (a.explain) {
+    const auto xs = explain_balance(d, b, lev);
+    explanations = explanations_json(xs);
+    explain_text = "\nHow the figures are computed:\n" + explanations_text(xs);
+  }
   nlohmann::json head = describe_json(d);
   head["levers"] = levers_json(lev);
   head["balance"] = {{"context_tokens", s},
@@ -124,9 +143,11 @@ void run_balance(const ServingArgs& a) {
                      {"context_never_compute_bound_tokens", opt_json(b.context_never_compute_bound)},
                      {"crossover_batch", b.crossover_batch},
                      {"kv_overtakes_weights_context_tokens", opt_json(b.kv_overtakes_weights_context)}};
+  if (a.explain) head["explanations"] = explanations;
   print(a, t, head,
         "chalk serving balance: where decode turns compute-bound (lecture 15:53-19:52) and where KV overtakes weights\n" +
-            describe_text_with_warnings(d, s) + "levers      " + describe_levers(lev) + "\n");
+            describe_text_with_warnings(d, s) + "levers      " + describe_levers(lev) + "\n",
+        explain_text);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -139,7 +139,7 @@ void run_simulate(const SimulateArgs& a) {
     }
     if (a.output.json) {
       for (auto& d : j["details"]) d.erase("latencies");
-      std::cout << j.dump(2) << '\n';
+      print_json(std::cout, j);  // captured by `chalk web` (web_api.h)
       return;
     }
   }
@@ -166,7 +166,8 @@ void run_simulate(const SimulateArgs& a) {
 }  // namespace
 
 void register_simulate(CLI::App& app, Action& run) {
-  static SimulateArgs a;
+  static thread_local SimulateArgs a;
+  a = SimulateArgs{};  // fresh defaults at each registration: `chalk web` and the Python module register once per request
   auto* cmd = app.add_subcommand("simulate", "Requests through a serving engine: TTFT, TPOT, ITL, E2E percentiles, throughput, goodput");
   add_deployment_options(*cmd, a.deployment);
   add_traffic_options(*cmd, a.traffic, 2000);

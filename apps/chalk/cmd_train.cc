@@ -8,8 +8,10 @@
 #include "deployment_options.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
+#include "chalk/training/explain.h"
 #include "chalk/training/memory.h"
 #include "commands.h"
+#include "explain_cli.h"
 #include "table.h"
 #include "train_cli.h"
 
@@ -106,7 +108,7 @@ TrainSetup train_setup(const TrainArgs& a) {
 
 namespace {
 
-TrainArgs step_args;
+thread_local TrainArgs step_args;
 
 void run_step(const TrainArgs& a) {
   const TrainSetup s = train_setup(a);
@@ -153,6 +155,7 @@ void run_step(const TrainArgs& a) {
                         {"optimizer", s.plan.state.name}, {"state_bytes_per_param", s.plan.state.total()},
                         {"mfu_definition", "model FLOPs (6 N_active + 3 x causal attention per token) / (step time x chips x bf16 dense peak)"},
                         {"step", row}};
+    if (a.explain) j["explanations"] = explanations_json(explain_training_step(s.rates, s.plan, s.placement, st));
     print_json(std::cout, j);
     return;
   }
@@ -179,6 +182,7 @@ void run_step(const TrainArgs& a) {
   std::cout << fmt::format("stage       the busiest runs {:.4g} layers + {:.4g} output layers per microbatch; hidden collectives hold SMs "
                            "for {:.4g} s of compute per step\n",
                            st.busy_layers, st.busy_output_layers, (st.t_dp_sm_contention + st.t_cp_sm_contention).value());
+  if (a.explain) std::cout << "\nHow the figures are computed:\n" << explanations_text(explain_training_step(s.rates, s.plan, s.placement, st));
 }
 
 }  // namespace
@@ -188,6 +192,7 @@ void register_train_step(CLI::App& train, Action& run) {
   step_args = TrainArgs{};
   auto* cmd = train.add_subcommand("step", "One training step of a plan: compute, communication, bubble, MFU and HFU");
   add_train_options(*cmd, step_args, true);
+  cmd->add_flag("--explain", step_args.explain, "Show how each figure is computed: formula, inputs with units and sources, the algebra (under the output; \"explanations\" with --json)");
   cmd->callback([&run] { run = [] { run_step(step_args); }; });
 }
 

@@ -19,7 +19,7 @@ struct LayoutArgs {
   int64_t limit = 20;
   bool all = false, pareto = false;
 };
-LayoutArgs layout_args;
+thread_local LayoutArgs layout_args;
 
 std::string name_of(const TrainingCandidate& c, const TrainingQuery& q) { return describe_plan(plan_of(c, q)); }
 

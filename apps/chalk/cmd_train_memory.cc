@@ -4,15 +4,17 @@
 #include <fmt/format.h>
 
 #include "deployment_options.h"
+#include "chalk/training/explain.h"
 #include "chalk/training/memory.h"
 #include "commands.h"
+#include "explain_cli.h"
 #include "table.h"
 #include "train_cli.h"
 
 namespace chalk::cli {
 namespace {
 
-TrainArgs memory_args;
+thread_local TrainArgs memory_args;
 
 void run_memory(const TrainArgs& a) {
   const TrainSetup s = train_setup(a);
@@ -54,6 +56,7 @@ void run_memory(const TrainArgs& a) {
                         {"hbm_gb", to_gb(mem.capacity)},
                         {"fits", mem.fits},
                         {"largest_microbatch", best_mb}};
+    if (a.explain) j["explanations"] = explanations_json(explain_training_memory(s.plan, s.placement, mem));
     print_json(std::cout, j);
     return;
   }
@@ -66,6 +69,7 @@ void run_memory(const TrainArgs& a) {
                            to_gb(mem.total), to_gb(mem.capacity), best_mb == 0 ? std::string("none") : std::to_string(best_mb));
   std::cout << '\n';
   print_table(std::cout, t);
+  if (a.explain) std::cout << "\nHow the figures are computed:\n" << explanations_text(explain_training_memory(s.plan, s.placement, mem));
 }
 
 }  // namespace
@@ -75,6 +79,7 @@ void register_train_memory(CLI::App& train, Action& run) {
   memory_args = TrainArgs{};
   auto* cmd = train.add_subcommand("memory", "Memory per chip of a training plan: weights, gradients, optimizer states, activations");
   add_train_options(*cmd, memory_args, true);
+  cmd->add_flag("--explain", memory_args.explain, "Show how each figure is computed: formula, inputs with units and sources, the algebra (under the output; \"explanations\" with --json)");
   cmd->callback([&run] { run = [] { run_memory(memory_args); }; });
 }
 

@@ -95,7 +95,8 @@ void run_moe(const MoeArgs& a) {
 }  // namespace
 
 void register_train_moe(CLI::App& train, Action& run) {
-  static MoeArgs a;
+  static thread_local MoeArgs a;
+  a = MoeArgs{};  // fresh defaults at each registration: `chalk web` and the Python module register once per request
   auto* cmd = train.add_subcommand("moe", "The MoE trade (lecture 29:46): compute per token against parameters at equal quality, from "
                                           "published MoE scaling laws (Clark et al. 2022, Krajewski et al. 2024)");
   cmd->add_option("--active-params", a.active_params, "Parameters one token uses (Clark's dense base model N)")->capture_default_str();

@@ -212,7 +212,8 @@ void run_plot_run(const PlotRunArgs& a) {
 }  // namespace
 
 void register_train_plot(CLI::App& train, Action& run) {
-  static PlotRunArgs a;
+  static thread_local PlotRunArgs a;
+  a = PlotRunArgs{};  // fresh defaults at each registration: `chalk web` and the Python module register once per request
   auto* plot = train.add_subcommand("plot", "Charts of training (vega-lite HTML, or their data with --json)");
   plot->require_subcommand(1);
   auto* cmd = plot->add_subcommand("run", "Cost shares against the over-training factor; Chinchilla iso-loss curves with the run marked");

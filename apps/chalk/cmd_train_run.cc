@@ -206,7 +206,7 @@ void run_train_run(const RunArgs& a) {
 }  // namespace
 
 void register_train_run(CLI::App& train, Action& run) {
-  static RunArgs r;
+  static thread_local RunArgs r;
   // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   r = RunArgs{};
   auto* cmd = train.add_subcommand("run", "GPU-hours, days, dollars and energy of a whole training run (one or more phases)");

@@ -224,7 +224,7 @@ void run_equilibrium(const EquilibriumArgs& a) {
 }  // namespace
 
 void register_train_scaling(CLI::App& train, Action& run) {
-  static ChinchillaArgs c;
+  static thread_local ChinchillaArgs c;
   // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   c = ChinchillaArgs{};
   auto* ch = train.add_subcommand("chinchilla", "Compute-optimal parameters and tokens, predicted loss, over-training");
@@ -235,7 +235,7 @@ void register_train_scaling(CLI::App& train, Action& run) {
   add_output_options(*ch, c.output);
   ch->callback([&run] { run = [] { run_chinchilla(c); }; });
 
-  static EquilibriumArgs e;
+  static thread_local EquilibriumArgs e;
   e = EquilibriumArgs{};
   auto* eq = train.add_subcommand("equilibrium",
                                   "The lecture's equilibrium: pre-training, RL and serving at equal cost -> over-training factor");

@@ -153,7 +153,7 @@ void run_validate(const ValidateArgs& a) {
 }  // namespace
 
 void register_validate(CLI::App& app, Action& run) {
-  static ValidateArgs a;
+  static thread_local ValidateArgs a;
   // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   a = ValidateArgs{};
   auto* cmd = app.add_subcommand("validate", "Predict published measurements and compare (docs/accuracy.md)");

@@ -106,7 +106,7 @@ void run_web(const WebArgs& a) {
 }  // namespace
 
 void register_web(CLI::App& app, Action& run) {
-  static WebArgs a;
+  static thread_local WebArgs a;
   a = WebArgs{};
   auto* cmd = app.add_subcommand("web", web_description);
   cmd->add_option("-p,--port", a.port, "TCP port (0: any free port, printed on start)")->capture_default_str();

@@ -46,6 +46,7 @@ struct ServingArgs {
   double baseline_tolerance = 0.01;
   std::string html_path = "chalk-serving.html";
   int64_t crossover_batch = 256;
+  bool explain = false;  ///< --explain (sweep, balance): how each figure is computed (chalk/serving/explain.h)
 };
 
 void add_lever_options(CLI::App& cmd, LeverArgs& l);
@@ -70,7 +71,9 @@ DeploymentOptions base_options(const DeploymentArgs& a);
 
 Cell cost_cell(const std::optional<UsdPerToken>& c);
 nlohmann::json opt_json(const std::optional<int64_t>& v);
-void print(const ServingArgs& a, const Table& t, const nlohmann::json& head, const std::string& text_head);
+/// The table as CSV, JSON (head + "rows") or text (text_head, the table, then
+/// `explain_text`: the algebra --explain prints under the table).
+void print(const ServingArgs& a, const Table& t, const nlohmann::json& head, const std::string& text_head, const std::string& explain_text = "");
 
 // ---------------------------------------------------------------------------------------
 // sweep, balance, window (cmd_serving_sweep.cc).

@@ -74,7 +74,7 @@ int terminal_width() {
 }
 
 bool& wide_tables() {
-  static bool wide = false;
+  static thread_local bool wide = false;  // per thread, like the command options (web_api.h)
   return wide;
 }
 

@@ -28,6 +28,7 @@ struct TrainArgs {
   std::string dispatch = "bf16", combine = "bf16";
   int64_t route_domains = 0;
   OutputArgs output;
+  bool explain = false;  ///< --explain (step, memory): how each figure is computed (chalk/training/explain.h)
 };
 
 /// Adds --model, --hardware and the plan options (`degrees`: --dp ... --virtual-stages,

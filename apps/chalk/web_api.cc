@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <regex>
 #include <unistd.h>
 
@@ -19,10 +18,10 @@
 namespace chalk::cli::web {
 namespace {
 
-/// Fields a request may not set: output formats (the API always answers JSON) and flags
-/// that write files.
+/// Fields a request may not set: output formats (the API always answers JSON), flags
+/// that write files, and `trace` (a file the server would read).
 bool forbidden(const std::string& flag) {
-  static const std::vector<std::string> no = {"json", "csv", "wide", "help", "version", "plot"};
+  static const std::vector<std::string> no = {"json", "csv", "wide", "help", "version", "plot", "trace"};
   return std::find(no.begin(), no.end(), flag) != no.end();
 }
 
@@ -59,6 +58,11 @@ void check_catalog_name(const std::string& field, const std::string& flag, const
     if (!resolve_system_name(value)) {
       const auto near = nearest_names(value, builtin_system_names(), 3);
       throw InputError(field, fmt::format("unknown system '{}'; built-in systems near it: {}", value.substr(0, 80), fmt::join(near, ", ")));
+    }
+  } else if (flag == "drafter") {
+    if (value != "mtp" && value != "none" && !resolve_model_name(value)) {
+      const auto near = nearest_names(value, builtin_model_names(), 3);
+      throw InputError(field, fmt::format("unknown drafter '{}': expected mtp, none or a built-in model; near it: {}", value.substr(0, 80), fmt::join(near, ", ")));
     }
   } else if (flag == "sheet" || flag == "compare") {
     const auto names = builtin_price_sheet_names();
@@ -101,24 +105,29 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 const std::vector<ApiEndpoint>& api_endpoints() {
   static const std::vector<ApiEndpoint> all = {
-      {"/api/models", {"models"}, register_catalog, true, ""},
-      {"/api/hardware", {"hardware"}, register_catalog, true, ""},
-      {"/api/decode", {"decode"}, register_decode, false, ""},
-      {"/api/prefill", {"prefill"}, register_prefill, false, ""},
-      {"/api/serving/sweep", {"serving", "sweep"}, register_serving, false, ""},
-      {"/api/serving/balance", {"serving", "balance"}, register_serving, false, ""},
-      {"/api/serving/window", {"serving", "window"}, register_serving, false, ""},
-      {"/api/serving/frontier", {"serving", "frontier"}, register_serving, false, ""},
-      {"/api/serving/modes", {"serving", "modes"}, register_serving, false, ""},
-      {"/api/layouts", {"layouts"}, register_layouts, false, ""},
-      {"/api/prices/list", {"prices", "list"}, register_prices, true, ""},
-      {"/api/prices/infer", {"prices", "infer"}, register_prices, false, "sheet"},
-      {"/api/prices/forward", {"prices", "forward"}, register_prices, false, ""},
-      {"/api/validate", {"validate"}, register_validate, false, ""},
-      {"/api/train/step", {"train", "step"}, register_train, false, ""},
-      {"/api/train/memory", {"train", "memory"}, register_train, false, ""},
-      {"/api/train/layouts", {"train", "layouts"}, register_train, false, ""},
-      {"/api/train/run", {"train", "run"}, register_train, false, ""},
+      {"/api/models", {"models"}, register_catalog, true, "", {}},
+      {"/api/hardware", {"hardware"}, register_catalog, true, "", {}},
+      {"/api/decode", {"decode"}, register_decode, false, "", {}},
+      {"/api/prefill", {"prefill"}, register_prefill, false, "", {}},
+      {"/api/serving/sweep", {"serving", "sweep"}, register_serving, false, "", {}},
+      {"/api/serving/balance", {"serving", "balance"}, register_serving, false, "", {}},
+      {"/api/serving/window", {"serving", "window"}, register_serving, false, "", {}},
+      {"/api/serving/frontier", {"serving", "frontier"}, register_serving, false, "", {}},
+      {"/api/serving/modes", {"serving", "modes"}, register_serving, false, "", {}},
+      {"/api/layouts", {"layouts"}, register_layouts, false, "", {}},
+      {"/api/prices/list", {"prices", "list"}, register_prices, true, "", {}},
+      {"/api/prices/infer", {"prices", "infer"}, register_prices, false, "sheet", {}},
+      {"/api/prices/forward", {"prices", "forward"}, register_prices, false, "", {}},
+      {"/api/validate", {"validate"}, register_validate, false, "", {}},
+      {"/api/train/step", {"train", "step"}, register_train, false, "", {}},
+      {"/api/train/memory", {"train", "memory"}, register_train, false, "", {}},
+      {"/api/train/layouts", {"train", "layouts"}, register_train, false, "", {}},
+      {"/api/train/run", {"train", "run"}, register_train, false, "", {}},
+      // A simulation's work grows with its requests (and a plan's with the chips it may
+      // try): the server bounds one request's work so that no request holds a thread for
+      // long (the CLI takes up to 10,000,000 requests).
+      {"/api/simulate", {"simulate"}, register_simulate, false, "", {{"requests", 20000}, {"replicas", 64}, {"prefill-replicas", 64}, {"decode-replicas", 64}}},
+      {"/api/plan", {"plan"}, register_plan, false, "", {{"requests", 5000}, {"budget-chips", 256}}},
   };
   return all;
 }
@@ -141,9 +150,8 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body) {
     if (request.is_discarded()) return api_error(400, "body", "malformed JSON: expected one JSON object of the command's fields");
     if (!request.is_object()) return api_error(400, "body", std::string("expected a JSON object of the command's fields, got ") + request.type_name());
   }
-  // One command at a time: the CLI keeps each command's options in static storage.
-  static std::mutex one_at_a_time;
-  const std::lock_guard<std::mutex> lock(one_at_a_time);
+  // Requests run concurrently, one per server thread: each command's options live in
+  // thread_local storage (apps/chalk/cmd_*.cc), registered, parsed and run on this thread.
   std::optional<UploadedConfig> upload;
   try {
     CLI::App app{"chalk"};
@@ -191,6 +199,11 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body) {
       }
       const std::string v = flag_value(key, value);
       check_catalog_name(key, flag, v);
+      for (const auto& [capped, most] : e.caps) {
+        if (capped != flag) continue;
+        const double n = value.is_number() ? value.get<double>() : std::strtod(v.c_str(), nullptr);
+        if (!(n <= most)) throw InputError(key, fmt::format("at most {} through the web API (the CLI takes more), got {}", most, v.substr(0, 40)));
+      }
       args.push_back("--" + flag + "=" + v);  // "=": a value can never be read as another flag
     }
     std::reverse(args.begin(), args.end());  // CLI11 parses a vector from its back

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -24,6 +25,8 @@ struct ApiEndpoint {
   bool get = false;                  ///< true: GET without a body (catalogs); false: POST with a JSON object
   /// Positional argument a field may set (prices infer's "sheet"), empty for none.
   std::string positional;
+  /// Fields whose value the API bounds (the CLI allows more): {"requests", 20000}.
+  std::vector<std::pair<std::string, double>> caps;
 };
 
 /// Every endpoint, in the order web/openapi.json lists them.
@@ -47,8 +50,9 @@ ApiReply api_error(int status, const std::string& field, const std::string& mess
 /// config.json or chalk-model file as an object, read with the CLI's validation. Models,
 /// systems and price sheets are named from the built-in catalogs: the server reads no file
 /// a request names. Bad input is a 400 naming the field (the CLI's InputError, or CLI11's
-/// parse error mapped back to the field); anything else thrown is a 500. Thread-safe
-/// (commands run one at a time: their options live in static storage).
+/// parse error mapped back to the field); anything else thrown is a 500. Thread-safe and
+/// re-entrant: a command's options live in thread_local storage, and each request
+/// registers, parses and runs its command on its own thread.
 ApiReply call_api(const ApiEndpoint& e, std::string_view body);
 
 }  // namespace chalk::cli::web

@@ -118,7 +118,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, context: Optional[Values] = None, batch: Optional[Values] = None, prompt: Optional[Values] = None, output: Optional[Values] = None, objective: Optional[Values] = None, all: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
+def layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, context: Optional[Values] = None, batch: Optional[Values] = None, prompt: Optional[Values] = None, output: Optional[Values] = None, objective: Optional[Values] = None, explain: bool = False, all: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk layouts --json`: Rank the parallel layouts (TP, EP, data-parallel attention, replicas) of a model on n chips.
 
 Returns a pandas DataFrame of the JSON's 'layouts' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
@@ -139,12 +139,13 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     prompt: Steady-state serving: new tokens per request (with --output)
     output: Steady-state serving: output tokens per request (with --prompt)
     objective: Rank by throughput (tok/s per chip) or latency (step time) (default throughput)
+    explain: Show why the first layout wins: its step terms and tok/s per chip beside the runner-up's (under the table; "explanations" with --json)
     all: Also list the layouts that do not fit, with the reason (--json and --csv always do)
 
 Raises ChalkError(field, message) on bad input.
     """
 
-def serving_sweep(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, batch: Optional[Values] = None, every_integer: bool = False, context: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
+def serving_sweep(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, batch: Optional[Values] = None, every_integer: bool = False, context: Optional[Values] = None, explain: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk serving sweep --json`: Decode step time (TPOT), output tokens/s per user and per chip, cost per output Mtok against batch and context, each term apart.
 
 Returns a pandas DataFrame of the JSON's 'rows' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
@@ -175,11 +176,12 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     batch: Sequences per step: comma list, or a:b for powers of two from a to b (default 1:65536)
     every_integer: Every batch from the smallest to the largest of --batch
     context: Tokens in each sequence's KV cache: comma list or a:b (default 4096)
+    explain: Show how each figure is computed: formula, inputs with units and sources, the algebra (under the table; "explanations" with --json)
 
 Raises ChalkError(field, message) on bad input.
     """
 
-def serving_balance(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, context: Optional[Values] = None, batch: Optional[Values] = None, frame: bool = False) -> Any:
+def serving_balance(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, context: Optional[Values] = None, batch: Optional[Values] = None, explain: bool = False, frame: bool = False) -> Any:
     """`chalk serving balance --json`: Batch at which decode turns compute-bound (with and without KV); context where KV overtakes weights.
 
 Returns the CLI's JSON as plain Python objects.
@@ -209,6 +211,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     sparse_sqrt: Sparse attention: each query reads ceil(C sqrt(context)) KV tokens
     context: Tokens in each sequence's KV cache (default 4096)
     batch: Batch at which to find where KV fetch overtakes weight fetch (default 256)
+    explain: Show how each figure is computed: formula, inputs with units and sources, the algebra (under the table; "explanations" with --json)
 
 Raises ChalkError(field, message) on bad input.
     """
@@ -461,7 +464,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def train_step(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, frame: bool = False) -> Any:
+def train_step(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, explain: bool = False, frame: bool = False) -> Any:
     """`chalk train step --json`: One training step of a plan: compute, communication, bubble, MFU and HFU.
 
 Returns the CLI's JSON as plain Python objects.
@@ -491,11 +494,12 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     dispatch_dtype: Expert-parallel dispatch format (bf16, fp8) (default bf16)
     combine_dtype: Expert-parallel combine format (default bf16)
     route_domains: Node-limited routing: scale-up domains a token's experts may span (0 = no limit) (default 0)
+    explain: Show how each figure is computed: formula, inputs with units and sources, the algebra (under the output; "explanations" with --json)
 
 Raises ChalkError(field, message) on bad input.
     """
 
-def train_memory(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, frame: bool = False) -> Any:
+def train_memory(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, explain: bool = False, frame: bool = False) -> Any:
     """`chalk train memory --json`: Memory per chip of a training plan: weights, gradients, optimizer states, activations.
 
 Returns the CLI's JSON as plain Python objects.
@@ -525,6 +529,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     dispatch_dtype: Expert-parallel dispatch format (bf16, fp8) (default bf16)
     combine_dtype: Expert-parallel combine format (default bf16)
     route_domains: Node-limited routing: scale-up domains a token's experts may span (0 = no limit) (default 0)
+    explain: Show how each figure is computed: formula, inputs with units and sources, the algebra (under the output; "explanations" with --json)
 
 Raises ChalkError(field, message) on bad input.
     """

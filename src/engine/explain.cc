@@ -5,8 +5,7 @@
 namespace chalk {
 namespace {
 
-/// Four significant figures, plain for ordinary magnitudes ("0.01234", "1234", "1.2e+15").
-std::string num(double v) { return fmt::format("{:.4g}", v); }
+std::string num(double v) { return explain_number(v); }
 
 std::string chip_source(const Deployment& d) {
   const std::string& s = d.system.chip_source.empty() ? d.system.source : d.system.chip_source;
@@ -69,6 +68,8 @@ Explanation kv_per_token(const Deployment& d, int64_t context) {
 }
 
 }  // namespace
+
+std::string explain_number(double v) { return fmt::format("{:.4g}", v); }
 
 std::vector<Explanation> explain_decode(const Deployment& d, int64_t batch, int64_t context) {
   const DecodeStep r = decode_step(d, batch, context);

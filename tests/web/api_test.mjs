@@ -63,6 +63,12 @@ const CASES = [
   ['POST', '/api/train/memory', ['train', 'memory'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 8, dp: 8 }],
   ['POST', '/api/train/layouts', ['train', 'layouts'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 64, limit: 3, all: true }],
   ['POST', '/api/train/run', ['train', 'run'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', tokens: 1e12, chips: 64, mfu: 0.4 }],
+  ['POST', '/api/serving/sweep', ['serving', 'sweep'], { model: 'llama-3.1-70b', hardware: 'h100-sxm', batch: '1,64', explain: true }],
+  ['POST', '/api/serving/balance', ['serving', 'balance'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', context: 128, explain: true }],
+  ['POST', '/api/train/step', ['train', 'step'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 16, dp: 4, pp: 4, explain: true }],
+  ['POST', '/api/train/memory', ['train', 'memory'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 16, dp: 4, pp: 4, explain: true }],
+  ['POST', '/api/simulate', ['simulate'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, requests: 300 }],
+  ['POST', '/api/plan', ['plan'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, requests: 300, 'ttft-slo-ms': 500, 'budget-chips': 4 }],
 ];
 const covered = new Set();
 for (const [method, path, words, body, positional] of CASES) {
@@ -75,6 +81,56 @@ for (const [method, path, words, body, positional] of CASES) {
     assert.deepEqual(r.json, cli);
   });
 }
+// Explanations: each figure's result is the number the same answer reports.
+const post = async (path, body) => { const r = await call('POST', path, body); assert.equal(r.status, 200, r.body.slice(0, 300)); return r.json; };
+const figures = (xs) => Object.fromEntries(xs.map((x) => [x.key, x]));
+await check('sweep explanations = the rows they explain (cost per Mtok, per term, tok/s per user and per chip)', async () => {
+  const j = await post('/api/serving/sweep', { model: 'llama-3.1-70b', hardware: 'h100-sxm', batch: '1,64', explain: true });
+  assert.equal(j.explanations.length, j.rows.length);
+  for (const row of j.rows) {
+    const x = figures(j.explanations.find((e) => e.batch === row.batch && e.context_tokens === row.context_tokens).figures);
+    for (const k of ['cost_usd_per_mtok', 'cost_compute_usd_per_mtok', 'cost_weights_usd_per_mtok', 'cost_kv_usd_per_mtok', 'cost_comm_usd_per_mtok',
+      'cost_overhead_usd_per_mtok', 'tok_per_s_per_user', 'tok_per_s_per_chip']) assert.equal(x[k].result, row[k], `${k} at batch ${row.batch}`);
+    // $/Mtok = price x chips / (tokens per hour / 1e6), from the inputs shown.
+    const c = Object.fromEntries(x.cost_usd_per_mtok.inputs.map((i) => [i.symbol, i.value]));
+    assert.ok(Math.abs(c.price * c.n / (c['tok/h'] / 1e6) - row.cost_usd_per_mtok) < 1e-9 * row.cost_usd_per_mtok);
+  }
+});
+await check('balance explanations = its balance points', async () => {
+  const j = await post('/api/serving/balance', { model: 'llama-3.1-8b', hardware: 'h100-sxm', context: 128, explain: true });
+  const x = figures(j.explanations);
+  for (const k of ['lecture_batch_peak', 'lecture_batch_effective', 'batch_with_kv']) assert.equal(x[k].result, j.balance[k], k);
+});
+await check('decode memory explanations = its memory and rows', async () => {
+  const j = await post('/api/decode', { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 2, batch: 64, explain: true });
+  const x = figures(j.explanations[0].figures);
+  for (const k of ['hbm_total_gb', 'weights_gb', 'reserve_gb']) assert.equal(x[k].result, j.memory[k], k);
+  assert.equal(x.max_batch_at_context.result, j.steps[0].max_batch_at_context);
+  assert.ok(Math.abs(x.kv_cache_gb.result - 64 * 4096 * x.kv_bytes_per_token.result / 1e9) < 1e-9, 'KV = B S KV/token');
+});
+await check('training explanations = train step and train memory', async () => {
+  const f = { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 16, dp: 4, pp: 4, explain: true };
+  const st = await post('/api/train/step', f);
+  const x = figures(st.explanations);
+  for (const k of ['t_step_s', 'bubble_fraction', 'tok_per_s', 'mfu']) assert.equal(x[k].result, st.step[k], k);
+  assert.ok(Math.abs(st.step.bubble_fraction - 3 / st.step.microbatches) < 1e-12, '1F1B bubble (p - 1) / m');
+  const mem = await post('/api/train/memory', f);
+  const y = figures(mem.explanations);
+  for (const k of ['weights_gb', 'gradients_gb', 'optimizer_gb', 'activations_gb', 'total_gb']) assert.equal(y[k].result, mem[k], k);
+});
+await check('layouts explanation = the first row of the ranking', async () => {
+  const j = await post('/api/layouts', { model: 'deepseek-v3', hardware: 'gb200-nvl72', chips: 8, explain: true });
+  assert.equal(j.explanations[0].figures[0].result, j.layouts[0].tok_per_s_per_chip);
+});
+await check('concurrent requests each get their own answer (no shared options)', async () => {
+  const bodies = [];
+  for (let i = 0; i < 24; i++) bodies.push(['/api/decode', { model: i % 2 ? 'llama-3.1-8b' : 'llama-3.1-70b', hardware: 'h100-sxm', batch: 1 + i, context: 1024 * (1 + (i % 3)) }]);
+  for (let i = 0; i < 8; i++) bodies.push(['/api/serving/sweep', { model: 'llama-3.1-8b', hardware: i % 2 ? 'h200' : 'h100-sxm', batch: `1,${2 ** (i + 1)}` }]);
+  const serial = [];
+  for (const [p, b] of bodies) serial.push(await post(p, b));
+  const parallel = await Promise.all(bodies.map(([p, b]) => post(p, b)));
+  parallel.forEach((j, i) => assert.deepEqual(j, serial[i], `request ${i} ${JSON.stringify(bodies[i][1])}`));
+});
 await check('every path in web/openapi.json is tested', () => {
   assert.deepEqual(Object.keys(doc.paths).filter((p) => !covered.has(p)), []);
 });
@@ -117,6 +173,13 @@ const ERRORS = [
   ['uploaded config not an object', 'POST', '/api/decode', { model_config: 'llama' }, 400, 'model_config'],
   ['model and model_config', 'POST', '/api/decode', { model: 'llama-3.1-8b', model_config: {} }, 400, 'model_config'],
   ['train with bad degree', 'POST', '/api/train/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 8, dp: 3 }, 400, null],
+  ['simulate: too many requests for the API', 'POST', '/api/simulate', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, requests: 1e6 }, 400, 'requests'],
+  ['simulate: a trace file is never read', 'POST', '/api/simulate', { model: 'llama-3.1-8b', hardware: 'h100-sxm', trace: '/etc/passwd' }, 400, 'trace'],
+  ['simulate: no traffic stated', 'POST', '/api/simulate', { model: 'llama-3.1-8b', hardware: 'h100-sxm' }, 400, 'rate'],
+  ['simulate: negative rate', 'POST', '/api/simulate', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: -3 }, 400, 'rate'],
+  ['plan: chip budget over the API bound', 'POST', '/api/plan', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, 'ttft-slo-ms': 500, 'budget-chips': 100000 }, 400, 'budget-chips'],
+  ['plan: no budget', 'POST', '/api/plan', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, 'ttft-slo-ms': 500 }, 400, 'budget-chips'],
+  ['drafter as a path', 'POST', '/api/decode', { model: 'llama-3.1-8b', hardware: 'h100-sxm', draft: 2, acceptance: 0.8, drafter: '/etc/passwd' }, 400, 'drafter'],
   ['unknown path', 'GET', '/api/nothing', undefined, 404, 'path'],
   ['unknown page', 'GET', '/nothing.html', undefined, 404, 'path'],
   ['GET on a POST endpoint', 'GET', '/api/decode', undefined, 405, 'method'],

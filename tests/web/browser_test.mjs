@@ -112,6 +112,26 @@ try {
     assert.ok((await page.textContent('#explain-body .substituted')).includes(x.substituted));
   });
 
+  await check('explained numbers beside the charts = the JSON they explain (sweep, balance, memory)', async () => {
+    const row = cli('serving', 'sweep', ...M, '-b', '256', '-s', '4096', '--kv-dtype', 'fp8').rows[0];
+    close(Number(await page.getAttribute('#sweep-numbers button[data-key="cost_usd_per_mtok"]', 'data-value')), row.cost_usd_per_mtok, 'cost at batch 256');
+    const bal = cli('serving', 'balance', ...M, '-s', '4096', '--kv-dtype', 'fp8').balance;
+    close(Number(await page.getAttribute('#sweep-numbers button[data-key="lecture_batch_peak"]', 'data-value')), bal.lecture_batch_peak, 'B*');
+    await page.click('#sweep-numbers button[data-key="cost_usd_per_mtok"]');
+    assert.match(await page.textContent('#explain-body .formula'), /price per chip-hour x n \/ \(tokens per hour/);
+    const parts = await plotted('memory');
+    close(parts[1].gb, Number(await page.getAttribute('#memory-numbers button[data-key="kv_cache_gb"]', 'data-value')), 'plotted KV = explained KV');
+  });
+  await check('simulation: the rate slider moves TTFT and TPOT percentiles = chalk simulate', async () => {
+    await page.$eval('#rate', (el) => { el.value = '4'; el.dispatchEvent(new Event('input')); });
+    await page.waitForFunction(() => window.chalk.state.rate === 16 && document.body.dataset.state === 'ready' && window.chalk.data.simulate_rate === 16, null, { timeout: 30000 });
+    const r = cli('simulate', ...M, '--kv-dtype', 'fp8', '--rate', '16', '--requests', '200', '--input', '8192', '--output', '200').results[0];
+    const rows = await plotted('simulate');
+    assert.equal(rows.length, 6);
+    for (const x of rows) close(x.ms, r[x.key], x.key);
+    assert.match(page.url(), /rate=16/);
+  });
+
   // Another system: the context sweep, frontier and layouts follow.
   await page.selectOption('#hardware', 'h200');
   await check('context sweep after picking h200 = chalk serving sweep', async () => {
@@ -190,7 +210,7 @@ try {
     assert.equal(await p2.inputValue('#hardware'), 'h200');
     assert.equal(await p2.inputValue('#kv'), 'fp8');
     assert.equal(await p2.inputValue('#batch'), '8');
-    const keys = () => ['model', 'hardware', 'chips', 'batch', 'context', 'prompt', 'weights', 'kv', 'sheet', 'train_chips'].map((k) => window.chalk.state[k]);
+    const keys = () => ['model', 'hardware', 'chips', 'batch', 'context', 'prompt', 'weights', 'kv', 'sheet', 'train_chips', 'rate'].map((k) => window.chalk.state[k]);
     assert.deepEqual(await p2.evaluate(keys), await page.evaluate(keys));
     await p2.close();
   });

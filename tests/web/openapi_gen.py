@@ -18,22 +18,25 @@ ENDPOINTS = [
     ("/api/hardware", ["hardware"], True, [], None),
     ("/api/decode", ["decode"], False, [["-m", "llama-3.1-70b", "-H", "h100-sxm", "-b", "1,64", "--explain"], ["-m", "deepseek-v3", "-b", "1,256"]], None),
     ("/api/prefill", ["prefill"], False, [["-m", "llama-3.1-70b", "-H", "h100-sxm", "-p", "1024", "--explain"], ["-m", "deepseek-v3"]], None),
-    ("/api/serving/sweep", ["serving", "sweep"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-b", "1,64"], None),
-    ("/api/serving/balance", ["serving", "balance"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm"], None),
+    ("/api/serving/sweep", ["serving", "sweep"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "-b", "1,64"], ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-b", "64", "--explain"]], None),
+    ("/api/serving/balance", ["serving", "balance"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm"], ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-s", "128", "--explain"]], None),
     ("/api/serving/window", ["serving", "window"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm"], None),
     ("/api/serving/frontier", ["serving", "frontier"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-b", "1,64", "--replica-chips", "1,2"], None),
     ("/api/serving/modes", ["serving", "modes"], False, ["-m", "llama-3.1-70b", "-H", "h100-sxm"], None),
-    ("/api/layouts", ["layouts"], False, ["-m", "deepseek-v3", "-H", "gb200-nvl72", "-n", "8"], None),
+    ("/api/layouts", ["layouts"], False, [["-m", "deepseek-v3", "-H", "gb200-nvl72", "-n", "8"], ["-m", "deepseek-v3", "-H", "gb200-nvl72", "-n", "8", "--explain"]], None),
     ("/api/prices/list", ["prices", "list"], True, [], None),
     ("/api/prices/infer", ["prices", "infer"], False, ["gemini-1.5-pro"], "sheet"),
     ("/api/prices/forward", ["prices", "forward"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm"], None),
     ("/api/validate", ["validate"], False, [], None),
-    ("/api/train/step", ["train", "step"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8"], None),
-    ("/api/train/memory", ["train", "memory"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8"], None),
+    ("/api/train/step", ["train", "step"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8"], ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8", "--explain"]], None),
+    ("/api/train/memory", ["train", "memory"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8"], ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8", "--explain"]], None),
     ("/api/train/layouts", ["train", "layouts"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "64", "--limit", "3", "--all"], None),
     ("/api/train/run", ["train", "run"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "--tokens", "1e12", "--chips", "64", "--mfu", "0.4"], None),
+    ("/api/simulate", ["simulate"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "10", "--requests", "300"], None),
+    ("/api/plan", ["plan"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "10", "--requests", "300", "--ttft-slo-ms", "500", "--budget-chips", "4"],
+                                    ["-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "100000", "--requests", "200", "--tpot-slo-ms", "1", "--budget-chips", "1"]], None),
 ]
-FORBIDDEN = {"help", "json", "csv", "wide", "version", "plot"}
+FORBIDDEN = {"help", "json", "csv", "wide", "version", "plot", "trace"}
 
 
 def options(chalk, words):

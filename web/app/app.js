@@ -1,11 +1,11 @@
 // The blackboard in a browser: controls -> the JSON API (the CLI's --json) -> charts.
 // Page state lives in the URL (?model=...&batch=...), so a view can be shared.
 import { api } from './api.js';
-import { termRows, termChart, frontierChart, memoryChart, rankedChart } from './charts.js';
+import { termRows, termChart, frontierChart, memoryChart, rankedChart, percentileChart } from './charts.js';
 import { numberButtons, hideExplanation } from './explain.js';
 
 const $ = (id) => document.getElementById(id);
-const DEFAULTS = { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 0, batch: 64, context: 4096, prompt: 8192, weights: '', kv: 'bf16', sheet: 'gemini-1.5-pro', train_chips: 1024 };
+const DEFAULTS = { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 0, batch: 64, context: 4096, prompt: 8192, weights: '', kv: 'bf16', sheet: 'gemini-1.5-pro', train_chips: 1024, rate: 4 };
 const state = { ...DEFAULTS, upload: null };
 const chalk = (window.chalk = { state, views: {}, data: {}, updates: 0, errors: [] });
 
@@ -17,6 +17,7 @@ const SLIDERS = {
   prompt: { toValue: (k) => 2 ** k, toSlider: log2 },
   chips: { toValue: (k) => (k === 0 ? 0 : 2 ** (k - 1)), toSlider: (v) => (v === 0 ? 0 : log2(v) + 1) },
   train_chips: { toValue: (k) => 2 ** k, toSlider: log2 },
+  rate: { toValue: (k) => 2 ** k, toSlider: log2 },
 };
 
 function readUrl() {
@@ -44,6 +45,7 @@ function syncControls() {
   $('prompt-out').value = state.prompt.toLocaleString('en-US');
   $('chips-out').value = state.chips === 0 ? 'smallest that fits' : state.chips;
   $('train-chips-out').value = state.train_chips.toLocaleString('en-US');
+  $('rate-out').value = `${state.rate.toLocaleString('en-US')} req/s`;
 }
 
 /// The fields every deployment shares, named as the CLI's flags.
@@ -94,7 +96,7 @@ async function updateDecode() {
   numberButtons(extra, [{ key: 'ttft_ms', label: `TTFT, ${state.prompt.toLocaleString('en-US')}-token prompt`, value: p.prefills[0].ttft_ms, unit: 'ms', explanation: pex.ttft_ms }]);
   extra.style.display = 'contents';
   // Memory at the chosen batch and context: weights, KV (batch x context x KV/token), reserve.
-  const kvGb = (state.batch * state.context * ex.kv_bytes_per_token.result) / 1e9;
+  const kvGb = ex.kv_cache_gb.result;  // memory_plan's KV at batch x context (chalk/engine/explain.h)
   const m = j.memory;
   const parts = [
     { component: 'weights', gb: m.weights_gb, order: 0 },
@@ -102,6 +104,8 @@ async function updateDecode() {
     { component: 'reserve (activations, runtime)', gb: m.reserve_gb, order: 2 },
   ];
   chalk.data.memory = { parts, limit: m.hbm_total_gb };
+  numberButtons($('memory-numbers'), ['hbm_total_gb', 'weights_gb', 'kv_cache_gb', 'reserve_gb', 'max_batch_at_context'].filter((k) => ex[k])
+    .map((k) => ({ key: k, label: ex[k].key.replace(/_gb$/, '').replace(/_/g, ' '), value: ex[k].result, unit: ex[k].unit, explanation: ex[k] })));
   await draw('memory', '#view-memory', memoryChart(parts, m.hbm_total_gb, `HBM ${m.hbm_total_gb.toLocaleString('en-US', { maximumSignificantDigits: 4 })} GB`));
 }
 
@@ -109,8 +113,18 @@ const STEP_TERMS = ['t_compute_ms', 't_weights_ms', 't_kv_ms', 't_comm_ms', 't_o
 const COST_TERMS = ['cost_compute_usd_per_mtok', 'cost_weights_usd_per_mtok', 'cost_kv_usd_per_mtok', 'cost_comm_usd_per_mtok', 'cost_overhead_usd_per_mtok', 'cost_usd_per_mtok'];
 
 async function updateSweep() {
-  const j = await api('/api/serving/sweep', { ...deployment(), batch: '1:65536', context: state.context });
+  const [j, bal] = await Promise.all([api('/api/serving/sweep', { ...deployment(), batch: '1:65536', context: state.context, explain: true }),
+    api('/api/serving/balance', { ...deployment(), context: state.context, explain: true })]);
   chalk.data.sweep = j;
+  chalk.data.balance = bal;
+  // The chosen batch's speed and cost, and the balance batch, each with its algebra.
+  const at = j.explanations.find((e) => e.batch === state.batch);
+  const ax = at ? Object.fromEntries(at.figures.map((x) => [x.key, x])) : {};
+  const bx = Object.fromEntries(bal.explanations.map((x) => [x.key, x]));
+  numberButtons($('sweep-numbers'), [
+    ...['cost_usd_per_mtok', 'tok_per_s_per_user', 'tok_per_s_per_chip'].filter((k) => ax[k]).map((k) => ({ key: k, label: `${k.replace(/_/g, ' ')} at batch ${state.batch}`, value: ax[k].result, unit: ax[k].unit, explanation: ax[k] })),
+    ...['lecture_batch_peak', 'batch_with_kv'].filter((k) => bx[k]).map((k) => ({ key: k, label: k === 'lecture_batch_peak' ? 'balance batch B* (lecture)' : 'compute-bound from batch', value: bx[k].result, unit: 'sequences', explanation: bx[k] })),
+  ]);
   await draw('step', '#view-step', termChart(termRows(j.rows, 'batch', STEP_TERMS), 'batch (sequences)', 'ms per step', state.batch));
   await draw('cost', '#view-cost', termChart(termRows(j.rows, 'batch', COST_TERMS), 'batch (sequences)', 'USD per 1M tokens', state.batch));
 }
@@ -136,8 +150,10 @@ async function updateFrontier() {
 async function updateLayouts() {
   const f = { ...deployment({ chips: false }), context: state.context };
   if (state.chips > 0) f.chips = state.chips;
-  const j = await api('/api/layouts', f);
+  const j = await api('/api/layouts', { ...f, explain: true });
   chalk.data.layouts = j;
+  const why = j.explanations?.[0]?.figures?.[0];
+  numberButtons($('layouts-numbers'), why ? [{ key: 'layout_winner', label: `why ${j.layouts[0].layout} wins`, value: why.result, unit: 'tok/s per chip', explanation: why }] : []);
   const rows = j.layouts.slice(0, 14).map((l) => ({ ...l, name: `#${l.rank} ${l.layout} x${l.replicas}` }));
   await draw('layouts', '#view-layouts', rankedChart(rows, 'name', 'tok_per_s_per_chip', 'decode tok/s per chip'));
 }
@@ -171,7 +187,10 @@ async function updateTraining() {
   if (!best) throw new Error(`no training plan fits on ${state.train_chips} chips`);
   // The plan as step and memory flags, at the batch and sequence length the search used.
   const plan = { ...planFlags(best.plan), 'global-batch': lay.global_batch, 'seq-len': lay.seq_len_tokens };
-  const [step, mem] = await Promise.all([api('/api/train/step', { ...base, chips: state.train_chips, ...plan }), api('/api/train/memory', { ...base, chips: state.train_chips, ...plan })]);
+  const [step, mem] = await Promise.all([api('/api/train/step', { ...base, chips: state.train_chips, ...plan, explain: true }), api('/api/train/memory', { ...base, chips: state.train_chips, ...plan, explain: true })]);
+  const tx = Object.fromEntries([...step.explanations, ...mem.explanations].map((x) => [x.key, x]));
+  numberButtons($('train-numbers'), ['t_step_s', 'bubble_fraction', 'mfu', 'tok_per_s', 'activations_gb', 'total_gb'].filter((k) => tx[k])
+    .map((k) => ({ key: k, label: k.replace(/_/g, ' '), value: tx[k].result, unit: tx[k].unit, explanation: tx[k] })));
   chalk.data.train_step = step;
   chalk.data.train_memory = mem;
   const s = step.step;
@@ -193,6 +212,18 @@ async function updateTraining() {
   await draw('train_memory', '#view-train-memory', memoryChart(mparts, mem.hbm_gb, `HBM ${mem.hbm_gb} GB per chip`));
 }
 
+async function updateSimulation() {
+  const rate = state.rate;
+  const j = await api('/api/simulate', { ...deployment(), rate, requests: 200, input: state.prompt, output: 200 });
+  chalk.data.simulate = j;
+  chalk.data.simulate_rate = rate;
+  const r = j.results[0];
+  const rows = [];
+  for (const metric of ['ttft', 'tpot']) for (const p of ['p50', 'p90', 'p99']) rows.push({ metric: metric.toUpperCase(), percentile: p, key: `${metric}_${p}_ms`, ms: r[`${metric}_${p}_ms`] });
+  $('sim-summary').textContent = `${j.traffic}; ${r.finished} finished, ${r.rejected} rejected; output ${Number(r.output_tok_per_s.toPrecision(4)).toLocaleString('en-US')} tok/s`;
+  await draw('simulate', '#view-simulate', percentileChart(rows));
+}
+
 let pending = 0;
 async function update() {
   const mine = ++pending;
@@ -203,7 +234,7 @@ async function update() {
   chalk.errors = [];
   await Promise.all([
     view('decode', updateDecode), view('sweep', updateSweep), view('context', updateContext), view('frontier', updateFrontier),
-    view('layouts', updateLayouts), view('prices', updatePrices), view('training', updateTraining),
+    view('layouts', updateLayouts), view('prices', updatePrices), view('training', updateTraining), view('simulate', updateSimulation),
   ]);
   if (mine !== pending) return;  // a newer update is on its way
   chalk.updates += 1;

@@ -95,3 +95,23 @@ export function rankedChart(rows, nameKey, valueKey, title) {
     },
   };
 }
+
+/// Latency percentiles under traffic (chalk simulate): one bar per percentile, TTFT and
+/// TPOT side by side on their own scales (TTFT is often 10-100x TPOT).
+export function percentileChart(rows) {
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    data: { name: 'rows', values: rows },
+    facet: { column: { field: 'metric', type: 'nominal', title: null } },
+    spec: {
+      width: 150, height: 140, mark: 'bar',
+      encoding: {
+        x: { field: 'percentile', type: 'nominal', title: null, sort: ['p50', 'p90', 'p99'], axis: { labelAngle: 0 } },
+        y: { field: 'ms', type: 'quantitative', title: 'ms', axis: { ...AXIS, format: '~s' } },
+        color: { field: 'metric', type: 'nominal', legend: null },
+        tooltip: [{ field: 'key' }, { field: 'ms', format: '.4~g' }],
+      },
+    },
+    resolve: { scale: { y: 'independent' } },
+  };
+}

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "chalk/engine/layout_search.h"
 #include "chalk/engine/roofline.h"
 
 namespace chalk {
@@ -47,5 +48,24 @@ std::vector<Explanation> explain_decode(const Deployment& d, int64_t batch, int6
 /// weights read once, KV read and written once, TTFT, tokens/s and cost per 1M input
 /// tokens. Throws as prefill_step.
 std::vector<Explanation> explain_prefill(const Deployment& d, int64_t batch, int64_t prompt, int64_t prefix = 0);
+
+/// HBM of the replica by component at `batch` sequences of `context` tokens
+/// (memory_plan(d, batch, context)): hbm_total_gb (n x capacity, the limit), weights_gb,
+/// kv_cache_gb (B x KV bytes of one sequence at S), reserve_gb (the reserve fraction x
+/// HBM) and max_batch_at_context ((HBM - weights - reserve) / KV of a sequence). Lecture
+/// 19:52-21:51; DESIGN.md 1. Throws as memory_plan.
+std::vector<Explanation> explain_memory(const Deployment& d, int64_t batch, int64_t context);
+
+/// Why the winner of a layout ranking (search_layouts, best first) wins: its decode
+/// tok/s per chip = batch / (T_step x chips) with T_step = T_ops + T_comm + T_overhead
+/// (docs/formulas.md, Layout search), each term given, beside the runner-up's step and
+/// tok/s per chip. `query_batch` as LayoutQuery::batch (0: each replica's HBM-filling
+/// batch over its own chips). Empty when nothing fits. The result equals the first row of
+/// `chalk layouts --json`.
+std::vector<Explanation> explain_layout_winner(const std::vector<LayoutCandidate>& ranked, int64_t n_chips, double query_batch);
+
+/// Four significant figures, plain for ordinary magnitudes ("0.01234", "1234",
+/// "1.2e+15"): how every explanation writes its algebra (analyses' builders use it too).
+std::string explain_number(double v);
 
 }  // namespace chalk

@@ -1,0 +1,47 @@
+# `--explain` beyond decode and prefill (issue 18): serving sweep and balance, train step
+# and memory print the algebra under their output, and with --json the explanations'
+# results are the numbers the same document reports.
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+# Text: the formula in symbols and the algebra with the values, under the table.
+"$CHALK" serving sweep -m llama-3.1-70b -H h100-sxm -b 64 --explain > "$tmp/sweep.txt" || fail "sweep --explain"
+grep -q '^cost_usd_per_mtok = .*USD per 1M tokens' "$tmp/sweep.txt" || fail "sweep --explain: no cost line"
+grep -q 'price per chip-hour x n / (tokens per hour / 1e6)' "$tmp/sweep.txt" || fail "sweep --explain: no cost formula"
+"$CHALK" serving balance -m llama-3.1-8b -H h100-sxm --explain | grep -q '^lecture_batch_peak = 295.4 sequences' || fail "balance --explain: B* 295.4"
+"$CHALK" train step -m llama-3.1-8b -H h100-sxm -n 16 --dp 4 --pp 4 --explain | grep -q '^mfu = ' || fail "train step --explain: no MFU"
+"$CHALK" train memory -m llama-3.1-8b -H h100-sxm -n 16 --dp 4 --pp 4 --explain | grep -q '^activations_gb = ' || fail "train memory --explain"
+"$CHALK" layouts -m llama-3.1-70b -H h100-sxm --explain --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["explanations"][0]["figures"][0]["result"] == j["layouts"][0]["tok_per_s_per_chip"]' || fail "layouts --explain: winner"
+# Without --explain no explanations are printed or built.
+"$CHALK" serving sweep -m llama-3.1-8b -H h100-sxm -b 64 --json | python3 -c 'import json,sys; assert "explanations" not in json.load(sys.stdin)' || fail "sweep without --explain"
+
+# JSON: results equal the figures they explain.
+"$CHALK" serving sweep -m llama-3.1-70b -H h100-sxm -b 1,64 -s 1024,8192 --explain --json > "$tmp/sweep.json" || fail "sweep --explain --json"
+"$CHALK" train step -m llama-3.1-8b -H h100-sxm -n 16 --dp 4 --pp 4 --explain --json > "$tmp/step.json" || fail "train step --explain --json"
+"$CHALK" train memory -m llama-3.1-8b -H h100-sxm -n 16 --dp 4 --pp 4 --explain --json > "$tmp/memory.json" || fail "train memory --explain --json"
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 2 -b 64 --explain --json > "$tmp/decode.json" || fail "decode --explain --json"
+python3 - "$tmp" <<'PY' || fail "explanations differ from the figures they explain"
+import json, sys
+d = sys.argv[1]
+sweep = json.load(open(f"{d}/sweep.json"))
+assert len(sweep["explanations"]) == len(sweep["rows"]) == 4
+for e in sweep["explanations"]:
+    row = next(r for r in sweep["rows"] if r["batch"] == e["batch"] and r["context_tokens"] == e["context_tokens"])
+    for x in e["figures"]:
+        assert x["result"] == row[x["key"]], (x["key"], x["result"], row[x["key"]])
+step = json.load(open(f"{d}/step.json"))
+for x in step["explanations"]:
+    assert x["result"] == step["step"][x["key"]], x["key"]
+# 1F1B on 4 stages: bubble / work = (p - 1) / m.
+assert abs(step["step"]["bubble_fraction"] - 3 / step["step"]["microbatches"]) < 1e-12
+mem = json.load(open(f"{d}/memory.json"))
+for x in mem["explanations"]:
+    assert x["result"] == mem[x["key"]], x["key"]
+dec = json.load(open(f"{d}/decode.json"))
+f = {x["key"]: x for x in dec["explanations"][0]["figures"]}
+for k in ("hbm_total_gb", "weights_gb", "reserve_gb"):
+    assert f[k]["result"] == dec["memory"][k], k
+assert f["max_batch_at_context"]["result"] == dec["steps"][0]["max_batch_at_context"]
+PY
+echo ok
