@@ -89,7 +89,10 @@ print(f"{len(points):,} points")
 
 if args.dask:
     from distributed import Client, LocalCluster
-    with LocalCluster(n_workers=args.dask, threads_per_worker=1, dashboard_address=None) as cluster, Client(cluster) as client:
+    # processes=False: this notebook-as-script runs at module level, so worker processes
+    # would re-import it and fail (multiprocessing's spawn); threads share this process.
+    with LocalCluster(n_workers=args.dask, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
         rows = chalk.dask_sweep(points, client=client, hardware=BASE)
 else:
     rows = chalk.roofline_sweep(points, hardware=BASE)
@@ -104,7 +107,7 @@ ok = rows[rows["memory_fits"] & (rows["tok_per_s_per_user"] >= 20)]
 results = []
 for scale_up in (8, 72):
     allowed = ok[ok["chips"] <= scale_up]
-    best = allowed.loc[allowed.groupby(["model", *chips_axis])["cost_usd_per_mtok"].idxmin()]
+    best = allowed.loc[allowed.groupby(["model", *chips_axis], observed=True)["cost_usd_per_mtok"].idxmin()]  # model is categorical
     best = best.assign(scale_up_domain_chips=scale_up)
     results.append(best)
 best = pd.concat(results)
