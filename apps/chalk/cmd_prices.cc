@@ -76,6 +76,9 @@ void register_prices(CLI::App& app, Action& run) {
   i->add_option("--base-batch", af.base_batch, "Base decode batch for (e) (default 0 = cost-optimal)");
   add_deployment_options(*i, infer.deployment);
   add_output_options(*i, infer.output);
+  i->add_flag("--explain", infer.explain,
+              "Show how the central figures are computed: formula, inputs with units and sources, the algebra (under the table; "
+              "\"explanations\" with --json)");
   i->callback([&run] { run = [] { run_infer(infer); }; });
 
   auto* f = prices->add_subcommand("forward", "The input and output prices a model on a system implies, beside a provider's sheet");

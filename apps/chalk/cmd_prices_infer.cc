@@ -10,8 +10,10 @@
 #include <fmt/format.h>
 
 #include "chalk/base/error.h"
+#include "chalk/prices/explain.h"
 #include "chalk/prices/prices.h"
 #include "deployment_options.h"
+#include "explain_cli.h"
 #include "prices_cli.h"
 #include "table.h"
 
@@ -201,6 +203,7 @@ void run_infer(const InferArgs& a) {
     }
     j["memory_tiers"] = storage;
     j["figures"] = to_json(t);
+    if (a.explain) j["explanations"] = explanations_json(explain_price_inference(p, as));
     print_json(std::cout, j);
     return;
   }
@@ -229,6 +232,7 @@ void run_infer(const InferArgs& a) {
                            d.n_chips, d.system.name);
   std::cout << '\n';
   print_table(std::cout, t);
+  if (a.explain) std::cout << "\nHow the central figures are computed:\n" << explanations_text(explain_price_inference(p, as));
 }
 
 }  // namespace chalk::cli::prices_cli

@@ -44,6 +44,7 @@ struct InferArgs {
   AssumptionFlags assumptions;
   DeploymentArgs deployment;
   OutputArgs output;
+  bool explain = false;  ///< --explain: the central figures' formulas (chalk/prices/explain.h)
 };
 
 struct ForwardArgs {

@@ -7,23 +7,13 @@
 #include <map>
 
 #include "chalk/io/io.h"
+#include "chalk_testing/explanations.h"
 
 namespace chalk {
 namespace {
 
-std::map<std::string, Explanation> by_key(const std::vector<Explanation>& xs) {
-  std::map<std::string, Explanation> m;
-  for (const auto& x : xs) m[x.key] = x;
-  return m;
-}
-
-double input(const Explanation& x, const std::string& symbol) {
-  for (const auto& i : x.inputs) {
-    if (i.symbol == symbol) return i.value;
-  }
-  ADD_FAILURE() << x.key << " has no input " << symbol;
-  return 0;
-}
+using testing::explained_input;
+using testing::explanations_by_key;
 
 Deployment llama70b_on_8_h100(bool mechanisms) {
   DeploymentOptions o;
@@ -34,14 +24,14 @@ Deployment llama70b_on_8_h100(bool mechanisms) {
 
 TEST(ExplainDecode, RooflineValuesAreTheHandDerivation) {
   const Deployment d = llama70b_on_8_h100(false);
-  const auto x = by_key(explain_decode(d, 64, 4096));
+  const auto x = explanations_by_key(explain_decode(d, 64, 4096));
   // KV bytes per token, llama-3.1-70b in bf16: 2 (K, V) x 80 layers x 8 KV heads x 128 x 2 bytes = 327,680.
   EXPECT_DOUBLE_EQ(x.at("kv_bytes_per_token").result, 327680.0);
   // T_kv = B S KV/token / (n W eff) = 64 x 4096 x 327,680 / (8 x 3.35e12 x eff_hbm).
-  const double eff_hbm = input(x.at("t_kv_ms"), "eff_hbm");
+  const double eff_hbm = explained_input(x.at("t_kv_ms"), "eff_hbm");
   EXPECT_NEAR(x.at("t_kv_ms").result, 64.0 * 4096 * 327680 / (8 * 3.35e12 * eff_hbm) * 1e3, 1e-9);
-  EXPECT_DOUBLE_EQ(input(x.at("t_kv_ms"), "W"), 3.35);  // H100 SXM datasheet, TB/s
-  EXPECT_DOUBLE_EQ(input(x.at("t_compute_ms"), "F"), 989.4);  // dense bf16 TFLOP/s
+  EXPECT_DOUBLE_EQ(explained_input(x.at("t_kv_ms"), "W"), 3.35);  // H100 SXM datasheet, TB/s
+  EXPECT_DOUBLE_EQ(explained_input(x.at("t_compute_ms"), "F"), 989.4);  // dense bf16 TFLOP/s
   // The roofline step is max(T_compute, T_weights + T_kv): at batch 64 memory-bound.
   const DecodeStep r = decode_step(d, 64, 4096);
   EXPECT_DOUBLE_EQ(x.at("t_step_roofline_ms").result, to_ms(r.t_step));
@@ -49,14 +39,14 @@ TEST(ExplainDecode, RooflineValuesAreTheHandDerivation) {
   EXPECT_DOUBLE_EQ(x.at("t_step_ms").result, to_ms(r.t_step));
   EXPECT_DOUBLE_EQ(x.at("tok_per_s").result, 64.0 / r.t_step.value());
   // Cost: n price T_step / B, price per chip-hour / 3600.
-  const double price_h = input(x.at("cost_usd_per_mtok"), "price");
+  const double price_h = explained_input(x.at("cost_usd_per_mtok"), "price");
   EXPECT_NEAR(x.at("cost_usd_per_mtok").result, 8 * price_h / 3600 * r.t_step.value() / 64 * 1e6, 1e-9);
   EXPECT_TRUE(x.at("t_compute_ms").note.empty());
 }
 
 TEST(ExplainDecode, EngineStepFiguresAreTheReportedOnesWithTheRooflineBeside) {
   const Deployment d = llama70b_on_8_h100(true);
-  const auto x = by_key(explain_decode(d, 64, 4096));
+  const auto x = explanations_by_key(explain_decode(d, 64, 4096));
   const DecodeStep r = decode_step(d, 64, 4096);
   EXPECT_DOUBLE_EQ(x.at("t_compute_ms").result, to_ms(r.t_compute));
   EXPECT_DOUBLE_EQ(x.at("t_step_ms").result, to_ms(r.t_step));
@@ -67,10 +57,10 @@ TEST(ExplainDecode, EngineStepFiguresAreTheReportedOnesWithTheRooflineBeside) {
 
 TEST(ExplainPrefill, ComputeIsTwoNActivePerTokenPlusAttention) {
   const Deployment d = llama70b_on_8_h100(false);
-  const auto x = by_key(explain_prefill(d, 1, 8192));
+  const auto x = explanations_by_key(explain_prefill(d, 1, 8192));
   const PrefillStep r = prefill_step(d, 1, 8192);
-  const double n_active = input(x.at("t_compute_ms"), "N_active") * 1e9;
-  const double attention = input(x.at("t_compute_ms"), "attention") * 1e12;
+  const double n_active = explained_input(x.at("t_compute_ms"), "N_active") * 1e9;
+  const double attention = explained_input(x.at("t_compute_ms"), "attention") * 1e12;
   EXPECT_NEAR(2 * n_active * 8192 + attention, r.flops.value(), 1e-6 * r.flops.value());
   EXPECT_GT(attention, 0);
   EXPECT_DOUBLE_EQ(x.at("ttft_ms").result, to_ms(r.ttft));

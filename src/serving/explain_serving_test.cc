@@ -6,24 +6,14 @@
 #include <map>
 
 #include "chalk/io/io.h"
+#include "chalk_testing/explanations.h"
 #include "chalk/serving/explain.h"
 
 namespace chalk {
 namespace {
 
-std::map<std::string, Explanation> serving_by_key(const std::vector<Explanation>& xs) {
-  std::map<std::string, Explanation> m;
-  for (const auto& x : xs) m[x.key] = x;
-  return m;
-}
-
-double serving_input(const Explanation& x, const std::string& symbol) {
-  for (const auto& i : x.inputs) {
-    if (i.symbol == symbol) return i.value;
-  }
-  ADD_FAILURE() << x.key << " has no input " << symbol;
-  return 0;
-}
+using testing::explained_input;
+using testing::explanations_by_key;
 
 TEST(ExplainServing, CostPerMtokIsChipHourPriceTimesChipsOverTokensPerHour) {
   DeploymentOptions o;
@@ -31,14 +21,14 @@ TEST(ExplainServing, CostPerMtokIsChipHourPriceTimesChipsOverTokensPerHour) {
   const Deployment d = make_deployment(load_model("llama-3.1-70b"), load_system("h100-sxm"), o);
   ASSERT_TRUE(d.price_per_chip.has_value());
   const auto pts = serving_sweep(d, {64}, {4096});
-  const auto x = serving_by_key(explain_serving_point(d, pts[0]));
+  const auto x = explanations_by_key(explain_serving_point(d, pts[0]));
   const DecodeStep& s = pts[0].step;
   // $/Mtok = price x n / (tok/s x 3600 / 1e6); the H100 rental price is the system's.
-  const double price = serving_input(x.at("cost_usd_per_mtok"), "price");
+  const double price = explained_input(x.at("cost_usd_per_mtok"), "price");
   EXPECT_DOUBLE_EQ(price, to_usd_per_hour(*d.price_per_chip));
   EXPECT_NEAR(x.at("cost_usd_per_mtok").result, price * 8 / (s.tokens_per_s.value() * 3600) * 1e6, 1e-9);
   EXPECT_DOUBLE_EQ(x.at("cost_usd_per_mtok").result, to_usd_per_mtok(pts[0].cost->total));
-  EXPECT_DOUBLE_EQ(serving_input(x.at("cost_usd_per_mtok"), "tok/h"), s.tokens_per_s.value() * 3600);
+  EXPECT_DOUBLE_EQ(explained_input(x.at("cost_usd_per_mtok"), "tok/h"), s.tokens_per_s.value() * 3600);
   // Per user: 1 / T_step; per chip: 64 / (8 T_step).
   EXPECT_DOUBLE_EQ(x.at("tok_per_s_per_user").result, 1.0 / s.t_step.value());
   EXPECT_NEAR(x.at("tok_per_s_per_chip").result, 64.0 / (8 * s.t_step.value()), 1e-9);
@@ -53,7 +43,7 @@ TEST(ExplainServing, WithoutAPriceOnlySpeedsAreExplained) {
   o.n_chips = 8;
   Deployment d = make_deployment(load_model("llama-3.1-70b"), load_system("h100-sxm"), o);
   d.price_per_chip.reset();
-  const auto x = serving_by_key(explain_serving_point(d, serving_sweep(d, {8}, {1024})[0]));
+  const auto x = explanations_by_key(explain_serving_point(d, serving_sweep(d, {8}, {1024})[0]));
   EXPECT_EQ(x.count("cost_usd_per_mtok"), 0u);
   EXPECT_EQ(x.count("tok_per_s_per_user"), 1u);
 }
@@ -63,21 +53,21 @@ TEST(ExplainServing, BalanceBatchIs295ForLlama8bBf16OnH100) {
   // At context 128 (below the 441 tokens beyond which one sequence's KV read outlasts its
   // compute) some batch is compute-bound; at 1024 none is, and nothing claims one.
   const BalancePoints b = balance_points(d, 128, 256);
-  const auto x = serving_by_key(explain_balance(d, b));
+  const auto x = explanations_by_key(explain_balance(d, b));
   // Lecture 15:53: B* = b_w F / (2 W) x N_read / N_active = 2 x 989.4 / (2 x 3.35) x 1.00003 = 295.4.
   EXPECT_NEAR(x.at("lecture_batch_peak").result, 295.4, 0.05);
   const auto& e = x.at("lecture_batch_peak");
-  EXPECT_NEAR(serving_input(e, "N_read") * serving_input(e, "b_w") * serving_input(e, "F") / (2 * serving_input(e, "N_active") * serving_input(e, "W")),
+  EXPECT_NEAR(explained_input(e, "N_read") * explained_input(e, "b_w") * explained_input(e, "F") / (2 * explained_input(e, "N_active") * explained_input(e, "W")),
               b.lecture_batch_peak, 1e-9 * b.lecture_batch_peak);
   EXPECT_DOUBLE_EQ(x.at("lecture_batch_effective").result, b.lecture_batch_effective);
   // Solved on the step: at the reported batch compute has caught up with weights + KV.
   ASSERT_TRUE(b.batch_with_kv.has_value());
   const auto& k = x.at("batch_with_kv");
   EXPECT_DOUBLE_EQ(k.result, static_cast<double>(*b.batch_with_kv));
-  EXPECT_GE(serving_input(k, "T_compute"), serving_input(k, "T_weights") + serving_input(k, "T_kv") - 1e-12);
+  EXPECT_GE(explained_input(k, "T_compute"), explained_input(k, "T_weights") + explained_input(k, "T_kv") - 1e-12);
   EXPECT_NE(k.substituted.find("at B - 1"), std::string::npos);
   EXPECT_GT(k.result, 295.4);  // the KV read adds memory time the batch must outgrow
-  EXPECT_EQ(serving_by_key(explain_balance(d, balance_points(d, 1024, 256))).count("batch_with_kv"), 0u);
+  EXPECT_EQ(explanations_by_key(explain_balance(d, balance_points(d, 1024, 256))).count("batch_with_kv"), 0u);
 }
 
 }  // namespace

@@ -6,24 +6,14 @@
 #include <map>
 
 #include "chalk/io/io.h"
+#include "chalk_testing/explanations.h"
 #include "chalk/training/explain.h"
 
 namespace chalk {
 namespace {
 
-std::map<std::string, Explanation> training_by_key(const std::vector<Explanation>& xs) {
-  std::map<std::string, Explanation> m;
-  for (const auto& x : xs) m[x.key] = x;
-  return m;
-}
-
-double training_input(const Explanation& x, const std::string& symbol) {
-  for (const auto& i : x.inputs) {
-    if (i.symbol == symbol) return i.value;
-  }
-  ADD_FAILURE() << x.key << " has no input " << symbol;
-  return 0;
-}
+using testing::explained_input;
+using testing::explanations_by_key;
 
 struct ExplainedPlan {
   TrainingCosts costs;
@@ -53,16 +43,16 @@ ExplainedPlan llama70b_on_256_h100() {
 TEST(ExplainTraining, OneFOneBBubbleIsPMinusOneOverMAndMfuIsModelFlopsOverPeak) {
   const ExplainedPlan e = llama70b_on_256_h100();
   const TrainingStep st = training_step(e.costs, e.rates, e.plan, e.placement);
-  const auto x = training_by_key(explain_training_step(e.rates, e.plan, e.placement, st));
+  const auto x = explanations_by_key(explain_training_step(e.rates, e.plan, e.placement, st));
   // 1F1B: bubble / (m (t_f + t_b)) = (p - 1) / m = 3 / 64 (512 / (DP 8 x microbatch 1)).
   EXPECT_NEAR(x.at("bubble_fraction").result, 3.0 / 64, 1e-12);
   EXPECT_DOUBLE_EQ(x.at("bubble_fraction").result, st.bubble_fraction);
   // MFU = FLOPs/token x tokens / (T_step x 256 x 989.4e12); FLOPs/token ~ 6 x 70e9 + attention.
   const auto& mfu = x.at("mfu");
-  EXPECT_DOUBLE_EQ(training_input(mfu, "F_bf16"), 989.4);
-  EXPECT_DOUBLE_EQ(training_input(mfu, "tokens"), 512.0 * 4096);
-  EXPECT_GT(training_input(mfu, "FLOPs/token"), 6 * 70.0);  // GFLOP: 6 N_active plus attention
-  EXPECT_NEAR(training_input(mfu, "FLOPs/token") * 1e9 * 512 * 4096 / (st.t_step.value() * 256 * 989.4e12), st.mfu, 1e-9);
+  EXPECT_DOUBLE_EQ(explained_input(mfu, "F_bf16"), 989.4);
+  EXPECT_DOUBLE_EQ(explained_input(mfu, "tokens"), 512.0 * 4096);
+  EXPECT_GT(explained_input(mfu, "FLOPs/token"), 6 * 70.0);  // GFLOP: 6 N_active plus attention
+  EXPECT_NEAR(explained_input(mfu, "FLOPs/token") * 1e9 * 512 * 4096 / (st.t_step.value() * 256 * 989.4e12), st.mfu, 1e-9);
   EXPECT_DOUBLE_EQ(mfu.result, st.mfu);
   EXPECT_DOUBLE_EQ(x.at("t_step_s").result, st.t_step.value());
   EXPECT_NEAR(x.at("tok_per_s").result, 512.0 * 4096 / st.t_step.value(), 1e-6);
@@ -71,16 +61,16 @@ TEST(ExplainTraining, OneFOneBBubbleIsPMinusOneOverMAndMfuIsModelFlopsOverPeak) 
 TEST(ExplainTraining, ActivationsArePerLayerTimesLayersTimesMicrobatchesInFlight) {
   const ExplainedPlan e = llama70b_on_256_h100();
   const TrainingMemory m = training_memory(e.costs, e.rates, e.plan, e.placement);
-  const auto x = training_by_key(explain_training_memory(e.plan, e.placement, m));
+  const auto x = explanations_by_key(explain_training_memory(e.plan, e.placement, m));
   // 80 layers over PP4: 20 per stage; 1F1B holds min(p, m) = 4 microbatches.
   const auto& a = x.at("activations_gb");
-  EXPECT_DOUBLE_EQ(training_input(a, "L_stage"), 20.0);
-  EXPECT_DOUBLE_EQ(training_input(a, "in_flight"), 4.0);
-  EXPECT_NEAR(a.result, training_input(a, "a_layer") * 20 * 4, 1e-9);
+  EXPECT_DOUBLE_EQ(explained_input(a, "L_stage"), 20.0);
+  EXPECT_DOUBLE_EQ(explained_input(a, "in_flight"), 4.0);
+  EXPECT_NEAR(a.result, explained_input(a, "a_layer") * 20 * 4, 1e-9);
   EXPECT_DOUBLE_EQ(a.result, to_gb(m.activations));
   // ZeRO-1 shards the optimizer states over DP 8: P_chip x 12 B / 8.
   const auto& o = x.at("optimizer_gb");
-  EXPECT_NEAR(training_input(o, "shard"), 8.0, 1e-9);
+  EXPECT_NEAR(explained_input(o, "shard"), 8.0, 1e-9);
   EXPECT_NEAR(o.result, m.params_per_chip * 12 / 8 / 1e9, 1e-9);
   EXPECT_DOUBLE_EQ(x.at("total_gb").result, to_gb(m.total));
 }

@@ -44,4 +44,17 @@ for k in ("hbm_total_gb", "weights_gb", "reserve_gb"):
     assert f[k]["result"] == dec["memory"][k], k
 assert f["max_batch_at_context"]["result"] == dec["steps"][0]["max_batch_at_context"]
 PY
+# prices infer: each central figure's explanation = the figure in the same JSON (Gemini 1.5
+# Pro steps at 128,000 tokens: kv = 2 x 50e9 / (128,000 x 300) = 2,604.2 B per token).
+"$CHALK" prices infer gemini-1.5-pro --explain --json | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+figs = {f['quantity']: f['value'] for f in j['figures'] if f['subject'] == ''}
+xs = j['explanations']
+assert [x['key'] for x in xs] == ['kv_bytes_per_token', 'output_to_input_price_ratio', 'decode_bytes_per_output_token', 'decode_fraction_of_compute_roofline'], xs
+for x in xs:
+    assert abs(x['result'] - figs[x['key']]) <= 1e-9 * abs(figs[x['key']]), (x['key'], x['result'], figs[x['key']])
+assert abs(xs[0]['result'] - 2 * 50e9 / (128000 * 300)) < 1e-9
+" || fail "prices infer --explain"
+"$CHALK" prices infer gemini-1.5-pro --explain | grep -q "kv = 2 N_active / (S\* (F/W - a))" || fail "prices infer --explain text"
 echo ok

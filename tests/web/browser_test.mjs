@@ -159,6 +159,12 @@ try {
     const c = cli('prices', 'infer', 'gemini-1.5-pro').figures;
     const cells = await page.$$eval('#view-prices td[data-key]', (ts) => ts.map((t) => t.dataset.key));
     assert.deepEqual(cells, c.map((f) => f.quantity));
+    // The KV bytes per token it reads from the price step explain themselves, = the CLI's figure.
+    await page.click('#prices-numbers button[data-key="kv_bytes_per_token"]');
+    const shown = await page.$eval('#explain-body h3', (h) => h.dataset.key);
+    assert.equal(shown, 'kv_bytes_per_token');
+    const x = cli('prices', 'infer', 'gemini-1.5-pro', '--explain').explanations.find((e) => e.key === 'kv_bytes_per_token');
+    close(x.result, c.find((f) => f.quantity === 'kv_bytes_per_token').value, 'explained KV bytes per token');
   });
   await check('training step and memory = chalk train', async () => {
     const s = await page.evaluate(() => window.chalk.data.train_step);

@@ -159,12 +159,14 @@ async function updateLayouts() {
 }
 
 async function updatePrices() {
-  const j = await api('/api/prices/infer', { sheet: state.sheet });
+  const j = await api('/api/prices/infer', { sheet: state.sheet, explain: true });
   chalk.data.prices = j;
   const esc = (s) => String(s ?? '').replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]));
   const n = (v) => (typeof v === 'number' ? Number(v.toPrecision(4)).toLocaleString('en-US') : esc(v));
-  $('view-prices').innerHTML = `<table><tr><th></th><th>quantity</th><th>value</th><th>range</th><th>how</th></tr>${j.figures.map((r) =>
+  $('view-prices').innerHTML = `<div id="prices-numbers" class="numbers small"></div><table><tr><th></th><th>quantity</th><th>value</th><th>range</th><th>how</th></tr>${j.figures.map((r) =>
     `<tr><td>(${esc(r.inference)})</td><td>${esc(r.quantity)} ${esc(r.subject)}</td><td data-key="${esc(r.quantity)}">${n(r.value)}</td><td>${n(r.low)} - ${n(r.high)}</td><td>${esc(r.note)}</td></tr>`).join('')}</table>`;
+  // The central figures explained (chalk/prices/explain.h): click for formula and inputs.
+  numberButtons($('prices-numbers'), (j.explanations ?? []).map((x) => ({ key: x.key, label: x.key.replace(/_/g, ' '), value: x.result, unit: x.unit, explanation: x })));
 }
 
 /// "DP64 TP1 PP8 (zb-v) CP2, ZeRO-2, mb 1, recompute none" -> train step flags.
