@@ -104,12 +104,12 @@ DecodeWindows decode_windows(const Deployment& dep, Seconds projections, Seconds
 /// two-batch overlap slower than the unit test, which SGLang reaches only without overlap.
 /// Size, from DeepSeek's prefill profile (deepseek-ai/profile-data: EP32 TP1, 4K prompts,
 /// 16,384 tokens per H800, balanced routing), 62,713 tok/s per node as tabulated there: a
-/// step of 16,384 / 7,839.1 = 2.0900 s, against 1.4268 s of traffic in this model of that
-/// step (communication-bound): 2.0900 / 1.4268 = 1.465. Not a microbenchmark: an
+/// step of 16,384 / 7,839.1 = 2.0900 s, against 1.5207 s of traffic in this model of that
+/// step (communication-bound): 2.0900 / 1.5207 = 1.374. Not a microbenchmark: an
 /// end-to-end profile of another engine and chip, to re-derive when the traffic model
 /// changes (Overhead.ReproducesDeepSeekPrefillProfile pins it). Listed by
 /// validate_summary.cc's calibration table with the same value.
-constexpr double kOverlappedAllToAllSlowdown = 2.0900 / 1.4268;
+constexpr double kOverlappedAllToAllSlowdown = 2.0900 / 1.5207;
 
 /// engine_step with two micro-batches allowed or not (when the layout asks for them).
 /// `mix`, when set, replaces the uniform decode and prefill shape of `s` (StepMix).
@@ -256,12 +256,9 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
 
   // Collectives of the layout.
   const LinkModel up = scale_up_link(sys);
-  LinkModel out_storage;
-  const LinkModel* out = nullptr;
-  if (sys.scale_out_bandwidth_per_direction.value() > 0) {
-    out_storage = scale_out_link(sys);
-    out = &out_storage;
-  }
+  const bool has_out = sys.scale_out_bandwidth_per_direction.value() > 0;
+  const LinkModel out_storage = has_out ? scale_out_link(sys) : LinkModel{};
+  const LinkModel* out = has_out ? &out_storage : nullptr;
   const int64_t domain = std::max<int64_t>(sys.scale_up_domain, 1);
   auto activations = [&](double toks) { return Bytes(toks * d(dep.model.d_model) * 2.0); };  // bf16
   Seconds tp_comm, ep_dispatch, ep_combine;
@@ -309,17 +306,18 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
         for (const bool is_dispatch : {true, false}) {
           const double b = is_dispatch ? L.dispatch_bytes_per_element : L.combine_bytes_per_element;
           const Bytes all = Bytes(chip_tokens * per_token * b);
-          // Low-latency (decode) kernels send every copy over RDMA, same-node peers
-          // included ("low-latency kernels with pure RDMA", DeepEP docs/legacy.md); normal
-          // (prefill) kernels send one copy per remote node and forward it over NVLink
-          // (DeepEP README; DeepSeek-V3 report 4.2: node-limited routing).
-          const double remote_copies = !low_latency_kernels ? (nodes - 1) * (1 - std::pow(1 - 1 / nodes, g.top_k)) : (nodes > 1 ? g.top_k : 0.0);
+          // Only copies bound for another domain cross scale-out (ep_scale_out_copies);
+          // low-latency kernels send the rest over NVLink, normal kernels forward every
+          // copy over NVLink.
+          const double remote_share = nodes > 1 ? (nodes - 1) / nodes : 0.0;
+          const double remote_copies = ep_scale_out_copies(nodes, g.top_k, low_latency_kernels);
           const Bytes remote = Bytes(chip_tokens * d(dep.model.d_model) * b * remote_copies);
+          const Bytes over_nvlink = low_latency_kernels ? all * (1 - remote_share) : all;
           // The busiest rank's bytes set the time (and, on NVLink, the protocol).
           Seconds latency, wire;
           if (remote.value() > 0 && out != nullptr) {
             latency = out->protocols.front().base_latency + out->protocols.front().step_latency;
-            wire = max(remote / out->bandwidth, all / up.bandwidth) * skew;
+            wire = max(remote / out->bandwidth, over_nvlink / up.bandwidth) * skew;
           } else {
             latency = all_to_all(Bytes(0), L.ep, up).time;
             wire = max(Seconds(0), all_to_all(all * skew, L.ep, up).time - latency);
@@ -390,6 +388,11 @@ StepBreakdown best_of(const Deployment& dep, const StepShape& s, const StepMix* 
   return without.t_step < with.t_step ? without : with;
 }
 }  // namespace
+
+double ep_scale_out_copies(double domains, double top_k, bool low_latency_kernels) {
+  if (domains <= 1) return 0.0;
+  return low_latency_kernels ? top_k * (domains - 1) / domains : (domains - 1) * (1 - std::pow(1 - 1 / domains, top_k));
+}
 
 StepBreakdown engine_step(const Deployment& dep, const StepShape& s) { return best_of(dep, s, nullptr); }
 

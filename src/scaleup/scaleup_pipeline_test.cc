@@ -42,14 +42,14 @@ TEST(PipelineCost, Llama405bBf16OverTwoHgxH100BoxesByHand) {
   const PipelineDecode& p = *r.pipeline.cheapest;
 
   // Two microbatches of 39 keep both boxes busy. Each stage boundary sends 39 x 16384 x 2
-  // = 1,277,952 B over 400 Gb/s InfiniBand (50 GB/s x 0.78 = 39 GB/s achieved): NCCL
-  // LL128 wins, 14.0 + 4.0 us + 1,277,952 / (39e9 x 120/128) = 18 + 34.953 = 52.953 us
-  // (LL 9.3 + 172.46 us, Simple 22.4 + 32.77 us). The sampled ids, 39 x 4 = 156 B, go back
-  // with LL: 9.3 + 156 / (39e9 x 0.19) = 9.321 us.
+  // = 1,277,952 B over 400 Gb/s InfiniBand (50 GB/s x 0.73125 = 36.5625 GB/s achieved):
+  // NCCL LL128 wins, 14.0 + 4.0 us + 1,277,952 / (36.5625e9 x 120/128) = 18 + 37.283 =
+  // 55.283 us (LL 9.3 + 183.96 us, Simple 22.4 + 34.95 us). The sampled ids, 39 x 4 = 156
+  // B, go back with LL: 9.3 + 156 / (36.5625e9 x 0.19) = 9.322 us.
   EXPECT_EQ(p.microbatches, 2);
   EXPECT_EQ(p.microbatch, 39);
-  EXPECT_NEAR(to_us(p.t_hop), 18.0 + 1277952.0 / (39e9 * 120.0 / 128.0) * 1e6, 1e-6);
-  EXPECT_NEAR(to_us(p.t_return), 9.3 + 156.0 / (39e9 * 0.19) * 1e6, 1e-6);
+  EXPECT_NEAR(to_us(p.t_hop), 18.0 + 1277952.0 / (36.5625e9 * 120.0 / 128.0) * 1e6, 1e-6);
+  EXPECT_NEAR(to_us(p.t_return), 9.3 + 156.0 / (36.5625e9 * 0.19) * 1e6, 1e-6);
 
   // The stage's engine step on 39 sequences, t_s, is at least its HBM reads by hand: weights
   // as the engine prices them (weight stream 2.668 TB/s, KV 3.0 TB/s per H100:
@@ -102,30 +102,30 @@ TEST(LectureHop, RackToRackIsMicrosecondsInChalkNotTenMilliseconds) {
   // Lecture 1:15:06-1:15:33: "what is the latency cost per hop?" "...I can't say with a lot
   // of authority. I think it's probably 10 milliseconds." chalk's hop is the alpha-beta send
   // of pipeline.h over the system's scale-out NIC (GB200 NVL72: 400 Gb/s ConnectX-7, 50 GB/s,
-  // 0.78 achieved = 39 GB/s; NCCL network latencies, collective.h scale_out_link).
+  // 0.73125 achieved = 36.5625 GB/s; NCCL network latencies, collective.h scale_out_link).
   const SystemSpec nvl72 = load_system("gb200-nvl72");
   // One token of the 5T model (d_model 16,384, bf16): 32,768 B, LL: 6.6 + 2.7 us + 32,768 /
-  // (39e9 x 0.19) = 9.3 + 4.422 = 13.72 us: 730x under 10 ms.
+  // (36.5625e9 x 0.19) = 9.3 + 4.717 = 14.02 us: 713x under 10 ms.
   const Seconds one = stage_send_time(nvl72, bytes(16384.0 * 2));
-  EXPECT_NEAR(to_us(one), 9.3 + 32768.0 / (39e9 * 0.19) * 1e6, 1e-9);
+  EXPECT_NEAR(to_us(one), 9.3 + 32768.0 / (36.5625e9 * 0.19) * 1e6, 1e-9);
   EXPECT_LT(to_ms(one) * 700, 10.0);
   // The lecture's microbatch of "2000-ish" sequences (1:09:00): 2000 x 32,768 = 65.536 MB,
-  // Simple: 8.4 + 14.0 us + 65.536e6 / 39e9 = 22.4 us + 1.68041 ms = 1.7028 ms.
+  // Simple: 8.4 + 14.0 us + 65.536e6 / 36.5625e9 = 22.4 us + 1.79244 ms = 1.8148 ms.
   const Seconds big = stage_send_time(nvl72, bytes(2000.0 * 16384 * 2));
-  EXPECT_NEAR(to_ms(big), 0.0224 + 65.536e6 / 39e9 * 1e3, 1e-9);
-  EXPECT_NEAR(to_ms(big), 1.7028, 1e-4);
-  // chalk reaches 10 ms only at 10e-3 x 39e9 = 390 MB per send: a microbatch of about
-  // 11,900 such sequences through one NIC. The lecture's figure is not chalk's physics;
+  EXPECT_NEAR(to_ms(big), 0.0224 + 65.536e6 / 36.5625e9 * 1e3, 1e-9);
+  EXPECT_NEAR(to_ms(big), 1.8148, 1e-4);
+  // chalk reaches 10 ms only at about 10e-3 x 36.5625e9 = 365 MB per send: a microbatch of
+  // about 11,100 such sequences through one NIC. The lecture's figure is not chalk's physics;
   // chalk keeps its own number and says so (docs/scaleup.md, "The lecture's 10 ms hop").
-  const double bytes_for_10ms = (10e-3 - 22.4e-6) * 39e9;
+  const double bytes_for_10ms = (10e-3 - 22.4e-6) * 36.5625e9;
   EXPECT_NEAR(to_ms(stage_send_time(nvl72, bytes(bytes_for_10ms))), 10.0, 1e-9);
-  EXPECT_NEAR(bytes_for_10ms / 32768.0, 11875, 5);
+  EXPECT_NEAR(bytes_for_10ms / 32768.0, 11133, 5);
   // Per token of the 5T model on ten HGX H100 boxes (src/scaleup/scaleup_test.cc), the
   // nine hops and the ids sent back add 0.133 ms to a TPOT of tens of milliseconds.
   const ModelOnDomain f8 = place_on_domain(load_model(std::string(CHALK_SOURCE_DIR) + "/tests/data/moe-5t.json"),
                                            load_system("h100-sxm"), pipeline_query(DType::fp8));
   ASSERT_EQ(f8.pipeline.stages, 10);
-  EXPECT_NEAR(to_ms(*f8.pipeline.hop_latency), 9 * 0.013722 + 0.0093005, 1e-5);
+  EXPECT_NEAR(to_ms(*f8.pipeline.hop_latency), 9 * 0.014017 + 0.0093005, 1e-5);
   EXPECT_LT(f8.pipeline.hop_latency->value() / f8.pipeline.tpot->value(), 0.01);
 }
 

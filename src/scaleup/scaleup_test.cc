@@ -195,11 +195,11 @@ TEST(Lecture, WhereTrillionParameterModelsFirstFit) {
   EXPECT_NEAR(to_ms(f576.tpot_floor), 5027.6 / 3996.4, 0.005 * 1.258);
   // Each token crosses 9 stage boundaries: one token's activations, 16,384 x 2 B = 32 KB,
   // over 400 Gb/s InfiniBand with NCCL's LL protocol: 6.6 + 2.7 us + 32,768 B / (50 GB/s x
-  // 0.78 x 0.19 = 7.41 GB/s) = 13.72 us per hop, 0.1235 ms in all, and the sampled token
+  // 0.73125 x 0.19 = 6.947 GB/s) = 14.02 us per hop, 0.1262 ms in all, and the sampled token
   // id (4 B) back from the last box to the first, 9.3 us: the pipeline's cost in latency is
   // its stages' reads, not its hops (pipelining solves capacity, 1:18:21).
-  EXPECT_NEAR(to_us(*f8.pipeline.hop), 9.3 + 32768 / 7.41e9 * 1e6, 1e-3);
-  EXPECT_NEAR(to_ms(*f8.pipeline.hop_latency), 9 * to_ms(*f8.pipeline.hop) + (9.3 + 4 / 7.41e9 * 1e6) / 1e3, 1e-6);
+  EXPECT_NEAR(to_us(*f8.pipeline.hop), 9.3 + 32768 / 6.946875e9 * 1e6, 1e-3);
+  EXPECT_NEAR(to_ms(*f8.pipeline.hop_latency), 9 * to_ms(*f8.pipeline.hop) + (9.3 + 4 / 6.946875e9 * 1e6) / 1e3, 1e-6);
   EXPECT_NEAR(f8.pipeline.tpot->value(), 10 * f8.pipeline.stage->step.t_step.value() + f8.pipeline.hop_latency->value(), 1e-12);
   EXPECT_GE(f8.pipeline.tpot->value(), f8.tpot_floor.value());
 }

@@ -19,15 +19,15 @@ Deployment sim_llama70_h200(int64_t chips) {
 TEST(KvTransfer, BytesAndTimeMatchAHandDerivation) {
   // Llama 3.1 70B, bf16 KV: 80 layers x 2 (K, V) x 8 KV heads x 128 dims x 2 B = 327,680
   // B/token; 2,048 prompt tokens -> 671,088,640 B. Two 8-GPU pools (16 chips) span two
-  // H200 nodes: the scale-out network, 50 GB/s per GPU per direction x 0.78 achieved x 8
-  // GPUs sending their shards = 312 GB/s; latency 6.6 + 2.7 us (NCCL LL network hop):
-  // 9.3e-6 + 671,088,640 / 312e9 = 2.16022 ms.
+  // H200 nodes: the scale-out network, 50 GB/s per GPU per direction x 0.73125 achieved x 8
+  // GPUs sending their shards = 292.5 GB/s; latency 6.6 + 2.7 us (NCCL LL network hop):
+  // 9.3e-6 + 671,088,640 / 292.5e9 = 2.30362 ms.
   const Deployment d = sim_llama70_h200(8);
   const KvTransfer t = kv_transfer(d, d, 2048, 16);
   EXPECT_DOUBLE_EQ(t.bytes, 671088640.0);
   EXPECT_EQ(t.link, "scale-out");
-  EXPECT_NEAR(t.bandwidth_bytes_per_s, 312e9, 1e-3);
-  EXPECT_NEAR(t.seconds, 9.3e-6 + 671088640.0 / 312e9, 1e-12);
+  EXPECT_NEAR(t.bandwidth_bytes_per_s, 292.5e9, 1e-3);
+  EXPECT_NEAR(t.seconds, 9.3e-6 + 671088640.0 / 292.5e9, 1e-12);
   // Within one 8-GPU domain (4 + 4 chips) it rides NVLink: 450 x 0.8 x 4 = 1,440 GB/s.
   const Deployment half = sim_llama70_h200(4);
   const KvTransfer up = kv_transfer(half, half, 2048, 8);

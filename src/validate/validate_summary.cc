@@ -161,10 +161,10 @@ std::vector<CalibrationEntry> calibration_entries() {
       {"attention_compute_fraction", c.attention_compute_fraction, "FLASHMLA-1", "MLA decode, compute-bound: 660 of 989.4 bf16 TFLOP/s"},
       {"scale_up_achieved_fraction", kScaleUpAchievedFraction, "AZURE-NCCL-H100 (check); training-and-systems.md 5.3",
        "ring all-reduce busBW 367 of 450 GB/s (8xH200) and 682 of 900 (8xB200); EP NVLink 153-158 of ~200 GB/s (DEEPEP-NORMAL)"},
-      {"scale_out_achieved_fraction", kScaleOutAchievedFraction, "DEEPEP-LL-EP128-*", "low-latency dispatch/combine 39 of 50 GB/s per NIC"},
+      {"scale_out_achieved_fraction", kScaleOutAchievedFraction, "DEEPEP-LL-EP128-*", "low-latency dispatch/combine 39 GB/s per GPU over all copies; the 15/16 bound for other nodes on the 50 GB/s NIC"},
       {"communication_sm_fraction", c.communication_sm_fraction, "-", "DeepSeek-V3 report 3.2.2: 20 of 132 SMs run communication while it overlaps compute"},
-      {"overlapped_all_to_all_slowdown", 2.0900 / 1.4268, "-",  // kOverlappedAllToAllSlowdown of src/engine/overhead.cc
-       "DeepSeek prefill profile (EP32, 4K, 16,384 tok/H800, balanced): 62,713 tok/s/node = 2.090 s/step against 1.427 s of normal-kernel traffic at unit-test rates"},
+      {"overlapped_all_to_all_slowdown", 2.0900 / 1.5207, "-",  // kOverlappedAllToAllSlowdown of src/engine/overhead.cc
+       "DeepSeek prefill profile (EP32, 4K, 16,384 tok/H800, balanced): 62,713 tok/s/node = 2.090 s/step against 1.521 s of normal-kernel traffic at unit-test rates"},
       {"nccl_ring_latency_us", 6.6, "-", "NCCL 2.30.7 tuning.cc: ring LL base 6.6 us + 0.6 us per NVLink step (LL128 14 + 1.9, Simple 8.4 + 3.4); network steps 2.7 / 4.0 / 14"},
       {"nccl_ll_bandwidth_fraction", kLowLatencyProtocolFraction, "AZURE-NCCL-H100",
        "1 MB all-reduce on 8 x H100 in 42.0 us = 15.0 us ring-LL latency + 1.835 MB at 68 GB/s (0.19 of 360); the 16 MB point (125.5 us) is then LL128's 127.6 us"},

@@ -212,8 +212,9 @@ TEST(Validate, MechanismsExplainTheLatencyFloor) {
   // were whole: the busiest of 72 chips reads ceil(256/72) = 4 experts, not 3.556).
   EXPECT_NEAR(find(r, "SGL-H100-DECODE-MTP").error, -0.078, 0.01);  // 16,020 of 17,373
   // Without MTP's slowed attention the windows are shorter and the combine is exposed:
-  // SGL-H100-DECODE 23,449 of 22,282 (+5%; it was +30% with ideal overlap).
-  EXPECT_NEAR(find(r, "SGL-H100-DECODE").error, 0.052, 0.01);
+  // SGL-H100-DECODE 24,461 of 22,282 (+9.8%; it was +30% with ideal overlap, and +5% while
+  // every low-latency copy, same-node ones included, was priced on InfiniBand).
+  EXPECT_NEAR(find(r, "SGL-H100-DECODE").error, 0.098, 0.01);
   EXPECT_EQ(find(r, "SGL-H100-DECODE").governs, "communication");
   EXPECT_EQ(find(r, "SGL-H100-DECODE-MTP").governs, "compute");
 }
@@ -238,19 +239,24 @@ TEST(Validate, MedianErrorDoesNotGetWorse) {
   // and 0.530 before the output layer sat on the last stage in bf16 with its loss, and
   // hidden collectives took SMs (busiest_stage, sm_contention: DeepSeek-V3 +57% -> +29%);
   // 0.262 before Megatron-LM 2021's gradient all-reduce after the backward was exposed.
-  EXPECT_LE(summary(r, "training").median_abs, 0.239);
-  EXPECT_LE(summary(r, "training").p90_abs, 0.336);
+  EXPECT_LE(summary(r, "training").median_abs, 0.234);  // 0.238 before the NIC's fraction was re-derived
+  EXPECT_LE(summary(r, "training").p90_abs, 0.334);
   EXPECT_LE(summary(r, "run").median_abs, 0.312);  // 0.381 before the same change
   // All kinds together: 0.160 before the training rows joined the summary.
   EXPECT_LE(summary(r, "all").median_abs, 0.212);  // 0.280, then 0.238, before the same changes and Llama 3's V = 8
   // Fully specified rows: 0.060 and 0.066 before the same two fixes moved the stated MoE
   // decode rows (SGL-H100-DECODE-MTP among them) by about a point each.
-  EXPECT_LE(summary(r, "decode", "fully specified").median_abs, 0.066);
-  EXPECT_LE(summary(r, "all", "fully specified").median_abs, 0.078);
-  // The tails too: 90th percentiles decode 33.2%, prefill 66.7% (121.1% before the same
+  // 0.066 and 0.078 before low-latency all-to-all copies for same-node peers went over
+  // NVLink (DeepEP's default) and the NIC's achieved fraction was re-derived on that
+  // accounting: SGL-H100-DECODE, the median of both, moved from +5.2% to +9.8%. A sourced
+  // mechanism, kept: the rest of that row's gap is router skew beyond uniform top-k (EPLB),
+  // which chalk does not model.
+  EXPECT_LE(summary(r, "decode", "fully specified").median_abs, 0.084);
+  EXPECT_LE(summary(r, "all", "fully specified").median_abs, 0.098);
+  // The tails too: 90th percentiles decode 32.5%, prefill 66.6% (121.1% before the same
   // change), serving 26.9%.
-  EXPECT_LE(summary(r, "decode").p90_abs, 0.333);
-  EXPECT_LE(summary(r, "prefill").p90_abs, 0.668);
+  EXPECT_LE(summary(r, "decode").p90_abs, 0.326);
+  EXPECT_LE(summary(r, "prefill").p90_abs, 0.667);
   EXPECT_LE(summary(r, "serving").p90_abs, 0.270);
   // And the mechanisms beat the plain roofline on every kind.
   for (const char* kind : {"decode", "prefill", "serving", "training", "run", "all"}) {

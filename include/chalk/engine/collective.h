@@ -37,10 +37,13 @@ struct LinkModel {
 /// Achieved fractions of link bandwidth (per direction) used by scale_up_link and
 /// scale_out_link. Sources: 8 x H200 ring all-reduce busBW 367 GB/s of 450 (0.82) and
 /// 8 x B200 682 of 900 (0.76), ml-engineering network/README.md, training-and-systems.md
-/// 5.3 -> 0.8; DeepEP low-latency all-to-all at EP128 39 GB/s of a 50 GB/s NIC (0.78),
-/// DeepEP docs/legacy.md (measurements row DEEPEP-LL-EP128).
+/// 5.3 -> 0.8; DeepEP low-latency all-to-all at EP128 (16 nodes of 8): 39 GB/s per GPU
+/// counting every token-expert copy (DeepEP docs/legacy.md, measurements row
+/// DEEPEP-LL-EP128), of which the 15/16 bound for other nodes cross the 50 GB/s NIC and
+/// the rest NVLink (the kernels' default allow_nvlink_for_low_latency_mode; its EP8 row,
+/// 98 GB/s on one node, is above any NIC): 39 x 15/16 / 50 = 0.731 of the NIC.
 inline constexpr double kScaleUpAchievedFraction = 0.8;
-inline constexpr double kScaleOutAchievedFraction = 0.78;
+inline constexpr double kScaleOutAchievedFraction = 39.0 * 15.0 / 16.0 / 50.0;
 
 /// Fraction of the achieved bandwidth NCCL's LL protocol carries: AZURE-NCCL-H100
 /// measures a 1 MB all-reduce on 8 x H100 at 43.7 GB/s busBW, i.e. 2(7/8) x 1048576 B /

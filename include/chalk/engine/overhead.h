@@ -100,6 +100,17 @@ ParallelLayout resolve_layout(const ParallelLayout& requested, const ModelSpec& 
 /// shared expert group.
 int64_t kernels_per_layer(const LayerGroup& g);
 
+/// Copies of one token that an expert-parallel dispatch (or combine) sends over the
+/// scale-out network when its EP ranks span `domains` scale-up domains (nodes or racks),
+/// under uniform routing of `top_k` experts. Only copies bound for another domain cross
+/// it (lecture 36:27: EP144 over two NVL72 racks sends half its traffic between them).
+/// Low-latency (decode) kernels send each token-expert copy on its own: top_k (D - 1)/D,
+/// the rest over NVLink (DeepEP Buffer's default allow_nvlink_for_low_latency_mode).
+/// Normal (prefill) kernels send one copy per remote domain and forward it over NVLink:
+/// the expected number of other domains hit, (D - 1)(1 - (1 - 1/D)^top_k) (DeepEP README;
+/// DeepSeek-V3 report 4.2, node-limited routing). 0 for one domain; domains >= 1.
+double ep_scale_out_copies(double domains, double top_k, bool low_latency_kernels);
+
 /// One engine step of a replica: decode sequences that each push tokens through the
 /// model, and prefill chunks.
 struct StepShape {
