@@ -39,7 +39,9 @@ int main(int argc, char** argv) {
   const std::string word = argc > 1 ? argv[1] : "";
   const auto named = std::find_if(commands.begin(), commands.end(), [&](const auto& c) { return c.first == word; });
   std::vector<Register> registered;
+  const bool version_only = argc == 2 && word == "--version";  // prints before any command is read
   for (const auto& [name, add] : commands) {
+    if (version_only) break;
     if (named != commands.end() && add != named->second) continue;
     if (std::find(registered.begin(), registered.end(), add) != registered.end()) continue;
     add(app, run);
