@@ -134,6 +134,17 @@ BusiestStage busiest_stage(const TrainingCosts& c, const TrainingPlan& p, const 
 /// Table 2, F&B taken as t_f + t_b). 0 when p = 1.
 Seconds pipeline_bubble(PipelineSchedule s, int64_t p, int64_t m, int64_t v, Seconds t_f, Seconds t_b, Seconds t_w);
 
+/// DualPipe's bubble (p/2 - 1)(F&B + B - 3W) (DeepSeek-V3 report Table 2; deepseek-ai/DualPipe
+/// README): t_fb a forward and a backward chunk overlapped, t_b a full backward chunk, t_w
+/// its weight-gradient part, all per microbatch on one rank. 0 when p <= 1; never negative.
+Seconds dualpipe_bubble(int64_t p, Seconds t_fb, Seconds t_b, Seconds t_w);
+
+/// Forward chunks (and as many backward chunks) that run unpaired on DualPipe's rank 0 in a
+/// step of m microbatches over p ranks: 3p/2 - 1 (deepseek-ai/DualPipe dualpipe.py,
+/// DualPipe.step: forwards (p - 2) + 2 + (p/2 - 1) in steps 1-3, backwards (p/2 - 1) x 3
+/// + 2 in steps 3, 5-7; rank r has 3p/2 - r - 1), at most m. 0 when p <= 1.
+int64_t dualpipe_unpaired_chunks(int64_t p, int64_t m);
+
 /// One training step on the busiest pipeline stage (busiest_stage).
 struct TrainingStep {
   int64_t microbatches = 0;
@@ -144,7 +155,12 @@ struct TrainingStep {
   Seconds t_tp, t_cp, t_ep, t_pp;  ///< communication per microbatch, before overlap
   Seconds t_cp_exposed, t_ep_exposed, t_pp_exposed;
   // Per step.
-  Seconds t_pipeline;         ///< m (t_f + t_b) + bubble
+  /// DualPipe only: chunks that run unpaired in warm-up and cool-down (dualpipe_unpaired_chunks),
+  /// one such forward and backward chunk alone (all SMs, EP and PP exposed), and what they
+  /// add over pairing: unpaired x (alone_f + alone_b - t_f - t_b) per step (0 otherwise).
+  int64_t unpaired_chunks = 0;
+  Seconds t_forward_alone, t_backward_alone, t_unpaired;
+  Seconds t_pipeline;         ///< m (t_f + t_b) + t_unpaired + bubble
   Seconds t_bubble;
   double bubble_fraction = 0; ///< bubble / (m (t_f + t_b)), Narayanan's convention
   Seconds t_dp, t_dp_exposed; ///< gradient reduce (and ZeRO-3 gathers), all of it and the part not hidden
