@@ -41,7 +41,7 @@ std::vector<Explanation> explain_training_step(const TrainingSystem& s, const Tr
                   {"unpaired", "DualPipe's warm-up and cool-down chunks run alone, over pairing", st.t_unpaired.value(), "s", "t_unpaired_s"},
                   {"bubble", "pipeline bubble", st.t_bubble.value(), "s", "bubble_fraction"},
                   {"DP exposed", "gradient reduce not hidden behind the last backward", st.t_dp_exposed.value(), "s", "t_dp_exposed_s"},
-                  {"optimizer", "the update streaming the states through HBM", st.t_optimizer.value(), "s", "t_optimizer_s"}},
+                  {"optimizer", "grad-norm pass and AdamW over the owned parameters at the HBM rate", st.t_optimizer.value(), "s", "t_optimizer_s"}},
                  fmt::format("{} x ({} + {}) ms + {} + {} + {} + {} s = {} s", N(m), N(tf), N(tb), N(st.t_unpaired.value()), N(st.t_bubble.value()),
                              N(st.t_dp_exposed.value()),
                              N(st.t_optimizer.value()), N(st.t_step.value())),

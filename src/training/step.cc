@@ -88,6 +88,10 @@ double loss_hbm_bytes(double logits, bool backward) {
   return logits * (backward ? kLossBytesBackward : kLossBytesForward);
 }
 
+double optimizer_hbm_bytes(const StateBytes& state, double owned_params) {
+  return owned_params * (2 * state.gradients + 2 * state.optimizer + state.weights);
+}
+
 double sm_contention(double hidden, double sm_fraction) {
   return hidden > 0 ? hidden * sm_fraction : 0.0;
 }
@@ -320,8 +324,10 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   }
   r.t_dp = Seconds(dp_time);
   r.t_dp_exposed = Seconds(exposed);
-  // Optimizer: read and write every state byte the chip keeps once.
-  r.t_optimizer = Seconds(2 * (mem.weights + mem.gradients + mem.optimizer).value() / hbm);
+  // Optimizer: the grad-norm pass and AdamW over the parameters whose optimizer states this
+  // chip keeps (all it holds under ZeRO-0; its 1/DP shard from ZeRO-1 on), at the HBM rate.
+  const double owned = p.state.optimizer > 0 ? mem.optimizer.value() / p.state.optimizer : 0.0;
+  r.t_optimizer = Seconds(optimizer_hbm_bytes(p.state, owned) / hbm);
   r.t_dp_sm_contention = Seconds(lost);
   r.t_cp_sm_contention = Seconds(d(m) * (cp_lost_f + cp_lost_b));
   r.t_step = r.t_pipeline + r.t_dp_exposed + r.t_dp_sm_contention + r.t_optimizer;

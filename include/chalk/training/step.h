@@ -101,6 +101,17 @@ inline constexpr double kLossBytesForward = 6, kLossBytesBackward = 6;
 /// HBM bytes of the loss over `logits` elements, forward or backward.
 double loss_hbm_bytes(double logits, bool backward);
 
+/// HBM bytes of one optimizer step over `owned_params` parameters (those whose optimizer
+/// states the chip keeps: every parameter it holds under ZeRO-0, its 1/DP shard from ZeRO-1
+/// on, ZeRO 5.1), per parameter: the gradient-norm pass of gradient clipping reads the
+/// gradient (Megatron-LM clip_grads.py: multi_tensor_l2norm over the main grads), AdamW reads
+/// it again, reads and writes the fp32 master weight and both moments (Loshchilov and Hutter
+/// 2019 Algorithm 2; apex FusedAdam: p, m, v read and written in one pass) and writes the
+/// working weight: 2 g + 2 optimizer + w bytes (adam18 2x4 + 2x12 + 2 = 34; adam16 30;
+/// adam-bf16-moments 26). Not counted: the clipping's rescale pass (only when the norm
+/// exceeds the threshold) and the norm's scalar all-reduce (microseconds).
+double optimizer_hbm_bytes(const StateBytes& state, double owned_params);
+
 /// Compute time lost while a collective of `hidden` seconds runs hidden behind compute: its
 /// kernels hold `sm_fraction` of the SMs, so the compute progresses at 1 - sm_fraction
 /// meanwhile and finishes hidden x sm_fraction later (DeepSeek-V3 report 3.2.2: 20 of 132
@@ -164,7 +175,7 @@ struct TrainingStep {
   Seconds t_bubble;
   double bubble_fraction = 0; ///< bubble / (m (t_f + t_b)), Narayanan's convention
   Seconds t_dp, t_dp_exposed; ///< gradient reduce (and ZeRO-3 gathers), all of it and the part not hidden
-  Seconds t_optimizer;        ///< the optimizer update streaming the states through HBM
+  Seconds t_optimizer;        ///< grad-norm pass + AdamW over the owned parameters at the HBM rate (optimizer_hbm_bytes)
   /// Compute lost to the SMs that hidden collectives hold (sm_contention): the DP reduce or
   /// ZeRO gathers per step (added to the step), the CP ring per step (inside t_pipeline).
   Seconds t_dp_sm_contention, t_cp_sm_contention;
