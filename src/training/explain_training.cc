@@ -12,7 +12,7 @@ std::string bubble_formula(PipelineSchedule s) {
     case PipelineSchedule::interleaved: return "bubble = (p - 1)(t_f + t_b) / v";
     case PipelineSchedule::zb_h1: return "bubble = (p - 1) max(0, t_f + t_b - 2 t_w)";
     case PipelineSchedule::zb_v: return "bubble = 0 (ZB-V fills it with the weight-gradient passes)";
-    case PipelineSchedule::dualpipe: return "bubble = (p/2 - 1) max(0, t_f + 2 t_b - 3 t_w)";
+    case PipelineSchedule::dualpipe: return "bubble = (p/2 - 1) max(0, F&B + B - 3 W), F&B = t_f + t_b, B and W a lone backward chunk and its weight GEMMs";
   }
   return "bubble";
 }

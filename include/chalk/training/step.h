@@ -142,7 +142,8 @@ BusiestStage busiest_stage(const TrainingCosts& c, const TrainingPlan& p, const 
 /// 2.2, Narayanan 2021 2.2.1); interleaved (p-1)(t_f+t_b)/v (Narayanan 2.2.2); ZB-H1
 /// (p-1)(t_f + t_b - 2 t_w) (Qi et al. 2023: (p-1)(T_F + T_B - T_W) with T_B the input
 /// gradient only); ZB-V 0; DualPipe (p/2 - 1)(t_f + t_b + t_b - 3 t_w) (DeepSeek-V3
-/// Table 2, F&B taken as t_f + t_b). 0 when p = 1.
+/// Table 2, F&B taken as t_f + t_b; training_step passes dualpipe_bubble the lone chunk's
+/// backward and weight GEMMs instead). 0 when p = 1.
 Seconds pipeline_bubble(PipelineSchedule s, int64_t p, int64_t m, int64_t v, Seconds t_f, Seconds t_b, Seconds t_w);
 
 /// DualPipe's bubble (p/2 - 1)(F&B + B - 3W) (DeepSeek-V3 report Table 2; deepseek-ai/DualPipe
