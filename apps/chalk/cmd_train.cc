@@ -123,6 +123,7 @@ void run_step(const TrainArgs& a) {
                {"t_backward_ms", "bwd ms/mb", 4},
                {"t_bubble_s", "bubble s", 4},
                {"bubble_fraction", "bubble", 3},
+               {"t_unpaired_s", "unpaired s", 4},
                {"t_tp_ms", "TP ms/mb", 3},
                {"t_ep_ms", "EP ms/mb", 3},
                {"t_ep_exposed_ms", "EP exposed ms/mb", 3},
@@ -139,7 +140,7 @@ void run_step(const TrainArgs& a) {
                {"memory_gb", "memory GB", 4},
                {"fits", "fits"}};
   t.add({describe_plan(s.plan), plan_chips(s.plan), st.microbatches, st.t_step.value(), to_ms(st.t_forward), to_ms(st.t_backward),
-         st.t_bubble.value(), st.bubble_fraction, to_ms(st.t_tp), to_ms(st.t_ep), to_ms(st.t_ep_exposed), to_ms(st.t_cp_exposed),
+         st.t_bubble.value(), st.bubble_fraction, st.t_unpaired.value(), to_ms(st.t_tp), to_ms(st.t_ep), to_ms(st.t_ep_exposed), to_ms(st.t_cp_exposed),
          to_ms(st.t_pp_exposed), st.t_dp.value(), st.t_dp_exposed.value(), st.t_optimizer.value(), st.tokens_per_s.value(),
          st.tokens_per_s_per_chip.value(), st.model_flops_per_s_per_chip.value() / 1e12, st.mfu, st.hfu, to_gb(mem.total),
          std::string(mem.fits ? "yes" : "no")});
@@ -162,9 +163,11 @@ void run_step(const TrainArgs& a) {
   std::cout << fmt::format("chalk train step: {} on {} x {} ({}), {} sequences of {} tokens per step\n", s.model.name, plan_chips(s.plan),
                            s.system.chip.name, s.system.name, s.plan.global_batch, s.plan.seq_len);
   std::cout << fmt::format("plan        {}\nplacement   {}\n", describe_plan(s.plan), s.placement.description);
-  std::cout << fmt::format("step        {:.4g} s = {} microbatches x ({:.4g} + {:.4g} ms fwd + bwd) + bubble {:.4g} s ({:.1f}% of the microbatches' time) "
+  const std::string unpaired =
+      st.unpaired_chunks > 0 ? fmt::format("+ {} unpaired chunk pairs {:.4g} s ", st.unpaired_chunks, st.t_unpaired.value()) : std::string();
+  std::cout << fmt::format("step        {:.4g} s = {} microbatches x ({:.4g} + {:.4g} ms fwd + bwd) {}+ bubble {:.4g} s ({:.1f}% of the microbatches' time) "
                            "+ DP exposed {:.4g} s + optimizer {:.4g} s\n",
-                           st.t_step.value(), st.microbatches, to_ms(st.t_forward), to_ms(st.t_backward), st.t_bubble.value(),
+                           st.t_step.value(), st.microbatches, to_ms(st.t_forward), to_ms(st.t_backward), unpaired, st.t_bubble.value(),
                            100 * st.bubble_fraction, st.t_dp_exposed.value(), st.t_optimizer.value());
   std::cout << fmt::format("per mb      GEMMs {:.4g} ms, attention {:.4g} ms, recompute {:.4g} ms, activation traffic {:.4g} ms; TP {:.4g} ms "
                            "(exposed); EP {:.4g} ms ({:.4g} exposed); CP exposed {:.4g} ms; PP sends exposed {:.4g} ms\n",

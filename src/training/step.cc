@@ -88,6 +88,10 @@ double loss_hbm_bytes(double logits, bool backward) {
   return logits * (backward ? kLossBytesBackward : kLossBytesForward);
 }
 
+double optimizer_hbm_bytes(const StateBytes& state, double owned_params) {
+  return owned_params * (2 * state.gradients + 2 * state.optimizer + state.weights);
+}
+
 double sm_contention(double hidden, double sm_fraction) {
   return hidden > 0 ? hidden * sm_fraction : 0.0;
 }
@@ -105,9 +109,19 @@ Seconds pipeline_bubble(PipelineSchedule s, int64_t p, int64_t /*m*/, int64_t v,
     case PipelineSchedule::interleaved: return (t_f + t_b) * ((P - 1) / d(std::max<int64_t>(1, v)));
     case PipelineSchedule::zb_h1: return max(Seconds(0), t_f + t_b - t_w * 2.0) * (P - 1);
     case PipelineSchedule::zb_v: return Seconds(0);
-    case PipelineSchedule::dualpipe: return max(Seconds(0), t_f + t_b + t_b - t_w * 3.0) * (P / 2 - 1);
+    case PipelineSchedule::dualpipe: return dualpipe_bubble(p, t_f + t_b, t_b, t_w);
   }
   return Seconds(0);
+}
+
+Seconds dualpipe_bubble(int64_t p, Seconds t_fb, Seconds t_b, Seconds t_w) {
+  if (p <= 1) return Seconds(0);
+  return max(Seconds(0), t_fb + t_b - t_w * 3.0) * (d(p) / 2 - 1);
+}
+
+int64_t dualpipe_unpaired_chunks(int64_t p, int64_t m) {
+  if (p <= 1) return 0;
+  return std::min<int64_t>(m, 3 * p / 2 - 1);
 }
 
 TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p, const Placement& pl) {
@@ -247,9 +261,26 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   r.t_backward = Seconds(t_b);
   r.t_weight_grad = Seconds(t_mm * slow);
   r.t_bubble = pipeline_bubble(p.schedule, p.pp, m, p.virtual_stages, r.t_forward, r.t_backward, r.t_weight_grad);
-  const double work = d(m) * (t_f + t_b);
+  if (dual) {
+    // DualPipe's warm-up and cool-down (deepseek-ai/DualPipe dualpipe.py, DualPipe.step
+    // steps 1-3 and 5-8): on rank 0, the busiest (busiest_stage), 3p/2 - 1 forward chunks and
+    // as many backward chunks have no chunk of the other direction to pair with. Each runs on
+    // every SM with its EP and PP traffic exposed; the rest pair as t_f + t_b. The bubble's
+    // B and W are such lone chunks: (p/2 - 1)(F&B + B - 3W) (DualPipe README; DeepSeek-V3
+    // Table 2). Zhao et al. 2025 (ISCA) Table 4 measures the phases apart: 1F 1.13 s, 1B
+    // 1.99 s, 1W 0.48 s, bubble 2.06 s around 13.95 s of paired 1F1B.
+    r.unpaired_chunks = dualpipe_unpaired_chunks(p.pp, m);
+    const double alone_f = t_f - compute_f * (1 - 1 / slow) + ep_f * (1 - ep_share) + pp_send;
+    const double alone_b = t_b - compute_b * (1 - 1 / slow) + (ep_total - ep_f) * (1 - ep_share) + pp_send;
+    r.t_forward_alone = Seconds(alone_f);
+    r.t_backward_alone = Seconds(alone_b);
+    r.t_unpaired = Seconds(d(r.unpaired_chunks) * (alone_f + alone_b - t_f - t_b));
+    r.t_bubble = dualpipe_bubble(p.pp, Seconds(t_f + t_b), r.t_backward_alone, Seconds(t_mm));
+  }
+  const double work = d(m) * (t_f + t_b) + r.t_unpaired.value();
   r.t_pipeline = Seconds(work) + r.t_bubble;
-  r.bubble_fraction = work > 0 ? r.t_bubble.value() / work : 0.0;
+  const double paired = d(m) * (t_f + t_b);
+  r.bubble_fraction = paired > 0 ? r.t_bubble.value() / paired : 0.0;
 
   // Data parallel: gradients reduced over dp x cp ranks (dense) and the expert
   // data-parallel ranks (experts); ZeRO-1/2 reduce-scatter the gradients and all-gather
@@ -293,8 +324,10 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   }
   r.t_dp = Seconds(dp_time);
   r.t_dp_exposed = Seconds(exposed);
-  // Optimizer: read and write every state byte the chip keeps once.
-  r.t_optimizer = Seconds(2 * (mem.weights + mem.gradients + mem.optimizer).value() / hbm);
+  // Optimizer: the grad-norm pass and AdamW over the parameters whose optimizer states this
+  // chip keeps (all it holds under ZeRO-0; its 1/DP shard from ZeRO-1 on), at the HBM rate.
+  const double owned = p.state.optimizer > 0 ? mem.optimizer.value() / p.state.optimizer : 0.0;
+  r.t_optimizer = Seconds(optimizer_hbm_bytes(p.state, owned) / hbm);
   r.t_dp_sm_contention = Seconds(lost);
   r.t_cp_sm_contention = Seconds(d(m) * (cp_lost_f + cp_lost_b));
   r.t_step = r.t_pipeline + r.t_dp_exposed + r.t_dp_sm_contention + r.t_optimizer;

@@ -92,6 +92,52 @@ TEST(TrainingBusiestStage, DualPipeRankZeroHoldsBothEnds) {
   EXPECT_DOUBLE_EQ(st.busy_output_layers, 2);
 }
 
+TEST(TrainingDualPipe, WarmUpAndCoolDownChunksRunUnpaired) {
+  // deepseek-ai/DualPipe dualpipe.py, DualPipe.step on rank 0 (half_rank 0) of p = 8:
+  // forwards alone in step 1 (p/2 - 1) x 2 = 6, step 2 2, step 3 p/2 - 1 = 3: 11; backwards
+  // alone in step 3 (3), step 5 (3), step 6 (2), step 7 (3): 11 = 3p/2 - 1. p = 16: 23.
+  EXPECT_EQ(dualpipe_unpaired_chunks(8, 20), 11);
+  EXPECT_EQ(dualpipe_unpaired_chunks(16, 120), 23);
+  EXPECT_EQ(dualpipe_unpaired_chunks(16, 10), 10);  // never more than the microbatches
+  EXPECT_EQ(dualpipe_unpaired_chunks(1, 8), 0);
+  // Table 2's bubble (p/2 - 1)(F&B + B - 3W) at p = 8, F&B 3, B 2, W 1: 3 x 2 = 6.
+  EXPECT_DOUBLE_EQ(dualpipe_bubble(8, Seconds(3), Seconds(2), Seconds(1)).value(), 6.0);
+  // DeepSeek-V3's plan (DSV3-TRAIN-3), with the SMs lent to communication set to 0 so a lone
+  // chunk differs from its paired share by its traffic alone: a paired chunk hides its EP
+  // dispatch + combine and its PP send, a lone one waits for them. Forward alone = t_f +
+  // t_ep/2 + t_pp/2, backward alone = t_b + t_ep/2 + t_pp/2 (no recomputation: the backward
+  // moves the forward's EP volume once more), so 23 lone pairs add 23 (t_ep + t_pp).
+  const ModelSpec m = load_model("deepseek-v3");
+  const SystemSpec sys = load_system("h800-sxm");
+  TrainingPlan p;
+  p.pp = 16;
+  p.dp = 128;
+  p.ep = 64;
+  p.schedule = PipelineSchedule::dualpipe;
+  p.seq_len = 4096;
+  p.global_batch = 15360;  // 120 microbatches of 1 sequence per pipeline
+  p.compute = MatmulPrecision::fp8;
+  const TrainingCosts c = make_training_costs(m, p.seq_len);
+  TrainingSystem s = make_training_system(sys, p.compute);
+  s.communication_sm_fraction = 0;
+  const TrainingStep st = training_step(c, s, p, check_plan(m, sys, 2048, p));
+  EXPECT_EQ(st.microbatches, 120);
+  EXPECT_EQ(st.unpaired_chunks, 23);
+  EXPECT_EQ(st.t_ep_exposed.value(), 0.0);  // paired: hidden
+  EXPECT_GT(st.t_ep.value(), 0.01);         // tens of ms of all-to-all per microbatch
+  const double extra = (st.t_ep + st.t_pp).value() / 2;
+  EXPECT_NEAR(st.t_forward_alone.value(), st.t_forward.value() + extra, 1e-12);
+  EXPECT_NEAR(st.t_backward_alone.value(), st.t_backward.value() + extra, 1e-12);
+  EXPECT_NEAR(st.t_unpaired.value(), 23 * 2 * extra, 1e-9);
+  EXPECT_NEAR(st.t_bubble.value(), 7 * (st.t_forward + st.t_backward + st.t_backward_alone - st.t_weight_grad * 3.0).value(), 1e-9);
+  EXPECT_NEAR(st.t_pipeline.value(), 120 * (st.t_forward + st.t_backward).value() + st.t_unpaired.value() + st.t_bubble.value(), 1e-9);
+  // Other schedules have no lone chunks.
+  p.schedule = PipelineSchedule::one_f_one_b;
+  const TrainingStep one = training_step(c, s, p, check_plan(m, sys, 2048, p));
+  EXPECT_EQ(one.unpaired_chunks, 0);
+  EXPECT_EQ(one.t_unpaired.value(), 0.0);
+}
+
 TEST(TrainingLoss, LogitsCrossHbmTwelveBytesPerElement) {
   EXPECT_DOUBLE_EQ(loss_hbm_bytes(1, false), 6);  // read bf16 logits 2, write fp32 softmax 4
   EXPECT_DOUBLE_EQ(loss_hbm_bytes(1, true), 6);   // read softmax 4, write bf16 gradient 2

@@ -285,6 +285,11 @@ void predict_training(const TrainRowPlan& t, Prediction& out) {
                 st.t_step.value(), compute, st.busy_layers, st.busy_output_layers, st.t_bubble.value(), 100 * st.bubble_fraction, comm,
                 (st.t_dp_sm_contention + st.t_cp_sm_contention).value(), st.t_optimizer.value());
   out.notes.push_back(buf);
+  if (st.unpaired_chunks > 0) {
+    std::snprintf(buf, sizeof buf, "DualPipe: %lld forward and backward chunks of the busiest rank run unpaired (warm-up, cool-down), %.3g s over pairing",
+                  static_cast<long long>(st.unpaired_chunks), st.t_unpaired.value());
+    out.notes.push_back(buf);
+  }
 }
 
 }  // namespace chalk::detail

@@ -20,6 +20,13 @@ PY
 import json, sys; s = json.load(sys.stdin)['step']; assert s['bubble_fraction'] == 0 and s['t_bubble_s'] == 0, s" || fail "one stage has no bubble"
 "$CHALK" train step -m gpt-3-175b -H a100-80gb --tp 8 --pp 8 -B 64 -s 2048 --schedule interleaved --virtual-stages 2 --json | python3 -c "
 import json, sys; s = json.load(sys.stdin)['step']; assert abs(s['bubble_fraction'] - 7 / 128) < 1e-9, s" || fail "interleaved bubble"
+# DualPipe: 3p/2 - 1 = 5 chunk pairs of rank 0 run unpaired (p = 4); other schedules none.
+"$CHALK" train step -m gpt-3-175b -H a100-80gb --tp 8 --pp 4 --dp 2 -B 32 -s 2048 --schedule dualpipe --json | python3 -c "
+import json, sys; s = json.load(sys.stdin)['step']; assert s['t_unpaired_s'] > 0, s
+assert abs(s['t_step_s'] - (s['microbatches'] * (s['t_forward_ms'] + s['t_backward_ms']) / 1e3 + s['t_unpaired_s'] + s['t_bubble_s'] + s['t_dp_exposed_s'] + s['t_optimizer_s'])) < 0.02 * s['t_step_s'], s" || fail "dualpipe unpaired chunks"
+"$CHALK" train step -m gpt-3-175b -H a100-80gb --tp 8 --pp 4 --dp 2 -B 32 -s 2048 --schedule dualpipe --wide | grep -q "+ 5 unpaired chunk pairs" || fail "dualpipe step line names the unpaired chunks"
+"$CHALK" train step -m gpt-3-175b -H a100-80gb --tp 8 --pp 8 -B 64 -s 2048 --json | python3 -c "
+import json, sys; s = json.load(sys.stdin)['step']; assert s['t_unpaired_s'] == 0, s" || fail "1f1b has no unpaired chunks"
 # Memory: ZeRO-3 model states fall as 1/DP.
 m8=$("$CHALK" train memory -m llama-3.1-70b -H h100-sxm --dp 8 --zero 3 -B 64 --json) || fail "train memory --json"
 m16=$("$CHALK" train memory -m llama-3.1-70b -H h100-sxm --dp 16 --zero 3 -B 64 --json) || fail "train memory --json dp16"

@@ -101,6 +101,17 @@ inline constexpr double kLossBytesForward = 6, kLossBytesBackward = 6;
 /// HBM bytes of the loss over `logits` elements, forward or backward.
 double loss_hbm_bytes(double logits, bool backward);
 
+/// HBM bytes of one optimizer step over `owned_params` parameters (those whose optimizer
+/// states the chip keeps: every parameter it holds under ZeRO-0, its 1/DP shard from ZeRO-1
+/// on, ZeRO 5.1), per parameter: the gradient-norm pass of gradient clipping reads the
+/// gradient (Megatron-LM clip_grads.py: multi_tensor_l2norm over the main grads), AdamW reads
+/// it again, reads and writes the fp32 master weight and both moments (Loshchilov and Hutter
+/// 2019 Algorithm 2; apex FusedAdam: p, m, v read and written in one pass) and writes the
+/// working weight: 2 g + 2 optimizer + w bytes (adam18 2x4 + 2x12 + 2 = 34; adam16 30;
+/// adam-bf16-moments 26). Not counted: the clipping's rescale pass (only when the norm
+/// exceeds the threshold) and the norm's scalar all-reduce (microseconds).
+double optimizer_hbm_bytes(const StateBytes& state, double owned_params);
+
 /// Compute time lost while a collective of `hidden` seconds runs hidden behind compute: its
 /// kernels hold `sm_fraction` of the SMs, so the compute progresses at 1 - sm_fraction
 /// meanwhile and finishes hidden x sm_fraction later (DeepSeek-V3 report 3.2.2: 20 of 132
@@ -131,8 +142,20 @@ BusiestStage busiest_stage(const TrainingCosts& c, const TrainingPlan& p, const 
 /// 2.2, Narayanan 2021 2.2.1); interleaved (p-1)(t_f+t_b)/v (Narayanan 2.2.2); ZB-H1
 /// (p-1)(t_f + t_b - 2 t_w) (Qi et al. 2023: (p-1)(T_F + T_B - T_W) with T_B the input
 /// gradient only); ZB-V 0; DualPipe (p/2 - 1)(t_f + t_b + t_b - 3 t_w) (DeepSeek-V3
-/// Table 2, F&B taken as t_f + t_b). 0 when p = 1.
+/// Table 2, F&B taken as t_f + t_b; training_step passes dualpipe_bubble the lone chunk's
+/// backward and weight GEMMs instead). 0 when p = 1.
 Seconds pipeline_bubble(PipelineSchedule s, int64_t p, int64_t m, int64_t v, Seconds t_f, Seconds t_b, Seconds t_w);
+
+/// DualPipe's bubble (p/2 - 1)(F&B + B - 3W) (DeepSeek-V3 report Table 2; deepseek-ai/DualPipe
+/// README): t_fb a forward and a backward chunk overlapped, t_b a full backward chunk, t_w
+/// its weight-gradient part, all per microbatch on one rank. 0 when p <= 1; never negative.
+Seconds dualpipe_bubble(int64_t p, Seconds t_fb, Seconds t_b, Seconds t_w);
+
+/// Forward chunks (and as many backward chunks) that run unpaired on DualPipe's rank 0 in a
+/// step of m microbatches over p ranks: 3p/2 - 1 (deepseek-ai/DualPipe dualpipe.py,
+/// DualPipe.step: forwards (p - 2) + 2 + (p/2 - 1) in steps 1-3, backwards (p/2 - 1) x 3
+/// + 2 in steps 3, 5-7; rank r has 3p/2 - r - 1), at most m. 0 when p <= 1.
+int64_t dualpipe_unpaired_chunks(int64_t p, int64_t m);
 
 /// One training step on the busiest pipeline stage (busiest_stage).
 struct TrainingStep {
@@ -144,11 +167,16 @@ struct TrainingStep {
   Seconds t_tp, t_cp, t_ep, t_pp;  ///< communication per microbatch, before overlap
   Seconds t_cp_exposed, t_ep_exposed, t_pp_exposed;
   // Per step.
-  Seconds t_pipeline;         ///< m (t_f + t_b) + bubble
+  /// DualPipe only: chunks that run unpaired in warm-up and cool-down (dualpipe_unpaired_chunks),
+  /// one such forward and backward chunk alone (all SMs, EP and PP exposed), and what they
+  /// add over pairing: unpaired x (alone_f + alone_b - t_f - t_b) per step (0 otherwise).
+  int64_t unpaired_chunks = 0;
+  Seconds t_forward_alone, t_backward_alone, t_unpaired;
+  Seconds t_pipeline;         ///< m (t_f + t_b) + t_unpaired + bubble
   Seconds t_bubble;
   double bubble_fraction = 0; ///< bubble / (m (t_f + t_b)), Narayanan's convention
   Seconds t_dp, t_dp_exposed; ///< gradient reduce (and ZeRO-3 gathers), all of it and the part not hidden
-  Seconds t_optimizer;        ///< the optimizer update streaming the states through HBM
+  Seconds t_optimizer;        ///< grad-norm pass + AdamW over the owned parameters at the HBM rate (optimizer_hbm_bytes)
   /// Compute lost to the SMs that hidden collectives hold (sm_contention): the DP reduce or
   /// ZeRO gathers per step (added to the step), the CP ring per step (inside t_pipeline).
   Seconds t_dp_sm_contention, t_cp_sm_contention;
