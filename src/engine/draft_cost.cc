@@ -30,6 +30,9 @@ Deployment::MtpModule mtp_module(const ModelSpec& m, const WeightFormats& f, con
   mtp.params_total = pc.total() + projection;
   const Bytes all = weight_bytes(one, f);
   Bytes always = all - Bytes(pc.embedding * bytes_per_element(f.embedding)) + Bytes(projection * bytes_per_element(f.attention));
+  mtp.weight_bytes_attention = Bytes((pc.attention + projection) * bytes_per_element(f.attention));
+  mtp.weight_bytes_head = Bytes(pc.lm_head * bytes_per_element(f.embedding));
+  mtp.weight_bytes_replicated = Bytes((pc.router + pc.norms) * bytes_per_element(f.router));
   mtp.attention_group = static_cast<int>(m.groups.size()) - 1;
   if (m.groups.back().ffn.kind == FfnKind::moe && !moe.empty()) {
     mtp.moe_group = static_cast<int>(moe.size()) - 1;
@@ -41,7 +44,7 @@ Deployment::MtpModule mtp_module(const ModelSpec& m, const WeightFormats& f, con
   return mtp;
 }
 
-DraftPass draft_pass(const Deployment& dep, const DecodeLevers& l, double batch, int64_t context) {
+DraftPass draft_pass(const Deployment& dep, const DecodeLevers& l, double batch, int64_t context, bool by_layout) {
   DraftPass p;
   const double n = d(dep.n_chips);
   if (l.drafter == Drafter::mtp) {
@@ -51,11 +54,23 @@ DraftPass draft_pass(const Deployment& dep, const DecodeLevers& l, double batch,
     p.flops = batch * (m.matmul_flops_per_token + a.decode_flops_per_attended * s);
     p.kv_bytes = batch * a.kv_bytes_per_token * s;
     p.weight_bytes_total = m.weight_bytes_always.value();
-    p.weight_bytes_busiest = m.weight_bytes_always.value() / n;
+    // The plain roofline spreads every weight over the chips. Under a layout the module is
+    // sharded as the main model's layers are (overhead.cc): with data-parallel attention
+    // (tp_attention 1) every chip reads the module's whole attention and LM head.
+    const bool laid_out = by_layout && dep.mechanisms.enabled;
+    const ParallelLayout& L = dep.mechanisms.layout;
+    if (laid_out) {
+      const Bytes ffn = m.weight_bytes_always - m.weight_bytes_attention - m.weight_bytes_head - m.weight_bytes_replicated;
+      p.weight_bytes_busiest = ((m.weight_bytes_attention + m.weight_bytes_head) / d(L.tp_attention) + ffn / d(L.tp_ffn) + m.weight_bytes_replicated).value();
+    } else {
+      p.weight_bytes_busiest = m.weight_bytes_always.value() / n;
+    }
     if (m.moe_group >= 0) {
       const auto& g = dep.moe[static_cast<std::size_t>(m.moe_group)];
       p.weight_bytes_total += g.bytes_per_expert.value() * expected_experts_touched(g.n_experts, g.top_k, batch);
-      p.weight_bytes_busiest += g.bytes_per_expert.value() * busiest_chip_experts(g.routing, batch, dep.n_chips);
+      const int64_t ranks = laid_out ? L.ep : dep.n_chips;
+      const double split = laid_out ? d(L.tp_expert) : 1.0;
+      p.weight_bytes_busiest += g.bytes_per_expert.value() * busiest_chip_experts(g.routing, batch, ranks) / split;
     }
     p.kernels = d(m.kernels);
   } else if (l.drafter == Drafter::model) {

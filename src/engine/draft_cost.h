@@ -20,8 +20,10 @@ struct DraftPass {
 /// MTP: one module (Deployment::mtp) at `batch` tokens: the block's attention over its
 /// group's window, its routed experts touched by `batch` tokens. A draft model:
 /// DraftModelCost scaled by the batch, its weights spread evenly over the chips. Zero for
-/// Drafter::none.
-DraftPass draft_pass(const Deployment& d, const DecodeLevers& l, double batch, int64_t context);
+/// Drafter::none. `by_layout` (the engine step; needs d.mechanisms.enabled) shards the MTP
+/// module's weights by the resolved layout as the main model's layers are; otherwise they
+/// are spread evenly over the chips (the plain roofline).
+DraftPass draft_pass(const Deployment& d, const DecodeLevers& l, double batch, int64_t context, bool by_layout = false);
 
 /// Deployment::mtp for model `m` in formats `f`, its routed experts being moe[i] when the
 /// last layer group is an MoE group (make_deployment fills moe first).

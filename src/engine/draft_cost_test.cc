@@ -82,11 +82,45 @@ TEST(Drafting, EngineStepAddsEachPassWithItsKernelFloor) {
   const DecodeStep plain = decode_step(d, 4, 4096, free_drafts);
   const DecodeStep drafted = decode_step(d, 4, 4096, mtp(2, 2.0));
   // Two drafts: two passes, each its roofline time + 23 kernels x 6.3 us = 144.9 us.
-  const detail::DraftPass p = detail::draft_pass(d, mtp(2, 2.0), 4, 4096);
+  const detail::DraftPass p = detail::draft_pass(d, mtp(2, 2.0), 4, 4096, true);  // sharded by the layout, as the engine runs it
   const double pass = std::max(p.flops / d.flops_effective.value(), (p.weight_bytes_busiest * 8 + p.kv_bytes) / d.hbm_effective.value());
   EXPECT_NEAR(drafted.t_draft.value(), 2 * (pass + 23 * 6.3e-6), 1e-12);
   EXPECT_NEAR(drafted.t_step.value(), plain.t_step.value() + drafted.t_draft.value(), 1e-12);
   EXPECT_GT(drafted.t_draft.value(), 2 * 144.9e-6);
+}
+
+TEST(Drafting, MtpUnderDataParallelAttentionReadsItsWholeAttentionOnEveryChip) {
+  // DeepSeek-V3 (fp8 body, bf16 head) on 8 H200 with data-parallel attention (TP1) and EP8:
+  // every rank holds the MTP module's attention and LM head whole, as it does the main
+  // model's, so the busiest chip's draft pass reads attention 187,105,280 + projection
+  // 102,760,448 at 1 B, the head 926,679,040 x 2 B = 1,853,358,080 B, the shared expert
+  // 44,040,192 B over the FFN's TP group, router and norms (bf16) on every chip, and its
+  // 3.486 routed experts (group-limited, one token) at 44,040,192 B each: about 2.35 GB,
+  // where spreading the module evenly over 8 chips said 0.43 GB.
+  DeploymentOptions o;
+  o.n_chips = 8;
+  o.mechanisms.enabled = true;
+  o.mechanisms.layout.tp_attention = 1;
+  o.mechanisms.layout.ep = 8;
+  const Deployment d = make_deployment(load_model("deepseek-v3"), load_system("h200"), o);
+  ASSERT_EQ(d.mechanisms.layout.tp_attention, 1);
+  ASSERT_EQ(d.mechanisms.layout.ep, 8);
+  EXPECT_NEAR(d.mtp.weight_bytes_attention.value(), 187105280.0 + 102760448.0, 1e-4 * 289865728.0);  // + the checkpoint's scales
+  EXPECT_DOUBLE_EQ(d.mtp.weight_bytes_head.value(), 1853358080.0);
+  EXPECT_NEAR(d.mtp.weight_bytes_replicated.value(), 2 * 1835008.0, 0.1e6);  // + the block's norms
+  const double ffn = (d.mtp.weight_bytes_always - d.mtp.weight_bytes_attention - d.mtp.weight_bytes_head - d.mtp.weight_bytes_replicated).value();
+  EXPECT_NEAR(ffn, 44040192.0, 2e-3 * 44040192.0);  // the shared expert, + scales
+  const double shared = ffn / static_cast<double>(d.mechanisms.layout.tp_ffn);
+  EXPECT_NEAR(d.moe[0].bytes_per_expert.value(), 44040192.0, 1e-3 * 44040192.0);  // + block scales
+  const double experts = d.moe[0].bytes_per_expert.value() * busiest_chip_experts(d.moe[0].routing, 1, 8);
+  const detail::DraftPass p = detail::draft_pass(d, mtp(1, 1.85), 1, 0, true);
+  EXPECT_NEAR(p.weight_bytes_busiest, d.mtp.weight_bytes_attention.value() + 1853358080.0 + shared + d.mtp.weight_bytes_replicated.value() + experts, 1.0);
+  EXPECT_GT(p.weight_bytes_busiest, 2.3e9);
+  // The plain roofline (the lower bound shown beside the engine step) keeps the lecture's
+  // even spread.
+  EXPECT_NEAR(detail::draft_pass(d, mtp(1, 1.85), 1, 0).weight_bytes_busiest, d.mtp.weight_bytes_always.value() / 8 + experts, 1.0);
+  const detail::DraftPass even = detail::draft_pass(place("deepseek-v3", "h200", 8, false), mtp(1, 1.85), 1, 0);
+  EXPECT_NEAR(even.weight_bytes_busiest, d.mtp.weight_bytes_always.value() / 8 + experts, 1.0);
 }
 
 TEST(Drafting, DraftModelPassReadsAllItsWeights) {

@@ -259,9 +259,10 @@ TEST(Validate, MedianErrorDoesNotGetWorse) {
   // which chalk does not model.
   EXPECT_LE(summary(r, "decode", "fully specified").median_abs, 0.084);
   EXPECT_LE(summary(r, "all", "fully specified").median_abs, 0.098);
-  // The tails too: 90th percentiles decode 32.5%, prefill 66.6% (121.1% before the same
+  // The tails too: 90th percentiles decode 32.0% (32.5% before the MTP pass read its
+  // attention whole on every chip under data-parallel attention), prefill 66.6% (121.1% before the same
   // change), serving 26.9%.
-  EXPECT_LE(summary(r, "decode").p90_abs, 0.326);
+  EXPECT_LE(summary(r, "decode").p90_abs, 0.320);
   EXPECT_LE(summary(r, "prefill").p90_abs, 0.667);
   EXPECT_LE(summary(r, "serving").p90_abs, 0.270);
   // And the mechanisms beat the plain roofline on every kind.

@@ -86,6 +86,10 @@ struct Deployment {
   struct MtpModule {
     double matmul_flops_per_token = 0;  ///< 2 x (block's active matmul params + 2 d^2 + LM head)
     Bytes weight_bytes_always;          ///< block without its routed experts, + projection + LM head
+    /// Parts of weight_bytes_always a layout shards differently (as the main model's step):
+    /// attention with the projection and the LM head over the attention TP group, router
+    /// and norms on every chip, the rest (dense FFN or shared experts) over the FFN TP group.
+    Bytes weight_bytes_attention, weight_bytes_head, weight_bytes_replicated;
     int moe_group = -1;                 ///< index into moe of its routed experts (-1: a dense block)
     int attention_group = 0;            ///< index into attention of its attention
     double params_total = 0;            ///< every parameter of the module, its routed experts and own embedding included
