@@ -106,7 +106,8 @@ std::vector<double> conditional_max(const std::vector<int64_t>& blocks) {
 struct DrawChain {
   int64_t n = 0, k = 0;
   std::vector<std::vector<double>> step;  // step[t][j]
-  std::vector<double> p;                  // P(t distinct) now
+  std::vector<double> p;                  // P(t distinct) now; zero outside [lo, hi]
+  int64_t lo = 0, hi = 0;
   DrawChain(int64_t n_, int64_t k_) : n(n_), k(k_), step(static_cast<std::size_t>(n_) + 1), p(static_cast<std::size_t>(n_) + 1, 0) {
     p[0] = 1;
     const double all = lchoose(n, k);
@@ -116,22 +117,33 @@ struct DrawChain {
         step[t][j] = std::exp(lchoose(n - t, j) + lchoose(t, k - j) - all);
       }
     }
+    q_.assign(p.size(), 0);
   }
   void advance() {
-    std::vector<double> q(p.size(), 0);
-    for (int64_t t = 0; t <= n; ++t) {
+    // Only the band [lo, hi] can hold mass, so a step costs the band's width, not n (start-up:
+    // a decode's batches advance each chain up to a thousand times; issue 11).
+    int64_t first = -1, last = -1;
+    for (int64_t t = lo; t <= hi; ++t) {
       // Negligible mass is not carried: at most (n + 1) 1e-30 is lost per draw, far below
       // the 1e-13 the table is exact to, and the chain's support stays a narrow band.
       if (p[t] < 1e-30) continue;
-      for (int64_t j = 0; j <= k && t + j <= n; ++j) q[t + j] += p[t] * step[t][j];
+      if (first < 0) first = t;
+      last = t;
+      for (int64_t j = 0; j <= k && t + j <= n; ++j) q_[t + j] += p[t] * step[t][j];
     }
-    p.swap(q);
+    std::fill(p.begin() + lo, p.begin() + hi + 1, 0.0);
+    p.swap(q_);
+    lo = first < 0 ? 0 : first;
+    hi = first < 0 ? 0 : std::min(n, last + k);
   }
   double expect(const std::vector<double>& g) const {
     double s = 0;
-    for (std::size_t t = 0; t < p.size(); ++t) s += p[t] * g[t];
+    for (int64_t t = lo; t <= hi; ++t) s += p[t] * g[t];
     return s;
   }
+
+ private:
+  std::vector<double> q_;  // the next step's P, all zero between steps
 };
 
 /// h[T], the busiest chip's expected touched experts after T tokens (see
