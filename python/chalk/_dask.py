@@ -8,13 +8,29 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _chalk
-from ._sweep import (_OUT_TYPES, _Spec, _floats, _frame_inputs, _frame_keys, _ints, _product_size,
-                     _product_slice, assemble, pd, roofline_sweep)
+from ._sweep import (_OUT_TYPES, _Spec, _floats, _frame_inputs, _frame_keys, _ints, _product_columns, _product_size,
+                     _product_slice, assemble, pd, roofline_sweep, with_results)
 
 
 def _partitions(n: int, parts: int) -> List[Tuple[int, int]]:
     step = max(1, -(-n // max(1, parts)))
     return [(s, min(n, s + step)) for s in range(0, n, step)]
+
+
+#: the most rows of a roofline partition by default: its 11 result arrays (74 B a row, 4.8 MB
+#: in all) then come from memory the process has already touched. Larger ones (a million
+#: rows in two partitions) cost 2-3x the C++ sweep's CPU in page faults on fresh arrays, on
+#: the worker and again where they are received; fewer, larger partitions also leave a worker
+#: idle when their costs differ (an MoE model's points cost several times a dense one's).
+ROWS_PER_PARTITION = 65_536
+
+
+def _roofline_partitions(n: int, npartitions: Optional[int], workers: int) -> List[Tuple[int, int]]:
+    """npartitions partitions of n rows, or by default at least two per worker and at most
+    ROWS_PER_PARTITION rows each."""
+    if npartitions is None:
+        npartitions = max(2 * workers, -(-n // ROWS_PER_PARTITION))
+    return _partitions(n, npartitions)
 
 
 def dask_sweep(points: Any, fn: Callable[..., "pd.DataFrame"] = roofline_sweep, *, npartitions: Optional[int] = None,
@@ -49,12 +65,10 @@ def dask_sweep(points: Any, fn: Callable[..., "pd.DataFrame"] = roofline_sweep, 
     try:
         if direct is None:
             direct = client is None or getattr(client, "direct_to_workers", None) is not False
-        if npartitions is None:
-            workers = len(client.scheduler_info()["workers"]) if client is not None else (os.cpu_count() or 1)
-            npartitions = 2 * max(1, workers)
+        workers = max(1, len(client.scheduler_info()["workers"]) if client is not None else (os.cpu_count() or 1))
         if fn is roofline_sweep:
-            return _roofline_on_dask(points, npartitions, client, direct, kwargs)
-        return _fn_on_dask(points, fn, npartitions, client, direct, kwargs)
+            return _roofline_on_dask(points, npartitions, workers, client, direct, kwargs)
+        return _fn_on_dask(points, fn, npartitions or 2 * workers, client, direct, kwargs)
     finally:
         if own is not None:
             own.close()
@@ -89,23 +103,26 @@ def _run(client: Any, direct: bool, task: Callable[[Any], Any], args: Sequence[A
     return out, here
 
 
-def _roofline_on_dask(points: Any, npartitions: int, client: Any, direct: bool, kwargs: Dict[str, Any]) -> "pd.DataFrame":
+def _roofline_on_dask(points: Any, npartitions: Optional[int], workers: int, client: Any, direct: bool,
+                      kwargs: Dict[str, Any]) -> "pd.DataFrame":
     options = dict(kwargs)
     model, hardware, chips = options.pop("model", None), options.pop("hardware", None), options.pop("chips", None)
     if isinstance(points, dict):
         lists = {k: list(v) for k, v in points.items()}
         n = _product_size(lists)
         spec = _Spec(list(lists), model, hardware, chips, options)
-        # The workers sweep their partitions while this process builds the grid's columns.
-        bounds = _partitions(n, npartitions)
-        out, df = _run(client, direct, _ProductSweep(lists, spec), bounds, bounds, n, local=lambda: _product_slice(lists, 0, n))
-        return assemble(df, out, copy=False)
+        # The workers sweep their partitions while this process builds the grid's columns;
+        # the DataFrame is made once, of those columns and the joined results, copying none.
+        bounds = _roofline_partitions(n, npartitions, workers)
+        out, columns = _run(client, direct, _ProductSweep(lists, spec), bounds, bounds, n,
+                            local=lambda: _product_columns(lists, 0, n))
+        return with_results(columns, out, pd.RangeIndex(0, n))
     df = points if isinstance(points, pd.DataFrame) else pd.DataFrame(points)
     spec = _Spec(list(df.columns), model, hardware, chips, options)
     codes, levels = _frame_keys(df, spec.group_by)
     if len(df) == 0:
         return assemble(df, spec.evaluate(_frame_inputs(df, slice(None)), 0, codes, levels))
-    bounds = _partitions(len(df), npartitions)
+    bounds = _roofline_partitions(len(df), npartitions, workers)
     chunks = [(_frame_inputs(df, slice(a, b)), None if codes is None else codes[a:b], a) for a, b in bounds]
     if client is not None:
         chunks = client.scatter(chunks, direct=direct)

@@ -100,3 +100,14 @@ def test_a_product_with_kept_figures_prices_and_default_chips_equals_the_serial_
     kept = serial["compute_tflop_per_s"].isna()  # h100-sxm's own 989.4 TFLOP/s: slower than 500 nowhere
     assert kept.any() and (serial.loc[kept, "t_compute_ms"].to_numpy() < serial.loc[~kept, "t_compute_ms"].to_numpy()).all()
     pd.testing.assert_frame_equal(chalk.dask_sweep(lists, npartitions=5, hardware="h100-sxm"), serial)
+
+
+def test_default_roofline_partitions_are_small_enough_to_reuse_memory_and_two_per_worker():
+    from chalk._dask import ROWS_PER_PARTITION, _roofline_partitions
+    assert ROWS_PER_PARTITION == 65_536
+    # 957,372 points (bench_python.py's grid): ceil(957,372 / 65,536) = 15 partitions of
+    # ceil(957,372 / 15) = 63,825 rows, more than 2 per worker on 2 workers.
+    parts = _roofline_partitions(957_372, None, 2)
+    assert len(parts) == 15 and parts[0] == (0, 63_825) and parts[-1] == (14 * 63_825, 957_372)
+    assert _roofline_partitions(100, None, 3) == [(0, 17), (17, 34), (34, 51), (51, 68), (68, 85), (85, 100)]
+    assert _roofline_partitions(100, 2, 8) == [(0, 50), (50, 100)]  # npartitions given: kept
