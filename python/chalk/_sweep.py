@@ -293,12 +293,15 @@ def assemble(df: "pd.DataFrame", out: Dict[str, np.ndarray], copy: bool = True) 
     """The points with the result columns (_RESULT_COLUMNS) of the raw arrays ``out`` added,
     as roofline_sweep returns them; a non-unique index becomes 0..n-1. ``copy=False`` uses
     the columns of ``df`` itself (a grid nobody else holds)."""
-    base = df.reset_index(drop=True) if not df.index.is_unique else df.copy() if copy else df
+    base = df if df.index.is_unique else df.reset_index(drop=True)
     if not base.columns.is_unique:  # a dict cannot hold them: add the results one by one
+        base = base.copy() if base is df and copy else base
         for c, v in result_columns(out).items():
             base[c] = v
         return base
-    result = with_results({c: base[c] for c in base.columns}, out, base.index)
+    # Column by column: DataFrame.copy() would also consolidate them (a second copy).
+    fresh = copy and base is df
+    result = with_results({c: base[c].copy() if fresh else base[c] for c in base.columns}, out, base.index)
     result.columns.name = base.columns.name
     return result
 
