@@ -114,8 +114,9 @@ def main():
                 w0, c0 = client.run(cpu_s), cpu_s()
                 t = median(run, a.repeat)
                 w1, c1 = client.run(cpu_s), cpu_s()
+                label = f"{w} worker thread(s)" if kind == "threads" else f"{w} worker process(es)"
                 workers = "" if kind == "threads" else ", workers " + " + ".join(f"{(w1[k] - w0[k]) / a.repeat:.3f}" for k in w1)
-                print(f"dask_sweep, {n:,} points, LocalCluster of {w} worker {kind[:-2] if kind == "processes" else kind[:-1]}(s): {t:.3f} s "
+                print(f"dask_sweep, {n:,} points, LocalCluster of {label}: {t:.3f} s "
                       f"(the one-core sweep / this: {t_sweep / t:.2f}, grid + sweep / this: {t_both / t:.2f}; ideal {w}); "
                       f"CPU s per run: this process {(c1 - c0) / a.repeat:.3f}{workers}")
     print(f"(load average {os.getloadavg()[0]:.1f} on {cores} cores at the end)")

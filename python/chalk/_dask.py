@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _chalk
 from ._sweep import (_OUT_TYPES, _Spec, _floats, _frame_inputs, _frame_keys, _ints, _product_columns, _product_size,
-                     _product_slice, assemble, pd, roofline_sweep, with_results)
+                     _product_slice, assemble, packed_outputs, pd, roofline_sweep, with_results)
 
 
 def _partitions(n: int, parts: int) -> List[Tuple[int, int]]:
@@ -17,12 +17,12 @@ def _partitions(n: int, parts: int) -> List[Tuple[int, int]]:
     return [(s, min(n, s + step)) for s in range(0, n, step)]
 
 
-#: the most rows of a roofline partition by default: its 11 result arrays (74 B a row, 4.8 MB
-#: in all) then come from memory the process has already touched. Larger ones (a million
-#: rows in two partitions) cost 2-3x the C++ sweep's CPU in page faults on fresh arrays, on
-#: the worker and again where they are received; fewer, larger partitions also leave a worker
-#: idle when their costs differ (an MoE model's points cost several times a dense one's).
-ROWS_PER_PARTITION = 65_536
+#: the most rows of a roofline partition by default (its results: 74 B a row, 9.7 MB, one
+#: buffer, see packed_outputs). Fewer, larger partitions leave a worker idle at the end when
+#: their costs differ (an MoE model's points cost several times a dense one's, and the
+#: models are the grid's slowest axis); each partition costs about 3 ms of Dask's
+#: bookkeeping (10 ms across processes on the busy 2-core machine).
+ROWS_PER_PARTITION = 131_072
 
 
 def _roofline_partitions(n: int, npartitions: Optional[int], workers: int) -> List[Tuple[int, int]]:
@@ -77,8 +77,8 @@ def dask_sweep(points: Any, fn: Callable[..., "pd.DataFrame"] = roofline_sweep, 
 def _run(client: Any, direct: bool, task: Callable[[Any], Any], args: Sequence[Any], bounds: Sequence[Tuple[int, int]],
          n: int, local: Optional[Callable[[], Any]] = None):
     """task(arg) for each arg as one Dask task, its result arrays filling rows bounds[i] of
-    n; ``local`` runs here meanwhile. With a client each result is fetched as soon as it is
-    done (distributed.as_completed), so fetching overlaps sweeping. Returns (the joined
+    n; ``local`` runs here meanwhile. With a client the results are fetched as soon as they
+    are done (distributed.as_completed, in batches), so fetching overlaps sweeping. Returns (the joined
     arrays, local's result)."""
     out = {c: np.empty(n, dtype=t) for c, t in _OUT_TYPES}
 
@@ -92,9 +92,12 @@ def _run(client: Any, direct: bool, task: Callable[[Any], Any], args: Sequence[A
         futures = client.map(task, list(args), pure=False)
         where = {f.key: i for i, f in enumerate(futures)}
         here = local() if local is not None else None
-        for f in as_completed(futures):
-            put(where[f.key], client.gather(f, direct=direct))
-            f.release()  # the worker may drop it now
+        # The partitions done since the last fetch, fetched together: one gather (a who_has
+        # and one get_data per worker) for several rather than two round trips for each.
+        for batch in as_completed(futures).batches():
+            for f, r in zip(batch, client.gather(batch, direct=direct)):
+                put(where[f.key], r)
+                f.release()  # the worker may drop it now
         return out, here
     import dask
     here = local() if local is not None else None
@@ -156,7 +159,7 @@ class _ProductSweep:
         # models x systems x chips); C++ never reads the others' slots, which repeat one.
         some = resolved[met[0]] if met else None
         deployments = [resolved.get(code, some) for code in range(math.prod(len(v) for v in levels))] if met else []
-        out = {c: np.empty(stop - start, dtype=t) for c, t in _OUT_TYPES}
+        out = packed_outputs(stop - start)
         return _chalk.roofline_product_sweep(deployments, group_axes, columns, start, stop, out)
 
 
@@ -186,7 +189,7 @@ class _ColumnSweep:
 
     def __call__(self, chunk: Tuple[Dict[str, np.ndarray], Optional[np.ndarray], int]) -> Dict[str, np.ndarray]:
         cols, codes, first_row = chunk
-        return self.spec.evaluate(cols, len(cols["batch"]), codes, self.levels, first_row=first_row)
+        return self.spec.evaluate(cols, len(cols["batch"]), codes, self.levels, first_row=first_row, packed=True)
 
 
 def _fn_on_dask(points: Any, fn: Callable[..., Any], npartitions: int, client: Any, direct: bool,

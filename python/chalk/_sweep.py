@@ -171,6 +171,24 @@ _OUT_TYPES = (("t_compute_ms", float), ("t_weights_ms", float), ("t_kv_ms", floa
               ("cost_usd_per_mtok", float), ("bound_code", np.int8), ("memory_fits", bool), ("max_batch_at_context", np.int64))
 
 
+def packed_outputs(n: int) -> Dict[str, np.ndarray]:
+    """Empty result arrays (_OUT_TYPES) of n rows, all views of one buffer (74 B a row; the
+    8-byte columns first, so every view stays aligned). One buffer of 4 MB or more is one
+    allocation numpy asks the kernel to back with huge pages: a Dask worker process
+    returns its memory to the system after each partition (Dask's nanny sets
+    MALLOC_TRIM_THRESHOLD_=65536), so a partition's results are always fresh memory, and
+    eleven separate arrays under 4 MB each faulted in 4 kB pages (1.5-2x the C++ sweep's
+    CPU, measured)."""
+    types = sorted(_OUT_TYPES, key=lambda ct: -np.dtype(ct[1]).itemsize)
+    buffer = np.empty(sum(np.dtype(t).itemsize for _, t in types) * n, dtype=np.uint8)
+    out, offset = {}, 0
+    for c, t in types:
+        size = np.dtype(t).itemsize * n
+        out[c] = buffer[offset:offset + size].view(t)
+        offset += size
+    return {c: out[c] for c, _ in _OUT_TYPES}
+
+
 class _Spec:
     """What a roofline sweep needs besides its points: the checked column names, which of
     model / hardware / chips come from columns (``group_by``) and which from arguments
@@ -196,16 +214,17 @@ class _Spec:
         return _roofline_deployment(named["model"], named["hardware"], int(named["chips"] or 0), self.options)
 
     def evaluate(self, cols: Dict[str, np.ndarray], n: int, codes: Optional[np.ndarray], levels: Sequence[Sequence[Any]],
-                 first_row: int = 0) -> Dict[str, np.ndarray]:
+                 first_row: int = 0, packed: bool = False) -> Dict[str, np.ndarray]:
         """The raw result arrays (_OUT_TYPES) of n points. ``cols``: batch, context_tokens and
         the overrides as arrays; ``codes``: each point's (model, hardware, chips) as one
         mixed-radix code over ``levels`` (the values of each group_by column), None when
         none is a column. Rows of one code are evaluated by one C++ call: on views of the
         inputs and the outputs when they are few contiguous runs (a grid's usual layout),
         else gathered and scattered. ``first_row``: the
-        position of row 0 in the whole grid, for error messages."""
+        position of row 0 in the whole grid, for error messages; ``packed``: the results are
+        views of one buffer (packed_outputs), for a partition a worker returns."""
         resolved: Dict[int, Any] = {}
-        out = {c: np.empty(n, dtype=t) for c, t in _OUT_TYPES}
+        out = packed_outputs(n) if packed else {c: np.empty(n, dtype=t) for c, t in _OUT_TYPES}
         for code, rows in _groups(codes, n):
             d = resolved.get(code)
             if d is None:
