@@ -16,7 +16,11 @@
    workers and is checked equal to the serial sweep. With each time, the CPU seconds spent
    by this process (client, the LocalCluster's scheduler, and thread workers) and by each
    worker process: on a busy machine the wall times say little, the CPU seconds still say
-   where the work went.
+   where the work went. The clusters are all started first, and each of the --repeat rounds
+   times the serial sweep and then every cluster, so that a ratio compares runs made under
+   the same load (the median of the rounds' ratios is printed), with the speed-up the
+   machine offered two processes of pure Python in that round (headroom): the ceiling of
+   any 2-worker speed-up then.
 Prints one line per figure: the median of --repeat runs (default 3), and the load average.
 """
 import argparse
@@ -58,6 +62,31 @@ def median_wall_cpu(fn, repeat):
     return statistics.median(walls), statistics.median(cpus)
 
 
+def spin(n):
+    """Pure Python work for the machine's parallel headroom (holds its process's GIL)."""
+    s = 0
+    for i in range(n):
+        s += i
+    return s
+
+
+def headroom(workers, n=5_000_000):
+    """How many times one process's work the machine gives `workers` processes right now:
+    the time of `workers` spins one after the other over their time in a process pool of
+    that size. On the shared development machine other sessions' compilers often leave less
+    than its 2 cores: this is the speed-up any cluster could show at that moment."""
+    import multiprocessing
+    t0 = time.perf_counter()
+    for _ in range(workers):
+        spin(n)
+    one_by_one = time.perf_counter() - t0
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        pool.map(spin, [10] * workers)  # started
+        t0 = time.perf_counter()
+        pool.map(spin, [n] * workers)
+        return one_by_one / (time.perf_counter() - t0)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--points", type=int, default=1_000_000)
@@ -90,35 +119,54 @@ def main():
     t_grid = median(lambda: chalk.grid(**lists), a.repeat)
     points = chalk.grid(**lists)
     n = len(points)
-    t_sweep, c_sweep = median_wall_cpu(lambda: chalk.roofline_sweep(points, hardware="h100-sxm"), a.repeat)
-    t_both = median(lambda: chalk.roofline_sweep(chalk.grid(**lists), hardware="h100-sxm"), a.repeat)
     print(f"grid of {n:,} points: {t_grid:.3f} s to build")
-    print(f"roofline_sweep, {n:,} points, one core: {t_sweep:.3f} s ({1e9 * t_sweep / n:.0f} ns per point; target 2 s per million; "
-          f"CPU {c_sweep:.3f} s); grid + sweep {t_both:.3f} s")
 
+    import contextlib
     import pandas as pd
     from distributed import Client, LocalCluster
     serial = chalk.roofline_sweep(points, hardware="h100-sxm")
     cores = os.cpu_count() or 1
-    for kind in [k for k in a.clusters.split(",") if k]:
-        for w in [int(x) for x in a.workers.split(",") if x]:
-            if w > cores:
-                print(f"dask_sweep on {w} workers: skipped ({cores} cores present)")
-                continue
-            with LocalCluster(n_workers=w, threads_per_worker=1, processes=kind == "processes", dashboard_address=None,
-                              silence_logs=50) as cluster, Client(cluster) as client:
-                run = lambda: chalk.dask_sweep(lists, client=client, hardware="h100-sxm")
-                got = run()  # warm: imports and deployments on every worker
+    # All clusters are started first, then each round times the serial sweep and every
+    # cluster one after the other, so that each ratio compares runs made under the same load.
+    setups = []
+    with contextlib.ExitStack() as stack:
+        for kind in [k for k in a.clusters.split(",") if k]:
+            for w in [int(x) for x in a.workers.split(",") if x]:
+                if w > cores:
+                    print(f"dask_sweep on {w} workers: skipped ({cores} cores present)")
+                    continue
+                cluster = stack.enter_context(LocalCluster(n_workers=w, threads_per_worker=1, processes=kind == "processes",
+                                                           dashboard_address=None, silence_logs=50))
+                client = stack.enter_context(Client(cluster))
+                got = chalk.dask_sweep(lists, client=client, hardware="h100-sxm")  # warm: imports, deployments
                 pd.testing.assert_frame_equal(got, serial)  # the same DataFrame as the serial sweep
                 del got
-                w0, c0 = client.run(cpu_s), cpu_s()
-                t = median(run, a.repeat)
-                w1, c1 = client.run(cpu_s), cpu_s()
                 label = f"{w} worker thread(s)" if kind == "threads" else f"{w} worker process(es)"
-                workers = "" if kind == "threads" else ", workers " + " + ".join(f"{(w1[k] - w0[k]) / a.repeat:.3f}" for k in w1)
-                print(f"dask_sweep, {n:,} points, LocalCluster of {label}: {t:.3f} s "
-                      f"(the one-core sweep / this: {t_sweep / t:.2f}, grid + sweep / this: {t_both / t:.2f}; ideal {w}); "
-                      f"CPU s per run: this process {(c1 - c0) / a.repeat:.3f}{workers}")
+                setups.append((label, kind, w, client, {"wall": [], "ratio": [], "ratio_both": [], "cpu": [], "workers": []}))
+        sweeps, boths, sweep_cpus, room = [], [], [], []
+        for _ in range(a.repeat):
+            t_sweep, c_sweep = median_wall_cpu(lambda: chalk.roofline_sweep(points, hardware="h100-sxm"), 1)
+            t_both = median(lambda: chalk.roofline_sweep(chalk.grid(**lists), hardware="h100-sxm"), 1)
+            sweeps.append(t_sweep), boths.append(t_both), sweep_cpus.append(c_sweep)
+            if "2" in a.workers.split(","):
+                room.append(headroom(2))
+            for label, kind, w, client, r in setups:
+                w0, c0 = client.run(cpu_s), cpu_s()
+                t = median(lambda: chalk.dask_sweep(lists, client=client, hardware="h100-sxm"), 1)
+                w1, c1 = client.run(cpu_s), cpu_s()
+                r["wall"].append(t), r["ratio"].append(t_sweep / t), r["ratio_both"].append(t_both / t)
+                r["cpu"].append(c1 - c0), r["workers"].append([w1[k] - w0[k] for k in w1])
+        med = statistics.median
+        print(f"roofline_sweep, {n:,} points, one core: {med(sweeps):.3f} s ({1e9 * med(sweeps) / n:.0f} ns per point; "
+              f"target 2 s per million; CPU {med(sweep_cpus):.3f} s); grid + sweep {med(boths):.3f} s")
+        if room:
+            print(f"the machine's headroom: 2 processes of pure Python ran {med(room):.2f}x one (the ceiling of a "
+                  f"2-worker speed-up under this load; {', '.join(f'{x:.2f}' for x in room)})")
+        for label, kind, w, client, r in setups:
+            workers = "" if kind == "threads" else ", workers " + " + ".join(f"{med(x):.3f}" for x in zip(*r["workers"]))
+            print(f"dask_sweep, {n:,} points, LocalCluster of {label}: {med(r['wall']):.3f} s (the one-core sweep / this: "
+                  f"{med(r['ratio']):.2f}, grid + sweep / this: {med(r['ratio_both']):.2f}; ideal {w}); CPU s per run: "
+                  f"this process {med(r['cpu']):.3f}{workers}")
     print(f"(load average {os.getloadavg()[0]:.1f} on {cores} cores at the end)")
 
 

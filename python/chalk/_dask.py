@@ -39,16 +39,18 @@ def dask_sweep(points: Any, fn: Callable[..., "pd.DataFrame"] = roofline_sweep, 
     """Evaluates ``fn(partition, **kwargs)`` (default roofline_sweep) over ``points`` on Dask workers.
 
     ``points``: a DataFrame of inputs, or a dict of lists whose Cartesian product is the grid
-    (grid(**points)). The grid is split into ``npartitions`` (default 2 per worker), each
-    evaluated as one task on a worker (``client.map``; without a client, dask.delayed tasks
-    or dask.dataframe ``map_partitions`` on the default scheduler), and the results are
+    (grid(**points)). The grid is split into ``npartitions`` (default 2 per worker; for
+    roofline_sweep at least that and at most ROWS_PER_PARTITION rows each), each evaluated
+    as one task on a worker (``client.map``; without a client, dask.delayed tasks or
+    dask.dataframe ``map_partitions`` on the default scheduler), and the results are
     gathered into one DataFrame equal to the serial ``fn(grid)``, index included.
 
-    For roofline_sweep only arrays travel: a product is built on the workers from its lists,
-    partition by partition, and only the columns the sweep reads (a DataFrame's are sliced
-    and scattered); the workers return the result columns as arrays, while the client
-    builds the grid's own columns, and the client joins them. Any other ``fn`` gets and
-    returns DataFrame partitions.
+    For roofline_sweep only arrays travel: a product is swept on the workers from its lists
+    (the small lists travel, not the grid), a DataFrame's input columns are sliced and
+    scattered; each worker returns its result columns as views of one buffer, fetched as
+    soon as partitions finish, while the client builds the grid's own columns, and the
+    DataFrame is made of those and the joined results without copying them. Any other
+    ``fn`` gets and returns DataFrame partitions.
 
     Runs on ``client`` (a distributed.Client, e.g. over a LocalCluster), or on a new client
     of the scheduler at ``address`` ("tcp://host:8786", closed afterwards), or else on the
