@@ -136,7 +136,7 @@ def main():
                     print(f"dask_sweep on {w} workers: skipped ({cores} cores present)")
                     continue
                 cluster = stack.enter_context(LocalCluster(n_workers=w, threads_per_worker=1, processes=kind == "processes",
-                                                           dashboard_address=None, silence_logs=50))
+                                                           dashboard_address=":0", silence_logs=50))
                 client = stack.enter_context(Client(cluster))
                 got = chalk.dask_sweep(lists, client=client, hardware="h100-sxm")  # warm: imports, deployments
                 pd.testing.assert_frame_equal(got, serial)  # the same DataFrame as the serial sweep
