@@ -8,13 +8,29 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _chalk
-from ._sweep import (_OUT_TYPES, _Spec, _floats, _frame_inputs, _frame_keys, _ints, _product_size,
-                     _product_slice, assemble, pd, roofline_sweep)
+from ._sweep import (_OUT_TYPES, _Spec, _floats, _frame_inputs, _frame_keys, _ints, _product_columns, _product_size,
+                     _product_slice, assemble, packed_outputs, pd, roofline_sweep, with_results)
 
 
 def _partitions(n: int, parts: int) -> List[Tuple[int, int]]:
     step = max(1, -(-n // max(1, parts)))
     return [(s, min(n, s + step)) for s in range(0, n, step)]
+
+
+#: the most rows of a roofline partition by default (its results: 74 B a row, 9.7 MB, one
+#: buffer, see packed_outputs). Fewer, larger partitions leave a worker idle at the end when
+#: their costs differ (an MoE model's points cost several times a dense one's, and the
+#: models are the grid's slowest axis); each partition costs about 3 ms of Dask's
+#: bookkeeping (10 ms across processes on the busy 2-core machine).
+ROWS_PER_PARTITION = 131_072
+
+
+def _roofline_partitions(n: int, npartitions: Optional[int], workers: int) -> List[Tuple[int, int]]:
+    """npartitions partitions of n rows, or by default at least two per worker and at most
+    ROWS_PER_PARTITION rows each."""
+    if npartitions is None:
+        npartitions = max(2 * workers, -(-n // ROWS_PER_PARTITION))
+    return _partitions(n, npartitions)
 
 
 def dask_sweep(points: Any, fn: Callable[..., "pd.DataFrame"] = roofline_sweep, *, npartitions: Optional[int] = None,
@@ -23,16 +39,18 @@ def dask_sweep(points: Any, fn: Callable[..., "pd.DataFrame"] = roofline_sweep, 
     """Evaluates ``fn(partition, **kwargs)`` (default roofline_sweep) over ``points`` on Dask workers.
 
     ``points``: a DataFrame of inputs, or a dict of lists whose Cartesian product is the grid
-    (grid(**points)). The grid is split into ``npartitions`` (default 2 per worker), each
-    evaluated as one task on a worker (``client.map``; without a client, dask.delayed tasks
-    or dask.dataframe ``map_partitions`` on the default scheduler), and the results are
+    (grid(**points)). The grid is split into ``npartitions`` (default 2 per worker; for
+    roofline_sweep at least that and at most ROWS_PER_PARTITION rows each), each evaluated
+    as one task on a worker (``client.map``; without a client, dask.delayed tasks or
+    dask.dataframe ``map_partitions`` on the default scheduler), and the results are
     gathered into one DataFrame equal to the serial ``fn(grid)``, index included.
 
-    For roofline_sweep only arrays travel: a product is built on the workers from its lists,
-    partition by partition, and only the columns the sweep reads (a DataFrame's are sliced
-    and scattered); the workers return the result columns as arrays, while the client
-    builds the grid's own columns, and the client joins them. Any other ``fn`` gets and
-    returns DataFrame partitions.
+    For roofline_sweep only arrays travel: a product is swept on the workers from its lists
+    (the small lists travel, not the grid), a DataFrame's input columns are sliced and
+    scattered; each worker returns its result columns as views of one buffer, fetched as
+    soon as partitions finish, while the client builds the grid's own columns, and the
+    DataFrame is made of those and the joined results without copying them. Any other
+    ``fn`` gets and returns DataFrame partitions.
 
     Runs on ``client`` (a distributed.Client, e.g. over a LocalCluster), or on a new client
     of the scheduler at ``address`` ("tcp://host:8786", closed afterwards), or else on the
@@ -49,12 +67,10 @@ def dask_sweep(points: Any, fn: Callable[..., "pd.DataFrame"] = roofline_sweep, 
     try:
         if direct is None:
             direct = client is None or getattr(client, "direct_to_workers", None) is not False
-        if npartitions is None:
-            workers = len(client.scheduler_info()["workers"]) if client is not None else (os.cpu_count() or 1)
-            npartitions = 2 * max(1, workers)
+        workers = max(1, len(client.scheduler_info()["workers"]) if client is not None else (os.cpu_count() or 1))
         if fn is roofline_sweep:
-            return _roofline_on_dask(points, npartitions, client, direct, kwargs)
-        return _fn_on_dask(points, fn, npartitions, client, direct, kwargs)
+            return _roofline_on_dask(points, npartitions, workers, client, direct, kwargs)
+        return _fn_on_dask(points, fn, npartitions or 2 * workers, client, direct, kwargs)
     finally:
         if own is not None:
             own.close()
@@ -63,8 +79,8 @@ def dask_sweep(points: Any, fn: Callable[..., "pd.DataFrame"] = roofline_sweep, 
 def _run(client: Any, direct: bool, task: Callable[[Any], Any], args: Sequence[Any], bounds: Sequence[Tuple[int, int]],
          n: int, local: Optional[Callable[[], Any]] = None):
     """task(arg) for each arg as one Dask task, its result arrays filling rows bounds[i] of
-    n; ``local`` runs here meanwhile. With a client each result is fetched as soon as it is
-    done (distributed.as_completed), so fetching overlaps sweeping. Returns (the joined
+    n; ``local`` runs here meanwhile. With a client the results are fetched as soon as they
+    are done (distributed.as_completed, in batches), so fetching overlaps sweeping. Returns (the joined
     arrays, local's result)."""
     out = {c: np.empty(n, dtype=t) for c, t in _OUT_TYPES}
 
@@ -78,9 +94,12 @@ def _run(client: Any, direct: bool, task: Callable[[Any], Any], args: Sequence[A
         futures = client.map(task, list(args), pure=False)
         where = {f.key: i for i, f in enumerate(futures)}
         here = local() if local is not None else None
-        for f in as_completed(futures):
-            put(where[f.key], client.gather(f, direct=direct))
-            f.release()  # the worker may drop it now
+        # The partitions done since the last fetch, fetched together: one gather (a who_has
+        # and one get_data per worker) for several rather than two round trips for each.
+        for batch in as_completed(futures).batches():
+            for f, r in zip(batch, client.gather(batch, direct=direct)):
+                put(where[f.key], r)
+                f.release()  # the worker may drop it now
         return out, here
     import dask
     here = local() if local is not None else None
@@ -89,23 +108,26 @@ def _run(client: Any, direct: bool, task: Callable[[Any], Any], args: Sequence[A
     return out, here
 
 
-def _roofline_on_dask(points: Any, npartitions: int, client: Any, direct: bool, kwargs: Dict[str, Any]) -> "pd.DataFrame":
+def _roofline_on_dask(points: Any, npartitions: Optional[int], workers: int, client: Any, direct: bool,
+                      kwargs: Dict[str, Any]) -> "pd.DataFrame":
     options = dict(kwargs)
     model, hardware, chips = options.pop("model", None), options.pop("hardware", None), options.pop("chips", None)
     if isinstance(points, dict):
         lists = {k: list(v) for k, v in points.items()}
         n = _product_size(lists)
         spec = _Spec(list(lists), model, hardware, chips, options)
-        # The workers sweep their partitions while this process builds the grid's columns.
-        bounds = _partitions(n, npartitions)
-        out, df = _run(client, direct, _ProductSweep(lists, spec), bounds, bounds, n, local=lambda: _product_slice(lists, 0, n))
-        return assemble(df, out, copy=False)
+        # The workers sweep their partitions while this process builds the grid's columns;
+        # the DataFrame is made once, of those columns and the joined results, copying none.
+        bounds = _roofline_partitions(n, npartitions, workers)
+        out, columns = _run(client, direct, _ProductSweep(lists, spec), bounds, bounds, n,
+                            local=lambda: _product_columns(lists, 0, n))
+        return with_results(columns, out, pd.RangeIndex(0, n))
     df = points if isinstance(points, pd.DataFrame) else pd.DataFrame(points)
     spec = _Spec(list(df.columns), model, hardware, chips, options)
     codes, levels = _frame_keys(df, spec.group_by)
     if len(df) == 0:
         return assemble(df, spec.evaluate(_frame_inputs(df, slice(None)), 0, codes, levels))
-    bounds = _partitions(len(df), npartitions)
+    bounds = _roofline_partitions(len(df), npartitions, workers)
     chunks = [(_frame_inputs(df, slice(a, b)), None if codes is None else codes[a:b], a) for a, b in bounds]
     if client is not None:
         chunks = client.scatter(chunks, direct=direct)
@@ -139,7 +161,7 @@ class _ProductSweep:
         # models x systems x chips); C++ never reads the others' slots, which repeat one.
         some = resolved[met[0]] if met else None
         deployments = [resolved.get(code, some) for code in range(math.prod(len(v) for v in levels))] if met else []
-        out = {c: np.empty(stop - start, dtype=t) for c, t in _OUT_TYPES}
+        out = packed_outputs(stop - start)
         return _chalk.roofline_product_sweep(deployments, group_axes, columns, start, stop, out)
 
 
@@ -169,7 +191,7 @@ class _ColumnSweep:
 
     def __call__(self, chunk: Tuple[Dict[str, np.ndarray], Optional[np.ndarray], int]) -> Dict[str, np.ndarray]:
         cols, codes, first_row = chunk
-        return self.spec.evaluate(cols, len(cols["batch"]), codes, self.levels, first_row=first_row)
+        return self.spec.evaluate(cols, len(cols["batch"]), codes, self.levels, first_row=first_row, packed=True)
 
 
 def _fn_on_dask(points: Any, fn: Callable[..., Any], npartitions: int, client: Any, direct: bool,

@@ -102,6 +102,13 @@ def _axis_column(values: np.ndarray, stride: int, start: int, stop: int) -> np.n
 
 def _product_slice(lists: Dict[str, Sequence[Any]], start: int, stop: int) -> "pd.DataFrame":
     """Rows start..stop of the Cartesian product of ``lists`` (the last list varies fastest)."""
+    return pd.DataFrame(_product_columns(lists, start, stop), index=pd.RangeIndex(start, stop), copy=False)
+
+
+def _product_columns(lists: Dict[str, Sequence[Any]], start: int, stop: int) -> Dict[str, Any]:
+    """The columns of _product_slice, as arrays (names: categoricals). A DataFrame made of
+    them with copy=False keeps one block per column: the default (copy=True) consolidates
+    the columns of one dtype into one block, a copy of each (0.09 s per million rows)."""
     columns, stride = {}, 1
     names = list(lists)
     for name in reversed(names):
@@ -115,7 +122,7 @@ def _product_slice(lists: Dict[str, Sequence[Any]], start: int, stop: int) -> "p
         else:
             columns[name] = _axis_column(np.asarray(values, dtype=object), stride, start, stop)
         stride *= len(values)
-    return pd.DataFrame({n: columns[n] for n in names}, index=pd.RangeIndex(start, stop))
+    return {n: columns[n] for n in names}
 
 
 def _product_size(lists: Dict[str, Sequence[Any]]) -> int:
@@ -164,6 +171,24 @@ _OUT_TYPES = (("t_compute_ms", float), ("t_weights_ms", float), ("t_kv_ms", floa
               ("cost_usd_per_mtok", float), ("bound_code", np.int8), ("memory_fits", bool), ("max_batch_at_context", np.int64))
 
 
+def packed_outputs(n: int) -> Dict[str, np.ndarray]:
+    """Empty result arrays (_OUT_TYPES) of n rows, all views of one buffer (74 B a row; the
+    8-byte columns first, so every view stays aligned). One buffer of 4 MB or more is one
+    allocation numpy asks the kernel to back with huge pages: a Dask worker process
+    returns its memory to the system after each partition (Dask's nanny sets
+    MALLOC_TRIM_THRESHOLD_=65536), so a partition's results are always fresh memory, and
+    eleven separate arrays under 4 MB each faulted in 4 kB pages (1.5-2x the C++ sweep's
+    CPU, measured)."""
+    types = sorted(_OUT_TYPES, key=lambda ct: -np.dtype(ct[1]).itemsize)
+    buffer = np.empty(sum(np.dtype(t).itemsize for _, t in types) * n, dtype=np.uint8)
+    out, offset = {}, 0
+    for c, t in types:
+        size = np.dtype(t).itemsize * n
+        out[c] = buffer[offset:offset + size].view(t)
+        offset += size
+    return {c: out[c] for c, _ in _OUT_TYPES}
+
+
 class _Spec:
     """What a roofline sweep needs besides its points: the checked column names, which of
     model / hardware / chips come from columns (``group_by``) and which from arguments
@@ -189,16 +214,17 @@ class _Spec:
         return _roofline_deployment(named["model"], named["hardware"], int(named["chips"] or 0), self.options)
 
     def evaluate(self, cols: Dict[str, np.ndarray], n: int, codes: Optional[np.ndarray], levels: Sequence[Sequence[Any]],
-                 first_row: int = 0) -> Dict[str, np.ndarray]:
+                 first_row: int = 0, packed: bool = False) -> Dict[str, np.ndarray]:
         """The raw result arrays (_OUT_TYPES) of n points. ``cols``: batch, context_tokens and
         the overrides as arrays; ``codes``: each point's (model, hardware, chips) as one
         mixed-radix code over ``levels`` (the values of each group_by column), None when
         none is a column. Rows of one code are evaluated by one C++ call: on views of the
         inputs and the outputs when they are few contiguous runs (a grid's usual layout),
         else gathered and scattered. ``first_row``: the
-        position of row 0 in the whole grid, for error messages."""
+        position of row 0 in the whole grid, for error messages; ``packed``: the results are
+        views of one buffer (packed_outputs), for a partition a worker returns."""
         resolved: Dict[int, Any] = {}
-        out = {c: np.empty(n, dtype=t) for c, t in _OUT_TYPES}
+        out = packed_outputs(n) if packed else {c: np.empty(n, dtype=t) for c, t in _OUT_TYPES}
         for code, rows in _groups(codes, n):
             d = resolved.get(code)
             if d is None:
@@ -284,22 +310,46 @@ def _at_row(e: ChalkError, rows: Any, first_row: int) -> ChalkError:
 
 def assemble(df: "pd.DataFrame", out: Dict[str, np.ndarray], copy: bool = True) -> "pd.DataFrame":
     """The points with the result columns (_RESULT_COLUMNS) of the raw arrays ``out`` added,
-    as roofline_sweep returns them; a non-unique index becomes 0..n-1. ``copy=False`` adds
-    them to ``df`` itself (a grid nobody else holds). Column by column, without
-    consolidating the frame: pandas' concat or a DataFrame of a dict copies every column
-    once more (0.1 s per million rows)."""
-    if not df.index.is_unique:
-        result = df.reset_index(drop=True)
-    else:
-        result = df.copy() if copy else df
+    as roofline_sweep returns them; a non-unique index becomes 0..n-1. ``copy=False`` uses
+    the columns of ``df`` itself (a grid nobody else holds)."""
+    base = df if df.index.is_unique else df.reset_index(drop=True)
+    if not base.columns.is_unique:  # a dict cannot hold them: add the results one by one
+        base = base.copy() if base is df and copy else base
+        for c, v in result_columns(out).items():
+            base[c] = v
+        return base
+    # Column by column: DataFrame.copy() would also consolidate them (a second copy).
+    fresh = copy and base is df
+    result = with_results({c: base[c].copy() if fresh else base[c] for c in base.columns}, out, base.index)
+    result.columns.name = base.columns.name
+    return result
+
+
+def result_columns(out: Dict[str, np.ndarray]) -> Dict[str, Any]:
+    """The result columns (_RESULT_COLUMNS, in order) of the raw arrays ``out``, without copying
+    them: bound a categorical of BOUNDS, max_batch_at_context nullable (<NA>: no batch
+    limit, null in the CLI's JSON)."""
+    cols: Dict[str, Any] = {}
     for c in _RESULT_COLUMNS:
         if c == "bound":
-            result[c] = pd.Categorical.from_codes(out["bound_code"], BOUNDS)
-        elif c == "max_batch_at_context":  # null (pandas <NA>) when no batch limit, as in the CLI
-            result[c] = pd.arrays.IntegerArray(out[c], out[c] < 0)
+            cols[c] = pd.Categorical.from_codes(out["bound_code"], BOUNDS)
+        elif c == "max_batch_at_context":
+            cols[c] = pd.arrays.IntegerArray(out[c], out[c] < 0)
         else:
-            result[c] = out[c]
-    return result
+            cols[c] = out[c]
+    return cols
+
+
+def with_results(columns: Dict[str, Any], out: Dict[str, np.ndarray], index: "pd.Index") -> "pd.DataFrame":
+    """One DataFrame of ``columns`` (arrays or Series on ``index``) and the result columns
+    of ``out``, none of them copied: a DataFrame of a dict made with copy=False keeps each
+    column as its own block, where adding columns one by one (``df[c] = a``) copies each
+    and the default copy=True consolidates (copies) the columns of each dtype: 0.05-0.1 s
+    per million rows, the serial part of dask_sweep on the client. A result name that is
+    already a column replaces it in place, as ``df[c] = a`` would."""
+    cols = dict(columns)
+    cols.update(result_columns(out))
+    return pd.DataFrame(cols, index=index, copy=False)
 
 
 # Deployments resolved by roofline_sweep, kept across calls (a Dask worker evaluates many

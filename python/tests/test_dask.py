@@ -100,3 +100,29 @@ def test_a_product_with_kept_figures_prices_and_default_chips_equals_the_serial_
     kept = serial["compute_tflop_per_s"].isna()  # h100-sxm's own 989.4 TFLOP/s: slower than 500 nowhere
     assert kept.any() and (serial.loc[kept, "t_compute_ms"].to_numpy() < serial.loc[~kept, "t_compute_ms"].to_numpy()).all()
     pd.testing.assert_frame_equal(chalk.dask_sweep(lists, npartitions=5, hardware="h100-sxm"), serial)
+
+
+def test_default_roofline_partitions_are_at_most_131072_rows_and_two_per_worker():
+    from chalk._dask import ROWS_PER_PARTITION, _roofline_partitions
+    assert ROWS_PER_PARTITION == 131_072
+    # 957,372 points (bench_python.py's grid): ceil(957,372 / 131,072) = 8 partitions of
+    # ceil(957,372 / 8) = 119,672 rows, more than 2 per worker on 2 workers.
+    parts = _roofline_partitions(957_372, None, 2)
+    assert len(parts) == 8 and parts[0] == (0, 119_672) and parts[-1] == (7 * 119_672, 957_372)
+    assert _roofline_partitions(100, None, 3) == [(0, 17), (17, 34), (34, 51), (51, 68), (68, 85), (85, 100)]
+    assert _roofline_partitions(100, 2, 8) == [(0, 50), (50, 100)]  # npartitions given: kept
+
+
+def test_a_partitions_results_are_aligned_views_of_one_buffer():
+    import numpy as np
+    from chalk._sweep import _OUT_TYPES, packed_outputs
+    n = 7  # odd: 8 x 8 B float columns, then int64 (at 64 n), then int8 and bool (at 72 n, 73 n)
+    out = packed_outputs(n)
+    assert list(out) == [c for c, _ in _OUT_TYPES]
+    base = out["t_step_ms"].base
+    assert base is not None and base.nbytes == 74 * n
+    for c, t in _OUT_TYPES:
+        a = out[c]
+        assert a.dtype == np.dtype(t) and len(a) == n and a.base is base and a.ctypes.data % a.itemsize == 0, c
+    assert out["max_batch_at_context"].ctypes.data - base.ctypes.data == 64 * n
+    assert out["memory_fits"].ctypes.data - base.ctypes.data == 73 * n
