@@ -12,6 +12,7 @@
 #include "arg_parse.h"
 #include "chalk/io/io.h"
 #include "commands.h"
+#include "help_format.h"
 #include "table.h"
 #include "wrap.h"
 
@@ -21,6 +22,8 @@ int main(int argc, char** argv) {
   app.name("chalk");
   app.require_subcommand(1);
   app.set_version_flag("--version", "chalk 0.1.0");
+  // Help fits the terminal like every other output (commands inherit the formatter).
+  app.formatter(std::make_shared<chalk::cli::HelpFormatter>(chalk::cli::terminal_width()));
   chalk::cli::Action run;
   // Each command and the function that registers it (`models` and `hardware` share one).
   // Only the command being run is registered: building every command's options took over

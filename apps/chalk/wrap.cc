@@ -67,6 +67,53 @@ std::string wrap_line(const std::string& line, int width) {
   return out + current;
 }
 
+std::string wrap_words(const std::string& text, int width) {
+  if (width < 20) return text;
+  std::string out;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t nl = text.find('\n', begin);
+    const std::string segment = text.substr(begin, nl == std::string::npos ? std::string::npos : nl - begin);
+    // Units to place: words, with a word that starts with '-' glued to the one before it.
+    std::vector<std::string> units;
+    std::size_t i = 0;
+    while (i < segment.size()) {
+      std::size_t j = segment.find(' ', i);
+      if (j == std::string::npos) j = segment.size();
+      const std::string word = segment.substr(i, j - i);
+      if (!word.empty()) {
+        if (word[0] == '-' && !units.empty()) {
+          units.back() += ' ' + word;
+        } else {
+          units.push_back(word);
+        }
+      }
+      i = j + 1;
+    }
+    std::string line;
+    int cols = 0;
+    for (const std::string& u : units) {
+      const int add = columns_of(u);
+      if (!line.empty() && cols + 1 + add > width) {
+        out += line + '\n';
+        line.clear();
+        cols = 0;
+      }
+      if (!line.empty()) {
+        line += ' ';
+        ++cols;
+      }
+      line += u;
+      cols += add;
+    }
+    out += line;
+    if (nl == std::string::npos) break;
+    out += '\n';
+    begin = nl + 1;
+  }
+  return out;
+}
+
 WrapOutput::WrapOutput(std::ostream& out, int width) : out_(out), buf_(out.rdbuf(), width), saved_(out.rdbuf()) { out_.rdbuf(&buf_); }
 
 WrapOutput::~WrapOutput() {

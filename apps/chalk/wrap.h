@@ -17,6 +17,12 @@ namespace chalk::cli {
 /// than the width stays whole. Returns the lines joined by '\n', without a final one.
 std::string wrap_line(const std::string& line, int width);
 
+/// Wraps `text` to `width` display columns at spaces, keeping its own line breaks (each
+/// continuation starts at column 0: CLI11's help indents it). A word that starts with '-'
+/// never begins a line, so a wrapped help description is never read as an option line.
+/// Runs of spaces collapse to one. A width under 20 returns `text` unchanged.
+std::string wrap_words(const std::string& text, int width);
+
 /// While alive, every line written to `out` passes through wrap_line(line, width); the
 /// destructor flushes a last partial line and restores the stream. Used by main for a
 /// command's human-readable output (not --json, --csv or --wide).

@@ -111,6 +111,14 @@ for c in "decode" "decode -m llama-3.1-8b -H h100-sxm" "prefill" "serving sweep 
   [ "$w" -le 100 ] && [ "$w" -gt 40 ] || fail "chalk $c: a line $w columns wide"
 done
 [ "$(COLUMNS=60 "$CHALK" decode -b 1 | widest)" -le 60 ] || fail "COLUMNS=60: every line within 60"
+# Help too: descriptions wrap under CLI11's name column (apps/chalk/help_format.h), and no
+# wrapped line starts with an option (help_audit.sh and web/openapi.json read those lines).
+for c in "" "decode" "serving sweep" "train step" "prices infer" "simulate" "layouts"; do
+  # shellcheck disable=SC2086
+  w=$(env -u COLUMNS "$CHALK" $c --help | widest)
+  [ "$w" -le 100 ] && [ "$w" -gt 60 ] || fail "chalk $c --help: a line $w columns wide"
+done
+"$CHALK" decode --help | grep -q "^ *--tp INT  *Tensor-parallel degree of attention" || fail "decode --help: --tp's line"
 env -u COLUMNS "$CHALK" decode -b 1 | grep -q "more columns: compute ms, weights ms" || fail "hidden columns are named"
 env -u COLUMNS "$CHALK" decode -b 1 --wide | grep -q "experts/layer.*max batch" || fail "--wide shows every column"
 [ "$(COLUMNS=60 "$CHALK" decode -b 1 | awk '/^ *batch /{print length($0)}')" -le 60 ] || fail "COLUMNS=60"
