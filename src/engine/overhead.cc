@@ -256,9 +256,8 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
 
   // Collectives of the layout.
   const LinkModel up = scale_up_link(sys);
-  const bool has_out = sys.scale_out_bandwidth_per_direction.value() > 0;
-  const LinkModel out_storage = has_out ? scale_out_link(sys) : LinkModel{};
-  const LinkModel* out = has_out ? &out_storage : nullptr;
+  const LinkModel out_storage = sys.scale_out_bandwidth_per_direction.value() > 0 ? scale_out_link(sys) : LinkModel{};
+  const LinkModel* out = sys.scale_out_bandwidth_per_direction.value() > 0 ? &out_storage : nullptr;
   const int64_t domain = std::max<int64_t>(sys.scale_up_domain, 1);
   auto activations = [&](double toks) { return Bytes(toks * d(dep.model.d_model) * 2.0); };  // bf16
   Seconds tp_comm, ep_dispatch, ep_combine;

@@ -13,6 +13,19 @@
 namespace chalk {
 namespace {
 
+/// DeepSeek-V3's training plan (report 3.2, DSV3-TRAIN-3): DualPipe over PP16, DP128,
+/// EP64, 4,096-token sequences, 15,360 per step.
+TrainingPlan deepseek_v3_plan() {
+  TrainingPlan p;
+  p.pp = 16;
+  p.dp = 128;
+  p.ep = 64;
+  p.schedule = PipelineSchedule::dualpipe;
+  p.seq_len = 4096;
+  p.global_batch = 15360;
+  return p;
+}
+
 struct StagePlan {
   TrainingCosts costs;
   TrainingPlan plan;
@@ -68,13 +81,7 @@ TEST(TrainingBusiestStage, DualPipeRankZeroHoldsBothEnds) {
   // layers and 2 output-layer passes (main head and MTP head), against 4 layers elsewhere.
   const ModelSpec m = load_model("deepseek-v3");
   const SystemSpec s = load_system("h800-sxm");
-  TrainingPlan p;
-  p.pp = 16;
-  p.dp = 128;
-  p.ep = 64;
-  p.schedule = PipelineSchedule::dualpipe;
-  p.seq_len = 4096;
-  p.global_batch = 15360;
+  TrainingPlan p = deepseek_v3_plan();
   const TrainingCosts c = make_training_costs(m, p.seq_len);
   const Placement pl = check_plan(m, s, 2048, p);
   EXPECT_EQ(pl.layers_per_stage, 4);
@@ -109,13 +116,7 @@ TEST(TrainingDualPipe, WarmUpAndCoolDownChunksRunUnpaired) {
   // moves the forward's EP volume once more), so 23 lone pairs add 23 (t_ep + t_pp).
   const ModelSpec m = load_model("deepseek-v3");
   const SystemSpec sys = load_system("h800-sxm");
-  TrainingPlan p;
-  p.pp = 16;
-  p.dp = 128;
-  p.ep = 64;
-  p.schedule = PipelineSchedule::dualpipe;
-  p.seq_len = 4096;
-  p.global_batch = 15360;  // 120 microbatches of 1 sequence per pipeline
+  TrainingPlan p = deepseek_v3_plan();  // 120 microbatches of 1 sequence per pipeline
   p.compute = MatmulPrecision::fp8;
   const TrainingCosts c = make_training_costs(m, p.seq_len);
   TrainingSystem s = make_training_system(sys, p.compute);
