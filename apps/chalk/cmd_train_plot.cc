@@ -66,7 +66,12 @@ json shares_spec(double k_eq) {
   lines["mark"] = {{"type", "line"}, {"strokeWidth", 2}};
   lines["encoding"]["x"] = x;
   lines["encoding"]["y"] = {{"field", "share"}, {"type", "quantitative"}, {"title", "share of chip-seconds"}, {"scale", {{"domain", {0, 1}}}}};
-  lines["encoding"]["color"] = {{"field", "phase"}, {"type", "nominal"}, {"title", "phase"}};
+  lines["encoding"]["color"] = {{"field", "phase"}, {"type", "nominal"}, {"title", "phase"},
+                                {"scale", {{"domain", {"pre-training", "RL", "serving"}}}}};
+  // RL and serving coincide whenever their cost ratios are equal (the lecture's defaults):
+  // a dash per phase keeps both visible where they overlap.
+  lines["encoding"]["strokeDash"] = {{"field", "phase"}, {"type", "nominal"}, {"legend", nullptr},
+                                     {"scale", {{"domain", {"pre-training", "RL", "serving"}}, {"range", {json::array(), {6, 4}, {2, 3}}}}}};
   lines["encoding"]["tooltip"] = json::array({json{{"field", "phase"}}, json{{"field", "over_training_factor"}, {"format", ".3g"}},
                                               json{{"field", "share"}, {"format", ".3f"}}});
   spec["layer"].push_back(lines);
@@ -77,6 +82,8 @@ json shares_spec(double k_eq) {
   rules["encoding"]["x"] = x;
   rules["encoding"]["strokeDash"] = {{"field", "marker"}, {"type", "nominal"}, {"title", "marker"}};
   spec["layer"].push_back(rules);
+  spec["resolve"] = {{"scale", {{"strokeDash", "independent"}}}};  // phases and markers keep their own dashes
+  spec["title"] = {{"text", spec["title"]}, {"subtitle", "RL and serving are dashed: their lines coincide when their cost ratios are equal"}};
   return spec;
 }
 

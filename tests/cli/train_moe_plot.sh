@@ -46,7 +46,13 @@ curves = {c["curve"] for c in j["data"]["iso_loss"]}
 assert any("chosen" in c for c in curves) and len(curves) >= 3, curves
 assert len(j["charts"]) == 2 and len(j["data"]["frontier"]) > 5
 # Labels never overprint: every series is named in a legend; no text marks.
-assert "\"text\"" not in json.dumps(j["charts"])
+marks = [l["mark"] if isinstance(l["mark"], str) else l["mark"]["type"] for c in j["charts"] for l in c["layer"]]
+assert "text" not in marks, marks
+# RL and serving coincide at the lecture's equal ratios: each phase has its own dash, so
+# both stay visible, and the markers' dashes are a separate scale.
+lines = j["charts"][0]["layer"][0]["encoding"]["strokeDash"]
+assert lines["field"] == "phase" and len({json.dumps(r) for r in lines["scale"]["range"]}) == 3, lines
+assert j["charts"][0]["resolve"]["scale"]["strokeDash"] == "independent"
 PY
 expect_error "--mfu: must be a fraction in (0, 1]" train plot run --mfu 2 --json
 expect_error "--method: unknown Chinchilla method 'kaplan'" train plot run --method kaplan --json
