@@ -105,9 +105,9 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& whe
   for (std::size_t r = 1; r < records.size(); ++r) {
     const auto& [line, f] = records[r];
     const std::string at = where + ": line " + std::to_string(line);
-    std::string id = f.empty() ? "" : f.front();
+    std::string id = f.empty() ? "" : detail::trim_cell(f.front());
     for (std::size_t i = 0; i < header.size() && i < f.size(); ++i) {
-      if (header[i] == "id") id = f[i];
+      if (header[i] == "id") id = detail::trim_cell(f[i]);
     }
     try {
       if (f.size() != header.size()) {

@@ -60,6 +60,10 @@ TEST(MeasurementCsv, FileErrors) {
   expect_error(std::string(kHeader) + "A,decode,M\n", "line 2: expected 12 fields, got 3");
   expect_error(std::string(kHeader) + decode_row("A") + decode_row("A"), "line 3: A: id: repeated id 'A'");
   expect_error(std::string(kHeader) + decode_row(""), "line 2: id: empty id");
+  // The row reader trims cells, so an id of blanks is empty and " A" repeats "A" (a fuzzer
+  // found a row of blanks accepted with an empty id).
+  expect_error(std::string(kHeader) + decode_row(" \t "), "line 2: id: empty id");
+  expect_error(std::string(kHeader) + decode_row("A") + decode_row(" A"), "line 3: A: id: repeated id 'A'");
   expect_error(std::string(kHeader) + "A,\"open\n", "line 2: unterminated quoted field");
 }
 

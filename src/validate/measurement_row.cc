@@ -11,14 +11,16 @@
 #include "measurement_row.h"
 
 namespace chalk::detail {
-namespace {
-
-std::string trim(std::string_view s) {
+std::string trim_cell(std::string_view s) {
   const auto b = s.find_first_not_of(" \t");
   if (b == std::string_view::npos) return "";
   const auto e = s.find_last_not_of(" \t");
   return std::string(s.substr(b, e - b + 1));
 }
+
+namespace {
+
+std::string trim(std::string_view s) { return trim_cell(s); }
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,6 +16,9 @@ namespace chalk::detail {
 /// <id>"; each InputError's field is `at: <column>`. Checks every closed vocabulary, every
 /// number, the metrics a kind has, and the inputs the kind and metric need.
 Measurement read_measurement_row(const std::map<std::string, std::string>& cells, const std::string& at);
+
+/// A cell as every reader sees it: spaces and tabs at either end removed.
+std::string trim_cell(std::string_view s);
 
 /// The closed vocabulary of a column, or nullptr for an open one.
 const std::vector<std::string>* vocabulary(const std::string& column);
