@@ -75,7 +75,7 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
   p.global_batch = q.global_batch;
   p.seq_len = q.seq_len;
   p.etp = 1;
-  auto splits = [&](int64_t parts) { return L % parts == 0 || padded % parts == 0; };
+  auto splits = [&](int64_t parts) { return parts <= padded; };  // evenly or not (place_plan)
   for (int64_t tp : divisors(q.chips)) {
     if (tp > s.domain || !heads_split(m, tp)) continue;
     for (int64_t cp = 1; q.chips % (tp * cp) == 0 && q.seq_len % cp == 0 && (cp == 1 || q.seq_len / cp >= 1024); cp *= 2) {

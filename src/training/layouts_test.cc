@@ -66,7 +66,7 @@ TEST(TrainingLayouts, Errors) {
   q.global_batch = 64;
   q.seq_len = 2048;
   EXPECT_THROW(search_training_layouts(m, sys, q), InputError);
-  q.chips = 5;  // 5 splits neither the 96 heads nor 96 (or 98) layers, and dp 5 does not divide 64 sequences
+  q.chips = 101;  // a prime: tp 101 does not divide the 96 heads, pp 101 exceeds the 98 slots, dp 101 does not divide 64 sequences
   EXPECT_THROW(search_training_layouts(m, sys, q), InputError);
   q.chips = 8;
   q.seq_len = 0;

@@ -112,10 +112,10 @@ Placement check_plan(const ModelSpec& m, const SystemSpec& s, int64_t chips, con
   const int64_t L = n_layers(m);
   const int64_t padded = L + 2 + m.n_mtp_layers;
   const int64_t parts = p.pp * chunks;
-  if (L % parts != 0 && padded % parts != 0) {
-    throw InputError("pp", fmt::format("{} layers do not split into pp x chunks = {} x {} = {} equal parts (nor do the {} slots "
-                                       "counting the embedding, the LM head and {} MTP modules as one layer each)",
-                                       L, p.pp, chunks, parts, padded, m.n_mtp_layers));
+  if (padded < parts) {
+    throw InputError("pp", fmt::format("pp x chunks = {} x {} = {} pipeline chunks, but {} has only {} slots ({} layers, the "
+                                       "embedding, the LM head and {} MTP modules); expected at most {} chunks",
+                                       p.pp, chunks, parts, m.name, padded, L, m.n_mtp_layers, padded));
   }
   if (p.global_batch % (p.dp * p.microbatch) != 0) {
     throw InputError("global_batch", fmt::format("{} sequences are not a multiple of dp x microbatch = {} x {} = {}", p.global_batch,
@@ -138,7 +138,12 @@ Placement place_plan(int64_t L, int64_t padded, int64_t domain, const TrainingPl
                : (p.schedule == PipelineSchedule::zb_v || p.schedule == PipelineSchedule::dualpipe) ? 2
                                                                                                      : 1;
   const int64_t parts = p.pp * out.chunks;
-  out.layers_per_stage = (L % parts == 0 ? L : padded) / p.pp;
+  // An even split of the layers, else of the slots (the embedding, the LM head and each MTP
+  // module a layer's slot), else an uneven split of the slots whose busiest rank holds
+  // ceil(slots / pp) of them (Megatron-Core's pipeline_model_parallel_layout places any
+  // number of layers on a stage; the engine's inference pipelines split the same way).
+  out.uneven = L % parts != 0 && padded % parts != 0;
+  out.layers_per_stage = L % parts == 0 ? L / p.pp : out.uneven ? (padded + p.pp - 1) / p.pp : padded / p.pp;
   out.microbatches = p.global_batch / (p.dp * p.microbatch);
   const int64_t chips = plan_chips(p);
   // Placement: ranks ordered tp, cp, dp, pp (Megatron-Core); a group of span ranks

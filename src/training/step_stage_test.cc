@@ -75,6 +75,25 @@ TEST(TrainingBusiestStage, PaddedSplitGivesTheHeadALayersSlot) {
   EXPECT_DOUBLE_EQ(b.heads, 1);
 }
 
+TEST(TrainingBusiestStage, UnevenSplitPutsTheSpareSlotsOnTheMiddleRanks) {
+  // Llama 3.1 70B: 80 layers + embedding + head = 82 slots on 3 stages, neither 80 nor 82 a
+  // multiple of 3 (before, an error): the busiest rank holds ceil(82 / 3) = 28 slots; the
+  // first runs 27 layers (the embedding takes a slot), the last 27 and the head.
+  const StagePlan l = stage_plan("llama-3.1-70b", "h100-sxm", 3, 1, PipelineSchedule::one_f_one_b, 4096);
+  EXPECT_TRUE(l.placement.uneven);
+  EXPECT_EQ(l.placement.layers_per_stage, 28);
+  BusiestStage b = busiest_stage(l.costs, l.plan, l.placement, 1.0, 0.5);  // 27.5 < 28: a middle rank
+  EXPECT_DOUBLE_EQ(b.layers, 28);
+  EXPECT_DOUBLE_EQ(b.heads, 0);
+  b = busiest_stage(l.costs, l.plan, l.placement, 1.0, 1.5);  // 28.5 > 28: the last
+  EXPECT_DOUBLE_EQ(b.layers, 27);
+  EXPECT_DOUBLE_EQ(b.heads, 1);
+  // An even split stays even: 80 layers on 4 stages, 20 each.
+  const StagePlan e = stage_plan("llama-3.1-70b", "h100-sxm", 4, 1, PipelineSchedule::one_f_one_b, 4096);
+  EXPECT_FALSE(e.placement.uneven);
+  EXPECT_EQ(e.placement.layers_per_stage, 20);
+}
+
 TEST(TrainingBusiestStage, DualPipeRankZeroHoldsBothEnds) {
   // DeepSeek-V3: 61 layers + embedding + head + 1 MTP module = 64 slots, 16 ranks x 2 chunks
   // x 2 slots. Rank 0: chunk 0 (embedding + 1 layer) and chunk 31 (MTP block + head): 2

@@ -201,8 +201,10 @@ TEST(TrainingPlanErrors, NameTheFieldTheValueAndWhatWasExpected) {
   p.tp = 5;
   expect_error(gpt3, sys, 5, p, "tp", "5 does not divide the 96 query heads");
   p.tp = 1;
-  p.pp = 5;
-  expect_error(gpt3, sys, 5, p, "pp", "96 layers do not split into pp x chunks = 5 x 1 = 5 equal parts");
+  p.pp = 128;
+  expect_error(gpt3, sys, 128, p, "pp",
+               "pp x chunks = 128 x 1 = 128 pipeline chunks, but gpt-3-175b has only 98 slots (96 layers, the embedding, the LM "
+               "head and 0 MTP modules); expected at most 98 chunks");
   p.pp = 1;
   p.dp = 3;
   expect_error(gpt3, sys, 3, p, "global_batch", "64 sequences are not a multiple of dp x microbatch = 3 x 1 = 3");

@@ -64,7 +64,7 @@ expect_error "--schedule: expected gpipe, 1f1b, interleaved, zb-h1, zb-v or dual
 expect_error "--recompute: expected none, selective or full, got 'some'" train memory --recompute some
 expect_error "--optimizer: expected adam16, adam18 or adam-bf16-moments" train step --optimizer adam8
 expect_error "--zero: expected 0, 1, 2 or 3, got 4" train step --zero 4
-expect_error "--pp: 80 layers do not split into pp x chunks = 3 x 1 = 3 equal parts" train step --pp 3
+expect_error "--pp: pp x chunks = 128 x 1 = 128 pipeline chunks, but llama-3.1-70b has only 82 slots" train step --pp 128 -n 128
 expect_error "--global-batch: 12 sequences are not a multiple of dp x microbatch = 8 x 1 = 8" train step --dp 8 -B 12
 expect_error "--ep: llama-3.1-70b has no routed experts" train step --dp 2 --ep 2
 expect_error "--ep: 3 does not divide the 256 routed experts" train step -m deepseek-v3 --dp 3 --ep 3
@@ -72,6 +72,6 @@ expect_error "--microbatch: the interleaved schedule needs microbatches per step
 expect_error "--pp: dualpipe needs pp (2) and microbatches per step (3) even" train step --pp 2 --schedule dualpipe -B 3
 expect_error "--compute: A100 80GB SXM has no dense fp8 matmul rate" train step -H a100-80gb --compute fp8
 expect_error "--dp: Value 0 not in range" train step --dp 0
-expect_error "--chips: no valid plan of gpt-3-175b on 5 chips" train layouts -m gpt-3-175b -H a100-80gb -n 5 -B 64
+expect_error "--chips: no valid plan of gpt-3-175b on 101 chips" train layouts -m gpt-3-175b -H a100-80gb -n 101 -B 64
 expect_error "A subcommand is required" train
 echo "train: all passed"

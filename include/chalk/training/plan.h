@@ -102,7 +102,10 @@ struct Placement {
   bool tp_in_domain = true, cp_in_domain = true, ep_in_domain = true, dp_in_domain = true, pp_in_domain = true;
   int64_t dp_ranks_per_domain = 1;  ///< data-parallel ranks inside one domain (the hierarchical inner group)
   int64_t ep_ranks_per_domain = 1;  ///< expert-parallel ranks inside one domain
-  int64_t layers_per_stage = 0;     ///< transformer layers on the busiest (first) stage
+  int64_t layers_per_stage = 0;     ///< layers (or slots, when padded or uneven) on the busiest rank
+  /// Neither the layers nor the slots split into pp x chunks equal parts: the busiest rank
+  /// holds ceil(slots / pp) slots, the others fewer.
+  bool uneven = false;
   int64_t microbatches = 0;         ///< m = global_batch / (dp x microbatch)
   int64_t chunks = 1;               ///< model chunks per rank: v (interleaved), 2 (zb-v, dualpipe), else 1
   std::string description;          ///< "TP8, CP1 in domain; PP16, DP64 over scale-out"
