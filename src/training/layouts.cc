@@ -102,7 +102,7 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
               if (per_replica % b != 0) continue;
               const int64_t micro = per_replica / b;
               if (sched == PipelineSchedule::interleaved && micro % pp != 0) continue;
-              if (sched == PipelineSchedule::dualpipe && (pp % 2 != 0 || micro % 2 != 0)) continue;
+              if (sched == PipelineSchedule::dualpipe && (pp % 2 != 0 || micro % 2 != 0 || micro < 2 * pp)) continue;
               for (int ri = 0; ri < 3; ++ri) {
                 // Under FlashAttention selective recomputation stores and reruns nothing
                 // more than none: the same plan, evaluated once.

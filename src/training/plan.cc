@@ -129,6 +129,11 @@ Placement check_plan(const ModelSpec& m, const SystemSpec& s, int64_t chips, con
   if (p.schedule == PipelineSchedule::dualpipe && (p.pp % 2 != 0 || micro % 2 != 0)) {
     throw InputError("pp", fmt::format("dualpipe needs pp ({}) and microbatches per step ({}) even", p.pp, micro));
   }
+  if (p.schedule == PipelineSchedule::dualpipe && micro < 2 * p.pp) {
+    // deepseek-ai/DualPipe dualpipe.py, DualPipe.step: assert num_chunks >= num_ranks * 2.
+    throw InputError("microbatch", fmt::format("dualpipe needs at least 2 x pp = {} microbatches per step, got {} (global batch / "
+                                               "(dp x microbatch))", 2 * p.pp, micro));
+  }
   return place_plan(L, padded, s.scale_up_domain, p);
 }
 

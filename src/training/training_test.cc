@@ -37,6 +37,26 @@ TEST(TrainingBubble, ZbVAndDualPipe) {
   // DualPipe p = 8: (p/2 - 1)(F&B + B - 3W) = 3 x ((1 + 2) + 2 - 3) = 6.
   EXPECT_DOUBLE_EQ(pipeline_bubble(PipelineSchedule::dualpipe, 8, 8, 2, seconds(1), seconds(2), seconds(1)).value(), 6.0);
 }
+TEST(TrainingBubble, ZeroBubbleSchedulesNeedMicrobatches) {
+  // p = 4, t_f = 1, t_b = 2 (input gradient t_bi = 1, weight gradient t_w = 1).
+  // One microbatch passes the stages in series whatever the schedule: forward 4 x 1, input
+  // gradients back 4 x 1, then rank 0's weight gradient: step 9 s against 3 s of work, a
+  // bubble of 6 = (p-1)(t_f + t_bi) - (m-1) t_w with m = 1. ZB-H1's formula alone said
+  // 3 x (1 + 2 - 2) = 3, ZB-V's 0 (before, chalk ranked such plans first).
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipelineSchedule::zb_h1, 4, 1, 1, seconds(1), seconds(2), seconds(1)).value(), 6.0);
+  // m = 2: 6 - 1 = 5; m = p = 4: 6 - 3 = 3, the ZB-H1 formula, which holds from there on.
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipelineSchedule::zb_h1, 4, 2, 1, seconds(1), seconds(2), seconds(1)).value(), 5.0);
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipelineSchedule::zb_h1, 4, 4, 1, seconds(1), seconds(2), seconds(1)).value(), 3.0);
+  // ZB-V, m = 1: rank 0 waits (2p-1) t_f/2 = 3.5 s, filled by one first-chunk forward of
+  // 0.5 s: 3; then (p-1) t_bi = 3 s for the last input gradient to return, less the m = 1
+  // weight gradient: 2. Bubble 5 (the exact serial pass: 4 x 2 + t_w/2 - 3 = 5.5).
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipelineSchedule::zb_v, 4, 1, 2, seconds(1), seconds(2), seconds(1)).value(), 5.0);
+  // m = 4: first max(0, (7 - 4)/2) = 1.5; back max(0, 3 - 1.5 - 4) = 0. m = 2p - 1 = 7: 0.
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipelineSchedule::zb_v, 4, 4, 2, seconds(1), seconds(2), seconds(1)).value(), 1.5);
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipelineSchedule::zb_v, 4, 7, 2, seconds(1), seconds(2), seconds(1)).value(), 0.0);
+  // 1F1B's (p-1)(t_f + t_b) = 9 is above the floor at every m.
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipelineSchedule::one_f_one_b, 4, 1, 1, seconds(1), seconds(2), seconds(1)).value(), 9.0);
+}
 TEST(TrainingBubble, OneStageHasNone) {
   for (auto s : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b, PipelineSchedule::interleaved, PipelineSchedule::zb_h1,
                  PipelineSchedule::zb_v, PipelineSchedule::dualpipe}) {
@@ -228,6 +248,9 @@ TEST(TrainingPlanErrors, NameTheFieldTheValueAndWhatWasExpected) {
   p.pp = 2;
   p.global_batch = 3;
   expect_error(gpt3, sys, 2, p, "pp", "dualpipe needs pp (2) and microbatches per step (3) even");
+  p.global_batch = 2;  // m = 2 < 2 x pp = 4 (deepseek-ai/DualPipe asserts num_chunks >= 2 x num_ranks)
+  expect_error(gpt3, sys, 2, p, "microbatch", "dualpipe needs at least 2 x pp = 4 microbatches per step, got 2");
+  p.global_batch = 3;
   p.schedule = PipelineSchedule::interleaved;
   p.virtual_stages = 2;
   expect_error(gpt3, sys, 2, p, "microbatch", "needs microbatches per step (3) to be a multiple of pp (2)");

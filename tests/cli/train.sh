@@ -70,6 +70,7 @@ expect_error "--ep: llama-3.1-70b has no routed experts" train step --dp 2 --ep 
 expect_error "--ep: 3 does not divide the 256 routed experts" train step -m deepseek-v3 --dp 3 --ep 3
 expect_error "--microbatch: the interleaved schedule needs microbatches per step (6) to be a multiple of pp (4)" train step --pp 4 --schedule interleaved --virtual-stages 2 -B 6
 expect_error "--pp: dualpipe needs pp (2) and microbatches per step (3) even" train step --pp 2 --schedule dualpipe -B 3
+expect_error "--microbatch: dualpipe needs at least 2 x pp = 8 microbatches per step, got 4" train step --pp 4 --schedule dualpipe -B 4
 expect_error "--compute: A100 80GB SXM has no dense fp8 matmul rate" train step -H a100-80gb --compute fp8
 expect_error "--dp: Value 0 not in range" train step --dp 0
 expect_error "--chips: no valid plan of gpt-3-175b on 101 chips" train layouts -m gpt-3-175b -H a100-80gb -n 101 -B 64

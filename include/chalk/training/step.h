@@ -143,8 +143,22 @@ BusiestStage busiest_stage(const TrainingCosts& c, const TrainingPlan& p, const 
 /// (p-1)(t_f + t_b - 2 t_w) (Qi et al. 2023: (p-1)(T_F + T_B - T_W) with T_B the input
 /// gradient only); ZB-V 0; DualPipe (p/2 - 1)(t_f + t_b + t_b - 3 t_w) (DeepSeek-V3
 /// Table 2, F&B taken as t_f + t_b; training_step passes dualpipe_bubble the lone chunk's
-/// backward and weight GEMMs instead). 0 when p = 1.
+/// backward and weight GEMMs instead). The zero-bubble formulas hold for m >= p (ZB-H1) and
+/// m >= 2p (ZB-V); below, few_microbatch_bubble is the floor. 0 when p = 1.
 Seconds pipeline_bubble(PipelineSchedule s, int64_t p, int64_t m, int64_t v, Seconds t_f, Seconds t_b, Seconds t_w);
+
+/// The least bubble any schedule leaves with only m microbatches (t_b the full backward,
+/// t_w its weight-gradient part, t_bi = t_b - t_w), from the critical path of one
+/// microbatch (docs/training.md, "Few microbatches"). One chunk per rank (GPipe, 1F1B,
+/// ZB-H1): the last stage starts after (p-1) t_f, runs its m (t_f + t_bi), its last input
+/// gradient returns through p-1 stages, and rank 0 ends on one t_w; only weight-gradient
+/// work of other microbatches fills that wait: (p-1)(t_f + t_bi) - (m-1) t_w. V-shape (ZB-V,
+/// rank 0 holds the first and the last chunk): rank 0 waits (2p-1) t_f/2 for its last
+/// chunk's first forward, filled by at most m first-chunk forwards of t_f/2, then (p-1) t_bi
+/// for the last input gradient to come back, filled by the other m-1 first-chunk input
+/// gradients (t_bi/2) and the m weight gradients. At m = 1 both give the serial pass
+/// (p-1)(t_f + t_bi) less one weight gradient; at m >= 2p (V) or large m, 0. Never negative.
+Seconds few_microbatch_bubble(bool v_shape, int64_t p, int64_t m, Seconds t_f, Seconds t_b, Seconds t_w);
 
 /// DualPipe's bubble (p/2 - 1)(F&B + B - 3W) (DeepSeek-V3 report Table 2; deepseek-ai/DualPipe
 /// README): t_fb a forward and a backward chunk overlapped, t_b a full backward chunk, t_w
