@@ -110,13 +110,18 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
       }
     }
     if (o.mechanisms.enabled && !stated) {
-      if (auto best = best_single_replica_layout(model, system, o, o.n_chips, search_context)) {
+      const ReplicaLayouts found = replica_layouts(model, system, o, o.n_chips, search_context);
+      if (const auto& best = found.single) {
         const double dispatch = o.mechanisms.layout.dispatch_bytes_per_element;
         o.mechanisms.layout = best->layout;
         o.mechanisms.layout.dispatch_bytes_per_element = dispatch;
         o.mechanisms.layout.description =
             fmt::format("searched: {} (most decode tok/s per chip at context {} with the batch HBM holds; `chalk layouts` ranks them)",
                         describe_layout(best->layout, best_is_moe(model)), search_context);
+        if (found.pipeline) {
+          o.mechanisms.layout.description += fmt::format("; a pipeline, {}, serves more tok/s per chip on these chips: --pp {}",
+                                                         found.pipeline->name, found.pipeline->pp);
+        }
       }
     }
     return make_deployment(model, system, o);

@@ -5,11 +5,17 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "chalk/base/error.h"
 #include "chalk/engine/overhead.h"
 
 namespace chalk {
 namespace {
+
+bool has_routed_experts(const ModelSpec& m) {
+  return std::any_of(m.groups.begin(), m.groups.end(), [](const LayerGroup& g) { return g.ffn.kind == FfnKind::moe; });
+}
 
 /// The stated layout leaves nothing to search: a degree, or two micro-batches, given.
 bool layout_stated(const DeploymentOptions& o) {
@@ -54,15 +60,31 @@ std::string replica_size_problem(const ModelSpec& m, int64_t n) {
   return moe ? tp_problem + ", and the routed experts do not spread evenly over them" : tp_problem;
 }
 
-std::optional<LayoutCandidate> best_single_replica_layout(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
-                                                          int64_t n_chips, int64_t context) {
+ReplicaLayouts replica_layouts(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t n_chips,
+                               int64_t context) {
   LayoutQuery q;
   q.n_chips = n_chips;
   q.context = context;
+  ReplicaLayouts r;
   for (auto& c : search_layouts(m, s, base, q)) {
-    if (c.fits && c.replica_chips == n_chips) return c;
+    if (!c.fits || c.replica_chips != n_chips) continue;
+    // One replica without a pipeline: its callers deploy the layout (TP, EP, DP attention)
+    // as one step; a pipeline candidate's stages would be dropped and its layout then
+    // priced on all n chips as if they held the whole model (llama-3.1-405b on 16 H100:
+    // PP2 x TP8 ranked first, deployed as TP8 on 16 chips, "weights do not fit").
+    if (c.pp > 1) {
+      if (!r.single && !r.pipeline) r.pipeline = c;
+      continue;
+    }
+    r.single = c;
+    break;
   }
-  return std::nullopt;
+  return r;
+}
+
+std::optional<LayoutCandidate> best_single_replica_layout(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
+                                                          int64_t n_chips, int64_t context) {
+  return replica_layouts(m, s, base, n_chips, context).single;
 }
 
 int64_t smallest_replica_chips(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t context) {
@@ -73,11 +95,26 @@ int64_t smallest_replica_chips(const ModelSpec& m, const SystemSpec& s, const De
   }
   for (int64_t k = 2; k <= 64; ++k) sizes.push_back(k * domain);
   const bool search = base.mechanisms.enabled && !layout_stated(base);
+  std::vector<std::pair<int64_t, std::string>> skipped;  // sizes an engine cannot split the model over, and why
   for (const int64_t n : sizes) {
     // Searched, a replica takes only sizes an engine runs (whole heads and FFN columns, or
     // experts spread evenly); a stated layout is the user's to judge.
-    if (search && !replica_size_problem(m, n).empty()) continue;
+    if (search) {
+      if (std::string problem = replica_size_problem(m, n); !problem.empty()) {
+        skipped.emplace_back(n, std::move(problem));
+        continue;
+      }
+    }
     if (search ? best_single_replica_layout(m, s, base, n, context).has_value() : stated_fits(m, s, base, n, context)) return n;
+  }
+  // Say why when it is the split, not HBM: the smallest skipped size whose layouts hold the
+  // model (phi-4's 10 KV heads on 4 TPU v5e chips: TP4 splits neither them nor 4 them).
+  for (const auto& [n, problem] : skipped) {
+    if (const auto c = best_single_replica_layout(m, s, base, n, context)) {
+      throw InputError("chips", fmt::format("no replica size an engine can split the model over holds it on up to 64 scale-up domains of {} "
+                                            "chips of {}; {} chips would hold it ({}), but {}: state --chips {} with --tp (and --ep), or --pp",
+                                            domain, s.name, n, describe_layout(c->layout, has_routed_experts(m)), problem, n));
+    }
   }
   throw InputError("chips", "the model does not fit in HBM on up to 64 scale-up domains of " + std::to_string(domain) + " chips of " +
                                 s.name + " (with one sequence of " + std::to_string(context) + " tokens)");

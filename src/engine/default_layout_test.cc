@@ -35,6 +35,42 @@ TEST(DefaultLayout, SmallestReplicaHoldsTheWeightsAndOneSequence) {
   EXPECT_EQ(smallest_replica_chips(ds, load_system("h100-sxm"), engine(), 4096), 16);
 }
 
+TEST(DefaultLayout, OneReplicaLayoutIsNeverAPipeline) {
+  // Llama 3.1 405B bf16 (811.8 GB) on H100 SXM: 16 chips (two nodes) are the smallest
+  // replica. The search ranks PP2 x (TP8) first there, but the default deployment runs one
+  // step of a layout on all 16 chips: before, it took the pipeline's TP8 and priced 16
+  // chips as if each held 1/8 of the model ("weights do not fit"). Now the best layout
+  // without a pipeline, and the pipeline beside it for the hint (--pp 2).
+  const ModelSpec m = load_model("llama-3.1-405b");
+  const SystemSpec s = load_system("h100-sxm");
+  EXPECT_EQ(smallest_replica_chips(m, s, engine(), 4096), 16);
+  const ReplicaLayouts r = replica_layouts(m, s, engine(), 16, 4096);
+  ASSERT_TRUE(r.single.has_value());
+  EXPECT_EQ(r.single->pp, 1);
+  EXPECT_EQ(r.single->layout.tp_attention * (16 / r.single->layout.tp_attention), 16);
+  ASSERT_TRUE(r.pipeline.has_value());
+  EXPECT_EQ(r.pipeline->pp, 2);
+  EXPECT_GT(r.pipeline->tokens_per_s_per_chip, r.single->tokens_per_s_per_chip);
+  DeploymentOptions o = engine();
+  o.n_chips = 16;
+  o.mechanisms.layout = r.single->layout;
+  EXPECT_TRUE(memory_plan(make_deployment(m, s, o), 1, 4096).weights_fit);
+}
+
+TEST(DefaultLayout, SaysWhenTheSplitNotHbmRulesASizeOut) {
+  // phi-4 on TPU v5e (16 GB a chip): 4 chips hold its 29 GB, but TP4 splits neither its 10 KV
+  // heads nor is a multiple of them, so no engine runs one replica of 4; the error said the
+  // model "does not fit in HBM" on up to 64 pods.
+  try {
+    smallest_replica_chips(load_model("phi-4"), load_system("tpu-v5e"), engine(), 4096);
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "chips");
+    EXPECT_NE(std::string(e.what()).find("4 chips would hold it"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("10 KV heads"), std::string::npos) << e.what();
+  }
+}
+
 TEST(DefaultLayout, StatedLayoutOnlyOnSizesItsDegreesDivide) {
   DeploymentOptions o = engine();
   o.mechanisms.layout.tp_attention = 8;

@@ -11,11 +11,21 @@
 
 namespace chalk {
 
-/// The best layout for exactly `n_chips` chips as one replica: the first fitting candidate
-/// of search_layouts(m, s, base, {n_chips, context}) whose replica spans all n_chips, ranked
-/// by decode tokens/s per chip with each layout's HBM-filling batch (throughput objective).
-/// nullopt when no layout of one n_chips replica fits (weights plus one sequence at
-/// `context`). Throws as search_layouts.
+/// The best layouts for exactly `n_chips` chips as one replica (search_layouts(m, s, base,
+/// {n_chips, context}), ranked by decode tokens/s per chip with each layout's HBM-filling
+/// batch): `single`, the first fitting candidate without a pipeline (pp = 1), and
+/// `pipeline`, a fitting pipeline candidate that ranks above it (else nullopt).
+struct ReplicaLayouts {
+  std::optional<LayoutCandidate> single;
+  std::optional<LayoutCandidate> pipeline;
+};
+ReplicaLayouts replica_layouts(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t n_chips,
+                               int64_t context);
+
+/// The best layout for exactly `n_chips` chips as one replica without a pipeline:
+/// replica_layouts(...).single. A pipeline candidate is never returned (its callers deploy
+/// one step of the layout on all n chips). nullopt when no such layout of one n_chips
+/// replica fits (weights plus one sequence at `context`). Throws as search_layouts.
 std::optional<LayoutCandidate> best_single_replica_layout(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
                                                           int64_t n_chips, int64_t context);
 
