@@ -37,7 +37,10 @@ void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees) {
     cmd.add_flag("--no-sp", a.no_sp, "Tensor parallelism without sequence parallelism");
     cmd.add_flag("--reversible", a.reversible, "Reversible layers: no stored activations, the forward rerun in backward");
   }
-  cmd.add_option("-B,--global-batch", a.global_batch, "Sequences per step (default: dp x microbatch x 8)")->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  // `train layouts` (degrees = false) searches dp, so its default is the chip count (cmd_train_layouts.cc).
+  cmd.add_option("-B,--global-batch", a.global_batch,
+                 degrees ? "Sequences per step (default: dp x microbatch x 8)" : "Sequences per step (default: the chip count, one per chip)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   cmd.add_option("-s,--seq-len", a.seq_len, "Tokens per sequence")->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   cmd.add_option("--compute", a.compute, "GEMM precision: bf16, fp8")->capture_default_str();
   cmd.add_option("--optimizer", a.optimizer, "Model-state bytes per parameter: adam16 (2+2+12), adam18 (2+4+12), adam-bf16-moments (2+4+8)")

@@ -23,6 +23,16 @@ thread_local LayoutArgs layout_args;
 
 std::string name_of(const TrainingCandidate& c, const TrainingQuery& q) { return describe_plan(plan_of(c, q)); }
 
+std::string unfit_reason(const TrainingCandidate& c) {
+  return fmt::format("memory: {:.4g} GB > {:.4g} GB HBM", c.memory_bytes / 1e9, c.capacity_bytes / 1e9);
+}
+
+/// A plan that does not fit, as docs/output-schema.md's rejected_layouts rows: its name
+/// (`plan`), chips, memory and why_not only (no rank, fit flag or Pareto flag: it has no step).
+nlohmann::json rejected_row(const TrainingCandidate& c, const TrainingQuery& q) {
+  return {{"plan", name_of(c, q)}, {"chips", q.chips}, {"memory_gb", c.memory_bytes / 1e9}, {"why_not", unfit_reason(c)}};
+}
+
 void run_layouts(const LayoutArgs& a) {
   const ModelSpec m = load_model(a.train.model);
   const SystemSpec sys = load_system(a.train.hardware);
@@ -52,8 +62,7 @@ void run_layouts(const LayoutArgs& a) {
   const bool show_unfit = a.all || a.train.output.json || a.train.output.csv;
   if (show_unfit && !a.pareto) {
     for (const auto& c : r.too_big) {
-      t.add({++rank, name_of(c, q), std::string("no"), Cell{}, Cell{}, Cell{}, c.memory_bytes / 1e9, std::string("no"),
-             fmt::format("memory: {:.4g} GB > {:.4g} GB HBM", c.memory_bytes / 1e9, c.capacity_bytes / 1e9)});
+      t.add({++rank, name_of(c, q), std::string("no"), Cell{}, Cell{}, Cell{}, c.memory_bytes / 1e9, std::string("no"), unfit_reason(c)});
     }
   }
   if (a.train.output.csv) {
@@ -62,10 +71,14 @@ void run_layouts(const LayoutArgs& a) {
   }
   if (a.train.output.json) {
     const SplitRows rows = split_fitting(to_json(t));  // yes/no columns come out as booleans (table.h)
+    nlohmann::json rejected = nlohmann::json::array();
+    if (!a.pareto) {
+      for (const auto& c : r.too_big) rejected.push_back(rejected_row(c, q));
+    }
     nlohmann::json j = {{"model", model_json(m, sys)}, {"hardware", hardware_json(sys)}, {"chips", q.chips},
                         {"global_batch", q.global_batch}, {"seq_len_tokens", q.seq_len}, {"plans_evaluated", r.evaluated},
                         {"plans_fitting", r.fit},   {"ranked_by", "step time (at a fixed global batch also MFU)"},
-                        {"layouts", rows.fitting}, {"rejected_layouts", rows.rejected}};
+                        {"layouts", rows.fitting}, {"rejected_layouts", rejected}};
     print_json(std::cout, j);
     return;
   }

@@ -166,7 +166,7 @@ json chart_data(const PlotRunArgs& a) {
   j["format"] = "chalk-train-run-chart/1";
   j["title"] = fmt::format("{} on {}: pre-training, RL and serving", in.model.name, in.system.name);
   j["over_training_factor"] = k_eq;
-  j["params_active"] = n;
+  j["params_active_matmul"] = n;  // N of the scaling law: model.params_active_matmul (docs/output-schema.md)
   j["pretraining_tokens"] = d;
   j["chinchilla_tokens"] = e.chinchilla_tokens;
   j["loss_fit"] = fit.source;

@@ -138,7 +138,7 @@ void run_train_run(const RunArgs& a) {
   Table t;
   t.columns = {{"phase", "phase"},
                {"chips", "chips"},
-               {"sequence_tokens", "seq"},
+               {"seq_len_tokens", "seq"},
                {"tokens", "tokens", 4},
                {"train_flops", "FLOPs", 4},
                {"train_flops_per_token", "FLOPs/token", 4},

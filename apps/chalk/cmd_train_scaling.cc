@@ -167,7 +167,7 @@ void run_equilibrium(const EquilibriumArgs& a) {
   if (a.output.json) {
     nlohmann::json j = {{"model", model_json(in.model, in.system)},
                         {"hardware", hardware_json(in.system)},
-                        {"active_params", e.params},
+                        {"params_active_matmul", e.params},
                         {"serving_tok_per_s", a.serving_tok_per_s},
                         {"window_days", a.window_days},
                         {"rl_trained_fraction", a.rl_trained_fraction},

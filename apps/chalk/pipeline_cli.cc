@@ -18,6 +18,11 @@ namespace {
 /// that holds it.
 Deployment resolve_stage(const DeploymentArgs& a, const PipelineArgs& p, int64_t context) {
   if (p.pp < 1) throw InputError("--pp", "must be >= 1 stage, got " + std::to_string(p.pp));
+  if (p.microbatches && p.pp == 1) {
+    throw InputError("--microbatches", fmt::format("{} given without --pp N (N > 1): microbatches are in flight through pipeline stages; "
+                                                   "one replica without stages runs the whole batch in each step",
+                                                   *p.microbatches));
+  }
   if (p.microbatches && *p.microbatches < 1) throw InputError("--microbatches", "must be >= 1, got " + std::to_string(*p.microbatches));
   const ModelSpec full = load_model(a.model);
   ModelSpec stage;
@@ -56,12 +61,21 @@ nlohmann::json pipeline_json(const Deployment& st, const PipelineArgs& p) {
   return j;
 }
 
-void print_header(const Deployment& st, const PipelineArgs& p, const char* what) {
+/// "m microbatches in flight" as the rows use them: min(requested, batch), since a
+/// microbatch holds at least one sequence (pipeline.h).
+std::string in_flight(const PipelineArgs& p, const std::vector<int64_t>& batches) {
+  const int64_t want = p.microbatches.value_or(p.pp);
+  const int64_t least = std::min(want, *std::min_element(batches.begin(), batches.end()));
+  const int64_t most = std::min(want, *std::max_element(batches.begin(), batches.end()));
+  if (least == most) return fmt::format("{} microbatch{} in flight", most, most == 1 ? "" : "es");
+  return fmt::format("{} to {} microbatches in flight ({} asked; a microbatch holds at least one sequence)", least, most, want);
+}
+
+void print_header(const Deployment& st, const PipelineArgs& p, const std::vector<int64_t>& batches, const char* what) {
   std::cout << what << describe_text(st)
             << fmt::format("pipeline    {} stages x {} chips = {} chips; {} of {} layers per stage (the busiest; each keeps the embedding "
-                           "and LM head); {} microbatches in flight; stage-to-stage sends over scale-out\n",
-                           p.pp, st.n_chips, p.pp * st.n_chips, n_layers(st.model), n_layers(st.model) * p.pp,
-                           p.microbatches.value_or(p.pp));
+                           "and LM head); {}; stage-to-stage sends over scale-out\n",
+                           p.pp, st.n_chips, p.pp * st.n_chips, n_layers(st.model), n_layers(st.model) * p.pp, in_flight(p, batches));
   for (const auto& w : deployment_warnings(st)) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
 }
@@ -85,12 +99,13 @@ void add_pipeline_options(CLI::App& app, PipelineArgs& p) {
                  "Pipeline stages: the layers split over N groups of chips (one scale-up domain each), activations sent between "
                  "them over scale-out; --chips then counts every stage's chips")
       ->capture_default_str();
-  app.add_option("--microbatches", p.microbatches, "Microbatches in flight through the pipeline, the batch split among them (default: --pp)");
+  app.add_option("--microbatches", p.microbatches, "Microbatches in flight through the pipeline, the batch split among them (default: --pp; needs --pp > 1)");
 }
 
 void run_pipeline_decode(const DeploymentArgs& a, const PipelineArgs& p, const OutputArgs& o, const std::vector<int64_t>& batches,
                          const std::vector<int64_t>& contexts) {
   const Deployment st = resolve_stage(a, p, contexts.front());
+  const Deployment lower = roofline_of(st);
   const PipelineShape shape = shape_of(p);
   Table t;
   t.columns = {{"batch", "batch"},
@@ -100,7 +115,9 @@ void run_pipeline_decode(const DeploymentArgs& a, const PipelineArgs& p, const O
                {"microbatch", "seqs/microbatch"},
                {"t_stage_ms", "stage ms"},
                {"t_hop_ms", "hop ms"},
+               {"t_pass_ms", "pass ms"},
                {"t_step_ms", "TPOT ms"},
+               {"t_step_roofline_ms", "roofline ms"},
                {"stage_busy", "stage busy"},
                {"tok_per_s", "tok/s"},
                {"tok_per_s_per_user", "tok/s/user"},
@@ -110,20 +127,22 @@ void run_pipeline_decode(const DeploymentArgs& a, const PipelineArgs& p, const O
                {"stage_kv_gb", "stage KV GB"},
                {"memory_fits", "fits"}};
   t.set_priority({"batch", "context_tokens"}, 0);
-  t.set_priority({"pp", "microbatches", "stage_weights_gb", "stage_busy"}, 2);
+  t.set_priority({"pp", "microbatches", "stage_weights_gb", "stage_busy", "t_pass_ms"}, 2);
   for (int64_t s : contexts) {
     for (int64_t b : batches) {
       const PipelineDecode r = pipeline_decode(st, shape, b, s);
-      t.add({b, s, p.pp, r.microbatches, r.microbatch, to_ms(r.stage.t_step), to_ms(r.t_hop), to_ms(r.tpot), r.stage_busy,
+      t.add({b, s, p.pp, r.microbatches, r.microbatch, to_ms(r.stage.t_step), to_ms(r.t_hop), to_ms(r.t_pass), to_ms(r.cycle),
+             to_ms(pipeline_decode(lower, shape, b, s).cycle), r.stage_busy,
              r.tokens_per_s.value(), r.tokens_per_s_per_user.value(), r.tokens_per_s_per_chip.value(),
              r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{}, to_gb(r.stage_memory.weights),
              to_gb(r.stage_memory.kv_cache), std::string(r.stage_memory.fits ? "yes" : "no")});
     }
   }
   if (!o.csv && !o.json) {
-    print_header(st, p,
-                 "chalk decode --pp: a pipelined replica (lecture 47:12-1:18:33): TPOT = stages x stage step + hops; tok/s = batch / "
-                 "max(TPOT, microbatches x stage step)\n");
+    print_header(st, p, batches,
+                 "chalk decode --pp: a pipelined replica (lecture 47:12-1:18:33): pass = stages x stage step + hops; TPOT = the time "
+                 "between a user's tokens = max(pass, microbatches x stage step); tok/s = batch / TPOT; roofline ms = the same "
+                 "pipeline with mechanisms off (the lower bound)\n");
   }
   emit(t, o, pipeline_json(st, p), "steps");
 }
@@ -131,6 +150,7 @@ void run_pipeline_decode(const DeploymentArgs& a, const PipelineArgs& p, const O
 void run_pipeline_prefill(const DeploymentArgs& a, const PipelineArgs& p, const OutputArgs& o, const std::vector<int64_t>& batches,
                           const std::vector<int64_t>& prompts, int64_t prefix) {
   const Deployment st = resolve_stage(a, p, prompts.back() + prefix);
+  const Deployment lower = roofline_of(st);
   const PipelineShape shape = shape_of(p);
   Table t;
   t.columns = {{"batch", "batch"},
@@ -142,6 +162,7 @@ void run_pipeline_prefill(const DeploymentArgs& a, const PipelineArgs& p, const 
                {"t_stage_ms", "stage ms"},
                {"t_hop_ms", "hop ms"},
                {"ttft_ms", "TTFT ms"},
+               {"ttft_roofline_ms", "roofline ms"},
                {"tok_per_s", "tok/s"},
                {"cost_usd_per_mtok", "$/Mtok in"},
                {"stage_weights_gb", "stage weights GB"},
@@ -152,15 +173,16 @@ void run_pipeline_prefill(const DeploymentArgs& a, const PipelineArgs& p, const 
   for (int64_t pr : prompts) {
     for (int64_t b : batches) {
       const PipelinePrefill r = pipeline_prefill(st, shape, b, pr, prefix);
-      t.add({b, pr, prefix, p.pp, r.microbatches, r.microbatch, to_ms(r.stage.t_step), to_ms(r.t_hop), to_ms(r.ttft), r.tokens_per_s.value(),
+      t.add({b, pr, prefix, p.pp, r.microbatches, r.microbatch, to_ms(r.stage.t_step), to_ms(r.t_hop), to_ms(r.ttft),
+             to_ms(pipeline_prefill(lower, shape, b, pr, prefix).ttft), r.tokens_per_s.value(),
              r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{}, to_gb(r.stage_memory.weights),
              to_gb(r.stage_memory.kv_cache), std::string(r.stage_memory.fits ? "yes" : "no")});
     }
   }
   if (!o.csv && !o.json) {
-    print_header(st, p,
+    print_header(st, p, batches,
                  "chalk prefill --pp: a pipelined replica (lecture 47:12-1:18:33): TTFT = (stages + microbatches - 1) x stage step + "
-                 "hops; TTFT excludes queueing\n");
+                 "hops; TTFT excludes queueing; roofline ms = the same pipeline with mechanisms off (the lower bound)\n");
   }
   emit(t, o, pipeline_json(st, p), "prefills");
 }

@@ -22,7 +22,7 @@ struct TrainArgs {
   bool no_sp = false;
   int zero = 1;
   std::string schedule = "1f1b", recompute = "none", optimizer = "adam18", compute = "bf16";
-  int64_t global_batch = 0;  ///< 0 = dp x microbatch x 8
+  int64_t global_batch = 0;  ///< 0 = dp x microbatch x 8 (train step, memory, plot); the chip count (train layouts)
   int64_t microbatch = 1, seq_len = 4096;
   bool reversible = false, no_flash = false;
   std::string dispatch = "bf16", combine = "bf16";

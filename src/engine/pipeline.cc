@@ -49,6 +49,21 @@ Seconds stage_send_time(const SystemSpec& s, Bytes message) {
   return seconds(best);
 }
 
+Seconds hop_wire_time(const SystemSpec& s, Bytes message) {
+  if (!(s.scale_out_bandwidth_per_direction.value() > 0)) {
+    throw InputError("hardware", s.name + " states no scale-out bandwidth: a pipeline's stage-to-stage send cannot be priced");
+  }
+  return message / s.scale_out_bandwidth_per_direction;
+}
+
+namespace {
+/// A stage-to-stage send under the stage's view: the engine's NCCL send, or its wire time
+/// for the roofline (mechanisms off).
+Seconds hop_time(const Deployment& stage, Bytes message) {
+  return stage.mechanisms.enabled ? stage_send_time(stage.system, message) : hop_wire_time(stage.system, message);
+}
+}  // namespace
+
 PipelineDecode pipeline_decode(const Deployment& stage, const PipelineShape& shape, int64_t batch, int64_t context) {
   check_shape(shape, batch);
   PipelineDecode r;
@@ -60,12 +75,12 @@ PipelineDecode pipeline_decode(const Deployment& stage, const PipelineShape& sha
   r.t_hop = seconds(0);
   r.t_return = seconds(0);
   if (r.stages > 1) {
-    r.t_hop = stage_send_time(stage.system, r.hop_bytes);
-    r.t_return = stage_send_time(stage.system, bytes(d(r.microbatch) * 4.0));
+    r.t_hop = hop_time(stage, r.hop_bytes);
+    r.t_return = hop_time(stage, bytes(d(r.microbatch) * 4.0));
   }
   const Seconds t = r.stage.t_step;
-  r.tpot = t * d(r.stages) + r.t_hop * d(r.stages - 1) + r.t_return;
-  r.cycle = std::max(r.tpot, t * d(r.microbatches));
+  r.t_pass = t * d(r.stages) + r.t_hop * d(r.stages - 1) + r.t_return;
+  r.cycle = std::max(r.t_pass, t * d(r.microbatches));
   r.stage_busy = (t * d(r.microbatches)) / r.cycle;
   const double kept = r.stage.tokens_per_sequence;
   const double chips = d(r.stages) * d(stage.n_chips);
@@ -87,7 +102,7 @@ PipelinePrefill pipeline_prefill(const Deployment& stage, const PipelineShape& s
   r.microbatch = (batch + r.microbatches - 1) / r.microbatches;
   r.stage = prefill_step(stage, r.microbatch, prompt, prefix);
   r.hop_bytes = bytes(d(r.microbatch) * d(prompt) * d(stage.model.d_model) * shape.activation_bytes);
-  r.t_hop = r.stages > 1 ? stage_send_time(stage.system, r.hop_bytes) : seconds(0);
+  r.t_hop = r.stages > 1 ? hop_time(stage, r.hop_bytes) : seconds(0);
   const Seconds t = r.stage.t_step;
   r.ttft = t * d(r.stages + r.microbatches - 1) + r.t_hop * d(r.stages - 1);
   const Seconds beat = std::max(t, r.t_hop);

@@ -47,11 +47,11 @@ TEST(PipelineDecode, AddsCapacityNotSpeed) {
   const PipelineDecode two = pipeline_decode(stage("llama-3.1-70b", "h100-sxm", 2, 8), shape(2, 2), 16, 4096);
   const PipelineDecode four = pipeline_decode(stage("llama-3.1-70b", "h100-sxm", 4, 8), shape(4, 4), 32, 4096);
   EXPECT_EQ(one.t_hop.value(), 0.0);
-  EXPECT_EQ(one.tpot.value(), one.stage.t_step.value());
-  EXPECT_GT(two.tpot.value(), one.tpot.value());
-  EXPECT_GT(four.tpot.value(), two.tpot.value());
+  EXPECT_EQ(one.t_pass.value(), one.stage.t_step.value());
+  EXPECT_GT(two.t_pass.value(), one.t_pass.value());
+  EXPECT_GT(four.t_pass.value(), two.t_pass.value());
   // ... but only by the hops and the per-stage floors: within 25% of one domain.
-  EXPECT_LT(four.tpot.value(), 1.25 * one.tpot.value());
+  EXPECT_LT(four.t_pass.value(), 1.25 * one.t_pass.value());
   // Every stage busy: the replica's tokens/s grows with the stages (capacity), per chip it
   // stays at one domain's (no free lunch): within 20% below, never above by more than rounding.
   EXPECT_NEAR(two.tokens_per_s.value() / one.tokens_per_s.value(), 2.0, 0.4);
@@ -70,7 +70,7 @@ TEST(PipelineDecode, ThroughputRisesWithMicrobatchesInFlight) {
   EXPECT_EQ(m4.microbatch, 8);
   EXPECT_GT(m2.tokens_per_s.value(), 1.9 * m1.tokens_per_s.value());
   EXPECT_GT(m4.tokens_per_s.value(), 1.9 * m2.tokens_per_s.value());
-  EXPECT_DOUBLE_EQ(m1.tpot.value(), m4.tpot.value());  // same microbatch: same path through the stages
+  EXPECT_DOUBLE_EQ(m1.t_pass.value(), m4.t_pass.value());  // same microbatch: same path through the stages
   // One microbatch leaves each stage idle (pp - 1) / pp of the time, plus the hops.
   EXPECT_LT(m1.stage_busy, 0.25);
   EXPECT_GT(m1.stage_busy, 0.2);
@@ -112,6 +112,44 @@ TEST(PipelineDecode, HopIsTheActivationsOverScaleOut) {
   EXPECT_GE(r.t_hop.value(), r.hop_bytes.value() / st.system.scale_out_bandwidth_per_direction.value());
   EXPECT_GT(r.t_hop.value(), r.t_return.value());
   EXPECT_GT(r.t_return.value(), 0.0);
+}
+
+// QA: with more microbatches than stages the stages are the queue. Llama 3.1 405B over
+// 2 stages x 8 H100, 64 sequences in 8 microbatches of 8: a token's pass is 2 t_s + hop +
+// return (about 51 ms), but a stage runs 8 microbatches of t_s (about 25.7 ms) between two
+// steps of one microbatch, so one user waits 8 t_s (about 206 ms) per token: the TPOT a
+// user sees is the cycle, and tok/s per user is its inverse (docs/output-schema.md).
+TEST(PipelineDecode, MoreMicrobatchesThanStagesQueueTheUser) {
+  const Deployment st = stage("llama-3.1-405b", "h100-sxm", 2, 8);
+  const PipelineDecode r = pipeline_decode(st, shape(2, 8), 64, 4096);
+  const double t_s = r.stage.t_step.value();
+  EXPECT_EQ(r.microbatch, 8);
+  EXPECT_NEAR(r.t_pass.value(), 2 * t_s + r.t_hop.value() + r.t_return.value(), 1e-15);
+  EXPECT_LT(r.t_pass.value(), 3 * t_s);           // the pass: about 2 stage steps
+  EXPECT_DOUBLE_EQ(r.cycle.value(), 8 * t_s);     // the queue: 8 stage steps
+  EXPECT_DOUBLE_EQ(r.tokens_per_s_per_user.value() * r.cycle.value(), 1.0);
+  EXPECT_DOUBLE_EQ(r.stage_busy, 1.0);
+  // At m = pp the pass governs, as before: cycle = t_pass.
+  const PipelineDecode m2 = pipeline_decode(st, shape(2, 2), 16, 4096);
+  EXPECT_DOUBLE_EQ(m2.cycle.value(), m2.t_pass.value());
+}
+
+// The pipeline's roofline (the stage deployment with mechanisms off) is a true lower bound:
+// each stage step at its roofline, each send its bytes over the link's full per-direction
+// rate with no protocol latency (hop_wire_time). Llama 3.1 70B, 2 x 8 H100, 64 sequences in
+// 2 microbatches of 32: hop = 32 x 8192 x 2 B = 524,288 B over H100's scale-out rate.
+TEST(PipelineDecode, RooflineIsALowerBound) {
+  const Deployment eng = stage("llama-3.1-70b", "h100-sxm", 2, 8);
+  const Deployment roof = stage("llama-3.1-70b", "h100-sxm", 2, 8, false);
+  const PipelineDecode lower = pipeline_decode(roof, shape(2, 2), 64, 4096);
+  EXPECT_DOUBLE_EQ(lower.t_hop.value(), 524288.0 / roof.system.scale_out_bandwidth_per_direction.value());
+  EXPECT_LT(lower.t_hop.value(), stage_send_time(roof.system, lower.hop_bytes).value());
+  for (int64_t m : {1, 2, 8}) {
+    for (int64_t b : {1, 16, 256}) {
+      EXPECT_LE(pipeline_decode(roof, shape(2, m), b, 4096).cycle.value(), pipeline_decode(eng, shape(2, m), b, 4096).cycle.value()) << m << " " << b;
+      EXPECT_LE(pipeline_prefill(roof, shape(2, m), b, 2048).ttft.value(), pipeline_prefill(eng, shape(2, m), b, 2048).ttft.value()) << m << " " << b;
+    }
+  }
 }
 
 TEST(PipelinePrefill, ALonePromptIsNeverFasterAndMicrobatchesShortenTheFill) {

@@ -193,7 +193,7 @@ ModelOnDomain place_on_domain(const ModelSpec& m, const SystemSpec& s, const Sca
     PipelineShape one;
     one.stages = p;
     const PipelineDecode lone = pipeline_decode(candidate_deployment(stage, s, q, *best), one, 1, q.context);
-    r.pipeline.tpot = lone.tpot;
+    r.pipeline.tpot = lone.cycle;  // one microbatch: the pass itself
     r.pipeline.hop_latency = lone.t_hop * static_cast<double>(p - 1) + lone.t_return;
     // Cost: every domain of the pipeline busy, its chips all counted.
     price_pipeline(stage, s, q, r.pipeline);

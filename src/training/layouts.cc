@@ -120,7 +120,10 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
                   p.recompute = static_cast<Recompute>(ri);
                   p.zero_stage = z;
                   const Placement pl = place_plan(L, padded, s.domain, p);
-                  if ((!pl.dp_in_domain || !pl.pp_in_domain || !pl.ep_in_domain || !pl.cp_in_domain) && !s.has_scale_out) continue;
+                  if ((!pl.dp_in_domain || !pl.pp_in_domain || !pl.ep_in_domain || !pl.cp_in_domain) && !s.has_scale_out) {
+                    ++out.skipped_no_scale_out;
+                    continue;
+                  }
                   ++out.evaluated;
                   TrainingCandidate cand;
                   cand.dp = static_cast<int32_t>(dp);
@@ -152,6 +155,14 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
         }
       }
     }
+  }
+  if (out.evaluated == 0 && out.skipped_no_scale_out > 0) {
+    // Plans did split heads, layers and the batch; each crossed a scale-up domain on a
+    // system without a scale-out network (training_step's own refusal, said up front).
+    throw InputError("hardware", sys.name + " states no scale-out bandwidth, and every one of the " +
+                                     std::to_string(out.skipped_no_scale_out) + " plans of " + m.name + " on " + std::to_string(q.chips) +
+                                     " chips that split heads, layers and the batch crosses scale-up domains of " + std::to_string(s.domain) +
+                                     " chips (at most " + std::to_string(s.domain) + " chips train within one domain)");
   }
   if (out.evaluated == 0) {
     throw InputError("chips", "no valid plan of " + m.name + " on " + std::to_string(q.chips) + " chips at a global batch of " +

@@ -68,9 +68,42 @@ TEST(TrainingLayouts, Errors) {
   EXPECT_THROW(search_training_layouts(m, sys, q), InputError);
   q.chips = 101;  // a prime: tp 101 does not divide the 96 heads, pp 101 exceeds the 98 slots, dp 101 does not divide 64 sequences
   EXPECT_THROW(search_training_layouts(m, sys, q), InputError);
+  try {
+    search_training_layouts(m, sys, q);
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "chips");  // no plan splits: the degrees are the cause
+  }
   q.chips = 8;
   q.seq_len = 0;
   EXPECT_THROW(search_training_layouts(m, sys, q), InputError);
+}
+
+// QA: on a system without a scale-out network (L40S: PCIe cards, no NIC stated) 256 chips
+// split fine (TP 8 x DP 32 divides Llama 3.1 8B's 32 heads and a 256-sequence batch), but
+// every such plan crosses scale-up domains; the search says so, as `train step` does, not
+// "degrees must split heads, layers and the batch".
+TEST(TrainingLayouts, NoScaleOutNetworkIsTheCauseWhenEveryPlanCrossesDomains) {
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec sys = load_system("l40s");
+  ASSERT_FALSE(sys.scale_out_bandwidth_per_direction.value() > 0);
+  TrainingQuery q;
+  q.chips = 256;
+  q.global_batch = 256;
+  q.seq_len = 4096;
+  try {
+    search_training_layouts(m, sys, q);
+    ADD_FAILURE() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "hardware");
+    EXPECT_NE(std::string(e.what()).find("states no scale-out bandwidth"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("crosses scale-up domains"), std::string::npos) << e.what();
+  }
+  // Within one domain the same search runs and skips nothing.
+  q.chips = sys.scale_up_domain;
+  q.global_batch = 64;
+  const TrainingLayouts within = search_training_layouts(m, sys, q);
+  EXPECT_GT(within.evaluated, 0);
+  EXPECT_EQ(within.skipped_no_scale_out, 0);
 }
 
 }  // namespace

@@ -86,6 +86,17 @@ RunReport plan_run(const RunInputs& in) {
       q.speed_from = "step_time";
       q.tokens_per_s = TokensPerSecond(p.tokens_per_step / p.step_time->value());
       q.mfu = q.tokens_per_s.value() * q.flops_per_token.value() / cluster_peak;
+      // The --mfu path refuses > 1; a step time implying it is the same impossibility:
+      // the step's model FLOPs (tokens_per_step x flops_per_token) at the cluster's peak
+      // take at least that long.
+      if (q.mfu > 1) {
+        const double floor_s = p.tokens_per_step * q.flops_per_token.value() / cluster_peak;
+        throw InputError(at + ".step_time",
+                         num(p.step_time->value()) + " s implies MFU " + num(q.mfu) + " (" + num(p.tokens_per_step) + " tokens x " +
+                             num(q.flops_per_token.value()) + " FLOP/token over " + std::to_string(p.n_chips) + " chips x " +
+                             num(peak.value() / 1e12) + " TFLOP/s peak), above 1: a step of that many tokens takes at least " +
+                             num(floor_s) + " s at peak");
+      }
     }
     q.goodput = p.goodput;
     q.wall_clock = Seconds(q.tokens / q.tokens_per_s.value() / p.goodput);

@@ -155,6 +155,13 @@ TEST(TrainingRun, BadInputsAreRejected) {
   EXPECT_EQ(field_of(in), "phases[0].mfu");  // neither given
   in = ok, in.phases[0].mfu.reset(), in.phases[0].step_time = seconds(10);
   EXPECT_EQ(field_of(in), "phases[0].tokens_per_step");
+  // A step faster than the peak allows: 6e7 tokens in 1 ms at 281.15e9 FLOP/token (above)
+  // is 1.69e22 FLOP/s, far above 2,048 H800 x 989 TFLOP/s = 2.03e18: MFU 8,300 > 1.
+  in = ok, in.phases[0].mfu.reset(), in.phases[0].step_time = seconds(0.001), in.phases[0].tokens_per_step = 6e7;
+  EXPECT_EQ(field_of(in), "phases[0].step_time");
+  // ... while the same tokens in 10 s (6e6 tok/s x 281.15e9 / 2.03e18 = MFU 0.83) pass.
+  in = ok, in.phases[0].mfu.reset(), in.phases[0].step_time = seconds(10), in.phases[0].tokens_per_step = 6e7;
+  EXPECT_NO_THROW(plan_run(in));
   in = ok, in.phases[0].flops = 1e24;
   EXPECT_EQ(field_of(in), "phases[0].tokens");  // both budgets
   in = ok, in.phases[0].tokens = -1;

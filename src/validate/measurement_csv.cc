@@ -118,6 +118,7 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& whe
       if (id.empty()) throw InputError(at + ": id", "empty id; every row needs one");
       if (!ids.insert(id).second) throw InputError(at + ": " + id + ": id", "repeated id '" + id + "'");
       Measurement m = detail::read_measurement_row(cells, at + ": " + id);
+      m.file = where;
       m.line = line;
       m.base_dir = base_dir;
       out.rows.push_back(std::move(m));

@@ -60,6 +60,33 @@ std::vector<ErrorSummary> summarize(const std::vector<Prediction>& rows) {
 
 namespace {
 
+std::string message_of(const InputError& e) { return std::string(e.what()).substr(e.field().size() + 2); }
+
+/// An error about `row` named as docs/file-formats.md promises: "file: line N: id: column:
+/// message" (the CSV reader's own errors already are; those from resolving or planning a
+/// row name the id and the column only).
+InputError located(const Measurement& row, const InputError& e) {
+  std::string field = e.field();
+  if (field.rfind(row.id + ":", 0) != 0) field = row.id + ": " + field;
+  if (!row.file.empty() && field.rfind(row.file + ":", 0) != 0) field = row.file + ": line " + std::to_string(row.line) + ": " + field;
+  return InputError(field, message_of(e));
+}
+
+/// The CSV column a training plan's field comes from (docs/file-formats.md, "Measurements"):
+/// a rejected row names what its author wrote, not the plan's internal name.
+std::string csv_column(const std::string& plan_field) {
+  static const std::pair<const char*, const char*> columns[] = {
+      {"global_batch", "batch"}, {"seq_len", "input_tokens"}, {"zero_stage", "zero"}, {"etp", "expert_tp"}};
+  for (const auto& [field, column] : columns) {
+    if (plan_field == field) return column;
+  }
+  return plan_field;
+}
+
+std::string rejected_reason(const InputError& e) {
+  return "chalk rejected the row's inputs: " + csv_column(e.field()) + ": " + message_of(e);
+}
+
 /// A training or run row: read (unreadable on a field chalk cannot use), then predicted
 /// (rejected when the training module refuses the plan).
 void predict_training_row(const Measurement& row, Prediction& pr, bool keep_going) {
@@ -67,14 +94,13 @@ void predict_training_row(const Measurement& row, Prediction& pr, bool keep_goin
   try {
     plan = detail::plan_training_row(row);
   } catch (const InputError& e) {
-    const std::string what = e.what();
-    if (what.rfind(row.id + ":", 0) == 0) {  // a field chalk cannot use
-      if (!keep_going) throw;
+    if (e.field().rfind(row.id + ":", 0) == 0) {  // a field chalk cannot use
+      if (!keep_going) throw located(row, e);
       pr.status = RowStatus::unreadable;
-      pr.reason = what;
+      pr.reason = located(row, e).what();
     } else {  // a stated plan the training module refuses (it does not divide, no rate)
       pr.status = RowStatus::rejected;
-      pr.reason = "chalk rejected the row's inputs: " + what;
+      pr.reason = rejected_reason(e);
     }
     return;
   }
@@ -87,7 +113,7 @@ void predict_training_row(const Measurement& row, Prediction& pr, bool keep_goin
     pr.error_plain = pr.predicted_plain / pr.measured - 1;
   } catch (const InputError& e) {
     pr.status = RowStatus::rejected;
-    pr.reason = std::string("chalk rejected the row's inputs: ") + e.what();
+    pr.reason = rejected_reason(e);
   }
 }
 
@@ -111,8 +137,8 @@ ValidationReport validate_measurements(const std::vector<Measurement>& rows, boo
     try {
       mapped = detail::plan_row(row);
     } catch (const InputError& e) {
-      if (!keep_going) throw;
-      mapped = {std::nullopt, RowStatus::unreadable, e.what()};
+      if (!keep_going) throw located(row, e);
+      mapped = {std::nullopt, RowStatus::unreadable, located(row, e).what()};
     }
     pr.status = mapped.status;
     pr.reason = mapped.reason;

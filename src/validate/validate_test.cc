@@ -182,7 +182,7 @@ TEST(Validate, FieldsChalkCannotUseNameRowAndColumn) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
     }
   };
-  expect("X,decode,Llama 3.3 70B,h100-sxm,8,8,,64,run,2048,step_ms,20", "X: model: 'Llama 3.3 70B' is neither a built-in model");
+  expect("X,decode,Llama 3.3 70B,h100-sxm,8,8,,64,run,2048,step_ms,20", "t.csv: line 2: X: model: 'Llama 3.3 70B' is neither a built-in model");
   expect("X,decode,llama-3.1-70b,H100,8,8,,64,run,2048,step_ms,20", "X: hardware: 'H100' is neither a built-in system");
   expect("X,decode,deepseek-v3,h200,8,8,dp,64,run,2048,step_ms,20", "X: tp: tp 8 with attention dp");
   expect("X,decode,deepseek-v3,h200,8,,tp,64,run,2048,step_ms,20,", "expected 12 fields");
@@ -192,7 +192,8 @@ TEST(Validate, FieldsChalkCannotUseNameRowAndColumn) {
   const auto r = run(h + "X,decode,gopher-280b,h100-sxm,8,8,,64,run,2048,step_ms,20\n", true);
   ASSERT_EQ(r.rows.size(), 1u);
   EXPECT_EQ(r.rows[0].status, RowStatus::unreadable);
-  EXPECT_EQ(r.rows[0].reason.rfind("X: model: 'gopher-280b'", 0), 0u) << r.rows[0].reason;
+  // docs/file-formats.md: errors name the file, the line, the row id and the column.
+  EXPECT_EQ(r.rows[0].reason.rfind("t.csv: line 2: X: model: 'gopher-280b'", 0), 0u) << r.rows[0].reason;
   // Drafts without the measured acceptance cannot be predicted.
   EXPECT_THROW(run("id,kind,model,hardware,chips,tp,batch,batch_per,context,draft_tokens,metric,value\n"
                    "X,decode,llama-3.1-70b,h100-sxm,8,8,64,run,2048,3,step_ms,20\n"),

@@ -150,7 +150,13 @@ TrainRowPlan plan_training_row(const Measurement& r) {
     q.pp = pp;
     q.dp = r.dp.value_or(chips / std::max<int64_t>(1, q.tp * q.pp * q.cp));
     if (q.dp < 1 || q.dp * q.tp * q.pp * q.cp != chips) {
-      if (!search_pp) throw InputError(at + "chips", "the stated degrees do not multiply to " + std::to_string(chips) + " chips");
+      if (!search_pp) {
+        // Name the product, and dp when the row left it to be derived (chips / (tp x pp x cp)).
+        throw InputError(at + "chips", "the stated degrees do not multiply to " + std::to_string(chips) + " chips: tp x pp x cp x dp = " +
+                                           std::to_string(q.tp) + " x " + std::to_string(q.pp) + " x " + std::to_string(q.cp) + " x " +
+                                           std::to_string(q.dp) + (r.dp ? "" : " (dp derived)") + " = " +
+                                           std::to_string(q.dp * q.tp * q.pp * q.cp));
+      }
       continue;
     }
     if (q.pp == 1) {

@@ -73,13 +73,20 @@ TEST(ValidateTraining, BadPlansAreRejectedOrUnreadable) {
     run_rows(bad);
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("B: chips: the stated degrees do not multiply to 16 chips"), std::string::npos) << e.what();
+    // ... with the file, the line and the product: tp x pp x cp x dp = 1 x 1 x 1 x 8 = 8.
+    EXPECT_NE(std::string(e.what()).find("t.csv: line 2: B: chips: the stated degrees do not multiply to 16 chips: tp x pp x cp x dp = 1 x 1 "
+                                         "x 1 x 8 = 8"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(row(run_rows(bad, true), "B").status, RowStatus::unreadable);
   // 64 sequences do not split over dp x microbatch = 8 x 3.
   const auto m = run_rows("C,training,llama-3.1-8b,h100-sxm,8,1,1,8,64,run,4096,,3,full,1,,step_s,1\n");
   EXPECT_EQ(row(m, "C").status, RowStatus::rejected);
-  EXPECT_NE(row(m, "C").reason.find("global_batch"), std::string::npos) << row(m, "C").reason;
+  // The reason names the CSV's column (batch), not the plan's field (global_batch).
+  EXPECT_NE(row(m, "C").reason.find("inputs: batch: 64 sequences are not a multiple of dp x microbatch = 8 x 3 = 24"), std::string::npos)
+      << row(m, "C").reason;
+  EXPECT_EQ(row(m, "C").reason.find("global_batch"), std::string::npos) << row(m, "C").reason;
 }
 
 }  // namespace

@@ -89,11 +89,16 @@ for n in range(1, int(sys.argv[3]) + 1):
         seen.update(k for k in ("model", "hardware") if k in j)
 assert {"model", "hardware"} <= seen, seen
 # The keys the old vocabulary used for the same quantities are gone.
-old = {"user_tok_per_s", "chip_tok_per_s", "replica_tok_per_s", "fits_in_hbm", "t_comm_exposed_ms"}
+# Training: the scaling law's N is params_active_matmul (was params_active / active_params
+# there, a different number from model.params_active); a sequence length is seq_len_tokens
+# (was sequence_tokens in train run). `prices infer` keeps its estimate object active_params.
+old = {"user_tok_per_s", "chip_tok_per_s", "replica_tok_per_s", "fits_in_hbm", "t_comm_exposed_ms", "sequence_tokens", "active_params"}
 for n in range(1, int(sys.argv[3]) + 1):
     text = open(f"{sys.argv[2]}/{n}.json").read()
+    cmd = open(f"{sys.argv[2]}/{n}.cmd").read().strip()
     for o in old:
-        if f'"{o}"' in text: bad.append(f"{open(f'{sys.argv[2]}/{n}.cmd').read().strip()}: old key {o}")
+        if f'"{o}"' in text and not (o == "active_params" and cmd.startswith("prices infer")): bad.append(f"{cmd}: old key {o}")
+    if cmd.startswith("train plot run") and '"params_active"' in text: bad.append(f"{cmd}: params_active for the matmul count")
 if bad:
     print("\n".join(bad)); sys.exit(1)
 PY

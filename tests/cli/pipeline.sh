@@ -51,3 +51,36 @@ expect_error "--pp: must be >= 1 stage, got 0" decode -m llama-3.1-70b -H h100-s
 expect_error "--microbatches: must be >= 1, got 0" decode -m llama-3.1-70b -H h100-sxm --pp 2 --microbatches 0
 expect_error "--chips: 12 chips do not split into --pp 8 equal stages" decode -m llama-3.1-70b -H h100-sxm --pp 8 -n 12
 expect_error "--prefix: must be in 0.." prefill -m llama-3.1-70b -H h100-sxm --pp 2 --prefix -1
+
+# QA: TPOT is the time between one user's tokens. Llama 3.1 405B over 2 x 8 H100, 64
+# sequences in 8 microbatches of 8: a stage runs 8 microbatch steps of t_s between two steps
+# of one microbatch, so TPOT = max(pass, 8 t_s) = 8 t_s (about 8 x 25.7 = 206 ms, not the
+# 2 t_s + hops = 51 ms pass), and tok/s/user = 1000 / TPOT ms. The roofline of the same
+# pipeline (mechanisms off, sends at wire rate) is a lower bound of both TPOT and TTFT.
+q=$("$CHALK" decode -m llama-3.1-405b -H h100-sxm --pp 2 -n 16 -b 64 --microbatches 8 --json) || fail "decode --microbatches 8 --json"
+qp=$("$CHALK" prefill -m llama-3.1-405b -H h100-sxm --pp 2 -n 16 -b 1,8 -p 2048 --microbatches 4 --json) || fail "prefill --pp --json"
+python3 - "$q" "$qp" <<'PY' || fail "pipeline TPOT = the time between a user's tokens"
+import json, sys
+d, p = (json.loads(x) for x in sys.argv[1:])
+r = d["steps"][0]
+assert r["microbatches"] == 8 and r["microbatch"] == 8, r
+assert abs(r["t_step_ms"] - 8 * r["t_stage_ms"]) < 1e-9 * r["t_step_ms"], r
+assert r["t_pass_ms"] < 3 * r["t_stage_ms"] < r["t_step_ms"], r
+assert abs(r["tok_per_s_per_user"] * r["t_step_ms"] - 1000) < 1e-6, r
+assert abs(r["tok_per_s"] - 64 * r["tok_per_s_per_user"]) < 1e-6 * r["tok_per_s"], r
+assert 0 < r["t_step_roofline_ms"] <= r["t_step_ms"], r
+for x in p["prefills"]:
+    assert 0 < x["ttft_roofline_ms"] <= x["ttft_ms"], x
+PY
+"$CHALK" decode -m llama-3.1-405b -H h100-sxm --pp 2 -n 16 -b 64 --microbatches 8 --csv | head -1 | grep -q ",t_pass_ms,t_step_ms,t_step_roofline_ms," ||
+  fail "decode --pp --csv columns"
+
+# --microbatches only means something through pipeline stages: without --pp it is refused
+# (it used to run a one-stage "pipeline" at a quarter of the throughput, silently).
+expect_error "--microbatches: 8 given without --pp N (N > 1)" decode -m llama-3.1-8b -H h100-sxm -b 64 --microbatches 8
+expect_error "--microbatches: 2 given without --pp N (N > 1)" prefill -m llama-3.1-8b -H h100-sxm --microbatches 2
+# The header says the microbatches the rows use: 2 sequences cannot fill 4 microbatches.
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm --pp 2 --microbatches 4 -b 2 --wide | grep -q "; 2 microbatches in flight;" ||
+  fail "decode --pp header: microbatches in flight as the rows use them"
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm --pp 2 --microbatches 4 -b 2,64 --wide | grep -q "; 2 to 4 microbatches in flight (4 asked" ||
+  fail "decode --pp header: a range of microbatches"

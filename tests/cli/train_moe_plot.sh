@@ -41,7 +41,7 @@ shares = sorted(j["cost_shares"], key=lambda r: r["over_training_factor"])
 assert all(a["pretraining_share"] <= b["pretraining_share"] for a, b in zip(shares, shares[1:]))
 for r in shares: assert abs(r["pretraining_share"] + r["rl_share"] + r["serving_share"] - 1) < 1e-9
 chosen = [p for p in j["data"]["points"] if p["point"].startswith("chosen")][0]
-assert chosen["tokens"] == j["pretraining_tokens"] and chosen["params"] == j["params_active"]
+assert chosen["tokens"] == j["pretraining_tokens"] and chosen["params"] == j["params_active_matmul"] and "params_active" not in j
 curves = {c["curve"] for c in j["data"]["iso_loss"]}
 assert any("chosen" in c for c in curves) and len(curves) >= 3, curves
 assert len(j["charts"]) == 2 and len(j["data"]["frontier"]) > 5

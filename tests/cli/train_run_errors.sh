@@ -6,6 +6,12 @@ expect_error "--tokens: give a budget" train run
 expect_error "--mfu: must be a fraction in (0, 1], got 1.5" train run --tokens 1e12 --mfu 1.5
 expect_error "--mfu: give exactly one of mfu or step_time" train run --tokens 1e12 --mfu 0.4 --step-time-s 10 --tokens-per-step 1e6
 expect_error "--tokens-per-step: must be a positive number of tokens" train run --tokens 1e12 --step-time-s 10
+# A step faster than the peak allows is refused as --mfu > 1 is. DeepSeek-V3 (the default
+# model) at 4096 tokens: 2.8115e11 FLOP/token; 6e7 tokens in 1 ms is 1.687e22 FLOP/s against
+# 2,048 H800 x 989.4 TFLOP/s = 2.026e18: MFU 8,325; at peak the step takes 8.33 s.
+expect_error "--step-time-s: 0.001 s implies MFU 8325.15 (6e+07 tokens x 2.81153e+11 FLOP/token over 2048 chips" train run --tokens 1e12 --step-time-s 0.001 --tokens-per-step 6e7
+expect_error "above 1: a step of that many tokens takes at least 8.32515 s at peak" train run --tokens 1e12 --step-time-s 0.001 --tokens-per-step 6e7
+expect_error "--phase[0].step_time_s: 0.001 s implies MFU" train run --phase tokens=1e12,chips=8,step_time_s=0.001,tokens_per_step=6e7
 expect_error "--chips: must be >= 1 chip, got 0" train run --tokens 1e12 --chips 0
 expect_error "--seq: must be a positive number of tokens, got 0" train run --tokens 1e12 --seq 0
 expect_error "--goodput: must be a fraction in (0, 1], got 0" train run --tokens 1e12 --goodput 0

@@ -25,15 +25,30 @@ expect_error "vocab.csv: line 2: X-1: metric: 'tokens/s' is not one of" validate
 { echo "$h"; echo "X-2,decode,llama-3.1-70b,h100-sxm,8,8,,run,2048,0,step_ms,20"; } > "$tmp/missing-input.csv"
 expect_error "missing-input.csv: line 2: X-2: batch: missing; a decode row states the sequences in flight" validate "$tmp/missing-input.csv"
 { echo "$h"; echo "X-3,decode,Llama 3.3 70B,h100-sxm,8,8,64,run,2048,0,step_ms,20"; } > "$tmp/model.csv"
-expect_error "X-3: model: 'Llama 3.3 70B' is neither a built-in model" validate "$tmp/model.csv"
+expect_error "model.csv: line 2: X-3: model: 'Llama 3.3 70B' is neither a built-in model" validate "$tmp/model.csv"
 # Training rows: degrees that do not multiply to the chips name the row and the column; a
 # stated plan the training module refuses is listed as rejected with check_plan's reason.
 th="id,kind,model,hardware,chips,tp,pp,dp,batch,batch_per,input_tokens,metric,value"
 { echo "$th"; echo "T-1,training,llama-3.1-8b,h100-sxm,16,1,1,8,64,run,4096,step_s,1"; } > "$tmp/train-chips.csv"
-expect_error "T-1: chips: the stated degrees do not multiply to 16 chips" validate "$tmp/train-chips.csv"
+expect_error "train-chips.csv: line 2: T-1: chips: the stated degrees do not multiply to 16 chips: tp x pp x cp x dp = 1 x 1 x 1 x 8 = 8" validate "$tmp/train-chips.csv"
 { echo "$th"; echo "T-2,training,llama-3.1-8b,h100-sxm,24,3,1,8,64,run,4096,step_s,1"; } > "$tmp/train-tp.csv"
 out=$("$CHALK" validate "$tmp/train-tp.csv" --wide) || fail "a rejected training plan is a listed row, not an error"
 printf '%s\n' "$out" | grep -q "T-2 .*rejected .*tp: 3 does not divide the 32 query heads" || fail "rejected training row: $out"
+# QA: with --keep-going every bad row names the file, the line, the id, the CSV column and
+# the bad value: 8 x 4 x 4 = 128 chips stated for 64; a model chalk does not know; a batch
+# (the CSV's column, not the plan's global_batch) that dp x microbatch = 8 x 1 does not split.
+th2="id,kind,model,hardware,chips,tp,pp,dp,microbatch,batch,batch_per,input_tokens,metric,value"
+{ echo "$th2"; echo "BAD-DIV,training,llama-3.1-70b,h100-sxm,64,8,4,4,1,256,run,4096,step_s,1";
+  echo "BAD-MODEL,training,llama-9-70b,h100-sxm,8,8,1,1,1,64,run,4096,step_s,1";
+  echo "BAD-BATCH,training,llama-3.1-8b,h100-sxm,8,1,1,8,1,12,run,4096,step_s,1"; } > "$tmp/kg.csv"
+out=$("$CHALK" validate --keep-going "$tmp/kg.csv" --wide) || fail "validate --keep-going kg.csv exited $?"
+case "$out" in *"kg.csv: line 2: BAD-DIV: chips: the stated degrees do not multiply to 64 chips: tp x pp x cp x dp = 8 x 4 x 1 x 4 = 128"*) ;;
+  *) fail "BAD-DIV lacks the file, line or product: $out";; esac
+case "$out" in *"kg.csv: line 3: BAD-MODEL: model: 'llama-9-70b' is neither"*) ;; *) fail "BAD-MODEL lacks the file and line: $out";; esac
+case "$out" in *"BAD-BATCH"*"rejected"*"inputs: batch: 12 sequences are not a multiple of dp x microbatch = 8 x 1 = 8"*) ;;
+  *) fail "BAD-BATCH does not name the batch column: $out";; esac
+case "$out" in *global_batch*) fail "a reason names the plan's internal field global_batch: $out";; esac
+expect_error "kg.csv: line 2: BAD-DIV: chips: the stated degrees do not multiply to 64 chips" validate "$tmp/kg.csv"
 expect_error "not expected: --no-such-flag" validate --no-such-flag
 expect_error "--json excludes --csv" validate --json --csv
 

@@ -33,6 +33,11 @@ ModelSpec pipeline_stage_model(const ModelSpec& m, int64_t stages);
 /// states no scale-out bandwidth.
 Seconds stage_send_time(const SystemSpec& s, Bytes message);
 
+/// The wire time of the same send: message / scale-out bandwidth per direction (no
+/// protocol latency, full rate): the lower bound of stage_send_time, used by the roofline
+/// (mechanisms off). Throws InputError("hardware") as stage_send_time.
+Seconds hop_wire_time(const SystemSpec& s, Bytes message);
+
 /// A pipelined replica: `stages` copies of the busiest stage's deployment (its chips are
 /// `stage.n_chips`, one scale-up domain or part of one), `microbatches` in flight.
 struct PipelineShape {
@@ -52,14 +57,17 @@ struct PipelineDecode {
   /// The sampled token ids (microbatch x 4 bytes) sent from the last stage back to the
   /// first, which embeds them for the next step; 0 when stages = 1.
   Seconds t_return;
-  /// Time per output token of one sequence: stages x stage.t_step + (stages - 1) x t_hop +
+  /// One token's pass through every stage: stages x stage.t_step + (stages - 1) x t_hop +
   /// t_return: a token passes every stage in turn, so the stages' steps add up (lecture
   /// 1:16:47-1:18:21); a stage holds 1/stages of the layers, so with the same chips per
-  /// stage this is about one domain's step plus the hops: never faster.
-  Seconds tpot;
-  /// Time between two steps of the same microbatch: max(tpot, microbatches x stage.t_step)
-  /// (a stage runs its microbatches one after another; sends overlap the next
-  /// microbatch's compute).
+  /// stage this is about one domain's step plus the hops: never faster. It is a user's
+  /// TPOT only while the stages wait on it (microbatches x stage.t_step <= t_pass).
+  Seconds t_pass;
+  /// Time between two steps of the same microbatch, hence between two tokens of one user:
+  /// the TPOT a user sees, max(t_pass, microbatches x stage.t_step) (a stage runs its
+  /// microbatches one after another; sends overlap the next microbatch's compute). With
+  /// more microbatches than the pass covers, the stages are the queue: Llama 3.1 405B on
+  /// 2 x 8 H100 at 8 microbatches waits 8 x 25.7 = 206 ms, not the 51.4 ms pass.
   Seconds cycle;
   /// Fraction of a stage's time spent computing: microbatches x stage.t_step / cycle (1 -
   /// the bubble; about 1 / stages with one microbatch).
@@ -79,6 +87,9 @@ struct PipelineDecode {
 /// stage.system's scale-out network when stages > 1. Throws InputError for batch < 1,
 /// context < 0, stages < 1 ("pp"), microbatches < 1 ("microbatches"), activation_bytes
 /// <= 0, or stages > 1 on a system without a scale-out bandwidth ("hardware").
+/// With `stage.mechanisms.enabled` false (the roofline: the lower bound) a send is its
+/// bytes over the scale-out link's full per-direction rate, no latency (hop_wire_time), so
+/// the pipeline's roofline is a true lower bound of its engine figures.
 PipelineDecode pipeline_decode(const Deployment& stage, const PipelineShape& shape, int64_t batch, int64_t context);
 
 /// One prefill through a pipelined replica: `batch` prompts of `prompt` tokens after

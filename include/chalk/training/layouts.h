@@ -40,6 +40,10 @@ struct TrainingLayouts {
   std::vector<TrainingCandidate> fitting;   ///< fastest first, at most query.limit
   std::vector<TrainingCandidate> too_big;   ///< least over capacity first, at most query.limit
   int64_t evaluated = 0, fit = 0;           ///< plans evaluated, of which fit
+  /// Valid plans left out because they cross scale-up domains on a system that states no
+  /// scale-out bandwidth (its step cannot be priced); when every plan is, the search throws
+  /// InputError("hardware") saying so.
+  int64_t skipped_no_scale_out = 0;
   std::vector<TrainingCandidate> pareto;    ///< the whole step-time/memory front of the fitting plans, least memory first
 };
 
@@ -54,8 +58,9 @@ TrainingPlan plan_of(const TrainingCandidate& c, const TrainingQuery& q);
 /// dividing the per-replica batch, recompute none/selective/full, ZeRO 0-3; sequence
 /// parallelism whenever tp > 1. Each is evaluated by training_memory and training_step
 /// over one make_training_costs; ranked by step time (at a fixed global batch this is
-/// also the MFU order). Throws InputError for chips, global batch or seq_len < 1, or when
-/// no plan is valid.
+/// also the MFU order). Throws InputError for chips, global batch or seq_len < 1, when
+/// every valid plan crosses scale-up domains on a system without scale-out bandwidth
+/// ("hardware"), or when no plan is valid ("chips").
 TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& s, const TrainingQuery& q);
 
 }  // namespace chalk

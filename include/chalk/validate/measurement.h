@@ -17,6 +17,7 @@ namespace chalk {
 /// string): an input the run did not state. Nothing here is a default: validate fills the
 /// defaults and prints each among the row's assumptions.
 struct Measurement {
+  std::string file;      ///< the file the row was read from, as named to parse_measurements ("" = not from a file)
   int64_t line = 0;      ///< 1-based line of the row's start in its file
   std::string base_dir;  ///< directory a relative `model` or `hardware` path is read from ("" = cwd)
 
