@@ -104,13 +104,6 @@ void run_plan(const PlanArgs& a) {
     if (e.field() == "replica_chips") throw InputError("--replica-chips", std::string(e.what()).substr(e.field().size() + 2));
     throw;
   }
-  // Nothing met the targets: the report (what was tried, the Pareto front) still prints,
-  // then the one-line error and exit 2, as for every plan that cannot be made.
-  const auto none_met = [&] {
-    if (r.best) return;
-    const char* field = o.slo.ttft_s && o.slo.tpot_s ? "--ttft-slo-ms, --tpot-slo-ms" : o.slo.ttft_s ? "--ttft-slo-ms" : "--tpot-slo-ms";
-    throw InputError(field, r.why_none + " in its own simulation; raise the budget or relax the target");
-  };
   // Launch settings name the model as the user wrote it (an HF repo id works as is).
   if (r.best) {
     bool moe = false;
@@ -124,7 +117,6 @@ void run_plan(const PlanArgs& a) {
   const Table chosen = candidates_table(r, best), front = candidates_table(r, r.pareto);
   if (a.output.csv) {
     print_csv(std::cout, front);
-    none_met();
     return;
   }
   if (a.output.json) {
@@ -141,7 +133,6 @@ void run_plan(const PlanArgs& a) {
     j["warnings"] = warnings;
     if (r.launch) j["launch"] = {{"vllm", r.launch->vllm}, {"sglang", r.launch->sglang}, {"trtllm", r.launch->trtllm}};
     print_json(std::cout, j);  // captured by `chalk web` (web_api.h)
-    none_met();
     return;
   }
   std::cout << fmt::format("chalk plan: the cheapest deployment of {} on {} within {} chips that meets", m.name, s.name, r.chip_budget)
@@ -166,7 +157,6 @@ void run_plan(const PlanArgs& a) {
   }
   std::cout << "Pareto front: chips against TTFT and TPOT at the percentile (every simulated deployment that finished its requests)\n";
   print_table(std::cout, front);
-  none_met();
 }
 
 }  // namespace

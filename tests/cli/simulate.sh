@@ -70,12 +70,10 @@ assert "--tensor-parallel-size" in j["launch"]["vllm"] and "--max-num-seqs" in j
 assert "--max-running-requests" in j["launch"]["sglang"] and "--tp_size" in j["launch"]["trtllm"]
 assert len(j["pareto"]) >= 1
 PY
-# Nothing meets the SLO: the report (what was tried) still prints, then the one-line error
-# and exit 2, as for every plan that cannot be made.
-out=$("$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 100 --budget-chips 1 --tpot-slo-ms 0.1 --wide 2>/dev/null); rc=$?
-[ "$rc" -eq 2 ] || fail "plan without a solution exited $rc, expected 2"
+# Deployments were simulated but none met the SLO: a result (exit 0, the Pareto front, and
+# why_none; the web API answers it with best null). Nothing to simulate is an error below.
+out=$("$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 100 --budget-chips 1 --tpot-slo-ms 0.1 --wide) || fail "plan without a solution"
 printf '%s\n' "$out" | grep -q "no deployment: no deployment within 1 chips meets TPOT p90 <= 0.1 ms" || fail "plan does not say why: $out"
-expect_error "--tpot-slo-ms: no deployment within 1 chips meets TPOT p90 <= 0.1 ms in its own simulation" plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 100 --budget-chips 1 --tpot-slo-ms 0.1 --json
 # Budgets that hold nothing say so: $1/h buys no $2.35 chip; 16-chip replicas exceed 8 chips;
 # 0 chips is no budget; DeepSeek-V3 needs 16 H100s (docs/formulas.md, Defaults).
 p=(-m llama-3.1-8b -H h100-sxm --rate 5 --requests 20 --ttft-slo-ms 1000)
