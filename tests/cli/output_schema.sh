@@ -89,7 +89,7 @@ for n in range(1, int(sys.argv[3]) + 1):
         seen.update(k for k in ("model", "hardware") if k in j)
 assert {"model", "hardware"} <= seen, seen
 # The keys the old vocabulary used for the same quantities are gone.
-old = {"user_tok_per_s", "chip_tok_per_s", "replica_tok_per_s", "fits_in_hbm", "t_comm_exposed_ms"}
+old = {"user_tok_per_s", "chip_tok_per_s", "replica_tok_per_s", "fits_in_hbm", "t_comm_exposed_ms", "hbm_tb_per_s"}
 for n in range(1, int(sys.argv[3]) + 1):
     text = open(f"{sys.argv[2]}/{n}.json").read()
     for o in old:
