@@ -188,6 +188,14 @@ TEST(Plan, EachLaunchLineStatesTheSimulatedLayoutOrSaysTheEngineCannot) {
   EXPECT_NE(l.vllm.find("--tensor-parallel-size 2 --data-parallel-size 4 --enable-expert-parallel"), std::string::npos) << l.vllm;
   EXPECT_NE(l.sglang.find("--tp 8 --dp 4 --enable-dp-attention --ep-size 8"), std::string::npos) << l.sglang;
   EXPECT_EQ(l.trtllm.rfind("# TensorRT-LLM cannot run this layout: attention TP2 x 4", 0), 0u) << l.trtllm;
+  // DP-attention with two micro-batches (SGLang/DeepSeek's two-batch overlap).
+  c.parallel.tp_attention = 1;
+  c.parallel.tp_ffn = 1;
+  c.parallel.overlap_micro_batches = true;
+  l = launch_settings(c, "m", true);
+  EXPECT_NE(l.vllm.find("--tensor-parallel-size 1 --data-parallel-size 8 --enable-expert-parallel --enable-dbo"), std::string::npos) << l.vllm;
+  EXPECT_NE(l.sglang.find("--tp 8 --dp 8 --enable-dp-attention --ep-size 8 --enable-two-batch-overlap"), std::string::npos) << l.sglang;
+  EXPECT_EQ(l.trtllm.rfind("# TensorRT-LLM cannot run this layout: two micro-batches", 0), 0u) << l.trtllm;
   // Experts EP4 x TP2 on 8 chips: vLLM's expert parallelism spans all TP x DP ranks.
   c.parallel = {};
   c.parallel.tp_attention = 8;
