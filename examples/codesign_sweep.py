@@ -43,7 +43,7 @@ BASE = "h100-sxm"  # efficiencies, KV format and every figure not swept come fro
 # %%
 hw = chalk.hardware()
 priced = hw[hw["price_usd_per_chip_hour"].notna() & hw["bf16_tflop_per_s"].notna() & hw["name"].str.match(r"^(a100|h100|h200|b200|b300|mi325x)")]
-X = np.column_stack([priced["bf16_tflop_per_s"] / 1e3, priced["hbm_tb_per_s"], priced["hbm_gb"] / 1e3])
+X = np.column_stack([priced["bf16_tflop_per_s"] / 1e3, priced["hbm_tb_per_s_per_chip"], priced["hbm_gb_per_chip"] / 1e3])
 y = priced["price_usd_per_chip_hour"].to_numpy()
 
 
@@ -64,7 +64,7 @@ def nnls(X, y):
 coef = nnls(X, y)
 priced = priced.assign(fitted_usd_per_chip_hour=X @ coef)
 print(f"price model: $/h = {coef[0]:.3f} x PFLOP/s + {coef[1]:.3f} x TB/s + {coef[2]:.3f} x TB of HBM")
-print(priced[["name", "bf16_tflop_per_s", "hbm_tb_per_s", "hbm_gb", "price_usd_per_chip_hour", "fitted_usd_per_chip_hour"]].to_string(index=False))
+print(priced[["name", "bf16_tflop_per_s", "hbm_tb_per_s_per_chip", "hbm_gb_per_chip", "price_usd_per_chip_hour", "fitted_usd_per_chip_hour"]].to_string(index=False))
 for name, c in zip(["FLOP/s", "HBM bandwidth", "HBM capacity"], coef):
     if c == 0:
         print(f"warning: the fit prices {name} at zero: more of it looks free below, an artifact of six prices")

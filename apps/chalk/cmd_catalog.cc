@@ -53,8 +53,8 @@ void run_hardware(const CatalogArgs& a) {
                {"bf16_tflop_per_s", "bf16 TF", 4},
                {"fp8_tflop_per_s", "fp8 TF", 4},
                {"fp4_tflop_per_s", "fp4 TF", 4},
-               {"hbm_gb", "HBM GB", 4},
-               {"hbm_tb_per_s", "HBM TB/s", 4},
+               {"hbm_gb_per_chip", "HBM GB", 4},         // the keys of the hardware object (docs/output-schema.md)
+               {"hbm_tb_per_s_per_chip", "HBM TB/s", 4},
                {"bf16_flop_per_byte", "FLOP/B bf16", 3},
                {"hbm_sweep_ms", "HBM sweep ms", 3},
                {"scale_up_domain_chips", "scale-up"},

@@ -1,5 +1,6 @@
 // `chalk layouts`: every parallel layout of a model on n chips, ranked (layout_search.h).
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -54,7 +55,37 @@ struct Ranking {
   std::vector<LayoutCandidate> ranked;
 };
 
-Table layouts_table(const std::vector<Ranking>& rankings, const std::optional<UsdPerSecond>& price, bool all, bool batch_column) {
+/// HBM one chip of a candidate's replica holds (GB): weights, reserve and the KV of its
+/// batch (one sequence when it holds none) as the layout stores them, i.e. (n x capacity -
+/// free) / n with free taken on the busiest group (memory_plan: KV replicated where the
+/// layout replicates it). Beside hardware.hbm_gb_per_chip it says how far a layout that
+/// does not fit is over. Empty for a pipeline (its stages differ) and for a layout the
+/// deployment refuses (heads it cannot split: why_not says so).
+Cell layout_memory_gb(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, const LayoutCandidate& c, int64_t context) {
+  if (c.pp > 1 || c.replica_chips < 1) return Cell{};
+  DeploymentOptions o = base;
+  o.n_chips = c.replica_chips;
+  o.mechanisms.enabled = true;
+  o.mechanisms.layout = c.layout;
+  o.mechanisms.layout.dispatch_bytes_per_element = base.mechanisms.layout.dispatch_bytes_per_element;
+  try {
+    const Deployment d = make_deployment(m, s, o);
+    const MemoryPlan mem = memory_plan(d, std::max<int64_t>(1, static_cast<int64_t>(std::ceil(c.batch))), context);
+    return to_gb(mem.hbm_total - mem.free) / static_cast<double>(c.replica_chips);
+  } catch (const InputError&) {
+    return Cell{};
+  }
+}
+
+struct MemoryContext {
+  const ModelSpec& model;
+  const SystemSpec& system;
+  const DeploymentOptions& base;
+  int64_t context;
+};
+
+Table layouts_table(const std::vector<Ranking>& rankings, const std::optional<UsdPerSecond>& price, bool all, bool batch_column,
+                    const MemoryContext& mc) {
   Table t;
   t.columns = {{"batch", "batch"},
                {"rank", "#"},
@@ -71,11 +102,12 @@ Table layouts_table(const std::vector<Ranking>& rankings, const std::optional<Us
                {"tok_per_s_per_chip", "tok/s/chip"},
                {"tok_per_s_per_user", "tok/s/user"},
                {"cost_usd_per_mtok", "$/Mtok"},
+               {"memory_gb", "GB/chip", 4},
                {"why_not", "why not"}};
   t.set_priority({"batch", "rank", "layout"}, 0);
   // Narrow tables keep the rank, the layout, the step and what it is ranked by.
   t.set_priority({"t_operations_ms", "t_overhead_ms", "t_comm_ms", "replicas", "replica_chips", "fits", "batch_per_replica", "governs",
-                  "why_not"},
+                  "memory_gb", "why_not"},
                  2);
   for (const auto& [batch, ranked] : rankings) {
   int64_t rank = 0;
@@ -84,14 +116,15 @@ Table layouts_table(const std::vector<Ranking>& rankings, const std::optional<Us
     ++rank;
     if (!c.fits) {
       t.add({batch, rank, c.name, c.replica_chips, c.replicas, std::string("no"), Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{},
-             Cell{}, c.reason});
+             Cell{}, layout_memory_gb(mc.model, mc.system, mc.base, c, mc.context), c.reason});
       continue;
     }
     // The cost cell is built in place: a named variant copied into the row trips GCC 12's
     // -Wmaybe-uninitialized false positive.
     t.add({batch, rank, c.name, c.replica_chips, c.replicas, std::string("yes"), static_cast<int64_t>(c.batch), to_ms(c.step.t_step), to_ms(c.step.t_operations),
            to_ms(c.step.t_overhead), to_ms(c.step.t_comm), c.step.governs, c.tokens_per_s_per_chip, c.tokens_per_s_per_user,
-           price ? Cell(price->value() / c.tokens_per_s_per_chip * 1e6) : Cell{}, std::string()});
+           price ? Cell(price->value() / c.tokens_per_s_per_chip * 1e6) : Cell{}, layout_memory_gb(mc.model, mc.system, mc.base, c, mc.context),
+           std::string()});
   }
   }
   if (!batch_column) t = without_column(t, "batch");
@@ -157,7 +190,8 @@ void run_layouts(const LayoutsArgs& a) {
     candidates += static_cast<int64_t>(r.size());
   }
   std::optional<UsdPerSecond> price = base.price_per_chip ? base.price_per_chip : system.price_per_chip;
-  const Table t = layouts_table(rankings, price, a.all || a.output.json || a.output.csv, batches.size() > 1 || a.output.json);
+  const Table t = layouts_table(rankings, price, a.all || a.output.json || a.output.csv, batches.size() > 1 || a.output.json,
+                                MemoryContext{model, system, base, q.context});
   std::vector<std::string> warnings;
   if (fitting == 0) {
     warnings.push_back("no layout fits (--all gives each reason: memory, or heads no tensor-parallel degree of these chips can split)");

@@ -22,7 +22,7 @@ struct PlanArgs {
   TrafficArgs traffic;
   PolicyArgs policy;
   SloArgs slo;
-  int64_t budget_chips = 0;
+  std::optional<int64_t> budget_chips;  ///< unset: from the dollar budget
   std::optional<double> budget_usd_per_hour;
   std::string replica_chips, max_seqs;
   std::string modes = "both";
@@ -66,9 +66,11 @@ void run_plan(const PlanArgs& a) {
   if (!o.slo.ttft_s && !o.slo.tpot_s) throw InputError("--ttft-slo-ms", "state a TTFT or a TPOT target (--tpot-slo-ms), or both");
   o.policy = policy;
   o.prefix_hit_rate = a.traffic.prefix_hit_rate;
-  if (a.budget_chips < 0) throw InputError("--budget-chips", "must be >= 1, got " + std::to_string(a.budget_chips));
-  if (a.budget_chips == 0 && !a.budget_usd_per_hour) throw InputError("--budget-chips", "state a chip budget or --budget-usd-per-hour");
-  o.chip_budget = a.budget_chips;
+  if (a.budget_chips && *a.budget_chips < 1) {
+    throw InputError("--budget-chips", "must be >= 1 chip, got " + std::to_string(*a.budget_chips));
+  }
+  if (!a.budget_chips && !a.budget_usd_per_hour) throw InputError("--budget-chips", "state a chip budget or --budget-usd-per-hour");
+  o.chip_budget = a.budget_chips.value_or(0);
   if (a.budget_usd_per_hour && !(*a.budget_usd_per_hour > 0)) {
     throw InputError("--budget-usd-per-hour", "must be a positive number, got " + format_number(*a.budget_usd_per_hour, 4));
   }
@@ -99,6 +101,7 @@ void run_plan(const PlanArgs& a) {
   } catch (const InputError& e) {
     if (e.field() == "usd_budget") throw InputError("--budget-usd-per-hour", std::string(e.what()).substr(e.field().size() + 2));
     if (e.field() == "chips") throw InputError("--budget-chips", std::string(e.what()).substr(e.field().size() + 2));
+    if (e.field() == "replica_chips") throw InputError("--replica-chips", std::string(e.what()).substr(e.field().size() + 2));
     throw;
   }
   // Launch settings name the model as the user wrote it (an HF repo id works as is).
@@ -107,6 +110,8 @@ void run_plan(const PlanArgs& a) {
     for (const auto& g : m.groups) moe = moe || g.ffn.kind == FfnKind::moe;
     r.launch = sim::launch_settings(r.evaluated[*r.best], a.deployment.model, moe);
   }
+  std::vector<std::string> warnings = r.warnings;
+  if (const auto w = context_warning(m, reqs)) warnings.push_back(*w);
   std::vector<std::size_t> best;
   if (r.best) best.push_back(*r.best);
   const Table chosen = candidates_table(r, best), front = candidates_table(r, r.pareto);
@@ -125,6 +130,7 @@ void run_plan(const PlanArgs& a) {
     j["best"] = r.best ? to_json(chosen)[0] : nlohmann::json(nullptr);
     j["pareto"] = to_json(front);
     j["why_none"] = r.why_none;
+    j["warnings"] = warnings;
     if (r.launch) j["launch"] = {{"vllm", r.launch->vllm}, {"sglang", r.launch->sglang}, {"trtllm", r.launch->trtllm}};
     print_json(std::cout, j);  // captured by `chalk web` (web_api.h)
     return;
@@ -134,7 +140,9 @@ void run_plan(const PlanArgs& a) {
             << (o.slo.tpot_s ? fmt::format(" TPOT p{} <= {} ms", format_number(o.slo.percentile, 3), format_number(*o.slo.tpot_s * 1e3, 4)) : "")
             << " in its own simulation (docs/simulator.md)\n"
             << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
-            << fmt::format("searched    {} deployments ({} replica runs), engine {}\n\n", r.evaluated.size(), r.simulations, policy.name);
+            << fmt::format("searched    {} deployments ({} replica runs), engine {}\n", r.evaluated.size(), r.simulations, policy.name);
+  for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
+  std::cout << '\n';
   if (!r.best) {
     std::cout << "no deployment: " << r.why_none << "\n\n";
   } else {

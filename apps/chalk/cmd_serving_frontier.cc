@@ -85,7 +85,10 @@ Loaded load(const ServingArgs& a) {
   Loaded l{load_model(a.deployment.model), load_system(a.deployment.hardware), {}, {}};
   l.base = base_options(a.deployment);
   DeploymentOptions o = l.base;
-  o.n_chips = l.system.scale_up_domain;
+  // The header describes the widest replica tried, so that its warnings (weights that do
+  // not fit) speak of a size the command prices, never of a --chips it does not take.
+  const auto sizes = replica_list(a);
+  o.n_chips = sizes.empty() ? l.system.scale_up_domain : *std::max_element(sizes.begin(), sizes.end());
   l.shown = make_deployment(l.model, l.system, o);
   return l;
 }

@@ -101,6 +101,7 @@ void run_simulate(const SimulateArgs& a) {
   }
   Table t = summary_table();
   std::vector<std::string> warnings = deployment_warnings(agg);
+  if (const auto w = context_warning(agg.model, reqs)) warnings.push_back(*w);
   for (auto& r : results) {
     if (!r.run.fits) throw InputError("--chips", r.run.reason + "; expected a replica that holds the weights and some KV cache");
     r.summary = sim::summarize(r.run, slo);

@@ -1,5 +1,6 @@
 #include "sim_cli.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -74,6 +75,13 @@ std::vector<sim::Request> traffic_from(const TrafficArgs& a) {
   t.input = sim::parse_length(a.input, "--input");
   t.output = sim::parse_length(a.output, "--output");
   return sim::generate_traffic(t);
+}
+
+std::optional<std::string> context_warning(const ModelSpec& m, const std::vector<sim::Request>& r) {
+  int64_t longest = 0;
+  for (const auto& q : r) longest = std::max(longest, q.input_tokens + q.output_tokens);
+  if (longest <= m.max_context) return std::nullopt;
+  return fmt::format("context {} exceeds {}'s max_position_embeddings {}", longest, m.name, m.max_context);
 }
 
 std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Request>& r) {

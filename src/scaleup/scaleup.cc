@@ -140,7 +140,10 @@ ModelOnDomain place_on_domain(const ModelSpec& m, const SystemSpec& s, const Sca
   r.kv_per_sequence = sequence_bytes(m, q.context, q.kv);  // KV plus linear layers' state
   MemoryPlan mem;
   const bool memory_ok = memory_fits(m, s, q, &mem);
-  r.max_batch = mem.weights_fit ? mem.max_batch : 0;
+  // max_batch is set from the cheapest layout below: the plain roofline's pool of HBM
+  // (mem.max_batch) spreads KV evenly, which a layout that replicates it (MLA's latent under
+  // attention TP) does not; decode and layouts count the layout's replication.
+  r.max_batch = 0;
   r.tpot_floor = decode_step(d, 1, q.context).t_step;
   r.pipeline.hop = stage_hop(m, s);
 
@@ -155,6 +158,7 @@ ModelOnDomain place_on_domain(const ModelSpec& m, const SystemSpec& s, const Sca
       const auto ranked = search_layouts(m, s, options_for(s, q), tq);
       if (!ranked.empty() && ranked.front().fits) r.cheapest = ranked.front();
       if (r.cheapest) {
+        r.max_batch = static_cast<int64_t>(r.cheapest->batch) * r.cheapest->replicas;
         r.cheapest_tokens_per_s_per_chip = r.cheapest->tokens_per_s_per_chip;
         if (s.price_per_chip) r.cheapest_cost_per_token = UsdPerToken(s.price_per_chip->value() / r.cheapest->tokens_per_s_per_chip);
       }

@@ -240,6 +240,24 @@ TEST(Pipeline, AModelNoDomainHoldsNeverFits) {
   EXPECT_NE(none.pipeline.reason.find("no pipeline of up to 128 stages"), std::string::npos);
 }
 
+TEST(ModelOnDomain, MaxBatchCountsTheLayoutsKvReplication) {
+  // DeepSeek-V3 on 8 H20 (8 x 96 GB, 10% reserve: 691.2 GB usable) at 8192 tokens: the
+  // weights take 673.2 GB, leaving 18 GB. Pooled evenly that holds 18e9 / 575.7e6 = 31
+  // sequences, but attention TP8 keeps each sequence's whole MLA latent on all 8 chips,
+  // so each chip's 2.25 GB holds 3 (decode -H h20 -n 8 -s 8192 and layouts say 3).
+  const ModelSpec ds = load_model("deepseek-v3");
+  const SystemSpec h20 = load_system("h20");
+  const ModelOnDomain r = place_on_domain(ds, h20, query(1, 8192));
+  ASSERT_TRUE(r.cheapest.has_value());
+  EXPECT_EQ(r.max_batch, 3);
+  EXPECT_EQ(r.max_batch, static_cast<int64_t>(r.cheapest->batch) * r.cheapest->replicas);
+  // The even pool's figure, which the row used to print.
+  DeploymentOptions o;
+  o.n_chips = 8;
+  o.weights = DType::fp8;
+  EXPECT_EQ(memory_plan(make_deployment(ds, h20, o), 1, 8192).max_batch, 31);
+}
+
 TEST(Pipeline, NoScaleOutMeansNoPipelineLatency) {
   SystemSpec s = load_system("h100-sxm");
   s.scale_out_bandwidth_per_direction = BytesPerSecond(0);

@@ -166,6 +166,15 @@ std::string explain_fastest(const ModePoint& f, const SystemSpec& s, const std::
   return w;
 }
 
+/// The one error of frontier, modes and plot when no replica size holds the model: the
+/// last size's reason (the widest tried), and the option that widens the search.
+InputError no_replica_fits(const ModelSpec& m, const SystemSpec& s, int64_t context, const std::vector<ExcludedReplica>& excluded) {
+  return InputError("--replica-chips", "no replica size fits " + m.name + " at " + std::to_string(context) + " tokens of context on " +
+                                           s.name + (excluded.empty() ? std::string() : " (" + std::to_string(excluded.back().n_chips) + " chips: " +
+                                                                                         excluded.back().reason + ")") +
+                                           "; expected sizes that hold it: state wider replicas with --replica-chips");
+}
+
 }  // namespace
 
 Frontier latency_cost_frontier(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
@@ -187,6 +196,8 @@ Frontier latency_cost_frontier(const ModelSpec& m, const SystemSpec& s, const De
   f.context = o.context;
   const DecodeLevers lev = resolve_levers(o.levers, o.context);
   const std::vector<Replica> reps = resolve_replicas(m, s, base, sizes, o.context, int64_t{1} << 24, f.excluded);
+  // No size fits: the error modes and plot give for the same input, not an empty table.
+  if (reps.empty()) throw no_replica_fits(m, s, o.context, f.excluded);
   f.points.reserve(reps.size() * (batches.size() + 1));
   for (const auto& r : reps) {
     f.has_price = f.has_price || r.dep.price_per_chip.has_value();
@@ -248,10 +259,7 @@ ModesReport fast_and_slow_modes(const ModelSpec& m, const SystemSpec& s, const D
   r.context = o.context;
   const std::vector<int64_t> sizes = replica_sizes(m, s, o.replica_chips);
   const std::vector<Replica> reps = resolve_replicas(m, s, base, sizes, o.context, o.max_batch, r.excluded);
-  if (reps.empty()) {
-    throw InputError("--replica-chips", "no replica size fits " + m.name + " at " + std::to_string(o.context) +
-                                            " tokens of context on " + s.name + ": " + r.excluded.back().reason);
-  }
+  if (reps.empty()) throw no_replica_fits(m, s, o.context, r.excluded);
   r.has_price = reps.front().dep.price_per_chip.has_value();
   const DecodeLevers lev = resolve_levers(o.levers, o.context);
 

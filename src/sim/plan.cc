@@ -76,6 +76,12 @@ int64_t fewest(int64_t hi, const std::function<bool(int64_t)>& ok) {
   return hi;
 }
 
+std::string num(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", x);
+  return buf;
+}
+
 std::string ms(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g ms", s * 1e3);
@@ -98,10 +104,17 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
   if (o.usd_per_hour_budget) {
     if (!r.has_price) throw InputError("usd_budget", s.name + " has no price; state a chip budget or a price per chip-hour");
     if (!(*o.usd_per_hour_budget > 0)) throw InputError("usd_budget", "must be positive dollars per hour");
-    const int64_t by_cost = static_cast<int64_t>(std::floor(*o.usd_per_hour_budget / (price->value() * 3600.0) + 1e-9));
+    const double per_chip_hour = price->value() * 3600.0;
+    const int64_t by_cost = static_cast<int64_t>(std::floor(*o.usd_per_hour_budget / per_chip_hour + 1e-9));
+    if (by_cost < 1) {
+      throw InputError("usd_budget", "$" + num(*o.usd_per_hour_budget) + " per hour buys no chip of " + s.name + " at $" +
+                                         num(per_chip_hour) + " per chip-hour; expected at least " + num(per_chip_hour));
+    }
     budget = budget > 0 ? std::min(budget, by_cost) : by_cost;
   }
-  if (budget < 1 && !o.usd_per_hour_budget) throw InputError("chips", "state a chip budget (>= 1) or a dollar budget");
+  if (o.chip_budget < 0 || (budget < 1 && !o.usd_per_hour_budget)) {
+    throw InputError("chips", "must be >= 1 (or state a dollar budget), got " + std::to_string(o.chip_budget));
+  }
   r.chip_budget = budget;
 
   double in_sum = 0, out_sum = 0;
@@ -112,16 +125,30 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
   const double count = static_cast<double>(traffic.size());
   const int64_t context = steady_state_context(static_cast<int64_t>(in_sum / count), static_cast<int64_t>(out_sum / count));
 
-  // Replica sizes.
+  // Replica sizes: the stated ones, or the divisors of the scale-up domain and 2, 4, ...
+  // whole domains from the smallest that holds the model. Either way only sizes an engine
+  // can run (replica_size_problem, the rule of the default search: whole heads and FFN
+  // columns under TP, experts spread whole under EP), so that every simulated layout has a
+  // launch line; the plain roofline's even sharding has no engine layout to check.
+  const bool stated = !o.replica_chips.empty();
   std::vector<int64_t> sizes = o.replica_chips;
-  if (sizes.empty() && budget >= 1) {
-    int64_t smallest = 0;
+  int64_t smallest = 0;
+  if (!stated) {
     try {
       DeploymentOptions engine = base;
       engine.mechanisms.enabled = true;
       smallest = smallest_replica_chips(m, s, engine, std::max<int64_t>(context, 1));
     } catch (const InputError&) {
       smallest = 0;
+    }
+    if (smallest == 0) {
+      throw InputError("chips", "no replica of up to 64 scale-up domains of " + s.name + " holds " + m.name +
+                                    "'s weights and one sequence of " + std::to_string(context) + " tokens");
+    }
+    if (smallest > budget) {
+      throw InputError("chips", "the smallest replica of " + m.name + " that an engine can run and that holds its weights and one sequence of " +
+                                    std::to_string(context) + " tokens needs " + std::to_string(smallest) + " chips of " + s.name +
+                                    "; the budget allows " + std::to_string(budget));
     }
     const int64_t domain = std::max<int64_t>(s.scale_up_domain, 1);
     std::set<int64_t> set;
@@ -130,11 +157,33 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     }
     for (int64_t k = 2 * domain; k <= budget; k *= 2) set.insert(k);
     for (const int64_t k : set) {
-      if (smallest > 0 && k >= smallest && k <= budget) sizes.push_back(k);
+      if (k >= smallest && k <= budget) sizes.push_back(k);
     }
   }
   for (const int64_t k : sizes) {
     if (k < 1) throw InputError("replica_chips", "must be >= 1, got " + std::to_string(k));
+  }
+  std::string refused;  // why each stated size was dropped
+  if (base.mechanisms.enabled) {
+    std::vector<int64_t> runnable;
+    for (const int64_t k : sizes) {
+      const std::string why = replica_size_problem(m, k);
+      if (why.empty()) {
+        runnable.push_back(k);
+      } else {
+        refused += (refused.empty() ? "" : "; ") + std::to_string(k) + ": " + why;
+        r.warnings.push_back("replica size " + std::to_string(k) + " left out: " + why + " (no engine runs it)");
+      }
+    }
+    sizes = std::move(runnable);
+  }
+  if (stated) {
+    const auto within = std::count_if(sizes.begin(), sizes.end(), [&](int64_t k) { return k <= budget; });
+    if (sizes.empty()) throw InputError("replica_chips", "no engine runs " + m.name + " on a replica of " + refused);
+    if (within == 0) {
+      throw InputError("replica_chips", "every replica size an engine can run among those stated exceeds the budget of " +
+                                            std::to_string(budget) + " chips" + (refused.empty() ? "" : " (refused: " + refused + ")"));
+    }
   }
   std::vector<int64_t> caps = o.max_sequences;
   if (caps.empty()) caps = {policy.max_sequences, 256, 64};
@@ -284,7 +333,13 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     r.why_none = "no deployment within " + std::to_string(budget) + " chips meets" +
                  (o.slo.ttft_s ? " TTFT p" + p + " <= " + ms(*o.slo.ttft_s) : std::string()) +
                  (o.slo.tpot_s ? std::string(o.slo.ttft_s ? " and" : "") + " TPOT p" + p + " <= " + ms(*o.slo.tpot_s) : std::string());
-    if (shapes.empty()) r.why_none += ": no replica of the sizes tried holds the model's weights and one sequence";
+    if (shapes.empty()) {
+      // Every size tried is within the budget (checked above): none holds the model.
+      std::string tried;
+      for (const int64_t k : sizes) tried += (tried.empty() ? "" : ", ") + std::to_string(k);
+      throw InputError(stated ? "replica_chips" : "chips", "no replica of the sizes tried (" + tried + " chips of " + s.name + ") holds " +
+                                                               m.name + "'s weights and one sequence of " + std::to_string(context) + " tokens");
+    }
   }
   return r;
 }

@@ -100,5 +100,119 @@ TEST(Plan, BadInputsNameTheField) {
   EXPECT_THROW(plan_deployment(m, s, {}, reqs, o), InputError);
 }
 
+
+
+/// The field and message of the InputError `f` throws ("" when it throws none).
+template <class F>
+std::pair<std::string, std::string> plan_refusal(F f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return {e.field(), e.what()};
+  }
+  return {"", ""};
+}
+
+TEST(Plan, NothingToPlanIsRefusedWithTheTrueReason) {
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec s = load_system("h100-sxm");  // $2.35 per chip-hour
+  DeploymentOptions base;
+  base.mechanisms.enabled = true;
+  const auto reqs = plan_traffic(5, 20);
+  PlanOptions o;
+  o.slo.ttft_s = 1;
+  // $1 per hour < $2.35: floor(1 / 2.35) = 0 chips. Not "no replica holds the weights".
+  o.usd_per_hour_budget = 1.0;
+  auto [field, what] = plan_refusal([&] { plan_deployment(m, s, base, reqs, o); });
+  EXPECT_EQ(field, "usd_budget");
+  EXPECT_NE(what.find("$1 per hour buys no chip of h100-sxm at $2.35 per chip-hour"), std::string::npos) << what;
+  // 16-chip replicas in an 8-chip budget: the sizes, not the weights, are the reason.
+  o.usd_per_hour_budget.reset();
+  o.chip_budget = 8;
+  o.replica_chips = {16};
+  std::tie(field, what) = plan_refusal([&] { plan_deployment(m, s, base, reqs, o); });
+  EXPECT_EQ(field, "replica_chips");
+  EXPECT_NE(what.find("exceeds the budget of 8 chips"), std::string::npos) << what;
+  // A budget of 0 chips (or below) is refused as such.
+  o.replica_chips.clear();
+  o.chip_budget = -1;
+  std::tie(field, what) = plan_refusal([&] { plan_deployment(m, s, base, reqs, o); });
+  EXPECT_EQ(field, "chips");
+  EXPECT_NE(what.find("must be >= 1"), std::string::npos) << what;
+  // DeepSeek-V3 (about 690 GB of weights) needs 16 H100s of 80 GB; a budget of 8 holds none.
+  o.chip_budget = 8;
+  std::tie(field, what) = plan_refusal([&] { plan_deployment(load_model("deepseek-v3"), s, base, reqs, o); });
+  EXPECT_EQ(field, "chips");
+  EXPECT_NE(what.find("needs 16 chips of h100-sxm; the budget allows 8"), std::string::npos) << what;
+}
+
+TEST(Plan, ReplicaSizesAreThoseAnEngineCanRun) {
+  // Llama 3.1 8B: 32 heads, FFN 14336 = 2^11 x 7. TP3 splits neither (32 / 3, 14336 / 3 are
+  // not whole): no engine runs a 3-chip replica, so plan refuses it rather than simulating
+  // attention TP1 x 3 under FFN TP3 (which vLLM's --data-parallel-size 3 would run as three
+  // independent replicas).
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec s = load_system("h100-sxm");
+  DeploymentOptions base;
+  base.mechanisms.enabled = true;
+  const auto reqs = plan_traffic(5, 20);
+  PlanOptions o;
+  o.slo.ttft_s = 1;
+  o.chip_budget = 8;
+  o.replica_chips = {3};
+  auto [field, what] = plan_refusal([&] { plan_deployment(m, s, base, reqs, o); });
+  EXPECT_EQ(field, "replica_chips");
+  EXPECT_NE(what.find("3: TP3 does not divide the 32 attention heads"), std::string::npos) << what;
+  // Among several, the runnable ones are simulated and the others dropped.
+  o.replica_chips = {1, 3};
+  const PlanReport r = plan_deployment(m, s, base, reqs, o);
+  ASSERT_FALSE(r.evaluated.empty());
+  for (const auto& c : r.evaluated) EXPECT_EQ(c.replica_chips, 1);
+  EXPECT_EQ(r.warnings, std::vector<std::string>{"replica size 3 left out: TP3 does not divide the 32 attention heads (no engine runs it)"});
+}
+
+TEST(Plan, EachLaunchLineStatesTheSimulatedLayoutOrSaysTheEngineCannot) {
+  PlanCandidate c;
+  c.replica_chips = 8;
+  c.replicas = 1;
+  c.max_sequences = 256;
+  c.max_batched_tokens = 8192;
+  // MoE, attention TP2 x 4 groups, experts EP8: vLLM --tensor-parallel-size 2
+  // --data-parallel-size 4 --enable-expert-parallel (EP = TP x DP = 8); SGLang --tp 8 --dp 4
+  // --enable-dp-attention (attention TP 8 / 4 = 2); TensorRT-LLM's attention DP is TP1
+  // on every rank, so it has no flags for TP2 x 4.
+  c.parallel.tp_attention = 2;
+  c.parallel.tp_ffn = 2;
+  c.parallel.ep = 8;
+  LaunchSettings l = launch_settings(c, "deepseek-ai/DeepSeek-V3", true);
+  EXPECT_NE(l.vllm.find("--tensor-parallel-size 2 --data-parallel-size 4 --enable-expert-parallel"), std::string::npos) << l.vllm;
+  EXPECT_NE(l.sglang.find("--tp 8 --dp 4 --enable-dp-attention --ep-size 8"), std::string::npos) << l.sglang;
+  EXPECT_EQ(l.trtllm.rfind("# TensorRT-LLM cannot run this layout: attention TP2 x 4", 0), 0u) << l.trtllm;
+  // DP-attention with two micro-batches (SGLang/DeepSeek's two-batch overlap).
+  c.parallel.tp_attention = 1;
+  c.parallel.tp_ffn = 1;
+  c.parallel.overlap_micro_batches = true;
+  l = launch_settings(c, "m", true);
+  EXPECT_NE(l.vllm.find("--tensor-parallel-size 1 --data-parallel-size 8 --enable-expert-parallel --enable-dbo"), std::string::npos) << l.vllm;
+  EXPECT_NE(l.sglang.find("--tp 8 --dp 8 --enable-dp-attention --ep-size 8 --enable-two-batch-overlap"), std::string::npos) << l.sglang;
+  EXPECT_EQ(l.trtllm.rfind("# TensorRT-LLM cannot run this layout: two micro-batches", 0), 0u) << l.trtllm;
+  // Experts EP4 x TP2 on 8 chips: vLLM's expert parallelism spans all TP x DP ranks.
+  c.parallel = {};
+  c.parallel.tp_attention = 8;
+  c.parallel.tp_ffn = 8;
+  c.parallel.ep = 4;
+  c.parallel.tp_expert = 2;
+  l = launch_settings(c, "m", true);
+  EXPECT_EQ(l.vllm.rfind("# vLLM cannot run this layout: EP4 over 8 chips", 0), 0u) << l.vllm;
+  EXPECT_NE(l.trtllm.find("--tp_size 8 --ep_size 4"), std::string::npos) << l.trtllm;
+  // A dense model's attention TP1 x 3 under FFN TP3: no engine's flags say it.
+  c.replica_chips = 3;
+  c.parallel = {};
+  c.parallel.tp_attention = 1;
+  c.parallel.tp_ffn = 3;
+  l = launch_settings(c, "m", false);
+  for (const auto* line : {&l.vllm, &l.sglang, &l.trtllm}) EXPECT_NE(line->find("cannot run this layout: attention TP1 x 3 under one FFN TP3"), std::string::npos) << *line;
+}
+
 }  // namespace
 }  // namespace chalk::sim

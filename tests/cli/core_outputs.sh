@@ -36,6 +36,17 @@ assert h['b300']['fp4_tflop_per_s'] == 14000 and h['b300']['tdp_w'] == 1100 and 
 assert [n for n, r in h.items() if r['status'] == 'announced'] == ['rubin-nvl144', 'rubin-nvl576'], h
 assert all(r['status'] in ('shipping', 'announced') for r in h.values())
 " || fail "hardware --json (issue 17 systems)"
+# One key per quantity: hardware's rows use the hardware object's keys (hbm_gb_per_chip and
+# hbm_tb_per_s_per_chip, not hbm_gb and hbm_tb_per_s), with the same H100 figures: 80 GB, 3.35 TB/s.
+hw=$("$CHALK" hardware h100-sxm --json) || fail "hardware h100-sxm --json"
+dec=$("$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --json) || fail "decode --json"
+python3 - "$hw" "$dec" <<'PY' || fail "hardware --json keys are the hardware object's"
+import json, sys
+row = json.loads(sys.argv[1])[0]; obj = json.loads(sys.argv[2])["hardware"]
+assert "hbm_gb" not in row and "hbm_tb_per_s" not in row, sorted(row)
+for k, v in (("hbm_gb_per_chip", 80.0), ("hbm_tb_per_s_per_chip", 3.35)):
+    assert row[k] == obj[k] == v, (k, row[k], obj[k])
+PY
 echo "core_outputs: all passed"
 # A replica beyond the scale-up domain is flagged under --roofline: it has no scale-out term.
 "$CHALK" decode --roofline -m llama-3.1-70b -H h100-sxm -n 16 -b 1 --json | python3 -c "import json,sys; w=json.load(sys.stdin)['warnings']; assert any('span 2 scale-up domains' in x for x in w), w" || fail "scale-out warning"

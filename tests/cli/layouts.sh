@@ -87,4 +87,22 @@ names = [l['layout'] for l in j['layouts'] if l['fits']]
 assert names[0] == 'PP2 x (TP8)', names
 assert not any(l['replica_chips'] <= 8 and l['fits'] for l in j['layouts']), j['layouts']
 " || fail "layouts: pipelined layout for a model larger than one domain"
+# Rejected layouts carry their memory (docs/output-schema.md): DeepSeek-V3 on one H200 of a
+# TP1 x 8 split needs its 673.2 GB of weights, the 10% reserve of 141 GB (14.1 GB) and one
+# sequence's latent at 4096 tokens (576 x 61 x 2 x 4096 = 0.288 GB): 687.6 GB per chip, over
+# its 141 GB. Fitting layouts fill HBM to at most 141 GB.
+"$CHALK" layouts -m deepseek-v3 -H h200 -n 8 --json | python3 -c "
+import json, re, sys
+j = json.load(sys.stdin)
+cap = j['hardware']['hbm_gb_per_chip']
+assert cap == 141.0, cap
+for r in j['layouts']:
+    assert 0 < r['memory_gb'] <= cap * (1 + 1e-9), r
+rej = {r['layout']: r for r in j['rejected_layouts']}
+one = rej['attention TP1, EP1 x 8 replicas']
+w = float(re.search(r'weights ([0-9.]+) GB', one['why_not']).group(1))
+assert abs(one['memory_gb'] - (w + 14.1 + 576 * 61 * 2 * 4096 / 1e9)) < 0.06, (one, w)
+for r in rej.values():
+    assert 'memory_gb' in r and r['memory_gb'] > cap, r
+" || fail "layouts: rejected layouts carry memory_gb"
 echo "layouts: all passed"

@@ -67,5 +67,18 @@ assert mine['output_usd_per_mtok'] > mine['input_usd_per_mtok']
 assert abs(mine['output_usd_per_mtok'] - 1.587) < 0.02, mine
 assert theirs['input_usd_per_mtok'] == 2.5 and theirs['output_usd_per_mtok'] == 10.0, theirs
 " || fail "prices forward --json"
+# Every figure of the forward row is at the batch it states: the engine step picks 1848 for
+# DeepSeek-V3 on 8 GB200s, and the roofline beside it is decode --roofline -b 1848 (20.44 ms,
+# $0.1116/Mtok), not the roofline's own cost-optimal batch 2314 (22.71 ms, $0.09903/Mtok).
+"$CHALK" prices forward -n 8 --json > "$tmp/fwd.json" || fail "prices forward -n 8 --json"
+b=$(python3 -c "import json; print(json.load(open('$tmp/fwd.json'))['forward']['decode_batch'])")
+"$CHALK" decode -n 8 --roofline -b "$b" --json > "$tmp/lower.json" || fail "decode --roofline -b $b"
+python3 - "$tmp/fwd.json" "$tmp/lower.json" <<'PY' || fail "forward roofline is not at the stated batch"
+import json, sys
+f = json.load(open(sys.argv[1]))["forward"]; s = json.load(open(sys.argv[2]))["steps"][0]
+assert f["decode_batch"] == s["batch"] == 1848, (f["decode_batch"], s["batch"])
+assert abs(f["decode_t_step_roofline_ms"] - s["t_step_ms"]) < 1e-9 * s["t_step_ms"], (f, s)
+assert abs(f["output_cost_roofline_usd_per_mtok"] - s["cost_usd_per_mtok"]) < 1e-9 * s["cost_usd_per_mtok"], (f, s)
+PY
 [ "$("$CHALK" prices forward --csv | head -1 | cut -d, -f1-3)" = "source,input_usd_per_mtok,output_usd_per_mtok" ] || fail "forward --csv header"
 echo "prices_outputs: all passed"

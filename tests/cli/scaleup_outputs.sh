@@ -23,6 +23,10 @@ assert 0 < h["tok_per_s_per_chip"] < rows["h200"]["tok_per_s_per_chip"] and h["c
 assert h["pipeline_hop_latency_ms"] > h["t_hop_ms"] > 0
 assert g["memory_fits"] is True and g["pp"] == 1 and g["pipeline_hop_latency_ms"] == 0
 assert g["tpot_ms"] > g["tpot_floor_ms"] > 0 and g["cost_usd_per_mtok"] > 0 and g["max_batch_at_context"] > 1000
+# max_batch_at_context is the layout's, as decode counts it: DeepSeek-V3 on 8 H20 at 8192
+# tokens holds 3 sequences under attention TP8 (each chip keeps every sequence's 575.7 MB
+# latent), not the 31 an even pool of the 18 GB left beside the weights would give.
+assert rows["h20"]["max_batch_at_context"] == 3 == rows["h20"]["batch_per_replica"], rows["h20"]
 # L40S states no scale-out network: its pipeline cannot be priced, and no figure is made up.
 assert l["memory_fits"] is False and "tok_per_s_per_chip" not in l and "tpot_ms" not in l
 assert "states no scale-out bandwidth" in l["why_not"], l["why_not"]
@@ -33,6 +37,9 @@ for r in rows.values():
     assert r.get("tok_per_s_per_chip", 1) is not None, r["system"]
 PY
 # The lecture's NVL72 example (45:44): a 5T model at fp8 fits one 10-20 TB rack, not an HGX H100.
+# ...the figure decode gives for the same 8 chips and context.
+dec=$("$CHALK" decode -m deepseek-v3 -H h20 -n 8 -s 8192 -b 1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["steps"][0]["max_batch_at_context"])')
+[ "$dec" = 3 ] || fail "decode -H h20 -n 8 -s 8192: max batch $dec, scaleup 3"
 out=$("$CHALK" scaleup -m "$D/moe-5t.json" --weights fp8 -H h100-sxm,gb200-nvl72,"$D/rubin-ultra-nvl576.json" --csv) || fail "scaleup --csv"
 printf '%s\n' "$out" | head -1 | grep -q "^system,chip,year,scale_up_domain_chips," || fail "csv header: $(printf '%s\n' "$out" | head -1)"
 [ "$(printf '%s\n' "$out" | wc -l)" -eq 4 ] || fail "csv rows"

@@ -45,6 +45,13 @@ for sub in modes plot; do
   expect_error "--baseline-cost-tolerance: must be a fraction in [0, 1), got 2" serving $sub --baseline-cost-tolerance 2
   expect_error "--replica-chips: no replica size fits deepseek-v3" serving $sub -H h200 --replica-chips 1,2
 done
+# DeepSeek-V3 needs 16 H100s, the domain is 8: frontier, modes and plot give one error
+# naming the option that widens the search (frontier used to exit 0 with an empty table
+# and advise --chips, which it refuses).
+for sub in frontier modes plot; do
+  expect_error "--replica-chips: no replica size fits deepseek-v3 at 4096 tokens of context on h100-sxm (8 chips: weights" serving $sub -m deepseek-v3 -H h100-sxm
+  expect_error "not expected: 16 --chips" serving $sub -m deepseek-v3 -H h100-sxm --chips 16  # none of the three offers --chips
+done
 expect_error "not expected: --csv" serving modes --csv  # a report: help offers --json only
 expect_error "--csv" serving plot --csv
 # Without the chart libraries (scripts/setup's npm ci failed) plot refuses HTML before it

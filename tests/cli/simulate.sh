@@ -70,8 +70,31 @@ assert "--tensor-parallel-size" in j["launch"]["vllm"] and "--max-num-seqs" in j
 assert "--max-running-requests" in j["launch"]["sglang"] and "--tp_size" in j["launch"]["trtllm"]
 assert len(j["pareto"]) >= 1
 PY
-out=$("$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 100 --budget-chips 1 --tpot-slo-ms 0.1) || fail "plan without a solution"
+# Deployments were simulated but none met the SLO: a result (exit 0, the Pareto front, and
+# why_none; the web API answers it with best null). Nothing to simulate is an error below.
+out=$("$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 100 --budget-chips 1 --tpot-slo-ms 0.1 --wide) || fail "plan without a solution"
 printf '%s\n' "$out" | grep -q "no deployment: no deployment within 1 chips meets TPOT p90 <= 0.1 ms" || fail "plan does not say why: $out"
+# Budgets that hold nothing say so: $1/h buys no $2.35 chip; 16-chip replicas exceed 8 chips;
+# 0 chips is no budget; DeepSeek-V3 needs 16 H100s (docs/formulas.md, Defaults).
+p=(-m llama-3.1-8b -H h100-sxm --rate 5 --requests 20 --ttft-slo-ms 1000)
+expect_error '--budget-usd-per-hour: $1 per hour buys no chip of h100-sxm at $2.35 per chip-hour; expected at least 2.35' plan "${p[@]}" --budget-usd-per-hour 1
+expect_error "--replica-chips: every replica size an engine can run among those stated exceeds the budget of 8 chips" plan "${p[@]}" --budget-chips 8 --replica-chips 16
+expect_error "--budget-chips: must be >= 1 chip, got 0" plan "${p[@]}" --budget-chips 0
+expect_error "--budget-chips: the smallest replica of deepseek-v3 that an engine can run and that holds its weights and one sequence" plan -m deepseek-v3 -H h100-sxm --rate 5 --requests 20 --ttft-slo-ms 1000 --budget-chips 8
+# A replica size no engine runs (TP3 splits neither 32 heads nor FFN 14336) is refused, not
+# simulated as attention TP1 x 3 under FFN TP3 with launch lines for three replicas.
+expect_error "--replica-chips: no engine runs llama-3.1-8b on a replica of 3: TP3 does not divide the 32 attention heads" plan "${p[@]}" --budget-chips 8 --replica-chips 3
+# A prompt beyond the model's context: the warning decode and prefill give, in "warnings".
+for cmd in simulate plan; do
+  extra=(); [ "$cmd" = plan ] && extra=(--budget-chips 8 --ttft-slo-ms 100000 --modes aggregated)
+  "$CHALK" $cmd -m llama-3.1-8b -H h100-sxm --rate 5 --requests 3 --input 200000 --output 16 "${extra[@]}" --json > "$tmp/long.json" 2>/dev/null
+  python3 - "$tmp/long.json" <<'PY' || fail "$cmd: no max_position_embeddings warning"
+import json, sys
+j = json.load(open(sys.argv[1]))
+# Fixed lengths (--input 200000 --output 16): the longest request's context is 200016.
+assert "context 200016 exceeds llama-3.1-8b's max_position_embeddings 131072" in j["warnings"], j["warnings"]
+PY
+done
 expect_error "--ttft-slo-ms: state a TTFT or a TPOT target" plan -m llama-3.1-8b -H h100-sxm --rate 5 --budget-chips 2
 expect_error "--budget-chips: state a chip budget or --budget-usd-per-hour" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100
 expect_error "--budget-usd-per-hour: must be a positive number, got -3" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100 --budget-usd-per-hour -3

@@ -103,7 +103,14 @@ struct ModelOnDomain {
   /// Weights + reserve + q.batch sequences of KV fit one domain's HBM, the weights and KV
   /// spread evenly over its chips (roofline.h memory_plan).
   bool fits = false;
-  int64_t max_batch = 0;    ///< sequences at q.context one domain holds beside the weights (0: none)
+  /// Sequences at q.context one domain holds beside the weights under `cheapest`'s layout
+  /// (its batch per replica x replicas), KV replicated as that layout replicates it (MLA's
+  /// latent on every chip of an attention TP group), the memory model of decode and
+  /// layouts; 0 when no layout of one domain fits. DeepSeek-V3 on 8 H20 at 8192 tokens: 3
+  /// (attention TP8 keeps each sequence's whole 575.7 MB latent on all 8 chips, so the
+  /// 18 GB left beside the weights holds 8x fewer), not the 31 = (691.2 - 673.2) GB /
+  /// 575.7 MB of an even pool.
+  int64_t max_batch = 0;
   /// The roofline floor at batch 1 on one domain: (weights touched + KV of one sequence) /
   /// (n W eff_hbm), compute ignored (decode_step without mechanisms, n = domain chips).
   /// Set even when the model does not fit: it is then the floor a pipeline cannot beat.

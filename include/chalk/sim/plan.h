@@ -66,6 +66,9 @@ struct PlanReport {
   std::vector<std::size_t> pareto;
   int64_t simulations = 0;                ///< simulate() calls (replica runs)
   std::string why_none;                   ///< when no deployment meets the SLO
+  /// Stated replica sizes left out because no engine runs them (replica_size_problem):
+  /// "replica size 3 left out: TP3 does not divide the 32 attention heads".
+  std::vector<std::string> warnings;
   std::optional<LaunchSettings> launch;
 };
 
@@ -77,7 +80,11 @@ struct PlanReport {
 /// per chip-hour (chips without a price). The best is the cheapest candidate whose own
 /// simulation met the SLO (ties: lower TTFT then TPOT at the percentile). Throws InputError
 /// for no budget, no SLO target, a dollar budget without a price, an unknown engine, empty
-/// traffic, a bad policy, or a replica size below 1.
+/// traffic, a bad policy, or a replica size below 1; and, naming the option (field "chips",
+/// "usd_budget" or "replica_chips"), when nothing can be simulated: a dollar budget below
+/// one chip, a budget below the smallest replica that holds the model, stated replica
+/// sizes that no engine runs (replica_size_problem, the default search's rule) or that all
+/// exceed the budget, or no replica tried that holds the weights and one sequence.
 PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
                            std::span<const Request> traffic, const PlanOptions& o);
 
