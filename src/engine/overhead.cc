@@ -188,7 +188,8 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   const Seconds t_shared = p.shared_experts > 0 ? ffn_op(p.shared_experts) : Seconds(0);
   op(2 * head_params * head_tokens / n * attention_share, rate_for(dep, w.embedding),
      Bytes(head_params * weight_bytes_per_element(w.embedding, w.embedding_bits) / d(L.tp_attention)), weight_rate, false);
-  const Seconds t_router = op(0, rate_for(dep, w.router), Bytes((p.router + p.norms) * weight_bytes_per_element(w.router, w.router_bits)), weight_rate, false);
+  // The router GEMM (d x E per MoE layer) on the step's tokens, split as the projections.
+  const Seconds t_router = op(2 * p.router * tokens / n * attention_share, rate_for(dep, w.router), Bytes((p.router + p.norms) * weight_bytes_per_element(w.router, w.router_bits)), weight_rate, false);
 
   // Routed experts: the busiest EP rank's share of the touched experts and of the
   // token-expert assignments (uniform top-k routing; learned routers are more skewed).

@@ -32,7 +32,7 @@ TEST(Properties, RooflineNeverExceedsTheEngineStep) {
   for (const auto& name : builtin_model_names()) {
     const ModelSpec m = load_model(name);
     const bool moe = count_params(m).routed_experts_total > 0;
-    for (const Chips c : {Chips{"h100-sxm", 8}, Chips{"mi300x", 8}, Chips{"gb200-nvl72", 72}, Chips{"b200", 1}}) {
+    for (const Chips c : {Chips{"h100-sxm", 8}, Chips{"mi300x", 1}, Chips{"mi300x", 8}, Chips{"gb200-nvl72", 72}, Chips{"b200", 1}}) {
       const SystemSpec sys = load_system(c.hw);
       std::vector<DeploymentOptions> variants(2);
       for (auto& o : variants) {
