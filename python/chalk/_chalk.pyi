@@ -64,11 +64,12 @@ class Deployment:
     def prefill_step(self, prompt: int, batch: int = 1, prefix: int = 0) -> PrefillStep:
         """
         The prefill roofline (lecture 1:41-1:51): compute 2 N_active per token plus causal
-        attention (quadratic in prompt length); weights read once (experts touched by all B x
-        prompt tokens); prefix KV read and new KV written once; attention within the chunk stays
-        on chip (FlashAttention, lecture 1:43:17). With d.mechanisms.enabled the times are
-        engine_step's (overhead.h). Throws InputError for batch < 1, prompt < 1 or prefix < 0.
-        [include/chalk/engine/roofline.h]
+        attention (quadratic in prompt length), the LM head on each prompt's last token only
+        (the one whose logits pick the first output token: 2 N_head B (P - 1) FLOPs fewer);
+        weights read once (experts touched by all B x prompt tokens); prefix KV read and new KV
+        written once; attention within the chunk stays on chip (FlashAttention, lecture
+        1:43:17). With d.mechanisms.enabled the times are engine_step's (overhead.h). Throws
+        InputError for batch < 1, prompt < 1 or prefix < 0. [include/chalk/engine/roofline.h]
         """
     def memory_plan(self, batch: int, context: int) -> Dict[str, Any]:
         """

@@ -160,15 +160,19 @@ std::vector<Explanation> explain_prefill(const Deployment& d, int64_t batch, int
   const double B = static_cast<double>(batch), P = static_cast<double>(prompt), n = static_cast<double>(d.n_chips);
   const double F = d.system.chip.peak_for(d.compute).value(), W = d.system.chip.hbm_bandwidth.value();
   const double n_active = d.matmul_flops_per_token / 2;
-  const double attn = lo.flops.value() - B * P * d.matmul_flops_per_token;
+  const double n_head = d.params.lm_head > 0 ? d.params.lm_head : d.params.embedding;  // tied: the table
+  const double attn = lo.flops.value() - B * P * d.matmul_flops_per_token + B * (P - 1) * 2 * n_head;
   std::vector<Explanation> out;
   out.push_back({"t_compute_ms", "time the prompt's matmuls and causal attention take at the achievable FLOP rate",
-                 "T_compute = (B P 2 N_active + attention(P, prefix)) / (n F eff_mm); attention grows as P^2 (causal)",
+                 "T_compute = (B P 2 N_active - B (P - 1) 2 N_head + attention(P, prefix)) / (n F eff_mm); the LM head runs on each "
+                 "prompt's last token only; attention grows as P^2 (causal)",
                  {{"B", "prompts", B, "prompts", "--batch"}, {"P", "prompt length", P, "tokens", "--prompt"},
                   {"N_active", "parameters one token multiplies", n_active / 1e9, "billion", fmt::format("{}'s config", d.model.name)},
+                  {"N_head", "LM head parameters (vocab x d_model)", n_head / 1e9, "billion", fmt::format("{}'s config", d.model.name)},
                   {"attention", "attention FLOPs of the batch", attn / 1e12, "TFLOP", "causal scores and values over prefix + prompt"},
                   chips_in(d), peak_in(d), mm_eff_in(d)},
-                 fmt::format("({} x {} x 2 x {}e9 + {}e12) / ({} x {}e12 x {}) = {} ms", num(B), num(P), num(n_active / 1e9), num(attn / 1e12), num(n),
+                 fmt::format("({} x {} x 2 x {}e9 - {} x {} x 2 x {}e9 + {}e12) / ({} x {}e12 x {}) = {} ms", num(B), num(P), num(n_active / 1e9), num(B),
+                             num(P - 1), num(n_head / 1e9), num(attn / 1e12), num(n),
                              num(F / 1e12), num(d.matmul_efficiency), num(to_ms(lo.t_compute))),
                  to_ms(r.t_compute), "ms", "lecture 1:41-1:51; DESIGN.md 1 (prefill)", engine_note(d, to_ms(lo.t_compute), to_ms(r.t_compute))});
   out.push_back({"t_weights_ms", "time to read the weights once for the whole chunk", "T_weights = weight bytes read / (n W eff_hbm)",

@@ -10,37 +10,14 @@
 #include "chalk/model/moe.h"
 #include "chalk/engine/roofline.h"
 #include "attention_work.h"
+#include "matmul_rate.h"
 
 namespace chalk {
 namespace {
 
+using detail::rate_for;
+
 double d(int64_t x) { return static_cast<double>(x); }
-
-/// Matmul rate class of weights stored in `f`: FP8 and 4-bit floats compute at their own
-/// rate when the chip has it; int8/int4 are weight-only (dequantized to bf16, as AQT in
-/// Pope et al. 2022); everything else at bf16.
-MatmulPrecision class_of(DType f, const ChipSpec& chip) {
-  switch (f) {
-    case DType::fp8:
-      return chip.supports(MatmulPrecision::fp8) ? MatmulPrecision::fp8 : MatmulPrecision::bf16;
-    case DType::nvfp4:
-    case DType::mxfp4:
-      if (chip.supports(MatmulPrecision::fp4)) return MatmulPrecision::fp4;
-      return chip.supports(MatmulPrecision::fp8) ? MatmulPrecision::fp8 : MatmulPrecision::bf16;
-    default:
-      return MatmulPrecision::bf16;
-  }
-}
-
-/// Achieved matmul rate per chip for weights in `f`, never above the deployment's class.
-FlopsPerSecond rate_for(const Deployment& dep, DType f) {
-  const auto& chip = dep.system.chip;
-  auto rate = [&](MatmulPrecision p) {
-    const double eff = p == dep.compute ? dep.matmul_efficiency : dep.system.efficiency.matmul_for(p);
-    return chip.peak_for(p) * eff;
-  };
-  return min(rate(class_of(f, chip)), rate(dep.compute));
-}
 
 /// Per-operation accounting: each adds max(compute, memory) and its share by winner.
 struct Ledger {
@@ -145,8 +122,16 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
 
   const BytesPerSecond hbm = sys.chip.hbm_bandwidth;
   const BytesPerSecond weight_rate = hbm * std::min(dep.hbm_efficiency, cal.weight_stream_fraction);
-  const BytesPerSecond kv_rate = hbm * std::min(1.0, cal.attention_hbm_fraction);
-  const FlopsPerSecond attention_rate = sys.chip.peak_for(MatmulPrecision::bf16) * cal.attention_compute_fraction;
+  // The KV cache streams at the deployment's HBM fraction (the chip's own STREAM figure,
+  // data/hardware efficiency.hbm), the rate the roofline prices it at. FLASHMLA-1's 3000 of
+  // 3350 GB/s is an H800 kernel's, not applied to other chips (docs/formulas.md section 3).
+  const BytesPerSecond kv_rate = hbm * dep.hbm_efficiency;
+  // Attention math at FLASHMLA-1's fraction of the bf16 peak (an H800 figure), never above
+  // this chip's own bf16 matmul fraction nor the deployment's compute rate, so that no
+  // FLOP runs faster here than in the roofline.
+  const double bf16_eff = dep.compute == MatmulPrecision::bf16 ? dep.matmul_efficiency : sys.efficiency.matmul_for(MatmulPrecision::bf16);
+  const FlopsPerSecond attention_rate = min(sys.chip.peak_for(MatmulPrecision::bf16) * std::min(cal.attention_compute_fraction, bf16_eff),
+                                            sys.chip.peak_for(dep.compute) * dep.matmul_efficiency);
 
   // Expert-parallel traffic exists when attention is data parallel over several ranks.
   const bool ep_traffic = !dep.moe.empty() && dp_attention > 1 && L.ep > 1 && !L.weight_gathered;
@@ -203,7 +188,8 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   const Seconds t_shared = p.shared_experts > 0 ? ffn_op(p.shared_experts) : Seconds(0);
   op(2 * head_params * head_tokens / n * attention_share, rate_for(dep, w.embedding),
      Bytes(head_params * weight_bytes_per_element(w.embedding, w.embedding_bits) / d(L.tp_attention)), weight_rate, false);
-  const Seconds t_router = op(0, rate_for(dep, w.router), Bytes((p.router + p.norms) * weight_bytes_per_element(w.router, w.router_bits)), weight_rate, false);
+  // The router GEMM (d x E per MoE layer) on the step's tokens, split as the projections.
+  const Seconds t_router = op(2 * p.router * tokens / n * attention_share, rate_for(dep, w.router), Bytes((p.router + p.norms) * weight_bytes_per_element(w.router, w.router_bits)), weight_rate, false);
 
   // Routed experts: the busiest EP rank's share of the touched experts and of the
   // token-expert assignments (uniform top-k routing; learned routers are more skewed).
@@ -234,7 +220,8 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     const detail::AttentionWork w = detail::attention_work(a, spec, s, mix);
     const double state = w.sequences * 2 * a.state_bytes;
     kv_total += a.layers * (a.kv_bytes_per_token * w.kv_tokens + a.index_bytes_per_token * w.index_tokens + state) / split * core_share;
-    core_flops += a.layers * (q_attention * w.decode_flops + w.prefill_flops);
+    // A linear layer's recurrence costs FLOPs per token through it (model.h), as in the roofline.
+    core_flops += a.layers * (q_attention * w.decode_flops + w.prefill_flops + recurrent_flops_per_token(spec) * tokens);
   }
   const Seconds t_core = op(core_flops / n * core_share, attention_rate, Bytes(kv_total), kv_rate, true);
 

@@ -54,6 +54,11 @@ WeightRead weights_touched(const Deployment& dep, double tokens) {
   return w;
 }
 
+/// The LM head's FLOPs per token, 2 x its parameters (a tied head is the embedding table).
+double head_flops_per_token(const Deployment& dep) {
+  return 2 * (dep.params.lm_head > 0 ? dep.params.lm_head : dep.params.embedding);
+}
+
 Bound bound_of(Seconds compute, Seconds weights, Seconds kv) {
   if (compute >= weights + kv) return Bound::compute;
   return weights >= kv ? Bound::weights : Bound::kv_cache;
@@ -314,7 +319,9 @@ PrefillStep prefill_step(const Deployment& dep, int64_t batch, int64_t prompt, i
     kv_read += g.layers * (per_token * attended(prefix, g.window) + g.state_bytes);
     kv_written += g.layers * (per_token * (attended(prefix + prompt, g.window) - attended(prefix, g.window)) + g.state_bytes);
   }
-  r.flops = Flops(b * (dep.matmul_flops_per_token * d(prompt) + attn));
+  // The LM head runs on each prompt's last position only (its logits pick the first output
+  // token), as the engine step counts it (overhead.cc head_tokens).
+  r.flops = Flops(b * (dep.matmul_flops_per_token * d(prompt) - head_flops_per_token(dep) * d(prompt - 1) + attn));
   const WeightRead w = weights_touched(dep, b * d(prompt));
   r.weight_bytes_read = w.total;
   r.kv_bytes_read = Bytes(b * kv_read);

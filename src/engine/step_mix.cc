@@ -18,9 +18,11 @@ Seconds mixed_step_time(const Deployment& dep, const StepMix& mix) {
   }
   const double q = mix.tokens_per_sequence;
   double tokens = static_cast<double>(mix.decode_contexts.size()) * q;
+  double headless = 0;  // chunk positions before each chunk's last: no LM head (as prefill_step)
   for (const auto& c : mix.chunks) {
     if (c.tokens < 0 || c.prefix < 0) throw InputError("step", "prefill chunks and prefixes must be >= 0");
     tokens += static_cast<double>(c.tokens);
+    headless += static_cast<double>(std::max<int64_t>(c.tokens - 1, 0));
   }
   double attn = 0, kv = 0;
   for (std::size_t i = 0; i < dep.attention.size(); ++i) {
@@ -34,7 +36,8 @@ Seconds mixed_step_time(const Deployment& dep, const StepMix& mix) {
   const double n = static_cast<double>(dep.n_chips);
   Bytes busiest = dep.weight_bytes_always / n;
   for (const auto& g : dep.moe) busiest += g.bytes_per_expert * (g.layers * busiest_chip_experts(g.routing, tokens, dep.n_chips));
-  const Seconds t_compute = Flops(tokens * dep.matmul_flops_per_token + attn) / dep.flops_effective;
+  const double head_flops = 2 * (dep.params.lm_head > 0 ? dep.params.lm_head : dep.params.embedding);
+  const Seconds t_compute = Flops(tokens * dep.matmul_flops_per_token - headless * head_flops + attn) / dep.flops_effective;
   const Seconds t_memory = busiest * n / dep.hbm_effective + Bytes(kv) / dep.hbm_effective;
   return max(t_compute, t_memory);
 }

@@ -42,10 +42,16 @@ AttentionSpec gqa_attention(const Obj& c) {
   a.n_heads = c.integer_in("num_attention_heads", 1, heads);
   a.n_kv_heads = c.opt_integer_in("num_key_value_heads", 1, heads).value_or(a.n_heads);
   const int64_t d_model = c.integer_in("hidden_size", 1, width);
-  a.head_dim = c.opt_integer_in("head_dim", 1, width).value_or(d_model / a.n_heads);
-  if (a.head_dim < 1) {
-    throw InputError(c.field("head_dim"), "missing, and hidden_size / num_attention_heads (" + std::to_string(d_model) + " / " +
-                                              std::to_string(a.n_heads) + ") is below 1");
+  // Without head_dim, transformers derives it as hidden_size // num_attention_heads; a width
+  // the heads do not divide would truncate it (4095 / 32 -> 127) and silently drop
+  // channels, so it must be stated.
+  if (auto hd = c.opt_integer_in("head_dim", 1, width)) {
+    a.head_dim = *hd;
+  } else if (d_model % a.n_heads != 0) {
+    throw InputError(c.field("head_dim"), "missing, and hidden_size " + std::to_string(d_model) + " is not a multiple of num_attention_heads " +
+                                              std::to_string(a.n_heads) + "; expected head_dim stated or hidden_size divisible by the heads");
+  } else {
+    a.head_dim = d_model / a.n_heads;
   }
   a.v_head_dim = a.head_dim;
   return a;

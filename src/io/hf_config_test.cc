@@ -122,6 +122,19 @@ TEST(HfConfig, UnsupportedQuantizationIsRefused) {
   EXPECT_NE(error_of(cfg).find("quantization_config.quant_method: unsupported quantization 'hqq'"), std::string::npos);
 }
 
+// QA report: hidden_size 4095 over 32 heads truncated head_dim to 127 (4095 // 32) and
+// dropped 31 channels silently. Refused unless head_dim is stated; 4096 / 32 = 128 derives.
+TEST(HfConfig, HeadDimIsNeverTruncated) {
+  const std::string base = R"({"model_type": "llama", "vocab_size": 32000, "max_position_embeddings": 4096,
+      "num_attention_heads": 32, "num_hidden_layers": 2, "intermediate_size": 11008, )";
+  EXPECT_EQ(error_of(base + R"("hidden_size": 4095})"),
+            "cfg.json: head_dim: missing, and hidden_size 4095 is not a multiple of num_attention_heads 32; "
+            "expected head_dim stated or hidden_size divisible by the heads");
+  EXPECT_NE(error_of(base + R"("hidden_size": 16})").find("head_dim: missing"), std::string::npos);
+  EXPECT_EQ(model_from_hf_config(base + R"("hidden_size": 4095, "head_dim": 128})", "x", "cfg.json").groups[0].attention.head_dim, 128);
+  EXPECT_EQ(model_from_hf_config(base + R"("hidden_size": 4096})", "x", "cfg.json").groups[0].attention.head_dim, 128);
+}
+
 TEST(HfConfig, MalformedJson) {
   EXPECT_NE(error_of("{\"model_type\": ").find("cfg.json: malformed JSON"), std::string::npos);
 }

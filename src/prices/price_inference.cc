@@ -108,8 +108,11 @@ double kv_at(const std::vector<double>& x, std::optional<int64_t> step) {
   return step ? 2 * x[kN] / (static_cast<double>(*step) * (x[kFw] - x[kA])) : x[kKv];
 }
 
-/// FLOPs per input token of a prefill of S tokens: 2 N + a kv S/2.
-double prefill_flops_per_token(const std::vector<double>& x, double kv) { return 2 * x[kN] + x[kA] * kv * x[kS] / 2; }
+/// FLOPs per input token of a prefill of S tokens: 2 N + a kv S/2, less the LM head on all
+/// but the last position, 2 head (S - 1) / S.
+double prefill_flops_per_token(const std::vector<double>& x, double kv, double head) {
+  return 2 * x[kN] - 2 * head * (x[kS] - 1) / x[kS] + x[kA] * kv * x[kS] / 2;
+}
 
 }  // namespace
 
@@ -135,13 +138,13 @@ PhaseInference infer_phases(UsdPerToken input, UsdPerToken output, const Inferen
   const auto step = step_threshold_tokens;
   // Chip time per output token = r x chip time per input token = r f_p / F; in bytes of
   // HBM traffic at W: r f_p / (F/W).
-  auto bytes_per_token = [&](const std::vector<double>& x) { return r * prefill_flops_per_token(x, kv_at(x, step)) / x[kFw]; };
+  auto bytes_per_token = [&](const std::vector<double>& x) { return r * prefill_flops_per_token(x, kv_at(x, step), a.head_params) / x[kFw]; };
   p.decode_bytes_per_output_token = typed<BytesPerToken>(*span(in, [&](const std::vector<double>& x) -> std::optional<double> {
                                                             return bytes_per_token(x);
                                                           }).estimate);
   p.decode_fraction_of_compute_roofline = *span(in, [&](const std::vector<double>& x) -> std::optional<double> {
                                              const double kv = kv_at(x, step);
-                                             return (2 * x[kN] + x[kA] * kv * x[kS]) / (r * prefill_flops_per_token(x, kv));
+                                             return (2 * x[kN] + x[kA] * kv * x[kS]) / (r * prefill_flops_per_token(x, kv, a.head_params));
                                            }).estimate;
   const auto batch = span(in, [&](const std::vector<double>& x) -> std::optional<double> {
     const double room = bytes_per_token(x) - x[kS] * kv_at(x, step);  // bytes per token left for weights / B
@@ -166,7 +169,7 @@ CacheReadInference infer_cache_read(UsdPerToken input, UsdPerToken read, const I
   const auto in = corners(a);
   auto fetch_to_recompute = [&](const std::vector<double>& x) -> std::optional<double> {
     const double kv = kv_at(x, step_threshold_tokens);
-    return kv * x[kFw] / prefill_flops_per_token(x, kv);  // (kv / W) / (f_p / F)
+    return kv * x[kFw] / prefill_flops_per_token(x, kv, a.head_params);  // (kv / W) / (f_p / F)
   };
   c.hbm_fetch_to_recompute_cost = *span(in, fetch_to_recompute).estimate;
   c.implied_fetch_fraction_of_hbm = *span(in, [&](const std::vector<double>& x) -> std::optional<double> {

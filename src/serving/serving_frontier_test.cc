@@ -129,7 +129,8 @@ TEST(ServingFrontier, MechanismsTryDataParallelAttentionForMoe) {
   }
   EXPECT_TRUE(tp8);
   EXPECT_TRUE(dp);
-  EXPECT_NEAR(dp_floor_step_ms, 51.70, 0.01);
+  // 51.70 before the engine counted the router GEMM, 2 x 7,168 x 256 x 58 = 213 MFLOP per token.
+  EXPECT_NEAR(dp_floor_step_ms, 51.72, 0.01);
   const FrontierPoint& floor = f.frontier.front();  // cheapest
   EXPECT_EQ(floor.layout, tbo_layout);
   EXPECT_EQ(floor.batch, 34776);
@@ -284,7 +285,7 @@ TEST(ServingModes, WithMechanismsTheHyperbolaFloorIsBelowEveryBatch) {
   // slope of the step; evaluated at B = 1 (as the roofline allows) one data-parallel rank
   // holds the whole sequence and the "floor" came out at 247 tok/s/chip, 40x above the
   // cost the rack reaches. It must lie below every batch's cost, and past the HBM-full
-  // batch the step's slope adds only the linear terms: 13,630 tok/s/chip.
+  // batch the step's slope adds only the linear terms: 13,606 tok/s/chip.
   DeploymentOptions mech;
   mech.mechanisms.enabled = true;
   ModesOptions o;
@@ -292,7 +293,7 @@ TEST(ServingModes, WithMechanismsTheHyperbolaFloorIsBelowEveryBatch) {
   const ModesReport r = fast_and_slow_modes(load_model("deepseek-v3"), load_system("gb200-nvl72"), mech, o);
   EXPECT_EQ(r.cheapest.batch, 34776);
   EXPECT_GE(r.floor_gap, 1.0);
-  EXPECT_NEAR(r.asymptotic_tokens_per_s_per_chip.value(), 13630, 10);
+  EXPECT_NEAR(r.asymptotic_tokens_per_s_per_chip.value(), 13606, 10);  // 13,630 before the router GEMM's FLOPs
 }
 
 TEST(ServingModes, BadInputNamesTheOption) {

@@ -72,9 +72,10 @@ TEST(Validate, PlainRooflineNumbers) {
   // 48 heads padded to 64 as the row states (q and o projections 2 x 18432 x 4096 more
   // per layer: +17.82B): 2 x 5.5346e11 (matmul parameters) x 1048576 = 1.16067e18 FLOP +
   // causal attention 512 x 118 x 65536 x (2048 x 2049 / 2) = 8.31e15 -> 1.16898e18 /
-  // (64 x 275e12 x 0.776) = 85.6 s (+ the tied LM head counted per token: 86.3 s).
+  // (64 x 275e12 x 0.776) = 85.59 s; the tied LM head runs on each prompt's last token only
+  // (86.32 s when it was counted on every token, above the engine's own count).
   const auto& pope3 = find(r, "POPE-3");
-  EXPECT_NEAR(pope3.predicted_plain, 86320, 50);  // ms
+  EXPECT_NEAR(pope3.predicted_plain, 85592, 50);  // ms
   EXPECT_EQ(pope3.bound_plain, "compute");
   // TRT-R1: the plain roofline's batch-1 step is 1.21 ms (828.4 tok/s/user) against the
   // measured 9.0 ms. (969.6 before group-limited routing: one token's 8 experts come from 4
@@ -234,7 +235,11 @@ TEST(Validate, MedianErrorDoesNotGetWorse) {
   // 0.593 before normal-kernel all-to-all under two-batch overlap ran slower than its unit
   // test (engine/overhead.cc, kOverlappedAllToAllSlowdown).
   EXPECT_LE(summary(r, "prefill").median_abs, 0.157);
-  EXPECT_LE(summary(r, "serving").median_abs, 0.143);
+  // 0.143 (all 0.170) before the engine read the KV cache at each chip's own HBM figure
+  // instead of FLASHMLA-1's H800 3000/3350 on every chip, which had put engine steps below
+  // the roofline (MI300X): POPE-6 on TPU v4 (0.87, itself the measured chips' median) moved
+  // +16.0% -> +17.7% and is the median row of both; TRTPERF-L8B-H100 +12% -> +10%.
+  EXPECT_LE(summary(r, "serving").median_abs, 0.146);
   // Training steps and whole runs, predicted through src/training since issue 13 item 7.
   // 0.373 and 0.640 before the materialised attention scores' HBM traffic (step.h); 0.316
   // and 0.530 before the output layer sat on the last stage in bf16 with its loss, and
@@ -250,7 +255,7 @@ TEST(Validate, MedianErrorDoesNotGetWorse) {
   EXPECT_LE(summary(r, "training").p90_abs, 0.334);
   EXPECT_LE(summary(r, "run").median_abs, 0.285);  // 0.381 before the same change
   // All kinds together: 0.160 before the training rows joined the summary.
-  EXPECT_LE(summary(r, "all").median_abs, 0.170);  // 0.280, then 0.238, before the same changes and Llama 3's V = 8
+  EXPECT_LE(summary(r, "all").median_abs, 0.178);  // 0.280, then 0.238, before the same changes and Llama 3's V = 8
   // Fully specified rows: 0.060 and 0.066 before the same two fixes moved the stated MoE
   // decode rows (SGL-H100-DECODE-MTP among them) by about a point each.
   // 0.066 and 0.078 before low-latency all-to-all copies for same-node peers went over

@@ -40,6 +40,7 @@ expect_error "--context: must be in 1..1073741824, got 0" decode --context 0
 expect_error "--chips: Value -3 not in range 1 to 1048576" decode --chips -3
 expect_error "--kv-dtype: unknown dtype 'fp7'" decode --kv-dtype fp7
 expect_error "--compute: H100 SXM has no dense fp4" decode --hardware h100-sxm --compute fp4
+expect_error "--compute: B300 has no dense int8 matmul rate" decode --hardware b300 --weights int8 --compute int8
 expect_error "--matmul-efficiency" decode --matmul-efficiency 1.5
 expect_error "--price-usd-per-chip-hour" decode --price-usd-per-chip-hour -1
 expect_error "--prompt: must be in 1.." prefill --prompt 0

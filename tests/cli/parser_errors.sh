@@ -15,6 +15,9 @@ expect_error "deep-nesting-140kb.json: hidden_size: JSON nested deeper than 64 l
 # 2^63-1 in head_dim: was a negative KV time and exit 0.
 expect_error "head-dim-int64-max.json: head_dim: must be in 1..1048576, got 9223372036854775807" decode --model "$R/hf_config/head-dim-int64-max.json"
 expect_error "head-dim-int64-max.json: layers[0].attention.head_dim: must be in 1..1048576" decode --model "$R/native_model/head-dim-int64-max.json"
+# hidden_size 4095 over 32 heads, no head_dim: was head_dim 127 (truncated) and exit 0.
+sed -e 's/"hidden_size": 4096/"hidden_size": 4095/' -e 's/, "head_dim": 9223372036854775807//' "$R/hf_config/head-dim-int64-max.json" > "$tmp/width-4095.json"
+expect_error "width-4095.json: head_dim: missing, and hidden_size 4095 is not a multiple of num_attention_heads 32" decode --model "$tmp/width-4095.json"
 # rope_factor 1e300: was "got -9223372036854775808" blaming max_position_embeddings.
 expect_error "rope-factor-1e300.json: rope_factor: original_seq_len x rope_factor must be a context of 1..1073741824 tokens" \
   decode --model "$R/hf_config/deepseek-inference-rope-factor-1e300.json"

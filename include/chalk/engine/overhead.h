@@ -47,9 +47,10 @@ struct Calibration {
   Seconds kernel_floor = microseconds(6.3);
   /// Decode GEMMs stream weights at 2668 of 3350 GB/s (DEEPGEMM-2, FP8 M=64 on H800).
   double weight_stream_fraction = 2668.0 / 3350.0;
-  /// Decode attention streams the KV cache at 3000 of 3350 GB/s (FLASHMLA-1).
-  double attention_hbm_fraction = 3000.0 / 3350.0;
-  /// Attention runs at 660 of 989.4 bf16 TFLOP/s when compute-bound (FLASHMLA-1).
+  // The KV cache streams at the deployment's hbm_efficiency (the chip's own figure); the
+  // H800 kernel's 3000 of 3350 GB/s (FLASHMLA-1) was applied to every chip before.
+  /// Attention runs at 660 of 989.4 bf16 TFLOP/s when compute-bound (FLASHMLA-1, H800),
+  /// never above the chip's own bf16 matmul fraction (engine_step).
   double attention_compute_fraction = 660.0 / 989.4;
   /// SMs lent to communication kernels while they overlap compute: 20 of 132
   /// (DeepSeek-V3 report section 3.2.2; training-and-systems.md 6.1).

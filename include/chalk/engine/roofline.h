@@ -96,7 +96,7 @@ struct Deployment {
     int64_t kernels = 0;                ///< dependent kernels of one pass: the block's + projection, LM head, sampling
   } mtp;
   FlopsPerSecond flops_effective;   ///< n_chips x peak(compute) x matmul_efficiency
-  BytesPerSecond hbm_effective;     ///< n_chips x HBM bandwidth x hbm_efficiency
+  BytesPerSecond hbm_effective;     ///< n_chips x HBM bandwidth x hbm_efficiency (weights and KV cache)
   Mechanisms mechanisms;            ///< as requested, with the layout resolved (resolve_layout)
 };
 
@@ -238,7 +238,8 @@ struct PrefillStep {
 };
 
 /// The prefill roofline (lecture 1:41-1:51): compute 2 N_active per token plus causal
-/// attention (quadratic in prompt length); weights read once (experts touched by all
+/// attention (quadratic in prompt length), the LM head on each prompt's last token only
+/// (the one whose logits pick the first output token: 2 N_head B (P - 1) FLOPs fewer); weights read once (experts touched by all
 /// B x prompt tokens); prefix KV read and new KV written once; attention within the
 /// chunk stays on chip (FlashAttention, lecture 1:43:17). With d.mechanisms.enabled the
 /// times are engine_step's (overhead.h).

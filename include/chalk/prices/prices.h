@@ -80,6 +80,11 @@ struct InferenceAssumptions {
   /// Mean context S of a decode step; the prefill that prices input is taken to be a prompt
   /// of S tokens, whose queries attend to S/2 on average.
   Estimate<double> decode_context_tokens{4096, 1024, 16384};
+  /// LM-head parameters within active_params (vocab x d_model). A prefill runs the head on
+  /// its last position only, so an input token costs 2 (N_active - head (S - 1) / S) matmul
+  /// FLOPs (the roofline's prefill, docs/formulas.md section 4). 0, the lecture's model,
+  /// charges every input token the head.
+  double head_params = 0;
   /// KV bytes per token when the sheet has no long-context step: the lecture's 1,667
   /// (1:38:18), 1 KB to 4 KB ("about 1 kilobyte, almost 2 kilobytes").
   Estimate<BytesPerToken> kv_bytes_per_token{BytesPerToken(1667), BytesPerToken(1000), BytesPerToken(4000)};
