@@ -162,15 +162,36 @@ ModelOnDomain place_on_domain(const ModelSpec& m, const SystemSpec& s, const Sca
         r.cheapest_tokens_per_s_per_chip = r.cheapest->tokens_per_s_per_chip;
         if (s.price_per_chip) r.cheapest_cost_per_token = UsdPerToken(s.price_per_chip->value() / r.cheapest->tokens_per_s_per_chip);
       }
-      r.pipeline.stages = 1;
-      r.pipeline.layers_per_stage = n_layers(m);
-      r.pipeline.hop_latency = seconds(0);
-      r.pipeline.stage = r.fastest;
-      r.pipeline.tpot = r.fastest->step.t_step;
-      return r;
+      // The sequences asked for must fit as a layout stores their KV, not only in the even
+      // pool memory_fits checks (DeepSeek-V3 on 8 H20 at 8192 tokens: the pool holds 31, its
+      // one fitting layout, attention TP8, 3; the row said "fits" at --batch 10).
+      const LayoutCandidate* holds_most = nullptr;
+      for (const auto& c : ranked) {
+        if (c.fits && c.pp == 1 && (!holds_most || c.batch * c.replicas > holds_most->batch * holds_most->replicas)) holds_most = &c;
+      }
+      const int64_t most = holds_most ? static_cast<int64_t>(holds_most->batch) * holds_most->replicas : 0;
+      if (q.batch > most) {
+        r.fits = false;
+        r.fastest.reset();
+        r.cheapest.reset();
+        r.max_batch = most;
+        r.cheapest_tokens_per_s_per_chip.reset();
+        r.cheapest_cost_per_token.reset();
+        r.reason = "no layout of the domain holds " + std::to_string(q.batch) + " sequences of " + std::to_string(q.context) +
+                   " tokens: at most " + std::to_string(most) +
+                   (holds_most ? " (" + holds_most->name + ", KV stored as that layout stores it)" : std::string());
+      } else {
+        r.pipeline.stages = 1;
+        r.pipeline.layers_per_stage = n_layers(m);
+        r.pipeline.hop_latency = seconds(0);
+        r.pipeline.stage = r.fastest;
+        r.pipeline.tpot = r.fastest->step.t_step;
+        return r;
+      }
+    } else {
+      r.reason = "the weights fit, but no layout of the domain holds them with one sequence's KV (replicated KV, or heads no "
+                 "tensor-parallel degree splits)";
     }
-    r.reason = "the weights fit, but no layout of the domain holds them with one sequence's KV (replicated KV, or heads no "
-               "tensor-parallel degree splits)";
   } else {
     r.reason = "weights " + gb(r.weights) + " GB + KV of " + std::to_string(q.batch) + " x " + std::to_string(q.context) +
                " tokens " + gb(r.kv_per_sequence * static_cast<double>(q.batch)) + " GB exceed " +

@@ -257,6 +257,13 @@ TEST(ModelOnDomain, MaxBatchCountsTheLayoutsKvReplication) {
   o.n_chips = 8;
   o.weights = DType::fp8;
   EXPECT_EQ(memory_plan(make_deployment(ds, h20, o), 1, 8192).max_batch, 31);
+  // 10 sequences fit the pool but no layout: the row does not fit (it said "fits" with max
+  // batch 3 beside it) and says so; 3 still fit.
+  const ModelOnDomain ten = place_on_domain(ds, h20, query(10, 8192));
+  EXPECT_FALSE(ten.fits);
+  EXPECT_EQ(ten.max_batch, 3);
+  EXPECT_NE(ten.reason.find("no layout of the domain holds 10 sequences of 8192 tokens: at most 3"), std::string::npos) << ten.reason;
+  EXPECT_TRUE(place_on_domain(ds, h20, query(3, 8192)).fits);
 }
 
 TEST(Pipeline, NoScaleOutMeansNoPipelineLatency) {
