@@ -112,7 +112,7 @@ int64_t smallest_replica_chips(const ModelSpec& m, const SystemSpec& s, const De
   for (const auto& [n, problem] : skipped) {
     if (const auto c = best_single_replica_layout(m, s, base, n, context)) {
       throw InputError("chips", fmt::format("no replica size an engine can split the model over holds it on up to 64 scale-up domains of {} "
-                                            "chips of {}; {} chips would hold it ({}), but {}: state --chips {} with --tp (and --ep), or --pp",
+                                            "chips of {}; {} chips would hold it ({}), but {}: state --chips {} (the layout search then lays it out), or --pp",
                                             domain, s.name, n, describe_layout(c->layout, has_routed_experts(m)), problem, n));
     }
   }

@@ -10,8 +10,12 @@ std::string bubble_formula(PipelineSchedule s) {
     case PipelineSchedule::gpipe:
     case PipelineSchedule::one_f_one_b: return "bubble = (p - 1)(t_f + t_b)";
     case PipelineSchedule::interleaved: return "bubble = (p - 1)(t_f + t_b) / v";
-    case PipelineSchedule::zb_h1: return "bubble = (p - 1) max(0, t_f + t_b - 2 t_w)";
-    case PipelineSchedule::zb_v: return "bubble = 0 (ZB-V fills it with the weight-gradient passes)";
+    case PipelineSchedule::zb_h1:
+      return "bubble = max((p - 1) max(0, t_f + t_b - 2 t_w), (p - 1)(t_f + t_b - t_w) - (m - 1) t_w) (the second, the few-microbatch "
+             "floor, rules while m < p; docs/training.md)";
+    case PipelineSchedule::zb_v:
+      return "bubble = max(0, (2p - 1 - m) t_f / 2) + max(0, (p - 1) t_bi - (m - 1) t_bi / 2 - m t_w), t_bi = t_b - t_w (the "
+             "few-microbatch floor: 0 from m about 2p, where ZB-V fills the bubble with weight-gradient passes; docs/training.md)";
     case PipelineSchedule::dualpipe: return "bubble = (p/2 - 1) max(0, F&B + B - 3 W), F&B = t_f + t_b, B and W a lone backward chunk and its weight GEMMs";
   }
   return "bubble";

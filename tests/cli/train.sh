@@ -72,6 +72,8 @@ expect_error "--ep: llama-3.1-70b has no routed experts" train step --dp 2 --ep 
 expect_error "--ep: 3 does not divide the 256 routed experts" train step -m deepseek-v3 --dp 3 --ep 3
 expect_error "--microbatch: the interleaved schedule needs microbatches per step (6) to be a multiple of pp (4)" train step --pp 4 --schedule interleaved --virtual-stages 2 -B 6
 expect_error "--pp: dualpipe needs pp (2) and microbatches per step (3) even" train step --pp 2 --schedule dualpipe -B 3
+# The explanation names the few-microbatch floor that sets a zero-bubble schedule's bubble (m = 1 < p = 4).
+"$CHALK" train step -m llama-3.1-70b -H h100-sxm -n 32 --tp 8 --pp 4 -B 4 --schedule zb-v --explain --wide | grep -q "few-microbatch floor" || fail "zb-v explain names the floor"
 expect_error "--microbatch: dualpipe needs at least 2 x pp = 8 microbatches per step, got 4" train step --pp 4 --schedule dualpipe -B 4
 expect_error "--compute: A100 80GB SXM has no dense fp8 matmul rate" train step -H a100-80gb --compute fp8
 expect_error "--dp: Value 0 not in range" train step --dp 0
