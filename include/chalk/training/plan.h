@@ -114,13 +114,15 @@ struct Placement {
 /// Checks a plan against a model and a system and places it. Throws InputError naming the
 /// plan field, its value and what was expected, when: a degree is < 1; dp x tp x pp x cp
 /// differs from `chips`; tp does not divide the query heads or the KV heads (nor the KV heads
-/// tp); cp does not divide seq_len; layers do not split into pp x chunks equal parts (L,
-/// or L + 2 + MTP modules with the embedding, the LM head and each multi-token-prediction
-/// module taking one layer's place: Megatron's uneven first and last stages, Llama 3's
-/// 126 layers on 16 stages, DeepSeek-V3's 61 on 16 x 2); the routed experts do not split over ep; ep x etp does not divide tp x cp
-/// x dp; ep > 1 on a dense model; global_batch is not a multiple of dp x microbatch; the
-/// schedule's own conditions fail (interleaved: m a multiple of pp; dualpipe: pp and m
-/// even); zero_stage outside 0-3.
+/// tp); cp does not divide seq_len; pp x chunks exceeds the slots L + 2 + MTP modules (the
+/// embedding, the LM head and each multi-token-prediction module taking one layer's place;
+/// every chunk needs one); the routed experts do not split over ep; ep x etp does not
+/// divide tp x cp x dp; ep > 1 on a dense model; global_batch is not a multiple of dp x
+/// microbatch; the schedule's own conditions fail (interleaved: m a multiple of pp;
+/// dualpipe: pp and m even, m >= 2 pp as deepseek-ai/DualPipe's step asserts); zero_stage
+/// outside 0-3. The layers split evenly when L or the slots divide into pp x chunks parts
+/// (Llama 3's 126 layers on 16 stages, DeepSeek-V3's 61 + 1 MTP on 16 x 2), else unevenly
+/// (place_plan, Placement::uneven).
 Placement check_plan(const ModelSpec& m, const SystemSpec& s, int64_t chips, const TrainingPlan& plan);
 
 /// The placement of a plan already checked (check_plan calls it): `layers` transformer
