@@ -53,7 +53,7 @@ void run_memory(const TrainArgs& a) {
                         {"activations_gb", to_gb(mem.activations)},
                         {"activation_working_gb", to_gb(mem.activation_working)},
                         {"total_gb", to_gb(mem.total)},
-                        {"hbm_gb", to_gb(mem.capacity)},
+                        {"hbm_gb_per_chip", to_gb(mem.capacity)},
                         {"fits", mem.fits},
                         {"largest_microbatch", best_mb}};
     if (a.explain) j["explanations"] = explanations_json(explain_training_memory(s.plan, s.placement, mem));

@@ -170,7 +170,7 @@ try {
     const s = await page.evaluate(() => window.chalk.data.train_step);
     const mem = await page.evaluate(() => window.chalk.data.train_memory);
     const limit = await page.evaluate(() => window.chalk.views.train_memory.data('limit'));
-    close(limit[0].gb, mem.hbm_gb, 'training HBM limit');
+    close(limit[0].gb, mem.hbm_gb_per_chip, 'training HBM limit');
     const best = await page.evaluate(() => window.chalk.data.train_layouts.layouts.find((l) => l.fits));
     assert.equal(s.step.plan, best.plan);
     close(mem.total_gb, best.memory_gb, 'memory of the best plan (train memory = train layouts)');

@@ -211,7 +211,7 @@ async function updateTraining() {
     { component: 'optimizer states', gb: mem.optimizer_gb, order: 2 }, { component: 'activations', gb: mem.activations_gb, order: 3 },
     { component: 'ZeRO-3 buffers', gb: mem.zero3_buffers_gb, order: 4 }, { component: 'working', gb: mem.activation_working_gb, order: 5 },
   ].filter((p) => p.gb > 0);
-  await draw('train_memory', '#view-train-memory', memoryChart(mparts, mem.hbm_gb, `HBM ${mem.hbm_gb} GB per chip`));
+  await draw('train_memory', '#view-train-memory', memoryChart(mparts, mem.hbm_gb_per_chip, `HBM ${mem.hbm_gb_per_chip} GB per chip`));
 }
 
 async function updateSimulation() {
