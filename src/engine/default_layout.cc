@@ -5,17 +5,11 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "chalk/base/error.h"
 #include "chalk/engine/overhead.h"
 
 namespace chalk {
 namespace {
-
-bool has_routed_experts(const ModelSpec& m) {
-  return std::any_of(m.groups.begin(), m.groups.end(), [](const LayerGroup& g) { return g.ffn.kind == FfnKind::moe; });
-}
 
 /// The stated layout leaves nothing to search: a degree, or two micro-batches, given.
 bool layout_stated(const DeploymentOptions& o) {
@@ -38,27 +32,6 @@ bool stated_fits(const ModelSpec& m, const SystemSpec& s, DeploymentOptions o, i
 }
 
 }  // namespace
-
-std::string replica_size_problem(const ModelSpec& m, int64_t n) {
-  if (n == 1) return "";
-  bool moe = false, experts_split = true;
-  std::string tp_problem = attention_split_problem(m, n);
-  for (const auto& g : m.groups) {
-    const FfnSpec& f = g.ffn;
-    if (f.kind == FfnKind::moe) {
-      moe = true;
-      if (f.n_experts % n != 0) experts_split = false;
-      if (tp_problem.empty() && f.n_shared_experts > 0 && (f.d_shared_expert * f.n_shared_experts) % n != 0) {
-        tp_problem = "the shared experts' width " + std::to_string(f.d_shared_expert * f.n_shared_experts) + " does not split over " +
-                     std::to_string(n) + " chips";
-      }
-    } else if (tp_problem.empty() && f.d_ff % n != 0) {
-      tp_problem = "the FFN width " + std::to_string(f.d_ff) + " does not split over " + std::to_string(n) + " chips";
-    }
-  }
-  if (tp_problem.empty() || (moe && experts_split)) return "";
-  return moe ? tp_problem + ", and the routed experts do not spread evenly over them" : tp_problem;
-}
 
 ReplicaLayouts replica_layouts(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t n_chips,
                                int64_t context) {
@@ -95,26 +68,12 @@ int64_t smallest_replica_chips(const ModelSpec& m, const SystemSpec& s, const De
   }
   for (int64_t k = 2; k <= 64; ++k) sizes.push_back(k * domain);
   const bool search = base.mechanisms.enabled && !layout_stated(base);
-  std::vector<std::pair<int64_t, std::string>> skipped;  // sizes an engine cannot split the model over, and why
   for (const int64_t n : sizes) {
-    // Searched, a replica takes only sizes an engine runs (whole heads and FFN columns, or
-    // experts spread evenly); a stated layout is the user's to judge.
-    if (search) {
-      if (std::string problem = replica_size_problem(m, n); !problem.empty()) {
-        skipped.emplace_back(n, std::move(problem));
-        continue;
-      }
-    }
+    // Searched, a size is one the layout search lays out: it holds a candidate that an
+    // engine runs (layout_split_problem) and that fits, the same candidate the command then
+    // deploys (best_single_replica_layout), so `chalk layouts` and the default never
+    // disagree. A stated layout is the user's to judge.
     if (search ? best_single_replica_layout(m, s, base, n, context).has_value() : stated_fits(m, s, base, n, context)) return n;
-  }
-  // Say why when it is the split, not HBM: the smallest skipped size whose layouts hold the
-  // model (phi-4's 10 KV heads on 4 TPU v5e chips: TP4 splits neither them nor 4 them).
-  for (const auto& [n, problem] : skipped) {
-    if (const auto c = best_single_replica_layout(m, s, base, n, context)) {
-      throw InputError("chips", fmt::format("no replica size an engine can split the model over holds it on up to 64 scale-up domains of {} "
-                                            "chips of {}; {} chips would hold it ({}), but {}: state --chips {} (the layout search then lays it out), or --pp",
-                                            domain, s.name, n, describe_layout(c->layout, has_routed_experts(m)), problem, n));
-    }
   }
   throw InputError("chips", "the model does not fit in HBM on up to 64 scale-up domains of " + std::to_string(domain) + " chips of " +
                                 s.name + " (with one sequence of " + std::to_string(context) + " tokens)");

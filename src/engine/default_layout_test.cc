@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+
 #include "chalk/base/error.h"
+#include "chalk/engine/overhead.h"
 #include "chalk/io/io.h"
 
 namespace chalk {
@@ -24,14 +28,15 @@ TEST(DefaultLayout, SmallestReplicaHoldsTheWeightsAndOneSequence) {
   EXPECT_EQ(smallest_replica_chips(load_model("llama-3.1-70b"), load_system("h100-sxm"), engine(), 4096), 2);
   // DeepSeek-V3 (673 GB): 8 H200 (5 x 126.9 GB would do, but replicas divide the 8-GPU node);
   // GB200 NVL72 at 167.4 GB usable each: 4 chips hold 669.6 GB, too few; 6 is the next divisor
-  // of 72 and would hold it, but no engine runs 6: TP6 splits neither the 128 heads nor the
-  // shared expert, and 256 experts do not spread evenly over 6 chips (replica_size_problem);
-  // so 8;
+  // of 72 and holds it (1004 GB). TP6 splits neither the 128 heads nor the shared expert, but
+  // the layout search's data-parallel attention (TP1, MLA's one latent on every rank) with
+  // the 256 experts over EP6 (four chips hold 43, two 42) runs there, so the default takes 6
+  // as `chalk layouts -n 6` does (before, a stricter rule of its own said 8);
   // H100 (72 GB usable): one 8-GPU node holds 576 GB, so two nodes.
   const ModelSpec ds = load_model("deepseek-v3");
   EXPECT_EQ(smallest_replica_chips(ds, load_system("h200"), engine(), 4096), 8);
-  EXPECT_EQ(smallest_replica_chips(ds, load_system("gb200-nvl72"), engine(), 4096), 8);
-  EXPECT_NE(replica_size_problem(ds, 6), "");
+  EXPECT_EQ(smallest_replica_chips(ds, load_system("gb200-nvl72"), engine(), 4096), 6);
+  EXPECT_EQ(replica_size_problem(ds, 6), "");
   EXPECT_EQ(smallest_replica_chips(ds, load_system("h100-sxm"), engine(), 4096), 16);
 }
 
@@ -57,17 +62,104 @@ TEST(DefaultLayout, OneReplicaLayoutIsNeverAPipeline) {
   EXPECT_TRUE(memory_plan(make_deployment(m, s, o), 1, 4096).weights_fit);
 }
 
-TEST(DefaultLayout, SaysWhenTheSplitNotHbmRulesASizeOut) {
-  // phi-4 on TPU v5e (16 GB a chip): 4 chips hold its 29 GB, but TP4 splits neither its 10 KV
-  // heads nor is a multiple of them, so no engine runs one replica of 4; the error said the
-  // model "does not fit in HBM" on up to 64 pods.
-  try {
-    smallest_replica_chips(load_model("phi-4"), load_system("tpu-v5e"), engine(), 4096);
-    ADD_FAILURE() << "expected an InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "chips");
-    EXPECT_NE(std::string(e.what()).find("4 chips would hold it"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("10 KV heads"), std::string::npos) << e.what();
+// The default takes a size exactly when the layout search lays out one replica of it, and
+// deploys the search's best layout there. Before, the default had a rule of its own (TP
+// over all n chips, or experts spread evenly) and refused what `chalk layouts -n N` laid
+// out: phi-4, mixtral-8x22b, glm-4.5, llama-4-scout and palm-540b on TPU v5e.
+void expect_default_is_the_search(const ModelSpec& m, const SystemSpec& s, int64_t n, const ParallelLayout& want) {
+  EXPECT_EQ(smallest_replica_chips(m, s, engine(), 4096), n) << m.name;
+  LayoutQuery q;
+  q.n_chips = n;
+  q.context = 4096;
+  std::optional<LayoutCandidate> first;  // the search's best single replica of n, read off directly
+  for (const auto& c : search_layouts(m, s, engine(), q)) {
+    if (c.fits && c.replica_chips == n && c.pp == 1) {
+      first = c;
+      break;
+    }
+  }
+  ASSERT_TRUE(first.has_value()) << m.name;
+  const auto deployed = best_single_replica_layout(m, s, engine(), n, 4096);
+  ASSERT_TRUE(deployed.has_value());
+  EXPECT_EQ(deployed->name, first->name);
+  for (const ParallelLayout* l : {&deployed->layout, &want}) {
+    EXPECT_EQ(l->tp_attention, first->layout.tp_attention) << m.name;
+    EXPECT_EQ(l->tp_ffn, first->layout.tp_ffn) << m.name;
+    EXPECT_EQ(l->ep, first->layout.ep) << m.name;
+    EXPECT_EQ(l->tp_expert, first->layout.tp_expert) << m.name;
+  }
+}
+
+TEST(DefaultLayout, Phi4OnTpuV5eTakesTheSearchsMixedLayout) {
+  // phi-4: 40 heads, 10 KV heads, FFN 17920, 14.66B params in bf16 = 29.3 GB. A TPU v5e holds
+  // 16 x 0.9 = 14.4 GB usable: 1 and 2 chips (28.8 GB) are too few, 4 hold it. TP4 splits
+  // the 40 heads but neither divides nor is a multiple of the 10 KV heads (engines refuse
+  // it); TP3 does not divide 4; TP2 splits both (20 heads, 5 KV heads a chip), so attention
+  // TP2 x 2 data-parallel groups under FFN TP4 (17920 / 4 = 4480 columns a chip): Pope et
+  // al. 2022's layout. The default was an error naming 4 chips.
+  ParallelLayout want;
+  want.tp_attention = 2;
+  want.tp_ffn = 4;
+  want.ep = 1;
+  want.tp_expert = 4;
+  const ModelSpec m = load_model("phi-4");
+  EXPECT_EQ(replica_size_problem(m, 4), "");
+  expect_default_is_the_search(m, load_system("tpu-v5e"), 4, want);
+  ParallelLayout tp4;
+  tp4.tp_attention = 4;
+  tp4.tp_ffn = 4;
+  EXPECT_EQ(layout_split_problem(m, tp4), "TP4 neither divides nor is a multiple of the 10 KV heads");
+}
+
+TEST(DefaultLayout, Mixtral8x22bOnTpuV5eTakesTheSearchsLayout) {
+  // mixtral-8x22b: 48 heads, 8 KV heads, 8 experts of width 16384, 140.6B params in bf16 =
+  // 281 GB: 16 v5e chips hold 230 GB, 32 hold 461 GB. TP32 does not divide 48 heads and 8
+  // experts do not spread over 32 chips, the rule the default had. The search's candidates
+  // on 32: experts EP8 (the most that divide 32 and are at most 8) x TP4 (16384 / 4 columns),
+  // under attention TP16 (48 / 16 = 3 heads, 16 a multiple of 8 KV heads: each KV head on two
+  // chips) x 2 groups with FFN TP16, or data-parallel attention; the search ranks the
+  // first best.
+  ParallelLayout want;
+  want.tp_attention = 16;
+  want.tp_ffn = 16;
+  want.ep = 8;
+  want.tp_expert = 4;
+  expect_default_is_the_search(load_model("mixtral-8x22b"), load_system("tpu-v5e"), 32, want);
+}
+
+// The one rule over the catalog: on each system, the default size is one the layout search
+// lays out, and no smaller size the default considers (the divisors of the scale-up domain,
+// then whole domains) is.
+TEST(DefaultLayout, DefaultSizeIsTheSmallestTheSearchLaysOut) {
+  for (const std::string system : {"h100-sxm", "tpu-v5e", "mi300x", "gb200-nvl72"}) {
+    const SystemSpec s = load_system(system);
+    const int64_t domain = s.scale_up_domain;
+    for (const std::string& name : builtin_model_names()) {
+      const ModelSpec m = load_model(name);
+      auto laid_out = [&](int64_t n) {
+        LayoutQuery q;
+        q.n_chips = n;
+        q.context = 4096;
+        for (const auto& c : search_layouts(m, s, engine(), q)) {
+          if (c.fits && c.replica_chips == n && c.pp == 1) return true;
+        }
+        return false;
+      };
+      int64_t n = 0;
+      try {
+        n = smallest_replica_chips(m, s, engine(), 4096);
+      } catch (const InputError& e) {
+        EXPECT_EQ(e.field(), "chips");
+        EXPECT_FALSE(laid_out(64 * domain)) << name << " on " << system;
+        continue;
+      }
+      EXPECT_TRUE(laid_out(n)) << name << " on " << system << ": " << n;
+      EXPECT_EQ(replica_size_problem(m, n), "") << name << " on " << system;
+      for (int64_t k = 1; k < n; ++k) {
+        const bool considered = k <= domain ? domain % k == 0 : k % domain == 0;
+        if (considered) EXPECT_FALSE(laid_out(k)) << name << " on " << system << ": " << k << " < " << n;
+      }
+    }
   }
 }
 

@@ -74,6 +74,16 @@ std::vector<std::pair<ParallelLayout, std::string>> layouts_for(const ModelSpec&
 
 }  // namespace
 
+std::string replica_size_problem(const ModelSpec& m, int64_t n) {
+  std::string first;
+  for (const auto& [layout, name] : layouts_for(m, n, n)) {
+    const std::string problem = layout_split_problem(m, layout);
+    if (problem.empty()) return "";
+    if (first.empty()) first = problem;
+  }
+  return first;
+}
+
 int64_t steady_state_context(int64_t prompt, int64_t output) {
   if (prompt < 0) throw InputError("--prompt", "must be >= 0, got " + std::to_string(prompt));
   if (output < 0) throw InputError("--output", "must be >= 0, got " + std::to_string(output));
@@ -124,7 +134,7 @@ std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec
       c.replica_chips = r;
       c.replicas = q.n_chips / r;
       c.name = name + (c.replicas > 1 ? " x " + std::to_string(c.replicas) + " replicas" : "");
-      if (const std::string problem = attention_split_problem(m, layout.tp_attention); !problem.empty()) {
+      if (const std::string problem = layout_split_problem(m, layout); !problem.empty()) {
         c.layout = layout;
         c.reason = problem;
         all.push_back(c);
@@ -186,7 +196,7 @@ std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec
     c.layout = stage_layouts.front().first;
     c.name = "PP" + std::to_string(pp) + " x (" + stage_layouts.front().second + ")" +
              (c.replicas > 1 ? " x " + std::to_string(c.replicas) + " replicas" : "");
-    if (const std::string problem = attention_split_problem(m, c.layout.tp_attention); !problem.empty()) {
+    if (const std::string problem = layout_split_problem(stage_model, c.layout); !problem.empty()) {
       c.reason = problem;
       all.push_back(c);
       continue;

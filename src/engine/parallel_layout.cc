@@ -50,6 +50,23 @@ std::string attention_split_problem(const ModelSpec& m, int64_t tp) {
   return "";
 }
 
+std::string layout_split_problem(const ModelSpec& m, const ParallelLayout& l) {
+  if (std::string problem = attention_split_problem(m, l.tp_attention); !problem.empty()) return problem;
+  const int64_t tp = std::max<int64_t>(l.tp_ffn, 1);
+  for (const auto& g : m.groups) {
+    const FfnSpec& f = g.ffn;
+    if (f.kind == FfnKind::moe) {
+      const int64_t shared = f.d_shared_expert * f.n_shared_experts;
+      if (shared > 0 && shared % tp != 0) {
+        return "FFN TP" + std::to_string(tp) + " does not split the shared experts' width " + std::to_string(shared);
+      }
+    } else if (f.d_ff % tp != 0) {
+      return "FFN TP" + std::to_string(tp) + " does not split the FFN width " + std::to_string(f.d_ff);
+    }
+  }
+  return "";
+}
+
 std::string describe_layout(const ParallelLayout& l, bool moe) {
   std::string s = "attention TP" + std::to_string(l.tp_attention) + ", FFN TP" + std::to_string(l.tp_ffn);
   if (moe) s += ", experts EP" + std::to_string(l.ep) + " x TP" + std::to_string(l.tp_expert);

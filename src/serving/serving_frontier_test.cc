@@ -79,16 +79,16 @@ TEST(ServingFrontier, OffersOnlyReplicaSizesAnEngineRuns) {
   const ModelSpec llama = load_model("llama-3.1-8b");
   std::vector<int64_t> runnable;
   for (int64_t n = 1; n <= 8; ++n) {
-    if (detail::replica_size_problem(llama, n).empty()) runnable.push_back(n);
+    if (detail::sweep_size_problem(llama, n).empty()) runnable.push_back(n);
   }
   EXPECT_EQ(runnable, (std::vector<int64_t>{1, 2, 4, 8}));
-  EXPECT_EQ(detail::replica_size_problem(llama, 3), "TP3 does not divide the 32 attention heads");
+  EXPECT_EQ(detail::sweep_size_problem(llama, 3), "TP3 does not divide the 32 attention heads");
   // DeepSeek-V3: 128 heads (MLA) and 256 routed experts: within 72 chips the powers of two
   // to 64; 72 splits neither (72 does not divide 256: 3.56 experts per chip).
   const ModelSpec v3 = load_model("deepseek-v3");
   runnable.clear();
   for (int64_t n = 1; n <= 72; ++n) {
-    if (detail::replica_size_problem(v3, n).empty()) runnable.push_back(n);
+    if (detail::sweep_size_problem(v3, n).empty()) runnable.push_back(n);
   }
   EXPECT_EQ(runnable, (std::vector<int64_t>{1, 2, 4, 8, 16, 32, 64}));
   EXPECT_EQ(detail::replica_sizes(v3, load_system("gb200-nvl72"), {}), runnable);

@@ -54,11 +54,32 @@ std::vector<DeploymentOptions> variants_of(const ModelSpec& m, const DeploymentO
 
 }  // namespace
 
+std::string sweep_size_problem(const ModelSpec& m, int64_t n) {
+  if (n == 1) return "";
+  bool moe = false, experts_split = true;
+  std::string tp_problem = attention_split_problem(m, n);
+  for (const auto& g : m.groups) {
+    const FfnSpec& f = g.ffn;
+    if (f.kind == FfnKind::moe) {
+      moe = true;
+      if (f.n_experts % n != 0) experts_split = false;
+      if (tp_problem.empty() && f.n_shared_experts > 0 && (f.d_shared_expert * f.n_shared_experts) % n != 0) {
+        tp_problem = "the shared experts' width " + std::to_string(f.d_shared_expert * f.n_shared_experts) + " does not split over " +
+                     std::to_string(n) + " chips";
+      }
+    } else if (tp_problem.empty() && f.d_ff % n != 0) {
+      tp_problem = "the FFN width " + std::to_string(f.d_ff) + " does not split over " + std::to_string(n) + " chips";
+    }
+  }
+  if (tp_problem.empty() || (moe && experts_split)) return "";
+  return moe ? tp_problem + ", and the routed experts do not spread evenly over them" : tp_problem;
+}
+
 std::vector<int64_t> replica_sizes(const ModelSpec& m, const SystemSpec& s, const std::vector<int64_t>& asked) {
   std::vector<int64_t> out = asked;
   if (out.empty()) {
     for (int64_t n = 1; n <= s.scale_up_domain; ++n) {
-      if (replica_size_problem(m, n).empty()) out.push_back(n);
+      if (sweep_size_problem(m, n).empty()) out.push_back(n);
     }
   }
   for (int64_t n : out) {

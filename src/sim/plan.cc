@@ -126,10 +126,10 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
   const int64_t context = steady_state_context(static_cast<int64_t>(in_sum / count), static_cast<int64_t>(out_sum / count));
 
   // Replica sizes: the stated ones, or the divisors of the scale-up domain and 2, 4, ...
-  // whole domains from the smallest that holds the model. Either way only sizes an engine
-  // can run (replica_size_problem, the rule of the default search: whole heads and FFN
-  // columns under TP, experts spread whole under EP), so that every simulated layout has a
-  // launch line; the plain roofline's even sharding has no engine layout to check.
+  // whole domains from the smallest that holds the model. Either way only sizes with a
+  // layout engines run (replica_size_problem: the layout search's rule, which the default
+  // search shares with memory added: whole heads and FFN columns); the plain roofline's
+  // even sharding has no engine layout to check.
   const bool stated = !o.replica_chips.empty();
   std::vector<int64_t> sizes = o.replica_chips;
   int64_t smallest = 0;

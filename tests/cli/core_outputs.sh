@@ -85,14 +85,17 @@ assert abs(s['t_step_ms'] - s['t_step_roofline_ms']) < 1e-12 and s['t_overhead_m
 [ "$("$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --mechanisms --csv)" = "$("$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --csv)" ] || fail "--mechanisms is a no-op"
 "$CHALK" decode -b 1 | grep -q "^chalk decode: one decode step, engine step" || fail "title names the engine step"
 "$CHALK" decode -b 1 --roofline | grep -q "^chalk decode: one decode step, roofline: the lower bound" || fail "title names the roofline"
-# Default chips: the smallest replica an engine runs that holds the model. DeepSeek-V3 (673 GB
-# of weights plus the reserve) on H200 (141 GB): 8 chips; on GB200 NVL72 (186 GB): 6 chips
-# would hold it, but no engine splits 128 heads or 256 experts over 6, so 8; on H100 (80 GB)
-# two 8-GPU domains, 16.
-for hw_chips in h200:8 gb200-nvl72:8 h100-sxm:16; do
+# Default chips: the smallest replica the layout search lays out that holds the model.
+# DeepSeek-V3 (673 GB of weights plus the reserve) on H200 (141 GB): 8 chips; on GB200 NVL72
+# (186 GB): 6 chips, data-parallel attention with the 256 experts over EP6 (`chalk layouts
+# -n 6` ranks it first); on H100 (80 GB) two 8-GPU domains, 16. phi-4 (29.3 GB) on TPU v5e
+# (16 GB): 4 chips, attention TP2 x 2 under FFN TP4 (TP4 does not split its 10 KV heads).
+for hw_chips in h200:8 gb200-nvl72:6 h100-sxm:16; do
   "$CHALK" decode -H "${hw_chips%%:*}" -b 1 --json | python3 -c "
 import json,sys; c=json.load(sys.stdin)['assumptions']['chips']; assert c == ${hw_chips##*:}, c" || fail "default chips on $hw_chips"
 done
+"$CHALK" decode -m phi-4 -H tpu-v5e -b 1 --json | python3 -c "
+import json,sys; a=json.load(sys.stdin)['assumptions']; assert a['chips'] == 4 and 'attention TP2, FFN TP4' in a['sharding'], a" || fail "phi-4 default on tpu-v5e"
 echo "core_outputs: engine default passed"
 # Names people type: any case, aliases, HF repo ids, a HF cache folder.
 "$CHALK" decode -m meta-llama/Llama-3.1-70B-Instruct -H H100 -b 1 --json | python3 -c "

@@ -29,31 +29,22 @@ ReplicaLayouts replica_layouts(const ModelSpec& m, const SystemSpec& s, const De
 std::optional<LayoutCandidate> best_single_replica_layout(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
                                                           int64_t n_chips, int64_t context);
 
-/// Why no serving engine runs one replica of `m` on `n` chips, or "" when one does (issue
-/// 12: frontiers, and the default replica, offer only sizes an engine can run). Tensor parallelism over all n chips
-/// needs whole heads (attention_split_problem: vLLM and SGLang assert heads % tp == 0) and
-/// whole FFN columns (n divides every dense FFN's width and the shared experts' width:
-/// vLLM's column-parallel layers assert it); an MoE model may instead run data-parallel
-/// attention with its routed experts spread evenly and whole over the n chips (n divides
-/// the experts of every MoE layer, as SGLang's --enable-dp-attention --ep-size n and
-/// vLLM's expert parallelism assert). Llama 3.1 8B (32 heads, 8 KV heads, FFN 14336) within
-/// an 8-GPU domain: 1, 2, 4, 8; DeepSeek-V3 (128 heads, 256 experts) within 72: 1, 2, 4,
-/// 8, 16, 32, 64.
-std::string replica_size_problem(const ModelSpec& m, int64_t n);
-
 /// The smallest replica an engine can run the model on: the first size n, over the divisors
 /// of the scale-up domain in ascending order and then 2, 3, ... 64 whole domains, on which
-/// the weights, the reserve and one sequence at `context` tokens fit in HBM with a layout
-/// whose attention splits whole heads; unless `base` states the layout, only sizes an
-/// engine can run (replica_size_problem). The layout is `base`'s when it states one
+/// the weights, the reserve and one sequence at `context` tokens fit in HBM. Unless `base`
+/// states the layout, n is accepted exactly when the layout search lays out one replica of
+/// n chips without a pipeline (best_single_replica_layout: a candidate that engines run,
+/// layout_split_problem, and that fits), which the command then deploys: the default and
+/// `chalk layouts` share the rule and never disagree. A stated layout is `base`'s
 /// (mechanisms on with a tensor- or expert-parallel degree, or two micro-batches: sizes its
-/// degrees do not divide are skipped) or the plain roofline's even sharding (mechanisms
-/// off); otherwise any candidate of best_single_replica_layout. An 8B model in bf16 on an
-/// H100 SXM: 1; Llama 3.1 70B bf16 on H100 SXM (141.1 GB against 72 GB usable each): 2
-/// (144 GB holds the weights and one sequence's 1.34 GB of KV at 4096 tokens); DeepSeek-V3
-/// on H200: 8, on GB200 NVL72: 8 (6 would hold it, but 6 chips split neither its 128
-/// heads nor its 256 experts evenly), on H100: 16 (two 8-GPU domains). Throws
-/// InputError (field "chips") when nothing up to 64 domains fits, and as search_layouts.
+/// degrees do not divide, or whose heads it cannot split, are skipped) or the plain
+/// roofline's even sharding (mechanisms off). An 8B model in bf16 on an H100 SXM: 1; Llama
+/// 3.1 70B bf16 on H100 SXM (141.1 GB against 72 GB usable each): 2 (144 GB holds the
+/// weights and one sequence's 1.34 GB of KV at 4096 tokens); DeepSeek-V3 on H200: 8, on
+/// GB200 NVL72: 6 (data-parallel attention, its 256 experts spread 43/42 over EP6), on
+/// H100: 16 (two 8-GPU domains); Phi-4 on TPU v5e: 4 (attention TP2 x 2 under FFN TP4: TP4
+/// splits its 40 heads but not its 10 KV heads). Throws InputError (field "chips") when
+/// nothing up to 64 domains fits, and as search_layouts.
 int64_t smallest_replica_chips(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t context);
 
 }  // namespace chalk

@@ -69,6 +69,17 @@ struct LayoutCandidate {
   double tokens_per_s_per_user = 0;  ///< 1 / t_step (tokens/s)
 };
 
+/// Why engines run none of the layouts search_layouts tries on one replica of `n` chips, or
+/// "" when they run one (layout_split_problem; memory aside), else the problem of the first
+/// candidate (TP over all n). The planner's sizes take this rule, the default chip count
+/// (smallest_replica_chips) the same rule with memory. A dense model needs n to split every
+/// FFN width (its attention then runs over the largest degree that splits the heads, in
+/// n / t data-parallel groups, the FFN over all n: Pope et al. 2022); an MoE model always
+/// has data-parallel attention with its experts over EP n. Llama 3.1 8B (32 heads, FFN
+/// 14336 = 2^11 x 7) within 8 chips: 1, 2, 4, 7 (attention TP1 x 7, FFN TP7), 8; 3: "TP3
+/// does not divide the 32 attention heads" (and attention TP1 x 3 leaves FFN TP3 14336 / 3).
+std::string replica_size_problem(const ModelSpec& m, int64_t n);
+
 /// Prices every candidate layout of `q.n_chips` chips and returns them best first (those
 /// that fit before those that do not). Candidates per replica size r (every divisor of
 /// n_chips): dense models, tensor parallel over r (attention and FFN), and when r cannot
@@ -81,9 +92,10 @@ struct LayoutCandidate {
 /// stage's layers: pipeline_stage_model), r / d microbatches in flight, priced by
 /// pipeline_decode; the replica holds the batch its busiest stage's HBM holds. A model that
 /// does not fit one domain then gets a pipelined layout ranked; one that fits gains
-/// capacity, never speed. A tensor-parallel degree that does not divide the attention heads,
-/// or neither divides nor is a multiple of the KV heads, does not fit (engines refuse
-/// it). `base` supplies formats, efficiencies and the reserve; its
+/// capacity, never speed. A layout engines refuse does not fit (layout_split_problem: a
+/// tensor-parallel degree that does not divide the attention heads, or neither divides nor
+/// is a multiple of the KV heads; an FFN degree that does not split the FFN or
+/// shared-expert width). `base` supplies formats, efficiencies and the reserve; its
 /// mechanisms are switched on and its layout replaced. Throws InputError when n_chips is
 /// outside 1..2^20, context, prompt or output < 0, batch is not a whole number in 0..1e9
 /// or is 0 under the latency objective, or base is invalid for the model and system

@@ -73,6 +73,17 @@ struct Mechanisms {
 /// KV head, replicated on every rank. (Pope et al. 2022 pad PaLM's 48 heads to 64 instead.)
 std::string attention_split_problem(const ModelSpec& m, int64_t tp);
 
+/// Why serving engines cannot run one replica laid out as `l` (its degrees resolved), or ""
+/// when they can: whole heads over tp_attention (attention_split_problem) and whole columns
+/// of every dense FFN and of the shared experts over tp_ffn (vLLM's column-parallel layers
+/// assert width % tp == 0). Routed experts may spread unevenly over EP (vLLM's expert map
+/// gives the first E mod ep ranks one more). The one rule of which layouts, and so which
+/// replica sizes, a replica can use: the layout search refuses a candidate that breaks it,
+/// and the default chip count is the smallest size with a candidate that fits
+/// (default_layout.h). Phi-4 (40 heads, 10 KV heads, FFN 17920) as attention TP2 x 2, FFN
+/// TP4: ""; as TP4: "TP4 neither divides nor is a multiple of the 10 KV heads".
+std::string layout_split_problem(const ModelSpec& m, const ParallelLayout& l);
+
 /// The expert-parallel degree for `n` chips: the largest divisor of n that is at most the
 /// routed experts per layer (fewest over the MoE groups), the rest of the chips splitting
 /// each expert (tp_expert = n / ep): Mixtral's 8 experts on 16 chips are EP8 x TP2. 1 for a

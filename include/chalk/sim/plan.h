@@ -83,7 +83,7 @@ struct PlanReport {
 /// traffic, a bad policy, or a replica size below 1; and, naming the option (field "chips",
 /// "usd_budget" or "replica_chips"), when nothing can be simulated: a dollar budget below
 /// one chip, a budget below the smallest replica that holds the model, stated replica
-/// sizes that no engine runs (replica_size_problem, the default search's rule) or that all
+/// sizes that no engine runs (replica_size_problem, the layout search's rule) or that all
 /// exceed the budget, or no replica tried that holds the weights and one sequence.
 PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
                            std::span<const Request> traffic, const PlanOptions& o);
