@@ -62,9 +62,15 @@ std::optional<LayoutCandidate> best_single_replica_layout(const ModelSpec& m, co
 
 int64_t smallest_replica_chips(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t context) {
   const int64_t domain = std::max<int64_t>(1, s.scale_up_domain);
+  // Within one domain, powers of two first (the group sizes engines are deployed on: heads,
+  // KV heads and experts are powers of two in most models), then the domain itself, then any
+  // other divisor of it; then whole domains. DeepSeek-V3 on GB200 NVL72 takes 8 chips
+  // (EP8, 32 experts each), not 6 (EP6: 43 or 42), though 6 would hold it.
   std::vector<int64_t> sizes;
-  for (int64_t r = 1; r <= domain; ++r) {
-    if (domain % r == 0) sizes.push_back(r);
+  for (int64_t r = 1; r <= domain; r *= 2) sizes.push_back(r);
+  if (sizes.back() != domain) sizes.push_back(domain);
+  for (int64_t r = 3; r < domain; ++r) {
+    if (domain % r == 0 && (r & (r - 1)) != 0) sizes.push_back(r);
   }
   for (int64_t k = 2; k <= 64; ++k) sizes.push_back(k * domain);
   const bool search = base.mechanisms.enabled && !layout_stated(base);

@@ -27,15 +27,14 @@ TEST(DefaultLayout, SmallestReplicaHoldsTheWeightsAndOneSequence) {
   // sequence's 4096 x 327,680 B = 1.34 GB of KV (80 layers x 8 KV heads x 128 x 2 x 2 B).
   EXPECT_EQ(smallest_replica_chips(load_model("llama-3.1-70b"), load_system("h100-sxm"), engine(), 4096), 2);
   // DeepSeek-V3 (673 GB): 8 H200 (5 x 126.9 GB would do, but replicas divide the 8-GPU node);
-  // GB200 NVL72 at 167.4 GB usable each: 4 chips hold 669.6 GB, too few; 6 is the next divisor
-  // of 72 and holds it (1004 GB). TP6 splits neither the 128 heads nor the shared expert, but
-  // the layout search's data-parallel attention (TP1, MLA's one latent on every rank) with
-  // the 256 experts over EP6 (four chips hold 43, two 42) runs there, so the default takes 6
-  // as `chalk layouts -n 6` does (before, a stricter rule of its own said 8);
+  // GB200 NVL72 at 167.4 GB usable each: 4 chips hold 669.6 GB, too few. 6 (a divisor of 72)
+  // would hold it with data-parallel attention and EP6 (43 or 42 experts a chip), and the
+  // layout search lays 6 out, but sizes are tried as powers of two first (the groups engines
+  // deploy on), so 8: EP8, 32 experts a chip.
   // H100 (72 GB usable): one 8-GPU node holds 576 GB, so two nodes.
   const ModelSpec ds = load_model("deepseek-v3");
   EXPECT_EQ(smallest_replica_chips(ds, load_system("h200"), engine(), 4096), 8);
-  EXPECT_EQ(smallest_replica_chips(ds, load_system("gb200-nvl72"), engine(), 4096), 6);
+  EXPECT_EQ(smallest_replica_chips(ds, load_system("gb200-nvl72"), engine(), 4096), 8);
   EXPECT_EQ(replica_size_problem(ds, 6), "");
   EXPECT_EQ(smallest_replica_chips(ds, load_system("h100-sxm"), engine(), 4096), 16);
 }
@@ -130,7 +129,7 @@ TEST(DefaultLayout, Mixtral8x22bOnTpuV5eTakesTheSearchsLayout) {
 // The one rule over the catalog: on each system, the default size is one the layout search
 // lays out, and no smaller size the default considers (the divisors of the scale-up domain,
 // then whole domains) is.
-TEST(DefaultLayout, DefaultSizeIsTheSmallestTheSearchLaysOut) {
+TEST(DefaultLayout, DefaultSizeIsTheFirstTheSearchLaysOut) {
   for (const std::string system : {"h100-sxm", "tpu-v5e", "mi300x", "gb200-nvl72"}) {
     const SystemSpec s = load_system(system);
     const int64_t domain = s.scale_up_domain;
@@ -155,8 +154,13 @@ TEST(DefaultLayout, DefaultSizeIsTheSmallestTheSearchLaysOut) {
       }
       EXPECT_TRUE(laid_out(n)) << name << " on " << system << ": " << n;
       EXPECT_EQ(replica_size_problem(m, n), "") << name << " on " << system;
+      // Every size tried before n is not laid out: within a domain, powers of two below n
+      // (and, when n is not a power of two, every divisor below it: powers of two, the
+      // domain and its other divisors were tried first); beyond it, whole domains below n.
+      const bool n_power = (n & (n - 1)) == 0;
       for (int64_t k = 1; k < n; ++k) {
-        const bool considered = k <= domain ? domain % k == 0 : k % domain == 0;
+        const bool power = (k & (k - 1)) == 0;
+        const bool considered = k <= domain ? (power || (!n_power && domain % k == 0)) : k % domain == 0;
         if (considered) EXPECT_FALSE(laid_out(k)) << name << " on " << system << ": " << k << " < " << n;
       }
     }

@@ -90,7 +90,7 @@ assert abs(s['t_step_ms'] - s['t_step_roofline_ms']) < 1e-12 and s['t_overhead_m
 # (186 GB): 6 chips, data-parallel attention with the 256 experts over EP6 (`chalk layouts
 # -n 6` ranks it first); on H100 (80 GB) two 8-GPU domains, 16. phi-4 (29.3 GB) on TPU v5e
 # (16 GB): 4 chips, attention TP2 x 2 under FFN TP4 (TP4 does not split its 10 KV heads).
-for hw_chips in h200:8 gb200-nvl72:6 h100-sxm:16; do
+for hw_chips in h200:8 gb200-nvl72:8 h100-sxm:16; do
   "$CHALK" decode -H "${hw_chips%%:*}" -b 1 --json | python3 -c "
 import json,sys; c=json.load(sys.stdin)['assumptions']['chips']; assert c == ${hw_chips##*:}, c" || fail "default chips on $hw_chips"
 done

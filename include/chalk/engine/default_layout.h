@@ -29,9 +29,9 @@ ReplicaLayouts replica_layouts(const ModelSpec& m, const SystemSpec& s, const De
 std::optional<LayoutCandidate> best_single_replica_layout(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
                                                           int64_t n_chips, int64_t context);
 
-/// The smallest replica an engine can run the model on: the first size n, over the divisors
-/// of the scale-up domain in ascending order and then 2, 3, ... 64 whole domains, on which
-/// the weights, the reserve and one sequence at `context` tokens fit in HBM. Unless `base`
+/// The smallest replica an engine can run the model on: the first size n, over the powers of
+/// two up to the scale-up domain, the domain, its other divisors, and then 2, 3, ... 64
+/// whole domains, on which the weights, the reserve and one sequence at `context` tokens fit in HBM. Unless `base`
 /// states the layout, n is accepted exactly when the layout search lays out one replica of
 /// n chips without a pipeline (best_single_replica_layout: a candidate that engines run,
 /// layout_split_problem, and that fits), which the command then deploys: the default and
@@ -41,9 +41,9 @@ std::optional<LayoutCandidate> best_single_replica_layout(const ModelSpec& m, co
 /// roofline's even sharding (mechanisms off). An 8B model in bf16 on an H100 SXM: 1; Llama
 /// 3.1 70B bf16 on H100 SXM (141.1 GB against 72 GB usable each): 2 (144 GB holds the
 /// weights and one sequence's 1.34 GB of KV at 4096 tokens); DeepSeek-V3 on H200: 8, on
-/// GB200 NVL72: 6 (data-parallel attention, its 256 experts spread 43/42 over EP6), on
-/// H100: 16 (two 8-GPU domains); Phi-4 on TPU v5e: 4 (attention TP2 x 2 under FFN TP4: TP4
-/// splits its 40 heads but not its 10 KV heads). Throws InputError (field "chips") when
+/// GB200 NVL72: 8 (data-parallel attention, EP8; 6 would hold it, but powers of two come
+/// first), on H100: 16 (two 8-GPU domains); Phi-4 on TPU v5e: 4 (attention TP2 x 2 under
+/// FFN TP4: TP4 splits its 40 heads but not its 10 KV heads). Throws InputError (field "chips") when
 /// nothing up to 64 domains fits, and as search_layouts.
 int64_t smallest_replica_chips(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t context);
 
