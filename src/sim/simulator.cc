@@ -22,6 +22,7 @@ struct Live {
   double last_token_s = 0;
   bool started = false;
   bool upstream_prefilled = false;  ///< decode phase, not yet admitted: its KV arrives with it
+  int32_t rank = -1;                ///< data-parallel attention rank holding it while admitted
 };
 
 }  // namespace
@@ -87,7 +88,21 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
   std::deque<int32_t> waiting;
   std::vector<int32_t> running, still;
   std::vector<int64_t> decode_ctx;
-  std::vector<int32_t> decode_owner, chunk_owner;
+  std::vector<int32_t> decode_owner, chunk_owner, decode_rank, chunk_rank;
+  // Data-parallel attention: a request admitted goes to the rank holding the fewest
+  // admitted requests (ties: the lowest), as SGLang's and vLLM's DP coordinators balance
+  // load, and stays there (its KV is there) until it finishes or is preempted.
+  const int64_t dp_ranks = d.mechanisms.enabled ? std::max<int64_t>(1, d.n_chips / std::max<int64_t>(1, d.mechanisms.layout.tp_attention)) : 1;
+  std::vector<int64_t> on_rank(static_cast<std::size_t>(dp_ranks), 0);
+  auto take_rank = [&](int32_t i) {
+    const auto r = std::min_element(on_rank.begin(), on_rank.end()) - on_rank.begin();
+    ++on_rank[static_cast<std::size_t>(r)];
+    live[i].rank = static_cast<int32_t>(r);
+  };
+  auto drop_rank = [&](int32_t i) {
+    if (live[i].rank >= 0) --on_rank[static_cast<std::size_t>(live[i].rank)];
+    live[i].rank = -1;
+  };
   std::vector<PrefillChunk> chunks;
   int64_t free_blocks = total_blocks, finished = 0, next = 0;
   double t = 0;
@@ -97,6 +112,7 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
     rec.finish_s = when;
     free_blocks += live[i].blocks;
     live[i].blocks = 0;
+    drop_rank(i);
     ++finished;
     run.end_s = std::max(run.end_s, when);
   };
@@ -105,6 +121,7 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
     free_blocks += L.blocks;
     L.blocks = 0;
     L.kv_tokens = 0;
+    drop_rank(i);
     L.upstream_prefilled = false;  // its KV is gone: recompute prompt and generated tokens here
     L.prefill_target = requests[i].input_tokens + L.generated;
     ++run.requests[i].preemptions;
@@ -140,8 +157,10 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
     int64_t budget = pol.max_batched_tokens, context_sum = 0, prefill_tokens = 0;
     decode_ctx.clear();
     decode_owner.clear();
+    decode_rank.clear();
     chunks.clear();
     chunk_owner.clear();
+    chunk_rank.clear();
     bool preempted_now = false;
     for (std::size_t k = 0; k < running.size() && budget > 0; ++k) {
       const int32_t i = running[k];
@@ -168,10 +187,12 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
       if (prefilling) {
         chunks.push_back({want, L.kv_tokens});
         chunk_owner.push_back(i);
+        chunk_rank.push_back(L.rank);
         prefill_tokens += want;
       } else {
         decode_ctx.push_back(L.kv_tokens);
         decode_owner.push_back(i);
+        decode_rank.push_back(L.rank);
         context_sum += L.kv_tokens;
       }
     }
@@ -187,8 +208,10 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
         free_blocks -= need;
         L.blocks = need;
         budget -= 1;
+        take_rank(i);
         decode_ctx.push_back(L.kv_tokens);
         decode_owner.push_back(i);
+        decode_rank.push_back(L.rank);
         context_sum += L.kv_tokens;
       } else {
         const int64_t start = run.requests[i].cached_tokens;
@@ -205,8 +228,10 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
         free_blocks -= need;
         L.blocks = need;
         budget -= want;
+        take_rank(i);
         chunks.push_back({want, start});
         chunk_owner.push_back(i);
+        chunk_rank.push_back(L.rank);
         prefill_tokens += want;
       }
       if (!L.started) {
@@ -224,6 +249,10 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
     mix.decode_contexts = decode_ctx;
     mix.decode_context_sum = context_sum;
     mix.chunks = chunks;
+    if (dp_ranks > 1) {
+      mix.decode_ranks = decode_rank;
+      mix.chunk_ranks = chunk_rank;
+    }
     const double dt = mixed_step_time(d, mix).value();
     const double end = t + dt;
     run.requests_in_system_s += static_cast<double>(running.size() + waiting.size()) * dt;

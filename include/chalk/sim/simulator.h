@@ -95,7 +95,10 @@ struct SimRun {
 /// prompt must fit the budget whole, unless it runs alone). The step takes
 /// mixed_step_time(d, mix); a prompt whose last chunk ran yields its first token at the
 /// step's end, each decode one token. A request needing more blocks than the replica has
-/// is rejected (counted, never run). Throws InputError for bad options.
+/// is rejected (counted, never run). Under data-parallel attention (attention TP t < n
+/// chips) an admitted request lives on the rank holding the fewest admitted requests until
+/// it finishes or is preempted (StepMix::decode_ranks).
+/// Throws InputError for bad options.
 SimRun simulate(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase = Phase::both);
 
 /// KV blocks a replica holds: floor((HBM - weights - reserve) / (block_size x KV bytes
