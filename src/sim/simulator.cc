@@ -65,6 +65,15 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
     if (q.input_tokens < 1 || q.output_tokens < 1 || !(q.arrival_s >= 0) || !std::isfinite(q.arrival_s)) {
       throw InputError("request " + std::to_string(i), "needs arrival_s >= 0 and input and output tokens >= 1");
     }
+    // vLLM refuses to start when a whole prompt cannot fit one step (SchedulerConfig:
+    // max_num_batched_tokens < max_model_len without chunked prefill); here the longest
+    // prompt the traffic sends stands for max_model_len. Requests rejected for their
+    // context are not counted.
+    const bool served = d.model.max_context <= 0 || q.input_tokens + q.output_tokens <= d.model.max_context;
+    if (!o.policy.chunked_prefill && phase != Phase::decode && served && q.input_tokens > o.policy.max_batched_tokens) {
+      throw InputError("max_batched_tokens", "is " + std::to_string(o.policy.max_batched_tokens) + ", below a " + std::to_string(q.input_tokens) +
+                                                 "-token prompt with chunked prefill off (vLLM refuses to start so); expected >= the longest prompt or chunked prefill on");
+    }
     auto& rec = run.requests[i];
     rec.arrival_s = q.arrival_s;
     rec.input_tokens = q.input_tokens;
@@ -134,7 +143,9 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
       const int32_t i = order[next++];
       const Request& q = requests[i];
       const int64_t peak = phase == Phase::prefill ? q.input_tokens : q.input_tokens + q.output_tokens - 1;
-      if (blocks_for(peak) > total_blocks) {
+      const bool over_context = d.model.max_context > 0 && q.input_tokens + q.output_tokens > d.model.max_context;
+      if (over_context || blocks_for(peak) > total_blocks) {
+        run.requests[i].over_context = over_context;
         run.requests[i].rejected = true;
         ++run.rejected;
         continue;
