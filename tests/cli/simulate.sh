@@ -105,6 +105,16 @@ if "results" in j:
     assert j["results"][0]["rejected"] == 3 and j["results"][0]["finished"] == 0, j["results"][0]
 PY
 done
+# Disaggregated with only a TPOT target: the prefill pool keeps up with the arrivals, and the
+# output says what was searched (it searched nothing before).
+"$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 20 --requests 200 --input 1024 --output 256 --tpot-slo-ms 20 --budget-chips 8 \
+  --modes disaggregated --json > "$tmp/dis.json" || fail "plan --modes disaggregated"
+python3 - "$tmp/dis.json" <<'PY' || fail "plan --modes disaggregated without a TTFT target"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["evaluated"] > 0 and len(j["searched"]) == 1, j["searched"]
+assert "no TTFT target: the smallest that keeps up with the arrivals" in j["searched"][0], j["searched"]
+PY
 expect_error "--ttft-slo-ms: state a TTFT or a TPOT target" plan -m llama-3.1-8b -H h100-sxm --rate 5 --budget-chips 2
 expect_error "--budget-chips: state a chip budget or --budget-usd-per-hour" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100
 expect_error "--budget-usd-per-hour: must be a positive number, got -3" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100 --budget-usd-per-hour -3
