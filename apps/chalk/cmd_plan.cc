@@ -131,6 +131,7 @@ void run_plan(const PlanArgs& a) {
     j["pareto"] = to_json(front);
     j["why_none"] = r.why_none;
     j["warnings"] = warnings;
+    j["searched"] = r.searched;
     if (r.launch) j["launch"] = {{"vllm", r.launch->vllm}, {"sglang", r.launch->sglang}, {"trtllm", r.launch->trtllm}};
     print_json(std::cout, j);  // captured by `chalk web` (web_api.h)
     return;
@@ -141,6 +142,7 @@ void run_plan(const PlanArgs& a) {
             << " in its own simulation (docs/simulator.md)\n"
             << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
             << fmt::format("searched    {} deployments ({} replica runs), engine {}\n", r.evaluated.size(), r.simulations, policy.name);
+  for (const auto& line : r.searched) std::cout << "            " << line << '\n';
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
   if (!r.best) {

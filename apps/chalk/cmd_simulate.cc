@@ -2,6 +2,8 @@
 // TTFT, TPOT, ITL and E2E percentiles, throughput, goodput, occupancy; aggregated or
 // disaggregated prefill and decode, and the two compared on the same chips.
 #include <iostream>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -26,7 +28,8 @@ struct SimulateArgs {
   SloArgs slo;
   int64_t replicas = 1;
   bool disaggregate = false;
-  int64_t prefill_chips = 0, prefill_replicas = 1, decode_chips = 0, decode_replicas = 1;
+  std::optional<int64_t> prefill_chips, decode_chips;  ///< unset: --chips
+  int64_t prefill_replicas = 1, decode_replicas = 1;
   bool compare = false;
   std::string plot;
 };
@@ -62,7 +65,11 @@ void run_simulate(const SimulateArgs& a) {
     throw InputError(a.replicas < 1 ? "--replicas" : a.prefill_replicas < 1 ? "--prefill-replicas" : "--decode-replicas", "must be >= 1");
   }
   if (!a.disaggregate && (a.prefill_chips || a.decode_chips || a.compare)) {
-    throw InputError(a.compare ? "--compare" : "--prefill-chips", "applies to disaggregated serving: add --disaggregate");
+    throw InputError(a.compare ? "--compare" : a.prefill_chips ? "--prefill-chips" : "--decode-chips",
+                     "applies to disaggregated serving: add --disaggregate");
+  }
+  for (const auto& [flag, chips] : {std::pair{"--prefill-chips", a.prefill_chips}, std::pair{"--decode-chips", a.decode_chips}}) {
+    if (chips && *chips < 1) throw InputError(flag, "must be >= 1, got " + std::to_string(*chips));
   }
   std::vector<Result> results;
   const Deployment agg = deployment_with_chips(a, a.deployment.chips, context);
@@ -74,8 +81,8 @@ void run_simulate(const SimulateArgs& a) {
     r.run = sim::simulate_aggregated(sim::Pool{agg, a.replicas, so}, reqs);
     results.push_back(std::move(r));
   } else {
-    const Deployment pre = deployment_with_chips(a, a.prefill_chips ? a.prefill_chips : agg.n_chips, context);
-    const Deployment dec = deployment_with_chips(a, a.decode_chips ? a.decode_chips : agg.n_chips, context);
+    const Deployment pre = deployment_with_chips(a, a.prefill_chips.value_or(agg.n_chips), context);
+    const Deployment dec = deployment_with_chips(a, a.decode_chips.value_or(agg.n_chips), context);
     Result r;
     r.name = "disaggregated";
     r.layout = fmt::format("prefill {} x {} chips ({}); decode {} x {} chips ({})", a.prefill_replicas, pre.n_chips,
@@ -106,8 +113,8 @@ void run_simulate(const SimulateArgs& a) {
     if (!r.run.fits) throw InputError("--chips", r.run.reason + "; expected a replica that holds the weights and some KV cache");
     r.summary = sim::summarize(r.run, slo);
     add_summary_row(t, r.name, r.layout, r.replicas, r.summary, &r.run);
-    if (r.summary.rejected > 0) {
-      warnings.push_back(fmt::format("{}: {} requests need more KV blocks than a replica holds and were rejected", r.name, r.summary.rejected));
+    if (const int64_t kv = r.summary.rejected - r.summary.rejected_over_context; kv > 0) {
+      warnings.push_back(fmt::format("{}: {} requests need more KV blocks than a replica holds and were rejected", r.name, kv));
     }
   }
   const bool has_slo = slo.ttft_s || slo.tpot_s;

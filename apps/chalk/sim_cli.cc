@@ -78,10 +78,15 @@ std::vector<sim::Request> traffic_from(const TrafficArgs& a) {
 }
 
 std::optional<std::string> context_warning(const ModelSpec& m, const std::vector<sim::Request>& r) {
-  int64_t longest = 0;
-  for (const auto& q : r) longest = std::max(longest, q.input_tokens + q.output_tokens);
-  if (longest <= m.max_context) return std::nullopt;
-  return fmt::format("context {} exceeds {}'s max_position_embeddings {}", longest, m.name, m.max_context);
+  int64_t longest = 0, over = 0;
+  for (const auto& q : r) {
+    longest = std::max(longest, q.input_tokens + q.output_tokens);
+    if (q.input_tokens + q.output_tokens > m.max_context) ++over;
+  }
+  if (m.max_context <= 0 || longest <= m.max_context) return std::nullopt;
+  return fmt::format("context {} exceeds {}'s max_position_embeddings {}: {} of {} requests rejected, as vLLM refuses a prompt + max_tokens over "
+                     "max_model_len",
+                     longest, m.name, m.max_context, over, r.size());
 }
 
 std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Request>& r) {

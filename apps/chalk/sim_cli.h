@@ -53,10 +53,10 @@ void add_slo_options(CLI::App& app, SloArgs& a);
 std::vector<sim::Request> traffic_from(const TrafficArgs& a);
 /// One line for people: "2,000 requests, Poisson at 16.7/s, input 2048, output 200 tokens".
 std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Request>& r);
-/// The warning decode gives for a context beyond the model's max_position_embeddings, in
-/// its words ("context 200128 exceeds llama-3.1-8b's max_position_embeddings 131072"), for
-/// the longest request (prompt + output tokens: its KV at the last step); nullopt when every
-/// request fits. simulate and plan put it in "warnings" as decode and prefill do.
+/// The warning for requests whose prompt + output tokens exceed the model's
+/// max_position_embeddings, which the simulator rejects, in decode's words for the longest
+/// ("context 200016 exceeds llama-3.1-8b's max_position_embeddings 131072: 3 of 3 requests
+/// rejected, ..."); nullopt when every request fits. simulate and plan put it in "warnings".
 std::optional<std::string> context_warning(const ModelSpec& m, const std::vector<sim::Request>& r);
 sim::EnginePolicy policy_from(const PolicyArgs& a);
 sim::Slo slo_from(const SloArgs& a);

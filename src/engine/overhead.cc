@@ -10,6 +10,7 @@
 #include "chalk/model/moe.h"
 #include "chalk/engine/roofline.h"
 #include "attention_work.h"
+#include "dp_ranks.h"
 #include "matmul_rate.h"
 
 namespace chalk {
@@ -171,8 +172,24 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     const double mean = sequences / groups;
     return std::ceil(mean - 1e-9) / mean;
   };
-  const double attention_share = busiest_share(dp_attention);
-  const double ffn_share = busiest_share(n / d(L.tp_ffn));
+  double attention_share = busiest_share(dp_attention);
+  double head_share = attention_share;
+  double ffn_share = busiest_share(n / d(L.tp_ffn));
+  double core_flops_share = L.kv_sharded_by_batch ? busiest_share(n) : attention_share;
+  double kv_share = core_flops_share;
+  if (mix != nullptr && (dp_attention > 1 || L.kv_sharded_by_batch)) {
+    // A mix of unequal sequences: each lives on one data-parallel rank (the mix's ranks or
+    // the least-loaded one), the busiest rank's tokens and attention set the attention
+    // part; a dense FFN group gathers its ranks' tokens; the experts see every token
+    // (dp_ranks.h). Equal sequences give the shares above.
+    const auto ranks = detail::rank_loads(dep, *mix, dep.n_chips / L.tp_attention, true);
+    attention_share = detail::busiest_over_mean(ranks, &detail::RankLoad::tokens);
+    head_share = detail::busiest_over_mean(ranks, &detail::RankLoad::head_tokens);
+    if (L.tp_ffn >= L.tp_attention) ffn_share = detail::busiest_group_share(ranks, dep.n_chips / L.tp_ffn);
+    const auto core = L.kv_sharded_by_batch ? detail::rank_loads(dep, *mix, dep.n_chips, false) : ranks;
+    core_flops_share = detail::busiest_over_mean(core, &detail::RankLoad::core_flops);
+    kv_share = detail::busiest_over_mean(core, &detail::RankLoad::kv_bytes);
+  }
 
   // Attention projections, dense FFNs and shared experts, LM head: FLOPs split evenly over
   // the chips (the busiest data-parallel group's share); weights replicated over the
@@ -186,7 +203,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   };
   if (p.dense_ffn > 0) ffn_op(p.dense_ffn);
   const Seconds t_shared = p.shared_experts > 0 ? ffn_op(p.shared_experts) : Seconds(0);
-  op(2 * head_params * head_tokens / n * attention_share, rate_for(dep, w.embedding),
+  op(2 * head_params * head_tokens / n * head_share, rate_for(dep, w.embedding),
      Bytes(head_params * weight_bytes_per_element(w.embedding, w.embedding_bits) / d(L.tp_attention)), weight_rate, false);
   // The router GEMM (d x E per MoE layer) on the step's tokens, split as the projections.
   const Seconds t_router = op(2 * p.router * tokens / n * attention_share, rate_for(dep, w.router), Bytes((p.router + p.norms) * weight_bytes_per_element(w.router, w.router_bits)), weight_rate, false);
@@ -210,7 +227,6 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   // all chips); the KV cache of a chip is its sequences' share, replicated across the
   // tensor-parallel ranks that cannot split its heads (MLA latent, MQA).
   double core_flops = 0, kv_total = 0;
-  const double core_share = L.kv_sharded_by_batch ? busiest_share(n) : attention_share;
   for (std::size_t i = 0; i < dep.attention.size(); ++i) {
     const auto& a = dep.attention[i];
     const auto& spec = dep.model.groups[i].attention;
@@ -219,11 +235,11 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     // Main attention over its reach, indexer keys, linear state (attention_work.h).
     const detail::AttentionWork w = detail::attention_work(a, spec, s, mix);
     const double state = w.sequences * 2 * a.state_bytes;
-    kv_total += a.layers * (a.kv_bytes_per_token * w.kv_tokens + a.index_bytes_per_token * w.index_tokens + state) / split * core_share;
+    kv_total += a.layers * (a.kv_bytes_per_token * w.kv_tokens + a.index_bytes_per_token * w.index_tokens + state) / split * kv_share;
     // A linear layer's recurrence costs FLOPs per token through it (model.h), as in the roofline.
     core_flops += a.layers * (q_attention * w.decode_flops + w.prefill_flops + recurrent_flops_per_token(spec) * tokens);
   }
-  const Seconds t_core = op(core_flops / n * core_share, attention_rate, Bytes(kv_total), kv_rate, true);
+  const Seconds t_core = op(core_flops / n * core_flops_share, attention_rate, Bytes(kv_total), kv_rate, true);
 
   r.flops_per_chip = Flops(flops);
   r.weight_bytes_per_chip = weight_bytes;
@@ -253,12 +269,13 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     const Bytes per_layer = (dep.weight_bytes_total - Bytes(head_params * weight_bytes_per_element(w.embedding, w.embedding_bits))) / d(layers);
     tp_comm = all_gather(per_layer, dep.n_chips, link_for(dep.n_chips, domain, up, out)).time * d(layers);
   } else {
-    const double tokens_per_group = tokens / dp_attention;
+    // The busiest data-parallel group's tokens (whole sequences) set the all-reduce.
+    const double tokens_per_group = tokens / dp_attention * attention_share;
     const Seconds attn_ar = all_reduce(activations(tokens_per_group), L.tp_attention, link_for(L.tp_attention, domain, up, out)).time;
     for (const auto& g : dep.model.groups) {
       Seconds per_layer = attn_ar;
       if (g.ffn.kind == FfnKind::dense) {
-        const double ffn_tokens = tokens * d(L.tp_ffn) / n;
+        const double ffn_tokens = tokens * d(L.tp_ffn) / n * ffn_share;
         per_layer += all_reduce(activations(ffn_tokens), L.tp_ffn, link_for(L.tp_ffn, domain, up, out)).time;
       } else if (!ep_traffic) {
         // Without an expert-parallel exchange every chip of an expert's tensor-parallel group

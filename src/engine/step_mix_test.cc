@@ -57,5 +57,73 @@ TEST(StepMix, MixedStepCostsMoreThanEitherPartAndLessThanBoth) {
   EXPECT_EQ(mixed_step_time(d, StepMix{}).value(), 0.0);
 }
 
+TEST(StepMix, DataParallelAttentionPricesTheBusiestRank) {
+  // Llama 3.1 8B on 2 H100 with attention TP1 (FFN TP1): two data-parallel ranks, each a
+  // whole copy of the model, stepping together. A 1,024-token chunk on rank 0 and one
+  // decode at context 1000 on rank 1: every per-rank quantity's busiest rank is rank 0
+  // (tokens 1024 against 1; LM-head rows 1 and 1; the chunk's causal attention and 1,024
+  // KV tokens written against 1,000 read), so the step is rank 0's alone, the prompt's
+  // own prefill_step(d, 1, 1024): the decode hides under it. Spread over both ranks, as
+  // the step priced a mix before, the 1,025 tokens would take about half of that.
+  DeploymentOptions o;
+  o.n_chips = 2;
+  o.mechanisms.enabled = true;
+  o.mechanisms.layout.tp_attention = 1;
+  const Deployment d = make_deployment(load_model("llama-3.1-8b"), load_system("h100-sxm"), o);
+  ASSERT_EQ(d.mechanisms.layout.tp_ffn, 1);
+  const std::vector<int64_t> ctx = {1000};
+  const std::vector<PrefillChunk> chunk = {{1024, 0}};
+  const std::vector<int32_t> on1 = {1}, on0 = {0};
+  StepMix mix;
+  mix.decode_contexts = ctx;
+  mix.decode_context_sum = 1000;
+  mix.chunks = chunk;
+  mix.decode_ranks = on1;
+  mix.chunk_ranks = on0;
+  const double lone = prefill_step(d, 1, 1024).t_step.value();
+  EXPECT_NEAR(mixed_step_time(d, mix).value(), lone, 1e-12 * lone);
+  // Without ranks the engine step places them itself, the same way (least tokens first).
+  StepMix placed = mix;
+  placed.decode_ranks = {};
+  placed.chunk_ranks = {};
+  EXPECT_NEAR(mixed_step_time(d, placed).value(), lone, 1e-12 * lone);
+  // Three decodes at 4096 all on rank 0: the busiest rank holds 3, as in a uniform batch of
+  // 6 over the 2 ranks (decode_step(d, 6, 4096): 3 a rank); placed 2 + 1 they are
+  // decode_step(d, 3, 4096) (ceil(3 / 2) = 2 on the busiest).
+  const std::vector<int64_t> three(3, 4096);
+  const std::vector<int32_t> all0 = {0, 0, 0};
+  StepMix dec;
+  dec.decode_contexts = three;
+  dec.decode_context_sum = 3 * 4096;
+  dec.decode_ranks = all0;
+  EXPECT_NEAR(mixed_step_time(d, dec).value(), decode_step(d, 6, 4096).t_step.value(), 1e-12);
+  dec.decode_ranks = {};
+  EXPECT_NEAR(mixed_step_time(d, dec).value(), decode_step(d, 3, 4096).t_step.value(), 1e-12);
+}
+
+TEST(StepMix, DataParallelAttentionMoePromptCostsAtLeastItsOwnPrefill) {
+  // DeepSeek-V3 on 8 H200, attention TP1, EP8: a 2,048-token chunk on rank 0 beside seven
+  // decodes at 2048 on ranks 1-7. Rank 0's attention is the prompt's own (156 ms step for
+  // the prompt alone, `chalk prefill -n 8 --tp 1 -p 2048 -b 1`); the experts see 2,055
+  // tokens instead of 2,048: the step is no shorter than the lone prompt's.
+  DeploymentOptions o;
+  o.n_chips = 8;
+  o.mechanisms.enabled = true;
+  o.mechanisms.layout.tp_attention = 1;
+  const Deployment d = make_deployment(load_model("deepseek-v3"), load_system("h200"), o);
+  const std::vector<int64_t> ctx(7, 2048);
+  const std::vector<int32_t> ranks = {1, 2, 3, 4, 5, 6, 7}, zero = {0};
+  const std::vector<PrefillChunk> chunk = {{2048, 0}};
+  StepMix mix;
+  mix.decode_contexts = ctx;
+  mix.decode_context_sum = 7 * 2048;
+  mix.decode_ranks = ranks;
+  mix.chunks = chunk;
+  mix.chunk_ranks = zero;
+  const double lone = prefill_step(d, 1, 2048).t_step.value();
+  EXPECT_NEAR(lone, 0.156, 0.0005);
+  EXPECT_GE(mixed_step_time(d, mix).value(), lone);
+}
+
 }  // namespace
 }  // namespace chalk

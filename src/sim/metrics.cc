@@ -95,6 +95,7 @@ SimSummary summarize(std::span<const SimRun* const> runs, int64_t chips, const S
     if (r->kv_blocks_total > 0) peak = std::max(peak, static_cast<double>(r->kv_blocks_peak) / static_cast<double>(r->kv_blocks_total));
     for (const auto& q : r->requests) {
       ++s.requests;
+      if (q.over_context) ++s.rejected_over_context;
       if (q.rejected) continue;
       ++s.finished;
       first = std::min(first, q.arrival_s);

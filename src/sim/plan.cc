@@ -209,6 +209,10 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     return r.evaluated.back().meets_slo;
   };
 
+  std::string size_list;
+  for (const int64_t k : sizes) {
+    if (k <= budget) size_list += (size_list.empty() ? "" : ", ") + std::to_string(k);
+  }
   // Aggregated: for each shape and cap, the fewest replicas that meet the SLO.
   if (o.aggregated) {
     for (const auto& sh : shapes) {
@@ -231,34 +235,64 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
         });
       }
     }
+    r.searched.push_back("aggregated: " + std::to_string(r.evaluated.size()) + " deployments (replicas of " + size_list +
+                         " chips, every fitting layout and batch cap, the fewest replicas meeting the SLO)");
   }
 
-  // Disaggregated: the cheapest prefill pool meeting TTFT alone, then the decode pools.
-  if (o.disaggregated && o.slo.ttft_s && !shapes.empty()) {
+  // Disaggregated: the cheapest prefill pool meeting TTFT alone (without a TTFT target: the
+  // smallest that keeps up with the arrivals), then the decode pools.
+  double first_arrival = INFINITY, last_arrival = 0;
+  for (const auto& q : traffic) {
+    first_arrival = std::min(first_arrival, q.arrival_s);
+    last_arrival = std::max(last_arrival, q.arrival_s);
+  }
+  // A pool keeps up when its replicas are busy less than the arrival span: utilisation
+  // = busy time / (replicas x (last - first arrival)) < 1 (all at once: any pool does).
+  auto utilisation = [&](const ClusterRun& c, int64_t k) {
+    double busy = 0;
+    for (const auto& run : c.runs) busy += run.busy_s;
+    const double span = last_arrival - first_arrival;
+    return span > 0 ? busy / (static_cast<double>(k) * span) : 0.0;
+  };
+  const std::size_t before_disaggregated = r.evaluated.size();
+  if (o.disaggregated && shapes.empty()) r.searched.push_back("disaggregated: no replica size within the budget holds the model");
+  if (o.disaggregated && !shapes.empty()) {
     Slo ttft_only = o.slo;
     ttft_only.tpot_s.reset();
     int64_t smallest_shape = budget;
     for (const auto& sh : shapes) smallest_shape = std::min(smallest_shape, sh.dep.n_chips);
     const Shape* pre = nullptr;
     int64_t pre_replicas = 0;
-    double pre_ttft = 0;
+    double pre_ttft = 0, pre_busy = 0;
     for (const auto& sh : shapes) {
       const int64_t n = sh.dep.n_chips;
       if (n + smallest_shape > budget) continue;
-      double ttft = 0;
+      double ttft = 0, busy = 0;
       const int64_t k = fewest((budget - smallest_shape) / n, [&](int64_t k) {
         const ClusterRun c = simulate_aggregated(Pool{sh.dep, k, options_for(policy.max_sequences)}, traffic, Phase::prefill);
         r.simulations += k;
         const SimSummary sum = summarize(c, ttft_only);
-        if (c.fits && sum.meets_slo) ttft = sum.ttft_at_slo_percentile_s;
-        return c.fits && sum.meets_slo;
+        const double u = c.fits ? utilisation(c, k) : INFINITY;
+        const bool ok = c.fits && sum.finished > 0 && (o.slo.ttft_s ? sum.meets_slo : u < 1);
+        if (ok) {
+          ttft = sum.ttft_at_slo_percentile_s;
+          busy = u;
+        }
+        return ok;
       });
       if (k == 0) continue;
       if (pre == nullptr || n * k < pre->dep.n_chips * pre_replicas || (n * k == pre->dep.n_chips * pre_replicas && ttft < pre_ttft)) {
         pre = &sh;
         pre_replicas = k;
         pre_ttft = ttft;
+        pre_busy = busy;
       }
+    }
+    const std::string rule = o.slo.ttft_s ? "the smallest meeting TTFT p" + num(o.slo.percentile) + " <= " + ms(*o.slo.ttft_s) + " alone"
+                                          : "no TTFT target: the smallest that keeps up with the arrivals (prefill utilisation < 1)";
+    if (pre == nullptr) {
+      r.searched.push_back("disaggregated: no prefill pool within " + std::to_string(budget - smallest_shape) + " chips (" + rule +
+                           "), so no decode pool was simulated");
     }
     if (pre != nullptr) {
       const int64_t left = budget - pre->dep.n_chips * pre_replicas;
@@ -288,6 +322,10 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
           });
         }
       }
+      r.searched.push_back("disaggregated: " + std::to_string(r.evaluated.size() - before_disaggregated) + " deployments: prefill pool " +
+                           std::to_string(pre_replicas) + " x " + std::to_string(pre->dep.n_chips) + " chips (" + pre->name + "), " + rule +
+                           (o.slo.ttft_s ? "" : " (" + num(100 * pre_busy) + "% busy)") +
+                           "; then every decode layout and cap, the fewest decode replicas meeting the SLO end to end");
     }
   }
 

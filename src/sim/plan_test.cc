@@ -71,6 +71,37 @@ TEST(Plan, TheChoiceMeetsItsSloInItsOwnSimulationAndIsTheCheapest) {
   EXPECT_FALSE(r.pareto.empty());
 }
 
+TEST(Plan, DisaggregatedWithoutATtftTargetSizesThePrefillPoolToKeepUp) {
+  // Only a TPOT target: the prefill pool is the smallest whose replicas are busy less than
+  // the arrival span (utilisation < 1), and the output says so. It searched nothing before.
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec s = load_system("h100-sxm");
+  DeploymentOptions base;
+  base.mechanisms.enabled = true;
+  const auto reqs = plan_traffic(20, 300);
+  PlanOptions o;
+  o.chip_budget = 8;
+  o.slo.tpot_s = 0.02;
+  o.aggregated = false;
+  const PlanReport r = plan_deployment(m, s, base, reqs, o);
+  ASSERT_FALSE(r.evaluated.empty());
+  ASSERT_EQ(r.searched.size(), 1U);
+  EXPECT_NE(r.searched[0].find("no TTFT target: the smallest that keeps up with the arrivals"), std::string::npos) << r.searched[0];
+  const PlanCandidate& c = r.evaluated.front();
+  EXPECT_TRUE(c.disaggregated);
+  // The pool's own run: busy time over replicas x arrival span below 1.
+  DeploymentOptions pre = base;
+  pre.n_chips = c.replica_chips;
+  pre.mechanisms.layout = c.parallel;
+  const ClusterRun run = simulate_aggregated(Pool{make_deployment(m, s, pre), c.replicas, SimOptions{}}, reqs, Phase::prefill);
+  double busy = 0;
+  for (const auto& x : run.runs) busy += x.busy_s;
+  EXPECT_LT(busy / (static_cast<double>(c.replicas) * (reqs.back().arrival_s - reqs.front().arrival_s)), 1.0);
+  // Both modes search both: the aggregated line and the disaggregated one.
+  o.aggregated = true;
+  EXPECT_EQ(plan_deployment(m, s, base, reqs, o).searched.size(), 2U);
+}
+
 TEST(Plan, AnImpossibleSloReturnsNoDeploymentAndSaysWhy) {
   const ModelSpec m = load_model("llama-3.1-8b");
   const SystemSpec s = load_system("h100-sxm");

@@ -22,6 +22,7 @@ struct Live {
   double last_token_s = 0;
   bool started = false;
   bool upstream_prefilled = false;  ///< decode phase, not yet admitted: its KV arrives with it
+  int32_t rank = -1;                ///< data-parallel attention rank holding it while admitted
 };
 
 }  // namespace
@@ -64,6 +65,15 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
     if (q.input_tokens < 1 || q.output_tokens < 1 || !(q.arrival_s >= 0) || !std::isfinite(q.arrival_s)) {
       throw InputError("request " + std::to_string(i), "needs arrival_s >= 0 and input and output tokens >= 1");
     }
+    // vLLM refuses to start when a whole prompt cannot fit one step (SchedulerConfig:
+    // max_num_batched_tokens < max_model_len without chunked prefill); here the longest
+    // prompt the traffic sends stands for max_model_len. Requests rejected for their
+    // context are not counted.
+    const bool served = d.model.max_context <= 0 || q.input_tokens + q.output_tokens <= d.model.max_context;
+    if (!o.policy.chunked_prefill && phase != Phase::decode && served && q.input_tokens > o.policy.max_batched_tokens) {
+      throw InputError("max_batched_tokens", "is " + std::to_string(o.policy.max_batched_tokens) + ", below a " + std::to_string(q.input_tokens) +
+                                                 "-token prompt with chunked prefill off (vLLM refuses to start so); expected >= the longest prompt or chunked prefill on");
+    }
     auto& rec = run.requests[i];
     rec.arrival_s = q.arrival_s;
     rec.input_tokens = q.input_tokens;
@@ -87,7 +97,21 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
   std::deque<int32_t> waiting;
   std::vector<int32_t> running, still;
   std::vector<int64_t> decode_ctx;
-  std::vector<int32_t> decode_owner, chunk_owner;
+  std::vector<int32_t> decode_owner, chunk_owner, decode_rank, chunk_rank;
+  // Data-parallel attention: a request admitted goes to the rank holding the fewest
+  // admitted requests (ties: the lowest), as SGLang's and vLLM's DP coordinators balance
+  // load, and stays there (its KV is there) until it finishes or is preempted.
+  const int64_t dp_ranks = d.mechanisms.enabled ? std::max<int64_t>(1, d.n_chips / std::max<int64_t>(1, d.mechanisms.layout.tp_attention)) : 1;
+  std::vector<int64_t> on_rank(static_cast<std::size_t>(dp_ranks), 0);
+  auto take_rank = [&](int32_t i) {
+    const auto r = std::min_element(on_rank.begin(), on_rank.end()) - on_rank.begin();
+    ++on_rank[static_cast<std::size_t>(r)];
+    live[i].rank = static_cast<int32_t>(r);
+  };
+  auto drop_rank = [&](int32_t i) {
+    if (live[i].rank >= 0) --on_rank[static_cast<std::size_t>(live[i].rank)];
+    live[i].rank = -1;
+  };
   std::vector<PrefillChunk> chunks;
   int64_t free_blocks = total_blocks, finished = 0, next = 0;
   double t = 0;
@@ -97,6 +121,7 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
     rec.finish_s = when;
     free_blocks += live[i].blocks;
     live[i].blocks = 0;
+    drop_rank(i);
     ++finished;
     run.end_s = std::max(run.end_s, when);
   };
@@ -105,6 +130,7 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
     free_blocks += L.blocks;
     L.blocks = 0;
     L.kv_tokens = 0;
+    drop_rank(i);
     L.upstream_prefilled = false;  // its KV is gone: recompute prompt and generated tokens here
     L.prefill_target = requests[i].input_tokens + L.generated;
     ++run.requests[i].preemptions;
@@ -117,7 +143,9 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
       const int32_t i = order[next++];
       const Request& q = requests[i];
       const int64_t peak = phase == Phase::prefill ? q.input_tokens : q.input_tokens + q.output_tokens - 1;
-      if (blocks_for(peak) > total_blocks) {
+      const bool over_context = d.model.max_context > 0 && q.input_tokens + q.output_tokens > d.model.max_context;
+      if (over_context || blocks_for(peak) > total_blocks) {
+        run.requests[i].over_context = over_context;
         run.requests[i].rejected = true;
         ++run.rejected;
         continue;
@@ -140,8 +168,10 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
     int64_t budget = pol.max_batched_tokens, context_sum = 0, prefill_tokens = 0;
     decode_ctx.clear();
     decode_owner.clear();
+    decode_rank.clear();
     chunks.clear();
     chunk_owner.clear();
+    chunk_rank.clear();
     bool preempted_now = false;
     for (std::size_t k = 0; k < running.size() && budget > 0; ++k) {
       const int32_t i = running[k];
@@ -168,10 +198,12 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
       if (prefilling) {
         chunks.push_back({want, L.kv_tokens});
         chunk_owner.push_back(i);
+        chunk_rank.push_back(L.rank);
         prefill_tokens += want;
       } else {
         decode_ctx.push_back(L.kv_tokens);
         decode_owner.push_back(i);
+        decode_rank.push_back(L.rank);
         context_sum += L.kv_tokens;
       }
     }
@@ -187,8 +219,10 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
         free_blocks -= need;
         L.blocks = need;
         budget -= 1;
+        take_rank(i);
         decode_ctx.push_back(L.kv_tokens);
         decode_owner.push_back(i);
+        decode_rank.push_back(L.rank);
         context_sum += L.kv_tokens;
       } else {
         const int64_t start = run.requests[i].cached_tokens;
@@ -205,8 +239,10 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
         free_blocks -= need;
         L.blocks = need;
         budget -= want;
+        take_rank(i);
         chunks.push_back({want, start});
         chunk_owner.push_back(i);
+        chunk_rank.push_back(L.rank);
         prefill_tokens += want;
       }
       if (!L.started) {
@@ -224,6 +260,10 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
     mix.decode_contexts = decode_ctx;
     mix.decode_context_sum = context_sum;
     mix.chunks = chunks;
+    if (dp_ranks > 1) {
+      mix.decode_ranks = decode_rank;
+      mix.chunk_ranks = chunk_rank;
+    }
     const double dt = mixed_step_time(d, mix).value();
     const double end = t + dt;
     run.requests_in_system_s += static_cast<double>(running.size() + waiting.size()) * dt;

@@ -101,9 +101,13 @@ TEST(Simulator, ChunkedPrefillSplitsALongPromptByTheBudget) {
                       prefill_step(d, 1, 3616, 16384).t_step.value();
   EXPECT_NEAR(run.requests[0].first_token_s, want, 1e-12);
   EXPECT_EQ(run.n_steps, 4);
-  // TensorRT-LLM's policy (no chunked prefill) runs the whole prompt alone in one step.
+  // Without chunked prefill an engine refuses to start with a budget below the prompt
+  // (vLLM: max_num_batched_tokens < max_model_len); with the budget raised to 20,000 the
+  // whole prompt runs in one step.
   SimOptions trt;
   trt.policy = engine_policy("trtllm");
+  EXPECT_THROW(simulate(d, std::span(&r, 1), trt), InputError);
+  trt.policy.max_batched_tokens = 20000;
   const SimRun whole = simulate(d, std::span(&r, 1), trt);
   EXPECT_NEAR(whole.requests[0].first_token_s, prefill_step(d, 1, 20000).t_step.value(), 1e-12);
 }
@@ -141,6 +145,29 @@ TEST(Simulator, RejectsWhatCanNeverFitAndStaysDeterministic) {
   expect_sim_invariants(run);
   const SimRun again = simulate(d, reqs, o);
   EXPECT_EQ(again.end_s, run.end_s);
+}
+
+TEST(Simulator, RejectsRequestsBeyondTheModelsContext) {
+  // Llama 3.1 8B: max_position_embeddings 131,072. 131,000 in + 73 out = 131,073 tokens is
+  // refused, as vLLM refuses prompt + max_tokens over max_model_len, whatever the KV cache
+  // holds; 131,000 + 72 = 131,072 is served. A budget below a prompt without chunked
+  // prefill is refused at the start unless only rejected requests are that long.
+  const Deployment d = sim_llama8_h100();
+  ASSERT_EQ(d.model.max_context, 131072);
+  const std::vector<Request> reqs = {{0, 131000, 73}, {0.001, 131000, 72}, {0.002, 200000, 16}};
+  const SimRun run = simulate(d, reqs, SimOptions{});
+  EXPECT_TRUE(run.requests[0].rejected && run.requests[0].over_context);
+  EXPECT_FALSE(run.requests[1].rejected);
+  EXPECT_TRUE(run.requests[2].over_context);
+  EXPECT_EQ(run.rejected, 2);
+  expect_sim_invariants(run);
+  EXPECT_EQ(sim_summary_of(run).rejected_over_context, 2);
+  SimOptions whole;
+  whole.policy.chunked_prefill = false;
+  whole.policy.max_batched_tokens = 131000;
+  EXPECT_NO_THROW(simulate(d, std::span(&reqs[2], 1), whole));
+  whole.policy.max_batched_tokens = 130999;
+  EXPECT_THROW(simulate(d, std::span(&reqs[1], 1), whole), InputError);
 }
 
 TEST(Simulator, PrefixHitsShortenThePrefill) {

@@ -57,6 +57,12 @@ expect_error "--slo-percentile: must be in [50, 99.9], got 100" simulate "${base
 expect_error "--replicas: must be >= 1" simulate "${base[@]}" --rate 1 --replicas 0
 expect_error "--compare: applies to disaggregated serving: add --disaggregate" simulate "${base[@]}" --rate 1 --compare
 expect_error "--chips" simulate -m llama-3.1-70b -H h100-sxm -n 1 --rate 1
+# Disaggregated pool sizes name their own flag (they fell back to --chips at 0).
+expect_error "--prefill-chips: must be >= 1, got 0" simulate "${base[@]}" --rate 1 --disaggregate --prefill-chips 0
+expect_error "--decode-chips: must be >= 1, got -3" simulate "${base[@]}" --rate 1 --disaggregate --decode-chips -3
+expect_error "--decode-chips: applies to disaggregated serving: add --disaggregate" simulate "${base[@]}" --rate 1 --decode-chips 2
+# Without chunked prefill a prompt must fit one step: vLLM refuses to start otherwise.
+expect_error "--max-batched-tokens: is 100, below a 2048-token prompt with chunked prefill off" simulate "${base[@]}" --rate 1 --input 2048 --max-batched-tokens 100 --chunked-prefill off
 # Plan: a deployment that meets the SLO, and launch settings with the engines' flags.
 "$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 20 --requests 300 --input 1024 --output 128 --budget-chips 4 \
   --ttft-slo-ms 500 --tpot-slo-ms 30 --json > "$tmp/plan.json" || fail "plan --json"
@@ -84,7 +90,8 @@ expect_error "--budget-chips: the smallest replica of deepseek-v3 that an engine
 # A replica size no engine runs (TP3 splits neither 32 heads nor FFN 14336) is refused, not
 # simulated as attention TP1 x 3 under FFN TP3 with launch lines for three replicas.
 expect_error "--replica-chips: no engine runs llama-3.1-8b on a replica of 3: TP3 does not divide the 32 attention heads" plan "${p[@]}" --budget-chips 8 --replica-chips 3
-# A prompt beyond the model's context: the warning decode and prefill give, in "warnings".
+# A prompt beyond the model's context: rejected, as vLLM refuses it, with the warning decode
+# and prefill give, in "warnings".
 for cmd in simulate plan; do
   extra=(); [ "$cmd" = plan ] && extra=(--budget-chips 8 --ttft-slo-ms 100000 --modes aggregated)
   "$CHALK" $cmd -m llama-3.1-8b -H h100-sxm --rate 5 --requests 3 --input 200000 --output 16 "${extra[@]}" --json > "$tmp/long.json" 2>/dev/null
@@ -92,9 +99,22 @@ for cmd in simulate plan; do
 import json, sys
 j = json.load(open(sys.argv[1]))
 # Fixed lengths (--input 200000 --output 16): the longest request's context is 200016.
-assert "context 200016 exceeds llama-3.1-8b's max_position_embeddings 131072" in j["warnings"], j["warnings"]
+want = "context 200016 exceeds llama-3.1-8b's max_position_embeddings 131072: 3 of 3 requests rejected"
+assert any(w.startswith(want) for w in j["warnings"]), j["warnings"]
+if "results" in j:
+    assert j["results"][0]["rejected"] == 3 and j["results"][0]["finished"] == 0, j["results"][0]
 PY
 done
+# Disaggregated with only a TPOT target: the prefill pool keeps up with the arrivals, and the
+# output says what was searched (it searched nothing before).
+"$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 20 --requests 200 --input 1024 --output 256 --tpot-slo-ms 20 --budget-chips 8 \
+  --modes disaggregated --json > "$tmp/dis.json" || fail "plan --modes disaggregated"
+python3 - "$tmp/dis.json" <<'PY' || fail "plan --modes disaggregated without a TTFT target"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["evaluated"] > 0 and len(j["searched"]) == 1, j["searched"]
+assert "no TTFT target: the smallest that keeps up with the arrivals" in j["searched"][0], j["searched"]
+PY
 expect_error "--ttft-slo-ms: state a TTFT or a TPOT target" plan -m llama-3.1-8b -H h100-sxm --rate 5 --budget-chips 2
 expect_error "--budget-chips: state a chip budget or --budget-usd-per-hour" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100
 expect_error "--budget-usd-per-hour: must be a positive number, got -3" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100 --budget-usd-per-hour -3

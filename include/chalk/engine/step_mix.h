@@ -30,13 +30,25 @@ struct StepMix {
   int64_t decode_context_sum = 0;
   std::span<const PrefillChunk> chunks;
   double tokens_per_sequence = 1;  ///< query tokens each decode sequence pushes
+  /// Data-parallel attention (attention TP t < n chips: n / t ranks): the rank, in
+  /// [0, n / t), that holds each decode sequence's KV and runs its attention, and each
+  /// chunk's (its whole prompt's). Empty: the engine step puts each sequence on the rank
+  /// with the fewest tokens so far (equal sequences: ceil(S / ranks) on the busiest).
+  std::span<const int32_t> decode_ranks;
+  std::span<const int32_t> chunk_ranks;
 };
 
 /// engine_step for a mixed step (StepMix): the same mechanisms, with the attention core's
 /// FLOPs and KV bytes summed per sequence and per chunk (each chunk's causal attention over
 /// its own prefix), the matmul tokens = decodes x tokens_per_sequence + chunk tokens and
-/// one LM-head row per decode token and per chunk. A mix of equal sequences gives exactly
-/// engine_step's StepShape result. Throws InputError for negative contexts or chunks.
+/// one LM-head row per decode token and per chunk. Under data-parallel attention each
+/// sequence and chunk lives on one rank (decode_ranks, chunk_ranks): the attention
+/// projections, LM head, router, attention core and the attention all-reduce take the
+/// busiest rank's tokens, rows, FLOPs and KV bytes (each quantity's busiest rank); a dense
+/// FFN under TP tp_ffn >= t the busiest group of tp_ffn / t ranks' tokens; the routed
+/// experts all the step's tokens. So a lone prompt among decodes on other ranks costs at
+/// least its own prefill_step. A mix of equal sequences gives exactly engine_step's
+/// StepShape result. Throws InputError for negative contexts or chunks.
 StepBreakdown engine_step(const Deployment& d, const StepMix& mix);
 
 /// The time of one mixed step (StepMix: decodes at their own contexts and prefill chunks

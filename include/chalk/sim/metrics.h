@@ -32,6 +32,7 @@ double percentile(std::vector<double>& values, double p);
 /// The summary of one run (or of several replicas' runs together).
 struct SimSummary {
   int64_t requests = 0, finished = 0, rejected = 0, preemptions = 0;
+  int64_t rejected_over_context = 0;  ///< of `rejected`: input + output over max_position_embeddings
   int64_t chips = 0;  ///< all chips serving (replicas x chips per replica, both pools)
   Percentiles ttft, tpot, itl, e2e, queue;
   /// TTFT and TPOT at the percentile the SLO names (Slo::percentile).

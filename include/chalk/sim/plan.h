@@ -69,13 +69,17 @@ struct PlanReport {
   /// Stated replica sizes left out because no engine runs them (replica_size_problem):
   /// "replica size 3 left out: TP3 does not divide the 32 attention heads".
   std::vector<std::string> warnings;
+  /// What each mode searched, one line a mode: "disaggregated: 12 deployments: prefill
+  /// pool 1 x 1 chips (TP1), no TTFT target: the smallest that keeps up ...".
+  std::vector<std::string> searched;
   std::optional<LaunchSettings> launch;
 };
 
 /// Searches deployments: for each replica size and each of its fitting layouts
 /// (search_layouts), each batch cap, the fewest replicas within the budget that meet the SLO
 /// (bisection on the replica count, which the latencies do not rise with); disaggregated,
-/// the cheapest prefill pool meeting the TTFT target alone, then for each decode layout
+/// the cheapest prefill pool meeting the TTFT target alone (without one: the smallest whose
+/// utilisation, busy time / (replicas x arrival span), stays below 1), then for each decode layout
 /// and cap the fewest decode replicas meeting both targets end to end. Cost = chips x price
 /// per chip-hour (chips without a price). The best is the cheapest candidate whose own
 /// simulation met the SLO (ties: lower TTFT then TPOT at the percentile). Throws InputError

@@ -44,7 +44,11 @@ struct RequestRecord {
   int64_t input_tokens = 0, output_tokens = 0;
   int64_t cached_tokens = 0;  ///< prompt tokens served from the prefix cache
   int64_t preemptions = 0;
-  bool rejected = false;      ///< needs more KV blocks than the replica has: never run
+  bool rejected = false;      ///< never run: over_context, or needs more KV blocks than the replica has
+  /// Rejected because input + output tokens exceed the model's max_position_embeddings
+  /// (ModelSpec::max_context), as vLLM's OpenAI server refuses a request whose prompt plus
+  /// max_tokens exceed max_model_len ("This model's maximum context length is ...").
+  bool over_context = false;
 };
 
 /// One engine step.
@@ -94,8 +98,14 @@ struct SimRun {
 /// served while the budget, the blocks and max_sequences allow (without chunked prefill a
 /// prompt must fit the budget whole, unless it runs alone). The step takes
 /// mixed_step_time(d, mix); a prompt whose last chunk ran yields its first token at the
-/// step's end, each decode one token. A request needing more blocks than the replica has
-/// is rejected (counted, never run). Throws InputError for bad options.
+/// step's end, each decode one token. A request whose input + output exceed the model's
+/// max_position_embeddings, or needing more blocks than the replica has, is rejected
+/// (counted, never run; RequestRecord::over_context says which). Under data-parallel attention (attention TP t < n
+/// chips) an admitted request lives on the rank holding the fewest admitted requests until
+/// it finishes or is preempted (StepMix::decode_ranks). Throws InputError for bad options,
+/// and, as vLLM refuses to start with max_num_batched_tokens below max_model_len when
+/// chunked prefill is off (SchedulerConfig's check), for a token budget below the longest
+/// prompt with chunked prefill off (field max_batched_tokens; not in a decode pool).
 SimRun simulate(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase = Phase::both);
 
 /// KV blocks a replica holds: floor((HBM - weights - reserve) / (block_size x KV bytes
