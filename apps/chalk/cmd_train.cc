@@ -14,6 +14,7 @@
 #include "explain_cli.h"
 #include "table.h"
 #include "train_cli.h"
+#include "train_run_cli.h"
 
 namespace chalk::cli {
 
@@ -187,7 +188,7 @@ void run_step(const TrainArgs& a) {
     nlohmann::json j = {{"model", model_json(s.model, s.system)}, {"hardware", hardware_json(s.system)},
                         {"placement", s.placement.description}, {"seq_len_tokens", s.plan.seq_len}, {"global_batch", s.plan.global_batch},
                         {"optimizer", s.plan.state.name}, {"state_bytes_per_param", s.plan.state.total()},
-                        {"mfu_definition", "model FLOPs (6 N_active + 3 x causal attention per token) / (step time x chips x bf16 dense peak)"},
+                        {"mfu_definition", train_run::mfu_definition(true, "bf16")},
                         {"step", row}};
     if (a.explain) j["explanations"] = explanations_json(explain_training_step(s.rates, s.plan, s.placement, st));
     print_json(std::cout, j);
