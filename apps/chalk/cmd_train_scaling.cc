@@ -37,9 +37,14 @@ void run_chinchilla(const ChinchillaArgs& a) {
   const ChinchillaMethod chosen = parse_chinchilla_method(a.method, "--method");
   if (a.output.csv && a.flops && a.params)
     throw InputError("--csv", "prints one table: give --flops (the allocations) or --params (the run), not both (--json holds both)");
-  // C = 6 N D must stay a finite FLOP count (the library would name the internal budget).
+  // C = 6 N D must stay a finite FLOP count (the library would name its internal budget).
   if (a.params && a.tokens && !std::isfinite(6 * *a.params * *a.tokens))
     throw InputError("--tokens", fmt::format("6 x --params x --tokens must be a finite FLOP count, got 6 x {} x {}", *a.params, *a.tokens));
+  if (a.params && !a.tokens && *a.params > 0) {
+    const double d = with_flags({{"params", "--params"}}, [&] { return optimal_tokens_for_params(chosen, *a.params); });
+    if (!std::isfinite(6 * *a.params * d))
+      throw InputError("--params", fmt::format("{} parameters need {:.3g} tokens by {}: 6 N D is not a finite FLOP count", *a.params, d, a.method));
+  }
   const std::map<std::string, std::string> flags = {{"flops", "--flops"}, {"params", "--params"}, {"tokens", "--tokens"}};
   nlohmann::json j;
   Table alloc;

@@ -54,6 +54,7 @@ expect_error "--params: must be a positive parameter count, got 0" train chinchi
 expect_error "--tokens: must be a positive token count, got -3" train chinchilla --params 7e9 --tokens -3
 expect_error "--params: --tokens needs --params" train chinchilla --tokens 1e12
 expect_error "--tokens: 6 x --params x --tokens must be a finite FLOP count" train chinchilla --params 1e200 --tokens 1e200
+expect_error "--params: 1e+200 parameters need 2e+201 tokens by 20x: 6 N D is not a finite FLOP count" train chinchilla --params 1e200
 expect_error "--csv: prints one table" train chinchilla --flops 1e24 --params 8e9 --csv
 expect_error "--method: unknown Chinchilla method 'kaplan'" train chinchilla --flops 1e24 --method kaplan
 
