@@ -14,6 +14,7 @@
 #include "explain_cli.h"
 #include "table.h"
 #include "train_cli.h"
+#include "train_run_cli.h"
 
 namespace chalk::cli {
 
@@ -113,6 +114,36 @@ namespace {
 
 thread_local TrainArgs step_args;
 
+// What hides behind compute and what is exposed, for this plan's parallelism, schedule and
+// ZeRO stage (the overlap rules of training_step, src/training/step.cc).
+std::string step_overlap(const TrainingPlan& p, const TrainingStep& st) {
+  const bool dual = p.schedule == PipelineSchedule::dualpipe && p.pp > 1;
+  std::vector<std::string> parts;
+  if (p.cp > 1) parts.push_back(fmt::format("CP ring behind attention ({:.4g} ms/mb exposed)", to_ms(st.t_cp_exposed)));
+  if (p.ep > 1)
+    parts.push_back(dual ? fmt::format("DualPipe hides EP behind the paired chunk's compute ({:.4g} ms/mb exposed)", to_ms(st.t_ep_exposed))
+                         : fmt::format("EP exposed ({:.4g} ms/mb; only --schedule dualpipe overlaps it)", to_ms(st.t_ep_exposed)));
+  if (p.pp > 1)
+    parts.push_back(dual ? std::string("DualPipe hides the PP sends")
+                         : fmt::format("PP sends exposed ({:.4g} ms/mb)", to_ms(st.t_pp_exposed)));
+  if (p.dp * p.cp > 1 || p.zero_stage > 0) {
+    if (p.zero_stage == 0)
+      parts.push_back(p.overlap_grad_reduce ? "DP all-reduce behind the last backward" : "DP all-reduce exposed");
+    else if (p.zero_stage < 3)
+      parts.push_back(fmt::format("ZeRO-{} reduce-scatter behind the last backward, parameter gather behind the next step's first "
+                                  "forward",
+                                  p.zero_stage));
+    else
+      parts.push_back("ZeRO-3 gathers behind each microbatch");
+    parts.back() += fmt::format(" ({:.4g} s exposed)", st.t_dp_exposed.value());
+  }
+  if (p.tp > 1) parts.push_back(fmt::format("TP exposed ({:.4g} ms/mb)", to_ms(st.t_tp)));
+  if (parts.empty()) return "no communication to hide (one chip)";
+  std::string out;
+  for (const auto& part : parts) out += (out.empty() ? "" : "; ") + part;
+  return out;
+}
+
 void run_step(const TrainArgs& a) {
   const TrainSetup s = train_setup(a);
   const TrainingStep st = training_step(s.costs, s.rates, s.plan, s.placement);
@@ -157,7 +188,7 @@ void run_step(const TrainArgs& a) {
     nlohmann::json j = {{"model", model_json(s.model, s.system)}, {"hardware", hardware_json(s.system)},
                         {"placement", s.placement.description}, {"seq_len_tokens", s.plan.seq_len}, {"global_batch", s.plan.global_batch},
                         {"optimizer", s.plan.state.name}, {"state_bytes_per_param", s.plan.state.total()},
-                        {"mfu_definition", "model FLOPs (6 N_active + 3 x causal attention per token) / (step time x chips x bf16 dense peak)"},
+                        {"mfu_definition", train_run::mfu_definition(true, "bf16")},
                         {"step", row}};
     if (a.explain) j["explanations"] = explanations_json(explain_training_step(s.rates, s.plan, s.placement, st));
     print_json(std::cout, j);
@@ -183,8 +214,7 @@ void run_step(const TrainArgs& a) {
                            100 * st.mfu, 100 * st.hfu);
   std::cout << fmt::format("memory      {:.4g} GB of {:.4g} GB per chip: {}\n", to_gb(mem.total), to_gb(mem.capacity),
                            mem.fits ? "fits" : "DOES NOT FIT (chalk train memory shows the parts)");
-  std::cout << "overlap     CP behind attention; DualPipe hides EP and PP behind compute; DP reduce behind one microbatch; ZeRO-3 "
-               "gathers behind each microbatch; TP exposed\n";
+  std::cout << "overlap     " << step_overlap(s.plan, st) << "\n";
   std::cout << fmt::format("stage       the busiest runs {:.4g} layers + {:.4g} output layers per microbatch; hidden collectives hold SMs "
                            "for {:.4g} s of compute per step\n",
                            st.busy_layers, st.busy_output_layers, (st.t_dp_sm_contention + st.t_cp_sm_contention).value());

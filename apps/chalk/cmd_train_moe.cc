@@ -51,7 +51,7 @@ void run_moe(const MoeArgs& a) {
   }
   const MoeTrade k = with_flags(flags, [&] { return krajewski_trade(a.active_params, a.tokens, a.granularity, a.expert_share); });
   t.add({std::string("krajewski"), k.experts, k.active_params, k.total_params, k.dense_equivalent, k.compute_ratio, k.param_ratio, k.loss});
-  const double multiplier = with_flags(flags, [&] { return dense_compute_multiplier(a.flops, a.granularity); });
+  const double multiplier = with_flags(flags, [&] { return dense_compute_multiplier(a.flops, a.granularity, a.expert_share); });
   const double cutoff = routing_cutoff(fit);
   nlohmann::json sources = {
       {"clark", {{"source", fit.source},
@@ -84,9 +84,9 @@ void run_moe(const MoeArgs& a) {
               << fmt::format("krajewski   {}: MoE a 18.1 alpha 0.115 b 30.8 beta 0.147 g 2.1 gamma 0.58 c 0.47; dense a 16.3 alpha 0.126 "
                              "b 26.7 beta 0.127 c 0.47; E = 64, G = {}, {} tokens\n",
                              krajewski_moe_fit().source, format_number(a.granularity, 3), human_count(a.tokens))
-              << fmt::format("equal loss  a compute-optimal MoE (G = {}) at {:.3g} FLOPs matches a compute-optimal dense model trained "
-                             "with {:.1f}x the compute (router FLOPs left out)\n",
-                             format_number(a.granularity, 3), a.flops, multiplier)
+              << fmt::format("equal loss  a compute-optimal MoE (G = {}, experts {:.3g} of a block) at {:.3g} FLOPs matches a "
+                             "compute-optimal dense model trained with {:.1f}x the compute (router FLOPs left out)\n",
+                             format_number(a.granularity, 3), a.expert_share, a.flops, multiplier)
               << fmt::format("total N     active x (1 + (experts - 1) x {:.3g}): the routed share of the parameters\n\n", a.expert_share);
     print_table(std::cout, t);
   }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -42,8 +43,10 @@ struct PlotRunArgs {
   double serving_tok_per_s = 50e6, window_days = 365.25 / 6;
   double rl_trained_fraction = 0.2, mfu = kDefaultMfu;
   double pretraining_cost_ratio = 1, rl_cost_ratio = 1;
+  int64_t serving_context = 4989, rl_seq = 32768, train_seq = 4096;  // as train equilibrium
+  int64_t decode_chips = 0, decode_batch = 0;
   std::string method = "20x";
-  std::string html_path = "train-run.html";
+  std::optional<std::string> html_path;  // default train-run.html
   bool json = false;
 };
 
@@ -118,16 +121,23 @@ json chart_data(const PlotRunArgs& a) {
   in.model = load_model(a.model);
   in.system = load_system(a.hardware);
   in.serving_tokens_per_s = a.serving_tok_per_s;
-  in.deployment_window = Seconds(a.window_days * 86400);
+  in.deployment_window = serving_window(a.window_days, a.serving_tok_per_s);
   in.rl_trained_fraction = a.rl_trained_fraction;
   in.training_mfu = a.mfu;
   in.pretraining_to_serving_cost = a.pretraining_cost_ratio;
   in.rl_to_serving_cost = a.rl_cost_ratio;
+  in.serving_context = a.serving_context;
+  in.rl_sequence_length = a.rl_seq;
+  in.training_sequence_length = a.train_seq;
+  in.decode_chips = a.decode_chips;
+  in.decode_batch = a.decode_batch;
   in.chinchilla = parse_chinchilla_method(a.method, "--method");
   const std::map<std::string, std::string> flags = {{"serving_tokens_per_s", "--serving-tok-per-s"}, {"deployment_window", "--window-days"},
                                                     {"rl_trained_fraction", "--rl-trained-fraction"}, {"training_mfu", "--mfu"},
                                                     {"pretraining_to_serving_cost", "--pretraining-cost-ratio"},
-                                                    {"rl_to_serving_cost", "--rl-cost-ratio"}};
+                                                    {"rl_to_serving_cost", "--rl-cost-ratio"}, {"rl_sequence_length", "--rl-seq"},
+                                                    {"training_sequence_length", "--seq"}, {"decode_context", "--serving-context"},
+                                                    {"decode_chips", "--decode-chips"}, {"decode_batch", "--decode-batch"}};
   const Equilibrium e = with_flags(flags, [&] { return solve_equilibrium(in); });
   const double k_eq = e.over_training_factor;
   json shares = json::array(), shares_long = json::array();
@@ -184,6 +194,8 @@ std::string replace_all(std::string s, std::string_view from, std::string_view t
 #endif
 
 void run_plot_run(const PlotRunArgs& a) {
+  if (a.json && a.html_path)
+    throw InputError("--output", "--json prints the chart data to stdout and writes no file: give --json or --output, not both");
   const json data = chart_data(a);
   if (a.json) {
     print_json(std::cout, data);
@@ -207,8 +219,9 @@ void run_plot_run(const PlotRunArgs& a) {
   out += "</script>\n<script>\nconst d = JSON.parse(document.getElementById('chalk-data').textContent);\n"
          "document.getElementById('title').textContent = d.title;\n"
          "d.charts.forEach((spec, i) => { spec.datasets = d.data; vegaEmbed('#c' + i, spec, {actions: false}); });\n</script>\n</body></html>\n";
-  write_file(a.html_path, out, "--output");
-  std::cout << fmt::format("wrote {} ({} KB): {}; open it in a browser (works offline)\n", a.html_path, out.size() / 1000,
+  const std::string path = a.html_path.value_or("train-run.html");
+  write_file(path, out, "--output");
+  std::cout << fmt::format("wrote {} ({} KB): {}; open it in a browser (works offline)\n", path, out.size() / 1000,
                            data["title"].get<std::string>());
 #else
   throw InputError("--output", "this chalk was built without the plotting library: run `npm ci` in web/ and rebuild "
@@ -229,11 +242,19 @@ void register_train_plot(CLI::App& train, Action& run) {
   cmd->add_option("--serving-tok-per-s", a.serving_tok_per_s, "Serving traffic of the model (lecture 1:30:37)")->capture_default_str();
   cmd->add_option("--window-days", a.window_days, "Days the model is served (lecture: two months)")->capture_default_str();
   cmd->add_option("--rl-trained-fraction", a.rl_trained_fraction, "Fraction of rollout tokens trained on")->capture_default_str();
-  cmd->add_option("--mfu", a.mfu, "Training MFU")->capture_default_str();
+  cmd->add_option("--serving-context", a.serving_context, "Mean KV tokens per served output token (DeepSeek production 4,989)")
+      ->capture_default_str();
+  cmd->add_option("--rl-seq", a.rl_seq, "RL rollout length in tokens (R1-Zero's maximum)")->capture_default_str();
+  cmd->add_option("--mfu", a.mfu, "Training MFU against the bf16 peak, causal attention FLOPs as train step counts them")
+      ->capture_default_str();
+  cmd->add_option("--seq", a.train_seq, "Pre-training sequence length")->capture_default_str();
+  cmd->add_option("--decode-chips", a.decode_chips, "Chips the decode layout search spreads over (0 = scale-up domain)")
+      ->capture_default_str();
+  cmd->add_option("--decode-batch", a.decode_batch, "Cap on one decode replica's batch (0 = largest that fits)")->capture_default_str();
   cmd->add_option("--pretraining-cost-ratio", a.pretraining_cost_ratio, "Pre-training cost / serving cost")->capture_default_str();
   cmd->add_option("--rl-cost-ratio", a.rl_cost_ratio, "RL cost / serving cost")->capture_default_str();
   cmd->add_option("--method", a.method, "Chinchilla D_opt(N): approach1, approach2, approach3, approach3-tex, epoch or 20x")->capture_default_str();
-  cmd->add_option("-o,--output", a.html_path, "HTML file to write")->capture_default_str();
+  cmd->add_option("-o,--output", a.html_path, "HTML file to write (default train-run.html; not with --json)");
   cmd->add_flag("--json", a.json, "Print the chart data and the vega-lite specifications instead");
   cmd->callback([&run] { run = [] { run_plot_run(a); }; });
 }

@@ -35,6 +35,16 @@ void run_chinchilla(const ChinchillaArgs& a) {
   if (a.tokens && !a.params) throw InputError("--params", "--tokens needs --params (the model it trains)");
   if (!a.flops && !a.params) throw InputError("--flops", "give a compute budget --flops, or a model --params (with --tokens)");
   const ChinchillaMethod chosen = parse_chinchilla_method(a.method, "--method");
+  if (a.output.csv && a.flops && a.params)
+    throw InputError("--csv", "prints one table: give --flops (the allocations) or --params (the run), not both (--json holds both)");
+  // C = 6 N D must stay a finite FLOP count (the library would name its internal budget).
+  if (a.params && a.tokens && !std::isfinite(6 * *a.params * *a.tokens))
+    throw InputError("--tokens", fmt::format("6 x --params x --tokens must be a finite FLOP count, got 6 x {} x {}", *a.params, *a.tokens));
+  if (a.params && !a.tokens && *a.params > 0) {
+    const double d = with_flags({{"params", "--params"}}, [&] { return optimal_tokens_for_params(chosen, *a.params); });
+    if (!std::isfinite(6 * *a.params * d))
+      throw InputError("--params", fmt::format("{} parameters need {:.3g} tokens by {}: 6 N D is not a finite FLOP count", *a.params, d, a.method));
+  }
   const std::map<std::string, std::string> flags = {{"flops", "--flops"}, {"params", "--params"}, {"tokens", "--tokens"}};
   nlohmann::json j;
   Table alloc;
@@ -54,6 +64,16 @@ void run_chinchilla(const ChinchillaArgs& a) {
       const double d = a.tokens ? *a.tokens : optimal_tokens_for_params(chosen, *a.params);
       return over_training(chosen, loss_fit_for(chosen), *a.params, d);
     });
+  }
+  if (a.output.csv && ot) {
+    Table run;
+    run.columns = {{"method", "method"}, {"params", "N"}, {"tokens", "D"}, {"train_flops", "C"}, {"chinchilla_tokens", "D_opt"},
+                   {"over_training_factor", "D/D_opt"}, {"loss", "loss"}, {"iso_loss_params", "N same loss"},
+                   {"iso_loss_tokens", "D same loss"}, {"iso_loss_train_flops", "C same loss"},
+                   {"wasted_train_flops", "wasted C"}, {"wasted_fraction", "wasted"}};
+    run.add({a.method, ot->params, ot->tokens, ot->flops, ot->optimal_tokens, ot->factor, ot->loss, ot->iso_loss_optimal.params,
+             ot->iso_loss_optimal.tokens, ot->iso_loss_optimal.flops, ot->wasted_flops, ot->wasted_fraction});
+    return print_csv(std::cout, run);
   }
   if (a.output.csv) return print_csv(std::cout, alloc);
   if (a.output.json) {
@@ -115,7 +135,7 @@ void run_equilibrium(const EquilibriumArgs& a) {
   in.model = load_model(a.model);
   in.system = load_system(a.hardware);
   in.serving_tokens_per_s = a.serving_tok_per_s;
-  in.deployment_window = Seconds(a.window_days * 86400);
+  in.deployment_window = serving_window(a.window_days, a.serving_tok_per_s);
   in.serving_context = a.serving_context;
   in.rl_trained_fraction = a.rl_trained_fraction;
   in.rl_sequence_length = a.rl_seq;
@@ -134,6 +154,10 @@ void run_equilibrium(const EquilibriumArgs& a) {
       {"decode_context", "--serving-context"}, {"decode_chips", "--decode-chips"}, {"decode_batch", "--decode-batch"}};
   const Equilibrium e = with_flags(flags, [&] { return solve_equilibrium(in); });
   const double flops_only = lecture_flops_pretraining_tokens(e.serving_tokens, a.pretraining_cost_ratio);
+  std::vector<std::string> warnings;
+  warn_context(warnings, in.model, a.train_seq, "pre-training sequence length");
+  warn_context(warnings, in.model, e.serving_decode.context, "serving context");
+  warn_context(warnings, in.model, a.rl_seq, "RL rollout length");
 
   Table t;
   t.columns = {{"term", "term"},
@@ -142,19 +166,21 @@ void run_equilibrium(const EquilibriumArgs& a) {
                {"chip_hours", "chip-hours", 4},
                {"cost_usd", "USD", 4},
                {"how", "priced as"}};
+  // CSV holds one table: the factor the command exists for rides on each row (JSON: top level).
+  if (a.output.csv) t.columns.push_back({"over_training_factor", "over-trained"});
   const auto price = in.system.price_per_chip;
   auto usd = [&](double chip_s) { return price ? Cell(chip_s * price->value()) : Cell{}; };
   t.add({std::string("serving"), e.serving_tokens, e.serving_decode.chip_seconds_per_token, e.serving_chip_seconds / 3600,
          usd(e.serving_chip_seconds),
          fmt::format("decode at context {}: {} x {:.0f} seq", e.serving_decode.context, e.serving_decode.layout,
-                     e.serving_decode.batch)});
+                     e.serving_decode.batch), e.over_training_factor});
   t.add({std::string("RL rollouts"), e.rl_rollout_tokens,
          e.rl_decode.chip_seconds_per_token + a.rl_trained_fraction * e.rl_update_chip_seconds_per_token, e.rl_chip_seconds / 3600,
          usd(e.rl_chip_seconds),
          fmt::format("decode at context {} + {:.0f}% trained at {} tokens", e.rl_decode.context, 100 * a.rl_trained_fraction,
-                     a.rl_seq)});
+                     a.rl_seq), e.over_training_factor});
   t.add({std::string("pre-training"), e.pretraining_tokens, e.training_chip_seconds_per_token, e.pretraining_chip_seconds / 3600,
-         usd(e.pretraining_chip_seconds), fmt::format("training at {:.1f}% MFU, {} tokens", 100 * a.mfu, a.train_seq)});
+         usd(e.pretraining_chip_seconds), fmt::format("training at {:.2f}% MFU, {} tokens", 100 * a.mfu, a.train_seq), e.over_training_factor});
   if (a.output.csv) return print_csv(std::cout, t);
   auto decode_json = [](const DecodePrice& p) {
     return nlohmann::json{{"context_tokens", p.context},          {"layout", p.layout},
@@ -162,7 +188,7 @@ void run_equilibrium(const EquilibriumArgs& a) {
                           {"t_step_ms", to_ms(p.t_step)},         {"tok_per_s_per_chip", p.tokens_per_s_per_chip.value()},
                           {"chip_seconds_per_token", p.chip_seconds_per_token},
                           {"roofline_chip_seconds_per_token", p.roofline_chip_seconds_per_token},
-                          {"mfu", p.mfu}};
+                          {"decode_mfu", p.mfu}};
   };
   if (a.output.json) {
     nlohmann::json j = {{"model", model_json(in.model, in.system)},
@@ -173,6 +199,7 @@ void run_equilibrium(const EquilibriumArgs& a) {
                         {"rl_trained_fraction", a.rl_trained_fraction},
                         {"mfu", a.mfu},
                         {"mfu_source", a.mfu == kDefaultMfu ? kDefaultMfuSource : "given"},
+                        {"mfu_definition", mfu_definition(true, "bf16")},
                         {"pretraining_cost_ratio", a.pretraining_cost_ratio},
                         {"rl_cost_ratio", a.rl_cost_ratio},
                         {"serving_decode", decode_json(e.serving_decode)},
@@ -190,7 +217,8 @@ void run_equilibrium(const EquilibriumArgs& a) {
                         {"inference_aware_params", e.inference_aware.params},
                         {"inference_aware_tokens", e.inference_aware.tokens},
                         {"chinchilla_at_loss_params", e.chinchilla_at_loss.params},
-                        {"chinchilla_at_loss_tokens", e.chinchilla_at_loss.tokens}};
+                        {"chinchilla_at_loss_tokens", e.chinchilla_at_loss.tokens},
+                        {"warnings", warnings}};
     print_json(std::cout, j);
     return;
   }
@@ -200,11 +228,12 @@ void run_equilibrium(const EquilibriumArgs& a) {
                            "serving\n",
                            a.serving_tok_per_s, a.window_days, e.serving_tokens, a.pretraining_cost_ratio, a.rl_cost_ratio);
   std::cout << fmt::format("decode      chalk's engine: best layout of {} chips by tok/s per chip ({:.0f} tok/s/chip at context {}, "
-                           "{:.0f}% of peak; roofline {:.3g} chip-s/token)\n",
+                           "decode MFU {:.0f}%: decode FLOPs over the peak of the compute dtype; roofline {:.3g} chip-s/token)\n",
                            e.serving_decode.n_chips, e.serving_decode.tokens_per_s_per_chip.value(), e.serving_decode.context,
                            100 * e.serving_decode.mfu, e.serving_decode.roofline_chip_seconds_per_token);
-  std::cout << fmt::format("training    MFU {:.2f}% ({})\n\n", 100 * a.mfu,
-                           a.mfu == kDefaultMfu ? kDefaultMfuSource : "given");
+  for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
+  std::cout << fmt::format("training    MFU {:.2f}% ({}; {})\n\n", 100 * a.mfu,
+                           a.mfu == kDefaultMfu ? kDefaultMfuSource : "given", mfu_definition(true, "bf16"));
   print_table(std::cout, t);
   std::cout << fmt::format("\nN           {} active matmul parameters; Chinchilla ({}) D_opt = {}\n", human_count(e.params), a.method,
                            human_count(e.chinchilla_tokens));
@@ -248,7 +277,8 @@ void register_train_scaling(CLI::App& train, Action& run) {
   eq->add_option("--rl-trained-fraction", e.rl_trained_fraction, "Fraction of rollout tokens trained on (lecture 1:26:18)")
       ->capture_default_str();
   eq->add_option("--rl-seq", e.rl_seq, "RL rollout length in tokens (R1-Zero's maximum)")->capture_default_str();
-  eq->add_option("--mfu", e.mfu, "Training MFU")->capture_default_str();
+  eq->add_option("--mfu", e.mfu, "Training MFU against the bf16 peak, causal attention FLOPs as train step counts them")
+      ->capture_default_str();
   eq->add_option("--seq", e.train_seq, "Pre-training sequence length")->capture_default_str();
   eq->add_option("--pretraining-cost-ratio", e.pretraining_cost_ratio, "Pre-training cost / serving cost (lecture: 1)")
       ->capture_default_str();

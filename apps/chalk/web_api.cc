@@ -123,6 +123,9 @@ const std::vector<ApiEndpoint>& api_endpoints() {
       {"/api/train/memory", {"train", "memory"}, register_train, false, "", {}},
       {"/api/train/layouts", {"train", "layouts"}, register_train, false, "", {}},
       {"/api/train/run", {"train", "run"}, register_train, false, "", {}},
+      {"/api/train/chinchilla", {"train", "chinchilla"}, register_train, false, "", {}},
+      {"/api/train/equilibrium", {"train", "equilibrium"}, register_train, false, "", {}},
+      {"/api/train/moe", {"train", "moe"}, register_train, false, "", {}},
       // A simulation's work grows with its requests (and a plan's with the chips it may
       // try): the server bounds one request's work so that no request holds a thread for
       // long (the CLI takes up to 10,000,000 requests).
@@ -195,6 +198,16 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body) {
       if (is_flag) {  // a flag: true sets it, false leaves it off
         if (!value.is_boolean()) throw InputError(key, std::string("expected true or false, got ") + value.dump().substr(0, 40));
         if (value.get<bool>()) args.push_back("--" + flag);
+        continue;
+      }
+      // A repeatable option (--phase) takes each list item as its own occurrence: joined with
+      // commas, items whose values hold commas would merge into one.
+      if (value.is_array() && opt->get_expected_max() > 1 && opt->get_delimiter() == '\0') {
+        for (const auto& item : value) {
+          const std::string v = flag_value(key, item);
+          check_catalog_name(key, flag, v);
+          args.push_back("--" + flag + "=" + v);
+        }
         continue;
       }
       const std::string v = flag_value(key, value);

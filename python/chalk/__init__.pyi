@@ -559,7 +559,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def train_run(*, model: Optional[Values] = None, hardware: Optional[Values] = None, tokens: Optional[Values] = None, flops: Optional[Values] = None, chips: Optional[Values] = None, seq: Optional[Values] = None, mfu: Optional[Values] = None, step_time_s: Optional[Values] = None, tokens_per_step: Optional[Values] = None, goodput: Optional[Values] = None, name: Optional[Values] = None, phase: Optional[Values] = None, usd_per_chip_hour: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, peak: Optional[Values] = None, causal: bool = False, frame: bool = False) -> Any:
+def train_run(*, model: Optional[Values] = None, hardware: Optional[Values] = None, tokens: Optional[Values] = None, flops: Optional[Values] = None, chips: Optional[Values] = None, seq: Optional[Values] = None, mfu: Optional[Values] = None, step_time_s: Optional[Values] = None, tokens_per_step: Optional[Values] = None, goodput: Optional[Values] = None, name: Optional[Values] = None, phase: Optional[Values] = None, usd_per_chip_hour: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, peak: Optional[Values] = None, non_causal: bool = False, frame: bool = False) -> Any:
     """`chalk train run --json`: GPU-hours, days, dollars and energy of a whole training run (one or more phases).
 
 Returns the CLI's JSON as plain Python objects.
@@ -569,19 +569,19 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     hardware: Built-in system name or chalk-hardware/1 file (default h800-sxm)
     tokens: Training tokens D (one phase)
     flops: Training FLOPs C instead of tokens (one phase)
-    chips: Chips training at once (default 2048)
-    seq: Sequence length in tokens (default 4096)
-    mfu: Model FLOP utilization (default 0.4373: default: DeepSeek-V3 pre-training, 43.73% of the bf16 peak (Zhao et al. 2025, ISCA'25 Table 4))
+    chips: Chips training at once (each --phase's default) (default 2048)
+    seq: Sequence length in tokens (each --phase's default) (default 4096)
+    mfu: Model FLOP utilization against --peak, causal attention FLOPs as train step counts them (default 0.3894, 0.4373 with --non-causal: DeepSeek-V3, ISCA'25 Table 4; each --phase's default)
     step_time_s: Step time in seconds instead of --mfu (with --tokens-per-step)
     tokens_per_step: Tokens per optimizer step (global batch x sequence length)
-    goodput: Fraction of wall clock spent on steps that count (restarts, rollbacks, stalls) (default 1)
-    name: Name of the single phase (default pre-training)
-    phase: A phase as key=value items (name, tokens|flops, chips, seq, mfu|step_time_s+tokens_per_step, goodput); repeat for several phases, summed
+    goodput: Fraction of wall clock spent on steps that count (restarts, rollbacks, stalls; 1: a lower bound on wall clock; each --phase's default) (default 1)
+    name: Name of the single phase (default pre-training; with --phase, name= in each)
+    phase: A phase as key=value items (name, tokens|flops, chips, seq, mfu|step_time_s+tokens_per_step, goodput); one phase per --phase, each key at most once; keys left out come from the flags; repeat for several phases, summed
     usd_per_chip_hour: Price per chip-hour (default: the hardware catalog's)
     chip_power_w: Power per chip in W (default: the catalog's TDP)
     pue: Power usage effectiveness, facility / IT energy (1 = chips only) (default 1)
-    peak: Peak the MFU is measured against: bf16, fp8, int8, fp4 (default bf16)
-    causal: Count causal attention FLOPs (half the scores) instead of PaLM's non-causal convention
+    peak: Dense peak the MFU is measured against: bf16, fp8, int8, fp4 (one the chip has; other than bf16 needs --mfu or --step-time-s) (default bf16)
+    non_causal: Count attention over the whole sequence for every token (PaLM App. B; DeepSeek's 43.73%) instead of causal attention (the default, as train step's MFU)
 
 Raises ChalkError(field, message) on bad input.
     """
@@ -613,7 +613,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     serving_context: Mean KV tokens per served output token (DeepSeek production 4,989) (default 4989)
     rl_trained_fraction: Fraction of rollout tokens trained on (lecture 1:26:18) (default 0.2)
     rl_seq: RL rollout length in tokens (R1-Zero's maximum) (default 32768)
-    mfu: Training MFU (default 0.4373)
+    mfu: Training MFU against the bf16 peak, causal attention FLOPs as train step counts them (default 0.3894)
     seq: Pre-training sequence length (default 4096)
     pretraining_cost_ratio: Pre-training cost / serving cost (lecture: 1) (default 1)
     rl_cost_ratio: RL cost / serving cost (lecture: 1) (default 1)
@@ -641,7 +641,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def train_plot_run(*, model: Optional[Values] = None, hardware: Optional[Values] = None, serving_tok_per_s: Optional[Values] = None, window_days: Optional[Values] = None, rl_trained_fraction: Optional[Values] = None, mfu: Optional[Values] = None, pretraining_cost_ratio: Optional[Values] = None, rl_cost_ratio: Optional[Values] = None, method: Optional[Values] = None, output: Optional[Values] = None, frame: bool = False) -> Any:
+def train_plot_run(*, model: Optional[Values] = None, hardware: Optional[Values] = None, serving_tok_per_s: Optional[Values] = None, window_days: Optional[Values] = None, rl_trained_fraction: Optional[Values] = None, serving_context: Optional[Values] = None, rl_seq: Optional[Values] = None, mfu: Optional[Values] = None, seq: Optional[Values] = None, decode_chips: Optional[Values] = None, decode_batch: Optional[Values] = None, pretraining_cost_ratio: Optional[Values] = None, rl_cost_ratio: Optional[Values] = None, method: Optional[Values] = None, output: Optional[Values] = None, frame: bool = False) -> Any:
     """`chalk train plot run --json`: Cost shares against the over-training factor; Chinchilla iso-loss curves with the run marked.
 
 Returns the CLI's JSON as plain Python objects.
@@ -652,11 +652,16 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     serving_tok_per_s: Serving traffic of the model (lecture 1:30:37) (default 5e+07)
     window_days: Days the model is served (lecture: two months) (default 60.875)
     rl_trained_fraction: Fraction of rollout tokens trained on (default 0.2)
-    mfu: Training MFU (default 0.4373)
+    serving_context: Mean KV tokens per served output token (DeepSeek production 4,989) (default 4989)
+    rl_seq: RL rollout length in tokens (R1-Zero's maximum) (default 32768)
+    mfu: Training MFU against the bf16 peak, causal attention FLOPs as train step counts them (default 0.3894)
+    seq: Pre-training sequence length (default 4096)
+    decode_chips: Chips the decode layout search spreads over (0 = scale-up domain) (default 0)
+    decode_batch: Cap on one decode replica's batch (0 = largest that fits) (default 0)
     pretraining_cost_ratio: Pre-training cost / serving cost (default 1)
     rl_cost_ratio: RL cost / serving cost (default 1)
     method: Chinchilla D_opt(N): approach1, approach2, approach3, approach3-tex, epoch or 20x (default 20x)
-    output: HTML file to write (default train-run.html)
+    output: HTML file to write (default train-run.html; not with --json)
 
 Raises ChalkError(field, message) on bad input.
     """

@@ -107,8 +107,10 @@ FineGrainedOptimum fine_grained_optimum(const FineGrainedFit& f, double flops, d
   return o;
 }
 
-double dense_compute_multiplier(double flops, double granularity) {
-  const double target = fine_grained_optimum(krajewski_moe_fit(), flops, granularity, 1.0 / 3.0 + 64.0 * 2.0 / 3.0).loss;
+double dense_compute_multiplier(double flops, double granularity, double expert_share) {
+  check_share(expert_share);
+  // Total / active parameters with E = 64 experts, G active: 1 + 63 x share, as krajewski_trade.
+  const double target = fine_grained_optimum(krajewski_moe_fit(), flops, granularity, 1.0 + 63.0 * expert_share).loss;
   const FineGrainedFit dense = krajewski_dense_fit();
   // The dense optimum's loss falls with its compute: bisect log C.
   double lo = std::log(flops) - 10, hi = std::log(flops) + 30;

@@ -74,6 +74,11 @@ TEST(KrajewskiFineGrainedLaw, MoeMatchesDenseAtAbout20xCompute) {
   EXPECT_NEAR(m25, 27.6, 0.4);
   EXPECT_GT(dense_compute_multiplier(1e25, 64), m25);
   EXPECT_GT(dense_compute_multiplier(1e20, 8), dense_compute_multiplier(1e20, 1));  // finer experts help
+  // The experts' share of a block sets total / active = 1 + 63 x share: 43 at 2/3 (the
+  // default, the same 1/3 + 64 x 2/3), 32.5 at 1/2, fewer parameters for the same compute,
+  // so a smaller dense multiple: 16.4x at 1e20.
+  EXPECT_DOUBLE_EQ(dense_compute_multiplier(1e20, 8, 2.0 / 3.0), m20);
+  EXPECT_NEAR(dense_compute_multiplier(1e20, 8, 0.5), 16.4, 0.3);
 }
 
 TEST(KrajewskiFineGrainedLaw, TradeAtEqualTokens) {

@@ -33,28 +33,40 @@ TEST(TrainingFlops, PalmMatchesItsAppendixB) {
   // layer) = 540.35e9 -> 6 N = 3.242e12; 12 x 118 x 48 x 256 x 2048 = 35.6e9; total 3.278e12.
   const ModelSpec palm = load_model("palm-540b");
   const double n = count_params(palm).active_matmul();
-  expect_rel(training_flops_per_token(palm, 2048).value(), 6 * n + 12.0 * 118 * 48 * 256 * 2048, 1e-12);
-  expect_rel(training_flops_per_token(palm, 2048).value(), 3.278e12, 0.01);
-  // Causal: each token attends to (T + 1) / 2 tokens on average: attention term x 2049 / 4096.
+  expect_rel(training_flops_per_token(palm, 2048, false).value(), 6 * n + 12.0 * 118 * 48 * 256 * 2048, 1e-12);
+  expect_rel(training_flops_per_token(palm, 2048, false).value(), 3.278e12, 0.01);
+  // Causal (the default, train step's MFU): each token attends to (T + 1) / 2 tokens on
+  // average: attention term x 2049 / 4096.
+  expect_rel(training_flops_per_token(palm, 2048).value(), training_flops_per_token(palm, 2048, true).value(), 0);
   expect_rel(training_flops_per_token(palm, 2048, true).value(), 6 * n + 12.0 * 118 * 48 * 256 * 2049 / 2, 1e-9);
 }
 
 TEST(TrainingRun, DeepSeekV3PretrainingGpuHoursFromItsMfu) {
   // DSV3-TRAIN-1: 2.664M H800 GPU-hours. MFU source: Zhao et al. 2025 (ISCA'25, arXiv
-  // 2505.09343) Table 4, 43.73% of the BF16 peak with non-causal attention FLOPs (DSV3-TRAIN-2).
-  // Per token: 6 x 36.6e9 active matmul params + 3 x MLA attention over 4,096 tokens
-  // (61 x 128 heads x (2 x 192 + 2 x 128) x 4,096 = 20.5e9 forward) = 281e9 FLOPs.
-  // Cluster: 0.4373 x 2,048 x 989.4e12 = 886e15 FLOP/s -> 3.152M tok/s (DeepSeek's own
-  // 272.8B tokens/day = 3.157M tok/s), 14.8e12 / 3.152e6 = 4.696e6 s = 54.4 days -> 2.671M
-  // GPU-hours (+0.3%).
+  // 2505.09343) Table 4 gives one step's MFU under both definitions: 38.94% of the BF16 peak
+  // with causal attention FLOPs (chalk's default, train step's definition) and 43.73% with
+  // non-causal ones (DSV3-TRAIN-2). Each MFU must go with its own FLOPs per token:
+  // non-causal, 6 x 36.6e9 active matmul params + 3 x MLA attention over 4,096 tokens
+  // (61 x 128 heads x (2 x 192 + 2 x 128) x 4,096 = 20.47e9 forward) = 281.15e9 FLOPs;
+  // causal, the attention term x 4,097 / 8,192 (each token sees (T + 1) / 2 on average):
+  // 281.15e9 - 3 x 20.47e9 x 4,095 / 8,192 = 250.45e9.
+  // Causal: 0.3894 x 2,048 x 989.4e12 / 250.45e9 = 3.150M tok/s; non-causal: 0.4373 x
+  // 2,048 x 989.4e12 / 281.15e9 = 3.152M tok/s (DeepSeek's own 272.8B tokens/day = 3.157M
+  // tok/s); 14.8e12 / 3.150e6 = 4.698e6 s = 54.4 days -> 2.673M GPU-hours (+0.3%).
   RunInputs in = deepseek_v3_pretraining();
-  in.phases[0].mfu = 0.4373;
+  in.phases[0].mfu = 0.3894;
   const RunReport r = plan_run(in);
-  expect_rel(r.phases[0].flops_per_token.value(), 281.15e9, 0.001);
+  expect_rel(r.phases[0].flops_per_token.value(), 250.45e9, 0.001);
   expect_rel(r.chip_hours, 2.664e6, 0.005);
   expect_rel(r.phases[0].tokens_per_s.value(), 272.8e9 / 86400, 0.005);
   expect_rel(r.wall_clock.value() / 86400, 2.664e6 / 2048 / 24, 0.005);  // 54.2 days
   EXPECT_FALSE(r.cost.has_value());  // the catalog has no H800 rental price
+  // The paper's non-causal pair gives the same run within 0.05%.
+  in.causal_attention_flops = false;
+  in.phases[0].mfu = 0.4373;
+  const RunReport nc = plan_run(in);
+  expect_rel(nc.phases[0].flops_per_token.value(), 281.15e9, 0.001);
+  expect_rel(nc.chip_hours, r.chip_hours, 0.0005);
 }
 
 TEST(TrainingRun, DeepSeekV3PretrainingFromItsStepTime) {
@@ -72,8 +84,11 @@ TEST(TrainingRun, DeepSeekV3PretrainingFromItsStepTime) {
   expect_rel(r.cost->value(), 5.328e6, 0.005);
   // 2.667e6 h x 700 W x 1.2 = 2.240e9 Wh = 2,240 MWh.
   expect_rel(*r.energy_mwh, 2.667e6 * 700 * 1.2 / 1e6, 0.005);
-  // The implied MFU is the paper's: 3.157e6 x 281.15e9 / (2,048 x 989.4e12) = 43.8% (they: 43.73%).
-  expect_rel(r.phases[0].mfu, 0.4373, 0.003);
+  // The implied MFU is the paper's under each definition: causal 3.157e6 x 250.45e9 /
+  // (2,048 x 989.4e12) = 39.0% (they: 38.94%); non-causal x 281.15e9 = 43.8% (they: 43.73%).
+  expect_rel(r.phases[0].mfu, 0.3894, 0.003);
+  in.causal_attention_flops = false;
+  expect_rel(plan_run(in).phases[0].mfu, 0.4373, 0.003);
 }
 
 TEST(TrainingRun, PalmWallClockFromItsMfu) {
@@ -88,6 +103,7 @@ TEST(TrainingRun, PalmWallClockFromItsMfu) {
   p.n_chips = 6144;
   p.mfu = 0.462;
   in.phases = {p};
+  in.causal_attention_flops = false;  // PaLM's MFU counts non-causal attention (App. B)
   const RunReport r = plan_run(in);
   expect_rel(r.phases[0].tokens_per_s.value(), 238300, 0.01);
   expect_rel(r.wall_clock.value() / 3600, 909, 0.01);
@@ -105,7 +121,7 @@ TEST(TrainingRun, PalmWallClockFromItsMfu) {
 TEST(TrainingRun, PhasesAreSummed) {
   // DeepSeek-V3's whole run: pre-training + context extension + post-training; sums are exact.
   RunInputs in = deepseek_v3_pretraining();
-  in.phases[0].mfu = 0.4373;
+  in.phases[0].mfu = 0.3894;
   RunPhase ext = in.phases[0];
   ext.name = "context extension";
   ext.tokens = 2 * 1000 * 62.9e6;  // 1,000 steps at 32K and 1,000 at 128K, 62.9M tokens each
@@ -155,11 +171,11 @@ TEST(TrainingRun, BadInputsAreRejected) {
   EXPECT_EQ(field_of(in), "phases[0].mfu");  // neither given
   in = ok, in.phases[0].mfu.reset(), in.phases[0].step_time = seconds(10);
   EXPECT_EQ(field_of(in), "phases[0].tokens_per_step");
-  // A step faster than the peak allows: 6e7 tokens in 1 ms at 281.15e9 FLOP/token (above)
-  // is 1.69e22 FLOP/s, far above 2,048 H800 x 989 TFLOP/s = 2.03e18: MFU 8,300 > 1.
+  // A step faster than the peak allows: 6e7 tokens in 1 ms at 250.45e9 FLOP/token (above)
+  // is 1.50e22 FLOP/s, far above 2,048 H800 x 989 TFLOP/s = 2.03e18: MFU 7,400 > 1.
   in = ok, in.phases[0].mfu.reset(), in.phases[0].step_time = seconds(0.001), in.phases[0].tokens_per_step = 6e7;
   EXPECT_EQ(field_of(in), "phases[0].step_time");
-  // ... while the same tokens in 10 s (6e6 tok/s x 281.15e9 / 2.03e18 = MFU 0.83) pass.
+  // ... while the same tokens in 10 s (6e6 tok/s x 250.45e9 / 2.03e18 = MFU 0.74) pass.
   in = ok, in.phases[0].mfu.reset(), in.phases[0].step_time = seconds(10), in.phases[0].tokens_per_step = 6e7;
   EXPECT_NO_THROW(plan_run(in));
   in = ok, in.phases[0].flops = 1e24;

@@ -38,6 +38,7 @@ cmds=(
   "train layouts -m llama-3.1-8b -H h100-sxm -n 8"
   "train layouts -m llama-3.1-8b -H h100-sxm -n 8 --all"
   "train run -m llama-3.1-8b -H h100-sxm -n 8 --mfu 0.4 --tokens 1e12"
+  "train run -m llama-3.1-8b -H h100-sxm --phase name=a,tokens=1e12,chips=8 --phase name=b,tokens=1e11,chips=16,seq=32768"
   "train chinchilla --flops 1e24"
   "train equilibrium"
   "plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 200 --input 512 --output 64 --budget-chips 2 --ttft-slo-ms 500 --tpot-slo-ms 30"
@@ -91,13 +92,14 @@ assert {"model", "hardware"} <= seen, seen
 # The keys the old vocabulary used for the same quantities are gone.
 # Training: the scaling law's N is params_active_matmul (was params_active / active_params
 # there, a different number from model.params_active); a sequence length is seq_len_tokens
-# (was sequence_tokens in train run). `prices infer` keeps its estimate object active_params.
-old = {"user_tok_per_s", "chip_tok_per_s", "replica_tok_per_s", "fits_in_hbm", "t_comm_exposed_ms", "sequence_tokens", "active_params", "hbm_tb_per_s"}
+# (was sequence_tokens in train run); chip-hours are chip_hours (was gpu_hours in train run).
+# `prices infer` keeps its estimate object active_params.
+old = {"user_tok_per_s", "chip_tok_per_s", "replica_tok_per_s", "fits_in_hbm", "t_comm_exposed_ms", "sequence_tokens", "active_params", "hbm_tb_per_s", "gpu_hours"}
 for n in range(1, int(sys.argv[3]) + 1):
     text = open(f"{sys.argv[2]}/{n}.json").read()
     cmd = open(f"{sys.argv[2]}/{n}.cmd").read().strip()
     for o in old:
-        if f'"{o}"' in text and not (o == "active_params" and cmd.startswith("prices infer")): bad.append(f"{cmd}: old key {o}")
+        if f'"{o}":' in text and not (o == "active_params" and cmd.startswith("prices infer")): bad.append(f"{cmd}: old key {o}")
     if cmd.startswith("train plot run") and '"params_active"' in text: bad.append(f"{cmd}: params_active for the matmul count")
 if bad:
     print("\n".join(bad)); sys.exit(1)

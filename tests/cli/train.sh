@@ -86,4 +86,13 @@ expect_error "A subcommand is required" train
 # No scale-out network: the true cause, as `train step` gives it (QA: "degrees must split ..." was wrong).
 expect_error "hardware: l40s states no scale-out bandwidth" train layouts -n 256 -m llama-3.1-8b -H l40s
 expect_error "crosses scale-up domains of 8 chips" train layouts -n 256 -m llama-3.1-70b -H l40s
+# The overlap line describes the plan's schedule: only DualPipe hides EP and the PP sends;
+# ZeRO-2 is a reduce-scatter and a parameter gather, not ZeRO-3's per-microbatch gathers.
+dsv3="-m deepseek-v3 -H h800-sxm --dp 64 --pp 8 --cp 4 --ep 64 --zero 2 -B 15360 --compute fp8 --optimizer adam-bf16-moments"
+# shellcheck disable=SC2086
+ov=$("$CHALK" train step $dsv3 --schedule zb-v | tr -s ' \n' ' ')
+case "$ov" in *"EP exposed ("*"only --schedule dualpipe overlaps it); PP sends exposed"*"ZeRO-2 reduce-scatter"*) ;; *) fail "zb-v overlap line: $ov";; esac
+case "$ov" in *"DualPipe hides"*|*"ZeRO-3"*) fail "zb-v overlap line claims DualPipe or ZeRO-3: $ov";; esac
+# shellcheck disable=SC2086
+"$CHALK" train step $dsv3 --schedule dualpipe | tr -s ' \n' ' ' | grep -q "DualPipe hides EP behind the paired chunk's compute" || fail "dualpipe overlap line"
 echo "train: all passed"

@@ -7,21 +7,67 @@ CHALK="$1"; SRC="$2"
 "$CHALK" train run -m deepseek-v3 -H h800-sxm --tokens 14.8e12 --chips 2048 --seq 4096 \
   --step-time-s 19.926 --tokens-per-step 62914560 --usd-per-chip-hour 2 --pue 1.2 --json | python3 -c "
 import json, sys; j = json.load(sys.stdin)
-assert abs(j['gpu_hours'] / 2.664e6 - 1) < 0.005, j['gpu_hours']
+assert abs(j['chip_hours'] / 2.664e6 - 1) < 0.005, j['chip_hours']
 assert abs(j['cost_usd'] / 5.328e6 - 1) < 0.005, j['cost_usd']
 assert j['chip_power_w'] == 700 and j['pue'] == 1.2, j
-assert abs(j['energy_mwh'] - j['gpu_hours'] * 700 * 1.2 / 1e6) < 1e-6 * j['energy_mwh'], j['energy_mwh']
+assert abs(j['energy_mwh'] - j['chip_hours'] * 700 * 1.2 / 1e6) < 1e-6 * j['energy_mwh'], j['energy_mwh']
 assert j['phases'][0]['mfu_from'] == 'step_time'
+# The implied MFU is train step's (causal attention FLOPs): ISCA'25 Table 4's 38.94%.
+assert abs(j['phases'][0]['mfu'] / 0.3894 - 1) < 0.003, j['phases'][0]['mfu']
+assert j['attention_flops'] == 'causal' and 'causal attention' in j['mfu_definition'], j['mfu_definition']
 " || fail "train run DeepSeek-V3 JSON"
-# The default MFU is stated.
-"$CHALK" train run --tokens 1e12 --wide | grep -q "default: DeepSeek-V3 pre-training, 43.73%" || fail "default MFU not stated"
-# Phases are summed.
+# The default MFU is stated, with the attention convention it goes with (ISCA'25 Table 4).
+"$CHALK" train run --tokens 1e12 --wide | grep -q "default: DeepSeek-V3 pre-training, 38.94% of the bf16 peak with causal" || fail "default MFU not stated"
+"$CHALK" train run --tokens 1e12 --non-causal --wide | grep -q "43.73% of the bf16 peak with non-causal" || fail "non-causal default MFU"
+# One MFU: train step's MFU fed back as --mfu gives train step's tok/s. The step's model
+# FLOPs per token are train run's FLOPs/token (causal), so tok/s = MFU x n x peak / f equals
+# the step's tokens / step time within rounding of the printed MFU.
+step=$("$CHALK" train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8 -B 64 --seq-len 4096 --json)
+mfu=$(printf '%s' "$step" | python3 -c "import json,sys; print(json.load(sys.stdin)['step']['mfu'])")
+"$CHALK" train run -m llama-3.1-8b -H h100-sxm -n 8 --seq 4096 --tokens 1e12 --mfu "$mfu" --json | python3 -c "
+import json, sys; r = json.load(sys.stdin); s = json.loads(sys.argv[1])['step']
+assert abs(r['phases'][0]['tok_per_s'] / s['tok_per_s'] - 1) < 1e-3, (r['phases'][0]['tok_per_s'], s['tok_per_s'])
+" "$step" || fail "train step MFU fed to train run"
+# Phases are summed; the phases array holds the phases only (no total row, no null).
 "$CHALK" train run -H h100-sxm --phase name=pre,tokens=1e12,chips=1024,mfu=0.4 --phase name=ext,tokens=1e11,chips=1024,seq=32768,mfu=0.3 --json | python3 -c "
 import json, sys; j = json.load(sys.stdin); p = j['phases']
-assert [r['phase'] for r in p] == ['pre', 'ext', 'total'], p
-assert abs(p[0]['gpu_hours'] + p[1]['gpu_hours'] - j['gpu_hours']) < 1e-6 * j['gpu_hours']
+assert [r['phase'] for r in p] == ['pre', 'ext'], p
+assert all(v is not None for r in p for v in r.values()), p
+assert abs(p[0]['chip_hours'] + p[1]['chip_hours'] - j['chip_hours']) < 1e-6 * j['chip_hours']
 assert j['cost_usd'] is not None and j['price_usd_per_chip_hour'] > 0
 " || fail "train run phases"
+[ "$("$CHALK" train run -H h100-sxm --phase tokens=1e12,chips=8 --phase tokens=1e11,chips=8 --csv | grep -c total)" -eq 0 ] || fail "CSV total row"
+# The run's flags are each phase's defaults: --chips 2048, --seq 8192, --mfu 0.2, --goodput 0.5.
+"$CHALK" train run --phase tokens=1e12 --phase tokens=1e11,chips=16,mfu=0.3 --seq 8192 --mfu 0.2 --goodput 0.5 --json | python3 -c "
+import json, sys; p = json.load(sys.stdin)['phases']
+assert (p[0]['chips'], p[0]['seq_len_tokens'], p[0]['mfu'], p[0]['goodput']) == (2048, 8192, 0.2, 0.5), p[0]
+assert (p[1]['chips'], p[1]['seq_len_tokens'], p[1]['mfu'], p[1]['goodput']) == (16, 8192, 0.3, 0.5), p[1]
+" || fail "flags as phase defaults"
+# A phase's step_time_s replaces the flags' --mfu; --step-time-s is a phase's default speed.
+"$CHALK" train run -n 8 --mfu 0.2 --phase tokens=1e12,step_time_s=20,tokens_per_step=1e5 --json | python3 -c "
+import json, sys; p = json.load(sys.stdin)['phases'][0]
+assert p['mfu_from'] == 'step_time' and abs(p['tok_per_s'] - 5000) < 1e-9, p
+" || fail "phase step time over --mfu"
+# --peak: the default MFU is against bf16; with --mfu another peak counts. 0.2 x 2,048 x
+# 1,978.9 TFLOP/s (H800 fp8) / 250.45e9 FLOP/token = 3.236M tok/s.
+"$CHALK" train run --tokens 1e12 --peak fp8 --mfu 0.2 --json | python3 -c "
+import json, sys; j = json.load(sys.stdin)
+assert j['peak_precision'] == 'fp8' and 'fp8 dense peak' in j['mfu_definition'], j['mfu_definition']
+assert abs(j['phases'][0]['tok_per_s'] / (0.2 * 2048 * j['peak_tflop_per_s_per_chip'] * 1e12 / j['phases'][0]['train_flops_per_token']) - 1) < 1e-9
+" || fail "train run --peak fp8"
+# Goodput 1 is a lower bound, and the total line says so; the goodput column shows unasked.
+out=$("$CHALK" train run --tokens 14.8e12)
+printf '%s' "$out" | grep -q "(a lower bound: goodput 1" || fail "lower bound not stated"
+printf '%s' "$out" | grep -q '^ *phase .* goodput ' || fail "goodput column hidden"
+"$CHALK" train run --tokens 14.8e12 --goodput 0.9 | grep -q "lower bound" && fail "lower bound at goodput 0.9"
+# A day count stays readable at any budget.
+[ "$("$CHALK" train run --flops 1e308 | grep '^total' | wc -c)" -lt 200 ] || fail "huge day count"
+# Contexts beyond the model's max_position_embeddings warn (as decode does).
+"$CHALK" train run -m gpt-3-175b -H h100-sxm --tokens 1e12 --seq 4096 | grep -q "warning .*sequence length 4096 exceeds gpt-3-175b's max_position_embeddings 2048" || fail "train run context warning"
+"$CHALK" train equilibrium -m gpt-3-175b -H h100-sxm --json | python3 -c "
+import json, sys; w = json.load(sys.stdin)['warnings']
+assert any('serving context 4989 exceeds' in x for x in w) and any('RL rollout length 32768 exceeds' in x for x in w), w
+" || fail "equilibrium context warnings"
 
 # Chinchilla: its own budget gives 70B on 1.4T by Approach 1; over-training of an 8B model on 15T.
 "$CHALK" train chinchilla --flops 5.88e23 --json | python3 -c "
@@ -47,4 +93,17 @@ assert j['serving_decode']['chip_seconds_per_token'] >= j['serving_decode']['roo
 assert j['inference_aware_params'] < j['chinchilla_at_loss_params']
 " || fail "equilibrium JSON"
 "$CHALK" train equilibrium | grep -q "over-trained" || fail "equilibrium text"
+# CSV carries the result: the run of --params/--tokens (93.75x over-trained: 15e12 / (20 x 8e9)),
+# and equilibrium's over-training factor on each term.
+"$CHALK" train chinchilla --params 8e9 --tokens 15e12 --csv | python3 -c "
+import csv, sys; r = list(csv.DictReader(sys.stdin))
+assert len(r) == 1 and abs(float(r[0]['over_training_factor']) - 93.75) < 1e-9, r
+" || fail "chinchilla CSV run"
+"$CHALK" train equilibrium --csv | python3 -c "
+import csv, sys; r = list(csv.DictReader(sys.stdin))
+assert len(r) == 3 and 150 < float(r[0]['over_training_factor']) < 180, r
+" || fail "equilibrium CSV factor"
+# MoE: the equal-loss headline follows --expert-share (21.8x at 2/3, 16.4x at 1/2).
+"$CHALK" train moe | grep -q "with 21.8x the compute" || fail "moe headline"
+"$CHALK" train moe --expert-share 0.5 | grep -q "with 16.4x the compute" || fail "moe headline follows --expert-share"
 echo ok

@@ -39,6 +39,7 @@ function cliArgs(words, body, positional) {
   for (const [k, v] of Object.entries(body)) {
     if (k === positional) args.push(String(v));
     else if (v === true) args.push(`--${k}`);
+    else if (k === 'phase' && Array.isArray(v)) args.push(...v.map((item) => `--phase=${item}`));  // a repeatable flag: one per item
     else args.push(`--${k}=${Array.isArray(v) ? v.join(',') : v}`);
   }
   return [...args, '--json'];
@@ -63,6 +64,10 @@ const CASES = [
   ['POST', '/api/train/memory', ['train', 'memory'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 8, dp: 8 }],
   ['POST', '/api/train/layouts', ['train', 'layouts'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 64, limit: 3, all: true }],
   ['POST', '/api/train/run', ['train', 'run'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', tokens: 1e12, chips: 64, mfu: 0.4 }],
+  ['POST', '/api/train/run', ['train', 'run'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', phase: ['name=a,tokens=1e12,chips=8', 'name=b,tokens=2e12,chips=16'] }],
+  ['POST', '/api/train/chinchilla', ['train', 'chinchilla'], { flops: 1e24, params: 8e9, tokens: 15e12 }],
+  ['POST', '/api/train/equilibrium', ['train', 'equilibrium'], { model: 'llama-3.1-70b', hardware: 'h100-sxm' }],
+  ['POST', '/api/train/moe', ['train', 'moe'], { 'expert-share': 0.5 }],
   ['POST', '/api/serving/sweep', ['serving', 'sweep'], { model: 'llama-3.1-70b', hardware: 'h100-sxm', batch: '1,64', explain: true }],
   ['POST', '/api/serving/balance', ['serving', 'balance'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', context: 128, explain: true }],
   ['POST', '/api/train/step', ['train', 'step'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 16, dp: 4, pp: 4, explain: true }],
@@ -81,6 +86,11 @@ for (const [method, path, words, body, positional] of CASES) {
     assert.deepEqual(r.json, cli);
   });
 }
+await check('train run: each item of a list of phases is its own phase (joined with commas they merged)', async () => {
+  const r = await call('POST', '/api/train/run', { phase: ['name=a,tokens=1e12,chips=8', 'name=b,tokens=2e12,chips=16'] });
+  assert.equal(r.status, 200, r.body.slice(0, 300));
+  assert.deepEqual(r.json.phases.map((p) => [p.phase, p.tokens, p.chips]), [['a', 1e12, 8], ['b', 2e12, 16]]);
+});
 // Explanations: each figure's result is the number the same answer reports.
 const post = async (path, body) => { const r = await call('POST', path, body); assert.equal(r.status, 200, r.body.slice(0, 300)); return r.json; };
 const figures = (xs) => Object.fromEntries(xs.map((x) => [x.key, x]));

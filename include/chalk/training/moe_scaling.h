@@ -82,11 +82,13 @@ struct FineGrainedOptimum {
 FineGrainedOptimum fine_grained_optimum(const FineGrainedFit& f, double flops, double granularity, double active_ratio);
 
 /// The dense compute that reaches the compute-optimal MoE's loss at `flops` (granularity
-/// G, expansion 64, experts 2/3 of a block): the paper's headline comparison (section 6:
-/// at 1e20 FLOPs the MoE matches a dense model trained with about 20x the compute). The
-/// router's FLOPs are left out (they bound the best G in the paper; here G is given).
-/// Returns the ratio dense FLOPs / flops. Throws as fine_grained_optimum.
-double dense_compute_multiplier(double flops, double granularity);
+/// G, expansion 64, experts `expert_share` of a block: total = active x (1 + 63 x share),
+/// as krajewski_trade): the paper's headline comparison (section 6: at 1e20 FLOPs the MoE
+/// matches a dense model trained with about 20x the compute, share 2/3). The router's
+/// FLOPs are left out (they bound the best G in the paper; here G is given). Returns the
+/// ratio dense FLOPs / flops. Throws as fine_grained_optimum, and InputError
+/// ("expert_share") unless 0 < expert_share <= 1.
+double dense_compute_multiplier(double flops, double granularity, double expert_share = 2.0 / 3.0);
 
 /// One sparse model against its dense equivalent.
 struct MoeTrade {

@@ -19,14 +19,15 @@
 
 namespace chalk {
 
-/// Training FLOPs per token at sequence length `sequence_length` (PaLM App. B, the MFU
-/// convention of PaLM, Megatron and DeepSeek's 43.73%): 3 x forward, forward = 2 x
-/// active_matmul + attention, with attention over the whole sequence for every token
-/// (non-causal, 12 L H Q T for multi-head attention) or, with `causal`, over the tokens
-/// before it (prefill_flops(m, T, 0) / T; DeepSeek's 38.94% "causal" MFU). For an MoE,
-/// active_matmul counts the top-k experts (reference 1.3). Throws InputError unless
+/// Training FLOPs per token at sequence length `sequence_length`: 3 x forward, forward =
+/// 2 x active_matmul + attention. By default (`causal`) attention covers the tokens before
+/// each one (prefill_flops(m, T, 0) / T), the model FLOPs of `chalk train step`'s MFU and of
+/// DeepSeek's 38.94% "causal" MFU (ISCA'25 Table 4); `causal = false` counts the whole
+/// sequence for every token (PaLM App. B's 12 L H Q T for multi-head attention, the
+/// convention of PaLM's 46.2%, Megatron's and DeepSeek's 43.73% "non-causal" MFU). For an
+/// MoE, active_matmul counts the top-k experts (reference 1.3). Throws InputError unless
 /// sequence_length >= 1 (field "sequence_length").
-FlopsPerToken training_flops_per_token(const ModelSpec& m, int64_t sequence_length, bool causal = false);
+FlopsPerToken training_flops_per_token(const ModelSpec& m, int64_t sequence_length, bool causal = true);
 
 /// One phase of a run. Give exactly one of `tokens` or `flops`, and exactly one of `mfu`
 /// or (`step_time`, `tokens_per_step`).
@@ -54,7 +55,9 @@ struct RunInputs {
   /// The peak an MFU is measured against: bf16 by default, the convention of PaLM and of
   /// DeepSeek's reported MFU even for FP8 training (reference 1.3, pitfalls).
   MatmulPrecision peak_precision = MatmulPrecision::bf16;
-  bool causal_attention_flops = false;  ///< see training_flops_per_token
+  /// Attention FLOPs behind the MFU (training_flops_per_token): causal by default, as in
+  /// `chalk train step`; false for PaLM's non-causal convention.
+  bool causal_attention_flops = true;
   std::optional<UsdPerSecond> price_per_chip;  ///< default: the system's catalog price
   double chip_power_w = 0;  ///< rated power per chip, W; 0 = unknown (no energy figure)
   double pue = 1.0;         ///< power usage effectiveness: facility / IT energy (1 = chips only)
