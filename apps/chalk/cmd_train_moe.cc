@@ -58,7 +58,8 @@ void run_moe(const MoeArgs& a) {
                  {"routing", fit.name},
                  {"coefficients", {{"a", fit.a}, {"b", fit.b}, {"c", fit.c}, {"d", fit.d}, {"e_start", fit.e_start}, {"e_max", fit.e_max}}},
                  {"law", "log10 L = a log10 N + b log10 E^ + c log10 N log10 E^ + d; dense equivalent: L(N_bar, 1) = L(N, E)"},
-                 {"routing_cutoff_params", cutoff}}},
+                 {"routing_cutoff_params", fit.paper_cutoff_params},
+                 {"routing_cutoff_params_rounded_fit", cutoff}}},
       {"krajewski",
        {{"source", krajewski_moe_fit().source},
         {"coefficients_moe", {{"a", 18.1}, {"alpha", 0.115}, {"b", 30.8}, {"beta", 0.147}, {"g", 2.1}, {"gamma", 0.58}, {"c", 0.47}}},
@@ -79,8 +80,9 @@ void run_moe(const MoeArgs& a) {
   } else {
     std::cout << "chalk train moe: compute per token against parameters at equal quality (lecture 29:46; docs/training-runs.md)\n"
               << fmt::format("clark       {} (routing {}): a {} b {} c {} d {} E_start {} E_max {}; routing stops helping above {} dense "
-                             "parameters\n",
-                             fit.source, fit.name, fit.a, fit.b, fit.c, fit.d, fit.e_start, fit.e_max, human_count(cutoff))
+                             "parameters (the paper's figure; 10^(-b/c) of these rounded values: {})\n",
+                             fit.source, fit.name, fit.a, fit.b, fit.c, fit.d, fit.e_start, fit.e_max,
+                             human_count(fit.paper_cutoff_params), human_count(cutoff))
               << fmt::format("krajewski   {}: MoE a 18.1 alpha 0.115 b 30.8 beta 0.147 g 2.1 gamma 0.58 c 0.47; dense a 16.3 alpha 0.126 "
                              "b 26.7 beta 0.127 c 0.47; E = 64, G = {}, {} tokens\n",
                              krajewski_moe_fit().source, format_number(a.granularity, 3), human_count(a.tokens))

@@ -33,9 +33,9 @@ void check_share(double s) {
 
 }  // namespace
 
-RoutedFit clark_sbase_fit() { return {"s-base", -0.082, -0.108, 0.009, 1.104, 1.847, 314.478, kClark}; }
-RoutedFit clark_rlr_fit() { return {"rl-r", -0.083, -0.126, 0.012, 1.111, 1.880, 469.982, kClark}; }
-RoutedFit clark_hash_fit() { return {"hash", -0.087, -0.136, 0.012, 1.157, 4.175, 477.741, kClark}; }
+RoutedFit clark_sbase_fit() { return {"s-base", -0.082, -0.108, 0.009, 1.104, 1.847, 314.478, kClark, 937e9}; }
+RoutedFit clark_rlr_fit() { return {"rl-r", -0.083, -0.126, 0.012, 1.111, 1.880, 469.982, kClark, 85e9}; }
+RoutedFit clark_hash_fit() { return {"hash", -0.087, -0.136, 0.012, 1.157, 4.175, 477.741, kClark, 83e9}; }
 std::vector<RoutedFit> clark_fits() { return {clark_sbase_fit(), clark_rlr_fit(), clark_hash_fit()}; }
 
 RoutedFit parse_routed_fit(std::string_view name, const std::string& field) {

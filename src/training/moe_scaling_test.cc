@@ -25,6 +25,13 @@ TEST(ClarkRoutedLaw, SaturatingExpertCount) {
 TEST(ClarkRoutedLaw, RoutingCutoffNearThePapers937B) {
   EXPECT_NEAR(routing_cutoff(clark_sbase_fit()), 1e12, 1e6);
   EXPECT_NEAR(routing_cutoff(clark_sbase_fit()) / 937e9, 1.0, 0.08);
+  // The paper's cutoffs, quoted: rounding c to 0.012 moves 10^(-b/c) by 2.7x for RL-R
+  // (10^(0.126/0.012) = 3.16e10 against 85B) and HASH (10^(0.136/0.012) = 2.15e11 against 83B).
+  EXPECT_EQ(clark_sbase_fit().paper_cutoff_params, 937e9);
+  EXPECT_EQ(clark_rlr_fit().paper_cutoff_params, 85e9);
+  EXPECT_EQ(clark_hash_fit().paper_cutoff_params, 83e9);
+  EXPECT_NEAR(routing_cutoff(clark_rlr_fit()), 3.162e10, 1e7);
+  EXPECT_NEAR(routing_cutoff(clark_hash_fit()), 2.154e11, 1e8);
   // Below the cutoff more experts lower the loss; above it they raise it.
   const RoutedFit f = clark_sbase_fit();
   EXPECT_LT(routed_loss(f, 1e9, 64), routed_loss(f, 1e9, 8));

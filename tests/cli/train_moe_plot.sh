@@ -14,7 +14,8 @@ dense, moe = rows[("clark-s-base", 1.0)], rows[("clark-s-base", 128.0)]
 assert abs(dense["dense_equivalent_params"] / 5e6 - 1) < 1e-6, dense
 assert abs(moe["dense_equivalent_params"] / 51.8e6 - 1) < 0.01, moe
 assert abs(moe["compute_ratio"] - 10.37) < 0.05 and moe["params_total"] > moe["dense_equivalent_params"], moe
-assert abs(j["laws"]["clark"]["routing_cutoff_params"] / 1e12 - 1) < 1e-6
+assert j["laws"]["clark"]["routing_cutoff_params"] == 937e9  # the paper's S-BASE cutoff
+assert abs(j["laws"]["clark"]["routing_cutoff_params_rounded_fit"] / 1e12 - 1) < 1e-6  # 10^(0.108/0.009)
 assert 17 < j["laws"]["krajewski"]["dense_compute_multiplier"] < 23, j["laws"]["krajewski"]
 assert j["laws"]["clark"]["coefficients"]["e_max"] == 314.478 and "2202.01169" in j["laws"]["clark"]["source"]
 PY
