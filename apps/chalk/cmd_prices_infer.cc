@@ -59,7 +59,14 @@ void non_negative(const std::optional<double>& v, const std::string& flag) {
   if (v && !(*v >= 0 && std::isfinite(*v))) throw InputError(flag, "must be a number >= 0, got " + format_number(*v, 4));
 }
 
-PriceSheet sheet_from_args(const InferArgs& a) {
+/// The sheet the flags give, and what the reader should know about it: the derived prices
+/// an --input or --output override moved, then prices that contradict the lecture's reading.
+struct FlagSheet {
+  PriceSheet sheet;
+  std::vector<std::string> warnings;
+};
+
+FlagSheet sheet_from_args(const InferArgs& a) {
   const PriceFlags& f = a.prices;
   positive(f.input, "--input-usd-per-mtok");
   positive(f.output, "--output-usd-per-mtok");
@@ -97,8 +104,16 @@ PriceSheet sheet_from_args(const InferArgs& a) {
     s.date = "undated";
     s.source = "command-line flags";
   }
-  if (f.input) s.input = usd_per_million_tokens(*f.input);
-  if (f.output) s.output = usd_per_million_tokens(*f.output);
+  std::vector<std::string> warnings;
+  const auto given = [](const std::optional<double>& v) { return v ? std::optional(usd_per_million_tokens(*v)) : std::nullopt; };
+  if (a.sheet.empty()) {
+    if (f.input) s.input = usd_per_million_tokens(*f.input);
+    if (f.output) s.output = usd_per_million_tokens(*f.output);
+  } else {
+    // The sheet's cache, long-context and tier prices are multiples of its base prices
+    // (reference prices.md 1.1): they follow an override; the flags below set them outright.
+    for (auto& m : override_base_prices(s, given(f.input), given(f.output))) warnings.push_back("with the overridden base price, " + std::move(m));
+  }
   if (f.cache_read) s.cache.read = usd_per_million_tokens(*f.cache_read);
   if (f.storage) s.cache.storage = usd_per_mtok_per_hour(*f.storage);
   if (f.write_5min || f.write_1h) {
@@ -134,7 +149,8 @@ PriceSheet sheet_from_args(const InferArgs& a) {
   tier(ServiceTierKind::flex, f.flex, std::nullopt);
   if (f.off_peak) s.off_peak = OffPeak{"command line", s.input * *f.off_peak, s.output * *f.off_peak, std::nullopt, "command line"};
   validate(s, a.sheet.empty() ? "command line" : a.sheet);
-  return s;
+  for (auto& q : questionable_prices(s)) warnings.push_back(std::move(q));
+  return {s, warnings};
 }
 
 InferenceAssumptions assumptions_from_args(const AssumptionFlags& f) {
@@ -164,7 +180,8 @@ std::string range_text(const Estimate<double>& e, int sig = 3) {
 }  // namespace
 
 void run_infer(const InferArgs& a) {
-  const PriceSheet s = sheet_from_args(a);
+  const FlagSheet fs = sheet_from_args(a);
+  const PriceSheet& s = fs.sheet;
   const InferenceAssumptions as = assumptions_from_args(a.assumptions);
   const Deployment d = resolve(a.deployment);
   const PriceInference p = infer_prices(s, as, d);
@@ -202,6 +219,7 @@ void run_infer(const InferArgs& a) {
                          {"tier_by_duration", st.tier_by_duration}});
     }
     j["memory_tiers"] = storage;
+    j["warnings"] = fs.warnings;
     j["figures"] = to_json(t);
     if (a.explain) j["explanations"] = explanations_json(explain_price_inference(p, as));
     print_json(std::cout, j);
@@ -230,6 +248,7 @@ void run_infer(const InferArgs& a) {
                            range_text(as.decode_context_tokens), format_number(to_ms(as.step_budget), 3));
   std::cout << fmt::format("stand-in    {} on {} x {} (chip, tiers and the model of (e)); change with --model/--hardware\n", d.model.name,
                            d.n_chips, d.system.name);
+  for (const auto& w : fs.warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
   print_table(std::cout, t);
   if (a.explain) std::cout << "\nHow the central figures are computed:\n" << explanations_text(explain_price_inference(p, as));

@@ -176,9 +176,9 @@ enum class Kind { sweep, balance, window, frontier, modes, plot };
 CLI::App* add(CLI::App& parent, const char* name, const char* help, Kind kind, ServingArgs& a, Action& run) {
   auto* cmd = parent.add_subcommand(name, help);
   add_deployment_options(*cmd, a.deployment);
-  // The frontier, modes and plot vary chips per replica themselves (--replica-chips): their
-  // help offers no --chips that would then be refused.
-  if (kind == Kind::frontier || kind == Kind::modes || kind == Kind::plot) cmd->remove_option(cmd->get_option("--chips"));
+  // The frontier and modes vary chips per replica themselves (--replica-chips): their help
+  // offers no --chips that would then be refused. plot takes -n for its curves (run_plot).
+  if (kind == Kind::frontier || kind == Kind::modes) cmd->remove_option(cmd->get_option("--chips"));
   add_lever_options(*cmd, a.levers);
   switch (kind) {
     case Kind::sweep:

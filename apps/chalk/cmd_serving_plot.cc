@@ -36,27 +36,34 @@ nlohmann::json sweep_rows(const Deployment& d, const std::vector<ServingPoint>& 
 }
 
 nlohmann::json chart_data(const ServingArgs& a, const ServingLevers& lev) {
-  const Loaded l = load(a);
-  const FrontierOptions fo = frontier_options(a, lev);
+  // The frontier and modes vary chips per replica themselves (--replica-chips); -n, which
+  // every other serving subcommand takes, sets the chips of the curves, and without
+  // --replica-chips it is the one replica size the frontier and modes price too.
+  ServingArgs varied = a;
+  varied.deployment.chips = 0;
+  if (a.deployment.chips > 0 && varied.replica_chips.empty()) varied.replica_chips = std::to_string(a.deployment.chips);
+  const Loaded l = load(varied);
+  const FrontierOptions fo = frontier_options(varied, lev);
   const Frontier f = latency_cost_frontier(l.model, l.system, l.base, fo);
-  ModesOptions mo = modes_options(a, lev);
+  ModesOptions mo = modes_options(varied, lev);
   const ModesReport r = fast_and_slow_modes(l.model, l.system, l.base, mo);
-  // The curves against batch and context are drawn for one scale-up domain (or, when
-  // that does not fit, the replica of the cost floor).
-  DeploymentOptions o = l.base;
-  o.n_chips = f.excluded.empty() || f.excluded.back().n_chips < l.system.scale_up_domain ? l.system.scale_up_domain
-                                                                                      : r.cheapest.n_chips;
-  const Deployment d = make_deployment(l.model, l.system, o);
+  // The curves against batch and context, the window and the balance points are
+  // `serving sweep`'s deployment: -n chips, else the one size --replica-chips names, else
+  // sweep's default (the smallest replica that holds the weights and a sequence), each
+  // with the layout `serving sweep` would take on those chips.
+  DeploymentArgs curves = a.deployment;
+  if (curves.chips == 0 && fo.replica_chips.size() == 1) curves.chips = fo.replica_chips.front();
+  const Deployment d = resolve(curves, fo.context);
   const auto batch_pts = serving_sweep(d, fo.batches, {fo.context}, lev);
   const BatchingWindow w = batching_window(d, fo.context, lev);
   std::vector<int64_t> contexts;
   for (int64_t s = 256; s <= std::max<int64_t>(d.model.max_context, 1 << 17); s *= 2) contexts.push_back(s);
-  const int64_t ctx_batch = w.batch_fills_memory > 0 ? std::min<int64_t>(w.batch_fills_memory, a.crossover_batch) : a.crossover_batch;
+  const int64_t ctx_batch = w.max_batch_at_context > 0 ? std::min<int64_t>(w.max_batch_at_context, a.crossover_batch) : a.crossover_batch;
   const auto ctx_pts = serving_sweep(d, {ctx_batch}, contexts, lev);
   const BalancePoints b = balance_points(d, fo.context, ctx_batch, lev);
   nlohmann::json j;
   j["format"] = "chalk-serving-chart/1";
-  j["title"] = fmt::format("{} on {}", l.model.name, l.system.name);
+  j["title"] = fmt::format("{} on {}: curves against batch and context on {} chips", l.model.name, l.system.name, d.n_chips);
   j["deployment"] = describe_json(d);
   j["levers"] = levers_json(lev);
   j["context_tokens"] = fo.context;

@@ -158,7 +158,7 @@ nlohmann::json window_json(const BatchingWindow& w, const Deployment& d, const S
                       {"hbm_sweep_peak_ms", to_ms(w.hbm_sweep_peak)},
                       {"hbm_sweep_effective_ms", to_ms(w.hbm_sweep_effective)},
                       {"weights_fit", w.weights_fit},
-                      {"batch_fills_memory", w.batch_fills_memory}};
+                      {"max_batch_at_context", w.max_batch_at_context}};
   if (w.step) {
     j["t_step_ms"] = to_ms(w.step->t_step);
     j["t_step_roofline_ms"] = to_ms(decode_step(roofline_of(d), w.step->batch, w.context, resolve_levers(lev, w.context)).t_step);
@@ -182,7 +182,7 @@ void run_window(const ServingArgs& a) {
   t.columns = {{"context_tokens", "context"},
                {"hbm_sweep_peak_ms", "HBM sweep ms (peak)"},
                {"hbm_sweep_effective_ms", "HBM sweep ms (achievable)"},
-               {"batch_fills_memory", "batch filling HBM"},
+               {"max_batch_at_context", "max batch"},
                {"t_step_ms", "step ms"},
                {"t_step_roofline_ms", "roofline ms"},
                {"bound", "bound"},
@@ -195,7 +195,7 @@ void run_window(const ServingArgs& a) {
     const BatchingWindow w = batching_window(d, s, lev);
     windows.push_back(window_json(w, d, lev));
     if (w.step) {
-      t.add({s, to_ms(w.hbm_sweep_peak), to_ms(w.hbm_sweep_effective), w.batch_fills_memory, to_ms(w.step->t_step),
+      t.add({s, to_ms(w.hbm_sweep_peak), to_ms(w.hbm_sweep_effective), w.max_batch_at_context, to_ms(w.step->t_step),
              windows.back()["t_step_roofline_ms"].get<double>(), std::string(to_string(w.step->bound)), w.steps_per_second, w.replica_tokens_per_s.value(),
              w.tokens_per_s_per_user.value(), cost_cell(w.step->cost_per_token)});
     } else {

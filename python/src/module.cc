@@ -41,7 +41,8 @@ py::array_t<T> column(const py::handle& h, std::size_t n, const char* name) {
 struct Keys {
   py::handle batch, context_tokens, prompt_tokens, prefix_tokens, t_compute_ms, t_weights_ms, t_kv_ms, t_operations_ms,
       t_comm_ms, t_overhead_ms, t_step_ms, ttft_ms, bound, governs, tok_per_s, tok_per_s_per_user, tok_per_s_per_chip,
-      cost_usd_per_mtok, experts_touched_per_layer, experts_on_busiest_chip;
+      cost_usd_per_mtok, experts_touched_per_layer, experts_on_busiest_chip, memory_fits, max_batch_at_context, t_step_roofline_ms,
+      ttft_roofline_ms, t_draft_ms;
 };
 
 const Keys& keys() {
@@ -51,7 +52,8 @@ const Keys& keys() {
                 key("t_weights_ms"), key("t_kv_ms"), key("t_operations_ms"), key("t_comm_ms"), key("t_overhead_ms"),
                 key("t_step_ms"), key("ttft_ms"), key("bound"), key("governs"), key("tok_per_s"), key("tok_per_s_per_user"),
                 key("tok_per_s_per_chip"), key("cost_usd_per_mtok"), key("experts_touched_per_layer"),
-                key("experts_on_busiest_chip")};
+                key("experts_on_busiest_chip"), key("memory_fits"), key("max_batch_at_context"), key("t_step_roofline_ms"),
+                key("ttft_roofline_ms"), key("t_draft_ms")};
   }();
   return k;
 }
@@ -62,6 +64,29 @@ void put(py::dict& o, py::handle key, py::object value) {
 }
 
 py::object ms(Seconds t) { return py::float_(to_ms(t)); }
+
+// A step with the deployment it was priced on (the Python object, kept alive by it), so
+// that to_dict carries what the CLI's row does beside the step: the memory fit, the
+// largest batch at the context and the roofline, computed only when a dict is asked for.
+struct DecodeRow : DecodeStep {
+  py::object deployment;
+};
+struct PrefillRow : PrefillStep {
+  py::object deployment;
+};
+
+// The ranges `chalk decode` and `chalk prefill` take (--batch, --context, --prompt, --prefix).
+void check_range(int64_t v, int64_t lo, int64_t hi, const char* field, const char* unit) {
+  if (v < lo || v > hi) {
+    throw InputError(field, "must be in " + std::to_string(lo) + ".." + std::to_string(hi) + " " + unit + " (the CLI's range), got " + std::to_string(v));
+  }
+}
+
+// The same step with mechanisms off (the lower bound); the deployment itself when they are.
+template <class F>
+Seconds roofline_time(const Deployment& d, Seconds engine, F step) {
+  return d.mechanisms.enabled ? step(cli::roofline_of(d)) : engine;
+}
 
 py::dict decode_dict(const DecodeStep& r, bool moe) {
   const Keys& k = keys();
@@ -86,6 +111,18 @@ py::dict decode_dict(const DecodeStep& r, bool moe) {
   return o;
 }
 
+py::dict decode_row_dict(const DecodeRow& r) {
+  const Keys& k = keys();
+  py::dict o = decode_dict(r, r.experts_touched > 0);
+  const Deployment& d = r.deployment.cast<const Deployment&>();
+  const int64_t max_batch = memory_plan(d, 1, r.context).max_batch;  // as decode's max batch column
+  put(o, k.t_draft_ms, ms(r.t_draft));
+  put(o, k.memory_fits, py::bool_(memory_plan(d, r.batch, r.context).fits));
+  put(o, k.max_batch_at_context, max_batch == INT64_MAX ? py::object(py::none()) : py::object(py::int_(max_batch)));
+  put(o, k.t_step_roofline_ms, ms(roofline_time(d, r.t_step, [&](const Deployment& x) { return decode_step(x, r.batch, r.context).t_step; })));
+  return o;
+}
+
 py::dict prefill_dict(const PrefillStep& r) {
   const Keys& k = keys();
   py::dict o;
@@ -103,6 +140,15 @@ py::dict prefill_dict(const PrefillStep& r) {
   put(o, k.governs, py::str(r.governs));
   put(o, k.tok_per_s, py::float_(r.tokens_per_s.value()));
   put(o, k.cost_usd_per_mtok, none_or(r.cost_per_token));
+  return o;
+}
+
+py::dict prefill_row_dict(const PrefillRow& r) {
+  const Keys& k = keys();
+  py::dict o = prefill_dict(r);
+  const Deployment& d = r.deployment.cast<const Deployment&>();
+  put(o, k.ttft_roofline_ms, ms(roofline_time(d, r.ttft, [&](const Deployment& x) { return prefill_step(x, r.batch, r.prompt, r.prefix).ttft; })));
+  put(o, k.memory_fits, py::bool_(memory_plan(d, r.batch, r.prompt + r.prefix).fits));
   return o;
 }
 
@@ -162,47 +208,56 @@ PYBIND11_MODULE(_chalk, m) {
     return out;
   }, "Every leaf command of the CLI with its options (name, description, default, flag, positional, repeated).");
 
-  py::class_<DecodeStep>(m, "DecodeStep", python::doc::DecodeStep)
-      .def_property_readonly("batch", [](const DecodeStep& r) { return r.batch; })
-      .def_property_readonly("context_tokens", [](const DecodeStep& r) { return r.context; })
-      .def_property_readonly("t_compute_ms", [](const DecodeStep& r) { return to_ms(r.t_compute); })
-      .def_property_readonly("t_weights_ms", [](const DecodeStep& r) { return to_ms(r.t_weights); })
-      .def_property_readonly("t_kv_ms", [](const DecodeStep& r) { return to_ms(r.t_kv); })
-      .def_property_readonly("t_operations_ms", [](const DecodeStep& r) { return to_ms(r.t_operations); })
-      .def_property_readonly("t_comm_ms", [](const DecodeStep& r) { return to_ms(r.t_comm); })
-      .def_property_readonly("t_overhead_ms", [](const DecodeStep& r) { return to_ms(r.t_overhead); })
-      .def_property_readonly("t_step_ms", [](const DecodeStep& r) { return to_ms(r.t_step); })
-      .def_property_readonly("bound", [](const DecodeStep& r) { return std::string(to_string(r.bound)); })
-      .def_property_readonly("governs", [](const DecodeStep& r) { return r.governs; })
-      .def_property_readonly("tok_per_s", [](const DecodeStep& r) { return r.tokens_per_s.value(); })
-      .def_property_readonly("tok_per_s_per_user", [](const DecodeStep& r) { return r.tokens_per_s_per_user.value(); })
-      .def_property_readonly("tok_per_s_per_chip", [](const DecodeStep& r) { return r.tokens_per_s_per_chip.value(); })
-      .def_property_readonly("cost_usd_per_mtok", [](const DecodeStep& r) { return none_or(r.cost_per_token); })
-      .def_property_readonly("experts_touched_per_layer", [](const DecodeStep& r) { return r.experts_touched; })
-      .def_property_readonly("experts_on_busiest_chip", [](const DecodeStep& r) { return r.experts_on_busiest_chip; })
-      .def("to_dict", [](const DecodeStep& r) { return decode_dict(r, r.experts_touched > 0); },
-           "The step as a dict with the keys of `chalk decode --json`'s steps (experts null for a dense model).")
-      .def("__repr__", [](const DecodeStep& r) {
+  py::class_<DecodeRow>(m, "DecodeStep", python::doc::DecodeStep)
+      .def_property_readonly("batch", [](const DecodeRow& r) { return r.batch; })
+      .def_property_readonly("context_tokens", [](const DecodeRow& r) { return r.context; })
+      .def_property_readonly("t_compute_ms", [](const DecodeRow& r) { return to_ms(r.t_compute); })
+      .def_property_readonly("t_weights_ms", [](const DecodeRow& r) { return to_ms(r.t_weights); })
+      .def_property_readonly("t_kv_ms", [](const DecodeRow& r) { return to_ms(r.t_kv); })
+      .def_property_readonly("t_operations_ms", [](const DecodeRow& r) { return to_ms(r.t_operations); })
+      .def_property_readonly("t_comm_ms", [](const DecodeRow& r) { return to_ms(r.t_comm); })
+      .def_property_readonly("t_overhead_ms", [](const DecodeRow& r) { return to_ms(r.t_overhead); })
+      .def_property_readonly("t_step_ms", [](const DecodeRow& r) { return to_ms(r.t_step); })
+      .def_property_readonly("bound", [](const DecodeRow& r) { return std::string(to_string(r.bound)); })
+      .def_property_readonly("governs", [](const DecodeRow& r) { return r.governs; })
+      .def_property_readonly("tok_per_s", [](const DecodeRow& r) { return r.tokens_per_s.value(); })
+      .def_property_readonly("tok_per_s_per_user", [](const DecodeRow& r) { return r.tokens_per_s_per_user.value(); })
+      .def_property_readonly("tok_per_s_per_chip", [](const DecodeRow& r) { return r.tokens_per_s_per_chip.value(); })
+      .def_property_readonly("cost_usd_per_mtok", [](const DecodeRow& r) { return none_or(r.cost_per_token); })
+      .def_property_readonly("experts_touched_per_layer", [](const DecodeRow& r) { return r.experts_touched; })
+      .def_property_readonly("experts_on_busiest_chip", [](const DecodeRow& r) { return r.experts_on_busiest_chip; })
+      .def("to_dict", &decode_row_dict,
+           "The step as a dict with the keys of `chalk decode --json`'s steps, memory_fits, max_batch_at_context and "
+           "t_step_roofline_ms included (experts null for a dense model).")
+      .def("__repr__", [](const DecodeRow& r) {
         return "DecodeStep(batch=" + std::to_string(r.batch) + ", context_tokens=" + std::to_string(r.context) +
                ", t_step_ms=" + std::to_string(to_ms(r.t_step)) + ", bound='" + std::string(to_string(r.bound)) + "')";
       });
 
-  py::class_<PrefillStep>(m, "PrefillStep", python::doc::PrefillStep)
-      .def_property_readonly("ttft_ms", [](const PrefillStep& r) { return to_ms(r.ttft); })
-      .def_property_readonly("t_step_ms", [](const PrefillStep& r) { return to_ms(r.t_step); })
-      .def_property_readonly("tok_per_s", [](const PrefillStep& r) { return r.tokens_per_s.value(); })
-      .def_property_readonly("bound", [](const PrefillStep& r) { return std::string(to_string(r.bound)); })
-      .def("to_dict", &prefill_dict, "The chunk as a dict with the keys of `chalk prefill --json`'s prefills.");
+  py::class_<PrefillRow>(m, "PrefillStep", python::doc::PrefillStep)
+      .def_property_readonly("ttft_ms", [](const PrefillRow& r) { return to_ms(r.ttft); })
+      .def_property_readonly("t_step_ms", [](const PrefillRow& r) { return to_ms(r.t_step); })
+      .def_property_readonly("tok_per_s", [](const PrefillRow& r) { return r.tokens_per_s.value(); })
+      .def_property_readonly("bound", [](const PrefillRow& r) { return std::string(to_string(r.bound)); })
+      .def("to_dict", &prefill_row_dict,
+           "The chunk as a dict with the keys of `chalk prefill --json`'s prefills, memory_fits and ttft_roofline_ms included.");
 
   py::class_<Deployment>(m, "Deployment", python::doc::Deployment)
       .def_property_readonly("model", [](const Deployment& d) { return d.model.name; })
       .def_property_readonly("hardware", [](const Deployment& d) { return d.system.name; })
       .def_property_readonly("chips", [](const Deployment& d) { return d.n_chips; })
       .def_property_readonly("view", [](const Deployment& d) { return std::string(cli::view_name(d)); })
-      .def("decode_step", [](const Deployment& d, int64_t batch, int64_t context) { return decode_step(d, batch, context); },
-           py::arg("batch"), py::arg("context") = 4096, python::doc::decode_step)
-      .def("prefill_step", [](const Deployment& d, int64_t prompt, int64_t batch, int64_t prefix) { return prefill_step(d, batch, prompt, prefix); },
-           py::arg("prompt"), py::arg("batch") = 1, py::arg("prefix") = 0, python::doc::prefill_step)
+      .def("decode_step", [](py::object self, int64_t batch, int64_t context) {
+        check_range(batch, 1, kMaxStepBatch, "--batch", "sequences");
+        check_range(context, 1, kMaxContextTokens, "--context", "tokens");
+        return DecodeRow{{decode_step(self.cast<const Deployment&>(), batch, context)}, std::move(self)};
+      }, py::arg("batch"), py::arg("context") = 4096, python::doc::decode_step)
+      .def("prefill_step", [](py::object self, int64_t prompt, int64_t batch, int64_t prefix) {
+        check_range(prompt, 1, kMaxContextTokens, "--prompt", "tokens");
+        check_range(batch, 1, kMaxStepBatch, "--batch", "prompts");
+        check_range(prefix, 0, kMaxContextTokens, "--prefix", "tokens");
+        return PrefillRow{{prefill_step(self.cast<const Deployment&>(), batch, prompt, prefix)}, std::move(self)};
+      }, py::arg("prompt"), py::arg("batch") = 1, py::arg("prefix") = 0, python::doc::prefill_step)
       .def("memory_plan", [](const Deployment& d, int64_t batch, int64_t context) {
         const MemoryPlan p = memory_plan(d, batch, context);
         py::dict o;

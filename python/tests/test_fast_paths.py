@@ -185,3 +185,34 @@ def test_the_joined_dataframe_is_made_of_the_arrays_themselves():
     assert np.shares_memory(df["batch"].to_numpy(), batch)
     assert np.shares_memory(df["t_step_ms"].to_numpy(), out["t_step_ms"])
     assert list(df["bound"]) == ["compute"] * n and df["max_batch_at_context"].tolist() == [0] * n
+
+
+def test_step_dicts_carry_the_cli_rows_fit_and_roofline(cli):
+    # QA: Llama 3.1 70B on one H100 (141 GB of bf16 weights in 80 GB) gave t_step 57.1 ms with
+    # no memory_fits, t_step_roofline_ms or max_batch_at_context; the dicts now hold every key
+    # of the CLI's row, equal to it.
+    d = chalk.deployment("llama-3.1-70b", "h100-sxm", chips=1)
+    row = cli("decode", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "1", "-b", "1", "-s", "4096")["steps"][0]
+    got = d.decode_step(1).to_dict()
+    assert set(got) == set(row), set(row) ^ set(got)
+    assert got == row
+    assert got["memory_fits"] is False
+    pre = cli("prefill", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "1", "-p", "1024")["prefills"][0]
+    pgot = d.prefill_step(1024).to_dict()
+    assert set(pgot) == set(pre), set(pre) ^ set(pgot)
+    assert pgot == pre and pgot["memory_fits"] is False
+    # The roofline beside the engine step is its lower bound.
+    assert got["t_step_roofline_ms"] < got["t_step_ms"] and pgot["ttft_roofline_ms"] < pgot["ttft_ms"]
+
+
+@pytest.mark.parametrize("call,field", [(lambda d: d.decode_step(10**12), "--batch"), (lambda d: d.decode_step(0), "--batch"),
+                                        (lambda d: d.decode_step(1, 2**30 + 1), "--context"), (lambda d: d.decode_step(1, 0), "--context"),
+                                        (lambda d: d.prefill_step(0), "--prompt"), (lambda d: d.prefill_step(1024, 2**24 + 1), "--batch"),
+                                        (lambda d: d.prefill_step(1024, 1, -1), "--prefix")])
+def test_steps_take_the_cli_ranges(call, field):
+    # The ranges of decode's --batch 1..16777216 and --context 1..2^30 (and prefill's): the
+    # fast path refused none of them (QA: decode_step(10**12) accepted).
+    d = chalk.deployment("llama-3.1-8b", "h100-sxm", chips=1)
+    with pytest.raises(chalk.ChalkError) as e:
+        call(d)
+    assert e.value.field == field, (e.value.field, str(e.value))

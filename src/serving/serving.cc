@@ -217,9 +217,9 @@ BatchingWindow batching_window(const Deployment& dep, int64_t context, const Ser
   w.hbm_sweep_effective = hbm_sweep_time(chip.hbm_capacity, chip.hbm_bandwidth * dep.hbm_efficiency);
   const MemoryPlan mem = memory_plan(dep, 0, context);
   w.weights_fit = mem.weights_fit;
-  w.batch_fills_memory = mem.weights_fit ? std::min(mem.max_batch, kMaxBatchFill) : 0;
-  if (w.batch_fills_memory >= 1) {
-    const DecodeStep s = decode_step(dep, w.batch_fills_memory, context, lev);
+  w.max_batch_at_context = mem.weights_fit ? std::min(mem.max_batch, kMaxBatchFill) : 0;
+  if (w.max_batch_at_context >= 1) {
+    const DecodeStep s = decode_step(dep, w.max_batch_at_context, context, lev);
     w.step = s;
     w.steps_per_second = 1.0 / s.t_step.value();
     w.replica_tokens_per_s = s.tokens_per_s;

@@ -200,7 +200,7 @@ TEST(ServingWindow, TheTrainDepartsEveryHbmSweep) {
   // Lecture 22:44: 141 GB / 4.8 TB/s = 29.375 ms; at 84% of peak 34.970 ms.
   expect_rel(to_ms(w.hbm_sweep_peak), 29.375, 1e-9);
   expect_rel(to_ms(w.hbm_sweep_effective), 34.970, 1e-4);
-  EXPECT_EQ(w.batch_fills_memory, 651);
+  EXPECT_EQ(w.max_batch_at_context, 651);
   ASSERT_TRUE(w.step);
   // 4.3095 + 651 x 0.041612 = 31.399 ms: the full train reads (almost) all of the 90% of HBM
   // not held back, 0.9 x 34.970 = 31.47 ms.

@@ -83,6 +83,9 @@ const std::vector<std::string>& measurement_columns() {
 }
 
 MeasurementFile parse_measurements(std::string_view text, const std::string& where, bool keep_going, const std::string& base_dir) {
+  // A UTF-8 byte-order mark before the header (Excel's "CSV UTF-8" writes one) is not part
+  // of the first column's name.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   const auto records = split_csv(text, where);
   if (records.empty()) throw InputError(where, "empty file; expected a header row naming the columns (id,kind,model,...)");
   const auto& known = measurement_columns();

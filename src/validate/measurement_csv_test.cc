@@ -80,6 +80,12 @@ TEST(MeasurementCsv, RowErrorsNameIdAndColumn) {
   bad("X,decode,m,h,8,8,64,run,2048,tpot_ms,,", "X: value: missing");
   bad("X,decode,m,h,8,8,64,run,2048,tpot_ms,~20,", "X: value: expected a number, got '~20'");
   bad("X,decode,m,h,8,8,64,run,2048,tpot_ms,-3,", "X: value: expected a positive number");
+  // Plain decimal only (docs/file-formats.md): strtod reads 0x1e as 30 and takes inf and
+  // nan; the format has none of them, and the error names the column (QA).
+  bad("X,decode,m,h,8,8,64,run,2048,tpot_ms,0x1e,", "line 2: X: value: expected a number, got '0x1e' (plain decimal only");
+  bad("X,decode,m,h,8,8,64,run,2048,tpot_ms,nan,", "X: value: expected a number, got 'nan' (plain decimal only");
+  bad("X,decode,m,h,8,8,64,run,2048,tpot_ms,1e,", "X: value: expected a number, got '1e'");
+  bad("X,decode,m,h,8,8,0x40,run,2048,tpot_ms,20,", "X: batch: expected a whole number, got '0x40'");
   bad("X,decode,m,h,8 (1 node),8,64,run,2048,tpot_ms,20,", "X: chips: expected a whole number, got '8 (1 node)'");
   bad("X,decode,m,h,0,8,64,run,2048,tpot_ms,20,", "X: chips: expected at least 1, got 0");
   bad("X,decode,m,h,8,8,64.5,run,2048,tpot_ms,20,", "X: batch: expected a whole number, got '64.5'");
@@ -161,6 +167,18 @@ TEST(MeasurementCsv, MutatedFilesThrowOnlyInputError) {
   }
   EXPECT_GT(read, 0);
   EXPECT_GT(rejected, 0);
+}
+
+// Excel's "CSV UTF-8" starts the file with a byte-order mark: the header's first column is
+// still `id` (QA: "unknown column '\ufeffid'"), and plain numbers in every form the format
+// shows are read (2.664e6, 0.48886, 16384).
+TEST(MeasurementCsv, ByteOrderMarkAtFileStartIsNotPartOfTheHeader) {
+  const std::string csv = std::string("\xEF\xBB\xBF") + kHeader + "X,decode,m,h,8,8,64,run,2048,tpot_ms,2.664e6,\nY,decode,m,h,8,8,64,run,2048,tpot_ms,0.48886,\n";
+  const auto f = parse_measurements(csv, "t.csv");
+  ASSERT_EQ(f.rows.size(), 2u);
+  EXPECT_EQ(f.rows[0].id, "X");
+  EXPECT_DOUBLE_EQ(f.rows[0].value, 2.664e6);
+  EXPECT_DOUBLE_EQ(f.rows[1].value, 0.48886);
 }
 
 }  // namespace

@@ -30,6 +30,28 @@ std::string join(const std::vector<std::string>& v) {
 
 const std::vector<std::string> kFormats = {"bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4"};
 
+/// A number as docs/file-formats.md writes them: digits with at most one decimal point and
+/// an optional decimal exponent, an optional leading minus. strtod alone also takes hex
+/// (0x1e), inf, nan and leading spaces.
+bool plain_decimal(std::string_view v) {
+  std::size_t i = 0, digits = 0;
+  auto is_digit = [&](std::size_t k) { return k < v.size() && v[k] >= '0' && v[k] <= '9'; };
+  if (i < v.size() && v[i] == '-') ++i;
+  while (is_digit(i)) ++i, ++digits;
+  if (i < v.size() && v[i] == '.') {
+    ++i;
+    while (is_digit(i)) ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < v.size() && (v[i] == 'e' || v[i] == 'E')) {
+    ++i;
+    if (i < v.size() && (v[i] == '+' || v[i] == '-')) ++i;
+    if (!is_digit(i)) return false;
+    while (is_digit(i)) ++i;
+  }
+  return i == v.size();
+}
+
 struct Reader {
   const std::map<std::string, std::string>& cells;
   const std::string& at;
@@ -61,7 +83,11 @@ struct Reader {
     if (v.empty()) return std::nullopt;
     char* end = nullptr;
     const double x = std::strtod(v.c_str(), &end);
-    if (end != v.c_str() + v.size() || !std::isfinite(x)) throw InputError(field(col), "expected a number, got '" + v + "'");
+    if (!plain_decimal(v) || end != v.c_str() + v.size() || !std::isfinite(x)) {
+      // strtod took all of it (hex, inf, nan): say what the format allows.
+      const bool c_number = end == v.c_str() + v.size();
+      throw InputError(field(col), "expected a number, got '" + v + "'" + (c_number ? " (plain decimal only: 16384, 0.48886, 2.664e6)" : ""));
+    }
     if (positive ? !(x > 0) : x < 0) throw InputError(field(col), std::string("expected a ") + (positive ? "positive" : "non-negative") + " number, got " + v);
     return x;
   }

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "chalk/base/error.h"
+#include "chalk/engine/roofline.h"
 #include "chalk/io/embedded.h"
 #include "chalk/io/io.h"
 #include "measurement_row.h"
@@ -231,6 +232,20 @@ Mapped plan_row(const Measurement& r) {
     const double b = std::stod(r.batch);
     p.batch = r.batch_per == "chip" ? b * replica_chips : r.batch_per == "run" ? b / static_cast<double>(dp) : b;
     if (r.batch_per == "chip") p.notes.push_back("batch " + r.batch + " sequences per chip x " + std::to_string(p.chips) + " chips");
+    // The range every front end takes (the CLI's --batch): beyond it a step is no run.
+    if (p.batch > static_cast<double>(kMaxStepBatch)) {
+      throw InputError(at + "batch", "expected at most " + std::to_string(kMaxStepBatch) + " sequences per replica (chalk decode's --batch range), got " +
+                                         r.batch + (r.batch_per == "replica" ? "" : " per " + r.batch_per + " = " + num(p.batch) + " per replica"));
+    }
+  }
+  if (r.prefill_batch && *r.prefill_batch > kMaxStepBatch) {
+    throw InputError(at + "prefill_batch", "expected at most " + std::to_string(kMaxStepBatch) + " prompts, got " + std::to_string(*r.prefill_batch));
+  }
+  // Token counts within the CLI's --context range (each front end's limit).
+  for (const auto& [column, v] : {std::pair{"context", r.context}, std::pair{"input_tokens", r.input_tokens}, std::pair{"output_tokens", r.output_tokens}}) {
+    if (v && *v > kMaxContextTokens) {
+      throw InputError(at + column, "expected at most " + std::to_string(kMaxContextTokens) + " tokens (chalk decode's --context range), got " + std::to_string(*v));
+    }
   }
 
   // Lengths.

@@ -83,6 +83,20 @@ std::string csv_column(const std::string& plan_field) {
   return plan_field;
 }
 
+/// The CSV column of a serving layout field the engine names (parallel_layout.cc): a row
+/// whose stated layout the engine refuses names the column its author wrote.
+std::string layout_column(const std::string& engine_field) {
+  static const std::pair<const char*, const char*> columns[] = {{"layout.tp_attention", "tp"},
+                                                                {"layout.tp_ffn", "ffn_layout"},
+                                                                {"layout.ep", "ep"},
+                                                                {"layout.tp_expert", "expert_tp"},
+                                                                {"layout.dispatch_bytes_per_element", "dispatch"}};
+  for (const auto& [field, column] : columns) {
+    if (engine_field == field) return column;
+  }
+  return engine_field;
+}
+
 std::string rejected_reason(const InputError& e) {
   return "chalk rejected the row's inputs: " + csv_column(e.field()) + ": " + message_of(e);
 }
@@ -150,8 +164,17 @@ ValidationReport validate_measurements(const std::vector<Measurement>& rows, boo
         pr.error = pr.predicted / pr.measured - 1;
         pr.error_plain = pr.predicted_plain / pr.measured - 1;
       } catch (const InputError& e) {
-        pr.status = RowStatus::rejected;
-        pr.reason = std::string("chalk rejected the row's inputs: ") + e.what();
+        if (e.field() == "memory") {  // valid but infeasible: no batch fits (a value, DESIGN.md section 3)
+          pr.status = RowStatus::rejected;
+          pr.reason = std::string("chalk rejected the row's inputs: ") + e.what();
+        } else {  // an input the engine refuses (a layout that does not divide): the row's error
+          const InputError at_column(layout_column(e.field()), message_of(e));
+          if (!keep_going) throw located(row, at_column);
+          pr.assumptions.clear();  // an unreadable row lists only its reason
+          pr.notes.clear();
+          pr.status = RowStatus::unreadable;
+          pr.reason = located(row, at_column).what();
+        }
       }
     }
     report.rows.push_back(std::move(pr));

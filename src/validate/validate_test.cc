@@ -277,5 +277,50 @@ TEST(Validate, MedianErrorDoesNotGetWorse) {
   }
 }
 
+// What `chalk decode` warns about, a row carries (QA): an invalid input is the row's error
+// (file, line, id, column; exit 2, or unreadable with keep_going), a doubtful one is
+// predicted with a note saying why.
+TEST(Validate, InvalidRowsAreErrorsDoubtfulRowsCarryNotes) {
+  const std::string h = "id,kind,model,hardware,chips,tp,batch,batch_per,context,metric,value\n";
+  // tp 8 on 4 chips: was status rejected naming layout.tp_attention, no line.
+  try {
+    run(h + "TP8,decode,llama-3.1-70b,h100-sxm,4,8,1,replica,1024,step_ms,50\n");
+    ADD_FAILURE() << "tp 8 on 4 chips accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "t.csv: line 2: TP8: tp: must be a positive divisor of the 4 chips, got 8");
+  }
+  // A batch beyond the CLI's --batch 1..2^24: 16777217 sequences.
+  EXPECT_THROW(run(h + "B,decode,llama-3.1-70b,h100-sxm,4,4,16777217,replica,1024,step_ms,50\n"), InputError);
+  // ... and a context beyond --context 1..2^30.
+  EXPECT_THROW(run(h + "C,decode,llama-3.1-70b,h100-sxm,4,4,1,replica,1073741825,step_ms,50\n"), InputError);
+  const auto kept = run(h + "TP8,decode,llama-3.1-70b,h100-sxm,4,8,1,replica,1024,step_ms,50\n"
+                            "B,decode,llama-3.1-70b,h100-sxm,4,4,16777217,replica,1024,step_ms,50\n", true);
+  EXPECT_EQ(find(kept, "TP8").status, RowStatus::unreadable);
+  EXPECT_EQ(find(kept, "TP8").reason, "t.csv: line 2: TP8: tp: must be a positive divisor of the 4 chips, got 8");
+  EXPECT_EQ(find(kept, "B").status, RowStatus::unreadable);
+  EXPECT_EQ(find(kept, "B").reason.rfind("t.csv: line 3: B: batch: expected at most 16777216 sequences per replica", 0), 0u) << find(kept, "B").reason;
+
+  auto has_note = [](const Prediction& p, const std::string& start) {
+    for (const auto& n : p.notes) {
+      if (n.rfind(start, 0) == 0) return true;
+    }
+    return false;
+  };
+  const auto r = run(h + "ONE,decode,llama-3.1-70b,h100-sxm,1,1,1,replica,1024,step_ms,50\n"
+                         "KV,decode,llama-3.1-70b,h100-sxm,4,4,4096,replica,4096,step_ms,50\n"
+                         "CTX,decode,llama-3.1-70b,h100-sxm,4,4,1,replica,1000000,step_ms,50\n"
+                         "TP3,decode,llama-3.1-70b,h100-sxm,3,3,1,replica,1024,step_ms,50\n"
+                         "OK,decode,llama-3.1-70b,h100-sxm,4,4,64,replica,4096,step_ms,30\n");
+  for (const auto& p : r.rows) EXPECT_EQ(p.status, RowStatus::predicted) << p.id;
+  // 70.6e9 bf16 weights = 141 GB against 80 x 0.9 = 72 GB on one H100.
+  EXPECT_TRUE(has_note(find(r, "ONE"), "does not fit: 141 GB of weights at batch 1, context 1024 exceed the 72 GB of HBM the 1 chips hold"));
+  // 4096 x 4096 tokens x 327,680 B (80 layers x 8 KV heads x 128 x 2 x 2 B) = 5.5 TB of KV.
+  EXPECT_TRUE(has_note(find(r, "KV"), "does not fit: 141 GB of weights + 5.5e+03 GB of KV cache at batch 4096"));
+  EXPECT_TRUE(has_note(find(r, "CTX"), "context 1000000 exceeds llama-3.1-70b's max_position_embeddings 131072"));
+  EXPECT_TRUE(has_note(find(r, "TP3"), "TP3 does not divide the 64 attention heads"));
+  // 141 GB + 64 x 4096 x 327,680 B = 86 GB of KV within 4 x 72 GB: nothing to say.
+  EXPECT_TRUE(find(r, "OK").notes.empty());
+}
+
 }  // namespace
 }  // namespace chalk

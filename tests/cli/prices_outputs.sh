@@ -80,5 +80,35 @@ assert f["decode_batch"] == s["batch"] == 1848, (f["decode_batch"], s["batch"])
 assert abs(f["decode_t_step_roofline_ms"] - s["t_step_ms"]) < 1e-9 * s["t_step_ms"], (f, s)
 assert abs(f["output_cost_roofline_usd_per_mtok"] - s["cost_usd_per_mtok"]) < 1e-9 * s["cost_usd_per_mtok"], (f, s)
 PY
+# The text's headline decode cost is the engine step's (output_cost_usd_per_mtok, $0.2085/Mtok
+# for DeepSeek-V3 on 8 GB200s at batch 1848); the roofline's $0.1116 follows, labelled the lower
+# bound (QA: the text printed only the roofline's figure).
+line=$("$CHALK" prices forward -n 8 | tr '\n' ' ' | sed 's/  */ /g; s/.* decode batch/decode batch/; s/ prefill .*//')
+python3 - "$tmp/fwd.json" "$line" <<'PY' || fail "prices forward text: headline cost is not the engine's: $line"
+import json, sys
+f = json.load(open(sys.argv[1]))["forward"]; line = sys.argv[2]
+eng, low = f["output_cost_usd_per_mtok"], f["output_cost_roofline_usd_per_mtok"]
+assert abs(eng - 0.2085) < 5e-4 and abs(low - 0.1116) < 5e-4, (eng, low)
+head, tail = line.split("; roofline (lower bound)")
+assert "output cost $%.4f/Mtok" % eng in head, (head, eng)
+assert tail.rstrip().endswith("output cost $%.4f/Mtok (lower bound)" % low), (tail, low)
+PY
+# prices infer remarks on prices that contradict the lecture's reading, and an --input
+# override carries the sheet's derived prices in ratio (reference prices.md 1.1: the 5-minute
+# write is 1.25x input, 1-hour 2x, a read 0.1x): Sonnet 4.5 at $1 input writes at $1.25, not
+# the sheet's $3.75.
+"$CHALK" prices infer claude-sonnet-4.5 --input-usd-per-mtok 1 --cache-read-usd-per-mtok 2 --fast-multiplier 0.5 --json > "$tmp/infer.json" \
+  || fail "prices infer with overrides"
+python3 - "$tmp/infer.json" <<'PY' || fail "prices infer: warnings $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['warnings'])" "$tmp/infer.json")"
+import json, sys
+w = json.load(open(sys.argv[1]))["warnings"]
+assert any("cache write (300 s) $3.75/Mtok -> $1.25/Mtok" in x for x in w), w
+assert any("cache write (3600 s) $6/Mtok -> $2/Mtok" in x for x in w), w
+assert any(x.startswith("a cache hit ($2/Mtok) costs more than an uncached input token ($1/Mtok)") for x in w), w
+assert any(x.startswith("the fast tier's output is 0.5x the standard price") for x in w), w
+PY
+"$CHALK" prices infer claude-sonnet-4.5 --json | python3 -c "import json,sys; w=json.load(sys.stdin)['warnings']; assert w == [], w" \
+  || fail "prices infer: a built-in sheet draws remarks"
+"$CHALK" prices infer claude-sonnet-4.5 --cache-read-usd-per-mtok 4 | grep -q "^warning     a cache hit (\$4/Mtok) costs more" || fail "prices infer text lacks the remark"
 [ "$("$CHALK" prices forward --csv | head -1 | cut -d, -f1-3)" = "source,input_usd_per_mtok,output_usd_per_mtok" ] || fail "forward --csv header"
 echo "prices_outputs: all passed"

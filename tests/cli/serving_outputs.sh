@@ -27,7 +27,23 @@ assert "weights 673.2 GB" in j["excluded_replicas"][0]["reason"]
 PY
 # Modes: the fast- and slow-mode answers, as text and JSON (pinned on the roofline).
 "$CHALK" serving modes --roofline -m llama-3.1-70b -H h200 > "$tmp/modes.txt" || fail "modes"
-grep -q "2.5x the speed costs 1.35x the price" "$tmp/modes.txt" || fail "modes text: $(cat "$tmp/modes.txt")"
+grep -q "2.5x the speed costs 1.346x the price" "$tmp/modes.txt" || fail "modes text: $(cat "$tmp/modes.txt")"
+# Adjacent lines agree: each multiple is quoted at the precision of the figures it divides.
+# Llama 3.1 70B on H100 (QA): 6x the price buys batch 21 at 62.14 tok/s/user over the
+# baseline's 24.89 = 2.497x, which 3 digits printed as "2.5x", beside "2.5x the speed costs
+# 6.22x" (batch 20, 62.63 tok/s/user = 2.516x).
+"$CHALK" serving modes -m llama-3.1-70b -H h100-sxm | tr '\n' ' ' | sed 's/  */ /g' > "$tmp/modes70.txt" || fail "modes 70b"
+python3 - "$tmp/modes70.txt" <<'PY' || fail "modes multiples disagree with the figures beside them: $(cat "$tmp/modes70.txt")"
+import re, sys
+t = open(sys.argv[1]).read()
+base = float(re.search(r"baseline .*?: ([0-9.]+) tok/s/user", t).group(1))
+buys = re.findall(r"([0-9.]+)x the price buys ([0-9.]+)x the speed \(using ([0-9.]+)x\)[^:]*: batch \d+ on \d+ chips.*?: ([0-9.]+) tok/s/user", t)
+assert buys, t
+for asked, speed, used, user in buys:
+    assert abs(float(speed) - float(user) / base) <= 6e-4 * float(speed), (speed, user, base)
+six = [b for b in buys if b[0] == "6"][0]
+assert six[1] == "2.497", six
+PY
 grep -q "what stops it" "$tmp/modes.txt" || fail "modes: no limit stated"
 "$CHALK" serving modes --roofline -m llama-3.1-70b -H h200 --json | python3 -c "
 import json,sys; m=json.load(sys.stdin)['modes']
@@ -45,6 +61,27 @@ python3 -c "
 import json,sys; d=json.load(open('$tmp/chart.json'))
 assert d['format'] == 'chalk-serving-chart/1'
 for k in ('batch_sweep','context_sweep','frontier','modes','balance','window','deployment'): assert k in d, k" || fail "chart data"
+# The plot's curves honour the deployment options (QA: 8 chips whatever was asked): -n 4
+# or a single --replica-chips 4 draws them on 4 chips, as `serving sweep -n 4` does, and the
+# title says so; without either they are `serving sweep`'s default deployment.
+for args in "-n 4" "--replica-chips 4"; do
+  # shellcheck disable=SC2086
+  "$CHALK" serving plot -m llama-3.1-70b -H h100-sxm -b 1,64 $args --json > "$tmp/plot4.json" || fail "plot $args"
+  "$CHALK" serving sweep -m llama-3.1-70b -H h100-sxm -b 1,64 -n 4 --json > "$tmp/sweep4.json" || fail "sweep -n 4"
+  python3 - "$tmp/plot4.json" "$tmp/sweep4.json" "$args" <<'PY' || fail "plot $args: curves not on 4 chips"
+import json, sys
+p, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert {r["chips"] for r in p["batch_sweep"]} == {4}, p["batch_sweep"]
+assert p["deployment"]["assumptions"]["chips"] == 4 and p["title"].endswith("on 4 chips"), p["title"]
+assert [r["t_step_ms"] for r in p["batch_sweep"]] == [r["t_step_ms"] for r in s["rows"]], (p["batch_sweep"], s["rows"])
+# llama-3.1-70b on 4 H100 holds 109 sequences at 4096 tokens: one key for it (decode's).
+assert p["window"]["max_batch_at_context"] == 109 and "batch_fills_memory" not in p["window"], p["window"]
+if sys.argv[3] == "-n 4":
+    assert {r["chips"] for r in p["frontier"]["points"]} == {4}, "frontier not at -n"
+PY
+done
+"$CHALK" serving plot -m llama-3.1-70b -H h100-sxm -b 1,64 --json | python3 -c "
+import json, sys; p = json.load(sys.stdin); assert p['deployment']['assumptions']['chips'] == 2, p['title']" || fail "plot default chips differ from serving sweep's (2)"
 err=$("$CHALK" serving plot -m llama-3.1-8b -H h100-sxm -o "$tmp/chart.html" 2>&1 >/dev/null); rc=$?
 if [ $rc -eq 2 ] && printf '%s' "$err" | grep -q "built without the plotting library"; then
   echo "serving_outputs: HTML skipped: this build has no web/node_modules (run npm ci --prefix web)"

@@ -67,6 +67,19 @@ cp "$SRC/data/models/hf/llama-3.1-8b.json" "$tmp/sub/my-model.json"
 { echo "$h"; echo "P-1,decode,my-model.json,h100-sxm,1,1,1,run,2048,0,step_ms,5"; } > "$tmp/sub/path.csv"
 out=$("$CHALK" validate "$tmp/sub/path.csv" --wide) || fail "validate with a relative model path exited $?"
 case "$out" in *"P-1"*"predicted"*) ;; *) fail "P-1 not predicted: $out";; esac
+# What decode flags, a row carries (QA): a layout that does not divide and a batch beyond
+# --batch's range are the row's errors (file, line, id, column; exit 2); a row that does not
+# fit in HBM is predicted with a note saying so, and an Excel BOM is not part of `id`.
+hv="id,kind,model,hardware,chips,tp,batch,batch_per,context,metric,value"
+printf '%s\n%s\n' "$hv" "TP8,decode,llama-3.1-70b,h100-sxm,4,8,1,replica,1024,step_ms,50" > "$tmp/tp8.csv"
+expect_error "tp8.csv: line 2: TP8: tp: must be a positive divisor of the 4 chips, got 8" validate "$tmp/tp8.csv"
+printf '%s\n%s\n' "$hv" "HUGE,decode,llama-3.1-70b,h100-sxm,4,4,99999999999,replica,1024,step_ms,50" > "$tmp/huge.csv"
+expect_error "huge.csv: line 2: HUGE: batch: expected at most 16777216 sequences per replica" validate "$tmp/huge.csv"
+printf '%s\n%s\n' "$hv" "HEX,decode,llama-3.1-70b,h100-sxm,4,4,64,replica,1024,step_ms,0x1e" > "$tmp/hex.csv"
+expect_error "hex.csv: line 2: HEX: value: expected a number, got '0x1e' (plain decimal only" validate "$tmp/hex.csv"
+printf '\xef\xbb\xbf%s\n%s\n' "$hv" "ONE,decode,llama-3.1-70b,h100-sxm,1,1,1,replica,1024,step_ms,50" > "$tmp/bom.csv"
+out=$("$CHALK" validate "$tmp/bom.csv" --wide) || fail "validate of a file with a BOM exited $?"
+case "$out" in *"ONE"*"predicted"*"does not fit: 141 GB of weights at batch 1"*) ;; *) fail "ONE not predicted with its fit note: $out";; esac
 expect_ok validate
 expect_ok validate --calibration
 expect_ok validate "$csv" --csv

@@ -117,10 +117,27 @@ try {
     close(Number(await page.getAttribute('#sweep-numbers button[data-key="cost_usd_per_mtok"]', 'data-value')), row.cost_usd_per_mtok, 'cost at batch 256');
     const bal = cli('serving', 'balance', ...M, '-s', '4096', '--kv-dtype', 'fp8').balance;
     close(Number(await page.getAttribute('#sweep-numbers button[data-key="lecture_batch_peak"]', 'data-value')), bal.lecture_batch_peak, 'B*');
+    // The first compute-bound batch (docs/web.md) is balance's batch_with_kv: none at 4096 tokens
+    // (past context_never_compute_bound_tokens, 871 for Llama 3.1 8B on H100 at fp8 KV), where the
+    // page read a key that only exists when there is one and drew nothing (QA).
+    assert.equal(bal.batch_with_kv, null);
+    assert.equal(await page.getAttribute('#sweep-numbers button[data-key="batch_with_kv"]', 'data-value'), '');
+    assert.match(await page.textContent('#sweep-numbers button[data-key="batch_with_kv"]'), /first compute-bound batch.*none.*871 tokens/);
     await page.click('#sweep-numbers button[data-key="cost_usd_per_mtok"]');
     assert.match(await page.textContent('#explain-body .formula'), /price per chip-hour x n \/ \(tokens per hour/);
     const parts = await plotted('memory');
     close(parts[1].gb, Number(await page.getAttribute('#memory-numbers button[data-key="kv_cache_gb"]', 'data-value')), 'plotted KV = explained KV');
+  });
+  await check('first compute-bound batch at a short context = chalk serving balance, with its algebra', async () => {
+    await page.$eval('#context', (el) => { el.value = '9'; el.dispatchEvent(new Event('input')); });
+    await page.waitForFunction(() => window.chalk.data.balance.balance.context_tokens === 512 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
+    const bal = cli('serving', 'balance', ...M, '-s', '512', '--kv-dtype', 'fp8').balance;
+    assert.equal(bal.batch_with_kv, 723);  // Llama 3.1 8B, H100, fp8 KV, 512 tokens
+    assert.equal(Number(await page.getAttribute('#sweep-numbers button[data-key="batch_with_kv"]', 'data-value')), 723);
+    await page.click('#sweep-numbers button[data-key="batch_with_kv"]');
+    assert.match(await page.textContent('#explain-body h3'), /^batch_with_kv = 723 sequences/);
+    await page.$eval('#context', (el) => { el.value = '12'; el.dispatchEvent(new Event('input')); });
+    await page.waitForFunction(() => window.chalk.data.balance.balance.context_tokens === 4096 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
   });
   await check('simulation: the rate slider moves TTFT and TPOT percentiles = chalk simulate', async () => {
     await page.$eval('#rate', (el) => { el.value = '4'; el.dispatchEvent(new Event('input')); });

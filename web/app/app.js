@@ -123,7 +123,14 @@ async function updateSweep() {
   const bx = Object.fromEntries(bal.explanations.map((x) => [x.key, x]));
   numberButtons($('sweep-numbers'), [
     ...['cost_usd_per_mtok', 'tok_per_s_per_user', 'tok_per_s_per_chip'].filter((k) => ax[k]).map((k) => ({ key: k, label: `${k.replace(/_/g, ' ')} at batch ${state.batch}`, value: ax[k].result, unit: ax[k].unit, explanation: ax[k] })),
-    ...['lecture_batch_peak', 'batch_with_kv'].filter((k) => bx[k]).map((k) => ({ key: k, label: k === 'lecture_batch_peak' ? 'balance batch B* (lecture)' : 'compute-bound from batch', value: bx[k].result, unit: 'sequences', explanation: bx[k] })),
+    { key: 'lecture_batch_peak', label: 'balance batch B* (lecture)', value: bal.balance.lecture_batch_peak, unit: 'sequences', explanation: bx.lecture_batch_peak },
+    // The first compute-bound batch is balance's batch_with_kv (KV fetch counted): none at a
+    // context past context_never_compute_bound_tokens, where the KV grows as fast as compute.
+    { key: 'batch_with_kv', label: 'first compute-bound batch', value: bal.balance.batch_with_kv, explanation: bx.batch_with_kv,
+      unit: bal.balance.batch_with_kv === null
+        ? (bal.balance.context_never_compute_bound_tokens === null ? 'none at this context: memory-bound at every batch'
+          : `none: memory-bound at every batch past ${bal.balance.context_never_compute_bound_tokens.toLocaleString('en-US')} tokens of context`)
+        : 'sequences' },
   ]);
   await draw('step', '#view-step', termChart(termRows(j.rows, 'batch', STEP_TERMS), 'batch (sequences)', 'ms per step', state.batch));
   await draw('cost', '#view-cost', termChart(termRows(j.rows, 'batch', COST_TERMS), 'batch (sequences)', 'USD per 1M tokens', state.batch));

@@ -18,6 +18,12 @@
 
 namespace chalk {
 
+/// The largest batch (sequences in one step) and context (tokens) chalk accepts from a
+/// user: the CLI's --batch 1..2^24 and --context 1..2^30. validate's rows and the Python
+/// module's step functions take the same ranges, so every front end refuses the same input.
+inline constexpr int64_t kMaxStepBatch = int64_t{1} << 24;
+inline constexpr int64_t kMaxContextTokens = int64_t{1} << 30;
+
 /// What a user chooses for a run. Unset fields take the defaults documented here.
 struct DeploymentOptions {
   int64_t n_chips = 1;                       ///< chips holding one replica (>= 1)

@@ -99,4 +99,20 @@ std::vector<std::string> builtin_price_sheet_names();
 /// Throws InputError naming `where` and the field.
 void validate(const PriceSheet& s, const std::string& where);
 
+/// A sheet with its standard input and output prices replaced (`prices infer NAME
+/// --input-usd-per-mtok X`). Every price the sheet derives from them keeps its ratio: cache
+/// reads and writes, long-context and service tiers and off-peak prices follow the input
+/// price, their output prices the output price. Providers state these as multiples of the
+/// base price (Anthropic: 5-minute write 1.25x input, 1-hour write 2x, read 0.1x;
+/// reference prices.md 1.1), so a sheet's absolute figures kept beside a new input price
+/// would price a cache write at 3.75x a $1 input. `input`, `output` unset: unchanged.
+/// Returns one line per derived price that moved, for the front end to print.
+std::vector<std::string> override_base_prices(PriceSheet& s, std::optional<UsdPerToken> input, std::optional<UsdPerToken> output);
+
+/// Prices that are valid but contradict what the lecture reads from them (1:32:51-2:03:48),
+/// one remark each: a cache hit dearer than recomputing the prompt (read > input), a cache
+/// write cheaper than the input it stores, a fast or priority tier cheaper than standard,
+/// a flex or off-peak tier dearer than it. Empty for a sensible sheet.
+std::vector<std::string> questionable_prices(const PriceSheet& s);
+
 }  // namespace chalk

@@ -161,7 +161,7 @@ struct BatchingWindow {
   bool weights_fit = false;
   /// The largest batch whose KV fits beside the weights and reserve at `context`: the
   /// sequences one replica can hold (0 when the weights do not fit; capped at 2^24).
-  int64_t batch_fills_memory = 0;
+  int64_t max_batch_at_context = 0;
   /// The decode step at that batch: a memory-bound step then reads (almost) all of HBM,
   /// so T_step ~ (1 - reserve) x hbm_sweep_effective.
   std::optional<DecodeStep> step;

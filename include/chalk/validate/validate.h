@@ -20,7 +20,7 @@ enum class RowStatus {
   not_modelled,  ///< a kind or metric chalk does not predict yet (training); `reason` says which
   calibration,   ///< a microbenchmark: an input to the efficiencies, never scored
   unreadable,    ///< a field the format rejects (only with keep_going); `reason` names it
-  rejected,      ///< chalk's engine rejected the inputs (a layout that does not divide, no fit)
+  rejected,      ///< a throughput row at `max` batch whose weights fit in no layout; `reason` says so
 };
 std::string_view to_string(RowStatus s);
 
@@ -73,9 +73,12 @@ struct ValidationReport {
 /// row is read"). An input the row leaves empty takes chalk's default, printed among the
 /// row's assumptions, as is every column the row's `assumed` lists. Throws InputError
 /// naming the row id and the column for a field chalk cannot use (a model or system it
-/// cannot find, a degree that does not divide the chips); with `keep_going` such a row is
-/// kept with status unreadable and the error as its reason. A row whose inputs the engine
-/// rejects (a layout search with no fit) is kept with status rejected.
+/// cannot find, a degree that does not divide the chips, a batch or context beyond the
+/// CLI's ranges); with `keep_going` such a row is kept with status unreadable and the error
+/// as its reason. A doubtful row (weights and KV not fitting in HBM, a tensor-parallel
+/// degree the heads do not divide, a context beyond the model's maximum) is predicted with
+/// a note saying so. A throughput row at `max` batch that fits in no layout is kept with
+/// status rejected.
 ValidationReport validate_measurements(const std::vector<Measurement>& rows, bool keep_going = false);
 
 /// The model a row names, read as validate reads it (a built-in name, an HF repo id whose
