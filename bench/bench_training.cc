@@ -14,6 +14,14 @@ namespace {
 // Before/after the time-only collectives (no protocol name built per collective) on the
 // shared 2-core build machine under load 16: 143 ns -> 85 ns CPU per plan (598 -> 296 ns
 // wall); the layout search also computes each plan's memory once, not twice.
+// Then (issue 13's 100 ns; the step's result built once instead of zeroed then written, no
+// plan copy, collective times inline, -fno-semantic-interposition, the DP parameters read
+// from the memory figures): 1610 -> 1230 instructions per plan (callgrind), 53 -> 50
+// divisions; CPU per plan, the binaries alternated 4 x 5 repetitions on the shared 2-core
+// machine at load 5-6: 111 -> 76 ns minimum, 115 -> 78 ns median (earlier at load 6-10:
+// 136-143 ns before, 87-97 ns after). Every output stays byte-identical, so divisions are
+// not hoisted (x / L / tp and x / (L tp) round differently); the rest are mostly those.
+// The Kimi K2 search below: 75-99 ms either way under the same load (target 1 s).
 void step(benchmark::State& state) {
   const chalk::ModelSpec m = chalk::load_model("llama-3.1-405b");
   const chalk::SystemSpec sys = chalk::load_system("h100-sxm");

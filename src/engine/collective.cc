@@ -26,22 +26,6 @@ CollectiveTime fastest(double steps, Bytes wire_bytes, const LinkModel& link) {
   return best;
 }
 
-/// fastest()'s time alone: no protocol name built (the training search's inner loop).
-double fastest_time(double steps, double wire_bytes, const LinkModel& link) {
-  double best = std::numeric_limits<double>::infinity();
-  const double bw = link.bandwidth.value();
-  for (const auto& p : link.protocols) {
-    best = std::min(best, p.base_latency.value() + p.step_latency.value() * steps + wire_bytes / (bw * p.bandwidth_fraction));
-  }
-  return best;
-}
-
-void check(Bytes message, const char* what) {
-  if (message.value() < 0 || !std::isfinite(message.value())) {
-    throw InputError(what, "message must be a finite number of bytes >= 0, got " + std::to_string(message.value()));
-  }
-}
-
 }  // namespace
 
 bool is_tpu(const SystemSpec& s) { return starts_with_tpu(s.name) || starts_with_tpu(s.chip.name); }
@@ -80,53 +64,33 @@ LinkModel scale_out_link(const SystemSpec& s) {
   return l;
 }
 
-double ring_steps(int64_t ranks, int passes, int torus_dimensions) {
-  if (ranks <= 1) return 0;
-  if (torus_dimensions <= 0) return passes * (d(ranks) - 1);
-  const double side = std::pow(d(ranks), 1.0 / torus_dimensions);
-  return passes * torus_dimensions * std::max(side - 1, 0.0);
-}
-
 CollectiveTime all_reduce(Bytes message, int64_t ranks, const LinkModel& link) {
-  check(message, "all_reduce");
+  detail::check_collective_message(message, "all_reduce");
   if (ranks <= 1) return {Seconds(0), "none"};
   const double n = d(ranks);
   return fastest(ring_steps(ranks, 2, link.torus_dimensions), message * (2 * (n - 1) / n), link);
 }
 
 CollectiveTime all_gather(Bytes message, int64_t ranks, const LinkModel& link) {
-  check(message, "all_gather");
+  detail::check_collective_message(message, "all_gather");
   if (ranks <= 1) return {Seconds(0), "none"};
   const double n = d(ranks);
   return fastest(ring_steps(ranks, 1, link.torus_dimensions), message * ((n - 1) / n), link);
 }
 
 CollectiveTime all_to_all(Bytes send_per_rank, int64_t ranks, const LinkModel& link) {
-  check(send_per_rank, "all_to_all");
+  detail::check_collective_message(send_per_rank, "all_to_all");
   if (ranks <= 1) return {Seconds(0), "none"};
   const double n = d(ranks);
   return fastest(1, send_per_rank * ((n - 1) / n), link);
 }
 
-Seconds all_reduce_time(Bytes message, int64_t ranks, const LinkModel& link) {
-  check(message, "all_reduce");
-  if (ranks <= 1) return Seconds(0);
-  const double n = d(ranks);
-  return Seconds(fastest_time(ring_steps(ranks, 2, link.torus_dimensions), message.value() * (2 * (n - 1) / n), link));
+namespace detail {
+
+void bad_collective_message(double bytes, const char* what) {
+  throw InputError(what, "message must be a finite number of bytes >= 0, got " + std::to_string(bytes));
 }
 
-Seconds all_gather_time(Bytes message, int64_t ranks, const LinkModel& link) {
-  check(message, "all_gather");
-  if (ranks <= 1) return Seconds(0);
-  const double n = d(ranks);
-  return Seconds(fastest_time(ring_steps(ranks, 1, link.torus_dimensions), message.value() * ((n - 1) / n), link));
-}
-
-Seconds all_to_all_time(Bytes send_per_rank, int64_t ranks, const LinkModel& link) {
-  check(send_per_rank, "all_to_all");
-  if (ranks <= 1) return Seconds(0);
-  const double n = d(ranks);
-  return Seconds(fastest_time(1, send_per_rank.value() * ((n - 1) / n), link));
-}
+}  // namespace detail
 
 }  // namespace chalk

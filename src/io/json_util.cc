@@ -46,10 +46,15 @@ class PathTracker {
   std::string path() const {
     std::string p;
     for (const auto& f : frames_) {
+      // Appended piece by piece: GCC 12 misreports `"[" + std::to_string(...)` under
+      // -Wrestrict once this function is inlined (-fno-semantic-interposition).
       if (f.array) {
-        p += "[" + std::to_string(f.index) + "]";
+        p += '[';
+        p += std::to_string(f.index);
+        p += ']';
       } else if (!f.key.empty()) {
-        p += (p.empty() ? "" : ".") + f.key;
+        if (!p.empty()) p += '.';
+        p += f.key;
       }
     }
     return p;

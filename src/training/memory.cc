@@ -8,9 +8,9 @@ namespace {
 
 double d(int64_t x) { return static_cast<double>(x); }
 
-}  // namespace
-
-Bytes activation_bytes_per_layer(const TrainingCosts& c, const TrainingPlan& p, Recompute r) {
+/// activation_bytes_per_layer, with the attention scores counted when `scores_counted` (and the
+/// plan stores them: no FlashAttention, no selective recomputation).
+Bytes layer_activation_bytes(const TrainingCosts& c, const TrainingPlan& p, Recompute r, bool scores_counted) {
   const double t = d(p.tp);
   const double tokens = d(p.microbatch) * d(c.seq_len) / d(p.cp);  // b s' on this rank
   const double scale = p.activation_bytes / 2.0;
@@ -18,10 +18,21 @@ Bytes activation_bytes_per_layer(const TrainingCosts& c, const TrainingPlan& p, 
     const double input = tokens * d(c.d_model) * p.activation_bytes;
     return Bytes(p.sequence_parallel ? input / t : input);
   }
-  const double scores = (r == Recompute::selective || p.flash_attention) ? 0.0 : c.act_scores_per_token_per_ctx * d(c.seq_len) / t;
+  const double scores =
+      (!scores_counted || r == Recompute::selective || p.flash_attention) ? 0.0 : c.act_scores_per_token_per_ctx * d(c.seq_len) / t;
   const double A = c.act_replicated_per_token + c.act_sharded_per_token;
   const double per_token = p.sequence_parallel ? A / t + scores : c.act_replicated_per_token + c.act_sharded_per_token / t + scores;
   return Bytes(tokens * per_token * scale);
+}
+
+}  // namespace
+
+Bytes activation_bytes_per_layer(const TrainingCosts& c, const TrainingPlan& p, Recompute r) {
+  return layer_activation_bytes(c, p, r, true);
+}
+
+Bytes activation_bytes_without_scores(const TrainingCosts& c, const TrainingPlan& p) {
+  return layer_activation_bytes(c, p, Recompute::none, false);
 }
 
 double microbatches_in_flight(PipelineSchedule s, int64_t p, int64_t m, int64_t v) {
@@ -47,6 +58,8 @@ TrainingMemory training_memory(const TrainingCosts& c, const TrainingSystem& s, 
   const double dense = stages_held * (c.dense_layer_params * frac + tables) / d(p.tp);
   const double experts = stages_held * c.expert_params * frac / d(p.ep * p.etp);
   out.params_per_chip = dense + experts;
+  out.dense_params_per_chip = dense;
+  out.expert_params_per_chip = experts;
   const double dp_dense = d(p.dp * p.cp);
   const double dp_expert = d(p.tp * p.cp * p.dp) / d(p.ep * p.etp);
   auto sharded = [&](double bytes_per_param, int from_stage) {
@@ -61,7 +74,10 @@ TrainingMemory training_memory(const TrainingCosts& c, const TrainingSystem& s, 
   }
   out.activations_per_layer = activation_bytes_per_layer(c, p, p.recompute);
   out.microbatches_in_flight = microbatches_in_flight(p.schedule, p.pp, pl.microbatches, p.virtual_stages);
-  const Bytes full_layer = activation_bytes_per_layer(c, p, Recompute::none);
+  // One layer's full activations: live during its backward under full recomputation and
+  // with reversible layers, and needed for nothing else.
+  const bool working_set = p.reversible || p.recompute == Recompute::full;
+  const Bytes full_layer = working_set ? activation_bytes_per_layer(c, p, Recompute::none) : Bytes(0);
   if (p.reversible) {
     out.activations = Bytes(0);
     out.activation_working = full_layer;

@@ -141,23 +141,21 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
 
 TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p, const Placement& pl,
                            const TrainingMemory& mem) {
-  TrainingStep r;
+  // Every figure is a local, and the result is built once at the end (no zeroing of the
+  // whole struct first): the layout search evaluates tens of thousands of plans.
   const Links links{s.up, s.has_scale_out ? &s.out : nullptr};
-  const double L = d(c.layers), lps = d(pl.layers_per_stage), frac = lps / L;
+  const double L = d(c.layers);
   const double h = d(c.d_model), b = d(p.microbatch), S = d(c.seq_len);
   const double shard = d(p.tp * p.cp);
   const double tok = b * S;  // tokens per microbatch per replica
   const int64_t m = pl.microbatches;
-  r.microbatches = m;
   const double mm_rate = s.matmul_rate.value(), at_rate = s.attention_rate.value(), hbm = s.hbm_rate.value();
 
   // Compute per microbatch of one average layer, forward.
   const double layer_mm = tok * (c.matmul_flops_per_token - c.lm_head_flops_per_token) / L / shard / mm_rate;
   const double layer_at = tok * c.attention_flops_per_token / L / shard / at_rate;
   // Stored activations (the attention scores apart) written in forward, read in backward.
-  TrainingPlan no_scores = p;
-  no_scores.flash_attention = true;
-  const double layer_el = activation_bytes_per_layer(c, no_scores, Recompute::none).value() / hbm;
+  const double layer_el = activation_bytes_without_scores(c, p).value() / hbm;
   // Materialised attention scores (no FlashAttention): each of the s x s score elements per
   // head crosses HBM kScoreBytesForward times in forward and kScoreBytesBackward in backward
   // (scores_hbm_bytes; Dao et al. 2022 section 2.2, Algorithm 0).
@@ -179,8 +177,6 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double layer_rec = rerun ? layer_mm + layer_at + layer_el + layer_sc_f : rerun_scores ? layer_at + layer_sc_f : 0.0;
   const BusiestStage busy = busiest_stage(c, p, pl, 3 * layer_mm + (1 + at_bwd) * layer_at + 2 * layer_el + layer_sc_f + layer_sc_b + layer_rec,
                                           3 * head_mm + head_loss_f + head_loss_b);
-  r.busy_layers = busy.layers;
-  r.busy_output_layers = busy.heads;
   const double nl = busy.layers;
   const double t_mm = nl * layer_mm + busy.heads * head_mm, t_at = nl * layer_at;
   const double t_el = nl * layer_el, t_sc_f = nl * layer_sc_f, t_sc_b = nl * layer_sc_b;
@@ -204,7 +200,6 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
     cp_f = nl * d(p.cp - 1) * p2p(tok / d(p.cp) * c.kv_elements_per_token * p.activation_bytes / d(p.tp), link);
   }
   const double cp_total = cp_f * (rerun ? 4.0 : 3.0);
-  r.t_cp = Seconds(cp_total);
   const double cp_exposed = std::max(0.0, cp_total - t_at * (1 + at_bwd + (rerun ? 1 : 0)));
 
   // Expert parallel: dispatch and combine all-to-alls per MoE layer forward, again backward
@@ -230,7 +225,6 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
     ep_f = layers * (exchange(p.dispatch_bytes) + exchange(p.combine_bytes));
   }
   const double ep_total = ep_f * (rerun ? 3.0 : 2.0);
-  r.t_ep = Seconds(ep_total);
 
   // Pipeline sends: one activation (forward) and one gradient (backward) per chunk per
   // microbatch, scattered over the TP ranks (Narayanan 4.1).
@@ -239,7 +233,6 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
     const LinkModel& link = pl.pp_in_domain ? s.up : links.outward("pipeline");
     pp_send = d(pl.chunks) * p2p(tok / shard * h * p.activation_bytes, link);
   }
-  r.t_pp = Seconds(2 * pp_send);
 
   const bool dual = p.schedule == PipelineSchedule::dualpipe && p.pp > 1;
   // Under DualPipe's overlap the communication kernels hold SMs while compute runs.
@@ -250,14 +243,6 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // hiding EP and PP traffic behind compute (DeepSeek-V3 3.2.1).
   const double ep_exposed = dual ? std::max(0.0, ep_total - (compute_f + compute_b)) : ep_total;
   const double pp_exposed = dual ? 0.0 : 2 * pp_send;
-  r.t_cp_exposed = Seconds(cp_exposed);
-  r.t_ep_exposed = Seconds(ep_exposed);
-  r.t_pp_exposed = Seconds(pp_exposed);
-  r.t_tp = Seconds(tp_f + tp_b);
-  r.t_matmul = Seconds(3 * t_mm);
-  r.t_attention = Seconds((1 + at_bwd) * t_at);
-  r.t_recompute = Seconds(t_rec);
-  r.t_elementwise = Seconds(2 * t_el + t_sc_f + t_sc_b + t_loss_f + t_loss_b);
   const double ep_share = ep_total > 0 ? ep_exposed / ep_total : 0.0;
   const double cp_share = cp_total > 0 ? cp_exposed / cp_total : 0.0;
   // While a collective runs hidden behind compute, its kernels hold SMs the compute then
@@ -268,10 +253,10 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double cp_lost_b = cp_total > 0 ? sm_contention(cp_hidden * (cp_total - cp_f) / cp_total, sm) : 0.0;
   const double t_f = compute_f + cp_lost_f + tp_f + ep_f * ep_share + cp_f * cp_share + pp_exposed / 2;
   const double t_b = compute_b + cp_lost_b + tp_b + (ep_total - ep_f) * ep_share + (cp_total - cp_f) * cp_share + pp_exposed / 2;
-  r.t_forward = Seconds(t_f);
-  r.t_backward = Seconds(t_b);
-  r.t_weight_grad = Seconds(t_mm * slow);
-  r.t_bubble = pipeline_bubble(p.schedule, p.pp, m, p.virtual_stages, r.t_forward, r.t_backward, r.t_weight_grad);
+  const double t_w = t_mm * slow;
+  Seconds bubble = pipeline_bubble(p.schedule, p.pp, m, p.virtual_stages, Seconds(t_f), Seconds(t_b), Seconds(t_w));
+  int64_t unpaired = 0;
+  double alone_f = 0, alone_b = 0, t_unpaired = 0;
   if (dual) {
     // DualPipe's warm-up and cool-down (deepseek-ai/DualPipe dualpipe.py, DualPipe.step
     // steps 1-3 and 5-8): on rank 0, the busiest (busiest_stage), 3p/2 - 1 forward chunks and
@@ -280,29 +265,26 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
     // B and W are such lone chunks: (p/2 - 1)(F&B + B - 3W) (DualPipe README; DeepSeek-V3
     // Table 2). Zhao et al. 2025 (ISCA) Table 4 measures the phases apart: 1F 1.13 s, 1B
     // 1.99 s, 1W 0.48 s, bubble 2.06 s around 13.95 s of paired 1F1B.
-    r.unpaired_chunks = dualpipe_unpaired_chunks(p.pp, m);
-    const double alone_f = t_f - compute_f * (1 - 1 / slow) + ep_f * (1 - ep_share) + pp_send;
-    const double alone_b = t_b - compute_b * (1 - 1 / slow) + (ep_total - ep_f) * (1 - ep_share) + pp_send;
-    r.t_forward_alone = Seconds(alone_f);
-    r.t_backward_alone = Seconds(alone_b);
-    r.t_unpaired = Seconds(d(r.unpaired_chunks) * (alone_f + alone_b - t_f - t_b));
-    r.t_bubble = dualpipe_bubble(p.pp, Seconds(t_f + t_b), r.t_backward_alone, Seconds(t_mm));
+    unpaired = dualpipe_unpaired_chunks(p.pp, m);
+    alone_f = t_f - compute_f * (1 - 1 / slow) + ep_f * (1 - ep_share) + pp_send;
+    alone_b = t_b - compute_b * (1 - 1 / slow) + (ep_total - ep_f) * (1 - ep_share) + pp_send;
+    t_unpaired = d(unpaired) * (alone_f + alone_b - t_f - t_b);
+    bubble = dualpipe_bubble(p.pp, Seconds(t_f + t_b), Seconds(alone_b), Seconds(t_mm));
   }
-  const double work = d(m) * (t_f + t_b) + r.t_unpaired.value();
-  r.t_pipeline = Seconds(work) + r.t_bubble;
+  const double work = d(m) * (t_f + t_b) + t_unpaired;
+  const Seconds t_pipeline = Seconds(work) + bubble;
   const double paired = d(m) * (t_f + t_b);
-  r.bubble_fraction = paired > 0 ? r.t_bubble.value() / paired : 0.0;
 
   // Data parallel: gradients reduced over dp x cp ranks (dense) and the expert
   // data-parallel ranks (experts); ZeRO-1/2 reduce-scatter the gradients and all-gather
   // the updated weights; ZeRO-3 all-gathers the weights in forward and backward and
-  // reduce-scatters the gradients per microbatch (ZeRO 7.2).
-  const double stages_held = dual ? 2.0 : 1.0;
-  const double tables = p.pp == 1 ? c.embedding_params + c.lm_head_params : std::max(c.embedding_params, c.lm_head_params);
-  const double dense = stages_held * (c.dense_layer_params * frac + tables) / d(p.tp);
-  const double experts = stages_held * c.expert_params * frac / d(p.ep * p.etp);
-  const int64_t n_dense = p.dp * p.cp, n_exp = p.tp * p.cp * p.dp / (p.ep * p.etp);
-  const int64_t in_dense = inner_ranks(n_dense, s.domain / p.tp), in_exp = inner_ranks(n_exp, s.domain / (p.ep * p.etp));
+  // reduce-scatters the gradients per microbatch (ZeRO 7.2). The parameters are those the
+  // chip's stage holds (training_memory: its two DualPipe stages, the tables).
+  const double dense = mem.dense_params_per_chip, experts = mem.expert_params_per_chip;
+  const int64_t n_dense = p.dp * p.cp, in_dense = inner_ranks(n_dense, s.domain / p.tp);
+  // A dense model has no expert group: its collectives are 0 (group_all_*'s M <= 0).
+  const int64_t n_exp = experts > 0 ? p.tp * p.cp * p.dp / (p.ep * p.etp) : 1;
+  const int64_t in_exp = experts > 0 ? inner_ranks(n_exp, s.domain / (p.ep * p.etp)) : 1;
   const double g = p.state.gradients, w = p.state.weights;
   const char* what = "data-parallel gradient reduce";
   double dp_time = 0, exposed = 0, lost = 0;
@@ -333,31 +315,62 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
     exposed = std::max(0.0, per_mb - window) * d(m);
     lost = sm_contention(std::min(per_mb, window), s.communication_sm_fraction) * d(m);
   }
-  r.t_dp = Seconds(dp_time);
-  r.t_dp_exposed = Seconds(exposed);
   // Optimizer: the grad-norm pass and AdamW over the parameters whose optimizer states this
   // chip keeps (all it holds under ZeRO-0; its 1/DP shard from ZeRO-1 on), at the HBM rate.
   const double owned = p.state.optimizer > 0 ? mem.optimizer.value() / p.state.optimizer : 0.0;
-  r.t_optimizer = Seconds(optimizer_hbm_bytes(p.state, owned) / hbm);
-  r.t_dp_sm_contention = Seconds(lost);
-  r.t_cp_sm_contention = Seconds(d(m) * (cp_lost_f + cp_lost_b));
-  r.t_step = r.t_pipeline + r.t_dp_exposed + r.t_dp_sm_contention + r.t_optimizer;
+  const Seconds t_optimizer = Seconds(optimizer_hbm_bytes(p.state, owned) / hbm);
+  const Seconds t_step = t_pipeline + Seconds(exposed) + Seconds(lost) + t_optimizer;
 
   const double chips = d(plan_chips(p));
-  r.tokens_per_step = d(p.global_batch) * S;
-  r.tokens_per_s = TokensPerSecond(r.tokens_per_step / r.t_step.value());
-  r.tokens_per_s_per_chip = r.tokens_per_s / chips;
+  const double tokens_per_step = d(p.global_batch) * S;
+  const TokensPerSecond tokens_per_s = TokensPerSecond(tokens_per_step / t_step.value());
   const double fwd_per_token = c.matmul_flops_per_token + c.attention_flops_per_token;
-  r.model_flops = Flops(3 * fwd_per_token * r.tokens_per_step);
+  const Flops model_flops = Flops(3 * fwd_per_token * tokens_per_step);
   double extra = (at_bwd - 2.0) * c.attention_flops_per_token;
   if (rerun) extra += fwd_per_token;
   else if (p.recompute == Recompute::selective && !p.flash_attention) extra += c.attention_flops_per_token;
-  r.hardware_flops = r.model_flops + Flops(extra * r.tokens_per_step);
-  const double denom = r.t_step.value() * chips * s.peak_bf16.value();
-  r.mfu = r.model_flops.value() / denom;
-  r.hfu = r.hardware_flops.value() / denom;
-  r.model_flops_per_s_per_chip = FlopsPerSecond(r.model_flops.value() / r.t_step.value() / chips);
-  return r;
+  const Flops hardware_flops = model_flops + Flops(extra * tokens_per_step);
+  const double denom = t_step.value() * chips * s.peak_bf16.value();
+  return TrainingStep{
+      .microbatches = m,
+      .busy_layers = busy.layers,
+      .busy_output_layers = busy.heads,
+      .t_forward = Seconds(t_f),
+      .t_backward = Seconds(t_b),
+      .t_weight_grad = Seconds(t_w),
+      .t_matmul = Seconds(3 * t_mm),
+      .t_attention = Seconds((1 + at_bwd) * t_at),
+      .t_recompute = Seconds(t_rec),
+      .t_elementwise = Seconds(2 * t_el + t_sc_f + t_sc_b + t_loss_f + t_loss_b),
+      .t_tp = Seconds(tp_f + tp_b),
+      .t_cp = Seconds(cp_total),
+      .t_ep = Seconds(ep_total),
+      .t_pp = Seconds(2 * pp_send),
+      .t_cp_exposed = Seconds(cp_exposed),
+      .t_ep_exposed = Seconds(ep_exposed),
+      .t_pp_exposed = Seconds(pp_exposed),
+      .unpaired_chunks = unpaired,
+      .t_forward_alone = Seconds(alone_f),
+      .t_backward_alone = Seconds(alone_b),
+      .t_unpaired = Seconds(t_unpaired),
+      .t_pipeline = t_pipeline,
+      .t_bubble = bubble,
+      .bubble_fraction = paired > 0 ? bubble.value() / paired : 0.0,
+      .t_dp = Seconds(dp_time),
+      .t_dp_exposed = Seconds(exposed),
+      .t_optimizer = t_optimizer,
+      .t_dp_sm_contention = Seconds(lost),
+      .t_cp_sm_contention = Seconds(d(m) * (cp_lost_f + cp_lost_b)),
+      .t_step = t_step,
+      .tokens_per_step = tokens_per_step,
+      .tokens_per_s = tokens_per_s,
+      .tokens_per_s_per_chip = tokens_per_s / chips,
+      .model_flops = model_flops,
+      .hardware_flops = hardware_flops,
+      .mfu = model_flops.value() / denom,
+      .hfu = hardware_flops.value() / denom,
+      .model_flops_per_s_per_chip = FlopsPerSecond(model_flops.value() / t_step.value() / chips),
+  };
 }
 
 }  // namespace chalk

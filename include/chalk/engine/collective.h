@@ -6,7 +6,10 @@
 // book, sharding.md).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -79,7 +82,12 @@ struct CollectiveTime {
 /// Algorithm steps of a ring collective over `ranks` that moves data `passes` times
 /// around the ring (all-reduce 2, all-gather / reduce-scatter 1): passes x (n - 1) on a
 /// switch; on a d-dimensional torus the ring runs per dimension, passes x d x (n^(1/d) - 1).
-double ring_steps(int64_t ranks, int passes, int torus_dimensions);
+inline double ring_steps(int64_t ranks, int passes, int torus_dimensions) {
+  if (ranks <= 1) return 0;
+  if (torus_dimensions <= 0) return passes * (static_cast<double>(ranks) - 1);
+  const double side = std::pow(static_cast<double>(ranks), 1.0 / torus_dimensions);
+  return passes * torus_dimensions * std::max(side - 1, 0.0);
+}
 
 /// Ring all-reduce of `message` bytes (the full array) among `ranks`:
 /// min over protocols of base + steps x step_latency + 2(n-1)/n x M / (B x fraction)
@@ -97,10 +105,45 @@ CollectiveTime all_gather(Bytes message, int64_t ranks, const LinkModel& link);
 /// sends proceed in parallel).
 CollectiveTime all_to_all(Bytes send_per_rank, int64_t ranks, const LinkModel& link);
 
+namespace detail {
+/// Throws InputError naming `what`: a collective's message must be a finite number of
+/// bytes >= 0.
+[[noreturn]] void bad_collective_message(double bytes, const char* what);
+inline void check_collective_message(Bytes message, const char* what) {
+  if (message.value() < 0 || !std::isfinite(message.value())) bad_collective_message(message.value(), what);
+}
+/// The fastest protocol's time for a collective with `steps` hops moving `wire_bytes` per
+/// rank: min over protocols of base + steps x step latency + bytes / (B x fraction).
+inline double fastest_protocol_time(double steps, double wire_bytes, const LinkModel& link) {
+  double best = std::numeric_limits<double>::infinity();
+  const double bw = link.bandwidth.value();
+  for (const auto& p : link.protocols) {
+    best = std::min(best, p.base_latency.value() + p.step_latency.value() * steps + wire_bytes / (bw * p.bandwidth_fraction));
+  }
+  return best;
+}
+}  // namespace detail
+
 /// The times of all_reduce, all_gather and all_to_all without the protocol's name (no
-/// string is built): the same numbers, for inner loops such as the training layout search.
-Seconds all_reduce_time(Bytes message, int64_t ranks, const LinkModel& link);
-Seconds all_gather_time(Bytes message, int64_t ranks, const LinkModel& link);
-Seconds all_to_all_time(Bytes send_per_rank, int64_t ranks, const LinkModel& link);
+/// string is built): the same numbers, for inner loops such as the training layout search
+/// (inline there: issue 13's plan evaluation within 100 ns).
+inline Seconds all_reduce_time(Bytes message, int64_t ranks, const LinkModel& link) {
+  detail::check_collective_message(message, "all_reduce");
+  if (ranks <= 1) return Seconds(0);
+  const double n = static_cast<double>(ranks);
+  return Seconds(detail::fastest_protocol_time(ring_steps(ranks, 2, link.torus_dimensions), message.value() * (2 * (n - 1) / n), link));
+}
+inline Seconds all_gather_time(Bytes message, int64_t ranks, const LinkModel& link) {
+  detail::check_collective_message(message, "all_gather");
+  if (ranks <= 1) return Seconds(0);
+  const double n = static_cast<double>(ranks);
+  return Seconds(detail::fastest_protocol_time(ring_steps(ranks, 1, link.torus_dimensions), message.value() * ((n - 1) / n), link));
+}
+inline Seconds all_to_all_time(Bytes send_per_rank, int64_t ranks, const LinkModel& link) {
+  detail::check_collective_message(send_per_rank, "all_to_all");
+  if (ranks <= 1) return Seconds(0);
+  const double n = static_cast<double>(ranks);
+  return Seconds(detail::fastest_protocol_time(1, send_per_rank.value() * ((n - 1) / n), link));
+}
 
 }  // namespace chalk

@@ -23,6 +23,10 @@ namespace chalk {
 /// - full:      b s' h x activation bytes, / t with SP (the layer input only, Table 2).
 /// FlashAttention stores no scores (S = 0). Bytes scale with plan.activation_bytes / 2.
 Bytes activation_bytes_per_layer(const TrainingCosts& c, const TrainingPlan& p, Recompute r);
+/// activation_bytes_per_layer(c, p, Recompute::none) without the attention scores, whatever
+/// the plan (as under FlashAttention): training_step prices the scores' traffic apart
+/// (scores_hbm_bytes).
+Bytes activation_bytes_without_scores(const TrainingCosts& c, const TrainingPlan& p);
 
 /// Microbatches whose activations the first stage holds at its peak
 /// (training-and-systems.md 4.1, 2.2): no pipeline 1; GPipe m; 1F1B and ZB-H1 min(p, m);
@@ -34,6 +38,7 @@ double microbatches_in_flight(PipelineSchedule s, int64_t p, int64_t m, int64_t 
 /// Memory of the busiest (first) stage's chip.
 struct TrainingMemory {
   double params_per_chip = 0;  ///< parameters the chip's stage holds before ZeRO sharding (dense / tp + experts / (ep x etp))
+  double dense_params_per_chip = 0, expert_params_per_chip = 0;  ///< its two parts (the data-parallel groups differ)
   Bytes weights, gradients, optimizer;  ///< after ZeRO sharding
   Bytes zero3_buffers;         ///< ZeRO-3: two layers' gathered weights (the one computing and the one prefetched)
   Bytes activations_per_layer; ///< per microbatch, as stored
