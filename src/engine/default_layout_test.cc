@@ -161,7 +161,9 @@ TEST(DefaultLayout, DefaultSizeIsTheFirstTheSearchLaysOut) {
       for (int64_t k = 1; k < n; ++k) {
         const bool power = (k & (k - 1)) == 0;
         const bool considered = k <= domain ? (power || (!n_power && domain % k == 0)) : k % domain == 0;
-        if (considered) EXPECT_FALSE(laid_out(k)) << name << " on " << system << ": " << k << " < " << n;
+        if (considered) {
+          EXPECT_FALSE(laid_out(k)) << name << " on " << system << ": " << k << " < " << n;
+        }
       }
     }
   }
