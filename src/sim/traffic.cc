@@ -162,6 +162,9 @@ std::vector<Request> parse_trace_csv(std::string_view text, const std::string& s
   int64_t line_no = 0;
   bool header = false;
   double last = 0;
+  // A UTF-8 byte order mark at the start (as spreadsheet programs save CSV) is not part of
+  // the header, as in the measurements reader.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   std::size_t pos = 0;
   while (pos <= text.size()) {
     std::size_t nl = text.find('\n', pos);

@@ -83,6 +83,14 @@ TEST(Trace, ReadsAValidTrace) {
   EXPECT_EQ(r[1].arrival_s, 0.5);
 }
 
+TEST(Trace, AByteOrderMarkAtTheStartIsNotPartOfTheHeader) {
+  // EF BB BF, as spreadsheet programs save UTF-8 CSV: the header still reads.
+  const auto r = parse_trace_csv("\xEF\xBB\xBF" "arrival_s,input_tokens,output_tokens\n0.25,512,64\n", "t.csv");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].input_tokens, 512);
+  EXPECT_EQ(r[0].arrival_s, 0.25);
+}
+
 TEST(Trace, ErrorsNameTheLineAndTheColumn) {
   auto message = [](const char* text) {
     try {
