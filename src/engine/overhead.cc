@@ -11,11 +11,14 @@
 #include "chalk/engine/roofline.h"
 #include "attention_work.h"
 #include "dp_ranks.h"
+#include "overlap_windows.h"
 #include "matmul_rate.h"
 
 namespace chalk {
 namespace {
 
+using detail::decode_windows;
+using detail::DecodeWindows;
 using detail::rate_for;
 
 double d(int64_t x) { return static_cast<double>(x); }
@@ -44,35 +47,6 @@ double busiest_load(double balls, double bins) {
 
 const LinkModel& link_for(int64_t ranks, int64_t domain, const LinkModel& up, const LinkModel* out) {
   return (ranks <= domain || out == nullptr) ? up : *out;
-}
-
-/// Compute that hides one decode step's EP traffic under two micro-batches (both
-/// micro-batches, all MoE layers): the dispatch behind the shared expert and the
-/// attention before its core, the combine behind the core, the output projection and
-/// the router; each with its kernels' floor. Attention times are the step's, scaled to
-/// the MoE layers' share of the layers.
-struct DecodeWindows {
-  Seconds dispatch, combine;
-};
-DecodeWindows decode_windows(const Deployment& dep, Seconds projections, Seconds shared, Seconds core, Seconds router, Seconds floor) {
-  double moe_layers = 0, layers = 0, kernels_dispatch = 0, kernels_combine = 0, after = 0;
-  for (const auto& g : dep.model.groups) {
-    layers += d(g.count);
-    if (g.ffn.kind != FfnKind::moe) continue;
-    moe_layers += d(g.count);
-    after += d(g.count) * attention_output_fraction(g.attention, dep.model.d_model);
-    // kernels_per_layer's stages: MLA 6 before the core (norm, q_a/kv_a, latent norms,
-    // q_b, k_b BMM, RoPE + KV write) and 3 from it (core, v_b BMM, output); GQA 3 and 2;
-    // the shared expert 3; the router 3 (norm, GEMM, top-k). Two micro-batches each.
-    const bool mla = g.attention.kind == AttentionKind::mla;
-    kernels_dispatch += 2 * d(g.count) * ((mla ? 6 : 3) + (g.ffn.n_shared_experts > 0 ? 3 : 0));
-    kernels_combine += 2 * d(g.count) * ((mla ? 3 : 2) + 3);
-  }
-  if (moe_layers <= 0) return {};
-  const double share = moe_layers / layers;
-  after /= moe_layers;
-  return {shared + projections * ((1 - after) * share) + floor * kernels_dispatch,
-          (core + projections * after) * share + router + floor * kernels_combine};
 }
 
 /// Expert-parallel traffic of normal (prefill) all-to-all kernels while two micro-batches
