@@ -31,6 +31,9 @@ void add_policy_options(CLI::App& app, PolicyArgs& a) {
   app.add_option("--block-size", a.block_size, "Tokens per paged KV block (default: the engine's)");
   app.add_option("--max-seqs", a.max_seqs, "Running requests per replica at most (default: the engine's)");
   app.add_option("--chunked-prefill", a.chunked_prefill, "on or off (default: the engine's)");
+  app.add_option("--kv-admission", a.kv_admission,
+                 "to_completion: admission reserves a request's KV for all its tokens, never preempting (trtllm's default); "
+                 "on_demand: blocks as tokens arrive, preempting when full (vllm, sglang) (default: the engine's)");
 }
 
 void add_slo_options(CLI::App& app, SloArgs& a) {
@@ -117,6 +120,13 @@ sim::EnginePolicy policy_from(const PolicyArgs& a) {
     p.chunked_prefill = false;
   } else if (!a.chunked_prefill.empty()) {
     throw InputError("--chunked-prefill", "expected on or off, got '" + a.chunked_prefill + "'");
+  }
+  if (a.kv_admission == "to_completion") {
+    p.reserve_to_completion = true;
+  } else if (a.kv_admission == "on_demand") {
+    p.reserve_to_completion = false;
+  } else if (!a.kv_admission.empty()) {
+    throw InputError("--kv-admission", "expected to_completion or on_demand, got '" + a.kv_admission + "'");
   }
   sim::validate(p);
   return p;

@@ -36,6 +36,7 @@ struct PolicyArgs {
   std::string engine = "vllm";
   std::optional<int64_t> max_batched_tokens, block_size, max_seqs;
   std::string chunked_prefill;  ///< "", "on" or "off"
+  std::string kv_admission;     ///< "", "to_completion" or "on_demand"
 };
 
 /// --ttft-slo-ms, --tpot-slo-ms, --slo-percentile.

@@ -97,6 +97,9 @@ std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec
   if (q.n_chips < 1) throw InputError("chips", "must be >= 1, got " + std::to_string(q.n_chips));
   if (q.context < 0) throw InputError("context", "must be >= 0 tokens, got " + std::to_string(q.context));
   if (q.prompt < 0 || q.output < 0) throw InputError("prompt/output", "must be >= 0 tokens");
+  if (q.admitted_context < 0) throw InputError("admitted_context", "must be >= 0 tokens, got " + std::to_string(q.admitted_context));
+  // KV tokens each sequence holds for the batch a replica admits (LayoutQuery::admitted_context).
+  const int64_t held = q.batch > 0 || q.admitted_context == 0 ? q.context : q.admitted_context;
   if (!(q.batch >= 0) || q.batch != std::floor(q.batch) || q.batch > 1e9) {
     throw InputError("batch", "must be a whole number of sequences in 0..1e9 (0 = what memory holds), got " + std::to_string(q.batch));
   }
@@ -149,7 +152,7 @@ std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec
         continue;
       }
       c.layout = dep.mechanisms.layout;
-      const MemoryPlan mem = memory_plan(dep, 1, q.context);
+      const MemoryPlan mem = memory_plan(dep, 1, held);
       const double holds = std::min(static_cast<double>(mem.max_batch), q.max_batch);
       if (!mem.weights_fit || holds < 1) {
         c.reason = "weights " + gb(mem.weights) + " GB leave no room for one sequence's KV in " + gb(mem.hbm_total - mem.reserve) +
@@ -214,7 +217,7 @@ std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec
       continue;
     }
     c.layout = dep.mechanisms.layout;
-    const MemoryPlan mem = memory_plan(dep, 1, q.context);
+    const MemoryPlan mem = memory_plan(dep, 1, held);
     const double holds = std::min(static_cast<double>(mem.max_batch), q.max_batch);
     const double per_replica = q.batch > 0 ? std::ceil(q.batch / static_cast<double>(c.replicas)) : std::floor(holds);
     if (!mem.weights_fit || holds < 1) {

@@ -21,7 +21,8 @@ EnginePolicy engine_policy(std::string_view name) {
   if (name == "trtllm") {
     return {"trtllm", 8192, 32, false, 2048,
             "TensorRT-LLM LLM API / trtllm-serve: max_num_tokens 8192, max_batch_size 2048, tokens_per_block 32, "
-            "enable_chunked_prefill false"};
+            "enable_chunked_prefill false; capacity_scheduler_policy GUARANTEED_NO_EVICT (KV reserved to completion)",
+            true};
   }
   throw InputError("engine", "unknown engine policy '" + std::string(name) + "'; expected vllm, sglang or trtllm");
 }

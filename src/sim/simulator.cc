@@ -178,7 +178,8 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
       auto& L = live[i];
       const bool prefilling = L.prefill_target > 0;
       const int64_t want = prefilling ? std::min(L.prefill_target - L.kv_tokens, budget) : 1;
-      const int64_t need = blocks_for(L.kv_tokens + want) - L.blocks;
+      // Blocks reserved at admission (reserve_to_completion) already cover the growth.
+      const int64_t need = std::max<int64_t>(0, blocks_for(L.kv_tokens + want) - L.blocks);
       bool self = false;
       while (need > free_blocks) {
         const int32_t victim = running.back();
@@ -211,8 +212,12 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
     while (!preempted_now && !waiting.empty() && budget > 0 && static_cast<int64_t>(running.size()) < pol.max_sequences) {
       const int32_t i = waiting.front();
       auto& L = live[i];
+      // reserve_to_completion: admission takes the blocks of the request's whole life.
+      const int64_t life = blocks_for(phase == Phase::prefill ? requests[i].input_tokens
+                                                              : requests[i].input_tokens + requests[i].output_tokens - 1);
       if (L.upstream_prefilled) {
-        const int64_t need = blocks_for(requests[i].input_tokens + 1);
+        const int64_t need = pol.reserve_to_completion ? std::max(life, blocks_for(requests[i].input_tokens + 1))
+                                                       : blocks_for(requests[i].input_tokens + 1);
         if (need > free_blocks) break;
         L.kv_tokens = requests[i].input_tokens;
         L.upstream_prefilled = false;
@@ -233,7 +238,7 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
           if (!(decode_ctx.empty() && chunks.empty())) break;
           want = left;
         }
-        const int64_t need = blocks_for(start + want);
+        const int64_t need = pol.reserve_to_completion ? std::max(life, blocks_for(start + want)) : blocks_for(start + want);
         if (need > free_blocks) break;
         L.kv_tokens = start;
         free_blocks -= need;

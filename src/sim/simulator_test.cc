@@ -2,6 +2,7 @@
 // the low-load steady state, conservation of requests and KV blocks.
 #include "chalk/sim/simulator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -132,6 +133,34 @@ TEST(Simulator, ConservationUnderPreemption) {
   expect_sim_invariants(run);
   // Each request produced exactly its output tokens: TPOT and E2E are consistent.
   for (const auto& r : run.requests) EXPECT_GT(r.finish_s, r.first_token_s);
+}
+
+TEST(Simulator, ReservingToCompletionNeverPreemptsAndRunsFewer) {
+  // The same 64 requests of 500 + 300 tokens against 400 blocks of 16 tokens (6,400
+  // tokens). On demand, admission takes the prompt's 32 blocks (500/16 rounded up), so
+  // 12 prompts are admitted at once (12 x 32 = 384) and their growth forces preemptions.
+  // Reserved to completion (TensorRT-LLM's GUARANTEED_NO_EVICT), each admission takes
+  // ceil(799 / 16) = 50 blocks: at most floor(400 / 50) = 8 run together, none is ever
+  // preempted, and all finish later.
+  const Deployment d = sim_llama8_h100();
+  const std::vector<Request> reqs(64, Request{0, 500, 300});
+  SimOptions o;
+  o.kv_blocks = 400;
+  const SimRun lazy = simulate(d, reqs, o);
+  o.policy.reserve_to_completion = true;
+  const SimRun held = simulate(d, reqs, o);
+  EXPECT_GT(lazy.preemptions, 0);
+  EXPECT_EQ(held.preemptions, 0);
+  EXPECT_EQ(held.kv_blocks_peak, 400);  // 8 x 50: the pool full of reservations
+  int64_t most = 0;
+  for (const auto& s : held.steps) most = std::max<int64_t>(most, s.running);
+  EXPECT_EQ(most, 8);
+  EXPECT_GT(held.end_s, 0);
+  expect_sim_invariants(held);
+  expect_sim_invariants(lazy);
+  EXPECT_TRUE(engine_policy("trtllm").reserve_to_completion);
+  EXPECT_FALSE(engine_policy("vllm").reserve_to_completion);
+  EXPECT_FALSE(engine_policy("sglang").reserve_to_completion);
 }
 
 TEST(Simulator, RejectsWhatCanNeverFitAndStaysDeterministic) {

@@ -61,6 +61,10 @@ struct RowPlan {
   double decode_batch = 0;   ///< serving rows: decode batch if it differs (0 = batch)
   bool batch_from_capacity = false;  ///< largest batch the KV cache holds (offline throughput)
   double requests_cap = 0;           ///< at most this many sequences (0 = none)
+  /// A loaded engine reserves each admitted request's KV for all its tokens (prompt +
+  /// output), so its batch is capacity / (prompt + output), not capacity / mean context
+  /// (kv_admission to_completion; TensorRT-LLM's GUARANTEED_NO_EVICT)
+  bool kv_reserved = false;
   int64_t context = 0, prompt = 0, prefix = 0, output = 0;
   double cache_hit_fraction = 0;     ///< input tokens served from a prefix cache
   double mtp_tokens = 1;             ///< tokens per sequence per step (1 + drafts)

@@ -312,6 +312,16 @@ Mapped plan_row(const Measurement& r) {
       p.count_input_tokens = m == "total_tok_per_s_per_chip";
     }
   }
+  // KV admission decides how many sequences a loaded engine runs: it matters where the
+  // engine fills its KV cache (a `max` batch, or the simulator).
+  if (r.kind == "serving" && (p.batch_from_capacity || p.target == Target::serving_simulated)) {
+    p.kv_reserved = r.kv_admission.empty() ? r.engine == "trtllm" : r.kv_admission == "to_completion";
+    if (r.kv_admission.empty()) {
+      p.assumptions.push_back(p.kv_reserved ? "kv_admission: empty, to_completion (TensorRT-LLM's default capacity scheduler, "
+                                              "GUARANTEED_NO_EVICT: each admitted request holds the KV of all its tokens)"
+                                            : "kv_admission: empty, on_demand (KV blocks taken as tokens arrive, as vLLM and SGLang do)");
+    }
+  }
   for (std::size_t i = 0; i < r.assumed.size(); ++i) {
     p.assumptions.push_back(r.assumed[i] + " " + r.assumed_values[i] + ": filled in by the row's author, not stated by the source (see its notes)");
   }

@@ -273,7 +273,10 @@ void predict(const RowPlan& p, Prediction& out) {
     }
     case Target::serving_tokens_per_s: {
       const int64_t mean_context = p.prompt + p.output / 2;
-      double cap = static_cast<double>(memory_plan(e.plain, 1, mean_context).max_batch);
+      // The KV each admitted sequence holds: its current tokens (mean context), or all its
+      // tokens when the engine reserves them at admission (kv_admission to_completion).
+      const int64_t held = p.kv_reserved ? p.prompt + p.output : mean_context;
+      double cap = static_cast<double>(memory_plan(e.plain, 1, held).max_batch);
       if (cap < 1) throw InputError("memory", "the weights do not fit in HBM");
       if (p.requests_cap > 0) cap = std::min(cap, p.requests_cap);
       if (!p.batch_from_capacity) cap = p.batch;  // a stated batch
@@ -289,6 +292,7 @@ void predict(const RowPlan& p, Prediction& out) {
         q.context = mean_context;
         q.prompt = p.prompt;
         q.output = p.output;
+        if (p.kv_reserved) q.admitted_context = held;
         if (p.requests_cap > 0) q.max_batch = p.requests_cap;
         if (!p.batch_from_capacity) q.max_batch = p.batch;
         DeploymentOptions base;

@@ -30,6 +30,7 @@ void simulated_values(const RowPlan& p, const Deployment& plain, const Deploymen
   const bool known = p.engine == "vllm" || p.engine == "sglang" || p.engine == "trtllm";
   sim::SimOptions o;
   o.policy = sim::engine_policy(known ? p.engine : "vllm");
+  o.policy.reserve_to_completion = p.kv_reserved;  // the row's kv_admission, else the engine's
   if (p.request_rate_per_s <= 0 && !p.batch_from_capacity) o.policy.max_sequences = std::max<int64_t>(1, std::llround(p.batch));
   o.prefix_hit_rate = input > 0 ? static_cast<double>(p.prefix) / static_cast<double>(input) : 0;
   auto value = [&](const Deployment& d) {
@@ -51,7 +52,8 @@ void simulated_values(const RowPlan& p, const Deployment& plain, const Deploymen
                                       : "all at once, " + std::to_string(o.policy.max_sequences) + " running at most") +
             ", " + o.policy.name + " scheduler";
   notes.push_back("simulated (docs/simulator.md): continuous batching, " + std::to_string(o.policy.max_batched_tokens) +
-                  "-token steps, chunked prefill " + (o.policy.chunked_prefill ? "on" : "off") + (known ? "" : " (vLLM's defaults for engine '" + p.engine + "')"));
+                  "-token steps, chunked prefill " + (o.policy.chunked_prefill ? "on" : "off") +
+                  (o.policy.reserve_to_completion ? ", KV reserved to completion at admission" : "") + (known ? "" : " (vLLM's defaults for engine '" + p.engine + "')"));
 }
 
 }  // namespace chalk::detail

@@ -324,3 +324,50 @@ TEST(Validate, InvalidRowsAreErrorsDoubtfulRowsCarryNotes) {
 
 }  // namespace
 }  // namespace chalk
+
+namespace chalk {
+namespace {
+
+double validate_batch_in(const std::string& inputs) {
+  const auto at = inputs.find(", batch ");
+  if (at == std::string::npos) throw std::runtime_error("no batch in " + inputs);
+  return std::stod(inputs.substr(at + 8));
+}
+
+TEST(Validate, KvAdmissionSetsTheBatchALoadedEngineRuns) {
+  // TRTPERF-L8B-H100's inputs (Llama 3.1 8B, FP8, one H100, 128 in / 2048 out, offline).
+  // Taken on demand, each running sequence holds its current tokens: the batch is the
+  // KV capacity over the mean context, 128 + 2048 / 2 = 1,152 tokens. Reserved to
+  // completion (TensorRT-LLM's GUARANTEED_NO_EVICT), each holds 128 + 2,048 = 2,176:
+  // the batch is the same capacity over 2,176, i.e. 1,152 / 2,176 = 0.529 of it.
+  const std::string h =
+      "id,kind,model,hardware,chips,tp,weights,kv,batch,batch_per,requests,input_tokens,output_tokens,engine,kv_admission,metric,value\n";
+  const std::string row = "X,serving,llama-3.1-8b,h100-sxm,1,1,fp8,fp8,max,run,3000,128,2048,";
+  const auto lazy = run(h + row + "trtllm,on_demand,output_tok_per_s,22714\n").rows.at(0);
+  const auto held = run(h + row + "trtllm,to_completion,output_tok_per_s,22714\n").rows.at(0);
+  ASSERT_EQ(lazy.status, RowStatus::predicted) << lazy.reason;
+  ASSERT_EQ(held.status, RowStatus::predicted) << held.reason;
+  const double b_lazy = validate_batch_in(lazy.inputs), b_held = validate_batch_in(held.inputs);
+  EXPECT_NEAR(b_held / b_lazy, 1152.0 / 2176.0, 0.005) << b_lazy << " " << b_held;
+  EXPECT_LT(held.predicted, lazy.predicted);
+  // Left empty: the engine's default, printed among the assumptions.
+  auto assumption = [&](const std::string& engine) {
+    const ValidationReport r = run(h + row + engine + ",,output_tok_per_s,22714\n");
+    for (const auto& a : r.rows.at(0).assumptions) {
+      if (a.rfind("kv_admission", 0) == 0) return a;
+    }
+    return std::string();
+  };
+  EXPECT_EQ(assumption("trtllm").rfind("kv_admission: empty, to_completion", 0), 0u);
+  EXPECT_EQ(assumption("vllm").rfind("kv_admission: empty, on_demand", 0), 0u);
+  // A value outside the vocabulary names the row and the column.
+  try {
+    run(h + row + "trtllm,no_evict,output_tok_per_s,22714\n");
+    ADD_FAILURE() << "no error for kv_admission no_evict";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("X: kv_admission: 'no_evict' is not one of to_completion, on_demand"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace chalk

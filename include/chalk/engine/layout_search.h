@@ -44,6 +44,11 @@ struct LayoutQuery {
   /// max_batch (throughput only).
   double batch = 0;
   double max_batch = 1e6;  ///< cap on one replica's batch when batch = 0
+  /// KV tokens each sequence holds for the batch the HBM admits when batch = 0: 0 =
+  /// `context` (blocks taken as tokens arrive); prompt + output for an engine that reserves
+  /// a request's whole KV at admission (TensorRT-LLM's GUARANTEED_NO_EVICT). The step
+  /// still reads `context` tokens per sequence.
+  int64_t admitted_context = 0;
   LayoutObjective objective = LayoutObjective::throughput;
 };
 

@@ -18,6 +18,13 @@ struct EnginePolicy {
   bool chunked_prefill = true;    ///< a prompt may be split over steps; off: whole prompts only
   int64_t max_sequences = 1024;   ///< running requests at most (the batch cap)
   std::string source;             ///< where the defaults come from
+  /// KV admission: true reserves, when a request is admitted, the KV blocks of its whole
+  /// life (prompt + every output token), so a started request is never preempted
+  /// (TensorRT-LLM's default capacity scheduler, GUARANTEED_NO_EVICT:
+  /// capacityScheduler.cpp counts getRemainingBlocksToCompletion of every running request);
+  /// false takes blocks as tokens arrive and preempts when they run out (vLLM, SGLang,
+  /// TensorRT-LLM's MAX_UTILIZATION).
+  bool reserve_to_completion = false;
 };
 
 /// The defaults of a named engine:
@@ -29,7 +36,9 @@ struct EnginePolicy {
 ///   arguments, python/sglang/srt/server_args.py).
 /// - trtllm: trtllm-serve / LLM API: max_batch_size 2048, max_num_tokens 8192,
 ///   tokens_per_block 32, enable_chunked_prefill false (TensorRT-LLM "Tuning Max Batch
-///   Size and Max Num Tokens" and LLM API reference).
+///   Size and Max Num Tokens" and LLM API reference); KV reserved to completion at
+///   admission (capacity_scheduler_policy GUARANTEED_NO_EVICT, its default: TensorRT-LLM
+///   "Useful Runtime Options", Capacity Scheduler Policy).
 /// Throws InputError("engine") naming the value and the three names otherwise.
 EnginePolicy engine_policy(std::string_view name);
 

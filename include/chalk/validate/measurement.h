@@ -50,6 +50,9 @@ struct Measurement {
   std::optional<int64_t> attention_draft_tokens;  ///< drafts attention alone is slowed by (MTP emulation)
   std::string two_batch_overlap;  ///< yes, no
   std::string engine;
+  /// to_completion (a request's KV reserved for all its tokens at admission: TensorRT-LLM's
+  /// GUARANTEED_NO_EVICT) or on_demand (blocks as tokens arrive); empty: the engine's default
+  std::string kv_admission;
 
   std::optional<int64_t> microbatch, virtual_stages;
   std::string schedule, recompute, zero;
