@@ -109,4 +109,11 @@ LaunchSettings launch_settings(const PlanCandidate& c, const std::string& hf_nam
   return l;
 }
 
+std::string engine_layout_problem(std::string_view engine, int64_t chips, const ParallelLayout& layout, bool moe) {
+  const std::string name = engine == "vllm" ? "vLLM" : engine == "sglang" ? "SGLang" : engine == "trtllm" ? "TensorRT-LLM" : "";
+  if (name.empty()) return "";
+  const std::string no = cannot(name, degrees(chips, layout, moe));
+  return no.rfind("# ", 0) == 0 ? no.substr(2) : no;
+}
+
 }  // namespace chalk::sim

@@ -245,5 +245,26 @@ TEST(Plan, EachLaunchLineStatesTheSimulatedLayoutOrSaysTheEngineCannot) {
   for (const auto* line : {&l.vllm, &l.sglang, &l.trtllm}) EXPECT_NE(line->find("cannot run this layout: attention TP1 x 3 under one FFN TP3"), std::string::npos) << *line;
 }
 
+TEST(Plan, EngineLayoutProblemIsTheLaunchLinesRule) {
+  // The same rules as the launch lines, by the engine names of the measurement format.
+  ParallelLayout tbo;
+  tbo.tp_attention = 1;
+  tbo.tp_ffn = 1;
+  tbo.ep = 8;
+  tbo.overlap_micro_batches = true;
+  EXPECT_EQ(engine_layout_problem("trtllm", 8, tbo, true).rfind("TensorRT-LLM cannot run this layout: two micro-batches", 0), 0u);
+  EXPECT_EQ(engine_layout_problem("sglang", 8, tbo, true), "");
+  EXPECT_EQ(engine_layout_problem("vllm", 8, tbo, true), "");
+  EXPECT_EQ(engine_layout_problem("other", 8, tbo, true), "");  // an engine chalk has no launch rules for
+  tbo.overlap_micro_batches = false;
+  EXPECT_EQ(engine_layout_problem("trtllm", 8, tbo, true), "");
+  ParallelLayout ep4;
+  ep4.tp_attention = 8;
+  ep4.tp_ffn = 8;
+  ep4.ep = 4;
+  ep4.tp_expert = 2;
+  EXPECT_EQ(engine_layout_problem("vllm", 8, ep4, true), "vLLM cannot run this layout: EP4 over 8 chips (--enable-expert-parallel spreads experts over all TP x DP ranks)");
+}
+
 }  // namespace
 }  // namespace chalk::sim

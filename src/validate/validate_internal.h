@@ -74,7 +74,8 @@ struct RowPlan {
   double to_unit = 1;                ///< predicted SI value x to_unit = the row's unit
   double request_rate_per_s = 0;     ///< serving_simulated: Poisson arrivals (0 = all at once, `batch` concurrent)
   int64_t requests = 0;              ///< serving_simulated: requests sent (0 = 1,000)
-  std::string engine, metric;        ///< serving_simulated: the engine policy (vllm when not one of chalk's) and the metric
+  std::string engine;                ///< the row's engine: the simulator's policy (vllm when not one of chalk's), the layouts it can launch
+  std::string metric;                ///< serving_simulated: the metric
   std::vector<std::string> assumptions, notes;
 };
 

@@ -125,6 +125,7 @@ Mapped plan_row(const Measurement& r) {
   }
 
   RowPlan p;
+  p.engine = r.engine;
   p.model = resolve_model(r);
   p.hardware = resolve_system(r);
   const ModelSpec model = load_row_model(p.model);

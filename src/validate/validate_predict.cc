@@ -10,6 +10,7 @@
 #include "chalk/io/io.h"
 #include "chalk/engine/layout_search.h"
 #include "chalk/engine/roofline.h"
+#include "chalk/sim/plan.h"
 #include "validate_internal.h"
 
 namespace chalk::detail {
@@ -299,7 +300,20 @@ void predict(const RowPlan& p, Prediction& out) {
         base.kv = p.kv;
         const auto ranked = search_layouts(m, sys, base, q);
         if (ranked.empty() || !ranked.front().fits) throw InputError("memory", "no layout fits the model on " + std::to_string(p.chips) + " chips");
-        const auto& best = ranked.front();
+        // The row's engine runs only the layouts its flags can state (sim/launch.cc): the
+        // best of those, not a layout it cannot launch.
+        bool moe = false;
+        for (const auto& g : m.groups) moe = moe || g.ffn.kind == FfnKind::moe;
+        auto launchable = [&](const LayoutCandidate& c) {
+          return c.fits && sim::engine_layout_problem(p.engine, c.replica_chips, c.layout, moe).empty();
+        };
+        const auto pick = std::find_if(ranked.begin(), ranked.end(), launchable);
+        const auto& best = pick != ranked.end() ? *pick : ranked.front();
+        if (&best != &ranked.front()) {
+          out.notes.push_back("the search's best layout, " + ranked.front().name + ", is one " + p.engine +
+                              " cannot launch (" + sim::engine_layout_problem(p.engine, ranked.front().replica_chips, ranked.front().layout, moe) +
+                              "): the best it can, " + best.name);
+        }
         mech_v = best.tokens_per_s_per_chip * per_chips;
         out.notes.push_back("steady state at the mean context " + std::to_string(mean_context) + ": plain roofline " + num(cap) +
                             " sequences on all chips; mechanisms " + num(best.batch) + " per replica of " + std::to_string(best.replica_chips) +

@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "chalk/sim/cluster.h"
@@ -99,5 +100,12 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
 /// --max-running-requests; --disaggregation-mode), TensorRT-LLM (trtllm-serve --tp_size
 /// --ep_size --max_batch_size --max_num_tokens).
 LaunchSettings launch_settings(const PlanCandidate& c, const std::string& hf_name, bool moe);
+
+/// Why `engine` ("vllm", "sglang" or "trtllm") has no flags for `layout` on a replica of
+/// `chips` chips, or "" when it has them (or for any other engine name): the rules of
+/// launch_settings (a dense model's attention groups under one FFN split; vLLM's experts
+/// over fewer chips than the replica; TensorRT-LLM's two micro-batches, and its attention
+/// TP t x r/t with 1 < t < r for an MoE). One line, without the leading "# ".
+std::string engine_layout_problem(std::string_view engine, int64_t chips, const ParallelLayout& layout, bool moe);
 
 }  // namespace chalk::sim
