@@ -18,17 +18,22 @@ TEST(MeasurementCsv, BuiltinRows) {
   const auto rows = builtin_measurements();
   // reference/measurements.csv's 53 rows; the 6 microbenchmark rows holding several
   // values are one row per value (FLASHMLA-1, AZURE-GB200-MICRO: 2; DEEPEP-LL-EP8,
-  // DEEPEP-LL-EP128: 2; DEEPEP-NORMAL: 8), so 53 + 1 + 1 + 1 + 1 + 7 = 64.
-  ASSERT_EQ(rows.size(), 64u);
+  // DEEPEP-LL-EP128: 2; DEEPEP-NORMAL: 8), so 53 + 1 + 1 + 1 + 1 + 7 = 64; then 19 rows
+  // from sources outside the reference (TensorRT-LLM's DeepSeek-R1 guide, blog and
+  // perf-overview, AMD's vLLM docker, MLPerf v4.1 and v5.0): 83.
+  ASSERT_EQ(rows.size(), 83u);
   EXPECT_EQ(rows.front().id, "POPE-1");
   EXPECT_EQ(rows.front().line, 2);
   EXPECT_EQ(rows.front().kind, "prefill");
   EXPECT_EQ(rows.front().metric, "prefill_ms");
   EXPECT_DOUBLE_EQ(rows.front().value, 290);  // Pope Table 2: 0.29 s
   EXPECT_EQ(*rows.front().padded_heads, 64);
-  EXPECT_EQ(rows.back().id, "FT-GPT175B-B16");
-  EXPECT_DOUBLE_EQ(rows.back().value, 3.70623);  // 3706.23 ms
-  EXPECT_EQ(*rows.back().input_tokens, 512);
+  EXPECT_EQ(rows[63].id, "FT-GPT175B-B16");
+  EXPECT_DOUBLE_EQ(rows[63].value, 3.70623);  // 3706.23 ms
+  EXPECT_EQ(*rows[63].input_tokens, 512);
+  EXPECT_EQ(rows.back().id, "MLPERF50-L70B-B200x8-OFFLINE");
+  EXPECT_DOUBLE_EQ(rows.back().value, 98858);  // 'Tokens per second: 98858'
+  EXPECT_EQ(rows.back().kv_admission, "on_demand");
 }
 
 TEST(MeasurementCsv, ColumnsInAnyOrderOthersEmpty) {
