@@ -51,6 +51,22 @@ expect_error "--block-size: must be 1..1024 tokens per KV block, got 0" simulate
 expect_error "--max-seqs: must be 1..1048576 running requests, got 0" simulate "${base[@]}" --rate 1 --max-seqs 0
 expect_error "--max-batched-tokens: must be 1..1048576 tokens per step, got -4" simulate "${base[@]}" --rate 1 --max-batched-tokens -4
 expect_error "--chunked-prefill: expected on or off, got 'yes'" simulate "${base[@]}" --rate 1 --chunked-prefill yes
+expect_error "--kv-admission: expected to_completion or on_demand, got 'lazy'" simulate "${base[@]}" --rate 1 --kv-admission lazy
+# KV admission: trtllm reserves each request's whole KV at admission (GUARANTEED_NO_EVICT),
+# vllm takes it on demand; the flag overrides the engine's. 2,000 requests of 1000 + 1000
+# arriving together: reserved, no preemption, and never more running than on demand.
+for a in trtllm:to_completion trtllm,on_demand:on_demand vllm:on_demand; do
+  spec=${a%%:*}; want=${a##*:}; engine=${spec%%,*}; flag=()
+  [[ "$spec" == *,* ]] && flag=(--kv-admission "${spec##*,}")
+  "$CHALK" simulate "${base[@]}" --rate 1000 --requests 2000 --input 1000 --output 1000 --engine "$engine" "${flag[@]}" --json > "$tmp/adm.json" || fail "simulate --engine $engine ${flag[*]}"
+  python3 - "$tmp/adm.json" "$want" <<'PY' || fail "kv_admission $a"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["engine"]["kv_admission"] == sys.argv[2], j["engine"]
+if sys.argv[2] == "to_completion":
+    assert j["results"][0]["preemptions"] == 0, j["results"][0]
+PY
+done
 expect_error "--prefix-hit-rate: must be a fraction in [0, 1), got 1" simulate "${base[@]}" --rate 1 --prefix-hit-rate 1
 expect_error "--ttft-slo-ms: must be a positive number of milliseconds, got 0" simulate "${base[@]}" --rate 1 --ttft-slo-ms 0
 expect_error "--slo-percentile: must be in [50, 99.9], got 100" simulate "${base[@]}" --rate 1 --slo-percentile 100
