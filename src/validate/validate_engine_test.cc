@@ -1,0 +1,76 @@
+// chalk validate and the serving engine a row names: how many sequences a loaded engine
+// admits (kv_admission) and which layouts it can launch (sim::engine_layout_problem).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "chalk/base/error.h"
+#include "chalk/validate/validate.h"
+
+namespace chalk {
+namespace {
+
+ValidationReport engine_run(const std::string& csv) { return validate_measurements(parse_measurements(csv, "t.csv").rows, false); }
+
+double validate_batch_in(const std::string& inputs) {
+  const auto at = inputs.find(", batch ");
+  if (at == std::string::npos) throw std::runtime_error("no batch in " + inputs);
+  return std::stod(inputs.substr(at + 8));
+}
+
+TEST(Validate, KvAdmissionSetsTheBatchALoadedEngineRuns) {
+  // TRTPERF-L8B-H100's inputs (Llama 3.1 8B, FP8, one H100, 128 in / 2048 out, offline).
+  // Taken on demand, each running sequence holds its current tokens: the batch is the
+  // KV capacity over the mean context, 128 + 2048 / 2 = 1,152 tokens. Reserved to
+  // completion (TensorRT-LLM's GUARANTEED_NO_EVICT), each holds 128 + 2,048 = 2,176:
+  // the batch is the same capacity over 2,176, i.e. 1,152 / 2,176 = 0.529 of it.
+  const std::string h =
+      "id,kind,model,hardware,chips,tp,weights,kv,batch,batch_per,requests,input_tokens,output_tokens,engine,kv_admission,metric,value\n";
+  const std::string row = "X,serving,llama-3.1-8b,h100-sxm,1,1,fp8,fp8,max,run,3000,128,2048,";
+  const auto lazy = engine_run(h + row + "trtllm,on_demand,output_tok_per_s,22714\n").rows.at(0);
+  const auto held = engine_run(h + row + "trtllm,to_completion,output_tok_per_s,22714\n").rows.at(0);
+  ASSERT_EQ(lazy.status, RowStatus::predicted) << lazy.reason;
+  ASSERT_EQ(held.status, RowStatus::predicted) << held.reason;
+  const double b_lazy = validate_batch_in(lazy.inputs), b_held = validate_batch_in(held.inputs);
+  EXPECT_NEAR(b_held / b_lazy, 1152.0 / 2176.0, 0.005) << b_lazy << " " << b_held;
+  EXPECT_LT(held.predicted, lazy.predicted);
+  // Left empty: the engine's default, printed among the assumptions.
+  auto assumption = [&](const std::string& engine) {
+    const ValidationReport r = engine_run(h + row + engine + ",,output_tok_per_s,22714\n");
+    for (const auto& a : r.rows.at(0).assumptions) {
+      if (a.rfind("kv_admission", 0) == 0) return a;
+    }
+    return std::string();
+  };
+  EXPECT_EQ(assumption("trtllm").rfind("kv_admission: empty, to_completion", 0), 0u);
+  EXPECT_EQ(assumption("vllm").rfind("kv_admission: empty, on_demand", 0), 0u);
+  // A value outside the vocabulary names the row and the column.
+  try {
+    engine_run(h + row + "trtllm,no_evict,output_tok_per_s,22714\n");
+    ADD_FAILURE() << "no error for kv_admission no_evict";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("X: kv_admission: 'no_evict' is not one of to_completion, on_demand"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Validate, AnUnstatedLayoutIsTheBestTheRowsEngineCanLaunch) {
+  // Qwen3-235B-A22B offline on 8 H200, layout left empty: chalk's search ranks
+  // DP-attention EP8 with two micro-batches first, which trtllm-serve has no flag for
+  // (sim/launch.cc); a TensorRT-LLM row takes the best layout it can launch and says so,
+  // an SGLang row keeps the overlapped one.
+  const std::string h = "id,kind,model,hardware,chips,weights,kv,batch,batch_per,requests,input_tokens,output_tokens,engine,metric,value\n";
+  const std::string row = "X,serving,qwen3-235b-a22b,h200,8,fp8,fp8,max,run,3000,1000,1000,";
+  const auto trt = engine_run(h + row + "trtllm,output_tok_per_s,23789\n").rows.at(0);
+  const auto sgl = engine_run(h + row + "sglang,output_tok_per_s,23789\n").rows.at(0);
+  ASSERT_EQ(trt.status, RowStatus::predicted) << trt.reason;
+  ASSERT_EQ(sgl.status, RowStatus::predicted) << sgl.reason;
+  EXPECT_EQ(sgl.layout.find("two micro-batches") == std::string::npos, false) << sgl.layout;
+  EXPECT_EQ(trt.layout.find("two micro-batches"), std::string::npos) << trt.layout;
+  bool said = false;
+  for (const auto& n : trt.notes) said = said || n.find("is one trtllm cannot launch (TensorRT-LLM cannot run this layout: two micro-batches") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_LT(trt.predicted, sgl.predicted);
+}
+
+}  // namespace
+}  // namespace chalk
