@@ -124,6 +124,7 @@ void run_plan(const PlanArgs& a) {
     j["model"] = describe_json(make_deployment(m, s, base))["model"];
     j["traffic"] = describe_traffic(a.traffic, reqs);
     j["engine"] = policy.name;
+    j["kv_admission"] = policy.reserve_to_completion ? "to_completion" : "on_demand";
     j["chip_budget"] = r.chip_budget;
     j["simulations"] = r.simulations;
     j["evaluated"] = static_cast<int64_t>(r.evaluated.size());
@@ -141,7 +142,8 @@ void run_plan(const PlanArgs& a) {
             << (o.slo.tpot_s ? fmt::format(" TPOT p{} <= {} ms", format_number(o.slo.percentile, 3), format_number(*o.slo.tpot_s * 1e3, 4)) : "")
             << " in its own simulation (docs/simulator.md)\n"
             << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
-            << fmt::format("searched    {} deployments ({} replica runs), engine {}\n", r.evaluated.size(), r.simulations, policy.name);
+            << fmt::format("searched    {} deployments ({} replica runs), engine {} (KV {})\n", r.evaluated.size(), r.simulations, policy.name,
+                           policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand");
   for (const auto& line : r.searched) std::cout << "            " << line << '\n';
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';

@@ -111,9 +111,12 @@ std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Reques
 
 sim::EnginePolicy policy_from(const PolicyArgs& a) {
   sim::EnginePolicy p = sim::engine_policy(a.engine);
-  if (a.max_batched_tokens) p.max_batched_tokens = *a.max_batched_tokens;
-  if (a.block_size) p.block_size = *a.block_size;
-  if (a.max_seqs) p.max_sequences = *a.max_seqs;
+  std::vector<std::string> changed;  // flags that override the engine's defaults, said in `source`
+  if (a.max_batched_tokens) p.max_batched_tokens = *a.max_batched_tokens, changed.push_back("--max-batched-tokens");
+  if (a.block_size) p.block_size = *a.block_size, changed.push_back("--block-size");
+  if (a.max_seqs) p.max_sequences = *a.max_seqs, changed.push_back("--max-seqs");
+  if (!a.chunked_prefill.empty()) changed.push_back("--chunked-prefill");
+  if (!a.kv_admission.empty()) changed.push_back("--kv-admission");
   if (a.chunked_prefill == "on") {
     p.chunked_prefill = true;
   } else if (a.chunked_prefill == "off") {
@@ -127,6 +130,11 @@ sim::EnginePolicy policy_from(const PolicyArgs& a) {
     p.reserve_to_completion = false;
   } else if (!a.kv_admission.empty()) {
     throw InputError("--kv-admission", "expected to_completion or on_demand, got '" + a.kv_admission + "'");
+  }
+  if (!changed.empty()) {
+    std::string flags;
+    for (const auto& f : changed) flags += (flags.empty() ? "" : ", ") + f;
+    p.source = "defaults: " + p.source + "; overridden by " + flags;
   }
   sim::validate(p);
   return p;

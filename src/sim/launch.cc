@@ -55,6 +55,12 @@ std::string cannot(const std::string& engine, const Degrees& d) {
   return "";
 }
 
+/// vLLM and SGLang take KV as tokens arrive: a plan simulated with it reserved to
+/// completion (TensorRT-LLM's default) has no flag there, and the line says so.
+std::string no_reservation(const std::string& engine, const PlanCandidate& c) {
+  return c.reserve_to_completion ? "  # simulated with KV reserved to completion at admission, which " + engine + " has no flag for" : "";
+}
+
 std::string replicas(int64_t k) { return k > 1 ? "  # x" + std::to_string(k) + " replicas behind a load balancer" : ""; }
 
 std::string vllm(const std::string& model, const Degrees& d, const PlanCandidate& c, bool moe, const std::string& role, int64_t k) {
@@ -66,7 +72,7 @@ std::string vllm(const std::string& model, const Degrees& d, const PlanCandidate
   s += " --max-num-seqs " + std::to_string(c.max_sequences) + " --max-num-batched-tokens " + std::to_string(c.max_batched_tokens) +
        " --block-size 16 --enable-chunked-prefill";
   if (!role.empty()) s += " --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'";
-  return s + (role.empty() ? replicas(k) : "  # " + role + " pool, x" + std::to_string(k));
+  return s + (role.empty() ? replicas(k) : "  # " + role + " pool, x" + std::to_string(k)) + no_reservation("vLLM", c);
 }
 
 std::string sglang(const std::string& model, const Degrees& d, const PlanCandidate& c, bool moe, const std::string& role, int64_t k) {
@@ -77,7 +83,7 @@ std::string sglang(const std::string& model, const Degrees& d, const PlanCandida
   if (d.two_batches) s += " --enable-two-batch-overlap";
   s += " --chunked-prefill-size " + std::to_string(c.max_batched_tokens) + " --max-running-requests " + std::to_string(c.max_sequences);
   if (!role.empty()) s += " --disaggregation-mode " + role;
-  return s + (role.empty() ? replicas(k) : "  # " + role + " pool, x" + std::to_string(k));
+  return s + (role.empty() ? replicas(k) : "  # " + role + " pool, x" + std::to_string(k)) + no_reservation("SGLang", c);
 }
 
 std::string trtllm(const std::string& model, const Degrees& d, const PlanCandidate& c, bool moe, const std::string& role, int64_t k) {
@@ -85,7 +91,12 @@ std::string trtllm(const std::string& model, const Degrees& d, const PlanCandida
   std::string s = "trtllm-serve " + model + " --tp_size " + std::to_string(d.chips);
   if (moe && d.ep > 1) s += " --ep_size " + std::to_string(d.ep);
   s += " --max_batch_size " + std::to_string(c.max_sequences) + " --max_num_tokens " + std::to_string(c.max_batched_tokens);
-  if (d.dp > 1) s += "  # with enable_attention_dp: true in --extra_llm_api_options";
+  // trtllm-serve's capacity scheduler defaults to GUARANTEED_NO_EVICT (KV reserved to
+  // completion); a plan simulated with KV on demand states MAX_UTILIZATION.
+  std::string extra;
+  if (d.dp > 1) extra = "enable_attention_dp: true";
+  if (!c.reserve_to_completion) extra += std::string(extra.empty() ? "" : ", ") + "scheduler_config: {capacity_scheduler_policy: MAX_UTILIZATION}";
+  if (!extra.empty()) s += "  # with " + extra + " in --extra_llm_api_options";
   const std::string tail = role.empty() ? replicas(k) : "  # " + std::string(role == "prefill" ? "context" : "generation") +
                                                           " server, x" + std::to_string(k) + " (joined by trtllm-serve disaggregated -c)";
   return s + tail;

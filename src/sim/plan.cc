@@ -228,6 +228,7 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
           p.parallel = sh.dep.mechanisms.layout;
           p.max_sequences = cap;
           p.max_batched_tokens = policy.max_batched_tokens;
+          p.reserve_to_completion = policy.reserve_to_completion;
           p.chips = n * k;
           p.summary = summarize(c, o.slo);
           if (!c.fits) p.summary.meets_slo = false;
@@ -315,6 +316,7 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
             p.decode_parallel = sh.dep.mechanisms.layout;
             p.max_sequences = cap;
             p.max_batched_tokens = policy.max_batched_tokens;
+            p.reserve_to_completion = policy.reserve_to_completion;
             p.chips = c.chips;
             p.summary = summarize(c, o.slo);
             if (!c.fits) p.summary.meets_slo = false;

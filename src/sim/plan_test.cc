@@ -245,6 +245,26 @@ TEST(Plan, EachLaunchLineStatesTheSimulatedLayoutOrSaysTheEngineCannot) {
   for (const auto* line : {&l.vllm, &l.sglang, &l.trtllm}) EXPECT_NE(line->find("cannot run this layout: attention TP1 x 3 under one FFN TP3"), std::string::npos) << *line;
 }
 
+TEST(Plan, LaunchLinesStateTheKvAdmissionSimulated) {
+  // trtllm-serve defaults to GUARANTEED_NO_EVICT: a plan simulated with KV on demand says
+  // MAX_UTILIZATION; vLLM and SGLang have no reservation, so a plan simulated with it says so.
+  PlanCandidate c;
+  c.replica_chips = 1;
+  c.replicas = 1;
+  c.max_sequences = 64;
+  c.max_batched_tokens = 8192;
+  c.parallel.tp_attention = 1;
+  c.parallel.tp_ffn = 1;
+  LaunchSettings l = launch_settings(c, "m", false);
+  EXPECT_NE(l.trtllm.find("scheduler_config: {capacity_scheduler_policy: MAX_UTILIZATION}"), std::string::npos) << l.trtllm;
+  EXPECT_EQ(l.vllm.find("reserved"), std::string::npos) << l.vllm;
+  c.reserve_to_completion = true;
+  l = launch_settings(c, "m", false);
+  EXPECT_EQ(l.trtllm.find("MAX_UTILIZATION"), std::string::npos) << l.trtllm;
+  EXPECT_NE(l.vllm.find("# simulated with KV reserved to completion at admission, which vLLM has no flag for"), std::string::npos) << l.vllm;
+  EXPECT_NE(l.sglang.find("which SGLang has no flag for"), std::string::npos) << l.sglang;
+}
+
 TEST(Plan, EngineLayoutProblemIsTheLaunchLinesRule) {
   // The same rules as the launch lines, by the engine names of the measurement format.
   ParallelLayout tbo;

@@ -48,6 +48,7 @@ struct RowPlan {
   /// The row states no layout: throughput rows take the best of search_layouts
   /// (layout_search.h); other rows keep the derived default.
   bool layout_stated = true;
+  bool two_batch_overlap_stated = false;  ///< the row states two_batch_overlap (yes or no): a layout search keeps to it
   /// kv_split = heads stated: a single KV head or MLA latent stays replicated over the
   /// tensor-parallel chips even where it does not fit (no switch to a split by sequence).
   bool kv_split_heads = false;

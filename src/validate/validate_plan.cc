@@ -184,11 +184,20 @@ Mapped plan_row(const Measurement& r) {
   if (r.kv_split == "batch") L.kv_sharded_by_batch = true;
   p.kv_split_heads = r.kv_split == "heads";
   if (r.two_batch_overlap == "yes") L.overlap_micro_batches = true;
+  p.two_batch_overlap_stated = !r.two_batch_overlap.empty();
   if (!r.dispatch.empty()) L.dispatch_bytes_per_element = bytes_per_element(format(r.dispatch));
   if (!r.combine.empty()) L.combine_bytes_per_element = bytes_per_element(format(r.combine));
   p.layout_stated = r.tp || r.ep || r.expert_tp || !r.attention.empty() || !r.ffn_layout.empty() || p.chips == 1;
   if (!p.layout_stated) {
     p.assumptions.push_back("layout: tp, ep, expert_tp and attention empty: tensor parallel over the chips within the scale-up domain, experts over all chips");
+  } else if (p.chips > 1) {
+    // A layout stated in part: the columns left empty take the derived layout's degrees.
+    if (!r.tp && r.attention.empty() && r.ffn_layout.empty()) {
+      p.assumptions.push_back("tp: empty, attention tensor parallel over the chips within the scale-up domain");
+    }
+    if (moe && !r.ep && !r.expert_tp) {
+      p.assumptions.push_back("ep, expert_tp: empty, the routed experts over all " + std::to_string(p.chips) + " chips");
+    }
   }
   if (single_kv && p.chips > 1 && r.kind != "prefill" && r.attention.empty() && r.kv_split.empty()) {
     p.assumptions.push_back(std::string("attention and kv_split empty: heads split over the tensor-parallel chips, the ") +
@@ -315,7 +324,11 @@ Mapped plan_row(const Measurement& r) {
   }
   // KV admission decides how many sequences a loaded engine runs: it matters where the
   // engine fills its KV cache (a `max` batch, or the simulator).
-  if (r.kind == "serving" && (p.batch_from_capacity || p.target == Target::serving_simulated)) {
+  const bool admits = r.kind == "serving" && (p.batch_from_capacity || p.target == Target::serving_simulated);
+  if (!admits && !r.kv_admission.empty()) {
+    p.notes.push_back("kv_admission " + r.kv_admission + ": not read (it sets the batch of serving rows at a max batch or through the simulator)");
+  }
+  if (admits) {
     p.kv_reserved = r.kv_admission.empty() ? r.engine == "trtllm" : r.kv_admission == "to_completion";
     if (r.kv_admission.empty()) {
       p.assumptions.push_back(p.kv_reserved ? "kv_admission: empty, to_completion (TensorRT-LLM's default capacity scheduler, "

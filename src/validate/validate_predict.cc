@@ -305,6 +305,7 @@ void predict(const RowPlan& p, Prediction& out) {
         bool moe = false;
         for (const auto& g : m.groups) moe = moe || g.ffn.kind == FfnKind::moe;
         auto launchable = [&](const LayoutCandidate& c) {
+          if (p.two_batch_overlap_stated && c.layout.overlap_micro_batches != p.layout.overlap_micro_batches) return false;
           return c.fits && sim::engine_layout_problem(p.engine, c.replica_chips, c.layout, moe).empty();
         };
         const auto pick = std::find_if(ranked.begin(), ranked.end(), launchable);
@@ -325,13 +326,24 @@ void predict(const RowPlan& p, Prediction& out) {
           if (!ranked[i].fits) continue;
           others += (others.empty() ? "" : ", ") + ranked[i].name + " " + num(std::round(ranked[i].tokens_per_s_per_chip)) + " tok/s/chip";
         }
+        // The layout columns left empty are the search's choice: one assumption says which,
+        // in place of the defaults a stated-layout row would take.
+        std::vector<std::string> kept;
         for (auto& text : out.assumptions) {
-          if (text.rfind("parallel layout not stated", 0) == 0) {
-            text = text.substr(0, text.find("):") + 2) + " the highest-throughput layout of chalk's search, " + best.name + " at " +
-                   num(std::round(best.tokens_per_s_per_chip)) + " tok/s/chip, batch " + num(best.batch) + " per replica" +
-                   (others.empty() ? "" : " (next: " + others + ")");
+          if (text.rfind("layout:", 0) == 0) {
+            kept.push_back("layout: tp, ep, expert_tp and attention empty: the highest-throughput layout of chalk's search" +
+                           (p.engine == "vllm" || p.engine == "sglang" || p.engine == "trtllm" ? " that " + p.engine + " can launch" : std::string()) +
+                           ", " + best.name + " at " + num(std::round(best.tokens_per_s_per_chip)) + " tok/s/chip, batch " + num(best.batch) +
+                           " per replica" + (others.empty() ? "" : " (next: " + others + ")"));
+          } else if (text.rfind("attention and kv_split empty", 0) == 0) {
+            continue;  // the search's layout places the KV
+          } else if (text.rfind("two_batch_overlap: empty", 0) == 0) {
+            kept.push_back(std::string("two_batch_overlap: empty, ") + (best.layout.overlap_micro_batches ? "yes" : "no") + " (the layout search's choice)");
+          } else {
+            kept.push_back(text);
           }
         }
+        out.assumptions = std::move(kept);
       } else {
         // Continuous batching in steady state: each step also prefills the prompts of the
         // requests that replace finished ones, B / output of them per step.

@@ -91,6 +91,9 @@ assert b["chips"] <= 4
 assert "--tensor-parallel-size" in j["launch"]["vllm"] and "--max-num-seqs" in j["launch"]["vllm"]
 assert "--max-running-requests" in j["launch"]["sglang"] and "--tp_size" in j["launch"]["trtllm"]
 assert len(j["pareto"]) >= 1
+# Simulated with vLLM's KV on demand: the TensorRT-LLM line states MAX_UTILIZATION.
+assert j["engine"] == "vllm" and j["kv_admission"] == "on_demand", (j["engine"], j["kv_admission"])
+assert "capacity_scheduler_policy: MAX_UTILIZATION" in j["launch"]["trtllm"], j["launch"]["trtllm"]
 PY
 # Deployments were simulated but none met the SLO: a result (exit 0, the Pareto front, and
 # why_none; the web API answers it with best null). Nothing to simulate is an error below.

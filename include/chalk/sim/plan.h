@@ -45,6 +45,7 @@ struct PlanCandidate {
   ParallelLayout decode_parallel;
   int64_t max_sequences = 0;        ///< cap per (decode) replica
   int64_t max_batched_tokens = 0;   ///< token budget per step
+  bool reserve_to_completion = false;  ///< KV admission simulated (EnginePolicy::reserve_to_completion)
   int64_t chips = 0;                ///< all chips
   std::optional<double> usd_per_hour;
   SimSummary summary;
