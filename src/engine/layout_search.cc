@@ -1,5 +1,6 @@
 // Ranking parallel layouts by the mechanisms step (docs/formulas.md, "Layout search").
 #include "chalk/engine/layout_search.h"
+#include "chalk/engine/step_mix.h"
 
 #include <algorithm>
 #include <cmath>
@@ -171,7 +172,7 @@ std::vector<LayoutCandidate> search_layouts(const ModelSpec& m, const SystemSpec
           shape.prefill_sequences = c.batch / static_cast<double>(q.output);
           shape.prompt = q.prompt;
         }
-        c.step = engine_step(dep, shape);
+        c.step = steady_state_step(dep, shape, q.whole_prompts);
         c.tokens_per_s_per_user = 1.0 / c.step.t_step.value();
         // A fixed batch counts its own sequences over every chip (replicas short of a
         // full share, or idle, still hold their chips); a memory-filled one, every replica's.

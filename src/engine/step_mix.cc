@@ -1,6 +1,8 @@
 // The time of a mixed step of unequal sequences (roofline.h, mixed_step_time): the
 // request simulator's step (docs/simulator.md).
 #include <algorithm>
+#include <cmath>
+#include <vector>
 
 #include "chalk/base/error.h"
 #include "chalk/engine/step_mix.h"
@@ -40,6 +42,34 @@ Seconds mixed_step_time(const Deployment& dep, const StepMix& mix) {
   const Seconds t_compute = Flops(tokens * dep.matmul_flops_per_token - headless * head_flops + attn) / dep.flops_effective;
   const Seconds t_memory = busiest * n / dep.hbm_effective + Bytes(kv) / dep.hbm_effective;
   return max(t_compute, t_memory);
+}
+
+StepBreakdown steady_state_step(const Deployment& d, const StepShape& s, bool whole_prompts) {
+  if (!whole_prompts || !(s.prefill_sequences > 0) || s.prompt <= 0) return engine_step(d, s);
+  const double k = std::floor(s.prefill_sequences), frac = s.prefill_sequences - k;
+  const auto decodes = static_cast<int64_t>(std::llround(std::max(0.0, s.decode_sequences)));
+  const bool attention_apart = s.attention_tokens_per_sequence > 0 && s.attention_tokens_per_sequence != s.tokens_per_sequence;
+  const std::vector<int64_t> contexts(static_cast<std::size_t>(decodes), s.context);
+  auto with = [&](double prompts) {
+    if (attention_apart) {  // StepMix has no attention-only tokens: the averaged shape
+      StepShape whole = s;
+      whole.prefill_sequences = prompts;
+      return engine_step(d, whole);
+    }
+    const std::vector<PrefillChunk> chunks(static_cast<std::size_t>(prompts), PrefillChunk{s.prompt, s.prefix});
+    StepMix mix;
+    mix.decode_contexts = contexts;
+    mix.decode_context_sum = decodes * s.context;
+    mix.chunks = chunks;
+    mix.tokens_per_sequence = s.tokens_per_sequence;
+    return engine_step(d, mix);
+  };
+  const StepBreakdown fewer = with(k);
+  if (frac <= 0) return fewer;
+  const StepBreakdown more = with(k + 1);
+  StepBreakdown out = frac >= 0.5 ? more : fewer;
+  out.t_step = Seconds((1 - frac) * fewer.t_step.value() + frac * more.t_step.value());
+  return out;
 }
 
 }  // namespace chalk

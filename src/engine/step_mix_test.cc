@@ -125,5 +125,42 @@ TEST(StepMix, DataParallelAttentionMoePromptCostsAtLeastItsOwnPrefill) {
   EXPECT_GE(mixed_step_time(d, mix).value(), lone);
 }
 
+TEST(StepMix, SteadyStepRunsWholePromptsWithoutChunkedPrefill) {
+  // Llama 3.1 70B on one H200 in FP8, 165 decodes at 1,500 tokens while 0.165 prompts of
+  // 1,000 tokens per step replace finished requests (1,000 in / 1,000 out).
+  DeploymentOptions o;
+  o.n_chips = 1;
+  o.mechanisms.enabled = true;
+  o.weights = DType::fp8;
+  o.kv = DType::fp8;
+  const Deployment d = make_deployment(load_model("llama-3.1-70b"), load_system("h200"), o);
+  StepShape s;
+  s.decode_sequences = 165;
+  s.context = 1500;
+  s.prefill_sequences = 0.165;
+  s.prompt = 1000;
+  // Chunked prefill: the engine step of the averaged shape, 165 prompt tokens per step.
+  const double chunked = steady_state_step(d, s, false).t_step.value();
+  EXPECT_DOUBLE_EQ(chunked, engine_step(d, s).t_step.value());
+  // Whole prompts: 83.5% of the steps decode alone and 16.5% also run one whole prompt,
+  // each priced as a StepMix of equal decodes (= the uniform shapes).
+  StepShape none = s, one = s;
+  none.prefill_sequences = 0;
+  one.prefill_sequences = 1;
+  const double alone = engine_step(d, none).t_step.value(), with_one = engine_step(d, one).t_step.value();
+  const double whole = steady_state_step(d, s, true).t_step.value();
+  EXPECT_NEAR(whole, 0.835 * alone + 0.165 * with_one, 1e-12);
+  // Spread over every step the prompt tokens fill compute the memory-bound operations leave
+  // idle; whole, one step in six is the prompt's compute: 48.2 ms against 46.3 ms here
+  // (a 20,000-token prompt at batch 15 makes it 0.64x the throughput:
+  // Validate.ChunkedPrefillSetsHowPromptsShareTheSteps).
+  EXPECT_NEAR(chunked, 0.0463, 0.0005);
+  EXPECT_NEAR(whole, 0.0482, 0.0005);
+  // An integer number of prompts per step needs no blend.
+  StepShape two = s;
+  two.prefill_sequences = 2;
+  EXPECT_NEAR(steady_state_step(d, two, true).t_step.value(), engine_step(d, two).t_step.value(), 1e-12);
+}
+
 }  // namespace
 }  // namespace chalk

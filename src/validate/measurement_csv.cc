@@ -76,7 +76,7 @@ const std::vector<std::string>& measurement_columns() {
       "id", "kind", "model", "hardware", "chips", "tp", "pp", "dp", "ep", "expert_tp", "cp", "attention", "ffn_layout",
       "prefill_ffn_layout", "kv_split", "padded_heads", "weights", "kv", "dispatch", "combine", "compute", "batch",
       "batch_per", "prefill_batch", "requests", "request_rate_per_s", "input_tokens", "cached_tokens", "output_tokens",
-      "context", "draft_tokens", "accepted_tokens", "attention_draft_tokens", "two_batch_overlap", "engine", "kv_admission", "microbatch",
+      "context", "draft_tokens", "accepted_tokens", "attention_draft_tokens", "two_batch_overlap", "engine", "kv_admission", "chunked_prefill", "microbatch",
       "schedule", "virtual_stages", "recompute", "zero", "train_tokens", "operation", "shape", "message_bytes", "metric",
       "value", "assumed", "source", "location", "confidence", "notes"};
   return cols;

@@ -114,6 +114,7 @@ const std::vector<std::string>* vocabulary(const std::string& column) {
       {"engine", {"vllm", "sglang", "trtllm", "fastertransformer", "jetstream", "megatron", "nemo", "maxtext", "llm-foundry", "metaseq",
                   "deepseek", "other"}},
       {"kv_admission", {"to_completion", "on_demand"}},
+      {"chunked_prefill", {"yes", "no"}},
       {"schedule", {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe"}},
       {"recompute", {"none", "selective", "full"}},
       {"zero", {"0", "1", "2", "3", "fsdp"}},
@@ -233,6 +234,7 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
   m.two_batch_overlap = r.closed("two_batch_overlap");
   m.engine = r.closed("engine");
   m.kv_admission = r.closed("kv_admission");
+  m.chunked_prefill = r.closed("chunked_prefill");
   m.microbatch = r.integer("microbatch", 1);
   m.schedule = r.closed("schedule");
   m.virtual_stages = r.integer("virtual_stages", 1);

@@ -72,5 +72,38 @@ TEST(Validate, AnUnstatedLayoutIsTheBestTheRowsEngineCanLaunch) {
   EXPECT_LT(trt.predicted, sgl.predicted);
 }
 
+TEST(Validate, ChunkedPrefillSetsHowPromptsShareTheSteps) {
+  // TRTPERF-L70-H200-20000-2000's inputs: Llama 3.1 70B FP8 on one H200, 20,000 in / 2,000
+  // out, the KV reserved to completion (15 sequences). Each step replaces 15 / 2,000 of a
+  // request: with chunked prefill its 150 prompt tokens ride in the memory-bound decode
+  // step; without (TensorRT-LLM's default) one step in 133 runs a whole 20,000-token
+  // prompt, seconds of compute the decodes wait for.
+  const std::string h =
+      "id,kind,model,hardware,chips,tp,weights,kv,batch,batch_per,requests,input_tokens,output_tokens,engine,kv_admission,chunked_prefill,metric,value\n";
+  const std::string row = "X,serving,llama-3.1-70b,h200,1,1,fp8,fp8,max,run,1000,20000,2000,trtllm,to_completion,";
+  const auto chunked = engine_run(h + row + "yes,output_tok_per_s,283\n").rows.at(0);
+  const auto whole = engine_run(h + row + "no,output_tok_per_s,283\n").rows.at(0);
+  ASSERT_EQ(chunked.status, RowStatus::predicted) << chunked.reason;
+  ASSERT_EQ(whole.status, RowStatus::predicted) << whole.reason;
+  EXPECT_LT(whole.predicted, chunked.predicted * 0.8);
+  // Left empty: trtllm runs whole prompts, vllm chunks; the assumption says which.
+  auto assumption = [&](const std::string& engine) {
+    const ValidationReport r = engine_run(h + "X,serving,llama-3.1-70b,h200,1,1,fp8,fp8,max,run,1000,20000,2000," + engine +
+                                          ",to_completion,,output_tok_per_s,283\n");
+    for (const auto& a : r.rows.at(0).assumptions) {
+      if (a.rfind("chunked_prefill", 0) == 0) return a;
+    }
+    return std::string();
+  };
+  EXPECT_EQ(assumption("trtllm").rfind("chunked_prefill: empty, no", 0), 0u);
+  EXPECT_EQ(assumption("vllm").rfind("chunked_prefill: empty, yes", 0), 0u);
+  try {
+    engine_run(h + row + "off,output_tok_per_s,283\n");
+    ADD_FAILURE() << "no error for chunked_prefill off";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("X: chunked_prefill: 'off' is not one of yes, no"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace chalk

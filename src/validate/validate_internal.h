@@ -66,6 +66,9 @@ struct RowPlan {
   /// output), so its batch is capacity / (prompt + output), not capacity / mean context
   /// (kv_admission to_completion; TensorRT-LLM's GUARANTEED_NO_EVICT)
   bool kv_reserved = false;
+  /// A loaded engine runs each prompt whole in one step (chunked_prefill no; TensorRT-LLM's
+  /// default): steady_state_step (step_mix.h)
+  bool whole_prompts = false;
   int64_t context = 0, prompt = 0, prefix = 0, output = 0;
   double cache_hit_fraction = 0;     ///< input tokens served from a prefix cache
   double mtp_tokens = 1;             ///< tokens per sequence per step (1 + drafts)

@@ -323,10 +323,23 @@ Mapped plan_row(const Measurement& r) {
     }
   }
   // KV admission decides how many sequences a loaded engine runs: it matters where the
-  // engine fills its KV cache (a `max` batch, or the simulator).
+  // engine fills its KV cache (a `max` batch, or the simulator). Chunked prefill decides how
+  // the prompts that replace finished requests share the steps: it matters in the steady
+  // state of a throughput row (any batch) and in the simulator.
   const bool admits = r.kind == "serving" && (p.batch_from_capacity || p.target == Target::serving_simulated);
+  const bool steady = r.kind == "serving" && (p.target == Target::serving_tokens_per_s || p.target == Target::serving_simulated);
   if (!admits && !r.kv_admission.empty()) {
     p.notes.push_back("kv_admission " + r.kv_admission + ": not read (it sets the batch of serving rows at a max batch or through the simulator)");
+  }
+  if (!steady && !r.chunked_prefill.empty()) {
+    p.notes.push_back("chunked_prefill " + r.chunked_prefill + ": not read (it sets the steps of serving throughput rows and simulated rows)");
+  }
+  if (steady) {
+    p.whole_prompts = r.chunked_prefill.empty() ? r.engine == "trtllm" : r.chunked_prefill == "no";
+    if (r.chunked_prefill.empty()) {
+      p.assumptions.push_back(p.whole_prompts ? "chunked_prefill: empty, no (TensorRT-LLM's default, enable_chunked_prefill false: each prompt runs whole in one step)"
+                                              : "chunked_prefill: empty, yes (prompts split into chunks that ride in decode steps, as vLLM and SGLang do)");
+    }
   }
   if (admits) {
     p.kv_reserved = r.kv_admission.empty() ? r.engine == "trtllm" : r.kv_admission == "to_completion";

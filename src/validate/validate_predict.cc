@@ -10,6 +10,7 @@
 #include "chalk/io/io.h"
 #include "chalk/engine/layout_search.h"
 #include "chalk/engine/roofline.h"
+#include "chalk/engine/step_mix.h"
 #include "chalk/sim/plan.h"
 #include "validate_internal.h"
 
@@ -294,6 +295,7 @@ void predict(const RowPlan& p, Prediction& out) {
         q.prompt = p.prompt;
         q.output = p.output;
         if (p.kv_reserved) q.admitted_context = held;
+        q.whole_prompts = p.whole_prompts;
         if (p.requests_cap > 0) q.max_batch = p.requests_cap;
         if (!p.batch_from_capacity) q.max_batch = p.batch;
         DeploymentOptions base;
@@ -347,11 +349,19 @@ void predict(const RowPlan& p, Prediction& out) {
       } else {
         // Continuous batching in steady state: each step also prefills the prompts of the
         // requests that replace finished ones, B / output of them per step.
-        const auto b = mech_decode(cap, mean_context, cap / d(p.output), p.prompt);
+        StepShape shape;
+        shape.decode_sequences = cap;
+        shape.context = mean_context;
+        shape.tokens_per_sequence = p.mtp_tokens;
+        shape.attention_tokens_per_sequence = p.attention_tokens;
+        shape.prefill_sequences = cap / d(p.output);
+        shape.prompt = p.prompt;
+        const auto b = steady_state_step(e.mech, shape, p.whole_prompts);
         mech_v = cap / (b.t_step.value() + mech_draft_s(cap, mean_context)) * per_chips / n;
         governs = b.governs;
         out.notes.push_back("steady state: " + num(cap) + " sequences at the mean context " + std::to_string(mean_context) +
-                            "; each step also prefills " + num(cap / d(p.output)) + " prompts (mechanisms only)");
+                            "; each step also prefills " + num(cap / d(p.output)) + " prompts" +
+                            (p.whole_prompts ? ", each whole in one step" : " in chunks") + " (mechanisms only)");
       }
       inputs += ", batch " + num(cap) + " at context " + std::to_string(mean_context) + ", prompt " + std::to_string(p.prompt) +
                 ", output " + std::to_string(p.output);

@@ -31,6 +31,7 @@ void simulated_values(const RowPlan& p, const Deployment& plain, const Deploymen
   sim::SimOptions o;
   o.policy = sim::engine_policy(known ? p.engine : "vllm");
   o.policy.reserve_to_completion = p.kv_reserved;  // the row's kv_admission, else the engine's
+  o.policy.chunked_prefill = !p.whole_prompts;     // the row's chunked_prefill, else the engine's
   if (p.request_rate_per_s <= 0 && !p.batch_from_capacity) o.policy.max_sequences = std::max<int64_t>(1, std::llround(p.batch));
   o.prefix_hit_rate = input > 0 ? static_cast<double>(p.prefix) / static_cast<double>(input) : 0;
   auto value = [&](const Deployment& d) {

@@ -335,9 +335,11 @@ TEST(Validate, InvalidRowsAreErrorsDoubtfulRowsCarryNotes) {
 TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   const ValidationReport r = validate_measurements(builtin_measurements());
   EXPECT_LE(summary(r, "decode").median_abs, 0.100);   // 10 rows: 9.9%
-  EXPECT_LE(summary(r, "serving").median_abs, 0.238);  // 22 rows: 23.7%
-  EXPECT_LE(summary(r, "serving").p90_abs, 1.030);
-  EXPECT_LE(summary(r, "all").median_abs, 0.206);
+  // 22 rows: 17.7%, p90 66.4% (23.7% and 103% before TensorRT-LLM rows ran their prompts
+  // whole, without chunked prefill: steady_state_step).
+  EXPECT_LE(summary(r, "serving").median_abs, 0.177);
+  EXPECT_LE(summary(r, "serving").p90_abs, 0.664);
+  EXPECT_LE(summary(r, "all").median_abs, 0.173);
 }
 
 }  // namespace

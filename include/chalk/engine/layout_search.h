@@ -49,6 +49,9 @@ struct LayoutQuery {
   /// a request's whole KV at admission (TensorRT-LLM's GUARANTEED_NO_EVICT). The step
   /// still reads `context` tokens per sequence.
   int64_t admitted_context = 0;
+  /// The steady state's prompts run whole, one step each (no chunked prefill: TensorRT-LLM's
+  /// default), instead of riding in every step (steady_state_step, step_mix.h).
+  bool whole_prompts = false;
   LayoutObjective objective = LayoutObjective::throughput;
 };
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "chalk/base/units.h"
 #include "chalk/engine/overhead.h"
@@ -62,5 +63,18 @@ StepBreakdown engine_step(const Deployment& d, const StepMix& mix);
 /// prefill_step(d, 1, P, A).t_step. An empty mix takes 0 s. Throws InputError for negative
 /// contexts or chunks.
 Seconds mixed_step_time(const Deployment& d, const StepMix& mix);
+
+/// A continuous-batching engine's steady step: `s.decode_sequences` decodes at context
+/// `s.context` while `s.prefill_sequences` prompts of `s.prompt` tokens (on average, per
+/// step) replace the requests that finish. With chunked prefill (whole_prompts false) the
+/// prompts' tokens ride in every step, prefill compute filling the decode's memory-bound
+/// time (Sarathi-Serve, Agrawal et al. OSDI 2024): engine_step(d, s). Without it
+/// (TensorRT-LLM's default, enable_chunked_prefill false) each prompt runs whole in one
+/// step: with f = s.prefill_sequences, the steps carry floor(f) or floor(f) + 1 whole
+/// prompts, the latter a fraction f - floor(f) of the time, each priced as a StepMix of the
+/// decodes and those prompts (under data-parallel attention a prompt lives on one rank, so
+/// the others wait for it). Returns that step with t_step the expected time per step and
+/// the other figures those of the more frequent kind. Throws as engine_step.
+StepBreakdown steady_state_step(const Deployment& d, const StepShape& s, bool whole_prompts);
 
 }  // namespace chalk

@@ -53,6 +53,9 @@ struct Measurement {
   /// to_completion (a request's KV reserved for all its tokens at admission: TensorRT-LLM's
   /// GUARANTEED_NO_EVICT) or on_demand (blocks as tokens arrive); empty: the engine's default
   std::string kv_admission;
+  /// yes: prompts split into chunks that ride in decode steps; no: each prompt runs whole
+  /// in one step; empty: the engine's default (no for trtllm, yes otherwise)
+  std::string chunked_prefill;
 
   std::optional<int64_t> microbatch, virtual_stages;
   std::string schedule, recompute, zero;
