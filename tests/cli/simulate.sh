@@ -53,12 +53,12 @@ expect_error "--max-batched-tokens: must be 1..1048576 tokens per step, got -4" 
 expect_error "--chunked-prefill: expected on or off, got 'yes'" simulate "${base[@]}" --rate 1 --chunked-prefill yes
 expect_error "--kv-admission: expected to_completion or on_demand, got 'lazy'" simulate "${base[@]}" --rate 1 --kv-admission lazy
 # KV admission: trtllm reserves each request's whole KV at admission (GUARANTEED_NO_EVICT),
-# vllm takes it on demand; the flag overrides the engine's. 2,000 requests of 1000 + 1000
+# vllm takes it on demand; the flag overrides the engine's. 600 requests of 1000 + 1000
 # arriving together: reserved, no preemption, and never more running than on demand.
 for a in trtllm:to_completion trtllm,on_demand:on_demand vllm:on_demand; do
   spec=${a%%:*}; want=${a##*:}; engine=${spec%%,*}; flag=()
   [[ "$spec" == *,* ]] && flag=(--kv-admission "${spec##*,}")
-  "$CHALK" simulate "${base[@]}" --rate 1000 --requests 2000 --input 1000 --output 1000 --engine "$engine" "${flag[@]}" --json > "$tmp/adm.json" || fail "simulate --engine $engine ${flag[*]}"
+  "$CHALK" simulate "${base[@]}" --rate 1000 --requests 600 --input 1000 --output 1000 --engine "$engine" "${flag[@]}" --json > "$tmp/adm.json" || fail "simulate --engine $engine ${flag[*]}"
   python3 - "$tmp/adm.json" "$want" <<'PY' || fail "kv_admission $a"
 import json, sys
 j = json.load(open(sys.argv[1]))
