@@ -105,5 +105,21 @@ TEST(Validate, ChunkedPrefillSetsHowPromptsShareTheSteps) {
   }
 }
 
+TEST(Validate, ReplicasShareTheArrivals) {
+  // MLPerf-style: 8 H200 as 8 TP1 replicas (dp 8) at 100 requests/s. Each replica is
+  // simulated alone at 100 / 8 = 12.5 requests/s, so the row's TTFT is that of one H200 at
+  // 12.5/s (it was one replica taking all 100/s, a queue without end).
+  const std::string h = "id,kind,model,hardware,chips,tp,dp,weights,kv,batch,batch_per,requests,request_rate_per_s,input_tokens,"
+                        "output_tokens,engine,metric,value\n";
+  const auto eight = engine_run(h + "X,serving,llama-2-70b,h200,8,1,8,fp8,fp8,max,run,800,100,512,291,vllm,ttft_ms,198\n").rows.at(0);
+  const auto one = engine_run(h + "X,serving,llama-2-70b,h200,1,1,1,fp8,fp8,max,run,100,12.5,512,291,vllm,ttft_ms,198\n").rows.at(0);
+  ASSERT_EQ(eight.status, RowStatus::predicted) << eight.reason;
+  EXPECT_DOUBLE_EQ(eight.predicted, one.predicted);
+  EXPECT_LT(eight.predicted, 1000);  // ms (157 ms): a loaded but stable replica
+  bool said = false;
+  for (const auto& n : eight.notes) said = said || n == "request rate 100/s over 8 replicas: 12.5/s each";
+  EXPECT_TRUE(said);
+}
+
 }  // namespace
 }  // namespace chalk

@@ -303,8 +303,13 @@ Mapped plan_row(const Measurement& r) {
     }
   } else if (simulated) {
     p.target = Target::serving_simulated;
-    p.request_rate_per_s = r.request_rate_per_s.value_or(0);
-    p.requests = r.requests.value_or(0);
+    // dp independent replicas share the arrivals: each is simulated alone at its share.
+    p.request_rate_per_s = r.request_rate_per_s.value_or(0) / static_cast<double>(dp);
+    p.requests = r.requests ? (*r.requests + dp - 1) / dp : 0;
+    if (dp > 1 && r.request_rate_per_s) {
+      p.notes.push_back("request rate " + num(*r.request_rate_per_s) + "/s over " + std::to_string(dp) + " replicas: " + num(p.request_rate_per_s) +
+                        "/s each");
+    }
     p.engine = r.engine;
     p.metric = m;
     if (m == "ttft_ms" || m == "tpot_ms" || m == "itl_ms") p.to_unit = 1e3;
