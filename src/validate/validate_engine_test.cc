@@ -67,9 +67,25 @@ TEST(Validate, AnUnstatedLayoutIsTheBestTheRowsEngineCanLaunch) {
   EXPECT_EQ(sgl.layout.find("two micro-batches") == std::string::npos, false) << sgl.layout;
   EXPECT_EQ(trt.layout.find("two micro-batches"), std::string::npos) << trt.layout;
   bool said = false;
-  for (const auto& n : trt.notes) said = said || n.find("is one trtllm cannot launch (TensorRT-LLM cannot run this layout: two micro-batches") != std::string::npos;
+  for (const auto& n : trt.notes) said = said || n.find("is not the row's (TensorRT-LLM cannot run this layout: two micro-batches") != std::string::npos;
   EXPECT_TRUE(said);
   EXPECT_LT(trt.predicted, sgl.predicted);
+  // A stated two_batch_overlap bounds the search and the note names it as the reason.
+  const std::string h2 = "id,kind,model,hardware,chips,weights,kv,batch,batch_per,requests,input_tokens,output_tokens,engine,two_batch_overlap,"
+                         "metric,value\n";
+  const auto no = engine_run(h2 + row + "sglang,no,output_tok_per_s,23789\n").rows.at(0);
+  EXPECT_EQ(no.layout.find("two micro-batches"), std::string::npos) << no.layout;
+  said = false;
+  for (const auto& n : no.notes) said = said || n.find("is not the row's (the row states two_batch_overlap no)") != std::string::npos;
+  EXPECT_TRUE(said);
+  // A row stating what its engine cannot launch (two-batch overlap on TensorRT-LLM) is
+  // predicted as stated, with a note, and no claim that the engine can launch it.
+  const auto odd = engine_run(h2 + row + "trtllm,yes,output_tok_per_s,23789\n").rows.at(0);
+  EXPECT_NE(odd.layout.find("two micro-batches"), std::string::npos) << odd.layout;
+  said = false;
+  for (const auto& n : odd.notes) said = said || n.find("no layout of the search both keeps to the row's columns and is one trtllm can launch") == 0;
+  EXPECT_TRUE(said);
+  for (const auto& a : odd.assumptions) EXPECT_EQ(a.find("can launch"), std::string::npos) << a;
 }
 
 TEST(Validate, ChunkedPrefillSetsHowPromptsShareTheSteps) {

@@ -306,16 +306,24 @@ void predict(const RowPlan& p, Prediction& out) {
         // best of those, not a layout it cannot launch.
         bool moe = false;
         for (const auto& g : m.groups) moe = moe || g.ffn.kind == FfnKind::moe;
-        auto launchable = [&](const LayoutCandidate& c) {
-          if (p.two_batch_overlap_stated && c.layout.overlap_micro_batches != p.layout.overlap_micro_batches) return false;
-          return c.fits && sim::engine_layout_problem(p.engine, c.replica_chips, c.layout, moe).empty();
+        // A stated two_batch_overlap bounds the search too.
+        auto keeps = [&](const LayoutCandidate& c) {
+          return c.fits && (!p.two_batch_overlap_stated || c.layout.overlap_micro_batches == p.layout.overlap_micro_batches);
         };
-        const auto pick = std::find_if(ranked.begin(), ranked.end(), launchable);
+        auto problem = [&](const LayoutCandidate& c) { return sim::engine_layout_problem(p.engine, c.replica_chips, c.layout, moe); };
+        auto pick = std::find_if(ranked.begin(), ranked.end(), [&](const LayoutCandidate& c) { return keeps(c) && problem(c).empty(); });
+        const bool launchable = pick != ranked.end();
+        if (!launchable) pick = std::find_if(ranked.begin(), ranked.end(), keeps);
         const auto& best = pick != ranked.end() ? *pick : ranked.front();
-        if (&best != &ranked.front()) {
-          out.notes.push_back("the search's best layout, " + ranked.front().name + ", is one " + p.engine +
-                              " cannot launch (" + sim::engine_layout_problem(p.engine, ranked.front().replica_chips, ranked.front().layout, moe) +
-                              "): the best it can, " + best.name);
+        const auto& top = ranked.front();
+        if (&best != &top) {
+          const std::string why = !keeps(top) ? "the row states two_batch_overlap " + std::string(p.layout.overlap_micro_batches ? "yes" : "no")
+                                              : problem(top);
+          out.notes.push_back("the search's best layout, " + top.name + ", is not the row's (" + why + "): the best that is, " + best.name);
+        }
+        if (!launchable && !problem(best).empty()) {
+          out.notes.push_back("no layout of the search both keeps to the row's columns and is one " + p.engine + " can launch (" + problem(best) +
+                              "): predicted as stated");
         }
         mech_v = best.tokens_per_s_per_chip * per_chips;
         out.notes.push_back("steady state at the mean context " + std::to_string(mean_context) + ": plain roofline " + num(cap) +
@@ -334,7 +342,8 @@ void predict(const RowPlan& p, Prediction& out) {
         for (auto& text : out.assumptions) {
           if (text.rfind("layout:", 0) == 0) {
             kept.push_back("layout: tp, ep, expert_tp and attention empty: the highest-throughput layout of chalk's search" +
-                           (p.engine == "vllm" || p.engine == "sglang" || p.engine == "trtllm" ? " that " + p.engine + " can launch" : std::string()) +
+                           (launchable && (p.engine == "vllm" || p.engine == "sglang" || p.engine == "trtllm") ? " that " + p.engine + " can launch"
+                                                                                                  : std::string()) +
                            ", " + best.name + " at " + num(std::round(best.tokens_per_s_per_chip)) + " tok/s/chip, batch " + num(best.batch) +
                            " per replica" + (others.empty() ? "" : " (next: " + others + ")"));
           } else if (text.rfind("attention and kv_split empty", 0) == 0) {
