@@ -21,7 +21,11 @@ export async function startServer(chalk) {
 /// One request with the path sent verbatim: {status, headers, body (string)}.
 export function raw(port, method, path, body, headers = {}) {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, headers: { ...headers, ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : {}) } }, (res) => {
+    // A new connection per request (agent: false, Connection: close). Node 20's global agent
+    // keeps sockets alive, and a socket left idle while the test runs the CLI for comparison
+    // can meet the server's 5 s keep-alive close just as the next request goes out on it:
+    // "socket hang up" (the web.api failure in CI at 5247b39).
+    const req = http.request({ host: '127.0.0.1', port, method, path, agent: false, headers: { Connection: 'close', ...headers, ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : {}) } }, (res) => {
       let data = '';
       res.setEncoding('utf8');
       res.on('data', (d) => { data += d; });
