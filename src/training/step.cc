@@ -327,7 +327,9 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double fwd_per_token = c.matmul_flops_per_token + c.attention_flops_per_token;
   const Flops model_flops = Flops(3 * fwd_per_token * tokens_per_step);
   double extra = (at_bwd - 2.0) * c.attention_flops_per_token;
-  if (rerun) extra += fwd_per_token;
+  // Full recomputation (and reversible layers) rerun the layers' forward, not the output
+  // layer's (Narayanan et al. 2021 Eq. 3 counts the head 3x, not 4x; Megatron-LM PR #995).
+  if (rerun) extra += fwd_per_token - c.lm_head_flops_per_token;
   else if (p.recompute == Recompute::selective && !p.flash_attention) extra += c.attention_flops_per_token;
   const Flops hardware_flops = model_flops + Flops(extra * tokens_per_step);
   const double denom = t_step.value() * chips * s.peak_bf16.value();

@@ -76,6 +76,23 @@ TEST(TrainingBubble, OneStageHasNone) {
   EXPECT_LT(st.mfu, 0.8);  // never above the matmul efficiency of 0.803
   EXPECT_GT(st.hfu, st.mfu);  // FlashAttention's backward recomputes the scores
 }
+TEST(TrainingStepFlops, FullRecomputeRerunsTheLayersNotTheOutputLayer) {
+  // Llama 3.1 8B, s = 4096, full recomputation. Per token: matmul 2 x 7,504,658,432 =
+  // 15.0093e9, causal attention 32 x 4 x 4096 x 2048.5 = 1.07401e9, so F = 16.0833e9 and
+  // model FLOPs 3F = 48.2500e9. Hardware adds FlashAttention's backward recompute 0.5 x
+  // 1.07401e9 and the layers' forward F - 2 x 128,256 x 4,096 (the head, 1.05067e9, is not
+  // rerun: Narayanan et al. 2021 Eq. 3; Megatron-LM PR #995): HFU / MFU = 63.8197 / 48.2500
+  // = 1.32269. Counting the head too gave 1.34446.
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec sys = load_system("h100-sxm");
+  TrainingPlan p;
+  p.dp = 8;
+  p.global_batch = 64;
+  p.seq_len = 4096;
+  p.recompute = Recompute::full;
+  const TrainingStep st = training_step(make_training_costs(m, 4096), make_training_system(sys, p.compute), p, check_plan(m, sys, 8, p));
+  EXPECT_NEAR(st.hfu / st.mfu, 1.32269, 2e-5);
+}
 TEST(TrainingBubble, StepBubbleFollowsTheSchedule) {
   // GPT-3 175B on 128 A100, TP8 PP16, 64 microbatches: 1F1B's bubble fraction is (p-1)/m =
   // 15/64 of the microbatches' time; interleaved v = 2 halves it.
