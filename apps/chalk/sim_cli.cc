@@ -214,15 +214,17 @@ Table summary_table() {
 
 void add_summary_row(Table& t, const std::string& deployment, const std::string& layout, int64_t replicas, const sim::SimSummary& s,
                      const sim::ClusterRun* run) {
-  const auto ms = [](double x) { return Cell(x * 1e3); };
+  // A percentile of no requests does not exist: null (JSON), empty (CSV), "-" (text), never 0.
+  const auto ms = [](const sim::Percentiles& p, double x) { return p.count > 0 ? Cell(x * 1e3) : Cell{}; };
   Cell xfer_ms, xfer_b;
   if (run != nullptr && run->disaggregated && s.finished > 0) {
     xfer_ms = run->kv_transfer_s_mean * 1e3;
     xfer_b = run->kv_transfer_bytes_total / static_cast<double>(s.finished);
   }
-  t.add({deployment, s.chips, replicas, layout, ms(s.ttft.p50), ms(s.ttft.p90), ms(s.ttft.p99), ms(s.tpot.p50), ms(s.tpot.p90),
-         ms(s.tpot.p99), ms(s.itl.p50), ms(s.itl.p90), ms(s.itl.p99), ms(s.e2e.p50), ms(s.e2e.p90), ms(s.e2e.p99), ms(s.queue.mean),
-         ms(s.queue.p99), s.output_tok_per_s, s.total_tok_per_s, s.output_tok_per_s_per_chip, s.total_tok_per_s_per_chip,
+  t.add({deployment, s.chips, replicas, layout, ms(s.ttft, s.ttft.p50), ms(s.ttft, s.ttft.p90), ms(s.ttft, s.ttft.p99),
+         ms(s.tpot, s.tpot.p50), ms(s.tpot, s.tpot.p90), ms(s.tpot, s.tpot.p99), ms(s.itl, s.itl.p50), ms(s.itl, s.itl.p90),
+         ms(s.itl, s.itl.p99), ms(s.e2e, s.e2e.p50), ms(s.e2e, s.e2e.p90), ms(s.e2e, s.e2e.p99), ms(s.queue, s.queue.mean),
+         ms(s.queue, s.queue.p99), s.output_tok_per_s, s.total_tok_per_s, s.output_tok_per_s_per_chip, s.total_tok_per_s_per_chip,
          s.goodput_req_per_s, s.slo_attainment, s.mean_decode_batch, s.mean_kv_occupancy, s.peak_kv_occupancy, s.preemptions,
          s.finished, s.rejected, xfer_ms, xfer_b});
 }

@@ -135,8 +135,10 @@ SimSummary summarize(std::span<const SimRun* const> runs, int64_t chips, const S
       s.total_tok_per_s_per_chip = s.total_tok_per_s / static_cast<double>(chips);
     }
     s.goodput_req_per_s = static_cast<double>(good) / s.duration_s;
-    s.slo_attainment = static_cast<double>(good) / static_cast<double>(s.finished);
   }
+  // A share of every request that arrived: a rejected one never gets a first token, so it
+  // misses every target (as plan's and aiperf's attainment count it).
+  if (s.requests > 0) s.slo_attainment = static_cast<double>(good) / static_cast<double>(s.requests);
   if (end > 0) {
     // Little's law over [0, end] for all replicas together: the system is empty at both ends.
     s.little_l = area / end;

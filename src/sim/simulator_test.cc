@@ -174,6 +174,16 @@ TEST(Simulator, RejectsWhatCanNeverFitAndStaysDeterministic) {
   expect_sim_invariants(run);
   const SimRun again = simulate(d, reqs, o);
   EXPECT_EQ(again.end_s, run.end_s);
+  // Attainment is a share of every request that arrived: 2 finished, 1 rejected, no SLO
+  // target: 2 / 3, not 2 / 2 (a rejected request never gets a first token).
+  EXPECT_NEAR(sim_summary_of(run).slo_attainment, 2.0 / 3.0, 1e-12);
+  // Nothing finished: no percentile exists (count 0), attainment 0.
+  const std::vector<Request> too_big = {{0, 500, 10}, {0.001, 600, 10}};
+  const SimSummary none = sim_summary_of(simulate(d, too_big, o), 1, Slo{.ttft_s = 1.0});
+  EXPECT_EQ(none.finished, 0);
+  EXPECT_EQ(none.ttft.count, 0);
+  EXPECT_EQ(none.e2e.count, 0);
+  EXPECT_EQ(none.slo_attainment, 0.0);
 }
 
 TEST(Simulator, RejectsRequestsBeyondTheModelsContext) {

@@ -20,7 +20,8 @@ struct Slo {
 };
 
 /// p50, p90, p99 and the mean of a sample, seconds (nearest-rank percentiles: the
-/// ceil(p/100 x n)-th smallest value).
+/// ceil(p/100 x n)-th smallest value). count 0: no sample (every figure 0, not a latency;
+/// front ends print null).
 struct Percentiles {
   double p50 = 0, p90 = 0, p99 = 0, mean = 0;
   int64_t count = 0;
@@ -45,7 +46,9 @@ struct SimSummary {
   double output_tok_per_s_per_chip = 0;
   double total_tok_per_s_per_chip = 0;
   double goodput_req_per_s = 0;            ///< requests meeting every SLO / duration
-  double slo_attainment = 0;               ///< fraction of requests meeting every SLO (1 without one)
+  /// Requests meeting every SLO / all requests that arrived: rejected ones count as missing
+  /// (never a first token). Without an SLO: finished / requests. 0 when none arrived.
+  double slo_attainment = 0;
   /// Little's law: L = time-average requests in the system (integral / end time), lambda =
   /// finished requests / end time, W = mean time in system; L = lambda W.
   double little_l = 0, little_lambda_per_s = 0, little_w_s = 0;
