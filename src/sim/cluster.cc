@@ -132,6 +132,9 @@ ClusterRun simulate_disaggregated(const Pool& prefill, const Pool& decode, std::
     RequestRecord r = pre[i];
     r.output_tokens = requests[i].output_tokens;
     r.rejected = pre[i].rejected || dec[i].rejected;
+    // The first token the user sees comes from the decode pool, after the KV transfer and
+    // that pool's queue (inference-sim #930, #1510 name this fault when it is left out).
+    if (!r.rejected) r.first_token_s = dec[i].first_token_s;
     r.finish_s = dec[i].finish_s;
     r.preemptions += dec[i].preemptions;
     e.requests[i] = r;

@@ -152,6 +152,7 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
       }
       if (live[i].output <= live[i].generated) {  // decode phase, one output token: nothing to do here
         run.requests[i].scheduled_s = q.arrival_s;
+        run.requests[i].first_token_s = q.arrival_s;  // it reaches the user with its KV
         finish(i, q.arrival_s);
         continue;
       }
@@ -221,6 +222,11 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
         if (need > free_blocks) break;
         L.kv_tokens = requests[i].input_tokens;
         L.upstream_prefilled = false;
+        // The user sees the first token now: the decode instance streams it once it holds the
+        // request's KV (SGLang PD, Dynamo, vLLM's P/D proxy take the stream from the decode
+        // side), so the transfer and this pool's queue count in TTFT, not in a token gap.
+        run.requests[i].first_token_s = t;
+        L.last_token_s = t;
         free_blocks -= need;
         L.blocks = need;
         budget -= 1;

@@ -64,9 +64,10 @@ ClusterRun simulate_aggregated(const Pool& pool, std::span<const Request> reques
 
 /// Disaggregated serving: the prefill pool runs each prompt to its first token
 /// (Phase::prefill); its KV then travels (kv_transfer) and the request arrives at the decode
-/// pool, round-robin in order of readiness, with its first token already out
-/// (Phase::decode). TTFT ends at the prefill pool; the transfer and the decode queue show
-/// in the gap to the second token (TPOT, ITL). Throws as simulate_aggregated.
+/// pool, round-robin in order of readiness, with its first token computed (Phase::decode).
+/// The user sees that token when the decode pool admits the request (the decode instance
+/// streams it), so TTFT includes the transfer and the decode queue; TPOT and ITL start
+/// there. Throws as simulate_aggregated.
 ClusterRun simulate_disaggregated(const Pool& prefill, const Pool& decode, std::span<const Request> requests);
 
 /// summarize() over a cluster's runs (aggregated: the replicas; disaggregated: end_to_end).
