@@ -107,6 +107,11 @@ TrainSetup train_setup(const TrainArgs& a) {
   } catch (const InputError& e) {
     throw InputError(option_for(e.field()), std::string(e.what()).substr(e.field().size() + 2));
   }
+  train_run::warn_context(s.warnings, s.model, s.plan.seq_len, "sequence length");
+  if (s.plan.pp == 1 && s.plan.schedule != PipelineSchedule::one_f_one_b) {
+    s.warnings.push_back(fmt::format("schedule {} with pp 1: one pipeline stage has no bubble to schedule, so it changes nothing",
+                                     to_string(s.plan.schedule)));
+  }
   return s;
 }
 
@@ -189,7 +194,7 @@ void run_step(const TrainArgs& a) {
                         {"placement", s.placement.description}, {"seq_len_tokens", s.plan.seq_len}, {"global_batch", s.plan.global_batch},
                         {"optimizer", s.plan.state.name}, {"state_bytes_per_param", s.plan.state.total()},
                         {"mfu_definition", train_run::mfu_definition(true, "bf16")},
-                        {"step", row}};
+                        {"step", row}, {"warnings", s.warnings}};
     if (a.explain) j["explanations"] = explanations_json(explain_training_step(s.rates, s.plan, s.placement, st));
     print_json(std::cout, j);
     return;
@@ -218,6 +223,7 @@ void run_step(const TrainArgs& a) {
   std::cout << fmt::format("stage       the busiest runs {:.4g} layers + {:.4g} output layers per microbatch; hidden collectives hold SMs "
                            "for {:.4g} s of compute per step\n",
                            st.busy_layers, st.busy_output_layers, (st.t_dp_sm_contention + st.t_cp_sm_contention).value());
+  for (const auto& w : s.warnings) std::cout << "warning     " << w << '\n';
   if (a.explain) std::cout << "\nHow the figures are computed:\n" << explanations_text(explain_training_step(s.rates, s.plan, s.placement, st));
 }
 

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "table.h"
 #include "train_cli.h"
+#include "train_run_cli.h"
 
 namespace chalk::cli {
 namespace {
@@ -48,6 +49,8 @@ void run_layouts(const LayoutArgs& a) {
   } catch (const InputError& e) {
     throw InputError(option_for(e.field()), std::string(e.what()).substr(e.field().size() + 2));
   }
+  std::vector<std::string> warnings;
+  train_run::warn_context(warnings, m, q.seq_len, "sequence length");
   Table t;
   t.columns = {{"rank", "#"},      {"plan", "plan"},           {"fits", "fits"},         {"t_step_s", "step s", 4},
                {"mfu", "MFU", 3},  {"tok_per_s_per_chip", "tok/s/chip", 4}, {"memory_gb", "memory GB", 4}, {"pareto", "pareto"},
@@ -78,7 +81,7 @@ void run_layouts(const LayoutArgs& a) {
     nlohmann::json j = {{"model", model_json(m, sys)}, {"hardware", hardware_json(sys)}, {"chips", q.chips},
                         {"global_batch", q.global_batch}, {"seq_len_tokens", q.seq_len}, {"plans_evaluated", r.evaluated},
                         {"plans_fitting", r.fit},   {"ranked_by", "step time (at a fixed global batch also MFU)"},
-                        {"layouts", rows.fitting}, {"rejected_layouts", rejected}};
+                        {"layouts", rows.fitting}, {"rejected_layouts", rejected}, {"warnings", warnings}};
     print_json(std::cout, j);
     return;
   }
@@ -88,6 +91,7 @@ void run_layouts(const LayoutArgs& a) {
                            a.pareto ? "the step-time/memory Pareto front, least memory first"
                                     : fmt::format("the {} fastest, ranked by step time (= MFU order)", shown.size()));
   if (r.fit == 0) std::cout << "warning     no plan fits in HBM (--all lists the nearest with their memory)\n";
+  for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   if (t.rows.empty()) return;
   std::cout << '\n';
   print_table(std::cout, t);

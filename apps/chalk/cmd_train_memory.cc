@@ -55,7 +55,8 @@ void run_memory(const TrainArgs& a) {
                         {"total_gb", to_gb(mem.total)},
                         {"hbm_gb_per_chip", to_gb(mem.capacity)},
                         {"fits", mem.fits},
-                        {"largest_microbatch", best_mb}};
+                        {"largest_microbatch", best_mb},
+                        {"warnings", s.warnings}};
     if (a.explain) j["explanations"] = explanations_json(explain_training_memory(s.plan, s.placement, mem));
     print_json(std::cout, j);
     return;
@@ -67,6 +68,7 @@ void run_memory(const TrainArgs& a) {
                            mem.params_per_chip / 1e9);
   std::cout << fmt::format("verdict     {} ({:.4g} of {:.4g} GB); the largest microbatch that fits: {}\n", mem.fits ? "fits" : "DOES NOT FIT",
                            to_gb(mem.total), to_gb(mem.capacity), best_mb == 0 ? std::string("none") : std::to_string(best_mb));
+  for (const auto& w : s.warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
   print_table(std::cout, t);
   if (a.explain) std::cout << "\nHow the figures are computed:\n" << explanations_text(explain_training_memory(s.plan, s.placement, mem));

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -49,6 +50,9 @@ struct TrainSetup {
   TrainingCosts costs;
   TrainingSystem rates;
   Placement placement;
+  /// Accepted but doubtful: a sequence beyond the model's max_position_embeddings (the
+  /// context extension of a pre-trained model), a pipeline schedule with one stage.
+  std::vector<std::string> warnings;
 };
 TrainSetup train_setup(const TrainArgs& a);
 

@@ -95,4 +95,14 @@ case "$ov" in *"EP exposed ("*"only --schedule dualpipe overlaps it); PP sends e
 case "$ov" in *"DualPipe hides"*|*"ZeRO-3"*) fail "zb-v overlap line claims DualPipe or ZeRO-3: $ov";; esac
 # shellcheck disable=SC2086
 "$CHALK" train step $dsv3 --schedule dualpipe | tr -s ' \n' ' ' | grep -q "DualPipe hides EP behind the paired chunk's compute" || fail "dualpipe overlap line"
+# Accepted but doubtful plans say so: a sequence beyond max_position_embeddings (Llama 3.1 8B:
+# 131,072) is a context extension, and a pipeline schedule with one stage changes nothing.
+"$CHALK" train step -m llama-3.1-8b -H h100-sxm --dp 8 --cp 8 -B 64 -s 262144 --json | python3 -c "
+import json, sys; w = json.load(sys.stdin)['warnings']
+assert w == ['sequence length 262144 exceeds llama-3.1-8b\'s max_position_embeddings 131072'], w" || fail "train step: no context warning"
+"$CHALK" train memory -m llama-3.1-8b -H h100-sxm --dp 8 -s 4096 --schedule interleaved | grep -q "^warning     schedule interleaved with pp 1: one pipeline stage has no bubble to schedule" || fail "train memory: no one-stage schedule warning"
+"$CHALK" train layouts -m llama-3.1-8b -H h100-sxm -s 262144 --json | python3 -c "
+import json, sys; assert any('max_position_embeddings 131072' in w for w in json.load(sys.stdin)['warnings'])" || fail "train layouts: no context warning"
+"$CHALK" train step -m llama-3.1-8b -H h100-sxm --dp 8 -s 4096 --json | python3 -c "
+import json, sys; assert json.load(sys.stdin)['warnings'] == []" || fail "train step: a warning on a plain plan"
 echo "train: all passed"
