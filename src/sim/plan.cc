@@ -296,37 +296,54 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
                            "), so no decode pool was simulated");
     }
     if (pre != nullptr) {
-      const int64_t left = budget - pre->dep.n_chips * pre_replicas;
-      for (const auto& sh : shapes) {
-        const int64_t n = sh.dep.n_chips;
-        for (const int64_t cap : caps) {
-          fewest(left / n, [&](int64_t k) {
-            const ClusterRun c = simulate_disaggregated(Pool{pre->dep, pre_replicas, options_for(policy.max_sequences)},
-                                                        Pool{sh.dep, k, options_for(cap)}, traffic);
-            r.simulations += pre_replicas + k;
-            PlanCandidate p;
-            p.disaggregated = true;
-            p.replica_chips = pre->dep.n_chips;
-            p.replicas = pre_replicas;
-            p.layout = pre->name;
-            p.parallel = pre->dep.mechanisms.layout;
-            p.decode_replica_chips = n;
-            p.decode_replicas = k;
-            p.decode_layout = sh.name;
-            p.decode_parallel = sh.dep.mechanisms.layout;
-            p.max_sequences = cap;
-            p.max_batched_tokens = policy.max_batched_tokens;
-            p.reserve_to_completion = policy.reserve_to_completion;
-            p.chips = c.chips;
-            p.summary = summarize(c, o.slo);
-            if (!c.fits) p.summary.meets_slo = false;
-            return record(std::move(p));
-          });
+      // End to end, TTFT adds the KV transfer and the decode pool's queue to the prefill
+      // pool's own TTFT, so a prefill pool that met the target with no room to spare may find
+      // no decode pool: then one more prefill replica, up to kMorePrefill more, while the
+      // budget leaves room for the smallest decode replica.
+      constexpr int64_t kMorePrefill = 2;
+      const int64_t first_replicas = pre_replicas;
+      bool met = false;
+      for (int64_t extra = 0; extra <= kMorePrefill && !met; ++extra) {
+        const int64_t k_pre = first_replicas + extra;
+        if (extra > 0 && pre->dep.n_chips * k_pre + smallest_shape > budget) break;
+        pre_replicas = k_pre;
+        const int64_t left = budget - pre->dep.n_chips * pre_replicas;
+        for (const auto& sh : shapes) {
+          const int64_t n = sh.dep.n_chips;
+          for (const int64_t cap : caps) {
+            const int64_t k = fewest(left / n, [&](int64_t k) {
+              const ClusterRun c = simulate_disaggregated(Pool{pre->dep, pre_replicas, options_for(policy.max_sequences)},
+                                                          Pool{sh.dep, k, options_for(cap)}, traffic);
+              r.simulations += pre_replicas + k;
+              PlanCandidate p;
+              p.disaggregated = true;
+              p.replica_chips = pre->dep.n_chips;
+              p.replicas = pre_replicas;
+              p.layout = pre->name;
+              p.parallel = pre->dep.mechanisms.layout;
+              p.decode_replica_chips = n;
+              p.decode_replicas = k;
+              p.decode_layout = sh.name;
+              p.decode_parallel = sh.dep.mechanisms.layout;
+              p.max_sequences = cap;
+              p.max_batched_tokens = policy.max_batched_tokens;
+              p.reserve_to_completion = policy.reserve_to_completion;
+              p.chips = c.chips;
+              p.summary = summarize(c, o.slo);
+              if (!c.fits) p.summary.meets_slo = false;
+              return record(std::move(p));
+            });
+            met = met || k > 0;
+          }
         }
       }
+      const std::string grown = pre_replicas > first_replicas
+                                    ? " (grown from " + std::to_string(first_replicas) + (first_replicas == 1 ? " replica" : " replicas") +
+                                          ": with the KV transfer and the decode queue in TTFT, no decode pool met the SLO)"
+                                    : "";
       r.searched.push_back("disaggregated: " + std::to_string(r.evaluated.size() - before_disaggregated) + " deployments: prefill pool " +
                            std::to_string(pre_replicas) + " x " + std::to_string(pre->dep.n_chips) + " chips (" + pre->name + "), " + rule +
-                           (o.slo.ttft_s ? "" : " (" + num(100 * pre_busy) + "% busy)") +
+                           grown + (o.slo.ttft_s ? "" : " (" + num(100 * pre_busy) + "% busy)") +
                            "; then every decode layout and cap, the fewest decode replicas meeting the SLO end to end");
     }
   }

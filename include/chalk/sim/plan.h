@@ -82,7 +82,9 @@ struct PlanReport {
 /// (bisection on the replica count, which the latencies do not rise with); disaggregated,
 /// the cheapest prefill pool meeting the TTFT target alone (without one: the smallest whose
 /// utilisation, busy time / (replicas x arrival span), stays below 1), then for each decode layout
-/// and cap the fewest decode replicas meeting both targets end to end. Cost = chips x price
+/// and cap the fewest decode replicas meeting both targets end to end (when none does, the
+/// prefill pool grows by one replica, at most twice: TTFT end to end adds the KV transfer and
+/// the decode queue to the prefill pool's own). Cost = chips x price
 /// per chip-hour (chips without a price). The best is the cheapest candidate whose own
 /// simulation met the SLO (ties: lower TTFT then TPOT at the percentile). Throws InputError
 /// for no budget, no SLO target, a dollar budget without a price, an unknown engine, empty
