@@ -95,7 +95,7 @@ void run_decode(const DecodeArgs& a) {
   const Table t = decode_table(d, batches, contexts, lev);
   const MemoryPlan mem = memory_plan(d, 1, contexts.front());
   if (a.output.csv) {
-    print_csv(std::cout, t);
+    print_csv(std::cout, t, warnings);
   } else if (a.output.json) {
     auto j = describe_json(d);
     j["memory"] = {{"hbm_total_gb", to_gb(mem.hbm_total)},

@@ -197,7 +197,7 @@ void run_layouts(const LayoutsArgs& a) {
     warnings.push_back("no layout fits (--all gives each reason: memory, or heads no tensor-parallel degree of these chips can split)");
   }
   if (a.output.csv) {
-    print_csv(std::cout, t);
+    print_csv(std::cout, t, warnings);
     return;
   }
   if (a.output.json) {

@@ -117,7 +117,7 @@ void run_plan(const PlanArgs& a) {
   if (r.best) best.push_back(*r.best);
   const Table chosen = candidates_table(r, best), front = candidates_table(r, r.pareto);
   if (a.output.csv) {
-    print_csv(std::cout, front);
+    print_csv(std::cout, front, warnings);
     return;
   }
   if (a.output.json) {

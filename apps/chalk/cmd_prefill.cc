@@ -56,7 +56,7 @@ void run_prefill(const PrefillArgs& a) {
     }
   }
   if (a.output.csv) {
-    print_csv(std::cout, t);
+    print_csv(std::cout, t, warnings);
   } else if (a.output.json) {
     auto j = describe_json(d);
     j["prefills"] = to_json(t);

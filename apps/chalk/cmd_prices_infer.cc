@@ -194,7 +194,7 @@ void run_infer(const InferArgs& a) {
   auto est = [](const auto& e) { return nlohmann::json{{"value", e.value.value()}, {"low", e.low.value()}, {"high", e.high.value()}}; };
   auto est_d = [](const Estimate<double>& e) { return nlohmann::json{{"value", e.value}, {"low", e.low}, {"high", e.high}}; };
   if (a.output.csv) {
-    print_csv(std::cout, t);
+    print_csv(std::cout, t, fs.warnings);
     return;
   }
   if (a.output.json) {

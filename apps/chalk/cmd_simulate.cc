@@ -153,7 +153,7 @@ void run_simulate(const SimulateArgs& a) {
     }
   }
   if (a.output.csv) {
-    print_csv(std::cout, t);
+    print_csv(std::cout, t, warnings);
     return;
   }
   std::cout << "chalk simulate: requests through a continuously batching engine, each step priced by the "

@@ -184,7 +184,7 @@ void run_step(const TrainArgs& a) {
          st.tokens_per_s_per_chip.value(), st.model_flops_per_s_per_chip.value() / 1e12, st.mfu, st.hfu, to_gb(mem.total),
          std::string(mem.fits ? "yes" : "no")});
   if (a.output.csv) {
-    print_csv(std::cout, t);
+    print_csv(std::cout, t, s.warnings);
     return;
   }
   if (a.output.json) {

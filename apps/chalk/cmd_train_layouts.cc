@@ -69,7 +69,7 @@ void run_layouts(const LayoutArgs& a) {
     }
   }
   if (a.train.output.csv) {
-    print_csv(std::cout, t);
+    print_csv(std::cout, t, warnings);
     return;
   }
   if (a.train.output.json) {

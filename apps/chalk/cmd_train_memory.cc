@@ -34,7 +34,7 @@ void run_memory(const TrainArgs& a) {
   t.add({std::string("activation_working"), to_gb(mem.activation_working), std::string("one layer's full activations during its backward")});
   t.add({std::string("total"), to_gb(mem.total), fmt::format("of {:.4g} GB HBM", to_gb(mem.capacity))});
   if (a.output.csv) {
-    print_csv(std::cout, t);
+    print_csv(std::cout, t, s.warnings);
     return;
   }
   if (a.output.json) {

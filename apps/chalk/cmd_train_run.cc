@@ -222,7 +222,7 @@ void run_train_run(const RunArgs& a) {
   // Every phase at goodput 1 (the default) is a lower bound on wall clock: say so.
   const bool ideal = std::all_of(r.phases.begin(), r.phases.end(), [](const PhaseReport& p) { return p.goodput == 1; });
   // Phases only, one row each (the sums are top-level keys): summing the rows gives the totals.
-  if (a.output.csv) return print_csv(std::cout, t);
+  if (a.output.csv) return print_csv(std::cout, t, warnings);
   if (a.output.json) {
     nlohmann::json j = {{"model", model_json(in.model, in.system)},
                         {"hardware", hardware_json(in.system)},

@@ -181,7 +181,7 @@ void run_equilibrium(const EquilibriumArgs& a) {
                      a.rl_seq), e.over_training_factor});
   t.add({std::string("pre-training"), e.pretraining_tokens, e.training_chip_seconds_per_token, e.pretraining_chip_seconds / 3600,
          usd(e.pretraining_chip_seconds), fmt::format("training at {:.2f}% MFU, {} tokens", 100 * a.mfu, a.train_seq), e.over_training_factor});
-  if (a.output.csv) return print_csv(std::cout, t);
+  if (a.output.csv) return print_csv(std::cout, t, warnings);
   auto decode_json = [](const DecodePrice& p) {
     return nlohmann::json{{"context_tokens", p.context},          {"layout", p.layout},
                           {"replica_chips", p.replica_chips},     {"batch", std::llround(p.batch)},

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <ostream>
 
 #include <sys/ioctl.h>
@@ -125,6 +126,11 @@ void print_table(std::ostream& out, const Table& t) {
     for (const auto& h : hidden) names += (names.empty() ? "" : ", ") + h;
     out << fmt::format("({} more column{}: {}; --wide shows every column)\n", hidden.size(), hidden.size() == 1 ? "" : "s", names);
   }
+}
+
+void print_csv(std::ostream& out, const Table& t, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::cerr << "chalk: warning: " << w << '\n';
+  print_csv(out, t);
 }
 
 void print_csv(std::ostream& out, const Table& t) {

@@ -54,6 +54,10 @@ bool& wide_tables();
 /// hidden, rightmost first, until the table fits terminal_width(); a last line names them.
 void print_table(std::ostream& out, const Table& t);
 void print_csv(std::ostream& out, const Table& t);
+/// print_csv, with each warning on standard error as "chalk: warning: ..." first: the CSV on
+/// standard output stays a table for programs, and the warnings the text and JSON carry are
+/// not lost.
+void print_csv(std::ostream& out, const Table& t, const std::vector<std::string>& warnings);
 nlohmann::json to_json(const Table& t);  ///< array of objects keyed by column key
 
 /// A ranking's rows (to_json) split for --json, so that no quantity is ever null
