@@ -1,4 +1,6 @@
-// The cheapest deployment that meets an SLO (plan.h; docs/simulator.md, "Planning").
+// The search for the cheapest deployment that meets an SLO (plan.h; docs/simulator.md,
+// "Planning"): replica sizes and layouts, aggregated and disaggregated pools. The choice
+// among what it simulated: plan_select.cc.
 #include "chalk/sim/plan.h"
 
 #include <algorithm>
@@ -202,6 +204,22 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     so.prefix_hit_rate = o.prefix_hit_rate;
     return so;
   };
+  // A simulated deployment of `k` replicas of `sh` (aggregated; disaggregated: the prefill
+  // pool, the caller adds the decode pool) at batch cap `cap`.
+  auto candidate = [&](const Shape& sh, int64_t k, int64_t cap, const ClusterRun& c) {
+    PlanCandidate p;
+    p.replica_chips = sh.dep.n_chips;
+    p.replicas = k;
+    p.layout = sh.name;
+    p.parallel = sh.dep.mechanisms.layout;
+    p.max_sequences = cap;
+    p.max_batched_tokens = policy.max_batched_tokens;
+    p.reserve_to_completion = policy.reserve_to_completion;
+    p.chips = c.chips;
+    p.summary = summarize(c, o.slo);
+    if (!c.fits) p.summary.meets_slo = false;
+    return p;
+  };
   auto record = [&](PlanCandidate c) {
     c.usd_per_hour = r.has_price ? std::optional<double>(cost_of(s, base, c.chips)) : std::nullopt;
     c.meets_slo = c.summary.meets_slo;
@@ -221,18 +239,7 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
         fewest(budget / n, [&](int64_t k) {
           const ClusterRun c = simulate_aggregated(Pool{sh.dep, k, options_for(cap)}, traffic);
           r.simulations += k;
-          PlanCandidate p;
-          p.replica_chips = n;
-          p.replicas = k;
-          p.layout = sh.name;
-          p.parallel = sh.dep.mechanisms.layout;
-          p.max_sequences = cap;
-          p.max_batched_tokens = policy.max_batched_tokens;
-          p.reserve_to_completion = policy.reserve_to_completion;
-          p.chips = n * k;
-          p.summary = summarize(c, o.slo);
-          if (!c.fits) p.summary.meets_slo = false;
-          return record(std::move(p));
+          return record(candidate(sh, k, cap, c));
         });
       }
     }
@@ -315,22 +322,12 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
               const ClusterRun c = simulate_disaggregated(Pool{pre->dep, pre_replicas, options_for(policy.max_sequences)},
                                                           Pool{sh.dep, k, options_for(cap)}, traffic);
               r.simulations += pre_replicas + k;
-              PlanCandidate p;
+              PlanCandidate p = candidate(*pre, pre_replicas, cap, c);
               p.disaggregated = true;
-              p.replica_chips = pre->dep.n_chips;
-              p.replicas = pre_replicas;
-              p.layout = pre->name;
-              p.parallel = pre->dep.mechanisms.layout;
               p.decode_replica_chips = n;
               p.decode_replicas = k;
               p.decode_layout = sh.name;
               p.decode_parallel = sh.dep.mechanisms.layout;
-              p.max_sequences = cap;
-              p.max_batched_tokens = policy.max_batched_tokens;
-              p.reserve_to_completion = policy.reserve_to_completion;
-              p.chips = c.chips;
-              p.summary = summarize(c, o.slo);
-              if (!c.fits) p.summary.meets_slo = false;
               return record(std::move(p));
             });
             met = met || k > 0;
@@ -348,41 +345,8 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     }
   }
 
-  // The best: cheapest that met its own simulation's SLO.
-  for (std::size_t i = 0; i < r.evaluated.size(); ++i) {
-    const auto& c = r.evaluated[i];
-    if (!c.meets_slo) continue;
-    if (!r.best) {
-      r.best = i;
-      continue;
-    }
-    const auto& b = r.evaluated[*r.best];
-    const auto key = [](const PlanCandidate& x) {
-      return std::tuple(x.chips, x.summary.ttft_at_slo_percentile_s, x.summary.tpot_at_slo_percentile_s);
-    };
-    if (key(c) < key(b)) r.best = i;
-  }
-  // Pareto front of cost against TTFT and TPOT at the percentile (finished runs only).
-  for (std::size_t i = 0; i < r.evaluated.size(); ++i) {
-    const auto& a = r.evaluated[i];
-    if (a.summary.finished == 0 || a.summary.rejected > 0) continue;
-    bool dominated = false;
-    for (std::size_t j = 0; j < r.evaluated.size() && !dominated; ++j) {
-      const auto& b = r.evaluated[j];
-      if (j == i || b.summary.finished == 0 || b.summary.rejected > 0) continue;
-      const bool no_worse = b.chips <= a.chips && b.summary.ttft_at_slo_percentile_s <= a.summary.ttft_at_slo_percentile_s &&
-                            b.summary.tpot_at_slo_percentile_s <= a.summary.tpot_at_slo_percentile_s;
-      const bool better = b.chips < a.chips || b.summary.ttft_at_slo_percentile_s < a.summary.ttft_at_slo_percentile_s ||
-                          b.summary.tpot_at_slo_percentile_s < a.summary.tpot_at_slo_percentile_s;
-      // A later twin (same chips and latencies: another cap that changed nothing) is dropped.
-      dominated = (no_worse && better) || (no_worse && j < i);
-    }
-    if (!dominated) r.pareto.push_back(i);
-  }
-  std::sort(r.pareto.begin(), r.pareto.end(), [&](std::size_t a, std::size_t b) {
-    return std::tuple(r.evaluated[a].chips, r.evaluated[a].summary.ttft_at_slo_percentile_s) <
-           std::tuple(r.evaluated[b].chips, r.evaluated[b].summary.ttft_at_slo_percentile_s);
-  });
+  r.best = cheapest_meeting_slo(r.evaluated);
+  r.pareto = pareto_front(r.evaluated);
   if (r.best) {
     r.launch = launch_settings(r.evaluated[*r.best], m.name, is_moe(m));
   } else {

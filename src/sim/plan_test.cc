@@ -131,6 +131,28 @@ TEST(Plan, APrefillPoolWithNoRoomForTheTransferGrows) {
   EXPECT_NE(r.searched[0].find("(grown from 1 replica: with the KV transfer and the decode queue in TTFT"), std::string::npos) << r.searched[0];
 }
 
+TEST(Plan, TheCheapestAndTheParetoFrontByHand) {
+  // (chips, TTFT ms, TPOT ms, met): A (8, 300, 40, no), B (16, 200, 30, yes), C (16, 200, 30,
+  // yes, B's twin), D (24, 100, 30, yes), E (32, 150, 35, yes). Cheapest meeting: B (C ties
+  // it, the first stays). Front: A (fewest chips), B (fastest at 16), D (fastest TTFT); C is
+  // B's later twin, E is beaten by D in all three. F rejected a request: off the front.
+  auto cand = [](int64_t chips, double ttft_ms, double tpot_ms, bool met, int64_t rejected = 0) {
+    PlanCandidate c;
+    c.chips = chips;
+    c.summary.ttft_at_slo_percentile_s = ttft_ms / 1e3;
+    c.summary.tpot_at_slo_percentile_s = tpot_ms / 1e3;
+    c.summary.finished = 10;
+    c.summary.rejected = rejected;
+    c.meets_slo = met;
+    return c;
+  };
+  const std::vector<PlanCandidate> e = {cand(8, 300, 40, false), cand(16, 200, 30, true), cand(16, 200, 30, true),
+                                        cand(24, 100, 30, true), cand(32, 150, 35, true), cand(4, 50, 10, false, 1)};
+  EXPECT_EQ(cheapest_meeting_slo(e), std::optional<std::size_t>(1));
+  EXPECT_EQ(pareto_front(e), (std::vector<std::size_t>{0, 1, 3}));
+  EXPECT_FALSE(cheapest_meeting_slo({cand(8, 300, 40, false)}).has_value());
+}
+
 TEST(Plan, AnImpossibleSloReturnsNoDeploymentAndSaysWhy) {
   const ModelSpec m = load_model("llama-3.1-8b");
   const SystemSpec s = load_system("h100-sxm");

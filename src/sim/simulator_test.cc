@@ -179,7 +179,9 @@ TEST(Simulator, RejectsWhatCanNeverFitAndStaysDeterministic) {
   EXPECT_NEAR(sim_summary_of(run).slo_attainment, 2.0 / 3.0, 1e-12);
   // Nothing finished: no percentile exists (count 0), attainment 0.
   const std::vector<Request> too_big = {{0, 500, 10}, {0.001, 600, 10}};
-  const SimSummary none = sim_summary_of(simulate(d, too_big, o), 1, Slo{.ttft_s = 1.0});
+  Slo one_second;
+  one_second.ttft_s = 1.0;
+  const SimSummary none = sim_summary_of(simulate(d, too_big, o), 1, one_second);
   EXPECT_EQ(none.finished, 0);
   EXPECT_EQ(none.ttft.count, 0);
   EXPECT_EQ(none.e2e.count, 0);

@@ -77,6 +77,16 @@ struct PlanReport {
   std::optional<LaunchSettings> launch;
 };
 
+/// The cheapest of `evaluated` whose own simulation met the SLO: fewest chips, ties to the
+/// lower TTFT then TPOT at the SLO percentile; nullopt when none met it (plan_select.cc).
+std::optional<std::size_t> cheapest_meeting_slo(const std::vector<PlanCandidate>& evaluated);
+
+/// Indices of the Pareto front of `evaluated` over chips, TTFT and TPOT at the SLO
+/// percentile: a candidate is on it unless another that finished every request is no worse
+/// in all three and better in one (of twins, the first stays). Candidates with a rejected
+/// request or none finished are left out. Sorted by chips, then TTFT (plan_select.cc).
+std::vector<std::size_t> pareto_front(const std::vector<PlanCandidate>& evaluated);
+
 /// Searches deployments: for each replica size and each of its fitting layouts
 /// (search_layouts), each batch cap, the fewest replicas within the budget that meet the SLO
 /// (bisection on the replica count, which the latencies do not rise with); disaggregated,
