@@ -53,7 +53,8 @@ Table candidates_table(const sim::PlanReport& r, const std::vector<std::size_t>&
            c.disaggregated ? Cell(c.decode_replica_chips) : Cell{}, c.disaggregated ? Cell(c.decode_replicas) : Cell{},
            c.max_sequences, c.usd_per_hour ? Cell(*c.usd_per_hour) : Cell{},
            c.summary.ttft.count > 0 ? Cell(c.summary.ttft_at_slo_percentile_s * 1e3) : Cell{},
-           c.summary.tpot.count > 0 ? Cell(c.summary.tpot_at_slo_percentile_s * 1e3) : Cell{}, c.summary.output_tok_per_s_per_chip, c.summary.slo_attainment,
+           c.summary.tpot.count > 0 ? Cell(c.summary.tpot_at_slo_percentile_s * 1e3) : Cell{}, c.summary.output_tok_per_s_per_chip,
+           c.summary.slo_attainment,
            std::string(c.meets_slo ? "yes" : "no"), c.layout, c.disaggregated ? Cell(c.decode_layout) : Cell{}});
   }
   return t;

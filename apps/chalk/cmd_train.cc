@@ -95,7 +95,7 @@ std::string option_for(const std::string& plan_field) {
 }
 
 TrainSetup train_setup(const TrainArgs& a) {
-  TrainSetup s{load_model(a.model), load_system(a.hardware), plan_from(a), {}, {}, {}};
+  TrainSetup s{load_model(a.model), load_system(a.hardware), plan_from(a), {}, {}, {}, {}};
   if (a.chips > 0 && a.chips != plan_chips(s.plan)) {
     throw InputError("--chips", fmt::format("{} chips, but --dp x --tp x --pp x --cp = {} x {} x {} x {} = {}", a.chips, a.dp, a.tp, a.pp,
                                             a.cp, plan_chips(s.plan)));

@@ -116,7 +116,7 @@ ClusterRun simulate_disaggregated(const Pool& prefill, const Pool& decode, std::
     const KvTransfer t = kv_transfer(prefill.replica, decode.replica, requests[i].input_tokens, c.chips);
     c.kv_transfer_bytes_total += t.bytes;
     transfer_s += t.seconds;
-    handed[i] = {pre[i].first_token_s + t.seconds, requests[i].input_tokens, requests[i].output_tokens, pre[i].first_token_s};
+    handed[i] = {pre[i].first_token_s + t.seconds, requests[i].input_tokens, requests[i].output_tokens};
   }
   std::vector<RequestRecord> dec;
   c.runs = run_pool(decode, handed, Phase::decode, dec, c.fits, c.reason);

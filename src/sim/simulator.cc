@@ -86,8 +86,9 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
     if (phase == Phase::decode) {
       L.upstream_prefilled = true;
       L.generated = 1;
-      L.last_token_s = q.first_token_s >= 0 ? std::min(q.first_token_s, q.arrival_s) : q.arrival_s;
-      rec.first_token_s = L.last_token_s;
+      // Its first token is out of the prefill pool; the user sees it at admission here.
+      L.last_token_s = q.arrival_s;
+      rec.first_token_s = q.arrival_s;
     } else {
       L.prefill_target = q.input_tokens;
     }

@@ -39,7 +39,9 @@ struct SimOptions {
 struct RequestRecord {
   double arrival_s = 0;
   double scheduled_s = 0;     ///< first step that ran any of it (queueing delay = scheduled - arrival)
-  double first_token_s = 0;   ///< end of the step that produced its first token
+  /// End of the step that produced its first token; a disaggregated decode pool's request
+  /// (Phase::decode): when the pool admitted it, the prefill's token then reaching the user.
+  double first_token_s = 0;
   double finish_s = 0;        ///< end of the step that produced its last token
   int64_t input_tokens = 0, output_tokens = 0;
   int64_t cached_tokens = 0;  ///< prompt tokens served from the prefix cache

@@ -17,9 +17,6 @@ struct Request {
   double arrival_s = 0;        ///< seconds from the start of the run
   int64_t input_tokens = 1;    ///< prompt tokens (>= 1)
   int64_t output_tokens = 1;   ///< tokens generated, the first included (>= 1)
-  /// Disaggregated decode pools only (Phase::decode): when the prefill pool produced the
-  /// first token (seconds; < 0 = at arrival). Inter-token gaps start from it.
-  double first_token_s = -1;
 };
 
 /// How request lengths are drawn.
