@@ -30,6 +30,8 @@ if(CHALK_NODE)
   add_test(NAME web.api COMMAND ${CHALK_NODE} ${CMAKE_SOURCE_DIR}/tests/web/api_test.mjs $<TARGET_FILE:chalk> ${CMAKE_SOURCE_DIR})
   add_test(NAME web.browser COMMAND ${CHALK_NODE} ${CMAKE_SOURCE_DIR}/tests/web/browser_test.mjs $<TARGET_FILE:chalk> ${CMAKE_SOURCE_DIR}
                                     ${CMAKE_BINARY_DIR}/web.png)
+  # Every package the lock pins runs on Debian 12's Node.js 18 (issue 28).
+  add_test(NAME web.node_engines COMMAND ${CHALK_NODE} ${CMAKE_SOURCE_DIR}/tests/web/node_engines_test.mjs ${CMAKE_SOURCE_DIR})
   set_tests_properties(web.api PROPERTIES TIMEOUT 120)
   set_tests_properties(web.browser PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
 endif()
