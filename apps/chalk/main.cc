@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "chalk: error: " << e.what() << " (see chalk --help)\n";
+    std::cerr << "chalk: error: " << chalk::detail::bounded_line(e.what()) << " (see chalk --help)\n";
     return 2;
   }
   // Human-readable output fits the terminal: tables hide columns (print_table), prose wraps
@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
     std::cerr << "chalk: error: " << e.what() << '\n';
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "chalk: internal error: " << e.what() << '\n';
+    std::cerr << "chalk: internal error: " << chalk::detail::bounded_line(e.what()) << '\n';
     return 3;
   }
   return 0;

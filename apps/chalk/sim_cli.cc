@@ -50,7 +50,8 @@ std::vector<sim::Request> traffic_from(const TrafficArgs& a) {
     if (a.rate || a.rate_per_min || a.cv) throw InputError("--trace", "gives the arrivals; drop --rate, --rate-per-min and --cv");
     std::string text;
     try {
-      text = read_file(a.trace);
+      // 1 GiB: the reader's cap of 10,000,000 requests at up to ~100 bytes a line.
+      text = read_file(a.trace, 1ull << 30);
     } catch (const InputError& e) {
       throw InputError("--trace", std::string(e.what()));
     }

@@ -160,14 +160,32 @@ std::string nearest_text(const std::string& text, const std::vector<std::string>
 
 }  // namespace
 
-std::string read_file(const std::string& path) {
+std::string read_file(const std::string& path, std::uintmax_t max_bytes) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "is a directory; expected a file");
+  const auto st = fs::status(path, ec);  // follows symbolic links
+  if (ec || !fs::exists(st)) throw InputError(path, "cannot read file (does it exist?)");
+  if (fs::is_directory(st)) throw InputError(path, "is a directory; expected a file");
+  // A FIFO, a device (/dev/zero, /dev/urandom) or a socket never ends, or blocks on open:
+  // refused before it is opened (issue 28).
+  if (!fs::is_regular_file(st)) throw InputError(path, "is not a regular file (a pipe, device or socket); expected a file");
+  const auto size = fs::file_size(path, ec);
+  if (!ec && size > max_bytes) {
+    throw InputError(path, "is " + std::to_string(size) + " bytes; expected at most " + std::to_string(max_bytes));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "cannot read file (does it exist?)");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  // Read at most max_bytes + 1, so a file that grows while it is read is still bounded.
+  std::string text(static_cast<std::size_t>(std::min<std::uintmax_t>(ec ? 0 : size, max_bytes)), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  char extra[4096];
+  while (in && text.size() <= max_bytes) {
+    in.read(extra, sizeof extra);
+    text.append(extra, static_cast<std::size_t>(in.gcount()));
+  }
+  if (text.size() > max_bytes) throw InputError(path, "is over " + std::to_string(max_bytes) + " bytes; expected at most that");
+  return text;
 }
 
 std::optional<std::string> hf_cache_snapshot(const std::string& repo_id) {

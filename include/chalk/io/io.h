@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,7 +60,13 @@ SystemSpec load_system(const std::string& name_or_path);
 std::vector<std::string> builtin_model_names();
 std::vector<std::string> builtin_system_names();
 
-/// Reads a whole file; throws InputError(path, "cannot read ...") when it cannot.
-std::string read_file(const std::string& path);
+/// The largest input file read_file takes by default: 64 MiB (a model config, hardware file,
+/// price sheet or measurements CSV is kilobytes; a trace passes its own, larger limit).
+inline constexpr std::uintmax_t max_input_file_bytes = 64ull << 20;
+
+/// Reads a whole regular file of at most `max_bytes`. Throws InputError(path, ...) when it
+/// does not exist, is a directory, is not a regular file (a FIFO, /dev/zero: never opened,
+/// so never a hang) or is larger than `max_bytes` (also when it grows past it while read).
+std::string read_file(const std::string& path, std::uintmax_t max_bytes = max_input_file_bytes);
 
 }  // namespace chalk
