@@ -105,6 +105,9 @@ std::vector<int64_t> powers_of_two(int64_t lo, int64_t hi) {
   if (lo < 1 || hi < lo) {
     throw InputError("--batch", "a range needs 1 <= low <= high, got " + std::to_string(lo) + ".." + std::to_string(hi));
   }
+  if (lo > (int64_t{1} << 62)) {  // the doubling below would overflow and never end
+    throw InputError("--batch", "a range needs low <= 2^62, got " + std::to_string(lo));
+  }
   std::vector<int64_t> out;
   int64_t p = 1;
   while (p < lo) p *= 2;

@@ -65,6 +65,9 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
     if (q.input_tokens < 1 || q.output_tokens < 1 || !(q.arrival_s >= 0) || !std::isfinite(q.arrival_s)) {
       throw InputError("request " + std::to_string(i), "needs arrival_s >= 0 and input and output tokens >= 1");
     }
+    if (!(q.arrival_s <= max_clock_s)) {  // for callers that build requests themselves (Python, the API)
+      throw InputError("request " + std::to_string(i), "arrival_s " + std::to_string(q.arrival_s) + " is beyond the " + clock_limit_text());
+    }
     // vLLM refuses to start when a whole prompt cannot fit one step (SchedulerConfig:
     // max_num_batched_tokens < max_model_len without chunked prefill); here the longest
     // prompt the traffic sends stands for max_model_len. Requests rejected for their

@@ -23,20 +23,33 @@ double normal(std::mt19937_64& rng) {
   return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * M_PI * v);
 }
 
-/// Gamma(shape k, scale 1): Marsaglia and Tsang 2000; for k < 1, Gamma(k + 1) x U^(1/k).
-double gamma_unit(std::mt19937_64& rng, double k) {
-  if (k < 1) return gamma_unit(rng, k + 1) * std::pow(unit(rng), 1.0 / k);
-  const double dd = k - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * dd);
-  for (;;) {
-    double x, v;
-    do {
-      x = normal(rng);
-      v = 1 + c * x;
-    } while (v <= 0);
+/// Most draws the gamma sampler makes for one value. Marsaglia-Tsang accepts a draw with
+/// probability above 0.95 for every k >= 1 (their section 3), so 1,000 rejections in a row
+/// cannot happen with finite arithmetic: reaching it means a NaN, and it is an error rather
+/// than an endless loop (issue 28: --cv 1e-155 once never returned).
+constexpr int max_gamma_tries = 1000;
+
+/// Gamma(shape k, scale 1) / k, a gap in units of the mean gap: Marsaglia and Tsang 2000;
+/// for k < 1, Gamma(k + 1) x U^(1/k). Above k = 1e6 (cv below 1e-3) the normal limit
+/// 1 + N(0,1)/sqrt(k) is used: the gamma's skewness 2/sqrt(k) is then under 0.002, and 1/cv^2
+/// no longer overflows for the smallest cv (it is never formed).
+double gamma_gap(std::mt19937_64& rng, double cv) {
+  if (cv < 1e-3) return std::max(0.0, 1.0 + cv * normal(rng));
+  const double k = 1.0 / (cv * cv);
+  const double k1 = k < 1 ? k + 1 : k;
+  const double dd = k1 - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * dd);
+  for (int tries = 0; tries < max_gamma_tries; ++tries) {
+    const double x = normal(rng);
+    double v = 1 + c * x;
+    if (v <= 0) continue;
     v = v * v * v;
     const double u = unit(rng);
-    if (std::log(u) < 0.5 * x * x + dd - dd * v + dd * std::log(v)) return dd * v;
+    if (std::log(u) < 0.5 * x * x + dd - dd * v + dd * std::log(v)) {
+      const double g = k < 1 ? dd * v * std::pow(unit(rng), 1.0 / k) : dd * v;
+      return g / k;
+    }
   }
+  throw InputError("cv", "the gamma sampler did not converge for cv " + std::to_string(cv) + " (non-finite arithmetic)");
 }
 
 int64_t draw(const LengthDist& l, std::mt19937_64& rng) {
@@ -100,6 +113,11 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 
 }  // namespace
 
+std::string clock_limit_text() {
+  return "simulation clock's reach of " + std::to_string(static_cast<int64_t>(max_clock_s)) +
+         " s (2^33 s, 272 years: past it a double no longer resolves 2 microseconds, and step times vanish)";
+}
+
 LengthDist parse_length(std::string_view text, const std::string& field) {
   std::string shown(1, '\'');  // built by appends: GCC 12 warns falsely (-Wrestrict) on "'" + string
   shown.append(text).push_back('\'');
@@ -142,14 +160,24 @@ std::vector<Request> generate_traffic(const TrafficSpec& spec) {
   }
   check_length(spec.input, "input");
   check_length(spec.output, "output");
+  // The arrivals must end where the simulation clock still resolves a microsecond.
+  const double expected_span_s = static_cast<double>(spec.requests) / spec.rate_per_s;
+  if (!(expected_span_s <= max_clock_s)) {
+    throw InputError("rate", "of " + excerpt(std::to_string(spec.rate_per_s), 24) + " requests/s spreads " + std::to_string(spec.requests) +
+                                 " requests over about " + excerpt(std::to_string(expected_span_s), 24) + " s, beyond the " +
+                                 clock_limit_text() + "; expected a higher rate");
+  }
   std::mt19937_64 rng(spec.seed);
-  const double k = 1.0 / (spec.cv * spec.cv);
   std::vector<Request> out(static_cast<std::size_t>(spec.requests));
   double t = 0;
   for (auto& r : out) {
     const double gap = spec.arrivals == Arrivals::poisson ? -std::log(unit(rng)) / spec.rate_per_s
-                                                          : gamma_unit(rng, k) / (k * spec.rate_per_s);
+                                                          : gamma_gap(rng, spec.cv) / spec.rate_per_s;
     t += gap;
+    if (!(t <= max_clock_s)) {
+      throw InputError("rate", "of " + excerpt(std::to_string(spec.rate_per_s), 24) + " requests/s puts an arrival at " +
+                                   excerpt(std::to_string(t), 24) + " s, beyond the " + clock_limit_text() + "; expected a higher rate");
+    }
     r.arrival_s = t;
     r.input_tokens = draw(spec.input, rng);
     r.output_tokens = draw(spec.output, rng);
@@ -179,7 +207,7 @@ std::vector<Request> parse_trace_csv(std::string_view text, const std::string& s
     if (!line.empty() && line.front() == '#') continue;
     if (!header) {
       if (line != "arrival_s,input_tokens,output_tokens") {
-        throw InputError(where, "expected the header 'arrival_s,input_tokens,output_tokens', got '" + std::string(line) + "'");
+        throw InputError(where, "expected the header 'arrival_s,input_tokens,output_tokens', got '" + excerpt(line) + "'");
       }
       header = true;
       continue;
@@ -187,21 +215,25 @@ std::vector<Request> parse_trace_csv(std::string_view text, const std::string& s
     const auto f = split(line, ',');
     if (f.size() != 3) {
       throw InputError(where, "expected 3 fields (arrival_s,input_tokens,output_tokens), got " + std::to_string(f.size()) + ": '" +
-                                  std::string(line) + "'");
+                                  excerpt(line) + "'");
     }
     Request r;
     if (!parse_double(f[0], r.arrival_s) || r.arrival_s < 0) {
-      throw InputError(where, "arrival_s: expected seconds >= 0, got '" + std::string(f[0]) + "'");
+      throw InputError(where, "arrival_s: expected seconds >= 0, got '" + excerpt(f[0]) + "'");
+    }
+    if (!(r.arrival_s <= max_clock_s)) {
+      throw InputError(where, "arrival_s: " + excerpt(f[0], 24) + " s is beyond the " + clock_limit_text() +
+                                  "; expected seconds from the trace's start (epoch milli- or microseconds?)");
     }
     if (r.arrival_s < last) {
-      throw InputError(where, "arrival_s: expected times in non-decreasing order, got " + std::string(f[0]) + " after " +
+      throw InputError(where, "arrival_s: expected times in non-decreasing order, got " + excerpt(f[0], 24) + " after " +
                                   std::to_string(last));
     }
     const char* names[] = {"input_tokens", "output_tokens"};
     int64_t* dst[] = {&r.input_tokens, &r.output_tokens};
     for (int i = 0; i < 2; ++i) {
       if (!parse_int(f[1 + i], *dst[i]) || *dst[i] < 1 || *dst[i] > max_length) {
-        throw InputError(where, std::string(names[i]) + ": expected an integer 1..10000000, got '" + std::string(f[1 + i]) + "'");
+        throw InputError(where, std::string(names[i]) + ": expected an integer 1..10000000, got '" + excerpt(f[1 + i]) + "'");
       }
     }
     last = r.arrival_s;

@@ -19,6 +19,15 @@ struct Request {
   int64_t output_tokens = 1;   ///< tokens generated, the first included (>= 1)
 };
 
+/// The latest time the simulator's clock takes: 2^33 s (272 years). A double holds a time
+/// t to within t x 2^-52, so at 2^33 s it resolves 2^-19 s (1.9 us); beyond it a decode
+/// step of a few ms is rounded away and TTFT, TPOT and latency read 0 (issue 28: a trace in
+/// epoch microseconds). Arrivals past it are refused, naming the field.
+inline constexpr double max_clock_s = 8589934592.0;
+
+/// The sentence errors use for max_clock_s ("simulation clock's reach of 8589934592 s (...)").
+std::string clock_limit_text();
+
 /// How request lengths are drawn.
 struct LengthDist {
   enum class Kind { fixed, uniform, lognormal };
@@ -56,12 +65,14 @@ struct TrafficSpec {
 /// 2000, "A Simple Method for Generating Gamma Variables"); lengths from their
 /// distributions (lognormal: mu = ln(mean) - sigma^2/2, so the mean is as stated before
 /// clamping). The first request arrives after one gap. Throws InputError for a rate or CV
-/// that is not positive and finite, a count outside 1..10,000,000 or bad lengths.
+/// that is not positive and finite, a count outside 1..10,000,000, bad lengths, or a rate so
+/// low that the arrivals pass max_clock_s ("rate").
 std::vector<Request> generate_traffic(const TrafficSpec& spec);
 
 /// Reads a trace CSV: a header line `arrival_s,input_tokens,output_tokens`, then one
 /// request per line, arrival times non-decreasing and >= 0, token counts integers >= 1.
-/// Lines starting with '#' and a final empty line are skipped. `source` names the file in
+/// Lines starting with '#' and a final empty line are skipped; a time past max_clock_s is
+/// refused (epoch milli- or microseconds read as seconds). `source` names the file in
 /// errors. Throws InputError with the line number, the column, the text and what was
 /// expected ("trace.csv: line 7: input_tokens: expected an integer >= 1, got 'ten'").
 std::vector<Request> parse_trace_csv(std::string_view text, const std::string& source);
