@@ -70,11 +70,14 @@ DType parse_dtype(std::string_view t, const std::string& field) {
 }
 
 MatmulPrecision parse_matmul_precision(std::string_view t, const std::string& field) {
-  if (t == "bf16" || t == "fp16") return MatmulPrecision::bf16;
-  if (t == "fp8") return MatmulPrecision::fp8;
+  // The rate class of a format's tensor-core GEMMs: the block-scaled formats run at their
+  // element type's rate (MXFP8 at FP8's, NVFP4 and MXFP4 at FP4's: NVIDIA Blackwell
+  // datasheet; OCP Microscaling spec v1.0), so a training row or flag may name either.
+  if (t == "bf16" || t == "fp16" || t == "bfloat16" || t == "float16") return MatmulPrecision::bf16;
+  if (t == "fp8" || t == "fp8_e4m3" || t == "e4m3" || t == "mxfp8" || t == "float8") return MatmulPrecision::fp8;
   if (t == "int8") return MatmulPrecision::int8;
-  if (t == "fp4") return MatmulPrecision::fp4;
-  throw InputError(field, "unknown matmul precision '" + std::string(t) + "'; expected bf16, fp8, int8 or fp4");
+  if (t == "fp4" || t == "nvfp4" || t == "mxfp4") return MatmulPrecision::fp4;
+  throw InputError(field, "unknown matmul precision '" + excerpt(t) + "'; expected bf16 (fp16), fp8 (mxfp8), int8 or fp4 (nvfp4, mxfp4)");
 }
 
 }  // namespace chalk

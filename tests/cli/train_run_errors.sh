@@ -24,7 +24,7 @@ expect_error "--usd-per-chip-hour: must be >= 0" train run --tokens 1e12 --usd-p
 # --peak: one the chip has, the accepted ones listed; fp16 is not a peak of its own; the
 # default MFU is a fraction of the bf16 peak, so another peak needs --mfu.
 expect_error "--peak: H800 SXM has no dense fp4 peak; expected one it has: bf16, fp8, int8" train run --tokens 1e12 --peak fp4 --mfu 0.2
-expect_error "--peak: unknown matmul precision 'fp9'; expected bf16, fp8, int8 or fp4" train run --tokens 1e12 --peak fp9
+expect_error "--peak: unknown matmul precision 'fp9'; expected bf16 (fp16), fp8 (mxfp8), int8 or fp4 (nvfp4, mxfp4)" train run --tokens 1e12 --peak fp9
 expect_error "--peak: expected bf16, fp8, int8 or fp4, got 'fp16'" train run --tokens 1e12 --peak fp16
 expect_error "--peak: the default MFU (38.94%) is measured against the bf16 peak; with --peak fp8 give --mfu" train run --tokens 14.8e12 --peak fp8
 expect_error "--peak: the default MFU" train run --phase tokens=1e12 --phase tokens=1e12,mfu=0.2 --peak fp8
