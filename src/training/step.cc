@@ -106,7 +106,9 @@ Seconds few_microbatch_bubble(bool v_shape, int64_t p, int64_t m, Seconds t_f, S
   const Seconds t_bi = max(Seconds(0), t_b - t_w);  // input-gradient part of the backward
   if (!v_shape) return max(Seconds(0), (t_f + t_bi) * (P - 1) - t_w * (M - 1));
   const Seconds first = max(Seconds(0), t_f * ((2 * P - 1 - M) / 2));
-  const Seconds back = max(Seconds(0), t_bi * (P - 1) - t_bi * ((M - 1) / 2) - t_w * M);
+  // Of the m weight gradients, the last microbatch's last chunk (t_w/2) can only run after
+  // its own input gradient, the last event of the step: it cannot fill the wait.
+  const Seconds back = max(Seconds(0), t_bi * (P - 1) - t_bi * ((M - 1) / 2) - t_w * (M - 0.5));
   return first + back;
 }
 

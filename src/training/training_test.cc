@@ -48,10 +48,14 @@ TEST(TrainingBubble, ZeroBubbleSchedulesNeedMicrobatches) {
   EXPECT_DOUBLE_EQ(pipeline_bubble(PipelineSchedule::zb_h1, 4, 2, 1, seconds(1), seconds(2), seconds(1)).value(), 5.0);
   EXPECT_DOUBLE_EQ(pipeline_bubble(PipelineSchedule::zb_h1, 4, 4, 1, seconds(1), seconds(2), seconds(1)).value(), 3.0);
   // ZB-V, m = 1: rank 0 waits (2p-1) t_f/2 = 3.5 s, filled by one first-chunk forward of
-  // 0.5 s: 3; then (p-1) t_bi = 3 s for the last input gradient to return, less the m = 1
-  // weight gradient: 2. Bubble 5 (the exact serial pass: 4 x 2 + t_w/2 - 3 = 5.5).
-  EXPECT_DOUBLE_EQ(pipeline_bubble(PipelineSchedule::zb_v, 4, 1, 2, seconds(1), seconds(2), seconds(1)).value(), 5.0);
-  // m = 4: first max(0, (7 - 4)/2) = 1.5; back max(0, 3 - 1.5 - 4) = 0. m = 2p - 1 = 7: 0.
+  // 0.5 s: 3; then (p-1) t_bi = 3 s for the last input gradient to return, filled only by
+  // the first chunk's weight gradient (t_w/2 = 0.5): the last chunk's runs after that input
+  // gradient, at the very end (issue 33: chalk once subtracted it too and said 5). Bubble
+  // 5.5 = (p-1)(t_f + t_bi) - t_w/2, the serial pass: 4 x 2 + t_w/2 - 3 = 5.5 s.
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipelineSchedule::zb_v, 4, 1, 2, seconds(1), seconds(2), seconds(1)).value(), 5.5);
+  // m = 2: first (7 - 2)/2 = 2.5; back 3 - 0.5 - 1.5 = 1: 3.5.
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipelineSchedule::zb_v, 4, 2, 2, seconds(1), seconds(2), seconds(1)).value(), 3.5);
+  // m = 4: first max(0, (7 - 4)/2) = 1.5; back max(0, 3 - 1.5 - 3.5) = 0. m = 2p - 1 = 7: 0.
   EXPECT_DOUBLE_EQ(pipeline_bubble(PipelineSchedule::zb_v, 4, 4, 2, seconds(1), seconds(2), seconds(1)).value(), 1.5);
   EXPECT_DOUBLE_EQ(pipeline_bubble(PipelineSchedule::zb_v, 4, 7, 2, seconds(1), seconds(2), seconds(1)).value(), 0.0);
   // 1F1B's (p-1)(t_f + t_b) = 9 is above the floor at every m.

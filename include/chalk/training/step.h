@@ -156,8 +156,10 @@ Seconds pipeline_bubble(PipelineSchedule s, int64_t p, int64_t m, int64_t v, Sec
 /// rank 0 holds the first and the last chunk): rank 0 waits (2p-1) t_f/2 for its last
 /// chunk's first forward, filled by at most m first-chunk forwards of t_f/2, then (p-1) t_bi
 /// for the last input gradient to come back, filled by the other m-1 first-chunk input
-/// gradients (t_bi/2) and the m weight gradients. At m = 1 both give the serial pass
-/// (p-1)(t_f + t_bi) less one weight gradient; at m >= 2p (V) or large m, 0. Never negative.
+/// gradients (t_bi/2) and the m weight gradients less the last chunk's half of the last
+/// one (t_w/2), which runs only after the last input gradient. At m = 1: one chunk per
+/// rank, (p-1)(t_f + t_bi); V-shape, (p-1)(t_f + t_bi) - t_w/2 (the serial pass less the
+/// first chunk's weight gradient); at m >= 2p (V) or large m, 0. Never negative.
 Seconds few_microbatch_bubble(bool v_shape, int64_t p, int64_t m, Seconds t_f, Seconds t_b, Seconds t_w);
 
 /// DualPipe's bubble (p/2 - 1)(F&B + B - 3W) (DeepSeek-V3 report Table 2; deepseek-ai/DualPipe
