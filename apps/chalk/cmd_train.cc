@@ -170,6 +170,7 @@ void run_step(const TrainArgs& a) {
                {"t_pp_exposed_ms", "PP exposed ms/mb", 3},
                {"t_dp_s", "DP s", 3},
                {"t_dp_exposed_s", "DP exposed s", 3},
+               {"t_dp_sm_contention_s", "DP SM contention s", 3},
                {"t_optimizer_s", "optimizer s", 3},
                {"tok_per_s", "tok/s", 4},
                {"tok_per_s_per_chip", "tok/s/chip", 4},
@@ -180,7 +181,7 @@ void run_step(const TrainArgs& a) {
                {"fits", "fits"}};
   t.add({describe_plan(s.plan), plan_chips(s.plan), st.microbatches, st.t_step.value(), to_ms(st.t_forward), to_ms(st.t_backward),
          st.t_bubble.value(), st.bubble_fraction, st.t_unpaired.value(), to_ms(st.t_tp), to_ms(st.t_ep), to_ms(st.t_ep_exposed), to_ms(st.t_cp_exposed),
-         to_ms(st.t_pp_exposed), st.t_dp.value(), st.t_dp_exposed.value(), st.t_optimizer.value(), st.tokens_per_s.value(),
+         to_ms(st.t_pp_exposed), st.t_dp.value(), st.t_dp_exposed.value(), st.t_dp_sm_contention.value(), st.t_optimizer.value(), st.tokens_per_s.value(),
          st.tokens_per_s_per_chip.value(), st.model_flops_per_s_per_chip.value() / 1e12, st.mfu, st.hfu, to_gb(mem.total),
          std::string(mem.fits ? "yes" : "no")});
   if (a.output.csv) {
@@ -205,16 +206,16 @@ void run_step(const TrainArgs& a) {
   const std::string unpaired =
       st.unpaired_chunks > 0 ? fmt::format("+ {} unpaired chunk pairs {:.4g} s ", st.unpaired_chunks, st.t_unpaired.value()) : std::string();
   std::cout << fmt::format("step        {:.4g} s = {} microbatches x ({:.4g} + {:.4g} ms fwd + bwd) {}+ bubble {:.4g} s ({:.1f}% of the microbatches' time) "
-                           "+ DP exposed {:.4g} s + optimizer {:.4g} s\n",
+                           "+ DP exposed {:.4g} s + DP SM contention {:.4g} s + optimizer {:.4g} s\n",
                            st.t_step.value(), st.microbatches, to_ms(st.t_forward), to_ms(st.t_backward), unpaired, st.t_bubble.value(),
-                           100 * st.bubble_fraction, st.t_dp_exposed.value(), st.t_optimizer.value());
+                           100 * st.bubble_fraction, st.t_dp_exposed.value(), st.t_dp_sm_contention.value(), st.t_optimizer.value());
   std::cout << fmt::format("per mb      GEMMs {:.4g} ms, attention {:.4g} ms, recompute {:.4g} ms, activation traffic {:.4g} ms; TP {:.4g} ms "
                            "(exposed); EP {:.4g} ms ({:.4g} exposed); CP exposed {:.4g} ms; PP sends exposed {:.4g} ms\n",
                            to_ms(st.t_matmul), to_ms(st.t_attention), to_ms(st.t_recompute), to_ms(st.t_elementwise), to_ms(st.t_tp),
                            to_ms(st.t_ep), to_ms(st.t_ep_exposed), to_ms(st.t_cp_exposed), to_ms(st.t_pp_exposed));
   std::cout << fmt::format("throughput  {:.4g} tok/s, {:.4g} tok/s per chip, {:.4g} model TFLOP/s per chip\n", st.tokens_per_s.value(),
                            st.tokens_per_s_per_chip.value(), st.model_flops_per_s_per_chip.value() / 1e12);
-  std::cout << fmt::format("MFU         {:.1f}% (model FLOPs: 6 N_active + causal attention fwd+bwd, over the bf16 dense peak); HFU {:.1f}% "
+  std::cout << fmt::format("MFU         {:.1f}% (model FLOPs: 6 N_matmul + causal attention fwd+bwd, over the bf16 dense peak); HFU {:.1f}% "
                            "(with recomputation)\n",
                            100 * st.mfu, 100 * st.hfu);
   std::cout << fmt::format("memory      {:.4g} GB of {:.4g} GB per chip: {}\n", to_gb(mem.total), to_gb(mem.capacity),

@@ -56,7 +56,8 @@ inline void warn_context(std::vector<std::string>& warnings, const ModelSpec& m,
 
 // What `mfu` means in the training commands' JSON (`mfu_definition`), as `train step` states it.
 inline std::string mfu_definition(bool causal, const std::string& peak) {
-  return fmt::format("model FLOPs (6 N_active + 3 x {} attention per token) / (step time x chips x {} dense peak)",
+  return fmt::format("model FLOPs (6 N_matmul + 3 x {} attention per token; N_matmul: the active parameters a token multiplies by, "
+                     "the output head included, the embedding lookup not) / (step time x chips x {} dense peak)",
                      causal ? "causal" : "non-causal", peak);
 }
 

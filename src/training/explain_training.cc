@@ -59,7 +59,7 @@ std::vector<Explanation> explain_training_step(const TrainingSystem& s, const Tr
   const double flops_per_token = st.tokens_per_step > 0 ? st.model_flops.value() / st.tokens_per_step : 0;
   out.push_back({"mfu", "model FLOPs utilization: the useful FLOPs over what the chips could do at their bf16 dense peak",
                  "MFU = model FLOPs per token x tokens per step / (T_step x n x F_bf16); model FLOPs per token = 3 x (2 N_active + causal attention)",
-                 {{"FLOPs/token", "model FLOPs per token, forward and backward (recomputation not counted)", flops_per_token / 1e9, "GFLOP", "6 N_active + 3 x attention"},
+                 {{"FLOPs/token", "model FLOPs per token, forward and backward (recomputation not counted)", flops_per_token / 1e9, "GFLOP", "6 N_matmul + 3 x attention"},
                   {"tokens", "tokens per step", st.tokens_per_step, "tokens", "global batch x sequence length"}, step_in, chips_in,
                   {"F_bf16", "dense bf16 peak per chip", s.peak_bf16.value() / 1e12, "TFLOP/s", fmt::format("{} datasheet", s.name)}},
                  fmt::format("{}e9 x {} / ({} s x {} x {}e12) = {}", N(flops_per_token / 1e9), N(st.tokens_per_step), N(st.t_step.value()), N(chips),

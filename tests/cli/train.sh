@@ -105,4 +105,18 @@ assert w == ['sequence length 262144 exceeds llama-3.1-8b\'s max_position_embedd
 import json, sys; assert any('max_position_embeddings 131072' in w for w in json.load(sys.stdin)['warnings'])" || fail "train layouts: no context warning"
 "$CHALK" train step -m llama-3.1-8b -H h100-sxm --dp 8 -s 4096 --json | python3 -c "
 import json, sys; assert json.load(sys.stdin)['warnings'] == []" || fail "train step: a warning on a plain plan"
+# The step's parts in the JSON add up to t_step_s exactly (issue 33: the SM time hidden
+# collectives take from compute had no field, and 2.197 s read as 2.179 s summed): microbatches
+# x (fwd + bwd) + unpaired + bubble + DP exposed + DP SM contention + optimizer.
+for plan in "-m llama-3.1-8b -H h100-sxm --dp 8" "-m llama-3.1-70b -H h100-sxm --tp 8 --pp 4 --dp 2 -B 64" \
+            "-m llama-3.1-70b -H h100-sxm --tp 8 --pp 8 --dp 1 -B 1 --schedule zb-v" "-m llama-3.1-8b -H h100-sxm --dp 8 --zero 3"; do
+  # shellcheck disable=SC2086
+  "$CHALK" train step $plan --json | python3 -c "
+import json, sys
+s = json.load(sys.stdin)['step']
+parts = (s['microbatches'] * (s['t_forward_ms'] + s['t_backward_ms']) / 1e3 + s['t_unpaired_s'] + s['t_bubble_s']
+         + s['t_dp_exposed_s'] + s['t_dp_sm_contention_s'] + s['t_optimizer_s'])
+assert abs(parts - s['t_step_s']) <= 1e-12 * s['t_step_s'], (parts, s['t_step_s'])
+" || fail "train step $plan: the JSON parts do not add up to t_step_s"
+done
 echo "train: all passed"
