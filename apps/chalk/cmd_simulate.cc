@@ -1,6 +1,7 @@
 // `chalk simulate`: requests through a serving engine (src/sim; docs/simulator.md):
 // TTFT, TPOT, ITL and E2E percentiles, throughput, goodput, occupancy; aggregated or
 // disaggregated prefill and decode, and the two compared on the same chips.
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <utility>
@@ -40,6 +41,7 @@ struct Result {
   int64_t replicas = 0;
   sim::ClusterRun run;
   sim::SimSummary summary;
+  sim::Overload overload;
 };
 
 Deployment deployment_with_chips(const SimulateArgs& a, int64_t chips, int64_t context) {
@@ -116,8 +118,21 @@ void run_simulate(const SimulateArgs& a) {
     if (const int64_t kv = r.summary.rejected - r.summary.rejected_over_context; kv > 0) {
       warnings.push_back(fmt::format("{}: {} requests need more KV blocks than a replica holds and were rejected", r.name, kv));
     }
+    r.overload = sim::overload_of(r.run, reqs);
+    if (r.overload.overloaded) {
+      warnings.push_back(fmt::format("{}: OVERLOADED: arrivals of {} req/s exceed the deployment's capacity of about {} req/s at these lengths "
+                                     "(busy {:.0f}% of the run, serving that rate while busy); queues grow for the whole run, so latency "
+                                     "percentiles depend on its length: add chips or lower --rate",
+                                     r.name, format_number(r.overload.arrival_req_per_s, 4), format_number(r.overload.capacity_req_per_s, 4),
+                                     100 * r.overload.busy_fraction));
+    }
   }
   const bool has_slo = slo.ttft_s || slo.tpot_s;
+  // SLO attainment exists only against an SLO: empty (null, "-") without one (issue 30).
+  if (!has_slo) {
+    const auto col = std::find_if(t.columns.begin(), t.columns.end(), [](const auto& c) { return c.key == std::string("slo_attainment"); });
+    for (auto& row : t.rows) row[static_cast<std::size_t>(col - t.columns.begin())] = Cell{};
+  }
   if (!a.plot.empty() || a.output.json) {
     nlohmann::json j = describe_json(agg);
     j["traffic"] = describe_traffic(a.traffic, reqs);
@@ -136,6 +151,9 @@ void run_simulate(const SimulateArgs& a) {
                          {"little_w_s", r.summary.little_w_s},
                          {"kv_blocks_leaked", r.summary.kv_blocks_leaked},
                          {"engine_steps", r.summary.steps},
+                         {"arrival_req_per_s", r.overload.arrival_req_per_s},
+                         {"capacity_req_per_s", r.overload.capacity_req_per_s},
+                         {"overloaded", r.overload.overloaded},
                          {"occupancy", occupancy_json(r.run, a.plot.empty() ? 100 : 1000)},
                          {"latencies", a.plot.empty() ? nlohmann::json::array() : latencies_json(r.run, 4000)}});
     }

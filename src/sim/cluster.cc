@@ -178,4 +178,44 @@ SimSummary summarize(const ClusterRun& run, const Slo& slo) {
   return summarize(runs, run.chips, slo);
 }
 
+Overload overload_of(const ClusterRun& run, std::span<const Request> requests) {
+  Overload o;
+  if (requests.size() >= 2) {
+    double first = requests[0].arrival_s, last = first;
+    for (const auto& q : requests) {
+      first = std::min(first, q.arrival_s);
+      last = std::max(last, q.arrival_s);
+    }
+    if (last > first) o.arrival_req_per_s = static_cast<double>(requests.size() - 1) / (last - first);
+  }
+  bool have = false;
+  for (const auto* pool : {&run.prefill_runs, &run.runs}) {
+    if (pool->empty()) continue;
+    double capacity = 0, least_busy = 1;
+    bool ran = false;
+    for (const auto& r : *pool) {
+      int64_t finished = 0;
+      double start = r.end_s;
+      for (const auto& q : r.requests) {
+        start = std::min(start, q.arrival_s);
+        if (!q.rejected) ++finished;
+      }
+      if (r.busy_s <= 0 || r.end_s <= start) continue;
+      ran = true;
+      capacity += static_cast<double>(finished) / r.busy_s;
+      least_busy = std::min(least_busy, r.busy_s / (r.end_s - start));
+    }
+    if (!ran) continue;
+    const bool over = least_busy >= 0.95 && o.arrival_req_per_s > 1.05 * capacity;
+    // The pool reported: an overloaded one before one that is not, then the lower capacity.
+    if (!have || (over && !o.overloaded) || (over == o.overloaded && capacity < o.capacity_req_per_s)) {
+      o.capacity_req_per_s = capacity;
+      o.busy_fraction = least_busy;
+      o.overloaded = over;
+      have = true;
+    }
+  }
+  return o;
+}
+
 }  // namespace chalk::sim

@@ -88,5 +88,32 @@ TEST(Cluster, ReplicasSplitTheTrafficRoundRobin) {
   EXPECT_NEAR(s.little_l, s.little_lambda_per_s * s.little_w_s, 1e-9 * s.little_l);
 }
 
+// Issue 30: traffic beyond a deployment's capacity is said out loud. Capacity is what the
+// saturated replicas served per busy second: the same ratio, recomputed here from the run.
+TEST(Overload, SaturatedReplicasBelowTheArrivalRateAreOverloaded) {
+  const Deployment d = sim_llama70_h200(8);
+  TrafficSpec t;
+  t.requests = 400;
+  t.input = {LengthDist::Kind::fixed, 1024};
+  t.output = {LengthDist::Kind::fixed, 128};
+  t.rate_per_s = 1000;  // 400 requests in about 0.4 s: far beyond one 8-chip replica
+  const auto reqs = generate_traffic(t);
+  const ClusterRun over = simulate_aggregated(Pool{d, 2, SimOptions{}}, reqs);
+  const Overload o = overload_of(over, reqs);
+  EXPECT_TRUE(o.overloaded);
+  EXPECT_NEAR(o.arrival_req_per_s, 399 / (reqs.back().arrival_s - reqs.front().arrival_s), 1e-9);
+  double want = 0;
+  for (const auto& r : over.runs) want += 200 / r.busy_s;  // round robin: 200 requests each, none rejected
+  EXPECT_NEAR(o.capacity_req_per_s, want, 1e-9 * want);
+  EXPECT_GE(o.busy_fraction, 0.95);
+  EXPECT_LT(o.capacity_req_per_s, o.arrival_req_per_s / 1.05);
+  // At 1 req/s the same replicas idle between requests: not overloaded.
+  t.rate_per_s = 1;
+  const auto calm = generate_traffic(t);
+  const Overload c = overload_of(simulate_aggregated(Pool{d, 2, SimOptions{}}, calm), calm);
+  EXPECT_FALSE(c.overloaded);
+  EXPECT_LT(c.busy_fraction, 0.95);
+}
+
 }  // namespace
 }  // namespace chalk::sim

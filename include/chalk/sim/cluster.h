@@ -73,4 +73,22 @@ ClusterRun simulate_disaggregated(const Pool& prefill, const Pool& decode, std::
 /// summarize() over a cluster's runs (aggregated: the replicas; disaggregated: end_to_end).
 SimSummary summarize(const ClusterRun& run, const Slo& slo);
 
+/// Whether the traffic outran the deployment, from the run itself (issue 30: a rate of
+/// 1,000 req/s on 8 chips once reported TTFT p99 38 s with no word of overload).
+struct Overload {
+  bool overloaded = false;
+  double arrival_req_per_s = 0;   ///< (requests - 1) / (last arrival - first arrival); 0 for one request
+  /// What the bottleneck pool served per second while busy: the sum over its replicas of
+  /// finished requests / busy seconds. The deployment's capacity at this traffic's lengths
+  /// when its replicas were saturated (busy_fraction >= 0.95); 0 when none ran.
+  double capacity_req_per_s = 0;
+  double busy_fraction = 0;       ///< the bottleneck pool's least busy replica: busy time / (end - its first arrival)
+};
+
+/// Overloaded when a pool's every replica was busy at least 95% of its run and the arrival
+/// rate exceeds that pool's capacity by more than 5% (a queue that grows for the whole run:
+/// its percentiles grow with the run's length, not with the deployment). Disaggregated runs
+/// are judged pool by pool; the bottleneck is the pool with the lower capacity.
+Overload overload_of(const ClusterRun& run, std::span<const Request> requests);
+
 }  // namespace chalk::sim
