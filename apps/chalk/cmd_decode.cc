@@ -141,6 +141,7 @@ void register_decode(CLI::App& app, Action& run) {
   a = DecodeArgs{};
   auto* cmd = app.add_subcommand("decode", "Time and cost of one decode step (TPOT: time per output token after the first; ITL when each step emits one token): the engine step (compute, weight and KV fetch, collectives, kernel floor) beside its roofline; tok/s counts output tokens");
   add_deployment_options(*cmd, a.deployment);
+  add_infeasible_option(*cmd, a.deployment);
   add_pipeline_options(*cmd, a.pipeline);
   cmd->add_option("-b,--batch", a.batch, "Sequences per step over the whole replica: comma list, or a:b for powers of two from a to b")->capture_default_str();
   cmd->add_option("-s,--context", a.context, "Tokens already in each sequence's KV cache: comma list or a:b")->capture_default_str();

@@ -92,6 +92,7 @@ void register_prefill(CLI::App& app, Action& run) {
   a = PrefillArgs{};
   auto* cmd = app.add_subcommand("prefill", "Time and cost of prefilling prompts, and the time to first token (TTFT, queueing excluded); tok/s counts input (prompt) tokens");
   add_deployment_options(*cmd, a.deployment);
+  add_infeasible_option(*cmd, a.deployment);
   add_pipeline_options(*cmd, a.pipeline);
   cmd->add_option("-b,--batch", a.batch, "Prompts prefilled together by the whole replica (data-parallel attention: whole prompts per rank): comma list or a:b")->capture_default_str();
   cmd->add_option("-p,--prompt", a.prompt, "Prompt length in tokens: comma list or a:b")->capture_default_str();

@@ -75,6 +75,7 @@ void register_prices(CLI::App& app, Action& run) {
   i->add_option("--storage-duration-s", af.storage_duration_s, "Hold time for a per-hour storage price (default 3600)");
   i->add_option("--base-batch", af.base_batch, "Base decode batch for (e) (default 0 = cost-optimal)");
   add_deployment_options(*i, infer.deployment);
+  add_infeasible_option(*i, infer.deployment);
   add_output_options(*i, infer.output);
   i->add_flag("--explain", infer.explain,
               "Show how the central figures are computed: formula, inputs with units and sources, the algebra (under the table; "
@@ -83,6 +84,7 @@ void register_prices(CLI::App& app, Action& run) {
 
   auto* f = prices->add_subcommand("forward", "The input and output prices a model on a system implies, beside a provider's sheet");
   add_deployment_options(*f, forward.deployment);
+  add_infeasible_option(*f, forward.deployment);
   f->add_option("-b,--batch", forward.batch, "Decode batch (default 0 = cost-optimal)")->capture_default_str();
   f->add_option("-s,--context", forward.context, "Decode context, tokens")->capture_default_str();
   f->add_option("--prompt", forward.prompt, "Prompt tokens of the prefill that prices input")->capture_default_str();

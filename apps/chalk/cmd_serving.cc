@@ -179,6 +179,7 @@ CLI::App* add(CLI::App& parent, const char* name, const char* help, Kind kind, S
   // The frontier and modes vary chips per replica themselves (--replica-chips): their help
   // offers no --chips that would then be refused. plot takes -n for its curves (run_plot).
   if (kind == Kind::frontier || kind == Kind::modes) cmd->remove_option(cmd->get_option("--chips"));
+  else add_infeasible_option(*cmd, a.deployment);
   add_lever_options(*cmd, a.levers);
   switch (kind) {
     case Kind::sweep:

@@ -52,6 +52,11 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags)
                  "Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)");
 }
 
+void add_infeasible_option(CLI::App& app, DeploymentArgs& a) {
+  app.add_flag("--allow-infeasible", a.allow_infeasible,
+               "Print the figures even when the stated chips cannot hold the weights (default: exit 2 naming the smallest replica that fits)");
+}
+
 void add_output_options(CLI::App& app, OutputArgs& o) {
   auto* j = app.add_flag("--json", o.json, "Print JSON");
   auto* c = app.add_flag("--csv", o.csv, "Print CSV");
@@ -85,6 +90,31 @@ DeploymentOptions options_from(const DeploymentArgs& a) {
   if (a.dispatch_dtype) o.mechanisms.layout.dispatch_bytes_per_element = bytes_per_element(parse_dtype(*a.dispatch_dtype, "--dispatch-dtype"));
   return o;
 }
+
+namespace {
+/// Stated chips that cannot hold the weights and the reserve are an error (issue 30:
+/// `decode -m llama-3.1-70b -H h100 -n 1` printed "WEIGHTS DO NOT FIT" over a full table with
+/// exit 0, and -n 3 silently ran three one-chip copies of 141 GB each). Names the need, what
+/// the chips hold, the layout that was possible, and the smallest replica that fits.
+void refuse_if_weights_do_not_fit(const Deployment& d, const ModelSpec& model, const SystemSpec& system, const DeploymentOptions& engine,
+                                  int64_t context) {
+  const MemoryPlan mem = memory_plan(d, 1, context);
+  if (mem.weights_fit) return;
+  std::string fix;
+  try {
+    const int64_t n = smallest_replica_chips(model, system, engine, context);
+    fix = fmt::format("the smallest replica that holds them is {} chips (-n {})", n, n);
+  } catch (const InputError&) {
+    fix = "no replica of " + system.name + " holds them: use a smaller --weights format";
+  }
+  const std::string layout = d.mechanisms.enabled ? describe_layout(d.mechanisms.layout, !d.moe.empty()) : "the roofline's even split";
+  const double n = static_cast<double>(std::max<int64_t>(d.n_chips, 1));
+  throw InputError("--chips", fmt::format("{} x {} cannot hold {}'s weights: {} of weights per chip as laid out ({}) and {} held back, "
+                                          "against {} of HBM per chip; {}; --allow-infeasible prints the figures anyway",
+                                          d.n_chips, system.chip.name, model.name, human_bytes(mem.weights.value() / n), layout,
+                                          human_bytes(mem.reserve.value() / n), human_bytes(mem.hbm_total.value() / n), fix));
+}
+}  // namespace
 
 Deployment resolve(const DeploymentArgs& a, int64_t context) { return resolve_model(load_model(a.model), a, context); }
 
@@ -124,7 +154,9 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
         }
       }
     }
-    return make_deployment(model, system, o);
+    Deployment d = make_deployment(model, system, o);
+    if (a.chips != 0 && !a.allow_infeasible) refuse_if_weights_do_not_fit(d, model, system, engine, search_context);
+    return d;
   } catch (const InputError& e) {
     // Name the option the user typed, not the library's layout field.
     const std::string& f = e.field();

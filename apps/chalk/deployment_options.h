@@ -29,7 +29,14 @@ struct DeploymentArgs {
   std::optional<int64_t> tp, ep;   ///< layout degrees (unset = the layout search's best for the chips)
   bool two_batch_overlap = false;  ///< two micro-batches hide EP traffic
   std::optional<std::string> dispatch_dtype;  ///< EP dispatch format (unset = bf16)
+  /// --allow-infeasible: print the figures of stated chips that cannot hold the weights
+  /// (for study) instead of refusing them (issue 30: such a table once came with exit 0).
+  bool allow_infeasible = false;
 };
+
+/// Adds --allow-infeasible, for the commands whose figures are one stated deployment (decode,
+/// prefill, prices, serving): without it, chips that cannot hold the weights are an error.
+void add_infeasible_option(CLI::App& app, DeploymentArgs& a);
 
 /// Output format flags.
 struct OutputArgs {

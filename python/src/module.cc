@@ -373,6 +373,10 @@ PYBIND11_MODULE(_chalk, m) {
           a.ep = ep;
           a.two_batch_overlap = two_batch_overlap;
           a.dispatch_dtype = dispatch_dtype;
+          // A deployment object is for sweeps and study: its rows carry memory_fits, so stated
+          // chips that cannot hold the weights are kept (the CLI refuses them without
+          // --allow-infeasible; chalk.decode(...) does the same).
+          a.allow_infeasible = true;
           return cli::resolve(a, context);
         },
         py::arg("model"), py::arg("hardware"), py::arg("chips") = 0, py::arg("weights") = "", py::arg("kv_dtype") = "bf16",

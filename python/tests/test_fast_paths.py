@@ -192,12 +192,12 @@ def test_step_dicts_carry_the_cli_rows_fit_and_roofline(cli):
     # no memory_fits, t_step_roofline_ms or max_batch_at_context; the dicts now hold every key
     # of the CLI's row, equal to it.
     d = chalk.deployment("llama-3.1-70b", "h100-sxm", chips=1)
-    row = cli("decode", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "1", "-b", "1", "-s", "4096")["steps"][0]
+    row = cli("decode", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "1", "-b", "1", "-s", "4096", "--allow-infeasible")["steps"][0]
     got = d.decode_step(1).to_dict()
     assert set(got) == set(row), set(row) ^ set(got)
     assert got == row
     assert got["memory_fits"] is False
-    pre = cli("prefill", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "1", "-p", "1024")["prefills"][0]
+    pre = cli("prefill", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "1", "-p", "1024", "--allow-infeasible")["prefills"][0]
     pgot = d.prefill_step(1024).to_dict()
     assert set(pgot) == set(pre), set(pre) ^ set(pgot)
     assert pgot == pre and pgot["memory_fits"] is False

@@ -54,7 +54,7 @@ expect_error "--margin: must be a fraction in [0, 1), got 1" prices forward --ma
 expect_error "--prompt: must be >= 1" prices forward --prompt 0
 expect_error "--prefill-batch: must be >= 0" prices forward --prefill-batch -1
 # 673 GB of DeepSeek-V3 weights on one 80 GB H100 cannot run, so it has no price.
-expect_error "--chips: the weights (" prices forward -m deepseek-v3 -H h100-sxm -n 1
+expect_error "--chips: 1 x H100 SXM cannot hold deepseek-v3's weights: 673.2 GB of weights per chip as laid out" prices forward -m deepseek-v3 -H h100-sxm -n 1
 expect_error "sheet: unknown price sheet 'gpt-9'" prices forward --compare gpt-9
 expect_error "A subcommand is required" prices
 expect_error "sheet is required" prices show
