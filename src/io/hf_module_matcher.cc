@@ -7,6 +7,8 @@
 // are counted without forming each expert's name where the entries cannot tell them apart
 // (count_experts).
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -70,6 +72,26 @@ bool glob_prefix(std::string_view glob, std::string_view name) {
 
 std::string excerpt(const std::string& s) { return s.size() <= 40 ? s : s.substr(0, 40) + "..."; }
 
+/// The text every match of regular expression `re` starts with: its leading letters,
+/// digits, '_' and escaped punctuation ("model\.layers\.5" -> "model.layers.5"), less
+/// one a quantifier follows; none when `re` has a '|' anywhere (an alternative may start
+/// otherwise).
+std::string regex_literal_prefix(std::string_view re) {
+  std::string out;
+  if (re.find('|') != std::string_view::npos) return out;
+  for (size_t i = 0; i < re.size();) {
+    const auto c = static_cast<unsigned char>(re[i]);
+    size_t next = i + 1;
+    char lit = static_cast<char>(c);
+    if (c == '\\' && i + 1 < re.size() && std::ispunct(static_cast<unsigned char>(re[i + 1]))) lit = re[i + 1], next = i + 2;
+    else if (c >= 128 || !(std::isalnum(c) || c == '_')) break;
+    if (next < re.size() && std::strchr("*?+{", re[next]) != nullptr) break;
+    out += lit;
+    i = next;
+  }
+  return out;
+}
+
 /// Numbers in [0, top] written with one digit of class cls[k] at each position k (the
 /// classes as [lo, hi] digit ranges), without a leading zero unless the number is 0.
 int64_t count_in_classes(const std::vector<std::pair<int, int>>& cls, const std::string& top) {
@@ -102,12 +124,50 @@ struct ModuleMatcher::Impl {
     Cuts cuts = 0;
     bool any_expert = true;  // no digit, no '?': matches every expert of a layer or none
   };
-  struct Trie {  // globs by their literal prefix (the text before the first * or ?)
+  /// Globs and regular expressions by their literal prefix (a glob's text before its first
+  /// * or ?; regex_literal_prefix): only those whose prefix begins a name are tried on it.
+  struct Trie {
     std::unordered_map<uint64_t, uint32_t> edge;  // node << 8 | byte -> child
-    std::vector<std::vector<uint32_t>> globs{1}, children{1};
+    std::vector<std::vector<uint32_t>> globs{1}, regexes{1}, children{1};
     int32_t step(uint32_t node, char c) const {
       const auto it = edge.find(uint64_t{node} << 8 | static_cast<unsigned char>(c));
       return it == edge.end() ? -1 : static_cast<int32_t>(it->second);
+    }
+    uint32_t insert(std::string_view key) {
+      uint32_t node = 0;
+      for (const char c : key) {
+        const int32_t next = step(node, c);
+        if (next >= 0) {
+          node = static_cast<uint32_t>(next);
+          continue;
+        }
+        const auto fresh = static_cast<uint32_t>(children.size());
+        globs.emplace_back(), regexes.emplace_back(), children.emplace_back();
+        edge.emplace(uint64_t{node} << 8 | static_cast<unsigned char>(c), fresh);
+        children[node].push_back(fresh);
+        node = fresh;
+      }
+      return node;
+    }
+    /// Calls f(node) for the root and each node on name[0, upto), and with `subtree` for
+    /// every node below the last (prefixes that continue past upto).
+    template <class F>
+    void visit(std::string_view name, size_t upto, bool subtree, F f) const {
+      f(0u);
+      int32_t node = 0;
+      for (size_t i = 0; i < upto; ++i) {
+        node = step(static_cast<uint32_t>(node), name[i]);
+        if (node < 0) return;
+        f(static_cast<uint32_t>(node));
+      }
+      if (!subtree) return;
+      std::vector<uint32_t> stack = children[static_cast<size_t>(node)];
+      while (!stack.empty()) {
+        const uint32_t n = stack.back();
+        stack.pop_back();
+        f(n);
+        stack.insert(stack.end(), children[n].begin(), children[n].end());
+      }
     }
   };
   struct Regex {
@@ -140,51 +200,13 @@ struct ModuleMatcher::Impl {
     }
   }
 
-  /// Globs whose literal prefix is a prefix of name[0, upto), and with `subtree` those whose
-  /// literal prefix continues past it.
-  std::vector<uint32_t> glob_candidates(std::string_view name, size_t upto, bool subtree) const {
-    std::vector<uint32_t> out = trie.globs[0];
-    int32_t node = 0;
-    for (size_t i = 0; i < upto && node >= 0; ++i) {
-      node = trie.step(static_cast<uint32_t>(node), name[i]);
-      if (node >= 0) out.insert(out.end(), trie.globs[static_cast<size_t>(node)].begin(), trie.globs[static_cast<size_t>(node)].end());
-    }
-    if (subtree && node >= 0) {
-      std::vector<uint32_t> stack = trie.children[static_cast<size_t>(node)];
-      while (!stack.empty()) {
-        const uint32_t n = stack.back();
-        stack.pop_back();
-        out.insert(out.end(), trie.globs[n].begin(), trie.globs[n].end());
-        stack.insert(stack.end(), trie.children[n].begin(), trie.children[n].end());
-      }
-    }
-    return out;
-  }
-
-  bool regex_match(std::string_view name) const {
-    for (const auto& r : regexes) {
-      if (r.re->Match(re2::StringPiece(name.data(), name.size()), 0, name.size(), RE2::ANCHOR_START, nullptr, 0)) return true;
-    }
-    return false;
+  bool regex_match(uint32_t r, std::string_view name) const {
+    return regexes[r].re->Match(re2::StringPiece(name.data(), name.size()), 0, name.size(), RE2::ANCHOR_START, nullptr, 0);
   }
 
   void add_glob(const std::string& s) {
-    const auto idx = static_cast<uint32_t>(globs.size());
+    trie.globs[trie.insert(std::string_view(s).substr(0, s.find_first_of("*?")))].push_back(static_cast<uint32_t>(globs.size()));
     globs.push_back({s, cuts_of(s, false), s.find_first_of("0123456789?") == std::string::npos});
-    uint32_t node = 0;
-    for (size_t i = 0; i < s.size() && s[i] != '*' && s[i] != '?'; ++i) {
-      const int32_t next = trie.step(node, s[i]);
-      if (next >= 0) {
-        node = static_cast<uint32_t>(next);
-        continue;
-      }
-      const auto fresh = static_cast<uint32_t>(trie.globs.size());
-      trie.globs.emplace_back(), trie.children.emplace_back();
-      trie.edge.emplace(uint64_t{node} << 8 | static_cast<unsigned char>(s[i]), fresh);
-      trie.children[node].push_back(fresh);
-      node = fresh;
-    }
-    trie.globs[node].push_back(idx);
   }
 
   void add_plain(const std::string& s) {
@@ -209,21 +231,12 @@ ModuleMatcher::ModuleMatcher(const std::vector<std::string>& entries, const std:
   RE2::Options one;
   one.set_log_errors(false);
   one.set_max_mem(int64_t{1} << 20);
-  std::string joined;  // valid "re:" entries, joined in batches
-  Cuts joined_cuts = 0;
-  std::vector<std::string> batch;
-  auto flush = [&] {
-    if (batch.empty()) return;
-    RE2::Options big = one;
-    big.set_max_mem(int64_t{8} << 20);
-    auto re = std::make_unique<RE2>(joined, big);
-    if (re->ok()) {
-      impl->regexes.push_back({std::move(re), joined_cuts});
-    } else {  // too large together, or names repeated across entries: one by one
-      for (const auto& b : batch) impl->regexes.push_back({std::make_unique<RE2>(b, one), cuts_of(b, true)});
-    }
-    joined.clear(), batch.clear(), joined_cuts = 0;
+  struct Pending {
+    uint32_t node;  // of the literal prefix in the trie
+    std::string text;
+    std::unique_ptr<RE2> re;
   };
+  std::vector<Pending> pending;  // valid "re:" entries
   for (size_t i = 0; i < entries.size(); ++i) {
     const std::string& s = entries[i];
     const bool regex = s.rfind("re:", 0) == 0;
@@ -239,20 +252,42 @@ ModuleMatcher::ModuleMatcher(const std::vector<std::string>& entries, const std:
       impl->add_plain(s);
     } else {
       const std::string text = s.substr(3);
-      RE2 re(text, one);
-      if (!re.ok()) {
-        const std::string why = re.error_code() == RE2::ErrorPatternTooLarge
+      auto re = std::make_unique<RE2>(text, one);
+      if (!re->ok()) {
+        const std::string why = re->error_code() == RE2::ErrorPatternTooLarge
                                     ? "compiles to over 1 MiB; expected a smaller pattern"
-                                    : re.error().substr(0, std::min<size_t>(re.error().find(':'), 60));
+                                    : re->error().substr(0, std::min<size_t>(re->error().find(':'), 60));
         throw InputError(where, "'" + excerpt(s) + "' is not a valid regular expression (" + why + ")");
       }
-      if (joined.size() + text.size() > 16384) flush();
-      joined += (joined.empty() ? "(?:" : "|(?:") + text + ")";
-      joined_cuts |= cuts_of(text, true);
-      batch.push_back(text);
+      pending.push_back({impl->trie.insert(regex_literal_prefix(text)), text, std::move(re)});
     }
   }
-  flush();
+  // The entries of one node joined as (?:a)|(?:b)|... in programs of up to 16 KB of text;
+  // one by one where a program fails (too large together, or a group name repeated).
+  std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) { return a.node < b.node; });
+  RE2::Options big = one;
+  big.set_max_mem(int64_t{8} << 20);
+  for (size_t i = 0; i < pending.size();) {
+    const uint32_t node = pending[i].node;
+    std::string joined;
+    Cuts cuts = 0;
+    size_t j = i;
+    for (; j < pending.size() && pending[j].node == node && (j == i || joined.size() + pending[j].text.size() < 16384); ++j) {
+      joined += (j == i ? "(?:" : "|(?:") + pending[j].text + ")";
+      cuts |= cuts_of(pending[j].text, true);
+    }
+    auto re = j == i + 1 ? nullptr : std::make_unique<RE2>(joined, big);
+    if (!re || !re->ok()) {
+      for (size_t k = i; k < j; ++k) {
+        impl->trie.regexes[node].push_back(static_cast<uint32_t>(impl->regexes.size()));
+        impl->regexes.push_back({std::move(pending[k].re), cuts_of(pending[k].text, true)});
+      }
+    } else {
+      impl->trie.regexes[node].push_back(static_cast<uint32_t>(impl->regexes.size()));
+      impl->regexes.push_back({std::move(re), cuts});
+    }
+    i = j;
+  }
   empty_ = entries.empty();
   impl_ = std::move(impl);
 }
@@ -261,10 +296,12 @@ bool ModuleMatcher::matches(std::string_view name) const {
   if (empty_) return false;
   const Impl& m = *impl_;
   if (m.plain_match(name)) return true;
-  for (const uint32_t g : m.glob_candidates(name, name.size(), false)) {
-    if (glob_prefix(m.globs[g].text, name)) return true;
-  }
-  return m.regex_match(name);
+  bool hit = false;
+  m.trie.visit(name, name.size(), false, [&](uint32_t node) {
+    for (const uint32_t g : m.trie.globs[node]) hit = hit || glob_prefix(m.globs[g].text, name);
+    for (const uint32_t r : m.trie.regexes[node]) hit = hit || m.regex_match(r, name);
+  });
+  return hit;
 }
 
 int64_t ModuleMatcher::count_experts(std::string_view prefix, std::string_view suffix, int64_t copies) const {
@@ -274,11 +311,16 @@ int64_t ModuleMatcher::count_experts(std::string_view prefix, std::string_view s
   const size_t at = prefix.size();
   // Entries that cannot tell experts apart: every expert or none.
   if (m.plain_match(name, at)) return copies;
-  std::vector<uint32_t> dependent;  // globs with a digit or '?'
-  for (const uint32_t g : m.glob_candidates(name, at, true)) {
-    if (!m.globs[g].any_expert) dependent.push_back(g);
-    else if (glob_prefix(m.globs[g].text, name)) return copies;
-  }
+  std::vector<uint32_t> dependent, regexes;  // globs with a digit or '?'; regular expressions
+  bool all = false;
+  m.trie.visit(name, at, true, [&](uint32_t node) {
+    for (const uint32_t g : m.trie.globs[node]) {
+      if (!m.globs[g].any_expert) dependent.push_back(g);
+      else all = all || glob_prefix(m.globs[g].text, name);
+    }
+    regexes.insert(regexes.end(), m.trie.regexes[node].begin(), m.trie.regexes[node].end());
+  });
+  if (all) return copies;
   // Plain entries naming experts: the text around the index is a run of components.
   std::vector<int64_t> exact;
   for (size_t a = 0; a <= at; a = prefix.find('.', a) + 1) {
@@ -294,19 +336,22 @@ int64_t ModuleMatcher::count_experts(std::string_view prefix, std::string_view s
   }
   std::sort(exact.begin(), exact.end());
   exact.erase(std::unique(exact.begin(), exact.end()), exact.end());
-  if (dependent.empty() && m.regexes.empty()) return static_cast<int64_t>(exact.size());
+  if (dependent.empty() && regexes.empty()) return static_cast<int64_t>(exact.size());
   auto with = [&](const std::string& e) {
     name.replace(at, name.size() - at - suffix.size(), e);
     for (const uint32_t g : dependent) {
       if (glob_prefix(m.globs[g].text, name)) return true;
     }
-    return m.regex_match(name);
+    for (const uint32_t r : regexes) {
+      if (m.regex_match(r, name)) return true;
+    }
+    return false;
   };
   // The digit classes no dependent entry tells apart; each sequence of classes is tried
   // once when there are fewer sequences than experts, else each expert.
   Cuts cuts = 0;
   for (const uint32_t g : dependent) cuts |= m.globs[g].cuts;
-  for (const auto& r : m.regexes) cuts |= r.cuts;
+  for (const uint32_t r : regexes) cuts |= m.regexes[r].cuts;
   std::vector<std::pair<int, int>> classes;
   for (int d = 0; d < 10; ++d) {
     if (d == 0 || (cuts >> d & 1)) classes.push_back({d, d});
