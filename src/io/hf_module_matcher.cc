@@ -359,7 +359,9 @@ int64_t ModuleMatcher::count_experts(std::string_view prefix, std::string_view s
   }
   const std::string top = std::to_string(copies - 1);
   int64_t sequences = 0;
-  for (int64_t len = 1, p = 1; len <= static_cast<int64_t>(top.size()); ++len) sequences += (p *= static_cast<int64_t>(classes.size()));
+  for (int64_t len = 1, p = 1; len <= static_cast<int64_t>(top.size()) && sequences < copies; ++len) {
+    sequences += (p *= static_cast<int64_t>(classes.size()));
+  }
   int64_t total = 0;
   if (sequences >= copies) {
     for (int64_t e = 0; e < copies; ++e) total += std::binary_search(exact.begin(), exact.end(), e) || with(std::to_string(e)) ? 1 : 0;

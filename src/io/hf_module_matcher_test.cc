@@ -66,8 +66,9 @@ TEST(QuantMatcher, LongPatternsAreRefusedNamingTheLimit) {
   EXPECT_EQ(matcher_error({std::string(5000, 'a')}), "no error");
   // A pattern RE2 refuses names the entry and the reason.
   EXPECT_EQ(matcher_error({"lm_head", "re:(("}), "quantization_config.ignore[1]: 're:((' is not a valid regular expression (missing ))");
-  EXPECT_NE(matcher_error({"re:(a{1000}){1000}"}).find("quantization_config.ignore[0]: 're:(a{1000}){1000}' is not a valid regular expression"),
-            std::string::npos);
+  const std::string huge = matcher_error({"re:(a{1000}){1000}"});
+  EXPECT_NE(huge.find("quantization_config.ignore[0]: 're:(a{1000}){1000}' is not a valid regular expression"), std::string::npos)
+      << huge;
 }
 
 // (.*)*(.*)*(.*)*(.*)*X backtracked for over 20 s in std::regex; eight *? pairs took 15 s
@@ -103,6 +104,17 @@ TEST(QuantMatcher, SameAnswersOnTheConfigsPatterns) {
   EXPECT_FALSE(m.matches("model.lm_head"));                      // but it starts at 0
   EXPECT_FALSE(m.matches("model.layers.9.mlp.gate_proj"));
   EXPECT_FALSE(ModuleMatcher({}, "f").matches("lm_head"));
+  // A regular expression is tried on the names its leading literals begin; what follows a
+  // quantified literal, a '|' or a flag does not count as such a prefix.
+  const ModuleMatcher lit({"re:ab*c", "re:model\\.layers\\.5+\\.mlp", "re:x\\.1|lm_head", "re:(?i)EMBED"}, "f");
+  EXPECT_TRUE(lit.matches("ac.q_proj"));
+  EXPECT_TRUE(lit.matches("abbbc"));
+  EXPECT_TRUE(lit.matches("model.layers.55.mlp.up_proj"));
+  EXPECT_FALSE(lit.matches("model.layers.56.mlp.up_proj"));
+  EXPECT_TRUE(lit.matches("lm_head"));
+  EXPECT_TRUE(lit.matches("x.1"));
+  EXPECT_TRUE(lit.matches("embed_tokens"));
+  EXPECT_FALSE(lit.matches("model.embed_tokens"));
   // Many regular expressions are joined; names repeated across them still compile.
   std::vector<std::string> many;
   for (int i = 0; i < 3000; ++i) many.push_back("re:(?P<n>model\\.layers\\." + std::to_string(i) + ")\\.mlp");

@@ -110,7 +110,8 @@ void apply(ModelSpec& m, const Storage& st, Groups targets, const ModuleMatcher&
       copies = ignore.matches(q.name) ? 1 : 0;
     } else {  // the layer's routed experts, counted without naming each where no entry tells them apart
       const size_t at = q.name.find("experts.0.") + 8;
-      copies = static_cast<double>(ignore.count_experts(std::string_view(q.name).substr(0, at), std::string_view(q.name).substr(at + 1), q.copies));
+      const std::string_view name(q.name);
+      copies = static_cast<double>(ignore.count_experts(name.substr(0, at), name.substr(at + 1), q.copies));
     }
     excluded[q.group] += copies * q.params;
   }
