@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "chalk/io/json_util.h"
@@ -110,25 +111,42 @@ struct QuantMatrix {
 /// "Quantized checkpoints".
 std::vector<QuantMatrix> quant_matrices(const ModelSpec& m);
 
-/// An exclusion list (ignore, modules_to_not_convert, exclude_modules), compiled: "re:X"
-/// entries are regular expressions matched from the start of a name (compressed-tensors'
-/// re.match), entries with * or ? are globs over the whole name or the name of a module it
-/// lies inside (ModelOpt's fnmatch; transformers' patterns), other entries name a module or any module inside it, at a dot boundary anywhere in the
-/// name ("self_attn", "lm_head", "model.layers.3.mlp": transformers' substring test, kept
-/// to whole components). Throws InputError naming `field` for a bad regular expression.
+/// An exclusion list (ignore, modules_to_not_convert, exclude_modules), compiled
+/// (hf_module_matcher.cc): "re:X" entries are regular expressions matched from the start of
+/// a name (compressed-tensors' re.match) in RE2's syntax, which is Python's less
+/// backreferences and lookaround; entries with * or ? are globs over the whole name or the
+/// name of a module it lies inside (ModelOpt's fnmatch; transformers' patterns); other
+/// entries name a module or any module inside it, at a dot boundary anywhere in the name
+/// ("self_attn", "lm_head", "model.layers.3.mlp": transformers' substring test, kept to whole
+/// components). Matching a name takes time linear in its length for each candidate entry and
+/// is bounded on any pattern (no backtracking); literal entries are one hash lookup per run
+/// of components, globs are tried only where their literal prefix begins the name. Throws
+/// InputError naming `field`[i] for a regular expression that RE2 refuses or that compiles
+/// to over 1 MiB, and for a regular expression or glob longer than max_pattern_bytes.
 class ModuleMatcher {
  public:
+  /// The longest "re:" or glob entry accepted, in bytes ("re:" included).
+  static constexpr size_t max_pattern_bytes = 1024;
+
   ModuleMatcher(const std::vector<std::string>& entries, const std::string& field);
-  bool matches(const std::string& name) const;
-  bool empty() const { return entries_.empty(); }
-  /// Some entry names one routed expert ("experts." and a digit): experts must be tested
-  /// one by one.
-  bool names_an_expert() const { return names_an_expert_; }
+
+  /// Some entry names `name` (a module path such as "model.layers.3.self_attn.q_proj").
+  bool matches(std::string_view name) const;
+
+  /// How many of the `copies` routed experts E = 0..copies-1 named prefix + E + suffix
+  /// ("model.layers.5.mlp.experts." and ".down_proj") some entry names: the same count as
+  /// matches() on each expert's name, found without forming each name where the entries
+  /// cannot tell experts apart (literal names by lookup; globs and regular expressions once
+  /// per sequence of the digit classes they distinguish, or per expert where those
+  /// sequences outnumber the experts). `prefix` ends with a dot and `suffix` starts with one.
+  int64_t count_experts(std::string_view prefix, std::string_view suffix, int64_t copies) const;
+
+  bool empty() const { return empty_; }
 
  private:
-  struct Entry;
-  std::vector<std::shared_ptr<const Entry>> entries_;
-  bool names_an_expert_ = false;
+  struct Impl;
+  std::shared_ptr<const Impl> impl_;
+  bool empty_ = true;
 };
 
 }  // namespace chalk::hf

@@ -7,11 +7,12 @@
 //                         compressed-tensors pack-quantized); zero points packed 4-bit
 //   NVFP4                 4 + 8 / 16 = 4.5    E4M3 scale per 16 (one fp32 per tensor, negligible)
 //   MXFP4                 4 + 8 / 32 = 4.25   E8M0 scale per 32 (OCP MX v1.0)
-// Exclusion lists are matched against every weight matrix by name (hf_quant_modules.cc): a
+// Exclusion lists are matched against every weight matrix by name (hf_module_matcher.cc): a
 // group excluded in part is stored at the parameter-weighted mean of the two formats' bits.
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -99,7 +100,6 @@ Storage int_storage(int64_t bits, int64_t group, bool zero_point, int64_t d_mode
 void apply(ModelSpec& m, const Storage& st, Groups targets, const ModuleMatcher& ignore, const WeightFormats& base) {
   const bool on[q_groups] = {targets.head, targets.attention, targets.dense_ffn, targets.experts, targets.router};
   double excluded[q_groups] = {0, 0, 0, 0, 0}, matrices[q_groups] = {0, 0, 0, 0, 0};
-  const bool one_by_one = ignore.names_an_expert();  // an entry like "...experts.3": test each expert
   for (const auto& q : quant_matrices(m)) {
     matrices[q.group] += static_cast<double>(q.copies) * q.params;
     if (!on[q.group]) continue;
@@ -108,15 +108,10 @@ void apply(ModelSpec& m, const Storage& st, Groups targets, const ModuleMatcher&
       copies = m.tie_embeddings && !ignore.matches("lm_head") && !ignore.matches(q.name) ? 0 : 1;
     } else if (q.last.empty()) {
       copies = ignore.matches(q.name) ? 1 : 0;
-    } else if (!one_by_one) {
-      copies = ignore.matches(q.name) ? static_cast<double>(q.copies) : 0;  // no entry tells experts apart
-    } else {
-      const auto at = q.name.find("experts.0.") + 8;
-      for (int64_t e = 0; e < q.copies; ++e) {
-        std::string name = q.name;
-        name.replace(at, 1, std::to_string(e));
-        if (ignore.matches(name)) ++copies;
-      }
+    } else {  // the layer's routed experts, counted without naming each where no entry tells them apart
+      const size_t at = q.name.find("experts.0.") + 8;
+      const std::string_view name(q.name);
+      copies = static_cast<double>(ignore.count_experts(name.substr(0, at), name.substr(at + 1), q.copies));
     }
     excluded[q.group] += copies * q.params;
   }

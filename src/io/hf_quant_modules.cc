@@ -8,8 +8,8 @@
 // mlp.gate_up_proj; Llama 4: feed_forward.*), MoE blocks (mlp.experts.E.*, mlp.gate,
 // mlp.shared_experts / mlp.shared_expert; Mixtral, PhiMoE and MiniMax:
 // block_sparse_moe.experts.E.w1/w2/w3 and block_sparse_moe.gate; gpt-oss and Llama 4:
-// fused experts without an index, mlp.router / feed_forward.router).
-#include <regex>
+// fused experts without an index, mlp.router / feed_forward.router). The lists are matched
+// against these names in hf_module_matcher.cc.
 #include <string>
 #include <vector>
 
@@ -148,83 +148,6 @@ std::vector<QuantMatrix> quant_matrices(const ModelSpec& m) {
     }
   }
   return out;
-}
-
-struct ModuleMatcher::Entry {
-  enum Kind { plain, glob, regex } kind = plain;
-  std::string text;
-  std::regex re;
-};
-
-namespace {
-
-/// fnmatch: * any run of characters (dots included), ? one character.
-bool glob_match(const char* p, const char* s) {
-  for (; *p; ++p, ++s) {
-    if (*p == '*') {
-      for (const char* t = s;; ++t) {
-        if (glob_match(p + 1, t)) return true;
-        if (!*t) return false;
-      }
-    }
-    if (!*s || (*p != '?' && *p != *s)) return false;
-  }
-  return !*s;
-}
-
-/// The glob matches `name` or a module `name` lies inside (a prefix ending at a dot):
-/// "model.layers.*.self_attn" names model.layers.3.self_attn.q_proj (gpt-oss's list).
-bool glob_prefix(const std::string& glob, const std::string& name) {
-  if (glob_match(glob.c_str(), name.c_str())) return true;
-  for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
-    if (glob_match(glob.c_str(), name.substr(0, dot).c_str())) return true;
-  }
-  return false;
-}
-
-/// `what` occurs in `name` as whole dot-separated components.
-bool component_match(const std::string& name, const std::string& what) {
-  for (size_t at = name.find(what); at != std::string::npos; at = name.find(what, at + 1)) {
-    const size_t end = at + what.size();
-    if ((at == 0 || name[at - 1] == '.') && (end == name.size() || name[end] == '.')) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-ModuleMatcher::ModuleMatcher(const std::vector<std::string>& entries, const std::string& field) {
-  for (size_t i = 0; i < entries.size(); ++i) {
-    auto e = std::make_shared<Entry>();
-    const std::string& s = entries[i];
-    if (s.rfind("re:", 0) == 0) {
-      e->kind = Entry::regex;
-      e->text = s.substr(3);
-      try {
-        e->re = std::regex(e->text, std::regex::ECMAScript);
-      } catch (const std::regex_error&) {
-        throw InputError(field + "[" + std::to_string(i) + "]", "'" + s + "' is not a valid regular expression");
-      }
-    } else {
-      e->kind = s.find_first_of("*?") != std::string::npos ? Entry::glob : Entry::plain;
-      e->text = s;
-    }
-    for (size_t at = s.find("experts."); at != std::string::npos; at = s.find("experts.", at + 1)) {
-      if (at + 8 < s.size() && s[at + 8] >= '0' && s[at + 8] <= '9') names_an_expert_ = true;
-    }
-    entries_.push_back(std::move(e));
-  }
-}
-
-bool ModuleMatcher::matches(const std::string& name) const {
-  for (const auto& e : entries_) {
-    if (e->kind == Entry::plain ? component_match(name, e->text)
-        : e->kind == Entry::glob ? glob_prefix(e->text, name)
-                                 : std::regex_search(name, e->re, std::regex_constants::match_continuous)) {
-      return true;
-    }
-  }
-  return false;
 }
 
 }  // namespace chalk::hf

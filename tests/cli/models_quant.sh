@@ -31,4 +31,20 @@ d['quantization_config'] = {'quant_method': 'compressed-tensors', 'config_groups
     'weights': {'num_bits': 8, 'type': 'float'}}}, 'ignore': ['lm_head', 're:((']}
 json.dump(d, open(sys.argv[2], 'w'))" "$SRC/data/models/hf/qwen3-32b-fp8.json" "$tmp/bad.json" || fail "writing bad.json"
 expect_error "quantization_config.ignore[1]: 're:((' is not a valid regular expression" models "$tmp/bad.json"
+# Hostile exclusion patterns (issue 28): 20,000 nested parentheses crashed std::regex
+# (exit 139); now one line naming the entry, its length and the limit. A backtracking
+# regex and eight *? pairs took over 20 s; now they are matched in linear time.
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+def ignore(entries):
+    d['quantization_config'] = {'quant_method': 'compressed-tensors', 'config_groups': {'g': {'targets': ['Linear'],
+        'weights': {'num_bits': 8, 'type': 'float'}}}, 'ignore': entries}
+    return d
+json.dump(ignore(['lm_head', 're:' + '(' * 20000 + ')' * 20000]), open(sys.argv[2] + '/nested.json', 'w'))
+json.dump(ignore(['re:(.*)*(.*)*(.*)*(.*)*X', '*?*?*?*?*?*?*?*?X']), open(sys.argv[2] + '/slow.json', 'w'))" \
+  "$SRC/data/models/hf/qwen3-32b-fp8.json" "$tmp" || fail "writing nested.json"
+expect_error "quantization_config.ignore[1]: 're:((((((((((" models "$tmp/nested.json"
+expect_error "...' is 40003 characters; a regular expression may have at most 1024" models "$tmp/nested.json"
+timeout 10 "$CHALK" models "$tmp/slow.json" >/dev/null || fail "models with backtracking patterns: exit $? (124: over 10 s)"
 echo "models_quant: ok"
