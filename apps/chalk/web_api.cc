@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <regex>
 #include <unistd.h>
 
@@ -13,7 +14,9 @@
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/prices/price_sheet.h"
+#include "request_budget.h"
 #include "table.h"
+#include "web_json.h"
 
 namespace chalk::cli::web {
 namespace {
@@ -47,30 +50,51 @@ std::string flag_value(const std::string& field, const nlohmann::json& v) {
 
 /// The server reads no file a request names: models, systems and price sheets come from
 /// the built-in catalogs (an uploaded config travels in the body as "model_config").
-void check_catalog_name(const std::string& field, const std::string& flag, const std::string& value) {
+/// A model name as the built-in catalog's name, without touching the file system: a HF
+/// repo id (ORG/NAME) is looked up by NAME alone, so resolve_model_name never probes the
+/// disk for it, and the name passed on is the catalog's, so load_model never reads the
+/// HuggingFace cache for it.
+std::optional<std::string> builtin_model(const std::string& value) {
+  const auto slash = value.find('/');
+  if (slash == std::string::npos) return resolve_model_name(value);
+  if (slash == 0 || value.find('/', slash + 1) != std::string::npos || value.find("..") != std::string::npos ||
+      value.find(".json") != std::string::npos || value.find('\\') != std::string::npos) {
+    return std::nullopt;
+  }
+  return resolve_model_name(value.substr(slash + 1));
+}
+
+/// Throws InputError unless `value` names a built-in model, system, drafter or price sheet
+/// (by `flag`); returns the value to pass on: a model's or a system's catalog name.
+std::string check_catalog_name(const std::string& field, const std::string& flag, const std::string& value) {
   if (flag == "model") {
-    if (!resolve_model_name(value)) {
+    if (auto name = builtin_model(value)) return *name;
+    {
       const auto near = nearest_names(value, builtin_model_names(), 3);
       throw InputError(field, fmt::format("unknown model '{}'; built-in models near it: {} (or upload a config.json as model_config)",
-                                          value.substr(0, 80), fmt::join(near, ", ")));
+                                          utf8_prefix(value, 80), fmt::join(near, ", ")));
     }
   } else if (flag == "hardware") {
-    if (!resolve_system_name(value)) {
+    if (auto name = resolve_system_name(value)) return *name;
+    {
       const auto near = nearest_names(value, builtin_system_names(), 3);
-      throw InputError(field, fmt::format("unknown system '{}'; built-in systems near it: {}", value.substr(0, 80), fmt::join(near, ", ")));
+      throw InputError(field, fmt::format("unknown system '{}'; built-in systems near it: {}", utf8_prefix(value, 80), fmt::join(near, ", ")));
     }
   } else if (flag == "drafter") {
-    if (value != "mtp" && value != "none" && !resolve_model_name(value)) {
+    if (value == "mtp" || value == "none") return value;
+    if (auto name = builtin_model(value)) return *name;
+    {
       const auto near = nearest_names(value, builtin_model_names(), 3);
-      throw InputError(field, fmt::format("unknown drafter '{}': expected mtp, none or a built-in model; near it: {}", value.substr(0, 80), fmt::join(near, ", ")));
+      throw InputError(field, fmt::format("unknown drafter '{}': expected mtp, none or a built-in model; near it: {}", utf8_prefix(value, 80), fmt::join(near, ", ")));
     }
   } else if (flag == "sheet" || flag == "compare") {
     const auto names = builtin_price_sheet_names();
     if (std::find(names.begin(), names.end(), value) == names.end()) {
       const auto near = nearest_names(value, names, 3);
-      throw InputError(field, fmt::format("unknown price sheet '{}'; built-in sheets near it: {}", value.substr(0, 80), fmt::join(near, ", ")));
+      throw InputError(field, fmt::format("unknown price sheet '{}'; built-in sheets near it: {}", utf8_prefix(value, 80), fmt::join(near, ", ")));
     }
   }
+  return value;
 }
 
 /// An uploaded config written where load_model reads it, removed when the request ends.
@@ -82,7 +106,7 @@ class UploadedConfig {
     if (mkdtemp(dir_template.data()) == nullptr) throw std::runtime_error("cannot create a temporary directory for model_config");
     dir_ = dir_template;
     path_ = dir_ + "/config.json";
-    std::ofstream(path_) << config.dump();
+    std::ofstream(path_) << dump_json(config);
   }
   ~UploadedConfig() {
     std::error_code ec;
@@ -146,9 +170,15 @@ ApiReply api_error(int status, const std::string& field, const std::string& mess
   return {status, {{"error", field + ": " + message}, {"field", field}}};
 }
 
-ApiReply call_api(const ApiEndpoint& e, std::string_view body) {
+ApiReply call_api(const ApiEndpoint& e, std::string_view body, RequestBudget* budget) {
   nlohmann::json request = nlohmann::json::object();
   if (!body.empty()) {
+    // Before anything recursive (parse, dump, copy) sees it: nesting is bounded.
+    if (const auto at = json_too_deep(body)) {
+      return api_error(400, "body", fmt::format("nested deeper than {} arrays and objects (at byte {}); expected one JSON object of the "
+                                                "command's fields with plain values",
+                                                kMaxJsonDepth, *at));
+    }
     request = nlohmann::json::parse(body, nullptr, false);
     if (request.is_discarded()) return api_error(400, "body", "malformed JSON: expected one JSON object of the command's fields");
     if (!request.is_object()) return api_error(400, "body", std::string("expected a JSON object of the command's fields, got ") + request.type_name());
@@ -183,20 +213,19 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body) {
       if (!e.positional.empty() && flag == e.positional) {
         if (value.is_null()) continue;
         const std::string v = flag_value(key, value);
-        check_catalog_name(key, flag, v);
-        args.push_back(v);
+        args.push_back(check_catalog_name(key, flag, v));
         continue;
       }
       const CLI::Option* opt = valid_name && !forbidden(flag) ? cmd->get_option_no_throw("--" + flag) : nullptr;
       if (opt == nullptr || opt->get_lnames().empty() || opt->get_lnames().front() != flag) {
         // Also refuse a short alias ("b" for --batch): one name per field.
-        throw InputError(key.substr(0, 60), "unknown field for " + e.path + " (see /openapi.json for its fields)");
+        throw InputError(utf8_prefix(key, 60), "unknown field for " + e.path + " (see /openapi.json for its fields)");
       }
       if (value.is_null()) continue;
       field_of_flag.emplace_back("--" + flag, key);
       const bool is_flag = opt->get_type_size() == 0 || opt->get_expected_max() == 0 || opt->get_type_name().empty();
       if (is_flag) {  // a flag: true sets it, false leaves it off
-        if (!value.is_boolean()) throw InputError(key, std::string("expected true or false, got ") + value.dump().substr(0, 40));
+        if (!value.is_boolean()) throw InputError(key, "expected true or false, got " + json_excerpt(value, 40));
         if (value.get<bool>()) args.push_back("--" + flag);
         continue;
       }
@@ -204,18 +233,16 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body) {
       // commas, items whose values hold commas would merge into one.
       if (value.is_array() && opt->get_expected_max() > 1 && opt->get_delimiter() == '\0') {
         for (const auto& item : value) {
-          const std::string v = flag_value(key, item);
-          check_catalog_name(key, flag, v);
+          const std::string v = check_catalog_name(key, flag, flag_value(key, item));
           args.push_back("--" + flag + "=" + v);
         }
         continue;
       }
-      const std::string v = flag_value(key, value);
-      check_catalog_name(key, flag, v);
+      const std::string v = check_catalog_name(key, flag, flag_value(key, value));
       for (const auto& [capped, most] : e.caps) {
         if (capped != flag) continue;
         const double n = value.is_number() ? value.get<double>() : std::strtod(v.c_str(), nullptr);
-        if (!(n <= most)) throw InputError(key, fmt::format("at most {} through the web API (the CLI takes more), got {}", most, v.substr(0, 40)));
+        if (!(n <= most)) throw InputError(key, fmt::format("at most {} through the web API (the CLI takes more), got {}", most, utf8_prefix(v, 40)));
       }
       args.push_back("--" + flag + "=" + v);  // "=": a value can never be read as another flag
     }
@@ -237,11 +264,16 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body) {
     }
     nlohmann::json out;
     {
+      std::optional<BudgetScope> scope;
+      if (budget != nullptr) scope.emplace(*budget);
       JsonCapture capture(&out);
       if (run) run();
     }
     if (out.is_null()) return api_error(500, "body", "the command printed no JSON");
     return {200, std::move(out)};
+  } catch (const WorkLimitError& we) {
+    const std::string what = we.what();
+    return api_error(we.status(), we.field(), what.substr(std::min(what.size(), we.field().size() + 2)));
   } catch (const InputError& ie) {
     std::string field = ie.field();
     const std::string what = ie.what();
@@ -263,8 +295,12 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body) {
       if (field == "model") field = "model_config";
     }
     return api_error(400, field, message);
+  } catch (const std::bad_alloc&) {
+    return api_error(503, "request", "the server ran out of memory for this request; a smaller one fits");
   } catch (const std::exception& ex) {
-    return api_error(500, "body", std::string("internal error: ") + ex.what());
+    // The exception's text is the server's business (it may hold a path): the log has it.
+    std::cerr << "chalk web: internal error on " << e.path << ": " << ex.what() << "\n";
+    return api_error(500, "body", "internal error (the server's log says which); please report it with the request");
   }
 }
 
