@@ -68,8 +68,8 @@ void check_estimated_steps(const StepEstimate& e, double runs, bool token_budget
   const bool budget_bound = token_budget_set && e.prefill > e.decode;
   throw WorkLimitError(
       413, budget_bound ? "max-batched-tokens" : "requests",
-      fmt::format("the request implies about {:.3g} simulator steps ({:.3g} for prompts at the token budget, {:.3g} for outputs at {} "
-                  "requests decoding at once{}); the web API runs at most {} for one request: {}",
+      fmt::format("the request implies about {:.3g} simulator steps ({:.3g} for prompts at the token budget, {:.3g} for outputs with {} "
+                  "decoding at once{}); the web API runs at most {} for one request: {}",
                   steps, e.prefill, e.decode, e.concurrent, runs > 1 ? fmt::format(", times {:g} simulations", runs) : "",
                   b->max_steps,
                   budget_bound ? "raise max-batched-tokens" : "lower requests, input or output (the CLI takes more)"));
