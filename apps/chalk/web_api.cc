@@ -1,6 +1,7 @@
 #include "web_api.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -119,6 +120,35 @@ class UploadedConfig {
   std::string dir_, path_;
 };
 
+/// Rows in an answer grow with the product of its list fields' lengths (decode, sweep:
+/// batch x context): at most this many through the web API (a 256 x 256 sweep was 62 MB
+/// of JSON and 3.5 s).
+constexpr double kMaxListRows = 16384;
+
+/// The values a list field stands for: each comma-separated number counts 1, a range
+/// "a:b" the powers of two times a up to b; parts that are not numbers (a phase's
+/// "name=a") count nothing. At least 1.
+double list_items(const std::string& v) {
+  double n = 0;
+  size_t start = 0;
+  while (start <= v.size()) {
+    const size_t end = std::min(v.find(',', start), v.size());
+    const std::string part = v.substr(start, end - start);
+    const size_t colon = part.find(':');
+    char* rest = nullptr;
+    if (colon != std::string::npos) {
+      const double a = std::strtod(part.substr(0, colon).c_str(), &rest);
+      const double b = std::strtod(part.substr(colon + 1).c_str(), nullptr);
+      n += a > 0 && b >= a && std::isfinite(b) ? std::floor(std::log2(b / a)) + 1 : 1;
+    } else if (!part.empty()) {
+      std::strtod(part.c_str(), &rest);
+      if (rest != part.c_str()) n += 1;
+    }
+    start = end + 1;
+  }
+  return std::max(1.0, n);
+}
+
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   if (from.empty()) return s;
   for (size_t i = s.find(from); i != std::string::npos; i = s.find(from, i + to.size())) s.replace(i, from.size(), to);
@@ -167,7 +197,14 @@ const ApiEndpoint* find_endpoint(std::string_view path) {
 }
 
 ApiReply api_error(int status, const std::string& field, const std::string& message) {
-  return {status, {{"error", field + ": " + message}, {"field", field}}};
+  // One line, and short: a message may quote a value from the request (CLI11's do whole).
+  auto line = [](const std::string& s, size_t most) {
+    std::string out = utf8_prefix(s, most);
+    std::replace_if(out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+    return out;
+  };
+  const std::string f = line(field, 100);
+  return {status, {{"error", f + ": " + line(message, 600)}, {"field", f}}};
 }
 
 ApiReply call_api(const ApiEndpoint& e, std::string_view body, RequestBudget* budget) {
@@ -196,6 +233,7 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body, RequestBudget* bu
     std::vector<std::string> args(e.command.begin(), e.command.end());
     args.push_back("--json");
     std::vector<std::pair<std::string, std::string>> field_of_flag;  // "--kv-dtype" -> the request's key
+    std::vector<std::pair<std::string, double>> lists;               // list fields and the values each stands for
     for (const auto& [key, value] : request.items()) {
       std::string flag = key;
       std::replace(flag.begin(), flag.end(), '_', '-');
@@ -223,6 +261,9 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body, RequestBudget* bu
       }
       if (value.is_null()) continue;
       field_of_flag.emplace_back("--" + flag, key);
+      if (!value.is_boolean()) {
+        if (const double n = list_items(flag_value(key, value)); n > 1) lists.emplace_back(key, n);
+      }
       const bool is_flag = opt->get_type_size() == 0 || opt->get_expected_max() == 0 || opt->get_type_name().empty();
       if (is_flag) {  // a flag: true sets it, false leaves it off
         if (!value.is_boolean()) throw InputError(key, "expected true or false, got " + json_excerpt(value, 40));
@@ -245,6 +286,19 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body, RequestBudget* bu
         if (!(n <= most)) throw InputError(key, fmt::format("at most {} through the web API (the CLI takes more), got {}", most, utf8_prefix(v, 40)));
       }
       args.push_back("--" + flag + "=" + v);  // "=": a value can never be read as another flag
+    }
+    double rows = 1;
+    const std::pair<std::string, double>* longest = nullptr;
+    std::string product;
+    for (const auto& l : lists) {
+      rows *= l.second;
+      if (longest == nullptr || l.second > longest->second) longest = &l;
+      product += fmt::format("{}{} {:g}", product.empty() ? "" : " x ", utf8_prefix(l.first, 40), l.second);
+    }
+    if (longest != nullptr && rows > kMaxListRows) {
+      throw WorkLimitError(413, longest->first, fmt::format("the lists ask for about {:g} rows ({}); the web API answers at most {:g} "
+                                                            "per request (the CLI takes more): shorten {}",
+                                                            rows, product, kMaxListRows, utf8_prefix(longest->first, 40)));
     }
     std::reverse(args.begin(), args.end());  // CLI11 parses a vector from its back
     try {

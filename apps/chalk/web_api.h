@@ -42,7 +42,9 @@ struct ApiReply {
   nlohmann::json body;
 };
 
-/// {"error": "<field>: <message>", "field": "<field>"} with `status`.
+/// {"error": "<field>: <message>", "field": "<field>"} with `status`; the field cut to 100
+/// bytes and the message to 600 (at UTF-8 boundaries, "..." marking a cut), line breaks
+/// made spaces: one short line whatever a request quoted.
 ApiReply api_error(int status, const std::string& field, const std::string& message);
 
 /// Runs `e` on a request body: a JSON object whose keys are the command's long flags

@@ -147,8 +147,9 @@ def build(chalk, src):
                                  ("403", "a Host or Origin that is not a loopback name (without --allow-remote; with it, an Origin "
                                          "other than the Host): 'Host' or 'Origin'"),
                                  ("404", "no such path"), ("405", "wrong method (OPTIONS, PUT, DELETE included)"),
-                                 ("413", "body over 1 MiB ('body'); simulate and plan: work the request implies over the "
-                                         "server's budget (--request-steps), refused before it starts ('requests' or 'max-batched-tokens')"),
+                                 ("413", "body over 1 MiB ('body'); list fields whose product asks for more than 16,384 rows "
+                                         "(the longest list); simulate and plan: work the request implies over the server's budget "
+                                         "(--request-steps), refused before it starts ('requests' or 'max-batched-tokens')"),
                                  ("415", "a POST whose Content-Type is not application/json ('Content-Type')"),
                                  ("503", "the server is busy (no compute slot within 5 s), or the work was stopped: over the "
                                          "server's --request-seconds or --request-steps, its client gone, out of memory ('request')")]}
