@@ -92,6 +92,9 @@ web::RequestHead head_of(const httplib::Request& req) {
   h.content_type = header("Content-Type");
   h.content_length = header("Content-Length");
   h.transfer_encoding = header("Transfer-Encoding");
+  for (const char* name : {"Host", "Origin", "Content-Type", "Content-Length", "Transfer-Encoding"}) {
+    if (h.repeated.empty() && req.get_header_value_count(name) > 1) h.repeated = name;
+  }
   return h;
 }
 

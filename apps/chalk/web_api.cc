@@ -49,8 +49,6 @@ std::string flag_value(const std::string& field, const nlohmann::json& v) {
   throw InputError(field, std::string("expected a string, number, boolean or list, got ") + v.type_name());
 }
 
-/// The server reads no file a request names: models, systems and price sheets come from
-/// the built-in catalogs (an uploaded config travels in the body as "model_config").
 /// A model name as the built-in catalog's name, without touching the file system: a HF
 /// repo id (ORG/NAME) is looked up by NAME alone, so resolve_model_name never probes the
 /// disk for it, and the name passed on is the catalog's, so load_model never reads the
@@ -65,29 +63,26 @@ std::optional<std::string> builtin_model(const std::string& value) {
   return resolve_model_name(value.substr(slash + 1));
 }
 
+/// The server reads no file a request names: models, systems and price sheets come from
+/// the built-in catalogs (an uploaded config travels in the body as "model_config").
 /// Throws InputError unless `value` names a built-in model, system, drafter or price sheet
 /// (by `flag`); returns the value to pass on: a model's or a system's catalog name.
 std::string check_catalog_name(const std::string& field, const std::string& flag, const std::string& value) {
   if (flag == "model") {
     if (auto name = builtin_model(value)) return *name;
-    {
-      const auto near = nearest_names(value, builtin_model_names(), 3);
-      throw InputError(field, fmt::format("unknown model '{}'; built-in models near it: {} (or upload a config.json as model_config)",
-                                          utf8_prefix(value, 80), fmt::join(near, ", ")));
-    }
+    const auto near = nearest_names(value, builtin_model_names(), 3);
+    throw InputError(field, fmt::format("unknown model '{}'; built-in models near it: {} (or upload a config.json as model_config)",
+                                        utf8_prefix(value, 80), fmt::join(near, ", ")));
   } else if (flag == "hardware") {
     if (auto name = resolve_system_name(value)) return *name;
-    {
-      const auto near = nearest_names(value, builtin_system_names(), 3);
-      throw InputError(field, fmt::format("unknown system '{}'; built-in systems near it: {}", utf8_prefix(value, 80), fmt::join(near, ", ")));
-    }
+    const auto near = nearest_names(value, builtin_system_names(), 3);
+    throw InputError(field, fmt::format("unknown system '{}'; built-in systems near it: {}", utf8_prefix(value, 80), fmt::join(near, ", ")));
   } else if (flag == "drafter") {
     if (value == "mtp" || value == "none") return value;
     if (auto name = builtin_model(value)) return *name;
-    {
-      const auto near = nearest_names(value, builtin_model_names(), 3);
-      throw InputError(field, fmt::format("unknown drafter '{}': expected mtp, none or a built-in model; near it: {}", utf8_prefix(value, 80), fmt::join(near, ", ")));
-    }
+    const auto near = nearest_names(value, builtin_model_names(), 3);
+    throw InputError(field, fmt::format("unknown drafter '{}': expected mtp, none or a built-in model; near it: {}", utf8_prefix(value, 80),
+                                        fmt::join(near, ", ")));
   } else if (flag == "sheet" || flag == "compare") {
     const auto names = builtin_price_sheet_names();
     if (std::find(names.begin(), names.end(), value) == names.end()) {
@@ -137,7 +132,7 @@ double list_items(const std::string& v) {
     const size_t colon = part.find(':');
     char* rest = nullptr;
     if (colon != std::string::npos) {
-      const double a = std::strtod(part.substr(0, colon).c_str(), &rest);
+      const double a = std::strtod(part.substr(0, colon).c_str(), nullptr);
       const double b = std::strtod(part.substr(colon + 1).c_str(), nullptr);
       n += a > 0 && b >= a && std::isfinite(b) ? std::floor(std::log2(b / a)) + 1 : 1;
     } else if (!part.empty()) {

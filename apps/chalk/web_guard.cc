@@ -101,6 +101,7 @@ std::optional<ApiReply> guard_request(const RequestHead& h, bool allow_remote) {
   if (h.transfer_encoding && h.content_length) {
     return api_error(400, "Transfer-Encoding", "given with Content-Length; expected one of them (the body's length would be ambiguous)");
   }
+  if (!h.repeated.empty()) return api_error(400, h.repeated, "given more than once; expected one (which one counts would be a guess)");
   if (!h.host) return api_error(400, "Host", "missing; expected the server's address, e.g. 127.0.0.1:8080");
   if (!allow_remote && !is_loopback_authority(*h.host)) {
     return api_error(403, "Host", fmt::format("{} is not a loopback name (localhost, 127.0.0.1, [::1]); the server answers other names only "

@@ -16,11 +16,15 @@ struct RequestHead {
   std::string method;                       ///< "GET", "POST", ...
   std::string path;                         ///< decoded ("%ff" is the byte 0xff)
   std::optional<std::string> host, origin, content_type, content_length, transfer_encoding;
+  /// The first of Host, Origin, Content-Type, Content-Length and Transfer-Encoding given
+  /// more than once (which copy counts would be the client's and the server's guess), or "".
+  std::string repeated;
 };
 
 /// The refusal of a request, or nullopt to route it:
 /// - 400 `path`: the decoded path is not valid UTF-8 ("%ff");
 /// - 400 `Transfer-Encoding`: both Content-Length and Transfer-Encoding (request smuggling);
+/// - 400 naming the header: one of those the guard reads given twice;
 /// - 400 `Host`: no Host header;
 /// - 403 `Host`: a Host that is not a loopback name (127.0.0.1, localhost, [::1], any port)
 ///   unless `allow_remote` (a page on another site reaching the server by DNS rebinding);

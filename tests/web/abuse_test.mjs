@@ -200,6 +200,12 @@ await check('HTTP: Content-Length with chunked is refused; an oversized chunked 
     'Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n');
   assert.equal(statusOf(both), 400, both.slice(0, 200));
   assert.match(both, /Transfer-Encoding/);
+  const twice = await rawBytes('POST /api/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n' +
+    'Content-Length: 40\r\nConnection: close\r\n\r\n{}');
+  assert.equal(statusOf(twice), 400, twice.slice(0, 200));
+  assert.match(twice, /"field":"Content-Length"/);
+  const hosts = await rawBytes('GET /api/models HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n');
+  assert.equal(statusOf(hosts), 400, hosts.slice(0, 200));
   const chunk = 'x'.repeat(1 << 16);
   const chunks = `${(1 << 16).toString(16)}\r\n${chunk}\r\n`.repeat(20) + '0\r\n\r\n';
   const big = await rawBytes('POST /api/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n' +
