@@ -143,7 +143,7 @@ def build(chalk, src):
     errors = {code: {"description": what, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
               for code, what in [("400", "malformed JSON, a body nested over 64 deep, an unknown field, a bad value or an unknown model, "
                                          "named in 'field'; also a path that is not UTF-8 ('path'), Content-Length with chunked "
-                                         "('Transfer-Encoding'), no Host ('Host'), a request not sent whole within 10 s ('request')"),
+                                         "('Transfer-Encoding'), a framing or origin header given twice (named), no Host ('Host'), a request not sent whole within 10 s ('request')"),
                                  ("403", "a Host or Origin that is not a loopback name (without --allow-remote; with it, an Origin "
                                          "other than the Host): 'Host' or 'Origin'"),
                                  ("404", "no such path"), ("405", "wrong method (OPTIONS, PUT, DELETE included)"),
