@@ -112,7 +112,7 @@ void run_web(const WebArgs& a) {
     throw InputError("--request-seconds", fmt::format("expected 0 < seconds <= 3600, got {}", a.request_seconds));
   }
   if (a.request_steps < 1) throw InputError("--request-steps", fmt::format("expected at least 1, got {}", a.request_steps));
-  web::BoundedServer server(web::ConnectionLimits{kPerClient, std::chrono::seconds(10), 2 * kMaxBody + (size_t{64} << 10)});
+  web::BoundedServer server(web::ConnectionLimits{kPerClient, std::chrono::seconds(10), 2 * kMaxBody + (size_t{64} << 10), std::chrono::seconds(30)});
   server.new_task_queue = [] { return new httplib::ThreadPool(kConnectionThreads); };
   server.set_payload_max_length(kMaxBody);
   server.set_read_timeout(5, 0);   // one read: 5 s; a whole request: 10 s (ConnectionLimits)

@@ -56,18 +56,23 @@ int wait_for(int sock, short events, std::chrono::milliseconds timeout) {
 /// most the write timeout.
 class DeadlineStream : public httplib::Stream {
  public:
-  DeadlineStream(int sock, std::chrono::milliseconds read_timeout, std::chrono::milliseconds write_timeout, size_t max_bytes)
-      : sock_(sock), read_timeout_(read_timeout), write_timeout_(write_timeout), max_bytes_(max_bytes) {}
+  DeadlineStream(int sock, std::chrono::milliseconds read_timeout, std::chrono::milliseconds write_timeout, size_t max_bytes,
+                 std::chrono::milliseconds response_write)
+      : sock_(sock), read_timeout_(read_timeout), write_timeout_(write_timeout), response_write_(response_write), max_bytes_(max_bytes) {}
 
   /// Starts the next request: its reading deadline and its byte count.
   void start_request(std::chrono::milliseconds limit) {
     deadline_ = Clock::now() + limit;
     read_ = 0;
+    write_deadline_ = Clock::time_point::max();
     tl_request_too_large = false;
   }
 
   bool is_readable() const override { return pos_ < len_ || wait_for(sock_, POLLIN, remaining()) > 0; }
-  bool is_writable() const override { return wait_for(sock_, POLLOUT, write_timeout_) > 0; }
+  bool is_writable() const override {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(write_deadline_ - Clock::now());
+    return wait_for(sock_, POLLOUT, std::max(std::chrono::milliseconds(0), std::min(write_timeout_, left))) > 0;
+  }
 
   ssize_t read(char* ptr, size_t size) override {
     if (pos_ == len_) {
@@ -92,6 +97,7 @@ class DeadlineStream : public httplib::Stream {
   }
 
   ssize_t write(const char* ptr, size_t size) override {
+    if (write_deadline_ == Clock::time_point::max()) write_deadline_ = Clock::now() + response_write_;  // the response's first bytes
     if (!is_writable()) return -1;
     ssize_t n;
     do {
@@ -114,9 +120,9 @@ class DeadlineStream : public httplib::Stream {
   }
 
   int sock_;
-  std::chrono::milliseconds read_timeout_, write_timeout_;
+  std::chrono::milliseconds read_timeout_, write_timeout_, response_write_;
   size_t max_bytes_, read_ = 0;
-  Clock::time_point deadline_ = Clock::time_point::max();
+  Clock::time_point deadline_ = Clock::time_point::max(), write_deadline_ = Clock::time_point::max();
   char buf_[4096];
   size_t pos_ = 0, len_ = 0;
 };
@@ -169,7 +175,7 @@ bool BoundedServer::process_and_close_socket(socket_t sock) {
     using std::chrono::seconds;
     DeadlineStream strm(sock, std::chrono::duration_cast<milliseconds>(seconds(read_timeout_sec_)) + milliseconds(read_timeout_usec_ / 1000),
                         std::chrono::duration_cast<milliseconds>(seconds(write_timeout_sec_)) + milliseconds(write_timeout_usec_ / 1000),
-                        limits_.request_bytes);
+                        limits_.request_bytes, limits_.response_write);
     const auto keep_alive = std::chrono::duration_cast<milliseconds>(seconds(keep_alive_timeout_sec_));
     // httplib's keep-alive loop (detail::process_server_socket), with a deadline per request.
     for (size_t count = keep_alive_max_count_; count > 0 && svr_sock_ != INVALID_SOCKET; --count) {

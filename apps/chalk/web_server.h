@@ -23,6 +23,9 @@ struct ConnectionLimits {
   /// Bytes of one request on the wire (head, body and chunked framing), at most: httplib
   /// bounds a Content-Length body but reads a chunked one whole, however long.
   size_t request_bytes = size_t{3} << 20;
+  /// Writing one response, at most (from its first byte): a client that reads slowly
+  /// cannot hold a thread for longer.
+  std::chrono::milliseconds response_write{30000};
 };
 
 class BoundedServer : public httplib::Server {
