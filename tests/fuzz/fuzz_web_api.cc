@@ -82,6 +82,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CHALK_FUZZ_CHECK(refusal->status == 400 || refusal->status == 403 || refusal->status == 415);
   }
 
+  // valid_utf8 agrees with nlohmann-json's strict dump (which throws on bad UTF-8).
+  bool dumps = true;
+  try {
+    (void)json(path).dump();
+  } catch (const json::type_error&) {
+    dumps = false;
+  }
+  CHALK_FUZZ_CHECK(web::valid_utf8(path) == dumps);
+
   // The nesting bound agrees with the parser: a body that passes it parses no deeper.
   if (!web::json_too_deep(body)) {
     const json parsed = json::parse(body, nullptr, false);
