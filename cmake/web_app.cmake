@@ -16,7 +16,7 @@ add_custom_command(
 # cpp-httplib. `chalk web` execs it (apps/chalk/web_exec.cc), so `chalk` itself loads no
 # OpenSSL, brotli or zlib at start-up (about 9 ms a run; issue 11). Building `chalk`
 # builds it too.
-add_executable(chalk-web ${CMAKE_SOURCE_DIR}/apps/chalk/main.cc ${CMAKE_SOURCE_DIR}/apps/chalk/cmd_web.cc
+add_executable(chalk-web ${CMAKE_SOURCE_DIR}/apps/chalk/main.cc ${CMAKE_SOURCE_DIR}/apps/chalk/cmd_web.cc ${CMAKE_SOURCE_DIR}/apps/chalk/web_server.cc
                          ${CMAKE_SOURCE_DIR}/apps/chalk/web_assets.cc ${CHALK_WEB_APP_OUT})
 target_link_libraries(chalk-web PRIVATE chalk_cli PkgConfig::CHALK_HTTPLIB)
 add_dependencies(chalk chalk-web)
@@ -32,6 +32,10 @@ if(CHALK_NODE)
                                     ${CMAKE_BINARY_DIR}/web.png)
   # Every package the lock pins runs on Debian 12's Node.js 18 (issue 28).
   add_test(NAME web.node_engines COMMAND ${CHALK_NODE} ${CMAKE_SOURCE_DIR}/tests/web/node_engines_test.mjs ${CMAKE_SOURCE_DIR})
+  # The server holds under abuse (issue 28): deep bodies, slow clients, work over budget,
+  # other sites' requests, HTTP framing; each leaves it answering within a second.
+  add_test(NAME web.abuse COMMAND ${CHALK_NODE} ${CMAKE_SOURCE_DIR}/tests/web/abuse_test.mjs $<TARGET_FILE:chalk> ${CMAKE_SOURCE_DIR})
+  set_tests_properties(web.abuse PROPERTIES TIMEOUT 90)
   set_tests_properties(web.api PROPERTIES TIMEOUT 120)
   set_tests_properties(web.browser PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
 endif()

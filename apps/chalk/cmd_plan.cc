@@ -11,6 +11,7 @@
 #include "chalk/sim/plan.h"
 #include "commands.h"
 #include "deployment_options.h"
+#include "request_budget.h"
 #include "sim_cli.h"
 
 namespace chalk::cli {
@@ -97,6 +98,14 @@ void run_plan(const PlanArgs& a) {
   const ModelSpec m = load_model(a.deployment.model);
   const SystemSpec s = load_system(a.deployment.hardware);
   DeploymentOptions base = options_from(a.deployment);
+  if (current_budget() != nullptr) {
+    // Under chalk web (request_budget.h): a plan simulates each candidate on the whole
+    // traffic; refuse up front what even one simulation (on the smallest replica that
+    // holds the model) could not finish within the budget, and bound the rest as it runs.
+    const Deployment smallest = resolve(a.deployment);
+    check_estimated_steps(estimate_steps(smallest, 1, reqs, policy, o.prefix_hit_rate), 1, a.policy.max_batched_tokens.has_value());
+    o.progress = budget_progress();
+  }
   sim::PlanReport r;
   try {
     r = sim::plan_deployment(m, s, base, reqs, o);

@@ -12,6 +12,7 @@
 #include "chalk/engine/layout_search.h"
 #include "commands.h"
 #include "deployment_options.h"
+#include "request_budget.h"
 #include "sim_cli.h"
 
 namespace chalk::cli {
@@ -75,6 +76,12 @@ void run_simulate(const SimulateArgs& a) {
   }
   std::vector<Result> results;
   const Deployment agg = deployment_with_chips(a, a.deployment.chips, context);
+  // Under chalk web: refuse work over the request's budget before it starts, and bound
+  // what runs (request_budget.h). The CLI has no budget.
+  check_estimated_steps(estimate_steps(agg, a.disaggregate ? std::min(a.prefill_replicas, a.decode_replicas) : a.replicas, reqs, so.policy,
+                                       so.prefix_hit_rate),
+                        a.disaggregate && a.compare ? 2 : 1, a.policy.max_batched_tokens.has_value());
+  so.progress = budget_progress();
   if (!a.disaggregate) {
     Result r;
     r.name = "aggregated";

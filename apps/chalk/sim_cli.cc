@@ -8,6 +8,7 @@
 
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
+#include "request_budget.h"
 
 namespace chalk::cli {
 
@@ -163,6 +164,8 @@ void with_flag_names(const std::function<void()>& body) {
       {"usd_budget", "--usd-per-hour"}, {"replica_chips", "--replica-chips"}};
   try {
     body();
+  } catch (const WorkLimitError&) {
+    throw;  // a web request's budget (request_budget.h): its field is already the API's
   } catch (const InputError& e) {
     const auto it = flags.find(e.field());
     if (it == flags.end()) throw;

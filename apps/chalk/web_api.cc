@@ -1,9 +1,11 @@
 #include "web_api.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <regex>
 #include <unistd.h>
 
@@ -13,7 +15,9 @@
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/prices/price_sheet.h"
+#include "request_budget.h"
 #include "table.h"
+#include "web_json.h"
 
 namespace chalk::cli::web {
 namespace {
@@ -45,32 +49,48 @@ std::string flag_value(const std::string& field, const nlohmann::json& v) {
   throw InputError(field, std::string("expected a string, number, boolean or list, got ") + v.type_name());
 }
 
+/// A model name as the built-in catalog's name, without touching the file system: a HF
+/// repo id (ORG/NAME) is looked up by NAME alone, so resolve_model_name never probes the
+/// disk for it, and the name passed on is the catalog's, so load_model never reads the
+/// HuggingFace cache for it.
+std::optional<std::string> builtin_model(const std::string& value) {
+  const auto slash = value.find('/');
+  if (slash == std::string::npos) return resolve_model_name(value);
+  if (slash == 0 || value.find('/', slash + 1) != std::string::npos || value.find("..") != std::string::npos ||
+      value.find(".json") != std::string::npos || value.find('\\') != std::string::npos) {
+    return std::nullopt;
+  }
+  return resolve_model_name(value.substr(slash + 1));
+}
+
 /// The server reads no file a request names: models, systems and price sheets come from
 /// the built-in catalogs (an uploaded config travels in the body as "model_config").
-void check_catalog_name(const std::string& field, const std::string& flag, const std::string& value) {
+/// Throws InputError unless `value` names a built-in model, system, drafter or price sheet
+/// (by `flag`); returns the value to pass on: a model's or a system's catalog name.
+std::string check_catalog_name(const std::string& field, const std::string& flag, const std::string& value) {
   if (flag == "model") {
-    if (!resolve_model_name(value)) {
-      const auto near = nearest_names(value, builtin_model_names(), 3);
-      throw InputError(field, fmt::format("unknown model '{}'; built-in models near it: {} (or upload a config.json as model_config)",
-                                          value.substr(0, 80), fmt::join(near, ", ")));
-    }
+    if (auto name = builtin_model(value)) return *name;
+    const auto near = nearest_names(value, builtin_model_names(), 3);
+    throw InputError(field, fmt::format("unknown model '{}'; built-in models near it: {} (or upload a config.json as model_config)",
+                                        utf8_prefix(value, 80), fmt::join(near, ", ")));
   } else if (flag == "hardware") {
-    if (!resolve_system_name(value)) {
-      const auto near = nearest_names(value, builtin_system_names(), 3);
-      throw InputError(field, fmt::format("unknown system '{}'; built-in systems near it: {}", value.substr(0, 80), fmt::join(near, ", ")));
-    }
+    if (auto name = resolve_system_name(value)) return *name;
+    const auto near = nearest_names(value, builtin_system_names(), 3);
+    throw InputError(field, fmt::format("unknown system '{}'; built-in systems near it: {}", utf8_prefix(value, 80), fmt::join(near, ", ")));
   } else if (flag == "drafter") {
-    if (value != "mtp" && value != "none" && !resolve_model_name(value)) {
-      const auto near = nearest_names(value, builtin_model_names(), 3);
-      throw InputError(field, fmt::format("unknown drafter '{}': expected mtp, none or a built-in model; near it: {}", value.substr(0, 80), fmt::join(near, ", ")));
-    }
+    if (value == "mtp" || value == "none") return value;
+    if (auto name = builtin_model(value)) return *name;
+    const auto near = nearest_names(value, builtin_model_names(), 3);
+    throw InputError(field, fmt::format("unknown drafter '{}': expected mtp, none or a built-in model; near it: {}", utf8_prefix(value, 80),
+                                        fmt::join(near, ", ")));
   } else if (flag == "sheet" || flag == "compare") {
     const auto names = builtin_price_sheet_names();
     if (std::find(names.begin(), names.end(), value) == names.end()) {
       const auto near = nearest_names(value, names, 3);
-      throw InputError(field, fmt::format("unknown price sheet '{}'; built-in sheets near it: {}", value.substr(0, 80), fmt::join(near, ", ")));
+      throw InputError(field, fmt::format("unknown price sheet '{}'; built-in sheets near it: {}", utf8_prefix(value, 80), fmt::join(near, ", ")));
     }
   }
+  return value;
 }
 
 /// An uploaded config written where load_model reads it, removed when the request ends.
@@ -82,7 +102,7 @@ class UploadedConfig {
     if (mkdtemp(dir_template.data()) == nullptr) throw std::runtime_error("cannot create a temporary directory for model_config");
     dir_ = dir_template;
     path_ = dir_ + "/config.json";
-    std::ofstream(path_) << config.dump();
+    std::ofstream(path_) << dump_json(config);
   }
   ~UploadedConfig() {
     std::error_code ec;
@@ -94,6 +114,35 @@ class UploadedConfig {
  private:
   std::string dir_, path_;
 };
+
+/// Rows in an answer grow with the product of its list fields' lengths (decode, sweep:
+/// batch x context): at most this many through the web API (a 256 x 256 sweep was 62 MB
+/// of JSON and 3.5 s).
+constexpr double kMaxListRows = 16384;
+
+/// The values a list field stands for: each comma-separated number counts 1, a range
+/// "a:b" the powers of two times a up to b; parts that are not numbers (a phase's
+/// "name=a") count nothing. At least 1.
+double list_items(const std::string& v) {
+  double n = 0;
+  size_t start = 0;
+  while (start <= v.size()) {
+    const size_t end = std::min(v.find(',', start), v.size());
+    const std::string part = v.substr(start, end - start);
+    const size_t colon = part.find(':');
+    char* rest = nullptr;
+    if (colon != std::string::npos) {
+      const double a = std::strtod(part.substr(0, colon).c_str(), nullptr);
+      const double b = std::strtod(part.substr(colon + 1).c_str(), nullptr);
+      n += a > 0 && b >= a && std::isfinite(b) ? std::floor(std::log2(b / a)) + 1 : 1;
+    } else if (!part.empty()) {
+      std::strtod(part.c_str(), &rest);
+      if (rest != part.c_str()) n += 1;
+    }
+    start = end + 1;
+  }
+  return std::max(1.0, n);
+}
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   if (from.empty()) return s;
@@ -143,12 +192,25 @@ const ApiEndpoint* find_endpoint(std::string_view path) {
 }
 
 ApiReply api_error(int status, const std::string& field, const std::string& message) {
-  return {status, {{"error", field + ": " + message}, {"field", field}}};
+  // One line, and short: a message may quote a value from the request (CLI11's do whole).
+  auto line = [](const std::string& s, size_t most) {
+    std::string out = utf8_prefix(s, most);
+    std::replace_if(out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+    return out;
+  };
+  const std::string f = line(field, 100);
+  return {status, {{"error", f + ": " + line(message, 600)}, {"field", f}}};
 }
 
-ApiReply call_api(const ApiEndpoint& e, std::string_view body) {
+ApiReply call_api(const ApiEndpoint& e, std::string_view body, RequestBudget* budget) {
   nlohmann::json request = nlohmann::json::object();
   if (!body.empty()) {
+    // Before anything recursive (parse, dump, copy) sees it: nesting is bounded.
+    if (const auto at = json_too_deep(body)) {
+      return api_error(400, "body", fmt::format("nested deeper than {} arrays and objects (at byte {}); expected one JSON object of the "
+                                                "command's fields with plain values",
+                                                kMaxJsonDepth, *at));
+    }
     request = nlohmann::json::parse(body, nullptr, false);
     if (request.is_discarded()) return api_error(400, "body", "malformed JSON: expected one JSON object of the command's fields");
     if (!request.is_object()) return api_error(400, "body", std::string("expected a JSON object of the command's fields, got ") + request.type_name());
@@ -166,6 +228,7 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body) {
     std::vector<std::string> args(e.command.begin(), e.command.end());
     args.push_back("--json");
     std::vector<std::pair<std::string, std::string>> field_of_flag;  // "--kv-dtype" -> the request's key
+    std::vector<std::pair<std::string, double>> lists;               // list fields and the values each stands for
     for (const auto& [key, value] : request.items()) {
       std::string flag = key;
       std::replace(flag.begin(), flag.end(), '_', '-');
@@ -183,20 +246,22 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body) {
       if (!e.positional.empty() && flag == e.positional) {
         if (value.is_null()) continue;
         const std::string v = flag_value(key, value);
-        check_catalog_name(key, flag, v);
-        args.push_back(v);
+        args.push_back(check_catalog_name(key, flag, v));
         continue;
       }
       const CLI::Option* opt = valid_name && !forbidden(flag) ? cmd->get_option_no_throw("--" + flag) : nullptr;
       if (opt == nullptr || opt->get_lnames().empty() || opt->get_lnames().front() != flag) {
         // Also refuse a short alias ("b" for --batch): one name per field.
-        throw InputError(key.substr(0, 60), "unknown field for " + e.path + " (see /openapi.json for its fields)");
+        throw InputError(utf8_prefix(key, 60), "unknown field for " + e.path + " (see /openapi.json for its fields)");
       }
       if (value.is_null()) continue;
       field_of_flag.emplace_back("--" + flag, key);
+      if (!value.is_boolean()) {
+        if (const double n = list_items(flag_value(key, value)); n > 1) lists.emplace_back(key, n);
+      }
       const bool is_flag = opt->get_type_size() == 0 || opt->get_expected_max() == 0 || opt->get_type_name().empty();
       if (is_flag) {  // a flag: true sets it, false leaves it off
-        if (!value.is_boolean()) throw InputError(key, std::string("expected true or false, got ") + value.dump().substr(0, 40));
+        if (!value.is_boolean()) throw InputError(key, "expected true or false, got " + json_excerpt(value, 40));
         if (value.get<bool>()) args.push_back("--" + flag);
         continue;
       }
@@ -204,20 +269,31 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body) {
       // commas, items whose values hold commas would merge into one.
       if (value.is_array() && opt->get_expected_max() > 1 && opt->get_delimiter() == '\0') {
         for (const auto& item : value) {
-          const std::string v = flag_value(key, item);
-          check_catalog_name(key, flag, v);
+          const std::string v = check_catalog_name(key, flag, flag_value(key, item));
           args.push_back("--" + flag + "=" + v);
         }
         continue;
       }
-      const std::string v = flag_value(key, value);
-      check_catalog_name(key, flag, v);
+      const std::string v = check_catalog_name(key, flag, flag_value(key, value));
       for (const auto& [capped, most] : e.caps) {
         if (capped != flag) continue;
         const double n = value.is_number() ? value.get<double>() : std::strtod(v.c_str(), nullptr);
-        if (!(n <= most)) throw InputError(key, fmt::format("at most {} through the web API (the CLI takes more), got {}", most, v.substr(0, 40)));
+        if (!(n <= most)) throw InputError(key, fmt::format("at most {} through the web API (the CLI takes more), got {}", most, utf8_prefix(v, 40)));
       }
       args.push_back("--" + flag + "=" + v);  // "=": a value can never be read as another flag
+    }
+    double rows = 1;
+    const std::pair<std::string, double>* longest = nullptr;
+    std::string product;
+    for (const auto& l : lists) {
+      rows *= l.second;
+      if (longest == nullptr || l.second > longest->second) longest = &l;
+      product += fmt::format("{}{} {:g}", product.empty() ? "" : " x ", utf8_prefix(l.first, 40), l.second);
+    }
+    if (longest != nullptr && rows > kMaxListRows) {
+      throw WorkLimitError(413, longest->first, fmt::format("the lists ask for about {:g} rows ({}); the web API answers at most {:g} "
+                                                            "per request (the CLI takes more): shorten {}",
+                                                            rows, product, kMaxListRows, utf8_prefix(longest->first, 40)));
     }
     std::reverse(args.begin(), args.end());  // CLI11 parses a vector from its back
     try {
@@ -237,11 +313,16 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body) {
     }
     nlohmann::json out;
     {
+      std::optional<BudgetScope> scope;
+      if (budget != nullptr) scope.emplace(*budget);
       JsonCapture capture(&out);
       if (run) run();
     }
     if (out.is_null()) return api_error(500, "body", "the command printed no JSON");
     return {200, std::move(out)};
+  } catch (const WorkLimitError& we) {
+    const std::string what = we.what();
+    return api_error(we.status(), we.field(), what.substr(std::min(what.size(), we.field().size() + 2)));
   } catch (const InputError& ie) {
     std::string field = ie.field();
     const std::string what = ie.what();
@@ -263,8 +344,12 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body) {
       if (field == "model") field = "model_config";
     }
     return api_error(400, field, message);
+  } catch (const std::bad_alloc&) {
+    return api_error(503, "request", "the server ran out of memory for this request; a smaller one fits");
   } catch (const std::exception& ex) {
-    return api_error(500, "body", std::string("internal error: ") + ex.what());
+    // The exception's text is the server's business (it may hold a path): the log has it.
+    std::cerr << "chalk web: internal error on " << e.path << ": " << ex.what() << "\n";
+    return api_error(500, "body", "internal error (the server's log says which); please report it with the request");
   }
 }
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "request_budget.h"
 
 namespace chalk::cli::web {
 
@@ -41,7 +42,9 @@ struct ApiReply {
   nlohmann::json body;
 };
 
-/// {"error": "<field>: <message>", "field": "<field>"} with `status`.
+/// {"error": "<field>: <message>", "field": "<field>"} with `status`; the field cut to 100
+/// bytes and the message to 600 (at UTF-8 boundaries, "..." marking a cut), line breaks
+/// made spaces: one short line whatever a request quoted.
 ApiReply api_error(int status, const std::string& field, const std::string& message);
 
 /// Runs `e` on a request body: a JSON object whose keys are the command's long flags
@@ -52,7 +55,10 @@ ApiReply api_error(int status, const std::string& field, const std::string& mess
 /// a request names. Bad input is a 400 naming the field (the CLI's InputError, or CLI11's
 /// parse error mapped back to the field); anything else thrown is a 500. Thread-safe and
 /// re-entrant: a command's options live in thread_local storage, and each request
-/// registers, parses and runs its command on its own thread.
-ApiReply call_api(const ApiEndpoint& e, std::string_view body);
+/// registers, parses and runs its command on its own thread. A body nested deeper than
+/// kMaxJsonDepth (web_json.h) is a 400 before it is parsed. With `budget`, the command runs
+/// under it (request_budget.h): work over it is a 413 (refused up front, naming the field)
+/// or a 503 (stopped: deadline, step budget, client gone); so is running out of memory.
+ApiReply call_api(const ApiEndpoint& e, std::string_view body, RequestBudget* budget = nullptr);
 
 }  // namespace chalk::cli::web

@@ -202,6 +202,7 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     so.policy = policy;
     so.policy.max_sequences = cap;
     so.prefix_hit_rate = o.prefix_hit_rate;
+    so.progress = o.progress;
     return so;
   };
   // A simulated deployment of `k` replicas of `sh` (aggregated; disaggregated: the prefill

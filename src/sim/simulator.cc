@@ -12,6 +12,9 @@
 namespace chalk::sim {
 namespace {
 
+/// Steps between two calls of SimOptions::progress.
+constexpr int64_t kProgressEvery = 1024;
+
 /// A request's state while it is in the system.
 struct Live {
   int64_t kv_tokens = 0;       ///< tokens whose KV is in the cache
@@ -330,7 +333,9 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
     ++run.n_steps;
     run.steps.push_back(sample);
     t = end;
+    if (o.progress && run.n_steps % kProgressEvery == 0) o.progress(kProgressEvery);
   }
+  if (o.progress && run.n_steps % kProgressEvery != 0) o.progress(run.n_steps % kProgressEvery);
   run.kv_blocks_leaked = total_blocks - free_blocks;
   return run;
 }

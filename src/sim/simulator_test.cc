@@ -240,5 +240,32 @@ TEST(Simulator, BadOptionsNameTheField) {
   EXPECT_THROW(engine_policy("tgi"), InputError);
 }
 
+TEST(Simulator, ProgressHookCountsEveryStepAndCanAbandonTheRun) {
+  // SimOptions::progress (chalk web's work bound): the calls sum to n_steps, the run is the
+  // same with and without it, and an exception it throws leaves simulate() unchanged.
+  const Deployment d = sim_llama8_h100();
+  TrafficSpec t;
+  t.rate_per_s = 2;  // light load: mostly one request at a time, about 100 steps each
+  t.requests = 100;
+  t.input = parse_length("512", "input");
+  t.output = parse_length("100", "output");
+  const auto reqs = generate_traffic(t);
+  const SimRun plain = simulate(d, reqs, SimOptions{});
+  ASSERT_GT(plain.n_steps, 4096);  // several calls, and a remainder
+  SimOptions o;
+  int64_t counted = 0, calls = 0;
+  o.progress = [&](int64_t steps) {
+    counted += steps;
+    ++calls;
+  };
+  const SimRun hooked = simulate(d, reqs, o);
+  EXPECT_EQ(counted, hooked.n_steps);
+  EXPECT_EQ(calls, (hooked.n_steps + 1023) / 1024);
+  EXPECT_EQ(hooked.n_steps, plain.n_steps);
+  EXPECT_EQ(hooked.end_s, plain.end_s);
+  o.progress = [](int64_t) { throw std::runtime_error("stop"); };
+  EXPECT_THROW(simulate(d, reqs, o), std::runtime_error);
+}
+
 }  // namespace
 }  // namespace chalk::sim

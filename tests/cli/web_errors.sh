@@ -8,6 +8,10 @@ expect_error "--port: expected 0..65535" web --port 70000
 expect_error "--port: expected 0..65535" web --port -1
 expect_error "--port" web --port 80x
 expect_error "--port" web --port 0x50
+# The request budget (issue 28): seconds and steps must be positive.
+expect_error "--request-seconds: expected 0 < seconds <= 3600, got 0" web --port 0 --request-seconds 0
+expect_error "--request-seconds: expected 0 < seconds <= 3600, got 7200" web --port 0 --request-seconds 7200
+expect_error "--request-steps: expected at least 1, got 0" web --port 0 --request-steps 0
 tmp=$(mktemp -d); trap 'kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 # With --allow-remote it serves, and says on stderr that anyone can reach it.
 "$CHALK" web --host 0.0.0.0 --allow-remote --port 0 > "$tmp/out" 2> "$tmp/err" &

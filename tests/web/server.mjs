@@ -1,10 +1,10 @@
-// Starts `chalk web --port 0` for a test and says where it listens; a raw HTTP client that
+// Starts `chalk web --port 0 ARGS...` for a test and says where it listens; a raw HTTP client that
 // sends paths exactly as written (fetch would normalise "../").
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 
-export async function startServer(chalk) {
-  const proc = spawn(chalk, ['web', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startServer(chalk, args = [], env = process.env) {
+  const proc = spawn(chalk, ['web', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
   const url = await new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`chalk web printed no address in 20 s: ${out}`)), 20000);

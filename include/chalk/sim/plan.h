@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -30,6 +31,10 @@ struct PlanOptions {
   std::vector<int64_t> max_sequences;
   bool aggregated = true;
   bool disaggregated = true;
+  /// Passed to every simulated deployment as SimOptions::progress (optional; chalk web
+  /// bounds a plan's work with it): called with steps run, summed over all the plan's runs;
+  /// an exception it throws abandons the plan.
+  std::function<void(int64_t steps)> progress;
 };
 
 /// One simulated deployment.

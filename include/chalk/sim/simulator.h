@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,6 +34,12 @@ struct SimOptions {
   /// KV blocks of the replica; 0 = what HBM holds beside the weights and the reserve:
   /// floor((HBM - weights - reserve) / (block_size x KV bytes per token)) (memory_plan).
   int64_t kv_blocks = 0;
+  /// Optional progress hook for a caller that bounds a run's work (chalk web: a deadline,
+  /// a step budget, a client that has gone). simulate() calls it with the number of steps
+  /// run since its last call: every 1,024 steps and once at the end (so the calls sum to
+  /// SimRun::n_steps). It may throw to abandon the run; the exception propagates out of
+  /// simulate() unchanged. Empty (the default): no calls, no cost.
+  std::function<void(int64_t steps)> progress;
 };
 
 /// What happened to one request. Times in seconds from the start of the run.

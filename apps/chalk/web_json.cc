@@ -1,0 +1,39 @@
+#include "web_json.h"
+
+namespace chalk::cli::web {
+
+std::optional<size_t> json_too_deep(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string utf8_prefix(std::string_view s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return std::string(s);
+  size_t n = max_bytes;
+  // Back off continuation bytes (10xxxxxx) so the cut falls before a character's first byte.
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return std::string(s.substr(0, n)) + "...";
+}
+
+std::string dump_json(const nlohmann::json& v) { return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+std::string json_excerpt(const nlohmann::json& v, size_t max_bytes) { return utf8_prefix(dump_json(v), max_bytes); }
+
+}  // namespace chalk::cli::web
