@@ -139,7 +139,15 @@ class ModuleMatcher {
   /// cannot tell experts apart (literal names by lookup; globs and regular expressions once
   /// per sequence of the digit classes they distinguish, or per expert where those
   /// sequences outnumber the experts). `prefix` ends with a dot and `suffix` starts with one.
-  int64_t count_experts(std::string_view prefix, std::string_view suffix, int64_t copies) const;
+  /// When `names_tried` is given, the names formed and matched (one per expert or per
+  /// sequence; none when no entry tells experts apart) are added to it.
+  int64_t count_experts(std::string_view prefix, std::string_view suffix, int64_t copies, int64_t* names_tried = nullptr) const;
+
+  /// The most expert names one config's exclusion lists may have to form and match across all
+  /// its layers: 2^24 (about 2 s; DeepSeek-V3's 58 MoE layers x 256 experts form at most 14,848,
+  /// and 65,536 experts in 58 layers 3.8 million). Past it the config is refused (issue 28:
+  /// 1,000 MoE layers of 65,536 experts under patterns naming expert digits took 31 s).
+  static constexpr int64_t max_expert_names_tried = int64_t{1} << 24;
 
   bool empty() const { return empty_; }
 

@@ -304,7 +304,7 @@ bool ModuleMatcher::matches(std::string_view name) const {
   return hit;
 }
 
-int64_t ModuleMatcher::count_experts(std::string_view prefix, std::string_view suffix, int64_t copies) const {
+int64_t ModuleMatcher::count_experts(std::string_view prefix, std::string_view suffix, int64_t copies, int64_t* names_tried) const {
   if (empty_ || copies <= 0) return 0;
   const Impl& m = *impl_;
   std::string name = std::string(prefix) + "0" + std::string(suffix);
@@ -363,6 +363,7 @@ int64_t ModuleMatcher::count_experts(std::string_view prefix, std::string_view s
     sequences += (p *= static_cast<int64_t>(classes.size()));
   }
   int64_t total = 0;
+  if (names_tried != nullptr) *names_tried += std::min(sequences, copies) + static_cast<int64_t>(exact.size());
   if (sequences >= copies) {
     for (int64_t e = 0; e < copies; ++e) total += std::binary_search(exact.begin(), exact.end(), e) || with(std::to_string(e)) ? 1 : 0;
     return total;

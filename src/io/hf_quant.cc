@@ -100,6 +100,7 @@ Storage int_storage(int64_t bits, int64_t group, bool zero_point, int64_t d_mode
 void apply(ModelSpec& m, const Storage& st, Groups targets, const ModuleMatcher& ignore, const WeightFormats& base) {
   const bool on[q_groups] = {targets.head, targets.attention, targets.dense_ffn, targets.experts, targets.router};
   double excluded[q_groups] = {0, 0, 0, 0, 0}, matrices[q_groups] = {0, 0, 0, 0, 0};
+  int64_t names_tried = 0;  // expert names formed to match entries that name expert digits
   for (const auto& q : quant_matrices(m)) {
     matrices[q.group] += static_cast<double>(q.copies) * q.params;
     if (!on[q.group]) continue;
@@ -111,7 +112,13 @@ void apply(ModelSpec& m, const Storage& st, Groups targets, const ModuleMatcher&
     } else {  // the layer's routed experts, counted without naming each where no entry tells them apart
       const size_t at = q.name.find("experts.0.") + 8;
       const std::string_view name(q.name);
-      copies = static_cast<double>(ignore.count_experts(name.substr(0, at), name.substr(at + 1), q.copies));
+      copies = static_cast<double>(ignore.count_experts(name.substr(0, at), name.substr(at + 1), q.copies, &names_tried));
+      if (names_tried > ModuleMatcher::max_expert_names_tried) {
+        throw InputError("quantization_config", "its exclusion entries name expert indices digit by digit, so each of the " +
+                                                    std::to_string(q.copies) + " experts of every MoE layer must be matched by name: over " +
+                                                    std::to_string(ModuleMatcher::max_expert_names_tried) +
+                                                    " names by the time it reaches " + q.name.substr(0, at) + "; expected fewer experts, MoE layers or such entries");
+      }
     }
     excluded[q.group] += copies * q.params;
   }
