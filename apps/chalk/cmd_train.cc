@@ -47,6 +47,9 @@ void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees) {
   cmd.add_option("--optimizer", a.optimizer, "Model-state bytes per parameter: adam16 (2+2+12), adam18 (2+4+12), adam-bf16-moments (2+4+8)")
       ->capture_default_str();
   cmd.add_flag("--no-flash-attention", a.no_flash, "Store the attention scores (no FlashAttention; Korthikanti's 5as/h term)");
+  cmd.add_flag("--dropout", a.dropout,
+               "Train with dropout (Megatron-LM's default 0.1): its masks are stored and moved (default: none, as Llama 3 and "
+               "DeepSeek-V3 train)");
   cmd.add_option("--dispatch-dtype", a.dispatch, "Expert-parallel dispatch format (bf16, fp8)")->capture_default_str();
   cmd.add_option("--combine-dtype", a.combine, "Expert-parallel combine format")->capture_default_str();
   cmd.add_option("--route-domains", a.route_domains, "Node-limited routing: scale-up domains a token's experts may span (0 = no limit)")
@@ -76,6 +79,7 @@ TrainingPlan plan_from(const TrainArgs& a) {
   p.global_batch = a.global_batch > 0 ? a.global_batch : a.dp * a.microbatch * 8;
   p.reversible = a.reversible;
   p.flash_attention = !a.no_flash;
+  p.dropout = a.dropout;
   p.dispatch_bytes = bytes_per_element(parse_dtype(a.dispatch, "--dispatch-dtype"));
   p.combine_bytes = bytes_per_element(parse_dtype(a.combine, "--combine-dtype"));
   p.route_domain_limit = a.route_domains;

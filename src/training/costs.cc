@@ -63,7 +63,42 @@ TrainingCosts make_training_costs(const ModelSpec& m, int64_t seq_len) {
     c.act_replicated_per_token += n * 10 * h;
     c.act_sharded_per_token += n * (total - 10 * h);
     c.act_scores_per_token_per_ctx += n * 5 * d(a.n_heads);
+    c.act_dropout_per_token += n * 2 * h;
+    c.act_scores_dropout_per_token_per_ctx += n * 3 * d(a.n_heads);
     c.kv_elements_per_token += n * kv_elements_per_token(a);
+
+    // Memory-bound kernels (kernels.h): norms, the activation function, the GEMMs' widths.
+    c.norm_width += n * d(m.norms_per_layer) * h;
+    const double f_token = g.ffn.kind == FfnKind::moe
+                               ? d(g.ffn.top_k) * d(g.ffn.d_ff) + d(g.ffn.n_shared_experts) * d(g.ffn.d_shared_expert)
+                               : d(g.ffn.d_ff);
+    c.act_fn_forward_elements += n * (g.ffn.gated ? 3.0 : 2.0) * f_token;
+    c.act_fn_backward_elements += n * (g.ffn.gated ? 5.0 : 3.0) * f_token;
+    // Attention GEMMs. GQA/MHA: QKV (in h replicated, out q + k + v sharded), output
+    // projection (in o sharded, out h replicated). MLA: the down-projections q_a and kv_a
+    // share the input h and are replicated (out q_lora + kv_lora + rope), the
+    // up-projections q_b (in q_lora) and kv_b (in kv_lora) have replicated inputs and
+    // sharded outputs (q; heads x (nope + v)).
+    if (a.kind == AttentionKind::mla) {
+      const double ql = d(a.q_lora_rank), kl = d(a.kv_lora_rank), rope = d(a.qk_rope_head_dim);
+      const double nope = d(a.head_dim - a.qk_rope_head_dim);
+      c.gemm_in_replicated += n * (h + ql + kl);
+      c.gemm_out_replicated += n * ((ql > 0 ? ql : 0.0) + kl + rope + h);
+      c.gemm_out_sharded += n * ((ql > 0 ? q : 0.0) + d(a.n_heads) * (nope + d(a.v_head_dim)));
+      if (ql == 0) c.gemm_out_replicated += n * q;  // queries projected from h directly
+      c.gemm_in_sharded += n * o;
+    } else {
+      c.gemm_in_replicated += n * h;
+      c.gemm_out_sharded += n * (q + (a.shares_kv_with_previous ? 0.0 : k + v));
+      c.gemm_in_sharded += n * o;
+      c.gemm_out_replicated += n * h;
+    }
+    // MLP GEMMs per expert a token visits: first (in h, out f or gate + up 2f), second (in f, out h).
+    const double copies = g.ffn.kind == FfnKind::moe ? d(g.ffn.top_k) + d(g.ffn.n_shared_experts) : 1.0;
+    c.gemm_in_replicated += n * copies * h;
+    c.gemm_out_sharded += n * (g.ffn.gated ? 2.0 : 1.0) * f_token;
+    c.gemm_in_sharded += n * f_token;
+    c.gemm_out_replicated += n * copies * h;
   }
   return c;
 }

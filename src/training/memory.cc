@@ -8,9 +8,9 @@ namespace {
 
 double d(int64_t x) { return static_cast<double>(x); }
 
-/// activation_bytes_per_layer, with the attention scores counted when `scores_counted` (and the
-/// plan stores them: no FlashAttention, no selective recomputation).
-Bytes layer_activation_bytes(const TrainingCosts& c, const TrainingPlan& p, Recompute r, bool scores_counted) {
+}  // namespace
+
+Bytes activation_bytes_per_layer(const TrainingCosts& c, const TrainingPlan& p, Recompute r) {
   const double t = d(p.tp);
   const double tokens = d(p.microbatch) * d(c.seq_len) / d(p.cp);  // b s' on this rank
   const double scale = p.activation_bytes / 2.0;
@@ -18,21 +18,14 @@ Bytes layer_activation_bytes(const TrainingCosts& c, const TrainingPlan& p, Reco
     const double input = tokens * d(c.d_model) * p.activation_bytes;
     return Bytes(p.sequence_parallel ? input / t : input);
   }
-  const double scores =
-      (!scores_counted || r == Recompute::selective || p.flash_attention) ? 0.0 : c.act_scores_per_token_per_ctx * d(c.seq_len) / t;
-  const double A = c.act_replicated_per_token + c.act_sharded_per_token;
-  const double per_token = p.sequence_parallel ? A / t + scores : c.act_replicated_per_token + c.act_sharded_per_token / t + scores;
+  // Without dropout no masks are stored: Korthikanti's 2sbh of masks and the scores' 3as
+  // (dropout mask and output) drop out.
+  const double score_per_ctx = c.act_scores_per_token_per_ctx - (p.dropout ? 0.0 : c.act_scores_dropout_per_token_per_ctx);
+  const double scores = (r == Recompute::selective || p.flash_attention) ? 0.0 : score_per_ctx * d(c.seq_len) / t;
+  const double R = c.act_replicated_per_token - (p.dropout ? 0.0 : c.act_dropout_per_token);
+  const double A = R + c.act_sharded_per_token;
+  const double per_token = p.sequence_parallel ? A / t + scores : R + c.act_sharded_per_token / t + scores;
   return Bytes(tokens * per_token * scale);
-}
-
-}  // namespace
-
-Bytes activation_bytes_per_layer(const TrainingCosts& c, const TrainingPlan& p, Recompute r) {
-  return layer_activation_bytes(c, p, r, true);
-}
-
-Bytes activation_bytes_without_scores(const TrainingCosts& c, const TrainingPlan& p) {
-  return layer_activation_bytes(c, p, Recompute::none, false);
 }
 
 double microbatches_in_flight(PipelineSchedule s, int64_t p, int64_t m, int64_t v) {

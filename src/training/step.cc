@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "chalk/base/error.h"
+#include "chalk/training/kernels.h"
 #include "chalk/training/memory.h"
 
 namespace chalk {
@@ -96,8 +97,10 @@ double sm_contention(double hidden, double sm_fraction) {
   return hidden > 0 ? hidden * sm_fraction : 0.0;
 }
 
-double scores_hbm_bytes(double elements, double activation_bytes, bool backward) {
-  return elements * (backward ? kScoreBytesBackward : kScoreBytesForward) * activation_bytes / 2.0;
+double scores_hbm_bytes(double elements, double activation_bytes, bool backward, bool dropout) {
+  const double with = backward ? kScoreBytesBackward : kScoreBytesForward;
+  const double without = dropout ? 0.0 : (backward ? kScoreDropoutBytesBackward : kScoreDropoutBytesForward);
+  return elements * (with - without) * activation_bytes / 2.0;
 }
 
 Seconds few_microbatch_bubble(bool v_shape, int64_t p, int64_t m, Seconds t_f, Seconds t_b, Seconds t_w) {
@@ -156,32 +159,53 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // Compute per microbatch of one average layer, forward.
   const double layer_mm = tok * (c.matmul_flops_per_token - c.lm_head_flops_per_token) / L / shard / mm_rate;
   const double layer_at = tok * c.attention_flops_per_token / L / shard / at_rate;
-  // Stored activations (the attention scores apart) written in forward, read in backward.
-  const double layer_el = activation_bytes_without_scores(c, p).value() / hbm;
+  // The memory-bound kernels between the GEMMs (norms, residual adds, dropout, the
+  // activation function; kernels.h) and the low-precision recipe's casts, on this rank's
+  // b s / cp tokens.
+  const KernelBytes el = elementwise_bytes(c, p), qz = quantize_bytes(c, p);
+  const double layer_el_f = tok / d(p.cp) * (el.forward + qz.forward) / hbm;
+  const double layer_el_b = tok / d(p.cp) * (el.backward + qz.backward) / hbm;
   // Materialised attention scores (no FlashAttention): each of the s x s score elements per
   // head crosses HBM kScoreBytesForward times in forward and kScoreBytesBackward in backward
   // (scores_hbm_bytes; Dao et al. 2022 section 2.2, Algorithm 0).
   double layer_sc_f = 0, layer_sc_b = 0;
   if (!p.flash_attention) {
     const double elements = tok * S * (c.act_scores_per_token_per_ctx / 5.0) / shard;  // heads x s x s per sequence
-    layer_sc_f = scores_hbm_bytes(elements, p.activation_bytes, false) / hbm;
-    layer_sc_b = scores_hbm_bytes(elements, p.activation_bytes, true) / hbm;
+    layer_sc_f = scores_hbm_bytes(elements, p.activation_bytes, false, p.dropout) / hbm;
+    layer_sc_b = scores_hbm_bytes(elements, p.activation_bytes, true, p.dropout) / hbm;
   }
   const double at_bwd = p.flash_attention ? 2.5 : 2.0;  // FlashAttention's backward recomputes the scores (Dao 2022 3.1)
   // One output layer: the LM head GEMM (vocabulary split over tp) and the loss over its
   // logits (loss_hbm_bytes).
   const double head_mm = tok * c.lm_head_flops_per_token / shard / s.head_matmul_rate.value();
   const double logits = tok * d(c.vocab) / shard;
+  // The GEMMs' epilogues (kernels.h, gemm_output_bytes): forward outputs, backward input
+  // gradients, and the weight gradients accumulated per microbatch into the gradient buffer
+  // (weight_grad_bytes_per_param) for the parameters this rank holds per layer. The head
+  // writes its logits (V / tp per token) and its input gradient (h), and accumulates V h / tp
+  // weight gradients.
+  const KernelBytes go = gemm_output_bytes(c, p);
+  const double wg = weight_grad_bytes_per_param(p);
+  const double layer_params = (c.dense_layer_params / d(p.tp) + c.expert_params / d(p.ep * p.etp)) / L;
+  const double layer_out_f = tok / d(p.cp) * go.forward / hbm, layer_out_b = tok / d(p.cp) * go.backward / hbm;
+  const double layer_wg = layer_params * wg / hbm;
+  const double head_out_f = logits * p.activation_bytes / hbm, head_out_b = tok / d(p.cp) * h * p.activation_bytes / hbm;
+  const double head_wg = d(c.vocab) * h / d(p.tp) * wg / hbm;
+  // GEMM time per layer and per output layer: forward, backward (input and weight
+  // gradients), and the weight-gradient part of the backward.
+  const double layer_gf = layer_mm + layer_out_f, layer_gb = 2 * layer_mm + layer_out_b + layer_wg, layer_gw = layer_mm + layer_wg;
+  const double head_gf = head_mm + head_out_f, head_gb = 2 * head_mm + head_out_b + head_wg, head_gw = head_mm + head_wg;
   const double head_loss_f = loss_hbm_bytes(logits, false) / hbm, head_loss_b = loss_hbm_bytes(logits, true) / hbm;
   // The busiest stage sets the pipeline's pace: its layers and output layers.
   const bool rerun = p.recompute == Recompute::full || p.reversible;
   const bool rerun_scores = p.recompute == Recompute::selective && !p.flash_attention;
-  const double layer_rec = rerun ? layer_mm + layer_at + layer_el + layer_sc_f : rerun_scores ? layer_at + layer_sc_f : 0.0;
-  const BusiestStage busy = busiest_stage(c, p, pl, 3 * layer_mm + (1 + at_bwd) * layer_at + 2 * layer_el + layer_sc_f + layer_sc_b + layer_rec,
-                                          3 * head_mm + head_loss_f + head_loss_b);
+  const double layer_rec = rerun ? layer_gf + layer_at + layer_el_f + layer_sc_f : rerun_scores ? layer_at + layer_sc_f : 0.0;
+  const BusiestStage busy = busiest_stage(c, p, pl, layer_gf + layer_gb + (1 + at_bwd) * layer_at + layer_el_f + layer_el_b + layer_sc_f + layer_sc_b + layer_rec,
+                                          head_gf + head_gb + head_loss_f + head_loss_b);
   const double nl = busy.layers;
-  const double t_mm = nl * layer_mm + busy.heads * head_mm, t_at = nl * layer_at;
-  const double t_el = nl * layer_el, t_sc_f = nl * layer_sc_f, t_sc_b = nl * layer_sc_b;
+  const double t_mm_f = nl * layer_gf + busy.heads * head_gf, t_mm_b = nl * layer_gb + busy.heads * head_gb;
+  const double t_mm_w = nl * layer_gw + busy.heads * head_gw, t_at = nl * layer_at;
+  const double t_el_f = nl * layer_el_f, t_el_b = nl * layer_el_b, t_sc_f = nl * layer_sc_f, t_sc_b = nl * layer_sc_b;
   const double t_loss_f = busy.heads * head_loss_f, t_loss_b = busy.heads * head_loss_b;
   const double t_rec = nl * layer_rec;  // the layers' forward again (the output layer is not checkpointed)
 
@@ -239,8 +263,8 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const bool dual = p.schedule == PipelineSchedule::dualpipe && p.pp > 1;
   // Under DualPipe's overlap the communication kernels hold SMs while compute runs.
   const double slow = dual && ep_total > 0 ? 1 / (1 - s.communication_sm_fraction) : 1.0;
-  const double compute_f = (t_mm + t_at + t_el + t_sc_f + t_loss_f) * slow;
-  const double compute_b = (2 * t_mm + at_bwd * t_at + t_el + t_sc_b + t_loss_b + t_rec) * slow;
+  const double compute_f = (t_mm_f + t_at + t_el_f + t_sc_f + t_loss_f) * slow;
+  const double compute_b = (t_mm_b + at_bwd * t_at + t_el_b + t_sc_b + t_loss_b + t_rec) * slow;
   // DualPipe overlaps a forward chunk of one microbatch with a backward chunk of another,
   // hiding EP and PP traffic behind compute (DeepSeek-V3 3.2.1).
   const double ep_exposed = dual ? std::max(0.0, ep_total - (compute_f + compute_b)) : ep_total;
@@ -255,7 +279,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double cp_lost_b = cp_total > 0 ? sm_contention(cp_hidden * (cp_total - cp_f) / cp_total, sm) : 0.0;
   const double t_f = compute_f + cp_lost_f + tp_f + ep_f * ep_share + cp_f * cp_share + pp_exposed / 2;
   const double t_b = compute_b + cp_lost_b + tp_b + (ep_total - ep_f) * ep_share + (cp_total - cp_f) * cp_share + pp_exposed / 2;
-  const double t_w = t_mm * slow;
+  const double t_w = t_mm_w * slow;
   Seconds bubble = pipeline_bubble(p.schedule, p.pp, m, p.virtual_stages, Seconds(t_f), Seconds(t_b), Seconds(t_w));
   int64_t unpaired = 0;
   double alone_f = 0, alone_b = 0, t_unpaired = 0;
@@ -271,7 +295,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
     alone_f = t_f - compute_f * (1 - 1 / slow) + ep_f * (1 - ep_share) + pp_send;
     alone_b = t_b - compute_b * (1 - 1 / slow) + (ep_total - ep_f) * (1 - ep_share) + pp_send;
     t_unpaired = d(unpaired) * (alone_f + alone_b - t_f - t_b);
-    bubble = dualpipe_bubble(p.pp, Seconds(t_f + t_b), Seconds(alone_b), Seconds(t_mm));
+    bubble = dualpipe_bubble(p.pp, Seconds(t_f + t_b), Seconds(alone_b), Seconds(t_mm_w));
   }
   const double work = d(m) * (t_f + t_b) + t_unpaired;
   const Seconds t_pipeline = Seconds(work) + bubble;
@@ -342,10 +366,10 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
       .t_forward = Seconds(t_f),
       .t_backward = Seconds(t_b),
       .t_weight_grad = Seconds(t_w),
-      .t_matmul = Seconds(3 * t_mm),
+      .t_matmul = Seconds(t_mm_f + t_mm_b),
       .t_attention = Seconds((1 + at_bwd) * t_at),
       .t_recompute = Seconds(t_rec),
-      .t_elementwise = Seconds(2 * t_el + t_sc_f + t_sc_b + t_loss_f + t_loss_b),
+      .t_elementwise = Seconds(t_el_f + t_el_b + t_sc_f + t_sc_b + t_loss_f + t_loss_b),
       .t_tp = Seconds(tp_f + tp_b),
       .t_cp = Seconds(cp_total),
       .t_ep = Seconds(ep_total),

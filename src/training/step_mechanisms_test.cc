@@ -19,6 +19,7 @@ TrainingStep step(bool flash, Recompute rc) {
   p.seq_len = 2048;
   p.flash_attention = flash;
   p.recompute = rc;
+  p.dropout = true;  // Megatron-LM's score chain with its dropout (kScoreBytes*)
   const TrainingCosts c = make_training_costs(m, p.seq_len);
   const TrainingSystem s = make_training_system(a100, p.compute);
   return training_step(c, s, p, check_plan(m, a100, 1, p));
@@ -38,6 +39,10 @@ TEST(TrainingScores, MaterialisedScoresCrossHbm32BytesPerElement) {
   EXPECT_DOUBLE_EQ(scores_hbm_bytes(1, 2, false), 13);
   EXPECT_DOUBLE_EQ(scores_hbm_bytes(1, 2, true), 19);
   EXPECT_DOUBLE_EQ(scores_hbm_bytes(1, 4, true), 38);  // fp32 activations: twice the bytes
+  // Without dropout: forward QK^T 2 + softmax 4 + P V 2 = 8; backward dP 2 + softmax 6 + dS
+  // 4 + dV 2 = 14.
+  EXPECT_DOUBLE_EQ(scores_hbm_bytes(1, 2, false, false), 8);
+  EXPECT_DOUBLE_EQ(scores_hbm_bytes(1, 2, true, false), 14);
   // Selective recomputation reruns the forward score chain (13 bytes per element) with
   // the attention core: 4.295e9 x 13 / 1.774e12 = 31.47 ms more recompute than flash's none.
   const TrainingStep sel = step(false, Recompute::selective);

@@ -122,6 +122,7 @@ TEST(TrainingActivations, Gpt3MatchesKorthikanti) {
   TrainingPlan p;
   p.seq_len = 2048;
   p.flash_attention = false;  // the paper materialises the scores
+  p.dropout = true;           // and trains with dropout (Megatron-LM's 0.1): its masks are stored
   const double sbh = 2048.0 * 12288;
   EXPECT_NEAR(activation_bytes_per_layer(c, p, Recompute::none).value(), sbh * (34 + 80), 1);  // Eq. 1: 2.87 GB
   p.tp = 8;

@@ -72,6 +72,10 @@ TrainRowPlan plan_training_row(const Measurement& r) {
   // 2021, Korthikanti et al. 2022); the other engines run FlashAttention.
   p.flash_attention = r.engine != "megatron";
   if (!p.flash_attention) t.notes.push_back("engine megatron: attention scores materialised (Megatron-LM's fused softmax, no FlashAttention)");
+  // Megatron-LM's GPT runs train with its default hidden and attention dropout 0.1
+  // (arguments.py --hidden-dropout, --attention-dropout); the other engines' recipes set 0.
+  p.dropout = r.engine == "megatron";
+  if (p.dropout) t.notes.push_back("engine megatron: dropout 0.1 on the hidden states and attention scores (Megatron-LM's default)");
   p.overlap_grad_reduce = r.engine != "megatron";
   if (!p.overlap_grad_reduce) {
     t.notes.push_back("engine megatron: the data-parallel gradient all-reduce runs after the backward, exposed (Megatron-LM 2021 train_step)");

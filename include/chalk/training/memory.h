@@ -21,12 +21,11 @@ namespace chalk {
 ///              b s' (A + S s) / t with SP (Eq. 4);
 /// - selective: the same without the S term (Table 2, Eq. 6: 34 sbh/t);
 /// - full:      b s' h x activation bytes, / t with SP (the layer input only, Table 2).
-/// FlashAttention stores no scores (S = 0). Bytes scale with plan.activation_bytes / 2.
+/// FlashAttention stores no scores (S = 0). Without dropout (plan.dropout false) the masks
+/// are not stored: R less 2h (TrainingCosts::act_dropout_per_token) and S less 3a per
+/// attended token (act_scores_dropout_per_token_per_ctx): Eq. 2 becomes sbh(8 + 24/t + 2as/(ht)).
+/// Bytes scale with plan.activation_bytes / 2.
 Bytes activation_bytes_per_layer(const TrainingCosts& c, const TrainingPlan& p, Recompute r);
-/// activation_bytes_per_layer(c, p, Recompute::none) without the attention scores, whatever
-/// the plan (as under FlashAttention): training_step prices the scores' traffic apart
-/// (scores_hbm_bytes).
-Bytes activation_bytes_without_scores(const TrainingCosts& c, const TrainingPlan& p);
 
 /// Microbatches whose activations the first stage holds at its peak
 /// (training-and-systems.md 4.1, 2.2): no pipeline 1; GPipe m; 1F1B and ZB-H1 min(p, m);

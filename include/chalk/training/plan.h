@@ -80,6 +80,11 @@ struct TrainingPlan {
   bool reversible = false;     ///< reversible layers (RevNet/Reformer): inputs rebuilt in backward, none stored
   /// Attention scores never stored (FlashAttention): the 5as/h activation term is absent.
   bool flash_attention = true;
+  /// The run trains with dropout (Megatron-LM's defaults: hidden and attention dropout 0.1,
+  /// as in Narayanan et al. 2021 and Korthikanti et al. 2022); modern pretraining runs
+  /// without (PaLM section 5, Llama 3, DeepSeek-V3). With dropout the masks are stored
+  /// (Korthikanti's 2sbh and the scores' 3as) and the bias-dropout-add kernels move them.
+  bool dropout = false;
   MatmulPrecision compute = MatmulPrecision::bf16;  ///< matmul rate class of the GEMMs
   double activation_bytes = 2;   ///< bytes per stored activation element
   StateBytes state;

@@ -46,6 +46,22 @@ struct TrainingCosts {
   /// (5a: softmax output 2, dropout mask 1, dropout output 2 bytes per head).
   double act_replicated_per_token = 0, act_sharded_per_token = 0, act_scores_per_token_per_ctx = 0;
   double kv_elements_per_token = 0;  ///< K and V elements per token per layer (context-parallel ring exchange)
+  /// Of act_replicated_per_token, the two dropout masks (2h bytes: after attention and
+  /// after the MLP) and of act_scores_per_token_per_ctx the scores' dropout (3a: mask 1,
+  /// output 2): stored only when the plan trains with dropout (TrainingPlan::dropout).
+  double act_dropout_per_token = 0, act_scores_dropout_per_token_per_ctx = 0;
+  // Widths, in elements per token per average layer, of the memory-bound kernels
+  // (kernels.h): the norms' total width (norms_per_layer x h); the activation function's
+  // elements moved forward (GeLU: in + out = 2f; SwiGLU: gate, up, out = 3f) and backward
+  // (GeLU 3f; SwiGLU 5f), f summed over a token's experts (top_k routed + shared) on MoE layers.
+  double norm_width = 0;
+  double act_fn_forward_elements = 0, act_fn_backward_elements = 0;
+  /// GEMM input widths K and output widths N summed over the layer's GEMMs (the router's
+  /// apart: it stays in bf16), split into those on the full hidden of every TP rank
+  /// (replicated: the QKV/MLA down-projection and first-MLP inputs, the row-parallel
+  /// outputs) and those TP shards (sharded: the output-projection and second-MLP inputs, the
+  /// column-parallel outputs); a token's routed experts count top_k times. quantize_bytes.
+  double gemm_in_replicated = 0, gemm_in_sharded = 0, gemm_out_replicated = 0, gemm_out_sharded = 0;
 };
 
 /// Precomputes a model's training costs at `seq_len` tokens per sequence. Throws
@@ -87,9 +103,14 @@ TrainingSystem make_training_system(const SystemSpec& s, MatmulPrecision compute
 /// dS (6), dQ = dS K and dK = dS^T Q read dS (4), dV = P'^T dO reads P' (2) = 19.
 /// Korthikanti et al.'s 5as/h counts only the stored part (P, mask, P': 5 bytes).
 inline constexpr double kScoreBytesForward = 13, kScoreBytesBackward = 19;
+/// Of those, dropout's share: forward 5 (reads P, writes P' and the mask), backward 5
+/// (reads dP' and the mask, writes dP). Without dropout, P'V reads P and dV = P^T dO reads P:
+/// forward 8, backward 14.
+inline constexpr double kScoreDropoutBytesForward = 5, kScoreDropoutBytesBackward = 5;
 /// HBM bytes of `elements` materialised score elements in forward or backward at
-/// `activation_bytes` per activation (scaled from the 2-byte counts above).
-double scores_hbm_bytes(double elements, double activation_bytes, bool backward);
+/// `activation_bytes` per activation (scaled from the 2-byte counts above), with or without
+/// the scores' dropout.
+double scores_hbm_bytes(double elements, double activation_bytes, bool backward, bool dropout = true);
 
 /// HBM bytes per logit element of the loss, at the least any implementation that saves the
 /// softmax for backward moves (Megatron-LM's vocab_parallel_cross_entropy saves
@@ -179,7 +200,9 @@ struct TrainingStep {
   double busy_layers = 0, busy_output_layers = 0;  ///< what the busiest stage runs per microbatch (busiest_stage)
   // Per microbatch on one stage.
   Seconds t_forward, t_backward, t_weight_grad;  ///< t_w: the weight-gradient GEMMs within t_backward
-  Seconds t_matmul, t_attention, t_recompute, t_elementwise;  ///< compute parts (forward + backward); elementwise includes the loss
+  /// Compute parts (forward + backward). Elementwise: the memory-bound kernels
+  /// (elementwise_bytes, quantize_bytes), the materialised scores' traffic and the loss.
+  Seconds t_matmul, t_attention, t_recompute, t_elementwise;
   Seconds t_tp, t_cp, t_ep, t_pp;  ///< communication per microbatch, before overlap
   Seconds t_cp_exposed, t_ep_exposed, t_pp_exposed;
   // Per step.
@@ -208,8 +231,8 @@ struct TrainingStep {
 
 /// The step (docs/training.md, "Step"). Per microbatch on the busiest stage (busiest_stage:
 /// its layers and output layers; the output head in bf16 at head_matmul_rate, the loss at
-/// loss_hbm_bytes), forward: GEMMs at the matmul rate, attention core at the attention rate, stored-activation traffic at the
-/// HBM rate, TP all-reduces (2 per layer, on the TP link), EP dispatch + combine
+/// loss_hbm_bytes), forward: GEMMs at the matmul rate, attention core at the attention rate, the memory-bound kernels
+/// (kernels.h: norms, residual adds, dropout, the activation function, an FP8/FP4 recipe's casts) at the HBM rate, TP all-reduces (2 per layer, on the TP link), EP dispatch + combine
 /// all-to-alls, the CP K/V ring, the PP send; backward: 2x the forward GEMMs and
 /// attention (2.5x attention under FlashAttention, whose backward recomputes the scores),
 /// 2 TP all-reduces per layer, EP and PP again; full recomputation and reversible layers

@@ -1,0 +1,91 @@
+// The memory-bound kernels of a training step: the elementwise work between the GEMMs
+// (norms, residual adds, dropout, the MLP's activation function) and the casts of an FP8 or
+// FP4 GEMM recipe, as HBM bytes per token per layer on one rank. training_step prices them at
+// the HBM rate. Derivations: docs/training.md, "Memory-bound kernels".
+#pragma once
+
+#include "chalk/training/plan.h"
+#include "chalk/training/step.h"
+
+namespace chalk {
+
+/// HBM bytes of one rank's memory-bound kernels per token of its microbatch (the tokens
+/// before the cp split: divide by nothing, the cp split is in the token count) and per
+/// average layer, forward and backward.
+struct KernelBytes {
+  double forward = 0, backward = 0;
+};
+
+/// Bytes per element of a dropout mask (Megatron-LM and PyTorch keep a bool per element).
+inline constexpr double kDropoutMaskBytes = 1;
+
+/// The elementwise kernels of one average layer, per token on one rank, at e =
+/// plan.activation_bytes per activation element, in the fused kernel set of Megatron-LM
+/// (apex/Transformer Engine fused LayerNorm and RMSNorm, bias-GeLU and bias-SwiGLU fusion,
+/// bias-dropout-add fusion; Megatron-Core megatron/core/fusions/), which NeMo/Megatron-Bridge
+/// and DeepSeek's engine share. Each kernel reads its inputs once and writes its outputs once:
+/// - norm (norms_per_layer of width h): forward reads x, writes y: 2 h e; backward reads dy
+///   and x, writes dx: 3 h e;
+/// - residual add (2 per layer, width h), with the dropout before it when the plan trains
+///   with dropout (bias-dropout-add): forward reads the branch output and the residual,
+///   writes the sum: 3 h e (+ h mask bytes); backward: the residual stream's two gradients
+///   are summed (autograd accumulation: reads 2, writes 1: 3 h e), and dropout's backward
+///   reads dy and the mask and writes dx (2 h e + h);
+/// - the MLP's activation function on the f = d_ff (MoE: top_k x expert d_ff + shared
+///   experts' d_ff) wide hidden: GeLU forward reads f, writes f (2 f e), backward reads dy
+///   and x, writes dx (3 f e); SwiGLU forward reads gate and up, writes their product
+///   (3 f e), backward reads dy, gate and up, writes dgate and dup (5 f e).
+/// Tensor parallelism shards the activation function over tp; the norms and residual adds
+/// run on every TP rank's full hidden unless sequence parallelism splits them over tp
+/// (Korthikanti et al. 2022 section 4.2.2). Not counted: bias gradients (a reduction over
+/// the tokens), rotary embeddings (fused into the attention kernels' inputs by Transformer
+/// Engine's fused RoPE; otherwise about 2 (q + k) e / tp per token), QK norms.
+KernelBytes elementwise_bytes(const TrainingCosts& c, const TrainingPlan& p);
+
+/// The quantization kernels of a low-precision GEMM recipe (plan.compute fp8, fp4, mxfp8,
+/// nvfp4; 0 for bf16), per token per average layer on one rank: every layer GEMM's input is
+/// cast to the low-precision format with its transposed copy for the weight-gradient GEMM
+/// (Transformer Engine's cast_transpose: reads e, writes 2 x q bytes per element, q = 1 for
+/// FP8, 0.5 + a scale per 16 or 32 elements for FP4); in backward every layer GEMM's
+/// output gradient is cast the same way. The inputs are the layer's GEMM input widths K
+/// (TrainingCosts::gemm_input_width) and the output gradients its output widths N
+/// (gemm_output_width), TP-sharded where the GEMM's side is (column-parallel inputs are the
+/// full hidden unless sequence parallelism shards the cast before the all-gather). The
+/// weights' cast (once per step under Transformer Engine's weight caching) is under 1% of a
+/// step and not counted; amax reductions are fused into the casts (current scaling) or read
+/// from history (delayed scaling).
+KernelBytes quantize_bytes(const TrainingCosts& c, const TrainingPlan& p);
+
+/// The outputs a layer's GEMMs write to HBM after their main loop, per token per average
+/// layer on one rank, at plan.activation_bytes per element (bf16 outputs, also under FP8
+/// and FP4 recipes): forward, each GEMM's output N (gemm_out_*); backward, each input
+/// gradient (dgrad) output K (gemm_in_*). A row-parallel GEMM writes its partial sums of the
+/// full hidden for every token the rank holds before the reduction, so its replicated widths
+/// are not divided by tp even under sequence parallelism; column-parallel outputs are / tp.
+/// The output is written by the kernel's epilogue, after the tile's main loop: DeepGEMM's
+/// FP8 table (H800, 4096 x 32768 x 512: 751 TFLOP/s, where 137 GFLOP at the MAMF rate take
+/// 97 us and the 268 MB bf16 output 92 us at the HBM rate) shows it adds to the compute
+/// time (gemm_time, kernels_test.cc). The inputs stream during the main loop and are not
+/// counted.
+KernelBytes gemm_output_bytes(const TrainingCosts& c, const TrainingPlan& p);
+
+/// HBM bytes per parameter the weight-gradient GEMM moves into the gradient buffer per
+/// microbatch: with fp32 main gradients wider than the weights (adam18, DeepSeek's fp32
+/// grads), Megatron-LM's gradient-accumulation fusion runs the weight-gradient GEMM with
+/// beta = 1 into main_grad, reading and writing it: 2 x state.gradients (8); with gradients
+/// stored as the weights are (adam16), the same accumulation in their format (4). Under
+/// ZeRO-3 (FSDP) each microbatch's gradient is written once (state.gradients) and reduce-
+/// scattered.
+double weight_grad_bytes_per_param(const TrainingPlan& p);
+
+/// Time of one GEMM of m x n x k on a chip: 2 m n k / `rate` (the dense peak of its format
+/// x the chip's best-shape efficiency) plus its output of m x n x `out_bytes` bytes at
+/// `hbm_rate` (gemm_output_bytes). Seconds; rates in FLOP/s and B/s.
+double gemm_time(double m, double n, double k, double out_bytes, double rate, double hbm_rate);
+
+/// Bytes per element a cast_transpose writes for `compute`: 2 copies x bytes per element of
+/// the format (FP8 1; NVFP4 0.5 + one 1-byte scale per 16 elements; MXFP4 0.5 + one per
+/// 32; MXFP8 1 + one per 32); 0 for bf16.
+double quantized_copy_bytes(MatmulPrecision compute);
+
+}  // namespace chalk
