@@ -35,6 +35,9 @@ void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees) {
     cmd.add_option("--zero", a.zero, "ZeRO stage over data parallelism: 0, 1, 2, 3 (= FSDP full shard)")->capture_default_str();
     cmd.add_option("--microbatch", a.microbatch, "Sequences per microbatch")->capture_default_str()->check(deg);
     cmd.add_option("--recompute", a.recompute, "Activation recomputation: none, selective, full")->capture_default_str();
+    cmd.add_option("--recompute-modules", a.recompute_modules,
+                   "Also recompute these modules' outputs (Megatron-Core names, comma-separated): layernorm, mla_up_proj, moe_act "
+                   "(DeepSeek-V3 recomputes all three)");
     cmd.add_flag("--no-sp", a.no_sp, "Tensor parallelism without sequence parallelism");
     cmd.add_flag("--reversible", a.reversible, "Reversible layers: no stored activations, the forward rerun in backward");
   }
@@ -72,6 +75,7 @@ TrainingPlan plan_from(const TrainArgs& a) {
   if (a.zero < 0 || a.zero > 3) throw InputError("--zero", "expected 0, 1, 2 or 3, got " + std::to_string(a.zero));
   p.schedule = parse_schedule(a.schedule, "--schedule");
   p.recompute = parse_recompute(a.recompute, "--recompute");
+  p.recompute_modules = parse_recompute_modules(a.recompute_modules, "--recompute-modules");
   p.state = parse_state_bytes(a.optimizer, "--optimizer");
   p.compute = parse_matmul_precision(a.compute, "--compute");
   p.microbatch = a.microbatch;

@@ -472,7 +472,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def train_step(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, explain: bool = False, frame: bool = False) -> Any:
+def train_step(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, recompute_modules: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, explain: bool = False, frame: bool = False) -> Any:
     """`chalk train step --json`: One training step of a plan: compute, communication, bubble, MFU and HFU.
 
 Returns the CLI's JSON as plain Python objects.
@@ -492,6 +492,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     zero: ZeRO stage over data parallelism: 0, 1, 2, 3 (= FSDP full shard) (default 1)
     microbatch: Sequences per microbatch (default 1)
     recompute: Activation recomputation: none, selective, full (default none)
+    recompute_modules: Also recompute these modules' outputs (Megatron-Core names, comma-separated): layernorm, mla_up_proj, moe_act (DeepSeek-V3 recomputes all three)
     no_sp: Tensor parallelism without sequence parallelism
     reversible: Reversible layers: no stored activations, the forward rerun in backward
     global_batch: Sequences per step (default: dp x microbatch x 8)
@@ -508,7 +509,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def train_memory(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, explain: bool = False, frame: bool = False) -> Any:
+def train_memory(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, recompute_modules: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, explain: bool = False, frame: bool = False) -> Any:
     """`chalk train memory --json`: Memory per chip of a training plan: weights, gradients, optimizer states, activations.
 
 Returns the CLI's JSON as plain Python objects.
@@ -528,6 +529,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     zero: ZeRO stage over data parallelism: 0, 1, 2, 3 (= FSDP full shard) (default 1)
     microbatch: Sequences per microbatch (default 1)
     recompute: Activation recomputation: none, selective, full (default none)
+    recompute_modules: Also recompute these modules' outputs (Megatron-Core names, comma-separated): layernorm, mla_up_proj, moe_act (DeepSeek-V3 recomputes all three)
     no_sp: Tensor parallelism without sequence parallelism
     reversible: Reversible layers: no stored activations, the forward rerun in backward
     global_batch: Sequences per step (default: dp x microbatch x 8)

@@ -45,18 +45,33 @@ TrainingCosts make_training_costs(const ModelSpec& m, int64_t seq_len) {
       k = d(a.n_kv_heads * a.head_dim);
       v = d(a.n_kv_heads * a.v_head_dim);
     }
-    // Korthikanti 4.1: QKV input 2h, Q 2q, K 2k, V 2v, output-projection input 2o, dropout mask h.
-    const double attention = 2 * h + 2 * q + 2 * k + 2 * v + 2 * o + h;
+    // Korthikanti 4.1: QKV input 2h, Q 2q, K 2k, V 2v, output-projection input 2o, dropout
+    // mask h; MLA also keeps its latents, the inputs of q_b and kv_b (2 (q_lora + kv_lora)).
+    const double latents = a.kind == AttentionKind::mla ? 2 * d(a.q_lora_rank + a.kv_lora_rank) : 0.0;
+    const double attention = 2 * h + 2 * q + 2 * k + 2 * v + 2 * o + h + latents;
+    c.act_norm_outputs += n * 4 * h;
+    c.act_linear_inputs_sharded += n * (2 * o + latents);
+    if (a.kind == AttentionKind::mla) {
+      c.act_mla_qkv += n * (2 * q + 2 * k + 2 * v);
+      const double nope = d(a.head_dim - a.qk_rope_head_dim);
+      c.mla_up_proj_flops_per_token += n * 2 * (d(a.q_lora_rank) * q + d(a.kv_lora_rank) * d(a.n_heads) * (nope + d(a.v_head_dim)));
+    }
     const double per_ffn = g.ffn.gated ? 6.0 : 4.0;  // GeLU: its input 2 + second linear input 2 (per d_ff); SwiGLU: gate, up, product
     double mlp = 3 * h;                               // first linear input 2h, dropout mask h
     if (g.ffn.kind == FfnKind::moe) {
       mlp += d(g.ffn.top_k) * (2 * h + per_ffn * d(g.ffn.d_ff)) + d(g.ffn.n_shared_experts) * per_ffn * d(g.ffn.d_shared_expert);
+      const double f_all = d(g.ffn.top_k) * d(g.ffn.d_ff) + d(g.ffn.n_shared_experts) * d(g.ffn.d_shared_expert);
+      c.act_linear_inputs_sharded += n * (d(g.ffn.top_k) * 2 * h + 2 * f_all);
+      c.act_moe_fc2_inputs += n * 2 * f_all;
+      c.act_moe_fn_inputs += n * (per_ffn - 2) * f_all;
+      c.moe_act_fn_forward_elements += n * (g.ffn.gated ? 3.0 : 2.0) * f_all;
       c.moe = true;
       c.routed_tokens_per_token += n * d(g.ffn.top_k);
       c.moe_layer_fraction += n;
       if (c.top_k == 0) c.top_k = g.ffn.top_k;
     } else {
       mlp += per_ffn * d(g.ffn.d_ff);
+      c.act_linear_inputs_sharded += n * 2 * d(g.ffn.d_ff);
     }
     const double norms = 4 * h;  // two LayerNorm inputs
     const double total = attention + mlp + norms;

@@ -1,7 +1,12 @@
 // The memory-bound kernels of a training step against hand counts (kernels.h), and their
 // place in the step (step.cc).
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 #include <gtest/gtest.h>
 
+#include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/training/kernels.h"
 #include "chalk/training/memory.h"
@@ -113,6 +118,177 @@ TEST(TrainingKernels, StepPricesTheKernelsAtTheHbmRate) {
   const double rate = 3.35e12 * 0.87;
   const double expected = (32 * 4096 * (167936.0 + 241664.0) + 4096.0 * 128256 * 12) / rate;
   EXPECT_NEAR(st.t_elementwise.value(), expected, 1e-9);
+}
+
+}  // namespace
+}  // namespace chalk
+
+namespace chalk {
+namespace {
+
+TEST(TrainingRecomputeModules, ParseAndName) {
+  EXPECT_EQ(parse_recompute_modules("", "f"), 0u);
+  EXPECT_EQ(parse_recompute_modules("layernorm,moe_act", "f"), kRecomputeLayernorm | kRecomputeMoeAct);
+  EXPECT_EQ(recompute_modules_string(kRecomputeLayernorm | kRecomputeMlaUpProj | kRecomputeMoeAct), "layernorm,mla_up_proj,moe_act");
+  try {
+    parse_recompute_modules("layernorm,attn", "--recompute-modules");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "--recompute-modules");
+    EXPECT_NE(std::string(e.what()).find("'attn'"), std::string::npos);
+  }
+}
+
+TEST(TrainingRecomputeModules, LowPrecisionStorageAndNormRecompute) {
+  // Llama 3.1 70B (h 8192, q = o = 8192, k = v = 1024, SwiGLU f 28672), TP4 with SP, no
+  // dropout, no FlashAttention scores (FlashAttention on), bytes per token per layer at
+  // 2-byte activations: replicated 10h less the 2h of masks = 8h; sharded 2(q + k + v + o) +
+  // 6f = 36,864 + 172,032 = 208,896. bf16: (8h + 208,896) / 4 = (65,536 + 208,896) / 4 = 68,608.
+  const TrainingCosts c = make_training_costs(load_model("llama-3.1-70b"), 8192);
+  TrainingPlan p;
+  p.tp = 4;
+  p.sequence_parallel = true;
+  p.microbatch = 1;
+  const double tokens = 8192;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(c, p, Recompute::none).value(), tokens * 68608);
+  // FP8: the GEMM inputs are kept as their FP8 copy, half the bytes: the norms' outputs (4h
+  // of the 8h) and the output-projection and down-projection inputs (2o + 2f = 73,728) lose
+  // half: (6h + 208,896 - 36,864) / 4 = (49,152 + 172,032) / 4 = 55,296.
+  p.compute = MatmulPrecision::fp8;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(c, p, Recompute::none).value(), tokens * 55296);
+  // Recomputing the norms drops their outputs altogether: (4h + 172,032) / 4 = 51,200.
+  p.recompute_modules = kRecomputeLayernorm;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(c, p, Recompute::none).value(), tokens * 51200);
+  // Stored in bf16 when the engine does not keep the quantized copies.
+  p.low_precision_activations = false;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(c, p, Recompute::none).value(), tokens * (4 * 8192 + 208896) / 4);
+}
+
+TEST(TrainingRecomputeModules, MlaUpProjectionRerunsItsGemms) {
+  // DeepSeek-V3's MLA (128 heads, q_lora 1536, kv_lora 512, head_dim 192 = 128 nope + 64
+  // rope, v 128): q_b is 1536 x (128 x 192 = 24,576), kv_b 512 x 128 x (128 + 128) = 512 x
+  // 32,768: 2 (37,748,736 + 16,777,216) = 109,051,904 forward FLOPs per token per layer, on
+  // all 61 layers.
+  const ModelSpec m = load_model("deepseek-v3");
+  const TrainingCosts c = make_training_costs(m, 4096);
+  EXPECT_DOUBLE_EQ(c.mla_up_proj_flops_per_token, 109051904.0);
+  // Its Q, K, V (2 (24,576 + 24,576 + 16,384) = 131,072 bytes per token) are not stored.
+  EXPECT_DOUBLE_EQ(c.act_mla_qkv, 131072.0);
+  // One H800, one sequence of 4096, one layer's worth: rerunning q_b and kv_b costs 4096 x
+  // 109,051,904 / (1978.9e12 x 0.709) plus writing Q, K, V again (4096 x 65,536 x 2 bytes /
+  // (3.35e12 x 0.87)), per layer; the step's recompute grows by 61 x that on a 1-stage plan.
+  const SystemSpec h800 = load_system("h800-sxm");
+  TrainingPlan p;
+  p.global_batch = 1;
+  p.seq_len = 4096;
+  p.compute = MatmulPrecision::fp8;
+  const TrainingSystem s = make_training_system(h800, p.compute);
+  const Placement pl = check_plan(m, h800, 1, p);
+  const TrainingStep plain = training_step(c, s, p, pl);
+  p.recompute_modules = kRecomputeMlaUpProj;
+  const TrainingStep rerun = training_step(c, s, p, pl);
+  const double per_layer = 4096 * 109051904.0 / (1978.9e12 * 0.709) + 4096 * 65536.0 * 2 / (3.35e12 * 0.87);
+  EXPECT_NEAR((rerun.t_recompute - plain.t_recompute).value(), (61 + 1) * per_layer, 1e-9);
+}
+
+TEST(TrainingMemoryPlans, PublishedPlansFit) {
+  // Llama 3 405B as Meta ran it on 16,384 H100 (Llama 3 report Table 4, row 2): TP8, PP16
+  // interleaved with 8 chunks, FSDP over DP128, 16 sequences of 8192 per replica, no
+  // dropout, bf16. It fits in 80 GB.
+  {
+    const ModelSpec m = load_model("llama-3.1-405b");
+    const SystemSpec h100 = load_system("h100-sxm");
+    TrainingPlan p;
+    p.tp = 8;
+    p.pp = 16;
+    p.dp = 128;
+    p.sequence_parallel = true;
+    p.schedule = PipelineSchedule::interleaved;
+    p.virtual_stages = 8;
+    p.zero_stage = 3;
+    p.global_batch = 2048;
+    p.seq_len = 8192;
+    const TrainingCosts c = make_training_costs(m, p.seq_len);
+    const TrainingMemory mem = training_memory(c, make_training_system(h100, p.compute), p, check_plan(m, h100, 16384, p));
+    EXPECT_TRUE(mem.fits) << mem.total.value() / 1e9;
+    EXPECT_NEAR(mem.total.value() / 1e9, 78.25, 0.1);
+  }
+  // DeepSeek-V3 on 2,048 H800 (report 3.2): DualPipe over PP16, EP64, ZeRO-1 over DP128,
+  // TP1, FP8 GEMMs, sequences of 4096, bf16 Adam moments with fp32 master and gradients
+  // (3.3.3). With its memory savings (3.3.2: RMSNorm and MLA up-projection recomputed, GEMM
+  // and SwiGLU inputs cached in FP8, the SwiGLU output recomputed) it fits; without them it
+  // needs about twice the HBM.
+  {
+    const ModelSpec m = load_model("deepseek-v3");
+    const SystemSpec h800 = load_system("h800-sxm");
+    TrainingPlan p;
+    p.pp = 16;
+    p.dp = 128;
+    p.ep = 64;
+    p.schedule = PipelineSchedule::dualpipe;
+    p.zero_stage = 1;
+    p.global_batch = 15360;
+    p.seq_len = 4096;
+    p.compute = MatmulPrecision::fp8;
+    p.state = parse_state_bytes("adam-bf16-moments", "state");
+    p.recompute_modules = kRecomputeLayernorm | kRecomputeMlaUpProj | kRecomputeMoeAct;
+    const TrainingCosts c = make_training_costs(m, p.seq_len);
+    const TrainingSystem s = make_training_system(h800, p.compute);
+    const Placement pl = check_plan(m, h800, 2048, p);
+    const TrainingMemory saved = training_memory(c, s, p, pl);
+    EXPECT_TRUE(saved.fits) << saved.total.value() / 1e9;
+    p.recompute_modules = 0;
+    p.low_precision_activations = false;
+    const TrainingMemory plain = training_memory(c, s, p, pl);
+    EXPECT_FALSE(plain.fits);
+    EXPECT_GT(plain.total.value(), 1.8 * saved.total.value());
+  }
+}
+
+}  // namespace
+}  // namespace chalk
+
+namespace chalk {
+namespace {
+
+TEST(TrainingGemmTime, EpilogueOutputAddsToTheMainLoop) {
+  // DeepGEMM's FP8 dense table on H800 SXM5 (deepseek-ai/DeepGEMM README @55ab91f,
+  // reference/kernel-efficiency.md C1/C2): m x n x k and the TFLOP/s measured. chalk's GEMM
+  // time is 2 m n k at the H800's best-shape FP8 rate (1978.9 x 0.709 = 1403 TFLOP/s) plus
+  // the bf16 output at the HBM rate (3.35 TB/s x 0.87). E.g. 4096 x 32768 x 512: 137.4
+  // GFLOP / 1403e12 = 97.9 us + 268.4 MB / 2.9145e12 = 92.1 us = 190.0 us -> 723 TFLOP/s
+  // against 751 measured (-3.7%); without the output, 1403 (+87%).
+  struct Row {
+    double m, n, k, measured;
+  };
+  const Row rows[] = {{4096, 24576, 1536, 1125}, {4096, 32768, 512, 751}, {4096, 7168, 16384, 1426},
+                      {4096, 4096, 7168, 1265}, {4096, 7168, 2048, 1168}, {4096, 2112, 7168, 1009}};
+  const double rate = 1978.9e12 * 0.709, hbm = 3.35e12 * 0.87;
+  std::vector<double> with, without;
+  for (const Row& r : rows) {
+    const double flops = 2 * r.m * r.n * r.k;
+    with.push_back(std::abs(flops / gemm_time(r.m, r.n, r.k, 2, rate, hbm) / 1e12 / r.measured - 1));
+    without.push_back(std::abs(flops / gemm_time(r.m, r.n, r.k, 0, rate, hbm) / 1e12 / r.measured - 1));
+  }
+  EXPECT_NEAR(with[1], 0.037, 0.002);
+  std::sort(with.begin(), with.end());
+  std::sort(without.begin(), without.end());
+  // Median |error| of the six: 4.2% with the output, 22.4% without. The 2112-wide row stays
+  // +30%: 544 tiles of 128 x 128 on 132 SMs run in 5 waves, 82% full (wave quantization,
+  // not modelled).
+  EXPECT_LT((with[2] + with[3]) / 2, 0.05);
+  EXPECT_GT((without[2] + without[3]) / 2, 0.20);
+  EXPECT_NEAR(with[5], 0.303, 0.005);
+}
+
+TEST(TrainingGemmTime, WeightGradientAccumulation) {
+  TrainingPlan p;
+  p.state = parse_state_bytes("adam18", "state");
+  EXPECT_DOUBLE_EQ(weight_grad_bytes_per_param(p), 8);  // fp32 main_grad read and written
+  p.state = parse_state_bytes("adam16", "state");
+  EXPECT_DOUBLE_EQ(weight_grad_bytes_per_param(p), 4);  // bf16 gradients accumulated
+  p.zero_stage = 3;
+  EXPECT_DOUBLE_EQ(weight_grad_bytes_per_param(p), 2);  // FSDP: written once, reduce-scattered
 }
 
 }  // namespace

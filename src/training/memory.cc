@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "chalk/training/kernels.h"
+
 namespace chalk {
 namespace {
 
@@ -22,9 +24,20 @@ Bytes activation_bytes_per_layer(const TrainingCosts& c, const TrainingPlan& p, 
   // (dropout mask and output) drop out.
   const double score_per_ctx = c.act_scores_per_token_per_ctx - (p.dropout ? 0.0 : c.act_scores_dropout_per_token_per_ctx);
   const double scores = (r == Recompute::selective || p.flash_attention) ? 0.0 : score_per_ctx * d(c.seq_len) / t;
-  const double R = c.act_replicated_per_token - (p.dropout ? 0.0 : c.act_dropout_per_token);
-  const double A = R + c.act_sharded_per_token;
-  const double per_token = p.sequence_parallel ? A / t + scores : R + c.act_sharded_per_token / t + scores;
+  // Recompute modules drop what they rerun; low-precision storage keeps the GEMM inputs
+  // left (and, with moe_act, the experts' activation-function inputs) at the quantized
+  // copy's bytes: keep = copy bytes / 2 (FP8 0.5).
+  const bool layernorm = p.recompute_modules & kRecomputeLayernorm, mla = p.recompute_modules & kRecomputeMlaUpProj;
+  const bool moe_act = p.recompute_modules & kRecomputeMoeAct;
+  const double keep = p.low_precision_activations ? quantized_copy_bytes(p.compute) / 4 : 0.0;
+  const double cut = keep > 0 ? 1 - keep : 0.0;  // the share of a quantized input's bf16 bytes not stored
+  const double R = c.act_replicated_per_token - (p.dropout ? 0.0 : c.act_dropout_per_token) -
+                   (layernorm ? c.act_norm_outputs : cut * c.act_norm_outputs);
+  const double fc2 = moe_act ? c.act_moe_fc2_inputs : 0.0;
+  const double sharded = c.act_sharded_per_token - (mla ? c.act_mla_qkv : 0.0) - fc2 - cut * (c.act_linear_inputs_sharded - fc2) -
+                         (moe_act ? cut * c.act_moe_fn_inputs : 0.0);
+  const double A = R + sharded;
+  const double per_token = p.sequence_parallel ? A / t + scores : R + sharded / t + scores;
   return Bytes(tokens * per_token * scale);
 }
 

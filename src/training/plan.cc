@@ -54,6 +54,38 @@ Recompute parse_recompute(std::string_view t, const std::string& field) {
   throw InputError(field, "expected none, selective or full, got '" + std::string(t) + "'");
 }
 
+namespace {
+constexpr std::pair<const char*, unsigned> kModules[] = {
+    {"layernorm", kRecomputeLayernorm}, {"mla_up_proj", kRecomputeMlaUpProj}, {"moe_act", kRecomputeMoeAct}};
+}  // namespace
+
+unsigned parse_recompute_modules(std::string_view t, const std::string& field) {
+  unsigned out = 0;
+  while (!t.empty()) {
+    const size_t comma = t.find(',');
+    const std::string_view name = t.substr(0, comma);
+    bool known = false;
+    for (const auto& [n, flag] : kModules) {
+      if (name == n) {
+        out |= flag;
+        known = true;
+      }
+    }
+    if (!known) throw InputError(field, "unknown module '" + excerpt(name) + "'; expected a comma-separated subset of layernorm, mla_up_proj, moe_act");
+    if (comma == std::string_view::npos) break;
+    t.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+std::string recompute_modules_string(unsigned modules) {
+  std::string s;
+  for (const auto& [n, flag] : kModules) {
+    if (modules & flag) s += (s.empty() ? "" : ",") + std::string(n);
+  }
+  return s;
+}
+
 StateBytes parse_state_bytes(std::string_view t, const std::string& field) {
   if (t == "adam16") return {2, 2, 12, "adam16"};
   if (t == "adam18") return {2, 4, 12, "adam18"};
@@ -185,6 +217,7 @@ std::string describe_plan(const TrainingPlan& p) {
   if (p.cp > 1) s += " CP" + str(p.cp);
   if (p.ep > 1 || p.etp > 1) s += fmt::format(" EP{}", p.ep) + (p.etp > 1 ? fmt::format("xETP{}", p.etp) : "");
   s += fmt::format(", ZeRO-{}, mb {}, recompute {}", p.zero_stage, p.microbatch, to_string(p.recompute));
+  if (p.recompute_modules) s += " + " + recompute_modules_string(p.recompute_modules);
   if (p.reversible) s += ", reversible";
   return s;
 }

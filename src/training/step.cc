@@ -199,7 +199,20 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // The busiest stage sets the pipeline's pace: its layers and output layers.
   const bool rerun = p.recompute == Recompute::full || p.reversible;
   const bool rerun_scores = p.recompute == Recompute::selective && !p.flash_attention;
-  const double layer_rec = rerun ? layer_gf + layer_at + layer_el_f + layer_sc_f : rerun_scores ? layer_at + layer_sc_f : 0.0;
+  // Recompute modules rerun their part of the forward in backward (plan.h RecomputeModule):
+  // the norms (their forward kernels), the experts' activation function, MLA's q_b and kv_b
+  // GEMMs (with their per-head Q, K, V outputs written again).
+  double layer_modules = 0;
+  if (!rerun) {
+    const double rank_tok = tok / d(p.cp), e = p.activation_bytes;
+    const double rep = p.sequence_parallel ? d(p.tp) : 1.0;
+    if (p.recompute_modules & kRecomputeLayernorm) layer_modules += rank_tok * 2 * e * c.norm_width / rep / hbm;
+    if (p.recompute_modules & kRecomputeMoeAct) layer_modules += rank_tok * e * c.moe_act_fn_forward_elements / d(p.tp) / hbm;
+    if (p.recompute_modules & kRecomputeMlaUpProj) {
+      layer_modules += rank_tok * c.mla_up_proj_flops_per_token / d(p.tp) / mm_rate + rank_tok * c.act_mla_qkv / 2 * e / d(p.tp) / hbm;
+    }
+  }
+  const double layer_rec = (rerun ? layer_gf + layer_at + layer_el_f + layer_sc_f : rerun_scores ? layer_at + layer_sc_f : 0.0) + layer_modules;
   const BusiestStage busy = busiest_stage(c, p, pl, layer_gf + layer_gb + (1 + at_bwd) * layer_at + layer_el_f + layer_el_b + layer_sc_f + layer_sc_b + layer_rec,
                                           head_gf + head_gb + head_loss_f + head_loss_b);
   const double nl = busy.layers;
@@ -357,6 +370,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // layer's (Narayanan et al. 2021 Eq. 3 counts the head 3x, not 4x; Megatron-LM PR #995).
   if (rerun) extra += fwd_per_token - c.lm_head_flops_per_token;
   else if (p.recompute == Recompute::selective && !p.flash_attention) extra += c.attention_flops_per_token;
+  if (!rerun && (p.recompute_modules & kRecomputeMlaUpProj)) extra += c.mla_up_proj_flops_per_token * L;
   const Flops hardware_flops = model_flops + Flops(extra * tokens_per_step);
   const double denom = t_step.value() * chips * s.peak_bf16.value();
   return TrainingStep{

@@ -58,6 +58,8 @@ TrainRowPlan plan_training_row(const Measurement& r) {
   if (r.engine == "deepseek") {
     p.state = parse_state_bytes("adam-bf16-moments", "state");
     t.notes.push_back("engine deepseek: 14 bytes per parameter of model states (bf16 Adam moments, fp32 master and gradients; DeepSeek-V3 report 3.3.3)");
+    p.recompute_modules = kRecomputeLayernorm | kRecomputeMlaUpProj | kRecomputeMoeAct;
+    t.notes.push_back("engine deepseek: RMSNorm, MLA up-projection and the MoE SwiGLU output recomputed in backward, GEMM and SwiGLU inputs stored in FP8 (DeepSeek-V3 report 3.3.2)");
   } else {
     p.state = parse_state_bytes("adam18", "state");
   }

@@ -64,6 +64,7 @@ expect_error "--tp: 3 does not divide the 64 query heads of llama-3.1-70b" train
 expect_error "--chips: 4 chips, but --dp x --tp x --pp x --cp = 2 x 1 x 1 x 1 = 2" train step --dp 2 -n 4
 expect_error "--schedule: expected gpipe, 1f1b, interleaved, zb-h1, zb-v or dualpipe, got 'zb-h3'" train step --schedule zb-h3
 expect_error "--recompute: expected none, selective or full, got 'some'" train memory --recompute some
+expect_error "--recompute-modules: unknown module 'attn'; expected a comma-separated subset of layernorm, mla_up_proj, moe_act" train memory --recompute-modules layernorm,attn
 expect_error "--optimizer: expected adam16, adam18 or adam-bf16-moments" train step --optimizer adam8
 expect_error "--zero: expected 0, 1, 2 or 3, got 4" train step --zero 4
 expect_error "--pp: pp x chunks = 128 x 1 = 128 pipeline chunks, but llama-3.1-70b has only 82 slots" train step --pp 128 -n 128
@@ -119,4 +120,14 @@ parts = (s['microbatches'] * (s['t_forward_ms'] + s['t_backward_ms']) / 1e3 + s[
 assert abs(parts - s['t_step_s']) <= 1e-12 * s['t_step_s'], (parts, s['t_step_s'])
 " || fail "train step $plan: the JSON parts do not add up to t_step_s"
 done
+# DeepSeek-V3's published plan fits only with its memory savings (report 3.3.2): the recompute
+# modules and FP8 storage of GEMM inputs (issue 33 item 7).
+ds="-m deepseek-v3 -H h800-sxm --pp 16 --dp 128 --ep 64 --schedule dualpipe --zero 1 -B 15360 -s 4096 --compute fp8 --optimizer adam-bf16-moments"
+# shellcheck disable=SC2086
+"$CHALK" train memory $ds --json | python3 -c "
+import json, sys; assert not json.load(sys.stdin)['fits']" || fail "train memory: DeepSeek-V3 fits without its savings"
+# shellcheck disable=SC2086
+"$CHALK" train memory $ds --recompute-modules layernorm,mla_up_proj,moe_act --json | python3 -c "
+import json, sys; d = json.load(sys.stdin); assert d['fits'], d['total_gb']; assert 'layernorm,mla_up_proj,moe_act' in d['plan']" \
+  || fail "train memory: DeepSeek-V3's plan does not fit with its savings"
 echo "train: all passed"

@@ -37,6 +37,21 @@ std::string_view to_string(Recompute r);
 /// "none", "selective", "full". Throws InputError naming `field`.
 Recompute parse_recompute(std::string_view text, const std::string& field);
 
+/// Modules whose outputs are recomputed in backward instead of stored, beyond `Recompute`
+/// (Megatron-Core's --recompute-modules names; DeepSeek-V3 report 3.3.2, "Recomputation of
+/// RMSNorm and MLA Up-Projection" and its SwiGLU whose inputs are cached and output
+/// recomputed). Bit flags.
+enum RecomputeModule : unsigned {
+  kRecomputeLayernorm = 1,   ///< "layernorm": the norms' outputs (the QKV and first-MLP inputs); the norm reruns
+  kRecomputeMlaUpProj = 2,   ///< "mla_up_proj": MLA's per-head Q, K, V; the q_b and kv_b GEMMs rerun from the latents
+  kRecomputeMoeAct = 4,      ///< "moe_act": the experts' activation-function outputs (the down-projections' inputs)
+};
+/// "layernorm,mla_up_proj,moe_act" (any subset, comma-separated; "" = none) to flags.
+/// Throws InputError naming `field` and the unknown module.
+unsigned parse_recompute_modules(std::string_view text, const std::string& field);
+/// The flags as Megatron-Core names them, comma-separated ("" when none).
+std::string recompute_modules_string(unsigned modules);
+
 /// Bytes per parameter of the model states (training-and-systems.md 3.1).
 struct StateBytes {
   double weights = 2;    ///< working (bf16) weights
@@ -85,6 +100,13 @@ struct TrainingPlan {
   /// without (PaLM section 5, Llama 3, DeepSeek-V3). With dropout the masks are stored
   /// (Korthikanti's 2sbh and the scores' 3as) and the bias-dropout-add kernels move them.
   bool dropout = false;
+  unsigned recompute_modules = 0;  ///< RecomputeModule flags
+  /// Linear layers keep their inputs for the weight gradient in the GEMMs' low-precision
+  /// format under an FP8/FP4 recipe (Transformer Engine saves the quantized copy it already
+  /// made; DeepSeek-V3 report 3.3.2 "Low-Precision Storage"), and with kRecomputeMoeAct the
+  /// experts' activation-function inputs too (DeepSeek-V3 3.3.2: SwiGLU inputs cached in
+  /// FP8). No effect under bf16 compute.
+  bool low_precision_activations = true;
   MatmulPrecision compute = MatmulPrecision::bf16;  ///< matmul rate class of the GEMMs
   double activation_bytes = 2;   ///< bytes per stored activation element
   StateBytes state;

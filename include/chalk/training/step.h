@@ -62,6 +62,15 @@ struct TrainingCosts {
   /// outputs) and those TP shards (sharded: the output-projection and second-MLP inputs, the
   /// column-parallel outputs); a token's routed experts count top_k times. quantize_bytes.
   double gemm_in_replicated = 0, gemm_in_sharded = 0, gemm_out_replicated = 0, gemm_out_sharded = 0;
+  // Parts of the stored activations (bytes per token per average layer at 2-byte
+  // activations) that recompute modules and low-precision storage change (memory.h):
+  double act_norm_outputs = 0;        ///< the norms' outputs kept as the QKV and first-MLP inputs (4h, replicated)
+  double act_linear_inputs_sharded = 0;  ///< the other GEMM inputs: output projection, experts' copies, down projections, MLA latents
+  double act_moe_fc2_inputs = 0;      ///< of those, the experts' down-projection inputs (2 f per copy; MoE layers)
+  double act_moe_fn_inputs = 0;       ///< the experts' activation-function inputs (GeLU 2f, SwiGLU 4f per copy; MoE layers)
+  double act_mla_qkv = 0;             ///< MLA's per-head Q, K, V (2q + 2k + 2v; MLA layers)
+  double moe_act_fn_forward_elements = 0;  ///< act_fn_forward_elements of the MoE layers' experts alone
+  double mla_up_proj_flops_per_token = 0;  ///< forward FLOPs of MLA's q_b and kv_b per token (per average layer)
 };
 
 /// Precomputes a model's training costs at `seq_len` tokens per sequence. Throws
