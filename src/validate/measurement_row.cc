@@ -286,8 +286,14 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
   r.need(!m.hardware.empty(), "hardware", "a built-in system name or a chalk-hardware/1 file");
   // Serving, decode and prefill rows without chips run on the smallest replica that holds
   // the model, a whole run on the smallest cluster its plan fits (validate's defaults).
-  const bool chips_default = m.kind == "decode" || m.kind == "prefill" || m.kind == "serving" || (m.kind == "run" && m.metric == "gpu_hours");
-  r.need(m.chips.has_value() || chips_default, "chips", "all chips of the measured system" + std::string(m.kind == "run" ? " (a run's wall_hours depend on them)" : ""));
+  // A throughput of the whole measured system (tokens/s without _per_chip) counts chips the
+  // row must state: a default replica would compare one replica with the whole system.
+  const bool whole_system = m.metric == "output_tok_per_s" || m.metric == "prefill_tok_per_s" || m.metric == "train_tok_per_s";
+  const bool chips_default =
+      ((m.kind == "decode" || m.kind == "prefill" || m.kind == "serving") && !whole_system) || (m.kind == "run" && m.metric == "gpu_hours");
+  r.need(m.chips.has_value() || chips_default, "chips",
+         "all chips of the measured system" + std::string(m.kind == "run" ? " (a run's wall_hours depend on them)"
+                                                          : whole_system ? " (" + m.metric + " counts the whole system)" : ""));
   if (m.kind == "microbenchmark") {
     r.need(!m.operation.empty(), "operation", "a microbenchmark row names its operation (" + join(*vocabulary("operation")) + ")");
     return m;

@@ -142,6 +142,10 @@ TEST(ValidateDefaults, ServingChipsAreTheSmallestReplica) {
   EXPECT_NE(assumption(a, "chips: ").find("chips: empty, 2: the smallest replica that holds the weights and one sequence of 1280 tokens"),
             std::string::npos)
       << assumption(a, "chips: ");
+  // A throughput of the whole system cannot take a replica's chips: one replica against
+  // the whole system would be off by the replicas it left out.
+  const std::string e = error_of(std::string(kServeHeader) + "S,serving,llama-3.1-70b,h100-sxm,,bf16,bf16,max,,1024,256,,vllm,output_tok_per_s,1\n");
+  EXPECT_NE(e.find("S: chips: missing; all chips of the measured system (output_tok_per_s counts the whole system)"), std::string::npos) << e;
 }
 
 TEST(ValidateDefaults, ServingThroughputWithoutBatchIsWhatTheEngineAdmits) {

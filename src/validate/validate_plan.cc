@@ -144,6 +144,17 @@ int64_t default_replica_chips(const Measurement& r, const ModelSpec& published, 
   try {
     return smallest_replica_chips(m, sys, o, std::max<int64_t>(context, 1));
   } catch (const InputError& e) {
+    // A stated layout no replica size suits (PaLM's 2D layouts, read as degrees alone): the
+    // layout search's smallest replica, on which the stated degrees are then checked.
+    const bool stated = r.tp || r.ep || r.expert_tp || r.attention == "dp";
+    if (stated) {
+      DeploymentOptions searched = o;
+      searched.mechanisms.layout = ParallelLayout{};
+      try {
+        return smallest_replica_chips(m, sys, searched, std::max<int64_t>(context, 1));
+      } catch (const InputError&) {
+      }
+    }
     throw InputError(r.id + ": chips", std::string("missing, and no default: ") + e.what());
   }
 }

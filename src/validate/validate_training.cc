@@ -277,14 +277,18 @@ TrainRowPlan plan_training_row(const Measurement& r) {
     c.chips = n;
     return plan_training_row_at(c);
   };
+  // The ladder of cluster sizes: powers of two within one scale-up domain, the domain, then
+  // the domain times powers of two (a TP12 plan on a 3072-chip pod runs on 3072 x 2^j).
+  std::vector<int64_t> ladder;
+  for (int64_t n = 1; n < domain; n *= 2) ladder.push_back(n);
+  for (int64_t n = domain; n <= (int64_t{1} << 20); n *= 2) ladder.push_back(n);
   std::optional<TrainRowPlan> smallest;
-  int64_t n_min = 0;
+  std::size_t i_min = 0;
   std::string last_error;
-  for (int64_t n = 1; n <= (int64_t{1} << 20) && !smallest; n *= 2) {
-    if (n > domain && n % domain != 0) continue;
+  for (std::size_t i = 0; i < ladder.size() && !smallest; ++i) {
     try {
-      TrainRowPlan t = at_chips(n);
-      if (t.fits) smallest = std::move(t), n_min = n;
+      TrainRowPlan t = at_chips(ladder[i]);
+      if (t.fits) smallest = std::move(t), i_min = i;
     } catch (const InputError& e) {
       last_error = e.what();
     }
@@ -292,11 +296,11 @@ TrainRowPlan plan_training_row(const Measurement& r) {
   if (!smallest) {
     throw InputError(r.id + ": chips", "missing, and no cluster of up to 2^20 chips fits the run's plan" + (last_error.empty() ? std::string() : " (" + last_error + ")"));
   }
+  const int64_t n_min = ladder[i_min];
   const int64_t group = n_min / smallest->plan.dp;  // tp x pp x cp of the smallest plan
-  int64_t n_max = n_min;
-  while (n_max * 2 <= group * smallest->plan.global_batch && n_max * 2 <= (int64_t{1} << 20)) n_max *= 2;
-  const auto log2i = [](int64_t x) { int k = 0; while ((int64_t{1} << (k + 1)) <= x) ++k; return k; };
-  const int64_t n_mid = int64_t{1} << ((log2i(n_min) + log2i(n_max)) / 2);
+  std::size_t i_max = i_min;
+  while (i_max + 1 < ladder.size() && ladder[i_max + 1] <= group * smallest->plan.global_batch) ++i_max;
+  const int64_t n_max = ladder[i_max], n_mid = ladder[(i_min + i_max) / 2];
   auto gpu_hours = [&](const TrainRowPlan& t) {
     Prediction p;
     predict_training(t, p);
