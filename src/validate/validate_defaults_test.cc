@@ -120,6 +120,14 @@ TEST(ValidateDefaults, ModelCardRunWithoutClusterLiesWithinItsPlausibleClusters)
   }
   EXPECT_GE(card.predicted, lo * 0.999) << "range " << lo << " - " << hi;
   EXPECT_LE(card.predicted, hi * 1.001) << "range " << lo << " - " << hi;
+  // A run that states every degree has the cluster they multiply to: DP4 x TP8 x PP2 = 64
+  // chips, predicted as the same row with chips 64 stated.
+  const std::string head2 = "id,kind,model,hardware,chips,tp,pp,dp,input_tokens,train_tokens,step_tokens,metric,value\n";
+  const auto d = validate_csv(head2 + "D,run,llama-2-70b,a100-80gb,,8,2,4,4096,2e12,4e6,gpu_hours,1720320\n" +
+                              "E,run,llama-2-70b,a100-80gb,64,8,2,4,4096,2e12,4e6,gpu_hours,1720320\n");
+  ASSERT_EQ(find_row(d, "D").status, RowStatus::predicted) << find_row(d, "D").reason;
+  EXPECT_DOUBLE_EQ(find_row(d, "D").predicted, find_row(d, "E").predicted);
+  EXPECT_EQ(assumption(find_row(d, "D"), "chips: "), "chips: empty, dp x tp x pp x cp = 64 (the stated degrees)");
   // A wall-clock run needs its cluster: no default.
   const std::string e = error_of(head + "W,run,llama-2-70b,a100-80gb,,,,4096,2e12,4e6,wall_hours,1000\n");
   EXPECT_NE(e.find("W: chips: missing; all chips of the measured system (a run's wall_hours depend on them)"), std::string::npos) << e;

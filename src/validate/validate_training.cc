@@ -263,6 +263,14 @@ TrainRowPlan plan_training_row_at(const Measurement& r) {
 
 TrainRowPlan plan_training_row(const Measurement& r) {
   if (r.chips) return plan_training_row_at(r);
+  if (r.dp && r.tp && r.pp) {
+    // Every degree stated: the cluster is their product, as the run's own plan says.
+    Measurement c = r;
+    c.chips = *r.dp * *r.tp * *r.pp * r.cp.value_or(1);
+    TrainRowPlan t = plan_training_row_at(c);
+    t.assumptions.insert(t.assumptions.begin(), "chips: empty, dp x tp x pp x cp = " + std::to_string(*c.chips) + " (the stated degrees)");
+    return t;
+  }
   // A whole run that states no cluster (a model card's GPU-hours). The clusters its plan
   // can run on go from the smallest on which it fits in HBM (1, 2, 4, ... chips, whole
   // scale-up domains past one) to that plan's model-parallel group replicated until every
