@@ -209,6 +209,9 @@ TEST(ValidateDefaults, MtpAcceptanceFromTheDeepSeekV3Report) {
   // Two drafts: (1 - 0.875^3) / (1 - 0.875) = 2.6406.
   EXPECT_NE(assumption(c, "accepted_tokens: ").find("accepted_tokens: empty, 2.641 tokens kept per step"), std::string::npos)
       << assumption(c, "accepted_tokens: ");
+  // GLM-4.5 ships an MTP module too, but no published acceptance: still an error.
+  const std::string g = error_of(head + "G,decode,glm-4.5,h200,8,8,,fp8,bf16,64,replica,2048,1,,output_tok_per_s_per_chip,1\n");
+  EXPECT_NE(g.find("G: accepted_tokens: missing; draft_tokens 1 needs the measured tokens kept per step"), std::string::npos) << g;
   // A model without MTP modules has no published acceptance: still an error, saying why.
   const std::string e = error_of(head + "L,decode,llama-3.1-8b,h100-sxm,1,,,bf16,bf16,64,replica,2048,3,,output_tok_per_s_per_chip,1\n");
   EXPECT_NE(e.find("L: accepted_tokens: missing; draft_tokens 3 needs the measured tokens kept per step"), std::string::npos) << e;

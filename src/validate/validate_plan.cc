@@ -307,16 +307,17 @@ Mapped plan_row(const Measurement& row) {
       p.mtp_tokens = 1 + static_cast<double>(*r.draft_tokens);
       if (r.accepted_tokens) {
         p.mtp_accepted = *r.accepted_tokens;
-      } else if (model.n_mtp_layers > 0) {
-        // The drafter of a model that ships multi-token-prediction modules is its MTP
-        // (DeepSeek-V3 family: SGLang's, vLLM's and TensorRT-LLM's MTP speculative decoding).
+      } else if (model.n_mtp_layers > 0 && model.architecture == "deepseek_v3") {
+        // The drafter of DeepSeek-V3 and R1 (HF model_type deepseek_v3) is its own MTP module
+        // (SGLang's, vLLM's and TensorRT-LLM's MTP speculative decoding), whose acceptance
+        // the V3 report publishes; other models' MTP modules (GLM-4.5) have no such figure.
         p.mtp_accepted = expected_kept_tokens(kDeepSeekMtpAcceptance, *r.draft_tokens);
         p.assumptions.push_back("accepted_tokens: empty, " + num(p.mtp_accepted) + " tokens kept per step: the model's MTP module as drafter, " +
                                 num(100 * kDeepSeekMtpAcceptance) + "% acceptance per draft (DeepSeek-V3 report section 5.4.3: 85-90% for the second token), " +
                                 "each of " + std::to_string(*r.draft_tokens) + " drafts accepted independently: (1 - a^(k+1)) / (1 - a) (Leviathan et al. 2023, Eq. 1)");
       } else {
         throw InputError(at + "accepted_tokens", "missing; draft_tokens " + std::to_string(*r.draft_tokens) +
-                                                     " needs the measured tokens kept per step (chalk has a published acceptance only for a model's own MTP modules, DeepSeek-V3 family)");
+                                                     " needs the measured tokens kept per step (chalk has a published acceptance only for DeepSeek-V3's and R1's own MTP module)");
       }
     }
     if (r.attention_draft_tokens && *r.attention_draft_tokens > 0) {
