@@ -8,14 +8,10 @@
 #include "chalk/validate/measurement.h"
 #include "measurement_row.h"
 
-namespace chalk {
-namespace {
+namespace chalk::detail {
 
-using Record = std::pair<int64_t, std::vector<std::string>>;
-
-/// Splits CSV text into records of fields, with each record's starting line.
-std::vector<Record> split_csv(std::string_view text, const std::string& where) {
-  std::vector<Record> records;
+std::vector<CsvRecord> split_csv(std::string_view text, const std::string& where) {
+  std::vector<CsvRecord> records;
   std::vector<std::string> fields;
   std::string field;
   bool quoted = false, any = false;
@@ -69,15 +65,18 @@ std::vector<Record> split_csv(std::string_view text, const std::string& where) {
   return records;
 }
 
-}  // namespace
+}  // namespace chalk::detail
+
+namespace chalk {
+using detail::split_csv;
 
 const std::vector<std::string>& measurement_columns() {
   static const std::vector<std::string> cols = {
       "id", "kind", "model", "hardware", "chips", "tp", "pp", "dp", "ep", "expert_tp", "cp", "attention", "ffn_layout",
       "prefill_ffn_layout", "kv_split", "padded_heads", "weights", "kv", "dispatch", "combine", "compute", "batch",
       "batch_per", "prefill_batch", "requests", "request_rate_per_s", "input_tokens", "cached_tokens", "output_tokens",
-      "context", "draft_tokens", "accepted_tokens", "attention_draft_tokens", "two_batch_overlap", "engine", "kv_admission", "chunked_prefill", "microbatch",
-      "schedule", "virtual_stages", "recompute", "zero", "train_tokens", "operation", "shape", "message_bytes", "metric",
+      "context", "dataset", "draft_tokens", "accepted_tokens", "attention_draft_tokens", "two_batch_overlap", "engine", "kv_admission", "chunked_prefill", "microbatch",
+      "schedule", "virtual_stages", "recompute", "zero", "train_tokens", "step_tokens", "operation", "shape", "message_bytes", "metric",
       "value", "assumed", "source", "location", "confidence", "notes"};
   return cols;
 }

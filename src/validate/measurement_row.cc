@@ -228,6 +228,16 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
   m.cached_tokens = r.integer("cached_tokens", 0);
   m.output_tokens = r.integer("output_tokens", 1);
   m.context = r.integer("context", 1);
+  m.dataset = r.text("dataset");
+  const DatasetLengths* dataset = nullptr;
+  if (!m.dataset.empty()) {
+    dataset = find_dataset(m.dataset);
+    if (!dataset) {
+      std::vector<std::string> names;
+      for (const auto& d : builtin_datasets()) names.push_back(d.name);
+      throw InputError(r.field("dataset"), "'" + m.dataset + "' is not one of " + join(names) + " (data/datasets/datasets.csv)");
+    }
+  }
   m.draft_tokens = r.integer("draft_tokens", 0);
   m.accepted_tokens = r.number("accepted_tokens", true);
   m.attention_draft_tokens = r.integer("attention_draft_tokens", 0);
@@ -241,6 +251,7 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
   m.recompute = r.closed("recompute");
   m.zero = r.closed("zero");
   m.train_tokens = r.number("train_tokens", true);
+  m.step_tokens = r.number("step_tokens", true);
   m.operation = r.closed("operation");
   m.shape = r.text("shape");
   m.message_bytes = r.number("message_bytes", true);
@@ -273,7 +284,16 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
 
   // What the kind and metric need.
   r.need(!m.hardware.empty(), "hardware", "a built-in system name or a chalk-hardware/1 file");
-  r.need(m.chips.has_value(), "chips", "all chips of the measured system");
+  // Serving, decode and prefill rows without chips run on the smallest replica that holds
+  // the model, a whole run on the smallest cluster its plan fits (validate's defaults).
+  // A throughput of the whole measured system (tokens/s without _per_chip) counts chips the
+  // row must state: a default replica would compare one replica with the whole system.
+  const bool whole_system = m.metric == "output_tok_per_s" || m.metric == "prefill_tok_per_s" || m.metric == "train_tok_per_s";
+  const bool chips_default =
+      ((m.kind == "decode" || m.kind == "prefill" || m.kind == "serving") && !whole_system) || (m.kind == "run" && m.metric == "gpu_hours");
+  r.need(m.chips.has_value() || chips_default, "chips",
+         "all chips of the measured system" + std::string(m.kind == "run" ? " (a run's wall_hours depend on them)"
+                                                          : whole_system ? " (" + m.metric + " counts the whole system)" : ""));
   if (m.kind == "microbenchmark") {
     r.need(!m.operation.empty(), "operation", "a microbenchmark row names its operation (" + join(*vocabulary("operation")) + ")");
     return m;
@@ -281,7 +301,7 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
   r.need(!m.model.empty(), "model", "a built-in model name, an HF repo id or a path to a config.json or chalk-model file");
   const bool numeric_batch = !m.batch.empty() && m.batch != "max";
   if (numeric_batch) r.need(!m.batch_per.empty(), "batch_per", "batch " + m.batch + " counts sequences per run, replica or chip");
-  if (m.dp && *m.chips % *m.dp != 0) {
+  if (m.dp && m.chips && *m.chips % *m.dp != 0) {
     throw InputError(r.field("dp"), std::to_string(*m.dp) + " replicas do not divide the " + std::to_string(*m.chips) + " chips");
   }
   if (m.cached_tokens && (!m.input_tokens || *m.cached_tokens >= *m.input_tokens)) {
@@ -302,15 +322,29 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
     r.need(m.input_tokens.has_value(), "input_tokens", "a prefill row states its prompt length");
     r.need(numeric_batch, "batch", "a prefill row states the prompts prefilled together");
   } else if (m.kind == "serving") {
-    r.need(m.input_tokens.has_value(), "input_tokens", "a serving row states the mean prompt");
-    r.need(m.output_tokens.has_value(), "output_tokens", "a serving row states the mean generated tokens");
-    r.need(!m.batch.empty() || m.request_rate_per_s, "batch", "a number, or max for an offline or max-load run (or request_rate_per_s)");
+    const std::string no_input = dataset ? " (dataset " + m.dataset + " publishes no mean input)" : " (or a dataset that publishes it)";
+    const std::string no_output = dataset ? " (dataset " + m.dataset + " publishes no mean output)" : " (or a dataset that publishes it)";
+    r.need(m.input_tokens || (dataset && dataset->input_tokens_mean), "input_tokens", "a serving row states the mean prompt" + no_input);
+    r.need(m.output_tokens || (dataset && dataset->output_tokens_mean), "output_tokens", "a serving row states the mean generated tokens" + no_output);
+    // An empty batch of a throughput row is what the engine admits (`max`); latencies
+    // depend on the load, so they need a batch or a rate.
+    const bool throughput = m.metric == "output_tok_per_s" || m.metric == "output_tok_per_s_per_chip" || m.metric == "total_tok_per_s_per_chip";
+    r.need(!m.batch.empty() || m.request_rate_per_s || throughput, "batch", "a number, or max for an offline or max-load run (or request_rate_per_s)");
     if (m.metric == "e2e_s" || m.metric == "mfu_pct") r.need(numeric_batch, "batch", m.metric + " is predicted at a stated batch");
-  } else if (m.kind == "training") {
-    r.need(m.input_tokens.has_value(), "input_tokens", "a training row states its sequence length");
-    r.need(numeric_batch, "batch", "a training row states the sequences per step");
-  } else if (m.kind == "run") {
-    r.need(m.train_tokens.has_value(), "train_tokens", "a whole run states its total tokens");
+  } else if (m.kind == "training" || m.kind == "run") {
+    if (m.kind == "run") r.need(m.train_tokens.has_value(), "train_tokens", "a whole run states its total tokens");
+    r.need(m.input_tokens.has_value(), "input_tokens", "a " + m.kind + " row states its sequence length");
+    r.need(numeric_batch || m.step_tokens, "batch", "a " + m.kind + " row states the sequences per step, or step_tokens (tokens per step)");
+    if (numeric_batch && m.step_tokens) {
+      // Both stated: they must agree within a published rounding ("4M tokens" for 4,194,304).
+      const double seqs = std::stod(m.batch) * (m.batch_per == "chip" && m.chips ? static_cast<double>(*m.chips) : 1.0);
+      const double tokens = seqs * static_cast<double>(*m.input_tokens);
+      if (std::fabs(tokens / *m.step_tokens - 1) > 0.05) {
+        throw InputError(r.field("step_tokens"), r.text("step_tokens") + " tokens per step contradict batch " + m.batch + " x input_tokens " +
+                                                     std::to_string(*m.input_tokens) + " = " + std::to_string(static_cast<int64_t>(tokens)) +
+                                                     " (expected within 5%; leave one of batch and step_tokens empty)");
+      }
+    }
   }
   return m;
 }

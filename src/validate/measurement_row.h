@@ -2,7 +2,9 @@
 // (measurement_row.cc) and the vocabularies of docs/file-formats.md, "Measurements".
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,5 +31,24 @@ const std::vector<std::string>& metrics_of_kind(const std::string& kind);
 /// `weights` as (part, format) pairs: one format alone is ("", format); parts are
 /// attention, ffn, experts, embeddings. Throws InputError(field, ...) on anything else.
 std::vector<std::pair<std::string, std::string>> weight_parts(const std::string& text, const std::string& field);
+
+/// One CSV record: its starting line and its fields (RFC 4180).
+using CsvRecord = std::pair<int64_t, std::vector<std::string>>;
+/// Splits CSV text into records (quoted fields may hold commas, newlines and doubled
+/// quotes). Throws InputError(where) on an unterminated quote.
+std::vector<CsvRecord> split_csv(std::string_view text, const std::string& where);
+
+/// A benchmark dataset's published mean lengths (data/datasets/datasets.csv).
+struct DatasetLengths {
+  std::string name;
+  std::optional<double> input_tokens_mean, output_tokens_mean;  ///< unset: not published
+  std::string source;  ///< where the figures are stated
+};
+
+/// Every dataset of data/datasets/datasets.csv (compiled in), in file order.
+const std::vector<DatasetLengths>& builtin_datasets();
+
+/// The dataset named `name`, or nullptr.
+const DatasetLengths* find_dataset(const std::string& name);
 
 }  // namespace chalk::detail

@@ -114,6 +114,7 @@ struct TrainRowPlan {
   TrainingPlan plan;
   bool zero_fsdp = false;   ///< zero = fsdp (ZeRO-3; ZeRO-2 with a pipeline)
   double train_tokens = 0;  ///< run rows: the run's total tokens
+  bool fits = true;         ///< the plan fits in HBM by chalk's memory model
   std::vector<std::string> assumptions, notes;
 };
 

@@ -24,7 +24,9 @@ double format_bytes(const std::string& f, const std::string& field) { return byt
 
 }  // namespace
 
-TrainRowPlan plan_training_row(const Measurement& r) {
+namespace {
+
+TrainRowPlan plan_training_row_at(const Measurement& r) {
   const std::string at = r.id + ": ";
   TrainRowPlan t;
   t.model_name = resolve_model(r);
@@ -36,13 +38,22 @@ TrainRowPlan plan_training_row(const Measurement& r) {
   TrainingPlan& p = t.plan;
   if (!r.input_tokens) throw InputError(at + "input_tokens", "missing; a training row states its sequence length");
   p.seq_len = *r.input_tokens;
-  if (r.batch.empty() || r.batch == "max") throw InputError(at + "batch", "expected the sequences per step, got '" + r.batch + "'");
   const int64_t chips = *r.chips;
   auto per = [&](int64_t b) -> int64_t {
     if (r.batch_per == "chip") return b * chips;
     return b;  // run (a replica's batch is not a training notion: read as the run's)
   };
-  p.global_batch = per(std::stoll(r.batch));
+  std::vector<std::string> batch_assumed;
+  if (r.batch.empty() && r.step_tokens) {
+    // Tokens per step stated (a model card's "4M tokens per batch"): whole sequences.
+    p.global_batch = std::max<int64_t>(1, std::llround(*r.step_tokens / d(p.seq_len)));
+    batch_assumed.push_back("batch: empty, " + std::to_string(p.global_batch) + " sequences per step = step_tokens " + num(*r.step_tokens) +
+                            " / input_tokens " + std::to_string(p.seq_len) + (d(p.global_batch * p.seq_len) == *r.step_tokens ? "" : ", rounded to whole sequences"));
+  } else {
+    if (r.batch.empty() || r.batch == "max") throw InputError(at + "batch", "expected the sequences per step (or step_tokens), got '" + r.batch + "'");
+    p.global_batch = per(std::stoll(r.batch));
+  }
+  const int64_t stated_batch = p.global_batch;
   if (r.kind == "run") {
     if (!r.train_tokens) throw InputError(at + "train_tokens", "missing; a whole run states its total tokens");
     t.train_tokens = *r.train_tokens;
@@ -165,6 +176,20 @@ TrainRowPlan plan_training_row(const Measurement& r) {
       }
       continue;
     }
+    {
+      // A global batch that does not divide by dp x microbatch (x pp for a stated
+      // interleaved schedule) runs as the nearest one that does (an engine asserts the
+      // division: Megatron-LM's num_microbatches calculator); fewer sequences than one
+      // microbatch per data-parallel rank is a row that contradicts itself.
+      const int64_t unit = q.dp * r.microbatch.value_or(1) * (r.schedule == "interleaved" ? q.pp : 1);
+      if (p.global_batch < unit) {
+        if (search_pp) continue;
+        throw InputError(at + "batch", std::to_string(p.global_batch) + " sequences per step are fewer than one microbatch of " +
+                                           std::to_string(r.microbatch.value_or(1)) + " on each of dp " + std::to_string(q.dp) +
+                                           " ranks (= " + std::to_string(unit) + "): batch, chips, tp, pp, dp and microbatch contradict each other");
+      }
+      q.global_batch = std::max<int64_t>(unit, std::llround(d(p.global_batch) / d(unit)) * unit);
+    }
     if (q.pp == 1) {
       q.schedule = PipelineSchedule::one_f_one_b;
       q.virtual_stages = 1;
@@ -210,6 +235,13 @@ TrainRowPlan plan_training_row(const Measurement& r) {
   const bool fits = fitting.has_value();
   if (fits) t.plan = *fitting;
   else t.plan = *fallback;
+  t.fits = fits;
+  for (const auto& a : batch_assumed) assume(a);
+  if (t.plan.global_batch != stated_batch) {
+    assume("batch: " + std::to_string(stated_batch) + " sequences do not divide by dp " + std::to_string(t.plan.dp) + " x microbatch " +
+           std::to_string(t.plan.microbatch) + (r.schedule == "interleaved" ? " x pp " + std::to_string(t.plan.pp) : std::string()) +
+           ": predicted at the nearest global batch that does, " + std::to_string(t.plan.global_batch) + " (an engine runs whole microbatches)");
+  }
   if (search_pp) {
     assume("pp, dp: empty, PP" + std::to_string(t.plan.pp) + " x DP" + std::to_string(t.plan.dp) +
            ": the fewest pipeline stages with which the plan fits (Narayanan et al. 2021 section 3)");
@@ -230,6 +262,83 @@ TrainRowPlan plan_training_row(const Measurement& r) {
   for (std::size_t i = 0; i < r.assumed.size(); ++i) {
     assume(r.assumed[i] + " " + r.assumed_values[i] + ": filled in by the row's author, not stated by the source (see its notes)");
   }
+  return t;
+}
+
+}  // namespace
+
+TrainRowPlan plan_training_row(const Measurement& r) {
+  if (r.chips) return plan_training_row_at(r);
+  if (r.dp && r.tp && r.pp) {
+    // Every degree stated: the cluster is their product, as the run's own plan says.
+    Measurement c = r;
+    c.chips = *r.dp * *r.tp * *r.pp * r.cp.value_or(1);
+    TrainRowPlan t = plan_training_row_at(c);
+    t.assumptions.insert(t.assumptions.begin(), "chips: empty, dp x tp x pp x cp = " + std::to_string(*c.chips) + " (the stated degrees)");
+    return t;
+  }
+  // A whole run that states no cluster (a model card's GPU-hours). The clusters its plan
+  // can run on go from the smallest on which it fits in HBM (1, 2, 4, ... chips, whole
+  // scale-up domains past one) to that plan's model-parallel group replicated until every
+  // data-parallel rank holds one sequence (dp = the global batch). GPU-hours grow across
+  // that range (fewer microbatches per rank: more bubble; more exposed communication), so
+  // neither end is a likely fleet: chalk takes the middle in powers of two and prints the
+  // GPU-hours of both ends beside it (docs/file-formats.md, "Defaults").
+  const SystemSpec sys = load_row_system(resolve_system(r));
+  const int64_t domain = std::max<int64_t>(1, sys.scale_up_domain);
+  auto at_chips = [&](int64_t n) {
+    Measurement c = r;
+    c.chips = n;
+    return plan_training_row_at(c);
+  };
+  // The ladder of cluster sizes: powers of two within one scale-up domain, the domain, then
+  // the domain times powers of two (a TP12 plan on a 3072-chip pod runs on 3072 x 2^j).
+  std::vector<int64_t> ladder;
+  for (int64_t n = 1; n < domain; n *= 2) ladder.push_back(n);
+  for (int64_t n = domain; n <= (int64_t{1} << 20); n *= 2) ladder.push_back(n);
+  std::optional<TrainRowPlan> smallest;
+  std::size_t i_min = 0;
+  std::string last_error;
+  for (std::size_t i = 0; i < ladder.size() && !smallest; ++i) {
+    try {
+      TrainRowPlan t = at_chips(ladder[i]);
+      if (t.fits) smallest = std::move(t), i_min = i;
+    } catch (const InputError& e) {
+      last_error = e.what();
+    }
+  }
+  if (!smallest) {
+    throw InputError(r.id + ": chips", "missing, and no cluster of up to 2^20 chips fits the run's plan" + (last_error.empty() ? std::string() : " (" + last_error + ")"));
+  }
+  const int64_t n_min = ladder[i_min];
+  const int64_t group = n_min / smallest->plan.dp;  // tp x pp x cp of the smallest plan
+  std::size_t i_max = i_min;
+  while (i_max + 1 < ladder.size() && ladder[i_max + 1] <= group * smallest->plan.global_batch) ++i_max;
+  const int64_t n_max = ladder[i_max], n_mid = ladder[(i_min + i_max) / 2];
+  auto gpu_hours = [&](const TrainRowPlan& t) {
+    Prediction p;
+    predict_training(t, p);
+    return p.predicted;
+  };
+  TrainRowPlan t = *smallest;
+  int64_t n = n_min;
+  std::string range;
+  try {
+    TrainRowPlan mid = at_chips(n_mid);
+    if (mid.fits) t = std::move(mid), n = n_mid;
+    if (t.metric == "gpu_hours") {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "; %.4g chip-hours on %lld chips, %.4g on %lld", gpu_hours(*smallest), static_cast<long long>(n_min),
+                    gpu_hours(at_chips(n_max)), static_cast<long long>(n_max));
+      range = buf;
+    }
+  } catch (const InputError&) {
+    // The larger clusters' plans are refused (a division the batch does not allow): the smallest stands.
+  }
+  t.assumptions.insert(t.assumptions.begin(),
+                       "chips: empty, " + std::to_string(n) + ": the middle, in powers of two, of the clusters the run's plan runs on, from " +
+                           std::to_string(n_min) + " " + sys.name + " (the smallest it fits in HBM) to " + std::to_string(n_max) +
+                           " (every data-parallel rank one sequence)" + range);
   return t;
 }
 

@@ -32,4 +32,38 @@ rows = list(csv.DictReader(io.StringIO(sys.argv[1])))
 assert len(rows) == 87
 assert sum(r["status"] == "predicted" for r in rows) == 56
 PY
+# Rows that leave a column empty (issue 32): each default is named, with its value, in the
+# JSON's assumptions and in the table's "assumed:" lines.
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+{ echo "id,kind,model,hardware,chips,weights,kv,batch,batch_per,input_tokens,output_tokens,context,dataset,draft_tokens,train_tokens,step_tokens,engine,metric,value"
+  echo "NOCHIPS,serving,llama-3.1-70b,h100-sxm,,bf16,bf16,max,,1024,256,,,,,,vllm,output_tok_per_s_per_chip,1000"
+  echo "NOBATCH,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,,,1024,256,,,,,,vllm,output_tok_per_s,10000"
+  echo "DATASET,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,512,,,mlperf-llama2-70b,,,,trtllm,output_tok_per_s,20000"
+  echo "MTP,decode,deepseek-v3,h200,8,fp8,bf16,64,replica,,,2048,,1,,,sglang,output_tok_per_s_per_chip,1000"
+  echo "CARD,run,llama-2-70b,a100-80gb,,,,,,4096,,,,,2e12,4e6,other,gpu_hours,1720320"; } > "$tmp/unstated.csv"
+out=$("$CHALK" validate "$tmp/unstated.csv" --json) || fail "validate unstated.csv --json"
+python3 - "$out" <<'PY' || fail "validate unstated.csv --json: defaults not named"
+import json, sys
+rows = {r["id"]: r for r in json.loads(sys.argv[1])["rows"]}
+def has(rid, prefix):
+    r = rows[rid]
+    assert r["status"] == "predicted", r
+    assert r["fully_specified"] == "assumed", r
+    assert any(a.startswith(prefix) for a in r["assumptions"]), (rid, prefix, r["assumptions"])
+# Llama 3.1 70B bf16 on H100: 2 chips hold it with one sequence of 1024 + 256 tokens.
+has("NOCHIPS", "chips: empty, 2: the smallest replica that holds the weights and one sequence of 1280 tokens")
+has("NOBATCH", "batch: empty, max: a throughput run's batch is what the engine admits under its KV budget")
+# MLPerf llama2-70b: 294.45 generated tokens per sample, rounded to 294.
+has("DATASET", "output_tokens: empty, 294: the mean generated tokens of dataset mlperf-llama2-70b")
+# One MTP draft at 87.5% acceptance: 1.875 tokens kept per step.
+has("MTP", "accepted_tokens: empty, 1.875 tokens kept per step")
+# 4e6 / 4096 = 976.6 sequences: 977.
+has("CARD", "batch: empty, 977 sequences per step = step_tokens 4000000 / input_tokens 4096, rounded to whole sequences")
+has("CARD", "chips: empty, ")
+PY
+out=$("$CHALK" validate "$tmp/unstated.csv") || fail "validate unstated.csv"
+for want in "assumed: chips: empty, 2: the smallest replica" "assumed: batch: empty, max" "assumed: output_tokens: empty, 294" \
+            "assumed: accepted_tokens: empty, 1.875" "assumed: batch: empty, 977 sequences" "assumed: chips: empty, "; do
+  case "$out" in *"$want"*) ;; *) fail "validate unstated.csv: the table lacks '$want': $out";; esac
+done
 echo "validate_outputs: all passed"

@@ -45,6 +45,9 @@ struct Measurement {
   std::optional<int64_t> requests;       ///< requests the run sends (caps a `max` batch)
   std::optional<double> request_rate_per_s;
   std::optional<int64_t> input_tokens, cached_tokens, output_tokens, context;
+  /// A benchmark dataset named instead of lengths (data/datasets/datasets.csv): an empty
+  /// input_tokens or output_tokens takes the dataset's published mean
+  std::string dataset;
   std::optional<int64_t> draft_tokens;
   std::optional<double> accepted_tokens;
   std::optional<int64_t> attention_draft_tokens;  ///< drafts attention alone is slowed by (MTP emulation)
@@ -60,6 +63,9 @@ struct Measurement {
   std::optional<int64_t> microbatch, virtual_stages;
   std::string schedule, recompute, zero;
   std::optional<double> train_tokens;
+  /// Training: tokens per step (global batch x sequence length), as model cards state it
+  /// ("4M tokens per batch"); an empty batch is step_tokens / input_tokens
+  std::optional<double> step_tokens;
 
   std::string operation, shape;  ///< microbenchmarks
   std::optional<double> message_bytes;
@@ -71,7 +77,8 @@ struct Measurement {
   std::string source, location, confidence, notes;
 };
 
-/// Every column of the format, in the order of the built-in file.
+/// Every column of the format, in the order of the built-in file (whose header leaves out
+/// `dataset` and `step_tokens`, which none of its rows uses).
 const std::vector<std::string>& measurement_columns();
 
 /// A row that could not be read, with why.

@@ -1,0 +1,62 @@
+// Benchmark datasets' published mean lengths (data/datasets/datasets.csv): what a
+// measurement row that names its dataset instead of its lengths is predicted at.
+#include <algorithm>
+#include <cstdlib>
+
+#include "chalk/base/error.h"
+#include "chalk/io/embedded.h"
+#include "measurement_row.h"
+
+namespace chalk::detail {
+namespace {
+
+std::vector<DatasetLengths> read_datasets() {
+  constexpr const char* kWhere = "data/datasets/datasets.csv";
+  const auto text = embedded_file("datasets/datasets.csv");
+  if (!text) throw InputError(kWhere, "not compiled in; rebuild chalk");
+  const auto records = split_csv(*text, kWhere);
+  if (records.empty()) throw InputError(kWhere, "empty file; expected a header row");
+  const auto& header = records.front().second;
+  auto column = [&](const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    if (it == header.end()) throw InputError(std::string(kWhere) + ": header", "missing column '" + name + "'");
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  const std::size_t c_name = column("name"), c_in = column("input_tokens_mean"), c_out = column("output_tokens_mean"),
+                    c_src = column("source");
+  std::vector<DatasetLengths> out;
+  for (std::size_t i = 1; i < records.size(); ++i) {
+    const auto& [line, f] = records[i];
+    const std::string at = std::string(kWhere) + ": line " + std::to_string(line);
+    if (f.size() != header.size()) throw InputError(at, "expected " + std::to_string(header.size()) + " fields, got " + std::to_string(f.size()));
+    auto mean = [&](std::size_t c, const char* col) -> std::optional<double> {
+      const std::string v = trim_cell(f[c]);
+      if (v.empty()) return std::nullopt;
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);
+      if (end != v.c_str() + v.size() || !(x >= 1)) throw InputError(at + ": " + col, "expected a mean of at least 1 token, got '" + v + "'");
+      return x;
+    };
+    DatasetLengths d{trim_cell(f[c_name]), mean(c_in, "input_tokens_mean"), mean(c_out, "output_tokens_mean"), trim_cell(f[c_src])};
+    if (d.name.empty()) throw InputError(at + ": name", "empty; every dataset needs one");
+    if (d.source.empty()) throw InputError(at + ": source", "empty; every figure needs its source");
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<DatasetLengths>& builtin_datasets() {
+  static const std::vector<DatasetLengths> all = read_datasets();
+  return all;
+}
+
+const DatasetLengths* find_dataset(const std::string& name) {
+  for (const auto& d : builtin_datasets()) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
+
+}  // namespace chalk::detail

@@ -1,0 +1,221 @@
+// Rows that leave a column empty (issue 32): each default predicts the row as the same row
+// with the default's value written in, and names itself among the row's assumptions.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "chalk/base/error.h"
+#include "chalk/validate/validate.h"
+
+namespace chalk {
+namespace {
+
+ValidationReport validate_csv(const std::string& csv, bool keep_going = false) {
+  return validate_measurements(parse_measurements(csv, "d.csv").rows, keep_going);
+}
+
+const Prediction& find_row(const ValidationReport& r, const std::string& id) {
+  for (const auto& p : r.rows) {
+    if (p.id == id) return p;
+  }
+  throw std::runtime_error("no row " + id);
+}
+
+/// The assumption of `p` that starts with `prefix` ("" when none does).
+std::string assumption(const Prediction& p, const std::string& prefix) {
+  for (const auto& a : p.assumptions) {
+    if (a.rfind(prefix, 0) == 0) return a;
+  }
+  return "";
+}
+
+std::string error_of(const std::string& csv) {
+  try {
+    validate_csv(csv);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// --- training: sequences per step from tokens per step ---------------------------------
+
+constexpr const char* kTrainHeader = "id,kind,model,hardware,chips,tp,pp,dp,batch,batch_per,input_tokens,microbatch,recompute,zero,step_tokens,metric,value\n";
+
+TEST(ValidateDefaults, TrainingBatchFromStepTokens) {
+  // Llama 3.1 8B on 8 H100, DP8: 262,144 tokens per step of 4096-token sequences is
+  // 262144 / 4096 = 64 sequences, the row B states.
+  const auto r = validate_csv(std::string(kTrainHeader) +
+                              "A,training,llama-3.1-8b,h100-sxm,8,1,1,8,,,4096,1,full,1,262144,step_s,1\n"
+                              "B,training,llama-3.1-8b,h100-sxm,8,1,1,8,64,run,4096,1,full,1,,step_s,1\n");
+  const auto &a = find_row(r, "A"), &b = find_row(r, "B");
+  ASSERT_EQ(a.status, RowStatus::predicted) << a.reason;
+  EXPECT_DOUBLE_EQ(a.predicted, b.predicted);
+  EXPECT_EQ(assumption(a, "batch: "), "batch: empty, 64 sequences per step = step_tokens 262144 / input_tokens 4096");
+  EXPECT_EQ(assumption(b, "batch: "), "");
+  // "4M tokens" (4e6) of 4096-token sequences: 976.6, rounded to 977 whole sequences.
+  const auto m = validate_csv(std::string(kTrainHeader) + "M,training,llama-3.1-8b,h100-sxm,8,1,1,8,,,4096,1,full,1,4e6,step_s,1\n");
+  EXPECT_NE(assumption(find_row(m, "M"), "batch: ").find("977 sequences per step = step_tokens 4000000 / input_tokens 4096, rounded"),
+            std::string::npos)
+      << assumption(find_row(m, "M"), "batch: ");
+}
+
+TEST(ValidateDefaults, TrainingBatchAndStepTokensThatDisagreeAreAnError) {
+  // 64 x 4096 = 262,144 tokens, not 1,000,000 (26% apart, beyond a published rounding's 5%).
+  const std::string e = error_of(std::string(kTrainHeader) + "X,training,llama-3.1-8b,h100-sxm,8,1,1,8,64,run,4096,1,full,1,1e6,step_s,1\n");
+  EXPECT_NE(e.find("X: step_tokens: 1e6 tokens per step contradict batch 64 x input_tokens 4096 = 262144"), std::string::npos) << e;
+  // Neither stated: the error names both ways to state it.
+  const std::string n = error_of(std::string(kTrainHeader) + "N,training,llama-3.1-8b,h100-sxm,8,1,1,8,,,4096,1,full,1,,step_s,1\n");
+  EXPECT_NE(n.find("N: batch: missing; a training row states the sequences per step, or step_tokens"), std::string::npos) << n;
+}
+
+TEST(ValidateDefaults, TrainingBatchThatDoesNotDivideRunsTheNearestPlan) {
+  // 64 sequences over dp 8 x microbatch 3 = 24: 64 / 24 = 2.67 microbatches per rank, so the
+  // nearest whole plan is 3 x 24 = 72 sequences (48 is 16 away, 72 only 8). Predicted as
+  // row B, which states 72.
+  const auto r = validate_csv(std::string(kTrainHeader) +
+                              "A,training,llama-3.1-8b,h100-sxm,8,1,1,8,64,run,4096,3,full,1,,step_s,1\n"
+                              "B,training,llama-3.1-8b,h100-sxm,8,1,1,8,72,run,4096,3,full,1,,step_s,1\n");
+  const auto &a = find_row(r, "A"), &b = find_row(r, "B");
+  ASSERT_EQ(a.status, RowStatus::predicted) << a.reason;
+  EXPECT_DOUBLE_EQ(a.predicted, b.predicted);
+  EXPECT_EQ(assumption(a, "batch: 64"),
+            "batch: 64 sequences do not divide by dp 8 x microbatch 3: predicted at the nearest global batch that does, 72 (an engine runs whole "
+            "microbatches)");
+  // Fewer sequences (4) than one microbatch of 1 on each of 8 ranks: the row contradicts itself.
+  const std::string e = error_of(std::string(kTrainHeader) + "C,training,llama-3.1-8b,h100-sxm,8,1,1,8,4,run,4096,1,full,1,,step_s,1\n");
+  EXPECT_NE(e.find("C: batch: 4 sequences per step are fewer than one microbatch of 1 on each of dp 8 ranks (= 8)"), std::string::npos) << e;
+}
+
+// --- whole runs: the cluster of a model card's GPU-hours ------------------------------
+
+TEST(ValidateDefaults, ModelCardRunWithoutClusterLiesWithinItsPlausibleClusters) {
+  // Llama 2 70B as its model card states it (Touvron et al. 2023, Table 1 and section
+  // 2.2.1): 2.0T tokens of 4096, a global batch of 4M tokens, A100-80GB, 1,720,320 GPU
+  // hours; no cluster size. chalk takes the smallest cluster the plan fits; the same row
+  // on 256 to 2048 A100s (the range of Meta's A100 runs: Llama 1 65B used 2048) gives
+  // the range a reader could defend. The default must fall inside it.
+  const std::string head = "id,kind,model,hardware,chips,batch,batch_per,input_tokens,train_tokens,step_tokens,metric,value\n";
+  const std::string tail = ",,,,4096,2e12,4e6,gpu_hours,1720320\n";  // chips, batch, batch_per empty
+  std::string csv = head + "CARD,run,llama-2-70b,a100-80gb" + tail;
+  // (std::string("N") + ...: GCC 12's -Wrestrict misfires on "N" + std::to_string(n).)
+  for (const int n : {256, 512, 1024, 2048}) csv += std::string("N") + std::to_string(n) + ",run,llama-2-70b,a100-80gb," + std::to_string(n) + tail.substr(1);
+  const auto r = validate_csv(csv);
+  const auto& card = find_row(r, "CARD");
+  ASSERT_EQ(card.status, RowStatus::predicted) << card.reason;
+  // The smallest cluster that fits is 16 (TP8 x PP2: 70B x 18 bytes of model states over
+  // 16 x 80 GB); that group replicated to one sequence per data-parallel rank is at most
+  // 16 x 977 = 15,632 chips, 8192 in powers of two; the middle of 2^4 and 2^13 is 2^8.
+  EXPECT_EQ(assumption(card, "chips: empty, ").rfind("chips: empty, 256: the middle, in powers of two, of the clusters the run's plan runs on, "
+                                                     "from 16 a100-80gb (the smallest it fits in HBM) to 8192",
+                                                     0),
+            0u)
+      << assumption(card, "chips: ");
+  double lo = 1e300, hi = 0;
+  for (const int n : {256, 512, 1024, 2048}) {
+    const auto& p = find_row(r, std::string("N") + std::to_string(n));
+    ASSERT_EQ(p.status, RowStatus::predicted) << p.id << ": " << p.reason;
+    lo = std::min(lo, p.predicted);
+    hi = std::max(hi, p.predicted);
+  }
+  EXPECT_GE(card.predicted, lo * 0.999) << "range " << lo << " - " << hi;
+  EXPECT_LE(card.predicted, hi * 1.001) << "range " << lo << " - " << hi;
+  // A run that states every degree has the cluster they multiply to: DP4 x TP8 x PP2 = 64
+  // chips, predicted as the same row with chips 64 stated.
+  const std::string head2 = "id,kind,model,hardware,chips,tp,pp,dp,input_tokens,train_tokens,step_tokens,metric,value\n";
+  const auto d = validate_csv(head2 + "D,run,llama-2-70b,a100-80gb,,8,2,4,4096,2e12,4e6,gpu_hours,1720320\n" +
+                              "E,run,llama-2-70b,a100-80gb,64,8,2,4,4096,2e12,4e6,gpu_hours,1720320\n");
+  ASSERT_EQ(find_row(d, "D").status, RowStatus::predicted) << find_row(d, "D").reason;
+  EXPECT_DOUBLE_EQ(find_row(d, "D").predicted, find_row(d, "E").predicted);
+  EXPECT_EQ(assumption(find_row(d, "D"), "chips: "), "chips: empty, dp x tp x pp x cp = 64 (the stated degrees)");
+  // A wall-clock run needs its cluster: no default.
+  const std::string e = error_of(head + "W,run,llama-2-70b,a100-80gb,,,,4096,2e12,4e6,wall_hours,1000\n");
+  EXPECT_NE(e.find("W: chips: missing; all chips of the measured system (a run's wall_hours depend on them)"), std::string::npos) << e;
+}
+
+// --- serving: replica chips, a max-throughput batch, a dataset's lengths --------------
+
+constexpr const char* kServeHeader = "id,kind,model,hardware,chips,weights,kv,batch,batch_per,input_tokens,output_tokens,dataset,engine,metric,value\n";
+
+TEST(ValidateDefaults, ServingChipsAreTheSmallestReplica) {
+  // Llama 3.1 70B in bf16 (141 GB) on H100 SXM (80 GB each): one chip cannot hold it, two
+  // can (smallest_replica_chips: 2), so the row is predicted as row B on 2 chips.
+  const auto r = validate_csv(std::string(kServeHeader) +
+                              "A,serving,llama-3.1-70b,h100-sxm,,bf16,bf16,max,,1024,256,,vllm,output_tok_per_s_per_chip,1\n"
+                              "B,serving,llama-3.1-70b,h100-sxm,2,bf16,bf16,max,,1024,256,,vllm,output_tok_per_s_per_chip,1\n");
+  const auto &a = find_row(r, "A"), &b = find_row(r, "B");
+  ASSERT_EQ(a.status, RowStatus::predicted) << a.reason;
+  EXPECT_DOUBLE_EQ(a.predicted, b.predicted);
+  EXPECT_EQ(a.layout, b.layout);
+  EXPECT_NE(assumption(a, "chips: ").find("chips: empty, 2: the smallest replica that holds the weights and one sequence of 1280 tokens"),
+            std::string::npos)
+      << assumption(a, "chips: ");
+  // A throughput of the whole system cannot take a replica's chips: one replica against
+  // the whole system would be off by the replicas it left out.
+  const std::string e = error_of(std::string(kServeHeader) + "S,serving,llama-3.1-70b,h100-sxm,,bf16,bf16,max,,1024,256,,vllm,output_tok_per_s,1\n");
+  EXPECT_NE(e.find("S: chips: missing; all chips of the measured system (output_tok_per_s counts the whole system)"), std::string::npos) << e;
+}
+
+TEST(ValidateDefaults, ServingThroughputWithoutBatchIsWhatTheEngineAdmits) {
+  // An empty batch on a throughput row is `max` (row B): the batch the KV cache holds.
+  const auto r = validate_csv(std::string(kServeHeader) +
+                              "A,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,,,1024,256,,vllm,output_tok_per_s,1\n"
+                              "B,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,max,,1024,256,,vllm,output_tok_per_s,1\n");
+  const auto &a = find_row(r, "A"), &b = find_row(r, "B");
+  ASSERT_EQ(a.status, RowStatus::predicted) << a.reason;
+  EXPECT_DOUBLE_EQ(a.predicted, b.predicted);
+  EXPECT_NE(assumption(a, "batch: ").find("batch: empty, max: a throughput run's batch is what the engine admits under its KV budget"),
+            std::string::npos);
+  // A latency at no stated load has no default.
+  const std::string e = error_of(std::string(kServeHeader) + "L,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,,,1024,256,,vllm,e2e_s,1\n");
+  EXPECT_NE(e.find("L: batch: missing"), std::string::npos) << e;
+}
+
+TEST(ValidateDefaults, ServingOutputFromTheDatasetsPublishedMean) {
+  // MLPerf's llama2-70b set: the reference generates 294.45 tokens per sample
+  // (data/datasets/datasets.csv), so output_tokens is 294, as row B states.
+  const auto r = validate_csv(std::string(kServeHeader) +
+                              "A,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,512,,mlperf-llama2-70b,trtllm,output_tok_per_s,1\n"
+                              "B,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,512,294,,trtllm,output_tok_per_s,1\n");
+  const auto &a = find_row(r, "A"), &b = find_row(r, "B");
+  ASSERT_EQ(a.status, RowStatus::predicted) << a.reason;
+  EXPECT_DOUBLE_EQ(a.predicted, b.predicted);
+  EXPECT_NE(assumption(a, "output_tokens: ").find("output_tokens: empty, 294: the mean generated tokens of dataset mlperf-llama2-70b (294.45; "
+                                                  "mlcommons/inference language/llama2-70b/README.md"),
+            std::string::npos)
+      << assumption(a, "output_tokens: ");
+  // The table publishes no mean input for it: input_tokens stays needed, and says why.
+  const std::string e = error_of(std::string(kServeHeader) + "I,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,,,mlperf-llama2-70b,trtllm,output_tok_per_s,1\n");
+  EXPECT_NE(e.find("I: input_tokens: missing; a serving row states the mean prompt (dataset mlperf-llama2-70b publishes no mean input)"),
+            std::string::npos)
+      << e;
+  // A dataset the table does not hold names the ones it does.
+  const std::string u = error_of(std::string(kServeHeader) + "U,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,512,,sharegpt,trtllm,output_tok_per_s,1\n");
+  EXPECT_NE(u.find("U: dataset: 'sharegpt' is not one of mlperf-llama2-70b, "), std::string::npos) << u;
+}
+
+TEST(ValidateDefaults, MtpAcceptanceFromTheDeepSeekV3Report) {
+  // DeepSeek-V3 decode with one MTP draft and no measured acceptance: 85-90% (report
+  // 5.4.3), midpoint 0.875, so 1 + 0.875 = 1.875 tokens kept per step, as row B states.
+  const std::string head = "id,kind,model,hardware,chips,ep,attention,weights,kv,batch,batch_per,context,draft_tokens,accepted_tokens,metric,value\n";
+  const auto r = validate_csv(head +
+                              "A,decode,deepseek-v3,h200,8,8,dp,fp8,bf16,64,replica,2048,1,,output_tok_per_s_per_chip,1\n"
+                              "B,decode,deepseek-v3,h200,8,8,dp,fp8,bf16,64,replica,2048,1,1.875,output_tok_per_s_per_chip,1\n"
+                              "C,decode,deepseek-v3,h200,8,8,dp,fp8,bf16,64,replica,2048,2,,output_tok_per_s_per_chip,1\n");
+  const auto &a = find_row(r, "A"), &b = find_row(r, "B"), &c = find_row(r, "C");
+  ASSERT_EQ(a.status, RowStatus::predicted) << a.reason;
+  EXPECT_DOUBLE_EQ(a.predicted, b.predicted);
+  EXPECT_NE(assumption(a, "accepted_tokens: ").find("accepted_tokens: empty, 1.875 tokens kept per step"), std::string::npos);
+  // Two drafts: (1 - 0.875^3) / (1 - 0.875) = 2.6406.
+  EXPECT_NE(assumption(c, "accepted_tokens: ").find("accepted_tokens: empty, 2.641 tokens kept per step"), std::string::npos)
+      << assumption(c, "accepted_tokens: ");
+  // GLM-4.5 ships an MTP module too, but no published acceptance: still an error.
+  const std::string g = error_of(head + "G,decode,glm-4.5,h200,8,8,,fp8,bf16,64,replica,2048,1,,output_tok_per_s_per_chip,1\n");
+  EXPECT_NE(g.find("G: accepted_tokens: missing; draft_tokens 1 needs the measured tokens kept per step"), std::string::npos) << g;
+  // A model without MTP modules has no published acceptance: still an error, saying why.
+  const std::string e = error_of(head + "L,decode,llama-3.1-8b,h100-sxm,1,,,bf16,bf16,64,replica,2048,3,,output_tok_per_s_per_chip,1\n");
+  EXPECT_NE(e.find("L: accepted_tokens: missing; draft_tokens 3 needs the measured tokens kept per step"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace chalk
