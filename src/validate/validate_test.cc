@@ -256,8 +256,14 @@ TEST(Validate, MedianErrorDoesNotGetWorse) {
   // 25 -> 6 ms, DSV3-TRAIN-2 +21.0% -> +21.1%; no row moved more than 0.2 points).
   // Then 0.211 (run 0.287, all 0.175) before only the copies bound for another node crossed
   // InfiniBand and the NIC's achieved fraction was re-derived on that accounting (0.731).
-  EXPECT_LE(summary(r, "training").median_abs, 0.208);
-  EXPECT_LE(summary(r, "training").p90_abs, 0.334);
+  // Then 0.208 and 0.334 before the step's memory-bound kernels and its GEMMs' epilogues
+  // (issue 33, kernels.h: the fp32 weight-gradient accumulation alone is 15% of a 175B
+  // microbatch's backward GEMMs; median 0.082 on these rows then), and DeepSeek-V3's memory
+  // savings, which let its published plan fit, so validate no longer forces full
+  // recomputation on it (DSV3-TRAIN-3 -7.5% -> -17.8%: the earlier figure was right for the
+  // wrong plan).
+  EXPECT_LE(summary(r, "training").median_abs, 0.178);
+  EXPECT_LE(summary(r, "training").p90_abs, 0.287);
   EXPECT_LE(summary(r, "run").median_abs, 0.285);  // 0.381 before the same change
   // All kinds together: 0.160 before the training rows joined the summary.
   EXPECT_LE(summary(r, "all").median_abs, 0.178);  // 0.280, then 0.238, before the same changes and Llama 3's V = 8
@@ -339,7 +345,10 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // whole, without chunked prefill: steady_state_step).
   EXPECT_LE(summary(r, "serving").median_abs, 0.177);
   EXPECT_LE(summary(r, "serving").p90_abs, 0.664);
-  EXPECT_LE(summary(r, "all").median_abs, 0.173);
+  // Training, 17 rows with Korthikanti et al. 2022's Table 5: 14.4%, p90 25.8% (issue 33).
+  EXPECT_LE(summary(r, "training").median_abs, 0.145);
+  EXPECT_LE(summary(r, "training").p90_abs, 0.258);
+  EXPECT_LE(summary(r, "all").median_abs, 0.147);  // 0.173 before issue 33's training mechanisms
 }
 
 }  // namespace
