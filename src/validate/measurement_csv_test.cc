@@ -21,8 +21,9 @@ TEST(MeasurementCsv, BuiltinRows) {
   // DEEPEP-LL-EP128: 2; DEEPEP-NORMAL: 8), so 53 + 1 + 1 + 1 + 1 + 7 = 64; then 19 rows
   // from sources outside the reference (TensorRT-LLM's DeepSeek-R1 guide, blog and
   // perf-overview, AMD's vLLM docker, MLPerf v4.1 and v5.0): 83; then Korthikanti et al.
-  // 2022's four step times with sequence parallelism and selective recomputation: 87.
-  ASSERT_EQ(rows.size(), 87u);
+  // 2022's four step times with sequence parallelism and selective recomputation: 87; then
+  // Megatron-Bridge's ten throughputs on H100, B200 and GB200 (issue 33): 97.
+  ASSERT_EQ(rows.size(), 97u);
   EXPECT_EQ(rows.front().id, "POPE-1");
   EXPECT_EQ(rows.front().line, 2);
   EXPECT_EQ(rows.front().kind, "prefill");
@@ -38,6 +39,9 @@ TEST(MeasurementCsv, BuiltinRows) {
   EXPECT_EQ(rows[86].id, "KORTH22-1T");
   EXPECT_DOUBLE_EQ(rows[86].value, 71.49);  // Table 5, 1T, present work: 71.49 s
   EXPECT_EQ(rows[86].recompute, "selective");
+  EXPECT_EQ(rows[96].id, "MBR2511-GB200-L8B");
+  EXPECT_DOUBLE_EQ(rows[96].value, 31508);  // 'LLAMA3_8B | 8 | FP8-CS (FP8-MX) | ... | 31508 (29789)'
+  EXPECT_EQ(rows[96].compute, "fp8");
 }
 
 TEST(MeasurementCsv, ColumnsInAnyOrderOthersEmpty) {

@@ -29,6 +29,9 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 const std::vector<std::string> kFormats = {"bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4"};
+/// A GEMM recipe may also be MXFP8 (block-scaled FP8 at the FP8 rate: Megatron-Bridge's
+/// FP8-MX, Blackwell's mxf8f6f4 instructions); parse_matmul_precision reads it.
+const std::vector<std::string> kComputeFormats = {"bf16", "fp16", "fp8", "mxfp8", "int8", "int4", "nvfp4", "mxfp4"};
 
 /// A number as docs/file-formats.md writes them: digits with at most one decimal point and
 /// an optional decimal exponent, an optional leading minus. strtod alone also takes hex
@@ -108,7 +111,7 @@ const std::vector<std::string>* vocabulary(const std::string& column) {
       {"kv", kFormats},
       {"dispatch", kFormats},
       {"combine", kFormats},
-      {"compute", kFormats},
+      {"compute", kComputeFormats},
       {"batch_per", {"run", "replica", "chip"}},
       {"two_batch_overlap", {"yes", "no"}},
       {"engine", {"vllm", "sglang", "trtllm", "fastertransformer", "jetstream", "megatron", "nemo", "maxtext", "llm-foundry", "metaseq",

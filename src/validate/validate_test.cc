@@ -43,7 +43,7 @@ TEST(Validate, EveryRowIsKept) {
       EXPECT_FALSE(p.reason.empty()) << p.id;
     }
   }
-  EXPECT_EQ(by[RowStatus::predicted], 56);     // 37 serving-side rows, 17 training steps, 2 whole runs
+  EXPECT_EQ(by[RowStatus::predicted], 66);     // 37 serving-side rows, 27 training steps, 2 whole runs
   EXPECT_EQ(by[RowStatus::not_modelled], 0);
   EXPECT_EQ(by[RowStatus::calibration], 31);   // microbenchmarks, one row per value
   EXPECT_EQ(by[RowStatus::unreadable], 0);
@@ -63,7 +63,7 @@ TEST(Validate, EveryBuiltinRowNamesAModelChalkHas) {
     }
     ++n;
   }
-  EXPECT_EQ(n, 56);
+  EXPECT_EQ(n, 66);
 }
 
 TEST(Validate, PlainRooflineNumbers) {
@@ -345,10 +345,13 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // whole, without chunked prefill: steady_state_step).
   EXPECT_LE(summary(r, "serving").median_abs, 0.177);
   EXPECT_LE(summary(r, "serving").p90_abs, 0.664);
-  // Training, 17 rows with Korthikanti et al. 2022's Table 5: 14.4%, p90 25.8% (issue 33).
-  EXPECT_LE(summary(r, "training").median_abs, 0.145);
-  EXPECT_LE(summary(r, "training").p90_abs, 0.258);
-  EXPECT_LE(summary(r, "all").median_abs, 0.147);  // 0.173 before issue 33's training mechanisms
+  // Training, 27 rows with Korthikanti et al. 2022's Table 5 and Megatron-Bridge's table
+  // (issue 33): 14.9%, p90 42.8%. The p90 is Megatron-Bridge's small MoE rows (Qwen3-30B-A3B
+  // +194%, gpt-oss-120b +50%: grouped GEMMs of narrow experts, not modelled) and its 8B rows
+  // on B200 (+38%) and GB200 (+22%). 14.4% and 25.8% on the 17 rows before them.
+  EXPECT_LE(summary(r, "training").median_abs, 0.150);
+  EXPECT_LE(summary(r, "training").p90_abs, 0.428);
+  EXPECT_LE(summary(r, "all").median_abs, 0.153);  // 0.173 before issue 33's training mechanisms and rows
 }
 
 }  // namespace
