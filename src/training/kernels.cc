@@ -16,9 +16,17 @@ KernelBytes elementwise_bytes(const TrainingCosts& c, const TrainingPlan& p) {
   // backward 2 e + mask.
   const double res_f = 2 * h * (3 * e + mask);
   const double res_b = 2 * h * (3 * e + (p.dropout ? 2 * e + mask : 0.0));
+  // MoE token permute and unpermute (k = top_k copies of an h-wide token): forward, the
+  // permute reads a token once per copy and writes the copy (2 k h e), the unpermute reads
+  // the k expert outputs and writes their weighted sum (k h e + h e); backward, the
+  // unpermute's gradient reads dy and the k outputs (for the routing weights' gradient) and
+  // writes k copies (2 k h e + h e), the permute's gradient reads the k copies' gradients and
+  // writes their sum (k h e + h e).
+  const double kh = c.moe_routed_width, mh = c.moe_hidden_width;
+  const double perm_f = e * (3 * kh + mh), perm_b = e * (3 * kh + 2 * mh);
   return KernelBytes{
-      .forward = (norm_f + res_f) / rep + e * c.act_fn_forward_elements / tp,
-      .backward = (norm_b + res_b) / rep + e * c.act_fn_backward_elements / tp,
+      .forward = (norm_f + res_f) / rep + (e * c.act_fn_forward_elements + perm_f) / tp,
+      .backward = (norm_b + res_b) / rep + (e * c.act_fn_backward_elements + perm_b) / tp,
   };
 }
 

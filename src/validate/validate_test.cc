@@ -346,11 +346,11 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   EXPECT_LE(summary(r, "serving").median_abs, 0.177);
   EXPECT_LE(summary(r, "serving").p90_abs, 0.664);
   // Training, 27 rows with Korthikanti et al. 2022's Table 5 and Megatron-Bridge's table
-  // (issue 33): 14.9%, p90 42.8%. The p90 is Megatron-Bridge's small MoE rows (Qwen3-30B-A3B
-  // +194%, gpt-oss-120b +50%: grouped GEMMs of narrow experts, not modelled) and its 8B rows
+  // (issue 33): 14.9%, p90 41.1%. The p90 is Megatron-Bridge's small MoE rows (Qwen3-30B-A3B
+  // +179%, gpt-oss-120b +46%: grouped GEMMs of narrow experts, not modelled) and its 8B rows
   // on B200 (+38%) and GB200 (+22%). 14.4% and 25.8% on the 17 rows before them.
   EXPECT_LE(summary(r, "training").median_abs, 0.150);
-  EXPECT_LE(summary(r, "training").p90_abs, 0.428);
+  EXPECT_LE(summary(r, "training").p90_abs, 0.411);  // 0.428 before the MoE permute and unpermute kernels
   EXPECT_LE(summary(r, "all").median_abs, 0.153);  // 0.173 before issue 33's training mechanisms and rows
 }
 

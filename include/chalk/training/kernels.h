@@ -35,6 +35,10 @@ inline constexpr double kDropoutMaskBytes = 1;
 ///   experts' d_ff) wide hidden: GeLU forward reads f, writes f (2 f e), backward reads dy
 ///   and x, writes dx (3 f e); SwiGLU forward reads gate and up, writes their product
 ///   (3 f e), backward reads dy, gate and up, writes dgate and dup (5 f e).
+/// - MoE token permute and unpermute (Megatron-Core's moe_utils permute/unpermute around the
+///   grouped GEMMs; top_k copies of the h-wide token): forward (3k + 1) h e, backward
+///   (3k + 2) h e (kernels.cc counts each read and write); a second sort by local expert
+///   after the all-to-all, where an engine does one, is not counted.
 /// Tensor parallelism shards the activation function over tp; the norms and residual adds
 /// run on every TP rank's full hidden unless sequence parallelism splits them over tp
 /// (Korthikanti et al. 2022 section 4.2.2). Not counted: bias gradients (a reduction over

@@ -70,6 +70,9 @@ struct TrainingCosts {
   double act_moe_fn_inputs = 0;       ///< the experts' activation-function inputs (GeLU 2f, SwiGLU 4f per copy; MoE layers)
   double act_mla_qkv = 0;             ///< MLA's per-head Q, K, V (2q + 2k + 2v; MLA layers)
   double moe_act_fn_forward_elements = 0;  ///< act_fn_forward_elements of the MoE layers' experts alone
+  /// MoE layers' token copies: top_k x h per token (moe_routed_width) and the MoE layers' own
+  /// h (moe_hidden_width), per average layer: the permute and unpermute kernels (kernels.h).
+  double moe_routed_width = 0, moe_hidden_width = 0;
   double mla_up_proj_flops_per_token = 0;  ///< forward FLOPs of MLA's q_b and kv_b per token (per average layer)
 };
 
