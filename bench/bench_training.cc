@@ -22,6 +22,10 @@ namespace {
 // 136-143 ns before, 87-97 ns after). Every output stays byte-identical, so divisions are
 // not hoisted (x / L / tp and x / (L tp) round differently); the rest are mostly those.
 // The Kimi K2 search below: 75-99 ms either way under the same load (target 1 s).
+// Issue 33's memory-bound kernels and GEMM epilogues (kernels.h, inline; reciprocals of the
+// HBM rate and tp taken once) add about 25 divisions' worth of work: the binaries at 917d2e4
+// and after alternated 3 x 0.5 s on the shared 2-core machine at load 3-4: 184-195 ns before,
+// 219-238 ns after (CPU); the Kimi K2 search 71 ms.
 void step(benchmark::State& state) {
   const chalk::ModelSpec m = chalk::load_model("llama-3.1-405b");
   const chalk::SystemSpec sys = chalk::load_system("h100-sxm");

@@ -163,8 +163,9 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // activation function; kernels.h) and the low-precision recipe's casts, on this rank's
   // b s / cp tokens.
   const KernelBytes el = elementwise_bytes(c, p), qz = quantize_bytes(c, p);
-  const double layer_el_f = tok / d(p.cp) * (el.forward + qz.forward) / hbm;
-  const double layer_el_b = tok / d(p.cp) * (el.backward + qz.backward) / hbm;
+  const double inv_hbm = 1 / hbm, rank_tok_per_hbm = tok / d(p.cp) * inv_hbm;  // seconds per byte per token of this rank
+  const double layer_el_f = rank_tok_per_hbm * (el.forward + qz.forward);
+  const double layer_el_b = rank_tok_per_hbm * (el.backward + qz.backward);
   // Materialised attention scores (no FlashAttention): each of the s x s score elements per
   // head crosses HBM kScoreBytesForward times in forward and kScoreBytesBackward in backward
   // (scores_hbm_bytes; Dao et al. 2022 section 2.2, Algorithm 0).
@@ -187,10 +188,10 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const KernelBytes go = gemm_output_bytes(c, p);
   const double wg = weight_grad_bytes_per_param(p);
   const double layer_params = (c.dense_layer_params / d(p.tp) + c.expert_params / d(p.ep * p.etp)) / L;
-  const double layer_out_f = tok / d(p.cp) * go.forward / hbm, layer_out_b = tok / d(p.cp) * go.backward / hbm;
-  const double layer_wg = layer_params * wg / hbm;
-  const double head_out_f = logits * p.activation_bytes / hbm, head_out_b = tok / d(p.cp) * h * p.activation_bytes / hbm;
-  const double head_wg = d(c.vocab) * h / d(p.tp) * wg / hbm;
+  const double layer_out_f = rank_tok_per_hbm * go.forward, layer_out_b = rank_tok_per_hbm * go.backward;
+  const double layer_wg = layer_params * wg * inv_hbm;
+  const double head_out_f = logits * p.activation_bytes * inv_hbm, head_out_b = rank_tok_per_hbm * h * p.activation_bytes;
+  const double head_wg = d(c.vocab) * h / d(p.tp) * wg * inv_hbm;
   // GEMM time per layer and per output layer: forward, backward (input and weight
   // gradients), and the weight-gradient part of the backward.
   const double layer_gf = layer_mm + layer_out_f, layer_gb = 2 * layer_mm + layer_out_b + layer_wg, layer_gw = layer_mm + layer_wg;

@@ -44,7 +44,7 @@ inline constexpr double kDropoutMaskBytes = 1;
 /// (Korthikanti et al. 2022 section 4.2.2). Not counted: bias gradients (a reduction over
 /// the tokens), rotary embeddings (fused into the attention kernels' inputs by Transformer
 /// Engine's fused RoPE; otherwise about 2 (q + k) e / tp per token), QK norms.
-KernelBytes elementwise_bytes(const TrainingCosts& c, const TrainingPlan& p);
+inline KernelBytes elementwise_bytes(const TrainingCosts& c, const TrainingPlan& p);
 
 /// The quantization kernels of a low-precision GEMM recipe (plan.compute fp8, fp4, mxfp8,
 /// nvfp4; 0 for bf16), per token per average layer on one rank: every layer GEMM's input is
@@ -58,7 +58,7 @@ KernelBytes elementwise_bytes(const TrainingCosts& c, const TrainingPlan& p);
 /// weights' cast (once per step under Transformer Engine's weight caching) is under 1% of a
 /// step and not counted; amax reductions are fused into the casts (current scaling) or read
 /// from history (delayed scaling).
-KernelBytes quantize_bytes(const TrainingCosts& c, const TrainingPlan& p);
+inline KernelBytes quantize_bytes(const TrainingCosts& c, const TrainingPlan& p);
 
 /// The outputs a layer's GEMMs write to HBM after their main loop, per token per average
 /// layer on one rank, at plan.activation_bytes per element (bf16 outputs, also under FP8
@@ -71,7 +71,7 @@ KernelBytes quantize_bytes(const TrainingCosts& c, const TrainingPlan& p);
 /// 97 us and the 268 MB bf16 output 92 us at the HBM rate) shows it adds to the compute
 /// time (gemm_time, kernels_test.cc). The inputs stream during the main loop and are not
 /// counted.
-KernelBytes gemm_output_bytes(const TrainingCosts& c, const TrainingPlan& p);
+inline KernelBytes gemm_output_bytes(const TrainingCosts& c, const TrainingPlan& p);
 
 /// HBM bytes per parameter the weight-gradient GEMM moves into the gradient buffer per
 /// microbatch: with fp32 main gradients wider than the weights (adam18, DeepSeek's fp32
@@ -80,16 +80,82 @@ KernelBytes gemm_output_bytes(const TrainingCosts& c, const TrainingPlan& p);
 /// stored as the weights are (adam16), the same accumulation in their format (4). Under
 /// ZeRO-3 (FSDP) each microbatch's gradient is written once (state.gradients) and reduce-
 /// scattered.
-double weight_grad_bytes_per_param(const TrainingPlan& p);
+inline double weight_grad_bytes_per_param(const TrainingPlan& p);
 
 /// Time of one GEMM of m x n x k on a chip: 2 m n k / `rate` (the dense peak of its format
 /// x the chip's best-shape efficiency) plus its output of m x n x `out_bytes` bytes at
 /// `hbm_rate` (gemm_output_bytes). Seconds; rates in FLOP/s and B/s.
-double gemm_time(double m, double n, double k, double out_bytes, double rate, double hbm_rate);
+inline double gemm_time(double m, double n, double k, double out_bytes, double rate, double hbm_rate);
 
 /// Bytes per element a cast_transpose writes for `compute`: 2 copies x bytes per element of
 /// the format (FP8 1; NVFP4 0.5 + one 1-byte scale per 16 elements; MXFP4 0.5 + one per
 /// 32; MXFP8 1 + one per 32); 0 for bf16.
-double quantized_copy_bytes(MatmulPrecision compute);
+inline double quantized_copy_bytes(MatmulPrecision compute);
+
+// Definitions, inline: training_step evaluates them for every plan the layout search tries
+// (bench/bench_training.cc).
+inline KernelBytes elementwise_bytes(const TrainingCosts& c, const TrainingPlan& p) {
+  const double e = p.activation_bytes;
+  const double h = static_cast<double>(c.d_model);
+  const double inv_tp = 1 / static_cast<double>(p.tp), inv_rep = p.sequence_parallel ? inv_tp : 1.0;  // SP splits the replicated region
+  const double mask = p.dropout ? kDropoutMaskBytes : 0.0;
+  // Norms: forward 2 e, backward 3 e per element of their width.
+  const double norm_f = 2 * e * c.norm_width, norm_b = 3 * e * c.norm_width;
+  // Two residual adds per layer (with the dropout before each when training with dropout):
+  // forward 3 e (+ mask) per element; backward the gradient accumulation 3 e, and dropout's
+  // backward 2 e + mask.
+  const double res_f = 2 * h * (3 * e + mask);
+  const double res_b = 2 * h * (3 * e + (p.dropout ? 2 * e + mask : 0.0));
+  // MoE token permute and unpermute (k = top_k copies of an h-wide token): forward, the
+  // permute reads a token once per copy and writes the copy (2 k h e), the unpermute reads
+  // the k expert outputs and writes their weighted sum (k h e + h e); backward, the
+  // unpermute's gradient reads dy and the k outputs (for the routing weights' gradient) and
+  // writes k copies (2 k h e + h e), the permute's gradient reads the k copies' gradients and
+  // writes their sum (k h e + h e).
+  const double kh = c.moe_routed_width, mh = c.moe_hidden_width;
+  const double perm_f = e * (3 * kh + mh), perm_b = e * (3 * kh + 2 * mh);
+  return KernelBytes{
+      .forward = (norm_f + res_f) * inv_rep + (e * c.act_fn_forward_elements + perm_f) * inv_tp,
+      .backward = (norm_b + res_b) * inv_rep + (e * c.act_fn_backward_elements + perm_b) * inv_tp,
+  };
+}
+
+inline double quantized_copy_bytes(MatmulPrecision compute) {
+  switch (compute) {
+    case MatmulPrecision::bf16: return 0;
+    case MatmulPrecision::fp8:
+    case MatmulPrecision::int8: return 2 * 1.0;
+    case MatmulPrecision::fp4: return 2 * (0.5 + 1.0 / 16);  // NVFP4: a 1-byte E4M3 scale per 16 elements
+  }
+  return 0;
+}
+
+inline KernelBytes quantize_bytes(const TrainingCosts& c, const TrainingPlan& p) {
+  const double q = quantized_copy_bytes(p.compute);
+  if (q == 0) return {};
+  const double per_element = p.activation_bytes + q;  // cast_transpose: read e, write the copy and its transpose
+  const double inv_tp = 1 / static_cast<double>(p.tp), inv_rep = p.sequence_parallel ? inv_tp : 1.0;
+  return KernelBytes{
+      .forward = per_element * (c.gemm_in_replicated * inv_rep + c.gemm_in_sharded * inv_tp),
+      .backward = per_element * (c.gemm_out_replicated * inv_rep + c.gemm_out_sharded * inv_tp),
+  };
+}
+
+inline KernelBytes gemm_output_bytes(const TrainingCosts& c, const TrainingPlan& p) {
+  const double e = p.activation_bytes;
+  const double inv_tp = 1 / static_cast<double>(p.tp);
+  return KernelBytes{
+      .forward = e * (c.gemm_out_replicated + c.gemm_out_sharded * inv_tp),
+      .backward = e * (c.gemm_in_replicated + c.gemm_in_sharded * inv_tp),
+  };
+}
+
+inline double weight_grad_bytes_per_param(const TrainingPlan& p) {
+  return p.zero_stage >= 3 ? p.state.gradients : 2 * p.state.gradients;
+}
+
+inline double gemm_time(double m, double n, double k, double out_bytes, double rate, double hbm_rate) {
+  return 2 * m * n * k / rate + m * n * out_bytes / hbm_rate;
+}
 
 }  // namespace chalk
