@@ -46,7 +46,7 @@ void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees) {
                  degrees ? "Sequences per step (default: dp x microbatch x 8)" : "Sequences per step (default: the chip count, one per chip)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   cmd.add_option("-s,--seq-len", a.seq_len, "Tokens per sequence")->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
-  cmd.add_option("--compute", a.compute, "GEMM precision: bf16, fp8")->capture_default_str();
+  cmd.add_option("--compute", a.compute, "GEMM precision: bf16 (fp16), fp8 (mxfp8), fp4 (nvfp4, mxfp4); where the chip has the rate")->capture_default_str();
   cmd.add_option("--optimizer", a.optimizer, "Model-state bytes per parameter: adam16 (2+2+12), adam18 (2+4+12), adam-bf16-moments (2+4+8)")
       ->capture_default_str();
   cmd.add_flag("--no-flash-attention", a.no_flash, "Store the attention scores (no FlashAttention; Korthikanti's 5as/h term)");
