@@ -226,6 +226,17 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   // Kernel floor (GPUs only).
   double kernels = d(cal.kernels_per_step);
   for (const auto& g : dep.model.groups) kernels += d(g.count) * d(kernels_per_layer(g));
+  // An engine that fuses the residual add and RMSNorm into the all-reduce kernel launches
+  // no separate norm after each tensor-parallel all-reduce of a layer (TpAllReduce):
+  // one after attention, one after a dense FFN (TP over more than one chip).
+  const TpAllReduce& ar = dep.mechanisms.tp_all_reduce;
+  if (ar.fused_norm && !L.weight_gathered) {
+    for (const auto& g : dep.model.groups) {
+      double fused = L.tp_attention > 1 ? 1.0 : 0.0;
+      if (g.ffn.kind == FfnKind::dense && L.tp_ffn > 1) fused += 1.0;
+      kernels -= d(g.count) * fused;
+    }
+  }
   if (overlap) kernels *= 2;
   r.kernels = is_tpu(sys) ? 0 : kernels;
   r.overlapped = overlap;
@@ -245,19 +256,22 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   } else {
     // The busiest data-parallel group's tokens (whole sequences) set the all-reduce.
     const double tokens_per_group = tokens / dp_attention * attention_share;
-    const Seconds attn_ar = all_reduce(activations(tokens_per_group), L.tp_attention, link_for(L.tp_attention, domain, up, out)).time;
+    // Activation all-reduces by the engine's algorithm (one-shot / two-shot custom kernels
+    // for small messages on NVLink, NCCL otherwise: tp_all_reduce).
+    const Seconds attn_ar =
+        tp_all_reduce(activations(tokens_per_group), tokens_per_group, L.tp_attention, link_for(L.tp_attention, domain, up, out), ar).time;
     for (const auto& g : dep.model.groups) {
       Seconds per_layer = attn_ar;
       if (g.ffn.kind == FfnKind::dense) {
         const double ffn_tokens = tokens * d(L.tp_ffn) / n * ffn_share;
-        per_layer += all_reduce(activations(ffn_tokens), L.tp_ffn, link_for(L.tp_ffn, domain, up, out)).time;
+        per_layer += tp_all_reduce(activations(ffn_tokens), ffn_tokens, L.tp_ffn, link_for(L.tp_ffn, domain, up, out), ar).time;
       } else if (!ep_traffic) {
         // Without an expert-parallel exchange every chip of an expert's tensor-parallel group
         // needs the group's tokens: an all-gather before the experts and a reduce-scatter
         // after (the volume of an all-reduce) over the larger of the attention and expert
         // TP groups (all n chips when attention is TP over all of them or EP is 1).
         const int64_t group = std::max(L.tp_attention, L.tp_expert);
-        per_layer += all_reduce(activations(tokens * d(group) / n), group, link_for(group, domain, up, out)).time;
+        per_layer += tp_all_reduce(activations(tokens * d(group) / n), tokens * d(group) / n, group, link_for(group, domain, up, out), ar).time;
       }
       tp_comm += per_layer * d(g.count);
     }
