@@ -100,7 +100,7 @@ TpAllReduce engine_tp_all_reduce(std::string_view engine) {
     a.one_shot_below_8_ranks = Bytes(256 * kKiB);
     a.source = "vLLM custom all-reduce: below 8 MiB (custom_all_reduce.py max_size), TP 2/4/6/8; one-shot at TP2, < 512 KiB at TP<=4, "
                "< 256 KiB at TP<=8, else two-shot (csrc/custom_all_reduce.cuh); NCCL above";
-    if (engine == "sglang") a.source += " (SGLang's port of it, same thresholds)";
+    if (engine == "sglang") a.source += " (SGLang's port: sgl-kernel/csrc/allreduce/custom_all_reduce.cuh, the same REDUCE_CASE thresholds)";
   } else if (engine == "trtllm") {
     a.custom = true;
     a.max_bytes = Bytes(8 * kMiB);
