@@ -226,17 +226,6 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   // Kernel floor (GPUs only).
   double kernels = d(cal.kernels_per_step);
   for (const auto& g : dep.model.groups) kernels += d(g.count) * d(kernels_per_layer(g));
-  // An engine that fuses the residual add and RMSNorm into the all-reduce kernel launches
-  // no separate norm after each tensor-parallel all-reduce of a layer (TpAllReduce):
-  // one after attention, one after a dense FFN (TP over more than one chip).
-  const TpAllReduce& ar = dep.mechanisms.tp_all_reduce;
-  if (ar.fused_norm && !L.weight_gathered) {
-    for (const auto& g : dep.model.groups) {
-      double fused = L.tp_attention > 1 ? 1.0 : 0.0;
-      if (g.ffn.kind == FfnKind::dense && L.tp_ffn > 1) fused += 1.0;
-      kernels -= d(g.count) * fused;
-    }
-  }
   if (overlap) kernels *= 2;
   r.kernels = is_tpu(sys) ? 0 : kernels;
   r.overlapped = overlap;
@@ -257,14 +246,23 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     // The busiest data-parallel group's tokens (whole sequences) set the all-reduce.
     const double tokens_per_group = tokens / dp_attention * attention_share;
     // Activation all-reduces by the engine's algorithm (one-shot / two-shot custom kernels
-    // for small messages on NVLink, NCCL otherwise: tp_all_reduce).
-    const Seconds attn_ar =
-        tp_all_reduce(activations(tokens_per_group), tokens_per_group, L.tp_attention, link_for(L.tp_attention, domain, up, out), ar).time;
+    // for small messages on NVLink, NCCL otherwise: tp_all_reduce). Where the engine fuses
+    // the residual add and RMSNorm into its custom kernel (TpAllReduce::fused_norm), each
+    // one that runs replaces the norm kernel after it; after NCCL the norm still runs.
+    const TpAllReduce& ar = dep.mechanisms.tp_all_reduce;
+    auto fuses = [&](const CollectiveTime& c) { return ar.fused_norm && (c.protocol == "one-shot" || c.protocol == "two-shot"); };
+    const CollectiveTime attn =
+        tp_all_reduce(activations(tokens_per_group), tokens_per_group, L.tp_attention, link_for(L.tp_attention, domain, up, out), ar);
+    const Seconds attn_ar = attn.time;
+    double fused_kernels = 0;
     for (const auto& g : dep.model.groups) {
       Seconds per_layer = attn_ar;
+      double fused = fuses(attn) ? 1.0 : 0.0;
       if (g.ffn.kind == FfnKind::dense) {
         const double ffn_tokens = tokens * d(L.tp_ffn) / n * ffn_share;
-        per_layer += tp_all_reduce(activations(ffn_tokens), ffn_tokens, L.tp_ffn, link_for(L.tp_ffn, domain, up, out), ar).time;
+        const CollectiveTime ffn = tp_all_reduce(activations(ffn_tokens), ffn_tokens, L.tp_ffn, link_for(L.tp_ffn, domain, up, out), ar);
+        per_layer += ffn.time;
+        if (fuses(ffn)) fused += 1.0;
       } else if (!ep_traffic) {
         // Without an expert-parallel exchange every chip of an expert's tensor-parallel group
         // needs the group's tokens: an all-gather before the experts and a reduce-scatter
@@ -274,6 +272,11 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
         per_layer += tp_all_reduce(activations(tokens * d(group) / n), tokens * d(group) / n, group, link_for(group, domain, up, out), ar).time;
       }
       tp_comm += per_layer * d(g.count);
+      fused_kernels += fused * d(g.count);
+    }
+    if (fused_kernels > 0 && !is_tpu(sys)) {
+      r.kernels -= fused_kernels * (overlap ? 2.0 : 1.0);  // each micro-batch runs every layer
+      r.t_overhead = cal.kernel_floor * r.kernels;
     }
     if (ep_traffic) {
       // Dispatch and combine among the EP ranks: a chip's tokens x top_k x d_model.

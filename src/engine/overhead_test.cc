@@ -98,6 +98,14 @@ TEST(Overhead, Tp4DecodeStepUsesTheEnginesAllReduce) {
   const StepBreakdown c = engine_step(trt, s);
   EXPECT_DOUBLE_EQ(a.kernels - c.kernels, 160);
   EXPECT_NEAR(to_ms(a.t_step - c.t_step), 1.008, 1e-6);
+  // A 2,048-token prefill all-reduces 2048 x 8192 x 2 = 32 MiB, above the 8 MiB the custom
+  // kernel takes: NCCL's ring for every engine, and TensorRT-LLM's norm runs after it, so
+  // its kernel count is vLLM's.
+  StepShape p;
+  p.prefill_sequences = 1;
+  p.prompt = 2048;
+  EXPECT_DOUBLE_EQ(engine_step(trt, p).kernels, engine_step(vllm, p).kernels);
+  EXPECT_EQ(engine_step(trt, p).t_comm_total, engine_step(nccl, p).t_comm_total);
   // One chip has no all-reduce and nothing to fuse.
   Deployment one = engine_deploy("llama-3.1-8b", "h100-sxm", 1);
   one.mechanisms.tp_all_reduce = engine_tp_all_reduce("trtllm");
