@@ -46,7 +46,9 @@ LinkModel scale_up_link(const SystemSpec& s) {
                    {"ring-Simple", microseconds(8.4), microseconds(3.4), 1.0}};
     l.source = "NCCL 2.30.7 tuning.cc ring latencies on NVLink; bandwidth x 0.8 achieved (ml-engineering 8xH200/B200 ring busBW); "
                "LL at 0.19 of it (AZURE-NCCL-H100, 1 MB)";
+    l.peer_to_peer = s.scale_up_topology == ScaleUpTopology::switched;
   }
+  l.peak_bandwidth = s.scale_up_bandwidth_per_direction;
   return l;
 }
 
@@ -61,6 +63,7 @@ LinkModel scale_out_link(const SystemSpec& s) {
                  {"ring-LL128", microseconds(14.0), microseconds(4.0), 120.0 / 128.0},
                  {"ring-Simple", microseconds(8.4), microseconds(14.0), 1.0}};
   l.source = "NCCL 2.30.7 tuning.cc network step latencies; NIC x 0.731 achieved (DeepEP LL EP128: 39 GB/s per GPU, 15/16 of it over the 50 GB/s NIC)";
+  l.peak_bandwidth = s.scale_out_bandwidth_per_direction;
   return l;
 }
 
@@ -83,6 +86,56 @@ CollectiveTime all_to_all(Bytes send_per_rank, int64_t ranks, const LinkModel& l
   if (ranks <= 1) return {Seconds(0), "none"};
   const double n = d(ranks);
   return fastest(1, send_per_rank * ((n - 1) / n), link);
+}
+
+TpAllReduce engine_tp_all_reduce(std::string_view engine) {
+  constexpr double kKiB = 1024, kMiB = 1024 * 1024;
+  TpAllReduce a;
+  a.name = std::string(engine);
+  if (engine == "vllm" || engine == "sglang") {
+    a.custom = true;
+    a.max_bytes = Bytes(8 * kMiB);
+    a.ranks = {2, 4, 6, 8};
+    a.one_shot_below_4_ranks = Bytes(512 * kKiB);
+    a.one_shot_below_8_ranks = Bytes(256 * kKiB);
+    a.source = "vLLM custom all-reduce: below 8 MiB (custom_all_reduce.py max_size), TP 2/4/6/8; one-shot at TP2, < 512 KiB at TP<=4, "
+               "< 256 KiB at TP<=8, else two-shot (csrc/custom_all_reduce.cuh); NCCL above";
+    if (engine == "sglang") a.source += " (SGLang's port: sgl-kernel/csrc/allreduce/custom_all_reduce.cuh, the same REDUCE_CASE thresholds)";
+  } else if (engine == "trtllm") {
+    a.custom = true;
+    a.max_bytes = Bytes(8 * kMiB);
+    a.ranks = {2, 4, 8, 16};
+    a.one_shot_max_tokens = 128;
+    a.fused_norm = true;
+    a.source = "TensorRT-LLM all-reduce fused with residual + RMSNorm (allReduceFusionKernels.cu: one-shot at <= 128 tokens, else two-shot; "
+               "TP 2/4/8/16); NCCL above 8 MiB (assumed, as vLLM)";
+  } else {
+    a.name = "nccl";
+    a.source = "NCCL ring (no custom all-reduce)";
+  }
+  return a;
+}
+
+CollectiveTime tp_all_reduce(Bytes message, double tokens, int64_t ranks, const LinkModel& link, const TpAllReduce& algo) {
+  detail::check_collective_message(message, "all_reduce");
+  if (!(tokens >= 0) || !std::isfinite(tokens)) {
+    throw InputError("all_reduce", "tokens must be a finite number >= 0, got " + std::to_string(tokens));
+  }
+  if (ranks <= 1) return {Seconds(0), "none"};
+  const bool supported = std::find(algo.ranks.begin(), algo.ranks.end(), ranks) != algo.ranks.end();
+  if (!algo.custom || !link.peer_to_peer || !supported || !(message < algo.max_bytes) || !(link.peak_bandwidth.value() > 0)) {
+    return all_reduce(message, ranks, link);
+  }
+  const double n = d(ranks);
+  bool one_shot = false;
+  if (algo.one_shot_max_tokens > 0) {
+    one_shot = tokens <= d(algo.one_shot_max_tokens);
+  } else {
+    one_shot = ranks == 2 || (ranks <= 4 && message < algo.one_shot_below_4_ranks) || (ranks <= 8 && message < algo.one_shot_below_8_ranks);
+  }
+  const Seconds stage = microseconds(kCustomAllReduceStageLatencyUs);
+  if (one_shot) return {stage + message * (n - 1) / (link.peak_bandwidth * kOneShotBandwidthFraction), "one-shot"};
+  return {stage * 2.0 + message * (2 * (n - 1) / n) / (link.peak_bandwidth * kTwoShotBandwidthFraction), "two-shot"};
 }
 
 namespace detail {

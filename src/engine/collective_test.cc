@@ -42,6 +42,64 @@ TEST(Collective, ReproducesAzureNcclH100) {
   EXPECT_NEAR(1.75 * m / t8g.time.value() / 1e9, 360, 1);
 }
 
+TEST(Collective, VllmCustomAllReduceOneShotAndTwoShot) {
+  const LinkModel nvlink = scale_up_link(load_system("h100-sxm"));
+  const TpAllReduce vllm = engine_tp_all_reduce("vllm");
+  // Llama-3.1-70B decode at batch 16 on TP4: 16 x 8192 x 2 B = 262144 B < 512 KiB, so
+  // one-shot: 6.45 us + 3 x 262144 / (0.88 x 450e9) = 6.45 + 1.986 = 8.436 us, where NCCL's
+  // ring LL takes 6.6 + 6 x 0.6 + 1.5 x 262144 / (0.19 x 360e9) = 10.2 + 5.749 = 15.949 us.
+  const auto one = tp_all_reduce(bytes(262144), 16, 4, nvlink, vllm);
+  EXPECT_EQ(one.protocol, "one-shot");
+  EXPECT_NEAR(to_us(one.time), 8.436, 0.001);
+  EXPECT_NEAR(to_us(all_reduce(bytes(262144), 4, nvlink).time), 15.949, 0.001);
+  // Batch 64, 1 MiB, is not below 512 KiB: two-shot, 2 x 6.45 + 1.5 x 1048576 / (0.47 x
+  // 450e9) = 12.9 + 7.437 = 20.337 us (PR #24532 measured ca_2stage 18 us, ca_1stage 14).
+  const auto two = tp_all_reduce(bytes(1048576), 64, 4, nvlink, vllm);
+  EXPECT_EQ(two.protocol, "two-shot");
+  EXPECT_NEAR(to_us(two.time), 20.337, 0.001);
+  // TP8 switches at 256 KiB: 262143 B one-shot (6.45 + 7 x 262143 / 396e9 = 11.084 us),
+  // 262144 B two-shot (12.9 + 1.75 x 262144 / 211.5e9 = 15.069 us).
+  EXPECT_NEAR(to_us(tp_all_reduce(bytes(262143), 16, 8, nvlink, vllm).time), 11.084, 0.001);
+  EXPECT_EQ(tp_all_reduce(bytes(262144), 16, 8, nvlink, vllm).protocol, "two-shot");
+  EXPECT_NEAR(to_us(tp_all_reduce(bytes(262144), 16, 8, nvlink, vllm).time), 15.069, 0.001);
+  // TP2 is one-shot at any size below 8 MiB: 4 MiB in 6.45 + 4194304 / 396e9 = 17.042 us.
+  EXPECT_NEAR(to_us(tp_all_reduce(bytes(4194304), 256, 2, nvlink, vllm).time), 17.042, 0.001);
+  // 8 MiB and above, TP3 (not 2, 4, 6, 8), TPU ICI and the scale-out network: NCCL.
+  EXPECT_EQ(tp_all_reduce(bytes(8388608), 512, 4, nvlink, vllm).time, all_reduce(bytes(8388608), 4, nvlink).time);
+  EXPECT_EQ(tp_all_reduce(bytes(262144), 16, 3, nvlink, vllm).time, all_reduce(bytes(262144), 3, nvlink).time);
+  const LinkModel ici = scale_up_link(load_system("tpu-v4"));
+  EXPECT_EQ(tp_all_reduce(bytes(262144), 16, 4, ici, vllm).protocol, "ici");
+  // AMD's Infinity Fabric mesh keeps RCCL's ring (no measured latency of the custom kernels
+  // there); B200's NVLink 5 doubles the rate: one-shot 6.45 + 3 x 262144 / (0.88 x 900e9) =
+  // 7.443 us.
+  const LinkModel mesh = scale_up_link(load_system("mi300x"));
+  EXPECT_FALSE(mesh.peer_to_peer);
+  EXPECT_EQ(tp_all_reduce(bytes(262144), 16, 4, mesh, vllm).time, all_reduce(bytes(262144), 4, mesh).time);
+  EXPECT_NEAR(to_us(tp_all_reduce(bytes(262144), 16, 4, scale_up_link(load_system("b200")), vllm).time), 7.443, 0.001);
+  const LinkModel ib = scale_out_link(load_system("h100-sxm"));
+  EXPECT_EQ(tp_all_reduce(bytes(262144), 16, 4, ib, vllm).time, all_reduce(bytes(262144), 4, ib).time);
+  // "nccl" (an engine without custom kernels) is the ring; one rank costs nothing.
+  EXPECT_EQ(tp_all_reduce(bytes(262144), 16, 4, nvlink, engine_tp_all_reduce("other")).time, all_reduce(bytes(262144), 4, nvlink).time);
+  EXPECT_EQ(tp_all_reduce(bytes(262144), 16, 1, nvlink, vllm).time.value(), 0);
+  EXPECT_THROW(tp_all_reduce(bytes(262144), -1, 4, nvlink, vllm), InputError);
+  EXPECT_THROW(tp_all_reduce(bytes(-1), 16, 4, nvlink, vllm), InputError);
+}
+
+TEST(Collective, TensorRtLlmOneShotByTokens) {
+  const LinkModel nvlink = scale_up_link(load_system("h100-sxm"));
+  const TpAllReduce trt = engine_tp_all_reduce("trtllm");
+  EXPECT_TRUE(trt.fused_norm);
+  // One-shot up to 128 tokens whatever the bytes: 128 x 8192 x 2 = 2 MiB on TP4 in
+  // 6.45 + 3 x 2097152 / 396e9 = 22.337 us; 129 tokens two-shot: 12.9 + 1.5 x 2113536 /
+  // 211.5e9 = 27.889 us.
+  const auto at128 = tp_all_reduce(bytes(2097152), 128, 4, nvlink, trt);
+  EXPECT_EQ(at128.protocol, "one-shot");
+  EXPECT_NEAR(to_us(at128.time), 22.337, 0.001);
+  const auto at129 = tp_all_reduce(bytes(2113536), 129, 4, nvlink, trt);
+  EXPECT_EQ(at129.protocol, "two-shot");
+  EXPECT_NEAR(to_us(at129.time), 27.889, 0.001);
+}
+
 TEST(Collective, TpuTorus) {
   const LinkModel ici = scale_up_link(load_system("tpu-v4"));
   EXPECT_EQ(ici.torus_dimensions, 3);

@@ -245,21 +245,38 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   } else {
     // The busiest data-parallel group's tokens (whole sequences) set the all-reduce.
     const double tokens_per_group = tokens / dp_attention * attention_share;
-    const Seconds attn_ar = all_reduce(activations(tokens_per_group), L.tp_attention, link_for(L.tp_attention, domain, up, out)).time;
+    // Activation all-reduces by the engine's algorithm (one-shot / two-shot custom kernels
+    // for small messages on NVLink, NCCL otherwise: tp_all_reduce). Where the engine fuses
+    // the residual add and RMSNorm into its custom kernel (TpAllReduce::fused_norm), each
+    // one that runs replaces the norm kernel after it; after NCCL the norm still runs.
+    const TpAllReduce& ar = dep.mechanisms.tp_all_reduce;
+    auto fuses = [&](const CollectiveTime& c) { return ar.fused_norm && (c.protocol == "one-shot" || c.protocol == "two-shot"); };
+    const CollectiveTime attn =
+        tp_all_reduce(activations(tokens_per_group), tokens_per_group, L.tp_attention, link_for(L.tp_attention, domain, up, out), ar);
+    const Seconds attn_ar = attn.time;
+    double fused_kernels = 0;
     for (const auto& g : dep.model.groups) {
       Seconds per_layer = attn_ar;
+      double fused = fuses(attn) ? 1.0 : 0.0;
       if (g.ffn.kind == FfnKind::dense) {
         const double ffn_tokens = tokens * d(L.tp_ffn) / n * ffn_share;
-        per_layer += all_reduce(activations(ffn_tokens), L.tp_ffn, link_for(L.tp_ffn, domain, up, out)).time;
+        const CollectiveTime ffn = tp_all_reduce(activations(ffn_tokens), ffn_tokens, L.tp_ffn, link_for(L.tp_ffn, domain, up, out), ar);
+        per_layer += ffn.time;
+        if (fuses(ffn)) fused += 1.0;
       } else if (!ep_traffic) {
         // Without an expert-parallel exchange every chip of an expert's tensor-parallel group
         // needs the group's tokens: an all-gather before the experts and a reduce-scatter
         // after (the volume of an all-reduce) over the larger of the attention and expert
         // TP groups (all n chips when attention is TP over all of them or EP is 1).
         const int64_t group = std::max(L.tp_attention, L.tp_expert);
-        per_layer += all_reduce(activations(tokens * d(group) / n), group, link_for(group, domain, up, out)).time;
+        per_layer += tp_all_reduce(activations(tokens * d(group) / n), tokens * d(group) / n, group, link_for(group, domain, up, out), ar).time;
       }
       tp_comm += per_layer * d(g.count);
+      fused_kernels += fused * d(g.count);
+    }
+    if (fused_kernels > 0 && !is_tpu(sys)) {
+      r.kernels -= fused_kernels * (overlap ? 2.0 : 1.0);  // each micro-batch runs every layer
+      r.t_overhead = cal.kernel_floor * r.kernels;
     }
     if (ep_traffic) {
       // Dispatch and combine among the EP ranks: a chip's tokens x top_k x d_model.

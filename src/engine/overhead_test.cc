@@ -73,6 +73,45 @@ TEST(Overhead, KernelsPerLayer) {
   EXPECT_EQ(moe, 20);    // MLA 9 + MoE 8 + shared expert 3
 }
 
+TEST(Overhead, Tp4DecodeStepUsesTheEnginesAllReduce) {
+  // Llama-3.1-70B on 4 x H100, TP4, 16 sequences: every layer all-reduces 16 x 8192 x 2 B =
+  // 262144 B twice (after attention, after the FFN): 160 all-reduces. vLLM's one-shot
+  // custom kernel takes 8.436 us each (collective_test: 6.45 + 3 x 262144 / 396e9), NCCL's
+  // ring LL 15.949 us: 160 x 8.436 = 1.3497 ms against 160 x 15.949 = 2.5518 ms.
+  Deployment vllm = engine_deploy("llama-3.1-70b", "h100-sxm", 4);
+  ASSERT_EQ(vllm.mechanisms.layout.tp_attention, 4);
+  ASSERT_EQ(vllm.mechanisms.tp_all_reduce.name, "vllm");  // the default engine
+  StepShape s;
+  s.decode_sequences = 16;
+  s.context = 2048;
+  const StepBreakdown a = engine_step(vllm, s);
+  EXPECT_NEAR(to_ms(a.t_comm_total), 160 * 8.43594e-3, 1e-5);
+  Deployment nccl = vllm;
+  nccl.mechanisms.tp_all_reduce = engine_tp_all_reduce("nccl");
+  const StepBreakdown b = engine_step(nccl, s);
+  EXPECT_NEAR(to_ms(b.t_comm_total), 160 * 15.94877e-3, 1e-5);
+  EXPECT_NEAR(to_ms(b.t_step - a.t_step), 160 * (15.94877e-3 - 8.43594e-3), 1e-5);
+  // TensorRT-LLM: the same one-shot (16 <= 128 tokens) with the residual add and RMSNorm
+  // inside it: 160 kernels fewer, 160 x 6.3 us = 1.008 ms less kernel floor.
+  Deployment trt = vllm;
+  trt.mechanisms.tp_all_reduce = engine_tp_all_reduce("trtllm");
+  const StepBreakdown c = engine_step(trt, s);
+  EXPECT_DOUBLE_EQ(a.kernels - c.kernels, 160);
+  EXPECT_NEAR(to_ms(a.t_step - c.t_step), 1.008, 1e-6);
+  // A 2,048-token prefill all-reduces 2048 x 8192 x 2 = 32 MiB, above the 8 MiB the custom
+  // kernel takes: NCCL's ring for every engine, and TensorRT-LLM's norm runs after it, so
+  // its kernel count is vLLM's.
+  StepShape p;
+  p.prefill_sequences = 1;
+  p.prompt = 2048;
+  EXPECT_DOUBLE_EQ(engine_step(trt, p).kernels, engine_step(vllm, p).kernels);
+  EXPECT_EQ(engine_step(trt, p).t_comm_total, engine_step(nccl, p).t_comm_total);
+  // One chip has no all-reduce and nothing to fuse.
+  Deployment one = engine_deploy("llama-3.1-8b", "h100-sxm", 1);
+  one.mechanisms.tp_all_reduce = engine_tp_all_reduce("trtllm");
+  EXPECT_DOUBLE_EQ(engine_step(one, s).kernels, 32 * 9 + 4);
+}
+
 TEST(Overhead, Llama8bBatch1OnOneH100) {
   const Deployment d = engine_deploy("llama-3.1-8b", "h100-sxm", 1);
   StepShape s;
@@ -106,10 +145,12 @@ TEST(Overhead, DeepSeekR1MinLatencyIsOverheadBound) {
   s.context = 2048;
   const StepBreakdown r = engine_step(d, s);
   // 58 MoE layers x 20 kernels + 3 dense layers x 13 + 4 = 1203 kernels x 6.3 us = 7.58 ms;
-  // two all-reduces per layer of 14336 B on 8 ranks, 15.37 us each: 61 x 2 x 15.37 = 1.875 ms.
+  // two all-reduces per layer of 14336 B on 8 ranks, each vLLM's one-shot custom kernel (the
+  // default engine; 14336 B < 256 KiB): 6.45 + 7 x 14336 / (0.88 x 900 GB/s) = 6.577 us, so
+  // 61 x 2 x 6.577 = 0.802 ms (NCCL's ring LL took 15.37 us each, 1.875 ms).
   EXPECT_DOUBLE_EQ(r.kernels, 1203);
   EXPECT_NEAR(to_ms(r.t_overhead), 7.579, 0.001);
-  EXPECT_NEAR(to_ms(r.t_comm), 1.875, 0.05);
+  EXPECT_NEAR(to_ms(r.t_comm), 122 * (6.45 + 7 * 14336 / (0.88 * 900e9) * 1e6) * 1e-3, 1e-6);
   EXPECT_EQ(r.governs, "overhead");
   EXPECT_LT(r.t_operations, r.t_overhead);
 }

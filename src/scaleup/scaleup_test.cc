@@ -88,26 +88,26 @@ TEST(MinimumLatency, ByHandOnH100AndH200) {
   //     is a lookup, not a read);
   //   KV read: 8192 x 327,680 B = 2.68435 GB, 0.335544 GB per chip;
   //   kernels: 80 x (5 attention + 4 FFN) + 4 = 724 x 6.3 us = 4.5612 ms (overhead.h);
-  //   all-reduces: 2 per layer x 80, ring LL over 8 on NVLink: 6.6 + 14 x 0.6 = 15.0 us +
-  //     2 (7/8) x 16,384 B / (450 GB/s x 0.8 x 0.19 = 68.4 GB/s) = 0.419 us -> 15.419 us x 160
-  //     = 2.4671 ms (collective.h).
+  //   all-reduces: 2 per layer x 80, vLLM's one-shot custom kernel over 8 on NVLink (16,384 B
+  //     < 256 KiB): 6.45 us + 7 x 16,384 B / (0.88 x 450 GB/s) = 0.2896 us -> 6.7396 us x 160
+  //     = 1.07834 ms (collective.h tp_all_reduce; NCCL's ring LL took 15.419 us, 2.4671 ms).
   // H100: weights at 3.35 TB/s x 2668/3350 = 2.668 TB/s: 3.30561 ms; KV at 3.0 TB/s:
-  //   0.111848 ms; TPOT = 3.30561 + 0.11185 + 4.5612 + 2.4671 = 10.4457 ms.
+  //   0.111848 ms; TPOT = 3.30561 + 0.11185 + 4.5612 + 1.07834 = 9.0570 ms.
   // H200: weights at 4.8 x 2668/3350 = 3.82281 TB/s: 2.30704 ms; KV at 4.8 x 0.84 (H200's
   //   own STREAM figure) = 4.032 TB/s: 0.083221 ms; TPOT = 2.30704 + 0.08322 + 4.5612 +
-  //   2.4671 = 9.4186 ms (9.4134 when KV streamed at FLASHMLA-1's H800 3000/3350).
+  //   1.07834 = 8.0298 ms (8.0246 when KV streamed at FLASHMLA-1's H800 3000/3350).
   const ModelSpec m = load_model("llama-3.1-70b");
   const ScaleupQuery q = query(1, 8192);
   const ModelOnDomain h100 = place_on_domain(m, load_system("h100-sxm"), q);
   ASSERT_TRUE(h100.fits);
   EXPECT_EQ(h100.fastest->name, "TP8");
   EXPECT_NEAR(to_ms(h100.fastest->step.t_overhead), 4.5612, 1e-9);
-  EXPECT_NEAR(to_ms(h100.fastest->step.t_comm), 2.4671, 1e-4);
-  EXPECT_NEAR(to_ms(*h100.pipeline.tpot), 10.4457, 10.4457 * 5e-4);
+  EXPECT_NEAR(to_ms(h100.fastest->step.t_comm), 1.07834, 1e-4);
+  EXPECT_NEAR(to_ms(*h100.pipeline.tpot), 9.0570, 9.0570 * 5e-4);
   const ModelOnDomain h200 = place_on_domain(m, load_system("h200"), q);
   ASSERT_TRUE(h200.fits);
   EXPECT_EQ(h200.fastest->name, "TP8");
-  EXPECT_NEAR(to_ms(*h200.pipeline.tpot), 9.4186, 9.4186 * 5e-4);
+  EXPECT_NEAR(to_ms(*h200.pipeline.tpot), 8.0298, 8.0298 * 5e-4);
   // The roofline floor is the memory part alone: 8.81938 / 3.35e12 / 0.87 + ... on H100
   // (weights and KV at 8 x 3.35 TB/s x 0.87): (70.5550 + 2.68435) GB / 23.316 TB/s = 3.141 ms.
   EXPECT_NEAR(to_ms(h100.tpot_floor), (70.5550 + 2.68435) / 23.316, 2e-3);

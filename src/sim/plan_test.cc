@@ -103,10 +103,11 @@ TEST(Plan, DisaggregatedWithoutATtftTargetSizesThePrefillPoolToKeepUp) {
 }
 
 TEST(Plan, APrefillPoolWithNoRoomForTheTransferGrows) {
-  // Llama 3.1 8B on H100, 10 req/s of 2,048 in and 200 out, TTFT p90 <= 93 ms: one prefill
+  // Llama 3.1 8B on H100, 10 req/s of 2,048 in and 200 out, TTFT p90 <= 100 ms: one prefill
   // replica meets it alone, but end to end TTFT adds the KV transfer and the decode queue
-  // and no decode pool within 8 chips meets it. Two prefill replicas do (TTFT p90 49 ms).
-  // Before the plan grew the prefill pool it answered no deployment.
+  // and no decode pool within 8 chips meets it. Two prefill replicas do.
+  // Before the plan grew the prefill pool it answered no deployment. (The SLO was 93 ms
+  // before each request paid the engine's 6.9 ms of fixed work, kEngineRequestOverheadS.)
   const ModelSpec m = load_model("llama-3.1-8b");
   const SystemSpec s = load_system("h100-sxm");
   DeploymentOptions base;
@@ -118,7 +119,7 @@ TEST(Plan, APrefillPoolWithNoRoomForTheTransferGrows) {
   t.output = {LengthDist::Kind::fixed, 200};
   PlanOptions o;
   o.chip_budget = 8;
-  o.slo.ttft_s = 0.093;
+  o.slo.ttft_s = 0.100;
   o.slo.tpot_s = 0.03;
   o.aggregated = false;
   const PlanReport r = plan_deployment(m, s, base, generate_traffic(t), o);
@@ -126,7 +127,7 @@ TEST(Plan, APrefillPoolWithNoRoomForTheTransferGrows) {
   const PlanCandidate& b = r.evaluated[*r.best];
   EXPECT_TRUE(b.disaggregated);
   EXPECT_EQ(b.replicas, 2);
-  EXPECT_LE(b.summary.ttft_at_slo_percentile_s, 0.093);
+  EXPECT_LE(b.summary.ttft_at_slo_percentile_s, 0.100);
   ASSERT_EQ(r.searched.size(), 1U);
   EXPECT_NE(r.searched[0].find("(grown from 1 replica: with the KV transfer and the decode queue in TTFT"), std::string::npos) << r.searched[0];
 }

@@ -39,8 +39,10 @@ int64_t kv_blocks_available(const Deployment& d, int64_t block_size) {
   return static_cast<int64_t>(std::floor(room / per_block));
 }
 
-SimRun simulate(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase) {
-  validate(o.policy);
+namespace {
+
+/// The event loop, with each request arriving at the scheduler at its arrival_s.
+SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase) {
   if (!(o.prefix_hit_rate >= 0 && o.prefix_hit_rate < 1)) {
     throw InputError("prefix_hit_rate", "must be a fraction in [0, 1), got " + std::to_string(o.prefix_hit_rate));
   }
@@ -337,6 +339,43 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
   }
   if (o.progress && run.n_steps % kProgressEvery != 0) o.progress(run.n_steps % kProgressEvery);
   run.kv_blocks_leaked = total_blocks - free_blocks;
+  return run;
+}
+
+}  // namespace
+
+SimRun simulate(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase) {
+  validate(o.policy);
+  // The engine's own tensor-parallel all-reduce kernels (engine_tp_all_reduce) price its steps.
+  const std::string& engine = o.policy.name;
+  const bool known = engine == "vllm" || engine == "sglang" || engine == "trtllm";
+  Deployment local;
+  const Deployment* dep = &d;
+  if (known && d.mechanisms.enabled && d.mechanisms.tp_all_reduce.name != engine) {
+    local = d;
+    local.mechanisms.tp_all_reduce = engine_tp_all_reduce(engine);
+    dep = &local;
+  }
+  // A request reaches the scheduler after its fixed work outside the GPU (API server,
+  // tokenization, first-token streaming: request_overhead_s); a disaggregated decode pool's
+  // request paid it in the prefill pool.
+  const double overhead = phase == Phase::decode ? 0.0 : o.policy.request_overhead_s;
+  if (!(overhead > 0)) return run_at_scheduler(*dep, requests, o, phase);
+  for (std::size_t i = 0; i < requests.size(); ++i) {  // the loop's own check, on the arrivals as given
+    if (!(requests[i].arrival_s >= 0) || !std::isfinite(requests[i].arrival_s)) {
+      throw InputError("request " + std::to_string(i), "needs arrival_s >= 0 and input and output tokens >= 1");
+    }
+  }
+  std::vector<Request> shifted(requests.begin(), requests.end());
+  for (auto& q : shifted) q.arrival_s += overhead;
+  SimRun run = run_at_scheduler(*dep, shifted, o, phase);
+  int64_t served = 0;
+  for (std::size_t i = 0; i < run.requests.size(); ++i) {
+    run.requests[i].arrival_s = requests[i].arrival_s;
+    if (!run.requests[i].rejected) ++served;
+  }
+  // Little's law counts each served request from its arrival at the server.
+  run.requests_in_system_s += overhead * static_cast<double>(served);
   return run;
 }
 

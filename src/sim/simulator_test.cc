@@ -63,23 +63,32 @@ TEST(Simulator, MD1MeanWaitMatchesPollaczekKhinchine) {
     const SimRun run = simulate(d, reqs, o);
     const SimSummary s = sim_summary_of(run);
     const double want = rho * S / (2 * (1 - rho));
-    EXPECT_NEAR(s.queue.mean, want, (rho < 0.6 ? 0.03 : 0.06) * want) << "rho " << rho;
-    // TTFT = wait + S (DistServe's M/D/1 prefill queue: D + R D^2 / (2 (1 - R D))).
-    EXPECT_NEAR(s.ttft.mean, want + S, 0.03 * (want + S));
+    // The recorded queueing delay (scheduled - arrival) also holds each request's fixed
+    // work before the scheduler (6.908 ms, below), the same for every request.
+    const double fixed0 = o.policy.request_overhead_s;
+    EXPECT_NEAR(s.queue.mean - fixed0, want, (rho < 0.6 ? 0.03 : 0.06) * want) << "rho " << rho;
+    // TTFT = wait + S (DistServe's M/D/1 prefill queue: D + R D^2 / (2 (1 - R D))), plus
+    // each request's fixed work before the scheduler sees it (vLLM's 6.91 ms), which shifts
+    // every arrival alike and so leaves the queue an M/D/1 queue.
+    const double fixed = o.policy.request_overhead_s;
+    EXPECT_NEAR(fixed, 6.908e-3, 1e-12);
+    EXPECT_NEAR(s.ttft.mean, want + S + fixed, 0.03 * (want + S + fixed));
     expect_sim_invariants(run);
   }
 }
 
 TEST(Simulator, LowLoadEqualsClosedFormStepTimes) {
-  // Requests 100 s apart never meet: TTFT = the prefill step of the whole prompt, and
-  // decode step k reads input + k tokens of KV at batch 1, so TPOT = mean over k = 0..48
-  // of decode_step(1, 2000 + k), ITL the same steps.
+  // Requests 100 s apart never meet: TTFT = the request's fixed work outside the GPU
+  // (API server, tokenization, first-token streaming: kEngineRequestOverheadS = 9.54 -
+  // 2.632 = 6.908 ms) + the prefill step of the whole prompt, and decode step k reads input
+  // + k tokens of KV at batch 1, so TPOT = mean over k = 0..48 of decode_step(1, 2000 + k),
+  // ITL the same steps (the fixed work is paid once, before the first token).
   const Deployment d = sim_llama8_h100();
   std::vector<Request> reqs;
   for (int i = 0; i < 20; ++i) reqs.push_back({100.0 * i, 2000, 50});
   const SimRun run = simulate(d, reqs, SimOptions{});
   const SimSummary s = sim_summary_of(run);
-  const double ttft = prefill_step(d, 1, 2000).t_step.value();
+  const double ttft = 6.908e-3 + prefill_step(d, 1, 2000).t_step.value();
   double tpot = 0;
   for (int k = 0; k < 49; ++k) tpot += decode_step(d, 1, 2000 + k).t_step.value();
   tpot /= 49;
@@ -87,9 +96,45 @@ TEST(Simulator, LowLoadEqualsClosedFormStepTimes) {
   EXPECT_NEAR(s.ttft.p99, ttft, 1e-12);
   EXPECT_NEAR(s.tpot.mean, tpot, 1e-9 * tpot);
   EXPECT_NEAR(s.itl.mean, tpot, 1e-9 * tpot);
-  EXPECT_EQ(s.queue.p99, 0);
+  EXPECT_NEAR(s.queue.p99, 6.908e-3, 1e-12);  // the fixed work alone: no request waits for another
   EXPECT_EQ(s.preemptions, 0);
   expect_sim_invariants(run);
+}
+
+TEST(Simulator, RequestOverheadDelaysTheFirstTokenOnly) {
+  // One 1,000-token request, 20 output tokens, alone: with the engine's fixed work w the
+  // scheduler sees it w later, so its first token and its last come w later than with none
+  // (w = 9.54 ms TTFT - 2.632 ms mocked forward = 6.908 ms, tt-inference-server #3560), its
+  // token gaps are the same decode steps, and the GPU steps are the same steps.
+  const Deployment d = sim_llama8_h100();
+  const Request r{1.0, 1000, 20};
+  SimOptions with;
+  SimOptions bare;
+  bare.policy.request_overhead_s = 0;
+  const SimRun a = simulate(d, std::span(&r, 1), with), b = simulate(d, std::span(&r, 1), bare);
+  const double w = 9.54e-3 - 2.632e-3;
+  EXPECT_NEAR(with.policy.request_overhead_s, w, 1e-15);
+  EXPECT_EQ(a.requests[0].arrival_s, 1.0);  // the client's arrival, not the scheduler's
+  EXPECT_NEAR(a.requests[0].first_token_s - b.requests[0].first_token_s, w, 1e-12);
+  EXPECT_NEAR(a.requests[0].finish_s - b.requests[0].finish_s, w, 1e-12);
+  // TTFT alone = w + the prefill of 1,000 tokens.
+  EXPECT_NEAR(a.requests[0].first_token_s - 1.0, w + prefill_step(d, 1, 1000).t_step.value(), 1e-12);
+  ASSERT_EQ(a.steps.size(), b.steps.size());
+  for (std::size_t k = 0; k < a.steps.size(); ++k) EXPECT_NEAR(a.steps[k].duration_s, b.steps[k].duration_s, 1e-15);
+  expect_sim_invariants(a);  // Little's law counts the request from its arrival at the server
+  // A disaggregated decode pool's request paid it upstream: its first token is its arrival.
+  const SimRun dec = simulate(d, std::span(&r, 1), with, Phase::decode);
+  EXPECT_EQ(dec.requests[0].first_token_s, 1.0);
+  // Bad values name the field.
+  SimOptions bad;
+  bad.policy.request_overhead_s = -1e-3;
+  EXPECT_THROW(simulate(d, std::span(&r, 1), bad), InputError);
+  try {
+    validate(bad.policy);
+    ADD_FAILURE() << "negative overhead accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("request_overhead_s"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Simulator, ChunkedPrefillSplitsALongPromptByTheBudget) {
@@ -98,7 +143,8 @@ TEST(Simulator, ChunkedPrefillSplitsALongPromptByTheBudget) {
   const Deployment d = sim_llama8_h100();
   const Request r{0, 20000, 2};
   const SimRun run = simulate(d, std::span(&r, 1), SimOptions{});
-  const double want = prefill_step(d, 1, 8192, 0).t_step.value() + prefill_step(d, 1, 8192, 8192).t_step.value() +
+  // Plus the request's fixed work before the scheduler (6.908 ms, kEngineRequestOverheadS).
+  const double want = 6.908e-3 + prefill_step(d, 1, 8192, 0).t_step.value() + prefill_step(d, 1, 8192, 8192).t_step.value() +
                       prefill_step(d, 1, 3616, 16384).t_step.value();
   EXPECT_NEAR(run.requests[0].first_token_s, want, 1e-12);
   EXPECT_EQ(run.n_steps, 4);
@@ -110,7 +156,7 @@ TEST(Simulator, ChunkedPrefillSplitsALongPromptByTheBudget) {
   EXPECT_THROW(simulate(d, std::span(&r, 1), trt), InputError);
   trt.policy.max_batched_tokens = 20000;
   const SimRun whole = simulate(d, std::span(&r, 1), trt);
-  EXPECT_NEAR(whole.requests[0].first_token_s, prefill_step(d, 1, 20000).t_step.value(), 1e-12);
+  EXPECT_NEAR(whole.requests[0].first_token_s, 6.908e-3 + prefill_step(d, 1, 20000).t_step.value(), 1e-12);
 }
 
 TEST(Simulator, ConservationUnderPreemption) {
@@ -219,7 +265,7 @@ TEST(Simulator, PrefixHitsShortenThePrefill) {
   o.prefix_hit_rate = 0.5;
   const Request r{0, 4000, 1};
   const SimRun run = simulate(d, std::span(&r, 1), o);
-  EXPECT_NEAR(run.requests[0].first_token_s, prefill_step(d, 1, 2000, 2000).t_step.value(), 1e-12);
+  EXPECT_NEAR(run.requests[0].first_token_s, 6.908e-3 + prefill_step(d, 1, 2000, 2000).t_step.value(), 1e-12);  // + the fixed work
   EXPECT_EQ(run.requests[0].cached_tokens, 2000);
 }
 

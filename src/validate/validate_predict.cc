@@ -107,6 +107,7 @@ void predict(const RowPlan& p, Prediction& out) {
   Engines e{make_deployment(m, sys, o), {}, {}};
   o.mechanisms.enabled = true;
   o.mechanisms.layout = p.layout;
+  if (!p.engine.empty()) o.mechanisms.tp_all_reduce = engine_tp_all_reduce(p.engine);  // the row's engine's all-reduce kernels
   e.mech = make_deployment(m, sys, o);
   // A single KV head (MQA) or latent (MLA) cannot be split over the tensor-parallel
   // chips: each holds all of its sequences' KV. Where that does not fit beside the

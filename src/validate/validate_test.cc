@@ -340,7 +340,7 @@ TEST(Validate, InvalidRowsAreErrorsDoubtfulRowsCarryNotes) {
 // lower these figures.
 TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   const ValidationReport r = validate_measurements(builtin_measurements());
-  EXPECT_LE(summary(r, "decode").median_abs, 0.100);   // 10 rows: 9.9%
+  EXPECT_LE(summary(r, "decode").median_abs, 0.082);   // 10 rows: 8.2% (9.9% before the engines' own all-reduce kernels)
   // 22 rows: 17.7%, p90 66.4% (23.7% and 103% before TensorRT-LLM rows ran their prompts
   // whole, without chunked prefill: steady_state_step).
   EXPECT_LE(summary(r, "serving").median_abs, 0.177);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "chalk/hardware/hardware.h"
@@ -35,6 +36,16 @@ struct LinkModel {
   int torus_dimensions = 0;
   std::vector<LinkProtocol> protocols;
   std::string source;
+  /// Per-direction peak rate of one chip's links (the datasheet figure, before any
+  /// achieved fraction): the custom all-reduce kernels' fractions are of this.
+  BytesPerSecond peak_bandwidth;
+  /// Every chip loads and stores its peers' memory through switches at full rate (NVLink
+  /// with NVSwitch, topology `switch`): where the serving engines' custom all-reduce kernels
+  /// run with the latency measured for them (kCustomAllReduceStageLatencyUs). False on AMD
+  /// Infinity Fabric's full mesh (vLLM's ROCm build runs its custom kernels there too, but no
+  /// latency of theirs is measured here, so RCCL's ring prices them), PCIe, TPU ICI and the
+  /// scale-out network.
+  bool peer_to_peer = false;
 };
 
 /// Achieved fractions of link bandwidth (per direction) used by scale_up_link and
@@ -104,6 +115,70 @@ CollectiveTime all_gather(Bytes message, int64_t ranks, const LinkModel& link);
 /// split evenly over the ranks: base + one step + (n-1)/n x M / (B x fraction) (the n-1
 /// sends proceed in parallel).
 CollectiveTime all_to_all(Bytes send_per_rank, int64_t ranks, const LinkModel& link);
+
+/// How a serving engine all-reduces tensor-parallel activations (the output of an
+/// attention or FFN block, tokens x d_model x 2 bytes) inside one scale-up domain. Below
+/// `max_bytes`, on a peer-to-peer link, at a supported TP degree, the engine runs its own
+/// kernel instead of NCCL:
+/// - one-shot: every rank reads the whole message from each of its n - 1 peers and sums it
+///   locally: one barrier, (n - 1) M bytes into each chip;
+/// - two-shot: a reduce-scatter then an all-gather over peer memory: two barriers,
+///   2 (n - 1)/n M bytes into each chip.
+/// Above `max_bytes`, or where the custom kernel does not run, NCCL's ring (all_reduce).
+struct TpAllReduce {
+  std::string name;                   ///< "vllm", "sglang", "trtllm" or "nccl"
+  bool custom = false;                ///< false: NCCL always
+  Bytes max_bytes;                    ///< the custom kernel takes messages strictly below this
+  std::vector<int64_t> ranks;         ///< TP degrees the custom kernel supports
+  /// One-shot while the message holds at most this many tokens (TensorRT-LLM); 0: by bytes.
+  int64_t one_shot_max_tokens = 0;
+  /// By bytes (vLLM): one-shot at 2 ranks always; at <= 4 ranks below the first, at <= 8
+  /// ranks below the second; two-shot otherwise.
+  Bytes one_shot_below_4_ranks, one_shot_below_8_ranks;
+  /// The residual add and the RMSNorm after the all-reduce run inside its kernel: one
+  /// kernel fewer per all-reduce (TensorRT-LLM's AllReduceFusionOp RESIDUAL_RMS_NORM).
+  bool fused_norm = false;
+  std::string source;
+};
+
+/// Latency of one barrier stage of a custom all-reduce kernel over NVLink, kernel launch
+/// inside a CUDA graph included: 6.45 +- 0.46 us, the intercept of a least-squares line
+/// through vLLM's one-shot (ca_1stage) times on 4 x H100 at 0.5-4 MiB (vllm-project/vllm
+/// PR #24532, benchmark_device_communicators.py, TP 4: 10, 14, 19, 23, 30, 38 us at 0.5,
+/// 1, 1.5, 2, 3, 4 MiB). Two-shot's intercept, 12.3 +- 1.1 us on the same rows, is two of
+/// them.
+inline constexpr double kCustomAllReduceStageLatencyUs = 6.45;
+/// Fraction of the peak per-direction link rate that one-shot reads achieve: its slope on
+/// the same rows, 7.94 +- 0.20 us per MiB for 3 MiB read per MiB of message, is 396 GB/s
+/// = 0.88 +- 0.02 of H100's 450 GB/s.
+inline constexpr double kOneShotBandwidthFraction = 0.88;
+/// Fraction for two-shot: 7.41 +- 0.48 us per MiB for 1.5 MiB moved per MiB of message,
+/// 212 GB/s = 0.47 +- 0.03 of 450 GB/s (same rows).
+inline constexpr double kTwoShotBandwidthFraction = 0.47;
+
+/// The tensor-parallel all-reduce of a serving engine:
+/// - "vllm" (V1 and V0): custom all-reduce below 8 MiB (CustomAllreduce max_size
+///   8192 x 1024, vllm/distributed/device_communicators/custom_all_reduce.py @00d618a) at TP
+///   2, 4, 6, 8 over full NVLink; one-shot at TP 2, below 512 KiB at TP <= 4, below 256 KiB
+///   at TP <= 8, else two-shot (csrc/custom_all_reduce.cuh @c9eabec, REDUCE_CASE); NCCL
+///   above; no norm fusion (the FlashInfer all-reduce + RMSNorm pass is opt-in).
+/// - "sglang": the same kernels and thresholds (SGLang's custom_all_reduce is vLLM's port;
+///   its FlashInfer all-reduce fusion is opt-in): treated as vllm.
+/// - "trtllm": TensorRT-LLM's all-reduce fused with the residual add and RMSNorm
+///   (allReduceFusionKernels.cu: one-shot while tokens <= kOneShotMaxToken = 128, else
+///   two-shot; TP 2, 4, 8, 16); its NCCL switch-over is taken as vLLM's 8 MiB (assumed).
+/// - "nccl" (any other engine): NCCL's ring always.
+TpAllReduce engine_tp_all_reduce(std::string_view engine);
+
+/// Time of one tensor-parallel all-reduce of `message` bytes holding `tokens` tokens among
+/// `ranks` chips on `link` by `algo`:
+/// - one-shot: a + (n - 1) M / (f1 x peak), a = kCustomAllReduceStageLatencyUs, f1 =
+///   kOneShotBandwidthFraction;
+/// - two-shot: 2a + 2 (n - 1)/n x M / (f2 x peak), f2 = kTwoShotBandwidthFraction;
+/// - otherwise NCCL's all_reduce.
+/// The protocol is "one-shot", "two-shot" or NCCL's. 0 for ranks <= 1. Throws InputError
+/// for a negative message or negative tokens.
+CollectiveTime tp_all_reduce(Bytes message, double tokens, int64_t ranks, const LinkModel& link, const TpAllReduce& algo);
 
 namespace detail {
 /// Throws InputError naming `what`: a collective's message must be a finite number of

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "chalk/engine/collective.h"
 #include "chalk/model/model.h"
 #include "chalk/base/units.h"
 
@@ -65,6 +66,9 @@ struct Mechanisms {
   bool enabled = false;
   ParallelLayout layout;
   Calibration calibration;
+  /// The engine's tensor-parallel all-reduce (engine_tp_all_reduce): vLLM's custom one-shot
+  /// / two-shot kernels by default, the engine the simulator and `plan` assume.
+  TpAllReduce tp_all_reduce = engine_tp_all_reduce("vllm");
 };
 
 /// Why serving engines cannot split a model's attention over `tp` chips, or "" when they
