@@ -497,7 +497,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     reversible: Reversible layers: no stored activations, the forward rerun in backward
     global_batch: Sequences per step (default: dp x microbatch x 8)
     seq_len: Tokens per sequence (default 4096)
-    compute: GEMM precision: bf16, fp8 (default bf16)
+    compute: GEMM precision: bf16 (fp16), fp8 (mxfp8), fp4 (nvfp4, mxfp4); where the chip has the rate (default bf16)
     optimizer: Model-state bytes per parameter: adam16 (2+2+12), adam18 (2+4+12), adam-bf16-moments (2+4+8) (default adam18)
     no_flash_attention: Store the attention scores (no FlashAttention; Korthikanti's 5as/h term)
     dropout: Train with dropout (Megatron-LM's default 0.1): its masks are stored and moved (default: none, as Llama 3 and DeepSeek-V3 train)
@@ -534,7 +534,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     reversible: Reversible layers: no stored activations, the forward rerun in backward
     global_batch: Sequences per step (default: dp x microbatch x 8)
     seq_len: Tokens per sequence (default 4096)
-    compute: GEMM precision: bf16, fp8 (default bf16)
+    compute: GEMM precision: bf16 (fp16), fp8 (mxfp8), fp4 (nvfp4, mxfp4); where the chip has the rate (default bf16)
     optimizer: Model-state bytes per parameter: adam16 (2+2+12), adam18 (2+4+12), adam-bf16-moments (2+4+8) (default adam18)
     no_flash_attention: Store the attention scores (no FlashAttention; Korthikanti's 5as/h term)
     dropout: Train with dropout (Megatron-LM's default 0.1): its masks are stored and moved (default: none, as Llama 3 and DeepSeek-V3 train)
@@ -556,7 +556,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     hardware: System: a catalog name (chalk hardware) or a hardware file (default h100-sxm)
     global_batch: Sequences per step (default: the chip count, one per chip)
     seq_len: Tokens per sequence (default 4096)
-    compute: GEMM precision: bf16, fp8 (default bf16)
+    compute: GEMM precision: bf16 (fp16), fp8 (mxfp8), fp4 (nvfp4, mxfp4); where the chip has the rate (default bf16)
     optimizer: Model-state bytes per parameter: adam16 (2+2+12), adam18 (2+4+12), adam-bf16-moments (2+4+8) (default adam18)
     no_flash_attention: Store the attention scores (no FlashAttention; Korthikanti's 5as/h term)
     dropout: Train with dropout (Megatron-LM's default 0.1): its masks are stored and moved (default: none, as Llama 3 and DeepSeek-V3 train)
