@@ -217,7 +217,7 @@ void run_step(const TrainArgs& a) {
                            "+ DP exposed {:.4g} s + DP SM contention {:.4g} s + optimizer {:.4g} s\n",
                            st.t_step.value(), st.microbatches, to_ms(st.t_forward), to_ms(st.t_backward), unpaired, st.t_bubble.value(),
                            100 * st.bubble_fraction, st.t_dp_exposed.value(), st.t_dp_sm_contention.value(), st.t_optimizer.value());
-  std::cout << fmt::format("per mb      GEMMs {:.4g} ms, attention {:.4g} ms, recompute {:.4g} ms, activation traffic {:.4g} ms; TP {:.4g} ms "
+  std::cout << fmt::format("per mb      GEMMs {:.4g} ms, attention {:.4g} ms, recompute {:.4g} ms, memory-bound kernels {:.4g} ms; TP {:.4g} ms "
                            "(exposed); EP {:.4g} ms ({:.4g} exposed); CP exposed {:.4g} ms; PP sends exposed {:.4g} ms\n",
                            to_ms(st.t_matmul), to_ms(st.t_attention), to_ms(st.t_recompute), to_ms(st.t_elementwise), to_ms(st.t_tp),
                            to_ms(st.t_ep), to_ms(st.t_ep_exposed), to_ms(st.t_cp_exposed), to_ms(st.t_pp_exposed));
