@@ -429,7 +429,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     two_batch_overlap: Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips; a decode step splits only when every data-parallel rank holds 2+ sequences)
     dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
     allow_infeasible: Print the figures even when the stated chips cannot hold the weights (default: exit 2 naming the smallest replica that fits)
-    batch: Decode batch (default 0 = cost-optimal) (default 0)
+    batch: Decode batch (default 0: with -n the cost-optimal batch, else the chosen replica's batch that fills HBM) (default 0)
     context: Decode context, tokens (default 4096)
     prompt: Prompt tokens of the prefill that prices input (default 4096)
     prefill_batch: Prompts in the prefill that prices input (default 0 = one per data-parallel attention group, filling the layout) (default 0)
