@@ -85,7 +85,8 @@ void run_decode(const DecodeArgs& a) {
   const auto contexts = parse_int_list(a.context, "--context", 1, 1LL << 30);
   if (a.pipeline.pp != 1 || a.pipeline.microbatches) return run_pipeline_decode(a.deployment, a.pipeline, a.output, batches, contexts);
   const ServingLevers lev = serving_cli::levers_of(a.levers, a.deployment);
-  const Deployment d = resolve(a.deployment, contexts.front());
+  std::optional<ReplicaNote> note;
+  const Deployment d = resolve(a.deployment, contexts.front(), &note);
   std::vector<std::string> warnings = deployment_warnings(d);
   for (int64_t s : contexts) {
     if (s > d.model.max_context) {
@@ -103,6 +104,7 @@ void run_decode(const DecodeArgs& a) {
                    {"reserve_gb", to_gb(mem.reserve)},
                    {"weights_fit", mem.weights_fit}};
     j["levers"] = serving_cli::levers_json(lev);
+    j["replica_choice"] = replica_note_json(note);
     j["steps"] = to_json(t);
     j["warnings"] = warnings;
     if (a.explain) {
@@ -117,7 +119,7 @@ void run_decode(const DecodeArgs& a) {
                       ? "chalk decode: one decode step, engine step (layout collectives, kernel floor, kernel efficiencies; "
                         "docs/formulas.md); roofline ms = the lower bound (lecture 2:21-15:30)\n"
                       : "chalk decode: one decode step, roofline: the lower bound (lecture 2:21-15:30)\n")
-              << describe_text(d);
+              << describe_text(d) << replica_note_text(note);
     std::cout << fmt::format("memory      weights {} of {} HBM ({} held back for activations); {}\n", human_bytes(mem.weights.value()),
                              human_bytes(mem.hbm_total.value()), human_bytes(mem.reserve.value()),
                              mem.weights_fit ? "weights fit" : "WEIGHTS DO NOT FIT: add chips or use a smaller format");
@@ -139,6 +141,9 @@ void register_decode(CLI::App& app, Action& run) {
   static thread_local DecodeArgs a;
   // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   a = DecodeArgs{};
+  // Decode answers latency questions (TPOT at a batch): the smallest replica unless -n says
+  // otherwise; the cheapest is printed beside it (issue 30).
+  a.deployment.replica_rule = ReplicaRule::smallest;
   auto* cmd = app.add_subcommand("decode", "Time and cost of one decode step (TPOT: time per output token after the first; ITL when each step emits one token): the engine step (compute, weight and KV fetch, collectives, kernel floor) beside its roofline; tok/s counts output tokens");
   add_deployment_options(*cmd, a.deployment);
   add_infeasible_option(*cmd, a.deployment);

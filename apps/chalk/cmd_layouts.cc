@@ -171,12 +171,16 @@ void run_layouts(const LayoutsArgs& a) {
                      "steady-state serving needs both --prompt and --output above 0 (or neither), got " + std::to_string(q.prompt) +
                          " and " + std::to_string(q.output));
   }
-  // No --chips: the smallest replica an engine can run the model on with one sequence at
-  // this context, as decode and every placing command default to (engine/default_layout.h).
+  // No --chips: ranked for throughput, the cheapest replica size within the scale-up domain
+  // (issue 30, as `prices forward` and `serving sweep` default to); for latency the smallest
+  // replica an engine can run the model on with one sequence at this context, as `decode`
+  // (engine/default_layout.h). Either way resolve() chooses, and says so.
+  std::optional<ReplicaNote> note;
   if (a.deployment.chips == 0) {
-    DeploymentOptions engine = base;
-    engine.mechanisms.enabled = true;
-    q.n_chips = smallest_replica_chips(model, system, engine, std::max<int64_t>(q.context, 1));
+    DeploymentArgs chosen = a.deployment;
+    chosen.replica_rule = q.objective == LayoutObjective::latency ? ReplicaRule::smallest : ReplicaRule::cheapest;
+    resolve(chosen, std::max<int64_t>(q.context, 1), &note);
+    q.n_chips = note->choice.n_chips;
   } else {
     q.n_chips = a.deployment.chips;
   }
@@ -219,6 +223,7 @@ void run_layouts(const LayoutsArgs& a) {
                         {"kv_dtype", std::string(to_string(base.kv))},
                         {"price_usd_per_chip_hour", price ? nlohmann::json(to_usd_per_hour(*price)) : nlohmann::json()},
                         {"warnings", warnings},
+                        {"replica_choice", replica_note_json(note)},
                         {"layouts", rows.fitting},
                         {"rejected_layouts", rows.rejected}};
     if (a.explain) {
@@ -241,9 +246,7 @@ void run_layouts(const LayoutsArgs& a) {
                                       plural(b, "sequence", "sequences"))
                         : std::string("batch       each replica runs the largest batch its HBM holds at this context\n"));
   }
-  if (a.deployment.chips == 0) {
-    std::cout << fmt::format("chips       {}: the smallest replica an engine can run the model on (-n for more)\n", q.n_chips);
-  }
+  std::cout << replica_note_text(note);
   if (q.output > 0) std::cout << fmt::format("serving     each step also prefills batch / {} prompts of {} tokens\n", q.output, q.prompt);
   std::cout << "columns     ops: operations (compute or memory per kernel); overhead: kernel launch floor; comm: collectives not hidden; "
                "governs: the largest share of the step\n";

@@ -102,7 +102,9 @@ void run_plan(const PlanArgs& a) {
     // Under chalk web (request_budget.h): a plan simulates each candidate on the whole
     // traffic; refuse up front what even one simulation (on the smallest replica that
     // holds the model) could not finish within the budget, and bound the rest as it runs.
-    const Deployment smallest = resolve(a.deployment);
+    DeploymentArgs smallest_args = a.deployment;
+    smallest_args.replica_rule = ReplicaRule::smallest;
+    const Deployment smallest = resolve(smallest_args);
     check_estimated_steps(estimate_steps(smallest, 1, reqs, policy, o.prefix_hit_rate), 1, a.policy.max_batched_tokens.has_value());
     o.progress = budget_progress();
   }

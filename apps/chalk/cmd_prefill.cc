@@ -30,7 +30,8 @@ void run_prefill(const PrefillArgs& a) {
   const auto prompts = parse_int_list(a.prompt, "--prompt", 1, 1LL << 30);
   if (a.prefix < 0 || a.prefix > (1LL << 30)) throw InputError("--prefix", fmt::format("must be in 0..{}, got {}", 1LL << 30, a.prefix));
   if (a.pipeline.pp != 1 || a.pipeline.microbatches) return run_pipeline_prefill(a.deployment, a.pipeline, a.output, batches, prompts, a.prefix);
-  const Deployment d = resolve(a.deployment, prompts.back() + std::max<int64_t>(a.prefix, 0));
+  std::optional<ReplicaNote> note;
+  const Deployment d = resolve(a.deployment, prompts.back() + std::max<int64_t>(a.prefix, 0), &note);
   const Deployment lower = roofline_of(d);
   if (a.prefix < 0 || a.prefix > (1LL << 30)) throw InputError("--prefix", fmt::format("must be in 0..{}, got {}", 1LL << 30, a.prefix));
   Table t;
@@ -59,6 +60,7 @@ void run_prefill(const PrefillArgs& a) {
     print_csv(std::cout, t, warnings);
   } else if (a.output.json) {
     auto j = describe_json(d);
+    j["replica_choice"] = replica_note_json(note);
     j["prefills"] = to_json(t);
     j["warnings"] = warnings;
     if (a.explain) {
@@ -72,7 +74,7 @@ void run_prefill(const PrefillArgs& a) {
     std::cout << (d.mechanisms.enabled ? "chalk prefill: one prefill chunk, engine step (docs/formulas.md); roofline ms = the lower bound "
                                          "(lecture 1:41-1:51); TTFT excludes queueing\n"
                                        : "chalk prefill: one prefill chunk, roofline: the lower bound (lecture 1:41-1:51); TTFT excludes queueing\n")
-              << describe_text(d);
+              << describe_text(d) << replica_note_text(note);
     for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
     std::cout << '\n';
     print_table(std::cout, t);

@@ -12,9 +12,12 @@
 namespace chalk::cli::prices_cli {
 
 void run_forward(const ForwardArgs& a) {
-  const Deployment d = resolve(a.deployment, a.context);
+  std::optional<ReplicaNote> note;
+  const Deployment d = resolve(a.deployment, a.context, &note);
   ForwardAssumptions fa;
-  fa.decode_batch = a.batch;
+  // With the replica chosen for the user, its batch too: the chosen replica's cheapest
+  // (memory-full) batch, the figure the choice was made on (issue 30).
+  fa.decode_batch = a.batch == 0 && note ? note->choice.batch : a.batch;
   fa.decode_context_tokens = a.context;
   fa.prompt_tokens = a.prompt;
   fa.prefill_batch = a.prefill_batch;
@@ -52,6 +55,7 @@ void run_forward(const ForwardArgs& a) {
   }
   if (a.output.json) {
     auto j = describe_json(d);
+    j["replica_choice"] = replica_note_json(note);
     j["forward"] = {{"decode_batch", f.decode_batch},
                     {"decode_context_tokens", a.context},
                     {"prompt_tokens", a.prompt},
@@ -73,7 +77,7 @@ void run_forward(const ForwardArgs& a) {
     return;
   }
   std::cout << "chalk prices forward: the prices a deployment implies (cost per token = n price t_step / B, x markup), "
-            << view_name(d) << "\n" << describe_text(d);
+            << view_name(d) << "\n" << describe_text(d) << replica_note_text(note);
   // The headline cost is the step's own (output_cost_usd_per_mtok, before the markup); the
   // roofline's, beside it, is its lower bound (DESIGN.md section 2).
   std::cout << fmt::format("decode      batch {} at context {}: step {} ms, {}-bound, output cost ${}/Mtok{}{}\n", f.decode_batch, a.context,

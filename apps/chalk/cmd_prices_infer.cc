@@ -183,7 +183,11 @@ void run_infer(const InferArgs& a) {
   const FlagSheet fs = sheet_from_args(a);
   const PriceSheet& s = fs.sheet;
   const InferenceAssumptions as = assumptions_from_args(a.assumptions);
-  const Deployment d = resolve(a.deployment);
+  // The sheet is read against the smallest replica that holds the model: the inference
+  // bounds what a provider's hardware must do, it prices no deployment of chalk's own.
+  DeploymentArgs smallest = a.deployment;
+  smallest.replica_rule = ReplicaRule::smallest;
+  const Deployment d = resolve(smallest);
   const PriceInference p = infer_prices(s, as, d);
   Table t;
   t.columns = {{"inference", "inf"},      {"subject", "subject"}, {"quantity", "quantity"}, {"value", "value", 4},

@@ -228,7 +228,9 @@ CLI::App* add(CLI::App& parent, const char* name, const char* help, Kind kind, S
   } else {
     add_output_options(*cmd, a.output);
   }
-  cmd->callback([&run, &a, kind] {
+  cmd->callback([&run, &a, kind, cmd] {
+    const CLI::Option* batch = cmd->get_option_no_throw("--batch");
+    a.batch_stated = batch != nullptr && batch->count() > 0;
     run = [&a, kind] {
       switch (kind) {
         case Kind::sweep: run_sweep(a); break;

@@ -49,11 +49,12 @@ nlohmann::json chart_data(const ServingArgs& a, const ServingLevers& lev) {
   const ModesReport r = fast_and_slow_modes(l.model, l.system, l.base, mo);
   // The curves against batch and context, the window and the balance points are
   // `serving sweep`'s deployment: -n chips, else the one size --replica-chips names, else
-  // sweep's default (the smallest replica that holds the weights and a sequence), each
-  // with the layout `serving sweep` would take on those chips.
+  // sweep's default (the cheapest replica size, the frontier's cost floor), each with the
+  // layout `serving sweep` would take on those chips.
   DeploymentArgs curves = a.deployment;
   if (curves.chips == 0 && fo.replica_chips.size() == 1) curves.chips = fo.replica_chips.front();
-  const Deployment d = resolve(curves, fo.context);
+  std::optional<ReplicaNote> note;
+  const Deployment d = resolve(curves, fo.context, &note);
   const auto batch_pts = serving_sweep(d, fo.batches, {fo.context}, lev);
   const BatchingWindow w = batching_window(d, fo.context, lev);
   std::vector<int64_t> contexts;
@@ -65,6 +66,7 @@ nlohmann::json chart_data(const ServingArgs& a, const ServingLevers& lev) {
   j["format"] = "chalk-serving-chart/1";
   j["title"] = fmt::format("{} on {}: curves against batch and context on {} chips", l.model.name, l.system.name, d.n_chips);
   j["deployment"] = describe_json(d);
+  j["replica_choice"] = replica_note_json(note);
   j["levers"] = levers_json(lev);
   j["context_tokens"] = fo.context;
   j["batch_sweep"] = sweep_rows(d, batch_pts, lev);

@@ -75,15 +75,27 @@ Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts, con
 
 void run_sweep(const ServingArgs& a) {
   const ServingLevers lev = levers_of(a.levers, a.deployment);
-  const Deployment d = resolve(a.deployment);
-  const auto batches = batch_list(a);
   const auto contexts = parse_int_list(a.context, "--context", 0, 1LL << 30);
+  const int64_t max_context = *std::max_element(contexts.begin(), contexts.end());
+  std::optional<ReplicaNote> note;
+  const Deployment d = resolve(a.deployment, max_context, &note);
+  auto batches = batch_list(a);
+  if (!a.batch_stated) {
+    // Unstated batches stop at the batch that fills HBM at the longest context, which
+    // closes the list: every row fits (issue 30: 10 of 17 default rows once did not).
+    const int64_t full = memory_plan(d, 0, max_context).max_batch;
+    if (full >= 1 && full < *std::max_element(batches.begin(), batches.end())) {
+      std::erase_if(batches, [&](int64_t b) { return b > full; });
+      if (batches.empty() || batches.back() < full) batches.push_back(full);
+    }
+  }
   if (batches.size() * contexts.size() > 200000) {
     throw InputError("--batch", fmt::format("{} batches x {} contexts is more than 200,000 rows; narrow --batch or --context",
                                             batches.size(), contexts.size()));
   }
   const auto pts = serving_sweep(d, batches, contexts, lev);
   nlohmann::json head = describe_json(d);
+  head["replica_choice"] = replica_note_json(note);
   head["levers"] = levers_json(lev);
   std::string explain_text;
   if (a.explain) {
@@ -100,7 +112,7 @@ void run_sweep(const ServingArgs& a) {
                         ? "(lecture 7:46-15:30; with mechanisms T_step = T_ops + T_comm + T_overhead, T_ops the sum over kernels of "
                           "max(compute, memory); cost per term = n price T_term / tokens)\n"
                         : "(lecture 7:46-15:30; T_step = max(T_compute, T_weights + T_kv); cost per term = n price T_term / tokens)\n") +
-            describe_text_with_warnings(d, *std::max_element(contexts.begin(), contexts.end())) + "levers      " + describe_levers(lev) + "\n",
+            describe_text_with_warnings(d, max_context) + replica_note_text(note) + "levers      " + describe_levers(lev) + "\n",
         explain_text);
 }
 
@@ -109,8 +121,9 @@ void run_sweep(const ServingArgs& a) {
 
 void run_balance(const ServingArgs& a) {
   const ServingLevers lev = levers_of(a.levers, a.deployment);
-  const Deployment d = resolve(a.deployment);
   const int64_t s = single_int(a.context, "--context", 0, 1LL << 30);
+  std::optional<ReplicaNote> note;
+  const Deployment d = resolve(a.deployment, s, &note);
   const BalancePoints b = balance_points(d, s, a.crossover_batch, lev);
   Table t;
   t.columns = {{"quantity", "quantity"}, {"value", "value", 4}, {"unit", "unit"}, {"how", "how"}};
@@ -134,6 +147,7 @@ void run_balance(const ServingArgs& a) {
     explain_text = "\nHow the figures are computed:\n" + explanations_text(xs);
   }
   nlohmann::json head = describe_json(d);
+  head["replica_choice"] = replica_note_json(note);
   head["levers"] = levers_json(lev);
   head["balance"] = {{"context_tokens", s},
                      {"lecture_batch_peak", b.lecture_batch_peak},
@@ -146,7 +160,7 @@ void run_balance(const ServingArgs& a) {
   if (a.explain) head["explanations"] = explanations;
   print(a, t, head,
         "chalk serving balance: where decode turns compute-bound (lecture 15:53-19:52) and where KV overtakes weights\n" +
-            describe_text_with_warnings(d, s) + "levers      " + describe_levers(lev) + "\n",
+            describe_text_with_warnings(d, s) + replica_note_text(note) + "levers      " + describe_levers(lev) + "\n",
         explain_text);
 }
 
@@ -176,8 +190,10 @@ nlohmann::json window_json(const BatchingWindow& w, const Deployment& d, const S
 
 void run_window(const ServingArgs& a) {
   const ServingLevers lev = levers_of(a.levers, a.deployment);
-  const Deployment d = resolve(a.deployment);
   const auto contexts = parse_int_list(a.context, "--context", 1, 1LL << 30);
+  const int64_t max_context = *std::max_element(contexts.begin(), contexts.end());
+  std::optional<ReplicaNote> note;
+  const Deployment d = resolve(a.deployment, max_context, &note);
   Table t;
   t.columns = {{"context_tokens", "context"},
                {"hbm_sweep_peak_ms", "HBM sweep ms (peak)"},
@@ -204,11 +220,12 @@ void run_window(const ServingArgs& a) {
     }
   }
   nlohmann::json head = describe_json(d);
+  head["replica_choice"] = replica_note_json(note);
   head["levers"] = levers_json(lev);
   head["windows"] = windows;
   const TokensPerSecond lecture = deployment_tokens_per_s(2000, seconds(1.0 / 64));
   print(a, t, head,
-        "chalk serving window: how often the train departs (lecture 21:51-27:38)\n" + describe_text_with_warnings(d, *std::max_element(contexts.begin(), contexts.end())) + "levers      " +
+        "chalk serving window: how often the train departs (lecture 21:51-27:38)\n" + describe_text_with_warnings(d, max_context) + replica_note_text(note) + "levers      " +
             describe_levers(lev) +
             fmt::format("\nA step that reads all of HBM takes capacity / bandwidth; a replica holding the largest batch that "
                         "fits runs one such step per departure, and a deployment's tokens/s is batch x steps/s per replica "

@@ -45,10 +45,10 @@ struct Result {
   sim::Overload overload;
 };
 
-Deployment deployment_with_chips(const SimulateArgs& a, int64_t chips, int64_t context) {
+Deployment deployment_with_chips(const SimulateArgs& a, int64_t chips, int64_t context, std::optional<ReplicaNote>* note = nullptr) {
   DeploymentArgs d = a.deployment;
   d.chips = chips;
-  return resolve(d, context);
+  return resolve(d, context, note);
 }
 
 void run_simulate(const SimulateArgs& a) {
@@ -75,7 +75,8 @@ void run_simulate(const SimulateArgs& a) {
     if (chips && *chips < 1) throw InputError(flag, "must be >= 1, got " + std::to_string(*chips));
   }
   std::vector<Result> results;
-  const Deployment agg = deployment_with_chips(a, a.deployment.chips, context);
+  std::optional<ReplicaNote> note;
+  const Deployment agg = deployment_with_chips(a, a.deployment.chips, context, &note);
   // Under chalk web: refuse work over the request's budget before it starts, and bound
   // what runs (request_budget.h). The CLI has no budget.
   check_estimated_steps(estimate_steps(agg, a.disaggregate ? std::min(a.prefill_replicas, a.decode_replicas) : a.replicas, reqs, so.policy,
@@ -142,6 +143,7 @@ void run_simulate(const SimulateArgs& a) {
   }
   if (!a.plot.empty() || a.output.json) {
     nlohmann::json j = describe_json(agg);
+    j["replica_choice"] = replica_note_json(note);
     j["traffic"] = describe_traffic(a.traffic, reqs);
     j["engine"] = {{"name", so.policy.name}, {"max_batched_tokens", so.policy.max_batched_tokens}, {"block_size_tokens", so.policy.block_size},
                    {"chunked_prefill", so.policy.chunked_prefill}, {"max_sequences", so.policy.max_sequences},
@@ -183,7 +185,7 @@ void run_simulate(const SimulateArgs& a) {
   }
   std::cout << "chalk simulate: requests through a continuously batching engine, each step priced by the "
             << (agg.mechanisms.enabled ? "engine step" : "roofline") << " for its exact mix (docs/simulator.md)\n"
-            << describe_text(agg) << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
+            << describe_text(agg) << replica_note_text(note) << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
             << fmt::format("engine      {}: {} tokens per step, {}-token KV blocks, chunked prefill {}, at most {} running, KV {}\n",
                            so.policy.name, so.policy.max_batched_tokens, so.policy.block_size, so.policy.chunked_prefill ? "on" : "off",
                            so.policy.max_sequences, so.policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand");
@@ -202,6 +204,9 @@ void run_simulate(const SimulateArgs& a) {
 void register_simulate(CLI::App& app, Action& run) {
   static thread_local SimulateArgs a;
   a = SimulateArgs{};  // fresh defaults at each registration: `chalk web` and the Python module register once per request
+  // Traffic questions (TTFT/TPOT percentiles) on the smallest replica unless -n says otherwise,
+  // as `decode` (issue 30); `plan` searches replica sizes against SLOs.
+  a.deployment.replica_rule = ReplicaRule::smallest;
   auto* cmd = app.add_subcommand("simulate", "Requests through a serving engine: TTFT, TPOT, ITL, E2E percentiles, throughput, goodput");
   add_deployment_options(*cmd, a.deployment);
   add_traffic_options(*cmd, a.traffic, 2000);

@@ -54,18 +54,19 @@ void run_layouts(const LayoutArgs& a) {
   Table t;
   t.columns = {{"rank", "#"},      {"plan", "plan"},           {"fits", "fits"},         {"t_step_s", "step s", 4},
                {"mfu", "MFU", 3},  {"tok_per_s_per_chip", "tok/s/chip", 4}, {"memory_gb", "memory GB", 4}, {"pareto", "pareto"},
-               {"why_not", "why not"}};
+               {"equivalent_plans", "+equal"}, {"why_not", "why not"}};
   const double tokens = static_cast<double>(q.global_batch * q.seq_len);
-  int64_t rank = 0;
+  int64_t rank = 0, folded = 0;
   const auto& shown = a.pareto ? r.pareto : r.fitting;
   for (const auto& c : shown) {
+    folded += c.equivalents;
     t.add({++rank, name_of(c, q), std::string("yes"), c.t_step_s, c.mfu, tokens / c.t_step_s / static_cast<double>(q.chips), c.memory_bytes / 1e9,
-           std::string(c.pareto ? "yes" : "no"), std::string()});
+           std::string(c.pareto ? "yes" : "no"), int64_t{c.equivalents}, std::string()});
   }
   const bool show_unfit = a.all || a.train.output.json || a.train.output.csv;
   if (show_unfit && !a.pareto) {
     for (const auto& c : r.too_big) {
-      t.add({++rank, name_of(c, q), std::string("no"), Cell{}, Cell{}, Cell{}, c.memory_bytes / 1e9, std::string("no"), unfit_reason(c)});
+      t.add({++rank, name_of(c, q), std::string("no"), Cell{}, Cell{}, Cell{}, c.memory_bytes / 1e9, std::string("no"), Cell{}, unfit_reason(c)});
     }
   }
   if (a.train.output.csv) {
@@ -81,6 +82,7 @@ void run_layouts(const LayoutArgs& a) {
     nlohmann::json j = {{"model", model_json(m, sys)}, {"hardware", hardware_json(sys)}, {"chips", q.chips},
                         {"global_batch", q.global_batch}, {"seq_len_tokens", q.seq_len}, {"plans_evaluated", r.evaluated},
                         {"plans_fitting", r.fit},   {"ranked_by", "step time (at a fixed global batch also MFU)"},
+                        {"equivalent_plans_folded", folded},
                         {"layouts", rows.fitting}, {"rejected_layouts", rejected}, {"warnings", warnings}};
     print_json(std::cout, j);
     return;
@@ -89,7 +91,12 @@ void run_layouts(const LayoutArgs& a) {
                            sys.name, q.global_batch, q.seq_len);
   std::cout << fmt::format("searched    {} plans (degrees, schedule, microbatch, recompute, ZeRO); {} fit; {}\n", r.evaluated, r.fit,
                            a.pareto ? "the step-time/memory Pareto front, least memory first"
-                                    : fmt::format("the {} fastest, ranked by step time (= MFU order)", shown.size()));
+                                    : fmt::format("the {} fastest distinct plans, ranked by step time (= MFU order)", shown.size()));
+  if (folded > 0) {
+    std::cout << fmt::format("folded      {} more plans with the same step time and memory as one listed (a ZeRO stage or "
+                             "recomputation that changes neither): \"+equal\" counts them beside the simplest\n",
+                             folded);
+  }
   if (r.fit == 0) std::cout << "warning     no plan fits in HBM (--all lists the nearest with their memory)\n";
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   if (t.rows.empty()) return;

@@ -1,5 +1,6 @@
 #include "deployment_options.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -25,7 +26,7 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags)
       ->capture_default_str();
   app.add_option("-H,--hardware", a.hardware, "Built-in system name (see `chalk hardware`) or path to a chalk-hardware file")
       ->capture_default_str();
-  app.add_option("-n,--chips", a.chips, "Chips holding one replica, 1..1048576 (default: the smallest replica that holds the weights and one sequence)")
+  app.add_option("-n,--chips", a.chips, "Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)")
       ->check(CLI::Range(int64_t{1}, max_chips).description(""));
   app.add_option("--weights", a.weights, "Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)");
   app.add_option("--kv-dtype", a.kv, "KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4")->capture_default_str();
@@ -116,9 +117,27 @@ void refuse_if_weights_do_not_fit(const Deployment& d, const ModelSpec& model, c
 }
 }  // namespace
 
-Deployment resolve(const DeploymentArgs& a, int64_t context) { return resolve_model(load_model(a.model), a, context); }
+Deployment resolve(const DeploymentArgs& a, int64_t context, std::optional<ReplicaNote>* note) {
+  return resolve_model(load_model(a.model), a, context, note);
+}
 
-Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_t context) {
+namespace {
+/// The deployment `d` at the batch that fills its HBM at `context` (capped at 2^24
+/// sequences, as the frontier caps it): the point the replica rule compares.
+ModePoint replica_memory_full_point(const Deployment& d, int64_t context) {
+  ModePoint p;
+  p.n_chips = d.n_chips;
+  p.layout = d.mechanisms.enabled ? d.mechanisms.layout.description : std::string();
+  p.batch = std::clamp<int64_t>(memory_plan(d, 0, context).max_batch, 1, int64_t{1} << 24);
+  p.step = decode_step(d, p.batch, context);
+  p.tokens_per_s_per_user = p.step.tokens_per_s_per_user;
+  p.tokens_per_s_per_chip = p.step.tokens_per_s_per_chip;
+  p.cost_per_token = p.step.cost_per_token;
+  return p;
+}
+}  // namespace
+
+Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_t context, std::optional<ReplicaNote>* note_out) {
   const SystemSpec system = load_system(a.hardware);
   if (a.chips < 0) throw InputError("--chips", "must be >= 1, got " + std::to_string(a.chips));
   DeploymentOptions o = options_from(a);
@@ -127,16 +146,42 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
     DeploymentOptions engine = o;
     engine.mechanisms.enabled = true;
     const bool stated = a.tp || a.ep || a.two_batch_overlap;
+    std::optional<ReplicaNote> note;
     if (a.chips != 0) {
       o.n_chips = a.chips;
     } else {
+      note.emplace();
+      note->rule = a.replica_rule;
+      note->context = search_context;
+      // The cheapest replica within the scale-up domain (the frontier's search), compared
+      // under the engine step whatever view prints the figures.
+      std::optional<ReplicaChoice> cheapest;
+      std::string no_cheapest;
       try {
-        o.n_chips = smallest_replica_chips(model, system, engine, search_context);
-      } catch (const InputError&) {
-        // A stated degree no replica size suits: the scale-up domain, where make_deployment
-        // names what is wrong with it.
-        if (!stated) throw;
-        o.n_chips = system.scale_up_domain;
+        cheapest = cheapest_replica(model, system, engine, search_context);
+        note->replica_sizes = cheapest->replica_sizes;
+      } catch (const InputError& e) {
+        no_cheapest = e.what();
+      }
+      if (a.replica_rule == ReplicaRule::cheapest && cheapest) {
+        o.n_chips = cheapest->choice.n_chips;
+        note->runner_up = cheapest->runner_up;
+      } else {
+        try {
+          o.n_chips = smallest_replica_chips(model, system, engine, search_context);
+        } catch (const InputError&) {
+          // A stated degree no replica size suits: the scale-up domain, where make_deployment
+          // names what is wrong with it.
+          if (!stated) throw;
+          o.n_chips = system.scale_up_domain;
+        }
+        if (a.replica_rule == ReplicaRule::cheapest) {
+          note->fallback = fmt::format("no replica within the scale-up domain of {} chips serves it ({}): the smallest replica that "
+                                       "holds it instead",
+                                       system.scale_up_domain, no_cheapest);
+        } else if (cheapest && cheapest->choice.n_chips != o.n_chips) {
+          note->runner_up = cheapest->choice;
+        }
       }
     }
     if (o.mechanisms.enabled && !stated) {
@@ -156,6 +201,10 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
     }
     Deployment d = make_deployment(model, system, o);
     if (a.chips != 0 && !a.allow_infeasible) refuse_if_weights_do_not_fit(d, model, system, engine, search_context);
+    if (note) {
+      note->choice = replica_memory_full_point(d, search_context);
+      if (note_out) *note_out = std::move(note);
+    }
     return d;
   } catch (const InputError& e) {
     // Name the option the user typed, not the library's layout field.
@@ -304,6 +353,60 @@ std::string describe_text(const Deployment& d) {
     s += fmt::format("price       ${:.2f} per chip-hour ({})\n", to_usd_per_hour(*d.price_per_chip), d.price_source);
   } else {
     s += "price       none public: pass --price-usd-per-chip-hour for costs\n";
+  }
+  return s;
+}
+
+namespace {
+nlohmann::json replica_point_json(const ModePoint& p) {
+  return {{"chips", p.n_chips},
+          {"layout", p.layout.empty() ? nlohmann::json() : nlohmann::json(p.layout)},
+          {"batch", p.batch},
+          {"t_step_ms", to_ms(p.step.t_step)},
+          {"tok_per_s_per_user", p.tokens_per_s_per_user.value()},
+          {"tok_per_s_per_chip", p.tokens_per_s_per_chip.value()},
+          {"cost_usd_per_mtok", p.cost_per_token ? nlohmann::json(to_usd_per_mtok(*p.cost_per_token)) : nlohmann::json()},
+          {"memory_full", true}};
+}
+
+std::string replica_point_text(const ModePoint& p) {
+  std::string s = fmt::format("{} chips at batch {} (fills HBM): {} tok/s per chip, {} tok/s per user", p.n_chips, p.batch,
+                              format_number(p.tokens_per_s_per_chip.value(), 4), format_number(p.tokens_per_s_per_user.value(), 3));
+  if (p.cost_per_token) s += fmt::format(", ${}/Mtok", format_number(to_usd_per_mtok(*p.cost_per_token), 4));
+  return s;
+}
+
+std::string replica_rule_text(const ReplicaNote& n) {
+  if (!n.fallback.empty()) return n.fallback;
+  if (n.rule == ReplicaRule::smallest) {
+    return "the smallest replica that holds the weights and one sequence: the fastest small-batch step, for latency questions";
+  }
+  std::string sizes;
+  for (int64_t s : n.replica_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(s);
+  return fmt::format("the cheapest replica size at context {} of {} chips, each with its best layout at the batch that fills "
+                     "its HBM (the cost floor of `chalk serving modes`)",
+                     n.context, sizes);
+}
+}  // namespace
+
+nlohmann::json replica_note_json(const std::optional<ReplicaNote>& note) {
+  if (!note) return nullptr;
+  const ReplicaNote& n = *note;
+  return {{"rule", n.rule == ReplicaRule::cheapest && n.fallback.empty() ? "cheapest" : "smallest"},
+          {"why", replica_rule_text(n)},
+          {"context_tokens", n.context},
+          {"replica_sizes", n.replica_sizes},
+          {"choice", replica_point_json(n.choice)},
+          {"runner_up", n.runner_up ? replica_point_json(*n.runner_up) : nlohmann::json()}};
+}
+
+std::string replica_note_text(const std::optional<ReplicaNote>& note) {
+  if (!note) return "";
+  const ReplicaNote& n = *note;
+  std::string s = fmt::format("replica     {} chips: {}; -n sets the chips\n", n.choice.n_chips, replica_rule_text(n));
+  s += "            chosen " + replica_point_text(n.choice) + "\n";
+  if (n.runner_up) {
+    s += fmt::format("            {} {}\n", n.rule == ReplicaRule::cheapest ? "runner-up" : "cheapest", replica_point_text(*n.runner_up));
   }
   return s;
 }

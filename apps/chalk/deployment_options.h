@@ -11,14 +11,27 @@
 
 #include "arg_parse.h"
 #include "chalk/engine/roofline.h"
+#include "chalk/serving/serving.h"
 
 namespace chalk::cli {
+
+/// How a command picks the chips of one replica when --chips is not given (issue 30).
+enum class ReplicaRule {
+  /// The cheapest replica size and its layout within the scale-up domain, at the batch that
+  /// fills its HBM (cheapest_replica, serving.h: the cost floor `serving modes` names): what
+  /// an operator runs. Every command that states a cost or a throughput.
+  cheapest,
+  /// The smallest replica that holds the weights and one sequence (smallest_replica_chips):
+  /// the fastest step at small batch, for latency questions (`decode`, `simulate`).
+  smallest,
+};
 
 /// --model, --hardware, --chips and the format/efficiency/price overrides.
 struct DeploymentArgs {
   std::string model = "deepseek-v3";
   std::string hardware = "gb200-nvl72";
-  int64_t chips = 0;  ///< 0 = the smallest replica that holds the model (smallest_replica_chips)
+  int64_t chips = 0;  ///< 0 = chosen by `replica_rule`
+  ReplicaRule replica_rule = ReplicaRule::cheapest;  ///< set by the command, not a flag
   std::string weights, kv = "bf16", compute;
   std::optional<double> matmul_efficiency, hbm_efficiency, price_usd_per_chip_hour;
   double memory_reserve = 0.10;
@@ -54,13 +67,37 @@ void add_output_options(CLI::App& app, OutputArgs& o);
 /// on unless --roofline, the stated layout degrees), without the chip count. Throws InputError.
 DeploymentOptions options_from(const DeploymentArgs& a);
 
-/// Loads the model and system and resolves the deployment: --chips, or else the smallest
-/// replica an engine can run the model on with one sequence of `context` tokens
-/// (smallest_replica_chips, counted under the engine step even with --roofline so both
-/// views price the same chips); the stated layout, or else the layout search's best for one
+/// Which replica a command chose when the user stated no chips, and what it beat: printed
+/// by every command that prices a deployment (text: replica_note_text; JSON:
+/// "replica_choice", replica_note_json).
+struct ReplicaNote {
+  ReplicaRule rule = ReplicaRule::cheapest;
+  int64_t context = 0;                 ///< tokens of context the replicas were compared at
+  ModePoint choice;                    ///< the chosen replica at the batch that fills its HBM
+  /// cheapest: the cheapest replica of another size; smallest: the cheapest replica, when it
+  /// is not the smallest (what a throughput question would run).
+  std::optional<ModePoint> runner_up;
+  std::vector<int64_t> replica_sizes;  ///< the sizes compared (cheapest)
+  /// Non-empty when no size within the scale-up domain holds the model and the smallest
+  /// replica beyond it was taken instead: why.
+  std::string fallback;
+};
+
+/// Loads the model and system and resolves the deployment: --chips, or else the replica
+/// `a.replica_rule` picks at `context` tokens (counted under the engine step even with
+/// --roofline so both views price the same chips): the cheapest replica size within the
+/// scale-up domain (cheapest_replica, serving.h) or the smallest replica an engine can run
+/// (smallest_replica_chips); the stated layout, or else the layout search's best for one
 /// replica on those chips at `context` (best_single_replica_layout), named "searched: ...".
-/// Throws InputError.
-Deployment resolve(const DeploymentArgs& a, int64_t context = 4096);
+/// With no chips stated and `note` given, *note says which replica and why. Throws
+/// InputError.
+Deployment resolve(const DeploymentArgs& a, int64_t context = 4096, std::optional<ReplicaNote>* note = nullptr);
+
+/// The "replica_choice" object (docs/output-schema.md): null when the chips were stated.
+nlohmann::json replica_note_json(const std::optional<ReplicaNote>& note);
+
+/// One line for people, "replica     ...\n"; empty when the chips were stated.
+std::string replica_note_text(const std::optional<ReplicaNote>& note);
 
 /// The same deployment under the plain roofline (the lower bound shown beside the engine
 /// step): mechanisms off, everything else equal.

@@ -39,6 +39,9 @@ Deployment resolve_stage(const DeploymentArgs& a, const PipelineArgs& p, int64_t
     }
     per_stage.chips = a.chips / p.pp;
   }
+  // Each stage on the smallest replica that holds it: a pipeline answers a capacity
+  // question (lecture 47:12), not the cost floor of one replica.
+  per_stage.replica_rule = ReplicaRule::smallest;
   return resolve_model(stage, per_stage, context);
 }
 

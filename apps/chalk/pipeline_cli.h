@@ -20,7 +20,7 @@ struct PipelineArgs {
 
 /// resolve() (deployment_options.h) for an already loaded or cut model (a pipeline stage);
 /// a.model is not read. Defined in deployment_options.cc beside resolve().
-Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_t context);
+Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_t context, std::optional<ReplicaNote>* note = nullptr);
 
 /// Adds --pp and --microbatches.
 void add_pipeline_options(CLI::App& app, PipelineArgs& p);

@@ -36,6 +36,9 @@ struct ServingArgs {
   OutputArgs output;
   LeverArgs levers;
   std::string batch = "1:65536";
+  /// -b given (sweep): without it the sweep stops at the batch that fills HBM, so no row
+  /// it prints by default is one that cannot run (issue 30).
+  bool batch_stated = false;
   bool every_integer = false;
   std::string context = "4096";
   std::string replica_chips;  // empty: 1..scale-up domain

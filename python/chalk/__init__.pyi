@@ -57,7 +57,7 @@ Returns a pandas DataFrame of the JSON's 'steps' (other keys in .attrs) when pan
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default: the smallest replica that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -95,7 +95,7 @@ Returns a pandas DataFrame of the JSON's 'prefills' (other keys in .attrs) when 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default: the smallest replica that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -128,7 +128,7 @@ Returns a pandas DataFrame of the JSON's 'layouts' (other keys in .attrs) when p
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default: the smallest replica that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -155,7 +155,7 @@ Returns a pandas DataFrame of the JSON's 'rows' (other keys in .attrs) when pand
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default: the smallest replica that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -192,7 +192,7 @@ Returns the CLI's JSON as plain Python objects.
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default: the smallest replica that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -228,7 +228,7 @@ Returns the CLI's JSON as plain Python objects.
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default: the smallest replica that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -386,7 +386,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     base_batch: Base decode batch for (e) (default 0 = cost-optimal)
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default: the smallest replica that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -414,7 +414,7 @@ Returns the CLI's JSON as plain Python objects.
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default: the smallest replica that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -429,7 +429,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     two_batch_overlap: Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips; a decode step splits only when every data-parallel rank holds 2+ sequences)
     dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
     allow_infeasible: Print the figures even when the stated chips cannot hold the weights (default: exit 2 naming the smallest replica that fits)
-    batch: Decode batch (default 0 = cost-optimal) (default 0)
+    batch: Decode batch (default 0: with -n the cost-optimal batch, else the chosen replica's batch that fills HBM) (default 0)
     context: Decode context, tokens (default 4096)
     prompt: Prompt tokens of the prefill that prices input (default 4096)
     prefill_batch: Prompts in the prefill that prices input (default 0 = one per data-parallel attention group, filling the layout) (default 0)
@@ -686,7 +686,7 @@ Returns the CLI's JSON as plain Python objects.
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default: the smallest replica that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -739,7 +739,7 @@ Returns the CLI's JSON as plain Python objects.
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default: the smallest replica that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)

@@ -120,10 +120,12 @@ def deployment(model: str, hardware: str, chips: int = 0, weights: str = "", kv_
                tp: Optional[int] = None, ep: Optional[int] = None, two_batch_overlap: bool = False,
                dispatch_dtype: Optional[str] = None, context: int = 4096) -> Deployment:
     """
-    Loads the model and system and resolves the deployment: --chips, or else the smallest
-    replica an engine can run the model on with one sequence of `context` tokens
-    (smallest_replica_chips, counted under the engine step even with --roofline so both views
-    price the same chips); the stated layout, or else the layout search's best for one replica
-    on those chips at `context` (best_single_replica_layout), named "searched: ...". Throws
-    InputError. [apps/chalk/deployment_options.h]
+    Loads the model and system and resolves the deployment: --chips, or else the replica
+    `a.replica_rule` picks at `context` tokens (counted under the engine step even with
+    --roofline so both views price the same chips): the cheapest replica size within the
+    scale-up domain (cheapest_replica, serving.h) or the smallest replica an engine can run
+    (smallest_replica_chips); the stated layout, or else the layout search's best for one
+    replica on those chips at `context` (best_single_replica_layout), named "searched: ...".
+    With no chips stated and `note` given, *note says which replica and why. Throws InputError.
+    [apps/chalk/deployment_options.h]
     """

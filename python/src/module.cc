@@ -377,6 +377,9 @@ PYBIND11_MODULE(_chalk, m) {
           // chips that cannot hold the weights are kept (the CLI refuses them without
           // --allow-infeasible; chalk.decode(...) does the same).
           a.allow_infeasible = true;
+          // As `chalk decode` resolves its flags (python/README.md): the smallest replica when
+          // no chips are given, not the cheapest the pricing commands take (issue 30).
+          a.replica_rule = cli::ReplicaRule::smallest;
           return cli::resolve(a, context);
         },
         py::arg("model"), py::arg("hardware"), py::arg("chips") = 0, py::arg("weights") = "", py::arg("kv_dtype") = "bf16",

@@ -118,6 +118,26 @@ std::optional<ModePoint> fastest_at_cost(const std::vector<Replica>& reps, int64
   return best;
 }
 
+/// Each replica at the batch that fills its HBM at `context`: its cheapest point, since
+/// cost per token does not rise with batch.
+std::vector<ModePoint> memory_full_points(const std::vector<Replica>& reps, int64_t context, const DecodeLevers& lev) {
+  std::vector<ModePoint> out;
+  out.reserve(reps.size());
+  for (const auto& rep : reps) out.push_back(mode_point(rep.dep, rep.max_batch, context, lev));
+  return out;
+}
+
+/// The index of the cheapest of `points` (cheaper(): tokens/s per chip, ties to the
+/// faster); the first of equals. `points` is not empty.
+size_t cheapest_of(const std::vector<ModePoint>& points, int64_t skip_chips = 0) {
+  size_t best = points.size();
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (points[i].n_chips == skip_chips) continue;
+    if (best == points.size() || cheaper(points[i], points[best])) best = i;
+  }
+  return best;
+}
+
 std::string ms(Seconds t) { return fmt1(to_ms(t), "%.3g") + " ms"; }
 
 std::string explain_fastest(const ModePoint& f, const SystemSpec& s, const std::vector<ExcludedReplica>& excluded,
@@ -264,14 +284,10 @@ ModesReport fast_and_slow_modes(const ModelSpec& m, const SystemSpec& s, const D
   const DecodeLevers lev = resolve_levers(o.levers, o.context);
 
   // The cost floor within HBM: each replica at the batch that fills it.
-  const Replica* cheapest_rep = nullptr;
-  for (const auto& rep : reps) {
-    ModePoint p = mode_point(rep.dep, rep.max_batch, o.context, lev);
-    if (!cheapest_rep || cheaper(p, r.cheapest)) {
-      r.cheapest = p;
-      cheapest_rep = &rep;
-    }
-  }
+  const std::vector<ModePoint> floors = memory_full_points(reps, o.context, lev);
+  const size_t cheapest_at = cheapest_of(floors);
+  r.cheapest = floors[cheapest_at];
+  const Replica* cheapest_rep = &reps[cheapest_at];
   // The fastest point: batch 1 on each replica.
   for (size_t i = 0; i < reps.size(); ++i) {
     ModePoint p = mode_point(reps[i].dep, 1, o.context, lev);
@@ -339,6 +355,24 @@ ModesReport fast_and_slow_modes(const ModelSpec& m, const SystemSpec& s, const D
   r.slow_price_multiple = c0 / r.cheapest.tokens_per_s_per_chip.value();
   r.slow_speed_multiple = r.cheapest.tokens_per_s_per_user.value() / s0;
   return r;
+}
+
+ReplicaChoice cheapest_replica(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t context,
+                               const ServingLevers& levers) {
+  if (context < 0) throw InputError("--context", "must be >= 0, got " + std::to_string(context));
+  validate(levers);
+  ReplicaChoice c;
+  c.replica_sizes = replica_sizes(m, s, {});
+  const std::vector<Replica> reps = resolve_replicas(m, s, base, c.replica_sizes, context, int64_t{1} << 24, c.excluded);
+  if (reps.empty()) throw no_replica_fits(m, s, context, c.excluded);
+  const DecodeLevers lev = resolve_levers(levers, context);
+  const std::vector<ModePoint> floors = memory_full_points(reps, context, lev);
+  const size_t at = cheapest_of(floors);
+  c.choice = floors[at];
+  c.deployment = reps[at].dep;
+  const size_t second = cheapest_of(floors, c.choice.n_chips);
+  if (second < floors.size()) c.runner_up = floors[second];
+  return c;
 }
 
 }  // namespace chalk

@@ -218,6 +218,74 @@ TEST(ServingModes, Llama70bOnH200ByHand) {
   EXPECT_NE(r.what_stops_it.find("weights"), std::string::npos);
 }
 
+TEST(CheapestReplica, Llama70bOnH200ByHand) {
+  // The default deployment of every pricing command (issue 30). On n H200 the memory-full
+  // batch is floor((0.9 n 141 GB - 141.106 GB of weights) / 1.34218 GB per sequence) and
+  // the cost 43.478 / B + 0.41982 $/Mtok on any n (weights and price both scale with n):
+  //   n = 8: (1015.2 - 141.106) / 1.34218 = 651.2 -> 651, 0.48661 $/Mtok (the choice);
+  //   n = 4: ( 507.6 - 141.106) / 1.34218 = 273.1 -> 273, 43.478 / 273 + 0.41982 = 0.57908;
+  //   n = 2: ( 253.8 - 141.106) / 1.34218 =  83.96 -> 83, 0.94365; n = 1 does not hold the weights.
+  const ReplicaChoice c = cheapest_replica(load_model("llama-3.1-70b"), load_system("h200"), {}, 4096);
+  EXPECT_EQ(c.choice.n_chips, 8);
+  EXPECT_EQ(c.choice.batch, 651);
+  EXPECT_EQ(c.deployment.n_chips, 8);
+  expect_rel(to_usd_per_mtok(*c.choice.cost_per_token), 0.48661, 2e-3);
+  ASSERT_TRUE(c.runner_up);
+  EXPECT_EQ(c.runner_up->n_chips, 4);
+  EXPECT_EQ(c.runner_up->batch, 273);
+  expect_rel(to_usd_per_mtok(*c.runner_up->cost_per_token), 0.57908, 2e-3);
+  EXPECT_EQ(c.replica_sizes, (std::vector<int64_t>{1, 2, 4, 8}));
+  ASSERT_EQ(c.excluded.size(), 1u);
+  EXPECT_EQ(c.excluded[0].n_chips, 1);
+}
+
+TEST(CheapestReplica, IsTheCostFloorOfTheModesUnderTheEngineStep) {
+  // One search: the choice is fast_and_slow_modes' cheapest point, and the runner-up, on
+  // another replica size, costs at least as much.
+  DeploymentOptions o;
+  o.mechanisms.enabled = true;
+  for (const auto& c : kCases) {
+    SCOPED_TRACE(std::string(c.model) + " on " + c.system);
+    const ModelSpec m = load_model(c.model);
+    const SystemSpec s = load_system(c.system);
+    const ReplicaChoice r = cheapest_replica(m, s, o, 4096);
+    const ModesReport modes = fast_and_slow_modes(m, s, o, {});
+    EXPECT_EQ(r.choice.n_chips, modes.cheapest.n_chips);
+    EXPECT_EQ(r.choice.batch, modes.cheapest.batch);
+    EXPECT_EQ(r.choice.layout, modes.cheapest.layout);
+    EXPECT_EQ(r.deployment.n_chips, r.choice.n_chips);
+    // A runner-up exactly when another size holds the model (DeepSeek-V3 on H200: only 8).
+    size_t fitting_sizes = r.replica_sizes.size();
+    for (const auto& e : r.excluded) fitting_sizes -= e.n_chips != r.choice.n_chips ? 1 : 0;
+    EXPECT_EQ(r.runner_up.has_value(), fitting_sizes > 1);
+    EXPECT_EQ(r.runner_up.has_value(), std::string(c.model) != "deepseek-v3" || std::string(c.system) != "h200");
+    if (r.runner_up) {
+      EXPECT_NE(r.runner_up->n_chips, r.choice.n_chips);
+      EXPECT_LE(r.runner_up->tokens_per_s_per_chip.value(), r.choice.tokens_per_s_per_chip.value() * (1 + 1e-9));
+    }
+    // Fits: the batch is the replica's memory-full one.
+    EXPECT_TRUE(memory_plan(r.deployment, r.choice.batch, 4096).fits);
+    EXPECT_FALSE(memory_plan(r.deployment, r.choice.batch + 1, 4096).fits);
+  }
+}
+
+TEST(CheapestReplica, NoReplicaHoldsTheWeights) {
+  // DeepSeek-V3 in bf16 (1.34 TB) on one 8 x 80 GB H100 domain: no size fits.
+  DeploymentOptions o;
+  o.weights = DType::bf16;
+  EXPECT_THROW(
+      {
+        try {
+          cheapest_replica(load_model("deepseek-v3"), load_system("h100-sxm"), o, 4096);
+        } catch (const InputError& e) {
+          EXPECT_EQ(e.field(), "--replica-chips");
+          throw;
+        }
+      },
+      InputError);
+  EXPECT_THROW(cheapest_replica(load_model("llama-3.1-8b"), load_system("h100-sxm"), {}, -1), InputError);
+}
+
 TEST(ServingModes, FastAndSlowModeAnswersPrintedWithAssumptions) {
   for (const auto& c : kCases) {
     SCOPED_TRACE(std::string(c.model) + " on " + c.system);

@@ -199,9 +199,31 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
     if (a.memory_bytes != b.memory_bytes) return a.memory_bytes < b.memory_bytes;
     return key(a) < key(b);
   };
-  const size_t nf = std::min(keep, fitting.size());
-  std::partial_sort(fitting.begin(), fitting.begin() + static_cast<long>(nf), fitting.end(), fastest);
-  out.fitting.assign(fitting.begin(), fitting.begin() + static_cast<long>(nf));
+  // One plan per group of equal step time and memory (within a relative 1e-9): a ZeRO
+  // stage or recomputation that changes neither is the same plan (issue 30: DeepSeek-V3's
+  // top 8 on 1,024 GB200 were one). In step-time order the first of a group is its
+  // simplest (the key above); a group's members lie within one step-time window.
+  std::sort(fitting.begin(), fitting.end(), fastest);
+  constexpr double kSame = 1e-9;
+  auto same = [](double a, double b) { return std::abs(a - b) <= kSame * std::max(std::abs(a), std::abs(b)); };
+  size_t window = 0;  // the first kept plan whose step time equals the current one's
+  for (const auto& f : fitting) {
+    while (window < out.fitting.size() && !same(out.fitting[window].t_step_s, f.t_step_s)) ++window;
+    bool folded = false;
+    for (size_t i = window; i < out.fitting.size() && !folded; ++i) {
+      if (same(out.fitting[i].memory_bytes, f.memory_bytes)) {
+        ++out.fitting[i].equivalents;
+        folded = true;
+      }
+    }
+    if (folded) continue;
+    // Past the last kept plan's step time nothing more can fold into the kept ones.
+    if (out.fitting.size() >= keep) {
+      if (out.fitting.empty() || !same(out.fitting.back().t_step_s, f.t_step_s)) break;
+      continue;
+    }
+    out.fitting.push_back(f);
+  }
   auto least_over = [&](const auto& a, const auto& b) {
     return a.memory_bytes != b.memory_bytes ? a.memory_bytes < b.memory_bytes : key(a) < key(b);
   };

@@ -1,4 +1,7 @@
 // The training layout search.
+#include <algorithm>
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "chalk/base/error.h"
@@ -42,6 +45,42 @@ TEST(TrainingLayouts, Gpt3On64A100RanksFittingPlansAndSaysWhyOthersDoNot) {
     EXPECT_LT(r.pareto[i].t_step_s, r.pareto[i - 1].t_step_s);
   }
   EXPECT_DOUBLE_EQ(r.pareto.back().t_step_s, best.t_step_s);
+}
+
+TEST(TrainingLayouts, EqualStepAndMemoryAreOnePlan) {
+  // Issue 30: plans that differ only in a ZeRO stage or recomputation that changes neither
+  // the step time nor the memory are listed once, the simplest with the others counted.
+  const ModelSpec m = load_model("gpt-3-175b");
+  const SystemSpec sys = load_system("a100-80gb");
+  TrainingQuery q;
+  q.chips = 64;
+  q.global_batch = 64;
+  q.seq_len = 2048;
+  q.limit = 1'000'000'000;  // every fitting plan: each one listed or folded, exactly once
+  const TrainingLayouts r = search_training_layouts(m, sys, q);
+  auto same = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); };
+  int64_t accounted = 0, groups = 0;
+  for (size_t i = 0; i < r.fitting.size(); ++i) {
+    const auto& c = r.fitting[i];
+    accounted += 1 + c.equivalents;
+    for (size_t k = 0; k < i; ++k) {
+      EXPECT_FALSE(same(r.fitting[k].t_step_s, c.t_step_s) && same(r.fitting[k].memory_bytes, c.memory_bytes)) << i << " repeats " << k;
+    }
+    groups += c.equivalents > 0 ? 1 : 0;
+  }
+  // 1,757 plans fit; 1,361 distinct ones are listed, 272 of them with equal twins (measured
+  // 2026-12-06): the count pins that folding happens, the sum that nothing is lost.
+  EXPECT_EQ(accounted, r.fit);
+  EXPECT_GT(groups, 0);
+  EXPECT_LT(static_cast<int64_t>(r.fitting.size()), r.fit);
+  // A short list counts the folded plans of the rows it keeps, the same as the full one.
+  q.limit = 5;
+  const TrainingLayouts top = search_training_layouts(m, sys, q);
+  ASSERT_EQ(top.fitting.size(), 5u);
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(top.fitting[i].t_step_s, r.fitting[i].t_step_s);
+    EXPECT_EQ(top.fitting[i].equivalents, r.fitting[i].equivalents);
+  }
 }
 
 TEST(TrainingLayouts, MoeSearchesExpertParallelism) {

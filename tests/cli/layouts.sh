@@ -49,19 +49,26 @@ assert l['layout'] == 'TP8', l
 assert abs(l['tok_per_s_per_chip'] - l['tok_per_s_per_user'] / 8) < 1e-6 * l['tok_per_s_per_user']
 " || fail "latency at one user"
 expect_error "--kv-dtype" layouts --kv-dtype fp9
-# No --chips: the smallest replica an engine can run the model on, as decode takes (issue 11).
-# Llama 2 70B in FP8 is 69.0 GB of weights; one H100 holds 80 x 0.9 = 72 GB, and one sequence's
-# FP8 KV at the mean context 657 is 80 layers x 8 KV heads x 128 x 2 x 1 B x 657 = 0.108 GB:
-# one chip. In BF16 (138 GB) two chips (144 GB usable), as decode says.
-"$CHALK" layouts -m llama-2-70b -H h100-sxm --weights fp8 --kv-dtype fp8 --prompt 512 --output 290 --json | python3 -c "
+# No --chips, ranked for latency: the smallest replica an engine can run the model on, as
+# decode takes (issue 11). Llama 2 70B in FP8 is 69.0 GB of weights; one H100 holds 80 x 0.9
+# = 72 GB, and one sequence's FP8 KV at the mean context 657 is 80 layers x 8 KV heads x 128
+# x 2 x 1 B x 657 = 0.108 GB: one chip. In BF16 (138 GB) two chips (144 GB usable), as decode
+# says.
+"$CHALK" layouts -m llama-2-70b -H h100-sxm --weights fp8 --kv-dtype fp8 --prompt 512 --output 290 --objective latency --json | python3 -c "
 import json, sys
 j = json.load(sys.stdin)
-assert j['chips'] == 1, j['chips']
+assert j['chips'] == 1 and j['replica_choice']['rule'] == 'smallest', j['chips']
 assert [l['layout'] for l in j['layouts']] == ['TP1'], j['layouts']
-" || fail "layouts default chips, fp8"
-n_layouts=$("$CHALK" layouts -m llama-2-70b -H h100-sxm --json | python3 -c "import json,sys; print(json.load(sys.stdin)['chips'])")
+" || fail "layouts default chips at latency, fp8"
+n_layouts=$("$CHALK" layouts -m llama-2-70b -H h100-sxm --objective latency --json | python3 -c "import json,sys; print(json.load(sys.stdin)['chips'])")
 n_decode=$("$CHALK" decode -m llama-2-70b -H h100-sxm -b 1 --json | python3 -c "import json,sys; print(json.load(sys.stdin)['assumptions']['chips'])")
 [ "$n_layouts" = 2 ] && [ "$n_decode" = 2 ] || fail "llama-2-70b bf16 on H100: layouts $n_layouts and decode $n_decode chips, expected 2 and 2"
+# Ranked for throughput (the default objective), the cheapest replica size, as `prices
+# forward` and `serving sweep` take (issue 30): in FP8 2 H100 (692 sequences fill them at 657
+# tokens, 5,884 decode tok/s per chip) beat 4 (2,029 sequences, 5,078 tok/s per chip).
+n_layouts=$("$CHALK" layouts -m llama-2-70b -H h100-sxm --weights fp8 --kv-dtype fp8 --prompt 512 --output 290 --json | python3 -c "import json,sys; print(json.load(sys.stdin)['chips'])")
+n_prices=$("$CHALK" prices forward -m llama-2-70b -H h100-sxm --weights fp8 --kv-dtype fp8 -s 657 --json | python3 -c "import json,sys; print(json.load(sys.stdin)['assumptions']['chips'])")
+[ "$n_layouts" = 2 ] && [ "$n_prices" = 2 ] || fail "llama-2-70b fp8 on H100 for throughput: layouts $n_layouts and prices forward $n_prices chips, expected 2 and 2"
 # The batch takes decode's syntax: a list or a:b powers of two, each batch ranked apart. At
 # latency one replica of the 8B model on one H100 runs 1, 2, 4 sequences: each step is
 # longer than the last (more KV and FLOPs), and tok/s/chip = batch / step.

@@ -3,11 +3,19 @@ CHALK="$1"; SRC="$2"
 . "$SRC/tests/cli/lib.bash"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-# CSV: every term apart, unit-suffixed keys; 17 powers of two from 1 to 65536.
-"$CHALK" serving sweep -m llama-3.1-70b -H h200 --csv > "$tmp/sweep.csv" || fail "sweep --csv"
+# CSV: every term apart, unit-suffixed keys; 17 powers of two from 1 to 65536 when -b says so.
+"$CHALK" serving sweep -m llama-3.1-70b -H h200 -b 1:65536 --csv > "$tmp/sweep.csv" || fail "sweep --csv"
 head -1 "$tmp/sweep.csv" | grep -q '^chips,batch,context_tokens,kv_read_tokens,t_compute_ms,t_weights_ms,t_kv_ms,t_operations_ms,t_comm_ms,t_overhead_ms,t_draft_ms,t_step_ms,t_step_roofline_ms,bound,tok_per_s,tok_per_s_per_user,tok_per_s_per_chip,cost_usd_per_mtok,cost_compute_usd_per_mtok,cost_weights_usd_per_mtok,cost_kv_usd_per_mtok,cost_comm_usd_per_mtok,cost_overhead_usd_per_mtok,memory_fits$' \
   || fail "sweep CSV header: $(head -1 "$tmp/sweep.csv")"
 [ "$(wc -l < "$tmp/sweep.csv")" -eq 18 ] || fail "sweep CSV has $(wc -l < "$tmp/sweep.csv") lines, expected 18"
+# Without -b (issue 30: 10 of 17 default rows once did not fit on the 2 chips then chosen):
+# the cheapest replica, 4 H200 under the engine step, and batches up to the one that fills
+# its HBM at 4,096 tokens: (0.9 x 4 x 141 GB - 141.106 GB of weights) / 1.34218 GB per
+# sequence = 273.06 -> 273; so 1, 2, ..., 256 and 273: 10 rows, every one fitting.
+"$CHALK" serving sweep -m llama-3.1-70b -H h200 --csv > "$tmp/sweep_default.csv" || fail "default sweep --csv"
+[ "$(wc -l < "$tmp/sweep_default.csv")" -eq 11 ] || fail "default sweep has $(wc -l < "$tmp/sweep_default.csv") lines, expected 11"
+tail -1 "$tmp/sweep_default.csv" | grep -q '^4,273,4096,' || fail "default sweep's last row: $(tail -1 "$tmp/sweep_default.csv")"
+[ "$(grep -c ',no$' "$tmp/sweep_default.csv")" -eq 0 ] || fail "default sweep has rows that do not fit"
 # Every integer on request.
 [ "$("$CHALK" serving sweep -m llama-3.1-8b -H h100-sxm -b 1,100 --every-integer --csv | wc -l)" -eq 101 ] || fail "--every-integer"
 # JSON: the frontier is monotone (speed and cost rise together) and names its exclusions.
@@ -81,8 +89,15 @@ if sys.argv[3] == "-n 4":
     assert {r["chips"] for r in p["frontier"]["points"]} == {4}, "frontier not at -n"
 PY
 done
+# The default replica is the cheapest (issue 30): 8 H100 at the batch that fills them, 324,
+# $0.664/Mtok, against 4 H100 at 109, $0.850 (prices forward prints the same choice); the
+# plot's curves and the sweep take the same one.
 "$CHALK" serving plot -m llama-3.1-70b -H h100-sxm -b 1,64 --json | python3 -c "
-import json, sys; p = json.load(sys.stdin); assert p['deployment']['assumptions']['chips'] == 2, p['title']" || fail "plot default chips differ from serving sweep's (2)"
+import json, sys; p = json.load(sys.stdin); assert p['deployment']['assumptions']['chips'] == 8, p['title']
+c = p['replica_choice']; assert c['rule'] == 'cheapest' and c['choice']['chips'] == 8 and c['runner_up']['chips'] == 4, c" \
+  || fail "plot default chips differ from serving sweep's (8)"
+"$CHALK" serving sweep -m llama-3.1-70b -H h100-sxm -b 1,64 --json | python3 -c "
+import json, sys; p = json.load(sys.stdin); assert p['assumptions']['chips'] == 8, p['assumptions']" || fail "sweep default chips are not 8"
 err=$("$CHALK" serving plot -m llama-3.1-8b -H h100-sxm -o "$tmp/chart.html" 2>&1 >/dev/null); rc=$?
 if [ $rc -eq 2 ] && printf '%s' "$err" | grep -q "built without the plotting library"; then
   echo "serving_outputs: HTML skipped: this build has no web/node_modules (run npm ci --prefix web)"

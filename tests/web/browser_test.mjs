@@ -34,6 +34,9 @@ const OVERLAPS = () => {
   return bad;
 };
 const cli = (...args) => JSON.parse(execFileSync(chalk, [...args, '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 }));
+// The chips the page prices with its slider at "cheapest" (issue 30): `serving window`'s
+// choice at the page's context, which every view then states (app.js, chooseChips).
+const N = (...args) => ['-n', String(cli('serving', 'window', ...args).replica_choice.choice.chips)];
 const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${what}: page ${a}, CLI ${b}`);
 const t0 = Date.now();
 const server = await startServer(chalk);
@@ -61,13 +64,13 @@ try {
   });
   await check('step time by term = chalk serving sweep', async () => {
     const rows = await plotted('step');
-    const c = cli('serving', 'sweep', ...M, '-b', '1:65536', '-s', '4096').rows;
+    const c = cli('serving', 'sweep', ...M, ...N(...M, '-s', '4096'), '-b', '1:65536', '-s', '4096').rows;
     assert.ok(rows.length >= 17 * 3, `${rows.length} points`);
     for (const r of rows) close(r.value, c.find((x) => x.batch === r.x)[r.key], `${r.key} at batch ${r.x}`);
   });
   await check('cost by term = chalk serving sweep', async () => {
     const rows = await plotted('cost');
-    const c = cli('serving', 'sweep', ...M, '-b', '1:65536', '-s', '4096').rows;
+    const c = cli('serving', 'sweep', ...M, ...N(...M, '-s', '4096'), '-b', '1:65536', '-s', '4096').rows;
     for (const r of rows) close(r.value, c.find((x) => x.batch === r.x)[r.key], `${r.key} at batch ${r.x}`);
   });
   await check('the legend lists only drawn terms', async () => {
@@ -84,7 +87,7 @@ try {
   await check('batch slider and KV format: headline = chalk decode', async () => {
     await ready(2);
     await page.waitForFunction(() => window.chalk.data.decode.steps[0].batch === 256 && window.chalk.state.kv === 'fp8');
-    const row = cli('decode', ...M, '-b', '256', '-s', '4096', '--kv-dtype', 'fp8').steps[0];
+    const row = cli('decode', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8').steps[0];
     for (const k of ['t_step_ms', 't_compute_ms', 't_kv_ms', 'tok_per_s_per_user', 'cost_usd_per_mtok']) {
       close(Number(await page.getAttribute(`#headline button[data-key="${k}"]`, 'data-value')), row[k], k);
     }
@@ -92,7 +95,7 @@ try {
     assert.match(page.url(), /kv=fp8/);
   });
   await check('memory by component with the HBM limit = chalk decode', async () => {
-    const d = cli('decode', ...M, '-b', '256', '-s', '4096', '--kv-dtype', 'fp8');
+    const d = cli('decode', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8');
     const limit = await page.evaluate(() => window.chalk.views.memory.data('limit'));
     close(limit[0].gb, d.memory.hbm_total_gb, 'HBM limit');
     const parts = await plotted('memory');
@@ -108,14 +111,14 @@ try {
     assert.match(h, /^t_compute_ms = /);
     const formula = await page.textContent('#explain-body .formula');
     assert.match(formula, /N_active/);
-    const x = cli('decode', ...M, '-b', '256', '-s', '4096', '--kv-dtype', 'fp8', '--explain').explanations[0].figures.find((f) => f.key === 't_compute_ms');
+    const x = cli('decode', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8', '--explain').explanations[0].figures.find((f) => f.key === 't_compute_ms');
     assert.ok((await page.textContent('#explain-body .substituted')).includes(x.substituted));
   });
 
   await check('explained numbers beside the charts = the JSON they explain (sweep, balance, memory)', async () => {
-    const row = cli('serving', 'sweep', ...M, '-b', '256', '-s', '4096', '--kv-dtype', 'fp8').rows[0];
+    const row = cli('serving', 'sweep', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8').rows[0];
     close(Number(await page.getAttribute('#sweep-numbers button[data-key="cost_usd_per_mtok"]', 'data-value')), row.cost_usd_per_mtok, 'cost at batch 256');
-    const bal = cli('serving', 'balance', ...M, '-s', '4096', '--kv-dtype', 'fp8').balance;
+    const bal = cli('serving', 'balance', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8'), '-s', '4096', '--kv-dtype', 'fp8').balance;
     close(Number(await page.getAttribute('#sweep-numbers button[data-key="lecture_batch_peak"]', 'data-value')), bal.lecture_batch_peak, 'B*');
     // The first compute-bound batch (docs/web.md) is balance's batch_with_kv: none at 4096 tokens
     // (past context_never_compute_bound_tokens, 871 for Llama 3.1 8B on H100 at fp8 KV), where the
@@ -131,7 +134,7 @@ try {
   await check('first compute-bound batch at a short context = chalk serving balance, with its algebra', async () => {
     await page.$eval('#context', (el) => { el.value = '9'; el.dispatchEvent(new Event('input')); });
     await page.waitForFunction(() => window.chalk.data.balance.balance.context_tokens === 512 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
-    const bal = cli('serving', 'balance', ...M, '-s', '512', '--kv-dtype', 'fp8').balance;
+    const bal = cli('serving', 'balance', ...M, ...N(...M, '-s', '512', '--kv-dtype', 'fp8'), '-s', '512', '--kv-dtype', 'fp8').balance;
     assert.equal(bal.batch_with_kv, 723);  // Llama 3.1 8B, H100, fp8 KV, 512 tokens
     assert.equal(Number(await page.getAttribute('#sweep-numbers button[data-key="batch_with_kv"]', 'data-value')), 723);
     await page.click('#sweep-numbers button[data-key="batch_with_kv"]');
@@ -142,7 +145,7 @@ try {
   await check('simulation: the rate slider moves TTFT and TPOT percentiles = chalk simulate', async () => {
     await page.$eval('#rate', (el) => { el.value = '4'; el.dispatchEvent(new Event('input')); });
     await page.waitForFunction(() => window.chalk.state.rate === 16 && document.body.dataset.state === 'ready' && window.chalk.data.simulate_rate === 16, null, { timeout: 30000 });
-    const r = cli('simulate', ...M, '--kv-dtype', 'fp8', '--rate', '16', '--requests', '200', '--input', '8192', '--output', '200').results[0];
+    const r = cli('simulate', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8'), '--kv-dtype', 'fp8', '--rate', '16', '--requests', '200', '--input', '8192', '--output', '200').results[0];
     const rows = await plotted('simulate');
     assert.equal(rows.length, 6);
     for (const x of rows) close(x.ms, r[x.key], x.key);
@@ -155,7 +158,7 @@ try {
     await ready(3);
     await page.waitForFunction(() => window.chalk.data.context.hardware.name === 'h200');
     const rows = await plotted('context');
-    const c = cli('serving', 'sweep', '-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8', '-b', '256', '-s', '128:1048576').rows;
+    const c = cli('serving', 'sweep', '-m', 'llama-3.1-8b', '-H', 'h200', ...N('-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096'), '--kv-dtype', 'fp8', '-b', '256', '-s', '128:1048576').rows;
     for (const r of rows) close(r.value, c.find((x) => x.context_tokens === r.x)[r.key], `${r.key} at context ${r.x}`);
   });
   await check('frontier and modes = chalk serving frontier / modes', async () => {
@@ -221,7 +224,7 @@ try {
   await check('an uploaded config.json moves the curves', async () => {
     await page.setInputFiles('#upload', `${src}/data/models/hf/qwen3-32b.json`);
     await page.waitForFunction(() => window.chalk.data.decode.model.params_total > 3e10 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
-    const c = cli('decode', '-m', `${src}/data/models/hf/qwen3-32b.json`, '-H', 'h200', '--kv-dtype', 'fp8', '-b', '256', '-s', '4096').steps[0];
+    const c = cli('decode', '-m', `${src}/data/models/hf/qwen3-32b.json`, '-H', 'h200', ...N('-m', `${src}/data/models/hf/qwen3-32b.json`, '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096'), '--kv-dtype', 'fp8', '-b', '256', '-s', '4096').steps[0];
     close(Number(await page.getAttribute('#headline button[data-key="t_step_ms"]', 'data-value')), c.t_step_ms, 'uploaded model step');
   });
   await check('a shared URL restores the view', async () => {

@@ -7,7 +7,7 @@ import { numberButtons, hideExplanation } from './explain.js';
 const $ = (id) => document.getElementById(id);
 const DEFAULTS = { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 0, batch: 64, context: 4096, prompt: 8192, weights: '', kv: 'bf16', sheet: 'gemini-1.5-pro', train_chips: 1024, rate: 4 };
 const state = { ...DEFAULTS, upload: null };
-const chalk = (window.chalk = { state, views: {}, data: {}, updates: 0, errors: [] });
+const chalk = (window.chalk = { state, views: {}, data: {}, updates: 0, errors: [], chips: 0 });
 
 // Sliders move in powers of two; the URL holds the values themselves.
 const log2 = (v) => Math.round(Math.log2(v));
@@ -43,18 +43,34 @@ function syncControls() {
   $('batch-out').value = state.batch.toLocaleString('en-US');
   $('context-out').value = state.context.toLocaleString('en-US');
   $('prompt-out').value = state.prompt.toLocaleString('en-US');
-  $('chips-out').value = state.chips === 0 ? 'smallest that fits' : state.chips;
+  $('chips-out').value = state.chips === 0 ? 'cheapest' : state.chips;
   $('train-chips-out').value = state.train_chips.toLocaleString('en-US');
   $('rate-out').value = `${state.rate.toLocaleString('en-US')} req/s`;
 }
 
-/// The fields every deployment shares, named as the CLI's flags.
+/// The fields every deployment shares, named as the CLI's flags. Chips: the slider's, or
+/// else the replica chooseChips() read (0 until then: the command's own default).
 function deployment({ chips = true } = {}) {
   const f = { hardware: state.hardware, 'kv-dtype': state.kv };
   if (state.upload) f.model_config = state.upload; else f.model = state.model;
   if (state.weights) f.weights = state.weights;
-  if (chips && state.chips > 0) f.chips = state.chips;
+  const n = state.chips > 0 ? state.chips : chalk.chips;
+  if (chips && n > 0) f.chips = n;
   return f;
+}
+
+/// With the chips slider at "cheapest", every view prices the replica the cost and
+/// throughput commands choose at the page's context (issue 30: the cheapest size at the batch
+/// that fills its HBM; `chalk serving window`'s replica_choice), read once per update, so the
+/// headline, memory, sweeps and traffic share one deployment, and one an operator would run
+/// rather than the smallest that holds the weights (whose batch 64 of Llama 3.1 70B once
+/// needed 227 GB of 160).
+async function chooseChips() {
+  chalk.chips = 0;
+  if (state.chips > 0) return;
+  const w = await api('/api/serving/window', { ...deployment({ chips: false }), context: state.context });
+  chalk.chips = w.replica_choice ? w.replica_choice.choice.chips : 0;
+  if (chalk.chips > 0) $('chips-out').value = `cheapest: ${chalk.chips}`;
 }
 
 async function view(name, fn) {
@@ -241,6 +257,7 @@ async function update() {
   syncControls();
   $('error').textContent = '';
   chalk.errors = [];
+  await view('replica', chooseChips);
   await Promise.all([
     view('decode', updateDecode), view('sweep', updateSweep), view('context', updateContext), view('frontier', updateFrontier),
     view('layouts', updateLayouts), view('prices', updatePrices), view('training', updateTraining), view('simulate', updateSimulation),

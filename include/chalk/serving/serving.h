@@ -333,6 +333,32 @@ int64_t largest_batch_at_speed(const Deployment& d, int64_t context, const Servi
                                TokensPerSecond per_user, int64_t max_batch);
 
 // ---------------------------------------------------------------------------------------
+// The default deployment (issue 30: a newcomer's headline must be one an operator would run).
+
+/// The replica a command prices when the user states no chips: the cheapest point within
+/// HBM over every replica size the frontier sweeps (1..scale-up domain, serving_replicas.h)
+/// and its layouts, each at the batch that fills its HBM at `context` (the cost floor
+/// fast_and_slow_modes names `cheapest`: cost per token = n price T_step / B falls as B
+/// grows, so each replica's cheapest batch is the largest that fits); ties within a
+/// relative 1e-9 in tokens/s per chip go to the faster point. Cost is compared as tokens/s
+/// per chip, so the choice exists without a price.
+struct ReplicaChoice {
+  ModePoint choice;                    ///< the chosen replica at its memory-full batch
+  Deployment deployment;               ///< that replica, ready to price any batch
+  /// The cheapest point on any other replica size: what the choice beat, and by how much.
+  std::optional<ModePoint> runner_up;
+  std::vector<int64_t> replica_sizes;  ///< the sizes compared (those that fit and those that did not)
+  std::vector<ExcludedReplica> excluded;
+};
+
+/// Throws InputError("--replica-chips") when no replica size within the scale-up domain
+/// holds the weights and one sequence of `context` tokens, or what latency_cost_frontier
+/// throws for bad options. `base` supplies formats, efficiencies, price and the layout
+/// (derived layouts are searched as the frontier does); its n_chips is ignored.
+ReplicaChoice cheapest_replica(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t context,
+                               const ServingLevers& levers = {});
+
+// ---------------------------------------------------------------------------------------
 // End to end: prefill plus decode of a static batch.
 
 struct EndToEnd {

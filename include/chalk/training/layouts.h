@@ -32,12 +32,19 @@ struct TrainingCandidate {
   int8_t zero_stage = 0;
   bool fits = false;
   bool pareto = false;       ///< on the front of step time against memory (no fitting plan is faster with less memory)
+  /// Other fitting plans with the same step time and memory (each within a relative 1e-9),
+  /// folded into this one (issue 30: a ZeRO stage or recomputation that changes nothing is
+  /// not a different plan); this one is the simplest of them (lower degrees, less
+  /// recomputation, lower ZeRO stage). 0 in `too_big` and `pareto`.
+  int32_t equivalents = 0;
   double t_step_s = 0, mfu = 0, memory_bytes = 0, capacity_bytes = 0;
 };
 
 /// The search's answer.
 struct TrainingLayouts {
-  std::vector<TrainingCandidate> fitting;   ///< fastest first, at most query.limit
+  /// Fastest first, at most query.limit, one per group of equivalent plans (same step time
+  /// and memory: TrainingCandidate::equivalents).
+  std::vector<TrainingCandidate> fitting;
   std::vector<TrainingCandidate> too_big;   ///< least over capacity first, at most query.limit
   int64_t evaluated = 0, fit = 0;           ///< plans evaluated, of which fit
   /// Valid plans left out because they cross scale-up domains on a system that states no
@@ -58,7 +65,7 @@ TrainingPlan plan_of(const TrainingCandidate& c, const TrainingQuery& q);
 /// dividing the per-replica batch, recompute none/selective/full, ZeRO 0-3; sequence
 /// parallelism whenever tp > 1. Each is evaluated by training_memory and training_step
 /// over one make_training_costs; ranked by step time (at a fixed global batch this is
-/// also the MFU order). Throws InputError for chips, global batch or seq_len < 1, when
+/// also the MFU order), plans of equal step time and memory shown once. Throws InputError for chips, global batch or seq_len < 1, when
 /// every valid plan crosses scale-up domains on a system without scale-out bandwidth
 /// ("hardware"), or when no plan is valid ("chips").
 TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& s, const TrainingQuery& q);

@@ -1,0 +1,103 @@
+# Issue 30: with no -n, every command that states a cost or a throughput prices a deployment
+# an operator would run (the cheapest replica size and its memory-full batch, chosen by the
+# frontier's search), prints the choice and the runner-up, and never leads with a row that
+# does not fit; `decode` (and `layouts --objective latency`) keep the smallest replica, say
+# so, and name the cheapest. Each choice is re-priced here by `decode` on the stated
+# deployment, so the figures the choice prints are checked against another code path.
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+# Before: 2 H100 at batch 2, $84.59/Mtok out (4 x $21.15 of cost). Now the cheapest size of
+# 1, 2, 4, 8 H100 at 4,096 tokens: 8 H100 (TP8) at the batch that fills them, 324 sequences,
+# step 41.20 ms: cost = 8 x $2.35/h / 3600 x 41.199 ms / 324 = $0.66404/Mtok, x markup 4 =
+# $2.656/Mtok; runner-up 4 H100 (109 sequences, $0.8497/Mtok).
+"$CHALK" prices forward -m llama-3.1-70b -H h100-sxm --json > "$tmp/fwd.json" || fail "prices forward --json"
+python3 - "$tmp/fwd.json" <<'PY' || fail "prices forward default deployment"
+import json, sys
+j = json.load(open(sys.argv[1]))
+c, f, a = j["replica_choice"], j["forward"], j["assumptions"]
+assert c["rule"] == "cheapest" and c["context_tokens"] == 4096 and c["replica_sizes"] == [1, 2, 4, 8], c
+assert a["chips"] == 8 == c["choice"]["chips"], (a["chips"], c)
+assert f["decode_batch"] == 324 == c["choice"]["batch"] and f["memory_fits"], f
+cost = 8 * 2.35 / 3600 * f["decode_t_step_ms"] / 1e3 / 324 * 1e6
+assert abs(f["output_cost_usd_per_mtok"] - cost) < 1e-9 * cost, (f, cost)
+assert abs(f["output_cost_usd_per_mtok"] - 0.66404) < 1e-4, f
+assert abs(c["choice"]["cost_usd_per_mtok"] - f["output_cost_usd_per_mtok"]) < 1e-12, c
+out = j["prices"][0]["output_usd_per_mtok"]
+assert abs(out - 4 * cost) < 1e-9 * out and abs(out - 2.656) < 1e-3, out
+r = c["runner_up"]
+assert r["chips"] == 4 and r["batch"] == 109 and r["cost_usd_per_mtok"] > c["choice"]["cost_usd_per_mtok"], r
+PY
+out=$("$CHALK" prices forward -m llama-3.1-70b -H h100-sxm) || fail "prices forward"
+printf '%s\n' "$out" | grep -q "^replica     8 chips: the cheapest replica size at context 4096" || fail "prices forward does not say which replica: $out"
+printf '%s\n' "$out" | grep -q "runner-up 4 chips at batch 109" || fail "prices forward does not name the runner-up"
+printf '%s\n' "$out" | grep -q "DOES NOT FIT" && fail "prices forward's default does not fit"
+# Stated chips are honoured, and no choice is reported.
+"$CHALK" prices forward -m llama-3.1-70b -H h100-sxm -n 2 --json | python3 -c "
+import json, sys; j = json.load(sys.stdin); assert j['assumptions']['chips'] == 2 and j['replica_choice'] is None, j['replica_choice']" \
+  || fail "prices forward -n 2 is not 2 chips"
+
+# Every pricing command: a choice that fits and is priced, re-priced by decode on the stated
+# replica (same cost and speed; one more sequence does not fit: the batch fills HBM).
+check() {
+  local name="$1" rule="$2"; shift 2
+  "$CHALK" "$@" --json > "$tmp/$name.json" || fail "chalk $* --json exited $?"
+  python3 - "$tmp/$name.json" "$rule" > "$tmp/$name.args" <<'PY' || fail "$name: default deployment"
+import json, sys
+j = json.load(open(sys.argv[1]))
+c = j["replica_choice"]
+assert c is not None and c["rule"] == sys.argv[2], c
+p = c["choice"]
+assert p["memory_full"] and p["batch"] >= 1 and p["cost_usd_per_mtok"] is not None and p["tok_per_s_per_chip"] > 0, p
+chips = j["deployment"]["assumptions"]["chips"] if "deployment" in j else j.get("assumptions", {}).get("chips", j.get("chips"))
+assert chips == p["chips"], (chips, p)
+if c["rule"] == "cheapest" and c["runner_up"]:
+    assert c["runner_up"]["chips"] != p["chips"] and c["runner_up"]["cost_usd_per_mtok"] >= p["cost_usd_per_mtok"] * (1 - 1e-9), c
+if c["rule"] == "smallest" and c["runner_up"]:
+    assert c["runner_up"]["chips"] > p["chips"] and c["runner_up"]["cost_usd_per_mtok"] < p["cost_usd_per_mtok"], c
+# Tables of steps (sweep, prefill): every row fits (balance's rows are quantities).
+for row in j.get("rows", []) + j.get("prefills", []):
+    assert row.get("memory_fits", True), row
+print(p["chips"], p["batch"], c["context_tokens"], p["cost_usd_per_mtok"], p["tok_per_s_per_chip"])
+PY
+  read -r chips batch ctx cost per_chip < "$tmp/$name.args"
+  local model="" hw="" prev=""
+  for x in "$@"; do
+    [ "$prev" = "-m" ] && model="$x"
+    [ "$prev" = "-H" ] && hw="$x"
+    prev="$x"
+  done
+  "$CHALK" decode -m "$model" -H "$hw" -n "$chips" -b "$batch,$((batch + 1))" -s "$ctx" --json | python3 -c "
+import json, sys
+rows = json.load(sys.stdin)['steps']
+assert rows[0]['memory_fits'] and not rows[1]['memory_fits'], rows
+assert abs(rows[0]['cost_usd_per_mtok'] - $cost) < 1e-9 * $cost, rows[0]
+assert abs(rows[0]['tok_per_s_per_chip'] - $per_chip) < 1e-9 * $per_chip, rows[0]
+" || fail "$name: decode -n $chips -b $batch does not reproduce the choice"
+}
+check forward cheapest prices forward -m llama-3.1-70b -H h100-sxm
+check forward_moe cheapest prices forward -m deepseek-v3 -H gb200-nvl72
+check sweep cheapest serving sweep -m llama-3.1-70b -H h200
+check balance cheapest serving balance -m llama-3.1-70b -H h200
+check window cheapest serving window -m llama-3.1-70b -H h200
+check plot cheapest serving plot -m llama-3.1-70b -H h200
+check prefill cheapest prefill -m llama-3.1-70b -H h100-sxm
+check layouts cheapest layouts -m llama-3.1-70b -H h100-sxm
+check decode smallest decode -m llama-3.1-70b -H h100-sxm
+check layouts_latency smallest layouts -m llama-3.1-70b -H h100-sxm --objective latency
+check simulate smallest simulate -m llama-3.1-70b -H h100-sxm --rate 1 --requests 20 --input 512 --output 32
+
+# decode: the smallest replica (2 H100) for latency questions, and the cheapest beside it.
+out=$("$CHALK" decode -m llama-3.1-70b -H h100-sxm -b 1) || fail "decode"
+printf '%s\n' "$out" | grep -q "^replica     2 chips: the smallest replica that holds the weights and one sequence" || fail "decode does not say why 2 chips: $out"
+printf '%s\n' "$out" | grep -q "cheapest 8 chips at batch 324" || fail "decode does not name the cheapest replica"
+
+# No replica within the scale-up domain holds DeepSeek-V3 (671 GB in FP8) on 8 x 80 GB H100:
+# the smallest replica beyond it, 16 chips, and the output says why.
+"$CHALK" prices forward -m deepseek-v3 -H h100-sxm --json | python3 -c "
+import json, sys
+c = json.load(sys.stdin)['replica_choice']
+assert c['rule'] == 'smallest' and c['choice']['chips'] == 16 and 'no replica within the scale-up domain of 8 chips' in c['why'], c
+" || fail "deepseek-v3 on h100: fallback beyond the domain"
+echo "defaults: all passed"
