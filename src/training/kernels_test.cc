@@ -292,6 +292,8 @@ TEST(TrainingGemmTime, WeightGradientAccumulation) {
   p.state = parse_state_bytes("adam16", "state");
   EXPECT_DOUBLE_EQ(weight_grad_bytes_per_param(p), 4);  // bf16 gradients accumulated
   p.zero_stage = 3;
+  EXPECT_DOUBLE_EQ(weight_grad_bytes_per_param(p), 4);  // ZeRO-3 over one rank shards nothing: accumulated
+  p.dp = 8;
   EXPECT_DOUBLE_EQ(weight_grad_bytes_per_param(p), 2);  // FSDP: written once, reduce-scattered
 }
 

@@ -90,7 +90,7 @@ if sys.argv[3] == "-n 4":
 PY
 done
 # The default replica is the cheapest (issue 30): 8 H100 at the batch that fills them, 324,
-# $0.664/Mtok, against 4 H100 at 109, $0.850 (prices forward prints the same choice); the
+# $0.635/Mtok, against 4 H100 at 109, $0.820 (prices forward prints the same choice); the
 # plot's curves and the sweep take the same one.
 "$CHALK" serving plot -m llama-3.1-70b -H h100-sxm -b 1,64 --json | python3 -c "
 import json, sys; p = json.load(sys.stdin); assert p['deployment']['assumptions']['chips'] == 8, p['title']

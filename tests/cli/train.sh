@@ -133,17 +133,19 @@ import json, sys; d = json.load(sys.stdin); assert d['fits'], d['total_gb']; ass
 # Issue 30: the top plans are distinct. DeepSeek-V3 on 1,024 GB200 once listed one plan eight
 # times under ZeRO stages and recomputation that changed neither step time nor memory; now a
 # plan with an equal (step, memory) is folded into the simplest, counted in equivalent_plans.
-"$CHALK" train layouts -m deepseek-v3 -H gb200-nvl72 -n 1024 --limit 8 --json | python3 -c "
+# (The 50 fastest: since issue 33's kernels the fastest eight differ in memory by ZeRO stage;
+# the equal ones fold further down.)
+"$CHALK" train layouts -m deepseek-v3 -H gb200-nvl72 -n 1024 --limit 50 --json | python3 -c "
 import json, sys
 j = json.load(sys.stdin)
 rows = j['layouts']
-assert len(rows) == 8, len(rows)
+assert len(rows) == 50, len(rows)
 same = lambda a, b: abs(a - b) <= 1e-9 * max(abs(a), abs(b))
 for i, r in enumerate(rows):
     for q in rows[:i]:
         assert not (same(q['t_step_s'], r['t_step_s']) and same(q['memory_gb'], r['memory_gb'])), (q['plan'], r['plan'])
 assert j['equivalent_plans_folded'] == sum(r['equivalent_plans'] for r in rows) > 0, j['equivalent_plans_folded']
 " || fail "train layouts: equal plans not folded"
-out=$("$CHALK" train layouts -m deepseek-v3 -H gb200-nvl72 -n 1024 --limit 8) || fail "train layouts text"
+out=$("$CHALK" train layouts -m deepseek-v3 -H gb200-nvl72 -n 1024 --limit 50) || fail "train layouts text"
 printf '%s\n' "$out" | grep -q "^folded      [0-9]* more plans with the same step time and memory" || fail "train layouts does not say what it folded: $out"
 echo "train: all passed"

@@ -78,8 +78,8 @@ inline KernelBytes gemm_output_bytes(const TrainingCosts& c, const TrainingPlan&
 /// grads), Megatron-LM's gradient-accumulation fusion runs the weight-gradient GEMM with
 /// beta = 1 into main_grad, reading and writing it: 2 x state.gradients (8); with gradients
 /// stored as the weights are (adam16), the same accumulation in their format (4). Under
-/// ZeRO-3 (FSDP) each microbatch's gradient is written once (state.gradients) and reduce-
-/// scattered.
+/// ZeRO-3 (FSDP) over more than one data-parallel rank each microbatch's gradient is written
+/// once (state.gradients) and reduce-scattered.
 inline double weight_grad_bytes_per_param(const TrainingPlan& p);
 
 /// Time of one GEMM of m x n x k on a chip: 2 m n k / `rate` (the dense peak of its format
@@ -151,7 +151,8 @@ inline KernelBytes gemm_output_bytes(const TrainingCosts& c, const TrainingPlan&
 }
 
 inline double weight_grad_bytes_per_param(const TrainingPlan& p) {
-  return p.zero_stage >= 3 ? p.state.gradients : 2 * p.state.gradients;
+  const bool sharded = p.zero_stage >= 3 && p.dp * p.cp > 1;  // ZeRO-3 over one rank shards nothing
+  return sharded ? p.state.gradients : 2 * p.state.gradients;
 }
 
 inline double gemm_time(double m, double n, double k, double out_bytes, double rate, double hbm_rate) {
