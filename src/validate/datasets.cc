@@ -26,7 +26,9 @@ std::vector<DatasetLengths> read_datasets() {
                     c_src = column("source");
   std::vector<DatasetLengths> out;
   for (std::size_t i = 1; i < records.size(); ++i) {
-    const auto& [line, f] = records[i];
+    // Not a structured binding: clang 14 (Debian 12's) cannot capture one in the lambda below.
+    const auto& line = records[i].first;
+    const auto& f = records[i].second;
     const std::string at = std::string(kWhere) + ": line " + std::to_string(line);
     if (f.size() != header.size()) throw InputError(at, "expected " + std::to_string(header.size()) + " fields, got " + std::to_string(f.size()));
     auto mean = [&](std::size_t c, const char* col) -> std::optional<double> {
