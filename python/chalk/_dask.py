@@ -1,14 +1,15 @@
 """Sweeps on Dask workers: dask_sweep (python/README.md, issue 19)."""
 from __future__ import annotations
 
+import itertools
 import math
 import os
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import _chalk
-from ._sweep import (_OUT_TYPES, _Spec, _floats, _frame_inputs, _frame_keys, _ints, _product_columns, _product_size,
+from ._sweep import (_OUT_TYPES, _Spec, _floats, _frame_inputs, _frame_keys, _ints, _product_columns, _product_size, _roofline_deployment,
                      _product_slice, assemble, packed_outputs, pd, roofline_sweep, with_results)
 
 
@@ -58,7 +59,9 @@ def dask_sweep(points: Any, fn: Callable[..., "pd.DataFrame"] = roofline_sweep, 
     partitions scattered) straight between this process and the workers (default, unless
     the client was made with direct_to_workers=False); False sends them through the
     scheduler, for clusters whose workers the client cannot reach. ChalkError raised on a
-    worker is raised here, its row counted in the whole grid.
+    worker is raised here, its row counted in the whole grid. For roofline_sweep every
+    (model, hardware, chips) of the sweep is resolved here first, so an unknown name or chips
+    that cannot hold the model raise one ChalkError before any task is sent.
     """
     own = None
     if client is None and address is not None:
@@ -116,6 +119,7 @@ def _roofline_on_dask(points: Any, npartitions: Optional[int], workers: int, cli
         lists = {k: list(v) for k, v in points.items()}
         n = _product_size(lists)
         spec = _Spec(list(lists), model, hardware, chips, options)
+        _resolve_here(spec, itertools.product(*(lists[k] for k in spec.group_by)))
         # The workers sweep their partitions while this process builds the grid's columns;
         # the DataFrame is made once, of those columns and the joined results, copying none.
         bounds = _roofline_partitions(n, npartitions, workers)
@@ -124,6 +128,7 @@ def _roofline_on_dask(points: Any, npartitions: Optional[int], workers: int, cli
         return with_results(columns, out, pd.RangeIndex(0, n))
     df = points if isinstance(points, pd.DataFrame) else pd.DataFrame(points)
     spec = _Spec(list(df.columns), model, hardware, chips, options)
+    _resolve_here(spec, df[spec.group_by].drop_duplicates().itertuples(index=False, name=None) if spec.group_by else [()])
     codes, levels = _frame_keys(df, spec.group_by)
     if len(df) == 0:
         return assemble(df, spec.evaluate(_frame_inputs(df, slice(None)), 0, codes, levels))
@@ -133,6 +138,22 @@ def _roofline_on_dask(points: Any, npartitions: Optional[int], workers: int, cli
         chunks = client.scatter(chunks, direct=direct)
     out, _ = _run(client, direct, _ColumnSweep(spec, levels), chunks, bounds, len(df))
     return assemble(df, out)
+
+
+# At most this many (model, hardware, chips) deployments are resolved on the client before
+# the tasks go out; a larger grid's others are resolved (and reported) by the workers.
+_RESOLVE_HERE_MAX = 4096
+
+
+def _resolve_here(spec: _Spec, combos: Iterable[Tuple[Any, ...]]) -> None:
+    """Resolves the sweep's deployments in this process before any task is sent, so an
+    unknown model or hardware name, or chips that cannot hold the model, raises one
+    ChalkError here naming the field, instead of a traceback per worker (issue 30 item 10).
+    The resolved deployments stay in this process's cache (_roofline_deployment)."""
+    for combo in itertools.islice(combos, _RESOLVE_HERE_MAX):
+        named = dict(spec.defaults)
+        named.update(zip(spec.group_by, combo))
+        _roofline_deployment(named["model"], named["hardware"], int(named["chips"] or 0), spec.options)
 
 
 class _ProductSweep:

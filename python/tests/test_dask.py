@@ -126,3 +126,19 @@ def test_a_partitions_results_are_aligned_views_of_one_buffer():
         assert a.dtype == np.dtype(t) and len(a) == n and a.base is base and a.ctypes.data % a.itemsize == 0, c
     assert out["max_batch_at_context"].ctypes.data - base.ctypes.data == 64 * n
     assert out["memory_fits"].ctypes.data - base.ctypes.data == 73 * n
+
+
+def test_an_unknown_name_is_one_error_on_the_client_before_any_task(cluster):
+    # Issue 30 item 10: dask_sweep(..., hardware="nope") failed on every worker with a
+    # traceback each; the deployments are now resolved here first, and no task is submitted.
+    with distributed.Client(cluster) as client:
+        with pytest.raises(chalk.ChalkError) as e:
+            chalk.dask_sweep(LISTS, client=client, npartitions=4, hardware="nope")
+        assert e.value.field.lstrip("-") == "hardware", (e.value.field, str(e.value))
+        assert "nope" in str(e.value)
+        assert client.who_has() == {}  # nothing was scattered or computed
+    points = chalk.grid(**LISTS)
+    points["model"] = "no-such-model"
+    with pytest.raises(chalk.ChalkError) as e:
+        chalk.dask_sweep(points, npartitions=2, hardware="h100-sxm")
+    assert e.value.field.lstrip("-") == "model", (e.value.field, str(e.value))
