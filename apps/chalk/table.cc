@@ -25,11 +25,20 @@ std::string format_number(double v, int sig) {
   return fmt::format("{:.{}f}", v, decimals);
 }
 
+std::string format_count(double v, int sig) {
+  if (!std::isfinite(v)) return format_number(v, sig);
+  static constexpr std::pair<double, const char*> kSuffixes[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
+  for (const auto& [scale, suffix] : kSuffixes) {
+    if (std::fabs(v) >= scale) return format_number(v / scale, sig) + suffix;
+  }
+  return format_number(v, sig);
+}
+
 namespace {
 
-std::string render(const Cell& c, int precision) {
+std::string render(const Cell& c, int precision, bool count = false) {
   if (std::holds_alternative<std::monostate>(c)) return "-";
-  if (auto* d = std::get_if<double>(&c)) return format_number(*d, precision);
+  if (auto* d = std::get_if<double>(&c)) return count ? format_count(*d, precision) : format_number(*d, precision);
   if (auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
   return std::get<std::string>(c);
 }
@@ -86,7 +95,7 @@ void print_table(std::ostream& out, const Table& t) {
   for (const auto& row : t.rows) {
     std::vector<std::string> r;
     for (size_t c = 0; c < t.columns.size(); ++c) {
-      r.push_back(c < row.size() ? render(row[c], t.columns[c].precision) : "-");
+      r.push_back(c < row.size() ? render(row[c], t.columns[c].precision, t.columns[c].count) : "-");
       width[c] = std::max(width[c], r.back().size());
     }
     cells.push_back(std::move(r));

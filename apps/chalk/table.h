@@ -24,6 +24,9 @@ struct Column {
   /// (hidden first, rightmost first, when the table is wider than the terminal; --wide,
   /// --csv and --json show every column).
   int priority = 1;
+  /// A count (parameters, tokens): the people's table writes 91.3B, 1.83T (precision
+  /// significant digits before the K/M/B/T suffix); CSV and JSON keep the number.
+  bool count = false;
 };
 
 struct Table {
@@ -42,6 +45,9 @@ struct Table {
 
 /// Formats a double to `sig` significant digits, with thousands kept plain ("1234", "0.0123").
 std::string format_number(double v, int sig);
+
+/// A count to `sig` significant digits with a K, M, B or T suffix ("91.3B", "1.83T", "512").
+std::string format_count(double v, int sig);
 
 /// The width tables fit by default: the terminal's (TIOCGWINSZ) when stdout is one, else
 /// $COLUMNS when set to a number, else 100; at least 40.

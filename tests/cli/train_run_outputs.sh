@@ -106,4 +106,10 @@ assert len(r) == 3 and 150 < float(r[0]['over_training_factor']) < 180, r
 # MoE: the equal-loss headline follows --expert-share (21.8x at 2/3, 16.4x at 1/2).
 "$CHALK" train moe | grep -q "with 21.8x the compute" || fail "moe headline"
 "$CHALK" train moe --expert-share 0.5 | grep -q "with 16.4x the compute" || fail "moe headline follows --expert-share"
+# Counts read as people write them (issue 30 item 7): Chinchilla's N and D at 1e24 FLOPs,
+# approach 1 (20 tokens per parameter): N = sqrt(1e24 / 120) = 91.29B, D = 20 N = 1.826T; the
+# JSON keeps the numbers.
+"$CHALK" train chinchilla --flops 1e24 | grep -Eq "^ +approach1 +91\.3B +1\.83T +20\.0 " || fail "chinchilla counts not in 91.3B style"
+"$CHALK" train chinchilla --flops 1e24 --json | python3 -c "
+import json, sys; r = json.load(sys.stdin)['allocations'][0]; assert abs(r['params'] - 91287092918) < 1, r" || fail "chinchilla JSON params not a number"
 echo ok
