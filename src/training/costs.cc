@@ -112,6 +112,12 @@ TrainingCosts make_training_costs(const ModelSpec& m, int64_t seq_len) {
     }
     // MLP GEMMs per expert a token visits: first (in h, out f or gate + up 2f), second (in f, out h).
     const double copies = g.ffn.kind == FfnKind::moe ? d(g.ffn.top_k) + d(g.ffn.n_shared_experts) : 1.0;
+    if (a.qkv_bias) c.bias_width_sharded += n * (q + (a.shares_kv_with_previous ? 0.0 : k + v));
+    if (a.o_bias) c.bias_width_replicated += n * h;
+    if (g.ffn.bias) {
+      c.bias_width_sharded += n * (g.ffn.gated ? 2.0 : 1.0) * f_token;
+      c.bias_width_replicated += n * copies * h;
+    }
     c.gemm_in_replicated += n * copies * h;
     c.gemm_out_sharded += n * (g.ffn.gated ? 2.0 : 1.0) * f_token;
     c.gemm_in_sharded += n * f_token;

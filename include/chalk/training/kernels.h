@@ -41,8 +41,10 @@ inline constexpr double kDropoutMaskBytes = 1;
 ///   after the all-to-all, where an engine does one, is not counted.
 /// Tensor parallelism shards the activation function over tp; the norms and residual adds
 /// run on every TP rank's full hidden unless sequence parallelism splits them over tp
-/// (Korthikanti et al. 2022 section 4.2.2). Not counted: bias gradients (a reduction over
-/// the tokens), rotary embeddings (fused into the attention kernels' inputs by Transformer
+/// (Korthikanti et al. 2022 section 4.2.2). Bias gradients (GPT-style models): each biased
+/// GEMM's output gradient is read once more and summed over the tokens, backward e x its
+/// width (the row-parallel biases on the full hidden, / tp only under SP). Not counted:
+/// rotary embeddings (fused into the attention kernels' inputs by Transformer
 /// Engine's fused RoPE; otherwise about 2 (q + k) e / tp per token), QK norms.
 inline KernelBytes elementwise_bytes(const TrainingCosts& c, const TrainingPlan& p);
 
@@ -114,9 +116,11 @@ inline KernelBytes elementwise_bytes(const TrainingCosts& c, const TrainingPlan&
   // writes their sum (k h e + h e).
   const double kh = c.moe_routed_width, mh = c.moe_hidden_width;
   const double perm_f = e * (3 * kh + mh), perm_b = e * (3 * kh + 2 * mh);
+  // Bias gradients: each biased GEMM's output gradient read once more, summed over tokens.
+  const double bias_rep = e * c.bias_width_replicated, bias_sh = e * c.bias_width_sharded;
   return KernelBytes{
       .forward = (norm_f + res_f) * inv_rep + (e * c.act_fn_forward_elements + perm_f) * inv_tp,
-      .backward = (norm_b + res_b) * inv_rep + (e * c.act_fn_backward_elements + perm_b) * inv_tp,
+      .backward = (norm_b + res_b + bias_rep) * inv_rep + (e * c.act_fn_backward_elements + perm_b + bias_sh) * inv_tp,
   };
 }
 

@@ -73,6 +73,10 @@ struct TrainingCosts {
   /// MoE layers' token copies: top_k x h per token (moe_routed_width) and the MoE layers' own
   /// h (moe_hidden_width), per average layer: the permute and unpermute kernels (kernels.h).
   double moe_routed_width = 0, moe_hidden_width = 0;
+  /// Output widths of the GEMMs that carry a bias (qkv_bias, o_bias, the MLP's bias), whose
+  /// gradient is a sum over the tokens reading the output gradient once: on the full hidden
+  /// (replicated: the output projection's and second MLP's h) and TP-sharded (QKV, first MLP).
+  double bias_width_replicated = 0, bias_width_sharded = 0;
   double mla_up_proj_flops_per_token = 0;  ///< forward FLOPs of MLA's q_b and kv_b per token (per average layer)
 };
 
