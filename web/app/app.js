@@ -249,10 +249,12 @@ async function updateSimulation() {
   await draw('simulate', '#view-simulate', percentileChart(rows));
 }
 
-let pending = 0;
-async function update() {
-  const mine = ++pending;
-  document.body.dataset.state = 'busy';
+// One update at a time: a control moved while one runs queues exactly one more, run after it
+// with the newest state. Overlapping updates once let a slower, older one (h100) draw its
+// frontier and layouts over a newer one's (h200); the views' results never mix now.
+let running = false;
+let queued = false;
+async function updateOnce() {
   writeUrl();
   syncControls();
   $('error').textContent = '';
@@ -262,14 +264,23 @@ async function update() {
     view('decode', updateDecode), view('sweep', updateSweep), view('context', updateContext), view('frontier', updateFrontier),
     view('layouts', updateLayouts), view('prices', updatePrices), view('training', updateTraining), view('simulate', updateSimulation),
   ]);
-  if (mine !== pending) return;  // a newer update is on its way
+}
+async function update() {
+  document.body.dataset.state = 'busy';
+  if (running) { queued = true; return; }
+  running = true;
+  try {
+    do { queued = false; await updateOnce(); } while (queued);
+  } finally {
+    running = false;
+  }
   chalk.updates += 1;
   document.body.dataset.updates = chalk.updates;
   document.body.dataset.state = 'ready';
 }
 
 let timer;
-const later = () => { clearTimeout(timer); timer = setTimeout(update, 120); };
+const later = () => { document.body.dataset.state = 'busy'; clearTimeout(timer); timer = setTimeout(update, 120); };
 
 async function start() {
   readUrl();
