@@ -56,6 +56,7 @@ Table frontier_table(const std::vector<FrontierPoint>& pts, RooflineBeside& lowe
                {"t_kv_ms", "KV ms"},
                {"t_comm_ms", "comm ms"},
                {"t_overhead_ms", "overhead ms"},
+               {"t_host_ms", "host ms"},
                {"t_step_ms", "step ms"},
                {"t_step_roofline_ms", "roofline ms"},
                {"bound", "bound"},
@@ -64,10 +65,10 @@ Table frontier_table(const std::vector<FrontierPoint>& pts, RooflineBeside& lowe
                {"cost_usd_per_mtok", "$/Mtok"},
                {"on_frontier", "frontier"}};
   t.set_priority({"chips", "batch"}, 0);
-  t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_comm_ms", "t_overhead_ms", "memory_full"}, 2);
+  t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_comm_ms", "t_overhead_ms", "t_host_ms", "memory_full"}, 2);
   for (const auto& p : pts) {
     t.add({p.n_chips, p.layout.empty() ? Cell{} : Cell(p.layout), p.batch, std::string(p.memory_full ? "yes" : "no"), to_ms(p.t_compute), to_ms(p.t_weights),
-           to_ms(p.t_kv), to_ms(p.t_comm), to_ms(p.t_overhead), to_ms(p.t_step), lower.t_step_ms(p.n_chips, p.batch, context),
+           to_ms(p.t_kv), to_ms(p.t_comm), to_ms(p.t_overhead), to_ms(p.t_host), to_ms(p.t_step), lower.t_step_ms(p.n_chips, p.batch, context),
            std::string(to_string(p.bound)), p.tokens_per_s_per_user.value(),
            p.tokens_per_s_per_chip.value(), cost_cell(p.cost_per_token), std::string(p.on_frontier ? "yes" : "no")});
   }
@@ -151,6 +152,7 @@ nlohmann::json point_json(const ModePoint& p, RooflineBeside& lower) {
           {"t_kv_ms", to_ms(p.step.t_kv)},
           {"t_comm_ms", to_ms(p.step.t_comm)},
           {"t_overhead_ms", to_ms(p.step.t_overhead)},
+          {"t_host_ms", to_ms(p.step.t_host)},
           {"bound", to_string(p.step.bound)},
           {"tok_per_s_per_user", p.tokens_per_s_per_user.value()},
           {"tok_per_s_per_chip", p.tokens_per_s_per_chip.value()},

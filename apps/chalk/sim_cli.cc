@@ -27,7 +27,7 @@ void add_traffic_options(CLI::App& app, TrafficArgs& a, int64_t default_requests
 }
 
 void add_policy_options(CLI::App& app, PolicyArgs& a) {
-  app.add_option("--engine", a.engine, "Scheduler defaults to mimic: vllm, sglang, trtllm (docs/simulator.md)")->capture_default_str();
+  app.add_option("--engine", a.engine, "Scheduler defaults to mimic: vllm, sglang, trtllm, optionally with a release (vllm-0.10: host work after each GPU step, before 0.14) (docs/simulator.md)")->capture_default_str();
   app.add_option("--max-batched-tokens", a.max_batched_tokens, "Token budget per step (default: the engine's)");
   app.add_option("--block-size", a.block_size, "Tokens per paged KV block (default: the engine's)");
   app.add_option("--max-seqs", a.max_seqs, "Running requests per replica at most (default: the engine's)");

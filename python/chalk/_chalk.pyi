@@ -16,6 +16,7 @@ class DecodeStep:
     t_operations_ms: float
     t_comm_ms: float
     t_overhead_ms: float
+    t_host_ms: float
     t_step_ms: float
     bound: str
     governs: str

@@ -88,8 +88,9 @@ CollectiveTime all_to_all(Bytes send_per_rank, int64_t ranks, const LinkModel& l
   return fastest(1, send_per_rank * ((n - 1) / n), link);
 }
 
-TpAllReduce engine_tp_all_reduce(std::string_view engine) {
+TpAllReduce engine_tp_all_reduce(std::string_view name) {
   constexpr double kKiB = 1024, kMiB = 1024 * 1024;
+  const std::string_view engine = name.substr(0, name.find('-'));  // "vllm-0.10": vLLM's kernels
   TpAllReduce a;
   a.name = std::string(engine);
   if (engine == "vllm" || engine == "sglang") {

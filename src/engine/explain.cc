@@ -40,6 +40,32 @@ std::string engine_note(const Deployment& d, double roofline_ms, double reported
                      num(reported_ms), num(roofline_ms));
 }
 
+/// Whether the engine step pays host work (engine_step: mechanisms on, a GPU, an engine
+/// with host time).
+bool host_applies(const Deployment& d) { return d.mechanisms.enabled && d.mechanisms.host.s_per_sequence > 0 && !is_tpu(d.system); }
+
+/// The engine step's formula, with the host's work where there is any (HostTime).
+std::string step_formula(const Deployment& d, const char* lhs) {
+  const std::string gpu = "T_ops + T_comm + T_overhead";
+  if (!host_applies(d)) return std::string(lhs) + " = " + gpu;
+  return std::string(lhs) + (d.mechanisms.host.overlap ? " = max(" + gpu + ", T_host)" : " = " + gpu + " + T_host");
+}
+
+/// Its algebra: "a + b + c = t ms", or with host work "max(a + b + c, h) = t ms".
+std::string step_algebra(const Deployment& d, Seconds ops, Seconds comm, Seconds overhead, Seconds host, Seconds step, const std::string& governs) {
+  const std::string gpu = fmt::format("{} + {} + {}", num(to_ms(ops)), num(to_ms(comm)), num(to_ms(overhead)));
+  std::string lhs = gpu;
+  if (host_applies(d)) {
+    lhs = d.mechanisms.host.overlap ? fmt::format("max({}, {})", gpu, num(to_ms(host))) : fmt::format("{} + {}", gpu, num(to_ms(host)));
+  }
+  return fmt::format("{} = {} ms (governed by {})", lhs, num(to_ms(step)), governs);
+}
+
+ExplainInput host_input(const Deployment& d, Seconds host) {
+  return {"T_host", "the engine's host work for the step (scheduling, input preparation, sampling, detokenizing)", to_ms(host), "ms",
+          host_applies(d) ? d.mechanisms.host.source + " (docs/formulas.md, host time per step)" : "none (plain roofline, a TPU, or an engine without host time)"};
+}
+
 double kv_bytes_per_token_at(const Deployment& d, int64_t context) {
   double bytes = 0;
   for (const auto& g : d.attention) {
@@ -119,13 +145,14 @@ std::vector<Explanation> explain_decode(const Deployment& d, int64_t batch, int6
                              num(to_ms(lo.t_step)), to_string(lo.bound)),
                  to_ms(lo.t_step), "ms", "lecture 2:21-15:30; Pope et al. 2022 section 2", ""});
   out.push_back({"t_step_ms", d.mechanisms.enabled ? "the engine step: what a serving engine pays per step" : "the step (roofline view)",
-                 d.mechanisms.enabled ? "T_step = T_ops + T_comm + T_overhead; T_ops = sum over kernels of max(compute, memory)"
+                 d.mechanisms.enabled ? step_formula(d, "T_step") + "; T_ops = sum over kernels of max(compute, memory)"
                                       : "T_step = max(T_compute, T_weights + T_kv)",
                  {{"T_ops", "operations", to_ms(r.t_operations), "ms", "each kernel's max(compute, memory)"},
                   {"T_comm", "communication not hidden", to_ms(r.t_comm), "ms", "the layout's collectives (NCCL latency model)"},
-                  {"T_overhead", "kernel launch floor", to_ms(r.t_overhead), "ms", "per-kernel floor (docs/formulas.md)"}},
-                 fmt::format("{} + {} + {} = {} ms (governed by {})", num(to_ms(r.t_operations)), num(to_ms(r.t_comm)), num(to_ms(r.t_overhead)),
-                             num(to_ms(r.t_step)), r.governs),
+                  {"T_overhead", "kernel launch floor", to_ms(r.t_overhead), "ms", "per-kernel floor (docs/formulas.md)"},
+                  host_input(d, r.t_host)},
+                 step_algebra(d, r.t_operations, r.t_comm, r.t_overhead, r.t_host, r.t_step - r.t_draft, r.governs) +
+                     (r.t_draft > Seconds(0) ? fmt::format("; + drafts {} ms = {} ms", num(to_ms(r.t_draft)), num(to_ms(r.t_step))) : ""),
                  to_ms(r.t_step), "ms", d.mechanisms.enabled ? "docs/formulas.md (engine step)" : "lecture 2:21-15:30", ""});
   out.push_back({"tok_per_s", "tokens the replica produces per second", "tok/s = B x kept / T_step",
                  {{"B", "batch", B, "sequences", "--batch"}, {"kept", "tokens kept per sequence per step", r.tokens_per_sequence, "tokens", "1 without speculative decoding"},
@@ -193,12 +220,12 @@ std::vector<Explanation> explain_prefill(const Deployment& d, int64_t batch, int
                              num(to_ms(lo.ttft)), to_string(lo.bound)),
                  to_ms(lo.ttft), "ms", "lecture 1:41-1:51", ""});
   out.push_back({"ttft_ms", "time to first token of a lone request (no queueing)",
-                 d.mechanisms.enabled ? "TTFT = T_ops + T_comm + T_overhead" : "TTFT = max(T_compute, T_weights + T_kv)",
+                 d.mechanisms.enabled ? step_formula(d, "TTFT") : "TTFT = max(T_compute, T_weights + T_kv)",
                  {{"T_ops", "operations", to_ms(r.t_operations), "ms", "each kernel's max(compute, memory)"},
                   {"T_comm", "communication not hidden", to_ms(r.t_comm), "ms", "the layout's collectives"},
-                  {"T_overhead", "kernel launch floor", to_ms(r.t_overhead), "ms", "docs/formulas.md"}},
-                 fmt::format("{} + {} + {} = {} ms (governed by {})", num(to_ms(r.t_operations)), num(to_ms(r.t_comm)), num(to_ms(r.t_overhead)),
-                             num(to_ms(r.ttft)), r.governs),
+                  {"T_overhead", "kernel launch floor", to_ms(r.t_overhead), "ms", "docs/formulas.md"},
+                  host_input(d, r.t_host)},
+                 step_algebra(d, r.t_operations, r.t_comm, r.t_overhead, r.t_host, r.ttft, r.governs),
                  to_ms(r.ttft), "ms", d.mechanisms.enabled ? "docs/formulas.md (engine step)" : "lecture 1:41-1:51", ""});
   out.push_back({"tok_per_s", "prompt tokens prefilled per second", "tok/s = B P / TTFT",
                  {{"B", "prompts", B, "prompts", "--batch"}, {"P", "prompt length", P, "tokens", "--prompt"}, {"TTFT", "prefill time", to_ms(r.ttft), "ms", "ttft_ms"}},

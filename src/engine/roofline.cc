@@ -74,6 +74,7 @@ void take_engine_times(Step& r, const StepBreakdown& e) {
   r.t_operations = e.t_operations;
   r.t_comm = e.t_comm;
   r.t_overhead = e.t_overhead;
+  r.t_host = e.t_host;
   r.t_step = e.t_step;
   r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
   r.governs = e.governs;

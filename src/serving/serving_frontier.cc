@@ -42,6 +42,7 @@ FrontierPoint make_point(const Deployment& dep, const DecodeStep& s, bool memory
   p.t_kv = s.t_kv;
   p.t_comm = s.t_comm;
   p.t_overhead = s.t_overhead;
+  p.t_host = s.t_host;
   p.t_step = s.t_step;
   p.bound = s.bound;
   p.tokens_per_s_per_user = s.tokens_per_s_per_user;

@@ -1,6 +1,8 @@
 // Engine policies (policy.h).
 #include "chalk/sim/policy.h"
 
+#include <utility>
+
 #include "chalk/base/error.h"
 
 namespace chalk::sim {
@@ -29,11 +31,52 @@ EnginePolicy preset(std::string_view name) {
 }
 }  // namespace
 
+namespace {
+/// "0.10.2" -> {0, 10}; throws InputError("engine") unless digits and dots.
+std::pair<int, int> major_minor(std::string_view full, std::string_view v) {
+  int part[2] = {0, 0};
+  int k = 0;
+  bool digit = false;
+  for (const char c : v) {
+    if (c >= '0' && c <= '9') {
+      if (k < 2) part[k] = part[k] * 10 + (c - '0');
+      digit = true;
+      if (part[0] > 9999 || part[1] > 9999) break;
+    } else if (c == '.' && digit) {
+      ++k;
+      digit = false;
+    } else {
+      k = -1;
+      break;
+    }
+  }
+  if (k < 0 || !digit) {
+    throw InputError("engine", "'" + std::string(full) + "': expected NAME or NAME-X.Y[.Z] (a release, e.g. vllm-0.10)");
+  }
+  return {part[0], part[1]};
+}
+}  // namespace
+
 EnginePolicy engine_policy(std::string_view name) {
-  EnginePolicy p = preset(name);
+  const std::size_t dash = name.find('-');
+  const std::string_view family = dash == std::string_view::npos ? name : name.substr(0, dash);
+  EnginePolicy p = preset(family);
   p.request_overhead_s = kEngineRequestOverheadS;
   p.source += "; 6.9 ms per request outside the GPU steps (API server, tokenization, first-token streaming: SGLang over a mocked forward, "
               "tt-inference-server #3560)";
+  p.host = engine_host_time(family);
+  if (dash != std::string_view::npos) {
+    const std::string_view v = name.substr(dash + 1);
+    const auto [major, minor] = major_minor(name, v);
+    p.version = std::string(v);
+    if (family == "vllm" && major == 0 && minor < 14) p.host.overlap = false;    // async scheduling default from v0.14.0
+    if (family == "sglang" && major == 0 && minor < 4) p.host.overlap = false;   // overlap scheduler from v0.4
+    if (!p.host.overlap) {
+      const std::string over = ", overlapped with the GPU step";
+      p.host.source.replace(p.host.source.find(over), over.size(), ", after the GPU step (release " + p.version + " does not overlap them)");
+    }
+  }
+  p.source += "; " + p.host.source;
   return p;
 }
 
@@ -49,6 +92,9 @@ void validate(const EnginePolicy& p) {
   }
   if (!(p.request_overhead_s >= 0 && p.request_overhead_s <= 60)) {
     throw InputError("request_overhead_s", "must be 0..60 seconds of fixed work per request, got " + std::to_string(p.request_overhead_s));
+  }
+  if (!(p.host.s_per_sequence >= 0 && p.host.s_per_sequence <= 1)) {
+    throw InputError("host_s_per_sequence", "must be 0..1 seconds of host time per sequence per step, got " + std::to_string(p.host.s_per_sequence));
   }
 }
 

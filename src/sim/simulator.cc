@@ -351,9 +351,13 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
   const bool known = engine == "vllm" || engine == "sglang" || engine == "trtllm";
   Deployment local;
   const Deployment* dep = &d;
-  if (known && d.mechanisms.enabled && d.mechanisms.tp_all_reduce.name != engine) {
+  // Its host work per step (the policy's: time per sequence, overlapped or not) too.
+  const HostTime& host = o.policy.host;
+  const bool same_host = d.mechanisms.host.s_per_sequence == host.s_per_sequence && d.mechanisms.host.overlap == host.overlap;
+  if (d.mechanisms.enabled && ((known && d.mechanisms.tp_all_reduce.name != engine) || !same_host)) {
     local = d;
-    local.mechanisms.tp_all_reduce = engine_tp_all_reduce(engine);
+    if (known) local.mechanisms.tp_all_reduce = engine_tp_all_reduce(engine);
+    local.mechanisms.host = host;
     dep = &local;
   }
   // A request reaches the scheduler after its fixed work outside the GPU (API server,

@@ -137,6 +137,38 @@ TEST(Simulator, RequestOverheadDelaysTheFirstTokenOnly) {
   }
 }
 
+TEST(Simulator, EngineReleasesWithoutOverlapPayHostTimeEveryStep) {
+  // vLLM before 0.14 ran its scheduler after each GPU step (async scheduling became the
+  // default in v0.14.0): a lone request's every decode step lasts the GPU's plus one
+  // sequence's host time, 5.5 ms / 256 = 21.484 us (vLLM issue #10634). The current
+  // release overlaps it: a lone sequence's 21 us hide behind the GPU step.
+  const Deployment d = sim_llama8_h100();
+  const Request r{0, 1000, 20};
+  SimOptions now, old;
+  old.policy = engine_policy("vllm-0.10");
+  EXPECT_EQ(old.policy.name, "vllm");
+  EXPECT_EQ(old.policy.version, "0.10");
+  EXPECT_FALSE(old.policy.host.overlap);
+  EXPECT_TRUE(engine_policy("vllm-0.14.1").host.overlap);
+  EXPECT_TRUE(engine_policy("vllm").host.overlap);
+  EXPECT_FALSE(engine_policy("sglang-0.3.6").host.overlap);  // the overlap scheduler came in v0.4
+  EXPECT_TRUE(engine_policy("trtllm-0.19").host.overlap);
+  const SimRun a = simulate(d, std::span(&r, 1), now), b = simulate(d, std::span(&r, 1), old);
+  ASSERT_EQ(a.steps.size(), b.steps.size());
+  for (std::size_t k = 0; k < a.steps.size(); ++k) EXPECT_NEAR(b.steps[k].duration_s - a.steps[k].duration_s, 21.484375e-6, 1e-12) << k;
+  // A release that is not one names the field and the form expected.
+  for (const char* bad : {"vllm-", "vllm-x", "vllm-0..1", "vllm-1.2a"}) {
+    try {
+      engine_policy(bad);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "engine");
+      EXPECT_NE(std::string(e.what()).find("NAME-X.Y"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(engine_policy("tgi-2.0"), InputError);
+}
+
 TEST(Simulator, ChunkedPrefillSplitsALongPromptByTheBudget) {
   // A 20,000-token prompt under vLLM's 8,192-token budget runs in chunks of 8192, 8192
   // and 3616, each after the KV already written; TTFT is their sum.

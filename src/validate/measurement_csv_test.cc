@@ -117,6 +117,10 @@ TEST(MeasurementCsv, RowErrorsNameIdAndColumn) {
   bad_wide("attention", "mla", "X: attention: 'mla' is not one of tp, dp");
   bad_wide("two_batch_overlap", "true", "X: two_batch_overlap: 'true' is not one of yes, no");
   bad_wide("engine", "vLLM", "X: engine: 'vLLM' is not one of vllm");
+  // A serving engine may name its release (engine_policy: vllm before 0.14 does not overlap
+  // its host work); a release that is not digits and dots names the form.
+  bad_wide("engine", "vllm-0.1o", "X: engine: 'vllm-0.1o': expected NAME or NAME-X.Y[.Z]");
+  bad_wide("engine", "tgi-2.0", "X: engine: 'tgi-2.0' is not one of vllm");
   bad_wide("assumed", "batch;chip", "X: assumed: 'chip' is not a column");
   bad_wide("assumed,kv", "kv,", "X: assumed: 'kv' is listed as assumed but the row leaves it empty");
   bad_wide("draft_tokens,accepted_tokens", "1,2.5", "X: accepted_tokens: expected between 1 and draft_tokens + 1 = 2, got 2.5");

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "chalk/base/error.h"
+#include "chalk/sim/policy.h"
 #include "measurement_row.h"
 
 namespace chalk::detail {
@@ -245,7 +246,23 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
   m.accepted_tokens = r.number("accepted_tokens", true);
   m.attention_draft_tokens = r.integer("attention_draft_tokens", 0);
   m.two_batch_overlap = r.closed("two_batch_overlap");
-  m.engine = r.closed("engine");
+  {
+    // A serving engine may name its release, "vllm-0.10": engine_policy reads the defaults
+    // that changed between releases (host overlap).
+    const std::string e = r.text("engine");
+    const std::size_t dash = e.find('-');
+    const std::string family = dash == std::string::npos ? e : e.substr(0, dash);
+    if (dash != std::string::npos && (family == "vllm" || family == "sglang" || family == "trtllm")) {
+      try {
+        (void)sim::engine_policy(e);
+      } catch (const InputError& err) {
+        throw InputError(r.field("engine"), std::string(err.what()).substr(std::string("engine: ").size()));
+      }
+      m.engine = e;
+    } else {
+      m.engine = r.closed("engine");
+    }
+  }
   m.kv_admission = r.closed("kv_admission");
   m.chunked_prefill = r.closed("chunked_prefill");
   m.microbatch = r.integer("microbatch", 1);

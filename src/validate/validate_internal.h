@@ -135,6 +135,11 @@ std::string metric_unit(const std::string& metric);
 /// Throws InputError when chalk rejects the inputs (the caller records it as rejected).
 void predict(const RowPlan& plan, Prediction& out);
 
+/// The host work per step (chalk/engine/host_time.h) of a row's engine: a serving engine's
+/// policy, its release included ("vllm-0.10" runs host and GPU one after the other); an
+/// empty engine, vLLM's (the commands' default); any other engine none.
+HostTime row_engine_host(const std::string& engine);
+
 /// serving_simulated (validate_simulate.cc): the metric of `plan` from simulate() on the
 /// plain roofline (`plain`) and the engine step (`mech`), in SI units (seconds, tokens/s
 /// over `per_chips` chips). Appends what it ran to `inputs` and `notes`.

@@ -8,9 +8,16 @@
 #include "chalk/base/error.h"
 #include "chalk/sim/cluster.h"
 #include "chalk/sim/metrics.h"
+#include "chalk/sim/policy.h"
 #include "validate_internal.h"
 
 namespace chalk::detail {
+
+HostTime row_engine_host(const std::string& engine) {
+  const std::string family = engine.substr(0, engine.find('-'));
+  if (family == "vllm" || family == "sglang" || family == "trtllm") return sim::engine_policy(engine).host;
+  return engine_host_time(engine.empty() ? "vllm" : engine);
+}
 
 void simulated_values(const RowPlan& p, const Deployment& plain, const Deployment& mech, double per_chips, double& plain_v,
                       double& mech_v, std::string& inputs, std::vector<std::string>& notes) {
@@ -27,7 +34,9 @@ void simulated_values(const RowPlan& p, const Deployment& plain, const Deploymen
   } else {
     reqs.assign(static_cast<std::size_t>(n), sim::Request{0, input, std::max<int64_t>(p.output, 1)});
   }
-  const bool known = p.engine == "vllm" || p.engine == "sglang" || p.engine == "trtllm";
+  // A serving engine, with its release where the row names one ("vllm-0.10").
+  const std::string family = p.engine.substr(0, p.engine.find('-'));
+  const bool known = family == "vllm" || family == "sglang" || family == "trtllm";
   sim::SimOptions o;
   o.policy = sim::engine_policy(known ? p.engine : "vllm");
   o.policy.reserve_to_completion = p.kv_reserved;  // the row's kv_admission, else the engine's

@@ -49,6 +49,7 @@ expect_error "--input: uniform lengths need 1 <= MIN <= MAX <= 10000000, got 9..
 expect_error "--output: got 'lots'; expected N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX]" simulate "${base[@]}" --rate 1 --output lots
 expect_error "--output: lognormal sigma must be in (0, 5], got 0" simulate "${base[@]}" --rate 1 --output lognormal:100:0
 expect_error "--engine: unknown engine policy 'tgi'; expected vllm, sglang or trtllm" simulate "${base[@]}" --rate 1 --engine tgi
+expect_error "--engine: 'vllm-0.1x': expected NAME or NAME-X.Y[.Z]" simulate "${base[@]}" --rate 1 --engine vllm-0.1x
 expect_error "--block-size: must be 1..1024 tokens per KV block, got 0" simulate "${base[@]}" --rate 1 --block-size 0
 expect_error "--max-seqs: must be 1..1048576 running requests, got 0" simulate "${base[@]}" --rate 1 --max-seqs 0
 expect_error "--max-batched-tokens: must be 1..1048576 tokens per step, got -4" simulate "${base[@]}" --rate 1 --max-batched-tokens -4

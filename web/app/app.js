@@ -125,7 +125,7 @@ async function updateDecode() {
   await draw('memory', '#view-memory', memoryChart(parts, m.hbm_total_gb, `HBM ${m.hbm_total_gb.toLocaleString('en-US', { maximumSignificantDigits: 4 })} GB`));
 }
 
-const STEP_TERMS = ['t_compute_ms', 't_weights_ms', 't_kv_ms', 't_comm_ms', 't_overhead_ms', 't_step_ms'];
+const STEP_TERMS = ['t_compute_ms', 't_weights_ms', 't_kv_ms', 't_comm_ms', 't_overhead_ms', 't_host_ms', 't_step_ms'];
 const COST_TERMS = ['cost_compute_usd_per_mtok', 'cost_weights_usd_per_mtok', 'cost_kv_usd_per_mtok', 'cost_comm_usd_per_mtok', 'cost_overhead_usd_per_mtok', 'cost_usd_per_mtok'];
 
 async function updateSweep() {

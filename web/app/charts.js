@@ -8,7 +8,7 @@ const HEIGHT = 220;
 
 const TERM_LABELS = {
   t_compute_ms: 'compute', t_weights_ms: 'weight fetch', t_kv_ms: 'KV fetch', t_comm_ms: 'communication',
-  t_overhead_ms: 'kernel floor', t_step_ms: 'step (total)',
+  t_overhead_ms: 'kernel floor', t_host_ms: 'host (CPU)', t_step_ms: 'step (total)',
   cost_compute_usd_per_mtok: 'compute', cost_weights_usd_per_mtok: 'weight fetch', cost_kv_usd_per_mtok: 'KV fetch',
   cost_comm_usd_per_mtok: 'communication', cost_overhead_usd_per_mtok: 'kernel floor', cost_usd_per_mtok: 'total',
 };

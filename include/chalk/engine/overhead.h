@@ -10,6 +10,7 @@
 #include <string>
 
 #include "chalk/engine/collective.h"
+#include "chalk/engine/host_time.h"
 #include "chalk/model/model.h"
 #include "chalk/base/units.h"
 
@@ -69,6 +70,8 @@ struct Mechanisms {
   /// The engine's tensor-parallel all-reduce (engine_tp_all_reduce): vLLM's custom one-shot
   /// / two-shot kernels by default, the engine the simulator and `plan` assume.
   TpAllReduce tp_all_reduce = engine_tp_all_reduce("vllm");
+  /// The engine's host work per step (engine_host_time): vLLM's by default, overlapped.
+  HostTime host = engine_host_time("vllm");
 };
 
 /// Why serving engines cannot split a model's attention over `tp` chips, or "" when they
@@ -155,11 +158,15 @@ struct StepBreakdown {
   /// combine travel (see engine_step); 0 otherwise.
   Seconds t_dispatch_window, t_combine_window;
   Seconds t_comm;        ///< the part not hidden behind compute
-  Seconds t_step;        ///< t_operations + t_overhead + t_comm
+  /// The host's work for the step (HostTime: per sequence on the busiest data-parallel
+  /// rank). t_step is step_with_host(GPU step, t_host): the GPU step alone when overlapped
+  /// host work is shorter.
+  Seconds t_host;
+  Seconds t_step;        ///< t_operations + t_overhead + t_comm, with the host's time (t_host)
   double kernels = 0;
   bool overlapped = false;  ///< two micro-batches ran (asked for, EP traffic to hide, and faster)
-  /// The largest share of t_step: "compute", "weights", "kv-cache", "communication"
-  /// or "overhead"; under prefill overlap "communication" whenever the traffic outlasts the
+  /// The largest share of t_step: "compute", "weights", "kv-cache", "communication",
+  /// "overhead", or "host" when the host's work is at least the GPU step's; under prefill overlap "communication" whenever the traffic outlasts the
   /// compute path (the step is then the traffic, though only its excess shows in t_comm).
   std::string governs;
 };

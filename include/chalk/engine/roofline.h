@@ -181,6 +181,10 @@ struct DecodeStep {
   Seconds t_operations;
   Seconds t_comm;              ///< communication not hidden behind compute (0 unless mechanisms are enabled)
   Seconds t_overhead;          ///< per-step latency floor: kernel launches (0 unless mechanisms are enabled)
+  /// The engine's host work for the step (StepBreakdown::t_host; 0 unless mechanisms are
+  /// enabled): within t_step only where it outlasts the GPU step or the engine does not
+  /// overlap it (HostTime).
+  Seconds t_host;
   /// The drafter's passes (levers.drafter), within t_step: with mechanisms, per pass
   /// max(compute, memory) + its kernels x the kernel floor, added to the step; in the plain
   /// roofline its FLOPs and bytes join t_compute and t_memory, and t_draft is their max.
@@ -232,6 +236,7 @@ struct PrefillStep {
   Seconds t_operations;  ///< as DecodeStep::t_operations
   Seconds t_comm;      ///< communication not hidden (0 unless mechanisms are enabled)
   Seconds t_overhead;  ///< kernel floor (0 unless mechanisms are enabled)
+  Seconds t_host;      ///< as DecodeStep::t_host
   Seconds t_step;      ///< as DecodeStep::t_step
   Seconds t_step_roofline;  ///< the plain roofline of the same prefill (= t_step without mechanisms)
   Bound bound = Bound::compute;  ///< of the roofline terms (compute, weights, KV)

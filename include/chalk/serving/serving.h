@@ -202,6 +202,7 @@ struct FrontierPoint {
   std::string layout;  ///< with mechanisms, the replica's parallel layout (describe_layout); empty for the roofline
   bool memory_full = false;       ///< the batch that fills HBM at this context
   Seconds t_compute, t_weights, t_kv, t_comm, t_overhead, t_step;
+  Seconds t_host;  ///< the engine's host work for the step (DecodeStep::t_host)
   Bound bound = Bound::compute;
   TokensPerSecond tokens_per_s_per_user;   ///< kept / T_step
   TokensPerSecond tokens_per_s_per_chip;   ///< B x kept / T_step / n

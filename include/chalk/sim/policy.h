@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "chalk/engine/host_time.h"
+
 namespace chalk::sim {
 
 /// What a continuous-batching scheduler is allowed to put in one step.
@@ -31,6 +33,12 @@ struct EnginePolicy {
   /// delays the request's arrival at the scheduler by it, so TTFT and end-to-end latency
   /// pay it once and it queues nothing on the GPU. 0 = none (a bare scheduler).
   double request_overhead_s = 0;
+  /// The engine's release, "" for the current one ("0.10" from an engine named
+  /// "vllm-0.10"); it decides the defaults that changed between releases (host.overlap).
+  std::string version;
+  /// The engine's host work per step (chalk/engine/host_time.h): time per sequence and
+  /// whether it overlaps the GPU step. The simulator prices its steps with it.
+  HostTime host;
 };
 
 /// The serving engines' per-request fixed work (EnginePolicy::request_overhead_s): 6.9 ms,
@@ -56,16 +64,20 @@ inline constexpr double kEngineRequestOverheadS = 9.54e-3 - 2.632e-3;
 ///   Size and Max Num Tokens" and LLM API reference); KV reserved to completion at
 ///   admission (capacity_scheduler_policy GUARANTEED_NO_EVICT, its default: TensorRT-LLM
 ///   "Useful Runtime Options", Capacity Scheduler Policy).
-/// Each names its request_overhead_s, kEngineRequestOverheadS.
-/// Throws InputError("engine") naming the value and the three names otherwise.
+/// Each names its request_overhead_s, kEngineRequestOverheadS, and its host work per step,
+/// engine_host_time (overlapped with the GPU step in the current releases of all three).
+/// A release may follow the name, "NAME-X.Y[.Z]": vllm before 0.14 and sglang before 0.4
+/// run host and GPU one after the other. Throws InputError("engine") naming the value and
+/// the three names otherwise, or a malformed release.
 EnginePolicy engine_policy(std::string_view name);
 
 /// The names engine_policy knows, in order.
 std::vector<std::string> engine_policy_names();
 
 /// Checks a policy: budget 1..1,048,576 tokens, block size 1..1024, max sequences
-/// 1..1,048,576, request overhead 0..60 s. Throws InputError naming the field
-/// ("max_batched_tokens", "block_size", "max_sequences", "request_overhead_s").
+/// 1..1,048,576, request overhead 0..60 s, host time per sequence 0..1 s. Throws InputError
+/// naming the field ("max_batched_tokens", "block_size", "max_sequences",
+/// "request_overhead_s", "host_s_per_sequence").
 void validate(const EnginePolicy& p);
 
 }  // namespace chalk::sim
