@@ -1,0 +1,120 @@
+// The defaults for what a serving, decode or prefill row leaves unstated (issue 32;
+// docs/file-formats.md, "Defaults"): each fills a copy of the row and returns the sentence,
+// with the value used and why, that the row lists among its assumptions. Training and
+// whole-run rows take theirs in validate_training.cc and validate_run_cluster.cc.
+#include <algorithm>
+#include <cmath>
+
+#include "chalk/base/error.h"
+#include "chalk/engine/default_layout.h"
+#include "measurement_row.h"
+#include "validate_internal.h"
+
+namespace chalk::detail {
+namespace {
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 1e15 ? "%.0f" : "%.4g", v);
+  return buf;
+}
+
+/// Accepted tokens per step of DeepSeek-V3's multi-token-prediction module as its drafter:
+/// "the acceptance rate of the second token prediction ranges between 85% and 90%"
+/// (DeepSeek-V3 technical report, arXiv 2412.19437, section 5.4.3); the midpoint.
+constexpr double kDeepSeekMtpAcceptance = 0.875;
+
+/// Tokens kept per step with `k` drafts each accepted with probability `a`, independently
+/// and in order: (1 - a^(k+1)) / (1 - a) (Leviathan et al. 2023, "Fast Inference from
+/// Transformers via Speculative Decoding", Eq. 1). k = 1, a = 0.875: 1.875.
+double expected_kept_tokens(double a, int64_t k) { return (1 - std::pow(a, static_cast<double>(k + 1))) / (1 - a); }
+
+/// The smallest replica that holds the row's model in its stated formats with one sequence
+/// of `context` tokens (smallest_replica_chips: chalk decode's default chips; the layout
+/// search lays it out unless the row states tp or ep).
+int64_t default_replica_chips(const Measurement& r, const ModelSpec& published, const SystemSpec& sys, int64_t context) {
+  ModelSpec m = published;
+  for (const auto& [part, f] : weight_parts(r.weights, r.id + ": weights")) {
+    const DType t = storage_format(f);
+    if (part.empty() || part == "attention") m.weights.attention = t, m.weights.attention_bits = 0;
+    if (part.empty() || part == "ffn") m.weights.dense_ffn = t, m.weights.dense_ffn_bits = 0;
+    if (part.empty() || part == "experts") m.weights.experts = t, m.weights.experts_bits = 0;
+    if (part == "embeddings") m.weights.embedding = t, m.weights.embedding_bits = 0;
+  }
+  DeploymentOptions o;
+  o.kv = r.kv.empty() ? DType::bf16 : storage_format(r.kv);
+  o.mechanisms.enabled = true;
+  if (r.attention == "dp") o.mechanisms.layout.tp_attention = 1;
+  if (r.tp) o.mechanisms.layout.tp_attention = *r.tp;
+  if (r.ep) o.mechanisms.layout.ep = *r.ep;
+  if (r.expert_tp) o.mechanisms.layout.tp_expert = *r.expert_tp;
+  try {
+    return smallest_replica_chips(m, sys, o, std::max<int64_t>(context, 1));
+  } catch (const InputError& e) {
+    // A stated layout no replica size suits (PaLM's 2D layouts, read as degrees alone): the
+    // layout search's smallest replica, on which the stated degrees are then checked.
+    const bool stated = r.tp || r.ep || r.expert_tp || r.attention == "dp";
+    if (stated) {
+      DeploymentOptions searched = o;
+      searched.mechanisms.layout = ParallelLayout{};
+      try {
+        return smallest_replica_chips(m, sys, searched, std::max<int64_t>(context, 1));
+      } catch (const InputError&) {
+      }
+    }
+    throw InputError(r.id + ": chips", std::string("missing, and no default: ") + e.what());
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> fill_unstated_lengths_and_batch(Measurement& r) {
+  std::vector<std::string> filled;
+  if (const DatasetLengths* ds = r.dataset.empty() ? nullptr : find_dataset(r.dataset)) {
+    if (!r.input_tokens && ds->input_tokens_mean) {
+      r.input_tokens = std::llround(*ds->input_tokens_mean);
+      filled.push_back("input_tokens: empty, " + std::to_string(*r.input_tokens) + ": the mean prompt of dataset " + ds->name + " (" + ds->source + ")");
+    }
+    if (!r.output_tokens && ds->output_tokens_mean) {
+      r.output_tokens = std::llround(*ds->output_tokens_mean);
+      char published[32];
+      std::snprintf(published, sizeof published, "%.6g", *ds->output_tokens_mean);
+      filled.push_back("output_tokens: empty, " + std::to_string(*r.output_tokens) + ": the mean generated tokens of dataset " + ds->name + " (" +
+                       published + "; " + ds->source + ")");
+    }
+  }
+  if (r.kind == "serving" && r.batch.empty() && !r.request_rate_per_s &&
+      (r.metric == "output_tok_per_s" || r.metric == "output_tok_per_s_per_chip" || r.metric == "total_tok_per_s_per_chip")) {
+    r.batch = "max";
+    filled.push_back("batch: empty, max: a throughput run's batch is what the engine admits under its KV budget (the KV cache left beside the weights)");
+  }
+  return filled;
+}
+
+std::string fill_unstated_chips(Measurement& r, const ModelSpec& model, const SystemSpec& sys) {
+  const int64_t in = r.input_tokens.value_or(0), out = r.output_tokens.value_or(0);
+  const int64_t context = r.kind == "prefill" ? in : r.kind == "decode" ? (r.context ? *r.context + out : in + out) : in + out;
+  const int64_t replica = default_replica_chips(r, model, sys, context);
+  r.chips = replica * r.dp.value_or(1);
+  return "chips: empty, " + std::to_string(*r.chips) + (r.dp && *r.dp > 1 ? " (" + std::to_string(*r.dp) + " replicas of " + std::to_string(replica) + ")" : "") +
+         ": the smallest replica that holds the weights and one sequence of " + std::to_string(context) +
+         " tokens (chalk decode's default chips, smallest_replica_chips" + (r.tp || r.ep || r.attention == "dp" ? ", at the stated layout)" : "; the layout search lays it out)");
+}
+
+double default_accepted_tokens(const Measurement& r, const ModelSpec& model, std::string& assumption) {
+  const int64_t k = *r.draft_tokens;
+  if (model.n_mtp_layers > 0 && model.architecture == "deepseek_v3") {
+    // The drafter of DeepSeek-V3 and R1 (HF model_type deepseek_v3) is its own MTP module
+    // (SGLang's, vLLM's and TensorRT-LLM's MTP speculative decoding), whose acceptance
+    // the V3 report publishes; other models' MTP modules (GLM-4.5) have no such figure.
+    const double kept = expected_kept_tokens(kDeepSeekMtpAcceptance, k);
+    assumption = "accepted_tokens: empty, " + num(kept) + " tokens kept per step: the model's MTP module as drafter, " + num(100 * kDeepSeekMtpAcceptance) +
+                 "% acceptance per draft (DeepSeek-V3 report section 5.4.3: 85-90% for the second token), " + "each of " + std::to_string(k) +
+                 " drafts accepted independently: (1 - a^(k+1)) / (1 - a) (Leviathan et al. 2023, Eq. 1)";
+    return kept;
+  }
+  throw InputError(r.id + ": accepted_tokens", "missing; draft_tokens " + std::to_string(k) +
+                                                   " needs the measured tokens kept per step (chalk has a published acceptance only for DeepSeek-V3's and R1's own MTP module)");
+}
+
+}  // namespace chalk::detail
