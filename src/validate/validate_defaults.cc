@@ -7,6 +7,8 @@
 
 #include "chalk/base/error.h"
 #include "chalk/engine/default_layout.h"
+#include "chalk/sim/policy.h"
+#include "chalk/sim/simulator.h"
 #include "measurement_row.h"
 #include "validate_internal.h"
 
@@ -70,12 +72,16 @@ int64_t default_replica_chips(const Measurement& r, const ModelSpec& published, 
 
 std::vector<std::string> fill_unstated_lengths_and_batch(Measurement& r) {
   std::vector<std::string> filled;
+  // Only the lengths the row's kind reads: a serving row both, a prefill row its prompt, a
+  // decode row without a context both (its context is input + output / 2).
+  const bool reads_input = r.kind == "serving" || r.kind == "prefill" || (r.kind == "decode" && !r.context);
+  const bool reads_output = r.kind == "serving" || (r.kind == "decode" && !r.context);
   if (const DatasetLengths* ds = r.dataset.empty() ? nullptr : find_dataset(r.dataset)) {
-    if (!r.input_tokens && ds->input_tokens_mean) {
+    if (reads_input && !r.input_tokens && ds->input_tokens_mean) {
       r.input_tokens = std::llround(*ds->input_tokens_mean);
       filled.push_back("input_tokens: empty, " + std::to_string(*r.input_tokens) + ": the mean prompt of dataset " + ds->name + " (" + ds->source + ")");
     }
-    if (!r.output_tokens && ds->output_tokens_mean) {
+    if (reads_output && !r.output_tokens && ds->output_tokens_mean) {
       r.output_tokens = std::llround(*ds->output_tokens_mean);
       char published[32];
       std::snprintf(published, sizeof published, "%.6g", *ds->output_tokens_mean);
@@ -88,6 +94,11 @@ std::vector<std::string> fill_unstated_lengths_and_batch(Measurement& r) {
     r.batch = "max";
     filled.push_back("batch: empty, max: a throughput run's batch is what the engine admits under its KV budget (the KV cache left beside the weights)");
   }
+  // A decode or prefill throughput row without a batch: the batch its engine admits, which
+  // predict() computes on the deployment and names with its value (engine_admitted_batch).
+  const bool decode_throughput = r.kind == "decode" && (r.metric == "output_tok_per_s" || r.metric == "output_tok_per_s_per_chip");
+  const bool prefill_throughput = r.kind == "prefill" && (r.metric == "prefill_tok_per_s" || r.metric == "prefill_tok_per_s_per_chip");
+  if ((decode_throughput || prefill_throughput) && r.batch.empty()) r.batch = "max";
   return filled;
 }
 
@@ -115,6 +126,31 @@ double default_accepted_tokens(const Measurement& r, const ModelSpec& model, std
   }
   throw InputError(r.id + ": accepted_tokens", "missing; draft_tokens " + std::to_string(k) +
                                                    " needs the measured tokens kept per step (chalk has a published acceptance only for DeepSeek-V3's and R1's own MTP module)");
+}
+
+double engine_admitted_batch(const RowPlan& p, const Deployment& d, std::string& why) {
+  const bool known = p.engine == "vllm" || p.engine == "sglang" || p.engine == "trtllm";
+  const sim::EnginePolicy pol = sim::engine_policy(known ? p.engine : "vllm");
+  const bool prefill = p.target == Target::prefill_s || p.target == Target::prefill_tokens_per_s;
+  const int64_t held = prefill ? p.prompt + p.prefix : p.context;  // KV tokens one sequence holds
+  const int64_t blocks = sim::kv_blocks_available(d, pol.block_size);
+  const int64_t per_sequence = std::max<int64_t>(1, (held + pol.block_size - 1) / pol.block_size);
+  const int64_t by_kv = blocks / per_sequence;
+  if (by_kv < 1) {
+    throw InputError("memory", "no sequence of " + std::to_string(held) + " tokens fits: " + std::to_string(blocks) + " KV blocks of " +
+                                   std::to_string(pol.block_size) + " tokens beside the weights");
+  }
+  int64_t batch = std::min(by_kv, pol.max_sequences);
+  why = std::to_string(blocks) + " KV blocks of " + std::to_string(pol.block_size) + " tokens / " + std::to_string(per_sequence) + " per sequence of " +
+        std::to_string(held) + " tokens = " + std::to_string(by_kv) + ", max_sequences " + std::to_string(pol.max_sequences);
+  if (prefill) {
+    const int64_t by_budget = std::max<int64_t>(1, pol.max_batched_tokens / std::max<int64_t>(1, p.prompt));
+    batch = std::min(batch, by_budget);
+    why += ", token budget max_batched_tokens " + std::to_string(pol.max_batched_tokens) + " / prompt " + std::to_string(p.prompt) + " = " +
+           std::to_string(by_budget);
+  }
+  why += " (" + pol.name + "'s scheduler" + (known ? "" : ", vLLM's defaults for engine '" + p.engine + "'") + ", as chalk simulate admits requests)";
+  return static_cast<double>(batch);
 }
 
 }  // namespace chalk::detail

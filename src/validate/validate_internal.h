@@ -62,6 +62,9 @@ struct RowPlan {
   double batch = 1;          ///< sequences of a step (decode or prefill)
   double decode_batch = 0;   ///< serving rows: decode batch if it differs (0 = batch)
   bool batch_from_capacity = false;  ///< largest batch the KV cache holds (offline throughput)
+  /// A decode or prefill throughput row left `batch` empty: predicted at the batch its engine
+  /// admits (engine_admitted_batch), named among the assumptions with its value.
+  bool batch_unstated = false;
   double requests_cap = 0;           ///< at most this many sequences (0 = none)
   /// A loaded engine reserves each admitted request's KV for all its tokens (prompt +
   /// output), so its batch is capacity / (prompt + output), not capacity / mean context
@@ -149,6 +152,16 @@ std::string fill_unstated_chips(Measurement& r, const ModelSpec& model, const Sy
 /// drafter's published acceptance (DeepSeek-V3's MTP module), with `assumption` set.
 /// Throws InputError "<id>: accepted_tokens" for a drafter with no published figure.
 double default_accepted_tokens(const Measurement& r, const ModelSpec& model, std::string& assumption);
+
+/// The batch a decode or prefill row's engine admits under its KV budget, as simulate()
+/// admits requests (validate_defaults.cc): the replica's KV blocks (sim::kv_blocks_available
+/// at the engine's block size) over the blocks one sequence holds (its context; a prefill's
+/// prompt), at most the engine's max_sequences; a prefill step also at most the engine's
+/// token budget, max_batched_tokens / prompt (at least 1: a longer prompt runs alone, in
+/// chunks). The engine's policy is sim::engine_policy's (vLLM's for an engine chalk has no
+/// policy for). Sets `why` to the derivation. Throws InputError("memory") when the KV of
+/// one sequence does not fit beside the weights.
+double engine_admitted_batch(const RowPlan& p, const Deployment& d, std::string& why);
 
 /// The unit of a metric as printed ("ms", "tok/s/chip", ...).
 std::string metric_unit(const std::string& metric);

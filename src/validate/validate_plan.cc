@@ -310,6 +310,7 @@ Mapped plan_row(const Measurement& row) {
   plan_layout(r, model, p);
   plan_speculative(r, model, p);
   plan_batch_and_lengths(r, p);
+  p.batch_unstated = row.batch.empty() && (r.kind == "decode" || r.kind == "prefill") && p.batch_from_capacity;
   plan_target(r, simulated, latency_metric, p);
   plan_engine_policy(r, p);
   for (std::size_t i = 0; i < r.assumed.size(); ++i) {

@@ -44,7 +44,8 @@ std::vector<std::pair<int64_t, double>> generation_steps(int64_t n) {
 
 }  // namespace
 
-void predict(const RowPlan& p, Prediction& out) {
+void predict(const RowPlan& plan, Prediction& out) {
+  RowPlan p = plan;  // a decode or prefill row at `max` takes its batch here (engine_admitted_batch)
   ModelSpec m = load_row_model(p.model);
   const ModelSpec published = m;  // MFU counts the published model's FLOPs
   for (auto& g : m.groups) g.attention.n_heads = std::max(g.attention.n_heads, p.heads_padded_to);
@@ -86,6 +87,19 @@ void predict(const RowPlan& p, Prediction& out) {
   }
   o.mechanisms.layout = p.prefill_layout;
   e.mech_prefill = make_deployment(m, sys, o);
+  const bool prefill_target = p.target == Target::prefill_s || p.target == Target::prefill_tokens_per_s;
+  const bool decode_target = p.target == Target::decode_step_s || p.target == Target::decode_total_s ||
+                             p.target == Target::per_user_tokens_per_s || p.target == Target::decode_tokens_per_s;
+  if (p.batch_from_capacity && (prefill_target || decode_target)) {
+    std::string why;
+    p.batch = engine_admitted_batch(p, prefill_target ? e.mech_prefill : e.mech, why);
+    const std::string what = num(p.batch) + (prefill_target ? (p.batch == 1 ? " prompt" : " prompts") : (p.batch == 1 ? " sequence" : " sequences"));
+    if (p.batch_unstated) {
+      out.assumptions.push_back("batch: empty, " + what + ": what the engine admits under its KV budget: " + why);
+    } else {
+      out.notes.push_back("batch max: " + what + ", " + why);
+    }
+  }
   const bool moe = !e.plain.moe.empty();
   questionable_row_notes(p, m, e, out);
 
