@@ -44,6 +44,10 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
   echo "TRACE,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,max,,,,,azure-llm-2023-conv,,,,vllm,output_tok_per_s_per_chip,1000"
   echo "DECODE,decode,llama-3.1-8b,h100-sxm,1,bf16,bf16,,,,,2048,,,,,vllm,output_tok_per_s_per_chip,1000"
   echo "PREFILL,prefill,llama-3.1-8b,h100-sxm,1,bf16,bf16,,,1024,,,,,,,vllm,prefill_tok_per_s_per_chip,10000"; } > "$tmp/unstated.csv"
+# Training rows: a global batch that does not divide, and a run whose cluster is its degrees.
+{ echo "id,kind,model,hardware,chips,tp,pp,dp,batch,batch_per,input_tokens,microbatch,recompute,zero,train_tokens,metric,value"
+  echo "NODIV,training,llama-3.1-8b,h100-sxm,8,1,1,8,64,run,4096,3,full,1,,step_s,1"
+  echo "DEGREES,run,llama-2-70b,a100-80gb,,8,2,4,1024,run,4096,,,,2e12,gpu_hours,1720320"; } > "$tmp/unstated-train.csv"
 out=$("$CHALK" validate "$tmp/unstated.csv" --json) || fail "validate unstated.csv --json"
 python3 - "$out" <<'PY' || fail "validate unstated.csv --json: defaults not named"
 import json, sys
@@ -76,5 +80,23 @@ for want in "assumed: chips: empty, 2: the smallest replica" "assumed: batch: em
             "assumed: accepted_tokens: empty, 1.875" "assumed: batch: empty, 977 sequences" "assumed: chips: empty, " \
             "assumed: input_tokens: empty, 1155" "assumed: batch: empty, 208 sequences" "assumed: batch: empty, 8 prompts"; do
   case "$out" in *"$want"*) ;; *) fail "validate unstated.csv: the table lacks '$want': $out";; esac
+done
+out=$("$CHALK" validate "$tmp/unstated-train.csv" --json) || fail "validate unstated-train.csv --json"
+python3 - "$out" <<'PY' || fail "validate unstated-train.csv --json: defaults not named"
+import json, sys
+rows = {r["id"]: r for r in json.loads(sys.argv[1])["rows"]}
+def has(rid, prefix):
+    r = rows[rid]
+    assert r["status"] == "predicted", r
+    assert r["fully_specified"] == "assumed", r
+    assert any(a.startswith(prefix) for a in r["assumptions"]), (rid, prefix, r["assumptions"])
+# 64 sequences over dp 8 x microbatch 3 = 24: 2.67 microbatches a rank, nearest whole is 72.
+has("NODIV", "batch: 64 sequences do not divide by dp 8 x microbatch 3: predicted at the nearest global batch that does, 72")
+# DP4 x TP8 x PP2 = 64 chips.
+has("DEGREES", "chips: empty, dp x tp x pp x cp = 64 (the stated degrees)")
+PY
+out=$("$CHALK" validate "$tmp/unstated-train.csv") || fail "validate unstated-train.csv"
+for want in "assumed: batch: 64 sequences do not divide by dp 8 x microbatch 3" "assumed: chips: empty, dp x tp x pp x cp = 64"; do
+  case "$out" in *"$want"*) ;; *) fail "validate unstated-train.csv: the table lacks '$want': $out";; esac
 done
 echo "validate_outputs: all passed"
