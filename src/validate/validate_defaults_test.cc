@@ -170,8 +170,12 @@ TEST(ValidateDefaults, ServingThroughputWithoutBatchIsWhatTheEngineAdmits) {
   const auto &a = find_row(r, "A"), &b = find_row(r, "B");
   ASSERT_EQ(a.status, RowStatus::predicted) << a.reason;
   EXPECT_DOUBLE_EQ(a.predicted, b.predicted);
-  EXPECT_NE(assumption(a, "batch: ").find("batch: empty, max: a throughput run's batch is what the engine admits under its KV budget"),
-            std::string::npos);
+  // The value it came to: 80 - 8 (reserve) - 16.06 GB of weights = 55.94 GB of KV, at the
+  // mean context 1024 + 256 / 2 = 1152 tokens x 131,072 bytes: 55.94e9 / 150,994,944 = 370.
+  EXPECT_NE(assumption(a, "batch: ").find("batch: empty, max (370 sequences per replica here): a throughput run's batch is what the engine admits "
+                                          "under its KV budget"),
+            std::string::npos)
+      << assumption(a, "batch: ");
   // A latency at no stated load has no default.
   const std::string e = error_of(std::string(kServeHeader) + "L,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,,,1024,256,,vllm,e2e_s,1\n");
   EXPECT_NE(e.find("L: batch: missing"), std::string::npos) << e;

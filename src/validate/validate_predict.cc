@@ -148,6 +148,7 @@ void predict(const RowPlan& plan, Prediction& out) {
                        (moe ? " / experts " + std::string(to_string(e.plain.weights.experts)) : "") + ", KV " +
                        std::string(to_string(p.kv));
   double plain_v = 0, mech_v = 0;
+  double admitted = 0;  // serving throughput at `max`: the batch the engine step runs per replica
   std::string governs, bound, searched_layout;
 
   switch (p.target) {
@@ -294,6 +295,7 @@ void predict(const RowPlan& plan, Prediction& out) {
                               "): predicted as stated");
         }
         mech_v = best.tokens_per_s_per_chip * per_chips;
+        admitted = best.batch;
         out.notes.push_back("steady state at the mean context " + std::to_string(mean_context) + ": plain roofline " + num(cap) +
                             " sequences on all chips; mechanisms " + num(best.batch) + " per replica of " + std::to_string(best.replica_chips) +
                             ", each step also prefilling " + num(best.batch / d(p.output)) + " prompts");
@@ -334,6 +336,7 @@ void predict(const RowPlan& plan, Prediction& out) {
         shape.prefill_sequences = cap / d(p.output);
         shape.prompt = p.prompt;
         const auto b = steady_state_step(e.mech, shape, p.whole_prompts);
+        admitted = cap;
         mech_v = cap / (b.t_step.value() + mech_draft_s(cap, mean_context)) * per_chips / n;
         governs = b.governs;
         out.notes.push_back("steady state: " + num(cap) + " sequences at the mean context " + std::to_string(mean_context) +
@@ -343,6 +346,13 @@ void predict(const RowPlan& plan, Prediction& out) {
       inputs += ", batch " + num(cap) + " at context " + std::to_string(mean_context) + ", prompt " + std::to_string(p.prompt) +
                 ", output " + std::to_string(p.output);
       break;
+    }
+  }
+  // A serving row whose batch was left empty names the batch `max` came to.
+  for (auto& text : out.assumptions) {
+    constexpr std::string_view kMax = "batch: empty, max:";
+    if (p.batch_from_capacity && admitted > 0 && text.rfind(kMax, 0) == 0) {
+      text = "batch: empty, max (" + num(admitted) + " sequences per replica here):" + text.substr(kMax.size());
     }
   }
   out.inputs = inputs;

@@ -59,7 +59,8 @@ def has(rid, prefix):
     assert any(a.startswith(prefix) for a in r["assumptions"]), (rid, prefix, r["assumptions"])
 # Llama 3.1 70B bf16 on H100: 2 chips hold it with one sequence of 1024 + 256 tokens.
 has("NOCHIPS", "chips: empty, 2: the smallest replica that holds the weights and one sequence of 1280 tokens")
-has("NOBATCH", "batch: empty, max: a throughput run's batch is what the engine admits under its KV budget")
+# 55.94 GB of KV at the mean context 1152 x 131,072 bytes: 370 sequences.
+has("NOBATCH", "batch: empty, max (370 sequences per replica here): a throughput run's batch is what the engine admits under its KV budget")
 # MLPerf llama2-70b: 294.45 generated tokens per sample, rounded to 294.
 has("DATASET", "output_tokens: empty, 294: the mean generated tokens of dataset mlperf-llama2-70b")
 # One MTP draft at 87.5% acceptance: 1.875 tokens kept per step.
@@ -76,7 +77,7 @@ has("DECODE", "batch: empty, 208 sequences: what the engine admits under its KV 
 has("PREFILL", "batch: empty, 8 prompts: what the engine admits under its KV budget")
 PY
 out=$("$CHALK" validate "$tmp/unstated.csv") || fail "validate unstated.csv"
-for want in "assumed: chips: empty, 2: the smallest replica" "assumed: batch: empty, max" "assumed: output_tokens: empty, 294" \
+for want in "assumed: chips: empty, 2: the smallest replica" "assumed: batch: empty, max (370 sequences" "assumed: output_tokens: empty, 294" \
             "assumed: accepted_tokens: empty, 1.875" "assumed: batch: empty, 977 sequences" "assumed: chips: empty, " \
             "assumed: input_tokens: empty, 1155" "assumed: batch: empty, 208 sequences" "assumed: batch: empty, 8 prompts"; do
   case "$out" in *"$want"*) ;; *) fail "validate unstated.csv: the table lacks '$want': $out";; esac
