@@ -334,13 +334,19 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
                                                         ", got " + r.text("accepted_tokens"));
     }
   }
+  // A dataset that publishes its mean prompt stands for input_tokens (validate's default).
+  const bool input_known = m.input_tokens || (dataset && dataset->input_tokens_mean);
   if (m.kind == "decode") {
-    r.need(numeric_batch, "batch", "a decode row states the sequences in flight");
-    r.need(m.context || m.input_tokens, "context", "a decode row states the KV tokens of its step (context), or input_tokens");
+    // A throughput row may leave its batch empty (or max): what the engine admits under its
+    // KV budget at the row's context (validate's default); a step time needs its batch.
+    const bool throughput = m.metric == "output_tok_per_s" || m.metric == "output_tok_per_s_per_chip";
+    r.need(numeric_batch || throughput, "batch", "a decode row states the sequences in flight (a throughput row may leave it empty: what the engine admits)");
+    r.need(m.context || input_known, "context", "a decode row states the KV tokens of its step (context), or input_tokens");
     if (m.metric == "decode_s") r.need(m.output_tokens.has_value(), "output_tokens", "decode_s is the time of output_tokens steps");
   } else if (m.kind == "prefill") {
-    r.need(m.input_tokens.has_value(), "input_tokens", "a prefill row states its prompt length");
-    r.need(numeric_batch, "batch", "a prefill row states the prompts prefilled together");
+    const bool throughput = m.metric == "prefill_tok_per_s" || m.metric == "prefill_tok_per_s_per_chip";
+    r.need(input_known, "input_tokens", "a prefill row states its prompt length" + std::string(dataset ? " (dataset " + m.dataset + " publishes no mean input)" : ""));
+    r.need(numeric_batch || throughput, "batch", "a prefill row states the prompts prefilled together (a throughput row may leave it empty: what the engine admits)");
   } else if (m.kind == "serving") {
     const std::string no_input = dataset ? " (dataset " + m.dataset + " publishes no mean input)" : " (or a dataset that publishes it)";
     const std::string no_output = dataset ? " (dataset " + m.dataset + " publishes no mean output)" : " (or a dataset that publishes it)";

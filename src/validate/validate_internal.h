@@ -10,6 +10,7 @@
 
 #include "chalk/base/dtype.h"
 #include "chalk/engine/overhead.h"
+#include "chalk/engine/roofline.h"
 #include "chalk/model/model.h"
 #include "chalk/training/layouts.h"
 #include "chalk/training/memory.h"
@@ -61,6 +62,9 @@ struct RowPlan {
   double batch = 1;          ///< sequences of a step (decode or prefill)
   double decode_batch = 0;   ///< serving rows: decode batch if it differs (0 = batch)
   bool batch_from_capacity = false;  ///< largest batch the KV cache holds (offline throughput)
+  /// A decode or prefill throughput row left `batch` empty: predicted at the batch its engine
+  /// admits (engine_admitted_batch), named among the assumptions with its value.
+  bool batch_unstated = false;
   double requests_cap = 0;           ///< at most this many sequences (0 = none)
   /// A loaded engine reserves each admitted request's KV for all its tokens (prompt +
   /// output), so its batch is capacity / (prompt + output), not capacity / mean context
@@ -123,10 +127,41 @@ struct TrainRowPlan {
 /// the rest, each recorded among the assumptions. Throws InputError "<id>: <column>" for a
 /// field chalk cannot use or a stated plan check_plan rejects.
 TrainRowPlan plan_training_row(const Measurement& row);
+/// plan_training_row for a row whose `chips` is set (validate_training.cc); plan_training_row
+/// (validate_run_cluster.cc) calls it once per candidate cluster of a row without chips.
+TrainRowPlan plan_training_row_on_chips(const Measurement& row);
 
 /// Predicts a training plan's metric through training_step (and the plain roofline: the
 /// executed FLOPs at datasheet peak). Throws InputError when the training module rejects it.
 void predict_training(const TrainRowPlan& plan, Prediction& out);
+
+/// A storage format's DType ("bf16", "fp8", ...; the measurement reader has checked the
+/// vocabulary). Throws InputError("format") on any other text.
+DType storage_format(const std::string& format);
+
+/// The defaults of validate_defaults.cc for what a serving, decode or prefill row leaves
+/// unstated (docs/file-formats.md, "Defaults"). Each fills `r` and returns the assumption
+/// it prints, with the value used and why.
+/// A named dataset's published mean input and output tokens (data/datasets/datasets.csv)
+/// where the row leaves them empty; a serving throughput row's empty batch as `max`.
+std::vector<std::string> fill_unstated_lengths_and_batch(Measurement& r);
+/// The smallest replica (times dp) that holds the model and one sequence, for a row
+/// without chips. Throws InputError "<id>: chips" when no replica holds it.
+std::string fill_unstated_chips(Measurement& r, const ModelSpec& model, const SystemSpec& sys);
+/// Tokens kept per step of a row that states draft_tokens but not accepted_tokens: the
+/// drafter's published acceptance (DeepSeek-V3's MTP module), with `assumption` set.
+/// Throws InputError "<id>: accepted_tokens" for a drafter with no published figure.
+double default_accepted_tokens(const Measurement& r, const ModelSpec& model, std::string& assumption);
+
+/// The batch a decode or prefill row's engine admits under its KV budget, as simulate()
+/// admits requests (validate_defaults.cc): the replica's KV blocks (sim::kv_blocks_available
+/// at the engine's block size) over the blocks one sequence holds (its context; a prefill's
+/// prompt), at most the engine's max_sequences; a prefill step also at most the engine's
+/// token budget, max_batched_tokens / prompt (at least 1: a longer prompt runs alone, in
+/// chunks). The engine's policy is sim::engine_policy's (vLLM's for an engine chalk has no
+/// policy for). Sets `why` to the derivation. Throws InputError("memory") when the KV of
+/// one sequence does not fit beside the weights.
+double engine_admitted_batch(const RowPlan& p, const Deployment& d, std::string& why);
 
 /// The unit of a metric as printed ("ms", "tok/s/chip", ...).
 std::string metric_unit(const std::string& metric);
@@ -139,6 +174,17 @@ void predict(const RowPlan& plan, Prediction& out);
 /// policy, its release included ("vllm-0.10" runs host and GPU one after the other); an
 /// empty engine, vLLM's (the commands' default); any other engine none.
 HostTime row_engine_host(const std::string& engine);
+
+/// A row's deployments: the plain roofline, and the engine step for decode and prefill.
+struct Engines {
+  Deployment plain, mech, mech_prefill;
+};
+
+/// What `chalk decode` warns about, carried into the row (docs/accuracy.md, "Questionable
+/// rows"; validate_questionable.cc): the weights and KV not fitting in HBM at a stated
+/// batch, a tensor-parallel degree the heads do not divide, a context beyond the model's
+/// max_position_embeddings. Appends to out.notes; the row is predicted as stated.
+void questionable_row_notes(const RowPlan& p, const ModelSpec& m, const Engines& e, Prediction& out);
 
 /// serving_simulated (validate_simulate.cc): the metric of `plan` from simulate() on the
 /// plain roofline (`plain`) and the engine step (`mech`), in SI units (seconds, tokens/s

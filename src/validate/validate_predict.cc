@@ -42,56 +42,10 @@ std::vector<std::pair<int64_t, double>> generation_steps(int64_t n) {
   return out;
 }
 
-struct Engines {
-  Deployment plain, mech, mech_prefill;
-};
-
-/// What `chalk decode` warns about, carried into the row (docs/accuracy.md, "Questionable
-/// rows"): the row is predicted as stated, the note saying why its measurement is doubtful.
-/// A valid but infeasible setup is a value with its reason, not an error (DESIGN.md
-/// section 3): the weights and KV not fitting in HBM, a tensor-parallel degree the heads do
-/// not divide, a context beyond the model's max_position_embeddings.
-void questionable_row_notes(const RowPlan& p, const ModelSpec& m, const Engines& e, Prediction& out) {
-  const bool prefill = p.target == Target::prefill_s || p.target == Target::prefill_tokens_per_s;
-  const Deployment& d = prefill ? e.mech_prefill : e.mech;
-  int64_t context = 0;
-  double batch = p.batch;
-  switch (p.target) {
-    case Target::decode_total_s: context = p.context + p.output; break;
-    case Target::prefill_s:
-    case Target::prefill_tokens_per_s: context = p.prompt + p.prefix; break;
-    case Target::serving_latency_s:
-    case Target::serving_mfu:
-      context = p.prompt + p.prefix + p.output;
-      batch = std::max(p.batch, p.decode_batch);
-      break;
-    case Target::serving_tokens_per_s: context = p.prompt + p.output / 2; break;
-    case Target::serving_simulated: context = p.prompt + p.prefix + p.output; break;  // the simulator admits what fits
-    default: context = p.context;
-  }
-  // A stated batch only: `max` is what fits, and the simulator admits what fits.
-  if (!p.batch_from_capacity && p.target != Target::serving_simulated) {
-    const auto b = static_cast<int64_t>(std::ceil(std::max(1.0, batch)));
-    const MemoryPlan mem = memory_plan(d, b, context);
-    if (!mem.fits) {
-      const std::string used = num(to_gb(mem.weights)) + " GB of weights" + (mem.weights_fit ? " + " + num(to_gb(mem.kv_cache)) + " GB of KV cache" : "");
-      out.notes.push_back("does not fit: " + used + " at batch " + num(batch) + ", context " + std::to_string(context) + " exceed the " +
-                          num(to_gb(mem.hbm_total - mem.reserve)) + " GB of HBM the " + std::to_string(p.chips) +
-                          " chips hold for them (largest batch at this context: " + std::to_string(std::max<int64_t>(0, mem.max_batch)) +
-                          "); predicted as stated: the run must have used formats, chips or a batch the row does not state");
-    }
-  }
-  const std::string split = attention_split_problem(m, d.mechanisms.layout.tp_attention);
-  if (!split.empty()) out.notes.push_back(split + ": serving engines refuse this split; predicted as stated (a run that padded the heads states padded_heads)");
-  if (m.max_context > 0 && context > m.max_context) {
-    out.notes.push_back("context " + std::to_string(context) + " exceeds " + m.name + "'s max_position_embeddings " + std::to_string(m.max_context) +
-                        " (chalk decode warns the same); predicted as stated");
-  }
-}
-
 }  // namespace
 
-void predict(const RowPlan& p, Prediction& out) {
+void predict(const RowPlan& plan, Prediction& out) {
+  RowPlan p = plan;  // a decode or prefill row at `max` takes its batch here (engine_admitted_batch)
   ModelSpec m = load_row_model(p.model);
   const ModelSpec published = m;  // MFU counts the published model's FLOPs
   for (auto& g : m.groups) g.attention.n_heads = std::max(g.attention.n_heads, p.heads_padded_to);
@@ -134,6 +88,19 @@ void predict(const RowPlan& p, Prediction& out) {
   }
   o.mechanisms.layout = p.prefill_layout;
   e.mech_prefill = make_deployment(m, sys, o);
+  const bool prefill_target = p.target == Target::prefill_s || p.target == Target::prefill_tokens_per_s;
+  const bool decode_target = p.target == Target::decode_step_s || p.target == Target::decode_total_s ||
+                             p.target == Target::per_user_tokens_per_s || p.target == Target::decode_tokens_per_s;
+  if (p.batch_from_capacity && (prefill_target || decode_target)) {
+    std::string why;
+    p.batch = engine_admitted_batch(p, prefill_target ? e.mech_prefill : e.mech, why);
+    const std::string what = num(p.batch) + (prefill_target ? (p.batch == 1 ? " prompt" : " prompts") : (p.batch == 1 ? " sequence" : " sequences"));
+    if (p.batch_unstated) {
+      out.assumptions.push_back("batch: empty, " + what + ": what the engine admits under its KV budget: " + why);
+    } else {
+      out.notes.push_back("batch max: " + what + ", " + why);
+    }
+  }
   const bool moe = !e.plain.moe.empty();
   questionable_row_notes(p, m, e, out);
 
@@ -182,6 +149,7 @@ void predict(const RowPlan& p, Prediction& out) {
                        (moe ? " / experts " + std::string(to_string(e.plain.weights.experts)) : "") + ", KV " +
                        std::string(to_string(p.kv));
   double plain_v = 0, mech_v = 0;
+  double admitted = 0;  // serving throughput at `max`: the batch the engine step runs per replica
   std::string governs, bound, searched_layout;
 
   switch (p.target) {
@@ -330,6 +298,7 @@ void predict(const RowPlan& p, Prediction& out) {
                               "): predicted as stated");
         }
         mech_v = best.tokens_per_s_per_chip * per_chips;
+        admitted = best.batch;
         out.notes.push_back("steady state at the mean context " + std::to_string(mean_context) + ": plain roofline " + num(cap) +
                             " sequences on all chips; mechanisms " + num(best.batch) + " per replica of " + std::to_string(best.replica_chips) +
                             ", each step also prefilling " + num(best.batch / d(p.output)) + " prompts");
@@ -370,6 +339,7 @@ void predict(const RowPlan& p, Prediction& out) {
         shape.prefill_sequences = cap / d(p.output);
         shape.prompt = p.prompt;
         const auto b = steady_state_step(e.mech, shape, p.whole_prompts);
+        admitted = cap;
         mech_v = cap / (b.t_step.value() + mech_draft_s(cap, mean_context)) * per_chips / n;
         governs = b.governs;
         out.notes.push_back("steady state: " + num(cap) + " sequences at the mean context " + std::to_string(mean_context) +
@@ -379,6 +349,13 @@ void predict(const RowPlan& p, Prediction& out) {
       inputs += ", batch " + num(cap) + " at context " + std::to_string(mean_context) + ", prompt " + std::to_string(p.prompt) +
                 ", output " + std::to_string(p.output);
       break;
+    }
+  }
+  // A serving row whose batch was left empty names the batch `max` came to.
+  for (auto& text : out.assumptions) {
+    constexpr std::string_view kMax = "batch: empty, max:";
+    if (p.batch_from_capacity && admitted > 0 && text.rfind(kMax, 0) == 0) {
+      text = "batch: empty, max (" + num(admitted) + " sequences per replica here):" + text.substr(kMax.size());
     }
   }
   out.inputs = inputs;

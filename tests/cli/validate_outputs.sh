@@ -40,7 +40,14 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
   echo "NOBATCH,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,,,1024,256,,,,,,vllm,output_tok_per_s,10000"
   echo "DATASET,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,512,,,mlperf-llama2-70b,,,,trtllm,output_tok_per_s,20000"
   echo "MTP,decode,deepseek-v3,h200,8,fp8,bf16,64,replica,,,2048,,1,,,sglang,output_tok_per_s_per_chip,1000"
-  echo "CARD,run,llama-2-70b,a100-80gb,,,,,,4096,,,,,2e12,4e6,other,gpu_hours,1720320"; } > "$tmp/unstated.csv"
+  echo "CARD,run,llama-2-70b,a100-80gb,,,,,,4096,,,,,2e12,4e6,other,gpu_hours,1720320"
+  echo "TRACE,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,max,,,,,azure-llm-2023-conv,,,,vllm,output_tok_per_s_per_chip,1000"
+  echo "DECODE,decode,llama-3.1-8b,h100-sxm,1,bf16,bf16,,,,,2048,,,,,vllm,output_tok_per_s_per_chip,1000"
+  echo "PREFILL,prefill,llama-3.1-8b,h100-sxm,1,bf16,bf16,,,1024,,,,,,,vllm,prefill_tok_per_s_per_chip,10000"; } > "$tmp/unstated.csv"
+# Training rows: a global batch that does not divide, and a run whose cluster is its degrees.
+{ echo "id,kind,model,hardware,chips,tp,pp,dp,batch,batch_per,input_tokens,microbatch,recompute,zero,train_tokens,metric,value"
+  echo "NODIV,training,llama-3.1-8b,h100-sxm,8,1,1,8,64,run,4096,3,full,1,,step_s,1"
+  echo "DEGREES,run,llama-2-70b,a100-80gb,,8,2,4,1024,run,4096,,,,2e12,gpu_hours,1720320"; } > "$tmp/unstated-train.csv"
 out=$("$CHALK" validate "$tmp/unstated.csv" --json) || fail "validate unstated.csv --json"
 python3 - "$out" <<'PY' || fail "validate unstated.csv --json: defaults not named"
 import json, sys
@@ -52,7 +59,8 @@ def has(rid, prefix):
     assert any(a.startswith(prefix) for a in r["assumptions"]), (rid, prefix, r["assumptions"])
 # Llama 3.1 70B bf16 on H100: 2 chips hold it with one sequence of 1024 + 256 tokens.
 has("NOCHIPS", "chips: empty, 2: the smallest replica that holds the weights and one sequence of 1280 tokens")
-has("NOBATCH", "batch: empty, max: a throughput run's batch is what the engine admits under its KV budget")
+# 55.94 GB of KV at the mean context 1152 x 131,072 bytes: 370 sequences.
+has("NOBATCH", "batch: empty, max (370 sequences per replica here): a throughput run's batch is what the engine admits under its KV budget")
 # MLPerf llama2-70b: 294.45 generated tokens per sample, rounded to 294.
 has("DATASET", "output_tokens: empty, 294: the mean generated tokens of dataset mlperf-llama2-70b")
 # One MTP draft at 87.5% acceptance: 1.875 tokens kept per step.
@@ -60,10 +68,36 @@ has("MTP", "accepted_tokens: empty, 1.875 tokens kept per step")
 # 4e6 / 4096 = 976.6 sequences: 977.
 has("CARD", "batch: empty, 977 sequences per step = step_tokens 4000000 / input_tokens 4096, rounded to whole sequences")
 has("CARD", "chips: empty, ")
+# The Azure 2023 conversation trace: mean prompt 1154.70 tokens, mean output 211.13.
+has("TRACE", "input_tokens: empty, 1155: the mean prompt of dataset azure-llm-2023-conv")
+has("TRACE", "output_tokens: empty, 211: the mean generated tokens of dataset azure-llm-2023-conv")
+# 8B bf16 on one H100: 26,674 blocks of 16 tokens; 128 per 2048-token sequence: 208.
+has("DECODE", "batch: empty, 208 sequences: what the engine admits under its KV budget")
+# 1024-token prompts: vLLM's 8192-token step budget takes 8.
+has("PREFILL", "batch: empty, 8 prompts: what the engine admits under its KV budget")
 PY
 out=$("$CHALK" validate "$tmp/unstated.csv") || fail "validate unstated.csv"
-for want in "assumed: chips: empty, 2: the smallest replica" "assumed: batch: empty, max" "assumed: output_tokens: empty, 294" \
-            "assumed: accepted_tokens: empty, 1.875" "assumed: batch: empty, 977 sequences" "assumed: chips: empty, "; do
+for want in "assumed: chips: empty, 2: the smallest replica" "assumed: batch: empty, max (370 sequences" "assumed: output_tokens: empty, 294" \
+            "assumed: accepted_tokens: empty, 1.875" "assumed: batch: empty, 977 sequences" "assumed: chips: empty, " \
+            "assumed: input_tokens: empty, 1155" "assumed: batch: empty, 208 sequences" "assumed: batch: empty, 8 prompts"; do
   case "$out" in *"$want"*) ;; *) fail "validate unstated.csv: the table lacks '$want': $out";; esac
+done
+out=$("$CHALK" validate "$tmp/unstated-train.csv" --json) || fail "validate unstated-train.csv --json"
+python3 - "$out" <<'PY' || fail "validate unstated-train.csv --json: defaults not named"
+import json, sys
+rows = {r["id"]: r for r in json.loads(sys.argv[1])["rows"]}
+def has(rid, prefix):
+    r = rows[rid]
+    assert r["status"] == "predicted", r
+    assert r["fully_specified"] == "assumed", r
+    assert any(a.startswith(prefix) for a in r["assumptions"]), (rid, prefix, r["assumptions"])
+# 64 sequences over dp 8 x microbatch 3 = 24: 2.67 microbatches a rank, nearest whole is 72.
+has("NODIV", "batch: 64 sequences do not divide by dp 8 x microbatch 3: predicted at the nearest global batch that does, 72")
+# DP4 x TP8 x PP2 = 64 chips.
+has("DEGREES", "chips: empty, dp x tp x pp x cp = 64 (the stated degrees)")
+PY
+out=$("$CHALK" validate "$tmp/unstated-train.csv") || fail "validate unstated-train.csv"
+for want in "assumed: batch: 64 sequences do not divide by dp 8 x microbatch 3" "assumed: chips: empty, dp x tp x pp x cp = 64"; do
+  case "$out" in *"$want"*) ;; *) fail "validate unstated-train.csv: the table lacks '$want': $out";; esac
 done
 echo "validate_outputs: all passed"

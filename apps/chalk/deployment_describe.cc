@@ -1,0 +1,215 @@
+// What a deployment is, as the commands print it: the model, hardware and layout
+// (describe_json, describe_text), the warnings a stated setup earns, and the note saying
+// which replica size chalk chose and why (replica_note_json / _text). Split from
+// deployment_options.cc, which parses and resolves the deployment flags.
+#include <fmt/format.h>
+
+#include "chalk/io/io.h"
+#include "deployment_options.h"
+#include "table.h"
+
+namespace chalk::cli {
+std::vector<std::string> deployment_warnings(const Deployment& d) {
+  std::vector<std::string> w;
+  if (d.n_chips > d.system.scale_up_domain && !d.mechanisms.enabled) {
+    w.push_back(fmt::format("{} chips span {} scale-up domains of {}: their collectives would cross the scale-out network "
+                            "(about 8x slower, lecture 39:00), which the roofline does not model (drop --roofline)",
+                            d.n_chips, (d.n_chips + d.system.scale_up_domain - 1) / d.system.scale_up_domain, d.system.scale_up_domain));
+  }
+  if (d.mechanisms.enabled) {
+    const std::string problem = attention_split_problem(d.model, d.mechanisms.layout.tp_attention);
+    if (!problem.empty()) {
+      w.push_back(problem + ": serving engines refuse this split (pad the heads, as Pope et al. 2022 did, or see `chalk layouts`)");
+    }
+    const auto& l = d.mechanisms.layout;
+    if (l.overlap_micro_batches && (d.moe.empty() || l.tp_attention >= d.n_chips || l.ep <= 1)) {
+      w.push_back("--two-batch-overlap has no expert-parallel traffic to hide here (it needs an MoE model, experts over several chips "
+                  "and attention data parallel: --tp below the chips); the step is computed without it");
+    }
+  }
+  return w;
+}
+
+std::string human_count(double n) {
+  if (n >= 1e12) return fmt::format("{:.2f}T", n / 1e12);
+  if (n >= 1e9) return fmt::format("{:.1f}B", n / 1e9);
+  if (n >= 1e6) return fmt::format("{:.1f}M", n / 1e6);
+  return fmt::format("{:.0f}", n);
+}
+
+std::string human_bytes(double b) {
+  if (b >= 1e12) return fmt::format("{:.2f} TB", b / 1e12);
+  if (b >= 1e9) return fmt::format("{:.1f} GB", b / 1e9);
+  if (b >= 1e6) return fmt::format("{:.1f} MB", b / 1e6);
+  if (b >= 1e3) return fmt::format("{:.1f} KB", b / 1e3);
+  return fmt::format("{:.0f} B", b);
+}
+
+nlohmann::json model_json(const Deployment& d) {
+  const auto& p = d.params;
+  return {{"name", d.model.name},
+          {"architecture", d.model.architecture},
+          {"source", d.model.source},
+          {"layers", n_layers(d.model)},
+          {"params_total", p.total()},
+          {"params_active", p.active()},
+          {"params_active_excluding_embedding", p.active_excluding_embedding()},
+          {"params_active_matmul", p.active_matmul()},
+          {"weights_bytes", d.weight_bytes_total.value()},
+          {"max_context_tokens", d.model.max_context}};
+}
+
+nlohmann::json model_json(const ModelSpec& m, const SystemSpec& s) {
+  DeploymentOptions o;
+  o.n_chips = 1;
+  return model_json(make_deployment(m, s, o));
+}
+
+nlohmann::json hardware_json(const SystemSpec& s) {
+  const auto& chip = s.chip;
+  nlohmann::json peaks = nlohmann::json::object();
+  for (auto mp : {MatmulPrecision::bf16, MatmulPrecision::fp8, MatmulPrecision::int8, MatmulPrecision::fp4}) {
+    if (chip.supports(mp)) peaks[std::string(to_string(mp))] = to_tflop_per_s(chip.peak_for(mp));
+  }
+  return {{"name", s.name},
+          {"description", s.description},
+          {"chip", chip.name},
+          {"source", s.source},
+          {"date", s.date},
+          {"peak_tflop_per_s", peaks},
+          {"hbm_gb_per_chip", to_gb(chip.hbm_capacity)},
+          {"hbm_tb_per_s_per_chip", to_tb_per_s(chip.hbm_bandwidth)},
+          {"scale_up_domain_chips", s.scale_up_domain}};
+}
+
+nlohmann::json describe_json(const Deployment& d) {
+  nlohmann::json j;
+  j["model"] = model_json(d);
+  j["hardware"] = hardware_json(d.system);
+  j["assumptions"] = {{"chips", d.n_chips},
+                      {"weights_dtype", {{"embedding", to_string(d.weights.embedding)},
+                                         {"attention", to_string(d.weights.attention)},
+                                         {"dense_ffn", to_string(d.weights.dense_ffn)},
+                                         {"experts", to_string(d.weights.experts)},
+                                         {"router_and_norms", to_string(d.weights.router)}}},
+                      {"kv_dtype", to_string(d.kv)},
+                      {"compute", to_string(d.compute)},
+                      {"matmul_efficiency", d.matmul_efficiency},
+                      {"matmul_efficiency_source", d.matmul_efficiency_source},
+                      {"hbm_efficiency", d.hbm_efficiency},
+                      {"hbm_efficiency_source", d.hbm_efficiency_source},
+                      {"memory_reserve_fraction", d.memory_reserve_fraction},
+                      {"sharding", d.mechanisms.enabled ? "layout: " + d.mechanisms.layout.description
+                                                        : std::string("roofline: weights and KV cache spread evenly over the chips; no communication or launch latency (add --mechanisms)")},
+                      {"mechanisms", d.mechanisms.enabled},
+                      {"moe_routing", "uniform independent top-k routing: experts touched = E (1 - (1 - k/E)^tokens)"}};
+  j["assumptions"]["price_usd_per_chip_hour"] = d.price_per_chip ? nlohmann::json(to_usd_per_hour(*d.price_per_chip)) : nlohmann::json();
+  j["assumptions"]["price_source"] = d.price_per_chip ? nlohmann::json(d.price_source) : nlohmann::json("no public price; pass --price-usd-per-chip-hour");
+  return j;
+}
+
+std::string describe_text(const Deployment& d) {
+  const auto& p = d.params;
+  const auto& chip = d.system.chip;
+  std::string peaks;
+  for (auto mp : {MatmulPrecision::bf16, MatmulPrecision::fp8, MatmulPrecision::int8, MatmulPrecision::fp4}) {
+    if (chip.supports(mp)) peaks += fmt::format("{}{} {}", peaks.empty() ? "" : ", ", format_number(to_tflop_per_s(chip.peak_for(mp)), 4), to_string(mp));
+  }
+  std::string s;
+  s += fmt::format("model       {} ({}, {} layers): {} params total, {} active ({} excluding the input embedding)\n", d.model.name,
+                   d.model.architecture, n_layers(d.model), human_count(p.total()), human_count(p.active()),
+                   human_count(p.active_excluding_embedding()));
+  s += fmt::format("hardware    {} x {}: {} ({} dense TFLOP/s; {} GB HBM at {} TB/s per chip)\n", d.n_chips, chip.name,
+                   d.system.description, peaks, format_number(to_gb(chip.hbm_capacity), 4),
+                   format_number(to_tb_per_s(chip.hbm_bandwidth), 4));
+  s += fmt::format("formats     weights: attention {}, FFN {}, experts {}, embeddings {}; KV cache {}; matmuls at {} rate\n",
+                   to_string(d.weights.attention), to_string(d.weights.dense_ffn), to_string(d.weights.experts),
+                   to_string(d.weights.embedding), to_string(d.kv), to_string(d.compute));
+  s += fmt::format("efficiency  matmul {:.1f}% of peak ({})\n", 100 * d.matmul_efficiency, d.matmul_efficiency_source);
+  s += fmt::format("            HBM {:.1f}% of peak ({})\n", 100 * d.hbm_efficiency, d.hbm_efficiency_source);
+  if (d.mechanisms.enabled) {
+    s += fmt::format("mechanisms  on: {}; collectives, kernel floor, kernel efficiencies (docs/accuracy.md)\n",
+                     d.mechanisms.layout.description);
+  } else {
+    s += "mechanisms  off: the roofline, a lower bound (no communication, no launch latency; --mechanisms adds them)\n";
+  }
+  if (d.price_per_chip) {
+    s += fmt::format("price       ${:.2f} per chip-hour ({})\n", to_usd_per_hour(*d.price_per_chip), d.price_source);
+  } else {
+    s += "price       none public: pass --price-usd-per-chip-hour for costs\n";
+  }
+  return s;
+}
+
+namespace {
+nlohmann::json replica_point_json(const ModePoint& p) {
+  return {{"chips", p.n_chips},
+          {"layout", p.layout.empty() ? nlohmann::json() : nlohmann::json(p.layout)},
+          {"batch", p.batch},
+          {"t_step_ms", to_ms(p.step.t_step)},
+          {"tok_per_s_per_user", p.tokens_per_s_per_user.value()},
+          {"tok_per_s_per_chip", p.tokens_per_s_per_chip.value()},
+          {"cost_usd_per_mtok", p.cost_per_token ? nlohmann::json(to_usd_per_mtok(*p.cost_per_token)) : nlohmann::json()},
+          {"memory_full", true}};
+}
+
+std::string replica_point_text(const ModePoint& p) {
+  std::string s = fmt::format("{} chips at batch {} (fills HBM): {} tok/s per chip, {} tok/s per user", p.n_chips, p.batch,
+                              format_number(p.tokens_per_s_per_chip.value(), 4), format_number(p.tokens_per_s_per_user.value(), 3));
+  if (p.cost_per_token) s += fmt::format(", ${}/Mtok", format_number(to_usd_per_mtok(*p.cost_per_token), 4));
+  return s;
+}
+
+std::string replica_rule_text(const ReplicaNote& n) {
+  if (!n.fallback.empty()) return n.fallback;
+  if (n.rule == ReplicaRule::smallest) {
+    return "the smallest replica that holds the weights and one sequence: the fastest small-batch step, for latency questions";
+  }
+  std::string sizes;
+  for (int64_t s : n.replica_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(s);
+  return fmt::format("the cheapest replica size at context {} of {} chips, each with its best layout at the batch that fills "
+                     "its HBM (the cost floor of `chalk serving modes`)",
+                     n.context, sizes);
+}
+}  // namespace
+
+nlohmann::json replica_note_json(const std::optional<ReplicaNote>& note) {
+  if (!note) return nullptr;
+  const ReplicaNote& n = *note;
+  return {{"rule", n.rule == ReplicaRule::cheapest && n.fallback.empty() ? "cheapest" : "smallest"},
+          {"why", replica_rule_text(n)},
+          {"context_tokens", n.context},
+          {"replica_sizes", n.replica_sizes},
+          {"choice", replica_point_json(n.choice)},
+          {"runner_up", n.runner_up ? replica_point_json(*n.runner_up) : nlohmann::json()}};
+}
+
+std::string replica_note_text(const std::optional<ReplicaNote>& note) {
+  if (!note) return "";
+  const ReplicaNote& n = *note;
+  std::string s = fmt::format("replica     {} chips: {}; -n sets the chips\n", n.choice.n_chips, replica_rule_text(n));
+  s += "            chosen " + replica_point_text(n.choice) + "\n";
+  if (n.runner_up) {
+    s += fmt::format("            {} {}\n", n.rule == ReplicaRule::cheapest ? "runner-up" : "cheapest", replica_point_text(*n.runner_up));
+  }
+  return s;
+}
+
+std::string describe_text_with_warnings(const Deployment& d, int64_t max_context) {
+  std::string s = describe_text(d);
+  std::vector<std::string> warnings = deployment_warnings(d);
+  if (max_context > d.model.max_context) {
+    warnings.push_back(fmt::format("context {} exceeds {}'s max_position_embeddings {}", max_context, d.model.name, d.model.max_context));
+  }
+  const MemoryPlan mem = memory_plan(d, 0, 0);
+  if (!mem.weights_fit) {
+    warnings.push_back(fmt::format("the weights ({}) and reserve ({}) exceed the {} of HBM on {} chips: the figures assume they fit "
+                                   "(add chips with --chips)",
+                                   human_bytes(mem.weights.value()), human_bytes(mem.reserve.value()), human_bytes(mem.hbm_total.value()),
+                                   d.n_chips));
+  }
+  for (const auto& w : warnings) s += "warning     " + w + "\n";
+  return s;
+}
+
+}  // namespace chalk::cli
