@@ -1,0 +1,383 @@
+// Launch files (launch.h): every flag, YAML key and choice value they write is one the engine
+// defines (tests/data/engine-args/, read from each engine's own argument definitions), and the
+// simulated deployment's dtype, parallelism and budgets are all in them.
+#include "chalk/sim/launch.h"
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "chalk/io/io.h"
+#include "chalk/sim/plan.h"
+
+namespace chalk::sim {
+namespace {
+
+/// An engine's argument names by context ("serve", "router", "yaml", ...) and the values
+/// of its choice arguments (tests/data/engine-args/ENGINE.txt).
+struct LaunchEngineArgs {
+  std::map<std::string, std::set<std::string>> names;
+  std::map<std::string, std::set<std::string>> values;
+};
+
+LaunchEngineArgs launch_engine_args(const std::string& engine) {
+  std::ifstream f(std::string(CHALK_SOURCE_DIR) + "/tests/data/engine-args/" + engine + ".txt");
+  LaunchEngineArgs a;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream in(line);
+    std::string context, name, v;
+    in >> context >> name;
+    if (context == "value") {
+      while (in >> v) a.values[name].insert(v);
+    } else {
+      a.names[context].insert(name);
+    }
+  }
+  return a;
+}
+
+std::string launch_unquote(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), '"'), s.end());
+  s.erase(std::remove(s.begin(), s.end(), '\''), s.end());
+  return s;
+}
+
+/// The options of a script's exec command after its first line, each with the word after it ("" when the next
+/// word is another option or there is none).
+std::vector<std::pair<std::string, std::string>> launch_options_of(const std::string& script) {
+  std::istringstream in(script);
+  std::string line, words;
+  bool in_command = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("exec ", 0) == 0) {
+      in_command = true;  // the program and its subcommand ("python3 -m sglang.launch_server"): not the engine's options
+      continue;
+    }
+    if (!in_command) continue;
+    if (!line.empty() && line.back() == '\\') line.pop_back();
+    words += line + " ";
+  }
+  std::istringstream w(words);
+  std::vector<std::string> tokens;
+  for (std::string t; w >> t;) tokens.push_back(t);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i].size() < 2 || tokens[i][0] != '-' || tokens[i] == "-1") continue;
+    const bool has_value = i + 1 < tokens.size() && (tokens[i + 1][0] != '-' || tokens[i + 1] == "-1");
+    out.push_back({tokens[i], has_value ? launch_unquote(tokens[i + 1]) : ""});
+  }
+  return out;
+}
+
+/// A YAML file's keys as dotted paths, each with its scalar value ("" for a mapping or a list).
+std::vector<std::pair<std::string, std::string>> launch_yaml_keys(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  std::vector<std::pair<std::size_t, std::string>> stack;  // indentation, key
+  std::vector<std::pair<std::string, std::string>> out;
+  while (std::getline(in, line)) {
+    const std::size_t indent = line.find_first_not_of(' ');
+    if (indent == std::string::npos || line[indent] == '#' || line[indent] == '-') continue;
+    const std::size_t colon = line.find(':', indent);
+    if (colon == std::string::npos) continue;
+    while (!stack.empty() && stack.back().first >= indent) stack.pop_back();
+    std::string path;
+    for (const auto& s : stack) path += s.second + ".";
+    const std::string key = line.substr(indent, colon - indent);
+    std::string value = colon + 1 < line.size() ? line.substr(line.find_first_not_of(' ', colon + 1)) : "";
+    if (colon + 1 >= line.size() || line.find_first_not_of(' ', colon + 1) == std::string::npos) value = "";
+    out.push_back({path + key, value});
+    stack.push_back({indent, key});
+  }
+  return out;
+}
+
+/// Every flag, key and choice of `launches` is among its engine's own; returns how many were checked.
+int launch_check_against_engines(const std::vector<EngineLaunch>& launches) {
+  int checked = 0;
+  for (const auto& e : launches) {
+    const LaunchEngineArgs a = launch_engine_args(e.engine);
+    EXPECT_FALSE(a.names.empty()) << e.engine;
+    for (const auto& f : e.files) {
+      const std::string base = f.path.substr(f.path.rfind('/') + 1);
+      const bool yaml = base.size() > 5 && base.substr(base.size() - 5) == ".yaml";
+      const std::string context = yaml ? (base == "disagg.yaml" ? "disagg" : "yaml") : base == "proxy.sh" ? "proxy" : base == "router.sh" ? "router" : "serve";
+      for (const auto& [name, value] : yaml ? launch_yaml_keys(f.text) : launch_options_of(f.text)) {
+        EXPECT_TRUE(a.names.count(context) && a.names.at(context).count(name)) << e.engine << " " << f.path << ": " << name << " is not among the engine's " << context << " arguments";
+        if (a.values.count(name) && !value.empty()) {
+          EXPECT_TRUE(a.values.at(name).count(value)) << e.engine << " " << f.path << ": " << name << " " << value << " is not a choice it takes";
+        }
+        ++checked;
+      }
+    }
+  }
+  return checked;
+}
+
+LaunchTarget launch_test_target() {
+  LaunchTarget t;
+  t.model_name = "m";
+  t.model = "org/m";
+  t.system_name = "h100-sxm";
+  t.hbm_bytes_per_chip = 80e9;
+  t.policy = engine_policy("vllm");
+  t.max_model_len = 4096;
+  return t;
+}
+
+PlanCandidate launch_dp_attention_moe() {
+  PlanCandidate c;
+  c.replica_chips = 8;
+  c.replicas = 2;
+  c.chips = 16;
+  c.max_sequences = 256;
+  c.max_batched_tokens = 8192;
+  c.layout = "attention TP2, experts EP8";
+  c.parallel.tp_attention = 2;
+  c.parallel.tp_ffn = 2;
+  c.parallel.ep = 8;
+  c.weight_bytes_per_chip = 35e9;
+  return c;
+}
+
+const LaunchFile* launch_file_at(const std::vector<EngineLaunch>& l, const std::string& path) {
+  for (const auto& e : l) {
+    for (const auto& f : e.files) {
+      if (f.path == path) return &f;
+    }
+  }
+  return nullptr;
+}
+
+TEST(Launch, EveryFlagKeyAndChoiceWrittenIsOneTheEngineDefines) {
+  int checked = 0;
+  LaunchTarget t = launch_test_target();
+  PlanCandidate c = launch_dp_attention_moe();
+  t.moe = true;
+  // Aggregated, online FP8 weights and FP8 KV, DP attention with two micro-batches.
+  t.weights = DType::fp8;
+  t.kv = DType::fp8;
+  c.parallel.tp_attention = 1;
+  c.parallel.tp_ffn = 1;
+  c.parallel.overlap_micro_batches = true;
+  checked += launch_check_against_engines(launch_files(c, t));
+  // Disaggregated, KV reserved to completion, whole prompts, SGLang simulated, NVFP4 KV.
+  c.parallel.overlap_micro_batches = false;
+  c.disaggregated = true;
+  c.decode_replica_chips = 8;
+  c.decode_replicas = 3;
+  c.decode_parallel = c.parallel;
+  c.reserve_to_completion = true;
+  t.policy = engine_policy("sglang");
+  t.policy.chunked_prefill = false;
+  t.kv = DType::nvfp4;
+  checked += launch_check_against_engines(launch_files(c, t));
+  t.kv = DType::bf16;
+  t.policy = engine_policy("trtllm");
+  const auto l = launch_files(c, t);
+  checked += launch_check_against_engines(l);
+  ASSERT_EQ(l.size(), 3u);
+  for (const auto& e : l) EXPECT_TRUE(e.problem.empty()) << e.engine << ": " << e.problem;
+  EXPECT_NE(launch_file_at(l, "vllm/proxy.sh"), nullptr);
+  EXPECT_NE(launch_file_at(l, "sglang/router.sh"), nullptr);
+  EXPECT_NE(launch_file_at(l, "trtllm/disagg.yaml"), nullptr);
+  EXPECT_GE(checked, 150);
+}
+
+TEST(Launch, TheSimulatedDtypeParallelismAndBudgetsAreAllInTheFiles) {
+  LaunchTarget t = launch_test_target();
+  t.moe = true;
+  t.weights = DType::fp8;  // over a bf16 checkpoint
+  t.kv = DType::fp8;
+  const PlanCandidate c = launch_dp_attention_moe();
+  const auto l = launch_files(c, t);
+  ASSERT_EQ(l.size(), 3u);
+  EXPECT_EQ(l[0].engine, "vllm");  // the engine simulated comes first
+  EXPECT_TRUE(l[0].simulated);
+  // MoE, attention TP2 x 4 groups, experts EP8: vLLM TP2 x DP4 with expert parallelism
+  // (EP = TP x DP = 8), online FP8 weights, FP8 KV, memory 1 - 0.10, the cap and budget.
+  const std::string v = launch_file_at(l, "vllm/serve.sh")->text;
+  for (const char* want : {"MODEL=\"${MODEL:-org/m}\"", "exec vllm serve \"$MODEL\" \\\n", "--tensor-parallel-size 2 \\\n  --data-parallel-size 4 \\\n  --enable-expert-parallel \\\n",
+                           "--quantization fp8 \\\n", "--kv-cache-dtype fp8 \\\n", "--gpu-memory-utilization 0.9 \\\n", "--max-num-seqs 256 \\\n",
+                           "--max-num-batched-tokens 8192 \\\n", "--block-size 16 \\\n", "--enable-chunked-prefill \\\n", "--max-model-len 4096\n",
+                           "Run once per replica: 2 replicas x 8 chips"}) {
+    EXPECT_NE(v.find(want), std::string::npos) << want << "\n" << v;
+  }
+  // SGLang: all 8 chips in TP, DP attention over 4 groups, EP8; FP8 E4M3 KV.
+  const std::string s = launch_file_at(l, "sglang/serve.sh")->text;
+  for (const char* want : {"--model-path \"$MODEL\"", "--tp-size 8 \\\n  --dp-size 4 \\\n  --enable-dp-attention \\\n  --ep-size 8 \\\n", "--quantization fp8",
+                           "--kv-cache-dtype fp8_e4m3", "--mem-fraction-static 0.9", "--max-running-requests 256", "--chunked-prefill-size 8192",
+                           "--context-length 4096"}) {
+    EXPECT_NE(s.find(want), std::string::npos) << want << "\n" << s;
+  }
+  EXPECT_EQ(s.find("--page-size"), std::string::npos);  // vLLM's block size was simulated, not SGLang's
+  EXPECT_NE(launch_file_at(l, "sglang/router.sh")->text.find("--worker-urls \"${WORKER_URL_0:-http://localhost:30000}\" \"${WORKER_URL_1:-http://localhost:30001}\""),
+            std::string::npos);
+  // TensorRT-LLM cannot run attention TP2 x 4 (its attention DP is TP1 per rank).
+  EXPECT_EQ(l[2].engine, "trtllm");
+  EXPECT_EQ(l[2].problem, "TensorRT-LLM cannot run this layout: attention TP2 x 4 (enable_attention_dp runs attention TP1 on every rank)");
+  EXPECT_TRUE(l[2].files.empty());
+}
+
+TEST(Launch, TensorRtLlmSettingsAreARealYamlFile) {
+  LaunchTarget t = launch_test_target();
+  t.moe = true;
+  t.kv = DType::fp8;
+  PlanCandidate c = launch_dp_attention_moe();
+  c.parallel.tp_attention = 1;  // attention DP over all 8 chips
+  c.parallel.tp_ffn = 1;
+  const auto l = launch_files(c, t);
+  const std::string serve = launch_file_at(l, "trtllm/serve.sh")->text;
+  for (const char* want : {"--tp_size 8 \\\n  --ep_size 8 \\\n", "--max_batch_size 256", "--max_num_tokens 8192", "--max_seq_len 4096", "--enable_chunked_prefill",
+                           "--extra_llm_api_options \"$(dirname \"$0\")/extra_llm_api_options.yaml\"\n"}) {
+    EXPECT_NE(serve.find(want), std::string::npos) << want << "\n" << serve;
+  }
+  // The KV cache's share of what 35 GB of weights leave of 80 GB: (72 - 35) / (80 - 35) = 0.822.
+  const std::string y = launch_file_at(l, "trtllm/extra_llm_api_options.yaml")->text;
+  const auto keys = launch_yaml_keys(y);
+  const std::map<std::string, std::string> kv(keys.begin(), keys.end());
+  EXPECT_EQ(kv.at("enable_attention_dp"), "true");
+  EXPECT_EQ(kv.at("kv_cache_config.dtype"), "fp8");
+  EXPECT_EQ(kv.at("kv_cache_config.free_gpu_memory_fraction"), "0.822");
+  EXPECT_EQ(kv.at("scheduler_config.capacity_scheduler_policy"), "MAX_UTILIZATION");  // KV on demand, as simulated
+  // Reserved to completion: TensorRT-LLM's GUARANTEED_NO_EVICT; vLLM says it has no flag.
+  c.reserve_to_completion = true;
+  const auto r = launch_files(c, t);
+  EXPECT_NE(launch_file_at(r, "trtllm/extra_llm_api_options.yaml")->text.find("capacity_scheduler_policy: GUARANTEED_NO_EVICT\n"), std::string::npos);
+  EXPECT_NE(launch_file_at(r, "vllm/serve.sh")->text.find("# Simulated with KV reserved to completion at admission; vLLM takes KV blocks on demand and has no flag for it."),
+            std::string::npos);
+}
+
+TEST(Launch, DisaggregatedPlansGetTheRouterEachEngineDocuments) {
+  LaunchTarget t = launch_test_target();
+  PlanCandidate c;
+  c.disaggregated = true;
+  c.replica_chips = 2, c.replicas = 1, c.decode_replica_chips = 4, c.decode_replicas = 2, c.chips = 10;
+  c.max_sequences = 128, c.max_batched_tokens = 8192;
+  c.layout = "TP2", c.decode_layout = "TP4";
+  c.parallel.tp_attention = 2, c.parallel.tp_ffn = 2;
+  c.decode_parallel.tp_attention = 4, c.decode_parallel.tp_ffn = 4;
+  const auto l = launch_files(c, t);
+  const std::string pre = launch_file_at(l, "vllm/prefill.sh")->text, dec = launch_file_at(l, "vllm/decode.sh")->text;
+  EXPECT_NE(pre.find("--tensor-parallel-size 2 \\\n"), std::string::npos) << pre;
+  EXPECT_NE(dec.find("--tensor-parallel-size 4 \\\n"), std::string::npos) << dec;
+  EXPECT_NE(dec.find("--kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'\n"), std::string::npos) << dec;
+  const std::string proxy = launch_file_at(l, "vllm/proxy.sh")->text;
+  EXPECT_NE(proxy.find("PREFILL_PORTS=\"${PREFILL_PORTS:-8100}\""), std::string::npos) << proxy;
+  EXPECT_NE(proxy.find("DECODE_PORTS=\"${DECODE_PORTS:-8200 8201}\""), std::string::npos) << proxy;
+  const std::string router = launch_file_at(l, "sglang/router.sh")->text;
+  EXPECT_NE(router.find("--pd-disaggregation \\\n  --prefill \"${PREFILL_URL_0:-http://localhost:30000}\" 8998 \\\n  --decode "), std::string::npos) << router;
+  EXPECT_NE(launch_file_at(l, "sglang/decode.sh")->text.find("--disaggregation-mode decode"), std::string::npos);
+  const auto d = launch_yaml_keys(launch_file_at(l, "trtllm/disagg.yaml")->text);
+  const std::map<std::string, std::string> m(d.begin(), d.end());
+  EXPECT_EQ(m.at("context_servers.num_instances"), "1");
+  EXPECT_EQ(m.at("generation_servers.num_instances"), "2");
+  EXPECT_NE(launch_file_at(l, "trtllm/decode.yaml")->text.find("cache_transceiver_config:\n  backend: DEFAULT\n"), std::string::npos);
+  EXPECT_NE(launch_file_at(l, "trtllm/router.sh")->text.find("exec trtllm-serve disaggregated \\\n  -c \"$(dirname \"$0\")/disagg.yaml\"\n"), std::string::npos);
+}
+
+TEST(Launch, LinesContinueWithABackslashAndOnlyTheLastEndsTheCommand) {
+  LaunchTarget t = launch_test_target();
+  const auto l = launch_files(launch_dp_attention_moe(), t);
+  for (const auto& e : l) {
+    for (const auto& f : e.files) {
+      if (!f.executable) continue;
+      EXPECT_EQ(f.text.rfind("#!/bin/sh\n", 0), 0u) << f.path;
+      const auto at = f.text.find("\nexec ");
+      ASSERT_NE(at, std::string::npos) << f.path;
+      std::istringstream in(f.text.substr(at + 1));
+      std::vector<std::string> lines;
+      for (std::string x; std::getline(in, x);) lines.push_back(x);
+      ASSERT_GE(lines.size(), 2u) << f.path;
+      for (std::size_t i = 0; i + 1 < lines.size(); ++i) EXPECT_EQ(lines[i].substr(lines[i].size() - 2), " \\") << f.path << ": " << lines[i];
+      EXPECT_NE(lines.back().back(), '\\') << f.path;
+    }
+  }
+}
+
+TEST(Launch, WeightsTheEngineCannotQuantizeOnlineNeedAStatedCheckpoint) {
+  LaunchTarget t = launch_test_target();
+  t.weights = DType::nvfp4;  // over a bf16 checkpoint: no engine quantizes to NVFP4 on load here
+  PlanCandidate c = launch_dp_attention_moe();
+  c.parallel = {};
+  c.parallel.tp_attention = 8, c.parallel.tp_ffn = 8;
+  auto l = launch_files(c, t);
+  const std::string v = launch_file_at(l, "vllm/serve.sh")->text;
+  EXPECT_NE(v.find("MODEL=\"${MODEL:?set MODEL to a checkpoint of org/m with nvfp4 weights: chalk simulated nvfp4 and vLLM quantizes online only to fp8, from a 16-bit checkpoint}\""),
+            std::string::npos) << v;
+  EXPECT_EQ(v.find("--quantization"), std::string::npos);
+  // TensorRT-LLM reads the quantization from the checkpoint, even for FP8.
+  t.weights = DType::fp8;
+  l = launch_files(c, t);
+  EXPECT_NE(launch_file_at(l, "trtllm/serve.sh")->text.find("MODEL=\"${MODEL:?set MODEL to a checkpoint of org/m with fp8 weights"), std::string::npos);
+  EXPECT_NE(launch_file_at(l, "vllm/serve.sh")->text.find("--quantization fp8"), std::string::npos);
+  // No repository known: the scripts ask for one.
+  t.weights.reset();
+  t.model.reset();
+  l = launch_files(c, t);
+  EXPECT_NE(launch_file_at(l, "sglang/serve.sh")->text.find("MODEL=\"${MODEL:?set MODEL to the HF repo id or local directory of m's weights}\""), std::string::npos);
+  // A KV format an engine lacks: that engine writes nothing and says why.
+  t.kv = DType::int8;
+  l = launch_files(c, t);
+  EXPECT_EQ(l[0].problem, "vLLM has no int8 KV cache (--kv-cache-dtype takes auto, fp8, fp8_e5m2, fp8_e4m3)");
+  EXPECT_TRUE(l[0].files.empty());
+}
+
+TEST(Launch, EachEngineStatesTheSimulatedLayoutOrSaysItCannot) {
+  LaunchTarget t = launch_test_target();
+  t.moe = true;
+  PlanCandidate c = launch_dp_attention_moe();
+  c.replicas = 1;
+  // Experts EP4 x TP2 on 8 chips: vLLM's expert parallelism spans all TP x DP ranks.
+  c.parallel = {};
+  c.parallel.tp_attention = 8, c.parallel.tp_ffn = 8, c.parallel.ep = 4, c.parallel.tp_expert = 2;
+  auto l = launch_files(c, t);
+  EXPECT_EQ(l[0].problem, "vLLM cannot run this layout: EP4 over 8 chips (--enable-expert-parallel spreads experts over all TP x DP ranks)");
+  EXPECT_NE(launch_file_at(l, "trtllm/serve.sh")->text.find("--tp_size 8 \\\n  --ep_size 4 \\\n"), std::string::npos);
+  EXPECT_EQ(launch_file_at(l, "sglang/router.sh"), nullptr);  // one replica: no router
+  // A dense model's attention TP1 x 3 under FFN TP3: no engine's flags say it.
+  t.moe = false;
+  c.replica_chips = 3;
+  c.parallel = {};
+  c.parallel.tp_attention = 1, c.parallel.tp_ffn = 3;
+  l = launch_files(c, t);
+  for (const auto& e : l) EXPECT_NE(e.problem.find("cannot run this layout: attention TP1 x 3 under one FFN TP3"), std::string::npos) << e.engine;
+}
+
+TEST(Launch, APlansChoiceLaunchesWithItsOwnCapAndLayout) {
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec s = load_system("h100-sxm");
+  DeploymentOptions base;
+  base.mechanisms.enabled = true;
+  TrafficSpec ts;
+  ts.rate_per_s = 20;
+  ts.requests = 300;
+  ts.input = {LengthDist::Kind::fixed, 1024, 1, 0, 0};
+  ts.output = {LengthDist::Kind::fixed, 128, 1, 0, 0};
+  const auto reqs = generate_traffic(ts);
+  PlanOptions o;
+  o.chip_budget = 4;
+  o.slo.ttft_s = 0.5;
+  o.aggregated = true;
+  o.disaggregated = false;
+  const PlanReport r = plan_deployment(m, s, base, reqs, o);
+  ASSERT_TRUE(r.best.has_value()) << r.why_none;
+  const PlanCandidate& b = r.evaluated[*r.best];
+  LaunchTarget t = launch_test_target();
+  t.model = "meta-llama/Meta-Llama-3.1-8B";
+  const auto l = launch_files(b, t);
+  const std::string v = launch_file_at(l, "vllm/serve.sh")->text;
+  EXPECT_NE(v.find("--tensor-parallel-size " + std::to_string(b.parallel.tp_attention > 0 ? b.parallel.tp_attention : b.replica_chips) + " \\\n"),
+            std::string::npos) << v;
+  EXPECT_NE(v.find("--max-num-seqs " + std::to_string(b.max_sequences) + " \\\n"), std::string::npos) << v;
+  EXPECT_NE(v.find("--max-num-batched-tokens 8192 \\\n"), std::string::npos) << v;
+  EXPECT_GT(launch_check_against_engines(l), 30);
+}
+
+}  // namespace
+}  // namespace chalk::sim
