@@ -78,16 +78,33 @@ std::string dq(const std::string& text) {
   return out;
 }
 
-std::string pool_words(const Pool& p) {
-  return std::to_string(p.replicas) + (p.replicas == 1 ? " replica" : " replicas") + " x " + std::to_string(p.d.chips) +
-         (p.d.chips == 1 ? " chip" : " chips") + " (" + p.layout + ")";
-}
+std::string pool_words(const Pool& p) { return count(p.replicas, "replica") + " x " + count(p.d.chips, "chip") + " (" + p.layout + ")"; }
 
 }  // namespace
 
+std::string count(int64_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+std::string comment(const std::string& text) {
+  constexpr std::size_t kWidth = 96;  // "# " + text within 98 columns: chalk's output fits 100
+  std::string out, line;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(at, end - at);
+    if (!line.empty() && line.size() + 1 + word.size() > kWidth) {
+      out += "# " + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    at = end + 1;
+  }
+  return out + (line.empty() && !out.empty() ? "" : "#" + std::string(line.empty() ? "" : " ") + line + "\n");
+}
+
 std::string render(const Script& s) {
   std::string out = "#!/bin/sh\n";
-  for (const auto& c : s.comments) out += c.empty() ? "#\n" : "# " + c + "\n";
+  for (const auto& c : s.comments) out += comment(c);
   out += "set -eu\n";
   for (const auto& v : s.vars) out += v + "\n";
   for (std::size_t i = 0; i < s.command.size(); ++i) {
@@ -96,14 +113,21 @@ std::string render(const Script& s) {
   return out;
 }
 
-std::string model_var(const LaunchTarget& t, WeightPlan plan, const std::string& engine, const std::string& why) {
+std::string model_var(const LaunchTarget& t, WeightPlan plan) {
   if (plan == WeightPlan::needs_checkpoint) {
-    const std::string of = t.model ? *t.model : t.model_name;
-    return "MODEL=\"${MODEL:?set MODEL to a checkpoint of " + dq(of) + " with " + std::string(to_string(*t.weights)) +
-           " weights: chalk simulated " + std::string(to_string(*t.weights)) + " and " + engine + " " + why + "}\"";
+    return "MODEL=\"${MODEL:?set MODEL to a checkpoint with " + std::string(to_string(*t.weights)) + " weights}\"";
   }
-  if (!t.model) return "MODEL=\"${MODEL:?set MODEL to the HF repo id or local directory of " + dq(t.model_name) + "'s weights}\"";
+  if (!t.model) return "MODEL=\"${MODEL:?set MODEL to the HF repo id or local directory of " + dq(t.model_name) + "}\"";
   return "MODEL=\"${MODEL:-" + dq(*t.model) + "}\"";
+}
+
+std::string model_note(const LaunchTarget& t, WeightPlan plan, const std::string& engine, const std::string& why) {
+  if (plan == WeightPlan::needs_checkpoint) {
+    return "chalk simulated " + std::string(to_string(*t.weights)) + " weights and " + engine + " " + why + ": MODEL must name a checkpoint of " +
+           (t.model ? *t.model : t.model_name) + " in " + std::string(to_string(*t.weights)) + ".";
+  }
+  if (!t.model) return "chalk knows no repository of " + t.model_name + "'s weights: MODEL must name one.";
+  return "";
 }
 
 std::vector<std::string> header(const PlanCandidate& c, const LaunchTarget& t, const std::string& engine_title, const std::string& engine,
@@ -111,7 +135,7 @@ std::vector<std::string> header(const PlanCandidate& c, const LaunchTarget& t, c
   std::vector<std::string> h;
   std::string what = p.role.empty() ? "server" : p.role == "prefill" ? "prefill server" : "decode server";
   h.push_back(engine_title + " " + what + " for `chalk plan`: " + t.model_name + " on " + t.system_name + ", " +
-              (c.disaggregated ? "disaggregated" : "aggregated") + ", " + std::to_string(c.chips) + " chips in all.");
+              (c.disaggregated ? "disaggregated" : "aggregated") + ", " + count(c.chips, "chip") + " in all.");
   h.push_back((p.role.empty() ? "Run once per replica: " : "Run once per replica of the " + p.role + " pool: ") + pool_words(p) + ".");
   h.push_back("Per replica at most " + std::to_string(c.max_sequences) + " running requests and " + std::to_string(c.max_batched_tokens) +
               " tokens a step; weights " + std::string(to_string(t.weights.value_or(t.checkpoint_weights))) + ", KV cache " +

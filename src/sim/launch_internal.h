@@ -55,13 +55,23 @@ struct Script {
 std::string render(const Script& s);
 
 /// The MODEL line: `MODEL="${MODEL:-repo}"`, or `MODEL="${MODEL:?...}"` when no repository is
-/// known or the weight plan needs another checkpoint (`engine` and `why` explain which).
-std::string model_var(const LaunchTarget& t, WeightPlan plan, const std::string& engine, const std::string& why);
+/// known or the weight plan needs another checkpoint.
+std::string model_var(const LaunchTarget& t, WeightPlan plan);
+
+/// The comment saying why MODEL must be set ("" when it has a default): `engine` and `why`
+/// say why the simulated weights need their own checkpoint.
+std::string model_note(const LaunchTarget& t, WeightPlan plan, const std::string& engine, const std::string& why);
+
+/// `text` as shell or YAML comment lines, "# " each, wrapped at spaces within 98 columns.
+std::string comment(const std::string& text);
 
 /// The comments every script opens with: what chalk planned, which scheduler was simulated,
 /// where the flags were checked, and what the pool runs.
 std::vector<std::string> header(const PlanCandidate& c, const LaunchTarget& t, const std::string& engine_title,
                                 const std::string& engine, const std::string& checked_at, const Pool& p);
+
+/// "1 chip", "8 chips": `n` and `word`, with an "s" unless n is 1.
+std::string count(int64_t n, const std::string& word);
 
 /// A fraction written with 3 decimals, trailing zeros dropped ("0.9", "0.873").
 std::string fraction(double x);

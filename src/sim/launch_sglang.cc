@@ -24,7 +24,7 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   const WeightPlan w = weight_plan(t, true);
   Script s;
   s.comments = header(c, t, "SGLang", "sglang", kSglangSource, p);
-  s.comments.push_back("Give each replica its own " + std::to_string(p.d.chips) + " GPUs (CUDA_VISIBLE_DEVICES) and its own PORT" +
+  s.comments.push_back("Give each replica its own " + count(p.d.chips, "GPU") + " (CUDA_VISIBLE_DEVICES) and its own PORT" +
                        (p.replicas > 1 || !p.role.empty() ? " (router.sh lists them)." : "."));
   if (p.role == "prefill") {
     s.comments.push_back("Each prefill server also listens on its bootstrap port, " + std::to_string(kBootstrapPort) +
@@ -33,7 +33,8 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   if (c.reserve_to_completion) {
     s.comments.push_back("Simulated with KV reserved to completion at admission; SGLang has no flag for it.");
   }
-  s.vars.push_back(model_var(t, w, "SGLang", "quantizes online only to fp8, from a 16-bit checkpoint"));
+  if (const std::string note = model_note(t, w, "SGLang", "quantizes online only to fp8, from a 16-bit checkpoint"); !note.empty()) s.comments.push_back(note);
+  s.vars.push_back(model_var(t, w));
   s.vars.push_back("PORT=\"${PORT:-" + std::to_string(p.role == "decode" ? kDecodePort : kServePort) + "}\"");
   s.command = {"python3 -m sglang.launch_server", "--model-path \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\"",
                "--tp-size " + std::to_string(p.d.chips)};
@@ -66,8 +67,8 @@ std::string url_var(const std::string& name, int64_t i, int64_t port) {
 std::string router(const PlanCandidate& c, const LaunchTarget& t) {
   Script s;
   s.comments = {std::string("SGLang router for `chalk plan`: ") + t.model_name + " on " + t.system_name + ", " +
-                    (c.disaggregated ? std::to_string(c.replicas) + " prefill and " + std::to_string(c.decode_replicas) + " decode replicas."
-                                     : std::to_string(c.replicas) + " replicas."),
+                    (c.disaggregated ? count(c.replicas, "prefill replica") + " and " + count(c.decode_replicas, "decode replica") + "."
+                                     : count(c.replicas, "replica") + "."),
                 c.disaggregated ? "It sends each request to a prefill server (prefill.sh, with its bootstrap port) and a decode server (decode.sh)."
                                 : "It spreads the requests over the replicas (serve.sh).",
                 "Set each replica's URL (PREFILL_URL_i, DECODE_URL_i, WORKER_URL_i) to where it was started.",

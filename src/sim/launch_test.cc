@@ -249,7 +249,7 @@ TEST(Launch, TensorRtLlmSettingsAreARealYamlFile) {
   c.reserve_to_completion = true;
   const auto r = launch_files(c, t);
   EXPECT_NE(launch_file_at(r, "trtllm/extra_llm_api_options.yaml")->text.find("capacity_scheduler_policy: GUARANTEED_NO_EVICT\n"), std::string::npos);
-  EXPECT_NE(launch_file_at(r, "vllm/serve.sh")->text.find("# Simulated with KV reserved to completion at admission; vLLM takes KV blocks on demand and has no flag for it."),
+  EXPECT_NE(launch_file_at(r, "vllm/serve.sh")->text.find("# Simulated with KV reserved to completion at admission; vLLM takes KV blocks on demand"),
             std::string::npos);
 }
 
@@ -268,8 +268,8 @@ TEST(Launch, DisaggregatedPlansGetTheRouterEachEngineDocuments) {
   EXPECT_NE(dec.find("--tensor-parallel-size 4 \\\n"), std::string::npos) << dec;
   EXPECT_NE(dec.find("--kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'\n"), std::string::npos) << dec;
   const std::string proxy = launch_file_at(l, "vllm/proxy.sh")->text;
-  EXPECT_NE(proxy.find("PREFILL_PORTS=\"${PREFILL_PORTS:-8100}\""), std::string::npos) << proxy;
-  EXPECT_NE(proxy.find("DECODE_PORTS=\"${DECODE_PORTS:-8200 8201}\""), std::string::npos) << proxy;
+  EXPECT_NE(proxy.find("--prefiller-ports \\\n    \"${PREFILL_PORT_0:-8100}\" \\\n  --decoder-hosts"), std::string::npos) << proxy;
+  EXPECT_NE(proxy.find("--decoder-ports \\\n    \"${DECODE_PORT_0:-8200}\" \\\n    \"${DECODE_PORT_1:-8201}\"\n"), std::string::npos) << proxy;
   const std::string router = launch_file_at(l, "sglang/router.sh")->text;
   EXPECT_NE(router.find("--pd-disaggregation \\\n  --prefill \"${PREFILL_URL_0:-http://localhost:30000}\" 8998 \\\n  --decode "), std::string::npos) << router;
   EXPECT_NE(launch_file_at(l, "sglang/decode.sh")->text.find("--disaggregation-mode decode"), std::string::npos);
@@ -300,6 +300,29 @@ TEST(Launch, LinesContinueWithABackslashAndOnlyTheLastEndsTheCommand) {
   }
 }
 
+TEST(Launch, EveryLineFitsChalksHundredColumns) {
+  // chalk's text output fits 100 columns (apps/chalk/wrap.h); the files it prints do too, so
+  // the wrapper never breaks a line of them. A disaggregated MoE plan with every note.
+  LaunchTarget t = launch_test_target();
+  t.model = "meta-llama/Llama-4-Maverick-17B-128E-Instruct";
+  t.model_name = "llama-4-maverick-17b-128e";
+  t.system_name = "gb200-nvl72";
+  t.moe = true;
+  t.weights = DType::nvfp4;
+  PlanCandidate c = launch_dp_attention_moe();
+  c.parallel.tp_attention = 1, c.parallel.tp_ffn = 1;
+  c.disaggregated = true, c.decode_replica_chips = 8, c.decode_replicas = 12, c.decode_parallel = c.parallel;
+  c.reserve_to_completion = true;
+  int lines = 0;
+  for (const auto& e : launch_files(c, t)) {
+    for (const auto& f : e.files) {
+      std::istringstream in(f.text);
+      for (std::string x; std::getline(in, x); ++lines) EXPECT_LE(x.size(), 100u) << f.path << ": " << x;
+    }
+  }
+  EXPECT_GT(lines, 150);
+}
+
 TEST(Launch, WeightsTheEngineCannotQuantizeOnlineNeedAStatedCheckpoint) {
   LaunchTarget t = launch_test_target();
   t.weights = DType::nvfp4;  // over a bf16 checkpoint: no engine quantizes to NVFP4 on load here
@@ -308,19 +331,21 @@ TEST(Launch, WeightsTheEngineCannotQuantizeOnlineNeedAStatedCheckpoint) {
   c.parallel.tp_attention = 8, c.parallel.tp_ffn = 8;
   auto l = launch_files(c, t);
   const std::string v = launch_file_at(l, "vllm/serve.sh")->text;
-  EXPECT_NE(v.find("MODEL=\"${MODEL:?set MODEL to a checkpoint of org/m with nvfp4 weights: chalk simulated nvfp4 and vLLM quantizes online only to fp8, from a 16-bit checkpoint}\""),
-            std::string::npos) << v;
+  EXPECT_NE(v.find("\nMODEL=\"${MODEL:?set MODEL to a checkpoint with nvfp4 weights}\"\n"), std::string::npos) << v;
+  EXPECT_NE(v.find("# chalk simulated nvfp4 weights and vLLM quantizes online only to fp8, from a 16-bit"), std::string::npos) << v;
   EXPECT_EQ(v.find("--quantization"), std::string::npos);
   // TensorRT-LLM reads the quantization from the checkpoint, even for FP8.
   t.weights = DType::fp8;
   l = launch_files(c, t);
-  EXPECT_NE(launch_file_at(l, "trtllm/serve.sh")->text.find("MODEL=\"${MODEL:?set MODEL to a checkpoint of org/m with fp8 weights"), std::string::npos);
+  EXPECT_NE(launch_file_at(l, "trtllm/serve.sh")->text.find("MODEL=\"${MODEL:?set MODEL to a checkpoint with fp8 weights}\""), std::string::npos);
+  EXPECT_NE(launch_file_at(l, "trtllm/serve.sh")->text.find("name a checkpoint of org/m in fp8."),
+            std::string::npos);
   EXPECT_NE(launch_file_at(l, "vllm/serve.sh")->text.find("--quantization fp8"), std::string::npos);
   // No repository known: the scripts ask for one.
   t.weights.reset();
   t.model.reset();
   l = launch_files(c, t);
-  EXPECT_NE(launch_file_at(l, "sglang/serve.sh")->text.find("MODEL=\"${MODEL:?set MODEL to the HF repo id or local directory of m's weights}\""), std::string::npos);
+  EXPECT_NE(launch_file_at(l, "sglang/serve.sh")->text.find("MODEL=\"${MODEL:?set MODEL to the HF repo id or local directory of m}\""), std::string::npos);
   // A KV format an engine lacks: that engine writes nothing and says why.
   t.kv = DType::int8;
   l = launch_files(c, t);

@@ -21,12 +21,12 @@ constexpr int64_t kContextPort = 8100, kGenerationPort = 8200;
 std::string yaml_name(const Pool& p) { return p.role.empty() ? "extra_llm_api_options.yaml" : p.role + ".yaml"; }
 
 std::string options(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) {
-  std::string y = "# TensorRT-LLM LLM API options for `chalk plan`'s " + (p.role.empty() ? std::string("servers") : p.role + " servers") +
-                  " (" + t.model_name + " on " + t.system_name + "):\n# trtllm-serve --extra_llm_api_options " + yaml_name(p) +
-                  " (serve.sh passes it). Keys checked against tests/data/engine-args/trtllm.txt.\n";
+  std::string y = comment("TensorRT-LLM LLM API options for `chalk plan`'s " + (p.role.empty() ? std::string("servers") : p.role + " servers") +
+                          " (" + t.model_name + " on " + t.system_name + "): trtllm-serve --extra_llm_api_options " + yaml_name(p) + " (" +
+                          (p.role.empty() ? std::string("serve") : p.role) + ".sh passes it). Keys checked against chalk's tests/data/engine-args/trtllm.txt.");
   if (p.d.dp > 1) y += "enable_attention_dp: true\n";
   y += "kv_cache_config:\n  dtype: " + kv_dtype(t.kv) + "\n";
-  y += "  # the KV cache's share of what the weights leave on a chip: ((1 - " + fraction(t.memory_reserve_fraction) + ") x HBM - weights) / (HBM - weights)\n";
+  y += "  # KV share of what the weights leave on a chip: ((1 - " + fraction(t.memory_reserve_fraction) + ") HBM - weights) / (HBM - weights)\n";
   y += "  free_gpu_memory_fraction: " + fraction(trtllm_kv_fraction(t, p.weight_bytes_per_chip)) + "\n";
   y += "scheduler_config:\n  # KV " + std::string(c.reserve_to_completion ? "reserved to completion at admission" : "taken on demand") +
        ", as simulated\n  capacity_scheduler_policy: " + (c.reserve_to_completion ? "GUARANTEED_NO_EVICT" : "MAX_UTILIZATION") + "\n";
@@ -38,9 +38,10 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   const WeightPlan w = weight_plan(t, false);
   Script s;
   s.comments = header(c, t, "TensorRT-LLM", "trtllm", kTrtllmSource, p);
-  s.comments.push_back("Give each replica its own " + std::to_string(p.d.chips) + " GPUs (CUDA_VISIBLE_DEVICES) and its own PORT" +
+  s.comments.push_back("Give each replica its own " + count(p.d.chips, "GPU") + " (CUDA_VISIBLE_DEVICES) and its own PORT" +
                        (p.role.empty() ? (p.replicas > 1 ? ", behind a load balancer." : ".") : " (disagg.yaml lists them)."));
-  s.vars.push_back(model_var(t, w, "trtllm-serve", "reads the quantization from the checkpoint"));
+  if (const std::string note = model_note(t, w, "trtllm-serve", "reads the quantization from the checkpoint"); !note.empty()) s.comments.push_back(note);
+  s.vars.push_back(model_var(t, w));
   s.vars.push_back("PORT=\"${PORT:-" + std::to_string(p.role.empty() ? 8000 : p.role == "prefill" ? kContextPort : kGenerationPort) + "}\"");
   s.command = {"trtllm-serve \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\"", "--backend pytorch", "--tp_size " + std::to_string(p.d.chips)};
   if (t.moe && p.d.ep > 1) s.command.push_back("--ep_size " + std::to_string(p.d.ep));
@@ -59,8 +60,8 @@ std::string urls(int64_t n, int64_t port) {
 }
 
 std::string disagg(const PlanCandidate& c, const LaunchTarget& t) {
-  return "# trtllm-serve disaggregated -c disagg.yaml (router.sh) for `chalk plan`: " + t.model_name + " on " + t.system_name +
-         ".\n# Set each url to where that context (prefill.sh) or generation (decode.sh) server runs.\n"
+  return comment("trtllm-serve disaggregated -c disagg.yaml (router.sh) for `chalk plan`: " + t.model_name + " on " + t.system_name +
+                 ". Set each url to where that context (prefill.sh) or generation (decode.sh) server runs.") +
          "hostname: 0.0.0.0\nport: 8000\nbackend: pytorch\ncontext_servers:\n  num_instances: " +
          std::to_string(c.replicas) + "\n  urls:\n" + urls(c.replicas, kContextPort) +
          "generation_servers:\n  num_instances: " + std::to_string(c.decode_replicas) + "\n  urls:\n" + urls(c.decode_replicas, kGenerationPort);
@@ -69,7 +70,7 @@ std::string disagg(const PlanCandidate& c, const LaunchTarget& t) {
 std::string router(const PlanCandidate& c, const LaunchTarget& t) {
   Script s;
   s.comments = {"TensorRT-LLM disaggregated server for `chalk plan`: " + t.model_name + " on " + t.system_name + ", " +
-                    std::to_string(c.replicas) + " context and " + std::to_string(c.decode_replicas) + " generation servers (disagg.yaml).",
+                    count(c.replicas, "context server") + " and " + count(c.decode_replicas, "generation server") + " (disagg.yaml).",
                 std::string("Flags checked against ") + kTrtllmSource + "."};
   s.command = {"trtllm-serve disaggregated", "-c \"$(dirname \"$0\")/disagg.yaml\""};
   return render(s);

@@ -21,12 +21,13 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   const WeightPlan w = weight_plan(t, true);
   Script s;
   s.comments = header(c, t, "vLLM", "vllm", kVllmSource, p);
-  s.comments.push_back("Give each replica its own " + std::to_string(p.d.chips) + " GPUs (CUDA_VISIBLE_DEVICES) and its own PORT" +
+  s.comments.push_back("Give each replica its own " + count(p.d.chips, "GPU") + " (CUDA_VISIBLE_DEVICES) and its own PORT" +
                        (p.role.empty() ? (p.replicas > 1 ? ", behind a load balancer." : ".") : " (proxy.sh lists them)."));
   if (c.reserve_to_completion) {
     s.comments.push_back("Simulated with KV reserved to completion at admission; vLLM takes KV blocks on demand and has no flag for it.");
   }
-  s.vars.push_back(model_var(t, w, "vLLM", "quantizes online only to fp8, from a 16-bit checkpoint"));
+  if (const std::string note = model_note(t, w, "vLLM", "quantizes online only to fp8, from a 16-bit checkpoint"); !note.empty()) s.comments.push_back(note);
+  s.vars.push_back(model_var(t, w));
   const int64_t port = p.role.empty() ? 8000 : p.role == "prefill" ? kPrefillPort : kDecodePort;
   s.vars.push_back("PORT=\"${PORT:-" + std::to_string(port) + "}\"");
   s.command = {"vllm serve \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\"", "--tensor-parallel-size " + std::to_string(p.d.tp)};
@@ -45,34 +46,29 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   return render(s);
 }
 
-std::string list(int64_t n, const std::string& word, int64_t first_port, bool ports) {
-  std::string out;
-  for (int64_t i = 0; i < n; ++i) out += (i ? " " : "") + (ports ? std::to_string(first_port + i) : word);
-  return out;
+/// The proxy's arguments for one pool: `flag` then one "${VAR_i:-default}" line per replica.
+void per_replica(std::vector<std::string>& command, const std::string& flag, const std::string& var, int64_t n, int64_t port) {
+  command.push_back(flag);
+  for (int64_t i = 0; i < n; ++i) {
+    command.push_back("  \"${" + var + "_" + std::to_string(i) + ":-" + (port > 0 ? std::to_string(port + i) : std::string("localhost")) + "}\"");
+  }
 }
 
 std::string proxy(const PlanCandidate& c, const LaunchTarget& t) {
   Script s;
-  s.comments = {"vLLM disaggregation proxy for `chalk plan`: " + t.model_name + " on " + t.system_name + ", " + std::to_string(c.replicas) +
-                    " prefill and " + std::to_string(c.decode_replicas) + " decode replicas.",
-                "It sends each request to a prefill server (prefill.sh), then streams the decode server's answer (decode.sh),",
-                "the KV cache moving between them by NixlConnector. The proxy is the one vLLM's NixlConnector guide runs:",
+  s.comments = {"vLLM disaggregation proxy for `chalk plan`: " + t.model_name + " on " + t.system_name + ", " + count(c.replicas, "prefill replica") +
+                    " and " + count(c.decode_replicas, "decode replica") + ".",
+                "It sends each request to a prefill server (prefill.sh), then streams the decode server's answer (decode.sh), the KV "
+                "cache moving between them by NixlConnector. It is the proxy vLLM's NixlConnector guide runs, "
                 "tests/v1/kv_connector/nixl_integration/toy_proxy_server.py of a vLLM source checkout (VLLM_SRC).",
-                "PREFILL_HOSTS/PREFILL_PORTS and DECODE_HOSTS/DECODE_PORTS: one entry per replica, where each was started.",
+                "PREFILL_HOST_i/PREFILL_PORT_i and DECODE_HOST_i/DECODE_PORT_i: where each replica was started.",
                 std::string("Flags checked against ") + kVllmSource + "."};
-  s.vars = {"VLLM_SRC=\"${VLLM_SRC:?set VLLM_SRC to a vLLM source checkout: the proxy is its tests/v1/kv_connector/nixl_integration/toy_proxy_server.py}\"",
-            "PORT=\"${PORT:-8000}\"",
-            "PREFILL_HOSTS=\"${PREFILL_HOSTS:-" + list(c.replicas, "localhost", 0, false) + "}\"",
-            "PREFILL_PORTS=\"${PREFILL_PORTS:-" + list(c.replicas, "", kPrefillPort, true) + "}\"",
-            "DECODE_HOSTS=\"${DECODE_HOSTS:-" + list(c.decode_replicas, "localhost", 0, false) + "}\"",
-            "DECODE_PORTS=\"${DECODE_PORTS:-" + list(c.decode_replicas, "", kDecodePort, true) + "}\""};
-  s.command = {"python3 \"$VLLM_SRC/tests/v1/kv_connector/nixl_integration/toy_proxy_server.py\"",
-               "--host 0.0.0.0",
-               "--port \"$PORT\"",
-               "--prefiller-hosts $PREFILL_HOSTS",
-               "--prefiller-ports $PREFILL_PORTS",
-               "--decoder-hosts $DECODE_HOSTS",
-               "--decoder-ports $DECODE_PORTS"};
+  s.vars = {"VLLM_SRC=\"${VLLM_SRC:?set VLLM_SRC to a vLLM source checkout}\"", "PORT=\"${PORT:-8000}\""};
+  s.command = {"python3 \"$VLLM_SRC/tests/v1/kv_connector/nixl_integration/toy_proxy_server.py\"", "--host 0.0.0.0", "--port \"$PORT\""};
+  per_replica(s.command, "--prefiller-hosts", "PREFILL_HOST", c.replicas, 0);
+  per_replica(s.command, "--prefiller-ports", "PREFILL_PORT", c.replicas, kPrefillPort);
+  per_replica(s.command, "--decoder-hosts", "DECODE_HOST", c.decode_replicas, 0);
+  per_replica(s.command, "--decoder-ports", "DECODE_PORT", c.decode_replicas, kDecodePort);
   return render(s);
 }
 
