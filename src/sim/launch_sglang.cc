@@ -81,9 +81,8 @@ std::string router(const PlanCandidate& c, const LaunchTarget& t) {
     for (int64_t i = 0; i < c.replicas; ++i) s.command.push_back("--prefill " + url_var("PREFILL_URL", i, kServePort) + " " + std::to_string(kBootstrapPort));
     for (int64_t i = 0; i < c.decode_replicas; ++i) s.command.push_back("--decode " + url_var("DECODE_URL", i, kDecodePort));
   } else {
-    std::string urls = "--worker-urls";
-    for (int64_t i = 0; i < c.replicas; ++i) urls += " " + url_var("WORKER_URL", i, kServePort);
-    s.command.push_back(urls);
+    s.command.push_back("--worker-urls");
+    for (int64_t i = 0; i < c.replicas; ++i) s.command.push_back("  " + url_var("WORKER_URL", i, kServePort));
   }
   s.command.push_back("--host 0.0.0.0");
   s.command.push_back("--port \"$PORT\"");
