@@ -1,193 +1,19 @@
-// Launch files (launch.h): every flag, YAML key and choice value they write is one the engine
-// defines (tests/data/engine-args/, read from each engine's own argument definitions), and the
-// simulated deployment's dtype, parallelism and budgets are all in them.
+// Launch files (launch.h): the simulated deployment's dtype, parallelism and budgets are all
+// in them, as sh that continues its lines and YAML TensorRT-LLM reads. Flag names against the
+// engines' own: launch_flags_test.cc.
 #include "chalk/sim/launch.h"
 
-#include <fstream>
 #include <map>
-#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
 
-#include "chalk/io/io.h"
-#include "chalk/sim/plan.h"
+#include "launch_test_support.h"
 
 namespace chalk::sim {
 namespace {
 
-/// An engine's argument names by context ("serve", "router", "yaml", ...) and the values
-/// of its choice arguments (tests/data/engine-args/ENGINE.txt).
-struct LaunchEngineArgs {
-  std::map<std::string, std::set<std::string>> names;
-  std::map<std::string, std::set<std::string>> values;
-};
-
-LaunchEngineArgs launch_engine_args(const std::string& engine) {
-  std::ifstream f(std::string(CHALK_SOURCE_DIR) + "/tests/data/engine-args/" + engine + ".txt");
-  LaunchEngineArgs a;
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream in(line);
-    std::string context, name, v;
-    in >> context >> name;
-    if (context == "value") {
-      while (in >> v) a.values[name].insert(v);
-    } else {
-      a.names[context].insert(name);
-    }
-  }
-  return a;
-}
-
-std::string launch_unquote(std::string s) {
-  s.erase(std::remove(s.begin(), s.end(), '"'), s.end());
-  s.erase(std::remove(s.begin(), s.end(), '\''), s.end());
-  return s;
-}
-
-/// The options of a script's exec command after its first line, each with the word after it ("" when the next
-/// word is another option or there is none).
-std::vector<std::pair<std::string, std::string>> launch_options_of(const std::string& script) {
-  std::istringstream in(script);
-  std::string line, words;
-  bool in_command = false;
-  while (std::getline(in, line)) {
-    if (line.rfind("exec ", 0) == 0) {
-      in_command = true;  // the program and its subcommand ("python3 -m sglang.launch_server"): not the engine's options
-      continue;
-    }
-    if (!in_command) continue;
-    if (!line.empty() && line.back() == '\\') line.pop_back();
-    words += line + " ";
-  }
-  std::istringstream w(words);
-  std::vector<std::string> tokens;
-  for (std::string t; w >> t;) tokens.push_back(t);
-  std::vector<std::pair<std::string, std::string>> out;
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    if (tokens[i].size() < 2 || tokens[i][0] != '-' || tokens[i] == "-1") continue;
-    const bool has_value = i + 1 < tokens.size() && (tokens[i + 1][0] != '-' || tokens[i + 1] == "-1");
-    out.push_back({tokens[i], has_value ? launch_unquote(tokens[i + 1]) : ""});
-  }
-  return out;
-}
-
-/// A YAML file's keys as dotted paths, each with its scalar value ("" for a mapping or a list).
-std::vector<std::pair<std::string, std::string>> launch_yaml_keys(const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  std::vector<std::pair<std::size_t, std::string>> stack;  // indentation, key
-  std::vector<std::pair<std::string, std::string>> out;
-  while (std::getline(in, line)) {
-    const std::size_t indent = line.find_first_not_of(' ');
-    if (indent == std::string::npos || line[indent] == '#' || line[indent] == '-') continue;
-    const std::size_t colon = line.find(':', indent);
-    if (colon == std::string::npos) continue;
-    while (!stack.empty() && stack.back().first >= indent) stack.pop_back();
-    std::string path;
-    for (const auto& s : stack) path += s.second + ".";
-    const std::string key = line.substr(indent, colon - indent);
-    std::string value = colon + 1 < line.size() ? line.substr(line.find_first_not_of(' ', colon + 1)) : "";
-    if (colon + 1 >= line.size() || line.find_first_not_of(' ', colon + 1) == std::string::npos) value = "";
-    out.push_back({path + key, value});
-    stack.push_back({indent, key});
-  }
-  return out;
-}
-
-/// Every flag, key and choice of `launches` is among its engine's own; returns how many were checked.
-int launch_check_against_engines(const std::vector<EngineLaunch>& launches) {
-  int checked = 0;
-  for (const auto& e : launches) {
-    const LaunchEngineArgs a = launch_engine_args(e.engine);
-    EXPECT_FALSE(a.names.empty()) << e.engine;
-    for (const auto& f : e.files) {
-      const std::string base = f.path.substr(f.path.rfind('/') + 1);
-      const bool yaml = base.size() > 5 && base.substr(base.size() - 5) == ".yaml";
-      const std::string context = yaml ? (base == "disagg.yaml" ? "disagg" : "yaml") : base == "proxy.sh" ? "proxy" : base == "router.sh" ? "router" : "serve";
-      for (const auto& [name, value] : yaml ? launch_yaml_keys(f.text) : launch_options_of(f.text)) {
-        EXPECT_TRUE(a.names.count(context) && a.names.at(context).count(name)) << e.engine << " " << f.path << ": " << name << " is not among the engine's " << context << " arguments";
-        if (a.values.count(name) && !value.empty()) {
-          EXPECT_TRUE(a.values.at(name).count(value)) << e.engine << " " << f.path << ": " << name << " " << value << " is not a choice it takes";
-        }
-        ++checked;
-      }
-    }
-  }
-  return checked;
-}
-
-LaunchTarget launch_test_target() {
-  LaunchTarget t;
-  t.model_name = "m";
-  t.model = "org/m";
-  t.system_name = "h100-sxm";
-  t.hbm_bytes_per_chip = 80e9;
-  t.policy = engine_policy("vllm");
-  t.max_model_len = 4096;
-  return t;
-}
-
-PlanCandidate launch_dp_attention_moe() {
-  PlanCandidate c;
-  c.replica_chips = 8;
-  c.replicas = 2;
-  c.chips = 16;
-  c.max_sequences = 256;
-  c.max_batched_tokens = 8192;
-  c.layout = "attention TP2, experts EP8";
-  c.parallel.tp_attention = 2;
-  c.parallel.tp_ffn = 2;
-  c.parallel.ep = 8;
-  c.weight_bytes_per_chip = 35e9;
-  return c;
-}
-
-const LaunchFile* launch_file_at(const std::vector<EngineLaunch>& l, const std::string& path) {
-  for (const auto& e : l) {
-    for (const auto& f : e.files) {
-      if (f.path == path) return &f;
-    }
-  }
-  return nullptr;
-}
-
-TEST(Launch, EveryFlagKeyAndChoiceWrittenIsOneTheEngineDefines) {
-  int checked = 0;
-  LaunchTarget t = launch_test_target();
-  PlanCandidate c = launch_dp_attention_moe();
-  t.moe = true;
-  // Aggregated, online FP8 weights and FP8 KV, DP attention with two micro-batches.
-  t.weights = DType::fp8;
-  t.kv = DType::fp8;
-  c.parallel.tp_attention = 1;
-  c.parallel.tp_ffn = 1;
-  c.parallel.overlap_micro_batches = true;
-  checked += launch_check_against_engines(launch_files(c, t));
-  // Disaggregated, KV reserved to completion, whole prompts, SGLang simulated, NVFP4 KV.
-  c.parallel.overlap_micro_batches = false;
-  c.disaggregated = true;
-  c.decode_replica_chips = 8;
-  c.decode_replicas = 3;
-  c.decode_parallel = c.parallel;
-  c.reserve_to_completion = true;
-  t.policy = engine_policy("sglang");
-  t.policy.chunked_prefill = false;
-  t.kv = DType::nvfp4;
-  checked += launch_check_against_engines(launch_files(c, t));
-  t.kv = DType::bf16;
-  t.policy = engine_policy("trtllm");
-  const auto l = launch_files(c, t);
-  checked += launch_check_against_engines(l);
-  ASSERT_EQ(l.size(), 3u);
-  for (const auto& e : l) EXPECT_TRUE(e.problem.empty()) << e.engine << ": " << e.problem;
-  EXPECT_NE(launch_file_at(l, "vllm/proxy.sh"), nullptr);
-  EXPECT_NE(launch_file_at(l, "sglang/router.sh"), nullptr);
-  EXPECT_NE(launch_file_at(l, "trtllm/disagg.yaml"), nullptr);
-  EXPECT_GE(checked, 150);
-}
+using namespace launch_testing;
 
 TEST(Launch, TheSimulatedDtypeParallelismAndBudgetsAreAllInTheFiles) {
   LaunchTarget t = launch_test_target();
@@ -375,36 +201,6 @@ TEST(Launch, EachEngineStatesTheSimulatedLayoutOrSaysItCannot) {
   c.parallel.tp_attention = 1, c.parallel.tp_ffn = 3;
   l = launch_files(c, t);
   for (const auto& e : l) EXPECT_NE(e.problem.find("cannot run this layout: attention TP1 x 3 under one FFN TP3"), std::string::npos) << e.engine;
-}
-
-TEST(Launch, APlansChoiceLaunchesWithItsOwnCapAndLayout) {
-  const ModelSpec m = load_model("llama-3.1-8b");
-  const SystemSpec s = load_system("h100-sxm");
-  DeploymentOptions base;
-  base.mechanisms.enabled = true;
-  TrafficSpec ts;
-  ts.rate_per_s = 20;
-  ts.requests = 300;
-  ts.input = {LengthDist::Kind::fixed, 1024, 1, 0, 0};
-  ts.output = {LengthDist::Kind::fixed, 128, 1, 0, 0};
-  const auto reqs = generate_traffic(ts);
-  PlanOptions o;
-  o.chip_budget = 4;
-  o.slo.ttft_s = 0.5;
-  o.aggregated = true;
-  o.disaggregated = false;
-  const PlanReport r = plan_deployment(m, s, base, reqs, o);
-  ASSERT_TRUE(r.best.has_value()) << r.why_none;
-  const PlanCandidate& b = r.evaluated[*r.best];
-  LaunchTarget t = launch_test_target();
-  t.model = "meta-llama/Meta-Llama-3.1-8B";
-  const auto l = launch_files(b, t);
-  const std::string v = launch_file_at(l, "vllm/serve.sh")->text;
-  EXPECT_NE(v.find("--tensor-parallel-size " + std::to_string(b.parallel.tp_attention > 0 ? b.parallel.tp_attention : b.replica_chips) + " \\\n"),
-            std::string::npos) << v;
-  EXPECT_NE(v.find("--max-num-seqs " + std::to_string(b.max_sequences) + " \\\n"), std::string::npos) << v;
-  EXPECT_NE(v.find("--max-num-batched-tokens 8192 \\\n"), std::string::npos) << v;
-  EXPECT_GT(launch_check_against_engines(l), 30);
 }
 
 }  // namespace
