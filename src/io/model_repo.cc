@@ -24,7 +24,17 @@ std::optional<std::string> builtin_model_repo(const std::string& name) {
 std::optional<std::string> served_model(const std::string& model_text) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::is_directory(model_text, ec)) return model_text;
+  if (fs::is_directory(model_text, ec)) {
+    // A HF cache folder models--ORG--NAME: its repo id, which the engines find in that cache.
+    const std::string leaf = fs::path(model_text).lexically_normal().filename().string().empty()
+                                 ? fs::path(model_text).lexically_normal().parent_path().filename().string()
+                                 : fs::path(model_text).lexically_normal().filename().string();
+    const auto sep = leaf.find("--", 8);
+    if (leaf.rfind("models--", 0) == 0 && sep != std::string::npos && sep > 8 && sep + 2 < leaf.size()) {
+      return leaf.substr(8, sep - 8) + "/" + leaf.substr(sep + 2);
+    }
+    return model_text;
+  }
   if (fs::is_regular_file(model_text, ec)) {
     // A HF config.json: the engines load the directory that holds it with the weights. A
     // chalk-model file (native format) describes no weights.

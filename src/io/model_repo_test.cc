@@ -53,6 +53,12 @@ TEST(ModelRepo, TheServedModelIsWhatTheUserNamedOrTheBuiltInsRepository) {
   EXPECT_EQ(served_model((dir / "config.json").string()), dir.string());
   EXPECT_EQ(served_model((dir / "mine.json").string()), std::nullopt);  // a chalk-model file: no weights
   std::filesystem::remove_all(dir);
+  // A HF cache folder: the repo id it caches (trailing slash or not).
+  const auto cache = std::filesystem::temp_directory_path() / "chalk_model_repo_hub" / "models--meta-llama--Llama-3.1-8B-Instruct";
+  std::filesystem::create_directories(cache);
+  EXPECT_EQ(served_model(cache.string()), "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(served_model(cache.string() + "/"), "meta-llama/Llama-3.1-8B-Instruct");
+  std::filesystem::remove_all(cache.parent_path());
 }
 
 }  // namespace

@@ -14,8 +14,9 @@ namespace chalk {
 std::optional<std::string> builtin_model_repo(const std::string& name);
 
 /// What an engine's launch command should name for `--model` text as the user wrote it
-/// (load_model's rules): an existing directory as is (a snapshot the engines load from
-/// disk); an existing config.json's directory; a HF repo id ORG/NAME that is not a path as
+/// (load_model's rules): a HF cache folder models--ORG--NAME as its repo id ORG/NAME (the
+/// engines find it in that cache); any other existing directory as is (a snapshot the engines
+/// load from disk); an existing config.json's directory; a HF repo id ORG/NAME that is not a path as
 /// typed (the user's variant, e.g. -Instruct, is the one to serve); a built-in name (any
 /// case, or a repo id resolve_model_name maps) its builtin_model_repo. nullopt when none is
 /// known: a chalk-model file, or a built-in model without a repository. Never throws for an
