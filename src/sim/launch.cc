@@ -136,7 +136,9 @@ std::vector<std::string> header(const PlanCandidate& c, const LaunchTarget& t, c
   std::string what = p.role.empty() ? "server" : p.role == "prefill" ? "prefill server" : "decode server";
   h.push_back(engine_title + " " + what + " for `chalk plan`: " + t.model_name + " on " + t.system_name + ", " +
               (c.disaggregated ? "disaggregated" : "aggregated") + ", " + count(c.chips, "chip") + " in all.");
-  h.push_back((p.role.empty() ? "Run once per replica: " : "Run once per replica of the " + p.role + " pool: ") + pool_words(p) + ".");
+  const std::string pool = p.role.empty() ? "" : " of the " + p.role + " pool";
+  h.push_back(p.replicas == 1 ? "Run once" + pool + ": " + count(p.d.chips, "chip") + " (" + p.layout + ")."
+                              : "Run once per replica" + pool + ": " + pool_words(p) + ".");
   h.push_back("Per replica at most " + std::to_string(c.max_sequences) + " running requests and " + std::to_string(c.max_batched_tokens) +
               " tokens a step; weights " + std::string(to_string(t.weights.value_or(t.checkpoint_weights))) + ", KV cache " +
               std::string(to_string(t.kv)) + ".");
