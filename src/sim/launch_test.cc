@@ -105,6 +105,22 @@ TEST(Launch, DisaggregatedPlansGetTheRouterEachEngineDocuments) {
   EXPECT_EQ(m.at("generation_servers.num_instances"), "2");
   EXPECT_NE(launch_file_at(l, "trtllm/decode.yaml")->text.find("cache_transceiver_config:\n  backend: DEFAULT\n"), std::string::npos);
   EXPECT_NE(launch_file_at(l, "trtllm/router.sh")->text.find("exec trtllm-serve disaggregated \\\n  -c \"$(dirname \"$0\")/disagg.yaml\"\n"), std::string::npos);
+  // The same deployment for Kubernetes as Dynamo writes it: a frontend, a prefill and a decode
+  // worker service running dynamo.vllm with the engine's arguments.
+  const std::string k = launch_file_at(l, "vllm/dynamo.yaml")->text;
+  for (const char* want : {"kind: DynamoGraphDeployment\n", "    VllmPrefillWorker:\n", "      subComponentType: prefill\n      replicas: 1\n",
+                           "          gpu: \"2\"\n", "      subComponentType: decode\n      replicas: 2\n", "          gpu: \"4\"\n",
+                           "            - --model\n            - \"org/m\"\n", "            - --tensor-parallel-size\n            - \"4\"\n",
+                           "            - --is-prefill-worker\n"}) {
+    EXPECT_NE(k.find(want), std::string::npos) << want << "\n" << k;
+  }
+  EXPECT_EQ(k.find("--kv-transfer-config"), std::string::npos) << k;  // Dynamo sets NIXL itself
+  // A replica over one 8-GPU pod, or a model without a repo id: no manifest.
+  c.decode_replica_chips = 16, c.decode_parallel.tp_attention = 16, c.decode_parallel.tp_ffn = 16;
+  EXPECT_EQ(launch_file_at(launch_files(c, t), "vllm/dynamo.yaml"), nullptr);
+  c.decode_replica_chips = 4, c.decode_parallel.tp_attention = 4, c.decode_parallel.tp_ffn = 4;
+  t.model = "/models/m";
+  EXPECT_EQ(launch_file_at(launch_files(c, t), "vllm/dynamo.yaml"), nullptr);
 }
 
 TEST(Launch, LinesContinueWithABackslashAndOnlyTheLastEndsTheCommand) {

@@ -99,6 +99,32 @@ inline std::vector<std::pair<std::string, std::string>> launch_yaml_keys(const s
   return out;
 }
 
+/// A Dynamo manifest's key with its worker services (the names of Dynamo's own example,
+/// VllmDecodeWorker and VllmPrefillWorker) written WORKER, as the list writes them.
+inline std::string launch_worker_key(std::string key) {
+  for (const char* w : {"VllmDecodeWorker", "VllmPrefillWorker"}) {
+    const auto at = key.find(std::string(".") + w);
+    if (at != std::string::npos) key.replace(at + 1, std::string(w).size(), "WORKER");
+  }
+  return key;
+}
+
+/// The `- --flag` items of a Dynamo manifest's worker args are vLLM's serve arguments or
+/// dynamo.vllm's own; returns how many were checked.
+inline int launch_check_dynamo_args(const LaunchEngineArgs& a, const LaunchFile& f) {
+  std::istringstream in(f.text);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) {
+    const auto at = line.find("- --");
+    if (at == std::string::npos) continue;
+    const std::string flag = line.substr(at + 2);
+    const bool known = (a.names.count("serve") && a.names.at("serve").count(flag)) || (a.names.count("dynamo") && a.names.at("dynamo").count(flag));
+    EXPECT_TRUE(known) << f.path << ": " << flag << " is neither vLLM's nor dynamo.vllm's";
+    ++n;
+  }
+  return n;
+}
+
 /// Every flag, key and choice of `launches` is among its engine's own; returns how many were checked.
 inline int launch_check_against_engines(const std::vector<EngineLaunch>& launches) {
   int checked = 0;
@@ -108,8 +134,14 @@ inline int launch_check_against_engines(const std::vector<EngineLaunch>& launche
     for (const auto& f : e.files) {
       const std::string base = f.path.substr(f.path.rfind('/') + 1);
       const bool yaml = base.size() > 5 && base.substr(base.size() - 5) == ".yaml";
-      const std::string context = yaml ? (base == "disagg.yaml" ? "disagg" : "yaml") : base == "proxy.sh" ? "proxy" : base == "router.sh" ? "router" : "serve";
-      for (const auto& [name, value] : yaml ? launch_yaml_keys(f.text) : launch_options_of(f.text)) {
+      const std::string context = base == "dynamo.yaml" ? "k8s"
+                                  : yaml                 ? (base == "disagg.yaml" ? "disagg" : "yaml")
+                                  : base == "proxy.sh"   ? "proxy"
+                                  : base == "router.sh"  ? "router"
+                                                         : "serve";
+      if (context == "k8s") checked += launch_check_dynamo_args(a, f);
+      for (auto [name, value] : yaml ? launch_yaml_keys(f.text) : launch_options_of(f.text)) {
+        if (context == "k8s") name = launch_worker_key(name);
         EXPECT_TRUE(a.names.count(context) && a.names.at(context).count(name)) << e.engine << " " << f.path << ": " << name << " is not among the engine's " << context << " arguments";
         if (a.values.count(name) && !value.empty()) {
           EXPECT_TRUE(a.values.at(name).count(value)) << e.engine << " " << f.path << ": " << name << " " << value << " is not a choice it takes";

@@ -55,14 +55,14 @@ printf '%s\n' "$args" | grep -A1 -x -- "--extra_llm_api_options" | grep -qx "$tm
 # is served as typed.
 "$CHALK" plan -m meta-llama/Llama-3.1-8B-Instruct -H h100-sxm --rate 20 --requests 200 --input 1024 --output 256 \
   --tpot-slo-ms 20 --budget-chips 8 --modes disaggregated --launch-dir "$tmp/dis" > "$tmp/dis.txt" || fail "plan --modes disaggregated --launch-dir"
-for f in vllm/prefill.sh vllm/decode.sh vllm/proxy.sh sglang/prefill.sh sglang/decode.sh sglang/router.sh trtllm/prefill.sh \
+for f in vllm/prefill.sh vllm/decode.sh vllm/proxy.sh vllm/dynamo.yaml sglang/prefill.sh sglang/decode.sh sglang/router.sh trtllm/prefill.sh \
   trtllm/decode.sh trtllm/prefill.yaml trtllm/decode.yaml trtllm/disagg.yaml trtllm/router.sh; do
   [ -f "$tmp/dis/$f" ] || fail "disaggregated: no $f ($(ls -R "$tmp/dis"))"
 done
-grep -q "^  wrote 12 files under $tmp/dis" "$tmp/dis.txt" || fail "plan does not say what it wrote: $(cat "$tmp/dis.txt")"
+grep -q "^  wrote 13 files under $tmp/dis" "$tmp/dis.txt" || fail "plan does not say what it wrote: $(cat "$tmp/dis.txt")"
 grep -qx 'MODEL="${MODEL:-meta-llama/Llama-3.1-8B-Instruct}"' "$tmp/dis/sglang/decode.sh" || fail "the typed repo id is not served"
 for f in "$tmp"/dis/*/*.sh; do sh -n "$f" || fail "$f is not valid sh"; done
-for f in "$tmp"/dis/trtllm/*.yaml; do python3 -c 'import sys, yaml; yaml.safe_load(open(sys.argv[1]))' "$f" || fail "$f is not YAML"; done
+for f in "$tmp"/dis/*/*.yaml; do python3 -c 'import sys, yaml; yaml.safe_load(open(sys.argv[1]))' "$f" || fail "$f is not YAML"; done
 args=$(VLLM_SRC=/src PATH="$tmp/bin:$PATH" sh "$tmp/dis/vllm/proxy.sh") || fail "vllm/proxy.sh did not run"
 printf '%s\n' "$args" | grep -A1 -x -- "--prefiller-hosts" | grep -qx localhost || fail "proxy argv: $args"
 args=$(PATH="$tmp/bin:$PATH" sh "$tmp/dis/sglang/router.sh") || fail "sglang/router.sh did not run"
