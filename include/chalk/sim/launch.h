@@ -68,7 +68,10 @@ struct EngineLaunch {
 /// `python3 -m sglang_router.launch_router --pd-disaggregation`), TensorRT-LLM's
 /// `trtllm-serve disaggregated -c disagg.yaml` (`router.sh`). TensorRT-LLM's settings that have
 /// no flag are in `extra_llm_api_options.yaml` (disaggregated: `prefill.yaml`, `decode.yaml`),
-/// passed with --extra_llm_api_options.
+/// passed with --extra_llm_api_options. vLLM's also hold `dynamo.yaml`, the deployment as a
+/// Dynamo DynamoGraphDeployment for Kubernetes (ai-dynamo/dynamo's
+/// components/backends/vllm/deploy/agg.yaml, disagg.yaml), when each replica fits one 8-GPU
+/// pod and the model is a HF repo id.
 ///
 /// Every script states: the model (`MODEL`, default the target's repository), tensor / data /
 /// expert parallel degrees and DP attention or two micro-batches as the layout simulated
