@@ -1,6 +1,9 @@
 // `chalk plan`: the cheapest deployment that serves a traffic within SLOs (src/sim/plan.h;
-// docs/simulator.md, "Planning"), the Pareto front of cost against latency, and launch
-// settings for vLLM, SGLang and TensorRT-LLM.
+// docs/simulator.md, "Planning"), the Pareto front of cost against latency, and the launch
+// files of vLLM, SGLang and TensorRT-LLM for the choice (src/sim/launch.h), printed and, with
+// --launch-dir, written.
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -8,6 +11,8 @@
 #include "arg_parse.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
+#include "chalk/io/model_repo.h"
+#include "chalk/sim/launch.h"
 #include "chalk/sim/plan.h"
 #include "commands.h"
 #include "deployment_options.h"
@@ -27,7 +32,25 @@ struct PlanArgs {
   std::optional<double> budget_usd_per_hour;
   std::string replica_chips, max_seqs;
   std::string modes = "both";
+  std::string launch_dir;  ///< write the launch files here ("" = print only)
 };
+
+/// The launch files in text: each engine's files (or why it has none), then the text of the
+/// first engine with files (the simulated one when it can run the deployment).
+void print_launches(const std::vector<sim::EngineLaunch>& launches, const std::string& dir, int64_t written) {
+  std::cout << "\nlaunch files" << (dir.empty() ? " (--launch-dir DIR writes them; --json holds their text)" : "") << '\n';
+  const sim::EngineLaunch* shown = nullptr;
+  for (const auto& e : launches) {
+    std::string names;
+    for (const auto& f : e.files) names += (names.empty() ? "" : ", ") + f.path;
+    std::cout << "  " << e.engine << (e.simulated ? " (simulated)" : "") << ": " << (e.problem.empty() ? names : e.problem) << '\n';
+    if (shown == nullptr && !e.files.empty()) shown = &e;
+  }
+  if (!dir.empty()) std::cout << "  wrote " << written << " files under " << dir << '\n';
+  if (shown == nullptr) return;
+  for (const auto& f : shown->files) std::cout << "\n--- " << f.path << '\n' << f.text;
+  std::cout << '\n';
+}
 
 Table candidates_table(const sim::PlanReport& r, const std::vector<std::size_t>& which) {
   Table t;
@@ -59,6 +82,48 @@ Table candidates_table(const sim::PlanReport& r, const std::vector<std::size_t>&
            std::string(c.meets_slo ? "yes" : "no"), c.layout, c.disaggregated ? Cell(c.decode_layout) : Cell{}});
   }
   return t;
+}
+
+/// What the launch files need beyond the chosen deployment: the model to serve as the user
+/// named it (served_model), the formats, memory reserve and scheduler simulated, and the
+/// longest request of the traffic (the engines' maximum model length).
+sim::LaunchTarget launch_target(const PlanArgs& a, const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
+                                const sim::EnginePolicy& policy, const std::vector<sim::Request>& reqs) {
+  sim::LaunchTarget t;
+  t.model_name = m.name;
+  t.model = served_model(a.deployment.model);
+  t.system_name = s.name;
+  for (const auto& g : m.groups) t.moe = t.moe || g.ffn.kind == FfnKind::moe;
+  t.checkpoint_weights = t.moe ? m.weights.experts : m.weights.dense_ffn;
+  t.weights = base.weights;
+  t.kv = base.kv;
+  t.memory_reserve_fraction = base.memory_reserve_fraction;
+  t.hbm_bytes_per_chip = s.chip.hbm_capacity.value();
+  t.policy = policy;
+  for (const auto& r : reqs) t.max_model_len = std::max(t.max_model_len, r.input_tokens + r.output_tokens);
+  return t;
+}
+
+/// Writes every engine's launch files under `dir` (ENGINE/FILE, scripts executable); returns
+/// how many. Throws InputError("--launch-dir") naming the path that cannot be made or written.
+int64_t write_launch_files(const std::string& dir, const std::vector<sim::EngineLaunch>& launches) {
+  namespace fs = std::filesystem;
+  int64_t n = 0;
+  for (const auto& e : launches) {
+    for (const auto& f : e.files) {
+      const fs::path path = fs::path(dir) / f.path;
+      std::error_code ec;
+      fs::create_directories(path.parent_path(), ec);
+      if (ec) throw InputError("--launch-dir", "cannot create directory '" + path.parent_path().string() + "': " + ec.message());
+      write_file(path.string(), f.text, "--launch-dir");
+      if (f.executable) {
+        fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add, ec);
+        if (ec) throw InputError("--launch-dir", "cannot make '" + path.string() + "' executable: " + ec.message());
+      }
+      ++n;
+    }
+  }
+  return n;
 }
 
 void run_plan(const PlanArgs& a) {
@@ -117,12 +182,11 @@ void run_plan(const PlanArgs& a) {
     if (e.field() == "replica_chips") throw InputError("--replica-chips", std::string(e.what()).substr(e.field().size() + 2));
     throw;
   }
-  // Launch settings name the model as the user wrote it (an HF repo id works as is).
-  if (r.best) {
-    bool moe = false;
-    for (const auto& g : m.groups) moe = moe || g.ffn.kind == FfnKind::moe;
-    r.launch = sim::launch_settings(r.evaluated[*r.best], a.deployment.model, moe);
-  }
+  // Launch files serve the model as the user named it (an HF repo id as typed; a built-in
+  // name's repository), with the formats, memory and scheduler simulated.
+  std::vector<sim::EngineLaunch> launches;
+  if (r.best) launches = sim::launch_files(r.evaluated[*r.best], launch_target(a, m, s, base, policy, reqs));
+  const int64_t written = a.launch_dir.empty() ? 0 : write_launch_files(a.launch_dir, launches);
   std::vector<std::string> warnings = r.warnings;
   if (const auto w = context_warning(m, reqs)) warnings.push_back(*w);
   std::vector<std::size_t> best;
@@ -146,7 +210,12 @@ void run_plan(const PlanArgs& a) {
     j["why_none"] = r.why_none;
     j["warnings"] = warnings;
     j["searched"] = r.searched;
-    if (r.launch) j["launch"] = {{"vllm", r.launch->vllm}, {"sglang", r.launch->sglang}, {"trtllm", r.launch->trtllm}};
+    j["launch"] = nlohmann::json::array();
+    for (const auto& e : launches) {
+      nlohmann::json files = nlohmann::json::array();
+      for (const auto& f : e.files) files.push_back({{"path", f.path}, {"text", f.text}, {"executable", f.executable}});
+      j["launch"].push_back({{"engine", e.engine}, {"simulated", e.simulated}, {"checked_at", e.checked_at}, {"problem", e.problem}, {"files", files}});
+    }
     print_json(std::cout, j);  // captured by `chalk web` (web_api.h)
     return;
   }
@@ -162,15 +231,11 @@ void run_plan(const PlanArgs& a) {
   std::cout << '\n';
   if (!r.best) {
     std::cout << "no deployment: " << r.why_none << "\n\n";
+    if (!a.launch_dir.empty()) std::cout << "launch files: none written to " << a.launch_dir << " (no deployment to launch)\n\n";
   } else {
     std::cout << "chosen\n";
     print_table(std::cout, chosen);
-    const auto indent = [](std::string text) {
-      for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 1)) text.insert(at + 1, 17, ' ');
-      return text;
-    };
-    std::cout << "\nlaunch settings\n  vLLM:          " << indent(r.launch->vllm) << "\n  SGLang:        " << indent(r.launch->sglang)
-              << "\n  TensorRT-LLM:  " << indent(r.launch->trtllm) << "\n\n";
+    print_launches(launches, a.launch_dir, written);
   }
   std::cout << "Pareto front: chips against TTFT and TPOT at the percentile (every simulated deployment that finished its requests)\n";
   print_table(std::cout, front);
@@ -181,7 +246,7 @@ void run_plan(const PlanArgs& a) {
 void register_plan(CLI::App& app, Action& run) {
   static thread_local PlanArgs a;
   a = PlanArgs{};  // fresh defaults at each registration: `chalk web` and the Python module register once per request
-  auto* cmd = app.add_subcommand("plan", "The cheapest deployment that serves a traffic within TTFT/TPOT SLOs, with launch settings");
+  auto* cmd = app.add_subcommand("plan", "The cheapest deployment that serves a traffic within TTFT/TPOT SLOs, with the engines' launch files");
   add_deployment_options(*cmd, a.deployment);
   add_traffic_options(*cmd, a.traffic, 1000);
   add_policy_options(*cmd, a.policy);
@@ -191,6 +256,8 @@ void register_plan(CLI::App& app, Action& run) {
   cmd->add_option("--replica-chips", a.replica_chips, "Chips per replica to try: comma list (default: from the smallest that holds the model)");
   cmd->add_option("--max-seqs-candidates", a.max_seqs, "Caps on running requests to try: comma list (default: the engine's, 256, 64)");
   cmd->add_option("--modes", a.modes, "both, aggregated or disaggregated")->capture_default_str();
+  cmd->add_option("--launch-dir", a.launch_dir,
+                  "Write the chosen deployment's launch files here: DIR/vllm, DIR/sglang, DIR/trtllm (scripts and YAML)");
   add_output_options(*cmd, a.output);
   cmd->callback([&run] { run = [] { with_flag_names([] { run_plan(a); }); }; });
 }

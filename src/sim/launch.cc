@@ -1,19 +1,15 @@
-// Launch commands of vLLM, SGLang and TensorRT-LLM for a planned deployment (plan.h).
-// Flag names as the engines document them: vLLM `vllm serve` engine arguments; SGLang
-// server arguments (python/sglang/srt/server_args.py); TensorRT-LLM `trtllm-serve`.
-#include <string>
+// Launch files for a planned deployment (launch.h): the pieces the three engines share, and
+// the layouts each engine's flags can state. The engines' writers: launch_vllm.cc,
+// launch_sglang.cc, launch_trtllm.cc.
+#include "chalk/sim/launch.h"
 
-#include "chalk/sim/plan.h"
+#include <algorithm>
+#include <cstdio>
+
+#include "launch_internal.h"
 
 namespace chalk::sim {
-namespace {
-
-struct Degrees {
-  int64_t chips = 1, tp = 1, dp = 1, ep = 1;
-  int64_t tp_ffn = 1;  ///< dense FFN's tensor-parallel degree
-  bool moe = false;
-  bool two_batches = false;  ///< two micro-batches overlap the expert all-to-all
-};
+namespace launch_detail {
 
 Degrees degrees(int64_t chips, const ParallelLayout& l, bool moe) {
   Degrees d;
@@ -27,104 +23,161 @@ Degrees degrees(int64_t chips, const ParallelLayout& l, bool moe) {
   return d;
 }
 
-/// Why an engine's flags cannot state the layout simulated, or "" when they can. Shared:
-/// a dense model's data-parallel attention groups under one FFN split over all chips
-/// (attention TP t x g, FFN TP r): every engine's data parallelism of a dense model is
-/// independent replicas, each with its own FFN. Per engine (`engine`): vLLM's
-/// --enable-expert-parallel makes EP = TP x DP, so experts over fewer chips than the
-/// replica (EP e x TP r/e) have no flag; TensorRT-LLM's enable_attention_dp is attention
-/// TP1 over all tp_size ranks, so attention TP t x r/t with 1 < t < r has none; two
-/// micro-batches overlapping the all-to-all are vLLM's --enable-dbo and SGLang's
-/// --enable-two-batch-overlap, and trtllm-serve has no flag for them.
-std::string cannot(const std::string& engine, const Degrees& d) {
+// Shared: a dense model's data-parallel attention groups under one FFN split over all chips
+// (attention TP t x g, FFN TP r): every engine's data parallelism of a dense model is
+// independent replicas, each with its own FFN. Per engine: vLLM's --enable-expert-parallel
+// makes EP = TP x DP, so experts over fewer chips than the replica (EP e x TP r/e) have no
+// flag; TensorRT-LLM's enable_attention_dp is attention TP1 over all tp_size ranks, so
+// attention TP t x r/t with 1 < t < r has none; two micro-batches overlapping the all-to-all
+// are vLLM's --enable-dbo and SGLang's --enable-two-batch-overlap, and trtllm-serve has no
+// option for them.
+std::string layout_problem(const std::string& name, const Degrees& d) {
   if (!d.moe && d.dp > 1) {
-    return "# " + engine + " cannot run this layout: attention TP" + std::to_string(d.tp) + " x " + std::to_string(d.dp) + " under one FFN TP" +
+    return name + " cannot run this layout: attention TP" + std::to_string(d.tp) + " x " + std::to_string(d.dp) + " under one FFN TP" +
            std::to_string(d.tp_ffn) + " (its data parallelism of a dense model is independent replicas)";
   }
-  if (engine == "vLLM" && d.moe && d.ep > 1 && d.ep < d.chips) {
-    return "# vLLM cannot run this layout: EP" + std::to_string(d.ep) + " over " + std::to_string(d.chips) +
+  if (name == "vLLM" && d.moe && d.ep > 1 && d.ep < d.chips) {
+    return "vLLM cannot run this layout: EP" + std::to_string(d.ep) + " over " + std::to_string(d.chips) +
            " chips (--enable-expert-parallel spreads experts over all TP x DP ranks)";
   }
-  if (engine == "TensorRT-LLM" && d.two_batches) {
-    return "# TensorRT-LLM cannot run this layout: two micro-batches overlapping the expert all-to-all (trtllm-serve has no such flag)";
+  if (name == "TensorRT-LLM" && d.two_batches) {
+    return "TensorRT-LLM cannot run this layout: two micro-batches overlapping the expert all-to-all (trtllm-serve has no such option)";
   }
-  if (engine == "TensorRT-LLM" && d.moe && d.tp > 1 && d.dp > 1) {
-    return "# TensorRT-LLM cannot run this layout: attention TP" + std::to_string(d.tp) + " x " + std::to_string(d.dp) +
+  if (name == "TensorRT-LLM" && d.moe && d.tp > 1 && d.dp > 1) {
+    return "TensorRT-LLM cannot run this layout: attention TP" + std::to_string(d.tp) + " x " + std::to_string(d.dp) +
            " (enable_attention_dp runs attention TP1 on every rank)";
   }
   return "";
 }
 
-/// vLLM and SGLang take KV as tokens arrive: a plan simulated with it reserved to
-/// completion (TensorRT-LLM's default) has no flag there, and the line says so.
-std::string no_reservation(const std::string& engine, const PlanCandidate& c) {
-  return c.reserve_to_completion ? "  # simulated with KV reserved to completion at admission, which " + engine + " has no flag for" : "";
+std::vector<Pool> pools_of(const PlanCandidate& c, bool moe) {
+  std::vector<Pool> out;
+  out.push_back({c.disaggregated ? "prefill" : "", degrees(c.replica_chips, c.parallel, moe), c.replicas, c.layout, c.weight_bytes_per_chip});
+  if (c.disaggregated) {
+    out.push_back({"decode", degrees(c.decode_replica_chips, c.decode_parallel, moe), c.decode_replicas, c.decode_layout,
+                   c.decode_weight_bytes_per_chip});
+  }
+  return out;
 }
 
-std::string replicas(int64_t k) { return k > 1 ? "  # x" + std::to_string(k) + " replicas behind a load balancer" : ""; }
-
-std::string vllm(const std::string& model, const Degrees& d, const PlanCandidate& c, bool moe, const std::string& role, int64_t k) {
-  if (const std::string no = cannot("vLLM", d); !no.empty()) return no;
-  std::string s = "vllm serve " + model + " --tensor-parallel-size " + std::to_string(d.tp);
-  if (d.dp > 1) s += " --data-parallel-size " + std::to_string(d.dp);
-  if (moe && d.ep > 1) s += " --enable-expert-parallel";
-  if (d.two_batches) s += " --enable-dbo";  // dual batch overlap
-  s += " --max-num-seqs " + std::to_string(c.max_sequences) + " --max-num-batched-tokens " + std::to_string(c.max_batched_tokens) +
-       " --block-size 16 --enable-chunked-prefill";
-  if (!role.empty()) s += " --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'";
-  return s + (role.empty() ? replicas(k) : "  # " + role + " pool, x" + std::to_string(k)) + no_reservation("vLLM", c);
+WeightPlan weight_plan(const LaunchTarget& t, bool online_fp8) {
+  if (!t.weights || *t.weights == t.checkpoint_weights) return WeightPlan::checkpoint;
+  const bool wide = t.checkpoint_weights == DType::bf16 || t.checkpoint_weights == DType::fp16 || t.checkpoint_weights == DType::fp32;
+  return online_fp8 && *t.weights == DType::fp8 && wide ? WeightPlan::online_fp8 : WeightPlan::needs_checkpoint;
 }
 
-std::string sglang(const std::string& model, const Degrees& d, const PlanCandidate& c, bool moe, const std::string& role, int64_t k) {
-  if (const std::string no = cannot("SGLang", d); !no.empty()) return no;
-  std::string s = "python -m sglang.launch_server --model-path " + model + " --tp " + std::to_string(d.chips);
-  if (d.dp > 1) s += " --dp " + std::to_string(d.dp) + " --enable-dp-attention";
-  if (moe && d.ep > 1) s += " --ep-size " + std::to_string(d.ep);
-  if (d.two_batches) s += " --enable-two-batch-overlap";
-  s += " --chunked-prefill-size " + std::to_string(c.max_batched_tokens) + " --max-running-requests " + std::to_string(c.max_sequences);
-  if (!role.empty()) s += " --disaggregation-mode " + role;
-  return s + (role.empty() ? replicas(k) : "  # " + role + " pool, x" + std::to_string(k)) + no_reservation("SGLang", c);
+namespace {
+
+/// `text` inside a double-quoted shell word: \ " $ ` escaped.
+std::string dq(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    if (ch == '\\' || ch == '"' || ch == '$' || ch == '`') out += '\\';
+    out += ch;
+  }
+  return out;
 }
 
-std::string trtllm(const std::string& model, const Degrees& d, const PlanCandidate& c, bool moe, const std::string& role, int64_t k) {
-  if (const std::string no = cannot("TensorRT-LLM", d); !no.empty()) return no;
-  std::string s = "trtllm-serve " + model + " --tp_size " + std::to_string(d.chips);
-  if (moe && d.ep > 1) s += " --ep_size " + std::to_string(d.ep);
-  s += " --max_batch_size " + std::to_string(c.max_sequences) + " --max_num_tokens " + std::to_string(c.max_batched_tokens);
-  // trtllm-serve's capacity scheduler defaults to GUARANTEED_NO_EVICT (KV reserved to
-  // completion); a plan simulated with KV on demand states MAX_UTILIZATION.
-  std::string extra;
-  if (d.dp > 1) extra = "enable_attention_dp: true";
-  if (!c.reserve_to_completion) extra += std::string(extra.empty() ? "" : ", ") + "scheduler_config: {capacity_scheduler_policy: MAX_UTILIZATION}";
-  if (!extra.empty()) s += "  # with " + extra + " in --extra_llm_api_options";
-  const std::string tail = role.empty() ? replicas(k) : "  # " + std::string(role == "prefill" ? "context" : "generation") +
-                                                          " server, x" + std::to_string(k) + " (joined by trtllm-serve disaggregated -c)";
-  return s + tail;
-}
+std::string pool_words(const Pool& p) { return count(p.replicas, "replica") + " x " + count(p.d.chips, "chip") + " (" + p.layout + ")"; }
 
 }  // namespace
 
-LaunchSettings launch_settings(const PlanCandidate& c, const std::string& hf_name, bool moe) {
-  LaunchSettings l;
-  const Degrees a = degrees(c.replica_chips, c.parallel, moe);
-  if (!c.disaggregated) {
-    l.vllm = vllm(hf_name, a, c, moe, "", c.replicas);
-    l.sglang = sglang(hf_name, a, c, moe, "", c.replicas);
-    l.trtllm = trtllm(hf_name, a, c, moe, "", c.replicas);
-    return l;
+std::string count(int64_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+std::string comment(const std::string& text) {
+  constexpr std::size_t kWidth = 96;  // "# " + text within 98 columns: chalk's output fits 100
+  std::string out, line;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(at, end - at);
+    if (!line.empty() && line.size() + 1 + word.size() > kWidth) {
+      out += "# " + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    at = end + 1;
   }
-  const Degrees b = degrees(c.decode_replica_chips, c.decode_parallel, moe);
-  l.vllm = vllm(hf_name, a, c, moe, "prefill", c.replicas) + "\n" + vllm(hf_name, b, c, moe, "decode", c.decode_replicas);
-  l.sglang = sglang(hf_name, a, c, moe, "prefill", c.replicas) + "\n" + sglang(hf_name, b, c, moe, "decode", c.decode_replicas);
-  l.trtllm = trtllm(hf_name, a, c, moe, "prefill", c.replicas) + "\n" + trtllm(hf_name, b, c, moe, "decode", c.decode_replicas);
-  return l;
+  return out + (line.empty() && !out.empty() ? "" : "#" + std::string(line.empty() ? "" : " ") + line + "\n");
+}
+
+std::string render(const Script& s) {
+  std::string out = "#!/bin/sh\n";
+  for (const auto& c : s.comments) out += comment(c);
+  out += "set -eu\n";
+  for (const auto& v : s.vars) out += v + "\n";
+  for (std::size_t i = 0; i < s.command.size(); ++i) {
+    out += (i == 0 ? "exec " : "  ") + s.command[i] + (i + 1 < s.command.size() ? " \\\n" : "\n");
+  }
+  return out;
+}
+
+std::string model_var(const LaunchTarget& t, WeightPlan plan) {
+  if (plan == WeightPlan::needs_checkpoint) {
+    return "MODEL=\"${MODEL:?set MODEL to a checkpoint with " + std::string(to_string(*t.weights)) + " weights}\"";
+  }
+  if (!t.model) return "MODEL=\"${MODEL:?set MODEL to the HF repo id or local directory of " + dq(t.model_name) + "}\"";
+  return "MODEL=\"${MODEL:-" + dq(*t.model) + "}\"";
+}
+
+std::string model_note(const LaunchTarget& t, WeightPlan plan, const std::string& engine, const std::string& why) {
+  if (plan == WeightPlan::needs_checkpoint) {
+    return "chalk simulated " + std::string(to_string(*t.weights)) + " weights and " + engine + " " + why + ": MODEL must name a checkpoint of " +
+           (t.model ? *t.model : t.model_name) + " in " + std::string(to_string(*t.weights)) + ".";
+  }
+  if (!t.model) return "chalk knows no repository of " + t.model_name + "'s weights: MODEL must name one.";
+  return "";
+}
+
+std::vector<std::string> header(const PlanCandidate& c, const LaunchTarget& t, const std::string& engine_title, const std::string& engine,
+                                const std::string& checked_at, const Pool& p) {
+  std::vector<std::string> h;
+  std::string what = p.role.empty() ? "server" : p.role == "prefill" ? "prefill server" : "decode server";
+  h.push_back(engine_title + " " + what + " for `chalk plan`: " + t.model_name + " on " + t.system_name + ", " +
+              (c.disaggregated ? "disaggregated" : "aggregated") + ", " + count(c.chips, "chip") + " in all.");
+  const std::string pool = p.role.empty() ? "" : " of the " + p.role + " pool";
+  h.push_back(p.replicas == 1 ? "Run once" + pool + ": " + count(p.d.chips, "chip") + " (" + p.layout + ")."
+                              : "Run once per replica" + pool + ": " + pool_words(p) + ".");
+  h.push_back("Per replica at most " + std::to_string(c.max_sequences) + " running requests and " + std::to_string(c.max_batched_tokens) +
+              " tokens a step; weights " + std::string(to_string(t.weights.value_or(t.checkpoint_weights))) + ", KV cache " +
+              std::string(to_string(t.kv)) + ".");
+  h.push_back(engine == t.policy.name ? "Simulated with this engine's scheduler (chalk plan --engine " + engine + ")."
+                                      : "Simulated with " + t.policy.name + "'s scheduler (--engine " + t.policy.name + "); " + engine_title +
+                                            "'s own admission and batching may give other latencies.");
+  h.push_back("Flags checked against " + checked_at + ".");
+  return h;
+}
+
+std::string fraction(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", x);
+  std::string s = buf;
+  while (s.size() > 1 && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+double trtllm_kv_fraction(const LaunchTarget& t, double weight_bytes_per_chip) {
+  const double hbm = t.hbm_bytes_per_chip, w = weight_bytes_per_chip;
+  if (!(hbm > w) || w < 0) return 1.0 - t.memory_reserve_fraction;
+  return std::clamp(((1.0 - t.memory_reserve_fraction) * hbm - w) / (hbm - w), 0.001, 1.0);
+}
+
+}  // namespace launch_detail
+
+std::vector<EngineLaunch> launch_files(const PlanCandidate& c, const LaunchTarget& t) {
+  std::vector<EngineLaunch> out = {launch_detail::vllm_launch(c, t), launch_detail::sglang_launch(c, t),
+                                   launch_detail::trtllm_launch(c, t)};
+  for (auto& e : out) e.simulated = e.engine == t.policy.name;
+  std::stable_partition(out.begin(), out.end(), [](const EngineLaunch& e) { return e.simulated; });
+  return out;
 }
 
 std::string engine_layout_problem(std::string_view engine, int64_t chips, const ParallelLayout& layout, bool moe) {
   const std::string name = engine == "vllm" ? "vLLM" : engine == "sglang" ? "SGLang" : engine == "trtllm" ? "TensorRT-LLM" : "";
   if (name.empty()) return "";
-  const std::string no = cannot(name, degrees(chips, layout, moe));
-  return no.rfind("# ", 0) == 0 ? no.substr(2) : no;
+  return launch_detail::layout_problem(name, launch_detail::degrees(chips, layout, moe));
 }
 
 }  // namespace chalk::sim

@@ -217,6 +217,7 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     p.max_batched_tokens = policy.max_batched_tokens;
     p.reserve_to_completion = policy.reserve_to_completion;
     p.chips = c.chips;
+    p.weight_bytes_per_chip = memory_plan(sh.dep, 0, 0).weights.value() / static_cast<double>(sh.dep.n_chips);
     p.summary = summarize(c, o.slo);
     if (!c.fits) p.summary.meets_slo = false;
     return p;
@@ -328,6 +329,7 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
               p.decode_replica_chips = n;
               p.decode_replicas = k;
               p.decode_layout = sh.name;
+              p.decode_weight_bytes_per_chip = memory_plan(sh.dep, 0, 0).weights.value() / static_cast<double>(sh.dep.n_chips);
               p.decode_parallel = sh.dep.mechanisms.layout;
               return record(std::move(p));
             });
@@ -348,9 +350,7 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
 
   r.best = cheapest_meeting_slo(r.evaluated);
   r.pareto = pareto_front(r.evaluated);
-  if (r.best) {
-    r.launch = launch_settings(r.evaluated[*r.best], m.name, is_moe(m));
-  } else {
+  if (!r.best) {
     const std::string p = std::to_string(static_cast<int64_t>(o.slo.percentile));
     r.why_none = "no deployment within " + std::to_string(budget) + " chips meets" +
                  (o.slo.ttft_s ? " TTFT p" + p + " <= " + ms(*o.slo.ttft_s) : std::string()) +

@@ -82,7 +82,7 @@ expect_error "--decode-chips: must be >= 1, got -3" simulate "${base[@]}" --rate
 expect_error "--decode-chips: applies to disaggregated serving: add --disaggregate" simulate "${base[@]}" --rate 1 --decode-chips 2
 # Without chunked prefill a prompt must fit one step: vLLM refuses to start otherwise.
 expect_error "--max-batched-tokens: is 100, below a 2048-token prompt with chunked prefill off" simulate "${base[@]}" --rate 1 --input 2048 --max-batched-tokens 100 --chunked-prefill off
-# Plan: a deployment that meets the SLO, and launch settings with the engines' flags.
+# Plan: a deployment that meets the SLO, and launch files with the engines' flags (plan_launch.sh).
 "$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 20 --requests 300 --input 1024 --output 128 --budget-chips 4 \
   --ttft-slo-ms 500 --tpot-slo-ms 30 --json > "$tmp/plan.json" || fail "plan --json"
 python3 - "$tmp/plan.json" <<'PY' || fail "plan output"
@@ -91,12 +91,13 @@ j = json.load(open(sys.argv[1])); b = j["best"]
 assert b is not None and b["meets_slo"] is True, b
 assert b["ttft_at_percentile_ms"] <= 500 and b["tpot_at_percentile_ms"] <= 30, b
 assert b["chips"] <= 4
-assert "--tensor-parallel-size" in j["launch"]["vllm"] and "--max-num-seqs" in j["launch"]["vllm"]
-assert "--max-running-requests" in j["launch"]["sglang"] and "--tp_size" in j["launch"]["trtllm"]
+files = {f["path"]: f["text"] for e in j["launch"] for f in e["files"]}
+assert "--tensor-parallel-size" in files["vllm/serve.sh"] and "--max-num-seqs" in files["vllm/serve.sh"], files
+assert "--max-running-requests" in files["sglang/serve.sh"] and "--tp_size" in files["trtllm/serve.sh"], files
 assert len(j["pareto"]) >= 1
-# Simulated with vLLM's KV on demand: the TensorRT-LLM line states MAX_UTILIZATION.
+# Simulated with vLLM's KV on demand: TensorRT-LLM's options state MAX_UTILIZATION.
 assert j["engine"] == "vllm" and j["kv_admission"] == "on_demand", (j["engine"], j["kv_admission"])
-assert "capacity_scheduler_policy: MAX_UTILIZATION" in j["launch"]["trtllm"], j["launch"]["trtllm"]
+assert "capacity_scheduler_policy: MAX_UTILIZATION" in files["trtllm/extra_llm_api_options.yaml"], files
 PY
 # Deployments were simulated but none met the SLO: a result (exit 0, the Pareto front, and
 # why_none; the web API answers it with best null). Nothing to simulate is an error below.
@@ -110,7 +111,7 @@ expect_error "--replica-chips: every replica size an engine can run among those 
 expect_error "--budget-chips: must be >= 1 chip, got 0" plan "${p[@]}" --budget-chips 0
 expect_error "--budget-chips: the smallest replica of deepseek-v3 that an engine can run and that holds its weights and one sequence" plan -m deepseek-v3 -H h100-sxm --rate 5 --requests 20 --ttft-slo-ms 1000 --budget-chips 8
 # A replica size no engine runs (TP3 splits neither 32 heads nor FFN 14336) is refused, not
-# simulated as attention TP1 x 3 under FFN TP3 with launch lines for three replicas.
+# simulated as attention TP1 x 3 under FFN TP3 with launch files for three replicas.
 expect_error "--replica-chips: no engine runs llama-3.1-8b on a replica of 3: TP3 does not divide the 32 attention heads" plan "${p[@]}" --budget-chips 8 --replica-chips 3
 # A prompt beyond the model's context: rejected, as vLLM refuses it, with the warning decode
 # and prefill give, in "warnings".

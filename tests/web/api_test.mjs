@@ -164,6 +164,7 @@ const ERRORS = [
   ['unknown field', 'POST', '/api/decode', { model: 'llama-3.1-8b', bacth: 4 }, 400, 'bacth'],
   ['short alias refused', 'POST', '/api/decode', { b: 4 }, 400, 'b'],
   ['output flag refused', 'POST', '/api/decode', { csv: true }, 400, 'csv'],
+  ['file-writing flag refused', 'POST', '/api/plan', { model: 'llama-3.1-8b', 'ttft-slo-ms': 500, 'budget-chips': 1, 'launch-dir': '/tmp/x' }, 400, 'launch-dir'],
   ['unknown model', 'POST', '/api/decode', { model: 'llama-9-900b' }, 400, 'model'],
   ['model as a path', 'POST', '/api/decode', { model: '/etc/passwd' }, 400, 'model'],
   ['model as a relative path', 'POST', '/api/prefill', { model: '../data/models/hf/llama-3.1-8b.json' }, 400, 'model'],

@@ -1,8 +1,8 @@
 // `chalk plan` (docs/simulator.md, "Planning"): the cheapest deployment of a model on a
 // system that serves a stated traffic within latency SLOs, found by simulating candidate
 // deployments (layouts, replicas, batch caps, aggregated or disaggregated, pool ratio),
-// with the Pareto front of cost against latency and the launch settings of vLLM, SGLang
-// and TensorRT-LLM for the choice.
+// with the Pareto front of cost against latency; launch.h writes the engines' launch files
+// for the choice.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "chalk/sim/cluster.h"
+#include "chalk/sim/launch.h"
 #include "chalk/sim/metrics.h"
 
 namespace chalk::sim {
@@ -52,15 +53,12 @@ struct PlanCandidate {
   int64_t max_batched_tokens = 0;   ///< token budget per step
   bool reserve_to_completion = false;  ///< KV admission simulated (EnginePolicy::reserve_to_completion)
   int64_t chips = 0;                ///< all chips
+  /// Weight bytes one chip of a (prefill or aggregated) replica stores under its layout, and
+  /// of a decode replica (memory_plan's weights / chips: replicated parts counted on each).
+  double weight_bytes_per_chip = 0, decode_weight_bytes_per_chip = 0;
   std::optional<double> usd_per_hour;
   SimSummary summary;
   bool meets_slo = false;
-};
-
-/// Launch commands for the chosen deployment (one line per engine; disaggregated: the
-/// prefill and the decode servers). Flags are the engines' own.
-struct LaunchSettings {
-  std::string vllm, sglang, trtllm;
 };
 
 struct PlanReport {
@@ -79,7 +77,6 @@ struct PlanReport {
   /// What each mode searched, one line a mode: "disaggregated: 12 deployments: prefill
   /// pool 1 x 1 chips (TP1), no TTFT target: the smallest that keeps up ...".
   std::vector<std::string> searched;
-  std::optional<LaunchSettings> launch;
 };
 
 /// The cheapest of `evaluated` whose own simulation met the SLO: fewest chips, ties to the
@@ -110,20 +107,5 @@ std::vector<std::size_t> pareto_front(const std::vector<PlanCandidate>& evaluate
 /// exceed the budget, or no replica tried that holds the weights and one sequence.
 PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
                            std::span<const Request> traffic, const PlanOptions& o);
-
-/// The engines' launch commands for a candidate of model `hf_name`: vLLM (vllm serve
-/// --tensor-parallel-size --data-parallel-size --enable-expert-parallel --max-num-seqs
-/// --max-num-batched-tokens --block-size --enable-chunked-prefill), SGLang (python -m
-/// sglang.launch_server --tp --dp --enable-dp-attention --ep-size --chunked-prefill-size
-/// --max-running-requests; --disaggregation-mode), TensorRT-LLM (trtllm-serve --tp_size
-/// --ep_size --max_batch_size --max_num_tokens).
-LaunchSettings launch_settings(const PlanCandidate& c, const std::string& hf_name, bool moe);
-
-/// Why `engine` ("vllm", "sglang" or "trtllm") has no flags for `layout` on a replica of
-/// `chips` chips, or "" when it has them (or for any other engine name): the rules of
-/// launch_settings (a dense model's attention groups under one FFN split; vLLM's experts
-/// over fewer chips than the replica; TensorRT-LLM's two micro-batches, and its attention
-/// TP t x r/t with 1 < t < r for an MoE). One line, without the leading "# ".
-std::string engine_layout_problem(std::string_view engine, int64_t chips, const ParallelLayout& layout, bool moe);
 
 }  // namespace chalk::sim

@@ -1,0 +1,100 @@
+// Launch files for a planned deployment (docs/simulator.md, "Launch files"): per engine
+// (vLLM `vllm serve`, SGLang `python3 -m sglang.launch_server`, TensorRT-LLM `trtllm-serve`)
+// the shell scripts and YAML an operator runs to serve what `chalk plan` simulated, with every
+// setting that changes the simulated numbers. Flag names are the engines' own, checked by
+// src/sim/launch_test.cc against tests/data/engine-args/ (each engine's argument definitions
+// at a named commit).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chalk/base/dtype.h"
+#include "chalk/engine/overhead.h"
+#include "chalk/sim/policy.h"
+
+namespace chalk::sim {
+
+struct PlanCandidate;  // plan.h
+
+/// What the launch files need beyond the simulated deployment itself.
+struct LaunchTarget {
+  std::string model_name;  ///< chalk's name of the model (the files' comments)
+  /// The HuggingFace repository id or local directory to serve (io served_model); nullopt
+  /// when none is known: the files then refuse to start until MODEL names one.
+  std::optional<std::string> model;
+  std::string system_name;  ///< the system simulated (comments)
+  bool moe = false;         ///< the model has routed experts
+  /// The checkpoint's own format of the weights that dominate the matmuls (routed experts of
+  /// an MoE, else the dense FFN), ModelSpec::weights.
+  DType checkpoint_weights = DType::bf16;
+  /// The weight format simulated when it overrides the checkpoint's (DeploymentOptions::weights).
+  std::optional<DType> weights;
+  DType kv = DType::bf16;               ///< the KV-cache format simulated
+  double memory_reserve_fraction = 0.10;  ///< HBM held back (DeploymentOptions), fraction of each chip
+  double hbm_bytes_per_chip = 0;        ///< one chip's HBM capacity, bytes (TensorRT-LLM's KV fraction)
+  EnginePolicy policy;                  ///< the scheduler simulated; its name is the engine the numbers are for
+  int64_t max_model_len = 0;            ///< the longest request of the traffic, prompt + output tokens (0: the engine's default)
+};
+
+/// One file of a launch: a path relative to the launch directory and its text.
+struct LaunchFile {
+  std::string path;         ///< "vllm/serve.sh", "trtllm/extra_llm_api_options.yaml"
+  std::string text;
+  bool executable = false;  ///< a shell script (#!/bin/sh)
+};
+
+/// The launch files of one engine.
+struct EngineLaunch {
+  std::string engine;      ///< "vllm", "sglang" or "trtllm"
+  std::string checked_at;  ///< the engine source its flag names were checked against (repository @ commit)
+  bool simulated = false;  ///< the engine whose scheduler chalk simulated (LaunchTarget::policy)
+  /// Why this engine cannot run what was simulated, one line ("" when it can); `files` is then
+  /// empty: a layout its flags cannot state (engine_layout_problem) or a KV-cache format it
+  /// lacks.
+  std::string problem;
+  std::vector<LaunchFile> files;
+};
+
+/// The launch files of the deployment `c` for vLLM, SGLang and TensorRT-LLM, the simulated
+/// engine first. Each engine's files: aggregated, `serve.sh` (run once per replica; SGLang
+/// adds `router.sh`, its router over the replicas, when there are several); disaggregated,
+/// `prefill.sh` and `decode.sh` (each run once per replica of its pool) and the front end the
+/// engine documents: vLLM's NIXL proxy (`proxy.sh`: tests/v1/kv_connector/nixl_integration/
+/// toy_proxy_server.py of a vLLM checkout), SGLang's router (`router.sh`:
+/// `python3 -m sglang_router.launch_router --pd-disaggregation`), TensorRT-LLM's
+/// `trtllm-serve disaggregated -c disagg.yaml` (`router.sh`). TensorRT-LLM's settings that have
+/// no flag are in `extra_llm_api_options.yaml` (disaggregated: `prefill.yaml`, `decode.yaml`),
+/// passed with --extra_llm_api_options. vLLM's also hold `dynamo.yaml`, the deployment as a
+/// Dynamo DynamoGraphDeployment for Kubernetes (ai-dynamo/dynamo's
+/// components/backends/vllm/deploy/agg.yaml, disagg.yaml), when each replica fits one 8-GPU
+/// pod and the model is a HF repo id.
+///
+/// Every script states: the model (`MODEL`, default the target's repository), tensor / data /
+/// expert parallel degrees and DP attention or two micro-batches as the layout simulated
+/// (engine_layout_problem's rules), the weight quantization when the simulated format is not
+/// the checkpoint's (vLLM and SGLang `--quantization fp8` quantize a 16-bit checkpoint online;
+/// any other change, and any change for TensorRT-LLM, which reads the quantization from the
+/// checkpoint, makes MODEL a required setting naming such a checkpoint), the KV-cache dtype,
+/// the memory fraction (vLLM --gpu-memory-utilization and SGLang --mem-fraction-static =
+/// 1 - reserve; TensorRT-LLM free_gpu_memory_fraction = KV / (HBM - weights) per chip =
+/// ((1 - reserve) HBM - W) / (HBM - W)), the running-request cap, the token budget per step
+/// and chunked prefill, the longest request, and for the simulated engine its KV block size;
+/// KV reserved to completion is TensorRT-LLM's GUARANTEED_NO_EVICT (MAX_UTILIZATION when taken
+/// on demand) and has no vLLM or SGLang flag (the scripts say so). No speculative decoding is
+/// written: a plan simulates none. Lines continue with " \" (POSIX sh).
+std::vector<EngineLaunch> launch_files(const PlanCandidate& c, const LaunchTarget& t);
+
+/// Why `engine` ("vllm", "sglang" or "trtllm") has no flags for `layout` on a replica of
+/// `chips` chips, or "" when it has them (or for any other engine name): a dense model's
+/// attention groups under one FFN split (every engine's data parallelism of a dense model is
+/// independent replicas); vLLM's experts over fewer chips than the replica
+/// (--enable-expert-parallel spreads them over all TP x DP ranks); TensorRT-LLM's two
+/// micro-batches (trtllm-serve has no such option), and its attention TP t x r/t with
+/// 1 < t < r for an MoE (enable_attention_dp runs attention TP1 on every rank). One line.
+std::string engine_layout_problem(std::string_view engine, int64_t chips, const ParallelLayout& layout, bool moe);
+
+}  // namespace chalk::sim

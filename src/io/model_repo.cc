@@ -1,0 +1,53 @@
+// The model an engine serves (model_repo.h): data/models/repos.json and the user's text.
+#include "chalk/io/model_repo.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "chalk/io/embedded.h"
+#include "chalk/io/io.h"
+
+namespace chalk {
+
+std::optional<std::string> builtin_model_repo(const std::string& name) {
+  static const nlohmann::json table = [] {
+    const auto text = detail::embedded_file("models/repos.json");
+    return text ? nlohmann::json::parse(*text) : nlohmann::json::object();
+  }();
+  const auto repos = table.find("repos");
+  if (repos == table.end() || !repos->contains(name)) return std::nullopt;
+  return (*repos)[name].at("repo").get<std::string>();
+}
+
+std::optional<std::string> served_model(const std::string& model_text) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(model_text, ec)) {
+    // A HF cache folder models--ORG--NAME: its repo id, which the engines find in that cache.
+    const std::string leaf = fs::path(model_text).lexically_normal().filename().string().empty()
+                                 ? fs::path(model_text).lexically_normal().parent_path().filename().string()
+                                 : fs::path(model_text).lexically_normal().filename().string();
+    const auto sep = leaf.find("--", 8);
+    if (leaf.rfind("models--", 0) == 0 && sep != std::string::npos && sep > 8 && sep + 2 < leaf.size()) {
+      return leaf.substr(8, sep - 8) + "/" + leaf.substr(sep + 2);
+    }
+    return model_text;
+  }
+  if (fs::is_regular_file(model_text, ec)) {
+    // A HF config.json: the engines load the directory that holds it with the weights. A
+    // chalk-model file (native format) describes no weights.
+    if (fs::path(model_text).filename() != "config.json") return std::nullopt;
+    const fs::path dir = fs::path(model_text).parent_path();
+    return dir.empty() ? std::string(".") : dir.string();
+  }
+  const std::optional<std::string> builtin = resolve_model_name(model_text);
+  const bool repo_id = std::count(model_text.begin(), model_text.end(), '/') == 1 && model_text.front() != '/' &&
+                       model_text.back() != '/' && model_text.find(".json") == std::string::npos;
+  if (repo_id) return model_text;  // the variant the user named, which resolve_model_name maps to its architecture
+  if (builtin) return builtin_model_repo(*builtin);
+  return std::nullopt;
+}
+
+}  // namespace chalk

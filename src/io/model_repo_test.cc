@@ -1,0 +1,65 @@
+// The repository a launch file serves (model_repo.h).
+#include "chalk/io/model_repo.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "chalk/io/embedded.h"
+#include "chalk/io/io.h"
+
+namespace chalk {
+namespace {
+
+TEST(ModelRepo, BuiltInModelsNameTheRepositoryTheirConfigCameFrom) {
+  // models.md: aiconfigurator's meta-llama--Meta-Llama-3.1-70B_config.json.
+  EXPECT_EQ(builtin_model_repo("llama-3.1-70b"), "meta-llama/Meta-Llama-3.1-70B");
+  EXPECT_EQ(builtin_model_repo("deepseek-v3"), "deepseek-ai/DeepSeek-V3");
+  EXPECT_EQ(builtin_model_repo("qwen3-32b-fp8"), "Qwen/Qwen3-32B-FP8");
+  // The papers' models never had one.
+  EXPECT_EQ(builtin_model_repo("gpt-3-175b"), std::nullopt);
+  EXPECT_EQ(builtin_model_repo("no-such-model"), std::nullopt);
+}
+
+TEST(ModelRepo, EveryRowIsABuiltInModelWithAnOrgSlashNameRepoAndASource) {
+  const auto j = nlohmann::json::parse(*detail::embedded_file("models/repos.json"));
+  const auto names = builtin_model_names();
+  ASSERT_GE(j.at("repos").size(), 20u);
+  for (const auto& [name, row] : j.at("repos").items()) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name << " is not a built-in model";
+    const std::string repo = row.at("repo");
+    EXPECT_EQ(std::count(repo.begin(), repo.end(), '/'), 1) << repo;
+    EXPECT_FALSE(row.at("source").get<std::string>().empty()) << name;
+  }
+  // Every verbatim HF config of /work/shared/reference/hf-configs has its repository.
+  for (const char* n : {"deepseek-r1", "kimi-k2-instruct", "llama-3.1-8b", "llama-3.1-405b", "mixtral-8x7b", "mixtral-8x22b",
+                        "qwen3-235b-a22b", "qwen3-30b-a3b", "qwen3-32b", "gpt-oss-120b", "gpt-oss-20b"}) {
+    EXPECT_TRUE(builtin_model_repo(n).has_value()) << n;
+  }
+}
+
+TEST(ModelRepo, TheServedModelIsWhatTheUserNamedOrTheBuiltInsRepository) {
+  EXPECT_EQ(served_model("meta-llama/Llama-3.1-70B-Instruct"), "meta-llama/Llama-3.1-70B-Instruct");
+  EXPECT_EQ(served_model("LLAMA-3.1-70B"), "meta-llama/Meta-Llama-3.1-70B");
+  EXPECT_EQ(served_model("palm-540b"), std::nullopt);
+  EXPECT_EQ(served_model("nope"), std::nullopt);
+  const auto dir = std::filesystem::temp_directory_path() / "chalk_model_repo_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "config.json") << "{}";
+  std::ofstream(dir / "mine.json") << "{}";
+  EXPECT_EQ(served_model(dir.string()), dir.string());
+  EXPECT_EQ(served_model((dir / "config.json").string()), dir.string());
+  EXPECT_EQ(served_model((dir / "mine.json").string()), std::nullopt);  // a chalk-model file: no weights
+  std::filesystem::remove_all(dir);
+  // A HF cache folder: the repo id it caches (trailing slash or not).
+  const auto cache = std::filesystem::temp_directory_path() / "chalk_model_repo_hub" / "models--meta-llama--Llama-3.1-8B-Instruct";
+  std::filesystem::create_directories(cache);
+  EXPECT_EQ(served_model(cache.string()), "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(served_model(cache.string() + "/"), "meta-llama/Llama-3.1-8B-Instruct");
+  std::filesystem::remove_all(cache.parent_path());
+}
+
+}  // namespace
+}  // namespace chalk

@@ -1,0 +1,83 @@
+// Launch files (launch.h): every flag, YAML key and choice value they write is one the engine
+// defines (tests/data/engine-args/, read from each engine's own argument definitions), in
+// hand-made deployments and in a plan's own choice.
+#include "chalk/sim/launch.h"
+
+#include <gtest/gtest.h>
+
+#include "chalk/io/io.h"
+#include "chalk/sim/plan.h"
+#include "launch_test_support.h"
+
+namespace chalk::sim {
+namespace {
+
+using namespace launch_testing;
+
+TEST(Launch, EveryFlagKeyAndChoiceWrittenIsOneTheEngineDefines) {
+  int checked = 0;
+  LaunchTarget t = launch_test_target();
+  PlanCandidate c = launch_dp_attention_moe();
+  t.moe = true;
+  // Aggregated, online FP8 weights and FP8 KV, DP attention with two micro-batches.
+  t.weights = DType::fp8;
+  t.kv = DType::fp8;
+  c.parallel.tp_attention = 1;
+  c.parallel.tp_ffn = 1;
+  c.parallel.overlap_micro_batches = true;
+  checked += launch_check_against_engines(launch_files(c, t));
+  // Disaggregated, KV reserved to completion, whole prompts, SGLang simulated, NVFP4 KV.
+  c.parallel.overlap_micro_batches = false;
+  c.disaggregated = true;
+  c.decode_replica_chips = 8;
+  c.decode_replicas = 3;
+  c.decode_parallel = c.parallel;
+  c.reserve_to_completion = true;
+  t.policy = engine_policy("sglang");
+  t.policy.chunked_prefill = false;
+  t.kv = DType::nvfp4;
+  checked += launch_check_against_engines(launch_files(c, t));
+  t.kv = DType::bf16;
+  t.policy = engine_policy("trtllm");
+  const auto l = launch_files(c, t);
+  checked += launch_check_against_engines(l);
+  ASSERT_EQ(l.size(), 3u);
+  for (const auto& e : l) EXPECT_TRUE(e.problem.empty()) << e.engine << ": " << e.problem;
+  EXPECT_NE(launch_file_at(l, "vllm/proxy.sh"), nullptr);
+  EXPECT_NE(launch_file_at(l, "sglang/router.sh"), nullptr);
+  EXPECT_NE(launch_file_at(l, "trtllm/disagg.yaml"), nullptr);
+  EXPECT_GE(checked, 150);
+}
+
+TEST(Launch, APlansChoiceLaunchesWithItsOwnCapAndLayout) {
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec s = load_system("h100-sxm");
+  DeploymentOptions base;
+  base.mechanisms.enabled = true;
+  TrafficSpec ts;
+  ts.rate_per_s = 20;
+  ts.requests = 300;
+  ts.input = {LengthDist::Kind::fixed, 1024, 1, 0, 0};
+  ts.output = {LengthDist::Kind::fixed, 128, 1, 0, 0};
+  const auto reqs = generate_traffic(ts);
+  PlanOptions o;
+  o.chip_budget = 4;
+  o.slo.ttft_s = 0.5;
+  o.aggregated = true;
+  o.disaggregated = false;
+  const PlanReport r = plan_deployment(m, s, base, reqs, o);
+  ASSERT_TRUE(r.best.has_value()) << r.why_none;
+  const PlanCandidate& b = r.evaluated[*r.best];
+  LaunchTarget t = launch_test_target();
+  t.model = "meta-llama/Meta-Llama-3.1-8B";
+  const auto l = launch_files(b, t);
+  const std::string v = launch_file_at(l, "vllm/serve.sh")->text;
+  EXPECT_NE(v.find("--tensor-parallel-size " + std::to_string(b.parallel.tp_attention > 0 ? b.parallel.tp_attention : b.replica_chips) + " \\\n"),
+            std::string::npos) << v;
+  EXPECT_NE(v.find("--max-num-seqs " + std::to_string(b.max_sequences) + " \\\n"), std::string::npos) << v;
+  EXPECT_NE(v.find("--max-num-batched-tokens 8192 \\\n"), std::string::npos) << v;
+  EXPECT_GT(launch_check_against_engines(l), 30);
+}
+
+}  // namespace
+}  // namespace chalk::sim

@@ -1,0 +1,96 @@
+// Internal to the launch files (launch.h): the shared pieces of the three engines' writers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "chalk/sim/launch.h"
+#include "chalk/sim/plan.h"
+
+namespace chalk::sim::launch_detail {
+
+/// One replica's parallel degrees as the engines' flags count them.
+struct Degrees {
+  int64_t chips = 1, tp = 1, dp = 1, ep = 1;
+  int64_t tp_ffn = 1;        ///< dense FFN's tensor-parallel degree
+  bool moe = false;
+  bool two_batches = false;  ///< two micro-batches overlap the expert all-to-all
+};
+
+Degrees degrees(int64_t chips, const ParallelLayout& l, bool moe);
+
+/// Why engine `name` ("vLLM", "SGLang", "TensorRT-LLM") cannot state the layout `d`, or "".
+std::string layout_problem(const std::string& name, const Degrees& d);
+
+/// One pool of servers a launch starts: the aggregated replicas, or the prefill or the
+/// decode pool of a disaggregated deployment.
+struct Pool {
+  std::string role;  ///< "" (aggregated), "prefill" or "decode"
+  Degrees d;
+  int64_t replicas = 1;
+  std::string layout;              ///< describe_layout's name
+  double weight_bytes_per_chip = 0;
+};
+
+/// The pools of `c`: one aggregated, or prefill then decode.
+std::vector<Pool> pools_of(const PlanCandidate& c, bool moe);
+
+/// How the simulated weight format is served: the checkpoint as it is, quantized online to
+/// FP8 by the engine (`--quantization fp8`, vLLM and SGLang from a 16-bit checkpoint), or
+/// only from a checkpoint already in that format (MODEL must name one).
+enum class WeightPlan { checkpoint, online_fp8, needs_checkpoint };
+WeightPlan weight_plan(const LaunchTarget& t, bool online_fp8);
+
+/// A shell script: comment lines (without "# "), variable lines, and one command whose
+/// arguments are given one group per line.
+struct Script {
+  std::vector<std::string> comments;
+  std::vector<std::string> vars;
+  std::vector<std::string> command;  ///< command[0] follows `exec `; the rest continue with " \"
+};
+
+/// "#!/bin/sh", the comments, `set -eu`, the variables, `exec` and the command, each argument
+/// line but the last ending in " \".
+std::string render(const Script& s);
+
+/// The MODEL line: `MODEL="${MODEL:-repo}"`, or `MODEL="${MODEL:?...}"` when no repository is
+/// known or the weight plan needs another checkpoint.
+std::string model_var(const LaunchTarget& t, WeightPlan plan);
+
+/// The comment saying why MODEL must be set ("" when it has a default): `engine` and `why`
+/// say why the simulated weights need their own checkpoint.
+std::string model_note(const LaunchTarget& t, WeightPlan plan, const std::string& engine, const std::string& why);
+
+/// `text` as shell or YAML comment lines, "# " each, wrapped at spaces within 98 columns.
+std::string comment(const std::string& text);
+
+/// The comments every script opens with: what chalk planned, which scheduler was simulated,
+/// where the flags were checked, and what the pool runs.
+std::vector<std::string> header(const PlanCandidate& c, const LaunchTarget& t, const std::string& engine_title,
+                                const std::string& engine, const std::string& checked_at, const Pool& p);
+
+/// "1 chip", "8 chips": `n` and `word`, with an "s" unless n is 1.
+std::string count(int64_t n, const std::string& word);
+
+/// A fraction written with 3 decimals, trailing zeros dropped ("0.9", "0.873").
+std::string fraction(double x);
+
+/// TensorRT-LLM's kv_cache_config.free_gpu_memory_fraction for the simulated memory: the KV
+/// cache's share of what the weights leave, ((1 - reserve) HBM - W) / (HBM - W) per chip.
+double trtllm_kv_fraction(const LaunchTarget& t, double weight_bytes_per_chip);
+
+/// The three engines' writers (launch_vllm.cc, launch_sglang.cc, launch_trtllm.cc).
+EngineLaunch vllm_launch(const PlanCandidate& c, const LaunchTarget& t);
+EngineLaunch sglang_launch(const PlanCandidate& c, const LaunchTarget& t);
+EngineLaunch trtllm_launch(const PlanCandidate& c, const LaunchTarget& t);
+
+/// Where each engine's flag names were checked (tests/data/engine-args/).
+inline constexpr const char* kVllmSource =
+    "github.com/vllm-project/vllm @ 99d7eb5d6a512cfcc5a2b104f24ebf2d6cda772b (vllm/engine/arg_utils.py, the v0.11 line)";
+inline constexpr const char* kSglangSource =
+    "github.com/sgl-project/sglang @ 001067fffe33427bee0ed2f007fb7551a1d76b44 (python/sglang/srt/server_args.py)";
+inline constexpr const char* kTrtllmSource =
+    "github.com/NVIDIA/TensorRT-LLM @ 00209af149e7774406881a37283dce303571eb11 (tensorrt_llm/commands/serve.py)";
+
+}  // namespace chalk::sim::launch_detail

@@ -1,0 +1,111 @@
+// SGLang's launch files (launch.h): `python3 -m sglang.launch_server` per replica and its
+// router (`python3 -m sglang_router.launch_router`) over several replicas or, disaggregated,
+// over the prefill and decode servers. Flag names: tests/data/engine-args/sglang.txt.
+#include <string>
+
+#include "launch_internal.h"
+
+namespace chalk::sim::launch_detail {
+namespace {
+
+/// SGLang's --kv-cache-dtype for a simulated KV format, or "" when it has none (choices
+/// auto, fp8_e5m2, fp8_e4m3, mxfp8, bf16, bfloat16, nvfp4, fp4_mx_block16, fp4_e2m1).
+std::string kv_dtype(DType kv) {
+  if (kv == DType::bf16 || kv == DType::fp16) return "auto";
+  if (kv == DType::fp8) return "fp8_e4m3";
+  if (kv == DType::nvfp4) return "nvfp4";
+  return "";
+}
+
+constexpr int64_t kServePort = 30000, kDecodePort = 31000;
+constexpr int64_t kBootstrapPort = 8998;  // --disaggregation-bootstrap-port's default
+
+std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) {
+  const WeightPlan w = weight_plan(t, true);
+  Script s;
+  s.comments = header(c, t, "SGLang", "sglang", kSglangSource, p);
+  s.comments.push_back("Give each replica its own " + count(p.d.chips, "GPU") + " (CUDA_VISIBLE_DEVICES) and its own PORT" +
+                       (p.replicas > 1 || !p.role.empty() ? " (router.sh lists them)." : "."));
+  if (p.role == "prefill") {
+    s.comments.push_back("Each prefill server also listens on its bootstrap port, " + std::to_string(kBootstrapPort) +
+                         " (--disaggregation-bootstrap-port): one prefill server per host, or set it apart.");
+  }
+  if (c.reserve_to_completion) {
+    s.comments.push_back("Simulated with KV reserved to completion at admission; SGLang has no flag for it.");
+  }
+  if (const std::string note = model_note(t, w, "SGLang", "quantizes online only to fp8, from a 16-bit checkpoint"); !note.empty()) s.comments.push_back(note);
+  s.vars.push_back(model_var(t, w));
+  s.vars.push_back("PORT=\"${PORT:-" + std::to_string(p.role == "decode" ? kDecodePort : kServePort) + "}\"");
+  s.command = {"python3 -m sglang.launch_server", "--model-path \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\"",
+               "--tp-size " + std::to_string(p.d.chips)};
+  if (p.d.dp > 1) {
+    s.command.push_back("--dp-size " + std::to_string(p.d.dp));
+    s.command.push_back("--enable-dp-attention");
+  }
+  if (t.moe && p.d.ep > 1) s.command.push_back("--ep-size " + std::to_string(p.d.ep));
+  if (p.d.two_batches) s.command.push_back("--enable-two-batch-overlap");
+  if (w == WeightPlan::online_fp8) s.command.push_back("--quantization fp8");
+  s.command.push_back("--kv-cache-dtype " + kv_dtype(t.kv));
+  s.command.push_back("--mem-fraction-static " + fraction(1.0 - t.memory_reserve_fraction));
+  s.command.push_back("--max-running-requests " + std::to_string(c.max_sequences));
+  if (t.policy.chunked_prefill) {
+    s.command.push_back("--chunked-prefill-size " + std::to_string(c.max_batched_tokens));
+  } else {
+    s.command.push_back("--chunked-prefill-size -1");  // -1 disables chunked prefill
+    s.command.push_back("--max-prefill-tokens " + std::to_string(c.max_batched_tokens));
+  }
+  if (t.policy.name == "sglang") s.command.push_back("--page-size " + std::to_string(t.policy.block_size));
+  if (t.max_model_len > 0) s.command.push_back("--context-length " + std::to_string(t.max_model_len));
+  if (!p.role.empty()) s.command.push_back("--disaggregation-mode " + p.role);
+  return render(s);
+}
+
+std::string url_var(const std::string& name, int64_t i, int64_t port) {
+  return "\"${" + name + "_" + std::to_string(i) + ":-http://localhost:" + std::to_string(port + i) + "}\"";
+}
+
+std::string router(const PlanCandidate& c, const LaunchTarget& t) {
+  Script s;
+  s.comments = {std::string("SGLang router for `chalk plan`: ") + t.model_name + " on " + t.system_name + ", " +
+                    (c.disaggregated ? count(c.replicas, "prefill replica") + " and " + count(c.decode_replicas, "decode replica") + "."
+                                     : count(c.replicas, "replica") + "."),
+                c.disaggregated ? "It sends each request to a prefill server (prefill.sh, with its bootstrap port) and a decode server (decode.sh)."
+                                : "It spreads the requests over the replicas (serve.sh).",
+                "Set each replica's URL (PREFILL_URL_i, DECODE_URL_i, WORKER_URL_i) to where it was started.",
+                std::string("Flags checked against ") + kSglangSource + " (sgl-model-gateway/bindings/python/src/sglang_router/router_args.py @ "
+                    "05e589ad6f75127e5302a250d9e83a881fbb3a3b)."};
+  s.vars = {"PORT=\"${PORT:-8000}\""};
+  s.command = {"python3 -m sglang_router.launch_router"};
+  if (c.disaggregated) {
+    s.command.push_back("--pd-disaggregation");
+    for (int64_t i = 0; i < c.replicas; ++i) s.command.push_back("--prefill " + url_var("PREFILL_URL", i, kServePort) + " " + std::to_string(kBootstrapPort));
+    for (int64_t i = 0; i < c.decode_replicas; ++i) s.command.push_back("--decode " + url_var("DECODE_URL", i, kDecodePort));
+  } else {
+    s.command.push_back("--worker-urls");
+    for (int64_t i = 0; i < c.replicas; ++i) s.command.push_back("  " + url_var("WORKER_URL", i, kServePort));
+  }
+  s.command.push_back("--host 0.0.0.0");
+  s.command.push_back("--port \"$PORT\"");
+  return render(s);
+}
+
+}  // namespace
+
+EngineLaunch sglang_launch(const PlanCandidate& c, const LaunchTarget& t) {
+  EngineLaunch e;
+  e.engine = "sglang";
+  e.checked_at = kSglangSource;
+  const auto pools = pools_of(c, t.moe);
+  for (const auto& p : pools) {
+    if (e.problem.empty()) e.problem = layout_problem("SGLang", p.d);
+  }
+  if (e.problem.empty() && kv_dtype(t.kv).empty()) {
+    e.problem = "SGLang has no " + std::string(to_string(t.kv)) + " KV cache (--kv-cache-dtype takes auto, fp8_e4m3, fp8_e5m2, nvfp4, ...)";
+  }
+  if (!e.problem.empty()) return e;
+  for (const auto& p : pools) e.files.push_back({"sglang/" + (p.role.empty() ? std::string("serve") : p.role) + ".sh", serve(c, t, p), true});
+  if (c.disaggregated || c.replicas > 1) e.files.push_back({"sglang/router.sh", router(c, t), true});
+  return e;
+}
+
+}  // namespace chalk::sim::launch_detail

@@ -1,0 +1,104 @@
+// TensorRT-LLM's launch files (launch.h): `trtllm-serve` per replica with its
+// --extra_llm_api_options YAML and, disaggregated, `trtllm-serve disaggregated -c` over the
+// context and generation servers. Names: tests/data/engine-args/trtllm.txt.
+#include <string>
+
+#include "launch_internal.h"
+
+namespace chalk::sim::launch_detail {
+namespace {
+
+/// kv_cache_config.dtype for a simulated KV format, or "" when none is known here (auto
+/// follows the checkpoint, 16-bit for every built-in model; fp8).
+std::string kv_dtype(DType kv) {
+  if (kv == DType::bf16 || kv == DType::fp16) return "auto";
+  if (kv == DType::fp8) return "fp8";
+  return "";
+}
+
+constexpr int64_t kContextPort = 8100, kGenerationPort = 8200;
+
+std::string yaml_name(const Pool& p) { return p.role.empty() ? "extra_llm_api_options.yaml" : p.role + ".yaml"; }
+
+std::string options(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) {
+  std::string y = comment("TensorRT-LLM LLM API options for `chalk plan`'s " + (p.role.empty() ? std::string("servers") : p.role + " servers") +
+                          " (" + t.model_name + " on " + t.system_name + "): trtllm-serve --extra_llm_api_options " + yaml_name(p) + " (" +
+                          (p.role.empty() ? std::string("serve") : p.role) + ".sh passes it). Keys checked against chalk's tests/data/engine-args/trtllm.txt.");
+  if (p.d.dp > 1) y += "enable_attention_dp: true\n";
+  y += "kv_cache_config:\n  dtype: " + kv_dtype(t.kv) + "\n";
+  y += "  # KV share of what the weights leave on a chip: ((1 - " + fraction(t.memory_reserve_fraction) + ") HBM - weights) / (HBM - weights)\n";
+  y += "  free_gpu_memory_fraction: " + fraction(trtllm_kv_fraction(t, p.weight_bytes_per_chip)) + "\n";
+  y += "scheduler_config:\n  # KV " + std::string(c.reserve_to_completion ? "reserved to completion at admission" : "taken on demand") +
+       ", as simulated\n  capacity_scheduler_policy: " + (c.reserve_to_completion ? "GUARANTEED_NO_EVICT" : "MAX_UTILIZATION") + "\n";
+  if (!p.role.empty()) y += "cache_transceiver_config:\n  backend: DEFAULT\n";
+  return y;
+}
+
+std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) {
+  const WeightPlan w = weight_plan(t, false);
+  Script s;
+  s.comments = header(c, t, "TensorRT-LLM", "trtllm", kTrtllmSource, p);
+  s.comments.push_back("Give each replica its own " + count(p.d.chips, "GPU") + " (CUDA_VISIBLE_DEVICES) and its own PORT" +
+                       (p.role.empty() ? (p.replicas > 1 ? ", behind a load balancer." : ".") : " (disagg.yaml lists them)."));
+  if (const std::string note = model_note(t, w, "trtllm-serve", "reads the quantization from the checkpoint"); !note.empty()) s.comments.push_back(note);
+  s.vars.push_back(model_var(t, w));
+  s.vars.push_back("PORT=\"${PORT:-" + std::to_string(p.role.empty() ? 8000 : p.role == "prefill" ? kContextPort : kGenerationPort) + "}\"");
+  s.command = {"trtllm-serve \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\"", "--backend pytorch", "--tp_size " + std::to_string(p.d.chips)};
+  if (t.moe && p.d.ep > 1) s.command.push_back("--ep_size " + std::to_string(p.d.ep));
+  s.command.push_back("--max_batch_size " + std::to_string(c.max_sequences));
+  s.command.push_back("--max_num_tokens " + std::to_string(c.max_batched_tokens));
+  if (t.max_model_len > 0) s.command.push_back("--max_seq_len " + std::to_string(t.max_model_len));
+  if (t.policy.chunked_prefill) s.command.push_back("--enable_chunked_prefill");
+  s.command.push_back("--extra_llm_api_options \"$(dirname \"$0\")/" + yaml_name(p) + "\"");
+  return render(s);
+}
+
+std::string urls(int64_t n, int64_t port) {
+  std::string out;
+  for (int64_t i = 0; i < n; ++i) out += "    - \"localhost:" + std::to_string(port + i) + "\"\n";
+  return out;
+}
+
+std::string disagg(const PlanCandidate& c, const LaunchTarget& t) {
+  return comment("trtllm-serve disaggregated -c disagg.yaml (router.sh) for `chalk plan`: " + t.model_name + " on " + t.system_name +
+                 ". Set each url to where that context (prefill.sh) or generation (decode.sh) server runs.") +
+         "hostname: 0.0.0.0\nport: 8000\nbackend: pytorch\ncontext_servers:\n  num_instances: " +
+         std::to_string(c.replicas) + "\n  urls:\n" + urls(c.replicas, kContextPort) +
+         "generation_servers:\n  num_instances: " + std::to_string(c.decode_replicas) + "\n  urls:\n" + urls(c.decode_replicas, kGenerationPort);
+}
+
+std::string router(const PlanCandidate& c, const LaunchTarget& t) {
+  Script s;
+  s.comments = {"TensorRT-LLM disaggregated server for `chalk plan`: " + t.model_name + " on " + t.system_name + ", " +
+                    count(c.replicas, "context server") + " and " + count(c.decode_replicas, "generation server") + " (disagg.yaml).",
+                std::string("Flags checked against ") + kTrtllmSource + "."};
+  s.command = {"trtllm-serve disaggregated", "-c \"$(dirname \"$0\")/disagg.yaml\""};
+  return render(s);
+}
+
+}  // namespace
+
+EngineLaunch trtllm_launch(const PlanCandidate& c, const LaunchTarget& t) {
+  EngineLaunch e;
+  e.engine = "trtllm";
+  e.checked_at = kTrtllmSource;
+  const auto pools = pools_of(c, t.moe);
+  for (const auto& p : pools) {
+    if (e.problem.empty()) e.problem = layout_problem("TensorRT-LLM", p.d);
+  }
+  if (e.problem.empty() && kv_dtype(t.kv).empty()) {
+    e.problem = "TensorRT-LLM: no " + std::string(to_string(t.kv)) + " KV cache among the kv_cache_config.dtype values checked (auto, fp8)";
+  }
+  if (!e.problem.empty()) return e;
+  for (const auto& p : pools) {
+    e.files.push_back({"trtllm/" + (p.role.empty() ? std::string("serve") : p.role) + ".sh", serve(c, t, p), true});
+    e.files.push_back({"trtllm/" + yaml_name(p), options(c, t, p), false});
+  }
+  if (c.disaggregated) {
+    e.files.push_back({"trtllm/disagg.yaml", disagg(c, t), false});
+    e.files.push_back({"trtllm/router.sh", router(c, t), true});
+  }
+  return e;
+}
+
+}  // namespace chalk::sim::launch_detail

@@ -1,0 +1,150 @@
+// vLLM's launch files (launch.h): `vllm serve` per replica and, disaggregated, the NIXL
+// proxy of vLLM's NixlConnector guide; and the same deployment as a Dynamo
+// DynamoGraphDeployment for Kubernetes. Names: tests/data/engine-args/vllm.txt.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "launch_internal.h"
+
+namespace chalk::sim::launch_detail {
+namespace {
+
+/// vLLM's --kv-cache-dtype for a simulated KV format, or "" when it has none (choices
+/// auto, fp8, fp8_e5m2, fp8_e4m3; auto is the model's 16-bit dtype).
+std::string kv_dtype(DType kv) {
+  if (kv == DType::bf16 || kv == DType::fp16) return "auto";
+  if (kv == DType::fp8) return "fp8";
+  return "";
+}
+
+constexpr int64_t kPrefillPort = 8100, kDecodePort = 8200;
+
+/// The engine arguments that state the simulated deployment, one "--flag value" a line:
+/// layout, weights, KV dtype, memory, cap, budget, chunked prefill, the longest request.
+std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget& t, const Pool& p, WeightPlan w) {
+  std::vector<std::string> a = {"--tensor-parallel-size " + std::to_string(p.d.tp)};
+  if (p.d.dp > 1) a.push_back("--data-parallel-size " + std::to_string(p.d.dp));
+  if (t.moe && p.d.ep > 1) a.push_back("--enable-expert-parallel");
+  if (p.d.two_batches) a.push_back("--enable-dbo");  // dual batch overlap
+  if (w == WeightPlan::online_fp8) a.push_back("--quantization fp8");
+  a.push_back("--kv-cache-dtype " + kv_dtype(t.kv));
+  a.push_back("--gpu-memory-utilization " + fraction(1.0 - t.memory_reserve_fraction));
+  a.push_back("--max-num-seqs " + std::to_string(c.max_sequences));
+  a.push_back("--max-num-batched-tokens " + std::to_string(c.max_batched_tokens));
+  if (t.policy.name == "vllm") a.push_back("--block-size " + std::to_string(t.policy.block_size));
+  a.push_back(t.policy.chunked_prefill ? "--enable-chunked-prefill" : "--no-enable-chunked-prefill");
+  if (t.max_model_len > 0) a.push_back("--max-model-len " + std::to_string(t.max_model_len));
+  return a;
+}
+
+std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) {
+  const WeightPlan w = weight_plan(t, true);
+  Script s;
+  s.comments = header(c, t, "vLLM", "vllm", kVllmSource, p);
+  s.comments.push_back("Give each replica its own " + count(p.d.chips, "GPU") + " (CUDA_VISIBLE_DEVICES) and its own PORT" +
+                       (p.role.empty() ? (p.replicas > 1 ? ", behind a load balancer." : ".") : " (proxy.sh lists them)."));
+  if (c.reserve_to_completion) {
+    s.comments.push_back("Simulated with KV reserved to completion at admission; vLLM takes KV blocks on demand and has no flag for it.");
+  }
+  if (const std::string note = model_note(t, w, "vLLM", "quantizes online only to fp8, from a 16-bit checkpoint"); !note.empty()) s.comments.push_back(note);
+  s.vars.push_back(model_var(t, w));
+  const int64_t port = p.role.empty() ? 8000 : p.role == "prefill" ? kPrefillPort : kDecodePort;
+  s.vars.push_back("PORT=\"${PORT:-" + std::to_string(port) + "}\"");
+  s.command = {"vllm serve \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\""};
+  for (const auto& a : engine_args(c, t, p, w)) s.command.push_back(a);
+  if (!p.role.empty()) s.command.push_back("--kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'");
+  return render(s);
+}
+
+/// The proxy's arguments for one pool: `flag` then one "${VAR_i:-default}" line per replica.
+void per_replica(std::vector<std::string>& command, const std::string& flag, const std::string& var, int64_t n, int64_t port) {
+  command.push_back(flag);
+  for (int64_t i = 0; i < n; ++i) {
+    command.push_back("  \"${" + var + "_" + std::to_string(i) + ":-" + (port > 0 ? std::to_string(port + i) : std::string("localhost")) + "}\"");
+  }
+}
+
+std::string proxy(const PlanCandidate& c, const LaunchTarget& t) {
+  Script s;
+  s.comments = {"vLLM disaggregation proxy for `chalk plan`: " + t.model_name + " on " + t.system_name + ", " + count(c.replicas, "prefill replica") +
+                    " and " + count(c.decode_replicas, "decode replica") + ".",
+                "It sends each request to a prefill server (prefill.sh), then streams the decode server's answer (decode.sh), the KV "
+                "cache moving between them by NixlConnector. It is the proxy vLLM's NixlConnector guide runs, "
+                "tests/v1/kv_connector/nixl_integration/toy_proxy_server.py of a vLLM source checkout (VLLM_SRC).",
+                "PREFILL_HOST_i/PREFILL_PORT_i and DECODE_HOST_i/DECODE_PORT_i: where each replica was started.",
+                std::string("Flags checked against ") + kVllmSource + "."};
+  s.vars = {"VLLM_SRC=\"${VLLM_SRC:?set VLLM_SRC to a vLLM source checkout}\"", "PORT=\"${PORT:-8000}\""};
+  s.command = {"python3 \"$VLLM_SRC/tests/v1/kv_connector/nixl_integration/toy_proxy_server.py\"", "--host 0.0.0.0", "--port \"$PORT\""};
+  per_replica(s.command, "--prefiller-hosts", "PREFILL_HOST", c.replicas, 0);
+  per_replica(s.command, "--prefiller-ports", "PREFILL_PORT", c.replicas, kPrefillPort);
+  per_replica(s.command, "--decoder-hosts", "DECODE_HOST", c.decode_replicas, 0);
+  per_replica(s.command, "--decoder-ports", "DECODE_PORT", c.decode_replicas, kDecodePort);
+  return render(s);
+}
+
+/// The Dynamo image of ai-dynamo/dynamo's own vLLM deployment example (deploy/disagg.yaml).
+constexpr const char* kDynamoImage = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.1";
+constexpr int64_t kGpusPerPod = 8;  // one pod per replica: larger replicas need Dynamo's multinode form
+
+std::string worker(const PlanCandidate& c, const LaunchTarget& t, const Pool& p, const std::string& name) {
+  std::string y = "    " + name + ":\n      envFromSecret: hf-token-secret\n      dynamoNamespace: chalk-plan\n      componentType: worker\n";
+  if (!p.role.empty()) y += "      subComponentType: " + p.role + "\n";
+  y += "      replicas: " + std::to_string(p.replicas) + "\n      resources:\n        limits:\n          gpu: \"" + std::to_string(p.d.chips) +
+       "\"\n      extraPodSpec:\n        mainContainer:\n          image: " + kDynamoImage +
+       "\n          workingDir: /workspace/components/backends/vllm\n          command:\n            - python3\n            - -m\n"
+       "            - dynamo.vllm\n          args:\n            - --model\n            - \"" + *t.model + "\"\n";
+  std::vector<std::string> args = engine_args(c, t, p, weight_plan(t, true));
+  if (p.role == "prefill") args.push_back("--is-prefill-worker");
+  for (const auto& a : args) {
+    const auto space = a.find(' ');
+    y += "            - " + a.substr(0, space) + "\n";
+    if (space != std::string::npos) y += "            - \"" + a.substr(space + 1) + "\"\n";
+  }
+  return y;
+}
+
+/// A DynamoGraphDeployment (Kubernetes) for the deployment, as ai-dynamo/dynamo's
+/// components/backends/vllm/deploy/agg.yaml and disagg.yaml write one: a frontend and one
+/// worker service per pool running `python3 -m dynamo.vllm` with the engine's arguments (Dynamo
+/// sets the NIXL KV transfer itself). "" when a replica exceeds one 8-GPU pod or the model is
+/// not a HF repo id whose checkpoint serves the simulated weights.
+std::string dynamo(const PlanCandidate& c, const LaunchTarget& t) {
+  const bool repo_id = t.model && std::count(t.model->begin(), t.model->end(), '/') == 1 && t.model->front() != '/' && t.model->front() != '.';
+  if (!repo_id || weight_plan(t, true) == WeightPlan::needs_checkpoint) return "";  // a pod sees no local directory
+  for (const auto& p : pools_of(c, t.moe)) {
+    if (p.d.chips > kGpusPerPod) return "";
+  }
+  std::string y = comment("Dynamo (Kubernetes) deployment for `chalk plan`: " + t.model_name + " on " + t.system_name +
+                          ". A DynamoGraphDeployment as ai-dynamo/dynamo's components/backends/vllm/deploy/" +
+                          (c.disaggregated ? "disagg" : "agg") + ".yaml writes it; set image to the Dynamo vLLM runtime you run, and "
+                          "hf-token-secret to your HF token secret. Keys checked against chalk's tests/data/engine-args/vllm.txt.");
+  y += "apiVersion: nvidia.com/v1alpha1\nkind: DynamoGraphDeployment\nmetadata:\n  name: chalk-plan\nspec:\n  services:\n";
+  y += "    Frontend:\n      dynamoNamespace: chalk-plan\n      componentType: frontend\n      replicas: 1\n      extraPodSpec:\n"
+       "        mainContainer:\n          image: " + std::string(kDynamoImage) + "\n";
+  const auto pools = pools_of(c, t.moe);
+  for (const auto& p : pools) y += worker(c, t, p, p.role == "prefill" ? "VllmPrefillWorker" : "VllmDecodeWorker");
+  return y;
+}
+
+}  // namespace
+
+EngineLaunch vllm_launch(const PlanCandidate& c, const LaunchTarget& t) {
+  EngineLaunch e;
+  e.engine = "vllm";
+  e.checked_at = kVllmSource;
+  const auto pools = pools_of(c, t.moe);
+  for (const auto& p : pools) {
+    if (e.problem.empty()) e.problem = layout_problem("vLLM", p.d);
+  }
+  if (e.problem.empty() && kv_dtype(t.kv).empty()) {
+    e.problem = "vLLM has no " + std::string(to_string(t.kv)) + " KV cache (--kv-cache-dtype takes auto, fp8, fp8_e5m2, fp8_e4m3)";
+  }
+  if (!e.problem.empty()) return e;
+  for (const auto& p : pools) e.files.push_back({"vllm/" + (p.role.empty() ? std::string("serve") : p.role) + ".sh", serve(c, t, p), true});
+  if (c.disaggregated) e.files.push_back({"vllm/proxy.sh", proxy(c, t), true});
+  if (const std::string d = dynamo(c, t); !d.empty()) e.files.push_back({"vllm/dynamo.yaml", d, false});
+  return e;
+}
+
+}  // namespace chalk::sim::launch_detail
