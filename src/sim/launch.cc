@@ -174,7 +174,8 @@ std::vector<EngineLaunch> launch_files(const PlanCandidate& c, const LaunchTarge
   return out;
 }
 
-std::string engine_layout_problem(std::string_view engine, int64_t chips, const ParallelLayout& layout, bool moe) {
+std::string engine_layout_problem(std::string_view release, int64_t chips, const ParallelLayout& layout, bool moe) {
+  const std::string_view engine = release.substr(0, release.find('-'));  // "vllm-0.10": vLLM's flags
   const std::string name = engine == "vllm" ? "vLLM" : engine == "sglang" ? "SGLang" : engine == "trtllm" ? "TensorRT-LLM" : "";
   if (name.empty()) return "";
   return launch_detail::layout_problem(name, launch_detail::degrees(chips, layout, moe));

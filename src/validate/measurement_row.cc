@@ -265,6 +265,12 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
   }
   m.kv_admission = r.closed("kv_admission");
   m.chunked_prefill = r.closed("chunked_prefill");
+  m.max_batched_tokens = r.integer("max_batched_tokens", 1);
+  m.max_sequences = r.integer("max_sequences", 1);
+  m.gpu_memory_utilization = r.number("gpu_memory_utilization", true);
+  if (m.gpu_memory_utilization && !(*m.gpu_memory_utilization > 0 && *m.gpu_memory_utilization <= 1)) {
+    throw InputError(r.field("gpu_memory_utilization"), "expected a fraction of HBM in (0, 1], got " + r.text("gpu_memory_utilization"));
+  }
   m.microbatch = r.integer("microbatch", 1);
   m.schedule = r.closed("schedule");
   m.virtual_stages = r.integer("virtual_stages", 1);

@@ -129,8 +129,11 @@ double default_accepted_tokens(const Measurement& r, const ModelSpec& model, std
 }
 
 double engine_admitted_batch(const RowPlan& p, const Deployment& d, std::string& why) {
-  const bool known = p.engine == "vllm" || p.engine == "sglang" || p.engine == "trtllm";
-  const sim::EnginePolicy pol = sim::engine_policy(known ? p.engine : "vllm");
+  const std::string family = p.engine.substr(0, p.engine.find('-'));
+  const bool known = family == "vllm" || family == "sglang" || family == "trtllm";
+  sim::EnginePolicy pol = sim::engine_policy(known ? p.engine : "vllm");
+  if (p.max_sequences > 0) pol.max_sequences = p.max_sequences;            // the row's knobs, else the engine's
+  if (p.max_batched_tokens > 0) pol.max_batched_tokens = p.max_batched_tokens;
   const bool prefill = p.target == Target::prefill_s || p.target == Target::prefill_tokens_per_s;
   const int64_t held = prefill ? p.prompt + p.prefix : p.context;  // KV tokens one sequence holds
   const int64_t blocks = sim::kv_blocks_available(d, pol.block_size);

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "chalk/base/error.h"
+#include "chalk/engine/roofline.h"
+#include "chalk/io/io.h"
 #include "chalk/validate/validate.h"
 
 namespace chalk {
@@ -134,6 +137,58 @@ TEST(Validate, ReplicasShareTheArrivals) {
   EXPECT_LT(eight.predicted, 1000);  // ms (157 ms): a loaded but stable replica
   bool said = false;
   for (const auto& n : eight.notes) said = said || n == "request rate 100/s over 8 replicas: 12.5/s each";
+  EXPECT_TRUE(said);
+}
+
+TEST(Validate, SchedulerKnobsAsTheRunSetThem) {
+  // TRTPERF-L8B-H100's inputs under vLLM, offline: the engine admits what its KV cache
+  // holds at the mean context, 128 + 2048 / 2 = 1,152 tokens.
+  const std::string h = "id,kind,model,hardware,chips,tp,weights,kv,batch,batch_per,requests,input_tokens,output_tokens,engine,"
+                        "max_sequences,gpu_memory_utilization,metric,value\n";
+  const std::string row = "X,serving,llama-3.1-8b,h100-sxm,1,1,fp8,fp8,max,run,3000,128,2048,vllm,";
+  const auto base = engine_run(h + row + ",,output_tok_per_s,22714\n").rows.at(0);
+  ASSERT_EQ(base.status, RowStatus::predicted) << base.reason;
+  const double b0 = validate_batch_in(base.inputs);
+  EXPECT_GT(b0, 300);
+  // max_num_seqs 100: no more run.
+  const auto capped = engine_run(h + row + "100,,output_tok_per_s,22714\n").rows.at(0);
+  EXPECT_EQ(validate_batch_in(capped.inputs), 100);
+  EXPECT_LT(capped.predicted, base.predicted);
+  // gpu_memory_utilization 0.8 against the default 0.9 (chalk's 10% reserve): the KV cache is
+  // what 0.8 x HBM leaves beside the weights W, so the batch scales by (0.8 H - W) / (0.9 H - W).
+  const auto tight = engine_run(h + row + ",0.8,output_tok_per_s,22714\n").rows.at(0);
+  const auto stated = engine_run(h + row + ",0.9,output_tok_per_s,22714\n").rows.at(0);
+  EXPECT_EQ(validate_batch_in(stated.inputs), b0);  // 0.9 is the default
+  ModelSpec fp8 = load_model("llama-3.1-8b");
+  fp8.weights.attention = fp8.weights.dense_ffn = DType::fp8;
+  fp8.weights.attention_bits = fp8.weights.dense_ffn_bits = 0;
+  DeploymentOptions o;
+  o.kv = DType::fp8;
+  const Deployment d = make_deployment(fp8, load_system("h100-sxm"), o);
+  const MemoryPlan m = memory_plan(d, 1, 1152);
+  const double H = m.hbm_total.value(), W = m.weights.value();
+  EXPECT_NEAR(validate_batch_in(tight.inputs) / b0, (0.8 * H - W) / (0.9 * H - W), 0.01);
+  // Out of range: the row and the column named.
+  for (const auto& [cells, what] : {std::pair<std::string, std::string>{"0,,", "X: max_sequences: expected at least 1, got 0"},
+                                    {",1.2,", "X: gpu_memory_utilization: expected a fraction of HBM in (0, 1], got 1.2"}}) {
+    try {
+      engine_run(h + row + cells + "output_tok_per_s,22714\n");
+      ADD_FAILURE() << "no error for " << cells;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  }
+  // The token budget shapes the simulator's steps: 4,096-token prompts at a low rate prefill in
+  // 512-token chunks, eight steps that each read the weights again, so TTFT is longer.
+  const std::string hs = "id,kind,model,hardware,chips,tp,weights,kv,requests,request_rate_per_s,input_tokens,output_tokens,engine,"
+                         "max_batched_tokens,metric,value\n";
+  const std::string sim = "X,serving,llama-3.1-8b,h100-sxm,1,1,fp8,fp8,50,0.5,4096,64,vllm,";
+  const auto whole = engine_run(hs + sim + ",ttft_ms,100\n").rows.at(0);
+  const auto chunked = engine_run(hs + sim + "512,ttft_ms,100\n").rows.at(0);
+  ASSERT_EQ(chunked.status, RowStatus::predicted) << chunked.reason;
+  EXPECT_GT(chunked.predicted, whole.predicted);
+  bool said = false;
+  for (const auto& n : chunked.notes) said = said || n.find("512-token steps") != std::string::npos;
   EXPECT_TRUE(said);
 }
 

@@ -73,6 +73,11 @@ struct RowPlan {
   /// A loaded engine runs each prompt whole in one step (chunked_prefill no; TensorRT-LLM's
   /// default): steady_state_step (step_mix.h)
   bool whole_prompts = false;
+  /// The row's scheduler knobs (Measurement; 0 = the engine's default): the token budget
+  /// and running-sequence cap of the simulator's policy, and the HBM fraction the engine
+  /// fills (the deployments' memory reserve is 1 minus it).
+  int64_t max_batched_tokens = 0, max_sequences = 0;
+  double gpu_memory_utilization = 0;
   int64_t context = 0, prompt = 0, prefix = 0, output = 0;
   double cache_hit_fraction = 0;     ///< input tokens served from a prefix cache
   double mtp_tokens = 1;             ///< tokens per sequence per step (1 + drafts)

@@ -251,6 +251,8 @@ void plan_target(const Measurement& r, bool simulated, bool latency_metric, RowP
 /// finished requests share the steps: it matters in the steady state of a throughput row
 /// (any batch) and in the simulator.
 void plan_engine_policy(const Measurement& r, RowPlan& p) {
+  // The engine family decides the defaults; a release after it ("trtllm-1.0") does not.
+  const std::string family = r.engine.substr(0, r.engine.find('-'));
   const bool admits = r.kind == "serving" && (p.batch_from_capacity || p.target == Target::serving_simulated);
   const bool steady = r.kind == "serving" && (p.target == Target::serving_tokens_per_s || p.target == Target::serving_simulated);
   if (!admits && !r.kv_admission.empty()) {
@@ -260,19 +262,42 @@ void plan_engine_policy(const Measurement& r, RowPlan& p) {
     p.notes.push_back("chunked_prefill " + r.chunked_prefill + ": not read (it sets the steps of serving throughput rows and simulated rows)");
   }
   if (steady) {
-    p.whole_prompts = r.chunked_prefill.empty() ? r.engine == "trtllm" : r.chunked_prefill == "no";
+    p.whole_prompts = r.chunked_prefill.empty() ? family == "trtllm" : r.chunked_prefill == "no";
     if (r.chunked_prefill.empty()) {
       p.assumptions.push_back(p.whole_prompts ? "chunked_prefill: empty, no (TensorRT-LLM's default, enable_chunked_prefill false: each prompt runs whole in one step)"
                                               : "chunked_prefill: empty, yes (prompts split into chunks that ride in decode steps, as vLLM and SGLang do)");
     }
   }
   if (admits) {
-    p.kv_reserved = r.kv_admission.empty() ? r.engine == "trtllm" : r.kv_admission == "to_completion";
+    p.kv_reserved = r.kv_admission.empty() ? family == "trtllm" : r.kv_admission == "to_completion";
     if (r.kv_admission.empty()) {
       p.assumptions.push_back(p.kv_reserved ? "kv_admission: empty, to_completion (TensorRT-LLM's default capacity scheduler, "
                                               "GUARANTEED_NO_EVICT: each admitted request holds the KV of all its tokens)"
                                             : "kv_admission: empty, on_demand (KV blocks taken as tokens arrive, as vLLM and SGLang do)");
     }
+  }
+  // The scheduler's knobs as the run set them. The HBM fraction sizes every serving row's
+  // KV cache; the running-sequence cap bounds what an engine admits; the token budget
+  // shapes the simulator's steps.
+  const bool serving = r.kind == "serving" || r.kind == "decode" || r.kind == "prefill";
+  if (r.gpu_memory_utilization) {
+    if (serving) p.gpu_memory_utilization = *r.gpu_memory_utilization;
+    else p.notes.push_back("gpu_memory_utilization: not read (it sizes a serving engine's KV cache)");
+  }
+  if (r.max_sequences) {
+    if (admits || p.target == Target::serving_simulated || p.batch_unstated) {
+      p.max_sequences = *r.max_sequences;
+      if (p.batch_from_capacity) p.requests_cap = p.requests_cap > 0 ? std::min(p.requests_cap, static_cast<double>(p.max_sequences))
+                                                                     : static_cast<double>(p.max_sequences);
+    } else {
+      p.notes.push_back("max_sequences: not read (it caps the batch an engine admits: serving rows at a max batch or through the simulator, "
+                        "decode and prefill rows with an empty batch)");
+    }
+  }
+  if (r.max_batched_tokens) {
+    const bool prefill = p.target == Target::prefill_s || p.target == Target::prefill_tokens_per_s;
+    if (p.target == Target::serving_simulated || (p.batch_unstated && prefill)) p.max_batched_tokens = *r.max_batched_tokens;
+    else p.notes.push_back("max_batched_tokens: not read (it sets the steps of rows through the simulator and the prompts of a prefill row with an empty batch)");
   }
 }
 

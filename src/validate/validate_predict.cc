@@ -58,6 +58,7 @@ void predict(const RowPlan& plan, Prediction& out) {
   DeploymentOptions o;
   o.n_chips = p.chips;
   o.kv = p.kv;
+  if (p.gpu_memory_utilization > 0) o.memory_reserve_fraction = 1 - p.gpu_memory_utilization;  // the row's HBM fraction
   Engines e{make_deployment(m, sys, o), {}, {}};
   o.mechanisms.enabled = true;
   o.mechanisms.layout = p.layout;
@@ -270,6 +271,7 @@ void predict(const RowPlan& plan, Prediction& out) {
         if (!p.batch_from_capacity) q.max_batch = p.batch;
         DeploymentOptions base;
         base.kv = p.kv;
+        if (p.gpu_memory_utilization > 0) base.memory_reserve_fraction = 1 - p.gpu_memory_utilization;
         if (!p.engine.empty()) base.mechanisms.tp_all_reduce = engine_tp_all_reduce(p.engine);  // the row's engine's kernels
         base.mechanisms.host = row_engine_host(p.engine);                                         // and host work
         const auto ranked = search_layouts(m, sys, base, q);
@@ -312,10 +314,12 @@ void predict(const RowPlan& plan, Prediction& out) {
         // The layout columns left empty are the search's choice: one assumption says which,
         // in place of the defaults a stated-layout row would take.
         std::vector<std::string> kept;
+        const std::string family = p.engine.substr(0, p.engine.find('-'));
+        const bool serving_engine = family == "vllm" || family == "sglang" || family == "trtllm";
         for (auto& text : out.assumptions) {
           if (text.rfind("layout:", 0) == 0) {
             kept.push_back("layout: tp, ep, expert_tp and attention empty: the highest-throughput layout of chalk's search" +
-                           (launchable && (p.engine == "vllm" || p.engine == "sglang" || p.engine == "trtllm") ? " that " + p.engine + " can launch"
+                           (launchable && serving_engine ? " that " + p.engine + " can launch"
                                                                                                   : std::string()) +
                            ", " + best.name + " at " + num(std::round(best.tokens_per_s_per_chip)) + " tok/s/chip, batch " + num(best.batch) +
                            " per replica" + (others.empty() ? "" : " (next: " + others + ")"));

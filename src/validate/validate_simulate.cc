@@ -41,7 +41,14 @@ void simulated_values(const RowPlan& p, const Deployment& plain, const Deploymen
   o.policy = sim::engine_policy(known ? p.engine : "vllm");
   o.policy.reserve_to_completion = p.kv_reserved;  // the row's kv_admission, else the engine's
   o.policy.chunked_prefill = !p.whole_prompts;     // the row's chunked_prefill, else the engine's
-  if (p.request_rate_per_s <= 0 && !p.batch_from_capacity) o.policy.max_sequences = std::max<int64_t>(1, std::llround(p.batch));
+  if (p.max_batched_tokens > 0) o.policy.max_batched_tokens = p.max_batched_tokens;  // the row's knobs, else the engine's
+  if (p.max_sequences > 0) o.policy.max_sequences = p.max_sequences;
+  if (p.request_rate_per_s <= 0 && !p.batch_from_capacity) {
+    // `batch` requests in flight at once (the client's concurrency): no more run, and no
+    // more than the row's stated cap.
+    const int64_t in_flight = std::max<int64_t>(1, std::llround(p.batch));
+    o.policy.max_sequences = p.max_sequences > 0 ? std::min(p.max_sequences, in_flight) : in_flight;
+  }
   o.prefix_hit_rate = input > 0 ? static_cast<double>(p.prefix) / static_cast<double>(input) : 0;
   auto value = [&](const Deployment& d) {
     const sim::ClusterRun run = sim::simulate_aggregated(sim::Pool{d, 1, o}, reqs);

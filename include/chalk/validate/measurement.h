@@ -59,6 +59,14 @@ struct Measurement {
   /// yes: prompts split into chunks that ride in decode steps; no: each prompt runs whole
   /// in one step; empty: the engine's default (no for trtllm, yes otherwise)
   std::string chunked_prefill;
+  /// The engine's scheduler knobs as the run set them (empty: the engine's defaults,
+  /// sim::engine_policy): the token budget of one step (vLLM max_num_batched_tokens, SGLang
+  /// chunked_prefill_size, TensorRT-LLM max_num_tokens), the running-sequence cap of one
+  /// engine instance (max_num_seqs, max_running_requests, max_batch_size), and the HBM
+  /// fraction the engine may fill with weights, activations and KV (vLLM
+  /// gpu_memory_utilization; chalk's reserve is 1 minus it).
+  std::optional<int64_t> max_batched_tokens, max_sequences;
+  std::optional<double> gpu_memory_utilization;
 
   std::optional<int64_t> microbatch, virtual_stages;
   std::string schedule, recompute, zero;
