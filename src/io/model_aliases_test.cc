@@ -58,6 +58,8 @@ TEST(ModelNames, EveryNewNameResolves) {
       {"mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"},
       {"google/gemma-2-9b-it", "gemma-2-9b"},
       {"google/gemma-2-27b-it", "gemma-2-27b"},
+      {"google/gemma-3-4b-it", "gemma-3-4b"},
+      {"google/gemma-3-12b-it", "gemma-3-12b"},
       {"microsoft/Phi-3-mini-128k-instruct", "phi-3-mini"},
       {"microsoft/Phi-3-medium-4k-instruct", "phi-3-medium"},
       {"microsoft/phi-4", "phi-4"},
@@ -86,9 +88,12 @@ TEST(ModelNames, AnUnknownNameSuggestsTheNearest) {
   // Compared by NAME less its variant suffixes, so the Qwen2.5 sizes come first.
   EXPECT_NE(load_error("Qwen/Qwen2.5-1.5B-Instruct").find("nearest: qwen2.5-14b, qwen2.5-32b, qwen2.5-72b;"), std::string::npos)
       << load_error("Qwen/Qwen2.5-1.5B-Instruct");
-  EXPECT_NE(load_error("gemma-3-12b-it").find("unknown model 'gemma-3-12b-it'; nearest: gemma-3-27b, gemma-2-27b, gemma-2-9b;"),
+  EXPECT_NE(load_error("google/gemma-3-1b-it").find("unknown model 'google/gemma-3-1b-it': no built-in config of that architecture "
+                                                    "and no such path; nearest: gemma-3-12b, gemma-3-4b, gemma-2-9b;"),
             std::string::npos)
-      << load_error("gemma-3-12b-it");
+      << load_error("google/gemma-3-1b-it");
+  EXPECT_NE(load_error("gemma-3-1b").find("unknown model 'gemma-3-1b'; nearest: gemma-3-12b, gemma-3-4b, gemma-2-9b;"), std::string::npos)
+      << load_error("gemma-3-1b");
 }
 
 TEST(ModelNames, TheBuiltInTableNamesBuiltInModels) {
@@ -173,6 +178,9 @@ TEST(ModelNames, NewConfigsKeepTheirArchitecture) {
   // 21 local layers hold 4,096 of them, so per token 2 x 8 x 256 x 2 x (21 + 21 x 4096/8192)
   // = 8,192 x 31.5 = 258,048 bytes; a model without the window would hold 344,064.
   EXPECT_EQ(kv_bytes_per_token(load_model("gemma-2-9b"), 8192, DType::bf16).value(), 258048);
+  // Gemma 3 4B: every 6th layer global (5 of 34), the rest windowed at 1,024. Per layer and
+  // token 2 x 4 x 256 x 2 = 4,096 B; at 8,192 tokens 5 x 4,096 + 29 x 4,096 x 1024/8192 = 35,328.
+  EXPECT_EQ(kv_bytes_per_token(load_model("gemma-3-4b"), 8192, DType::bf16).value(), 35328);
 }
 
 }  // namespace
