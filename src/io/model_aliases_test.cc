@@ -55,6 +55,9 @@ TEST(ModelNames, EveryNewNameResolves) {
       {"Qwen/Qwen3-14B", "qwen3-14b"},
       {"mistralai/Mistral-7B-Instruct-v0.3", "mistral-7b"},
       {"mistralai/Mistral-Small-Instruct-2409", "mistral-small-22b"},
+      {"mistralai/Mistral-Small-24B-Instruct-2501", "mistral-small-24b"},
+      {"mistralai/Mistral-Small-3.1-24B-Instruct-2503", "mistral-small-24b"},
+      {"mistralai/Mistral-Small-3.2-24B-Instruct-2506", "mistral-small-24b"},
       {"mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"},
       {"google/gemma-2-9b-it", "gemma-2-9b"},
       {"google/gemma-2-27b-it", "gemma-2-27b"},
@@ -155,6 +158,10 @@ TEST(ModelNames, NewConfigsCountWhatTheirCardsState) {
       {"mistral-7b", 7.25e9},  {"phi-3-mini", 3.8e9},   {"phi-3-medium", 14.0e9},  {"gemma-2-9b", 9.24e9},
   };
   for (const auto& c : cards) EXPECT_NEAR(count_params(load_model(c.first)).total() / c.second, 1.0, 0.01) << c.first;
+  // Mistral Small 3 (24B): 40 x (q 5120 x 4096 + k, v 2 x 5120 x 1024 + o 4096 x 5120 + FFN
+  // 3 x 5120 x 32768 + 2 norms of 5120) + final norm 5120 + 2 x 131072 x 5120 (untied) =
+  // 23,572,403,200, the count a public estimator gives for Mistral-Small-3.2's text stack.
+  EXPECT_DOUBLE_EQ(count_params(load_model("mistral-small-24b")).total(), 23572403200.0);
   // Qwen2.5-14B: 13.1B non-embedding per its card; 5120 x 152064 x 2 = 1.557B embedding + head.
   const ParamCounts q14 = count_params(load_model("qwen2.5-14b"));
   EXPECT_NEAR((q14.total() - q14.embedding - q14.lm_head) / 13.1e9, 1.0, 0.01);
