@@ -36,8 +36,8 @@ const Datasheet kRented[] = {
     // bridge 600 GB/s between two cards; 350-400 W. RunPod $3.07/h.
     {"h100-nvl", 835.5, 1670.5, 1670.5, 94, 3.9, 2, 300, "full-mesh", 0, 400, 3.07},
     // L4: BF16 242 / FP8 485 / INT8 485 sparse, half dense; 24 GB GDDR6 at 300 GB/s; PCIe
-    // Gen4 x16; 72 W; no price found.
-    {"l4", 121, 242.5, 242.5, 24, 0.3, 8, 32, "pcie", 0, 72, std::nullopt},
+    // Gen4 x16; 72 W. RunPod $0.78/h on demand.
+    {"l4", 121, 242.5, 242.5, 24, 0.3, 8, 32, "pcie", 0, 72, 0.78},
     // A10G: 24 GB GDDR6 at 600 GB/s; the A10's BF16 125 / INT8 250 dense as an upper
     // bound; 300 W as nvidia-smi reports on G5; g5.xlarge $1.006/h.
     {"a10g", 125, 0, 250, 24, 0.6, 8, 32, "pcie", 0, 300, 1.006},

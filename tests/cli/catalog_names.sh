@@ -22,8 +22,8 @@ expect_error "--hardware: unknown hardware 'gaudi3x'; nearest: gaudi-3," decode 
 # hand: A100 40GB 15.0098 / (1.555 x 0.87) = 11.095 ms; H100 PCIe / (2.0 x 0.87) = 8.626;
 # H100 NVL / (3.9 x 0.87) = 4.424; L4 / (0.3 x 0.87) = 57.509; A10G / (0.6 x 0.87) = 28.754;
 # Gaudi 3 / (3.67 x 0.87) = 4.701. Cost: chips x $/h / 3600 / (tokens/s) x 1e6, absent
-# where no price was found (L4, Gaudi 3).
-for row in "a100-40gb 11.095 1" "h100-pcie 8.626 1" "h100-nvl 4.424 1" "l4 57.509 0" "a10g 28.754 1" "gaudi-3 4.701 0"; do
+# where no price was found (Gaudi 3).
+for row in "a100-40gb 11.095 1" "h100-pcie 8.626 1" "h100-nvl 4.424 1" "l4 57.509 1" "a10g 28.754 1" "gaudi-3 4.701 0"; do
   set -- $row
   "$CHALK" decode --roofline -m llama-3.1-8b -H "$1" -b 1 --json | python3 -c "
 import json, sys
