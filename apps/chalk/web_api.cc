@@ -69,7 +69,14 @@ std::optional<std::string> builtin_model(const std::string& value) {
 /// (by `flag`); returns the value to pass on: a model's or a system's catalog name.
 std::string check_catalog_name(const std::string& field, const std::string& flag, const std::string& value) {
   if (flag == "model") {
-    if (auto name = builtin_model(value)) return *name;
+    std::optional<std::string> resolved;
+    try {
+      resolved = builtin_model(value);
+    } catch (const InputError& e) {
+      // A name aliases.json refuses: the reason, under the request's own field.
+      throw InputError(field, std::string(e.what()).substr(e.field().size() + 2));
+    }
+    if (resolved) return *resolved;
     const auto near = nearest_names(value, builtin_model_names(), 3);
     throw InputError(field, fmt::format("unknown model '{}'; built-in models near it: {} (or upload a config.json as model_config)",
                                         utf8_prefix(value, 80), fmt::join(near, ", ")));

@@ -150,9 +150,29 @@ std::string snapshot_name(const std::string& dir) {
   return p.filename().string();
 }
 
+/// What a typed model name is compared by: NAME of a repo id ORG/NAME (the organisation is
+/// in no built-in name), lower-cased, less a "meta-" prefix and the variant suffixes
+/// resolve_model_name drops (Qwen/Qwen2.5-1.5B-Instruct -> qwen2.5-1.5b).
+std::string typed_base_name(const std::string& text) {
+  std::string n = lower(text);
+  const auto slash = n.rfind('/');
+  if (slash != std::string::npos) n = n.substr(slash + 1);
+  if (n.rfind("meta-", 0) == 0) n = n.substr(5);
+  for (auto dash = n.rfind('-'); dash != std::string::npos && dash > 0; dash = n.rfind('-')) {
+    const std::string tail = n.substr(dash + 1);
+    static const char* const kVariant[] = {"instruct", "chat", "base", "hf", "fp8", "bf16", "it", "thinking"};
+    const bool variant = std::find_if(std::begin(kVariant), std::end(kVariant), [&](const char* v) { return tail == v; }) != std::end(kVariant);
+    const bool date = tail.size() == 4 && std::all_of(tail.begin(), tail.end(), [](unsigned char c) { return std::isdigit(c); });
+    const bool version = tail.size() >= 2 && tail[0] == 'v' && std::isdigit(static_cast<unsigned char>(tail[1])) && tail.find('.') != std::string::npos;
+    if (!variant && !date && !version) break;
+    n = n.substr(0, dash);
+  }
+  return n;
+}
+
 std::string nearest_text(const std::string& text, const std::vector<std::string>& names) {
   std::string s = "nearest: ";
-  const auto near = nearest_names(text, names, 3);
+  const auto near = nearest_names(typed_base_name(text), names, 3);
   for (std::size_t i = 0; i < near.size(); ++i) s += (i ? ", " : "") + near[i];
   return s + "; all: " + join(names);
 }
@@ -254,7 +274,18 @@ SystemSpec load_system(const std::string& name_or_path) {
 
 std::optional<std::string> resolve_model_name(const std::string& text) {
   const auto names = builtin_model_names();
-  const auto known = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+  const auto aliases = builtin_model_aliases();
+  // A built-in name, or an alias's model; an alias that refuses ends the search.
+  const auto known = [&](std::string& n) {
+    if (std::find(names.begin(), names.end(), n) != names.end()) return true;
+    for (const auto& a : aliases) {
+      if (a.name != n) continue;
+      if (!a.refuse.empty()) throw InputError("--model", "'" + excerpt(text) + "' is not a built-in model: " + a.refuse);
+      n = a.model;
+      return true;
+    }
+    return false;
+  };
   std::string n = lower(text);
   if (known(n)) return n;
   // A HF repo id (ORG/NAME) names the built-in config of the same architecture: NAME
@@ -302,7 +333,9 @@ std::optional<std::string> resolve_system_name(const std::string& text) {
       {"rubin", "rubin-nvl144"}, {"vr200", "rubin-nvl144"}, {"ironwood", "tpu-ironwood"}, {"tpu-v7", "tpu-ironwood"},
       {"v4", "tpu-v4"},         {"v5e", "tpu-v5e"},       {"v5p", "tpu-v5p"},             {"v6e", "tpu-v6e"},
       {"trillium", "tpu-v6e"},  {"h200-sxm", "h200"},     {"b200-sxm", "b200"},           {"mi300", "mi300x"},
-      {"mi355", "mi355x"}};
+      {"mi355", "mi355x"},       {"a100-40g", "a100-40gb"}, {"a100-sxm4-40gb", "a100-40gb"}, {"h100pcie", "h100-pcie"},
+      {"h100nvl", "h100-nvl"},   {"gaudi3", "gaudi-3"},     {"hl-325l", "gaudi-3"},         {"nvidia-l4", "l4"},
+      {"nvidia-a10g", "a10g"}};
   for (const auto& [alias, name] : kAliases) {
     if (n == alias && std::find(names.begin(), names.end(), name) != names.end()) return std::string(name);
   }

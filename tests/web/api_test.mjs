@@ -166,6 +166,7 @@ const ERRORS = [
   ['output flag refused', 'POST', '/api/decode', { csv: true }, 400, 'csv'],
   ['file-writing flag refused', 'POST', '/api/plan', { model: 'llama-3.1-8b', 'ttft-slo-ms': 500, 'budget-chips': 1, 'launch-dir': '/tmp/x' }, 400, 'launch-dir'],
   ['unknown model', 'POST', '/api/decode', { model: 'llama-9-900b' }, 400, 'model'],
+  ['a repo id whose architecture differs (aliases.json refuses it)', 'POST', '/api/decode', { model: 'mistralai/Mistral-7B-v0.1' }, 400, 'model'],
   ['model as a path', 'POST', '/api/decode', { model: '/etc/passwd' }, 400, 'model'],
   ['model as a relative path', 'POST', '/api/prefill', { model: '../data/models/hf/llama-3.1-8b.json' }, 400, 'model'],
   ['unknown hardware', 'POST', '/api/decode', { hardware: 'h9000' }, 400, 'hardware'],
@@ -208,6 +209,17 @@ for (const [name, method, path, body, status, field] of ERRORS) {
     if (doc.paths[path.split('?')[0]]) conforms(path.split('?')[0], method === 'GET' && doc.paths[path.split('?')[0]].post ? 'POST' : method === 'POST' && doc.paths[path].get ? 'GET' : method, r);
   });
 }
+await check('names users type: a repo id and an R1 distill reach the built-in model; a refusal says why', async () => {
+  for (const [typed, want] of [['meta-llama/Llama-3.3-70B-Instruct', 'llama-3.3-70b'], ['deepseek-ai/DeepSeek-R1-Distill-Llama-70B', 'llama-3.3-70b'],
+                               ['Qwen/Qwen2.5-72B-Instruct', 'qwen2.5-72b']]) {
+    const r = await call('POST', '/api/decode', { model: typed, hardware: 'h100-nvl', batch: 1 });
+    assert.equal(r.status, 200, r.body.slice(0, 300));
+    assert.equal(r.json.model.name, want, typed);
+  }
+  const r = await call('POST', '/api/decode', { model: 'mistralai/Mistral-7B-v0.1' });
+  assert.equal(r.json.field, 'model');
+  assert.ok(r.json.error.includes('4,096-token sliding window'), r.json.error);
+});
 await check('body over 1 MiB: 413', async () => {
   const big = JSON.stringify({ model: 'llama-3.1-8b', pad: 'x'.repeat((1 << 20) + 10) });
   const r = await call('POST', '/api/decode', big);

@@ -37,8 +37,33 @@ ModelSpec load_model(const std::string& name_or_path);
 /// suffixes (-instruct, -chat, -base, -hf, -fp8, -bf16, -it, -thinking, release tags such
 /// as -2507 or -v0.1), is a built-in name: meta-llama/Llama-3.1-70B-Instruct ->
 /// llama-3.1-70b, deepseek-ai/DeepSeek-V3 -> deepseek-v3. Those suffixes do not change
-/// the architecture config.json describes.
+/// the architecture config.json describes. At each of those steps (the whole name, NAME,
+/// NAME less each suffix) a name in builtin_model_aliases() maps to its model
+/// (meta-llama/Llama-3.3-70B-Instruct needs none; deepseek-ai/DeepSeek-R1-Distill-Llama-70B
+/// -> llama-3.3-70b), or, for an alias that refuses, throws InputError("--model") with
+/// the reason (Mistral-7B-v0.1's sliding window is not the built-in v0.3's).
 std::optional<std::string> resolve_model_name(const std::string& text);
+
+/// A name people type for a built-in model (data/models/aliases.json): `name` lower-cased;
+/// either `model`, the built-in model whose architecture it has, with `source` saying so,
+/// or `refuse`, why no built-in model describes it (its architecture differs).
+struct ModelAlias {
+  std::string name;
+  std::string model;
+  std::string source;
+  std::string refuse;
+};
+
+/// Parses a chalk-model-aliases/1 table (`where` names it in errors). Throws InputError
+/// naming the entry ("<where>: aliases[3].model") when an entry is not an object of known
+/// keys, its name is empty, not lower-case, listed twice or already a name in `models`, it
+/// has both or neither of model and refuse, or its model is not in `models`.
+std::vector<ModelAlias> model_aliases_from_json(std::string_view text, const std::string& where,
+                                                const std::vector<std::string>& models);
+
+/// The built-in alias table (data/models/aliases.json), in file order, checked against
+/// builtin_model_names().
+std::vector<ModelAlias> builtin_model_aliases();
 
 /// The built-in system `text` names, if any: its name in any case, or a common alias
 /// (h100 -> h100-sxm, gb200 -> gb200-nvl72, v5e -> tpu-v5e, ...).
