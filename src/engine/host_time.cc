@@ -1,6 +1,14 @@
 // Host work per step of the serving engines (host_time.h).
 #include "chalk/engine/host_time.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "chalk/engine/collective.h"
+#include "host_step.h"
+
 namespace chalk {
 
 HostTime engine_host_time(std::string_view engine) {
@@ -18,4 +26,33 @@ HostTime engine_host_time(std::string_view engine) {
   return h;
 }
 
+namespace {
+/// Sequences the busiest data-parallel rank's scheduler handles in the step: decodes and
+/// prefill chunks, each on its rank (StepMix), else spread evenly (StepShape: the
+/// steady-state mean, fractional).
+double host_sequences(const Deployment& dep, const StepShape& s, const StepMix* mix) {
+  const double ranks = static_cast<double>(std::max<int64_t>(1, dep.n_chips / std::max<int64_t>(1, dep.mechanisms.layout.tp_attention)));
+  if (mix == nullptr) return (s.decode_sequences + s.prefill_sequences) / ranks;
+  const double all = static_cast<double>(static_cast<int64_t>(mix->decode_contexts.size() + mix->chunks.size()));
+  if (mix->decode_ranks.empty() && mix->chunk_ranks.empty()) return std::ceil(all / ranks);
+  std::vector<int64_t> on(static_cast<std::size_t>(ranks), 0);
+  for (const int32_t r : mix->decode_ranks) ++on[static_cast<std::size_t>(r)];
+  for (const int32_t r : mix->chunk_ranks) ++on[static_cast<std::size_t>(r)];
+  return static_cast<double>(*std::max_element(on.begin(), on.end()));
+}
+
+}  // namespace
+
+namespace detail {
+
+void add_host_time(const Deployment& dep, const StepShape& s, const StepMix* mix, StepBreakdown& r) {
+  const HostTime& h = dep.mechanisms.host;
+  if (!(h.s_per_sequence > 0) || is_tpu(dep.system)) return;
+  r.t_host = Seconds(h.s_per_sequence * host_sequences(dep, s, mix));
+  const Seconds gpu = r.t_step;
+  r.t_step = Seconds(step_with_host(gpu.value(), r.t_host.value(), h.overlap));
+  if (r.t_host >= gpu) r.governs = "host";
+}
+
+}  // namespace detail
 }  // namespace chalk

@@ -11,6 +11,7 @@
 #include "chalk/engine/roofline.h"
 #include "attention_work.h"
 #include "dp_ranks.h"
+#include "host_step.h"
 #include "overlap_windows.h"
 #include "matmul_rate.h"
 
@@ -373,38 +374,16 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   return r;
 }
 
-StepBreakdown gpu_step(const Deployment& dep, const StepShape& s, const StepMix* mix) {
-  StepBreakdown with = step_with(dep, s, mix, true);
-  if (!dep.mechanisms.layout.overlap_micro_batches) return with;
-  // An engine splits a step into two micro-batches where that pays (engines gate it by batch
-  // size): below that the second pass over the weights and kernels costs more than it hides.
-  StepBreakdown without = step_with(dep, s, mix, false);
-  return without.t_step < with.t_step ? without : with;
-}
-
-/// Sequences the busiest data-parallel rank's scheduler handles in the step: decodes and
-/// prefill chunks, each on its rank (StepMix), else spread evenly (StepShape: the
-/// steady-state mean, fractional).
-double host_sequences(const Deployment& dep, const StepShape& s, const StepMix* mix) {
-  const double ranks = d(std::max<int64_t>(1, dep.n_chips / std::max<int64_t>(1, dep.mechanisms.layout.tp_attention)));
-  if (mix == nullptr) return (s.decode_sequences + s.prefill_sequences) / ranks;
-  const double all = d(static_cast<int64_t>(mix->decode_contexts.size() + mix->chunks.size()));
-  if (mix->decode_ranks.empty() && mix->chunk_ranks.empty()) return std::ceil(all / ranks);
-  std::vector<int64_t> on(static_cast<std::size_t>(ranks), 0);
-  for (const int32_t r : mix->decode_ranks) ++on[static_cast<std::size_t>(r)];
-  for (const int32_t r : mix->chunk_ranks) ++on[static_cast<std::size_t>(r)];
-  return d(*std::max_element(on.begin(), on.end()));
-}
-
 StepBreakdown best_of(const Deployment& dep, const StepShape& s, const StepMix* mix) {
-  StepBreakdown r = gpu_step(dep, s, mix);
-  const HostTime& h = dep.mechanisms.host;
-  if (h.s_per_sequence > 0 && !is_tpu(dep.system)) {
-    r.t_host = Seconds(h.s_per_sequence * host_sequences(dep, s, mix));
-    const Seconds gpu = r.t_step;
-    r.t_step = Seconds(step_with_host(gpu.value(), r.t_host.value(), h.overlap));
-    if (r.t_host >= gpu) r.governs = "host";
+  StepBreakdown r = step_with(dep, s, mix, true);
+  if (dep.mechanisms.layout.overlap_micro_batches) {
+    // An engine splits a step into two micro-batches where that pays (engines gate it by
+    // batch size): below that the second pass over the weights and kernels costs more than
+    // it hides.
+    StepBreakdown without = step_with(dep, s, mix, false);
+    if (without.t_step < r.t_step) r = without;
   }
+  detail::add_host_time(dep, s, mix, r);  // and the host's work (host_step.h)
   return r;
 }
 }  // namespace
