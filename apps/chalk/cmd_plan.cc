@@ -93,6 +93,8 @@ sim::LaunchTarget launch_target(const PlanArgs& a, const ModelSpec& m, const Sys
   t.model_name = m.name;
   t.model = served_model(a.deployment.model);
   t.system_name = s.name;
+  t.accelerator = sim::launch_accelerator(s.name);
+  t.chip_has_fp8 = s.chip.supports(MatmulPrecision::fp8);
   for (const auto& g : m.groups) t.moe = t.moe || g.ffn.kind == FfnKind::moe;
   t.checkpoint_weights = t.moe ? m.weights.experts : m.weights.dense_ffn;
   t.weights = base.weights;
@@ -200,7 +202,7 @@ void run_plan(const PlanArgs& a) {
     nlohmann::json j;
     j["model"] = describe_json(make_deployment(m, s, base))["model"];
     j["traffic"] = describe_traffic(a.traffic, reqs);
-    j["engine"] = policy.name;
+    j["engine"] = sim::release_name(policy);
     j["kv_admission"] = policy.reserve_to_completion ? "to_completion" : "on_demand";
     j["chip_budget"] = r.chip_budget;
     j["simulations"] = r.simulations;
@@ -224,7 +226,7 @@ void run_plan(const PlanArgs& a) {
             << (o.slo.tpot_s ? fmt::format(" TPOT p{} <= {} ms", format_number(o.slo.percentile, 3), format_number(*o.slo.tpot_s * 1e3, 4)) : "")
             << " in its own simulation (docs/simulator.md)\n"
             << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
-            << fmt::format("searched    {} deployments ({} replica runs), engine {} (KV {})\n", r.evaluated.size(), r.simulations, policy.name,
+            << fmt::format("searched    {} deployments ({} replica runs), engine {} (KV {})\n", r.evaluated.size(), r.simulations, sim::release_name(policy),
                            policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand");
   for (const auto& line : r.searched) std::cout << "            " << line << '\n';
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';

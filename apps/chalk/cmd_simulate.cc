@@ -145,7 +145,7 @@ void run_simulate(const SimulateArgs& a) {
     nlohmann::json j = describe_json(agg);
     j["replica_choice"] = replica_note_json(note);
     j["traffic"] = describe_traffic(a.traffic, reqs);
-    j["engine"] = {{"name", so.policy.name}, {"max_batched_tokens", so.policy.max_batched_tokens}, {"block_size_tokens", so.policy.block_size},
+    j["engine"] = {{"name", sim::release_name(so.policy)}, {"max_batched_tokens", so.policy.max_batched_tokens}, {"block_size_tokens", so.policy.block_size},
                    {"chunked_prefill", so.policy.chunked_prefill}, {"max_sequences", so.policy.max_sequences},
                    {"kv_admission", so.policy.reserve_to_completion ? "to_completion" : "on_demand"}, {"source", so.policy.source}};
     j["slo"] = {{"ttft_slo_ms", slo.ttft_s ? nlohmann::json(*slo.ttft_s * 1e3) : nlohmann::json(nullptr)},
@@ -187,7 +187,7 @@ void run_simulate(const SimulateArgs& a) {
             << (agg.mechanisms.enabled ? "engine step" : "roofline") << " for its exact mix (docs/simulator.md)\n"
             << describe_text(agg) << replica_note_text(note) << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
             << fmt::format("engine      {}: {} tokens per step, {}-token KV blocks, chunked prefill {}, at most {} running, KV {}\n",
-                           so.policy.name, so.policy.max_batched_tokens, so.policy.block_size, so.policy.chunked_prefill ? "on" : "off",
+                           sim::release_name(so.policy), so.policy.max_batched_tokens, so.policy.block_size, so.policy.chunked_prefill ? "on" : "off",
                            so.policy.max_sequences, so.policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand");
   if (has_slo) {
     std::cout << fmt::format("SLO         p{}:{}{}\n", format_number(slo.percentile, 3),

@@ -142,8 +142,9 @@ std::vector<std::string> header(const PlanCandidate& c, const LaunchTarget& t, c
   h.push_back("Per replica at most " + std::to_string(c.max_sequences) + " running requests and " + std::to_string(c.max_batched_tokens) +
               " tokens a step; weights " + std::string(to_string(t.weights.value_or(t.checkpoint_weights))) + ", KV cache " +
               std::string(to_string(t.kv)) + ".");
-  h.push_back(engine == t.policy.name ? "Simulated with this engine's scheduler (chalk plan --engine " + engine + ")."
-                                      : "Simulated with " + t.policy.name + "'s scheduler (--engine " + t.policy.name + "); " + engine_title +
+  const std::string simulated = release_name(t.policy);  // "vllm-0.10": that release's host overlap
+  h.push_back(engine == t.policy.name ? "Simulated with this engine's scheduler (chalk plan --engine " + simulated + ")."
+                                      : "Simulated with " + simulated + "'s scheduler (--engine " + simulated + "); " + engine_title +
                                             "'s own admission and batching may give other latencies.");
   h.push_back("Flags checked against " + checked_at + ".");
   return h;
@@ -169,9 +170,34 @@ double trtllm_kv_fraction(const LaunchTarget& t, double weight_bytes_per_chip) {
 std::vector<EngineLaunch> launch_files(const PlanCandidate& c, const LaunchTarget& t) {
   std::vector<EngineLaunch> out = {launch_detail::vllm_launch(c, t), launch_detail::sglang_launch(c, t),
                                    launch_detail::trtllm_launch(c, t)};
+  // The files are for the engines' GPU builds: CUDA for all three, ROCm for vLLM and SGLang.
+  const bool fp8 = t.kv == DType::fp8 || (t.weights && *t.weights == DType::fp8);
+  for (auto& e : out) {
+    std::string why;
+    if (t.accelerator.empty()) {
+      why = "the launch files are for the engines' GPU builds; " + t.system_name + " runs a plugin build (TPU, Neuron or Gaudi) whose flags chalk does not check";
+    } else if (e.engine == "trtllm" && t.accelerator != "nvidia") {
+      why = "TensorRT-LLM runs on NVIDIA GPUs only, not " + t.system_name;
+    } else if (e.engine == "trtllm" && fp8 && !t.chip_has_fp8) {
+      why = "TensorRT-LLM's fp8 needs FP8 tensor cores (Ada, Hopper, Blackwell: sm89+), which " + t.system_name + " lacks";
+    }
+    if (!why.empty()) {
+      e.problem = why;  // the chip first: no layout of it would run
+      e.files.clear();
+    } else if (t.accelerator != "nvidia") {
+      // Dynamo's images are CUDA builds: no manifest for another GPU.
+      std::erase_if(e.files, [](const LaunchFile& f) { return f.path.ends_with("dynamo.yaml"); });
+    }
+  }
   for (auto& e : out) e.simulated = e.engine == t.policy.name;
   std::stable_partition(out.begin(), out.end(), [](const EngineLaunch& e) { return e.simulated; });
   return out;
+}
+
+std::string launch_accelerator(std::string_view system_name) {
+  if (system_name.starts_with("mi")) return "amd";
+  if (system_name.starts_with("tpu") || system_name.starts_with("trn") || system_name.starts_with("gaudi")) return "";
+  return "nvidia";
 }
 
 std::string engine_layout_problem(std::string_view release, int64_t chips, const ParallelLayout& layout, bool moe) {

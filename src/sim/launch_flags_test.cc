@@ -79,5 +79,48 @@ TEST(Launch, APlansChoiceLaunchesWithItsOwnCapAndLayout) {
   EXPECT_GT(launch_check_against_engines(l), 30);
 }
 
+TEST(Launch, OnlyTheGpusEachEngineRunsOnGetFiles) {
+  // TPUs, Trainium and Gaudi run plugin builds whose flags chalk does not check: no engine
+  // writes files, each says why. TensorRT-LLM needs an NVIDIA GPU, and FP8 tensor cores for
+  // fp8 (an A100 has none); vLLM and SGLang run on AMD's ROCm builds, without Dynamo's CUDA
+  // images.
+  EXPECT_EQ(launch_accelerator("tpu-v5e"), "");
+  EXPECT_EQ(launch_accelerator("gaudi-3"), "");
+  EXPECT_EQ(launch_accelerator("trn2"), "");
+  EXPECT_EQ(launch_accelerator("mi300x"), "amd");
+  EXPECT_EQ(launch_accelerator("h100-sxm"), "nvidia");
+  const PlanCandidate c = launch_dp_attention_moe();
+  LaunchTarget tpu = launch_test_target();
+  tpu.system_name = "tpu-v5e";
+  tpu.accelerator = "";
+  tpu.moe = true;
+  for (const auto& e : launch_files(c, tpu)) {
+    EXPECT_TRUE(e.files.empty()) << e.engine;
+    EXPECT_NE(e.problem.find("plugin build"), std::string::npos) << e.problem;
+  }
+  LaunchTarget amd = launch_test_target();
+  amd.system_name = "mi300x";
+  amd.accelerator = "amd";
+  amd.moe = true;
+  for (const auto& e : launch_files(c, amd)) {
+    if (e.engine == "trtllm") {
+      EXPECT_TRUE(e.files.empty());
+      EXPECT_EQ(e.problem, "TensorRT-LLM runs on NVIDIA GPUs only, not mi300x");
+    } else {
+      EXPECT_FALSE(e.files.empty()) << e.engine << ": " << e.problem;
+      for (const auto& f : e.files) EXPECT_FALSE(f.path.ends_with("dynamo.yaml")) << f.path;
+    }
+  }
+  LaunchTarget a100 = launch_test_target();
+  a100.system_name = "a100-80gb";
+  a100.chip_has_fp8 = false;
+  a100.moe = true;
+  a100.kv = DType::fp8;
+  for (const auto& e : launch_files(c, a100)) {
+    if (e.engine == "trtllm") EXPECT_NE(e.problem.find("FP8 tensor cores"), std::string::npos) << e.problem;
+    else EXPECT_FALSE(e.files.empty()) << e.engine << ": " << e.problem;
+  }
+}
+
 }  // namespace
 }  // namespace chalk::sim

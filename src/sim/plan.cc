@@ -112,10 +112,15 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
       throw InputError("usd_budget", "$" + num(*o.usd_per_hour_budget) + " per hour buys no chip of " + s.name + " at $" +
                                          num(per_chip_hour) + " per chip-hour; expected at least " + num(per_chip_hour));
     }
-    budget = budget > 0 ? std::min(budget, by_cost) : by_cost;
+    // A dollar budget beyond the largest search buys the largest search.
+    budget = std::min(budget > 0 ? std::min(budget, by_cost) : by_cost, kMaxPlanChips);
   }
   if (o.chip_budget < 0 || (budget < 1 && !o.usd_per_hour_budget)) {
     throw InputError("chips", "must be >= 1 (or state a dollar budget), got " + std::to_string(o.chip_budget));
+  }
+  if (o.chip_budget > kMaxPlanChips) {
+    throw InputError("chips", "must be at most " + std::to_string(kMaxPlanChips) + " chips (one deployment of one model; plan a share of the traffic per " +
+                                  std::to_string(kMaxPlanChips) + "), got " + std::to_string(o.chip_budget));
   }
   r.chip_budget = budget;
 

@@ -41,7 +41,10 @@ std::pair<int, int> major_minor(std::string_view full, std::string_view v) {
     if (c >= '0' && c <= '9') {
       if (k < 2) part[k] = part[k] * 10 + (c - '0');
       digit = true;
-      if (part[0] > 9999 || part[1] > 9999) break;
+      if (part[0] > 9999 || part[1] > 9999) {  // no release numbers past 9999
+        k = -1;
+        break;
+      }
     } else if (c == '.' && digit) {
       ++k;
       digit = false;
@@ -60,6 +63,9 @@ std::pair<int, int> major_minor(std::string_view full, std::string_view v) {
 EnginePolicy engine_policy(std::string_view name) {
   const std::size_t dash = name.find('-');
   const std::string_view family = dash == std::string_view::npos ? name : name.substr(0, dash);
+  if (family != "vllm" && family != "sglang" && family != "trtllm") {
+    throw InputError("engine", "unknown engine policy '" + std::string(name) + "'; expected vllm, sglang or trtllm, optionally with a release (vllm-0.10)");
+  }
   EnginePolicy p = preset(family);
   p.request_overhead_s = kEngineRequestOverheadS;
   p.source += "; 6.9 ms per request outside the GPU steps (API server, tokenization, first-token streaming: SGLang over a mocked forward, "

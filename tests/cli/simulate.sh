@@ -109,6 +109,7 @@ p=(-m llama-3.1-8b -H h100-sxm --rate 5 --requests 20 --ttft-slo-ms 1000)
 expect_error '--budget-usd-per-hour: $1 per hour buys no chip of h100-sxm at $2.35 per chip-hour; expected at least 2.35' plan "${p[@]}" --budget-usd-per-hour 1
 expect_error "--replica-chips: every replica size an engine can run among those stated exceeds the budget of 8 chips" plan "${p[@]}" --budget-chips 8 --replica-chips 16
 expect_error "--budget-chips: must be >= 1 chip, got 0" plan "${p[@]}" --budget-chips 0
+expect_error "--budget-chips: must be at most 8192 chips (one deployment of one model; plan a share of the traffic per 8192), got 100000" plan "${p[@]}" --budget-chips 100000
 expect_error "--budget-chips: the smallest replica of deepseek-v3 that an engine can run and that holds its weights and one sequence" plan -m deepseek-v3 -H h100-sxm --rate 5 --requests 20 --ttft-slo-ms 1000 --budget-chips 8
 # A replica size no engine runs (TP3 splits neither 32 heads nor FFN 14336) is refused, not
 # simulated as attention TP1 x 3 under FFN TP3 with launch files for three replicas.

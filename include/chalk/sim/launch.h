@@ -27,6 +27,11 @@ struct LaunchTarget {
   /// when none is known: the files then refuse to start until MODEL names one.
   std::optional<std::string> model;
   std::string system_name;  ///< the system simulated (comments)
+  /// What runs the engines' GPU builds: "nvidia" (CUDA), "amd" (ROCm: vLLM and SGLang only),
+  /// "" for anything else (TPU, Trainium, Gaudi: plugins whose flags chalk does not check,
+  /// so no files). launch_accelerator() derives it from a system.
+  std::string accelerator = "nvidia";
+  bool chip_has_fp8 = true;  ///< the chip has FP8 tensor cores (TensorRT-LLM's fp8 needs them: sm89+)
   bool moe = false;         ///< the model has routed experts
   /// The checkpoint's own format of the weights that dominate the matmuls (routed experts of
   /// an MoE, else the dense FFN), ModelSpec::weights.
@@ -53,8 +58,9 @@ struct EngineLaunch {
   std::string checked_at;  ///< the engine source its flag names were checked against (repository @ commit)
   bool simulated = false;  ///< the engine whose scheduler chalk simulated (LaunchTarget::policy)
   /// Why this engine cannot run what was simulated, one line ("" when it can); `files` is then
-  /// empty: a layout its flags cannot state (engine_layout_problem) or a KV-cache format it
-  /// lacks.
+  /// empty: a layout its flags cannot state (engine_layout_problem), a KV-cache format it
+  /// lacks, or a chip its GPU builds do not run on (LaunchTarget::accelerator: TensorRT-LLM
+  /// on NVIDIA only, and its fp8 only with FP8 tensor cores; none on TPU, Trainium, Gaudi).
   std::string problem;
   std::vector<LaunchFile> files;
 };
@@ -87,6 +93,10 @@ struct EngineLaunch {
 /// on demand) and has no vLLM or SGLang flag (the scripts say so). No speculative decoding is
 /// written: a plan simulates none. Lines continue with " \" (POSIX sh).
 std::vector<EngineLaunch> launch_files(const PlanCandidate& c, const LaunchTarget& t);
+
+/// "nvidia", "amd" or "" (LaunchTarget::accelerator) for a system name: mi* is AMD; tpu*,
+/// trn* and gaudi* are neither; every other built-in system is an NVIDIA GPU.
+std::string launch_accelerator(std::string_view system_name);
 
 /// Why `engine` ("vllm", "sglang" or "trtllm") has no flags for `layout` on a replica of
 /// `chips` chips, or "" when it has them (or for any other engine name): a dense model's

@@ -19,8 +19,13 @@
 
 namespace chalk::sim {
 
+/// The most chips one plan searches (PlanOptions::chip_budget; a dollar budget that buys more
+/// buys this many): a deployment of one model beyond it is several plans, each a share of
+/// the traffic. The search's time grows with the budget (1,024 chips: about 25 s).
+inline constexpr int64_t kMaxPlanChips = 8192;
+
 struct PlanOptions {
-  int64_t chip_budget = 0;                   ///< chips at most (0: from the dollar budget)
+  int64_t chip_budget = 0;                   ///< chips at most, 1..kMaxPlanChips (0: from the dollar budget)
   std::optional<double> usd_per_hour_budget; ///< dollars per hour at most (needs a price)
   Slo slo;                                   ///< at least one of TTFT and TPOT
   EnginePolicy policy = engine_policy("vllm");  ///< the scheduler simulated; its max_sequences is the first cap tried

@@ -71,6 +71,10 @@ inline constexpr double kEngineRequestOverheadS = 9.54e-3 - 2.632e-3;
 /// the three names otherwise, or a malformed release.
 EnginePolicy engine_policy(std::string_view name);
 
+/// The engine as named with its release, "vllm-0.10" ("vllm" for the current release):
+/// what commands print and write for the engine simulated.
+inline std::string release_name(const EnginePolicy& p) { return p.version.empty() ? p.name : p.name + "-" + p.version; }
+
 /// The names engine_policy knows, in order.
 std::vector<std::string> engine_policy_names();
 
