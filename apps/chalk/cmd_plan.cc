@@ -204,6 +204,9 @@ void run_plan(const PlanArgs& a) {
     j["traffic"] = describe_traffic(a.traffic, reqs);
     j["engine"] = sim::release_name(policy);
     j["kv_admission"] = policy.reserve_to_completion ? "to_completion" : "on_demand";
+    j["slo"] = {{"ttft_slo_ms", o.slo.ttft_s ? nlohmann::json(*o.slo.ttft_s * 1e3) : nlohmann::json(nullptr)},  // as simulate's
+                {"tpot_slo_ms", o.slo.tpot_s ? nlohmann::json(*o.slo.tpot_s * 1e3) : nlohmann::json(nullptr)},
+                {"percentile", o.slo.percentile}};
     j["chip_budget"] = r.chip_budget;
     j["simulations"] = r.simulations;
     j["evaluated"] = static_cast<int64_t>(r.evaluated.size());

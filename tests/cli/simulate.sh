@@ -95,6 +95,8 @@ files = {f["path"]: f["text"] for e in j["launch"] for f in e["files"]}
 assert "--tensor-parallel-size" in files["vllm/serve.sh"] and "--max-num-seqs" in files["vllm/serve.sh"], files
 assert "--max-running-requests" in files["sglang/serve.sh"] and "--tp_size" in files["trtllm/serve.sh"], files
 assert len(j["pareto"]) >= 1
+# The targets it planned for, as simulate states them (docs/output-schema.md, SLO targets).
+assert j["slo"] == {"ttft_slo_ms": 500, "tpot_slo_ms": 30, "percentile": 90}, j["slo"]
 # Simulated with vLLM's KV on demand: TensorRT-LLM's options state MAX_UTILIZATION.
 assert j["engine"] == "vllm" and j["kv_admission"] == "on_demand", (j["engine"], j["kv_admission"])
 assert "capacity_scheduler_policy: MAX_UTILIZATION" in files["trtllm/extra_llm_api_options.yaml"], files
