@@ -1,6 +1,8 @@
 // Latency percentiles, throughput, goodput and Little's law of simulated runs (metrics.h).
 #include "chalk/sim/metrics.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -63,13 +65,13 @@ Percentiles weighted(std::vector<std::pair<double, double>>& vw) {
 
 void validate(const Slo& slo) {
   if (slo.ttft_s && !(*slo.ttft_s > 0 && std::isfinite(*slo.ttft_s))) {
-    throw InputError("ttft_slo", "must be a positive time, got " + std::to_string(*slo.ttft_s) + " s");
+    throw InputError("ttft_slo", "must be a positive time, got " + fmt::format("{:.6g}", *slo.ttft_s) + " s");
   }
   if (slo.tpot_s && !(*slo.tpot_s > 0 && std::isfinite(*slo.tpot_s))) {
-    throw InputError("tpot_slo", "must be a positive time, got " + std::to_string(*slo.tpot_s) + " s");
+    throw InputError("tpot_slo", "must be a positive time, got " + fmt::format("{:.6g}", *slo.tpot_s) + " s");
   }
   if (!(slo.percentile >= 50 && slo.percentile <= 99.9)) {
-    throw InputError("slo_percentile", "must be in [50, 99.9], got " + std::to_string(slo.percentile));
+    throw InputError("slo_percentile", "must be in [50, 99.9], got " + fmt::format("{:.6g}", slo.percentile));
   }
 }
 

@@ -1,6 +1,8 @@
 // Engine policies (policy.h).
 #include "chalk/sim/policy.h"
 
+#include <fmt/format.h>
+
 #include <utility>
 
 #include "chalk/base/error.h"
@@ -97,10 +99,10 @@ void validate(const EnginePolicy& p) {
     throw InputError("max_sequences", "must be 1..1048576 running requests, got " + std::to_string(p.max_sequences));
   }
   if (!(p.request_overhead_s >= 0 && p.request_overhead_s <= 60)) {
-    throw InputError("request_overhead_s", "must be 0..60 seconds of fixed work per request, got " + std::to_string(p.request_overhead_s));
+    throw InputError("request_overhead_s", "must be 0..60 seconds of fixed work per request, got " + fmt::format("{:.6g}", p.request_overhead_s));
   }
   if (!(p.host.s_per_sequence >= 0 && p.host.s_per_sequence <= 1)) {
-    throw InputError("host_s_per_sequence", "must be 0..1 seconds of host time per sequence per step, got " + std::to_string(p.host.s_per_sequence));
+    throw InputError("host_s_per_sequence", "must be 0..1 seconds of host time per sequence per step, got " + fmt::format("{:.6g}", p.host.s_per_sequence));
   }
 }
 

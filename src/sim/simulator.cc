@@ -1,6 +1,8 @@
 // The request simulator's event loop (simulator.h; docs/simulator.md).
 #include "chalk/sim/simulator.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -44,7 +46,7 @@ namespace {
 /// The event loop, with each request arriving at the scheduler at its arrival_s.
 SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase) {
   if (!(o.prefix_hit_rate >= 0 && o.prefix_hit_rate < 1)) {
-    throw InputError("prefix_hit_rate", "must be a fraction in [0, 1), got " + std::to_string(o.prefix_hit_rate));
+    throw InputError("prefix_hit_rate", "must be a fraction in [0, 1), got " + fmt::format("{:.6g}", o.prefix_hit_rate));
   }
   if (o.kv_blocks < 0) throw InputError("kv_blocks", "must be >= 0, got " + std::to_string(o.kv_blocks));
   const int64_t n = static_cast<int64_t>(requests.size());
@@ -71,7 +73,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       throw InputError("request " + std::to_string(i), "needs arrival_s >= 0 and input and output tokens >= 1");
     }
     if (!(q.arrival_s <= max_clock_s)) {  // for callers that build requests themselves (Python, the API)
-      throw InputError("request " + std::to_string(i), "arrival_s " + std::to_string(q.arrival_s) + " is beyond the " + clock_limit_text());
+      throw InputError("request " + std::to_string(i), "arrival_s " + fmt::format("{:.6g}", q.arrival_s) + " is beyond the " + clock_limit_text());
     }
     // vLLM refuses to start when a whole prompt cannot fit one step (SchedulerConfig:
     // max_num_batched_tokens < max_model_len without chunked prefill); here the longest

@@ -1,6 +1,8 @@
 // Arrival processes, length distributions and the trace reader (traffic.h).
 #include "chalk/sim/traffic.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -49,7 +51,7 @@ double gamma_gap(std::mt19937_64& rng, double cv) {
       return g / k;
     }
   }
-  throw InputError("cv", "the gamma sampler did not converge for cv " + std::to_string(cv) + " (non-finite arithmetic)");
+  throw InputError("cv", "the gamma sampler did not converge for cv " + fmt::format("{:.6g}", cv) + " (non-finite arithmetic)");
 }
 
 int64_t draw(const LengthDist& l, std::mt19937_64& rng) {
@@ -81,7 +83,7 @@ void check_length(const LengthDist& l, const std::string& field) {
       break;
     case LengthDist::Kind::lognormal:
       if (!in_range(l.value)) bad("lognormal mean must be 1..10000000 tokens, got " + std::to_string(l.value));
-      if (!(l.sigma > 0 && l.sigma <= 5)) bad("lognormal sigma must be in (0, 5], got " + std::to_string(l.sigma));
+      if (!(l.sigma > 0 && l.sigma <= 5)) bad("lognormal sigma must be in (0, 5], got " + fmt::format("{:.6g}", l.sigma));
       if (l.max != 0 && (!in_range(l.max) || l.max < l.min)) bad("lognormal cap must be 1..10000000, got " + std::to_string(l.max));
       break;
   }
@@ -150,10 +152,10 @@ LengthDist parse_length(std::string_view text, const std::string& field) {
 
 std::vector<Request> generate_traffic(const TrafficSpec& spec) {
   if (!(spec.rate_per_s > 0) || !std::isfinite(spec.rate_per_s)) {
-    throw InputError("rate", "must be a positive number of requests per second, got " + std::to_string(spec.rate_per_s));
+    throw InputError("rate", "must be a positive number of requests per second, got " + fmt::format("{:.6g}", spec.rate_per_s));
   }
   if (!(spec.cv > 0) || !std::isfinite(spec.cv) || spec.cv > 100) {
-    throw InputError("cv", "burstiness (coefficient of variation of the gaps) must be in (0, 100], got " + std::to_string(spec.cv));
+    throw InputError("cv", "burstiness (coefficient of variation of the gaps) must be in (0, 100], got " + fmt::format("{:.6g}", spec.cv));
   }
   if (spec.requests < 1 || spec.requests > max_requests) {
     throw InputError("requests", "must be 1..10000000, got " + std::to_string(spec.requests));
@@ -163,8 +165,8 @@ std::vector<Request> generate_traffic(const TrafficSpec& spec) {
   // The arrivals must end where the simulation clock still resolves a microsecond.
   const double expected_span_s = static_cast<double>(spec.requests) / spec.rate_per_s;
   if (!(expected_span_s <= max_clock_s)) {
-    throw InputError("rate", "of " + excerpt(std::to_string(spec.rate_per_s), 24) + " requests/s spreads " + std::to_string(spec.requests) +
-                                 " requests over about " + excerpt(std::to_string(expected_span_s), 24) + " s, beyond the " +
+    throw InputError("rate", "of " + excerpt(fmt::format("{:.6g}", spec.rate_per_s), 24) + " requests/s spreads " + std::to_string(spec.requests) +
+                                 " requests over about " + excerpt(fmt::format("{:.6g}", expected_span_s), 24) + " s, beyond the " +
                                  clock_limit_text() + "; expected a higher rate");
   }
   std::mt19937_64 rng(spec.seed);
@@ -175,8 +177,8 @@ std::vector<Request> generate_traffic(const TrafficSpec& spec) {
                                                           : gamma_gap(rng, spec.cv) / spec.rate_per_s;
     t += gap;
     if (!(t <= max_clock_s)) {
-      throw InputError("rate", "of " + excerpt(std::to_string(spec.rate_per_s), 24) + " requests/s puts an arrival at " +
-                                   excerpt(std::to_string(t), 24) + " s, beyond the " + clock_limit_text() + "; expected a higher rate");
+      throw InputError("rate", "of " + excerpt(fmt::format("{:.6g}", spec.rate_per_s), 24) + " requests/s puts an arrival at " +
+                                   excerpt(fmt::format("{:.6g}", t), 24) + " s, beyond the " + clock_limit_text() + "; expected a higher rate");
     }
     r.arrival_s = t;
     r.input_tokens = draw(spec.input, rng);
@@ -227,7 +229,7 @@ std::vector<Request> parse_trace_csv(std::string_view text, const std::string& s
     }
     if (r.arrival_s < last) {
       throw InputError(where, "arrival_s: expected times in non-decreasing order, got " + excerpt(f[0], 24) + " after " +
-                                  std::to_string(last));
+                                  fmt::format("{:.6g}", last));
     }
     const char* names[] = {"input_tokens", "output_tokens"};
     int64_t* dst[] = {&r.input_tokens, &r.output_tokens};
