@@ -81,8 +81,13 @@ int64_t smallest_replica_chips(const ModelSpec& m, const SystemSpec& s, const De
     // disagree. A stated layout is the user's to judge.
     if (search ? best_single_replica_layout(m, s, base, n, context).has_value() : stated_fits(m, s, base, n, context)) return n;
   }
+  // A context beyond the model's own is the likelier fault than the chips: say it first.
+  const std::string beyond = m.max_context > 0 && context > m.max_context
+                                 ? "; the sequence of " + std::to_string(context) + " tokens is beyond " + m.name + "'s maximum context of " +
+                                       std::to_string(m.max_context) + " tokens (max_position_embeddings): a shorter prompt or output fits sooner"
+                                 : "";
   throw InputError("chips", "the model does not fit in HBM on up to 64 scale-up domains of " + std::to_string(domain) + " chips of " +
-                                s.name + " (with one sequence of " + std::to_string(context) + " tokens)");
+                                s.name + " (with one sequence of " + std::to_string(context) + " tokens)" + beyond);
 }
 
 }  // namespace chalk

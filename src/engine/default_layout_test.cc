@@ -39,6 +39,20 @@ TEST(DefaultLayout, SmallestReplicaHoldsTheWeightsAndOneSequence) {
   EXPECT_EQ(smallest_replica_chips(ds, load_system("h100-sxm"), engine(), 4096), 16);
 }
 
+TEST(DefaultLayout, NoReplicaFitsASequenceBeyondTheModelsContext) {
+  // 10,000,128 tokens of Llama 3.1 8B's KV (131,072 B a token: 1.31 TB) fit on no replica of
+  // up to 64 H100 nodes: one sequence's KV splits over at most its 8 KV heads, 164 GB a chip
+  // of 80. The sequence is also 76x the model's 131,072-token context, the likelier fault,
+  // which the error says.
+  try {
+    (void)smallest_replica_chips(load_model("llama-3.1-8b"), load_system("h100-sxm"), engine(), 10000128);
+    ADD_FAILURE() << "a 10M-token sequence fit";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "chips");
+    EXPECT_NE(std::string(e.what()).find("beyond llama-3.1-8b's maximum context of 131072 tokens"), std::string::npos) << e.what();
+  }
+}
+
 TEST(DefaultLayout, OneReplicaLayoutIsNeverAPipeline) {
   // Llama 3.1 405B bf16 (811.8 GB) on H100 SXM: 16 chips (two nodes) are the smallest
   // replica. The search ranks PP2 x (TP8) first there, but the default deployment runs one
