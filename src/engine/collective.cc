@@ -1,4 +1,5 @@
 // Alpha-beta collective times (docs/formulas.md, fidelity section).
+#include "chalk/engine/engine_name.h"
 #include "chalk/engine/collective.h"
 
 #include <algorithm>
@@ -90,7 +91,7 @@ CollectiveTime all_to_all(Bytes send_per_rank, int64_t ranks, const LinkModel& l
 
 TpAllReduce engine_tp_all_reduce(std::string_view name) {
   constexpr double kKiB = 1024, kMiB = 1024 * 1024;
-  const std::string_view engine = name.substr(0, name.find('-'));  // "vllm-0.10": vLLM's kernels
+  const std::string_view engine = engine_family(name);  // "vllm-0.10": vLLM's kernels
   TpAllReduce a;
   a.name = std::string(engine);
   if (engine == "vllm" || engine == "sglang") {

@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "chalk/engine/collective.h"
+#include "chalk/engine/engine_name.h"
 #include "host_step.h"
 
 namespace chalk {
 
 HostTime engine_host_time(std::string_view engine) {
-  const std::string_view family = engine.substr(0, engine.find('-'));
+  const std::string_view family = engine_family(engine);
   HostTime h;
   if (family == "vllm" || family == "sglang") {
     h.s_per_sequence = kVllmHostSPerSequence;

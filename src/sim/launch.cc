@@ -1,6 +1,7 @@
 // Launch files for a planned deployment (launch.h): the pieces the three engines share, and
 // the layouts each engine's flags can state. The engines' writers: launch_vllm.cc,
 // launch_sglang.cc, launch_trtllm.cc.
+#include "chalk/engine/engine_name.h"
 #include "chalk/sim/launch.h"
 
 #include <algorithm>
@@ -159,6 +160,18 @@ std::string fraction(double x) {
   return s;
 }
 
+EngineLaunch start_launch(const std::string& engine, const std::string& title, const char* checked_at, const std::vector<Pool>& pools) {
+  EngineLaunch e;
+  e.engine = engine;
+  e.checked_at = checked_at;
+  for (const auto& p : pools) {
+    if (e.problem.empty()) e.problem = layout_problem(title, p.d);
+  }
+  return e;
+}
+
+std::string script_path(const std::string& engine, const Pool& p) { return engine + "/" + (p.role.empty() ? std::string("serve") : p.role) + ".sh"; }
+
 double trtllm_kv_fraction(const LaunchTarget& t, double weight_bytes_per_chip) {
   const double hbm = t.hbm_bytes_per_chip, w = weight_bytes_per_chip;
   if (!(hbm > w) || w < 0) return 1.0 - t.memory_reserve_fraction;
@@ -201,7 +214,7 @@ std::string launch_accelerator(std::string_view system_name) {
 }
 
 std::string engine_layout_problem(std::string_view release, int64_t chips, const ParallelLayout& layout, bool moe) {
-  const std::string_view engine = release.substr(0, release.find('-'));  // "vllm-0.10": vLLM's flags
+  const std::string_view engine = engine_family(release);  // "vllm-0.10": vLLM's flags
   const std::string name = engine == "vllm" ? "vLLM" : engine == "sglang" ? "SGLang" : engine == "trtllm" ? "TensorRT-LLM" : "";
   if (name.empty()) return "";
   return launch_detail::layout_problem(name, launch_detail::degrees(chips, layout, moe));

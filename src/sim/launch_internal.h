@@ -36,6 +36,15 @@ struct Pool {
 /// The pools of `c`: one aggregated, or prefill then decode.
 std::vector<Pool> pools_of(const PlanCandidate& c, bool moe);
 
+/// The files of engine `engine` ("vllm", "sglang", "trtllm") for a plan, started: its name,
+/// the source its flags were checked against, and the first pool whose layout engine
+/// `title` ("vLLM", ...) cannot state (layout_problem) as `problem`; no files yet.
+EngineLaunch start_launch(const std::string& engine, const std::string& title, const char* checked_at, const std::vector<Pool>& pools);
+
+/// A pool's serve script: "ENGINE/serve.sh" aggregated, "ENGINE/prefill.sh" or
+/// "ENGINE/decode.sh" disaggregated.
+std::string script_path(const std::string& engine, const Pool& p);
+
 /// How the simulated weight format is served: the checkpoint as it is, quantized online to
 /// FP8 by the engine (`--quantization fp8`, vLLM and SGLang from a 16-bit checkpoint), or
 /// only from a checkpoint already in that format (MODEL must name one).

@@ -92,18 +92,13 @@ std::string router(const PlanCandidate& c, const LaunchTarget& t) {
 }  // namespace
 
 EngineLaunch sglang_launch(const PlanCandidate& c, const LaunchTarget& t) {
-  EngineLaunch e;
-  e.engine = "sglang";
-  e.checked_at = kSglangSource;
   const auto pools = pools_of(c, t.moe);
-  for (const auto& p : pools) {
-    if (e.problem.empty()) e.problem = layout_problem("SGLang", p.d);
-  }
+  EngineLaunch e = start_launch("sglang", "SGLang", kSglangSource, pools);
   if (e.problem.empty() && kv_dtype(t.kv).empty()) {
     e.problem = "SGLang has no " + std::string(to_string(t.kv)) + " KV cache (--kv-cache-dtype takes auto, fp8_e4m3, fp8_e5m2, nvfp4, ...)";
   }
   if (!e.problem.empty()) return e;
-  for (const auto& p : pools) e.files.push_back({"sglang/" + (p.role.empty() ? std::string("serve") : p.role) + ".sh", serve(c, t, p), true});
+  for (const auto& p : pools) e.files.push_back({script_path("sglang", p), serve(c, t, p), true});
   if (c.disaggregated || c.replicas > 1) e.files.push_back({"sglang/router.sh", router(c, t), true});
   return e;
 }

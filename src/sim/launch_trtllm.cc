@@ -79,19 +79,14 @@ std::string router(const PlanCandidate& c, const LaunchTarget& t) {
 }  // namespace
 
 EngineLaunch trtllm_launch(const PlanCandidate& c, const LaunchTarget& t) {
-  EngineLaunch e;
-  e.engine = "trtllm";
-  e.checked_at = kTrtllmSource;
   const auto pools = pools_of(c, t.moe);
-  for (const auto& p : pools) {
-    if (e.problem.empty()) e.problem = layout_problem("TensorRT-LLM", p.d);
-  }
+  EngineLaunch e = start_launch("trtllm", "TensorRT-LLM", kTrtllmSource, pools);
   if (e.problem.empty() && kv_dtype(t.kv).empty()) {
     e.problem = "TensorRT-LLM: no " + std::string(to_string(t.kv)) + " KV cache among the kv_cache_config.dtype values checked (auto, fp8)";
   }
   if (!e.problem.empty()) return e;
   for (const auto& p : pools) {
-    e.files.push_back({"trtllm/" + (p.role.empty() ? std::string("serve") : p.role) + ".sh", serve(c, t, p), true});
+    e.files.push_back({script_path("trtllm", p), serve(c, t, p), true});
     e.files.push_back({"trtllm/" + yaml_name(p), options(c, t, p), false});
   }
   if (c.disaggregated) {

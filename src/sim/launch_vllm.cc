@@ -130,18 +130,13 @@ std::string dynamo(const PlanCandidate& c, const LaunchTarget& t) {
 }  // namespace
 
 EngineLaunch vllm_launch(const PlanCandidate& c, const LaunchTarget& t) {
-  EngineLaunch e;
-  e.engine = "vllm";
-  e.checked_at = kVllmSource;
   const auto pools = pools_of(c, t.moe);
-  for (const auto& p : pools) {
-    if (e.problem.empty()) e.problem = layout_problem("vLLM", p.d);
-  }
+  EngineLaunch e = start_launch("vllm", "vLLM", kVllmSource, pools);
   if (e.problem.empty() && kv_dtype(t.kv).empty()) {
     e.problem = "vLLM has no " + std::string(to_string(t.kv)) + " KV cache (--kv-cache-dtype takes auto, fp8, fp8_e5m2, fp8_e4m3)";
   }
   if (!e.problem.empty()) return e;
-  for (const auto& p : pools) e.files.push_back({"vllm/" + (p.role.empty() ? std::string("serve") : p.role) + ".sh", serve(c, t, p), true});
+  for (const auto& p : pools) e.files.push_back({script_path("vllm", p), serve(c, t, p), true});
   if (c.disaggregated) e.files.push_back({"vllm/proxy.sh", proxy(c, t), true});
   if (const std::string d = dynamo(c, t); !d.empty()) e.files.push_back({"vllm/dynamo.yaml", d, false});
   return e;

@@ -1,4 +1,5 @@
 // The request simulator's event loop (simulator.h; docs/simulator.md).
+#include "chalk/engine/engine_name.h"
 #include "chalk/sim/simulator.h"
 
 #include <fmt/format.h>
@@ -350,7 +351,7 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
   validate(o.policy);
   // The engine's own tensor-parallel all-reduce kernels (engine_tp_all_reduce) price its steps.
   const std::string& engine = o.policy.name;
-  const bool known = engine == "vllm" || engine == "sglang" || engine == "trtllm";
+  const bool known = is_serving_engine(engine);
   Deployment local;
   const Deployment* dep = &d;
   // Its host work per step (the policy's: time per sequence, overlapped or not) too.

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "chalk/engine/engine_name.h"
 #include "chalk/base/error.h"
 #include "chalk/sim/policy.h"
 #include "measurement_row.h"
@@ -250,9 +251,7 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
     // A serving engine may name its release, "vllm-0.10": engine_policy reads the defaults
     // that changed between releases (host overlap).
     const std::string e = r.text("engine");
-    const std::size_t dash = e.find('-');
-    const std::string family = dash == std::string::npos ? e : e.substr(0, dash);
-    if (dash != std::string::npos && (family == "vllm" || family == "sglang" || family == "trtllm")) {
+    if (e.find('-') != std::string::npos && is_serving_engine(e)) {
       try {
         (void)sim::engine_policy(e);
       } catch (const InputError& err) {

@@ -15,12 +15,6 @@
 namespace chalk::detail {
 namespace {
 
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 1e15 ? "%.0f" : "%.4g", v);
-  return buf;
-}
-
 /// Accepted tokens per step of DeepSeek-V3's multi-token-prediction module as its drafter:
 /// "the acceptance rate of the second token prediction ranges between 85% and 90%"
 /// (DeepSeek-V3 technical report, arXiv 2412.19437, section 5.4.3); the midpoint.
@@ -119,7 +113,7 @@ double default_accepted_tokens(const Measurement& r, const ModelSpec& model, std
     // (SGLang's, vLLM's and TensorRT-LLM's MTP speculative decoding), whose acceptance
     // the V3 report publishes; other models' MTP modules (GLM-4.5) have no such figure.
     const double kept = expected_kept_tokens(kDeepSeekMtpAcceptance, k);
-    assumption = "accepted_tokens: empty, " + num(kept) + " tokens kept per step: the model's MTP module as drafter, " + num(100 * kDeepSeekMtpAcceptance) +
+    assumption = "accepted_tokens: empty, " + row_num(kept) + " tokens kept per step: the model's MTP module as drafter, " + row_num(100 * kDeepSeekMtpAcceptance) +
                  "% acceptance per draft (DeepSeek-V3 report section 5.4.3: 85-90% for the second token), " + "each of " + std::to_string(k) +
                  " drafts accepted independently: (1 - a^(k+1)) / (1 - a) (Leviathan et al. 2023, Eq. 1)";
     return kept;
@@ -129,8 +123,7 @@ double default_accepted_tokens(const Measurement& r, const ModelSpec& model, std
 }
 
 double engine_admitted_batch(const RowPlan& p, const Deployment& d, std::string& why) {
-  const std::string family = p.engine.substr(0, p.engine.find('-'));
-  const bool known = family == "vllm" || family == "sglang" || family == "trtllm";
+  const bool known = is_serving_engine(p.engine);
   sim::EnginePolicy pol = sim::engine_policy(known ? p.engine : "vllm");
   if (p.max_sequences > 0) pol.max_sequences = p.max_sequences;            // the row's knobs, else the engine's
   if (p.max_batched_tokens > 0) pol.max_batched_tokens = p.max_batched_tokens;

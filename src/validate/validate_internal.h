@@ -3,11 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "chalk/engine/engine_name.h"
 #include "chalk/base/dtype.h"
 #include "chalk/engine/overhead.h"
 #include "chalk/engine/roofline.h"
@@ -18,6 +21,18 @@
 #include "chalk/validate/validate.h"
 
 namespace chalk::detail {
+
+/// A number in a row's text (assumptions, notes, inputs): whole values as integers, others
+/// to `digits` significant digits ("977", "0.4886").
+inline std::string row_num(double v, int digits = 4) {
+  char buf[64];
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  }
+  return buf;
+}
 
 /// What the row's metric is, and so what validate predicts.
 enum class Target {

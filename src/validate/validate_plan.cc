@@ -15,12 +15,6 @@
 namespace chalk::detail {
 namespace {
 
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 1e15 ? "%.0f" : "%.4g", v);
-  return buf;
-}
-
 void apply_ffn_layout(const std::string& l, int64_t chips, ParallelLayout& L) {
   if (l == "ws2d") L.tp_attention = L.tp_ffn = chips;
   if (l == "wg") L.weight_gathered = true;
@@ -140,7 +134,7 @@ void plan_speculative(const Measurement& r, const ModelSpec& model, RowPlan& p) 
   }
   if (r.attention_draft_tokens && *r.attention_draft_tokens > 0) {
     p.attention_tokens = 1 + static_cast<double>(*r.attention_draft_tokens);
-    p.notes.push_back("attention does the work of " + num(p.attention_tokens) + " query tokens per sequence, matmuls of " + num(p.mtp_tokens) +
+    p.notes.push_back("attention does the work of " + row_num(p.attention_tokens) + " query tokens per sequence, matmuls of " + row_num(p.mtp_tokens) +
                       " (attention_draft_tokens)");
   }
 }
@@ -160,7 +154,7 @@ void plan_batch_and_lengths(const Measurement& r, RowPlan& p) {
     // The range every front end takes (the CLI's --batch): beyond it a step is no run.
     if (p.batch > static_cast<double>(kMaxStepBatch)) {
       throw InputError(at + "batch", "expected at most " + std::to_string(kMaxStepBatch) + " sequences per replica (chalk decode's --batch range), got " +
-                                         r.batch + (r.batch_per == "replica" ? "" : " per " + r.batch_per + " = " + num(p.batch) + " per replica"));
+                                         r.batch + (r.batch_per == "replica" ? "" : " per " + r.batch_per + " = " + row_num(p.batch) + " per replica"));
     }
   }
   if (r.prefill_batch && *r.prefill_batch > kMaxStepBatch) {
@@ -223,7 +217,7 @@ void plan_target(const Measurement& r, bool simulated, bool latency_metric, RowP
     p.request_rate_per_s = r.request_rate_per_s.value_or(0) / static_cast<double>(dp);
     p.requests = r.requests ? (*r.requests + dp - 1) / dp : 0;
     if (dp > 1 && r.request_rate_per_s) {
-      p.notes.push_back("request rate " + num(*r.request_rate_per_s) + "/s over " + std::to_string(dp) + " replicas: " + num(p.request_rate_per_s) +
+      p.notes.push_back("request rate " + row_num(*r.request_rate_per_s) + "/s over " + std::to_string(dp) + " replicas: " + row_num(p.request_rate_per_s) +
                         "/s each");
     }
     p.engine = r.engine;
@@ -252,7 +246,7 @@ void plan_target(const Measurement& r, bool simulated, bool latency_metric, RowP
 /// (any batch) and in the simulator.
 void plan_engine_policy(const Measurement& r, RowPlan& p) {
   // The engine family decides the defaults; a release after it ("trtllm-1.0") does not.
-  const std::string family = r.engine.substr(0, r.engine.find('-'));
+  const std::string_view family = engine_family(r.engine);
   const bool admits = r.kind == "serving" && (p.batch_from_capacity || p.target == Target::serving_simulated);
   const bool steady = r.kind == "serving" && (p.target == Target::serving_tokens_per_s || p.target == Target::serving_simulated);
   if (!admits && !r.kv_admission.empty()) {

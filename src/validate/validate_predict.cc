@@ -19,11 +19,7 @@ namespace {
 
 double d(int64_t x) { return static_cast<double>(x); }
 
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 1e15 ? "%.0f" : "%.3g", v);
-  return buf;
-}
+std::string num(double v) { return row_num(v, 3); }
 
 /// The steps of a generation to evaluate, and the weight of each: every step up to 2048,
 /// else 1024 evenly spaced midpoints each standing for n / 1024 steps (the step time is
@@ -314,12 +310,10 @@ void predict(const RowPlan& plan, Prediction& out) {
         // The layout columns left empty are the search's choice: one assumption says which,
         // in place of the defaults a stated-layout row would take.
         std::vector<std::string> kept;
-        const std::string family = p.engine.substr(0, p.engine.find('-'));
-        const bool serving_engine = family == "vllm" || family == "sglang" || family == "trtllm";
         for (auto& text : out.assumptions) {
           if (text.rfind("layout:", 0) == 0) {
             kept.push_back("layout: tp, ep, expert_tp and attention empty: the highest-throughput layout of chalk's search" +
-                           (launchable && serving_engine ? " that " + p.engine + " can launch"
+                           (launchable && is_serving_engine(p.engine) ? " that " + p.engine + " can launch"
                                                                                                   : std::string()) +
                            ", " + best.name + " at " + num(std::round(best.tokens_per_s_per_chip)) + " tok/s/chip, batch " + num(best.batch) +
                            " per replica" + (others.empty() ? "" : " (next: " + others + ")"));

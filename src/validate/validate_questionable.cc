@@ -11,11 +11,7 @@
 namespace chalk::detail {
 namespace {
 
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 1e15 ? "%.0f" : "%.3g", v);
-  return buf;
-}
+std::string num(double v) { return row_num(v, 3); }
 
 }  // namespace
 

@@ -14,8 +14,7 @@
 namespace chalk::detail {
 
 HostTime row_engine_host(const std::string& engine) {
-  const std::string family = engine.substr(0, engine.find('-'));
-  if (family == "vllm" || family == "sglang" || family == "trtllm") return sim::engine_policy(engine).host;
+  if (is_serving_engine(engine)) return sim::engine_policy(engine).host;
   return engine_host_time(engine.empty() ? "vllm" : engine);
 }
 
@@ -35,8 +34,7 @@ void simulated_values(const RowPlan& p, const Deployment& plain, const Deploymen
     reqs.assign(static_cast<std::size_t>(n), sim::Request{0, input, std::max<int64_t>(p.output, 1)});
   }
   // A serving engine, with its release where the row names one ("vllm-0.10").
-  const std::string family = p.engine.substr(0, p.engine.find('-'));
-  const bool known = family == "vllm" || family == "sglang" || family == "trtllm";
+  const bool known = is_serving_engine(p.engine);
   sim::SimOptions o;
   o.policy = sim::engine_policy(known ? p.engine : "vllm");
   o.policy.reserve_to_completion = p.kv_reserved;  // the row's kv_admission, else the engine's

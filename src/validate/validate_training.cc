@@ -15,12 +15,6 @@ namespace {
 
 double d(int64_t x) { return static_cast<double>(x); }
 
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 1e15 ? "%.0f" : "%.4g", v);
-  return buf;
-}
-
 double format_bytes(const std::string& f, const std::string& field) { return bytes_per_element(parse_dtype(f, field)); }
 
 }  // namespace
@@ -46,7 +40,7 @@ TrainRowPlan plan_training_row_on_chips(const Measurement& r) {
   if (r.batch.empty() && r.step_tokens) {
     // Tokens per step stated (a model card's "4M tokens per batch"): whole sequences.
     p.global_batch = std::max<int64_t>(1, std::llround(*r.step_tokens / d(p.seq_len)));
-    batch_assumed.push_back("batch: empty, " + std::to_string(p.global_batch) + " sequences per step = step_tokens " + num(*r.step_tokens) +
+    batch_assumed.push_back("batch: empty, " + std::to_string(p.global_batch) + " sequences per step = step_tokens " + row_num(*r.step_tokens) +
                             " / input_tokens " + std::to_string(p.seq_len) + (d(p.global_batch * p.seq_len) == *r.step_tokens ? "" : ", rounded to whole sequences"));
   } else {
     if (r.batch.empty() || r.batch == "max") throw InputError(at + "batch", "expected the sequences per step (or step_tokens), got '" + r.batch + "'");
@@ -309,7 +303,7 @@ void predict_training(const TrainRowPlan& t, Prediction& out) {
   out.predicted_plain = value(t_plain);
   if (t.metric == "tflop_per_s_per_chip" || t.metric == "mfu_pct") out.notes.push_back("FLOPs counted as " + convention);
   if (t.metric == "gpu_hours" || t.metric == "wall_hours") {
-    out.notes.push_back(num(t.train_tokens) + " tokens at the steady step; restarts, ramp-up and evaluation not modelled");
+    out.notes.push_back(row_num(t.train_tokens) + " tokens at the steady step; restarts, ramp-up and evaluation not modelled");
   }
   out.bound_plain = "compute";
   // What governs: the largest of compute, bubble, exposed communication, optimizer.
