@@ -337,3 +337,50 @@ TEST(TrainingFp8, WholeStepSpeedupOfALlamaStep) {
 
 }  // namespace
 }  // namespace chalk
+
+namespace chalk {
+namespace {
+
+TEST(TrainingAttention, BackwardRunsBelowTheForwardsRate) {
+  // FlashAttention-3 paper (arXiv 2407.08608) 4.1, H100 SXM5, bf16, head dim 128, cuDNN:
+  // 8k tokens: backward 518 over forward 600 TFLOP/s = 0.86333; 512: 305 / 497 = 0.61368;
+  // 16k: 516 / 595 = 0.86723, held beyond; between 2k (465 / 617 = 0.75365) and 4k
+  // (499 / 609 = 0.81938), 2^11.5 = 2896.3 tokens lies halfway: 0.78651.
+  EXPECT_NEAR(attention_backward_rate_ratio(8192), 518.0 / 600, 1e-12);
+  EXPECT_NEAR(attention_backward_rate_ratio(512), 305.0 / 497, 1e-12);
+  EXPECT_NEAR(attention_backward_rate_ratio(100), 305.0 / 497, 1e-12);
+  EXPECT_NEAR(attention_backward_rate_ratio(0), 305.0 / 497, 1e-12);
+  EXPECT_NEAR(attention_backward_rate_ratio(131072), 516.0 / 595, 1e-12);
+  EXPECT_NEAR(attention_backward_rate_ratio(std::pow(2.0, 11.5)), (465.0 / 617 + 499.0 / 609) / 2, 1e-12);
+}
+
+TEST(TrainingAttention, StepPricesTheBackwardAtItsOwnRate) {
+  // Llama 3.1 8B on one H100, one sequence of 4096, FlashAttention: the attention core's
+  // forward t_at = 4096 tokens x F_attn / (989.4 TF x 660/989.4), F_attn = the causal
+  // attention FLOPs per token over the 32 layers; the backward does 2.5 t_at of work at 0.81938
+  // of the forward's rate (499 / 609 at 4k), so t_attention = t_at (1 + 2.5 / 0.81938) =
+  // 4.05108 t_at. Under context parallelism over 2 the kernel sees 2048 tokens: 465 / 617.
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec h100 = load_system("h100-sxm");
+  TrainingPlan p;
+  p.global_batch = 1;
+  p.seq_len = 4096;
+  const TrainingCosts c = make_training_costs(m, p.seq_len);
+  const TrainingSystem s = make_training_system(h100, p.compute);
+  const TrainingStep st = training_step(c, s, p, check_plan(m, h100, 1, p));
+  const double t_at = 4096 * c.attention_flops_per_token / s.attention_rate.value();
+  EXPECT_NEAR(st.t_attention.value(), t_at * (1 + 2.5 * 609 / 499), 1e-12);
+  p.cp = 2;
+  p.global_batch = 1;
+  const TrainingStep cp2 = training_step(c, s, p, check_plan(m, h100, 2, p));
+  EXPECT_NEAR(cp2.t_attention.value(), t_at / 2 * (1 + 2.5 * 617 / 465), 1e-12);
+  // Without FlashAttention the scores are materialised and the backward's 2x work is priced
+  // at the forward's rate (no fused kernel to measure).
+  p.cp = 1;
+  p.flash_attention = false;
+  const TrainingStep plain = training_step(c, s, p, check_plan(m, h100, 1, p));
+  EXPECT_NEAR(plain.t_attention.value(), 3 * t_at, 1e-12);
+}
+
+}  // namespace
+}  // namespace chalk

@@ -139,6 +139,9 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
     layer_sc_b = scores_hbm_bytes(elements, p.activation_bytes, true, p.dropout) / hbm;
   }
   const double at_bwd = p.flash_attention ? 2.5 : 2.0;  // FlashAttention's backward recomputes the scores (Dao 2022 3.1)
+  // ... and runs below the forward's rate (kernels.h, attention_backward_rate_ratio; the
+  // kernel sees s / cp tokens per call): at_bwd_time is the backward's time over the forward's.
+  const double at_bwd_time = p.flash_attention ? at_bwd / attention_backward_rate_ratio(S / d(p.cp)) : at_bwd;
   // One output layer: the LM head GEMM (vocabulary split over tp) and the loss over its
   // logits (loss_hbm_bytes).
   const double head_mm = tok * c.lm_head_flops_per_token / shard / s.head_matmul_rate.value();
@@ -177,7 +180,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
     }
   }
   const double layer_rec = (rerun ? layer_gf + layer_at + layer_el_f + layer_sc_f : rerun_scores ? layer_at + layer_sc_f : 0.0) + layer_modules;
-  const BusiestStage busy = busiest_stage(c, p, pl, layer_gf + layer_gb + (1 + at_bwd) * layer_at + layer_el_f + layer_el_b + layer_sc_f + layer_sc_b + layer_rec,
+  const BusiestStage busy = busiest_stage(c, p, pl, layer_gf + layer_gb + (1 + at_bwd_time) * layer_at + layer_el_f + layer_el_b + layer_sc_f + layer_sc_b + layer_rec,
                                           head_gf + head_gb + head_loss_f + head_loss_b);
   const double nl = busy.layers;
   const double t_mm_f = nl * layer_gf + busy.heads * head_gf, t_mm_b = nl * layer_gb + busy.heads * head_gb;
@@ -203,7 +206,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
     cp_f = nl * d(p.cp - 1) * p2p(tok / d(p.cp) * c.kv_elements_per_token * p.activation_bytes / d(p.tp), link);
   }
   const double cp_total = cp_f * (rerun ? 4.0 : 3.0);
-  const double cp_exposed = std::max(0.0, cp_total - t_at * (1 + at_bwd + (rerun ? 1 : 0)));
+  const double cp_exposed = std::max(0.0, cp_total - t_at * (1 + at_bwd_time + (rerun ? 1 : 0)));
 
   // Expert parallel: dispatch and combine all-to-alls per MoE layer forward, again backward
   // (training-and-systems.md 6.1). Across domains the NIC carries one copy per distinct
@@ -241,7 +244,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // Under DualPipe's overlap the communication kernels hold SMs while compute runs.
   const double slow = dual && ep_total > 0 ? 1 / (1 - s.communication_sm_fraction) : 1.0;
   const double compute_f = (t_mm_f + t_at + t_el_f + t_sc_f + t_loss_f) * slow;
-  const double compute_b = (t_mm_b + at_bwd * t_at + t_el_b + t_sc_b + t_loss_b + t_rec) * slow;
+  const double compute_b = (t_mm_b + at_bwd_time * t_at + t_el_b + t_sc_b + t_loss_b + t_rec) * slow;
   // DualPipe overlaps a forward chunk of one microbatch with a backward chunk of another,
   // hiding EP and PP traffic behind compute (DeepSeek-V3 3.2.1).
   const double ep_exposed = dual ? std::max(0.0, ep_total - (compute_f + compute_b)) : ep_total;
@@ -345,7 +348,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
       .t_backward = Seconds(t_b),
       .t_weight_grad = Seconds(t_w),
       .t_matmul = Seconds(t_mm_f + t_mm_b),
-      .t_attention = Seconds((1 + at_bwd) * t_at),
+      .t_attention = Seconds((1 + at_bwd_time) * t_at),
       .t_recompute = Seconds(t_rec),
       .t_elementwise = Seconds(t_el_f + t_el_b + t_sc_f + t_sc_b + t_loss_f + t_loss_b),
       .t_tp = Seconds(tp_f + tp_b),

@@ -350,9 +350,11 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // (issue 33): 14.9%, p90 41.1%. The p90 is Megatron-Bridge's small MoE rows (Qwen3-30B-A3B
   // +179%, gpt-oss-120b +46%: grouped GEMMs of narrow experts, not modelled) and its 8B rows
   // on B200 (+38%) and GB200 (+22%). 14.4% and 25.8% on the 17 rows before them.
-  EXPECT_LE(summary(r, "training").median_abs, 0.150);
-  EXPECT_LE(summary(r, "training").p90_abs, 0.411);  // 0.428 before the MoE permute and unpermute kernels
-  EXPECT_LE(summary(r, "all").median_abs, 0.153);  // 0.173 before issue 33's training mechanisms and rows
+  // Then 14.6%, p90 38.3% once a fused attention kernel's backward ran at its own, lower rate
+  // (kernels.h, attention_backward_rate_ratio: every Llama 8B row 2.4-3.4 points closer).
+  EXPECT_LE(summary(r, "training").median_abs, 0.147);
+  EXPECT_LE(summary(r, "training").p90_abs, 0.383);  // 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
+  EXPECT_LE(summary(r, "all").median_abs, 0.148);  // 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate
 }
 
 }  // namespace

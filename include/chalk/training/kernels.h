@@ -4,6 +4,8 @@
 // the HBM rate. Derivations: docs/training.md, "Memory-bound kernels".
 #pragma once
 
+#include <cmath>
+
 #include "chalk/training/plan.h"
 #include "chalk/training/step.h"
 
@@ -89,6 +91,22 @@ inline double weight_grad_bytes_per_param(const TrainingPlan& p);
 /// `hbm_rate` (gemm_output_bytes). Seconds; rates in FLOP/s and B/s.
 inline double gemm_time(double m, double n, double k, double out_bytes, double rate, double hbm_rate);
 
+/// The rate of a fused attention kernel's backward over its forward's rate (FLOP/s over
+/// FLOP/s, dimensionless, in (0, 1]) at `kernel_seq` tokens per sequence per kernel call (the
+/// sequence length, / cp under context parallelism). The backward does 2.5x the forward's
+/// FLOPs (the scores recomputed) with more dependencies between them (dQ accumulated across
+/// key blocks, five GEMMs per tile instead of two), so it runs below the forward's rate, and
+/// further below at short sequences where fewer key blocks amortise each query tile.
+/// Source: Shah et al. 2024, FlashAttention-3 (arXiv 2407.08608), section 4.1 figures,
+/// H100 SXM5, bf16, head dim 128, the cuDNN series (the kernel Transformer Engine calls):
+/// forward 497, 574, 617, 609, 600, 595 and backward 305, 408, 465, 499, 518, 516 TFLOP/s
+/// at 512, 1k, 2k, 4k, 8k, 16k tokens; ratios 0.614, 0.711, 0.754, 0.819, 0.863, 0.867
+/// (FlashAttention-3's own series: 0.68-0.87), linear in log2(sequence) between them and
+/// held beyond. Taken for every chip and attention variant (head dims 64-192): the
+/// algorithm's dependencies, not Hopper's, set it. Never throws; a non-positive
+/// `kernel_seq` takes the shortest row.
+inline double attention_backward_rate_ratio(double kernel_seq);
+
 /// Bytes per element a cast_transpose writes for `compute`: 2 copies x bytes per element of
 /// the format (FP8 1; NVFP4 0.5 + one 1-byte scale per 16 elements; MXFP4 0.5 + one per
 /// 32; MXFP8 1 + one per 32); 0 for bf16.
@@ -122,6 +140,18 @@ inline KernelBytes elementwise_bytes(const TrainingCosts& c, const TrainingPlan&
       .forward = (norm_f + res_f) * inv_rep + (e * c.act_fn_forward_elements + perm_f) * inv_tp,
       .backward = (norm_b + res_b + bias_rep) * inv_rep + (e * c.act_fn_backward_elements + perm_b + bias_sh) * inv_tp,
   };
+}
+
+inline double attention_backward_rate_ratio(double kernel_seq) {
+  // cuDNN backward / forward TFLOP/s at 2^9 .. 2^14 tokens (FlashAttention-3 paper, H100 SXM5, hd 128).
+  static constexpr double kRatio[] = {305.0 / 497, 408.0 / 574, 465.0 / 617, 499.0 / 609, 518.0 / 600, 516.0 / 595};
+  constexpr int kRows = 6;
+  if (!(kernel_seq > 512)) return kRatio[0];
+  const double x = std::log2(kernel_seq) - 9;  // row index, fractional
+  if (x >= kRows - 1) return kRatio[kRows - 1];
+  const int i = static_cast<int>(x);
+  const double f = x - i;
+  return kRatio[i] + f * (kRatio[i + 1] - kRatio[i]);
 }
 
 inline double quantized_copy_bytes(MatmulPrecision compute) {
