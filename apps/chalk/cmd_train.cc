@@ -58,6 +58,10 @@ void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees) {
   cmd.add_option("--route-domains", a.route_domains, "Node-limited routing: scale-up domains a token's experts may span (0 = no limit)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
+  cmd.add_option("--ep-dispatcher", a.ep_dispatcher,
+                 "How expert-parallel tokens cross scale-up domains: deepep (DeepEP/HybridEP, Megatron-Core's flex: once per "
+                 "remote domain, then scale-up fan-out), alltoall (NCCL all-to-all: every token copy on its own)")
+      ->capture_default_str();
   add_output_options(cmd, a.output);
 }
 
@@ -87,6 +91,7 @@ TrainingPlan plan_from(const TrainArgs& a) {
   p.dispatch_bytes = bytes_per_element(parse_dtype(a.dispatch, "--dispatch-dtype"));
   p.combine_bytes = bytes_per_element(parse_dtype(a.combine, "--combine-dtype"));
   p.route_domain_limit = a.route_domains;
+  p.ep_dispatcher = parse_ep_dispatcher(a.ep_dispatcher, "--ep-dispatcher");
   return p;
 }
 
@@ -129,13 +134,14 @@ thread_local TrainArgs step_args;
 
 // What hides behind compute and what is exposed, for this plan's parallelism, schedule and
 // ZeRO stage (the overlap rules of training_step, src/training/step.cc).
-std::string step_overlap(const TrainingPlan& p, const TrainingStep& st) {
+std::string step_overlap(const TrainingPlan& p, const Placement& pl, const TrainingStep& st) {
   const bool dual = p.schedule == PipelineSchedule::dualpipe && p.pp > 1;
   std::vector<std::string> parts;
   if (p.cp > 1) parts.push_back(fmt::format("CP ring behind attention ({:.4g} ms/mb exposed)", to_ms(st.t_cp_exposed)));
-  if (p.ep > 1)
+  if (p.ep > 1) {
     parts.push_back(dual ? fmt::format("DualPipe hides EP behind the paired chunk's compute ({:.4g} ms/mb exposed)", to_ms(st.t_ep_exposed))
                          : fmt::format("EP exposed ({:.4g} ms/mb; only --schedule dualpipe overlaps it)", to_ms(st.t_ep_exposed)));
+  }
   if (p.pp > 1)
     parts.push_back(dual ? std::string("DualPipe hides the PP sends")
                          : fmt::format("PP sends exposed ({:.4g} ms/mb)", to_ms(st.t_pp_exposed)));
@@ -151,6 +157,12 @@ std::string step_overlap(const TrainingPlan& p, const TrainingStep& st) {
     parts.back() += fmt::format(" ({:.4g} s exposed)", st.t_dp_exposed.value());
   }
   if (p.tp > 1) parts.push_back(fmt::format("TP exposed ({:.4g} ms/mb)", to_ms(st.t_tp)));
+  // How expert tokens cross domains matters only when the expert group spans them.
+  if (p.ep > 1 && !pl.ep_in_domain) {
+    parts.push_back(p.ep_dispatcher == EpDispatcher::all_to_all
+                        ? std::string("EP by NCCL all-to-all (--ep-dispatcher): every token copy bound for another domain crosses the NIC")
+                        : std::string("EP by DeepEP (--ep-dispatcher): one copy per remote domain, then scale-up fan-out"));
+  }
   if (parts.empty()) return "no communication to hide (one chip)";
   std::string out;
   for (const auto& part : parts) out += (out.empty() ? "" : "; ") + part;
@@ -202,6 +214,7 @@ void run_step(const TrainArgs& a) {
     nlohmann::json j = {{"model", model_json(s.model, s.system)}, {"hardware", hardware_json(s.system)},
                         {"placement", s.placement.description}, {"seq_len_tokens", s.plan.seq_len}, {"global_batch", s.plan.global_batch},
                         {"optimizer", s.plan.state.name}, {"state_bytes_per_param", s.plan.state.total()},
+                        {"ep_dispatcher", std::string(to_string(s.plan.ep_dispatcher))},
                         {"mfu_definition", train_run::mfu_definition(true, "bf16")},
                         {"step", row}, {"warnings", s.warnings}};
     if (a.explain) j["explanations"] = explanations_json(explain_training_step(s.rates, s.plan, s.placement, st));
@@ -228,7 +241,7 @@ void run_step(const TrainArgs& a) {
                            100 * st.mfu, 100 * st.hfu);
   std::cout << fmt::format("memory      {:.4g} GB of {:.4g} GB per chip: {}\n", to_gb(mem.total), to_gb(mem.capacity),
                            mem.fits ? "fits" : "DOES NOT FIT (chalk train memory shows the parts)");
-  std::cout << "overlap     " << step_overlap(s.plan, st) << "\n";
+  std::cout << "overlap     " << step_overlap(s.plan, s.placement, st) << "\n";
   std::cout << fmt::format("stage       the busiest runs {:.4g} layers + {:.4g} output layers per microbatch; hidden collectives hold SMs "
                            "for {:.4g} s of compute per step\n",
                            st.busy_layers, st.busy_output_layers, (st.t_dp_sm_contention + st.t_cp_sm_contention).value());

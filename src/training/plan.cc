@@ -38,6 +38,20 @@ PipelineSchedule parse_schedule(std::string_view t, const std::string& field) {
   throw InputError(field, "expected gpipe, 1f1b, interleaved, zb-h1, zb-v or dualpipe, got '" + std::string(t) + "'");
 }
 
+std::string_view to_string(EpDispatcher d) {
+  switch (d) {
+    case EpDispatcher::deepep: return "deepep";
+    case EpDispatcher::all_to_all: return "alltoall";
+  }
+  return "?";
+}
+
+EpDispatcher parse_ep_dispatcher(std::string_view t, const std::string& field) {
+  if (t == "deepep" || t == "flex" || t == "hybridep") return EpDispatcher::deepep;
+  if (t == "alltoall") return EpDispatcher::all_to_all;
+  throw InputError(field, "expected deepep (flex, hybridep) or alltoall, got '" + std::string(t) + "'");
+}
+
 std::string_view to_string(Recompute r) {
   switch (r) {
     case Recompute::none: return "none";

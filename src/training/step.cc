@@ -209,9 +209,11 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double cp_exposed = std::max(0.0, cp_total - t_at * (1 + at_bwd_time + (rerun ? 1 : 0)));
 
   // Expert parallel: dispatch and combine all-to-alls per MoE layer forward, again backward
-  // (training-and-systems.md 6.1). Across domains the NIC carries one copy per distinct
-  // remote domain a token's experts lie on (node-limited routing caps it), then the
-  // scale-up link fans out (DeepSeek-V3 3.2.2).
+  // (training-and-systems.md 6.1). Across domains, under DeepEP/HybridEP, the NIC carries
+  // one copy per distinct remote domain a token's experts lie on (node-limited routing caps
+  // it), then the scale-up link fans out (DeepSeek-V3 3.2.2); under NCCL's all-to-all
+  // (EpDispatcher::all_to_all) every copy bound for another domain crosses the NIC on its
+  // own, k (G - 1) / G per token, and the scale-up link carries the k / G that stay.
   double ep_f = 0;
   if (c.moe && p.ep > 1) {
     const double tokens_rank = tok / shard;
@@ -221,6 +223,11 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
       const double up_bytes = tokens_rank * k * h * bytes_per_element;
       if (pl.ep_in_domain) return all_to_all_time(Bytes(up_bytes), p.ep, s.up).value();
       const double G = d(p.ep / pl.ep_ranks_per_domain);
+      if (p.ep_dispatcher == EpDispatcher::all_to_all) {
+        const double nic = p2p(tokens_rank * k * (G - 1) / G * h * bytes_per_element, links.outward("expert parallelism"));
+        const double local = pl.ep_ranks_per_domain > 1 ? all_to_all_time(Bytes(up_bytes / G), pl.ep_ranks_per_domain, s.up).value() : 0.0;
+        return std::max(nic, local);
+      }
       double domains = G * (1 - std::pow(1 - 1 / G, k));
       if (p.route_domain_limit > 0) domains = std::min(domains, d(p.route_domain_limit));
       const double remote = domains * (G - 1) / G;

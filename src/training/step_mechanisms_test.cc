@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/training/plan.h"
 #include "chalk/training/step.h"
@@ -120,6 +121,49 @@ TEST(TrainingOptimizer, GradNormAndAdamWOverTheOwnedParameters) {
   p.zero_stage = 1;
   const TrainingStep z1 = training_step(c, s, p, check_plan(m, h100, 16, p));
   EXPECT_NEAR(z1.t_optimizer.value(), z0.t_optimizer.value() / 16, 1e-9);
+}
+
+}  // namespace
+}  // namespace chalk
+
+namespace chalk {
+namespace {
+
+TEST(TrainingEpDispatcher, AllToAllSendsEveryCopyAcrossTheNic) {
+  // Qwen3-30B-A3B (48 MoE layers, h 2048, top-8 of 128) on 16 H100 over two nodes: DP16
+  // EP16, one sequence of 4096 per microbatch, bf16 dispatch and combine. G = 2 domains.
+  // NCCL all-to-all (Megatron-Core's alltoall dispatcher): each token's 8 copies go on their
+  // own, half of them to the other node: 4096 x 8 x 1/2 x 2048 x 2 B = 67,108,864 B per
+  // exchange over the NIC at 50 GB/s x 0.73125 (plus NCCL Simple's 8.4 + 14 us), against
+  // the 67.1 MB that stay, over NVLink: the NIC governs. DeepEP sends a token once per
+  // remote node it needs: 2 (1 - (1/2)^8) x 1/2 = 0.99609 copies, 16,711,680 B. Per
+  // microbatch: 48 layers x (dispatch + combine) x (forward + backward).
+  const ModelSpec m = load_model("qwen3-30b-a3b");
+  const SystemSpec h100 = load_system("h100-sxm");
+  TrainingPlan p;
+  p.dp = 16;
+  p.ep = 16;
+  p.global_batch = 16;
+  p.seq_len = 4096;
+  const TrainingCosts c = make_training_costs(m, p.seq_len);
+  const TrainingSystem s = make_training_system(h100, p.compute);
+  const Placement pl = check_plan(m, h100, 16, p);
+  const double nic = 50e9 * 0.73125, fixed = 22.4e-6;
+  const double deepep = training_step(c, s, p, pl).t_ep.value();
+  EXPECT_NEAR(deepep, 4 * 48 * (fixed + 16711680.0 / nic), 1e-9);
+  p.ep_dispatcher = EpDispatcher::all_to_all;
+  const double a2a = training_step(c, s, p, pl).t_ep.value();
+  EXPECT_NEAR(a2a, 4 * 48 * (fixed + 67108864.0 / nic), 1e-9);  // 356.71 ms
+  // Within one node both send every copy over NVLink alike.
+  p.dp = p.ep = 8;
+  p.global_batch = 8;
+  const Placement one = check_plan(m, h100, 8, p);
+  const double in_node = training_step(c, s, p, one).t_ep.value();
+  p.ep_dispatcher = EpDispatcher::deepep;
+  EXPECT_DOUBLE_EQ(training_step(c, s, p, one).t_ep.value(), in_node);
+  EXPECT_EQ(parse_ep_dispatcher("flex", "x"), EpDispatcher::deepep);
+  EXPECT_EQ(parse_ep_dispatcher("alltoall", "x"), EpDispatcher::all_to_all);
+  EXPECT_THROW(parse_ep_dispatcher("nccl", "x"), InputError);
 }
 
 }  // namespace

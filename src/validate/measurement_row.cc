@@ -116,6 +116,7 @@ const std::vector<std::string>* vocabulary(const std::string& column) {
       {"compute", kComputeFormats},
       {"batch_per", {"run", "replica", "chip"}},
       {"two_batch_overlap", {"yes", "no"}},
+      {"ep_dispatcher", {"deepep", "alltoall"}},
       {"engine", {"vllm", "sglang", "trtllm", "fastertransformer", "jetstream", "megatron", "nemo", "maxtext", "llm-foundry", "metaseq",
                   "deepseek", "other"}},
       {"kv_admission", {"to_completion", "on_demand"}},
@@ -247,6 +248,7 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
   m.accepted_tokens = r.number("accepted_tokens", true);
   m.attention_draft_tokens = r.integer("attention_draft_tokens", 0);
   m.two_batch_overlap = r.closed("two_batch_overlap");
+  m.ep_dispatcher = r.closed("ep_dispatcher");
   {
     // A serving engine may name its release, "vllm-0.10": engine_policy reads the defaults
     // that changed between releases (host overlap).

@@ -83,6 +83,10 @@ void plan_layout(const Measurement& r, const ModelSpec& model, RowPlan& p) {
   }
   if (r.kv_split == "batch") L.kv_sharded_by_batch = true;
   p.kv_split_heads = r.kv_split == "heads";
+  if (r.ep_dispatcher == "alltoall") {
+    throw InputError(r.id + ": ep_dispatcher", "alltoall is modelled for training rows; a serving engine's expert traffic is DeepEP's "
+                                               "(one copy per remote domain), leave the column empty or write deepep");
+  }
   if (r.two_batch_overlap == "yes") L.overlap_micro_batches = true;
   p.two_batch_overlap_stated = !r.two_batch_overlap.empty();
   if (!r.dispatch.empty()) L.dispatch_bytes_per_element = bytes_per_element(storage_format(r.dispatch));

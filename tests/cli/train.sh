@@ -70,6 +70,7 @@ expect_error "--zero: expected 0, 1, 2 or 3, got 4" train step --zero 4
 expect_error "--pp: pp x chunks = 128 x 1 = 128 pipeline chunks, but llama-3.1-70b has only 82 slots" train step --pp 128 -n 128
 expect_error "--global-batch: 12 sequences are not a multiple of dp x microbatch = 8 x 1 = 8" train step --dp 8 -B 12
 expect_error "--ep: llama-3.1-70b has no routed experts" train step --dp 2 --ep 2
+expect_error "--ep-dispatcher: expected deepep (flex, hybridep) or alltoall, got 'nccl'" train step --ep-dispatcher nccl
 expect_error "--ep: 3 does not divide the 256 routed experts" train step -m deepseek-v3 --dp 3 --ep 3
 expect_error "--microbatch: the interleaved schedule needs microbatches per step (6) to be a multiple of pp (4)" train step --pp 4 --schedule interleaved --virtual-stages 2 -B 6
 expect_error "--pp: dualpipe needs pp (2) and microbatches per step (3) even" train step --pp 2 --schedule dualpipe -B 3

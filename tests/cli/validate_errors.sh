@@ -14,7 +14,7 @@ expect_error "empty.csv: empty file" validate "$tmp/empty.csv"
 sed '1s/^id,kind,model,/id,kind,modle,/' "$csv" > "$tmp/header.csv"
 expect_error "header.csv: header: unknown column 'modle' (column 3)" validate "$tmp/header.csv"
 { head -1 "$csv"; echo "X-1,decode,palm-540b"; } > "$tmp/fields.csv"
-expect_error "fields.csv: line 2: expected 56 fields, got 3" validate "$tmp/fields.csv"
+expect_error "fields.csv: line 2: expected 57 fields, got 3" validate "$tmp/fields.csv"
 { head -1 "$csv"; sed -n 2p "$csv"; sed -n 2p "$csv"; } > "$tmp/dup.csv"
 expect_error "dup.csv: line 3: POPE-1: id: repeated id 'POPE-1'" validate "$tmp/dup.csv"
 { head -1 "$csv"; echo 'X-1,"decode'; } > "$tmp/quote.csv"
@@ -26,6 +26,9 @@ expect_error "vocab.csv: line 2: X-1: metric: 'tokens/s' is not one of" validate
 expect_error "missing-input.csv: line 2: X-2: batch: missing; a decode row states the sequences in flight" validate "$tmp/missing-input.csv"
 { echo "$h"; echo "X-3,decode,Llama 3.3 70B,h100-sxm,8,8,64,run,2048,0,step_ms,20"; } > "$tmp/model.csv"
 expect_error "model.csv: line 2: X-3: model: 'Llama 3.3 70B' is neither a built-in model" validate "$tmp/model.csv"
+# NCCL's all-to-all dispatcher is modelled for training; a serving row that states it is refused.
+{ echo "id,kind,model,hardware,chips,tp,batch,batch_per,context,draft_tokens,ep_dispatcher,metric,value"; echo "X-4,decode,deepseek-v3,h100-sxm,16,8,64,run,2048,0,alltoall,step_ms,20"; } > "$tmp/dispatcher.csv"
+expect_error "dispatcher.csv: line 2: X-4: ep_dispatcher: alltoall is modelled for training rows" validate "$tmp/dispatcher.csv"
 # Training rows: degrees that do not multiply to the chips name the row and the column; a
 # stated plan the training module refuses is listed as rejected with check_plan's reason.
 th="id,kind,model,hardware,chips,tp,pp,dp,batch,batch_per,input_tokens,metric,value"

@@ -52,6 +52,22 @@ unsigned parse_recompute_modules(std::string_view text, const std::string& field
 /// The flags as Megatron-Core names them, comma-separated ("" when none).
 std::string recompute_modules_string(unsigned modules);
 
+/// How a training engine moves expert-parallel tokens between ranks (Megatron-Core's token
+/// dispatchers, megatron/core/transformer/moe/token_dispatcher.py).
+enum class EpDispatcher {
+  /// DeepEP or HybridEP (Megatron-Core's `flex` dispatcher; DeepSeek's own engine): a token
+  /// bound for several experts on one remote scale-up domain crosses the NIC once and fans
+  /// out over the scale-up links (DeepSeek-V3 report 3.2.2; DeepEP's normal kernels).
+  deepep,
+  /// NCCL all-to-all over the EP group (Megatron-Core's `alltoall` dispatcher; torchtitan):
+  /// every (token, expert) copy is sent on its own, so the NIC carries each copy bound for
+  /// an expert on another domain: k (G - 1) / G copies per token over G domains.
+  all_to_all,
+};
+std::string_view to_string(EpDispatcher d);
+/// "deepep" (also "flex", "hybridep"), "alltoall". Throws InputError naming `field`.
+EpDispatcher parse_ep_dispatcher(std::string_view text, const std::string& field);
+
 /// Bytes per parameter of the model states (training-and-systems.md 3.1).
 struct StateBytes {
   double weights = 2;    ///< working (bf16) weights
@@ -115,6 +131,8 @@ struct TrainingPlan {
   /// Node-limited routing: a token's experts lie on at most this many scale-up domains
   /// (DeepSeek-V3 2.1.2: 4); 0 = no limit.
   int64_t route_domain_limit = 0;
+  /// How expert-parallel tokens cross domains; only a group spanning scale-up domains differs.
+  EpDispatcher ep_dispatcher = EpDispatcher::deepep;
 };
 
 /// Chips of a plan: dp x tp x pp x cp.

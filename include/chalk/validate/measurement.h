@@ -52,6 +52,9 @@ struct Measurement {
   std::optional<double> accepted_tokens;
   std::optional<int64_t> attention_draft_tokens;  ///< drafts attention alone is slowed by (MTP emulation)
   std::string two_batch_overlap;  ///< yes, no
+  /// Training rows: deepep (DeepEP/HybridEP, Megatron-Core's flex) or alltoall (NCCL
+  /// all-to-all); empty: deepep (EpDispatcher, chalk/training/plan.h)
+  std::string ep_dispatcher;
   std::string engine;
   /// to_completion (a request's KV reserved for all its tokens at admission: TensorRT-LLM's
   /// GUARANTEED_NO_EVICT) or on_demand (blocks as tokens arrive); empty: the engine's default
