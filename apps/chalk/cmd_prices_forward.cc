@@ -1,6 +1,7 @@
 // `chalk prices forward`: the input and output prices a deployment implies, beside a
 // provider's sheet. Shared options and helpers: prices_cli.h.
 #include <iostream>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -96,6 +97,9 @@ void run_forward(const ForwardArgs& a) {
                                                 : std::string());
   std::cout << fmt::format("prefill     {} x {} tokens: {} ms, {}-bound\n", f.prefill_batch, a.prompt, format_number(to_ms(f.prefill.t_step), 4), to_string(f.prefill.bound));
   std::cout << energy_assumptions_text(power, facility);
+  if (const auto* j = std::get_if<double>(&energy)) {
+    std::cout << fmt::format("            the decode step: {} J per output token, its chips busy back to back\n", format_number(*j, 3));
+  }
   std::cout << fmt::format("markup      x{} = 1 / (utilisation {} x (1 - margin {}))\n\n", format_number(f.markup, 4),
                            format_number(a.utilisation, 3), format_number(a.margin, 3));
   print_table(std::cout, t);

@@ -46,7 +46,7 @@ std::string energy_assumptions_text(const std::optional<ChipPower>& p, const Fac
   return fmt::format("energy      per chip idle {} W, HBM-bound {} W, compute-bound {} W{}{}\n", format_number(p->idle_w, 3),
                      format_number(p->memory_busy_w, 3), format_number(p->compute_busy_w, 3),
                      f.host_w_per_chip > 0 ? fmt::format(", host {} W per chip", format_number(f.host_w_per_chip, 3)) : "",
-                     chips_only ? "; chips only (--pue, --host-w-per-chip)"
+                     chips_only ? "; chips only, PUE 1"
                                 : fmt::format(", PUE {}", format_number(f.pue, 3)));
 }
 

@@ -35,7 +35,7 @@ std::optional<ChipPower> chip_power_from(const EnergyArgs& a, const SystemSpec& 
 nlohmann::json energy_assumptions_json(const std::optional<ChipPower>& p, const Facility& f);
 
 /// One line for people: "energy      per chip idle 115 W, HBM-bound 420 W, compute-bound
-/// 700 W; chips only (--pue, --host-w-per-chip)".
+/// 700 W; chips only, PUE 1" (--pue and --host-w-per-chip add the rest).
 std::string energy_assumptions_text(const std::optional<ChipPower>& p, const Facility& f);
 
 }  // namespace chalk::cli

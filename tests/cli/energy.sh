@@ -69,6 +69,7 @@ assert 0 < ea and abs(eb - 2 * ea) < 1e-9 * eb, (ea, eb)
 t = a["forward"]["decode_t_step_ms"] / 1e3
 assert 115 * t / 64 * (1 - 1e-9) <= ea <= 700 * t / 64 * (1 + 1e-9), (ea, t)
 PY
+COLUMNS=100 "$CHALK" prices forward -m llama-3.1-8b -H h100-sxm -n 1 -b 64 | grep -q "the decode step: .* J per output token" || fail "prices forward text lacks J per output token"
 # A system without a TDP: no energy figures (null), and a stated one gives them.
 "$CHALK" prices forward -m llama-3.1-8b -H tpu-v5e --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["energy"] is None and j["prices"][0]["energy_j_per_output_token"] is None, j["energy"]' || fail "tpu-v5e energy not null"
 "$CHALK" prices forward -m llama-3.1-8b -H tpu-v5e --chip-power-w 200 --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["prices"][0]["energy_j_per_output_token"] > 0' || fail "--chip-power-w gives no energy"
