@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "deployment_options.h"
 #include "request_budget.h"
+#include "energy_cli.h"
 #include "sim_cli.h"
 
 namespace chalk::cli {
@@ -33,6 +34,7 @@ struct PlanArgs {
   std::string replica_chips, max_seqs;
   std::string modes = "both";
   std::string launch_dir;  ///< write the launch files here ("" = print only)
+  EnergyArgs energy;
 };
 
 /// The launch files in text: each engine's files (or why it has none), then the text of the
@@ -62,24 +64,29 @@ Table candidates_table(const sim::PlanReport& r, const std::vector<std::size_t>&
                {"decode_replicas", "decode replicas"},
                {"max_sequences", "max seqs"},
                {"cost_usd_per_hour", "$/hour"},
+               {"energy_j_per_output_token", "J/out tok"},
                {"ttft_at_percentile_ms", "TTFT@p ms"},
                {"tpot_at_percentile_ms", "TPOT@p ms"},
                {"output_tok_per_s_per_chip", "out tok/s/chip"},
                {"slo_attainment", "SLO met"},
                {"meets_slo", "meets"},
                {"layout", "layout"},
-               {"decode_layout", "decode layout"}};
+               {"decode_layout", "decode layout"},
+               {"energy_j_per_request", "J/req"},
+               {"energy_kwh", "kWh"}};
   t.set_priority({"mode", "chips", "meets_slo"}, 0);
-  t.set_priority({"decode_replica_chips", "decode_replicas", "slo_attainment", "layout", "decode_layout"}, 2);
+  t.set_priority({"decode_replica_chips", "decode_replicas", "slo_attainment", "layout", "decode_layout", "energy_j_per_request", "energy_kwh"}, 2);
   for (const std::size_t i : which) {
     const auto& c = r.evaluated[i];
+    const bool tokens = c.energy && c.energy->output_tokens > 0, requests = c.energy && c.energy->requests > 0;
     t.add({std::string(c.disaggregated ? "disaggregated" : "aggregated"), c.chips, c.replica_chips, c.replicas,
            c.disaggregated ? Cell(c.decode_replica_chips) : Cell{}, c.disaggregated ? Cell(c.decode_replicas) : Cell{},
-           c.max_sequences, c.usd_per_hour ? Cell(*c.usd_per_hour) : Cell{},
+           c.max_sequences, c.usd_per_hour ? Cell(*c.usd_per_hour) : Cell{}, tokens ? Cell(c.energy->j_per_output_token) : Cell{},
            c.summary.ttft.count > 0 ? Cell(c.summary.ttft_at_slo_percentile_s * 1e3) : Cell{},
            c.summary.tpot.count > 0 ? Cell(c.summary.tpot_at_slo_percentile_s * 1e3) : Cell{}, c.summary.output_tok_per_s_per_chip,
            c.summary.slo_attainment,
-           std::string(c.meets_slo ? "yes" : "no"), c.layout, c.disaggregated ? Cell(c.decode_layout) : Cell{}});
+           std::string(c.meets_slo ? "yes" : "no"), c.layout, c.disaggregated ? Cell(c.decode_layout) : Cell{},
+           requests ? Cell(c.energy->j_per_request) : Cell{}, c.energy ? Cell(c.energy->energy_kwh) : Cell{}});
   }
   return t;
 }
@@ -136,6 +143,7 @@ void run_plan(const PlanArgs& a) {
   if (!o.slo.ttft_s && !o.slo.tpot_s) throw InputError("--ttft-slo-ms", "state a TTFT or a TPOT target (--tpot-slo-ms), or both");
   o.policy = policy;
   o.prefix_hit_rate = a.traffic.prefix_hit_rate;
+  o.facility = facility_from(a.energy);
   if (a.budget_chips && *a.budget_chips < 1) {
     throw InputError("--budget-chips", "must be >= 1 chip, got " + std::to_string(*a.budget_chips));
   }
@@ -165,6 +173,7 @@ void run_plan(const PlanArgs& a) {
   const ModelSpec m = load_model(a.deployment.model);
   const SystemSpec s = load_system(a.deployment.hardware);
   DeploymentOptions base = options_from(a.deployment);
+  o.power = chip_power_from(a.energy, s);
   if (current_budget() != nullptr) {
     // Under chalk web (request_budget.h): a plan simulates each candidate on the whole
     // traffic; refuse up front what even one simulation (on the smallest replica that
@@ -207,6 +216,7 @@ void run_plan(const PlanArgs& a) {
     j["slo"] = {{"ttft_slo_ms", o.slo.ttft_s ? nlohmann::json(*o.slo.ttft_s * 1e3) : nlohmann::json(nullptr)},  // as simulate's
                 {"tpot_slo_ms", o.slo.tpot_s ? nlohmann::json(*o.slo.tpot_s * 1e3) : nlohmann::json(nullptr)},
                 {"percentile", o.slo.percentile}};
+    j["energy"] = energy_assumptions_json(o.power, o.facility);
     j["chip_budget"] = r.chip_budget;
     j["simulations"] = r.simulations;
     j["evaluated"] = static_cast<int64_t>(r.evaluated.size());
@@ -232,6 +242,7 @@ void run_plan(const PlanArgs& a) {
             << fmt::format("searched    {} deployments ({} replica runs), engine {} (KV {})\n", r.evaluated.size(), r.simulations, sim::release_name(policy),
                            policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand");
   for (const auto& line : r.searched) std::cout << "            " << line << '\n';
+  std::cout << energy_assumptions_text(o.power, o.facility);
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
   if (!r.best) {
@@ -256,6 +267,7 @@ void register_plan(CLI::App& app, Action& run) {
   add_traffic_options(*cmd, a.traffic, 1000);
   add_policy_options(*cmd, a.policy);
   add_slo_options(*cmd, a.slo);
+  add_energy_options(*cmd, a.energy);
   cmd->add_option("--budget-chips", a.budget_chips, "Chips available at most");
   cmd->add_option("--budget-usd-per-hour", a.budget_usd_per_hour, "Dollars per hour at most (needs a price)");
   cmd->add_option("--replica-chips", a.replica_chips, "Chips per replica to try: comma list (default: from the smallest that holds the model)");

@@ -1,6 +1,7 @@
 // `chalk prices forward`: the input and output prices a deployment implies, beside a
 // provider's sheet. Shared options and helpers: prices_cli.h.
 #include <iostream>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -12,8 +13,10 @@
 namespace chalk::cli::prices_cli {
 
 void run_forward(const ForwardArgs& a) {
+  const Facility facility = facility_from(a.energy);
   std::optional<ReplicaNote> note;
   const Deployment d = resolve(a.deployment, a.context, &note);
+  const std::optional<ChipPower> power = chip_power_from(a.energy, d.system);
   ForwardAssumptions fa;
   // With the replica chosen for the user, its batch too: the chosen replica's cheapest
   // (memory-full) batch, the figure the choice was made on (issue 30).
@@ -32,6 +35,10 @@ void run_forward(const ForwardArgs& a) {
   at_same_batch.decode_batch = f.decode_batch;
   at_same_batch.prefill_batch = f.prefill_batch;
   const ForwardPrices lower = forward_prices(roofline_of(d), at_same_batch);
+  // Energy per output token of the decode step, its chips busy back to back (power.h).
+  const Cell energy = power ? Cell(energy_j_per_token(*power, facility, static_cast<double>(d.n_chips), f.decode.t_step, f.decode.t_compute,
+                                                      f.decode.t_memory, static_cast<double>(f.decode.batch) * f.decode.tokens_per_sequence))
+                            : Cell{};
   Table t;
   t.columns = {{"source", "source"},
                {"input_usd_per_mtok", "$/Mtok in", 4},
@@ -39,15 +46,16 @@ void run_forward(const ForwardArgs& a) {
                {"output_to_input_ratio", "out/in", 3},
                {"cache_read_usd_per_mtok", "$/Mtok hit", 4},
                {"cache_storage_usd_per_mtok_per_hour", "$/Mtok/h stored", 4},
-               {"long_context_threshold_tokens", "step at"}};
+               {"long_context_threshold_tokens", "step at"},
+               {"energy_j_per_output_token", "J/out tok", 3}};
   t.add({fmt::format("chalk: {} on {} x {}", f.model, f.n_chips, f.system), mtok(f.input), mtok(f.output), f.output / f.input,
          mtok(f.cache_read), to_usd_per_mtok_per_hour(f.storage_hbm),
-         f.long_context_threshold_tokens ? Cell(*f.long_context_threshold_tokens) : Cell{}});
+         f.long_context_threshold_tokens ? Cell(*f.long_context_threshold_tokens) : Cell{}, energy});
   if (!a.compare.empty()) {
     const PriceSheet s = load_price_sheet(a.compare);
     t.add({fmt::format("{}: {} ({})", s.provider, s.model, s.date), mtok(s.input), mtok(s.output), s.output / s.input,
            opt_mtok(s.cache.read), s.cache.storage ? Cell(to_usd_per_mtok_per_hour(*s.cache.storage)) : Cell{},
-           s.long_context.empty() ? Cell{} : Cell(s.long_context.front().threshold_tokens)});
+           s.long_context.empty() ? Cell{} : Cell(s.long_context.front().threshold_tokens), Cell{}});
   }
   if (a.output.csv) {
     print_csv(std::cout, t);
@@ -72,6 +80,7 @@ void run_forward(const ForwardArgs& a) {
                     {"input_cost_usd_per_mtok", mtok(f.input_cost)},
                     {"output_cost_usd_per_mtok", mtok(f.output_cost)},
                     {"memory_fits", f.memory_fits}};
+    j["energy"] = energy_assumptions_json(power, facility);
     j["prices"] = to_json(t);
     print_json(std::cout, j);
     return;
@@ -87,6 +96,10 @@ void run_forward(const ForwardArgs& a) {
                                                               format_number(to_ms(lower.decode.t_step), 4), format_number(mtok(lower.output_cost), 4))
                                                 : std::string());
   std::cout << fmt::format("prefill     {} x {} tokens: {} ms, {}-bound\n", f.prefill_batch, a.prompt, format_number(to_ms(f.prefill.t_step), 4), to_string(f.prefill.bound));
+  std::cout << energy_assumptions_text(power, facility);
+  if (const auto* j = std::get_if<double>(&energy)) {
+    std::cout << fmt::format("            the decode step: {} J per output token, its chips busy back to back\n", format_number(*j, 3));
+  }
   std::cout << fmt::format("markup      x{} = 1 / (utilisation {} x (1 - margin {}))\n\n", format_number(f.markup, 4),
                            format_number(a.utilisation, 3), format_number(a.margin, 3));
   print_table(std::cout, t);

@@ -12,6 +12,7 @@
 #include "chalk/engine/layout_search.h"
 #include "commands.h"
 #include "deployment_options.h"
+#include "energy_cli.h"
 #include "request_budget.h"
 #include "sim_cli.h"
 
@@ -34,15 +35,18 @@ struct SimulateArgs {
   int64_t prefill_replicas = 1, decode_replicas = 1;
   bool compare = false;
   std::string plot;
+  EnergyArgs energy;
 };
 
 struct Result {
   std::string name;
   std::string layout;
   int64_t replicas = 0;
+  int64_t chips_per_replica = 0, prefill_chips_per_replica = 0;  ///< decode (or aggregated) replica; prefill pool's
   sim::ClusterRun run;
   sim::SimSummary summary;
   sim::Overload overload;
+  std::optional<sim::ServingEnergy> energy;
 };
 
 Deployment deployment_with_chips(const SimulateArgs& a, int64_t chips, int64_t context, std::optional<ReplicaNote>* note = nullptr) {
@@ -57,6 +61,7 @@ void run_simulate(const SimulateArgs& a) {
   so.policy = policy_from(a.policy);
   so.prefix_hit_rate = a.traffic.prefix_hit_rate;
   const sim::Slo slo = slo_from(a.slo);
+  const Facility facility = facility_from(a.energy);
   double in = 0, out = 0;
   for (const auto& q : reqs) {
     in += static_cast<double>(q.input_tokens);
@@ -88,6 +93,7 @@ void run_simulate(const SimulateArgs& a) {
     r.name = "aggregated";
     r.layout = agg.mechanisms.enabled ? describe_layout(agg.mechanisms.layout, !agg.moe.empty()) : "roofline";
     r.replicas = a.replicas;
+    r.chips_per_replica = agg.n_chips;
     r.run = sim::simulate_aggregated(sim::Pool{agg, a.replicas, so}, reqs);
     results.push_back(std::move(r));
   } else {
@@ -100,6 +106,8 @@ void run_simulate(const SimulateArgs& a) {
                            a.decode_replicas, dec.n_chips,
                            dec.mechanisms.enabled ? describe_layout(dec.mechanisms.layout, !dec.moe.empty()) : "roofline");
     r.replicas = a.prefill_replicas + a.decode_replicas;
+    r.chips_per_replica = dec.n_chips;
+    r.prefill_chips_per_replica = pre.n_chips;
     r.run = sim::simulate_disaggregated(sim::Pool{pre, a.prefill_replicas, so}, sim::Pool{dec, a.decode_replicas, so}, reqs);
     const int64_t total = r.run.chips;
     results.push_back(std::move(r));
@@ -112,17 +120,20 @@ void run_simulate(const SimulateArgs& a) {
       c.name = "aggregated";
       c.layout = agg.mechanisms.enabled ? describe_layout(agg.mechanisms.layout, !agg.moe.empty()) : "roofline";
       c.replicas = k;
+      c.chips_per_replica = agg.n_chips;
       c.run = sim::simulate_aggregated(sim::Pool{agg, k, so}, reqs);
       results.push_back(std::move(c));
     }
   }
   Table t = summary_table();
+  const std::optional<ChipPower> power = chip_power_from(a.energy, agg.system);
   std::vector<std::string> warnings = deployment_warnings(agg);
   if (const auto w = context_warning(agg.model, reqs)) warnings.push_back(*w);
   for (auto& r : results) {
     if (!r.run.fits) throw InputError("--chips", r.run.reason + "; expected a replica that holds the weights and some KV cache");
     r.summary = sim::summarize(r.run, slo);
-    add_summary_row(t, r.name, r.layout, r.replicas, r.summary, &r.run);
+    if (power) r.energy = sim::serving_energy(r.run, r.summary, r.chips_per_replica, r.prefill_chips_per_replica, *power, facility);
+    add_summary_row(t, r.name, r.layout, r.replicas, r.summary, &r.run, r.energy ? &*r.energy : nullptr);
     if (const int64_t kv = r.summary.rejected - r.summary.rejected_over_context; kv > 0) {
       warnings.push_back(fmt::format("{}: {} requests need more KV blocks than a replica holds and were rejected", r.name, kv));
     }
@@ -151,6 +162,7 @@ void run_simulate(const SimulateArgs& a) {
     j["slo"] = {{"ttft_slo_ms", slo.ttft_s ? nlohmann::json(*slo.ttft_s * 1e3) : nlohmann::json(nullptr)},
                 {"tpot_slo_ms", slo.tpot_s ? nlohmann::json(*slo.tpot_s * 1e3) : nlohmann::json(nullptr)},
                 {"percentile", slo.percentile}};
+    j["energy"] = energy_assumptions_json(power, facility);
     j["results"] = to_json(t);
     nlohmann::json details = nlohmann::json::array();
     for (const auto& r : results) {
@@ -163,6 +175,7 @@ void run_simulate(const SimulateArgs& a) {
                          {"arrival_req_per_s", r.overload.arrival_req_per_s},
                          {"capacity_req_per_s", r.overload.capacity_req_per_s},
                          {"overloaded", r.overload.overloaded},
+                         {"mean_chip_power_w", r.energy ? nlohmann::json(r.energy->mean_chip_power_w) : nlohmann::json(nullptr)},
                          {"occupancy", occupancy_json(r.run, a.plot.empty() ? 100 : 1000)},
                          {"latencies", a.plot.empty() ? nlohmann::json::array() : latencies_json(r.run, 4000)}});
     }
@@ -189,6 +202,7 @@ void run_simulate(const SimulateArgs& a) {
             << fmt::format("engine      {}: {} tokens per step, {}-token KV blocks, chunked prefill {}, at most {} running, KV {}\n",
                            sim::release_name(so.policy), so.policy.max_batched_tokens, so.policy.block_size, so.policy.chunked_prefill ? "on" : "off",
                            so.policy.max_sequences, so.policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand");
+  std::cout << energy_assumptions_text(power, facility);
   if (has_slo) {
     std::cout << fmt::format("SLO         p{}:{}{}\n", format_number(slo.percentile, 3),
                              slo.ttft_s ? fmt::format(" TTFT <= {} ms", format_number(*slo.ttft_s * 1e3, 4)) : "",
@@ -212,6 +226,7 @@ void register_simulate(CLI::App& app, Action& run) {
   add_traffic_options(*cmd, a.traffic, 2000);
   add_policy_options(*cmd, a.policy);
   add_slo_options(*cmd, a.slo);
+  add_energy_options(*cmd, a.energy);
   cmd->add_option("--replicas", a.replicas, "Replicas of --chips chips each; requests go round-robin")->capture_default_str();
   cmd->add_flag("--disaggregate", a.disaggregate, "Separate prefill and decode pools, the prompt's KV sent between them");
   cmd->add_option("--prefill-chips", a.prefill_chips, "Chips per prefill replica (default: --chips)");

@@ -9,6 +9,7 @@
 
 #include "chalk/prices/prices.h"
 #include "deployment_options.h"
+#include "energy_cli.h"
 #include "table.h"
 
 namespace chalk::cli::prices_cli {
@@ -53,6 +54,7 @@ struct ForwardArgs {
   double utilisation = 0.5, margin = 0.5;
   std::string compare;
   OutputArgs output;
+  EnergyArgs energy;  ///< --chip-power-w, --pue, --host-w-per-chip (energy_cli.h)
 };
 
 // Shared helpers (cmd_prices.cc).

@@ -206,8 +206,12 @@ Table summary_table() {
                {"finished", "finished"},
                {"rejected", "rejected"},
                {"kv_transfer_ms", "KV xfer ms"},
-               {"kv_transfer_bytes", "KV xfer B"}};
-  t.set_priority({"mode", "chips"}, 0);
+               {"kv_transfer_bytes", "KV xfer B"},
+               {"energy_j_per_output_token", "J/out tok"},
+               {"energy_j_per_request", "J/req"},
+               {"energy_kwh", "kWh"}};
+  t.set_priority({"mode", "chips", "energy_j_per_output_token"}, 0);
+  t.set_priority({"energy_j_per_request", "energy_kwh"}, 2);
   t.set_priority({"replicas", "layout", "ttft_p90_ms", "tpot_p90_ms", "itl_p50_ms", "itl_p90_ms", "e2e_p50_ms", "e2e_p90_ms",
                   "queue_p99_ms", "total_tok_per_s", "total_tok_per_s_per_chip", "goodput_req_per_s", "peak_kv_occupancy",
                   "finished", "rejected", "kv_transfer_ms", "kv_transfer_bytes", "mean_kv_occupancy", "queue_mean_ms", "itl_p99_ms",
@@ -217,7 +221,7 @@ Table summary_table() {
 }
 
 void add_summary_row(Table& t, const std::string& deployment, const std::string& layout, int64_t replicas, const sim::SimSummary& s,
-                     const sim::ClusterRun* run) {
+                     const sim::ClusterRun* run, const sim::ServingEnergy* energy) {
   // A percentile of no requests does not exist: null (JSON), empty (CSV), "-" (text), never 0.
   const auto ms = [](const sim::Percentiles& p, double x) { return p.count > 0 ? Cell(x * 1e3) : Cell{}; };
   Cell xfer_ms, xfer_b;
@@ -230,7 +234,9 @@ void add_summary_row(Table& t, const std::string& deployment, const std::string&
          ms(s.itl, s.itl.p99), ms(s.e2e, s.e2e.p50), ms(s.e2e, s.e2e.p90), ms(s.e2e, s.e2e.p99), ms(s.queue, s.queue.mean),
          ms(s.queue, s.queue.p99), s.output_tok_per_s, s.total_tok_per_s, s.output_tok_per_s_per_chip, s.total_tok_per_s_per_chip,
          s.goodput_req_per_s, s.slo_attainment, s.mean_decode_batch, s.mean_kv_occupancy, s.peak_kv_occupancy, s.preemptions,
-         s.finished, s.rejected, xfer_ms, xfer_b});
+         s.finished, s.rejected, xfer_ms, xfer_b,
+         energy && energy->output_tokens > 0 ? Cell(energy->j_per_output_token) : Cell{},
+         energy && energy->requests > 0 ? Cell(energy->j_per_request) : Cell{}, energy ? Cell(energy->energy_kwh) : Cell{}});
 }
 
 nlohmann::json occupancy_json(const sim::ClusterRun& run, int64_t points) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chalk/sim/cluster.h"
+#include "chalk/sim/energy.h"
 #include "chalk/sim/metrics.h"
 #include "chalk/sim/policy.h"
 #include "chalk/sim/traffic.h"
@@ -68,8 +69,10 @@ void with_flag_names(const std::function<void()>& body);
 /// The summary table: one row per deployment (add_summary_row). Keys of
 /// docs/output-schema.md.
 Table summary_table();
+/// `energy` (null: none, the energy columns empty) adds J per output token, J per request
+/// and the run's kWh (sim/energy.h).
 void add_summary_row(Table& t, const std::string& deployment, const std::string& layout, int64_t replicas,
-                     const sim::SimSummary& s, const sim::ClusterRun* run);
+                     const sim::SimSummary& s, const sim::ClusterRun* run, const sim::ServingEnergy* energy = nullptr);
 
 /// Occupancy over time (at most `points`) of the first replica (the decode pool's when
 /// disaggregated): [{t_s, batch, waiting, kv_occupancy}].

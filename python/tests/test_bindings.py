@@ -50,6 +50,8 @@ CASES = [
     ("train_plot_run", [], {"model": "llama-3.1-70b", "hardware": "h100-sxm"}, ["train", "plot", "run", "-m", "llama-3.1-70b", "-H", "h100-sxm"]),
     ("simulate", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm", "rate": 5, "requests": 200},
      ["simulate", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "5", "--requests", "200"]),
+    ("simulate", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm", "rate": 5, "requests": 100, "pue": 1.2, "host_w_per_chip": 350},
+     ["simulate", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "5", "--requests", "100", "--pue", "1.2", "--host-w-per-chip", "350"]),
     ("plan", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm", "rate": 5, "requests": 200, "budget_chips": 8,
                   "ttft_slo_ms": 2000, "tpot_slo_ms": 100},
      ["plan", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "5", "--requests", "200", "--budget-chips", "8",

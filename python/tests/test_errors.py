@@ -31,6 +31,9 @@ CASES = [
      ["train", "run", "-m", "deepseek-v3", "-H", "h800-sxm", "--chips", "2048"]),
     (lambda: chalk.train_chinchilla(flops=-1), "--flops", ["train", "chinchilla", "--flops", "-1"]),
     (lambda: chalk.validate("/nonexistent.csv"), None, ["validate", "/nonexistent.csv"]),
+    (lambda: chalk.prices_forward(pue=0.5, **M), "--pue", ["prices", "forward", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--pue", "0.5"]),
+    (lambda: chalk.simulate(rate=5, requests=20, host_w_per_chip=-1, **M), "--host-w-per-chip",
+     ["simulate", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "5", "--requests", "20", "--host-w-per-chip", "-1"]),
 ]
 
 

@@ -12,9 +12,14 @@
 
 namespace chalk {
 
-Seconds mixed_step_time(const Deployment& dep, const StepMix& mix) {
-  if (mix.decode_contexts.empty() && mix.chunks.empty()) return Seconds(0);
-  if (dep.mechanisms.enabled) return engine_step(dep, mix).t_step;
+Seconds mixed_step_time(const Deployment& dep, const StepMix& mix) { return mixed_step_work(dep, mix).t_step; }
+
+MixedStepWork mixed_step_work(const Deployment& dep, const StepMix& mix) {
+  if (mix.decode_contexts.empty() && mix.chunks.empty()) return {};
+  if (dep.mechanisms.enabled) {
+    const StepBreakdown b = engine_step(dep, mix);
+    return {b.t_step, b.t_compute, b.t_weights + b.t_kv};
+  }
   if (mix.tokens_per_sequence < 1 || mix.decode_context_sum < 0) {
     throw InputError("step", "decode contexts must be >= 0 and tokens per sequence >= 1");
   }
@@ -41,7 +46,7 @@ Seconds mixed_step_time(const Deployment& dep, const StepMix& mix) {
   const double head_flops = 2 * (dep.params.lm_head > 0 ? dep.params.lm_head : dep.params.embedding);
   const Seconds t_compute = Flops(tokens * dep.matmul_flops_per_token - headless * head_flops + attn) / dep.flops_effective;
   const Seconds t_memory = busiest * n / dep.hbm_effective + Bytes(kv) / dep.hbm_effective;
-  return max(t_compute, t_memory);
+  return {max(t_compute, t_memory), t_compute, t_memory};
 }
 
 StepBreakdown steady_state_step(const Deployment& d, const StepShape& s, bool whole_prompts) {

@@ -95,6 +95,7 @@ std::string ms(double s) {
 PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, std::span<const Request> traffic,
                            const PlanOptions& o) {
   validate(o.slo);
+  validate(o.facility);
   if (!o.slo.ttft_s && !o.slo.tpot_s) throw InputError("slo", "state a TTFT or a TPOT target (or both)");
   if (traffic.empty()) throw InputError("traffic", "no requests to plan for");
   const EnginePolicy& policy = o.policy;
@@ -225,6 +226,7 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     p.weight_bytes_per_chip = memory_plan(sh.dep, 0, 0).weights.value() / static_cast<double>(sh.dep.n_chips);
     p.summary = summarize(c, o.slo);
     if (!c.fits) p.summary.meets_slo = false;
+    if (o.power && c.fits && !c.disaggregated) p.energy = serving_energy(c, p.summary, sh.dep.n_chips, 0, *o.power, o.facility);
     return p;
   };
   auto record = [&](PlanCandidate c) {
@@ -336,6 +338,7 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
               p.decode_layout = sh.name;
               p.decode_weight_bytes_per_chip = memory_plan(sh.dep, 0, 0).weights.value() / static_cast<double>(sh.dep.n_chips);
               p.decode_parallel = sh.dep.mechanisms.layout;
+              if (o.power && c.fits) p.energy = serving_energy(c, p.summary, n, pre->dep.n_chips, *o.power, o.facility);
               return record(std::move(p));
             });
             met = met || k > 0;

@@ -287,7 +287,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       mix.decode_ranks = decode_rank;
       mix.chunk_ranks = chunk_rank;
     }
-    const double dt = mixed_step_time(d, mix).value();
+    const MixedStepWork work = mixed_step_work(d, mix);
+    const double dt = work.t_step.value();
     const double end = t + dt;
     run.requests_in_system_s += static_cast<double>(running.size() + waiting.size()) * dt;
     StepSample sample;
@@ -298,6 +299,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     sample.running = static_cast<int32_t>(running.size());
     sample.waiting = static_cast<int32_t>(waiting.size());
     sample.kv_blocks_used = total_blocks - free_blocks;
+    sample.compute_s = work.t_compute.value();
+    sample.memory_s = work.t_memory.value();
     run.kv_blocks_peak = std::max(run.kv_blocks_peak, sample.kv_blocks_used);
 
     // Tokens produced at the step's end.

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "chalk/base/error.h"
+#include "chalk/hardware/power.h"
 
 namespace chalk {
 namespace {
@@ -30,8 +31,7 @@ FlopsPerToken training_flops_per_token(const ModelSpec& m, int64_t sequence_leng
 
 RunReport plan_run(const RunInputs& in) {
   if (in.phases.empty()) throw InputError("phases", "a run needs at least one phase");
-  if (!(in.pue >= 1) || !std::isfinite(in.pue))
-    throw InputError("pue", "must be >= 1 (facility energy / IT energy), got " + num(in.pue));
+  validate_pue(in.pue);
   if (!(in.chip_power_w >= 0) || !std::isfinite(in.chip_power_w))
     throw InputError("chip_power_w", "must be >= 0 W (0 = unknown), got " + num(in.chip_power_w));
   if (in.price_per_chip && !(in.price_per_chip->value() >= 0))
@@ -102,7 +102,8 @@ RunReport plan_run(const RunInputs& in) {
     q.wall_clock = Seconds(q.tokens / q.tokens_per_s.value() / p.goodput);
     q.chip_hours = static_cast<double>(p.n_chips) * q.wall_clock.value() / 3600;
     if (r.price_per_chip) q.cost = Usd(q.chip_hours * 3600 * r.price_per_chip->value());
-    if (in.chip_power_w > 0) q.energy_mwh = q.chip_hours * in.chip_power_w * in.pue / 1e6;
+    // chip-hours x W x PUE, through the facility formula serving energy uses (power.h).
+    if (in.chip_power_w > 0) q.energy_mwh = facility_energy_j(q.chip_hours * 3600 * in.chip_power_w, Facility{0, in.pue}, 0, 0) / 3.6e9;
 
     r.tokens += q.tokens;
     r.flops += q.flops;

@@ -64,6 +64,19 @@ StepBreakdown engine_step(const Deployment& d, const StepMix& mix);
 /// contexts or chunks.
 Seconds mixed_step_time(const Deployment& d, const StepMix& mix);
 
+/// A mixed step's time and how long the busiest chip's units were busy in it, the inputs
+/// of its energy (hardware/power.h, step_energy_j).
+struct MixedStepWork {
+  Seconds t_step;     ///< mixed_step_time
+  Seconds t_compute;  ///< matmul and attention FLOPs at the achieved rate (engine: summed per operation)
+  Seconds t_memory;   ///< weights and KV read at the achieved bandwidth (engine: t_weights + t_kv)
+};
+
+/// mixed_step_time with the busy times behind it: with mechanisms engine_step(d, mix)'s
+/// t_compute and t_weights + t_kv on the busiest chip; else the roofline's T_compute and
+/// T_weights + T_kv. All 0 for an empty mix. Throws as mixed_step_time.
+MixedStepWork mixed_step_work(const Deployment& d, const StepMix& mix);
+
 /// A continuous-batching engine's steady step: `s.decode_sequences` decodes at context
 /// `s.context` while `s.prefill_sequences` prompts of `s.prompt` tokens (on average, per
 /// step) replace the requests that finish. With chunked prefill (whole_prompts false) the

@@ -15,6 +15,7 @@
 
 #include "chalk/sim/cluster.h"
 #include "chalk/sim/launch.h"
+#include "chalk/sim/energy.h"
 #include "chalk/sim/metrics.h"
 
 namespace chalk::sim {
@@ -37,6 +38,9 @@ struct PlanOptions {
   std::vector<int64_t> max_sequences;
   bool aggregated = true;
   bool disaggregated = true;
+  /// The chips' power figures (hardware/power.h); nullopt: no energy figures.
+  std::optional<ChipPower> power;
+  Facility facility;  ///< host share and PUE of every candidate's energy (checked: validate(Facility))
   /// Passed to every simulated deployment as SimOptions::progress (optional; chalk web
   /// bounds a plan's work with it): called with steps run, summed over all the plan's runs;
   /// an exception it throws abandons the plan.
@@ -64,6 +68,7 @@ struct PlanCandidate {
   std::optional<double> usd_per_hour;
   SimSummary summary;
   bool meets_slo = false;
+  std::optional<ServingEnergy> energy;  ///< with PlanOptions::power: the run's energy (sim/energy.h)
 };
 
 struct PlanReport {

@@ -71,6 +71,9 @@ struct StepSample {
   int32_t running = 0;         ///< requests holding KV blocks after scheduling
   int32_t waiting = 0;         ///< requests queued after scheduling
   int64_t kv_blocks_used = 0;  ///< after the step's allocations
+  /// The busiest chip's matmul and HBM busy time within the step (mixed_step_work), for
+  /// its energy (sim/energy.h).
+  double compute_s = 0, memory_s = 0;
 };
 
 /// A replica's run.
