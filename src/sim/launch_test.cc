@@ -41,7 +41,8 @@ TEST(Launch, TheSimulatedDtypeParallelismAndBudgetsAreAllInTheFiles) {
                            "--context-length 4096"}) {
     EXPECT_NE(s.find(want), std::string::npos) << want << "\n" << s;
   }
-  EXPECT_EQ(s.find("--page-size"), std::string::npos);  // vLLM's block size was simulated, not SGLang's
+  // vLLM's 16-token blocks were simulated: every engine's file runs them (issue 30).
+  EXPECT_NE(s.find("--page-size 16"), std::string::npos) << s;
   EXPECT_NE(launch_file_at(l, "sglang/router.sh")->text.find("--worker-urls \\\n    \"${WORKER_URL_0:-http://localhost:30000}\" \\\n    \"${WORKER_URL_1:-http://localhost:30001}\" \\\n"),
             std::string::npos);
   // TensorRT-LLM cannot run attention TP2 x 4 (its attention DP is TP1 per rank).
