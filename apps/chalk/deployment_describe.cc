@@ -78,6 +78,7 @@ nlohmann::json hardware_json(const SystemSpec& s) {
           {"date", s.date},
           {"peak_tflop_per_s", peaks},
           {"hbm_gb_per_chip", to_gb(chip.hbm_capacity)},
+          {"memory_type", chip.memory_type},
           {"hbm_tb_per_s_per_chip", to_tb_per_s(chip.hbm_bandwidth)},
           {"scale_up_domain_chips", s.scale_up_domain}};
 }
@@ -119,8 +120,8 @@ std::string describe_text(const Deployment& d) {
   s += fmt::format("model       {} ({}, {} layers): {} params total, {} active ({} excluding the input embedding)\n", d.model.name,
                    d.model.architecture, n_layers(d.model), human_count(p.total()), human_count(p.active()),
                    human_count(p.active_excluding_embedding()));
-  s += fmt::format("hardware    {} x {}: {} ({} dense TFLOP/s; {} GB HBM at {} TB/s per chip)\n", d.n_chips, chip.name,
-                   d.system.description, peaks, format_number(to_gb(chip.hbm_capacity), 4),
+  s += fmt::format("hardware    {} x {}: {} ({} dense TFLOP/s; {} GB {} at {} TB/s per chip)\n", d.n_chips, chip.name,
+                   d.system.description, peaks, format_number(to_gb(chip.hbm_capacity), 4), chip.memory_type,
                    format_number(to_tb_per_s(chip.hbm_bandwidth), 4));
   s += fmt::format("formats     weights: attention {}, FFN {}, experts {}, embeddings {}; KV cache {}; matmuls at {} rate\n",
                    to_string(d.weights.attention), to_string(d.weights.dense_ffn), to_string(d.weights.experts),
