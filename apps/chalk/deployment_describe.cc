@@ -168,6 +168,13 @@ std::string replica_rule_text(const ReplicaNote& n) {
   }
   std::string sizes;
   for (int64_t s : n.replica_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(s);
+  // Without a price nothing is ranked by cost: the same search, named by what it compared
+  // (tokens per chip, which is cost per token at any one price per chip) (issue 30, Gaudi 3).
+  if (!n.choice.cost_per_token) {
+    return fmt::format("the replica size with the most tok/s per chip at context {} of {} chips, each with its best layout at the "
+                       "batch that fills its HBM (no price: not ranked by cost)",
+                       n.context, sizes);
+  }
   return fmt::format("the cheapest replica size at context {} of {} chips, each with its best layout at the batch that fills "
                      "its HBM (the cost floor of `chalk serving modes`)",
                      n.context, sizes);
@@ -191,7 +198,8 @@ std::string replica_note_text(const std::optional<ReplicaNote>& note) {
   std::string s = fmt::format("replica     {} chips: {}; -n sets the chips\n", n.choice.n_chips, replica_rule_text(n));
   s += "            chosen " + replica_point_text(n.choice) + "\n";
   if (n.runner_up) {
-    s += fmt::format("            {} {}\n", n.rule == ReplicaRule::cheapest ? "runner-up" : "cheapest", replica_point_text(*n.runner_up));
+    const char* label = n.rule == ReplicaRule::cheapest ? "runner-up" : n.runner_up->cost_per_token ? "cheapest" : "most tok/s per chip:";
+    s += fmt::format("            {} {}\n", label, replica_point_text(*n.runner_up));
   }
   return s;
 }
