@@ -34,7 +34,7 @@ std::string options(const PlanCandidate& c, const LaunchTarget& t, const Pool& p
   if (b > 1 && (b & (b - 1)) == 0) {
     y += "  tokens_per_block: " + std::to_string(b) + "\n";
   } else {
-    y += "  # simulated with " + std::to_string(b) + "-token KV blocks; tokens_per_block must be a power of two > 1, so its default (32) runs\n";
+    y += "  # " + std::to_string(b) + "-token KV blocks simulated; tokens_per_block takes powers of two > 1: its default 32 runs\n";
   }
   y += "scheduler_config:\n  # KV " + std::string(c.reserve_to_completion ? "reserved to completion at admission" : "taken on demand") +
        ", as simulated\n  capacity_scheduler_policy: " + (c.reserve_to_completion ? "GUARANTEED_NO_EVICT" : "MAX_UTILIZATION") + "\n";
