@@ -55,6 +55,7 @@ void run_hardware(const CatalogArgs& a) {
                {"fp4_tflop_per_s", "fp4 TF", 4},
                {"hbm_gb_per_chip", "HBM GB", 4},         // the keys of the hardware object (docs/output-schema.md)
                {"hbm_tb_per_s_per_chip", "HBM TB/s", 4},
+               {"memory_type", "memory"},  // GDDR6 on L4, L40S, A10G: the HBM columns are their memory
                {"bf16_flop_per_byte", "FLOP/B bf16", 3},
                {"hbm_sweep_ms", "HBM sweep ms", 3},
                {"scale_up_domain_chips", "scale-up"},
@@ -71,7 +72,7 @@ void run_hardware(const CatalogArgs& a) {
     auto peak = [&](MatmulPrecision p) { return s.chip.supports(p) ? Cell(to_tflop_per_s(s.chip.peak_for(p))) : Cell{}; };
     const double out = to_gb_per_s(s.scale_out_bandwidth_per_direction);
     t.add({s.name, s.chip.name, peak(MatmulPrecision::bf16), peak(MatmulPrecision::fp8), peak(MatmulPrecision::fp4),
-           to_gb(s.chip.hbm_capacity), to_tb_per_s(s.chip.hbm_bandwidth), flops_per_byte(s.chip, MatmulPrecision::bf16).value(),
+           to_gb(s.chip.hbm_capacity), to_tb_per_s(s.chip.hbm_bandwidth), s.chip.memory_type, flops_per_byte(s.chip, MatmulPrecision::bf16).value(),
            to_ms(hbm_sweep_time(s.chip.hbm_capacity, s.chip.hbm_bandwidth)), s.scale_up_domain,
            to_gb_per_s(s.scale_up_bandwidth_per_direction), out > 0 ? Cell(out) : Cell{},
            s.price_per_chip ? Cell(to_usd_per_hour(*s.price_per_chip)) : Cell{}, s.date, std::string(to_string(s.status)),

@@ -33,7 +33,7 @@ struct PlanArgs {
   std::optional<double> budget_usd_per_hour;
   std::string replica_chips, max_seqs;
   std::string modes = "both";
-  std::string launch_dir;  ///< write the launch files here ("" = print only)
+  std::optional<std::string> launch_dir;  ///< write the launch files here (unset = print only; "" is an error)
   EnergyArgs energy;
 };
 
@@ -135,7 +135,13 @@ int64_t write_launch_files(const std::string& dir, const std::vector<sim::Engine
   return n;
 }
 
-void run_plan(const PlanArgs& a) {
+void run_plan(PlanArgs a) {
+  if (a.launch_dir && a.launch_dir->empty()) {
+    throw InputError("--launch-dir", "is empty; expected a directory to write the launch files into (leave the option out to print them only)");
+  }
+  // --gpu-memory-utilization u holds back 1 - u of each chip's HBM, as --memory-reserve does.
+  const double utilization = memory_utilization_from(a.policy, a.deployment.memory_reserve);
+  a.deployment.memory_reserve = 1.0 - utilization;
   const std::vector<sim::Request> reqs = traffic_from(a.traffic);
   const sim::EnginePolicy policy = policy_from(a.policy);
   sim::PlanOptions o;
@@ -193,11 +199,16 @@ void run_plan(const PlanArgs& a) {
     if (e.field() == "replica_chips") throw InputError("--replica-chips", std::string(e.what()).substr(e.field().size() + 2));
     throw;
   }
+  if (!r.best) {
+    command_outcome() = {kExitNoDeployment, "plan: no deployment meets the SLO: " + r.why_none + " (exit status " +
+                                                std::to_string(kExitNoDeployment) + ")"};
+  }
   // Launch files serve the model as the user named it (an HF repo id as typed; a built-in
   // name's repository), with the formats, memory and scheduler simulated.
   std::vector<sim::EngineLaunch> launches;
   if (r.best) launches = sim::launch_files(r.evaluated[*r.best], launch_target(a, m, s, base, policy, reqs));
-  const int64_t written = a.launch_dir.empty() ? 0 : write_launch_files(a.launch_dir, launches);
+  const std::string launch_dir = a.launch_dir.value_or("");
+  const int64_t written = launch_dir.empty() ? 0 : write_launch_files(launch_dir, launches);
   std::vector<std::string> warnings = r.warnings;
   if (const auto w = context_warning(m, reqs)) warnings.push_back(*w);
   std::vector<std::size_t> best;
@@ -213,6 +224,9 @@ void run_plan(const PlanArgs& a) {
     j["traffic"] = describe_traffic(a.traffic, reqs);
     j["engine"] = sim::release_name(policy);
     j["kv_admission"] = policy.reserve_to_completion ? "to_completion" : "on_demand";
+    j["max_batched_tokens"] = policy.max_batched_tokens;  // the scheduler's knobs simulated (each candidate's cap: max_sequences)
+    j["block_size_tokens"] = policy.block_size;
+    j["gpu_memory_utilization"] = utilization;
     j["slo"] = {{"ttft_slo_ms", o.slo.ttft_s ? nlohmann::json(*o.slo.ttft_s * 1e3) : nlohmann::json(nullptr)},  // as simulate's
                 {"tpot_slo_ms", o.slo.tpot_s ? nlohmann::json(*o.slo.tpot_s * 1e3) : nlohmann::json(nullptr)},
                 {"percentile", o.slo.percentile}};
@@ -239,19 +253,21 @@ void run_plan(const PlanArgs& a) {
             << (o.slo.tpot_s ? fmt::format(" TPOT p{} <= {} ms", format_number(o.slo.percentile, 3), format_number(*o.slo.tpot_s * 1e3, 4)) : "")
             << " in its own simulation (docs/simulator.md)\n"
             << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
-            << fmt::format("searched    {} deployments ({} replica runs), engine {} (KV {})\n", r.evaluated.size(), r.simulations, sim::release_name(policy),
-                           policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand");
+            << fmt::format("searched    {} deployments ({} replica runs), engine {} ({} tokens per step, {}-token KV blocks, KV {}, {} of HBM "
+                           "for weights and KV)\n",
+                           r.evaluated.size(), r.simulations, sim::release_name(policy), policy.max_batched_tokens, policy.block_size,
+                           policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand", fmt::format("{:.3g}", utilization));
   for (const auto& line : r.searched) std::cout << "            " << line << '\n';
   std::cout << energy_assumptions_text(o.power, o.facility);
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
   if (!r.best) {
     std::cout << "no deployment: " << r.why_none << "\n\n";
-    if (!a.launch_dir.empty()) std::cout << "launch files: none written to " << a.launch_dir << " (no deployment to launch)\n\n";
+    if (!launch_dir.empty()) std::cout << "launch files: none written to " << launch_dir << " (no deployment to launch)\n\n";
   } else {
     std::cout << "chosen\n";
     print_table(std::cout, chosen);
-    print_launches(launches, a.launch_dir, written);
+    print_launches(launches, launch_dir, written);
   }
   std::cout << "Pareto front: chips against TTFT and TPOT at the percentile (every simulated deployment that finished its requests)\n";
   print_table(std::cout, front);
@@ -273,6 +289,9 @@ void register_plan(CLI::App& app, Action& run) {
   cmd->add_option("--replica-chips", a.replica_chips, "Chips per replica to try: comma list (default: from the smallest that holds the model)");
   cmd->add_option("--max-seqs-candidates", a.max_seqs, "Caps on running requests to try: comma list (default: the engine's, 256, 64)");
   cmd->add_option("--modes", a.modes, "both, aggregated or disaggregated")->capture_default_str();
+  cmd->footer(fmt::format("Exit status: 0 with a deployment that meets the SLO; {} when none does (the report of what was tried is "
+                          "printed all the same, JSON best null); 2 for bad input.",
+                          kExitNoDeployment));
   cmd->add_option("--launch-dir", a.launch_dir,
                   "Write the chosen deployment's launch files here: DIR/vllm, DIR/sglang, DIR/trtllm (scripts and YAML)");
   add_output_options(*cmd, a.output);

@@ -55,7 +55,10 @@ Deployment deployment_with_chips(const SimulateArgs& a, int64_t chips, int64_t c
   return resolve(d, context, note);
 }
 
-void run_simulate(const SimulateArgs& a) {
+void run_simulate(SimulateArgs a) {
+  // --gpu-memory-utilization u holds back 1 - u of each chip's HBM, as --memory-reserve does.
+  const double utilization = memory_utilization_from(a.policy, a.deployment.memory_reserve);
+  a.deployment.memory_reserve = 1.0 - utilization;
   const std::vector<sim::Request> reqs = traffic_from(a.traffic);
   sim::SimOptions so;
   so.policy = policy_from(a.policy);
@@ -158,6 +161,7 @@ void run_simulate(const SimulateArgs& a) {
     j["traffic"] = describe_traffic(a.traffic, reqs);
     j["engine"] = {{"name", sim::release_name(so.policy)}, {"max_batched_tokens", so.policy.max_batched_tokens}, {"block_size_tokens", so.policy.block_size},
                    {"chunked_prefill", so.policy.chunked_prefill}, {"max_sequences", so.policy.max_sequences},
+                   {"gpu_memory_utilization", utilization},
                    {"kv_admission", so.policy.reserve_to_completion ? "to_completion" : "on_demand"}, {"source", so.policy.source}};
     j["slo"] = {{"ttft_slo_ms", slo.ttft_s ? nlohmann::json(*slo.ttft_s * 1e3) : nlohmann::json(nullptr)},
                 {"tpot_slo_ms", slo.tpot_s ? nlohmann::json(*slo.tpot_s * 1e3) : nlohmann::json(nullptr)},
@@ -199,9 +203,11 @@ void run_simulate(const SimulateArgs& a) {
   std::cout << "chalk simulate: requests through a continuously batching engine, each step priced by the "
             << (agg.mechanisms.enabled ? "engine step" : "roofline") << " for its exact mix (docs/simulator.md)\n"
             << describe_text(agg) << replica_note_text(note) << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
-            << fmt::format("engine      {}: {} tokens per step, {}-token KV blocks, chunked prefill {}, at most {} running, KV {}\n",
+            << fmt::format("engine      {}: {} tokens per step, {}-token KV blocks, chunked prefill {}, at most {} running, KV {}, "
+                           "{} of HBM for weights and KV\n",
                            sim::release_name(so.policy), so.policy.max_batched_tokens, so.policy.block_size, so.policy.chunked_prefill ? "on" : "off",
-                           so.policy.max_sequences, so.policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand");
+                           so.policy.max_sequences, so.policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand",
+                           fmt::format("{:.3g}", utilization));
   std::cout << energy_assumptions_text(power, facility);
   if (has_slo) {
     std::cout << fmt::format("SLO         p{}:{}{}\n", format_number(slo.percentile, 3),

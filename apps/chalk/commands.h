@@ -4,12 +4,30 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
 namespace chalk::cli {
 
 using Action = std::function<void()>;
+
+/// Exit statuses of `chalk` (README, "Exit status"): 0 done, 2 bad input (InputError), 3 an
+/// internal error, and kExitNoDeployment when `chalk plan` simulated deployments but none met
+/// the SLO (its report is printed all the same).
+inline constexpr int kExitNoDeployment = 4;
+
+/// What the command run asks `chalk`'s main to exit with beyond 0, and the one line it prints
+/// on stderr then. Only main reads it: `chalk web` and the Python module answer with the
+/// report itself (plan's `best` null).
+struct CommandOutcome {
+  int status = 0;
+  std::string note;
+};
+inline CommandOutcome& command_outcome() {
+  static thread_local CommandOutcome o;
+  return o;
+}
 
 void register_decode(CLI::App& app, Action& run);
 void register_prefill(CLI::App& app, Action& run);

@@ -78,6 +78,7 @@ nlohmann::json hardware_json(const SystemSpec& s) {
           {"date", s.date},
           {"peak_tflop_per_s", peaks},
           {"hbm_gb_per_chip", to_gb(chip.hbm_capacity)},
+          {"memory_type", chip.memory_type},
           {"hbm_tb_per_s_per_chip", to_tb_per_s(chip.hbm_bandwidth)},
           {"scale_up_domain_chips", s.scale_up_domain}};
 }
@@ -119,8 +120,8 @@ std::string describe_text(const Deployment& d) {
   s += fmt::format("model       {} ({}, {} layers): {} params total, {} active ({} excluding the input embedding)\n", d.model.name,
                    d.model.architecture, n_layers(d.model), human_count(p.total()), human_count(p.active()),
                    human_count(p.active_excluding_embedding()));
-  s += fmt::format("hardware    {} x {}: {} ({} dense TFLOP/s; {} GB HBM at {} TB/s per chip)\n", d.n_chips, chip.name,
-                   d.system.description, peaks, format_number(to_gb(chip.hbm_capacity), 4),
+  s += fmt::format("hardware    {} x {}: {} ({} dense TFLOP/s; {} GB {} at {} TB/s per chip)\n", d.n_chips, chip.name,
+                   d.system.description, peaks, format_number(to_gb(chip.hbm_capacity), 4), chip.memory_type,
                    format_number(to_tb_per_s(chip.hbm_bandwidth), 4));
   s += fmt::format("formats     weights: attention {}, FFN {}, experts {}, embeddings {}; KV cache {}; matmuls at {} rate\n",
                    to_string(d.weights.attention), to_string(d.weights.dense_ffn), to_string(d.weights.experts),
@@ -167,6 +168,13 @@ std::string replica_rule_text(const ReplicaNote& n) {
   }
   std::string sizes;
   for (int64_t s : n.replica_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(s);
+  // Without a price nothing is ranked by cost: the same search, named by what it compared
+  // (tokens per chip, which is cost per token at any one price per chip) (issue 30, Gaudi 3).
+  if (!n.choice.cost_per_token) {
+    return fmt::format("the replica size with the most tok/s per chip at context {} of {} chips, each with its best layout at the "
+                       "batch that fills its HBM (no price: not ranked by cost)",
+                       n.context, sizes);
+  }
   return fmt::format("the cheapest replica size at context {} of {} chips, each with its best layout at the batch that fills "
                      "its HBM (the cost floor of `chalk serving modes`)",
                      n.context, sizes);
@@ -190,7 +198,8 @@ std::string replica_note_text(const std::optional<ReplicaNote>& note) {
   std::string s = fmt::format("replica     {} chips: {}; -n sets the chips\n", n.choice.n_chips, replica_rule_text(n));
   s += "            chosen " + replica_point_text(n.choice) + "\n";
   if (n.runner_up) {
-    s += fmt::format("            {} {}\n", n.rule == ReplicaRule::cheapest ? "runner-up" : "cheapest", replica_point_text(*n.runner_up));
+    const char* label = n.rule == ReplicaRule::cheapest ? "runner-up" : n.runner_up->cost_per_token ? "cheapest" : "most tok/s per chip:";
+    s += fmt::format("            {} {}\n", label, replica_point_text(*n.runner_up));
   }
   return s;
 }

@@ -82,6 +82,7 @@ int main(int argc, char** argv) {
   std::optional<chalk::cli::WrapOutput> wrap;
   if (!machine && !chalk::cli::wide_tables() && word != "web") wrap.emplace(std::cout, chalk::cli::terminal_width());
   try {
+    chalk::cli::command_outcome() = {};
     if (run) run();
   } catch (const chalk::InputError& e) {
     std::cerr << "chalk: error: " << e.what() << '\n';
@@ -89,6 +90,11 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "chalk: internal error: " << chalk::detail::bounded_line(e.what()) << '\n';
     return 3;
+  }
+  if (const auto& o = chalk::cli::command_outcome(); o.status != 0) {
+    std::cout.flush();
+    std::cerr << "chalk: " << o.note << '\n';
+    return o.status;
   }
   return 0;
 }

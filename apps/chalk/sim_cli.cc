@@ -27,11 +27,23 @@ void add_traffic_options(CLI::App& app, TrafficArgs& a, int64_t default_requests
 }
 
 void add_policy_options(CLI::App& app, PolicyArgs& a) {
-  app.add_option("--engine", a.engine, "Scheduler defaults to mimic: vllm, sglang, trtllm, optionally with a release (vllm-0.10: host work after each GPU step, before 0.14) (docs/simulator.md)")->capture_default_str();
-  app.add_option("--max-batched-tokens", a.max_batched_tokens, "Token budget per step (default: the engine's)");
-  app.add_option("--block-size", a.block_size, "Tokens per paged KV block (default: the engine's)");
-  app.add_option("--max-seqs", a.max_seqs, "Running requests per replica at most (default: the engine's)");
-  app.add_option("--chunked-prefill", a.chunked_prefill, "on or off (default: the engine's)");
+  app.add_option("--engine", a.engine,
+                 "Scheduler defaults to mimic: vllm, sglang, trtllm (any case), optionally with a release (vllm-0.10: host work after "
+                 "each GPU step, before 0.14) (docs/simulator.md)")
+      ->capture_default_str();
+  app.add_option("--max-batched-tokens", a.max_batched_tokens,
+                 "Token budget per step, decodes + prefill chunks, at least --block-size (default: the engine's, 8192: vLLM "
+                 "max_num_batched_tokens, SGLang chunked_prefill_size on 80-96 GB GPUs, TensorRT-LLM max_num_tokens)");
+  app.add_option("--block-size", a.block_size, "Tokens per paged KV block (default: the engine's: vLLM 16, SGLang page_size 1, TensorRT-LLM tokens_per_block 32)");
+  app.add_option("--max-sequences,--max-seqs", a.max_seqs,
+                 "Running requests per replica at most (default: the engine's: vLLM max_num_seqs 1024 on >= 70 GiB GPUs (256 on "
+                 "smaller), SGLang max_running_requests from the KV pool (4096 here), TensorRT-LLM max_batch_size 2048)");
+  auto* util = app.add_option("--gpu-memory-utilization", a.gpu_memory_utilization,
+                              "Fraction of each chip's HBM for weights and KV cache, (0, 1] (default 0.9 = 1 - --memory-reserve: vLLM's "
+                              "gpu_memory_utilization 0.9; written as SGLang's --mem-fraction-static and TensorRT-LLM's "
+                              "free_gpu_memory_fraction of what the weights leave)");
+  if (auto* reserve = app.get_option_no_throw("--memory-reserve")) util->excludes(reserve);
+  app.add_option("--chunked-prefill", a.chunked_prefill, "on or off (default: the engine's: on for vLLM and SGLang, off for TensorRT-LLM)");
   app.add_option("--kv-admission", a.kv_admission,
                  "to_completion: admission reserves a request's KV for all its tokens, never preempting (trtllm's default); "
                  "on_demand: blocks as tokens arrive, preempting when full (vllm, sglang) (default: the engine's)");
@@ -116,7 +128,7 @@ sim::EnginePolicy policy_from(const PolicyArgs& a) {
   std::vector<std::string> changed;  // flags that override the engine's defaults, said in `source`
   if (a.max_batched_tokens) p.max_batched_tokens = *a.max_batched_tokens, changed.push_back("--max-batched-tokens");
   if (a.block_size) p.block_size = *a.block_size, changed.push_back("--block-size");
-  if (a.max_seqs) p.max_sequences = *a.max_seqs, changed.push_back("--max-seqs");
+  if (a.max_seqs) p.max_sequences = *a.max_seqs, changed.push_back("--max-sequences");
   if (!a.chunked_prefill.empty()) changed.push_back("--chunked-prefill");
   if (!a.kv_admission.empty()) changed.push_back("--kv-admission");
   if (a.chunked_prefill == "on") {
@@ -133,6 +145,7 @@ sim::EnginePolicy policy_from(const PolicyArgs& a) {
   } else if (!a.kv_admission.empty()) {
     throw InputError("--kv-admission", "expected to_completion or on_demand, got '" + a.kv_admission + "'");
   }
+  if (a.gpu_memory_utilization) changed.push_back("--gpu-memory-utilization");
   if (!changed.empty()) {
     std::string flags;
     for (const auto& f : changed) flags += (flags.empty() ? "" : ", ") + f;
@@ -140,6 +153,13 @@ sim::EnginePolicy policy_from(const PolicyArgs& a) {
   }
   sim::validate(p);
   return p;
+}
+
+double memory_utilization_from(const PolicyArgs& a, double memory_reserve) {
+  if (!a.gpu_memory_utilization) return 1.0 - memory_reserve;
+  const double u = *a.gpu_memory_utilization;
+  if (!(u > 0 && u <= 1)) throw InputError("--gpu-memory-utilization", "expected a fraction of HBM in (0, 1], got " + format_number(u, 4));
+  return u;
 }
 
 sim::Slo slo_from(const SloArgs& a) {
@@ -157,7 +177,7 @@ sim::Slo slo_from(const SloArgs& a) {
 void with_flag_names(const std::function<void()>& body) {
   static const std::map<std::string, std::string> flags = {
       {"rate", "--rate"}, {"cv", "--cv"}, {"requests", "--requests"}, {"input", "--input"}, {"output", "--output"},
-      {"max_batched_tokens", "--max-batched-tokens"}, {"block_size", "--block-size"}, {"max_sequences", "--max-seqs"},
+      {"max_batched_tokens", "--max-batched-tokens"}, {"block_size", "--block-size"}, {"max_sequences", "--max-sequences"},
       {"prefix_hit_rate", "--prefix-hit-rate"}, {"slo_percentile", "--slo-percentile"}, {"ttft_slo", "--ttft-slo-ms"},
       {"tpot_slo", "--tpot-slo-ms"}, {"slo", "--ttft-slo-ms"}, {"engine", "--engine"}, {"replicas", "--replicas"},
       {"prefill_replicas", "--prefill-replicas"}, {"decode_replicas", "--decode-replicas"}, {"chips", "--chips"},

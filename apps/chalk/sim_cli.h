@@ -32,12 +32,17 @@ struct TrafficArgs {
   double prefix_hit_rate = 0;
 };
 
-/// --engine and its overrides.
+/// --engine and its overrides (the scheduler's knobs, issue 29: each engine's own name in
+/// --help, the value used echoed in --json and written into the launch files).
 struct PolicyArgs {
   std::string engine = "vllm";
   std::optional<int64_t> max_batched_tokens, block_size, max_seqs;
   std::string chunked_prefill;  ///< "", "on" or "off"
   std::string kv_admission;     ///< "", "to_completion" or "on_demand"
+  /// --gpu-memory-utilization: the fraction of each chip's HBM for weights and KV cache
+  /// (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static), in (0, 1]; unset: 1 -
+  /// --memory-reserve (0.9 by default). Sets the deployment's memory_reserve_fraction.
+  std::optional<double> gpu_memory_utilization;
 };
 
 /// --ttft-slo-ms, --tpot-slo-ms, --slo-percentile.
@@ -47,6 +52,8 @@ struct SloArgs {
 };
 
 void add_traffic_options(CLI::App& app, TrafficArgs& a, int64_t default_requests);
+/// Adds --engine and the scheduler's knobs; call after add_deployment_options (its
+/// --memory-reserve and --gpu-memory-utilization exclude each other).
 void add_policy_options(CLI::App& app, PolicyArgs& a);
 void add_slo_options(CLI::App& app, SloArgs& a);
 
@@ -61,6 +68,9 @@ std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Reques
 /// rejected, ..."); nullopt when every request fits. simulate and plan put it in "warnings".
 std::optional<std::string> context_warning(const ModelSpec& m, const std::vector<sim::Request>& r);
 sim::EnginePolicy policy_from(const PolicyArgs& a);
+/// The HBM fraction for weights and KV: --gpu-memory-utilization, checked in (0, 1], or else
+/// 1 - `memory_reserve` (--memory-reserve). Throws InputError("--gpu-memory-utilization").
+double memory_utilization_from(const PolicyArgs& a, double memory_reserve);
 sim::Slo slo_from(const SloArgs& a);
 
 /// Runs `body`, renaming the library's field names in InputError to this command's flags.

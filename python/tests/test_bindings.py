@@ -136,3 +136,14 @@ def test_calls_do_not_leak_options_into_the_next(cli):
 def test_docstrings_come_from_the_cli_help():
     assert "Time and cost of one decode step" in chalk.decode.__doc__
     assert "--batch" not in chalk.decode.__doc__ and "batch: Sequences per step" in chalk.decode.__doc__
+
+
+def test_the_schedulers_knobs_are_arguments_echoed_in_the_result():
+    # issue 29 item 5: the token budget, the running-request cap and the HBM fraction for
+    # weights and KV, as simulate's flags; the result states each value used.
+    j = chalk.simulate(model="llama-3.1-8b", hardware="h100-sxm", rate=2, requests=50, max_batched_tokens=4096, max_sequences=32,
+                       gpu_memory_utilization=0.8, frame=False)
+    e = j["engine"]
+    assert (e["max_batched_tokens"], e["max_sequences"], e["gpu_memory_utilization"]) == (4096, 32, 0.8), e
+    with pytest.raises(chalk.ChalkError, match="gpu-memory-utilization"):
+        chalk.simulate(model="llama-3.1-8b", hardware="h100-sxm", rate=2, requests=50, gpu_memory_utilization=1.5, frame=False)

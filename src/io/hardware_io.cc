@@ -26,8 +26,14 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   }
 
   const Obj chip = c.object("chip");
-  chip.only({"name", "peak_tflop_per_s", "hbm_gb", "hbm_tb_per_s", "source"});
+  chip.only({"name", "peak_tflop_per_s", "hbm_gb", "hbm_tb_per_s", "memory_type", "source"});
   s.chip.name = chip.string("name");
+  if (auto type = chip.opt_string("memory_type")) {
+    if (*type != "HBM" && *type != "GDDR6" && *type != "GDDR7" && *type != "LPDDR5X") {
+      throw InputError(chip.field("memory_type"), "expected HBM, GDDR6, GDDR7 or LPDDR5X, got '" + *type + "'");
+    }
+    s.chip.memory_type = *type;
+  }
   s.chip_source = chip.opt_string("source").value_or("");
   const Obj peak = chip.object("peak_tflop_per_s");
   peak.only({"bf16", "fp8", "int8", "fp4"});

@@ -213,5 +213,15 @@ TEST(ParserBounds, HardwareChecksEveryNumberAfterConversion) {
   for (const auto& name : builtin_system_names()) EXPECT_NO_THROW(load_system(name)) << name;
 }
 
+// The memory type (chip.memory_type): GDDR6 on the L4 (issue 30: it was labelled HBM); HBM when
+// a file says nothing; a type outside the list is named with the list.
+TEST(ParserBounds, MemoryTypeIsReadAndChecked) {
+  EXPECT_EQ(load_system("l4").chip.memory_type, "GDDR6");
+  EXPECT_EQ(load_system("h100-sxm").chip.memory_type, "HBM");
+  json h = data("hardware/h100-sxm.json");
+  h["chip"]["memory_type"] = "SRAM";
+  EXPECT_EQ(hw_error(h.dump()), "h.json: chip.memory_type: expected HBM, GDDR6, GDDR7 or LPDDR5X, got 'SRAM'");
+}
+
 }  // namespace
 }  // namespace chalk

@@ -54,7 +54,7 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
     s.command.push_back("--chunked-prefill-size -1");  // -1 disables chunked prefill
     s.command.push_back("--max-prefill-tokens " + std::to_string(c.max_batched_tokens));
   }
-  if (t.policy.name == "sglang") s.command.push_back("--page-size " + std::to_string(t.policy.block_size));
+  s.command.push_back("--page-size " + std::to_string(t.policy.block_size));  // the simulated KV block, whichever engine's
   if (t.max_model_len > 0) s.command.push_back("--context-length " + std::to_string(t.max_model_len));
   if (!p.role.empty()) s.command.push_back("--disaggregation-mode " + p.role);
   return render(s);

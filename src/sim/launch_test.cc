@@ -41,7 +41,8 @@ TEST(Launch, TheSimulatedDtypeParallelismAndBudgetsAreAllInTheFiles) {
                            "--context-length 4096"}) {
     EXPECT_NE(s.find(want), std::string::npos) << want << "\n" << s;
   }
-  EXPECT_EQ(s.find("--page-size"), std::string::npos);  // vLLM's block size was simulated, not SGLang's
+  // vLLM's 16-token blocks were simulated: every engine's file runs them (issue 30).
+  EXPECT_NE(s.find("--page-size 16"), std::string::npos) << s;
   EXPECT_NE(launch_file_at(l, "sglang/router.sh")->text.find("--worker-urls \\\n    \"${WORKER_URL_0:-http://localhost:30000}\" \\\n    \"${WORKER_URL_1:-http://localhost:30001}\" \\\n"),
             std::string::npos);
   // TensorRT-LLM cannot run attention TP2 x 4 (its attention DP is TP1 per rank).
@@ -217,6 +218,31 @@ TEST(Launch, EachEngineStatesTheSimulatedLayoutOrSaysItCannot) {
   c.parallel.tp_attention = 1, c.parallel.tp_ffn = 3;
   l = launch_files(c, t);
   for (const auto& e : l) EXPECT_NE(e.problem.find("cannot run this layout: attention TP1 x 3 under one FFN TP3"), std::string::npos) << e.engine;
+}
+
+// The simulated KV block size reaches every engine (issue 30: it was vLLM's alone), within
+// each engine's own rule: vLLM's choices 1, 8, 16, 32, 64, 128; SGLang any page size;
+// TensorRT-LLM a power of two above 1. Where an engine has no such block, a comment says so.
+TEST(Launch, EveryEngineRunsTheSimulatedKvBlock) {
+  LaunchTarget t = launch_test_target();
+  PlanCandidate c = launch_dp_attention_moe();
+  t.moe = true;
+  c.parallel.tp_attention = 1;  // attention DP: a layout all three engines run
+  c.parallel.tp_ffn = 1;
+  t.policy = engine_policy("trtllm");  // 32-token blocks
+  auto l = launch_files(c, t);
+  EXPECT_NE(launch_file_at(l, "vllm/serve.sh")->text.find("--block-size 32 \\\n"), std::string::npos);
+  EXPECT_NE(launch_file_at(l, "sglang/serve.sh")->text.find("--page-size 32 \\\n"), std::string::npos);
+  EXPECT_NE(launch_file_at(l, "trtllm/extra_llm_api_options.yaml")->text.find("  tokens_per_block: 32\n"), std::string::npos);
+  t.policy.block_size = 24;
+  l = launch_files(c, t);
+  const std::string v = launch_file_at(l, "vllm/serve.sh")->text, y = launch_file_at(l, "trtllm/extra_llm_api_options.yaml")->text;
+  EXPECT_EQ(v.find("  --block-size "), std::string::npos) << v;  // the comment names the flag; no argument line
+  EXPECT_NE(v.find("Simulated with 24-token KV blocks; vLLM's --block-size takes 1, 8, 16, 32, 64"), std::string::npos) << v;
+  EXPECT_NE(launch_file_at(l, "sglang/serve.sh")->text.find("--page-size 24 \\\n"), std::string::npos);
+  EXPECT_EQ(y.find("tokens_per_block:"), std::string::npos) << y;
+  EXPECT_NE(y.find("# 24-token KV blocks simulated; tokens_per_block takes powers of two > 1"), std::string::npos) << y;
+  EXPECT_GT(launch_check_against_engines(l), 30);
 }
 
 }  // namespace

@@ -28,6 +28,14 @@ std::string options(const PlanCandidate& c, const LaunchTarget& t, const Pool& p
   y += "kv_cache_config:\n  dtype: " + kv_dtype(t.kv) + "\n";
   y += "  # KV share of what the weights leave on a chip: ((1 - " + fraction(t.memory_reserve_fraction) + ") HBM - weights) / (HBM - weights)\n";
   y += "  free_gpu_memory_fraction: " + fraction(trtllm_kv_fraction(t, p.weight_bytes_per_chip)) + "\n";
+  // The simulated KV block; TensorRT-LLM's must be a power of two greater than 1 (its KV cache
+  // guide, docs/source/features/kvcache.md), else its default (32) runs.
+  const int64_t b = t.policy.block_size;
+  if (b > 1 && (b & (b - 1)) == 0) {
+    y += "  tokens_per_block: " + std::to_string(b) + "\n";
+  } else {
+    y += "  # " + std::to_string(b) + "-token KV blocks simulated; tokens_per_block takes powers of two > 1: its default 32 runs\n";
+  }
   y += "scheduler_config:\n  # KV " + std::string(c.reserve_to_completion ? "reserved to completion at admission" : "taken on demand") +
        ", as simulated\n  capacity_scheduler_policy: " + (c.reserve_to_completion ? "GUARANTEED_NO_EVICT" : "MAX_UTILIZATION") + "\n";
   if (!p.role.empty()) y += "cache_transceiver_config:\n  backend: DEFAULT\n";

@@ -20,6 +20,10 @@ std::string kv_dtype(DType kv) {
 
 constexpr int64_t kPrefillPort = 8100, kDecodePort = 8200;
 
+/// vLLM's --block-size choices (BlockSize = Literal[1, 8, 16, 32, 64, 128], vllm/config/cache.py
+/// of the v0.11 line; tests/data/engine-args/vllm.txt).
+bool vllm_block_size_ok(int64_t b) { return b == 1 || b == 8 || b == 16 || b == 32 || b == 64 || b == 128; }
+
 /// The engine arguments that state the simulated deployment, one "--flag value" a line:
 /// layout, weights, KV dtype, memory, cap, budget, chunked prefill, the longest request.
 std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget& t, const Pool& p, WeightPlan w) {
@@ -32,7 +36,7 @@ std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget&
   a.push_back("--gpu-memory-utilization " + fraction(1.0 - t.memory_reserve_fraction));
   a.push_back("--max-num-seqs " + std::to_string(c.max_sequences));
   a.push_back("--max-num-batched-tokens " + std::to_string(c.max_batched_tokens));
-  if (t.policy.name == "vllm") a.push_back("--block-size " + std::to_string(t.policy.block_size));
+  if (vllm_block_size_ok(t.policy.block_size)) a.push_back("--block-size " + std::to_string(t.policy.block_size));
   a.push_back(t.policy.chunked_prefill ? "--enable-chunked-prefill" : "--no-enable-chunked-prefill");
   if (t.max_model_len > 0) a.push_back("--max-model-len " + std::to_string(t.max_model_len));
   return a;
@@ -46,6 +50,10 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
                        (p.role.empty() ? (p.replicas > 1 ? ", behind a load balancer." : ".") : " (proxy.sh lists them)."));
   if (c.reserve_to_completion) {
     s.comments.push_back("Simulated with KV reserved to completion at admission; vLLM takes KV blocks on demand and has no flag for it.");
+  }
+  if (!vllm_block_size_ok(t.policy.block_size)) {
+    s.comments.push_back("Simulated with " + std::to_string(t.policy.block_size) + "-token KV blocks; vLLM's --block-size takes 1, 8, 16, 32, 64 "
+                         "or 128, so its default (16) runs.");
   }
   if (const std::string note = model_note(t, w, "vLLM", "quantizes online only to fp8, from a 16-bit checkpoint"); !note.empty()) s.comments.push_back(note);
   s.vars.push_back(model_var(t, w));

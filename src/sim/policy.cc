@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <utility>
 
 #include "chalk/base/error.h"
@@ -62,11 +64,15 @@ std::pair<int, int> major_minor(std::string_view full, std::string_view v) {
 }
 }  // namespace
 
-EnginePolicy engine_policy(std::string_view name) {
+EnginePolicy engine_policy(std::string_view typed) {
+  // Any case ("VLLM", "SGLang-0.4"): the policy carries the canonical lower-case name.
+  std::string lower(typed);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string_view name = lower;
   const std::size_t dash = name.find('-');
   const std::string_view family = dash == std::string_view::npos ? name : name.substr(0, dash);
   if (family != "vllm" && family != "sglang" && family != "trtllm") {
-    throw InputError("engine", "unknown engine policy '" + std::string(name) + "'; expected vllm, sglang or trtllm, optionally with a release (vllm-0.10)");
+    throw InputError("engine", "unknown engine policy '" + std::string(typed) + "'; expected vllm, sglang or trtllm, optionally with a release (vllm-0.10)");
   }
   EnginePolicy p = preset(family);
   p.request_overhead_s = kEngineRequestOverheadS;
@@ -94,6 +100,10 @@ void validate(const EnginePolicy& p) {
   }
   if (p.block_size < 1 || p.block_size > 1024) {
     throw InputError("block_size", "must be 1..1024 tokens per KV block, got " + std::to_string(p.block_size));
+  }
+  if (p.max_batched_tokens < p.block_size) {
+    throw InputError("max_batched_tokens", "is " + std::to_string(p.max_batched_tokens) + ", below the " + std::to_string(p.block_size) +
+                                               "-token KV block (block_size); expected at least one block of tokens per step");
   }
   if (p.max_sequences < 1 || p.max_sequences > (1 << 20)) {
     throw InputError("max_sequences", "must be 1..1048576 running requests, got " + std::to_string(p.max_sequences));

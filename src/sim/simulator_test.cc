@@ -323,6 +323,37 @@ TEST(Simulator, BadOptionsNameTheField) {
   EXPECT_THROW(engine_policy("tgi"), InputError);
 }
 
+// The HBM fraction for weights and KV (vLLM's gpu_memory_utilization u = 1 - reserve) sets a
+// replica's KV blocks: floor((u x 80e9 - W) / block bytes). Llama 3.1 8B in bf16, W =
+// 16,060,522,496 B; KV 2 x 32 layers x 8 heads x 128 x 2 B = 131,072 B a token, 2,097,152 B a
+// 16-token block: u 0.9 -> 55,939,477,504 / 2,097,152 = 26,674.02 -> 26,674 blocks;
+// u 0.8 -> 47,939,477,504 / 2,097,152 = 22,859.32 -> 22,859.
+TEST(Simulator, GpuMemoryUtilizationSetsTheKvBlocks) {
+  DeploymentOptions o;
+  o.mechanisms.enabled = true;
+  o.memory_reserve_fraction = 1 - 0.9;
+  EXPECT_EQ(kv_blocks_available(make_deployment(load_model("llama-3.1-8b"), load_system("h100-sxm"), o), 16), 26674);
+  o.memory_reserve_fraction = 1 - 0.8;
+  EXPECT_EQ(kv_blocks_available(make_deployment(load_model("llama-3.1-8b"), load_system("h100-sxm"), o), 16), 22859);
+}
+
+TEST(Simulator, EngineNamesInAnyCaseAndABudgetOfAtLeastOneBlock) {
+  EXPECT_EQ(engine_policy("VLLM").name, "vllm");
+  EXPECT_EQ(release_name(engine_policy("SGLang-0.3.6")), "sglang-0.3.6");
+  EXPECT_FALSE(engine_policy("SGLang-0.3.6").host.overlap);  // the release is read as in lower case
+  EnginePolicy p = engine_policy("trtllm");  // 32-token blocks
+  p.max_batched_tokens = 31;
+  try {
+    validate(p);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "max_batched_tokens");
+    EXPECT_NE(std::string(e.what()).find("is 31, below the 32-token KV block"), std::string::npos) << e.what();
+  }
+  p.max_batched_tokens = 32;
+  EXPECT_NO_THROW(validate(p));
+}
+
 TEST(Simulator, ProgressHookCountsEveryStepAndCanAbandonTheRun) {
   // SimOptions::progress (chalk web's work bound): the calls sum to n_steps, the run is the
   // same with and without it, and an exception it throws leaves simulate() unchanged.

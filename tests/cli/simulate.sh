@@ -51,7 +51,7 @@ expect_error "--output: lognormal sigma must be in (0, 5], got 0" simulate "${ba
 expect_error "--engine: unknown engine policy 'tgi'; expected vllm, sglang or trtllm" simulate "${base[@]}" --rate 1 --engine tgi
 expect_error "--engine: 'vllm-0.1x': expected NAME or NAME-X.Y[.Z]" simulate "${base[@]}" --rate 1 --engine vllm-0.1x
 expect_error "--block-size: must be 1..1024 tokens per KV block, got 0" simulate "${base[@]}" --rate 1 --block-size 0
-expect_error "--max-seqs: must be 1..1048576 running requests, got 0" simulate "${base[@]}" --rate 1 --max-seqs 0
+expect_error "--max-sequences: must be 1..1048576 running requests, got 0" simulate "${base[@]}" --rate 1 --max-seqs 0
 expect_error "--max-batched-tokens: must be 1..1048576 tokens per step, got -4" simulate "${base[@]}" --rate 1 --max-batched-tokens -4
 expect_error "--chunked-prefill: expected on or off, got 'yes'" simulate "${base[@]}" --rate 1 --chunked-prefill yes
 expect_error "--kv-admission: expected to_completion or on_demand, got 'lazy'" simulate "${base[@]}" --rate 1 --kv-admission lazy
@@ -101,9 +101,11 @@ assert j["slo"] == {"ttft_slo_ms": 500, "tpot_slo_ms": 30, "percentile": 90}, j[
 assert j["engine"] == "vllm" and j["kv_admission"] == "on_demand", (j["engine"], j["kv_admission"])
 assert "capacity_scheduler_policy: MAX_UTILIZATION" in files["trtllm/extra_llm_api_options.yaml"], files
 PY
-# Deployments were simulated but none met the SLO: a result (exit 0, the Pareto front, and
-# why_none; the web API answers it with best null). Nothing to simulate is an error below.
-out=$("$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 100 --budget-chips 1 --tpot-slo-ms 0.1 --wide) || fail "plan without a solution"
+# Deployments were simulated but none met the SLO: the report (the Pareto front and why_none;
+# the web API answers it with best null) and exit status 4 (tests/cli/sim_knobs.sh). Nothing
+# to simulate is an error below.
+out=$("$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 100 --budget-chips 1 --tpot-slo-ms 0.1 --wide 2>/dev/null); rc=$?
+[ "$rc" -eq 4 ] || fail "plan without a solution exited $rc, expected 4"
 printf '%s\n' "$out" | grep -q "no deployment: no deployment within 1 chips meets TPOT p90 <= 0.1 ms" || fail "plan does not say why: $out"
 # Budgets that hold nothing say so: $1/h buys no $2.35 chip; 16-chip replicas exceed 8 chips;
 # 0 chips is no budget; DeepSeek-V3 needs 16 H100s (docs/formulas.md, Defaults).

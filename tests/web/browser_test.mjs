@@ -150,6 +150,8 @@ try {
     assert.equal(rows.length, 6);
     for (const x of rows) close(x.ms, r[x.key], x.key);
     assert.match(page.url(), /rate=16/);
+    // The scheduler's knobs it ran at (issue 29 item 5), as simulate --json's engine object says.
+    assert.match(await page.textContent('#sim-summary'), /engine vllm: 8,192 tokens a step, at most 1,024 running, 0\.9 of HBM for weights and KV/);
   });
 
   // Another system: the context sweep, frontier and layouts follow.

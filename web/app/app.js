@@ -245,7 +245,10 @@ async function updateSimulation() {
   const r = j.results[0];
   const rows = [];
   for (const metric of ['ttft', 'tpot']) for (const p of ['p50', 'p90', 'p99']) rows.push({ metric: metric.toUpperCase(), percentile: p, key: `${metric}_${p}_ms`, ms: r[`${metric}_${p}_ms`] });
-  $('sim-summary').textContent = `${j.traffic}; ${r.finished} finished, ${r.rejected} rejected; output ${Number(r.output_tok_per_s.toPrecision(4)).toLocaleString('en-US')} tok/s`;
+  // The scheduler simulated, with the knobs it ran at (issue 29 item 5; `chalk simulate --json`'s engine object).
+  const e = j.engine;
+  $('sim-summary').textContent = `${j.traffic}; ${r.finished} finished, ${r.rejected} rejected; output ${Number(r.output_tok_per_s.toPrecision(4)).toLocaleString('en-US')} tok/s; ` +
+    `engine ${e.name}: ${e.max_batched_tokens.toLocaleString('en-US')} tokens a step, at most ${e.max_sequences.toLocaleString('en-US')} running, ${e.gpu_memory_utilization} of HBM for weights and KV`;
   await draw('simulate', '#view-simulate', percentileChart(rows));
 }
 

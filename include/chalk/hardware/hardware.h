@@ -20,8 +20,12 @@ struct ChipSpec {
   /// Dense peak matmul rate per precision class (indexed by MatmulPrecision); 0 = the
   /// chip has no such rate. Never the 2:4-sparse marketing figure.
   std::array<FlopsPerSecond, 4> peak{};
-  Bytes hbm_capacity;             ///< usable HBM per chip
+  Bytes hbm_capacity;             ///< usable HBM per chip (the chip's main memory, whatever its type: memory_type)
   BytesPerSecond hbm_bandwidth;   ///< peak HBM bandwidth per chip
+  /// The main memory's type as people should read it: "HBM" (every stacked-DRAM chip), or
+  /// "GDDR6" for the L4, L40S and A10G, whose memory the hbm_* fields carry (chalk-hardware/1
+  /// chip.memory_type; default "HBM").
+  std::string memory_type = "HBM";
 
   FlopsPerSecond peak_for(MatmulPrecision p) const { return peak[static_cast<int>(p)]; }
   bool supports(MatmulPrecision p) const { return peak_for(p).value() > 0; }

@@ -67,8 +67,9 @@ inline constexpr double kEngineRequestOverheadS = 9.54e-3 - 2.632e-3;
 /// Each names its request_overhead_s, kEngineRequestOverheadS, and its host work per step,
 /// engine_host_time (overlapped with the GPU step in the current releases of all three).
 /// A release may follow the name, "NAME-X.Y[.Z]": vllm before 0.14 and sglang before 0.4
-/// run host and GPU one after the other. Throws InputError("engine") naming the value and
-/// the three names otherwise, or a malformed release.
+/// run host and GPU one after the other. The name is read in any case ("VLLM", "SGLang");
+/// the policy's `name` is the lower-case one. Throws InputError("engine") naming the value
+/// and the three names otherwise, or a malformed release.
 EnginePolicy engine_policy(std::string_view name);
 
 /// The engine as named with its release, "vllm-0.10" ("vllm" for the current release):
@@ -78,7 +79,7 @@ inline std::string release_name(const EnginePolicy& p) { return p.version.empty(
 /// The names engine_policy knows, in order.
 std::vector<std::string> engine_policy_names();
 
-/// Checks a policy: budget 1..1,048,576 tokens, block size 1..1024, max sequences
+/// Checks a policy: budget 1..1,048,576 tokens and at least one KV block, block size 1..1024, max sequences
 /// 1..1,048,576, request overhead 0..60 s, host time per sequence 0..1 s. Throws InputError
 /// naming the field ("max_batched_tokens", "block_size", "max_sequences",
 /// "request_overhead_s", "host_s_per_sequence").
