@@ -97,8 +97,8 @@ std::string offer_why_not(const OfferComparison& oc) {
     if (r.fastest_tok_per_s_per_user && (!fastest || *r.fastest_tok_per_s_per_user > *fastest->fastest_tok_per_s_per_user)) fastest = &r;
   }
   if (fastest && oc.offer.tok_per_s_per_user) {
-    return fmt::format("no layout on any system priced reaches {} tok/s per user; the fastest is {} on {} (batch 1): a special "
-                       "chip (wafer-scale, LPU) serves it",
+    return fmt::format("no layout on any system priced reaches {} tok/s per user; the fastest is {} on {} (batch 1): beyond "
+                       "every GPU's step, a wafer-scale or LPU chip, or speculative decoding chalk does not assume here",
                        format_number(oc.offer.tok_per_s_per_user->value(), 4), format_number(*fastest->fastest_tok_per_s_per_user, 4),
                        fastest->system);
   }
@@ -164,7 +164,7 @@ void run_compare(const CompareArgs& a) {
   if (w.input_tokens < 1) throw InputError("--input", "must be >= 1 token, got " + std::to_string(w.input_tokens));
   if (w.output_tokens < 1) throw InputError("--output", "must be >= 1 token, got " + std::to_string(w.output_tokens));
   if (!(w.prefix_hit_rate >= 0 && w.prefix_hit_rate <= 1)) {
-    throw InputError("--prefix-hit-rate", "must be a fraction in [0, 1], got " + format_number(w.prefix_hit_rate, 6));
+    throw InputError("--prefix-hit-rate", "must be a fraction in [0, 1], got " + fmt::format("{:g}", w.prefix_hit_rate));
   }
   const HostComparison h = compare_hosts(m, *sheet, systems, base, w);
 
