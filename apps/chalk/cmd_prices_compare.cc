@@ -138,7 +138,7 @@ nlohmann::json offer_json(const OfferComparison& oc, const Table& t) {
     rows.push_back(row);
   }
   j["systems"] = rows;
-  j["cheapest"] = oc.cheapest ? rows[*oc.cheapest] : nlohmann::json();
+  j["cheapest_system"] = oc.cheapest ? nlohmann::json(oc.systems[*oc.cheapest].system) : nlohmann::json();
   if (!oc.cheapest) j["why_not"] = offer_why_not(oc);
   return j;
 }
