@@ -29,16 +29,12 @@ double output_cost_at(const Deployment& d, int64_t batch, int64_t context) {
   return decode_step(d, batch, context).cost_per_token->value();
 }
 
-SystemCost cost_on(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, const HostOffer& o,
-                   const CompareWorkload& w, int64_t context, UsdPerToken blended) {
+/// One offer on one system, from the replica search's answer `c` at the offer's speed.
+SystemCost cost_on(const SystemSpec& s, const HostOffer& o, const SpeedChoice& c, const CompareWorkload& w, int64_t context,
+                   UsdPerToken blended) {
   SystemCost r;
   r.system = s.name;
-  if (!base.price_per_chip && !s.price_per_chip) {
-    r.unreachable = "no public price per chip-hour";
-    return r;
-  }
   const TokensPerSecond speed = o.tok_per_s_per_user.value_or(TokensPerSecond(kNoSpeedStated));
-  const SpeedChoice c = cheapest_replica_at_speed(m, s, base, context, speed);
   if (c.fastest) r.fastest_tok_per_s_per_user = c.fastest->tokens_per_s_per_user.value();
   if (!c.fastest) {
     r.unreachable = "the weights and one sequence of " + std::to_string(context) +
@@ -122,22 +118,49 @@ HostComparison compare_hosts(const ModelSpec& m, const HostSheet& sheet, const s
   h.notes = sheet.notes;
   h.workload = w;
   h.context = steady_state_context(w.input_tokens, w.output_tokens);
+  // The replicas of a system are resolved once per weights' format, for every offer's speed.
+  std::vector<DeploymentOptions> opts;
   for (const HostOffer& o : sheet.offers) {
     OfferComparison oc;
     oc.offer = o;
     oc.blended_price = blended_price(o.input, o.cache_read, o.output, w);
     // The host's stated quantization sets the weights' format unless the caller set one.
-    DeploymentOptions opts = base;
-    if (!opts.weights && !o.quantization.empty()) opts.weights = parse_dtype(o.quantization, "quantization");
-    oc.weights_dtype = opts.weights ? std::string(to_string(*opts.weights)) : "checkpoint";
-    for (const SystemSpec& s : systems) {
-      oc.systems.push_back(cost_on(m, s, opts, o, w, h.context, oc.blended_price));
-      const SystemCost& r = oc.systems.back();
-      if (r.unreachable.empty() && (!oc.cheapest || r.blended_cost < oc.systems[*oc.cheapest].blended_cost)) {
-        oc.cheapest = oc.systems.size() - 1;
+    DeploymentOptions opt = base;
+    if (!opt.weights && !o.quantization.empty()) opt.weights = parse_dtype(o.quantization, "quantization");
+    oc.weights_dtype = opt.weights ? std::string(to_string(*opt.weights)) : "checkpoint";
+    opts.push_back(opt);
+    h.offers.push_back(std::move(oc));
+  }
+  for (const SystemSpec& s : systems) {
+    std::vector<bool> done(h.offers.size(), false);
+    for (size_t i = 0; i < h.offers.size(); ++i) {
+      if (done[i]) continue;
+      std::vector<size_t> group;
+      std::vector<TokensPerSecond> speeds;
+      for (size_t k = i; k < h.offers.size(); ++k) {
+        if (done[k] || h.offers[k].weights_dtype != h.offers[i].weights_dtype) continue;
+        done[k] = true;
+        group.push_back(k);
+        speeds.push_back(h.offers[k].offer.tok_per_s_per_user.value_or(TokensPerSecond(kNoSpeedStated)));
+      }
+      std::vector<SpeedChoice> choices;
+      if (opts[i].price_per_chip || s.price_per_chip) choices = cheapest_replicas_at_speeds(m, s, opts[i], h.context, speeds);
+      for (size_t g = 0; g < group.size(); ++g) {
+        OfferComparison& oc = h.offers[group[g]];
+        if (choices.empty()) {
+          SystemCost r;
+          r.system = s.name;
+          r.unreachable = "no public price per chip-hour";
+          oc.systems.push_back(r);
+        } else {
+          oc.systems.push_back(cost_on(s, oc.offer, choices[g], w, h.context, oc.blended_price));
+        }
+        const SystemCost& r = oc.systems.back();
+        if (r.unreachable.empty() && (!oc.cheapest || r.blended_cost < oc.systems[*oc.cheapest].blended_cost)) {
+          oc.cheapest = oc.systems.size() - 1;
+        }
       }
     }
-    h.offers.push_back(std::move(oc));
   }
   return h;
 }

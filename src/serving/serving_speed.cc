@@ -30,32 +30,50 @@ bool more(double a, double b) { return a > b * (1 + 1e-9); }
 
 SpeedChoice cheapest_replica_at_speed(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
                                       int64_t context, TokensPerSecond per_user, const ServingLevers& levers) {
-  if (!(per_user.value() > 0) || !std::isfinite(per_user.value())) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%g", per_user.value());
-    throw InputError("tok_per_s_per_user", std::string("must be positive, got ") + buf);
+  return cheapest_replicas_at_speeds(m, s, base, context, {per_user}, levers).front();
+}
+
+std::vector<SpeedChoice> cheapest_replicas_at_speeds(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
+                                                     int64_t context, const std::vector<TokensPerSecond>& speeds,
+                                                     const ServingLevers& levers) {
+  for (const TokensPerSecond per_user : speeds) {
+    if (!(per_user.value() > 0) || !std::isfinite(per_user.value())) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%g", per_user.value());
+      throw InputError("tok_per_s_per_user", std::string("must be positive, got ") + buf);
+    }
   }
   if (context < 0) throw InputError("context", "must be >= 0, got " + std::to_string(context));
   validate(levers);
-  SpeedChoice c;
+  std::vector<ExcludedReplica> excluded;
   const auto sizes = detail::replica_sizes(m, s, {});
-  const auto reps = detail::resolve_replicas(m, s, base, sizes, context, int64_t{1} << 24, c.excluded);
+  const auto reps = detail::resolve_replicas(m, s, base, sizes, context, int64_t{1} << 24, excluded);
   const DecodeLevers lev = resolve_levers(levers, context);
+  std::optional<ModePoint> fastest;
   for (const auto& r : reps) {
     const ModePoint one = speed_point(r.dep, 1, context, lev);
-    if (!c.fastest || more(one.tokens_per_s_per_user.value(), c.fastest->tokens_per_s_per_user.value())) c.fastest = one;
-    const int64_t b = largest_batch_at_speed(r.dep, context, levers, per_user, r.max_batch);
-    if (b < 1) continue;
-    ModePoint p = speed_point(r.dep, b, context, lev);
-    const bool better = !c.point || more(p.tokens_per_s_per_chip.value(), c.point->tokens_per_s_per_chip.value()) ||
-                        (!more(c.point->tokens_per_s_per_chip.value(), p.tokens_per_s_per_chip.value()) &&
-                         p.tokens_per_s_per_user > c.point->tokens_per_s_per_user);
-    if (better) {
-      c.point = p;
-      c.deployment = r.dep;
-    }
+    if (!fastest || more(one.tokens_per_s_per_user.value(), fastest->tokens_per_s_per_user.value())) fastest = one;
   }
-  return c;
+  std::vector<SpeedChoice> out;
+  for (const TokensPerSecond per_user : speeds) {
+    SpeedChoice c;
+    c.excluded = excluded;
+    c.fastest = fastest;
+    for (const auto& r : reps) {
+      const int64_t b = largest_batch_at_speed(r.dep, context, levers, per_user, r.max_batch);
+      if (b < 1) continue;
+      ModePoint p = speed_point(r.dep, b, context, lev);
+      const bool better = !c.point || more(p.tokens_per_s_per_chip.value(), c.point->tokens_per_s_per_chip.value()) ||
+                          (!more(c.point->tokens_per_s_per_chip.value(), p.tokens_per_s_per_chip.value()) &&
+                           p.tokens_per_s_per_user > c.point->tokens_per_s_per_user);
+      if (better) {
+        c.point = p;
+        c.deployment = r.dep;
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 }  // namespace chalk

@@ -350,6 +350,12 @@ struct SpeedChoice {
 SpeedChoice cheapest_replica_at_speed(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
                                       int64_t context, TokensPerSecond per_user, const ServingLevers& levers = {});
 
+/// The same for several speeds at once, one SpeedChoice per speed in order: the replicas
+/// are resolved once (what `prices compare` asks for every host of a model on a system).
+std::vector<SpeedChoice> cheapest_replicas_at_speeds(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
+                                                     int64_t context, const std::vector<TokensPerSecond>& per_user,
+                                                     const ServingLevers& levers = {});
+
 // ---------------------------------------------------------------------------------------
 // The default deployment (issue 30: a newcomer's headline must be one an operator would run).
 
