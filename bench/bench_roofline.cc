@@ -76,6 +76,15 @@ void BM_ChalkDecodeDenseEndToEnd(benchmark::State& state) {
 }
 BENCHMARK(BM_ChalkDecodeDenseEndToEnd)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+/// Issue 34's aim: one model's hosts beside every built-in system in under 100 ms. DeepSeek-V3
+/// is the largest search (GB200 NVL72: every replica size of the domain, three offers).
+void BM_ChalkPricesCompareEndToEnd(benchmark::State& state) {
+  for (auto _ : state) {
+    if (!run_chalk({"prices", "compare", "-m", "deepseek-v3"})) state.SkipWithError("chalk prices compare failed");
+  }
+}
+BENCHMARK(BM_ChalkPricesCompareEndToEnd)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 void BM_ChalkVersionEndToEnd(benchmark::State& state) {
   for (auto _ : state) {
     if (!run_chalk({"--version"})) state.SkipWithError("chalk --version failed");

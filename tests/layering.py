@@ -27,7 +27,8 @@ ALLOWED = {
     "io": ["base", "model", "hardware"],
     "engine": ["base", "model", "hardware"],
     "serving": ["base", "model", "hardware", "engine"],
-    "prices": ["base", "model", "hardware", "io", "engine"],
+    # prices compare asks serving for the cheapest replica at a host's speed (issue 34).
+    "prices": ["base", "model", "hardware", "io", "engine", "serving"],
     "training": ["base", "model", "hardware", "engine"],
     "sim": ["base", "model", "hardware", "engine", "serving"],
     # validate sits above the analyses: it predicts published runs through them.

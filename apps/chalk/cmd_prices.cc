@@ -2,6 +2,7 @@
 // (lecture 1:32:51-2:03:48), and the prices a deployment implies. See docs/prices.md.
 // This file: the shared helpers and the registration; the subcommands live in
 // cmd_prices_<concept>.cc (see prices_cli.h).
+#include "chalk/prices/hosts.h"
 #include "chalk/prices/prices.h"
 #include "commands.h"
 #include "deployment_options.h"
@@ -12,6 +13,12 @@ namespace chalk::cli {
 namespace prices_cli {
 
 double mtok(UsdPerToken p) { return to_usd_per_mtok(p); }
+
+std::string host_models_list() {
+  std::string out;
+  for (const auto& n : builtin_host_sheet_models()) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
 Cell opt_mtok(const std::optional<UsdPerToken>& p) { return p ? Cell(mtok(*p)) : Cell{}; }
 
 }  // namespace prices_cli
@@ -22,11 +29,13 @@ void register_prices(CLI::App& app, Action& run) {
   static thread_local ShowArgs show;
   static thread_local InferArgs infer;
   static thread_local ForwardArgs forward;
+  static thread_local CompareArgs compare;
   // Fresh defaults at each registration: `chalk web` and the Python module register a command once per request.
   list = ListArgs{};
   show = ShowArgs{};
   infer = InferArgs{};
   forward = ForwardArgs{};
+  compare = CompareArgs{};
   auto* prices = app.add_subcommand("prices", "API price sheets, what they reveal about the systems behind them, and forward prices");
   prices->require_subcommand(1);
 
@@ -97,6 +106,20 @@ void register_prices(CLI::App& app, Action& run) {
   add_energy_options(*f, forward.energy);
   add_output_options(*f, forward.output);
   f->callback([&run] { run = [] { run_forward(forward); }; });
+
+  auto* c = prices->add_subcommand("compare",
+                                   "Hosts' prices for an open model (data/prices/hosts/) beside chalk's cost on each system at the\n"
+                                   "host's speed: the cheapest replica and batch that reach it, its cost, the margin and break-even");
+  c->add_option("-m,--model", compare.model, "A built-in model with a host sheet (" + host_models_list() + ")")->required();
+  c->add_option("-H,--hardware", compare.hardware, "Systems to price on, comma-separated (default: every built-in system)");
+  c->add_option("--weights", compare.weights, "Weights' format (default: the host's stated quantization, else the checkpoint's)");
+  c->add_option("--kv-dtype", compare.kv, "KV-cache format")->capture_default_str();
+  c->add_option("--input", compare.input, "Prompt tokens per request (the blend's input share; 3:1 as Artificial Analysis blends)")
+      ->capture_default_str();
+  c->add_option("--output", compare.output, "Output tokens per request")->capture_default_str();
+  c->add_option("--prefix-hit-rate", compare.prefix_hit_rate, "Fraction of input tokens that are cache hits [0-1]")->capture_default_str();
+  add_output_options(*c, compare.output_format);
+  c->callback([&run] { run = [] { run_compare(compare); }; });
 }
 
 }  // namespace chalk::cli

@@ -1,6 +1,7 @@
 // Internal to `chalk prices ...`: the options of each subcommand and the helpers their
 // files share. cmd_prices.cc holds the helpers and the registration; cmd_prices_sheets.cc
-// list and show; cmd_prices_infer.cc infer; cmd_prices_forward.cc forward.
+// list and show; cmd_prices_infer.cc infer; cmd_prices_forward.cc forward;
+// cmd_prices_compare.cc compare.
 #pragma once
 
 #include <cstdint>
@@ -57,10 +58,21 @@ struct ForwardArgs {
   EnergyArgs energy;  ///< --chip-power-w, --pue, --host-w-per-chip (energy_cli.h)
 };
 
+/// `prices compare`: hosts' offers of one model beside chalk's cost at their speed.
+struct CompareArgs {
+  std::string model;
+  std::string hardware;  ///< comma-separated systems; empty: every built-in system
+  std::string weights, kv = "bf16";
+  int64_t input = 3000, output = 1000;
+  double prefix_hit_rate = 0;
+  OutputArgs output_format;
+};
+
 // Shared helpers (cmd_prices.cc).
 
 double mtok(UsdPerToken p);
 Cell opt_mtok(const std::optional<UsdPerToken>& p);
+std::string host_models_list();  ///< the models with a built-in host sheet, comma-separated
 
 // The subcommands.
 
@@ -68,5 +80,6 @@ void run_list(const ListArgs& a);        // cmd_prices_sheets.cc
 void run_show(const ShowArgs& a);        // cmd_prices_sheets.cc
 void run_infer(const InferArgs& a);      // cmd_prices_infer.cc
 void run_forward(const ForwardArgs& a);  // cmd_prices_forward.cc
+void run_compare(const CompareArgs& a);  // cmd_prices_compare.cc
 
 }  // namespace chalk::cli::prices_cli

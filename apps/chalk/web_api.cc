@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <regex>
+#include <sstream>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -82,6 +83,12 @@ std::string check_catalog_name(const std::string& field, const std::string& flag
                                         utf8_prefix(value, 80), fmt::join(near, ", ")));
   } else if (flag == "hardware") {
     if (auto name = resolve_system_name(value)) return *name;
+    if (value.find(',') != std::string::npos) {  // a comma list (prices compare): each a built-in system
+      std::string out, item;
+      std::stringstream items(value);
+      while (std::getline(items, item, ',')) out += (out.empty() ? "" : ",") + check_catalog_name(field, flag, item);
+      return out;
+    }
     const auto near = nearest_names(value, builtin_system_names(), 3);
     throw InputError(field, fmt::format("unknown system '{}'; built-in systems near it: {}", utf8_prefix(value, 80), fmt::join(near, ", ")));
   } else if (flag == "drafter") {
@@ -174,6 +181,7 @@ const std::vector<ApiEndpoint>& api_endpoints() {
       {"/api/prices/list", {"prices", "list"}, register_prices, true, "", {}},
       {"/api/prices/infer", {"prices", "infer"}, register_prices, false, "sheet", {}},
       {"/api/prices/forward", {"prices", "forward"}, register_prices, false, "", {}},
+      {"/api/prices/compare", {"prices", "compare"}, register_prices, false, "", {}},
       {"/api/validate", {"validate"}, register_validate, false, "", {}},
       {"/api/train/step", {"train", "step"}, register_train, false, "", {}},
       {"/api/train/memory", {"train", "memory"}, register_train, false, "", {}},

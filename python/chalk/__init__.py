@@ -183,6 +183,30 @@ prices_list = _command("prices_list", ["prices", "list"], None, sweep=True)
 prices_show = _command("prices_show", ["prices", "show"])
 prices_infer = _command("prices_infer", ["prices", "infer"])
 prices_forward = _command("prices_forward", ["prices", "forward"])
+_prices_compare_json = _command("prices_compare", ["prices", "compare"])
+
+
+def prices_compare(*args: Any, frame: bool = True, **kwargs: Any) -> Any:
+    result = _prices_compare_json(*args, **kwargs)
+    if not frame or _pd is None:
+        return result
+    rows = []
+    for offer in result["offers"]:
+        host = {("offer_why_not" if k == "why_not" else k): v for k, v in offer.items() if k != "systems"}
+        for row in offer["systems"]:
+            rows.append({**host, **row, "cheapest": row["system"] == offer["cheapest_system"]})
+    df = _pd.DataFrame(rows)
+    df.attrs.update({k: v for k, v in result.items() if k != "offers"})
+    return df
+
+
+prices_compare.__doc__ = (_prices_compare_json.__doc__.split("\n", 1)[0] + "\n\n"
+                          "Returns a pandas DataFrame with one row per host offer and system: the host's figures "
+                          "(provider, prices, stated speed; offer_why_not when no system reaches its speed) beside "
+                          "chalk's cost on that system at that speed (why_not where there is none), and cheapest "
+                          "(the offer's cheapest system); model, workload and notes in .attrs. With frame=False, "
+                          "or without pandas, the CLI's JSON (offers[].systems[]).\n\n"
+                          + _prices_compare_json.__doc__.split("\n\n", 2)[2])
 validate = _command("validate", ["validate"])
 scaleup = _command("scaleup", ["scaleup"])
 train_step = _command("train_step", ["train", "step"])
@@ -202,7 +226,8 @@ BINDINGS = {f.__name__: p for f, p in [
     (layouts, ("layouts",)), (serving_sweep, ("serving", "sweep")), (serving_balance, ("serving", "balance")),
     (serving_window, ("serving", "window")), (serving_frontier, ("serving", "frontier")),
     (serving_modes, ("serving", "modes")), (prices_list, ("prices", "list")), (prices_show, ("prices", "show")),
-    (prices_infer, ("prices", "infer")), (prices_forward, ("prices", "forward")), (validate, ("validate",)),
+    (prices_infer, ("prices", "infer")), (prices_forward, ("prices", "forward")), (prices_compare, ("prices", "compare")),
+    (validate, ("validate",)),
     (scaleup, ("scaleup",)), (train_step, ("train", "step")), (train_memory, ("train", "memory")),
     (train_layouts, ("train", "layouts")), (train_run, ("train", "run")),
     (train_chinchilla, ("train", "chinchilla")), (train_equilibrium, ("train", "equilibrium")),

@@ -37,6 +37,8 @@ CASES = [
     ("prices_show", ["gpt-4o"], {}, ["prices", "show", "gpt-4o"]),
     ("prices_infer", ["gemini-1.5-pro"], {}, ["prices", "infer", "gemini-1.5-pro"]),
     ("prices_forward", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm"}, ["prices", "forward", *M, *H]),
+    ("prices_compare", [], {"model": "gpt-oss-120b", "hardware": "h100-sxm,tpu-v5p"},
+     ["prices", "compare", "-m", "gpt-oss-120b", "-H", "h100-sxm,tpu-v5p"]),
     ("validate", [], {}, ["validate"]),
     ("scaleup", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm,gb200-nvl72"}, ["scaleup", *M, "-H", "h100-sxm,gb200-nvl72"]),
     ("train_step", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm"}, ["train", "step", *M, *H]),
@@ -87,6 +89,20 @@ def test_sweeps_are_dataframes_of_the_cli_rows(cli, name, args, kwargs, argv):
         assert all(_same(g[k], w[k]) for k in w), (g, w)
     if key:
         assert df.attrs == {k: v for k, v in want.items() if k != key}
+
+
+def test_prices_compare_is_a_dataframe_of_offers_by_systems(cli):
+    want = cli("prices", "compare", "-m", "gpt-oss-120b", "-H", "h100-sxm,tpu-v5p")
+    df = chalk.prices_compare(model="gpt-oss-120b", hardware="h100-sxm,tpu-v5p")
+    assert isinstance(df, pd.DataFrame)
+    assert len(df) == sum(len(o["systems"]) for o in want["offers"])
+    assert df.attrs == {k: v for k, v in want.items() if k != "offers"}
+    cerebras = df[df.provider == "Cerebras"]
+    assert not cerebras.speed_reachable.any() and not cerebras.cheapest.any()
+    assert cerebras.why_not.str.contains("no layout reaches 1844").all()
+    groq = df[(df.provider == "Groq") & df.cheapest]
+    assert list(groq.system) == ["tpu-v5p"]
+    assert (groq.tok_per_s_per_user >= 500).all()
 
 
 def test_every_cli_command_has_a_binding():

@@ -83,6 +83,9 @@ double round_sig(double x) {
 
 double mtok(UsdPerToken p) { return round_sig(to_usd_per_mtok(p)); }
 
+/// data/prices/<sub>/...: another format (hosts/, "chalk-hosts/1", hosts.h), not a sheet.
+bool in_subfolder(std::string_view path) { return path.find('/', std::string_view("prices/").size()) != std::string_view::npos; }
+
 }  // namespace
 
 std::string_view to_string(ServiceTierKind k) {
@@ -355,14 +358,17 @@ std::string price_sheet_to_json(const PriceSheet& s) {
 
 std::vector<std::string> builtin_price_sheet_names() {
   std::vector<std::string> out;
-  for (auto p : detail::embedded_files("prices/")) out.push_back(stem(p));
+  for (auto p : detail::embedded_files("prices/")) {
+    if (in_subfolder(p)) continue;
+    out.push_back(stem(p));
+  }
   std::sort(out.begin(), out.end());
   return out;
 }
 
 PriceSheet load_price_sheet(const std::string& name_or_path) {
   for (auto p : detail::embedded_files("prices/")) {
-    if (stem(p) == name_or_path) return price_sheet_from_json(*detail::embedded_file(p), "built-in prices " + name_or_path);
+    if (!in_subfolder(p) && stem(p) == name_or_path) return price_sheet_from_json(*detail::embedded_file(p), "built-in prices " + name_or_path);
   }
   std::error_code ec;
   if (name_or_path.find('/') != std::string::npos || name_or_path.find(".json") != std::string::npos ||

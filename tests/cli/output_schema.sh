@@ -27,6 +27,7 @@ cmds=(
   "prices show gpt-4o"
   "prices infer gemini-1.5-pro"
   "prices forward -m llama-3.1-8b -H h100-sxm"
+  "prices compare -m gpt-oss-120b -H h100-sxm,tpu-v5p"
   "layouts -m llama-3.1-8b -H h100-sxm -n 2"
   "models"
   "hardware"

@@ -59,6 +59,7 @@ const CASES = [
   ['POST', '/api/layouts', ['layouts'], { model: 'deepseek-v3', hardware: 'gb200-nvl72', chips: 8 }],
   ['POST', '/api/prices/infer', ['prices', 'infer'], { sheet: 'gemini-1.5-pro' }, 'sheet'],
   ['POST', '/api/prices/forward', ['prices', 'forward'], { model: 'llama-3.1-8b', hardware: 'h100-sxm' }],
+  ['POST', '/api/prices/compare', ['prices', 'compare'], { model: 'gpt-oss-120b', hardware: 'h100-sxm,tpu-v5p', 'prefix-hit-rate': 0.5 }],
   ['POST', '/api/validate', ['validate'], {}],
   ['POST', '/api/train/step', ['train', 'step'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 8, dp: 8 }],
   ['POST', '/api/train/memory', ['train', 'memory'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 8, dp: 8 }],

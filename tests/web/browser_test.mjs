@@ -188,6 +188,13 @@ try {
     const x = cli('prices', 'infer', 'gemini-1.5-pro', '--explain').explanations.find((e) => e.key === 'kv_bytes_per_token');
     close(x.result, c.find((f) => f.quantity === 'kv_bytes_per_token').value, 'explained KV bytes per token');
   });
+  await check('hosts beside their cost = chalk prices compare', async () => {
+    await page.waitForFunction(() => window.chalk.data.hosts?.offers[0].systems[0].system === 'h200');
+    const c = cli('prices', 'compare', '-m', 'llama-3.1-8b', '-H', 'h200');
+    assert.deepEqual(await page.evaluate(() => window.chalk.data.hosts), c);
+    const cells = await page.$$eval('#view-hosts td[data-key="blended_usd_per_mtok"]', (ts) => ts.length);
+    assert.equal(cells, c.offers.length);
+  });
   await check('training step and memory = chalk train', async () => {
     const s = await page.evaluate(() => window.chalk.data.train_step);
     const mem = await page.evaluate(() => window.chalk.data.train_memory);

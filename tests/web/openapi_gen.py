@@ -27,6 +27,7 @@ ENDPOINTS = [
     ("/api/prices/list", ["prices", "list"], True, [], None),
     ("/api/prices/infer", ["prices", "infer"], False, ["gemini-1.5-pro"], "sheet"),
     ("/api/prices/forward", ["prices", "forward"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm"], None),
+    ("/api/prices/compare", ["prices", "compare"], False, ["-m", "gpt-oss-120b", "-H", "h100-sxm,tpu-v5p"], None),
     ("/api/validate", ["validate"], False, [], None),
     ("/api/train/step", ["train", "step"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8"], ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8", "--explain"]], None),
     ("/api/train/memory", ["train", "memory"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8"], ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8", "--explain"]], None),

@@ -192,6 +192,31 @@ async function updatePrices() {
   numberButtons($('prices-numbers'), (j.explanations ?? []).map((x) => ({ key: x.key, label: x.key.replace(/_/g, ' '), value: x.result, unit: x.unit, explanation: x })));
 }
 
+/// Hosts' prices for the page's model beside its cost on the page's system at each host's
+/// speed (`chalk prices compare`, docs/prices.md "Comparing hosts"); a model without a host
+/// sheet says so instead of failing the page.
+async function updateHosts() {
+  const el = $('view-hosts');
+  if (state.upload) { el.textContent = 'an uploaded config has no hosts: pick a built-in model'; return; }
+  let j;
+  try {
+    j = await api('/api/prices/compare', { model: state.model, hardware: state.hardware });
+  } catch (e) {
+    if (e.status === 400 && e.field === 'model' && /no host sheet/.test(e.message)) { el.textContent = e.message.replace(/^model: /, ''); return; }
+    throw e;
+  }
+  chalk.data.hosts = j;
+  const esc = (s) => String(s ?? '').replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]));
+  const n = (v) => (typeof v === 'number' ? Number(v.toPrecision(3)).toLocaleString('en-US') : '-');
+  const rows = j.offers.map((o) => {
+    const r = o.systems[0];
+    const cells = r.why_not ? `<td colspan="5">${esc(r.why_not)}</td>`
+      : `<td>${r.chips} x, batch ${r.batch}</td><td data-key="blended_cost_usd_per_mtok">${n(r.blended_cost_usd_per_mtok)}</td><td data-key="margin_at_full_utilisation">${n(r.margin_at_full_utilisation)}</td><td data-key="break_even_utilisation">${n(r.break_even_utilisation)}</td><td>${r.break_even_batch ?? '-'}</td>`;
+    return `<tr><td title="${esc(o.price_source)}">${esc(o.provider)}</td><td>${n(o.host_tok_per_s_per_user)}</td><td data-key="blended_usd_per_mtok">${n(o.blended_usd_per_mtok)}</td>${cells}</tr>`;
+  });
+  el.innerHTML = `<table><tr><th>host</th><th>tok/s/user</th><th>$/Mtok blend</th><th>replica here</th><th>cost blend</th><th>margin</th><th>break-even util</th><th>b-e batch</th></tr>${rows.join('')}</table>`;
+}
+
 /// "DP64 TP1 PP8 (zb-v) CP2, ZeRO-2, mb 1, recompute none" -> train step flags.
 export function planFlags(plan) {
   const f = {};
@@ -265,7 +290,7 @@ async function updateOnce() {
   await view('replica', chooseChips);
   await Promise.all([
     view('decode', updateDecode), view('sweep', updateSweep), view('context', updateContext), view('frontier', updateFrontier),
-    view('layouts', updateLayouts), view('prices', updatePrices), view('training', updateTraining), view('simulate', updateSimulation),
+    view('layouts', updateLayouts), view('prices', updatePrices), view('hosts', updateHosts), view('training', updateTraining), view('simulate', updateSimulation),
   ]);
 }
 async function update() {

@@ -1,0 +1,217 @@
+// `chalk prices compare`: every host's offer of one open model (data/prices/hosts/) beside
+// chalk's cost on each system at the host's speed (chalk/prices/compare.h; docs/prices.md,
+// "Comparing hosts"). The table shows each offer's cheapest system; --csv and --json carry
+// every system.
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "chalk/base/error.h"
+#include "chalk/io/io.h"
+#include "chalk/prices/compare.h"
+#include "deployment_options.h"
+#include "prices_cli.h"
+#include "table.h"
+
+namespace chalk::cli::prices_cli {
+namespace {
+
+std::vector<std::string> compare_system_names(const std::string& text) {
+  if (text.empty()) return builtin_system_names();
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) throw InputError("--hardware", "expected a comma list of systems or files, got '" + text + "'");
+    out.push_back(item);
+  }
+  return out;
+}
+
+/// A host's price in $/Mtok to 12 significant digits (0.64, not 0.6399999999999999).
+double price_mtok(UsdPerToken p) { return std::stod(fmt::format("{:.12g}", mtok(p))); }
+
+Table compare_table() {
+  Table t;
+  t.columns = {{"provider", "provider", 3, 0},
+               {"host_tok_per_s_per_user", "host tok/s", 4, 1},
+               {"input_usd_per_mtok", "$/M in", 3, 2},
+               {"output_usd_per_mtok", "$/M out", 3, 2},
+               {"cache_read_usd_per_mtok", "$/M hit", 3, 2},
+               {"blended_usd_per_mtok", "$/M blend", 3, 0},
+               {"system", "cheapest system", 3, 0},
+               {"chips", "chips", 3, 1},
+               {"layout", "layout", 3, 2},
+               {"batch", "batch", 3, 1},
+               {"tok_per_s_per_user", "tok/s", 4, 2},
+               {"input_cost_usd_per_mtok", "cost in", 3, 2},
+               {"output_cost_usd_per_mtok", "cost out", 3, 2},
+               {"cache_read_cost_usd_per_mtok", "cost hit", 3, 2},
+               {"blended_cost_usd_per_mtok", "cost blend", 3, 0},
+               {"margin_at_full_utilisation", "margin", 3, 0},
+               {"break_even_utilisation", "break-even util", 3, 0},
+               {"input_break_even_utilisation", "b-e util in", 3, 2},
+               {"output_break_even_utilisation", "b-e util out", 3, 2},
+               {"break_even_batch", "b-e batch", 3, 1},
+               {"why_not", "why not", 3, 2}};
+  return t;
+}
+
+std::vector<Cell> row_of(const OfferComparison& oc, const SystemCost& r) {
+  const HostOffer& o = oc.offer;
+  std::vector<Cell> row = {o.provider,
+                           o.tok_per_s_per_user ? Cell(o.tok_per_s_per_user->value()) : Cell{},
+                           price_mtok(o.input),
+                           price_mtok(o.output),
+                           o.cache_read ? Cell(price_mtok(*o.cache_read)) : Cell{},
+                           price_mtok(oc.blended_price),
+                           r.system};
+  if (!r.unreachable.empty()) {
+    row.resize(compare_table().columns.size());
+    row.back() = r.unreachable;
+    return row;
+  }
+  row.insert(row.end(), {Cell(r.n_chips), Cell(r.layout), Cell(r.batch), Cell(r.tok_per_s_per_user.value()),
+                         Cell(mtok(r.input_cost)), Cell(mtok(r.output_cost)), Cell(mtok(r.cache_read_cost)),
+                         Cell(mtok(r.blended_cost)), Cell(r.margin_at_full_utilisation), Cell(r.break_even_utilisation),
+                         Cell(r.input_break_even_utilisation), Cell(r.output_break_even_utilisation),
+                         r.break_even_batch ? Cell(*r.break_even_batch) : Cell{}, Cell{}});
+  return row;
+}
+
+/// The row the table shows for an offer: its cheapest system, else why none is reachable.
+const SystemCost* shown(const OfferComparison& oc) {
+  if (oc.cheapest) return &oc.systems[*oc.cheapest];
+  for (const auto& r : oc.systems) {
+    if (r.speed_out_of_reach) return &r;
+  }
+  return oc.systems.empty() ? nullptr : &oc.systems.front();
+}
+
+/// Why an offer has no cheapest system, for its "why_not": the speed when some system fits
+/// the model but none reaches it, the fastest of them named.
+std::string offer_why_not(const OfferComparison& oc) {
+  const SystemCost* fastest = nullptr;
+  for (const auto& r : oc.systems) {
+    if (r.fastest_tok_per_s_per_user && (!fastest || *r.fastest_tok_per_s_per_user > *fastest->fastest_tok_per_s_per_user)) fastest = &r;
+  }
+  if (fastest && oc.offer.tok_per_s_per_user) {
+    return fmt::format("no layout on any system priced reaches {} tok/s per user; the fastest is {} on {} (batch 1): beyond "
+                       "every GPU's step, a wafer-scale or LPU chip, or speculative decoding chalk does not assume here",
+                       format_number(oc.offer.tok_per_s_per_user->value(), 4), format_number(*fastest->fastest_tok_per_s_per_user, 4),
+                       fastest->system);
+  }
+  return "no system priced both has a public price and holds the model";
+}
+
+nlohmann::json offer_json(const OfferComparison& oc, const Table& t) {
+  const HostOffer& o = oc.offer;
+  nlohmann::json j = {{"provider", o.provider},
+                      {"served_model", o.served_model},
+                      {"price_date", o.price_date},
+                      {"price_source", o.price_source},
+                      {"input_usd_per_mtok", price_mtok(o.input)},
+                      {"output_usd_per_mtok", price_mtok(o.output)},
+                      {"cache_read_usd_per_mtok", o.cache_read ? nlohmann::json(price_mtok(*o.cache_read)) : nlohmann::json()},
+                      {"blended_usd_per_mtok", price_mtok(oc.blended_price)},
+                      {"host_tok_per_s_per_user", o.tok_per_s_per_user ? nlohmann::json(o.tok_per_s_per_user->value()) : nlohmann::json()},
+                      {"host_ttft_ms", o.ttft ? nlohmann::json(to_ms(*o.ttft)) : nlohmann::json()},
+                      {"speed_date", o.speed_date},
+                      {"speed_source", o.speed_source},
+                      {"quantization", o.quantization.empty() ? nlohmann::json() : nlohmann::json(o.quantization)},
+                      {"hardware_stated", o.hardware.empty() ? nlohmann::json() : nlohmann::json(o.hardware)},
+                      {"weights_dtype", oc.weights_dtype}};
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : oc.systems) {
+    Table one = t;
+    one.rows.clear();
+    one.add(row_of(oc, r));
+    nlohmann::json row = without_nulls(to_json(one))[0];
+    for (const char* k : {"provider", "host_tok_per_s_per_user", "input_usd_per_mtok", "output_usd_per_mtok", "cache_read_usd_per_mtok",
+                          "blended_usd_per_mtok"}) {
+      row.erase(k);
+    }
+    row["speed_reachable"] = !r.speed_out_of_reach;
+    if (r.unreachable.empty()) row["max_batch_at_context"] = r.max_batch;
+    if (!r.unreachable.empty() && r.fastest_tok_per_s_per_user) row["fastest_tok_per_s_per_user"] = *r.fastest_tok_per_s_per_user;
+    rows.push_back(row);
+  }
+  j["systems"] = rows;
+  j["cheapest_system"] = oc.cheapest ? nlohmann::json(oc.systems[*oc.cheapest].system) : nlohmann::json();
+  if (!oc.cheapest) j["why_not"] = offer_why_not(oc);
+  return j;
+}
+
+}  // namespace
+
+void run_compare(const CompareArgs& a) {
+  const ModelSpec m = load_model(a.model);
+  const auto sheet = builtin_host_sheet(m.name);
+  if (!sheet) {
+    throw InputError("--model", "no host sheet for '" + m.name + "' (data/prices/hosts/); models with one: " + host_models_list());
+  }
+  std::vector<SystemSpec> systems;
+  for (const auto& n : compare_system_names(a.hardware)) systems.push_back(load_system(n));
+  DeploymentOptions base;
+  if (!a.weights.empty()) base.weights = parse_dtype(a.weights, "--weights");
+  base.kv = parse_dtype(a.kv, "--kv-dtype");
+  base.mechanisms.enabled = true;
+  CompareWorkload w;
+  w.input_tokens = a.input;
+  w.output_tokens = a.output;
+  w.prefix_hit_rate = a.prefix_hit_rate;
+  if (w.input_tokens < 1) throw InputError("--input", "must be >= 1 token, got " + std::to_string(w.input_tokens));
+  if (w.output_tokens < 1) throw InputError("--output", "must be >= 1 token, got " + std::to_string(w.output_tokens));
+  if (!(w.prefix_hit_rate >= 0 && w.prefix_hit_rate <= 1)) {
+    throw InputError("--prefix-hit-rate", "must be a fraction in [0, 1], got " + fmt::format("{:g}", w.prefix_hit_rate));
+  }
+  const HostComparison h = compare_hosts(m, *sheet, systems, base, w);
+
+  Table t = compare_table();
+  if (a.output_format.csv) {
+    for (const auto& oc : h.offers) {
+      for (const auto& r : oc.systems) t.add(row_of(oc, r));
+    }
+    print_csv(std::cout, t);
+    return;
+  }
+  if (a.output_format.json) {
+    nlohmann::json j;
+    j["model"] = model_json(m, systems.front());
+    j["workload"] = {{"input_tokens", w.input_tokens},
+                     {"output_tokens", w.output_tokens},
+                     {"prefix_hit_rate", w.prefix_hit_rate},
+                     {"context_tokens", h.context}};
+    j["notes"] = h.notes;
+    j["offers"] = nlohmann::json::array();
+    for (const auto& oc : h.offers) j["offers"].push_back(offer_json(oc, t));
+    print_json(std::cout, j);
+    return;
+  }
+  std::string footnotes;
+  for (const auto& oc : h.offers) {
+    const SystemCost* r = shown(oc);
+    if (!r) continue;
+    std::vector<Cell> row = row_of(oc, *r);
+    if (!oc.cheapest) {
+      row[6] = std::string("none reaches it");
+      row.back() = offer_why_not(oc);
+      footnotes += fmt::format("{}: {}\n", oc.offer.provider, offer_why_not(oc));
+    }
+    t.add(std::move(row));
+  }
+  std::cout << fmt::format(
+      "chalk prices compare: hosts of {} beside chalk's cost at their speed (engine step)\n"
+      "workload    {} input ({}% cache hits) + {} output tokens per request, decode context {}\n"
+      "each row    a host's offer, and the cheapest of {} systems at its tok/s per user\n"
+      "            (no speed stated: the system's cost floor), at full utilisation, no margin\n"
+      "margin      1 - cost / price; break-even util = cost / price (blended $/Mtok)\n"
+      "b-e batch   the batch whose output cost equals the host's output price\n\n",
+      m.name, w.input_tokens, format_number(100 * w.prefix_hit_rate, 3), w.output_tokens, h.context, systems.size());
+  print_table(std::cout, t);
+  if (!footnotes.empty()) std::cout << "\n" << footnotes;
+  std::cout << "\n--csv and --json carry every system; sources and dates: --json or data/prices/hosts/" << m.name << ".json\n";
+}
+
+}  // namespace chalk::cli::prices_cli

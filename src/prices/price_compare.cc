@@ -1,0 +1,168 @@
+// Hosts' prices beside chalk's cost at their speed (compare.h; docs/prices.md, "Comparing
+// hosts"): the replica and batch come from serving's cheapest_replica_at_speed, the costs
+// from forward_prices at full utilisation and no margin.
+#include <cmath>
+#include <cstdio>
+
+#include "chalk/base/dtype.h"
+#include "chalk/base/error.h"
+#include "chalk/engine/layout_search.h"
+#include "chalk/prices/compare.h"
+#include "chalk/prices/prices.h"
+#include "chalk/serving/serving.h"
+
+namespace chalk {
+namespace {
+
+std::string num(double x, const char* f = "%.6g") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
+}
+
+/// A speed no stated offer asks for: every replica's memory-full batch meets it, so the
+/// search returns the cost floor (the cheapest replica at the batch that fills its HBM).
+constexpr double kNoSpeedStated = 1e-9;
+
+/// Output cost per token at full utilisation: n price T_step(B) / B.
+double output_cost_at(const Deployment& d, int64_t batch, int64_t context) {
+  return decode_step(d, batch, context).cost_per_token->value();
+}
+
+/// One offer on one system, from the replica search's answer `c` at the offer's speed.
+SystemCost cost_on(const SystemSpec& s, const HostOffer& o, const SpeedChoice& c, const CompareWorkload& w, int64_t context,
+                   UsdPerToken blended) {
+  SystemCost r;
+  r.system = s.name;
+  const TokensPerSecond speed = o.tok_per_s_per_user.value_or(TokensPerSecond(kNoSpeedStated));
+  if (c.fastest) r.fastest_tok_per_s_per_user = c.fastest->tokens_per_s_per_user.value();
+  if (!c.fastest) {
+    r.unreachable = "the weights and one sequence of " + std::to_string(context) +
+                    " tokens fit no replica within the scale-up domain (" + std::to_string(s.scale_up_domain) + " chips)";
+    return r;
+  }
+  if (!c.point) {
+    r.speed_out_of_reach = true;
+    r.unreachable = "no layout reaches " + num(speed.value(), "%.4g") + " tok/s per user; the fastest is " +
+                    num(c.fastest->tokens_per_s_per_user.value(), "%.4g") + " (batch 1 on " + std::to_string(c.fastest->n_chips) +
+                    " chips)";
+    return r;
+  }
+  const Deployment& d = *c.deployment;
+  ForwardAssumptions fa;
+  fa.decode_batch = c.point->batch;
+  fa.decode_context_tokens = std::max<int64_t>(1, context);
+  fa.prompt_tokens = w.input_tokens;
+  fa.utilisation = 1;
+  fa.gross_margin = 0;
+  const ForwardPrices f = forward_prices(d, fa);
+  r.n_chips = d.n_chips;
+  r.batch = c.point->batch;
+  r.layout = c.point->layout;
+  r.tok_per_s_per_user = c.point->tokens_per_s_per_user;
+  r.decode_t_step = f.decode.t_step;
+  r.input_cost = f.input_cost;
+  r.output_cost = f.output_cost;
+  r.cache_read_cost = f.cache_read;  // markup 1: the cost
+  r.blended_cost = blended_price(r.input_cost, r.cache_read_cost, r.output_cost, w);
+  r.break_even_utilisation = r.blended_cost / blended;
+  r.margin_at_full_utilisation = 1 - r.break_even_utilisation;
+  r.input_break_even_utilisation = r.input_cost / o.input;
+  r.output_break_even_utilisation = r.output_cost / o.output;
+  const MemoryPlan mp = memory_plan(d, 1, context);
+  r.max_batch = std::max<int64_t>(r.batch, std::min<int64_t>(mp.max_batch, kMaxBaseBatch));
+  r.break_even_batch = break_even_batch(d, context, o.output, r.max_batch);
+  return r;
+}
+
+}  // namespace
+
+void validate(const CompareWorkload& w) {
+  if (w.input_tokens < 1) throw InputError("input", "must be >= 1 token, got " + std::to_string(w.input_tokens));
+  if (w.output_tokens < 1) throw InputError("output", "must be >= 1 token, got " + std::to_string(w.output_tokens));
+  if (!(w.prefix_hit_rate >= 0 && w.prefix_hit_rate <= 1)) {
+    throw InputError("prefix_hit_rate", "must be a fraction in [0, 1], got " + num(w.prefix_hit_rate));
+  }
+}
+
+UsdPerToken blended_price(UsdPerToken input, std::optional<UsdPerToken> cache_read, UsdPerToken output,
+                          const CompareWorkload& w) {
+  validate(w);
+  const double i = static_cast<double>(w.input_tokens), o = static_cast<double>(w.output_tokens);
+  const UsdPerToken hit = cache_read.value_or(input);
+  const UsdPerToken per_input = input * (1 - w.prefix_hit_rate) + hit * w.prefix_hit_rate;
+  return (per_input * i + output * o) / (i + o);
+}
+
+std::optional<int64_t> break_even_batch(const Deployment& d, int64_t context, UsdPerToken output_price, int64_t max_batch) {
+  if (!d.price_per_chip) throw InputError("price_usd_per_chip_hour", d.system.name + " has no public price per chip-hour");
+  if (!(output_price.value() > 0)) throw InputError("output_usd_per_mtok", "must be > 0, got " + num(to_usd_per_mtok(output_price)));
+  if (max_batch < 1) throw InputError("max_batch", "must be >= 1, got " + std::to_string(max_batch));
+  const double price = output_price.value();
+  auto covers = [&](int64_t b) { return output_cost_at(d, b, context) <= price; };
+  if (!covers(max_batch)) return std::nullopt;
+  if (covers(1)) return 1;
+  int64_t lo = 1, hi = max_batch;  // !covers(lo), covers(hi): cost per token falls as B grows
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    (covers(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+HostComparison compare_hosts(const ModelSpec& m, const HostSheet& sheet, const std::vector<SystemSpec>& systems,
+                             const DeploymentOptions& base, const CompareWorkload& w) {
+  validate(w);
+  HostComparison h;
+  h.model = m.name;
+  h.notes = sheet.notes;
+  h.workload = w;
+  h.context = steady_state_context(w.input_tokens, w.output_tokens);
+  // The replicas of a system are resolved once per weights' format, for every offer's speed.
+  std::vector<DeploymentOptions> opts;
+  for (const HostOffer& o : sheet.offers) {
+    OfferComparison oc;
+    oc.offer = o;
+    oc.blended_price = blended_price(o.input, o.cache_read, o.output, w);
+    // The host's stated quantization sets the weights' format unless the caller set one.
+    DeploymentOptions opt = base;
+    if (!opt.weights && !o.quantization.empty()) opt.weights = parse_dtype(o.quantization, "quantization");
+    oc.weights_dtype = opt.weights ? std::string(to_string(*opt.weights)) : "checkpoint";
+    opts.push_back(opt);
+    h.offers.push_back(std::move(oc));
+  }
+  for (const SystemSpec& s : systems) {
+    std::vector<bool> done(h.offers.size(), false);
+    for (size_t i = 0; i < h.offers.size(); ++i) {
+      if (done[i]) continue;
+      std::vector<size_t> group;
+      std::vector<TokensPerSecond> speeds;
+      for (size_t k = i; k < h.offers.size(); ++k) {
+        if (done[k] || h.offers[k].weights_dtype != h.offers[i].weights_dtype) continue;
+        done[k] = true;
+        group.push_back(k);
+        speeds.push_back(h.offers[k].offer.tok_per_s_per_user.value_or(TokensPerSecond(kNoSpeedStated)));
+      }
+      std::vector<SpeedChoice> choices;
+      if (opts[i].price_per_chip || s.price_per_chip) choices = cheapest_replicas_at_speeds(m, s, opts[i], h.context, speeds);
+      for (size_t g = 0; g < group.size(); ++g) {
+        OfferComparison& oc = h.offers[group[g]];
+        if (choices.empty()) {
+          SystemCost r;
+          r.system = s.name;
+          r.unreachable = "no public price per chip-hour";
+          oc.systems.push_back(r);
+        } else {
+          oc.systems.push_back(cost_on(s, oc.offer, choices[g], w, h.context, oc.blended_price));
+        }
+        const SystemCost& r = oc.systems.back();
+        if (r.unreachable.empty() && (!oc.cheapest || r.blended_cost < oc.systems[*oc.cheapest].blended_cost)) {
+          oc.cheapest = oc.systems.size() - 1;
+        }
+      }
+    }
+  }
+  return h;
+}
+
+}  // namespace chalk

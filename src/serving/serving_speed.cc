@@ -1,0 +1,79 @@
+// The cheapest replica and batch at a stated speed per user (serving.h,
+// cheapest_replica_at_speed): what a host's advertised tokens/s per user implies.
+#include <cmath>
+#include <cstdio>
+
+#include "chalk/base/error.h"
+#include "chalk/serving/serving.h"
+#include "serving_replicas.h"
+
+namespace chalk {
+namespace {
+
+ModePoint speed_point(const Deployment& dep, int64_t batch, int64_t context, const DecodeLevers& lev) {
+  ModePoint p;
+  p.n_chips = dep.n_chips;
+  p.layout = dep.mechanisms.enabled ? dep.mechanisms.layout.description : std::string();
+  p.batch = batch;
+  p.step = decode_step(dep, batch, context, lev);
+  p.tokens_per_s_per_user = p.step.tokens_per_s_per_user;
+  p.tokens_per_s_per_chip = p.step.tokens_per_s_per_chip;
+  p.cost_per_token = p.step.cost_per_token;
+  return p;
+}
+
+/// Ties within a relative 1e-9 (compute-bound points on several replica sizes) go to the
+/// faster point, as the frontier's do.
+bool more(double a, double b) { return a > b * (1 + 1e-9); }
+
+}  // namespace
+
+SpeedChoice cheapest_replica_at_speed(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
+                                      int64_t context, TokensPerSecond per_user, const ServingLevers& levers) {
+  return cheapest_replicas_at_speeds(m, s, base, context, {per_user}, levers).front();
+}
+
+std::vector<SpeedChoice> cheapest_replicas_at_speeds(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
+                                                     int64_t context, const std::vector<TokensPerSecond>& speeds,
+                                                     const ServingLevers& levers) {
+  for (const TokensPerSecond per_user : speeds) {
+    if (!(per_user.value() > 0) || !std::isfinite(per_user.value())) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%g", per_user.value());
+      throw InputError("tok_per_s_per_user", std::string("must be positive, got ") + buf);
+    }
+  }
+  if (context < 0) throw InputError("context", "must be >= 0, got " + std::to_string(context));
+  validate(levers);
+  std::vector<ExcludedReplica> excluded;
+  const auto sizes = detail::replica_sizes(m, s, {});
+  const auto reps = detail::resolve_replicas(m, s, base, sizes, context, int64_t{1} << 24, excluded);
+  const DecodeLevers lev = resolve_levers(levers, context);
+  std::optional<ModePoint> fastest;
+  for (const auto& r : reps) {
+    const ModePoint one = speed_point(r.dep, 1, context, lev);
+    if (!fastest || more(one.tokens_per_s_per_user.value(), fastest->tokens_per_s_per_user.value())) fastest = one;
+  }
+  std::vector<SpeedChoice> out;
+  for (const TokensPerSecond per_user : speeds) {
+    SpeedChoice c;
+    c.excluded = excluded;
+    c.fastest = fastest;
+    for (const auto& r : reps) {
+      const int64_t b = largest_batch_at_speed(r.dep, context, levers, per_user, r.max_batch);
+      if (b < 1) continue;
+      ModePoint p = speed_point(r.dep, b, context, lev);
+      const bool better = !c.point || more(p.tokens_per_s_per_chip.value(), c.point->tokens_per_s_per_chip.value()) ||
+                          (!more(c.point->tokens_per_s_per_chip.value(), p.tokens_per_s_per_chip.value()) &&
+                           p.tokens_per_s_per_user > c.point->tokens_per_s_per_user);
+      if (better) {
+        c.point = p;
+        c.deployment = r.dep;
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace chalk

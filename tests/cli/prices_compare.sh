@@ -1,0 +1,61 @@
+# `chalk prices compare`: hosts' offers beside chalk's cost at their speed (issue 34). A
+# wafer-scale speed is reported as out of every layout's reach (a reason, never a number),
+# the JSON and CSV carry every system, and bad input is one line naming the flag, exit 2.
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+"$CHALK" prices compare -m gpt-oss-120b > "$tmp/table.txt" || fail "prices compare exited $?"
+grep -q "Cerebras: no layout on any system priced reaches 1844 tok/s per user" "$tmp/table.txt" || fail "no reason for Cerebras: $(cat "$tmp/table.txt")"
+grep -q "^ *Cerebras .* none reaches it" "$tmp/table.txt" || fail "Cerebras row not marked: $(cat "$tmp/table.txt")"
+awk 'length > 100 { exit 1 }' "$tmp/table.txt" || fail "table wider than 100 columns"
+
+"$CHALK" prices compare -m gpt-oss-120b -H h100-sxm,b200,tpu-v5p --json > "$tmp/c.json" || fail "--json exited $?"
+python3 - "$tmp/c.json" <<'PY' || fail "prices compare --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+offers = {o["provider"]: o for o in d["offers"]}
+assert set(offers) >= {"Groq", "Cerebras", "Fireworks", "Together"}, offers.keys()
+c = offers["Cerebras"]
+assert c["cheapest_system"] is None and "no layout" in c["why_not"], c.get("why_not")
+assert c["host_tok_per_s_per_user"] == 1844.1
+for r in c["systems"]:
+    assert r["speed_reachable"] is False and "no layout reaches 1844" in r["why_not"], r
+    assert "blended_cost_usd_per_mtok" not in r and "batch" not in r, r  # no figure, never a number
+    assert r["fastest_tok_per_s_per_user"] < 1844.1
+g = offers["Groq"]
+assert g["price_source"] and g["speed_source"] and g["input_usd_per_mtok"] == 0.15
+ch = [r for r in g["systems"] if r["system"] == g["cheapest_system"]][0]
+assert ch["tok_per_s_per_user"] >= 500, ch
+assert abs(ch["break_even_utilisation"] - ch["blended_cost_usd_per_mtok"] / g["blended_usd_per_mtok"]) < 1e-9
+assert abs(ch["margin_at_full_utilisation"] - (1 - ch["break_even_utilisation"])) < 1e-9
+# Groq's 500 tok/s: beyond every GPU's batch-1 engine step (B200: 276), within TPU v5p's.
+assert g["cheapest_system"] == "tpu-v5p", g["cheapest_system"]
+assert [r["speed_reachable"] for r in g["systems"]] == [False, False, True], g["systems"]
+assert d["workload"] == {"input_tokens": 3000, "output_tokens": 1000, "prefix_hit_rate": 0, "context_tokens": 3500}
+assert d["model"]["name"] == "gpt-oss-120b"
+PY
+
+# CSV: one row per offer and system.
+"$CHALK" prices compare -m llama-3.3-70b -H h100-sxm,h200 --csv > "$tmp/c.csv" || fail "--csv exited $?"
+[ "$(wc -l < "$tmp/c.csv")" -eq 7 ] || fail "expected 3 offers x 2 systems + header: $(cat "$tmp/c.csv")"
+head -1 "$tmp/c.csv" | grep -q "blended_cost_usd_per_mtok,margin_at_full_utilisation,break_even_utilisation" || fail "csv header"
+
+# A cache-hit share lowers a blended price with a cache-read price: Fireworks' DeepSeek V3.
+a=$("$CHALK" prices compare -m deepseek-v3 -H h200 --json | python3 -c "import json,sys; print([o['blended_usd_per_mtok'] for o in json.load(sys.stdin)['offers'] if o['provider']=='Fireworks'][0])")
+b=$("$CHALK" prices compare -m deepseek-v3 -H h200 --prefix-hit-rate 0.5 --json | python3 -c "import json,sys; print([o['blended_usd_per_mtok'] for o in json.load(sys.stdin)['offers'] if o['provider']=='Fireworks'][0])")
+# (3 x 0.56 + 1.68) / 4 = 0.84; half the input at 0.28: (3 x 0.42 + 1.68) / 4 = 0.735
+[ "$a" = "0.84" ] && [ "$b" = "0.735" ] || fail "blended prices $a, $b; expected 0.84, 0.735"
+
+# Aliases resolve to the catalog name whose sheet is looked up.
+expect_ok prices compare -m meta-llama/Llama-3.3-70B-Instruct -H h100-sxm
+
+expect_error "--model: no host sheet for 'llama-2-70b'" prices compare -m llama-2-70b
+expect_error "--model: unknown model 'no-such-model'" prices compare -m no-such-model
+expect_error "--input: must be >= 1 token, got 0" prices compare -m gpt-oss-120b --input 0
+expect_error "--output: must be >= 1 token, got -5" prices compare -m gpt-oss-120b --output -5
+expect_error "--prefix-hit-rate: must be a fraction in [0, 1], got 2" prices compare -m gpt-oss-120b --prefix-hit-rate 2
+expect_error "--hardware: expected a comma list" prices compare -m gpt-oss-120b -H h100-sxm,,b200
+expect_error "--weights: unknown dtype 'fp7'" prices compare -m gpt-oss-120b --weights fp7
+expect_error "--hardware" prices compare -m gpt-oss-120b -H no-such-chip
+exit 0
