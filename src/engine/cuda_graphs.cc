@@ -115,8 +115,7 @@ CudaGraphs engine_cuda_graphs(std::string_view engine, int64_t max_sequences, in
   if (family == "vllm") {
     if (major == 0 && minor < 6) {
       g.sizes = vllm_v0_capture_sizes(max_sequences > 0 ? max_sequences : 256);
-      g.per_token = false;
-      g.decode_only = true;
+      g.per_token = false;  // V0 runs prefill and decode steps apart: a prefill alone is eager
       g.source = fmt::format("vLLM V0 CUDA graphs of decode steps at 1, 2, 4, 8..{} sequences (model_runner.py _BATCH_SIZES_TO_CAPTURE)", g.sizes.back());
     } else {
       g.sizes = vllm_capture_sizes(max_sequences > 0 ? max_sequences : 1024, max_batched_tokens > 0 ? max_batched_tokens : 8192);
@@ -124,10 +123,9 @@ CudaGraphs engine_cuda_graphs(std::string_view engine, int64_t max_sequences, in
     }
   } else if (family == "sglang") {
     g.sizes = sglang_capture_sizes(512);
-    g.per_token = false;
-    g.decode_only = true;
+    g.per_token = false;  // prefill and decode batches run apart: a prefill alone is eager
     g.max_below_tp4 = 256;
-    g.source = "SGLang CUDA graphs of decode steps at 1, 2, 4, 8, 12, 16..512 sequences per rank (256 below TP 4), padded up (server_args.py cuda_graph_max_bs)";
+    g.source = "SGLang CUDA graphs of decode steps at 1, 2, 4, 8, 12, 16..512 sequences per rank (256 on fewer than 4 chips), padded up (server_args.py cuda_graph_max_bs)";
   } else if (family == "trtllm" && !(major >= 0 && major < 1)) {
     g.sizes = trtllm_capture_sizes(128, false);
     g.per_token = false;
@@ -140,12 +138,12 @@ CudaGraphs engine_cuda_graphs(std::string_view engine, int64_t max_sequences, in
   return g;
 }
 
-int64_t graph_batch(const CudaGraphs& g, double units, int64_t tp_attention, bool has_prefill) {
+int64_t graph_batch(const CudaGraphs& g, double units, int64_t tp_size, bool has_prefill) {
   if (!(units > 0)) return 0;
   const int64_t need = static_cast<int64_t>(std::ceil(units - 1e-9));
   if (g.eager || (g.decode_only && has_prefill && !g.sizes.empty())) return 0;
   if (g.sizes.empty()) return need;
-  const int64_t cap = (g.max_below_tp4 > 0 && tp_attention < 4) ? g.max_below_tp4 : g.sizes.back();
+  const int64_t cap = (g.max_below_tp4 > 0 && tp_size < 4) ? g.max_below_tp4 : g.sizes.back();
   const auto it = std::lower_bound(g.sizes.begin(), g.sizes.end(), need);
   if (it == g.sizes.end() || *it > cap || (!g.padding && *it != need)) return 0;
   return *it;
@@ -159,7 +157,7 @@ GraphChoice choose_graph(const Deployment& dep, double n_decode, double n_prefil
   if (is_tpu(dep.system)) return c;  // one compiled program: no host launches, no padding
   const double units = g.per_token ? rank_tokens : rank_decodes;
   const bool has_prefill = n_prefill > 0;
-  c.batch = graph_batch(g, units, dep.mechanisms.layout.tp_attention, has_prefill);
+  c.batch = graph_batch(g, units, dep.n_chips, has_prefill);  // SGLang's tp_size: every chip of the replica
   c.eager = c.batch == 0 && (units > 0 || has_prefill) && (g.eager || !g.sizes.empty());
   if (c.batch > 0 && !g.sizes.empty() && units > 0 && n_decode > 0) {
     // The padded sequences (or tokens) are decode work: the matmuls see them, attention does not.

@@ -47,7 +47,8 @@ TEST(CudaGraphs, EnginesCaptureSizes) {
   EXPECT_FALSE(engine_cuda_graphs("vllm").decode_only);
   EXPECT_EQ(engine_cuda_graphs("vllm-0.10").sizes.back(), 512);
   EXPECT_EQ(engine_cuda_graphs("vllm-0.4").sizes.back(), 256);  // V0, max_num_seqs 256
-  EXPECT_TRUE(engine_cuda_graphs("vllm-0.4").decode_only);
+  EXPECT_FALSE(engine_cuda_graphs("vllm-0.4").per_token);  // V0 counts decode sequences
+  EXPECT_TRUE(engine_cuda_graphs("trtllm").decode_only);
   EXPECT_EQ(engine_cuda_graphs("vllm", 64).sizes.back(), 128);
   EXPECT_EQ(engine_cuda_graphs("sglang").max_below_tp4, 256);
   EXPECT_FALSE(engine_cuda_graphs("trtllm").padding);
@@ -65,10 +66,11 @@ TEST(CudaGraphs, GraphBatchPadsUpOrRunsEager) {
   const CudaGraphs s = engine_cuda_graphs("sglang");
   EXPECT_EQ(graph_batch(s, 300, 1, false), 0);    // cuda_graph_max_bs 256 below TP 4
   EXPECT_EQ(graph_batch(s, 300, 4, false), 304);  // 512 at TP 4
-  EXPECT_EQ(graph_batch(s, 10, 4, true), 0);      // a prefill step: eager
+  EXPECT_EQ(graph_batch(s, 10, 4, true), 12);     // decodes beside prefill (an average of SGLang's separate steps)
   const CudaGraphs t = engine_cuda_graphs("trtllm");
   EXPECT_EQ(graph_batch(t, 64, 8, false), 64);
   EXPECT_EQ(graph_batch(t, 100, 8, false), 0);  // not captured, no padding: eager
+  EXPECT_EQ(graph_batch(t, 64, 8, true), 0);    // context requests in the iteration: eager
   CudaGraphs eager = v;
   eager.eager = true;
   EXPECT_EQ(graph_batch(eager, 8, 1, false), 0);
@@ -151,7 +153,7 @@ TEST(CudaGraphs, EnforceEagerMakesASmallStepLaunchBound) {
 }
 
 TEST(CudaGraphs, SglangRunsPrefillEagerly) {
-  // SGLang captures decode steps only: a lone 128-token prefill is launched by the host,
+  // SGLang captures decode batches: a lone 128-token prefill is launched by the host,
   // t_launch = 292 kernels x 28.8 us; vLLM replays it as the piecewise graph of 128 tokens.
   Deployment d = engine_deploy("llama-3.1-8b", "h100-sxm", 1);
   StepShape prefill;

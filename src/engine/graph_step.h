@@ -20,7 +20,9 @@ struct GraphChoice {
 
 /// The graph a step of `n_decode` decodes of `q` tokens each and `n_prefill` prefill
 /// chunks replays, from the busiest data-parallel rank's tokens `rank_tokens` and decode
-/// sequences `rank_decodes`. Nothing on TPUs (one compiled program).
+/// sequences `rank_decodes` (whole sequences; its share of the prefill tokens). Each rank
+/// pads its own batch; the padding counted on every rank is the busiest one's (the engines'
+/// dummy runs on idle ranks are not modelled). Nothing on TPUs (one compiled program).
 GraphChoice choose_graph(const Deployment& dep, double n_decode, double n_prefill, double q, double rank_tokens, double rank_decodes);
 
 /// An eager step's host launches: t_launch = r.kernels x launch_s_per_kernel; the GPU

@@ -94,7 +94,8 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   const double q_attention = mix == nullptr && s.attention_tokens_per_sequence > 0 ? s.attention_tokens_per_sequence : q;
   // Through the matmuls: the step's tokens and the padding up to its CUDA graph on each rank (graph_step.h).
   const double real_tokens = n_decode * q + (mix != nullptr ? chunk_tokens : s.prefill_sequences * d(s.prompt));
-  const detail::GraphChoice graph = detail::choose_graph(dep, n_decode, n_prefill, q, real_tokens / dp_attention, std::ceil(n_decode / dp_attention - 1e-9));
+  const double rank_decodes = std::ceil(n_decode / dp_attention - 1e-9);  // the busiest rank's whole sequences
+  const detail::GraphChoice graph = detail::choose_graph(dep, n_decode, n_prefill, q, rank_decodes * q + (real_tokens - n_decode * q) / dp_attention, rank_decodes);
   const double tokens = real_tokens + graph.extra_tokens_per_rank * dp_attention;
   const double head_tokens = n_decode * q + n_prefill;  // logits: last position of a prefill
   const auto& p = dep.params;

@@ -32,19 +32,22 @@ struct CudaGraphs {
   /// sequences per rank. Empty: the engine's graphs are not modelled (every step runs at
   /// the graph floor, unpadded: the bare GPU step, or a runtime launching from C++).
   std::vector<int64_t> sizes;
-  /// true: sizes count the step's tokens (vLLM: a decode sequence pushes 1 + drafts);
-  /// false: its decode sequences (SGLang, TensorRT-LLM).
+  /// true: sizes count the step's tokens (vLLM: a decode sequence pushes 1 + drafts), and
+  /// a step of prefill tokens alone replays the graph of its tokens too (vLLM V1's piecewise
+  /// graphs); false: its decode sequences (SGLang, TensorRT-LLM, vLLM V0), a step of
+  /// prefill alone runs eagerly. SGLang and vLLM V0 run prefill and decode batches apart,
+  /// so a step here that holds both is the average of the two: its decodes replay their graph.
   bool per_token = true;
-  /// true: only pure decode steps replay a graph, a step with prefill tokens runs eagerly
-  /// (SGLang's and TensorRT-LLM's defaults); false: mixed steps too, as vLLM V1's piecewise
-  /// graphs over the step's tokens.
+  /// true: a step with any prefill tokens runs eagerly, graphs replaying decode-only steps
+  /// (TensorRT-LLM, which mixes context and generation requests in one iteration).
   bool decode_only = false;
   /// true: a step between two captured sizes is padded up to the next; false: only a
   /// captured size replays its graph, any other runs eagerly (TensorRT-LLM without
   /// cuda_graph_config.enable_padding).
   bool padding = true;
-  /// SGLang: the largest captured size when attention runs tensor parallel over fewer
-  /// than 4 chips (its cuda_graph_max_bs default on 80-160 GB GPUs); 0 = sizes.back().
+  /// SGLang: the largest captured size when its tp_size (every chip of the replica,
+  /// data-parallel attention included) is below 4 (its cuda_graph_max_bs default on 80-160
+  /// GB GPUs); 0 = sizes.back().
   int64_t max_below_tp4 = 0;
   /// --enforce-eager: no graphs at all, every step eager.
   bool eager = false;
@@ -63,13 +66,14 @@ std::vector<int64_t> vllm_capture_sizes(int64_t max_num_seqs, int64_t max_num_ba
 
 /// vLLM V0's (releases before 0.6; vllm/worker/model_runner.py _BATCH_SIZES_TO_CAPTURE,
 /// v0.4): 1, 2, 4 and multiples of 8 up to 256, those <= max_num_seqs (default 256),
-/// plus the first size above it, decode steps only. max_num_seqs >= 1, else InputError.
+/// plus the first size above it, decode steps. max_num_seqs >= 1, else InputError.
 std::vector<int64_t> vllm_v0_capture_sizes(int64_t max_num_seqs);
 
 /// SGLang's (python/sglang/srt/server_args.py, ServerArgs._generate_cuda_graph_batch_sizes,
 /// no speculative decoding): 1, 2, 4, 8, 12, 16..256 by 8, 272..496 by 16, then 512 up by
 /// 32, those <= cuda_graph_max_bs (default 256 below TP 4, 512 at TP 4 or more on 80-160
-/// GB GPUs, 512 above 160 GB). cuda_graph_max_bs >= 1, else InputError.
+/// GB GPUs, 512 above 160 GB; SGLang's tp_size counts every chip of the replica).
+/// cuda_graph_max_bs >= 1, else InputError.
 std::vector<int64_t> sglang_capture_sizes(int64_t cuda_graph_max_bs);
 
 /// TensorRT-LLM's PyTorch backend (tensorrt_llm/llmapi/llm_args.py, CudaGraphConfig
@@ -83,18 +87,17 @@ std::vector<int64_t> trtllm_capture_sizes(int64_t max_batch_size, bool enable_pa
 /// The CUDA graphs of an engine as named ("vllm", "sglang", "trtllm", optionally with a
 /// release "-X.Y"), given its running-sequence cap and step token budget (0 = the
 /// engine's default: vLLM 1024 and 8192): vllm: vllm_capture_sizes (before 0.6:
-/// vllm_v0_capture_sizes, decode only, max_num_seqs default 256); sglang: decode only,
-/// sglang_capture_sizes(512), 256 below TP 4; trtllm: decode only, trtllm_capture_sizes(128,
+/// vllm_v0_capture_sizes of decode sequences, max_num_seqs default 256); sglang: decode
+/// sequences, sglang_capture_sizes(512), 256 below TP 4; trtllm: decode-only steps, trtllm_capture_sizes(128,
 /// no padding), its PyTorch backend (the default from 1.0; before 1.0 the TensorRT engine
 /// launched from C++: not modelled). Any other engine: none (empty sizes).
 CudaGraphs engine_cuda_graphs(std::string_view engine, int64_t max_sequences = 0, int64_t max_batched_tokens = 0);
 
 /// The captured size a step replays: the smallest of g.sizes >= `units` (tokens or decode
 /// sequences of the busiest data-parallel rank, rounded up; without g.padding only `units`
-/// itself), capped at max_below_tp4 when
-/// tp_attention < 4; 0 when it runs eagerly (above the largest, g.eager, or a prefill step
-/// with decode_only); `units` itself (unpadded) when g.sizes is empty. For a step with no
-/// units at all, 0.
-int64_t graph_batch(const CudaGraphs& g, double units, int64_t tp_attention, bool has_prefill);
+/// itself), capped at max_below_tp4 when the replica's tp_size < 4; 0 when it runs eagerly
+/// (above the largest, g.eager, or a prefill step with decode_only); `units` itself
+/// (unpadded) when g.sizes is empty. For a step with no units at all, 0.
+int64_t graph_batch(const CudaGraphs& g, double units, int64_t tp_size, bool has_prefill);
 
 }  // namespace chalk
