@@ -94,6 +94,8 @@ class DecodeStep:
     t_comm_ms: float
     t_overhead_ms: float
     t_host_ms: float
+    t_launch_ms: float
+    graph_batch: int
     t_step_ms: float
     bound: str
     governs: str

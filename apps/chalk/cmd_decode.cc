@@ -45,6 +45,8 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
                {"t_comm_ms", "comm ms"},
                {"t_overhead_ms", "overhead ms"},
                {"t_host_ms", "host ms"},
+               {"t_launch_ms", "launch ms"},
+               {"graph_batch", "graph"},
                {"t_draft_ms", "draft ms"},
                {"t_step_ms", "step ms"},
                {"t_step_roofline_ms", "roofline ms"},
@@ -59,7 +61,7 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
                {"memory_fits", "fits"},
                {"max_batch_at_context", "max batch"}};
   t.set_priority({"batch", "context_tokens"}, 0);
-  t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_operations_ms", "t_comm_ms", "t_overhead_ms", "t_host_ms", "t_draft_ms", "experts_touched_per_layer",
+  t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_operations_ms", "t_comm_ms", "t_overhead_ms", "t_host_ms", "t_launch_ms", "graph_batch", "t_draft_ms", "experts_touched_per_layer",
                   "experts_on_busiest_chip", "bound", "tok_per_s"},
                  2);
   const bool moe = !d.moe.empty();
@@ -71,7 +73,7 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
       const DecodeStep r = decode_step(d, b, s, levers);
       const MemoryPlan mem = memory_plan(d, b, s);
       t.add({b, s, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_operations), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.t_host),
-             to_ms(r.t_draft), to_ms(r.t_step), to_ms(decode_step(lower, b, s, levers).t_step), std::string(to_string(r.bound)), r.governs,
+             to_ms(r.t_launch), r.graph_batch, to_ms(r.t_draft), to_ms(r.t_step), to_ms(decode_step(lower, b, s, levers).t_step), std::string(to_string(r.bound)), r.governs,
              r.tokens_per_s.value(), r.tokens_per_s_per_user.value(), r.tokens_per_s_per_chip.value(),
              r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
              moe ? Cell(r.experts_touched) : Cell{}, moe ? Cell(r.experts_on_busiest_chip) : Cell{}, std::string(mem.fits ? "yes" : "no"),

@@ -38,12 +38,12 @@ void run_prefill(const PrefillArgs& a) {
   t.columns = {{"batch", "batch"},           {"prompt_tokens", "prompt"},     {"prefix_tokens", "prefix"},
                {"t_compute_ms", "compute ms"}, {"t_weights_ms", "weights ms"}, {"t_kv_ms", "KV ms"},
                {"t_operations_ms", "ops ms"},  {"t_comm_ms", "comm ms"},       {"t_overhead_ms", "overhead ms"},
-               {"t_host_ms", "host ms"},
+               {"t_host_ms", "host ms"},       {"t_launch_ms", "launch ms"},   {"graph_batch", "graph"},
                {"ttft_ms", "TTFT ms"},         {"ttft_roofline_ms", "roofline ms"},       {"bound", "bound"},              {"governs", "governs"},
                {"tok_per_s", "tok/s"},
                {"cost_usd_per_mtok", "$/Mtok in"}, {"memory_fits", "fits"}};
   t.set_priority({"batch", "prompt_tokens"}, 0);
-  t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_operations_ms", "t_comm_ms", "t_overhead_ms", "t_host_ms", "bound", "prefix_tokens"}, 2);
+  t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_operations_ms", "t_comm_ms", "t_overhead_ms", "t_host_ms", "t_launch_ms", "graph_batch", "bound", "prefix_tokens"}, 2);
   std::vector<std::string> warnings = deployment_warnings(d);
   for (int64_t p : prompts) {
     if (p + a.prefix > d.model.max_context) {
@@ -52,7 +52,7 @@ void run_prefill(const PrefillArgs& a) {
     for (int64_t b : batches) {
       const PrefillStep r = prefill_step(d, b, p, a.prefix);
       const MemoryPlan mem = memory_plan(d, b, p + a.prefix);
-      t.add({b, p, a.prefix, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_operations), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.t_host), to_ms(r.ttft), to_ms(prefill_step(lower, b, p, a.prefix).ttft), std::string(to_string(r.bound)), r.governs,
+      t.add({b, p, a.prefix, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_operations), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.t_host), to_ms(r.t_launch), r.graph_batch, to_ms(r.ttft), to_ms(prefill_step(lower, b, p, a.prefix).ttft), std::string(to_string(r.bound)), r.governs,
              r.tokens_per_s.value(), r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
              std::string(mem.fits ? "yes" : "no")});
     }

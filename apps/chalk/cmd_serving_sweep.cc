@@ -41,6 +41,8 @@ Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts, con
                {"t_comm_ms", "comm ms"},
                {"t_overhead_ms", "overhead ms"},
                {"t_host_ms", "host ms"},
+               {"t_launch_ms", "launch ms"},
+               {"graph_batch", "graph"},
                {"t_draft_ms", "draft ms"},
                {"t_step_ms", "step ms"},
                {"t_step_roofline_ms", "roofline ms"},
@@ -56,7 +58,7 @@ Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts, con
                {"cost_overhead_usd_per_mtok", "overhead $/Mtok"},
                {"memory_fits", "fits"}};
   t.set_priority({"chips", "batch", "context_tokens"}, 0);
-  t.set_priority({"kv_read_tokens", "t_compute_ms", "t_weights_ms", "t_kv_ms", "t_operations_ms", "t_comm_ms", "t_overhead_ms", "t_host_ms", "t_draft_ms",
+  t.set_priority({"kv_read_tokens", "t_compute_ms", "t_weights_ms", "t_kv_ms", "t_operations_ms", "t_comm_ms", "t_overhead_ms", "t_host_ms", "t_launch_ms", "graph_batch", "t_draft_ms",
                   "cost_compute_usd_per_mtok", "cost_weights_usd_per_mtok", "cost_kv_usd_per_mtok", "cost_comm_usd_per_mtok",
                   "cost_overhead_usd_per_mtok"},
                  2);
@@ -66,7 +68,7 @@ Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts, con
     const double roofline_ms = to_ms(decode_step(lower, p.batch, p.context, resolve_levers(lev, p.context)).t_step);
     auto c = [&](UsdPerToken TermCosts::*m) { return p.cost ? Cell(to_usd_per_mtok((*p.cost).*m)) : Cell{}; };
     t.add({d.n_chips, p.batch, p.context, p.tokens_read, to_ms(s.t_compute), to_ms(s.t_weights), to_ms(s.t_kv),
-           to_ms(s.t_operations), to_ms(s.t_comm), to_ms(s.t_overhead), to_ms(s.t_host), to_ms(s.t_draft), to_ms(s.t_step), roofline_ms, std::string(to_string(s.bound)),
+           to_ms(s.t_operations), to_ms(s.t_comm), to_ms(s.t_overhead), to_ms(s.t_host), to_ms(s.t_launch), s.graph_batch, to_ms(s.t_draft), to_ms(s.t_step), roofline_ms, std::string(to_string(s.bound)),
            s.tokens_per_s.value(),
            s.tokens_per_s_per_user.value(), s.tokens_per_s_per_chip.value(), c(&TermCosts::total), c(&TermCosts::compute),
            c(&TermCosts::weights), c(&TermCosts::kv), c(&TermCosts::comm), c(&TermCosts::overhead), std::string(p.fits ? "yes" : "no")});

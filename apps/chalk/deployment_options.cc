@@ -49,6 +49,9 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags)
   app.add_flag("--two-batch-overlap", a.two_batch_overlap,
                "Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the "
                "chips; a decode step splits only when every data-parallel rank holds 2+ sequences)");
+  app.add_flag("--enforce-eager", a.enforce_eager,
+               "No CUDA graphs (vLLM's --enforce-eager): every step runs eagerly, at least its kernels x the host's "
+               "launch time (default: the engine's captured batch sizes, padded up; eager above the largest)");
   app.add_option("--dispatch-dtype", a.dispatch_dtype,
                  "Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)");
 }
@@ -81,6 +84,7 @@ DeploymentOptions options_from(const DeploymentArgs& a) {
   o.memory_reserve_fraction = a.memory_reserve;
   if ((a.tp || a.ep) && a.roofline) throw InputError(a.tp ? "--tp" : "--ep", "sets the engine step's layout; the roofline has none (drop --roofline)");
   if (a.two_batch_overlap && a.roofline) throw InputError("--two-batch-overlap", "sets the engine step's layout; the roofline has none (drop --roofline)");
+  if (a.enforce_eager && a.roofline) throw InputError("--enforce-eager", "sets how the engine step launches its kernels; the roofline has none (drop --roofline)");
   if (a.dispatch_dtype && a.roofline) throw InputError("--dispatch-dtype", "sets the engine step's layout; the roofline has none (drop --roofline)");
   if (a.tp && *a.tp < 1) throw InputError("--tp", "must be >= 1, got " + std::to_string(*a.tp));
   if (a.ep && *a.ep < 1) throw InputError("--ep", "must be >= 1, got " + std::to_string(*a.ep));
@@ -88,6 +92,7 @@ DeploymentOptions options_from(const DeploymentArgs& a) {
   o.mechanisms.layout.tp_attention = a.tp.value_or(0);
   o.mechanisms.layout.ep = a.ep.value_or(0);
   o.mechanisms.layout.overlap_micro_batches = a.two_batch_overlap;
+  o.mechanisms.graphs.eager = a.enforce_eager;
   if (a.dispatch_dtype) o.mechanisms.layout.dispatch_bytes_per_element = bytes_per_element(parse_dtype(*a.dispatch_dtype, "--dispatch-dtype"));
   return o;
 }

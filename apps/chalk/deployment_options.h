@@ -41,6 +41,7 @@ struct DeploymentArgs {
   bool mechanisms = false;  ///< --mechanisms: accepted for compatibility; the engine step is the default
   std::optional<int64_t> tp, ep;   ///< layout degrees (unset = the layout search's best for the chips)
   bool two_batch_overlap = false;  ///< two micro-batches hide EP traffic
+  bool enforce_eager = false;      ///< --enforce-eager: no CUDA graphs, the host launches every kernel
   std::optional<std::string> dispatch_dtype;  ///< EP dispatch format (unset = bf16)
   /// --allow-infeasible: print the figures of stated chips that cannot hold the weights
   /// (for study) instead of refusing them (issue 30: such a table once came with exit 0).

@@ -42,7 +42,7 @@ struct Keys {
   py::handle batch, context_tokens, prompt_tokens, prefix_tokens, t_compute_ms, t_weights_ms, t_kv_ms, t_operations_ms,
       t_comm_ms, t_overhead_ms, t_step_ms, ttft_ms, bound, governs, tok_per_s, tok_per_s_per_user, tok_per_s_per_chip,
       cost_usd_per_mtok, experts_touched_per_layer, experts_on_busiest_chip, memory_fits, max_batch_at_context, t_step_roofline_ms,
-      ttft_roofline_ms, t_draft_ms, t_host_ms;
+      ttft_roofline_ms, t_draft_ms, t_host_ms, t_launch_ms, graph_batch;
 };
 
 const Keys& keys() {
@@ -53,7 +53,7 @@ const Keys& keys() {
                 key("t_step_ms"), key("ttft_ms"), key("bound"), key("governs"), key("tok_per_s"), key("tok_per_s_per_user"),
                 key("tok_per_s_per_chip"), key("cost_usd_per_mtok"), key("experts_touched_per_layer"),
                 key("experts_on_busiest_chip"), key("memory_fits"), key("max_batch_at_context"), key("t_step_roofline_ms"),
-                key("ttft_roofline_ms"), key("t_draft_ms"), key("t_host_ms")};
+                key("ttft_roofline_ms"), key("t_draft_ms"), key("t_host_ms"), key("t_launch_ms"), key("graph_batch")};
   }();
   return k;
 }
@@ -100,6 +100,8 @@ py::dict decode_dict(const DecodeStep& r, bool moe) {
   put(o, k.t_comm_ms, ms(r.t_comm));
   put(o, k.t_overhead_ms, ms(r.t_overhead));
   put(o, k.t_host_ms, ms(r.t_host));
+  put(o, k.t_launch_ms, ms(r.t_launch));
+  put(o, k.graph_batch, py::int_(r.graph_batch));
   put(o, k.t_step_ms, ms(r.t_step));
   put(o, k.bound, py::str(std::string(to_string(r.bound))));
   put(o, k.governs, py::str(r.governs));
@@ -137,6 +139,8 @@ py::dict prefill_dict(const PrefillStep& r) {
   put(o, k.t_comm_ms, ms(r.t_comm));
   put(o, k.t_overhead_ms, ms(r.t_overhead));
   put(o, k.t_host_ms, ms(r.t_host));
+  put(o, k.t_launch_ms, ms(r.t_launch));
+  put(o, k.graph_batch, py::int_(r.graph_batch));
   put(o, k.ttft_ms, ms(r.ttft));
   put(o, k.bound, py::str(std::string(to_string(r.bound))));
   put(o, k.governs, py::str(r.governs));
@@ -220,6 +224,8 @@ PYBIND11_MODULE(_chalk, m) {
       .def_property_readonly("t_comm_ms", [](const DecodeRow& r) { return to_ms(r.t_comm); })
       .def_property_readonly("t_overhead_ms", [](const DecodeRow& r) { return to_ms(r.t_overhead); })
       .def_property_readonly("t_host_ms", [](const DecodeRow& r) { return to_ms(r.t_host); })
+      .def_property_readonly("t_launch_ms", [](const DecodeRow& r) { return to_ms(r.t_launch); })
+      .def_property_readonly("graph_batch", [](const DecodeRow& r) { return r.graph_batch; })
       .def_property_readonly("t_step_ms", [](const DecodeRow& r) { return to_ms(r.t_step); })
       .def_property_readonly("bound", [](const DecodeRow& r) { return std::string(to_string(r.bound)); })
       .def_property_readonly("governs", [](const DecodeRow& r) { return r.governs; })

@@ -44,16 +44,19 @@ std::string engine_note(const Deployment& d, double roofline_ms, double reported
 /// with host time).
 bool host_applies(const Deployment& d) { return d.mechanisms.enabled && d.mechanisms.host.s_per_sequence > 0 && !is_tpu(d.system); }
 
-/// The engine step's formula, with the host's work where there is any (HostTime).
-std::string step_formula(const Deployment& d, const char* lhs) {
-  const std::string gpu = "T_ops + T_comm + T_overhead";
+/// The engine step's formula, with an eager step's launches (CudaGraphs) and the host's
+/// work where there is any (HostTime).
+std::string step_formula(const Deployment& d, const char* lhs, bool eager) {
+  const std::string gpu = eager ? "max(T_ops + T_comm + T_overhead, T_launch)" : "T_ops + T_comm + T_overhead";
   if (!host_applies(d)) return std::string(lhs) + " = " + gpu;
   return std::string(lhs) + (d.mechanisms.host.overlap ? " = max(" + gpu + ", T_host)" : " = " + gpu + " + T_host");
 }
 
-/// Its algebra: "a + b + c = t ms", or with host work "max(a + b + c, h) = t ms".
-std::string step_algebra(const Deployment& d, Seconds ops, Seconds comm, Seconds overhead, Seconds host, Seconds step, const std::string& governs) {
-  const std::string gpu = fmt::format("{} + {} + {}", num(to_ms(ops)), num(to_ms(comm)), num(to_ms(overhead)));
+/// Its algebra: "a + b + c = t ms", eager "max(a + b + c, l)", with host work "max(..., h) = t ms".
+std::string step_algebra(const Deployment& d, Seconds ops, Seconds comm, Seconds overhead, Seconds launch, Seconds host, Seconds step,
+                         const std::string& governs) {
+  std::string gpu = fmt::format("{} + {} + {}", num(to_ms(ops)), num(to_ms(comm)), num(to_ms(overhead)));
+  if (launch > Seconds(0)) gpu = fmt::format("max({}, {})", gpu, num(to_ms(launch)));
   std::string lhs = gpu;
   if (host_applies(d)) {
     lhs = d.mechanisms.host.overlap ? fmt::format("max({}, {})", gpu, num(to_ms(host))) : fmt::format("{} + {}", gpu, num(to_ms(host)));
@@ -64,6 +67,22 @@ std::string step_algebra(const Deployment& d, Seconds ops, Seconds comm, Seconds
 ExplainInput host_input(const Deployment& d, Seconds host) {
   return {"T_host", "the engine's host work for the step (scheduling, input preparation, sampling, detokenizing)", to_ms(host), "ms",
           host_applies(d) ? d.mechanisms.host.source + " (docs/formulas.md, host time per step)" : "none (plain roofline, a TPU, or an engine without host time)"};
+}
+
+/// T_launch: the host's launches of an eager step, or the CUDA graph the step replays.
+ExplainInput launch_input(const Deployment& d, int64_t graph_batch, Seconds launch) {
+  const CudaGraphs& g = d.mechanisms.graphs;
+  std::string why = "none (plain roofline or a TPU)";
+  if (launch > Seconds(0)) {
+    why = fmt::format("eager ({}): each kernel launched by the host, {} us (docs/formulas.md, CUDA graphs)",
+                      g.eager ? "--enforce-eager" : "above the largest captured CUDA graph or a step the engine does not capture",
+                      num(g.launch_s_per_kernel * 1e6));
+  } else if (graph_batch > 0 && !g.sizes.empty()) {
+    why = fmt::format("CUDA graph of {} {} replayed, the step padded up to it; {}", graph_batch, g.per_token ? "tokens" : "sequences", g.source);
+  } else if (d.mechanisms.enabled && !is_tpu(d.system)) {
+    why = g.source;
+  }
+  return {"T_launch", "an eager step's kernel launches by the host (0 when a CUDA graph replays the step)", to_ms(launch), "ms", why};
 }
 
 double kv_bytes_per_token_at(const Deployment& d, int64_t context) {
@@ -145,13 +164,13 @@ std::vector<Explanation> explain_decode(const Deployment& d, int64_t batch, int6
                              num(to_ms(lo.t_step)), to_string(lo.bound)),
                  to_ms(lo.t_step), "ms", "lecture 2:21-15:30; Pope et al. 2022 section 2", ""});
   out.push_back({"t_step_ms", d.mechanisms.enabled ? "the engine step: what a serving engine pays per step" : "the step (roofline view)",
-                 d.mechanisms.enabled ? step_formula(d, "T_step") + "; T_ops = sum over kernels of max(compute, memory)"
+                 d.mechanisms.enabled ? step_formula(d, "T_step", r.t_launch > Seconds(0)) + "; T_ops = sum over kernels of max(compute, memory)"
                                       : "T_step = max(T_compute, T_weights + T_kv)",
                  {{"T_ops", "operations", to_ms(r.t_operations), "ms", "each kernel's max(compute, memory)"},
                   {"T_comm", "communication not hidden", to_ms(r.t_comm), "ms", "the layout's collectives (NCCL latency model)"},
                   {"T_overhead", "kernel launch floor", to_ms(r.t_overhead), "ms", "per-kernel floor (docs/formulas.md)"},
-                  host_input(d, r.t_host)},
-                 step_algebra(d, r.t_operations, r.t_comm, r.t_overhead, r.t_host, r.t_step - r.t_draft, r.governs) +
+                  launch_input(d, r.graph_batch, r.t_launch), host_input(d, r.t_host)},
+                 step_algebra(d, r.t_operations, r.t_comm, r.t_overhead, r.t_launch, r.t_host, r.t_step - r.t_draft, r.governs) +
                      (r.t_draft > Seconds(0) ? fmt::format("; + drafts {} ms = {} ms", num(to_ms(r.t_draft)), num(to_ms(r.t_step))) : ""),
                  to_ms(r.t_step), "ms", d.mechanisms.enabled ? "docs/formulas.md (engine step)" : "lecture 2:21-15:30", ""});
   out.push_back({"tok_per_s", "tokens the replica produces per second", "tok/s = B x kept / T_step",
@@ -220,12 +239,12 @@ std::vector<Explanation> explain_prefill(const Deployment& d, int64_t batch, int
                              num(to_ms(lo.ttft)), to_string(lo.bound)),
                  to_ms(lo.ttft), "ms", "lecture 1:41-1:51", ""});
   out.push_back({"ttft_ms", "time to first token of a lone request (no queueing)",
-                 d.mechanisms.enabled ? step_formula(d, "TTFT") : "TTFT = max(T_compute, T_weights + T_kv)",
+                 d.mechanisms.enabled ? step_formula(d, "TTFT", r.t_launch > Seconds(0)) : "TTFT = max(T_compute, T_weights + T_kv)",
                  {{"T_ops", "operations", to_ms(r.t_operations), "ms", "each kernel's max(compute, memory)"},
                   {"T_comm", "communication not hidden", to_ms(r.t_comm), "ms", "the layout's collectives"},
                   {"T_overhead", "kernel launch floor", to_ms(r.t_overhead), "ms", "docs/formulas.md"},
-                  host_input(d, r.t_host)},
-                 step_algebra(d, r.t_operations, r.t_comm, r.t_overhead, r.t_host, r.ttft, r.governs),
+                  launch_input(d, r.graph_batch, r.t_launch), host_input(d, r.t_host)},
+                 step_algebra(d, r.t_operations, r.t_comm, r.t_overhead, r.t_launch, r.t_host, r.ttft, r.governs),
                  to_ms(r.ttft), "ms", d.mechanisms.enabled ? "docs/formulas.md (engine step)" : "lecture 1:41-1:51", ""});
   out.push_back({"tok_per_s", "prompt tokens prefilled per second", "tok/s = B P / TTFT",
                  {{"B", "prompts", B, "prompts", "--batch"}, {"P", "prompt length", P, "tokens", "--prompt"}, {"TTFT", "prefill time", to_ms(r.ttft), "ms", "ttft_ms"}},

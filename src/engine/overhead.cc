@@ -11,6 +11,7 @@
 #include "chalk/engine/roofline.h"
 #include "attention_work.h"
 #include "dp_ranks.h"
+#include "graph_step.h"
 #include "host_step.h"
 #include "overlap_windows.h"
 #include "matmul_rate.h"
@@ -91,7 +92,11 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   const double dp_attention = n / d(L.tp_attention);
   const double q = mix != nullptr ? mix->tokens_per_sequence : s.tokens_per_sequence;
   const double q_attention = mix == nullptr && s.attention_tokens_per_sequence > 0 ? s.attention_tokens_per_sequence : q;
-  const double tokens = n_decode * q + (mix != nullptr ? chunk_tokens : s.prefill_sequences * d(s.prompt));  // through the matmuls
+  // Through the matmuls: the step's tokens and the padding up to its CUDA graph on each rank (graph_step.h).
+  const double real_tokens = n_decode * q + (mix != nullptr ? chunk_tokens : s.prefill_sequences * d(s.prompt));
+  const double rank_decodes = std::ceil(n_decode / dp_attention - 1e-9);  // the busiest rank's whole sequences
+  const detail::GraphChoice graph = detail::choose_graph(dep, n_decode, n_prefill, q, rank_decodes * q + (real_tokens - n_decode * q) / dp_attention, rank_decodes);
+  const double tokens = real_tokens + graph.extra_tokens_per_rank * dp_attention;
   const double head_tokens = n_decode * q + n_prefill;  // logits: last position of a prefill
   const auto& p = dep.params;
   const auto& w = dep.weights;
@@ -123,6 +128,8 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   const double slow = (overlap && !low_latency_kernels) ? 1.0 / (1.0 - cal.communication_sm_fraction) : 1.0;
 
   StepBreakdown r;
+  r.graph_batch = graph.batch;
+  r.eager = graph.eager;
   Ledger led;
   double flops = 0;
   Bytes weight_bytes;
@@ -383,15 +390,11 @@ StepBreakdown best_of(const Deployment& dep, const StepShape& s, const StepMix* 
     StepBreakdown without = step_with(dep, s, mix, false);
     if (without.t_step < r.t_step) r = without;
   }
+  detail::add_eager_launch(dep, r);      // an eager step's kernel launches (graph_step.h)
   detail::add_host_time(dep, s, mix, r);  // and the host's work (host_step.h)
   return r;
 }
 }  // namespace
-
-double ep_scale_out_copies(double domains, double top_k, bool low_latency_kernels) {
-  if (domains <= 1) return 0.0;
-  return low_latency_kernels ? top_k * (domains - 1) / domains : (domains - 1) * (1 - std::pow(1 - 1 / domains, top_k));
-}
 
 StepBreakdown engine_step(const Deployment& dep, const StepShape& s) { return best_of(dep, s, nullptr); }
 

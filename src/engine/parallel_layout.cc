@@ -1,6 +1,8 @@
 // Parallel layouts of one replica: which splits engines can run, how a requested layout
-// is completed, and the kernels each layer launches (overhead.h).
+// is completed, the kernels each layer launches, and the copies an expert-parallel
+// exchange sends over scale-out (overhead.h).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -133,6 +135,11 @@ int64_t kernels_per_layer(const LayerGroup& g) {
     k += 8 + (g.ffn.n_shared_experts > 0 ? 3 : 0);
   }
   return k;
+}
+
+double ep_scale_out_copies(double domains, double top_k, bool low_latency_kernels) {
+  if (domains <= 1) return 0.0;
+  return low_latency_kernels ? top_k * (domains - 1) / domains : (domains - 1) * (1 - std::pow(1 - 1 / domains, top_k));
 }
 
 }  // namespace chalk

@@ -75,6 +75,8 @@ void take_engine_times(Step& r, const StepBreakdown& e) {
   r.t_comm = e.t_comm;
   r.t_overhead = e.t_overhead;
   r.t_host = e.t_host;
+  r.graph_batch = e.graph_batch;
+  r.t_launch = e.t_launch;
   r.t_step = e.t_step;
   r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
   r.governs = e.governs;

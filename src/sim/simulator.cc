@@ -360,10 +360,18 @@ SimRun simulate(const Deployment& d, std::span<const Request> requests, const Si
   // Its host work per step (the policy's: time per sequence, overlapped or not) too.
   const HostTime& host = o.policy.host;
   const bool same_host = d.mechanisms.host.s_per_sequence == host.s_per_sequence && d.mechanisms.host.overlap == host.overlap;
-  if (d.mechanisms.enabled && ((known && d.mechanisms.tp_all_reduce.name != engine) || !same_host)) {
+  // And its CUDA graphs: the sizes its release captures under the policy's caps, eager where
+  // the deployment says so (--enforce-eager).
+  CudaGraphs graphs = engine_cuda_graphs(sim::release_name(o.policy), o.policy.max_sequences, o.policy.max_batched_tokens);
+  graphs.eager = d.mechanisms.graphs.eager;
+  const CudaGraphs& had = d.mechanisms.graphs;
+  const bool same_graphs = had.sizes == graphs.sizes && had.per_token == graphs.per_token && had.decode_only == graphs.decode_only &&
+                           had.padding == graphs.padding && had.max_below_tp4 == graphs.max_below_tp4;
+  if (d.mechanisms.enabled && ((known && d.mechanisms.tp_all_reduce.name != engine) || !same_host || !same_graphs)) {
     local = d;
     if (known) local.mechanisms.tp_all_reduce = engine_tp_all_reduce(engine);
     local.mechanisms.host = host;
+    local.mechanisms.graphs = graphs;
     dep = &local;
   }
   // A request reaches the scheduler after its fixed work outside the GPU (API server,

@@ -195,6 +195,11 @@ void predict(const RowPlan& plan, Prediction& out);
 /// empty engine, vLLM's (the commands' default); any other engine none.
 HostTime row_engine_host(const std::string& engine);
 
+/// The CUDA graphs (chalk/engine/cuda_graphs.h) of a row's engine and release under its
+/// max_sequences and max_batched_tokens (0: the engine's defaults); an empty engine,
+/// vLLM's; any other engine none.
+CudaGraphs row_engine_graphs(const RowPlan& p);
+
 /// A row's deployments: the plain roofline, and the engine step for decode and prefill.
 struct Engines {
   Deployment plain, mech, mech_prefill;

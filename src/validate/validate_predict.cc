@@ -60,6 +60,7 @@ void predict(const RowPlan& plan, Prediction& out) {
   o.mechanisms.layout = p.layout;
   if (!p.engine.empty()) o.mechanisms.tp_all_reduce = engine_tp_all_reduce(p.engine);  // the row's engine's all-reduce kernels
   o.mechanisms.host = row_engine_host(p.engine);  // and its host work per step
+  o.mechanisms.graphs = row_engine_graphs(p);     // and its CUDA graphs
   e.mech = make_deployment(m, sys, o);
   // A single KV head (MQA) or latent (MLA) cannot be split over the tensor-parallel
   // chips: each holds all of its sequences' KV. Where that does not fit beside the
@@ -270,6 +271,7 @@ void predict(const RowPlan& plan, Prediction& out) {
         if (p.gpu_memory_utilization > 0) base.memory_reserve_fraction = 1 - p.gpu_memory_utilization;
         if (!p.engine.empty()) base.mechanisms.tp_all_reduce = engine_tp_all_reduce(p.engine);  // the row's engine's kernels
         base.mechanisms.host = row_engine_host(p.engine);                                         // and host work
+        base.mechanisms.graphs = row_engine_graphs(p);                                            // and CUDA graphs
         const auto ranked = search_layouts(m, sys, base, q);
         if (ranked.empty() || !ranked.front().fits) throw InputError("memory", "no layout fits the model on " + std::to_string(p.chips) + " chips");
         // The row's engine runs only the layouts its flags can state (sim/launch.cc): the

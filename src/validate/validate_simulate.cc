@@ -18,6 +18,10 @@ HostTime row_engine_host(const std::string& engine) {
   return engine_host_time(engine.empty() ? "vllm" : engine);
 }
 
+CudaGraphs row_engine_graphs(const RowPlan& p) {
+  return engine_cuda_graphs(p.engine.empty() ? "vllm" : p.engine, p.max_sequences, p.max_batched_tokens);
+}
+
 void simulated_values(const RowPlan& p, const Deployment& plain, const Deployment& mech, double per_chips, double& plain_v,
                       double& mech_v, std::string& inputs, std::vector<std::string>& notes) {
   const int64_t n = p.requests > 0 ? p.requests : 1000;

@@ -218,6 +218,8 @@ std::vector<CalibrationEntry> calibration_entries() {
       {"nccl_ring_latency_us", 6.6, "-", "NCCL 2.30.7 tuning.cc: ring LL base 6.6 us + 0.6 us per NVLink step (LL128 14 + 1.9, Simple 8.4 + 3.4); network steps 2.7 / 4.0 / 14"},
       {"nccl_ll_bandwidth_fraction", kLowLatencyProtocolFraction, "AZURE-NCCL-H100",
        "1 MB all-reduce on 8 x H100 in 42.0 us = 15.0 us ring-LL latency + 1.835 MB at 68 GB/s (0.19 of 360); the 16 MB point (125.5 us) is then LL128's 127.6 us"},
+      {"eager_launch_us", kEagerLaunchSPerKernel * 1e6, "-",  // chalk/engine/cuda_graphs.h
+       "host time per kernel of an eager (CUDA-graph-less) step: Llama 3.1 8B on H100 SXM5 at batch 1, 8.4 ms eager (launch-bound; 5.1 ms as a graph, cloudai.pt 2026) over its 292 kernels"},
       {"ici_hop_latency_us", 1.0, "-", "TPU ICI, about 1 us per hop (scaling-book sharding.md)"},
       {"ici_collective_base_us", 5.0, "-", "scaling-book sharding.md: a latency-bound 3-hop all-gather measured 8 us against 3 us of hops"},
   };

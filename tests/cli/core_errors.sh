@@ -56,6 +56,8 @@ expect_error "--tp: must be a positive divisor of the 72 chips, got 7" decode --
 expect_error "--ep: must be >= 1, got 0" decode --mechanisms --ep 0
 expect_error "--dispatch-dtype: unknown dtype ''" decode --mechanisms --dispatch-dtype ""
 expect_error "--two-batch-overlap: sets the engine step's layout" decode --roofline --two-batch-overlap
+expect_error "--enforce-eager: sets how the engine step launches its kernels" decode --roofline --enforce-eager
+expect_error "--enforce-eager" decode --enforce-eager=maybe
 expect_error "--dispatch-dtype: sets the engine step's layout" decode --roofline --dispatch-dtype fp8
 expect_error "--dispatch-dtype: unknown dtype 'fp7'" decode --mechanisms --dispatch-dtype fp7
 expect_error "--ep: EP16 exceeds the 8 routed experts" decode --mechanisms -m mixtral-8x7b -H h100-sxm -n 16 --ep 16

@@ -68,6 +68,18 @@ assert 'dispatch 1 B/element, two micro-batches' in d['assumptions']['sharding']
 "$CHALK" $sgl | python3 -c "import json,sys; s=json.load(sys.stdin)['steps'][0]; assert abs(s['t_step_ms'] - 102.31) < 0.05, s" || fail "no overlap"
 "$CHALK" decode --roofline -m llama-3.1-8b -H h100-sxm -b 1 --json | python3 -c "import json,sys; s=json.load(sys.stdin)['steps'][0]; assert s['governs'] == s['bound'] == 'weights', s" || fail "plain governs"
 "$CHALK" decode --mechanisms --two-batch-overlap -m llama-3.1-8b -H h100-sxm -n 1 -b 1 | grep -q "no expert-parallel traffic to hide" || fail "overlap warning"
+# CUDA graphs (docs/formulas.md, "CUDA graphs"): Llama 3.1 8B on one H100 under vLLM's sizes.
+# Batch 100 replays the graph of 104 tokens; 600 (> 512) runs eagerly, its 292 launches x
+# 28.8 us = 8.4 ms hidden behind the GPU step; --enforce-eager at batch 1: max(7.51, 8.4) ms.
+"$CHALK" decode -m llama-3.1-8b -H h100-sxm -n 1 -b 1,100,600 -s 1024 --json | python3 -c "
+import json,sys; s=json.load(sys.stdin)['steps']
+assert [x['graph_batch'] for x in s] == [1, 104, 0], s
+assert [x['t_launch_ms'] for x in s][:2] == [0, 0] and abs(s[2]['t_launch_ms'] - 8.4) < 1e-9, s
+assert s[2]['t_step_ms'] > 8.4 and s[2]['governs'] != 'launch', s[2]" || fail "graph batch"
+"$CHALK" decode -m llama-3.1-8b -H h100-sxm -n 1 -b 1 -s 1024 --enforce-eager --json | python3 -c "
+import json,sys; s=json.load(sys.stdin)['steps'][0]
+assert (s['graph_batch'], s['governs']) == (0, 'launch') and abs(s['t_step_ms'] - 8.4) < 1e-9, s" || fail "enforce eager"
+"$CHALK" decode -m llama-3.1-8b -H h100-sxm -n 1 -b 1 -s 1024 --enforce-eager --explain | grep -q "T_step = max(max(T_ops + T_comm + T_overhead, T_launch), T_host)" || fail "eager explain"
 echo "core_outputs: scale-out warning passed"
 # The engine step is the default; --roofline gives the lecture's lower bound on the same chips,
 # and --mechanisms is a no-op alias. Llama 3.1 8B on H100: one chip (16.1 GB of weights fit in

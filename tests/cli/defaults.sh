@@ -10,9 +10,10 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 # Before: 2 H100 at batch 2, $84.59/Mtok out (4 x $21.15 of cost). Now the cheapest size of
 # 1, 2, 4, 8 H100 at 4,096 tokens: 8 H100 (TP8) at the batch that fills them, 324 sequences,
-# step 39.39 ms (with vLLM's custom all-reduce for TP8's decode-sized messages; 41.20 ms
-# under NCCL's ring): cost = 8 x $2.35/h / 3600 x 39.391 ms / 324 = $0.63490/Mtok, x markup 4
-# = $2.540/Mtok; runner-up 4 H100 (109 sequences, $0.8199/Mtok).
+# step 39.91 ms (with vLLM's custom all-reduce for TP8's decode-sized messages; 41.20 ms
+# under NCCL's ring before CUDA graphs; 39.39 ms before the step was padded to vLLM's graph of
+# 336 sequences): cost = 8 x $2.35/h / 3600 x 39.909 ms / 324 = $0.64326/Mtok, x markup 4
+# = $2.573/Mtok; runner-up 4 H100 (109 sequences).
 "$CHALK" prices forward -m llama-3.1-70b -H h100-sxm --json > "$tmp/fwd.json" || fail "prices forward --json"
 python3 - "$tmp/fwd.json" <<'PY' || fail "prices forward default deployment"
 import json, sys
@@ -23,10 +24,10 @@ assert a["chips"] == 8 == c["choice"]["chips"], (a["chips"], c)
 assert f["decode_batch"] == 324 == c["choice"]["batch"] and f["memory_fits"], f
 cost = 8 * 2.35 / 3600 * f["decode_t_step_ms"] / 1e3 / 324 * 1e6
 assert abs(f["output_cost_usd_per_mtok"] - cost) < 1e-9 * cost, (f, cost)
-assert abs(f["output_cost_usd_per_mtok"] - 0.63490) < 1e-4, f
+assert abs(f["output_cost_usd_per_mtok"] - 0.64326) < 1e-4, f
 assert abs(c["choice"]["cost_usd_per_mtok"] - f["output_cost_usd_per_mtok"]) < 1e-12, c
 out = j["prices"][0]["output_usd_per_mtok"]
-assert abs(out - 4 * cost) < 1e-9 * out and abs(out - 2.540) < 1e-3, out
+assert abs(out - 4 * cost) < 1e-9 * out and abs(out - 2.573) < 1e-3, out
 r = c["runner_up"]
 assert r["chips"] == 4 and r["batch"] == 109 and r["cost_usd_per_mtok"] > c["choice"]["cost_usd_per_mtok"], r
 PY

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "chalk/engine/collective.h"
+#include "chalk/engine/cuda_graphs.h"
 #include "chalk/engine/host_time.h"
 #include "chalk/model/model.h"
 #include "chalk/base/units.h"
@@ -72,6 +73,9 @@ struct Mechanisms {
   TpAllReduce tp_all_reduce = engine_tp_all_reduce("vllm");
   /// The engine's host work per step (engine_host_time): vLLM's by default, overlapped.
   HostTime host = engine_host_time("vllm");
+  /// The engine's CUDA graphs (engine_cuda_graphs): vLLM's capture sizes by default;
+  /// eager = --enforce-eager.
+  CudaGraphs graphs = engine_cuda_graphs("vllm");
 };
 
 /// Why serving engines cannot split a model's attention over `tp` chips, or "" when they
@@ -152,6 +156,14 @@ struct StepBreakdown {
   Seconds t_kv;          ///< KV-cache read and write time
   Seconds t_operations;  ///< sum over operations of max(compute, memory) (per-kernel roofline)
   Seconds t_overhead;    ///< kernels x kernel_floor (GPUs; 0 on TPUs, which run one compiled program)
+  /// The captured CUDA-graph size the step replays (cuda_graphs.h, graph_batch: tokens or
+  /// decode sequences of the busiest data-parallel rank, the step padded up to it); 0 when
+  /// it runs eagerly or the engine's graphs are not modelled.
+  int64_t graph_batch = 0;
+  bool eager = false;  ///< the host launches each kernel (above the largest graph, --enforce-eager)
+  /// Eager steps: the host's launches, kernels x CudaGraphs::launch_s_per_kernel; the GPU
+  /// step is at least this long. 0 when the step replays a graph.
+  Seconds t_launch;
   Seconds t_comm_total;  ///< every collective of the step
   Seconds t_dispatch, t_combine;  ///< expert-parallel traffic within t_comm_total (both micro-batches)
   /// Decode under two micro-batches: the compute behind which the dispatch and the
@@ -162,11 +174,11 @@ struct StepBreakdown {
   /// rank). t_step is step_with_host(GPU step, t_host): the GPU step alone when overlapped
   /// host work is shorter.
   Seconds t_host;
-  Seconds t_step;        ///< t_operations + t_overhead + t_comm, with the host's time (t_host)
+  Seconds t_step;        ///< max(t_operations + t_overhead + t_comm, t_launch), with the host's time (t_host)
   double kernels = 0;
   bool overlapped = false;  ///< two micro-batches ran (asked for, EP traffic to hide, and faster)
   /// The largest share of t_step: "compute", "weights", "kv-cache", "communication",
-  /// "overhead", or "host" when the host's work is at least the GPU step's; under prefill overlap "communication" whenever the traffic outlasts the
+  /// "overhead", "launch" when an eager step's host launches outlast its GPU work, or "host" when the host's work is at least the GPU step's; under prefill overlap "communication" whenever the traffic outlasts the
   /// compute path (the step is then the traffic, though only its excess shows in t_comm).
   std::string governs;
 };

@@ -185,6 +185,10 @@ struct DecodeStep {
   /// enabled): within t_step only where it outlasts the GPU step or the engine does not
   /// overlap it (HostTime).
   Seconds t_host;
+  /// The CUDA graph the step replays and an eager step's host launches (StepBreakdown::
+  /// graph_batch, t_launch; 0 unless mechanisms are enabled): t_step is at least t_launch.
+  int64_t graph_batch = 0;
+  Seconds t_launch;
   /// The drafter's passes (levers.drafter), within t_step: with mechanisms, per pass
   /// max(compute, memory) + its kernels x the kernel floor, added to the step; in the plain
   /// roofline its FLOPs and bytes join t_compute and t_memory, and t_draft is their max.
@@ -198,7 +202,7 @@ struct DecodeStep {
   double tokens_per_sequence = 1;  ///< kept per sequence per step (levers)
   Bound bound = Bound::compute;  ///< of the roofline terms (compute, weights, KV)
   /// The largest share of t_step: to_string(bound), or with mechanisms the engine step's
-  /// (StepBreakdown::governs: also "communication" or "overhead").
+  /// (StepBreakdown::governs: also "communication", "overhead", "launch" or "host").
   std::string governs = "compute";
   TokensPerSecond tokens_per_s;           ///< B x kept / t_step
   TokensPerSecond tokens_per_s_per_user;  ///< kept / t_step
@@ -237,6 +241,8 @@ struct PrefillStep {
   Seconds t_comm;      ///< communication not hidden (0 unless mechanisms are enabled)
   Seconds t_overhead;  ///< kernel floor (0 unless mechanisms are enabled)
   Seconds t_host;      ///< as DecodeStep::t_host
+  int64_t graph_batch = 0;  ///< as DecodeStep::graph_batch
+  Seconds t_launch;         ///< as DecodeStep::t_launch
   Seconds t_step;      ///< as DecodeStep::t_step
   Seconds t_step_roofline;  ///< the plain roofline of the same prefill (= t_step without mechanisms)
   Bound bound = Bound::compute;  ///< of the roofline terms (compute, weights, KV)
