@@ -62,6 +62,9 @@ void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees) {
                  "How expert-parallel tokens cross scale-up domains: deepep (DeepEP/HybridEP, Megatron-Core's flex: once per "
                  "remote domain, then scale-up fan-out), alltoall (NCCL all-to-all: every token copy on its own)")
       ->capture_default_str();
+  cmd.add_flag("--ep-overlap", a.ep_overlap,
+               "Megatron-Core's EP overlap: a forward beside an earlier microbatch's backward, each one's expert all-to-alls hidden "
+               "behind the other's compute (pp 1 or --schedule interleaved)");
   add_output_options(cmd, a.output);
 }
 
@@ -92,6 +95,7 @@ TrainingPlan plan_from(const TrainArgs& a) {
   p.combine_bytes = bytes_per_element(parse_dtype(a.combine, "--combine-dtype"));
   p.route_domain_limit = a.route_domains;
   p.ep_dispatcher = parse_ep_dispatcher(a.ep_dispatcher, "--ep-dispatcher");
+  p.ep_overlap = a.ep_overlap;
   return p;
 }
 
@@ -100,7 +104,7 @@ std::string option_for(const std::string& plan_field) {
       {"dp", "--dp"},           {"tp", "--tp"},         {"pp", "--pp"},           {"cp", "--cp"},
       {"ep", "--ep"},           {"etp", "--etp"},       {"virtual_stages", "--virtual-stages"},
       {"zero_stage", "--zero"}, {"microbatch", "--microbatch"}, {"global_batch", "--global-batch"},
-      {"seq_len", "--seq-len"}, {"chips", "--chips"}, {"compute", "--compute"}};
+      {"seq_len", "--seq-len"}, {"chips", "--chips"}, {"compute", "--compute"}, {"ep_overlap", "--ep-overlap"}};
   for (const auto& [field, option] : names) {
     if (plan_field == field) return option;
   }
@@ -139,8 +143,11 @@ std::string step_overlap(const TrainingPlan& p, const Placement& pl, const Train
   std::vector<std::string> parts;
   if (p.cp > 1) parts.push_back(fmt::format("CP ring behind attention ({:.4g} ms/mb exposed)", to_ms(st.t_cp_exposed)));
   if (p.ep > 1) {
-    parts.push_back(dual ? fmt::format("DualPipe hides EP behind the paired chunk's compute ({:.4g} ms/mb exposed)", to_ms(st.t_ep_exposed))
-                         : fmt::format("EP exposed ({:.4g} ms/mb; only --schedule dualpipe overlaps it)", to_ms(st.t_ep_exposed)));
+    parts.push_back(dual         ? fmt::format("DualPipe hides EP behind the paired chunk's compute ({:.4g} ms/mb exposed)", to_ms(st.t_ep_exposed))
+                    : p.ep_overlap ? fmt::format("EP overlap hides EP behind the paired microbatch's compute ({:.4g} ms/mb exposed)",
+                                                 to_ms(st.t_ep_exposed))
+                                   : fmt::format("EP exposed ({:.4g} ms/mb; --ep-overlap or --schedule dualpipe overlaps it)",
+                                                 to_ms(st.t_ep_exposed)));
   }
   if (p.pp > 1)
     parts.push_back(dual ? std::string("DualPipe hides the PP sends")
@@ -214,7 +221,7 @@ void run_step(const TrainArgs& a) {
     nlohmann::json j = {{"model", model_json(s.model, s.system)}, {"hardware", hardware_json(s.system)},
                         {"placement", s.placement.description}, {"seq_len_tokens", s.plan.seq_len}, {"global_batch", s.plan.global_batch},
                         {"optimizer", s.plan.state.name}, {"state_bytes_per_param", s.plan.state.total()},
-                        {"ep_dispatcher", std::string(to_string(s.plan.ep_dispatcher))},
+                        {"ep_dispatcher", std::string(to_string(s.plan.ep_dispatcher))}, {"ep_overlap", s.plan.ep_overlap},
                         {"mfu_definition", train_run::mfu_definition(true, "bf16")},
                         {"step", row}, {"warnings", s.warnings}};
     if (a.explain) j["explanations"] = explanations_json(explain_training_step(s.rates, s.plan, s.placement, st));

@@ -30,6 +30,7 @@ struct TrainArgs {
   std::string dispatch = "bf16", combine = "bf16";
   int64_t route_domains = 0;
   std::string ep_dispatcher = "deepep";
+  bool ep_overlap = false;
   OutputArgs output;
   bool explain = false;  ///< --explain (step, memory): how each figure is computed (chalk/training/explain.h)
 };

@@ -175,6 +175,16 @@ Placement check_plan(const ModelSpec& m, const SystemSpec& s, int64_t chips, con
   if (p.schedule == PipelineSchedule::dualpipe && (p.pp % 2 != 0 || micro % 2 != 0)) {
     throw InputError("pp", fmt::format("dualpipe needs pp ({}) and microbatches per step ({}) even", p.pp, micro));
   }
+  if (p.ep_overlap) {
+    // Megatron-Core asserts these (Megatron-Bridge docs/training/communication-overlap.md,
+    // "Common Failure Modes").
+    if (p.ep <= 1) throw InputError("ep_overlap", "overlaps expert-parallel all-to-alls; the plan has ep 1");
+    if (p.pp > 1 && p.schedule != PipelineSchedule::interleaved) {
+      throw InputError("ep_overlap", fmt::format("with pp {} needs the interleaved schedule (Megatron-Core's EP overlap pairs chunks of "
+                                                 "a virtual pipeline), got {}", p.pp, to_string(p.schedule)));
+    }
+    if (p.recompute == Recompute::full) throw InputError("ep_overlap", "is not available with full recomputation (Megatron-Core asserts)");
+  }
   if (p.schedule == PipelineSchedule::dualpipe && micro < 2 * p.pp) {
     // deepseek-ai/DualPipe dualpipe.py, DualPipe.step: assert num_chunks >= num_ranks * 2.
     throw InputError("microbatch", fmt::format("dualpipe needs at least 2 x pp = {} microbatches per step, got {} (global batch / "

@@ -248,13 +248,17 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   }
 
   const bool dual = p.schedule == PipelineSchedule::dualpipe && p.pp > 1;
-  // Under DualPipe's overlap the communication kernels hold SMs while compute runs.
-  const double slow = dual && ep_total > 0 ? 1 / (1 - s.communication_sm_fraction) : 1.0;
+  // Megatron-Core's EP overlap pairs a forward with an earlier microbatch's backward within
+  // the stage (plan.h, ep_overlap): EP hides as under DualPipe, the PP sends do not.
+  const bool ep_paired = !dual && p.ep_overlap && ep_total > 0;
+  const bool paired_ep = dual || ep_paired;
+  // Under either overlap the communication kernels hold SMs while compute runs.
+  const double slow = paired_ep && ep_total > 0 ? 1 / (1 - s.communication_sm_fraction) : 1.0;
   const double compute_f = (t_mm_f + t_at + t_el_f + t_sc_f + t_loss_f) * slow;
   const double compute_b = (t_mm_b + at_bwd_time * t_at + t_el_b + t_sc_b + t_loss_b + t_rec) * slow;
   // DualPipe overlaps a forward chunk of one microbatch with a backward chunk of another,
   // hiding EP and PP traffic behind compute (DeepSeek-V3 3.2.1).
-  const double ep_exposed = dual ? std::max(0.0, ep_total - (compute_f + compute_b)) : ep_total;
+  const double ep_exposed = paired_ep ? std::max(0.0, ep_total - (compute_f + compute_b)) : ep_total;
   const double pp_exposed = dual ? 0.0 : 2 * pp_send;
   const double ep_share = ep_total > 0 ? ep_exposed / ep_total : 0.0;
   const double cp_share = cp_total > 0 ? cp_exposed / cp_total : 0.0;
@@ -283,6 +287,18 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
     alone_b = t_b - compute_b * (1 - 1 / slow) + (ep_total - ep_f) * (1 - ep_share) + pp_send;
     t_unpaired = d(unpaired) * (alone_f + alone_b - t_f - t_b);
     bubble = dualpipe_bubble(p.pp, Seconds(t_f + t_b), Seconds(alone_b), Seconds(t_mm_w));
+  } else if (ep_paired) {
+    // The forwards before the first backward and the backwards after the last forward have
+    // nothing to pair with: with pp = 1 the first forward and the last backward; on the
+    // interleaved schedule's first stage its warm-up chunks, (pp - 1) 2 + (v - 1) pp
+    // (Megatron-Core's get_pipeline_parallel_order / num_warmup_microbatches), each 1/v of a
+    // microbatch, and as many cool-down chunks. They run with their EP exposed.
+    const double v = d(pl.chunks);
+    const double alone = p.pp <= 1 ? 1.0 : std::min(d(m) * v, d(p.pp - 1) * 2 + (v - 1) * d(p.pp)) / v;
+    alone_f = t_f - compute_f * (1 - 1 / slow) + ep_f * (1 - ep_share);
+    alone_b = t_b - compute_b * (1 - 1 / slow) + (ep_total - ep_f) * (1 - ep_share);
+    t_unpaired = alone * (alone_f + alone_b - t_f - t_b);
+    unpaired = static_cast<int64_t>(std::ceil(alone * v));
   }
   const double work = d(m) * (t_f + t_b) + t_unpaired;
   const Seconds t_pipeline = Seconds(work) + bubble;

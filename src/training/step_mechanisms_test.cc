@@ -168,3 +168,53 @@ TEST(TrainingEpDispatcher, AllToAllSendsEveryCopyAcrossTheNic) {
 
 }  // namespace
 }  // namespace chalk
+
+namespace chalk {
+namespace {
+
+TEST(TrainingEpOverlap, PairsAForwardWithAnEarlierBackward) {
+  // Megatron-Core's EP overlap at pp = 1 (plan.h, ep_overlap): a microbatch's forward runs
+  // beside the previous one's backward, so per microbatch the EP traffic (t_ep) hides
+  // behind the pair's compute, which runs on 112 of 132 SMs while it does: exposed =
+  // max(0, t_ep - (f + b) / (1 - 20/132)). The first forward and the last backward pair
+  // with nothing: they run on every SM with their EP exposed, adding
+  // (f + ep_f) + (b + ep_b) - (t_f + t_b) once per step.
+  const ModelSpec m = load_model("qwen3-30b-a3b");
+  const SystemSpec h100 = load_system("h100-sxm");
+  TrainingPlan p;
+  p.dp = 16;
+  p.ep = 16;
+  p.global_batch = 64;
+  p.seq_len = 4096;
+  p.ep_dispatcher = EpDispatcher::all_to_all;
+  const TrainingCosts c = make_training_costs(m, p.seq_len);
+  const TrainingSystem s = make_training_system(h100, p.compute);
+  const Placement pl = check_plan(m, h100, 16, p);
+  const TrainingStep plain = training_step(c, s, p, pl);
+  p.ep_overlap = true;
+  const TrainingStep ov = training_step(c, s, p, pl);
+  const double ep = plain.t_ep.value(), ep_f = ep / 2;
+  const double f = plain.t_forward.value() - ep_f, b = plain.t_backward.value() - ep_f;  // compute alone (EP was all exposed)
+  const double slow = 1 / (1 - 20.0 / 132);
+  const double exposed = std::max(0.0, ep - (f + b) * slow);
+  EXPECT_NEAR(ov.t_ep_exposed.value(), exposed, 1e-12);
+  EXPECT_NEAR(ov.t_forward.value() + ov.t_backward.value(), (f + b) * slow + exposed, 1e-12);
+  EXPECT_NEAR(ov.t_unpaired.value(), (f + ep_f + b + ep_f) - ((f + b) * slow + exposed), 1e-12);
+  EXPECT_EQ(ov.unpaired_chunks, 1);
+  // 4 microbatches per pipeline: 4 paired microbatches plus the lone pair's excess.
+  EXPECT_NEAR(ov.t_pipeline.value(), 4 * ((f + b) * slow + exposed) + ov.t_unpaired.value(), 1e-12);
+  // Megatron-Core refuses it with pp > 1 outside the interleaved schedule, and with ep 1.
+  p.pp = 2;
+  p.dp = 8;
+  p.ep = 8;
+  p.global_batch = 16;
+  EXPECT_THROW(check_plan(m, h100, 16, p), InputError);
+  p.schedule = PipelineSchedule::interleaved;
+  p.virtual_stages = 2;
+  EXPECT_NO_THROW(check_plan(m, h100, 16, p));
+  p.ep = 1;
+  EXPECT_THROW(check_plan(m, h100, 16, p), InputError);
+}
+
+}  // namespace
+}  // namespace chalk

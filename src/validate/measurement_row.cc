@@ -117,6 +117,7 @@ const std::vector<std::string>* vocabulary(const std::string& column) {
       {"batch_per", {"run", "replica", "chip"}},
       {"two_batch_overlap", {"yes", "no"}},
       {"ep_dispatcher", {"deepep", "alltoall"}},
+      {"ep_overlap", {"yes", "no"}},
       {"engine", {"vllm", "sglang", "trtllm", "fastertransformer", "jetstream", "megatron", "nemo", "maxtext", "llm-foundry", "metaseq",
                   "deepseek", "other"}},
       {"kv_admission", {"to_completion", "on_demand"}},
@@ -249,6 +250,7 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
   m.attention_draft_tokens = r.integer("attention_draft_tokens", 0);
   m.two_batch_overlap = r.closed("two_batch_overlap");
   m.ep_dispatcher = r.closed("ep_dispatcher");
+  m.ep_overlap = r.closed("ep_overlap");
   {
     // A serving engine may name its release, "vllm-0.10": engine_policy reads the defaults
     // that changed between releases (host overlap).

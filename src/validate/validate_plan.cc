@@ -87,6 +87,9 @@ void plan_layout(const Measurement& r, const ModelSpec& model, RowPlan& p) {
     throw InputError(r.id + ": ep_dispatcher", "alltoall is modelled for training rows; a serving engine's expert traffic is DeepEP's "
                                                "(one copy per remote domain), leave the column empty or write deepep");
   }
+  if (r.ep_overlap == "yes") {
+    throw InputError(r.id + ": ep_overlap", "Megatron-Core's EP overlap is a training schedule; a serving row states two_batch_overlap");
+  }
   if (r.two_batch_overlap == "yes") L.overlap_micro_batches = true;
   p.two_batch_overlap_stated = !r.two_batch_overlap.empty();
   if (!r.dispatch.empty()) L.dispatch_bytes_per_element = bytes_per_element(storage_format(r.dispatch));

@@ -43,7 +43,7 @@ TEST(Validate, EveryRowIsKept) {
       EXPECT_FALSE(p.reason.empty()) << p.id;
     }
   }
-  EXPECT_EQ(by[RowStatus::predicted], 67);     // 37 serving-side rows, 28 training steps, 2 whole runs
+  EXPECT_EQ(by[RowStatus::predicted], 68);     // 37 serving-side rows, 29 training steps, 2 whole runs
   EXPECT_EQ(by[RowStatus::not_modelled], 0);
   EXPECT_EQ(by[RowStatus::calibration], 31);   // microbenchmarks, one row per value
   EXPECT_EQ(by[RowStatus::unreadable], 0);
@@ -63,7 +63,7 @@ TEST(Validate, EveryBuiltinRowNamesAModelChalkHas) {
     }
     ++n;
   }
-  EXPECT_EQ(n, 67);
+  EXPECT_EQ(n, 68);
 }
 
 TEST(Validate, PlainRooflineNumbers) {
@@ -354,10 +354,12 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // (kernels.h, attention_backward_rate_ratio: every Llama 8B row 2.4-3.4 points closer).
   // Then 28 rows: Megatron-Bridge's Qwen3-30B-A3B on 16 H100 over NCCL's all-to-all
   // (MBR-H100-Q30B-EP16-A2A, -16.4%; -57% before EpDispatcher::all_to_all sent every token
-  // copy across the NIC) adds a row above the median: 14.7%, p90 37.3%.
-  EXPECT_LE(summary(r, "training").median_abs, 0.148);
-  EXPECT_LE(summary(r, "training").p90_abs, 0.374);  // 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
-  EXPECT_LE(summary(r, "all").median_abs, 0.149);  // 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate
+  // copy across the NIC) adds a row above the median: 14.7%, p90 37.3%; then 29 rows with
+  // the same run under Megatron-Core's EP overlap (-26.4%: chalk hides 179 ms of EP per
+  // microbatch, the run 155 ms): 14.8%, p90 36.4%.
+  EXPECT_LE(summary(r, "training").median_abs, 0.149);
+  EXPECT_LE(summary(r, "training").p90_abs, 0.365);  // 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
+  EXPECT_LE(summary(r, "all").median_abs, 0.152);  // 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate
 }
 
 }  // namespace

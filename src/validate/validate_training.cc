@@ -70,6 +70,7 @@ TrainRowPlan plan_training_row_on_chips(const Measurement& r) {
   if (!r.dispatch.empty()) p.dispatch_bytes = format_bytes(r.dispatch, at + "dispatch");
   if (!r.combine.empty()) p.combine_bytes = format_bytes(r.combine, at + "combine");
   if (!r.ep_dispatcher.empty()) p.ep_dispatcher = parse_ep_dispatcher(r.ep_dispatcher, at + "ep_dispatcher");
+  p.ep_overlap = r.ep_overlap == "yes";
   for (const auto& g : t.model.groups) {
     if (g.ffn.kind == FfnKind::moe && g.ffn.n_group > 1 && g.ffn.topk_group < g.ffn.n_group) {
       p.route_domain_limit = g.ffn.topk_group;  // node-limited routing as the config states (DeepSeek-V3 2.1.2)

@@ -133,6 +133,12 @@ struct TrainingPlan {
   int64_t route_domain_limit = 0;
   /// How expert-parallel tokens cross domains; only a group spanning scale-up domains differs.
   EpDispatcher ep_dispatcher = EpDispatcher::deepep;
+  /// Megatron-Core's EP overlap (overlap_moe_expert_parallel_comm; Megatron-Bridge's
+  /// moe_a2a_overlap): within a stage the forward of one microbatch runs beside the backward
+  /// of an earlier one, each one's all-to-alls hidden behind the other's compute, as DualPipe
+  /// pairs them across stages. Needs pp = 1 or the interleaved schedule, and no full
+  /// recomputation (Megatron-Bridge docs/training/communication-overlap.md).
+  bool ep_overlap = false;
 };
 
 /// Chips of a plan: dp x tp x pp x cp.

@@ -222,9 +222,12 @@ struct TrainingStep {
   Seconds t_tp, t_cp, t_ep, t_pp;  ///< communication per microbatch, before overlap
   Seconds t_cp_exposed, t_ep_exposed, t_pp_exposed;
   // Per step.
-  /// DualPipe only: chunks that run unpaired in warm-up and cool-down (dualpipe_unpaired_chunks),
-  /// one such forward and backward chunk alone (all SMs, EP and PP exposed), and what they
-  /// add over pairing: unpaired x (alone_f + alone_b - t_f - t_b) per step (0 otherwise).
+  /// DualPipe and Megatron-Core's EP overlap (plan.ep_overlap) only: chunks that run
+  /// unpaired in warm-up and cool-down (dualpipe_unpaired_chunks; under EP overlap the first
+  /// forward and last backward at pp = 1, the interleaved warm-up chunks otherwise), one such
+  /// forward and backward alone (all SMs, EP exposed; PP too under DualPipe), and what they
+  /// add over pairing: unpaired x (alone_f + alone_b - t_f - t_b) per step (0 otherwise; in
+  /// microbatches, chunks / v, under EP overlap).
   int64_t unpaired_chunks = 0;
   Seconds t_forward_alone, t_backward_alone, t_unpaired;
   Seconds t_pipeline;         ///< m (t_f + t_b) + t_unpaired + bubble

@@ -55,6 +55,7 @@ struct Measurement {
   /// Training rows: deepep (DeepEP/HybridEP, Megatron-Core's flex) or alltoall (NCCL
   /// all-to-all); empty: deepep (EpDispatcher, chalk/training/plan.h)
   std::string ep_dispatcher;
+  std::string ep_overlap;  ///< training rows: yes (Megatron-Core's EP overlap), no; empty: no
   std::string engine;
   /// to_completion (a request's KV reserved for all its tokens at admission: TensorRT-LLM's
   /// GUARANTEED_NO_EVICT) or on_demand (blocks as tokens arrive); empty: the engine's default
