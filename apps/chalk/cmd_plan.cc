@@ -109,6 +109,7 @@ sim::LaunchTarget launch_target(const PlanArgs& a, const ModelSpec& m, const Sys
   t.memory_reserve_fraction = base.memory_reserve_fraction;
   t.hbm_bytes_per_chip = s.chip.hbm_capacity.value();
   t.policy = policy;
+  t.enforce_eager = base.mechanisms.graphs.eager;
   for (const auto& r : reqs) t.max_model_len = std::max(t.max_model_len, r.input_tokens + r.output_tokens);
   return t;
 }
@@ -227,6 +228,7 @@ void run_plan(PlanArgs a) {
     j["max_batched_tokens"] = policy.max_batched_tokens;  // the scheduler's knobs simulated (each candidate's cap: max_sequences)
     j["block_size_tokens"] = policy.block_size;
     j["gpu_memory_utilization"] = utilization;
+    j["enforce_eager"] = base.mechanisms.graphs.eager;
     j["slo"] = {{"ttft_slo_ms", o.slo.ttft_s ? nlohmann::json(*o.slo.ttft_s * 1e3) : nlohmann::json(nullptr)},  // as simulate's
                 {"tpot_slo_ms", o.slo.tpot_s ? nlohmann::json(*o.slo.tpot_s * 1e3) : nlohmann::json(nullptr)},
                 {"percentile", o.slo.percentile}};
@@ -254,9 +256,10 @@ void run_plan(PlanArgs a) {
             << " in its own simulation (docs/simulator.md)\n"
             << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
             << fmt::format("searched    {} deployments ({} replica runs), engine {} ({} tokens per step, {}-token KV blocks, KV {}, {} of HBM "
-                           "for weights and KV)\n",
+                           "for weights and KV{})\n",
                            r.evaluated.size(), r.simulations, sim::release_name(policy), policy.max_batched_tokens, policy.block_size,
-                           policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand", fmt::format("{:.3g}", utilization));
+                           policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand", fmt::format("{:.3g}", utilization),
+                           base.mechanisms.graphs.eager ? ", no CUDA graphs: --enforce-eager" : "");
   for (const auto& line : r.searched) std::cout << "            " << line << '\n';
   std::cout << energy_assumptions_text(o.power, o.facility);
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';

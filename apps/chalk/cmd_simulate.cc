@@ -161,7 +161,7 @@ void run_simulate(SimulateArgs a) {
     j["traffic"] = describe_traffic(a.traffic, reqs);
     j["engine"] = {{"name", sim::release_name(so.policy)}, {"max_batched_tokens", so.policy.max_batched_tokens}, {"block_size_tokens", so.policy.block_size},
                    {"chunked_prefill", so.policy.chunked_prefill}, {"max_sequences", so.policy.max_sequences},
-                   {"gpu_memory_utilization", utilization},
+                   {"gpu_memory_utilization", utilization}, {"enforce_eager", agg.mechanisms.graphs.eager},
                    {"kv_admission", so.policy.reserve_to_completion ? "to_completion" : "on_demand"}, {"source", so.policy.source}};
     j["slo"] = {{"ttft_slo_ms", slo.ttft_s ? nlohmann::json(*slo.ttft_s * 1e3) : nlohmann::json(nullptr)},
                 {"tpot_slo_ms", slo.tpot_s ? nlohmann::json(*slo.tpot_s * 1e3) : nlohmann::json(nullptr)},
@@ -204,10 +204,10 @@ void run_simulate(SimulateArgs a) {
             << (agg.mechanisms.enabled ? "engine step" : "roofline") << " for its exact mix (docs/simulator.md)\n"
             << describe_text(agg) << replica_note_text(note) << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
             << fmt::format("engine      {}: {} tokens per step, {}-token KV blocks, chunked prefill {}, at most {} running, KV {}, "
-                           "{} of HBM for weights and KV\n",
+                           "{} of HBM for weights and KV{}\n",
                            sim::release_name(so.policy), so.policy.max_batched_tokens, so.policy.block_size, so.policy.chunked_prefill ? "on" : "off",
                            so.policy.max_sequences, so.policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand",
-                           fmt::format("{:.3g}", utilization));
+                           fmt::format("{:.3g}", utilization), agg.mechanisms.graphs.eager ? ", no CUDA graphs (--enforce-eager)" : "");
   std::cout << energy_assumptions_text(power, facility);
   if (has_slo) {
     std::cout << fmt::format("SLO         p{}:{}{}\n", format_number(slo.percentile, 3),

@@ -124,3 +124,38 @@ TEST(Launch, OnlyTheGpusEachEngineRunsOnGetFiles) {
 
 }  // namespace
 }  // namespace chalk::sim
+
+namespace chalk::sim {
+namespace {
+
+using namespace launch_testing;
+
+TEST(Launch, EagerSimulationLaunchesEagerEngines) {
+  // A plan simulated with --enforce-eager launches each engine without CUDA graphs: vLLM
+  // --enforce-eager; SGLang --disable-prefill-cuda-graph and --disable-decode-cuda-graph
+  // (its disable_cuda_graph field has no flag); TensorRT-LLM cuda_graph_config: null. Each
+  // is one the engine defines (tests/data/engine-args/).
+  LaunchTarget t = launch_test_target();
+  PlanCandidate c = launch_dp_attention_moe();
+  c.parallel.tp_attention = 8;
+  c.parallel.tp_ffn = 8;
+  c.parallel.ep = 1;
+  c.parallel.tp_expert = 8;
+  const auto graphs = launch_files(c, t);
+  t.enforce_eager = true;
+  const auto eager = launch_files(c, t);
+  EXPECT_GE(launch_check_against_engines(eager), 20);
+  auto text = [](const std::vector<EngineLaunch>& l, const std::string& path) {
+    const LaunchFile* f = launch_file_at(l, path);
+    return f ? f->text : std::string();
+  };
+  EXPECT_EQ(text(graphs, "vllm/serve.sh").find("--enforce-eager"), std::string::npos);
+  EXPECT_NE(text(eager, "vllm/serve.sh").find("--enforce-eager"), std::string::npos);
+  EXPECT_NE(text(eager, "sglang/serve.sh").find("--disable-decode-cuda-graph"), std::string::npos);
+  EXPECT_NE(text(eager, "sglang/serve.sh").find("--disable-prefill-cuda-graph"), std::string::npos);
+  EXPECT_EQ(text(graphs, "trtllm/extra_llm_api_options.yaml").find("cuda_graph_config"), std::string::npos);
+  EXPECT_NE(text(eager, "trtllm/extra_llm_api_options.yaml").find("cuda_graph_config: null"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace chalk::sim

@@ -39,6 +39,7 @@ std::string options(const PlanCandidate& c, const LaunchTarget& t, const Pool& p
   y += "scheduler_config:\n  # KV " + std::string(c.reserve_to_completion ? "reserved to completion at admission" : "taken on demand") +
        ", as simulated\n  capacity_scheduler_policy: " + (c.reserve_to_completion ? "GUARANTEED_NO_EVICT" : "MAX_UTILIZATION") + "\n";
   if (!p.role.empty()) y += "cache_transceiver_config:\n  backend: DEFAULT\n";
+  if (t.enforce_eager) y += "# simulated without CUDA graphs (--enforce-eager)\ncuda_graph_config: null\n";
   return y;
 }
 

@@ -39,6 +39,7 @@ std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget&
   if (vllm_block_size_ok(t.policy.block_size)) a.push_back("--block-size " + std::to_string(t.policy.block_size));
   a.push_back(t.policy.chunked_prefill ? "--enable-chunked-prefill" : "--no-enable-chunked-prefill");
   if (t.max_model_len > 0) a.push_back("--max-model-len " + std::to_string(t.max_model_len));
+  if (t.enforce_eager) a.push_back("--enforce-eager");  // simulated without CUDA graphs
   return a;
 }
 

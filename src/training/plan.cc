@@ -2,6 +2,7 @@
 #include "chalk/training/plan.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include <fmt/format.h>
 
@@ -46,10 +47,12 @@ std::string_view to_string(EpDispatcher d) {
   return "?";
 }
 
-EpDispatcher parse_ep_dispatcher(std::string_view t, const std::string& field) {
+EpDispatcher parse_ep_dispatcher(std::string_view text, const std::string& field) {
+  std::string t(text);
+  for (auto& ch : t) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));  // DeepEP, AllToAll
   if (t == "deepep" || t == "flex" || t == "hybridep") return EpDispatcher::deepep;
   if (t == "alltoall") return EpDispatcher::all_to_all;
-  throw InputError(field, "expected deepep (flex, hybridep) or alltoall, got '" + std::string(t) + "'");
+  throw InputError(field, "expected deepep (flex, hybridep) or alltoall, got '" + std::string(text) + "'");
 }
 
 std::string_view to_string(Recompute r) {

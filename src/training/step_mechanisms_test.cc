@@ -162,6 +162,7 @@ TEST(TrainingEpDispatcher, AllToAllSendsEveryCopyAcrossTheNic) {
   p.ep_dispatcher = EpDispatcher::deepep;
   EXPECT_DOUBLE_EQ(training_step(c, s, p, one).t_ep.value(), in_node);
   EXPECT_EQ(parse_ep_dispatcher("flex", "x"), EpDispatcher::deepep);
+  EXPECT_EQ(parse_ep_dispatcher("DeepEP", "x"), EpDispatcher::deepep);
   EXPECT_EQ(parse_ep_dispatcher("alltoall", "x"), EpDispatcher::all_to_all);
   EXPECT_THROW(parse_ep_dispatcher("nccl", "x"), InputError);
 }

@@ -43,6 +43,9 @@ struct LaunchTarget {
   double hbm_bytes_per_chip = 0;        ///< one chip's HBM capacity, bytes (TensorRT-LLM's KV fraction)
   EnginePolicy policy;                  ///< the scheduler simulated; its name is the engine the numbers are for
   int64_t max_model_len = 0;            ///< the longest request of the traffic, prompt + output tokens (0: the engine's default)
+  /// Simulated without CUDA graphs (--enforce-eager): vLLM --enforce-eager, SGLang
+  /// --disable-prefill-cuda-graph --disable-decode-cuda-graph, TensorRT-LLM cuda_graph_config: null.
+  bool enforce_eager = false;
 };
 
 /// One file of a launch: a path relative to the launch directory and its text.
