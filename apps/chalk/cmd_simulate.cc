@@ -1,6 +1,7 @@
 // `chalk simulate`: requests through a serving engine (src/sim; docs/simulator.md):
 // TTFT, TPOT, ITL and E2E percentiles, throughput, goodput, occupancy; aggregated or
-// disaggregated prefill and decode, and the two compared on the same chips.
+// disaggregated prefill and decode, each pool on its own chip type if asked (mixed chips),
+// and the two compared on the same chips.
 #include <algorithm>
 #include <iostream>
 #include <optional>
@@ -33,6 +34,7 @@ struct SimulateArgs {
   bool disaggregate = false;
   std::optional<int64_t> prefill_chips, decode_chips;  ///< unset: --chips
   int64_t prefill_replicas = 1, decode_replicas = 1;
+  std::string prefill_hardware, decode_hardware;  ///< empty: --hardware
   bool compare = false;
   std::string plot;
   EnergyArgs energy;
@@ -43,16 +45,38 @@ struct Result {
   std::string layout;
   int64_t replicas = 0;
   int64_t chips_per_replica = 0, prefill_chips_per_replica = 0;  ///< decode (or aggregated) replica; prefill pool's
+  std::string prefill_hardware, hardware;  ///< disaggregated: each pool's system (empty when aggregated)
+  std::optional<double> usd_per_hour;      ///< sum over pools of chips x price; unset when a pool's chip is unpriced
   sim::ClusterRun run;
   sim::SimSummary summary;
   sim::Overload overload;
   std::optional<sim::ServingEnergy> energy;
+  std::optional<ChipPower> power, prefill_power;  ///< mixed chips: each pool's own (else the --hardware chip's)
 };
 
-Deployment deployment_with_chips(const SimulateArgs& a, int64_t chips, int64_t context, std::optional<ReplicaNote>* note = nullptr) {
+Deployment deployment_with_chips(const SimulateArgs& a, int64_t chips, int64_t context, std::optional<ReplicaNote>* note = nullptr,
+                                 const std::string& hardware = "") {
   DeploymentArgs d = a.deployment;
   d.chips = chips;
+  if (!hardware.empty()) d.hardware = hardware;
   return resolve(d, context, note);
+}
+
+/// One pool of mixed chips on its own system (--prefill-hardware, --decode-hardware): the
+/// smallest replica of that system unless --prefill-chips / --decode-chips say otherwise. A
+/// model that fits no replica there is an error naming the flag.
+Deployment pool_deployment(const SimulateArgs& a, const char* flag, const std::string& hardware, std::optional<int64_t> chips,
+                           int64_t context, std::optional<ReplicaNote>* note = nullptr) {
+  try {
+    return deployment_with_chips(a, chips.value_or(0), context, note, hardware);
+  } catch (const InputError& e) {
+    throw InputError(flag, hardware + ": " + e.what());
+  }
+}
+
+std::optional<double> pool_usd_per_hour(const Deployment& d, int64_t replicas) {
+  if (!d.price_per_chip) return std::nullopt;
+  return static_cast<double>(replicas * d.n_chips) * to_usd_per_hour(*d.price_per_chip);
 }
 
 void run_simulate(SimulateArgs a) {
@@ -79,12 +103,29 @@ void run_simulate(SimulateArgs a) {
     throw InputError(a.compare ? "--compare" : a.prefill_chips ? "--prefill-chips" : "--decode-chips",
                      "applies to disaggregated serving: add --disaggregate");
   }
+  if (!a.disaggregate && (!a.prefill_hardware.empty() || !a.decode_hardware.empty())) {
+    throw InputError(a.prefill_hardware.empty() ? "--decode-hardware" : "--prefill-hardware", "applies to disaggregated serving: add --disaggregate");
+  }
+  const bool mixed = a.disaggregate && (!a.prefill_hardware.empty() || !a.decode_hardware.empty());
+  if (mixed && a.compare) throw InputError("--compare", "compares pools on the same chips; drop --prefill-hardware and --decode-hardware");
+  if (mixed && a.deployment.price_usd_per_chip_hour) {
+    throw InputError("--price-usd-per-chip-hour", "prices one chip type; mixed chips take each system's own price");
+  }
+  if (mixed) {
+    // A pool without its own system runs on --hardware at --chips; the header then describes
+    // the decode pool's system (the pools line names both).
+    const std::optional<int64_t> stated = a.deployment.chips ? std::optional<int64_t>(a.deployment.chips) : std::nullopt;
+    if (a.prefill_hardware.empty()) a.prefill_hardware = a.deployment.hardware, a.prefill_chips = a.prefill_chips ? a.prefill_chips : stated;
+    if (a.decode_hardware.empty()) a.decode_hardware = a.deployment.hardware, a.decode_chips = a.decode_chips ? a.decode_chips : stated;
+    a.deployment.hardware = a.decode_hardware;
+  }
   for (const auto& [flag, chips] : {std::pair{"--prefill-chips", a.prefill_chips}, std::pair{"--decode-chips", a.decode_chips}}) {
     if (chips && *chips < 1) throw InputError(flag, "must be >= 1, got " + std::to_string(*chips));
   }
   std::vector<Result> results;
   std::optional<ReplicaNote> note;
-  const Deployment agg = deployment_with_chips(a, a.deployment.chips, context, &note);
+  const Deployment agg = mixed ? pool_deployment(a, "--decode-hardware", a.decode_hardware, a.decode_chips, context, &note)
+                               : deployment_with_chips(a, a.deployment.chips, context, &note);
   // Under chalk web: refuse work over the request's budget before it starts, and bound
   // what runs (request_budget.h). The CLI has no budget.
   check_estimated_steps(estimate_steps(agg, a.disaggregate ? std::min(a.prefill_replicas, a.decode_replicas) : a.replicas, reqs, so.policy,
@@ -97,17 +138,29 @@ void run_simulate(SimulateArgs a) {
     r.layout = agg.mechanisms.enabled ? describe_layout(agg.mechanisms.layout, !agg.moe.empty()) : "roofline";
     r.replicas = a.replicas;
     r.chips_per_replica = agg.n_chips;
+    if (const auto usd = pool_usd_per_hour(agg, a.replicas)) r.usd_per_hour = *usd;
     r.run = sim::simulate_aggregated(sim::Pool{agg, a.replicas, so}, reqs);
     results.push_back(std::move(r));
   } else {
-    const Deployment pre = deployment_with_chips(a, a.prefill_chips.value_or(agg.n_chips), context);
-    const Deployment dec = deployment_with_chips(a, a.decode_chips.value_or(agg.n_chips), context);
+    const Deployment pre = mixed ? pool_deployment(a, "--prefill-hardware", a.prefill_hardware, a.prefill_chips, context)
+                                 : deployment_with_chips(a, a.prefill_chips.value_or(agg.n_chips), context);
+    const Deployment dec = mixed ? agg : deployment_with_chips(a, a.decode_chips.value_or(agg.n_chips), context);
     Result r;
     r.name = "disaggregated";
-    r.layout = fmt::format("prefill {} x {} chips ({}); decode {} x {} chips ({})", a.prefill_replicas, pre.n_chips,
+    // Mixed chips name each pool's system in the layout (text, CSV and JSON rows alike).
+    const auto on = [&](const Deployment& d) { return mixed ? " " + d.system.name : std::string(); };
+    r.layout = fmt::format("prefill {} x {} chips{} ({}); decode {} x {} chips{} ({})", a.prefill_replicas, pre.n_chips, on(pre),
                            pre.mechanisms.enabled ? describe_layout(pre.mechanisms.layout, !pre.moe.empty()) : "roofline",
-                           a.decode_replicas, dec.n_chips,
+                           a.decode_replicas, dec.n_chips, on(dec),
                            dec.mechanisms.enabled ? describe_layout(dec.mechanisms.layout, !dec.moe.empty()) : "roofline");
+    r.prefill_hardware = pre.system.name;
+    r.hardware = dec.system.name;
+    const auto pre_usd = pool_usd_per_hour(pre, a.prefill_replicas), dec_usd = pool_usd_per_hour(dec, a.decode_replicas);
+    if (pre_usd && dec_usd) r.usd_per_hour = *pre_usd + *dec_usd;
+    if (mixed) {
+      r.power = chip_power_from(a.energy, dec.system);
+      r.prefill_power = chip_power_from(a.energy, pre.system);
+    }
     r.replicas = a.prefill_replicas + a.decode_replicas;
     r.chips_per_replica = dec.n_chips;
     r.prefill_chips_per_replica = pre.n_chips;
@@ -124,6 +177,7 @@ void run_simulate(SimulateArgs a) {
       c.layout = agg.mechanisms.enabled ? describe_layout(agg.mechanisms.layout, !agg.moe.empty()) : "roofline";
       c.replicas = k;
       c.chips_per_replica = agg.n_chips;
+      if (const auto usd = pool_usd_per_hour(agg, k)) c.usd_per_hour = *usd;
       c.run = sim::simulate_aggregated(sim::Pool{agg, k, so}, reqs);
       results.push_back(std::move(c));
     }
@@ -135,7 +189,13 @@ void run_simulate(SimulateArgs a) {
   for (auto& r : results) {
     if (!r.run.fits) throw InputError("--chips", r.run.reason + "; expected a replica that holds the weights and some KV cache");
     r.summary = sim::summarize(r.run, slo);
-    if (power) r.energy = sim::serving_energy(r.run, r.summary, r.chips_per_replica, r.prefill_chips_per_replica, *power, facility);
+    if (mixed && r.name == "disaggregated") {
+      if (r.power && r.prefill_power) {
+        r.energy = sim::serving_energy(r.run, r.summary, r.chips_per_replica, r.prefill_chips_per_replica, *r.power, facility, &*r.prefill_power);
+      }
+    } else if (power) {
+      r.energy = sim::serving_energy(r.run, r.summary, r.chips_per_replica, r.prefill_chips_per_replica, *power, facility);
+    }
     add_summary_row(t, r.name, r.layout, r.replicas, r.summary, &r.run, r.energy ? &*r.energy : nullptr);
     if (const int64_t kv = r.summary.rejected - r.summary.rejected_over_context; kv > 0) {
       warnings.push_back(fmt::format("{}: {} requests need more KV blocks than a replica holds and were rejected", r.name, kv));
@@ -171,6 +231,9 @@ void run_simulate(SimulateArgs a) {
     nlohmann::json details = nlohmann::json::array();
     for (const auto& r : results) {
       details.push_back({{"mode", r.name},
+                         {"prefill_hardware", r.prefill_hardware.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.prefill_hardware)},
+                         {"decode_hardware", r.prefill_hardware.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.hardware)},
+                         {"cost_usd_per_hour", r.usd_per_hour ? nlohmann::json(*r.usd_per_hour) : nlohmann::json(nullptr)},
                          {"little_l", r.summary.little_l},
                          {"little_lambda_per_s", r.summary.little_lambda_per_s},
                          {"little_w_s", r.summary.little_w_s},
@@ -214,6 +277,12 @@ void run_simulate(SimulateArgs a) {
                              slo.ttft_s ? fmt::format(" TTFT <= {} ms", format_number(*slo.ttft_s * 1e3, 4)) : "",
                              slo.tpot_s ? fmt::format(" TPOT <= {} ms", format_number(*slo.tpot_s * 1e3, 4)) : "");
   }
+  for (const auto& r : results) {
+    if (!mixed || r.name != "disaggregated") continue;
+    std::cout << fmt::format("pools       prefill on {}, decode on {}: KV over the scale-out network at the slower NIC; {}\n", r.prefill_hardware,
+                             r.hardware, r.usd_per_hour ? fmt::format("${}/hour (each pool's chips at its own price)", format_number(*r.usd_per_hour, 4))
+                                                        : std::string("no $/hour (a pool's chip has no price)"));
+  }
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
   print_table(std::cout, t);
@@ -239,6 +308,8 @@ void register_simulate(CLI::App& app, Action& run) {
   cmd->add_option("--prefill-replicas", a.prefill_replicas, "Prefill replicas")->capture_default_str();
   cmd->add_option("--decode-chips", a.decode_chips, "Chips per decode replica (default: --chips)");
   cmd->add_option("--decode-replicas", a.decode_replicas, "Decode replicas")->capture_default_str();
+  cmd->add_option("--prefill-hardware", a.prefill_hardware, "With --disaggregate: the prefill pool's system (default: --hardware; mixed chips)");
+  cmd->add_option("--decode-hardware", a.decode_hardware, "With --disaggregate: the decode pool's system (default: --hardware; mixed chips)");
   cmd->add_flag("--compare", a.compare, "With --disaggregate: also aggregated serving on the same chips");
   cmd->add_option("--plot", a.plot, "Write an HTML page of latency distributions and occupancy over time");
   add_output_options(*cmd, a.output);

@@ -70,6 +70,18 @@ double kv_bytes(const Deployment& d, int64_t prompt_tokens) {
 KvTransfer kv_transfer(const Deployment& prefill, const Deployment& decode, int64_t prompt_tokens, int64_t total_chips) {
   KvTransfer t;
   t.bytes = kv_bytes(prefill, prompt_tokens);
+  if (prefill.system.name != decode.system.name) {
+    // Mixed chips: two systems share no scale-up domain, so the KV crosses the scale-out
+    // network both sit on, at the per-chip NIC rate (and hop latency) of the slower side.
+    const LinkModel a = scale_out_link(prefill.system), b = scale_out_link(decode.system);
+    const LinkModel& link = b.bandwidth.value() < a.bandwidth.value() ? b : a;
+    t.link = "scale-out";
+    t.bandwidth_bytes_per_s = link.bandwidth.value() * static_cast<double>(std::min(prefill.n_chips, decode.n_chips));
+    const auto hop = [](const LinkModel& l) { return l.protocols.empty() ? 0 : (l.protocols.front().base_latency + l.protocols.front().step_latency).value(); };
+    t.latency_s = std::max(hop(a), hop(b));
+    t.seconds = t.latency_s + t.bytes / t.bandwidth_bytes_per_s;
+    return t;
+  }
   const SystemSpec& s = prefill.system;
   const bool scale_out = total_chips > s.scale_up_domain && s.scale_out_bandwidth_per_direction.value() > 0;
   const LinkModel link = scale_out ? scale_out_link(s) : scale_up_link(s);

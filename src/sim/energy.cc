@@ -19,13 +19,13 @@ double pool_chip_energy_j(std::span<const SimRun> runs, int64_t chips_per_replic
 }
 
 ServingEnergy serving_energy(const ClusterRun& run, const SimSummary& s, int64_t chips_per_replica, int64_t prefill_chips_per_replica,
-                             const ChipPower& p, const Facility& f) {
+                             const ChipPower& p, const Facility& f, const ChipPower* prefill_power) {
   validate(f);
   ServingEnergy e;
   e.duration_s = s.duration_s;
   e.chips = run.chips;
   e.chip_energy_j = pool_chip_energy_j(run.runs, chips_per_replica, p, s.duration_s);
-  if (run.disaggregated) e.chip_energy_j += pool_chip_energy_j(run.prefill_runs, prefill_chips_per_replica, p, s.duration_s);
+  if (run.disaggregated) e.chip_energy_j += pool_chip_energy_j(run.prefill_runs, prefill_chips_per_replica, prefill_power ? *prefill_power : p, s.duration_s);
   e.energy_j = facility_energy_j(e.chip_energy_j, f, static_cast<double>(run.chips), s.duration_s);
   e.energy_kwh = e.energy_j / 3.6e6;
   auto count = [&e](const SimRun& r) {

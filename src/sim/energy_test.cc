@@ -76,6 +76,12 @@ TEST(ServingEnergy, DisaggregatedCountsBothPools) {
   const ServingEnergy e = serving_energy(c, s, 2, 1, h100_power(), Facility{});
   EXPECT_NEAR(e.chip_energy_j, 1045.0 + 2140.0, 1e-9);
   EXPECT_NEAR(e.j_per_output_token, 637.0, 1e-9);
+  // Mixed chips: a prefill chip drawing twice the power at every state (idle, compute,
+  // memory) doubles the prefill pool's 1,045 J and leaves the decode pool's 2,140 J.
+  ChipPower twice = h100_power();
+  twice.idle_w *= 2, twice.compute_busy_w *= 2, twice.memory_busy_w *= 2;
+  const ServingEnergy m = serving_energy(c, s, 2, 1, h100_power(), Facility{}, &twice);
+  EXPECT_NEAR(m.chip_energy_j, 2 * 1045.0 + 2140.0, 1e-9);
 }
 
 TEST(ServingEnergy, BadFacilityNamesTheField) {

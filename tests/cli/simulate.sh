@@ -80,6 +80,49 @@ expect_error "--chips" simulate -m llama-3.1-70b -H h100-sxm -n 1 --rate 1
 expect_error "--prefill-chips: must be >= 1, got 0" simulate "${base[@]}" --rate 1 --disaggregate --prefill-chips 0
 expect_error "--decode-chips: must be >= 1, got -3" simulate "${base[@]}" --rate 1 --disaggregate --decode-chips -3
 expect_error "--decode-chips: applies to disaggregated serving: add --disaggregate" simulate "${base[@]}" --rate 1 --decode-chips 2
+# Mixed chips (docs/simulator.md): H200 prefill, B200 decode, one chip each. Hand-derived:
+# Llama 3.1 8B bf16 KV is 32 layers x 2 x 8 heads x 128 x 2 B = 131,072 B/token; a
+# 1,024-token prompt 134,217,728 B over the scale-out network (two systems share no NVLink)
+# at the slower NIC, 50 GB/s x 0.73125 achieved x 1 chip, after one 9.3 us hop:
+# 9.3e-6 + 134,217,728 / 36.5625e9 s = 3.68021 ms. Cost: 1 x $4.54 + 1 x $6.03 = $10.57/hour.
+mixed=(-m llama-3.1-8b -H h100-sxm --rate 2 --requests 100 --input 1024 --output 32 --disaggregate --prefill-chips 1 --decode-chips 1)
+"$CHALK" simulate "${mixed[@]}" --prefill-hardware h200 --decode-hardware b200 --json > "$tmp/mixed.json" || fail "simulate mixed chips"
+python3 - "$tmp/mixed.json" <<'PY' || fail "mixed chips: KV transfer or cost"
+import json, sys
+j = json.load(open(sys.argv[1])); r = j["results"][0]; d = j["details"][0]
+want = (9.3e-6 + 134217728 / 36.5625e9) * 1e3
+assert abs(r["kv_transfer_ms"] - want) < 1e-9 * want, (r["kv_transfer_ms"], want)
+assert abs(r["kv_transfer_bytes"] - 134217728) < 1e-6, r["kv_transfer_bytes"]
+assert abs(d["cost_usd_per_hour"] - 10.57) < 1e-9, d["cost_usd_per_hour"]
+assert d["prefill_hardware"] == "h200" and d["decode_hardware"] == "b200", d
+assert "1 x 1 chips h200" in r["layout"] and "1 x 1 chips b200" in r["layout"], r["layout"]
+PY
+text=$("$CHALK" simulate "${mixed[@]}" --prefill-hardware h200 --decode-hardware b200) || fail "simulate mixed chips text"
+printf '%s\n' "$text" | grep -q "^pools       prefill on h200, decode on b200: " || fail "mixed chips text lacks the pools line: $text"
+printf '%s\n' "$text" | grep -q '\$10.57/hour (each pool' || fail "mixed chips text lacks the cost: $text"
+printf '%s\n' "$text" | grep -q "^hardware    1 x B200" || fail "mixed chips header should describe the decode pool's system: $text"
+# A model that fits no replica of one side names that side's flag.
+expect_error "--prefill-hardware: h100-sxm: --chips: 1 x H100 SXM cannot hold llama-3.1-70b's weights" \
+  simulate -m llama-3.1-70b -H h200 --rate 1 --requests 10 --disaggregate --prefill-hardware h100-sxm --prefill-chips 1
+# Two systems share only the scale-out network: one that states none is refused.
+expect_error "l4: scale_out.gb_per_s_per_direction: the system states no scale-out network" \
+  simulate -m llama-3.1-8b -H h200 --rate 1 --requests 10 --disaggregate --decode-hardware l4
+# The same chip on both sides, named, is the disaggregated run exactly (but the layout names it).
+"$CHALK" simulate "${mixed[@]}" --json > "$tmp/dis1.json" || fail "simulate disaggregated"
+"$CHALK" simulate "${mixed[@]}" --prefill-hardware h100-sxm --decode-hardware h100-sxm --json > "$tmp/same.json" || fail "simulate same-chip mixed"
+python3 - "$tmp/dis1.json" "$tmp/same.json" <<'PY' || fail "same-chip mixed run differs from the disaggregated one"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+ra, rb = a["results"][0], b["results"][0]
+for k in ra:
+    if k != "layout": assert ra[k] == rb[k], (k, ra[k], rb[k])
+assert a["details"][0]["cost_usd_per_hour"] == b["details"][0]["cost_usd_per_hour"]
+assert a["details"][0]["prefill_hardware"] == "h100-sxm" and a["details"][0]["decode_hardware"] == "h100-sxm"
+PY
+expect_error "--prefill-hardware: applies to disaggregated serving: add --disaggregate" simulate "${base[@]}" --rate 1 --prefill-hardware h200
+expect_error "--compare: compares pools on the same chips" simulate "${mixed[@]}" --decode-hardware b200 --compare
+expect_error "--price-usd-per-chip-hour: prices one chip type" simulate "${mixed[@]}" --decode-hardware b200 --price-usd-per-chip-hour 2
+expect_error "--decode-hardware: no-such-chip" simulate "${mixed[@]}" --decode-hardware no-such-chip
 # Without chunked prefill a prompt must fit one step: vLLM refuses to start otherwise.
 expect_error "--max-batched-tokens: is 100, below a 2048-token prompt with chunked prefill off" simulate "${base[@]}" --rate 1 --input 2048 --max-batched-tokens 100 --chunked-prefill off
 # Plan: a deployment that meets the SLO, and launch files with the engines' flags (plan_launch.sh).

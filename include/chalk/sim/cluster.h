@@ -39,7 +39,10 @@ double kv_bytes(const Deployment& d, int64_t prompt_tokens);
 /// in one scale-up domain (`total_chips` <= domain) or the system states no scale-out
 /// bandwidth, else the scale-out network (collective.h: achieved per-chip bandwidth and
 /// its fixed latency); min(prefill chips, decode chips) chips send their shards in
-/// parallel. Links are not shared between transfers (no contention).
+/// parallel. Links are not shared between transfers (no contention). Mixed chips (the two
+/// deployments on different systems): always the scale-out network, at the per-chip NIC
+/// rate of the slower side and the larger hop latency (one fabric both systems share);
+/// throws InputError when either states no scale-out network.
 KvTransfer kv_transfer(const Deployment& prefill, const Deployment& decode, int64_t prompt_tokens, int64_t total_chips);
 
 /// A deployment's run: every replica's run, and each request end to end.

@@ -38,8 +38,10 @@ double pool_chip_energy_j(std::span<const SimRun> runs, int64_t chips_per_replic
 /// replicas, chips_per_replica each, and of the prefill pool's (prefill_chips_per_replica;
 /// ignored unless run.disaggregated), all over `s.duration_s`; facility_energy_j over
 /// run.chips; per output token and per request over the finished requests (the
-/// end-to-end requests when disaggregated). Throws InputError as validate(Facility).
+/// end-to-end requests when disaggregated). `prefill_power`: the prefill pool's chips when
+/// they differ from the decode pool's (mixed chips; null: `p`). Throws InputError as
+/// validate(Facility).
 ServingEnergy serving_energy(const ClusterRun& run, const SimSummary& s, int64_t chips_per_replica, int64_t prefill_chips_per_replica,
-                             const ChipPower& p, const Facility& f);
+                             const ChipPower& p, const Facility& f, const ChipPower* prefill_power = nullptr);
 
 }  // namespace chalk::sim
