@@ -86,6 +86,9 @@ const SystemCost* shown(const OfferComparison& oc) {
   for (const auto& r : oc.systems) {
     if (r.speed_out_of_reach) return &r;
   }
+  for (const auto& r : oc.systems) {
+    if (r.unreachable != "no public price per chip-hour") return &r;
+  }
   return oc.systems.empty() ? nullptr : &oc.systems.front();
 }
 
@@ -102,7 +105,15 @@ std::string offer_why_not(const OfferComparison& oc) {
                        format_number(oc.offer.tok_per_s_per_user->value(), 4), format_number(*fastest->fastest_tok_per_s_per_user, 4),
                        fastest->system);
   }
-  return "no system priced both has a public price and holds the model";
+  // No system reaches any speed: say each priced system's own reason (the weights do not
+  // fit one scale-up domain, say), not only that none is priced.
+  std::string reasons;
+  for (const auto& r : oc.systems) {
+    if (r.unreachable.empty() || r.unreachable == "no public price per chip-hour") continue;
+    reasons += (reasons.empty() ? "" : "; ") + (oc.systems.size() > 1 ? r.system + ": " : std::string()) + r.unreachable;
+  }
+  if (!reasons.empty()) return reasons;
+  return "no system given has a public price per chip-hour";
 }
 
 nlohmann::json offer_json(const OfferComparison& oc, const Table& t) {
@@ -195,7 +206,9 @@ void run_compare(const CompareArgs& a) {
     if (!r) continue;
     std::vector<Cell> row = row_of(oc, *r);
     if (!oc.cheapest) {
-      row[6] = std::string("none reaches it");
+      row[6] = std::string(r->speed_out_of_reach ? "none reaches it"
+                           : r->unreachable == "no public price per chip-hour" ? "none priced"
+                                                                                : "none holds it");
       row.back() = offer_why_not(oc);
       footnotes += fmt::format("{}: {}\n", oc.offer.provider, offer_why_not(oc));
     }

@@ -59,3 +59,15 @@ expect_error "--hardware: expected a comma list" prices compare -m gpt-oss-120b 
 expect_error "--weights: unknown dtype 'fp7'" prices compare -m gpt-oss-120b --weights fp7
 expect_error "--hardware" prices compare -m gpt-oss-120b -H no-such-chip
 exit 0
+
+# DeepSeek-V3 on H100 SXM: priced, but 671 GB fits no 8-chip domain; the reason is said,
+# not "no public price" nor the speed.
+"$CHALK" prices compare -m deepseek-v3 -H h100-sxm > "$tmp/ds.txt" || fail "deepseek-v3 on h100-sxm exited $?"
+grep -q "do not fit one 8-chip scale-up domain of h100-sxm" "$tmp/ds.txt" || fail "no weights reason: $(cat "$tmp/ds.txt")"
+grep -q "none holds it" "$tmp/ds.txt" || fail "row not marked 'none holds it': $(cat "$tmp/ds.txt")"
+! grep -q "public price\|none reaches it" "$tmp/ds.txt" || fail "wrong reason: $(cat "$tmp/ds.txt")"
+"$CHALK" prices compare -m deepseek-v3 -H h100-sxm --json | python3 -c "
+import json, sys
+for o in json.load(sys.stdin)['offers']:
+    assert o['cheapest_system'] is None and 'multi-domain replicas are not searched' in o['why_not'], o
+" || fail "deepseek-v3 --json reason"
