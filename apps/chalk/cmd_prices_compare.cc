@@ -177,6 +177,13 @@ void run_compare(const CompareArgs& a) {
   if (!(w.prefix_hit_rate >= 0 && w.prefix_hit_rate <= 1)) {
     throw InputError("--prefix-hit-rate", "must be a fraction in [0, 1], got " + fmt::format("{:g}", w.prefix_hit_rate));
   }
+  // simulate rejects every such request (vLLM refuses a prompt + max_tokens over
+  // max_model_len); here the one request shape is the whole workload, so refuse it.
+  if (m.max_context > 0 && w.input_tokens + w.output_tokens > m.max_context) {
+    throw InputError("--input", fmt::format("{} input + {} output tokens exceed {}'s max_position_embeddings {} (vLLM refuses a "
+                                            "prompt + max_tokens over max_model_len)",
+                                            w.input_tokens, w.output_tokens, m.name, m.max_context));
+  }
   const HostComparison h = compare_hosts(m, *sheet, systems, base, w);
 
   Table t = compare_table();
