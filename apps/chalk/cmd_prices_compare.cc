@@ -2,6 +2,7 @@
 // chalk's cost on each system at the host's speed (chalk/prices/compare.h; docs/prices.md,
 // "Comparing hosts"). The table shows each offer's cheapest system; --csv and --json carry
 // every system.
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -17,15 +18,19 @@
 namespace chalk::cli::prices_cli {
 namespace {
 
-std::vector<std::string> compare_system_names(const std::string& text) {
-  if (text.empty()) return builtin_system_names();
+std::vector<std::string> compare_system_names(const std::string& text, bool given) {
+  if (!given && text.empty()) return builtin_system_names();
   std::vector<std::string> out;
   std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ',')) {
     if (item.empty()) throw InputError("--hardware", "expected a comma list of systems or files, got '" + text + "'");
+    if (std::find(out.begin(), out.end(), item) != out.end()) {
+      throw InputError("--hardware", "'" + item + "' is listed twice in '" + text + "'");
+    }
     out.push_back(item);
   }
+  if (out.empty() || text.back() == ',') throw InputError("--hardware", "expected a comma list of systems or files, got '" + text + "'");
   return out;
 }
 
@@ -163,7 +168,7 @@ void run_compare(const CompareArgs& a) {
     throw InputError("--model", "no host sheet for '" + m.name + "' (data/prices/hosts/); models with one: " + host_models_list());
   }
   std::vector<SystemSpec> systems;
-  for (const auto& n : compare_system_names(a.hardware)) systems.push_back(load_system(n));
+  for (const auto& n : compare_system_names(a.hardware, a.hardware_given)) systems.push_back(load_system(n));
   DeploymentOptions base;
   if (!a.weights.empty()) base.weights = parse_dtype(a.weights, "--weights");
   base.kv = parse_dtype(a.kv, "--kv-dtype");

@@ -56,6 +56,8 @@ expect_error "--input: must be >= 1 token, got 0" prices compare -m gpt-oss-120b
 expect_error "--output: must be >= 1 token, got -5" prices compare -m gpt-oss-120b --output -5
 expect_error "--prefix-hit-rate: must be a fraction in [0, 1], got 2" prices compare -m gpt-oss-120b --prefix-hit-rate 2
 expect_error "--hardware: expected a comma list" prices compare -m gpt-oss-120b -H h100-sxm,,b200
+expect_error "--hardware: expected a comma list of systems or files, got ''" prices compare -m gpt-oss-120b -H ''
+expect_error "--hardware: 'h100-sxm' is listed twice in 'h100-sxm,h100-sxm'" prices compare -m gpt-oss-120b -H h100-sxm,h100-sxm
 # A request past the model's context: vLLM refuses it (simulate rejects such requests), so no price.
 expect_error "--input: 200000 input + 1000 output tokens exceed llama-3.1-8b's max_position_embeddings 131072" prices compare -m llama-3.1-8b --input 200000
 expect_error "--input: 99999999 input + 1000 output tokens exceed llama-3.1-8b's max_position_embeddings 131072" prices compare -m llama-3.1-8b --input 99999999
