@@ -109,7 +109,8 @@ void register_prices(CLI::App& app, Action& run) {
 
   auto* c = prices->add_subcommand("compare",
                                    "Hosts' prices for an open model (data/prices/hosts/) beside chalk's cost on each system at the\n"
-                                   "host's speed: the cheapest replica and batch that reach it, its cost, the margin and break-even");
+                                   "host's speed: the cheapest replica and batch that reach it, its cost, and the host's margin and\n"
+                                   "break-even utilisation at that cost");
   c->add_option("-m,--model", compare.model, "A built-in model with a host sheet (" + host_models_list() + ")")->required();
   c->add_option("-H,--hardware", compare.hardware, "Systems to price on, comma-separated (default: every built-in system)");
   c->add_option("--weights", compare.weights, "Weights' format (default: the host's stated quantization, else the checkpoint's)");

@@ -133,8 +133,8 @@ nlohmann::json offer_json(const OfferComparison& oc, const Table& t) {
                       {"blended_usd_per_mtok", price_mtok(oc.blended_price)},
                       {"host_tok_per_s_per_user", o.tok_per_s_per_user ? nlohmann::json(o.tok_per_s_per_user->value()) : nlohmann::json()},
                       {"host_ttft_ms", o.ttft ? nlohmann::json(to_ms(*o.ttft)) : nlohmann::json()},
-                      {"speed_date", o.speed_date},
-                      {"speed_source", o.speed_source},
+                      {"speed_date", o.speed_date.empty() ? nlohmann::json() : nlohmann::json(o.speed_date)},  // null: not stated
+                      {"speed_source", o.speed_source.empty() ? nlohmann::json() : nlohmann::json(o.speed_source)},
                       {"quantization", o.quantization.empty() ? nlohmann::json() : nlohmann::json(o.quantization)},
                       {"hardware_stated", o.hardware.empty() ? nlohmann::json() : nlohmann::json(o.hardware)},
                       {"weights_dtype", oc.weights_dtype}};

@@ -76,4 +76,8 @@ grep -q "none holds it" "$tmp/ds.txt" || fail "row not marked 'none holds it': $
 import json, sys
 for o in json.load(sys.stdin)['offers']:
     assert o['cheapest_system'] is None and 'multi-domain replicas are not searched' in o['why_not'], o
-" || fail "deepseek-v3 --json reason"
+    # Not stated: null, as docs/prices.md says, never ''.
+    assert o['speed_date'] is None and o['speed_source'] is None, o
+" || fail "deepseek-v3 --json reason or null speed fields"
+# The help's description is a whole sentence.
+"$CHALK" prices compare --help | grep -q "break-even utilisation at that cost" || fail "prices compare --help description cut short"
