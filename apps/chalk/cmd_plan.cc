@@ -31,7 +31,7 @@ struct PlanArgs {
   SloArgs slo;
   std::optional<int64_t> budget_chips;  ///< unset: from the dollar budget
   std::optional<double> budget_usd_per_hour;
-  std::string replica_chips, max_seqs;
+  std::optional<std::string> replica_chips, max_seqs;  ///< unset: the defaults; "" is an error
   std::string modes = "both";
   std::optional<std::string> launch_dir;  ///< write the launch files here (unset = print only; "" is an error)
   EnergyArgs energy;
@@ -160,9 +160,13 @@ void run_plan(PlanArgs a) {
     throw InputError("--budget-usd-per-hour", "must be a positive number, got " + format_number(*a.budget_usd_per_hour, 4));
   }
   o.usd_per_hour_budget = a.budget_usd_per_hour;
-  if (!a.replica_chips.empty()) o.replica_chips = parse_int_list(a.replica_chips, "--replica-chips", 1, 1 << 20);
-  if (!a.max_seqs.empty()) {
-    o.max_sequences = parse_int_list(a.max_seqs, "--max-seqs-candidates", 1, 1 << 20);
+  if (a.replica_chips) o.replica_chips = parse_int_list(*a.replica_chips, "--replica-chips", 1, 1 << 20);
+  if (a.max_seqs) {
+    // One cap stated and a list to try contradict each other: the list would silently win.
+    if (a.policy.max_seqs) {
+      throw InputError("--max-seqs-candidates", "give either --max-sequences (one cap) or --max-seqs-candidates (caps to try), not both");
+    }
+    o.max_sequences = parse_int_list(*a.max_seqs, "--max-seqs-candidates", 1, 1 << 20);
   } else if (a.policy.max_seqs) {
     o.max_sequences = {*a.policy.max_seqs};
   }

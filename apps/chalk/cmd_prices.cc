@@ -109,7 +109,8 @@ void register_prices(CLI::App& app, Action& run) {
 
   auto* c = prices->add_subcommand("compare",
                                    "Hosts' prices for an open model (data/prices/hosts/) beside chalk's cost on each system at the\n"
-                                   "host's speed: the cheapest replica and batch that reach it, its cost, the margin and break-even");
+                                   "host's speed: the cheapest replica and batch that reach it, its cost, and the host's margin and\n"
+                                   "break-even utilisation at that cost");
   c->add_option("-m,--model", compare.model, "A built-in model with a host sheet (" + host_models_list() + ")")->required();
   c->add_option("-H,--hardware", compare.hardware, "Systems to price on, comma-separated (default: every built-in system)");
   c->add_option("--weights", compare.weights, "Weights' format (default: the host's stated quantization, else the checkpoint's)");
@@ -119,7 +120,10 @@ void register_prices(CLI::App& app, Action& run) {
   c->add_option("--output", compare.output, "Output tokens per request")->capture_default_str();
   c->add_option("--prefix-hit-rate", compare.prefix_hit_rate, "Fraction of input tokens that are cache hits [0-1]")->capture_default_str();
   add_output_options(*c, compare.output_format);
-  c->callback([&run] { run = [] { run_compare(compare); }; });
+  c->callback([&run, c] {
+    compare.hardware_given = c->count("--hardware") > 0;
+    run = [] { run_compare(compare); };
+  });
 }
 
 }  // namespace chalk::cli

@@ -2,6 +2,7 @@
 // chalk's cost on each system at the host's speed (chalk/prices/compare.h; docs/prices.md,
 // "Comparing hosts"). The table shows each offer's cheapest system; --csv and --json carry
 // every system.
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -17,15 +18,19 @@
 namespace chalk::cli::prices_cli {
 namespace {
 
-std::vector<std::string> compare_system_names(const std::string& text) {
-  if (text.empty()) return builtin_system_names();
+std::vector<std::string> compare_system_names(const std::string& text, bool given) {
+  if (!given && text.empty()) return builtin_system_names();
   std::vector<std::string> out;
   std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ',')) {
     if (item.empty()) throw InputError("--hardware", "expected a comma list of systems or files, got '" + text + "'");
+    if (std::find(out.begin(), out.end(), item) != out.end()) {
+      throw InputError("--hardware", "'" + item + "' is listed twice in '" + text + "'");
+    }
     out.push_back(item);
   }
+  if (out.empty() || text.back() == ',') throw InputError("--hardware", "expected a comma list of systems or files, got '" + text + "'");
   return out;
 }
 
@@ -86,6 +91,9 @@ const SystemCost* shown(const OfferComparison& oc) {
   for (const auto& r : oc.systems) {
     if (r.speed_out_of_reach) return &r;
   }
+  for (const auto& r : oc.systems) {
+    if (r.unreachable != "no public price per chip-hour") return &r;
+  }
   return oc.systems.empty() ? nullptr : &oc.systems.front();
 }
 
@@ -102,7 +110,15 @@ std::string offer_why_not(const OfferComparison& oc) {
                        format_number(oc.offer.tok_per_s_per_user->value(), 4), format_number(*fastest->fastest_tok_per_s_per_user, 4),
                        fastest->system);
   }
-  return "no system priced both has a public price and holds the model";
+  // No system reaches any speed: say each priced system's own reason (the weights do not
+  // fit one scale-up domain, say), not only that none is priced.
+  std::string reasons;
+  for (const auto& r : oc.systems) {
+    if (r.unreachable.empty() || r.unreachable == "no public price per chip-hour") continue;
+    reasons += (reasons.empty() ? "" : "; ") + (oc.systems.size() > 1 ? r.system + ": " : std::string()) + r.unreachable;
+  }
+  if (!reasons.empty()) return reasons;
+  return "no system given has a public price per chip-hour";
 }
 
 nlohmann::json offer_json(const OfferComparison& oc, const Table& t) {
@@ -117,8 +133,8 @@ nlohmann::json offer_json(const OfferComparison& oc, const Table& t) {
                       {"blended_usd_per_mtok", price_mtok(oc.blended_price)},
                       {"host_tok_per_s_per_user", o.tok_per_s_per_user ? nlohmann::json(o.tok_per_s_per_user->value()) : nlohmann::json()},
                       {"host_ttft_ms", o.ttft ? nlohmann::json(to_ms(*o.ttft)) : nlohmann::json()},
-                      {"speed_date", o.speed_date},
-                      {"speed_source", o.speed_source},
+                      {"speed_date", o.speed_date.empty() ? nlohmann::json() : nlohmann::json(o.speed_date)},  // null: not stated
+                      {"speed_source", o.speed_source.empty() ? nlohmann::json() : nlohmann::json(o.speed_source)},
                       {"quantization", o.quantization.empty() ? nlohmann::json() : nlohmann::json(o.quantization)},
                       {"hardware_stated", o.hardware.empty() ? nlohmann::json() : nlohmann::json(o.hardware)},
                       {"weights_dtype", oc.weights_dtype}};
@@ -152,7 +168,7 @@ void run_compare(const CompareArgs& a) {
     throw InputError("--model", "no host sheet for '" + m.name + "' (data/prices/hosts/); models with one: " + host_models_list());
   }
   std::vector<SystemSpec> systems;
-  for (const auto& n : compare_system_names(a.hardware)) systems.push_back(load_system(n));
+  for (const auto& n : compare_system_names(a.hardware, a.hardware_given)) systems.push_back(load_system(n));
   DeploymentOptions base;
   if (!a.weights.empty()) base.weights = parse_dtype(a.weights, "--weights");
   base.kv = parse_dtype(a.kv, "--kv-dtype");
@@ -165,6 +181,13 @@ void run_compare(const CompareArgs& a) {
   if (w.output_tokens < 1) throw InputError("--output", "must be >= 1 token, got " + std::to_string(w.output_tokens));
   if (!(w.prefix_hit_rate >= 0 && w.prefix_hit_rate <= 1)) {
     throw InputError("--prefix-hit-rate", "must be a fraction in [0, 1], got " + fmt::format("{:g}", w.prefix_hit_rate));
+  }
+  // simulate rejects every such request (vLLM refuses a prompt + max_tokens over
+  // max_model_len); here the one request shape is the whole workload, so refuse it.
+  if (m.max_context > 0 && w.input_tokens + w.output_tokens > m.max_context) {
+    throw InputError("--input", fmt::format("{} input + {} output tokens exceed {}'s max_position_embeddings {} (vLLM refuses a "
+                                            "prompt + max_tokens over max_model_len)",
+                                            w.input_tokens, w.output_tokens, m.name, m.max_context));
   }
   const HostComparison h = compare_hosts(m, *sheet, systems, base, w);
 
@@ -195,7 +218,9 @@ void run_compare(const CompareArgs& a) {
     if (!r) continue;
     std::vector<Cell> row = row_of(oc, *r);
     if (!oc.cheapest) {
-      row[6] = std::string("none reaches it");
+      row[6] = std::string(r->speed_out_of_reach ? "none reaches it"
+                           : r->unreachable == "no public price per chip-hour" ? "none priced"
+                                                                                : "none holds it");
       row.back() = offer_why_not(oc);
       footnotes += fmt::format("{}: {}\n", oc.offer.provider, offer_why_not(oc));
     }

@@ -27,6 +27,12 @@ Facility facility_from(const EnergyArgs& a) {
 }
 
 std::optional<ChipPower> chip_power_from(const EnergyArgs& a, const SystemSpec& s) {
+  // 0 W would silently drop the energy figures and then blame the catalog; a stated power
+  // is a chip's draw, so it must be positive (leave the option out for the catalog's TDP).
+  if (a.chip_power_w && !(*a.chip_power_w > 0)) {
+    throw InputError("--chip-power-w", "expected a positive power in W per chip (leave it out for the catalog's TDP), got " +
+                                           format_number(*a.chip_power_w, 6));
+  }
   try {
     return chip_power(s, a.chip_power_w);
   } catch (const InputError& e) {
@@ -43,7 +49,7 @@ nlohmann::json energy_assumptions_json(const std::optional<ChipPower>& p, const 
 std::string energy_assumptions_text(const std::optional<ChipPower>& p, const Facility& f) {
   if (!p) return "energy      no chip power in the catalog for this system: pass --chip-power-w\n";
   const bool chips_only = f.pue == 1 && f.host_w_per_chip == 0;
-  return fmt::format("energy      per chip idle {} W, HBM-bound {} W, compute-bound {} W{}{}\n", format_number(p->idle_w, 3),
+  return fmt::format("energy      per chip idle {} W, {}-bound {} W, compute-bound {} W{}{}\n", format_number(p->idle_w, 3), p->memory_type,
                      format_number(p->memory_busy_w, 3), format_number(p->compute_busy_w, 3),
                      f.host_w_per_chip > 0 ? fmt::format(", host {} W per chip", format_number(f.host_w_per_chip, 3)) : "",
                      chips_only ? "; chips only, PUE 1"

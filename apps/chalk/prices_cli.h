@@ -61,7 +61,8 @@ struct ForwardArgs {
 /// `prices compare`: hosts' offers of one model beside chalk's cost at their speed.
 struct CompareArgs {
   std::string model;
-  std::string hardware;  ///< comma-separated systems; empty: every built-in system
+  std::string hardware;  ///< comma-separated systems; not given: every built-in system
+  bool hardware_given = false;  ///< -H was passed (an empty list is then an error)
   std::string weights, kv = "bf16";
   int64_t input = 3000, output = 1000;
   double prefix_hit_rate = 0;

@@ -31,8 +31,9 @@ std::optional<ChipPower> chip_power(const SystemSpec& s, std::optional<double> t
   p.compute_busy_w = *tdp;
   p.idle_w = idle_fraction_of_tdp * *tdp;
   p.memory_busy_w = memory_busy_fraction_of_tdp * *tdp;
+  p.memory_type = s.chip.memory_type.empty() ? "HBM" : s.chip.memory_type;
   p.source = (tdp_w ? "given TDP " : "TDP ") + watts_text(*tdp) + " W" + (tdp_w || s.power_source.empty() ? "" : " (" + s.power_source + ")") +
-             "; idle 115/700 of TDP (SGLang H200 idle with weights, sglang issue 3196); HBM-bound 0.6 of TDP (assumed)";
+             "; idle 115/700 of TDP (SGLang H200 idle with weights, sglang issue 3196); " + p.memory_type + "-bound 0.6 of TDP (assumed)";
   return p;
 }
 
@@ -51,6 +52,9 @@ double step_energy_j(const ChipPower& p, Seconds t_step, Seconds t_compute, Seco
 void validate_pue(double pue) {
   if (!(pue >= 1) || !std::isfinite(pue)) {
     throw InputError("pue", "must be >= 1 (facility energy / IT energy), got " + watts_text(pue));
+  }
+  if (pue > max_pue) {
+    throw InputError("pue", "must be in [1, 3] (facility energy / IT energy; industry average 1.56), got " + watts_text(pue));
   }
 }
 

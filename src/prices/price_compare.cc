@@ -30,15 +30,36 @@ double output_cost_at(const Deployment& d, int64_t batch, int64_t context) {
 }
 
 /// One offer on one system, from the replica search's answer `c` at the offer's speed.
+/// Why no replica within `s`'s scale-up domain holds the model: its weights alone (the
+/// usual reason: a 671 GB model on an 8 x 80 GB domain), else the weights beside one
+/// sequence's KV cache at `context`. Replicas spanning several domains are not searched.
+std::string fit_reason(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& opt, int64_t context) {
+  const std::string domain = "one " + std::to_string(s.scale_up_domain) + "-chip scale-up domain of " + s.name;
+  try {
+    DeploymentOptions o = opt;
+    o.n_chips = s.scale_up_domain;
+    const Deployment d = make_deployment(m, s, o);
+    const double weights_gb = to_gb(d.weight_bytes_total);
+    const double usable_gb = to_gb(s.chip.hbm_capacity) * static_cast<double>(s.scale_up_domain) * (1 - o.memory_reserve_fraction);
+    if (weights_gb > usable_gb) {
+      return "the model's weights (" + num(weights_gb, "%.4g") + " GB) do not fit " + domain + " (" + num(usable_gb, "%.4g") +
+             " GB usable); multi-domain replicas are not searched";
+    }
+    return "the model's weights (" + num(weights_gb, "%.4g") + " GB) and one sequence's KV cache at " + std::to_string(context) +
+           " tokens do not fit " + domain + " (" + num(usable_gb, "%.4g") + " GB usable); multi-domain replicas are not searched";
+  } catch (const std::exception&) {
+    return "the weights and one sequence of " + std::to_string(context) + " tokens fit no replica within " + domain;
+  }
+}
+
 SystemCost cost_on(const SystemSpec& s, const HostOffer& o, const SpeedChoice& c, const CompareWorkload& w, int64_t context,
-                   UsdPerToken blended) {
+                   UsdPerToken blended, const std::string& no_fit) {
   SystemCost r;
   r.system = s.name;
   const TokensPerSecond speed = o.tok_per_s_per_user.value_or(TokensPerSecond(kNoSpeedStated));
   if (c.fastest) r.fastest_tok_per_s_per_user = c.fastest->tokens_per_s_per_user.value();
   if (!c.fastest) {
-    r.unreachable = "the weights and one sequence of " + std::to_string(context) +
-                    " tokens fit no replica within the scale-up domain (" + std::to_string(s.scale_up_domain) + " chips)";
+    r.unreachable = no_fit;
     return r;
   }
   if (!c.point) {
@@ -145,6 +166,10 @@ HostComparison compare_hosts(const ModelSpec& m, const HostSheet& sheet, const s
       }
       std::vector<SpeedChoice> choices;
       if (opts[i].price_per_chip || s.price_per_chip) choices = cheapest_replicas_at_speeds(m, s, opts[i], h.context, speeds);
+      std::string no_fit;
+      for (const SpeedChoice& c : choices) {
+        if (!c.fastest) no_fit = fit_reason(m, s, opts[i], h.context);
+      }
       for (size_t g = 0; g < group.size(); ++g) {
         OfferComparison& oc = h.offers[group[g]];
         if (choices.empty()) {
@@ -153,7 +178,7 @@ HostComparison compare_hosts(const ModelSpec& m, const HostSheet& sheet, const s
           r.unreachable = "no public price per chip-hour";
           oc.systems.push_back(r);
         } else {
-          oc.systems.push_back(cost_on(s, oc.offer, choices[g], w, h.context, oc.blended_price));
+          oc.systems.push_back(cost_on(s, oc.offer, choices[g], w, h.context, oc.blended_price, no_fit));
         }
         const SystemCost& r = oc.systems.back();
         if (r.unreachable.empty() && (!oc.cheapest || r.blended_cost < oc.systems[*oc.cheapest].blended_cost)) {

@@ -98,6 +98,25 @@ TEST(HostCompare, WaferScaleSpeedIsNoLayoutsNumber) {
   }
 }
 
+TEST(HostCompare, ModelBeyondOneScaleUpDomainSaysSo) {
+  // DeepSeek-V3's 671 GB of fp8 weights on H100 SXM: one 8-chip domain holds 8 x 80 GB x
+  // 0.9 = 576 GB usable, so no replica is searched there. The reason is the weights, not a
+  // missing price (h100-sxm has one) nor the host's speed.
+  const auto sheet = builtin_host_sheet("deepseek-v3");
+  ASSERT_TRUE(sheet.has_value());
+  DeploymentOptions base;
+  base.mechanisms.enabled = true;
+  const HostComparison h = compare_hosts(load_model("deepseek-v3"), *sheet, {load_system("h100-sxm")}, base, {});
+  for (const OfferComparison& oc : h.offers) {
+    EXPECT_FALSE(oc.cheapest.has_value()) << oc.offer.provider;
+    const SystemCost& r = oc.systems.at(0);
+    EXPECT_FALSE(r.speed_out_of_reach);
+    EXPECT_NE(r.unreachable.find("the model's weights ("), std::string::npos) << r.unreachable;
+    EXPECT_NE(r.unreachable.find("do not fit one 8-chip scale-up domain of h100-sxm"), std::string::npos) << r.unreachable;
+    EXPECT_NE(r.unreachable.find("multi-domain replicas are not searched"), std::string::npos) << r.unreachable;
+  }
+}
+
 TEST(HostCompare, BlendedPrice) {
   // DeepSeek's V3 sheet, 3:1 with half the input cached: (3 (0.5 x 0.27 + 0.5 x 0.07) + 1.10) / 4 = 0.4025.
   CompareWorkload w;

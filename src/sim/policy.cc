@@ -14,22 +14,37 @@ namespace chalk::sim {
 std::vector<std::string> engine_policy_names() { return {"vllm", "sglang", "trtllm"}; }
 
 namespace {
+/// A preset built field by field: a braced list would leave version, host and
+/// request_overhead_s to -Wmissing-field-initializers (they are set by engine_policy).
+EnginePolicy make(std::string name, int64_t max_batched_tokens, int64_t block_size, bool chunked_prefill, int64_t max_sequences,
+                  std::string source, bool reserve_to_completion = false) {
+  EnginePolicy p;
+  p.name = std::move(name);
+  p.max_batched_tokens = max_batched_tokens;
+  p.block_size = block_size;
+  p.chunked_prefill = chunked_prefill;
+  p.max_sequences = max_sequences;
+  p.source = std::move(source);
+  p.reserve_to_completion = reserve_to_completion;
+  return p;
+}
+
 EnginePolicy preset(std::string_view name) {
   if (name == "vllm") {
-    return {"vllm", 8192, 16, true, 1024,
-            "vLLM V1 engine arguments (arg_utils.py): max_num_batched_tokens 8192 and max_num_seqs 1024 for the OpenAI "
-            "server on >= 70 GiB GPUs; block_size 16 on CUDA; chunked prefill on"};
+    return make("vllm", 8192, 16, true, 1024,
+                "vLLM V1 engine arguments (arg_utils.py): max_num_batched_tokens 8192 and max_num_seqs 1024 for the OpenAI "
+                "server on >= 70 GiB GPUs; block_size 16 on CUDA; chunked prefill on");
   }
   if (name == "sglang") {
-    return {"sglang", 8192, 1, true, 4096,
-            "SGLang server_args.py: chunked_prefill_size 8192 on 80-96 GB GPUs; page_size 1; max_running_requests from the "
-            "KV pool (capped here at 4096)"};
+    return make("sglang", 8192, 1, true, 4096,
+                "SGLang server_args.py: chunked_prefill_size 8192 on 80-96 GB GPUs; page_size 1; max_running_requests from the "
+                "KV pool (capped here at 4096)");
   }
   if (name == "trtllm") {
-    return {"trtllm", 8192, 32, false, 2048,
-            "TensorRT-LLM LLM API / trtllm-serve: max_num_tokens 8192, max_batch_size 2048, tokens_per_block 32, "
-            "enable_chunked_prefill false; capacity_scheduler_policy GUARANTEED_NO_EVICT (KV reserved to completion)",
-            true};
+    return make("trtllm", 8192, 32, false, 2048,
+                "TensorRT-LLM LLM API / trtllm-serve: max_num_tokens 8192, max_batch_size 2048, tokens_per_block 32, "
+                "enable_chunked_prefill false; capacity_scheduler_policy GUARANTEED_NO_EVICT (KV reserved to completion)",
+                true);
   }
   throw InputError("engine", "unknown engine policy '" + std::string(name) + "'; expected vllm, sglang or trtllm");
 }

@@ -9,7 +9,17 @@ sim="simulate -m llama-3.1-8b -H h100-sxm --rate 5 --requests 100 --input 512 --
 expect_error "--pue: must be >= 1 (facility energy / IT energy), got 0.5" $sim --pue 0.5
 expect_error "--pue: expected a finite number, got 'nan'" $sim --pue nan
 expect_error "--host-w-per-chip: must be in [0, 1e+06] W per chip (0 = chips only), got -1" $sim --host-w-per-chip -1
-expect_error "--chip-power-w: must be in [0, 1e+06] W per chip (0 = no energy figures), got -700" $sim --chip-power-w -700
+expect_error "--chip-power-w: expected a positive power in W per chip (leave it out for the catalog's TDP), got -700" $sim --chip-power-w -700
+# 0 W is no chip's draw: an error, not the catalog's "no chip power" note (H100 has 700 W).
+expect_error "--chip-power-w: expected a positive power in W per chip (leave it out for the catalog's TDP), got 0" $sim --chip-power-w 0
+expect_error "--chip-power-w: expected a positive power" prices forward -m llama-3.1-8b -H h100-sxm --chip-power-w 0
+# A PUE beyond any data centre's (the industry average is 1.56) is a typo.
+expect_error "--pue: must be in [1, 3] (facility energy / IT energy; industry average 1.56), got 1e+09" $sim --pue 1e9
+expect_error "--pue: must be in [1, 3]" prices forward -m llama-3.1-8b -H h100-sxm --pue 3.5
+expect_ok $sim --pue 3
+# The L4's memory is GDDR6: the energy line says what streams.
+"$CHALK" simulate -m llama-3.1-8b -H l4 --rate 1 --requests 20 --input 512 --output 64 | grep -q "GDDR6-bound" || fail "L4 energy line lacks GDDR6-bound"
+"$CHALK" $sim | grep -q "HBM-bound 420 W" || fail "H100 energy line lacks HBM-bound 420 W"
 expect_error "--pue: must be >= 1" plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 50 --input 512 --output 64 --budget-chips 1 --ttft-slo-ms 500 --pue 0.9
 expect_error "--host-w-per-chip: must be in [0, 1e+06]" prices forward -m llama-3.1-8b -H h100-sxm --host-w-per-chip 2e6
 expect_error "--pue: must be >= 1" prices forward -m llama-3.1-8b -H h100-sxm --pue 0

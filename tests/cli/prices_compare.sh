@@ -56,6 +56,28 @@ expect_error "--input: must be >= 1 token, got 0" prices compare -m gpt-oss-120b
 expect_error "--output: must be >= 1 token, got -5" prices compare -m gpt-oss-120b --output -5
 expect_error "--prefix-hit-rate: must be a fraction in [0, 1], got 2" prices compare -m gpt-oss-120b --prefix-hit-rate 2
 expect_error "--hardware: expected a comma list" prices compare -m gpt-oss-120b -H h100-sxm,,b200
+expect_error "--hardware: expected a comma list of systems or files, got ''" prices compare -m gpt-oss-120b -H ''
+expect_error "--hardware: 'h100-sxm' is listed twice in 'h100-sxm,h100-sxm'" prices compare -m gpt-oss-120b -H h100-sxm,h100-sxm
+# A request past the model's context: vLLM refuses it (simulate rejects such requests), so no price.
+expect_error "--input: 200000 input + 1000 output tokens exceed llama-3.1-8b's max_position_embeddings 131072" prices compare -m llama-3.1-8b --input 200000
+expect_error "--input: 99999999 input + 1000 output tokens exceed llama-3.1-8b's max_position_embeddings 131072" prices compare -m llama-3.1-8b --input 99999999
+expect_ok prices compare -m llama-3.1-8b -H h100-sxm --input 130000 --output 1000
 expect_error "--weights: unknown dtype 'fp7'" prices compare -m gpt-oss-120b --weights fp7
 expect_error "--hardware" prices compare -m gpt-oss-120b -H no-such-chip
 exit 0
+
+# DeepSeek-V3 on H100 SXM: priced, but 671 GB fits no 8-chip domain; the reason is said,
+# not "no public price" nor the speed.
+"$CHALK" prices compare -m deepseek-v3 -H h100-sxm > "$tmp/ds.txt" || fail "deepseek-v3 on h100-sxm exited $?"
+grep -q "do not fit one 8-chip scale-up domain of h100-sxm" "$tmp/ds.txt" || fail "no weights reason: $(cat "$tmp/ds.txt")"
+grep -q "none holds it" "$tmp/ds.txt" || fail "row not marked 'none holds it': $(cat "$tmp/ds.txt")"
+! grep -q "public price\|none reaches it" "$tmp/ds.txt" || fail "wrong reason: $(cat "$tmp/ds.txt")"
+"$CHALK" prices compare -m deepseek-v3 -H h100-sxm --json | python3 -c "
+import json, sys
+for o in json.load(sys.stdin)['offers']:
+    assert o['cheapest_system'] is None and 'multi-domain replicas are not searched' in o['why_not'], o
+    # Not stated: null, as docs/prices.md says, never ''.
+    assert o['speed_date'] is None and o['speed_source'] is None, o
+" || fail "deepseek-v3 --json reason or null speed fields"
+# The help's description is a whole sentence.
+"$CHALK" prices compare --help | grep -q "break-even utilisation at that cost" || fail "prices compare --help description cut short"

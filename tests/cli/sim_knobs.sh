@@ -13,6 +13,14 @@ expect_error "--gpu-memory-utilization: expected a fraction of HBM in (0, 1], go
 expect_error "--gpu-memory-utilization: expected a fraction of HBM in (0, 1], got 0" plan -m llama-3.1-8b -H h100-sxm --rate 1 --budget-chips 1 --ttft-slo-ms 1000 --gpu-memory-utilization 0
 expect_error "--max-batched-tokens: is 8, below the 16-token KV block (block_size)" simulate "${base[@]}" --rate 1 --max-batched-tokens 8
 expect_error "--memory-reserve excludes --gpu-memory-utilization" simulate "${base[@]}" --rate 1 --gpu-memory-utilization 0.8 --memory-reserve 0.2
+# One cap and a list of caps to try contradict; an empty list is no list.
+planq="plan -m llama-3.1-8b -H h100-sxm --rate 1 --requests 20 --budget-chips 1 --ttft-slo-ms 1000"
+expect_error "--max-seqs-candidates: give either --max-sequences (one cap) or --max-seqs-candidates (caps to try), not both" $planq --max-sequences 32 --max-seqs-candidates 8,16
+expect_error "--max-seqs-candidates: expected a comma list of integers, got ''" $planq --max-seqs-candidates ''
+expect_error "--replica-chips: expected a comma list of integers, got ''" $planq --replica-chips ''
+# The prompt-over-budget error names the engine simulated (TensorRT-LLM runs without chunked prefill).
+expect_error "(TensorRT-LLM cannot schedule a whole prompt over max_num_tokens)" simulate "${base[@]}" --rate 1 --input 2048 --engine trtllm --max-batched-tokens 1024
+expect_error "(vLLM refuses to start so)" simulate "${base[@]}" --rate 1 --input 2048 --engine vllm --max-batched-tokens 1024 --chunked-prefill off
 expect_error "--launch-dir: is empty" plan -m llama-3.1-8b -H h100-sxm --rate 1 --requests 20 --budget-chips 1 --ttft-slo-ms 1000 --launch-dir ''
 
 # The KV budget at gpu_memory_utilization 0.9 and 0.8 on one H100 (80 GB), Llama 3.1 8B in

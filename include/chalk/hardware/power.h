@@ -37,6 +37,9 @@ struct ChipPower {
   double compute_busy_w = 0;   ///< tensor cores at their achieved rate for the whole step (= TDP)
   double memory_busy_w = 0;    ///< HBM streaming at its achieved bandwidth, tensor cores idle
   std::string source;          ///< where the figures come from, in words
+  /// The chip's main memory, ChipSpec::memory_type ("HBM", "GDDR6"): what "memory-bound"
+  /// streams, named in the figures' text ("GDDR6-bound 43 W" for an L4).
+  std::string memory_type = "HBM";
 };
 
 /// The power figures of `s`'s chip from its catalog TDP (SystemSpec::power_w_per_chip),
@@ -68,9 +71,13 @@ struct Facility {
   double pue = 1.0;
 };
 
-/// Checks the power usage effectiveness: finite and >= 1. Throws InputError("pue") naming
-/// the value. Shared by serving energy and `train run` (training/run.h).
+/// Checks the power usage effectiveness: finite and in [1, max_pue]. Throws
+/// InputError("pue") naming the value. Shared by serving energy and `train run` (training/run.h).
 void validate_pue(double pue);
+
+/// The largest PUE accepted: 3. The Uptime Institute's surveys put the industry average
+/// at 1.56 (2024) and its worst years' average near 2.5 (2007); a larger figure is a typo.
+inline constexpr double max_pue = 3.0;
 
 /// Checks a Facility: validate_pue, and host_w_per_chip finite and in [0, 1e6 W].
 /// Throws InputError("pue") or InputError("host_w_per_chip").
