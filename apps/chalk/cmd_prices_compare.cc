@@ -19,19 +19,7 @@ namespace chalk::cli::prices_cli {
 namespace {
 
 std::vector<std::string> compare_system_names(const std::string& text, bool given) {
-  if (!given && text.empty()) return builtin_system_names();
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.empty()) throw InputError("--hardware", "expected a comma list of systems or files, got '" + text + "'");
-    if (std::find(out.begin(), out.end(), item) != out.end()) {
-      throw InputError("--hardware", "'" + item + "' is listed twice in '" + text + "'");
-    }
-    out.push_back(item);
-  }
-  if (out.empty() || text.back() == ',') throw InputError("--hardware", "expected a comma list of systems or files, got '" + text + "'");
-  return out;
+  return !given && text.empty() ? builtin_system_names() : hardware_list(text);
 }
 
 /// A host's price in $/Mtok to 12 significant digits (0.64, not 0.6399999999999999).

@@ -37,17 +37,6 @@ struct ScaleupArgs {
   OutputArgs output;
 };
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.empty()) throw InputError("--hardware", "expected a comma list of systems or files, got '" + text + "'");
-    out.push_back(item);
-  }
-  return out;
-}
-
 Cell ms(const std::optional<Seconds>& t) { return t ? Cell(to_ms(*t)) : Cell{}; }
 nlohmann::json jms(const std::optional<Seconds>& t) { return t ? nlohmann::json(to_ms(*t)) : nlohmann::json(); }
 
@@ -260,7 +249,7 @@ void run_scaleup(const ScaleupArgs& a) {
   q.memory_reserve_fraction = a.memory_reserve;
   const ModelSpec model = load_model(a.model);
   std::vector<SystemSpec> systems;
-  for (const auto& n : a.hardware.empty() ? builtin_system_names() : split_list(a.hardware)) systems.push_back(load_system(n));
+  for (const auto& n : a.hardware.empty() ? builtin_system_names() : hardware_list(a.hardware)) systems.push_back(load_system(n));
   const auto rows = scaleup_table(model, systems, q);
   const std::string largest_format(to_string(q.weights.value_or(DType::fp8)));
   const std::string model_format = q.weights ? std::string(to_string(*q.weights)) : "the checkpoint's formats";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -59,6 +60,19 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags)
 void add_infeasible_option(CLI::App& app, DeploymentArgs& a) {
   app.add_flag("--allow-infeasible", a.allow_infeasible,
                "Print the figures even when the stated chips cannot hold the weights (default: exit 2 naming the smallest replica that fits)");
+}
+
+std::vector<std::string> hardware_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) throw InputError("--hardware", "expected a comma list of systems or files, got '" + text + "'");
+    if (std::find(out.begin(), out.end(), item) != out.end()) throw InputError("--hardware", "'" + item + "' is listed twice in '" + text + "'");
+    out.push_back(item);
+  }
+  if (out.empty() || text.back() == ',') throw InputError("--hardware", "expected a comma list of systems or files, got '" + text + "'");
+  return out;
 }
 
 void add_output_options(CLI::App& app, OutputArgs& o) {

@@ -64,6 +64,10 @@ struct OutputArgs {
 void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags = true);
 void add_output_options(CLI::App& app, OutputArgs& o);
 
+/// The systems a comma list names (catalog names or hardware files), in order. Throws
+/// InputError naming --hardware for an empty list or item and for a name given twice.
+std::vector<std::string> hardware_list(const std::string& text);
+
 /// The options every placement shares (formats, efficiencies, price, reserve, mechanisms
 /// on unless --roofline, the stated layout degrees), without the chip count. Throws InputError.
 DeploymentOptions options_from(const DeploymentArgs& a);

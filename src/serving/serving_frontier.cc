@@ -18,6 +18,7 @@ namespace {
 using detail::Replica;
 using detail::replica_sizes;
 using detail::resolve_replicas;
+using detail::mode_point;
 
 double d(int64_t x) { return static_cast<double>(x); }
 
@@ -48,18 +49,6 @@ FrontierPoint make_point(const Deployment& dep, const DecodeStep& s, bool memory
   p.tokens_per_s_per_user = s.tokens_per_s_per_user;
   p.tokens_per_s_per_chip = s.tokens_per_s_per_chip;
   p.cost_per_token = s.cost_per_token;
-  return p;
-}
-
-ModePoint mode_point(const Deployment& dep, int64_t batch, int64_t context, const DecodeLevers& lev) {
-  ModePoint p;
-  p.n_chips = dep.n_chips;
-  p.layout = layout_of(dep);
-  p.batch = batch;
-  p.step = decode_step(dep, batch, context, lev);
-  p.tokens_per_s_per_user = p.step.tokens_per_s_per_user;
-  p.tokens_per_s_per_chip = p.step.tokens_per_s_per_chip;
-  p.cost_per_token = p.step.cost_per_token;
   return p;
 }
 
@@ -197,6 +186,22 @@ InputError no_replica_fits(const ModelSpec& m, const SystemSpec& s, int64_t cont
 }
 
 }  // namespace
+
+namespace detail {
+
+ModePoint mode_point(const Deployment& dep, int64_t batch, int64_t context, const DecodeLevers& lev) {
+  ModePoint p;
+  p.n_chips = dep.n_chips;
+  p.layout = dep.mechanisms.enabled ? dep.mechanisms.layout.description : std::string();
+  p.batch = batch;
+  p.step = decode_step(dep, batch, context, lev);
+  p.tokens_per_s_per_user = p.step.tokens_per_s_per_user;
+  p.tokens_per_s_per_chip = p.step.tokens_per_s_per_chip;
+  p.cost_per_token = p.step.cost_per_token;
+  return p;
+}
+
+}  // namespace detail
 
 Frontier latency_cost_frontier(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
                                const FrontierOptions& o) {

@@ -43,4 +43,9 @@ std::vector<Replica> resolve_replicas(const ModelSpec& m, const SystemSpec& s, c
                                       const std::vector<int64_t>& sizes, int64_t context, int64_t cap,
                                       std::vector<ExcludedReplica>& excluded);
 
+/// One decode step of `dep` at `batch` sequences of `context` tokens as a point of the
+/// fast/slow modes and of cheapest_replica_at_speed: the replica, its layout, the step and
+/// its speed and cost per token (decode_step).
+ModePoint mode_point(const Deployment& dep, int64_t batch, int64_t context, const DecodeLevers& lev);
+
 }  // namespace chalk::detail

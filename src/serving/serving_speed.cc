@@ -10,18 +10,6 @@
 namespace chalk {
 namespace {
 
-ModePoint speed_point(const Deployment& dep, int64_t batch, int64_t context, const DecodeLevers& lev) {
-  ModePoint p;
-  p.n_chips = dep.n_chips;
-  p.layout = dep.mechanisms.enabled ? dep.mechanisms.layout.description : std::string();
-  p.batch = batch;
-  p.step = decode_step(dep, batch, context, lev);
-  p.tokens_per_s_per_user = p.step.tokens_per_s_per_user;
-  p.tokens_per_s_per_chip = p.step.tokens_per_s_per_chip;
-  p.cost_per_token = p.step.cost_per_token;
-  return p;
-}
-
 /// Ties within a relative 1e-9 (compute-bound points on several replica sizes) go to the
 /// faster point, as the frontier's do.
 bool more(double a, double b) { return a > b * (1 + 1e-9); }
@@ -51,7 +39,7 @@ std::vector<SpeedChoice> cheapest_replicas_at_speeds(const ModelSpec& m, const S
   const DecodeLevers lev = resolve_levers(levers, context);
   std::optional<ModePoint> fastest;
   for (const auto& r : reps) {
-    const ModePoint one = speed_point(r.dep, 1, context, lev);
+    const ModePoint one = detail::mode_point(r.dep, 1, context, lev);
     if (!fastest || more(one.tokens_per_s_per_user.value(), fastest->tokens_per_s_per_user.value())) fastest = one;
   }
   std::vector<SpeedChoice> out;
@@ -62,7 +50,7 @@ std::vector<SpeedChoice> cheapest_replicas_at_speeds(const ModelSpec& m, const S
     for (const auto& r : reps) {
       const int64_t b = largest_batch_at_speed(r.dep, context, levers, per_user, r.max_batch);
       if (b < 1) continue;
-      ModePoint p = speed_point(r.dep, b, context, lev);
+      ModePoint p = detail::mode_point(r.dep, b, context, lev);
       const bool better = !c.point || more(p.tokens_per_s_per_chip.value(), c.point->tokens_per_s_per_chip.value()) ||
                           (!more(c.point->tokens_per_s_per_chip.value(), p.tokens_per_s_per_chip.value()) &&
                            p.tokens_per_s_per_user > c.point->tokens_per_s_per_user);
