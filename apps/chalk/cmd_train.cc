@@ -129,6 +129,10 @@ TrainSetup train_setup(const TrainArgs& a) {
     s.warnings.push_back(fmt::format("schedule {} with pp 1: one pipeline stage has no bubble to schedule, so it changes nothing",
                                      to_string(s.plan.schedule)));
   }
+  if (s.plan.ep_dispatcher != EpDispatcher::deepep && (s.plan.ep <= 1 || s.placement.ep_in_domain)) {
+    s.warnings.push_back(fmt::format("--ep-dispatcher {}: the expert group {}, so how tokens cross domains changes nothing",
+                                     to_string(s.plan.ep_dispatcher), s.plan.ep <= 1 ? "is one rank (ep 1)" : "sits inside one scale-up domain"));
+  }
   return s;
 }
 
