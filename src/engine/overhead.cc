@@ -15,6 +15,7 @@
 #include "host_step.h"
 #include "overlap_windows.h"
 #include "matmul_rate.h"
+#include "step_ledger.h"
 
 namespace chalk {
 namespace {
@@ -22,34 +23,11 @@ namespace {
 using detail::decode_windows;
 using detail::DecodeWindows;
 using detail::rate_for;
+using detail::Ledger;
+using detail::busiest_load;
+using detail::link_for;
 
 double d(int64_t x) { return static_cast<double>(x); }
-
-/// Per-operation accounting: each adds max(compute, memory) and its share by winner.
-struct Ledger {
-  Seconds compute, weights, kv, ops;
-  Seconds share_compute, share_weights, share_kv;
-  void add(Seconds c, Seconds m, bool is_kv) {
-    compute += c;
-    (is_kv ? kv : weights) += m;
-    ops += max(c, m);
-    if (c >= m) {
-      share_compute += c;
-    } else {
-      (is_kv ? share_kv : share_weights) += m;
-    }
-  }
-};
-
-/// Expected largest of `bins` loads when `balls` fall uniformly (moe.h), uncapped.
-double busiest_load(double balls, double bins) {
-  if (bins <= 1) return balls;
-  return expected_max_load(balls, bins, balls);
-}
-
-const LinkModel& link_for(int64_t ranks, int64_t domain, const LinkModel& up, const LinkModel* out) {
-  return (ranks <= domain || out == nullptr) ? up : *out;
-}
 
 /// Expert-parallel traffic of normal (prefill) all-to-all kernels while two micro-batches
 /// overlap it with compute runs this many times as long as at the unit tests' rates

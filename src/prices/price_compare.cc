@@ -9,7 +9,7 @@
 #include "chalk/engine/layout_search.h"
 #include "chalk/prices/compare.h"
 #include "chalk/prices/prices.h"
-#include "chalk/serving/serving.h"
+#include "chalk/serving/serving_speed.h"
 
 namespace chalk {
 namespace {

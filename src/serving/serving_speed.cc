@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "chalk/base/error.h"
-#include "chalk/serving/serving.h"
+#include "chalk/serving/serving_speed.h"
 #include "serving_replicas.h"
 
 namespace chalk {

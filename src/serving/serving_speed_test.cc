@@ -3,7 +3,7 @@
 
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
-#include "chalk/serving/serving.h"
+#include "chalk/serving/serving_speed.h"
 
 namespace chalk {
 namespace {
