@@ -203,10 +203,10 @@ void run_simulate(SimulateArgs a) {
     r.overload = sim::overload_of(r.run, reqs);
     if (r.overload.overloaded) {
       warnings.push_back(fmt::format("{}: OVERLOADED: arrivals of {} req/s exceed the deployment's capacity of about {} req/s at these lengths "
-                                     "(busy {:.0f}% of the run, serving that rate while busy); queues grow for the whole run, so latency "
+                                     "(TTFT grows {} s per second of arrivals); queues grow for the whole run, so latency "
                                      "percentiles depend on its length: add chips or lower --rate",
                                      r.name, format_number(r.overload.arrival_req_per_s, 4), format_number(r.overload.capacity_req_per_s, 4),
-                                     100 * r.overload.busy_fraction));
+                                     format_number(r.overload.ttft_growth, 3)));
     }
   }
   const bool has_slo = slo.ttft_s || slo.tpot_s;
@@ -241,6 +241,7 @@ void run_simulate(SimulateArgs a) {
                          {"engine_steps", r.summary.steps},
                          {"arrival_req_per_s", r.overload.arrival_req_per_s},
                          {"capacity_req_per_s", r.overload.capacity_req_per_s},
+                         {"ttft_growth", r.overload.ttft_growth},
                          {"overloaded", r.overload.overloaded},
                          {"mean_chip_power_w", r.energy ? nlohmann::json(r.energy->mean_chip_power_w) : nlohmann::json(nullptr)},
                          {"occupancy", occupancy_json(r.run, a.plot.empty() ? 100 : 1000)},

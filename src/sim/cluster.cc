@@ -190,6 +190,33 @@ SimSummary summarize(const ClusterRun& run, const Slo& slo) {
   return summarize(runs, run.chips, slo);
 }
 
+namespace {
+
+/// Least-squares slope of the time to first token (first_token_s - arrival_s) against the
+/// arrival time over the later half of a pool's finished requests, in seconds per second
+/// (overload_of; the first half is the pool filling from empty). 0 with fewer than 4.
+double ttft_growth(const std::vector<const RequestRecord*>& done) {
+  if (done.size() < 4) return 0;
+  const std::size_t from = done.size() / 2;
+  const double n = static_cast<double>(done.size() - from);
+  double mx = 0, my = 0;
+  for (std::size_t i = from; i < done.size(); ++i) {
+    mx += done[i]->arrival_s;
+    my += done[i]->first_token_s - done[i]->arrival_s;
+  }
+  mx /= n;
+  my /= n;
+  double sxy = 0, sxx = 0;
+  for (std::size_t i = from; i < done.size(); ++i) {
+    const double dx = done[i]->arrival_s - mx;
+    sxy += dx * (done[i]->first_token_s - done[i]->arrival_s - my);
+    sxx += dx * dx;
+  }
+  return sxx > 0 ? sxy / sxx : 0;
+}
+
+}  // namespace
+
 Overload overload_of(const ClusterRun& run, std::span<const Request> requests) {
   Overload o;
   if (requests.size() >= 2) {
@@ -203,26 +230,37 @@ Overload overload_of(const ClusterRun& run, std::span<const Request> requests) {
   bool have = false;
   for (const auto* pool : {&run.prefill_runs, &run.runs}) {
     if (pool->empty()) continue;
-    double capacity = 0, least_busy = 1;
+    double served = 0, least_busy = 1;
     bool ran = false;
+    std::vector<const RequestRecord*> done;
     for (const auto& r : *pool) {
       int64_t finished = 0;
       double start = r.end_s;
       for (const auto& q : r.requests) {
         start = std::min(start, q.arrival_s);
-        if (!q.rejected) ++finished;
+        if (!q.rejected) {
+          ++finished;
+          done.push_back(&q);
+        }
       }
       if (r.busy_s <= 0 || r.end_s <= start) continue;
       ran = true;
-      capacity += static_cast<double>(finished) / r.busy_s;
+      served += static_cast<double>(finished) / r.busy_s;
       least_busy = std::min(least_busy, r.busy_s / (r.end_s - start));
     }
     if (!ran) continue;
-    const bool over = least_busy >= 0.95 && o.arrival_req_per_s > 1.05 * capacity;
+    std::sort(done.begin(), done.end(), [](const RequestRecord* a, const RequestRecord* b) { return a->arrival_s < b->arrival_s; });
+    const double growth = ttft_growth(done);
+    const bool over = least_busy >= 0.95 && growth > kOverloadGrowth;
+    // Overloaded: a FIFO queue fed at lambda and drained at mu < lambda makes the n-th
+    // arrival (t_n = n / lambda) wait n / mu - n / lambda = t_n (lambda / mu - 1), so the
+    // growth g = lambda / mu - 1 gives mu = lambda / (1 + g).
+    const double capacity = over ? o.arrival_req_per_s / (1 + growth) : served;
     // The pool reported: an overloaded one before one that is not, then the lower capacity.
     if (!have || (over && !o.overloaded) || (over == o.overloaded && capacity < o.capacity_req_per_s)) {
       o.capacity_req_per_s = capacity;
       o.busy_fraction = least_busy;
+      o.ttft_growth = growth;
       o.overloaded = over;
       have = true;
     }

@@ -81,17 +81,29 @@ SimSummary summarize(const ClusterRun& run, const Slo& slo);
 struct Overload {
   bool overloaded = false;
   double arrival_req_per_s = 0;   ///< (requests - 1) / (last arrival - first arrival); 0 for one request
-  /// What the bottleneck pool served per second while busy: the sum over its replicas of
-  /// finished requests / busy seconds. The deployment's capacity at this traffic's lengths
-  /// when its replicas were saturated (busy_fraction >= 0.95); 0 when none ran.
+  /// Overloaded: the rate the bottleneck pool admits, arrival / (1 + ttft_growth) (a queue
+  /// that grows at g seconds per second of arrivals drains at lambda / (1 + g)). Otherwise a
+  /// lower bound: the sum over its replicas of finished requests / busy seconds, which under
+  /// continuous batching is the rate it was offered, not its limit. 0 when none ran.
   double capacity_req_per_s = 0;
   double busy_fraction = 0;       ///< the bottleneck pool's least busy replica: busy time / (end - its first arrival)
+  /// Least-squares slope of TTFT against arrival time over the later half of the
+  /// bottleneck pool's requests (s/s, dimensionless): about 0 in a steady state, lambda /
+  /// mu - 1 when the queue grows for the whole run.
+  double ttft_growth = 0;
 };
 
-/// Overloaded when a pool's every replica was busy at least 95% of its run and the arrival
-/// rate exceeds that pool's capacity by more than 5% (a queue that grows for the whole run:
-/// its percentiles grow with the run's length, not with the deployment). Disaggregated runs
-/// are judged pool by pool; the bottleneck is the pool with the lower capacity.
+/// TTFT growth above which a busy pool is overloaded: arrivals more than 5% above what it
+/// admits (ttft_growth = lambda / mu - 1 > 0.05).
+inline constexpr double kOverloadGrowth = 0.05;
+
+/// Overloaded when a pool's every replica was busy at least 95% of its run and its TTFT
+/// grows with the arrival time by more than kOverloadGrowth over the later half of the run
+/// (a queue that grows for the whole run: its percentiles grow with the run's length, not
+/// with the deployment). Busy alone is not overload: a continuous-batching replica holds
+/// requests at every step under any steady load, and finished / busy seconds then measures
+/// the offered rate (a 100-request run at 4 req/s once read as overloaded). Disaggregated
+/// runs are judged pool by pool; the bottleneck is the pool with the lower capacity.
 Overload overload_of(const ClusterRun& run, std::span<const Request> requests);
 
 }  // namespace chalk::sim
