@@ -105,7 +105,9 @@ EnginePolicy engine_policy(std::string_view typed) {
       p.host.source.replace(p.host.source.find(over), over.size(), ", after the GPU step (release " + p.version + " does not overlap them)");
     }
   }
+  p.schedule_ahead = p.host.overlap;  // the overlap schedules one step ahead (EnginePolicy::schedule_ahead)
   p.source += "; " + p.host.source;
+  if (p.schedule_ahead) p.source += "; each step scheduled while the previous one runs (a request joins the step after next)";
   return p;
 }
 

@@ -147,9 +147,14 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     ++run.preemptions;
   };
 
+  // With schedule_ahead, the step about to run was formed when the previous one began:
+  // requests that arrived after that start wait for the next step (EnginePolicy). -1: no
+  // step in flight (the engine was idle), so every arrival up to now is seen.
+  double formed_at = -1;
   while (finished + run.rejected < n) {
     // Arrivals up to now join the queue; their time before now counts in the system.
-    while (next < n && requests[order[next]].arrival_s <= t) {
+    const double seen_by = pol.schedule_ahead && formed_at >= 0 ? formed_at : t;
+    while (next < n && requests[order[next]].arrival_s <= seen_by) {
       const int32_t i = order[next++];
       const Request& q = requests[i];
       const int64_t peak = phase == Phase::prefill ? q.input_tokens : q.input_tokens + q.output_tokens - 1;
@@ -171,7 +176,14 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     }
     if (running.empty() && waiting.empty()) {
       if (next >= n) break;
-      t = requests[order[next]].arrival_s;
+      // Nothing to run: an engine whose last step has ended is idle; the first arrival after
+      // it is scheduled at once.
+      if (formed_at < 0 || requests[order[next]].arrival_s >= t) {
+        t = std::max(t, requests[order[next]].arrival_s);
+        formed_at = -1;
+      } else {
+        formed_at = -1;  // arrived during the last step: seen at its end
+      }
       continue;
     }
 
@@ -338,6 +350,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     run.busy_s += dt;
     ++run.n_steps;
     run.steps.push_back(sample);
+    formed_at = t;  // the next step was formed as this one began
     t = end;
     if (o.progress && run.n_steps % kProgressEvery == 0) o.progress(kProgressEvery);
   }

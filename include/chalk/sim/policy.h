@@ -39,6 +39,16 @@ struct EnginePolicy {
   /// The engine's host work per step (chalk/engine/host_time.h): time per sequence and
   /// whether it overlaps the GPU step. The simulator prices its steps with it.
   HostTime host;
+  /// The scheduler forms step n+1 while step n runs on the GPU (the host overlap of vLLM's
+  /// asynchronous scheduling, SGLang's overlap scheduler, TensorRT-LLM's overlap scheduler),
+  /// so a request that reaches the scheduler after step n began waits for step n+1 to end
+  /// and joins step n+2 at the earliest; an idle engine schedules it at once. Its TTFT pays
+  /// about one more step than a scheduler that forms each step after the last ended: vLLM
+  /// 0.15.1 on H100 under constant load measured 6.9 ms + 2.5 steps of median TTFT on four
+  /// models (inference-sim/training default_args; data/measurements/vllm-load-suite.csv),
+  /// where forming each step at the last one's end gives 6.9 ms + 1.5 (half a step waiting
+  /// for the boundary, one step of prefill). engine_policy sets it with host.overlap.
+  bool schedule_ahead = false;
 };
 
 /// The serving engines' per-request fixed work (EnginePolicy::request_overhead_s): 6.9 ms,
