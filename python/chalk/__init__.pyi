@@ -828,3 +828,21 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 
 Raises ChalkError(field, message) on bad input.
     """
+
+def fleet(*args: Values, hardware: Optional[Values] = None, budget_chips: Optional[Values] = None, budget_usd_per_hour: Optional[Values] = None, engine: Optional[Values] = None, slo_percentile: Optional[Values] = None, modes: Optional[Values] = None, seed: Optional[Values] = None, frame: bool = False) -> Any:
+    """`chalk fleet --json`: Several models on one cluster: each model's cheapest deployment within its own TTFT/TPOT SLOs, planned as `chalk plan` does, on the cheapest of the systems listed.
+
+Returns the CLI's JSON as plain Python objects.
+
+Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
+    file: Fleet CSV: header model,rate_per_s,requests,input,output,ttft_slo_ms,tpot_slo_ms, one model per line (docs/file-formats.md, "Fleets")
+    hardware: Systems to plan each model on: comma list (catalog names or hardware files) (default h100-sxm,h200)
+    budget_chips: Chips at most for each model's deployment
+    budget_usd_per_hour: Dollars per hour at most for the whole fleet
+    engine: Serving engine simulated: vllm, sglang, trtllm (optionally with a release, vllm-0.10) (default vllm)
+    slo_percentile: Percentile at which every model's TTFT and TPOT are checked (default 90)
+    modes: both, aggregated or disaggregated (default both)
+    seed: Seed of the first model's arrivals (the next model takes the next seed) (default 1)
+
+Raises ChalkError(field, message) on bad input.
+    """

@@ -54,6 +54,8 @@ CASES = [
      ["simulate", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "5", "--requests", "200"]),
     ("simulate", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm", "rate": 5, "requests": 100, "pue": 1.2, "host_w_per_chip": 350},
      ["simulate", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "5", "--requests", "100", "--pue", "1.2", "--host-w-per-chip", "350"]),
+    ("fleet", [os.path.join(SOURCE_DIR, "examples", "fleet.csv")], {"hardware": "h100-sxm", "budget_chips": 1, "modes": "aggregated"},
+     ["fleet", os.path.join(SOURCE_DIR, "examples", "fleet.csv"), "-H", "h100-sxm", "--budget-chips", "1", "--modes", "aggregated"]),
     ("plan", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm", "rate": 5, "requests": 200, "budget_chips": 8,
                   "ttft_slo_ms": 2000, "tpot_slo_ms": 100},
      ["plan", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "5", "--requests", "200", "--budget-chips", "8",
