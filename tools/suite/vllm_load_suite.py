@@ -40,10 +40,12 @@ Reading rules (the same for every row):
   system prompts x users prompts (data_index modulo the list), so after its first round
   each user re-sends the same prompt, whose blocks vLLM's prefix cache still holds (it
   recomputes at least the last token). The measured ITL agrees: its p99 (the 98th
-  percentile of the real gaps) is within 10-15% of its p75 (the median real gap), so no
-  more than 2% of steps carry a prompt's full prefill, where every 28th (Llama-2-7B at
-  5/s) to 6th (Llama-2-70B at 8/s) step would if prompts were computed whole. Rows with
-  cached_tokens 0 are in docs/accuracy.md's prose for comparison.
+  percentile of the real gaps) is 10-30% above its p75 (the median real gap: Llama-2-70B
+  at 8/s 20.9 against 18.5 ms, Llama-2-7B at 5/s 8.6 against 7.2 ms), where a step
+  carrying a whole ~590-token prompt would be more than twice a decode step (about 25 ms of
+  prefill compute per GPU on Llama-2-70B TP4, 10 ms on Llama-2-7B) and every 6th
+  (Llama-2-70B at 8/s) to 28th (Llama-2-7B at 5/s) step would carry one: fewer than 2% do.
+  docs/accuracy.md gives the suite's figures with cached_tokens 0 for comparison.
 - Overloaded experiments (more than 1% of requests failed: the 7B, 70B and Mixtral
   `reasoning` runs, 33-85% failed) are left out: their means are over the survivors.
 """
