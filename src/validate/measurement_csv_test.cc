@@ -128,12 +128,21 @@ TEST(MeasurementCsv, RowErrorsNameIdAndColumn) {
   bad_wide("accepted_tokens", "1.5", "X: draft_tokens: missing; accepted_tokens 1.5 needs the draft length");
   bad_wide("input_tokens,cached_tokens", "100,100", "X: cached_tokens: the cached prefix must be shorter than input_tokens");
   bad_wide("dp", "3", "X: dp: 3 replicas do not divide the 8 chips");
+  // How a rated run's requests arrived (issue 29: inference-perf's `constant` load type).
+  bad_wide("request_rate_per_s,arrivals", "5,uniform", "X: arrivals: 'uniform' is not one of poisson, constant");
+  bad_wide("arrivals", "constant", "X: request_rate_per_s: missing; arrivals constant describes a run at a request rate");
   expect_error("id,kind,model,hardware,chips,batch,batch_per,metric,value\nX,decode,m,h,8,64,run,decode_s,20\n", "X: context: missing");
   expect_error("id,kind,model,hardware,chips,batch,batch_per,context,metric,value\nX,decode,m,h,8,64,run,2048,decode_s,20\n",
                "X: output_tokens: missing; decode_s is the time of output_tokens steps");
   expect_error("id,kind,model,hardware,chips,batch,batch_per,metric,value\nX,serving,m,h,8,max,,e2e_s,20\n", "X: input_tokens: missing");
   expect_error("id,kind,model,hardware,chips,batch,input_tokens,output_tokens,metric,value\nX,serving,m,h,8,max,10,10,e2e_s,20\n",
                "X: batch: missing; e2e_s is predicted at a stated batch");
+  // At a request rate e2e_s goes through the simulator: no batch needed.
+  EXPECT_EQ(parse_measurements("id,kind,model,hardware,chips,request_rate_per_s,input_tokens,output_tokens,metric,value\n"
+                               "X,serving,m,h,8,5,10,10,e2e_s,20\n",
+                               "t.csv")
+                .rows.size(),
+            1u);
   expect_error("id,kind,model,hardware,chips,batch,batch_per,metric,value\nX,training,m,h,8,64,run,step_s,20\n", "X: input_tokens: missing");
   expect_error("id,kind,model,hardware,chips,metric,value\nX,run,m,h,8,gpu_hours,20\n", "X: train_tokens: missing");
 }

@@ -122,6 +122,7 @@ const std::vector<std::string>* vocabulary(const std::string& column) {
                   "deepseek", "other"}},
       {"kv_admission", {"to_completion", "on_demand"}},
       {"chunked_prefill", {"yes", "no"}},
+      {"arrivals", {"poisson", "constant"}},
       {"schedule", {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe"}},
       {"recompute", {"none", "selective", "full"}},
       {"zero", {"0", "1", "2", "3", "fsdp"}},
@@ -231,6 +232,8 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
   m.prefill_batch = r.integer("prefill_batch", 1);
   m.requests = r.integer("requests", 1);
   m.request_rate_per_s = r.number("request_rate_per_s", true);
+  m.arrivals = r.closed("arrivals");
+  r.need(m.arrivals.empty() || m.request_rate_per_s, "request_rate_per_s", "arrivals " + m.arrivals + " describes a run at a request rate");
   m.input_tokens = r.integer("input_tokens", 1);
   m.cached_tokens = r.integer("cached_tokens", 0);
   m.output_tokens = r.integer("output_tokens", 1);
@@ -365,7 +368,10 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
     // depend on the load, so they need a batch or a rate.
     const bool throughput = m.metric == "output_tok_per_s" || m.metric == "output_tok_per_s_per_chip" || m.metric == "total_tok_per_s_per_chip";
     r.need(!m.batch.empty() || m.request_rate_per_s || throughput, "batch", "a number, or max for an offline or max-load run (or request_rate_per_s)");
-    if (m.metric == "e2e_s" || m.metric == "mfu_pct") r.need(numeric_batch, "batch", m.metric + " is predicted at a stated batch");
+    // At a request rate the simulator predicts e2e_s (the mean request latency).
+    if ((m.metric == "e2e_s" && !m.request_rate_per_s) || m.metric == "mfu_pct") {
+      r.need(numeric_batch, "batch", m.metric + " is predicted at a stated batch (or, e2e_s, a request_rate_per_s)");
+    }
   } else if (m.kind == "training" || m.kind == "run") {
     if (m.kind == "run") r.need(m.train_tokens.has_value(), "train_tokens", "a whole run states its total tokens");
     r.need(m.input_tokens.has_value(), "input_tokens", "a " + m.kind + " row states its sequence length");

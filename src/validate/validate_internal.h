@@ -100,7 +100,8 @@ struct RowPlan {
   double attention_tokens = 0;       ///< attention-only query tokens per sequence (0 = mtp_tokens)
   double per_chips = 0;              ///< throughput is per this many chips (0 = the replica's)
   double to_unit = 1;                ///< predicted SI value x to_unit = the row's unit
-  double request_rate_per_s = 0;     ///< serving_simulated: Poisson arrivals (0 = all at once, `batch` concurrent)
+  double request_rate_per_s = 0;     ///< serving_simulated: arrivals per second (0 = all at once, `batch` concurrent)
+  bool constant_arrivals = false;    ///< serving_simulated: one arrival every 1 / rate s (else Poisson)
   int64_t requests = 0;              ///< serving_simulated: requests sent (0 = 1,000)
   std::string engine;                ///< the row's engine: the simulator's policy (vllm when not one of chalk's), the layouts it can launch
   std::string metric;                ///< serving_simulated: the metric

@@ -223,6 +223,8 @@ void plan_target(const Measurement& r, bool simulated, bool latency_metric, RowP
     // dp independent replicas share the arrivals: each is simulated alone at its share.
     p.request_rate_per_s = r.request_rate_per_s.value_or(0) / static_cast<double>(dp);
     p.requests = r.requests ? (*r.requests + dp - 1) / dp : 0;
+    p.constant_arrivals = r.arrivals == "constant";
+    if (r.request_rate_per_s && r.arrivals.empty()) p.assumptions.push_back("arrivals: empty, poisson (exponential gaps)");
     if (dp > 1 && r.request_rate_per_s) {
       p.notes.push_back("request rate " + row_num(*r.request_rate_per_s) + "/s over " + std::to_string(dp) + " replicas: " + row_num(p.request_rate_per_s) +
                         "/s each");

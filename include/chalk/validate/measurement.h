@@ -44,6 +44,10 @@ struct Measurement {
   std::optional<int64_t> prefill_batch;  ///< serving latency: prompts prefilled together (empty: the batch)
   std::optional<int64_t> requests;       ///< requests the run sends (caps a `max` batch)
   std::optional<double> request_rate_per_s;
+  /// How the requests of a `request_rate_per_s` row arrived: poisson (exponential gaps) or
+  /// constant (one every 1 / rate seconds: inference-perf's load type `constant`, vLLM's
+  /// `benchmark_serving --burstiness` infinite); empty: poisson
+  std::string arrivals;
   std::optional<int64_t> input_tokens, cached_tokens, output_tokens, context;
   /// A benchmark dataset named instead of lengths (data/datasets/datasets.csv): an empty
   /// input_tokens or output_tokens takes the dataset's published mean
