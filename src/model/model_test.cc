@@ -101,6 +101,37 @@ TEST(ParamCounts, ChinchillaLacksItsRelativePositionProjection) {
   EXPECT_NEAR(p.total() + 80.0 * 8192 * 8192, 70.3e9, 0.1e9);
 }
 
+// LayerNorm biases (peer fault kind: llm-analysis issue #19, a norm's parameters counted too
+// few). GPT-3 175B by hand: 12 x 96 x 12288^2 = 173,946,175,488 in the matmuls, their biases
+// 96 x 9 x 12288 = 10,616,832 (q, k, v, o 4 x 12288, fc1 49152, fc2 12288), the tied table
+// 50257 x 12288 = 617,558,016, and 193 LayerNorms (two a layer and the final one) of weight
+// and bias 2 x 12288: 4,743,168. Total 174,579,093,504 (the learned position table, 25M, is
+// left out as the model file says). chalk counted the norms' weights only: 2,371,584 fewer.
+TEST(ParamCounts, LayerNormBiasesAreCounted) {
+  const ParamCounts p = count_params(load_model("gpt-3-175b"));
+  EXPECT_DOUBLE_EQ(p.norms, 193.0 * 2 * 12288);
+  EXPECT_DOUBLE_EQ(p.total(), 174579093504.0);
+  // A tied head's bias sits beside the shared table: vocab more in `embedding`, none in
+  // `lm_head` (which must stay 0 so the table is the head, active_matmul).
+  const std::string tied = R"({"format": "chalk-model/1", "name": "t", "source": "test", "d_model": 64,
+    "vocab_size": 1000, "max_context": 128, "tie_embeddings": true, "norm_bias": true, "lm_head_bias": true,
+    "layers": [{"count": 2, "attention": {"kind": "mha", "n_heads": 4, "head_dim": 16},
+                "ffn": {"kind": "dense", "d_ff": 256, "gated": false}}]})";
+  const ParamCounts t = count_params(model_from_native(tied, "t.json"));
+  EXPECT_DOUBLE_EQ(t.embedding, 1000.0 * 64 + 1000);
+  EXPECT_DOUBLE_EQ(t.lm_head, 0.0);
+  EXPECT_DOUBLE_EQ(t.norms, (2 * 2 + 1) * 2 * 64.0);
+  // A flag that is not a boolean is refused, naming the key.
+  std::string bad = tied;
+  bad.replace(bad.find("\"norm_bias\": true"), 17, "\"norm_bias\": 1");
+  try {
+    (void)model_from_native(bad, "t.json");
+    ADD_FAILURE() << "accepted a numeric norm_bias";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("norm_bias"), std::string::npos) << e.what();
+  }
+}
+
 TEST(KvBytes, ByHand) {
   // Llama 3.1 70B (GQA): 2 (K, V) x 80 layers x 8 KV heads x 128 x 2 B = 327,680 B/token.
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(load_model("llama-3.1-70b"), 4096, DType::bf16).value(), 327680.0);
