@@ -52,6 +52,10 @@ TEST(Hybrid, Qwen3NextParametersKvAndState) {
   // Recurrence: 36 x (32 x 7 x 128 x 128 + 2 x 4 x 8192) = 134,479,872 FLOPs per token.
   EXPECT_DOUBLE_EQ(model_recurrent_flops_per_token(m), 134479872.0);
   EXPECT_DOUBLE_EQ(decode_flops_per_token(m, 0).value(), 2 * p.active_matmul() + 134479872.0);
+  // Attention that grows with the context runs on the 12 full layers only (inference-sim
+  // issue #1636 charged every layer): 12 x (2 + 2) x 16 heads x 256 x 4096 = 805,306,368
+  // FLOPs more per token at 4096 than at 0 (all 48 layers would give 3,221,225,472).
+  EXPECT_DOUBLE_EQ(decode_flops_per_token(m, 4096).value() - decode_flops_per_token(m, 0).value(), 805306368.0);
 }
 
 // Gemma 3 27B: 62 layers, sliding_window_pattern 6 -> layers 5, 11, ..., 59 global (10),

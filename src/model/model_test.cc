@@ -132,6 +132,29 @@ TEST(ParamCounts, LayerNormBiasesAreCounted) {
   }
 }
 
+// MoE shared experts sized by their own key (peer fault: inference-sim PR #561 sized the
+// experts of DeepSeek-V3 by intermediate_size, "~9x weight overestimate", and added shared
+// experts; issue #559, dense FLOPs for MoE). Qwen1.5-MoE-A2.7B's config (Qwen/Qwen1.5-MoE-A2.7B
+// config.json) by hand, per layer: q, k, v, o 4 x 2048^2 + qkv biases 3 x 2048 = 16,783,360;
+// 60 routed experts of 3 x 2048 x 1408 = 8,650,752 each (moe_intermediate_size, not the
+// dense 5632) = 519,045,120; the shared expert 3 x 2048 x 5632 = 34,603,008
+// (shared_expert_intermediate_size) and its sigmoid gate 2048; router 2048 x 60 = 122,880;
+// norms 2 x 2048. 570,560,512 x 24 + 2 x 151936 x 2048 (untied) + 2048 = 14,315,784,192
+// total (Qwen: 14.3B). Active: 4 of 60 experts, 86,118,400 a layer: 2,689,173,504 with the
+// tables (Qwen: 2.7B activated, 2.0B without embeddings: 2,066,841,600 + the final norm).
+TEST(ParamCounts, MoeSharedExpertsUseTheirOwnWidth) {
+  const std::string cfg = R"({"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24,
+    "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 5632,
+    "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632, "num_experts": 60,
+    "num_experts_per_tok": 4, "decoder_sparse_step": 1, "mlp_only_layers": [], "vocab_size": 151936,
+    "tie_word_embeddings": false, "max_position_embeddings": 8192, "torch_dtype": "bfloat16",
+    "hidden_act": "silu"})";
+  const ParamCounts p = count_params(model_from_hf_config(cfg, "qwen1.5-moe-a2.7b", "test"));
+  EXPECT_DOUBLE_EQ(p.total(), 14315784192.0);
+  EXPECT_DOUBLE_EQ(p.active(), 2689173504.0);
+  EXPECT_DOUBLE_EQ(p.shared_experts, 24.0 * 34603008);
+}
+
 TEST(KvBytes, ByHand) {
   // Llama 3.1 70B (GQA): 2 (K, V) x 80 layers x 8 KV heads x 128 x 2 B = 327,680 B/token.
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(load_model("llama-3.1-70b"), 4096, DType::bf16).value(), 327680.0);
