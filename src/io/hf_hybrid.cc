@@ -189,9 +189,11 @@ ModelSpec phi(const Obj& c, const std::string& name, const std::string& where, c
   AttentionSpec full = gqa_attention(c);
   const int64_t n = layer_count(c);
   if (type == "phimoe") {
-    // PhiMoE (Phi-3.5-MoE): biased q, k, v, o; LayerNorms with bias (4 vectors per layer).
+    // PhiMoE (Phi-3.5-MoE): biased q, k, v, o; nn.LayerNorm with bias for the two norms of
+    // each layer and the final one; a biased LM head when lm_head_bias (HF modeling_phimoe.py).
     full.qkv_bias = full.o_bias = c.opt_boolean("attention_bias").value_or(true);
-    m.norms_per_layer = 4;
+    m.norm_bias = true;
+    m.lm_head_bias = c.opt_boolean("lm_head_bias").value_or(false);
     const FfnSpec moe = moe_ffn(c, "intermediate_size", "num_local_experts");
     const int64_t window = c.opt_integer_in("sliding_window", 0, context).value_or(0);
     build_layers(c, m, attention_pattern(c, n, window > 0 ? "sliding_attention" : "full_attention"), moe_pattern(c, n),

@@ -79,8 +79,8 @@ FfnSpec parse_ffn(const Obj& f) {
 ModelSpec model_from_native(std::string_view text, const std::string& where) {
   const auto j = detail::parse_json(text, where);
   const Obj c(j, where + ": ");
-  c.only({"format", "name", "source", "d_model", "vocab_size", "max_context", "tie_embeddings", "weights", "layers",
-          "notes"});
+  c.only({"format", "name", "source", "d_model", "vocab_size", "max_context", "tie_embeddings", "norm_bias",
+          "lm_head_bias", "weights", "layers", "notes"});
   const std::string format = c.string("format");
   if (format != "chalk-model/1") throw InputError(c.field("format"), "unknown format '" + format + "'; expected chalk-model/1");
   ModelSpec m;
@@ -91,6 +91,8 @@ ModelSpec model_from_native(std::string_view text, const std::string& where) {
   m.vocab_size = c.integer_in("vocab_size", 1, vocab);
   m.max_context = c.integer_in("max_context", 1, context);
   m.tie_embeddings = c.opt_boolean("tie_embeddings").value_or(false);
+  m.norm_bias = c.opt_boolean("norm_bias").value_or(false);
+  m.lm_head_bias = c.opt_boolean("lm_head_bias").value_or(false);
   const DType w = parse_dtype(c.opt_string("weights").value_or("bf16"), c.field("weights"));
   m.weights.embedding = m.weights.attention = m.weights.dense_ffn = m.weights.experts = m.weights.router = w;
   const auto& groups = c.raw("layers");

@@ -178,6 +178,7 @@ ParamCounts count_params(const ModelSpec& m) {
   const double dm = d(m.d_model);
   p.embedding = d(m.vocab_size) * dm;
   p.lm_head = m.tie_embeddings ? 0 : d(m.vocab_size) * dm;
+  if (m.lm_head_bias) (m.tie_embeddings ? p.embedding : p.lm_head) += d(m.vocab_size);
   p.norms = dm;  // final norm
   for (const auto& g : m.groups) {
     const double n = d(g.count);
@@ -195,6 +196,7 @@ ParamCounts count_params(const ModelSpec& m) {
       if (f.shared_expert_gate) p.router += n * dm;
     }
   }
+  if (m.norm_bias) p.norms *= 2;  // LayerNorm: a bias vector beside each weight vector
   return p;
 }
 

@@ -101,6 +101,60 @@ TEST(ParamCounts, ChinchillaLacksItsRelativePositionProjection) {
   EXPECT_NEAR(p.total() + 80.0 * 8192 * 8192, 70.3e9, 0.1e9);
 }
 
+// LayerNorm biases (peer fault kind: llm-analysis issue #19, a norm's parameters counted too
+// few). GPT-3 175B by hand: 12 x 96 x 12288^2 = 173,946,175,488 in the matmuls, their biases
+// 96 x 9 x 12288 = 10,616,832 (q, k, v, o 4 x 12288, fc1 49152, fc2 12288), the tied table
+// 50257 x 12288 = 617,558,016, and 193 LayerNorms (two a layer and the final one) of weight
+// and bias 2 x 12288: 4,743,168. Total 174,579,093,504 (the learned position table, 25M, is
+// left out as the model file says). chalk counted the norms' weights only: 2,371,584 fewer.
+TEST(ParamCounts, LayerNormBiasesAreCounted) {
+  const ParamCounts p = count_params(load_model("gpt-3-175b"));
+  EXPECT_DOUBLE_EQ(p.norms, 193.0 * 2 * 12288);
+  EXPECT_DOUBLE_EQ(p.total(), 174579093504.0);
+  // A tied head's bias sits beside the shared table: vocab more in `embedding`, none in
+  // `lm_head` (which must stay 0 so the table is the head, active_matmul).
+  const std::string tied = R"({"format": "chalk-model/1", "name": "t", "source": "test", "d_model": 64,
+    "vocab_size": 1000, "max_context": 128, "tie_embeddings": true, "norm_bias": true, "lm_head_bias": true,
+    "layers": [{"count": 2, "attention": {"kind": "mha", "n_heads": 4, "head_dim": 16},
+                "ffn": {"kind": "dense", "d_ff": 256, "gated": false}}]})";
+  const ParamCounts t = count_params(model_from_native(tied, "t.json"));
+  EXPECT_DOUBLE_EQ(t.embedding, 1000.0 * 64 + 1000);
+  EXPECT_DOUBLE_EQ(t.lm_head, 0.0);
+  EXPECT_DOUBLE_EQ(t.norms, (2 * 2 + 1) * 2 * 64.0);
+  // A flag that is not a boolean is refused, naming the key.
+  std::string bad = tied;
+  bad.replace(bad.find("\"norm_bias\": true"), 17, "\"norm_bias\": 1");
+  try {
+    (void)model_from_native(bad, "t.json");
+    ADD_FAILURE() << "accepted a numeric norm_bias";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("norm_bias"), std::string::npos) << e.what();
+  }
+}
+
+// MoE shared experts sized by their own key (peer fault: inference-sim PR #561 sized the
+// experts of DeepSeek-V3 by intermediate_size, "~9x weight overestimate", and added shared
+// experts; issue #559, dense FLOPs for MoE). Qwen1.5-MoE-A2.7B's config (Qwen/Qwen1.5-MoE-A2.7B
+// config.json) by hand, per layer: q, k, v, o 4 x 2048^2 + qkv biases 3 x 2048 = 16,783,360;
+// 60 routed experts of 3 x 2048 x 1408 = 8,650,752 each (moe_intermediate_size, not the
+// dense 5632) = 519,045,120; the shared expert 3 x 2048 x 5632 = 34,603,008
+// (shared_expert_intermediate_size) and its sigmoid gate 2048; router 2048 x 60 = 122,880;
+// norms 2 x 2048. 570,560,512 x 24 + 2 x 151936 x 2048 (untied) + 2048 = 14,315,784,192
+// total (Qwen: 14.3B). Active: 4 of 60 experts, 86,118,400 a layer: 2,689,173,504 with the
+// tables (Qwen: 2.7B activated, 2.0B without embeddings: 2,066,841,600 + the final norm).
+TEST(ParamCounts, MoeSharedExpertsUseTheirOwnWidth) {
+  const std::string cfg = R"({"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24,
+    "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 5632,
+    "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632, "num_experts": 60,
+    "num_experts_per_tok": 4, "decoder_sparse_step": 1, "mlp_only_layers": [], "vocab_size": 151936,
+    "tie_word_embeddings": false, "max_position_embeddings": 8192, "torch_dtype": "bfloat16",
+    "hidden_act": "silu"})";
+  const ParamCounts p = count_params(model_from_hf_config(cfg, "qwen1.5-moe-a2.7b", "test"));
+  EXPECT_DOUBLE_EQ(p.total(), 14315784192.0);
+  EXPECT_DOUBLE_EQ(p.active(), 2689173504.0);
+  EXPECT_DOUBLE_EQ(p.shared_experts, 24.0 * 34603008);
+}
+
 TEST(KvBytes, ByHand) {
   // Llama 3.1 70B (GQA): 2 (K, V) x 80 layers x 8 KV heads x 128 x 2 B = 327,680 B/token.
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(load_model("llama-3.1-70b"), 4096, DType::bf16).value(), 327680.0);

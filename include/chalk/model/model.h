@@ -137,6 +137,15 @@ struct ModelSpec {
   /// Norm weight vectors of d_model per layer: 2 (pre-attention, pre-FFN) for most; 4 for
   /// Gemma 2/3 (also post-attention and post-FFN norms).
   int64_t norms_per_layer = 2;
+  /// LayerNorm with a bias (GPT-2/3, PhiMoE's nn.LayerNorm): every norm, the final one
+  /// included, stores 2 x d_model (weight and bias); false = RMSNorm or a bias-free
+  /// LayerNorm (PaLM), d_model each. A per-layer count that doubled instead missed the
+  /// final norm's bias (llm-analysis issue #19 counted norms too few; docs/models.md).
+  bool norm_bias = false;
+  /// The LM head adds a vocab_size bias (PhiMoE's config `lm_head_bias`; HF PhimoeForCausalLM
+  /// builds nn.Linear(hidden, vocab, bias=lm_head_bias)). Counted in `lm_head` when untied,
+  /// in `embedding` (beside the shared table) when tied.
+  bool lm_head_bias = false;
   std::vector<LayerGroup> groups;
   /// The index into `groups` of each layer, in depth order, when the reader knew the order
   /// (HF configs); empty otherwise (layers are then taken group by group). Used to place
@@ -151,8 +160,11 @@ int64_t n_layers(const ModelSpec& m);
 /// Parameter counts by component (counts, not bytes). Conventions:
 /// - `embedding` is the input table (vocab x d_model); `lm_head` the output matrix,
 ///   0 when tied (the table is then counted once).
-/// - norms are RMSNorm/LayerNorm weights: 2 per layer x d_model, plus the final norm,
-///   plus MLA's latent norms and Qwen3's QK-norms (counted in attention).
+/// - norms are RMSNorm/LayerNorm weights: norms_per_layer per layer x d_model, plus the
+///   final norm, all doubled when the LayerNorms carry a bias (ModelSpec::norm_bias); MLA's
+///   latent norms and Qwen3's QK-norms are counted in attention.
+/// - an LM-head bias (ModelSpec::lm_head_bias) adds vocab_size to `lm_head` (untied) or
+///   to `embedding` (tied).
 /// - MTP modules are excluded (DeepSeek-V3 states 671B main + 14B MTP).
 struct ParamCounts {
   double embedding = 0;
