@@ -51,5 +51,6 @@ inline constexpr const char* web_description =
     "The blackboard in a browser: a local page with every analysis, and its JSON API (/openapi.json)";
 void register_simulate(CLI::App& app, Action& run); // issue 16: requests through an engine; `plan` below
 void register_plan(CLI::App& app, Action& run);     // issue 16: the cheapest deployment meeting an SLO
+void register_calibrate(CLI::App& app, Action& run);  // issue 29: an engine profile fitted to the user's benchmark runs
 
 }  // namespace chalk::cli

@@ -203,7 +203,7 @@ TEST(Calibrate, ProfileRoundTripsAndNamesABadValue) {
 TEST(Calibrate, ReadsServingRowsUnderLoadFromMeasurements) {
   const std::string csv =
       "id,kind,model,hardware,chips,tp,engine,requests,request_rate_per_s,input_tokens,output_tokens,batch,context,metric,value\n"
-      "A,serving,llama-3.1-8b,h100-sxm,1,1,vllm,64,4,512,64,,,e2e_s,1.25\n"
+      "A,serving,llama-3.1-8b,h100-sxm,1,1,vllm,64,4,512,64,8,,e2e_s,1.25\n"
       "B,decode,llama-3.1-8b,h100-sxm,1,1,vllm,,,,,1,1024,tpot_ms,7\n";
   int64_t skipped = 0;
   const auto runs = runs_from_measurements(parse_measurements(csv, "m.csv").rows, skipped);
