@@ -30,6 +30,7 @@ struct CalibrateArgs {
   int64_t max_requests = calibrate::kDefaultMaxRequests;
   std::string profile_out;
   bool no_loo = false;
+  bool model_given = false, hardware_given = false;  ///< -m and -H were on the command line
 };
 
 std::vector<calibrate::Constant> constants_from(const std::string& text) {
@@ -91,6 +92,12 @@ void run_calibrate(const CalibrateArgs& a) {
   if (a.files.empty()) throw InputError("files", "none given; expected vllm bench serve --save-result JSON files or a measurements CSV");
   int64_t skipped = 0;
   const auto runs = read_runs(a, skipped);
+  // vLLM's JSON names no hardware and only a model id: the flags must say what ran, never the
+  // command's defaults (DeepSeek-V3 on GB200) by omission.
+  for (const auto& r : runs) {
+    if (r.model.empty() && !a.model_given) throw InputError("--model", r.source + " does not say which model ran; expected -m/--model");
+    if (r.hardware.empty() && !a.hardware_given) throw InputError("--hardware", r.source + " does not say which system ran; expected -H/--hardware");
+  }
   std::vector<calibrate::RunModel> models;
   std::string family;
   for (const auto& r : runs) {
@@ -198,7 +205,11 @@ void register_calibrate(CLI::App& app, Action& run) {
   cmd->add_option("-o,--output", a.profile_out, "Write the engine profile (chalk-engine-profile/1, docs/file-formats.md) to this file");
   cmd->add_flag("--no-leave-one-out", a.no_loo, "Skip the leave-one-out errors (one fit per run)");
   add_output_options(*cmd, a.output);
-  cmd->callback([&run] { run = [] { with_flag_names([] { run_calibrate(a); }); }; });
+  cmd->callback([&run, cmd] {
+    a.model_given = cmd->get_option("--model")->count() > 0;
+    a.hardware_given = cmd->get_option("--hardware")->count() > 0;
+    run = [] { with_flag_names([] { run_calibrate(a); }); };
+  });
 }
 
 }  // namespace chalk::cli

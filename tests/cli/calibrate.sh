@@ -44,6 +44,8 @@ case "$v" in *"applied to 1 row(s)"*"without the engine profile"*) ;; *) fail "v
 sed 's/"completed": 30/"completed": "thirty"/' "$tmp/r1.json" > "$tmp/bad.json"
 expect_error "$tmp/bad.json: completed: expected an integer" calibrate "$tmp/bad.json" "$tmp/r2.json" "${setup[@]}"
 expect_error "runs: 1 run cannot determine 1 constant" calibrate "$tmp/r1.json" "${setup[@]}" --fit request_overhead_s
+expect_error "--model: $tmp/r1.json does not say which model ran" calibrate "$tmp/r1.json" "$tmp/r2.json" -H h100-sxm
+expect_error "--hardware: $tmp/r1.json does not say which system ran" calibrate "$tmp/r1.json" "$tmp/r2.json" -m llama-3.1-8b
 expect_error "--fit: unknown constant 'floor'" calibrate "$tmp/r1.json" "${setup[@]}" --fit floor
 echo '{"format": "chalk-engine-profile/1", "engine": "sglang", "constants": {}}' > "$tmp/sg.json"
 expect_error "--engine-profile: $tmp/sg.json was fitted for engine sglang" simulate -m llama-3.1-8b -H h100-sxm --rate 1 --engine-profile "$tmp/sg.json"
