@@ -34,6 +34,9 @@ ALLOWED = {
     # validate sits above the analyses: it predicts published runs through them.
     "validate": ["base", "model", "hardware", "io", "engine", "serving", "training", "sim"],
     "scaleup": ["base", "model", "hardware", "engine"],
+    # calibrate fits an engine's constants to a user's runs through sim; it reads the
+    # measurement format of validate (issue 29).
+    "calibrate": ["base", "model", "hardware", "io", "engine", "serving", "sim", "validate"],
 }
 TEST_EXTRA = ["io"]
 # Tests may also include the shared test assertions of tests/support/chalk_testing/.

@@ -140,6 +140,7 @@ void run_plan(PlanArgs a) {
   if (a.launch_dir && a.launch_dir->empty()) {
     throw InputError("--launch-dir", "is empty; expected a directory to write the launch files into (leave the option out to print them only)");
   }
+  load_engine_profile(a.policy, a.deployment);
   // --gpu-memory-utilization u holds back 1 - u of each chip's HBM, as --memory-reserve does.
   const double utilization = memory_utilization_from(a.policy, a.deployment.memory_reserve);
   a.deployment.memory_reserve = 1.0 - utilization;
@@ -233,6 +234,7 @@ void run_plan(PlanArgs a) {
     j["block_size_tokens"] = policy.block_size;
     j["gpu_memory_utilization"] = utilization;
     j["enforce_eager"] = base.mechanisms.graphs.eager;
+    j["engine_profile"] = engine_profile_json(a.policy.profile);
     j["slo"] = {{"ttft_slo_ms", o.slo.ttft_s ? nlohmann::json(*o.slo.ttft_s * 1e3) : nlohmann::json(nullptr)},  // as simulate's
                 {"tpot_slo_ms", o.slo.tpot_s ? nlohmann::json(*o.slo.tpot_s * 1e3) : nlohmann::json(nullptr)},
                 {"percentile", o.slo.percentile}};
@@ -265,7 +267,7 @@ void run_plan(PlanArgs a) {
                            policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand", fmt::format("{:.3g}", utilization),
                            base.mechanisms.graphs.eager ? ", no CUDA graphs: --enforce-eager" : "");
   for (const auto& line : r.searched) std::cout << "            " << line << '\n';
-  std::cout << energy_assumptions_text(o.power, o.facility);
+  std::cout << engine_profile_text(a.policy) << energy_assumptions_text(o.power, o.facility);
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
   if (!r.best) {

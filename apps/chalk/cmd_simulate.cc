@@ -80,6 +80,7 @@ std::optional<double> pool_usd_per_hour(const Deployment& d, int64_t replicas) {
 }
 
 void run_simulate(SimulateArgs a) {
+  load_engine_profile(a.policy, a.deployment);
   // --gpu-memory-utilization u holds back 1 - u of each chip's HBM, as --memory-reserve does.
   const double utilization = memory_utilization_from(a.policy, a.deployment.memory_reserve);
   a.deployment.memory_reserve = 1.0 - utilization;
@@ -223,6 +224,7 @@ void run_simulate(SimulateArgs a) {
                    {"chunked_prefill", so.policy.chunked_prefill}, {"max_sequences", so.policy.max_sequences},
                    {"gpu_memory_utilization", utilization}, {"enforce_eager", agg.mechanisms.graphs.eager},
                    {"kv_admission", so.policy.reserve_to_completion ? "to_completion" : "on_demand"}, {"source", so.policy.source}};
+    j["engine_profile"] = engine_profile_json(a.policy.profile);
     j["slo"] = {{"ttft_slo_ms", slo.ttft_s ? nlohmann::json(*slo.ttft_s * 1e3) : nlohmann::json(nullptr)},
                 {"tpot_slo_ms", slo.tpot_s ? nlohmann::json(*slo.tpot_s * 1e3) : nlohmann::json(nullptr)},
                 {"percentile", slo.percentile}};
@@ -272,7 +274,7 @@ void run_simulate(SimulateArgs a) {
                            sim::release_name(so.policy), so.policy.max_batched_tokens, so.policy.block_size, so.policy.chunked_prefill ? "on" : "off",
                            so.policy.max_sequences, so.policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand",
                            fmt::format("{:.3g}", utilization), agg.mechanisms.graphs.eager ? ", no CUDA graphs (--enforce-eager)" : "");
-  std::cout << energy_assumptions_text(power, facility);
+  std::cout << engine_profile_text(a.policy) << energy_assumptions_text(power, facility);
   if (has_slo) {
     std::cout << fmt::format("SLO         p{}:{}{}\n", format_number(slo.percentile, 3),
                              slo.ttft_s ? fmt::format(" TTFT <= {} ms", format_number(*slo.ttft_s * 1e3, 4)) : "",

@@ -1,9 +1,11 @@
 // `chalk validate`: predictions against published measurements (docs/accuracy.md).
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "chalk/calibrate/profile.h"
 #include "chalk/io/io.h"
 #include "chalk/validate/validate.h"
 #include "commands.h"
@@ -18,6 +20,7 @@ struct ValidateArgs {
   OutputArgs output;
   bool calibration = false;
   bool keep_going = false;
+  std::string engine_profile;  ///< --engine-profile FILE (chalk calibrate)
 };
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
@@ -105,8 +108,20 @@ void run_validate(const ValidateArgs& a) {
   } else {
     file = parse_measurements(read_file(a.file), a.file, a.keep_going, std::filesystem::path(a.file).parent_path().string());
   }
-  ValidationReport r = validate_measurements(file.rows, a.keep_going);
+  std::optional<sim::EngineProfile> profile;
+  if (!a.engine_profile.empty()) profile = calibrate::parse_engine_profile(read_file(a.engine_profile), a.engine_profile);
+  ValidationReport r = validate_measurements(file.rows, a.keep_going, profile ? &*profile : nullptr);
   for (auto& u : unreadable_rows(file)) r.rows.push_back(std::move(u));
+  // With a profile: the same rows without it, for the summary's before and after.
+  std::optional<ValidationReport> without;
+  int64_t applied = 0;
+  if (profile) {
+    without = validate_measurements(file.rows, a.keep_going);
+    const std::string mark = "engine profile " + profile->source;
+    for (const auto& p : r.rows) {
+      for (const auto& n : p.notes) applied += n.rfind(mark, 0) == 0 ? 1 : 0;
+    }
+  }
   if (a.output.csv) {
     print_csv(std::cout, a.calibration ? calibration_table() : rows_table(r, true));
     return;
@@ -122,6 +137,16 @@ void run_validate(const ValidateArgs& a) {
     }
     j["summary"] = to_json(summary_table(r));
     j["calibration"] = to_json(calibration_table());
+    if (profile) {
+      const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+      j["engine_profile"] = {{"file", profile->source},
+                             {"engine", profile->engine},
+                             {"request_overhead_s", opt(profile->constants.request_overhead_s)},
+                             {"host_s_per_sequence", opt(profile->constants.host_s_per_sequence)},
+                             {"kernel_floor_s", opt(profile->constants.kernel_floor_s)}};
+      j["engine_profile_rows_applied"] = applied;
+      j["summary_without_profile"] = to_json(summary_table(*without));
+    }
     print_json(std::cout, j);
     return;
   }
@@ -131,7 +156,16 @@ void run_validate(const ValidateArgs& a) {
     return;
   }
   std::cout << "chalk validate: predictions against " << (a.file.empty() ? "the built-in measurements" : a.file)
-            << " (error = predicted / measured - 1; plain = the roofline without mechanisms)\n\n";
+            << " (error = predicted / measured - 1; plain = the roofline without mechanisms)\n";
+  if (profile) {
+    const auto& c = profile->constants;
+    const auto us = [](const std::optional<double>& v, double scale) { return v ? format_number(*v * scale, 4) : std::string("default"); };
+    std::cout << fmt::format("engine profile {} (engine {}) applied to {} row(s) of that engine: request overhead {} ms, host {} us per "
+                             "sequence, kernel floor {} us\n",
+                             profile->source, profile->engine, applied, us(c.request_overhead_s, 1e3), us(c.host_s_per_sequence, 1e6),
+                             us(c.kernel_floor_s, 1e6));
+  }
+  std::cout << '\n';
   print_table(std::cout, rows_table(r, false));
   std::cout << "\nInputs, layout and assumptions of each predicted row:\n";
   for (const auto& p : r.rows) {
@@ -146,8 +180,12 @@ void run_validate(const ValidateArgs& a) {
     if (p.status == RowStatus::predicted) continue;
     std::cout << fmt::format("  {:<26} {:<13} {}\n", p.id, to_string(p.status), p.reason);
   }
-  std::cout << "\nSummary of |error| (fractions):\n";
+  std::cout << "\nSummary of |error| (fractions)" << (profile ? ", with the engine profile" : "") << ":\n";
   print_table(std::cout, summary_table(r));
+  if (without) {
+    std::cout << "\nSummary of |error| (fractions), without the engine profile:\n";
+    print_table(std::cout, summary_table(*without));
+  }
 }
 
 }  // namespace
@@ -160,6 +198,9 @@ void register_validate(CLI::App& app, Action& run) {
   cmd->add_option("file", a.file, "Measurements CSV (docs/file-formats.md, \"Measurements\"; default: the built-in rows)");
   cmd->add_flag("--keep-going", a.keep_going, "Report a row chalk cannot read as unreadable and go on (default: exit 2 at the first)");
   cmd->add_flag("--calibration", a.calibration, "Print the calibrated constants and their microbenchmark rows");
+  cmd->add_option("--engine-profile", a.engine_profile,
+                  "An engine profile written by `chalk calibrate`: rows of its engine are predicted with its constants; the summary "
+                  "is shown with and without it");
   add_output_options(*cmd, a.output);
   cmd->callback([&run] { run = [] { run_validate(a); }; });
 }

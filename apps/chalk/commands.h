@@ -52,5 +52,6 @@ inline constexpr const char* web_description =
 void register_simulate(CLI::App& app, Action& run); // issue 16: requests through an engine; `plan` below
 void register_plan(CLI::App& app, Action& run);     // issue 16: the cheapest deployment meeting an SLO
 void register_fleet(CLI::App& app, Action& run);    // issue 31: several models, each within its own SLO (sim/fleet.h)
+void register_calibrate(CLI::App& app, Action& run);  // issue 29: an engine profile fitted to the user's benchmark runs
 
 }  // namespace chalk::cli

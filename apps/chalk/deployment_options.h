@@ -46,6 +46,10 @@ struct DeploymentArgs {
   /// --allow-infeasible: print the figures of stated chips that cannot hold the weights
   /// (for study) instead of refusing them (issue 30: such a table once came with exit 0).
   bool allow_infeasible = false;
+  /// An engine profile's constants (--engine-profile, chalk calibrate): the kernel floor and
+  /// the host time per sequence of the engine step, seconds; unset: the defaults (overhead.h,
+  /// host_time.h). Set by load_engine_profile (sim_cli.h), not flags of their own.
+  std::optional<double> kernel_floor_s, host_s_per_sequence;
 };
 
 /// Adds --allow-infeasible, for the commands whose figures are one stated deployment (decode,

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "chalk/base/error.h"
+#include "chalk/calibrate/profile.h"
 #include "chalk/io/io.h"
 #include "request_budget.h"
 
@@ -43,6 +44,9 @@ void add_policy_options(CLI::App& app, PolicyArgs& a) {
                               "gpu_memory_utilization 0.9; written as SGLang's --mem-fraction-static and TensorRT-LLM's "
                               "free_gpu_memory_fraction of what the weights leave)");
   if (auto* reserve = app.get_option_no_throw("--memory-reserve")) util->excludes(reserve);
+  app.add_option("--engine-profile", a.engine_profile,
+                 "An engine profile written by `chalk calibrate` (chalk-engine-profile/1): its fitted constants (request overhead, host "
+                 "time per sequence, kernel floor) replace the engine's defaults");
   app.add_option("--chunked-prefill", a.chunked_prefill, "on or off (default: the engine's: on for vLLM and SGLang, off for TensorRT-LLM)");
   app.add_option("--kv-admission", a.kv_admission,
                  "to_completion: admission reserves a request's KV for all its tokens, never preempting (trtllm's default); "
@@ -151,8 +155,45 @@ sim::EnginePolicy policy_from(const PolicyArgs& a) {
     for (const auto& f : changed) flags += (flags.empty() ? "" : ", ") + f;
     p.source = "defaults: " + p.source + "; overridden by " + flags;
   }
+  if (a.profile) {
+    sim::apply(a.profile->constants, p);
+    p.source += "; constants from the engine profile " + a.profile->source;
+  }
   sim::validate(p);
   return p;
+}
+
+void load_engine_profile(PolicyArgs& a, DeploymentArgs& d) {
+  if (a.engine_profile.empty()) return;
+  sim::EngineProfile p = calibrate::parse_engine_profile(read_file(a.engine_profile), a.engine_profile);
+  const std::string family = sim::engine_family(a.engine);
+  if (!family.empty() && family != p.engine) {
+    throw InputError("--engine-profile", a.engine_profile + " was fitted for engine " + p.engine + ", not --engine " + a.engine +
+                                             "; expected a profile of the engine simulated");
+  }
+  d.kernel_floor_s = p.constants.kernel_floor_s;
+  d.host_s_per_sequence = p.constants.host_s_per_sequence;
+  a.profile = std::move(p);
+}
+
+std::string engine_profile_text(const PolicyArgs& a) {
+  if (!a.profile) return "";
+  const auto& c = a.profile->constants;
+  std::string s = "profile     " + a.profile->source + " (chalk calibrate, engine " + a.profile->engine + "):";
+  if (c.request_overhead_s) s += fmt::format(" request overhead {} ms", format_number(*c.request_overhead_s * 1e3, 4));
+  if (c.host_s_per_sequence) s += fmt::format(" host {} us/sequence", format_number(*c.host_s_per_sequence * 1e6, 4));
+  if (c.kernel_floor_s) s += fmt::format(" kernel floor {} us", format_number(*c.kernel_floor_s * 1e6, 4));
+  return s + "\n";
+}
+
+nlohmann::json engine_profile_json(const std::optional<sim::EngineProfile>& p) {
+  if (!p) return nullptr;
+  const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  return {{"file", p->source},
+          {"engine", p->engine},
+          {"request_overhead_s", opt(p->constants.request_overhead_s)},
+          {"host_s_per_sequence", opt(p->constants.host_s_per_sequence)},
+          {"kernel_floor_s", opt(p->constants.kernel_floor_s)}};
 }
 
 double memory_utilization_from(const PolicyArgs& a, double memory_reserve) {

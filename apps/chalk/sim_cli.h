@@ -15,6 +15,7 @@
 #include "chalk/sim/metrics.h"
 #include "chalk/sim/policy.h"
 #include "chalk/sim/traffic.h"
+#include "deployment_options.h"
 #include "table.h"
 
 namespace chalk::cli {
@@ -43,6 +44,10 @@ struct PolicyArgs {
   /// (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static), in (0, 1]; unset: 1 -
   /// --memory-reserve (0.9 by default). Sets the deployment's memory_reserve_fraction.
   std::optional<double> gpu_memory_utilization;
+  /// --engine-profile FILE: constants fitted by `chalk calibrate` (docs/file-formats.md,
+  /// "Engine profiles"), replacing the engine's defaults; read by load_engine_profile.
+  std::string engine_profile;
+  std::optional<sim::EngineProfile> profile;
 };
 
 /// --ttft-slo-ms, --tpot-slo-ms, --slo-percentile.
@@ -67,7 +72,16 @@ std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Reques
 /// ("context 200016 exceeds llama-3.1-8b's max_position_embeddings 131072: 3 of 3 requests
 /// rejected, ..."); nullopt when every request fits. simulate and plan put it in "warnings".
 std::optional<std::string> context_warning(const ModelSpec& m, const std::vector<sim::Request>& r);
+/// With --engine-profile: reads the file into a.profile (its engine must be --engine's family,
+/// else InputError("--engine-profile")) and sets the deployment's kernel floor and host time
+/// from it. Without: nothing.
+void load_engine_profile(PolicyArgs& a, DeploymentArgs& d);
+/// The policy of --engine and its knobs, with the profile's constants when one was loaded.
 sim::EnginePolicy policy_from(const PolicyArgs& a);
+/// One line for people naming the profile and its constants ("" without one).
+std::string engine_profile_text(const PolicyArgs& a);
+/// {"file", "engine", constants...} for --json; null without a profile.
+nlohmann::json engine_profile_json(const std::optional<sim::EngineProfile>& p);
 /// The HBM fraction for weights and KV: --gpu-memory-utilization, checked in (0, 1], or else
 /// 1 - `memory_reserve` (--memory-reserve). Throws InputError("--gpu-memory-utilization").
 double memory_utilization_from(const PolicyArgs& a, double memory_reserve);

@@ -220,6 +220,7 @@ train_plot_run = _command("train_plot_run", ["train", "plot", "run"])
 simulate = _command("simulate", ["simulate"])
 plan = _command("plan", ["plan"])
 fleet = _command("fleet", ["fleet"])
+calibrate = _command("calibrate", ["calibrate"])
 
 # (function name, CLI path) of every command bound above; tests check it covers the CLI.
 BINDINGS = {f.__name__: p for f, p in [
@@ -233,5 +234,5 @@ BINDINGS = {f.__name__: p for f, p in [
     (train_layouts, ("train", "layouts")), (train_run, ("train", "run")),
     (train_chinchilla, ("train", "chinchilla")), (train_equilibrium, ("train", "equilibrium")),
     (train_moe, ("train", "moe")), (train_plot_run, ("train", "plot", "run")),
-    (simulate, ("simulate",)), (plan, ("plan",)), (fleet, ("fleet",))]}
+    (simulate, ("simulate",)), (plan, ("plan",)), (fleet, ("fleet",)), (calibrate, ("calibrate",))]}
 __all__ += list(BINDINGS)

@@ -31,6 +31,7 @@ void build_app(CLI::App& app, cli::Action& run) {
   cli::register_simulate(app, run);
   cli::register_plan(app, run);
   cli::register_fleet(app, run);
+  cli::register_calibrate(app, run);
   cli::strict_numbers(app);
 }
 

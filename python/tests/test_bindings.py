@@ -12,6 +12,8 @@ import chalk
 from conftest import SOURCE_DIR
 
 M, H = ["-m", "llama-3.1-8b"], ["-H", "h100-sxm"]
+# Three `vllm bench serve --save-result` files (test inputs, not measurements) for calibrate.
+RUNS = [os.path.join(SOURCE_DIR, "tests", "data", "calibrate", f"vllm-rate-{r}.json") for r in (1, 4, 8)]
 # (function, positional args, keyword args, the same inputs as CLI arguments)
 CASES = [
     ("models", [], {}, ["models"]),
@@ -60,6 +62,8 @@ CASES = [
                   "ttft_slo_ms": 2000, "tpot_slo_ms": 100},
      ["plan", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "5", "--requests", "200", "--budget-chips", "8",
       "--ttft-slo-ms", "2000", "--tpot-slo-ms", "100"]),
+    ("calibrate", RUNS, {"model": "llama-3.1-8b", "hardware": "h100-sxm", "chips": 1, "fit": "request_overhead_s", "max_requests": 20},
+     ["calibrate", *RUNS, *M, *H, "-n", "1", "--fit", "request_overhead_s", "--max-requests", "20"]),
 ]
 
 

@@ -133,4 +133,22 @@ void validate(const EnginePolicy& p) {
   }
 }
 
+void apply(const EngineConstants& c, EnginePolicy& p) {
+  if (c.request_overhead_s) p.request_overhead_s = *c.request_overhead_s;
+  if (c.host_s_per_sequence) p.host.s_per_sequence = *c.host_s_per_sequence;
+}
+
+void apply(const EngineConstants& c, Deployment& d) {
+  if (c.kernel_floor_s) d.mechanisms.calibration.kernel_floor = seconds(*c.kernel_floor_s);
+  if (c.host_s_per_sequence) d.mechanisms.host.s_per_sequence = *c.host_s_per_sequence;
+}
+
+std::string engine_family(std::string_view engine) {
+  try {
+    return engine_policy(engine).name;
+  } catch (const InputError&) {
+    return "";
+  }
+}
+
 }  // namespace chalk::sim

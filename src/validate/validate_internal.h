@@ -18,6 +18,7 @@
 #include "chalk/training/layouts.h"
 #include "chalk/training/memory.h"
 #include "chalk/training/step.h"
+#include "chalk/sim/policy.h"
 #include "chalk/validate/validate.h"
 
 namespace chalk::detail {
@@ -54,6 +55,8 @@ enum class Target {
 /// A row read into chalk's inputs.
 struct RowPlan {
   std::string model, hardware;
+  /// An engine profile's constants for this row's engine (chalk calibrate), else none.
+  sim::EngineConstants profile;
   /// Attention heads padded to this count for partitioning, as the row's model_shape
   /// states ("48 heads padded to 64": Pope et al. 2022); 0 = as published.
   int64_t heads_padded_to = 0;

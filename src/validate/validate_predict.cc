@@ -62,6 +62,7 @@ void predict(const RowPlan& plan, Prediction& out) {
   o.mechanisms.host = row_engine_host(p.engine);  // and its host work per step
   o.mechanisms.graphs = row_engine_graphs(p);     // and its CUDA graphs
   e.mech = make_deployment(m, sys, o);
+  sim::apply(p.profile, e.mech);  // an engine profile's kernel floor and host time (chalk calibrate)
   // A single KV head (MQA) or latent (MLA) cannot be split over the tensor-parallel
   // chips: each holds all of its sequences' KV. Where that does not fit beside the
   // weights, the KV must be split by sequence instead (Pope et al. 2022 section 3.3).
@@ -272,6 +273,8 @@ void predict(const RowPlan& plan, Prediction& out) {
         if (!p.engine.empty()) base.mechanisms.tp_all_reduce = engine_tp_all_reduce(p.engine);  // the row's engine's kernels
         base.mechanisms.host = row_engine_host(p.engine);                                         // and host work
         base.mechanisms.graphs = row_engine_graphs(p);                                            // and CUDA graphs
+        if (p.profile.kernel_floor_s) base.mechanisms.calibration.kernel_floor = seconds(*p.profile.kernel_floor_s);  // a profile's
+        if (p.profile.host_s_per_sequence) base.mechanisms.host.s_per_sequence = *p.profile.host_s_per_sequence;
         const auto ranked = search_layouts(m, sys, base, q);
         if (ranked.empty() || !ranked.front().fits) throw InputError("memory", "no layout fits the model on " + std::to_string(p.chips) + " chips");
         // The row's engine runs only the layouts its flags can state (sim/launch.cc): the

@@ -48,6 +48,7 @@ void simulated_values(const RowPlan& p, const Deployment& plain, const Deploymen
   o.policy = sim::engine_policy(known ? p.engine : "vllm");
   o.policy.reserve_to_completion = p.kv_reserved;  // the row's kv_admission, else the engine's
   o.policy.chunked_prefill = !p.whole_prompts;     // the row's chunked_prefill, else the engine's
+  sim::apply(p.profile, o.policy);                 // an engine profile's request overhead and host time
   if (p.max_batched_tokens > 0) o.policy.max_batched_tokens = p.max_batched_tokens;  // the row's knobs, else the engine's
   if (p.max_sequences > 0) o.policy.max_sequences = p.max_sequences;
   if (p.request_rate_per_s <= 0 && !p.batch_from_capacity) {

@@ -133,7 +133,7 @@ void predict_training_row(const Measurement& row, Prediction& pr, bool keep_goin
 
 }  // namespace
 
-ValidationReport validate_measurements(const std::vector<Measurement>& rows, bool keep_going) {
+ValidationReport validate_measurements(const std::vector<Measurement>& rows, bool keep_going, const sim::EngineProfile* profile) {
   ValidationReport report;
   for (const auto& row : rows) {
     Prediction pr;
@@ -159,6 +159,10 @@ ValidationReport validate_measurements(const std::vector<Measurement>& rows, boo
     if (mapped.plan) {
       pr.assumptions = mapped.plan->assumptions;
       pr.notes = mapped.plan->notes;
+      if (profile && !profile->engine.empty() && sim::engine_family(mapped.plan->engine) == profile->engine) {
+        mapped.plan->profile = profile->constants;
+        pr.notes.push_back("engine profile " + profile->source + " applied (chalk calibrate)");
+      }
       try {
         detail::predict(*mapped.plan, pr);
         pr.error = pr.predicted / pr.measured - 1;

@@ -4,6 +4,11 @@
 CHALK="$1"; SRC="$2"
 . "$SRC/tests/cli/lib.bash"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# Three `vllm bench serve --save-result` files for `calibrate` (test inputs, not measurements).
+for r in 1 4 8; do
+  printf '{"request_rate": %s, "num_prompts": 20, "completed": 20, "duration": 20, "total_input_tokens": 10240, "total_output_tokens": 1280, "mean_ttft_ms": %s, "mean_tpot_ms": 8}\n' \
+    "$r" "$((30 + 2 * r))" > "$tmp/vllm-$r.json"
+done
 cmds=(
   "decode -m llama-3.1-8b -H h100-sxm -b 1,8"
   "decode -b 1 --roofline"
@@ -45,6 +50,7 @@ cmds=(
   "train equilibrium"
   "plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 200 --input 512 --output 64 --budget-chips 2 --ttft-slo-ms 500 --tpot-slo-ms 30"
   "scaleup -m deepseek-v3 -H h100-sxm,gb200-nvl72,l40s"
+  "calibrate $tmp/vllm-1.json $tmp/vllm-4.json $tmp/vllm-8.json -m llama-3.1-8b -H h100-sxm -n 1 --fit request_overhead_s --max-requests 20"
 )
 i=0
 for c in "${cmds[@]}"; do

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "chalk/engine/host_time.h"
+#include "chalk/engine/roofline.h"
 
 namespace chalk::sim {
 
@@ -94,5 +96,31 @@ std::vector<std::string> engine_policy_names();
 /// naming the field ("max_batched_tokens", "block_size", "max_sequences",
 /// "request_overhead_s", "host_s_per_sequence").
 void validate(const EnginePolicy& p);
+
+/// The constants of an engine profile (`chalk calibrate`; docs/file-formats.md, "Engine
+/// profiles", format chalk-engine-profile/1): each one set replaces the engine's default,
+/// each unset keeps it.
+struct EngineConstants {
+  std::optional<double> request_overhead_s;   ///< EnginePolicy::request_overhead_s, seconds per request
+  std::optional<double> host_s_per_sequence;  ///< HostTime::s_per_sequence, seconds per sequence per step
+  std::optional<double> kernel_floor_s;       ///< Calibration::kernel_floor, seconds per dependent kernel
+};
+
+/// A profile: the engine family it was fitted for ("vllm", "sglang", "trtllm") and its constants.
+struct EngineProfile {
+  std::string engine;
+  EngineConstants constants;
+  std::string source;  ///< the file it was read from, for messages
+};
+
+/// `p` with the profile's request overhead and host time per sequence (the policy prices
+/// the simulator's steps with its own HostTime).
+void apply(const EngineConstants& c, EnginePolicy& p);
+/// `d` with the profile's kernel floor and host time per sequence (the engine step's own).
+void apply(const EngineConstants& c, Deployment& d);
+
+/// The engine family of an engine name as engine_policy reads it ("vllm-0.10" -> "vllm"); "" for
+/// a name engine_policy does not know.
+std::string engine_family(std::string_view engine);
 
 }  // namespace chalk::sim

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "chalk/model/model.h"
+#include "chalk/sim/policy.h"
 #include "chalk/validate/measurement.h"
 
 namespace chalk {
@@ -79,7 +80,12 @@ struct ValidationReport {
 /// degree the heads do not divide, a context beyond the model's maximum) is predicted with
 /// a note saying so. A throughput row at `max` batch that fits in no layout is kept with
 /// status rejected.
-ValidationReport validate_measurements(const std::vector<Measurement>& rows, bool keep_going = false);
+/// With `profile` (chalk calibrate's engine profile), the rows whose engine is the profile's
+/// (engine_family, any release) are predicted with its constants instead of the engine's
+/// defaults: the kernel floor, the host time per sequence and the request overhead; each such
+/// row gets a note saying so.
+ValidationReport validate_measurements(const std::vector<Measurement>& rows, bool keep_going = false,
+                                       const sim::EngineProfile* profile = nullptr);
 
 /// The model a row names, read as validate reads it (a built-in name, an HF repo id whose
 /// name is built in, or a path relative to the row's CSV; the built-in rows' paths are

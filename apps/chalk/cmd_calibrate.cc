@@ -1,0 +1,215 @@
+// `chalk calibrate` (issue 29): fits named constants of an engine profile to a user's own
+// benchmark runs (src/calibrate; docs/simulator.md, "Calibration") and writes the profile
+// that `simulate`, `plan` and `validate` take with --engine-profile.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "chalk/base/error.h"
+#include "chalk/calibrate/bench.h"
+#include "chalk/calibrate/fit.h"
+#include "chalk/calibrate/profile.h"
+#include "chalk/engine/layout_search.h"
+#include "chalk/io/io.h"
+#include "commands.h"
+#include "deployment_options.h"
+#include "sim_cli.h"
+
+namespace chalk::cli {
+namespace {
+
+struct CalibrateArgs {
+  std::vector<std::string> files;
+  DeploymentArgs deployment;
+  PolicyArgs policy;
+  OutputArgs output;
+  std::string fit = "request_overhead_s,host_s_per_sequence,kernel_floor_s";
+  int64_t max_requests = calibrate::kDefaultMaxRequests;
+  std::string profile_out;
+  bool no_loo = false;
+  bool model_given = false, hardware_given = false;  ///< -m and -H were on the command line
+};
+
+std::vector<calibrate::Constant> constants_from(const std::string& text) {
+  std::vector<calibrate::Constant> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string name = text.substr(start, comma - start);
+    const auto c = calibrate::constant_named(name);
+    if (!c) throw InputError("--fit", "unknown constant '" + excerpt(name) + "'; expected request_overhead_s, host_s_per_sequence or kernel_floor_s");
+    if (std::find(out.begin(), out.end(), *c) != out.end()) throw InputError("--fit", "names " + name + " twice");
+    out.push_back(*c);
+    start = comma + 1;
+  }
+  return out;
+}
+
+/// The benchmark runs of the files: a .csv is chalk's measurement format, anything else
+/// vLLM's --save-result JSON.
+std::vector<calibrate::BenchRun> read_runs(const CalibrateArgs& a, int64_t& skipped) {
+  std::vector<calibrate::BenchRun> runs;
+  skipped = 0;
+  for (const auto& f : a.files) {
+    if (std::filesystem::path(f).extension() == ".csv") {
+      int64_t s = 0;
+      const auto file = parse_measurements(read_file(f), f, false, std::filesystem::path(f).parent_path().string());
+      for (auto& r : calibrate::runs_from_measurements(file.rows, s)) runs.push_back(std::move(r));
+      skipped += s;
+    } else {
+      runs.push_back(calibrate::parse_vllm_bench(read_file(f), f));
+    }
+  }
+  return runs;
+}
+
+/// A run's replica and policy: the flags, with what the run states itself (a CSV row's model,
+/// hardware, chips, tp, engine and knobs) in their place.
+calibrate::RunModel model_of(const CalibrateArgs& a, const calibrate::BenchRun& run) {
+  DeploymentArgs d = a.deployment;
+  PolicyArgs p = a.policy;
+  if (!run.model.empty()) d.model = run.model;
+  if (!run.hardware.empty()) d.hardware = run.hardware;
+  if (run.chips > 0) d.chips = run.chips;
+  if (run.tp > 0) d.tp = run.tp;
+  if (!sim::engine_family(run.engine).empty()) p.engine = run.engine;  // a row's other engine: --engine's defaults, as validate
+  if (run.max_batched_tokens > 0) p.max_batched_tokens = run.max_batched_tokens;
+  if (run.max_sequences > 0) p.max_seqs = run.max_sequences;
+  d.memory_reserve = 1.0 - memory_utilization_from(p, d.memory_reserve);
+  sim::SimOptions o;
+  o.policy = policy_from(p);
+  const int64_t in = std::max<int64_t>(1, run.total_input_tokens / run.completed);
+  const int64_t out = std::max<int64_t>(1, run.total_output_tokens / run.completed);
+  return calibrate::make_run_model(run, resolve(d, steady_state_context(in, out)), o, a.max_requests);
+}
+
+nlohmann::json opt(const std::optional<double>& v, double scale = 1) { return v ? nlohmann::json(*v * scale) : nlohmann::json(nullptr); }
+
+void run_calibrate(const CalibrateArgs& a) {
+  if (a.files.empty()) throw InputError("files", "none given; expected vllm bench serve --save-result JSON files or a measurements CSV");
+  int64_t skipped = 0;
+  const auto runs = read_runs(a, skipped);
+  // vLLM's JSON names no hardware and only a model id: the flags must say what ran, never the
+  // command's defaults (DeepSeek-V3 on GB200) by omission.
+  for (const auto& r : runs) {
+    if (r.model.empty() && !a.model_given) throw InputError("--model", r.source + " does not say which model ran; expected -m/--model");
+    if (r.hardware.empty() && !a.hardware_given) throw InputError("--hardware", r.source + " does not say which system ran; expected -H/--hardware");
+  }
+  std::vector<calibrate::RunModel> models;
+  std::string family;
+  for (const auto& r : runs) {
+    models.push_back(model_of(a, r));
+    const std::string f = models.back().o.policy.name;
+    if (!family.empty() && f != family) throw InputError("engine", r.source + " ran " + f + ", the others " + family + "; expected one engine per profile");
+    family = f;
+  }
+  calibrate::FitOptions fo;
+  fo.constants = constants_from(a.fit);
+  fo.leave_one_out = !a.no_loo;
+  if (runs.empty()) {
+    throw InputError("files", fmt::format("hold no run to fit ({} measurement row(s) skipped: calibrate reads serving rows with request_rate_per_s "
+                                          "and a ttft_ms, tpot_ms, itl_ms or e2e_s metric)",
+                                          skipped));
+  }
+  const calibrate::FitReport rep = calibrate::fit(models, fo);
+  std::string sources;
+  for (const auto& f : a.files) sources += (sources.empty() ? "" : ", ") + f;
+  const std::string profile = calibrate::profile_json(family, rep, static_cast<int64_t>(runs.size()), "chalk calibrate over " + sources);
+  if (!a.profile_out.empty()) write_file(a.profile_out, profile, "--output");
+  Table t;
+  t.columns = {{"name", "constant"}, {"default_value_s", "default (s)", 4}, {"value_s", "value (s)", 4}, {"uncertainty_s", "+- 1 sigma (s)", 2}, {"fitted", "fitted"}};
+  for (const auto& c : rep.constants) t.add({c.name, c.initial, c.value, c.sigma ? Cell(*c.sigma) : Cell{}, std::string(c.fitted ? "yes" : "no")});
+  if (a.output.csv) {
+    print_csv(std::cout, t);
+    return;
+  }
+  const auto pct = [](double e) { return fmt::format("{:.1f}%", 100 * e); };
+  if (a.output.json) {
+    nlohmann::json j = describe_json(models.front().d);  // the first run's deployment (a CSV's runs may differ)
+    j["engine"] = family;
+    j["runs"] = static_cast<int64_t>(runs.size());
+    j["rows_skipped"] = skipped;
+    j["residuals"] = rep.residual_count;
+    j["iterations"] = rep.iterations;
+    j["max_requests"] = a.max_requests;
+    nlohmann::json cs = nlohmann::json::array();
+    for (const auto& c : rep.constants) {
+      cs.push_back({{"name", c.name}, {"default_value_s", c.initial}, {"value_s", c.value}, {"uncertainty_s", opt(c.sigma)},
+                    {"fitted", c.fitted}, {"at_bound", c.at_bound}, {"note", c.note}});
+    }
+    j["constants"] = cs;
+    nlohmann::json rs = nlohmann::json::array();
+    for (const auto& r : rep.runs) {
+      rs.push_back({{"source", r.source}, {"error_before_fraction", r.before}, {"error_after_fraction", r.after},
+                    {"error_left_out_fraction", opt(r.leave_one_out)}});
+    }
+    j["run_errors"] = rs;
+    j["rms_log_error_before"] = rep.rms_log_before;
+    j["rms_log_error_after"] = rep.rms_log_after;
+    j["median_abs_error_before_fraction"] = rep.median_error_before;
+    j["median_abs_error_after_fraction"] = rep.median_error_after;
+    j["median_abs_error_left_out_fraction"] = opt(rep.median_error_loo);
+    j["profile_file"] = a.profile_out.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.profile_out);
+    j["notes"] = rep.notes;
+    print_json(std::cout, j);
+    return;
+  }
+  std::cout << fmt::format("chalk calibrate: {} constant(s) of engine {} fitted to {} run(s), {} measured means (log residuals, soft-L1, "
+                           "bounded Levenberg-Marquardt; docs/simulator.md, \"Calibration\")\n",
+                           std::count_if(rep.constants.begin(), rep.constants.end(), [](const auto& c) { return c.fitted; }), family,
+                           runs.size(), rep.residual_count);
+  if (skipped > 0) std::cout << fmt::format("skipped     {} measurement row(s) that are not serving rows under load with a latency metric\n", skipped);
+  std::cout << fmt::format("simulated   at most {} requests of each run (--max-requests), {} iterations\n\n", a.max_requests, rep.iterations);
+  print_table(std::cout, t);
+  std::cout << "\nError per run, mean |predicted / measured - 1| over its metrics:\n";
+  Table e;
+  e.columns = {{"source", "run"}, {"error_before_fraction", "defaults", 3}, {"error_after_fraction", "fit (all runs)", 3},
+               {"error_left_out_fraction", "fit without it", 3}};
+  for (const auto& r : rep.runs) e.add({r.source, r.before, r.after, r.leave_one_out ? Cell(*r.leave_one_out) : Cell{}});
+  print_table(std::cout, e);
+  std::cout << fmt::format("\nmedian      {} with the defaults, {} with the fit{}\n", pct(rep.median_error_before), pct(rep.median_error_after),
+                           rep.median_error_loo ? ", " + pct(*rep.median_error_loo) + " left out (leave-one-out)" : std::string());
+  for (const auto& c : rep.constants) {
+    if (!c.note.empty()) std::cout << "note        " << c.name << ": " << c.note << '\n';
+  }
+  for (const auto& n : rep.notes) std::cout << "note        " << n << '\n';
+  if (!a.profile_out.empty()) {
+    std::cout << "wrote       " << a.profile_out << " (chalk simulate|plan|validate --engine-profile " << a.profile_out << ")\n";
+  } else {
+    std::cout << "profile     not written (-o FILE writes it)\n";
+  }
+}
+
+}  // namespace
+
+void register_calibrate(CLI::App& app, Action& run) {
+  static thread_local CalibrateArgs a;
+  a = CalibrateArgs{};
+  a.deployment.replica_rule = ReplicaRule::smallest;  // as simulate: latency runs on the smallest replica unless -n says
+  auto* cmd = app.add_subcommand("calibrate",
+                                 "Fit an engine profile (request overhead, host time per sequence, kernel floor) to your own benchmark "
+                                 "runs: vllm bench serve --save-result JSON, or serving rows of a measurements CSV");
+  cmd->add_option("files", a.files,
+                  "Benchmark results: vllm bench serve --save-result JSON files (one run each; -m, -H, -n/--tp and --engine say "
+                  "what ran), or a measurements CSV (.csv) whose serving rows with request_rate_per_s state their own setup")
+      ->required();
+  add_deployment_options(*cmd, a.deployment);
+  add_policy_options(*cmd, a.policy);
+  cmd->remove_option(cmd->get_option("--engine-profile"));  // calibrate writes profiles (-o); it fits from the engine's defaults
+  cmd->add_option("--fit", a.fit, "Comma list of the constants to fit (others keep the engine's defaults)")->capture_default_str();
+  cmd->add_option("--max-requests", a.max_requests, "Requests simulated per run at most, the run's first ones (each fit simulates every run ~50 times)")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", a.profile_out, "Write the engine profile (chalk-engine-profile/1, docs/file-formats.md) to this file");
+  cmd->add_flag("--no-leave-one-out", a.no_loo, "Skip the leave-one-out errors (one fit per run)");
+  add_output_options(*cmd, a.output);
+  cmd->callback([&run, cmd] {
+    a.model_given = cmd->get_option("--model")->count() > 0;
+    a.hardware_given = cmd->get_option("--hardware")->count() > 0;
+    run = [] { with_flag_names([] { run_calibrate(a); }); };
+  });
+}
+
+}  // namespace chalk::cli

@@ -1,0 +1,62 @@
+// Benchmark runs a user made with an engine's own client, read for `chalk calibrate`
+// (docs/file-formats.md, "Benchmark results for chalk calibrate"): `vllm bench serve
+// --save-result` JSON, and the serving rows under load of chalk's measurement CSV.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chalk/validate/measurement.h"
+
+namespace chalk::calibrate {
+
+/// One benchmark run: the traffic the client sent and the means it measured. Times in the
+/// client's own units (milliseconds) as the file states them.
+struct BenchRun {
+  std::string source;              ///< the file (and row id) it came from, for messages
+  /// Poisson (or gamma) arrivals per second; 0 = every request at once (vLLM's "inf").
+  double request_rate_per_s = 0;
+  double burstiness = 1;           ///< vLLM's gamma shape of the gaps (1 = Poisson; CV = 1/sqrt(burstiness))
+  int64_t max_concurrency = 0;     ///< requests in flight at most (the client's cap); 0 = none
+  int64_t num_prompts = 0;         ///< requests sent
+  int64_t completed = 0;           ///< requests that finished
+  double duration_s = 0;           ///< first request to last finish
+  int64_t total_input_tokens = 0, total_output_tokens = 0;  ///< over the completed requests
+  /// Per-request lengths, when the file keeps them (vLLM --save-detailed); else empty and
+  /// every request takes the mean length (totals / completed).
+  std::vector<int64_t> input_lens, output_lens;
+  /// The measured means (vLLM mean_ttft_ms, mean_tpot_ms, mean_itl_ms, mean_e2el_ms); unset
+  /// when the file does not state one.
+  std::optional<double> ttft_ms, tpot_ms, itl_ms, e2el_ms;
+  /// The setup, where the file states it (chalk's measurement CSV); empty or 0 for vLLM's
+  /// JSON, which states none (the flags of `chalk calibrate` give it).
+  std::string model, hardware, engine;
+  int64_t chips = 0, tp = 0, max_batched_tokens = 0, max_sequences = 0;
+};
+
+/// Reads the JSON `vllm bench serve --save-result` writes (vllm-project/vllm,
+/// vllm/benchmarks/serve.py: result_json = the run's settings merged with
+/// benchmark_result): request_rate (a number or "inf"), burstiness, max_concurrency (null =
+/// none), num_prompts, completed, duration (s), total_input_tokens, total_output_tokens,
+/// mean_ttft_ms, mean_tpot_ms, mean_itl_ms, mean_e2el_ms (vLLM >= 0.6; each optional, at
+/// least one required), and input_lens / output_lens when --save-detailed kept them. Other
+/// keys (median_*, p99_*, std_*, model_id, date, ...) are read by nothing. Throws InputError
+/// naming `source` and the field for malformed JSON, a required field that is missing or of
+/// the wrong type ("run.json: completed: expected an integer >= 1, got \"ten\""), or a value
+/// out of range.
+BenchRun parse_vllm_bench(std::string_view text, const std::string& source);
+
+/// The JSON of `run` in vLLM's format (the keys parse_vllm_bench reads, the means as
+/// mean_*_ms): for tests and for turning any source into what vLLM writes.
+std::string vllm_bench_json(const BenchRun& run);
+
+/// The runs of a measurement file (validate/measurement.h) that calibrate can use: rows of
+/// kind serving with request_rate_per_s and a metric among ttft_ms, tpot_ms, itl_ms and e2e_s
+/// (one run per row, its one mean measured), with their stated model, hardware, chips, tp,
+/// engine and knobs. `skipped` counts the other rows.
+std::vector<BenchRun> runs_from_measurements(const std::vector<Measurement>& rows, int64_t& skipped);
+
+}  // namespace chalk::calibrate

@@ -1,0 +1,55 @@
+# chalk calibrate (issue 29): vLLM benchmark JSON in, an engine profile out, and the profile
+# taken by simulate, plan and validate; each bad input a one-line error naming the field.
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# Three `vllm bench serve --save-result` files (the keys vLLM writes, trimmed), Llama 3.1 8B on
+# one H100, 512 tokens in and 64 out at 1, 4 and 8 requests/s: test inputs, not measurements.
+run() {  # run FILE RATE TTFT_MS TPOT_MS E2E_MS
+  cat > "$1" <<JSON
+{"date": "20260101-000000", "backend": "vllm", "model_id": "meta-llama/Llama-3.1-8B-Instruct", "num_prompts": 30,
+ "request_rate": $2, "burstiness": 1.0, "max_concurrency": null, "duration": 31.2, "completed": 30,
+ "total_input_tokens": 15360, "total_output_tokens": 1920, "mean_ttft_ms": $3, "median_ttft_ms": $3,
+ "p99_ttft_ms": $3, "mean_tpot_ms": $4, "mean_itl_ms": $4, "mean_e2el_ms": $5}
+JSON
+}
+run "$tmp/r1.json" 1 40 8 550
+run "$tmp/r2.json" 4 42 8.2 560
+run "$tmp/r3.json" 8 45 8.5 590
+setup=(-m llama-3.1-8b -H h100-sxm -n 1 --engine vllm --max-requests 30)
+out=$("$CHALK" calibrate "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" "${setup[@]}" --fit request_overhead_s -o "$tmp/p.json" --json) \
+  || fail "calibrate exited $?"
+python3 - "$out" "$tmp/p.json" <<'PY' || fail "calibrate output"
+import json, sys
+j = json.loads(sys.argv[1]); p = json.load(open(sys.argv[2]))
+c = {x["name"]: x for x in j["constants"]}
+assert j["runs"] == 3 and j["residuals"] == 12, j  # 3 runs x TTFT, TPOT, ITL, E2E
+assert c["request_overhead_s"]["fitted"] and not c["kernel_floor_s"]["fitted"], c
+assert c["request_overhead_s"]["uncertainty_s"] > 0, c
+assert p["format"] == "chalk-engine-profile/1" and p["engine"] == "vllm" and p["fitted"] == ["request_overhead_s"], p
+assert abs(p["constants"]["request_overhead_s"] - c["request_overhead_s"]["value_s"]) < 1e-12
+assert j["median_abs_error_left_out_fraction"] is not None
+PY
+# The profile applied: simulate's TTFT moves with the fitted overhead; validate says it applied it.
+"$CHALK" simulate -m llama-3.1-8b -H h100-sxm -n 1 --rate 2 --requests 50 --input 512 --output 64 --engine-profile "$tmp/p.json" --json \
+  | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["engine_profile"]["engine"] == "vllm", j["engine_profile"]' \
+  || fail "simulate --engine-profile"
+"$CHALK" simulate -m llama-3.1-8b -H h100-sxm -n 1 --rate 2 --requests 50 --input 512 --output 64 --engine-profile "$tmp/p.json" \
+  | grep -q "^profile     $tmp/p.json" || fail "simulate prints no profile line"
+printf '%s\n' "id,kind,model,hardware,chips,tp,engine,requests,request_rate_per_s,input_tokens,output_tokens,metric,value" \
+  "T,serving,llama-3.1-8b,h100-sxm,1,1,vllm,30,2,512,16,ttft_ms,50" > "$tmp/m.csv"
+v=$("$CHALK" validate "$tmp/m.csv" --engine-profile "$tmp/p.json") || fail "validate --engine-profile exited $?"
+case "$v" in *"applied to 1 row(s)"*"without the engine profile"*) ;; *) fail "validate --engine-profile: $v";; esac
+# Errors.
+sed 's/"completed": 30/"completed": "thirty"/' "$tmp/r1.json" > "$tmp/bad.json"
+expect_error "$tmp/bad.json: completed: expected an integer" calibrate "$tmp/bad.json" "$tmp/r2.json" "${setup[@]}"
+expect_error "runs: 1 run cannot determine 1 constant" calibrate "$tmp/r1.json" "${setup[@]}" --fit request_overhead_s
+expect_error "--model: $tmp/r1.json does not say which model ran" calibrate "$tmp/r1.json" "$tmp/r2.json" -H h100-sxm
+expect_error "--hardware: $tmp/r1.json does not say which system ran" calibrate "$tmp/r1.json" "$tmp/r2.json" -m llama-3.1-8b
+expect_error "--fit: unknown constant 'floor'" calibrate "$tmp/r1.json" "${setup[@]}" --fit floor
+echo '{"format": "chalk-engine-profile/1", "engine": "sglang", "constants": {}}' > "$tmp/sg.json"
+expect_error "--engine-profile: $tmp/sg.json was fitted for engine sglang" simulate -m llama-3.1-8b -H h100-sxm --rate 1 --engine-profile "$tmp/sg.json"
+echo '{"format": "chalk-engine-profile/1", "engine": "vllm", "constants": {"request_overhead_s": 5}}' > "$tmp/big.json"
+expect_error "$tmp/big.json: constants.request_overhead_s: must be in [0, 2] s, got 5" validate "$tmp/m.csv" --engine-profile "$tmp/big.json"
+expect_error "$tmp/big.json: constants.request_overhead_s" plan -m llama-3.1-8b -H h100-sxm --rate 1 --ttft-slo-ms 500 --engine-profile "$tmp/big.json"
+echo "calibrate: all passed"
