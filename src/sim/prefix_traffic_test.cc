@@ -82,5 +82,35 @@ TEST(PrefixTraffic, ZipfGroupsFavourTheFirst) {
   EXPECT_NEAR(zero, 500, 100);  // 500 expected, standard deviation sqrt(2000 x 1/4 x 3/4) = 19
 }
 
+TEST(PrefixTraffic, TraceColumnsNameSharedPromptsAndSessions) {
+  // Line 2: shared prompt 7 (100 of its 150 tokens), session 3: the stream covers the other
+  // 50 prompt tokens and the 10 answer tokens = 60. Line 3: session 3's next turn, no shared
+  // prompt: 200 + 5 = 205. Line 4: nothing shared. The old header still reads.
+  const auto r = parse_trace_csv(
+      "arrival_s,input_tokens,output_tokens,prefix_id,prefix_tokens,session_id\n0,150,10,7,100,3\n1,200,5,,,3\n2,50,5,,,\n", "t.csv");
+  ASSERT_EQ(r.size(), 3u);
+  ASSERT_EQ(r[0].prefix.size(), 2u);
+  EXPECT_EQ(r[0].prefix[0].tokens, 100);
+  EXPECT_EQ(r[0].prefix[1].tokens, 60);
+  ASSERT_EQ(r[1].prefix.size(), 1u);
+  EXPECT_EQ(r[1].prefix[0].id, r[0].prefix[1].id);
+  EXPECT_EQ(r[1].prefix[0].tokens, 205);
+  EXPECT_TRUE(r[2].prefix.empty());
+  EXPECT_TRUE(parse_trace_csv("arrival_s,input_tokens,output_tokens\n0,1,1\n", "t.csv")[0].prefix.empty());
+  const std::string head = "arrival_s,input_tokens,output_tokens,prefix_id,prefix_tokens,session_id\n";
+  for (const auto& [line, what] : {std::pair{"0,150,10,7,,3", "line 2: prefix_tokens: expected a length with prefix_id"},
+                                   std::pair{"0,150,10,7,151,", "line 2: prefix_tokens: expected an integer 1..input_tokens (150)"},
+                                   std::pair{"0,150,10,-1,5,", "line 2: prefix_id: expected an integer >= 0"},
+                                   std::pair{"0,150,10,,,x", "line 2: session_id: expected an integer >= 0"},
+                                   std::pair{"0,150,10", "line 2: expected 6 fields"}}) {
+    try {
+      parse_trace_csv(head + line + "\n", "t.csv");
+      ADD_FAILURE() << line;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace chalk::sim

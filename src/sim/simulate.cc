@@ -9,6 +9,17 @@
 
 namespace chalk::sim {
 
+InputError detail::whole_prompt_over_budget(const EnginePolicy& p, int64_t prompt_tokens) {
+  // Name the engine simulated, not always vLLM: TensorRT-LLM's defaults run with chunked
+  // prefill off, so it meets this check most often.
+  const std::string why = p.name == "vllm"     ? "vLLM refuses to start so"
+                          : p.name == "sglang" ? "SGLang cannot schedule a whole prompt over its step budget"
+                          : p.name == "trtllm" ? "TensorRT-LLM cannot schedule a whole prompt over max_num_tokens"
+                                               : "the engine '" + p.name + "' cannot schedule a whole prompt over its step budget";
+  return InputError("max_batched_tokens", "is " + std::to_string(p.max_batched_tokens) + ", below a " + std::to_string(prompt_tokens) +
+                                              "-token prompt with chunked prefill off (" + why + "); expected >= the longest prompt or chunked prefill on");
+}
+
 SimRun simulate(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase) {
   validate(o.policy);
   // The engine's own tensor-parallel all-reduce kernels (engine_tp_all_reduce) price its steps.

@@ -84,15 +84,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     // context are not counted.
     const bool served = d.model.max_context <= 0 || q.input_tokens + q.output_tokens <= d.model.max_context;
     if (!o.policy.chunked_prefill && phase != Phase::decode && served && q.input_tokens > o.policy.max_batched_tokens) {
-      // Name the engine simulated, not always vLLM: TensorRT-LLM's defaults run with
-      // chunked prefill off, so it meets this check most often.
-      const std::string why = o.policy.name == "vllm"     ? "vLLM refuses to start so"
-                              : o.policy.name == "sglang" ? "SGLang cannot schedule a whole prompt over its step budget"
-                              : o.policy.name == "trtllm" ? "TensorRT-LLM cannot schedule a whole prompt over max_num_tokens"
-                                                          : "the engine '" + o.policy.name + "' cannot schedule a whole prompt over its step budget";
-      throw InputError("max_batched_tokens", "is " + std::to_string(o.policy.max_batched_tokens) + ", below a " + std::to_string(q.input_tokens) +
-                                                 "-token prompt with chunked prefill off (" + why +
-                                                 "); expected >= the longest prompt or chunked prefill on");
+      throw whole_prompt_over_budget(o.policy, q.input_tokens);
     }
     for (const auto& seg : q.prefix) {
       if (seg.tokens < 1) throw InputError("request " + std::to_string(i), "a prefix segment needs tokens >= 1, got " + std::to_string(seg.tokens));

@@ -123,7 +123,12 @@ struct SimRun {
 /// max_position_embeddings, or needing more blocks than the replica has, is rejected
 /// (counted, never run; RequestRecord::over_context says which). Under data-parallel attention (attention TP t < n
 /// chips) an admitted request lives on the rank holding the fewest admitted requests until
-/// it finishes or is preempted (StepMix::decode_ranks). Throws InputError for bad options,
+/// it finishes or is preempted (StepMix::decode_ranks). Requests with token structure
+/// (Request::prefix) run the prefix cache (docs/simulator.md 1.6): admission takes the
+/// longest run of cached whole blocks (at most the prompt - 1 tokens) as computed, computed
+/// blocks join the cache, a finished request's blocks stay cached until a request short of
+/// blocks evicts them, least recently used first, before any preemption; SimOptions::
+/// prefix_hit_rate must then be 0. Throws InputError for bad options,
 /// and, as vLLM refuses to start with max_num_batched_tokens below max_model_len when
 /// chunked prefill is off (SchedulerConfig's check), for a token budget below the longest
 /// prompt with chunked prefill off (field max_batched_tokens; not in a decode pool).

@@ -117,6 +117,10 @@ void apply_prefix_traffic(std::vector<Request>& requests, const PrefixTraffic& p
 
 /// Reads a trace CSV: a header line `arrival_s,input_tokens,output_tokens`, then one
 /// request per line, arrival times non-decreasing and >= 0, token counts integers >= 1.
+/// The header may add `,prefix_id,prefix_tokens,session_id` (each may be empty on a line):
+/// the prompt starts with shared prompt prefix_id of prefix_tokens tokens (1..input_tokens),
+/// then, with a session_id, the conversation's stream (the rest of the prompt and the
+/// answer: the next turn of the session resends them); Request::prefix.
 /// Lines starting with '#' and a final empty line are skipped; a time past max_clock_s is
 /// refused (epoch milli- or microseconds read as seconds). `source` names the file in
 /// errors. Throws InputError with the line number, the column, the text and what was
