@@ -232,8 +232,9 @@ std::vector<Request> parse_trace_csv(std::string_view text, const std::string& s
     if (!line.empty() && line.front() == '#') continue;
     if (!header) {
       if (line != plain && line != with_prefix) {
-        throw InputError(where, "expected the header 'arrival_s,input_tokens,output_tokens' (optionally followed by "
-                                ",prefix_id,prefix_tokens,session_id), got '" + excerpt(line) + "'");
+        // Extra columns: say which ones the reader knows.
+        const bool extended = line.substr(0, std::string_view(plain).size() + 1) == std::string(plain) + ",";
+        throw InputError(where, std::string("expected the header '") + (extended ? with_prefix : plain) + "', got '" + excerpt(line) + "'");
       }
       header = true;
       structured = line == with_prefix;
