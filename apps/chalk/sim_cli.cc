@@ -22,7 +22,8 @@ void add_traffic_options(CLI::App& app, TrafficArgs& a, int64_t default_requests
   app.add_option("--seed", a.seed, "Random seed (the same seed, the same run)")->capture_default_str();
   app.add_option("--input", a.input, "Prompt tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX]")->capture_default_str();
   app.add_option("--output", a.output, "Output tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX]")->capture_default_str();
-  app.add_option("--trace", a.trace, "Trace CSV: arrival_s,input_tokens,output_tokens (replaces the synthetic traffic)");
+  app.add_option("--trace", a.trace, "Trace CSV: arrival_s,input_tokens,output_tokens, optionally then prefix_id,prefix_tokens,session_id (replaces the "
+                 "synthetic traffic; the optional columns run the prefix cache)");
   app.add_option("--prefix-hit-rate", a.prefix_hit_rate,
                  "Simple mode: a fixed fraction of each prompt found in the prefix cache [0-1) (excludes --shared-prefix and --sessions, "
                  "whose hit rate emerges from the cache)")

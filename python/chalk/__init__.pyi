@@ -744,7 +744,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     seed: Random seed (the same seed, the same run) (default 1)
     input: Prompt tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 2048)
     output: Output tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 200)
-    trace: Trace CSV: arrival_s,input_tokens,output_tokens (replaces the synthetic traffic)
+    trace: Trace CSV: arrival_s,input_tokens,output_tokens, optionally then prefix_id,prefix_tokens,session_id (replaces the synthetic traffic; the optional columns run the prefix cache)
     prefix_hit_rate: Simple mode: a fixed fraction of each prompt found in the prefix cache [0-1) (excludes --shared-prefix and --sessions, whose hit rate emerges from the cache) (default 0)
     shared_prefix: TOKENS:GROUPS[:S]: each request starts with one of GROUPS system prompts of TOKENS tokens (Zipf exponent S, default 0 = uniform); --input is then the tokens after it. Runs the prefix cache (LRU over KV blocks)
     sessions: N:TURNS: multi-turn conversations, N open at once, TURNS turns each; each turn resends the history (previous prompt + answer) before its --input new tokens. Runs the prefix cache
@@ -807,7 +807,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     seed: Random seed (the same seed, the same run) (default 1)
     input: Prompt tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 2048)
     output: Output tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 200)
-    trace: Trace CSV: arrival_s,input_tokens,output_tokens (replaces the synthetic traffic)
+    trace: Trace CSV: arrival_s,input_tokens,output_tokens, optionally then prefix_id,prefix_tokens,session_id (replaces the synthetic traffic; the optional columns run the prefix cache)
     prefix_hit_rate: Simple mode: a fixed fraction of each prompt found in the prefix cache [0-1) (excludes --shared-prefix and --sessions, whose hit rate emerges from the cache) (default 0)
     shared_prefix: TOKENS:GROUPS[:S]: each request starts with one of GROUPS system prompts of TOKENS tokens (Zipf exponent S, default 0 = uniform); --input is then the tokens after it. Runs the prefix cache (LRU over KV blocks)
     sessions: N:TURNS: multi-turn conversations, N open at once, TURNS turns each; each turn resends the history (previous prompt + answer) before its --input new tokens. Runs the prefix cache
