@@ -26,18 +26,27 @@ void simulate_requests(benchmark::State& state) {
   t.requests = state.range(0);
   t.input = chalk::sim::parse_length("lognormal:1155:0.8", "input");
   t.output = chalk::sim::parse_length("lognormal:211:0.8", "output");
-  const auto reqs = chalk::sim::generate_traffic(t);
+  auto reqs = chalk::sim::generate_traffic(t);
+  // Arg 1 = 1: the prefix cache on, over 16 conversations open at once of 8 turns, each
+  // after one of 8 system prompts of 1,000 tokens (docs/simulator.md 1.6).
+  if (state.range(1) == 1) {
+    chalk::sim::PrefixTraffic p = chalk::sim::parse_shared_prefix("1000:8", "bench");
+    p = chalk::sim::parse_sessions("16:8", "bench", p);
+    chalk::sim::apply_prefix_traffic(reqs, p, t.seed);
+  }
   int64_t steps = 0;
-  double end = 0;
+  double end = 0, cached = 0, prompt = 0;
   for (auto _ : state) {
     const chalk::sim::SimRun r = chalk::sim::simulate(d, reqs, {});
     steps = r.n_steps;
     end = r.end_s;
+    for (const auto& q : r.requests) cached += static_cast<double>(q.cached_tokens), prompt += static_cast<double>(q.input_tokens);
     benchmark::DoNotOptimize(r.requests.data());
   }
   state.counters["requests"] = static_cast<double>(reqs.size());
   state.counters["steps"] = static_cast<double>(steps);
   state.counters["simulated_s"] = end;
+  state.counters["cached_token_fraction"] = prompt > 0 ? cached / prompt : 0;
 }
 
 void plan_deepseek(benchmark::State& state) {
@@ -70,7 +79,7 @@ void plan_deepseek(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(simulate_requests)->Arg(100000)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(simulate_requests)->Args({100000, 0})->Args({100000, 1})->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(plan_deepseek)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 BENCHMARK_MAIN();

@@ -38,6 +38,7 @@ struct SimulateArgs {
   bool compare = false;
   std::string plot;
   EnergyArgs energy;
+  std::string routing = "round-robin";
 };
 
 struct Result {
@@ -48,6 +49,7 @@ struct Result {
   std::string prefill_hardware, hardware;  ///< disaggregated: each pool's system (empty when aggregated)
   std::optional<double> usd_per_hour;      ///< sum over pools of chips x price; unset when a pool's chip is unpriced
   sim::ClusterRun run;
+  nlohmann::json prefix_cache;  ///< prefix_cache_json(run)
   sim::SimSummary summary;
   sim::Overload overload;
   std::optional<sim::ServingEnergy> energy;
@@ -89,6 +91,18 @@ void run_simulate(SimulateArgs a) {
   so.policy = policy_from(a.policy);
   so.prefix_hit_rate = a.traffic.prefix_hit_rate;
   const sim::Slo slo = slo_from(a.slo);
+  sim::Routing routing = sim::Routing::round_robin;
+  if (a.routing == "cache-aware") {
+    routing = sim::Routing::cache_aware;
+  } else if (a.routing != "round-robin") {
+    throw InputError("--routing", "expected round-robin or cache-aware, got '" + a.routing + "'");
+  }
+  // A pool of the deployment under the options and the routing asked for.
+  const auto pool = [&](const Deployment& d, int64_t replicas) {
+    sim::Pool p{d, replicas, so};
+    p.routing = routing;
+    return p;
+  };
   const Facility facility = facility_from(a.energy);
   double in = 0, out = 0;
   for (const auto& q : reqs) {
@@ -140,7 +154,7 @@ void run_simulate(SimulateArgs a) {
     r.replicas = a.replicas;
     r.chips_per_replica = agg.n_chips;
     if (const auto usd = pool_usd_per_hour(agg, a.replicas)) r.usd_per_hour = *usd;
-    r.run = sim::simulate_aggregated(sim::Pool{agg, a.replicas, so}, reqs);
+    r.run = sim::simulate_aggregated(pool(agg, a.replicas), reqs);
     results.push_back(std::move(r));
   } else {
     const Deployment pre = mixed ? pool_deployment(a, "--prefill-hardware", a.prefill_hardware, a.prefill_chips, context)
@@ -165,7 +179,7 @@ void run_simulate(SimulateArgs a) {
     r.replicas = a.prefill_replicas + a.decode_replicas;
     r.chips_per_replica = dec.n_chips;
     r.prefill_chips_per_replica = pre.n_chips;
-    r.run = sim::simulate_disaggregated(sim::Pool{pre, a.prefill_replicas, so}, sim::Pool{dec, a.decode_replicas, so}, reqs);
+    r.run = sim::simulate_disaggregated(pool(pre, a.prefill_replicas), pool(dec, a.decode_replicas), reqs);
     const int64_t total = r.run.chips;
     results.push_back(std::move(r));
     if (a.compare) {
@@ -179,7 +193,7 @@ void run_simulate(SimulateArgs a) {
       c.replicas = k;
       c.chips_per_replica = agg.n_chips;
       if (const auto usd = pool_usd_per_hour(agg, k)) c.usd_per_hour = *usd;
-      c.run = sim::simulate_aggregated(sim::Pool{agg, k, so}, reqs);
+      c.run = sim::simulate_aggregated(pool(agg, k), reqs);
       results.push_back(std::move(c));
     }
   }
@@ -190,6 +204,7 @@ void run_simulate(SimulateArgs a) {
   for (auto& r : results) {
     if (!r.run.fits) throw InputError("--chips", r.run.reason + "; expected a replica that holds the weights and some KV cache");
     r.summary = sim::summarize(r.run, slo);
+    r.prefix_cache = prefix_cache_json(r.run);
     if (mixed && r.name == "disaggregated") {
       if (r.power && r.prefill_power) {
         r.energy = sim::serving_energy(r.run, r.summary, r.chips_per_replica, r.prefill_chips_per_replica, *r.power, facility, &*r.prefill_power);
@@ -246,6 +261,8 @@ void run_simulate(SimulateArgs a) {
                          {"ttft_growth", r.overload.ttft_growth},
                          {"overloaded", r.overload.overloaded},
                          {"mean_chip_power_w", r.energy ? nlohmann::json(r.energy->mean_chip_power_w) : nlohmann::json(nullptr)},
+                         {"routing", a.routing},
+                         {"prefix_cache", r.prefix_cache},
                          {"occupancy", occupancy_json(r.run, a.plot.empty() ? 100 : 1000)},
                          {"latencies", a.plot.empty() ? nlohmann::json::array() : latencies_json(r.run, 4000)}});
     }
@@ -286,6 +303,11 @@ void run_simulate(SimulateArgs a) {
                              r.hardware, r.usd_per_hour ? fmt::format("${}/hour (each pool's chips at its own price)", format_number(*r.usd_per_hour, 4))
                                                         : std::string("no $/hour (a pool's chip has no price)"));
   }
+  for (const auto& r : results) {
+    if (const std::string line = prefix_cache_text(r.prefix_cache); !line.empty()) {
+      std::cout << fmt::format("prefix      {}{}: {}\n", r.name, a.routing == "cache-aware" ? " (cache-aware routing)" : "", line);
+    }
+  }
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
   print_table(std::cout, t);
@@ -305,7 +327,12 @@ void register_simulate(CLI::App& app, Action& run) {
   add_policy_options(*cmd, a.policy);
   add_slo_options(*cmd, a.slo);
   add_energy_options(*cmd, a.energy);
-  cmd->add_option("--replicas", a.replicas, "Replicas of --chips chips each; requests go round-robin")->capture_default_str();
+  cmd->add_option("--replicas", a.replicas, "Replicas of --chips chips each; requests go as --routing says")->capture_default_str();
+  cmd->add_option("--routing", a.routing,
+                  "How requests reach replicas (and a disaggregated prefill pool): round-robin, or cache-aware (SGLang router's cache_aware "
+                  "policy: the replica with the longest cached prefix over 30% of the prompt, unless the load is unbalanced by over 64 "
+                  "requests and 1.5x)")
+      ->capture_default_str();
   cmd->add_flag("--disaggregate", a.disaggregate, "Separate prefill and decode pools, the prompt's KV sent between them");
   cmd->add_option("--prefill-chips", a.prefill_chips, "Chips per prefill replica (default: --chips)");
   cmd->add_option("--prefill-replicas", a.prefill_replicas, "Prefill replicas")->capture_default_str();

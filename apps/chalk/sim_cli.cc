@@ -23,8 +23,18 @@ void add_traffic_options(CLI::App& app, TrafficArgs& a, int64_t default_requests
   app.add_option("--seed", a.seed, "Random seed (the same seed, the same run)")->capture_default_str();
   app.add_option("--input", a.input, "Prompt tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX]")->capture_default_str();
   app.add_option("--output", a.output, "Output tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX]")->capture_default_str();
-  app.add_option("--trace", a.trace, "Trace CSV: arrival_s,input_tokens,output_tokens (replaces the synthetic traffic)");
-  app.add_option("--prefix-hit-rate", a.prefix_hit_rate, "Fraction of each prompt found in the prefix cache [0-1)")->capture_default_str();
+  app.add_option("--trace", a.trace, "Trace CSV: arrival_s,input_tokens,output_tokens, optionally then prefix_id,prefix_tokens,session_id (replaces the "
+                 "synthetic traffic; the optional columns run the prefix cache)");
+  app.add_option("--prefix-hit-rate", a.prefix_hit_rate,
+                 "Simple mode: a fixed fraction of each prompt found in the prefix cache [0-1) (excludes --shared-prefix and --sessions, "
+                 "whose hit rate emerges from the cache)")
+      ->capture_default_str();
+  app.add_option("--shared-prefix", a.shared_prefix,
+                 "TOKENS:GROUPS[:S]: each request starts with one of GROUPS system prompts of TOKENS tokens (Zipf exponent S, default 0 = "
+                 "uniform); --input is then the tokens after it. Runs the prefix cache (LRU over KV blocks)");
+  app.add_option("--sessions", a.sessions,
+                 "N:TURNS: multi-turn conversations, N open at once, TURNS turns each; each turn resends the history (previous prompt + "
+                 "answer) before its --input new tokens. Runs the prefix cache");
 }
 
 void add_policy_options(CLI::App& app, PolicyArgs& a) {
@@ -63,8 +73,19 @@ std::vector<sim::Request> traffic_from(const TrafficArgs& a) {
   if (!(a.prefix_hit_rate >= 0 && a.prefix_hit_rate < 1)) {
     throw InputError("--prefix-hit-rate", "must be a fraction in [0, 1), got " + format_number(a.prefix_hit_rate, 4));
   }
+  sim::PrefixTraffic structure;
+  if (!a.shared_prefix.empty()) structure = sim::parse_shared_prefix(a.shared_prefix, "--shared-prefix", structure);
+  if (!a.sessions.empty()) structure = sim::parse_sessions(a.sessions, "--sessions", structure);
+  if (structure.enabled() && a.prefix_hit_rate > 0) {
+    throw InputError("--prefix-hit-rate", "is the simple mode of prefix caching, got " + format_number(a.prefix_hit_rate, 4) + " with " +
+                                              (a.shared_prefix.empty() ? "--sessions" : "--shared-prefix") +
+                                              ", whose hit rate emerges from the cache; expected one of the two");
+  }
   if (!a.trace.empty()) {
     if (a.rate || a.rate_per_min || a.cv) throw InputError("--trace", "gives the arrivals; drop --rate, --rate-per-min and --cv");
+    if (structure.enabled()) {
+      throw InputError(a.shared_prefix.empty() ? "--sessions" : "--shared-prefix", "shapes synthetic traffic; a --trace states its own prefixes (columns prefix_id, prefix_tokens, session_id)");
+    }
     std::string text;
     try {
       // 1 GiB: the reader's cap of 10,000,000 requests at up to ~100 bytes a line.
@@ -95,7 +116,9 @@ std::vector<sim::Request> traffic_from(const TrafficArgs& a) {
   t.seed = a.seed;
   t.input = sim::parse_length(a.input, "--input");
   t.output = sim::parse_length(a.output, "--output");
-  return sim::generate_traffic(t);
+  std::vector<sim::Request> r = sim::generate_traffic(t);
+  sim::apply_prefix_traffic(r, structure, t.seed);
+  return r;
 }
 
 std::optional<std::string> context_warning(const ModelSpec& m, const std::vector<sim::Request>& r) {
@@ -121,10 +144,17 @@ std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Reques
   const std::string source = !a.trace.empty() ? "trace " + a.trace
                              : a.arrivals == "gamma" ? fmt::format("gamma arrivals (CV {})", format_number(a.cv.value_or(1), 3))
                                                      : std::string("Poisson arrivals");
-  return fmt::format("{} requests, {}, {} req/s over {} s; input mean {} tokens ({}), output mean {} ({}); prefix hits {}", r.size(),
-                     source, format_number(span > 0 ? (n - 1) / span : 0, 4), format_number(span, 4), format_number(in / n, 4),
-                     a.trace.empty() ? a.input : "trace", format_number(out / n, 4), a.trace.empty() ? a.output : "trace",
-                     format_number(a.prefix_hit_rate, 3));
+  const bool structured = std::any_of(r.begin(), r.end(), [](const sim::Request& q) { return !q.prefix.empty(); });
+  std::string prefix = "prefix hits " + format_number(a.prefix_hit_rate, 3);
+  if (structured) {
+    prefix = "prefix cache over";
+    if (!a.shared_prefix.empty()) prefix += " shared prompts " + a.shared_prefix;
+    if (!a.sessions.empty()) prefix += std::string(a.shared_prefix.empty() ? "" : ",") + " sessions " + a.sessions;
+    if (!a.trace.empty()) prefix += " the trace's prefixes";
+  }
+  return fmt::format("{} requests, {}, {} req/s over {} s; input mean {} tokens ({}), output mean {} ({}); {}", r.size(), source,
+                     format_number(span > 0 ? (n - 1) / span : 0, 4), format_number(span, 4), format_number(in / n, 4),
+                     a.trace.empty() ? a.input : "trace", format_number(out / n, 4), a.trace.empty() ? a.output : "trace", prefix);
 }
 
 sim::EnginePolicy policy_from(const PolicyArgs& a) {
@@ -298,6 +328,42 @@ void add_summary_row(Table& t, const std::string& deployment, const std::string&
          s.finished, s.rejected, xfer_ms, xfer_b,
          energy && energy->output_tokens > 0 ? Cell(energy->j_per_output_token) : Cell{},
          energy && energy->requests > 0 ? Cell(energy->j_per_request) : Cell{}, energy ? Cell(energy->energy_kwh) : Cell{}});
+}
+
+nlohmann::json prefix_cache_json(const sim::ClusterRun& run) {
+  const auto& runs = run.disaggregated ? run.prefill_runs : run.runs;
+  if (runs.empty() || !runs.front().prefix_caching) return nullptr;
+  double cached = 0, prompt = 0;
+  int64_t evicted = 0;
+  nlohmann::json per = nlohmann::json::array();
+  for (const auto& r : runs) {
+    double c = 0, p = 0;
+    for (const auto& q : r.requests) {
+      if (q.rejected) continue;
+      c += static_cast<double>(q.cached_tokens);
+      p += static_cast<double>(q.input_tokens);
+    }
+    per.push_back(p > 0 ? nlohmann::json(c / p) : nlohmann::json(nullptr));
+    cached += c;
+    prompt += p;
+    evicted += r.kv_blocks_evicted;
+  }
+  return {{"cached_token_fraction", prompt > 0 ? nlohmann::json(cached / prompt) : nlohmann::json(nullptr)},
+          {"cached_token_fraction_per_replica", per},
+          {"kv_blocks_evicted", evicted}};
+}
+
+std::string prefix_cache_text(const nlohmann::json& j) {
+  if (j.is_null()) return "";
+  const auto pct = [](const nlohmann::json& x) { return x.is_null() ? std::string("-") : format_number(100 * x.get<double>(), 3) + "%"; };
+  std::string per;
+  const auto& r = j["cached_token_fraction_per_replica"];
+  if (r.size() > 1) {
+    for (std::size_t k = 0; k < r.size() && k < 8; ++k) per += (k == 0 ? " (replicas: " : ", ") + pct(r[k]);
+    per += r.size() > 8 ? ", ...)" : ")";
+  }
+  return fmt::format("{} of prompt tokens served from the prefix cache{}; {} cached KV blocks evicted (LRU)", pct(j["cached_token_fraction"]), per,
+                     j["kv_blocks_evicted"].get<int64_t>());
 }
 
 nlohmann::json occupancy_json(const sim::ClusterRun& run, int64_t points) {

@@ -21,7 +21,7 @@
 namespace chalk::cli {
 
 /// --rate, --rate-per-min, --arrivals, --cv, --requests, --seed, --input, --output,
-/// --trace, --prefix-hit-rate.
+/// --trace, --prefix-hit-rate, --shared-prefix, --sessions.
 struct TrafficArgs {
   std::optional<double> rate, rate_per_min;
   std::string arrivals = "poisson";
@@ -31,6 +31,7 @@ struct TrafficArgs {
   std::string input = "2048", output = "200";
   std::string trace;
   double prefix_hit_rate = 0;
+  std::string shared_prefix, sessions;  ///< "" = none (traffic.h, PrefixTraffic)
 };
 
 /// --engine and its overrides (the scheduler's knobs, issue 29: each engine's own name in
@@ -67,6 +68,13 @@ void add_slo_options(CLI::App& app, SloArgs& a);
 std::vector<sim::Request> traffic_from(const TrafficArgs& a);
 /// One line for people: "2,000 requests, Poisson at 16.7/s, input 2048, output 200 tokens".
 std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Request>& r);
+/// The prefix cache's outcome of a run with token structure (SimRun::prefix_caching):
+/// {cached_token_fraction, cached_token_fraction_per_replica, kv_blocks_evicted} over the
+/// replicas that prefill (the prefill pool's when disaggregated); null when no cache ran.
+nlohmann::json prefix_cache_json(const sim::ClusterRun& run);
+/// One line for people from prefix_cache_json ("" when no cache ran).
+std::string prefix_cache_text(const nlohmann::json& j);
+
 /// The warning for requests whose prompt + output tokens exceed the model's
 /// max_position_embeddings, which the simulator rejects, in decode's words for the longest
 /// ("context 200016 exceeds llama-3.1-8b's max_position_embeddings 131072: 3 of 3 requests

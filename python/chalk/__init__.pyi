@@ -469,7 +469,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def validate(*args: Values, keep_going: bool = False, calibration: bool = False, engine_profile: Optional[Values] = None, frame: bool = False) -> Any:
+def validate(*args: Values, keep_going: bool = False, calibration: bool = False, frame: bool = False) -> Any:
     """`chalk validate --json`: Predict published measurements and compare (docs/accuracy.md).
 
 Returns the CLI's JSON as plain Python objects.
@@ -478,7 +478,6 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     file: Measurements CSV (docs/file-formats.md, "Measurements"; default: the built-in rows)
     keep_going: Report a row chalk cannot read as unreadable and go on (default: exit 2 at the first)
     calibration: Print the calibrated constants and their microbenchmark rows
-    engine_profile: An engine profile written by `chalk calibrate`: rows of its engine are predicted with its constants; the summary is shown with and without it
 
 Raises ChalkError(field, message) on bad input.
     """
@@ -714,7 +713,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def simulate(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, engine_profile: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, replicas: Optional[Values] = None, disaggregate: bool = False, prefill_chips: Optional[Values] = None, prefill_replicas: Optional[Values] = None, decode_chips: Optional[Values] = None, decode_replicas: Optional[Values] = None, prefill_hardware: Optional[Values] = None, decode_hardware: Optional[Values] = None, compare: bool = False, plot: Optional[Values] = None, frame: bool = False) -> Any:
+def simulate(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, shared_prefix: Optional[Values] = None, sessions: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, replicas: Optional[Values] = None, routing: Optional[Values] = None, disaggregate: bool = False, prefill_chips: Optional[Values] = None, prefill_replicas: Optional[Values] = None, decode_chips: Optional[Values] = None, decode_replicas: Optional[Values] = None, prefill_hardware: Optional[Values] = None, decode_hardware: Optional[Values] = None, compare: bool = False, plot: Optional[Values] = None, frame: bool = False) -> Any:
     """`chalk simulate --json`: Requests through a serving engine: TTFT, TPOT, ITL, E2E percentiles, throughput, goodput.
 
 Returns the CLI's JSON as plain Python objects.
@@ -745,14 +744,15 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     seed: Random seed (the same seed, the same run) (default 1)
     input: Prompt tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 2048)
     output: Output tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 200)
-    trace: Trace CSV: arrival_s,input_tokens,output_tokens (replaces the synthetic traffic)
-    prefix_hit_rate: Fraction of each prompt found in the prefix cache [0-1) (default 0)
+    trace: Trace CSV: arrival_s,input_tokens,output_tokens, optionally then prefix_id,prefix_tokens,session_id (replaces the synthetic traffic; the optional columns run the prefix cache)
+    prefix_hit_rate: Simple mode: a fixed fraction of each prompt found in the prefix cache [0-1) (excludes --shared-prefix and --sessions, whose hit rate emerges from the cache) (default 0)
+    shared_prefix: TOKENS:GROUPS[:S]: each request starts with one of GROUPS system prompts of TOKENS tokens (Zipf exponent S, default 0 = uniform); --input is then the tokens after it. Runs the prefix cache (LRU over KV blocks)
+    sessions: N:TURNS: multi-turn conversations, N open at once, TURNS turns each; each turn resends the history (previous prompt + answer) before its --input new tokens. Runs the prefix cache
     engine: Scheduler defaults to mimic: vllm, sglang, trtllm (any case), optionally with a release (vllm-0.10: host work after each GPU step, before 0.14) (docs/simulator.md) (default vllm)
     max_batched_tokens: Token budget per step, decodes + prefill chunks, at least --block-size (default: the engine's, 8192: vLLM max_num_batched_tokens, SGLang chunked_prefill_size on 80-96 GB GPUs, TensorRT-LLM max_num_tokens)
     block_size: Tokens per paged KV block (default: the engine's: vLLM 16, SGLang page_size 1, TensorRT-LLM tokens_per_block 32)
     max_sequences: Running requests per replica at most (default: the engine's: vLLM max_num_seqs 1024 on >= 70 GiB GPUs (256 on smaller), SGLang max_running_requests from the KV pool (4096 here), TensorRT-LLM max_batch_size 2048)
     gpu_memory_utilization: Fraction of each chip's HBM for weights and KV cache, (0, 1] (default 0.9 = 1 - --memory-reserve: vLLM's gpu_memory_utilization 0.9; written as SGLang's --mem-fraction-static and TensorRT-LLM's free_gpu_memory_fraction of what the weights leave)
-    engine_profile: An engine profile written by `chalk calibrate` (chalk-engine-profile/1): its fitted constants (request overhead, host time per sequence, kernel floor) replace the engine's defaults
     chunked_prefill: on or off (default: the engine's: on for vLLM and SGLang, off for TensorRT-LLM)
     kv_admission: to_completion: admission reserves a request's KV for all its tokens, never preempting (trtllm's default); on_demand: blocks as tokens arrive, preempting when full (vllm, sglang) (default: the engine's)
     ttft_slo_ms: TTFT target at --slo-percentile (ms)
@@ -761,7 +761,8 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     chip_power_w: Chip TDP in W for the energy figures (default: the catalog's)
     pue: Power usage effectiveness, facility / IT energy (1 = IT only; Google 2024: 1.09, industry: 1.56) (default 1)
     host_w_per_chip: Host power per chip in W: CPUs, NICs, switches, fans (HGX H100: about 350) (default 0)
-    replicas: Replicas of --chips chips each; requests go round-robin (default 1)
+    replicas: Replicas of --chips chips each; requests go as --routing says (default 1)
+    routing: How requests reach replicas (and a disaggregated prefill pool): round-robin, or cache-aware (SGLang router's cache_aware policy: the replica with the longest cached prefix over 30% of the prompt, unless the load is unbalanced by over 64 requests and 1.5x) (default round-robin)
     disaggregate: Separate prefill and decode pools, the prompt's KV sent between them
     prefill_chips: Chips per prefill replica (default: --chips)
     prefill_replicas: Prefill replicas (default 1)
@@ -775,7 +776,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def plan(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, engine_profile: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, budget_chips: Optional[Values] = None, budget_usd_per_hour: Optional[Values] = None, replica_chips: Optional[Values] = None, max_seqs_candidates: Optional[Values] = None, modes: Optional[Values] = None, launch_dir: Optional[Values] = None, frame: bool = False) -> Any:
+def plan(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, shared_prefix: Optional[Values] = None, sessions: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, budget_chips: Optional[Values] = None, budget_usd_per_hour: Optional[Values] = None, replica_chips: Optional[Values] = None, max_seqs_candidates: Optional[Values] = None, modes: Optional[Values] = None, launch_dir: Optional[Values] = None, frame: bool = False) -> Any:
     """`chalk plan --json`: The cheapest deployment that serves a traffic within TTFT/TPOT SLOs, with the engines' launch files.
 
 Returns the CLI's JSON as plain Python objects.
@@ -806,14 +807,15 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     seed: Random seed (the same seed, the same run) (default 1)
     input: Prompt tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 2048)
     output: Output tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 200)
-    trace: Trace CSV: arrival_s,input_tokens,output_tokens (replaces the synthetic traffic)
-    prefix_hit_rate: Fraction of each prompt found in the prefix cache [0-1) (default 0)
+    trace: Trace CSV: arrival_s,input_tokens,output_tokens, optionally then prefix_id,prefix_tokens,session_id (replaces the synthetic traffic; the optional columns run the prefix cache)
+    prefix_hit_rate: Simple mode: a fixed fraction of each prompt found in the prefix cache [0-1) (excludes --shared-prefix and --sessions, whose hit rate emerges from the cache) (default 0)
+    shared_prefix: TOKENS:GROUPS[:S]: each request starts with one of GROUPS system prompts of TOKENS tokens (Zipf exponent S, default 0 = uniform); --input is then the tokens after it. Runs the prefix cache (LRU over KV blocks)
+    sessions: N:TURNS: multi-turn conversations, N open at once, TURNS turns each; each turn resends the history (previous prompt + answer) before its --input new tokens. Runs the prefix cache
     engine: Scheduler defaults to mimic: vllm, sglang, trtllm (any case), optionally with a release (vllm-0.10: host work after each GPU step, before 0.14) (docs/simulator.md) (default vllm)
     max_batched_tokens: Token budget per step, decodes + prefill chunks, at least --block-size (default: the engine's, 8192: vLLM max_num_batched_tokens, SGLang chunked_prefill_size on 80-96 GB GPUs, TensorRT-LLM max_num_tokens)
     block_size: Tokens per paged KV block (default: the engine's: vLLM 16, SGLang page_size 1, TensorRT-LLM tokens_per_block 32)
     max_sequences: Running requests per replica at most (default: the engine's: vLLM max_num_seqs 1024 on >= 70 GiB GPUs (256 on smaller), SGLang max_running_requests from the KV pool (4096 here), TensorRT-LLM max_batch_size 2048)
     gpu_memory_utilization: Fraction of each chip's HBM for weights and KV cache, (0, 1] (default 0.9 = 1 - --memory-reserve: vLLM's gpu_memory_utilization 0.9; written as SGLang's --mem-fraction-static and TensorRT-LLM's free_gpu_memory_fraction of what the weights leave)
-    engine_profile: An engine profile written by `chalk calibrate` (chalk-engine-profile/1): its fitted constants (request overhead, host time per sequence, kernel floor) replace the engine's defaults
     chunked_prefill: on or off (default: the engine's: on for vLLM and SGLang, off for TensorRT-LLM)
     kv_admission: to_completion: admission reserves a request's KV for all its tokens, never preempting (trtllm's default); on_demand: blocks as tokens arrive, preempting when full (vllm, sglang) (default: the engine's)
     ttft_slo_ms: TTFT target at --slo-percentile (ms)
@@ -828,45 +830,6 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     max_seqs_candidates: Caps on running requests to try: comma list (default: the engine's, 256, 64)
     modes: both, aggregated or disaggregated (default both)
     launch_dir: Write the chosen deployment's launch files here: DIR/vllm, DIR/sglang, DIR/trtllm (scripts and YAML)
-
-Raises ChalkError(field, message) on bad input.
-    """
-
-def calibrate(*args: Values, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, fit: Optional[Values] = None, max_requests: Optional[Values] = None, output: Optional[Values] = None, no_leave_one_out: bool = False, frame: bool = False) -> Any:
-    """`chalk calibrate --json`: Fit an engine profile (request overhead, host time per sequence, kernel floor) to your own benchmark runs: vllm bench serve --save-result JSON, or serving rows of a measurements CSV.
-
-Returns the CLI's JSON as plain Python objects.
-
-Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    files: Benchmark results: vllm bench serve --save-result JSON files (one run each; -m, -H, -n/--tp and --engine say what ran), or a measurements CSV (.csv) whose serving rows with request_rate_per_s state their own setup
-    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
-    hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
-    weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
-    kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
-    compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
-    matmul_efficiency: Override the achievable fraction of peak FLOP/s (0-1]
-    hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
-    price_usd_per_chip_hour: Override the rental price per chip-hour
-    memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
-    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
-    mechanisms: Accepted for compatibility: the engine step is now the default
-    tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
-    ep: Expert-parallel degree of routed experts (default: the layout search's best)
-    two_batch_overlap: Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips; a decode step splits only when every data-parallel rank holds 2+ sequences)
-    enforce_eager: No CUDA graphs (vLLM's --enforce-eager): every step runs eagerly, at least its kernels x the host's launch time (default: the engine's captured batch sizes, padded up; eager above the largest)
-    dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
-    engine: Scheduler defaults to mimic: vllm, sglang, trtllm (any case), optionally with a release (vllm-0.10: host work after each GPU step, before 0.14) (docs/simulator.md) (default vllm)
-    max_batched_tokens: Token budget per step, decodes + prefill chunks, at least --block-size (default: the engine's, 8192: vLLM max_num_batched_tokens, SGLang chunked_prefill_size on 80-96 GB GPUs, TensorRT-LLM max_num_tokens)
-    block_size: Tokens per paged KV block (default: the engine's: vLLM 16, SGLang page_size 1, TensorRT-LLM tokens_per_block 32)
-    max_sequences: Running requests per replica at most (default: the engine's: vLLM max_num_seqs 1024 on >= 70 GiB GPUs (256 on smaller), SGLang max_running_requests from the KV pool (4096 here), TensorRT-LLM max_batch_size 2048)
-    gpu_memory_utilization: Fraction of each chip's HBM for weights and KV cache, (0, 1] (default 0.9 = 1 - --memory-reserve: vLLM's gpu_memory_utilization 0.9; written as SGLang's --mem-fraction-static and TensorRT-LLM's free_gpu_memory_fraction of what the weights leave)
-    chunked_prefill: on or off (default: the engine's: on for vLLM and SGLang, off for TensorRT-LLM)
-    kv_admission: to_completion: admission reserves a request's KV for all its tokens, never preempting (trtllm's default); on_demand: blocks as tokens arrive, preempting when full (vllm, sglang) (default: the engine's)
-    fit: Comma list of the constants to fit (others keep the engine's defaults) (default request_overhead_s,host_s_per_sequence,kernel_floor_s)
-    max_requests: Requests simulated per run at most, the run's first ones (each fit simulates every run ~50 times) (default 400)
-    output: Write the engine profile (chalk-engine-profile/1, docs/file-formats.md) to this file
-    no_leave_one_out: Skip the leave-one-out errors (one fit per run)
 
 Raises ChalkError(field, message) on bad input.
     """

@@ -25,17 +25,18 @@ std::vector<int32_t> arrival_order(std::span<const Request> requests) {
   return order;
 }
 
-/// Round-robin over `replicas` in arrival order; `out[k]` the requests of replica k and
-/// `index[k][j]` the input index of its j-th.
-void split(std::span<const Request> requests, int64_t replicas, std::vector<std::vector<Request>>& out,
+/// The requests of each replica under the pool's routing, in arrival order; `index[k][j]`
+/// the input index of replica k's j-th.
+void split(const Pool& pool, std::span<const Request> requests, std::vector<std::vector<Request>>& out,
            std::vector<std::vector<int32_t>>& index) {
-  out.assign(static_cast<std::size_t>(replicas), {});
-  index.assign(static_cast<std::size_t>(replicas), {});
+  out.assign(static_cast<std::size_t>(pool.replicas), {});
+  index.assign(static_cast<std::size_t>(pool.replicas), {});
   const auto order = arrival_order(requests);
-  for (std::size_t j = 0; j < order.size(); ++j) {
-    const auto k = j % static_cast<std::size_t>(replicas);
-    out[k].push_back(requests[order[j]]);
-    index[k].push_back(order[j]);
+  const std::vector<int64_t> to = route(pool, requests);
+  for (const int32_t i : order) {
+    const auto k = static_cast<std::size_t>(to[static_cast<std::size_t>(i)]);
+    out[k].push_back(requests[i]);
+    index[k].push_back(i);
   }
 }
 
@@ -44,7 +45,7 @@ std::vector<SimRun> run_pool(const Pool& pool, std::span<const Request> requests
                              bool& fits, std::string& reason) {
   std::vector<std::vector<Request>> parts;
   std::vector<std::vector<int32_t>> index;
-  split(requests, pool.replicas, parts, index);
+  split(pool, requests, parts, index);
   std::vector<SimRun> runs;
   records.assign(requests.size(), {});
   for (std::size_t k = 0; k < parts.size(); ++k) {
@@ -128,10 +129,13 @@ ClusterRun simulate_disaggregated(const Pool& prefill, const Pool& decode, std::
     const KvTransfer t = kv_transfer(prefill.replica, decode.replica, requests[i].input_tokens, c.chips);
     c.kv_transfer_bytes_total += t.bytes;
     transfer_s += t.seconds;
-    handed[i] = {pre[i].first_token_s + t.seconds, requests[i].input_tokens, requests[i].output_tokens};
+    handed[i] = requests[i];
+    handed[i].arrival_s = pre[i].first_token_s + t.seconds;
   }
   std::vector<RequestRecord> dec;
-  c.runs = run_pool(decode, handed, Phase::decode, dec, c.fits, c.reason);
+  Pool decode_rr = decode;  // the decode pool holds no prefix cache to aim at (its requests bring their KV)
+  decode_rr.routing = Routing::round_robin;
+  c.runs = run_pool(decode_rr, handed, Phase::decode, dec, c.fits, c.reason);
   if (!c.fits) {
     c.reason = "decode pool: " + c.reason;
     return c;

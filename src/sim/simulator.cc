@@ -1,5 +1,4 @@
 // The request simulator's event loop (simulator.h; docs/simulator.md).
-#include "chalk/engine/engine_name.h"
 #include "chalk/sim/simulator.h"
 
 #include <fmt/format.h>
@@ -11,6 +10,8 @@
 #include <stdexcept>
 
 #include "chalk/base/error.h"
+#include "prefix_cache.h"
+#include "scheduler.h"
 
 namespace chalk::sim {
 namespace {
@@ -29,18 +30,28 @@ struct Live {
   bool started = false;
   bool upstream_prefilled = false;  ///< decode phase, not yet admitted: its KV arrives with it
   int32_t rank = -1;                ///< data-parallel attention rank holding it while admitted
+  /// Prefix caching: the cache slots of its first blocks, which it references (the rest,
+  /// `blocks`, are its own), and the hash of the last of them.
+  std::vector<int32_t> cached;
+  uint64_t chain = 0;
 };
 
 }  // namespace
 
-namespace {
+namespace detail {
 
-/// The event loop, with each request arriving at the scheduler at its arrival_s.
 SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase) {
   if (!(o.prefix_hit_rate >= 0 && o.prefix_hit_rate < 1)) {
     throw InputError("prefix_hit_rate", "must be a fraction in [0, 1), got " + fmt::format("{:.6g}", o.prefix_hit_rate));
   }
   if (o.kv_blocks < 0) throw InputError("kv_blocks", "must be >= 0, got " + std::to_string(o.kv_blocks));
+  // Prefix caching follows the traffic's token structure; a decode pool's requests arrive
+  // with their KV (the prefill pool's cache served them).
+  const bool caching = phase != Phase::decode && std::any_of(requests.begin(), requests.end(), [](const Request& q) { return !q.prefix.empty(); });
+  if (caching && o.prefix_hit_rate > 0) {
+    throw InputError("prefix_hit_rate", "is the simple mode (a fixed fraction of each prompt cached), got " + fmt::format("{:.6g}", o.prefix_hit_rate) +
+                                            " with traffic that carries prefix structure (shared prompts, sessions); expected one of the two");
+  }
   const int64_t n = static_cast<int64_t>(requests.size());
   SimRun run;
   run.requests.resize(requests.size());
@@ -73,15 +84,10 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     // context are not counted.
     const bool served = d.model.max_context <= 0 || q.input_tokens + q.output_tokens <= d.model.max_context;
     if (!o.policy.chunked_prefill && phase != Phase::decode && served && q.input_tokens > o.policy.max_batched_tokens) {
-      // Name the engine simulated, not always vLLM: TensorRT-LLM's defaults run with
-      // chunked prefill off, so it meets this check most often.
-      const std::string why = o.policy.name == "vllm"     ? "vLLM refuses to start so"
-                              : o.policy.name == "sglang" ? "SGLang cannot schedule a whole prompt over its step budget"
-                              : o.policy.name == "trtllm" ? "TensorRT-LLM cannot schedule a whole prompt over max_num_tokens"
-                                                          : "the engine '" + o.policy.name + "' cannot schedule a whole prompt over its step budget";
-      throw InputError("max_batched_tokens", "is " + std::to_string(o.policy.max_batched_tokens) + ", below a " + std::to_string(q.input_tokens) +
-                                                 "-token prompt with chunked prefill off (" + why +
-                                                 "); expected >= the longest prompt or chunked prefill on");
+      throw whole_prompt_over_budget(o.policy, q.input_tokens);
+    }
+    for (const auto& seg : q.prefix) {
+      if (seg.tokens < 1) throw InputError("request " + std::to_string(i), "a prefix segment needs tokens >= 1, got " + std::to_string(seg.tokens));
     }
     auto& rec = run.requests[i];
     rec.arrival_s = q.arrival_s;
@@ -125,20 +131,57 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   std::vector<PrefillChunk> chunks;
   int64_t free_blocks = total_blocks, finished = 0, next = 0;
   double t = 0;
+  // The prefix cache: blocks of finished (and running) requests, named by their token
+  // chain; free_blocks counts blocks neither held by a request nor cached. A request short
+  // of blocks first evicts unreferenced cached blocks, least recently used first.
+  detail::PrefixCache cache;
+  const auto available = [&] { return free_blocks + cache.evictable(); };
+  const auto take = [&](int64_t k) {
+    while (free_blocks < k && cache.evict_lru()) ++free_blocks;
+    free_blocks -= k;
+  };
+  const auto own = [](int32_t i) { return static_cast<uint64_t>(i) + 1; };
+  // Blocks the request has filled join the cache as they fill (vLLM caches a block once
+  // its tokens are computed: KVCacheManager.cache_blocks); one already cached (another
+  // request computed it) is shared and the request's copy freed.
+  const auto commit = [&](int32_t i) {
+    auto& L = live[i];
+    const auto full = static_cast<std::size_t>(L.kv_tokens / block);
+    while (L.cached.size() < full) {
+      const uint64_t h = detail::block_hash(L.chain, requests[i], own(i), static_cast<int64_t>(L.cached.size()), block);
+      int32_t slot = cache.find(h);
+      if (slot >= 0) {
+        cache.ref(slot);
+        ++free_blocks;
+      } else {
+        slot = cache.insert(h);
+      }
+      --L.blocks;
+      L.cached.push_back(slot);
+      L.chain = h;
+    }
+  };
+  const auto release = [&](int32_t i) {
+    auto& L = live[i];
+    free_blocks += L.blocks;
+    L.blocks = 0;
+    // Tail blocks first, so that they are evicted before the shared head (vLLM's free order).
+    for (auto it = L.cached.rbegin(); it != L.cached.rend(); ++it) cache.unref(*it);
+    L.cached.clear();
+    L.chain = 0;
+  };
 
   auto finish = [&](int32_t i, double when) {
     auto& rec = run.requests[i];
     rec.finish_s = when;
-    free_blocks += live[i].blocks;
-    live[i].blocks = 0;
+    release(i);
     drop_rank(i);
     ++finished;
     run.end_s = std::max(run.end_s, when);
   };
   auto preempt = [&](int32_t i) {
     auto& L = live[i];
-    free_blocks += L.blocks;
-    L.blocks = 0;
+    release(i);
     L.kv_tokens = 0;
     drop_rank(i);
     L.upstream_prefilled = false;  // its KV is gone: recompute prompt and generated tokens here
@@ -202,9 +245,9 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       const bool prefilling = L.prefill_target > 0;
       const int64_t want = prefilling ? std::min(L.prefill_target - L.kv_tokens, budget) : 1;
       // Blocks reserved at admission (reserve_to_completion) already cover the growth.
-      const int64_t need = std::max<int64_t>(0, blocks_for(L.kv_tokens + want) - L.blocks);
+      const int64_t need = std::max<int64_t>(0, blocks_for(L.kv_tokens + want) - L.blocks - static_cast<int64_t>(L.cached.size()));
       bool self = false;
-      while (need > free_blocks) {
+      while (need > available()) {
         const int32_t victim = running.back();
         running.pop_back();
         preempt(victim);
@@ -216,7 +259,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         }
       }
       if (self) break;
-      free_blocks -= need;
+      take(need);
       L.blocks += need;
       budget -= want;
       if (prefilling) {
@@ -241,7 +284,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       if (L.upstream_prefilled) {
         const int64_t need = pol.reserve_to_completion ? std::max(life, blocks_for(requests[i].input_tokens + 1))
                                                        : blocks_for(requests[i].input_tokens + 1);
-        if (need > free_blocks) break;
+        if (need > available()) break;
         L.kv_tokens = requests[i].input_tokens;
         L.upstream_prefilled = false;
         // The user sees the first token now: the decode instance streams it once it holds the
@@ -249,7 +292,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         // side), so the transfer and this pool's queue count in TTFT, not in a token gap.
         run.requests[i].first_token_s = t;
         L.last_token_s = t;
-        free_blocks -= need;
+        take(need);
         L.blocks = need;
         budget -= 1;
         take_rank(i);
@@ -258,7 +301,18 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         decode_rank.push_back(L.rank);
         context_sum += L.kv_tokens;
       } else {
-        const int64_t start = run.requests[i].cached_tokens;
+        // Prefix caching: the longest run of its first blocks in the cache, whole blocks within
+        // all its tokens but the last (which must be computed for the logits: vLLM's
+        // get_computed_blocks looks up at most num_tokens - 1 tokens).
+        std::vector<int32_t> hits;
+        uint64_t hit_hash = 0;
+        int64_t pinned = 0;  // hits that no running request references: admission takes them off the LRU list
+        if (caching) {
+          hits = detail::longest_cached_prefix(cache, requests[i], own(i), (L.prefill_target - 1) / block, block, &hit_hash);
+          for (const int32_t h : hits) pinned += cache.refs(h) == 0 ? 1 : 0;
+          if (!L.started) run.requests[i].cached_tokens = static_cast<int64_t>(hits.size()) * block;
+        }
+        const int64_t start = caching ? static_cast<int64_t>(hits.size()) * block : run.requests[i].cached_tokens;
         const int64_t left = L.prefill_target - start;
         int64_t want = std::min(left, budget);
         if (!pol.chunked_prefill && want < left) {
@@ -266,10 +320,14 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
           if (!(decode_ctx.empty() && chunks.empty())) break;
           want = left;
         }
-        const int64_t need = pol.reserve_to_completion ? std::max(life, blocks_for(start + want)) : blocks_for(start + want);
-        if (need > free_blocks) break;
+        const int64_t need = (pol.reserve_to_completion ? std::max(life, blocks_for(start + want)) : blocks_for(start + want)) -
+                             static_cast<int64_t>(hits.size());
+        if (need > available() - pinned) break;
+        for (const int32_t h : hits) cache.ref(h);
+        L.cached = std::move(hits);
+        L.chain = hit_hash;
         L.kv_tokens = start;
-        free_blocks -= need;
+        take(need);
         L.blocks = need;
         budget -= want;
         take_rank(i);
@@ -308,7 +366,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     sample.prefill_tokens = static_cast<int32_t>(prefill_tokens);
     sample.running = static_cast<int32_t>(running.size());
     sample.waiting = static_cast<int32_t>(waiting.size());
-    sample.kv_blocks_used = total_blocks - free_blocks;
+    sample.kv_blocks_used = total_blocks - free_blocks - cache.evictable();  // held by running requests
     sample.compute_s = work.t_compute.value();
     sample.memory_s = work.t_memory.value();
     run.kv_blocks_peak = std::max(run.kv_blocks_peak, sample.kv_blocks_used);
@@ -330,13 +388,14 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     for (std::size_t k = 0; k < chunks.size(); ++k) {
       auto& L = live[chunk_owner[k]];
       L.kv_tokens += chunks[k].tokens;
+      if (caching) commit(chunk_owner[k]);
       if (L.kv_tokens >= L.prefill_target) {
         L.prefill_target = 0;
         emit(chunk_owner[k]);
       }
     }
     for (const int32_t i : decode_owner) {
-      ++live[i].kv_tokens;
+      if (++live[i].kv_tokens % block == 0 && caching) commit(i);
       emit(i);
     }
     still.clear();
@@ -355,57 +414,12 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     if (o.progress && run.n_steps % kProgressEvery == 0) o.progress(kProgressEvery);
   }
   if (o.progress && run.n_steps % kProgressEvery != 0) o.progress(run.n_steps % kProgressEvery);
-  run.kv_blocks_leaked = total_blocks - free_blocks;
+  run.kv_blocks_leaked = total_blocks - free_blocks - cache.size();  // cached blocks are unreferenced at the end
+  run.prefix_caching = caching;
+  run.kv_blocks_evicted = cache.evictions();
   return run;
 }
 
-}  // namespace
-
-SimRun simulate(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase) {
-  validate(o.policy);
-  // The engine's own tensor-parallel all-reduce kernels (engine_tp_all_reduce) price its steps.
-  const std::string& engine = o.policy.name;
-  const bool known = is_serving_engine(engine);
-  Deployment local;
-  const Deployment* dep = &d;
-  // Its host work per step (the policy's: time per sequence, overlapped or not) too.
-  const HostTime& host = o.policy.host;
-  const bool same_host = d.mechanisms.host.s_per_sequence == host.s_per_sequence && d.mechanisms.host.overlap == host.overlap;
-  // And its CUDA graphs: the sizes its release captures under the policy's caps, eager where
-  // the deployment says so (--enforce-eager).
-  CudaGraphs graphs = engine_cuda_graphs(sim::release_name(o.policy), o.policy.max_sequences, o.policy.max_batched_tokens);
-  graphs.eager = d.mechanisms.graphs.eager;
-  const CudaGraphs& had = d.mechanisms.graphs;
-  const bool same_graphs = had.sizes == graphs.sizes && had.per_token == graphs.per_token && had.decode_only == graphs.decode_only &&
-                           had.padding == graphs.padding && had.max_below_tp4 == graphs.max_below_tp4;
-  if (d.mechanisms.enabled && ((known && d.mechanisms.tp_all_reduce.name != engine) || !same_host || !same_graphs)) {
-    local = d;
-    if (known) local.mechanisms.tp_all_reduce = engine_tp_all_reduce(engine);
-    local.mechanisms.host = host;
-    local.mechanisms.graphs = graphs;
-    dep = &local;
-  }
-  // A request reaches the scheduler after its fixed work outside the GPU (API server,
-  // tokenization, first-token streaming: request_overhead_s); a disaggregated decode pool's
-  // request paid it in the prefill pool.
-  const double overhead = phase == Phase::decode ? 0.0 : o.policy.request_overhead_s;
-  if (!(overhead > 0)) return run_at_scheduler(*dep, requests, o, phase);
-  for (std::size_t i = 0; i < requests.size(); ++i) {  // the loop's own check, on the arrivals as given
-    if (!(requests[i].arrival_s >= 0) || !std::isfinite(requests[i].arrival_s)) {
-      throw InputError("request " + std::to_string(i), "needs arrival_s >= 0 and input and output tokens >= 1");
-    }
-  }
-  std::vector<Request> shifted(requests.begin(), requests.end());
-  for (auto& q : shifted) q.arrival_s += overhead;
-  SimRun run = run_at_scheduler(*dep, shifted, o, phase);
-  int64_t served = 0;
-  for (std::size_t i = 0; i < run.requests.size(); ++i) {
-    run.requests[i].arrival_s = requests[i].arrival_s;
-    if (!run.requests[i].rejected) ++served;
-  }
-  // Little's law counts each served request from its arrival at the server.
-  run.requests_in_system_s += overhead * static_cast<double>(served);
-  return run;
-}
+}  // namespace detail
 
 }  // namespace chalk::sim

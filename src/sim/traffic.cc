@@ -113,6 +113,27 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   }
 }
 
+/// The optional trace columns (parse_trace_csv): prefix_id and prefix_tokens (both or
+/// neither; prefix_tokens 1..input_tokens) name a shared prompt; session_id a conversation,
+/// whose stream covers the rest of the prompt and the answer.
+void read_prefix_columns(const std::vector<std::string_view>& f, const std::string& where, Request& r) {
+  constexpr uint64_t trace_system_salt = 0x7ACE'5157'0000'0000ull, trace_session_salt = 0x7ACE'C0DE'0000'0000ull;
+  int64_t id = 0, tokens = 0, session = 0;
+  const bool has_id = !f[3].empty(), has_tokens = !f[4].empty(), has_session = !f[5].empty();
+  if (has_id && (!parse_int(f[3], id) || id < 0)) throw InputError(where, "prefix_id: expected an integer >= 0 or nothing, got '" + excerpt(f[3]) + "'");
+  if (has_tokens && (!parse_int(f[4], tokens) || tokens < 1 || tokens > r.input_tokens)) {
+    throw InputError(where, "prefix_tokens: expected an integer 1..input_tokens (" + std::to_string(r.input_tokens) + ") or nothing, got '" +
+                                excerpt(f[4]) + "'");
+  }
+  if (has_id != has_tokens) throw InputError(where, has_id ? "prefix_tokens: expected a length with prefix_id" : "prefix_id: expected an id with prefix_tokens");
+  if (has_session && (!parse_int(f[5], session) || session < 0)) {
+    throw InputError(where, "session_id: expected an integer >= 0 or nothing, got '" + excerpt(f[5]) + "'");
+  }
+  if (has_id) r.prefix.push_back({trace_system_salt + static_cast<uint64_t>(id), tokens});
+  const int64_t rest = r.input_tokens - (has_id ? tokens : 0) + r.output_tokens;
+  if (has_session) r.prefix.push_back({trace_session_salt + static_cast<uint64_t>(session), rest});
+}
+
 }  // namespace
 
 std::string clock_limit_text() {
@@ -190,8 +211,10 @@ std::vector<Request> generate_traffic(const TrafficSpec& spec) {
 std::vector<Request> parse_trace_csv(std::string_view text, const std::string& source) {
   std::vector<Request> out;
   int64_t line_no = 0;
-  bool header = false;
+  bool header = false, structured = false;
   double last = 0;
+  constexpr const char* plain = "arrival_s,input_tokens,output_tokens";
+  constexpr const char* with_prefix = "arrival_s,input_tokens,output_tokens,prefix_id,prefix_tokens,session_id";
   // A UTF-8 byte order mark at the start (as spreadsheet programs save CSV) is not part of
   // the header, as in the measurements reader.
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
@@ -208,16 +231,19 @@ std::vector<Request> parse_trace_csv(std::string_view text, const std::string& s
     if (line.empty() && last_line) break;
     if (!line.empty() && line.front() == '#') continue;
     if (!header) {
-      if (line != "arrival_s,input_tokens,output_tokens") {
-        throw InputError(where, "expected the header 'arrival_s,input_tokens,output_tokens', got '" + excerpt(line) + "'");
+      if (line != plain && line != with_prefix) {
+        // Extra columns: say which ones the reader knows.
+        const bool extended = line.substr(0, std::string_view(plain).size() + 1) == std::string(plain) + ",";
+        throw InputError(where, std::string("expected the header '") + (extended ? with_prefix : plain) + "', got '" + excerpt(line) + "'");
       }
       header = true;
+      structured = line == with_prefix;
       continue;
     }
     const auto f = split(line, ',');
-    if (f.size() != 3) {
-      throw InputError(where, "expected 3 fields (arrival_s,input_tokens,output_tokens), got " + std::to_string(f.size()) + ": '" +
-                                  excerpt(line) + "'");
+    if (f.size() != (structured ? 6u : 3u)) {
+      throw InputError(where, fmt::format("expected {} fields ({}), got {}: '{}'", structured ? 6 : 3, structured ? with_prefix : plain, f.size(),
+                                          excerpt(line)));
     }
     Request r;
     if (!parse_double(f[0], r.arrival_s) || r.arrival_s < 0) {
@@ -238,6 +264,7 @@ std::vector<Request> parse_trace_csv(std::string_view text, const std::string& s
         throw InputError(where, std::string(names[i]) + ": expected an integer 1..10000000, got '" + excerpt(f[1 + i]) + "'");
       }
     }
+    if (structured) read_prefix_columns(f, where, r);
     last = r.arrival_s;
     out.push_back(r);
     if (static_cast<int64_t>(out.size()) > max_requests) throw InputError(where, "more than 10000000 requests");

@@ -36,6 +36,24 @@ printf 'arrival_s,input_tokens\n' > "$tmp/head.csv"
 expect_error "$tmp/head.csv: line 1: expected the header 'arrival_s,input_tokens,output_tokens'" simulate "${base[@]}" --trace "$tmp/head.csv"
 expect_error "--trace: gives the arrivals; drop --rate" simulate "${base[@]}" --trace "$tmp/ok.csv" --rate 2
 expect_error "--trace: $tmp/missing.csv: cannot read file" simulate "${base[@]}" --trace "$tmp/missing.csv"
+# Prefix caching over token-structured traffic (docs/simulator.md 1.6): 40 requests 1 s apart
+# at most (rate 1, a few ms each, so each finds the cache its predecessors left), one system
+# prompt of 1,000 tokens: every request after the first finds floor(1000 / 16) x 16 = 992
+# tokens (vLLM's 16-token blocks) of its 1,000 + 24 = 1,024: 39 x 992 / (40 x 1,024) = 0.94453.
+"$CHALK" simulate "${base[@]}" --rate 1 --requests 40 --input 24 --output 8 --shared-prefix 1000:1 --json > "$tmp/prefix.json" || fail "simulate --shared-prefix"
+python3 - "$tmp/prefix.json" <<'PY' || fail "prefix cache hit rate"
+import json, sys
+d = json.load(open(sys.argv[1]))["details"][0]
+p = d["prefix_cache"]
+assert abs(p["cached_token_fraction"] - 39 * 992 / (40 * 1024)) < 1e-12, p
+assert p["kv_blocks_evicted"] == 0 and d["kv_blocks_leaked"] == 0 and d["routing"] == "round-robin", d
+PY
+"$CHALK" simulate "${base[@]}" --rate 1 --requests 40 --input 24 --output 8 --json | python3 -c 'import json,sys; assert json.load(sys.stdin)["details"][0]["prefix_cache"] is None' || fail "prefix_cache should be null without token structure"
+expect_error "--shared-prefix: got '1000'; expected TOKENS:GROUPS[:S]" simulate "${base[@]}" --rate 1 --shared-prefix 1000
+expect_error "--sessions: got '8:0'; expected N:TURNS" simulate "${base[@]}" --rate 1 --sessions 8:0
+expect_error "--prefix-hit-rate: is the simple mode of prefix caching" simulate "${base[@]}" --rate 1 --shared-prefix 1000:2 --prefix-hit-rate 0.5
+expect_error "--shared-prefix: shapes synthetic traffic" simulate "${base[@]}" --trace "$tmp/ok.csv" --shared-prefix 1000:2
+expect_error "--routing: expected round-robin or cache-aware, got 'random'" simulate "${base[@]}" --rate 1 --routing random
 # Bad traffic, policy and SLO flags.
 expect_error "--rate: state the traffic" simulate "${base[@]}"
 expect_error "--rate: must be a positive number, got -1" simulate "${base[@]}" --rate -1

@@ -14,11 +14,33 @@
 
 namespace chalk::sim {
 
+/// How a pool's router picks a replica for each request (docs/simulator.md, "Routing").
+enum class Routing {
+  round_robin,  ///< request i (in arrival order) to replica i mod replicas
+  /// SGLang's router (sgl-model-gateway) cache_aware policy: the router keeps a tree of
+  /// the prompts it sent to each replica (here: their KV blocks' hashes, LRU-bounded by
+  /// the replica's KV blocks); when the load is balanced it sends a request to the replica
+  /// with the longest cached prefix if that covers more than cache_threshold of the prompt,
+  /// else to the replica whose tree is smallest; when unbalanced, to the least loaded.
+  cache_aware,
+};
+
+/// The cache_aware policy's knobs, at sgl-model-gateway's defaults (its CLI, src/main.rs:
+/// --cache-threshold 0.3, --balance-abs-threshold 64, --balance-rel-threshold 1.5). The
+/// load is unbalanced when max - min > abs and max > min x rel.
+struct CacheAwareRouting {
+  double cache_threshold = 0.3;       ///< prefix match ratio, [0, 1]
+  int64_t balance_abs_threshold = 64; ///< requests
+  double balance_rel_threshold = 1.5; ///< >= 1
+};
+
 /// Identical replicas of one deployment under one scheduler policy.
 struct Pool {
   Deployment replica;
   int64_t replicas = 1;
   SimOptions options;
+  Routing routing = Routing::round_robin;
+  CacheAwareRouting cache_aware;
 };
 
 /// Moving one request's prompt KV from a prefill replica to a decode replica.
@@ -60,14 +82,23 @@ struct ClusterRun {
   double kv_transfer_s_mean = 0;
 };
 
-/// Aggregated serving: request i (in arrival order) goes to replica i mod replicas, each
-/// replica runs simulate() for `phase` (Phase::prefill: a prefill pool alone). Throws
-/// InputError for replicas < 1 or as simulate.
+/// Aggregated serving: request i (in arrival order) goes to replica i mod replicas
+/// (Routing::round_robin) or where the cache-aware router sends it, each replica runs
+/// simulate() for `phase` (Phase::prefill: a prefill pool alone). The router's load is the
+/// requests it has sent each replica: it learns of no completion (a run's replicas are
+/// simulated one after another), so the imbalance it sees only grows; an approximation of
+/// the gateway's in-flight count. Throws InputError for replicas < 1, bad routing knobs
+/// ("cache_threshold", "balance_abs_threshold", "balance_rel_threshold") or as simulate.
 ClusterRun simulate_aggregated(const Pool& pool, std::span<const Request> requests, Phase phase = Phase::both);
+
+/// Replica of each request (by input index) under `pool`'s routing; cache-aware routing
+/// reads the requests' token structure (Request::prefix) with the pool's block size.
+std::vector<int64_t> route(const Pool& pool, std::span<const Request> requests);
 
 /// Disaggregated serving: the prefill pool runs each prompt to its first token
 /// (Phase::prefill); its KV then travels (kv_transfer) and the request arrives at the decode
-/// pool, round-robin in order of readiness, with its first token computed (Phase::decode).
+/// pool, round-robin in order of readiness, with its first token computed (Phase::decode);
+/// the prefill pool routes as `prefill.routing` says (its cache holds the prompts).
 /// The user sees that token when the decode pool admits the request (the decode instance
 /// streams it), so TTFT includes the transfer and the decode queue; TPOT and ITL start
 /// there. Throws as simulate_aggregated.

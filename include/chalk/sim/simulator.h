@@ -27,9 +27,11 @@ enum class Phase {
 
 struct SimOptions {
   EnginePolicy policy = engine_policy("vllm");
-  /// Fraction of each prompt's tokens found in the prefix cache: they are neither computed
-  /// nor transferred, but are read as the prefix of the first chunk and hold KV blocks.
-  /// [0, 1).
+  /// The simple mode of prefix caching: a fixed fraction of each prompt's tokens found in
+  /// the prefix cache: they are neither computed nor transferred, but are read as the
+  /// prefix of the first chunk and hold KV blocks. [0, 1). Traffic with token structure
+  /// (Request::prefix) runs the real cache instead (hits emerge from the trace, the KV pool
+  /// and LRU eviction); the two exclude each other (InputError "prefix_hit_rate").
   double prefix_hit_rate = 0;
   /// KV blocks of the replica; 0 = what HBM holds beside the weights and the reserve:
   /// floor((HBM - weights - reserve) / (block_size x KV bytes per token)) (memory_plan).
@@ -86,6 +88,13 @@ struct SimRun {
   int64_t kv_blocks_total = 0;
   int64_t kv_blocks_peak = 0;
   int64_t kv_blocks_leaked = 0;  ///< blocks still held when every request has finished (must be 0)
+  /// Prefix caching ran (the traffic carries token structure, Request::prefix; docs/
+  /// simulator.md, "Prefix caching"): RequestRecord::cached_tokens are the blocks found
+  /// at first admission. Cached blocks of finished requests stay until evicted, and are
+  /// not counted as leaked.
+  bool prefix_caching = false;
+  int64_t kv_blocks_evicted = 0;  ///< cached blocks evicted (LRU) to make room
+
   int64_t preemptions = 0;
   int64_t rejected = 0;
   double end_s = 0;              ///< when the last request finished
@@ -114,7 +123,12 @@ struct SimRun {
 /// max_position_embeddings, or needing more blocks than the replica has, is rejected
 /// (counted, never run; RequestRecord::over_context says which). Under data-parallel attention (attention TP t < n
 /// chips) an admitted request lives on the rank holding the fewest admitted requests until
-/// it finishes or is preempted (StepMix::decode_ranks). Throws InputError for bad options,
+/// it finishes or is preempted (StepMix::decode_ranks). Requests with token structure
+/// (Request::prefix) run the prefix cache (docs/simulator.md 1.6): admission takes the
+/// longest run of cached whole blocks (at most the prompt - 1 tokens) as computed, computed
+/// blocks join the cache, a finished request's blocks stay cached until a request short of
+/// blocks evicts them, least recently used first, before any preemption; SimOptions::
+/// prefix_hit_rate must then be 0. Throws InputError for bad options,
 /// and, as vLLM refuses to start with max_num_batched_tokens below max_model_len when
 /// chunked prefill is off (SchedulerConfig's check), for a token budget below the longest
 /// prompt with chunked prefill off (field max_batched_tokens; not in a decode pool).

@@ -12,11 +12,26 @@
 
 namespace chalk::sim {
 
+/// A run of tokens that other requests share: the first `tokens` tokens of the token
+/// stream named `id` (a system prompt, a few-shot template, a conversation's history).
+/// Two requests whose token sequences start with the same segments (same ids, same
+/// lengths or one a prefix of the other) start with the same tokens; the prefix cache
+/// (docs/simulator.md, "Prefix caching") sees only these identities, never token values.
+struct PrefixSegment {
+  uint64_t id = 0;
+  int64_t tokens = 0;  ///< >= 1
+};
+
 /// One request: when it arrives and how long its prompt and its answer are.
 struct Request {
   double arrival_s = 0;        ///< seconds from the start of the run
   int64_t input_tokens = 1;    ///< prompt tokens (>= 1)
   int64_t output_tokens = 1;   ///< tokens generated, the first included (>= 1)
+  /// What the request's token sequence (the prompt, then the answer) starts with, in
+  /// order; the tokens after the segments are the request's own. The segments may run past
+  /// the prompt into the answer: a conversation's stream continues with the model's answer,
+  /// which the next turn resends. Empty (the default): no structure, nothing shared.
+  std::vector<PrefixSegment> prefix;
 };
 
 /// The latest time the simulator's clock takes: 2^33 s (272 years). A double holds a time
@@ -69,8 +84,43 @@ struct TrafficSpec {
 /// low that the arrivals pass max_clock_s ("rate").
 std::vector<Request> generate_traffic(const TrafficSpec& spec);
 
+/// Token structure laid over synthetic traffic (docs/simulator.md, "Prefix caching"):
+/// shared system prompts and multi-turn conversations. `--input` then draws the tokens a
+/// request adds of its own (the user's new message).
+struct PrefixTraffic {
+  /// --shared-prefix TOKENS:GROUPS[:S]: each request (each conversation) starts with one of
+  /// `groups` system prompts of `tokens` tokens, group g drawn with probability
+  /// proportional to 1/(g+1)^S (S = 0: uniform; Zipf's law with exponent S otherwise).
+  int64_t system_tokens = 0, groups = 0;
+  double zipf_s = 0;
+  /// --sessions N:TURNS: N conversations open at once, each of `turns` turns; arrival k
+  /// (in order) is turn floor(k / N) mod TURNS of conversation slot k mod N, a slot opening
+  /// a new conversation when its last one ends. A turn's prompt is the system prompt, the
+  /// previous turn's prompt and answer, then its own new tokens (OpenAI chat completions
+  /// resend the whole history: each request carries its messages).
+  int64_t sessions = 0, turns = 0;
+  bool enabled() const { return groups > 0 || sessions > 0; }
+};
+
+/// Parses --shared-prefix "TOKENS:GROUPS[:S]" (TOKENS 1..10,000,000, GROUPS 1..1,000,000,
+/// S in [0, 10]). Throws InputError naming `field`, the text and the expected form.
+PrefixTraffic parse_shared_prefix(std::string_view text, const std::string& field, PrefixTraffic into = {});
+/// Parses --sessions "N:TURNS" (N 1..1,000,000, TURNS 1..10,000). Throws as parse_shared_prefix.
+PrefixTraffic parse_sessions(std::string_view text, const std::string& field, PrefixTraffic into = {});
+
+/// Lays `p` over `requests` (in arrival order, as generate_traffic draws them), drawing
+/// the groups from `seed` (its own stream: arrivals and lengths are those without it).
+/// A request's input_tokens become system tokens + its history + its drawn tokens, its
+/// prefix [system prompt g, conversation stream c] (the stream spans the history, the new
+/// tokens and the answer). Throws InputError("input") when a prompt passes 10,000,000 tokens.
+void apply_prefix_traffic(std::vector<Request>& requests, const PrefixTraffic& p, uint64_t seed);
+
 /// Reads a trace CSV: a header line `arrival_s,input_tokens,output_tokens`, then one
 /// request per line, arrival times non-decreasing and >= 0, token counts integers >= 1.
+/// The header may add `,prefix_id,prefix_tokens,session_id` (each may be empty on a line):
+/// the prompt starts with shared prompt prefix_id of prefix_tokens tokens (1..input_tokens),
+/// then, with a session_id, the conversation's stream (the rest of the prompt and the
+/// answer: the next turn of the session resends them); Request::prefix.
 /// Lines starting with '#' and a final empty line are skipped; a time past max_clock_s is
 /// refused (epoch milli- or microseconds read as seconds). `source` names the file in
 /// errors. Throws InputError with the line number, the column, the text and what was

@@ -1,0 +1,20 @@
+// The simulator's event loop, private to src/sim (simulator.cc); simulate() (simulate.cc)
+// wraps it with the engine's mechanisms and the requests' fixed work outside the GPU.
+#pragma once
+
+#include <span>
+
+#include "chalk/base/error.h"
+#include "chalk/sim/simulator.h"
+
+namespace chalk::sim::detail {
+
+/// The event loop of simulate() (simulator.h), with each request arriving at the
+/// scheduler at its arrival_s.
+SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase);
+
+/// The error for a prompt over the step budget with chunked prefill off, in the words of
+/// the engine simulated (field max_batched_tokens).
+InputError whole_prompt_over_budget(const EnginePolicy& p, int64_t prompt_tokens);
+
+}  // namespace chalk::sim::detail
