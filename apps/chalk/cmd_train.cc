@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "envelope.h"
 #include "deployment_options.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
@@ -227,9 +228,9 @@ void run_step(const TrainArgs& a) {
                         {"optimizer", s.plan.state.name}, {"state_bytes_per_param", s.plan.state.total()},
                         {"ep_dispatcher", std::string(to_string(s.plan.ep_dispatcher))}, {"ep_overlap", s.plan.ep_overlap},
                         {"mfu_definition", train_run::mfu_definition(true, "bf16")},
-                        {"step", row}, {"warnings", s.warnings}};
+                        {"rows", nlohmann::json::array({row})}, {"warnings", s.warnings}};  // the step: one row
     if (a.explain) j["explanations"] = explanations_json(explain_training_step(s.rates, s.plan, s.placement, st));
-    print_json(std::cout, j);
+    print_json(std::cout, envelope("train step", std::move(j), column_keys(t)));
     return;
   }
   std::cout << fmt::format("chalk train step: {} on {} x {} ({}), {} sequences of {} tokens per step\n", s.model.name, plan_chips(s.plan),

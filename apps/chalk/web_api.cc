@@ -26,7 +26,7 @@ namespace {
 /// Fields a request may not set: output formats (the API always answers JSON), flags
 /// that write files (`plot`, `launch-dir`), and `trace` (a file the server would read).
 bool forbidden(const std::string& flag) {
-  static const std::vector<std::string> no = {"json", "csv", "wide", "help", "version", "plot", "launch-dir", "trace"};
+  static const std::vector<std::string> no = {"json", "csv", "wide", "quiet", "help", "version", "plot", "launch-dir", "trace"};
   return std::find(no.begin(), no.end(), flag) != no.end();
 }
 
