@@ -233,6 +233,10 @@ void run_step(const TrainArgs& a) {
     print_json(std::cout, envelope("train step", std::move(j), column_keys(t)));
     return;
   }
+  if (quiet_tables()) {  // --quiet: the step as the one-row table CSV gives (its prose below has no table)
+    print_table(std::cout, t);
+    return;
+  }
   std::cout << fmt::format("chalk train step: {} on {} x {} ({}), {} sequences of {} tokens per step\n", s.model.name, plan_chips(s.plan),
                            s.system.chip.name, s.system.name, s.plan.global_batch, s.plan.seq_len);
   std::cout << fmt::format("plan        {}\nplacement   {}\n", describe_plan(s.plan), s.placement.description);
