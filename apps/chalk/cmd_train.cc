@@ -252,9 +252,10 @@ void run_step(const TrainArgs& a) {
                            to_ms(st.t_ep), to_ms(st.t_ep_exposed), to_ms(st.t_cp_exposed), to_ms(st.t_pp_exposed));
   std::cout << fmt::format("throughput  {:.4g} tok/s, {:.4g} tok/s per chip, {:.4g} model TFLOP/s per chip\n", st.tokens_per_s.value(),
                            st.tokens_per_s_per_chip.value(), st.model_flops_per_s_per_chip.value() / 1e12);
-  std::cout << fmt::format("MFU         {:.1f}% (model FLOPs: 6 N_matmul + causal attention fwd+bwd, over the bf16 dense peak); HFU {:.1f}% "
-                           "(with recomputation)\n",
-                           100 * st.mfu, 100 * st.hfu);
+  // A fraction, as train layouts' MFU column and every JSON and CSV give it (issue 30), the percentage beside.
+  std::cout << fmt::format("MFU         {:.3f} ({:.1f}%; model FLOPs: 6 N_matmul + causal attention fwd+bwd, over the bf16 dense peak); "
+                           "HFU {:.3f} ({:.1f}%, with recomputation)\n",
+                           st.mfu, 100 * st.mfu, st.hfu, 100 * st.hfu);
   std::cout << fmt::format("memory      {:.4g} GB of {:.4g} GB per chip: {}\n", to_gb(mem.total), to_gb(mem.capacity),
                            mem.fits ? "fits" : "DOES NOT FIT (chalk train memory shows the parts)");
   std::cout << "overlap     " << step_overlap(s.plan, s.placement, st) << "\n";

@@ -151,4 +151,9 @@ assert j['equivalent_plans_folded'] == sum(r['equivalent_plans'] for r in rows) 
 " || fail "train layouts: equal plans not folded"
 out=$("$CHALK" train layouts -m deepseek-v3 -H gb200-nvl72 -n 1024 --limit 50) || fail "train layouts text"
 printf '%s\n' "$out" | grep -q "^folded      [0-9]* more plans with the same step time and memory" || fail "train layouts does not say what it folded: $out"
+# MFU as a fraction in train step's text too (issue 30: 0.6 in train layouts, 60% in train
+# step): the text's fraction is the JSON's mfu to 3 places, the percentage beside it.
+text=$("$CHALK" train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8) || fail "train step text"
+mfu=$("$CHALK" train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8 --json | python3 -c "import json,sys; m=json.load(sys.stdin)['rows'][0]['mfu']; print(f'{m:.3f} ({100 * m:.1f}%;')")
+printf '%s\n' "$text" | grep -qF "MFU         $mfu" || fail "train step's MFU is not '$mfu': $text"
 echo "train: all passed"
