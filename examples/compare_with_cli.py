@@ -43,7 +43,7 @@ print({k: v for k, v in py.items() if "balance" in k or k.startswith("b_")})
 # %%
 steps = chalk.decode(model="deepseek-v3", hardware="gb200-nvl72", batch="1:4096")
 sh = cli("decode", "-m", "deepseek-v3", "-H", "gb200-nvl72", "-b", "1:4096")
-print("same rows:", steps.to_dict("records") == sh["steps"])
+print("same rows:", steps.to_dict("records") == sh["rows"])
 print(steps[["batch", "t_step_ms", "bound", "governs", "tok_per_s_per_user", "tok_per_s_per_chip", "cost_usd_per_mtok"]].to_string(index=False))
 
 # %% [markdown]

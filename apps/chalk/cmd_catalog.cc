@@ -43,7 +43,7 @@ void run_models(const CatalogArgs& a) {
            decode_flops_per_token(m, a.context).value() / 1e9,
            to_gb(weight_bytes(m, m.weights)), m.max_context});
   }
-  print_table_or(std::cout, t, a.output.json, a.output.csv, fmt::format("chalk models: parameters (counts), KV cache ({}) and decode FLOPs per token at context {}", a.kv, a.context));
+  print_table_or(std::cout, t, a.output.json, a.output.csv, fmt::format("chalk models: parameters (counts), KV cache ({}) and decode FLOPs per token at context {}", a.kv, a.context), "models");
 }
 
 void run_hardware(const CatalogArgs& a) {
@@ -79,7 +79,7 @@ void run_hardware(const CatalogArgs& a) {
            s.scale_up_topology ? Cell(std::string(to_string(*s.scale_up_topology))) : Cell{},
            s.power_w_per_chip ? Cell(*s.power_w_per_chip) : Cell{}});
   }
-  print_table_or(std::cout, t, a.output.json, a.output.csv, "chalk hardware: dense peaks per chip, HBM, FLOPs per byte (lecture 18:00), HBM sweep time (lecture 22:44); status announced = vendor keynote figures");
+  print_table_or(std::cout, t, a.output.json, a.output.csv, "chalk hardware: dense peaks per chip, HBM, FLOPs per byte (lecture 18:00), HBM sweep time (lecture 22:44); status announced = vendor keynote figures", "hardware");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "chalk/base/error.h"
 #include "chalk/serving/serving.h"
+#include "envelope.h"
 #include "commands.h"
 #include "deployment_options.h"
 #include "pipeline_cli.h"
@@ -108,7 +109,7 @@ void run_decode(const DecodeArgs& a) {
                    {"weights_fit", mem.weights_fit}};
     j["levers"] = serving_cli::levers_json(lev);
     j["replica_choice"] = replica_note_json(note);
-    j["steps"] = to_json(t);
+    j["rows"] = to_json(t);
     j["warnings"] = warnings;
     if (a.explain) {
       j["explanations"] = nlohmann::json::array();
@@ -116,7 +117,7 @@ void run_decode(const DecodeArgs& a) {
         for (int64_t b : batches) j["explanations"].push_back({{"batch", b}, {"context_tokens", s}, {"figures", explanations_json(decode_explanations(d, b, s))}});
       }
     }
-    print_json(std::cout, j);
+    print_json(std::cout, envelope("decode", std::move(j), column_keys(t)));
   } else {
     std::cout << (d.mechanisms.enabled
                       ? "chalk decode: one decode step, engine step (layout collectives, kernel floor, kernel efficiencies; "

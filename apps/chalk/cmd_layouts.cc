@@ -10,6 +10,7 @@
 #include "chalk/io/io.h"
 #include "chalk/engine/default_layout.h"
 #include "chalk/engine/layout_search.h"
+#include "envelope.h"
 #include "commands.h"
 #include "deployment_options.h"
 #include "explain_cli.h"
@@ -225,13 +226,13 @@ void run_layouts(const LayoutsArgs& a) {
                         {"price_usd_per_chip_hour", price ? nlohmann::json(to_usd_per_hour(*price)) : nlohmann::json()},
                         {"warnings", warnings},
                         {"replica_choice", replica_note_json(note)},
-                        {"layouts", rows.fitting},
+                        {"rows", rows.fitting},
                         {"rejected_layouts", rows.rejected}};
     if (a.explain) {
       j["explanations"] = nlohmann::json::array();
       for (const auto& r : rankings) j["explanations"].push_back({{"batch", r.batch}, {"figures", explanations_json(explain_layout_winner(r.ranked, q.n_chips, static_cast<double>(r.batch)))}});
     }
-    print_json(std::cout, j);
+    print_json(std::cout, envelope("layouts", std::move(j), column_keys(t)));
     return;
   }
   std::cout << fmt::format("chalk layouts: {} on {} x {} ({}), context {}, ranked by {} (mechanisms step; docs/formulas.md, Layout search)\n",

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "envelope.h"
 #include "arg_parse.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
@@ -226,7 +227,9 @@ void run_plan(PlanArgs a) {
   }
   if (a.output.json) {
     nlohmann::json j;
-    j["model"] = describe_json(make_deployment(m, s, base))["model"];
+    const nlohmann::json described = describe_json(make_deployment(m, s, base));
+    j["model"] = described["model"];
+    j["hardware"] = described["hardware"];
     j["traffic"] = describe_traffic(a.traffic, reqs);
     j["engine"] = sim::release_name(policy);
     j["kv_admission"] = policy.reserve_to_completion ? "to_completion" : "on_demand";
@@ -243,7 +246,7 @@ void run_plan(PlanArgs a) {
     j["simulations"] = r.simulations;
     j["evaluated"] = static_cast<int64_t>(r.evaluated.size());
     j["best"] = r.best ? to_json(chosen)[0] : nlohmann::json(nullptr);
-    j["pareto"] = to_json(front);
+    j["rows"] = to_json(front);  // the Pareto front
     j["why_none"] = r.why_none;
     j["warnings"] = warnings;
     j["searched"] = r.searched;
@@ -253,7 +256,7 @@ void run_plan(PlanArgs a) {
       for (const auto& f : e.files) files.push_back({{"path", f.path}, {"text", f.text}, {"executable", f.executable}});
       j["launch"].push_back({{"engine", e.engine}, {"simulated", e.simulated}, {"checked_at", e.checked_at}, {"problem", e.problem}, {"files", files}});
     }
-    print_json(std::cout, j);  // captured by `chalk web` (web_api.h)
+    print_json(std::cout, envelope("plan", std::move(j), column_keys(front)));  // captured by `chalk web` (web_api.h)
     return;
   }
   std::cout << fmt::format("chalk plan: the cheapest deployment of {} on {} within {} chips that meets", m.name, s.name, r.chip_budget)

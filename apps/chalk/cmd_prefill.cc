@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "chalk/base/error.h"
+#include "envelope.h"
 #include "commands.h"
 #include "deployment_options.h"
 #include "pipeline_cli.h"
@@ -62,7 +63,7 @@ void run_prefill(const PrefillArgs& a) {
   } else if (a.output.json) {
     auto j = describe_json(d);
     j["replica_choice"] = replica_note_json(note);
-    j["prefills"] = to_json(t);
+    j["rows"] = to_json(t);
     j["warnings"] = warnings;
     if (a.explain) {
       j["explanations"] = nlohmann::json::array();
@@ -70,7 +71,7 @@ void run_prefill(const PrefillArgs& a) {
         for (int64_t b : batches) j["explanations"].push_back({{"batch", b}, {"prompt_tokens", p}, {"figures", explanations_json(explain_prefill(d, b, p, a.prefix))}});
       }
     }
-    print_json(std::cout, j);
+    print_json(std::cout, envelope("prefill", std::move(j), column_keys(t)));
   } else {
     std::cout << (d.mechanisms.enabled ? "chalk prefill: one prefill chunk, engine step (docs/formulas.md); roofline ms = the lower bound "
                                          "(lecture 1:41-1:51); TTFT excludes queueing\n"

@@ -11,6 +11,7 @@
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/prices/compare.h"
+#include "envelope.h"
 #include "deployment_options.h"
 #include "prices_cli.h"
 #include "table.h"
@@ -195,9 +196,9 @@ void run_compare(const CompareArgs& a) {
                      {"prefix_hit_rate", w.prefix_hit_rate},
                      {"context_tokens", h.context}};
     j["notes"] = h.notes;
-    j["offers"] = nlohmann::json::array();
-    for (const auto& oc : h.offers) j["offers"].push_back(offer_json(oc, t));
-    print_json(std::cout, j);
+    j["rows"] = nlohmann::json::array();  // one per host offer, each with its systems[]
+    for (const auto& oc : h.offers) j["rows"].push_back(offer_json(oc, t));
+    print_json(std::cout, envelope("prices compare", std::move(j)));
     return;
   }
   std::string footnotes;

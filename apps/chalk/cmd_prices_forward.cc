@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "chalk/prices/prices.h"
+#include "envelope.h"
 #include "deployment_options.h"
 #include "prices_cli.h"
 #include "table.h"
@@ -81,8 +82,8 @@ void run_forward(const ForwardArgs& a) {
                     {"output_cost_usd_per_mtok", mtok(f.output_cost)},
                     {"memory_fits", f.memory_fits}};
     j["energy"] = energy_assumptions_json(power, facility);
-    j["prices"] = to_json(t);
-    print_json(std::cout, j);
+    j["rows"] = to_json(t);  // the prices: implied, then the sheets compared
+    print_json(std::cout, envelope("prices forward", std::move(j), column_keys(t)));
     return;
   }
   std::cout << "chalk prices forward: the prices a deployment implies (cost per token = n price t_step / B, x markup), "

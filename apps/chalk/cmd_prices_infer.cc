@@ -12,6 +12,7 @@
 #include "chalk/base/error.h"
 #include "chalk/prices/explain.h"
 #include "chalk/prices/prices.h"
+#include "envelope.h"
 #include "deployment_options.h"
 #include "explain_cli.h"
 #include "prices_cli.h"
@@ -194,7 +195,12 @@ void run_infer(const InferArgs& a) {
                {"low", "low", 4},         {"high", "high", 4},     {"note", "note"}};
   t.set_priority({"inference", "subject", "quantity"}, 0);
   t.set_priority({"note"}, 2);
-  for (const auto& f : inference_figures(p)) t.add({f.inference, f.subject, f.quantity, f.figure.value, f.figure.low, f.figure.high, f.note});
+  Table words = t;  // the table people read: each quantity in words (JSON and CSV keep the keys)
+  words.columns[2].key = "quantity_words";
+  for (const auto& f : inference_figures(p)) {
+    t.add({f.inference, f.subject, f.quantity, f.figure.value, f.figure.low, f.figure.high, f.note});
+    words.add({f.inference, f.subject, quantity_words(f.quantity), f.figure.value, f.figure.low, f.figure.high, f.note});
+  }
   auto est = [](const auto& e) { return nlohmann::json{{"value", e.value.value()}, {"low", e.low.value()}, {"high", e.high.value()}}; };
   auto est_d = [](const Estimate<double>& e) { return nlohmann::json{{"value", e.value}, {"low", e.low}, {"high", e.high}}; };
   if (a.output.csv) {
@@ -214,6 +220,8 @@ void run_infer(const InferArgs& a) {
                         {"storage_duration_s", as.storage_duration.value()},
                         {"hbm_share_of_chip_price", est_d(as.tier_costs.hbm_share_of_chip_price)}};
     j["deployment"] = describe_json(d);
+    j["model"] = j["deployment"]["model"];  // the stand-in's, as every command's (the sheet's model: sheet.model)
+    j["hardware"] = j["deployment"]["hardware"];
     j["kv_bytes_per_token"] = est(p.kv_bytes_per_token);
     j["kv_from_price_step"] = p.kv_from_step;
     j["output_costs_more_than_input"] = p.phases.output_costs_more;
@@ -224,9 +232,9 @@ void run_infer(const InferArgs& a) {
     }
     j["memory_tiers"] = storage;
     j["warnings"] = fs.warnings;
-    j["figures"] = to_json(t);
+    j["rows"] = to_json(t);  // the inferred figures
     if (a.explain) j["explanations"] = explanations_json(explain_price_inference(p, as));
-    print_json(std::cout, j);
+    print_json(std::cout, envelope("prices infer", std::move(j), column_keys(t)));
     return;
   }
   std::cout << fmt::format("chalk prices infer: {} ({}, {}), read backwards (lecture 1:32:51-2:03:48)\n", s.model, s.provider, s.date);
@@ -254,7 +262,7 @@ void run_infer(const InferArgs& a) {
                            d.n_chips, d.system.name);
   for (const auto& w : fs.warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
-  print_table(std::cout, t);
+  print_table(std::cout, words);
   if (a.explain) std::cout << "\nHow the central figures are computed:\n" << explanations_text(explain_price_inference(p, as));
 }
 

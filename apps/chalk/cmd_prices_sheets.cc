@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "chalk/prices/prices.h"
+#include "envelope.h"
 #include "deployment_options.h"
 #include "prices_cli.h"
 #include "table.h"
@@ -74,16 +75,17 @@ void run_list(const ListArgs& a) {
            s.long_context.empty() ? Cell{} : Cell(s.long_context.front().threshold_tokens),
            s.cache.storage ? Cell(to_usd_per_mtok_per_hour(*s.cache.storage)) : Cell{}, tiers.empty() ? Cell{} : Cell(tiers)});
   }
-  print_table_or(std::cout, t, a.output.json, a.output.csv, "chalk prices list: built-in API price sheets (data/prices/, each citing its source), USD per 1M tokens");
+  print_table_or(std::cout, t, a.output.json, a.output.csv, "chalk prices list: built-in API price sheets (data/prices/, each citing its source), USD per 1M tokens", "prices list");
 }
 
 void run_show(const ShowArgs& a) {
   const PriceSheet s = load_price_sheet(a.sheet);
+  const Table t = sheet_table(s);
   if (a.output.json) {
-    std::cout << price_sheet_to_json(s);
+    // The sheet as its file says it (chalk-prices/1: a price file again), its table as the rows.
+    print_json(std::cout, envelope("prices show", {{"sheet", nlohmann::json::parse(price_sheet_to_json(s))}, {"rows", to_json(t)}}, column_keys(t)));
     return;
   }
-  const Table t = sheet_table(s);
   if (a.output.csv) {
     print_csv(std::cout, t);
     return;

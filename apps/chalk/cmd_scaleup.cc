@@ -9,6 +9,7 @@
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/scaleup/scaleup.h"
+#include "envelope.h"
 #include "commands.h"
 #include "deployment_options.h"
 #include "table.h"
@@ -282,8 +283,14 @@ void run_scaleup(const ScaleupArgs& a) {
                         {"state_bytes_per_sequence", state_bytes_per_sequence(model).value()},
                         {"moe_sparsity", q.moe_sparsity},
                         {"memory_reserve_fraction", q.memory_reserve_fraction},
-                        {"systems", sys}};
-    print_json(std::cout, j);
+                        {"rows", sys}};  // one per system
+    std::vector<std::string> columns;  // the rows' keys as row_json orders them
+    for (const auto& r : sys) {
+      for (const auto& [k, v] : r.items()) {
+        if (std::find(columns.begin(), columns.end(), k) == columns.end()) columns.push_back(k);
+      }
+    }
+    print_json(std::cout, envelope("scaleup", nlohmann::json(j), columns));
     return;
   }
   const Bytes kv_seq = sequence_bytes(model, q.context, q.kv);  // KV, plus linear layers' fixed state

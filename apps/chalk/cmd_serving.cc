@@ -12,6 +12,7 @@
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/serving/serving.h"
+#include "envelope.h"
 #include "commands.h"
 #include "deployment_options.h"
 #include "serving_cli.h"
@@ -152,13 +153,13 @@ Cell cost_cell(const std::optional<UsdPerToken>& c) { return c ? Cell(to_usd_per
 
 nlohmann::json opt_json(const std::optional<int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
-void print(const ServingArgs& a, const Table& t, const nlohmann::json& head, const std::string& text_head, const std::string& explain_text) {
+void print(std::string_view command, const ServingArgs& a, const Table& t, const nlohmann::json& head, const std::string& text_head, const std::string& explain_text) {
   if (a.output.csv) {
     print_csv(std::cout, t);
   } else if (a.output.json) {
     nlohmann::json j = head;
     j["rows"] = to_json(t);
-    print_json(std::cout, j);
+    print_json(std::cout, envelope(command, std::move(j), column_keys(t)));
   } else {
     std::cout << text_head << '\n';
     print_table(std::cout, t);

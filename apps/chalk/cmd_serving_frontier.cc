@@ -14,6 +14,7 @@
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/serving/serving.h"
+#include "envelope.h"
 #include "deployment_options.h"
 #include "serving_cli.h"
 #include "table.h"
@@ -133,7 +134,7 @@ void run_frontier(const ServingArgs& a) {
                         fmt::join(tried, ", "));
   }
   head["replica_sizes"] = tried;
-  print(a, t, head, text);
+  print("serving frontier", a, t, head, text);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -275,7 +276,8 @@ void run_modes(const ServingArgs& a) {
     j["levers"] = levers_json(lev);
     RooflineBeside lower(l, lev);
     j["modes"] = modes_json(r, lower);
-    print_json(std::cout, j);
+    j["rows"] = nlohmann::json::array();  // a report: its figures are in `modes`
+    print_json(std::cout, envelope("serving modes", std::move(j)));
     return;
   }
   std::cout << fmt::format(

@@ -13,6 +13,7 @@
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/serving/serving.h"
+#include "envelope.h"
 #include "deployment_options.h"
 #include "serving_cli.h"
 #include "table.h"
@@ -103,7 +104,11 @@ void run_plot(const ServingArgs& a) {
   if (a.output.csv) throw InputError("--csv", "plot writes HTML, or its chart data with --json");
   const nlohmann::json data = chart_data(a, lev);
   if (a.output.json) {
-    print_json(std::cout, data);
+    nlohmann::json j = data;
+    j["rows"] = nlohmann::json::array();  // chart data: its series are batch_sweep, context_sweep, window, frontier
+    j["model"] = j["deployment"]["model"];
+    j["hardware"] = j["deployment"]["hardware"];
+    print_json(std::cout, envelope("serving plot", std::move(j)));
     return;
   }
 #ifdef CHALK_SERVING_WEB

@@ -109,7 +109,7 @@ void run_sweep(const ServingArgs& a) {
       explain_text += fmt::format("\nHow the figures of batch {}, context {} are computed:\n", p.batch, p.context) + explanations_text(xs);
     }
   }
-  print(a, sweep_table(d, pts, lev), head,
+  print("serving sweep", a, sweep_table(d, pts, lev), head,
         "chalk serving sweep: decode step time, speed and cost against batch and context, each term apart\n" +
             std::string(d.mechanisms.enabled
                         ? "(lecture 7:46-15:30; with mechanisms T_step = T_ops + T_comm + T_overhead, T_ops the sum over kernels of "
@@ -161,7 +161,7 @@ void run_balance(const ServingArgs& a) {
                      {"crossover_batch", b.crossover_batch},
                      {"kv_overtakes_weights_context_tokens", opt_json(b.kv_overtakes_weights_context)}};
   if (a.explain) head["explanations"] = explanations;
-  print(a, t, head,
+  print("serving balance", a, t, head,
         "chalk serving balance: where decode turns compute-bound (lecture 15:53-19:52) and where KV overtakes weights\n" +
             describe_text_with_warnings(d, s) + replica_note_text(note) + "levers      " + describe_levers(lev) + "\n",
         explain_text);
@@ -227,7 +227,7 @@ void run_window(const ServingArgs& a) {
   head["levers"] = levers_json(lev);
   head["windows"] = windows;
   const TokensPerSecond lecture = deployment_tokens_per_s(2000, seconds(1.0 / 64));
-  print(a, t, head,
+  print("serving window", a, t, head,
         "chalk serving window: how often the train departs (lecture 21:51-27:38)\n" + describe_text_with_warnings(d, max_context) + replica_note_text(note) + "levers      " +
             describe_levers(lev) +
             fmt::format("\nA step that reads all of HBM takes capacity / bandwidth; a replica holding the largest batch that "

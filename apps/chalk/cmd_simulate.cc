@@ -11,6 +11,7 @@
 
 #include "chalk/base/error.h"
 #include "chalk/engine/layout_search.h"
+#include "envelope.h"
 #include "commands.h"
 #include "deployment_options.h"
 #include "energy_cli.h"
@@ -244,7 +245,7 @@ void run_simulate(SimulateArgs a) {
                 {"tpot_slo_ms", slo.tpot_s ? nlohmann::json(*slo.tpot_s * 1e3) : nlohmann::json(nullptr)},
                 {"percentile", slo.percentile}};
     j["energy"] = energy_assumptions_json(power, facility);
-    j["results"] = to_json(t);
+    j["rows"] = to_json(t);  // one per mode run
     nlohmann::json details = nlohmann::json::array();
     for (const auto& r : results) {
       details.push_back({{"mode", r.name},
@@ -275,7 +276,7 @@ void run_simulate(SimulateArgs a) {
     }
     if (a.output.json) {
       for (auto& d : j["details"]) d.erase("latencies");
-      print_json(std::cout, j);  // captured by `chalk web` (web_api.h)
+      print_json(std::cout, envelope("simulate", std::move(j), column_keys(t)));  // captured by `chalk web` (web_api.h)
       return;
     }
   }

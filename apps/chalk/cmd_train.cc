@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "envelope.h"
 #include "deployment_options.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
@@ -227,9 +228,13 @@ void run_step(const TrainArgs& a) {
                         {"optimizer", s.plan.state.name}, {"state_bytes_per_param", s.plan.state.total()},
                         {"ep_dispatcher", std::string(to_string(s.plan.ep_dispatcher))}, {"ep_overlap", s.plan.ep_overlap},
                         {"mfu_definition", train_run::mfu_definition(true, "bf16")},
-                        {"step", row}, {"warnings", s.warnings}};
+                        {"rows", nlohmann::json::array({row})}, {"warnings", s.warnings}};  // the step: one row
     if (a.explain) j["explanations"] = explanations_json(explain_training_step(s.rates, s.plan, s.placement, st));
-    print_json(std::cout, j);
+    print_json(std::cout, envelope("train step", std::move(j), column_keys(t)));
+    return;
+  }
+  if (quiet_tables()) {  // --quiet: the step as the one-row table CSV gives (its prose below has no table)
+    print_table(std::cout, t);
     return;
   }
   std::cout << fmt::format("chalk train step: {} on {} x {} ({}), {} sequences of {} tokens per step\n", s.model.name, plan_chips(s.plan),
@@ -247,9 +252,10 @@ void run_step(const TrainArgs& a) {
                            to_ms(st.t_ep), to_ms(st.t_ep_exposed), to_ms(st.t_cp_exposed), to_ms(st.t_pp_exposed));
   std::cout << fmt::format("throughput  {:.4g} tok/s, {:.4g} tok/s per chip, {:.4g} model TFLOP/s per chip\n", st.tokens_per_s.value(),
                            st.tokens_per_s_per_chip.value(), st.model_flops_per_s_per_chip.value() / 1e12);
-  std::cout << fmt::format("MFU         {:.1f}% (model FLOPs: 6 N_matmul + causal attention fwd+bwd, over the bf16 dense peak); HFU {:.1f}% "
-                           "(with recomputation)\n",
-                           100 * st.mfu, 100 * st.hfu);
+  // A fraction, as train layouts' MFU column and every JSON and CSV give it (issue 30), the percentage beside.
+  std::cout << fmt::format("MFU         {:.3f} ({:.1f}%; model FLOPs: 6 N_matmul + causal attention fwd+bwd, over the bf16 dense peak); "
+                           "HFU {:.3f} ({:.1f}%, with recomputation)\n",
+                           st.mfu, 100 * st.mfu, st.hfu, 100 * st.hfu);
   std::cout << fmt::format("memory      {:.4g} GB of {:.4g} GB per chip: {}\n", to_gb(mem.total), to_gb(mem.capacity),
                            mem.fits ? "fits" : "DOES NOT FIT (chalk train memory shows the parts)");
   std::cout << "overlap     " << step_overlap(s.plan, s.placement, st) << "\n";

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "envelope.h"
 #include "deployment_options.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
@@ -83,8 +84,8 @@ void run_layouts(const LayoutArgs& a) {
                         {"global_batch", q.global_batch}, {"seq_len_tokens", q.seq_len}, {"plans_evaluated", r.evaluated},
                         {"plans_fitting", r.fit},   {"ranked_by", "step time (at a fixed global batch also MFU)"},
                         {"equivalent_plans_folded", folded},
-                        {"layouts", rows.fitting}, {"rejected_layouts", rejected}, {"warnings", warnings}};
-    print_json(std::cout, j);
+                        {"rows", rows.fitting}, {"rejected_layouts", rejected}, {"warnings", warnings}};
+    print_json(std::cout, envelope("train layouts", std::move(j), column_keys(t)));
     return;
   }
   std::cout << fmt::format("chalk train layouts: {} on {} x {} ({}), {} sequences of {} tokens per step\n", m.name, q.chips, sys.chip.name,

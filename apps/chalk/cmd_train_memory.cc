@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "envelope.h"
 #include "deployment_options.h"
 #include "chalk/training/explain.h"
 #include "chalk/training/memory.h"
@@ -56,9 +57,10 @@ void run_memory(const TrainArgs& a) {
                         {"hbm_gb_per_chip", to_gb(mem.capacity)},
                         {"fits", mem.fits},
                         {"largest_microbatch", best_mb},
-                        {"warnings", s.warnings}};
+                        {"warnings", s.warnings},
+                        {"rows", to_json(t)}};  // the breakdown as the table and CSV give it
     if (a.explain) j["explanations"] = explanations_json(explain_training_memory(s.plan, s.placement, mem));
-    print_json(std::cout, j);
+    print_json(std::cout, envelope("train memory", std::move(j), column_keys(t)));
     return;
   }
   std::cout << fmt::format("chalk train memory: {} on {} x {} ({}), the first pipeline stage's chip\n", s.model.name, plan_chips(s.plan),

@@ -8,6 +8,7 @@
 
 #include "chalk/base/error.h"
 #include "chalk/training/moe_scaling.h"
+#include "envelope.h"
 #include "commands.h"
 #include "train_cli.h"
 #include "deployment_options.h"
@@ -73,10 +74,10 @@ void run_moe(const MoeArgs& a) {
     print_csv(std::cout, t);
   } else if (a.output.json) {
     nlohmann::json j;
-    j["trades"] = to_json(t);
+    j["rows"] = to_json(t);  // the trades
     j["laws"] = sources;
     j["expert_share"] = a.expert_share;
-    print_json(std::cout, j);
+    print_json(std::cout, envelope("train moe", std::move(j), column_keys(t)));
   } else {
     std::cout << "chalk train moe: compute per token against parameters at equal quality (lecture 29:46; docs/training-runs.md)\n"
               << fmt::format("clark       {} (routing {}): a {} b {} c {} d {} E_start {} E_max {}; routing stops helping above {} dense "

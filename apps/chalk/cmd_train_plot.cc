@@ -16,6 +16,7 @@
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/training/run_charts.h"
+#include "envelope.h"
 #include "commands.h"
 #include "train_cli.h"
 #include "deployment_options.h"
@@ -198,7 +199,9 @@ void run_plot_run(const PlotRunArgs& a) {
     throw InputError("--output", "--json prints the chart data to stdout and writes no file: give --json or --output, not both");
   const json data = chart_data(a);
   if (a.json) {
-    print_json(std::cout, data);
+    json j = data;
+    j["rows"] = json::array();  // chart data: its charts and series are in `charts`
+    print_json(std::cout, envelope("train plot run", std::move(j)));
     return;
   }
 #ifdef CHALK_SERVING_WEB

@@ -14,6 +14,7 @@
 #include "chalk/training/equilibrium.h"
 #include "chalk/training/run.h"
 #include "chalk/training/scaling_laws.h"
+#include "envelope.h"
 #include "commands.h"
 #include "deployment_options.h"
 #include "table.h"
@@ -236,7 +237,7 @@ void run_train_run(const RunArgs& a) {
                         {"price_source", r.price_per_chip ? r.price_source : ""},
                         {"chip_power_w", r.chip_power_w > 0 ? nlohmann::json(r.chip_power_w) : nlohmann::json()},
                         {"pue", r.pue},
-                        {"phases", to_json(t)},
+                        {"rows", to_json(t)},  // the phases
                         {"tokens", r.tokens},
                         {"train_flops", r.flops},
                         {"wall_clock_days", r.wall_clock.value() / 86400},
@@ -244,7 +245,7 @@ void run_train_run(const RunArgs& a) {
                         {"cost_usd", r.cost ? nlohmann::json(r.cost->value()) : nlohmann::json()},
                         {"energy_mwh", opt(r.energy_mwh)},
                         {"warnings", warnings}};
-    print_json(std::cout, j);
+    print_json(std::cout, envelope("train run", std::move(j), column_keys(t)));
     return;
   }
   std::cout << fmt::format("chalk train run: {} on {} ({}), phases run one after another (docs/training-runs.md)\n",

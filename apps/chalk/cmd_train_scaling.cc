@@ -13,6 +13,7 @@
 #include "chalk/training/equilibrium.h"
 #include "chalk/training/run.h"
 #include "chalk/training/scaling_laws.h"
+#include "envelope.h"
 #include "commands.h"
 #include "deployment_options.h"
 #include "table.h"
@@ -78,7 +79,8 @@ void run_chinchilla(const ChinchillaArgs& a) {
   if (a.output.csv) return print_csv(std::cout, alloc);
   if (a.output.json) {
     j["method"] = a.method;
-    if (a.flops) j["train_flops"] = *a.flops, j["allocations"] = to_json(alloc);
+    if (a.flops) j["train_flops"] = *a.flops;
+    j["rows"] = a.flops ? to_json(alloc) : nlohmann::json::array();  // each fit's allocation of --flops (none without it)
     if (ot) {
       j["run"] = {{"params", ot->params},
                   {"tokens", ot->tokens},
@@ -93,7 +95,7 @@ void run_chinchilla(const ChinchillaArgs& a) {
                   {"wasted_train_flops", ot->wasted_flops},
                   {"wasted_fraction", ot->wasted_fraction}};
     }
-    print_json(std::cout, j);
+    print_json(std::cout, envelope("train chinchilla", std::move(j), column_keys(alloc)));
     return;
   }
   std::cout << "chalk train chinchilla: compute-optimal N and D (C = 6 N D; loss L = E + A/N^a + B/D^b, nats/token; "
@@ -204,7 +206,7 @@ void run_equilibrium(const EquilibriumArgs& a) {
                         {"rl_cost_ratio", a.rl_cost_ratio},
                         {"serving_decode", decode_json(e.serving_decode)},
                         {"rl_decode", decode_json(e.rl_decode)},
-                        {"terms", to_json(t)},
+                        {"rows", to_json(t)},  // the terms
                         {"pretraining_tokens", e.pretraining_tokens},
                         {"pretraining_tokens_flops_only", flops_only},
                         {"rl_trained_tokens", e.rl_trained_tokens},
@@ -219,7 +221,7 @@ void run_equilibrium(const EquilibriumArgs& a) {
                         {"chinchilla_at_loss_params", e.chinchilla_at_loss.params},
                         {"chinchilla_at_loss_tokens", e.chinchilla_at_loss.tokens},
                         {"warnings", warnings}};
-    print_json(std::cout, j);
+    print_json(std::cout, envelope("train equilibrium", std::move(j), column_keys(t)));
     return;
   }
   std::cout << fmt::format("chalk train equilibrium: {} on {} (lecture 1:18:52-1:32:42; docs/training-runs.md)\n", in.model.name,

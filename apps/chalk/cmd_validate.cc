@@ -8,6 +8,7 @@
 #include "chalk/calibrate/profile.h"
 #include "chalk/io/io.h"
 #include "chalk/validate/validate.h"
+#include "envelope.h"
 #include "commands.h"
 #include "deployment_options.h"
 #include "table.h"
@@ -129,7 +130,8 @@ void run_validate(const ValidateArgs& a) {
   if (a.output.json) {
     nlohmann::json j;
     j["source"] = a.file.empty() ? "built-in data/measurements/measurements.csv" : a.file;
-    j["rows"] = without_nulls(to_json(rows_table(r, true)));
+    const Table rows = rows_table(r, true);
+    j["rows"] = without_nulls(to_json(rows));
     for (std::size_t i = 0; i < r.rows.size(); ++i) {
       j["rows"][i]["metric"] = r.rows[i].metric;
       j["rows"][i]["assumptions"] = r.rows[i].assumptions;
@@ -147,7 +149,7 @@ void run_validate(const ValidateArgs& a) {
       j["engine_profile_rows_applied"] = applied;
       j["summary_without_profile"] = to_json(summary_table(*without));
     }
-    print_json(std::cout, j);
+    print_json(std::cout, envelope("validate", std::move(j), column_keys(rows)));
     return;
   }
   if (a.calibration) {

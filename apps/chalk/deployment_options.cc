@@ -80,6 +80,7 @@ void add_output_options(CLI::App& app, OutputArgs& o) {
   auto* c = app.add_flag("--csv", o.csv, "Print CSV");
   j->excludes(c);
   app.add_flag("--wide", wide_tables(), "Print every column of the table (default: what fits the terminal, 100 columns without one)");
+  app.add_flag("-q,--quiet", quiet_tables(), "Print only the table(s): no title, notes or explanations (text output; --json and --csv are unchanged)");
 }
 
 DeploymentOptions options_from(const DeploymentArgs& a) {

@@ -12,6 +12,7 @@
 #include "arg_parse.h"
 #include "chalk/io/io.h"
 #include "commands.h"
+#include "envelope.h"
 #include "help_format.h"
 #include "table.h"
 #include "wrap.h"
@@ -21,7 +22,7 @@ int main(int argc, char** argv) {
                "Rooflines from real HF configs and datasheets; see docs/formulas.md for every equation."};
   app.name("chalk");
   app.require_subcommand(1);
-  app.set_version_flag("--version", "chalk 0.1.0");
+  app.set_version_flag("--version", std::string("chalk ") + chalk::cli::kChalkVersion);
   // Help fits the terminal like every other output (commands inherit the formatter).
   app.formatter(std::make_shared<chalk::cli::HelpFormatter>(chalk::cli::terminal_width()));
   chalk::cli::Action run;
@@ -84,6 +85,8 @@ int main(int argc, char** argv) {
   if (!machine && !chalk::cli::wide_tables() && word != "web") wrap.emplace(std::cout, chalk::cli::terminal_width());
   try {
     chalk::cli::command_outcome() = {};
+    std::optional<chalk::cli::QuietOutput> quiet;  // --quiet: the tables alone on standard output
+    if (!machine && word != "web") quiet.emplace();
     if (run) run();
   } catch (const chalk::InputError& e) {
     std::cerr << "chalk: error: " << e.what() << '\n';

@@ -1,3 +1,4 @@
+#include "envelope.h"
 #include "pipeline_cli.h"
 
 #include <algorithm>
@@ -83,13 +84,13 @@ void print_header(const Deployment& st, const PipelineArgs& p, const std::vector
   std::cout << '\n';
 }
 
-void emit(const Table& t, const OutputArgs& o, nlohmann::json j, const char* rows) {
+void emit(const Table& t, const OutputArgs& o, nlohmann::json j, const char* command) {
   if (o.csv) {
     print_csv(std::cout, t);
   } else if (o.json) {
-    j[rows] = to_json(t);
+    j["rows"] = to_json(t);
     j["warnings"] = nlohmann::json::array();
-    print_json(std::cout, j);
+    print_json(std::cout, envelope(command, std::move(j), column_keys(t)));
   } else {
     print_table(std::cout, t);
   }
@@ -147,7 +148,7 @@ void run_pipeline_decode(const DeploymentArgs& a, const PipelineArgs& p, const O
                  "between a user's tokens = max(pass, microbatches x stage step); tok/s = batch / TPOT; roofline ms = the same "
                  "pipeline with mechanisms off (the lower bound)\n");
   }
-  emit(t, o, pipeline_json(st, p), "steps");
+  emit(t, o, pipeline_json(st, p), "decode");
 }
 
 void run_pipeline_prefill(const DeploymentArgs& a, const PipelineArgs& p, const OutputArgs& o, const std::vector<int64_t>& batches,
@@ -187,7 +188,7 @@ void run_pipeline_prefill(const DeploymentArgs& a, const PipelineArgs& p, const 
                  "chalk prefill --pp: a pipelined replica (lecture 47:12-1:18:33): TTFT = (stages + microbatches - 1) x stage step + "
                  "hops; TTFT excludes queueing; roofline ms = the same pipeline with mechanisms off (the lower bound)\n");
   }
-  emit(t, o, pipeline_json(st, p), "prefills");
+  emit(t, o, pipeline_json(st, p), "prefill");
 }
 
 }  // namespace chalk::cli

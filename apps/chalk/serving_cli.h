@@ -76,7 +76,7 @@ Cell cost_cell(const std::optional<UsdPerToken>& c);
 nlohmann::json opt_json(const std::optional<int64_t>& v);
 /// The table as CSV, JSON (head + "rows") or text (text_head, the table, then
 /// `explain_text`: the algebra --explain prints under the table).
-void print(const ServingArgs& a, const Table& t, const nlohmann::json& head, const std::string& text_head, const std::string& explain_text = "");
+void print(std::string_view command, const ServingArgs& a, const Table& t, const nlohmann::json& head, const std::string& text_head, const std::string& explain_text = "");
 
 // ---------------------------------------------------------------------------------------
 // sweep, balance, window (cmd_serving_sweep.cc).

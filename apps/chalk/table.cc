@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "chalk/base/error.h"
+#include "envelope.h"
 
 namespace chalk::cli {
 
@@ -88,7 +89,37 @@ bool& wide_tables() {
   return wide;
 }
 
-void print_table(std::ostream& out, const Table& t) {
+namespace {
+thread_local std::ostream* quiet_out = nullptr;  // the real standard output while QuietOutput is alive
+thread_local int quiet_tables_printed = 0;
+}  // namespace
+
+bool& quiet_tables() {
+  static thread_local bool quiet = false;
+  return quiet;
+}
+
+QuietOutput::QuietOutput() : saved_(nullptr) {
+  if (!quiet_tables()) return;
+  saved_ = std::cout.rdbuf();
+  quiet_out = new std::ostream(saved_);
+  quiet_tables_printed = 0;
+  std::cout.rdbuf(nullptr);  // a stream without a buffer drops what it is given (badbit)
+}
+
+QuietOutput::~QuietOutput() {
+  if (saved_ == nullptr) return;
+  quiet_out->flush();
+  delete quiet_out;
+  quiet_out = nullptr;
+  std::cout.rdbuf(saved_);
+  std::cout.clear();
+}
+
+void print_table(std::ostream& to, const Table& t) {
+  // --quiet: the tables reach the real standard output, one blank line between two.
+  std::ostream& out = quiet_out != nullptr && &to == &std::cout ? *quiet_out : to;
+  if (&out != &to && quiet_tables_printed++ > 0) out << '\n';
   std::vector<size_t> width(t.columns.size());
   std::vector<std::vector<std::string>> cells;
   for (size_t c = 0; c < t.columns.size(); ++c) width[c] = t.columns[c].header.size();
@@ -196,11 +227,11 @@ SplitRows split_fitting(const nlohmann::json& rows) {
   return out;
 }
 
-void print_table_or(std::ostream& out, const Table& t, bool json, bool csv, const std::string& title) {
+void print_table_or(std::ostream& out, const Table& t, bool json, bool csv, const std::string& title, std::string_view command) {
   if (csv) {
     print_csv(out, t);
   } else if (json) {
-    print_json(out, to_json(t));
+    print_json(out, envelope(command, to_json(t), column_keys(t)));
   } else {
     out << title << "\n\n";
     print_table(out, t);

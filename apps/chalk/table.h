@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -102,7 +103,26 @@ class JsonCapture {
   nlohmann::json* previous_;
 };
 
-/// The table as CSV (`csv`), as a JSON array (`json`), or for people under `title`.
-void print_table_or(std::ostream& out, const Table& t, bool json, bool csv, const std::string& title);
+/// The table as CSV (`csv`), as `command`'s JSON envelope with the table as its rows
+/// (`json`; envelope.h), or for people under `title` (the table alone with --quiet).
+void print_table_or(std::ostream& out, const Table& t, bool json, bool csv, const std::string& title, std::string_view command);
+
+/// --quiet: text output is the tables alone (no title, notes or explanations). Set by
+/// add_output_options' flag; main then sends everything else on standard output nowhere
+/// (QuietOutput) while print_table writes to the real standard output.
+bool& quiet_tables();
+
+/// While alive (and quiet_tables()), std::cout goes nowhere and print_table's tables to
+/// std::cout go where std::cout went before: the tables, separated by a blank line, and nothing else.
+class QuietOutput {
+ public:
+  QuietOutput();
+  ~QuietOutput();
+  QuietOutput(const QuietOutput&) = delete;
+  QuietOutput& operator=(const QuietOutput&) = delete;
+
+ private:
+  std::streambuf* saved_;
+};
 
 }  // namespace chalk::cli

@@ -130,29 +130,28 @@ def run(*args: str) -> Any:
     return json.loads(_chalk.run_cli(argv))
 
 
-def _frame(result: Any, key: Optional[str]) -> Any:
-    """The table of a sweep's JSON as a DataFrame; the other keys in ``.attrs``."""
+def _frame(result: Any) -> Any:
+    """The rows of a command's JSON envelope as a DataFrame, its columns in the order of the
+    CLI's table (the envelope's ``columns``); the other keys in ``.attrs``."""
     if _pd is None:
         return result
-    if key is None:
-        return _pd.DataFrame(result)
-    df = _pd.DataFrame(result[key])
-    df.attrs.update({k: v for k, v in result.items() if k != key})
+    df = _pd.DataFrame(result["rows"], columns=result["columns"])
+    df.attrs.update({k: v for k, v in result.items() if k != "rows"})
     return df
 
 
-def _command(name: str, path: Sequence[str], table: Optional[str] = None, sweep: bool = False):
+def _command(name: str, path: Sequence[str], sweep: bool = False):
     info = _COMMANDS[tuple(path)]
 
     def call(*args: Any, frame: bool = sweep, **kwargs: Any) -> Any:
         with _TempInputs() as tmp:
             argv = _argv(path, args, kwargs, tmp) + ["--json"]
             result = json.loads(_chalk.run_cli(argv))
-        return _frame(result, table) if frame else result
+        return _frame(result) if frame else result
 
     lines = [f"`chalk {' '.join(path)} --json`: {info['description']}.", ""]
     if sweep:
-        lines += [f"Returns a pandas DataFrame of the JSON's {'rows' if table is None else repr(table)} "
+        lines += ["Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order "
                   "(other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.", ""]
     else:
         lines += ["Returns the CLI's JSON as plain Python objects.", ""]
@@ -168,18 +167,18 @@ def _command(name: str, path: Sequence[str], table: Optional[str] = None, sweep:
     return call
 
 
-# The commands: name, CLI path, and for sweeps the JSON key of the table (None: the JSON is the table).
-models = _command("models", ["models"], None, sweep=True)
-hardware = _command("hardware", ["hardware"], None, sweep=True)
-decode = _command("decode", ["decode"], "steps", sweep=True)
-prefill = _command("prefill", ["prefill"], "prefills", sweep=True)
-layouts = _command("layouts", ["layouts"], "layouts", sweep=True)
-serving_sweep = _command("serving_sweep", ["serving", "sweep"], "rows", sweep=True)
+# The commands: name, CLI path, and whether a DataFrame of the envelope's rows is the default.
+models = _command("models", ["models"], sweep=True)
+hardware = _command("hardware", ["hardware"], sweep=True)
+decode = _command("decode", ["decode"], sweep=True)
+prefill = _command("prefill", ["prefill"], sweep=True)
+layouts = _command("layouts", ["layouts"], sweep=True)
+serving_sweep = _command("serving_sweep", ["serving", "sweep"], sweep=True)
 serving_balance = _command("serving_balance", ["serving", "balance"])
 serving_window = _command("serving_window", ["serving", "window"])
-serving_frontier = _command("serving_frontier", ["serving", "frontier"], "rows", sweep=True)
+serving_frontier = _command("serving_frontier", ["serving", "frontier"], sweep=True)
 serving_modes = _command("serving_modes", ["serving", "modes"])
-prices_list = _command("prices_list", ["prices", "list"], None, sweep=True)
+prices_list = _command("prices_list", ["prices", "list"], sweep=True)
 prices_show = _command("prices_show", ["prices", "show"])
 prices_infer = _command("prices_infer", ["prices", "infer"])
 prices_forward = _command("prices_forward", ["prices", "forward"])
@@ -190,13 +189,14 @@ def prices_compare(*args: Any, frame: bool = True, **kwargs: Any) -> Any:
     result = _prices_compare_json(*args, **kwargs)
     if not frame or _pd is None:
         return result
-    rows = []
-    for offer in result["offers"]:
+    rows, columns = [], [("offer_why_not" if c == "why_not" else c) for c in result["columns"] if c != "systems"]
+    for offer in result["rows"]:
         host = {("offer_why_not" if k == "why_not" else k): v for k, v in offer.items() if k != "systems"}
         for row in offer["systems"]:
             rows.append({**host, **row, "cheapest": row["system"] == offer["cheapest_system"]})
-    df = _pd.DataFrame(rows)
-    df.attrs.update({k: v for k, v in result.items() if k != "offers"})
+            columns += [k for k in row if k not in columns]  # each system's keys after the offer's, as they come
+    df = _pd.DataFrame(rows, columns=columns + ["cheapest"] if rows else None)
+    df.attrs.update({k: v for k, v in result.items() if k != "rows"})
     return df
 
 
@@ -205,13 +205,13 @@ prices_compare.__doc__ = (_prices_compare_json.__doc__.split("\n", 1)[0] + "\n\n
                           "(provider, prices, stated speed; offer_why_not when no system reaches its speed) beside "
                           "chalk's cost on that system at that speed (why_not where there is none), and cheapest "
                           "(the offer's cheapest system); model, workload and notes in .attrs. With frame=False, "
-                          "or without pandas, the CLI's JSON (offers[].systems[]).\n\n"
+                          "or without pandas, the CLI's JSON (rows[].systems[]).\n\n"
                           + _prices_compare_json.__doc__.split("\n\n", 2)[2])
 validate = _command("validate", ["validate"])
 scaleup = _command("scaleup", ["scaleup"])
 train_step = _command("train_step", ["train", "step"])
 train_memory = _command("train_memory", ["train", "memory"])
-train_layouts = _command("train_layouts", ["train", "layouts"], "layouts", sweep=True)
+train_layouts = _command("train_layouts", ["train", "layouts"], sweep=True)
 train_run = _command("train_run", ["train", "run"])
 train_chinchilla = _command("train_chinchilla", ["train", "chinchilla"])
 train_equilibrium = _command("train_equilibrium", ["train", "equilibrium"])

@@ -28,7 +28,7 @@ def dask_sweep(points: Union[pd.DataFrame, Dict[str, Sequence[Any]]], fn: Callab
 def models(*args: Values, kv_dtype: Optional[Values] = None, context: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk models --json`: List built-in models, or show the given names/paths (HF config.json or chalk-model files).
 
-Returns a pandas DataFrame of the JSON's rows (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     names: Model names or paths (default: every built-in model)
@@ -41,7 +41,7 @@ Raises ChalkError(field, message) on bad input.
 def hardware(*args: Values, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk hardware --json`: List built-in systems, or show the given names/paths (chalk-hardware files).
 
-Returns a pandas DataFrame of the JSON's rows (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     names: System names or paths (default: every built-in system)
@@ -52,7 +52,7 @@ Raises ChalkError(field, message) on bad input.
 def decode(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, pp: Optional[Values] = None, microbatches: Optional[Values] = None, batch: Optional[Values] = None, context: Optional[Values] = None, explain: bool = False, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk decode --json`: Time and cost of one decode step (TPOT: time per output token after the first; ITL when each step emits one token): the engine step (compute, weight and KV fetch, collectives, kernel floor) beside its roofline; tok/s counts output tokens.
 
-Returns a pandas DataFrame of the JSON's 'steps' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
@@ -91,7 +91,7 @@ Raises ChalkError(field, message) on bad input.
 def prefill(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, pp: Optional[Values] = None, microbatches: Optional[Values] = None, batch: Optional[Values] = None, prompt: Optional[Values] = None, prefix: Optional[Values] = None, explain: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk prefill --json`: Time and cost of prefilling prompts, and the time to first token (TTFT, queueing excluded); tok/s counts input (prompt) tokens.
 
-Returns a pandas DataFrame of the JSON's 'prefills' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
@@ -125,7 +125,7 @@ Raises ChalkError(field, message) on bad input.
 def layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, context: Optional[Values] = None, batch: Optional[Values] = None, prompt: Optional[Values] = None, output: Optional[Values] = None, objective: Optional[Values] = None, explain: bool = False, all: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk layouts --json`: Rank the parallel layouts (TP, EP, data-parallel attention, replicas) of a model on n chips.
 
-Returns a pandas DataFrame of the JSON's 'layouts' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
@@ -152,7 +152,7 @@ Raises ChalkError(field, message) on bad input.
 def serving_sweep(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, batch: Optional[Values] = None, every_integer: bool = False, context: Optional[Values] = None, explain: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk serving sweep --json`: Decode step time (TPOT), output tokens/s per user and per chip, cost per output Mtok against batch and context, each term apart.
 
-Returns a pandas DataFrame of the JSON's 'rows' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
@@ -262,7 +262,7 @@ Raises ChalkError(field, message) on bad input.
 def serving_frontier(*, model: Optional[Values] = None, hardware: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, batch: Optional[Values] = None, every_integer: bool = False, context: Optional[Values] = None, replica_chips: Optional[Values] = None, all_points: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk serving frontier --json`: Pareto frontier of output tokens/s per user against cost per output Mtok over batch and chips per replica (the sizes an engine can run).
 
-Returns a pandas DataFrame of the JSON's 'rows' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
@@ -337,7 +337,7 @@ Raises ChalkError(field, message) on bad input.
 def prices_list(*, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk prices list --json`: List the built-in price sheets (data/prices/, each citing its source).
 
-Returns a pandas DataFrame of the JSON's rows (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
 
@@ -455,7 +455,7 @@ Raises ChalkError(field, message) on bad input.
 def prices_compare(*, model: Optional[Values] = None, hardware: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk prices compare --json`: Hosts' prices for an open model (data/prices/hosts/) beside chalk's cost on each system at the
 
-Returns a pandas DataFrame with one row per host offer and system: the host's figures (provider, prices, stated speed; offer_why_not when no system reaches its speed) beside chalk's cost on that system at that speed (why_not where there is none), and cheapest (the offer's cheapest system); model, workload and notes in .attrs. With frame=False, or without pandas, the CLI's JSON (offers[].systems[]).
+Returns a pandas DataFrame with one row per host offer and system: the host's figures (provider, prices, stated speed; offer_why_not when no system reaches its speed) beside chalk's cost on that system at that speed (why_not where there is none), and cheapest (the offer's cheapest system); model, workload and notes in .attrs. With frame=False, or without pandas, the CLI's JSON (rows[].systems[]).
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: A built-in model with a host sheet (deepseek-v3, gpt-oss-120b, gpt-oss-20b, kimi-k2-instruct, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.3-70b, qwen3-235b-a22b)
@@ -582,7 +582,7 @@ Raises ChalkError(field, message) on bad input.
 def train_layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, chips: Optional[Values] = None, limit: Optional[Values] = None, all: bool = False, pareto: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk train layouts --json`: Every training plan of a model on a cluster that fits, ranked by step time.
 
-Returns a pandas DataFrame of the JSON's 'layouts' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Model: a catalog name (chalk models) or a config file (default llama-3.1-70b)

@@ -45,7 +45,7 @@ def load_model(model: Any) -> Dict[str, Any]:
     ``model``: a built-in name (any case), a HF repo id, a HF snapshot directory, a path to
     a config.json or chalk-model/1 file, or a dict holding such a file. Raises ChalkError.
     """
-    return _with_file(model, "model", lambda m: json.loads(_chalk.run_cli(["models", m, "--json"]))[0])
+    return _with_file(model, "model", lambda m: json.loads(_chalk.run_cli(["models", m, "--json"]))["rows"][0])
 
 
 def load_hardware(hardware: Any) -> Dict[str, Any]:
@@ -54,7 +54,7 @@ def load_hardware(hardware: Any) -> Dict[str, Any]:
     ``hardware``: a built-in name or alias, a chalk-hardware/1 file, or a dict holding one.
     Raises ChalkError.
     """
-    return _with_file(hardware, "hardware", lambda h: json.loads(_chalk.run_cli(["hardware", h, "--json"]))[0])
+    return _with_file(hardware, "hardware", lambda h: json.loads(_chalk.run_cli(["hardware", h, "--json"]))["rows"][0])
 
 
 def deployment(model: Any, hardware: Any, chips: int = 0, **options: Any) -> "_chalk.Deployment":

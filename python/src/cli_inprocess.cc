@@ -54,7 +54,7 @@ void collect(const CLI::App* app, std::vector<std::string> path, std::vector<Com
   if (!path.empty() && subs.empty()) {
     CommandInfo c{path, app->get_description(), {}};
     for (const CLI::Option* o : app->get_options()) {
-      if (o->get_name() == "--help" || o->get_name() == "--wide") continue;
+      if (o->get_name() == "--help" || o->get_name() == "--wide" || o->get_name() == "--quiet") continue;
       OptionInfo i;
       i.positional = o->get_positional();
       i.name = i.positional ? o->get_name(true, false) : (o->get_lnames().empty() ? o->get_snames().front() : o->get_lnames().front());

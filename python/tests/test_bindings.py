@@ -85,24 +85,32 @@ def test_sweeps_are_dataframes_of_the_cli_rows(cli, name, args, kwargs, argv):
     df = getattr(chalk, name)(*args, **kwargs)
     assert isinstance(df, pd.DataFrame)
     want = cli(*argv)
-    key = {"decode": "steps", "prefill": "prefills", "layouts": "layouts", "serving_sweep": "rows",
-           "serving_frontier": "rows", "train_layouts": "layouts"}.get(name)
-    rows = want[key] if key else want
+    rows = want["rows"]
     got = df.to_dict("records")
     assert len(got) == len(rows)
+    # The columns in the CLI table's order (the envelope's columns), not alphabetical.
+    assert list(df.columns) == want["columns"]
     for g, w in zip(got, rows):
         assert set(g) == set(w)
         assert all(_same(g[k], w[k]) for k in w), (g, w)
-    if key:
-        assert df.attrs == {k: v for k, v in want.items() if k != key}
+    assert df.attrs == {k: v for k, v in want.items() if k != "rows"}
+
+
+def test_dataframe_columns_follow_the_cli_table():
+    # decode's table (apps/chalk/cmd_decode.cc, decode_table) starts batch, context, compute ms,
+    # weights ms, KV ms; alphabetical order would start with bound.
+    df = chalk.decode(model="llama-3.1-8b", hardware="h100-sxm", batch=[1, 64])
+    assert list(df.columns[:5]) == ["batch", "context_tokens", "t_compute_ms", "t_weights_ms", "t_kv_ms"], list(df.columns)
+    # models: name, architecture, layers first, as `chalk models` prints them.
+    assert list(chalk.models("llama-3.1-8b").columns[:3]) == ["name", "architecture", "layers"]
 
 
 def test_prices_compare_is_a_dataframe_of_offers_by_systems(cli):
     want = cli("prices", "compare", "-m", "gpt-oss-120b", "-H", "h100-sxm,tpu-v5p")
     df = chalk.prices_compare(model="gpt-oss-120b", hardware="h100-sxm,tpu-v5p")
     assert isinstance(df, pd.DataFrame)
-    assert len(df) == sum(len(o["systems"]) for o in want["offers"])
-    assert df.attrs == {k: v for k, v in want.items() if k != "offers"}
+    assert len(df) == sum(len(o["systems"]) for o in want["rows"])
+    assert df.attrs == {k: v for k, v in want.items() if k != "rows"}
     cerebras = df[df.provider == "Cerebras"]
     assert not cerebras.speed_reachable.any() and not cerebras.cheapest.any()
     assert cerebras.why_not.str.contains("no layout reaches 1844").all()
@@ -133,8 +141,8 @@ def test_run_is_the_cli(cli):
 
 
 def test_load_model_and_hardware_are_the_catalog_rows(cli):
-    assert chalk.load_model("deepseek-v3") == cli("models", "deepseek-v3")[0]
-    assert chalk.load_hardware("h100") == cli("hardware", "h100")[0]
+    assert chalk.load_model("deepseek-v3") == cli("models", "deepseek-v3")["rows"][0]
+    assert chalk.load_hardware("h100") == cli("hardware", "h100")["rows"][0]
 
 
 def test_a_model_from_a_dict_equals_the_same_config_file(cli, tmp_path):
@@ -143,9 +151,9 @@ def test_a_model_from_a_dict_equals_the_same_config_file(cli, tmp_path):
         as_dict = json.load(f)
     got = chalk.decode(model=as_dict, hardware="h100-sxm", batch=[1, 64], frame=False)
     want = cli("decode", "-m", config, "-H", "h100-sxm", "-b", "1,64")
-    assert got["steps"] == want["steps"]
+    assert got["rows"] == want["rows"]
     assert got["model"]["params_total"] == want["model"]["params_total"]
-    assert chalk.load_model(as_dict)["kv_bytes_per_token"] == cli("models", config)[0]["kv_bytes_per_token"]
+    assert chalk.load_model(as_dict)["kv_bytes_per_token"] == cli("models", config)["rows"][0]["kv_bytes_per_token"]
 
 
 def test_calls_do_not_leak_options_into_the_next(cli):

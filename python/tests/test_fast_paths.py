@@ -15,8 +15,9 @@ def test_decode_step_equals_the_cli_rows(cli, model, hardware, extra):
     want = cli("decode", "-m", model, "-H", hardware, "-b", "1,64,1024", "-s", "8192", *extra)
     d = chalk.deployment(model, hardware, context=8192, roofline=bool(extra))
     assert d.chips == want["assumptions"]["chips"] if "assumptions" in want else True
-    assert d.describe() == {k: v for k, v in want.items() if k not in ("memory", "steps", "warnings", "levers", "replica_choice")}
-    for row in want["steps"]:
+    envelope = ("command", "chalk_version", "columns", "rows", "warnings")  # the --json envelope (docs/output-schema.md)
+    assert d.describe() == {k: v for k, v in want.items() if k not in ("memory", "levers", "replica_choice") + envelope}
+    for row in want["rows"]:
         got = d.decode_step(row["batch"], row["context_tokens"]).to_dict()
         for key, value in got.items():
             assert value == row[key], (key, value, row[key])
@@ -25,7 +26,7 @@ def test_decode_step_equals_the_cli_rows(cli, model, hardware, extra):
 def test_decode_step_attributes_and_memory(cli):
     d = chalk.deployment("llama-3.1-70b", "h100-sxm", chips=2)
     s = d.decode_step(64, 4096)
-    row = cli("decode", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "2", "-b", "64", "-s", "4096")["steps"][0]
+    row = cli("decode", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "2", "-b", "64", "-s", "4096")["rows"][0]
     assert (s.t_step_ms, s.tok_per_s, s.bound, s.cost_usd_per_mtok) == (row["t_step_ms"], row["tok_per_s"], row["bound"], row["cost_usd_per_mtok"])
     mem = d.memory_plan(64, 4096)
     assert mem["memory_fits"] == row["memory_fits"]
@@ -37,7 +38,7 @@ def test_prefill_step_equals_the_cli_rows(cli):
     # cheapest (issue 30): the same chips stated.
     d = chalk.deployment("qwen3-235b-a22b", "h200", context=32768)
     want = cli("prefill", "-m", "qwen3-235b-a22b", "-H", "h200", "-n", str(d.chips), "-p", "1024,32768", "-b", "1,4")
-    for row in want["prefills"]:
+    for row in want["rows"]:
         got = d.prefill_step(row["prompt_tokens"], row["batch"]).to_dict()
         for key, value in got.items():
             assert value == row[key], (key, value, row[key])
@@ -47,7 +48,7 @@ def test_roofline_sweep_equals_cli_decode_roofline(cli):
     want = cli("decode", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "2", "-b", "1,64,1024", "-s", "1024,32768", "--roofline")
     points = chalk.grid(context_tokens=[1024, 32768], batch=[1, 64, 1024])
     got = chalk.roofline_sweep(points, model="llama-3.1-70b", hardware="h100-sxm", chips=2)
-    for row, g in zip(want["steps"], got.to_dict("records")):
+    for row, g in zip(want["rows"], got.to_dict("records")):
         assert (g["batch"], g["context_tokens"]) == (row["batch"], row["context_tokens"])
         for key in ("t_compute_ms", "t_weights_ms", "t_kv_ms", "t_step_ms", "tok_per_s", "tok_per_s_per_user",
                     "tok_per_s_per_chip", "cost_usd_per_mtok", "memory_fits", "max_batch_at_context", "bound"):
@@ -72,7 +73,7 @@ def test_roofline_sweep_hypothetical_chip_equals_the_cli_on_that_chip_file(cli, 
     points["hbm_gb_per_chip"] = 192.0
     points["price_usd_per_chip_hour"] = 4.0
     got = chalk.roofline_sweep(points, model="llama-3.1-70b", hardware="h100-sxm", chips=1)
-    for row, g in zip(want["steps"], got.to_dict("records")):
+    for row, g in zip(want["rows"], got.to_dict("records")):
         for key in ("t_compute_ms", "t_weights_ms", "t_kv_ms", "t_step_ms", "tok_per_s", "cost_usd_per_mtok", "memory_fits",
                     "max_batch_at_context", "bound"):
             assert g[key] == pytest.approx(row[key], rel=1e-12), (key, g[key], row[key])
@@ -105,7 +106,7 @@ def test_roofline_sweep_groups_models_and_hardware(cli):
     assert list(got.index) == list(range(8))
     row = got.iloc[5]  # llama-3.1-70b, h100-sxm, batch 64
     assert (row["model"], row["hardware"], row["batch"]) == ("llama-3.1-70b", "h100-sxm", 64)
-    want = cli("decode", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "8", "-b", "64", "-s", "4096", "--roofline")["steps"][0]
+    want = cli("decode", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "8", "-b", "64", "-s", "4096", "--roofline")["rows"][0]
     assert row["t_step_ms"] == want["t_step_ms"]
 
 
@@ -194,12 +195,12 @@ def test_step_dicts_carry_the_cli_rows_fit_and_roofline(cli):
     # no memory_fits, t_step_roofline_ms or max_batch_at_context; the dicts now hold every key
     # of the CLI's row, equal to it.
     d = chalk.deployment("llama-3.1-70b", "h100-sxm", chips=1)
-    row = cli("decode", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "1", "-b", "1", "-s", "4096", "--allow-infeasible")["steps"][0]
+    row = cli("decode", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "1", "-b", "1", "-s", "4096", "--allow-infeasible")["rows"][0]
     got = d.decode_step(1).to_dict()
     assert set(got) == set(row), set(row) ^ set(got)
     assert got == row
     assert got["memory_fits"] is False
-    pre = cli("prefill", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "1", "-p", "1024", "--allow-infeasible")["prefills"][0]
+    pre = cli("prefill", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "1", "-p", "1024", "--allow-infeasible")["rows"][0]
     pgot = d.prefill_step(1024).to_dict()
     assert set(pgot) == set(pre), set(pre) ^ set(pgot)
     assert pgot == pre and pgot["memory_fits"] is False

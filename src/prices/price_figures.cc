@@ -1,6 +1,8 @@
 // The figures of a PriceInference flattened into rows (inference, subject, quantity with
 // its unit suffix, value, low, high, note) for tables, CSV and JSON.
 #include <cstdio>
+#include <string_view>
+#include <utility>
 
 #include "chalk/prices/prices.h"
 
@@ -91,6 +93,40 @@ std::vector<InferenceFigure> inference_figures(const PriceInference& p) {
     add("f", "", "capacity_ceiling_tokens", *p.ceiling.capacity_ceiling_tokens, "one sequence's KV fills HBM beside the weights");
   }
   return out;
+}
+
+std::string quantity_words(std::string_view key) {
+  // Every quantity inference_figures writes, in the order it writes them.
+  static constexpr std::pair<std::string_view, std::string_view> kWords[] = {
+      {"price_step_threshold_tokens", "price step threshold (tokens)"},
+      {"kv_bytes_per_token", "KV bytes per token"},
+      {"output_to_input_price_ratio", "output / input price"},
+      {"decode_fraction_of_compute_roofline", "decode share of compute roofline"},
+      {"decode_bytes_per_output_token", "decode bytes per output token"},
+      {"implied_decode_batch", "implied decode batch"},
+      {"cache_read_to_input_price_ratio", "cache read / input price"},
+      {"hbm_fetch_to_recompute_cost_ratio", "HBM fetch / recompute cost"},
+      {"implied_fetch_fraction_of_hbm_bandwidth", "implied fetch share of HBM bandwidth"},
+      {"implied_fetch_gb_per_s_per_chip", "implied fetch GB/s per chip"},
+      {"storage_usd_per_mtok_per_hour", "storage $ per Mtok-hour"},
+      {"hold_s", "hold (s)"},
+      {"storage_usd_per_gb_hour", "storage $ per GB-hour"},
+      {"sweep_s", "tier sweep time (s)"},
+      {"tier_cost_usd_per_gb_hour", "tier cost $ per GB-hour"},
+      {"price_to_cost_ratio", "price / cost"},
+      {"breakeven_kv_bytes_per_token", "break-even KV bytes per token"},
+      {"price_multiple", "price multiple"},
+      {"speedup", "speed-up per user"},
+      {"stated_speedup", "stated speed-up"},
+      {"cost_multiple_for_stated_speedup", "cost multiple for stated speed-up"},
+      {"step_budget_ms", "step budget (ms)"},
+      {"bandwidth_ceiling_tokens", "bandwidth ceiling (tokens)"},
+      {"capacity_ceiling_tokens", "capacity ceiling (tokens)"},
+  };
+  for (const auto& [k, w] : kWords) {
+    if (k == key) return std::string(w);
+  }
+  return std::string(key);
 }
 
 }  // namespace chalk

@@ -229,6 +229,23 @@ TEST(PriceInference, EveryBuiltInSheetYieldsFiniteNonNegativeFigures) {
   }
 }
 
+TEST(PriceInference, EveryFigureHasWordsForPeople) {
+  // The text table prints quantity_words; a key without words would print snake_case.
+  // Every built-in sheet on one deployment reaches every branch of inference_figures that
+  // its sheets exercise (price steps, cache tiers, service tiers).
+  const Deployment d = infer_deploy("llama-3.1-70b", "h100-sxm", 8);
+  for (const auto& n : builtin_price_sheet_names()) {
+    for (const auto& f : inference_figures(infer_prices(load_price_sheet(n), InferenceAssumptions{}, d))) {
+      const std::string w = quantity_words(f.quantity);
+      EXPECT_NE(w, f.quantity) << n << ": " << f.quantity << " has no words";
+      EXPECT_EQ(w.find('_'), std::string::npos) << w;
+    }
+  }
+  EXPECT_EQ(quantity_words("kv_bytes_per_token"), "KV bytes per token");
+  EXPECT_EQ(quantity_words("output_to_input_price_ratio"), "output / input price");
+  EXPECT_EQ(quantity_words("not_a_figure"), "not_a_figure");  // unknown: the key itself
+}
+
 TEST(PriceInference, BadAssumptionsNameTheirFlag) {
   const PriceSheet s = load_price_sheet("gemini-1.5-pro");
   const Deployment d = infer_deploy("llama-3.1-70b", "h100-sxm", 8);

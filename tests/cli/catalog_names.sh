@@ -28,7 +28,7 @@ for row in "a100-40gb 11.095 1" "h100-pcie 8.626 1" "h100-nvl 4.424 1" "l4 57.50
   "$CHALK" decode --roofline -m llama-3.1-8b -H "$1" -b 1 --json | python3 -c "
 import json, sys
 j = json.load(sys.stdin)
-s = j['steps'][0]
+s = j['rows'][0]
 assert j['assumptions']['chips'] == 1, j['assumptions']
 assert abs(s['t_weights_ms'] - $2) < 0.001, s['t_weights_ms']
 assert (s['cost_usd_per_mtok'] is not None) == bool($3), s['cost_usd_per_mtok']

@@ -6,7 +6,7 @@ out=$("$CHALK" decode --roofline -n 8 --model llama-3.1-70b --hardware h100-sxm 
 python3 - "$out" <<'PY' || fail "decode --json content"
 import json, sys
 j = json.loads(sys.argv[1])
-steps = j["steps"]
+steps = j["rows"]
 assert [s["batch"] for s in steps] == [1, 64], steps
 # Llama 3.1 70B bf16 on 8 H100: (141.107 GB weights - 2.101 GB input table) / (8 x 3.35 TB/s x 0.87) = 5.962 ms at batch 1.
 assert abs(steps[0]["t_weights_ms"] - 5.962) < 0.001, steps[0]
@@ -17,12 +17,12 @@ PY
 csv=$("$CHALK" decode --model llama-3.1-8b --hardware h100-sxm --batch 1:8 --csv) || fail "decode --csv"
 [ "$(printf '%s\n' "$csv" | head -1 | cut -d, -f1-3)" = "batch,context_tokens,t_compute_ms" ] || fail "csv header: $(printf '%s\n' "$csv" | head -1)"
 [ "$(printf '%s\n' "$csv" | wc -l)" -eq 5 ] || fail "1:8 should give batches 1,2,4,8"
-"$CHALK" models --json | python3 -c "import json,sys; m={r['name']:r for r in json.load(sys.stdin)}; assert m['deepseek-v3']['kv_bytes_per_token']==70272" || fail "models --json"
+"$CHALK" models --json | python3 -c "import json,sys; m={r['name']:r for r in json.load(sys.stdin)['rows']}; assert m['deepseek-v3']['kv_bytes_per_token']==70272" || fail "models --json"
 "$CHALK" hardware --csv | grep -q '^h100-sxm,H100 SXM,989.4' || fail "hardware --csv"
 # Issue 17's systems: dense peaks, derived figures by hand, topology, power and status.
 "$CHALK" hardware --json | python3 -c "
 import json, sys
-h = {r['name']: r for r in json.load(sys.stdin)}
+h = {r['name']: r for r in json.load(sys.stdin)['rows']}
 for n in ['l40s', 'h20', 'b300', 'gb300-nvl72', 'mi325x', 'mi355x', 'tpu-v5p', 'tpu-v6e', 'tpu-ironwood', 'trn2', 'trn2-ultraserver', 'rubin-nvl144', 'rubin-nvl576']:
     assert n in h, n
 l = h['l40s']  # FP8 733 dense (1,466 sparse); 362.05 / 0.864 = 419 FLOP/B; 48 / 0.864 = 55.6 ms
@@ -42,7 +42,7 @@ hw=$("$CHALK" hardware h100-sxm --json) || fail "hardware h100-sxm --json"
 dec=$("$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --json) || fail "decode --json"
 python3 - "$hw" "$dec" <<'PY' || fail "hardware --json keys are the hardware object's"
 import json, sys
-row = json.loads(sys.argv[1])[0]; obj = json.loads(sys.argv[2])["hardware"]
+row = json.loads(sys.argv[1])['rows'][0]; obj = json.loads(sys.argv[2])["hardware"]
 assert "hbm_gb" not in row and "hbm_tb_per_s" not in row, sorted(row)
 for k, v in (("hbm_gb_per_chip", 80.0), ("hbm_tb_per_s_per_chip", 3.35)):
     assert row[k] == obj[k] == v, (k, row[k], obj[k])
@@ -59,25 +59,25 @@ echo "core_outputs: all passed"
 # Overlap; measured 2,785), against 102.3 ms without overlap.
 sgl="decode --mechanisms --tp 1 -H h100-sxm -n 72 --weights fp8 --dispatch-dtype fp8 -b 18432 -s 2000 --json"
 "$CHALK" $sgl --two-batch-overlap | python3 -c "
-import json,sys; d=json.load(sys.stdin); s=d['steps'][0]
+import json,sys; d=json.load(sys.stdin); s=d['rows'][0]
 assert abs(s['t_step_ms'] - 83.72) < 0.05, s['t_step_ms']
 assert abs(s['tok_per_s_per_chip'] - 3058) < 2, s['tok_per_s_per_chip']
 assert (s['bound'], s['governs']) == ('weights', 'communication'), s  # roofline term vs the engine step's largest share
 assert abs(s['t_operations_ms'] + s['t_comm_ms'] + s['t_overhead_ms'] - s['t_step_ms']) < 1e-9, s  # the columns add up
 assert 'dispatch 1 B/element, two micro-batches' in d['assumptions']['sharding'], d['assumptions']['sharding']" || fail "two-batch overlap"
-"$CHALK" $sgl | python3 -c "import json,sys; s=json.load(sys.stdin)['steps'][0]; assert abs(s['t_step_ms'] - 102.31) < 0.05, s" || fail "no overlap"
-"$CHALK" decode --roofline -m llama-3.1-8b -H h100-sxm -b 1 --json | python3 -c "import json,sys; s=json.load(sys.stdin)['steps'][0]; assert s['governs'] == s['bound'] == 'weights', s" || fail "plain governs"
+"$CHALK" $sgl | python3 -c "import json,sys; s=json.load(sys.stdin)['rows'][0]; assert abs(s['t_step_ms'] - 102.31) < 0.05, s" || fail "no overlap"
+"$CHALK" decode --roofline -m llama-3.1-8b -H h100-sxm -b 1 --json | python3 -c "import json,sys; s=json.load(sys.stdin)['rows'][0]; assert s['governs'] == s['bound'] == 'weights', s" || fail "plain governs"
 "$CHALK" decode --mechanisms --two-batch-overlap -m llama-3.1-8b -H h100-sxm -n 1 -b 1 | grep -q "no expert-parallel traffic to hide" || fail "overlap warning"
 # CUDA graphs (docs/formulas.md, "CUDA graphs"): Llama 3.1 8B on one H100 under vLLM's sizes.
 # Batch 100 replays the graph of 104 tokens; 600 (> 512) runs eagerly, its 292 launches x
 # 28.8 us = 8.4 ms hidden behind the GPU step; --enforce-eager at batch 1: max(7.51, 8.4) ms.
 "$CHALK" decode -m llama-3.1-8b -H h100-sxm -n 1 -b 1,100,600 -s 1024 --json | python3 -c "
-import json,sys; s=json.load(sys.stdin)['steps']
+import json,sys; s=json.load(sys.stdin)['rows']
 assert [x['graph_batch'] for x in s] == [1, 104, 0], s
 assert [x['t_launch_ms'] for x in s][:2] == [0, 0] and abs(s[2]['t_launch_ms'] - 8.4) < 1e-9, s
 assert s[2]['t_step_ms'] > 8.4 and s[2]['governs'] != 'launch', s[2]" || fail "graph batch"
 "$CHALK" decode -m llama-3.1-8b -H h100-sxm -n 1 -b 1 -s 1024 --enforce-eager --json | python3 -c "
-import json,sys; s=json.load(sys.stdin)['steps'][0]
+import json,sys; s=json.load(sys.stdin)['rows'][0]
 assert (s['graph_batch'], s['governs']) == (0, 'launch') and abs(s['t_step_ms'] - 8.4) < 1e-9, s" || fail "enforce eager"
 "$CHALK" decode -m llama-3.1-8b -H h100-sxm -n 1 -b 1 -s 1024 --enforce-eager --explain | grep -q "T_step = max(max(T_ops + T_comm + T_overhead, T_launch), T_host)" || fail "eager explain"
 echo "core_outputs: scale-out warning passed"
@@ -86,12 +86,12 @@ echo "core_outputs: scale-out warning passed"
 # 72 GB), searched layout TP1; the roofline at batch 1 is weights-bound: (16.06 GB - 1.05 GB
 # input table) / (3.35 TB/s x 0.87) = 5.151 ms, and the engine step is slower (kernel floor).
 "$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --json | python3 -c "
-import json,sys; j=json.load(sys.stdin); s=j['steps'][0]
+import json,sys; j=json.load(sys.stdin); s=j['rows'][0]
 assert j['assumptions']['chips'] == 1 and j['assumptions']['mechanisms'] is True, j['assumptions']
 assert j['assumptions']['sharding'].startswith('layout: searched: attention TP1'), j['assumptions']['sharding']
 assert s['t_step_ms'] > s['t_step_roofline_ms'] and s['t_overhead_ms'] > 0, s" || fail "engine default"
 "$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --roofline --json | python3 -c "
-import json,sys; j=json.load(sys.stdin); s=j['steps'][0]
+import json,sys; j=json.load(sys.stdin); s=j['rows'][0]
 assert j['assumptions']['chips'] == 1 and j['assumptions']['mechanisms'] is False, j['assumptions']
 assert abs(s['t_step_ms'] - s['t_step_roofline_ms']) < 1e-12 and s['t_overhead_ms'] == 0, s" || fail "--roofline"
 [ "$("$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --mechanisms --csv)" = "$("$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --csv)" ] || fail "--mechanisms is a no-op"

@@ -26,7 +26,7 @@ cost = 8 * 2.35 / 3600 * f["decode_t_step_ms"] / 1e3 / 324 * 1e6
 assert abs(f["output_cost_usd_per_mtok"] - cost) < 1e-9 * cost, (f, cost)
 assert abs(f["output_cost_usd_per_mtok"] - 0.64326) < 1e-4, f
 assert abs(c["choice"]["cost_usd_per_mtok"] - f["output_cost_usd_per_mtok"]) < 1e-12, c
-out = j["prices"][0]["output_usd_per_mtok"]
+out = j["rows"][0]["output_usd_per_mtok"]
 assert abs(out - 4 * cost) < 1e-9 * out and abs(out - 2.573) < 1e-3, out
 r = c["runner_up"]
 assert r["chips"] == 4 and r["batch"] == 109 and r["cost_usd_per_mtok"] > c["choice"]["cost_usd_per_mtok"], r
@@ -59,7 +59,7 @@ if c["rule"] == "cheapest" and c["runner_up"]:
 if c["rule"] == "smallest" and c["runner_up"]:
     assert c["runner_up"]["chips"] > p["chips"] and c["runner_up"]["cost_usd_per_mtok"] < p["cost_usd_per_mtok"], c
 # Tables of steps (sweep, prefill): every row fits (balance's rows are quantities).
-for row in j.get("rows", []) + j.get("prefills", []):
+for row in j["rows"] if j["command"] in ("serving sweep", "serving balance", "serving window", "prefill") else []:
     assert row.get("memory_fits", True), row
 print(p["chips"], p["batch"], c["context_tokens"], p["cost_usd_per_mtok"], p["tok_per_s_per_chip"])
 PY
@@ -72,7 +72,7 @@ PY
   done
   "$CHALK" decode -m "$model" -H "$hw" -n "$chips" -b "$batch,$((batch + 1))" -s "$ctx" --json | python3 -c "
 import json, sys
-rows = json.load(sys.stdin)['steps']
+rows = json.load(sys.stdin)['rows']
 assert rows[0]['memory_fits'] and not rows[1]['memory_fits'], rows
 assert abs(rows[0]['cost_usd_per_mtok'] - $cost) < 1e-9 * $cost, rows[0]
 assert abs(rows[0]['tok_per_s_per_chip'] - $per_chip) < 1e-9 * $per_chip, rows[0]

@@ -9,14 +9,14 @@ import json, sys
 j = json.load(sys.stdin)
 lev = j['levers']
 assert abs(lev['tokens_kept_per_step'] - 1.85) < 1e-12 and lev['drafter'] == 'mtp', lev
-for r in j['steps']:
+for r in j['rows']:
     assert r['t_draft_ms'] > 0, r
     assert abs(r['tok_per_s_per_user'] - 1.85 * 1000 / r['t_step_ms']) < 1e-9 * r['tok_per_s_per_user'], r
     assert r['t_step_roofline_ms'] < r['t_step_ms'], r
 " || fail "decode --draft 1 --acceptance 0.85"
 # The same without drafts is faster per step and slower per user.
-plain=$("$CHALK" decode -m deepseek-v3 -H h200 -n 8 -b 1 --json | python3 -c "import json,sys; r=json.load(sys.stdin)['steps'][0]; print(r['t_step_ms'], r['tok_per_s_per_user'], r['t_draft_ms'])")
-drafted=$("$CHALK" decode -m deepseek-v3 -H h200 -n 8 -b 1 --draft 1 --acceptance 0.85 --json | python3 -c "import json,sys; r=json.load(sys.stdin)['steps'][0]; print(r['t_step_ms'], r['tok_per_s_per_user'])")
+plain=$("$CHALK" decode -m deepseek-v3 -H h200 -n 8 -b 1 --json | python3 -c "import json,sys; r=json.load(sys.stdin)['rows'][0]; print(r['t_step_ms'], r['tok_per_s_per_user'], r['t_draft_ms'])")
+drafted=$("$CHALK" decode -m deepseek-v3 -H h200 -n 8 -b 1 --draft 1 --acceptance 0.85 --json | python3 -c "import json,sys; r=json.load(sys.stdin)['rows'][0]; print(r['t_step_ms'], r['tok_per_s_per_user'])")
 python3 - "$plain" "$drafted" <<'PY' || fail "MTP costs a pass and buys speed per user"
 import sys
 p_step, p_user, p_draft = map(float, sys.argv[1].split())
@@ -36,7 +36,7 @@ assert r['t_draft_ms'] > 0 and abs(r['tok_per_s_per_user'] - 2.5 * 1000 / r['t_s
 # Free drafts only when asked.
 "$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --draft 2 --acceptance 0.7 --drafter none --json | python3 -c "
 import json, sys
-r = json.load(sys.stdin)['steps'][0]
+r = json.load(sys.stdin)['rows'][0]
 assert r['t_draft_ms'] == 0, r
 " || fail "--drafter none"
 expect_error "--drafter: llama-3.1-8b ships no MTP module" decode -m llama-3.1-8b -H h100-sxm --draft 1 --acceptance 0.8

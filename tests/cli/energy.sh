@@ -32,7 +32,7 @@ expect_error "--pue: must be >= 1" prices forward -m llama-3.1-8b -H h100-sxm --
 python3 - "$tmp/a.json" "$tmp/b.json" <<'PY' || fail "simulate energy"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
-ra, rb = a["results"][0], b["results"][0]
+ra, rb = a["rows"][0], b["rows"][0]
 e = a["energy"]
 assert abs(e["chip_idle_w"] - 115) < 1e-9 and abs(e["chip_memory_busy_w"] - 420) < 1e-9 and e["chip_compute_busy_w"] == 700, e
 assert e["pue"] == 1 and e["host_w_per_chip"] == 0, e
@@ -73,7 +73,7 @@ j2=$("$CHALK" prices forward -m llama-3.1-8b -H h100-sxm -n 1 -b 64 --json --pue
 python3 - "$j1" "$j2" <<'PY' || fail "prices forward energy"
 import json, sys
 a, b = (json.loads(x) for x in sys.argv[1:3])
-ea, eb = a["prices"][0]["energy_j_per_output_token"], b["prices"][0]["energy_j_per_output_token"]
+ea, eb = a["rows"][0]["energy_j_per_output_token"], b["rows"][0]["energy_j_per_output_token"]
 assert 0 < ea and abs(eb - 2 * ea) < 1e-9 * eb, (ea, eb)
 # Bounded by idle and TDP: 1 chip x P x t_step / 64 tokens with 115 <= P <= 700 W.
 t = a["forward"]["decode_t_step_ms"] / 1e3
@@ -81,6 +81,6 @@ assert 115 * t / 64 * (1 - 1e-9) <= ea <= 700 * t / 64 * (1 + 1e-9), (ea, t)
 PY
 COLUMNS=100 "$CHALK" prices forward -m llama-3.1-8b -H h100-sxm -n 1 -b 64 | grep -q "the decode step: .* J per output token" || fail "prices forward text lacks J per output token"
 # A system without a TDP: no energy figures (null), and a stated one gives them.
-"$CHALK" prices forward -m llama-3.1-8b -H tpu-v5e --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["energy"] is None and j["prices"][0]["energy_j_per_output_token"] is None, j["energy"]' || fail "tpu-v5e energy not null"
-"$CHALK" prices forward -m llama-3.1-8b -H tpu-v5e --chip-power-w 200 --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["prices"][0]["energy_j_per_output_token"] > 0' || fail "--chip-power-w gives no energy"
+"$CHALK" prices forward -m llama-3.1-8b -H tpu-v5e --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["energy"] is None and j["rows"][0]["energy_j_per_output_token"] is None, j["energy"]' || fail "tpu-v5e energy not null"
+"$CHALK" prices forward -m llama-3.1-8b -H tpu-v5e --chip-power-w 200 --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["rows"][0]["energy_j_per_output_token"] > 0' || fail "--chip-power-w gives no energy"
 echo "energy: all passed"

@@ -12,7 +12,7 @@ grep -q 'price per chip-hour x n / (tokens per hour / 1e6)' "$tmp/sweep.txt" || 
 "$CHALK" serving balance -m llama-3.1-8b -H h100-sxm --explain | grep -q '^lecture_batch_peak = 295.4 sequences' || fail "balance --explain: B* 295.4"
 "$CHALK" train step -m llama-3.1-8b -H h100-sxm -n 16 --dp 4 --pp 4 --explain | grep -q '^mfu = ' || fail "train step --explain: no MFU"
 "$CHALK" train memory -m llama-3.1-8b -H h100-sxm -n 16 --dp 4 --pp 4 --explain | grep -q '^activations_gb = ' || fail "train memory --explain"
-"$CHALK" layouts -m llama-3.1-70b -H h100-sxm --explain --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["explanations"][0]["figures"][0]["result"] == j["layouts"][0]["tok_per_s_per_chip"]' || fail "layouts --explain: winner"
+"$CHALK" layouts -m llama-3.1-70b -H h100-sxm --explain --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["explanations"][0]["figures"][0]["result"] == j["rows"][0]["tok_per_s_per_chip"]' || fail "layouts --explain: winner"
 # Without --explain no explanations are printed or built.
 "$CHALK" serving sweep -m llama-3.1-8b -H h100-sxm -b 64 --json | python3 -c 'import json,sys; assert "explanations" not in json.load(sys.stdin)' || fail "sweep without --explain"
 
@@ -32,9 +32,9 @@ for e in sweep["explanations"]:
         assert x["result"] == row[x["key"]], (x["key"], x["result"], row[x["key"]])
 step = json.load(open(f"{d}/step.json"))
 for x in step["explanations"]:
-    assert x["result"] == step["step"][x["key"]], x["key"]
+    assert x["result"] == step["rows"][0][x["key"]], x["key"]
 # 1F1B on 4 stages: bubble / work = (p - 1) / m.
-assert abs(step["step"]["bubble_fraction"] - 3 / step["step"]["microbatches"]) < 1e-12
+assert abs(step["rows"][0]["bubble_fraction"] - 3 / step["rows"][0]["microbatches"]) < 1e-12
 mem = json.load(open(f"{d}/memory.json"))
 for x in mem["explanations"]:
     assert x["result"] == mem[x["key"]], x["key"]
@@ -42,14 +42,14 @@ dec = json.load(open(f"{d}/decode.json"))
 f = {x["key"]: x for x in dec["explanations"][0]["figures"]}
 for k in ("hbm_total_gb", "weights_gb", "reserve_gb"):
     assert f[k]["result"] == dec["memory"][k], k
-assert f["max_batch_at_context"]["result"] == dec["steps"][0]["max_batch_at_context"]
+assert f["max_batch_at_context"]["result"] == dec["rows"][0]["max_batch_at_context"]
 PY
 # prices infer: each central figure's explanation = the figure in the same JSON (Gemini 1.5
 # Pro steps at 128,000 tokens: kv = 2 x 50e9 / (128,000 x 300) = 2,604.2 B per token).
 "$CHALK" prices infer gemini-1.5-pro --explain --json | python3 -c "
 import json, sys
 j = json.load(sys.stdin)
-figs = {f['quantity']: f['value'] for f in j['figures'] if f['subject'] == ''}
+figs = {f['quantity']: f['value'] for f in j['rows'] if f['subject'] == ''}
 xs = j['explanations']
 assert [x['key'] for x in xs] == ['kv_bytes_per_token', 'output_to_input_price_ratio', 'decode_bytes_per_output_token', 'decode_fraction_of_compute_roofline'], xs
 for x in xs:

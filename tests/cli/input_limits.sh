@@ -43,7 +43,7 @@ out=$(run simulate "${base[@]}" --arrivals gamma --cv 1e-155 --rate 2 --requests
   || fail "simulate --arrivals gamma --cv 1e-155 exited $? (124 = hung)"
 printf '%s' "$out" | python3 -c '
 import json, sys, math
-r = json.load(sys.stdin)["results"][0]
+r = json.load(sys.stdin)["rows"][0]
 assert r["finished"] == 40, r
 for k in ("ttft_p50_ms", "tpot_p50_ms"):
     assert math.isfinite(r[k]) and r[k] > 0, (k, r[k])

@@ -9,7 +9,7 @@ python3 - "$out" <<'PY' || fail "layouts --json content"
 import json, sys
 j = json.loads(sys.argv[1])
 assert j["context_tokens"] == 657, j["context_tokens"]
-ls = j["layouts"]
+ls = j["rows"]
 assert j["chips"] == 8 and j["objective"] == "throughput"
 assert [l["layout"] for l in ls] == ["TP2 x 4 replicas", "TP4 x 2 replicas", "TP8", "TP1 x 8 replicas"], ls
 assert ls[0]["batch_per_replica"] == 692 and ls[3]["batch_per_replica"] == 23
@@ -44,7 +44,7 @@ printf '%s\n' "$out" | grep -q "warning     no layout fits" || fail "no-fit warn
 import json, sys
 j = json.load(sys.stdin)
 assert j['batch'] == 1, j['batch']
-l = j['layouts'][0]
+l = j['rows'][0]
 assert l['layout'] == 'TP8', l
 assert abs(l['tok_per_s_per_chip'] - l['tok_per_s_per_user'] / 8) < 1e-6 * l['tok_per_s_per_user']
 " || fail "latency at one user"
@@ -58,7 +58,7 @@ expect_error "--kv-dtype" layouts --kv-dtype fp9
 import json, sys
 j = json.load(sys.stdin)
 assert j['chips'] == 1 and j['replica_choice']['rule'] == 'smallest', j['chips']
-assert [l['layout'] for l in j['layouts']] == ['TP1'], j['layouts']
+assert [l['layout'] for l in j['rows']] == ['TP1'], j['rows']
 " || fail "layouts default chips at latency, fp8"
 n_layouts=$("$CHALK" layouts -m llama-2-70b -H h100-sxm --objective latency --json | python3 -c "import json,sys; print(json.load(sys.stdin)['chips'])")
 n_decode=$("$CHALK" decode -m llama-2-70b -H h100-sxm -b 1 --json | python3 -c "import json,sys; print(json.load(sys.stdin)['assumptions']['chips'])")
@@ -76,7 +76,7 @@ n_prices=$("$CHALK" prices forward -m llama-2-70b -H h100-sxm --weights fp8 --kv
 import json, sys
 j = json.load(sys.stdin)
 assert j['batches'] == [1, 2, 4] and j['batch'] == 1, (j['batches'], j['batch'])
-rows = j['layouts']
+rows = j['rows']
 assert [r['batch'] for r in rows] == [1, 2, 4], rows
 assert all(r['rank'] == 1 for r in rows)
 steps = [r['t_step_ms'] for r in rows]
@@ -90,9 +90,9 @@ for r in rows:
 "$CHALK" layouts -m llama-3.1-405b -H h100-sxm -n 16 --context 4096 --json | python3 -c "
 import json, sys
 j = json.load(sys.stdin)
-names = [l['layout'] for l in j['layouts'] if l['fits']]
+names = [l['layout'] for l in j['rows'] if l['fits']]
 assert names[0] == 'PP2 x (TP8)', names
-assert not any(l['replica_chips'] <= 8 and l['fits'] for l in j['layouts']), j['layouts']
+assert not any(l['replica_chips'] <= 8 and l['fits'] for l in j['rows']), j['rows']
 " || fail "layouts: pipelined layout for a model larger than one domain"
 # Rejected layouts carry their memory (docs/output-schema.md): DeepSeek-V3 on one H200 of a
 # TP1 x 8 split needs its 673.2 GB of weights, the 10% reserve of 141 GB (14.1 GB) and one
@@ -103,7 +103,7 @@ import json, re, sys
 j = json.load(sys.stdin)
 cap = j['hardware']['hbm_gb_per_chip']
 assert cap == 141.0, cap
-for r in j['layouts']:
+for r in j['rows']:
     assert 0 < r['memory_gb'] <= cap * (1 + 1e-9), r
 rej = {r['layout']: r for r in j['rejected_layouts']}
 one = rej['attention TP1, EP1 x 8 replicas']

@@ -13,7 +13,7 @@ for m in $models; do
   "$CHALK" decode -m "$m" -H gb200-nvl72 -n 16 -b 1 -s 8192 --json | python3 -c "
 import json, sys
 j = json.load(sys.stdin)
-s = j['steps'][0]
+s = j['rows'][0]
 assert s['t_step_ms'] > 0 and s['tok_per_s'] > 0 and s['tok_per_s_per_user'] > 0, s
 " || fail "decode --json $m"
 done
@@ -23,7 +23,7 @@ expect_ok decode -m google/gemma-3-27b-it -H h200 -b 1
 # A linear layer's fixed state is read each step. Qwen3-Next at batch 1: 2 x 77,266,944 B
 # of state (read and written back) plus 24,576 B of KV per token of context, so
 # t_kv(32 tokens) / t_kv(16) = (154,533,888 + 32 x 24,576) / (154,533,888 + 16 x 24,576).
-kv_ms() { "$CHALK" decode --roofline -m "$1" -H "$2" -n "$3" -b 1 -s "$4" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['steps'][0]['t_kv_ms'])"; }
+kv_ms() { "$CHALK" decode --roofline -m "$1" -H "$2" -n "$3" -b 1 -s "$4" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['rows'][0]['t_kv_ms'])"; }
 a=$(kv_ms qwen3-next-80b-a3b h200 8 16) && b=$(kv_ms qwen3-next-80b-a3b h200 8 32) || fail "qwen3-next decode"
 python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); want=(154533888+32*24576)/(154533888+16*24576); assert abs(b/a-want)<1e-9,(a,b,b/a,want)" "$a" "$b" \
   || fail "qwen3-next: state read each step ($a, $b)"
@@ -36,7 +36,7 @@ python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); want=(2048*11
 # and KV of the full-attention layers only (12 x 2 x 2 x 256 x 2 B per token).
 "$CHALK" models qwen3-next-80b-a3b llama-3.1-8b --json | python3 -c "
 import json, sys
-m = {r['name']: r for r in json.load(sys.stdin)}
+m = {r['name']: r for r in json.load(sys.stdin)['rows']}
 q = m['qwen3-next-80b-a3b']
 assert q['state_bytes_per_sequence'] == 77266944 and q['kv_bytes_per_token'] == 24576, q
 assert m['llama-3.1-8b']['state_bytes_per_sequence'] == 0
@@ -49,7 +49,7 @@ printf '%s' '{"model_type": "gemma3_text", "hidden_size": 256, "num_hidden_layer
  "sliding_window": 512, "sliding_window_pattern": 6}' > "$tmp/hf/hub/models--acme--Tiny-1B/snapshots/r1/config.json"
 HF_HOME="$tmp/hf" HF_HUB_CACHE= "$CHALK" models acme/Tiny-1B --json | python3 -c "
 import json, sys
-r = json.load(sys.stdin)[0]
+r = json.load(sys.stdin)['rows'][0]
 assert r['name'] == 'tiny-1b' and r['architecture'] == 'gemma3_text', r
 " || fail "HF_HOME cache lookup"
 expect_error "unknown model 'acme/Nothing-1B'" models acme/Nothing-1B

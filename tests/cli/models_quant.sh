@@ -16,7 +16,7 @@ echo '{"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "FP8", "
 #   dense FFN 64 x 3 x 5120 x 25600 x 1 B = 25,165,824,000
 #   embedding + LM head 2 x 151936 x 5120 x 2 B = 3,111,649,280; norms (64 x 2 + 1) x 5120 x 2 B = 1,320,960
 #   total 34,412,980,224 B.
-gb=$("$CHALK" models "$snap" --json | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['weights_gb'])") || fail "models on a snapshot"
+gb=$("$CHALK" models "$snap" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['rows'][0]['weights_gb'])") || fail "models on a snapshot"
 python3 -c "import sys; assert abs(float(sys.argv[1]) - 34.412980224) < 1e-9, sys.argv[1]" "$gb" || fail "weights_gb $gb"
 # The same through the config.json path.
 expect_ok models "$snap/config.json"

@@ -1,6 +1,8 @@
 # One output vocabulary: every command's --json output checked against docs/output-schema.json
-# (one type per key wherever it appears; the model and hardware objects the same everywhere),
-# and every command whose help offers --csv prints CSV.
+# (one envelope: the same top-level keys for every command, its rows under `rows` and their
+# keys in `columns`; one type per key wherever it appears; no key the schema does not list;
+# the model and hardware objects the same everywhere), and every command whose help offers
+# --csv prints CSV.
 CHALK="$1"; SRC="$2"
 . "$SRC/tests/cli/lib.bash"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -63,7 +65,8 @@ done
 python3 - "$SRC/docs/output-schema.json" "$tmp" "$i" <<'PY' || fail "output schema"
 import json, re, sys
 schema = json.load(open(sys.argv[1]))
-keys, objects = schema["keys"], schema["objects"]
+keys, objects, other = schema["keys"], schema["objects"], schema["other_keys"]
+fields = {f for fs in objects.values() for f in fs}
 bad = []
 def type_ok(v, spec):
     for t in spec.split("|"):
@@ -73,6 +76,7 @@ def type_ok(v, spec):
         if t == "boolean" and isinstance(v, bool): return True
         if t == "string" and isinstance(v, str): return True
         if t == "array" and isinstance(v, list): return True
+        if t == "object" and isinstance(v, dict): return True
         if t in objects and isinstance(v, dict) and set(v.keys()) == set(objects[t]): return True
     return False
 exempt = schema["exempt"]
@@ -83,9 +87,12 @@ def walk(v, path, cmd):
         for k, x in v.items():
             if not re.fullmatch(r"[a-z0-9_]+", k) and not path.endswith("peak_tflop_per_s"):
                 bad.append(f"{cmd}: key {path}.{k} is not snake_case")
-            if k in keys and not type_ok(x, keys[k]):
-                bad.append(f"{cmd}: {path}.{k} = {json.dumps(x)[:80]} is not {keys[k]}")
-            elif x is None and "null" not in keys.get(k, ""):
+            spec = keys.get(k, other.get(k))
+            if spec is None and k not in fields:
+                bad.append(f"{cmd}: key {path}.{k} is in no list of docs/output-schema.json (keys, objects, other_keys)")
+            if spec is not None and not type_ok(x, spec):
+                bad.append(f"{cmd}: {path}.{k} = {json.dumps(x)[:80]} is not {spec}")
+            elif x is None and "null" not in (spec or ""):
                 bad.append(f"{cmd}: {path}.{k} is null, and the schema allows null only where it says so")
             walk(x, f"{path}.{k}", cmd)
     elif isinstance(v, list):
@@ -94,10 +101,22 @@ seen = set()
 for n in range(1, int(sys.argv[3]) + 1):
     cmd = open(f"{sys.argv[2]}/{n}.cmd").read().strip()
     j = json.load(open(f"{sys.argv[2]}/{n}.json"))
+    # The envelope (apps/chalk/envelope.h): every key, the command's own words, the rows' keys
+    # in columns (the table's order, which Python's DataFrame keeps).
+    if not isinstance(j, dict) or [k for k in schema["envelope"] if k not in j]:
+        bad.append(f"{cmd}: not the envelope: lacks {[k for k in schema['envelope'] if not isinstance(j, dict) or k not in j]}")
+        continue
+    if not (cmd + " ").startswith(j["command"] + " ") or j["chalk_version"] != "0.1.0":
+        bad.append(f"{cmd}: command {j['command']!r}, chalk_version {j['chalk_version']!r}")
+    if not isinstance(j["assumptions"], dict) or not isinstance(j["rows"], list) or not all(isinstance(w, str) for w in j["warnings"]):
+        bad.append(f"{cmd}: assumptions must be an object, rows an array, warnings strings")
+    row_keys = {k for r in j["rows"] if isinstance(r, dict) for k in r}
+    if set(j["columns"]) != row_keys or len(j["columns"]) != len(row_keys):
+        bad.append(f"{cmd}: columns {j['columns']} are not the rows' keys {sorted(row_keys)}")
     walk(j, "", cmd)
     if isinstance(j, dict):
         seen.update(k for k in ("model", "hardware") if k in j)
-assert {"model", "hardware"} <= seen, seen
+if not {"model", "hardware"} <= seen: bad.append(f"no command printed a model and a hardware object: {seen}")
 # The keys the old vocabulary used for the same quantities are gone.
 # Training: the scaling law's N is params_active_matmul (was params_active / active_params
 # there, a different number from model.params_active); a sequence length is seq_len_tokens

@@ -11,7 +11,7 @@ four=$("$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 32 --pp 4 -b 32 -s 4096 -
 python3 - "$one" "$two" "$four" <<'PY' || fail "pipeline decode figures"
 import json, sys
 one, two, four = (json.loads(x) for x in sys.argv[1:])
-r1, r2, r4 = one["steps"][0], two["steps"][0], four["steps"][0]
+r1, r2, r4 = one["rows"][0], two["rows"][0], four["rows"][0]
 assert two["pipeline"]["pp"] == 2 and two["pipeline"]["chips_per_stage"] == 8 and two["assumptions"]["chips"] == 16, two["pipeline"]
 assert two["pipeline"]["layers_per_stage"] == 40, two["pipeline"]
 assert r2["microbatch"] == 8 and r4["microbatch"] == 8 and r4["microbatches"] == 4, (r2, r4)
@@ -30,7 +30,7 @@ PY
 # does not; two stages of 8 do.
 python3 - "$("$CHALK" decode -m llama-3.1-405b -H h100-sxm -n 16 --pp 2 -b 16 -s 4096 --weights bf16 --json)" <<'PY' || fail "405B pipeline"
 import json, sys
-r = json.loads(sys.argv[1])["steps"][0]
+r = json.loads(sys.argv[1])["rows"][0]
 assert r["memory_fits"] is True and 400 < r["stage_weights_gb"] < 420, r
 PY
 # 405B in bf16 on one 8-GPU domain does not fit: an error naming the smallest replica that
@@ -43,7 +43,7 @@ p1=$("$CHALK" prefill -m llama-3.1-70b -H h100-sxm -n 8 -p 8192 --json) || fail 
 p2=$("$CHALK" prefill -m llama-3.1-70b -H h100-sxm -n 16 --pp 2 -p 8192 --json) || fail "prefill --pp --json"
 python3 - "$p1" "$p2" <<'PY' || fail "pipeline prefill figures"
 import json, sys
-a, b = (json.loads(x)["prefills"][0] for x in sys.argv[1:])
+a, b = (json.loads(x)["rows"][0] for x in sys.argv[1:])
 assert b["ttft_ms"] > a["ttft_ms"], (a["ttft_ms"], b["ttft_ms"])
 PY
 "$CHALK" prefill -m llama-3.1-70b -H h100-sxm --pp 2 -p 1024 --csv | head -1 | grep -q "^batch,prompt_tokens,prefix_tokens,pp," || fail "prefill --pp --csv header"
@@ -65,14 +65,14 @@ qp=$("$CHALK" prefill -m llama-3.1-405b -H h100-sxm --pp 2 -n 16 -b 1,8 -p 2048 
 python3 - "$q" "$qp" <<'PY' || fail "pipeline TPOT = the time between a user's tokens"
 import json, sys
 d, p = (json.loads(x) for x in sys.argv[1:])
-r = d["steps"][0]
+r = d["rows"][0]
 assert r["microbatches"] == 8 and r["microbatch"] == 8, r
 assert abs(r["t_step_ms"] - 8 * r["t_stage_ms"]) < 1e-9 * r["t_step_ms"], r
 assert r["t_pass_ms"] < 3 * r["t_stage_ms"] < r["t_step_ms"], r
 assert abs(r["tok_per_s_per_user"] * r["t_step_ms"] - 1000) < 1e-6, r
 assert abs(r["tok_per_s"] - 64 * r["tok_per_s_per_user"]) < 1e-6 * r["tok_per_s"], r
 assert 0 < r["t_step_roofline_ms"] <= r["t_step_ms"], r
-for x in p["prefills"]:
+for x in p["rows"]:
     assert 0 < x["ttft_roofline_ms"] <= x["ttft_ms"], x
 PY
 "$CHALK" decode -m llama-3.1-405b -H h100-sxm --pp 2 -n 16 -b 64 --microbatches 8 --csv | head -1 | grep -q ",t_pass_ms,t_step_ms,t_step_roofline_ms," ||

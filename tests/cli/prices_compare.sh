@@ -14,7 +14,7 @@ awk 'length > 100 { exit 1 }' "$tmp/table.txt" || fail "table wider than 100 col
 python3 - "$tmp/c.json" <<'PY' || fail "prices compare --json"
 import json, sys
 d = json.load(open(sys.argv[1]))
-offers = {o["provider"]: o for o in d["offers"]}
+offers = {o["provider"]: o for o in d["rows"]}
 assert set(offers) >= {"Groq", "Cerebras", "Fireworks", "Together"}, offers.keys()
 c = offers["Cerebras"]
 assert c["cheapest_system"] is None and "no layout" in c["why_not"], c.get("why_not")
@@ -42,8 +42,8 @@ PY
 head -1 "$tmp/c.csv" | grep -q "blended_cost_usd_per_mtok,margin_at_full_utilisation,break_even_utilisation" || fail "csv header"
 
 # A cache-hit share lowers a blended price with a cache-read price: Fireworks' DeepSeek V3.
-a=$("$CHALK" prices compare -m deepseek-v3 -H h200 --json | python3 -c "import json,sys; print([o['blended_usd_per_mtok'] for o in json.load(sys.stdin)['offers'] if o['provider']=='Fireworks'][0])")
-b=$("$CHALK" prices compare -m deepseek-v3 -H h200 --prefix-hit-rate 0.5 --json | python3 -c "import json,sys; print([o['blended_usd_per_mtok'] for o in json.load(sys.stdin)['offers'] if o['provider']=='Fireworks'][0])")
+a=$("$CHALK" prices compare -m deepseek-v3 -H h200 --json | python3 -c "import json,sys; print([o['blended_usd_per_mtok'] for o in json.load(sys.stdin)['rows'] if o['provider']=='Fireworks'][0])")
+b=$("$CHALK" prices compare -m deepseek-v3 -H h200 --prefix-hit-rate 0.5 --json | python3 -c "import json,sys; print([o['blended_usd_per_mtok'] for o in json.load(sys.stdin)['rows'] if o['provider']=='Fireworks'][0])")
 # (3 x 0.56 + 1.68) / 4 = 0.84; half the input at 0.28: (3 x 0.42 + 1.68) / 4 = 0.735
 [ "$a" = "0.84" ] && [ "$b" = "0.735" ] || fail "blended prices $a, $b; expected 0.84, 0.735"
 
@@ -74,7 +74,7 @@ grep -q "none holds it" "$tmp/ds.txt" || fail "row not marked 'none holds it': $
 ! grep -q "public price\|none reaches it" "$tmp/ds.txt" || fail "wrong reason: $(cat "$tmp/ds.txt")"
 "$CHALK" prices compare -m deepseek-v3 -H h100-sxm --json | python3 -c "
 import json, sys
-for o in json.load(sys.stdin)['offers']:
+for o in json.load(sys.stdin)['rows']:
     assert o['cheapest_system'] is None and 'multi-domain replicas are not searched' in o['why_not'], o
     # Not stated: null, as docs/prices.md says, never ''.
     assert o['speed_date'] is None and o['speed_source'] is None, o

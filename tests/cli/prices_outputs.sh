@@ -5,7 +5,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 "$CHALK" prices list --json | python3 -c "
 import json, sys
-rows = {r['name']: r for r in json.load(sys.stdin)}
+rows = {r['name']: r for r in json.load(sys.stdin)['rows']}
 assert len(rows) == 15, sorted(rows)
 g = rows['gemini-1.5-pro']
 assert g['output_to_input_ratio'] == 4.0 and g['long_context_threshold_tokens'] == 128000, g
@@ -14,9 +14,10 @@ assert all(r['output_to_input_ratio'] > 1 for r in rows.values())
 " || fail "prices list --json"
 [ "$("$CHALK" prices list --csv | head -1 | cut -d, -f1-3)" = "name,provider,date" ] || fail "prices list --csv header"
 
-# show --json writes chalk-prices/1, which reads back identically.
-"$CHALK" prices show claude-sonnet-4.5 --json > "$tmp/sonnet.json" || fail "prices show --json"
-"$CHALK" prices show "$tmp/sonnet.json" --json > "$tmp/again.json" || fail "prices show <path>"
+# show --json's sheet is chalk-prices/1, which reads back identically.
+sheet() { python3 -c "import json,sys; print(json.dumps(json.load(sys.stdin)['sheet'], indent=2))"; }
+"$CHALK" prices show claude-sonnet-4.5 --json | sheet > "$tmp/sonnet.json" || fail "prices show --json"
+"$CHALK" prices show "$tmp/sonnet.json" --json | sheet > "$tmp/again.json" || fail "prices show <path>"
 cmp -s "$tmp/sonnet.json" "$tmp/again.json" || fail "show --json does not round-trip"
 python3 -c "
 import json
@@ -40,9 +41,9 @@ assert j['kv_from_price_step'] is True and j['output_costs_more_than_input'] is 
 import json, sys
 j = json.load(sys.stdin)
 assert abs(j['kv_bytes_per_token']['value'] - 2604.1667) < 1e-3, j['kv_bytes_per_token']
-f = {(r['inference'], r['subject'], r['quantity']): r for r in j['figures']}
+f = {(r['inference'], r['subject'], r['quantity']): r for r in j['rows']}
 assert abs(f[('b', '', 'implied_decode_batch')]['value'] - 378.02) < 0.01
-for r in j['figures']:
+for r in j['rows']:
     for k in ('value', 'low', 'high'):
         assert r[k] is not None and r[k] >= 0, r
 " || fail "gemini-1.5-pro infer --json"
@@ -62,7 +63,7 @@ assert t[1]['tier_by_duration'] == 'local NVMe flash', t[1]
 import json, sys
 j = json.load(sys.stdin)
 assert j['forward']['decode_batch'] == 324 and j['forward']['prefill_bound'] == 'compute', j['forward']
-mine, theirs = j['prices']
+mine, theirs = j['rows']
 assert mine['output_usd_per_mtok'] > mine['input_usd_per_mtok']
 assert abs(mine['output_usd_per_mtok'] - 1.587) < 0.02, mine
 assert theirs['input_usd_per_mtok'] == 2.5 and theirs['output_usd_per_mtok'] == 10.0, theirs
@@ -75,7 +76,7 @@ b=$(python3 -c "import json; print(json.load(open('$tmp/fwd.json'))['forward']['
 "$CHALK" decode -n 8 --roofline -b "$b" --json > "$tmp/lower.json" || fail "decode --roofline -b $b"
 python3 - "$tmp/fwd.json" "$tmp/lower.json" <<'PY' || fail "forward roofline is not at the stated batch"
 import json, sys
-f = json.load(open(sys.argv[1]))["forward"]; s = json.load(open(sys.argv[2]))["steps"][0]
+f = json.load(open(sys.argv[1]))["forward"]; s = json.load(open(sys.argv[2]))["rows"][0]
 assert f["decode_batch"] == s["batch"] == 1848, (f["decode_batch"], s["batch"])
 assert abs(f["decode_t_step_roofline_ms"] - s["t_step_ms"]) < 1e-9 * s["t_step_ms"], (f, s)
 assert abs(f["output_cost_roofline_usd_per_mtok"] - s["cost_usd_per_mtok"]) < 1e-9 * s["cost_usd_per_mtok"], (f, s)

@@ -7,7 +7,7 @@ out=$("$CHALK" scaleup --json) || fail "scaleup --json"
 python3 - "$out" "$("$CHALK" hardware --csv | tail -n +2 | wc -l)" <<'PY' || fail "scaleup --json content"
 import json, sys
 j = json.loads(sys.argv[1]); n = int(sys.argv[2])
-rows = {r["system"]: r for r in j["systems"]}
+rows = {r["system"]: r for r in j["rows"]}
 assert len(rows) == n, (len(rows), n)
 assert j["model"]["name"] == "deepseek-v3" and j["context_tokens"] == 8192 and j["batch"] == 1
 assert j["model"]["params_total"] > 6.7e11  # the "model" object every command prints
@@ -38,7 +38,7 @@ for r in rows.values():
 PY
 # The lecture's NVL72 example (45:44): a 5T model at fp8 fits one 10-20 TB rack, not an HGX H100.
 # ...the figure decode gives for the same 8 chips and context.
-dec=$("$CHALK" decode -m deepseek-v3 -H h20 -n 8 -s 8192 -b 1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["steps"][0]["max_batch_at_context"])')
+dec=$("$CHALK" decode -m deepseek-v3 -H h20 -n 8 -s 8192 -b 1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["rows"][0]["max_batch_at_context"])')
 [ "$dec" = 3 ] || fail "decode -H h20 -n 8 -s 8192: max batch $dec, scaleup 3"
 out=$("$CHALK" scaleup -m "$D/moe-5t.json" --weights fp8 -H h100-sxm,gb200-nvl72,"$D/rubin-ultra-nvl576.json" --csv) || fail "scaleup --csv"
 printf '%s\n' "$out" | head -1 | grep -q "^system,chip,year,scale_up_domain_chips," || fail "csv header: $(printf '%s\n' "$out" | head -1)"

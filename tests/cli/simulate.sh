@@ -8,11 +8,11 @@ base=(-m llama-3.1-8b -H h100-sxm -n 1)
 # Low load: TTFT p50 equals `chalk prefill`'s TTFT of the same prompt (one request at a time)
 # plus the engine's fixed work per request outside the GPU (vLLM: 6.908 ms, policy.h
 # kEngineRequestOverheadS).
-ttft=$("$CHALK" prefill "${base[@]}" -p 1024 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["prefills"][0]["ttft_ms"])')
+ttft=$("$CHALK" prefill "${base[@]}" -p 1024 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["rows"][0]["ttft_ms"])')
 "$CHALK" simulate "${base[@]}" --rate 0.01 --requests 20 --input 1024 --output 1 --json > "$tmp/low.json" || fail "simulate --json"
 python3 - "$tmp/low.json" "$ttft" <<'PY' || fail "low-load TTFT is not the prefill's"
 import json, sys
-j = json.load(open(sys.argv[1])); r = j["results"][0]
+j = json.load(open(sys.argv[1])); r = j["rows"][0]
 want = float(sys.argv[2]) + 6.908
 assert abs(r["ttft_p50_ms"] - want) < 1e-6 * want, (r["ttft_p50_ms"], want)
 assert r["finished"] == 20 and r["rejected"] == 0
@@ -85,7 +85,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["engine"]["kv_admission"] == sys.argv[2], j["engine"]
 if sys.argv[2] == "to_completion":
-    assert j["results"][0]["preemptions"] == 0, j["results"][0]
+    assert j["rows"][0]["preemptions"] == 0, j["rows"][0]
 PY
 done
 expect_error "--prefix-hit-rate: must be a fraction in [0, 1), got 1" simulate "${base[@]}" --rate 1 --prefix-hit-rate 1
@@ -107,7 +107,7 @@ mixed=(-m llama-3.1-8b -H h100-sxm --rate 2 --requests 100 --input 1024 --output
 "$CHALK" simulate "${mixed[@]}" --prefill-hardware h200 --decode-hardware b200 --json > "$tmp/mixed.json" || fail "simulate mixed chips"
 python3 - "$tmp/mixed.json" <<'PY' || fail "mixed chips: KV transfer or cost"
 import json, sys
-j = json.load(open(sys.argv[1])); r = j["results"][0]; d = j["details"][0]
+j = json.load(open(sys.argv[1])); r = j["rows"][0]; d = j["details"][0]
 want = (9.3e-6 + 134217728 / 36.5625e9) * 1e3
 assert abs(r["kv_transfer_ms"] - want) < 1e-9 * want, (r["kv_transfer_ms"], want)
 assert abs(r["kv_transfer_bytes"] - 134217728) < 1e-6, r["kv_transfer_bytes"]
@@ -131,7 +131,7 @@ expect_error "l4: scale_out.gb_per_s_per_direction: the system states no scale-o
 python3 - "$tmp/dis1.json" "$tmp/same.json" <<'PY' || fail "same-chip mixed run differs from the disaggregated one"
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
-ra, rb = a["results"][0], b["results"][0]
+ra, rb = a["rows"][0], b["rows"][0]
 for k in ra:
     if k != "layout": assert ra[k] == rb[k], (k, ra[k], rb[k])
 assert a["details"][0]["cost_usd_per_hour"] == b["details"][0]["cost_usd_per_hour"]
@@ -155,7 +155,7 @@ assert b["chips"] <= 4
 files = {f["path"]: f["text"] for e in j["launch"] for f in e["files"]}
 assert "--tensor-parallel-size" in files["vllm/serve.sh"] and "--max-num-seqs" in files["vllm/serve.sh"], files
 assert "--max-running-requests" in files["sglang/serve.sh"] and "--tp_size" in files["trtllm/serve.sh"], files
-assert len(j["pareto"]) >= 1
+assert len(j["rows"]) >= 1
 # The targets it planned for, as simulate states them (docs/output-schema.md, SLO targets).
 assert j["slo"] == {"ttft_slo_ms": 500, "tpot_slo_ms": 30, "percentile": 90}, j["slo"]
 # Simulated with vLLM's KV on demand: TensorRT-LLM's options state MAX_UTILIZATION.
@@ -191,7 +191,7 @@ j = json.load(open(sys.argv[1]))
 want = "context 200016 exceeds llama-3.1-8b's max_position_embeddings 131072: 3 of 3 requests rejected"
 assert any(w.startswith(want) for w in j["warnings"]), j["warnings"]
 if "results" in j:
-    r = j["results"][0]
+    r = j["rows"][0]
     assert r["rejected"] == 3 and r["finished"] == 0, r
     # No request finished: no percentile exists (null, never 0 ms); without an SLO there is
     # no attainment (null: simulate here states none), with one none met it (0).
@@ -232,9 +232,9 @@ over, calm = (json.load(open(p)) for p in sys.argv[1:3])
 d = over["details"][0]
 assert d["overloaded"] and d["capacity_req_per_s"] * 1.05 < d["arrival_req_per_s"], d
 assert any("OVERLOADED: arrivals of" in w and "req/s exceed the deployment's capacity of about" in w for w in over["warnings"]), over["warnings"]
-assert over["results"][0]["slo_attainment"] is None, over["results"][0]["slo_attainment"]
+assert over["rows"][0]["slo_attainment"] is None, over["rows"][0]["slo_attainment"]
 assert not calm["details"][0]["overloaded"] and not any("OVERLOADED" in w for w in calm["warnings"])
-assert calm["results"][0]["slo_attainment"] == 1.0, calm["results"][0]["slo_attainment"]
+assert calm["rows"][0]["slo_attainment"] == 1.0, calm["rows"][0]["slo_attainment"]
 PY
 "$CHALK" simulate "${base[@]}" --rate 1000 --requests 300 --input 1024 --output 64 | grep -q "^warning     aggregated: OVERLOADED" \
   || fail "simulate text: no overload warning"

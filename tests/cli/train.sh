@@ -6,7 +6,7 @@ out=$("$CHALK" train step -m gpt-3-175b -H a100-80gb --tp 8 --pp 8 -B 64 -s 2048
 python3 - "$out" <<'PY' || fail "train step --json content"
 import json, sys
 j = json.loads(sys.argv[1])
-s = j["step"]
+s = j["rows"][0]
 assert j["model"]["name"] == "gpt-3-175b" and j["hardware"]["name"] == "a100-80gb" and s["chips"] == 64 and s["microbatches"] == 64, s
 assert abs(s["bubble_fraction"] - 7 / 64) < 1e-9, s["bubble_fraction"]
 assert s["fits"] is True
@@ -17,16 +17,16 @@ assert "TP8 inside a scale-up domain" in j["placement"] and "PP8 across the scal
 PY
 # One stage: no bubble. Interleaved v = 2 halves 1F1B's.
 "$CHALK" train step -m llama-3.1-8b -H h100-sxm --dp 8 -B 64 --json | python3 -c "
-import json, sys; s = json.load(sys.stdin)['step']; assert s['bubble_fraction'] == 0 and s['t_bubble_s'] == 0, s" || fail "one stage has no bubble"
+import json, sys; s = json.load(sys.stdin)['rows'][0]; assert s['bubble_fraction'] == 0 and s['t_bubble_s'] == 0, s" || fail "one stage has no bubble"
 "$CHALK" train step -m gpt-3-175b -H a100-80gb --tp 8 --pp 8 -B 64 -s 2048 --schedule interleaved --virtual-stages 2 --json | python3 -c "
-import json, sys; s = json.load(sys.stdin)['step']; assert abs(s['bubble_fraction'] - 7 / 128) < 1e-9, s" || fail "interleaved bubble"
+import json, sys; s = json.load(sys.stdin)['rows'][0]; assert abs(s['bubble_fraction'] - 7 / 128) < 1e-9, s" || fail "interleaved bubble"
 # DualPipe: 3p/2 - 1 = 5 chunk pairs of rank 0 run unpaired (p = 4); other schedules none.
 "$CHALK" train step -m gpt-3-175b -H a100-80gb --tp 8 --pp 4 --dp 2 -B 32 -s 2048 --schedule dualpipe --json | python3 -c "
-import json, sys; s = json.load(sys.stdin)['step']; assert s['t_unpaired_s'] > 0, s
+import json, sys; s = json.load(sys.stdin)['rows'][0]; assert s['t_unpaired_s'] > 0, s
 assert abs(s['t_step_s'] - (s['microbatches'] * (s['t_forward_ms'] + s['t_backward_ms']) / 1e3 + s['t_unpaired_s'] + s['t_bubble_s'] + s['t_dp_exposed_s'] + s['t_optimizer_s'])) < 0.02 * s['t_step_s'], s" || fail "dualpipe unpaired chunks"
 "$CHALK" train step -m gpt-3-175b -H a100-80gb --tp 8 --pp 4 --dp 2 -B 32 -s 2048 --schedule dualpipe --wide | grep -q "+ 5 unpaired chunk pairs" || fail "dualpipe step line names the unpaired chunks"
 "$CHALK" train step -m gpt-3-175b -H a100-80gb --tp 8 --pp 8 -B 64 -s 2048 --json | python3 -c "
-import json, sys; s = json.load(sys.stdin)['step']; assert s['t_unpaired_s'] == 0, s" || fail "1f1b has no unpaired chunks"
+import json, sys; s = json.load(sys.stdin)['rows'][0]; assert s['t_unpaired_s'] == 0, s" || fail "1f1b has no unpaired chunks"
 # Memory: ZeRO-3 model states fall as 1/DP.
 m8=$("$CHALK" train memory -m llama-3.1-70b -H h100-sxm --dp 8 --zero 3 -B 64 --json) || fail "train memory --json"
 m16=$("$CHALK" train memory -m llama-3.1-70b -H h100-sxm --dp 16 --zero 3 -B 64 --json) || fail "train memory --json dp16"
@@ -46,7 +46,7 @@ lay=$("$CHALK" train layouts -m gpt-3-175b -H a100-80gb -n 64 -B 64 -s 2048 --li
 python3 - "$lay" <<'PY' || fail "train layouts --json content"
 import json, sys
 j = json.loads(sys.argv[1])
-fit, unfit = j["layouts"], j["rejected_layouts"]
+fit, unfit = j["rows"], j["rejected_layouts"]
 assert all(l["fits"] for l in fit), j
 assert len(fit) == 5 and len(unfit) == 5, j
 # A plan that does not fit has no step: its figures are left out, never null.
@@ -117,7 +117,7 @@ for plan in "-m llama-3.1-8b -H h100-sxm --dp 8" "-m llama-3.1-70b -H h100-sxm -
   # shellcheck disable=SC2086
   "$CHALK" train step $plan --json | python3 -c "
 import json, sys
-s = json.load(sys.stdin)['step']
+s = json.load(sys.stdin)['rows'][0]
 parts = (s['microbatches'] * (s['t_forward_ms'] + s['t_backward_ms']) / 1e3 + s['t_unpaired_s'] + s['t_bubble_s']
          + s['t_dp_exposed_s'] + s['t_dp_sm_contention_s'] + s['t_optimizer_s'])
 assert abs(parts - s['t_step_s']) <= 1e-12 * s['t_step_s'], (parts, s['t_step_s'])
@@ -141,7 +141,7 @@ import json, sys; d = json.load(sys.stdin); assert d['fits'], d['total_gb']; ass
 "$CHALK" train layouts -m deepseek-v3 -H gb200-nvl72 -n 1024 --limit 50 --json | python3 -c "
 import json, sys
 j = json.load(sys.stdin)
-rows = j['layouts']
+rows = j['rows']
 assert len(rows) == 50, len(rows)
 same = lambda a, b: abs(a - b) <= 1e-9 * max(abs(a), abs(b))
 for i, r in enumerate(rows):
@@ -151,4 +151,9 @@ assert j['equivalent_plans_folded'] == sum(r['equivalent_plans'] for r in rows) 
 " || fail "train layouts: equal plans not folded"
 out=$("$CHALK" train layouts -m deepseek-v3 -H gb200-nvl72 -n 1024 --limit 50) || fail "train layouts text"
 printf '%s\n' "$out" | grep -q "^folded      [0-9]* more plans with the same step time and memory" || fail "train layouts does not say what it folded: $out"
+# MFU as a fraction in train step's text too (issue 30: 0.6 in train layouts, 60% in train
+# step): the text's fraction is the JSON's mfu to 3 places, the percentage beside it.
+text=$("$CHALK" train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8) || fail "train step text"
+mfu=$("$CHALK" train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8 --json | python3 -c "import json,sys; m=json.load(sys.stdin)['rows'][0]['mfu']; print(f'{m:.3f} ({100 * m:.1f}%;')")
+printf '%s\n' "$text" | grep -qF "MFU         $mfu" || fail "train step's MFU is not '$mfu': $text"
 echo "train: all passed"

@@ -9,7 +9,7 @@ out=$("$CHALK" train moe --active-params 5e6 --experts 1,128 --json) || fail "tr
 python3 - "$out" <<'PY' || fail "train moe figures"
 import json, sys
 j = json.loads(sys.argv[1])
-rows = {(r["law"], r["routed_experts"]): r for r in j["trades"]}
+rows = {(r["law"], r["routed_experts"]): r for r in j["rows"]}
 dense, moe = rows[("clark-s-base", 1.0)], rows[("clark-s-base", 128.0)]
 assert abs(dense["dense_equivalent_params"] / 5e6 - 1) < 1e-6, dense
 assert abs(moe["dense_equivalent_params"] / 51.8e6 - 1) < 0.01, moe

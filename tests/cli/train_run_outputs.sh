@@ -11,9 +11,9 @@ assert abs(j['chip_hours'] / 2.664e6 - 1) < 0.005, j['chip_hours']
 assert abs(j['cost_usd'] / 5.328e6 - 1) < 0.005, j['cost_usd']
 assert j['chip_power_w'] == 700 and j['pue'] == 1.2, j
 assert abs(j['energy_mwh'] - j['chip_hours'] * 700 * 1.2 / 1e6) < 1e-6 * j['energy_mwh'], j['energy_mwh']
-assert j['phases'][0]['mfu_from'] == 'step_time'
+assert j['rows'][0]['mfu_from'] == 'step_time'
 # The implied MFU is train step's (causal attention FLOPs): ISCA'25 Table 4's 38.94%.
-assert abs(j['phases'][0]['mfu'] / 0.3894 - 1) < 0.003, j['phases'][0]['mfu']
+assert abs(j['rows'][0]['mfu'] / 0.3894 - 1) < 0.003, j['rows'][0]['mfu']
 assert j['attention_flops'] == 'causal' and 'causal attention' in j['mfu_definition'], j['mfu_definition']
 " || fail "train run DeepSeek-V3 JSON"
 # The default MFU is stated, with the attention convention it goes with (ISCA'25 Table 4).
@@ -23,14 +23,14 @@ assert j['attention_flops'] == 'causal' and 'causal attention' in j['mfu_definit
 # FLOPs per token are train run's FLOPs/token (causal), so tok/s = MFU x n x peak / f equals
 # the step's tokens / step time within rounding of the printed MFU.
 step=$("$CHALK" train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8 -B 64 --seq-len 4096 --json)
-mfu=$(printf '%s' "$step" | python3 -c "import json,sys; print(json.load(sys.stdin)['step']['mfu'])")
+mfu=$(printf '%s' "$step" | python3 -c "import json,sys; print(json.load(sys.stdin)['rows'][0]['mfu'])")
 "$CHALK" train run -m llama-3.1-8b -H h100-sxm -n 8 --seq 4096 --tokens 1e12 --mfu "$mfu" --json | python3 -c "
-import json, sys; r = json.load(sys.stdin); s = json.loads(sys.argv[1])['step']
-assert abs(r['phases'][0]['tok_per_s'] / s['tok_per_s'] - 1) < 1e-3, (r['phases'][0]['tok_per_s'], s['tok_per_s'])
+import json, sys; r = json.load(sys.stdin); s = json.loads(sys.argv[1])['rows'][0]
+assert abs(r['rows'][0]['tok_per_s'] / s['tok_per_s'] - 1) < 1e-3, (r['rows'][0]['tok_per_s'], s['tok_per_s'])
 " "$step" || fail "train step MFU fed to train run"
 # Phases are summed; the phases array holds the phases only (no total row, no null).
 "$CHALK" train run -H h100-sxm --phase name=pre,tokens=1e12,chips=1024,mfu=0.4 --phase name=ext,tokens=1e11,chips=1024,seq=32768,mfu=0.3 --json | python3 -c "
-import json, sys; j = json.load(sys.stdin); p = j['phases']
+import json, sys; j = json.load(sys.stdin); p = j['rows']
 assert [r['phase'] for r in p] == ['pre', 'ext'], p
 assert all(v is not None for r in p for v in r.values()), p
 assert abs(p[0]['chip_hours'] + p[1]['chip_hours'] - j['chip_hours']) < 1e-6 * j['chip_hours']
@@ -39,13 +39,13 @@ assert j['cost_usd'] is not None and j['price_usd_per_chip_hour'] > 0
 [ "$("$CHALK" train run -H h100-sxm --phase tokens=1e12,chips=8 --phase tokens=1e11,chips=8 --csv | grep -c total)" -eq 0 ] || fail "CSV total row"
 # The run's flags are each phase's defaults: --chips 2048, --seq 8192, --mfu 0.2, --goodput 0.5.
 "$CHALK" train run --phase tokens=1e12 --phase tokens=1e11,chips=16,mfu=0.3 --seq 8192 --mfu 0.2 --goodput 0.5 --json | python3 -c "
-import json, sys; p = json.load(sys.stdin)['phases']
+import json, sys; p = json.load(sys.stdin)['rows']
 assert (p[0]['chips'], p[0]['seq_len_tokens'], p[0]['mfu'], p[0]['goodput']) == (2048, 8192, 0.2, 0.5), p[0]
 assert (p[1]['chips'], p[1]['seq_len_tokens'], p[1]['mfu'], p[1]['goodput']) == (16, 8192, 0.3, 0.5), p[1]
 " || fail "flags as phase defaults"
 # A phase's step_time_s replaces the flags' --mfu; --step-time-s is a phase's default speed.
 "$CHALK" train run -n 8 --mfu 0.2 --phase tokens=1e12,step_time_s=20,tokens_per_step=1e5 --json | python3 -c "
-import json, sys; p = json.load(sys.stdin)['phases'][0]
+import json, sys; p = json.load(sys.stdin)['rows'][0]
 assert p['mfu_from'] == 'step_time' and abs(p['tok_per_s'] - 5000) < 1e-9, p
 " || fail "phase step time over --mfu"
 # --peak: the default MFU is against bf16; with --mfu another peak counts. 0.2 x 2,048 x
@@ -53,7 +53,7 @@ assert p['mfu_from'] == 'step_time' and abs(p['tok_per_s'] - 5000) < 1e-9, p
 "$CHALK" train run --tokens 1e12 --peak fp8 --mfu 0.2 --json | python3 -c "
 import json, sys; j = json.load(sys.stdin)
 assert j['peak_precision'] == 'fp8' and 'fp8 dense peak' in j['mfu_definition'], j['mfu_definition']
-assert abs(j['phases'][0]['tok_per_s'] / (0.2 * 2048 * j['peak_tflop_per_s_per_chip'] * 1e12 / j['phases'][0]['train_flops_per_token']) - 1) < 1e-9
+assert abs(j['rows'][0]['tok_per_s'] / (0.2 * 2048 * j['peak_tflop_per_s_per_chip'] * 1e12 / j['rows'][0]['train_flops_per_token']) - 1) < 1e-9
 " || fail "train run --peak fp8"
 # Goodput 1 is a lower bound, and the total line says so; the goodput column shows unasked.
 out=$("$CHALK" train run --tokens 14.8e12)
@@ -71,7 +71,7 @@ assert any('serving context 4989 exceeds' in x for x in w) and any('RL rollout l
 
 # Chinchilla: its own budget gives 70B on 1.4T by Approach 1; over-training of an 8B model on 15T.
 "$CHALK" train chinchilla --flops 5.88e23 --json | python3 -c "
-import json, sys; j = json.load(sys.stdin); a = {r['method']: r for r in j['allocations']}
+import json, sys; j = json.load(sys.stdin); a = {r['method']: r for r in j['rows']}
 assert abs(a['approach1']['params'] / 70e9 - 1) < 1e-6 and abs(a['approach1']['tokens'] / 1.4e12 - 1) < 1e-6, a['approach1']
 assert abs(a['20x']['tokens_per_param'] - 20) < 1e-9
 " || fail "chinchilla allocations"
@@ -84,7 +84,7 @@ assert 0 < r['wasted_fraction'] < 1
 # The lecture's equilibrium: 2.63e14 serving tokens, FLOP-only factor ~120x, engine-priced ~165x.
 "$CHALK" train equilibrium --json | python3 -c "
 import json, sys; j = json.load(sys.stdin)
-t = {r['term']: r for r in j['terms']}
+t = {r['term']: r for r in j['rows']}
 assert abs(t['serving']['tokens'] / 2.6298e14 - 1) < 1e-3, t['serving']
 assert abs(j['pretraining_tokens_flops_only'] / 8.766e13 - 1) < 1e-3
 assert 115 < j['over_training_factor_flops_only'] < 125, j['over_training_factor_flops_only']
@@ -111,5 +111,5 @@ assert len(r) == 3 and 150 < float(r[0]['over_training_factor']) < 180, r
 # JSON keeps the numbers.
 "$CHALK" train chinchilla --flops 1e24 | grep -Eq "^ +approach1 +91\.3B +1\.83T +20\.0 " || fail "chinchilla counts not in 91.3B style"
 "$CHALK" train chinchilla --flops 1e24 --json | python3 -c "
-import json, sys; r = json.load(sys.stdin)['allocations'][0]; assert abs(r['params'] - 91287092918) < 1, r" || fail "chinchilla JSON params not a number"
+import json, sys; r = json.load(sys.stdin)['rows'][0]; assert abs(r['params'] - 91287092918) < 1, r" || fail "chinchilla JSON params not a number"
 echo ok

@@ -40,7 +40,7 @@ async function answersNormally() {
   const ms = Date.now() - t0;
   assert.equal(r.status, 200, r.body.slice(0, 200));
   assert.ok(ms < 1000, `a normal request took ${ms} ms`);
-  assert.ok(JSON.parse(r.body).steps[0].tok_per_s > 0);
+  assert.ok(JSON.parse(r.body).rows[0].tok_per_s > 0);
 }
 
 /// Bytes sent as written on a fresh connection; resolves with what came back before the
@@ -231,12 +231,12 @@ await check('no file a request names: a HF repo id is the built-in model, not th
   const repo = await post('/api/decode', { ...NORMAL, model: 'meta-llama/Llama-3.1-8B' });
   const built = await post('/api/decode', NORMAL);
   assert.equal(repo.status, 200, repo.body.slice(0, 200));
-  assert.deepEqual(JSON.parse(repo.body).steps, JSON.parse(built.body).steps);
+  assert.deepEqual(JSON.parse(repo.body).rows, JSON.parse(built.body).rows);
   assert.ok(!repo.body.includes(hf), 'the cache path leaked');
   // The CLI does read that cache (so the comparison above means something).
   const cli = JSON.parse(execFileSync(chalk, ['decode', '--model', 'meta-llama/Llama-3.1-8B', '--hardware', 'h100-sxm', '--batch', '8', '--json'],
     { encoding: 'utf8', env: { ...process.env, HF_HOME: hf } }));
-  assert.notDeepEqual(cli.steps, JSON.parse(built.body).steps);
+  assert.notDeepEqual(cli.rows, JSON.parse(built.body).rows);
   const up = await post('/api/decode', { hardware: 'h100-sxm', model_config: { model_type: 'llama', num_hidden_layers: 2 } });
   assert.equal(up.status, 400);
   assert.ok(!/\/tmp|chalk-web-/.test(up.body), up.body);

@@ -90,7 +90,7 @@ for (const [method, path, words, body, positional] of CASES) {
 await check('train run: each item of a list of phases is its own phase (joined with commas they merged)', async () => {
   const r = await call('POST', '/api/train/run', { phase: ['name=a,tokens=1e12,chips=8', 'name=b,tokens=2e12,chips=16'] });
   assert.equal(r.status, 200, r.body.slice(0, 300));
-  assert.deepEqual(r.json.phases.map((p) => [p.phase, p.tokens, p.chips]), [['a', 1e12, 8], ['b', 2e12, 16]]);
+  assert.deepEqual(r.json.rows.map((p) => [p.phase, p.tokens, p.chips]), [['a', 1e12, 8], ['b', 2e12, 16]]);
 });
 // Explanations: each figure's result is the number the same answer reports.
 const post = async (path, body) => { const r = await call('POST', path, body); assert.equal(r.status, 200, r.body.slice(0, 300)); return r.json; };
@@ -116,22 +116,22 @@ await check('decode memory explanations = its memory and rows', async () => {
   const j = await post('/api/decode', { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 2, batch: 64, explain: true });
   const x = figures(j.explanations[0].figures);
   for (const k of ['hbm_total_gb', 'weights_gb', 'reserve_gb']) assert.equal(x[k].result, j.memory[k], k);
-  assert.equal(x.max_batch_at_context.result, j.steps[0].max_batch_at_context);
+  assert.equal(x.max_batch_at_context.result, j.rows[0].max_batch_at_context);
   assert.ok(Math.abs(x.kv_cache_gb.result - 64 * 4096 * x.kv_bytes_per_token.result / 1e9) < 1e-9, 'KV = B S KV/token');
 });
 await check('training explanations = train step and train memory', async () => {
   const f = { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 16, dp: 4, pp: 4, explain: true };
   const st = await post('/api/train/step', f);
   const x = figures(st.explanations);
-  for (const k of ['t_step_s', 'bubble_fraction', 'tok_per_s', 'mfu']) assert.equal(x[k].result, st.step[k], k);
-  assert.ok(Math.abs(st.step.bubble_fraction - 3 / st.step.microbatches) < 1e-12, '1F1B bubble (p - 1) / m');
+  for (const k of ['t_step_s', 'bubble_fraction', 'tok_per_s', 'mfu']) assert.equal(x[k].result, st.rows[0][k], k);
+  assert.ok(Math.abs(st.rows[0].bubble_fraction - 3 / st.rows[0].microbatches) < 1e-12, '1F1B bubble (p - 1) / m');
   const mem = await post('/api/train/memory', f);
   const y = figures(mem.explanations);
   for (const k of ['weights_gb', 'gradients_gb', 'optimizer_gb', 'activations_gb', 'total_gb']) assert.equal(y[k].result, mem[k], k);
 });
 await check('layouts explanation = the first row of the ranking', async () => {
   const j = await post('/api/layouts', { model: 'deepseek-v3', hardware: 'gb200-nvl72', chips: 8, explain: true });
-  assert.equal(j.explanations[0].figures[0].result, j.layouts[0].tok_per_s_per_chip);
+  assert.equal(j.explanations[0].figures[0].result, j.rows[0].tok_per_s_per_chip);
 });
 await check('concurrent requests each get their own answer (no shared options)', async () => {
   const bodies = [];
@@ -234,7 +234,7 @@ await check('an uploaded config gives the built-in model\'s figures', async () =
   const built = await call('POST', '/api/decode', { ...fields, model: 'llama-3.1-8b' });
   assert.equal(up.status, 200, up.body.slice(0, 300));
   conforms('/api/decode', 'POST', up);
-  assert.deepEqual(up.json.steps, built.json.steps);
+  assert.deepEqual(up.json.rows, built.json.rows);
 });
 
 // Nothing outside the embedded set: traversal in every spelling reaches a 404.

@@ -86,8 +86,8 @@ try {
   await page.selectOption('#kv', 'fp8');
   await check('batch slider and KV format: headline = chalk decode', async () => {
     await ready(2);
-    await page.waitForFunction(() => window.chalk.data.decode.steps[0].batch === 256 && window.chalk.state.kv === 'fp8');
-    const row = cli('decode', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8').steps[0];
+    await page.waitForFunction(() => window.chalk.data.decode.rows[0].batch === 256 && window.chalk.state.kv === 'fp8');
+    const row = cli('decode', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8').rows[0];
     for (const k of ['t_step_ms', 't_compute_ms', 't_kv_ms', 'tok_per_s_per_user', 'cost_usd_per_mtok']) {
       close(Number(await page.getAttribute(`#headline button[data-key="${k}"]`, 'data-value')), row[k], k);
     }
@@ -100,7 +100,7 @@ try {
     close(limit[0].gb, d.memory.hbm_total_gb, 'HBM limit');
     const parts = await plotted('memory');
     close(parts[0].gb, d.memory.weights_gb, 'weights');
-    const kvPerToken = d.steps[0].t_kv_ms;  // KV read at 256 x 4096 tokens, one step
+    const kvPerToken = d.rows[0].t_kv_ms;  // KV read at 256 x 4096 tokens, one step
     assert.ok(kvPerToken > 0);
     const text = await page.$$eval('#view-memory text', (ts) => ts.map((t) => t.textContent).join(' '));
     assert.match(text, /HBM/);
@@ -145,7 +145,7 @@ try {
   await check('simulation: the rate slider moves TTFT and TPOT percentiles = chalk simulate', async () => {
     await page.$eval('#rate', (el) => { el.value = '4'; el.dispatchEvent(new Event('input')); });
     await page.waitForFunction(() => window.chalk.state.rate === 16 && document.body.dataset.state === 'ready' && window.chalk.data.simulate_rate === 16, null, { timeout: 30000 });
-    const r = cli('simulate', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8'), '--kv-dtype', 'fp8', '--rate', '16', '--requests', '200', '--input', '8192', '--output', '200').results[0];
+    const r = cli('simulate', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8'), '--kv-dtype', 'fp8', '--rate', '16', '--requests', '200', '--input', '8192', '--output', '200').rows[0];
     const rows = await plotted('simulate');
     assert.equal(rows.length, 6);
     for (const x of rows) close(x.ms, r[x.key], x.key);
@@ -174,11 +174,11 @@ try {
   });
   await check('layouts ranked = chalk layouts', async () => {
     const rows = await plotted('layouts');
-    const c = cli('layouts', '-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096').layouts;
+    const c = cli('layouts', '-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096').rows;
     rows.forEach((r, i) => close(r.tok_per_s_per_chip, c[i].tok_per_s_per_chip, `layout ${i + 1}`));
   });
   await check('price inferences = chalk prices infer', async () => {
-    const c = cli('prices', 'infer', 'gemini-1.5-pro').figures;
+    const c = cli('prices', 'infer', 'gemini-1.5-pro').rows;
     const cells = await page.$$eval('#view-prices td[data-key]', (ts) => ts.map((t) => t.dataset.key));
     assert.deepEqual(cells, c.map((f) => f.quantity));
     // The KV bytes per token it reads from the price step explain themselves, = the CLI's figure.
@@ -189,21 +189,21 @@ try {
     close(x.result, c.find((f) => f.quantity === 'kv_bytes_per_token').value, 'explained KV bytes per token');
   });
   await check('hosts beside their cost = chalk prices compare', async () => {
-    await page.waitForFunction(() => window.chalk.data.hosts?.offers[0].systems[0].system === 'h200');
+    await page.waitForFunction(() => window.chalk.data.hosts?.rows[0].systems[0].system === 'h200');
     const c = cli('prices', 'compare', '-m', 'llama-3.1-8b', '-H', 'h200');
     assert.deepEqual(await page.evaluate(() => window.chalk.data.hosts), c);
     const cells = await page.$$eval('#view-hosts td[data-key="blended_usd_per_mtok"]', (ts) => ts.length);
-    assert.equal(cells, c.offers.length);
+    assert.equal(cells, c.rows.length);
   });
   await check('training step and memory = chalk train', async () => {
     const s = await page.evaluate(() => window.chalk.data.train_step);
     const mem = await page.evaluate(() => window.chalk.data.train_memory);
     const limit = await page.evaluate(() => window.chalk.views.train_memory.data('limit'));
     close(limit[0].gb, mem.hbm_gb_per_chip, 'training HBM limit');
-    const best = await page.evaluate(() => window.chalk.data.train_layouts.layouts.find((l) => l.fits));
-    assert.equal(s.step.plan, best.plan);
+    const best = await page.evaluate(() => window.chalk.data.train_layouts.rows.find((l) => l.fits));
+    assert.equal(s.rows[0].plan, best.plan);
     close(mem.total_gb, best.memory_gb, 'memory of the best plan (train memory = train layouts)');
-    close(s.step.t_step_s, best.t_step_s, 'step of the best plan (train step = train layouts)');
+    close(s.rows[0].t_step_s, best.t_step_s, 'step of the best plan (train step = train layouts)');
   });
   if (shot) {  // the README's picture: llama-3.1-8b on H200, batch 256, fp8 KV, one number explained
     await page.click('#headline button[data-key="t_step_ms"]');
@@ -233,7 +233,7 @@ try {
   await check('an uploaded config.json moves the curves', async () => {
     await page.setInputFiles('#upload', `${src}/data/models/hf/qwen3-32b.json`);
     await page.waitForFunction(() => window.chalk.data.decode.model.params_total > 3e10 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
-    const c = cli('decode', '-m', `${src}/data/models/hf/qwen3-32b.json`, '-H', 'h200', ...N('-m', `${src}/data/models/hf/qwen3-32b.json`, '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096'), '--kv-dtype', 'fp8', '-b', '256', '-s', '4096').steps[0];
+    const c = cli('decode', '-m', `${src}/data/models/hf/qwen3-32b.json`, '-H', 'h200', ...N('-m', `${src}/data/models/hf/qwen3-32b.json`, '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096'), '--kv-dtype', 'fp8', '-b', '256', '-s', '4096').rows[0];
     close(Number(await page.getAttribute('#headline button[data-key="t_step_ms"]', 'data-value')), c.t_step_ms, 'uploaded model step');
   });
   await check('a shared URL restores the view', async () => {

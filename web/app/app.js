@@ -90,7 +90,7 @@ async function draw(name, el, spec) {
 async function updateDecode() {
   const j = await api('/api/decode', { ...deployment(), batch: state.batch, context: state.context, explain: true });
   chalk.data.decode = j;
-  const row = j.steps[0];
+  const row = j.rows[0];
   const ex = Object.fromEntries(j.explanations[0].figures.map((x) => [x.key, x]));
   numberButtons($('headline'), [
     { key: 't_step_ms', label: 'decode step', value: row.t_step_ms, unit: 'ms', explanation: ex.t_step_ms },
@@ -109,7 +109,7 @@ async function updateDecode() {
   const headline = $('headline');
   const extra = document.createElement('span');
   headline.appendChild(extra);
-  numberButtons(extra, [{ key: 'ttft_ms', label: `TTFT, ${state.prompt.toLocaleString('en-US')}-token prompt`, value: p.prefills[0].ttft_ms, unit: 'ms', explanation: pex.ttft_ms }]);
+  numberButtons(extra, [{ key: 'ttft_ms', label: `TTFT, ${state.prompt.toLocaleString('en-US')}-token prompt`, value: p.rows[0].ttft_ms, unit: 'ms', explanation: pex.ttft_ms }]);
   extra.style.display = 'contents';
   // Memory at the chosen batch and context: weights, KV (batch x context x KV/token), reserve.
   const kvGb = ex.kv_cache_gb.result;  // memory_plan's KV at batch x context (chalk/engine/explain.h)
@@ -176,8 +176,8 @@ async function updateLayouts() {
   const j = await api('/api/layouts', { ...f, explain: true });
   chalk.data.layouts = j;
   const why = j.explanations?.[0]?.figures?.[0];
-  numberButtons($('layouts-numbers'), why ? [{ key: 'layout_winner', label: `why ${j.layouts[0].layout} wins`, value: why.result, unit: 'tok/s per chip', explanation: why }] : []);
-  const rows = j.layouts.slice(0, 14).map((l) => ({ ...l, name: `#${l.rank} ${l.layout} x${l.replicas}` }));
+  numberButtons($('layouts-numbers'), why ? [{ key: 'layout_winner', label: `why ${j.rows[0].layout} wins`, value: why.result, unit: 'tok/s per chip', explanation: why }] : []);
+  const rows = j.rows.slice(0, 14).map((l) => ({ ...l, name: `#${l.rank} ${l.layout} x${l.replicas}` }));
   await draw('layouts', '#view-layouts', rankedChart(rows, 'name', 'tok_per_s_per_chip', 'decode tok/s per chip'));
 }
 
@@ -186,7 +186,7 @@ async function updatePrices() {
   chalk.data.prices = j;
   const esc = (s) => String(s ?? '').replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]));
   const n = (v) => (typeof v === 'number' ? Number(v.toPrecision(4)).toLocaleString('en-US') : esc(v));
-  $('view-prices').innerHTML = `<div id="prices-numbers" class="numbers small"></div><table><tr><th></th><th>quantity</th><th>value</th><th>range</th><th>how</th></tr>${j.figures.map((r) =>
+  $('view-prices').innerHTML = `<div id="prices-numbers" class="numbers small"></div><table><tr><th></th><th>quantity</th><th>value</th><th>range</th><th>how</th></tr>${j.rows.map((r) =>
     `<tr><td>(${esc(r.inference)})</td><td>${esc(r.quantity)} ${esc(r.subject)}</td><td data-key="${esc(r.quantity)}">${n(r.value)}</td><td>${n(r.low)} - ${n(r.high)}</td><td>${esc(r.note)}</td></tr>`).join('')}</table>`;
   // The central figures explained (chalk/prices/explain.h): click for formula and inputs.
   numberButtons($('prices-numbers'), (j.explanations ?? []).map((x) => ({ key: x.key, label: x.key.replace(/_/g, ' '), value: x.result, unit: x.unit, explanation: x })));
@@ -208,7 +208,7 @@ async function updateHosts() {
   chalk.data.hosts = j;
   const esc = (s) => String(s ?? '').replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]));
   const n = (v) => (typeof v === 'number' ? Number(v.toPrecision(3)).toLocaleString('en-US') : '-');
-  const rows = j.offers.map((o) => {
+  const rows = j.rows.map((o) => {
     const r = o.systems[0];
     const cells = r.why_not ? `<td colspan="5">${esc(r.why_not)}</td>`
       : `<td>${r.chips} x, batch ${r.batch}</td><td data-key="blended_cost_usd_per_mtok">${n(r.blended_cost_usd_per_mtok)}</td><td data-key="margin_at_full_utilisation">${n(r.margin_at_full_utilisation)}</td><td data-key="break_even_utilisation">${n(r.break_even_utilisation)}</td><td>${r.break_even_batch ?? '-'}</td>`;
@@ -233,7 +233,7 @@ async function updateTraining() {
   base.hardware = state.hardware;
   const lay = await api('/api/train/layouts', { ...base, chips: state.train_chips, limit: 1 });
   chalk.data.train_layouts = lay;
-  const best = lay.layouts.find((l) => l.fits);
+  const best = lay.rows.find((l) => l.fits);
   if (!best) throw new Error(`no training plan fits on ${state.train_chips} chips`);
   // The plan as step and memory flags, at the batch and sequence length the search used.
   const plan = { ...planFlags(best.plan), 'global-batch': lay.global_batch, 'seq-len': lay.seq_len_tokens };
@@ -243,7 +243,7 @@ async function updateTraining() {
     .map((k) => ({ key: k, label: k.replace(/_/g, ' '), value: tx[k].result, unit: tx[k].unit, explanation: tx[k] })));
   chalk.data.train_step = step;
   chalk.data.train_memory = mem;
-  const s = step.step;
+  const s = step.rows[0];
   const ms = (k) => (s[k] ?? 0);
   const parts = [
     { component: 'forward', gb: ms('t_forward_ms') / 1e3, order: 0 },
@@ -267,7 +267,7 @@ async function updateSimulation() {
   const j = await api('/api/simulate', { ...deployment(), rate, requests: 200, input: state.prompt, output: 200 });
   chalk.data.simulate = j;
   chalk.data.simulate_rate = rate;
-  const r = j.results[0];
+  const r = j.rows[0];
   const rows = [];
   for (const metric of ['ttft', 'tpot']) for (const p of ['p50', 'p90', 'p99']) rows.push({ metric: metric.toUpperCase(), percentile: p, key: `${metric}_${p}_ms`, ms: r[`${metric}_${p}_ms`] });
   // The scheduler simulated, with the knobs it ran at (issue 29 item 5; `chalk simulate --json`'s engine object).
@@ -314,9 +314,9 @@ async function start() {
   readUrl();
   const [models, systems, sheets] = await Promise.all([api('/api/models'), api('/api/hardware'), api('/api/prices/list')]);
   const fill = (el, names) => { el.innerHTML = names.map((n) => `<option>${n}</option>`).join(''); };
-  fill($('model'), models.map((m) => m.name));
-  fill($('hardware'), systems.map((s) => s.name));
-  fill($('sheet'), sheets.map((s) => s.name));
+  fill($('model'), models.rows.map((m) => m.name));
+  fill($('hardware'), systems.rows.map((s) => s.name));
+  fill($('sheet'), sheets.rows.map((s) => s.name));
   for (const k of Object.keys(SLIDERS)) {
     $(k).addEventListener('input', () => { state[k] = SLIDERS[k].toValue(Number($(k).value)); syncControls(); later(); });
   }

@@ -272,6 +272,12 @@ struct InferenceFigure {
 };
 std::vector<InferenceFigure> inference_figures(const PriceInference& p);
 
+/// An InferenceFigure's `quantity` key in words, with its unit, for the table people read
+/// ("kv_bytes_per_token" -> "KV bytes per token"); JSON and CSV keep the key (issue 30 item 7).
+/// The meanings are docs/prices.md's, section by section (a)-(f). A key it does not know
+/// comes back unchanged.
+std::string quantity_words(std::string_view key);
+
 // ---------------------------------------------------------------------------------------
 // The forward direction
 
