@@ -23,7 +23,7 @@ namespace serving_cli {
 // ---------------------------------------------------------------------------------------
 // Options.
 
-void add_lever_options(CLI::App& cmd, LeverArgs& l) {
+void add_draft_options(CLI::App& cmd, LeverArgs& l) {
   cmd.add_option("--draft", l.draft, "Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens")
       ->capture_default_str();
   cmd.add_option("--acceptance", l.acceptance, "Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)");
@@ -32,6 +32,10 @@ void add_lever_options(CLI::App& cmd, LeverArgs& l) {
   cmd.add_option("--drafter", l.drafter,
                  "Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model "
                  "name or path, or none (free drafts)");
+}
+
+void add_lever_options(CLI::App& cmd, LeverArgs& l) {
+  add_draft_options(cmd, l);
   cmd.add_option("--sparse-top-k", l.sparse_top_k, "Sparse attention: each query reads this many KV tokens (DSA: 2048)");
   cmd.add_option("--sparse-sqrt", l.sparse_sqrt, "Sparse attention: each query reads ceil(C sqrt(context)) KV tokens");
 }

@@ -15,6 +15,7 @@
 #include "deployment_options.h"
 #include "energy_cli.h"
 #include "request_budget.h"
+#include "serving_cli.h"
 #include "sim_cli.h"
 
 namespace chalk::cli {
@@ -38,6 +39,7 @@ struct SimulateArgs {
   bool compare = false;
   std::string plot;
   EnergyArgs energy;
+  serving_cli::LeverArgs levers;  ///< --draft, --acceptance, --accepted-tokens, --drafter (as decode)
 };
 
 struct Result {
@@ -87,6 +89,9 @@ void run_simulate(SimulateArgs a) {
   sim::SimOptions so;
   so.policy = policy_from(a.policy);
   so.prefix_hit_rate = a.traffic.prefix_hit_rate;
+  // Speculative decoding / MTP: decode's levers; the acceptance draws take the traffic's seed.
+  so.speculation = serving_cli::levers_of(a.levers, a.deployment);
+  so.speculation_seed = a.traffic.seed;
   const sim::Slo slo = slo_from(a.slo);
   const Facility facility = facility_from(a.energy);
   double in = 0, out = 0;
@@ -227,6 +232,7 @@ void run_simulate(SimulateArgs a) {
                 {"tpot_slo_ms", slo.tpot_s ? nlohmann::json(*slo.tpot_s * 1e3) : nlohmann::json(nullptr)},
                 {"percentile", slo.percentile}};
     j["energy"] = energy_assumptions_json(power, facility);
+    j["levers"] = serving_cli::levers_json(so.speculation);
     j["results"] = to_json(t);
     nlohmann::json details = nlohmann::json::array();
     for (const auto& r : results) {
@@ -272,6 +278,10 @@ void run_simulate(SimulateArgs a) {
                            so.policy.max_sequences, so.policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand",
                            fmt::format("{:.3g}", utilization), agg.mechanisms.graphs.eager ? ", no CUDA graphs (--enforce-eager)" : "");
   std::cout << energy_assumptions_text(power, facility);
+  if (so.speculation.draft_tokens > 0) {
+    std::cout << "levers      " << serving_cli::describe_levers(so.speculation)
+              << "; the tokens kept drawn per sequence per step (docs/simulator.md 1.6)\n";
+  }
   if (has_slo) {
     std::cout << fmt::format("SLO         p{}:{}{}\n", format_number(slo.percentile, 3),
                              slo.ttft_s ? fmt::format(" TTFT <= {} ms", format_number(*slo.ttft_s * 1e3, 4)) : "",
@@ -282,6 +292,11 @@ void run_simulate(SimulateArgs a) {
     std::cout << fmt::format("pools       prefill on {}, decode on {}: KV over the scale-out network at the slower NIC; {}\n", r.prefill_hardware,
                              r.hardware, r.usd_per_hour ? fmt::format("${}/hour (each pool's chips at its own price)", format_number(*r.usd_per_hour, 4))
                                                         : std::string("no $/hour (a pool's chip has no price)"));
+  }
+  for (const auto& r : results) {
+    if (so.speculation.draft_tokens == 0) break;
+    std::cout << fmt::format("kept/step   {}: {} tokens kept per verify step in the run (expected {})\n", r.name,
+                             format_number(r.summary.accepted_tokens_per_step, 4), format_number(tokens_kept_per_step(so.speculation), 4));
   }
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
@@ -302,6 +317,7 @@ void register_simulate(CLI::App& app, Action& run) {
   add_policy_options(*cmd, a.policy);
   add_slo_options(*cmd, a.slo);
   add_energy_options(*cmd, a.energy);
+  serving_cli::add_draft_options(*cmd, a.levers);
   cmd->add_option("--replicas", a.replicas, "Replicas of --chips chips each; requests go round-robin")->capture_default_str();
   cmd->add_flag("--disaggregate", a.disaggregate, "Separate prefill and decode pools, the prompt's KV sent between them");
   cmd->add_option("--prefill-chips", a.prefill_chips, "Chips per prefill replica (default: --chips)");

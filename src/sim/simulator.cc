@@ -11,6 +11,8 @@
 #include <stdexcept>
 
 #include "chalk/base/error.h"
+#include "chalk/sim/speculation.h"
+#include "scheduler.h"
 
 namespace chalk::sim {
 namespace {
@@ -33,14 +35,17 @@ struct Live {
 
 }  // namespace
 
-namespace {
+namespace detail {
 
-/// The event loop, with each request arriving at the scheduler at its arrival_s.
 SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase) {
   if (!(o.prefix_hit_rate >= 0 && o.prefix_hit_rate < 1)) {
     throw InputError("prefix_hit_rate", "must be a fraction in [0, 1), got " + fmt::format("{:.6g}", o.prefix_hit_rate));
   }
   if (o.kv_blocks < 0) throw InputError("kv_blocks", "must be >= 0, got " + std::to_string(o.kv_blocks));
+  // Speculative decoding: a decode verifies K + 1 tokens and keeps a drawn 1..K+1 of them.
+  AcceptanceDraw accept(o.speculation, o.speculation_seed);
+  const int64_t verify = 1 + accept.draft_tokens();  // tokens a decode pushes
+  const DecodeLevers drafting = resolve_levers(o.speculation, 0);
   const int64_t n = static_cast<int64_t>(requests.size());
   SimRun run;
   run.requests.resize(requests.size());
@@ -152,7 +157,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     while (next < n && requests[order[next]].arrival_s <= t) {
       const int32_t i = order[next++];
       const Request& q = requests[i];
-      const int64_t peak = phase == Phase::prefill ? q.input_tokens : q.input_tokens + q.output_tokens - 1;
+      // The verify step writes K slots past the kept tokens (freed when rejected).
+      const int64_t peak = phase == Phase::prefill ? q.input_tokens : q.input_tokens + q.output_tokens - 1 + (verify - 1);
       const bool over_context = d.model.max_context > 0 && q.input_tokens + q.output_tokens > d.model.max_context;
       if (over_context || blocks_for(peak) > total_blocks) {
         run.requests[i].over_context = over_context;
@@ -188,7 +194,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       const int32_t i = running[k];
       auto& L = live[i];
       const bool prefilling = L.prefill_target > 0;
-      const int64_t want = prefilling ? std::min(L.prefill_target - L.kv_tokens, budget) : 1;
+      const int64_t want = prefilling ? std::min(L.prefill_target - L.kv_tokens, budget) : verify;
       // Blocks reserved at admission (reserve_to_completion) already cover the growth.
       const int64_t need = std::max<int64_t>(0, blocks_for(L.kv_tokens + want) - L.blocks);
       bool self = false;
@@ -227,8 +233,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       const int64_t life = blocks_for(phase == Phase::prefill ? requests[i].input_tokens
                                                               : requests[i].input_tokens + requests[i].output_tokens - 1);
       if (L.upstream_prefilled) {
-        const int64_t need = pol.reserve_to_completion ? std::max(life, blocks_for(requests[i].input_tokens + 1))
-                                                       : blocks_for(requests[i].input_tokens + 1);
+        const int64_t need = pol.reserve_to_completion ? std::max(life, blocks_for(requests[i].input_tokens + verify))
+                                                       : blocks_for(requests[i].input_tokens + verify);
         if (need > free_blocks) break;
         L.kv_tokens = requests[i].input_tokens;
         L.upstream_prefilled = false;
@@ -239,7 +245,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         L.last_token_s = t;
         free_blocks -= need;
         L.blocks = need;
-        budget -= 1;
+        budget -= verify;
         take_rank(i);
         decode_ctx.push_back(L.kv_tokens);
         decode_owner.push_back(i);
@@ -281,6 +287,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     mix.decode_contexts = decode_ctx;
     mix.decode_context_sum = context_sum;
     mix.chunks = chunks;
+    mix.tokens_per_sequence = static_cast<double>(verify);
+    if (verify > 1) mix.drafting = &drafting;
     if (dp_ranks > 1) {
       mix.decode_ranks = decode_rank;
       mix.chunk_ranks = chunk_rank;
@@ -302,9 +310,9 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     run.kv_blocks_peak = std::max(run.kv_blocks_peak, sample.kv_blocks_used);
 
     // Tokens produced at the step's end.
-    auto emit = [&](int32_t i) {
+    auto emit = [&](int32_t i, int64_t tokens) {  // `tokens` arrive together: one gap
       auto& L = live[i];
-      ++L.generated;
+      L.generated += tokens;
       if (L.generated == 1) {
         run.requests[i].first_token_s = end;
       } else if (L.last_token_s == t) {
@@ -320,12 +328,18 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       L.kv_tokens += chunks[k].tokens;
       if (L.kv_tokens >= L.prefill_target) {
         L.prefill_target = 0;
-        emit(chunk_owner[k]);
+        emit(chunk_owner[k], 1);
       }
     }
     for (const int32_t i : decode_owner) {
-      ++live[i].kv_tokens;
-      emit(i);
+      const int64_t drawn = accept.draw();
+      if (verify > 1) {
+        ++run.verify_steps;
+        run.verify_tokens_kept += drawn;
+      }
+      const int64_t kept = std::min(drawn, live[i].output - live[i].generated);
+      live[i].kv_tokens += kept;
+      emit(i, kept);
     }
     still.clear();
     for (const int32_t i : running) {
@@ -346,53 +360,6 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   return run;
 }
 
-}  // namespace
-
-SimRun simulate(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase) {
-  validate(o.policy);
-  // The engine's own tensor-parallel all-reduce kernels (engine_tp_all_reduce) price its steps.
-  const std::string& engine = o.policy.name;
-  const bool known = is_serving_engine(engine);
-  Deployment local;
-  const Deployment* dep = &d;
-  // Its host work per step (the policy's: time per sequence, overlapped or not) too.
-  const HostTime& host = o.policy.host;
-  const bool same_host = d.mechanisms.host.s_per_sequence == host.s_per_sequence && d.mechanisms.host.overlap == host.overlap;
-  // And its CUDA graphs: the sizes its release captures under the policy's caps, eager where
-  // the deployment says so (--enforce-eager).
-  CudaGraphs graphs = engine_cuda_graphs(sim::release_name(o.policy), o.policy.max_sequences, o.policy.max_batched_tokens);
-  graphs.eager = d.mechanisms.graphs.eager;
-  const CudaGraphs& had = d.mechanisms.graphs;
-  const bool same_graphs = had.sizes == graphs.sizes && had.per_token == graphs.per_token && had.decode_only == graphs.decode_only &&
-                           had.padding == graphs.padding && had.max_below_tp4 == graphs.max_below_tp4;
-  if (d.mechanisms.enabled && ((known && d.mechanisms.tp_all_reduce.name != engine) || !same_host || !same_graphs)) {
-    local = d;
-    if (known) local.mechanisms.tp_all_reduce = engine_tp_all_reduce(engine);
-    local.mechanisms.host = host;
-    local.mechanisms.graphs = graphs;
-    dep = &local;
-  }
-  // A request reaches the scheduler after its fixed work outside the GPU (API server,
-  // tokenization, first-token streaming: request_overhead_s); a disaggregated decode pool's
-  // request paid it in the prefill pool.
-  const double overhead = phase == Phase::decode ? 0.0 : o.policy.request_overhead_s;
-  if (!(overhead > 0)) return run_at_scheduler(*dep, requests, o, phase);
-  for (std::size_t i = 0; i < requests.size(); ++i) {  // the loop's own check, on the arrivals as given
-    if (!(requests[i].arrival_s >= 0) || !std::isfinite(requests[i].arrival_s)) {
-      throw InputError("request " + std::to_string(i), "needs arrival_s >= 0 and input and output tokens >= 1");
-    }
-  }
-  std::vector<Request> shifted(requests.begin(), requests.end());
-  for (auto& q : shifted) q.arrival_s += overhead;
-  SimRun run = run_at_scheduler(*dep, shifted, o, phase);
-  int64_t served = 0;
-  for (std::size_t i = 0; i < run.requests.size(); ++i) {
-    run.requests[i].arrival_s = requests[i].arrival_s;
-    if (!run.requests[i].rejected) ++served;
-  }
-  // Little's law counts each served request from its arrival at the server.
-  run.requests_in_system_s += overhead * static_cast<double>(served);
-  return run;
-}
+}  // namespace detail
 
 }  // namespace chalk::sim

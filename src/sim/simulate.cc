@@ -1,0 +1,62 @@
+// simulate(): the engine's own kernels, host work and CUDA graphs on the deployment, and
+// each request's fixed work before the scheduler sees it, around the event loop
+// (scheduler.h; simulator.h).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "chalk/base/error.h"
+#include "chalk/engine/engine_name.h"
+#include "chalk/sim/simulator.h"
+#include "scheduler.h"
+
+namespace chalk::sim {
+
+SimRun simulate(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase) {
+  validate(o.policy);
+  // The engine's own tensor-parallel all-reduce kernels (engine_tp_all_reduce) price its steps.
+  const std::string& engine = o.policy.name;
+  const bool known = is_serving_engine(engine);
+  Deployment local;
+  const Deployment* dep = &d;
+  // Its host work per step (the policy's: time per sequence, overlapped or not) too.
+  const HostTime& host = o.policy.host;
+  const bool same_host = d.mechanisms.host.s_per_sequence == host.s_per_sequence && d.mechanisms.host.overlap == host.overlap;
+  // And its CUDA graphs: the sizes its release captures under the policy's caps, eager where
+  // the deployment says so (--enforce-eager).
+  CudaGraphs graphs = engine_cuda_graphs(sim::release_name(o.policy), o.policy.max_sequences, o.policy.max_batched_tokens);
+  graphs.eager = d.mechanisms.graphs.eager;
+  const CudaGraphs& had = d.mechanisms.graphs;
+  const bool same_graphs = had.sizes == graphs.sizes && had.per_token == graphs.per_token && had.decode_only == graphs.decode_only &&
+                           had.padding == graphs.padding && had.max_below_tp4 == graphs.max_below_tp4;
+  if (d.mechanisms.enabled && ((known && d.mechanisms.tp_all_reduce.name != engine) || !same_host || !same_graphs)) {
+    local = d;
+    if (known) local.mechanisms.tp_all_reduce = engine_tp_all_reduce(engine);
+    local.mechanisms.host = host;
+    local.mechanisms.graphs = graphs;
+    dep = &local;
+  }
+  // A request reaches the scheduler after its fixed work outside the GPU (API server,
+  // tokenization, first-token streaming: request_overhead_s); a disaggregated decode pool's
+  // request paid it in the prefill pool.
+  const double overhead = phase == Phase::decode ? 0.0 : o.policy.request_overhead_s;
+  if (!(overhead > 0)) return detail::run_at_scheduler(*dep, requests, o, phase);
+  for (std::size_t i = 0; i < requests.size(); ++i) {  // the loop's own check, on the arrivals as given
+    if (!(requests[i].arrival_s >= 0) || !std::isfinite(requests[i].arrival_s)) {
+      throw InputError("request " + std::to_string(i), "needs arrival_s >= 0 and input and output tokens >= 1");
+    }
+  }
+  std::vector<Request> shifted(requests.begin(), requests.end());
+  for (auto& q : shifted) q.arrival_s += overhead;
+  SimRun run = detail::run_at_scheduler(*dep, shifted, o, phase);
+  int64_t served = 0;
+  for (std::size_t i = 0; i < run.requests.size(); ++i) {
+    run.requests[i].arrival_s = requests[i].arrival_s;
+    if (!run.requests[i].rejected) ++served;
+  }
+  // Little's law counts each served request from its arrival at the server.
+  run.requests_in_system_s += overhead * static_cast<double>(served);
+  return run;
+}
+
+}  // namespace chalk::sim
