@@ -119,7 +119,8 @@ struct SimRun {
 
 /// Simulates `requests` (any order; sorted by arrival inside) on one replica `d`:
 /// each step, running requests in admission order take the budget first (a decode 1
-/// token, a chunked prompt min(what is left, the budget)), allocating the KV blocks their
+/// token, or K + 1 with SimOptions::speculation; a chunked prompt min(what is left, the
+/// budget)), allocating the KV blocks their
 /// new tokens need; when none are free the most recently admitted request is preempted
 /// (its blocks freed, its prompt and generated tokens recomputed later, vLLM's recompute
 /// mode); then, if nothing was preempted, waiting requests are admitted first come first
