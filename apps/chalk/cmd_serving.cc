@@ -24,8 +24,9 @@ namespace serving_cli {
 // ---------------------------------------------------------------------------------------
 // Options.
 
-void add_lever_options(CLI::App& cmd, LeverArgs& l) {
-  cmd.add_option("--draft", l.draft, "Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens")
+void add_draft_options(CLI::App& cmd, LeverArgs& l) {
+  cmd.add_option("--draft", l.draft, "Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens, "
+                 "except DeepSeek-V3/R1's own MTP module (default acceptance 0.875, the V3 report's 85-90%)")
       ->capture_default_str();
   cmd.add_option("--acceptance", l.acceptance, "Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)");
   cmd.add_option("--accepted-tokens", l.accepted_tokens,
@@ -33,6 +34,10 @@ void add_lever_options(CLI::App& cmd, LeverArgs& l) {
   cmd.add_option("--drafter", l.drafter,
                  "Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model "
                  "name or path, or none (free drafts)");
+}
+
+void add_lever_options(CLI::App& cmd, LeverArgs& l) {
+  add_draft_options(cmd, l);
   cmd.add_option("--sparse-top-k", l.sparse_top_k, "Sparse attention: each query reads this many KV tokens (DSA: 2048)");
   cmd.add_option("--sparse-sqrt", l.sparse_sqrt, "Sparse attention: each query reads ceil(C sqrt(context)) KV tokens");
 }
@@ -40,9 +45,6 @@ void add_lever_options(CLI::App& cmd, LeverArgs& l) {
 ServingLevers levers_of(const LeverArgs& l, const DeploymentArgs& deployment) {
   ServingLevers s;
   s.draft_tokens = l.draft;
-  if (l.draft != 0 && !l.acceptance && !l.accepted_tokens) {
-    throw InputError("--draft", "needs --acceptance (probability each drafted token is kept) or --accepted-tokens (measured mean kept per step)");
-  }
   if (l.acceptance && l.accepted_tokens) throw InputError("--accepted-tokens", "give --acceptance or --accepted-tokens, not both");
   if (l.acceptance && l.draft == 0) throw InputError("--acceptance", "has no effect without --draft >= 1");
   if (l.accepted_tokens && l.draft == 0) throw InputError("--accepted-tokens", "has no effect without --draft >= 1");
@@ -63,12 +65,22 @@ ServingLevers levers_of(const LeverArgs& l, const DeploymentArgs& deployment) {
       }
       // DeepSeek-V3 ships one module; more drafts than modules reuse it, one pass each.
       s.drafter = Drafter::mtp;
+      // Its published acceptance when none is stated (DeepSeek-V3 report 5.4.3; serving.h).
+      const auto published = published_mtp_acceptance(target);
+      if (published && !l.acceptance && !l.accepted_tokens) {
+        s.acceptance = *published;
+        s.acceptance_published = true;
+      }
     } else {
       const ModelSpec draft = load_model(l.drafter);
       const DType weights = deployment.weights.empty() ? draft.weights.dense_ffn : parse_dtype(deployment.weights, "--weights");
       s.drafter = Drafter::model;
       s.draft_model = draft_model_cost(draft, weights, parse_dtype(deployment.kv, "--kv-dtype"));
       s.draft_model_name = draft.name;
+    }
+    if (!l.acceptance && !l.accepted_tokens && !s.acceptance_published) {
+      throw InputError("--draft", "needs --acceptance (probability each drafted token is kept) or --accepted-tokens (measured mean kept "
+                                  "per step); only DeepSeek-V3's and R1's own MTP module has a published default");
     }
   }
   if (l.sparse_top_k && l.sparse_sqrt) {
@@ -91,7 +103,8 @@ std::string describe_levers(const ServingLevers& l) {
   if (l.draft_tokens > 0) {
     const std::string kept = l.accepted_tokens > 0
                                  ? fmt::format("{:.3g} tokens kept per step (measured)", l.accepted_tokens)
-                                 : fmt::format("acceptance {} -> {:.3g} tokens kept per step (Leviathan et al. 2023 eq. 1)", l.acceptance,
+                                 : fmt::format("acceptance {}{} -> {:.3g} tokens kept per step (Leviathan et al. 2023 eq. 1)", l.acceptance,
+                                               l.acceptance_published ? " (DeepSeek-V3 report 5.4.3: 85-90%, the default)" : "",
                                                tokens_kept_per_step(l));
     const std::string who = l.drafter == Drafter::mtp     ? "drafted by the MTP module, one pass per draft, in every step"
                              : l.drafter == Drafter::model ? "drafted by " + l.draft_model_name + ", one pass per draft, in every step"

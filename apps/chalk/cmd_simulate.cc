@@ -16,6 +16,7 @@
 #include "deployment_options.h"
 #include "energy_cli.h"
 #include "request_budget.h"
+#include "serving_cli.h"
 #include "sim_cli.h"
 
 namespace chalk::cli {
@@ -40,6 +41,7 @@ struct SimulateArgs {
   std::string plot;
   EnergyArgs energy;
   std::string routing = "round-robin";
+  serving_cli::LeverArgs levers;  ///< --draft, --acceptance, --accepted-tokens, --drafter (as decode)
 };
 
 struct Result {
@@ -91,6 +93,9 @@ void run_simulate(SimulateArgs a) {
   sim::SimOptions so;
   so.policy = policy_from(a.policy);
   so.prefix_hit_rate = a.traffic.prefix_hit_rate;
+  // Speculative decoding / MTP: decode's levers; the acceptance draws take the traffic's seed.
+  so.speculation = serving_cli::levers_of(a.levers, a.deployment);
+  so.speculation_seed = a.traffic.seed;
   const sim::Slo slo = slo_from(a.slo);
   sim::Routing routing = sim::Routing::round_robin;
   if (a.routing == "cache-aware") {
@@ -245,6 +250,7 @@ void run_simulate(SimulateArgs a) {
                 {"tpot_slo_ms", slo.tpot_s ? nlohmann::json(*slo.tpot_s * 1e3) : nlohmann::json(nullptr)},
                 {"percentile", slo.percentile}};
     j["energy"] = energy_assumptions_json(power, facility);
+    j["levers"] = serving_cli::levers_json(so.speculation);
     j["rows"] = to_json(t);  // one per mode run
     nlohmann::json details = nlohmann::json::array();
     for (const auto& r : results) {
@@ -293,6 +299,10 @@ void run_simulate(SimulateArgs a) {
                            so.policy.max_sequences, so.policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand",
                            fmt::format("{:.3g}", utilization), agg.mechanisms.graphs.eager ? ", no CUDA graphs (--enforce-eager)" : "");
   std::cout << engine_profile_text(a.policy) << energy_assumptions_text(power, facility);
+  if (so.speculation.draft_tokens > 0) {
+    std::cout << "levers      " << serving_cli::describe_levers(so.speculation)
+              << "; the tokens kept drawn per sequence per step (docs/simulator.md 1.7)\n";
+  }
   if (has_slo) {
     std::cout << fmt::format("SLO         p{}:{}{}\n", format_number(slo.percentile, 3),
                              slo.ttft_s ? fmt::format(" TTFT <= {} ms", format_number(*slo.ttft_s * 1e3, 4)) : "",
@@ -307,6 +317,10 @@ void run_simulate(SimulateArgs a) {
   for (const auto& r : results) {
     if (const std::string line = prefix_cache_text(r.prefix_cache); !line.empty()) {
       std::cout << fmt::format("prefix      {}{}: {}\n", r.name, a.routing == "cache-aware" ? " (cache-aware routing)" : "", line);
+    }
+    if (so.speculation.draft_tokens > 0) {
+      std::cout << fmt::format("kept/step   {}: {} tokens kept per verify step in the run (expected {})\n", r.name,
+                               format_number(r.summary.accepted_tokens_per_step, 4), format_number(tokens_kept_per_step(so.speculation), 4));
     }
   }
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
@@ -328,6 +342,7 @@ void register_simulate(CLI::App& app, Action& run) {
   add_policy_options(*cmd, a.policy);
   add_slo_options(*cmd, a.slo);
   add_energy_options(*cmd, a.energy);
+  serving_cli::add_draft_options(*cmd, a.levers);
   cmd->add_option("--replicas", a.replicas, "Replicas of --chips chips each; requests go as --routing says")->capture_default_str();
   cmd->add_option("--routing", a.routing,
                   "How requests reach replicas (and a disaggregated prefill pool): round-robin, or cache-aware (SGLang router's cache_aware "

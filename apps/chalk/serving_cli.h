@@ -53,6 +53,9 @@ struct ServingArgs {
 };
 
 void add_lever_options(CLI::App& cmd, LeverArgs& l);
+/// --draft, --acceptance, --accepted-tokens, --drafter alone (simulate and plan: no sparse
+/// attention there).
+void add_draft_options(CLI::App& cmd, LeverArgs& l);
 
 // ---------------------------------------------------------------------------------------
 // Shared helpers (cmd_serving.cc).

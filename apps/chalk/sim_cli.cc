@@ -293,6 +293,7 @@ Table summary_table() {
                {"mean_decode_batch", "batch"},
                {"mean_kv_occupancy", "KV use"},
                {"peak_kv_occupancy", "KV peak"},
+               {"accepted_tokens_per_step", "kept/step"},
                {"preemptions", "preempt"},
                {"finished", "finished"},
                {"rejected", "rejected"},
@@ -324,7 +325,8 @@ void add_summary_row(Table& t, const std::string& deployment, const std::string&
          ms(s.tpot, s.tpot.p50), ms(s.tpot, s.tpot.p90), ms(s.tpot, s.tpot.p99), ms(s.itl, s.itl.p50), ms(s.itl, s.itl.p90),
          ms(s.itl, s.itl.p99), ms(s.e2e, s.e2e.p50), ms(s.e2e, s.e2e.p90), ms(s.e2e, s.e2e.p99), ms(s.queue, s.queue.mean),
          ms(s.queue, s.queue.p99), s.output_tok_per_s, s.total_tok_per_s, s.output_tok_per_s_per_chip, s.total_tok_per_s_per_chip,
-         s.goodput_req_per_s, s.slo_attainment, s.mean_decode_batch, s.mean_kv_occupancy, s.peak_kv_occupancy, s.preemptions,
+         s.goodput_req_per_s, s.slo_attainment, s.mean_decode_batch, s.mean_kv_occupancy, s.peak_kv_occupancy,
+         s.accepted_tokens_per_step > 0 ? Cell(s.accepted_tokens_per_step) : Cell{}, s.preemptions,
          s.finished, s.rejected, xfer_ms, xfer_b,
          energy && energy->output_tokens > 0 ? Cell(energy->j_per_output_token) : Cell{},
          energy && energy->requests > 0 ? Cell(energy->j_per_request) : Cell{}, energy ? Cell(energy->energy_kwh) : Cell{}});

@@ -28,7 +28,7 @@ def dask_sweep(points: Union[pd.DataFrame, Dict[str, Sequence[Any]]], fn: Callab
 def models(*args: Values, kv_dtype: Optional[Values] = None, context: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk models --json`: List built-in models, or show the given names/paths (HF config.json or chalk-model files).
 
-Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     names: Model names or paths (default: every built-in model)
@@ -41,7 +41,7 @@ Raises ChalkError(field, message) on bad input.
 def hardware(*args: Values, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk hardware --json`: List built-in systems, or show the given names/paths (chalk-hardware files).
 
-Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     names: System names or paths (default: every built-in system)
@@ -52,7 +52,7 @@ Raises ChalkError(field, message) on bad input.
 def decode(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, pp: Optional[Values] = None, microbatches: Optional[Values] = None, batch: Optional[Values] = None, context: Optional[Values] = None, explain: bool = False, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk decode --json`: Time and cost of one decode step (TPOT: time per output token after the first; ITL when each step emits one token): the engine step (compute, weight and KV fetch, collectives, kernel floor) beside its roofline; tok/s counts output tokens.
 
-Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's 'steps' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
@@ -78,7 +78,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     batch: Sequences per step over the whole replica: comma list, or a:b for powers of two from a to b (default 1,8,64,256,1024)
     context: Tokens already in each sequence's KV cache: comma list or a:b (default 4096)
     explain: Show how each figure is computed: formula, inputs with units and sources, the algebra (under the table; "explanations" with --json)
-    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens (default 0)
+    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens, except DeepSeek-V3/R1's own MTP module (default acceptance 0.875, the V3 report's 85-90%) (default 0)
     acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
     drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
@@ -91,7 +91,7 @@ Raises ChalkError(field, message) on bad input.
 def prefill(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, pp: Optional[Values] = None, microbatches: Optional[Values] = None, batch: Optional[Values] = None, prompt: Optional[Values] = None, prefix: Optional[Values] = None, explain: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk prefill --json`: Time and cost of prefilling prompts, and the time to first token (TTFT, queueing excluded); tok/s counts input (prompt) tokens.
 
-Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's 'prefills' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
@@ -125,7 +125,7 @@ Raises ChalkError(field, message) on bad input.
 def layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, context: Optional[Values] = None, batch: Optional[Values] = None, prompt: Optional[Values] = None, output: Optional[Values] = None, objective: Optional[Values] = None, explain: bool = False, all: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk layouts --json`: Rank the parallel layouts (TP, EP, data-parallel attention, replicas) of a model on n chips.
 
-Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's 'layouts' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
@@ -152,7 +152,7 @@ Raises ChalkError(field, message) on bad input.
 def serving_sweep(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, batch: Optional[Values] = None, every_integer: bool = False, context: Optional[Values] = None, explain: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk serving sweep --json`: Decode step time (TPOT), output tokens/s per user and per chip, cost per output Mtok against batch and context, each term apart.
 
-Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's 'rows' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
@@ -173,7 +173,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     enforce_eager: No CUDA graphs (vLLM's --enforce-eager): every step runs eagerly, at least its kernels x the host's launch time (default: the engine's captured batch sizes, padded up; eager above the largest)
     dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
     allow_infeasible: Print the figures even when the stated chips cannot hold the weights (default: exit 2 naming the smallest replica that fits)
-    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens (default 0)
+    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens, except DeepSeek-V3/R1's own MTP module (default acceptance 0.875, the V3 report's 85-90%) (default 0)
     acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
     drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
@@ -211,7 +211,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     enforce_eager: No CUDA graphs (vLLM's --enforce-eager): every step runs eagerly, at least its kernels x the host's launch time (default: the engine's captured batch sizes, padded up; eager above the largest)
     dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
     allow_infeasible: Print the figures even when the stated chips cannot hold the weights (default: exit 2 naming the smallest replica that fits)
-    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens (default 0)
+    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens, except DeepSeek-V3/R1's own MTP module (default acceptance 0.875, the V3 report's 85-90%) (default 0)
     acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
     drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
@@ -248,7 +248,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     enforce_eager: No CUDA graphs (vLLM's --enforce-eager): every step runs eagerly, at least its kernels x the host's launch time (default: the engine's captured batch sizes, padded up; eager above the largest)
     dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
     allow_infeasible: Print the figures even when the stated chips cannot hold the weights (default: exit 2 naming the smallest replica that fits)
-    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens (default 0)
+    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens, except DeepSeek-V3/R1's own MTP module (default acceptance 0.875, the V3 report's 85-90%) (default 0)
     acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
     drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
@@ -262,7 +262,7 @@ Raises ChalkError(field, message) on bad input.
 def serving_frontier(*, model: Optional[Values] = None, hardware: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, batch: Optional[Values] = None, every_integer: bool = False, context: Optional[Values] = None, replica_chips: Optional[Values] = None, all_points: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk serving frontier --json`: Pareto frontier of output tokens/s per user against cost per output Mtok over batch and chips per replica (the sizes an engine can run).
 
-Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's 'rows' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
@@ -281,7 +281,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     two_batch_overlap: Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips; a decode step splits only when every data-parallel rank holds 2+ sequences)
     enforce_eager: No CUDA graphs (vLLM's --enforce-eager): every step runs eagerly, at least its kernels x the host's launch time (default: the engine's captured batch sizes, padded up; eager above the largest)
     dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
-    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens (default 0)
+    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens, except DeepSeek-V3/R1's own MTP module (default acceptance 0.875, the V3 report's 85-90%) (default 0)
     acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
     drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
@@ -318,7 +318,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     two_batch_overlap: Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips; a decode step splits only when every data-parallel rank holds 2+ sequences)
     enforce_eager: No CUDA graphs (vLLM's --enforce-eager): every step runs eagerly, at least its kernels x the host's launch time (default: the engine's captured batch sizes, padded up; eager above the largest)
     dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
-    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens (default 0)
+    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens, except DeepSeek-V3/R1's own MTP module (default acceptance 0.875, the V3 report's 85-90%) (default 0)
     acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
     drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
@@ -337,7 +337,7 @@ Raises ChalkError(field, message) on bad input.
 def prices_list(*, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk prices list --json`: List the built-in price sheets (data/prices/, each citing its source).
 
-Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
 
@@ -455,7 +455,7 @@ Raises ChalkError(field, message) on bad input.
 def prices_compare(*, model: Optional[Values] = None, hardware: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk prices compare --json`: Hosts' prices for an open model (data/prices/hosts/) beside chalk's cost on each system at the
 
-Returns a pandas DataFrame with one row per host offer and system: the host's figures (provider, prices, stated speed; offer_why_not when no system reaches its speed) beside chalk's cost on that system at that speed (why_not where there is none), and cheapest (the offer's cheapest system); model, workload and notes in .attrs. With frame=False, or without pandas, the CLI's JSON (rows[].systems[]).
+Returns a pandas DataFrame with one row per host offer and system: the host's figures (provider, prices, stated speed; offer_why_not when no system reaches its speed) beside chalk's cost on that system at that speed (why_not where there is none), and cheapest (the offer's cheapest system); model, workload and notes in .attrs. With frame=False, or without pandas, the CLI's JSON (offers[].systems[]).
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: A built-in model with a host sheet (deepseek-v3, gpt-oss-120b, gpt-oss-20b, kimi-k2-instruct, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.3-70b, qwen3-235b-a22b)
@@ -582,7 +582,7 @@ Raises ChalkError(field, message) on bad input.
 def train_layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, chips: Optional[Values] = None, limit: Optional[Values] = None, all: bool = False, pareto: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk train layouts --json`: Every training plan of a model on a cluster that fits, ranked by step time.
 
-Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's 'layouts' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Model: a catalog name (chalk models) or a config file (default llama-3.1-70b)
@@ -713,7 +713,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def simulate(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, shared_prefix: Optional[Values] = None, sessions: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, replicas: Optional[Values] = None, routing: Optional[Values] = None, disaggregate: bool = False, prefill_chips: Optional[Values] = None, prefill_replicas: Optional[Values] = None, decode_chips: Optional[Values] = None, decode_replicas: Optional[Values] = None, prefill_hardware: Optional[Values] = None, decode_hardware: Optional[Values] = None, compare: bool = False, plot: Optional[Values] = None, frame: bool = False) -> Any:
+def simulate(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, replicas: Optional[Values] = None, disaggregate: bool = False, prefill_chips: Optional[Values] = None, prefill_replicas: Optional[Values] = None, decode_chips: Optional[Values] = None, decode_replicas: Optional[Values] = None, prefill_hardware: Optional[Values] = None, decode_hardware: Optional[Values] = None, compare: bool = False, plot: Optional[Values] = None, frame: bool = False) -> Any:
     """`chalk simulate --json`: Requests through a serving engine: TTFT, TPOT, ITL, E2E percentiles, throughput, goodput.
 
 Returns the CLI's JSON as plain Python objects.
@@ -744,10 +744,8 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     seed: Random seed (the same seed, the same run) (default 1)
     input: Prompt tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 2048)
     output: Output tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 200)
-    trace: Trace CSV: arrival_s,input_tokens,output_tokens, optionally then prefix_id,prefix_tokens,session_id (replaces the synthetic traffic; the optional columns run the prefix cache)
-    prefix_hit_rate: Simple mode: a fixed fraction of each prompt found in the prefix cache [0-1) (excludes --shared-prefix and --sessions, whose hit rate emerges from the cache) (default 0)
-    shared_prefix: TOKENS:GROUPS[:S]: each request starts with one of GROUPS system prompts of TOKENS tokens (Zipf exponent S, default 0 = uniform); --input is then the tokens after it. Runs the prefix cache (LRU over KV blocks)
-    sessions: N:TURNS: multi-turn conversations, N open at once, TURNS turns each; each turn resends the history (previous prompt + answer) before its --input new tokens. Runs the prefix cache
+    trace: Trace CSV: arrival_s,input_tokens,output_tokens (replaces the synthetic traffic)
+    prefix_hit_rate: Fraction of each prompt found in the prefix cache [0-1) (default 0)
     engine: Scheduler defaults to mimic: vllm, sglang, trtllm (any case), optionally with a release (vllm-0.10: host work after each GPU step, before 0.14) (docs/simulator.md) (default vllm)
     max_batched_tokens: Token budget per step, decodes + prefill chunks, at least --block-size (default: the engine's, 8192: vLLM max_num_batched_tokens, SGLang chunked_prefill_size on 80-96 GB GPUs, TensorRT-LLM max_num_tokens)
     block_size: Tokens per paged KV block (default: the engine's: vLLM 16, SGLang page_size 1, TensorRT-LLM tokens_per_block 32)
@@ -761,8 +759,11 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     chip_power_w: Chip TDP in W for the energy figures (default: the catalog's)
     pue: Power usage effectiveness, facility / IT energy (1 = IT only; Google 2024: 1.09, industry: 1.56) (default 1)
     host_w_per_chip: Host power per chip in W: CPUs, NICs, switches, fans (HGX H100: about 350) (default 0)
-    replicas: Replicas of --chips chips each; requests go as --routing says (default 1)
-    routing: How requests reach replicas (and a disaggregated prefill pool): round-robin, or cache-aware (SGLang router's cache_aware policy: the replica with the longest cached prefix over 30% of the prompt, unless the load is unbalanced by over 64 requests and 1.5x) (default round-robin)
+    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens, except DeepSeek-V3/R1's own MTP module (default acceptance 0.875, the V3 report's 85-90%) (default 0)
+    acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
+    accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
+    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
+    replicas: Replicas of --chips chips each; requests go round-robin (default 1)
     disaggregate: Separate prefill and decode pools, the prompt's KV sent between them
     prefill_chips: Chips per prefill replica (default: --chips)
     prefill_replicas: Prefill replicas (default 1)
@@ -776,7 +777,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def plan(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, shared_prefix: Optional[Values] = None, sessions: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, budget_chips: Optional[Values] = None, budget_usd_per_hour: Optional[Values] = None, replica_chips: Optional[Values] = None, max_seqs_candidates: Optional[Values] = None, modes: Optional[Values] = None, launch_dir: Optional[Values] = None, frame: bool = False) -> Any:
+def plan(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, budget_chips: Optional[Values] = None, budget_usd_per_hour: Optional[Values] = None, replica_chips: Optional[Values] = None, max_seqs_candidates: Optional[Values] = None, modes: Optional[Values] = None, launch_dir: Optional[Values] = None, frame: bool = False) -> Any:
     """`chalk plan --json`: The cheapest deployment that serves a traffic within TTFT/TPOT SLOs, with the engines' launch files.
 
 Returns the CLI's JSON as plain Python objects.
@@ -807,10 +808,8 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     seed: Random seed (the same seed, the same run) (default 1)
     input: Prompt tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 2048)
     output: Output tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 200)
-    trace: Trace CSV: arrival_s,input_tokens,output_tokens, optionally then prefix_id,prefix_tokens,session_id (replaces the synthetic traffic; the optional columns run the prefix cache)
-    prefix_hit_rate: Simple mode: a fixed fraction of each prompt found in the prefix cache [0-1) (excludes --shared-prefix and --sessions, whose hit rate emerges from the cache) (default 0)
-    shared_prefix: TOKENS:GROUPS[:S]: each request starts with one of GROUPS system prompts of TOKENS tokens (Zipf exponent S, default 0 = uniform); --input is then the tokens after it. Runs the prefix cache (LRU over KV blocks)
-    sessions: N:TURNS: multi-turn conversations, N open at once, TURNS turns each; each turn resends the history (previous prompt + answer) before its --input new tokens. Runs the prefix cache
+    trace: Trace CSV: arrival_s,input_tokens,output_tokens (replaces the synthetic traffic)
+    prefix_hit_rate: Fraction of each prompt found in the prefix cache [0-1) (default 0)
     engine: Scheduler defaults to mimic: vllm, sglang, trtllm (any case), optionally with a release (vllm-0.10: host work after each GPU step, before 0.14) (docs/simulator.md) (default vllm)
     max_batched_tokens: Token budget per step, decodes + prefill chunks, at least --block-size (default: the engine's, 8192: vLLM max_num_batched_tokens, SGLang chunked_prefill_size on 80-96 GB GPUs, TensorRT-LLM max_num_tokens)
     block_size: Tokens per paged KV block (default: the engine's: vLLM 16, SGLang page_size 1, TensorRT-LLM tokens_per_block 32)

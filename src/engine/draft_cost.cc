@@ -3,6 +3,7 @@
 #include "draft_cost.h"
 
 #include "chalk/base/error.h"
+#include "chalk/engine/collective.h"
 #include "chalk/engine/overhead.h"
 #include "chalk/model/context_math.h"
 #include "chalk/model/moe.h"
@@ -83,6 +84,22 @@ DraftPass draft_pass(const Deployment& dep, const DecodeLevers& l, double batch,
     p.kernels = d(c.kernels);
   }
   return p;
+}
+
+Seconds draft_pass_time(const Deployment& dep, const DraftPass& p) {
+  const double n = d(dep.n_chips);
+  return max(Flops(p.flops) / dep.flops_effective, (Bytes(p.weight_bytes_busiest * n) + Bytes(p.kv_bytes)) / dep.hbm_effective);
+}
+
+Seconds engine_draft_time(const Deployment& dep, const DecodeLevers& l, double batch, int64_t context) {
+  const double passes = l.drafter == Drafter::none ? 0 : d(l.tokens_per_sequence) - 1;
+  if (!(passes > 0) || !(batch > 0)) return Seconds(0);
+  // The engine runs each draft pass as its own kernels after the verify step; the
+  // drafter's collectives are not modelled. Its weights sharded as the layout shards the
+  // main model's (draft_pass's by_layout).
+  const Seconds floor = is_tpu(dep.system) ? Seconds(0) : dep.mechanisms.calibration.kernel_floor;
+  const DraftPass laid = draft_pass(dep, l, batch, context, true);
+  return (draft_pass_time(dep, laid) + floor * laid.kernels) * passes;
 }
 
 }  // namespace detail

@@ -25,6 +25,18 @@ struct DraftPass {
 /// are spread evenly over the chips (the plain roofline).
 DraftPass draft_pass(const Deployment& d, const DecodeLevers& l, double batch, int64_t context, bool by_layout = false);
 
+/// One pass at the deployment's achievable rates: max(FLOPs / (n F eff), (busiest chip's
+/// weight bytes x n + KV bytes) / (n W eff)), the roofline of the pass alone.
+Seconds draft_pass_time(const Deployment& d, const DraftPass& p);
+
+/// The drafter's time in an engine step (d.mechanisms.enabled): tokens_per_sequence - 1
+/// sequential passes over `batch` sequences at `context`, each draft_pass_time of the pass
+/// sharded by the layout plus its kernels x the kernel floor (GPUs; 0 on a TPU, one
+/// program). 0 for Drafter::none or no drafts. decode_step and the mixed step
+/// (step_mix.cc) both add it to the verify step, so that the simulator's batch-1 step is
+/// decode's (docs/formulas.md, "Speculative decoding and MTP").
+Seconds engine_draft_time(const Deployment& d, const DecodeLevers& l, double batch, int64_t context);
+
 /// Deployment::mtp for model `m` in formats `f`, its routed experts being moe[i] when the
 /// last layer group is an MoE group (make_deployment fills moe first).
 Deployment::MtpModule mtp_module(const ModelSpec& m, const WeightFormats& f, const std::vector<Deployment::MoeGroup>& moe);

@@ -263,10 +263,7 @@ DecodeStep decode_step(const Deployment& dep, int64_t batch, int64_t context, co
   r.t_memory = r.t_weights + r.t_kv;
   r.t_operations = max(r.t_compute, r.t_memory);
   // The drafter's own share at the same rates: its FLOPs or its bytes, whichever is longer.
-  auto pass_time = [&](const detail::DraftPass& p) {
-    return max(Flops(p.flops) / dep.flops_effective, (Bytes(p.weight_bytes_busiest * n) + Bytes(p.kv_bytes)) / dep.hbm_effective);
-  };
-  r.t_draft = pass_time(dp) * passes;
+  r.t_draft = detail::draft_pass_time(dep, dp) * passes;
   r.t_step = r.t_operations + r.t_comm + r.t_overhead;
   r.t_step_roofline = r.t_step;
   r.bound = bound_of(r.t_compute, r.t_weights, r.t_kv);
@@ -278,12 +275,9 @@ DecodeStep decode_step(const Deployment& dep, int64_t batch, int64_t context, co
     shape.tokens_per_sequence = q;
     take_engine_times(r, engine_step(dep, shape));
     // The engine runs each draft pass as its own kernels after the verify step: the pass at
-    // the roofline's rates plus its kernels x the kernel floor (GPUs; one program on a TPU).
-    // The drafter's collectives are not modelled.
-    // Its weights sharded as the layout shards the main model's (draft_pass's by_layout).
-    const Seconds floor = is_tpu(dep.system) ? Seconds(0) : dep.mechanisms.calibration.kernel_floor;
-    const detail::DraftPass laid = passes > 0 ? detail::draft_pass(dep, levers, b, read, true) : detail::DraftPass{};
-    r.t_draft = (pass_time(laid) + floor * laid.kernels) * passes;
+    // the roofline's rates plus its kernels x the kernel floor (draft_cost.h; the mixed
+    // step of the simulator adds the same).
+    r.t_draft = detail::engine_draft_time(dep, levers, b, read);
     r.t_step = r.t_step + r.t_draft;
   }
   r.tokens_per_sequence = levers.accepted_tokens_per_step;

@@ -9,6 +9,7 @@
 #include "chalk/model/context_math.h"
 #include "chalk/model/moe.h"
 #include "attention_work.h"
+#include "draft_cost.h"
 
 namespace chalk {
 
@@ -16,14 +17,32 @@ Seconds mixed_step_time(const Deployment& dep, const StepMix& mix) { return mixe
 
 MixedStepWork mixed_step_work(const Deployment& dep, const StepMix& mix) {
   if (mix.decode_contexts.empty() && mix.chunks.empty()) return {};
+  // The drafter's passes over the decodes at their mean context (StepMix::drafting).
+  const double decodes = static_cast<double>(mix.decode_contexts.size());
+  DecodeLevers drafting;
+  if (mix.drafting != nullptr && decodes > 0) {
+    drafting = *mix.drafting;
+    drafting.tokens_per_sequence = static_cast<int64_t>(std::llround(mix.tokens_per_sequence));
+  }
+  const int64_t mean_context = decodes > 0 ? static_cast<int64_t>(std::llround(static_cast<double>(mix.decode_context_sum) / decodes)) : 0;
   if (dep.mechanisms.enabled) {
     const StepBreakdown b = engine_step(dep, mix);
+    const Seconds t_draft = detail::engine_draft_time(dep, drafting, decodes, mean_context);
+    if (t_draft > Seconds(0)) {
+      const detail::DraftPass laid = detail::draft_pass(dep, drafting, decodes, mean_context, true);
+      const double passes = static_cast<double>(drafting.tokens_per_sequence - 1), n = static_cast<double>(dep.n_chips);
+      return {b.t_step + t_draft, b.t_compute + Flops(passes * laid.flops) / dep.flops_effective,
+              b.t_weights + b.t_kv + Bytes(passes * (laid.weight_bytes_busiest * n + laid.kv_bytes)) / dep.hbm_effective};
+    }
     return {b.t_step, b.t_compute, b.t_weights + b.t_kv};
   }
   if (mix.tokens_per_sequence < 1 || mix.decode_context_sum < 0) {
     throw InputError("step", "decode contexts must be >= 0 and tokens per sequence >= 1");
   }
   const double q = mix.tokens_per_sequence;
+  // decode_step's roofline: the drafter's FLOPs and bytes join the step's (draft_cost.h).
+  const double passes = drafting.drafter == Drafter::none ? 0 : static_cast<double>(drafting.tokens_per_sequence) - 1;
+  const detail::DraftPass dp = passes > 0 ? detail::draft_pass(dep, drafting, decodes, mean_context) : detail::DraftPass{};
   double tokens = static_cast<double>(mix.decode_contexts.size()) * q;
   double headless = 0;  // chunk positions before each chunk's last: no LM head (as prefill_step)
   for (const auto& c : mix.chunks) {
@@ -44,7 +63,9 @@ MixedStepWork mixed_step_work(const Deployment& dep, const StepMix& mix) {
   Bytes busiest = dep.weight_bytes_always / n;
   for (const auto& g : dep.moe) busiest += g.bytes_per_expert * (g.layers * busiest_chip_experts(g.routing, tokens, dep.n_chips));
   const double head_flops = 2 * (dep.params.lm_head > 0 ? dep.params.lm_head : dep.params.embedding);
-  const Seconds t_compute = Flops(tokens * dep.matmul_flops_per_token - headless * head_flops + attn) / dep.flops_effective;
+  busiest += Bytes(passes * dp.weight_bytes_busiest);
+  kv += passes * dp.kv_bytes;
+  const Seconds t_compute = Flops(tokens * dep.matmul_flops_per_token - headless * head_flops + attn + passes * dp.flops) / dep.flops_effective;
   const Seconds t_memory = busiest * n / dep.hbm_effective + Bytes(kv) / dep.hbm_effective;
   return {max(t_compute, t_memory), t_compute, t_memory};
 }

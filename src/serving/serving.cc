@@ -77,6 +77,11 @@ void validate(const ServingLevers& l) {
   }
 }
 
+std::optional<double> published_mtp_acceptance(const ModelSpec& m) {
+  if (m.n_mtp_layers > 0 && m.architecture == "deepseek_v3") return kDeepSeekV3MtpAcceptance;
+  return std::nullopt;
+}
+
 double tokens_kept_per_step(const ServingLevers& l) {
   validate(l);
   return l.accepted_tokens > 0 ? l.accepted_tokens : expected_accepted_tokens(l.draft_tokens, l.acceptance);

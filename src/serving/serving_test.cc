@@ -84,6 +84,16 @@ TEST(ServingLevers, BadLeversNameTheOption) {
   EXPECT_EQ(every_integer(1, int64_t{1} << 20).size(), size_t{1} << 20);
 }
 
+TEST(ServingLevers, OnlyDeepSeekV3sOwnMtpModuleHasAPublishedAcceptance) {
+  // DeepSeek-V3 report 5.4.3: the second token accepted 85-90% of the time, midpoint 0.875;
+  // R1 shares the architecture (model_type deepseek_v3, one MTP module). GLM-4.5 ships MTP
+  // layers but publishes no acceptance; Llama 3.1 8B has no module.
+  EXPECT_EQ(published_mtp_acceptance(load_model("deepseek-v3")), 0.875);
+  EXPECT_EQ(published_mtp_acceptance(load_model("deepseek-r1")), 0.875);
+  EXPECT_FALSE(published_mtp_acceptance(load_model("glm-4.5")).has_value());
+  EXPECT_FALSE(published_mtp_acceptance(load_model("llama-3.1-8b")).has_value());
+}
+
 TEST(ServingSweep, PowersOfTwoAndEveryInteger) {
   EXPECT_EQ(powers_of_two(1, 65536).size(), 17u);
   EXPECT_EQ(powers_of_two(3, 20), (std::vector<int64_t>{4, 8, 16, 20}));

@@ -177,6 +177,8 @@ ClusterRun simulate_disaggregated(const Pool& prefill, const Pool& decode, std::
     e.decode_sequences_s += r.decode_sequences_s;
     e.kv_blocks_s += r.kv_blocks_s;
     e.busy_s += r.busy_s;
+    e.verify_steps += r.verify_steps;
+    e.verify_tokens_kept += r.verify_tokens_kept;
     e.kv_blocks_total += r.kv_blocks_total;
     e.kv_blocks_peak = std::max(e.kv_blocks_peak, r.kv_blocks_peak);
   }

@@ -81,7 +81,7 @@ SimSummary summarize(std::span<const SimRun* const> runs, int64_t chips, const S
   std::vector<double> ttft, tpot, e2e, queue;
   std::vector<std::pair<double, double>> itl;
   double first = INFINITY, last = 0, out_tokens = 0, in_tokens = 0, area = 0, end = 0;
-  int64_t good = 0, kv_total = 0;
+  int64_t good = 0, kv_total = 0, verifies = 0, kept = 0;
   double kv_s = 0, dec_s = 0, busy = 0, peak = 0;
   for (const SimRun* r : runs) {
     s.preemptions += r->preemptions;
@@ -93,6 +93,8 @@ SimSummary summarize(std::span<const SimRun* const> runs, int64_t chips, const S
     kv_s += r->kv_blocks_s;
     dec_s += r->decode_sequences_s;
     busy += r->busy_s;
+    verifies += r->verify_steps;
+    kept += r->verify_tokens_kept;
     kv_total += r->kv_blocks_total;
     if (r->kv_blocks_total > 0) peak = std::max(peak, static_cast<double>(r->kv_blocks_peak) / static_cast<double>(r->kv_blocks_total));
     for (const auto& q : r->requests) {
@@ -153,6 +155,7 @@ SimSummary summarize(std::span<const SimRun* const> runs, int64_t chips, const S
     s.busy_fraction = runs.empty() || runs.front()->end_s <= 0 ? 0 : runs.front()->busy_s / runs.front()->end_s;
   }
   s.peak_kv_occupancy = peak;
+  if (verifies > 0) s.accepted_tokens_per_step = static_cast<double>(kept) / static_cast<double>(verifies);
   s.meets_slo = s.finished > 0 && s.rejected == 0 && (!slo.ttft_s || s.ttft_at_slo_percentile_s <= *slo.ttft_s) &&
                 (!slo.tpot_s || s.tpot_at_slo_percentile_s <= *slo.tpot_s);
   return s;

@@ -11,6 +11,7 @@
 
 #include "chalk/base/error.h"
 #include "prefix_cache.h"
+#include "chalk/sim/speculation.h"
 #include "scheduler.h"
 
 namespace chalk::sim {
@@ -52,6 +53,10 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     throw InputError("prefix_hit_rate", "is the simple mode (a fixed fraction of each prompt cached), got " + fmt::format("{:.6g}", o.prefix_hit_rate) +
                                             " with traffic that carries prefix structure (shared prompts, sessions); expected one of the two");
   }
+  // Speculative decoding: a decode verifies K + 1 tokens and keeps a drawn 1..K+1 of them.
+  AcceptanceDraw accept(o.speculation, o.speculation_seed);
+  const int64_t verify = 1 + accept.draft_tokens();  // tokens a decode pushes
+  const DecodeLevers drafting = resolve_levers(o.speculation, 0);
   const int64_t n = static_cast<int64_t>(requests.size());
   SimRun run;
   run.requests.resize(requests.size());
@@ -200,7 +205,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     while (next < n && requests[order[next]].arrival_s <= seen_by) {
       const int32_t i = order[next++];
       const Request& q = requests[i];
-      const int64_t peak = phase == Phase::prefill ? q.input_tokens : q.input_tokens + q.output_tokens - 1;
+      // The verify step writes K slots past the kept tokens (freed when rejected).
+      const int64_t peak = phase == Phase::prefill ? q.input_tokens : q.input_tokens + q.output_tokens - 1 + (verify - 1);
       const bool over_context = d.model.max_context > 0 && q.input_tokens + q.output_tokens > d.model.max_context;
       if (over_context || blocks_for(peak) > total_blocks) {
         run.requests[i].over_context = over_context;
@@ -243,7 +249,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       const int32_t i = running[k];
       auto& L = live[i];
       const bool prefilling = L.prefill_target > 0;
-      const int64_t want = prefilling ? std::min(L.prefill_target - L.kv_tokens, budget) : 1;
+      const int64_t want = prefilling ? std::min(L.prefill_target - L.kv_tokens, budget) : verify;
       // Blocks reserved at admission (reserve_to_completion) already cover the growth.
       const int64_t need = std::max<int64_t>(0, blocks_for(L.kv_tokens + want) - L.blocks - static_cast<int64_t>(L.cached.size()));
       bool self = false;
@@ -282,8 +288,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       const int64_t life = blocks_for(phase == Phase::prefill ? requests[i].input_tokens
                                                               : requests[i].input_tokens + requests[i].output_tokens - 1);
       if (L.upstream_prefilled) {
-        const int64_t need = pol.reserve_to_completion ? std::max(life, blocks_for(requests[i].input_tokens + 1))
-                                                       : blocks_for(requests[i].input_tokens + 1);
+        const int64_t need = pol.reserve_to_completion ? std::max(life, blocks_for(requests[i].input_tokens + verify))
+                                                       : blocks_for(requests[i].input_tokens + verify);
         if (need > available()) break;
         L.kv_tokens = requests[i].input_tokens;
         L.upstream_prefilled = false;
@@ -294,7 +300,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         L.last_token_s = t;
         take(need);
         L.blocks = need;
-        budget -= 1;
+        budget -= verify;
         take_rank(i);
         decode_ctx.push_back(L.kv_tokens);
         decode_owner.push_back(i);
@@ -351,6 +357,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     mix.decode_contexts = decode_ctx;
     mix.decode_context_sum = context_sum;
     mix.chunks = chunks;
+    mix.tokens_per_sequence = static_cast<double>(verify);
+    if (verify > 1) mix.drafting = &drafting;
     if (dp_ranks > 1) {
       mix.decode_ranks = decode_rank;
       mix.chunk_ranks = chunk_rank;
@@ -372,9 +380,9 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     run.kv_blocks_peak = std::max(run.kv_blocks_peak, sample.kv_blocks_used);
 
     // Tokens produced at the step's end.
-    auto emit = [&](int32_t i) {
+    auto emit = [&](int32_t i, int64_t tokens) {  // `tokens` arrive together: one gap
       auto& L = live[i];
-      ++L.generated;
+      L.generated += tokens;
       if (L.generated == 1) {
         run.requests[i].first_token_s = end;
       } else if (L.last_token_s == t) {
@@ -391,12 +399,19 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       if (caching) commit(chunk_owner[k]);
       if (L.kv_tokens >= L.prefill_target) {
         L.prefill_target = 0;
-        emit(chunk_owner[k]);
+        emit(chunk_owner[k], 1);
       }
     }
     for (const int32_t i : decode_owner) {
-      if (++live[i].kv_tokens % block == 0 && caching) commit(i);
-      emit(i);
+      const int64_t drawn = accept.draw();
+      if (verify > 1) {
+        ++run.verify_steps;
+        run.verify_tokens_kept += drawn;
+      }
+      const int64_t kept = std::min(drawn, live[i].output - live[i].generated);
+      live[i].kv_tokens += kept;
+      if (caching) commit(i);  // the whole blocks the kept tokens completed join the cache
+      emit(i, kept);
     }
     still.clear();
     for (const int32_t i : running) {

@@ -7,6 +7,7 @@
 
 #include "chalk/base/error.h"
 #include "chalk/engine/default_layout.h"
+#include "chalk/serving/serving.h"
 #include "chalk/sim/policy.h"
 #include "chalk/sim/simulator.h"
 #include "measurement_row.h"
@@ -15,15 +16,6 @@
 namespace chalk::detail {
 namespace {
 
-/// Accepted tokens per step of DeepSeek-V3's multi-token-prediction module as its drafter:
-/// "the acceptance rate of the second token prediction ranges between 85% and 90%"
-/// (DeepSeek-V3 technical report, arXiv 2412.19437, section 5.4.3); the midpoint.
-constexpr double kDeepSeekMtpAcceptance = 0.875;
-
-/// Tokens kept per step with `k` drafts each accepted with probability `a`, independently
-/// and in order: (1 - a^(k+1)) / (1 - a) (Leviathan et al. 2023, "Fast Inference from
-/// Transformers via Speculative Decoding", Eq. 1). k = 1, a = 0.875: 1.875.
-double expected_kept_tokens(double a, int64_t k) { return (1 - std::pow(a, static_cast<double>(k + 1))) / (1 - a); }
 
 /// The smallest replica that holds the row's model in its stated formats with one sequence
 /// of `context` tokens (smallest_replica_chips: chalk decode's default chips; the layout
@@ -108,12 +100,13 @@ std::string fill_unstated_chips(Measurement& r, const ModelSpec& model, const Sy
 
 double default_accepted_tokens(const Measurement& r, const ModelSpec& model, std::string& assumption) {
   const int64_t k = *r.draft_tokens;
-  if (model.n_mtp_layers > 0 && model.architecture == "deepseek_v3") {
+  if (const auto a = published_mtp_acceptance(model)) {
     // The drafter of DeepSeek-V3 and R1 (HF model_type deepseek_v3) is its own MTP module
     // (SGLang's, vLLM's and TensorRT-LLM's MTP speculative decoding), whose acceptance
-    // the V3 report publishes; other models' MTP modules (GLM-4.5) have no such figure.
-    const double kept = expected_kept_tokens(kDeepSeekMtpAcceptance, k);
-    assumption = "accepted_tokens: empty, " + row_num(kept) + " tokens kept per step: the model's MTP module as drafter, " + row_num(100 * kDeepSeekMtpAcceptance) +
+    // the V3 report publishes (serving.h); other models' MTP modules (GLM-4.5) have no such
+    // figure. Kept per step: Leviathan et al. 2023 Eq. 1 (roofline.h).
+    const double kept = expected_accepted_tokens(k, *a);
+    assumption = "accepted_tokens: empty, " + row_num(kept) + " tokens kept per step: the model's MTP module as drafter, " + row_num(100 * *a) +
                  "% acceptance per draft (DeepSeek-V3 report section 5.4.3: 85-90% for the second token), " + "each of " + std::to_string(k) +
                  " drafts accepted independently: (1 - a^(k+1)) / (1 - a) (Leviathan et al. 2023, Eq. 1)";
     return kept;

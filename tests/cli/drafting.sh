@@ -44,7 +44,32 @@ expect_error "--accepted-tokens: mean tokens kept per step must be in [1, 1 + dr
 expect_error "--accepted-tokens: give --acceptance or --accepted-tokens, not both" decode --draft 1 --acceptance 0.8 --accepted-tokens 1.8
 expect_error "--drafter: has no effect without --draft >= 1" decode --drafter mtp
 expect_error "--accepted-tokens: has no effect without --draft >= 1" serving sweep --accepted-tokens 1.5
-expect_error "--draft: needs --acceptance" decode --draft 2
+expect_error "--draft: needs --acceptance" decode -m llama-3.1-8b -H h100-sxm --draft 2 --drafter none
+expect_error "--drafter: llama-3.1-8b ships no MTP module" simulate -m llama-3.1-8b -H h100-sxm --rate 1 --requests 5 --draft 2
+# DeepSeek-V3's own MTP module has a published acceptance (report 5.4.3: 85-90%, midpoint
+# 0.875): without --acceptance two drafts keep (1 - 0.875^3) / 0.125 = 2.6406 tokens a step.
+"$CHALK" decode -m deepseek-v3 -H h200 -n 8 -b 1 --draft 2 --json | python3 -c "
+import json, sys
+lev = json.load(sys.stdin)['levers']
+assert lev['acceptance'] == 0.875 and abs(lev['tokens_kept_per_step'] - 2.640625) < 1e-12 and lev['drafter'] == 'mtp', lev
+" || fail "decode --draft 2 on deepseek-v3: the published MTP acceptance"
 expect_error "--accepted-tokens: mean tokens kept per step must be >= 1, got 0.5" decode --draft 1 --accepted-tokens 0.5
 expect_error "--acceptance: must be a probability in [0, 1], got 1.5" decode --draft 1 --acceptance 1.5
+# Under traffic (docs/simulator.md 1.6): a verify step of K + 1 tokens a sequence, the tokens
+# kept drawn per sequence per step. K = 3, a = 0.8: expected (1 - 0.8^4) / 0.2 = 2.952; five
+# requests alone of 300 output tokens give ~500 verify steps, the run's mean within ~0.05.
+"$CHALK" simulate -m llama-3.1-8b -H h100-sxm --rate 0.05 --requests 5 --input 500 --output 300 --draft 3 --acceptance 0.8 --drafter none --json | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+assert abs(j['levers']['tokens_kept_per_step'] - 2.952) < 1e-9 and j['levers']['drafter'] == 'none', j['levers']
+kept = j['results'][0]['accepted_tokens_per_step']
+assert 2.75 < kept < 3.15, kept
+" || fail "simulate --draft 3 --acceptance 0.8 --drafter none"
+"$CHALK" simulate -m llama-3.1-8b -H h100-sxm --rate 1 --requests 5 --input 500 --output 20 --json | python3 -c "
+import json, sys
+assert json.load(sys.stdin)['results'][0]['accepted_tokens_per_step'] is None
+" || fail "simulate without --draft: accepted_tokens_per_step null"
+expect_error "--acceptance: has no effect without --draft >= 1" simulate -m llama-3.1-8b -H h100-sxm --rate 1 --requests 5 --acceptance 0.5
+expect_error "--draft: needs --acceptance" simulate -m llama-3.1-8b -H h100-sxm --rate 1 --requests 5 --draft 2 --drafter none
+expect_error "--accepted-tokens: mean tokens kept per step must be in [1, 1 + draft] = [1, 3], got 3.5" simulate -m llama-3.1-8b -H h100-sxm --rate 1 --requests 5 --draft 2 --accepted-tokens 3.5 --drafter none
 echo "drafting: all passed"

@@ -8,7 +8,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 for sub in sweep balance window frontier modes plot; do
   expect_error "--draft: must be in 0..64 drafted tokens per step, got -1" serving $sub --draft -1 --acceptance 0.5
   expect_error "--draft: must be in 0..64 drafted tokens per step, got 65" serving $sub --draft 65 --acceptance 0.5
-  expect_error "--draft: needs --acceptance" serving $sub --draft 2
+  expect_error "--draft: needs --acceptance" serving $sub -m llama-3.1-8b --draft 2 --drafter none
   expect_error "--acceptance: must be a probability in [0, 1], got 1.5" serving $sub --draft 1 --acceptance 1.5
   expect_error "--acceptance: has no effect without --draft" serving $sub --acceptance 0.8
   expect_error "--sparse-top-k: must be >= 1 tokens read per query, got 0" serving $sub --sparse-top-k 0

@@ -30,7 +30,15 @@ struct StepMix {
   /// context; sliding-window layers walk the list).
   int64_t decode_context_sum = 0;
   std::span<const PrefillChunk> chunks;
-  double tokens_per_sequence = 1;  ///< query tokens each decode sequence pushes
+  /// Query tokens each decode sequence pushes: 1, or 1 + K drafts verified (speculative
+  /// decoding / MTP: the K + 1 tokens attend the sequence's context, its KV read once).
+  double tokens_per_sequence = 1;
+  /// The drafter of those drafts (speculative decoding / MTP; null: none, or free drafts):
+  /// its drafter and draft_model are read, tokens_per_sequence - 1 passes over the decodes
+  /// at their mean context, priced as decode_step prices them (roofline.h: merged into the
+  /// roofline's compute and memory; with mechanisms added after the verify step, draft_cost.h
+  /// engine_draft_time). Its tokens_per_sequence is ignored (this mix's is used).
+  const DecodeLevers* drafting = nullptr;
   /// Data-parallel attention (attention TP t < n chips: n / t ranks): the rank, in
   /// [0, n / t), that holds each decode sequence's KV and runs its attention, and each
   /// chunk's (its whole prompt's). Empty: the engine step puts each sequence on the rank

@@ -38,6 +38,8 @@ struct ServingLevers {
   int64_t draft_tokens = 0;
   /// Probability that each drafted token is accepted, independently (0..1).
   double acceptance = 0;
+  /// acceptance is published_mtp_acceptance's default, not stated (for people).
+  bool acceptance_published = false;
   /// A measured mean of tokens kept per step (accepted drafts + the verified token), in
   /// [1, 1 + draft_tokens], used instead of `acceptance` when > 0 (DeepSeek-V3 report 5.4.3:
   /// the second token accepted 85-90% of the time, so about 1.85 kept with one draft).
@@ -51,6 +53,20 @@ struct ServingLevers {
   int64_t sparse_top_k = 0;        ///< tokens read per query for SparseAttention::top_k (>= 1)
   double sparse_sqrt_factor = 0;   ///< c in ceil(c sqrt(S)) for SparseAttention::sqrt_context (> 0)
 };
+
+/// The acceptance per draft of DeepSeek-V3's multi-token-prediction module as its own
+/// drafter: "the acceptance rate of the second token prediction ranges between 85% and 90%"
+/// (DeepSeek-V3 technical report, arXiv 2412.19437, section 5.4.3); the midpoint. Each draft
+/// is taken as accepted independently at this rate (which overstates later drafts of a
+/// module trained for one).
+inline constexpr double kDeepSeekV3MtpAcceptance = 0.875;
+
+/// The published acceptance of a model's own MTP module as drafter: kDeepSeekV3MtpAcceptance
+/// for DeepSeek-V3 and R1 (HF model_type deepseek_v3 with MTP modules), nullopt for every
+/// other model (GLM-4.5's and Kimi K2's modules publish none). decode, serving, simulate
+/// and validate take it when --acceptance and --accepted-tokens are not given
+/// (docs/file-formats.md, "Defaults").
+std::optional<double> published_mtp_acceptance(const ModelSpec& m);
 
 /// Tokens kept per step: accepted_tokens when given, else expected_accepted_tokens(draft,
 /// acceptance) (Leviathan et al. 2023 eq. 1). Throws as validate().

@@ -58,6 +58,11 @@ struct SimSummary {
   double busy_fraction = 0;                ///< busy time / end time (first replica's when several)
   int64_t steps = 0;
   int64_t kv_blocks_leaked = 0;
+  /// Speculative decoding / MTP: the mean tokens a decoding sequence kept per verify step
+  /// in the run (SimRun::verify_tokens_kept / verify_steps, the draws before a request's
+  /// last step cuts them), to set beside the levers' expected (1 - a^(K+1)) / (1 - a).
+  /// 0 without drafts.
+  double accepted_tokens_per_step = 0;
 };
 
 /// Summarises the runs of the replicas of one deployment (each run's requests are whole

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "chalk/engine/step_mix.h"
+#include "chalk/serving/serving.h"
 #include "chalk/sim/policy.h"
 #include "chalk/sim/traffic.h"
 
@@ -36,6 +37,15 @@ struct SimOptions {
   /// KV blocks of the replica; 0 = what HBM holds beside the weights and the reserve:
   /// floor((HBM - weights - reserve) / (block_size x KV bytes per token)) (memory_plan).
   int64_t kv_blocks = 0;
+  /// Speculative decoding / MTP (the levers of `chalk decode`: --draft K, --acceptance a or
+  /// --accepted-tokens, --drafter): each decoding sequence verifies K + 1 tokens a step (the
+  /// step's budget and KV blocks count K + 1; the step prices them as K + 1 query tokens at
+  /// the sequence's context, the drafter's K passes added as decode_step adds them) and
+  /// keeps 1..K+1 of them, drawn per sequence per step (speculation.h, AcceptanceDraw).
+  /// draft_tokens 0 (the default): plain decode. Checked by validate_speculation.
+  ServingLevers speculation;
+  /// Seed of the acceptance draws (the same seed, the same run).
+  uint64_t speculation_seed = 1;
   /// Optional progress hook for a caller that bounds a run's work (chalk web: a deadline,
   /// a step budget, a client that has gone). simulate() calls it with the number of steps
   /// run since its last call: every 1,024 steps and once at the end (so the calls sum to
@@ -108,11 +118,18 @@ struct SimRun {
   /// Step-time-weighted sums for means over time.
   double decode_sequences_s = 0;   ///< integral of decodes per step over busy time
   double kv_blocks_s = 0;          ///< integral of KV blocks used over busy time
+  /// Speculative decoding (SimOptions::speculation): verify steps run (one per decoding
+  /// sequence per step) and the tokens they kept, as drawn (AcceptanceDraw, before a
+  /// request's last step cuts them to its remaining output); their ratio is the measured
+  /// mean of tokens kept per step. Both 0 without drafts.
+  int64_t verify_steps = 0;
+  int64_t verify_tokens_kept = 0;
 };
 
 /// Simulates `requests` (any order; sorted by arrival inside) on one replica `d`:
 /// each step, running requests in admission order take the budget first (a decode 1
-/// token, a chunked prompt min(what is left, the budget)), allocating the KV blocks their
+/// token, or K + 1 with SimOptions::speculation; a chunked prompt min(what is left, the
+/// budget)), allocating the KV blocks their
 /// new tokens need; when none are free the most recently admitted request is preempted
 /// (its blocks freed, its prompt and generated tokens recomputed later, vLLM's recompute
 /// mode); then, if nothing was preempted, waiting requests are admitted first come first
