@@ -15,6 +15,7 @@
 #include "chalk/engine/layout_search.h"
 #include "chalk/io/io.h"
 #include "commands.h"
+#include "envelope.h"
 #include "deployment_options.h"
 #include "sim_cli.h"
 
@@ -140,7 +141,7 @@ void run_calibrate(const CalibrateArgs& a) {
       cs.push_back({{"name", c.name}, {"default_value_s", c.initial}, {"value_s", c.value}, {"uncertainty_s", opt(c.sigma)},
                     {"fitted", c.fitted}, {"at_bound", c.at_bound}, {"note", c.note}});
     }
-    j["constants"] = cs;
+    j["rows"] = cs;  // the envelope's rows: one per constant
     nlohmann::json rs = nlohmann::json::array();
     for (const auto& r : rep.runs) {
       rs.push_back({{"source", r.source}, {"error_before_fraction", r.before}, {"error_after_fraction", r.after},
@@ -154,7 +155,7 @@ void run_calibrate(const CalibrateArgs& a) {
     j["median_abs_error_left_out_fraction"] = opt(rep.median_error_loo);
     j["profile_file"] = a.profile_out.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.profile_out);
     j["notes"] = rep.notes;
-    print_json(std::cout, j);
+    print_json(std::cout, envelope("calibrate", std::move(j), {"name", "default_value_s", "value_s", "uncertainty_s", "fitted", "at_bound", "note"}));
     return;
   }
   std::cout << fmt::format("chalk calibrate: {} constant(s) of engine {} fitted to {} run(s), {} measured means (log residuals, soft-L1, "

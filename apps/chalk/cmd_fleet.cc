@@ -10,6 +10,7 @@
 #include "chalk/io/io.h"
 #include "chalk/sim/fleet.h"
 #include "commands.h"
+#include "envelope.h"
 #include "deployment_options.h"
 #include "sim_cli.h"
 
@@ -30,8 +31,8 @@ struct FleetArgs {
 
 Table fleet_table(const sim::FleetReport& f, const std::vector<SystemSpec>& systems) {
   Table t;
-  t.columns = {{"model", "model"},
-               {"hardware", "system"},
+  t.columns = {{"model_name", "model"},
+               {"system", "system"},
                {"mode", "mode"},
                {"chips", "chips"},
                {"replica_chips", "replica"},
@@ -41,7 +42,7 @@ Table fleet_table(const sim::FleetReport& f, const std::vector<SystemSpec>& syst
                {"tpot_at_percentile_ms", "TPOT@p ms"},
                {"meets_slo", "meets"},
                {"layout", "layout"}};
-  t.set_priority({"model", "hardware", "chips", "meets_slo"}, 0);
+  t.set_priority({"model_name", "system", "chips", "meets_slo"}, 0);
   t.set_priority({"layout"}, 2);
   for (const auto& c : f.models) {
     if (!c.system) {
@@ -128,7 +129,7 @@ void run_fleet(const FleetArgs& a) {
     j["why_none"] = f.why_none;
     j["rows"] = to_json(t);
     j["warnings"] = warnings;
-    print_json(std::cout, j);
+    print_json(std::cout, envelope("fleet", std::move(j), column_keys(t)));
     return;
   }
   std::cout << fmt::format("chalk fleet: {} models, each on the cheapest of {} that meets its own SLO at p{} in its own simulation; "

@@ -28,7 +28,7 @@ def dask_sweep(points: Union[pd.DataFrame, Dict[str, Sequence[Any]]], fn: Callab
 def models(*args: Values, kv_dtype: Optional[Values] = None, context: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk models --json`: List built-in models, or show the given names/paths (HF config.json or chalk-model files).
 
-Returns a pandas DataFrame of the JSON's rows (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     names: Model names or paths (default: every built-in model)
@@ -41,7 +41,7 @@ Raises ChalkError(field, message) on bad input.
 def hardware(*args: Values, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk hardware --json`: List built-in systems, or show the given names/paths (chalk-hardware files).
 
-Returns a pandas DataFrame of the JSON's rows (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     names: System names or paths (default: every built-in system)
@@ -52,7 +52,7 @@ Raises ChalkError(field, message) on bad input.
 def decode(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, pp: Optional[Values] = None, microbatches: Optional[Values] = None, batch: Optional[Values] = None, context: Optional[Values] = None, explain: bool = False, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk decode --json`: Time and cost of one decode step (TPOT: time per output token after the first; ITL when each step emits one token): the engine step (compute, weight and KV fetch, collectives, kernel floor) beside its roofline; tok/s counts output tokens.
 
-Returns a pandas DataFrame of the JSON's 'steps' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
@@ -91,7 +91,7 @@ Raises ChalkError(field, message) on bad input.
 def prefill(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, pp: Optional[Values] = None, microbatches: Optional[Values] = None, batch: Optional[Values] = None, prompt: Optional[Values] = None, prefix: Optional[Values] = None, explain: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk prefill --json`: Time and cost of prefilling prompts, and the time to first token (TTFT, queueing excluded); tok/s counts input (prompt) tokens.
 
-Returns a pandas DataFrame of the JSON's 'prefills' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
@@ -125,7 +125,7 @@ Raises ChalkError(field, message) on bad input.
 def layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, context: Optional[Values] = None, batch: Optional[Values] = None, prompt: Optional[Values] = None, output: Optional[Values] = None, objective: Optional[Values] = None, explain: bool = False, all: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk layouts --json`: Rank the parallel layouts (TP, EP, data-parallel attention, replicas) of a model on n chips.
 
-Returns a pandas DataFrame of the JSON's 'layouts' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
@@ -152,7 +152,7 @@ Raises ChalkError(field, message) on bad input.
 def serving_sweep(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, batch: Optional[Values] = None, every_integer: bool = False, context: Optional[Values] = None, explain: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk serving sweep --json`: Decode step time (TPOT), output tokens/s per user and per chip, cost per output Mtok against batch and context, each term apart.
 
-Returns a pandas DataFrame of the JSON's 'rows' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
@@ -262,7 +262,7 @@ Raises ChalkError(field, message) on bad input.
 def serving_frontier(*, model: Optional[Values] = None, hardware: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, batch: Optional[Values] = None, every_integer: bool = False, context: Optional[Values] = None, replica_chips: Optional[Values] = None, all_points: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk serving frontier --json`: Pareto frontier of output tokens/s per user against cost per output Mtok over batch and chips per replica (the sizes an engine can run).
 
-Returns a pandas DataFrame of the JSON's 'rows' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
@@ -337,7 +337,7 @@ Raises ChalkError(field, message) on bad input.
 def prices_list(*, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk prices list --json`: List the built-in price sheets (data/prices/, each citing its source).
 
-Returns a pandas DataFrame of the JSON's rows (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
 
@@ -455,7 +455,7 @@ Raises ChalkError(field, message) on bad input.
 def prices_compare(*, model: Optional[Values] = None, hardware: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk prices compare --json`: Hosts' prices for an open model (data/prices/hosts/) beside chalk's cost on each system at the
 
-Returns a pandas DataFrame with one row per host offer and system: the host's figures (provider, prices, stated speed; offer_why_not when no system reaches its speed) beside chalk's cost on that system at that speed (why_not where there is none), and cheapest (the offer's cheapest system); model, workload and notes in .attrs. With frame=False, or without pandas, the CLI's JSON (offers[].systems[]).
+Returns a pandas DataFrame with one row per host offer and system: the host's figures (provider, prices, stated speed; offer_why_not when no system reaches its speed) beside chalk's cost on that system at that speed (why_not where there is none), and cheapest (the offer's cheapest system); model, workload and notes in .attrs. With frame=False, or without pandas, the CLI's JSON (rows[].systems[]).
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: A built-in model with a host sheet (deepseek-v3, gpt-oss-120b, gpt-oss-20b, kimi-k2-instruct, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.3-70b, qwen3-235b-a22b)
@@ -469,7 +469,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def validate(*args: Values, keep_going: bool = False, calibration: bool = False, frame: bool = False) -> Any:
+def validate(*args: Values, keep_going: bool = False, calibration: bool = False, engine_profile: Optional[Values] = None, frame: bool = False) -> Any:
     """`chalk validate --json`: Predict published measurements and compare (docs/accuracy.md).
 
 Returns the CLI's JSON as plain Python objects.
@@ -478,6 +478,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     file: Measurements CSV (docs/file-formats.md, "Measurements"; default: the built-in rows)
     keep_going: Report a row chalk cannot read as unreadable and go on (default: exit 2 at the first)
     calibration: Print the calibrated constants and their microbenchmark rows
+    engine_profile: An engine profile written by `chalk calibrate`: rows of its engine are predicted with its constants; the summary is shown with and without it
 
 Raises ChalkError(field, message) on bad input.
     """
@@ -582,7 +583,7 @@ Raises ChalkError(field, message) on bad input.
 def train_layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, chips: Optional[Values] = None, limit: Optional[Values] = None, all: bool = False, pareto: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk train layouts --json`: Every training plan of a model on a cluster that fits, ranked by step time.
 
-Returns a pandas DataFrame of the JSON's 'layouts' (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Model: a catalog name (chalk models) or a config file (default llama-3.1-70b)
@@ -713,7 +714,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def simulate(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, replicas: Optional[Values] = None, disaggregate: bool = False, prefill_chips: Optional[Values] = None, prefill_replicas: Optional[Values] = None, decode_chips: Optional[Values] = None, decode_replicas: Optional[Values] = None, prefill_hardware: Optional[Values] = None, decode_hardware: Optional[Values] = None, compare: bool = False, plot: Optional[Values] = None, frame: bool = False) -> Any:
+def simulate(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, shared_prefix: Optional[Values] = None, sessions: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, engine_profile: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, replicas: Optional[Values] = None, routing: Optional[Values] = None, disaggregate: bool = False, prefill_chips: Optional[Values] = None, prefill_replicas: Optional[Values] = None, decode_chips: Optional[Values] = None, decode_replicas: Optional[Values] = None, prefill_hardware: Optional[Values] = None, decode_hardware: Optional[Values] = None, compare: bool = False, plot: Optional[Values] = None, frame: bool = False) -> Any:
     """`chalk simulate --json`: Requests through a serving engine: TTFT, TPOT, ITL, E2E percentiles, throughput, goodput.
 
 Returns the CLI's JSON as plain Python objects.
@@ -744,13 +745,16 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     seed: Random seed (the same seed, the same run) (default 1)
     input: Prompt tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 2048)
     output: Output tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 200)
-    trace: Trace CSV: arrival_s,input_tokens,output_tokens (replaces the synthetic traffic)
-    prefix_hit_rate: Fraction of each prompt found in the prefix cache [0-1) (default 0)
+    trace: Trace CSV: arrival_s,input_tokens,output_tokens, optionally then prefix_id,prefix_tokens,session_id (replaces the synthetic traffic; the optional columns run the prefix cache)
+    prefix_hit_rate: Simple mode: a fixed fraction of each prompt found in the prefix cache [0-1) (excludes --shared-prefix and --sessions, whose hit rate emerges from the cache) (default 0)
+    shared_prefix: TOKENS:GROUPS[:S]: each request starts with one of GROUPS system prompts of TOKENS tokens (Zipf exponent S, default 0 = uniform); --input is then the tokens after it. Runs the prefix cache (LRU over KV blocks)
+    sessions: N:TURNS: multi-turn conversations, N open at once, TURNS turns each; each turn resends the history (previous prompt + answer) before its --input new tokens. Runs the prefix cache
     engine: Scheduler defaults to mimic: vllm, sglang, trtllm (any case), optionally with a release (vllm-0.10: host work after each GPU step, before 0.14) (docs/simulator.md) (default vllm)
     max_batched_tokens: Token budget per step, decodes + prefill chunks, at least --block-size (default: the engine's, 8192: vLLM max_num_batched_tokens, SGLang chunked_prefill_size on 80-96 GB GPUs, TensorRT-LLM max_num_tokens)
     block_size: Tokens per paged KV block (default: the engine's: vLLM 16, SGLang page_size 1, TensorRT-LLM tokens_per_block 32)
     max_sequences: Running requests per replica at most (default: the engine's: vLLM max_num_seqs 1024 on >= 70 GiB GPUs (256 on smaller), SGLang max_running_requests from the KV pool (4096 here), TensorRT-LLM max_batch_size 2048)
     gpu_memory_utilization: Fraction of each chip's HBM for weights and KV cache, (0, 1] (default 0.9 = 1 - --memory-reserve: vLLM's gpu_memory_utilization 0.9; written as SGLang's --mem-fraction-static and TensorRT-LLM's free_gpu_memory_fraction of what the weights leave)
+    engine_profile: An engine profile written by `chalk calibrate` (chalk-engine-profile/1): its fitted constants (request overhead, host time per sequence, kernel floor) replace the engine's defaults
     chunked_prefill: on or off (default: the engine's: on for vLLM and SGLang, off for TensorRT-LLM)
     kv_admission: to_completion: admission reserves a request's KV for all its tokens, never preempting (trtllm's default); on_demand: blocks as tokens arrive, preempting when full (vllm, sglang) (default: the engine's)
     ttft_slo_ms: TTFT target at --slo-percentile (ms)
@@ -763,7 +767,8 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
     drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
-    replicas: Replicas of --chips chips each; requests go round-robin (default 1)
+    replicas: Replicas of --chips chips each; requests go as --routing says (default 1)
+    routing: How requests reach replicas (and a disaggregated prefill pool): round-robin, or cache-aware (SGLang router's cache_aware policy: the replica with the longest cached prefix over 30% of the prompt, unless the load is unbalanced by over 64 requests and 1.5x) (default round-robin)
     disaggregate: Separate prefill and decode pools, the prompt's KV sent between them
     prefill_chips: Chips per prefill replica (default: --chips)
     prefill_replicas: Prefill replicas (default 1)
@@ -777,7 +782,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def plan(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, budget_chips: Optional[Values] = None, budget_usd_per_hour: Optional[Values] = None, replica_chips: Optional[Values] = None, max_seqs_candidates: Optional[Values] = None, modes: Optional[Values] = None, launch_dir: Optional[Values] = None, frame: bool = False) -> Any:
+def plan(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, shared_prefix: Optional[Values] = None, sessions: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, engine_profile: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, budget_chips: Optional[Values] = None, budget_usd_per_hour: Optional[Values] = None, replica_chips: Optional[Values] = None, max_seqs_candidates: Optional[Values] = None, modes: Optional[Values] = None, launch_dir: Optional[Values] = None, frame: bool = False) -> Any:
     """`chalk plan --json`: The cheapest deployment that serves a traffic within TTFT/TPOT SLOs, with the engines' launch files.
 
 Returns the CLI's JSON as plain Python objects.
@@ -808,13 +813,16 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     seed: Random seed (the same seed, the same run) (default 1)
     input: Prompt tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 2048)
     output: Output tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX] (default 200)
-    trace: Trace CSV: arrival_s,input_tokens,output_tokens (replaces the synthetic traffic)
-    prefix_hit_rate: Fraction of each prompt found in the prefix cache [0-1) (default 0)
+    trace: Trace CSV: arrival_s,input_tokens,output_tokens, optionally then prefix_id,prefix_tokens,session_id (replaces the synthetic traffic; the optional columns run the prefix cache)
+    prefix_hit_rate: Simple mode: a fixed fraction of each prompt found in the prefix cache [0-1) (excludes --shared-prefix and --sessions, whose hit rate emerges from the cache) (default 0)
+    shared_prefix: TOKENS:GROUPS[:S]: each request starts with one of GROUPS system prompts of TOKENS tokens (Zipf exponent S, default 0 = uniform); --input is then the tokens after it. Runs the prefix cache (LRU over KV blocks)
+    sessions: N:TURNS: multi-turn conversations, N open at once, TURNS turns each; each turn resends the history (previous prompt + answer) before its --input new tokens. Runs the prefix cache
     engine: Scheduler defaults to mimic: vllm, sglang, trtllm (any case), optionally with a release (vllm-0.10: host work after each GPU step, before 0.14) (docs/simulator.md) (default vllm)
     max_batched_tokens: Token budget per step, decodes + prefill chunks, at least --block-size (default: the engine's, 8192: vLLM max_num_batched_tokens, SGLang chunked_prefill_size on 80-96 GB GPUs, TensorRT-LLM max_num_tokens)
     block_size: Tokens per paged KV block (default: the engine's: vLLM 16, SGLang page_size 1, TensorRT-LLM tokens_per_block 32)
     max_sequences: Running requests per replica at most (default: the engine's: vLLM max_num_seqs 1024 on >= 70 GiB GPUs (256 on smaller), SGLang max_running_requests from the KV pool (4096 here), TensorRT-LLM max_batch_size 2048)
     gpu_memory_utilization: Fraction of each chip's HBM for weights and KV cache, (0, 1] (default 0.9 = 1 - --memory-reserve: vLLM's gpu_memory_utilization 0.9; written as SGLang's --mem-fraction-static and TensorRT-LLM's free_gpu_memory_fraction of what the weights leave)
+    engine_profile: An engine profile written by `chalk calibrate` (chalk-engine-profile/1): its fitted constants (request overhead, host time per sequence, kernel floor) replace the engine's defaults
     chunked_prefill: on or off (default: the engine's: on for vLLM and SGLang, off for TensorRT-LLM)
     kv_admission: to_completion: admission reserves a request's KV for all its tokens, never preempting (trtllm's default); on_demand: blocks as tokens arrive, preempting when full (vllm, sglang) (default: the engine's)
     ttft_slo_ms: TTFT target at --slo-percentile (ms)
@@ -829,6 +837,63 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     max_seqs_candidates: Caps on running requests to try: comma list (default: the engine's, 256, 64)
     modes: both, aggregated or disaggregated (default both)
     launch_dir: Write the chosen deployment's launch files here: DIR/vllm, DIR/sglang, DIR/trtllm (scripts and YAML)
+
+Raises ChalkError(field, message) on bad input.
+    """
+
+def fleet(*args: Values, hardware: Optional[Values] = None, budget_chips: Optional[Values] = None, budget_usd_per_hour: Optional[Values] = None, engine: Optional[Values] = None, slo_percentile: Optional[Values] = None, modes: Optional[Values] = None, seed: Optional[Values] = None, frame: bool = False) -> Any:
+    """`chalk fleet --json`: Several models on one cluster: each model's cheapest deployment within its own TTFT/TPOT SLOs, planned as `chalk plan` does, on the cheapest of the systems listed.
+
+Returns the CLI's JSON as plain Python objects.
+
+Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
+    file: Fleet CSV: header model,rate_per_s,requests,input,output,ttft_slo_ms,tpot_slo_ms, one model per line (docs/file-formats.md, "Fleets")
+    hardware: Systems to plan each model on: comma list (catalog names or hardware files) (default h100-sxm,h200)
+    budget_chips: Chips at most for each model's deployment
+    budget_usd_per_hour: Dollars per hour at most for the whole fleet
+    engine: Serving engine simulated: vllm, sglang, trtllm (optionally with a release, vllm-0.10) (default vllm)
+    slo_percentile: Percentile at which every model's TTFT and TPOT are checked (default 90)
+    modes: both, aggregated or disaggregated (default both)
+    seed: Seed of the first model's arrivals (the next model takes the next seed) (default 1)
+
+Raises ChalkError(field, message) on bad input.
+    """
+
+def calibrate(*args: Values, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, fit: Optional[Values] = None, max_requests: Optional[Values] = None, output: Optional[Values] = None, no_leave_one_out: bool = False, frame: bool = False) -> Any:
+    """`chalk calibrate --json`: Fit an engine profile (request overhead, host time per sequence, kernel floor) to your own benchmark runs: vllm bench serve --save-result JSON, or serving rows of a measurements CSV.
+
+Returns the CLI's JSON as plain Python objects.
+
+Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
+    files: Benchmark results: vllm bench serve --save-result JSON files (one run each; -m, -H, -n/--tp and --engine say what ran), or a measurements CSV (.csv) whose serving rows with request_rate_per_s state their own setup
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
+    weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
+    kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
+    compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
+    matmul_efficiency: Override the achievable fraction of peak FLOP/s (0-1]
+    hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
+    price_usd_per_chip_hour: Override the rental price per chip-hour
+    memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
+    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    mechanisms: Accepted for compatibility: the engine step is now the default
+    tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
+    ep: Expert-parallel degree of routed experts (default: the layout search's best)
+    two_batch_overlap: Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips; a decode step splits only when every data-parallel rank holds 2+ sequences)
+    enforce_eager: No CUDA graphs (vLLM's --enforce-eager): every step runs eagerly, at least its kernels x the host's launch time (default: the engine's captured batch sizes, padded up; eager above the largest)
+    dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
+    engine: Scheduler defaults to mimic: vllm, sglang, trtllm (any case), optionally with a release (vllm-0.10: host work after each GPU step, before 0.14) (docs/simulator.md) (default vllm)
+    max_batched_tokens: Token budget per step, decodes + prefill chunks, at least --block-size (default: the engine's, 8192: vLLM max_num_batched_tokens, SGLang chunked_prefill_size on 80-96 GB GPUs, TensorRT-LLM max_num_tokens)
+    block_size: Tokens per paged KV block (default: the engine's: vLLM 16, SGLang page_size 1, TensorRT-LLM tokens_per_block 32)
+    max_sequences: Running requests per replica at most (default: the engine's: vLLM max_num_seqs 1024 on >= 70 GiB GPUs (256 on smaller), SGLang max_running_requests from the KV pool (4096 here), TensorRT-LLM max_batch_size 2048)
+    gpu_memory_utilization: Fraction of each chip's HBM for weights and KV cache, (0, 1] (default 0.9 = 1 - --memory-reserve: vLLM's gpu_memory_utilization 0.9; written as SGLang's --mem-fraction-static and TensorRT-LLM's free_gpu_memory_fraction of what the weights leave)
+    chunked_prefill: on or off (default: the engine's: on for vLLM and SGLang, off for TensorRT-LLM)
+    kv_admission: to_completion: admission reserves a request's KV for all its tokens, never preempting (trtllm's default); on_demand: blocks as tokens arrive, preempting when full (vllm, sglang) (default: the engine's)
+    fit: Comma list of the constants to fit (others keep the engine's defaults) (default request_overhead_s,host_s_per_sequence,kernel_floor_s)
+    max_requests: Requests simulated per run at most, the run's first ones (each fit simulates every run ~50 times) (default 400)
+    output: Write the engine profile (chalk-engine-profile/1, docs/file-formats.md) to this file
+    no_leave_one_out: Skip the leave-one-out errors (one fit per run)
 
 Raises ChalkError(field, message) on bad input.
     """

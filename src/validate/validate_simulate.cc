@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "chalk/base/error.h"
 #include "chalk/sim/cluster.h"
 #include "chalk/sim/metrics.h"
@@ -72,7 +74,11 @@ void simulated_values(const RowPlan& p, const Deployment& plain, const Deploymen
                          static_cast<double>(o.policy.reserve_to_completion), static_cast<double>(p.kv_split_heads)}) {
     key += "|" + std::to_string(v);
   }
+  // The engine's constants, which an engine profile (chalk calibrate) may change.
+  key += fmt::format("|{:.17g},{:.17g},{},{}", o.policy.request_overhead_s, o.policy.host.s_per_sequence, o.policy.host.overlap,
+                     o.policy.schedule_ahead);
   for (const Deployment* d : {&plain, &mech}) {
+    key += fmt::format("|{:.17g}", d->mechanisms.calibration.kernel_floor.value());
     const ParallelLayout& l = d->mechanisms.layout;
     key += "|" + std::to_string(d->n_chips) + "," + std::to_string(l.tp_attention) + "," + std::to_string(l.tp_ffn) + "," +
            std::to_string(l.ep) + "," + std::to_string(l.tp_expert) + "," + std::to_string(l.kv_sharded_by_batch) + "," +

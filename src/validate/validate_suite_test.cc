@@ -91,10 +91,14 @@ TEST(ValidateSuite, MedianErrorPerMetricDoesNotGetWorse) {
     all.push_back(std::fabs(p.error));
   }
   ASSERT_EQ(all.size(), 63u);
-  EXPECT_LE(percentile(abs_error["ttft_ms"], 0.5), 0.311);
+  // Scheduling one step ahead (EnginePolicy::schedule_ahead) took TTFT from 31.0% to 7.3%
+  // and all from 13.8% to 10.6%; E2E went from 11.8% to 12.2%: each request now pays the
+  // step it waits for, and the decode step's own +12% (TPOT, not yet explained) is no longer
+  // offset by a TTFT that was a step too short.
+  EXPECT_LE(percentile(abs_error["ttft_ms"], 0.5), 0.074);
   EXPECT_LE(percentile(abs_error["tpot_ms"], 0.5), 0.119);
-  EXPECT_LE(percentile(abs_error["e2e_s"], 0.5), 0.118);
-  EXPECT_LE(percentile(all, 0.5), 0.139);
+  EXPECT_LE(percentile(abs_error["e2e_s"], 0.5), 0.123);
+  EXPECT_LE(percentile(all, 0.5), 0.107);
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ out=$("$CHALK" calibrate "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" "${setup[@
 python3 - "$out" "$tmp/p.json" <<'PY' || fail "calibrate output"
 import json, sys
 j = json.loads(sys.argv[1]); p = json.load(open(sys.argv[2]))
-c = {x["name"]: x for x in j["constants"]}
+c = {x["name"]: x for x in j["rows"]}
 assert j["runs"] == 3 and j["residuals"] == 12, j  # 3 runs x TTFT, TPOT, ITL, E2E
 assert c["request_overhead_s"]["fitted"] and not c["kernel_floor_s"]["fitted"], c
 assert c["request_overhead_s"]["uncertainty_s"] > 0, c

@@ -62,12 +62,12 @@ expect_error "--acceptance: must be a probability in [0, 1], got 1.5" decode --d
 import json, sys
 j = json.load(sys.stdin)
 assert abs(j['levers']['tokens_kept_per_step'] - 2.952) < 1e-9 and j['levers']['drafter'] == 'none', j['levers']
-kept = j['results'][0]['accepted_tokens_per_step']
+kept = j['rows'][0]['accepted_tokens_per_step']
 assert 2.75 < kept < 3.15, kept
 " || fail "simulate --draft 3 --acceptance 0.8 --drafter none"
 "$CHALK" simulate -m llama-3.1-8b -H h100-sxm --rate 1 --requests 5 --input 500 --output 20 --json | python3 -c "
 import json, sys
-assert json.load(sys.stdin)['results'][0]['accepted_tokens_per_step'] is None
+assert json.load(sys.stdin)['rows'][0]['accepted_tokens_per_step'] is None
 " || fail "simulate without --draft: accepted_tokens_per_step null"
 expect_error "--acceptance: has no effect without --draft >= 1" simulate -m llama-3.1-8b -H h100-sxm --rate 1 --requests 5 --acceptance 0.5
 expect_error "--draft: needs --acceptance" simulate -m llama-3.1-8b -H h100-sxm --rate 1 --requests 5 --draft 2 --drafter none

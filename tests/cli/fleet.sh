@@ -12,7 +12,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["all_met"] and len(j["rows"]) == 2, j
 # Each 8B-class model fits one chip and meets its SLO on either system; H100 rents for less.
-assert all(r["hardware"] == "h100-sxm" and r["chips"] == 1 and r["meets_slo"] is True for r in j["rows"]), j["rows"]
+assert all(r["system"] == "h100-sxm" and r["chips"] == 1 and r["meets_slo"] is True for r in j["rows"]), j["rows"]
 assert j["chips"] == 2 and abs(j["cost_usd_per_hour"] - sum(r["cost_usd_per_hour"] for r in j["rows"])) < 1e-9, j
 assert j["rows"][0]["ttft_at_percentile_ms"] <= 500 and j["rows"][1]["tpot_at_percentile_ms"] <= 50, j["rows"]
 PY
