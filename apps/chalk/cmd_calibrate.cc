@@ -76,9 +76,10 @@ calibrate::RunModel model_of(const CalibrateArgs& a, const calibrate::BenchRun& 
   if (!run.hardware.empty()) d.hardware = run.hardware;
   if (run.chips > 0) d.chips = run.chips;
   if (run.tp > 0) d.tp = run.tp;
-  if (!sim::engine_family(run.engine).empty()) p.engine = run.engine;  // a row's other engine: --engine's defaults, as validate
+  if (!sim::known_engine_family(run.engine).empty()) p.engine = run.engine;  // a row's other engine: --engine's defaults, as validate
   if (run.max_batched_tokens > 0) p.max_batched_tokens = run.max_batched_tokens;
   if (run.max_sequences > 0) p.max_seqs = run.max_sequences;
+  if (run.gpu_memory_utilization > 0) p.gpu_memory_utilization = run.gpu_memory_utilization;
   d.memory_reserve = 1.0 - memory_utilization_from(p, d.memory_reserve);
   sim::SimOptions o;
   o.policy = policy_from(p);

@@ -196,7 +196,7 @@ sim::EnginePolicy policy_from(const PolicyArgs& a) {
 void load_engine_profile(PolicyArgs& a, DeploymentArgs& d) {
   if (a.engine_profile.empty()) return;
   sim::EngineProfile p = calibrate::parse_engine_profile(read_file(a.engine_profile), a.engine_profile);
-  const std::string family = sim::engine_family(a.engine);
+  const std::string family = sim::known_engine_family(a.engine);
   if (!family.empty() && family != p.engine) {
     throw InputError("--engine-profile", a.engine_profile + " was fitted for engine " + p.engine + ", not --engine " + a.engine +
                                              "; expected a profile of the engine simulated");

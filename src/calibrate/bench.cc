@@ -110,7 +110,11 @@ std::vector<BenchRun> runs_from_measurements(const std::vector<Measurement>& row
     r.source = (m.file.empty() ? std::string("measurements") : m.file) + ": " + m.id;
     r.request_rate_per_s = *m.request_rate_per_s;
     r.num_prompts = r.completed = m.requests.value_or(1000);
-    r.total_input_tokens = r.num_prompts * (*m.input_tokens + m.cached_tokens.value_or(0));
+    // input_tokens is the mean prompt, its cached tokens included (docs/file-formats.md).
+    r.total_input_tokens = r.num_prompts * *m.input_tokens;
+    r.cached_tokens = m.cached_tokens.value_or(0);
+    r.constant_arrivals = m.arrivals == "constant";
+    r.gpu_memory_utilization = m.gpu_memory_utilization.value_or(0);
     r.total_output_tokens = r.num_prompts * *m.output_tokens;
     r.duration_s = static_cast<double>(r.num_prompts) / r.request_rate_per_s;  // not used by the fit
     if (m.metric == "ttft_ms") r.ttft_ms = m.value;

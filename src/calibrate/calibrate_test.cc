@@ -215,6 +215,24 @@ TEST(Calibrate, ReadsServingRowsUnderLoadFromMeasurements) {
   EXPECT_FALSE(runs[0].ttft_ms.has_value());
   EXPECT_EQ(runs[0].total_input_tokens, 64 * 512);
   EXPECT_EQ(runs[0].model, "llama-3.1-8b");
+  // A row as the vLLM load suite writes it: constant arrivals, cached tokens within the
+  // prompt. The run keeps them, as validate reads the row: 512 prompt tokens of which 496
+  // cached (hit rate 496 / 512 = 0.96875), requests 1 / 4 s apart, the HBM fraction 0.85.
+  const std::string suite =
+      "id,kind,model,hardware,chips,tp,engine,requests,request_rate_per_s,arrivals,input_tokens,cached_tokens,output_tokens,"
+      "gpu_memory_utilization,metric,value\n"
+      "S,serving,llama-3.1-8b,h100-sxm,1,1,vllm,8,4,constant,512,496,64,0.85,ttft_ms,30\n";
+  const auto srun = runs_from_measurements(parse_measurements(suite, "s.csv").rows, skipped);
+  ASSERT_EQ(srun.size(), 1u);
+  EXPECT_EQ(srun[0].total_input_tokens, 8 * 512);  // input_tokens includes the cached ones
+  EXPECT_EQ(srun[0].cached_tokens, 496);
+  EXPECT_TRUE(srun[0].constant_arrivals);
+  EXPECT_DOUBLE_EQ(srun[0].gpu_memory_utilization, 0.85);
+  const RunModel sm = make_run_model(srun[0], llama8_h100(), sim::SimOptions{}, 100);
+  ASSERT_EQ(sm.requests.size(), 8u);
+  EXPECT_DOUBLE_EQ(sm.requests[0].arrival_s, 0.25);
+  EXPECT_DOUBLE_EQ(sm.requests[7].arrival_s, 2.0);
+  EXPECT_DOUBLE_EQ(sm.o.prefix_hit_rate, 496.0 / 512.0);
   // validate --engine-profile: the row's TTFT grows by the profile's request overhead.
   const std::string ttft =
       "id,kind,model,hardware,chips,tp,engine,requests,request_rate_per_s,input_tokens,output_tokens,metric,value\n"

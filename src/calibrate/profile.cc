@@ -33,7 +33,7 @@ sim::EngineProfile parse_engine_profile(std::string_view text, const std::string
   sim::EngineProfile p;
   p.source = source;
   const std::string engine = o.string("engine");
-  p.engine = sim::engine_family(engine);
+  p.engine = sim::known_engine_family(engine);
   if (p.engine.empty()) throw InputError(o.field("engine"), "unknown engine '" + excerpt(engine) + "'; expected vllm, sglang or trtllm");
   const detail::Obj c = o.object("constants");
   c.only({"request_overhead_s", "host_s_per_sequence", "kernel_floor_s"});

@@ -36,7 +36,10 @@ RunModel make_run_model(const BenchRun& run, const Deployment& d, const sim::Sim
   const int64_t n = std::min(run.completed, max_requests);
   const int64_t mean_in = std::max<int64_t>(1, run.total_input_tokens / run.completed);
   const int64_t mean_out = std::max<int64_t>(1, run.total_output_tokens / run.completed);
-  if (run.request_rate_per_s > 0) {
+  if (run.request_rate_per_s > 0 && run.constant_arrivals) {
+    // One request every 1 / rate seconds, as validate runs a constant-rate row.
+    for (int64_t i = 0; i < n; ++i) m.requests.push_back(sim::Request{static_cast<double>(i + 1) / run.request_rate_per_s, mean_in, mean_out});
+  } else if (run.request_rate_per_s > 0) {
     sim::TrafficSpec t;
     t.rate_per_s = run.request_rate_per_s;
     if (run.burstiness != 1) t.arrivals = sim::Arrivals::gamma, t.cv = 1 / std::sqrt(run.burstiness);
@@ -51,6 +54,8 @@ RunModel make_run_model(const BenchRun& run, const Deployment& d, const sim::Sim
     if (i < run.input_lens.size()) m.requests[i].input_tokens = std::max<int64_t>(1, run.input_lens[i]);
     if (i < run.output_lens.size()) m.requests[i].output_tokens = std::max<int64_t>(1, run.output_lens[i]);
   }
+  // Prompt tokens the prefix cache serves, as a fraction of the mean prompt (validate's).
+  if (run.cached_tokens > 0) m.o.prefix_hit_rate = std::min(static_cast<double>(run.cached_tokens) / static_cast<double>(mean_in), 0.999);
   if (run.max_concurrency > 0) m.o.policy.max_sequences = std::min(m.o.policy.max_sequences, run.max_concurrency);
   return m;
 }

@@ -143,7 +143,7 @@ void apply(const EngineConstants& c, Deployment& d) {
   if (c.host_s_per_sequence) d.mechanisms.host.s_per_sequence = *c.host_s_per_sequence;
 }
 
-std::string engine_family(std::string_view engine) {
+std::string known_engine_family(std::string_view engine) {
   try {
     return engine_policy(engine).name;
   } catch (const InputError&) {

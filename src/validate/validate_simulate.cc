@@ -112,7 +112,7 @@ void simulated_values(const RowPlan& p, const Deployment& plain, const Deploymen
   plain_v = value(plain);
   mech_v = value(mech);
   inputs += ", " + std::to_string(n) + " requests of " + std::to_string(input) + " in, " + std::to_string(p.output) + " out, " +
-            (p.request_rate_per_s > 0 ? std::string(p.constant_arrivals ? "constant" : "Poisson") + " at " + std::to_string(p.request_rate_per_s) + "/s"
+            (p.request_rate_per_s > 0 ? std::string(p.constant_arrivals ? "constant" : "Poisson") + fmt::format(" at {:g}/s", p.request_rate_per_s)
                                       : "all at once, " + std::to_string(o.policy.max_sequences) + " running at most") +
             ", " + o.policy.name + " scheduler";
   notes.push_back("simulated (docs/simulator.md): continuous batching, " + std::to_string(o.policy.max_batched_tokens) +

@@ -159,7 +159,7 @@ ValidationReport validate_measurements(const std::vector<Measurement>& rows, boo
     if (mapped.plan) {
       pr.assumptions = mapped.plan->assumptions;
       pr.notes = mapped.plan->notes;
-      if (profile && !profile->engine.empty() && sim::engine_family(mapped.plan->engine) == profile->engine) {
+      if (profile && !profile->engine.empty() && sim::known_engine_family(mapped.plan->engine) == profile->engine) {
         mapped.plan->profile = profile->constants;
         pr.notes.push_back("engine profile " + profile->source + " applied (chalk calibrate)");
       }

@@ -35,6 +35,13 @@ struct BenchRun {
   /// JSON, which states none (the flags of `chalk calibrate` give it).
   std::string model, hardware, engine;
   int64_t chips = 0, tp = 0, max_batched_tokens = 0, max_sequences = 0;
+  /// A CSV row's further setup, as validate reads it: arrivals one every 1 / rate seconds
+  /// (`arrivals` constant) instead of Poisson; the mean prompt tokens served from the prefix
+  /// cache (`cached_tokens`, within the mean prompt); the HBM fraction for weights and KV
+  /// (`gpu_memory_utilization`; 0 = the flags').
+  bool constant_arrivals = false;
+  int64_t cached_tokens = 0;
+  double gpu_memory_utilization = 0;
 };
 
 /// Reads the JSON `vllm bench serve --save-result` writes (vllm-project/vllm,

@@ -56,10 +56,11 @@ struct RunModel {
 inline constexpr int64_t kDefaultMaxRequests = 400;
 
 /// Builds a run's requests: min(completed, max_requests) of them, arrivals Poisson at the
-/// run's rate (gamma with CV 1/sqrt(burstiness) when it is not 1; seed 1) or all at time 0
-/// ("inf"), lengths from input_lens/output_lens when the file kept them, else the means
-/// (totals / completed, at least 1). A client cap (max_concurrency) caps the policy's
-/// running sequences, as validate does. Throws InputError("--max-requests") below 1.
+/// run's rate (gamma with CV 1/sqrt(burstiness) when it is not 1; seed 1), one every 1 /
+/// rate seconds for a constant-rate CSV row, or all at time 0 ("inf"), lengths from
+/// input_lens/output_lens when the file kept them, else the means (totals / completed, at
+/// least 1). A CSV row's cached tokens become the prefix hit rate (cached / mean prompt).
+/// A client cap (max_concurrency) caps the policy's running sequences, as validate does. Throws InputError("--max-requests") below 1.
 RunModel make_run_model(const BenchRun& run, const Deployment& d, const sim::SimOptions& o, int64_t max_requests);
 
 /// The engine's own values of the constants in `m` (policy and deployment).

@@ -119,8 +119,10 @@ void apply(const EngineConstants& c, EnginePolicy& p);
 /// `d` with the profile's kernel floor and host time per sequence (the engine step's own).
 void apply(const EngineConstants& c, Deployment& d);
 
-/// The engine family of an engine name as engine_policy reads it ("vllm-0.10" -> "vllm"); "" for
-/// a name engine_policy does not know.
-std::string engine_family(std::string_view engine);
+/// The engine family of an engine name as engine_policy reads it ("VLLM-0.10" -> "vllm"); "" for
+/// a name engine_policy does not know. Named apart from chalk::engine_family (engine_name.h),
+/// which returns a view into its argument: with one name, sim code calling engine_family on a
+/// string_view bound the view to this function's temporary (ASan: stack-use-after-scope).
+std::string known_engine_family(std::string_view engine);
 
 }  // namespace chalk::sim
