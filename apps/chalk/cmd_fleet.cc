@@ -78,13 +78,7 @@ void run_fleet(const FleetArgs& a) {
   o.chip_budget = a.budget_chips.value_or(0);
   o.usd_per_hour_budget = a.budget_usd_per_hour;
   o.policy = sim::engine_policy(a.engine);
-  if (a.modes == "aggregated") {
-    o.disaggregated = false;
-  } else if (a.modes == "disaggregated") {
-    o.aggregated = false;
-  } else if (a.modes != "both") {
-    throw InputError("--modes", "expected both, aggregated or disaggregated, got '" + a.modes + "'");
-  }
+  apply_modes(a.modes, o.aggregated, o.disaggregated);
   std::vector<sim::FleetModel> models;
   uint64_t seed = a.seed;
   for (const auto& r : rows) {

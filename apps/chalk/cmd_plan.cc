@@ -172,13 +172,7 @@ void run_plan(PlanArgs a) {
   } else if (a.policy.max_seqs) {
     o.max_sequences = {*a.policy.max_seqs};
   }
-  if (a.modes == "aggregated") {
-    o.disaggregated = false;
-  } else if (a.modes == "disaggregated") {
-    o.aggregated = false;
-  } else if (a.modes != "both") {
-    throw InputError("--modes", "expected both, aggregated or disaggregated, got '" + a.modes + "'");
-  }
+  apply_modes(a.modes, o.aggregated, o.disaggregated);
   if (a.deployment.chips != 0) throw InputError("--chips", "the plan chooses the chips per replica; use --replica-chips to limit them");
   if (a.deployment.tp || a.deployment.ep) {
     throw InputError(a.deployment.tp ? "--tp" : "--ep", "the plan searches the parallel layouts itself; drop it (`chalk simulate` takes a stated layout)");

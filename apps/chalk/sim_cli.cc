@@ -233,6 +233,16 @@ double memory_utilization_from(const PolicyArgs& a, double memory_reserve) {
   return u;
 }
 
+void apply_modes(const std::string& modes, bool& aggregated, bool& disaggregated) {
+  if (modes == "aggregated") {
+    disaggregated = false;
+  } else if (modes == "disaggregated") {
+    aggregated = false;
+  } else if (modes != "both") {
+    throw InputError("--modes", "expected both, aggregated or disaggregated, got '" + modes + "'");
+  }
+}
+
 sim::Slo slo_from(const SloArgs& a) {
   sim::Slo s;
   for (const auto& [v, flag] : {std::pair{a.ttft_ms, "--ttft-slo-ms"}, std::pair{a.tpot_ms, "--tpot-slo-ms"}}) {

@@ -94,6 +94,9 @@ nlohmann::json engine_profile_json(const std::optional<sim::EngineProfile>& p);
 /// 1 - `memory_reserve` (--memory-reserve). Throws InputError("--gpu-memory-utilization").
 double memory_utilization_from(const PolicyArgs& a, double memory_reserve);
 sim::Slo slo_from(const SloArgs& a);
+/// --modes of `plan` and `fleet`: "both" keeps both, "aggregated" or "disaggregated" only
+/// that one. Throws InputError("--modes") naming anything else.
+void apply_modes(const std::string& modes, bool& aggregated, bool& disaggregated);
 
 /// Runs `body`, renaming the library's field names in InputError to this command's flags.
 void with_flag_names(const std::function<void()>& body);
