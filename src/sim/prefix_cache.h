@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "chalk/sim/traffic.h"
@@ -20,6 +19,24 @@ namespace chalk::sim::detail {
 /// offset) and, past the segments, by `own` (unique to the request in its run). The same
 /// segments at the same positions after the same parent give the same hash.
 uint64_t block_hash(uint64_t parent, const Request& q, uint64_t own, int64_t j, int64_t b);
+
+/// block_hash over one request's blocks in increasing order, each in O(1) amortised: it
+/// keeps the first segment that can still overlap the next block, where block_hash walks
+/// q.prefix from its start for every block (a multi-turn session's history holds a segment
+/// per turn, so that walk cost O(blocks x turns) per request). hash(parent, j) equals
+/// block_hash(parent, q, own, j, b) for j not below the previous call's j.
+class BlockHasher {
+ public:
+  BlockHasher(const Request& q, uint64_t own, int64_t b) : q_(q), own_(own), b_(b) {}
+  uint64_t hash(uint64_t parent, int64_t j);
+
+ private:
+  const Request& q_;
+  uint64_t own_;
+  int64_t b_;
+  std::size_t seg_ = 0;    ///< the first segment whose end is past the last block's start
+  int64_t seg_start_ = 0;  ///< its first token
+};
 
 /// Cached blocks: a hash map from block hash to slot, a reference count per slot, and an
 /// intrusive LRU list of the unreferenced ones (front: evicted first). O(1) per operation.
@@ -36,7 +53,7 @@ class PrefixCache {
   int32_t refs(int32_t slot) const { return slots_[static_cast<std::size_t>(slot)].refs; }
   /// Drops the least recently used unreferenced block; false when there is none.
   bool evict_lru();
-  int64_t size() const { return static_cast<int64_t>(map_.size()); }
+  int64_t size() const { return live_; }
   int64_t evictable() const { return evictable_; }
   int64_t evictions() const { return evictions_; }
 
@@ -46,7 +63,15 @@ class PrefixCache {
     int32_t refs = 0, prev = -1, next = -1;
   };
   void unlink(int32_t s);
-  std::unordered_map<uint64_t, int32_t> map_;
+  /// The hash -> slot index: open addressing with linear probing over a power-of-two table
+  /// at most half full (live entries and tombstones), the hashes already mixed (splitmix64)
+  /// so their low bits index it. std::unordered_map's node per entry cost about 450 ns a
+  /// block in a 100,000-request run (bench/bench_sim.cc).
+  std::size_t probe(uint64_t hash) const;  ///< the cell holding `hash`, or the empty cell that ends its run
+  void grow();
+  std::vector<uint64_t> keys_;
+  std::vector<int32_t> vals_;    ///< slot per cell; -1 empty, -2 tombstone
+  int64_t live_ = 0, used_ = 0;  ///< cells holding a hash; holding a hash or a tombstone
   std::vector<Slot> slots_;
   std::vector<int32_t> free_slots_;
   int32_t head_ = -1, tail_ = -1;

@@ -66,8 +66,9 @@ std::vector<int64_t> route(const Pool& pool, std::span<const Request> requests) 
     detail::PrefixCache& t = tree[pick];
     uint64_t h = 0;
     std::vector<int32_t> held;
+    detail::BlockHasher hasher(q, own, block);
     for (int64_t j = 0; j < blocks; ++j) {
-      h = detail::block_hash(h, q, own, j, block);
+      h = hasher.hash(h, j);
       int32_t s = t.find(h);
       if (s < 0) {
         s = t.insert(h);

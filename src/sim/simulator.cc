@@ -152,8 +152,10 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   const auto commit = [&](int32_t i) {
     auto& L = live[i];
     const auto full = static_cast<std::size_t>(L.kv_tokens / block);
+    if (L.cached.size() >= full) return;
+    detail::BlockHasher hasher(requests[i], own(i), block);
     while (L.cached.size() < full) {
-      const uint64_t h = detail::block_hash(L.chain, requests[i], own(i), static_cast<int64_t>(L.cached.size()), block);
+      const uint64_t h = hasher.hash(L.chain, static_cast<int64_t>(L.cached.size()));
       int32_t slot = cache.find(h);
       if (slot >= 0) {
         cache.ref(slot);
