@@ -97,6 +97,17 @@ std::string vllm_bench_json(const BenchRun& r) {
   return j.dump(2) + "\n";
 }
 
+namespace {
+/// Whether two runs state the same setup and traffic (everything but the metrics and the
+/// source): rows of one measured run, one per metric.
+bool same_run(const BenchRun& a, const BenchRun& b) {
+  return a.request_rate_per_s == b.request_rate_per_s && a.num_prompts == b.num_prompts && a.total_input_tokens == b.total_input_tokens &&
+         a.total_output_tokens == b.total_output_tokens && a.cached_tokens == b.cached_tokens && a.constant_arrivals == b.constant_arrivals &&
+         a.gpu_memory_utilization == b.gpu_memory_utilization && a.model == b.model && a.hardware == b.hardware && a.engine == b.engine &&
+         a.chips == b.chips && a.tp == b.tp && a.max_batched_tokens == b.max_batched_tokens && a.max_sequences == b.max_sequences;
+}
+}  // namespace
+
 std::vector<BenchRun> runs_from_measurements(const std::vector<Measurement>& rows, int64_t& skipped) {
   std::vector<BenchRun> out;
   skipped = 0;
@@ -128,6 +139,23 @@ std::vector<BenchRun> runs_from_measurements(const std::vector<Measurement>& row
     r.tp = m.tp.value_or(0);
     r.max_batched_tokens = m.max_batched_tokens.value_or(0);
     r.max_sequences = m.max_sequences.value_or(0);
+    // The next row of the same run with another metric joins it: one simulation, several
+    // means (a load stage's TTFT, TPOT and E2E rows, as the vLLM load suite writes them).
+    if (!out.empty() && same_run(out.back(), r)) {
+      BenchRun& prev = out.back();
+      const auto join = [](std::optional<double>& into, const std::optional<double>& v) {
+        if (v && into) return false;  // the same metric twice: another run
+        if (v) into = v;
+        return true;
+      };
+      BenchRun merged = prev;
+      if (join(merged.ttft_ms, r.ttft_ms) && join(merged.tpot_ms, r.tpot_ms) && join(merged.itl_ms, r.itl_ms) &&
+          join(merged.e2el_ms, r.e2el_ms)) {
+        merged.source += "+" + m.id;
+        prev = std::move(merged);
+        continue;
+      }
+    }
     out.push_back(std::move(r));
   }
   return out;

@@ -62,8 +62,9 @@ std::string vllm_bench_json(const BenchRun& run);
 
 /// The runs of a measurement file (validate/measurement.h) that calibrate can use: rows of
 /// kind serving with request_rate_per_s and a metric among ttft_ms, tpot_ms, itl_ms and e2e_s
-/// (one run per row, its one mean measured), with their stated model, hardware, chips, tp,
-/// engine and knobs. `skipped` counts the other rows.
+/// with their stated model, hardware, chips, tp, engine and knobs; consecutive rows that
+/// state the same run (every setup and traffic column equal) with different metrics are one
+/// run with several means (its source "file: ID1+ID2"). `skipped` counts the other rows.
 std::vector<BenchRun> runs_from_measurements(const std::vector<Measurement>& rows, int64_t& skipped);
 
 }  // namespace chalk::calibrate
