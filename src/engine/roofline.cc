@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "chalk/base/error.h"
 #include "chalk/engine/collective.h"
 #include "chalk/model/context_math.h"
@@ -124,7 +126,7 @@ Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
   if (o.n_chips < 1) throw InputError("--chips", "must be >= 1, got " + std::to_string(o.n_chips));
   if (o.n_chips > max_chips) throw InputError("--chips", "must be <= " + std::to_string(max_chips) + ", got " + std::to_string(o.n_chips));
   if (!(o.memory_reserve_fraction >= 0 && o.memory_reserve_fraction < 1)) {
-    throw InputError("--memory-reserve", "must be a fraction in [0, 1), got " + std::to_string(o.memory_reserve_fraction));
+    throw InputError("--memory-reserve", "must be a fraction in [0, 1), got " + fmt::format("{:g}", o.memory_reserve_fraction));
   }
   Deployment dep;
   dep.model = m;
@@ -151,14 +153,14 @@ Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
   dep.hbm_efficiency_source = s.efficiency.hbm_source;
   if (o.matmul_efficiency) {
     if (!(*o.matmul_efficiency > 0 && *o.matmul_efficiency <= 1)) {
-      throw InputError("--matmul-efficiency", "must be a fraction in (0, 1], got " + std::to_string(*o.matmul_efficiency));
+      throw InputError("--matmul-efficiency", "must be a fraction in (0, 1], got " + fmt::format("{:g}", *o.matmul_efficiency));
     }
     dep.matmul_efficiency = *o.matmul_efficiency;
     dep.matmul_efficiency_source = "user override";
   }
   if (o.hbm_efficiency) {
     if (!(*o.hbm_efficiency > 0 && *o.hbm_efficiency <= 1)) {
-      throw InputError("--hbm-efficiency", "must be a fraction in (0, 1], got " + std::to_string(*o.hbm_efficiency));
+      throw InputError("--hbm-efficiency", "must be a fraction in (0, 1], got " + fmt::format("{:g}", *o.hbm_efficiency));
     }
     dep.hbm_efficiency = *o.hbm_efficiency;
     dep.hbm_efficiency_source = "user override";
@@ -216,7 +218,7 @@ Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
 double expected_accepted_tokens(int64_t draft, double acceptance) {
   if (draft < 0) throw InputError("--draft", "must be >= 0, got " + std::to_string(draft));
   if (!(acceptance >= 0 && acceptance <= 1)) {
-    throw InputError("--acceptance", "must be a probability in [0, 1], got " + std::to_string(acceptance));
+    throw InputError("--acceptance", "must be a probability in [0, 1], got " + fmt::format("{:g}", acceptance));
   }
   if (acceptance == 1) return d(draft + 1);
   return (1 - std::pow(acceptance, d(draft + 1))) / (1 - acceptance);

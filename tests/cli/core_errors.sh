@@ -78,3 +78,12 @@ expect_error "unknown command 'serve'; did you mean 'serving'" serve
 "$CHALK" decode --help | grep -q "INT:INT" && fail "decode --help shows INT:INT"
 "$CHALK" layouts --help | grep -q "INT:INT" && fail "layouts --help shows INT:INT"
 echo "core_errors: command names passed"
+# Numbers in errors read as numbers (issue 30): 1.5, not 1.500000; 0, not 0.000000.
+for args in "--matmul-efficiency 1.5|--matmul-efficiency: must be a fraction in (0, 1], got 1.5" \
+            "--hbm-efficiency 0|--hbm-efficiency: must be a fraction in (0, 1], got 0" \
+            "--memory-reserve 1|--memory-reserve: must be a fraction in [0, 1), got 1" \
+            "--draft 1 --drafter none --acceptance 1.5|--acceptance: must be a probability in [0, 1], got 1.5"; do
+  # shellcheck disable=SC2086
+  err=$("$CHALK" decode -m llama-3.1-8b -H h100-sxm ${args%%|*} 2>&1 >/dev/null)
+  [ "$err" = "chalk: error: ${args#*|}" ] || fail "decode ${args%%|*}: '$err'"
+done
