@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "chalk/base/error.h"
-#include "prefix_cache.h"
+#include "kv_pool.h"
 #include "chalk/sim/speculation.h"
 #include "scheduler.h"
 
@@ -24,17 +24,14 @@ constexpr int64_t kProgressEvery = 1024;
 struct Live {
   int64_t kv_tokens = 0;       ///< tokens whose KV is in the cache
   int64_t generated = 0;       ///< output tokens produced so far
-  int64_t blocks = 0;          ///< KV blocks held
   int64_t prefill_target = 0;  ///< KV tokens to reach before decoding; 0 = decoding
   int64_t output = 1;          ///< tokens this replica produces in all (phase)
   double last_token_s = 0;
   bool started = false;
   bool upstream_prefilled = false;  ///< decode phase, not yet admitted: its KV arrives with it
   int32_t rank = -1;                ///< data-parallel attention rank holding it while admitted
-  /// Prefix caching: the cache slots of its first blocks, which it references (the rest,
-  /// `blocks`, are its own), and the hash of the last of them.
-  std::vector<int32_t> cached;
-  uint64_t chain = 0;
+  /// Its KV blocks: its own and, with prefix caching, the cache slots of its first blocks.
+  detail::KvHolding kv;
 };
 
 }  // namespace
@@ -134,49 +131,13 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     live[i].rank = -1;
   };
   std::vector<PrefillChunk> chunks;
-  int64_t free_blocks = total_blocks, finished = 0, next = 0;
+  int64_t finished = 0, next = 0;
   double t = 0;
-  // The prefix cache: blocks of finished (and running) requests, named by their token
-  // chain; free_blocks counts blocks neither held by a request nor cached. A request short
-  // of blocks first evicts unreferenced cached blocks, least recently used first.
-  detail::PrefixCache cache;
-  const auto available = [&] { return free_blocks + cache.evictable(); };
-  const auto take = [&](int64_t k) {
-    while (free_blocks < k && cache.evict_lru()) ++free_blocks;
-    free_blocks -= k;
-  };
+  // The KV blocks, with the prefix cache over them (kv_pool.h).
+  detail::KvPool pool(total_blocks);
   const auto own = [](int32_t i) { return static_cast<uint64_t>(i) + 1; };
-  // Blocks the request has filled join the cache as they fill (vLLM caches a block once
-  // its tokens are computed: KVCacheManager.cache_blocks); one already cached (another
-  // request computed it) is shared and the request's copy freed.
-  const auto commit = [&](int32_t i) {
-    auto& L = live[i];
-    const auto full = static_cast<std::size_t>(L.kv_tokens / block);
-    if (L.cached.size() >= full) return;
-    detail::BlockHasher hasher(requests[i], own(i), block);
-    while (L.cached.size() < full) {
-      const uint64_t h = hasher.hash(L.chain, static_cast<int64_t>(L.cached.size()));
-      int32_t slot = cache.find(h);
-      if (slot >= 0) {
-        cache.ref(slot);
-        ++free_blocks;
-      } else {
-        slot = cache.insert(h);
-      }
-      --L.blocks;
-      L.cached.push_back(slot);
-      L.chain = h;
-    }
-  };
-  const auto release = [&](int32_t i) {
-    auto& L = live[i];
-    free_blocks += L.blocks;
-    L.blocks = 0;
-    // Tail blocks first, so that they are evicted before the shared head (vLLM's free order).
-    for (auto it = L.cached.rbegin(); it != L.cached.rend(); ++it) cache.unref(*it);
-    L.cached.clear();
-    L.chain = 0;
-  };
+  const auto commit = [&](int32_t i) { pool.commit(live[i].kv, requests[i], own(i), live[i].kv_tokens, block); };
+  const auto release = [&](int32_t i) { pool.release(live[i].kv); };
 
   auto finish = [&](int32_t i, double when) {
     auto& rec = run.requests[i];
@@ -253,9 +214,9 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       const bool prefilling = L.prefill_target > 0;
       const int64_t want = prefilling ? std::min(L.prefill_target - L.kv_tokens, budget) : verify;
       // Blocks reserved at admission (reserve_to_completion) already cover the growth.
-      const int64_t need = std::max<int64_t>(0, blocks_for(L.kv_tokens + want) - L.blocks - static_cast<int64_t>(L.cached.size()));
+      const int64_t need = std::max<int64_t>(0, blocks_for(L.kv_tokens + want) - L.kv.held());
       bool self = false;
-      while (need > available()) {
+      while (need > pool.available()) {
         const int32_t victim = running.back();
         running.pop_back();
         preempt(victim);
@@ -267,8 +228,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         }
       }
       if (self) break;
-      take(need);
-      L.blocks += need;
+      pool.take(need);
+      L.kv.blocks += need;
       budget -= want;
       if (prefilling) {
         chunks.push_back({want, L.kv_tokens});
@@ -292,7 +253,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       if (L.upstream_prefilled) {
         const int64_t need = pol.reserve_to_completion ? std::max(life, blocks_for(requests[i].input_tokens + verify))
                                                        : blocks_for(requests[i].input_tokens + verify);
-        if (need > available()) break;
+        if (need > pool.available()) break;
         L.kv_tokens = requests[i].input_tokens;
         L.upstream_prefilled = false;
         // The user sees the first token now: the decode instance streams it once it holds the
@@ -300,8 +261,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         // side), so the transfer and this pool's queue count in TTFT, not in a token gap.
         run.requests[i].first_token_s = t;
         L.last_token_s = t;
-        take(need);
-        L.blocks = need;
+        pool.take(need);
+        L.kv.blocks = need;
         budget -= verify;
         take_rank(i);
         decode_ctx.push_back(L.kv_tokens);
@@ -316,8 +277,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         uint64_t hit_hash = 0;
         int64_t pinned = 0;  // hits that no running request references: admission takes them off the LRU list
         if (caching) {
-          hits = detail::longest_cached_prefix(cache, requests[i], own(i), (L.prefill_target - 1) / block, block, &hit_hash);
-          for (const int32_t h : hits) pinned += cache.refs(h) == 0 ? 1 : 0;
+          hits = detail::longest_cached_prefix(pool.cache(), requests[i], own(i), (L.prefill_target - 1) / block, block, &hit_hash);
+          for (const int32_t h : hits) pinned += pool.cache().refs(h) == 0 ? 1 : 0;
           if (!L.started) run.requests[i].cached_tokens = static_cast<int64_t>(hits.size()) * block;
         }
         const int64_t start = caching ? static_cast<int64_t>(hits.size()) * block : run.requests[i].cached_tokens;
@@ -330,13 +291,13 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         }
         const int64_t need = (pol.reserve_to_completion ? std::max(life, blocks_for(start + want)) : blocks_for(start + want)) -
                              static_cast<int64_t>(hits.size());
-        if (need > available() - pinned) break;
-        for (const int32_t h : hits) cache.ref(h);
-        L.cached = std::move(hits);
-        L.chain = hit_hash;
+        if (need > pool.available() - pinned) break;
+        for (const int32_t h : hits) pool.cache().ref(h);
+        L.kv.cached = std::move(hits);
+        L.kv.chain = hit_hash;
         L.kv_tokens = start;
-        take(need);
-        L.blocks = need;
+        pool.take(need);
+        L.kv.blocks = need;
         budget -= want;
         take_rank(i);
         chunks.push_back({want, start});
@@ -376,7 +337,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     sample.prefill_tokens = static_cast<int32_t>(prefill_tokens);
     sample.running = static_cast<int32_t>(running.size());
     sample.waiting = static_cast<int32_t>(waiting.size());
-    sample.kv_blocks_used = total_blocks - free_blocks - cache.evictable();  // held by running requests
+    sample.kv_blocks_used = pool.used();  // held by running requests
     sample.compute_s = work.t_compute.value();
     sample.memory_s = work.t_memory.value();
     run.kv_blocks_peak = std::max(run.kv_blocks_peak, sample.kv_blocks_used);
@@ -431,9 +392,9 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     if (o.progress && run.n_steps % kProgressEvery == 0) o.progress(kProgressEvery);
   }
   if (o.progress && run.n_steps % kProgressEvery != 0) o.progress(run.n_steps % kProgressEvery);
-  run.kv_blocks_leaked = total_blocks - free_blocks - cache.size();  // cached blocks are unreferenced at the end
+  run.kv_blocks_leaked = pool.leaked();  // cached blocks are unreferenced at the end
   run.prefix_caching = caching;
-  run.kv_blocks_evicted = cache.evictions();
+  run.kv_blocks_evicted = pool.cache().evictions();
   return run;
 }
 

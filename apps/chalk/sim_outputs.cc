@@ -1,0 +1,148 @@
+// The simulator's outputs for people and programs (sim_cli.h): the summary table of a run per
+// mode, the prefix cache's figures, the occupancy timeline and the latency samples of
+// `simulate`'s JSON and plots. The inputs (traffic, policy, SLO options) are in sim_cli.cc.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "sim_cli.h"
+
+namespace chalk::cli {
+
+Table summary_table() {
+  Table t;
+  t.columns = {{"mode", "mode"},
+               {"chips", "chips"},
+               {"replicas", "replicas"},
+               {"layout", "layout"},
+               {"ttft_p50_ms", "TTFT p50 ms"},
+               {"ttft_p90_ms", "TTFT p90"},
+               {"ttft_p99_ms", "TTFT p99"},
+               {"tpot_p50_ms", "TPOT p50 ms"},
+               {"tpot_p90_ms", "TPOT p90"},
+               {"tpot_p99_ms", "TPOT p99"},
+               {"itl_p50_ms", "ITL p50 ms"},
+               {"itl_p90_ms", "ITL p90"},
+               {"itl_p99_ms", "ITL p99"},
+               {"e2e_p50_ms", "E2E p50 ms"},
+               {"e2e_p90_ms", "E2E p90"},
+               {"e2e_p99_ms", "E2E p99"},
+               {"queue_mean_ms", "queue mean ms"},
+               {"queue_p99_ms", "queue p99"},
+               {"output_tok_per_s", "out tok/s"},
+               {"total_tok_per_s", "in+out tok/s"},
+               {"output_tok_per_s_per_chip", "out tok/s/chip"},
+               {"total_tok_per_s_per_chip", "in+out /chip"},
+               {"goodput_req_per_s", "goodput req/s"},
+               {"slo_attainment", "SLO met"},
+               {"mean_decode_batch", "batch"},
+               {"mean_kv_occupancy", "KV use"},
+               {"peak_kv_occupancy", "KV peak"},
+               {"accepted_tokens_per_step", "kept/step"},
+               {"preemptions", "preempt"},
+               {"finished", "finished"},
+               {"rejected", "rejected"},
+               {"kv_transfer_ms", "KV xfer ms"},
+               {"kv_transfer_bytes", "KV xfer B"},
+               {"energy_j_per_output_token", "J/out tok"},
+               {"energy_j_per_request", "J/req"},
+               {"energy_kwh", "kWh"}};
+  t.set_priority({"mode", "chips", "energy_j_per_output_token"}, 0);
+  t.set_priority({"energy_j_per_request", "energy_kwh"}, 2);
+  t.set_priority({"replicas", "layout", "ttft_p90_ms", "tpot_p90_ms", "itl_p50_ms", "itl_p90_ms", "e2e_p50_ms", "e2e_p90_ms",
+                  "queue_p99_ms", "total_tok_per_s", "total_tok_per_s_per_chip", "goodput_req_per_s", "peak_kv_occupancy",
+                  "finished", "rejected", "kv_transfer_ms", "kv_transfer_bytes", "mean_kv_occupancy", "queue_mean_ms", "itl_p99_ms",
+                  "output_tok_per_s"},
+                 2);
+  return t;
+}
+
+void add_summary_row(Table& t, const std::string& deployment, const std::string& layout, int64_t replicas, const sim::SimSummary& s,
+                     const sim::ClusterRun* run, const sim::ServingEnergy* energy) {
+  // A percentile of no requests does not exist: null (JSON), empty (CSV), "-" (text), never 0.
+  const auto ms = [](const sim::Percentiles& p, double x) { return p.count > 0 ? Cell(x * 1e3) : Cell{}; };
+  Cell xfer_ms, xfer_b;
+  if (run != nullptr && run->disaggregated && s.finished > 0) {
+    xfer_ms = run->kv_transfer_s_mean * 1e3;
+    xfer_b = run->kv_transfer_bytes_total / static_cast<double>(s.finished);
+  }
+  t.add({deployment, s.chips, replicas, layout, ms(s.ttft, s.ttft.p50), ms(s.ttft, s.ttft.p90), ms(s.ttft, s.ttft.p99),
+         ms(s.tpot, s.tpot.p50), ms(s.tpot, s.tpot.p90), ms(s.tpot, s.tpot.p99), ms(s.itl, s.itl.p50), ms(s.itl, s.itl.p90),
+         ms(s.itl, s.itl.p99), ms(s.e2e, s.e2e.p50), ms(s.e2e, s.e2e.p90), ms(s.e2e, s.e2e.p99), ms(s.queue, s.queue.mean),
+         ms(s.queue, s.queue.p99), s.output_tok_per_s, s.total_tok_per_s, s.output_tok_per_s_per_chip, s.total_tok_per_s_per_chip,
+         s.goodput_req_per_s, s.slo_attainment, s.mean_decode_batch, s.mean_kv_occupancy, s.peak_kv_occupancy,
+         s.accepted_tokens_per_step > 0 ? Cell(s.accepted_tokens_per_step) : Cell{}, s.preemptions,
+         s.finished, s.rejected, xfer_ms, xfer_b,
+         energy && energy->output_tokens > 0 ? Cell(energy->j_per_output_token) : Cell{},
+         energy && energy->requests > 0 ? Cell(energy->j_per_request) : Cell{}, energy ? Cell(energy->energy_kwh) : Cell{}});
+}
+
+nlohmann::json prefix_cache_json(const sim::ClusterRun& run) {
+  const auto& runs = run.disaggregated ? run.prefill_runs : run.runs;
+  if (runs.empty() || !runs.front().prefix_caching) return nullptr;
+  double cached = 0, prompt = 0;
+  int64_t evicted = 0;
+  nlohmann::json per = nlohmann::json::array();
+  for (const auto& r : runs) {
+    double c = 0, p = 0;
+    for (const auto& q : r.requests) {
+      if (q.rejected) continue;
+      c += static_cast<double>(q.cached_tokens);
+      p += static_cast<double>(q.input_tokens);
+    }
+    per.push_back(p > 0 ? nlohmann::json(c / p) : nlohmann::json(nullptr));
+    cached += c;
+    prompt += p;
+    evicted += r.kv_blocks_evicted;
+  }
+  return {{"cached_token_fraction", prompt > 0 ? nlohmann::json(cached / prompt) : nlohmann::json(nullptr)},
+          {"cached_token_fraction_per_replica", per},
+          {"kv_blocks_evicted", evicted}};
+}
+
+std::string prefix_cache_text(const nlohmann::json& j) {
+  if (j.is_null()) return "";
+  const auto pct = [](const nlohmann::json& x) { return x.is_null() ? std::string("-") : format_number(100 * x.get<double>(), 3) + "%"; };
+  std::string per;
+  const auto& r = j["cached_token_fraction_per_replica"];
+  if (r.size() > 1) {
+    for (std::size_t k = 0; k < r.size() && k < 8; ++k) per += (k == 0 ? " (replicas: " : ", ") + pct(r[k]);
+    per += r.size() > 8 ? ", ...)" : ")";
+  }
+  return fmt::format("{} of prompt tokens served from the prefix cache{}; {} cached KV blocks evicted (LRU)", pct(j["cached_token_fraction"]), per,
+                     j["kv_blocks_evicted"].get<int64_t>());
+}
+
+nlohmann::json occupancy_json(const sim::ClusterRun& run, int64_t points) {
+  nlohmann::json j = nlohmann::json::array();
+  if (run.runs.empty()) return j;
+  for (const auto& p : sim::occupancy_timeline(run.runs.front(), points)) {
+    j.push_back({{"t_s", p.t_s}, {"batch", p.batch}, {"waiting", p.waiting}, {"kv_occupancy", p.kv_occupancy}});
+  }
+  return j;
+}
+
+nlohmann::json latencies_json(const sim::ClusterRun& run, int64_t limit) {
+  std::vector<const sim::RequestRecord*> all;
+  if (run.disaggregated) {
+    for (const auto& r : run.end_to_end.requests) all.push_back(&r);
+  } else {
+    for (const auto& x : run.runs) {
+      for (const auto& r : x.requests) all.push_back(&r);
+    }
+  }
+  nlohmann::json j = nlohmann::json::array();
+  const std::size_t step = std::max<std::size_t>(1, all.size() / static_cast<std::size_t>(std::max<int64_t>(limit, 1)));
+  for (std::size_t i = 0; i < all.size(); i += step) {
+    const auto& r = *all[i];
+    if (r.rejected) continue;
+    nlohmann::json row = {{"ttft_ms", (r.first_token_s - r.arrival_s) * 1e3}, {"e2e_ms", (r.finish_s - r.arrival_s) * 1e3}};
+    row["tpot_ms"] = r.output_tokens > 1 ? nlohmann::json((r.finish_s - r.first_token_s) / static_cast<double>(r.output_tokens - 1) * 1e3)
+                                         : nlohmann::json(nullptr);
+    j.push_back(row);
+  }
+  return j;
+}
+
+}  // namespace chalk::cli
