@@ -67,7 +67,7 @@ void run_fleet(const FleetArgs& a) {
     throw InputError("--budget-chips", fmt::format("must be in 1..{}, got {}", sim::kMaxPlanChips, *a.budget_chips));
   }
   if (a.budget_usd_per_hour && !(*a.budget_usd_per_hour > 0)) {
-    throw InputError("--budget-usd-per-hour", "must be a positive number, got " + format_number(*a.budget_usd_per_hour, 4));
+    throw InputError("--budget-usd-per-hour", fmt::format("must be a positive number, got {:g}", *a.budget_usd_per_hour));
   }
   if (!(a.percentile >= 50 && a.percentile <= 99.9)) {
     throw InputError("--slo-percentile", "must be in [50, 99.9], got " + format_number(a.percentile, 4));

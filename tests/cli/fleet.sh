@@ -28,3 +28,5 @@ expect_error "--budget-chips: must be in 1..8192, got 0" fleet "$tmp/f.csv" --bu
 expect_error "--modes: expected both, aggregated or disaggregated, got 'some'" fleet "$tmp/f.csv" --budget-chips 2 --modes some
 expect_error "file: give a fleet file" fleet --budget-chips 2
 expect_error "--slo-percentile: must be in [50, 99.9], got 10" fleet "$tmp/f.csv" --budget-chips 2 --slo-percentile 10
+err=$("$CHALK" fleet "$tmp/f.csv" --budget-usd-per-hour -1 2>&1 >/dev/null)
+[ "$err" = "chalk: error: --budget-usd-per-hour: must be a positive number, got -1" ] || fail "fleet --budget-usd-per-hour -1: '$err'"
