@@ -94,8 +94,8 @@ void run_layouts(const LayoutArgs& a) {
                            a.pareto ? "the step-time/memory Pareto front, least memory first"
                                     : fmt::format("the {} fastest distinct plans, ranked by step time (= MFU order)", shown.size()));
   if (folded > 0) {
-    std::cout << fmt::format("folded      {} more plans with the same step time and memory as one listed (a ZeRO stage or "
-                             "recomputation that changes neither): \"+equal\" counts them beside the simplest\n",
+    std::cout << fmt::format("folded      {} more plans with the same step time as one listed (a ZeRO stage or recomputation that "
+                             "buys no time): \"+equal\" counts them beside the one with the least memory\n",
                              folded);
   }
   if (r.fit == 0) std::cout << "warning     no plan fits in HBM (--all lists the nearest with their memory)\n";

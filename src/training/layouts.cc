@@ -206,12 +206,20 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
   std::sort(fitting.begin(), fitting.end(), fastest);
   constexpr double kSame = 1e-9;
   auto same = [](double a, double b) { return std::abs(a - b) <= kSame * std::max(std::abs(a), std::abs(b)); };
+  // The same layout and microbatch at the same step time under another ZeRO stage or
+  // recomputation is folded too, into the one with the least memory (sorted first): it
+  // costs memory and buys no time (issue 30 item 8: DeepSeek-V3 on 1,024 GB200 listed
+  // every plan twice, as ZeRO-2 and ZeRO-1 at one step time).
+  auto same_layout = [](const TrainingCandidate& a, const TrainingCandidate& b) {
+    return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.cp == b.cp && a.ep == b.ep && a.microbatch == b.microbatch &&
+           a.virtual_stages == b.virtual_stages && a.schedule == b.schedule;
+  };
   size_t window = 0;  // the first kept plan whose step time equals the current one's
   for (const auto& f : fitting) {
     while (window < out.fitting.size() && !same(out.fitting[window].t_step_s, f.t_step_s)) ++window;
     bool folded = false;
     for (size_t i = window; i < out.fitting.size() && !folded; ++i) {
-      if (same(out.fitting[i].memory_bytes, f.memory_bytes)) {
+      if (same(out.fitting[i].memory_bytes, f.memory_bytes) || same_layout(out.fitting[i], f)) {
         ++out.fitting[i].equivalents;
         folded = true;
       }

@@ -32,10 +32,12 @@ struct TrainingCandidate {
   int8_t zero_stage = 0;
   bool fits = false;
   bool pareto = false;       ///< on the front of step time against memory (no fitting plan is faster with less memory)
-  /// Other fitting plans with the same step time and memory (each within a relative 1e-9),
-  /// folded into this one (issue 30: a ZeRO stage or recomputation that changes nothing is
-  /// not a different plan); this one is the simplest of them (lower degrees, less
-  /// recomputation, lower ZeRO stage). 0 in `too_big` and `pareto`.
+  /// Other fitting plans with the same step time (within a relative 1e-9) folded into this
+  /// one (issue 30: a ZeRO stage or recomputation that changes nothing is not a different
+  /// plan): those with the same memory, and those of the same layout and microbatch (other
+  /// ZeRO stage or recomputation) with more memory. This one has the least memory, then is
+  /// the simplest (lower degrees, less recomputation, lower ZeRO stage). 0 in `too_big`
+  /// and `pareto`.
   int32_t equivalents = 0;
   double t_step_s = 0, mfu = 0, memory_bytes = 0, capacity_bytes = 0;
 };
