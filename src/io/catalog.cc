@@ -36,6 +36,16 @@ std::vector<std::string_view> embedded_files(std::string_view prefix) {
 
 namespace {
 
+/// A repo id name's suffix that marks a variant of the same architecture: a tuning
+/// (-instruct, -chat, -base, -hf, -it, -thinking), a dtype (-bf16), or a quantized copy
+/// (-fp8, -fp8-dynamic, -awq-int4, -quantized.w4a16, ...: load_model applies the format).
+bool variant_tail(const std::string& tail) {
+  static const char* const kVariant[] = {"instruct", "chat",  "base",  "hf",   "bf16", "it",   "thinking", "fp8",
+                                         "fp4",      "nvfp4", "mxfp4", "int4", "int8", "awq",  "gptq",     "w4a16",
+                                         "w8a8",     "w8a16", "dynamic", "quantized.w4a16", "quantized.w8a8", "quantized.w8a16"};
+  return std::find_if(std::begin(kVariant), std::end(kVariant), [&](const char* v) { return tail == v; }) != std::end(kVariant);
+}
+
 std::string stem(std::string_view path) {
   const auto slash = path.rfind('/');
   std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
@@ -160,8 +170,7 @@ std::string typed_base_name(const std::string& text) {
   if (n.rfind("meta-", 0) == 0) n = n.substr(5);
   for (auto dash = n.rfind('-'); dash != std::string::npos && dash > 0; dash = n.rfind('-')) {
     const std::string tail = n.substr(dash + 1);
-    static const char* const kVariant[] = {"instruct", "chat", "base", "hf", "fp8", "bf16", "it", "thinking"};
-    const bool variant = std::find_if(std::begin(kVariant), std::end(kVariant), [&](const char* v) { return tail == v; }) != std::end(kVariant);
+    const bool variant = variant_tail(tail);
     const bool date = tail.size() == 4 && std::all_of(tail.begin(), tail.end(), [](unsigned char c) { return std::isdigit(c); });
     const bool version = tail.size() >= 2 && tail[0] == 'v' && std::isdigit(static_cast<unsigned char>(tail[1])) && tail.find('.') != std::string::npos;
     if (!variant && !date && !version) break;
@@ -228,6 +237,30 @@ std::optional<std::string> hf_cache_snapshot(const std::string& repo_id) {
   return snapshot_dir(dir.string());
 }
 
+namespace {
+
+/// The quantization a model name marks beyond the built-in `resolved` it names: the first
+/// dash-separated part of the name's last path segment (lower-cased) that is fp8, fp4,
+/// nvfp4, mxfp4, int4, int8, awq, gptq, w4a16, w8a8 or w8a16 (also as quantized.w4a16),
+/// "" when none or when the whole name is the built-in one (qwen3-32b-fp8 carries its own).
+std::string quantization_tag(const std::string& text, const std::string& resolved) {
+  std::string n = text;
+  for (auto& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (n == resolved) return "";
+  if (const auto slash = n.rfind('/'); slash != std::string::npos) n = n.substr(slash + 1);
+  static const char* const kTags[] = {"fp8", "fp4", "nvfp4", "mxfp4", "int4", "int8", "awq", "gptq", "w4a16", "w8a8", "w8a16"};
+  std::stringstream parts(n);
+  for (std::string part; std::getline(parts, part, '-');) {
+    if (part.rfind("quantized.", 0) == 0) part = part.substr(10);
+    for (const char* t : kTags) {
+      if (part == t && resolved.find(std::string("-") + t) == std::string::npos) return t;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 ModelSpec load_model(const std::string& name_or_path) {
   std::error_code ec0;
   if (!std::filesystem::exists(name_or_path, ec0)) {
@@ -239,7 +272,18 @@ ModelSpec load_model(const std::string& name_or_path) {
   }
   if (auto name = resolve_model_name(name_or_path)) {
     auto p = builtin_path(*name, {"models/hf/", "models/native/"});
-    return model_from_text(*detail::embedded_file(*p), *name, "built-in model " + *name);
+    ModelSpec m = model_from_text(*detail::embedded_file(*p), *name, "built-in model " + *name);
+    // A repo id whose name marks a quantized copy (Qwen/Qwen3-30B-A3B-FP8,
+    // RedHatAI/Meta-Llama-3.1-70B-Instruct-FP8) holds the built-in architecture in that
+    // format: its weights are what launches, so they are what is modelled.
+    const std::string tag = quantization_tag(name_or_path, *name);
+    if (!tag.empty() && !(tag == "fp8" && m.weights.attention == DType::fp8)) {
+      const std::string words = hf::apply_name_quantization(tag, m);
+      m.weights.quantization = words + ", from the repo name's '-" + tag +
+                               "' (the checkpoint's quantization_config was not read: pass its config.json for its exact groups)";
+      m.source += "; weights " + words + " as the name '" + name_or_path + "' marks";
+    }
+    return m;
   }
   std::error_code ec;
   if (std::filesystem::is_directory(name_or_path, ec)) {
@@ -307,8 +351,7 @@ std::optional<std::string> resolve_model_name(const std::string& text) {
     const auto dash = n.rfind('-');
     if (dash == std::string::npos) break;
     const std::string tail = n.substr(dash + 1);
-    static const char* const kVariant[] = {"instruct", "chat", "base", "hf", "fp8", "bf16", "it", "thinking"};
-    bool variant = std::find_if(std::begin(kVariant), std::end(kVariant), [&](const char* v) { return tail == v; }) != std::end(kVariant);
+    const bool variant = variant_tail(tail);
     // Release tags: "-2507", "-0324", "-v0.1".
     const bool date = tail.size() == 4 && std::all_of(tail.begin(), tail.end(), [](unsigned char c) { return std::isdigit(c); });
     const bool version = tail.size() >= 2 && tail[0] == 'v' && std::isdigit(static_cast<unsigned char>(tail[1])) &&

@@ -74,6 +74,12 @@ void apply_sparse_attention(const detail::Obj& c, AttentionSpec& a);
 /// which modules stay unquantized. docs/models.md, "Quantized checkpoints".
 void apply_quantization(const detail::Obj& c, ModelSpec& m);
 
+/// Applies the quantization a repo id's name marks (`tag`, lower-case: fp8, fp4, nvfp4,
+/// mxfp4, int4, awq, gptq, w4a16, int8, w8a8, w8a16) to every linear of the blocks, as
+/// those repos' configs do by default (hf_quant.cc names the groups and bits of each).
+/// Returns the format in words, "" when `tag` marks none.
+std::string apply_name_quantization(const std::string& tag, ModelSpec& m);
+
 }  // namespace chalk::hf
 
 namespace chalk {

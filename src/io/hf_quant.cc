@@ -276,4 +276,27 @@ void apply_quantization(const Obj& c, ModelSpec& m) {
   }
 }
 
+std::string apply_name_quantization(const std::string& tag, ModelSpec& m) {
+  // What each marker stands for in the repos that carry it (the checkpoint's own
+  // quantization_config, which is not read here, fixes the groups exactly):
+  //   -FP8, -FP8-dynamic: RedHatAI/neuralmagic, nvidia and Qwen FP8 checkpoints (e4m3
+  //     weights on every linear of the blocks; scales under 0.01 bit per weight);
+  //   -FP4, -NVFP4: nvidia ModelOpt NVFP4 checkpoints (group 16, fp8 scales);
+  //   -MXFP4: OCP MXFP4 (E8M0 scale per 32);
+  //   -AWQ, -INT4, -GPTQ, -W4A16: 4-bit weights in groups of 128 (AutoAWQ's, GPTQ's and
+  //     compressed-tensors' W4A16 default), with zero points;
+  //   -INT8, -W8A8, -W8A16: 8-bit weights per output channel.
+  const WeightFormats base = m.weights;
+  const ModuleMatcher none({}, "quantization_config.ignore");
+  Storage st;
+  if (tag == "fp8") st = {DType::fp8, 8, "fp8"};
+  else if (tag == "fp4" || tag == "nvfp4") st = {DType::nvfp4, 4 + 8.0 / 16, "NVFP4 group 16"};
+  else if (tag == "mxfp4") st = {DType::mxfp4, 4.25, "mxfp4 (E8M0 scale per 32)"};
+  else if (tag == "int4" || tag == "awq" || tag == "gptq" || tag == "w4a16") st = int_storage(4, 128, true, m.d_model, "4-bit");
+  else if (tag == "int8" || tag == "w8a8" || tag == "w8a16") st = int_storage(8, -1, false, m.d_model, "8-bit");
+  else return "";
+  apply(m, st, block_linears(), none, base);
+  return m.weights.quantization;
+}
+
 }  // namespace chalk::hf

@@ -37,6 +37,31 @@ TEST(ModelNames, TheIssuesNamesResolve) {
   EXPECT_EQ(resolve_model_name("llama-3-70b"), "llama-3-70b");
 }
 
+TEST(ModelNames, AQuantizedCopysNameIsModelledInItsFormat) {
+  // Review (2026-12-06): Qwen/Qwen3-30B-A3B-FP8 and RedHatAI/...-FP8 resolved to the bf16
+  // built-in and were priced as bf16, while plan launched the FP8 checkpoint.
+  const ModelSpec bf16 = load_model("meta-llama/Llama-3.1-70B-Instruct");
+  const ModelSpec fp8 = load_model("RedHatAI/Meta-Llama-3.1-70B-Instruct-FP8");
+  EXPECT_EQ(bf16.weights.attention, DType::bf16);
+  EXPECT_EQ(fp8.weights.attention, DType::fp8);
+  EXPECT_EQ(fp8.weights.dense_ffn, DType::fp8);
+  EXPECT_EQ(fp8.weights.embedding, DType::bf16);  // the embedding and LM head stay as shipped
+  EXPECT_NE(fp8.weights.quantization.find("from the repo name's '-fp8'"), std::string::npos) << fp8.weights.quantization;
+  // AWQ-INT4: 4 bits + a 16-bit scale and a 4-bit zero point per group of 128:
+  // 4 + 16/128 + 4/128 = 4.15625 bits per weight.
+  const ModelSpec awq = load_model("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4");
+  EXPECT_EQ(awq.weights.attention, DType::int4);
+  EXPECT_DOUBLE_EQ(awq.weights.attention_bits, 4.15625);
+  // ModelOpt NVFP4: 4 bits + an fp8 scale per 16 = 4.5 bits.
+  const ModelSpec fp4 = load_model("nvidia/Llama-3.1-8B-Instruct-FP4");
+  EXPECT_EQ(fp4.weights.dense_ffn, DType::nvfp4);
+  EXPECT_DOUBLE_EQ(fp4.weights.dense_ffn_bits, 4.5);
+  // A built-in name that carries its own quantization is read as its config says.
+  EXPECT_TRUE(load_model("qwen3-32b-fp8").weights.quantization.find("repo name") == std::string::npos);
+  // DeepSeek-V3 ships FP8 already: the name adds nothing.
+  EXPECT_EQ(load_model("deepseek-ai/DeepSeek-V3").weights.quantization, load_model("deepseek-v3").weights.quantization);
+}
+
 TEST(ModelNames, EveryNewNameResolves) {
   const std::pair<const char*, const char*> cases[] = {
       {"meta-llama/Meta-Llama-3-8B-Instruct", "llama-3-8b"},

@@ -41,7 +41,9 @@ ModelSpec load_model(const std::string& name_or_path);
 /// NAME less each suffix) a name in builtin_model_aliases() maps to its model
 /// (meta-llama/Llama-3.3-70B-Instruct needs none; deepseek-ai/DeepSeek-R1-Distill-Llama-70B
 /// -> llama-3.3-70b), or, for an alias that refuses, throws InputError("--model") with
-/// the reason (Mistral-7B-v0.1's sliding window is not the built-in v0.3's).
+/// the reason (Mistral-7B-v0.1's sliding window is not the built-in v0.3's). Suffixes of
+/// quantized copies (-fp8, -fp8-dynamic, -awq-int4, -fp4, -nvfp4, -gptq, -quantized.w4a16,
+/// ...) are variants too: load_model then applies the format the name marks.
 std::optional<std::string> resolve_model_name(const std::string& text);
 
 /// A name people type for a built-in model (data/models/aliases.json): `name` lower-cased;
