@@ -221,7 +221,7 @@ TEST(Launch, EachEngineStatesTheSimulatedLayoutOrSaysItCannot) {
 }
 
 // The simulated KV block size reaches every engine (issue 30: it was vLLM's alone), within
-// each engine's own rule: vLLM's choices 1, 8, 16, 32, 64, 128; SGLang any page size;
+// each engine's own rule: vLLM's 16, 32, 64, 128 (multiples of 16); SGLang any page size;
 // TensorRT-LLM a power of two above 1. Where an engine has no such block, a comment says so.
 TEST(Launch, EveryEngineRunsTheSimulatedKvBlock) {
   LaunchTarget t = launch_test_target();
@@ -238,11 +238,20 @@ TEST(Launch, EveryEngineRunsTheSimulatedKvBlock) {
   l = launch_files(c, t);
   const std::string v = launch_file_at(l, "vllm/serve.sh")->text, y = launch_file_at(l, "trtllm/extra_llm_api_options.yaml")->text;
   EXPECT_EQ(v.find("  --block-size "), std::string::npos) << v;  // the comment names the flag; no argument line
-  EXPECT_NE(v.find("Simulated with 24-token KV blocks; vLLM's --block-size takes 1, 8, 16, 32, 64"), std::string::npos) << v;
+  EXPECT_NE(v.find("Simulated with 24-token KV blocks; vLLM's attention backends take 16, 32, 64"), std::string::npos) << v;
   EXPECT_NE(launch_file_at(l, "sglang/serve.sh")->text.find("--page-size 24 \\\n"), std::string::npos);
   EXPECT_EQ(y.find("tokens_per_block:"), std::string::npos) << y;
   EXPECT_NE(y.find("# 24-token KV blocks simulated; tokens_per_block takes powers of two > 1"), std::string::npos) << y;
   EXPECT_GT(launch_check_against_engines(l), 30);
+  // SGLang's 1-token pages (review 2026-12-06): vLLM's flag accepts 1, but its CUDA
+  // attention backends raise "Block size must be a multiple of 16", so vLLM gets none.
+  t.policy = engine_policy("sglang");
+  ASSERT_EQ(t.policy.block_size, 1);
+  l = launch_files(c, t);
+  const std::string v1 = launch_file_at(l, "vllm/serve.sh")->text;
+  EXPECT_EQ(v1.find("  --block-size "), std::string::npos) << v1;
+  EXPECT_NE(v1.find("Simulated with 1-token KV blocks"), std::string::npos) << v1;
+  EXPECT_NE(launch_file_at(l, "sglang/serve.sh")->text.find("--page-size 1 \\\n"), std::string::npos);
 }
 
 }  // namespace

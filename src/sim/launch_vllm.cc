@@ -20,9 +20,12 @@ std::string kv_dtype(DType kv) {
 
 constexpr int64_t kPrefillPort = 8100, kDecodePort = 8200;
 
-/// vLLM's --block-size choices (BlockSize = Literal[1, 8, 16, 32, 64, 128], vllm/config/cache.py
-/// of the v0.11 line; tests/data/engine-args/vllm.txt).
-bool vllm_block_size_ok(int64_t b) { return b == 1 || b == 8 || b == 16 || b == 32 || b == 64 || b == 128; }
+/// The --block-size values vLLM runs on GPUs: its choices (BlockSize = Literal[1, 8, 16, 32,
+/// 64, 128], vllm/config/cache.py of the v0.11 line; tests/data/engine-args/vllm.txt) that
+/// its CUDA and ROCm attention backends accept, multiples of 16 (FlashAttention's
+/// get_kv_cache_shape raises "Block size must be a multiple of 16."). SGLang's simulated
+/// page of 1 token is therefore not written for vLLM: its default 16 runs.
+bool vllm_block_size_ok(int64_t b) { return b == 16 || b == 32 || b == 64 || b == 128; }
 
 /// The engine arguments that state the simulated deployment, one "--flag value" a line:
 /// layout, weights, KV dtype, memory, cap, budget, chunked prefill, the longest request.
@@ -53,8 +56,8 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
     s.comments.push_back("Simulated with KV reserved to completion at admission; vLLM takes KV blocks on demand and has no flag for it.");
   }
   if (!vllm_block_size_ok(t.policy.block_size)) {
-    s.comments.push_back("Simulated with " + std::to_string(t.policy.block_size) + "-token KV blocks; vLLM's --block-size takes 1, 8, 16, 32, 64 "
-                         "or 128, so its default (16) runs.");
+    s.comments.push_back("Simulated with " + std::to_string(t.policy.block_size) + "-token KV blocks; vLLM's attention backends take 16, 32, 64 "
+                         "or 128 (multiples of 16), so its default (16) runs.");
   }
   if (const std::string note = model_note(t, w, "vLLM", "quantizes online only to fp8, from a 16-bit checkpoint"); !note.empty()) s.comments.push_back(note);
   s.vars.push_back(model_var(t, w));
