@@ -18,9 +18,10 @@ import { words } from './words.js';
 /// microbatch: `train step`'s "fwd ms/mb").
 export function stepParts(s) {
   const v = (k) => s[k] ?? 0;
+  const mb = `${s.microbatches.toLocaleString('en-US')} microbatch${s.microbatches === 1 ? '' : 'es'}`;
   return [
-    { component: `forward (${s.microbatches} microbatches)`, s: (s.microbatches * v('t_forward_ms')) / 1e3 },
-    { component: `backward (${s.microbatches} microbatches)`, s: (s.microbatches * v('t_backward_ms')) / 1e3 },
+    { component: `forward (${mb})`, s: (s.microbatches * v('t_forward_ms')) / 1e3 },
+    { component: `backward (${mb})`, s: (s.microbatches * v('t_backward_ms')) / 1e3 },
     { component: 'unpaired chunks', s: v('t_unpaired_s') },
     { component: 'pipeline bubble', s: v('t_bubble_s') },
     { component: 'exposed DP reduce', s: v('t_dp_exposed_s') },
