@@ -185,7 +185,11 @@ async function updateFrontier() {
   const { sizes, note } = frontierSizes();
   if (sizes) f['replica-chips'] = sizes.join(',');
   $('frontier-note').textContent = note;
-  const [fr, modes] = await Promise.all([api('/api/serving/frontier', f), api('/api/serving/modes', f)]);
+  // The server's answer names --replica-chips; on the page that control is the chips slider.
+  const [fr, modes] = await Promise.all([api('/api/serving/frontier', f), api('/api/serving/modes', f)]).catch((e) => {
+    if (e.field === 'replica-chips' && state.chips > 0) throw new Error(`chips: a replica of ${state.chips} chips does not hold the model at this context; move the chips slider up, or to "cheapest"`);
+    throw e;
+  });
   chalk.data.frontier = fr;
   chalk.data.modes = modes;
   const m = modes.modes;
