@@ -29,6 +29,30 @@ std::string unfit_reason(const TrainingCandidate& c) {
   return fmt::format("memory: {:.4g} GB > {:.4g} GB HBM", c.memory_bytes / 1e9, c.capacity_bytes / 1e9);
 }
 
+/// The plan as `chalk train step`'s flags, each named as its flag in snake_case (the web
+/// API's field names: `chalk web` reads "_" as "-"), so a reader runs the plan from the JSON
+/// and never parses its name (`plan`, describe_plan: "TP32+SP" once read as TP3 without SP on
+/// the page; issue 30 item 6). Keys: dp, tp, pp, cp, ep, etp, virtual_stages (integers),
+/// schedule, recompute, recompute_modules (strings, as the flags take them), zero (0-3),
+/// microbatch (sequences), no_sp, reversible (booleans). `global_batch` and `seq_len_tokens`
+/// are the document's, the same for every row.
+nlohmann::json step_flags(const TrainingPlan& p) {
+  return {{"dp", p.dp},
+          {"tp", p.tp},
+          {"pp", p.pp},
+          {"cp", p.cp},
+          {"ep", p.ep},
+          {"etp", p.etp},
+          {"virtual_stages", p.virtual_stages},
+          {"schedule", std::string(to_string(p.schedule))},
+          {"zero", p.zero_stage},
+          {"microbatch", p.microbatch},
+          {"recompute", std::string(to_string(p.recompute))},
+          {"recompute_modules", recompute_modules_string(p.recompute_modules)},
+          {"no_sp", p.tp > 1 && !p.sequence_parallel},
+          {"reversible", p.reversible}};
+}
+
 /// A plan that does not fit, as docs/output-schema.md's rejected_layouts rows: its name
 /// (`plan`), chips, memory and why_not only (no rank, fit flag or Pareto flag: it has no step).
 nlohmann::json rejected_row(const TrainingCandidate& c, const TrainingQuery& q) {
@@ -75,7 +99,9 @@ void run_layouts(const LayoutArgs& a) {
     return;
   }
   if (a.train.output.json) {
-    const SplitRows rows = split_fitting(to_json(t));  // yes/no columns come out as booleans (table.h)
+    SplitRows rows = split_fitting(to_json(t));  // yes/no columns come out as booleans (table.h)
+    // The fitting rows are `shown`, in its order (the table lists them first).
+    for (size_t i = 0; i < rows.fitting.size() && i < shown.size(); ++i) rows.fitting[i]["train_step_flags"] = step_flags(plan_of(shown[i], q));
     nlohmann::json rejected = nlohmann::json::array();
     if (!a.pareto) {
       for (const auto& c : r.too_big) rejected.push_back(rejected_row(c, q));

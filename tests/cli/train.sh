@@ -57,6 +57,29 @@ assert all(a["t_step_s"] <= b["t_step_s"] for a, b in zip(fit, fit[1:]))
 assert all(l["why_not"].startswith("memory: ") and l["memory_gb"] > 80 for l in unfit)
 assert j["plans_evaluated"] > j["plans_fitting"] > 0
 PY
+# Each row's plan as train step's flags (train_step_flags, issue 30 item 6: the page parsed
+# the plan's name and read "TP32+SP" as TP3 without SP): the flags, with the document's
+# global batch and sequence length, give train step the row's plan, step time and memory
+# (the fastest: GPT-3 175B on 64 A100 DP2 TP4+SP PP8 zb-v; DeepSeek-V3 on 1,024 GB200
+# DP32 TP2+SP PP16 zb-v EP64).
+for q in "-m gpt-3-175b -H a100-80gb -n 64 -B 64 -s 2048" "-m deepseek-v3 -H gb200-nvl72 -n 1024"; do
+  # shellcheck disable=SC2086
+  "$CHALK" train layouts $q --limit 1 --json | python3 -c "
+import json, subprocess, sys
+j = json.load(sys.stdin)
+r = j['rows'][0]
+f = r['train_step_flags']
+assert set(f) == {'dp', 'tp', 'pp', 'cp', 'ep', 'etp', 'virtual_stages', 'schedule', 'zero', 'microbatch', 'recompute', 'recompute_modules', 'no_sp', 'reversible'}, f
+args = [sys.argv[1], 'train', 'step', '-m', j['model']['name'], '-H', j['hardware']['name'], '-n', str(j['chips']), '-B', str(j['global_batch']), '-s', str(j['seq_len_tokens']), '--json']
+for k, v in f.items():
+    flag = '--' + k.replace('_', '-')
+    if v is True: args.append(flag)
+    elif v not in (False, ''): args.append(f'{flag}={v}')
+s = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)['rows'][0]
+assert s['plan'] == r['plan'], (s['plan'], r['plan'])
+assert abs(s['t_step_s'] - r['t_step_s']) <= 1e-9 * r['t_step_s'] and abs(s['memory_gb'] - r['memory_gb']) <= 1e-9 * r['memory_gb'], (s, r)
+" "$CHALK" || fail "train layouts: train_step_flags do not reproduce the row ($q)"
+done
 "$CHALK" train layouts -m llama-3.1-8b -H h100-sxm -B 64 --pareto | grep -q "Pareto front" || fail "pareto"
 "$CHALK" train layouts -m gpt-3-175b -H a100-80gb -n 64 -B 64 -s 2048 --csv | head -1 | grep -q "^rank,plan,fits,t_step_s,mfu" || fail "layouts csv"
 # Errors: one line naming the option, the value and what was expected.

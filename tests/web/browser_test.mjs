@@ -210,6 +210,63 @@ try {
     await page.screenshot({ path: shot, fullPage: true });
     console.log(`screenshot: ${shot}`);
   }
+  // Issue 30 item 6: the training view read its plan from the plan's name and took "TP32+SP"
+  // for TP3 without SP (DeepSeek-V3 on GB200: MFU 8.0% where the API said 46.3%). Here the
+  // name the API sends is swapped for a decoy that such a reader would run; the page must run
+  // the row's train_step_flags, so its tiles still equal train layouts' best row.
+  await check('training tiles = train layouts\' JSON, the plan read from train_step_flags (not its name); bars add up to the step', async () => {
+    const decoy = 'DP1 TP32+SP PP1, ZeRO-0, mb 1, recompute none';
+    await page.route('**/api/train/layouts', async (route) => {
+      const j = await (await route.fetch()).json();
+      for (const r of j.rows) r.plan = decoy;
+      await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(j) });
+    });
+    await page.$eval('#train_chips', (el) => { el.value = '9'; el.dispatchEvent(new Event('input')); });
+    await page.waitForFunction(() => window.chalk.data.train_layouts?.chips === 512 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
+    await page.unroute('**/api/train/layouts');
+    assert.deepEqual(await page.evaluate(() => window.chalk.errors), []);
+    const best = cli('train', 'layouts', '-m', 'llama-3.1-8b', '-H', 'h200', '-n', '512', '--limit', '1').rows[0];
+    const tile = async (k) => Number(await page.getAttribute(`#train-numbers button[data-key="${k}"]`, 'data-value'));
+    close(await tile('t_step_s'), best.t_step_s, 'step time tile');
+    close(await tile('mfu'), best.mfu, 'MFU tile');
+    // The tile in words: "MFU" and the fraction as a percentage (0.4213 -> "42.1%"), not "mfu 0.4213 fraction".
+    assert.equal((await page.textContent('#train-numbers button[data-key="mfu"]')).trim(), `MFU${Number((100 * best.mfu).toPrecision(3))}%`);
+    assert.match(await page.textContent('#train-numbers button[data-key="t_step_s"]'), /^step time[\d.,]+ s$/);
+    // The bars are the whole step: m x (forward + backward) + the rest add up to t_step_s (ms below 1 s).
+    const s = (await page.evaluate(() => window.chalk.data.train_step)).rows[0];
+    const bars = await plotted('train');
+    const scale = s.t_step_s < 1 ? 1e3 : 1;
+    close(bars.reduce((a, b) => a + b.gb, 0) / scale, s.t_step_s, 'sum of the step bars');
+    close(bars[0].gb / scale, (s.microbatches * s.t_forward_ms) / 1e3, `forward over ${s.microbatches} microbatches`);
+  });
+  // The page at three widths (issue 30 item 6: 60 px of overflow at 1400 px, legends cut
+  // off): nothing wider than the window, every chart inside its view, every legend label whole
+  // (vega ends a cut label with "...") and inside its view; axis numbers without SI letters.
+  await check('700, 1280 and 1400 px: no horizontal overflow, no clipped legend, axis numbers as "1,024" not "1.024k"', async () => {
+    for (const width of [700, 1280, 1400]) {
+      await page.setViewportSize({ width, height: 1000 });
+      const r = await page.evaluate(() => {
+        const bad = [];
+        const sw = document.documentElement.scrollWidth;
+        if (sw > window.innerWidth) bad.push(`scrollWidth ${sw} > ${window.innerWidth}`);
+        for (const svg of document.querySelectorAll('figure svg')) {
+          const f = svg.closest('figure').getBoundingClientRect(), b = svg.getBoundingClientRect();
+          const id = svg.closest('.chart').id;
+          if (b.left < f.left - 0.5 || b.right > f.right + 0.5) bad.push(`${id}: chart ${Math.round(b.left)}-${Math.round(b.right)} outside its view ${Math.round(f.left)}-${Math.round(f.right)}`);
+          for (const t of svg.querySelectorAll('.role-legend text')) {
+            const tb = t.getBoundingClientRect();
+            if (/\u2026/.test(t.textContent) || tb.left < f.left || tb.right > Math.min(f.right, window.innerWidth)) bad.push(`${id}: legend '${t.textContent}' cut (${Math.round(tb.left)}-${Math.round(tb.right)})`);
+          }
+          for (const t of svg.querySelectorAll('.role-axis-label text')) if (/^-?[\d.,]+[kMGmµun]$/.test(t.textContent)) bad.push(`${id}: axis label '${t.textContent}'`);
+        }
+        const batches = [...document.querySelectorAll('#view-step .role-axis-label text')].map((t) => t.textContent);
+        if (!batches.includes('1,024')) bad.push(`batch axis ${batches.join(' ')}`);
+        return bad;
+      });
+      assert.deepEqual(r, [], `at ${width} px`);
+    }
+    await page.setViewportSize({ width: 1500, height: 1300 });
+  });
   await check('axis and legend labels never overprint', async () => {
     const overlaps = await page.evaluate(OVERLAPS);
     assert.deepEqual(overlaps, []);
@@ -249,6 +306,40 @@ try {
     assert.deepEqual(await p2.evaluate(keys), await page.evaluate(keys));
     await p2.close();
   });
+
+  // A hand-edited URL with a model the server does not know: one error, naming it, once
+  // (it was printed by every view, seven times and more). Then, on the same page (one page
+  // load less), DeepSeek-V3 picked: it needs more HBM than one 8-chip H100 domain, and the
+  // frontier spans the smallest replica that holds it (what the other views price) and its
+  // doubles, and says so, where it was blank and asked for --replica-chips, a flag the page
+  // lacks. Only the views under test run there (the others are answered "skipped" at once).
+  const p3 = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await check('a bad URL names the unknown model once', async () => {
+    await p3.goto(`${server.url}/?model=no-such-model&hardware=h100-sxm`);
+    await p3.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 30000 });
+    const text = await p3.textContent('#error');
+    assert.equal(text.split('no-such-model').length - 1, 1, text);
+    assert.match(text, /^model: unknown model 'no-such-model'/);
+    assert.equal((await p3.evaluate(() => window.chalk.errors)).length, 1);
+  });
+  await check('DeepSeek-V3 on H100: the frontier on replicas that hold it = chalk serving frontier, said under the chart', async () => {
+    await p3.route(/\/api\/(decode|prefill|serving\/(sweep|balance)|layouts|prices\/(infer|compare)|train\/|simulate)/,
+      (route) => route.fulfill({ status: 400, contentType: 'application/json', body: '{"error": "not under test", "field": "test"}' }));
+    const before = await p3.evaluate(() => window.chalk.updates);
+    await p3.selectOption('#model', 'deepseek-v3');
+    await p3.waitForFunction((k) => window.chalk.updates > k && document.body.dataset.state === 'ready', before, { timeout: 30000 });
+    assert.ok((await p3.evaluate(() => window.chalk.errors)).every((e) => /not under test/.test(e)), 'frontier or modes failed');
+    assert.match(p3.url(), /model=deepseek-v3/);
+    const D = ['-m', 'deepseek-v3', '-H', 'h100-sxm', '-s', '4096'];
+    const n = Number(N(...D)[1]);
+    assert.equal(n, 16);  // 674.7 GB of weights + 10% reserve: more than 8 x 80 GB, within 16 x 80 GB
+    const c = cli('serving', 'frontier', ...D, '--replica-chips', `${n},${2 * n},${4 * n}`).rows.filter((r) => r.on_frontier !== false);
+    const rows = await p3.evaluate(() => window.chalk.views.frontier.data('rows'));
+    assert.ok(rows.length > 0);
+    assert.deepEqual(rows.map((r) => [r.chips, r.batch, r.cost_usd_per_mtok]), c.map((r) => [r.chips, r.batch, r.cost_usd_per_mtok]));
+    assert.match(await p3.textContent('#frontier-note'), /no replica within one scale-up domain holds the model: replicas of 16, 32, 64 chips/);
+  });
+  await p3.close();
 
 } finally {
   await browser.close();

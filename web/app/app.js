@@ -3,6 +3,8 @@
 import { api } from './api.js';
 import { termRows, termChart, frontierChart, memoryChart, rankedChart, percentileChart } from './charts.js';
 import { numberButtons, hideExplanation } from './explain.js';
+import { updateTraining } from './training.js';
+import { words } from './words.js';
 
 const $ = (id) => document.getElementById(id);
 const DEFAULTS = { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 0, batch: 64, context: 4096, prompt: 8192, weights: '', kv: 'bf16', sheet: 'gemini-1.5-pro', train_chips: 1024, rate: 4 };
@@ -67,18 +69,25 @@ function deployment({ chips = true } = {}) {
 /// needed 227 GB of 160).
 async function chooseChips() {
   chalk.chips = 0;
+  chalk.replica_choice = null;
   if (state.chips > 0) return;
   const w = await api('/api/serving/window', { ...deployment({ chips: false }), context: state.context });
+  chalk.replica_choice = w.replica_choice;
   chalk.chips = w.replica_choice ? w.replica_choice.choice.chips : 0;
   if (chalk.chips > 0) $('chips-out').value = `cheapest: ${chalk.chips}`;
 }
 
+/// Runs one view; a failure is recorded per view (chalk.errors) and shown once however many
+/// views it stops: a bad URL (?model=nope) once printed the same error seven times.
 async function view(name, fn) {
   try {
     await fn();
   } catch (e) {
     chalk.errors.push(`${name}: ${e.message}`);
-    $('error').textContent += `${name}: ${e.message}\n`;
+    const shown = (chalk.shown ??= new Map());
+    if (!shown.has(e.message)) shown.set(e.message, []);
+    shown.get(e.message).push(name);
+    $('error').textContent = [...shown].map(([m, views]) => `${m} (${views.join(', ')})`).join('\n');
   }
 }
 
@@ -121,7 +130,7 @@ async function updateDecode() {
   ];
   chalk.data.memory = { parts, limit: m.hbm_total_gb };
   numberButtons($('memory-numbers'), ['hbm_total_gb', 'weights_gb', 'kv_cache_gb', 'reserve_gb', 'max_batch_at_context'].filter((k) => ex[k])
-    .map((k) => ({ key: k, label: ex[k].key.replace(/_gb$/, '').replace(/_/g, ' '), value: ex[k].result, unit: ex[k].unit, explanation: ex[k] })));
+    .map((k) => ({ key: k, label: words(k), value: ex[k].result, unit: ex[k].unit, explanation: ex[k] })));
   await draw('memory', '#view-memory', memoryChart(parts, m.hbm_total_gb, `HBM ${m.hbm_total_gb.toLocaleString('en-US', { maximumSignificantDigits: 4 })} GB`));
 }
 
@@ -138,7 +147,7 @@ async function updateSweep() {
   const ax = at ? Object.fromEntries(at.figures.map((x) => [x.key, x])) : {};
   const bx = Object.fromEntries(bal.explanations.map((x) => [x.key, x]));
   numberButtons($('sweep-numbers'), [
-    ...['cost_usd_per_mtok', 'tok_per_s_per_user', 'tok_per_s_per_chip'].filter((k) => ax[k]).map((k) => ({ key: k, label: `${k.replace(/_/g, ' ')} at batch ${state.batch}`, value: ax[k].result, unit: ax[k].unit, explanation: ax[k] })),
+    ...['cost_usd_per_mtok', 'tok_per_s_per_user', 'tok_per_s_per_chip'].filter((k) => ax[k]).map((k) => ({ key: k, label: `${words(k)} at batch ${state.batch.toLocaleString('en-US')}`, value: ax[k].result, unit: ax[k].unit, explanation: ax[k] })),
     { key: 'lecture_batch_peak', label: 'balance batch B* (lecture)', value: bal.balance.lecture_batch_peak, unit: 'sequences', explanation: bx.lecture_batch_peak },
     // The first compute-bound batch is balance's batch_with_kv (KV fetch counted): none at a
     // context past context_never_compute_bound_tokens, where the KV grows as fast as compute.
@@ -158,9 +167,29 @@ async function updateContext() {
   await draw('context', '#view-context', termChart(termRows(j.rows, 'context_tokens', STEP_TERMS), 'context (tokens)', 'ms per step', state.context));
 }
 
+/// The replica sizes the frontier spans: by default those within the scale-up domain (the
+/// commands' own); the chips slider's size alone when it is set; and where no replica within
+/// the domain holds the model (DeepSeek-V3 on 8 H100: replica_choice.replica_sizes is empty),
+/// the smallest that does, as the other views price it, and its double and quadruple, said
+/// under the chart, rather than a blank chart asking for --replica-chips.
+export function frontierSizes() {
+  if (state.chips > 0) return { sizes: [state.chips], note: `replicas of ${state.chips} chips (the chips slider; move it to "cheapest" for every size)` };
+  const rc = chalk.replica_choice;
+  if (!rc || rc.replica_sizes.length > 0 || !(chalk.chips > 0)) return { sizes: null, note: '' };
+  const sizes = [1, 2, 4].map((k) => k * chalk.chips);
+  return { sizes, note: `no replica within one scale-up domain holds the model: replicas of ${sizes.join(', ')} chips (the smallest that holds it, as the other views, and its doubles; the chips slider picks one)` };
+}
+
 async function updateFrontier() {
   const f = { ...deployment({ chips: false }), context: state.context };
-  const [fr, modes] = await Promise.all([api('/api/serving/frontier', f), api('/api/serving/modes', f)]);
+  const { sizes, note } = frontierSizes();
+  if (sizes) f['replica-chips'] = sizes.join(',');
+  $('frontier-note').textContent = note;
+  // The server's answer names --replica-chips; on the page that control is the chips slider.
+  const [fr, modes] = await Promise.all([api('/api/serving/frontier', f), api('/api/serving/modes', f)]).catch((e) => {
+    if (e.field === 'replica-chips' && state.chips > 0) throw new Error(`chips: a replica of ${state.chips} chips does not hold the model at this context; move the chips slider up, or to "cheapest"`);
+    throw e;
+  });
   chalk.data.frontier = fr;
   chalk.data.modes = modes;
   const m = modes.modes;
@@ -189,7 +218,7 @@ async function updatePrices() {
   $('view-prices').innerHTML = `<div id="prices-numbers" class="numbers small"></div><table><tr><th></th><th>quantity</th><th>value</th><th>range</th><th>how</th></tr>${j.rows.map((r) =>
     `<tr><td>(${esc(r.inference)})</td><td>${esc(r.quantity)} ${esc(r.subject)}</td><td data-key="${esc(r.quantity)}">${n(r.value)}</td><td>${n(r.low)} - ${n(r.high)}</td><td>${esc(r.note)}</td></tr>`).join('')}</table>`;
   // The central figures explained (chalk/prices/explain.h): click for formula and inputs.
-  numberButtons($('prices-numbers'), (j.explanations ?? []).map((x) => ({ key: x.key, label: x.key.replace(/_/g, ' '), value: x.result, unit: x.unit, explanation: x })));
+  numberButtons($('prices-numbers'), (j.explanations ?? []).map((x) => ({ key: x.key, label: words(x.key), value: x.result, unit: x.unit, explanation: x })));
 }
 
 /// Hosts' prices for the page's model beside its cost on the page's system at each host's
@@ -217,50 +246,11 @@ async function updateHosts() {
   el.innerHTML = `<table><tr><th>host</th><th>tok/s/user</th><th>$/Mtok blend</th><th>replica here</th><th>cost blend</th><th>margin</th><th>break-even util</th><th>b-e batch</th></tr>${rows.join('')}</table>`;
 }
 
-/// "DP64 TP1 PP8 (zb-v) CP2, ZeRO-2, mb 1, recompute none" -> train step flags.
-export function planFlags(plan) {
-  const f = {};
-  const deg = (re, k) => { const m = plan.match(re); if (m) f[k] = Number(m[1]); };
-  deg(/\bDP(\d+)/, 'dp'); deg(/\bTP(\d+)/, 'tp'); deg(/\bPP(\d+)/, 'pp'); deg(/\bCP(\d+)/, 'cp'); deg(/\bEP(\d+)/, 'ep'); deg(/ZeRO-(\d)/, 'zero'); deg(/\bmb (\d+)/, 'microbatch');
-  const s = plan.match(/PP\d+ \(([^)]+)\)/); if (s) f.schedule = s[1];
-  const r = plan.match(/recompute (\w+)/); if (r) f.recompute = r[1];
-  if (/TP\d+(?!\+SP)/.test(plan) && f.tp > 1) f['no-sp'] = true;
-  return f;
-}
-
-async function updateTraining() {
-  const base = state.upload ? { model_config: state.upload } : { model: state.model };
-  base.hardware = state.hardware;
-  const lay = await api('/api/train/layouts', { ...base, chips: state.train_chips, limit: 1 });
-  chalk.data.train_layouts = lay;
-  const best = lay.rows.find((l) => l.fits);
-  if (!best) throw new Error(`no training plan fits on ${state.train_chips} chips`);
-  // The plan as step and memory flags, at the batch and sequence length the search used.
-  const plan = { ...planFlags(best.plan), 'global-batch': lay.global_batch, 'seq-len': lay.seq_len_tokens };
-  const [step, mem] = await Promise.all([api('/api/train/step', { ...base, chips: state.train_chips, ...plan, explain: true }), api('/api/train/memory', { ...base, chips: state.train_chips, ...plan, explain: true })]);
-  const tx = Object.fromEntries([...step.explanations, ...mem.explanations].map((x) => [x.key, x]));
-  numberButtons($('train-numbers'), ['t_step_s', 'bubble_fraction', 'mfu', 'tok_per_s', 'activations_gb', 'total_gb'].filter((k) => tx[k])
-    .map((k) => ({ key: k, label: k.replace(/_/g, ' '), value: tx[k].result, unit: tx[k].unit, explanation: tx[k] })));
-  chalk.data.train_step = step;
-  chalk.data.train_memory = mem;
-  const s = step.rows[0];
-  const ms = (k) => (s[k] ?? 0);
-  const parts = [
-    { component: 'forward', gb: ms('t_forward_ms') / 1e3, order: 0 },
-    { component: 'backward', gb: ms('t_backward_ms') / 1e3, order: 1 },
-    { component: 'pipeline bubble', gb: ms('t_bubble_s'), order: 2 },
-    { component: 'exposed DP reduce', gb: ms('t_dp_exposed_s'), order: 3 },
-    { component: 'optimizer', gb: ms('t_optimizer_s'), order: 4 },
-  ].filter((p) => p.gb > 0);
-  $('train-plan').textContent = `best plan on ${state.train_chips.toLocaleString('en-US')} chips: ${best.plan}; MFU ${(100 * s.mfu).toFixed(1)}%`;
-  await draw('train', '#view-train', memoryChart(parts, s.t_step_s, `step ${Number(s.t_step_s.toPrecision(3))} s`, 's'));
-  const mparts = [
-    { component: 'weights', gb: mem.weights_gb, order: 0 }, { component: 'gradients', gb: mem.gradients_gb, order: 1 },
-    { component: 'optimizer states', gb: mem.optimizer_gb, order: 2 }, { component: 'activations', gb: mem.activations_gb, order: 3 },
-    { component: 'ZeRO-3 buffers', gb: mem.zero3_buffers_gb, order: 4 }, { component: 'working', gb: mem.activation_working_gb, order: 5 },
-  ].filter((p) => p.gb > 0);
-  await draw('train_memory', '#view-train-memory', memoryChart(mparts, mem.hbm_gb_per_chip, `HBM ${mem.hbm_gb_per_chip} GB per chip`));
-}
+/// The training view (training.js): the plan from train layouts' JSON, never its text.
+const training = () => updateTraining({
+  base: { ...(state.upload ? { model_config: state.upload } : { model: state.model }), hardware: state.hardware },
+  chips: state.train_chips, draw, data: chalk.data,
+});
 
 async function updateSimulation() {
   const rate = state.rate;
@@ -287,10 +277,17 @@ async function updateOnce() {
   syncControls();
   $('error').textContent = '';
   chalk.errors = [];
+  chalk.shown = new Map();
   await view('replica', chooseChips);
+  // A model or system the server does not know (a hand-edited URL) fails every view alike:
+  // say it once, naming it, and run none of them.
+  if (chalk.errors.length && /^(model|hardware|model_config): /.test(chalk.errors[0].replace(/^replica: /, ''))) {
+    $('error').textContent = chalk.errors[0].replace(/^replica: /, '');
+    return;
+  }
   await Promise.all([
     view('decode', updateDecode), view('sweep', updateSweep), view('context', updateContext), view('frontier', updateFrontier),
-    view('layouts', updateLayouts), view('prices', updatePrices), view('hosts', updateHosts), view('training', updateTraining), view('simulate', updateSimulation),
+    view('layouts', updateLayouts), view('prices', updatePrices), view('hosts', updateHosts), view('training', training), view('simulate', updateSimulation),
   ]);
 }
 async function update() {

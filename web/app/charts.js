@@ -1,9 +1,14 @@
 // Vega-Lite specs for the page's views. Labels never overprint: axes thin their labels
-// (labelOverlap), numbers use SI prefixes ("2k", "3k", never "2,0003,000"), legends list
-// only the terms that are drawn (all-zero terms are dropped first), and marks that need
-// a name get a legend entry instead of a text label laid over the plot.
-const AXIS = { labelOverlap: 'greedy', labelFlush: true, labelSeparation: 6, grid: true };
-const WIDTH = 430;
+// (labelOverlap) and print numbers as people write them, with thousands separators and no
+// SI letters ("1,024" sequences, "0.4" s, "500" GB: issue 30 item 6 found "1.024k",
+// "400m" and "0.5k" on axes whose unit is in the title); legends list only the terms that
+// are drawn (all-zero terms are dropped first), sit under the plot, and are never cut
+// short (labelLimit 0); marks that need a name get a legend entry instead of a text label
+// laid over the plot. Each chart with its axes and legend fits a 520 px column (style.css).
+export const NUMBER = ',.12~g';
+const AXIS = { labelOverlap: 'greedy', labelFlush: true, labelSeparation: 6, grid: true, format: NUMBER };
+const LEGEND = { title: null, orient: 'bottom', direction: 'horizontal', labelLimit: 0 };
+const WIDTH = 420;
 const HEIGHT = 220;
 
 const TERM_LABELS = {
@@ -26,9 +31,9 @@ export function termChart(long, xTitle, yTitle, marker) {
   const layers = [{
     mark: { type: 'line', point: { size: 18 } },
     encoding: {
-      x: { field: 'x', type: 'quantitative', scale: { type: 'log', base: 2 }, title: xTitle, axis: { ...AXIS, format: '~s', tickCount: 8 } },
-      y: { field: 'value', type: 'quantitative', scale: { type: 'log' }, title: yTitle, axis: { ...AXIS, format: '~g', tickCount: 6 } },
-      color: { field: 'term', type: 'nominal', scale: { domain: long.drawn }, legend: { title: null, orient: 'right' } },
+      x: { field: 'x', type: 'quantitative', scale: { type: 'log', base: 2 }, title: xTitle, axis: { ...AXIS, tickCount: 8 } },
+      y: { field: 'value', type: 'quantitative', scale: { type: 'log' }, title: yTitle, axis: { ...AXIS, tickCount: 6 } },
+      color: { field: 'term', type: 'nominal', scale: { domain: long.drawn }, legend: { ...LEGEND, columns: 4 } },
       strokeWidth: { condition: { test: "datum.term === 'step (total)' || datum.term === 'total'", value: 3 }, value: 1.5 },
       tooltip: [{ field: 'term' }, { field: 'x', title: xTitle }, { field: 'value', title: yTitle, format: '.4~g' }],
     },
@@ -46,15 +51,15 @@ export function frontierChart(points, modes) {
     layer: [
       { data: { name: 'rows', values: points }, mark: { type: 'line', point: { size: 20 }, color: '#90a4ae' },
         encoding: {
-          x: { field: 'tok_per_s_per_user', type: 'quantitative', title: 'tok/s per user', axis: { ...AXIS, format: '~s' } },
-          y: { field: 'cost_usd_per_mtok', type: 'quantitative', scale: { type: 'log' }, title: 'USD per 1M output tokens', axis: { ...AXIS, format: '~g' } },
+          x: { field: 'tok_per_s_per_user', type: 'quantitative', title: 'tok/s per user', axis: AXIS },
+          y: { field: 'cost_usd_per_mtok', type: 'quantitative', scale: { type: 'log' }, title: 'USD per 1M output tokens', axis: AXIS },
           tooltip: [{ field: 'chips' }, { field: 'batch' }, { field: 'tok_per_s_per_user', format: '.4~g' }, { field: 'cost_usd_per_mtok', format: '.4~g' }, { field: 'layout' }],
         } },
       { data: { name: 'modes', values: modes }, mark: { type: 'point', filled: true, size: 140 },
         encoding: {
           x: { field: 'tok_per_s_per_user', type: 'quantitative' }, y: { field: 'cost_usd_per_mtok', type: 'quantitative' },
-          shape: { field: 'mode', type: 'nominal', legend: { title: null, orient: 'bottom', columns: 2, labelLimit: 260 } },
-          color: { field: 'mode', type: 'nominal', legend: { title: null, orient: 'bottom', columns: 2, labelLimit: 260 } },
+          shape: { field: 'mode', type: 'nominal', legend: { ...LEGEND, columns: 2 } },
+          color: { field: 'mode', type: 'nominal', legend: { ...LEGEND, columns: 2 } },
           tooltip: [{ field: 'mode' }, { field: 'batch' }, { field: 'chips' }, { field: 'tok_per_s_per_user', format: '.4~g' }, { field: 'cost_usd_per_mtok', format: '.4~g' }],
         } },
     ],
@@ -71,8 +76,8 @@ export function memoryChart(parts, limit, limitLabel, unit = 'GB') {
     layer: [
       { data: { name: 'rows', values: parts }, mark: 'bar',
         encoding: {
-          x: { field: 'gb', type: 'quantitative', stack: 'zero', title: unit, axis: { ...AXIS, format: '~s' }, scale: { domainMax: Math.max(limit * 1.15, parts.reduce((a, p) => a + p.gb, 0) * 1.05) } },
-          color: { field: 'component', type: 'nominal', sort: parts.map((p) => p.component), scale: { domain: parts.map((p) => p.component) }, legend: { title: null, orient: 'bottom', columns: 4 } },
+          x: { field: 'gb', type: 'quantitative', stack: 'zero', title: unit, axis: AXIS, scale: { domainMax: Math.max(limit * 1.15, parts.reduce((a, p) => a + p.gb, 0) * 1.05) } },
+          color: { field: 'component', type: 'nominal', sort: parts.map((p) => p.component), scale: { domain: parts.map((p) => p.component) }, legend: { ...LEGEND, columns: 2 } },
           order: { field: 'order', type: 'quantitative' },
           tooltip: [{ field: 'component' }, { field: 'gb', title: unit, format: '.4~g' }],
         } },
@@ -84,12 +89,12 @@ export function memoryChart(parts, limit, limitLabel, unit = 'GB') {
 /// Ranked horizontal bars: one row per item, names on the axis (never over the bars).
 export function rankedChart(rows, nameKey, valueKey, title) {
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json', width: 300, height: { step: 16 },
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json', width: 170, height: { step: 16 },
     data: { name: 'rows', values: rows },
     mark: 'bar',
     encoding: {
-      y: { field: nameKey, type: 'nominal', sort: null, title: null, axis: { labelLimit: 260 } },
-      x: { field: valueKey, type: 'quantitative', title, axis: { ...AXIS, format: '~s' } },
+      y: { field: nameKey, type: 'nominal', sort: null, title: null, axis: { labelLimit: 300 } },
+      x: { field: valueKey, type: 'quantitative', title, axis: AXIS },
       color: { field: 'fits', type: 'nominal', scale: { domain: [true, false], range: ['#1976d2', '#bdbdbd'] }, legend: null },
       tooltip: rows.length ? Object.keys(rows[0]).map((k) => ({ field: k })) : [],
     },
@@ -107,7 +112,7 @@ export function percentileChart(rows) {
       width: 150, height: 140, mark: 'bar',
       encoding: {
         x: { field: 'percentile', type: 'nominal', title: null, sort: ['p50', 'p90', 'p99'], axis: { labelAngle: 0 } },
-        y: { field: 'ms', type: 'quantitative', title: 'ms', axis: { ...AXIS, format: '~s' } },
+        y: { field: 'ms', type: 'quantitative', title: 'ms', axis: AXIS },
         color: { field: 'metric', type: 'nominal', legend: null },
         tooltip: [{ field: 'key' }, { field: 'ms', format: '.4~g' }],
       },

@@ -1,5 +1,7 @@
 // Shows one figure's explanation (the library's chalk/engine/explain.h, as --json gives it):
 // the formula in symbols, the values put in with units and sources, the algebra, the result.
+import { unitWords } from './words.js';
+
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 const fmt = (v) => (typeof v === 'number' ? Number(v.toPrecision(4)).toLocaleString('en-US', { maximumSignificantDigits: 4 }) : esc(v));
 
@@ -16,7 +18,16 @@ export function showExplanation(x) {
 
 export function hideExplanation() { document.getElementById('explain').hidden = true; }
 
-/// A row of clickable numbers; `figures` is [{key, label, value, unit, explanation?}].
+/// A figure as a tile shows it: a fraction as a percentage ("0.6408", "fraction" -> "64.1 %"),
+/// other numbers to four significant figures with the unit in words (words.js).
+export function display(value, unit) {
+  if (value === null || value === undefined) return `- ${esc(unit ?? '')}`;
+  if (unit === 'fraction' && typeof value === 'number') return `${fmt(Number((100 * value).toPrecision(3)))}%`;
+  return `${fmt(value)} ${esc(unitWords(unit ?? ''))}`;
+}
+
+/// A row of clickable numbers; `figures` is [{key, label, value, unit, explanation?}]. The
+/// button keeps the API's value in data-value; its text is the label and display().
 export function numberButtons(el, figures) {
   el.innerHTML = '';
   for (const f of figures) {
@@ -24,7 +35,7 @@ export function numberButtons(el, figures) {
     b.type = 'button';
     b.dataset.key = f.key;
     b.dataset.value = f.value ?? '';
-    b.innerHTML = `${esc(f.label)}<b>${f.value === null || f.value === undefined ? '-' : fmt(f.value)} ${esc(f.unit)}</b>`;
+    b.innerHTML = `${esc(f.label)}<b>${display(f.value, f.unit)}</b>`;
     if (f.explanation) b.addEventListener('click', () => showExplanation(f.explanation));
     else b.title = 'no explanation for this figure yet';
     el.appendChild(b);
