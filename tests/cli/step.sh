@@ -5,34 +5,6 @@ CHALK="$1"; SRC="$2"
 . "$SRC/tests/cli/lib.bash"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 base=(-m llama-3.1-8b -H h100-sxm -n 1)
-ms() { python3 -c 'import json,sys; print(" ".join(repr(r["t_step_ms"]) for r in json.load(sys.stdin)["rows"]))'; }
-
-# The simulator's steps: one request alone (512 in, 2 out) runs a prefill step of {512, 0},
-# then one decode at context 512 (its prompt in the KV). Its TTFT less vLLM's fixed work per
-# request (6.908 ms, policy.h kEngineRequestOverheadS) is the first; its TPOT the second.
-read -r pre dec <<< "$("$CHALK" step "${base[@]}" --batches '[{"prefill": [[512, 0]]}, {"decode": [512]}]' --json | ms)"
-"$CHALK" simulate "${base[@]}" --rate 1 --requests 1 --input 512 --output 2 --json > "$tmp/sim.json" || fail "simulate"
-python3 - "$tmp/sim.json" "$pre" "$dec" <<'PY' || fail "step is not the simulator's step"
-import json, sys
-r = json.load(open(sys.argv[1]))["rows"][0]
-pre, dec = float(sys.argv[2]), float(sys.argv[3])
-assert abs(r["ttft_p50_ms"] - 6.908 - pre) < 1e-9 * r["ttft_p50_ms"], (r["ttft_p50_ms"], pre)
-assert abs(r["tpot_p50_ms"] - dec) < 1e-9 * dec, (r["tpot_p50_ms"], dec)
-PY
-
-# A pure decode batch is `chalk decode` at the same batch and context (a mix of equal
-# sequences is the uniform step: step_mix.h), under the engine step and the roofline.
-for view in "" "--roofline"; do
-  # shellcheck disable=SC2086
-  s=$("$CHALK" step "${base[@]}" $view --decode 1024x32 --json | ms)
-  # shellcheck disable=SC2086
-  d=$("$CHALK" decode "${base[@]}" $view -b 32 -s 1024 --json | ms)
-  python3 -c "import sys; s, d = $s, $d; assert abs(s - d) < 1e-9 * d, (s, d)" || fail "step --decode 1024x32 $view = $s ms, decode -b 32 -s 1024 = $d ms"
-done
-
-# One batch three ways (chalk's flags, BLIS's StepConfig, SGLang's reqs) and from a file and
-# standard input: the same step.
-flags=$("$CHALK" step "${base[@]}" --prefill 512:1024 --decode 2000,3000 --json | ms)
 cat > "$tmp/b.json" <<'JSON'
 {"batches": [
  {"prefill": [{"tokens": 512, "cached": 1024}], "decode": [2000, {"context": 3000}]},
@@ -40,8 +12,42 @@ cat > "$tmp/b.json" <<'JSON'
   "decode_requests": [{"progress_index": 2000, "num_new_decode_tokens": 1}, {"progress_index": 3000, "num_new_decode_tokens": 1}]},
  {"reqs": [{"extend_length": 512, "past_kv_length": 1024}, {"extend_length": 1, "past_kv_length": 2000}, {"extend_length": 1, "past_kv_length": 3000}]}]}
 JSON
-[ "$("$CHALK" step "${base[@]}" --batches "$tmp/b.json" --json | ms)" = "$flags $flags $flags" ] || fail "the three forms differ from --prefill 512:1024 --decode 2000,3000 ($flags)"
-[ "$("$CHALK" step "${base[@]}" --batches - --json < "$tmp/b.json" | ms)" = "$flags $flags $flags" ] || fail "--batches - differs"
+# One Python for every figure (a process each costs more than chalk's answers).
+python3 - "$CHALK" "$tmp/b.json" "${base[@]}" <<'PY' || fail "step figures"
+import json, subprocess, sys
+chalk, batches, base = sys.argv[1], sys.argv[2], sys.argv[3:]
+def run(*args, stdin=None):
+    out = subprocess.run([chalk, *args, "--json"], capture_output=True, text=True, stdin=stdin, check=True).stdout
+    return json.loads(out)
+def ms(*args, stdin=None):
+    return [r["t_step_ms"] for r in run(*args, stdin=stdin)["rows"]]
+
+# The simulator's steps: one request alone (512 in, 2 out) runs a prefill step of {512, 0},
+# then one decode at context 512 (its prompt in the KV). Its TTFT less vLLM's fixed work per
+# request (6.908 ms, policy.h kEngineRequestOverheadS) is the first; its TPOT the second.
+pre, dec = ms("step", *base, "--batches", '[{"prefill": [[512, 0]]}, {"decode": [512]}]')
+r = run("simulate", *base, "--rate", "1", "--requests", "1", "--input", "512", "--output", "2")["rows"][0]
+assert abs(r["ttft_p50_ms"] - 6.908 - pre) < 1e-9 * r["ttft_p50_ms"], ("prefill step", r["ttft_p50_ms"], pre)
+assert abs(r["tpot_p50_ms"] - dec) < 1e-9 * dec, ("decode step", r["tpot_p50_ms"], dec)
+
+# A pure decode batch is `chalk decode` at the same batch and context (a mix of equal
+# sequences is the uniform step: step_mix.h), under the engine step and the roofline.
+for view in ([], ["--roofline"]):
+    (s,) = ms("step", *base, *view, "--decode", "1024x32")
+    (d,) = ms("decode", *base, *view, "-b", "32", "-s", "1024")
+    assert abs(s - d) < 1e-9 * d, (view, s, d)
+
+# One batch three ways (chalk's, BLIS's StepConfig, SGLang's reqs), from a file and from
+# standard input: the step of --prefill 512:1024 --decode 2000,3000, itself dearer than its
+# decodes alone.
+(flags,) = ms("step", *base, "--prefill", "512:1024", "--decode", "2000,3000")
+assert ms("step", *base, "--batches", batches) == [flags] * 3
+with open(batches) as f:
+    assert ms("step", *base, "--batches", "-", stdin=f) == [flags] * 3
+assert ms("step", *base, "--decode", "2000,3000")[0] < flags
+row = run("step", *base, "--prefill", "512:1024,256:0", "--decode", "2000,3000")["rows"][0]
+assert (row["prefill_chunks"], row["prefill_tokens"], row["prefix_tokens"], row["decode_batch"], row["decode_context_sum_tokens"]) == (2, 768, 1024, 2, 5000), row
+PY
 "$CHALK" step "${base[@]}" --prefill 512:1024 --decode 2000,3000 | grep -q "step ms" || fail "the table has no step column"
 [ "$("$CHALK" step "${base[@]}" --prefill 512:1024 --decode 2000,3000 --csv | wc -l)" -eq 2 ] || fail "--csv: a header and one row"
 
