@@ -168,7 +168,8 @@ def init_pyi():
            "                   chips: Optional[int] = None, **options: Any) -> pd.DataFrame: ...",
            "def dask_sweep(points: Union[pd.DataFrame, Dict[str, Sequence[Any]]], fn: Callable[..., pd.DataFrame] = ..., *,",
            "               npartitions: Optional[int] = None, client: Any = None, address: Optional[str] = None, direct: Optional[bool] = None,",
-           "               **kwargs: Any) -> pd.DataFrame: ...", ""]
+           "               **kwargs: Any) -> pd.DataFrame: ...",
+           "def step_time(batches: Any, model: Any = None, hardware: Any = None, **kwargs: Any) -> List[float]: ...", ""]
     for name in chalk.BINDINGS:
         fn = getattr(chalk, name)
         info = next(c for c in chalk.commands() if tuple(c["path"]) == chalk.BINDINGS[name])

@@ -53,5 +53,6 @@ void register_simulate(CLI::App& app, Action& run); // issue 16: requests throug
 void register_plan(CLI::App& app, Action& run);     // issue 16: the cheapest deployment meeting an SLO
 void register_fleet(CLI::App& app, Action& run);    // issue 31: several models, each within its own SLO (sim/fleet.h)
 void register_calibrate(CLI::App& app, Action& run);  // issue 29: an engine profile fitted to the user's benchmark runs
+void register_step(CLI::App& app, Action& run);       // issue 31: the engine step of batch compositions, a step-time model for other simulators
 
 }  // namespace chalk::cli

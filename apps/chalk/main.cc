@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
       {"scaleup", chalk::cli::register_scaleup},   {"train", chalk::cli::register_train},
       {"web", chalk::cli::register_web},         {"simulate", chalk::cli::register_simulate},
       {"plan", chalk::cli::register_plan},         {"fleet", chalk::cli::register_fleet},
-      {"calibrate", chalk::cli::register_calibrate},
+      {"calibrate", chalk::cli::register_calibrate}, {"step", chalk::cli::register_step},
   };
   const std::string word = argc > 1 ? argv[1] : "";
   const auto named = std::find_if(commands.begin(), commands.end(), [&](const auto& c) { return c.first == word; });

@@ -195,6 +195,9 @@ const std::vector<ApiEndpoint>& api_endpoints() {
       // long (the CLI takes up to 10,000,000 requests).
       {"/api/simulate", {"simulate"}, register_simulate, false, "", {{"requests", 20000}, {"replicas", 64}, {"prefill-replicas", 64}, {"decode-replicas", 64}}},
       {"/api/plan", {"plan"}, register_plan, false, "", {{"requests", 5000}, {"budget-chips", 256}}},
+      // Many batches per request: a simulator asks for its steps in bulk (docs/simulator.md,
+      // "chalk as a step-time predictor").
+      {"/api/step", {"step"}, register_step, false, "", {}, {"batches"}},
   };
   return all;
 }
@@ -271,6 +274,15 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body, RequestBudget* bu
       }
       if (value.is_null()) continue;
       field_of_flag.emplace_back("--" + flag, key);
+      if (std::find(e.json_fields.begin(), e.json_fields.end(), flag) != e.json_fields.end()) {
+        if (!value.is_array() && !value.is_object()) throw InputError(key, "expected a JSON list of batch objects, got " + json_excerpt(value, 40));
+        const nlohmann::json& items = value.is_object() && value.contains("batches") ? value["batches"] : value;
+        if (items.is_array() && static_cast<double>(items.size()) > kMaxListRows) {
+          throw WorkLimitError(413, key, fmt::format("{} items; the web API answers at most {:g} per request (the CLI takes more)", items.size(), kMaxListRows));
+        }
+        args.push_back("--" + flag + "=" + dump_json(value));
+        continue;
+      }
       if (!value.is_boolean()) {
         if (const double n = list_items(flag_value(key, value)); n > 1) lists.emplace_back(key, n);
       }

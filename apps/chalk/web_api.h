@@ -28,6 +28,10 @@ struct ApiEndpoint {
   std::string positional;
   /// Fields whose value the API bounds (the CLI allows more): {"requests", 20000}.
   std::vector<std::pair<std::string, double>> caps;
+  /// Fields whose value is JSON itself (step's "batches": a list of batch objects), passed to
+  /// the flag as JSON text; a string is refused (the CLI would read it as a file name). A
+  /// list holds at most kMaxListRows items (413).
+  std::vector<std::string> json_fields = {};
 };
 
 /// Every endpoint, in the order web/openapi.json lists them.

@@ -221,6 +221,30 @@ simulate = _command("simulate", ["simulate"])
 plan = _command("plan", ["plan"])
 fleet = _command("fleet", ["fleet"])
 calibrate = _command("calibrate", ["calibrate"])
+step = _command("step", ["step"], sweep=True)
+
+
+def step_time(batches: Any, model: Any = None, hardware: Any = None, **kwargs: Any) -> List[float]:
+    """The engine step time, in seconds, of each batch: the request simulator's own step
+    (``chalk step --batches``; docs/simulator.md, "chalk as a step-time predictor").
+
+    ``batches`` is a list of batches (or one batch), each a dict in one of three forms:
+    chalk's ``{"prefill": [[tokens, cached], ...], "decode": [context, ...]}``, BLIS's
+    StepConfig ``{"prefill_requests": [{"progress_index": P, "num_new_prefill_tokens": N}],
+    "decode_requests": [{"progress_index": C, "num_new_decode_tokens": 1}]}`` or SGLang's
+    simulator's ``{"reqs": [{"extend_length": N, "past_kv_length": P}]}``. A decode's context
+    is the tokens already in its KV cache (its new token excluded). ``kwargs`` are
+    ``chalk step``'s flags (chips, tp, engine, max_batched_tokens, kv_dtype, ...), as for
+    :func:`step`; pass ``engine`` and ``chips`` as the simulation you compare with ran.
+
+    ``chalk.step_time([{"prefill": [[512, 0]], "decode": [1024] * 32}], model="llama-3.1-8b",
+    hardware="h100-sxm", chips=1)`` is one float. Raises ChalkError on bad input, naming the
+    item ("batches[0].decode[3]: ..."), as the CLI exits 2.
+    """
+    if isinstance(batches, dict):
+        batches = [batches]
+    result = step(batches=json.dumps(list(batches)), model=model, hardware=hardware, frame=False, **kwargs)
+    return [row["t_step_ms"] / 1e3 for row in result["rows"]]
 
 # (function name, CLI path) of every command bound above; tests check it covers the CLI.
 BINDINGS = {f.__name__: p for f, p in [
@@ -234,5 +258,5 @@ BINDINGS = {f.__name__: p for f, p in [
     (train_layouts, ("train", "layouts")), (train_run, ("train", "run")),
     (train_chinchilla, ("train", "chinchilla")), (train_equilibrium, ("train", "equilibrium")),
     (train_moe, ("train", "moe")), (train_plot_run, ("train", "plot", "run")),
-    (simulate, ("simulate",)), (plan, ("plan",)), (fleet, ("fleet",)), (calibrate, ("calibrate",))]}
-__all__ += list(BINDINGS)
+    (simulate, ("simulate",)), (plan, ("plan",)), (fleet, ("fleet",)), (calibrate, ("calibrate",)), (step, ("step",))]}
+__all__ += list(BINDINGS) + ["step_time"]

@@ -32,6 +32,7 @@ void build_app(CLI::App& app, cli::Action& run) {
   cli::register_plan(app, run);
   cli::register_fleet(app, run);
   cli::register_calibrate(app, run);
+  cli::register_step(app, run);
   cli::strict_numbers(app);
 }
 

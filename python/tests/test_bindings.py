@@ -64,6 +64,8 @@ CASES = [
       "--ttft-slo-ms", "2000", "--tpot-slo-ms", "100"]),
     ("calibrate", RUNS, {"model": "llama-3.1-8b", "hardware": "h100-sxm", "chips": 1, "fit": "request_overhead_s", "max_requests": 20},
      ["calibrate", *RUNS, *M, *H, "-n", "1", "--fit", "request_overhead_s", "--max-requests", "20"]),
+    ("step", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm", "chips": 1, "prefill": "512:0,256:1024", "decode": "1024x32"},
+     ["step", *M, *H, "-n", "1", "--prefill", "512:0,256:1024", "--decode", "1024x32"]),
 ]
 
 
@@ -177,3 +179,23 @@ def test_the_schedulers_knobs_are_arguments_echoed_in_the_result():
     assert (e["max_batched_tokens"], e["max_sequences"], e["gpu_memory_utilization"]) == (4096, 32, 0.8), e
     with pytest.raises(chalk.ChalkError, match="gpu-memory-utilization"):
         chalk.simulate(model="llama-3.1-8b", hardware="h100-sxm", rate=2, requests=50, gpu_memory_utilization=1.5, frame=False)
+
+
+def test_step_time_is_the_cli_step_in_seconds_in_each_form(cli):
+    # One batch in chalk's, BLIS's and SGLang's forms (docs/simulator.md, "chalk as a
+    # step-time predictor"): a 512-token chunk after 1,024 cached and two decodes at 2,000
+    # and 3,000. All three are the same step, and it is the CLI's t_step_ms / 1000.
+    forms = [
+        {"prefill": [[512, 1024]], "decode": [2000, 3000]},
+        {"prefill_requests": [{"progress_index": 1024, "num_new_prefill_tokens": 512}],
+         "decode_requests": [{"progress_index": 2000, "num_new_decode_tokens": 1}, {"progress_index": 3000, "num_new_decode_tokens": 1}]},
+        {"reqs": [{"extend_length": 512, "past_kv_length": 1024}, {"extend_length": 1, "past_kv_length": 2000},
+                  {"extend_length": 1, "past_kv_length": 3000}]},
+    ]
+    got = chalk.step_time(forms, model="llama-3.1-8b", hardware="h100-sxm", chips=1)
+    want = cli("step", *M, *H, "-n", "1", "--prefill", "512:1024", "--decode", "2000,3000")["rows"][0]["t_step_ms"] / 1e3
+    assert got == [want, want, want]
+    assert chalk.step_time({"decode": [2000]}, model="llama-3.1-8b", hardware="h100-sxm", chips=1)[0] < want
+    with pytest.raises(chalk.ChalkError) as e:
+        chalk.step_time([{"decode": [1024]}, {"decode": [-5]}], model="llama-3.1-8b", hardware="h100-sxm", chips=1)
+    assert str(e.value) == "batches[1].decode[0]: must be a context of >= 1 tokens, got -5"

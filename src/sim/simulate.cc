@@ -20,28 +20,36 @@ InputError detail::whole_prompt_over_budget(const EnginePolicy& p, int64_t promp
                                               "-token prompt with chunked prefill off (" + why + "); expected >= the longest prompt or chunked prefill on");
 }
 
+Deployment engine_deployment(const Deployment& d, const EnginePolicy& policy) {
+  Deployment local = d;
+  if (!d.mechanisms.enabled) return local;
+  // The engine's own tensor-parallel all-reduce kernels (engine_tp_all_reduce) price its steps.
+  if (is_serving_engine(policy.name)) local.mechanisms.tp_all_reduce = engine_tp_all_reduce(policy.name);
+  // Its host work per step (the policy's: time per sequence, overlapped or not) too.
+  local.mechanisms.host = policy.host;
+  // And its CUDA graphs: the sizes its release captures under the policy's caps, eager where
+  // the deployment says so (--enforce-eager).
+  CudaGraphs graphs = engine_cuda_graphs(sim::release_name(policy), policy.max_sequences, policy.max_batched_tokens);
+  graphs.eager = d.mechanisms.graphs.eager;
+  local.mechanisms.graphs = std::move(graphs);
+  return local;
+}
+
 SimRun simulate(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase) {
   validate(o.policy);
-  // The engine's own tensor-parallel all-reduce kernels (engine_tp_all_reduce) price its steps.
+  // The deployment as the engine runs it (engine_deployment); a copy only where it differs.
   const std::string& engine = o.policy.name;
   const bool known = is_serving_engine(engine);
   Deployment local;
   const Deployment* dep = &d;
-  // Its host work per step (the policy's: time per sequence, overlapped or not) too.
   const HostTime& host = o.policy.host;
   const bool same_host = d.mechanisms.host.s_per_sequence == host.s_per_sequence && d.mechanisms.host.overlap == host.overlap;
-  // And its CUDA graphs: the sizes its release captures under the policy's caps, eager where
-  // the deployment says so (--enforce-eager).
-  CudaGraphs graphs = engine_cuda_graphs(sim::release_name(o.policy), o.policy.max_sequences, o.policy.max_batched_tokens);
-  graphs.eager = d.mechanisms.graphs.eager;
+  const CudaGraphs graphs = engine_cuda_graphs(sim::release_name(o.policy), o.policy.max_sequences, o.policy.max_batched_tokens);
   const CudaGraphs& had = d.mechanisms.graphs;
   const bool same_graphs = had.sizes == graphs.sizes && had.per_token == graphs.per_token && had.decode_only == graphs.decode_only &&
                            had.padding == graphs.padding && had.max_below_tp4 == graphs.max_below_tp4;
   if (d.mechanisms.enabled && ((known && d.mechanisms.tp_all_reduce.name != engine) || !same_host || !same_graphs)) {
-    local = d;
-    if (known) local.mechanisms.tp_all_reduce = engine_tp_all_reduce(engine);
-    local.mechanisms.host = host;
-    local.mechanisms.graphs = graphs;
+    local = engine_deployment(d, o.policy);
     dep = &local;
   }
   // A request reaches the scheduler after its fixed work outside the GPU (API server,

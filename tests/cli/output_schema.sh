@@ -55,6 +55,7 @@ cmds=(
   "plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 200 --input 512 --output 64 --budget-chips 2 --ttft-slo-ms 500 --tpot-slo-ms 30"
   "scaleup -m deepseek-v3 -H h100-sxm,gb200-nvl72,l40s"
   "fleet $SRC/examples/fleet.csv -H h100-sxm --budget-chips 1 --modes aggregated"
+  "step -m llama-3.1-8b -H h100-sxm -n 1 --prefill 512:0,256:1024 --decode 1024x32"
   "calibrate $tmp/vllm-1.json $tmp/vllm-4.json $tmp/vllm-8.json -m llama-3.1-8b -H h100-sxm -n 1 --fit request_overhead_s --max-requests 20"
 )
 i=0

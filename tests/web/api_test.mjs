@@ -40,6 +40,7 @@ function cliArgs(words, body, positional) {
     if (k === positional) args.push(String(v));
     else if (v === true) args.push(`--${k}`);
     else if (k === 'phase' && Array.isArray(v)) args.push(...v.map((item) => `--phase=${item}`));  // a repeatable flag: one per item
+    else if (k === 'batches') args.push(`--batches=${JSON.stringify(v)}`);  // a JSON field: the JSON text itself
     else args.push(`--${k}=${Array.isArray(v) ? v.join(',') : v}`);
   }
   return [...args, '--json'];
@@ -75,6 +76,11 @@ const CASES = [
   ['POST', '/api/train/memory', ['train', 'memory'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 16, dp: 4, pp: 4, explain: true }],
   ['POST', '/api/simulate', ['simulate'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, requests: 300 }],
   ['POST', '/api/plan', ['plan'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, requests: 300, 'ttft-slo-ms': 500, 'budget-chips': 4 }],
+  ['POST', '/api/step', ['step'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 1, prefill: '512:0,256:1024', decode: '1024x32' }],
+  ['POST', '/api/step', ['step'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 1, batches: [
+    { prefill: [[512, 1024]], decode: [2000, 3000] },
+    { prefill_requests: [{ progress_index: 1024, num_new_prefill_tokens: 512 }], decode_requests: [{ progress_index: 2000, num_new_decode_tokens: 1 }, { progress_index: 3000, num_new_decode_tokens: 1 }] },
+    { reqs: [{ extend_length: 512, past_kv_length: 1024 }, { extend_length: 1, past_kv_length: 2000 }, { extend_length: 1, past_kv_length: 3000 }] }] }],
 ];
 const covered = new Set();
 for (const [method, path, words, body, positional] of CASES) {
@@ -95,6 +101,24 @@ await check('train run: each item of a list of phases is its own phase (joined w
 // Explanations: each figure's result is the number the same answer reports.
 const post = async (path, body) => { const r = await call('POST', path, body); assert.equal(r.status, 200, r.body.slice(0, 300)); return r.json; };
 const figures = (xs) => Object.fromEntries(xs.map((x) => [x.key, x]));
+await check('step: the simulator\'s own steps (one request, 512 in, 2 out: its TTFT less the request overhead is the prefill step, its TPOT the decode step at 512)', async () => {
+  const sim = JSON.parse(execFileSync(chalk, ['simulate', '-m', 'llama-3.1-8b', '-H', 'h100-sxm', '-n', '1', '--rate', '1', '--requests', '1',
+    '--input', '512', '--output', '2', '--json'], { encoding: 'utf8' }));
+  const j = await post('/api/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 1, batches: [{ prefill: [[512, 0]] }, { decode: [512] }] });
+  const row = sim.rows[0];
+  const overhead_ms = 6.908;  // vLLM's fixed work per request outside the GPU (policy.h kEngineRequestOverheadS; tests/cli/simulate.sh)
+  // One request alone: TTFT = overhead + one prefill step; TPOT = the one decode step. Equal
+  // to the last bits the subtractions keep (1e-9 relative).
+  assert.ok(Math.abs(row.ttft_p50_ms - overhead_ms - j.rows[0].t_step_ms) < 1e-9 * row.ttft_p50_ms, `${row.ttft_p50_ms} - ${overhead_ms} vs ${j.rows[0].t_step_ms}`);
+  assert.ok(Math.abs(row.tpot_p50_ms - j.rows[1].t_step_ms) < 1e-9 * row.tpot_p50_ms, `${row.tpot_p50_ms} vs ${j.rows[1].t_step_ms}`);
+});
+await check('step: 4,096 batches in one request, each its own row (the API takes up to 16,384)', async () => {
+  const batches = Array.from({ length: 4096 }, (_, i) => ({ decode: [1 + (i % 2048)] }));
+  const j = await post('/api/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 1, batches });
+  assert.equal(j.rows.length, 4096);
+  assert.ok(j.rows[2047].t_step_ms > j.rows[0].t_step_ms);
+  assert.equal(j.rows[2048].t_step_ms, j.rows[0].t_step_ms);
+});
 await check('sweep explanations = the rows they explain (cost per Mtok, per term, tok/s per user and per chip)', async () => {
   const j = await post('/api/serving/sweep', { model: 'llama-3.1-70b', hardware: 'h100-sxm', batch: '1,64', explain: true });
   assert.equal(j.explanations.length, j.rows.length);
@@ -192,6 +216,11 @@ const ERRORS = [
   ['simulate: negative rate', 'POST', '/api/simulate', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: -3 }, 400, 'rate'],
   ['plan: chip budget over the API bound', 'POST', '/api/plan', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, 'ttft-slo-ms': 500, 'budget-chips': 100000 }, 400, 'budget-chips'],
   ['plan: no budget', 'POST', '/api/plan', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, 'ttft-slo-ms': 500 }, 400, 'budget-chips'],
+  ['step: a bad batch spec', 'POST', '/api/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', decode: '1024y32' }, 400, 'decode'],
+  ['step: negative tokens', 'POST', '/api/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', batches: [{ prefill: [[-5, 0]] }] }, 400, 'batches[0].prefill[0].tokens'],
+  ['step: a context beyond the model', 'POST', '/api/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', batches: [{ decode: [200000] }] }, 400, 'batches[0].decode[0]'],
+  ['step: batches as a file name', 'POST', '/api/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', batches: '/etc/passwd' }, 400, 'batches'],
+  ['step: too many batches', 'POST', '/api/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', batches: Array(16385).fill({ decode: [1] }) }, 413, 'batches'],
   ['drafter as a path', 'POST', '/api/decode', { model: 'llama-3.1-8b', hardware: 'h100-sxm', draft: 2, acceptance: 0.8, drafter: '/etc/passwd' }, 400, 'drafter'],
   ['unknown path', 'GET', '/api/nothing', undefined, 404, 'path'],
   ['unknown page', 'GET', '/nothing.html', undefined, 404, 'path'],

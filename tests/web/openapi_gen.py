@@ -39,7 +39,15 @@ ENDPOINTS = [
     ("/api/simulate", ["simulate"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "10", "--requests", "300"], None),
     ("/api/plan", ["plan"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "10", "--requests", "300", "--ttft-slo-ms", "500", "--budget-chips", "4"],
                                     ["-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "100000", "--requests", "200", "--tpot-slo-ms", "1", "--budget-chips", "1"]], None),
+    ("/api/step", ["step"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "1", "--batches", '[{"prefill": [[512, 0]], "decode": [1024, 2048]}, {"decode": [1024]}]'], None),
 ]
+# Fields whose value is JSON itself (web_api.h, ApiEndpoint::json_fields): their schema.
+JSON_FIELDS = {("/api/step", "batches"): {
+    "type": "array", "description": "the batches, each priced as one engine step (docs/simulator.md, 'chalk as a step-time predictor'): "
+    "chalk's {prefill: [[tokens, cached], ...], decode: [context, ...]}, BLIS's StepConfig {prefill_requests: [{progress_index, "
+    "num_new_prefill_tokens}], decode_requests: [{progress_index, num_new_decode_tokens: 1}]} or SGLang's {reqs: [{extend_length, "
+    "past_kv_length}]}; at most 16,384 batches",
+    "items": {"type": "object"}}}
 FORBIDDEN = {"help", "json", "csv", "wide", "quiet", "version", "plot", "launch-dir", "trace", "engine-profile"}
 
 
@@ -168,7 +176,7 @@ def build(chalk, src):
               "responses": {"200": {"description": f"what `chalk {' '.join(words)} --json` prints",
                                     "content": {"application/json": {"schema": response}}}, **errors}}
         if not get:
-            props = {name: field_schema(kind) for name, kind in options(chalk, words)}
+            props = {name: JSON_FIELDS.get((path, name)) or field_schema(kind) for name, kind in options(chalk, words)}
             if "model" in props:
                 props["model_config"] = {"type": "object", "description": "an uploaded HF config.json or chalk-model file, instead of model"}
             if positional:

@@ -151,6 +151,15 @@ struct SimRun {
 /// prompt with chunked prefill off (field max_batched_tokens; not in a decode pool).
 SimRun simulate(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase = Phase::both);
 
+/// The deployment as the engine of `policy` runs it, which simulate() prices every step on:
+/// with mechanisms on, `d` with the engine's own tensor-parallel all-reduce kernels
+/// (engine_tp_all_reduce, for vllm, sglang, trtllm), its host time per step (policy.host)
+/// and the CUDA graphs its release captures under the policy's max_sequences and
+/// max_batched_tokens (engine_cuda_graphs; eager where `d` says so); `d` unchanged with
+/// mechanisms off. A step of this deployment is the simulator's step (batch_step_work,
+/// engine/step_batch.h: `chalk step`, POST /api/step, chalk.step_time).
+Deployment engine_deployment(const Deployment& d, const EnginePolicy& policy);
+
 /// KV blocks a replica holds: floor((HBM - weights - reserve) / (block_size x KV bytes
 /// per token as stored)); 0 when the weights do not fit.
 int64_t kv_blocks_available(const Deployment& d, int64_t block_size);
