@@ -144,6 +144,11 @@ TrainingCosts make_training_costs(const ModelSpec& m, int64_t seq_len) {
     c.gemm_in_sharded += n * f_token;
     c.gemm_out_replicated += n * copies * h;
   }
+  for (size_t i = 0; i < c.gemms.size(); ++i) {
+    const auto& g = c.gemms[i];
+    const double w = static_cast<double>(i + 1);
+    c.gemm_fingerprint += w * (g.n + 3 * g.k + 7 * g.count + 11 * g.experts + 13 * g.top_k + (g.split_n ? 17 : 0) + (g.split_k ? 19 : 0));
+  }
   return c;
 }
 

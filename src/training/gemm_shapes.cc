@@ -1,13 +1,15 @@
 // GEMM efficiency by shape on one training rank (step.h, gemm_shape_factors;
 // docs/training.md, "GEMM efficiency by shape").
+#include <array>
+
 #include "chalk/engine/gemm_shape.h"
 #include "chalk/training/step.h"
 
 namespace chalk {
+namespace {
 
-GemmShapeFactors gemm_shape_factors(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p) {
+GemmShapeFactors compute_factors(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p) {
   GemmShapeFactors f;
-  if (!s.gemm_shapes || s.sm_count <= 0) return f;
   const double tp = static_cast<double>(p.tp), etp = static_cast<double>(p.etp), ep = static_cast<double>(p.ep);
   const double tokens = static_cast<double>(p.microbatch) * static_cast<double>(c.seq_len) / static_cast<double>(p.cp);
   const int64_t sms = s.sm_count;
@@ -36,6 +38,35 @@ GemmShapeFactors gemm_shape_factors(const TrainingCosts& c, const TrainingSystem
   f.head_forward = gemm_shape_efficiency(tokens, v, h, 1, sms, MatmulPrecision::bf16);
   f.head_dgrad = gemm_shape_efficiency(tokens, h, v, 1, sms, MatmulPrecision::bf16);
   f.head_wgrad = gemm_shape_efficiency(v, h, tokens, 1, sms, MatmulPrecision::bf16);
+  return f;
+}
+
+/// What the factors depend on: the costs (their GEMM list's fingerprint, sequence length,
+/// vocabulary, width), the plan's split of them and the chip.
+struct Key {
+  double fingerprint = -1;
+  int64_t seq_len = 0, vocab = 0, d_model = 0, microbatch = 0, tp = 0, cp = 0, ep = 0, etp = 0, sms = 0;
+  MatmulPrecision compute = MatmulPrecision::bf16;
+  bool operator==(const Key&) const = default;
+};
+
+}  // namespace
+
+GemmShapeFactors gemm_shape_factors(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p) {
+  if (!s.gemm_shapes || s.sm_count <= 0) return {};
+  // The layout search evaluates tens of thousands of plans over a few distinct splits
+  // (bench/bench_training.cc: a step in about 100 ns); the last few splits' factors are kept
+  // per thread, so a step pays the 45 shape evaluations once per split.
+  constexpr int kSlots = 8;
+  thread_local std::array<std::pair<Key, GemmShapeFactors>, kSlots> cache;
+  thread_local int next = 0;
+  const Key key{c.gemm_fingerprint, c.seq_len, c.vocab, c.d_model, p.microbatch, p.tp, p.cp, p.ep, p.etp, s.sm_count, s.compute};
+  for (const auto& [k, f] : cache) {
+    if (k == key) return f;
+  }
+  const GemmShapeFactors f = compute_factors(c, s, p);
+  cache[next] = {key, f};
+  next = (next + 1) % kSlots;
   return f;
 }
 

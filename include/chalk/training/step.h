@@ -91,6 +91,9 @@ struct TrainingCosts {
     double experts = 0, top_k = 1;
   };
   std::vector<LayerGemm> gemms;
+  /// A sum over `gemms` of their fields, which tells two GEMM lists apart (the factors'
+  /// per-thread cache, gemm_shapes.cc).
+  double gemm_fingerprint = 0;
 };
 
 /// Precomputes a model's training costs at `seq_len` tokens per sequence. Throws
