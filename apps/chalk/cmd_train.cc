@@ -51,6 +51,8 @@ void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees) {
   cmd.add_option("--optimizer", a.optimizer, "Model-state bytes per parameter: adam16 (2+2+12), adam18 (2+4+12), adam-bf16-moments (2+4+8)")
       ->capture_default_str();
   cmd.add_flag("--no-flash-attention", a.no_flash, "Store the attention scores (no FlashAttention; Korthikanti's 5as/h term)");
+  cmd.add_flag("--no-gemm-shapes", a.no_gemm_shapes,
+               "Price every GEMM at the chip's best-shape (MAMF) rate, without wave and tile quantization over its SMs");
   cmd.add_flag("--dropout", a.dropout,
                "Train with dropout (Megatron-LM's default 0.1): its masks are stored and moved (default: none, as Llama 3 and "
                "DeepSeek-V3 train)");
@@ -121,6 +123,7 @@ TrainSetup train_setup(const TrainArgs& a) {
   try {
     s.costs = make_training_costs(s.model, s.plan.seq_len);
     s.rates = make_training_system(s.system, s.plan.compute);
+    s.rates.gemm_shapes = !a.no_gemm_shapes;
     s.placement = check_plan(s.model, s.system, plan_chips(s.plan), s.plan);
   } catch (const InputError& e) {
     throw InputError(option_for(e.field()), std::string(e.what()).substr(e.field().size() + 2));

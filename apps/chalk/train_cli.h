@@ -26,6 +26,7 @@ struct TrainArgs {
   int64_t global_batch = 0;  ///< 0 = dp x microbatch x 8 (train step, memory, plot); the chip count (train layouts)
   int64_t microbatch = 1, seq_len = 4096;
   bool reversible = false, no_flash = false, dropout = false;
+  bool no_gemm_shapes = false;  ///< --no-gemm-shapes: every GEMM at the chip's MAMF rate
   std::string recompute_modules;
   std::string dispatch = "bf16", combine = "bf16";
   int64_t route_domains = 0;

@@ -87,9 +87,10 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   const BytesPerSecond kv_rate = hbm * dep.hbm_efficiency;
   // Attention math at FLASHMLA-1's fraction of the bf16 peak (an H800 figure), never above
   // this chip's own bf16 matmul fraction nor the deployment's compute rate, so that no
-  // FLOP runs faster here than in the roofline.
+  // FLOP runs faster here than in the roofline; both at the system's sustained clock
+  // (Efficiency::sustained_clock).
   const double bf16_eff = dep.compute == MatmulPrecision::bf16 ? dep.matmul_efficiency : sys.efficiency.matmul_for(MatmulPrecision::bf16);
-  const FlopsPerSecond attention_rate = min(sys.chip.peak_for(MatmulPrecision::bf16) * std::min(cal.attention_compute_fraction, bf16_eff),
+  const FlopsPerSecond attention_rate = min(sys.chip.peak_for(MatmulPrecision::bf16) * std::min(cal.attention_compute_fraction * sys.efficiency.sustained_clock, bf16_eff),
                                             sys.chip.peak_for(dep.compute) * dep.matmul_efficiency);
 
   // Expert-parallel traffic exists when attention is data parallel over several ranks.

@@ -36,7 +36,7 @@ ScaleUpTopology parse_scale_up_topology(std::string_view text, const std::string
 
 double Efficiency::matmul_for(MatmulPrecision p) const {
   const double e = matmul[static_cast<int>(p)];
-  return e > 0 ? e : matmul[static_cast<int>(MatmulPrecision::bf16)];
+  return (e > 0 ? e : matmul[static_cast<int>(MatmulPrecision::bf16)]) * sustained_clock;
 }
 
 FlopsPerByte flops_per_byte(const ChipSpec& c, MatmulPrecision p) { return c.peak_for(p) / c.hbm_bandwidth; }
@@ -76,6 +76,10 @@ void validate(const SystemSpec& s, const std::string& where) {
   in(s.chip.hbm_capacity.value(), 1e9, min_positive, hbm_gb_max, "chip.hbm_gb");
   in(s.chip.hbm_bandwidth.value(), 1e12, min_positive, hbm_tb_per_s_max, "chip.hbm_tb_per_s");
   fraction(s.efficiency.hbm, "efficiency.hbm");
+  fraction(s.efficiency.sustained_clock, "efficiency.sustained_clock");
+  if (s.chip.sm_count < 0 || s.chip.sm_count > sm_count_max) {
+    throw InputError(where + ": chip.sm_count", "must be 0 (not stated) or in 1.." + std::to_string(sm_count_max) + ", got " + std::to_string(s.chip.sm_count));
+  }
   if (s.scale_up_domain < 1 || s.scale_up_domain > max_chips) {
     throw InputError(where + ": scale_up.domain_chips", "must be in 1.." + std::to_string(max_chips) + ", got " + std::to_string(s.scale_up_domain));
   }

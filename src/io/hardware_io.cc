@@ -26,7 +26,11 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   }
 
   const Obj chip = c.object("chip");
-  chip.only({"name", "peak_tflop_per_s", "hbm_gb", "hbm_tb_per_s", "memory_type", "source"});
+  chip.only({"name", "peak_tflop_per_s", "hbm_gb", "hbm_tb_per_s", "memory_type", "sm_count", "sm_count_source", "source"});
+  if (chip.has("sm_count")) {
+    s.chip.sm_count = chip.integer_in("sm_count", 1, hardware_limits::sm_count_max);
+    s.chip.sm_count_source = chip.string("sm_count_source");
+  }
   s.chip.name = chip.string("name");
   if (auto type = chip.opt_string("memory_type")) {
     if (*type != "HBM" && *type != "GDDR6" && *type != "GDDR7" && *type != "LPDDR5X") {
@@ -47,7 +51,7 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   s.chip.hbm_bandwidth = terabytes_per_second(chip.number("hbm_tb_per_s"));
 
   const Obj eff = c.object("efficiency");
-  eff.only({"matmul", "hbm", "matmul_source", "hbm_source"});
+  eff.only({"matmul", "hbm", "matmul_source", "hbm_source", "sustained_clock", "sustained_clock_source"});
   const Obj mm = eff.object("matmul");
   mm.only({"bf16", "fp8", "int8", "fp4"});
   for (const char* key : {"bf16", "fp8", "int8", "fp4"}) {
@@ -59,6 +63,14 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   s.efficiency.hbm = eff.number("hbm");
   s.efficiency.matmul_source = eff.string("matmul_source");
   s.efficiency.hbm_source = eff.string("hbm_source");
+  if (auto clock = eff.opt_number("sustained_clock")) {
+    if (!(*clock > 0 && *clock <= 1)) {
+      throw InputError(eff.field("sustained_clock"), "must be a fraction in (0, 1] of the clock the matmul fractions were measured at, got " +
+                                                         detail::describe(eff.raw("sustained_clock")));
+    }
+    s.efficiency.sustained_clock = *clock;
+    s.efficiency.sustained_clock_source = eff.string("sustained_clock_source");
+  }
 
   const Obj up = c.object("scale_up");
   up.only({"name", "domain_chips", "gb_per_s_per_direction", "topology", "torus_dims", "source"});

@@ -104,11 +104,19 @@ TrainingCosts make_training_costs(const ModelSpec& m, int64_t seq_len) {
       c.gemm_out_sharded += n * ((ql > 0 ? q : 0.0) + d(a.n_heads) * (nope + d(a.v_head_dim)));
       if (ql == 0) c.gemm_out_replicated += n * q;  // queries projected from h directly
       c.gemm_in_sharded += n * o;
+      // Shapes (gemm_shape_factors): the down-projections q_a + kv_a (replicated), q_b (or
+      // q from h), kv_b (column-parallel), the output projection (row-parallel).
+      c.gemms.push_back({.n = (ql > 0 ? ql : 0.0) + kl + rope, .k = h, .count = n});
+      c.gemms.push_back({.n = q, .k = ql > 0 ? ql : h, .count = n, .split_n = true});
+      c.gemms.push_back({.n = d(a.n_heads) * (nope + d(a.v_head_dim)), .k = kl, .count = n, .split_n = true});
+      c.gemms.push_back({.n = h, .k = o, .count = n, .split_k = true});
     } else {
       c.gemm_in_replicated += n * h;
       c.gemm_out_sharded += n * (q + (a.shares_kv_with_previous ? 0.0 : k + v));
       c.gemm_in_sharded += n * o;
       c.gemm_out_replicated += n * h;
+      c.gemms.push_back({.n = q + (a.shares_kv_with_previous ? 0.0 : k + v), .k = h, .count = n, .split_n = true});
+      c.gemms.push_back({.n = h, .k = o, .count = n, .split_k = true});
     }
     // MLP GEMMs per expert a token visits: first (in h, out f or gate + up 2f), second (in f, out h).
     const double copies = g.ffn.kind == FfnKind::moe ? d(g.ffn.top_k) + d(g.ffn.n_shared_experts) : 1.0;
@@ -118,10 +126,28 @@ TrainingCosts make_training_costs(const ModelSpec& m, int64_t seq_len) {
       c.bias_width_sharded += n * (g.ffn.gated ? 2.0 : 1.0) * f_token;
       c.bias_width_replicated += n * copies * h;
     }
+    const double gate = g.ffn.gated ? 2.0 : 1.0;
+    if (g.ffn.kind == FfnKind::moe) {
+      const double ex = d(g.ffn.n_experts), kk = d(g.ffn.top_k), fs = d(g.ffn.n_shared_experts) * d(g.ffn.d_shared_expert);
+      c.gemms.push_back({.n = gate * d(g.ffn.d_ff), .k = h, .count = n, .split_n = true, .experts = ex, .top_k = kk});
+      c.gemms.push_back({.n = h, .k = d(g.ffn.d_ff), .count = n, .split_k = true, .experts = ex, .top_k = kk});
+      if (fs > 0) {
+        c.gemms.push_back({.n = gate * fs, .k = h, .count = n, .split_n = true});
+        c.gemms.push_back({.n = h, .k = fs, .count = n, .split_k = true});
+      }
+    } else {
+      c.gemms.push_back({.n = gate * d(g.ffn.d_ff), .k = h, .count = n, .split_n = true});
+      c.gemms.push_back({.n = h, .k = d(g.ffn.d_ff), .count = n, .split_k = true});
+    }
     c.gemm_in_replicated += n * copies * h;
     c.gemm_out_sharded += n * (g.ffn.gated ? 2.0 : 1.0) * f_token;
     c.gemm_in_sharded += n * f_token;
     c.gemm_out_replicated += n * copies * h;
+  }
+  for (size_t i = 0; i < c.gemms.size(); ++i) {
+    const auto& g = c.gemms[i];
+    const double w = static_cast<double>(i + 1);
+    c.gemm_fingerprint += w * (g.n + 3 * g.k + 7 * g.count + 11 * g.experts + 13 * g.top_k + (g.split_n ? 17 : 0) + (g.split_k ? 19 : 0));
   }
   return c;
 }
@@ -137,7 +163,8 @@ TrainingSystem make_training_system(const SystemSpec& s, MatmulPrecision compute
   t.peak_bf16 = s.chip.peak_for(MatmulPrecision::bf16);
   t.matmul_rate = s.chip.peak_for(compute) * s.efficiency.matmul_for(compute);
   t.head_matmul_rate = t.peak_bf16 * s.efficiency.matmul_for(MatmulPrecision::bf16);
-  t.attention_rate = t.peak_bf16 * Calibration{}.attention_compute_fraction;
+  t.attention_rate = t.peak_bf16 * (Calibration{}.attention_compute_fraction * s.efficiency.sustained_clock);
+  t.sm_count = s.chip.sm_count;
   t.hbm_rate = s.chip.hbm_bandwidth * s.efficiency.hbm;
   t.communication_sm_fraction = is_tpu(s) ? 0.0 : Calibration{}.communication_sm_fraction;
   t.hbm_capacity = s.chip.hbm_capacity;

@@ -76,7 +76,11 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double mm_rate = s.matmul_rate.value(), at_rate = s.attention_rate.value(), hbm = s.hbm_rate.value();
 
   // Compute per microbatch of one average layer, forward.
+  // ... at the MAMF rate; each pass's GEMMs at their shapes' fraction of it (step.h,
+  // gemm_shape_factors: wave and tile quantization).
+  const GemmShapeFactors gs = gemm_shape_factors(c, s, p);
   const double layer_mm = tok * (c.matmul_flops_per_token - c.lm_head_flops_per_token) / L / shard / mm_rate;
+  const double layer_mm_f = layer_mm / gs.forward, layer_mm_d = layer_mm / gs.dgrad, layer_mm_w = layer_mm / gs.wgrad;
   const double layer_at = tok * c.attention_flops_per_token / L / shard / at_rate;
   // The memory-bound kernels between the GEMMs (norms, residual adds, dropout, the
   // activation function; kernels.h) and the low-precision recipe's casts, on this rank's
@@ -101,6 +105,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // One output layer: the LM head GEMM (vocabulary split over tp) and the loss over its
   // logits (loss_hbm_bytes).
   const double head_mm = tok * c.lm_head_flops_per_token / shard / s.head_matmul_rate.value();
+  const double head_mm_f = head_mm / gs.head_forward, head_mm_d = head_mm / gs.head_dgrad, head_mm_w = head_mm / gs.head_wgrad;
   const double logits = tok * d(c.vocab) / shard;
   // The GEMMs' epilogues (kernels.h, gemm_output_bytes): forward outputs, backward input
   // gradients, and the weight gradients accumulated per microbatch into the gradient buffer
@@ -116,8 +121,8 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double head_wg = d(c.vocab) * h / d(p.tp) * wg * inv_hbm;
   // GEMM time per layer and per output layer: forward, backward (input and weight
   // gradients), and the weight-gradient part of the backward.
-  const double layer_gf = layer_mm + layer_out_f, layer_gb = 2 * layer_mm + layer_out_b + layer_wg, layer_gw = layer_mm + layer_wg;
-  const double head_gf = head_mm + head_out_f, head_gb = 2 * head_mm + head_out_b + head_wg, head_gw = head_mm + head_wg;
+  const double layer_gf = layer_mm_f + layer_out_f, layer_gb = layer_mm_d + layer_mm_w + layer_out_b + layer_wg, layer_gw = layer_mm_w + layer_wg;
+  const double head_gf = head_mm_f + head_out_f, head_gb = head_mm_d + head_mm_w + head_out_b + head_wg, head_gw = head_mm_w + head_wg;
   const double head_loss_f = loss_hbm_bytes(logits, false) / hbm, head_loss_b = loss_hbm_bytes(logits, true) / hbm;
   // The busiest stage sets the pipeline's pace: its layers and output layers.
   const bool rerun = p.recompute == Recompute::full || p.reversible;
@@ -132,7 +137,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
     if (p.recompute_modules & kRecomputeLayernorm) layer_modules += rank_tok * 2 * e * c.norm_width / rep / hbm;
     if (p.recompute_modules & kRecomputeMoeAct) layer_modules += rank_tok * e * c.moe_act_fn_forward_elements / d(p.tp) / hbm;
     if (p.recompute_modules & kRecomputeMlaUpProj) {
-      layer_modules += rank_tok * c.mla_up_proj_flops_per_token / d(p.tp) / mm_rate + rank_tok * c.act_mla_qkv / 2 * e / d(p.tp) / hbm;
+      layer_modules += rank_tok * c.mla_up_proj_flops_per_token / d(p.tp) / mm_rate / gs.forward + rank_tok * c.act_mla_qkv / 2 * e / d(p.tp) / hbm;
     }
   }
   const double layer_rec = (rerun ? layer_gf + layer_at + layer_el_f + layer_sc_f : rerun_scores ? layer_at + layer_sc_f : 0.0) + layer_modules;

@@ -356,10 +356,13 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // (MBR-H100-Q30B-EP16-A2A, -16.4%; -57% before EpDispatcher::all_to_all sent every token
   // copy across the NIC) adds a row above the median: 14.7%, p90 37.3%; then 29 rows with
   // the same run under Megatron-Core's EP overlap (-26.4%: chalk hides 179 ms of EP per
-  // microbatch, the run 155 ms): 14.8%, p90 36.4%.
-  EXPECT_LE(summary(r, "training").median_abs, 0.149);
-  EXPECT_LE(summary(r, "training").p90_abs, 0.365);  // 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
-  EXPECT_LE(summary(r, "all").median_abs, 0.152);  // 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate
+  // microbatch, the run 155 ms): 14.8%, p90 36.4%. Then 13.9%, p90 35.2% with GEMM
+  // efficiency by shape (engine/gemm_shape.h: wave and tile quantization over the SMs; the
+  // A100 rows' TP8 GEMMs of 2048 tokens run in 6 waves on 108 SMs, 89% full: MEG21-3 +23% ->
+  // +17%, KORTH22-175B -11% -> -7%).
+  EXPECT_LE(summary(r, "training").median_abs, 0.140);
+  EXPECT_LE(summary(r, "training").p90_abs, 0.353);  // 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
+  EXPECT_LE(summary(r, "all").median_abs, 0.143);  // 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
 }
 
 }  // namespace

@@ -26,6 +26,12 @@ struct ChipSpec {
   /// "GDDR6" for the L4, L40S and A10G, whose memory the hbm_* fields carry (chalk-hardware/1
   /// chip.memory_type; default "HBM").
   std::string memory_type = "HBM";
+  /// Streaming multiprocessors (NVIDIA SMs) that run a GEMM's output tiles side by side,
+  /// from the chip's datasheet or whitepaper (chalk-hardware/1 chip.sm_count; reference/
+  /// hardware.md: A100 108, H100/H200/H800 SXM 132, B200 148); 0 = not stated, and GEMMs
+  /// are priced without wave or tile quantization (engine/gemm_shape.h).
+  int64_t sm_count = 0;
+  std::string sm_count_source;  ///< where sm_count comes from
 
   FlopsPerSecond peak_for(MatmulPrecision p) const { return peak[static_cast<int>(p)]; }
   bool supports(MatmulPrecision p) const { return peak_for(p).value() > 0; }
@@ -39,8 +45,20 @@ struct Efficiency {
   double hbm = 0;  ///< fraction of peak HBM bandwidth a streaming kernel reaches
   std::string matmul_source;
   std::string hbm_source;
+  /// The SM clock this system sustains under dense matmul load, as a fraction in (0, 1] of
+  /// the clock at which the `matmul` fractions were measured (chalk-hardware/1
+  /// efficiency.sustained_clock; default 1: the MAMF figures were measured at the chip's
+  /// rated power, so they already carry its own power-limited clock). A system run below that
+  /// power (an H100 capped at 500 W, a power-capped GB200 rack) states its lower clock here:
+  /// tensor-core throughput is SM count x FLOP per clock x clock (Klockwood, "peak FLOPS":
+  /// 132 SMs x 4 tensor cores x 1024 FLOP/clock x 1.83 GHz = 989.4 TFLOP/s), so every
+  /// matmul and attention rate scales with it; HBM runs on its own clock and does not move.
+  /// `sustained_clock_source` says where the figure comes from.
+  double sustained_clock = 1;
+  std::string sustained_clock_source;
 
-  /// The matmul fraction for `p`, falling back to bf16's when `p` was not measured.
+  /// The matmul fraction for `p`, falling back to bf16's when `p` was not measured, times
+  /// sustained_clock: the fraction of the dense peak a large matmul reaches on this system.
   double matmul_for(MatmulPrecision p) const;
 };
 
@@ -130,11 +148,12 @@ inline constexpr double link_gb_per_s_max = 1e6;     ///< scale-up, scale-out, h
 inline constexpr double host_gb_max = 1e9;           ///< a host memory tier's capacity per chip
 inline constexpr double usd_per_chip_hour_max = 1e6; ///< rental price
 inline constexpr double power_w_max = 1e6;            ///< board power per chip (GB300: 1,400 W)
+inline constexpr int64_t sm_count_max = 100000;      ///< SMs per chip (B200: 148)
 inline constexpr double min_positive = 1e-6;         ///< the least positive value of any of them
 }  // namespace hardware_limits
 
 /// Checks every number of a system once, after unit conversion: finite, within
-/// hardware_limits, efficiencies in (0, 1], scale_up.domain_chips in 1..max_chips, torus
+/// hardware_limits, efficiencies and sustained_clock in (0, 1], sm_count in 0..sm_count_max, scale_up.domain_chips in 1..max_chips, torus
 /// extents matching the torus kind and multiplying to the domain size.
 /// Throws InputError naming `where` and the file's field, the value and the range.
 void validate(const SystemSpec& s, const std::string& where);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "chalk/base/units.h"
 #include "chalk/engine/collective.h"
@@ -78,6 +79,21 @@ struct TrainingCosts {
   /// (replicated: the output projection's and second MLP's h) and TP-sharded (QKV, first MLP).
   double bias_width_replicated = 0, bias_width_sharded = 0;
   double mla_up_proj_flops_per_token = 0;  ///< forward FLOPs of MLA's q_b and kv_b per token (per average layer)
+  /// One of the average layer's GEMMs as its shape, for GEMM efficiency by shape
+  /// (gemm_shape_factors): N (output width) and K (input width) in elements before any
+  /// split; which side tensor parallelism splits (column-parallel: N; row-parallel: K;
+  /// neither: MLA's down-projections); `count` per average layer (group layers / L); for a
+  /// routed expert, `experts` routed experts in its layer and `top_k` copies per token
+  /// (0 and 1 for the dense GEMMs: every token passes once).
+  struct LayerGemm {
+    double n = 0, k = 0, count = 0;
+    bool split_n = false, split_k = false;
+    double experts = 0, top_k = 1;
+  };
+  std::vector<LayerGemm> gemms;
+  /// A sum over `gemms` of their fields, which tells two GEMM lists apart (the factors'
+  /// per-thread cache, gemm_shapes.cc).
+  double gemm_fingerprint = 0;
 };
 
 /// Precomputes a model's training costs at `seq_len` tokens per sequence. Throws
@@ -103,7 +119,25 @@ struct TrainingSystem {
   LinkModel up, out;
   bool has_scale_out = false;
   MatmulPrecision compute = MatmulPrecision::bf16;
+  /// The chip's SMs (ChipSpec::sm_count; 0 = not stated) and whether training prices each
+  /// GEMM by its shape (gemm_shape_factors; `chalk train ... --gemm-shapes on|off`).
+  int64_t sm_count = 0;
+  bool gemm_shapes = true;
 };
+
+/// GEMM efficiency by shape on one rank (engine/gemm_shape.h): for the layer GEMMs and the
+/// output head, the FLOP-weighted harmonic mean of gemm_shape_efficiency over the GEMMs, for
+/// forward (M = the rank's b s / cp tokens, N, K; M x N x K), input gradient (M x K x N) and
+/// weight gradient (N x K x M: the reduction runs over the tokens). Tensor parallelism
+/// divides N of the column-parallel and K of the row-parallel GEMMs by tp; a routed expert
+/// is a grouped GEMM of E / ep local experts of M = tokens x top_k x ep / E tokens each
+/// (balanced routing) with its widths divided by etp. Each figure is in (0, 1]: the step
+/// divides its MAMF-rate time by it. All 1 when s.gemm_shapes is off or s.sm_count is 0.
+struct GemmShapeFactors {
+  double forward = 1, dgrad = 1, wgrad = 1;
+  double head_forward = 1, head_dgrad = 1, head_wgrad = 1;
+};
+GemmShapeFactors gemm_shape_factors(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p);
 
 /// Resolves a system for training GEMMs in `compute`. Throws InputError when the chip
 /// has no rate for `compute`.

@@ -1,0 +1,47 @@
+// GEMM efficiency by shape: the fraction of a chip's best-shape matmul rate (its MAMF,
+// Efficiency::matmul) that a GEMM of a given M x N x K reaches once its output is cut into
+// the kernel's tiles and the tiles are run in waves over the chip's SMs. Derivation:
+// docs/formulas.md, "GEMM efficiency by shape".
+#pragma once
+
+#include <cstdint>
+
+#include "chalk/base/dtype.h"
+
+namespace chalk {
+
+/// One output tile of a GEMM kernel: m x n outputs per thread block (CTA), k of the
+/// reduction per main-loop stage.
+struct GemmTile {
+  int64_t m = 128, n = 128, k = 64;
+};
+
+/// The tiles a Hopper/Blackwell GEMM library picks among for a large GEMM, all at the
+/// tensor cores' full rate (both sides >= 128 keep the tensor cores fed from shared memory):
+/// 128 x 128 (NVIDIA/cutlass examples/48_hopper_warp_specialized_gemm: TileShape
+/// Shape<_128,_128,_64>), 128 x 256 and 256 x 128 (the wide tiles of CUTLASS's SM90 kernel
+/// generator; DeepGEMM's get_best_configs, deep_gemm/jit_kernels/gemm.py @c4a7116, likewise
+/// picks BLOCK_M among 64/128/256 by the fewest waves). k: 128 bytes of each operand per
+/// stage: 64 elements for bf16 (CUTLASS's _64), 128 for fp8 and int8 (DeepGEMM BLOCK_K 128),
+/// 256 for fp4.
+inline constexpr int kGemmTiles = 3;
+GemmTile gemm_tile(int index, MatmulPrecision p);
+
+/// The fraction in (0, 1] of the best-shape rate that `groups` GEMMs of m x n x k each (a
+/// grouped GEMM: one per local expert, run as one launch; 1 for a plain GEMM) reach on a chip
+/// with `sm_count` SMs, for the best of gemm_tile's tiles:
+///   tiles = groups x ceil(m / tm) x ceil(n / tn), waves = ceil(tiles / sm_count),
+///   efficiency = 2 m n k groups / (waves x sm_count x 2 tm tn ceil(k / tk) tk),
+/// the useful FLOPs over the FLOPs the SMs spend in the waves: wave quantization (the last
+/// wave's idle SMs) times tile quantization (M, N and K padded to the tile). Every tile
+/// runs at the same per-SM rate, the MAMF rate, which a large GEMM reaches (the asymptote:
+/// 1 as m, n and k grow). The epilogue's output write is priced apart (training's
+/// gemm_output_bytes), and it is the small-K falloff: DeepGEMM's H800 FP8 table (4096 x
+/// 32768 x 512: 751 TFLOP/s) leaves no room for a per-tile pipeline fill besides it.
+/// m, n, k, groups below 1 count as 1; sm_count <= 0 (not stated) returns 1. Never throws.
+/// Source of the wave model: NVIDIA Deep Learning Performance Guide, "Matrix Multiplication
+/// Background", sections "Tile Quantization" and "Wave Quantization"
+/// (docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication).
+double gemm_shape_efficiency(double m, double n, double k, double groups, int64_t sm_count, MatmulPrecision p);
+
+}  // namespace chalk

@@ -1,0 +1,46 @@
+// GEMM efficiency by shape (gemm_shape.h) against hand counts of tiles and waves.
+#include <gtest/gtest.h>
+
+#include "chalk/engine/gemm_shape.h"
+
+namespace chalk {
+namespace {
+
+TEST(GemmShape, OneWaveOfSixtyFourTilesOnOneHundredThirtyTwoSms) {
+  // 1024 x 1024 x 1024 in bf16 on an H100 (132 SMs). 128 x 128 tiles: 8 x 8 = 64 tiles, one
+  // wave, 68 SMs idle: 64 / 132 = 0.4848. 128 x 256 or 256 x 128: 8 x 4 = 32 tiles, one
+  // wave: 32 x 32768 / (132 x 32768) = 0.2424. K = 1024 = 16 stages of 64: no K padding.
+  // Best: 64 / 132.
+  EXPECT_DOUBLE_EQ(gemm_shape_efficiency(1024, 1024, 1024, 1, 132, MatmulPrecision::bf16), 64.0 / 132);
+}
+
+TEST(GemmShape, WavesAndTilePaddingOfAWideGemm) {
+  // DeepGEMM's 4096 x 2112 x 7168 (FP8, 132 SMs). 128 x 128: 32 x ceil(2112 / 128 = 16.5) =
+  // 32 x 17 = 544 tiles, ceil(544 / 132) = 5 waves = 660 tile slots; K = 7168 = 56 x 128.
+  // Useful / spent = 4096 x 2112 / (660 x 128 x 128) = 8,650,752 / 10,813,440 = 0.8000.
+  // 128 x 256: 32 x 9 = 288 tiles, 3 waves, 8,650,752 / (396 x 32768) = 0.667; 256 x 128:
+  // 16 x 17 = 272 tiles, 3 waves: 0.667. Best 0.8.
+  EXPECT_NEAR(gemm_shape_efficiency(4096, 2112, 7168, 1, 132, MatmulPrecision::fp8), 0.8, 1e-12);
+}
+
+TEST(GemmShape, KPaddedToTheStageAndTheAsymptote) {
+  // 128 x 16896 x 100 in bf16, 132 SMs: 128 x 128 tiles 1 x 132 = 132 tiles, one full wave;
+  // K 100 padded to 2 stages of 64 = 128: 100 / 128 = 0.78125.
+  EXPECT_DOUBLE_EQ(gemm_shape_efficiency(128, 16896, 100, 1, 132, MatmulPrecision::bf16), 100.0 / 128);
+  // fp8 stages are 128 elements: K 100 -> 128 as well; fp4 256: 100 / 256.
+  EXPECT_DOUBLE_EQ(gemm_shape_efficiency(128, 16896, 100, 1, 132, MatmulPrecision::fp4), 100.0 / 256);
+  // 8192^3: 128 x 128: 64 x 64 = 4096 tiles, 32 waves = 4224 slots: 4096 / 4224 = 0.9697.
+  EXPECT_DOUBLE_EQ(gemm_shape_efficiency(8192, 8192, 8192, 1, 132, MatmulPrecision::bf16), 4096.0 / 4224);
+  // No SM count stated: the MAMF rate, whatever the shape.
+  EXPECT_EQ(gemm_shape_efficiency(64, 64, 64, 1, 0, MatmulPrecision::bf16), 1);
+}
+
+TEST(GemmShape, GroupedGemmCountsEveryGroupsTiles) {
+  // 8 local experts of 256 tokens x 2048 x 7168 (bf16, 148 SMs, B200). 128 x 128: 8 x 2 x 16
+  // = 256 tiles, 2 waves = 296 slots: 256 / 296 = 0.8649. 128 x 256 (or 256 x 128): 8 x 2 x
+  // 8 = 128 tiles, 1 wave: 128 / 148 = 0.8649. Best 0.8649 (32 / 37).
+  EXPECT_NEAR(gemm_shape_efficiency(256, 2048, 7168, 8, 148, MatmulPrecision::bf16), 32.0 / 37, 1e-12);
+}
+
+}  // namespace
+}  // namespace chalk
