@@ -306,8 +306,8 @@ void register_plan(CLI::App& app, Action& run) {
   cmd->add_option("--max-seqs-candidates", a.max_seqs, "Caps on running requests to try: comma list (default: the engine's, 256, 64)");
   cmd->add_option("--modes", a.modes, "both, aggregated or disaggregated")->capture_default_str();
   cmd->add_option("--rate-curve", a.rate_curve,
-                  "A day's rates: CSV of hour,rate_per_s (hours 0-23); each rate planned as --rate would, "
-                  "replicas by hour and the cost per day");
+                  "A day's rates: CSV of hour,rate_per_s (hours 0-23), or an Azure or BurstGPT trace (its rate by hour of day); "
+                  "each rate planned as --rate would, replicas by hour and the cost per day");
   cmd->footer(fmt::format("Exit status: 0 with a deployment that meets the SLO; {} when none does (the report of what was tried is "
                           "printed all the same, JSON best null); 2 for bad input.",
                           kExitNoDeployment));

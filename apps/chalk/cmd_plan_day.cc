@@ -6,6 +6,7 @@
 
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
+#include "chalk/sim/trace_formats.h"
 #include "commands.h"
 #include "envelope.h"
 #include "plan_day_cli.h"
@@ -77,7 +78,23 @@ void run_plan_day(const DayPlanInputs& in) {
   } catch (const InputError& e) {
     throw InputError("--rate-curve", std::string(e.what()));
   }
-  const sim::RateCurve curve = sim::parse_rate_curve(text, in.curve_file);
+  // A curve file, or a trace with a time of day whose hours give the curve.
+  std::string_view head(text);
+  if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);
+  const bool is_curve = head.substr(0, 15) == "hour,rate_per_s" || head.substr(0, 1) == "#" || head.empty();
+  std::string from_trace;
+  sim::RateCurve curve;
+  if (is_curve) {
+    curve = sim::parse_rate_curve(text, in.curve_file);
+  } else {
+    const sim::Trace trace = sim::read_trace(text, in.curve_file);
+    if (!trace.start_of_day_s) {
+      throw InputError("--rate-curve", in.curve_file + " is a " + sim::trace_format_name(trace.format) +
+                                           " trace, which states no time of day; expected 'hour,rate_per_s' rows or an Azure or BurstGPT trace");
+    }
+    curve = sim::rate_curve_from_trace(trace.requests, *trace.start_of_day_s);
+    from_trace = fmt::format(" (by hour of day from the {} trace's {} requests)", sim::trace_format_name(trace.format), trace.requests.size());
+  }
   const sim::TrafficSpec shape = traffic_shape_from(in.traffic);
   const sim::DayPlan d = sim::plan_day(in.model, in.system, in.base, curve, shape, in.options);
   int64_t simulations = 0;
@@ -89,8 +106,8 @@ void run_plan_day(const DayPlanInputs& in) {
   if (!d.all_met) {
     command_outcome() = {kExitNoDeployment, "plan: no deployment meets the SLO " + why_none + " (exit status " + std::to_string(kExitNoDeployment) + ")"};
   }
-  const std::string traffic = fmt::format("day curve {}: {} rates from {} to {} req/s; each drawn as {} requests, {} arrivals, input {}, output {}",
-                                          in.curve_file, d.levels.size(), format_number(d.levels.front(), 4), format_number(d.levels.back(), 4),
+  const std::string traffic = fmt::format("day curve {}{}: {} rates from {} to {} req/s; each drawn as {} requests, {} arrivals, input {}, output {}",
+                                          in.curve_file, from_trace, d.levels.size(), format_number(d.levels.front(), 4), format_number(d.levels.back(), 4),
                                           shape.requests, in.traffic.arrivals, in.traffic.input, in.traffic.output);
   const Table t = hours_table(curve, d);
   if (in.output.csv) {

@@ -27,7 +27,8 @@ struct DayPlanInputs {
 
 /// Checks that no flag that states one traffic (--rate, --rate-per-min, --trace, --shared-
 /// prefix, --sessions) or one deployment's files (--launch-dir) comes with --rate-curve
-/// (InputError naming it), reads the curve (InputError naming the file and line), plans each
+/// (InputError naming it), reads the curve (InputError naming the file and line; a trace with
+/// a time of day, Azure or BurstGPT, gives it by hour: sim::rate_curve_from_trace), plans each
 /// of its rates and prints the hours (text, --csv or --json: rows of `hour`,
 /// `request_rate_per_s` and the chosen deployment; `cost_usd_per_day`, `chip_hours`). Sets
 /// the exit status kExitNoDeployment when some rate has no deployment meeting the SLO.

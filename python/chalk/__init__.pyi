@@ -836,7 +836,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     replica_chips: Chips per replica to try: comma list (default: from the smallest that holds the model)
     max_seqs_candidates: Caps on running requests to try: comma list (default: the engine's, 256, 64)
     modes: both, aggregated or disaggregated (default both)
-    rate_curve: A day's rates: CSV of hour,rate_per_s (hours 0-23); each rate planned as --rate would, replicas by hour and the cost per day
+    rate_curve: A day's rates: CSV of hour,rate_per_s (hours 0-23), or an Azure or BurstGPT trace (its rate by hour of day); each rate planned as --rate would, replicas by hour and the cost per day
     launch_dir: Write the chosen deployment's launch files here: DIR/vllm, DIR/sglang, DIR/trtllm (scripts and YAML)
 
 Raises ChalkError(field, message) on bad input.

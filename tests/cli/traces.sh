@@ -60,6 +60,18 @@ assert abs(d["cost_usd_per_day"] - sum(r["cost_usd_per_hour"] for r in rows)) < 
 assert d["chip_hours"] == 12 * rows[0]["chips"] + 12 * rows[12]["chips"]
 assert rows[12]["chips"] > rows[0]["chips"], (rows[0], rows[12])
 PY
+# The curve from a trace's time of day: BurstGPT's fixture keeps 3 requests, at 5 s, 45 s and
+# 86,520 s (00:02:00 of the second day) from the first midnight; it covers hour 0 for
+# 3,600 - 5 + 120 = 3,715 s with all 3, and every other hour with none: 3 / 3,715 req/s.
+"$CHALK" plan "${day[@]}" --rate-curve "$data/burstgpt-layout.csv" --json > "$tmp/bday.json" || fail "plan --rate-curve TRACE"
+python3 - "$tmp/bday.json" <<'PY' || fail "day plan from a trace"
+import json, sys
+d = json.load(open(sys.argv[1])); rows = d["rows"]
+assert abs(rows[0]["request_rate_per_s"] - 3 / 3715) < 1e-12, rows[0]
+assert all(r["request_rate_per_s"] == 0 and r["mode"] == "none" for r in rows[1:])
+assert "(by hour of day from the BurstGPT trace's 3 requests)" in d["traffic"], d["traffic"]
+PY
+expect_error "--rate-curve: $data/mooncake-synthetic-2543-2549.jsonl is a Mooncake JSONL trace, which states no time of day" plan "${day[@]}" --rate-curve "$data/mooncake-synthetic-2543-2549.jsonl"
 expect_error "--rate: states one rate; --rate-curve gives the day's rates" plan "${day[@]}" --rate-curve "$tmp/day.csv" --rate 2
 expect_error "--launch-dir: writes one deployment's files" plan "${day[@]}" --rate-curve "$tmp/day.csv" --launch-dir "$tmp/l"
 printf 'hour,rate_per_s\n25,1\n' > "$tmp/bad-day.csv"
