@@ -40,7 +40,7 @@ ENDPOINTS = [
     ("/api/plan", ["plan"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "10", "--requests", "300", "--ttft-slo-ms", "500", "--budget-chips", "4"],
                                     ["-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "100000", "--requests", "200", "--tpot-slo-ms", "1", "--budget-chips", "1"]], None),
 ]
-FORBIDDEN = {"help", "json", "csv", "wide", "quiet", "version", "plot", "launch-dir", "trace", "engine-profile"}
+FORBIDDEN = {"help", "json", "csv", "wide", "quiet", "version", "plot", "launch-dir", "trace", "engine-profile", "rate-curve"}
 
 
 def options(chalk, words):
