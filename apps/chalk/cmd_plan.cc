@@ -19,6 +19,7 @@
 #include "deployment_options.h"
 #include "request_budget.h"
 #include "energy_cli.h"
+#include "plan_day_cli.h"
 #include "sim_cli.h"
 
 namespace chalk::cli {
@@ -35,6 +36,7 @@ struct PlanArgs {
   std::optional<std::string> replica_chips, max_seqs;  ///< unset: the defaults; "" is an error
   std::string modes = "both";
   std::optional<std::string> launch_dir;  ///< write the launch files here (unset = print only; "" is an error)
+  std::optional<std::string> rate_curve;  ///< --rate-curve FILE: plan a day hour by hour (plan_day_cli.h)
   EnergyArgs energy;
 };
 
@@ -145,7 +147,9 @@ void run_plan(PlanArgs a) {
   // --gpu-memory-utilization u holds back 1 - u of each chip's HBM, as --memory-reserve does.
   const double utilization = memory_utilization_from(a.policy, a.deployment.memory_reserve);
   a.deployment.memory_reserve = 1.0 - utilization;
-  const std::vector<sim::Request> reqs = traffic_from(a.traffic);
+  if (a.rate_curve) check_day_flags(a.traffic, a.launch_dir.has_value());
+  // A day plan draws its traffic at each of its rates (plan_day); one plan reads it here.
+  const std::vector<sim::Request> reqs = a.rate_curve ? std::vector<sim::Request>{} : traffic_from(a.traffic);
   const sim::EnginePolicy policy = policy_from(a.policy);
   sim::PlanOptions o;
   o.slo = slo_from(a.slo);
@@ -181,6 +185,11 @@ void run_plan(PlanArgs a) {
   const SystemSpec s = load_system(a.deployment.hardware);
   DeploymentOptions base = options_from(a.deployment);
   o.power = chip_power_from(a.energy, s);
+  if (a.rate_curve) {
+    if (current_budget() != nullptr) o.progress = budget_progress();
+    run_plan_day({m, s, base, o, policy, a.policy, a.traffic, a.output, utilization, *a.rate_curve});
+    return;
+  }
   if (current_budget() != nullptr) {
     // Under chalk web (request_budget.h): a plan simulates each candidate on the whole
     // traffic; refuse up front what even one simulation (on the smallest replica that
@@ -212,6 +221,7 @@ void run_plan(PlanArgs a) {
   const int64_t written = launch_dir.empty() ? 0 : write_launch_files(launch_dir, launches);
   std::vector<std::string> warnings = r.warnings;
   if (const auto w = context_warning(m, reqs)) warnings.push_back(*w);
+  for (const auto& w : trace_warnings(a.traffic)) warnings.push_back(w);
   std::vector<std::size_t> best;
   if (r.best) best.push_back(*r.best);
   const Table chosen = candidates_table(r, best), front = candidates_table(r, r.pareto);
@@ -295,6 +305,9 @@ void register_plan(CLI::App& app, Action& run) {
   cmd->add_option("--replica-chips", a.replica_chips, "Chips per replica to try: comma list (default: from the smallest that holds the model)");
   cmd->add_option("--max-seqs-candidates", a.max_seqs, "Caps on running requests to try: comma list (default: the engine's, 256, 64)");
   cmd->add_option("--modes", a.modes, "both, aggregated or disaggregated")->capture_default_str();
+  cmd->add_option("--rate-curve", a.rate_curve,
+                  "A day's rates: CSV of hour,rate_per_s (hours 0-23), or an Azure or BurstGPT trace (its rate by hour of day); "
+                  "each rate planned as --rate would, replicas by hour and the cost per day");
   cmd->footer(fmt::format("Exit status: 0 with a deployment that meets the SLO; {} when none does (the report of what was tried is "
                           "printed all the same, JSON best null); 2 for bad input.",
                           kExitNoDeployment));

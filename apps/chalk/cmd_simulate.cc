@@ -207,6 +207,7 @@ void run_simulate(SimulateArgs a) {
   const std::optional<ChipPower> power = chip_power_from(a.energy, agg.system);
   std::vector<std::string> warnings = deployment_warnings(agg);
   if (const auto w = context_warning(agg.model, reqs)) warnings.push_back(*w);
+  for (const auto& w : trace_warnings(a.traffic)) warnings.push_back(w);
   for (auto& r : results) {
     if (!r.run.fits) throw InputError("--chips", r.run.reason + "; expected a replica that holds the weights and some KV cache");
     r.summary = sim::summarize(r.run, slo);

@@ -93,15 +93,26 @@ std::vector<sim::Request> traffic_from(const TrafficArgs& a) {
     } catch (const InputError& e) {
       throw InputError("--trace", std::string(e.what()));
     }
-    return sim::parse_trace_csv(text, a.trace);
+    a.read = sim::read_trace(text, a.trace);
+    std::vector<sim::Request> r = std::move(a.read->requests);
+    a.read->requests.clear();
+    return r;
   }
   if (a.rate && a.rate_per_min) throw InputError("--rate", "give --rate or --rate-per-min, not both");
   if (!a.rate && !a.rate_per_min) throw InputError("--rate", "state the traffic: --rate (requests/s), --rate-per-min or --trace FILE");
-  sim::TrafficSpec t;
-  t.rate_per_s = a.rate ? *a.rate : *a.rate_per_min / 60.0;
-  if (!(t.rate_per_s > 0) || !std::isfinite(t.rate_per_s)) {
+  const double rate = a.rate ? *a.rate : *a.rate_per_min / 60.0;
+  if (!(rate > 0) || !std::isfinite(rate)) {
     throw InputError(a.rate ? "--rate" : "--rate-per-min", "must be a positive number, got " + format_number(a.rate ? *a.rate : *a.rate_per_min, 4));
   }
+  sim::TrafficSpec t = traffic_shape_from(a);
+  t.rate_per_s = rate;
+  std::vector<sim::Request> r = sim::generate_traffic(t);
+  sim::apply_prefix_traffic(r, structure, t.seed);
+  return r;
+}
+
+sim::TrafficSpec traffic_shape_from(const TrafficArgs& a) {
+  sim::TrafficSpec t;
   if (a.arrivals == "poisson") {
     if (a.cv && *a.cv != 1) throw InputError("--cv", "sets gamma arrivals' burstiness; add --arrivals gamma");
     t.arrivals = sim::Arrivals::poisson;
@@ -116,9 +127,7 @@ std::vector<sim::Request> traffic_from(const TrafficArgs& a) {
   t.seed = a.seed;
   t.input = sim::parse_length(a.input, "--input");
   t.output = sim::parse_length(a.output, "--output");
-  std::vector<sim::Request> r = sim::generate_traffic(t);
-  sim::apply_prefix_traffic(r, structure, t.seed);
-  return r;
+  return t;
 }
 
 std::optional<std::string> context_warning(const ModelSpec& m, const std::vector<sim::Request>& r) {
@@ -133,6 +142,17 @@ std::optional<std::string> context_warning(const ModelSpec& m, const std::vector
                      longest, m.name, m.max_context, over, r.size());
 }
 
+std::vector<std::string> trace_warnings(const TrafficArgs& a) {
+  std::vector<std::string> out;
+  if (!a.read) return out;
+  const std::string name = "trace " + a.trace + " (" + sim::trace_format_name(a.read->format) + "): ";
+  if (a.read->rows_skipped > 0) {
+    out.push_back(name + std::to_string(a.read->rows_skipped) + " rows with 0 prompt or 0 generated tokens skipped (failed requests)");
+  }
+  if (a.read->rows_reordered > 0) out.push_back(name + std::to_string(a.read->rows_reordered) + " rows out of time order, sorted");
+  return out;
+}
+
 std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Request>& r) {
   double in = 0, out = 0;
   for (const auto& q : r) {
@@ -141,7 +161,7 @@ std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Reques
   }
   const double n = static_cast<double>(r.size());
   const double span = r.back().arrival_s - r.front().arrival_s;
-  const std::string source = !a.trace.empty() ? "trace " + a.trace
+  const std::string source = !a.trace.empty() ? "trace " + a.trace + (a.read ? " (" + sim::trace_format_name(a.read->format) + ")" : "")
                              : a.arrivals == "gamma" ? fmt::format("gamma arrivals (CV {})", format_number(a.cv.value_or(1), 3))
                                                      : std::string("Poisson arrivals");
   const bool structured = std::any_of(r.begin(), r.end(), [](const sim::Request& q) { return !q.prefix.empty(); });

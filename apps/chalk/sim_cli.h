@@ -14,6 +14,7 @@
 #include "chalk/sim/energy.h"
 #include "chalk/sim/metrics.h"
 #include "chalk/sim/policy.h"
+#include "chalk/sim/trace_formats.h"
 #include "chalk/sim/traffic.h"
 #include "deployment_options.h"
 #include "table.h"
@@ -32,6 +33,9 @@ struct TrafficArgs {
   std::string trace;
   double prefix_hit_rate = 0;
   std::string shared_prefix, sessions;  ///< "" = none (traffic.h, PrefixTraffic)
+  /// Set by traffic_from when it read --trace: the format detected and the rows it left
+  /// out or reordered (sim/trace_formats.h), for describe_traffic and trace_warnings.
+  mutable std::optional<sim::Trace> read;
 };
 
 /// --engine and its overrides (the scheduler's knobs, issue 29: each engine's own name in
@@ -66,6 +70,12 @@ void add_slo_options(CLI::App& app, SloArgs& a);
 /// The requests: the trace file's, or drawn from the stated process. Throws InputError
 /// naming the flag (or the trace file and line).
 std::vector<sim::Request> traffic_from(const TrafficArgs& a);
+/// The synthetic traffic's shape without its rate: --arrivals and --cv, --requests, --seed,
+/// --input, --output (checked, naming the flag); `plan --rate-curve` draws it at each rate.
+sim::TrafficSpec traffic_shape_from(const TrafficArgs& a);
+/// What reading --trace left out or reordered, one warning each ("trace t.csv (BurstGPT):
+/// 2 rows with 0 prompt or 0 generated tokens skipped (failed requests)"); empty otherwise.
+std::vector<std::string> trace_warnings(const TrafficArgs& a);
 /// One line for people: "2,000 requests, Poisson at 16.7/s, input 2048, output 200 tokens".
 std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Request>& r);
 /// The prefix cache's outcome of a run with token structure (SimRun::prefix_caching):

@@ -24,9 +24,11 @@ namespace chalk::cli::web {
 namespace {
 
 /// Fields a request may not set: output formats (the API always answers JSON), flags
-/// that write files (`plot`, `launch-dir`), and `trace` and `engine-profile` (files the server would read).
+/// that write files (`plot`, `launch-dir`), and `trace`, `engine-profile` and `rate-curve`
+/// (files the server would read).
 bool forbidden(const std::string& flag) {
-  static const std::vector<std::string> no = {"json", "csv", "wide", "quiet", "help", "version", "plot", "launch-dir", "trace", "engine-profile"};
+  static const std::vector<std::string> no = {"json",      "csv",        "wide",  "quiet",          "help",      "version",
+                                              "plot",      "launch-dir", "trace", "engine-profile", "rate-curve"};
   return std::find(no.begin(), no.end(), flag) != no.end();
 }
 

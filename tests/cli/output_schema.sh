@@ -11,6 +11,8 @@ for r in 1 4 8; do
   printf '{"request_rate": %s, "num_prompts": 20, "completed": 20, "duration": 20, "total_input_tokens": 10240, "total_output_tokens": 1280, "mean_ttft_ms": %s, "mean_tpot_ms": 8}\n' \
     "$r" "$((30 + 2 * r))" > "$tmp/vllm-$r.json"
 done
+# A day's rate curve for `plan --rate-curve` (docs/file-formats.md, "Rate curves").
+printf 'hour,rate_per_s\n0,1\n12,3\n' > "$tmp/day.csv"
 cmds=(
   "decode -m llama-3.1-8b -H h100-sxm -b 1,8"
   "decode -b 1 --roofline"
@@ -53,6 +55,8 @@ cmds=(
   "train chinchilla --flops 1e24"
   "train equilibrium"
   "plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 200 --input 512 --output 64 --budget-chips 2 --ttft-slo-ms 500 --tpot-slo-ms 30"
+  "plan -m llama-3.1-8b -H h100-sxm --rate-curve $tmp/day.csv --requests 100 --input 512 --output 64 --budget-chips 2 --ttft-slo-ms 500 --tpot-slo-ms 30 --replica-chips 1 --modes aggregated"
+  "simulate -m llama-3.1-8b -H h100-sxm -n 1 --trace $SRC/tests/data/traces/mooncake-synthetic-2543-2549.jsonl"
   "scaleup -m deepseek-v3 -H h100-sxm,gb200-nvl72,l40s"
   "fleet $SRC/examples/fleet.csv -H h100-sxm --budget-chips 1 --modes aggregated"
   "step -m llama-3.1-8b -H h100-sxm -n 1 --prefill 512:0,256:1024 --decode 1024x32"

@@ -1,5 +1,7 @@
-// Fuzzes the simulator's trace reader (parse_trace_csv, src/sim/traffic.cc) and, for small
-// traces it accepts, the simulator on them (issue 28). The one allowed failure is
+// Fuzzes the simulator's trace readers (read_trace, src/sim/trace_formats.cc: chalk's CSV,
+// parse_trace_csv in src/sim/traffic.cc, and the published formats: Azure, BurstGPT,
+// Mooncake JSONL, detected from the first line) and, for small traces they accept, the
+// simulator on them (issue 28; Mooncake's block hashes run the prefix cache). The one allowed failure is
 // chalk::InputError, whose message must be one line of at most 1,024 bytes. An accepted
 // trace holds arrivals that are finite, >= 0, within the clock's reach (max_clock_s) and in
 // order, and token counts 1..10,000,000; simulated on llama-3.1-8b on one H100, every
@@ -14,6 +16,7 @@
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/sim/simulator.h"
+#include "chalk/sim/trace_formats.h"
 #include "chalk/sim/traffic.h"
 #include "fuzz_common.h"
 
@@ -33,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   std::vector<chalk::sim::Request> reqs;
   try {
-    reqs = chalk::sim::parse_trace_csv(text, "fuzz.csv");
+    reqs = chalk::sim::read_trace(text, "fuzz.csv").requests;
   } catch (const chalk::InputError& e) {
     const std::string w = e.what();
     CHALK_FUZZ_CHECK(w.size() <= 1024 && w.find('\n') == std::string::npos);
@@ -45,6 +48,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& r : reqs) {
     CHALK_FUZZ_CHECK(chalk::fuzz::finite_nonneg(r.arrival_s) && r.arrival_s <= chalk::sim::max_clock_s && r.arrival_s >= last);
     CHALK_FUZZ_CHECK(r.input_tokens >= 1 && r.input_tokens <= 10'000'000 && r.output_tokens >= 1 && r.output_tokens <= 10'000'000);
+    int64_t covered = 0;  // a prefix's segments are each >= 1 token
+    for (const auto& seg : r.prefix) {
+      CHALK_FUZZ_CHECK(seg.tokens >= 1);
+      covered += seg.tokens;
+    }
+    CHALK_FUZZ_CHECK(covered <= r.input_tokens + r.output_tokens);
     last = r.arrival_s;
     tokens += r.input_tokens + r.output_tokens;
   }

@@ -190,6 +190,7 @@ const ERRORS = [
   ['short alias refused', 'POST', '/api/decode', { b: 4 }, 400, 'b'],
   ['output flag refused', 'POST', '/api/decode', { csv: true }, 400, 'csv'],
   ['file-writing flag refused', 'POST', '/api/plan', { model: 'llama-3.1-8b', 'ttft-slo-ms': 500, 'budget-chips': 1, 'launch-dir': '/tmp/x' }, 400, 'launch-dir'],
+  ['file-reading flag refused', 'POST', '/api/plan', { model: 'llama-3.1-8b', 'ttft-slo-ms': 500, 'budget-chips': 1, 'rate-curve': '/etc/hostname' }, 400, 'rate-curve'],
   ['unknown model', 'POST', '/api/decode', { model: 'llama-9-900b' }, 400, 'model'],
   ['a repo id whose architecture differs (aliases.json refuses it)', 'POST', '/api/decode', { model: 'mistralai/Mistral-7B-v0.1' }, 400, 'model'],
   ['model as a path', 'POST', '/api/decode', { model: '/etc/passwd' }, 400, 'model'],

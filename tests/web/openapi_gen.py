@@ -48,7 +48,7 @@ JSON_FIELDS = {("/api/step", "batches"): {
     "num_new_prefill_tokens}], decode_requests: [{progress_index, num_new_decode_tokens: 1}]} or SGLang's {reqs: [{extend_length, "
     "past_kv_length}]}; at most 16,384 batches",
     "items": {"type": "object"}}}
-FORBIDDEN = {"help", "json", "csv", "wide", "quiet", "version", "plot", "launch-dir", "trace", "engine-profile"}
+FORBIDDEN = {"help", "json", "csv", "wide", "quiet", "version", "plot", "launch-dir", "trace", "engine-profile", "rate-curve"}
 
 
 def options(chalk, words):
