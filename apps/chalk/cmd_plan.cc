@@ -97,6 +97,40 @@ Table candidates_table(const sim::PlanReport& r, const std::vector<std::size_t>&
 /// What the launch files need beyond the chosen deployment: the model to serve as the user
 /// named it (served_model), the formats, memory reserve and scheduler simulated, and the
 /// longest request of the traffic (the engines' maximum model length).
+/// Whether the offload tiers pay (`plan --kv-offload`): the best deployment with them and
+/// without them, {cost_usd_per_hour, chips, ttft_at_percentile_ms} each (null: none meets
+/// the SLO). They pay when only the plan with them meets the SLO, when its best costs less
+/// (dollars when priced, else chips), or at equal cost when its TTFT at the percentile is
+/// lower. The tiers' memory is the host's, rented with the chips: they add no cost.
+nlohmann::json offload_verdict(const sim::PlanReport& with, const sim::PlanReport& without, const sim::KvOffload& o) {
+  const auto best = [](const sim::PlanReport& r) -> nlohmann::json {
+    if (!r.best) return nullptr;
+    const auto& c = r.evaluated[*r.best];
+    return {{"cost_usd_per_hour", c.usd_per_hour ? nlohmann::json(*c.usd_per_hour) : nlohmann::json(nullptr)},
+            {"chips", c.chips},
+            {"ttft_at_percentile_ms", c.summary.ttft_at_slo_percentile_s * 1e3}};
+  };
+  const nlohmann::json w = best(with), wo = best(without);
+  bool pays = !w.is_null() && wo.is_null();
+  if (!w.is_null() && !wo.is_null()) {
+    const auto cost = [](const nlohmann::json& x) { return x["cost_usd_per_hour"].is_null() ? x["chips"].get<double>() : x["cost_usd_per_hour"].get<double>(); };
+    pays = cost(w) < cost(wo) || (cost(w) == cost(wo) && w["ttft_at_percentile_ms"].get<double>() < wo["ttft_at_percentile_ms"].get<double>());
+  }
+  return {{"host_gb", o.host_gb}, {"ssd_gb", o.ssd_gb}, {"with_tiers", w}, {"without_tiers", wo}, {"tier_pays", pays}};
+}
+
+std::string offload_verdict_text(const nlohmann::json& v) {
+  const auto side = [](const nlohmann::json& x) {
+    if (x.is_null()) return std::string("no deployment meets the SLO");
+    return fmt::format("{} chips{}, TTFT@p {} ms", x["chips"].get<int64_t>(),
+                       x["cost_usd_per_hour"].is_null() ? "" : ", $" + format_number(x["cost_usd_per_hour"].get<double>(), 4) + "/hour",
+                       format_number(x["ttft_at_percentile_ms"].get<double>(), 4));
+  };
+  return fmt::format("offload     with host {} GB, SSD {} GB per replica: {}; without: {}: the tiers {}\n", format_number(v["host_gb"].get<double>(), 4),
+                     format_number(v["ssd_gb"].get<double>(), 4), side(v["with_tiers"]), side(v["without_tiers"]),
+                     v["tier_pays"].get<bool>() ? "pay" : "do not pay");
+}
+
 sim::LaunchTarget launch_target(const PlanArgs& a, const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
                                 const sim::EnginePolicy& policy, const std::vector<sim::Request>& reqs) {
   sim::LaunchTarget t;
@@ -156,6 +190,7 @@ void run_plan(PlanArgs a) {
   if (!o.slo.ttft_s && !o.slo.tpot_s) throw InputError("--ttft-slo-ms", "state a TTFT or a TPOT target (--tpot-slo-ms), or both");
   o.policy = policy;
   o.prefix_hit_rate = a.traffic.prefix_hit_rate;
+  o.kv_offload = kv_offload_from(a.traffic, reqs);
   o.facility = facility_from(a.energy);
   if (a.budget_chips && *a.budget_chips < 1) {
     throw InputError("--budget-chips", "must be >= 1 chip, got " + std::to_string(*a.budget_chips));
@@ -201,8 +236,14 @@ void run_plan(PlanArgs a) {
     o.progress = budget_progress();
   }
   sim::PlanReport r;
+  nlohmann::json offload = nullptr;
   try {
     r = sim::plan_deployment(m, s, base, reqs, o);
+    if (o.kv_offload.enabled()) {  // the same search without the tiers: do they pay?
+      sim::PlanOptions none = o;
+      none.kv_offload = {};
+      offload = offload_verdict(r, sim::plan_deployment(m, s, base, reqs, none), o.kv_offload);
+    }
   } catch (const InputError& e) {
     if (e.field() == "usd_budget") throw InputError("--budget-usd-per-hour", std::string(e.what()).substr(e.field().size() + 2));
     if (e.field() == "chips") throw InputError("--budget-chips", std::string(e.what()).substr(e.field().size() + 2));
@@ -254,6 +295,7 @@ void run_plan(PlanArgs a) {
     j["why_none"] = r.why_none;
     j["warnings"] = warnings;
     j["searched"] = r.searched;
+    j["kv_offload_verdict"] = offload;
     j["launch"] = nlohmann::json::array();
     for (const auto& e : launches) {
       nlohmann::json files = nlohmann::json::array();
@@ -275,6 +317,7 @@ void run_plan(PlanArgs a) {
                            base.mechanisms.graphs.eager ? ", no CUDA graphs: --enforce-eager" : "");
   for (const auto& line : r.searched) std::cout << "            " << line << '\n';
   std::cout << engine_profile_text(a.policy) << energy_assumptions_text(o.power, o.facility);
+  if (!offload.is_null()) std::cout << offload_verdict_text(offload);
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
   if (!r.best) {

@@ -35,6 +35,20 @@ void add_traffic_options(CLI::App& app, TrafficArgs& a, int64_t default_requests
   app.add_option("--sessions", a.sessions,
                  "N:TURNS: multi-turn conversations, N open at once, TURNS turns each; each turn resends the history (previous prompt + "
                  "answer) before its --input new tokens. Runs the prefix cache");
+  app.add_option("--kv-offload", a.kv_offload,
+                 "host:GB[,ssd:GB][,host-bw:GB/s][,ssd-bw:GB/s]: KV offload tiers behind the prefix cache, GB per replica (vLLM "
+                 "--kv-offloading-size, LMCache, KVBM): blocks HBM evicts go to host DRAM, then SSD (LRU each) and are fetched back "
+                 "layer by layer when their prefix returns; rates per chip default to the hardware file's (docs/simulator.md 1.8)");
+}
+
+sim::KvOffload kv_offload_from(const TrafficArgs& a, const std::vector<sim::Request>& r) {
+  if (a.kv_offload.empty()) return {};
+  const sim::KvOffload o = sim::parse_kv_offload(a.kv_offload, "--kv-offload");
+  if (o.enabled() && std::none_of(r.begin(), r.end(), [](const sim::Request& q) { return !q.prefix.empty(); })) {
+    throw InputError("--kv-offload", "backs the prefix cache, which runs on traffic with token structure: add --shared-prefix or --sessions, "
+                                     "or a --trace with prefix columns");
+  }
+  return o;
 }
 
 void add_policy_options(CLI::App& app, PolicyArgs& a) {

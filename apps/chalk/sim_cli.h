@@ -36,7 +36,14 @@ struct TrafficArgs {
   /// Set by traffic_from when it read --trace: the format detected and the rows it left
   /// out or reordered (sim/trace_formats.h), for describe_traffic and trace_warnings.
   mutable std::optional<sim::Trace> read;
+  /// --kv-offload host:GB[,ssd:GB][,host-bw:GB/s][,ssd-bw:GB/s] (sim/kv_offload.h); "" = none.
+  std::string kv_offload;
 };
+
+/// --kv-offload read (parse_kv_offload; InputError("--kv-offload")); none when not given.
+/// Needs traffic with token structure (--shared-prefix, --sessions or a trace's prefix
+/// columns): else InputError("--kv-offload").
+sim::KvOffload kv_offload_from(const TrafficArgs& a, const std::vector<sim::Request>& r);
 
 /// --engine and its overrides (the scheduler's knobs, issue 29: each engine's own name in
 /// --help, the value used echoed in --json and written into the launch files).
@@ -82,6 +89,13 @@ std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Reques
 /// {cached_token_fraction, cached_token_fraction_per_replica, kv_blocks_evicted} over the
 /// replicas that prefill (the prefill pool's when disaggregated); null when no cache ran.
 nlohmann::json prefix_cache_json(const sim::ClusterRun& run);
+/// The offload tiers' outcome (SimRun::kv_offload) over the replicas that prefill:
+/// {host_gb, ssd_gb, host_fetch_gb_per_s_per_chip, ssd_fetch_gb_per_s_per_chip,
+/// hbm_hit_token_fraction, host_hit_token_fraction, ssd_hit_token_fraction,
+/// kv_fetched_bytes, kv_fetch_s, kv_blocks_offloaded}; null without tiers.
+nlohmann::json kv_offload_json(const sim::ClusterRun& run, const sim::KvOffload& o);
+/// One line for people from kv_offload_json ("" when null).
+std::string kv_offload_text(const nlohmann::json& j);
 /// One line for people from prefix_cache_json ("" when no cache ran).
 std::string prefix_cache_text(const nlohmann::json& j);
 

@@ -114,6 +114,51 @@ std::string prefix_cache_text(const nlohmann::json& j) {
                      j["kv_blocks_evicted"].get<int64_t>());
 }
 
+nlohmann::json kv_offload_json(const sim::ClusterRun& run, const sim::KvOffload& o) {
+  const auto& runs = run.disaggregated ? run.prefill_runs : run.runs;
+  if (runs.empty() || !runs.front().kv_offload) return nullptr;
+  double cached = 0, prompt = 0, host = 0, ssd = 0, bytes = 0, seconds = 0;
+  int64_t offloaded = 0;
+  for (const auto& r : runs) {
+    for (const auto& q : r.requests) {
+      if (q.rejected) continue;
+      cached += static_cast<double>(q.cached_tokens);
+      prompt += static_cast<double>(q.input_tokens);
+    }
+    host += static_cast<double>(r.offload_host_tokens);
+    ssd += static_cast<double>(r.offload_ssd_tokens);
+    bytes += r.kv_fetched_bytes;
+    seconds += r.kv_fetch_s;
+    offloaded += r.kv_blocks_offloaded;
+  }
+  const auto frac = [&](double x) { return prompt > 0 ? nlohmann::json(x / prompt) : nlohmann::json(nullptr); };
+  const auto& rates = runs.front().offload_rates;
+  return {{"host_gb", o.host_gb},
+          {"ssd_gb", o.ssd_gb},
+          {"host_fetch_gb_per_s_per_chip", rates.host_bytes_per_s / 1e9},
+          {"ssd_fetch_gb_per_s_per_chip", rates.ssd_bytes_per_s / 1e9},
+          {"host_fetch_source", rates.host_source},
+          {"ssd_fetch_source", rates.ssd_source},
+          {"hbm_hit_token_fraction", frac(cached - host - ssd)},
+          {"host_hit_token_fraction", frac(host)},
+          {"ssd_hit_token_fraction", frac(ssd)},
+          {"kv_fetched_bytes", bytes},
+          {"kv_fetch_s", seconds},
+          {"kv_blocks_offloaded", offloaded}};
+}
+
+std::string kv_offload_text(const nlohmann::json& j) {
+  if (j.is_null()) return "";
+  const auto pct = [](const nlohmann::json& x) { return x.is_null() ? std::string("-") : format_number(100 * x.get<double>(), 3) + "%"; };
+  return fmt::format("host {} GB at {} GB/s per chip, SSD {} GB at {} GB/s per chip: prompt tokens hit HBM {}, host {}, SSD {}; {} GB fetched in "
+                     "{} s (layer by layer under the step); {} blocks offloaded",
+                     format_number(j["host_gb"].get<double>(), 4), format_number(j["host_fetch_gb_per_s_per_chip"].get<double>(), 3),
+                     format_number(j["ssd_gb"].get<double>(), 4), format_number(j["ssd_fetch_gb_per_s_per_chip"].get<double>(), 3),
+                     pct(j["hbm_hit_token_fraction"]), pct(j["host_hit_token_fraction"]), pct(j["ssd_hit_token_fraction"]),
+                     format_number(j["kv_fetched_bytes"].get<double>() / 1e9, 4), format_number(j["kv_fetch_s"].get<double>(), 4),
+                     j["kv_blocks_offloaded"].get<int64_t>());
+}
+
 nlohmann::json occupancy_json(const sim::ClusterRun& run, int64_t points) {
   nlohmann::json j = nlohmann::json::array();
   if (run.runs.empty()) return j;

@@ -111,6 +111,9 @@ void validate(const SystemSpec& s, const std::string& where) {
     const std::string p = "host_tiers[" + std::to_string(i) + "].";
     in(s.host_tiers[i].capacity_per_chip.value(), 1e9, min_positive, host_gb_max, p + "gb_per_chip");
     in(s.host_tiers[i].bandwidth_per_chip.value(), 1e9, min_positive, link_gb_per_s_max, p + "gb_per_s_per_chip");
+    if (s.host_tiers[i].link_per_chip.value() != 0) {
+      in(s.host_tiers[i].link_per_chip.value(), 1e9, min_positive, link_gb_per_s_max, p + "link_gb_per_s_per_chip");
+    }
   }
 }
 

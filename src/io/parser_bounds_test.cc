@@ -209,6 +209,14 @@ TEST(ParserBounds, HardwareChecksEveryNumberAfterConversion) {
   ASSERT_TRUE(h.contains("host_tiers"));
   h["host_tiers"][0]["gb_per_s_per_chip"] = 1e300;
   EXPECT_EQ(hw_error(h.dump()), "h.json: host_tiers[0].gb_per_s_per_chip: must be in [1e-06, 1e+06], got inf");
+  // The tier's link to the chip (the KV offload tiers' fetch bound): bounded as every link,
+  // and its source stated beside it.
+  h = data("hardware/gb200-nvl72.json");
+  h["host_tiers"][0]["link_gb_per_s_per_chip"] = -1;
+  EXPECT_EQ(hw_error(h.dump()), "h.json: host_tiers[0].link_gb_per_s_per_chip: must be in [1e-06, 1e+06], got -1");
+  h = data("hardware/gb200-nvl72.json");
+  h["host_tiers"][0].erase("link_source");
+  EXPECT_NE(hw_error(h.dump()).find("link_source"), std::string::npos) << hw_error(h.dump());
   // Every built-in system is within the bounds.
   for (const auto& name : builtin_system_names()) EXPECT_NO_THROW(load_system(name)) << name;
 }

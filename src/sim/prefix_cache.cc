@@ -122,7 +122,8 @@ bool PrefixCache::evict_lru() {
   if (head_ < 0) return false;
   const int32_t s = head_;
   unlink(s);
-  vals_[probe(slots_[static_cast<std::size_t>(s)].hash)] = -2;  // a tombstone keeps later cells of its run reachable
+  last_evicted_ = slots_[static_cast<std::size_t>(s)].hash;
+  vals_[probe(last_evicted_)] = -2;  // a tombstone keeps later cells of its run reachable
   --live_;
   free_slots_.push_back(s);
   ++evictions_;

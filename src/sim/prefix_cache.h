@@ -53,6 +53,8 @@ class PrefixCache {
   int32_t refs(int32_t slot) const { return slots_[static_cast<std::size_t>(slot)].refs; }
   /// Drops the least recently used unreferenced block; false when there is none.
   bool evict_lru();
+  /// The hash of the block evict_lru last dropped (for the offload tiers, kv_pool.h).
+  uint64_t last_evicted() const { return last_evicted_; }
   int64_t size() const { return live_; }
   int64_t evictable() const { return evictable_; }
   int64_t evictions() const { return evictions_; }
@@ -76,6 +78,7 @@ class PrefixCache {
   std::vector<int32_t> free_slots_;
   int32_t head_ = -1, tail_ = -1;
   int64_t evictable_ = 0, evictions_ = 0;
+  uint64_t last_evicted_ = 0;
 };
 
 /// The longest run of `q`'s first blocks found in `cache`, at most `max_blocks`: their

@@ -13,6 +13,13 @@ namespace chalk::sim::detail {
 /// scheduler at its arrival_s.
 SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase);
 
+/// Checks request `i` of a run (simulator.h, simulate): input and output tokens >= 1, an
+/// arrival in [0, max_clock_s], a whole prompt within the step budget when chunked prefill
+/// is off (not in a decode pool; a request over the model's context is rejected, not an
+/// error), prefix segments of >= 1 token. Throws InputError naming "request i" or
+/// max_batched_tokens.
+void check_request(const Deployment& d, const Request& q, int64_t i, const SimOptions& o, Phase phase);
+
 /// The error for a prompt over the step budget with chunked prefill off, in the words of
 /// the engine simulated (field max_batched_tokens).
 InputError whole_prompt_over_budget(const EnginePolicy& p, int64_t prompt_tokens);

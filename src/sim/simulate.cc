@@ -1,6 +1,9 @@
 // simulate(): the engine's own mechanisms on the deployment, then the event loop with each
 // request reaching the scheduler after its fixed work outside the GPU (simulator.h).
+#include <fmt/format.h>
+
 #include <cmath>
+#include <string>
 
 #include "chalk/base/error.h"
 #include "chalk/engine/engine_name.h"
@@ -8,6 +11,26 @@
 #include "scheduler.h"
 
 namespace chalk::sim {
+
+void detail::check_request(const Deployment& d, const Request& q, int64_t i, const SimOptions& o, Phase phase) {
+  if (q.input_tokens < 1 || q.output_tokens < 1 || !(q.arrival_s >= 0) || !std::isfinite(q.arrival_s)) {
+    throw InputError("request " + std::to_string(i), "needs arrival_s >= 0 and input and output tokens >= 1");
+  }
+  if (!(q.arrival_s <= max_clock_s)) {  // for callers that build requests themselves (Python, the API)
+    throw InputError("request " + std::to_string(i), "arrival_s " + fmt::format("{:.6g}", q.arrival_s) + " is beyond the " + clock_limit_text());
+  }
+  // vLLM refuses to start when a whole prompt cannot fit one step (SchedulerConfig:
+  // max_num_batched_tokens < max_model_len without chunked prefill); here the longest
+  // prompt the traffic sends stands for max_model_len. Requests rejected for their
+  // context are not counted.
+  const bool served = d.model.max_context <= 0 || q.input_tokens + q.output_tokens <= d.model.max_context;
+  if (!o.policy.chunked_prefill && phase != Phase::decode && served && q.input_tokens > o.policy.max_batched_tokens) {
+    throw whole_prompt_over_budget(o.policy, q.input_tokens);
+  }
+  for (const auto& seg : q.prefix) {
+    if (seg.tokens < 1) throw InputError("request " + std::to_string(i), "a prefix segment needs tokens >= 1, got " + std::to_string(seg.tokens));
+  }
+}
 
 InputError detail::whole_prompt_over_budget(const EnginePolicy& p, int64_t prompt_tokens) {
   // Name the engine simulated, not always vLLM: TensorRT-LLM's defaults run with chunked

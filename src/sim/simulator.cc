@@ -8,6 +8,7 @@
 #include <deque>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 
 #include "chalk/base/error.h"
 #include "kv_pool.h"
@@ -74,23 +75,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   std::vector<Live> live(requests.size());
   for (int64_t i = 0; i < n; ++i) {
     const Request& q = requests[i];
-    if (q.input_tokens < 1 || q.output_tokens < 1 || !(q.arrival_s >= 0) || !std::isfinite(q.arrival_s)) {
-      throw InputError("request " + std::to_string(i), "needs arrival_s >= 0 and input and output tokens >= 1");
-    }
-    if (!(q.arrival_s <= max_clock_s)) {  // for callers that build requests themselves (Python, the API)
-      throw InputError("request " + std::to_string(i), "arrival_s " + fmt::format("{:.6g}", q.arrival_s) + " is beyond the " + clock_limit_text());
-    }
-    // vLLM refuses to start when a whole prompt cannot fit one step (SchedulerConfig:
-    // max_num_batched_tokens < max_model_len without chunked prefill); here the longest
-    // prompt the traffic sends stands for max_model_len. Requests rejected for their
-    // context are not counted.
-    const bool served = d.model.max_context <= 0 || q.input_tokens + q.output_tokens <= d.model.max_context;
-    if (!o.policy.chunked_prefill && phase != Phase::decode && served && q.input_tokens > o.policy.max_batched_tokens) {
-      throw whole_prompt_over_budget(o.policy, q.input_tokens);
-    }
-    for (const auto& seg : q.prefix) {
-      if (seg.tokens < 1) throw InputError("request " + std::to_string(i), "a prefix segment needs tokens >= 1, got " + std::to_string(seg.tokens));
-    }
+    check_request(d, q, i, o, phase);
     auto& rec = run.requests[i];
     rec.arrival_s = q.arrival_s;
     rec.input_tokens = q.input_tokens;
@@ -135,6 +120,10 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   double t = 0;
   // The KV blocks, with the prefix cache over them (kv_pool.h).
   detail::KvPool pool(total_blocks);
+  // Offload tiers behind the cache (kv_offload.h): fetches of a step load layer by layer.
+  const bool offload = caching && detail::enable_offload(pool, d, o.kv_offload, block, run);
+  detail::TierFetch fetch;
+  double step_fetch_s = 0;
   const auto own = [](int32_t i) { return static_cast<uint64_t>(i) + 1; };
   const auto commit = [&](int32_t i) { pool.commit(live[i].kv, requests[i], own(i), live[i].kv_tokens, block); };
   const auto release = [&](int32_t i) { pool.release(live[i].kv); };
@@ -279,9 +268,10 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         if (caching) {
           hits = detail::longest_cached_prefix(pool.cache(), requests[i], own(i), (L.prefill_target - 1) / block, block, &hit_hash);
           for (const int32_t h : hits) pinned += pool.cache().refs(h) == 0 ? 1 : 0;
-          if (!L.started) run.requests[i].cached_tokens = static_cast<int64_t>(hits.size()) * block;
+          pool.lower_run(requests[i], own(i), static_cast<int64_t>(hits.size()), hit_hash, (L.prefill_target - 1) / block, block, fetch);
+          if (!L.started) run.requests[i].cached_tokens = (static_cast<int64_t>(hits.size()) + fetch.size()) * block;
         }
-        const int64_t start = caching ? static_cast<int64_t>(hits.size()) * block : run.requests[i].cached_tokens;
+        const int64_t start = caching ? (static_cast<int64_t>(hits.size()) + fetch.size()) * block : run.requests[i].cached_tokens;
         const int64_t left = L.prefill_target - start;
         int64_t want = std::min(left, budget);
         if (!pol.chunked_prefill && want < left) {
@@ -296,8 +286,12 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         L.kv.cached = std::move(hits);
         L.kv.chain = hit_hash;
         L.kv_tokens = start;
-        pool.take(need);
-        L.kv.blocks = need;
+        if (offload) {
+          step_fetch_s += detail::admit_fetch(pool, L.kv, need, fetch, !L.started, run);
+        } else {
+          pool.take(need);
+          L.kv.blocks = need;
+        }
         budget -= want;
         take_rank(i);
         chunks.push_back({want, start});
@@ -327,7 +321,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       mix.chunk_ranks = chunk_rank;
     }
     const MixedStepWork work = mixed_step_work(d, mix);
-    const double dt = work.t_step.value();
+    const double dt = offload ? layerwise_step_seconds(work.t_step.value(), std::exchange(step_fetch_s, 0.0), n_layers(d.model))
+                              : work.t_step.value();
     const double end = t + dt;
     run.requests_in_system_s += static_cast<double>(running.size() + waiting.size()) * dt;
     StepSample sample;
@@ -395,6 +390,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   run.kv_blocks_leaked = pool.leaked();  // cached blocks are unreferenced at the end
   run.prefix_caching = caching;
   run.kv_blocks_evicted = pool.cache().evictions();
+  if (offload) run.kv_blocks_offloaded = pool.tiers()->offloaded();
   return run;
 }
 

@@ -68,6 +68,12 @@ struct MemoryTier {
   Bytes capacity_per_chip;
   BytesPerSecond bandwidth_per_chip;
   std::string source;
+  /// The link from this tier to one chip, one direction (chalk-hardware/1
+  /// host_tiers[].link_gb_per_s_per_chip; 0 = not stated): PCIe Gen5 x16 on HGX hosts,
+  /// NVLink-C2C on Grace. A KV fetch from the tier runs at min(bandwidth_per_chip, this)
+  /// (sim/kv_offload.h). `link_source` says where the figure comes from.
+  BytesPerSecond link_per_chip{};
+  std::string link_source;
 };
 
 /// Whether a system's figures describe a shipping product or a vendor announcement

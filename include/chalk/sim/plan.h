@@ -31,6 +31,9 @@ struct PlanOptions {
   Slo slo;                                   ///< at least one of TTFT and TPOT
   EnginePolicy policy = engine_policy("vllm");  ///< the scheduler simulated; its max_sequences is the first cap tried
   double prefix_hit_rate = 0;
+  /// KV offload tiers behind every candidate's prefix cache (SimOptions::kv_offload; GB per
+  /// replica). `chalk plan --kv-offload` plans with and without them to say whether they pay.
+  KvOffload kv_offload;
   /// Chips per replica to try (empty: the divisors of the scale-up domain and 1, 2, 4, ...
   /// whole domains, from the smallest replica that holds the model up to the budget).
   std::vector<int64_t> replica_chips;

@@ -14,6 +14,7 @@
 
 #include "chalk/engine/step_mix.h"
 #include "chalk/serving/serving.h"
+#include "chalk/sim/kv_offload.h"
 #include "chalk/sim/policy.h"
 #include "chalk/sim/traffic.h"
 
@@ -46,6 +47,11 @@ struct SimOptions {
   ServingLevers speculation;
   /// Seed of the acceptance draws (the same seed, the same run).
   uint64_t speculation_seed = 1;
+  /// KV offload tiers behind the prefix cache (kv_offload.h; docs/simulator.md 1.8): host
+  /// DRAM and SSD capacities per replica and their fetch rates. They act only where the
+  /// prefix cache runs (traffic with token structure, not a decode pool); all 0 (the
+  /// default): the run is exactly the run without tiers.
+  KvOffload kv_offload;
   /// Optional progress hook for a caller that bounds a run's work (chalk web: a deadline,
   /// a step budget, a client that has gone). simulate() calls it with the number of steps
   /// run since its last call: every 1,024 steps and once at the end (so the calls sum to
@@ -104,6 +110,16 @@ struct SimRun {
   /// not counted as leaked.
   bool prefix_caching = false;
   int64_t kv_blocks_evicted = 0;  ///< cached blocks evicted (LRU) to make room
+  /// KV offload tiers (SimOptions::kv_offload, with the prefix cache): each tier's capacity
+  /// in blocks, the prompt tokens of first admissions fetched from host DRAM and from SSD
+  /// (part of RequestRecord::cached_tokens), the bytes fetched and the fetch seconds summed
+  /// over every admission, and the blocks HBM evicted into the tiers.
+  bool kv_offload = false;
+  int64_t offload_host_blocks = 0, offload_ssd_blocks = 0;
+  int64_t offload_host_tokens = 0, offload_ssd_tokens = 0;
+  double kv_fetched_bytes = 0, kv_fetch_s = 0;
+  int64_t kv_blocks_offloaded = 0;
+  KvOffloadRates offload_rates;  ///< the rates the fetches ran at, with their sources
 
   int64_t preemptions = 0;
   int64_t rejected = 0;
