@@ -24,6 +24,7 @@ def roofline_sweep(points: Union[pd.DataFrame, Dict[str, Any]], model: Any = Non
 def dask_sweep(points: Union[pd.DataFrame, Dict[str, Sequence[Any]]], fn: Callable[..., pd.DataFrame] = ..., *,
                npartitions: Optional[int] = None, client: Any = None, address: Optional[str] = None, direct: Optional[bool] = None,
                **kwargs: Any) -> pd.DataFrame: ...
+def step_time(batches: Any, model: Any = None, hardware: Any = None, **kwargs: Any) -> List[float]: ...
 
 def models(*args: Values, kv_dtype: Optional[Values] = None, context: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk models --json`: List built-in models, or show the given names/paths (HF config.json or chalk-model files).
@@ -502,7 +503,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def train_step(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, recompute_modules: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, explain: bool = False, frame: bool = False) -> Any:
+def train_step(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, recompute_modules: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, explain: bool = False, frame: bool = False) -> Any:
     """`chalk train step --json`: One training step of a plan: compute, communication, bubble, MFU and HFU.
 
 Returns the CLI's JSON as plain Python objects.
@@ -530,6 +531,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     compute: GEMM precision: bf16 (fp16), fp8 (mxfp8), fp4 (nvfp4, mxfp4); where the chip has the rate (default bf16)
     optimizer: Model-state bytes per parameter: adam16 (2+2+12), adam18 (2+4+12), adam-bf16-moments (2+4+8) (default adam18)
     no_flash_attention: Store the attention scores (no FlashAttention; Korthikanti's 5as/h term)
+    no_gemm_shapes: Price every GEMM at the chip's best-shape (MAMF) rate, without wave and tile quantization over its SMs
     dropout: Train with dropout (Megatron-LM's default 0.1): its masks are stored and moved (default: none, as Llama 3 and DeepSeek-V3 train)
     dispatch_dtype: Expert-parallel dispatch format (bf16, fp8) (default bf16)
     combine_dtype: Expert-parallel combine format (default bf16)
@@ -541,7 +543,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def train_memory(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, recompute_modules: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, explain: bool = False, frame: bool = False) -> Any:
+def train_memory(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, recompute_modules: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, explain: bool = False, frame: bool = False) -> Any:
     """`chalk train memory --json`: Memory per chip of a training plan: weights, gradients, optimizer states, activations.
 
 Returns the CLI's JSON as plain Python objects.
@@ -569,6 +571,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     compute: GEMM precision: bf16 (fp16), fp8 (mxfp8), fp4 (nvfp4, mxfp4); where the chip has the rate (default bf16)
     optimizer: Model-state bytes per parameter: adam16 (2+2+12), adam18 (2+4+12), adam-bf16-moments (2+4+8) (default adam18)
     no_flash_attention: Store the attention scores (no FlashAttention; Korthikanti's 5as/h term)
+    no_gemm_shapes: Price every GEMM at the chip's best-shape (MAMF) rate, without wave and tile quantization over its SMs
     dropout: Train with dropout (Megatron-LM's default 0.1): its masks are stored and moved (default: none, as Llama 3 and DeepSeek-V3 train)
     dispatch_dtype: Expert-parallel dispatch format (bf16, fp8) (default bf16)
     combine_dtype: Expert-parallel combine format (default bf16)
@@ -580,7 +583,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def train_layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, chips: Optional[Values] = None, limit: Optional[Values] = None, all: bool = False, pareto: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
+def train_layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, chips: Optional[Values] = None, limit: Optional[Values] = None, all: bool = False, pareto: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk train layouts --json`: Every training plan of a model on a cluster that fits, ranked by step time.
 
 Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
@@ -593,6 +596,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     compute: GEMM precision: bf16 (fp16), fp8 (mxfp8), fp4 (nvfp4, mxfp4); where the chip has the rate (default bf16)
     optimizer: Model-state bytes per parameter: adam16 (2+2+12), adam18 (2+4+12), adam-bf16-moments (2+4+8) (default adam18)
     no_flash_attention: Store the attention scores (no FlashAttention; Korthikanti's 5as/h term)
+    no_gemm_shapes: Price every GEMM at the chip's best-shape (MAMF) rate, without wave and tile quantization over its SMs
     dropout: Train with dropout (Megatron-LM's default 0.1): its masks are stored and moved (default: none, as Llama 3 and DeepSeek-V3 train)
     dispatch_dtype: Expert-parallel dispatch format (bf16, fp8) (default bf16)
     combine_dtype: Expert-parallel combine format (default bf16)
@@ -783,7 +787,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def plan(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, shared_prefix: Optional[Values] = None, sessions: Optional[Values] = None, kv_offload: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, engine_profile: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, budget_chips: Optional[Values] = None, budget_usd_per_hour: Optional[Values] = None, replica_chips: Optional[Values] = None, max_seqs_candidates: Optional[Values] = None, modes: Optional[Values] = None, launch_dir: Optional[Values] = None, frame: bool = False) -> Any:
+def plan(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, shared_prefix: Optional[Values] = None, sessions: Optional[Values] = None, kv_offload: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, engine_profile: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, budget_chips: Optional[Values] = None, budget_usd_per_hour: Optional[Values] = None, replica_chips: Optional[Values] = None, max_seqs_candidates: Optional[Values] = None, modes: Optional[Values] = None, rate_curve: Optional[Values] = None, launch_dir: Optional[Values] = None, frame: bool = False) -> Any:
     """`chalk plan --json`: The cheapest deployment that serves a traffic within TTFT/TPOT SLOs, with the engines' launch files.
 
 Returns the CLI's JSON as plain Python objects.
@@ -838,6 +842,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     replica_chips: Chips per replica to try: comma list (default: from the smallest that holds the model)
     max_seqs_candidates: Caps on running requests to try: comma list (default: the engine's, 256, 64)
     modes: both, aggregated or disaggregated (default both)
+    rate_curve: A day's rates: CSV of hour,rate_per_s (hours 0-23), or an Azure or BurstGPT trace (its rate by hour of day); each rate planned as --rate would, replicas by hour and the cost per day
     launch_dir: Write the chosen deployment's launch files here: DIR/vllm, DIR/sglang, DIR/trtllm (scripts and YAML)
 
 Raises ChalkError(field, message) on bad input.
@@ -896,6 +901,45 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     max_requests: Requests simulated per run at most, the run's first ones (each fit simulates every run ~50 times) (default 400)
     output: Write the engine profile (chalk-engine-profile/1, docs/file-formats.md) to this file
     no_leave_one_out: Skip the leave-one-out errors (one fit per run)
+
+Raises ChalkError(field, message) on bad input.
+    """
+
+def step(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, engine_profile: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, prefill: Optional[Values] = None, decode: Optional[Values] = None, batches: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
+    """`chalk step --json`: The time of one engine step for each batch composition (prefill chunks after their cached tokens, decodes at their contexts): the request simulator's own step, as a step-time model for other simulators (BLIS, SGLang's, llm-d's).
+
+Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
+
+Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
+    weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
+    kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
+    compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
+    matmul_efficiency: Override the achievable fraction of peak FLOP/s (0-1]
+    hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
+    price_usd_per_chip_hour: Override the rental price per chip-hour
+    memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
+    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    mechanisms: Accepted for compatibility: the engine step is now the default
+    tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
+    ep: Expert-parallel degree of routed experts (default: the layout search's best)
+    two_batch_overlap: Two micro-batches hide expert-parallel traffic behind compute (DeepSeek/SGLang; needs --tp below the chips; a decode step splits only when every data-parallel rank holds 2+ sequences)
+    enforce_eager: No CUDA graphs (vLLM's --enforce-eager): every step runs eagerly, at least its kernels x the host's launch time (default: the engine's captured batch sizes, padded up; eager above the largest)
+    dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
+    allow_infeasible: Print the figures even when the stated chips cannot hold the weights (default: exit 2 naming the smallest replica that fits)
+    engine: Scheduler defaults to mimic: vllm, sglang, trtllm (any case), optionally with a release (vllm-0.10: host work after each GPU step, before 0.14) (docs/simulator.md) (default vllm)
+    max_batched_tokens: Token budget per step, decodes + prefill chunks, at least --block-size (default: the engine's, 8192: vLLM max_num_batched_tokens, SGLang chunked_prefill_size on 80-96 GB GPUs, TensorRT-LLM max_num_tokens)
+    block_size: Tokens per paged KV block (default: the engine's: vLLM 16, SGLang page_size 1, TensorRT-LLM tokens_per_block 32)
+    max_sequences: Running requests per replica at most (default: the engine's: vLLM max_num_seqs 1024 on >= 70 GiB GPUs (256 on smaller), SGLang max_running_requests from the KV pool (4096 here), TensorRT-LLM max_batch_size 2048)
+    gpu_memory_utilization: Fraction of each chip's HBM for weights and KV cache, (0, 1] (default 0.9 = 1 - --memory-reserve: vLLM's gpu_memory_utilization 0.9; written as SGLang's --mem-fraction-static and TensorRT-LLM's free_gpu_memory_fraction of what the weights leave)
+    engine_profile: An engine profile written by `chalk calibrate` (chalk-engine-profile/1): its fitted constants (request overhead, host time per sequence, kernel floor) replace the engine's defaults
+    chunked_prefill: on or off (default: the engine's: on for vLLM and SGLang, off for TensorRT-LLM)
+    kv_admission: to_completion: admission reserves a request's KV for all its tokens, never preempting (trtllm's default); on_demand: blocks as tokens arrive, preempting when full (vllm, sglang) (default: the engine's)
+    prefill: One batch's prefill chunks: TOKENS[:CACHED] comma list, new prompt tokens after tokens already in the KV cache (512:0,256:1024)
+    decode: One batch's decodes: CONTEXT[xCOUNT] comma list, tokens in each sequence's KV cache (1024x32,2048)
+    batches: Many batches as JSON: the text itself, a file, or - for standard input; chalk's {prefill, decode}, BLIS's StepConfig or SGLang's {reqs} per batch (docs/simulator.md)
 
 Raises ChalkError(field, message) on bad input.
     """

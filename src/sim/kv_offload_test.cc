@@ -99,7 +99,7 @@ TEST(KvOffload, TiersCascadeLeastRecentlyUsedFirst) {
   EXPECT_EQ(ssd_only.find(9), detail::Tier::ssd);
 }
 
-Deployment llama8_h100() {
+Deployment offload_llama8_h100() {
   DeploymentOptions o;
   o.n_chips = 1;
   o.mechanisms.enabled = true;
@@ -122,7 +122,7 @@ std::vector<Request> known_sharing() {
 }
 
 TEST(KvOffload, AReturningPrefixIsFetchedFromTheHighestTierHoldingIt) {
-  const Deployment d = llama8_h100();
+  const Deployment d = offload_llama8_h100();
   // Bytes per block: 2 (K, V) x 32 layers x 8 KV heads x 128 x 2 B (bf16) x 16 tokens = 2,097,152.
   const double per_block = 2.0 * 32 * 8 * 128 * 2 * 16;
   ASSERT_DOUBLE_EQ(memory_plan(d, 1, 16).kv_cache.value(), per_block);
@@ -166,7 +166,7 @@ TEST(KvOffload, AReturningPrefixIsFetchedFromTheHighestTierHoldingIt) {
 TEST(KvOffload, TiersThatReceiveNothingLeaveTheRunUnchanged) {
   // Capacity 0 is today's run; so is a tier behind a pool that never evicts (the default,
   // HBM's ~36,000 blocks, for two 5-block prompts): every record and step the same.
-  const Deployment d = llama8_h100();
+  const Deployment d = offload_llama8_h100();
   std::vector<Request> r = known_sharing();
   SimOptions o;
   const SimRun base = simulate(d, r, o);
@@ -188,7 +188,7 @@ TEST(KvOffload, NegativeCapacityFromALibraryCallerIsAnError) {
   SimOptions o;
   o.kv_offload = {-1, 0, 0, 0};
   try {
-    simulate(llama8_h100(), known_sharing(), o);
+    simulate(offload_llama8_h100(), known_sharing(), o);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "kv_offload: host must be a number >= 0, got -1");
