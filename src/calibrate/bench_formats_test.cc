@@ -142,14 +142,14 @@ TEST(CalibrateFormats, EachReaderNamesTheFieldInOneLine) {
   for (const std::string& e : {error_of(""), error_of(s), error_of(a), error_of(g), error_of(t)}) EXPECT_EQ(e.find('\n'), std::string::npos) << e;
 }
 
-Deployment llama8(int64_t chips) {
+Deployment llama8_on(int64_t chips) {
   DeploymentOptions o;
   o.n_chips = chips;
   o.mechanisms.enabled = true;
   return make_deployment(load_model("llama-3.1-8b"), load_system("h100-sxm"), o);
 }
 
-sim::SimOptions vllm_010() {
+sim::SimOptions serial_vllm() {
   sim::SimOptions o;
   o.policy = sim::engine_policy("vllm-0.10");  // host work after each step: every constant moves something
   return o;
@@ -186,11 +186,11 @@ std::vector<RunModel> measured(const std::vector<BenchRun>& plan, const Deployme
   const double noise[] = {1.015, 0.985, 1.01, 0.99};
   for (std::size_t i = 0; i < plan.size(); ++i) {
     BenchRun b = through(plan[i], static_cast<int>(i % 4));
-    const Predicted p = predict(make_run_model(b, d, vllm_010(), kDefaultMaxRequests), truth);
+    const Predicted p = predict(make_run_model(b, d, serial_vllm(), kDefaultMaxRequests), truth);
     b.ttft_ms = *p.ttft_ms * noise[i % 4];
     b.tpot_ms = *p.tpot_ms * noise[(i + 1) % 4];
     b.e2el_ms = *p.e2el_ms * noise[(i + 2) % 4];
-    out.push_back(make_run_model(through(b, static_cast<int>(i % 4)), d, vllm_010(), kDefaultMaxRequests));
+    out.push_back(make_run_model(through(b, static_cast<int>(i % 4)), d, serial_vllm(), kDefaultMaxRequests));
   }
   return out;
 }
@@ -211,7 +211,7 @@ TEST(CalibrateFormats, RecoversConstantsThroughEveryClientsFormat) {
   const Values truth = {20e-3, 21.5e-6, 9e-6, 6.45e-6};
   const std::vector<BenchRun> plan = {plan_run(2, 0, 32, 256, 32), plan_run(6, 0, 32, 1024, 48), plan_run(0, 16, 32, 512, 32),
                                       plan_run(0, 0, 24, 128, 48), plan_run(4, 0, 32, 2048, 16)};
-  const auto runs = measured(plan, llama8(1), truth);
+  const auto runs = measured(plan, llama8_on(1), truth);
   FitOptions o;
   o.constants = {Constant::request_overhead, Constant::kernel_floor};
   o.leave_one_out = false;
@@ -228,7 +228,7 @@ TEST(CalibrateFormats, FitsTheAllReduceLatencyOnlyAtTensorParallelRuns) {
   // size below 8 MiB), so a 15 us stage (default 6.45) adds 2 x 32 x 8.55 = 547 us per step.
   const Values truth = {6.9e-3, 21.5e-6, 6.3e-6, 15e-6};
   const std::vector<BenchRun> plan = {plan_run(2, 0, 24, 256, 32), plan_run(0, 16, 24, 512, 48), plan_run(4, 0, 24, 1024, 16)};
-  const auto tp2 = measured(plan, llama8(2), truth);
+  const auto tp2 = measured(plan, llama8_on(2), truth);
   ASSERT_EQ(tp_of(tp2.front()), 2);
   FitOptions o;
   o.constants = {Constant::allreduce_latency};
@@ -236,7 +236,7 @@ TEST(CalibrateFormats, FitsTheAllReduceLatencyOnlyAtTensorParallelRuns) {
   const FitReport r = fit(tp2, o);
   expect_recovered(r, Constant::allreduce_latency, 15e-6);
   // The same runs on one chip: no all-reduce, refused with a one-line reason.
-  const auto tp1 = measured(plan, llama8(1), truth);
+  const auto tp1 = measured(plan, llama8_on(1), truth);
   EXPECT_EQ(tp_of(tp1.front()), 1);
   try {
     fit(tp1, o);
