@@ -10,6 +10,7 @@
 
 #include "chalk/base/error.h"
 #include "chalk/calibrate/bench.h"
+#include "chalk/calibrate/bench_formats.h"
 #include "chalk/calibrate/fit.h"
 #include "chalk/calibrate/profile.h"
 #include "chalk/engine/layout_search.h"
@@ -41,7 +42,7 @@ std::vector<calibrate::Constant> constants_from(const std::string& text) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
     const std::string name = text.substr(start, comma - start);
     const auto c = calibrate::constant_named(name);
-    if (!c) throw InputError("--fit", "unknown constant '" + excerpt(name) + "'; expected request_overhead_s, host_s_per_sequence or kernel_floor_s");
+    if (!c) throw InputError("--fit", "unknown constant '" + excerpt(name) + "'; expected request_overhead_s, host_s_per_sequence, kernel_floor_s or allreduce_latency_s");
     if (std::find(out.begin(), out.end(), *c) != out.end()) throw InputError("--fit", "names " + name + " twice");
     out.push_back(*c);
     start = comma + 1;
@@ -49,8 +50,8 @@ std::vector<calibrate::Constant> constants_from(const std::string& text) {
   return out;
 }
 
-/// The benchmark runs of the files: a .csv is chalk's measurement format, anything else
-/// vLLM's --save-result JSON.
+/// The benchmark runs of the files: a .csv is chalk's measurement format; any other file is
+/// one of the engines' clients, told apart by its content (bench_formats.h parse_bench_file).
 std::vector<calibrate::BenchRun> read_runs(const CalibrateArgs& a, int64_t& skipped) {
   std::vector<calibrate::BenchRun> runs;
   skipped = 0;
@@ -61,7 +62,7 @@ std::vector<calibrate::BenchRun> read_runs(const CalibrateArgs& a, int64_t& skip
       for (auto& r : calibrate::runs_from_measurements(file.rows, s)) runs.push_back(std::move(r));
       skipped += s;
     } else {
-      runs.push_back(calibrate::parse_vllm_bench(read_file(f), f));
+      for (auto& r : calibrate::parse_bench_file(read_file(f), f)) runs.push_back(std::move(r));
     }
   }
   return runs;
@@ -91,11 +92,14 @@ calibrate::RunModel model_of(const CalibrateArgs& a, const calibrate::BenchRun& 
 nlohmann::json opt(const std::optional<double>& v, double scale = 1) { return v ? nlohmann::json(*v * scale) : nlohmann::json(nullptr); }
 
 void run_calibrate(const CalibrateArgs& a) {
-  if (a.files.empty()) throw InputError("files", "none given; expected vllm bench serve --save-result JSON files or a measurements CSV");
+  if (a.files.empty()) {
+    throw InputError("files", "none given; expected benchmark results (vllm bench serve, SGLang bench_serving, AIPerf, genai-perf, trtllm-bench) "
+                              "or a measurements CSV");
+  }
   int64_t skipped = 0;
   const auto runs = read_runs(a, skipped);
-  // vLLM's JSON names no hardware and only a model id: the flags must say what ran, never the
-  // command's defaults (DeepSeek-V3 on GB200) by omission.
+  // The clients' files name no hardware and only a model id: the flags must say what ran, never
+  // the command's defaults (DeepSeek-V3 on GB200) by omission.
   for (const auto& r : runs) {
     if (r.model.empty() && !a.model_given) throw InputError("--model", r.source + " does not say which model ran; expected -m/--model");
     if (r.hardware.empty() && !a.hardware_given) throw InputError("--hardware", r.source + " does not say which system ran; expected -H/--hardware");
@@ -163,6 +167,11 @@ void run_calibrate(const CalibrateArgs& a) {
                            "bounded Levenberg-Marquardt; docs/simulator.md, \"Calibration\")\n",
                            std::count_if(rep.constants.begin(), rep.constants.end(), [](const auto& c) { return c.fitted; }), family,
                            runs.size(), rep.residual_count);
+  std::map<std::string, int64_t> formats;
+  for (const auto& r : runs) ++formats[r.format];
+  std::string read;
+  for (const auto& [f, n] : formats) read += fmt::format("{}{} {}", read.empty() ? "" : ", ", n, f);
+  std::cout << "read        " << read << " run(s)\n";
   if (skipped > 0) std::cout << fmt::format("skipped     {} measurement row(s) that are not serving rows under load with a latency metric\n", skipped);
   std::cout << fmt::format("simulated   at most {} requests of each run (--max-requests), {} iterations\n\n", a.max_requests, rep.iterations);
   print_table(std::cout, t);
@@ -192,16 +201,22 @@ void register_calibrate(CLI::App& app, Action& run) {
   a = CalibrateArgs{};
   a.deployment.replica_rule = ReplicaRule::smallest;  // as simulate: latency runs on the smallest replica unless -n says
   auto* cmd = app.add_subcommand("calibrate",
-                                 "Fit an engine profile (request overhead, host time per sequence, kernel floor) to your own benchmark "
-                                 "runs: vllm bench serve --save-result JSON, or serving rows of a measurements CSV");
+                                 "Fit an engine profile (request overhead, host time per sequence, kernel floor, all-reduce latency) to "
+                                 "your own benchmark runs: vllm bench serve, SGLang bench_serving, AIPerf, genai-perf or trtllm-bench "
+                                 "results, or serving rows of a measurements CSV");
   cmd->add_option("files", a.files,
-                  "Benchmark results: vllm bench serve --save-result JSON files (one run each; -m, -H, -n/--tp and --engine say "
-                  "what ran), or a measurements CSV (.csv) whose serving rows with request_rate_per_s state their own setup")
+                  "Benchmark results, the format told by content: vllm bench serve --save-result JSON, SGLang bench_serving "
+                  "--output-file JSONL (a run a line), AIPerf profile_export_aiperf.json, genai-perf profile_export_genai_perf.json, "
+                  "trtllm-bench --report_json (-m, -H, -n/--tp and --engine say what the file does not), or a measurements CSV "
+                  "(.csv) whose serving rows with request_rate_per_s state their own setup")
       ->required();
   add_deployment_options(*cmd, a.deployment);
   add_policy_options(*cmd, a.policy);
   cmd->remove_option(cmd->get_option("--engine-profile"));  // calibrate writes profiles (-o); it fits from the engine's defaults
-  cmd->add_option("--fit", a.fit, "Comma list of the constants to fit (others keep the engine's defaults)")->capture_default_str();
+  cmd->add_option("--fit", a.fit,
+                  "Comma list of the constants to fit (others keep the engine's defaults): request_overhead_s, host_s_per_sequence, "
+                  "kernel_floor_s, allreduce_latency_s (runs at TP > 1 only)")
+      ->capture_default_str();
   cmd->add_option("--max-requests", a.max_requests, "Requests simulated per run at most, the run's first ones (each fit simulates every run ~50 times)")
       ->capture_default_str();
   cmd->add_option("-o,--output", a.profile_out, "Write the engine profile (chalk-engine-profile/1, docs/file-formats.md) to this file");

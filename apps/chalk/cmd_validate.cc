@@ -145,7 +145,8 @@ void run_validate(const ValidateArgs& a) {
                              {"engine", profile->engine},
                              {"request_overhead_s", opt(profile->constants.request_overhead_s)},
                              {"host_s_per_sequence", opt(profile->constants.host_s_per_sequence)},
-                             {"kernel_floor_s", opt(profile->constants.kernel_floor_s)}};
+                             {"kernel_floor_s", opt(profile->constants.kernel_floor_s)},
+                             {"allreduce_latency_s", opt(profile->constants.allreduce_latency_s)}};
       j["engine_profile_rows_applied"] = applied;
       j["summary_without_profile"] = to_json(summary_table(*without));
     }
@@ -163,9 +164,9 @@ void run_validate(const ValidateArgs& a) {
     const auto& c = profile->constants;
     const auto us = [](const std::optional<double>& v, double scale) { return v ? format_number(*v * scale, 4) : std::string("default"); };
     std::cout << fmt::format("engine profile {} (engine {}) applied to {} row(s) of that engine: request overhead {} ms, host {} us per "
-                             "sequence, kernel floor {} us\n",
+                             "sequence, kernel floor {} us, all-reduce stage {} us\n",
                              profile->source, profile->engine, applied, us(c.request_overhead_s, 1e3), us(c.host_s_per_sequence, 1e6),
-                             us(c.kernel_floor_s, 1e6));
+                             us(c.kernel_floor_s, 1e6), us(c.allreduce_latency_s, 1e6));
   }
   std::cout << '\n';
   print_table(std::cout, rows_table(r, false));

@@ -109,6 +109,7 @@ DeploymentOptions options_from(const DeploymentArgs& a) {
   o.mechanisms.layout.overlap_micro_batches = a.two_batch_overlap;
   o.mechanisms.graphs.eager = a.enforce_eager;
   if (a.kernel_floor_s) o.mechanisms.calibration.kernel_floor = seconds(*a.kernel_floor_s);
+  if (a.allreduce_latency_s) o.mechanisms.calibration.allreduce_latency = seconds(*a.allreduce_latency_s);
   if (a.host_s_per_sequence) o.mechanisms.host.s_per_sequence = *a.host_s_per_sequence;
   if (a.dispatch_dtype) o.mechanisms.layout.dispatch_bytes_per_element = bytes_per_element(parse_dtype(*a.dispatch_dtype, "--dispatch-dtype"));
   return o;

@@ -50,6 +50,8 @@ struct DeploymentArgs {
   /// the host time per sequence of the engine step, seconds; unset: the defaults (overhead.h,
   /// host_time.h). Set by load_engine_profile (sim_cli.h), not flags of their own.
   std::optional<double> kernel_floor_s, host_s_per_sequence;
+  /// The profile's all-reduce stage latency, seconds (Calibration::allreduce_latency).
+  std::optional<double> allreduce_latency_s;
 };
 
 /// Adds --allow-infeasible, for the commands whose figures are one stated deployment (decode,

@@ -236,6 +236,7 @@ void load_engine_profile(PolicyArgs& a, DeploymentArgs& d) {
                                              "; expected a profile of the engine simulated");
   }
   d.kernel_floor_s = p.constants.kernel_floor_s;
+  d.allreduce_latency_s = p.constants.allreduce_latency_s;
   d.host_s_per_sequence = p.constants.host_s_per_sequence;
   a.profile = std::move(p);
 }
@@ -247,6 +248,7 @@ std::string engine_profile_text(const PolicyArgs& a) {
   if (c.request_overhead_s) s += fmt::format(" request overhead {} ms", format_number(*c.request_overhead_s * 1e3, 4));
   if (c.host_s_per_sequence) s += fmt::format(" host {} us/sequence", format_number(*c.host_s_per_sequence * 1e6, 4));
   if (c.kernel_floor_s) s += fmt::format(" kernel floor {} us", format_number(*c.kernel_floor_s * 1e6, 4));
+  if (c.allreduce_latency_s) s += fmt::format(" all-reduce stage {} us", format_number(*c.allreduce_latency_s * 1e6, 4));
   return s + "\n";
 }
 
@@ -257,7 +259,8 @@ nlohmann::json engine_profile_json(const std::optional<sim::EngineProfile>& p) {
           {"engine", p->engine},
           {"request_overhead_s", opt(p->constants.request_overhead_s)},
           {"host_s_per_sequence", opt(p->constants.host_s_per_sequence)},
-          {"kernel_floor_s", opt(p->constants.kernel_floor_s)}};
+          {"kernel_floor_s", opt(p->constants.kernel_floor_s)},
+          {"allreduce_latency_s", opt(p->constants.allreduce_latency_s)}};
 }
 
 double memory_utilization_from(const PolicyArgs& a, double memory_reserve) {

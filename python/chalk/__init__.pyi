@@ -867,12 +867,12 @@ Raises ChalkError(field, message) on bad input.
     """
 
 def calibrate(*args: Values, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, fit: Optional[Values] = None, max_requests: Optional[Values] = None, output: Optional[Values] = None, no_leave_one_out: bool = False, frame: bool = False) -> Any:
-    """`chalk calibrate --json`: Fit an engine profile (request overhead, host time per sequence, kernel floor) to your own benchmark runs: vllm bench serve --save-result JSON, or serving rows of a measurements CSV.
+    """`chalk calibrate --json`: Fit an engine profile (request overhead, host time per sequence, kernel floor, all-reduce latency) to your own benchmark runs: vllm bench serve, SGLang bench_serving, AIPerf, genai-perf or trtllm-bench results, or serving rows of a measurements CSV.
 
 Returns the CLI's JSON as plain Python objects.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    files: Benchmark results: vllm bench serve --save-result JSON files (one run each; -m, -H, -n/--tp and --engine say what ran), or a measurements CSV (.csv) whose serving rows with request_rate_per_s state their own setup
+    files: Benchmark results, the format told by content: vllm bench serve --save-result JSON, SGLang bench_serving --output-file JSONL (a run a line), AIPerf profile_export_aiperf.json, genai-perf profile_export_genai_perf.json, trtllm-bench --report_json (-m, -H, -n/--tp and --engine say what the file does not), or a measurements CSV (.csv) whose serving rows with request_rate_per_s state their own setup
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
     chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
@@ -897,7 +897,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     gpu_memory_utilization: Fraction of each chip's HBM for weights and KV cache, (0, 1] (default 0.9 = 1 - --memory-reserve: vLLM's gpu_memory_utilization 0.9; written as SGLang's --mem-fraction-static and TensorRT-LLM's free_gpu_memory_fraction of what the weights leave)
     chunked_prefill: on or off (default: the engine's: on for vLLM and SGLang, off for TensorRT-LLM)
     kv_admission: to_completion: admission reserves a request's KV for all its tokens, never preempting (trtllm's default); on_demand: blocks as tokens arrive, preempting when full (vllm, sglang) (default: the engine's)
-    fit: Comma list of the constants to fit (others keep the engine's defaults) (default request_overhead_s,host_s_per_sequence,kernel_floor_s)
+    fit: Comma list of the constants to fit (others keep the engine's defaults): request_overhead_s, host_s_per_sequence, kernel_floor_s, allreduce_latency_s (runs at TP > 1 only) (default request_overhead_s,host_s_per_sequence,kernel_floor_s)
     max_requests: Requests simulated per run at most, the run's first ones (each fit simulates every run ~50 times) (default 400)
     output: Write the engine profile (chalk-engine-profile/1, docs/file-formats.md) to this file
     no_leave_one_out: Skip the leave-one-out errors (one fit per run)

@@ -8,10 +8,9 @@
 
 #include "chalk/base/error.h"
 #include "chalk/io/json_util.h"
+#include "bench_internal.h"
 
 namespace chalk::calibrate {
-namespace {
-
 using detail::json;
 using detail::Obj;
 
@@ -26,7 +25,7 @@ std::vector<int64_t> lengths(const Obj& o, const char* key, int64_t completed) {
     }
     out.push_back(x.get<int64_t>());
   }
-  // vLLM keeps one length per request sent; only a list of that size can be used.
+  // vLLM (and SGLang) keep one length per request sent; only a list of that size can be used.
   if (static_cast<int64_t>(out.size()) < completed) {
     throw InputError(o.field(key), fmt::format("holds {} lengths, expected one per completed request ({})", out.size(), completed));
   }
@@ -39,13 +38,13 @@ std::optional<double> mean_ms(const Obj& o, const char* key) {
   return v;
 }
 
-}  // namespace
+BenchRun parse_vllm_bench(std::string_view text, const std::string& source) { return vllm_from_json(detail::parse_json(text, source), source); }
 
-BenchRun parse_vllm_bench(std::string_view text, const std::string& source) {
-  const json j = detail::parse_json(text, source);
+BenchRun vllm_from_json(const json& j, const std::string& source) {
   const Obj o(j, source + ": ");
   BenchRun r;
   r.source = source;
+  r.format = "vllm bench serve";
   if (!o.has("request_rate")) throw InputError(o.field("request_rate"), "missing required field (a number of requests per second, or \"inf\")");
   const json& rate = o.raw("request_rate");
   if (rate.is_string() && rate.get<std::string>() == "inf") {
@@ -118,6 +117,7 @@ std::vector<BenchRun> runs_from_measurements(const std::vector<Measurement>& row
       continue;
     }
     BenchRun r;
+    r.format = "measurements";
     r.source = (m.file.empty() ? std::string("measurements") : m.file) + ": " + m.id;
     r.request_rate_per_s = *m.request_rate_per_s;
     r.num_prompts = r.completed = m.requests.value_or(1000);

@@ -71,14 +71,15 @@ std::vector<RunModel> synthetic_runs(const Values& truth, bool tpot_only = false
 TEST(Calibrate, RecoversKnownConstantsWithinTheirUncertainty) {
   // Truth: 20 ms per request (defaults 6.9 ms), 40 us host per sequence (21.5 us), 9 us
   // kernel floor (6.3 us): the fit starts at the defaults and must come back to each.
-  const Values truth = {20e-3, 40e-6, 9e-6};
+  const Values truth = {20e-3, 40e-6, 9e-6, 6.45e-6};  // the all-reduce at its default (TP 1: unused)
   FitOptions o;
   o.constants = {Constant::request_overhead, Constant::host_per_sequence, Constant::kernel_floor};
   o.leave_one_out = false;
   const FitReport r = fit(synthetic_runs(truth), o);
-  ASSERT_EQ(r.constants.size(), 3u);
+  ASSERT_EQ(r.constants.size(), 4u);
   EXPECT_EQ(r.residual_count, 20);  // 5 runs x 4 means
-  for (int k = 0; k < kConstants; ++k) {
+  EXPECT_FALSE(r.constants[3].fitted);  // allreduce_latency_s: not asked for
+  for (int k = 0; k < 3; ++k) {
     const FittedConstant& c = r.constants[k];
     SCOPED_TRACE(c.name);
     EXPECT_TRUE(c.fitted);
@@ -97,7 +98,7 @@ TEST(Calibrate, RecoversKnownConstantsWithinTheirUncertainty) {
 
 TEST(Calibrate, KeepsTheDefaultOfAConstantNoRunIsSensitiveTo) {
   // TPOT alone never sees the request overhead (it is paid before the first token).
-  const Values truth = {20e-3, 21.5e-6, 9e-6};
+  const Values truth = {20e-3, 21.5e-6, 9e-6, 6.45e-6};
   FitOptions o;
   o.constants = {Constant::request_overhead, Constant::kernel_floor};
   o.leave_one_out = true;
@@ -114,7 +115,7 @@ TEST(Calibrate, KeepsTheDefaultOfAConstantNoRunIsSensitiveTo) {
 }
 
 TEST(Calibrate, RefusesMoreConstantsThanTheRunsDetermine) {
-  auto runs = synthetic_runs({20e-3, 40e-6, 9e-6});
+  auto runs = synthetic_runs({20e-3, 40e-6, 9e-6, 6.45e-6});
   runs.resize(2);
   FitOptions o;
   o.constants = {Constant::request_overhead, Constant::host_per_sequence, Constant::kernel_floor};
@@ -178,7 +179,17 @@ TEST(Calibrate, ProfileRoundTripsAndNamesABadValue) {
   r.constants[0].value = 0.0123, r.constants[0].fitted = true, r.constants[0].sigma = 0.001;
   r.constants[1].value = 2.15e-5;
   r.constants[2].value = 7.5e-6, r.constants[2].fitted = true;
+  r.constants[3].value = 9.1e-6, r.constants[3].fitted = true;
   const sim::EngineProfile p = parse_engine_profile(profile_json("vllm", r, 5, "test"), "p.json");
+  EXPECT_DOUBLE_EQ(*p.constants.allreduce_latency_s, 9.1e-6);
+  // A profile written before allreduce_latency_s existed: still read, that constant unset
+  // (the engine's 6.45 us).
+  const sim::EngineProfile old = parse_engine_profile(
+      R"({"format": "chalk-engine-profile/1", "engine": "vllm", "constants": {"request_overhead_s": 0.02, "host_s_per_sequence": 4e-05,
+          "kernel_floor_s": 9e-06}, "uncertainty_s": {}, "fitted": [], "runs": 5, "source": "old"})",
+      "old.json");
+  EXPECT_FALSE(old.constants.allreduce_latency_s.has_value());
+  EXPECT_DOUBLE_EQ(*old.constants.kernel_floor_s, 9e-6);
   EXPECT_EQ(p.engine, "vllm");
   EXPECT_DOUBLE_EQ(*p.constants.request_overhead_s, 0.0123);
   EXPECT_DOUBLE_EQ(*p.constants.host_s_per_sequence, 2.15e-5);
@@ -195,6 +206,8 @@ TEST(Calibrate, ProfileRoundTripsAndNamesABadValue) {
             "p.json: constants.kernel_floor_s: must be in [0, 0.0001] s, got -1");
   EXPECT_EQ(message(R"({"format": "chalk-engine-profile/1", "engine": "vllm", "constants": {"kernel_floor_s": "6us"}})"),
             "p.json: constants.kernel_floor_s: expected a number, got \"6us\"");
+  EXPECT_EQ(message(R"({"format": "chalk-engine-profile/1", "engine": "vllm", "constants": {"allreduce_latency_s": 0.5}})"),
+            "p.json: constants.allreduce_latency_s: must be in [0, 0.0001] s, got 0.5");
   EXPECT_EQ(message(R"({"format": "chalk-engine-profile/2", "engine": "vllm", "constants": {}})"),
             "p.json: format: expected \"chalk-engine-profile/1\", got \"chalk-engine-profile/2\"");
   EXPECT_NE(message(R"({"format": "chalk-engine-profile/1", "engine": "vllm", "constants": {"floor": 1}})").find("p.json: constants.floor: unknown field"),

@@ -158,7 +158,9 @@ double median(std::vector<double> v) {
 }  // namespace
 
 FitReport fit(const std::vector<RunModel>& runs, const FitOptions& o) {
-  if (o.constants.empty()) throw InputError("--fit", "names no constant; expected some of request_overhead_s, host_s_per_sequence, kernel_floor_s");
+  if (o.constants.empty()) {
+    throw InputError("--fit", "names no constant; expected some of request_overhead_s, host_s_per_sequence, kernel_floor_s, allreduce_latency_s");
+  }
   if (runs.empty()) throw InputError("runs", "none given; expected benchmark result files");
   FitReport rep;
   const Values start = defaults_of(runs.front());
@@ -184,7 +186,12 @@ FitReport fit(const std::vector<RunModel>& runs, const FitOptions& o) {
   const Matrix J0 = probe.jacobian(x0, r0);
   Problem pr{all, {}, start, o.loss_scale};
   std::vector<double> x;
+  const bool tensor_parallel = std::any_of(runs.begin(), runs.end(), [](const RunModel& m) { return tp_of(m) > 1; });
   for (std::size_t k = 0; k < probe.free.size(); ++k) {
+    if (probe.free[k] == static_cast<int>(Constant::allreduce_latency) && !tensor_parallel) {
+      rep.constants[probe.free[k]].note = "no run is tensor-parallel (TP > 1): the all-reduce runs between TP ranks only; kept at the default";
+      continue;
+    }
     double most = 0;
     for (const auto& row : J0) most = std::max(most, std::abs(row[k]));
     if (most < kSensitive) {
@@ -196,7 +203,11 @@ FitReport fit(const std::vector<RunModel>& runs, const FitOptions& o) {
     }
   }
   const std::size_t p = pr.free.size();
-  if (p == 0) throw InputError("runs", "no run is sensitive to any constant asked for; nothing to fit (see the notes with --json)");
+  if (p == 0) {
+    const bool only_allreduce = probe.free.size() == 1 && probe.free[0] == static_cast<int>(Constant::allreduce_latency) && !tensor_parallel;
+    if (only_allreduce) throw InputError("runs", "none is tensor-parallel (TP > 1): allreduce_latency_s cannot be fitted; expected runs at TP > 1");
+    throw InputError("runs", "no run is sensitive to any constant asked for; nothing to fit (see the notes with --json)");
+  }
   if (runs.size() < p + 1) {
     std::string names;
     for (int k : pr.free) names += std::string(names.empty() ? "" : ", ") + info(static_cast<Constant>(k)).name;

@@ -36,7 +36,9 @@ sim::EngineProfile parse_engine_profile(std::string_view text, const std::string
   p.engine = sim::known_engine_family(engine);
   if (p.engine.empty()) throw InputError(o.field("engine"), "unknown engine '" + excerpt(engine) + "'; expected vllm, sglang or trtllm");
   const detail::Obj c = o.object("constants");
-  c.only({"request_overhead_s", "host_s_per_sequence", "kernel_floor_s"});
+  // allreduce_latency_s came later within chalk-engine-profile/1: a file without it keeps the
+  // default, as for any absent constant.
+  c.only({"request_overhead_s", "host_s_per_sequence", "kernel_floor_s", "allreduce_latency_s"});
   const auto read = [&](Constant id) -> std::optional<double> {
     const ConstantInfo& i = info(id);
     const auto v = c.opt_number(i.name);
@@ -48,6 +50,7 @@ sim::EngineProfile parse_engine_profile(std::string_view text, const std::string
   p.constants.request_overhead_s = read(Constant::request_overhead);
   p.constants.host_s_per_sequence = read(Constant::host_per_sequence);
   p.constants.kernel_floor_s = read(Constant::kernel_floor);
+  p.constants.allreduce_latency_s = read(Constant::allreduce_latency);
   return p;
 }
 

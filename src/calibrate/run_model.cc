@@ -14,11 +14,14 @@ namespace chalk::calibrate {
 const ConstantInfo& info(Constant c) {
   // Bounds: a request's fixed work up to 2 s (a slow tokenizer on a long prompt), host time up
   // to 1 ms per sequence (50x vLLM's 21.5 us), a kernel floor up to 100 us (16x the 6.3 us of
-  // overhead.h). Scales: the defaults' order of magnitude (policy.h, host_time.h, overhead.h).
+  // overhead.h), an all-reduce stage up to 100 us (15x the 6.45 us of collective.h; NCCL's
+  // ring over 8 NVLink ranks takes 15 us). Scales: the defaults' order of magnitude
+  // (policy.h, host_time.h, overhead.h, collective.h).
   static const ConstantInfo table[kConstants] = {
       {Constant::request_overhead, "request_overhead_s", 0, 2, 10e-3},
       {Constant::host_per_sequence, "host_s_per_sequence", 0, 1e-3, 20e-6},
       {Constant::kernel_floor, "kernel_floor_s", 0, 100e-6, 5e-6},
+      {Constant::allreduce_latency, "allreduce_latency_s", 0, 100e-6, 5e-6},
   };
   return table[static_cast<int>(c)];
 }
@@ -61,7 +64,14 @@ RunModel make_run_model(const BenchRun& run, const Deployment& d, const sim::Sim
 }
 
 Values defaults_of(const RunModel& m) {
-  return {m.o.policy.request_overhead_s, m.o.policy.host.s_per_sequence, m.d.mechanisms.calibration.kernel_floor.value()};
+  return {m.o.policy.request_overhead_s, m.o.policy.host.s_per_sequence, m.d.mechanisms.calibration.kernel_floor.value(),
+          m.d.mechanisms.calibration.allreduce_latency.value()};
+}
+
+int64_t tp_of(const RunModel& m) {
+  if (!m.d.mechanisms.enabled) return 1;
+  const ParallelLayout& l = m.d.mechanisms.layout;
+  return std::max<int64_t>({1, l.tp_attention, l.tp_ffn, l.tp_expert});
 }
 
 Predicted predict(const RunModel& m, const Values& v) {
@@ -71,6 +81,7 @@ Predicted predict(const RunModel& m, const Values& v) {
   o.policy.host.s_per_sequence = v[1];
   d.mechanisms.host.s_per_sequence = v[1];
   d.mechanisms.calibration.kernel_floor = seconds(v[2]);
+  d.mechanisms.calibration.allreduce_latency = seconds(v[3]);
   const sim::SimRun run = sim::simulate(d, m.requests, o);
   if (!run.fits) throw InputError("memory", m.run.source + ": " + run.reason);
   const sim::SimRun* runs[] = {&run};

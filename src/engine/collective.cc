@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "chalk/base/error.h"
 
 namespace chalk {
@@ -118,7 +120,7 @@ TpAllReduce engine_tp_all_reduce(std::string_view name) {
   return a;
 }
 
-CollectiveTime tp_all_reduce(Bytes message, double tokens, int64_t ranks, const LinkModel& link, const TpAllReduce& algo) {
+CollectiveTime tp_all_reduce(Bytes message, double tokens, int64_t ranks, const LinkModel& link, const TpAllReduce& algo, Seconds stage_latency) {
   detail::check_collective_message(message, "all_reduce");
   if (!(tokens >= 0) || !std::isfinite(tokens)) {
     throw InputError("all_reduce", "tokens must be a finite number >= 0, got " + std::to_string(tokens));
@@ -135,7 +137,10 @@ CollectiveTime tp_all_reduce(Bytes message, double tokens, int64_t ranks, const 
   } else {
     one_shot = ranks == 2 || (ranks <= 4 && message < algo.one_shot_below_4_ranks) || (ranks <= 8 && message < algo.one_shot_below_8_ranks);
   }
-  const Seconds stage = microseconds(kCustomAllReduceStageLatencyUs);
+  if (!(stage_latency.value() >= 0) || !std::isfinite(stage_latency.value())) {
+    throw InputError("allreduce_latency_s", fmt::format("must be a finite number of seconds >= 0, got {:.6g}", stage_latency.value()));
+  }
+  const Seconds stage = stage_latency;
   if (one_shot) return {stage + message * (n - 1) / (link.peak_bandwidth * kOneShotBandwidthFraction), "one-shot"};
   return {stage * 2.0 + message * (2 * (n - 1) / n) / (link.peak_bandwidth * kTwoShotBandwidthFraction), "two-shot"};
 }

@@ -85,6 +85,23 @@ TEST(Collective, VllmCustomAllReduceOneShotAndTwoShot) {
   EXPECT_THROW(tp_all_reduce(bytes(-1), 16, 4, nvlink, vllm), InputError);
 }
 
+TEST(Collective, StageLatencyOfAProfileReplacesTheMeasuredOne) {
+  // An engine profile's allreduce_latency_s (chalk calibrate) replaces the 6.45 us stage:
+  // at 15 us the TP4 one-shot of 262144 B above is 15 + 1.986 = 16.986 us, the two-shot of
+  // 1 MiB 2 x 15 + 7.437 = 37.437 us; NCCL's ring (TP3) keeps its own 15.949-style latencies.
+  const LinkModel nvlink = scale_up_link(load_system("h100-sxm"));
+  const TpAllReduce vllm = engine_tp_all_reduce("vllm");
+  EXPECT_NEAR(to_us(tp_all_reduce(bytes(262144), 16, 4, nvlink, vllm, microseconds(15)).time), 16.986, 0.001);
+  EXPECT_NEAR(to_us(tp_all_reduce(bytes(1048576), 64, 4, nvlink, vllm, microseconds(15)).time), 37.437, 0.001);
+  EXPECT_EQ(tp_all_reduce(bytes(262144), 16, 3, nvlink, vllm, microseconds(15)).time, all_reduce(bytes(262144), 3, nvlink).time);
+  try {
+    tp_all_reduce(bytes(262144), 16, 4, nvlink, vllm, microseconds(-1));
+    FAIL() << "a negative stage latency was taken";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "allreduce_latency_s: must be a finite number of seconds >= 0, got -1e-06");
+  }
+}
+
 TEST(Collective, TensorRtLlmOneShotByTokens) {
   const LinkModel nvlink = scale_up_link(load_system("h100-sxm"));
   const TpAllReduce trt = engine_tp_all_reduce("trtllm");

@@ -237,9 +237,10 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     // the residual add and RMSNorm into its custom kernel (TpAllReduce::fused_norm), each
     // one that runs replaces the norm kernel after it; after NCCL the norm still runs.
     const TpAllReduce& ar = dep.mechanisms.tp_all_reduce;
+    const Seconds ar_latency = dep.mechanisms.calibration.allreduce_latency;  // a profile's allreduce_latency_s
     auto fuses = [&](const CollectiveTime& c) { return ar.fused_norm && (c.protocol == "one-shot" || c.protocol == "two-shot"); };
     const CollectiveTime attn =
-        tp_all_reduce(activations(tokens_per_group), tokens_per_group, L.tp_attention, link_for(L.tp_attention, domain, up, out), ar);
+        tp_all_reduce(activations(tokens_per_group), tokens_per_group, L.tp_attention, link_for(L.tp_attention, domain, up, out), ar, ar_latency);
     const Seconds attn_ar = attn.time;
     double fused_kernels = 0;
     for (const auto& g : dep.model.groups) {
@@ -247,7 +248,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
       double fused = fuses(attn) ? 1.0 : 0.0;
       if (g.ffn.kind == FfnKind::dense) {
         const double ffn_tokens = tokens * d(L.tp_ffn) / n * ffn_share;
-        const CollectiveTime ffn = tp_all_reduce(activations(ffn_tokens), ffn_tokens, L.tp_ffn, link_for(L.tp_ffn, domain, up, out), ar);
+        const CollectiveTime ffn = tp_all_reduce(activations(ffn_tokens), ffn_tokens, L.tp_ffn, link_for(L.tp_ffn, domain, up, out), ar, ar_latency);
         per_layer += ffn.time;
         if (fuses(ffn)) fused += 1.0;
       } else if (!ep_traffic) {
@@ -256,7 +257,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
         // after (the volume of an all-reduce) over the larger of the attention and expert
         // TP groups (all n chips when attention is TP over all of them or EP is 1).
         const int64_t group = std::max(L.tp_attention, L.tp_expert);
-        per_layer += tp_all_reduce(activations(tokens * d(group) / n), tokens * d(group) / n, group, link_for(group, domain, up, out), ar).time;
+        per_layer += tp_all_reduce(activations(tokens * d(group) / n), tokens * d(group) / n, group, link_for(group, domain, up, out), ar, ar_latency).time;
       }
       tp_comm += per_layer * d(g.count);
       fused_kernels += fused * d(g.count);

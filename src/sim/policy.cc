@@ -140,6 +140,7 @@ void apply(const EngineConstants& c, EnginePolicy& p) {
 
 void apply(const EngineConstants& c, Deployment& d) {
   if (c.kernel_floor_s) d.mechanisms.calibration.kernel_floor = seconds(*c.kernel_floor_s);
+  if (c.allreduce_latency_s) d.mechanisms.calibration.allreduce_latency = seconds(*c.allreduce_latency_s);
   if (c.host_s_per_sequence) d.mechanisms.host.s_per_sequence = *c.host_s_per_sequence;
 }
 

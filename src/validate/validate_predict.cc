@@ -274,6 +274,7 @@ void predict(const RowPlan& plan, Prediction& out) {
         base.mechanisms.host = row_engine_host(p.engine);                                         // and host work
         base.mechanisms.graphs = row_engine_graphs(p);                                            // and CUDA graphs
         if (p.profile.kernel_floor_s) base.mechanisms.calibration.kernel_floor = seconds(*p.profile.kernel_floor_s);  // a profile's
+        if (p.profile.allreduce_latency_s) base.mechanisms.calibration.allreduce_latency = seconds(*p.profile.allreduce_latency_s);
         if (p.profile.host_s_per_sequence) base.mechanisms.host.s_per_sequence = *p.profile.host_s_per_sequence;
         const auto ranked = search_layouts(m, sys, base, q);
         if (ranked.empty() || !ranked.front().fits) throw InputError("memory", "no layout fits the model on " + std::to_string(p.chips) + " chips");

@@ -52,4 +52,22 @@ expect_error "--engine-profile: $tmp/sg.json was fitted for engine sglang" simul
 echo '{"format": "chalk-engine-profile/1", "engine": "vllm", "constants": {"request_overhead_s": 5}}' > "$tmp/big.json"
 expect_error "$tmp/big.json: constants.request_overhead_s: must be in [0, 2] s, got 5" validate "$tmp/m.csv" --engine-profile "$tmp/big.json"
 expect_error "$tmp/big.json: constants.request_overhead_s" plan -m llama-3.1-8b -H h100-sxm --rate 1 --ttft-slo-ms 500 --engine-profile "$tmp/big.json"
+# The other engines' clients, told apart by content (tests/data/calibrate: each tool's layout,
+# written for the tests): SGLang's JSONL (two runs), AIPerf's and genai-perf's exports.
+D="$SRC/tests/data/calibrate"
+out=$("$CHALK" calibrate "$D/sglang-bench-serving.jsonl" "$D/aiperf-profile_export_aiperf.json" "$D/genai-perf-profile_export_genai_perf.json" \
+  -m llama-3.1-8b -H h100-sxm -n 1 --engine sglang --max-requests 20 --fit request_overhead_s --no-leave-one-out) || fail "calibrate of the clients' files exited $?"
+case "$out" in *"read        1 aiperf, 1 genai-perf, 2 sglang bench_serving run(s)"*) ;; *) fail "calibrate formats: $out";; esac
+# trtllm-bench states TP 2: the all-reduce latency is sensitive there (one run: too few to fit);
+# vLLM's runs at TP 1 refuse it.
+expect_error "runs: 1 run cannot determine 1 constant (allreduce_latency_s)" calibrate "$D/trtllm-bench-report.json" -m llama-3.1-8b -H h100-sxm \
+  --max-requests 20 --fit allreduce_latency_s
+expect_error "runs: none is tensor-parallel (TP > 1): allreduce_latency_s cannot be fitted" calibrate "$tmp/r1.json" "$tmp/r2.json" "${setup[@]}" \
+  --fit allreduce_latency_s
+echo '{"hello": 1}' > "$tmp/unknown.json"
+expect_error "$tmp/unknown.json: unknown benchmark format (a JSON object of no client's keys); expected vllm bench serve" calibrate "$tmp/unknown.json" "${setup[@]}"
+: > "$tmp/empty.json"
+expect_error "$tmp/empty.json: empty; expected" calibrate "$tmp/empty.json" "${setup[@]}"
+sed 's/"tp_size": 2/"tp_size": "two"/' "$D/trtllm-bench-report.json" > "$tmp/t.json"
+expect_error "$tmp/t.json: world_info.tp_size: expected an integer, got \"two\"" calibrate "$tmp/t.json" "${setup[@]}"
 echo "calibrate: all passed"

@@ -1,6 +1,7 @@
 // Benchmark runs a user made with an engine's own client, read for `chalk calibrate`
 // (docs/file-formats.md, "Benchmark results for chalk calibrate"): `vllm bench serve
-// --save-result` JSON, and the serving rows under load of chalk's measurement CSV.
+// --save-result` JSON, and the serving rows under load of chalk's measurement CSV. The other
+// engines' clients (SGLang, AIPerf / genai-perf, trtllm-bench): bench_formats.h.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,10 @@ namespace chalk::calibrate {
 /// One benchmark run: the traffic the client sent and the means it measured. Times in the
 /// client's own units (milliseconds) as the file states them.
 struct BenchRun {
-  std::string source;              ///< the file (and row id) it came from, for messages
+  std::string source;              ///< the file (and row id or line) it came from, for messages
+  /// The client that wrote it: "vllm bench serve", "sglang bench_serving", "aiperf",
+  /// "genai-perf", "trtllm-bench" or "measurements" (chalk's CSV).
+  std::string format;
   /// Poisson (or gamma) arrivals per second; 0 = every request at once (vLLM's "inf").
   double request_rate_per_s = 0;
   double burstiness = 1;           ///< vLLM's gamma shape of the gaps (1 = Poisson; CV = 1/sqrt(burstiness))

@@ -22,24 +22,28 @@ enum class Constant {
   request_overhead,   ///< sim::EnginePolicy::request_overhead_s: fixed time per request outside the GPU (s)
   host_per_sequence,  ///< HostTime::s_per_sequence: host time per running sequence per step (s)
   kernel_floor,       ///< Calibration::kernel_floor: fixed time of one dependent GPU kernel (s)
+  /// Calibration::allreduce_latency: one barrier stage of the engine's custom tensor-parallel
+  /// all-reduce (s; collective.h tp_all_reduce). Fitted only from runs at TP > 1.
+  allreduce_latency,
 };
-inline constexpr int kConstants = 3;
+inline constexpr int kConstants = 4;
 
 /// A constant's name in files and output, its box bounds and its scale (the step the fit
 /// measures it in), all seconds. request_overhead_s in [0, 2] (scale 10 ms),
 /// host_s_per_sequence in [0, 1 ms] (scale 20 us, near vLLM's 21.5 us), kernel_floor_s in
-/// [0, 100 us] (scale 5 us, near the 6.3 us of overhead.h).
+/// [0, 100 us] (scale 5 us, near the 6.3 us of overhead.h), allreduce_latency_s in [0, 100 us]
+/// (scale 5 us, near the 6.45 us of collective.h kCustomAllReduceStageLatencyUs).
 struct ConstantInfo {
   Constant id;
   const char* name;
   double lower, upper, scale;
 };
 const ConstantInfo& info(Constant c);
-/// The constant named `name` ("request_overhead_s", "host_s_per_sequence", "kernel_floor_s"),
-/// or nullopt.
+/// The constant named `name` ("request_overhead_s", "host_s_per_sequence", "kernel_floor_s",
+/// "allreduce_latency_s"), or nullopt.
 std::optional<Constant> constant_named(const std::string& name);
 
-/// Values of the three constants, seconds, indexed by Constant.
+/// Values of the constants, seconds, indexed by Constant.
 using Values = std::array<double, kConstants>;
 
 /// One run ready to simulate: the replica, the engine's policy (the constants' defaults in
@@ -65,6 +69,10 @@ RunModel make_run_model(const BenchRun& run, const Deployment& d, const sim::Sim
 
 /// The engine's own values of the constants in `m` (policy and deployment).
 Values defaults_of(const RunModel& m);
+
+/// The run's tensor-parallel degree: the largest of its resolved layout's attention, FFN
+/// and expert TP (1 without the engine mechanisms, where no all-reduce is priced).
+int64_t tp_of(const RunModel& m);
 
 /// The simulated means, ms, for the metrics the run measured (unset where it measured none):
 /// TTFT, TPOT, ITL, E2E (sim/metrics.h summarize).
@@ -109,7 +117,7 @@ struct RunError {
 };
 
 struct FitReport {
-  std::vector<FittedConstant> constants;  ///< all three, in Constant order
+  std::vector<FittedConstant> constants;  ///< all of them, in Constant order
   std::vector<RunError> runs;
   int64_t residual_count = 0;
   int64_t iterations = 0;
@@ -123,7 +131,8 @@ struct FitReport {
 
 /// Fits `o.constants` to `runs` from the engine's defaults (those of the first run). A constant
 /// that moves no prediction by 0.1 % when changed by its scale is not fitted (kept at its
-/// default, with a note). Throws InputError("runs") when fewer runs than the constants to fit
+/// default, with a note); so is allreduce_latency_s when no run is tensor-parallel (TP > 1:
+/// tp_of). Throws InputError("runs") when fewer runs than the constants to fit
 /// + 1 remain, or no constant is left to fit; InputError("--fit") for an empty list.
 FitReport fit(const std::vector<RunModel>& runs, const FitOptions& o);
 

@@ -20,7 +20,8 @@ std::string profile_json(const std::string& engine, const FitReport& r, int64_t 
 
 /// Reads a profile: "format" must be kProfileFormat, "engine" one of engine_policy's families
 /// (a release suffix is dropped), "constants" an object of the names of fit.h with numbers
-/// inside each constant's bounds (info()); "uncertainty_s", "fitted", "runs" and "source" are
+/// inside each constant's bounds (info()), each optional (a file written before
+/// allreduce_latency_s existed reads as before: the default); "uncertainty_s", "fitted", "runs" and "source" are
 /// optional and read by nothing. Any other key is an error. Throws InputError naming `source`
 /// and the field ("p.json: constants.kernel_floor_s: must be in [0, 0.0001] s, got -1").
 sim::EngineProfile parse_engine_profile(std::string_view text, const std::string& source);

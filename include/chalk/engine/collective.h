@@ -172,13 +172,16 @@ TpAllReduce engine_tp_all_reduce(std::string_view engine);
 
 /// Time of one tensor-parallel all-reduce of `message` bytes holding `tokens` tokens among
 /// `ranks` chips on `link` by `algo`:
-/// - one-shot: a + (n - 1) M / (f1 x peak), a = kCustomAllReduceStageLatencyUs, f1 =
+/// - one-shot: a + (n - 1) M / (f1 x peak), a = `stage_latency` (default
+///   kCustomAllReduceStageLatencyUs; an engine profile's allreduce_latency_s, fitted by
+///   `chalk calibrate`, replaces it: Calibration::allreduce_latency), f1 =
 ///   kOneShotBandwidthFraction;
 /// - two-shot: 2a + 2 (n - 1)/n x M / (f2 x peak), f2 = kTwoShotBandwidthFraction;
-/// - otherwise NCCL's all_reduce.
+/// - otherwise NCCL's all_reduce (its own protocol latencies; `stage_latency` unused).
 /// The protocol is "one-shot", "two-shot" or NCCL's. 0 for ranks <= 1. Throws InputError
 /// for a negative message or negative tokens.
-CollectiveTime tp_all_reduce(Bytes message, double tokens, int64_t ranks, const LinkModel& link, const TpAllReduce& algo);
+CollectiveTime tp_all_reduce(Bytes message, double tokens, int64_t ranks, const LinkModel& link, const TpAllReduce& algo,
+                             Seconds stage_latency = microseconds(kCustomAllReduceStageLatencyUs));
 
 namespace detail {
 /// Throws InputError naming `what`: a collective's message must be a finite number of

@@ -60,6 +60,12 @@ struct Calibration {
   double communication_sm_fraction = 20.0 / 132.0;
   /// Kernels per step outside the layers: embedding, final norm, LM head, sampling.
   int64_t kernels_per_step = 4;
+  /// Latency of one barrier stage of the engine's custom tensor-parallel all-reduce (one-shot
+  /// pays it once, two-shot twice; tp_all_reduce): kCustomAllReduceStageLatencyUs = 6.45 us,
+  /// the intercept of vLLM's one-shot times on 4 x H100 (vllm PR #24532). An engine profile's
+  /// allreduce_latency_s (`chalk calibrate` fits it from runs at TP > 1) replaces it. NCCL's
+  /// ring keeps its own protocol latencies (scale_up_link).
+  Seconds allreduce_latency = microseconds(kCustomAllReduceStageLatencyUs);
 };
 
 /// The mechanisms switch and their inputs. Disabled (the default) leaves the plain

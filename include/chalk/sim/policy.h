@@ -104,6 +104,9 @@ struct EngineConstants {
   std::optional<double> request_overhead_s;   ///< EnginePolicy::request_overhead_s, seconds per request
   std::optional<double> host_s_per_sequence;  ///< HostTime::s_per_sequence, seconds per sequence per step
   std::optional<double> kernel_floor_s;       ///< Calibration::kernel_floor, seconds per dependent kernel
+  /// Calibration::allreduce_latency, seconds per barrier stage of the engine's custom TP
+  /// all-reduce (collective.h tp_all_reduce); absent in profiles written before it: the default.
+  std::optional<double> allreduce_latency_s;
 };
 
 /// A profile: the engine family it was fitted for ("vllm", "sglang", "trtllm") and its constants.
@@ -116,7 +119,8 @@ struct EngineProfile {
 /// `p` with the profile's request overhead and host time per sequence (the policy prices
 /// the simulator's steps with its own HostTime).
 void apply(const EngineConstants& c, EnginePolicy& p);
-/// `d` with the profile's kernel floor and host time per sequence (the engine step's own).
+/// `d` with the profile's kernel floor, all-reduce stage latency and host time per sequence
+/// (the engine step's own).
 void apply(const EngineConstants& c, Deployment& d);
 
 /// The engine family of an engine name as engine_policy reads it ("VLLM-0.10" -> "vllm"); "" for
