@@ -1,9 +1,15 @@
 // Matmul rate per weight format (matmul_rate.h).
 #include "matmul_rate.h"
 
+#include <algorithm>
+#include <string>
+
+#include "chalk/engine/collective.h"
+#include "chalk/engine/overhead.h"
+
 namespace chalk::detail {
 
-// See matmul_rate.h for both functions.
+// See matmul_rate.h for the three functions.
 MatmulPrecision class_of(DType f, const ChipSpec& chip) {
   switch (f) {
     case DType::fp8:
@@ -27,6 +33,15 @@ FlopsPerSecond rate_for(const Deployment& dep, DType f) {
     return chip.peak_for(p) * eff;
   };
   return min(rate(class_of(f, chip)), rate(dep.compute));
+}
+
+double weight_stream_fraction(const Deployment& dep, DType f) {
+  const Calibration& cal = dep.mechanisms.calibration;
+  const bool sixteen_bit = f == DType::fp32 || f == DType::bf16 || f == DType::fp16;
+  const std::string& engine = dep.mechanisms.tp_all_reduce.name;
+  const bool torch_linear = engine == "vllm";  // the engine whose GEMM was measured
+  const double fraction = sixteen_bit && torch_linear && !is_tpu(dep.system) ? cal.weight_stream_fraction_16bit : cal.weight_stream_fraction;
+  return std::min(dep.hbm_efficiency, fraction);
 }
 
 }  // namespace chalk::detail

@@ -18,4 +18,15 @@ MatmulPrecision class_of(DType f, const ChipSpec& chip);
 /// fraction (Deployment::compute, matmul_efficiency), which is the roofline's rate.
 FlopsPerSecond rate_for(const Deployment& dep, DType f);
 
+/// Fraction of the HBM peak at which a decode GEMM streams weights stored in `f`, never
+/// above the deployment's own HBM fraction (hbm_efficiency, the chip's STREAM figure):
+/// Calibration::weight_stream_fraction_16bit for fp32, bf16 and fp16 weights on a GPU in
+/// vLLM (the engine whose kernels the step uses, TpAllReduce::name, is "vllm": F.linear, the
+/// GEMM vLLM PR #49363 measured), else Calibration::weight_stream_fraction (TPUs pay no
+/// kernel floor; SGLang's, TensorRT-LLM's and other engines' GEMMs are unmeasured; 8-bit and
+/// narrower weights keep it too, their own slope, 0.851, not applied: docs/formulas.md).
+/// Llama-2-70B fp16 at TP4 in vLLM on H100: min(0.87, 0.911) = 0.87, 34.5 GB per GPU in
+/// 11.8 ms (12.9 ms at 0.796).
+double weight_stream_fraction(const Deployment& dep, DType f);
+
 }  // namespace chalk::detail

@@ -80,7 +80,8 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   const auto& w = dep.weights;
 
   const BytesPerSecond hbm = sys.chip.hbm_bandwidth;
-  const BytesPerSecond weight_rate = hbm * std::min(dep.hbm_efficiency, cal.weight_stream_fraction);
+  // Weights stream at their format's rate (matmul_rate.h, weight_stream_fraction).
+  auto weight_rate = [&](DType f) { return hbm * detail::weight_stream_fraction(dep, f); };
   // The KV cache streams at the deployment's HBM fraction (the chip's own STREAM figure,
   // data/hardware efficiency.hbm), the rate the roofline prices it at. FLASHMLA-1's 3000 of
   // 3350 GB/s is an H800 kernel's, not applied to other chips (docs/formulas.md section 3).
@@ -157,17 +158,17 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   // data-parallel groups of their layout.
   const double head_params = p.lm_head > 0 ? p.lm_head : p.embedding;
   const Seconds t_projections = op(2 * p.attention * tokens / n * attention_share, rate_for(dep, w.attention),
-                                   Bytes(p.attention * weight_bytes_per_element(w.attention, w.attention_bits) / d(L.tp_attention)), weight_rate, false);
+                                   Bytes(p.attention * weight_bytes_per_element(w.attention, w.attention_bits) / d(L.tp_attention)), weight_rate(w.attention), false);
   auto ffn_op = [&](double params) {
     return op(2 * params * tokens / n * ffn_share, rate_for(dep, w.dense_ffn), Bytes(params * weight_bytes_per_element(w.dense_ffn, w.dense_ffn_bits) / d(L.tp_ffn)),
-              weight_rate, false);
+              weight_rate(w.dense_ffn), false);
   };
   if (p.dense_ffn > 0) ffn_op(p.dense_ffn);
   const Seconds t_shared = p.shared_experts > 0 ? ffn_op(p.shared_experts) : Seconds(0);
   op(2 * head_params * head_tokens / n * head_share, rate_for(dep, w.embedding),
-     Bytes(head_params * weight_bytes_per_element(w.embedding, w.embedding_bits) / d(L.tp_attention)), weight_rate, false);
+     Bytes(head_params * weight_bytes_per_element(w.embedding, w.embedding_bits) / d(L.tp_attention)), weight_rate(w.embedding), false);
   // The router GEMM (d x E per MoE layer) on the step's tokens, split as the projections.
-  const Seconds t_router = op(2 * p.router * tokens / n * attention_share, rate_for(dep, w.router), Bytes((p.router + p.norms) * weight_bytes_per_element(w.router, w.router_bits)), weight_rate, false);
+  const Seconds t_router = op(2 * p.router * tokens / n * attention_share, rate_for(dep, w.router), Bytes((p.router + p.norms) * weight_bytes_per_element(w.router, w.router_bits)), weight_rate(w.router), false);
 
   // Routed experts: the busiest EP rank's share of the touched experts and of the
   // token-expert assignments (uniform top-k routing; learned routers are more skewed).
@@ -182,7 +183,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     const double expert_params = g.bytes_per_expert.value() / weight_bytes_per_element(w.experts, w.experts_bits);
     expert_flops += g.layers * 2 * expert_params * busiest / d(L.tp_expert);
   }
-  if (!dep.moe.empty()) op(expert_flops, rate_for(dep, w.experts), expert_bytes, weight_rate, false);
+  if (!dep.moe.empty()) op(expert_flops, rate_for(dep, w.experts), expert_bytes, weight_rate(w.experts), false);
 
   // Attention core: scores and value mixing over the KV cache (heads or batch split over
   // all chips); the KV cache of a chip is its sequences' share, replicated across the

@@ -102,10 +102,15 @@ TEST(Overhead, ReproducesSglangTwoBatchOverlapAblation) {
   s.decode_sequences = 128 * 72;
   s.context = 4000;
   s.attention_tokens_per_sequence = 2;
-  const double serial = 128 * 8 / engine_step(engine_deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8), s).t_step.value();
-  const StepBreakdown one = engine_step(engine_deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8), s);
+  // SGLang's kernels: its bf16 GEMMs (LM head, router) keep DEEPGEMM-2's rate (matmul_rate.h).
+  auto sglang = [](Deployment d) {
+    d.mechanisms.tp_all_reduce = engine_tp_all_reduce("sglang");
+    return d;
+  };
+  const double serial = 128 * 8 / engine_step(sglang(engine_deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8)), s).t_step.value();
+  const StepBreakdown one = engine_step(sglang(engine_deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8)), s);
   l.overlap_micro_batches = true;
-  const StepBreakdown two = engine_step(engine_deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8), s);
+  const StepBreakdown two = engine_step(sglang(engine_deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8)), s);
   const double tbo = 128 * 8 / two.t_step.value();
   EXPECT_NEAR(serial / 12929, 1.0, 0.05);
   // With overlap the step is the compute path, which streams every layer's weights once
@@ -207,9 +212,11 @@ TEST(Overhead, TwoMicroBatchesRunOnlyWhereTheyPay) {
   ParallelLayout l;
   l.tp_attention = 1;
   l.dispatch_bytes_per_element = 1;
-  const Deployment serial = engine_deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8);
+  Deployment serial = engine_deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8);
   l.overlap_micro_batches = true;
-  const Deployment two = engine_deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8);
+  Deployment two = engine_deploy("deepseek-v3", "h100-sxm", 72, l, DType::fp8);
+  // SGLang's kernels, as SGL-H100-DECODE: its bf16 GEMMs keep DEEPGEMM-2's rate (matmul_rate.h).
+  serial.mechanisms.tp_all_reduce = two.mechanisms.tp_all_reduce = engine_tp_all_reduce("sglang");
   StepShape s;
   s.context = 2000;
   for (double b : {72.0, 144.0}) {

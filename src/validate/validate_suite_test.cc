@@ -95,10 +95,14 @@ TEST(ValidateSuite, MedianErrorPerMetricDoesNotGetWorse) {
   // and all from 13.8% to 10.6%; E2E went from 11.8% to 12.2%: each request now pays the
   // step it waits for, and the decode step's own +12% (TPOT, not yet explained) is no longer
   // offset by a TTFT that was a step too short.
-  EXPECT_LE(percentile(abs_error["ttft_ms"], 0.5), 0.074);
-  EXPECT_LE(percentile(abs_error["tpot_ms"], 0.5), 0.119);
-  EXPECT_LE(percentile(abs_error["e2e_s"], 0.5), 0.123);
-  EXPECT_LE(percentile(all, 0.5), 0.107);
+  // Then vLLM's 16-bit GEMMs streamed at their marginal rate beside the kernel floor
+  // (engine/matmul_rate.h, weight_stream_fraction: Llama-2-70B TP4 weights 12.9 -> 11.8 ms a
+  // step): TTFT 7.3% -> 3.1%, TPOT 11.9% -> 5.2% (signed +12% -> +5%), E2E 12.2% -> 5.1%,
+  // all 10.6% -> 5.0%.
+  EXPECT_LE(percentile(abs_error["ttft_ms"], 0.5), 0.031);
+  EXPECT_LE(percentile(abs_error["tpot_ms"], 0.5), 0.052);
+  EXPECT_LE(percentile(abs_error["e2e_s"], 0.5), 0.052);
+  EXPECT_LE(percentile(all, 0.5), 0.050);
 }
 
 }  // namespace

@@ -48,8 +48,18 @@ struct Calibration {
   /// of which 2.147e9 / 1382e12 = 1.55 us is work, so t0 = 6.3 us (4096^3 then predicts
   /// 105.7 us against 112.9 measured).
   Seconds kernel_floor = microseconds(6.3);
-  /// Decode GEMMs stream weights at 2668 of 3350 GB/s (DEEPGEMM-2, FP8 M=64 on H800).
+  /// A decode GEMM's whole time over its weight bytes, its fixed time included: 2668 of
+  /// 3350 GB/s (DEEPGEMM-2, FP8 M=64 N=7168 K=16384 on H800, a 44.7 us kernel). Every
+  /// format's rate but one (detail::weight_stream_fraction).
   double weight_stream_fraction = 2668.0 / 3350.0;
+  /// 16-bit weights in an engine that runs them through torch's cuBLAS GEMM (vLLM's F.linear)
+  /// on a GPU, which pays each kernel's fixed time as kernel_floor: the GEMM streams at its
+  /// marginal rate, the slope of time over bytes between two shapes, so the fixed time is
+  /// not paid twice (docs/formulas.md, "Weight streaming"). cuBLAS bf16 on H100 SXM (vLLM
+  /// PR #49363, benchmark_fp8_gemm.py on gemma-4-31B-it, K=5376, N=12288 against N=43008):
+  /// slopes 3.161, 3.077, 3.008, 2.958 TB/s at M = 1, 16, 64, 128, mean 3.051 TB/s = 0.911
+  /// of 3.35 (sd 0.026; fixed parts 1.6-4.2 us; whole kernels 0.850-0.917).
+  double weight_stream_fraction_16bit = 0.911;
   // The KV cache streams at the deployment's hbm_efficiency (the chip's own figure); the
   // H800 kernel's 3000 of 3350 GB/s (FLASHMLA-1) was applied to every chip before.
   /// Attention runs at 660 of 989.4 bf16 TFLOP/s when compute-bound (FLASHMLA-1, H800),
