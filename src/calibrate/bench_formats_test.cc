@@ -234,7 +234,13 @@ TEST(CalibrateFormats, FitsTheAllReduceLatencyOnlyAtTensorParallelRuns) {
   o.constants = {Constant::allreduce_latency};
   o.leave_one_out = false;
   const FitReport r = fit(tp2, o);
-  expect_recovered(r, Constant::allreduce_latency, 15e-6);
+  // The runs carry a fixed +-1.5% of noise: on a ~7 ms TP-2 step that is ~100 us, spread
+  // over 2 x 32 stages, ~1.6 us of the stage latency, which the one free constant absorbs
+  // (its sigma, from the residuals' scatter, is smaller). So: within 1.6 us of 15 us.
+  const FittedConstant& ar = r.constants[static_cast<int>(Constant::allreduce_latency)];
+  ASSERT_TRUE(ar.fitted) << ar.note;
+  EXPECT_NEAR(ar.value, 15e-6, 1.6e-6);
+  EXPECT_GT(std::abs(ar.value - 6.45e-6), 5e-6);  // moved well away from the default
   // The same runs on one chip: no all-reduce, refused with a one-line reason.
   const auto tp1 = measured(plan, llama8_on(1), truth);
   EXPECT_EQ(tp_of(tp1.front()), 1);
