@@ -23,6 +23,7 @@ struct DecodeArgs {
   PipelineArgs pipeline;
   serving_cli::LeverArgs levers;  ///< speculative decoding / MTP and sparse attention, as `serving` takes them
   std::string batch = "1,8,64,256,1024";
+  bool batch_given = false;  ///< -b was given: its rows are shown whether they fit or not
   std::string context = "4096";
   bool explain = false;  ///< --explain: how each figure was computed (chalk/engine/explain.h)
 };
@@ -85,13 +86,27 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
 }
 
 void run_decode(const DecodeArgs& a) {
-  const auto batches = parse_int_list(a.batch, "--batch", 1, 1 << 24);
+  auto batches = parse_int_list(a.batch, "--batch", 1, 1 << 24);
   const auto contexts = parse_int_list(a.context, "--context", 1, 1LL << 30);
   if (a.pipeline.pp != 1 || a.pipeline.microbatches) return run_pipeline_decode(a.deployment, a.pipeline, a.output, batches, contexts);
   const ServingLevers lev = serving_cli::levers_of(a.levers, a.deployment);
   std::optional<ReplicaNote> note;
   const Deployment d = resolve(a.deployment, contexts.front(), &note);
   std::vector<std::string> warnings = deployment_warnings(d);
+  if (!a.batch_given) {
+    // The default list never shows a batch the replica cannot hold (review 2026-12-06: 4
+    // of 5 default rows of llama-3.1-70b on 2 H100 said "fits no" beside a $0.43/Mtok):
+    // it stops at the most sequences HBM holds at every context asked, which is listed.
+    int64_t most = INT64_MAX;
+    for (int64_t s : contexts) most = std::min(most, memory_plan(d, 1, s).max_batch);
+    if (most >= 1 && most < batches.back()) {
+      std::erase_if(batches, [&](int64_t b) { return b > most; });
+      batches.push_back(most);
+      warnings.push_back(fmt::format("the default batches stop at {}, the most sequences {} x {} hold at context {}; -b lists others "
+                                     "(shown as not fitting), -n more chips holds them",
+                                     most, d.n_chips, d.system.chip.name, *std::max_element(contexts.begin(), contexts.end())));
+    }
+  }
   for (int64_t s : contexts) {
     if (s > d.model.max_context) {
       warnings.push_back(fmt::format("context {} exceeds {}'s max_position_embeddings {}", s, d.model.name, d.model.max_context));
@@ -157,7 +172,10 @@ void register_decode(CLI::App& app, Action& run) {
   cmd->add_flag("--explain", a.explain, "Show how each figure is computed: formula, inputs with units and sources, the algebra (under the table; \"explanations\" with --json)");
   serving_cli::add_lever_options(*cmd, a.levers);
   add_output_options(*cmd, a.output);
-  cmd->callback([&run] { run = [] { run_decode(a); }; });
+  cmd->callback([&run, cmd] {
+    a.batch_given = cmd->count("--batch") > 0;
+    run = [] { run_decode(a); };
+  });
 }
 
 }  // namespace chalk::cli

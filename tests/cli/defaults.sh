@@ -94,6 +94,21 @@ check simulate smallest simulate -m llama-3.1-70b -H h100-sxm --rate 1 --request
 out=$("$CHALK" decode -m llama-3.1-70b -H h100-sxm -b 1) || fail "decode"
 printf '%s\n' "$out" | grep -q "^replica     2 chips: the smallest replica that holds the weights and one sequence" || fail "decode does not say why 2 chips: $out"
 printf '%s\n' "$out" | grep -q "cheapest 8 chips at batch 324" || fail "decode does not name the cheapest replica"
+# Its default batches never show a row that does not fit (review 2026-12-06: 4 of 5 did,
+# one at $0.43/Mtok): 2 H100 hold 2 sequences of 4,096 tokens, so the list is 1, 2, said so.
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm --json | python3 -c "
+import json, sys
+j = json.load(sys.stdin)
+assert [r['batch'] for r in j['rows']] == [1, 2], [r['batch'] for r in j['rows']]
+assert all(r['memory_fits'] for r in j['rows']), j['rows']
+assert any('the default batches stop at 2' in w for w in j['warnings']), j['warnings']
+" || fail "decode's default batches show rows that do not fit"
+# Batches asked for are shown, fitting or not.
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm -b 1,64 --json | python3 -c "
+import json, sys
+rows = json.load(sys.stdin)['rows']
+assert [(r['batch'], r['memory_fits']) for r in rows] == [(1, True), (64, False)], rows
+" || fail "decode -b 1,64 drops a row"
 
 # No replica within the scale-up domain holds DeepSeek-V3 (671 GB in FP8) on 8 x 80 GB H100:
 # the smallest replica beyond it, 16 chips, and the output says why.
