@@ -60,8 +60,8 @@ ServingLevers levers_of(const LeverArgs& l, const DeploymentArgs& deployment) {
     } else if (l.drafter.empty() || l.drafter == "mtp") {
       const ModelSpec target = load_model(deployment.model);
       if (target.n_mtp_layers < 1) {
-        throw InputError("--drafter", target.name + " ships no MTP module (num_nextn_predict_layers 0); name a draft model "
-                                      "(--drafter llama-3.1-8b) or give --drafter none to price the drafts as free");
+        throw InputError("--drafter", target.name + " ships no MTP module (num_nextn_predict_layers 0); name a smaller model "
+                                      "of its family as the draft (--drafter NAME or a config.json) or give --drafter none to price the drafts as free");
       }
       // DeepSeek-V3 ships one module; more drafts than modules reuse it, one pass each.
       s.drafter = Drafter::mtp;
@@ -72,7 +72,15 @@ ServingLevers levers_of(const LeverArgs& l, const DeploymentArgs& deployment) {
         s.acceptance_published = true;
       }
     } else {
-      const ModelSpec draft = load_model(l.drafter);
+      // The draft model's errors name --drafter, the flag that gave it (review: they said --model).
+      const ModelSpec draft = [&] {
+        try {
+          return load_model(l.drafter);
+        } catch (const InputError& e) {
+          if (e.field() != "--model") throw;
+          throw InputError("--drafter", std::string(e.what()).substr(e.field().size() + 2));
+        }
+      }();
       const DType weights = deployment.weights.empty() ? draft.weights.dense_ffn : parse_dtype(deployment.weights, "--weights");
       s.drafter = Drafter::model;
       s.draft_model = draft_model_cost(draft, weights, parse_dtype(deployment.kv, "--kv-dtype"));

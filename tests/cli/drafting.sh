@@ -72,4 +72,6 @@ assert json.load(sys.stdin)['rows'][0]['accepted_tokens_per_step'] is None
 expect_error "--acceptance: has no effect without --draft >= 1" simulate -m llama-3.1-8b -H h100-sxm --rate 1 --requests 5 --acceptance 0.5
 expect_error "--draft: needs --acceptance" simulate -m llama-3.1-8b -H h100-sxm --rate 1 --requests 5 --draft 2 --drafter none
 expect_error "--accepted-tokens: mean tokens kept per step must be in [1, 1 + draft] = [1, 3], got 3.5" simulate -m llama-3.1-8b -H h100-sxm --rate 1 --requests 5 --draft 2 --accepted-tokens 3.5 --drafter none
+# The draft model's errors name --drafter (review 2026-12-06: they said --model).
+expect_error "--drafter: unknown model 'nonexist'" simulate -m llama-3.1-8b -H h100-sxm --rate 1 --requests 5 --draft 3 --acceptance 0.8 --drafter nonexist
 echo "drafting: all passed"
