@@ -97,9 +97,25 @@ void run_calibrate(const CalibrateArgs& a) {
                               "or a measurements CSV");
   }
   int64_t skipped = 0;
-  const auto runs = read_runs(a, skipped);
+  auto runs = read_runs(a, skipped);
   // The clients' files name no hardware and only a model id: the flags must say what ran, never
-  // the command's defaults (DeepSeek-V3 on GB200) by omission.
+  // the command's defaults (DeepSeek-V3 on GB200) by omission. The id names the model when -m
+  // does not, and a -m of another architecture is refused (review 2026-12-06: runs of an 8B
+  // fitted against llama-3.1-70b to a 224% median error, written as a profile).
+  for (auto& r : runs) {
+    if (!r.model.empty() || r.model_id.empty()) continue;
+    std::optional<std::string> named;
+    try {
+      named = resolve_model_name(r.model_id);
+    } catch (const InputError&) {
+    }
+    if (!named) continue;
+    if (!a.model_given) {
+      r.model = r.model_id;
+    } else if (const auto flag = resolve_model_name(a.deployment.model); flag && *flag != *named) {
+      throw InputError("--model", fmt::format("{} ran {} ({}), not {}; expected the model that ran, or no -m", r.source, r.model_id, *named, *flag));
+    }
+  }
   for (const auto& r : runs) {
     if (r.model.empty() && !a.model_given) throw InputError("--model", r.source + " does not say which model ran; expected -m/--model");
     if (r.hardware.empty() && !a.hardware_given) throw InputError("--hardware", r.source + " does not say which system ran; expected -H/--hardware");
@@ -121,6 +137,15 @@ void run_calibrate(const CalibrateArgs& a) {
                                           skipped));
   }
   const calibrate::FitReport rep = calibrate::fit(models, fo);
+  // A fit that leaves the runs this far off has not found the engine's constants: the setup
+  // given is not the one that ran (model, system, chips, engine). No profile is written.
+  constexpr double kImplausible = 0.5;
+  if (rep.median_error_after > kImplausible) {
+    throw InputError("runs", fmt::format("the fit leaves a median error of {:.0f}% ({:.0f}% with the defaults), above {:.0f}%: these runs "
+                                         "are not {} on {}; expected -m, -H, -n and --engine of the setup that ran (no profile written)",
+                                         100 * rep.median_error_after, 100 * rep.median_error_before, 100 * kImplausible,
+                                         models.front().d.model.name, models.front().d.system.name));
+  }
   std::string sources;
   for (const auto& f : a.files) sources += (sources.empty() ? "" : ", ") + f;
   const std::string profile = calibrate::profile_json(family, rep, static_cast<int64_t>(runs.size()), "chalk calibrate over " + sources);

@@ -38,6 +38,15 @@ std::optional<double> mean_ms(const Obj& o, const char* key) {
   return v;
 }
 
+void read_run_size(const Obj& o, BenchRun& r) {
+  r.duration_s = o.number("duration");
+  if (!(r.duration_s > 0)) throw InputError(o.field("duration"), fmt::format("must be > 0 seconds, got {:.6g}", r.duration_s));
+  r.total_input_tokens = o.integer_in("total_input_tokens", r.completed, std::numeric_limits<int64_t>::max() / 2);
+  r.total_output_tokens = o.integer_in("total_output_tokens", r.completed, std::numeric_limits<int64_t>::max() / 2);
+  r.input_lens = lengths(o, "input_lens", r.completed);
+  r.output_lens = lengths(o, "output_lens", r.completed);
+}
+
 BenchRun parse_vllm_bench(std::string_view text, const std::string& source) { return vllm_from_json(detail::parse_json(text, source), source); }
 
 BenchRun vllm_from_json(const json& j, const std::string& source) {
@@ -59,14 +68,10 @@ BenchRun vllm_from_json(const json& j, const std::string& source) {
     r.burstiness = *b;
   }
   r.max_concurrency = o.opt_integer_in("max_concurrency", 1, 10'000'000).value_or(0);
+  r.model_id = o.opt_string("model_id").value_or("");
   r.num_prompts = o.integer_in("num_prompts", 1, 10'000'000);
   r.completed = o.integer_in("completed", 1, r.num_prompts);
-  r.duration_s = o.number("duration");
-  if (!(r.duration_s > 0)) throw InputError(o.field("duration"), fmt::format("must be > 0 seconds, got {:.6g}", r.duration_s));
-  r.total_input_tokens = o.integer_in("total_input_tokens", r.completed, std::numeric_limits<int64_t>::max() / 2);
-  r.total_output_tokens = o.integer_in("total_output_tokens", r.completed, std::numeric_limits<int64_t>::max() / 2);
-  r.input_lens = lengths(o, "input_lens", r.completed);
-  r.output_lens = lengths(o, "output_lens", r.completed);
+  read_run_size(o, r);
   r.ttft_ms = mean_ms(o, "mean_ttft_ms");
   r.tpot_ms = mean_ms(o, "mean_tpot_ms");
   r.itl_ms = mean_ms(o, "mean_itl_ms");

@@ -161,12 +161,7 @@ BenchRun sglang_from_json(const json& j, const std::string& source) {
   r.max_concurrency = o.opt_integer_in("max_concurrency", 1, 10'000'000).value_or(0);
   r.completed = o.integer_in("completed", 1, 10'000'000);
   r.num_prompts = o.opt_integer_in("num_prompts", r.completed, 10'000'000).value_or(r.completed);
-  r.duration_s = o.number("duration");
-  if (!(r.duration_s > 0)) throw InputError(o.field("duration"), fmt::format("must be > 0 seconds, got {:.6g}", r.duration_s));
-  r.total_input_tokens = o.integer_in("total_input_tokens", r.completed, std::numeric_limits<int64_t>::max() / 2);
-  r.total_output_tokens = o.integer_in("total_output_tokens", r.completed, std::numeric_limits<int64_t>::max() / 2);
-  r.input_lens = lengths(o, "input_lens", r.completed);
-  r.output_lens = lengths(o, "output_lens", r.completed);
+  read_run_size(o, r);
   r.ttft_ms = mean_ms(o, "mean_ttft_ms");
   r.tpot_ms = mean_ms(o, "mean_tpot_ms");
   r.itl_ms = mean_ms(o, "mean_itl_ms");

@@ -22,6 +22,11 @@ std::vector<int64_t> lengths(const detail::Obj& o, const char* key, int64_t comp
 /// the key for a non-number or a value below 0.
 std::optional<double> mean_ms(const detail::Obj& o, const char* key);
 
+/// The run's size as vLLM and SGLang both write it (after `completed`): duration (s, > 0),
+/// total_input_tokens and total_output_tokens (at least one per completed request), and
+/// the optional per-request input_lens and output_lens. Throws InputError naming the field.
+void read_run_size(const detail::Obj& o, BenchRun& r);
+
 /// The readers over parsed JSON (parse_bench_file parses once, then tells them apart).
 BenchRun vllm_from_json(const detail::json& j, const std::string& source);
 BenchRun sglang_from_json(const detail::json& j, const std::string& source);

@@ -26,11 +26,12 @@ TEST(Launch, TheSimulatedDtypeParallelismAndBudgetsAreAllInTheFiles) {
   EXPECT_EQ(l[0].engine, "vllm");  // the engine simulated comes first
   EXPECT_TRUE(l[0].simulated);
   // MoE, attention TP2 x 4 groups, experts EP8: vLLM TP2 x DP4 with expert parallelism
-  // (EP = TP x DP = 8), online FP8 weights, FP8 KV, memory 1 - 0.10, the cap and budget.
+  // (EP = TP x DP = 8), online FP8 weights, FP8 KV, memory 1 - 0.10, the cap and budget;
+  // vLLM applies them per DP rank: 256 / 4 = 64 sequences and 8,192 / 4 = 2,048 tokens.
   const std::string v = launch_file_at(l, "vllm/serve.sh")->text;
   for (const char* want : {"MODEL=\"${MODEL:-org/m}\"", "exec vllm serve \"$MODEL\" \\\n", "--tensor-parallel-size 2 \\\n  --data-parallel-size 4 \\\n  --enable-expert-parallel \\\n",
-                           "--quantization fp8 \\\n", "--kv-cache-dtype fp8 \\\n", "--gpu-memory-utilization 0.9 \\\n", "--max-num-seqs 256 \\\n",
-                           "--max-num-batched-tokens 8192 \\\n", "--block-size 16 \\\n", "--enable-chunked-prefill \\\n", "--max-model-len 4096\n",
+                           "--quantization fp8 \\\n", "--kv-cache-dtype fp8 \\\n", "--gpu-memory-utilization 0.9 \\\n", "--max-num-seqs 64 \\\n",
+                           "--max-num-batched-tokens 2048 \\\n", "--block-size 16 \\\n", "--enable-chunked-prefill \\\n", "--max-model-len 4096\n",
                            "Run once per replica: 2 replicas x 8 chips"}) {
     EXPECT_NE(v.find(want), std::string::npos) << want << "\n" << v;
   }

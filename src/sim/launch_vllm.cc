@@ -37,8 +37,14 @@ std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget&
   if (w == WeightPlan::online_fp8) a.push_back("--quantization fp8");
   a.push_back("--kv-cache-dtype " + kv_dtype(t.kv));
   a.push_back("--gpu-memory-utilization " + fraction(1.0 - t.memory_reserve_fraction));
-  a.push_back("--max-num-seqs " + std::to_string(c.max_sequences));
-  a.push_back("--max-num-batched-tokens " + std::to_string(c.max_batched_tokens));
+  // Under data parallelism each vLLM rank is an engine core with its own scheduler and the
+  // same scheduler config, so both caps apply per rank (vllm/v1/engine/core.py: one
+  // Scheduler per DPEngineCoreProc); chalk's are per replica, so each rank gets its share
+  // (review 2026-12-06: the file said dp x the simulated cap and budget). SGLang's
+  // --max-running-requests and --chunked-prefill-size are totals it divides by dp_size.
+  const int64_t ranks = std::max<int64_t>(1, p.d.dp);
+  a.push_back("--max-num-seqs " + std::to_string((c.max_sequences + ranks - 1) / ranks));
+  a.push_back("--max-num-batched-tokens " + std::to_string((c.max_batched_tokens + ranks - 1) / ranks));
   if (vllm_block_size_ok(t.policy.block_size)) a.push_back("--block-size " + std::to_string(t.policy.block_size));
   a.push_back(t.policy.chunked_prefill ? "--enable-chunked-prefill" : "--no-enable-chunked-prefill");
   if (t.max_model_len > 0) a.push_back("--max-model-len " + std::to_string(t.max_model_len));

@@ -151,6 +151,18 @@ void count_row(std::vector<Row>& rows, const std::string& source, int64_t no) {
   if (static_cast<int64_t>(rows.size()) >= max_rows) throw InputError(at(source, no), "more than 10000000 requests");
 }
 
+/// Keeps a row of a published trace that was served (prompt and output both above 0
+/// tokens); a failed request, logged with 0 of either (BurstGPT's README), is counted in
+/// `rows_skipped` instead.
+void keep_served(Row w, std::vector<Row>& rows, Trace& t, const std::string& source, int64_t no) {
+  if (w.r.input_tokens == 0 || w.r.output_tokens == 0) {
+    ++t.rows_skipped;
+    return;
+  }
+  count_row(rows, source, no);
+  rows.push_back(std::move(w));
+}
+
 Trace read_azure(std::string_view text, const std::string& source) {
   Trace t;
   t.format = TraceFormat::azure;
@@ -168,12 +180,7 @@ Trace read_azure(std::string_view text, const std::string& source) {
     }
     w.r.input_tokens = tokens(f[1], source, no, "ContextTokens");
     w.r.output_tokens = tokens(f[2], source, no, "GeneratedTokens");
-    if (w.r.input_tokens == 0 || w.r.output_tokens == 0) {
-      ++t.rows_skipped;
-      return;
-    }
-    count_row(rows, source, no);
-    rows.push_back(std::move(w));
+    keep_served(std::move(w), rows, t, source, no);
   });
   finish(rows, t, source, true);
   return t;
@@ -209,12 +216,7 @@ Trace read_burstgpt(std::string_view text, const std::string& source) {
     w.of_day = static_cast<double>(w.whole % 86400) + w.frac;
     w.r.input_tokens = tokens(f[at_in], source, no, "Request tokens");
     w.r.output_tokens = tokens(f[at_out], source, no, "Response tokens");
-    if (w.r.input_tokens == 0 || w.r.output_tokens == 0) {
-      ++t.rows_skipped;
-      return;
-    }
-    count_row(rows, source, no);
-    rows.push_back(std::move(w));
+    keep_served(std::move(w), rows, t, source, no);
   });
   finish(rows, t, source, true);
   return t;

@@ -44,7 +44,23 @@ case "$v" in *"applied to 1 row(s)"*"without the engine profile"*) ;; *) fail "v
 sed 's/"completed": 30/"completed": "thirty"/' "$tmp/r1.json" > "$tmp/bad.json"
 expect_error "$tmp/bad.json: completed: expected an integer" calibrate "$tmp/bad.json" "$tmp/r2.json" "${setup[@]}"
 expect_error "runs: 1 run cannot determine 1 constant" calibrate "$tmp/r1.json" "${setup[@]}" --fit request_overhead_s
-expect_error "--model: $tmp/r1.json does not say which model ran" calibrate "$tmp/r1.json" "$tmp/r2.json" -H h100-sxm
+sed 's/"model_id": "meta-llama\/Llama-3.1-8B-Instruct", //' "$tmp/r1.json" > "$tmp/noid1.json"
+sed 's/"model_id": "meta-llama\/Llama-3.1-8B-Instruct", //' "$tmp/r2.json" > "$tmp/noid2.json"
+expect_error "--model: $tmp/noid1.json does not say which model ran" calibrate "$tmp/noid1.json" "$tmp/noid2.json" -H h100-sxm
+# vLLM's model_id names the model when -m does not, and refuses a -m of another architecture
+# (review 2026-12-06: 8B runs fitted against llama-3.1-70b to a 224% median error).
+"$CHALK" calibrate "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" -H h100-sxm -n 1 --engine vllm --max-requests 30 --fit request_overhead_s --json \
+  | python3 -c "import json,sys; j=json.load(sys.stdin); assert j['model']['name'] == 'llama-3.1-8b', j['model']" || fail "calibrate: model_id not taken"
+expect_error "--model: $tmp/r1.json ran meta-llama/Llama-3.1-8B-Instruct (llama-3.1-8b), not llama-3.1-70b" \
+  calibrate "$tmp/r1.json" "$tmp/r2.json" -m llama-3.1-70b -H h100-sxm -n 4
+# Runs 20 times slower than any setup of these constants can make them: no profile.
+for i in 1 2 3; do python3 -c "
+import json, sys
+j = json.load(open(sys.argv[1]))
+for k in ('mean_ttft_ms', 'median_ttft_ms', 'p99_ttft_ms', 'mean_tpot_ms', 'mean_itl_ms', 'mean_e2el_ms'): j[k] *= 20
+json.dump(j, open(sys.argv[2], 'w'))" "$tmp/r$i.json" "$tmp/slow$i.json"; done
+expect_error "runs: the fit leaves a median error of" calibrate "$tmp/slow1.json" "$tmp/slow2.json" "$tmp/slow3.json" "${setup[@]}" -o "$tmp/never.json"
+[ ! -e "$tmp/never.json" ] || fail "calibrate wrote a profile from an implausible fit"
 expect_error "--hardware: $tmp/r1.json does not say which system ran" calibrate "$tmp/r1.json" "$tmp/r2.json" -m llama-3.1-8b
 expect_error "--fit: unknown constant 'floor'" calibrate "$tmp/r1.json" "${setup[@]}" --fit floor
 echo '{"format": "chalk-engine-profile/1", "engine": "sglang", "constants": {}}' > "$tmp/sg.json"

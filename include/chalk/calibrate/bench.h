@@ -38,6 +38,10 @@ struct BenchRun {
   /// The setup, where the file states it (chalk's measurement CSV); empty or 0 for vLLM's
   /// JSON, which states none (the flags of `chalk calibrate` give it).
   std::string model, hardware, engine;
+  /// The model the client names (vLLM's `model_id`, a HF repo id as served), "" when the
+  /// file names none: `chalk calibrate` takes it when -m is not given and refuses a -m of
+  /// another architecture.
+  std::string model_id;
   int64_t chips = 0, tp = 0, max_batched_tokens = 0, max_sequences = 0;
   /// A CSV row's further setup, as validate reads it: arrivals one every 1 / rate seconds
   /// (`arrivals` constant) instead of Poisson; the mean prompt tokens served from the prefix
