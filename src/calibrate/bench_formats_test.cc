@@ -13,6 +13,7 @@
 #include "chalk/base/error.h"
 #include "chalk/calibrate/fit.h"
 #include "chalk/io/io.h"
+#include "chalk_testing/engine_deploy.h"
 
 namespace chalk::calibrate {
 namespace {
@@ -142,12 +143,7 @@ TEST(CalibrateFormats, EachReaderNamesTheFieldInOneLine) {
   for (const std::string& e : {error_of(""), error_of(s), error_of(a), error_of(g), error_of(t)}) EXPECT_EQ(e.find('\n'), std::string::npos) << e;
 }
 
-Deployment llama8_on(int64_t chips) {
-  DeploymentOptions o;
-  o.n_chips = chips;
-  o.mechanisms.enabled = true;
-  return make_deployment(load_model("llama-3.1-8b"), load_system("h100-sxm"), o);
-}
+Deployment llama8_on(int64_t chips) { return chalk::testing::engine_deploy("llama-3.1-8b", "h100-sxm", chips); }
 
 sim::SimOptions serial_vllm() {
   sim::SimOptions o;

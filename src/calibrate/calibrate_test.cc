@@ -13,16 +13,12 @@
 #include "chalk/calibrate/profile.h"
 #include "chalk/io/io.h"
 #include "chalk/validate/validate.h"
+#include "chalk_testing/engine_deploy.h"
 
 namespace chalk::calibrate {
 namespace {
 
-Deployment llama8_h100() {
-  DeploymentOptions o;
-  o.n_chips = 1;
-  o.mechanisms.enabled = true;
-  return make_deployment(load_model("llama-3.1-8b"), load_system("h100-sxm"), o);
-}
+Deployment llama8_h100() { return chalk::testing::engine_deploy("llama-3.1-8b", "h100-sxm", 1); }
 
 /// vLLM 0.10 runs its host work after each GPU step (no async scheduling before 0.14), so a
 /// run at batch 32 pays 32 x host time per step: every constant moves some prediction.

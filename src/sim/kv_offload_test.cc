@@ -8,6 +8,7 @@
 #include "chalk/io/io.h"
 #include "chalk/sim/kv_offload.h"
 #include "chalk/sim/simulator.h"
+#include "chalk_testing/engine_deploy.h"
 #include "offload_tiers.h"
 
 namespace chalk::sim {
@@ -99,12 +100,7 @@ TEST(KvOffload, TiersCascadeLeastRecentlyUsedFirst) {
   EXPECT_EQ(ssd_only.find(9), detail::Tier::ssd);
 }
 
-Deployment offload_llama8_h100() {
-  DeploymentOptions o;
-  o.n_chips = 1;
-  o.mechanisms.enabled = true;
-  return make_deployment(load_model("llama-3.1-8b"), load_system("h100-sxm"), o);
-}
+Deployment offload_llama8_h100() { return chalk::testing::engine_deploy("llama-3.1-8b", "h100-sxm", 1); }
 
 /// The known-sharing trace, 100 s apart (each request finishes long before the next), one
 /// output token each, in a pool of 10 blocks of 16 tokens:

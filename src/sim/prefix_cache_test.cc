@@ -7,16 +7,12 @@
 #include "chalk/io/io.h"
 #include "chalk/sim/cluster.h"
 #include "chalk/sim/simulator.h"
+#include "chalk_testing/engine_deploy.h"
 
 namespace chalk::sim {
 namespace {
 
-Deployment llama8_h100() {
-  DeploymentOptions o;
-  o.n_chips = 1;
-  o.mechanisms.enabled = true;
-  return make_deployment(load_model("llama-3.1-8b"), load_system("h100-sxm"), o);
-}
+Deployment llama8_h100() { return chalk::testing::engine_deploy("llama-3.1-8b", "h100-sxm", 1); }
 
 /// Requests 10 s apart (each finishes long before the next: a prefill of a few hundred
 /// tokens takes milliseconds), request k starting with system prompt groups[k] of

@@ -12,16 +12,12 @@
 #include "chalk/engine/collective.h"
 #include "chalk/io/io.h"
 #include "chalk/sim/metrics.h"
+#include "chalk_testing/engine_deploy.h"
 
 namespace chalk::sim {
 namespace {
 
-Deployment sim_llama8_h100() {
-  DeploymentOptions o;
-  o.n_chips = 1;
-  o.mechanisms.enabled = true;
-  return make_deployment(load_model("llama-3.1-8b"), load_system("h100-sxm"), o);
-}
+Deployment sim_llama8_h100() { return chalk::testing::engine_deploy("llama-3.1-8b", "h100-sxm", 1); }
 
 SimSummary sim_summary_of(const SimRun& run, int64_t chips = 1, Slo slo = {}) {
   const SimRun* runs[] = {&run};

@@ -14,16 +14,12 @@
 #include "chalk/sim/metrics.h"
 #include "chalk/sim/simulator.h"
 #include "chalk/sim/traffic.h"
+#include "chalk_testing/engine_deploy.h"
 
 namespace chalk::sim {
 namespace {
 
-Deployment spec_llama8_h100() {
-  DeploymentOptions o;
-  o.n_chips = 1;
-  o.mechanisms.enabled = true;
-  return make_deployment(load_model("llama-3.1-8b"), load_system("h100-sxm"), o);
-}
+Deployment spec_llama8_h100() { return chalk::testing::engine_deploy("llama-3.1-8b", "h100-sxm", 1); }
 
 /// K drafts accepted with per-position probability a, drafted by one extra layer of the
 /// model with its LM head (Drafter::mtp on any model: an EAGLE-style head, roofline.h).

@@ -1,5 +1,6 @@
 // For the library's tests: a deployment priced by the engine step (mechanisms on),
-// shared by src/engine/overhead_test.cc and overhead_ep_test.cc.
+// shared by the engine, simulator and calibration tests (overhead, simulator, prefix cache,
+// KV offload, speculation, calibrate).
 #pragma once
 
 #include <cstdint>
