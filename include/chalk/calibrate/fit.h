@@ -38,6 +38,7 @@ struct ConstantInfo {
   const char* name;
   double lower, upper, scale;
 };
+/// The bounds and scale of constant `c` (the table above).
 const ConstantInfo& info(Constant c);
 /// The constant named `name` ("request_overhead_s", "host_s_per_sequence", "kernel_floor_s",
 /// "allreduce_latency_s"), or nullopt.
@@ -79,6 +80,8 @@ int64_t tp_of(const RunModel& m);
 struct Predicted {
   std::optional<double> ttft_ms, tpot_ms, itl_ms, e2el_ms;
 };
+/// Simulates run `m` with the constants `v` (seconds, in Constant order) in place of the
+/// engine's own: the means chalk predicts for it.
 Predicted predict(const RunModel& m, const Values& v);
 
 /// log(predicted / measured) for each metric the run measured, in the order TTFT, TPOT,

@@ -25,6 +25,8 @@ struct GemmTile {
 /// stage: 64 elements for bf16 (CUTLASS's _64), 128 for fp8 and int8 (DeepGEMM BLOCK_K 128),
 /// 256 for fp4.
 inline constexpr int kGemmTiles = 3;
+/// Tile `index` of the list above (0, 1, 2; any other index gives the last), with its k
+/// step for precision `p`.
 GemmTile gemm_tile(int index, MatmulPrecision p);
 
 /// The fraction in (0, 1] of the best-shape rate that `groups` GEMMs of m x n x k each (a
