@@ -36,7 +36,8 @@ std::vector<Explanation> decode_explanations(const Deployment& d, int64_t batch,
   return xs;
 }
 
-Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, const std::vector<int64_t>& contexts, const ServingLevers& lev) {
+Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, const std::vector<int64_t>& contexts, const ServingLevers& lev,
+                   std::vector<std::pair<int64_t, int64_t>>* unfit) {
   Table t;
   t.columns = {{"batch", "batch"},
                {"context_tokens", "context"},
@@ -74,10 +75,11 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
     for (int64_t b : batches) {
       const DecodeStep r = decode_step(d, b, s, levers);
       const MemoryPlan mem = memory_plan(d, b, s);
+      if (!mem.fits) unfit->emplace_back(b, s);
       t.add({b, s, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_operations), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.t_host),
              to_ms(r.t_launch), r.graph_batch, to_ms(r.t_draft), to_ms(r.t_step), to_ms(decode_step(lower, b, s, levers).t_step), std::string(to_string(r.bound)), r.governs,
              r.tokens_per_s.value(), r.tokens_per_s_per_user.value(), r.tokens_per_s_per_chip.value(),
-             r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
+             r.cost_per_token && mem.fits ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
              moe ? Cell(r.experts_touched) : Cell{}, moe ? Cell(r.experts_on_busiest_chip) : Cell{}, std::string(mem.fits ? "yes" : "no"),
              mem0.max_batch == INT64_MAX ? Cell{} : Cell(mem0.max_batch)});
     }
@@ -112,7 +114,9 @@ void run_decode(const DecodeArgs& a) {
       warnings.push_back(fmt::format("context {} exceeds {}'s max_position_embeddings {}", s, d.model.name, d.model.max_context));
     }
   }
-  const Table t = decode_table(d, batches, contexts, lev);
+  std::vector<std::pair<int64_t, int64_t>> unfit;
+  const Table t = decode_table(d, batches, contexts, lev, &unfit);
+  if (auto w = unfit_rows_warning(a.deployment, d, unfit)) warnings.push_back(*w);
   const MemoryPlan mem = memory_plan(d, 1, contexts.front());
   if (a.output.csv) {
     print_csv(std::cout, t, warnings);

@@ -34,7 +34,6 @@ void run_prefill(const PrefillArgs& a) {
   std::optional<ReplicaNote> note;
   const Deployment d = resolve(a.deployment, prompts.back() + std::max<int64_t>(a.prefix, 0), &note);
   const Deployment lower = roofline_of(d);
-  if (a.prefix < 0 || a.prefix > (1LL << 30)) throw InputError("--prefix", fmt::format("must be in 0..{}, got {}", 1LL << 30, a.prefix));
   Table t;
   t.columns = {{"batch", "batch"},           {"prompt_tokens", "prompt"},     {"prefix_tokens", "prefix"},
                {"t_compute_ms", "compute ms"}, {"t_weights_ms", "weights ms"}, {"t_kv_ms", "KV ms"},
@@ -46,6 +45,7 @@ void run_prefill(const PrefillArgs& a) {
   t.set_priority({"batch", "prompt_tokens"}, 0);
   t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_operations_ms", "t_comm_ms", "t_overhead_ms", "t_host_ms", "t_launch_ms", "graph_batch", "bound", "prefix_tokens"}, 2);
   std::vector<std::string> warnings = deployment_warnings(d);
+  std::vector<std::pair<int64_t, int64_t>> unfit;  // (batch, prompt + prefix) rows the replica cannot hold
   for (int64_t p : prompts) {
     if (p + a.prefix > d.model.max_context) {
       warnings.push_back(fmt::format("prompt {} + prefix {} exceeds {}'s max_position_embeddings {}", p, a.prefix, d.model.name, d.model.max_context));
@@ -53,11 +53,13 @@ void run_prefill(const PrefillArgs& a) {
     for (int64_t b : batches) {
       const PrefillStep r = prefill_step(d, b, p, a.prefix);
       const MemoryPlan mem = memory_plan(d, b, p + a.prefix);
+      if (!mem.fits) unfit.emplace_back(b, p + a.prefix);
       t.add({b, p, a.prefix, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_operations), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.t_host), to_ms(r.t_launch), r.graph_batch, to_ms(r.ttft), to_ms(prefill_step(lower, b, p, a.prefix).ttft), std::string(to_string(r.bound)), r.governs,
-             r.tokens_per_s.value(), r.cost_per_token ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
+             r.tokens_per_s.value(), r.cost_per_token && mem.fits ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
              std::string(mem.fits ? "yes" : "no")});
     }
   }
+  if (auto w = unfit_rows_warning(a.deployment, d, unfit)) warnings.push_back(*w);
   if (a.output.csv) {
     print_csv(std::cout, t, warnings);
   } else if (a.output.json) {

@@ -249,3 +249,34 @@ Deployment roofline_of(const Deployment& d) {
 std::string_view view_name(const Deployment& d) { return d.mechanisms.enabled ? "engine step" : "roofline"; }
 
 }  // namespace chalk::cli
+
+namespace chalk::cli {
+
+std::optional<std::string> unfit_rows_warning(const DeploymentArgs& a, const Deployment& d, const std::vector<std::pair<int64_t, int64_t>>& unfit) {
+  if (unfit.empty()) return std::nullopt;
+  std::vector<std::string> rows;
+  for (const auto& [b, s] : unfit) rows.push_back(fmt::format("batch {} at {} tokens", b, s));
+  if (rows.size() > 4) rows.erase(rows.begin() + 3, rows.end() - 1), rows.insert(rows.end() - 1, "...");
+  // The smallest power-of-two multiple of the replica, within its scale-up domain, that holds
+  // every row, as a user would retry with -n, each size resolved as the command resolves it
+  // (layout search included). Beyond the domain a replica pays scale-out collectives on every
+  // step: there the advice is to split the batch over replicas instead.
+  std::string holds = fmt::format("; no replica within the {}-chip scale-up domain holds them: split the batch over replicas", d.system.scale_up_domain);
+  for (int64_t n = d.n_chips * 2; n <= d.system.scale_up_domain; n *= 2) {
+    DeploymentArgs more = a;
+    more.chips = n;
+    try {
+      const Deployment bigger = resolve(more, unfit.front().second);
+      if (std::all_of(unfit.begin(), unfit.end(), [&](const auto& r) { return memory_plan(bigger, r.first, r.second).fits; })) {
+        holds = fmt::format("; -n {} holds them", n);
+        break;
+      }
+    } catch (const InputError&) {
+      // a stated layout that does not divide n: try the next size
+    }
+  }
+  return fmt::format("{} {} not fit on {} x {} (KV cache beyond HBM): {} $/Mtok left empty{}", fmt::join(rows, ", "),
+                     unfit.size() == 1 ? "does" : "do", d.n_chips, d.system.chip.name, unfit.size() == 1 ? "its" : "their", holds);
+}
+
+}  // namespace chalk::cli

@@ -110,6 +110,13 @@ nlohmann::json replica_note_json(const std::optional<ReplicaNote>& note);
 /// One line for people, "replica     ...\n"; empty when the chips were stated.
 std::string replica_note_text(const std::optional<ReplicaNote>& note);
 
+/// One warning for rows of a table (batch, context) that the replica `d` cannot hold (their
+/// KV cache beyond HBM: memory_plan's `fits` false), naming them and the smallest
+/// power-of-two multiple of d's chips within the scale-up domain that, resolved as `a` with -n, holds
+/// them all; nullopt when `unfit` is empty. Commands leave those rows' $/Mtok empty (issue
+/// 30: a row that does not fit is never priced as if it ran).
+std::optional<std::string> unfit_rows_warning(const DeploymentArgs& a, const Deployment& d, const std::vector<std::pair<int64_t, int64_t>>& unfit);
+
 /// The same deployment under the plain roofline (the lower bound shown beside the engine
 /// step): mechanisms off, everything else equal.
 Deployment roofline_of(const Deployment& d);

@@ -118,3 +118,22 @@ c = json.load(sys.stdin)['replica_choice']
 assert c['rule'] == 'smallest' and c['choice']['chips'] == 16 and 'no replica within the scale-up domain of 8 chips' in c['why'], c
 " || fail "deepseek-v3 on h100: fallback beyond the domain"
 echo "defaults: all passed"
+
+# Rows the user asks for that the replica cannot hold are named in one warning and are not
+# priced (review 2026-12-06: decode -b 1,64,256 -s 8192 printed $0.760/Mtok on 2 H100 whose
+# KV cache alone would need 256 x 8192 x 327,680 B = 687 GB). Llama 3.1 70B's KV per token:
+# 80 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 327,680 B. On 2 H100 (TP2) batch 64 needs
+# 64 x 8192 x 327,680 B = 172 GB beyond the 160 GB; 8 H100 (TP8, 640 GB less 141 GB of
+# weights and the reserve) hold it, 4 (320 GB: 320 - 141 - reserve < 172) do not.
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm -b 1,64 -s 8192 --json > "$tmp/unfit.json" || fail "decode -b 1,64"
+python3 - "$tmp/unfit.json" <<'PY' || fail "decode prices a row that does not fit"
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = {r["batch"]: r for r in j["rows"]}
+assert rows[1]["memory_fits"] is True and rows[1]["cost_usd_per_mtok"] > 0, rows[1]
+assert rows[64]["memory_fits"] is False and rows[64]["cost_usd_per_mtok"] is None, rows[64]
+w = [x for x in j["warnings"] if "do not fit" in x or "does not fit" in x]
+assert len(w) == 1 and "batch 64 at 8192 tokens does not fit on 2 x H100 SXM" in w[0] and "-n 8 holds them" in w[0], w
+PY
+out=$("$CHALK" prefill -m llama-3.1-70b -H h100-sxm -n 2 -p 32768 -b 1,4) || fail "prefill -n 2 -p 32768"
+printf '%s\n' "$out" | grep -q "batch 1 at 32768 tokens, batch 4 at 32768 tokens do not fit on 2 x H100 SXM" || fail "prefill does not name its rows that do not fit: $out"
