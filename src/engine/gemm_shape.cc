@@ -35,4 +35,10 @@ double gemm_shape_efficiency(double m, double n, double k, double groups, int64_
   return std::min(1.0, best);
 }
 
+double grouped_gemm_reduction_efficiency(double k, MatmulPrecision p) {
+  k = std::max(1.0, k);
+  const double fixed = kGroupedTileFixedK * static_cast<double>(gemm_tile(0, p).k) / static_cast<double>(gemm_tile(0, MatmulPrecision::bf16).k);
+  return k / (k + fixed);
+}
+
 }  // namespace chalk

@@ -42,5 +42,25 @@ TEST(GemmShape, GroupedGemmCountsEveryGroupsTiles) {
   EXPECT_NEAR(gemm_shape_efficiency(256, 2048, 7168, 8, 148, MatmulPrecision::bf16), 32.0 / 37, 1e-12);
 }
 
+TEST(GemmShape, GroupedGemmPerTileFixedCost) {
+  // K_g = 500 bf16 elements (kGroupedTileFixedK): Qwen3-30B-A3B's down projection K 768:
+  // 768 / (768 + 500) = 0.60568; its gate-up K 2048: 2048 / 2548 = 0.80377.
+  EXPECT_NEAR(grouped_gemm_reduction_efficiency(768, MatmulPrecision::bf16), 768.0 / 1268, 1e-12);
+  EXPECT_NEAR(grouped_gemm_reduction_efficiency(2048, MatmulPrecision::bf16), 0.80377, 1e-5);
+  // A fixed time is twice as many FP8 elements (stage k 128 against 64): 768 / 1768 = 0.43439;
+  // FP4 (k 256) four times: 768 / 2768.
+  EXPECT_NEAR(grouped_gemm_reduction_efficiency(768, MatmulPrecision::fp8), 0.43439, 1e-5);
+  EXPECT_NEAR(grouped_gemm_reduction_efficiency(768, MatmulPrecision::fp4), 768.0 / 2768, 1e-12);
+  // The derivation's check (Liger-Kernel PR #1294, H100 bf16): MAMF 794.5 TFLOP/s, epilogue
+  // 794.5 / (3.35 x 0.87 = 2.9145 TB/s) = 272.6 K-equivalent; 2:1 FLOP-weighted harmonic mean
+  // of K / (K + 272.6 + 500) over K 2048 and 768: 3 / (2 x 2820.6 / 2048 + 1540.6 / 768) =
+  // 3 / (2.7545 + 2.0060) = 0.63018 -> 500.7 TFLOP/s against 501 measured.
+  const double epilogue = 794.5 / 2914.5 * 1000;
+  const auto eff = [&](double k) { return 1 / (1 / grouped_gemm_reduction_efficiency(k, MatmulPrecision::bf16) + epilogue / k); };
+  EXPECT_NEAR(794.5 * 3 / (2 / eff(2048) + 1 / eff(768)), 501, 1.5);
+  // Below 1 counts as 1: 1 / 501.
+  EXPECT_NEAR(grouped_gemm_reduction_efficiency(0, MatmulPrecision::bf16), 1.0 / 501, 1e-12);
+}
+
 }  // namespace
 }  // namespace chalk

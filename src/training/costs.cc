@@ -67,6 +67,7 @@ TrainingCosts make_training_costs(const ModelSpec& m, int64_t seq_len) {
       c.moe_act_fn_forward_elements += n * (g.ffn.gated ? 3.0 : 2.0) * f_all;
       c.moe_routed_width += n * d(g.ffn.top_k) * h;
       c.moe_hidden_width += n * h;
+      c.moe_router_width += n * d(g.ffn.n_experts);
       c.moe = true;
       c.routed_tokens_per_token += n * d(g.ffn.top_k);
       c.moe_layer_fraction += n;

@@ -24,9 +24,14 @@ GemmShapeFactors compute_factors(const TrainingCosts& c, const TrainingSystem& s
     const double m = g.experts > 0 ? tokens * etp / tp * g.top_k * ep / g.experts : tokens;
     const double flops = g.count * groups * m * n * k;  // per microbatch, up to the factor 2
     w += flops;
-    tf += flops / gemm_shape_efficiency(m, n, k, groups, sms, s.compute);
-    td += flops / gemm_shape_efficiency(m, k, n, groups, sms, s.compute);
-    tw += flops / gemm_shape_efficiency(n, k, m, groups, sms, s.compute);
+    // A grouped GEMM's tiles also pay the per-tile fixed cost of a pointer-array kernel
+    // over their reduction length (grouped_gemm_reduction_efficiency): K forward, N for the
+    // input gradient, the expert's M tokens for the weight gradient.
+    const bool grouped = g.experts > 0;
+    const auto fixed = [&](double reduction) { return grouped ? grouped_gemm_reduction_efficiency(reduction, s.compute) : 1.0; };
+    tf += flops / (gemm_shape_efficiency(m, n, k, groups, sms, s.compute) * fixed(k));
+    td += flops / (gemm_shape_efficiency(m, k, n, groups, sms, s.compute) * fixed(n));
+    tw += flops / (gemm_shape_efficiency(n, k, m, groups, sms, s.compute) * fixed(m));
   }
   if (w > 0) {
     f.forward = w / tf;

@@ -74,6 +74,40 @@ TEST(TrainingGemmShapes, DeepGemmTableWithWaves) {
   EXPECT_LT(abs_err.back(), 0.08);  // every row within 8%
 }
 
+TEST(TrainingGemmShapes, GroupedExpertGemmPaysItsTilesFixedCostInEveryPass) {
+  // One routed expert GEMM, Qwen3-30B-A3B's gate-up (N 2 x 768 = 1536, K 2048; 128 experts,
+  // top-8) at EP8, 2 sequences of 4096 (8192 tokens) on an H100 (132 SMs), bf16: 16 local
+  // experts of 8192 x 8 x 8 / 128 = 4096 tokens each.
+  //   forward 4096 x 1536 x 2048: 128 x 128 -> 16 x 32 x 12 = 6144 tiles, 47 waves = 6204
+  //     slots: 0.990329 (the wide tiles: 3072 tiles, 24 waves: 0.9697); reduction K 2048:
+  //     2048 / 2548 -> 0.990329 x 0.803768 = 0.79599;
+  //   input gradient 4096 x 2048 x 1536: 16 x 32 x 16 = 8192 tiles, 63 waves = 8316: 0.985089;
+  //     reduction N 1536: 1536 / 2036 -> 0.74317;
+  //   weight gradient 1536 x 2048 x 4096: 3072 tiles (128 x 128), 24 waves: 0.969697 (the
+  //     wide tiles the same); reduction the 4096 tokens: 4096 / 4596 -> 0.86420.
+  TrainingCosts c;
+  c.seq_len = 4096;
+  c.vocab = 1;
+  c.d_model = 2048;
+  c.gemms.push_back({.n = 1536, .k = 2048, .count = 1, .split_n = true, .experts = 128, .top_k = 8});
+  c.gemm_fingerprint = 987654.321;  // its own cache slot
+  const TrainingSystem s = make_training_system(load_system("h100-sxm"), MatmulPrecision::bf16);
+  TrainingPlan p;
+  p.microbatch = 2;
+  p.ep = 8;
+  const GemmShapeFactors f = gemm_shape_factors(c, s, p);
+  EXPECT_NEAR(f.forward, 6144.0 / 6204 * 2048 / 2548, 1e-9);
+  EXPECT_NEAR(f.forward, 0.79599, 1e-5);
+  EXPECT_NEAR(f.dgrad, 8192.0 / 8316 * 1536 / 2036, 1e-9);
+  EXPECT_NEAR(f.wgrad, 3072.0 / 3168 * 4096 / 4596, 1e-9);
+  // The same GEMM as a dense one (no experts: M = 8192, one group) pays no fixed cost:
+  // forward 64 x 12 = 768 tiles, 6 waves = 792 slots: 0.969697.
+  c.gemms[0].experts = 0;
+  c.gemms[0].top_k = 1;
+  c.gemm_fingerprint = 123456.789;
+  EXPECT_NEAR(gemm_shape_factors(c, s, p).forward, 768.0 / 792, 1e-9);
+}
+
 std::string error_of(std::string text, const std::string& from, const std::string& to) {
   text.replace(text.find(from), from.size(), to);
   try {

@@ -79,13 +79,15 @@ TEST(TrainingKernels, MoeCountsEveryExpertATokenVisits) {
   // (3 x 18432 + 58 x 9 x 2048) / 61 = (55,296 + 1,069,056) / 61 = 18,432.0 exactly, so
   // SwiGLU moves 3 e x 18432 forward; norms 2 x 2 e h and adds 2h x 3e: 20 h = 143,360.
   // The 58 MoE layers permute and unpermute 8 copies of each token: forward (3 x 8 + 1) h e
-  // = 50 h, backward (3 x 8 + 2) h e = 52 h, times 58/61 per average layer.
+  // = 50 h, backward (3 x 8 + 2) h e = 52 h, times 58/61 per average layer. The router's
+  // fp32 kernels over its 256 scores and 8 picks: forward 16 E + 12 k = 4096 + 96 = 4192
+  // bytes, backward 16 E + 4 k = 4096 + 32 = 4128, also times 58/61.
   const TrainingCosts c = make_training_costs(load_model("deepseek-v3"), 4096);
   TrainingPlan p;
   const KernelBytes k = elementwise_bytes(c, p);
-  EXPECT_NEAR(k.forward, 20 * 7168 + 6 * 18432.0 + 58.0 / 61 * 50 * 7168, 1e-6);
+  EXPECT_NEAR(k.forward, 20 * 7168 + 6 * 18432.0 + 58.0 / 61 * (50 * 7168 + 4192), 1e-6);
   // Backward: norms 3 e x 2h = 12h, accumulation 2h x 3e = 12h, SwiGLU 5 e x 18432.
-  EXPECT_NEAR(k.backward, 24 * 7168 + 10 * 18432.0 + 58.0 / 61 * 52 * 7168, 1e-6);
+  EXPECT_NEAR(k.backward, 24 * 7168 + 10 * 18432.0 + 58.0 / 61 * (52 * 7168 + 4128), 1e-6);
 }
 
 TEST(TrainingKernels, DropoutMasksStoredOnlyWithDropout) {

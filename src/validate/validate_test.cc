@@ -361,10 +361,15 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // microbatch, the run 155 ms): 14.8%, p90 36.4%. Then 13.9%, p90 35.2% with GEMM
   // efficiency by shape (engine/gemm_shape.h: wave and tile quantization over the SMs; the
   // A100 rows' TP8 GEMMs of 2048 tokens run in 6 waves on 108 SMs, 89% full: MEG21-3 +23% ->
-  // +17%, KORTH22-175B -11% -> -7%).
-  EXPECT_LE(summary(r, "training").median_abs, 0.140);
-  EXPECT_LE(summary(r, "training").p90_abs, 0.353);  // 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
-  EXPECT_LE(summary(r, "all").median_abs, 0.143);  // 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
+  // +17%, KORTH22-175B -11% -> -7%). Then 13.2%, p90 33.8% with a grouped GEMM's per-tile
+  // fixed cost on the routed experts (engine/gemm_shape.h grouped_gemm_reduction_efficiency)
+  // and the router's fp32 kernels: every MoE row slower, all of them too fast before
+  // (MBR2511-H100-Q30B +172% -> +157%, -OSS120B +42% -> +35%, MBR2511-B200-DSV3 +29% -> +23%,
+  // DSV3-TRAIN-2 +17% -> +15%; MBR2509-H100-DSV3 -0.0% -> -2.4%).
+  EXPECT_LE(summary(r, "training").median_abs, 0.133);
+  EXPECT_LE(summary(r, "training").p90_abs, 0.339);  // 0.352 before the grouped GEMM's fixed cost, 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
+  EXPECT_LE(summary(r, "run").median_abs, 0.255);  // 0.263 before the grouped GEMM's fixed cost (DSV3-TRAIN-1 -14.6% -> -12.8%)
+  EXPECT_LE(summary(r, "all").median_abs, 0.135);  // about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
 }
 
 }  // namespace

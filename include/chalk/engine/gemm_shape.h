@@ -46,4 +46,31 @@ GemmTile gemm_tile(int index, MatmulPrecision p);
 /// (docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication).
 double gemm_shape_efficiency(double m, double n, double k, double groups, int64_t sm_count, MatmulPrecision p);
 
+/// The per-tile fixed cost of a pointer-array grouped GEMM (one launch over the local
+/// experts, each group's operands found through its own pointers and TMA descriptors:
+/// CUTLASS's grouped GEMM, cuBLAS's grouped GEMM behind Transformer Engine's GroupedLinear,
+/// torch._grouped_mm, Triton's fused MoE), in reduction elements of bf16 main loop: each
+/// output tile of a group spends about this long, besides its K-long main loop and the
+/// epilogue's output write (priced apart), fetching its group's problem and descriptors and
+/// filling its pipeline. 500 bf16 elements, about 2.7 us per 128 x 128 tile on an H100.
+/// Derived from linkedin/Liger-Kernel PR #1294 (2026-07-08): Qwen3-30B-A3B's experts (E 128,
+/// h 2048, width 768, top-8) forward at 501 TFLOP/s on an H100, where the MAMF rate (794.5
+/// TFLOP/s) with the epilogue's output write (272.6 K-equivalent: 794.5 / 2,915 GB/s) gives
+/// 658: the 2:1 FLOP-weighted harmonic mean of K / (K + 272.6 + K_g) over the gate-up
+/// (K 2048) and down (K 768) GEMMs equals 501 / 794.5 at K_g = 498 (docs/formulas.md,
+/// "Grouped GEMM"). Uncertainty: 0 to about 2,700. DeepGEMM's contiguous layout (one
+/// descriptor, experts padded to the M block) shows none (H800 FP8: 8 groups of 4096 x 7168
+/// x 2048 at 61% of peak, the dense 4096 x 7168 x 2048 at 59%); torch._grouped_mm at the same
+/// Qwen3 shape and 2,048 tokens per expert, 242 TFLOP/s (ByteDance-Seed/VeOmni PR #460),
+/// implies about 2,700. Both in ../shared/reference/kernel-efficiency.md, C1/C2.
+inline constexpr double kGroupedTileFixedK = 500;
+
+/// The fraction in (0, 1] of the rate a grouped GEMM's tiles keep over a reduction of
+/// `k` elements: k / (k + K_g), K_g = kGroupedTileFixedK x the tile's k step over bf16's
+/// (gemm_tile: 64 bf16, 128 fp8/int8, 256 fp4 elements per stage: a fixed time is twice as
+/// many FP8 elements). The reduction is K forward, the output width N for the input
+/// gradient and the expert's tokens M for the weight gradient, so narrow experts and few
+/// tokens per expert both lose. k below 1 counts as 1. Never throws.
+double grouped_gemm_reduction_efficiency(double k, MatmulPrecision p);
+
 }  // namespace chalk

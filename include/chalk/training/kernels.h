@@ -18,6 +18,9 @@ struct KernelBytes {
   double forward = 0, backward = 0;
 };
 
+/// Bytes per element of the MoE router's scores and weights (fp32).
+inline constexpr double kRouterBytes = 4;
+
 /// Bytes per element of a dropout mask (Megatron-LM and PyTorch keep a bool per element).
 inline constexpr double kDropoutMaskBytes = 1;
 
@@ -41,6 +44,16 @@ inline constexpr double kDropoutMaskBytes = 1;
 ///   grouped GEMMs; top_k copies of the h-wide token): forward (3k + 1) h e, backward
 ///   (3k + 2) h e (kernels.cc counts each read and write); a second sort by local expert
 ///   after the all-to-all, where an engine does one, is not counted.
+/// - the MoE router's kernels after its GEMM, in fp32 (kRouterBytes; Megatron-Core's
+///   moe_router_dtype fp32 and DeepSeek-V3 3.3.1 keep the gating in fp32): forward, the score
+///   function (softmax or sigmoid) reads the E logits and writes E scores (8 E), the top-k
+///   reads the scores and writes k weights and k int64 indices (4 E + 12 k), the auxiliary
+///   loss or the aux-loss-free bias update reads the scores once more (4 E): 16 E + 12 k;
+///   backward, the k weights' gradients scattered into E (4 k + 4 E) and the score
+///   function's backward reads the scores and their gradients and writes the logits'
+///   gradients (12 E): 16 E + 4 k. Routing is taken as balanced (every local expert gets
+///   tokens x top_k x ep / E; Megatron-Bridge's performance rows force-balance it); no
+///   published imbalance figure for the recipes chalk validates is used.
 /// Tensor parallelism shards the activation function over tp; the norms and residual adds
 /// run on every TP rank's full hidden unless sequence parallelism splits them over tp
 /// (Korthikanti et al. 2022 section 4.2.2). Bias gradients (GPT-style models): each biased
@@ -134,11 +147,14 @@ inline KernelBytes elementwise_bytes(const TrainingCosts& c, const TrainingPlan&
   // writes their sum (k h e + h e).
   const double kh = c.moe_routed_width, mh = c.moe_hidden_width;
   const double perm_f = e * (3 * kh + mh), perm_b = e * (3 * kh + 2 * mh);
+  // The router's fp32 kernels (E scores, k = routed_tokens_per_token picks per token).
+  const double ew = c.moe_router_width, kk = c.routed_tokens_per_token;
+  const double router_f = kRouterBytes * (4 * ew + 3 * kk), router_b = kRouterBytes * (4 * ew + kk);
   // Bias gradients: each biased GEMM's output gradient read once more, summed over tokens.
   const double bias_rep = e * c.bias_width_replicated, bias_sh = e * c.bias_width_sharded;
   return KernelBytes{
-      .forward = (norm_f + res_f) * inv_rep + (e * c.act_fn_forward_elements + perm_f) * inv_tp,
-      .backward = (norm_b + res_b + bias_rep) * inv_rep + (e * c.act_fn_backward_elements + perm_b + bias_sh) * inv_tp,
+      .forward = (norm_f + res_f + router_f) * inv_rep + (e * c.act_fn_forward_elements + perm_f) * inv_tp,
+      .backward = (norm_b + res_b + bias_rep + router_b) * inv_rep + (e * c.act_fn_backward_elements + perm_b + bias_sh) * inv_tp,
   };
 }
 

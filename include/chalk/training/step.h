@@ -74,6 +74,9 @@ struct TrainingCosts {
   /// MoE layers' token copies: top_k x h per token (moe_routed_width) and the MoE layers' own
   /// h (moe_hidden_width), per average layer: the permute and unpermute kernels (kernels.h).
   double moe_routed_width = 0, moe_hidden_width = 0;
+  /// MoE layers' router scores: n_experts per token (per average layer), and their top_k
+  /// picks (routed_tokens_per_token): the router's memory-bound kernels (kernels.h).
+  double moe_router_width = 0;
   /// Output widths of the GEMMs that carry a bias (qkv_bias, o_bias, the MLP's bias), whose
   /// gradient is a sum over the tokens reading the output gradient once: on the full hidden
   /// (replicated: the output projection's and second MLP's h) and TP-sharded (QKV, first MLP).

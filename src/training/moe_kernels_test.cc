@@ -1,0 +1,35 @@
+// The MoE router's memory-bound kernels in a training step against hand counts (kernels.h,
+// elementwise_bytes).
+#include <gtest/gtest.h>
+
+#include "chalk/io/io.h"
+#include "chalk/training/kernels.h"
+#include "chalk/training/plan.h"
+#include "chalk/training/step.h"
+
+namespace chalk {
+namespace {
+
+TEST(TrainingKernels, MoeRouterScoresInFp32) {
+  // Qwen3-30B-A3B: 48 MoE layers of 128 experts, top-8. The router's kernels per token per
+  // layer: forward 4 bytes x (4 x 128 + 3 x 8) = 4 x 536 = 2144, backward 4 x (512 + 8) =
+  // 2080, in fp32 whatever the activations' width, on every TP rank's tokens unless sequence
+  // parallelism splits them. Without the router (width 0 and no picks) the rest is unchanged.
+  const TrainingCosts c = make_training_costs(load_model("qwen3-30b-a3b"), 4096);
+  TrainingCosts none = c;
+  none.moe_router_width = 0;
+  none.routed_tokens_per_token = 0;
+  TrainingPlan p;
+  p.activation_bytes = 1;  // the router's bytes do not follow it
+  EXPECT_DOUBLE_EQ(c.moe_router_width, 128);
+  EXPECT_NEAR(elementwise_bytes(c, p).forward - elementwise_bytes(none, p).forward, 2144, 1e-9);
+  EXPECT_NEAR(elementwise_bytes(c, p).backward - elementwise_bytes(none, p).backward, 2080, 1e-9);
+  p.tp = 4;
+  p.sequence_parallel = true;  // SP: each TP rank routes its quarter of the tokens
+  EXPECT_NEAR(elementwise_bytes(c, p).forward - elementwise_bytes(none, p).forward, 2144.0 / 4, 1e-9);
+  // A dense model has no router.
+  EXPECT_EQ(make_training_costs(load_model("llama-3.1-8b"), 4096).moe_router_width, 0);
+}
+
+}  // namespace
+}  // namespace chalk
