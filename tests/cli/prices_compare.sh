@@ -47,6 +47,11 @@ for r in t["systems"]:
 assert d["model"]["name"] == "gpt-oss-120b"
 PY
 
+# Groq's ~300 tok/s on Llama 3.3 70B (an LPU): no GPU layout's batch-1 step reaches it, said as such.
+"$CHALK" prices compare -m llama-3.3-70b > "$tmp/l70.txt" || fail "llama-3.3-70b exited $?"
+grep -q "^ *Groq  *300.0 .* none reaches it" "$tmp/l70.txt" || fail "Groq 300 tok/s not out of reach: $(cat "$tmp/l70.txt")"
+grep -q "Groq: no layout on any system priced reaches 300.0 tok/s per user" "$tmp/l70.txt" || fail "no reason for Groq: $(cat "$tmp/l70.txt")"
+
 # CSV: one row per offer and system.
 "$CHALK" prices compare -m llama-3.3-70b -H h100-sxm,h200 --csv > "$tmp/c.csv" || fail "--csv exited $?"
 [ "$(wc -l < "$tmp/c.csv")" -eq 7 ] || fail "expected 3 offers x 2 systems + header: $(cat "$tmp/c.csv")"
