@@ -119,6 +119,10 @@ void register_prices(CLI::App& app, Action& run) {
       ->capture_default_str();
   c->add_option("--output", compare.output, "Output tokens per request")->capture_default_str();
   c->add_option("--prefix-hit-rate", compare.prefix_hit_rate, "Fraction of input tokens that are cache hits [0-1]")->capture_default_str();
+  c->add_option("--speed", compare.speed,
+                "Output tok/s per user assumed for a host whose sheet states no speed (a typical interactive GPU speed;\n"
+                "such rows say 'assumed')")
+      ->capture_default_str();
   add_output_options(*c, compare.output_format);
   c->callback([&run, c] {
     compare.hardware_given = c->count("--hardware") > 0;

@@ -3,6 +3,8 @@
 // "Comparing hosts"). The table shows each offer's cheapest system; --csv and --json carry
 // every system.
 #include <algorithm>
+#include <cassert>
+#include <cmath>
 #include <iostream>
 #include <sstream>
 
@@ -30,6 +32,7 @@ Table compare_table() {
   Table t;
   t.columns = {{"provider", "provider", 3, 0},
                {"host_tok_per_s_per_user", "host tok/s", 4, 1},
+               {"assumed_tok_per_s_per_user", "assumed tok/s", 4, 2},
                {"input_usd_per_mtok", "$/M in", 3, 2},
                {"output_usd_per_mtok", "$/M out", 3, 2},
                {"cache_read_usd_per_mtok", "$/M hit", 3, 2},
@@ -52,15 +55,20 @@ Table compare_table() {
   return t;
 }
 
+/// The "system" column's index in compare_table() (the offer's seven cells precede it).
+constexpr size_t kSystemColumn = 7;
+
 std::vector<Cell> row_of(const OfferComparison& oc, const SystemCost& r) {
   const HostOffer& o = oc.offer;
   std::vector<Cell> row = {o.provider,
                            o.tok_per_s_per_user ? Cell(o.tok_per_s_per_user->value()) : Cell{},
+                           oc.speed_assumed ? Cell(oc.speed.value()) : Cell{},
                            price_mtok(o.input),
                            price_mtok(o.output),
                            o.cache_read ? Cell(price_mtok(*o.cache_read)) : Cell{},
                            price_mtok(oc.blended_price),
                            r.system};
+  assert(row.size() == kSystemColumn + 1 && compare_table().columns[kSystemColumn].key == "system");
   if (!r.unreachable.empty()) {
     row.resize(compare_table().columns.size());
     row.back() = r.unreachable;
@@ -93,11 +101,11 @@ std::string offer_why_not(const OfferComparison& oc) {
   for (const auto& r : oc.systems) {
     if (r.fastest_tok_per_s_per_user && (!fastest || *r.fastest_tok_per_s_per_user > *fastest->fastest_tok_per_s_per_user)) fastest = &r;
   }
-  if (fastest && oc.offer.tok_per_s_per_user) {
-    return fmt::format("no layout on any system priced reaches {} tok/s per user; the fastest is {} on {} (batch 1): beyond "
+  if (fastest) {
+    return fmt::format("no layout on any system priced reaches {} tok/s per user{}; the fastest is {} on {} (batch 1): beyond "
                        "every GPU's step, a wafer-scale or LPU chip, or speculative decoding chalk does not assume here",
-                       format_number(oc.offer.tok_per_s_per_user->value(), 4), format_number(*fastest->fastest_tok_per_s_per_user, 4),
-                       fastest->system);
+                       format_number(oc.speed.value(), 4), oc.speed_assumed ? " (assumed: the sheet states no speed)" : "",
+                       format_number(*fastest->fastest_tok_per_s_per_user, 4), fastest->system);
   }
   // No system reaches any speed: say each priced system's own reason (the weights do not
   // fit one scale-up domain, say), not only that none is priced.
@@ -121,6 +129,8 @@ nlohmann::json offer_json(const OfferComparison& oc, const Table& t) {
                       {"cache_read_usd_per_mtok", o.cache_read ? nlohmann::json(price_mtok(*o.cache_read)) : nlohmann::json()},
                       {"blended_usd_per_mtok", price_mtok(oc.blended_price)},
                       {"host_tok_per_s_per_user", o.tok_per_s_per_user ? nlohmann::json(o.tok_per_s_per_user->value()) : nlohmann::json()},
+                      {"speed_assumed", oc.speed_assumed},
+                      {"assumed_tok_per_s_per_user", oc.speed_assumed ? nlohmann::json(oc.speed.value()) : nlohmann::json()},
                       {"host_ttft_ms", o.ttft ? nlohmann::json(to_ms(*o.ttft)) : nlohmann::json()},
                       {"speed_date", o.speed_date.empty() ? nlohmann::json() : nlohmann::json(o.speed_date)},  // null: not stated
                       {"speed_source", o.speed_source.empty() ? nlohmann::json() : nlohmann::json(o.speed_source)},
@@ -133,7 +143,7 @@ nlohmann::json offer_json(const OfferComparison& oc, const Table& t) {
     one.rows.clear();
     one.add(row_of(oc, r));
     nlohmann::json row = without_nulls(to_json(one))[0];
-    for (const char* k : {"provider", "host_tok_per_s_per_user", "input_usd_per_mtok", "output_usd_per_mtok", "cache_read_usd_per_mtok",
+    for (const char* k : {"provider", "host_tok_per_s_per_user", "assumed_tok_per_s_per_user", "input_usd_per_mtok", "output_usd_per_mtok", "cache_read_usd_per_mtok",
                           "blended_usd_per_mtok"}) {
       row.erase(k);
     }
@@ -166,6 +176,10 @@ void run_compare(const CompareArgs& a) {
   w.input_tokens = a.input;
   w.output_tokens = a.output;
   w.prefix_hit_rate = a.prefix_hit_rate;
+  if (!(a.speed > 0) || !std::isfinite(a.speed)) {
+    throw InputError("--speed", "must be > 0 tok/s per user, got " + fmt::format("{:g}", a.speed));
+  }
+  w.assumed_speed = TokensPerSecond(a.speed);
   if (w.input_tokens < 1) throw InputError("--input", "must be >= 1 token, got " + std::to_string(w.input_tokens));
   if (w.output_tokens < 1) throw InputError("--output", "must be >= 1 token, got " + std::to_string(w.output_tokens));
   if (!(w.prefix_hit_rate >= 0 && w.prefix_hit_rate <= 1)) {
@@ -194,6 +208,7 @@ void run_compare(const CompareArgs& a) {
     j["workload"] = {{"input_tokens", w.input_tokens},
                      {"output_tokens", w.output_tokens},
                      {"prefix_hit_rate", w.prefix_hit_rate},
+                    {"assumed_tok_per_s_per_user", w.assumed_speed.value()},
                      {"context_tokens", h.context}};
     j["notes"] = h.notes;
     j["rows"] = nlohmann::json::array();  // one per host offer, each with its systems[]
@@ -206,8 +221,10 @@ void run_compare(const CompareArgs& a) {
     const SystemCost* r = shown(oc);
     if (!r) continue;
     std::vector<Cell> row = row_of(oc, *r);
+    // People read the speed compared at in one column, marked when the sheet states none.
+    if (oc.speed_assumed) row[1] = fmt::format("{:g} assumed", oc.speed.value());
     if (!oc.cheapest) {
-      row[6] = std::string(r->speed_out_of_reach ? "none reaches it"
+      row[kSystemColumn] = std::string(r->speed_out_of_reach ? "none reaches it"
                            : r->unreachable == "no public price per chip-hour" ? "none priced"
                                                                                 : "none holds it");
       row.back() = offer_why_not(oc);
@@ -219,10 +236,11 @@ void run_compare(const CompareArgs& a) {
       "chalk prices compare: hosts of {} beside chalk's cost at their speed (engine step)\n"
       "workload    {} input ({}% cache hits) + {} output tokens per request, decode context {}\n"
       "each row    a host's offer, and the cheapest of {} systems at its tok/s per user\n"
-      "            (no speed stated: the system's cost floor), at full utilisation, no margin\n"
+      "            (none stated: {:g} tok/s assumed, --speed), at full utilisation, no margin\n"
       "margin      1 - cost / price; break-even util = cost / price (blended $/Mtok)\n"
       "b-e batch   the batch whose output cost equals the host's output price\n\n",
-      m.name, w.input_tokens, format_number(100 * w.prefix_hit_rate, 3), w.output_tokens, h.context, systems.size());
+      m.name, w.input_tokens, format_number(100 * w.prefix_hit_rate, 3), w.output_tokens, h.context, systems.size(),
+      w.assumed_speed.value());
   print_table(std::cout, t);
   if (!footnotes.empty()) std::cout << "\n" << footnotes;
   std::cout << "\n--csv and --json carry every system; sources and dates: --json or data/prices/hosts/" << m.name << ".json\n";

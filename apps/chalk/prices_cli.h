@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "chalk/prices/compare.h"
 #include "chalk/prices/prices.h"
 #include "deployment_options.h"
 #include "energy_cli.h"
@@ -66,6 +67,7 @@ struct CompareArgs {
   std::string weights, kv = "bf16";
   int64_t input = 3000, output = 1000;
   double prefix_hit_rate = 0;
+  double speed = kAssumedTokPerSPerUser;  ///< --speed: tok/s per user for offers that state none
   OutputArgs output_format;
 };
 

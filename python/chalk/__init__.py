@@ -202,7 +202,7 @@ def prices_compare(*args: Any, frame: bool = True, **kwargs: Any) -> Any:
 
 prices_compare.__doc__ = (_prices_compare_json.__doc__.split("\n", 1)[0] + "\n\n"
                           "Returns a pandas DataFrame with one row per host offer and system: the host's figures "
-                          "(provider, prices, stated speed; offer_why_not when no system reaches its speed) beside "
+                          "(provider, prices, stated speed, or the assumed one with speed_assumed; offer_why_not when no system reaches its speed) beside "
                           "chalk's cost on that system at that speed (why_not where there is none), and cheapest "
                           "(the offer's cheapest system); model, workload and notes in .attrs. With frame=False, "
                           "or without pandas, the CLI's JSON (rows[].systems[]).\n\n"

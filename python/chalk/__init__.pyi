@@ -453,19 +453,21 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def prices_compare(*, model: Optional[Values] = None, hardware: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
+def prices_compare(*, model: Optional[Values] = None, hardware: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, speed: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk prices compare --json`: Hosts' prices for an open model (data/prices/hosts/) beside chalk's cost on each system at the
 
-Returns a pandas DataFrame with one row per host offer and system: the host's figures (provider, prices, stated speed; offer_why_not when no system reaches its speed) beside chalk's cost on that system at that speed (why_not where there is none), and cheapest (the offer's cheapest system); model, workload and notes in .attrs. With frame=False, or without pandas, the CLI's JSON (rows[].systems[]).
+Returns a pandas DataFrame with one row per host offer and system: the host's figures (provider, prices, stated speed, or the assumed one with speed_assumed; offer_why_not when no system reaches its speed) beside chalk's cost on that system at that speed (why_not where there is none), and cheapest (the offer's cheapest system); model, workload and notes in .attrs. With frame=False, or without pandas, the CLI's JSON (rows[].systems[]).
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: A built-in model with a host sheet (deepseek-v3, gpt-oss-120b, gpt-oss-20b, kimi-k2-instruct, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.3-70b, qwen3-235b-a22b)
+    model: A built-in model with a host sheet (deepseek-r1, deepseek-v3, gpt-oss-120b, gpt-oss-20b, kimi-k2-instruct, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.3-70b, qwen3-14b, qwen3-235b-a22b, qwen3-8b)
     hardware: Systems to price on, comma-separated (default: every built-in system)
     weights: Weights' format (default: the host's stated quantization, else the checkpoint's)
     kv_dtype: KV-cache format (default bf16)
     input: Prompt tokens per request (the blend's input share; 3:1 as Artificial Analysis blends) (default 3000)
     output: Output tokens per request (default 1000)
     prefix_hit_rate: Fraction of input tokens that are cache hits [0-1] (default 0)
+    speed: Output tok/s per user assumed for a host whose sheet states no speed (a typical interactive GPU speed;
+such rows say 'assumed') (default 50)
 
 Raises ChalkError(field, message) on bad input.
     """

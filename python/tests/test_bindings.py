@@ -119,6 +119,10 @@ def test_prices_compare_is_a_dataframe_of_offers_by_systems(cli):
     groq = df[(df.provider == "Groq") & df.cheapest]
     assert list(groq.system) == ["tpu-v5p"]
     assert (groq.tok_per_s_per_user >= 500).all()
+    # Together states no speed: compared at the assumed 50 tok/s per user, and the rows say so.
+    together = df[df.provider == "Together"]
+    assert together.speed_assumed.all() and (together.assumed_tok_per_s_per_user == 50).all()
+    assert not df[df.provider == "Groq"].speed_assumed.any()
 
 
 def test_every_cli_command_has_a_binding():

@@ -20,10 +20,6 @@ std::string num(double x, const char* f = "%.6g") {
   return buf;
 }
 
-/// A speed no stated offer asks for: every replica's memory-full batch meets it, so the
-/// search returns the cost floor (the cheapest replica at the batch that fills its HBM).
-constexpr double kNoSpeedStated = 1e-9;
-
 /// Output cost per token at full utilisation: n price T_step(B) / B.
 double output_cost_at(const Deployment& d, int64_t batch, int64_t context) {
   return decode_step(d, batch, context).cost_per_token->value();
@@ -52,11 +48,10 @@ std::string fit_reason(const ModelSpec& m, const SystemSpec& s, const Deployment
   }
 }
 
-SystemCost cost_on(const SystemSpec& s, const HostOffer& o, const SpeedChoice& c, const CompareWorkload& w, int64_t context,
-                   UsdPerToken blended, const std::string& no_fit) {
+SystemCost cost_on(const SystemSpec& s, const HostOffer& o, TokensPerSecond speed, const SpeedChoice& c, const CompareWorkload& w,
+                   int64_t context, UsdPerToken blended, const std::string& no_fit) {
   SystemCost r;
   r.system = s.name;
-  const TokensPerSecond speed = o.tok_per_s_per_user.value_or(TokensPerSecond(kNoSpeedStated));
   if (c.fastest) r.fastest_tok_per_s_per_user = c.fastest->tokens_per_s_per_user.value();
   if (!c.fastest) {
     r.unreachable = no_fit;
@@ -104,6 +99,9 @@ void validate(const CompareWorkload& w) {
   if (!(w.prefix_hit_rate >= 0 && w.prefix_hit_rate <= 1)) {
     throw InputError("prefix_hit_rate", "must be a fraction in [0, 1], got " + num(w.prefix_hit_rate));
   }
+  if (!(w.assumed_speed.value() > 0) || !std::isfinite(w.assumed_speed.value())) {
+    throw InputError("speed", "must be > 0 tok/s per user, got " + num(w.assumed_speed.value()));
+  }
 }
 
 UsdPerToken blended_price(UsdPerToken input, std::optional<UsdPerToken> cache_read, UsdPerToken output,
@@ -145,6 +143,8 @@ HostComparison compare_hosts(const ModelSpec& m, const HostSheet& sheet, const s
     OfferComparison oc;
     oc.offer = o;
     oc.blended_price = blended_price(o.input, o.cache_read, o.output, w);
+    oc.speed_assumed = !o.tok_per_s_per_user.has_value();
+    oc.speed = o.tok_per_s_per_user.value_or(w.assumed_speed);
     // The host's stated quantization sets the weights' format unless the caller set one.
     DeploymentOptions opt = base;
     if (!opt.weights && !o.quantization.empty()) opt.weights = parse_dtype(o.quantization, "quantization");
@@ -162,7 +162,7 @@ HostComparison compare_hosts(const ModelSpec& m, const HostSheet& sheet, const s
         if (done[k] || h.offers[k].weights_dtype != h.offers[i].weights_dtype) continue;
         done[k] = true;
         group.push_back(k);
-        speeds.push_back(h.offers[k].offer.tok_per_s_per_user.value_or(TokensPerSecond(kNoSpeedStated)));
+        speeds.push_back(h.offers[k].speed);
       }
       std::vector<SpeedChoice> choices;
       if (opts[i].price_per_chip || s.price_per_chip) choices = cheapest_replicas_at_speeds(m, s, opts[i], h.context, speeds);
@@ -178,7 +178,7 @@ HostComparison compare_hosts(const ModelSpec& m, const HostSheet& sheet, const s
           r.unreachable = "no public price per chip-hour";
           oc.systems.push_back(r);
         } else {
-          oc.systems.push_back(cost_on(s, oc.offer, choices[g], w, h.context, oc.blended_price, no_fit));
+          oc.systems.push_back(cost_on(s, oc.offer, oc.speed, choices[g], w, h.context, oc.blended_price, no_fit));
         }
         const SystemCost& r = oc.systems.back();
         if (r.unreachable.empty() && (!oc.cheapest || r.blended_cost < oc.systems[*oc.cheapest].blended_cost)) {

@@ -117,6 +117,45 @@ TEST(HostCompare, ModelBeyondOneScaleUpDomainSaysSo) {
   }
 }
 
+TEST(HostCompare, UnstatedSpeedIsAssumedNotTheCostFloor) {
+  // An offer whose sheet states no speed is compared at the workload's assumed speed, and
+  // says so; never at the batch that fills HBM (a few tok/s per user), which made every
+  // such host look hugely profitable. Same chip, model and roofline as above.
+  HostOffer o;
+  o.provider = "test";
+  o.input = o.output = usd_per_million_tokens(0.08);
+  HostSheet sheet;
+  sheet.offers = {o};
+  CompareWorkload w;
+  w.input_tokens = 1000;
+  w.output_tokens = 48;  // context 1024
+  w.assumed_speed = TokensPerSecond(100);
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const std::vector<SystemSpec> h100 = {load_system("h100-sxm")};
+  HostComparison h = compare_hosts(m, sheet, h100, DeploymentOptions{}, w);
+  // Assumed 100 tok/s: exactly the stated-100 case above (8 chips, batch 1625).
+  EXPECT_TRUE(h.offers.at(0).speed_assumed);
+  EXPECT_EQ(h.offers.at(0).speed.value(), 100.0);
+  EXPECT_EQ(h.offers.at(0).systems.at(0).n_chips, 8);
+  EXPECT_EQ(h.offers.at(0).systems.at(0).batch, 1625);
+  // The default, 50 tok/s: T_step <= 20 ms on 8 chips,
+  //   B = (8 x 2.9145e12 x 0.020 - 15.011e9) / 134.22e6 = (466.32e9 - 15.011e9) / 134.22e6 = 3362.5 -> 3362,
+  // below the memory-full batch (576 GB usable - 15 GB weights) / 134.2 MB = 4180.
+  w.assumed_speed = TokensPerSecond(kAssumedTokPerSPerUser);
+  h = compare_hosts(m, sheet, h100, DeploymentOptions{}, w);
+  const SystemCost& r = h.offers.at(0).systems.at(0);
+  ASSERT_TRUE(r.unreachable.empty()) << r.unreachable;
+  EXPECT_EQ(r.n_chips, 8);
+  EXPECT_NEAR(static_cast<double>(r.batch), 3362, 1);
+  EXPECT_LT(r.batch, r.max_batch);
+  EXPECT_GE(r.tok_per_s_per_user.value(), 50.0);
+  // A stated speed is never replaced by the assumption.
+  sheet.offers[0].tok_per_s_per_user = TokensPerSecond(100);
+  h = compare_hosts(m, sheet, h100, DeploymentOptions{}, w);
+  EXPECT_FALSE(h.offers.at(0).speed_assumed);
+  EXPECT_EQ(h.offers.at(0).systems.at(0).batch, 1625);
+}
+
 TEST(HostCompare, BlendedPrice) {
   // DeepSeek's V3 sheet, 3:1 with half the input cached: (3 (0.5 x 0.27 + 0.5 x 0.07) + 1.10) / 4 = 0.4025.
   CompareWorkload w;
@@ -139,6 +178,9 @@ TEST(HostCompare, BadWorkloadsAreErrors) {
   w = {};
   w.prefix_hit_rate = 1.5;
   EXPECT_THROW(blended_price(p, std::nullopt, p, w), InputError);
+  w = {};
+  w.assumed_speed = TokensPerSecond(0);
+  EXPECT_THROW(validate(w), InputError);
   const Deployment d = roofline_8b_on_h100(1);
   EXPECT_THROW(break_even_batch(d, 1024, usd_per_million_tokens(0), 10), InputError);
   EXPECT_THROW(break_even_batch(d, 1024, p, 0), InputError);

@@ -7,7 +7,9 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 "$CHALK" prices compare -m gpt-oss-120b > "$tmp/table.txt" || fail "prices compare exited $?"
 grep -q "Cerebras: no layout on any system priced reaches 1844 tok/s per user" "$tmp/table.txt" || fail "no reason for Cerebras: $(cat "$tmp/table.txt")"
-grep -q "^ *Cerebras .* none reaches it" "$tmp/table.txt" || fail "Cerebras row not marked: $(cat "$tmp/table.txt")"
+grep -q "^ *Cerebras  *1844  *0.450  *none reaches it" "$tmp/table.txt" || fail "Cerebras row not marked: $(cat "$tmp/table.txt")"
+# Together states no speed: compared at the assumed 50 tok/s per user, and the row says so.
+grep -q "^ *Together  *50 assumed " "$tmp/table.txt" || fail "Together's speed not marked assumed: $(cat "$tmp/table.txt")"
 awk 'length > 100 { exit 1 }' "$tmp/table.txt" || fail "table wider than 100 columns"
 
 "$CHALK" prices compare -m gpt-oss-120b -H h100-sxm,b200,tpu-v5p --json > "$tmp/c.json" || fail "--json exited $?"
@@ -32,9 +34,23 @@ assert abs(ch["margin_at_full_utilisation"] - (1 - ch["break_even_utilisation"])
 # Groq's 500 tok/s: beyond every GPU's batch-1 engine step (B200: 276), within TPU v5p's.
 assert g["cheapest_system"] == "tpu-v5p", g["cheapest_system"]
 assert [r["speed_reachable"] for r in g["systems"]] == [False, False, True], g["systems"]
-assert d["workload"] == {"input_tokens": 3000, "output_tokens": 1000, "prefix_hit_rate": 0, "context_tokens": 3500}
+assert d["workload"] == {"input_tokens": 3000, "output_tokens": 1000, "prefix_hit_rate": 0, "context_tokens": 3500,
+                         "assumed_tok_per_s_per_user": 50}
+# Together states no speed: assumed, not measured, and its batch is the one that streams 50
+# tok/s per user, not the one that fills HBM.
+t = offers["Together"]
+assert t["speed_assumed"] is True and t["host_tok_per_s_per_user"] is None and t["assumed_tok_per_s_per_user"] == 50, t
+assert g["speed_assumed"] is False and g["assumed_tok_per_s_per_user"] is None, g
+for r in t["systems"]:
+    if "batch" in r:
+        assert r["tok_per_s_per_user"] >= 50 and r["batch"] <= r["max_batch_at_context"], r
 assert d["model"]["name"] == "gpt-oss-120b"
 PY
+
+# Groq's ~300 tok/s on Llama 3.3 70B (an LPU): no GPU layout's batch-1 step reaches it, said as such.
+"$CHALK" prices compare -m llama-3.3-70b > "$tmp/l70.txt" || fail "llama-3.3-70b exited $?"
+grep -q "^ *Groq  *300.0 .* none reaches it" "$tmp/l70.txt" || fail "Groq 300 tok/s not out of reach: $(cat "$tmp/l70.txt")"
+grep -q "Groq: no layout on any system priced reaches 300.0 tok/s per user" "$tmp/l70.txt" || fail "no reason for Groq: $(cat "$tmp/l70.txt")"
 
 # CSV: one row per offer and system.
 "$CHALK" prices compare -m llama-3.3-70b -H h100-sxm,h200 --csv > "$tmp/c.csv" || fail "--csv exited $?"
@@ -46,6 +62,11 @@ a=$("$CHALK" prices compare -m deepseek-v3 -H h200 --json | python3 -c "import j
 b=$("$CHALK" prices compare -m deepseek-v3 -H h200 --prefix-hit-rate 0.5 --json | python3 -c "import json,sys; print([o['blended_usd_per_mtok'] for o in json.load(sys.stdin)['rows'] if o['provider']=='Fireworks'][0])")
 # (3 x 0.56 + 1.68) / 4 = 0.84; half the input at 0.28: (3 x 0.42 + 1.68) / 4 = 0.735
 [ "$a" = "0.84" ] && [ "$b" = "0.735" ] || fail "blended prices $a, $b; expected 0.84, 0.735"
+
+# --speed sets the assumed speed: Together at 300 tok/s runs a smaller batch than at 50.
+b50=$("$CHALK" prices compare -m gpt-oss-120b -H tpu-v5p --json | python3 -c "import json,sys; print([o['systems'][0]['batch'] for o in json.load(sys.stdin)['rows'] if o['provider']=='Together'][0])")
+b300=$("$CHALK" prices compare -m gpt-oss-120b -H tpu-v5p --speed 300 --json | python3 -c "import json,sys; o=[o for o in json.load(sys.stdin)['rows'] if o['provider']=='Together'][0]; assert o['assumed_tok_per_s_per_user'] == 300; print(o['systems'][0]['batch'])")
+[ "$b300" -lt "$b50" ] || fail "--speed 300 batch $b300 not below the 50 tok/s batch $b50"
 
 # Aliases resolve to the catalog name whose sheet is looked up.
 expect_ok prices compare -m meta-llama/Llama-3.3-70B-Instruct -H h100-sxm
@@ -63,8 +84,9 @@ expect_error "--input: 200000 input + 1000 output tokens exceed llama-3.1-8b's m
 expect_error "--input: 99999999 input + 1000 output tokens exceed llama-3.1-8b's max_position_embeddings 131072" prices compare -m llama-3.1-8b --input 99999999
 expect_ok prices compare -m llama-3.1-8b -H h100-sxm --input 130000 --output 1000
 expect_error "--weights: unknown dtype 'fp7'" prices compare -m gpt-oss-120b --weights fp7
+expect_error "--speed: must be > 0 tok/s per user, got 0" prices compare -m gpt-oss-120b --speed 0
+expect_error "--speed: must be > 0 tok/s per user, got -3" prices compare -m gpt-oss-120b --speed -3
 expect_error "--hardware" prices compare -m gpt-oss-120b -H no-such-chip
-exit 0
 
 # DeepSeek-V3 on H100 SXM: priced, but 671 GB fits no 8-chip domain; the reason is said,
 # not "no public price" nor the speed.
@@ -81,3 +103,4 @@ for o in json.load(sys.stdin)['rows']:
 " || fail "deepseek-v3 --json reason or null speed fields"
 # The help's description is a whole sentence.
 "$CHALK" prices compare --help | grep -q "break-even utilisation at that cost" || fail "prices compare --help description cut short"
+exit 0

@@ -194,6 +194,10 @@ try {
     assert.deepEqual(await page.evaluate(() => window.chalk.data.hosts), c);
     const cells = await page.$$eval('#view-hosts td[data-key="blended_usd_per_mtok"]', (ts) => ts.length);
     assert.equal(cells, c.rows.length);
+    // No host of Llama 3.1 8B states a speed: each row says the speed it was compared at is assumed.
+    const assumed = await page.$$eval('#view-hosts td', (ts) => ts.filter((t) => / \(assumed\)$/.test(t.textContent)).length);
+    assert.equal(assumed, c.rows.filter((o) => o.speed_assumed).length);
+    assert.ok(assumed > 0);
   });
   await check('training step and memory = chalk train', async () => {
     const s = await page.evaluate(() => window.chalk.data.train_step);

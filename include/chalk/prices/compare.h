@@ -17,6 +17,15 @@
 
 namespace chalk {
 
+/// Output tokens/s per user assumed for an offer whose sheet states no speed: a typical
+/// interactive speed of GPU-served APIs, 50 (plausible 30..100). Sources: production logs
+/// put GPT-4o at 50-60 tok/s and Gemini 1.5 Pro / Azure's GPT-4o at 30-50 (S. Anand, "How
+/// fast are LLMs in production?", 2024-09-01, github.com/sanand0/blog posts/2024); Artificial
+/// Analysis measured DeepSeek's own V3 API falling from ~85 to ~50 tok/s after its launch
+/// (January 2025 post). Pricing such an offer at the batch that fills HBM instead (the
+/// cost floor, at a few tok/s per user) made every such host look hugely profitable.
+inline constexpr double kAssumedTokPerSPerUser = 50;
+
 /// The workload a blended price is for: each request brings `input_tokens` of prompt, of
 /// which a fraction `prefix_hit_rate` is a cache hit, and decodes `output_tokens`.
 /// Defaults: 3:1 input to output, the blend Artificial Analysis quotes, no cache hits.
@@ -24,10 +33,13 @@ struct CompareWorkload {
   int64_t input_tokens = 3000;
   int64_t output_tokens = 1000;
   double prefix_hit_rate = 0;  ///< [0, 1]
+  /// The speed an offer that states none is compared at (`--speed`); every such row says
+  /// it was assumed (OfferComparison::speed_assumed). A stated speed is never replaced.
+  TokensPerSecond assumed_speed = TokensPerSecond(kAssumedTokPerSPerUser);
 };
 
 /// Throws InputError: input_tokens < 1 ("input"), output_tokens < 1 ("output"),
-/// prefix_hit_rate outside [0, 1] ("prefix_hit_rate").
+/// prefix_hit_rate outside [0, 1] ("prefix_hit_rate"), assumed_speed not > 0 ("speed").
 void validate(const CompareWorkload& w);
 
 /// The price of one token of the workload's traffic (input and output together):
@@ -79,6 +91,10 @@ struct SystemCost {
 struct OfferComparison {
   HostOffer offer;
   UsdPerToken blended_price;
+  /// The tok/s per user the offer is compared at: its stated speed, else the workload's
+  /// assumed_speed (then speed_assumed is true: assumed, not measured).
+  TokensPerSecond speed;
+  bool speed_assumed = false;
   /// The weights' format the costs assume: the host's stated quantization unless the
   /// caller's options set one, else "checkpoint" (the model's own formats).
   std::string weights_dtype;
@@ -94,9 +110,9 @@ struct HostComparison {
   std::vector<OfferComparison> offers;
 };
 
-/// Prices every offer of `sheet` on every system: for an offer that states a speed, the
-/// cheapest replica and batch at least that fast (cheapest_replica_at_speed, serving.h);
-/// for one that does not, the cheapest replica at the batch that fills its HBM; then
+/// Prices every offer of `sheet` on every system: the cheapest replica and batch at least
+/// as fast as the offer's stated speed, or the workload's assumed_speed where it states
+/// none (cheapest_replica_at_speed, serving.h); then
 /// forward_prices (prices.h) at utilisation 1 and margin 0 for the input (a prefill of
 /// input_tokens prompts filling the layout), output and cache-read costs. `base` supplies
 /// formats, efficiencies and mechanisms (its chips and layout are searched); an offer
