@@ -30,8 +30,13 @@ printf 'arrival_s,input_tokens,output_tokens,adapter\n0,128,8,0\n0.1,128,8,3\n0.
 expect_ok simulate -m llama-3.1-8b -H h100-sxm -n 1 --trace "$tmp/t.csv" --lora 4:8
 expect_error "--trace: names LoRA adapters (column adapter); add --lora N:RANK stating them" simulate -m llama-3.1-8b -H h100-sxm -n 1 --trace "$tmp/t.csv"
 expect_error "--lora: states 2 adapters, but the trace names adapter 3; expected N above every adapter id" simulate -m llama-3.1-8b -H h100-sxm -n 1 --trace "$tmp/t.csv" --lora 2:8
-# plan runs each candidate with the adapters.
-expect_ok plan -m llama-3.1-8b -H h100-sxm --rate 2 --requests 40 --input 256 --output 16 --budget-chips 1 --ttft-slo-ms 2000 --lora 4:16,max-loras:2
+# plan runs each candidate with the adapters and names them with the traffic.
+"$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 2 --requests 40 --input 256 --output 16 --budget-chips 1 --ttft-slo-ms 2000 --lora 4:16,max-loras:2 --json > "$tmp/plan.json" || fail "plan --lora"
+python3 - "$tmp/plan.json" <<'PY' || fail "plan --lora traffic"
+import json, sys
+t = json.load(open(sys.argv[1]))["traffic"]
+assert t.endswith("; LoRA adapters 4:16,max-loras:2,targets:q+k+v+o+gate+up+down"), t
+PY
 # Errors: one line, exit 2, naming the flag.
 expect_error "--lora: got '8:12'; RANK '12' must be one of vLLM's max_lora_rank values" simulate "${base[@]}" --lora 8:12
 expect_error "--lora: got '8:16,max-loras:9'; max-loras 9 exceeds the 8 adapters" simulate "${base[@]}" --lora 8:16,max-loras:9
