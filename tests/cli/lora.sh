@@ -42,3 +42,4 @@ expect_error "--lora: got '8:12'; RANK '12' must be one of vLLM's max_lora_rank 
 expect_error "--lora: got '8:16,max-loras:9'; max-loras 9 exceeds the 8 adapters" simulate "${base[@]}" --lora 8:16,max-loras:9
 expect_error "--lora: got 'x'; the first item must be N:RANK" plan -m llama-3.1-8b -H h100-sxm --rate 2 --budget-chips 1 --ttft-slo-ms 500 --lora x
 expect_error "--lora: targets gate, up, down on MoE layers (fused-MoE LoRA) are not modelled" simulate -m mixtral-8x7b -H h100-sxm -n 2 --rate 1 --requests 5 --lora 2:16
+expect_error "--lora: names one traffic's adapters, which a day plan does not draw; --rate-curve gives the day's rates" plan -m llama-3.1-8b -H h100-sxm --budget-chips 1 --ttft-slo-ms 500 --rate-curve "$tmp/none.csv" --lora 2:16
