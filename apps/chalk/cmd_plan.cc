@@ -191,6 +191,7 @@ void run_plan(PlanArgs a) {
   o.policy = policy;
   o.prefix_hit_rate = a.traffic.prefix_hit_rate;
   o.kv_offload = kv_offload_from(a.traffic, reqs);
+  o.lora = lora_from(a.traffic, reqs);
   o.facility = facility_from(a.energy);
   if (a.budget_chips && *a.budget_chips < 1) {
     throw InputError("--budget-chips", "must be >= 1 chip, got " + std::to_string(*a.budget_chips));

@@ -20,6 +20,7 @@ void check_day_flags(const TrafficArgs& t, bool launch_dir) {
   if (!t.trace.empty()) refuse("--trace", "states one traffic");
   if (!t.shared_prefix.empty()) refuse("--shared-prefix", "shapes one traffic's prompts, which a day plan does not draw");
   if (!t.sessions.empty()) refuse("--sessions", "shapes one traffic's prompts, which a day plan does not draw");
+  if (!t.lora.empty()) refuse("--lora", "names one traffic's adapters, which a day plan does not draw");
   if (!(t.prefix_hit_rate >= 0 && t.prefix_hit_rate < 1)) {
     throw InputError("--prefix-hit-rate", "must be a fraction in [0, 1), got " + format_number(t.prefix_hit_rate, 4));
   }

@@ -54,6 +54,7 @@ struct Result {
   sim::ClusterRun run;
   nlohmann::json prefix_cache;  ///< prefix_cache_json(run)
   nlohmann::json kv_offload;    ///< kv_offload_json(run)
+  nlohmann::json lora;          ///< lora_json(run)
   sim::SimSummary summary;
   sim::Overload overload;
   std::optional<sim::ServingEnergy> energy;
@@ -98,6 +99,7 @@ void run_simulate(SimulateArgs a) {
   so.speculation = serving_cli::levers_of(a.levers, a.deployment);
   so.speculation_seed = a.traffic.seed;
   so.kv_offload = kv_offload_from(a.traffic, reqs);
+  so.lora = lora_from(a.traffic, reqs);
   const sim::Slo slo = slo_from(a.slo);
   sim::Routing routing = sim::Routing::round_robin;
   if (a.routing == "cache-aware") {
@@ -215,6 +217,7 @@ void run_simulate(SimulateArgs a) {
     r.summary = sim::summarize(r.run, slo);
     r.prefix_cache = prefix_cache_json(r.run);
     r.kv_offload = kv_offload_json(r.run, so.kv_offload);
+    r.lora = lora_json(r.run, so.lora);
     if (mixed && r.name == "disaggregated") {
       if (r.power && r.prefill_power) {
         r.energy = sim::serving_energy(r.run, r.summary, r.chips_per_replica, r.prefill_chips_per_replica, *r.power, facility, &*r.prefill_power);
@@ -275,6 +278,7 @@ void run_simulate(SimulateArgs a) {
                          {"routing", a.routing},
                          {"prefix_cache", r.prefix_cache},
                          {"kv_offload", r.kv_offload},
+                         {"lora", r.lora},
                          {"occupancy", occupancy_json(r.run, a.plot.empty() ? 100 : 1000)},
                          {"latencies", a.plot.empty() ? nlohmann::json::array() : latencies_json(r.run, 4000)}});
     }
@@ -324,6 +328,7 @@ void run_simulate(SimulateArgs a) {
       std::cout << fmt::format("prefix      {}{}: {}\n", r.name, a.routing == "cache-aware" ? " (cache-aware routing)" : "", line);
     }
     if (const std::string line = kv_offload_text(r.kv_offload); !line.empty()) std::cout << fmt::format("offload     {}: {}\n", r.name, line);
+    if (const std::string line = lora_text(r.lora); !line.empty()) std::cout << fmt::format("lora        {}: {}\n", r.name, line);
     if (so.speculation.draft_tokens > 0) {
       std::cout << fmt::format("kept/step   {}: {} tokens kept per verify step in the run (expected {})\n", r.name,
                                format_number(r.summary.accepted_tokens_per_step, 4), format_number(tokens_kept_per_step(so.speculation), 4));

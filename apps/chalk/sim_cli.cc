@@ -39,6 +39,26 @@ void add_traffic_options(CLI::App& app, TrafficArgs& a, int64_t default_requests
                  "host:GB[,ssd:GB][,host-bw:GB/s][,ssd-bw:GB/s]: KV offload tiers behind the prefix cache, GB per replica (vLLM "
                  "--kv-offloading-size, LMCache, KVBM): blocks HBM evicts go to host DRAM, then SSD (LRU each) and are fetched back "
                  "layer by layer when their prefix returns; rates per chip default to the hardware file's (docs/simulator.md 1.8)");
+  app.add_option("--lora", a.lora,
+                 "N:RANK[,zipf:S][,max-loras:M][,targets:q+k+v+o+gate+up+down]: each request names one of N LoRA adapters of rank RANK "
+                 "(popularity uniform, or Zipf with exponent S; a --trace names them in its adapter column); M adapters in HBM slots and "
+                 "one batch (vLLM --max-loras, default 1), the rest loaded over the host link on a miss (LRU); steps pay the multi-adapter "
+                 "GEMM (docs/simulator.md 1.9)");
+}
+
+sim::LoraSpec lora_from(const TrafficArgs& a, const std::vector<sim::Request>& r) {
+  int32_t highest = -1;
+  for (const auto& q : r) highest = std::max(highest, q.adapter);
+  if (a.lora.empty()) {
+    if (highest >= 0) throw InputError("--trace", "names LoRA adapters (column adapter); add --lora N:RANK stating them");
+    return {};
+  }
+  const sim::LoraSpec s = sim::parse_lora(a.lora, "--lora");
+  if (highest >= s.adapters) {
+    throw InputError("--lora", "states " + std::to_string(s.adapters) + " adapters, but the trace names adapter " + std::to_string(highest) +
+                                   "; expected N above every adapter id");
+  }
+  return s;
 }
 
 sim::KvOffload kv_offload_from(const TrafficArgs& a, const std::vector<sim::Request>& r) {
@@ -122,6 +142,7 @@ std::vector<sim::Request> traffic_from(const TrafficArgs& a) {
   t.rate_per_s = rate;
   std::vector<sim::Request> r = sim::generate_traffic(t);
   sim::apply_prefix_traffic(r, structure, t.seed);
+  if (!a.lora.empty()) sim::apply_lora_traffic(r, sim::parse_lora(a.lora, "--lora"), t.seed);
   return r;
 }
 
@@ -188,7 +209,8 @@ std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Reques
   }
   return fmt::format("{} requests, {}, {} req/s over {} s; input mean {} tokens ({}), output mean {} ({}); {}", r.size(), source,
                      format_number(span > 0 ? (n - 1) / span : 0, 4), format_number(span, 4), format_number(in / n, 4),
-                     a.trace.empty() ? a.input : "trace", format_number(out / n, 4), a.trace.empty() ? a.output : "trace", prefix);
+                     a.trace.empty() ? a.input : "trace", format_number(out / n, 4), a.trace.empty() ? a.output : "trace", prefix) +
+         (a.lora.empty() ? "" : "; LoRA adapters " + sim::describe_lora(sim::parse_lora(a.lora, "--lora")));
 }
 
 sim::EnginePolicy policy_from(const PolicyArgs& a) {

@@ -12,6 +12,7 @@
 
 #include "chalk/sim/cluster.h"
 #include "chalk/sim/energy.h"
+#include "chalk/sim/lora.h"
 #include "chalk/sim/metrics.h"
 #include "chalk/sim/policy.h"
 #include "chalk/sim/trace_formats.h"
@@ -38,12 +39,25 @@ struct TrafficArgs {
   mutable std::optional<sim::Trace> read;
   /// --kv-offload host:GB[,ssd:GB][,host-bw:GB/s][,ssd-bw:GB/s] (sim/kv_offload.h); "" = none.
   std::string kv_offload;
+  /// --lora N:RANK[,zipf:S][,max-loras:M][,targets:...] (sim/lora.h); "" = none.
+  std::string lora;
 };
 
 /// --kv-offload read (parse_kv_offload; InputError("--kv-offload")); none when not given.
 /// Needs traffic with token structure (--shared-prefix, --sessions or a trace's prefix
 /// columns): else InputError("--kv-offload").
 sim::KvOffload kv_offload_from(const TrafficArgs& a, const std::vector<sim::Request>& r);
+/// --lora read (parse_lora; InputError("--lora")); none when not given. A --trace whose
+/// adapter column names adapters needs --lora (InputError("--trace")), and N above its
+/// highest adapter id (InputError("--lora")).
+sim::LoraSpec lora_from(const TrafficArgs& a, const std::vector<sim::Request>& r);
+/// The LoRA outcome (SimRun::lora) summed over the replicas (both pools when disaggregated):
+/// {adapters, lora_rank, max_loras, lora_targets, zipf_s, adapter_bytes, adapter_hbm_bytes,
+/// adapter_load_s, host_fetch_gb_per_s_per_chip, host_fetch_source, adapter_loads,
+/// adapter_evictions, adapter_load_total_s, lora_gemm_s, lora_steps}; null without LoRA.
+nlohmann::json lora_json(const sim::ClusterRun& run, const sim::LoraSpec& s);
+/// One line for people from lora_json ("" when null).
+std::string lora_text(const nlohmann::json& j);
 
 /// --engine and its overrides (the scheduler's knobs, issue 29: each engine's own name in
 /// --help, the value used echoed in --json and written into the launch files).

@@ -190,4 +190,49 @@ nlohmann::json latencies_json(const sim::ClusterRun& run, int64_t limit) {
   return j;
 }
 
+nlohmann::json lora_json(const sim::ClusterRun& run, const sim::LoraSpec& s) {
+  std::vector<const sim::SimRun*> runs;
+  for (const auto& r : run.runs) runs.push_back(&r);
+  for (const auto& r : run.prefill_runs) runs.push_back(&r);
+  if (runs.empty() || !runs.front()->lora) return nullptr;
+  int64_t loads = 0, evictions = 0, steps = 0;
+  double load_s = 0, gemm_s = 0;
+  for (const auto* r : runs) {
+    loads += r->lora_loads;
+    evictions += r->lora_evictions;
+    steps += r->lora_steps;
+    load_s += r->lora_load_s;
+    gemm_s += r->lora_gemm_s;
+  }
+  const sim::SimRun& f = *runs.front();
+  const std::string d = sim::describe_lora(s);
+  return {{"adapters", s.adapters},
+          {"lora_rank", s.rank},
+          {"max_loras", s.max_loras},
+          {"lora_targets", d.substr(d.find("targets:") + 8)},
+          {"zipf_s", s.zipf_s},
+          {"adapter_bytes", f.lora_adapter_bytes},
+          {"adapter_hbm_bytes", f.lora_hbm_bytes},
+          {"adapter_load_s", f.lora_load_s_each},
+          {"host_fetch_gb_per_s_per_chip", f.lora_host_bytes_per_s / 1e9},
+          {"host_fetch_source", f.lora_host_source},
+          {"adapter_loads", loads},
+          {"adapter_evictions", evictions},
+          {"adapter_load_total_s", load_s},
+          {"lora_gemm_s", gemm_s},
+          {"lora_steps", steps}};
+}
+
+std::string lora_text(const nlohmann::json& j) {
+  if (j.is_null()) return "";
+  return fmt::format("{} adapters of rank {} ({}), {} MB each; {} in HBM slots ({} GB); {} loads at {} ms each over {} GB/s per chip, {} s of "
+                     "loads and {} s of multi-adapter GEMM added to {} steps",
+                     j["adapters"].get<int64_t>(), j["lora_rank"].get<int64_t>(), j["lora_targets"].get<std::string>(),
+                     format_number(j["adapter_bytes"].get<double>() / 1e6, 4), j["max_loras"].get<int64_t>(),
+                     format_number(j["adapter_hbm_bytes"].get<double>() / 1e9, 3), j["adapter_loads"].get<int64_t>(),
+                     format_number(j["adapter_load_s"].get<double>() * 1e3, 3), format_number(j["host_fetch_gb_per_s_per_chip"].get<double>(), 3),
+                     format_number(j["adapter_load_total_s"].get<double>(), 4), format_number(j["lora_gemm_s"].get<double>(), 4),
+                     j["lora_steps"].get<int64_t>());
+}
+
 }  // namespace chalk::cli

@@ -185,6 +185,16 @@ def test_the_schedulers_knobs_are_arguments_echoed_in_the_result():
         chalk.simulate(model="llama-3.1-8b", hardware="h100-sxm", rate=2, requests=50, gpu_memory_utilization=1.5, frame=False)
 
 
+def test_lora_passes_through_as_in_the_cli():
+    # issue 31 item 4: --lora as an argument; one Llama 3.1 8B adapter of rank 16 on all
+    # seven projections is 41,943,040 parameters x 2 B (docs/simulator.md 1.9).
+    j = chalk.simulate(model="llama-3.1-8b", hardware="h100-sxm", chips=1, rate=2, requests=20, lora="2:16,max-loras:2", frame=False)
+    lora = j["details"][0]["lora"]
+    assert lora["adapter_bytes"] == 83886080 and lora["adapter_loads"] == 2, lora
+    with pytest.raises(chalk.ChalkError, match="--lora: got '2:12'"):
+        chalk.simulate(model="llama-3.1-8b", hardware="h100-sxm", chips=1, rate=2, requests=20, lora="2:12", frame=False)
+
+
 def test_step_time_is_the_cli_step_in_seconds_in_each_form(cli):
     # One batch in chalk's, BLIS's and SGLang's forms (docs/simulator.md, "chalk as a
     # step-time predictor"): a 512-token chunk after 1,024 cached and two decodes at 2,000

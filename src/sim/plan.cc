@@ -209,6 +209,7 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     so.policy.max_sequences = cap;
     so.prefix_hit_rate = o.prefix_hit_rate;
     so.kv_offload = o.kv_offload;
+    so.lora = o.lora;
     so.progress = o.progress;
     return so;
   };

@@ -6,8 +6,23 @@
 
 #include "chalk/base/error.h"
 #include "chalk/sim/simulator.h"
+#include "kv_pool.h"
 
 namespace chalk::sim::detail {
+
+/// A request's state while it is in the system.
+struct Live {
+  int64_t kv_tokens = 0;       ///< tokens whose KV is in the cache
+  int64_t generated = 0;       ///< output tokens produced so far
+  int64_t prefill_target = 0;  ///< KV tokens to reach before decoding; 0 = decoding
+  int64_t output = 1;          ///< tokens this replica produces in all (phase)
+  double last_token_s = 0;
+  bool started = false;
+  bool upstream_prefilled = false;  ///< decode phase, not yet admitted: its KV arrives with it
+  int32_t rank = -1;                ///< data-parallel attention rank holding it while admitted
+  /// Its KV blocks: its own and, with prefix caching, the cache slots of its first blocks.
+  detail::KvHolding kv;
+};
 
 /// The event loop of simulate() (simulator.h), with each request arriving at the
 /// scheduler at its arrival_s.

@@ -11,8 +11,9 @@
 #include <utility>
 
 #include "chalk/base/error.h"
-#include "kv_pool.h"
 #include "chalk/sim/speculation.h"
+#include "kv_pool.h"
+#include "lora_slots.h"
 #include "scheduler.h"
 
 namespace chalk::sim {
@@ -20,20 +21,6 @@ namespace {
 
 /// Steps between two calls of SimOptions::progress.
 constexpr int64_t kProgressEvery = 1024;
-
-/// A request's state while it is in the system.
-struct Live {
-  int64_t kv_tokens = 0;       ///< tokens whose KV is in the cache
-  int64_t generated = 0;       ///< output tokens produced so far
-  int64_t prefill_target = 0;  ///< KV tokens to reach before decoding; 0 = decoding
-  int64_t output = 1;          ///< tokens this replica produces in all (phase)
-  double last_token_s = 0;
-  bool started = false;
-  bool upstream_prefilled = false;  ///< decode phase, not yet admitted: its KV arrives with it
-  int32_t rank = -1;                ///< data-parallel attention rank holding it while admitted
-  /// Its KV blocks: its own and, with prefix caching, the cache slots of its first blocks.
-  detail::KvHolding kv;
-};
 
 }  // namespace
 
@@ -59,7 +46,9 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   SimRun run;
   run.requests.resize(requests.size());
   const int64_t block = o.policy.block_size;
-  const int64_t total_blocks = o.kv_blocks > 0 ? o.kv_blocks : kv_blocks_available(d, block);
+  // LoRA slots (lora_slots.h) take their HBM from the KV cache, as vLLM allocates them first.
+  detail::LoraSlots lora(d, requests, o, run);
+  const int64_t total_blocks = o.kv_blocks > 0 ? o.kv_blocks : lora.kv_blocks_left(d, kv_blocks_available(d, block), block);
   run.kv_blocks_total = total_blocks;
   if (total_blocks <= 0) {
     run.fits = false;
@@ -197,6 +186,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     chunk_owner.clear();
     chunk_rank.clear();
     bool preempted_now = false;
+    lora.begin_step();
     for (std::size_t k = 0; k < running.size() && budget > 0; ++k) {
       const int32_t i = running[k];
       auto& L = live[i];
@@ -220,6 +210,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       pool.take(need);
       L.kv.blocks += need;
       budget -= want;
+      lora.use(requests[i].adapter, want);
       if (prefilling) {
         chunks.push_back({want, L.kv_tokens});
         chunk_owner.push_back(i);
@@ -232,9 +223,11 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         context_sum += L.kv_tokens;
       }
     }
-    // Then waiting requests, first come first served (none after a preemption: vLLM).
-    while (!preempted_now && !waiting.empty() && budget > 0 && static_cast<int64_t>(running.size()) < pol.max_sequences) {
-      const int32_t i = waiting.front();
+    // Then waiting requests, first come first served (none after a preemption: vLLM), passing
+    // over those whose adapter would exceed max_loras (LoraSlots::admits).
+    for (std::size_t w = 0; !preempted_now && w < waiting.size() && budget > 0 && static_cast<int64_t>(running.size()) < pol.max_sequences;) {
+      const int32_t i = waiting[w];
+      if (!lora.admits(requests[i].adapter) && ++w) continue;
       auto& L = live[i];
       // reserve_to_completion: admission takes the blocks of the request's whole life.
       const int64_t life = blocks_for(phase == Phase::prefill ? requests[i].input_tokens
@@ -253,6 +246,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         pool.take(need);
         L.kv.blocks = need;
         budget -= verify;
+        lora.use(requests[i].adapter, verify);
         take_rank(i);
         decode_ctx.push_back(L.kv_tokens);
         decode_owner.push_back(i);
@@ -293,6 +287,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
           L.kv.blocks = need;
         }
         budget -= want;
+        lora.use(requests[i].adapter, want);
         take_rank(i);
         chunks.push_back({want, start});
         chunk_owner.push_back(i);
@@ -303,7 +298,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         L.started = true;
         run.requests[i].scheduled_s = t;
       }
-      waiting.pop_front();
+      waiting.erase(waiting.begin() + static_cast<std::ptrdiff_t>(w));
       running.push_back(i);
     }
     // Something always runs: the first running request, or (none running, all blocks free)
@@ -321,8 +316,9 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       mix.chunk_ranks = chunk_rank;
     }
     const MixedStepWork work = mixed_step_work(d, mix);
-    const double dt = offload ? layerwise_step_seconds(work.t_step.value(), std::exchange(step_fetch_s, 0.0), n_layers(d.model))
-                              : work.t_step.value();
+    const auto adapters = lora.end_step(d, run);  // adapter loads, then the multi-adapter GEMM
+    const double dt = adapters.seconds + (offload ? layerwise_step_seconds(work.t_step.value(), std::exchange(step_fetch_s, 0.0), n_layers(d.model))
+                                                  : work.t_step.value());
     const double end = t + dt;
     run.requests_in_system_s += static_cast<double>(running.size() + waiting.size()) * dt;
     StepSample sample;
@@ -334,7 +330,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     sample.waiting = static_cast<int32_t>(waiting.size());
     sample.kv_blocks_used = pool.used();  // held by running requests
     sample.compute_s = work.t_compute.value();
-    sample.memory_s = work.t_memory.value();
+    sample.memory_s = work.t_memory.value() + adapters.memory_s;
     run.kv_blocks_peak = std::max(run.kv_blocks_peak, sample.kv_blocks_used);
 
     // Tokens produced at the step's end.

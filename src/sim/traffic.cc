@@ -9,6 +9,7 @@
 #include <random>
 
 #include "chalk/base/error.h"
+#include "chalk/sim/lora.h"
 
 namespace chalk::sim {
 namespace {
@@ -211,7 +212,7 @@ std::vector<Request> generate_traffic(const TrafficSpec& spec) {
 std::vector<Request> parse_trace_csv(std::string_view text, const std::string& source) {
   std::vector<Request> out;
   int64_t line_no = 0;
-  bool header = false, structured = false;
+  bool header = false, structured = false, adapters = false;
   double last = 0;
   constexpr const char* plain = "arrival_s,input_tokens,output_tokens";
   constexpr const char* with_prefix = "arrival_s,input_tokens,output_tokens,prefix_id,prefix_tokens,session_id";
@@ -231,6 +232,9 @@ std::vector<Request> parse_trace_csv(std::string_view text, const std::string& s
     if (line.empty() && last_line) break;
     if (!line.empty() && line.front() == '#') continue;
     if (!header) {
+      // The optional last column `adapter` (a LoRA adapter, sim/lora.h) after either header.
+      adapters = line.size() > 8 && line.substr(line.size() - 8) == ",adapter";
+      if (adapters) line.remove_suffix(8);
       if (line != plain && line != with_prefix) {
         // Extra columns: say which ones the reader knows.
         const bool extended = line.substr(0, std::string_view(plain).size() + 1) == std::string(plain) + ",";
@@ -241,9 +245,10 @@ std::vector<Request> parse_trace_csv(std::string_view text, const std::string& s
       continue;
     }
     const auto f = split(line, ',');
-    if (f.size() != (structured ? 6u : 3u)) {
-      throw InputError(where, fmt::format("expected {} fields ({}), got {}: '{}'", structured ? 6 : 3, structured ? with_prefix : plain, f.size(),
-                                          excerpt(line)));
+    const std::size_t fields = (structured ? 6u : 3u) + (adapters ? 1u : 0u);
+    if (f.size() != fields) {
+      throw InputError(where, fmt::format("expected {} fields ({}{}), got {}: '{}'", fields, structured ? with_prefix : plain, adapters ? ",adapter" : "",
+                                          f.size(), excerpt(line)));
     }
     Request r;
     if (!parse_double(f[0], r.arrival_s) || r.arrival_s < 0) {
@@ -265,6 +270,12 @@ std::vector<Request> parse_trace_csv(std::string_view text, const std::string& s
       }
     }
     if (structured) read_prefix_columns(f, where, r);
+    if (adapters && !f.back().empty()) {
+      int64_t a = 0;
+      if (!parse_int(f.back(), a) || a < 0 || a > 99'999) throw InputError(where, "adapter: expected an integer 0..99999 or nothing, got '" + excerpt(f.back()) + "'");
+      r.adapter = static_cast<int32_t>(a);
+      lora_key_prefix(r);
+    }
     last = r.arrival_s;
     out.push_back(r);
     if (static_cast<int64_t>(out.size()) > max_requests) throw InputError(where, "more than 10000000 requests");

@@ -44,6 +44,7 @@ cmds=(
   "simulate -m llama-3.1-8b -H h100-sxm --rate 5 --requests 50 --input 512 --output 64 --draft 2 --accepted-tokens 2.2 --drafter qwen3-1.7b"
   "simulate -m llama-3.1-8b -H h100-sxm -n 1 --rate 5 --requests 200 --input 512 --output 64 --disaggregate --compare"
   "simulate -m llama-3.1-8b -H h100-sxm -n 1 --rate 5 --requests 200 --input 128 --output 32 --shared-prefix 512:4 --sessions 8:4 --replicas 2 --routing cache-aware"
+  "simulate -m llama-3.1-8b -H h100-sxm -n 1 --rate 5 --requests 50 --input 256 --output 16 --lora 4:16,zipf:1,max-loras:2"
   "simulate -m llama-3.1-8b -H h100-sxm -n 1 --rate 5 --requests 200 --input 512 --output 64 --disaggregate --prefill-hardware h200 --decode-hardware b200"
   "validate"
   "train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8"

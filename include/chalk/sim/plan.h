@@ -34,6 +34,9 @@ struct PlanOptions {
   /// KV offload tiers behind every candidate's prefix cache (SimOptions::kv_offload; GB per
   /// replica). `chalk plan --kv-offload` plans with and without them to say whether they pay.
   KvOffload kv_offload;
+  /// LoRA adapters of the traffic (SimOptions::lora): every candidate's HBM slots come out of
+  /// its KV cache, its steps pay the multi-adapter GEMM and its misses the loads.
+  LoraSpec lora;
   /// Chips per replica to try (empty: the divisors of the scale-up domain and 1, 2, 4, ...
   /// whole domains, from the smallest replica that holds the model up to the budget).
   std::vector<int64_t> replica_chips;

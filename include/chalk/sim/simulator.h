@@ -15,6 +15,7 @@
 #include "chalk/engine/step_mix.h"
 #include "chalk/serving/serving.h"
 #include "chalk/sim/kv_offload.h"
+#include "chalk/sim/lora.h"
 #include "chalk/sim/policy.h"
 #include "chalk/sim/traffic.h"
 
@@ -52,6 +53,11 @@ struct SimOptions {
   /// prefix cache runs (traffic with token structure, not a decode pool); all 0 (the
   /// default): the run is exactly the run without tiers.
   KvOffload kv_offload;
+  /// LoRA adapters (lora.h; docs/simulator.md 1.9): the requests' Request::adapter name one
+  /// of lora.adapters; max_loras HBM slots (taken from the KV cache), loaded over the host
+  /// link on a miss (LRU), the step waiting; a step with adapter requests adds the
+  /// multi-adapter GEMM (lora_step_work). Not enabled (the default): the run without LoRA.
+  LoraSpec lora;
   /// Optional progress hook for a caller that bounds a run's work (chalk web: a deadline,
   /// a step budget, a client that has gone). simulate() calls it with the number of steps
   /// run since its last call: every 1,024 steps and once at the end (so the calls sum to
@@ -140,6 +146,15 @@ struct SimRun {
   /// mean of tokens kept per step. Both 0 without drafts.
   int64_t verify_steps = 0;
   int64_t verify_tokens_kept = 0;
+  /// LoRA (SimOptions::lora): one adapter's bytes (whole), the slots' HBM (all chips), one
+  /// load's seconds over the host link (bytes/s per chip, with its source); loads (misses),
+  /// slot evictions, the seconds the loads and the multi-adapter GEMM added to steps, and the
+  /// steps that ran adapters.
+  bool lora = false;
+  double lora_adapter_bytes = 0, lora_hbm_bytes = 0, lora_load_s_each = 0, lora_host_bytes_per_s = 0;
+  std::string lora_host_source;
+  int64_t lora_loads = 0, lora_evictions = 0, lora_steps = 0;
+  double lora_load_s = 0, lora_gemm_s = 0;
 };
 
 /// Simulates `requests` (any order; sorted by arrival inside) on one replica `d`:

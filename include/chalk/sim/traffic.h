@@ -32,6 +32,8 @@ struct Request {
   /// the prompt into the answer: a conversation's stream continues with the model's answer,
   /// which the next turn resends. Empty (the default): no structure, nothing shared.
   std::vector<PrefixSegment> prefix;
+  /// The LoRA adapter it names (sim/lora.h), 0..N-1; -1 (the default): the base model.
+  int32_t adapter = -1;
 };
 
 /// The latest time the simulator's clock takes: 2^33 s (272 years). A double holds a time
@@ -120,7 +122,9 @@ void apply_prefix_traffic(std::vector<Request>& requests, const PrefixTraffic& p
 /// The header may add `,prefix_id,prefix_tokens,session_id` (each may be empty on a line):
 /// the prompt starts with shared prompt prefix_id of prefix_tokens tokens (1..input_tokens),
 /// then, with a session_id, the conversation's stream (the rest of the prompt and the
-/// answer: the next turn of the session resends them); Request::prefix.
+/// answer: the next turn of the session resends them); Request::prefix. Either header may end
+/// with `,adapter`: the LoRA adapter each request names (0..99999, empty = the base model;
+/// Request::adapter, sim/lora.h; its prefix keyed by it, lora_key_prefix).
 /// Lines starting with '#' and a final empty line are skipped; a time past max_clock_s is
 /// refused (epoch milli- or microseconds read as seconds). `source` names the file in
 /// errors. Throws InputError with the line number, the column, the text and what was

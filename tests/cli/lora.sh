@@ -1,0 +1,45 @@
+# `--lora` in `chalk simulate` and `chalk plan` (docs/simulator.md 1.9): the JSON's adapter
+# figures against hand derivations, the trace column `adapter`, and bad specs as one-line
+# errors naming the flag (exit 2).
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+base=(-m llama-3.1-8b -H h100-sxm -n 1 --rate 5 --requests 60 --input 256 --output 16)
+"$CHALK" simulate "${base[@]}" --json > "$tmp/none.json" || fail "simulate without --lora"
+"$CHALK" simulate "${base[@]}" --lora 4:16,max-loras:4 --json > "$tmp/lora.json" || fail "simulate --lora"
+python3 - "$tmp/none.json" "$tmp/lora.json" <<'PY' || fail "lora figures"
+import json, sys
+none, d = (json.load(open(f)) for f in sys.argv[1:3])
+assert none["details"][0]["lora"] is None, none["details"][0]["lora"]
+l = d["details"][0]["lora"]
+# Llama 3.1 8B, r 16 on all seven projections: 41,943,040 parameters x 2 B; 4 slots.
+assert l["adapter_bytes"] == 83886080 and l["adapter_hbm_bytes"] == 4 * 83886080, l
+assert l["lora_rank"] == 16 and l["max_loras"] == 4 and l["lora_targets"] == "q+k+v+o+gate+up+down", l
+# One load over HGX H100's PCIe Gen5 x16: 83,886,080 / 64e9 = 1.31072 ms.
+assert l["host_fetch_gb_per_s_per_chip"] == 64 and abs(l["adapter_load_s"] - 1.31072e-3) < 1e-12, l
+# 4 adapters in 4 slots: each loaded once, never evicted.
+assert l["adapter_loads"] == 4 and l["adapter_evictions"] == 0, l
+assert abs(l["adapter_load_total_s"] - 4 * 1.31072e-3) < 1e-12 and l["lora_gemm_s"] > 0 and l["lora_steps"] > 0, l
+# The same arrivals and lengths, each step longer: the run's busy time grows.
+a, b = none["rows"][0], d["rows"][0]
+assert b["tpot_p50_ms"] > a["tpot_p50_ms"], (a["tpot_p50_ms"], b["tpot_p50_ms"])
+PY
+"$CHALK" simulate "${base[@]}" --lora 4:16 | grep -q "^lora        aggregated: 4 adapters of rank 16 (q+k+v+o+gate+up+down), 83.89 MB each" || fail "simulate text lacks the lora line"
+# A trace names adapters in its last column; --lora states how many and their rank.
+printf 'arrival_s,input_tokens,output_tokens,adapter\n0,128,8,0\n0.1,128,8,3\n0.2,128,8,\n' > "$tmp/t.csv"
+expect_ok simulate -m llama-3.1-8b -H h100-sxm -n 1 --trace "$tmp/t.csv" --lora 4:8
+expect_error "--trace: names LoRA adapters (column adapter); add --lora N:RANK stating them" simulate -m llama-3.1-8b -H h100-sxm -n 1 --trace "$tmp/t.csv"
+expect_error "--lora: states 2 adapters, but the trace names adapter 3; expected N above every adapter id" simulate -m llama-3.1-8b -H h100-sxm -n 1 --trace "$tmp/t.csv" --lora 2:8
+# plan runs each candidate with the adapters and names them with the traffic.
+"$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 2 --requests 40 --input 256 --output 16 --budget-chips 1 --ttft-slo-ms 2000 --lora 4:16,max-loras:2 --json > "$tmp/plan.json" || fail "plan --lora"
+python3 - "$tmp/plan.json" <<'PY' || fail "plan --lora traffic"
+import json, sys
+t = json.load(open(sys.argv[1]))["traffic"]
+assert t.endswith("; LoRA adapters 4:16,max-loras:2,targets:q+k+v+o+gate+up+down"), t
+PY
+# Errors: one line, exit 2, naming the flag.
+expect_error "--lora: got '8:12'; RANK '12' must be one of vLLM's max_lora_rank values" simulate "${base[@]}" --lora 8:12
+expect_error "--lora: got '8:16,max-loras:9'; max-loras 9 exceeds the 8 adapters" simulate "${base[@]}" --lora 8:16,max-loras:9
+expect_error "--lora: got 'x'; the first item must be N:RANK" plan -m llama-3.1-8b -H h100-sxm --rate 2 --budget-chips 1 --ttft-slo-ms 500 --lora x
+expect_error "--lora: targets gate, up, down on MoE layers (fused-MoE LoRA) are not modelled" simulate -m mixtral-8x7b -H h100-sxm -n 2 --rate 1 --requests 5 --lora 2:16
+expect_error "--lora: names one traffic's adapters, which a day plan does not draw; --rate-curve gives the day's rates" plan -m llama-3.1-8b -H h100-sxm --budget-chips 1 --ttft-slo-ms 500 --rate-curve "$tmp/none.csv" --lora 2:16
