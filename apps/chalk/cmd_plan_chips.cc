@@ -36,7 +36,7 @@ std::string pair_outcome(const sim::ChipPairPlan& p) {
   if (!p.refused.empty()) return "refused: " + p.refused;
   if (!p.report.best) return p.report.why_none;
   const auto& c = best_of(p);
-  return fmt::format("{} chips ({}), ${}/hour", c.chips, c.disaggregated ? "disaggregated" : "aggregated", format_number(*c.usd_per_hour, 4));
+  return fmt::format("{} chip{} ({}), ${}/hour", c.chips, c.chips == 1 ? "" : "s", c.disaggregated ? "disaggregated" : "aggregated", format_number(*c.usd_per_hour, 4));
 }
 
 }  // namespace
