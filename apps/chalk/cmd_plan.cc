@@ -368,7 +368,9 @@ void register_plan(CLI::App& app, Action& run) {
   cmd->add_option("--rate-curve", a.rate_curve,
                   "A day's rates: CSV of hour,rate_per_s (hours 0-23), or an Azure or BurstGPT trace (its rate by hour of day); "
                   "each rate planned as --rate would, replicas by hour and the cost per day");
-  cmd->footer(fmt::format("Exit status: 0 with a deployment that meets the SLO; {} when none does (the report of what was tried is "
+  cmd->footer(fmt::format("With -H A,B,... the plan chooses chip types as well as counts: every (prefill chip, decode chip) pair at "
+                          "its catalog price, the cheapest that meets the SLO and the runner-up (docs/simulator.md, \"Planning over chip "
+                          "types\").\nExit status: 0 with a deployment that meets the SLO; {} when none does (the report of what was tried is "
                           "printed all the same, JSON best null); 2 for bad input.",
                           kExitNoDeployment));
   cmd->add_option("--launch-dir", a.launch_dir,
