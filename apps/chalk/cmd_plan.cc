@@ -19,6 +19,7 @@
 #include "deployment_options.h"
 #include "request_budget.h"
 #include "energy_cli.h"
+#include "plan_chips_cli.h"
 #include "plan_day_cli.h"
 #include "sim_cli.h"
 
@@ -57,7 +58,9 @@ void print_launches(const std::vector<sim::EngineLaunch>& launches, const std::s
   std::cout << '\n';
 }
 
-Table candidates_table(const sim::PlanReport& r, const std::vector<std::size_t>& which) {
+}  // namespace
+
+Table plan_candidates_table(const std::vector<sim::PlanCandidate>& evaluated, const std::vector<std::size_t>& which, bool with_hardware) {
   Table t;
   t.columns = {{"mode", "mode"},
                {"chips", "chips"},
@@ -79,8 +82,11 @@ Table candidates_table(const sim::PlanReport& r, const std::vector<std::size_t>&
                {"energy_kwh", "kWh"}};
   t.set_priority({"mode", "chips", "meets_slo"}, 0);
   t.set_priority({"decode_replica_chips", "decode_replicas", "slo_attainment", "layout", "decode_layout", "energy_j_per_request", "energy_kwh"}, 2);
+  if (with_hardware) {  // mixed chips: each pool's system after the mode
+    t.columns.insert(t.columns.begin() + 1, {{"prefill_hardware", "prefill chip"}, {"decode_hardware", "decode chip"}});
+  }
   for (const std::size_t i : which) {
-    const auto& c = r.evaluated[i];
+    const auto& c = evaluated[i];
     const bool tokens = c.energy && c.energy->output_tokens > 0, requests = c.energy && c.energy->requests > 0;
     t.add({std::string(c.disaggregated ? "disaggregated" : "aggregated"), c.chips, c.replica_chips, c.replicas,
            c.disaggregated ? Cell(c.decode_replica_chips) : Cell{}, c.disaggregated ? Cell(c.decode_replicas) : Cell{},
@@ -90,9 +96,12 @@ Table candidates_table(const sim::PlanReport& r, const std::vector<std::size_t>&
            c.summary.slo_attainment,
            std::string(c.meets_slo ? "yes" : "no"), c.layout, c.disaggregated ? Cell(c.decode_layout) : Cell{},
            requests ? Cell(c.energy->j_per_request) : Cell{}, c.energy ? Cell(c.energy->energy_kwh) : Cell{}});
+    if (with_hardware) t.rows.back().insert(t.rows.back().begin() + 1, {Cell(c.prefill_hardware), Cell(c.decode_hardware)});
   }
   return t;
 }
+
+namespace {
 
 /// What the launch files need beyond the chosen deployment: the model to serve as the user
 /// named it (served_model), the formats, memory reserve and scheduler simulated, and the
@@ -218,6 +227,14 @@ void run_plan(PlanArgs a) {
     throw InputError(a.deployment.tp ? "--tp" : "--ep", "the plan searches the parallel layouts itself; drop it (`chalk simulate` takes a stated layout)");
   }
   const ModelSpec m = load_model(a.deployment.model);
+  const std::vector<std::string> hardware = hardware_list(a.deployment.hardware);
+  if (hardware.size() > 1) {  // the plan chooses chip types too (plan_chips_cli.h)
+    if (a.rate_curve) throw InputError("--rate-curve", "plans one chip type hour by hour; give one system in --hardware");
+    if (a.launch_dir) throw InputError("--launch-dir", "launch files are written for one chip type; plan the chosen one alone with -H NAME");
+    if (current_budget() != nullptr) o.progress = budget_progress();
+    run_plan_chips({m, hardware, options_from(a.deployment), o, policy, a.traffic, a.energy, a.output, reqs});
+    return;
+  }
   const SystemSpec s = load_system(a.deployment.hardware);
   DeploymentOptions base = options_from(a.deployment);
   o.power = chip_power_from(a.energy, s);
@@ -266,7 +283,7 @@ void run_plan(PlanArgs a) {
   for (const auto& w : trace_warnings(a.traffic)) warnings.push_back(w);
   std::vector<std::size_t> best;
   if (r.best) best.push_back(*r.best);
-  const Table chosen = candidates_table(r, best), front = candidates_table(r, r.pareto);
+  const Table chosen = plan_candidates_table(r.evaluated, best), front = plan_candidates_table(r.evaluated, r.pareto);
   if (a.output.csv) {
     print_csv(std::cout, front, warnings);
     return;
@@ -352,7 +369,9 @@ void register_plan(CLI::App& app, Action& run) {
   cmd->add_option("--rate-curve", a.rate_curve,
                   "A day's rates: CSV of hour,rate_per_s (hours 0-23), or an Azure or BurstGPT trace (its rate by hour of day); "
                   "each rate planned as --rate would, replicas by hour and the cost per day");
-  cmd->footer(fmt::format("Exit status: 0 with a deployment that meets the SLO; {} when none does (the report of what was tried is "
+  cmd->footer(fmt::format("With -H A,B,... the plan chooses chip types as well as counts: every (prefill chip, decode chip) pair at "
+                          "its catalog price, the cheapest that meets the SLO and the runner-up (docs/simulator.md, \"Planning over chip "
+                          "types\").\nExit status: 0 with a deployment that meets the SLO; {} when none does (the report of what was tried is "
                           "printed all the same, JSON best null); 2 for bad input.",
                           kExitNoDeployment));
   cmd->add_option("--launch-dir", a.launch_dir,

@@ -62,6 +62,11 @@ CASES = [
                   "ttft_slo_ms": 2000, "tpot_slo_ms": 100},
      ["plan", "-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "5", "--requests", "200", "--budget-chips", "8",
       "--ttft-slo-ms", "2000", "--tpot-slo-ms", "100"]),
+    # Chip types chosen by the plan (docs/simulator.md, "Planning over chip types"): a list becomes -H's comma list.
+    ("plan", [], {"model": "llama-3.1-8b", "hardware": ["h100-sxm", "h200"], "rate": 2, "requests": 40, "input": 512, "output": 64,
+                  "budget_chips": 2, "tpot_slo_ms": 30, "replica_chips": 1, "max_seqs_candidates": 64},
+     ["plan", "-m", "llama-3.1-8b", "-H", "h100-sxm,h200", "--rate", "2", "--requests", "40", "--input", "512", "--output", "64",
+      "--budget-chips", "2", "--tpot-slo-ms", "30", "--replica-chips", "1", "--max-seqs-candidates", "64"]),
     ("calibrate", RUNS, {"model": "llama-3.1-8b", "hardware": "h100-sxm", "chips": 1, "fit": "request_overhead_s", "max_requests": 20},
      ["calibrate", *RUNS, *M, *H, "-n", "1", "--fit", "request_overhead_s", "--max-requests", "20"]),
     ("step", [], {"model": "llama-3.1-8b", "hardware": "h100-sxm", "chips": 1, "prefill": "512:0,256:1024", "decode": "1024x32"},

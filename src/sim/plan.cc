@@ -7,56 +7,15 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <set>
 
 #include "chalk/base/error.h"
-#include "chalk/engine/default_layout.h"
 #include "chalk/engine/layout_search.h"
+#include "plan_internal.h"
 
 namespace chalk::sim {
 namespace {
 
-/// One replica shape: chips and a parallel layout.
-struct Shape {
-  Deployment dep;
-  std::string name;
-};
-
-bool is_moe(const ModelSpec& m) {
-  for (const auto& g : m.groups) {
-    if (g.ffn.kind == FfnKind::moe) return true;
-  }
-  return false;
-}
-
-/// Every fitting layout of one replica of exactly n chips (the plain roofline: one).
-std::vector<Shape> shapes_for(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t n, int64_t context) {
-  std::vector<Shape> out;
-  DeploymentOptions o = base;
-  o.n_chips = n;
-  if (!base.mechanisms.enabled) {
-    Deployment d = make_deployment(m, s, o);
-    if (memory_plan(d, 1, context).fits) out.push_back({std::move(d), "roofline, even sharding"});
-    return out;
-  }
-  LayoutQuery q;
-  q.n_chips = n;
-  q.context = context;
-  std::set<std::string> seen;
-  for (const auto& c : search_layouts(m, s, base, q)) {
-    if (!c.fits || c.replica_chips != n) continue;
-    const std::string name = describe_layout(c.layout, is_moe(m));
-    if (!seen.insert(name).second) continue;
-    o.mechanisms.layout = c.layout;
-    o.mechanisms.layout.dispatch_bytes_per_element = base.mechanisms.layout.dispatch_bytes_per_element;
-    try {
-      out.push_back({make_deployment(m, s, o), name});
-    } catch (const InputError&) {
-      continue;  // a layout the search priced but make_deployment refuses: not a candidate
-    }
-  }
-  return out;
-}
+using plan_detail::Shape;
 
 double cost_of(const SystemSpec& s, const DeploymentOptions& base, int64_t chips) {
   const auto price = base.price_per_chip ? base.price_per_chip : s.price_per_chip;
@@ -94,6 +53,22 @@ std::string ms(double s) {
 
 PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, std::span<const Request> traffic,
                            const PlanOptions& o) {
+  return plan_pools(m, s, s, base, traffic, o);
+}
+
+PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec& ds, const DeploymentOptions& base,
+                      std::span<const Request> traffic, const PlanOptions& o) {
+  // Mixed chips (docs/simulator.md 1.5): the prefill pool on `s`, the decode pool on `ds`,
+  // each at its own catalog price; only disaggregated deployments span both.
+  const bool mixed = ds.name != s.name;
+  if (mixed && base.price_per_chip) {
+    throw InputError("price_per_chip", "prices one chip type; mixed chips take each system's own price (" + s.name + ", " + ds.name + ")");
+  }
+  if (mixed && o.usd_per_hour_budget) {
+    throw InputError("usd_budget", "a dollar budget buys a different number of chips of " + s.name + " and " + ds.name +
+                                       "; state a chip budget for mixed chips");
+  }
+  if (mixed && !o.disaggregated) throw InputError("modes", "mixed chips (" + s.name + ", " + ds.name + ") need disaggregated serving");
   validate(o.slo);
   validate(o.facility);
   if (!o.slo.ttft_s && !o.slo.tpot_s) throw InputError("slo", "state a TTFT or a TPOT target (or both)");
@@ -102,7 +77,7 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
   validate(policy);
   PlanReport r;
   const auto price = base.price_per_chip ? base.price_per_chip : s.price_per_chip;
-  r.has_price = price.has_value();
+  r.has_price = price.has_value() && (!mixed || ds.price_per_chip.has_value());
   int64_t budget = o.chip_budget;
   if (o.usd_per_hour_budget) {
     if (!r.has_price) throw InputError("usd_budget", s.name + " has no price; state a chip budget or a price per chip-hour");
@@ -133,76 +108,22 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
   const double count = static_cast<double>(traffic.size());
   const int64_t context = steady_state_context(static_cast<int64_t>(in_sum / count), static_cast<int64_t>(out_sum / count));
 
-  // Replica sizes: the stated ones, or the divisors of the scale-up domain and 2, 4, ...
-  // whole domains from the smallest that holds the model. Either way only sizes with a
-  // layout engines run (replica_size_problem: the layout search's rule, which the default
-  // search shares with memory added: whole heads and FFN columns); the plain roofline's
-  // even sharding has no engine layout to check.
-  const bool stated = !o.replica_chips.empty();
-  std::vector<int64_t> sizes = o.replica_chips;
-  int64_t smallest = 0;
-  if (!stated) {
-    try {
-      DeploymentOptions engine = base;
-      engine.mechanisms.enabled = true;
-      smallest = smallest_replica_chips(m, s, engine, std::max<int64_t>(context, 1));
-    } catch (const InputError&) {
-      smallest = 0;
-    }
-    if (smallest == 0) {
-      throw InputError("chips", "no replica of up to 64 scale-up domains of " + s.name + " holds " + m.name +
-                                    "'s weights and one sequence of " + std::to_string(context) + " tokens");
-    }
-    if (smallest > budget) {
-      throw InputError("chips", "the smallest replica of " + m.name + " that an engine can run and that holds its weights and one sequence of " +
-                                    std::to_string(context) + " tokens needs " + std::to_string(smallest) + " chips of " + s.name +
-                                    "; the budget allows " + std::to_string(budget));
-    }
-    const int64_t domain = std::max<int64_t>(s.scale_up_domain, 1);
-    std::set<int64_t> set;
-    for (int64_t k = 1; k <= domain; ++k) {
-      if (domain % k == 0) set.insert(k);
-    }
-    for (int64_t k = 2 * domain; k <= budget; k *= 2) set.insert(k);
-    for (const int64_t k : set) {
-      if (k >= smallest && k <= budget) sizes.push_back(k);
-    }
-  }
-  for (const int64_t k : sizes) {
-    if (k < 1) throw InputError("replica_chips", "must be >= 1, got " + std::to_string(k));
-  }
-  std::string refused;  // why each stated size was dropped
-  if (base.mechanisms.enabled) {
-    std::vector<int64_t> runnable;
-    for (const int64_t k : sizes) {
-      const std::string why = replica_size_problem(m, k);
-      if (why.empty()) {
-        runnable.push_back(k);
-      } else {
-        refused += (refused.empty() ? "" : "; ") + std::to_string(k) + ": " + why;
-        r.warnings.push_back("replica size " + std::to_string(k) + " left out: " + why + " (no engine runs it)");
-      }
-    }
-    sizes = std::move(runnable);
-  }
-  if (stated) {
-    const auto within = std::count_if(sizes.begin(), sizes.end(), [&](int64_t k) { return k <= budget; });
-    if (sizes.empty()) throw InputError("replica_chips", "no engine runs " + m.name + " on a replica of " + refused);
-    if (within == 0) {
-      throw InputError("replica_chips", "every replica size an engine can run among those stated exceeds the budget of " +
-                                            std::to_string(budget) + " chips" + (refused.empty() ? "" : " (refused: " + refused + ")"));
-    }
-  }
+  const plan_detail::ReplicaSizes pre_sizes = plan_detail::replica_sizes(m, s, base, o, budget, context, r.warnings);
+  const bool stated = pre_sizes.stated;
+  const std::vector<int64_t>& sizes = pre_sizes.sizes;
+  // Mixed chips: the decode pool's sizes on its own system (its warnings repeat none: the
+  // engine rule is the model's).
+  std::vector<std::string> decode_warnings;
+  const plan_detail::ReplicaSizes dec_sizes =
+      mixed ? plan_detail::replica_sizes(m, ds, base, o, budget, context, decode_warnings) : plan_detail::ReplicaSizes{};
   std::vector<int64_t> caps = o.max_sequences;
   if (caps.empty()) caps = {policy.max_sequences, 256, 64};
   std::sort(caps.begin(), caps.end());
   caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
 
-  std::vector<Shape> shapes;
-  for (const int64_t n : sizes) {
-    if (n > budget) continue;
-    for (auto& sh : shapes_for(m, s, base, n, context)) shapes.push_back(std::move(sh));
-  }
+  const std::vector<Shape> shapes = plan_detail::shapes_within(m, s, base, sizes, budget, context);
+  const std::vector<Shape> mixed_shapes = mixed ? plan_detail::shapes_within(m, ds, base, dec_sizes.sizes, budget, context) : std::vector<Shape>{};
+  const std::vector<Shape>& dec_shapes = mixed ? mixed_shapes : shapes;  // the decode pool's
   auto options_for = [&](int64_t cap) {
     SimOptions so;
     so.policy = policy;
@@ -220,6 +141,7 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     p.replica_chips = sh.dep.n_chips;
     p.replicas = k;
     p.layout = sh.name;
+    p.prefill_hardware = p.decode_hardware = s.name;  // disaggregated: the caller names the decode pool's
     p.parallel = sh.dep.mechanisms.layout;
     p.max_sequences = cap;
     p.max_batched_tokens = policy.max_batched_tokens;
@@ -232,7 +154,10 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     return p;
   };
   auto record = [&](PlanCandidate c) {
-    c.usd_per_hour = r.has_price ? std::optional<double>(cost_of(s, base, c.chips)) : std::nullopt;
+    // Mixed chips: each pool's chips at its own system's price per chip-hour.
+    const double usd = mixed ? cost_of(s, base, c.replica_chips * c.replicas) + cost_of(ds, base, c.decode_replica_chips * c.decode_replicas)
+                             : cost_of(s, base, c.chips);
+    c.usd_per_hour = r.has_price ? std::optional<double>(usd) : std::nullopt;
     c.meets_slo = c.summary.meets_slo;
     r.evaluated.push_back(std::move(c));
     return r.evaluated.back().meets_slo;
@@ -243,7 +168,7 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     if (k <= budget) size_list += (size_list.empty() ? "" : ", ") + std::to_string(k);
   }
   // Aggregated: for each shape and cap, the fewest replicas that meet the SLO.
-  if (o.aggregated) {
+  if (o.aggregated && !mixed) {
     for (const auto& sh : shapes) {
       for (const int64_t cap : caps) {
         const int64_t n = sh.dep.n_chips;
@@ -274,12 +199,14 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     return span > 0 ? busy / (static_cast<double>(k) * span) : 0.0;
   };
   const std::size_t before_disaggregated = r.evaluated.size();
-  if (o.disaggregated && shapes.empty()) r.searched.push_back("disaggregated: no replica size within the budget holds the model");
-  if (o.disaggregated && !shapes.empty()) {
+  if (o.disaggregated && (shapes.empty() || dec_shapes.empty())) {
+    r.searched.push_back("disaggregated: no replica size within the budget holds the model" + (mixed ? " on " + (shapes.empty() ? s.name : ds.name) : ""));
+  }
+  if (o.disaggregated && !shapes.empty() && !dec_shapes.empty()) {
     Slo ttft_only = o.slo;
     ttft_only.tpot_s.reset();
     int64_t smallest_shape = budget;
-    for (const auto& sh : shapes) smallest_shape = std::min(smallest_shape, sh.dep.n_chips);
+    for (const auto& sh : dec_shapes) smallest_shape = std::min(smallest_shape, sh.dep.n_chips);  // room for a decode replica
     const Shape* pre = nullptr;
     int64_t pre_replicas = 0;
     double pre_ttft = 0, pre_busy = 0;
@@ -326,7 +253,7 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
         if (extra > 0 && pre->dep.n_chips * k_pre + smallest_shape > budget) break;
         pre_replicas = k_pre;
         const int64_t left = budget - pre->dep.n_chips * pre_replicas;
-        for (const auto& sh : shapes) {
+        for (const auto& sh : dec_shapes) {
           const int64_t n = sh.dep.n_chips;
           for (const int64_t cap : caps) {
             const int64_t k = fewest(left / n, [&](int64_t k) {
@@ -335,12 +262,17 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
               r.simulations += pre_replicas + k;
               PlanCandidate p = candidate(*pre, pre_replicas, cap, c);
               p.disaggregated = true;
+              p.prefill_hardware = s.name;
+              p.decode_hardware = ds.name;
               p.decode_replica_chips = n;
               p.decode_replicas = k;
               p.decode_layout = sh.name;
               p.decode_weight_bytes_per_chip = memory_plan(sh.dep, 0, 0).weights.value() / static_cast<double>(sh.dep.n_chips);
               p.decode_parallel = sh.dep.mechanisms.layout;
-              if (o.power && c.fits) p.energy = serving_energy(c, p.summary, n, pre->dep.n_chips, *o.power, o.facility);
+              // Mixed chips: each pool at its own chip's power (PlanOptions::prefill_power).
+              if (o.power && c.fits && (!mixed || o.prefill_power)) {
+                p.energy = serving_energy(c, p.summary, n, pre->dep.n_chips, *o.power, o.facility, mixed ? &*o.prefill_power : nullptr);
+              }
               return record(std::move(p));
             });
             met = met || k > 0;
@@ -352,9 +284,9 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
                                           ": with the KV transfer and the decode queue in TTFT, no decode pool met the SLO)"
                                     : "";
       r.searched.push_back("disaggregated: " + std::to_string(r.evaluated.size() - before_disaggregated) + " deployments: prefill pool " +
-                           std::to_string(pre_replicas) + " x " + std::to_string(pre->dep.n_chips) + " chips (" + pre->name + "), " + rule +
+                           std::to_string(pre_replicas) + " x " + std::to_string(pre->dep.n_chips) + " chips" + (mixed ? " of " + s.name : "") + " (" + pre->name + "), " + rule +
                            grown + (o.slo.ttft_s ? "" : " (" + num(100 * pre_busy) + "% busy)") +
-                           "; then every decode layout and cap, the fewest decode replicas meeting the SLO end to end");
+                           "; then every decode layout" + (mixed ? " on " + ds.name : "") + " and cap, the fewest decode replicas meeting the SLO end to end");
     }
   }
 
@@ -365,12 +297,13 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     r.why_none = "no deployment within " + std::to_string(budget) + " chips meets" +
                  (o.slo.ttft_s ? " TTFT p" + p + " <= " + ms(*o.slo.ttft_s) : std::string()) +
                  (o.slo.tpot_s ? std::string(o.slo.ttft_s ? " and" : "") + " TPOT p" + p + " <= " + ms(*o.slo.tpot_s) : std::string());
-    if (shapes.empty()) {
+    if (shapes.empty() || dec_shapes.empty()) {
       // Every size tried is within the budget (checked above): none holds the model.
+      const bool on_pre = shapes.empty();
       std::string tried;
-      for (const int64_t k : sizes) tried += (tried.empty() ? "" : ", ") + std::to_string(k);
-      throw InputError(stated ? "replica_chips" : "chips", "no replica of the sizes tried (" + tried + " chips of " + s.name + ") holds " +
-                                                               m.name + "'s weights and one sequence of " + std::to_string(context) + " tokens");
+      for (const int64_t k : on_pre ? sizes : dec_sizes.sizes) tried += (tried.empty() ? "" : ", ") + std::to_string(k);
+      throw InputError(stated ? "replica_chips" : "chips", "no replica of the sizes tried (" + tried + " chips of " + (on_pre ? s.name : ds.name) +
+                                                               ") holds " + m.name + "'s weights and one sequence of " + std::to_string(context) + " tokens");
     }
   }
   return r;

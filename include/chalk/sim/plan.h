@@ -46,6 +46,9 @@ struct PlanOptions {
   bool disaggregated = true;
   /// The chips' power figures (hardware/power.h); nullopt: no energy figures.
   std::optional<ChipPower> power;
+  /// Mixed chips (plan_pools with two systems): the prefill pool's chip power, `power` being
+  /// the decode pool's; nullopt there: no energy figures.
+  std::optional<ChipPower> prefill_power;
   Facility facility;  ///< host share and PUE of every candidate's energy (checked: validate(Facility))
   /// Passed to every simulated deployment as SimOptions::progress (optional; chalk web
   /// bounds a plan's work with it): called with steps run, summed over all the plan's runs;
@@ -56,6 +59,9 @@ struct PlanOptions {
 /// One simulated deployment.
 struct PlanCandidate {
   bool disaggregated = false;
+  /// Each pool's system name (SystemSpec::name; they differ with mixed chips, plan_pools);
+  /// aggregated: the one system, twice.
+  std::string prefill_hardware, decode_hardware;
   /// Aggregated: the replicas. Disaggregated: the prefill pool.
   int64_t replica_chips = 0, replicas = 0;
   std::string layout;
@@ -71,7 +77,7 @@ struct PlanCandidate {
   /// Weight bytes one chip of a (prefill or aggregated) replica stores under its layout, and
   /// of a decode replica (memory_plan's weights / chips: replicated parts counted on each).
   double weight_bytes_per_chip = 0, decode_weight_bytes_per_chip = 0;
-  std::optional<double> usd_per_hour;
+  std::optional<double> usd_per_hour;  ///< $/hour: each pool's chips x its system's price per chip-hour (nullopt: no price)
   SimSummary summary;
   bool meets_slo = false;
   std::optional<ServingEnergy> energy;  ///< with PlanOptions::power: the run's energy (sim/energy.h)
@@ -95,14 +101,16 @@ struct PlanReport {
   std::vector<std::string> searched;
 };
 
-/// The cheapest of `evaluated` whose own simulation met the SLO: fewest chips, ties to the
-/// lower TTFT then TPOT at the SLO percentile; nullopt when none met it (plan_select.cc).
+/// The cheapest of `evaluated` whose own simulation met the SLO: lowest $/hour (chips when
+/// unpriced; on one system the two order alike), ties to fewer chips, then the lower TTFT
+/// then TPOT at the SLO percentile; nullopt when none met it (plan_select.cc).
 std::optional<std::size_t> cheapest_meeting_slo(const std::vector<PlanCandidate>& evaluated);
 
-/// Indices of the Pareto front of `evaluated` over chips, TTFT and TPOT at the SLO
-/// percentile: a candidate is on it unless another that finished every request is no worse
-/// in all three and better in one (of twins, the first stays). Candidates with a rejected
-/// request or none finished are left out. Sorted by chips, then TTFT (plan_select.cc).
+/// Indices of the Pareto front of `evaluated` over cost ($/hour; chips when unpriced), TTFT
+/// and TPOT at the SLO percentile: a candidate is on it unless another that finished every
+/// request is no worse in all three and better in one (of twins, the first stays).
+/// Candidates with a rejected request or none finished are left out. Sorted by cost, then
+/// TTFT (plan_select.cc).
 std::vector<std::size_t> pareto_front(const std::vector<PlanCandidate>& evaluated);
 
 /// Searches deployments: for each replica size and each of its fitting layouts
@@ -123,5 +131,18 @@ std::vector<std::size_t> pareto_front(const std::vector<PlanCandidate>& evaluate
 /// exceed the budget, or no replica tried that holds the weights and one sequence.
 PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
                            std::span<const Request> traffic, const PlanOptions& o);
+
+/// Mixed chips (docs/simulator.md 1.5 and "Planning"): plan_deployment with the prefill pool
+/// on `prefill` and the decode pool on `decode`, each replica a deployment of its own system
+/// (its sizes, layouts and engine step), the KV between them as simulate_disaggregated
+/// carries it (kv_transfer: scale-out at the slower NIC). When the two systems' names
+/// differ only disaggregated deployments are searched, the chip budget bounds both pools
+/// together, and cost = prefill chips x price(prefill) + decode chips x price(decode) per
+/// hour (catalog prices, SystemSpec::price_per_chip); the same name is plan_deployment.
+/// Throws InputError as plan_deployment, and with two systems for a price per chip
+/// (field "price_per_chip": it prices one chip type), a dollar budget ("usd_budget") or
+/// no disaggregated mode ("modes").
+PlanReport plan_pools(const ModelSpec& m, const SystemSpec& prefill, const SystemSpec& decode, const DeploymentOptions& base,
+                      std::span<const Request> traffic, const PlanOptions& o);
 
 }  // namespace chalk::sim
