@@ -259,13 +259,21 @@ PYBIND11_MODULE(_chalk, m) {
       .def("decode_step", [](py::object self, int64_t batch, int64_t context) {
         check_range(batch, 1, kMaxStepBatch, "--batch", "sequences");
         check_range(context, 1, kMaxContextTokens, "--context", "tokens");
-        return DecodeRow{{decode_step(self.cast<const Deployment&>(), batch, context)}, std::move(self)};
+        const Deployment& d = self.cast<const Deployment&>();
+        DecodeRow row{{decode_step(d, batch, context)}, self};
+        // As `chalk decode`: a batch the replica cannot hold is not priced (issue 30).
+        if (!memory_plan(d, batch, context).fits) row.cost_per_token.reset();
+        return row;
       }, py::arg("batch"), py::arg("context") = 4096, python::doc::decode_step)
       .def("prefill_step", [](py::object self, int64_t prompt, int64_t batch, int64_t prefix) {
         check_range(prompt, 1, kMaxContextTokens, "--prompt", "tokens");
         check_range(batch, 1, kMaxStepBatch, "--batch", "prompts");
         check_range(prefix, 0, kMaxContextTokens, "--prefix", "tokens");
-        return PrefillRow{{prefill_step(self.cast<const Deployment&>(), batch, prompt, prefix)}, std::move(self)};
+        const Deployment& d = self.cast<const Deployment&>();
+        PrefillRow row{{prefill_step(d, batch, prompt, prefix)}, self};
+        // As `chalk prefill`: prompts the replica cannot hold are not priced (issue 30).
+        if (!memory_plan(d, batch, prompt + prefix).fits) row.cost_per_token.reset();
+        return row;
       }, py::arg("prompt"), py::arg("batch") = 1, py::arg("prefix") = 0, python::doc::prefill_step)
       .def("memory_plan", [](const Deployment& d, int64_t batch, int64_t context) {
         const MemoryPlan p = memory_plan(d, batch, context);

@@ -45,9 +45,10 @@ void evaluate_point(Deployment& d, const Deployment& base, int64_t b, int64_t s,
   out.tok_per_s[i] = r.tokens_per_s.value();
   out.tok_per_s_per_user[i] = r.tokens_per_s_per_user.value();
   out.tok_per_s_per_chip[i] = r.tokens_per_s_per_chip.value();
-  out.cost_usd_per_mtok[i] = r.cost_per_token ? to_usd_per_mtok(*r.cost_per_token) : std::numeric_limits<double>::quiet_NaN();
-  out.bound[i] = static_cast<int8_t>(r.bound);
   out.memory_fits[i] = memory_plan(d, b, s).fits;
+  // As `chalk decode`: a batch the replica cannot hold is not priced (NaN; issue 30).
+  out.cost_usd_per_mtok[i] = r.cost_per_token && out.memory_fits[i] ? to_usd_per_mtok(*r.cost_per_token) : std::numeric_limits<double>::quiet_NaN();
+  out.bound[i] = static_cast<int8_t>(r.bound);
   const int64_t max_batch = memory_plan(d, 1, s).max_batch;
   out.max_batch_at_context[i] = max_batch == INT64_MAX ? -1 : max_batch;
 }
