@@ -359,9 +359,12 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // microbatch, the run 155 ms): 14.8%, p90 36.4%. Then 13.9%, p90 35.2% with GEMM
   // efficiency by shape (engine/gemm_shape.h: wave and tile quantization over the SMs; the
   // A100 rows' TP8 GEMMs of 2048 tokens run in 6 waves on 108 SMs, 89% full: MEG21-3 +23% ->
-  // +17%, KORTH22-175B -11% -> -7%).
+  // +17%, KORTH22-175B -11% -> -7%). Then 13.9%, p90 31.5% with the FP8 recipes'
+  // quantization kernels (current scaling's amax pass on Megatron-Bridge's FP8-CS rows) and
+  // the rotary kernels (kernels.h): MBR2511-H100-L8B +13.2% -> +9.7%, B200-L8B +33.6% ->
+  // +29.3%, GB200-L8B +19.1% -> +15.7%, H100-Q30B +172% -> +162%.
   EXPECT_LE(summary(r, "training").median_abs, 0.140);
-  EXPECT_LE(summary(r, "training").p90_abs, 0.353);  // 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
+  EXPECT_LE(summary(r, "training").p90_abs, 0.316);  // 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
   EXPECT_LE(summary(r, "all").median_abs, 0.143);  // 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
 }
 
