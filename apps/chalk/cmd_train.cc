@@ -48,6 +48,10 @@ void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   cmd.add_option("-s,--seq-len", a.seq_len, "Tokens per sequence")->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   cmd.add_option("--compute", a.compute, "GEMM precision: bf16 (fp16), fp8 (mxfp8), fp4 (nvfp4, mxfp4); where the chip has the rate")->capture_default_str();
+  cmd.add_option("--fp8-recipe", a.fp8_recipe,
+                 "How FP8 GEMMs are scaled (--compute fp8; Megatron-LM's names): delayed (amax history), tensorwise (current "
+                 "scaling: an amax pass before each cast), mxfp8 (a scale per 32), blockwise (DeepSeek-V3's 1x128 and 128x128)")
+      ->capture_default_str();
   cmd.add_option("--optimizer", a.optimizer, "Model-state bytes per parameter: adam16 (2+2+12), adam18 (2+4+12), adam-bf16-moments (2+4+8)")
       ->capture_default_str();
   cmd.add_flag("--no-flash-attention", a.no_flash, "Store the attention scores (no FlashAttention; Korthikanti's 5as/h term)");
@@ -88,6 +92,7 @@ TrainingPlan plan_from(const TrainArgs& a) {
   p.recompute_modules = parse_recompute_modules(a.recompute_modules, "--recompute-modules");
   p.state = parse_state_bytes(a.optimizer, "--optimizer");
   p.compute = parse_matmul_precision(a.compute, "--compute");
+  p.fp8_recipe = parse_fp8_recipe(a.fp8_recipe, "--fp8-recipe");
   p.microbatch = a.microbatch;
   p.seq_len = a.seq_len;
   p.global_batch = a.global_batch > 0 ? a.global_batch : a.dp * a.microbatch * 8;
@@ -107,7 +112,8 @@ std::string option_for(const std::string& plan_field) {
       {"dp", "--dp"},           {"tp", "--tp"},         {"pp", "--pp"},           {"cp", "--cp"},
       {"ep", "--ep"},           {"etp", "--etp"},       {"virtual_stages", "--virtual-stages"},
       {"zero_stage", "--zero"}, {"microbatch", "--microbatch"}, {"global_batch", "--global-batch"},
-      {"seq_len", "--seq-len"}, {"chips", "--chips"}, {"compute", "--compute"}, {"ep_overlap", "--ep-overlap"}};
+      {"seq_len", "--seq-len"}, {"chips", "--chips"}, {"compute", "--compute"}, {"ep_overlap", "--ep-overlap"},
+      {"fp8_recipe", "--fp8-recipe"}};
   for (const auto& [field, option] : names) {
     if (plan_field == field) return option;
   }
@@ -230,6 +236,7 @@ void run_step(const TrainArgs& a) {
                         {"placement", s.placement.description}, {"seq_len_tokens", s.plan.seq_len}, {"global_batch", s.plan.global_batch},
                         {"optimizer", s.plan.state.name}, {"state_bytes_per_param", s.plan.state.total()},
                         {"ep_dispatcher", std::string(to_string(s.plan.ep_dispatcher))}, {"ep_overlap", s.plan.ep_overlap},
+                        {"fp8_recipe", std::string(to_string(s.plan.fp8_recipe))},
                         {"mfu_definition", train_run::mfu_definition(true, "bf16")},
                         {"rows", nlohmann::json::array({row})}, {"warnings", s.warnings}};  // the step: one row
     if (a.explain) j["explanations"] = explanations_json(explain_training_step(s.rates, s.plan, s.placement, st));

@@ -32,6 +32,7 @@ struct TrainArgs {
   int64_t route_domains = 0;
   std::string ep_dispatcher = "deepep";
   bool ep_overlap = false;
+  std::string fp8_recipe = "delayed";
   OutputArgs output;
   bool explain = false;  ///< --explain (step, memory): how each figure is computed (chalk/training/explain.h)
 };

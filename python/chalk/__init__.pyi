@@ -505,7 +505,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def train_step(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, recompute_modules: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, explain: bool = False, frame: bool = False) -> Any:
+def train_step(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, recompute_modules: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, fp8_recipe: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, explain: bool = False, frame: bool = False) -> Any:
     """`chalk train step --json`: One training step of a plan: compute, communication, bubble, MFU and HFU.
 
 Returns the CLI's JSON as plain Python objects.
@@ -531,6 +531,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     global_batch: Sequences per step (default: dp x microbatch x 8)
     seq_len: Tokens per sequence (default 4096)
     compute: GEMM precision: bf16 (fp16), fp8 (mxfp8), fp4 (nvfp4, mxfp4); where the chip has the rate (default bf16)
+    fp8_recipe: How FP8 GEMMs are scaled (--compute fp8; Megatron-LM's names): delayed (amax history), tensorwise (current scaling: an amax pass before each cast), mxfp8 (a scale per 32), blockwise (DeepSeek-V3's 1x128 and 128x128) (default delayed)
     optimizer: Model-state bytes per parameter: adam16 (2+2+12), adam18 (2+4+12), adam-bf16-moments (2+4+8) (default adam18)
     no_flash_attention: Store the attention scores (no FlashAttention; Korthikanti's 5as/h term)
     no_gemm_shapes: Price every GEMM at the chip's best-shape (MAMF) rate, without wave and tile quantization over its SMs
@@ -545,7 +546,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def train_memory(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, recompute_modules: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, explain: bool = False, frame: bool = False) -> Any:
+def train_memory(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, recompute_modules: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, fp8_recipe: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, explain: bool = False, frame: bool = False) -> Any:
     """`chalk train memory --json`: Memory per chip of a training plan: weights, gradients, optimizer states, activations.
 
 Returns the CLI's JSON as plain Python objects.
@@ -571,6 +572,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     global_batch: Sequences per step (default: dp x microbatch x 8)
     seq_len: Tokens per sequence (default 4096)
     compute: GEMM precision: bf16 (fp16), fp8 (mxfp8), fp4 (nvfp4, mxfp4); where the chip has the rate (default bf16)
+    fp8_recipe: How FP8 GEMMs are scaled (--compute fp8; Megatron-LM's names): delayed (amax history), tensorwise (current scaling: an amax pass before each cast), mxfp8 (a scale per 32), blockwise (DeepSeek-V3's 1x128 and 128x128) (default delayed)
     optimizer: Model-state bytes per parameter: adam16 (2+2+12), adam18 (2+4+12), adam-bf16-moments (2+4+8) (default adam18)
     no_flash_attention: Store the attention scores (no FlashAttention; Korthikanti's 5as/h term)
     no_gemm_shapes: Price every GEMM at the chip's best-shape (MAMF) rate, without wave and tile quantization over its SMs
@@ -585,7 +587,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def train_layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, chips: Optional[Values] = None, limit: Optional[Values] = None, all: bool = False, pareto: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
+def train_layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, fp8_recipe: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, chips: Optional[Values] = None, limit: Optional[Values] = None, all: bool = False, pareto: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk train layouts --json`: Every training plan of a model on a cluster that fits, ranked by step time.
 
 Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
@@ -596,6 +598,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     global_batch: Sequences per step (default: the chip count, one per chip)
     seq_len: Tokens per sequence (default 4096)
     compute: GEMM precision: bf16 (fp16), fp8 (mxfp8), fp4 (nvfp4, mxfp4); where the chip has the rate (default bf16)
+    fp8_recipe: How FP8 GEMMs are scaled (--compute fp8; Megatron-LM's names): delayed (amax history), tensorwise (current scaling: an amax pass before each cast), mxfp8 (a scale per 32), blockwise (DeepSeek-V3's 1x128 and 128x128) (default delayed)
     optimizer: Model-state bytes per parameter: adam16 (2+2+12), adam18 (2+4+12), adam-bf16-moments (2+4+8) (default adam18)
     no_flash_attention: Store the attention scores (no FlashAttention; Korthikanti's 5as/h term)
     no_gemm_shapes: Price every GEMM at the chip's best-shape (MAMF) rate, without wave and tile quantization over its SMs

@@ -89,6 +89,12 @@ ModelSpec common(const Obj& c, const std::string& name, const std::string& where
   m.vocab_size = c.integer_in("vocab_size", 1, vocab);
   m.max_context = c.integer_in("max_position_embeddings", 1, context);
   m.tie_embeddings = c.opt_boolean("tie_word_embeddings").value_or(false);
+  m.rotary_fraction = c.opt_number("partial_rotary_factor").value_or(1.0);
+  if (!(m.rotary_fraction >= 0 && m.rotary_fraction <= 1)) {
+    char got[32];
+    std::snprintf(got, sizeof got, "%g", m.rotary_fraction);
+    throw InputError(c.field("partial_rotary_factor"), std::string("expected a share of the head width in [0, 1], got ") + got);
+  }
   const DType base = base_dtype(c);
   m.weights.embedding = m.weights.attention = m.weights.dense_ffn = m.weights.experts = m.weights.router = base;
   return m;

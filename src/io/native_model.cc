@@ -80,7 +80,7 @@ ModelSpec model_from_native(std::string_view text, const std::string& where) {
   const auto j = detail::parse_json(text, where);
   const Obj c(j, where + ": ");
   c.only({"format", "name", "source", "d_model", "vocab_size", "max_context", "tie_embeddings", "norm_bias",
-          "lm_head_bias", "weights", "layers", "notes"});
+          "lm_head_bias", "position", "weights", "layers", "notes"});
   const std::string format = c.string("format");
   if (format != "chalk-model/1") throw InputError(c.field("format"), "unknown format '" + format + "'; expected chalk-model/1");
   ModelSpec m;
@@ -93,6 +93,11 @@ ModelSpec model_from_native(std::string_view text, const std::string& where) {
   m.tie_embeddings = c.opt_boolean("tie_embeddings").value_or(false);
   m.norm_bias = c.opt_boolean("norm_bias").value_or(false);
   m.lm_head_bias = c.opt_boolean("lm_head_bias").value_or(false);
+  // Positions: rotary (the default), or none rotated: learned absolute, ALiBi, relative.
+  const std::string position = c.opt_string("position").value_or("rope");
+  if (position == "rope") m.rotary_fraction = 1;
+  else if (position == "learned" || position == "alibi" || position == "relative") m.rotary_fraction = 0;
+  else throw InputError(c.field("position"), "expected rope, learned, alibi or relative, got '" + position + "'");
   const DType w = parse_dtype(c.opt_string("weights").value_or("bf16"), c.field("weights"));
   m.weights.embedding = m.weights.attention = m.weights.dense_ffn = m.weights.experts = m.weights.router = w;
   const auto& groups = c.raw("layers");

@@ -231,5 +231,24 @@ TEST(ParserBounds, MemoryTypeIsReadAndChecked) {
   EXPECT_EQ(hw_error(h.dump()), "h.json: chip.memory_type: expected HBM, GDDR6, GDDR7 or LPDDR5X, got 'SRAM'");
 }
 
+TEST(ParserBounds, PositionEncodingsAndRotaryShare) {
+  // Native files: rope (the default) rotates every query and key dimension; learned, alibi
+  // and relative none; anything else names the field.
+  nlohmann::json n = data("models/native/palm-540b.json");
+  EXPECT_DOUBLE_EQ(model_from_native(n.dump(), "m.json").rotary_fraction, 1.0);
+  n["position"] = "alibi";
+  EXPECT_DOUBLE_EQ(model_from_native(n.dump(), "m.json").rotary_fraction, 0.0);
+  n["position"] = "sinusoidal";
+  EXPECT_EQ(native_error(n.dump()), "m.json: position: expected rope, learned, alibi or relative, got 'sinusoidal'");
+  EXPECT_DOUBLE_EQ(load_model("gpt-3-175b").rotary_fraction, 0.0);
+  // HF configs: partial_rotary_factor, in [0, 1].
+  nlohmann::json h = data("models/hf/llama-3.1-8b.json");
+  EXPECT_DOUBLE_EQ(model_from_hf_config(h.dump(), "x", "cfg.json").rotary_fraction, 1.0);
+  h["partial_rotary_factor"] = 0.25;
+  EXPECT_DOUBLE_EQ(model_from_hf_config(h.dump(), "x", "cfg.json").rotary_fraction, 0.25);
+  h["partial_rotary_factor"] = 2;
+  EXPECT_EQ(hf_error(h.dump()), "cfg.json: partial_rotary_factor: expected a share of the head width in [0, 1], got 2");
+}
+
 }  // namespace
 }  // namespace chalk

@@ -121,6 +121,12 @@ TrainingCosts make_training_costs(const ModelSpec& m, int64_t seq_len) {
     }
     // MLP GEMMs per expert a token visits: first (in h, out f or gate + up 2f), second (in f, out h).
     const double copies = g.ffn.kind == FfnKind::moe ? d(g.ffn.top_k) + d(g.ffn.n_shared_experts) : 1.0;
+    if (a.kind == AttentionKind::mla) {
+      c.rotary_width_sharded += n * d(a.n_heads) * d(a.qk_rope_head_dim);
+      c.rotary_width_replicated += n * d(a.qk_rope_head_dim);
+    } else if (a.kind == AttentionKind::gqa) {  // linear-attention layers (Gated DeltaNet, lightning) rotate nothing
+      c.rotary_width_sharded += n * m.rotary_fraction * (q + (a.shares_kv_with_previous ? 0.0 : k));
+    }
     if (a.qkv_bias) c.bias_width_sharded += n * (q + (a.shares_kv_with_previous ? 0.0 : k + v));
     if (a.o_bias) c.bias_width_replicated += n * h;
     if (g.ffn.bias) {

@@ -103,6 +103,23 @@ std::string recompute_modules_string(unsigned modules) {
   return s;
 }
 
+std::string_view to_string(Fp8Recipe r) {
+  switch (r) {
+    case Fp8Recipe::delayed: return "delayed";
+    case Fp8Recipe::tensorwise: return "tensorwise";
+    case Fp8Recipe::mxfp8: return "mxfp8";
+    case Fp8Recipe::blockwise: return "blockwise";
+  }
+  return "?";
+}
+
+Fp8Recipe parse_fp8_recipe(std::string_view t, const std::string& field) {
+  for (auto r : {Fp8Recipe::delayed, Fp8Recipe::tensorwise, Fp8Recipe::mxfp8, Fp8Recipe::blockwise}) {
+    if (t == to_string(r)) return r;
+  }
+  throw InputError(field, "expected delayed, tensorwise, mxfp8 or blockwise, got '" + excerpt(t) + "'");
+}
+
 StateBytes parse_state_bytes(std::string_view t, const std::string& field) {
   if (t == "adam16") return {2, 2, 12, "adam16"};
   if (t == "adam18") return {2, 4, 12, "adam18"};
@@ -178,6 +195,10 @@ Placement check_plan(const ModelSpec& m, const SystemSpec& s, int64_t chips, con
   if (p.schedule == PipelineSchedule::dualpipe && (p.pp % 2 != 0 || micro % 2 != 0)) {
     throw InputError("pp", fmt::format("dualpipe needs pp ({}) and microbatches per step ({}) even", p.pp, micro));
   }
+  if (p.fp8_recipe != Fp8Recipe::delayed && p.compute != MatmulPrecision::fp8) {
+    throw InputError("fp8_recipe", fmt::format("{} scales FP8 GEMMs; the plan's compute is {} (expected fp8)", to_string(p.fp8_recipe),
+                                               to_string(p.compute)));
+  }
   if (p.ep_overlap) {
     // Megatron-Core asserts these (Megatron-Bridge docs/training/communication-overlap.md,
     // "Common Failure Modes").
@@ -246,6 +267,7 @@ std::string describe_plan(const TrainingPlan& p) {
   s += fmt::format(", ZeRO-{}, mb {}, recompute {}", p.zero_stage, p.microbatch, to_string(p.recompute));
   if (p.recompute_modules) s += " + " + recompute_modules_string(p.recompute_modules);
   if (p.reversible) s += ", reversible";
+  if (p.compute == MatmulPrecision::fp8 && p.fp8_recipe != Fp8Recipe::delayed) s += ", FP8 " + std::string(to_string(p.fp8_recipe));
   return s;
 }
 

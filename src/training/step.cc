@@ -85,10 +85,10 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // The memory-bound kernels between the GEMMs (norms, residual adds, dropout, the
   // activation function; kernels.h) and the low-precision recipe's casts, on this rank's
   // b s / cp tokens.
-  const KernelBytes el = elementwise_bytes(c, p), qz = quantize_bytes(c, p);
+  const KernelBytes el = elementwise_bytes(c, p), qz = quantize_bytes(c, p), ro = rotary_bytes(c, p);
   const double inv_hbm = 1 / hbm, rank_tok_per_hbm = tok / d(p.cp) * inv_hbm;  // seconds per byte per token of this rank
-  const double layer_el_f = rank_tok_per_hbm * (el.forward + qz.forward);
-  const double layer_el_b = rank_tok_per_hbm * (el.backward + qz.backward);
+  const double layer_el_f = rank_tok_per_hbm * (el.forward + qz.forward + ro.forward);
+  const double layer_el_b = rank_tok_per_hbm * (el.backward + qz.backward + ro.backward);
   // Materialised attention scores (no FlashAttention): each of the s x s score elements per
   // head crosses HBM kScoreBytesForward times in forward and kScoreBytesBackward in backward
   // (scores_hbm_bytes; Dao et al. 2022 section 2.2, Algorithm 0).

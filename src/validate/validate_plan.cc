@@ -90,6 +90,9 @@ void plan_layout(const Measurement& r, const ModelSpec& model, RowPlan& p) {
   if (r.ep_overlap == "yes") {
     throw InputError(r.id + ": ep_overlap", "Megatron-Core's EP overlap is a training schedule; a serving row states two_batch_overlap");
   }
+  if (!r.fp8_recipe.empty()) {
+    throw InputError(r.id + ": fp8_recipe", "'" + r.fp8_recipe + "' is a training recipe; a serving row states its formats in weights, kv and compute");
+  }
   if (r.two_batch_overlap == "yes") L.overlap_micro_batches = true;
   p.two_batch_overlap_stated = !r.two_batch_overlap.empty();
   if (!r.dispatch.empty()) L.dispatch_bytes_per_element = bytes_per_element(storage_format(r.dispatch));

@@ -365,11 +365,14 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // fixed cost on the routed experts (engine/gemm_shape.h grouped_gemm_reduction_efficiency)
   // and the router's fp32 kernels: every MoE row slower, all of them too fast before
   // (MBR2511-H100-Q30B +172% -> +157%, -OSS120B +42% -> +35%, MBR2511-B200-DSV3 +29% -> +23%,
-  // DSV3-TRAIN-2 +17% -> +15%; MBR2509-H100-DSV3 -0.0% -> -2.4%).
-  EXPECT_LE(summary(r, "training").median_abs, 0.133);
-  EXPECT_LE(summary(r, "training").p90_abs, 0.339);  // 0.352 before the grouped GEMM's fixed cost, 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
+  // DSV3-TRAIN-2 +17% -> +15%; MBR2509-H100-DSV3 -0.0% -> -2.4%). Then 13.1%, p90 30.2%
+  // with the FP8 recipes' quantization kernels (current scaling's amax pass on
+  // Megatron-Bridge's FP8-CS rows) and the rotary kernels (kernels.h): alone they moved
+  // MBR2511-H100-L8B +13.2% -> +9.7%, B200-L8B +33.6% -> +29.3%, GB200-L8B +19.1% -> +15.7%.
+  EXPECT_LE(summary(r, "training").median_abs, 0.131);  // 0.133 before the FP8 recipes and rotary kernels
+  EXPECT_LE(summary(r, "training").p90_abs, 0.302);  // 0.339 before the FP8 recipes and rotary kernels, 0.352 before the grouped GEMM's fixed cost, 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
   EXPECT_LE(summary(r, "run").median_abs, 0.255);  // 0.263 before the grouped GEMM's fixed cost (DSV3-TRAIN-1 -14.6% -> -12.8%)
-  EXPECT_LE(summary(r, "all").median_abs, 0.135);  // about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
+  EXPECT_LE(summary(r, "all").median_abs, 0.133);  // about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
 }
 
 }  // namespace

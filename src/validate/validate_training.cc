@@ -67,6 +67,20 @@ TrainRowPlan plan_training_row_on_chips(const Measurement& r) {
   } else {
     p.state = parse_state_bytes("adam18", "state");
   }
+  // The FP8 recipe: stated, or MXFP8 for compute mxfp8, DeepSeek's block scaling for its
+  // engine, else Megatron-LM's and Transformer Engine's default, delayed scaling.
+  if (!r.fp8_recipe.empty()) {
+    if (p.compute != MatmulPrecision::fp8) {
+      throw InputError(at + "fp8_recipe", "'" + r.fp8_recipe + "' scales FP8 GEMMs; the row's compute is '" + r.compute + "' (expected fp8 or mxfp8)");
+    }
+    p.fp8_recipe = parse_fp8_recipe(r.fp8_recipe, at + "fp8_recipe");
+  } else if (p.compute == MatmulPrecision::fp8) {
+    p.fp8_recipe = r.compute == "mxfp8" ? Fp8Recipe::mxfp8 : r.engine == "deepseek" ? Fp8Recipe::blockwise : Fp8Recipe::delayed;
+    assume("fp8_recipe: empty, " + std::string(to_string(p.fp8_recipe)) +
+           (r.compute == "mxfp8"         ? " (compute mxfp8)"
+            : r.engine == "deepseek"     ? " (DeepSeek-V3 report 3.3.2: 1 x 128 and 128 x 128 block scales)"
+                                         : " (Megatron-LM's and Transformer Engine's default)"));
+  }
   if (!r.dispatch.empty()) p.dispatch_bytes = format_bytes(r.dispatch, at + "dispatch");
   if (!r.combine.empty()) p.combine_bytes = format_bytes(r.combine, at + "combine");
   if (!r.ep_dispatcher.empty()) p.ep_dispatcher = parse_ep_dispatcher(r.ep_dispatcher, at + "ep_dispatcher");

@@ -86,5 +86,46 @@ TEST(ValidateTraining, BadPlansAreRejectedOrUnreadable) {
   EXPECT_EQ(row(m, "C").status, RowStatus::predicted) << row(m, "C").reason;
 }
 
+TEST(ValidateTraining, Fp8RecipeColumn) {
+  // The same FP8 step of Llama 3.1 8B on 8 H100 under delayed scaling (the default, printed
+  // as an assumption) and current scaling (tensorwise: an amax pass before each cast, so
+  // fewer tokens per second).
+  const std::string head = "id,kind,model,hardware,chips,dp,batch,batch_per,input_tokens,compute,fp8_recipe,metric,value\n";
+  const std::string plan = ",training,llama-3.1-8b,h100-sxm,8,8,64,run,4096,";
+  auto run = [&](const std::string& rows) { return validate_measurements(parse_measurements(head + rows, "t.csv").rows, false); };
+  const auto r = run("D" + plan + "fp8,,train_tok_per_s,1\n" + "T" + plan + "fp8,tensorwise,train_tok_per_s,1\n");
+  EXPECT_LT(row(r, "T").predicted, row(r, "D").predicted);
+  bool said = false;
+  for (const auto& a : row(r, "D").assumptions) said = said || a.find("fp8_recipe: empty, delayed") != std::string::npos;
+  EXPECT_TRUE(said);
+  // A recipe on a bf16 row names the row and the column; a value outside the four names the
+  // column's vocabulary.
+  try {
+    run("B" + plan + "bf16,tensorwise,train_tok_per_s,1\n");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("B: fp8_recipe: 'tensorwise' scales FP8 GEMMs; the row's compute is 'bf16'"), std::string::npos)
+        << e.what();
+  }
+  try {
+    run("C" + plan + "fp8,current,train_tok_per_s,1\n");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("C: fp8_recipe: 'current' is not one of delayed, tensorwise, mxfp8, blockwise"), std::string::npos)
+        << e.what();
+  }
+  // A serving row has no training recipe.
+  try {
+    validate_measurements(parse_measurements("id,kind,model,hardware,chips,batch,batch_per,context,fp8_recipe,metric,value\n"
+                                             "S,decode,llama-3.1-8b,h100-sxm,1,8,run,2048,tensorwise,tpot_ms,20\n",
+                                             "t.csv")
+                              .rows,
+                          false);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("S: fp8_recipe: 'tensorwise' is a training recipe"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace chalk

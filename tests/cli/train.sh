@@ -94,6 +94,14 @@ expect_error "--pp: pp x chunks = 128 x 1 = 128 pipeline chunks, but llama-3.1-7
 expect_error "--global-batch: 12 sequences are not a multiple of dp x microbatch = 8 x 1 = 8" train step --dp 8 -B 12
 expect_error "--ep: llama-3.1-70b has no routed experts" train step --dp 2 --ep 2
 expect_error "--ep-dispatcher: expected deepep (flex, hybridep) or alltoall, got 'nccl'" train step --ep-dispatcher nccl
+expect_error "--fp8-recipe: expected delayed, tensorwise, mxfp8 or blockwise, got 'current'" train step --compute fp8 --fp8-recipe current
+expect_error "--fp8-recipe: tensorwise scales FP8 GEMMs; the plan's compute is bf16 (expected fp8)" train step --fp8-recipe tensorwise
+# Current scaling's amax pass makes an FP8 step slower than delayed scaling's, and the JSON says which ran.
+"$CHALK" train step -m llama-3.1-8b -H h100-sxm --dp 8 --compute fp8 --fp8-recipe tensorwise --json | python3 -c "
+import json, subprocess, sys; j = json.load(sys.stdin); assert j['fp8_recipe'] == 'tensorwise', j['fp8_recipe']
+d = json.loads(subprocess.run(sys.argv[1:], capture_output=True, text=True, check=True).stdout)
+assert d['fp8_recipe'] == 'delayed' and d['rows'][0]['t_step_s'] < j['rows'][0]['t_step_s'], (d['rows'][0], j['rows'][0])" \
+  "$CHALK" train step -m llama-3.1-8b -H h100-sxm --dp 8 --compute fp8 --json || fail "fp8 recipe: tensorwise slower than delayed"
 expect_error "--ep-overlap: with pp 2 needs the interleaved schedule" train step -m qwen3-30b-a3b --dp 4 --pp 2 --ep 4 --ep-overlap
 expect_error "--ep: 3 does not divide the 256 routed experts" train step -m deepseek-v3 --dp 3 --ep 3
 expect_error "--microbatch: the interleaved schedule needs microbatches per step (6) to be a multiple of pp (4)" train step --pp 4 --schedule interleaved --virtual-stages 2 -B 6

@@ -146,6 +146,12 @@ struct ModelSpec {
   /// builds nn.Linear(hidden, vocab, bias=lm_head_bias)). Counted in `lm_head` when untied,
   /// in `embedding` (beside the shared table) when tied.
   bool lm_head_bias = false;
+  /// Share of each query and key head's width that rotary position embeddings rotate (Su et
+  /// al. 2021, RoFormer): 1 for RoPE models, HF configs' partial_rotary_factor where it is
+  /// less (GLM-4.5 0.5); 0 for learned absolute positions (GPT-2/3), ALiBi (MPT) and relative
+  /// encodings (Transformer-XL, Chinchilla): native files' "position". MLA rotates its own
+  /// qk_rope_head_dim per head and one shared key of that width, whatever this says.
+  double rotary_fraction = 1;
   std::vector<LayerGroup> groups;
   /// The index into `groups` of each layer, in depth order, when the reader knew the order
   /// (HF configs); empty otherwise (layers are then taken group by group). Used to place

@@ -66,16 +66,31 @@ inline KernelBytes elementwise_bytes(const TrainingCosts& c, const TrainingPlan&
 /// The quantization kernels of a low-precision GEMM recipe (plan.compute fp8, fp4, mxfp8,
 /// nvfp4; 0 for bf16), per token per average layer on one rank: every layer GEMM's input is
 /// cast to the low-precision format with its transposed copy for the weight-gradient GEMM
-/// (Transformer Engine's cast_transpose: reads e, writes 2 x q bytes per element, q = 1 for
-/// FP8, 0.5 + a scale per 16 or 32 elements for FP4); in backward every layer GEMM's
+/// (Transformer Engine's cast_transpose: reads e, writes recipe_copy_bytes per element: 2 x
+/// (1 + the recipe's scale bytes per element) for FP8, 2 x (0.5 + a scale per 16) for
+/// NVFP4), and under per-tensor current scaling (Fp8Recipe::tensorwise) an amax kernel
+/// reads the e-byte tensor once before the cast (recipe_reads); in backward every layer GEMM's
 /// output gradient is cast the same way. The inputs are the layer's GEMM input widths K
 /// (TrainingCosts::gemm_input_width) and the output gradients its output widths N
 /// (gemm_output_width), TP-sharded where the GEMM's side is (column-parallel inputs are the
 /// full hidden unless sequence parallelism shards the cast before the all-gather). The
 /// weights' cast (once per step under Transformer Engine's weight caching) is under 1% of a
-/// step and not counted; amax reductions are fused into the casts (current scaling) or read
-/// from history (delayed scaling).
+/// step and not counted; the amax of delayed scaling comes from history (the cast records
+/// the new one as it writes), block recipes (mxfp8, blockwise, NVFP4's 16-element blocks)
+/// find each block's amax inside the cast, and only tensorwise pays the separate pass.
+/// Attention, the output head, the router and the norms stay bf16 and cast nothing.
 inline KernelBytes quantize_bytes(const TrainingCosts& c, const TrainingPlan& p);
+
+/// Bytes per element a recipe's cast_transpose writes (the copy and its transpose, with
+/// their scales): compute fp8 under delayed or tensorwise 2 x 1 = 2; mxfp8 2 x (1 + 1/32)
+/// (one E8M0 byte per 32 elements; OCP MX spec v1.0 section 5); blockwise 2 x (1 + 4/128)
+/// (an fp32 scale per 128; DeepSeek-V3 report 3.3.2); other compute as
+/// quantized_copy_bytes(compute).
+inline double recipe_copy_bytes(const TrainingPlan& p);
+
+/// Reads of each e-byte element a recipe's quantization makes: 2 under
+/// Fp8Recipe::tensorwise with compute fp8 (TE's amax_kernel, then the cast), else 1.
+inline double recipe_reads(const TrainingPlan& p);
 
 /// The outputs a layer's GEMMs write to HBM after their main loop, per token per average
 /// layer on one rank, at plan.activation_bytes per element (bf16 outputs, also under FP8
@@ -89,6 +104,21 @@ inline KernelBytes quantize_bytes(const TrainingCosts& c, const TrainingPlan& p)
 /// time (gemm_time, kernels_test.cc). The inputs stream during the main loop and are not
 /// counted.
 inline KernelBytes gemm_output_bytes(const TrainingCosts& c, const TrainingPlan& p);
+
+/// The rotary position embedding kernels, per token per average layer on one rank, at e =
+/// plan.activation_bytes: forward each rotated query and key element is read and written
+/// once (2 e), backward its gradient is rotated back the same way (2 e), over
+/// TrainingCosts::rotary_width_* (the heads' share / tp; MLA's shared rope key, computed from
+/// the replicated down-projection, on every rank). Every engine runs it as a kernel of its
+/// own between the QKV GEMM and the attention kernel: Megatron-Core's apply_rope_fusion
+/// calls Transformer Engine's fused_apply_rotary_pos_emb, one kernel each for q and k
+/// (megatron/core/models/common/embeddings/rope_utils.py; NeMo/Megatron-Bridge the same);
+/// torchtitan's apply_rotary_emb (torchtitan/models/llama3/model/model.py @6404b93) is one kernel
+/// per tensor under torch.compile and several unfused eager ones without (their extra
+/// bytes not counted); XLA (MaxText) fuses it with the neighbouring elementwise ops, not into
+/// the GEMM or the attention kernel. 0 for models without rotary embeddings
+/// (rotary_fraction 0: GPT-3's learned positions, MPT's ALiBi).
+inline KernelBytes rotary_bytes(const TrainingCosts& c, const TrainingPlan& p);
 
 /// HBM bytes per parameter the weight-gradient GEMM moves into the gradient buffer per
 /// microbatch: with fp32 main gradients wider than the weights (adam18, DeepSeek's fp32
@@ -180,10 +210,26 @@ inline double quantized_copy_bytes(MatmulPrecision compute) {
   return 0;
 }
 
+inline double recipe_copy_bytes(const TrainingPlan& p) {
+  if (p.compute != MatmulPrecision::fp8) return quantized_copy_bytes(p.compute);
+  switch (p.fp8_recipe) {
+    case Fp8Recipe::delayed:
+    case Fp8Recipe::tensorwise: return 2 * 1.0;
+    case Fp8Recipe::mxfp8: return 2 * (1.0 + 1.0 / 32);
+    case Fp8Recipe::blockwise: return 2 * (1.0 + 4.0 / 128);
+  }
+  return 2 * 1.0;
+}
+
+inline double recipe_reads(const TrainingPlan& p) {
+  return p.compute == MatmulPrecision::fp8 && p.fp8_recipe == Fp8Recipe::tensorwise ? 2.0 : 1.0;
+}
+
 inline KernelBytes quantize_bytes(const TrainingCosts& c, const TrainingPlan& p) {
-  const double q = quantized_copy_bytes(p.compute);
+  const double q = recipe_copy_bytes(p);
   if (q == 0) return {};
-  const double per_element = p.activation_bytes + q;  // cast_transpose: read e, write the copy and its transpose
+  // cast_transpose: read e (twice under tensorwise: the amax pass), write the copy and its transpose.
+  const double per_element = recipe_reads(p) * p.activation_bytes + q;
   const double inv_tp = 1 / static_cast<double>(p.tp), inv_rep = p.sequence_parallel ? inv_tp : 1.0;
   return KernelBytes{
       .forward = per_element * (c.gemm_in_replicated * inv_rep + c.gemm_in_sharded * inv_tp),
@@ -198,6 +244,11 @@ inline KernelBytes gemm_output_bytes(const TrainingCosts& c, const TrainingPlan&
       .forward = e * (c.gemm_out_replicated + c.gemm_out_sharded * inv_tp),
       .backward = e * (c.gemm_in_replicated + c.gemm_in_sharded * inv_tp),
   };
+}
+
+inline KernelBytes rotary_bytes(const TrainingCosts& c, const TrainingPlan& p) {
+  const double bytes = 2 * p.activation_bytes * (c.rotary_width_sharded / static_cast<double>(p.tp) + c.rotary_width_replicated);
+  return KernelBytes{.forward = bytes, .backward = bytes};
 }
 
 inline double weight_grad_bytes_per_param(const TrainingPlan& p) {

@@ -68,6 +68,29 @@ std::string_view to_string(EpDispatcher d);
 /// "deepep" (also "flex", "hybridep"), "alltoall". Throws InputError naming `field`.
 EpDispatcher parse_ep_dispatcher(std::string_view text, const std::string& field);
 
+/// How an FP8 GEMM recipe scales its tensors (Megatron-LM's --fp8-recipe choices,
+/// megatron/training/arguments.py; Transformer Engine's recipes,
+/// transformer_engine/common/recipe/). Each sets which quantization kernels run around the
+/// GEMMs (kernels.h, quantize_bytes).
+enum class Fp8Recipe {
+  /// Per-tensor scales from the amax history of earlier steps (TE's DelayedScaling, the
+  /// default of Megatron-LM and TE): the cast computes the new amax as it writes.
+  delayed,
+  /// Per-tensor current scaling (TE's Float8CurrentScaling, Megatron-Bridge's "FP8-CS",
+  /// torchao's float8 "tensorwise" in torchtitan): an amax kernel reads the tensor before the
+  /// cast (TE transformer_engine/common/recipe/current_scaling.cu @e9a0581, amax_kernel).
+  tensorwise,
+  /// MXFP8: one E8M0 scale per 32 elements, computed inside the cast (TE's MXFP8BlockScaling;
+  /// Megatron-Bridge's "FP8-MX"; Blackwell).
+  mxfp8,
+  /// Block scaling: 1 x 128 tiles for activations and 128 x 128 for weights, an fp32 scale
+  /// each, computed inside the cast (DeepSeek-V3 report 3.3.2; TE's Float8BlockScaling).
+  blockwise,
+};
+std::string_view to_string(Fp8Recipe r);
+/// "delayed", "tensorwise", "mxfp8", "blockwise". Throws InputError naming `field`.
+Fp8Recipe parse_fp8_recipe(std::string_view text, const std::string& field);
+
 /// Bytes per parameter of the model states (training-and-systems.md 3.1).
 struct StateBytes {
   double weights = 2;    ///< working (bf16) weights
@@ -124,6 +147,9 @@ struct TrainingPlan {
   /// FP8). No effect under bf16 compute.
   bool low_precision_activations = true;
   MatmulPrecision compute = MatmulPrecision::bf16;  ///< matmul rate class of the GEMMs
+  /// How the FP8 GEMMs are scaled (compute fp8 only; check_plan refuses another recipe than
+  /// the default with other compute).
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
   double activation_bytes = 2;   ///< bytes per stored activation element
   StateBytes state;
   double dispatch_bytes = 2;     ///< EP dispatch format, bytes per element (FP8 dispatch: 1)
@@ -171,7 +197,7 @@ struct Placement {
 /// divide tp x cp x dp; ep > 1 on a dense model; global_batch is not a multiple of dp x
 /// microbatch; the schedule's own conditions fail (interleaved: m a multiple of pp;
 /// dualpipe: pp and m even, m >= 2 pp as deepseek-ai/DualPipe's step asserts); zero_stage
-/// outside 0-3. The layers split evenly when L or the slots divide into pp x chunks parts
+/// outside 0-3; an fp8_recipe other than delayed with compute other than fp8. The layers split evenly when L or the slots divide into pp x chunks parts
 /// (Llama 3's 126 layers on 16 stages, DeepSeek-V3's 61 + 1 MTP on 16 x 2), else unevenly
 /// (place_plan, Placement::uneven).
 Placement check_plan(const ModelSpec& m, const SystemSpec& s, int64_t chips, const TrainingPlan& plan);

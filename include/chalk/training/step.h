@@ -81,6 +81,10 @@ struct TrainingCosts {
   /// gradient is a sum over the tokens reading the output gradient once: on the full hidden
   /// (replicated: the output projection's and second MLP's h) and TP-sharded (QKV, first MLP).
   double bias_width_replicated = 0, bias_width_sharded = 0;
+  /// Query and key elements rotary embeddings rotate per token per average layer
+  /// (ModelSpec::rotary_fraction of q + k; MLA: heads x qk_rope_head_dim of queries, sharded,
+  /// and the one shared rope key, replicated): the rotary kernels (kernels.h, rotary_bytes).
+  double rotary_width_sharded = 0, rotary_width_replicated = 0;
   double mla_up_proj_flops_per_token = 0;  ///< forward FLOPs of MLA's q_b and kv_b per token (per average layer)
   /// One of the average layer's GEMMs as its shape, for GEMM efficiency by shape
   /// (gemm_shape_factors): N (output width) and K (input width) in elements before any

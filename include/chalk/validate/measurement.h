@@ -60,6 +60,9 @@ struct Measurement {
   /// all-to-all); empty: deepep (EpDispatcher, chalk/training/plan.h)
   std::string ep_dispatcher;
   std::string ep_overlap;  ///< training rows: yes (Megatron-Core's EP overlap), no; empty: no
+  /// Training rows with compute fp8 or mxfp8: delayed, tensorwise, mxfp8, blockwise
+  /// (Fp8Recipe, chalk/training/plan.h); empty: read from compute and engine (docs/file-formats.md)
+  std::string fp8_recipe;
   std::string engine;
   /// to_completion (a request's KV reserved for all its tokens at admission: TensorRT-LLM's
   /// GUARANTEED_NO_EVICT) or on_demand (blocks as tokens arrive); empty: the engine's default
