@@ -1,7 +1,8 @@
 // How a command that answers a latency question picks the layout of its replica when the
-// user states none (defined in deployment_describe.cc) (issue 29 / issue 30 item 1): prefill by the least TTFT, simulate by the
+// user states none (issue 29 / issue 30 item 1): prefill by the least TTFT, simulate by the
 // best latency at the stated traffic that is not overloaded; the layout search's decode
 // throughput ranking (engine/default_layout.h) is only the tie-break and the order shown.
+// Defined in deployment_describe.cc (one unity batch fewer than a file of its own).
 #pragma once
 
 #include <cstdint>
