@@ -2,6 +2,7 @@
 // (its lower bound) beside it; --roofline shows the roofline alone.
 #include <algorithm>
 #include <iostream>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -32,7 +33,21 @@ void run_prefill(const PrefillArgs& a) {
   if (a.prefix < 0 || a.prefix > (1LL << 30)) throw InputError("--prefix", fmt::format("must be in 0..{}, got {}", 1LL << 30, a.prefix));
   if (a.pipeline.pp != 1 || a.pipeline.microbatches) return run_pipeline_prefill(a.deployment, a.pipeline, a.output, batches, prompts, a.prefix);
   std::optional<ReplicaNote> note;
-  const Deployment d = resolve(a.deployment, prompts.back() + std::max<int64_t>(a.prefix, 0), &note);
+  // A TTFT question: with no layout stated, the layout of least TTFT at the longest prompt
+  // and the first batch, not the decode-throughput best (issue 29: qwen3-235b-a22b on 8
+  // H200 took 4202 ms under DP attention, 794 ms under TP8).
+  DeploymentArgs da = a.deployment;
+  std::optional<LayoutNote> layout_note;
+  {
+    const int64_t b = batches.front(), p = *std::max_element(prompts.begin(), prompts.end()), prefix = a.prefix;
+    da.layout_chooser = std::make_shared<LayoutChooser>(LayoutChooser{
+        fmt::format("least TTFT at batch {} of {}-token prompts", b, p), "ms", [b, p, prefix](const Deployment& c) {
+          const double ms = to_ms(prefill_step(c, b, p, prefix).ttft);
+          return LayoutScore{ms, true, "TTFT " + format_number(ms, 4) + " ms"};
+        }});
+    da.layout_note = &layout_note;
+  }
+  const Deployment d = resolve(da, prompts.back() + std::max<int64_t>(a.prefix, 0), &note);
   const Deployment lower = roofline_of(d);
   Table t;
   t.columns = {{"batch", "batch"},           {"prompt_tokens", "prompt"},     {"prefix_tokens", "prefix"},
@@ -65,6 +80,7 @@ void run_prefill(const PrefillArgs& a) {
   } else if (a.output.json) {
     auto j = describe_json(d);
     j["replica_choice"] = replica_note_json(note);
+    j["layout_choice"] = layout_note_json(layout_note);
     j["rows"] = to_json(t);
     j["warnings"] = warnings;
     if (a.explain) {
@@ -78,7 +94,7 @@ void run_prefill(const PrefillArgs& a) {
     std::cout << (d.mechanisms.enabled ? "chalk prefill: one prefill chunk, engine step (docs/formulas.md); roofline ms = the lower bound "
                                          "(lecture 1:41-1:51); TTFT excludes queueing\n"
                                        : "chalk prefill: one prefill chunk, roofline: the lower bound (lecture 1:41-1:51); TTFT excludes queueing\n")
-              << describe_text(d) << replica_note_text(note);
+              << describe_text(d) << replica_note_text(note) << layout_note_text(layout_note);
     for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
     std::cout << '\n';
     print_table(std::cout, t);

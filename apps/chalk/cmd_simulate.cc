@@ -4,6 +4,7 @@
 // and the two compared on the same chips.
 #include <algorithm>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -25,6 +26,11 @@ namespace chalk::cli {
 void write_simulate_plot(const std::string& path, const nlohmann::json& data);
 
 namespace {
+
+/// Requests of the traffic each candidate layout runs when simulate chooses the layout: enough
+/// for a queue that grows to show (overload_of's slope over the later half), few enough
+/// that four candidates cost less than the run itself at the default 2000 requests.
+constexpr std::size_t kLayoutSampleRequests = 200;
 
 struct SimulateArgs {
   DeploymentArgs deployment;
@@ -149,6 +155,28 @@ void run_simulate(SimulateArgs a) {
   }
   std::vector<Result> results;
   std::optional<ReplicaNote> note;
+  std::optional<LayoutNote> layout_note;
+  if (!a.disaggregate) {
+    // A question at a stated traffic: with no layout stated, each fitting layout of the
+    // replica runs the first requests of the traffic, and the one with the least median E2E
+    // that is not overloaded serves (issue 29: qwen3-235b-a22b on 8 H200 at 1 req/s of
+    // 16000-token prompts was OVERLOADED under the decode-throughput best, DP attention).
+    auto sample = std::make_shared<std::vector<sim::Request>>(reqs.begin(), reqs.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(reqs.size(), kLayoutSampleRequests)));
+    const int64_t replicas = a.replicas;
+    a.deployment.layout_chooser = std::make_shared<LayoutChooser>(LayoutChooser{
+        fmt::format("least E2E p50 over the first {} requests of the traffic, not overloaded", sample->size()), "ms",
+        [sample, replicas, &pool, &slo](const Deployment& c) {
+          const sim::ClusterRun run = sim::simulate_aggregated(pool(c, replicas), *sample);
+          if (!run.fits) return LayoutScore{0, false, "does not fit: " + run.reason};
+          const sim::SimSummary s = sim::summarize(run, slo);
+          const bool over = sim::overload_of(run, *sample).overloaded;
+          return LayoutScore{s.e2e.p50 * 1e3, !over,
+                             fmt::format("{}E2E p50 {} ms, TTFT p50 {} ms, TPOT p50 {} ms", over ? "OVERLOADED, " : "",
+                                         format_number(s.e2e.p50 * 1e3, 4), format_number(s.ttft.p50 * 1e3, 4),
+                                         format_number(s.tpot.p50 * 1e3, 4))};
+        }});
+    a.deployment.layout_note = &layout_note;
+  }
   const Deployment agg = mixed ? pool_deployment(a, "--decode-hardware", a.decode_hardware, a.decode_chips, context, &note)
                                : deployment_with_chips(a, a.deployment.chips, context, &note);
   // Under chalk web: refuse work over the request's budget before it starts, and bound
@@ -247,6 +275,7 @@ void run_simulate(SimulateArgs a) {
   if (!a.plot.empty() || a.output.json) {
     nlohmann::json j = describe_json(agg);
     j["replica_choice"] = replica_note_json(note);
+    j["layout_choice"] = layout_note_json(layout_note);
     j["traffic"] = describe_traffic(a.traffic, reqs);
     j["engine"] = {{"name", sim::release_name(so.policy)}, {"max_batched_tokens", so.policy.max_batched_tokens}, {"block_size_tokens", so.policy.block_size},
                    {"chunked_prefill", so.policy.chunked_prefill}, {"max_sequences", so.policy.max_sequences},
@@ -301,7 +330,7 @@ void run_simulate(SimulateArgs a) {
   }
   std::cout << "chalk simulate: requests through a continuously batching engine, each step priced by the "
             << (agg.mechanisms.enabled ? "engine step" : "roofline") << " for its exact mix (docs/simulator.md)\n"
-            << describe_text(agg) << replica_note_text(note) << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
+            << describe_text(agg) << replica_note_text(note) << layout_note_text(layout_note) << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
             << fmt::format("engine      {}: {} tokens per step, {}-token KV blocks, chunked prefill {}, at most {} running, KV {}, "
                            "{} of HBM for weights and KV{}\n",
                            sim::release_name(so.policy), so.policy.max_batched_tokens, so.policy.block_size, so.policy.chunked_prefill ? "on" : "off",

@@ -2,6 +2,8 @@
 // (describe_json, describe_text), the warnings a stated setup earns, and the note saying
 // which replica size chalk chose and why (replica_note_json / _text). Split from
 // deployment_options.cc, which parses and resolves the deployment flags.
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "chalk/io/io.h"
@@ -219,6 +221,61 @@ std::string describe_text_with_warnings(const Deployment& d, int64_t max_context
   }
   for (const auto& w : warnings) s += "warning     " + w + "\n";
   return s;
+}
+
+// Choosing the layout for a latency question (layout_choice.h).
+std::size_t choose_layout(const std::vector<Deployment>& candidates, const LayoutChooser& chooser, LayoutNote* note) {
+  if (candidates.empty()) throw std::logic_error("choose_layout: no candidates");
+  std::vector<LayoutScore> scores;
+  scores.reserve(candidates.size());
+  for (const auto& d : candidates) scores.push_back(chooser.score(d));
+  const auto better = [&](std::size_t a, std::size_t b) {
+    if (scores[a].usable != scores[b].usable) return scores[a].usable;
+    return scores[a].value < scores[b].value;
+  };
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < candidates.size(); ++i) {
+    if (better(i, best)) best = i;
+  }
+  std::optional<std::size_t> second;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (i != best && (!second || better(i, *second))) second = i;
+  }
+  if (note) {
+    note->objective = chooser.objective;
+    note->unit = chooser.unit;
+    note->candidates = static_cast<int64_t>(candidates.size());
+    const auto name = [&](std::size_t i) { return describe_layout(candidates[i].mechanisms.layout, !candidates[i].moe.empty()); };
+    note->layout = name(best);
+    note->choice = scores[best];
+    if (second) {
+      note->runner_up_layout = name(*second);
+      note->runner_up = scores[*second];
+    }
+  }
+  return best;
+}
+
+nlohmann::json layout_note_json(const std::optional<LayoutNote>& note) {
+  if (!note) return nullptr;
+  const auto score = [](const std::string& layout, const LayoutScore& s) {
+    return nlohmann::json{{"layout", layout}, {"score_ms", s.value}, {"overloaded", !s.usable}};
+  };
+  return {{"objective", note->objective},
+          {"layouts_compared", note->candidates},
+          {"chosen", score(note->layout, note->choice)},
+          {"next_best", note->runner_up_layout ? score(*note->runner_up_layout, *note->runner_up) : nlohmann::json(nullptr)}};
+}
+
+std::string layout_note_text(const std::optional<LayoutNote>& note) {
+  if (!note) return "";
+  std::string s = fmt::format("layout      {} ({}): {}", note->layout, note->choice.summary, note->objective);
+  if (note->runner_up_layout) {
+    s += fmt::format("; runner-up {} ({})", *note->runner_up_layout, note->runner_up->summary);
+  } else {
+    s += "; the only layout of these chips that fits";
+  }
+  return s + "; --tp/--ep set it\n";
 }
 
 }  // namespace chalk::cli

@@ -160,6 +160,32 @@ ModePoint replica_memory_full_point(const Deployment& d, int64_t context) {
 }
 }  // namespace
 
+namespace {
+/// A latency question's layout (issue 29 / issue 30 item 1): the command's chooser over every
+/// fitting single-replica layout of o.n_chips chips, replacing the decode-throughput best
+/// that `o` holds. MoE prefill on 8 H200 under DP attention (one rank's attention per
+/// prompt) took 5x the TTFT of TP8 with EP8.
+void choose_for_question(const ModelSpec& model, const SystemSpec& system, DeploymentOptions& o, int64_t context, const DeploymentArgs& a) {
+  const auto found = single_replica_layouts(model, system, o, o.n_chips, context);
+  if (found.size() < 2) return;  // nothing to choose (a dense model's one TP layout): no runs spent
+  std::vector<Deployment> candidates;
+  for (const auto& c : found) {
+    DeploymentOptions oc = o;
+    oc.mechanisms.layout = c.layout;
+    oc.mechanisms.layout.dispatch_bytes_per_element = o.mechanisms.layout.dispatch_bytes_per_element;
+    candidates.push_back(make_deployment(model, system, oc));
+  }
+  LayoutNote note;
+  const std::size_t best = choose_layout(candidates, *a.layout_chooser, &note);
+  const double dispatch = o.mechanisms.layout.dispatch_bytes_per_element;
+  o.mechanisms.layout = found[best].layout;
+  o.mechanisms.layout.dispatch_bytes_per_element = dispatch;
+  o.mechanisms.layout.description = fmt::format("searched: {} ({}, of {} fitting layouts; `chalk layouts` ranks them by decode tok/s per chip)",
+                                                note.layout, a.layout_chooser->objective, note.candidates);
+  if (a.layout_note) *a.layout_note = std::move(note);
+}
+}  // namespace
+
 Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_t context, std::optional<ReplicaNote>* note_out) {
   const SystemSpec system = load_system(a.hardware);
   if (a.chips < 0) throw InputError("--chips", "must be >= 1, got " + std::to_string(a.chips));
@@ -220,6 +246,7 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
           o.mechanisms.layout.description += fmt::format("; a pipeline, {}, serves more tok/s per chip on these chips: --pp {}",
                                                          found.pipeline->name, found.pipeline->pp);
         }
+        if (a.layout_chooser) choose_for_question(model, system, o, search_context, a);
       }
     }
     Deployment d = make_deployment(model, system, o);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arg_parse.h"
+#include "layout_choice.h"
 #include "chalk/engine/roofline.h"
 #include "chalk/serving/serving.h"
 
@@ -52,6 +54,12 @@ struct DeploymentArgs {
   std::optional<double> kernel_floor_s, host_s_per_sequence;
   /// The profile's all-reduce stage latency, seconds (Calibration::allreduce_latency).
   std::optional<double> allreduce_latency_s;
+  /// Set by a command that answers a latency question (prefill, simulate), not a flag: with
+  /// no layout stated, resolve() picks among the fitting layouts of the replica by this
+  /// question (layout_choice.h) instead of taking the layout search's decode-throughput best,
+  /// and writes what it chose and the runner-up to *layout_note when that is set.
+  std::shared_ptr<const LayoutChooser> layout_chooser;
+  std::optional<LayoutNote>* layout_note = nullptr;
 };
 
 /// Adds --allow-infeasible, for the commands whose figures are one stated deployment (decode,

@@ -55,6 +55,18 @@ ReplicaLayouts replica_layouts(const ModelSpec& m, const SystemSpec& s, const De
   return r;
 }
 
+std::vector<LayoutCandidate> single_replica_layouts(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t n_chips,
+                                                    int64_t context) {
+  LayoutQuery q;
+  q.n_chips = n_chips;
+  q.context = context;
+  std::vector<LayoutCandidate> out;
+  for (auto& c : search_layouts(m, s, base, q)) {
+    if (c.fits && c.replica_chips == n_chips && c.pp == 1) out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::optional<LayoutCandidate> best_single_replica_layout(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
                                                           int64_t n_chips, int64_t context) {
   return replica_layouts(m, s, base, n_chips, context).single;

@@ -68,5 +68,29 @@ TEST(DpAttention, DecodeBatchesPutCeilBOverRanksOnTheBusiest) {
   EXPECT_NEAR(run.steps[0].duration_s, decode_step(d, 10, 2048).t_step.value(), 1e-12);
 }
 
+TEST(DpAttention, EachRankPrefillsItsOwnPromptWithItsShareOfTheBudget) {
+  // Two 8192-token prompts arrive together on DeepSeek-V3 over 8 H200 with attention TP1 (8
+  // ranks) and the default budget of 8192 tokens a step. Each rank's scheduler gets
+  // ceil(8192 / 8) = 1024 of it (SGLang divides chunked_prefill_size by dp_size; vLLM runs a
+  // scheduler per rank), so the prompts go to ranks 0 and 1 and both prefill 1024 tokens a
+  // step: 2 x 1024 = 2048 prompt tokens in each of the first 8 steps, and both first tokens at
+  // the end of step 8. Before, the first prompt took the whole 8192 on rank 0 in step 1 and
+  // the second waited for step 2 with seven ranks idle: 8192 tokens, then 8192.
+  const Deployment d = dpa_deployment("deepseek-v3", "h200", 8);
+  const std::vector<Request> reqs(2, Request{0, 8192, 2});
+  const SimRun run = simulate(d, reqs, SimOptions{});
+  ASSERT_GE(run.steps.size(), 9U);
+  for (std::size_t k = 0; k < 8; ++k) EXPECT_EQ(run.steps[k].prefill_tokens, 2048) << "step " << k;
+  EXPECT_EQ(run.steps[8].prefill_tokens, 0);
+  const double eighth = run.steps[7].start_s + run.steps[7].duration_s;
+  EXPECT_DOUBLE_EQ(run.requests[0].first_token_s, eighth);
+  EXPECT_DOUBLE_EQ(run.requests[1].first_token_s, eighth);
+  // Steps of one rank's 1024-token chunk each: the whole prompt costs more than the lone
+  // prompt's single prefill (fixed costs per step) but well under twice it.
+  const double lone = prefill_step(d, 1, 8192).t_step.value();
+  EXPECT_GT(eighth, lone);
+  EXPECT_LT(eighth, 2 * lone);
+}
+
 }  // namespace
 }  // namespace chalk::sim

@@ -95,10 +95,17 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   // load, and stays there (its KV is there) until it finishes or is preempted.
   const int64_t dp_ranks = d.mechanisms.enabled ? std::max<int64_t>(1, d.n_chips / std::max<int64_t>(1, d.mechanisms.layout.tp_attention)) : 1;
   std::vector<int64_t> on_rank(static_cast<std::size_t>(dp_ranks), 0);
-  auto take_rank = [&](int32_t i) {
-    const auto r = std::min_element(on_rank.begin(), on_rank.end()) - on_rank.begin();
-    ++on_rank[static_cast<std::size_t>(r)];
-    live[i].rank = static_cast<int32_t>(r);
+  auto next_rank = [&] { return static_cast<int32_t>(std::min_element(on_rank.begin(), on_rank.end()) - on_rank.begin()); };
+  auto take_rank = [&](int32_t i) { ++on_rank[static_cast<std::size_t>(live[i].rank = next_rank())]; };
+  // Each rank schedules with its share of the step's budget (docs/simulator.md 1.2: SGLang's
+  // server_args.py divides chunked_prefill_size by dp_size; vLLM runs a Scheduler per rank).
+  const int64_t rank_share = (pol.max_batched_tokens + dp_ranks - 1) / dp_ranks;
+  std::vector<int64_t> rank_left(static_cast<std::size_t>(dp_ranks), rank_share);
+  // (Whole prompts, chunked prefill off, take the replica's budget: SGLang divides only the chunk size.)
+  const bool per_rank = dp_ranks > 1 && pol.chunked_prefill;
+  auto rank_budget = [&](int32_t r) { return per_rank && r >= 0 ? rank_left[static_cast<std::size_t>(r)] : pol.max_batched_tokens; };
+  auto spend_rank = [&](int32_t r, int64_t tokens) {
+    if (per_rank && r >= 0) rank_left[static_cast<std::size_t>(r)] = std::max<int64_t>(0, rank_left[static_cast<std::size_t>(r)] - tokens);
   };
   auto drop_rank = [&](int32_t i) {
     if (live[i].rank >= 0) --on_rank[static_cast<std::size_t>(live[i].rank)];
@@ -187,11 +194,14 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     chunk_rank.clear();
     bool preempted_now = false;
     lora.begin_step();
+    std::fill(rank_left.begin(), rank_left.end(), rank_share);
     for (std::size_t k = 0; k < running.size() && budget > 0; ++k) {
       const int32_t i = running[k];
       auto& L = live[i];
       const bool prefilling = L.prefill_target > 0;
-      const int64_t want = prefilling ? std::min(L.prefill_target - L.kv_tokens, budget) : verify;
+      // A chunk waits for a step where its rank has budget left; a decode always runs.
+      if (prefilling && rank_budget(L.rank) <= 0) continue;
+      const int64_t want = prefilling ? std::min({L.prefill_target - L.kv_tokens, budget, rank_budget(L.rank)}) : verify;
       // Blocks reserved at admission (reserve_to_completion) already cover the growth.
       const int64_t need = std::max<int64_t>(0, blocks_for(L.kv_tokens + want) - L.kv.held());
       bool self = false;
@@ -211,6 +221,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       L.kv.blocks += need;
       budget -= want;
       lora.use(requests[i].adapter, want);
+      spend_rank(L.rank, want);
       if (prefilling) {
         chunks.push_back({want, L.kv_tokens});
         chunk_owner.push_back(i);
@@ -248,6 +259,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         budget -= verify;
         lora.use(requests[i].adapter, verify);
         take_rank(i);
+        spend_rank(L.rank, verify);
         decode_ctx.push_back(L.kv_tokens);
         decode_owner.push_back(i);
         decode_rank.push_back(L.rank);
@@ -267,7 +279,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         }
         const int64_t start = caching ? (static_cast<int64_t>(hits.size()) + fetch.size()) * block : run.requests[i].cached_tokens;
         const int64_t left = L.prefill_target - start;
-        int64_t want = std::min(left, budget);
+        int64_t want = std::min({left, budget, rank_budget(next_rank())});
+        if (want <= 0) break;  // its rank's share is spent this step (first come, first served)
         if (!pol.chunked_prefill && want < left) {
           // Whole prompts only: one longer than the budget runs alone in an empty step.
           if (!(decode_ctx.empty() && chunks.empty())) break;
@@ -289,6 +302,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         budget -= want;
         lora.use(requests[i].adapter, want);
         take_rank(i);
+        spend_rank(L.rank, want);
         chunks.push_back({want, start});
         chunk_owner.push_back(i);
         chunk_rank.push_back(L.rank);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "chalk/engine/layout_search.h"
 #include "chalk/engine/roofline.h"
@@ -21,6 +22,15 @@ struct ReplicaLayouts {
 };
 ReplicaLayouts replica_layouts(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t n_chips,
                                int64_t context);
+
+/// Every fitting layout of exactly `n_chips` chips as one replica without a pipeline, in the
+/// order replica_layouts ranks them (decode tokens/s per chip at the batch HBM holds, best
+/// first): for an MoE the candidates TP n with EP, attention TP t x n/t with EP, and
+/// DP-attention with EP (layout_search.cc, layouts_for). The command that answers a latency
+/// question (prefill TTFT, a simulated rate) picks among them by its own measure instead of
+/// taking the first (issue 29 / issue 30 item 1). Empty when none fits. Throws as search_layouts.
+std::vector<LayoutCandidate> single_replica_layouts(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t n_chips,
+                                                    int64_t context);
 
 /// The best layout for exactly `n_chips` chips as one replica without a pipeline:
 /// replica_layouts(...).single. A pipeline candidate is never returned (its callers deploy
