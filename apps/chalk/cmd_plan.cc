@@ -354,8 +354,8 @@ void register_plan(CLI::App& app, Action& run) {
   cmd->footer(fmt::format("Exit status: 0 with a deployment that meets the SLO; {} when none does (the report of what was tried is "
                           "printed all the same, JSON best null); 2 for bad input.",
                           kExitNoDeployment));
-  cmd->add_option("--launch-dir", a.launch_dir,
-                  "Write the chosen deployment's launch files here: DIR/vllm, DIR/sglang, DIR/trtllm (scripts and YAML)");
+  file_name_option(cmd->add_option("--launch-dir", a.launch_dir,
+                  "Write the chosen deployment's launch files here: DIR/vllm, DIR/sglang, DIR/trtllm (scripts and YAML)"));
   add_output_options(*cmd, a.output);
   cmd->callback([&run] { run = [] { with_flag_names([] { run_plan(a); }); }; });
 }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "arg_parse.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/scaleup/scaleup.h"
@@ -328,7 +329,7 @@ void register_scaleup(CLI::App& app, Action& run) {
   cmd->add_option("--memory-reserve", a.memory_reserve, "Fraction of HBM held back for activations and runtime [0, 1)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.99));
-  cmd->add_option("--plot", a.plot, "Also write an HTML chart (offline, vega-lite): largest model per domain against year");
+  file_name_option(cmd->add_option("--plot", a.plot, "Also write an HTML chart (offline, vega-lite): largest model per domain against year"));
   add_output_options(*cmd, a.output);
   cmd->callback([&run] { run = [] { run_scaleup(a); }; });
 }

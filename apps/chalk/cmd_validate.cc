@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "arg_parse.h"
 #include "chalk/calibrate/profile.h"
 #include "chalk/io/io.h"
 #include "chalk/validate/validate.h"
@@ -201,9 +202,9 @@ void register_validate(CLI::App& app, Action& run) {
   cmd->add_option("file", a.file, "Measurements CSV (docs/file-formats.md, \"Measurements\"; default: the built-in rows)");
   cmd->add_flag("--keep-going", a.keep_going, "Report a row chalk cannot read as unreadable and go on (default: exit 2 at the first)");
   cmd->add_flag("--calibration", a.calibration, "Print the calibrated constants and their microbenchmark rows");
-  cmd->add_option("--engine-profile", a.engine_profile,
+  file_name_option(cmd->add_option("--engine-profile", a.engine_profile,
                   "An engine profile written by `chalk calibrate`: rows of its engine are predicted with its constants; the summary "
-                  "is shown with and without it");
+                  "is shown with and without it"));
   add_output_options(*cmd, a.output);
   cmd->callback([&run] { run = [] { run_validate(a); }; });
 }
