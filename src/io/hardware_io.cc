@@ -10,7 +10,7 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   const auto j = detail::parse_json(text, where);
   const Obj c(j, where + ": ");
   c.only({"format", "name", "description", "source", "date", "chip", "efficiency", "scale_up", "scale_out", "price",
-          "host_tiers", "notes", "status", "power", "year", "year_source"});
+          "host_tiers", "notes", "status", "power", "year", "year_source", "host"});
   const std::string format = c.string("format");
   if (format != "chalk-hardware/1") throw InputError(c.field("format"), "unknown format '" + format + "'; expected chalk-hardware/1");
   SystemSpec s;
@@ -95,6 +95,11 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
     price->only({"usd_per_chip_hour", "source"});
     s.price_per_chip = usd_per_hour(price->number("usd_per_chip_hour"));
     s.price_source = price->string("source");
+  }
+  if (auto host = c.opt_object("host")) {
+    host->only({"chips", "source"});
+    s.host_chips = host->integer_in("chips", 1, s.scale_up_domain);
+    s.host_chips_source = host->string("source");
   }
   if (auto power = c.opt_object("power")) {
     power->only({"watts_per_chip", "source"});
