@@ -108,7 +108,7 @@ void run_simulate(SimulateArgs a) {
   }
   // A pool of the deployment under the options and the routing asked for.
   const auto pool = [&](const Deployment& d, int64_t replicas) {
-    sim::Pool p{d, replicas, so};
+    sim::Pool p{d, replicas, so, sim::Routing::round_robin, {}};
     p.routing = routing;
     return p;
   };

@@ -113,7 +113,7 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
       const Obj t(tiers[i], c.field("host_tiers") + "[" + std::to_string(i) + "].");
       t.only({"name", "gb_per_chip", "gb_per_s_per_chip", "source", "link_gb_per_s_per_chip", "link_source"});
       MemoryTier tier{t.string("name"), gigabytes(t.number("gb_per_chip")), gigabytes_per_second(t.number("gb_per_s_per_chip")),
-                      t.string("source")};
+                      t.string("source"), {}, {}};
       if (t.has("link_gb_per_s_per_chip")) {
         tier.link_per_chip = gigabytes_per_second(t.number("link_gb_per_s_per_chip"));
         tier.link_source = t.string("link_source");
