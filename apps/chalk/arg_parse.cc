@@ -110,4 +110,14 @@ void strict_numbers(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) strict_numbers(*sub);
 }
 
+CLI::Option* file_name_option(CLI::Option* opt) {
+  opt->check(CLI::Validator(
+      [](std::string& s) -> std::string {
+        if (s.empty() || s[0] != '-') return {};
+        return "expected a file name, got '" + s.substr(0, 40) + "' (a misplaced option?); name a file that starts with '-' as ./" + s.substr(0, 40);
+      },
+      "FILE", "file name"));
+  return opt;
+}
+
 }  // namespace chalk::cli

@@ -34,4 +34,11 @@ std::vector<double> parse_positive_list(const std::string& text, const std::stri
 /// CLI11 as its canonical decimal ("010" -> 10). A bad value exits 2 naming the flag.
 void strict_numbers(CLI::App& app);
 
+/// Marks `opt` as taking a file or folder name and returns it (issue 30 item 4: `simulate
+/// ... --plot --help` wrote a 0.9 MB page to a file named "--help"): a value that starts with
+/// '-' is refused as a misplaced option, exit 2 with "<flag>: expected a file name, got
+/// '<value>' ...". A file whose name starts with '-' is still reachable as ./-name. Used on
+/// every option that names a file to write or read.
+CLI::Option* file_name_option(CLI::Option* opt);
+
 }  // namespace chalk::cli

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "arg_parse.h"
 #include "chalk/base/error.h"
 #include "chalk/calibrate/bench.h"
 #include "chalk/calibrate/bench_formats.h"
@@ -244,7 +245,7 @@ void register_calibrate(CLI::App& app, Action& run) {
       ->capture_default_str();
   cmd->add_option("--max-requests", a.max_requests, "Requests simulated per run at most, the run's first ones (each fit simulates every run ~50 times)")
       ->capture_default_str();
-  cmd->add_option("-o,--output", a.profile_out, "Write the engine profile (chalk-engine-profile/1, docs/file-formats.md) to this file");
+  file_name_option(cmd->add_option("-o,--output", a.profile_out, "Write the engine profile (chalk-engine-profile/1, docs/file-formats.md) to this file"));
   cmd->add_flag("--no-leave-one-out", a.no_loo, "Skip the leave-one-out errors (one fit per run)");
   add_output_options(*cmd, a.output);
   cmd->callback([&run, cmd] {

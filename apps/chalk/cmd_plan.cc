@@ -156,6 +156,7 @@ sim::LaunchTarget launch_target(const PlanArgs& a, const ModelSpec& m, const Sys
   t.hbm_bytes_per_chip = s.chip.hbm_capacity.value();
   t.policy = policy;
   t.enforce_eager = base.mechanisms.graphs.eager;
+  t.chips_per_host = chips_per_host(s);  // GB200 NVL72: 4 GPUs a host (issue 30 item 7)
   for (const auto& r : reqs) t.max_model_len = std::max(t.max_model_len, r.input_tokens + r.output_tokens);
   return t;
 }
@@ -374,8 +375,8 @@ void register_plan(CLI::App& app, Action& run) {
                           "types\").\nExit status: 0 with a deployment that meets the SLO; {} when none does (the report of what was tried is "
                           "printed all the same, JSON best null); 2 for bad input.",
                           kExitNoDeployment));
-  cmd->add_option("--launch-dir", a.launch_dir,
-                  "Write the chosen deployment's launch files here: DIR/vllm, DIR/sglang, DIR/trtllm (scripts and YAML)");
+  file_name_option(cmd->add_option("--launch-dir", a.launch_dir,
+                  "Write the chosen deployment's launch files here: DIR/vllm, DIR/sglang, DIR/trtllm (scripts and YAML)"));
   add_output_options(*cmd, a.output);
   cmd->callback([&run] { run = [] { with_flag_names([] { run_plan(a); }); }; });
 }

@@ -2,6 +2,7 @@
 // (lecture 1:32:51-2:03:48), and the prices a deployment implies. See docs/prices.md.
 // This file: the shared helpers and the registration; the subcommands live in
 // cmd_prices_<concept>.cc (see prices_cli.h).
+#include "arg_parse.h"
 #include "chalk/prices/hosts.h"
 #include "chalk/prices/prices.h"
 #include "commands.h"
@@ -102,7 +103,7 @@ void register_prices(CLI::App& app, Action& run) {
       ->capture_default_str();
   f->add_option("--utilisation", forward.utilisation, "Billable fraction of chip time (0, 1]")->capture_default_str();
   f->add_option("--margin", forward.margin, "Gross margin [0, 1): price = cost / (utilisation (1 - margin))")->capture_default_str();
-  f->add_option("--compare", forward.compare, "A price sheet to set beside (name or path)");
+  file_name_option(f->add_option("--compare", forward.compare, "A price sheet to set beside (name or path)"));
   add_energy_options(*f, forward.energy);
   add_output_options(*f, forward.output);
   f->callback([&run] { run = [] { run_forward(forward); }; });

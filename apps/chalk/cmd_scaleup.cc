@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "arg_parse.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/scaleup/scaleup.h"
@@ -116,8 +117,8 @@ Table largest_table(const std::vector<ScaleupRow>& rows) {
                {"scale_up_domain_chips", "domain chips"},
                {"hbm_total_gb", "domain HBM GB", 4},
                {"hbm_total_tb_per_s", "domain TB/s", 4},
-               {"largest_params_total_billion", "largest total B", 4},
-               {"largest_moe_params_active_billion", "MoE active B", 4},
+               {"largest_params_total_billion", "largest total", 4},
+               {"largest_moe_params_active_billion", "MoE active", 4},
                {"largest_dense_tpot_floor_ms", "dense floor ms", 3},
                {"largest_moe_tpot_floor_ms", "MoE floor ms", 3}};
   for (const auto& r : rows) {
@@ -125,6 +126,9 @@ Table largest_table(const std::vector<ScaleupRow>& rows) {
            to_gb(r.largest.domain_hbm), to_tb_per_s(r.largest.domain_hbm_bandwidth), r.largest.params_total / 1e9,
            r.largest.moe_params_active / 1e9, to_ms(r.largest.dense_tpot_floor), to_ms(r.largest.moe_tpot_floor)});
   }
+  // People read 1.71M GB and 1710T parameters, not 1900339 and 1710305 (issue 30 item 2).
+  t.set_count({"hbm_total_gb", "hbm_total_tb_per_s"});
+  t.set_count({"largest_params_total_billion", "largest_moe_params_active_billion"}, 1e9);
   return t;
 }
 
@@ -152,6 +156,7 @@ Table model_table(const std::vector<ScaleupRow>& rows) {
            m.cheapest_cost_per_token ? Cell(to_usd_per_mtok(*m.cheapest_cost_per_token)) : Cell{},
            why_not(m)});
   }
+  t.set_count({"max_batch_at_context"});  // 2.61M sequences, not 2608128 (issue 30 item 2)
   return t;
 }
 
@@ -328,7 +333,7 @@ void register_scaleup(CLI::App& app, Action& run) {
   cmd->add_option("--memory-reserve", a.memory_reserve, "Fraction of HBM held back for activations and runtime [0, 1)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.99));
-  cmd->add_option("--plot", a.plot, "Also write an HTML chart (offline, vega-lite): largest model per domain against year");
+  file_name_option(cmd->add_option("--plot", a.plot, "Also write an HTML chart (offline, vega-lite): largest model per domain against year"));
   add_output_options(*cmd, a.output);
   cmd->callback([&run] { run = [] { run_scaleup(a); }; });
 }

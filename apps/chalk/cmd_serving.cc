@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "arg_parse.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/serving/serving.h"
@@ -242,7 +243,7 @@ CLI::App* add(CLI::App& parent, const char* name, const char* help, Kind kind, S
         ->capture_default_str();
   }
   if (kind == Kind::plot) {
-    cmd->add_option("-o,--output", a.html_path, "HTML file to write")->capture_default_str();
+    file_name_option(cmd->add_option("-o,--output", a.html_path, "HTML file to write"))->capture_default_str();
     cmd->add_flag("--json", a.output.json, "Print the chart data (JSON) instead of writing HTML");
   } else if (kind == Kind::modes) {
     // A report, not a table: JSON for programs, no CSV to advertise.

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "arg_parse.h"
 #include "chalk/base/error.h"
 #include "chalk/engine/layout_search.h"
 #include "envelope.h"
@@ -115,7 +116,7 @@ void run_simulate(SimulateArgs a) {
   }
   // A pool of the deployment under the options and the routing asked for.
   const auto pool = [&](const Deployment& d, int64_t replicas) {
-    sim::Pool p{d, replicas, so};
+    sim::Pool p{d, replicas, so, sim::Routing::round_robin, {}};
     p.routing = routing;
     return p;
   };
@@ -397,7 +398,7 @@ void register_simulate(CLI::App& app, Action& run) {
   cmd->add_option("--prefill-hardware", a.prefill_hardware, "With --disaggregate: the prefill pool's system (default: --hardware; mixed chips)");
   cmd->add_option("--decode-hardware", a.decode_hardware, "With --disaggregate: the decode pool's system (default: --hardware; mixed chips)");
   cmd->add_flag("--compare", a.compare, "With --disaggregate: also aggregated serving on the same chips");
-  cmd->add_option("--plot", a.plot, "Write an HTML page of latency distributions and occupancy over time");
+  file_name_option(cmd->add_option("--plot", a.plot, "Write an HTML page of latency distributions and occupancy over time"));
   add_output_options(*cmd, a.output);
   cmd->callback([&run] { run = [] { with_flag_names([] { run_simulate(a); }); }; });
 }

@@ -75,6 +75,19 @@ void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees) {
   add_output_options(cmd, a.output);
 }
 
+void add_train_infeasible_option(CLI::App& cmd, TrainArgs& a) {
+  cmd.add_flag("--allow-infeasible", a.allow_infeasible,
+               "Print the figures even when no plan fits in HBM (default: exit 2 naming the smallest cluster with a plan that fits)");
+}
+
+bool plan_stated(const CLI::App& cmd) {
+  for (const char* name : {"--chips", "--dp", "--tp", "--pp", "--cp", "--ep", "--etp", "--virtual-stages", "--schedule", "--zero", "--microbatch",
+                           "--recompute", "--recompute-modules", "--no-sp", "--reversible"}) {
+    if (cmd.count(name) > 0) return true;
+  }
+  return false;
+}
+
 TrainingPlan plan_from(const TrainArgs& a) {
   TrainingPlan p;
   p.dp = a.dp;
@@ -190,10 +203,40 @@ std::string step_overlap(const TrainingPlan& p, const Placement& pl, const Train
   return out;
 }
 
-void run_step(const TrainArgs& a) {
-  const TrainSetup s = train_setup(a);
+/// The search `train layouts` would run for `a`'s model, sequence and base plan.
+TrainingQuery fit_query(const TrainArgs& a, bool keep_batch) {
+  TrainingQuery q;
+  q.seq_len = a.seq_len;
+  q.global_batch = keep_batch ? a.global_batch : 0;
+  q.base = plan_from(a);
+  return q;
+}
+
+void run_step(const TrainArgs& stated) {
+  TrainArgs a = stated;
+  TrainSetup s = train_setup(a);
+  TrainingMemory mem = training_memory(s.costs, s.rates, s.plan, s.placement);
+  // A plan that does not fit is never a headline (issue 30 item 1): the default plan (one
+  // chip) gives way to the fastest plan of the smallest cluster that holds the model; a
+  // stated plan is an error naming that cluster, unless --allow-infeasible.
+  std::string chosen;
+  if (!mem.fits && !a.allow_infeasible) {
+    const int64_t first = a.plan_stated ? plan_chips(s.plan) : 0;
+    const auto fit = smallest_fitting_cluster(s.model, s.system, fit_query(a, a.global_batch > 0), first);
+    if (a.plan_stated || !fit) {
+      throw InputError("--chips", fmt::format("{} on {} x {} needs {:.4g} GB per chip, more than its {:.4g} GB of HBM; {}; --allow-infeasible "
+                                              "prints the figures anyway",
+                                              describe_plan(s.plan), plan_chips(s.plan), s.system.chip.name, to_gb(mem.total),
+                                              to_gb(mem.capacity), fitting_cluster_text(fit, s.system, first)));
+    }
+    chosen = fmt::format("the fastest plan of the smallest cluster that holds {} ({} chips; train layouts -n {} ranks the others); "
+                         "one chip needs {:.4g} GB of {:.4g} GB",
+                         s.model.name, fit->chips, fit->chips, to_gb(mem.total), to_gb(mem.capacity));
+    set_plan(a, fit->plan);
+    s = train_setup(a);
+    mem = training_memory(s.costs, s.rates, s.plan, s.placement);
+  }
   const TrainingStep st = training_step(s.costs, s.rates, s.plan, s.placement);
-  const TrainingMemory mem = training_memory(s.costs, s.rates, s.plan, s.placement);
   Table t;
   t.columns = {{"plan", "plan"},
                {"chips", "chips"},
@@ -238,6 +281,7 @@ void run_step(const TrainArgs& a) {
                         {"ep_dispatcher", std::string(to_string(s.plan.ep_dispatcher))}, {"ep_overlap", s.plan.ep_overlap},
                         {"fp8_recipe", std::string(to_string(s.plan.fp8_recipe))},
                         {"mfu_definition", train_run::mfu_definition(true, "bf16")},
+                        {"plan_choice", chosen.empty() ? nlohmann::json() : nlohmann::json(chosen)},
                         {"rows", nlohmann::json::array({row})}, {"warnings", s.warnings}};  // the step: one row
     if (a.explain) j["explanations"] = explanations_json(explain_training_step(s.rates, s.plan, s.placement, st));
     print_json(std::cout, envelope("train step", std::move(j), column_keys(t)));
@@ -249,7 +293,9 @@ void run_step(const TrainArgs& a) {
   }
   std::cout << fmt::format("chalk train step: {} on {} x {} ({}), {} sequences of {} tokens per step\n", s.model.name, plan_chips(s.plan),
                            s.system.chip.name, s.system.name, s.plan.global_batch, s.plan.seq_len);
-  std::cout << fmt::format("plan        {}\nplacement   {}\n", describe_plan(s.plan), s.placement.description);
+  std::cout << fmt::format("plan        {}\n", describe_plan(s.plan));
+  if (!chosen.empty()) std::cout << "chosen      " << chosen << '\n';
+  std::cout << fmt::format("placement   {}\n", s.placement.description);
   const std::string unpaired =
       st.unpaired_chunks > 0 ? fmt::format("+ {} unpaired chunk pairs {:.4g} s ", st.unpaired_chunks, st.t_unpaired.value()) : std::string();
   std::cout << fmt::format("step        {:.4g} s = {} microbatches x ({:.4g} + {:.4g} ms fwd + bwd) {}+ bubble {:.4g} s ({:.1f}% of the microbatches' time) "
@@ -284,7 +330,11 @@ void register_train_step(CLI::App& train, Action& run) {
   auto* cmd = train.add_subcommand("step", "One training step of a plan: compute, communication, bubble, MFU and HFU");
   add_train_options(*cmd, step_args, true);
   cmd->add_flag("--explain", step_args.explain, "Show how each figure is computed: formula, inputs with units and sources, the algebra (under the output; \"explanations\" with --json)");
-  cmd->callback([&run] { run = [] { run_step(step_args); }; });
+  add_train_infeasible_option(*cmd, step_args);
+  cmd->callback([&run, cmd] {
+    step_args.plan_stated = plan_stated(*cmd);
+    run = [] { run_step(step_args); };
+  });
 }
 
 void register_train(CLI::App& app, Action& run) {

@@ -74,6 +74,20 @@ void run_layouts(const LayoutArgs& a) {
   } catch (const InputError& e) {
     throw InputError(option_for(e.field()), std::string(e.what()).substr(e.field().size() + 2));
   }
+  // A search where nothing fits is an error naming the smallest cluster where a plan does
+  // (issue 30 item 1: llama-3.1-70b on 8 H100 listed nothing with exit 0), unless
+  // --allow-infeasible asks for the nearest plans for study.
+  if (r.fit == 0 && !a.train.allow_infeasible) {
+    TrainingQuery base = q;
+    base.global_batch = a.train.global_batch;
+    const std::string nearest = r.too_big.empty() ? std::string()
+                                                  : fmt::format(", the nearest needs {:.4g} GB per chip of {:.4g} GB", r.too_big.front().memory_bytes / 1e9,
+                                                                r.too_big.front().capacity_bytes / 1e9);
+    throw InputError("--chips", fmt::format("no plan of {} fits {} x {} ({} plans searched{}); {}; --allow-infeasible lists the nearest plans "
+                                            "anyway",
+                                            m.name, q.chips, sys.chip.name, r.evaluated, nearest,
+                                            fitting_cluster_text(smallest_fitting_cluster(m, sys, base), sys)));
+  }
   std::vector<std::string> warnings;
   train_run::warn_context(warnings, m, q.seq_len, "sequence length");
   Table t;
@@ -88,7 +102,7 @@ void run_layouts(const LayoutArgs& a) {
     t.add({++rank, name_of(c, q), std::string("yes"), c.t_step_s, c.mfu, tokens / c.t_step_s / static_cast<double>(q.chips), c.memory_bytes / 1e9,
            std::string(c.pareto ? "yes" : "no"), int64_t{c.equivalents}, std::string()});
   }
-  const bool show_unfit = a.all || a.train.output.json || a.train.output.csv;
+  const bool show_unfit = a.all || a.train.output.json || a.train.output.csv || (a.train.allow_infeasible && r.fit == 0);
   if (show_unfit && !a.pareto) {
     for (const auto& c : r.too_big) {
       t.add({++rank, name_of(c, q), std::string("no"), Cell{}, Cell{}, Cell{}, c.memory_bytes / 1e9, std::string("no"), Cell{}, unfit_reason(c)});
@@ -145,6 +159,7 @@ void register_train_layouts(CLI::App& train, Action& run) {
       ->check(CLI::Range(int64_t{1}, int64_t{100000}));
   cmd->add_flag("--all", layout_args.all, "Also list the nearest plans that do not fit, with the reason (--json and --csv always do)");
   cmd->add_flag("--pareto", layout_args.pareto, "List the Pareto front of step time against memory instead");
+  add_train_infeasible_option(*cmd, layout_args.train);
   cmd->callback([&run] { run = [] { run_layouts(layout_args); }; });
 }
 

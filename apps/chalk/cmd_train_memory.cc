@@ -17,6 +17,25 @@ namespace {
 
 thread_local TrainArgs memory_args;
 
+/// The table people read: each component in words ("ZeRO-3 buffers", not "zero3_buffers";
+/// issue 30 item 3). JSON and CSV keep the identifiers programs match on.
+Table in_words(Table t) {
+  static const std::pair<const char*, const char*> words[] = {
+      {"weights", "weights"},         {"gradients", "gradients"},     {"optimizer", "optimizer states"},
+      {"zero3_buffers", "ZeRO-3 buffers"}, {"activations", "activations"}, {"activation_working", "activation working set"},
+      {"total", "total"}};
+  for (auto& row : t.rows) {
+    auto& c = std::get<std::string>(row[0]);
+    for (const auto& [id, w] : words) {
+      if (c == id) {
+        c = w;
+        break;
+      }
+    }
+  }
+  return t;
+}
+
 void run_memory(const TrainArgs& a) {
   const TrainSetup s = train_setup(a);
   const TrainingMemory mem = training_memory(s.costs, s.rates, s.plan, s.placement);
@@ -72,7 +91,7 @@ void run_memory(const TrainArgs& a) {
                            to_gb(mem.total), to_gb(mem.capacity), best_mb == 0 ? std::string("none") : std::to_string(best_mb));
   for (const auto& w : s.warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
-  print_table(std::cout, t);
+  print_table(std::cout, in_words(t));
   if (a.explain) std::cout << "\nHow the figures are computed:\n" << explanations_text(explain_training_memory(s.plan, s.placement, mem));
 }
 

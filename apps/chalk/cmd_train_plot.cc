@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "arg_parse.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/training/run_charts.h"
@@ -257,7 +258,7 @@ void register_train_plot(CLI::App& train, Action& run) {
   cmd->add_option("--pretraining-cost-ratio", a.pretraining_cost_ratio, "Pre-training cost / serving cost")->capture_default_str();
   cmd->add_option("--rl-cost-ratio", a.rl_cost_ratio, "RL cost / serving cost")->capture_default_str();
   cmd->add_option("--method", a.method, "Chinchilla D_opt(N): approach1, approach2, approach3, approach3-tex, epoch or 20x")->capture_default_str();
-  cmd->add_option("-o,--output", a.html_path, "HTML file to write (default train-run.html; not with --json)");
+  file_name_option(cmd->add_option("-o,--output", a.html_path, "HTML file to write (default train-run.html; not with --json)"));
   cmd->add_flag("--json", a.json, "Print the chart data and the vega-lite specifications instead");
   cmd->callback([&run] { run = [] { run_plot_run(a); }; });
 }

@@ -218,6 +218,7 @@ void run_train_run(const RunArgs& a) {
            p.tokens_per_s.value(), p.wall_clock.value() / 86400, p.chip_hours,
            p.cost ? Cell(p.cost->value()) : Cell{}, p.energy_mwh ? Cell(*p.energy_mwh) : Cell{}});
   }
+  t.set_count({"tokens", "train_flops_per_token", "tok_per_s", "chip_hours"});  // 15.0T, not 15000000000000 (issue 30 item 2)
   const std::string mfu_note = default_mfu ? (a.non_causal ? kDefaultMfuNonCausalSource : kDefaultMfuSource) : "given";
   const std::string attention = a.non_causal ? "non-causal" : "causal";
   // Every phase at goodput 1 (the default) is a lower bound on wall clock: say so.

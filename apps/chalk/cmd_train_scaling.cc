@@ -49,7 +49,7 @@ void run_chinchilla(const ChinchillaArgs& a) {
   const std::map<std::string, std::string> flags = {{"flops", "--flops"}, {"params", "--params"}, {"tokens", "--tokens"}};
   nlohmann::json j;
   Table alloc;
-  alloc.columns = {{"method", "method"},       {"params", "N", 3, 1, true},   {"tokens", "D", 3, 1, true}, {"tokens_per_param", "D/N", 3},
+  alloc.columns = {{"method", "method"},       {"params", "N", 3, 1, true, 1},   {"tokens", "D", 3, 1, true, 1}, {"tokens_per_param", "D/N", 3},
                    {"train_flops", "C = 6ND", 4}, {"loss", "loss", 4}, {"source", "source"}};
   const double budget = a.flops ? *a.flops : 0;
   if (a.flops) {

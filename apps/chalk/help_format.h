@@ -14,7 +14,9 @@ namespace chalk::cli {
 
 /// CLI11's Formatter whose option, command and program descriptions are wrapped to `width`
 /// columns: an option's or a command's description to what is left after CLI11's name column
-/// (its continuation lines indented under it), the program's description to the full width.
+/// (its continuation lines indented under it), the program's description and footer (the
+/// exit statuses of `plan` and `fleet`) to the full width (issue 30 item 5: those footers ran
+/// to 158 and 178 columns).
 class HelpFormatter : public CLI::Formatter {
  public:
   explicit HelpFormatter(int width) : width_(width) {}
@@ -25,6 +27,10 @@ class HelpFormatter : public CLI::Formatter {
     return out.str();
   }
   std::string make_description(const CLI::App* app) const override { return wrap_words(CLI::Formatter::make_description(app), width_); }
+  std::string make_footer(const CLI::App* app) const override {
+    const std::string footer = CLI::Formatter::make_footer(app);
+    return footer.empty() ? footer : wrap_words(footer, width_);
+  }
 
  private:
   int description_width() const { return std::max(20, width_ - static_cast<int>(get_column_width())); }

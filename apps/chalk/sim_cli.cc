@@ -1,3 +1,4 @@
+#include "arg_parse.h"
 #include "sim_cli.h"
 
 #include <algorithm>
@@ -23,8 +24,8 @@ void add_traffic_options(CLI::App& app, TrafficArgs& a, int64_t default_requests
   app.add_option("--seed", a.seed, "Random seed (the same seed, the same run)")->capture_default_str();
   app.add_option("--input", a.input, "Prompt tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX]")->capture_default_str();
   app.add_option("--output", a.output, "Output tokens: N, uniform:MIN:MAX or lognormal:MEAN:SIGMA[:MAX]")->capture_default_str();
-  app.add_option("--trace", a.trace, "Trace CSV: arrival_s,input_tokens,output_tokens, optionally then prefix_id,prefix_tokens,session_id (replaces the "
-                 "synthetic traffic; the optional columns run the prefix cache)");
+  file_name_option(app.add_option("--trace", a.trace, "Trace CSV: arrival_s,input_tokens,output_tokens, optionally then prefix_id,prefix_tokens,session_id (replaces the "
+                 "synthetic traffic; the optional columns run the prefix cache)"));
   app.add_option("--prefix-hit-rate", a.prefix_hit_rate,
                  "Simple mode: a fixed fraction of each prompt found in the prefix cache [0-1) (excludes --shared-prefix and --sessions, "
                  "whose hit rate emerges from the cache)")
@@ -88,9 +89,9 @@ void add_policy_options(CLI::App& app, PolicyArgs& a) {
                               "gpu_memory_utilization 0.9; written as SGLang's --mem-fraction-static and TensorRT-LLM's "
                               "free_gpu_memory_fraction of what the weights leave)");
   if (auto* reserve = app.get_option_no_throw("--memory-reserve")) util->excludes(reserve);
-  app.add_option("--engine-profile", a.engine_profile,
+  file_name_option(app.add_option("--engine-profile", a.engine_profile,
                  "An engine profile written by `chalk calibrate` (chalk-engine-profile/1): its fitted constants (request overhead, host "
-                 "time per sequence, kernel floor) replace the engine's defaults");
+                 "time per sequence, kernel floor) replace the engine's defaults"));
   app.add_option("--chunked-prefill", a.chunked_prefill, "on or off (default: the engine's: on for vLLM and SGLang, off for TensorRT-LLM)");
   app.add_option("--kv-admission", a.kv_admission,
                  "to_completion: admission reserves a request's KV for all its tokens, never preempting (trtllm's default); "

@@ -37,10 +37,14 @@ std::string format_count(double v, int sig) {
 
 namespace {
 
-std::string render(const Cell& c, int precision, bool count = false) {
+std::string render(const Cell& c, int precision, bool count = false, double count_scale = 1) {
   if (std::holds_alternative<std::monostate>(c)) return "-";
-  if (auto* d = std::get_if<double>(&c)) return count ? format_count(*d, precision) : format_number(*d, precision);
-  if (auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
+  if (auto* d = std::get_if<double>(&c)) return count ? format_count(*d * count_scale, precision) : format_number(*d, precision);
+  if (auto* i = std::get_if<int64_t>(&c)) {
+    // An integer count below 10,000 stays whole ("2048" chips, not "2.05K").
+    if (count && (std::llabs(*i) >= 10000 || count_scale != 1)) return format_count(static_cast<double>(*i) * count_scale, precision);
+    return std::to_string(*i);
+  }
   return std::get<std::string>(c);
 }
 
@@ -126,7 +130,7 @@ void print_table(std::ostream& to, const Table& t) {
   for (const auto& row : t.rows) {
     std::vector<std::string> r;
     for (size_t c = 0; c < t.columns.size(); ++c) {
-      r.push_back(c < row.size() ? render(row[c], t.columns[c].precision, t.columns[c].count) : "-");
+      r.push_back(c < row.size() ? render(row[c], t.columns[c].precision, t.columns[c].count, t.columns[c].count_scale) : "-");
       width[c] = std::max(width[c], r.back().size());
     }
     cells.push_back(std::move(r));

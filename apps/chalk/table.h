@@ -26,14 +26,27 @@ struct Column {
   /// --csv and --json show every column).
   int priority = 1;
   /// A count (parameters, tokens): the people's table writes 91.3B, 1.83T (precision
-  /// significant digits before the K/M/B/T suffix); CSV and JSON keep the number.
+  /// significant digits before the K/M/B/T suffix), integer cells as well as doubles; CSV
+  /// and JSON keep the number.
   bool count = false;
+  /// With `count`: what one unit of the cell is, multiplied in before the suffix is chosen
+  /// (a column of billions, scale 1e9, writes 1.71e6 as "1710T"). CSV and JSON keep the cell.
+  double count_scale = 1;
 };
 
 struct Table {
   std::vector<Column> columns;
   std::vector<std::vector<Cell>> rows;
   void add(std::vector<Cell> row) { rows.push_back(std::move(row)); }
+  /// Marks the columns with these keys as counts (Column::count: 289B, 2.61M for people),
+  /// each unit worth `scale` (1e9 for a column of billions).
+  void set_count(std::initializer_list<const char*> keys, double scale = 1) {
+    for (auto& c : columns) {
+      for (const char* k : keys) {
+        if (c.key == k) c.count = true, c.count_scale = scale;
+      }
+    }
+  }
   /// Sets the priority of the columns with these keys (Column::priority).
   void set_priority(std::initializer_list<const char*> keys, int priority) {
     for (auto& c : columns) {

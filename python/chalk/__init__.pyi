@@ -505,7 +505,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def train_step(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, recompute_modules: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, fp8_recipe: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, explain: bool = False, frame: bool = False) -> Any:
+def train_step(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, recompute_modules: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, fp8_recipe: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, explain: bool = False, allow_infeasible: bool = False, frame: bool = False) -> Any:
     """`chalk train step --json`: One training step of a plan: compute, communication, bubble, MFU and HFU.
 
 Returns the CLI's JSON as plain Python objects.
@@ -542,6 +542,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     ep_dispatcher: How expert-parallel tokens cross scale-up domains: deepep (DeepEP/HybridEP, Megatron-Core's flex: once per remote domain, then scale-up fan-out), alltoall (NCCL all-to-all: every token copy on its own) (default deepep)
     ep_overlap: Megatron-Core's EP overlap: a forward beside an earlier microbatch's backward, each one's expert all-to-alls hidden behind the other's compute (pp 1 or --schedule interleaved)
     explain: Show how each figure is computed: formula, inputs with units and sources, the algebra (under the output; "explanations" with --json)
+    allow_infeasible: Print the figures even when no plan fits in HBM (default: exit 2 naming the smallest cluster with a plan that fits)
 
 Raises ChalkError(field, message) on bad input.
     """
@@ -587,7 +588,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def train_layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, fp8_recipe: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, chips: Optional[Values] = None, limit: Optional[Values] = None, all: bool = False, pareto: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
+def train_layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, fp8_recipe: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, chips: Optional[Values] = None, limit: Optional[Values] = None, all: bool = False, pareto: bool = False, allow_infeasible: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk train layouts --json`: Every training plan of a model on a cluster that fits, ranked by step time.
 
 Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
@@ -612,6 +613,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     limit: Plans listed (fitting, and with --all those that do not fit) (default 20)
     all: Also list the nearest plans that do not fit, with the reason (--json and --csv always do)
     pareto: List the Pareto front of step time against memory instead
+    allow_infeasible: Print the figures even when no plan fits in HBM (default: exit 2 naming the smallest cluster with a plan that fits)
 
 Raises ChalkError(field, message) on bad input.
     """

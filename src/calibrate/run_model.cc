@@ -41,7 +41,7 @@ RunModel make_run_model(const BenchRun& run, const Deployment& d, const sim::Sim
   const int64_t mean_out = std::max<int64_t>(1, run.total_output_tokens / run.completed);
   if (run.request_rate_per_s > 0 && run.constant_arrivals) {
     // One request every 1 / rate seconds, as validate runs a constant-rate row.
-    for (int64_t i = 0; i < n; ++i) m.requests.push_back(sim::Request{static_cast<double>(i + 1) / run.request_rate_per_s, mean_in, mean_out});
+    for (int64_t i = 0; i < n; ++i) m.requests.push_back(sim::Request{static_cast<double>(i + 1) / run.request_rate_per_s, mean_in, mean_out, {}});
   } else if (run.request_rate_per_s > 0) {
     sim::TrafficSpec t;
     t.rate_per_s = run.request_rate_per_s;
@@ -51,7 +51,7 @@ RunModel make_run_model(const BenchRun& run, const Deployment& d, const sim::Sim
     t.output = {sim::LengthDist::Kind::fixed, mean_out};
     m.requests = sim::generate_traffic(t);
   } else {
-    m.requests.assign(static_cast<std::size_t>(n), sim::Request{0, mean_in, mean_out});
+    m.requests.assign(static_cast<std::size_t>(n), sim::Request{0, mean_in, mean_out, {}});
   }
   for (std::size_t i = 0; i < m.requests.size(); ++i) {
     if (i < run.input_lens.size()) m.requests[i].input_tokens = std::max<int64_t>(1, run.input_lens[i]);

@@ -62,7 +62,9 @@ TEST(RentedChips, EveryFigureEqualsItsDatasheet) {
     EXPECT_DOUBLE_EQ(to_gb_per_s(s.scale_out_bandwidth_per_direction), d.out_gb_per_s);
     EXPECT_EQ(s.power_w_per_chip.value_or(0), d.watts);
     ASSERT_EQ(s.price_per_chip.has_value(), d.usd_per_hour.has_value());
-    if (d.usd_per_hour) EXPECT_NEAR(to_usd_per_hour(*s.price_per_chip), *d.usd_per_hour, 1e-9);
+    if (d.usd_per_hour) {
+      EXPECT_NEAR(to_usd_per_hour(*s.price_per_chip), *d.usd_per_hour, 1e-9);
+    }
     EXPECT_EQ(to_string(s.status), "shipping");
     EXPECT_FALSE(s.chip_source.empty());
     EXPECT_FALSE(s.scale_up_source.empty());

@@ -10,7 +10,7 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   const auto j = detail::parse_json(text, where);
   const Obj c(j, where + ": ");
   c.only({"format", "name", "description", "source", "date", "chip", "efficiency", "scale_up", "scale_out", "price",
-          "host_tiers", "notes", "status", "power", "year", "year_source"});
+          "host_tiers", "notes", "status", "power", "year", "year_source", "host"});
   const std::string format = c.string("format");
   if (format != "chalk-hardware/1") throw InputError(c.field("format"), "unknown format '" + format + "'; expected chalk-hardware/1");
   SystemSpec s;
@@ -96,6 +96,11 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
     s.price_per_chip = usd_per_hour(price->number("usd_per_chip_hour"));
     s.price_source = price->string("source");
   }
+  if (auto host = c.opt_object("host")) {
+    host->only({"chips", "source"});
+    s.host_chips = host->integer_in("chips", 1, s.scale_up_domain);
+    s.host_chips_source = host->string("source");
+  }
   if (auto power = c.opt_object("power")) {
     power->only({"watts_per_chip", "source"});
     s.power_w_per_chip = power->number("watts_per_chip");
@@ -108,7 +113,7 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
       const Obj t(tiers[i], c.field("host_tiers") + "[" + std::to_string(i) + "].");
       t.only({"name", "gb_per_chip", "gb_per_s_per_chip", "source", "link_gb_per_s_per_chip", "link_source"});
       MemoryTier tier{t.string("name"), gigabytes(t.number("gb_per_chip")), gigabytes_per_second(t.number("gb_per_s_per_chip")),
-                      t.string("source")};
+                      t.string("source"), {}, {}};
       if (t.has("link_gb_per_s_per_chip")) {
         tier.link_per_chip = gigabytes_per_second(t.number("link_gb_per_s_per_chip"));
         tier.link_source = t.string("link_source");

@@ -220,4 +220,19 @@ std::string engine_layout_problem(std::string_view release, int64_t chips, const
   return launch_detail::layout_problem(name, launch_detail::degrees(chips, layout, moe));
 }
 
+namespace launch_detail {
+
+int64_t replica_hosts(const LaunchTarget& t, int64_t chips) {
+  const int64_t per = std::max<int64_t>(t.chips_per_host, 1);
+  return std::max<int64_t>((chips + per - 1) / per, 1);
+}
+
+std::string replica_gpus(const LaunchTarget& t, int64_t chips) {
+  const int64_t hosts = replica_hosts(t, chips);
+  if (hosts == 1) return "its own " + count(chips, "GPU") + " (CUDA_VISIBLE_DEVICES)";
+  return "its own " + std::to_string(hosts) + " hosts of " + count(t.chips_per_host, "GPU");
+}
+
+}  // namespace launch_detail
+
 }  // namespace chalk::sim

@@ -79,6 +79,13 @@ std::string comment(const std::string& text);
 std::vector<std::string> header(const PlanCandidate& c, const LaunchTarget& t, const std::string& engine_title,
                                 const std::string& engine, const std::string& checked_at, const Pool& p);
 
+/// The hosts one replica of `chips` spans: ceil(chips / t.chips_per_host), at least 1.
+int64_t replica_hosts(const LaunchTarget& t, int64_t chips);
+
+/// "its own 8 GPUs (CUDA_VISIBLE_DEVICES)", or across hosts (issue 30 item 7: an 8-GPU
+/// replica on GB200 NVL72 is 2 compute trays of 4) "its own 2 hosts of 4 GPUs".
+std::string replica_gpus(const LaunchTarget& t, int64_t chips);
+
 /// "1 chip", "8 chips": `n` and `word`, with an "s" unless n is 1.
 std::string count(int64_t n, const std::string& word);
 

@@ -24,7 +24,7 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   const WeightPlan w = weight_plan(t, true);
   Script s;
   s.comments = header(c, t, "SGLang", "sglang", kSglangSource, p);
-  s.comments.push_back("Give each replica its own " + count(p.d.chips, "GPU") + " (CUDA_VISIBLE_DEVICES) and its own PORT" +
+  s.comments.push_back("Give each replica " + replica_gpus(t, p.d.chips) + " and its own PORT" +
                        (p.replicas > 1 || !p.role.empty() ? " (router.sh lists them)." : "."));
   if (p.role == "prefill") {
     s.comments.push_back("Each prefill server also listens on its bootstrap port, " + std::to_string(kBootstrapPort) +
@@ -36,8 +36,23 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   if (const std::string note = model_note(t, w, "SGLang", "quantizes online only to fp8, from a 16-bit checkpoint"); !note.empty()) s.comments.push_back(note);
   s.vars.push_back(model_var(t, w));
   s.vars.push_back("PORT=\"${PORT:-" + std::to_string(p.role == "decode" ? kDecodePort : kServePort) + "}\"");
+  const int64_t hosts = replica_hosts(t, p.d.chips);
+  if (hosts > 1) {
+    // One replica over several hosts (GB200 NVL72: trays of 4 GPUs): SGLang's multi-node
+    // launch, the same command on each host with its rank (server_args.py: --nnodes,
+    // --node-rank, --dist-init-addr).
+    s.comments.push_back("A replica spans " + std::to_string(hosts) + " hosts of " + count(t.chips_per_host, "GPU") +
+                         ": run this on each, NODE_RANK 0 to " + std::to_string(hosts - 1) + ", DIST_INIT_ADDR the rank-0 host's address:port.");
+    s.vars.push_back("NODE_RANK=\"${NODE_RANK:?set NODE_RANK: 0 to " + std::to_string(hosts - 1) + ", one per host}\"");
+    s.vars.push_back("DIST_INIT_ADDR=\"${DIST_INIT_ADDR:?set DIST_INIT_ADDR: the rank-0 host, address:port}\"");
+  }
   s.command = {"python3 -m sglang.launch_server", "--model-path \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\"",
                "--tp-size " + std::to_string(p.d.chips)};
+  if (hosts > 1) {
+    s.command.push_back("--nnodes " + std::to_string(hosts));
+    s.command.push_back("--node-rank \"$NODE_RANK\"");
+    s.command.push_back("--dist-init-addr \"$DIST_INIT_ADDR\"");
+  }
   if (p.d.dp > 1) {
     s.command.push_back("--dp-size " + std::to_string(p.d.dp));
     s.command.push_back("--enable-dp-attention");

@@ -47,9 +47,13 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   const WeightPlan w = weight_plan(t, false);
   Script s;
   s.comments = header(c, t, "TensorRT-LLM", "trtllm", kTrtllmSource, p);
-  s.comments.push_back("Give each replica its own " + count(p.d.chips, "GPU") + " (CUDA_VISIBLE_DEVICES) and its own PORT" +
+  s.comments.push_back("Give each replica " + replica_gpus(t, p.d.chips) + " and its own PORT" +
                        (p.role.empty() ? (p.replicas > 1 ? ", behind a load balancer." : ".") : " (disagg.yaml lists them)."));
   if (const std::string note = model_note(t, w, "trtllm-serve", "reads the quantization from the checkpoint"); !note.empty()) s.comments.push_back(note);
+  if (const int64_t hosts = replica_hosts(t, p.d.chips); hosts > 1) {
+    s.comments.push_back("A replica spans " + std::to_string(hosts) + " hosts of " + count(t.chips_per_host, "GPU") +
+                         ": start it under MPI with one rank per GPU over those hosts (TensorRT-LLM's multi-node serving).");
+  }
   s.vars.push_back(model_var(t, w));
   s.vars.push_back("PORT=\"${PORT:-" + std::to_string(p.role.empty() ? 8000 : p.role == "prefill" ? kContextPort : kGenerationPort) + "}\"");
   s.command = {"trtllm-serve \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\"", "--backend pytorch", "--tp_size " + std::to_string(p.d.chips)};

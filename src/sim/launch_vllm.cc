@@ -56,7 +56,7 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   const WeightPlan w = weight_plan(t, true);
   Script s;
   s.comments = header(c, t, "vLLM", "vllm", kVllmSource, p);
-  s.comments.push_back("Give each replica its own " + count(p.d.chips, "GPU") + " (CUDA_VISIBLE_DEVICES) and its own PORT" +
+  s.comments.push_back("Give each replica " + replica_gpus(t, p.d.chips) + " and its own PORT" +
                        (p.role.empty() ? (p.replicas > 1 ? ", behind a load balancer." : ".") : " (proxy.sh lists them)."));
   if (c.reserve_to_completion) {
     s.comments.push_back("Simulated with KV reserved to completion at admission; vLLM takes KV blocks on demand and has no flag for it.");
@@ -71,6 +71,15 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   s.vars.push_back("PORT=\"${PORT:-" + std::to_string(port) + "}\"");
   s.command = {"vllm serve \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\""};
   for (const auto& a : engine_args(c, t, p, w)) s.command.push_back(a);
+  if (const int64_t hosts = replica_hosts(t, p.d.chips); hosts > 1) {
+    // One replica over several hosts (GB200 NVL72: trays of 4 GPUs): vLLM's multi-node
+    // serving runs its workers on a Ray cluster over them (arg_utils.py:
+    // --distributed-executor-backend).
+    s.comments.push_back("A replica spans " + std::to_string(hosts) + " hosts of " + count(t.chips_per_host, "GPU") +
+                         ": start a Ray cluster over them (ray start --head on one, ray start --address on the others) and run this "
+                         "on the head.");
+    s.command.push_back("--distributed-executor-backend ray");
+  }
   if (!p.role.empty()) s.command.push_back("--kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'");
   return render(s);
 }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "chalk/engine/engine_name.h"
@@ -33,6 +34,17 @@ inline std::string row_num(double v, int digits = 4) {
     std::snprintf(buf, sizeof buf, "%.*g", digits, v);
   }
   return buf;
+}
+
+/// A count in a row's text as people read it (issue 30 item 2): three significant digits
+/// and a K, M, B or T suffix ("780B", "14.8T"; below 1,000 as row_num), as the CLI's
+/// tables write counts (apps/chalk/table.h, format_count).
+inline std::string row_count(double v) {
+  static constexpr std::pair<double, const char*> kSuffixes[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
+  for (const auto& [scale, suffix] : kSuffixes) {
+    if (std::fabs(v) >= scale) return row_num(v / scale, 3) + suffix;
+  }
+  return row_num(v);
 }
 
 /// What the row's metric is, and so what validate predicts.

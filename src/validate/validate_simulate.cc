@@ -33,7 +33,7 @@ void simulated_values(const RowPlan& p, const Deployment& plain, const Deploymen
     // One request every 1 / rate seconds, the first after one gap (as generate_traffic).
     const int64_t len = std::max<int64_t>(p.output, 1);
     reqs.reserve(static_cast<std::size_t>(n));
-    for (int64_t i = 0; i < n; ++i) reqs.push_back(sim::Request{static_cast<double>(i + 1) / p.request_rate_per_s, input, len});
+    for (int64_t i = 0; i < n; ++i) reqs.push_back(sim::Request{static_cast<double>(i + 1) / p.request_rate_per_s, input, len, {}});
   } else if (p.request_rate_per_s > 0) {
     sim::TrafficSpec t;
     t.rate_per_s = p.request_rate_per_s;
@@ -42,7 +42,7 @@ void simulated_values(const RowPlan& p, const Deployment& plain, const Deploymen
     t.output = {sim::LengthDist::Kind::fixed, std::max<int64_t>(p.output, 1)};
     reqs = sim::generate_traffic(t);
   } else {
-    reqs.assign(static_cast<std::size_t>(n), sim::Request{0, input, std::max<int64_t>(p.output, 1)});
+    reqs.assign(static_cast<std::size_t>(n), sim::Request{0, input, std::max<int64_t>(p.output, 1), {}});
   }
   // A serving engine, with its release where the row names one ("vllm-0.10").
   const bool known = is_serving_engine(p.engine);
@@ -89,7 +89,7 @@ void simulated_values(const RowPlan& p, const Deployment& plain, const Deploymen
            "," + std::to_string(static_cast<int>(d->kv)) + "," + std::to_string(static_cast<int>(d->compute));
   }
   auto summary = [&](const Deployment& d) {
-    const sim::ClusterRun run = sim::simulate_aggregated(sim::Pool{d, 1, o}, reqs);
+    const sim::ClusterRun run = sim::simulate_aggregated(sim::Pool{d, 1, o, sim::Routing::round_robin, {}}, reqs);
     if (!run.fits) throw InputError("memory", run.reason);
     return sim::summarize(run, {});
   };

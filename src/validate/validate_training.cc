@@ -319,7 +319,7 @@ void predict_training(const TrainRowPlan& t, Prediction& out) {
   out.predicted_plain = value(t_plain);
   if (t.metric == "tflop_per_s_per_chip" || t.metric == "mfu_pct") out.notes.push_back("FLOPs counted as " + convention);
   if (t.metric == "gpu_hours" || t.metric == "wall_hours") {
-    out.notes.push_back(row_num(t.train_tokens) + " tokens at the steady step; restarts, ramp-up and evaluation not modelled");
+    out.notes.push_back(row_count(t.train_tokens) + " tokens at the steady step; restarts, ramp-up and evaluation not modelled");
   }
   out.bound_plain = "compute";
   // What governs: the largest of compute, bubble, exposed communication, optimizer.

@@ -5,6 +5,7 @@
 CHALK="$1"; SRC="$2"
 . "$SRC/tests/cli/lib.bash"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export COLUMNS=100  # help wraps to the terminal; without one, to 100 columns (checked below)
 # Every command path: the top-level list, then each group's own subcommands.
 "$CHALK" --help > "$tmp/top" || fail "chalk --help exited $?"
 subs() { awk '/^Subcommands:/{on=1; next} /^[A-Za-z]+:/{on=0} on && /^  [a-z]/{print $1}' "$1"; }
@@ -13,6 +14,7 @@ mapfile -t top < <(subs "$tmp/top")
 paths=()
 for c in "${top[@]}"; do
   "$CHALK" "$c" --help > "$tmp/h" || fail "chalk $c --help exited $? though chalk --help lists '$c'"
+  cat "$tmp/h" >> "$tmp/groups"
   mapfile -t inner < <(subs "$tmp/h")
   if [ "${#inner[@]}" -eq 0 ]; then paths+=("$c"); fi
   for s in "${inner[@]}"; do
@@ -36,6 +38,11 @@ for p in "${paths[@]}"; do
   done || exit 1
 done
 "$CHALK" --help >> "$tmp/all"
+# Every help fits 100 columns (issue 30 item 5: the exit-status footers of `plan` and `fleet`
+# ran to 158 and 178 columns): each command's, each group's and the top level's.
+cat "$tmp/groups" >> "$tmp/all"
+widest=$(LC_ALL=C.UTF-8 wc -L < "$tmp/all")
+[ "$widest" -le 100 ] || fail "a help line is $widest columns wide (at most 100): $(LC_ALL=C.UTF-8 awk 'length($0) > 100' "$tmp/all" | head -1)"
 # Paths named in help: a word starting with a top folder of the repository.
 grep -oE '(docs|data|web|tests|scripts|src|include|apps|bench|tools|cmake)/[A-Za-z0-9_./<>-]*[A-Za-z0-9_/]' "$tmp/all" | sort -u > "$tmp/paths"
 [ -s "$tmp/paths" ] || fail "no repository path found in any help text (expected docs/formulas.md at least)"

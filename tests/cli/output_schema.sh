@@ -47,7 +47,7 @@ cmds=(
   "simulate -m llama-3.1-8b -H h100-sxm -n 1 --rate 5 --requests 50 --input 256 --output 16 --lora 4:16,zipf:1,max-loras:2"
   "simulate -m llama-3.1-8b -H h100-sxm -n 1 --rate 5 --requests 200 --input 512 --output 64 --disaggregate --prefill-hardware h200 --decode-hardware b200"
   "validate"
-  "train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8"
+  "train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8 --zero 2"
   "train memory -m llama-3.1-8b -H h100-sxm -n 8 --dp 8"
   "train layouts -m llama-3.1-8b -H h100-sxm -n 8"
   "train layouts -m llama-3.1-8b -H h100-sxm -n 8 --all"

@@ -76,4 +76,35 @@ printf '%s\n' "$out" | grep -q "launch files: none written to $tmp/none (no depl
 touch "$tmp/file"
 expect_error "--launch-dir: cannot create directory '$tmp/file/vllm'" plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 50 --budget-chips 1 \
   --ttft-slo-ms 5000 --launch-dir "$tmp/file"
+# GB200 NVL72 hosts hold 4 GPUs (a compute tray; data/hardware/gb200-nvl72.json "host"): an
+# 8-chip replica spans 8 / 4 = 2 hosts, and the files launch it over both (issue 30 item 7).
+"$CHALK" plan -m deepseek-v3 -H gb200-nvl72 --rate 5 --requests 100 --input 2000 --output 200 --ttft-slo-ms 3000 \
+  --tpot-slo-ms 80 --modes aggregated --budget-chips 16 --json > "$tmp/gb200.json" || fail "plan on gb200-nvl72"
+python3 - "$tmp/gb200.json" "$SRC/tests/data/engine-args" <<'PY' || fail "gb200 launch files do not span hosts of 4 GPUs"
+import json, sys
+j = json.load(open(sys.argv[1])); args = sys.argv[2]
+assert j["best"]["chips"] == 8 and j["best"]["replicas"] == 1, j["best"]
+files = {e["engine"]: {f["path"]: f["text"] for f in e["files"]} for e in j["launch"]}
+sg, vl, tr = files["sglang"]["sglang/serve.sh"], files["vllm"]["vllm/serve.sh"], files["trtllm"]["trtllm/serve.sh"]
+for text in (sg, vl, tr):
+    assert "its own 2 hosts of 4 GPUs" in text, text
+assert "--tp-size 8 \\\n  --nnodes 2 \\\n  --node-rank \"$NODE_RANK\" \\\n  --dist-init-addr \"$DIST_INIT_ADDR\"" in sg, sg
+assert "--distributed-executor-backend ray" in vl, vl
+# Each flag is one the engine defines at the cited commit (tests/data/engine-args).
+for engine, flags in (("sglang", ["--nnodes", "--node-rank", "--dist-init-addr"]), ("vllm", ["--distributed-executor-backend"])):
+    known = {l.split()[1] for l in open(f"{args}/{engine}.txt") if l.startswith("serve ")}
+    assert all(f in known for f in flags), (engine, [f for f in flags if f not in known])
+PY
+# On an 8-GPU HGX host the same replica is one host: no multi-node flags.
+"$CHALK" plan -m llama-3.1-70b -H h100-sxm --rate 5 --requests 100 --input 2000 --output 200 --ttft-slo-ms 3000 \
+  --budget-chips 8 --modes aggregated --json | python3 -c "
+import json, sys; j = json.load(sys.stdin)
+text = ''.join(f['text'] for e in j['launch'] for f in e['files'])
+assert '--nnodes' not in text and 'distributed-executor-backend' not in text and 'hosts of' not in text" || fail "an 8-GPU host got multi-node flags"
+# The hardware file's "host" is checked: chips within the scale-up domain, a source beside them.
+python3 -c "
+import json, sys; j = json.load(open(sys.argv[1])); j['host']['chips'] = 100; json.dump(j, open(sys.argv[2], 'w'))
+j['host'] = {'chips': 4}; json.dump(j, open(sys.argv[3], 'w'))" "$SRC/data/hardware/gb200-nvl72.json" "$tmp/wide.json" "$tmp/nosrc.json"
+expect_error "host.chips: must be in 1..72, got 100" hardware "$tmp/wide.json"
+expect_error "host.source: missing required field" hardware "$tmp/nosrc.json"
 echo "plan_launch: all passed"

@@ -12,7 +12,7 @@ cmds=(
   "layouts -m llama-3.1-8b -H h100-sxm -n 2"
   "simulate -m llama-3.1-8b -H h100-sxm -n 1 --rate 5 --requests 50 --input 512 --output 32"
   "plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 50 --input 512 --output 32 --budget-chips 1 --ttft-slo-ms 500"
-  "train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8"
+  "train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8 --zero 2"
   "train layouts -m llama-3.1-8b -H h100-sxm -n 8 --limit 3"
   "prices infer gemini-1.5-pro"
   "prices forward -m llama-3.1-8b -H h100-sxm -n 1"
@@ -57,9 +57,9 @@ out=$("$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1,8 -q)
 printf '%s\n' "$out" | head -1 | grep -q "^batch  context  step ms" || fail "decode -q header: $out"
 printf '%s\n' "$out" | sed -n 2p | grep -q "^    1     4096" || fail "decode -q first row: $out"
 # train step -q: its one-row table (the CSV's), header then the row of its plan.
-out=$("$CHALK" train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8 -q --wide)
+out=$("$CHALK" train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8 --zero 2 -q --wide)
 [ "$(printf '%s\n' "$out" | wc -l)" -eq 2 ] || fail "train step -q is not one header and one row: $out"
-printf '%s\n' "$out" | sed -n 2p | grep -q "DP8 TP1 PP1, ZeRO-1, mb 1, recompute none" || fail "train step -q row: $out"
+printf '%s\n' "$out" | sed -n 2p | grep -q "DP8 TP1 PP1, ZeRO-2, mb 1, recompute none" || fail "train step -q row: $out"
 # Words for people, keys for programs: prices infer's quantity column.
 out=$("$CHALK" prices infer gemini-1.5-pro -q)
 printf '%s\n' "$out" | grep -q "KV bytes per token" || fail "prices infer: no 'KV bytes per token' in $out"

@@ -22,7 +22,7 @@ assert j['attention_flops'] == 'causal' and 'causal attention' in j['mfu_definit
 # One MFU: train step's MFU fed back as --mfu gives train step's tok/s. The step's model
 # FLOPs per token are train run's FLOPs/token (causal), so tok/s = MFU x n x peak / f equals
 # the step's tokens / step time within rounding of the printed MFU.
-step=$("$CHALK" train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8 -B 64 --seq-len 4096 --json)
+step=$("$CHALK" train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8 --zero 2 -B 64 --seq-len 4096 --json)
 mfu=$(printf '%s' "$step" | python3 -c "import json,sys; print(json.load(sys.stdin)['rows'][0]['mfu'])")
 "$CHALK" train run -m llama-3.1-8b -H h100-sxm -n 8 --seq 4096 --tokens 1e12 --mfu "$mfu" --json | python3 -c "
 import json, sys; r = json.load(sys.stdin); s = json.loads(sys.argv[1])['rows'][0]

@@ -62,7 +62,7 @@ const CASES = [
   ['POST', '/api/prices/forward', ['prices', 'forward'], { model: 'llama-3.1-8b', hardware: 'h100-sxm' }],
   ['POST', '/api/prices/compare', ['prices', 'compare'], { model: 'gpt-oss-120b', hardware: 'h100-sxm,tpu-v5p', 'prefix-hit-rate': 0.5 }],
   ['POST', '/api/validate', ['validate'], {}],
-  ['POST', '/api/train/step', ['train', 'step'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 8, dp: 8 }],
+  ['POST', '/api/train/step', ['train', 'step'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 8, dp: 8, zero: 2 }],
   ['POST', '/api/train/memory', ['train', 'memory'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 8, dp: 8 }],
   ['POST', '/api/train/layouts', ['train', 'layouts'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 64, limit: 3, all: true }],
   ['POST', '/api/train/run', ['train', 'run'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', tokens: 1e12, chips: 64, mfu: 0.4 }],

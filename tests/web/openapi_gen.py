@@ -29,7 +29,7 @@ ENDPOINTS = [
     ("/api/prices/forward", ["prices", "forward"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm"], None),
     ("/api/prices/compare", ["prices", "compare"], False, ["-m", "gpt-oss-120b", "-H", "h100-sxm,tpu-v5p"], None),
     ("/api/validate", ["validate"], False, [], None),
-    ("/api/train/step", ["train", "step"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8"], ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8", "--explain"]], None),
+    ("/api/train/step", ["train", "step"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8", "--zero", "2"], ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8", "--zero", "2", "--explain"]], None),
     ("/api/train/memory", ["train", "memory"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8"], ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8", "--explain"]], None),
     ("/api/train/layouts", ["train", "layouts"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "64", "--limit", "3", "--all"], None),
     ("/api/train/run", ["train", "run"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "--tokens", "1e12", "--chips", "64", "--mfu", "0.4"], None),

@@ -2,6 +2,7 @@
 // No models here (DESIGN.md section 2).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -111,6 +112,13 @@ struct SystemSpec {
   std::string chip_source;  ///< where the peaks and HBM figures come from (empty: see `source`)
   Efficiency efficiency;
   int64_t scale_up_domain = 1;                   ///< chips in one NVLink/ICI domain
+  /// Chips (GPUs) under one operating system: one host, one launcher process tree, one
+  /// Kubernetes node. 0 = not stated: chips_per_host() assumes an 8-GPU HGX board (or the
+  /// domain, when smaller). GB200 NVL72: 4 (a compute tray holds two GB200 superchips, each
+  /// 1 Grace + 2 B200; NVIDIA GB200 NVL72 product page: 18 compute trays of 72 GPUs).
+  /// `host_chips_source` says where it comes from.
+  int64_t host_chips = 0;
+  std::string host_chips_source;
   BytesPerSecond scale_up_bandwidth_per_direction;   ///< per chip, one direction
   std::optional<ScaleUpTopology> scale_up_topology;  ///< how the domain is wired, if stated
   /// Torus extent per dimension (TPU v5p 16 x 20 x 28 = 8960); empty when not published.
@@ -163,5 +171,11 @@ inline constexpr double min_positive = 1e-6;         ///< the least positive val
 /// extents matching the torus kind and multiplying to the domain size.
 /// Throws InputError naming `where` and the file's field, the value and the range.
 void validate(const SystemSpec& s, const std::string& where);
+
+/// The chips one host holds (issue 30 item 7: launch files split a replica over hosts by
+/// it): SystemSpec::host_chips when stated, else min(scale-up domain, 8), the HGX board.
+inline int64_t chips_per_host(const SystemSpec& s) {
+  return s.host_chips > 0 ? s.host_chips : std::min<int64_t>(std::max<int64_t>(s.scale_up_domain, 1), 8);
+}
 
 }  // namespace chalk

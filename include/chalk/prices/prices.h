@@ -52,11 +52,11 @@ struct TierCostAssumptions {
   /// Used when the system lists no flash tier: hardware.md's 8 x 3.84 TB NVMe per 8 GPUs at
   /// ~7.0 GB/s per PCIe Gen4 x4 drive (Intel D7-P5500).
   MemoryTier assumed_flash{"NVMe flash (assumed)", gigabytes(3840), gigabytes_per_second(7.0),
-                           "hardware.md: 8 x 3.84 TB NVMe per 8 GPUs, ~7.0 GB/s per Gen4 x4 drive"};
+                           "hardware.md: 8 x 3.84 TB NVMe per 8 GPUs, ~7.0 GB/s per Gen4 x4 drive", {}, {}};
   /// Always added unless the system lists a disk: one 20 TB HDD per chip at ~0.27 GB/s
   /// sustained (a nearline 3.5-inch drive; chalk's assumption).
   MemoryTier assumed_disk{"HDD (assumed)", gigabytes(20000), gigabytes_per_second(0.27),
-                          "chalk assumption: one 20 TB nearline HDD per chip, ~270 MB/s sustained"};
+                          "chalk assumption: one 20 TB nearline HDD per chip, ~270 MB/s sustained", {}, {}};
 };
 
 /// The largest decode batch price inference and forward pricing search (2^24 sequences, as

@@ -46,6 +46,9 @@ struct LaunchTarget {
   /// Simulated without CUDA graphs (--enforce-eager): vLLM --enforce-eager, SGLang
   /// --disable-prefill-cuda-graph --disable-decode-cuda-graph, TensorRT-LLM cuda_graph_config: null.
   bool enforce_eager = false;
+  /// GPUs under one host OS (chips_per_host, hardware.h: 4 on a GB200 NVL72 compute tray, 8 on
+  /// an HGX board): a replica on more spans hosts, and its files launch it across them.
+  int64_t chips_per_host = 8;
 };
 
 /// One file of a launch: a path relative to the launch directory and its text.

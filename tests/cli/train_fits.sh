@@ -1,0 +1,43 @@
+# A training step time is only ever stated for a plan that fits (issue 30 item 1): the
+# default plan gives way to the smallest cluster that holds the model; a stated plan or a
+# search that fits nothing exits 2 naming that cluster, unless --allow-infeasible.
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+# llama-3.1-70b with adam18 holds 70.6B x 18 B = 1.27 TB of weights, gradients and states: on
+# 16 H100 (80 GB) that alone is 79 GB a chip before activations, so 32 chips is the smallest
+# power-of-two cluster (the sizes tried: 1, 2, 4, then whole 8-chip domains doubling).
+expect_error "--chips: no plan of llama-3.1-70b fits 16 x H100 SXM" train layouts -m llama-3.1-70b -H h100-sxm -n 16
+expect_error "the smallest cluster with a plan that fits is 32 x H100 SXM" train layouts -m llama-3.1-70b -H h100-sxm -n 8
+expect_error "--allow-infeasible lists the nearest plans anyway" train layouts -m llama-3.1-70b -H h100-sxm -n 8
+# A stated plan that does not fit: one chip needs all 1.27 TB plus activations.
+expect_error "--chips: DP1 TP1 PP1, ZeRO-1, mb 1, recompute none on 1 x H100 SXM needs 1362 GB per chip, more than its 80 GB" \
+  train step -m llama-3.1-70b -H h100-sxm -n 1
+expect_error "the smallest cluster with a plan that fits is 32 x H100 SXM" train step -m llama-3.1-70b -H h100-sxm --dp 8
+# --allow-infeasible shows the figures for study, said not to fit.
+"$CHALK" train step -m llama-3.1-70b -H h100-sxm -n 1 --allow-infeasible | grep -q "DOES NOT FIT" || fail "train step --allow-infeasible"
+"$CHALK" train layouts -m llama-3.1-70b -H h100-sxm -n 8 --allow-infeasible --wide | grep -q "memory: .* GB > 80 GB HBM" \
+  || fail "train layouts --allow-infeasible lists the nearest plans"
+# The default runs the fastest plan of those 32 chips: the same step as train layouts' first
+# row there (same search, same global batch of one sequence per chip), and it fits.
+step=$("$CHALK" train step --json) || fail "train step (defaults) exited $?"
+lay=$("$CHALK" train layouts -m llama-3.1-70b -H h100-sxm -n 32 --limit 1 --json) || fail "train layouts -n 32"
+python3 - "$step" "$lay" <<'PY' || fail "train step's default is not the fitting plan of 32 chips"
+import json, sys
+s, l = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+r = s["rows"][0]
+assert r["fits"] is True and r["chips"] == 32, r
+assert r["plan"] == l["rows"][0]["plan"], (r["plan"], l["rows"][0]["plan"])
+assert abs(r["t_step_s"] - l["rows"][0]["t_step_s"]) < 1e-9 * r["t_step_s"], (r["t_step_s"], l["rows"][0]["t_step_s"])
+assert "smallest cluster that holds llama-3.1-70b (32 chips" in s["plan_choice"], s["plan_choice"]
+assert s["global_batch"] == 32, s["global_batch"]
+PY
+# A stated plan that fits runs as stated, plan_choice null.
+"$CHALK" train step -m llama-3.1-8b -H h100-sxm --dp 8 --zero 2 -B 64 --json | python3 -c "
+import json, sys; j = json.load(sys.stdin); assert j['plan_choice'] is None and j['rows'][0]['chips'] == 8, j['plan_choice']" \
+  || fail "a stated plan that fits is run as stated"
+# The flags the error names run a plan that fits.
+flags=$("$CHALK" train step -m llama-3.1-70b -H h100-sxm -n 1 2>&1 | sed -n 's/.*; train step \(-n [^)]*\)).*/\1/p')
+[ -n "$flags" ] || fail "the error names no train step flags"
+# shellcheck disable=SC2086
+"$CHALK" train step -m llama-3.1-70b -H h100-sxm $flags | grep -q "per chip: fits" || fail "train step $flags does not fit"
+echo "train_fits: all passed"
