@@ -145,6 +145,7 @@ sim::LaunchTarget launch_target(const PlanArgs& a, const ModelSpec& m, const Sys
   sim::LaunchTarget t;
   t.model_name = m.name;
   t.model = served_model(a.deployment.model);
+  t.trust_remote_code = needs_remote_code(a.deployment.model);
   t.system_name = s.name;
   t.accelerator = sim::launch_accelerator(s.name);
   t.chip_has_fp8 = s.chip.supports(MatmulPrecision::fp8);

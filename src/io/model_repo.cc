@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -48,6 +50,25 @@ std::optional<std::string> served_model(const std::string& model_text) {
   if (repo_id) return model_text;  // the variant the user named, which resolve_model_name maps to its architecture
   if (builtin) return builtin_model_repo(*builtin);
   return std::nullopt;
+}
+
+bool needs_remote_code(const std::string& model_text) {
+  namespace fs = std::filesystem;
+  const auto has_auto_map = [](std::string_view text) {
+    const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    return j.is_object() && j.contains("auto_map");
+  };
+  const auto file_has_auto_map = [&](const fs::path& path) {
+    std::ifstream in(path);
+    return in && has_auto_map(std::string(std::istreambuf_iterator<char>(in), {}));
+  };
+  std::error_code ec;
+  if (fs::is_directory(model_text, ec)) return file_has_auto_map(fs::path(model_text) / "config.json");
+  if (fs::is_regular_file(model_text, ec)) return fs::path(model_text).filename() == "config.json" && file_has_auto_map(model_text);
+  const std::optional<std::string> builtin = resolve_model_name(model_text);
+  if (!builtin) return false;
+  const auto text = detail::embedded_file("models/hf/" + *builtin + ".json");
+  return text && has_auto_map(*text);
 }
 
 }  // namespace chalk

@@ -23,6 +23,25 @@ TEST(ModelRepo, BuiltInModelsNameTheRepositoryTheirConfigCameFrom) {
   EXPECT_EQ(builtin_model_repo("no-such-model"), std::nullopt);
 }
 
+TEST(ModelRepo, RemoteCodeFollowsTheConfigsAutoMap) {
+  // data/models/hf/kimi-k2-instruct.json and deepseek-v3.json carry "auto_map" (classes in
+  // the repo's own .py files); Llama 3.1's config names only transformers' own classes.
+  EXPECT_TRUE(needs_remote_code("kimi-k2-instruct"));
+  EXPECT_TRUE(needs_remote_code("deepseek-v3"));
+  EXPECT_TRUE(needs_remote_code("moonshotai/Kimi-K2-Instruct"));  // a repo id resolve_model_name maps
+  EXPECT_FALSE(needs_remote_code("llama-3.1-70b"));
+  EXPECT_FALSE(needs_remote_code("no-such-model"));
+  // A user's config.json, as a file and as its directory; a file that is not JSON is false.
+  const auto dir = std::filesystem::temp_directory_path() / "chalk_remote_code_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "config.json") << R"({"model_type": "custom", "auto_map": {"AutoConfig": "configuration_x.XConfig"}})";
+  EXPECT_TRUE(needs_remote_code((dir / "config.json").string()));
+  EXPECT_TRUE(needs_remote_code(dir.string()));
+  std::ofstream(dir / "config.json") << "not json";
+  EXPECT_FALSE(needs_remote_code(dir.string()));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ModelRepo, EveryRowIsABuiltInModelWithAnOrgSlashNameRepoAndASource) {
   const auto j = nlohmann::json::parse(*detail::embedded_file("models/repos.json"));
   const auto names = builtin_model_names();

@@ -71,6 +71,7 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   }
   s.command.push_back("--page-size " + std::to_string(t.policy.block_size));  // the simulated KV block, whichever engine's
   if (t.max_model_len > 0) s.command.push_back("--context-length " + std::to_string(t.max_model_len));
+  if (t.trust_remote_code) s.command.push_back("--trust-remote-code");  // the config's auto_map names the repo's code
   if (t.enforce_eager) {  // simulated without CUDA graphs (SGLang's disable_cuda_graph itself has no flag)
     s.command.push_back("--disable-prefill-cuda-graph");
     s.command.push_back("--disable-decode-cuda-graph");

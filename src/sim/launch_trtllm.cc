@@ -62,6 +62,7 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   s.command.push_back("--max_num_tokens " + std::to_string(c.max_batched_tokens));
   if (t.max_model_len > 0) s.command.push_back("--max_seq_len " + std::to_string(t.max_model_len));
   if (t.policy.chunked_prefill) s.command.push_back("--enable_chunked_prefill");
+  if (t.trust_remote_code) s.command.push_back("--trust_remote_code");  // the config's auto_map names the repo's code
   s.command.push_back("--extra_llm_api_options \"$(dirname \"$0\")/" + yaml_name(p) + "\"");
   return render(s);
 }

@@ -49,6 +49,7 @@ std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget&
   a.push_back(t.policy.chunked_prefill ? "--enable-chunked-prefill" : "--no-enable-chunked-prefill");
   if (t.max_model_len > 0) a.push_back("--max-model-len " + std::to_string(t.max_model_len));
   if (t.enforce_eager) a.push_back("--enforce-eager");  // simulated without CUDA graphs
+  if (t.trust_remote_code) a.push_back("--trust-remote-code");  // the config's auto_map names the repo's code
   return a;
 }
 

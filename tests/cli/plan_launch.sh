@@ -90,8 +90,12 @@ for text in (sg, vl, tr):
     assert "its own 2 hosts of 4 GPUs" in text, text
 assert "--tp-size 8 \\\n  --nnodes 2 \\\n  --node-rank \"$NODE_RANK\" \\\n  --dist-init-addr \"$DIST_INIT_ADDR\"" in sg, sg
 assert "--distributed-executor-backend ray" in vl, vl
+# DeepSeek-V3's config.json has an auto_map (its configuration_deepseek.py and
+# modeling_deepseek.py live in the repo): every engine is told to trust that code.
+assert "--trust-remote-code" in sg and "--trust-remote-code" in vl and "--trust_remote_code" in tr, (sg, vl, tr)
 # Each flag is one the engine defines at the cited commit (tests/data/engine-args).
-for engine, flags in (("sglang", ["--nnodes", "--node-rank", "--dist-init-addr"]), ("vllm", ["--distributed-executor-backend"])):
+for engine, flags in (("sglang", ["--nnodes", "--node-rank", "--dist-init-addr", "--trust-remote-code"]),
+                      ("vllm", ["--distributed-executor-backend", "--trust-remote-code"]), ("trtllm", ["--trust_remote_code"])):
     known = {l.split()[1] for l in open(f"{args}/{engine}.txt") if l.startswith("serve ")}
     assert all(f in known for f in flags), (engine, [f for f in flags if f not in known])
 PY

@@ -23,4 +23,14 @@ std::optional<std::string> builtin_model_repo(const std::string& name);
 /// unknown text (load_model reports those); returns nullopt.
 std::optional<std::string> served_model(const std::string& model_text);
 
+/// Whether the engines must run code from the model's repository to load it: its HF
+/// config.json carries an `auto_map` (transformers' AutoConfig/AutoModel/AutoTokenizer
+/// classes that live in the repo, e.g. Kimi K2's configuration_deepseek.py and
+/// tokenization_kimi.py), which vLLM, SGLang and TensorRT-LLM load only under
+/// --trust-remote-code / --trust_remote_code (transformers' `trust_remote_code`, docs "Custom
+/// models"). Reads the config of `model_text` as served_model resolves it: a config.json path,
+/// a directory holding one, or a built-in model (its embedded HF config, data/models/hf/). A
+/// chalk-model file, a repo id chalk has no config of, or an unreadable config: false. Never throws.
+bool needs_remote_code(const std::string& model_text);
+
 }  // namespace chalk

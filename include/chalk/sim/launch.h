@@ -49,6 +49,9 @@ struct LaunchTarget {
   /// GPUs under one host OS (chips_per_host, hardware.h: 4 on a GB200 NVL72 compute tray, 8 on
   /// an HGX board): a replica on more spans hosts, and its files launch it across them.
   int64_t chips_per_host = 8;
+  /// The repository's config names its own code (io needs_remote_code: an `auto_map`, as
+  /// Kimi K2's and DeepSeek-V3's do): every engine's command carries its trust-remote-code flag.
+  bool trust_remote_code = false;
 };
 
 /// One file of a launch: a path relative to the launch directory and its text.
