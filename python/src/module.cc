@@ -16,25 +16,19 @@
 #include "cli_inprocess.h"
 #include "deployment_options.h"
 #include "docstrings.h"
+#include "numpy_columns.h"
 #include "roofline_sweep.h"
 
 namespace py = pybind11;
 using namespace chalk;
+using chalk::python::column;
+using chalk::python::out_column;
 
 namespace {
 
 py::object none_or(const std::optional<UsdPerToken>& c) { return c ? py::object(py::float_(to_usd_per_mtok(*c))) : py::object(py::none()); }
 
 py::object json_loads(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
-
-template <class T>
-py::array_t<T> column(const py::handle& h, std::size_t n, const char* name) {
-  auto a = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(h);
-  if (!a || a.ndim() != 1 || static_cast<std::size_t>(a.shape(0)) != n) {
-    throw InputError(name, "must be a 1-D array of " + std::to_string(n) + " numbers");
-  }
-  return a;
-}
 
 // to_dict's keys, made once: a str per key per call (PyUnicode_FromString) cost about as
 // much as the rest of the dict. Interned, released at exit like chalk_error below.
@@ -74,6 +68,13 @@ struct DecodeRow : DecodeStep {
 struct PrefillRow : PrefillStep {
   py::object deployment;
 };
+
+// As `chalk decode` and `chalk prefill`: a batch the replica cannot hold is not priced (issue 30).
+template <class Row>
+Row priced_if_fits(Row row, const Deployment& d, int64_t batch, int64_t tokens) {
+  if (!memory_plan(d, batch, tokens).fits) row.cost_per_token.reset();
+  return row;
+}
 
 // The ranges `chalk decode` and `chalk prefill` take (--batch, --context, --prompt, --prefix).
 void check_range(int64_t v, int64_t lo, int64_t hi, const char* field, const char* unit) {
@@ -156,20 +157,6 @@ py::dict prefill_row_dict(const PrefillRow& r) {
   put(o, k.ttft_roofline_ms, ms(roofline_time(d, r.ttft, [&](const Deployment& x) { return prefill_step(x, r.batch, r.prompt, r.prefix).ttft; })));
   put(o, k.memory_fits, py::bool_(memory_plan(d, r.batch, r.prompt + r.prefix).fits));
   return o;
-}
-
-// An output array the caller passed to roofline_sweep(columns, out): exactly dtype T,
-// one-dimensional, contiguous, writeable and n long, so C++ writes the caller's memory.
-template <class T>
-T* out_column(const py::dict& out, const char* name, std::size_t n) {
-  if (!out.contains(name)) throw InputError(std::string("out.") + name, "missing");
-  py::handle h = out[name];
-  if (!py::array_t<T>::check_(h)) throw InputError(std::string("out.") + name, "must be a numpy array of dtype " + std::string(py::str(py::dtype::of<T>())));
-  auto a = py::reinterpret_borrow<py::array>(h);
-  if (a.ndim() != 1 || static_cast<std::size_t>(a.shape(0)) != n || !(a.flags() & py::array::c_style) || !a.writeable()) {
-    throw InputError(std::string("out.") + name, "must be a writeable contiguous 1-D array of " + std::to_string(n));
-  }
-  return static_cast<T*>(a.mutable_data());
 }
 
 }  // namespace
@@ -260,20 +247,14 @@ PYBIND11_MODULE(_chalk, m) {
         check_range(batch, 1, kMaxStepBatch, "--batch", "sequences");
         check_range(context, 1, kMaxContextTokens, "--context", "tokens");
         const Deployment& d = self.cast<const Deployment&>();
-        DecodeRow row{{decode_step(d, batch, context)}, self};
-        // As `chalk decode`: a batch the replica cannot hold is not priced (issue 30).
-        if (!memory_plan(d, batch, context).fits) row.cost_per_token.reset();
-        return row;
+        return priced_if_fits(DecodeRow{{decode_step(d, batch, context)}, self}, d, batch, context);
       }, py::arg("batch"), py::arg("context") = 4096, python::doc::decode_step)
       .def("prefill_step", [](py::object self, int64_t prompt, int64_t batch, int64_t prefix) {
         check_range(prompt, 1, kMaxContextTokens, "--prompt", "tokens");
         check_range(batch, 1, kMaxStepBatch, "--batch", "prompts");
         check_range(prefix, 0, kMaxContextTokens, "--prefix", "tokens");
         const Deployment& d = self.cast<const Deployment&>();
-        PrefillRow row{{prefill_step(d, batch, prompt, prefix)}, self};
-        // As `chalk prefill`: prompts the replica cannot hold are not priced (issue 30).
-        if (!memory_plan(d, batch, prompt + prefix).fits) row.cost_per_token.reset();
-        return row;
+        return priced_if_fits(PrefillRow{{prefill_step(d, batch, prompt, prefix)}, self}, d, batch, prompt + prefix);
       }, py::arg("prompt"), py::arg("batch") = 1, py::arg("prefix") = 0, python::doc::prefill_step)
       .def("memory_plan", [](const Deployment& d, int64_t batch, int64_t context) {
         const MemoryPlan p = memory_plan(d, batch, context);

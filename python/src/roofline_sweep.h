@@ -28,7 +28,7 @@ struct SweepInputs {
 struct SweepOutputs {
   double *t_compute_ms, *t_weights_ms, *t_kv_ms, *t_step_ms;
   double *tok_per_s, *tok_per_s_per_user, *tok_per_s_per_chip;
-  double* cost_usd_per_mtok;  ///< NaN without a price
+  double* cost_usd_per_mtok;  ///< NaN without a price or where memory_fits is false
   int8_t* bound;              ///< chalk::Bound: 0 compute, 1 weights, 2 kv_cache
   bool* memory_fits;          ///< weights + reserve + the batch's KV fit in n x capacity
   int64_t* max_batch_at_context;  ///< largest batch that fits at this context (-1: unbounded)
