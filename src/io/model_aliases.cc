@@ -25,7 +25,7 @@ std::vector<ModelAlias> model_aliases_from_json(std::string_view text, const std
     const std::string at = where + ": aliases[" + std::to_string(i) + "]";
     if (!list[i].is_object()) throw InputError(at, "expected an object {name, model, source} or {name, refuse}");
     const detail::Obj e(list[i], at + ".");
-    e.only({"name", "model", "source", "refuse"});
+    e.only({"name", "model", "source", "refuse", "repo"});
     ModelAlias a;
     a.name = e.string("name");
     std::string lowered = a.name;
@@ -41,6 +41,7 @@ std::vector<ModelAlias> model_aliases_from_json(std::string_view text, const std
     if (refuses) {
       a.refuse = e.string("refuse");
       if (a.refuse.empty()) throw InputError(e.field("refuse"), "expected the reason, got an empty string");
+      if (e.has("repo")) throw InputError(e.field("repo"), "a refused name serves nothing: remove \"repo\"");
     } else {
       a.model = e.string("model");
       a.source = e.string("source");
@@ -48,6 +49,14 @@ std::vector<ModelAlias> model_aliases_from_json(std::string_view text, const std
         throw InputError(e.field("model"), "'" + excerpt(a.model) + "' is not a built-in model");
       }
       if (a.source.empty()) throw InputError(e.field("source"), "expected why the architecture is the same, got an empty string");
+      // "repo": the weights the name means when they are not the model's own (a distill of
+      // another base): what launch files serve (model_repo.cc served_model).
+      if (e.has("repo")) {
+        const std::string repo = e.string("repo");
+        if (std::count(repo.begin(), repo.end(), '/') != 1 || repo.front() == '/' || repo.back() == '/') {
+          throw InputError(e.field("repo"), "expected a HF repo id ORG/NAME, got '" + excerpt(repo) + "'");
+        }
+      }
     }
     for (const auto& b : out) {
       if (b.name == a.name) throw InputError(e.field("name"), "'" + a.name + "' is listed twice");

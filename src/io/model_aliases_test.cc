@@ -162,6 +162,11 @@ TEST(ModelNames, EveryBadTableEntryIsNamed) {
   EXPECT_EQ(table_error(R"([{"name": "l8", "model": "llama-3.1-8b", "source": ""}])"),
             "a.json: aliases[0].source: expected why the architecture is the same, got an empty string");
   EXPECT_EQ(table_error(R"([{"name": "l8", "refuse": ""}])"), "a.json: aliases[0].refuse: expected the reason, got an empty string");
+  EXPECT_EQ(table_error(R"([{"name": "l8", "model": "llama-3.1-8b", "source": "s", "repo": "org/l8"}])"), "no error");
+  EXPECT_EQ(table_error(R"([{"name": "l8", "model": "llama-3.1-8b", "source": "s", "repo": "l8"}])"),
+            "a.json: aliases[0].repo: expected a HF repo id ORG/NAME, got 'l8'");
+  EXPECT_EQ(table_error(R"([{"name": "l8", "refuse": "r", "repo": "org/l8"}])"),
+            "a.json: aliases[0].repo: a refused name serves nothing: remove \"repo\"");
   EXPECT_EQ(table_error(R"([{"name": "l8", "refuse": "r"}, {"name": "l8", "refuse": "r"}])"),
             "a.json: aliases[1].name: 'l8' is listed twice");
   try {

@@ -48,8 +48,19 @@ std::optional<std::string> served_model(const std::string& model_text) {
   const bool repo_id = std::count(model_text.begin(), model_text.end(), '/') == 1 && model_text.front() != '/' &&
                        model_text.back() != '/' && model_text.find(".json") == std::string::npos;
   if (repo_id) return model_text;  // the variant the user named, which resolve_model_name maps to its architecture
-  if (builtin) return builtin_model_repo(*builtin);
-  return std::nullopt;
+  if (!builtin) return std::nullopt;
+  // An alias whose weights are not its model's own (deepseek-r1-distill-llama-70b is
+  // llama-3.3-70b's architecture, DeepSeek's weights) names its repo in aliases.json.
+  static const nlohmann::json aliases = [] {
+    const auto text = detail::embedded_file("models/aliases.json");
+    return text ? nlohmann::json::parse(*text) : nlohmann::json::object();
+  }();
+  std::string typed = model_text;
+  for (auto& c : typed) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& a : aliases.value("aliases", nlohmann::json::array())) {
+    if (a.value("name", "") == typed && a.contains("repo")) return a.at("repo").get<std::string>();
+  }
+  return builtin_model_repo(*builtin);
 }
 
 bool needs_remote_code(const std::string& model_text) {

@@ -23,6 +23,16 @@ TEST(ModelRepo, BuiltInModelsNameTheRepositoryTheirConfigCameFrom) {
   EXPECT_EQ(builtin_model_repo("no-such-model"), std::nullopt);
 }
 
+TEST(ModelRepo, AnAliasOfOtherWeightsServesItsOwnRepo) {
+  // aliases.json: deepseek-r1-distill-llama-70b has llama-3.3-70b's architecture but
+  // DeepSeek's weights; a launch file must not serve Meta's. A spelling alias serves the
+  // model's own repo.
+  EXPECT_EQ(served_model("deepseek-r1-distill-llama-70b"), "deepseek-ai/DeepSeek-R1-Distill-Llama-70B");
+  EXPECT_EQ(served_model("DeepSeek-R1-Distill-Llama-70B"), "deepseek-ai/DeepSeek-R1-Distill-Llama-70B");
+  EXPECT_EQ(served_model("llama3.1-70b"), "meta-llama/Meta-Llama-3.1-70B");
+  EXPECT_EQ(served_model("deepseek-r1-distill-qwen-32b"), "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B");  // a built-in of its own
+}
+
 TEST(ModelRepo, RemoteCodeFollowsTheConfigsAutoMap) {
   // data/models/hf/kimi-k2-instruct.json and deepseek-v3.json carry "auto_map" (classes in
   // the repo's own .py files); Llama 3.1's config names only transformers' own classes.

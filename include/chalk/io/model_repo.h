@@ -17,8 +17,10 @@ std::optional<std::string> builtin_model_repo(const std::string& name);
 /// (load_model's rules): a HF cache folder models--ORG--NAME as its repo id ORG/NAME (the
 /// engines find it in that cache); any other existing directory as is (a snapshot the engines
 /// load from disk); an existing config.json's directory; a HF repo id ORG/NAME that is not a path as
-/// typed (the user's variant, e.g. -Instruct, is the one to serve); a built-in name (any
-/// case, or a repo id resolve_model_name maps) its builtin_model_repo. nullopt when none is
+/// typed (the user's variant, e.g. -Instruct, is the one to serve); an alias of
+/// data/models/aliases.json that states a "repo" (other weights of a built-in architecture:
+/// deepseek-r1-distill-llama-70b -> deepseek-ai/DeepSeek-R1-Distill-Llama-70B) that repo; a
+/// built-in name (any case, or a repo id resolve_model_name maps) its builtin_model_repo. nullopt when none is
 /// known: a chalk-model file, or a built-in model without a repository. Never throws for an
 /// unknown text (load_model reports those); returns nullopt.
 std::optional<std::string> served_model(const std::string& model_text);
