@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { startServer } from './server.mjs';
+import { trafficChecks } from './browser_traffic.mjs';
 
 const [chalk, src, shotArg] = process.argv.slice(2);
 const shot = shotArg ? path.resolve(shotArg) : undefined;
@@ -78,6 +79,25 @@ try {
       const legend = await page.$$eval(`#view-${v} .role-legend-label text`, (ts) => ts.map((t) => t.textContent));
       const drawn = [...new Set((await plotted(v)).map((r) => r.term))];
       assert.deepEqual([...legend].sort(), drawn.sort(), v);
+    }
+  });
+
+  // Review M3: the batch sweep runs to 65,536 but 2 H100 hold Llama 3.1 8B's KV for far fewer
+  // sequences at 4,096 tokens; points past HBM are grey (step) or cut (cost), the limit a red rule.
+  await check('step and cost past HBM: grey or cut, the last fitting batch marked = chalk serving sweep memory_fits', async () => {
+    const c = cli('serving', 'sweep', ...M, ...N(...M, '-s', '4096'), '-b', '1:65536', '-s', '4096').rows;
+    const fits = (b) => c.find((x) => x.batch === b).memory_fits;
+    const last = Math.max(...c.filter((x) => x.memory_fits).map((x) => x.batch));
+    assert.ok(c.some((x) => !x.memory_fits) && last >= 64 && last < 65536, `last fitting batch ${last}`);
+    const step = await plotted('step');
+    for (const r of step) assert.equal(r.fits, fits(r.x), `step point at batch ${r.x}`);
+    assert.ok(step.some((r) => !r.fits), 'no grey step point');
+    const cost = await plotted('cost');
+    assert.ok(cost.length > 0 && cost.every((r) => fits(r.x)), 'a cost point past HBM');
+    assert.equal(Math.max(...cost.map((r) => r.x)), last);
+    for (const v of ['step', 'cost']) {
+      assert.deepEqual(await page.evaluate((n) => window.chalk.views[n].data('limit'), v), [{ x: last }], `${v} limit rule`);
+      assert.match(await page.textContent(`#view-${v} .role-title-text`), /^red line: the last batch that fits in HBM/);
     }
   });
 
@@ -160,8 +180,16 @@ try {
     await ready(3);
     await page.waitForFunction(() => window.chalk.data.context.hardware.name === 'h200');
     const rows = await plotted('context');
+    // Review M3: the axis stops at the model's max context (Llama 3.1: 131,072 tokens), not 1M.
+    assert.equal(Math.max(...rows.map((r) => r.x)), cli('models').rows.find((m) => m.name === 'llama-3.1-8b').max_context_tokens);
+    assert.equal(Math.max(...rows.map((r) => r.x)), 131072);
     const c = cli('serving', 'sweep', '-m', 'llama-3.1-8b', '-H', 'h200', ...N('-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096'), '--kv-dtype', 'fp8', '-b', '256', '-s', '128:1048576').rows;
     for (const r of rows) close(r.value, c.find((x) => x.context_tokens === r.x)[r.key], `${r.key} at context ${r.x}`);
+    for (const r of rows) assert.equal(r.fits, c.find((x) => x.context_tokens === r.x).memory_fits, `fits at context ${r.x}`);
+    // At batch 256 the longest contexts do not fit beside the weights: grey, and the limit marked.
+    const last = Math.max(...c.filter((x) => x.memory_fits && x.context_tokens <= 131072).map((x) => x.context_tokens));
+    assert.ok(last < 131072, `every context fits (${last})`);
+    assert.deepEqual(await page.evaluate(() => window.chalk.views.context.data('limit')), [{ x: last }]);
   });
   await check('frontier and modes = chalk serving frontier / modes', async () => {
     const rows = await plotted('frontier');
@@ -181,6 +209,15 @@ try {
     const c = cli('prices', 'infer', 'gemini-1.5-pro').rows;
     const cells = await page.$$eval('#view-prices td[data-key]', (ts) => ts.map((t) => t.dataset.key));
     assert.deepEqual(cells, c.map((f) => f.quantity));
+    // Review L1: each quantity in the words of the CLI's own table, never its snake_case key.
+    const text = execFileSync(chalk, ['prices', 'infer', 'gemini-1.5-pro', '-q'], { encoding: 'utf8' });
+    const labels = await page.$$eval('#view-prices tr', (trs) => trs.slice(1).map((tr) => tr.cells[1].textContent));
+    assert.equal(labels.length, c.length);
+    labels.forEach((l, i) => {
+      const w = l.slice(0, l.length - (c[i].subject ? c[i].subject.length + 1 : 1)).trim();
+      assert.ok(!/_/.test(w) && text.includes(w), `'${w}' (${c[i].quantity}) is not a label of chalk prices infer's table`);
+    });
+    assert.ok(labels.some((l) => l.startsWith('KV bytes per token')));
     // The KV bytes per token it reads from the price step explain themselves, = the CLI's figure.
     await page.click('#prices-numbers button[data-key="kv_bytes_per_token"]');
     const shown = await page.$eval('#explain-body h3', (h) => h.dataset.key);
@@ -263,6 +300,10 @@ try {
           }
           for (const t of svg.querySelectorAll('.role-axis-label text')) if (/^-?[\d.,]+[kMGmµun]$/.test(t.textContent)) bad.push(`${id}: axis label '${t.textContent}'`);
         }
+        // Review L1: the price sheet's table fits its view and its "how" column reads as lines of words.
+        const pv = document.getElementById('view-prices');
+        if (pv.scrollWidth > pv.clientWidth + 1) bad.push(`prices table ${pv.scrollWidth} px wide in a ${pv.clientWidth} px view`);
+        for (const td of pv.querySelectorAll('tr td:last-child')) if (td.getBoundingClientRect().width < 150) { bad.push(`prices "how" cell ${Math.round(td.getBoundingClientRect().width)} px wide`); break; }
         const batches = [...document.querySelectorAll('#view-step .role-axis-label text')].map((t) => t.textContent);
         if (!batches.includes('1,024')) bad.push(`batch axis ${batches.join(' ')}`);
         return bad;
@@ -344,6 +385,8 @@ try {
     assert.match(await p3.textContent('#frontier-note'), /no replica within one scale-up domain holds the model: replicas of 16, 32, 64 chips/);
   });
   await p3.close();
+
+  await trafficChecks({ browser, url: server.url, check, cli, N, close });
 
 } finally {
   await browser.close();

@@ -1,15 +1,15 @@
 // The blackboard in a browser: controls -> the JSON API (the CLI's --json) -> charts.
 // Page state lives in the URL (?model=...&batch=...), so a view can be shared.
 import { api } from './api.js';
-import { termRows, termChart, frontierChart, memoryChart, rankedChart, percentileChart } from './charts.js';
+import { termRows, termChart, fitLimit, frontierChart, memoryChart, rankedChart, percentileChart } from './charts.js';
 import { numberButtons, hideExplanation } from './explain.js';
 import { updateTraining } from './training.js';
-import { words } from './words.js';
+import { words, quantityWords } from './words.js';
 
 const $ = (id) => document.getElementById(id);
-const DEFAULTS = { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 0, batch: 64, context: 4096, prompt: 8192, weights: '', kv: 'bf16', sheet: 'gemini-1.5-pro', train_chips: 1024, rate: 4 };
+const DEFAULTS = { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 0, batch: 64, context: 4096, prompt: 8192, weights: '', kv: 'bf16', sheet: 'gemini-1.5-pro', train_chips: 1024, rate: 2 };
 const state = { ...DEFAULTS, upload: null };
-const chalk = (window.chalk = { state, views: {}, data: {}, updates: 0, errors: [], chips: 0 });
+const chalk = (window.chalk = { state, views: {}, data: {}, updates: 0, errors: [], chips: 0, rateAuto: true });
 
 // Sliders move in powers of two; the URL holds the values themselves.
 const log2 = (v) => Math.round(Math.log2(v));
@@ -26,6 +26,7 @@ function readUrl() {
   const q = new URLSearchParams(location.search);
   for (const k of Object.keys(DEFAULTS)) {
     if (!q.has(k)) continue;
+    if (k === 'rate') chalk.rateAuto = false;  // a rate the user chose (a shared URL) is kept, overloaded or not
     const v = q.get(k);
     state[k] = typeof DEFAULTS[k] === 'number' ? Number(v) : v;
   }
@@ -157,14 +158,33 @@ async function updateSweep() {
           : `none: memory-bound at every batch past ${bal.balance.context_never_compute_bound_tokens.toLocaleString('en-US')} tokens of context`)
         : 'sequences' },
   ]);
-  await draw('step', '#view-step', termChart(termRows(j.rows, 'batch', STEP_TERMS), 'batch (sequences)', 'ms per step', state.batch));
-  await draw('cost', '#view-cost', termChart(termRows(j.rows, 'batch', COST_TERMS), 'batch (sequences)', 'USD per 1M tokens', state.batch));
+  // Past HBM (memory_fits false) the step is grey and the cost is cut: the API prices no row
+  // that does not fit (cost_usd_per_mtok null), and a cost curve falling on to batch 65,536
+  // where 324 fit read as a price one could get (issue 30, review M3).
+  const limit = fitLimit(j.rows, 'batch');
+  const fitting = j.rows.filter((r) => r.memory_fits !== false);
+  const none = 'no batch fits in HBM at this context';
+  await draw('step', '#view-step', termChart(termRows(j.rows, 'batch', STEP_TERMS), 'batch (sequences)', 'ms per step', state.batch, limit,
+    limit ? 'red line: the last batch that fits in HBM; grey: past it' : `grey: ${none}`));
+  await draw('cost', '#view-cost', termChart(termRows(fitting, 'batch', COST_TERMS), 'batch (sequences)', 'USD per 1M tokens', state.batch, limit,
+    limit ? 'red line: the last batch that fits in HBM; past it, no price' : none));
 }
 
 async function updateContext() {
-  const j = await api('/api/serving/sweep', { ...deployment(), batch: state.batch, context: '128:1048576' });
+  // The axis stops at the model's max context (the API's model.max_context_tokens; 131,072 for
+  // Llama 3.1, where the sweep once ran to 1M), and contexts past HBM at this batch are grey.
+  // A built-in model's limit is in /api/models; an uploaded config's is learnt from the first answer.
+  const key = state.upload ? state.upload : state.model;
+  const max = chalk.maxContext.get(key) || 1048576;
+  const j = await api('/api/serving/sweep', { ...deployment(), batch: state.batch, context: `128:${max}` });
+  if (j.model?.max_context_tokens && j.model.max_context_tokens < max) {
+    chalk.maxContext.set(key, j.model.max_context_tokens);
+    return updateContext();
+  }
   chalk.data.context = j;
-  await draw('context', '#view-context', termChart(termRows(j.rows, 'context_tokens', STEP_TERMS), 'context (tokens)', 'ms per step', state.context));
+  const limit = fitLimit(j.rows, 'context_tokens');
+  await draw('context', '#view-context', termChart(termRows(j.rows, 'context_tokens', STEP_TERMS), `context (tokens; the model's limit is ${max.toLocaleString('en-US')})`, 'ms per step', state.context, limit,
+    limit ? `red line: the last context that fits in HBM at batch ${state.batch.toLocaleString('en-US')}; grey: past it` : `grey: no context fits in HBM at batch ${state.batch.toLocaleString('en-US')}`));
 }
 
 /// The replica sizes the frontier spans: by default those within the scale-up domain (the
@@ -215,8 +235,8 @@ async function updatePrices() {
   chalk.data.prices = j;
   const esc = (s) => String(s ?? '').replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]));
   const n = (v) => (typeof v === 'number' ? Number(v.toPrecision(4)).toLocaleString('en-US') : esc(v));
-  $('view-prices').innerHTML = `<div id="prices-numbers" class="numbers small"></div><table><tr><th></th><th>quantity</th><th>value</th><th>range</th><th>how</th></tr>${j.rows.map((r) =>
-    `<tr><td>(${esc(r.inference)})</td><td>${esc(r.quantity)} ${esc(r.subject)}</td><td data-key="${esc(r.quantity)}">${n(r.value)}</td><td>${n(r.low)} - ${n(r.high)}</td><td>${esc(r.note)}</td></tr>`).join('')}</table>`;
+  $('view-prices').innerHTML = `<div id="prices-numbers" class="numbers small"></div><table class="wrap"><tr><th></th><th>quantity</th><th>value</th><th>range</th><th>how</th></tr>${j.rows.map((r) =>
+    `<tr><td>(${esc(r.inference)})</td><td>${esc(quantityWords(r.quantity))} ${esc(r.subject)}</td><td data-key="${esc(r.quantity)}">${n(r.value)}</td><td>${n(r.low)} - ${n(r.high)}</td><td>${esc(r.note)}</td></tr>`).join('')}</table>`;
   // The central figures explained (chalk/prices/explain.h): click for formula and inputs.
   numberButtons($('prices-numbers'), (j.explanations ?? []).map((x) => ({ key: x.key, label: words(x.key), value: x.result, unit: x.unit, explanation: x })));
 }
@@ -252,9 +272,33 @@ const training = () => updateTraining({
   chips: state.train_chips, draw, data: chalk.data,
 });
 
+/// The rate the page opens at when the user has not chosen one: the default 2 req/s, or, where
+/// that overloads the deployment (the page once opened on Llama 3.1 70B at 4 req/s, about 3.0
+/// its 8 H100 serve, and drew TTFT of 12 s), the largest power of two at most 80% of the
+/// capacity the API reports (details[].capacity_req_per_s, chalk/sim/cluster.h), floored at
+/// the slider's 1/4 req/s. Null when the rate stands.
+export function rateBelowCapacity(j, rate) {
+  const d = j.details?.[0];
+  if (!d?.overloaded || !(d.capacity_req_per_s > 0)) return null;
+  const r = Math.max(0.25, 2 ** Math.floor(Math.log2(0.8 * d.capacity_req_per_s)));
+  return r < rate ? { rate: r, capacity: d.capacity_req_per_s } : null;
+}
+
 async function updateSimulation() {
+  const sim = (rate) => api('/api/simulate', { ...deployment(), rate, requests: 200, input: state.prompt, output: 200 });
+  let j = await sim(state.rate);
+  let lowered = '';
+  const lower = chalk.rateAuto ? rateBelowCapacity(j, state.rate) : null;
+  if (lower) {
+    lowered = `${state.rate.toLocaleString('en-US')} req/s overloads this deployment (capacity about ${Number(lower.capacity.toPrecision(3))} req/s): the page opens at ${lower.rate.toLocaleString('en-US')} req/s; move the rate slider to study overload`;
+    state.rate = lower.rate;
+    syncControls();
+    writeUrl();  // the URL shares the rate the page chose
+    j = await sim(state.rate);
+  }
   const rate = state.rate;
-  const j = await api('/api/simulate', { ...deployment(), rate, requests: 200, input: state.prompt, output: 200 });
+  // The API's warnings (OVERLOADED with its capacity, and the rest) beside the chart, never hidden.
+  $('sim-warnings').textContent = [lowered, ...(j.warnings ?? [])].filter(Boolean).join('\n');
   chalk.data.simulate = j;
   chalk.data.simulate_rate = rate;
   const r = j.rows[0];
@@ -312,10 +356,11 @@ async function start() {
   const [models, systems, sheets] = await Promise.all([api('/api/models'), api('/api/hardware'), api('/api/prices/list')]);
   const fill = (el, names) => { el.innerHTML = names.map((n) => `<option>${n}</option>`).join(''); };
   fill($('model'), models.rows.map((m) => m.name));
+  chalk.maxContext = new Map(models.rows.filter((m) => m.max_context_tokens > 0).map((m) => [m.name, m.max_context_tokens]));
   fill($('hardware'), systems.rows.map((s) => s.name));
   fill($('sheet'), sheets.rows.map((s) => s.name));
   for (const k of Object.keys(SLIDERS)) {
-    $(k).addEventListener('input', () => { state[k] = SLIDERS[k].toValue(Number($(k).value)); syncControls(); later(); });
+    $(k).addEventListener('input', () => { if (k === 'rate') chalk.rateAuto = false; state[k] = SLIDERS[k].toValue(Number($(k).value)); syncControls(); later(); });
   }
   for (const k of ['model', 'hardware', 'weights', 'kv', 'sheet']) {
     $(k).addEventListener('change', () => { state[k] = $(k).value; if (k === 'model') { state.upload = null; $('upload-status').textContent = ''; } later(); });

@@ -18,30 +18,58 @@ const TERM_LABELS = {
   cost_comm_usd_per_mtok: 'communication', cost_overhead_usd_per_mtok: 'kernel floor', cost_usd_per_mtok: 'total',
 };
 
-/// Long rows {x, term, value} for the terms that are drawn: a term that is zero (or
-/// missing) everywhere is left out, so the legend names only lines on the chart.
+/// Long rows {x, term, value, fits} for the terms that are drawn: a term that is zero (or
+/// missing) everywhere is left out, so the legend names only lines on the chart. `fits` is the
+/// row's memory_fits (true where the API leaves it out), for termChart to grey the rest.
 export function termRows(rows, xKey, keys) {
   const drawn = keys.filter((k) => rows.some((r) => typeof r[k] === 'number' && r[k] > 0));
   const out = [];
-  for (const r of rows) for (const k of drawn) if (typeof r[k] === 'number' && r[k] > 0) out.push({ x: r[xKey], key: k, term: TERM_LABELS[k] || k, value: r[k] });
+  for (const r of rows) for (const k of drawn) if (typeof r[k] === 'number' && r[k] > 0) out.push({ x: r[xKey], key: k, term: TERM_LABELS[k] || k, value: r[k], fits: r.memory_fits !== false });
   return { rows: out, drawn: drawn.map((k) => TERM_LABELS[k] || k) };
 }
 
-export function termChart(long, xTitle, yTitle, marker) {
-  const layers = [{
-    mark: { type: 'line', point: { size: 18 } },
+/// The largest x whose row fits in HBM, or null when every row fits (nothing to mark) or none
+/// does (the whole chart is grey; the title says so).
+export function fitLimit(rows, xKey) {
+  if (rows.every((r) => r.memory_fits !== false)) return null;
+  const fit = rows.filter((r) => r.memory_fits !== false).map((r) => r[xKey]);
+  return fit.length ? Math.max(...fit) : 0;
+}
+
+/// Terms against x on log-log axes. Points past HBM (issue 30 M3: the cost curve ran on to
+/// batch 65,536 where 324 fit) are grey dots off the lines, and `limit` (fitLimit's x) is a
+/// red rule, and `limitTitle` (the caller's words for it) the chart's title, as memoryChart
+/// names its HBM line.
+export function termChart(long, xTitle, yTitle, marker, limit = null, limitTitle = '') {
+  const line = (filter, extra) => ({
+    transform: [{ filter }],
+    mark: { type: 'line', point: { size: 18 }, ...extra },
     encoding: {
       x: { field: 'x', type: 'quantitative', scale: { type: 'log', base: 2 }, title: xTitle, axis: { ...AXIS, tickCount: 8 } },
       y: { field: 'value', type: 'quantitative', scale: { type: 'log' }, title: yTitle, axis: { ...AXIS, tickCount: 6 } },
       color: { field: 'term', type: 'nominal', scale: { domain: long.drawn }, legend: { ...LEGEND, columns: 4 } },
       strokeWidth: { condition: { test: "datum.term === 'step (total)' || datum.term === 'total'", value: 3 }, value: 1.5 },
-      tooltip: [{ field: 'term' }, { field: 'x', title: xTitle }, { field: 'value', title: yTitle, format: '.4~g' }],
+      tooltip: [{ field: 'term' }, { field: 'x', title: xTitle }, { field: 'value', title: yTitle, format: '.4~g' }, { field: 'fits', title: 'fits in HBM' }],
     },
-  }];
+  });
+  const layers = [line('datum.fits')];
+  if (long.rows.some((r) => !r.fits)) {
+    const grey = line('!datum.fits', { opacity: 0.35, strokeDash: [2, 3] });
+    grey.mark.point = { size: 14, color: '#9e9e9e' };
+    grey.mark.color = '#9e9e9e';
+    grey.encoding.color = { value: '#9e9e9e' };
+    grey.encoding.detail = { field: 'term', type: 'nominal' };
+    layers.push(grey);
+  }
   if (marker !== undefined) {
     layers.push({ data: { values: [{ x: marker }] }, mark: { type: 'rule', strokeDash: [4, 3], color: '#555' }, encoding: { x: { field: 'x', type: 'quantitative' } } });
   }
-  return { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', width: WIDTH, height: HEIGHT, data: { name: 'rows', values: long.rows }, layer: layers };
+  const spec = { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', width: WIDTH, height: HEIGHT, data: { name: 'rows', values: long.rows }, layer: layers };
+  if (limit !== null) {
+    if (limit > 0) layers.push({ data: { name: 'limit', values: [{ x: limit }] }, mark: { type: 'rule', color: '#b71c1c', strokeWidth: 2 }, encoding: { x: { field: 'x', type: 'quantitative' } } });
+    spec.title = { text: limitTitle, color: '#b71c1c', fontSize: 11, fontWeight: 'normal', anchor: 'start' };
+  }
+  return spec;
 }
 
 /// Frontier: tok/s per user against cost; the modes are points with a legend entry each.

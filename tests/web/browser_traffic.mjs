@@ -1,0 +1,39 @@
+// The page's traffic view (`chalk simulate`) in the browser, for browser_test.mjs (which
+// passes its browser, server URL and helpers): the rate it opens at and the API's warnings.
+import assert from 'node:assert/strict';
+
+export async function trafficChecks({ browser, url, check, cli, N, close }) {
+  // Review M2: the traffic view opened on an overloaded default (Llama 3.1 70B on 8 H100 at
+  // 4 req/s, capacity about 3.0) and hid the API's warning. Llama 3.1 8B on 2 H100 (serving
+  // window's cheapest) with 32,768-token prompts overloads at the default 2 req/s; the page
+  // opens at the largest power of two within 80% of the capacity the API reports, and shows
+  // OVERLOADED beside the chart when the user moves the rate there. Views not under test are
+  // answered "skipped" at once.
+  const p4 = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await check('traffic: opens below the capacity the API reports; shows the API\'s OVERLOADED warning beside the chart', async () => {
+    await p4.route(/\/api\/(decode|prefill|serving\/(sweep|balance|frontier|modes)|layouts|prices\/(infer|compare)|train\/)/,
+      (route) => route.fulfill({ status: 400, contentType: 'application/json', body: '{"error": "not under test", "field": "test"}' }));
+    await p4.goto(`${url}/?model=llama-3.1-8b&hardware=h100-sxm&prompt=32768`);
+    await p4.waitForFunction(() => Number(document.body.dataset.updates || 0) >= 1 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
+    const S = ['simulate', '-m', 'llama-3.1-8b', '-H', 'h100-sxm', ...N('-m', 'llama-3.1-8b', '-H', 'h100-sxm', '-s', '4096'), '--requests', '200', '--input', '32768', '--output', '200'];
+    const over = cli(...S, '--rate', '2');
+    assert.ok(over.details[0].overloaded && over.warnings.some((w) => /OVERLOADED/.test(w)), 'the default 2 req/s is not overloaded here');
+    // capacity about 1.16 req/s: 0.8 x 1.16 = 0.93, the power of two below it 0.5 req/s
+    const rate = 2 ** Math.floor(Math.log2(0.8 * over.details[0].capacity_req_per_s));
+    assert.equal(rate, 0.5);
+    assert.equal(await p4.evaluate(() => window.chalk.data.simulate_rate), rate);
+    assert.equal(await p4.inputValue('#rate'), '-1');
+    const at = cli(...S, '--rate', String(rate));
+    assert.deepEqual(at.warnings, []);
+    assert.ok(!at.details[0].overloaded);
+    close(await p4.evaluate(() => window.chalk.data.simulate.rows[0].ttft_p99_ms), at.rows[0].ttft_p99_ms, 'TTFT p99 at the rate opened');
+    assert.match(await p4.textContent('#sim-warnings'), /^2 req\/s overloads this deployment \(capacity about 1\.\d\d req\/s\): the page opens at 0\.5 req\/s/);
+    // The user's own rate is kept, overloaded, and the API's warning stands beside the chart.
+    await p4.$eval('#rate', (el) => { el.value = '1'; el.dispatchEvent(new Event('input')); });
+    await p4.waitForFunction(() => window.chalk.data.simulate_rate === 2 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
+    assert.equal(await p4.textContent('#sim-warnings'), over.warnings.join('\n'));
+    const box = await p4.$eval('#sim-warnings', (el) => { const w = el.getBoundingClientRect(), c = document.getElementById('view-simulate').getBoundingClientRect(); return { h: w.height, gap: c.top - w.bottom }; });
+    assert.ok(box.h > 10 && box.gap >= 0 && box.gap < 20, `warning box ${JSON.stringify(box)}`);
+  });
+  await p4.close();
+}
