@@ -18,6 +18,9 @@
 #include "step_ledger.h"
 
 namespace chalk {
+
+Mechanisms::Mechanisms() = default;
+
 namespace {
 
 using detail::decode_windows;

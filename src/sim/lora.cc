@@ -123,7 +123,9 @@ LoraSpec parse_lora(std::string_view text, const std::string& field) {
 std::string describe_lora(const LoraSpec& s) {
   std::string t;
   for (std::size_t k = 0; k < kTargetNames.size(); ++k) {
-    if (s.targets & (1u << k)) t += (t.empty() ? "" : "+") + std::string(kTargetNames[k]);
+    if (!(s.targets & (1u << k))) continue;
+    if (!t.empty()) t += '+';
+    t += kTargetNames[k];
   }
   std::string out = fmt::format("{}:{}", s.adapters, s.rank);
   if (s.zipf_s > 0) out += fmt::format(",zipf:{:g}", s.zipf_s);

@@ -14,6 +14,7 @@
 #include "chalk/sim/speculation.h"
 #include "kv_pool.h"
 #include "lora_slots.h"
+#include "rank_budget.h"
 #include "scheduler.h"
 
 namespace chalk::sim {
@@ -90,27 +91,9 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   std::vector<int32_t> running, still;
   std::vector<int64_t> decode_ctx;
   std::vector<int32_t> decode_owner, chunk_owner, decode_rank, chunk_rank;
-  // Data-parallel attention: a request admitted goes to the rank holding the fewest
-  // admitted requests (ties: the lowest), as SGLang's and vLLM's DP coordinators balance
-  // load, and stays there (its KV is there) until it finishes or is preempted.
+  // Data-parallel attention ranks and their shares of the step's budget (rank_budget.h).
   const int64_t dp_ranks = d.mechanisms.enabled ? std::max<int64_t>(1, d.n_chips / std::max<int64_t>(1, d.mechanisms.layout.tp_attention)) : 1;
-  std::vector<int64_t> on_rank(static_cast<std::size_t>(dp_ranks), 0);
-  auto next_rank = [&] { return static_cast<int32_t>(std::min_element(on_rank.begin(), on_rank.end()) - on_rank.begin()); };
-  auto take_rank = [&](int32_t i) { ++on_rank[static_cast<std::size_t>(live[i].rank = next_rank())]; };
-  // Each rank schedules with its share of the step's budget (docs/simulator.md 1.2: SGLang's
-  // server_args.py divides chunked_prefill_size by dp_size; vLLM runs a Scheduler per rank).
-  const int64_t rank_share = (pol.max_batched_tokens + dp_ranks - 1) / dp_ranks;
-  std::vector<int64_t> rank_left(static_cast<std::size_t>(dp_ranks), rank_share);
-  // (Whole prompts, chunked prefill off, take the replica's budget: SGLang divides only the chunk size.)
-  const bool per_rank = dp_ranks > 1 && pol.chunked_prefill;
-  auto rank_budget = [&](int32_t r) { return per_rank && r >= 0 ? rank_left[static_cast<std::size_t>(r)] : pol.max_batched_tokens; };
-  auto spend_rank = [&](int32_t r, int64_t tokens) {
-    if (per_rank && r >= 0) rank_left[static_cast<std::size_t>(r)] = std::max<int64_t>(0, rank_left[static_cast<std::size_t>(r)] - tokens);
-  };
-  auto drop_rank = [&](int32_t i) {
-    if (live[i].rank >= 0) --on_rank[static_cast<std::size_t>(live[i].rank)];
-    live[i].rank = -1;
-  };
+  detail::RankBudgets ranks(dp_ranks, pol.max_batched_tokens, pol.chunked_prefill);
   std::vector<PrefillChunk> chunks;
   int64_t finished = 0, next = 0;
   double t = 0;
@@ -128,7 +111,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     auto& rec = run.requests[i];
     rec.finish_s = when;
     release(i);
-    drop_rank(i);
+    ranks.drop(live[i].rank);
     ++finished;
     run.end_s = std::max(run.end_s, when);
   };
@@ -136,7 +119,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     auto& L = live[i];
     release(i);
     L.kv_tokens = 0;
-    drop_rank(i);
+    ranks.drop(live[i].rank);
     L.upstream_prefilled = false;  // its KV is gone: recompute prompt and generated tokens here
     L.prefill_target = requests[i].input_tokens + L.generated;
     ++run.requests[i].preemptions;
@@ -194,14 +177,14 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     chunk_rank.clear();
     bool preempted_now = false;
     lora.begin_step();
-    std::fill(rank_left.begin(), rank_left.end(), rank_share);
+    ranks.begin_step();
     for (std::size_t k = 0; k < running.size() && budget > 0; ++k) {
       const int32_t i = running[k];
       auto& L = live[i];
       const bool prefilling = L.prefill_target > 0;
       // A chunk waits for a step where its rank has budget left; a decode always runs.
-      if (prefilling && rank_budget(L.rank) <= 0) continue;
-      const int64_t want = prefilling ? std::min({L.prefill_target - L.kv_tokens, budget, rank_budget(L.rank)}) : verify;
+      if (prefilling && ranks.budget(L.rank) <= 0) continue;
+      const int64_t want = prefilling ? std::min({L.prefill_target - L.kv_tokens, budget, ranks.budget(L.rank)}) : verify;
       // Blocks reserved at admission (reserve_to_completion) already cover the growth.
       const int64_t need = std::max<int64_t>(0, blocks_for(L.kv_tokens + want) - L.kv.held());
       bool self = false;
@@ -221,7 +204,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       L.kv.blocks += need;
       budget -= want;
       lora.use(requests[i].adapter, want);
-      spend_rank(L.rank, want);
+      ranks.spend(L.rank, want);
       if (prefilling) {
         chunks.push_back({want, L.kv_tokens});
         chunk_owner.push_back(i);
@@ -258,8 +241,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         L.kv.blocks = need;
         budget -= verify;
         lora.use(requests[i].adapter, verify);
-        take_rank(i);
-        spend_rank(L.rank, verify);
+        live[i].rank = ranks.take();
+        ranks.spend(L.rank, verify);
         decode_ctx.push_back(L.kv_tokens);
         decode_owner.push_back(i);
         decode_rank.push_back(L.rank);
@@ -279,7 +262,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         }
         const int64_t start = caching ? (static_cast<int64_t>(hits.size()) + fetch.size()) * block : run.requests[i].cached_tokens;
         const int64_t left = L.prefill_target - start;
-        int64_t want = std::min({left, budget, rank_budget(next_rank())});
+        int64_t want = std::min({left, budget, ranks.budget(ranks.next())});
         if (want <= 0) break;  // its rank's share is spent this step (first come, first served)
         if (!pol.chunked_prefill && want < left) {
           // Whole prompts only: one longer than the budget runs alone in an empty step.
@@ -301,8 +284,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         }
         budget -= want;
         lora.use(requests[i].adapter, want);
-        take_rank(i);
-        spend_rank(L.rank, want);
+        live[i].rank = ranks.take();
+        ranks.spend(L.rank, want);
         chunks.push_back({want, start});
         chunk_owner.push_back(i);
         chunk_rank.push_back(L.rank);

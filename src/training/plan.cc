@@ -98,7 +98,9 @@ unsigned parse_recompute_modules(std::string_view t, const std::string& field) {
 std::string recompute_modules_string(unsigned modules) {
   std::string s;
   for (const auto& [n, flag] : kModules) {
-    if (modules & flag) s += (s.empty() ? "" : ",") + std::string(n);
+    if (!(modules & flag)) continue;
+    if (!s.empty()) s += ',';
+    s += n;
   }
   return s;
 }

@@ -72,7 +72,8 @@ void simulated_values(const RowPlan& p, const Deployment& plain, const Deploymen
                          static_cast<double>(p.output), static_cast<double>(o.policy.max_batched_tokens),
                          static_cast<double>(o.policy.max_sequences), static_cast<double>(o.policy.chunked_prefill),
                          static_cast<double>(o.policy.reserve_to_completion), static_cast<double>(p.kv_split_heads)}) {
-    key += "|" + std::to_string(v);
+    key += '|';
+    key += std::to_string(v);
   }
   // The engine's constants, which an engine profile (chalk calibrate) may change.
   key += fmt::format("|{:.17g},{:.17g},{},{}", o.policy.request_overhead_s, o.policy.host.s_per_sequence, o.policy.host.overlap,

@@ -81,6 +81,12 @@ struct Calibration {
 /// The mechanisms switch and their inputs. Disabled (the default) leaves the plain
 /// roofline of roofline.h unchanged.
 struct Mechanisms {
+  /// The defaults below, built out of line (overhead.cc): the engine defaults call
+  /// functions that may throw, and GCC 12 inlined them at every `Mechanisms{}` and
+  /// `DeploymentOptions{}` with a cleanup path it took for a read of an uninitialized
+  /// string (-Wmaybe-uninitialized, a false positive).
+  Mechanisms();
+
   bool enabled = false;
   ParallelLayout layout;
   Calibration calibration;

@@ -40,7 +40,7 @@ struct Pool {
   int64_t replicas = 1;
   SimOptions options;
   Routing routing = Routing::round_robin;
-  CacheAwareRouting cache_aware;
+  CacheAwareRouting cache_aware{};
 };
 
 /// Moving one request's prompt KV from a prefill replica to a decode replica.

@@ -31,7 +31,7 @@ struct Request {
   /// order; the tokens after the segments are the request's own. The segments may run past
   /// the prompt into the answer: a conversation's stream continues with the model's answer,
   /// which the next turn resends. Empty (the default): no structure, nothing shared.
-  std::vector<PrefixSegment> prefix;
+  std::vector<PrefixSegment> prefix{};
   /// The LoRA adapter it names (sim/lora.h), 0..N-1; -1 (the default): the base model.
   int32_t adapter = -1;
 };
