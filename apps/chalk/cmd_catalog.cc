@@ -33,15 +33,23 @@ void run_models(const CatalogArgs& a) {
                {"state_bytes_per_sequence", "state B/seq", 4},
                {"decode_gflop_per_token", fmt::format("GFLOP/token @{}", a.context), 4},
                {"weights_gb", "weights GB", 4},
-               {"max_context_tokens", "max context"}};
+               {"max_context_tokens", "max context"},
+               {"source", "source"}};
+  // At 100 columns the per-token columns the title promises stay; detail goes first (review M5).
+  t.set_count({"kv_bytes_per_token", "state_bytes_per_sequence"});  // 2.621M bytes, not 2621440
+  t.set_priority({"name"}, 0);
+  t.set_priority({"layers", "params_active_excluding_embedding_billion", "state_bytes_per_sequence", "weights_gb", "max_context_tokens", "source"}, 2);
   const auto names = a.names.empty() ? builtin_model_names() : a.names;
   for (const auto& n : names) {
     const ModelSpec m = load_model(n);
     const ParamCounts p = count_params(m);
-    t.add({m.name, m.architecture, n_layers(m), p.total() / 1e9, p.active() / 1e9, p.active_excluding_embedding() / 1e9,
+    // The HF model_type alone ("deepseek_v3"); a note after it ("(DeepSeek inference
+    // config)") joins the source column, which --wide, --csv and --json show.
+    const ArchitectureParts arch = split_architecture(m.architecture, m.source);
+    t.add({m.name, arch.type, n_layers(m), p.total() / 1e9, p.active() / 1e9, p.active_excluding_embedding() / 1e9,
            kv_bytes_per_token(m, a.context, kv).value(), state_bytes_per_sequence(m).value(),
            decode_flops_per_token(m, a.context).value() / 1e9,
-           to_gb(weight_bytes(m, m.weights)), m.max_context});
+           to_gb(weight_bytes(m, m.weights)), m.max_context, arch.source});
   }
   print_table_or(std::cout, t, a.output.json, a.output.csv, fmt::format("chalk models: parameters (counts), KV cache ({}) and decode FLOPs per token at context {}", a.kv, a.context), "models");
 }
@@ -66,6 +74,10 @@ void run_hardware(const CatalogArgs& a) {
                {"status", "status"},
                {"scale_up_topology", "topology"},
                {"tdp_w", "TDP W", 4}};
+  // The title's FLOPs per byte, HBM sweep time and the price stay at 100 columns (review M5).
+  t.set_priority({"name"}, 0);
+  t.set_priority({"chip", "fp4_tflop_per_s", "memory_type", "scale_up_gb_per_s_per_direction", "scale_out_gb_per_s_per_direction", "date", "status",
+                  "scale_up_topology", "tdp_w"}, 2);
   const auto names = a.names.empty() ? builtin_system_names() : a.names;
   for (const auto& n : names) {
     const SystemSpec s = load_system(n);

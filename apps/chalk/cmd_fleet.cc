@@ -13,6 +13,7 @@
 #include "envelope.h"
 #include "deployment_options.h"
 #include "sim_cli.h"
+#include "table.h"
 
 namespace chalk::cli {
 namespace {
@@ -133,7 +134,7 @@ void run_fleet(const FleetArgs& a) {
   std::cout << '\n';
   print_table(std::cout, t);
   if (f.all_met) {
-    std::cout << fmt::format("\nfleet       {} chips{}\n", f.chips,
+    std::cout << fmt::format("\nfleet       {}{}\n", counted(f.chips, "chip"),
                              f.usd_per_hour ? fmt::format(", ${}/hour", format_number(*f.usd_per_hour, 4)) : std::string(" (a system has no price)"));
   } else {
     std::cout << "\nno fleet: " << f.why_none << '\n';

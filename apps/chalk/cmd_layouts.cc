@@ -235,8 +235,8 @@ void run_layouts(const LayoutsArgs& a) {
     print_json(std::cout, envelope("layouts", std::move(j), column_keys(t)));
     return;
   }
-  std::cout << fmt::format("chalk layouts: {} on {} x {} ({}), context {}, ranked by {} (mechanisms step; docs/formulas.md, Layout search)\n",
-                           model.name, q.n_chips, system.chip.name, system.name, q.context, to_string(q.objective));
+  std::cout << fmt::format("chalk layouts: {} on {} x {}, context {}, ranked by {} (mechanisms step; docs/formulas.md, Layout search)\n",
+                           model.name, q.n_chips, chip_and_system(system.chip.name, system.name), q.context, to_string(q.objective));
   if (batches.size() > 1) {
     std::cout << fmt::format("batch       {} sequences over all chips, each batch ranked apart (0: the largest batch each replica's HBM "
                              "holds); the busiest replica runs its ceiling share\n",

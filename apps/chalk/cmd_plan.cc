@@ -22,6 +22,7 @@
 #include "plan_chips_cli.h"
 #include "plan_day_cli.h"
 #include "sim_cli.h"
+#include "table.h"
 
 namespace chalk::cli {
 namespace {
@@ -131,7 +132,7 @@ nlohmann::json offload_verdict(const sim::PlanReport& with, const sim::PlanRepor
 std::string offload_verdict_text(const nlohmann::json& v) {
   const auto side = [](const nlohmann::json& x) {
     if (x.is_null()) return std::string("no deployment meets the SLO");
-    return fmt::format("{} chips{}, TTFT@p {} ms", x["chips"].get<int64_t>(),
+    return fmt::format("{}{}, TTFT@p {} ms", counted(x["chips"].get<double>(), "chip"),
                        x["cost_usd_per_hour"].is_null() ? "" : ", $" + format_number(x["cost_usd_per_hour"].get<double>(), 4) + "/hour",
                        format_number(x["ttft_at_percentile_ms"].get<double>(), 4));
   };

@@ -89,7 +89,7 @@ void run_forward(const ForwardArgs& a) {
   std::cout << "chalk prices forward: the prices a deployment implies (cost per token = n price t_step / B, x markup), "
             << view_name(d) << "\n" << describe_text(d) << replica_note_text(note);
   // The headline cost is the step's own (output_cost_usd_per_mtok, before the markup); the
-  // roofline's, beside it, is its lower bound (DESIGN.md section 2).
+  // roofline's, beside it, is its lower bound (docs/formulas.md, "Prices read backwards, and forward").
   std::cout << fmt::format("decode      batch {} at context {}: step {} ms, {}-bound, output cost ${}/Mtok{}{}\n", f.decode_batch, a.context,
                            format_number(to_ms(f.decode.t_step), 4), to_string(f.decode.bound), format_number(mtok(f.output_cost), 4),
                            f.memory_fits ? "" : " (DOES NOT FIT in HBM)",

@@ -174,8 +174,8 @@ InferenceAssumptions assumptions_from_args(const AssumptionFlags& f) {
 }
 
 std::string range_text(const Estimate<double>& e, int sig = 3) {
-  if (e.low == e.high) return format_number(e.value, sig);
-  return fmt::format("{} ({}..{})", format_number(e.value, sig), format_number(e.low, sig), format_number(e.high, sig));
+  if (e.low == e.high) return readable(e.value, sig);
+  return fmt::format("{} ({}..{})", readable(e.value, sig), readable(e.low, sig), readable(e.high, sig));
 }
 
 }  // namespace
@@ -197,6 +197,7 @@ void run_infer(const InferArgs& a) {
   t.set_priority({"note"}, 2);
   Table words = t;  // the table people read: each quantity in words (JSON and CSV keep the keys)
   words.columns[2].key = "quantity_words";
+  words.set_count({"value", "low", "high"});  // 1.333B, not 1333333333 (review L2)
   for (const auto& f : inference_figures(p)) {
     t.add({f.inference, f.subject, f.quantity, f.figure.value, f.figure.low, f.figure.high, f.note});
     words.add({f.inference, f.subject, quantity_words(f.quantity), f.figure.value, f.figure.low, f.figure.high, f.note});
@@ -241,14 +242,28 @@ void run_infer(const InferArgs& a) {
   // The findings first, then what they rest on, then the 40 quantities.
   const auto& kv = p.kv_bytes_per_token;
   std::cout << fmt::format("(a) KV      {} bytes per token {}\n", range_text({kv.value.value(), kv.low.value(), kv.high.value()}),
-                           p.kv_from_step ? fmt::format("from the price step at {} tokens", p.step->threshold_tokens) : "assumed (no price step)");
+                           p.kv_from_step ? fmt::format("from the price step at {} tokens", readable(static_cast<double>(p.step->threshold_tokens), 3))
+                                          : "assumed (no price step)");
   std::cout << fmt::format("(b) phases  output/input = {}: {}\n", format_number(p.phases.output_to_input_ratio, 3),
                            p.phases.output_costs_more ? "output tokens cost more than input tokens; decode is memory-bound, prefill compute-bound"
                                                       : "output is NOT dearer than input, against a memory-bound decode");
+  // Every lettered section of the table has its line here, (a) to (f) (review L5).
+  if (p.cache_read) {
+    std::cout << fmt::format("(c) cache   a cached read costs {} of an input token; fetching its KV from HBM costs {} of recomputing it\n",
+                             format_number(p.cache_read->read_to_input_ratio, 3), range_text(p.cache_read->hbm_fetch_to_recompute_cost));
+  }
   for (const auto& st : p.storage) {
     std::cout << fmt::format("(d) {}: by cost {}; by duration ({} s) {}\n", st.basis, st.tier_by_cost.empty() ? "no tier" : st.tier_by_cost,
-                             st.duration.value(), st.tier_by_duration.empty() ? "no tier" : st.tier_by_duration);
+                             readable(st.duration.value(), 4), st.tier_by_duration.empty() ? "no tier" : st.tier_by_duration);
   }
+  for (const auto& m : p.multiples) {
+    std::cout << fmt::format("(e) {}: {}x the standard output price implies a decode batch of {} ({}x the tokens/s per user of batch {})\n",
+                             m.tier, format_number(m.multiple, 3), range_text(m.batch), range_text(m.speedup), m.base_batch);
+  }
+  std::cout << fmt::format("(f) context the step budget of {} ms reads at most {} tokens of KV per sequence{}\n",
+                           format_number(to_ms(p.ceiling.step_budget), 3), readable(p.ceiling.bandwidth_ceiling_tokens.value, 3),
+                           p.ceiling.capacity_ceiling_tokens ? "; HBM holds " + readable(p.ceiling.capacity_ceiling_tokens->value, 3) + " beside the weights"
+                                                             : std::string("; the weights alone fill HBM"));
   const auto& n = as.active_params;
   const auto& at = as.attention_flops_per_kv_byte;
   std::cout << fmt::format("assumptions N_active {} ({}..{}); F/W {} FLOP/B; attention {} FLOP per KV byte; decode weights {} GB; "

@@ -110,7 +110,12 @@ void run_frontier(const ServingArgs& a) {
   const FrontierOptions o = frontier_options(a, lev);
   const Frontier f = latency_cost_frontier(l.model, l.system, l.base, o);
   RooflineBeside lower(l, lev);
-  const Table t = frontier_table(a.all_points ? f.points : f.frontier, lower, f.context);
+  const auto& shown = a.all_points ? f.points : f.frontier;
+  Table t = frontier_table(shown, lower, f.context);
+  // One layout on every row is said once above the table, and its column gives way to
+  // $/Mtok and tok/s/chip at 100 columns (review M5); differing layouts stay as detail.
+  const bool one_layout = !shown.empty() && std::all_of(shown.begin(), shown.end(), [&](const auto& p) { return p.layout == shown.front().layout; });
+  t.set_priority({"layout"}, one_layout ? 3 : 2);
   nlohmann::json head = describe_json(l.shown);
   head["assumptions"]["chips"] = nullptr;  // varied: see each row's chips
   head["assumptions"]["chips_varied"] = "each row's chips (replica sizes from --replica-chips, default 1..scale-up domain)";
@@ -124,7 +129,8 @@ void run_frontier(const ServingArgs& a) {
       "of context\n{}levers      {}\n{} points fit in HBM ({} beyond memory dropped); {} on the frontier{}\n",
       f.context, describe_text_with_warnings(l.shown, f.context) + scale_out_warning(l, a), describe_levers(lev), f.points.size(), f.points_beyond_memory, f.frontier.size(),
       a.all_points ? "" : " (--all-points lists every point)");
-  for (const auto& e : f.excluded) text += fmt::format("excluded    {} chips: {}\n", e.n_chips, e.reason);
+  if (one_layout && !shown.front().layout.empty()) text += fmt::format("layout      {} (every row)\n", shown.front().layout);
+  for (const auto& e : f.excluded) text += fmt::format("excluded    {}: {}\n", counted(e.n_chips, "chip"), e.reason);
   std::set<int64_t> tried;
   for (const auto& p : f.points) tried.insert(p.n_chips);
   for (const auto& e : f.excluded) tried.insert(e.n_chips);
@@ -205,7 +211,7 @@ std::string cost_text(const std::optional<UsdPerToken>& c) {
 }
 
 std::string point_text(const ModePoint& p) {
-  return fmt::format("batch {} on {} chips{}: {:.4g} tok/s/user, step {:.3g} ms ({}), {:.4g} tok/s/chip, {}", p.batch, p.n_chips,
+  return fmt::format("batch {} on {}{}: {:.4g} tok/s/user, step {:.3g} ms ({}), {:.4g} tok/s/chip, {}", p.batch, counted(p.n_chips, "chip"),
                      p.layout.empty() ? "" : " (" + p.layout + ")", p.tokens_per_s_per_user.value(), to_ms(p.step.t_step),
                      to_string(p.step.bound), p.tokens_per_s_per_chip.value(), cost_text(p.cost_per_token));
 }
@@ -245,7 +251,7 @@ std::string modes_text(const ModesReport& r) {
                    "the HBM-full batch costs {:.4g}x that\n",
                    r.cheapest.n_chips, r.asymptotic_tokens_per_s_per_chip.value(), cost_text(r.asymptotic_cost_per_token),
                    r.floor_gap);
-  for (const auto& e : r.excluded) s += fmt::format("  excluded {} chips: {}\n", e.n_chips, e.reason);
+  for (const auto& e : r.excluded) s += fmt::format("  excluded {}: {}\n", counted(e.n_chips, "chip"), e.reason);
   return s;
 }
 

@@ -232,9 +232,9 @@ void run_window(const ServingArgs& a) {
             describe_levers(lev) +
             fmt::format("\nA step that reads all of HBM takes capacity / bandwidth; a replica holding the largest batch that "
                         "fits runs one such step per departure, and a deployment's tokens/s is batch x steps/s per replica "
-                        "(the lecture: 2,000 x 64 = {:.0f} tok/s). More users than one batch need more replicas, not a "
+                        "(the lecture: 2,000 x 64 = {} tok/s). More users than one batch need more replicas, not a "
                         "longer wait.\n",
-                        lecture.value()));
+                        format_count(lecture.value(), 3)));
 }
 
 }  // namespace chalk::cli::serving_cli

@@ -20,6 +20,7 @@
 #include "request_budget.h"
 #include "serving_cli.h"
 #include "sim_cli.h"
+#include "table.h"
 
 namespace chalk::cli {
 
@@ -203,9 +204,9 @@ void run_simulate(SimulateArgs a) {
     r.name = "disaggregated";
     // Mixed chips name each pool's system in the layout (text, CSV and JSON rows alike).
     const auto on = [&](const Deployment& d) { return mixed ? " " + d.system.name : std::string(); };
-    r.layout = fmt::format("prefill {} x {} chips{} ({}); decode {} x {} chips{} ({})", a.prefill_replicas, pre.n_chips, on(pre),
+    r.layout = fmt::format("prefill {} x {}{} ({}); decode {} x {}{} ({})", a.prefill_replicas, counted(pre.n_chips, "chip"), on(pre),
                            pre.mechanisms.enabled ? describe_layout(pre.mechanisms.layout, !pre.moe.empty()) : "roofline",
-                           a.decode_replicas, dec.n_chips, on(dec),
+                           a.decode_replicas, counted(dec.n_chips, "chip"), on(dec),
                            dec.mechanisms.enabled ? describe_layout(dec.mechanisms.layout, !dec.moe.empty()) : "roofline");
     r.prefill_hardware = pre.system.name;
     r.hardware = dec.system.name;

@@ -59,7 +59,7 @@ void run_step(StepArgs a) {
   for (std::size_t i = 0; i < batches.size(); ++i) check_step_batch(batches[i], d.model.max_context, a.batches.empty() ? "--" : fmt::format("batches[{}].", i));
 
   Table t;
-  t.columns = {{"batch_index", "batch"},        {"prefill_chunks", "chunks"},          {"prefill_tokens", "prefill tok"},
+  t.columns = {{"batch_index", "#"},            {"prefill_chunks", "chunks"},          {"prefill_tokens", "prefill tok"},
                {"prefix_tokens", "cached tok"}, {"decode_batch", "decodes"},           {"decode_context_sum_tokens", "decode ctx sum"},
                {"t_step_ms", "step ms"},        {"t_compute_ms", "compute ms"},        {"t_memory_ms", "memory ms"}};
   t.set_priority({"prefix_tokens", "decode_context_sum_tokens", "t_compute_ms", "t_memory_ms"}, 2);

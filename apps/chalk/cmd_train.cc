@@ -291,8 +291,8 @@ void run_step(const TrainArgs& stated) {
     print_table(std::cout, t);
     return;
   }
-  std::cout << fmt::format("chalk train step: {} on {} x {} ({}), {} sequences of {} tokens per step\n", s.model.name, plan_chips(s.plan),
-                           s.system.chip.name, s.system.name, s.plan.global_batch, s.plan.seq_len);
+  std::cout << fmt::format("chalk train step: {} on {} x {}, {} sequences of {} tokens per step\n", s.model.name, plan_chips(s.plan),
+                           chip_and_system(s.system.chip.name, s.system.name), s.plan.global_batch, s.plan.seq_len);
   std::cout << fmt::format("plan        {}\n", describe_plan(s.plan));
   if (!chosen.empty()) std::cout << "chosen      " << chosen << '\n';
   std::cout << fmt::format("placement   {}\n", s.placement.description);
@@ -306,8 +306,8 @@ void run_step(const TrainArgs& stated) {
                            "(exposed); EP {:.4g} ms ({:.4g} exposed); CP exposed {:.4g} ms; PP sends exposed {:.4g} ms\n",
                            to_ms(st.t_matmul), to_ms(st.t_attention), to_ms(st.t_recompute), to_ms(st.t_elementwise), to_ms(st.t_tp),
                            to_ms(st.t_ep), to_ms(st.t_ep_exposed), to_ms(st.t_cp_exposed), to_ms(st.t_pp_exposed));
-  std::cout << fmt::format("throughput  {:.4g} tok/s, {:.4g} tok/s per chip, {:.4g} model TFLOP/s per chip\n", st.tokens_per_s.value(),
-                           st.tokens_per_s_per_chip.value(), st.model_flops_per_s_per_chip.value() / 1e12);
+  std::cout << fmt::format("throughput  {} tok/s, {} tok/s per chip, {:.4g} model TFLOP/s per chip\n", readable(st.tokens_per_s.value(), 4),
+                           readable(st.tokens_per_s_per_chip.value(), 4), st.model_flops_per_s_per_chip.value() / 1e12);
   // A fraction, as train layouts' MFU column and every JSON and CSV give it (issue 30), the percentage beside.
   std::cout << fmt::format("MFU         {:.3f} ({:.1f}%; model FLOPs: 6 N_matmul + causal attention fwd+bwd, over the bf16 dense peak); "
                            "HFU {:.3f} ({:.1f}%, with recomputation)\n",
@@ -315,9 +315,9 @@ void run_step(const TrainArgs& stated) {
   std::cout << fmt::format("memory      {:.4g} GB of {:.4g} GB per chip: {}\n", to_gb(mem.total), to_gb(mem.capacity),
                            mem.fits ? "fits" : "DOES NOT FIT (chalk train memory shows the parts)");
   std::cout << "overlap     " << step_overlap(s.plan, s.placement, st) << "\n";
-  std::cout << fmt::format("stage       the busiest runs {:.4g} layers + {:.4g} output layers per microbatch; hidden collectives hold SMs "
+  std::cout << fmt::format("stage       the busiest runs {} + {} per microbatch; hidden collectives hold SMs "
                            "for {:.4g} s of compute per step\n",
-                           st.busy_layers, st.busy_output_layers, (st.t_dp_sm_contention + st.t_cp_sm_contention).value());
+                           counted(st.busy_layers, "layer"), counted(st.busy_output_layers, "output layer"), (st.t_dp_sm_contention + st.t_cp_sm_contention).value());
   for (const auto& w : s.warnings) std::cout << "warning     " << w << '\n';
   if (a.explain) std::cout << "\nHow the figures are computed:\n" << explanations_text(explain_training_step(s.rates, s.plan, s.placement, st));
 }

@@ -128,8 +128,8 @@ void run_layouts(const LayoutArgs& a) {
     print_json(std::cout, envelope("train layouts", std::move(j), column_keys(t)));
     return;
   }
-  std::cout << fmt::format("chalk train layouts: {} on {} x {} ({}), {} sequences of {} tokens per step\n", m.name, q.chips, sys.chip.name,
-                           sys.name, q.global_batch, q.seq_len);
+  std::cout << fmt::format("chalk train layouts: {} on {} x {}, {} sequences of {} tokens per step\n", m.name, q.chips,
+                           chip_and_system(sys.chip.name, sys.name), q.global_batch, q.seq_len);
   std::cout << fmt::format("searched    {} plans (degrees, schedule, microbatch, recompute, ZeRO); {} fit; {}\n", r.evaluated, r.fit,
                            a.pareto ? "the step-time/memory Pareto front, least memory first"
                                     : fmt::format("the {} fastest distinct plans, ranked by step time (= MFU order)", shown.size()));

@@ -82,8 +82,8 @@ void run_memory(const TrainArgs& a) {
     print_json(std::cout, envelope("train memory", std::move(j), column_keys(t)));
     return;
   }
-  std::cout << fmt::format("chalk train memory: {} on {} x {} ({}), the first pipeline stage's chip\n", s.model.name, plan_chips(s.plan),
-                           s.system.chip.name, s.system.name);
+  std::cout << fmt::format("chalk train memory: {} on {} x {}, the first pipeline stage's chip\n", s.model.name, plan_chips(s.plan),
+                           chip_and_system(s.system.chip.name, s.system.name));
   std::cout << fmt::format("plan        {}\nplacement   {}\n", describe_plan(s.plan), s.placement.description);
   std::cout << fmt::format("states      {:.4g} B/param ({}); {:.4g}B parameters on this chip before ZeRO\n", st.total(), st.name,
                            mem.params_per_chip / 1e9);

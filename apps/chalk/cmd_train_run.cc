@@ -249,8 +249,8 @@ void run_train_run(const RunArgs& a) {
     print_json(std::cout, envelope("train run", std::move(j), column_keys(t)));
     return;
   }
-  std::cout << fmt::format("chalk train run: {} on {} ({}), phases run one after another (docs/training-runs.md)\n",
-                           in.model.name, in.system.chip.name, in.system.name);
+  std::cout << fmt::format("chalk train run: {} on {}, phases run one after another (docs/training-runs.md)\n",
+                           in.model.name, chip_and_system(in.system.chip.name, in.system.name));
   std::cout << fmt::format("FLOPs/token 3 x forward (2 x {} active matmul params + {} attention over the sequence{})\n",
                            human_count(count_params(in.model).active_matmul()), attention,
                            a.non_causal ? "; PaLM App. B" : ", as train step's MFU; --non-causal for PaLM's convention");

@@ -49,9 +49,10 @@ std::string human_bytes(double b) {
 
 nlohmann::json model_json(const Deployment& d) {
   const auto& p = d.params;
+  const ArchitectureParts arch = split_architecture(d.model.architecture, d.model.source);  // as `models` rows give them
   return {{"name", d.model.name},
-          {"architecture", d.model.architecture},
-          {"source", d.model.source},
+          {"architecture", arch.type},
+          {"source", arch.source},
           {"layers", n_layers(d.model)},
           {"params_total", p.total()},
           {"params_active", p.active()},
@@ -157,7 +158,7 @@ nlohmann::json replica_point_json(const ModePoint& p) {
 }
 
 std::string replica_point_text(const ModePoint& p) {
-  std::string s = fmt::format("{} chips at batch {} (fills HBM): {} tok/s per chip, {} tok/s per user", p.n_chips, p.batch,
+  std::string s = fmt::format("{} at batch {} (fills HBM): {} tok/s per chip, {} tok/s per user", counted(p.n_chips, "chip"), p.batch,
                               format_number(p.tokens_per_s_per_chip.value(), 4), format_number(p.tokens_per_s_per_user.value(), 3));
   if (p.cost_per_token) s += fmt::format(", ${}/Mtok", format_number(to_usd_per_mtok(*p.cost_per_token), 4));
   return s;
@@ -197,7 +198,7 @@ nlohmann::json replica_note_json(const std::optional<ReplicaNote>& note) {
 std::string replica_note_text(const std::optional<ReplicaNote>& note) {
   if (!note) return "";
   const ReplicaNote& n = *note;
-  std::string s = fmt::format("replica     {} chips: {}; -n sets the chips\n", n.choice.n_chips, replica_rule_text(n));
+  std::string s = fmt::format("replica     {}: {}; -n sets the chips\n", counted(n.choice.n_chips, "chip"), replica_rule_text(n));
   s += "            chosen " + replica_point_text(n.choice) + "\n";
   if (n.runner_up) {
     const char* label = n.rule == ReplicaRule::cheapest ? "runner-up" : n.runner_up->cost_per_token ? "cheapest" : "most tok/s per chip:";

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "table.h"
+
 namespace chalk::cli {
 
 nlohmann::json explanations_json(const std::vector<Explanation>& xs) {
@@ -27,8 +29,8 @@ nlohmann::json explanations_json(const std::vector<Explanation>& xs) {
 std::string explanations_text(const std::vector<Explanation>& xs) {
   std::string out;
   for (const auto& x : xs) {
-    out += fmt::format("{} = {:.4g} {}: {}\n  {}\n", x.key, x.result, x.unit, x.quantity, x.formula);
-    for (const auto& i : x.inputs) out += fmt::format("    {:<12} {:>12.6g} {:<16} {} ({})\n", i.symbol, i.value, i.unit, i.name, i.source);
+    out += fmt::format("{} = {} {}: {}\n  {}\n", x.key, readable(x.result, 4), x.unit, x.quantity, x.formula);
+    for (const auto& i : x.inputs) out += fmt::format("    {:<12} {:>12} {:<16} {} ({})\n", i.symbol, readable(i.value, 6), i.unit, i.name, i.source);
     out += fmt::format("  = {}\n  source: {}\n", x.substituted, x.source);
     if (!x.note.empty()) out += "  note: " + x.note + "\n";
   }

@@ -77,9 +77,9 @@ std::string in_flight(const PipelineArgs& p, const std::vector<int64_t>& batches
 
 void print_header(const Deployment& st, const PipelineArgs& p, const std::vector<int64_t>& batches, const char* what) {
   std::cout << what << describe_text(st)
-            << fmt::format("pipeline    {} stages x {} chips = {} chips; {} of {} layers per stage (the busiest; each keeps the embedding "
+            << fmt::format("pipeline    {} stages x {} = {}; {} of {} layers per stage (the busiest; each keeps the embedding "
                            "and LM head); {}; stage-to-stage sends over scale-out\n",
-                           p.pp, st.n_chips, p.pp * st.n_chips, n_layers(st.model), n_layers(st.model) * p.pp, in_flight(p, batches));
+                           p.pp, counted(st.n_chips, "chip"), counted(p.pp * st.n_chips, "chip"), n_layers(st.model), n_layers(st.model) * p.pp, in_flight(p, batches));
   for (const auto& w : deployment_warnings(st)) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
 }

@@ -9,6 +9,7 @@
 
 #include "chalk/base/error.h"
 #include "chalk/calibrate/profile.h"
+#include "table.h"
 #include "chalk/io/io.h"
 #include "request_budget.h"
 
@@ -209,7 +210,7 @@ std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Reques
     if (!a.trace.empty()) prefix += " the trace's prefixes";
   }
   return fmt::format("{} requests, {}, {} req/s over {} s; input mean {} tokens ({}), output mean {} ({}); {}", r.size(), source,
-                     format_number(span > 0 ? (n - 1) / span : 0, 4), format_number(span, 4), format_number(in / n, 4),
+                     readable(span > 0 ? (n - 1) / span : 0, 4), format_number(span, 4), format_number(in / n, 4),
                      a.trace.empty() ? a.input : "trace", format_number(out / n, 4), a.trace.empty() ? a.output : "trace", prefix) +
          (a.lora.empty() ? "" : "; LoRA adapters " + sim::describe_lora(sim::parse_lora(a.lora, "--lora")));
 }

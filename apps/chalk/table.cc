@@ -35,6 +35,26 @@ std::string format_count(double v, int sig) {
   return format_number(v, sig);
 }
 
+ArchitectureParts split_architecture(const std::string& architecture, const std::string& source) {
+  const std::size_t cut = architecture.find(" (");
+  if (cut == std::string::npos) return {architecture, source};
+  return {architecture.substr(0, cut), source + "; " + architecture.substr(cut + 1)};
+}
+
+std::string readable(double v, int sig) {
+  return std::isfinite(v) && std::fabs(v) >= 1e5 ? format_count(v, sig) : format_number(v, sig);
+}
+
+std::string counted(double n, std::string_view noun) {
+  const std::string k = n == std::floor(n) && std::fabs(n) < 1e15 ? fmt::format("{:.0f}", n) : format_number(n, 4);
+  return k + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
+std::string chip_and_system(const std::string& chip, const std::string& system) {
+  if (!chip.empty() && chip.back() == ')') return chip + ", " + system;
+  return chip + " (" + system + ")";
+}
+
 namespace {
 
 std::string render(const Cell& c, int precision, bool count = false, double count_scale = 1) {
@@ -135,7 +155,7 @@ void print_table(std::ostream& to, const Table& t) {
     }
     cells.push_back(std::move(r));
   }
-  // Hide detail columns, then ordinary ones, rightmost first, until the table fits.
+  // Hide repeats, detail columns, then ordinary ones, rightmost first, until the table fits.
   std::vector<bool> shown(t.columns.size(), true);
   std::vector<std::string> hidden;
   if (!wide_tables()) {
@@ -147,7 +167,7 @@ void print_table(std::ostream& to, const Table& t) {
       }
       return n == 0 ? 0 : w + 2 * (n - 1);
     };
-    for (int p = 2; p >= 1 && total() > limit; --p) {
+    for (int p = 3; p >= 1 && total() > limit; --p) {
       for (size_t c = t.columns.size(); c-- > 0 && total() > limit;) {
         if (t.columns[c].priority == p) shown[c] = false;
       }

@@ -21,9 +21,10 @@ struct Column {
   std::string key;     ///< CSV/JSON key, with its unit suffix (t_step_ms, cost_usd_per_mtok)
   std::string header;  ///< table header for people
   int precision = 3;   ///< significant digits for doubles in the people's table
-  /// Which columns a narrow table keeps: 0 always, 1 what a person reads first, 2 detail
-  /// (hidden first, rightmost first, when the table is wider than the terminal; --wide,
-  /// --csv and --json show every column).
+  /// Which columns a narrow table keeps: 0 always, 1 what a person reads first, 2 detail,
+  /// 3 a repeat of what the text above the table already says (one layout on every row).
+  /// Hidden from 3 down, rightmost first, when the table is wider than the terminal; --wide,
+  /// --csv and --json show every column.
   int priority = 1;
   /// A count (parameters, tokens): the people's table writes 91.3B, 1.83T (precision
   /// significant digits before the K/M/B/T suffix), integer cells as well as doubles; CSV
@@ -63,6 +64,26 @@ std::string format_number(double v, int sig);
 /// A count to `sig` significant digits with a K, M, B or T suffix ("91.3B", "1.83T", "512").
 std::string format_count(double v, int sig);
 
+/// A model's architecture split for tables and JSON: its HF model_type alone ("deepseek_v3")
+/// and its source with any note the architecture carried appended ("<file>; (DeepSeek
+/// inference config)"), so that the models table's arch column stays narrow (review M5).
+struct ArchitectureParts {
+  std::string type;
+  std::string source;
+};
+ArchitectureParts split_architecture(const std::string& architecture, const std::string& source);
+
+/// A figure for people: counts from 100,000 up in 289B style (format_count: "327.7K",
+/// "1.333B"), smaller ones as format_number (review L2: no "1333333333", no "3.277e+05").
+std::string readable(double v, int sig);
+
+/// "1 chip", "8 chips": a count and its noun, plural unless the count is 1 (review L5).
+std::string counted(double n, std::string_view noun);
+
+/// A chip and its system for a title: "H100 SXM (h100-sxm)", or "B200 (GB200), gb200-nvl72"
+/// when the chip's own name already ends in parentheses (review L5: no doubled parenthesis).
+std::string chip_and_system(const std::string& chip, const std::string& system);
+
 /// The width tables fit by default: the terminal's (TIOCGWINSZ) when stdout is one, else
 /// $COLUMNS when set to a number, else 100; at least 40.
 int terminal_width();
@@ -70,7 +91,7 @@ int terminal_width();
 /// --wide: every column, whatever the width. Set by add_output_options' flag.
 bool& wide_tables();
 
-/// The aligned table for people. Unless wide_tables(), columns of priority 2 and then 1 are
+/// The aligned table for people. Unless wide_tables(), columns of priority 3, 2 and then 1 are
 /// hidden, rightmost first, until the table fits terminal_width(); a last line names them.
 void print_table(std::ostream& out, const Table& t);
 void print_csv(std::ostream& out, const Table& t);

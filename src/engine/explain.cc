@@ -1,5 +1,8 @@
 #include "chalk/engine/explain.h"
 
+#include <cmath>
+#include <utility>
+
 #include <fmt/format.h>
 
 namespace chalk {
@@ -108,13 +111,23 @@ Explanation kv_per_token(const Deployment& d, int64_t context) {
                  {"KV/token/layer", "mean KV bytes per token per layer", layers > 0 ? full / layers : 0, "bytes", "the model's attention shape and --kv-dtype"}},
                 fmt::format("{} layers x {} bytes = {} bytes at full context; {} bytes per token averaged over a context of {}", num(layers),
                             num(layers > 0 ? full / layers : 0), num(full), num(at), context),
-                at, "bytes", "DESIGN.md 1, KV bytes per token (lecture 1:39)", ""};
+                at, "bytes", "docs/formulas.md 1.2 (KV cache bytes); lecture 1:39", ""};
   return e;
 }
 
 }  // namespace
 
-std::string explain_number(double v) { return fmt::format("{:.4g}", v); }
+std::string explain_number(double v) {
+  // From 100,000 up, 289B style as the CLI's tables write counts (review L2: "3.277e+05").
+  static constexpr std::pair<double, const char*> kSuffixes[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
+  if (std::isfinite(v) && std::fabs(v) >= 1e5 && std::fabs(v) < 1e16) {
+    for (const auto& [scale, suffix] : kSuffixes) {
+      if (std::fabs(v) >= scale) return fmt::format("{:.4g}{}", v / scale, suffix);
+    }
+  }
+  if (std::fabs(v) >= 1e4 && std::fabs(v) < 1e5) return fmt::format("{:.0f}", v);  // "49690", not "4.969e+04"
+  return fmt::format("{:.4g}", v);
+}
 
 std::vector<Explanation> explain_decode(const Deployment& d, int64_t batch, int64_t context) {
   const DecodeStep r = decode_step(d, batch, context);
@@ -136,16 +149,16 @@ std::vector<Explanation> explain_decode(const Deployment& d, int64_t batch, int6
                   chips_in(d), peak_in(d), mm_eff_in(d)},
                  fmt::format("{} x (2 x {}e9 + {}e9) / ({} x {}e12 x {}) = {} ms", num(B), num(n_active / 1e9), num(attn_per_token / 1e9), num(n),
                              num(F / 1e12), num(d.matmul_efficiency), num(to_ms(lo.t_compute))),
-                 to_ms(r.t_compute), "ms", "lecture 2:21-7:46; DESIGN.md 1 (decode step)", engine_note(d, to_ms(lo.t_compute), to_ms(r.t_compute))});
+                 to_ms(r.t_compute), "ms", "lecture 2:21-7:46; docs/formulas.md 3 (decode roofline)", engine_note(d, to_ms(lo.t_compute), to_ms(r.t_compute))});
   out.push_back({"t_weights_ms", "time to read the weights one decode step touches from HBM",
                  "T_weights = weight bytes read / (n W eff_hbm); an MoE reads its always-on weights and the experts the batch touches, "
                  "E (1 - (1 - k/E)^B) per layer",
                  {{"bytes_w", "weight bytes read this step", to_gb(lo.weight_bytes_read), "GB", "weights format (--weights) x parameters touched"},
-                  {"E_touched", "experts touched per MoE layer", lo.experts_touched, "experts", "E (1 - (1 - k/E)^B) (DESIGN.md 1.2)"},
+                  {"E_touched", "experts touched per MoE layer", lo.experts_touched, "experts", "E (1 - (1 - k/E)^B) (docs/formulas.md 3, experts touched)"},
                   chips_in(d), hbm_in(d), hbm_eff_in(d)},
                  fmt::format("{} GB / ({} x {} TB/s x {}) = {} ms{}", num(to_gb(lo.weight_bytes_read)), num(n), num(W / 1e12), num(d.hbm_efficiency),
                              num(to_ms(lo.t_weights)), d.moe.empty() ? "" : " (experts on the busiest chip set the time)"),
-                 to_ms(r.t_weights), "ms", "lecture 7:46-11:00; DESIGN.md 1", engine_note(d, to_ms(lo.t_weights), to_ms(r.t_weights))});
+                 to_ms(r.t_weights), "ms", "lecture 7:46-11:00; docs/formulas.md 3 (decode roofline)", engine_note(d, to_ms(lo.t_weights), to_ms(r.t_weights))});
   out.push_back({"t_kv_ms", "time to read the batch's KV cache from HBM",
                  "T_kv = B S (KV bytes per token) / (n W eff_hbm)",
                  {{"B", "batch", B, "sequences", "--batch"},
@@ -154,7 +167,7 @@ std::vector<Explanation> explain_decode(const Deployment& d, int64_t batch, int6
                   chips_in(d), hbm_in(d), hbm_eff_in(d)},
                  fmt::format("{} GB read / ({} x {} TB/s x {}) = {} ms", num(to_gb(lo.kv_bytes_read)), num(n), num(W / 1e12), num(d.hbm_efficiency),
                              num(to_ms(lo.t_kv))),
-                 to_ms(r.t_kv), "ms", "lecture 11:00-15:30; DESIGN.md 1", engine_note(d, to_ms(lo.t_kv), to_ms(r.t_kv))});
+                 to_ms(r.t_kv), "ms", "lecture 11:00-15:30; docs/formulas.md 3 (decode roofline)", engine_note(d, to_ms(lo.t_kv), to_ms(r.t_kv))});
   out.push_back({"t_step_roofline_ms", "the roofline of the step: its lower bound",
                  "T_step >= max(T_compute, T_weights + T_kv)",
                  {{"T_compute", "roofline compute", to_ms(lo.t_compute), "ms", "t_compute_ms"},
@@ -177,15 +190,15 @@ std::vector<Explanation> explain_decode(const Deployment& d, int64_t batch, int6
                  {{"B", "batch", B, "sequences", "--batch"}, {"kept", "tokens kept per sequence per step", r.tokens_per_sequence, "tokens", "1 without speculative decoding"},
                   {"T_step", "step time", to_ms(r.t_step), "ms", "t_step_ms"}},
                  fmt::format("{} x {} / {} ms = {} tok/s", num(B), num(r.tokens_per_sequence), num(to_ms(r.t_step)), num(r.tokens_per_s.value())),
-                 r.tokens_per_s.value(), "tok/s", "DESIGN.md 1 (tokens/s = B / T_step)", ""});
+                 r.tokens_per_s.value(), "tok/s", "docs/formulas.md 3 (tokens/s = B / T_step)", ""});
   out.push_back({"tok_per_s_per_user", "tokens one user sees per second", "tok/s/user = kept / T_step",
                  {{"T_step", "step time", to_ms(r.t_step), "ms", "t_step_ms"}},
                  fmt::format("{} / {} ms = {} tok/s", num(r.tokens_per_sequence), num(to_ms(r.t_step)), num(r.tokens_per_s_per_user.value())),
-                 r.tokens_per_s_per_user.value(), "tok/s", "DESIGN.md 1 (tokens/s per user = 1 / T_step)", ""});
+                 r.tokens_per_s_per_user.value(), "tok/s", "docs/formulas.md 3 (tokens/s per user = 1 / T_step)", ""});
   out.push_back({"tok_per_s_per_chip", "tokens per second per chip", "tok/s/chip = tok/s / n",
                  {{"tok/s", "replica tokens per second", r.tokens_per_s.value(), "tok/s", "tok_per_s"}, chips_in(d)},
                  fmt::format("{} / {} = {} tok/s", num(r.tokens_per_s.value()), num(n), num(r.tokens_per_s_per_chip.value())),
-                 r.tokens_per_s_per_chip.value(), "tok/s", "DESIGN.md 1", ""});
+                 r.tokens_per_s_per_chip.value(), "tok/s", "docs/formulas.md 3 (tokens/s per chip = B / (n T_step))", ""});
   if (r.cost_per_token && d.price_per_chip) {
     const double price_h = to_usd_per_hour(*d.price_per_chip);
     out.push_back({"cost_usd_per_mtok", "what a million output tokens cost in chip rental", "cost/token = n (price per chip-second) T_step / (B kept)",
@@ -193,7 +206,7 @@ std::vector<Explanation> explain_decode(const Deployment& d, int64_t batch, int6
                     {"T_step", "step time", to_ms(r.t_step), "ms", "t_step_ms"}, {"B", "batch", B, "sequences", "--batch"}},
                    fmt::format("{} x ${}/3600 s x {} ms / {} tokens x 1e6 = ${} per 1M tokens", num(n), num(price_h), num(to_ms(r.t_step)),
                                num(B * r.tokens_per_sequence), num(to_usd_per_mtok(*r.cost_per_token))),
-                   to_usd_per_mtok(*r.cost_per_token), "USD per 1M tokens", "DESIGN.md 1 (cost per token); lecture 7:46", ""});
+                   to_usd_per_mtok(*r.cost_per_token), "USD per 1M tokens", "docs/formulas.md 3 (cost per token = n price T_step / B); lecture 7:46", ""});
   }
   return out;
 }
@@ -220,7 +233,7 @@ std::vector<Explanation> explain_prefill(const Deployment& d, int64_t batch, int
                  fmt::format("({} x {} x 2 x {}e9 - {} x {} x 2 x {}e9 + {}e12) / ({} x {}e12 x {}) = {} ms", num(B), num(P), num(n_active / 1e9), num(B),
                              num(P - 1), num(n_head / 1e9), num(attn / 1e12), num(n),
                              num(F / 1e12), num(d.matmul_efficiency), num(to_ms(lo.t_compute))),
-                 to_ms(r.t_compute), "ms", "lecture 1:41-1:51; DESIGN.md 1 (prefill)", engine_note(d, to_ms(lo.t_compute), to_ms(r.t_compute))});
+                 to_ms(r.t_compute), "ms", "lecture 1:41-1:51; docs/formulas.md 4 (prefill roofline)", engine_note(d, to_ms(lo.t_compute), to_ms(r.t_compute))});
   out.push_back({"t_weights_ms", "time to read the weights once for the whole chunk", "T_weights = weight bytes read / (n W eff_hbm)",
                  {{"bytes_w", "weight bytes read", to_gb(lo.weight_bytes_read), "GB", "--weights format x parameters touched"}, chips_in(d), hbm_in(d), hbm_eff_in(d)},
                  fmt::format("{} GB / ({} x {} TB/s x {}) = {} ms", num(to_gb(lo.weight_bytes_read)), num(n), num(W / 1e12), num(d.hbm_efficiency),
@@ -249,7 +262,7 @@ std::vector<Explanation> explain_prefill(const Deployment& d, int64_t batch, int
   out.push_back({"tok_per_s", "prompt tokens prefilled per second", "tok/s = B P / TTFT",
                  {{"B", "prompts", B, "prompts", "--batch"}, {"P", "prompt length", P, "tokens", "--prompt"}, {"TTFT", "prefill time", to_ms(r.ttft), "ms", "ttft_ms"}},
                  fmt::format("{} x {} / {} ms = {} tok/s", num(B), num(P), num(to_ms(r.ttft)), num(r.tokens_per_s.value())), r.tokens_per_s.value(), "tok/s",
-                 "DESIGN.md 1 (prefill)", ""});
+                 "docs/formulas.md 4 (prefill roofline)", ""});
   if (r.cost_per_token && d.price_per_chip) {
     const double price_h = to_usd_per_hour(*d.price_per_chip);
     out.push_back({"cost_usd_per_mtok", "what a million input tokens cost in chip rental", "cost/token = n (price per chip-second) TTFT / (B P)",
@@ -257,7 +270,7 @@ std::vector<Explanation> explain_prefill(const Deployment& d, int64_t batch, int
                     {"TTFT", "prefill time", to_ms(r.ttft), "ms", "ttft_ms"}, {"B P", "tokens prefilled", B * P, "tokens", "--batch x --prompt"}},
                    fmt::format("{} x ${}/3600 s x {} ms / {} tokens x 1e6 = ${} per 1M tokens", num(n), num(price_h), num(to_ms(r.ttft)), num(B * P),
                                num(to_usd_per_mtok(*r.cost_per_token))),
-                   to_usd_per_mtok(*r.cost_per_token), "USD per 1M tokens", "DESIGN.md 1 (cost per token)", ""});
+                   to_usd_per_mtok(*r.cost_per_token), "USD per 1M tokens", "docs/formulas.md 3 (cost per token = n price T_step / B)", ""});
   }
   return out;
 }

@@ -31,7 +31,7 @@ std::vector<Explanation> explain_memory(const Deployment& d, int64_t batch, int6
   out.push_back({"hbm_total_gb", "HBM of the replica: the limit the memory view marks", "HBM = n x capacity per chip",
                  {chips, {"capacity", "HBM per chip", cap_gb, "GB", memory_chip_source(d)}},
                  fmt::format("{} x {} GB = {} GB", N(n), N(cap_gb), N(to_gb(m.hbm_total))), to_gb(m.hbm_total), "GB",
-                 "lecture 19:52-21:51 (memory capacity); DESIGN.md 1", ""});
+                 "lecture 19:52-21:51 (memory capacity); docs/formulas.md 5 (memory fit)", ""});
   out.push_back({"weights_gb", "bytes of every weight the replica stores",
                  d.mechanisms.enabled ? "weights = sum over tensors of parameters x bytes per parameter, with the copies the layout keeps "
                                         "(data-parallel attention weights)"
@@ -42,13 +42,13 @@ std::vector<Explanation> explain_memory(const Deployment& d, int64_t batch, int6
                  fmt::format("{} x 1e9 x {} bytes = {} GB{}", N(d.params.total() / 1e9),
                              N(d.weight_bytes_total.value() / std::max(1.0, d.params.total())), N(to_gb(d.weight_bytes_total)),
                              std::abs(m.weights.value() - d.weight_bytes_total.value()) > 1e-3 * d.weight_bytes_total.value() ? fmt::format("; stored with the layout's copies: {} GB", N(to_gb(m.weights))) : ""),
-                 to_gb(m.weights), "GB", "DESIGN.md 1 (weights); lecture 19:52", ""});
+                 to_gb(m.weights), "GB", "docs/formulas.md 1.1 (parameters) and 5 (memory fit); lecture 19:52", ""});
   out.push_back({"kv_cache_gb", "the batch's KV cache at this context", "KV = B x (KV bytes of one sequence at S)",
                  {{"B", "batch", B, "sequences", "--batch"},
                   {"KV/seq", "KV bytes of one sequence at context S, over all layers (and the copies tensor parallelism keeps)", kv_seq_gb, "GB",
                    fmt::format("kv_bytes_per_token at S = {} (--context)", context)}},
                  fmt::format("{} x {} GB = {} GB", N(B), N(kv_seq_gb), N(to_gb(m.kv_cache))), to_gb(m.kv_cache), "GB",
-                 "lecture 11:00, 19:52-21:51; DESIGN.md 1", ""});
+                 "lecture 11:00, 19:52-21:51; docs/formulas.md 5 (memory fit)", ""});
   out.push_back({"reserve_gb", "HBM kept back for activations and the runtime", "reserve = f_reserve x HBM",
                  {{"f_reserve", "fraction of HBM reserved", d.memory_reserve_fraction, "fraction", "vLLM's gpu_memory_utilization 0.9 (roofline.h)"},
                   {"HBM", "HBM of the replica", to_gb(m.hbm_total), "GB", "hbm_total_gb"}},

@@ -26,11 +26,11 @@ std::vector<Explanation> explain_serving_point(const Deployment& d, const Servin
   std::vector<Explanation> out;
   out.push_back({"tok_per_s_per_user", "tokens one user sees per second (1 / TPOT)", "tok/s/user = kept / T_step", {kept_in, step_in},
                  fmt::format("{} / {} ms = {} tok/s", N(kept), N(step_ms), N(s.tokens_per_s_per_user.value())), s.tokens_per_s_per_user.value(),
-                 "tok/s", "lecture 7:46-11:00 (speed is one token per step); DESIGN.md 1", ""});
+                 "tok/s", "lecture 7:46-11:00 (speed is one token per step); docs/formulas.md 3 (decode roofline)", ""});
   out.push_back({"tok_per_s_per_chip", "tokens per second per chip of the replica", "tok/s/chip = B kept / (n T_step)",
                  {{"B", "batch", B, "sequences", "--batch"}, kept_in, serving_chips_in(d), step_in},
                  fmt::format("{} x {} / ({} x {} ms) = {} tok/s", N(B), N(kept), N(n), N(step_ms), N(s.tokens_per_s_per_chip.value())),
-                 s.tokens_per_s_per_chip.value(), "tok/s", "DESIGN.md 1 (throughput per chip)", ""});
+                 s.tokens_per_s_per_chip.value(), "tok/s", "docs/formulas.md 3 (throughput per chip)", ""});
   if (!p.cost || !d.price_per_chip) return out;
   const double price_h = to_usd_per_hour(*d.price_per_chip);
   const double tok_per_h = s.tokens_per_s.value() * 3600;
@@ -38,7 +38,7 @@ std::vector<Explanation> explain_serving_point(const Deployment& d, const Servin
                  "cost per 1M tokens = price per chip-hour x n / (tokens per hour / 1e6); tokens per hour = 3600 B kept / T_step",
                  {serving_price_in(d), serving_chips_in(d), {"tok/h", "tokens the replica produces per hour", tok_per_h, "tokens", "3600 x tok_per_s of this row"}},
                  fmt::format("${} x {} / ({} / 1e6) = ${} per 1M tokens", N(price_h), N(n), N(tok_per_h), N(to_usd_per_mtok(p.cost->total))),
-                 to_usd_per_mtok(p.cost->total), "USD per 1M tokens", "lecture 7:46 (cost per token); DESIGN.md 1", ""});
+                 to_usd_per_mtok(p.cost->total), "USD per 1M tokens", "lecture 7:46 (cost per token); docs/formulas.md, Serving economics", ""});
   const struct {
     const char* key;
     const char* what;

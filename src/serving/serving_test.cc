@@ -117,7 +117,7 @@ TEST(ServingSweep, CostIsAHyperbolaPlusAFloor) {
     expect_rel(to_usd_per_mtok(p.cost->kv), 0.41982, 2e-3);          // the floor
     EXPECT_TRUE(p.fits);
   }
-  // Latency never falls as batch grows (DESIGN.md section 3).
+  // Latency never falls as batch grows (docs/formulas.md 3).
   for (size_t i = 1; i < pts.size(); ++i) EXPECT_GE(pts[i].step.t_step, pts[i - 1].step.t_step);
   // At batch 1024 the KV of 1024 x 1.342 GB no longer fits beside 139 GB of weights in
   // 0.9 x 1,128 GB: max batch (1015.2 - 141.1) / 1.3422 = 651.

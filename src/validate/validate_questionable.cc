@@ -17,8 +17,8 @@ std::string num(double v) { return row_num(v, 3); }
 
 /// What `chalk decode` warns about, carried into the row (docs/accuracy.md, "Questionable
 /// rows"): the row is predicted as stated, the note saying why its measurement is doubtful.
-/// A valid but infeasible setup is a value with its reason, not an error (DESIGN.md
-/// section 3): the weights and KV not fitting in HBM, a tensor-parallel degree the heads do
+/// A valid but infeasible setup is a value with its reason, not an error (docs/formulas.md
+/// 5, memory fit): the weights and KV not fitting in HBM, a tensor-parallel degree the heads do
 /// not divide, a context beyond the model's max_position_embeddings.
 void questionable_row_notes(const RowPlan& p, const ModelSpec& m, const Engines& e, Prediction& out) {
   const bool prefill = p.target == Target::prefill_s || p.target == Target::prefill_tokens_per_s;

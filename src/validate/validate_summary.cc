@@ -168,7 +168,7 @@ ValidationReport validate_measurements(const std::vector<Measurement>& rows, boo
         pr.error = pr.predicted / pr.measured - 1;
         pr.error_plain = pr.predicted_plain / pr.measured - 1;
       } catch (const InputError& e) {
-        if (e.field() == "memory") {  // valid but infeasible: no batch fits (a value, DESIGN.md section 3)
+        if (e.field() == "memory") {  // valid but infeasible: no batch fits (a value, docs/formulas.md 5, memory fit)
           pr.status = RowStatus::rejected;
           pr.reason = std::string("chalk rejected the row's inputs: ") + e.what();
         } else {  // an input the engine refuses (a layout that does not divide): the row's error

@@ -113,7 +113,7 @@ assert abs(r["kv_transfer_ms"] - want) < 1e-9 * want, (r["kv_transfer_ms"], want
 assert abs(r["kv_transfer_bytes"] - 134217728) < 1e-6, r["kv_transfer_bytes"]
 assert abs(d["cost_usd_per_hour"] - 10.57) < 1e-9, d["cost_usd_per_hour"]
 assert d["prefill_hardware"] == "h200" and d["decode_hardware"] == "b200", d
-assert "1 x 1 chips h200" in r["layout"] and "1 x 1 chips b200" in r["layout"], r["layout"]
+assert "1 x 1 chip h200" in r["layout"] and "1 x 1 chip b200" in r["layout"], r["layout"]
 PY
 text=$("$CHALK" simulate "${mixed[@]}" --prefill-hardware h200 --decode-hardware b200) || fail "simulate mixed chips text"
 printf '%s\n' "$text" | grep -q "^pools       prefill on h200, decode on b200: " || fail "mixed chips text lacks the pools line: $text"

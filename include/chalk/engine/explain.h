@@ -64,8 +64,9 @@ std::vector<Explanation> explain_memory(const Deployment& d, int64_t batch, int6
 /// `chalk layouts --json`.
 std::vector<Explanation> explain_layout_winner(const std::vector<LayoutCandidate>& ranked, int64_t n_chips, double query_batch);
 
-/// Four significant figures, plain for ordinary magnitudes ("0.01234", "1234",
-/// "1.2e+15"): how every explanation writes its algebra (analyses' builders use it too).
+/// Four significant figures, plain for ordinary magnitudes ("0.01234", "1234"), from
+/// 100,000 up with a K/M/B/T suffix ("327.7K"; "1.2e+16" past 1e16): how every explanation
+/// writes its algebra (analyses' builders use it too).
 std::string explain_number(double v);
 
 }  // namespace chalk
