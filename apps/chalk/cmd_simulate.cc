@@ -89,11 +89,6 @@ Deployment pool_deployment(const SimulateArgs& a, const char* flag, const std::s
   }
 }
 
-std::optional<double> pool_usd_per_hour(const Deployment& d, int64_t replicas) {
-  if (!d.price_per_chip) return std::nullopt;
-  return static_cast<double>(replicas * d.n_chips) * to_usd_per_hour(*d.price_per_chip);
-}
-
 void run_simulate(SimulateArgs a) {
   load_engine_profile(a.policy, a.deployment);
   // --gpu-memory-utilization u holds back 1 - u of each chip's HBM, as --memory-reserve does.
@@ -109,18 +104,12 @@ void run_simulate(SimulateArgs a) {
   so.kv_offload = kv_offload_from(a.traffic, reqs);
   so.lora = lora_from(a.traffic, reqs);
   const sim::Slo slo = slo_from(a.slo);
-  sim::Routing routing = sim::Routing::round_robin;
-  if (a.routing == "cache-aware") {
-    routing = sim::Routing::cache_aware;
-  } else if (a.routing != "round-robin") {
+  if (a.routing != "cache-aware" && a.routing != "round-robin") {
     throw InputError("--routing", "expected round-robin or cache-aware, got '" + a.routing + "'");
   }
+  const sim::Routing routing = a.routing == "cache-aware" ? sim::Routing::cache_aware : sim::Routing::round_robin;
   // A pool of the deployment under the options and the routing asked for.
-  const auto pool = [&](const Deployment& d, int64_t replicas) {
-    sim::Pool p{d, replicas, so, sim::Routing::round_robin, {}};
-    p.routing = routing;
-    return p;
-  };
+  const auto pool = [&](const Deployment& d, int64_t replicas) { return sim::Pool{d, replicas, so, routing, {}}; };
   const Facility facility = facility_from(a.energy);
   double in = 0, out = 0;
   for (const auto& q : reqs) {

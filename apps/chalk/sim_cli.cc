@@ -335,4 +335,9 @@ void with_flag_names(const std::function<void()>& body) {
   }
 }
 
+std::optional<double> pool_usd_per_hour(const Deployment& d, int64_t replicas) {
+  if (!d.price_per_chip) return std::nullopt;
+  return static_cast<double>(replicas * d.n_chips) * to_usd_per_hour(*d.price_per_chip);
+}
+
 }  // namespace chalk::cli

@@ -155,4 +155,8 @@ nlohmann::json occupancy_json(const sim::ClusterRun& run, int64_t points);
 /// [{ttft_ms, tpot_ms, e2e_ms}].
 nlohmann::json latencies_json(const sim::ClusterRun& run, int64_t limit);
 
+/// What a pool of `replicas` replicas of `d` rents per hour: replicas x chips x the chip's
+/// price, USD per hour; nullopt when the chip has no price.
+std::optional<double> pool_usd_per_hour(const Deployment& d, int64_t replicas);
+
 }  // namespace chalk::cli
