@@ -288,14 +288,15 @@ std::optional<std::string> unfit_rows_warning(const DeploymentArgs& a, const Dep
   // every row, as a user would retry with -n, each size resolved as the command resolves it
   // (layout search included). Beyond the domain a replica pays scale-out collectives on every
   // step: there the advice is to split the batch over replicas instead.
-  std::string holds = fmt::format("; no replica within the {}-chip scale-up domain holds them: split the batch over replicas", d.system.scale_up_domain);
+  const char* them = unfit.size() == 1 ? "it" : "them";
+  std::string holds = fmt::format("; no replica within the {}-chip scale-up domain holds {}: split the batch over replicas", d.system.scale_up_domain, them);
   for (int64_t n = d.n_chips * 2; n <= d.system.scale_up_domain; n *= 2) {
     DeploymentArgs more = a;
     more.chips = n;
     try {
       const Deployment bigger = resolve(more, unfit.front().second);
       if (std::all_of(unfit.begin(), unfit.end(), [&](const auto& r) { return memory_plan(bigger, r.first, r.second).fits; })) {
-        holds = fmt::format("; -n {} holds them", n);
+        holds = fmt::format("; -n {} holds {}", n, them);
         break;
       }
     } catch (const InputError&) {

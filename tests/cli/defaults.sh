@@ -133,7 +133,7 @@ rows = {r["batch"]: r for r in j["rows"]}
 assert rows[1]["memory_fits"] is True and rows[1]["cost_usd_per_mtok"] > 0, rows[1]
 assert rows[64]["memory_fits"] is False and rows[64]["cost_usd_per_mtok"] is None, rows[64]
 w = [x for x in j["warnings"] if "do not fit" in x or "does not fit" in x]
-assert len(w) == 1 and "batch 64 at 8192 tokens does not fit on 2 x H100 SXM" in w[0] and "-n 8 holds them" in w[0], w
+assert len(w) == 1 and "batch 64 at 8192 tokens does not fit on 2 x H100 SXM" in w[0] and "-n 8 holds it" in w[0], w
 PY
 out=$("$CHALK" prefill -m llama-3.1-70b -H h100-sxm -n 2 -p 32768 -b 1,4) || fail "prefill -n 2 -p 32768"
 printf '%s\n' "$out" | grep -q "batch 1 at 32768 tokens, batch 4 at 32768 tokens do not fit on 2 x H100 SXM" || fail "prefill does not name its rows that do not fit: $out"
