@@ -194,9 +194,21 @@ TEST(ValidateDefaults, ServingOutputFromTheDatasetsPublishedMean) {
                                                   "mlcommons/inference language/llama2-70b/README.md"),
             std::string::npos)
       << assumption(a, "output_tokens: ");
-  // The table publishes no mean input for it: input_tokens stays needed, and says why.
-  const std::string e = error_of(std::string(kServeHeader) + "I,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,,,mlperf-llama2-70b,trtllm,output_tok_per_s,1\n");
-  EXPECT_NE(e.find("I: input_tokens: missing; a serving row states the mean prompt (dataset mlperf-llama2-70b publishes no mean input)"),
+  // Its mean prompt, 222.33 tokens (computed from the per-sample counts of MLCommons'
+  // published set), rounded to 222: row I, leaving both lengths empty, is predicted as row J
+  // that states 222 and 294.
+  const auto in = validate_csv(std::string(kServeHeader) +
+                               "I,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,,,mlperf-llama2-70b,trtllm,output_tok_per_s,1\n"
+                               "J,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,222,294,,trtllm,output_tok_per_s,1\n");
+  const auto &i = find_row(in, "I"), &j = find_row(in, "J");
+  ASSERT_EQ(i.status, RowStatus::predicted) << i.reason;
+  EXPECT_DOUBLE_EQ(i.predicted, j.predicted);
+  EXPECT_NE(assumption(i, "input_tokens: ").find("input_tokens: empty, 222: the mean prompt of dataset mlperf-llama2-70b ("), std::string::npos)
+      << assumption(i, "input_tokens: ");
+  // CNN-DailyMail for llama3.1-8b publishes its mean prompt (870.73) but no mean output in
+  // tokens (its gen_len counts characters): output_tokens stays needed, and says why.
+  const std::string e = error_of(std::string(kServeHeader) + "O,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,max,,,,mlperf-llama3.1-8b,vllm,output_tok_per_s,1\n");
+  EXPECT_NE(e.find("O: output_tokens: missing; a serving row states the mean generated tokens (dataset mlperf-llama3.1-8b publishes no mean output)"),
             std::string::npos)
       << e;
   // A dataset the table does not hold names the ones it does.

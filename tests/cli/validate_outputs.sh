@@ -17,7 +17,8 @@ assert r["status"] == "predicted" and r["measured_in_unit"] == 111
 assert abs(r["predicted_in_unit"] / 111 - 1 - r["error_fraction"]) < 1e-9
 assert r["governs"] == "overhead" and r["metric"] == "tok_per_s_per_user" and r["unit"] == "tok/s/user"
 m = rows["MLPERF41-L70B-H100x8"]
-assert m["fully_specified"] == "assumed" and "input_tokens 512: filled in by the row's author, not stated by the source (see its notes)" in m["assumptions"]
+# Its input is OpenOrca's mean prompt, 222.33 tokens (data/datasets/datasets.csv), rounded to 222.
+assert m["fully_specified"] == "assumed" and any(a.startswith("input_tokens: empty, 222: the mean prompt of dataset mlperf-llama2-70b (") for a in m["assumptions"]), m["assumptions"]
 assert rows["SGL-H100-DECODE"]["assumptions"] == [] and rows["SGL-H100-DECODE"]["fully_specified"] == "stated"
 kinds = {(s["kind"], s["subset"]) for s in j["summary"]}
 for k in ("decode", "prefill", "serving", "training", "run", "all"):
@@ -39,6 +40,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
   echo "NOCHIPS,serving,llama-3.1-70b,h100-sxm,,bf16,bf16,max,,1024,256,,,,,,vllm,output_tok_per_s_per_chip,1000"
   echo "NOBATCH,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,,,1024,256,,,,,,vllm,output_tok_per_s,10000"
   echo "DATASET,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,512,,,mlperf-llama2-70b,,,,trtllm,output_tok_per_s,20000"
+  echo "MLPERFIN,serving,llama-3.1-405b,h200,8,fp8,fp8,max,,,,,mlperf-llama3.1-405b,,,,trtllm,output_tok_per_s,5000"
   echo "MTP,decode,deepseek-v3,h200,8,fp8,bf16,64,replica,,,2048,,1,,,sglang,output_tok_per_s_per_chip,1000"
   echo "CARD,run,llama-2-70b,a100-80gb,,,,,,4096,,,,,2e12,4e6,other,gpu_hours,1720320"
   echo "TRACE,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,max,,,,,azure-llm-2023-conv,,,,vllm,output_tok_per_s_per_chip,1000"
@@ -63,6 +65,10 @@ has("NOCHIPS", "chips: empty, 2: the smallest replica that holds the weights and
 has("NOBATCH", "batch: empty, max (370 sequences per replica here): a throughput run's batch is what the engine admits under its KV budget")
 # MLPerf llama2-70b: 294.45 generated tokens per sample, rounded to 294.
 has("DATASET", "output_tokens: empty, 294: the mean generated tokens of dataset mlperf-llama2-70b")
+# MLPerf llama3.1-405b: mean prompt 9428.64 tokens (computed from the published set's per-sample
+# counts), mean generation 684.68: 9429 in, 685 out.
+has("MLPERFIN", "input_tokens: empty, 9429: the mean prompt of dataset mlperf-llama3.1-405b")
+has("MLPERFIN", "output_tokens: empty, 685: the mean generated tokens of dataset mlperf-llama3.1-405b")
 # One MTP draft at 87.5% acceptance: 1.875 tokens kept per step.
 has("MTP", "accepted_tokens: empty, 1.875 tokens kept per step")
 # 4e6 / 4096 = 976.6 sequences: 977.
@@ -79,7 +85,7 @@ PY
 out=$("$CHALK" validate "$tmp/unstated.csv") || fail "validate unstated.csv"
 for want in "assumed: chips: empty, 2: the smallest replica" "assumed: batch: empty, max (370 sequences" "assumed: output_tokens: empty, 294" \
             "assumed: accepted_tokens: empty, 1.875" "assumed: batch: empty, 977 sequences" "assumed: chips: empty, " \
-            "assumed: input_tokens: empty, 1155" "assumed: batch: empty, 208 sequences" "assumed: batch: empty, 8 prompts"; do
+            "assumed: input_tokens: empty, 1155" "assumed: input_tokens: empty, 9429" "assumed: batch: empty, 208 sequences" "assumed: batch: empty, 8 prompts"; do
   case "$out" in *"$want"*) ;; *) fail "validate unstated.csv: the table lacks '$want': $out";; esac
 done
 out=$("$CHALK" validate "$tmp/unstated-train.csv" --json) || fail "validate unstated-train.csv --json"
