@@ -251,6 +251,8 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
   }
   m.draft_tokens = r.integer("draft_tokens", 0);
   m.accepted_tokens = r.number("accepted_tokens", true);
+  m.drafter = r.text("drafter");
+  check_drafter(m.drafter, m.draft_tokens, r.field("drafter"));
   m.attention_draft_tokens = r.integer("attention_draft_tokens", 0);
   m.two_batch_overlap = r.closed("two_batch_overlap");
   m.ep_dispatcher = r.closed("ep_dispatcher");

@@ -51,4 +51,29 @@ const std::vector<DatasetLengths>& builtin_datasets();
 /// The dataset named `name`, or nullptr.
 const DatasetLengths* find_dataset(const std::string& name);
 
+/// A drafter's published tokens kept per step (data/drafters/acceptance.csv): the mean
+/// acceptance length (accepted drafts + the target's own token) of `drafter` drafting a chain
+/// of `draft_tokens` for a target of HF model_type `family`, measured on chalk model `model`.
+struct DrafterAcceptance {
+  std::string drafter, family, model;
+  int64_t draft_tokens = 0;
+  double accepted_tokens = 0;
+  std::string source;  ///< where the figure is stated
+};
+
+/// Every row of data/drafters/acceptance.csv (compiled in), in file order.
+const std::vector<DrafterAcceptance>& builtin_drafters();
+
+/// The row for `drafter` on `family` nearest `k` drafts (at equal distance, the one measured
+/// on `model`), or nullptr when the table has no row for that drafter and family.
+const DrafterAcceptance* find_drafter_row(const std::string& drafter, const std::string& family, const std::string& model, int64_t k);
+
+/// Checks a row's `drafter` cell (`field` names it in errors): empty, `mtp` (the model's own
+/// MTP module) or a drafter of data/drafters/acceptance.csv, with `draft_tokens` above 0.
+void check_drafter(const std::string& drafter, const std::optional<int64_t>& draft_tokens, const std::string& field);
+
+/// The per-draft acceptance a for which k drafts keep `kept` tokens per step,
+/// (1 - a^(k+1)) / (1 - a) = kept (Leviathan et al. 2023, Eq. 1); kept in (1, k + 1].
+double per_draft_acceptance(int64_t k, double kept);
+
 }  // namespace chalk::detail

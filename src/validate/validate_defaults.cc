@@ -100,19 +100,46 @@ std::string fill_unstated_chips(Measurement& r, const ModelSpec& model, const Sy
 
 double default_accepted_tokens(const Measurement& r, const ModelSpec& model, std::string& assumption) {
   const int64_t k = *r.draft_tokens;
-  if (const auto a = published_mtp_acceptance(model)) {
-    // The drafter of DeepSeek-V3 and R1 (HF model_type deepseek_v3) is its own MTP module
-    // (SGLang's, vLLM's and TensorRT-LLM's MTP speculative decoding), whose acceptance
-    // the V3 report publishes (serving.h); other models' MTP modules (GLM-4.5) have no such
-    // figure. Kept per step: Leviathan et al. 2023 Eq. 1 (roofline.h).
-    const double kept = expected_accepted_tokens(k, *a);
-    assumption = "accepted_tokens: empty, " + row_num(kept) + " tokens kept per step: the model's MTP module as drafter, " + row_num(100 * *a) +
-                 "% acceptance per draft (DeepSeek-V3 report section 5.4.3: 85-90% for the second token), " + "each of " + std::to_string(k) +
-                 " drafts accepted independently: (1 - a^(k+1)) / (1 - a) (Leviathan et al. 2023, Eq. 1)";
-    return kept;
+  if (r.drafter.empty() || r.drafter == "mtp") {
+    if (const auto a = published_mtp_acceptance(model)) {
+      // The drafter of DeepSeek-V3 and R1 (HF model_type deepseek_v3) is its own MTP module
+      // (SGLang's, vLLM's and TensorRT-LLM's MTP speculative decoding), whose acceptance
+      // the V3 report publishes (serving.h); other models' MTP modules (GLM-4.5) have no such
+      // figure. Kept per step: Leviathan et al. 2023 Eq. 1 (roofline.h).
+      const double kept = expected_accepted_tokens(k, *a);
+      assumption = "accepted_tokens: empty, " + row_num(kept) + " tokens kept per step: the model's MTP module as drafter, " + row_num(100 * *a) +
+                   "% acceptance per draft (DeepSeek-V3 report section 5.4.3: 85-90% for the second token), " + "each of " + std::to_string(k) +
+                   " drafts accepted independently: (1 - a^(k+1)) / (1 - a) (Leviathan et al. 2023, Eq. 1)";
+      return kept;
+    }
   }
-  throw InputError(r.id + ": accepted_tokens", "missing; draft_tokens " + std::to_string(k) +
-                                                   " needs the measured tokens kept per step (chalk has a published acceptance only for DeepSeek-V3's and R1's own MTP module)");
+  const std::string family = model.architecture;
+  if (!r.drafter.empty() && r.drafter != "mtp") {
+    if (const DrafterAcceptance* d = find_drafter_row(r.drafter, family, model.name, k)) {
+      const std::string measured = d->model == model.name ? "" : " (measured on " + d->model + ")";
+      if (d->draft_tokens == k) {
+        assumption = "accepted_tokens: empty, " + row_num(d->accepted_tokens) + " tokens kept per step: " + r.drafter + " drafting " + std::to_string(k) +
+                     " for a " + family + " target" + measured + ", as published (data/drafters/acceptance.csv; " + d->source + ")";
+        return d->accepted_tokens;
+      }
+      // Another draft length: the per-draft acceptance that row implies, at this row's
+      // length (each draft accepted independently, Leviathan et al. 2023 Eq. 1).
+      const double a = per_draft_acceptance(d->draft_tokens, d->accepted_tokens);
+      const double kept = expected_accepted_tokens(k, a);
+      assumption = "accepted_tokens: empty, " + row_num(kept) + " tokens kept per step: " + r.drafter + " for a " + family + " target" + measured +
+                   " keeps " + row_num(d->accepted_tokens) + " at " + std::to_string(d->draft_tokens) + " drafts (data/drafters/acceptance.csv; " + d->source +
+                   "), " + row_num(100 * a) + "% per draft; at " + std::to_string(k) + " drafts (1 - a^(k+1)) / (1 - a) (Leviathan et al. 2023, Eq. 1)";
+      return kept;
+    }
+  }
+  std::string known;
+  for (const auto& d : builtin_drafters()) {
+    const std::string pair = d.drafter + " on " + d.family;
+    if (known.find(pair) == std::string::npos) known += (known.empty() ? "" : ", ") + pair;
+  }
+  const std::string what = r.drafter.empty() || r.drafter == "mtp" ? "the model's MTP module" : "drafter " + r.drafter + " on a " + family + " target";
+  throw InputError(r.id + ": accepted_tokens", "missing; draft_tokens " + std::to_string(k) + " needs the measured tokens kept per step: chalk has no published acceptance for " +
+                                                   what + " (it has DeepSeek-V3's and R1's MTP module, and " + known + ": data/drafters/acceptance.csv)");
 }
 
 double engine_admitted_batch(const RowPlan& p, const Deployment& d, std::string& why) {

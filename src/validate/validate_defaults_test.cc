@@ -6,6 +6,7 @@
 
 #include "chalk/base/error.h"
 #include "chalk/validate/validate.h"
+#include "measurement_row.h"
 
 namespace chalk {
 namespace {
@@ -318,6 +319,52 @@ TEST(ValidateDefaults, MtpAcceptanceFromTheDeepSeekV3Report) {
   // A model without MTP modules has no published acceptance: still an error, saying why.
   const std::string e = error_of(head + "L,decode,llama-3.1-8b,h100-sxm,1,,,bf16,bf16,64,replica,2048,3,,output_tok_per_s_per_chip,1\n");
   EXPECT_NE(e.find("L: accepted_tokens: missing; draft_tokens 3 needs the measured tokens kept per step"), std::string::npos) << e;
+}
+
+TEST(ValidateDefaults, DrafterAcceptanceFromThePublishedTable) {
+  // EAGLE-3 chain drafting on Llama 3.1 8B: vLLM's regression baseline keeps 2.60 tokens per
+  // step at 3 drafts on MT-Bench (data/drafters/acceptance.csv), so row A is row B.
+  const std::string head = "id,kind,model,hardware,chips,weights,kv,batch,batch_per,context,draft_tokens,accepted_tokens,drafter,metric,value\n";
+  const auto r = validate_csv(head +
+                              "A,decode,llama-3.1-8b,h100-sxm,1,bf16,bf16,16,replica,2048,3,,eagle3,output_tok_per_s_per_chip,1\n"
+                              "B,decode,llama-3.1-8b,h100-sxm,1,bf16,bf16,16,replica,2048,3,2.6,eagle3,output_tok_per_s_per_chip,1\n"
+                              "C,decode,llama-3.1-8b,h100-sxm,1,bf16,bf16,16,replica,2048,4,,eagle3,output_tok_per_s_per_chip,1\n"
+                              "D,decode,llama-3.1-70b,h100-sxm,4,bf16,bf16,8,replica,2048,3,,eagle3,output_tok_per_s_per_chip,1\n");
+  const auto &a = find_row(r, "A"), &b = find_row(r, "B"), &c = find_row(r, "C"), &d = find_row(r, "D");
+  ASSERT_EQ(a.status, RowStatus::predicted) << a.reason;
+  EXPECT_DOUBLE_EQ(a.predicted, b.predicted);
+  EXPECT_NE(assumption(a, "accepted_tokens: ").find("accepted_tokens: empty, 2.6 tokens kept per step: eagle3 drafting 3 for a llama target, as published "
+                                                    "(data/drafters/acceptance.csv; vllm-project/vllm tests/v1/spec_decode/test_acceptance_length.py"),
+            std::string::npos)
+      << assumption(a, "accepted_tokens: ");
+  // Four drafts, nearest row 3: a + a^2 + a^3 = 1.6 gives a = 0.7171, and 2.6 + a^4 = 2.864.
+  ASSERT_EQ(c.status, RowStatus::predicted) << c.reason;
+  EXPECT_NE(assumption(c, "accepted_tokens: ").find("accepted_tokens: empty, 2.864 tokens kept per step: eagle3 for a llama target keeps 2.6 at 3 drafts"),
+            std::string::npos)
+      << assumption(c, "accepted_tokens: ");
+  EXPECT_NE(assumption(c, "accepted_tokens: ").find("71.71% per draft"), std::string::npos) << assumption(c, "accepted_tokens: ");
+  // Llama 3.1 70B is the same family: the 8B's figure, said to be the 8B's.
+  ASSERT_EQ(d.status, RowStatus::predicted) << d.reason;
+  EXPECT_NE(assumption(d, "accepted_tokens: ").find("empty, 2.6 tokens kept per step: eagle3 drafting 3 for a llama target (measured on llama-3.1-8b)"),
+            std::string::npos)
+      << assumption(d, "accepted_tokens: ");
+  // A family the table lacks: an error naming what it has.
+  const std::string m = error_of(head + "M,decode,mixtral-8x7b,h100-sxm,2,bf16,bf16,8,replica,2048,3,,eagle3,output_tok_per_s_per_chip,1\n");
+  EXPECT_NE(m.find("M: accepted_tokens: missing; draft_tokens 3 needs the measured tokens kept per step: chalk has no published acceptance for drafter "
+                   "eagle3 on a mixtral target (it has DeepSeek-V3's and R1's MTP module, and eagle3 on llama, eagle3 on qwen3, eagle3 on gpt_oss"),
+            std::string::npos)
+      << m;
+  // A drafter the table does not hold, and a drafter with no draft length.
+  const std::string u = error_of(head + "U,decode,llama-3.1-8b,h100-sxm,1,bf16,bf16,16,replica,2048,3,,medusa,output_tok_per_s_per_chip,1\n");
+  EXPECT_NE(u.find("U: drafter: 'medusa' is not one of mtp, eagle3 ("), std::string::npos) << u;
+  const std::string k = error_of(head + "K,decode,llama-3.1-8b,h100-sxm,1,bf16,bf16,16,replica,2048,,,eagle3,output_tok_per_s_per_chip,1\n");
+  EXPECT_NE(k.find("K: drafter: drafter eagle3 needs draft_tokens, the tokens it drafts per step (at least 1)"), std::string::npos) << k;
+}
+
+TEST(ValidateDefaults, PerDraftAcceptanceInvertsLeviathanEq1) {
+  // 1 + a + a^2 = 1 + 0.5 + 0.25 = 1.75 at a = 0.5, two drafts; 1 + 0.875 = 1.875 at one.
+  EXPECT_NEAR(detail::per_draft_acceptance(2, 1.75), 0.5, 1e-9);
+  EXPECT_NEAR(detail::per_draft_acceptance(1, 1.875), 0.875, 1e-9);
 }
 
 }  // namespace

@@ -54,6 +54,9 @@ struct Measurement {
   std::string dataset;
   std::optional<int64_t> draft_tokens;
   std::optional<double> accepted_tokens;
+  /// What drafts: mtp (the model's own MTP module) or a drafter of
+  /// data/drafters/acceptance.csv (eagle3); empty: the model's MTP module where it has one
+  std::string drafter;
   std::optional<int64_t> attention_draft_tokens;  ///< drafts attention alone is slowed by (MTP emulation)
   std::string two_batch_overlap;  ///< yes, no
   /// Training rows: deepep (DeepEP/HybridEP, Megatron-Core's flex) or alltoall (NCCL
