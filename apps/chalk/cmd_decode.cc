@@ -1,10 +1,12 @@
 // `chalk decode`: decode steps over batches and contexts: the engine step, with the roofline
 // (its lower bound) beside it; --roofline shows the roofline alone.
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "chalk/base/error.h"
+#include "chalk/io/io.h"
 #include "chalk/serving/serving.h"
 #include "envelope.h"
 #include "commands.h"
@@ -92,6 +94,7 @@ void run_decode(const DecodeArgs& a) {
   const auto contexts = parse_int_list(a.context, "--context", 1, 1LL << 30);
   if (a.pipeline.pp != 1 || a.pipeline.microbatches) return run_pipeline_decode(a.deployment, a.pipeline, a.output, batches, contexts);
   const ServingLevers lev = serving_cli::levers_of(a.levers, a.deployment);
+  refuse_beyond_max_context(a.deployment, load_model(a.deployment.model), *std::max_element(contexts.begin(), contexts.end()), "--context");
   std::optional<ReplicaNote> note;
   const Deployment d = resolve(a.deployment, contexts.front(), &note);
   std::vector<std::string> warnings = deployment_warnings(d);

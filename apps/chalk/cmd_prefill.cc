@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "chalk/base/error.h"
+#include "chalk/io/io.h"
 #include "envelope.h"
 #include "commands.h"
 #include "deployment_options.h"
@@ -32,6 +33,8 @@ void run_prefill(const PrefillArgs& a) {
   const auto prompts = parse_int_list(a.prompt, "--prompt", 1, 1LL << 30);
   if (a.prefix < 0 || a.prefix > (1LL << 30)) throw InputError("--prefix", fmt::format("must be in 0..{}, got {}", 1LL << 30, a.prefix));
   if (a.pipeline.pp != 1 || a.pipeline.microbatches) return run_pipeline_prefill(a.deployment, a.pipeline, a.output, batches, prompts, a.prefix);
+  refuse_beyond_max_context(a.deployment, load_model(a.deployment.model), *std::max_element(prompts.begin(), prompts.end()) + a.prefix,
+                            "--prompt");
   std::optional<ReplicaNote> note;
   // A TTFT question: with no layout stated, the layout of least TTFT at the longest prompt
   // and the first batch, not the decode-throughput best (issue 29: qwen3-235b-a22b on 8

@@ -245,9 +245,6 @@ CLI::App* add(CLI::App& parent, const char* name, const char* help, Kind kind, S
   if (kind == Kind::plot) {
     file_name_option(cmd->add_option("-o,--output", a.html_path, "HTML file to write"))->capture_default_str();
     cmd->add_flag("--json", a.output.json, "Print the chart data (JSON) instead of writing HTML");
-  } else if (kind == Kind::modes) {
-    // A report, not a table: JSON for programs, no CSV to advertise.
-    cmd->add_flag("--json", a.output.json, "Print JSON");
   } else {
     add_output_options(*cmd, a.output);
   }

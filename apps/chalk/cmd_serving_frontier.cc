@@ -255,6 +255,44 @@ std::string modes_text(const ModesReport& r) {
   return s;
 }
 
+namespace {
+
+/// One row per mode point (the baseline, each fast-mode speed multiple it reaches, each budget
+/// multiple above the floor, the fastest point and the cost floor): the table `--csv` prints
+/// and the JSON's `rows`, the same figures `modes` holds as objects.
+Table modes_table(const ModesReport& r, RooflineBeside& lower) {
+  Table t;
+  t.columns = {{"mode_point", "mode"},
+               {"speed_multiple", "speed x", 4},
+               {"price_multiple", "price x", 4},
+               {"chips", "chips"},
+               {"layout", "layout"},
+               {"batch", "batch"},
+               {"t_step_ms", "step ms"},
+               {"t_step_roofline_ms", "roofline ms"},
+               {"bound", "bound"},
+               {"tok_per_s_per_user", "tok/s/user", 4},
+               {"tok_per_s_per_chip", "tok/s/chip", 4},
+               {"cost_usd_per_mtok", "$/Mtok", 4}};
+  auto add = [&](const std::string& mode, double speed, double price, const ModePoint& p) {
+    t.add({mode, speed, price, p.n_chips, p.layout.empty() ? Cell{} : Cell(p.layout), p.batch, to_ms(p.step.t_step),
+           lower.t_step_ms(p.n_chips, p.batch, p.step.context), std::string(to_string(p.step.bound)), p.tokens_per_s_per_user.value(),
+           p.tokens_per_s_per_chip.value(), cost_cell(p.cost_per_token)});
+  };
+  add("baseline", 1, 1, r.baseline);
+  for (const auto& q : r.fast) {
+    if (q.point) add(fmt::format("fast {:g}x speed", q.speed_multiple), q.speed_multiple, q.price_multiple, *q.point);
+  }
+  for (const auto& q : r.budget) {
+    if (!q.below_floor) add(fmt::format("budget {:g}x price", q.price_multiple), q.speed_multiple, q.price_multiple_used, q.point);
+  }
+  add("fastest", r.max_speed_multiple, r.price_multiple_at_fastest, r.fastest);
+  add("cost floor", r.slow_speed_multiple, r.slow_price_multiple, r.cheapest);
+  return t;
+}
+
+}  // namespace
+
 ModesOptions modes_options(const ServingArgs& a, const ServingLevers& lev) {
   ModesOptions o;
   o.context = single_int(a.context, "--context", 0, 1LL << 30);
@@ -274,7 +312,11 @@ void run_modes(const ServingArgs& a) {
   const ServingLevers lev = levers_of(a.levers, a.deployment);
   const Loaded l = load(a);
   const ModesReport r = fast_and_slow_modes(l.model, l.system, l.base, modes_options(a, lev));
-  if (a.output.csv) throw InputError("--csv", "modes prints a report; use --json for programs");
+  if (a.output.csv) {
+    RooflineBeside lower(l, lev);
+    print_csv(std::cout, modes_table(r, lower));
+    return;
+  }
   if (a.output.json) {
     nlohmann::json j = describe_json(l.shown);
     j["assumptions"]["chips"] = nullptr;
@@ -282,8 +324,9 @@ void run_modes(const ServingArgs& a) {
     j["levers"] = levers_json(lev);
     RooflineBeside lower(l, lev);
     j["modes"] = modes_json(r, lower);
-    j["rows"] = nlohmann::json::array();  // a report: its figures are in `modes`
-    print_json(std::cout, envelope("serving modes", std::move(j)));
+    const Table t = modes_table(r, lower);  // the same points as rows, as --csv prints them
+    j["rows"] = to_json(t);
+    print_json(std::cout, envelope("serving modes", std::move(j), column_keys(t)));
     return;
   }
   std::cout << fmt::format(
@@ -297,6 +340,10 @@ void run_modes(const ServingArgs& a) {
                                              "each answer names its layout\n\n"
                                            : "roofline only\n\n")
             << modes_text(r);
+  if (quiet_tables()) {  // -q: the report's points as one table (the text above is muted)
+    RooflineBeside lower(l, lev);
+    print_table(std::cout, modes_table(r, lower));
+  }
 }
 
 }  // namespace chalk::cli::serving_cli

@@ -224,14 +224,15 @@ void run_step(const TrainArgs& stated) {
     const int64_t first = a.plan_stated ? plan_chips(s.plan) : 0;
     const auto fit = smallest_fitting_cluster(s.model, s.system, fit_query(a, a.global_batch > 0), first);
     if (a.plan_stated || !fit) {
-      throw InputError("--chips", fmt::format("{} on {} x {} needs {:.4g} GB per chip, more than its {:.4g} GB of HBM; {}; --allow-infeasible "
+      // readable(): 12190 GB, never 1.219e+04 GB (review 2 L2).
+      throw InputError("--chips", fmt::format("{} on {} x {} needs {} GB per chip, more than its {} GB of HBM; {}; --allow-infeasible "
                                               "prints the figures anyway",
-                                              describe_plan(s.plan), plan_chips(s.plan), s.system.chip.name, to_gb(mem.total),
-                                              to_gb(mem.capacity), fitting_cluster_text(fit, s.system, first)));
+                                              describe_plan(s.plan), plan_chips(s.plan), s.system.chip.name, readable(to_gb(mem.total), 4),
+                                              readable(to_gb(mem.capacity), 4), fitting_cluster_text(fit, s.system, first)));
     }
     chosen = fmt::format("the fastest plan of the smallest cluster that holds {} ({} chips; train layouts -n {} ranks the others); "
-                         "one chip needs {:.4g} GB of {:.4g} GB",
-                         s.model.name, fit->chips, fit->chips, to_gb(mem.total), to_gb(mem.capacity));
+                         "one chip needs {} GB of {} GB",
+                         s.model.name, fit->chips, fit->chips, readable(to_gb(mem.total), 4), readable(to_gb(mem.capacity), 4));
     set_plan(a, fit->plan);
     s = train_setup(a);
     mem = training_memory(s.costs, s.rates, s.plan, s.placement);
@@ -298,9 +299,9 @@ void run_step(const TrainArgs& stated) {
   std::cout << fmt::format("placement   {}\n", s.placement.description);
   const std::string unpaired =
       st.unpaired_chunks > 0 ? fmt::format("+ {} unpaired chunk pairs {:.4g} s ", st.unpaired_chunks, st.t_unpaired.value()) : std::string();
-  std::cout << fmt::format("step        {:.4g} s = {} microbatches x ({:.4g} + {:.4g} ms fwd + bwd) {}+ bubble {:.4g} s ({:.1f}% of the microbatches' time) "
+  std::cout << fmt::format("step        {:.4g} s = {} x ({:.4g} + {:.4g} ms fwd + bwd) {}+ bubble {:.4g} s ({:.1f}% of the microbatches' time) "
                            "+ DP exposed {:.4g} s + DP SM contention {:.4g} s + optimizer {:.4g} s\n",
-                           st.t_step.value(), st.microbatches, to_ms(st.t_forward), to_ms(st.t_backward), unpaired, st.t_bubble.value(),
+                           st.t_step.value(), st.microbatches == 1 ? std::string("1 microbatch") : fmt::format("{} microbatches", st.microbatches), to_ms(st.t_forward), to_ms(st.t_backward), unpaired, st.t_bubble.value(),
                            100 * st.bubble_fraction, st.t_dp_exposed.value(), st.t_dp_sm_contention.value(), st.t_optimizer.value());
   std::cout << fmt::format("per mb      GEMMs {:.4g} ms, attention {:.4g} ms, recompute {:.4g} ms, memory-bound kernels {:.4g} ms; TP {:.4g} ms "
                            "(exposed); EP {:.4g} ms ({:.4g} exposed); CP exposed {:.4g} ms; PP sends exposed {:.4g} ms\n",

@@ -168,6 +168,7 @@ void run_equilibrium(const EquilibriumArgs& a) {
                {"chip_hours", "chip-hours", 4},
                {"cost_usd", "USD", 4},
                {"how", "priced as"}};
+  t.set_count({"tokens", "chip_hours", "cost_usd"});  // 263T tokens, 8.63M chip-hours, 39.2M USD (review 2 L1)
   // CSV holds one table: the factor the command exists for rides on each row (JSON: top level).
   if (a.output.csv) t.columns.push_back({"over_training_factor", "over-trained"});
   const auto price = in.system.price_per_chip;

@@ -62,6 +62,13 @@ void add_infeasible_option(CLI::App& app, DeploymentArgs& a) {
                "Print the figures even when the stated chips cannot hold the weights (default: exit 2 naming the smallest replica that fits)");
 }
 
+void refuse_beyond_max_context(const DeploymentArgs& a, const ModelSpec& model, int64_t tokens, const std::string& field) {
+  if (a.allow_infeasible || model.max_context <= 0 || tokens <= model.max_context) return;
+  throw InputError(field, fmt::format("{} tokens is beyond {}'s maximum context of {} tokens (max_position_embeddings: an engine "
+                                      "refuses the request); --allow-infeasible prices it anyway",
+                                      tokens, model.name, model.max_context));
+}
+
 std::vector<std::string> hardware_list(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream ss(text);

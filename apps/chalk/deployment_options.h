@@ -66,6 +66,13 @@ struct DeploymentArgs {
 /// prefill, prices, serving): without it, chips that cannot hold the weights are an error.
 void add_infeasible_option(CLI::App& app, DeploymentArgs& a);
 
+/// Refuses a sequence longer than the model's maximum context (`max_position_embeddings` of
+/// its config: an engine refuses such a prompt) unless --allow-infeasible is given.
+/// `tokens` is the longest sequence the command prices (context, or prompt + prefix);
+/// `field` the flag that set it. Throws InputError naming the field, the value and the
+/// limit; a model with no stated maximum (0) passes.
+void refuse_beyond_max_context(const DeploymentArgs& a, const ModelSpec& model, int64_t tokens, const std::string& field);
+
 /// Output format flags.
 struct OutputArgs {
   bool json = false;

@@ -188,7 +188,8 @@ void print_table(std::ostream& to, const Table& t) {
   if (!hidden.empty()) {
     std::string names;
     for (const auto& h : hidden) names += (names.empty() ? "" : ", ") + h;
-    out << fmt::format("({} more column{}: {}; --wide shows every column)\n", hidden.size(), hidden.size() == 1 ? "" : "s", names);
+    // A note, not the table: --quiet drops it (`to` is the muted standard output then).
+    to << fmt::format("({} more column{}: {}; --wide shows every column)\n", hidden.size(), hidden.size() == 1 ? "" : "s", names);
   }
 }
 

@@ -147,6 +147,13 @@ std::vector<std::string> header(const PlanCandidate& c, const LaunchTarget& t, c
   h.push_back(engine == t.policy.name ? "Simulated with this engine's scheduler (chalk plan --engine " + simulated + ")."
                                       : "Simulated with " + simulated + "'s scheduler (--engine " + simulated + "); " + engine_title +
                                             "'s own admission and batching may give other latencies.");
+  if (t.max_model_len > 0) {
+    // The simulated traffic's longest request bounds the engine's maximum length; a real
+    // prompt past it is refused (review 2 L9), so the file says so where the flag is set.
+    h.push_back("Maximum request length " + std::to_string(t.max_model_len) +
+                " tokens (prompt + output), the longest simulated: the engine refuses longer requests; raise it for "
+                "real traffic (each sequence's KV grows with it) and re-plan with that length.");
+  }
   h.push_back("Flags checked against " + checked_at + ".");
   return h;
 }

@@ -29,6 +29,9 @@ for want in ['MODEL="${MODEL:-meta-llama/Meta-Llama-3.1-70B}"', 'exec vllm serve
              f"--max-num-seqs {b['max_sequences']} \\", "--max-num-batched-tokens 8192 \\", "--max-model-len 2200"]:
     assert want in v, (want, v)
 assert "# Simulated with KV reserved to completion at admission" in v, v  # trtllm's admission, no vLLM flag
+# Review 2 L9: the length cap is the simulated traffic's longest request (2000 + 200), said.
+for path in ("vllm/serve.sh", "sglang/serve.sh", "trtllm/serve.sh"):
+    assert "# Maximum request length 2200 tokens (prompt + output)" in files[path]["text"], files[path]["text"]
 s = files["sglang/serve.sh"]["text"]
 for want in ["--kv-cache-dtype fp8_e4m3", "--quantization fp8", f"--max-running-requests {b['max_sequences']}", "--mem-fraction-static 0.9"]:
     assert want in s, (want, s)

@@ -54,7 +54,6 @@ for sub in frontier modes plot; do
   expect_error "--replica-chips: no replica size fits deepseek-v3 at 4096 tokens of context on h100-sxm (8 chips: weights" serving $sub -m deepseek-v3 -H h100-sxm
   [ "$sub" = plot ] || expect_error "not expected: 16 --chips" serving $sub -m deepseek-v3 -H h100-sxm --chips 16  # neither offers --chips
 done
-expect_error "not expected: --csv" serving modes --csv  # a report: help offers --json only
 expect_error "--csv" serving plot --csv
 # Without the chart libraries (scripts/setup's npm ci failed) plot refuses HTML before it
 # tries to write; that refusal is tested in serving_outputs.sh.

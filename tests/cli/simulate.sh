@@ -204,7 +204,10 @@ done
 "$CHALK" simulate -m llama-3.1-8b -H h100-sxm --rate 5 --requests 3 --input 200000 --output 16 --csv > "$tmp/long.csv" 2> "$tmp/long.err" || fail "simulate --csv"
 grep -q "^chalk: warning: context 200016 exceeds llama-3.1-8b's max_position_embeddings 131072: 3 of 3 requests rejected" "$tmp/long.err" || fail "simulate --csv: no warning on stderr: $(cat "$tmp/long.err")"
 [ "$(wc -l < "$tmp/long.csv")" -eq 2 ] && head -1 "$tmp/long.csv" | grep -q "^mode,chips," || fail "simulate --csv: stdout is not the table: $(cat "$tmp/long.csv")"
-"$CHALK" decode -m llama-3.1-8b -H h100-sxm -s 200000 --csv 2>&1 >/dev/null | grep -q "^chalk: warning: context 200000 exceeds llama-3.1-8b's max_position_embeddings 131072" || fail "decode --csv: no warning on stderr"
+# decode refuses a context beyond the model's (review 2 L11); --allow-infeasible prices it, warned.
+expect_error "--context: 200000 tokens is beyond llama-3.1-8b's maximum context of 131072 tokens" decode -m llama-3.1-8b -H h100-sxm -s 200000
+expect_error "--prompt: 131073 tokens is beyond llama-3.1-8b's maximum context of 131072 tokens" prefill -m llama-3.1-8b -H h100-sxm -p 131000 --prefix 73
+"$CHALK" decode -m llama-3.1-8b -H h100-sxm -s 200000 --allow-infeasible --csv 2>&1 >/dev/null | grep -q "^chalk: warning: context 200000 exceeds llama-3.1-8b's max_position_embeddings 131072" || fail "decode --csv: no warning on stderr"
 # Disaggregated with only a TPOT target: the prefill pool keeps up with the arrivals, and the
 # output says what was searched (it searched nothing before).
 "$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 20 --requests 200 --input 1024 --output 256 --tpot-slo-ms 20 --budget-chips 8 \

@@ -25,3 +25,14 @@ printf '%s\n' "$mem" | grep -q "activation working set" || fail "train memory: n
 if printf '%s\n' "$mem" | grep -qE "zero3_buffers|activation_working"; then fail "train memory: snake_case label in the text"; fi
 "$CHALK" train memory -m llama-3.1-8b -H h100-sxm --dp 8 --zero 3 --csv | grep -q "^zero3_buffers," || fail "train memory --csv keeps the identifier"
 echo "text_numbers: all passed"
+# train equilibrium (review 2 L1): the table's tokens, chip-hours and USD in 289B style, not
+# 262980000000000, 8634274 and 39199604; --csv keeps them whole.
+eq=$("$CHALK" train equilibrium) || fail "train equilibrium exited $?"
+if printf '%s\n' "$eq" | grep -E "^ *(serving|RL rollouts|pre-training) " | grep -qP "(?<![.0-9])[0-9]{7,}"; then
+  fail "train equilibrium: a table figure of 7+ digits: $(printf '%s\n' "$eq" | grep -E '[0-9]{7,}' | head -1)"
+fi
+"$CHALK" train equilibrium --csv | grep -qE "^serving,[0-9]{10,}," || fail "train equilibrium --csv lost the whole token count"
+# prices infer names its stand-in's system as every command does (review 2 L8): chips of the
+# chip, then the system, never "8 x gb200-nvl72" (eight racks).
+"$CHALK" prices infer gemini-1.5-pro | grep -E "^stand-in " | grep -qE "on [0-9]+ x B200 \(GB200\), gb200-nvl72" ||
+  fail "prices infer: stand-in line $("$CHALK" prices infer gemini-1.5-pro | grep -E '^stand-in ')"

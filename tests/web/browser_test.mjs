@@ -125,6 +125,11 @@ try {
     const text = await page.$$eval('#view-memory text', (ts) => ts.map((t) => t.textContent).join(' '));
     assert.match(text, /HBM/);
   });
+  await check('an exact integer tile prints exactly (review 2 L13: 327,680 showed as 327,700)', async () => {
+    // Llama 3.1 8B, fp8 KV: 32 layers x 2 (K, V) x 8 KV heads x 128 dims x 1 byte = 65,536
+    // bytes per token; four significant figures would print 65,540.
+    assert.match(await page.textContent('#headline button[data-key="kv_bytes_per_token"]'), /65,536 bytes/);
+  });
   await check('a click on a number explains it', async () => {
     await page.click('#headline button[data-key="t_compute_ms"]');
     const h = await page.textContent('#explain-body h3');

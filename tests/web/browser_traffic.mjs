@@ -36,4 +36,19 @@ export async function trafficChecks({ browser, url, check, cli, N, close }) {
     assert.ok(box.h > 10 && box.gap >= 0 && box.gap < 20, `warning box ${JSON.stringify(box)}`);
   });
   await p4.close();
+  // Review 2 L10: where even the slider's lowest rate (1/4 req/s) overloads the deployment
+  // (Llama 3.1 405B on its cheapest H100 replica, capacity about 0.2 req/s), the page says so
+  // instead of implying 0.25 req/s is served.
+  const p5 = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await check('traffic: a capacity below the slider\'s lowest rate is said, not implied served', async () => {
+    await p5.route(/\/api\/(decode|prefill|serving\/(sweep|balance|frontier|modes)|layouts|prices\/(infer|compare)|train\/)/,
+      (route) => route.fulfill({ status: 400, contentType: 'application/json', body: '{"error": "not under test", "field": "test"}' }));
+    await p5.goto(`${url}/?model=llama-3.1-405b&hardware=h100-sxm`);
+    await p5.waitForFunction(() => Number(document.body.dataset.updates || 0) >= 1 && document.body.dataset.state === 'ready', null, { timeout: 60000 });
+    const capacity = await p5.evaluate(() => window.chalk.data.simulate.details[0].capacity_req_per_s);
+    assert.ok(capacity < 0.25, `capacity ${capacity} req/s: this case needs one below the slider's 0.25`);
+    assert.equal(await p5.evaluate(() => window.chalk.data.simulate_rate), 0.25);
+    assert.match(await p5.textContent('#sim-warnings'), /the page opens at the slider's lowest rate, 0\.25 req\/s, which overloads it too/);
+  });
+  await p5.close();
 }

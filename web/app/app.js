@@ -276,12 +276,13 @@ const training = () => updateTraining({
 /// that overloads the deployment (the page once opened on Llama 3.1 70B at 4 req/s, about 3.0
 /// its 8 H100 serve, and drew TTFT of 12 s), the largest power of two at most 80% of the
 /// capacity the API reports (details[].capacity_req_per_s, chalk/sim/cluster.h), floored at
-/// the slider's 1/4 req/s. Null when the rate stands.
+/// the slider's 1/4 req/s (`overloadedStill` when even that exceeds the capacity). Null when
+/// the rate stands.
 export function rateBelowCapacity(j, rate) {
   const d = j.details?.[0];
   if (!d?.overloaded || !(d.capacity_req_per_s > 0)) return null;
   const r = Math.max(0.25, 2 ** Math.floor(Math.log2(0.8 * d.capacity_req_per_s)));
-  return r < rate ? { rate: r, capacity: d.capacity_req_per_s } : null;
+  return r < rate ? { rate: r, capacity: d.capacity_req_per_s, overloadedStill: r >= d.capacity_req_per_s } : null;
 }
 
 async function updateSimulation() {
@@ -290,7 +291,12 @@ async function updateSimulation() {
   let lowered = '';
   const lower = chalk.rateAuto ? rateBelowCapacity(j, state.rate) : null;
   if (lower) {
-    lowered = `${state.rate.toLocaleString('en-US')} req/s overloads this deployment (capacity about ${Number(lower.capacity.toPrecision(3))} req/s): the page opens at ${lower.rate.toLocaleString('en-US')} req/s; move the rate slider to study overload`;
+    // Below the slider's lowest rate the page cannot go: say so rather than imply that rate is
+    // served (review 2 L10: 405B on 8 H100, capacity 0.205 req/s, opened at 0.25, overloaded).
+    lowered = `${state.rate.toLocaleString('en-US')} req/s overloads this deployment (capacity about ${Number(lower.capacity.toPrecision(3))} req/s): ` +
+      (lower.overloadedStill
+        ? `the page opens at the slider's lowest rate, ${lower.rate.toLocaleString('en-US')} req/s, which overloads it too; more chips or shorter prompts serve it`
+        : `the page opens at ${lower.rate.toLocaleString('en-US')} req/s; move the rate slider to study overload`);
     state.rate = lower.rate;
     syncControls();
     writeUrl();  // the URL shares the rate the page chose

@@ -3,7 +3,17 @@
 import { unitWords } from './words.js';
 
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
-const fmt = (v) => (typeof v === 'number' ? Number(v.toPrecision(4)).toLocaleString('en-US', { maximumSignificantDigits: 4 }) : esc(v));
+// An integer (bytes per token, parameters, layers) prints exactly with separators: 327,680,
+// not 327,700, which reads as exact but is not (review 2 L13). Other numbers keep four
+// significant figures; from 10,000 up in compact form (70.27K), so a rounded figure never
+// looks like an exact one.
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumSignificantDigits: 4 });
+const fmt = (v) => {
+  if (typeof v !== 'number') return esc(v);
+  if (Number.isInteger(v) && Math.abs(v) < 1e15) return v.toLocaleString('en-US');
+  if (Math.abs(v) >= 1e4) return compact.format(v);
+  return Number(v.toPrecision(4)).toLocaleString('en-US', { maximumSignificantDigits: 4 });
+};
 
 export function showExplanation(x) {
   const box = document.getElementById('explain');
