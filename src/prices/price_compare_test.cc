@@ -188,9 +188,12 @@ TEST(HostCompare, BadWorkloadsAreErrors) {
 
 TEST(HostSheets, EveryBuiltInSheetReadsAndNamesACatalogModel) {
   const auto models = builtin_host_sheet_models();
-  // 19 sheets: the 12 of the first session, and Qwen3-32B, Qwen3-30B-A3B, Llama 4 Scout and
-  // Maverick, GLM-4.5, Mixtral 8x7B and 8x22B.
-  EXPECT_GE(models.size(), 19u);
+  // 31 sheets: the 12 of the first session; Qwen3-32B, Qwen3-30B-A3B, Llama 4 Scout and
+  // Maverick, GLM-4.5, Mixtral 8x7B and 8x22B; Qwen3-Next, DeepSeek-V3.2, MiniMax-M2.5,
+  // Gemma 3 27B and 12B, Qwen2.5-72B, Mistral Small 24B, Phi-4, Llama 3 70B and 8B, the R1
+  // distill of Qwen 32B, Mistral 7B; Qwen3-4B, Qwen2.5-7B and 32B, Gemma 3 4B, Phi-3 mini and
+  // medium, Phi-3.5-MoE, MiniMax-M1, DeepSeek-V3.2-Exp, Llama 2 7B.
+  EXPECT_GE(models.size(), 41u);
   for (const auto& m : models) {
     const auto s = builtin_host_sheet(m);
     ASSERT_TRUE(s.has_value()) << m;
