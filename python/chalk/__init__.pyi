@@ -459,7 +459,7 @@ def prices_compare(*, model: Optional[Values] = None, hardware: Optional[Values]
 Returns a pandas DataFrame with one row per host offer and system: the host's figures (provider, prices, stated speed, or the assumed one with speed_assumed; offer_why_not when no system reaches its speed) beside chalk's cost on that system at that speed (why_not where there is none), and cheapest (the offer's cheapest system); model, workload and notes in .attrs. With frame=False, or without pandas, the CLI's JSON (rows[].systems[]).
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: A built-in model with a host sheet (deepseek-r1, deepseek-v3, gpt-oss-120b, gpt-oss-20b, kimi-k2-instruct, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.3-70b, qwen3-14b, qwen3-235b-a22b, qwen3-8b)
+    model: A built-in model with a host sheet (deepseek-r1, deepseek-r1-distill-qwen-32b, deepseek-v3, deepseek-v3.2, deepseek-v3.2-exp, gemma-3-12b, gemma-3-27b, gemma-3-4b, glm-4.5, gpt-oss-120b, gpt-oss-20b, kimi-k2-instruct, llama-2-7b, llama-3-70b, llama-3-8b, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.3-70b, llama-4-maverick-17b-128e, llama-4-scout-17b-16e, minimax-m1, minimax-m2.5, mistral-7b, mistral-small-24b, mixtral-8x22b, mixtral-8x7b, phi-3-medium, phi-3-mini, phi-3.5-moe, phi-4, qwen2.5-32b, qwen2.5-72b, qwen2.5-7b, qwen3-14b, qwen3-235b-a22b, qwen3-30b-a3b, qwen3-32b, qwen3-4b, qwen3-8b, qwen3-next-80b-a3b)
     hardware: Systems to price on, comma-separated (default: every built-in system)
     weights: Weights' format (default: the host's stated quantization, else the checkpoint's)
     kv_dtype: KV-cache format (default bf16)

@@ -188,7 +188,12 @@ TEST(HostCompare, BadWorkloadsAreErrors) {
 
 TEST(HostSheets, EveryBuiltInSheetReadsAndNamesACatalogModel) {
   const auto models = builtin_host_sheet_models();
-  EXPECT_GE(models.size(), 5u);
+  // 31 sheets: the 12 of the first session; Qwen3-32B, Qwen3-30B-A3B, Llama 4 Scout and
+  // Maverick, GLM-4.5, Mixtral 8x7B and 8x22B; Qwen3-Next, DeepSeek-V3.2, MiniMax-M2.5,
+  // Gemma 3 27B and 12B, Qwen2.5-72B, Mistral Small 24B, Phi-4, Llama 3 70B and 8B, the R1
+  // distill of Qwen 32B, Mistral 7B; Qwen3-4B, Qwen2.5-7B and 32B, Gemma 3 4B, Phi-3 mini and
+  // medium, Phi-3.5-MoE, MiniMax-M1, DeepSeek-V3.2-Exp, Llama 2 7B.
+  EXPECT_GE(models.size(), 41u);
   for (const auto& m : models) {
     const auto s = builtin_host_sheet(m);
     ASSERT_TRUE(s.has_value()) << m;
@@ -196,8 +201,20 @@ TEST(HostSheets, EveryBuiltInSheetReadsAndNamesACatalogModel) {
     EXPECT_EQ(load_model(m).name, m);
     for (const auto& o : s->offers) {
       EXPECT_FALSE(o.price_source.empty()) << m << " " << o.provider;
+      EXPECT_FALSE(o.price_date.empty()) << m << " " << o.provider;
       EXPECT_GT(o.output.value(), 0) << m << " " << o.provider;
+      if (o.tok_per_s_per_user) {
+        EXPECT_FALSE(o.speed_source.empty()) << m << " " << o.provider;
+      }
+      // Cerebras serves on its wafer-scale engine: each of its offers says so, with a source.
+      if (o.provider == "Cerebras") {
+        EXPECT_FALSE(o.hardware_source.empty()) << m;
+      }
     }
+  }
+  for (const char* m : {"qwen3-32b", "qwen3-30b-a3b", "llama-4-scout-17b-16e", "llama-4-maverick-17b-128e", "glm-4.5",
+                        "mixtral-8x7b", "mixtral-8x22b"}) {
+    EXPECT_TRUE(builtin_host_sheet(m).has_value()) << m;
   }
   EXPECT_FALSE(builtin_host_sheet("llama-2-70b").has_value());
 }

@@ -68,6 +68,51 @@ b50=$("$CHALK" prices compare -m gpt-oss-120b -H tpu-v5p --json | python3 -c "im
 b300=$("$CHALK" prices compare -m gpt-oss-120b -H tpu-v5p --speed 300 --json | python3 -c "import json,sys; o=[o for o in json.load(sys.stdin)['rows'] if o['provider']=='Together'][0]; assert o['assumed_tok_per_s_per_user'] == 300; print(o['systems'][0]['batch'])")
 [ "$b300" -lt "$b50" ] || fail "--speed 300 batch $b300 not below the 50 tok/s batch $b50"
 
+# Every built-in host sheet compares (issue 34): each offer names its price's source and a
+# stated speed its own (else the row says the speed is assumed); each system row has a cost
+# or a reason. Four systems a sheet (a GPU of each maker, a TPU, one with no price) keep the
+# 41 runs cheap under the sanitizers; Qwen3-32B runs on every system.
+ls "$SRC/data/prices/hosts" | sed 's/\.json$//' > "$tmp/models"
+while read -r m; do
+  "$CHALK" prices compare -m "$m" -H h100-sxm,mi325x,tpu-v5p,trn2 --json > "$tmp/h-$m.json" || fail "prices compare -m $m exited $?"
+done < "$tmp/models"
+"$CHALK" prices compare -m qwen3-32b --json > "$tmp/h-qwen3-32b.json" || fail "prices compare -m qwen3-32b exited $?"
+python3 - "$tmp" <<'PY' || fail "host sheets' rows"
+import json, sys
+tmp = sys.argv[1]
+models = open(tmp + "/models").read().split()
+for m in ("qwen3-32b", "qwen3-30b-a3b", "llama-4-scout-17b-16e", "llama-4-maverick-17b-128e", "glm-4.5",
+          "mixtral-8x7b", "mixtral-8x22b", "kimi-k2-instruct", "gpt-oss-20b", "llama-3.1-8b", "llama-3.1-405b"):
+    assert m in models, m
+d = {m: json.load(open(f"{tmp}/h-{m}.json")) for m in models}
+for m, j in d.items():
+    for o in j["rows"]:
+        who = (m, o["provider"])
+        assert o["price_source"], who
+        if o["host_tok_per_s_per_user"] is None:
+            assert o["speed_assumed"] is True and o["assumed_tok_per_s_per_user"] == 50, who
+        else:
+            assert o["speed_source"] and o["speed_assumed"] is False, who
+        for r in o["systems"]:
+            assert ("blended_cost_usd_per_mtok" in r) != bool(r.get("why_not")), (who, r)
+offers = lambda m: {o["provider"]: o for o in d[m]["rows"]}
+# Cerebras' ~2,600 tok/s on Qwen3-32B (a wafer-scale engine): no layout of any system reaches it.
+c = offers("qwen3-32b")["Cerebras"]
+assert c["host_tok_per_s_per_user"] == 2600 and c["cheapest_system"] is None, c.get("cheapest_system")
+priced = [r for r in c["systems"] if r["why_not"] != "no public price per chip-hour"]
+assert len(priced) >= 10, priced  # the fastest is TPU v5p's ~306 tok/s at batch 1
+assert all(r["speed_reachable"] is False and r["fastest_tok_per_s_per_user"] < 2600 for r in priced), priced
+# Groq's Qwen3-32B at 3:1: (3 x 0.29 + 0.59) / 4 = 1.46 / 4 = 0.365 $/Mtok.
+assert offers("qwen3-32b")["Groq"]["blended_usd_per_mtok"] == 0.365
+# A GPU host at the assumed 50 tok/s is priced somewhere: DeepInfra's Llama 4 Scout.
+s = offers("llama-4-scout-17b-16e")["DeepInfra"]
+assert s["cheapest_system"] is not None and s["speed_assumed"] is True, s
+PY
+# Moonshot's Kimi K2 cache price at half the prompt cached: (3 x (0.5 x 0.60 + 0.5 x 0.15) + 2.50) / 4
+# = (1.125 + 2.5) / 4 = 0.90625 $/Mtok.
+k=$("$CHALK" prices compare -m kimi-k2-instruct -H h200 --prefix-hit-rate 0.5 --json | python3 -c "import json,sys; print([o['blended_usd_per_mtok'] for o in json.load(sys.stdin)['rows'] if o['provider']=='Moonshot AI'][0])")
+[ "$k" = "0.90625" ] || fail "Moonshot blended price $k; expected 0.90625"
+
 # Aliases resolve to the catalog name whose sheet is looked up.
 expect_ok prices compare -m meta-llama/Llama-3.3-70B-Instruct -H h100-sxm
 
