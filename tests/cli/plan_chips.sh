@@ -35,12 +35,27 @@ expect_error "--hardware: 'h800-sxm' has no price per chip-hour in the catalog; 
 expect_error "--hardware: 'l4' states no scale-out network, so its pools cannot exchange KV with another system's; drop it or plan it alone" \
   "${plan[@]/h100-sxm,h200/h100-sxm,l4}"
 expect_error "--hardware: 'h200' is listed twice in 'h200,h200'" "${plan[@]/h100-sxm,h200/h200,h200}"
-expect_error "--budget-usd-per-hour: a dollar budget buys a different number of chips of each type; state a chip budget when choosing among chip types" \
-  "${plan[@]}" --budget-usd-per-hour 20
+# A dollar budget over chip types: $5 per hour buys floor(5 / 2.35) = 2 H100s or 1 H200; a
+# mixed pair needs a chip of each, $2.35 + $4.54 = $6.89 > $5: no mixed pair is chosen.
+"$CHALK" "${plan[@]}" --budget-usd-per-hour 5 --json > "$tmp/usd.json" || fail "plan over chip types with a dollar budget exited $?"
+python3 - "$tmp/usd.json" <<'PY' || fail "plan over chip types with a dollar budget: JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["best"]["chips"] == 1 and abs(j["best"]["cost_usd_per_hour"] - 2.35) < 1e-9, j["best"]
+pairs = {(p["prefill_hardware"], p["decode_hardware"]): p for p in j["chip_pairs"]}
+for k in [("h100-sxm", "h200"), ("h200", "h100-sxm")]:
+    assert not pairs[k]["meets_slo"] and pairs[k]["why_none"].endswith(" within $5 per hour"), pairs[k]
+# The chosen one-chip-type deployment's launch files, as `plan -H h100-sxm` writes them.
+v = [e for e in j["launch"] if e["engine"] == "vllm"][0]
+assert [f["path"] for f in v["files"]][:1] == ["vllm/serve.sh"] and "h100-sxm" in v["files"][0]["text"], v
+assert j["lora"] is None, j["lora"]
+PY
 expect_error "--price-usd-per-chip-hour: prices one chip type; choosing among chip types takes each system's catalog price" \
   "${plan[@]}" --price-usd-per-chip-hour 2
 expect_error "--chip-power-w: states one chip's power; with several chip types in --hardware each takes its catalog power" "${plan[@]}" --chip-power-w 500
-expect_error "--launch-dir: launch files are written for one chip type; plan the chosen one alone with -H NAME" "${plan[@]}" --launch-dir "$tmp/l"
+"$CHALK" "${plan[@]}" --launch-dir "$tmp/l" > "$tmp/l.txt" || fail "plan over chip types --launch-dir exited $?"
+[ -x "$tmp/l/vllm/serve.sh" ] || fail "plan over chip types wrote no vllm/serve.sh: $(cat "$tmp/l.txt")"
+grep -qF "wrote " "$tmp/l.txt" || fail "plan over chip types text lacks the files written"
 # No pair meets an impossible TPOT: exit 4, the report printed all the same.
 "$CHALK" "${plan[@]/30/0.1}" > "$tmp/none.txt" 2> "$tmp/none.err"; rc=$?
 [ "$rc" -eq 4 ] || fail "plan over chip types with no deployment exited $rc, expected 4"
