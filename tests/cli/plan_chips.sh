@@ -60,3 +60,21 @@ grep -qF "wrote " "$tmp/l.txt" || fail "plan over chip types text lacks the file
 "$CHALK" "${plan[@]/30/0.1}" > "$tmp/none.txt" 2> "$tmp/none.err"; rc=$?
 [ "$rc" -eq 4 ] || fail "plan over chip types with no deployment exited $rc, expected 4"
 grep -qF "no pair of h100-sxm, h200 meets the SLO within 2 chips" "$tmp/none.txt" || fail "no-deployment text: $(cat "$tmp/none.txt")"
+# A mixed pair chosen (Llama 3.1 8B, 4,096-token prompts, TTFT <= 300 ms, TPOT <= 20 ms): B200
+# prefill ($6.03) and H200 decode ($4.54), one chip each, $10.57/hour. Its launch files put
+# each pool on its own chip: TensorRT-LLM's KV fraction ((1 - 0.1) HBM - W) / (HBM - W) with
+# W = 16.06 GB of weights: B200 (162 - 16.06) / (180 - 16.06) = 0.890, H200 (126.9 - 16.06) /
+# (141 - 16.06) = 0.887; no Dynamo manifest over two chip types.
+mixed=("plan" -m llama-3.1-8b -H h200,b200 --rate 8 --requests 100 --input 4096 --output 256 --budget-chips 4 --replica-chips 1 --max-seqs-candidates 64 --ttft-slo-ms 300 --tpot-slo-ms 20 --modes disaggregated)
+"$CHALK" "${mixed[@]}" --launch-dir "$tmp/mixed" --json > "$tmp/mixed.json" || fail "mixed plan exited $?"
+python3 - "$tmp/mixed.json" <<'PY' || fail "mixed plan: JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+b = j["best"]
+assert (b["prefill_hardware"], b["decode_hardware"], b["chips"]) == ("b200", "h200", 2) and abs(b["cost_usd_per_hour"] - 10.57) < 1e-9, b
+files = {f["path"]: f["text"] for e in j["launch"] for f in e["files"]}
+assert "llama-3.1-8b on b200, disaggregated" in files["vllm/prefill.sh"] and "llama-3.1-8b on h200, disaggregated" in files["vllm/decode.sh"], files["vllm/prefill.sh"]
+assert "free_gpu_memory_fraction: 0.89\n" in files["trtllm/prefill.yaml"] and "free_gpu_memory_fraction: 0.887\n" in files["trtllm/decode.yaml"]
+assert "vllm/proxy.sh" in files and "sglang/router.sh" in files and "trtllm/disagg.yaml" in files and "vllm/dynamo.yaml" not in files, sorted(files)
+PY
+[ -x "$tmp/mixed/vllm/prefill.sh" ] && [ -x "$tmp/mixed/sglang/router.sh" ] || fail "mixed plan wrote no executable scripts"
