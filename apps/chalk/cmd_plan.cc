@@ -3,7 +3,6 @@
 // files of vLLM, SGLang and TensorRT-LLM for the choice (src/sim/launch.h), printed and, with
 // --launch-dir, written.
 #include <algorithm>
-#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -12,7 +11,6 @@
 #include "arg_parse.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
-#include "chalk/io/model_repo.h"
 #include "chalk/sim/launch.h"
 #include "chalk/sim/plan.h"
 #include "commands.h"
@@ -21,6 +19,7 @@
 #include "energy_cli.h"
 #include "plan_chips_cli.h"
 #include "plan_day_cli.h"
+#include "plan_outputs.h"
 #include "sim_cli.h"
 #include "table.h"
 
@@ -41,23 +40,6 @@ struct PlanArgs {
   std::optional<std::string> rate_curve;  ///< --rate-curve FILE: plan a day hour by hour (plan_day_cli.h)
   EnergyArgs energy;
 };
-
-/// The launch files in text: each engine's files (or why it has none), then the text of the
-/// first engine with files (the simulated one when it can run the deployment).
-void print_launches(const std::vector<sim::EngineLaunch>& launches, const std::string& dir, int64_t written) {
-  std::cout << "\nlaunch files" << (dir.empty() ? " (--launch-dir DIR writes them; --json holds their text)" : "") << '\n';
-  const sim::EngineLaunch* shown = nullptr;
-  for (const auto& e : launches) {
-    std::string names;
-    for (const auto& f : e.files) names += (names.empty() ? "" : ", ") + f.path;
-    std::cout << "  " << e.engine << (e.simulated ? " (simulated)" : "") << ": " << (e.problem.empty() ? names : e.problem) << '\n';
-    if (shown == nullptr && !e.files.empty()) shown = &e;
-  }
-  if (!dir.empty()) std::cout << "  wrote " << written << " files under " << dir << '\n';
-  if (shown == nullptr) return;
-  for (const auto& f : shown->files) std::cout << "\n--- " << f.path << '\n' << f.text;
-  std::cout << '\n';
-}
 
 }  // namespace
 
@@ -104,9 +86,6 @@ Table plan_candidates_table(const std::vector<sim::PlanCandidate>& evaluated, co
 
 namespace {
 
-/// What the launch files need beyond the chosen deployment: the model to serve as the user
-/// named it (served_model), the formats, memory reserve and scheduler simulated, and the
-/// longest request of the traffic (the engines' maximum model length).
 /// Whether the offload tiers pay (`plan --kv-offload`): the best deployment with them and
 /// without them, {cost_usd_per_hour, chips, ttft_at_percentile_ms} each (null: none meets
 /// the SLO). They pay when only the plan with them meets the SLO, when its best costs less
@@ -139,50 +118,6 @@ std::string offload_verdict_text(const nlohmann::json& v) {
   return fmt::format("offload     with host {} GB, SSD {} GB per replica: {}; without: {}: the tiers {}\n", format_number(v["host_gb"].get<double>(), 4),
                      format_number(v["ssd_gb"].get<double>(), 4), side(v["with_tiers"]), side(v["without_tiers"]),
                      v["tier_pays"].get<bool>() ? "pay" : "do not pay");
-}
-
-sim::LaunchTarget launch_target(const PlanArgs& a, const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
-                                const sim::EnginePolicy& policy, const std::vector<sim::Request>& reqs) {
-  sim::LaunchTarget t;
-  t.model_name = m.name;
-  t.model = served_model(a.deployment.model);
-  t.trust_remote_code = needs_remote_code(a.deployment.model);
-  t.system_name = s.name;
-  t.accelerator = sim::launch_accelerator(s.name);
-  t.chip_has_fp8 = s.chip.supports(MatmulPrecision::fp8);
-  for (const auto& g : m.groups) t.moe = t.moe || g.ffn.kind == FfnKind::moe;
-  t.checkpoint_weights = t.moe ? m.weights.experts : m.weights.dense_ffn;
-  t.weights = base.weights;
-  t.kv = base.kv;
-  t.memory_reserve_fraction = base.memory_reserve_fraction;
-  t.hbm_bytes_per_chip = s.chip.hbm_capacity.value();
-  t.policy = policy;
-  t.enforce_eager = base.mechanisms.graphs.eager;
-  t.chips_per_host = chips_per_host(s);  // GB200 NVL72: 4 GPUs a host (issue 30 item 7)
-  for (const auto& r : reqs) t.max_model_len = std::max(t.max_model_len, r.input_tokens + r.output_tokens);
-  return t;
-}
-
-/// Writes every engine's launch files under `dir` (ENGINE/FILE, scripts executable); returns
-/// how many. Throws InputError("--launch-dir") naming the path that cannot be made or written.
-int64_t write_launch_files(const std::string& dir, const std::vector<sim::EngineLaunch>& launches) {
-  namespace fs = std::filesystem;
-  int64_t n = 0;
-  for (const auto& e : launches) {
-    for (const auto& f : e.files) {
-      const fs::path path = fs::path(dir) / f.path;
-      std::error_code ec;
-      fs::create_directories(path.parent_path(), ec);
-      if (ec) throw InputError("--launch-dir", "cannot create directory '" + path.parent_path().string() + "': " + ec.message());
-      write_file(path.string(), f.text, "--launch-dir");
-      if (f.executable) {
-        fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add, ec);
-        if (ec) throw InputError("--launch-dir", "cannot make '" + path.string() + "' executable: " + ec.message());
-      }
-      ++n;
-    }
-  }
-  return n;
 }
 
 void run_plan(PlanArgs a) {
@@ -233,9 +168,8 @@ void run_plan(PlanArgs a) {
   const std::vector<std::string> hardware = hardware_list(a.deployment.hardware);
   if (hardware.size() > 1) {  // the plan chooses chip types too (plan_chips_cli.h)
     if (a.rate_curve) throw InputError("--rate-curve", "plans one chip type hour by hour; give one system in --hardware");
-    if (a.launch_dir) throw InputError("--launch-dir", "launch files are written for one chip type; plan the chosen one alone with -H NAME");
     if (current_budget() != nullptr) o.progress = budget_progress();
-    run_plan_chips({m, hardware, options_from(a.deployment), o, policy, a.traffic, a.energy, a.output, reqs});
+    run_plan_chips({m, hardware, options_from(a.deployment), o, policy, a.traffic, a.energy, a.output, reqs, a.deployment.model, a.launch_dir.value_or("")});
     return;
   }
   const SystemSpec s = load_system(a.deployment.hardware);
@@ -258,8 +192,17 @@ void run_plan(PlanArgs a) {
   }
   sim::PlanReport r;
   nlohmann::json offload = nullptr;
+  std::optional<sim::LoraPlan> lora;
   try {
-    r = sim::plan_deployment(m, s, base, reqs, o);
+    if (o.lora.enabled()) {  // each --max-loras value a whole plan (sim/plan_lora.h); the cheapest's is the plan
+      const int64_t top_cap = o.max_sequences.empty() ? std::max<int64_t>(policy.max_sequences, 256) : std::ranges::max(o.max_sequences);
+      lora = sim::plan_lora(m, s, base, reqs, o, top_cap);
+      r = std::move(lora->report);
+      r.simulations = lora->simulations;
+      o.lora.max_loras = lora->max_loras;
+    } else {
+      r = sim::plan_deployment(m, s, base, reqs, o);
+    }
     if (o.kv_offload.enabled()) {  // the same search without the tiers: do they pay?
       sim::PlanOptions none = o;
       none.kv_offload = {};
@@ -278,7 +221,8 @@ void run_plan(PlanArgs a) {
   // Launch files serve the model as the user named it (an HF repo id as typed; a built-in
   // name's repository), with the formats, memory and scheduler simulated.
   std::vector<sim::EngineLaunch> launches;
-  if (r.best) launches = sim::launch_files(r.evaluated[*r.best], launch_target(a, m, s, base, policy, reqs));
+  if (r.best) launches = sim::launch_files(r.evaluated[*r.best], launch_target(a.deployment.model, m, s, base, policy, reqs));
+  const nlohmann::json lora_j = plan_lora_json(o.lora, lora, r.best ? &r.evaluated[*r.best] : nullptr);
   const std::string launch_dir = a.launch_dir.value_or("");
   const int64_t written = launch_dir.empty() ? 0 : write_launch_files(launch_dir, launches);
   std::vector<std::string> warnings = r.warnings;
@@ -317,12 +261,8 @@ void run_plan(PlanArgs a) {
     j["warnings"] = warnings;
     j["searched"] = r.searched;
     j["kv_offload_verdict"] = offload;
-    j["launch"] = nlohmann::json::array();
-    for (const auto& e : launches) {
-      nlohmann::json files = nlohmann::json::array();
-      for (const auto& f : e.files) files.push_back({{"path", f.path}, {"text", f.text}, {"executable", f.executable}});
-      j["launch"].push_back({{"engine", e.engine}, {"simulated", e.simulated}, {"checked_at", e.checked_at}, {"problem", e.problem}, {"files", files}});
-    }
+    j["lora"] = lora_j;
+    j["launch"] = launch_json(launches);
     print_json(std::cout, envelope("plan", std::move(j), column_keys(front)));  // captured by `chalk web` (web_api.h)
     return;
   }
@@ -339,6 +279,7 @@ void run_plan(PlanArgs a) {
   for (const auto& line : r.searched) std::cout << "            " << line << '\n';
   std::cout << engine_profile_text(a.policy) << energy_assumptions_text(o.power, o.facility);
   if (!offload.is_null()) std::cout << offload_verdict_text(offload);
+  if (!lora_j.is_null()) std::cout << "lora        " << plan_lora_text(lora_j) << '\n';
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
   if (!r.best) {
@@ -347,7 +288,7 @@ void run_plan(PlanArgs a) {
   } else {
     std::cout << "chosen\n";
     print_table(std::cout, chosen);
-    print_launches(launches, launch_dir, written);
+    print_plan_launches(launches, launch_dir, written);
   }
   std::cout << "Pareto front: chips against TTFT and TPOT at the percentile (every simulated deployment that finished its requests)\n";
   print_table(std::cout, front);

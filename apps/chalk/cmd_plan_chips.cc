@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "envelope.h"
 #include "plan_chips_cli.h"
+#include "plan_outputs.h"
 
 namespace chalk::cli {
 namespace {
@@ -92,8 +93,27 @@ void run_plan_chips(const PlanChipsInputs& in) {
   }
   if (const auto w = context_warning(in.model, in.requests)) warnings.push_back(*w);
   for (const auto& w : trace_warnings(in.traffic)) warnings.push_back(w);
+  // A dollar budget alone: each pair's chips are what it buys (sim::plan_pools); the most of them.
+  int64_t chip_budget = in.options.chip_budget;
+  for (const auto& x : p.pairs) chip_budget = std::max(chip_budget, x.report.chip_budget);
+  const std::string dollars = in.options.usd_per_hour_budget ? " and $" + format_number(*in.options.usd_per_hour_budget, 4) + " per hour" : "";
   const std::string why_none = p.best ? "" : "no pair of " + fmt::format("{}", fmt::join(in.hardware, ", ")) + " meets the SLO within " +
-                                                 std::to_string(in.options.chip_budget) + " chips";
+                                                 std::to_string(chip_budget) + " chips" + dollars;
+  // The choice's launch files: each pool on its own chip (sim::mixed_launch_files).
+  std::vector<sim::EngineLaunch> launches;
+  const sim::PlanCandidate* chosen_c = p.best ? &best_of(p.pairs[*p.best]) : nullptr;
+  if (chosen_c != nullptr) {
+    const auto system = [&](const std::string& name) -> const SystemSpec& {
+      return *std::find_if(systems.begin(), systems.end(), [&](const SystemSpec& s) { return s.name == name; });
+    };
+    const auto target = [&](const std::string& name) { return launch_target(in.model_arg, in.model, system(name), in.base, in.policy, in.requests); };
+    const auto& pair = p.pairs[*p.best];
+    launches = pair.prefill_hardware == pair.decode_hardware
+                   ? sim::launch_files(*chosen_c, target(pair.decode_hardware))
+                   : sim::mixed_launch_files(*chosen_c, target(pair.prefill_hardware), target(pair.decode_hardware));
+  }
+  const int64_t written = in.launch_dir.empty() ? 0 : write_launch_files(in.launch_dir, launches);
+  const nlohmann::json lora = plan_lora_json(in.options.lora, std::nullopt, chosen_c);
   if (in.output.csv) {
     print_csv(std::cout, rows, warnings);
     return;
@@ -109,7 +129,7 @@ void run_plan_chips(const PlanChipsInputs& in) {
     j["slo"] = {{"ttft_slo_ms", slo.ttft_s ? nlohmann::json(*slo.ttft_s * 1e3) : nlohmann::json(nullptr)},
                 {"tpot_slo_ms", slo.tpot_s ? nlohmann::json(*slo.tpot_s * 1e3) : nlohmann::json(nullptr)},
                 {"percentile", slo.percentile}};
-    j["chip_budget"] = in.options.chip_budget;
+    j["chip_budget"] = chip_budget;
     j["simulations"] = p.simulations;
     j["evaluated"] = evaluated;
     j["best"] = p.best ? to_json(chosen)[0] : nlohmann::json(nullptr);
@@ -128,12 +148,13 @@ void run_plan_chips(const PlanChipsInputs& in) {
     j["why_none"] = why_none;
     j["warnings"] = warnings;
     j["searched"] = searched;
-    j["launch"] = nlohmann::json::array();  // launch files are written for one chip type: plan the chosen one alone
+    j["lora"] = lora;
+    j["launch"] = launch_json(launches);
     print_json(std::cout, envelope("plan", std::move(j), column_keys(rows)));
     return;
   }
-  std::cout << fmt::format("chalk plan: the cheapest deployment of {} within {} chips on any prefill and decode chips of {} that meets",
-                           in.model.name, in.options.chip_budget, fmt::join(in.hardware, ", "))
+  std::cout << fmt::format("chalk plan: the cheapest deployment of {} within {} chips{} on any prefill and decode chips of {} that meets",
+                           in.model.name, chip_budget, dollars, fmt::join(in.hardware, ", "))
             << (slo.ttft_s ? fmt::format(" TTFT p{} <= {} ms", format_number(slo.percentile, 3), format_number(*slo.ttft_s * 1e3, 4)) : "")
             << (slo.tpot_s ? fmt::format(" TPOT p{} <= {} ms", format_number(slo.percentile, 3), format_number(*slo.tpot_s * 1e3, 4)) : "")
             << " in its own simulation, each chip at its catalog price (docs/simulator.md, \"Planning over chip types\")\n"
@@ -141,10 +162,12 @@ void run_plan_chips(const PlanChipsInputs& in) {
             << fmt::format("searched    {} deployments ({} replica runs) over {} pairs of prefill and decode chips, engine {}\n", evaluated,
                            p.simulations, p.pairs.size(), sim::release_name(in.policy));
   for (const auto& x : p.pairs) std::cout << "            " << pair_name(x) << ": " << pair_outcome(x) << '\n';
+  if (!lora.is_null()) std::cout << "lora        " << plan_lora_text(lora) << '\n';
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
   if (!p.best) {
     std::cout << "no deployment: " << why_none << "\n";
+    if (!in.launch_dir.empty()) std::cout << "launch files: none written to " << in.launch_dir << " (no deployment to launch)\n";
     return;
   }
   std::cout << "chosen: " << pair_name(p.pairs[*p.best]) << '\n';
@@ -153,8 +176,8 @@ void run_plan_chips(const PlanChipsInputs& in) {
     std::cout << "\nrunner-up: " << pair_name(p.pairs[*p.runner_up]) << '\n';
     print_table(std::cout, second);
   }
-  std::cout << "\nlaunch files: not written with several chip types (an engine launches one); plan one chip type (-H NAME) for its files\n\n"
-            << "each pair's cheapest deployment meeting the SLO, by cost\n";
+  print_plan_launches(launches, in.launch_dir, written);
+  std::cout << "each pair's cheapest deployment meeting the SLO, by cost\n";
   print_table(std::cout, rows);
 }
 

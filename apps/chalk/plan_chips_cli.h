@@ -29,14 +29,18 @@ struct PlanChipsInputs {
   const EnergyArgs& energy;
   const OutputArgs& output;
   const std::vector<sim::Request>& requests;
+  const std::string& model_arg;   ///< -m as typed: the launch files' model (plan_outputs.h launch_target)
+  const std::string& launch_dir;  ///< --launch-dir ("": print the launch files only)
 };
 
 /// Plans every (prefill chip, decode chip) pair of the systems listed (sim::plan_chip_types)
 /// and prints the choice, the runner-up and each pair's cheapest deployment (text, --csv or
-/// --json: `best`, `runner_up`, `rows` one per pair that met the SLO by cost, `pairs` with
-/// every pair's outcome, `hardware_choices`). Throws InputError naming the flag
+/// --json: `best`, `next_best`, `rows` one per pair that met the SLO by cost, `chip_pairs` with
+/// every pair's outcome, `hardware_choices`, `lora`), and the chosen deployment's launch files
+/// (sim::launch_files on one chip type, sim::mixed_launch_files on a mixed pair; JSON
+/// `launch`), written under `launch_dir` when given. Throws InputError naming the flag
 /// (--hardware, --budget-chips, --budget-usd-per-hour, --price-usd-per-chip-hour,
-/// --chip-power-w, --replica-chips); sets the exit status kExitNoDeployment when no pair
+/// --chip-power-w, --replica-chips, --launch-dir); sets the exit status kExitNoDeployment when no pair
 /// meets the SLO.
 void run_plan_chips(const PlanChipsInputs& in);
 

@@ -200,6 +200,23 @@ def test_lora_passes_through_as_in_the_cli():
         chalk.simulate(model="llama-3.1-8b", hardware="h100-sxm", chips=1, rate=2, requests=20, lora="2:12", frame=False)
 
 
+def test_plan_takes_lora_and_a_list_of_chip_types():
+    # issue 31: chalk.plan(lora=..., hardware=[...]) returns the plan's `lora` object and the
+    # choice among chip types. Two adapters, max-loras unstated: values 1 and 2 are planned;
+    # the chosen holds max_loras slots of 83,886,080 B on its one chip (Llama 3.1 8B, r 16).
+    j = chalk.plan(model="llama-3.1-8b", hardware="h100-sxm", rate=5, requests=60, input=256, output=16, budget_chips=1,
+                   replica_chips=1, max_seqs_candidates=64, modes="aggregated", ttft_slo_ms=100, lora="2:16", frame=False)
+    lora = j["lora"]
+    assert lora["max_loras_searched"] and [t["max_loras"] for t in lora["max_loras_tried"]] == [1, 2], lora
+    assert lora["lora_figures"]["adapter_hbm_bytes_per_chip"] == lora["max_loras"] * 83886080, lora
+    # A list is a comma list: h100-sxm ($2.35) and h200 ($4.54), one chip meets TPOT <= 30 ms on
+    # either, so one H100 at $2.35; a $5 budget leaves the mixed pairs ($6.89) unchosen.
+    j = chalk.plan(model="llama-3.1-8b", hardware=["h100-sxm", "h200"], rate=2, requests=40, input=512, output=64, budget_usd_per_hour=5,
+                   tpot_slo_ms=30, replica_chips=1, max_seqs_candidates=64, frame=False)
+    assert j["hardware_choices"] == ["h100-sxm", "h200"] and abs(j["best"]["cost_usd_per_hour"] - 2.35) < 1e-9, j["best"]
+    assert j["launch"][0]["files"], j["launch"]
+
+
 def test_step_time_is_the_cli_step_in_seconds_in_each_form(cli):
     # One batch in chalk's, BLIS's and SGLang's forms (docs/simulator.md, "chalk as a
     # step-time predictor"): a 512-token chunk after 1,024 cached and two decodes at 2,000

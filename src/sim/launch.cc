@@ -214,6 +214,32 @@ std::vector<EngineLaunch> launch_files(const PlanCandidate& c, const LaunchTarge
   return out;
 }
 
+std::vector<EngineLaunch> mixed_launch_files(const PlanCandidate& c, const LaunchTarget& prefill, const LaunchTarget& decode) {
+  std::vector<EngineLaunch> out = launch_files(c, decode);
+  const std::vector<EngineLaunch> pre = launch_files(c, prefill);
+  const auto prefill_file = [](const LaunchFile& f) { return f.path.substr(f.path.find('/') + 1).starts_with("prefill"); };
+  for (auto& e : out) {
+    const auto p = std::find_if(pre.begin(), pre.end(), [&](const EngineLaunch& x) { return x.engine == e.engine; });
+    if (e.problem.empty() && !p->problem.empty()) e.problem = p->problem + " (the prefill pool's " + prefill.system_name + ")";
+    if (e.problem.empty() && prefill.accelerator != decode.accelerator) {
+      e.problem = "the pools run different GPU builds (" + prefill.system_name + ": " + prefill.accelerator + ", " + decode.system_name + ": " +
+                  decode.accelerator + "); no engine documents its KV transfer between them";
+    }
+    if (!e.problem.empty()) {
+      e.files.clear();
+      continue;
+    }
+    // The prefill pool's files from its own chip; the decode pool's and the front end's from
+    // the decode chip; no Dynamo manifest (its workers would need a node selector per chip type).
+    std::erase_if(e.files, [&](const LaunchFile& f) { return prefill_file(f) || f.path.ends_with("dynamo.yaml"); });
+    for (const auto& f : p->files) {
+      if (prefill_file(f)) e.files.push_back(f);
+    }
+    std::stable_partition(e.files.begin(), e.files.end(), prefill_file);
+  }
+  return out;
+}
+
 std::string launch_accelerator(std::string_view system_name) {
   if (system_name.starts_with("mi")) return "amd";
   if (system_name.starts_with("tpu") || system_name.starts_with("trn") || system_name.starts_with("gaudi")) return "";

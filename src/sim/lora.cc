@@ -117,6 +117,7 @@ LoraSpec parse_lora(std::string_view text, const std::string& field) {
     }
   }
   if (s.max_loras > s.adapters) throw bad(fmt::format("max-loras {} exceeds the {} adapters", s.max_loras, s.adapters));
+  s.max_loras_stated = seen[1];
   return s;
 }
 

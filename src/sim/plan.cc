@@ -64,10 +64,6 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
   if (mixed && base.price_per_chip) {
     throw InputError("price_per_chip", "prices one chip type; mixed chips take each system's own price (" + s.name + ", " + ds.name + ")");
   }
-  if (mixed && o.usd_per_hour_budget) {
-    throw InputError("usd_budget", "a dollar budget buys a different number of chips of " + s.name + " and " + ds.name +
-                                       "; state a chip budget for mixed chips");
-  }
   if (mixed && !o.disaggregated) throw InputError("modes", "mixed chips (" + s.name + ", " + ds.name + ") need disaggregated serving");
   validate(o.slo);
   validate(o.facility);
@@ -82,10 +78,12 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
   if (o.usd_per_hour_budget) {
     if (!r.has_price) throw InputError("usd_budget", s.name + " has no price; state a chip budget or a price per chip-hour");
     if (!(*o.usd_per_hour_budget > 0)) throw InputError("usd_budget", "must be positive dollars per hour");
-    const double per_chip_hour = price->value() * 3600.0;
+    // Mixed chips: the budget buys the most chips of the cheaper system; each candidate is
+    // then held to the dollars themselves (PlanCandidate::over_budget).
+    const double per_chip_hour = (mixed ? std::min(price->value(), ds.price_per_chip->value()) : price->value()) * 3600.0;
     const int64_t by_cost = static_cast<int64_t>(std::floor(*o.usd_per_hour_budget / per_chip_hour + 1e-9));
     if (by_cost < 1) {
-      throw InputError("usd_budget", "$" + num(*o.usd_per_hour_budget) + " per hour buys no chip of " + s.name + " at $" +
+      throw InputError("usd_budget", "$" + num(*o.usd_per_hour_budget) + " per hour buys no chip of " + (mixed ? s.name + " or " + ds.name : s.name) + " at $" +
                                          num(per_chip_hour) + " per chip-hour; expected at least " + num(per_chip_hour));
     }
     // A dollar budget beyond the largest search buys the largest search.
@@ -150,6 +148,7 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
     p.weight_bytes_per_chip = memory_plan(sh.dep, 0, 0).weights.value() / static_cast<double>(sh.dep.n_chips);
     p.summary = summarize(c, o.slo);
     if (!c.fits) p.summary.meets_slo = false;
+    p.lora = plan_lora_use(c, o.lora, sh.dep.n_chips, p.summary.duration_s);
     if (o.power && c.fits && !c.disaggregated) p.energy = serving_energy(c, p.summary, sh.dep.n_chips, 0, *o.power, o.facility);
     return p;
   };
@@ -159,6 +158,8 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
                              : cost_of(s, base, c.chips);
     c.usd_per_hour = r.has_price ? std::optional<double>(usd) : std::nullopt;
     c.meets_slo = c.summary.meets_slo;
+    // The fewest replicas meeting the SLO cost least for their shape: over the budget, more cost more.
+    c.over_budget = o.usd_per_hour_budget && c.usd_per_hour && *c.usd_per_hour > *o.usd_per_hour_budget * (1 + 1e-12);
     r.evaluated.push_back(std::move(c));
     return r.evaluated.back().meets_slo;
   };
@@ -269,6 +270,7 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
               p.decode_layout = sh.name;
               p.decode_weight_bytes_per_chip = memory_plan(sh.dep, 0, 0).weights.value() / static_cast<double>(sh.dep.n_chips);
               p.decode_parallel = sh.dep.mechanisms.layout;
+              p.lora = plan_lora_use(c, o.lora, n, p.summary.duration_s);  // the slots per chip of the decode pool
               // Mixed chips: each pool at its own chip's power (PlanOptions::prefill_power).
               if (o.power && c.fits && (!mixed || o.prefill_power)) {
                 p.energy = serving_energy(c, p.summary, n, pre->dep.n_chips, *o.power, o.facility, mixed ? &*o.prefill_power : nullptr);
@@ -296,7 +298,8 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
     const std::string p = std::to_string(static_cast<int64_t>(o.slo.percentile));
     r.why_none = "no deployment within " + std::to_string(budget) + " chips meets" +
                  (o.slo.ttft_s ? " TTFT p" + p + " <= " + ms(*o.slo.ttft_s) : std::string()) +
-                 (o.slo.tpot_s ? std::string(o.slo.ttft_s ? " and" : "") + " TPOT p" + p + " <= " + ms(*o.slo.tpot_s) : std::string());
+                 (o.slo.tpot_s ? std::string(o.slo.ttft_s ? " and" : "") + " TPOT p" + p + " <= " + ms(*o.slo.tpot_s) : std::string()) +
+                 (mixed && o.usd_per_hour_budget ? " within $" + num(*o.usd_per_hour_budget) + " per hour" : std::string());
     if (shapes.empty() || dec_shapes.empty()) {
       // Every size tried is within the budget (checked above): none holds the model.
       const bool on_pre = shapes.empty();

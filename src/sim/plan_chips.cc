@@ -15,9 +15,6 @@ ChipChoicePlan plan_chip_types(const ModelSpec& m, std::span<const SystemSpec> s
     throw InputError("powers", "expected one chip power per system (" + std::to_string(systems.size()) + "), got " + std::to_string(powers.size()));
   }
   if (base.price_per_chip) throw InputError("price_per_chip", "prices one chip type; choosing among chip types takes each system's catalog price");
-  if (o.usd_per_hour_budget) {
-    throw InputError("usd_budget", "a dollar budget buys a different number of chips of each type; state a chip budget when choosing among chip types");
-  }
   for (std::size_t i = 0; i < systems.size(); ++i) {
     const SystemSpec& s = systems[i];
     for (std::size_t j = 0; j < i; ++j) {

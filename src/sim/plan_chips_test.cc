@@ -110,6 +110,38 @@ TEST(PlanChips, ADecodeBoundWorkloadPicksTheCheaperBandwidthPerDollar) {
   EXPECT_NEAR(*mixed.usd_per_hour, 4.54 + 6.81, 1e-9);
 }
 
+TEST(PlanChips, ADollarBudgetHoldsEveryPairToTheSameDollars) {
+  // $6 per hour, no chip budget, H200 at $4.54 and a renamed one at $2.27, TPOT <= 30 ms
+  // (one chip of either meets it: TheSameChipAtHalfThePrice...). (h200, h200) buys
+  // floor(6 / 4.54) = 1 chip: $4.54; (cheap, cheap) floor(6 / 2.27) = 2 chips, best 1 chip
+  // $2.27: the choice, the runner-up $4.54. A mixed pair buys 2 chips of the cheaper one, but
+  // its every deployment has a chip of each ($4.54 + $2.27 = $6.81 > $6): kept, over the
+  // budget, never chosen, so the pair has no best.
+  const std::vector<SystemSpec> systems = {load_system("h200"), priced_h200("h200-cheap", 2.27)};
+  PlanOptions o = chips_plan();
+  o.chip_budget = 0;
+  o.usd_per_hour_budget = 6;
+  o.slo.tpot_s = 0.03;
+  const ChipChoicePlan p = plan_chip_types(load_model("llama-3.1-8b"), systems, chips_engine(), chips_traffic(), o);
+  ASSERT_TRUE(p.best.has_value() && p.runner_up.has_value());
+  EXPECT_EQ(*p.best, 3U);
+  EXPECT_EQ(*p.runner_up, 0U);
+  EXPECT_EQ(p.pairs[0].report.chip_budget, 1);
+  EXPECT_EQ(p.pairs[3].report.chip_budget, 2);
+  EXPECT_NEAR(*p.pairs[3].report.evaluated[*p.pairs[3].report.best].usd_per_hour, 2.27, 1e-9);
+  for (const std::size_t k : {1U, 2U}) {
+    const PlanReport& r = p.pairs[k].report;
+    EXPECT_EQ(r.chip_budget, 2);
+    EXPECT_FALSE(r.best.has_value());
+    ASSERT_FALSE(r.evaluated.empty());
+    for (const PlanCandidate& c : r.evaluated) {
+      EXPECT_TRUE(c.over_budget);
+      EXPECT_NEAR(*c.usd_per_hour, 6.81, 1e-9);
+    }
+    EXPECT_NE(r.why_none.find(" within $6 per hour"), std::string::npos) << r.why_none;
+  }
+}
+
 /// The field of the InputError `f` throws ("" when it throws none).
 template <class F>
 std::string chips_refusal(F f) {
@@ -142,8 +174,10 @@ TEST(PlanChips, ListsThatCannotBePricedOrExchangeKvAreRefused) {
   DeploymentOptions priced = base;
   priced.price_per_chip = UsdPerSecond(1.0 / 3600);
   EXPECT_EQ(chips_refusal(plan({h200, priced_h200("b", 1)}, o, priced)), "price_per_chip");
+  // A dollar budget below one chip of the cheaper system buys nothing.
   PlanOptions dollars = o;
-  dollars.usd_per_hour_budget = 20;
+  dollars.chip_budget = 0;
+  dollars.usd_per_hour_budget = 0.5;
   EXPECT_EQ(chips_refusal(plan({h200, priced_h200("b", 1)}, dollars, base)), "usd_budget");
   // Two systems for one pool pair without disaggregated serving: plan_pools refuses.
   PlanOptions agg = o;

@@ -20,7 +20,7 @@ std::optional<std::size_t> cheapest_meeting_slo(const std::vector<PlanCandidate>
     return std::tuple(cost(x), x.chips, x.summary.ttft_at_slo_percentile_s, x.summary.tpot_at_slo_percentile_s);
   };
   for (std::size_t i = 0; i < evaluated.size(); ++i) {
-    if (!evaluated[i].meets_slo) continue;
+    if (!evaluated[i].meets_slo || evaluated[i].over_budget) continue;
     if (!best || key(evaluated[i]) < key(evaluated[*best])) best = i;
   }
   return best;

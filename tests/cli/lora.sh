@@ -36,7 +36,31 @@ python3 - "$tmp/plan.json" <<'PY' || fail "plan --lora traffic"
 import json, sys
 t = json.load(open(sys.argv[1]))["traffic"]
 assert t.endswith("; LoRA adapters 4:16,max-loras:2,targets:q+k+v+o+gate+up+down"), t
+l = json.load(open(sys.argv[1]))["lora"]
+# A stated max-loras is planned alone: 2 slots of 83,886,080 bytes on the one chip.
+assert l["max_loras"] == 2 and not l["max_loras_searched"] and [t["max_loras"] for t in l["max_loras_tried"]] == [2], l
+f = l["lora_figures"]
+assert f["adapter_hbm_bytes_per_chip"] == 2 * 83886080 and f["adapter_loads"] >= 4, l
 PY
+# Without max-loras the plan searches vLLM's --max-loras: 1, 2, 4 (= the adapters), each a
+# whole plan; the choice is the least $/hour meeting the SLO (ties: TTFT), printed and in JSON.
+lplan=("plan" -m llama-3.1-8b -H h100-sxm --rate 5 --requests 60 --input 256 --output 16 --budget-chips 1 --replica-chips 1 --max-seqs-candidates 64 --modes aggregated --ttft-slo-ms 100 --lora 4:16)
+"$CHALK" "${lplan[@]}" --json > "$tmp/search.json" || fail "plan --lora search exited $?"
+python3 - "$tmp/search.json" <<'PY' || fail "plan --lora search JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+l = j["lora"]
+assert l["max_loras_searched"] and [t["max_loras"] for t in l["max_loras_tried"]] == [1, 2, 4], l
+met = [t for t in l["max_loras_tried"] if t["meets_slo"]]
+# One chip either way: the chosen has the least TTFT at the percentile among the values that met.
+assert l["max_loras"] == min(met, key=lambda t: (t["cost_usd_per_hour"], t["ttft_at_percentile_ms"]))["max_loras"], l
+f = l["lora_figures"]
+assert f["adapter_hbm_bytes_per_chip"] == l["max_loras"] * 83886080, l
+# 4 adapters, at most 4 slots: each loaded at least once.
+assert f["adapter_loads"] >= 4 and f["adapter_misses_per_s"] > 0 and f["lora_gemm_s"] > 0, l
+assert not l["max_loras_tried"][0]["meets_slo"] and l["max_loras_tried"][0]["why_none"], l["max_loras_tried"][0]
+PY
+"$CHALK" "${lplan[@]}" | grep -q "^lora        max-loras [24] chosen of 1, 2, 4 (the least \$/hour meeting the SLO): 4 adapters of rank 16" || fail "plan text lacks the lora line"
 # Errors: one line, exit 2, naming the flag.
 expect_error "--lora: got '8:12'; RANK '12' must be one of vLLM's max_lora_rank values" simulate "${base[@]}" --lora 8:12
 expect_error "--lora: got '8:16,max-loras:9'; max-loras 9 exceeds the 8 adapters" simulate "${base[@]}" --lora 8:16,max-loras:9

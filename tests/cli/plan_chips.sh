@@ -35,13 +35,46 @@ expect_error "--hardware: 'h800-sxm' has no price per chip-hour in the catalog; 
 expect_error "--hardware: 'l4' states no scale-out network, so its pools cannot exchange KV with another system's; drop it or plan it alone" \
   "${plan[@]/h100-sxm,h200/h100-sxm,l4}"
 expect_error "--hardware: 'h200' is listed twice in 'h200,h200'" "${plan[@]/h100-sxm,h200/h200,h200}"
-expect_error "--budget-usd-per-hour: a dollar budget buys a different number of chips of each type; state a chip budget when choosing among chip types" \
-  "${plan[@]}" --budget-usd-per-hour 20
+# A dollar budget over chip types: $5 per hour buys floor(5 / 2.35) = 2 H100s or 1 H200; a
+# mixed pair needs a chip of each, $2.35 + $4.54 = $6.89 > $5: no mixed pair is chosen.
+"$CHALK" "${plan[@]}" --budget-usd-per-hour 5 --json > "$tmp/usd.json" || fail "plan over chip types with a dollar budget exited $?"
+python3 - "$tmp/usd.json" <<'PY' || fail "plan over chip types with a dollar budget: JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["best"]["chips"] == 1 and abs(j["best"]["cost_usd_per_hour"] - 2.35) < 1e-9, j["best"]
+pairs = {(p["prefill_hardware"], p["decode_hardware"]): p for p in j["chip_pairs"]}
+for k in [("h100-sxm", "h200"), ("h200", "h100-sxm")]:
+    assert not pairs[k]["meets_slo"] and pairs[k]["why_none"].endswith(" within $5 per hour"), pairs[k]
+# The chosen one-chip-type deployment's launch files, as `plan -H h100-sxm` writes them.
+v = [e for e in j["launch"] if e["engine"] == "vllm"][0]
+assert [f["path"] for f in v["files"]][:1] == ["vllm/serve.sh"] and "h100-sxm" in v["files"][0]["text"], v
+assert j["lora"] is None, j["lora"]
+PY
 expect_error "--price-usd-per-chip-hour: prices one chip type; choosing among chip types takes each system's catalog price" \
   "${plan[@]}" --price-usd-per-chip-hour 2
 expect_error "--chip-power-w: states one chip's power; with several chip types in --hardware each takes its catalog power" "${plan[@]}" --chip-power-w 500
-expect_error "--launch-dir: launch files are written for one chip type; plan the chosen one alone with -H NAME" "${plan[@]}" --launch-dir "$tmp/l"
+"$CHALK" "${plan[@]}" --launch-dir "$tmp/l" > "$tmp/l.txt" || fail "plan over chip types --launch-dir exited $?"
+[ -x "$tmp/l/vllm/serve.sh" ] || fail "plan over chip types wrote no vllm/serve.sh: $(cat "$tmp/l.txt")"
+grep -qF "wrote " "$tmp/l.txt" || fail "plan over chip types text lacks the files written"
 # No pair meets an impossible TPOT: exit 4, the report printed all the same.
 "$CHALK" "${plan[@]/30/0.1}" > "$tmp/none.txt" 2> "$tmp/none.err"; rc=$?
 [ "$rc" -eq 4 ] || fail "plan over chip types with no deployment exited $rc, expected 4"
 grep -qF "no pair of h100-sxm, h200 meets the SLO within 2 chips" "$tmp/none.txt" || fail "no-deployment text: $(cat "$tmp/none.txt")"
+# A mixed pair chosen (Llama 3.1 8B, 4,096-token prompts, TTFT <= 300 ms, TPOT <= 20 ms): B200
+# prefill ($6.03) and H200 decode ($4.54), one chip each, $10.57/hour. Its launch files put
+# each pool on its own chip: TensorRT-LLM's KV fraction ((1 - 0.1) HBM - W) / (HBM - W) with
+# W = 16.06 GB of weights: B200 (162 - 16.06) / (180 - 16.06) = 0.890, H200 (126.9 - 16.06) /
+# (141 - 16.06) = 0.887; no Dynamo manifest over two chip types.
+mixed=("plan" -m llama-3.1-8b -H h200,b200 --rate 8 --requests 100 --input 4096 --output 256 --budget-chips 4 --replica-chips 1 --max-seqs-candidates 64 --ttft-slo-ms 300 --tpot-slo-ms 20 --modes disaggregated)
+"$CHALK" "${mixed[@]}" --launch-dir "$tmp/mixed" --json > "$tmp/mixed.json" || fail "mixed plan exited $?"
+python3 - "$tmp/mixed.json" <<'PY' || fail "mixed plan: JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+b = j["best"]
+assert (b["prefill_hardware"], b["decode_hardware"], b["chips"]) == ("b200", "h200", 2) and abs(b["cost_usd_per_hour"] - 10.57) < 1e-9, b
+files = {f["path"]: f["text"] for e in j["launch"] for f in e["files"]}
+assert "llama-3.1-8b on b200, disaggregated" in files["vllm/prefill.sh"] and "llama-3.1-8b on h200, disaggregated" in files["vllm/decode.sh"], files["vllm/prefill.sh"]
+assert "free_gpu_memory_fraction: 0.89\n" in files["trtllm/prefill.yaml"] and "free_gpu_memory_fraction: 0.887\n" in files["trtllm/decode.yaml"]
+assert "vllm/proxy.sh" in files and "sglang/router.sh" in files and "trtllm/disagg.yaml" in files and "vllm/dynamo.yaml" not in files, sorted(files)
+PY
+[ -x "$tmp/mixed/vllm/prefill.sh" ] && [ -x "$tmp/mixed/sglang/router.sh" ] || fail "mixed plan wrote no executable scripts"

@@ -1,5 +1,6 @@
 // The page's traffic view (`chalk simulate`) in the browser, for browser_test.mjs (which
-// passes its browser, server URL and helpers): the rate it opens at and the API's warnings.
+// passes its browser, server URL and helpers): the rate it opens at, the API's warnings and the
+// LoRA field.
 import assert from 'node:assert/strict';
 
 export async function trafficChecks({ browser, url, check, cli, N, close }) {
@@ -51,4 +52,26 @@ export async function trafficChecks({ browser, url, check, cli, N, close }) {
     assert.match(await p5.textContent('#sim-warnings'), /the page opens at the slider's lowest rate, 0\.25 req\/s, which overloads it too/);
   });
   await p5.close();
+  // Issue 31: the traffic view's LoRA field passes --lora to the API as typed and says what
+  // the adapters cost; the field stays within the page at the three widths the layout check uses.
+  const p6 = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  await check('traffic: the LoRA field runs simulate --lora, shows the adapters\' cost and fits at 700, 1280 and 1400 px', async () => {
+    await p6.route(/\/api\/(decode|prefill|serving\/(sweep|balance|frontier|modes)|layouts|prices\/(infer|compare)|train\/)/,
+      (route) => route.fulfill({ status: 400, contentType: 'application/json', body: '{"error": "not under test", "field": "test"}' }));
+    await p6.goto(`${url}/?model=llama-3.1-8b&hardware=h100-sxm&rate=1&prompt=1024&lora=4:16`);
+    await p6.waitForFunction(() => Number(document.body.dataset.updates || 0) >= 1 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
+    const S = ['simulate', '-m', 'llama-3.1-8b', '-H', 'h100-sxm', ...N('-m', 'llama-3.1-8b', '-H', 'h100-sxm', '-s', '4096'), '--requests', '200', '--input', '1024', '--output', '200', '--rate', '1', '--lora', '4:16'];
+    const l = await p6.evaluate(() => window.chalk.data.simulate.details[0].lora);
+    assert.deepEqual(l, cli(...S).details[0].lora);
+    // One Llama 3.1 8B adapter of rank 16 on all seven projections: 41,943,040 x 2 B.
+    assert.equal(l.adapter_bytes, 83886080);
+    assert.match(await p6.textContent('#sim-summary'), /; LoRA 4 adapters of rank 16, 83\.89 MB each, 1 in HBM: \d+ loads, /);
+    assert.equal(await p6.inputValue('#lora'), '4:16');
+    for (const width of [700, 1280, 1400]) {
+      await p6.setViewportSize({ width, height: 1000 });
+      const box = await p6.$eval('#lora', (el) => { const r = el.getBoundingClientRect(); return { left: r.left, right: r.right, w: r.width, page: document.documentElement.clientWidth }; });
+      assert.ok(box.w > 40 && box.left >= 0 && box.right <= box.page, `LoRA field at ${width} px: ${JSON.stringify(box)}`);
+    }
+  });
+  await p6.close();
 }

@@ -7,7 +7,7 @@ import { updateTraining } from './training.js';
 import { words, quantityWords } from './words.js';
 
 const $ = (id) => document.getElementById(id);
-const DEFAULTS = { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 0, batch: 64, context: 4096, prompt: 8192, weights: '', kv: 'bf16', sheet: 'gemini-1.5-pro', train_chips: 1024, rate: 2 };
+const DEFAULTS = { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 0, batch: 64, context: 4096, prompt: 8192, weights: '', kv: 'bf16', sheet: 'gemini-1.5-pro', train_chips: 1024, rate: 2, lora: '' };
 const state = { ...DEFAULTS, upload: null };
 const chalk = (window.chalk = { state, views: {}, data: {}, updates: 0, errors: [], chips: 0, rateAuto: true });
 
@@ -42,7 +42,7 @@ function syncControls() {
   for (const [k, s] of Object.entries(SLIDERS)) {
     $(k).value = s.toSlider(state[k]);
   }
-  for (const k of ['model', 'hardware', 'weights', 'kv', 'sheet']) if (!state.upload || k !== 'model') $(k).value = state[k];
+  for (const k of ['model', 'hardware', 'weights', 'kv', 'sheet', 'lora']) if (!state.upload || k !== 'model') $(k).value = state[k];
   $('batch-out').value = state.batch.toLocaleString('en-US');
   $('context-out').value = state.context.toLocaleString('en-US');
   $('prompt-out').value = state.prompt.toLocaleString('en-US');
@@ -285,8 +285,16 @@ export function rateBelowCapacity(j, rate) {
   return r < rate ? { rate: r, capacity: d.capacity_req_per_s, overloadedStill: r >= d.capacity_req_per_s } : null;
 }
 
+/// The adapters' cost in words, from simulate's details[].lora (docs/output-schema.md).
+export function loraWords(l) {
+  if (!l) return '';
+  return `; LoRA ${l.adapters} adapters of rank ${l.lora_rank}, ${Number((l.adapter_bytes / 1e6).toPrecision(4))} MB each, ${l.max_loras} in HBM: ` +
+    `${l.adapter_loads} loads, ${Number(l.lora_gemm_s.toPrecision(3))} s of multi-adapter GEMM`;
+}
+
 async function updateSimulation() {
-  const sim = (rate) => api('/api/simulate', { ...deployment(), rate, requests: 200, input: state.prompt, output: 200 });
+  // --lora as typed (N:RANK[,zipf:S][,max-loras:M]...): the API names a bad spec in one line.
+  const sim = (rate) => api('/api/simulate', { ...deployment(), rate, requests: 200, input: state.prompt, output: 200, ...(state.lora ? { lora: state.lora } : {}) });
   let j = await sim(state.rate);
   let lowered = '';
   const lower = chalk.rateAuto ? rateBelowCapacity(j, state.rate) : null;
@@ -313,7 +321,8 @@ async function updateSimulation() {
   // The scheduler simulated, with the knobs it ran at (issue 29 item 5; `chalk simulate --json`'s engine object).
   const e = j.engine;
   $('sim-summary').textContent = `${j.traffic}; ${r.finished} finished, ${r.rejected} rejected; output ${Number(r.output_tok_per_s.toPrecision(4)).toLocaleString('en-US')} tok/s; ` +
-    `engine ${e.name}: ${e.max_batched_tokens.toLocaleString('en-US')} tokens a step, at most ${e.max_sequences.toLocaleString('en-US')} running, ${e.gpu_memory_utilization} of HBM for weights and KV`;
+    `engine ${e.name}: ${e.max_batched_tokens.toLocaleString('en-US')} tokens a step, at most ${e.max_sequences.toLocaleString('en-US')} running, ${e.gpu_memory_utilization} of HBM for weights and KV` +
+    loraWords(j.details?.[0]?.lora);
   await draw('simulate', '#view-simulate', percentileChart(rows));
 }
 
@@ -368,7 +377,7 @@ async function start() {
   for (const k of Object.keys(SLIDERS)) {
     $(k).addEventListener('input', () => { if (k === 'rate') chalk.rateAuto = false; state[k] = SLIDERS[k].toValue(Number($(k).value)); syncControls(); later(); });
   }
-  for (const k of ['model', 'hardware', 'weights', 'kv', 'sheet']) {
+  for (const k of ['model', 'hardware', 'weights', 'kv', 'sheet', 'lora']) {
     $(k).addEventListener('change', () => { state[k] = $(k).value; if (k === 'model') { state.upload = null; $('upload-status').textContent = ''; } later(); });
   }
   $('upload').addEventListener('change', async () => {

@@ -103,6 +103,17 @@ struct EngineLaunch {
 /// written: a plan simulates none. Lines continue with " \" (POSIX sh).
 std::vector<EngineLaunch> launch_files(const PlanCandidate& c, const LaunchTarget& t);
 
+/// Mixed chips (plan_pools with two systems; `c` disaggregated): launch_files with each
+/// pool on its own chip. The prefill pool's files (prefill.sh, TensorRT-LLM's prefill.yaml)
+/// are launch_files(c, prefill)'s: its system's name, memory fraction (TensorRT-LLM's from
+/// its HBM), hosts and GPU build; the decode pool's and the front end between the pools (vLLM's
+/// proxy.sh, SGLang's router.sh, TensorRT-LLM's disagg.yaml and router.sh) launch_files(c,
+/// decode)'s. No Dynamo manifest (one graph over two chip types needs a node selector per
+/// worker, which chalk does not write). An engine has no files when either side gives it a
+/// problem (launch_files), or when the two chips run different GPU builds (CUDA and ROCm:
+/// no engine documents a KV transfer between them).
+std::vector<EngineLaunch> mixed_launch_files(const PlanCandidate& c, const LaunchTarget& prefill, const LaunchTarget& decode);
+
 /// "nvidia", "amd" or "" (LaunchTarget::accelerator) for a system name: mi* is AMD; tpu*,
 /// trn* and gaudi* are neither; every other built-in system is an NVIDIA GPU.
 std::string launch_accelerator(std::string_view system_name);

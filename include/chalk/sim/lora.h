@@ -32,6 +32,9 @@ struct LoraSpec {
   double zipf_s = 0;      ///< popularity: P(adapter a) ~ 1/(a+1)^S; 0 = uniform
   int64_t max_loras = 1;  ///< HBM slots = most distinct adapters in one batch (vLLM --max-loras)
   uint8_t targets = kLoraAllTargets;
+  /// max-loras was written in the spec (parse_lora); `chalk plan` searches it when not
+  /// (plan_lora.h), keeping a stated value.
+  bool max_loras_stated = false;
   bool enabled() const { return adapters > 0; }
 };
 

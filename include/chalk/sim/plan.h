@@ -56,6 +56,19 @@ struct PlanOptions {
   std::function<void(int64_t steps)> progress;
 };
 
+/// What a candidate's LoRA adapters cost in its own simulation (PlanOptions::lora;
+/// docs/simulator.md 1.9), from the run's counters (SimRun::lora_*).
+struct PlanLora {
+  int64_t max_loras = 0;  ///< HBM slots per replica (vLLM --max-loras) simulated
+  /// The slots on one chip of a (decode, when disaggregated) replica, bytes: max_loras x one
+  /// adapter's bytes on its busiest chip (lora_adapter_bytes' bytes_per_chip).
+  double adapter_hbm_bytes_per_chip = 0;
+  int64_t adapter_loads = 0;  ///< misses over the run, every replica of both pools
+  double misses_per_s = 0;    ///< adapter_loads / SimSummary::duration_s (first arrival to last finish), 1/s
+  /// Step time the loads and the multi-adapter GEMM added, s, summed over steps and replicas.
+  double load_s = 0, gemm_s = 0;
+};
+
 /// One simulated deployment.
 struct PlanCandidate {
   bool disaggregated = false;
@@ -80,8 +93,17 @@ struct PlanCandidate {
   std::optional<double> usd_per_hour;  ///< $/hour: each pool's chips x its system's price per chip-hour (nullopt: no price)
   SimSummary summary;
   bool meets_slo = false;
+  /// Costs more than PlanOptions::usd_per_hour_budget (mixed chips only: one system's dollar
+  /// budget is a chip budget); never chosen (cheapest_meeting_slo).
+  bool over_budget = false;
   std::optional<ServingEnergy> energy;  ///< with PlanOptions::power: the run's energy (sim/energy.h)
+  std::optional<PlanLora> lora;         ///< with PlanOptions::lora enabled (plan_lora_use)
 };
+
+/// The LoRA figures of run `c` (PlanLora): `replica_chips` is the chips of one replica of
+/// c.runs (the aggregated replicas, or the decode pool), `duration_s` the run's
+/// SimSummary::duration_s. nullopt when the run simulated no adapters (plan_lora.cc).
+std::optional<PlanLora> plan_lora_use(const ClusterRun& c, const LoraSpec& s, int64_t replica_chips, double duration_s);
 
 struct PlanReport {
   bool has_price = false;
@@ -101,7 +123,8 @@ struct PlanReport {
   std::vector<std::string> searched;
 };
 
-/// The cheapest of `evaluated` whose own simulation met the SLO: lowest $/hour (chips when
+/// The cheapest of `evaluated` whose own simulation met the SLO, within the dollar budget
+/// (not over_budget): lowest $/hour (chips when
 /// unpriced; on one system the two order alike), ties to fewer chips, then the lower TTFT
 /// then TPOT at the SLO percentile; nullopt when none met it (plan_select.cc).
 std::optional<std::size_t> cheapest_meeting_slo(const std::vector<PlanCandidate>& evaluated);
@@ -139,9 +162,10 @@ PlanReport plan_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
 /// differ only disaggregated deployments are searched, the chip budget bounds both pools
 /// together, and cost = prefill chips x price(prefill) + decode chips x price(decode) per
 /// hour (catalog prices, SystemSpec::price_per_chip); the same name is plan_deployment.
+/// A dollar budget with two systems bounds the chips at what it buys of the cheaper one,
+/// and a candidate costing more than it is kept but never chosen (over_budget).
 /// Throws InputError as plan_deployment, and with two systems for a price per chip
-/// (field "price_per_chip": it prices one chip type), a dollar budget ("usd_budget") or
-/// no disaggregated mode ("modes").
+/// (field "price_per_chip": it prices one chip type) or no disaggregated mode ("modes").
 PlanReport plan_pools(const ModelSpec& m, const SystemSpec& prefill, const SystemSpec& decode, const DeploymentOptions& base,
                       std::span<const Request> traffic, const PlanOptions& o);
 

@@ -36,7 +36,8 @@ struct ChipChoicePlan {
 };
 
 /// Plans every ordered pair of `systems` (2 or more, names distinct) as plan_pools does,
-/// with `o` for each; `powers[i]`, when given (same length as systems), is systems[i]'s chip
+/// with `o` for each (a dollar budget holds every pair to the same dollars: plan_pools);
+/// `powers[i]`, when given (same length as systems), is systems[i]'s chip
 /// power for the energy figures (PlanOptions::power of the decode chip, prefill_power of
 /// the prefill chip; a pair without both has none). A pair plan_pools refuses (a system
 /// that cannot hold the model within the budget) is kept with its reason. Throws InputError:
@@ -44,7 +45,6 @@ struct ChipChoicePlan {
 /// price (the choice is by dollars), or, when disaggregated serving is searched, a system
 /// that states no scale-out network (its pools cannot send or receive another system's
 /// KV: kv_transfer); "price_per_chip" when base states one price for every chip;
-/// "usd_budget" for a dollar budget (each chip type buys a different count: state chips);
 /// "powers" for a length mismatch; and the first pair's error when every pair is refused.
 ChipChoicePlan plan_chip_types(const ModelSpec& m, std::span<const SystemSpec> systems, const DeploymentOptions& base,
                                std::span<const Request> traffic, const PlanOptions& o,
