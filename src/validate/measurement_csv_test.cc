@@ -23,8 +23,10 @@ TEST(MeasurementCsv, BuiltinRows) {
   // perf-overview, AMD's vLLM docker, MLPerf v4.1 and v5.0): 83; then Korthikanti et al.
   // 2022's four step times with sequence parallelism and selective recomputation: 87; then
   // Megatron-Bridge's ten throughputs on H100, B200 and GB200 (issue 33): 97; then its
-  // Qwen3-30B-A3B steps over NCCL's all-to-all on 16 H100, without and with EP overlap: 99.
-  ASSERT_EQ(rows.size(), 99u);
+  // Qwen3-30B-A3B steps over NCCL's all-to-all on 16 H100, without and with EP overlap: 99;
+  // then Korthikanti et al.'s four full-recomputation step times without sequence
+  // parallelism (column sequence_parallel): 103.
+  ASSERT_EQ(rows.size(), 103u);
   EXPECT_EQ(rows.front().id, "POPE-1");
   EXPECT_EQ(rows.front().line, 2);
   EXPECT_EQ(rows.front().kind, "prefill");
@@ -43,6 +45,11 @@ TEST(MeasurementCsv, BuiltinRows) {
   EXPECT_EQ(rows[96].id, "MBR2511-GB200-L8B");
   EXPECT_DOUBLE_EQ(rows[96].value, 31508);  // 'LLAMA3_8B | 8 | FP8-CS (FP8-MX) | ... | 31508 (29789)'
   EXPECT_EQ(rows[96].compute, "fp8");
+  EXPECT_EQ(rows[99].id, "KORTH22-22B-FULL");
+  EXPECT_DOUBLE_EQ(rows[99].value, 1.42);  // Table 5, 22B, full recompute: 1.42 s
+  EXPECT_EQ(rows[99].recompute, "full");
+  EXPECT_EQ(rows[99].sequence_parallel, "no");
+  EXPECT_EQ(rows[86].sequence_parallel, "");  // the selective rows ran with it: the default
 }
 
 TEST(MeasurementCsv, ColumnsInAnyOrderOthersEmpty) {

@@ -118,6 +118,7 @@ const std::vector<std::string>* vocabulary(const std::string& column) {
       {"two_batch_overlap", {"yes", "no"}},
       {"ep_dispatcher", {"deepep", "alltoall"}},
       {"ep_overlap", {"yes", "no"}},
+      {"sequence_parallel", {"yes", "no"}},
       {"fp8_recipe", {"delayed", "tensorwise", "mxfp8", "blockwise"}},
       {"engine", {"vllm", "sglang", "trtllm", "fastertransformer", "jetstream", "megatron", "nemo", "maxtext", "llm-foundry", "metaseq",
                   "deepseek", "other"}},
@@ -257,6 +258,7 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
   m.two_batch_overlap = r.closed("two_batch_overlap");
   m.ep_dispatcher = r.closed("ep_dispatcher");
   m.ep_overlap = r.closed("ep_overlap");
+  m.sequence_parallel = r.closed("sequence_parallel");
   m.fp8_recipe = r.closed("fp8_recipe");
   {
     // A serving engine may name its release, "vllm-0.10": engine_policy reads the defaults

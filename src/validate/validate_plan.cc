@@ -90,6 +90,9 @@ void plan_layout(const Measurement& r, const ModelSpec& model, RowPlan& p) {
   if (r.ep_overlap == "yes") {
     throw InputError(r.id + ": ep_overlap", "Megatron-Core's EP overlap is a training schedule; a serving row states two_batch_overlap");
   }
+  if (!r.sequence_parallel.empty()) {
+    throw InputError(r.id + ": sequence_parallel", "'" + r.sequence_parallel + "' is a training plan's setting; a serving row leaves it empty");
+  }
   if (!r.fp8_recipe.empty()) {
     throw InputError(r.id + ": fp8_recipe", "'" + r.fp8_recipe + "' is a training recipe; a serving row states its formats in weights, kv and compute");
   }

@@ -43,7 +43,7 @@ TEST(Validate, EveryRowIsKept) {
       EXPECT_FALSE(p.reason.empty()) << p.id;
     }
   }
-  EXPECT_EQ(by[RowStatus::predicted], 68);     // 37 serving-side rows, 29 training steps, 2 whole runs
+  EXPECT_EQ(by[RowStatus::predicted], 72);     // 37 serving-side rows, 33 training steps, 2 whole runs
   EXPECT_EQ(by[RowStatus::not_modelled], 0);
   EXPECT_EQ(by[RowStatus::calibration], 31);   // microbenchmarks, one row per value
   EXPECT_EQ(by[RowStatus::unreadable], 0);
@@ -63,7 +63,7 @@ TEST(Validate, EveryBuiltinRowNamesAModelChalkHas) {
     }
     ++n;
   }
-  EXPECT_EQ(n, 68);
+  EXPECT_EQ(n, 72);
 }
 
 TEST(Validate, PlainRooflineNumbers) {
@@ -369,10 +369,16 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // with the FP8 recipes' quantization kernels (current scaling's amax pass on
   // Megatron-Bridge's FP8-CS rows) and the rotary kernels (kernels.h): alone they moved
   // MBR2511-H100-L8B +13.2% -> +9.7%, B200-L8B +33.6% -> +29.3%, GB200-L8B +19.1% -> +15.7%.
-  EXPECT_LE(summary(r, "training").median_abs, 0.131);  // 0.133 before the FP8 recipes and rotary kernels
-  EXPECT_LE(summary(r, "training").p90_abs, 0.302);  // 0.339 before the FP8 recipes and rotary kernels, 0.352 before the grouped GEMM's fixed cost, 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
+  // Then 33 rows, 9.7%, p90 29.1%: the Megatron-LM runs of 2021 read without sequence
+  // parallelism (measurement column sequence_parallel no: MEG21-1 +18% -> +15%, MEG21-3 +17%
+  // -> +12%, MEG21-4 +14% -> +9%), MT-NLG's 530B run on 2,240 A100 with full recomputation,
+  // the only kind its Megatron-LM had (PALM-TRAIN-2 +80% -> +36%), and Korthikanti et al.'s
+  // four full-recomputation step times as rows (KORTH22-*-FULL, -4% to -7.5%). The 29 rows
+  // before them: 11.7%, p90 30.2%.
+  EXPECT_LE(summary(r, "training").median_abs, 0.097);  // 0.131 before sequence_parallel and the full-recomputation rows; 0.133 before the FP8 recipes and rotary kernels
+  EXPECT_LE(summary(r, "training").p90_abs, 0.291);  // 0.302 before sequence_parallel and the full-recomputation rows, 0.339 before the FP8 recipes and rotary kernels, 0.352 before the grouped GEMM's fixed cost, 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
   EXPECT_LE(summary(r, "run").median_abs, 0.255);  // 0.263 before the grouped GEMM's fixed cost (DSV3-TRAIN-1 -14.6% -> -12.8%)
-  EXPECT_LE(summary(r, "all").median_abs, 0.133);  // about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
+  EXPECT_LE(summary(r, "all").median_abs, 0.122);  // 0.133 before sequence_parallel and the full-recomputation rows; about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
 }
 
 }  // namespace

@@ -129,7 +129,17 @@ TrainRowPlan plan_training_row_on_chips(const Measurement& r) {
     if (r.pp) p.pp = *r.pp;
     else search_pp = true;
   }
-  p.sequence_parallel = p.tp > 1;
+  // Sequence parallelism (Korthikanti et al. 2022 section 4.2.2) follows tensor parallelism
+  // unless the row says the run predates it: Megatron-LM's runs of 2021 (Narayanan et al.
+  // 2021, MT-NLG) all-reduce the activations and run the norms, dropout and residual adds on
+  // every TP rank's full hidden.
+  p.sequence_parallel = p.tp > 1 && r.sequence_parallel != "no";
+  if (r.sequence_parallel == "yes" && p.tp <= 1) {
+    throw InputError(at + "sequence_parallel", "'yes' shards activations over the tensor-parallel ranks; the row's tp is " + std::to_string(p.tp) + " (expected tp > 1)");
+  }
+  if (r.sequence_parallel == "no" && p.tp > 1) {
+    t.notes.push_back("sequence_parallel no: TP" + std::to_string(p.tp) + " all-reduces its activations; norms, dropout and residual adds run on every TP rank's full hidden");
+  }
   if (!r.ep && t.model.groups.size() && std::any_of(t.model.groups.begin(), t.model.groups.end(), [](const LayerGroup& g) { return g.ffn.kind == FfnKind::moe; })) {
     assume("ep: empty, 1 (every expert on every rank)");
   }

@@ -127,5 +127,39 @@ TEST(ValidateTraining, Fp8RecipeColumn) {
   }
 }
 
+TEST(ValidateTraining, SequenceParallelColumn) {
+  // Llama 3.1 8B on 8 H100 at TP8, 8 sequences of 4096, no recomputation. Without sequence
+  // parallelism (Megatron-LM before Korthikanti et al. 2022) every TP rank runs the norms,
+  // dropout-free residual adds and their backward on the full hidden instead of 1/8 of the
+  // tokens, and the activations outside the GEMMs are stored whole: the step is slower, and
+  // the row says why in its notes.
+  const std::string head = "id,kind,model,hardware,chips,tp,dp,batch,batch_per,input_tokens,recompute,sequence_parallel,metric,value\n";
+  const std::string plan = ",training,llama-3.1-8b,h100-sxm,8,8,1,8,run,4096,none,";
+  auto run = [&](const std::string& rows) { return validate_measurements(parse_measurements(head + rows, "t.csv").rows, false); };
+  const auto r = run("E" + plan + ",step_s,1\n" + "Y" + plan + "yes,step_s,1\n" + "N" + plan + "no,step_s,1\n");
+  // Empty and yes are the same plan; no is slower by the replicated elementwise work.
+  EXPECT_DOUBLE_EQ(row(r, "E").predicted, row(r, "Y").predicted);
+  EXPECT_GT(row(r, "N").predicted, row(r, "Y").predicted * 1.005);
+  bool said = false;
+  for (const auto& n : row(r, "N").notes) said = said || n.find("sequence_parallel no: TP8 all-reduces its activations") != std::string::npos;
+  EXPECT_TRUE(said);
+  // yes needs tensor parallelism; a value outside yes/no names the vocabulary; a serving row
+  // leaves the column empty.
+  auto fails = [&](const std::string& csv, const std::string& want) {
+    try {
+      validate_measurements(parse_measurements(csv, "t.csv").rows, false);
+      ADD_FAILURE() << "no error for " << want;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
+  };
+  fails(head + "A,training,llama-3.1-8b,h100-sxm,8,1,8,8,run,4096,none,yes,step_s,1\n",
+        "A: sequence_parallel: 'yes' shards activations over the tensor-parallel ranks; the row's tp is 1 (expected tp > 1)");
+  fails(head + "B" + plan + "maybe,step_s,1\n", "B: sequence_parallel: 'maybe' is not one of yes, no");
+  fails("id,kind,model,hardware,chips,batch,batch_per,context,sequence_parallel,metric,value\n"
+        "S,decode,llama-3.1-8b,h100-sxm,1,8,run,2048,no,tpot_ms,20\n",
+        "S: sequence_parallel: 'no' is a training plan's setting; a serving row leaves it empty");
+}
+
 }  // namespace
 }  // namespace chalk

@@ -6,7 +6,7 @@ python3 - "$out" <<'PY' || fail "validate --json content"
 import json, sys
 j = json.loads(sys.argv[1])
 rows = {r["id"]: r for r in j["rows"]}
-assert len(rows) == 99, len(rows)
+assert len(rows) == 103, len(rows)
 l = rows["LLAMA3-1"]
 assert l["status"] == "predicted" and l["unit"] == "TFLOP/s/chip" and l["kind"] == "training", l
 assert "TP8" in l["layout"] and "PP16" in l["layout"], l["layout"]
@@ -29,8 +29,8 @@ csv=$("$CHALK" validate --csv) || fail "validate --csv"
 python3 - "$csv" <<'PY' || fail "validate --csv content"
 import csv, io, sys
 rows = list(csv.DictReader(io.StringIO(sys.argv[1])))
-assert len(rows) == 99
-assert sum(r["status"] == "predicted" for r in rows) == 68
+assert len(rows) == 103
+assert sum(r["status"] == "predicted" for r in rows) == 72
 PY
 # Rows that leave a column empty (issue 32): each default is named, with its value, in the
 # JSON's assumptions and in the table's "assumed:" lines.

@@ -63,6 +63,9 @@ struct Measurement {
   /// all-to-all); empty: deepep (EpDispatcher, chalk/training/plan.h)
   std::string ep_dispatcher;
   std::string ep_overlap;  ///< training rows: yes (Megatron-Core's EP overlap), no; empty: no
+  /// Training rows: yes, no (tensor parallelism without Korthikanti et al. 2022's sequence
+  /// parallelism, as Megatron-LM ran before it: Narayanan et al. 2021, MT-NLG); empty: yes when tp > 1
+  std::string sequence_parallel;
   /// Training rows with compute fp8 or mxfp8: delayed, tensorwise, mxfp8, blockwise
   /// (Fp8Recipe, chalk/training/plan.h); empty: read from compute and engine (docs/file-formats.md)
   std::string fp8_recipe;
