@@ -94,13 +94,13 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
 
   const EnginePolicy& pol = o.policy;
   std::deque<int32_t> waiting;
-  std::vector<int32_t> running, still;
-  std::vector<int64_t> decode_ctx;
-  std::vector<int32_t> decode_owner, chunk_owner, decode_rank, chunk_rank;
+  StepList<int32_t> running, still;
+  StepList<int64_t> decode_ctx;
+  StepList<int32_t> decode_owner, chunk_owner, decode_rank, chunk_rank;
   // Data-parallel attention ranks and their shares of the step's budget (rank_budget.h).
   const int64_t dp_ranks = d.mechanisms.enabled ? std::max<int64_t>(1, d.n_chips / std::max<int64_t>(1, d.mechanisms.layout.tp_attention)) : 1;
   detail::RankBudgets ranks(dp_ranks, pol.max_batched_tokens, pol.chunked_prefill);
-  std::vector<PrefillChunk> chunks;
+  StepList<PrefillChunk> chunks;
   int64_t finished = 0, next = 0;
   double t = 0;
   // The KV blocks, with the prefix cache over them (kv_pool.h).
@@ -360,7 +360,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       }
     }
     for (const int32_t i : decode_owner) {
-      const int64_t drawn = accept.draw();
+      const int64_t drawn = verify > 1 ? accept.draw() : 1;  // no drafts: one token, no draw
       if (verify > 1) {
         ++run.verify_steps;
         run.verify_tokens_kept += drawn;
