@@ -18,8 +18,17 @@ std::vector<RankLoad> rank_loads(const Deployment& dep, const StepMix& mix, int6
     throw std::logic_error("rank_loads: one rank per decode and per chunk");
   }
   std::vector<RankLoad> load(n_units);
-  std::vector<std::vector<int64_t>> contexts(n_units);
-  std::vector<std::vector<PrefillChunk>> chunks(n_units);
+  // Each unit's decodes and chunks, in per-thread lists cleared and refilled: the request
+  // simulator asks for the loads several times a step, and fresh lists per unit were most
+  // of the allocations of a step (bench/bench_sim.cc plan_deepseek).
+  thread_local std::vector<std::vector<int64_t>> contexts;
+  thread_local std::vector<std::vector<PrefillChunk>> chunks;
+  if (contexts.size() < n_units) contexts.resize(n_units);
+  if (chunks.size() < n_units) chunks.resize(n_units);
+  for (std::size_t r = 0; r < n_units; ++r) {
+    contexts[r].clear();
+    chunks[r].clear();
+  }
   auto place = [&](bool given, int32_t rank, double tokens) {
     std::size_t r = 0;
     if (given) {

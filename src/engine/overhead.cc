@@ -16,6 +16,7 @@
 #include "overlap_windows.h"
 #include "matmul_rate.h"
 #include "step_ledger.h"
+#include "system_links.h"
 
 namespace chalk {
 
@@ -223,9 +224,9 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   r.t_overhead = cal.kernel_floor * r.kernels;
 
   // Collectives of the layout.
-  const LinkModel up = scale_up_link(sys);
-  const LinkModel out_storage = sys.scale_out_bandwidth_per_direction.value() > 0 ? scale_out_link(sys) : LinkModel{};
-  const LinkModel* out = sys.scale_out_bandwidth_per_direction.value() > 0 ? &out_storage : nullptr;
+  const detail::SystemLinks& links = detail::system_links(sys);
+  const LinkModel& up = links.up;
+  const LinkModel* out = links.has_out ? &links.out : nullptr;
   const int64_t domain = std::max<int64_t>(sys.scale_up_domain, 1);
   auto activations = [&](double toks) { return Bytes(toks * d(dep.model.d_model) * 2.0); };  // bf16
   Seconds tp_comm, ep_dispatch, ep_combine;

@@ -1,6 +1,9 @@
 #include "chalk/model/moe.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <map>
 #include <string>
@@ -17,9 +20,10 @@ double expected_experts_touched(double n_experts, double top_k, double tokens) {
   return n_experts * (1.0 - std::pow(1.0 - top_k / n_experts, tokens));
 }
 
-double expected_max_load(double balls, double bins, double cap) {
-  if (balls <= 0 || bins <= 0 || cap <= 0) return 0;
-  if (bins <= 1) return std::min(balls, cap);
+namespace {
+
+/// expected_max_load past its trivial cases (balls, bins and cap > 0, bins > 1).
+double expected_max_load_uncached(double balls, double bins, double cap) {
   const double lambda = balls / bins;
   // Heavy load: the Poisson sum cannot be evaluated (e^-lambda underflows past ~700) and
   // is not needed: E[max] ~ mu + sigma sqrt(2 ln n) (Raab and Steger 1998; the
@@ -45,6 +49,58 @@ double expected_max_load(double balls, double bins, double cap) {
     cdf += term;         // P(X < j + 1)
   }
   return std::max(sum, std::min(lambda, cap));
+}
+
+}  // namespace
+
+namespace {
+
+/// A direct-mapped memo of a pure function of a few numbers, per thread: the request
+/// simulator asks for the same expected maxima and busiest-chip figures at the same batch
+/// sizes step after step (each a sum of pow or lgamma terms; bench/bench_sim.cc's
+/// DeepSeek-V3 plan spent about a fifth of its time in them). A hit returns the value
+/// computed for bit-identical arguments (keys compare with ==, so -0.0 and NaN never hit:
+/// callers return before the memo for zeros, and NaN recomputes). 2^kBits entries; a
+/// collision replaces the slot.
+template <int N>
+class Memo {
+ public:
+  using Key = std::array<double, N>;
+  /// The value stored for `key`, or nullptr.
+  const double* get(const Key& key) const {
+    const Slot& s = slots_[slot(key)];
+    return s.used && s.key == key ? &s.value : nullptr;
+  }
+  /// Stores `value` for `key` (after it was computed: a throw stores nothing) and returns it.
+  double put(const Key& key, double value) {
+    slots_[slot(key)] = {key, value, true};
+    return value;
+  }
+
+ private:
+  static constexpr int kBits = 10;
+  struct Slot {
+    Key key{};
+    double value = 0;
+    bool used = false;
+  };
+  static std::size_t slot(const Key& key) {
+    uint64_t h = 0;
+    for (const double x : key) h = (h ^ std::bit_cast<uint64_t>(x)) * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(h >> (64 - kBits));
+  }
+  std::array<Slot, (1 << kBits)> slots_{};
+};
+
+}  // namespace
+
+double expected_max_load(double balls, double bins, double cap) {
+  if (balls <= 0 || bins <= 0 || cap <= 0) return 0;
+  if (bins <= 1) return std::min(balls, cap);
+  thread_local Memo<3> memo;
+  const Memo<3>::Key key{balls, bins, cap};
+  if (const double* v = memo.get(key)) return *v;
+  return memo.put(key, expected_max_load_uncached(balls, bins, cap));
 }
 
 namespace {
@@ -218,6 +274,11 @@ class BusiestTable {
 
 }  // namespace
 
+namespace {
+/// busiest_chip_experts past its checks and trivial cases (tokens > 0).
+double busiest_chip_experts_uncached(const ExpertRouting& r, double tokens, int64_t n_chips);
+}  // namespace
+
 double busiest_chip_experts(const ExpertRouting& r, double tokens, int64_t n_chips) {
   const int64_t E = r.n_experts, k = r.top_k;
   if (E < 1 || k < 1 || k > E) {
@@ -233,6 +294,17 @@ double busiest_chip_experts(const ExpertRouting& r, double tokens, int64_t n_chi
   if (n_chips < 1) throw InputError("--ep", "must be >= 1 chip, got " + std::to_string(n_chips));
   if (!(tokens >= 0) || !std::isfinite(tokens)) throw InputError("tokens", "must be finite and >= 0, got " + std::to_string(tokens));
   if (tokens == 0) return 0;
+  thread_local Memo<6> memo;
+  const Memo<6>::Key key{static_cast<double>(E), static_cast<double>(k), static_cast<double>(r.n_group), static_cast<double>(r.topk_group),
+                         static_cast<double>(n_chips), tokens};
+  if (const double* v = memo.get(key)) return *v;
+  return memo.put(key, busiest_chip_experts_uncached(r, tokens, n_chips));
+}
+
+namespace {
+
+double busiest_chip_experts_uncached(const ExpertRouting& r, double tokens, int64_t n_chips) {
+  const int64_t E = r.n_experts, k = r.top_k;
   const double e = static_cast<double>(E), c = static_cast<double>(n_chips);
   if (n_chips >= E) return e / c;  // each expert split over c / E chips: a slice
   if (n_chips == 1) return expected_experts_touched(e, static_cast<double>(k), tokens);
@@ -256,5 +328,7 @@ double busiest_chip_experts(const ExpertRouting& r, double tokens, int64_t n_chi
   const auto i = static_cast<std::size_t>(lo);
   return h[i] + (tokens - lo) * (h[i + 1] - h[i]);
 }
+
+}  // namespace
 
 }  // namespace chalk

@@ -38,6 +38,25 @@ TEST(MaxLoad, BallsIntoBins) {
   EXPECT_DOUBLE_EQ(expected_max_load(1000, 8, 4), 4.0);
 }
 
+TEST(MaxLoad, MemoizedValuesStayEachArgumentsOwn) {
+  // The per-thread memo (moe.cc) has 1,024 slots: 3,000 other arguments in between collide
+  // with every slot, and each hand value above must come back unchanged.
+  const double first = expected_max_load(8000, 8, 1e9);
+  double last = 0;
+  for (int b = 1; b <= 3000; ++b) {
+    const double v = expected_max_load(b, 64, 1e9);
+    EXPECT_GE(v, last) << b;  // more balls, no smaller a maximum: a slot of another key would break it
+    last = v;
+  }
+  EXPECT_EQ(expected_max_load(8000, 8, 1e9), first);
+  EXPECT_NEAR(first, 1060.3, 0.1);  // as in BallsIntoBins
+  EXPECT_NEAR(expected_max_load(1, 64, 100), 1.0, 0.01);
+  // busiest_chip_experts likewise: 1.125 at 1.5 tokens (WholeExpertsByHand) after 3,000 others.
+  for (int t = 1; t <= 3000; ++t) busiest_chip_experts({4, 1}, 1 + t / 3001.0, 2);
+  EXPECT_NEAR(busiest_chip_experts({4, 1}, 1.5, 2), 1.125, 1e-12);
+  EXPECT_NEAR(busiest_chip_experts({4, 1}, 2, 2), 1.25, 1e-12);
+}
+
 TEST(BusiestChip, WholeExpertsByHand) {
   // 4 experts, top-1, on 2 chips of 2 experts, 2 tokens. Same expert (1/4): max 1. Two
   // distinct (3/4): both on one chip with probability 2 / C(4, 2) = 1/3 (max 2), else max 1.

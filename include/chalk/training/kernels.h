@@ -193,11 +193,21 @@ inline double attention_backward_rate_ratio(double kernel_seq) {
   static constexpr double kRatio[] = {305.0 / 497, 408.0 / 574, 465.0 / 617, 499.0 / 609, 518.0 / 600, 516.0 / 595};
   constexpr int kRows = 6;
   if (!(kernel_seq > 512)) return kRatio[0];
+  // The last argument's ratio, per thread: a layout search asks at one sequence length (and
+  // a few cp splits of it) for every plan, and the log2 was about 5% of a plan's step
+  // (bench/bench_training.cc). Same value for the same argument.
+  thread_local double last_seq = 0, last_ratio = 0;
+  if (kernel_seq == last_seq) return last_ratio;
   const double x = std::log2(kernel_seq) - 9;  // row index, fractional
-  if (x >= kRows - 1) return kRatio[kRows - 1];
-  const int i = static_cast<int>(x);
-  const double f = x - i;
-  return kRatio[i] + f * (kRatio[i + 1] - kRatio[i]);
+  double r = kRatio[kRows - 1];
+  if (x < kRows - 1) {
+    const int i = static_cast<int>(x);
+    const double f = x - i;
+    r = kRatio[i] + f * (kRatio[i + 1] - kRatio[i]);
+  }
+  last_seq = kernel_seq;
+  last_ratio = r;
+  return r;
 }
 
 inline double quantized_copy_bytes(MatmulPrecision compute) {

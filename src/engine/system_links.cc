@@ -1,0 +1,29 @@
+// A system's links for the engine step, built once per thread (system_links.h).
+#include "system_links.h"
+
+#include <optional>
+
+namespace chalk::detail {
+
+const SystemLinks& system_links(const SystemSpec& sys) {
+  // Every field scale_up_link and scale_out_link read (collective.cc), so a hit returns the
+  // links a fresh build would.
+  struct Key {
+    bool tpu = false;
+    double up = -1, out = -1;
+    std::optional<ScaleUpTopology> topology;
+    bool operator==(const Key&) const = default;
+  };
+  thread_local Key key;
+  thread_local SystemLinks links;
+  const Key now{is_tpu(sys), sys.scale_up_bandwidth_per_direction.value(), sys.scale_out_bandwidth_per_direction.value(), sys.scale_up_topology};
+  if (!(now == key)) {
+    links.up = scale_up_link(sys);
+    links.has_out = now.out > 0;
+    links.out = links.has_out ? scale_out_link(sys) : LinkModel{};
+    key = now;
+  }
+  return links;
+}
+
+}  // namespace chalk::detail
