@@ -60,7 +60,9 @@ TEST(PlanLora, SearchesMaxLorasAndReportsTheChosenSlotsFigures) {
   ASSERT_TRUE(p.report.best.has_value());
   // All met values cost one chip; the choice is the least TTFT at the percentile among them.
   for (const auto& t : p.tried) {
-    if (t.met) EXPECT_LE(p.report.evaluated[*p.report.best].summary.ttft_at_slo_percentile_s, t.ttft_at_percentile_s);
+    if (t.met) {
+      EXPECT_LE(p.report.evaluated[*p.report.best].summary.ttft_at_slo_percentile_s, t.ttft_at_percentile_s);
+    }
   }
   const PlanCandidate& c = p.report.evaluated[*p.report.best];
   ASSERT_TRUE(c.lora.has_value());
