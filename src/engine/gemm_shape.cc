@@ -41,4 +41,9 @@ double grouped_gemm_reduction_efficiency(double k, MatmulPrecision p) {
   return k / (k + fixed);
 }
 
+double routed_expert_grouped_efficiency(double d_model, double d_ff_per_chip, bool gated, MatmulPrecision p) {
+  const double up = gated ? 2.0 / 3.0 : 0.5;  // the gate/up GEMM's share of the expert's FLOPs
+  return 1.0 / (up / grouped_gemm_reduction_efficiency(d_model, p) + (1.0 - up) / grouped_gemm_reduction_efficiency(d_ff_per_chip, p));
+}
+
 }  // namespace chalk

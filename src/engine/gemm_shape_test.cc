@@ -62,5 +62,21 @@ TEST(GemmShape, GroupedGemmPerTileFixedCost) {
   EXPECT_NEAR(grouped_gemm_reduction_efficiency(0, MatmulPrecision::bf16), 1.0 / 501, 1e-12);
 }
 
+TEST(GemmShape, RoutedExpertGroupedEfficiencyIsTheFlopWeightedHarmonicMean) {
+  // Qwen3-235B-A22B in FP8 (d 4096, expert width 1536, gated): K_g = 500 x 128 / 64 = 1,000
+  // FP8 elements; gate/up 4096 / 5096 = 0.803768, down 1536 / 2536 = 0.605678;
+  // 1 / (2/3 / 0.803768 + 1/3 / 0.605678) = 1 / (0.829427 + 0.550347) = 0.724757.
+  EXPECT_NEAR(routed_expert_grouped_efficiency(4096, 1536, true, MatmulPrecision::fp8), 0.724757, 1e-6);
+  // Qwen3-30B-A3B in bf16 (d 2048, width 768): the same ratios at K_g = 500, the same 0.724757.
+  EXPECT_NEAR(routed_expert_grouped_efficiency(2048, 768, true, MatmulPrecision::bf16), 0.724757, 1e-6);
+  // A plain 2-matrix expert weighs the GEMMs 1:1: bf16 d 1024, width 500: 1024 / 1524 =
+  // 0.671916 and 500 / 1000 = 0.5; 1 / (0.5 / 0.671916 + 0.5 / 0.5) = 1 / 1.744141 = 0.573348.
+  EXPECT_NEAR(routed_expert_grouped_efficiency(1024, 500, false, MatmulPrecision::bf16), 0.573348, 1e-6);
+  // Expert tensor parallelism narrows the down GEMM's K: DeepSeek-V3 FP8 (7168, 2048) at
+  // TP2 = width 1024: 7168 / 8168 = 0.877571, 1024 / 2024 = 0.505929; 1 / (0.759672 +
+  // 0.658857) = 0.704957.
+  EXPECT_NEAR(routed_expert_grouped_efficiency(7168, 1024, true, MatmulPrecision::fp8), 0.704957, 1e-6);
+}
+
 }  // namespace
 }  // namespace chalk

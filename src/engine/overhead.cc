@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "chalk/engine/collective.h"
+#include "chalk/engine/gemm_shape.h"
 #include "chalk/base/error.h"
 #include "chalk/model/moe.h"
 #include "chalk/engine/roofline.h"
@@ -176,7 +177,11 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
 
   // Routed experts: the busiest EP rank's share of the touched experts and of the
   // token-expert assignments (uniform top-k routing; learned routers are more skewed).
-  double expert_flops = 0;
+  // Their grouped GEMMs pay a fixed cost per output tile over its reduction
+  // (routed_expert_grouped_efficiency): FLOPs are counted at that rate, as training does
+  // (training/gemm_shapes.cc), so the compute side of the max() grows, not the FLOPs.
+  const MatmulPrecision expert_precision = detail::class_of(w.experts, dep.system.chip);
+  double expert_flops = 0, expert_time_flops = 0;
   Bytes expert_bytes;
   for (const auto& g : dep.moe) {
     const double on_busiest = busiest_chip_experts(g.routing, tokens, L.ep);
@@ -185,9 +190,16 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     const double bins = std::min(d(L.ep), g.n_experts);
     const double busiest = busiest_load(assignments, bins);
     const double expert_params = g.bytes_per_expert.value() / weight_bytes_per_element(w.experts, w.experts_bits);
-    expert_flops += g.layers * 2 * expert_params * busiest / d(L.tp_expert);
+    const double group_flops = g.layers * 2 * expert_params * busiest / d(L.tp_expert);
+    expert_flops += group_flops;
+    const double eff = g.d_model > 0 ? routed_expert_grouped_efficiency(g.d_model, g.d_ff / d(L.tp_expert), g.gated, expert_precision) : 1.0;
+    expert_time_flops += group_flops / eff;
   }
-  if (!dep.moe.empty()) op(expert_flops, rate_for(dep, w.experts), expert_bytes, weight_rate(w.experts), false);
+  if (!dep.moe.empty()) {
+    // op() counts FLOPs at the rate; the fixed cost lowers the rate, not the work done.
+    const double rate = rate_for(dep, w.experts).value() * (expert_time_flops > 0 ? expert_flops / expert_time_flops : 1.0);
+    op(expert_flops, FlopsPerSecond(rate), expert_bytes, weight_rate(w.experts), false);
+  }
 
   // Attention core: scores and value mixing over the KV cache (heads or batch split over
   // all chips); the KV cache of a chip is its sequences' share, replicated across the

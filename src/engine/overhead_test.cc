@@ -291,5 +291,31 @@ TEST(Overhead, BadShapeThrows) {
   EXPECT_THROW(engine_step(d, s), InputError);
 }
 
+TEST(Overhead, RoutedExpertsPayTheGroupedGemmTileCost) {
+  // Qwen3-30B-A3B (48 MoE layers, d 2048, 128 experts of width 768, top-8) in bf16 on one
+  // H100: every expert on the chip, so the busiest rank's assignments are all of them,
+  // 4,096 prompt tokens x 8. Expert FLOPs 48 x 2 x (3 x 2048 x 768 = 4,718,592) x 32,768 =
+  // 14,843,406,974,976 at 989.4 x 0.803 = 794.488 TFLOP/s: 18.6829 ms without the fixed
+  // cost. With it the rate falls to 0.724757 of that (routed_expert_grouped_efficiency:
+  // 2048 / 2548 and 768 / 1268, 2:1), so the compute time grows by 18.6829 x (1 / 0.724757
+  // - 1) = 7.0953 ms; the FLOPs counted stay the same.
+  Deployment d = engine_deploy("qwen3-30b-a3b", "h100-sxm", 1);
+  StepShape s;
+  s.prefill_sequences = 1;
+  s.prompt = 4096;
+  const StepBreakdown with = engine_step(d, s);
+  for (auto& g : d.moe) g.d_model = 0;  // no shape: the fixed cost is left out
+  const StepBreakdown without = engine_step(d, s);
+  EXPECT_NEAR(to_ms(with.t_compute - without.t_compute), 7.0953, 0.001);
+  EXPECT_DOUBLE_EQ(with.flops_per_chip.value(), without.flops_per_chip.value());
+  // A decode step at batch 8 streams 8 x 8 = 64 expert slots' weights: far below the
+  // ridge, so the slower compute side changes nothing on the step.
+  StepShape dec;
+  dec.decode_sequences = 8;
+  dec.context = 1024;
+  const Deployment e = engine_deploy("qwen3-30b-a3b", "h100-sxm", 1);
+  EXPECT_DOUBLE_EQ(engine_step(e, dec).t_operations.value(), engine_step(d, dec).t_operations.value());
+}
+
 }  // namespace
 }  // namespace chalk

@@ -199,7 +199,7 @@ Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
     dep.attention.push_back(ag);
     if (g.ffn.kind == FfnKind::moe) {
       Deployment::MoeGroup mg{d(g.count), d(g.ffn.n_experts), d(g.ffn.top_k), expert_bytes(m, g, dep.weights.experts, dep.weights.experts_bits),
-                              ExpertRouting{g.ffn.n_experts, g.ffn.top_k, g.ffn.n_group, g.ffn.topk_group}};
+                              ExpertRouting{g.ffn.n_experts, g.ffn.top_k, g.ffn.n_group, g.ffn.topk_group}, d(m.d_model), d(g.ffn.d_ff), g.ffn.gated};
       dep.weight_bytes_always -= mg.bytes_per_expert * (mg.layers * mg.n_experts);
       dep.moe.push_back(mg);
     }

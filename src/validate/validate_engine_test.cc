@@ -69,16 +69,17 @@ TEST(Validate, AnUnstatedLayoutIsTheBestTheRowsEngineCanLaunch) {
   ASSERT_EQ(sgl.status, RowStatus::predicted) << sgl.reason;
   EXPECT_EQ(sgl.layout.find("two micro-batches") == std::string::npos, false) << sgl.layout;
   EXPECT_EQ(trt.layout.find("two micro-batches"), std::string::npos) << trt.layout;
-  bool said = false;
-  for (const auto& n : trt.notes) said = said || n.find("is not the row's (TensorRT-LLM cannot run this layout: two micro-batches") != std::string::npos;
-  EXPECT_TRUE(said);
+  // Since the routed experts pay their grouped GEMMs' per-tile fixed cost, the search's own
+  // first choice for this row (attention TP4, EP4 x 2 replicas) is one TensorRT-LLM can
+  // launch, so the row no longer needs the note "is not the row's (TensorRT-LLM cannot run
+  // this layout: two micro-batches"; the stated-overlap case below still checks the bound.
   EXPECT_LT(trt.predicted, sgl.predicted);
   // A stated two_batch_overlap bounds the search and the note names it as the reason.
   const std::string h2 = "id,kind,model,hardware,chips,weights,kv,batch,batch_per,requests,input_tokens,output_tokens,engine,two_batch_overlap,"
                          "metric,value\n";
   const auto no = engine_run(h2 + row + "sglang,no,output_tok_per_s,23789\n").rows.at(0);
   EXPECT_EQ(no.layout.find("two micro-batches"), std::string::npos) << no.layout;
-  said = false;
+  bool said = false;
   for (const auto& n : no.notes) said = said || n.find("is not the row's (the row states two_batch_overlap no)") != std::string::npos;
   EXPECT_TRUE(said);
   // A row stating what its engine cannot launch (two-batch overlap on TensorRT-LLM) is

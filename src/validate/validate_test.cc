@@ -215,8 +215,9 @@ TEST(Validate, MechanismsExplainTheLatencyFloor) {
   EXPECT_NEAR(find(r, "SGL-H100-DECODE-MTP").error, -0.078, 0.01);  // 16,020 of 17,373
   // Without MTP's slowed attention the windows are shorter and the combine is exposed:
   // SGL-H100-DECODE 24,461 of 22,282 (+9.8%; it was +30% with ideal overlap, and +5% while
-  // every low-latency copy, same-node ones included, was priced on InfiniBand).
-  EXPECT_NEAR(find(r, "SGL-H100-DECODE").error, 0.098, 0.01);
+  // every low-latency copy, same-node ones included, was priced on InfiniBand); 23,882 (+7.2%)
+  // since the routed experts' grouped GEMMs pay their per-tile fixed cost.
+  EXPECT_NEAR(find(r, "SGL-H100-DECODE").error, 0.072, 0.01);
   EXPECT_EQ(find(r, "SGL-H100-DECODE").governs, "communication");
   EXPECT_EQ(find(r, "SGL-H100-DECODE-MTP").governs, "compute");
 }
@@ -274,7 +275,8 @@ TEST(Validate, MedianErrorDoesNotGetWorse) {
   // accounting: SGL-H100-DECODE, the median of both, moved from +5.2% to +9.8%. A sourced
   // mechanism, kept: the rest of that row's gap is router skew beyond uniform top-k (EPLB),
   // which chalk does not model.
-  EXPECT_LE(summary(r, "decode", "fully specified").median_abs, 0.084);
+  // 0.083 before the routed experts' per-tile fixed cost (SGL-H100-DECODE +9.8% -> +7.2%).
+  EXPECT_LE(summary(r, "decode", "fully specified").median_abs, 0.071);
   EXPECT_LE(summary(r, "all", "fully specified").median_abs, 0.098);
   // The tails too: 90th percentiles decode 32.0% (32.5% before the MTP pass read its
   // attention whole on every chip under data-parallel attention), prefill 66.6% (121.1% before the same
@@ -340,7 +342,10 @@ TEST(Validate, InvalidRowsAreErrorsDoubtfulRowsCarryNotes) {
 // lower these figures.
 TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   const ValidationReport r = validate_measurements(builtin_measurements());
-  EXPECT_LE(summary(r, "decode").median_abs, 0.082);   // 10 rows: 8.2% (9.9% before the engines' own all-reduce kernels)
+  // 10 rows: 7.0% (8.2% before the routed experts' grouped GEMMs paid their per-tile fixed
+  // cost in serving steps: docs/formulas.md "Grouped GEMM"; 9.9% before the engines' own
+  // all-reduce kernels).
+  EXPECT_LE(summary(r, "decode").median_abs, 0.071);
   // 22 rows: 17.7%, p90 39.0% (53.3% before B200 and GB200 stated their measured fp4 matmul
   // fraction, 63.4%, instead of falling back to bf16's 77.6%: docs/formulas.md section 2;
   // 66.4% before vLLM 0.10's host work followed each GPU step: docs/formulas.md, host time

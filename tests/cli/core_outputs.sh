@@ -61,12 +61,12 @@ echo "core_outputs: all passed"
 sgl="decode --mechanisms --tp 1 -H h100-sxm -n 72 --weights fp8 --dispatch-dtype fp8 -b 18432 -s 2000 --json"
 "$CHALK" $sgl --two-batch-overlap | python3 -c "
 import json,sys; d=json.load(sys.stdin); s=d['rows'][0]
-assert abs(s['t_step_ms'] - 83.61) < 0.05, s['t_step_ms']
-assert abs(s['tok_per_s_per_chip'] - 3062) < 2, s['tok_per_s_per_chip']
+assert abs(s['t_step_ms'] - 85.64) < 0.05, s['t_step_ms']  # 83.61 before the experts' per-tile fixed cost
+assert abs(s['tok_per_s_per_chip'] - 2989) < 2, s['tok_per_s_per_chip']
 assert (s['bound'], s['governs']) == ('weights', 'communication'), s  # roofline term vs the engine step's largest share
 assert abs(s['t_operations_ms'] + s['t_comm_ms'] + s['t_overhead_ms'] - s['t_step_ms']) < 1e-9, s  # the columns add up
 assert 'dispatch 1 B/element, two micro-batches' in d['assumptions']['sharding'], d['assumptions']['sharding']" || fail "two-batch overlap"
-"$CHALK" $sgl | python3 -c "import json,sys; s=json.load(sys.stdin)['rows'][0]; assert abs(s['t_step_ms'] - 102.25) < 0.05, s" || fail "no overlap"
+"$CHALK" $sgl | python3 -c "import json,sys; s=json.load(sys.stdin)['rows'][0]; assert abs(s['t_step_ms'] - 104.28) < 0.05, s" || fail "no overlap"
 "$CHALK" decode --roofline -m llama-3.1-8b -H h100-sxm -b 1 --json | python3 -c "import json,sys; s=json.load(sys.stdin)['rows'][0]; assert s['governs'] == s['bound'] == 'weights', s" || fail "plain governs"
 "$CHALK" decode --mechanisms --two-batch-overlap -m llama-3.1-8b -H h100-sxm -n 1 -b 1 | grep -q "no expert-parallel traffic to hide" || fail "overlap warning"
 # CUDA graphs (docs/formulas.md, "CUDA graphs"): Llama 3.1 8B on one H100 under vLLM's sizes.

@@ -73,4 +73,14 @@ inline constexpr double kGroupedTileFixedK = 500;
 /// tokens per expert both lose. k below 1 counts as 1. Never throws.
 double grouped_gemm_reduction_efficiency(double k, MatmulPrecision p);
 
+/// The forward rate fraction in (0, 1] a routed expert's grouped GEMMs keep from their
+/// per-tile fixed cost (grouped_gemm_reduction_efficiency) in a serving step: the
+/// FLOP-weighted harmonic mean over the gate/up GEMM (K = `d_model`; 2 of 3 FLOPs when
+/// `gated`, else 1 of 2) and the down GEMM (K = `d_ff_per_chip`, the expert's hidden width
+/// over its expert tensor parallelism). Qwen3-235B-A22B in FP8 (d 4096, width 1536):
+/// 4096 / 5096 and 1536 / 2536 give 1 / (2/3 / 0.8038 + 1/3 / 0.6057) = 0.7252. Used by
+/// engine_step on the routed experts' compute time (docs/formulas.md, "Grouped GEMM").
+/// Never throws (widths below 1 count as 1).
+double routed_expert_grouped_efficiency(double d_model, double d_ff_per_chip, bool gated, MatmulPrecision p);
+
 }  // namespace chalk

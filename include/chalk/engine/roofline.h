@@ -67,6 +67,11 @@ struct Deployment {
     double layers, n_experts, top_k;
     Bytes bytes_per_expert;
     ExpertRouting routing;  ///< whole experts, groups (busiest_chip_experts)
+    /// The expert's shape, for its grouped GEMMs' reductions (engine_step): the model width
+    /// (the gate/up GEMM's K), one expert's hidden width (the down GEMM's K, before any
+    /// expert tensor parallelism) and whether it is gated (2 input matrices, else 1).
+    double d_model = 0, d_ff = 0;
+    bool gated = true;
   };
   std::vector<MoeGroup> moe;
   struct AttentionGroup {
