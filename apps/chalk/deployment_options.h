@@ -125,6 +125,12 @@ std::string replica_note_text(const std::optional<ReplicaNote>& note);
 /// 30: a row that does not fit is never priced as if it ran).
 std::optional<std::string> unfit_rows_warning(const DeploymentArgs& a, const Deployment& d, const std::vector<std::pair<int64_t, int64_t>>& unfit);
 
+/// The advice that ends unfit_rows_warning: "; -n 16 holds it" (the smallest power-of-two
+/// multiple of d's chips within the scale-up domain that holds every row of `unfit`), or
+/// "; no replica within the 8-chip scale-up domain holds it: split the batch over replicas";
+/// empty when `unfit` is empty.
+std::string replica_that_holds(const DeploymentArgs& a, const Deployment& d, const std::vector<std::pair<int64_t, int64_t>>& unfit);
+
 /// The same deployment under the plain roofline (the lower bound shown beside the engine
 /// step): mechanisms off, everything else equal.
 Deployment roofline_of(const Deployment& d);

@@ -1,0 +1,64 @@
+# Review 2 of issue 30 (high H3, medium M3/M4, the hint of H1): a batch that does not fit is
+# never priced, in any command; the advice names the -n that holds each row; hints name a
+# command that takes the flag they name.
+CHALK="$1"; SRC="$2"
+. "$SRC/tests/cli/lib.bash"
+
+# H3, prices forward: 8 H100 hold at most 324 sequences of Llama 3.1 70B at 4096 tokens
+# ((8 x 80 x 0.9 - 141.1 GB) / (4096 x 327,680 B) = 324.1): batch 1024 is an error, not a
+# $2.169/Mtok headline; 8 chips is the whole scale-up domain, so the advice is to split.
+expect_error "--batch: batch 1024 at context 4096 does not fit on 8 x H100 SXM (at most 324 sequences); no replica within the 8-chip scale-up domain holds it: split the batch over replicas" \
+  prices forward -m llama-3.1-70b -H h100-sxm -n 8 --batch 1024
+# Batch 2 on 2 chips fits ((160 x 0.9 - 141.1) GB / 1.342 GB = 2.1): still priced.
+"$CHALK" prices forward -m llama-3.1-70b -H h100-sxm -n 2 --batch 2 --json | python3 -c "
+import json, sys; f = json.load(sys.stdin)['forward']
+assert f['memory_fits'] and f['output_cost_usd_per_mtok'] > 0, f" || fail "prices forward batch that fits"
+# --allow-infeasible still prints the figures for study.
+expect_ok prices forward -m llama-3.1-70b -H h100-sxm -n 8 --batch 1024 --allow-infeasible
+
+# H3, serving sweep: batch 512 does not fit on 8 H100 (324): no $/Mtok in any cost column,
+# and one warning names it; batch 64 keeps its price.
+"$CHALK" serving sweep -m llama-3.1-70b -H h100-sxm -n 8 -b 64,512 --json | python3 -c "
+import json, sys; j = json.load(sys.stdin)
+r = {x['batch']: x for x in j['rows']}
+assert r[64]['memory_fits'] and r[64]['cost_usd_per_mtok'] > 0, r[64]
+assert not r[512]['memory_fits'], r[512]
+for k in ('cost_usd_per_mtok', 'cost_compute_usd_per_mtok', 'cost_weights_usd_per_mtok', 'cost_kv_usd_per_mtok'):
+    assert r[512][k] is None, (k, r[512][k])
+assert len(j['warnings']) == 1 and 'batch 512 at 4096 tokens does not fit on 8 x H100 SXM' in j['warnings'][0], j['warnings']
+" || fail "serving sweep prices a batch that does not fit"
+# The sweep's explanations of that row have no cost entry either (the page's tile reads them).
+"$CHALK" serving sweep -m llama-3.1-70b -H h100-sxm -n 8 -b 512 --explain --json | python3 -c "
+import json, sys; j = json.load(sys.stdin)
+keys = [x['key'] for x in j['explanations'][0]['figures']]
+assert 'tok_per_s_per_chip' in keys and not any(k.startswith('cost_') for k in keys), keys
+" || fail "serving sweep explains a price for a batch that does not fit"
+
+# M4, decode --explain: batch 64 on 2 H100 (at most 2 sequences) explains no price.
+out=$("$CHALK" decode -m llama-3.1-70b -H h100-sxm -b 64 --explain)
+printf '%s\n' "$out" | grep -q "^cost_usd_per_mtok = - USD per 1M tokens: no price" || fail "decode --explain prices batch 64 on 2 H100"
+printf '%s\n' "$out" | grep -q "batch 64 at 4096 tokens does not fit on 2 chips (at most 2 sequences): no price" || fail "decode --explain says why"
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm -b 64 --explain --json | python3 -c "
+import json, sys; j = json.load(sys.stdin)
+x = [f for f in j['explanations'][0]['figures'] if f['key'] == 'cost_usd_per_mtok'][0]
+assert x['result'] is None and j['rows'][0]['cost_usd_per_mtok'] is None, x
+" || fail "decode --explain JSON prices batch 64 on 2 H100"
+# A batch that fits is still explained with its price (batch 2 on 2 chips).
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm -b 2 --explain | grep -q "^cost_usd_per_mtok = [0-9]" || fail "decode --explain of a fitting batch"
+
+# M3: the advice names the -n that holds each row. At 8192 tokens one sequence of Llama 3.1
+# 70B holds 8192 x 327,680 B = 2.68 GB of KV: 4 H100 hold (288 - 141.1) / 2.68 = 54, 8 hold
+# (576 - 141.1) / 2.68 = 162, so batch 64 needs -n 8 and batch 256 no replica in the domain.
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm -b 1,64,256 -s 8192 --json | python3 -c "
+import json, sys; w = [x for x in json.load(sys.stdin)['warnings'] if 'do not fit' in x]
+assert len(w) == 1, w
+assert '-n 8 holds batch 64 at 8192 tokens; no replica within the 8-chip scale-up domain holds batch 256 at 8192 tokens' in w[0], w[0]
+" || fail "decode's warning names -n 8 for batch 64"
+
+# H1's hint: a command without --pp names one that has it (decode), with the chips.
+"$CHALK" layouts -m llama-3.1-405b -H h100-sxm --json | python3 -c "
+import json, sys; d = json.load(sys.stdin)
+s = json.dumps(d)
+assert ': --pp 2' not in s, 'hint names --pp alone'
+" || fail "layouts hint names a flag layouts lacks"
+"$CHALK" prices forward -m llama-3.1-405b -H h100-sxm | grep -q "chalk decode --pp 2 -n 16 prices it" || fail "prices forward hint"
