@@ -144,9 +144,6 @@ Deployment resolve(const DeploymentArgs& a, int64_t context, std::optional<Repli
   return resolve_model(load_model(a.model), a, context, note);
 }
 
-namespace {
-/// The deployment `d` at the batch that fills its HBM at `context` (capped at 2^24
-/// sequences, as the frontier caps it): the point the replica rule compares.
 ModePoint replica_memory_full_point(const Deployment& d, int64_t context) {
   ModePoint p;
   p.n_chips = d.n_chips;
@@ -158,7 +155,6 @@ ModePoint replica_memory_full_point(const Deployment& d, int64_t context) {
   p.cost_per_token = p.step.cost_per_token;
   return p;
 }
-}  // namespace
 
 namespace {
 /// A latency question's layout (issue 29 / issue 30 item 1): the command's chooser over every

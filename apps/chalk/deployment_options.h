@@ -112,6 +112,11 @@ struct ReplicaNote {
 /// InputError.
 Deployment resolve(const DeploymentArgs& a, int64_t context = 4096, std::optional<ReplicaNote>* note = nullptr);
 
+/// The deployment `d` at the batch that fills its HBM at `context` (capped at 2^24
+/// sequences, as the frontier caps it): the point the replica rule compares and
+/// ReplicaNote::choice holds.
+ModePoint replica_memory_full_point(const Deployment& d, int64_t context);
+
 /// The "replica_choice" object (docs/output-schema.md): null when the chips were stated.
 nlohmann::json replica_note_json(const std::optional<ReplicaNote>& note);
 

@@ -62,3 +62,14 @@ s = json.dumps(d)
 assert ': --pp 2' not in s, 'hint names --pp alone'
 " || fail "layouts hint names a flag layouts lacks"
 "$CHALK" prices forward -m llama-3.1-405b -H h100-sxm | grep -q "chalk decode --pp 2 -n 16 prices it" || fail "prices forward hint"
+
+# M2: README's `layouts --objective latency --batch 64` ranks layouts. 2 H100 hold 4 sequences
+# of Llama 2 70B at 4096 tokens ((144 - 138 GB) / 1.34 GB); 4 hold (288 - 138) / 1.34 = 111,
+# so the smallest replica for batch 64 is 4 chips, said in the replica line.
+"$CHALK" layouts -m llama-2-70b -H h100-sxm --objective latency --batch 64 --json | python3 -c "
+import json, sys; j = json.load(sys.stdin)
+assert j['chips'] == 4, j['chips']
+rc = j['replica_choice']
+assert rc['choice']['chips'] == 4 and 'holds batch 64 at 4096 tokens (2 chips hold 4)' in rc['why'], rc
+assert j['rows'][0]['fits'] is True and j['rows'][0]['layout'] == 'TP4', j['rows'][0]
+" || fail "layouts --objective latency --batch 64 picks no replica that holds the batch"
