@@ -192,6 +192,7 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
     engine.mechanisms.enabled = true;
     const bool stated = a.tp || a.ep || a.two_batch_overlap;
     std::optional<ReplicaNote> note;
+    std::optional<Deployment> costed;
     if (a.chips != 0) {
       o.n_chips = a.chips;
     } else {
@@ -244,13 +245,17 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
           o.mechanisms.layout.description += fmt::format("; a pipeline, {}, serves more tok/s per chip on these chips: chalk decode --pp {} -n {} prices it",
                                                          found.pipeline->name, found.pipeline->pp, o.n_chips);
         }
+        // The replica was chosen on this (throughput) layout at its memory-full batch: its
+        // figures are the note's, not those of the latency layout chosen next (review 2 M1:
+        // prefill's "cheapest" 64 chips read $50.29/Mtok on the TTFT layout, 64x its runner-up).
+        if (a.layout_chooser && note) costed = make_deployment(model, system, o);
         if (a.layout_chooser) choose_for_question(model, system, o, search_context, a);
       }
     }
     Deployment d = make_deployment(model, system, o);
     if (a.chips != 0 && !a.allow_infeasible) refuse_if_weights_do_not_fit(d, model, system, engine, search_context);
     if (note) {
-      note->choice = replica_memory_full_point(d, search_context);
+      note->choice = replica_memory_full_point(costed ? *costed : d, search_context);
       if (note_out) *note_out = std::move(note);
     }
     return d;

@@ -73,3 +73,14 @@ rc = j['replica_choice']
 assert rc['choice']['chips'] == 4 and 'holds batch 64 at 4096 tokens (2 chips hold 4)' in rc['why'], rc
 assert j['rows'][0]['fits'] is True and j['rows'][0]['layout'] == 'TP4', j['rows'][0]
 " || fail "layouts --objective latency --batch 64 picks no replica that holds the batch"
+
+# M1: prefill's "cheapest" replica states the figures it was chosen on (the throughput layout
+# at its memory-full batch), so it is never dearer than its runner-up: DeepSeek-V3 on GB200
+# at 32,768 tokens, 64 chips at batch 3,776 ($0.73/Mtok) over 32 chips ($0.79), where the
+# TTFT layout's batch 68 once read $50.29.
+"$CHALK" prefill --json | python3 -c "
+import json, sys; rc = json.load(sys.stdin)['replica_choice']
+c, r = rc['choice'], rc['runner_up']
+assert rc['rule'] == 'cheapest' and c['cost_usd_per_mtok'] <= r['cost_usd_per_mtok'], (c, r)
+assert c['chips'] == 64 and c['batch'] > 1000, c
+" || fail "prefill's cheapest replica dearer than its runner-up"
