@@ -84,3 +84,21 @@ c, r = rc['choice'], rc['runner_up']
 assert rc['rule'] == 'cheapest' and c['cost_usd_per_mtok'] <= r['cost_usd_per_mtok'], (c, r)
 assert c['chips'] == 64 and c['batch'] > 1000, c
 " || fail "prefill's cheapest replica dearer than its runner-up"
+
+# M6: `train step -n N` alone runs the fastest plan of N chips that fits, the plan `train
+# layouts -n N` ranks first (Llama 3.1 8B on 16 H100: DP16 ZeRO-3, 0.3502 s, 30.33 GB),
+# instead of refusing "--dp x --tp x --pp x --cp = 1".
+"$CHALK" train layouts -m llama-3.1-8b -H h100-sxm -n 16 --limit 1 --json > "${TMPDIR:-/tmp}/r2_layouts.$$.json"
+"$CHALK" train step -m llama-3.1-8b -H h100-sxm -n 16 --json | python3 -c "
+import json, sys; s = json.load(sys.stdin)['rows'][0]
+r = json.load(open(sys.argv[1]))['rows'][0]
+assert s['plan'] == r['plan'] and s['chips'] == 16, (s['plan'], r['plan'])
+assert abs(s['t_step_s'] - r['t_step_s']) <= 1e-9 * r['t_step_s'], (s['t_step_s'], r['t_step_s'])
+" "${TMPDIR:-/tmp}/r2_layouts.$$.json" || fail "train step -n 16 alone is not train layouts' best plan"
+rm -f "${TMPDIR:-/tmp}/r2_layouts.$$.json"
+"$CHALK" train step -m llama-3.1-8b -H h100-sxm -n 16 | grep -q "^chosen      the fastest plan of these 16 chips that fits" || fail "train step -n 16 says why"
+# No plan of 2 H100 holds Llama 3.1 70B's training state: exit 2 naming the smallest cluster.
+expect_error "--chips: no plan of 2 chips holds llama-3.1-70b; the smallest cluster with a plan that fits is 32 x H100 SXM" \
+  train step -m llama-3.1-70b -H h100-sxm -n 2
+# Degrees that do not multiply to -n stay an error.
+expect_error "--chips: 4 chips, but --dp x --tp x --pp x --cp = 2 x 1 x 1 x 1 = 2" train step --dp 2 -n 4
