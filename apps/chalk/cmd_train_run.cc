@@ -303,7 +303,8 @@ void register_train_run(CLI::App& train, Action& run) {
                   "A phase as key=value items (name, tokens|flops, chips, seq, mfu|step_time_s+tokens_per_step, goodput); "
                   "one phase per --phase, each key at most once; keys left out come from the flags; repeat for several phases, summed");
   // One name with every other command (review 2 M5); --usd-per-chip-hour stays for scripts.
-  cmd->add_option("--price-usd-per-chip-hour,--usd-per-chip-hour", r.usd_per_chip_hour, "Price per chip-hour (default: the hardware catalog's)");
+  cmd->add_option("--price-usd-per-chip-hour", r.usd_per_chip_hour, "Price per chip-hour (default: the hardware catalog's)");
+  cmd->add_option("--usd-per-chip-hour", r.usd_per_chip_hour, "The same, its former name")->group("");
   cmd->add_option("--chip-power-w", r.chip_power_w, "Power per chip in W (default: the catalog's TDP)");
   cmd->add_option("--pue", r.pue, "Power usage effectiveness, facility / IT energy (1 = chips only)")->capture_default_str();
   cmd->add_option("--peak", r.peak, "Dense peak the MFU is measured against: bf16, fp8, int8, fp4 (one the chip has; other than bf16 needs --mfu or --step-time-s)")

@@ -20,7 +20,7 @@ nlohmann::json explanations_json(const std::vector<Explanation>& xs) {
                    {"formula", x.formula},
                    {"inputs", inputs},
                    {"substituted", x.substituted},
-                   {"result", x.result},
+                   {"result", std::isnan(x.result) ? nlohmann::json() : nlohmann::json(x.result)},  // NaN: no figure (null)
                    {"unit", x.unit},
                    {"source", x.source},
                    {"note", x.note}});
