@@ -239,6 +239,15 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
         o.mechanisms.layout.description =
             fmt::format("searched: {} (most decode tok/s per chip at context {} with the batch HBM holds; `chalk layouts` ranks them)",
                         describe_layout(best->layout, best_is_moe(model)), search_context);
+        if (found.pipeline && note) {
+          const auto price = o.price_per_chip ? o.price_per_chip : system.price_per_chip;
+          const double tps = found.pipeline->tokens_per_s_per_chip;
+          note->pipeline = fmt::format("the layout search ranks a pipeline first on these chips, {}: {} tok/s per chip{}; this command runs "
+                                       "one replica without a pipeline: chalk decode --pp {} -n {} prices it",
+                                       found.pipeline->name, format_number(tps, 4),
+                                       price && tps > 0 ? fmt::format(", ${}/Mtok", format_number(price->value() / tps * 1e6, 4)) : std::string(),
+                                       found.pipeline->pp, o.n_chips);
+        }
         if (found.pipeline) {
           // Named as a command that takes --pp (review 2 H1: serving, layouts, prices forward and
           // simulate printed "--pp 2" and then refused it).

@@ -100,6 +100,10 @@ struct ReplicaNote {
   /// Non-empty when no size within the scale-up domain holds the model and the smallest
   /// replica beyond it was taken instead: why.
   std::string fallback;
+  /// Non-empty when the layout search ranks a pipeline above the single-replica layout this
+  /// command runs on the chosen chips: its name, tok/s per chip, $/Mtok and the command that
+  /// prices it (review 2 H1: 405B on 16 H100, PP2 x (TP8) at $3.88/Mtok beside TP16's $13.27).
+  std::string pipeline;
 };
 
 /// Loads the model and system and resolves the deployment: --chips, or else the replica

@@ -347,6 +347,9 @@ try {
     const marks = await p2.$$eval('svg .mark-text text', (ts) => ts.filter((t) => !t.closest('.role-legend, .role-axis, .role-title')).map((t) => t.textContent));
     assert.ok(marks.some((t) => /HBM full/.test(t)), `no HBM limit label among ${marks.join(' | ')}`);
     assert.ok(!marks.some((t) => /x price|x speed|cost floor|baseline/.test(t)), 'mode names laid over the plot');
+    // Axis numbers as the page writes them (review 2 M7: "200m" on a ms axis, "1k" batches).
+    const ticks = await p2.$$eval('svg .role-axis-label text', (ts) => ts.map((t) => t.textContent).filter((t) => t));
+    assert.ok(ticks.length > 10 && ticks.every((t) => /^-?[0-9][0-9,]*(\.[0-9]+)?(e[-+]?[0-9]+)?$/.test(t)), `SI or odd ticks: ${ticks.filter((t) => !/^-?[0-9][0-9,]*(\.[0-9]+)?(e[-+]?[0-9]+)?$/.test(t)).join(' ')}`);
     await p2.close();
   });
   await check('an uploaded config.json moves the curves', async () => {
