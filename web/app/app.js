@@ -62,18 +62,11 @@ function deployment({ chips = true } = {}) {
   return f;
 }
 
-/// With the chips slider at "cheapest", every view prices the replica the cost and
-/// throughput commands choose at the page's context (issue 30: the cheapest size at the batch
-/// that fills its HBM; `chalk serving window`'s replica_choice), read once per update, so the
-/// headline, memory, sweeps and traffic share one deployment, and one an operator would run
-/// rather than the smallest that holds the weights (whose batch 64 of Llama 3.1 70B once
-/// needed 227 GB of 160).
-///
-/// The headline prices the batch slider's batch, so "cheapest" is the size with the least
-/// $/Mtok at that batch among the sizes the command compared that hold it (review 2 H2:
-/// DeepSeek-V3 on GB200 at batch 64 was priced on the 64-chip replica chosen at its
-/// memory-full batch, $16.28/Mtok, where 8 chips cost $3.82). When no size holds the
-/// slider's batch, the memory-full choice stays and the label says the batch does not fit.
+/// With the chips slider at "cheapest", every view prices one replica (issue 30), read once
+/// per update: among the sizes `chalk serving window`'s replica_choice compared, the least
+/// $/Mtok at the batch slider's batch of those that hold it (review 2 H2: DeepSeek-V3 on GB200
+/// at batch 64 was priced on the 64 chips chosen at their memory-full batch, $16.28/Mtok,
+/// where 8 chips cost $3.82); when none holds it, the window's choice, labelled so.
 async function chooseChips() {
   chalk.chips = 0;
   chalk.replica_choice = null;
