@@ -106,3 +106,12 @@ expect_error "--chips: no plan of 2 chips holds llama-3.1-70b; the smallest clus
   train step -m llama-3.1-70b -H h100-sxm -n 2
 # Degrees that do not multiply to -n stay an error.
 expect_error "--chips: 4 chips, but --dp x --tp x --pp x --cp = 2 x 1 x 1 x 1 = 2" train step --dp 2 -n 4
+
+# M8: a dense model's replica wider than the domain is one TP copy of the weights, as decode -n
+# lays it: Llama 3.1 405B on 16 H100 holds 811.8 GB (not 2 x TP8 copies, 1,623.5 GB), and its
+# memory-full point equals decode -n 16's (batch 80, $13.27/Mtok).
+"$CHALK" serving frontier -m llama-3.1-405b -H h100-sxm --replica-chips 16 --json | python3 -c "
+import json, sys; j = json.load(sys.stdin)
+full = [r for r in j['rows'] if r['chips'] == 16 and r['batch'] == 80]
+assert full and abs(full[0]['cost_usd_per_mtok'] - 13.27) < 0.01, full
+" || fail "serving frontier cannot price 405B on 16 H100"
