@@ -181,8 +181,33 @@ void run_layouts(const LayoutsArgs& a) {
   if (a.deployment.chips == 0) {
     DeploymentArgs chosen = a.deployment;
     chosen.replica_rule = q.objective == LayoutObjective::latency ? ReplicaRule::smallest : ReplicaRule::cheapest;
-    resolve(chosen, std::max<int64_t>(q.context, 1), &note);
+    const int64_t context = std::max<int64_t>(q.context, 1);
+    const Deployment smallest = resolve(chosen, context, &note);
     q.n_chips = note->choice.n_chips;
+    // A stated batch the smallest replica cannot hold: the smallest power-of-two multiple
+    // within the scale-up domain that holds the largest one, said in the replica line
+    // (review 2 M2: README's `--objective latency --batch 64` on 2 H100, which hold 2,
+    // printed "no layout fits" and no ranking; 4 chips hold 64).
+    const int64_t most = *std::max_element(batches.begin(), batches.end());
+    if (q.objective == LayoutObjective::latency && !memory_plan(smallest, most, context).fits) {
+      for (int64_t n = q.n_chips * 2; n <= system.scale_up_domain; n *= 2) {
+        DeploymentArgs more = a.deployment;
+        more.chips = n;
+        try {
+          const Deployment bigger = resolve(more, context);
+          if (!memory_plan(bigger, most, context).fits) continue;
+          note->fallback = fmt::format("the smallest replica that holds batch {} at {} tokens ({} chips hold {}), as the latency "
+                                       "objective ranks layouts at the stated batch",
+                                       most, context, q.n_chips, memory_plan(smallest, 0, context).max_batch);
+          note->runner_up.reset();
+          note->choice = replica_memory_full_point(bigger, context);
+          q.n_chips = n;
+          break;
+        } catch (const InputError&) {
+          // a stated layout that does not divide n: the next size
+        }
+      }
+    }
   } else {
     q.n_chips = a.deployment.chips;
   }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "chalk/base/error.h"
 #include "chalk/prices/prices.h"
 #include "envelope.h"
 #include "deployment_options.h"
@@ -28,6 +29,15 @@ void run_forward(const ForwardArgs& a) {
   fa.utilisation = a.utilisation;
   fa.gross_margin = a.margin;
   const ForwardPrices f = forward_prices(d, fa);
+  if (!f.memory_fits && !a.deployment.allow_infeasible) {
+    // A batch the replica cannot hold is not a price (issue 30, review 2 H3: --batch 1024 on
+    // 8 H100, which hold 324, once led with $2.169/Mtok out, below the feasible $2.573).
+    throw InputError("--batch", fmt::format("batch {} at context {} does not fit on {} x {} (at most {} sequences){}; "
+                                            "--allow-infeasible prints the prices anyway",
+                                            f.decode_batch, a.context, d.n_chips, d.system.chip.name,
+                                            memory_plan(d, 0, a.context).max_batch,
+                                            replica_that_holds(a.deployment, d, {{f.decode_batch, a.context}})));
+  }
   // The roofline's prices, the lower bound beside the engine step's headline, at the same
   // decode and prefill batches as the headline: left at 0 the roofline would pick its own
   // cost-optimal batch (2314 where the engine step picked 1848 for deepseek-v3 on 8 H100),

@@ -66,7 +66,9 @@ Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts, con
   for (const auto& p : pts) {
     const auto& s = p.step;
     const double roofline_ms = to_ms(decode_step(lower, p.batch, p.context, resolve_levers(lev, p.context)).t_step);
-    auto c = [&](UsdPerToken TermCosts::*m) { return p.cost ? Cell(to_usd_per_mtok((*p.cost).*m)) : Cell{}; };
+    // A row whose batch the replica cannot hold has no price (issue 30: batch 512 on 8 H100
+    // once read $0.599/Mtok, cheaper than any row that fits); run_sweep's warning names it.
+    auto c = [&](UsdPerToken TermCosts::*m) { return p.cost && p.fits ? Cell(to_usd_per_mtok((*p.cost).*m)) : Cell{}; };
     t.add({d.n_chips, p.batch, p.context, p.tokens_read, to_ms(s.t_compute), to_ms(s.t_weights), to_ms(s.t_kv),
            to_ms(s.t_operations), to_ms(s.t_comm), to_ms(s.t_overhead), to_ms(s.t_host), to_ms(s.t_launch), s.graph_batch, to_ms(s.t_draft), to_ms(s.t_step), roofline_ms, std::string(to_string(s.bound)),
            s.tokens_per_s.value(),
@@ -100,6 +102,15 @@ void run_sweep(const ServingArgs& a) {
   nlohmann::json head = describe_json(d);
   head["replica_choice"] = replica_note_json(note);
   head["levers"] = levers_json(lev);
+  std::vector<std::pair<int64_t, int64_t>> unfit;
+  for (const auto& p : pts) {
+    if (!p.fits) unfit.emplace_back(p.batch, p.context);
+  }
+  std::string warning_text;
+  if (auto w = unfit_rows_warning(a.deployment, d, unfit)) {
+    head["warnings"] = nlohmann::json::array({*w});
+    warning_text = "warning     " + *w + "\n";
+  }
   std::string explain_text;
   if (a.explain) {
     head["explanations"] = nlohmann::json::array();
@@ -115,7 +126,8 @@ void run_sweep(const ServingArgs& a) {
                         ? "(lecture 7:46-15:30; with mechanisms T_step = T_ops + T_comm + T_overhead, T_ops the sum over kernels of "
                           "max(compute, memory); cost per term = n price T_term / tokens)\n"
                         : "(lecture 7:46-15:30; T_step = max(T_compute, T_weights + T_kv); cost per term = n price T_term / tokens)\n") +
-            describe_text_with_warnings(d, max_context) + replica_note_text(note) + "levers      " + describe_levers(lev) + "\n",
+            describe_text_with_warnings(d, max_context) + replica_note_text(note) + "levers      " + describe_levers(lev) + "\n" +
+            warning_text,
         explain_text);
 }
 

@@ -214,12 +214,23 @@ TrainingQuery fit_query(const TrainArgs& a, bool keep_batch) {
 
 void run_step(const TrainArgs& stated) {
   TrainArgs a = stated;
+  std::string chosen;
+  // -n N alone (no degrees): the fastest plan of N chips that fits, as `train layouts -n N`
+  // ranks it first (review 2 M6: it was refused for --dp x --tp x --pp x --cp = 1).
+  if (a.chips > 1 && a.dp * a.tp * a.pp * a.cp == 1) {
+    const auto fit = smallest_fitting_cluster(load_model(a.model), load_system(a.hardware), fit_query(a, a.global_batch > 0), a.chips);
+    if (!fit || fit->chips != a.chips) {
+      throw InputError("--chips", fmt::format("no plan of {} chips holds {}; {}", a.chips, a.model,
+                                              fitting_cluster_text(fit, load_system(a.hardware), a.chips)));
+    }
+    chosen = fmt::format("the fastest plan of these {} chips that fits (train layouts -n {} ranks the others)", a.chips, a.chips);
+    set_plan(a, fit->plan);
+  }
   TrainSetup s = train_setup(a);
   TrainingMemory mem = training_memory(s.costs, s.rates, s.plan, s.placement);
   // A plan that does not fit is never a headline (issue 30 item 1): the default plan (one
   // chip) gives way to the fastest plan of the smallest cluster that holds the model; a
   // stated plan is an error naming that cluster, unless --allow-infeasible.
-  std::string chosen;
   if (!mem.fits && !a.allow_infeasible) {
     const int64_t first = a.plan_stated ? plan_chips(s.plan) : 0;
     const auto fit = smallest_fitting_cluster(s.model, s.system, fit_query(a, a.global_batch > 0), first);

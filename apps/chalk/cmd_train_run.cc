@@ -123,7 +123,7 @@ void run_train_run(const RunArgs& a) {
   const double default_mfu_value = a.non_causal ? kDefaultMfuNonCausal : kDefaultMfu;
   if (a.usd_per_chip_hour) {
     if (!(*a.usd_per_chip_hour >= 0))
-      throw InputError("--usd-per-chip-hour", fmt::format("must be >= 0, got {}", *a.usd_per_chip_hour));
+      throw InputError("--price-usd-per-chip-hour", fmt::format("must be >= 0, got {}", *a.usd_per_chip_hour));
     in.price_per_chip = usd_per_hour(*a.usd_per_chip_hour);
   }
   in.chip_power_w = a.chip_power_w.value_or(in.system.power_w_per_chip.value_or(0.0));
@@ -257,7 +257,7 @@ void run_train_run(const RunArgs& a) {
   std::cout << fmt::format("speed       MFU against the {} dense peak, {:.1f} TFLOP/s per chip ({})\n", peak,
                            to_tflop_per_s(r.peak_per_chip), mfu_note);
   std::cout << (r.price_per_chip ? fmt::format("price       ${:.2f} per chip-hour ({})\n", to_usd_per_hour(*r.price_per_chip), r.price_source)
-                                 : std::string("price       none in the catalog for this system: pass --usd-per-chip-hour\n"));
+                                 : std::string("price       none in the catalog for this system: pass --price-usd-per-chip-hour\n"));
   std::cout << (r.chip_power_w > 0
                     ? fmt::format("energy      {:.0f} W per chip (TDP) x PUE {:.2f}{}\n", r.chip_power_w, r.pue,
                                   r.pue == 1 ? " (chips only: pass --pue for hosts, network and cooling)" : "")
@@ -302,7 +302,9 @@ void register_train_run(CLI::App& train, Action& run) {
   cmd->add_option("--phase", r.phases,
                   "A phase as key=value items (name, tokens|flops, chips, seq, mfu|step_time_s+tokens_per_step, goodput); "
                   "one phase per --phase, each key at most once; keys left out come from the flags; repeat for several phases, summed");
-  cmd->add_option("--usd-per-chip-hour", r.usd_per_chip_hour, "Price per chip-hour (default: the hardware catalog's)");
+  // One name with every other command (review 2 M5); --usd-per-chip-hour stays for scripts.
+  cmd->add_option("--price-usd-per-chip-hour", r.usd_per_chip_hour, "Price per chip-hour (default: the hardware catalog's)");
+  cmd->add_option("--usd-per-chip-hour", r.usd_per_chip_hour, "The same, its former name")->group("");
   cmd->add_option("--chip-power-w", r.chip_power_w, "Power per chip in W (default: the catalog's TDP)");
   cmd->add_option("--pue", r.pue, "Power usage effectiveness, facility / IT energy (1 = chips only)")->capture_default_str();
   cmd->add_option("--peak", r.peak, "Dense peak the MFU is measured against: bf16, fp8, int8, fp4 (one the chip has; other than bf16 needs --mfu or --step-time-s)")

@@ -204,6 +204,7 @@ std::string replica_note_text(const std::optional<ReplicaNote>& note) {
     const char* label = n.rule == ReplicaRule::cheapest ? "runner-up" : n.runner_up->cost_per_token ? "cheapest" : "most tok/s per chip:";
     s += fmt::format("            {} {}\n", label, replica_point_text(*n.runner_up));
   }
+  if (!n.pipeline.empty()) s += "            " + n.pipeline + "\n";
   return s;
 }
 

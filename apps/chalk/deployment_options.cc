@@ -151,9 +151,6 @@ Deployment resolve(const DeploymentArgs& a, int64_t context, std::optional<Repli
   return resolve_model(load_model(a.model), a, context, note);
 }
 
-namespace {
-/// The deployment `d` at the batch that fills its HBM at `context` (capped at 2^24
-/// sequences, as the frontier caps it): the point the replica rule compares.
 ModePoint replica_memory_full_point(const Deployment& d, int64_t context) {
   ModePoint p;
   p.n_chips = d.n_chips;
@@ -165,7 +162,6 @@ ModePoint replica_memory_full_point(const Deployment& d, int64_t context) {
   p.cost_per_token = p.step.cost_per_token;
   return p;
 }
-}  // namespace
 
 namespace {
 /// A latency question's layout (issue 29 / issue 30 item 1): the command's chooser over every
@@ -203,6 +199,7 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
     engine.mechanisms.enabled = true;
     const bool stated = a.tp || a.ep || a.two_batch_overlap;
     std::optional<ReplicaNote> note;
+    std::optional<Deployment> costed;
     if (a.chips != 0) {
       o.n_chips = a.chips;
     } else {
@@ -249,17 +246,32 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
         o.mechanisms.layout.description =
             fmt::format("searched: {} (most decode tok/s per chip at context {} with the batch HBM holds; `chalk layouts` ranks them)",
                         describe_layout(best->layout, best_is_moe(model)), search_context);
-        if (found.pipeline) {
-          o.mechanisms.layout.description += fmt::format("; a pipeline, {}, serves more tok/s per chip on these chips: --pp {}",
-                                                         found.pipeline->name, found.pipeline->pp);
+        if (found.pipeline && note) {
+          const auto price = o.price_per_chip ? o.price_per_chip : system.price_per_chip;
+          const double tps = found.pipeline->tokens_per_s_per_chip;
+          note->pipeline = fmt::format("the layout search ranks a pipeline first on these chips, {}: {} tok/s per chip{}; this command runs "
+                                       "one replica without a pipeline: chalk decode --pp {} -n {} prices it",
+                                       found.pipeline->name, format_number(tps, 4),
+                                       price && tps > 0 ? fmt::format(", ${}/Mtok", format_number(price->value() / tps * 1e6, 4)) : std::string(),
+                                       found.pipeline->pp, o.n_chips);
         }
+        if (found.pipeline) {
+          // Named as a command that takes --pp (review 2 H1: serving, layouts, prices forward and
+          // simulate printed "--pp 2" and then refused it).
+          o.mechanisms.layout.description += fmt::format("; a pipeline, {}, serves more tok/s per chip on these chips: chalk decode --pp {} -n {} prices it",
+                                                         found.pipeline->name, found.pipeline->pp, o.n_chips);
+        }
+        // The replica was chosen on this (throughput) layout at its memory-full batch: its
+        // figures are the note's, not those of the latency layout chosen next (review 2 M1:
+        // prefill's "cheapest" 64 chips read $50.29/Mtok on the TTFT layout, 64x its runner-up).
+        if (a.layout_chooser && note) costed = make_deployment(model, system, o);
         if (a.layout_chooser) choose_for_question(model, system, o, search_context, a);
       }
     }
     Deployment d = make_deployment(model, system, o);
     if (a.chips != 0 && !a.allow_infeasible) refuse_if_weights_do_not_fit(d, model, system, engine, search_context);
     if (note) {
-      note->choice = replica_memory_full_point(d, search_context);
+      note->choice = replica_memory_full_point(costed ? *costed : d, search_context);
       if (note_out) *note_out = std::move(note);
     }
     return d;
@@ -291,27 +303,56 @@ std::optional<std::string> unfit_rows_warning(const DeploymentArgs& a, const Dep
   std::vector<std::string> rows;
   for (const auto& [b, s] : unfit) rows.push_back(fmt::format("batch {} at {} tokens", b, s));
   if (rows.size() > 4) rows.erase(rows.begin() + 3, rows.end() - 1), rows.insert(rows.end() - 1, "...");
-  // The smallest power-of-two multiple of the replica, within its scale-up domain, that holds
-  // every row, as a user would retry with -n, each size resolved as the command resolves it
-  // (layout search included). Beyond the domain a replica pays scale-out collectives on every
-  // step: there the advice is to split the batch over replicas instead.
-  const char* them = unfit.size() == 1 ? "it" : "them";
-  std::string holds = fmt::format("; no replica within the {}-chip scale-up domain holds {}: split the batch over replicas", d.system.scale_up_domain, them);
+  return fmt::format("{} {} not fit on {} x {} (KV cache beyond HBM): {} $/Mtok left empty{}", fmt::join(rows, ", "),
+                     unfit.size() == 1 ? "does" : "do", d.n_chips, d.system.chip.name, unfit.size() == 1 ? "its" : "their",
+                     replica_that_holds(a, d, unfit));
+}
+
+std::string replica_that_holds(const DeploymentArgs& a, const Deployment& d, const std::vector<std::pair<int64_t, int64_t>>& unfit) {
+  if (unfit.empty()) return {};
+  // For each row, the smallest power-of-two multiple of the replica within its scale-up
+  // domain that holds it, as a user would retry with -n, each size resolved as the command
+  // resolves it (layout search included). Beyond the domain a replica pays scale-out
+  // collectives on every step: there the advice is to split the batch over replicas instead.
+  // Per row, not for the largest only (review 2 M3: "no replica holds them" when -n 8 held
+  // batch 64 and only batch 256 needed splitting).
+  std::vector<int64_t> held_by(unfit.size(), 0);
   for (int64_t n = d.n_chips * 2; n <= d.system.scale_up_domain; n *= 2) {
+    if (std::all_of(held_by.begin(), held_by.end(), [](int64_t h) { return h > 0; })) break;
     DeploymentArgs more = a;
     more.chips = n;
     try {
       const Deployment bigger = resolve(more, unfit.front().second);
-      if (std::all_of(unfit.begin(), unfit.end(), [&](const auto& r) { return memory_plan(bigger, r.first, r.second).fits; })) {
-        holds = fmt::format("; -n {} holds {}", n, them);
-        break;
+      for (std::size_t k = 0; k < unfit.size(); ++k) {
+        if (held_by[k] == 0 && memory_plan(bigger, unfit[k].first, unfit[k].second).fits) held_by[k] = n;
       }
     } catch (const InputError&) {
       // a stated layout that does not divide n: try the next size
     }
   }
-  return fmt::format("{} {} not fit on {} x {} (KV cache beyond HBM): {} $/Mtok left empty{}", fmt::join(rows, ", "),
-                     unfit.size() == 1 ? "does" : "do", d.n_chips, d.system.chip.name, unfit.size() == 1 ? "its" : "their", holds);
+  auto names = [&](int64_t n) {
+    std::vector<std::string> rows;
+    for (std::size_t k = 0; k < unfit.size(); ++k) {
+      if (held_by[k] == n) rows.push_back(fmt::format("batch {} at {} tokens", unfit[k].first, unfit[k].second));
+    }
+    if (rows.size() > 4) rows.erase(rows.begin() + 3, rows.end() - 1), rows.insert(rows.end() - 1, "...");
+    return std::pair{fmt::format("{}", fmt::join(rows, ", ")), rows.size() == 1 ? "it" : "them"};
+  };
+  const char* them = unfit.size() == 1 ? "it" : "them";
+  const auto none = fmt::format("no replica within the {}-chip scale-up domain holds", d.system.scale_up_domain);
+  if (std::all_of(held_by.begin(), held_by.end(), [&](int64_t h) { return h == held_by.front(); })) {
+    if (held_by.front() == 0) return fmt::format("; {} {}: split the batch over replicas", none, them);
+    return fmt::format("; -n {} holds {}", held_by.front(), them);
+  }
+  std::vector<std::string> parts;
+  std::vector<int64_t> sizes(held_by.begin(), held_by.end());
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  for (int64_t n : sizes) {
+    if (n > 0) parts.push_back(fmt::format("-n {} holds {}", n, names(n).first));
+  }
+  if (sizes.front() == 0) parts.push_back(fmt::format("{} {}: split the batch over replicas", none, names(0).first));
+  return fmt::format("; {}", fmt::join(parts, "; "));
 }
 
 }  // namespace chalk::cli

@@ -107,6 +107,10 @@ struct ReplicaNote {
   /// Non-empty when no size within the scale-up domain holds the model and the smallest
   /// replica beyond it was taken instead: why.
   std::string fallback;
+  /// Non-empty when the layout search ranks a pipeline above the single-replica layout this
+  /// command runs on the chosen chips: its name, tok/s per chip, $/Mtok and the command that
+  /// prices it (review 2 H1: 405B on 16 H100, PP2 x (TP8) at $3.88/Mtok beside TP16's $13.27).
+  std::string pipeline;
 };
 
 /// Loads the model and system and resolves the deployment: --chips, or else the replica
@@ -118,6 +122,11 @@ struct ReplicaNote {
 /// With no chips stated and `note` given, *note says which replica and why. Throws
 /// InputError.
 Deployment resolve(const DeploymentArgs& a, int64_t context = 4096, std::optional<ReplicaNote>* note = nullptr);
+
+/// The deployment `d` at the batch that fills its HBM at `context` (capped at 2^24
+/// sequences, as the frontier caps it): the point the replica rule compares and
+/// ReplicaNote::choice holds.
+ModePoint replica_memory_full_point(const Deployment& d, int64_t context);
 
 /// The "replica_choice" object (docs/output-schema.md): null when the chips were stated.
 nlohmann::json replica_note_json(const std::optional<ReplicaNote>& note);
@@ -131,6 +140,12 @@ std::string replica_note_text(const std::optional<ReplicaNote>& note);
 /// them all; nullopt when `unfit` is empty. Commands leave those rows' $/Mtok empty (issue
 /// 30: a row that does not fit is never priced as if it ran).
 std::optional<std::string> unfit_rows_warning(const DeploymentArgs& a, const Deployment& d, const std::vector<std::pair<int64_t, int64_t>>& unfit);
+
+/// The advice that ends unfit_rows_warning: "; -n 16 holds it" (the smallest power-of-two
+/// multiple of d's chips within the scale-up domain that holds every row of `unfit`), or
+/// "; no replica within the 8-chip scale-up domain holds it: split the batch over replicas";
+/// empty when `unfit` is empty.
+std::string replica_that_holds(const DeploymentArgs& a, const Deployment& d, const std::vector<std::pair<int64_t, int64_t>>& unfit);
 
 /// The same deployment under the plain roofline (the lower bound shown beside the engine
 /// step): mechanisms off, everything else equal.

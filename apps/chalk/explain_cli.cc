@@ -1,5 +1,7 @@
 #include "explain_cli.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "table.h"
@@ -18,7 +20,7 @@ nlohmann::json explanations_json(const std::vector<Explanation>& xs) {
                    {"formula", x.formula},
                    {"inputs", inputs},
                    {"substituted", x.substituted},
-                   {"result", x.result},
+                   {"result", std::isnan(x.result) ? nlohmann::json() : nlohmann::json(x.result)},  // NaN: no figure (null)
                    {"unit", x.unit},
                    {"source", x.source},
                    {"note", x.note}});
@@ -29,7 +31,8 @@ nlohmann::json explanations_json(const std::vector<Explanation>& xs) {
 std::string explanations_text(const std::vector<Explanation>& xs) {
   std::string out;
   for (const auto& x : xs) {
-    out += fmt::format("{} = {} {}: {}\n  {}\n", x.key, readable(x.result, 4), x.unit, x.quantity, x.formula);
+    // A figure with no value (NaN: a price for a batch that does not fit) prints "-", as the table does.
+    out += fmt::format("{} = {} {}: {}\n  {}\n", x.key, std::isnan(x.result) ? std::string("-") : readable(x.result, 4), x.unit, x.quantity, x.formula);
     for (const auto& i : x.inputs) out += fmt::format("    {:<12} {:>12} {:<16} {} ({})\n", i.symbol, readable(i.value, 6), i.unit, i.name, i.source);
     out += fmt::format("  = {}\n  source: {}\n", x.substituted, x.source);
     if (!x.note.empty()) out += "  note: " + x.note + "\n";

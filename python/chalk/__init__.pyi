@@ -618,7 +618,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(field, message) on bad input.
     """
 
-def train_run(*, model: Optional[Values] = None, hardware: Optional[Values] = None, tokens: Optional[Values] = None, flops: Optional[Values] = None, chips: Optional[Values] = None, seq: Optional[Values] = None, mfu: Optional[Values] = None, step_time_s: Optional[Values] = None, tokens_per_step: Optional[Values] = None, goodput: Optional[Values] = None, name: Optional[Values] = None, phase: Optional[Values] = None, usd_per_chip_hour: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, peak: Optional[Values] = None, non_causal: bool = False, frame: bool = False) -> Any:
+def train_run(*, model: Optional[Values] = None, hardware: Optional[Values] = None, tokens: Optional[Values] = None, flops: Optional[Values] = None, chips: Optional[Values] = None, seq: Optional[Values] = None, mfu: Optional[Values] = None, step_time_s: Optional[Values] = None, tokens_per_step: Optional[Values] = None, goodput: Optional[Values] = None, name: Optional[Values] = None, phase: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, usd_per_chip_hour: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, peak: Optional[Values] = None, non_causal: bool = False, frame: bool = False) -> Any:
     """`chalk train run --json`: GPU-hours, days, dollars and energy of a whole training run (one or more phases).
 
 Returns the CLI's JSON as plain Python objects.
@@ -636,7 +636,8 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     goodput: Fraction of wall clock spent on steps that count (restarts, rollbacks, stalls; 1: a lower bound on wall clock; each --phase's default) (default 1)
     name: Name of the single phase (default pre-training; with --phase, name= in each)
     phase: A phase as key=value items (name, tokens|flops, chips, seq, mfu|step_time_s+tokens_per_step, goodput); one phase per --phase, each key at most once; keys left out come from the flags; repeat for several phases, summed
-    usd_per_chip_hour: Price per chip-hour (default: the hardware catalog's)
+    price_usd_per_chip_hour: Price per chip-hour (default: the hardware catalog's)
+    usd_per_chip_hour: The same, its former name
     chip_power_w: Power per chip in W (default: the catalog's TDP)
     pue: Power usage effectiveness, facility / IT energy (1 = chips only) (default 1)
     peak: Dense peak the MFU is measured against: bf16, fp8, int8, fp4 (one the chip has; other than bf16 needs --mfu or --step-time-s) (default bf16)

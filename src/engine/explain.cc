@@ -199,7 +199,16 @@ std::vector<Explanation> explain_decode(const Deployment& d, int64_t batch, int6
                  {{"tok/s", "replica tokens per second", r.tokens_per_s.value(), "tok/s", "tok_per_s"}, chips_in(d)},
                  fmt::format("{} / {} = {} tok/s", num(r.tokens_per_s.value()), num(n), num(r.tokens_per_s_per_chip.value())),
                  r.tokens_per_s_per_chip.value(), "tok/s", "docs/formulas.md 3 (tokens/s per chip = B / (n T_step))", ""});
-  if (r.cost_per_token && d.price_per_chip) {
+  const MemoryPlan mem = memory_plan(d, batch, context);
+  if (r.cost_per_token && d.price_per_chip && !mem.fits) {
+    // A batch the replica cannot hold has no price (issue 30, review 2 M4): the table and
+    // JSON leave it empty, and so does its explanation; result NaN (null in JSON).
+    out.push_back({"cost_usd_per_mtok", "no price: this batch does not fit in the replica's HBM", "cost/token = n (price per chip-second) T_step / (B kept), only for a batch that fits",
+                   {chips_in(d), {"B", "batch", B, "sequences", "--batch"},
+                    {"max_batch", "most sequences HBM holds at this context", static_cast<double>(mem.max_batch), "sequences", "memory_plan (max_batch_at_context)"}},
+                   fmt::format("batch {} at {} tokens does not fit on {} chips (at most {} sequences): no price", batch, context, d.n_chips, mem.max_batch),
+                   std::nan(""), "USD per 1M tokens", "docs/formulas.md 3 (cost per token = n price T_step / B)", ""});
+  } else if (r.cost_per_token && d.price_per_chip) {
     const double price_h = to_usd_per_hour(*d.price_per_chip);
     out.push_back({"cost_usd_per_mtok", "what a million output tokens cost in chip rental", "cost/token = n (price per chip-second) T_step / (B kept)",
                    {chips_in(d), {"price", "rental price per chip-hour", price_h, "USD/hour", d.price_source.empty() ? "--price-usd-per-chip-hour" : d.price_source},

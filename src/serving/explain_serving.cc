@@ -31,7 +31,8 @@ std::vector<Explanation> explain_serving_point(const Deployment& d, const Servin
                  {{"B", "batch", B, "sequences", "--batch"}, kept_in, serving_chips_in(d), step_in},
                  fmt::format("{} x {} / ({} x {} ms) = {} tok/s", N(B), N(kept), N(n), N(step_ms), N(s.tokens_per_s_per_chip.value())),
                  s.tokens_per_s_per_chip.value(), "tok/s", "docs/formulas.md 3 (throughput per chip)", ""});
-  if (!p.cost || !d.price_per_chip) return out;
+  // No price for a batch the replica cannot hold (issue 30, review 2 H3): its row's cost is empty.
+  if (!p.cost || !d.price_per_chip || !p.fits) return out;
   const double price_h = to_usd_per_hour(*d.price_per_chip);
   const double tok_per_h = s.tokens_per_s.value() * 3600;
   out.push_back({"cost_usd_per_mtok", "what a million output tokens cost in chip rental",

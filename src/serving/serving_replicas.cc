@@ -39,6 +39,16 @@ std::vector<DeploymentOptions> variants_of(const ModelSpec& m, const DeploymentO
       out.push_back(mixed);
     }
   }
+  // A dense model on a replica wider than the domain: tensor parallelism over all n chips,
+  // one copy of the weights, as `decode -n n` lays it (review 2 M8: Llama 3.1 405B on 16
+  // H100 was priced as two TP8 copies, 1,623.5 GB, so no size beyond the domain ever fit).
+  if (base.mechanisms.enabled && base.mechanisms.layout.tp_attention == 0 && base.mechanisms.layout.tp_ffn == 0 && !moe && domain > 0 &&
+      n > domain) {
+    DeploymentOptions wide = base;
+    wide.mechanisms.layout.tp_attention = n;
+    wide.mechanisms.layout.tp_ffn = n;
+    out.push_back(wide);
+  }
   if (base.mechanisms.enabled && base.mechanisms.layout.tp_attention == 0 && base.mechanisms.layout.tp_ffn == 0 && moe && n > 1) {
     DeploymentOptions dp = base;
     dp.mechanisms.layout.tp_attention = 1;

@@ -20,7 +20,9 @@ expect_error "--tokens: give exactly one positive budget" train run --tokens 1e1
 expect_error "--tokens: give exactly one positive budget" train run --tokens -5
 expect_error "--pue: must be >= 1" train run --tokens 1e12 --pue 0.5
 expect_error "--chip-power-w: must be >= 0 W" train run --tokens 1e12 --chip-power-w -700
-expect_error "--usd-per-chip-hour: must be >= 0" train run --tokens 1e12 --usd-per-chip-hour -2
+expect_error "--price-usd-per-chip-hour: must be >= 0" train run --tokens 1e12 --usd-per-chip-hour -2
+# Review 2 M5: the name every other command takes, and the JSON key's.
+expect_error "--price-usd-per-chip-hour: must be >= 0" train run --tokens 1e12 --price-usd-per-chip-hour -2
 # --peak: one the chip has, the accepted ones listed; fp16 is not a peak of its own; the
 # default MFU is a fraction of the bf16 peak, so another peak needs --mfu.
 expect_error "--peak: H800 SXM has no dense fp4 peak; expected one it has: bf16, fp8, int8" train run --tokens 1e12 --peak fp4 --mfu 0.2

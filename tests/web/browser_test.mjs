@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { startServer } from './server.mjs';
 import { trafficChecks } from './browser_traffic.mjs';
+import { fitsChecks } from './browser_fits.mjs';
 
 const [chalk, src, shotArg] = process.argv.slice(2);
 const shot = shotArg ? path.resolve(shotArg) : undefined;
@@ -37,7 +38,24 @@ const OVERLAPS = () => {
 const cli = (...args) => JSON.parse(execFileSync(chalk, [...args, '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 }));
 // The chips the page prices with its slider at "cheapest" (issue 30): `serving window`'s
 // choice at the page's context, which every view then states (app.js, chooseChips).
-const N = (...args) => ['-n', String(cli('serving', 'window', ...args).replica_choice.choice.chips)];
+// `NW`: that choice alone (the traffic and frontier pages, whose decode calls are stubbed out).
+// `N`: what the page prices at its batch slider (review 2 H2): among the sizes the window
+// compared, the least $/Mtok at the batch ('-b' in args, else the page's 64) of those that hold
+// it; the window's choice when none does.
+const NW = (...args) => ['-n', String(cli('serving', 'window', ...args).replica_choice.choice.chips)];
+const N = (...argsIn) => {
+  const at = argsIn.indexOf('-b');
+  const batch = at >= 0 ? argsIn[at + 1] : '64';
+  const args = at >= 0 ? [...argsIn.slice(0, at), ...argsIn.slice(at + 2)] : argsIn;
+  const rc = cli('serving', 'window', ...args).replica_choice;
+  let best = null;
+  for (const n of rc.replica_sizes) {
+    let row;
+    try { row = cli('decode', ...args, '-n', String(n), '-b', batch).rows[0]; } catch { continue; }
+    if (row.memory_fits && typeof row.cost_usd_per_mtok === 'number' && (!best || row.cost_usd_per_mtok < best.cost)) best = { n, cost: row.cost_usd_per_mtok };
+  }
+  return ['-n', String(best ? best.n : rc.choice.chips)];
+};
 const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${what}: page ${a}, CLI ${b}`);
 const t0 = Date.now();
 const server = await startServer(chalk);
@@ -107,7 +125,7 @@ try {
   await check('batch slider and KV format: headline = chalk decode', async () => {
     await ready(2);
     await page.waitForFunction(() => window.chalk.data.decode.rows[0].batch === 256 && window.chalk.state.kv === 'fp8');
-    const row = cli('decode', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8').rows[0];
+    const row = cli('decode', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8', '-b', '256'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8').rows[0];
     for (const k of ['t_step_ms', 't_compute_ms', 't_kv_ms', 'tok_per_s_per_user', 'cost_usd_per_mtok']) {
       close(Number(await page.getAttribute(`#headline button[data-key="${k}"]`, 'data-value')), row[k], k);
     }
@@ -115,7 +133,7 @@ try {
     assert.match(page.url(), /kv=fp8/);
   });
   await check('memory by component with the HBM limit = chalk decode', async () => {
-    const d = cli('decode', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8');
+    const d = cli('decode', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8', '-b', '256'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8');
     const limit = await page.evaluate(() => window.chalk.views.memory.data('limit'));
     close(limit[0].gb, d.memory.hbm_total_gb, 'HBM limit');
     const parts = await plotted('memory');
@@ -136,14 +154,14 @@ try {
     assert.match(h, /^t_compute_ms = /);
     const formula = await page.textContent('#explain-body .formula');
     assert.match(formula, /N_active/);
-    const x = cli('decode', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8', '--explain').explanations[0].figures.find((f) => f.key === 't_compute_ms');
+    const x = cli('decode', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8', '-b', '256'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8', '--explain').explanations[0].figures.find((f) => f.key === 't_compute_ms');
     assert.ok((await page.textContent('#explain-body .substituted')).includes(x.substituted));
   });
 
   await check('explained numbers beside the charts = the JSON they explain (sweep, balance, memory)', async () => {
-    const row = cli('serving', 'sweep', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8').rows[0];
+    const row = cli('serving', 'sweep', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8', '-b', '256'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8').rows[0];
     close(Number(await page.getAttribute('#sweep-numbers button[data-key="cost_usd_per_mtok"]', 'data-value')), row.cost_usd_per_mtok, 'cost at batch 256');
-    const bal = cli('serving', 'balance', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8'), '-s', '4096', '--kv-dtype', 'fp8').balance;
+    const bal = cli('serving', 'balance', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8', '-b', '256'), '-s', '4096', '--kv-dtype', 'fp8').balance;
     close(Number(await page.getAttribute('#sweep-numbers button[data-key="lecture_batch_peak"]', 'data-value')), bal.lecture_batch_peak, 'B*');
     // The first compute-bound batch (docs/web.md) is balance's batch_with_kv: none at 4096 tokens
     // (past context_never_compute_bound_tokens, 871 for Llama 3.1 8B on H100 at fp8 KV), where the
@@ -159,7 +177,7 @@ try {
   await check('first compute-bound batch at a short context = chalk serving balance, with its algebra', async () => {
     await page.$eval('#context', (el) => { el.value = '9'; el.dispatchEvent(new Event('input')); });
     await page.waitForFunction(() => window.chalk.data.balance.balance.context_tokens === 512 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
-    const bal = cli('serving', 'balance', ...M, ...N(...M, '-s', '512', '--kv-dtype', 'fp8'), '-s', '512', '--kv-dtype', 'fp8').balance;
+    const bal = cli('serving', 'balance', ...M, ...N(...M, '-s', '512', '--kv-dtype', 'fp8', '-b', '256'), '-s', '512', '--kv-dtype', 'fp8').balance;
     assert.equal(bal.batch_with_kv, 662);  // Llama 3.1 8B, H100, fp8 KV, 512 tokens (723 before vLLM's bf16 GEMMs streamed at their marginal rate)
     assert.equal(Number(await page.getAttribute('#sweep-numbers button[data-key="batch_with_kv"]', 'data-value')), 662);
     await page.click('#sweep-numbers button[data-key="batch_with_kv"]');
@@ -170,7 +188,7 @@ try {
   await check('simulation: the rate slider moves TTFT and TPOT percentiles = chalk simulate', async () => {
     await page.$eval('#rate', (el) => { el.value = '4'; el.dispatchEvent(new Event('input')); });
     await page.waitForFunction(() => window.chalk.state.rate === 16 && document.body.dataset.state === 'ready' && window.chalk.data.simulate_rate === 16, null, { timeout: 30000 });
-    const r = cli('simulate', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8'), '--kv-dtype', 'fp8', '--rate', '16', '--requests', '200', '--input', '8192', '--output', '200').rows[0];
+    const r = cli('simulate', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8', '-b', '256'), '--kv-dtype', 'fp8', '--rate', '16', '--requests', '200', '--input', '8192', '--output', '200').rows[0];
     const rows = await plotted('simulate');
     assert.equal(rows.length, 6);
     for (const x of rows) close(x.ms, r[x.key], x.key);
@@ -188,7 +206,7 @@ try {
     // Review M3: the axis stops at the model's max context (Llama 3.1: 131,072 tokens), not 1M.
     assert.equal(Math.max(...rows.map((r) => r.x)), cli('models').rows.find((m) => m.name === 'llama-3.1-8b').max_context_tokens);
     assert.equal(Math.max(...rows.map((r) => r.x)), 131072);
-    const c = cli('serving', 'sweep', '-m', 'llama-3.1-8b', '-H', 'h200', ...N('-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096'), '--kv-dtype', 'fp8', '-b', '256', '-s', '128:1048576').rows;
+    const c = cli('serving', 'sweep', '-m', 'llama-3.1-8b', '-H', 'h200', ...N('-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096', '-b', '256'), '--kv-dtype', 'fp8', '-b', '256', '-s', '128:1048576').rows;
     for (const r of rows) close(r.value, c.find((x) => x.context_tokens === r.x)[r.key], `${r.key} at context ${r.x}`);
     for (const r of rows) assert.equal(r.fits, c.find((x) => x.context_tokens === r.x).memory_fits, `fits at context ${r.x}`);
     // At batch 256 the longest contexts do not fit beside the weights: grey, and the limit marked.
@@ -335,12 +353,15 @@ try {
     const marks = await p2.$$eval('svg .mark-text text', (ts) => ts.filter((t) => !t.closest('.role-legend, .role-axis, .role-title')).map((t) => t.textContent));
     assert.ok(marks.some((t) => /HBM full/.test(t)), `no HBM limit label among ${marks.join(' | ')}`);
     assert.ok(!marks.some((t) => /x price|x speed|cost floor|baseline/.test(t)), 'mode names laid over the plot');
+    // Axis numbers as the page writes them (review 2 M7: "200m" on a ms axis, "1k" batches).
+    const ticks = await p2.$$eval('svg .role-axis-label text', (ts) => ts.map((t) => t.textContent).filter((t) => t));
+    assert.ok(ticks.length > 10 && ticks.every((t) => /^-?[0-9][0-9,]*(\.[0-9]+)?(e[-+]?[0-9]+)?$/.test(t)), `SI or odd ticks: ${ticks.filter((t) => !/^-?[0-9][0-9,]*(\.[0-9]+)?(e[-+]?[0-9]+)?$/.test(t)).join(' ')}`);
     await p2.close();
   });
   await check('an uploaded config.json moves the curves', async () => {
     await page.setInputFiles('#upload', `${src}/data/models/hf/qwen3-32b.json`);
     await page.waitForFunction(() => window.chalk.data.decode.model.params_total > 3e10 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
-    const c = cli('decode', '-m', `${src}/data/models/hf/qwen3-32b.json`, '-H', 'h200', ...N('-m', `${src}/data/models/hf/qwen3-32b.json`, '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096'), '--kv-dtype', 'fp8', '-b', '256', '-s', '4096').rows[0];
+    const c = cli('decode', '-m', `${src}/data/models/hf/qwen3-32b.json`, '-H', 'h200', ...N('-m', `${src}/data/models/hf/qwen3-32b.json`, '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096', '-b', '256'), '--kv-dtype', 'fp8', '-b', '256', '-s', '4096').rows[0];
     close(Number(await page.getAttribute('#headline button[data-key="t_step_ms"]', 'data-value')), c.t_step_ms, 'uploaded model step');
   });
   await check('a shared URL restores the view', async () => {
@@ -381,7 +402,7 @@ try {
     assert.ok((await p3.evaluate(() => window.chalk.errors)).every((e) => /not under test/.test(e)), 'frontier or modes failed');
     assert.match(p3.url(), /model=deepseek-v3/);
     const D = ['-m', 'deepseek-v3', '-H', 'h100-sxm', '-s', '4096'];
-    const n = Number(N(...D)[1]);
+    const n = Number(NW(...D)[1]);
     assert.equal(n, 16);  // 674.7 GB of weights + 10% reserve: more than 8 x 80 GB, within 16 x 80 GB
     const c = cli('serving', 'frontier', ...D, '--replica-chips', `${n},${2 * n},${4 * n}`).rows.filter((r) => r.on_frontier !== false);
     const rows = await p3.evaluate(() => window.chalk.views.frontier.data('rows'));
@@ -391,7 +412,8 @@ try {
   });
   await p3.close();
 
-  await trafficChecks({ browser, url: server.url, check, cli, N, close });
+  await fitsChecks({ browser, url: server.url, check, cli, N, close });
+  await trafficChecks({ browser, url: server.url, check, cli, N: NW, close });
 
 } finally {
   await browser.close();

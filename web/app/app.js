@@ -62,20 +62,32 @@ function deployment({ chips = true } = {}) {
   return f;
 }
 
-/// With the chips slider at "cheapest", every view prices the replica the cost and
-/// throughput commands choose at the page's context (issue 30: the cheapest size at the batch
-/// that fills its HBM; `chalk serving window`'s replica_choice), read once per update, so the
-/// headline, memory, sweeps and traffic share one deployment, and one an operator would run
-/// rather than the smallest that holds the weights (whose batch 64 of Llama 3.1 70B once
-/// needed 227 GB of 160).
+/// With the chips slider at "cheapest", every view prices one replica (issue 30), read once
+/// per update: among the sizes `chalk serving window`'s replica_choice compared, the least
+/// $/Mtok at the batch slider's batch of those that hold it (review 2 H2: DeepSeek-V3 on GB200
+/// at batch 64 was priced on the 64 chips chosen at their memory-full batch, $16.28/Mtok,
+/// where 8 chips cost $3.82); when none holds it, the window's choice, labelled so.
 async function chooseChips() {
   chalk.chips = 0;
   chalk.replica_choice = null;
+  chalk.chips_at_batch = null;
   if (state.chips > 0) return;
   const w = await api('/api/serving/window', { ...deployment({ chips: false }), context: state.context });
   chalk.replica_choice = w.replica_choice;
   chalk.chips = w.replica_choice ? w.replica_choice.choice.chips : 0;
-  if (chalk.chips > 0) $('chips-out').value = `cheapest: ${chalk.chips}`;
+  if (!(chalk.chips > 0)) return;
+  const sizes = w.replica_choice.replica_sizes ?? [];
+  const rows = await Promise.all(sizes.map((n) => api('/api/decode', { ...deployment({ chips: false }), chips: n, batch: state.batch, context: state.context })
+    .then((j) => ({ n, row: j.rows[0] }), () => null)));
+  const priced = rows.filter((r) => r && r.row.memory_fits && typeof r.row.cost_usd_per_mtok === 'number')
+    .sort((a, b) => a.row.cost_usd_per_mtok - b.row.cost_usd_per_mtok);
+  chalk.chips_at_batch = priced.map((r) => ({ chips: r.n, cost_usd_per_mtok: r.row.cost_usd_per_mtok }));
+  if (priced.length > 0) {
+    chalk.chips = priced[0].n;
+    $('chips-out').value = `cheapest at batch ${state.batch.toLocaleString('en-US')}: ${chalk.chips}`;
+  } else {
+    $('chips-out').value = sizes.length > 0 ? `${chalk.chips} (batch ${state.batch.toLocaleString('en-US')} fits none)` : `smallest that holds it: ${chalk.chips}`;
+  }
 }
 
 /// Runs one view; a failure is recorded per view (chalk.errors) and shown once however many
@@ -147,8 +159,14 @@ async function updateSweep() {
   const at = j.explanations.find((e) => e.batch === state.batch);
   const ax = at ? Object.fromEntries(at.figures.map((x) => [x.key, x])) : {};
   const bx = Object.fromEntries(bal.explanations.map((x) => [x.key, x]));
+  // A batch past HBM gets no price and no speed here (review 2 H3: "cost at batch 256 0.911
+  // $/Mtok" beside a headline saying it does not fit): one tile says so.
+  const atRow = j.rows.find((r) => r.batch === state.batch);
+  const unfit = atRow && atRow.memory_fits === false;
+  const b = state.batch.toLocaleString('en-US');
   numberButtons($('sweep-numbers'), [
-    ...['cost_usd_per_mtok', 'tok_per_s_per_user', 'tok_per_s_per_chip'].filter((k) => ax[k]).map((k) => ({ key: k, label: `${words(k)} at batch ${state.batch.toLocaleString('en-US')}`, value: ax[k].result, unit: ax[k].unit, explanation: ax[k] })),
+    ...(unfit ? [{ key: 'cost_usd_per_mtok', label: `cost at batch ${b}`, value: null, unit: `$/Mtok: batch ${b} does not fit in HBM` }]
+      : ['cost_usd_per_mtok', 'tok_per_s_per_user', 'tok_per_s_per_chip'].filter((k) => ax[k]).map((k) => ({ key: k, label: `${words(k)} at batch ${b}`, value: ax[k].result, unit: ax[k].unit, explanation: ax[k] }))),
     { key: 'lecture_batch_peak', label: 'balance batch B* (lecture)', value: bal.balance.lecture_batch_peak, unit: 'sequences', explanation: bx.lecture_batch_peak },
     // The first compute-bound batch is balance's batch_with_kv (KV fetch counted): none at a
     // context past context_never_compute_bound_tokens, where the KV grows as fast as compute.

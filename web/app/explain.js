@@ -9,6 +9,7 @@ const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&l
 // looks like an exact one.
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumSignificantDigits: 4 });
 const fmt = (v) => {
+  if (v === null || v === undefined) return '-';  // no figure (a row that does not fit has no price)
   if (typeof v !== 'number') return esc(v);
   if (Number.isInteger(v) && Math.abs(v) < 1e15) return v.toLocaleString('en-US');
   if (Math.abs(v) >= 1e4) return compact.format(v);
