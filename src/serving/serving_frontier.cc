@@ -108,12 +108,13 @@ std::optional<ModePoint> fastest_at_cost(const std::vector<Replica>& reps, int64
   return best;
 }
 
-/// Each replica at the batch that fills its HBM at `context`: its cheapest point, since
-/// cost per token does not rise with batch.
+/// Each replica at its cheapest batch up to the one that fills its HBM at `context`
+/// (cheapest_decode_point: cost per token falls with batch except where the engine pads a
+/// batch up to its next CUDA-graph size).
 std::vector<ModePoint> memory_full_points(const std::vector<Replica>& reps, int64_t context, const DecodeLevers& lev) {
   std::vector<ModePoint> out;
   out.reserve(reps.size());
-  for (const auto& rep : reps) out.push_back(mode_point(rep.dep, rep.max_batch, context, lev));
+  for (const auto& rep : reps) out.push_back(cheapest_decode_point(rep.dep, rep.max_batch, context, lev));
   return out;
 }
 
