@@ -222,7 +222,8 @@ void run_compare(const CompareArgs& a) {
     if (!r) continue;
     std::vector<Cell> row = row_of(oc, *r);
     // People read the speed compared at in one column, marked when the sheet states none.
-    if (oc.speed_assumed) row[1] = readable(oc.speed.value(), 4) + " assumed";  // --speed 1e12 reads 1T, not 1e+12
+    // --speed 1e12 reads 1.000T, not 1e+12; 50 stays 50.
+    if (oc.speed_assumed) row[1] = (oc.speed.value() >= 1e5 ? readable(oc.speed.value(), 4) : fmt::format("{:g}", oc.speed.value())) + " assumed";
     if (!oc.cheapest) {
       row[kSystemColumn] = std::string(r->speed_out_of_reach ? "none reaches it"
                            : r->unreachable == "no public price per chip-hour" ? "none priced"
@@ -240,7 +241,7 @@ void run_compare(const CompareArgs& a) {
       "margin      1 - cost / price; break-even util = cost / price (blended $/Mtok)\n"
       "b-e batch   the batch whose output cost equals the host's output price\n\n",
       m.name, w.input_tokens, format_number(100 * w.prefix_hit_rate, 3), w.output_tokens, h.context, systems.size(),
-      readable(w.assumed_speed.value(), 4));
+      w.assumed_speed.value() >= 1e5 ? readable(w.assumed_speed.value(), 4) : fmt::format("{:g}", w.assumed_speed.value()));
   print_table(std::cout, t);
   if (!footnotes.empty()) std::cout << "\n" << footnotes;
   std::cout << "\n--csv and --json carry every system; sources and dates: --json or data/prices/hosts/" << m.name << ".json\n";

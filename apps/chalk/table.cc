@@ -59,8 +59,9 @@ namespace {
 
 std::string render(const Cell& c, int precision, bool count = false, double count_scale = 1) {
   if (std::holds_alternative<std::monostate>(c)) return "-";
-  // Any figure from 100,000 up reads 289B style ("736.8K" ms, not "736846": review L2).
-  if (auto* d = std::get_if<double>(&c)) return count ? format_count(*d * count_scale, precision) : (std::isfinite(*d) && std::fabs(*d) >= 1e5 ? format_count(*d, std::max(precision, 4)) : format_number(*d, precision));
+  // A figure from 100,000 up reads 289B style ("736.8K" ms, not "736846": review L2); from
+  // 1e15 up (FLOPs) it keeps format_number's scientific notation, as T is the last suffix.
+  if (auto* d = std::get_if<double>(&c)) return count ? format_count(*d * count_scale, precision) : (std::fabs(*d) >= 1e5 && std::fabs(*d) < 1e15 ? format_count(*d, std::max(precision, 4)) : format_number(*d, precision));
   if (auto* i = std::get_if<int64_t>(&c)) {
     // An integer count below 10,000 stays whole ("2048" chips, not "2.05K").
     if (count && (std::llabs(*i) >= 10000 || count_scale != 1)) return format_count(static_cast<double>(*i) * count_scale, precision);

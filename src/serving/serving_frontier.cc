@@ -317,7 +317,7 @@ ModesReport fast_and_slow_modes(const ModelSpec& m, const SystemSpec& s, const D
     auto b = fastest_at_cost(reps, o.context, lev, near_floor);
     r.baseline = b ? *b : r.cheapest;
     r.baseline_rule = "the fastest point within " + fmt1(100 * tol, "%g") +
-                      "% of the cost floor within HBM (the floor: the batch that fills memory on the cheapest replica)";
+                      "% of the cost floor within HBM (the floor: the cheapest replica at its cheapest batch within HBM)";
   }
   const double s0 = r.baseline.tokens_per_s_per_user.value();
   const double c0 = r.baseline.tokens_per_s_per_chip.value();  // cost multiple = c0 / per_chip

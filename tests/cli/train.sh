@@ -81,7 +81,7 @@ assert abs(s['t_step_s'] - r['t_step_s']) <= 1e-9 * r['t_step_s'] and abs(s['mem
 " "$CHALK" || fail "train layouts: train_step_flags do not reproduce the row ($q)"
 done
 "$CHALK" train layouts -m llama-3.1-8b -H h100-sxm -B 64 --pareto | grep -q "Pareto front" || fail "pareto"
-"$CHALK" train layouts -m gpt-3-175b -H a100-80gb -n 64 -B 64 -s 2048 --csv | head -1 | grep -q "^rank,plan,fits,t_step_s,mfu" || fail "layouts csv"
+"$CHALK" train layouts -m gpt-3-175b -H a100-80gb -n 64 -B 64 -s 2048 --csv | head -1 | grep -q "^rank,plan,memory_fits,t_step_s,mfu" || fail "layouts csv"
 # Errors: one line naming the option, the value and what was expected.
 expect_error "--tp: 3 does not divide the 64 query heads of llama-3.1-70b" train step --tp 3
 expect_error "--chips: 4 chips, but --dp x --tp x --pp x --cp = 2 x 1 x 1 x 1 = 2" train step --dp 2 -n 4
