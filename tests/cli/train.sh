@@ -134,7 +134,7 @@ case "$ov" in *"DualPipe hides"*|*"ZeRO-3"*) fail "zb-v overlap line claims Dual
 "$CHALK" train step -m llama-3.1-8b -H h100-sxm --dp 8 --cp 8 -B 64 -s 262144 --allow-infeasible --json | python3 -c "
 import json, sys; w = json.load(sys.stdin)['warnings']
 assert w == ['sequence length 262144 exceeds llama-3.1-8b\'s max_position_embeddings 131072'], w" || fail "train step: no context warning"
-"$CHALK" train memory -m llama-3.1-8b -H h100-sxm --dp 8 -s 4096 --schedule interleaved | grep -q "^warning     schedule interleaved with pp 1: one pipeline stage has no bubble to schedule" || fail "train memory: no one-stage schedule warning"
+"$CHALK" train memory -m llama-3.1-8b -H h100-sxm --dp 8 --zero 2 -s 4096 --schedule interleaved | grep -q "^warning     schedule interleaved with pp 1: one pipeline stage has no bubble to schedule" || fail "train memory: no one-stage schedule warning"
 "$CHALK" train step -m qwen3-30b-a3b --dp 8 --ep 8 -B 8 --ep-dispatcher alltoall --allow-infeasible | grep -q "^warning     --ep-dispatcher alltoall: the expert group sits inside one scale-up domain" || fail "train step: no in-domain dispatcher warning"
 "$CHALK" train layouts -m llama-3.1-8b -H h100-sxm -s 262144 --json | python3 -c "
 import json, sys; assert any('max_position_embeddings 131072' in w for w in json.load(sys.stdin)['warnings'])" || fail "train layouts: no context warning"

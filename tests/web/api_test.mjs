@@ -217,7 +217,7 @@ const ERRORS = [
   ['simulate: no traffic stated', 'POST', '/api/simulate', { model: 'llama-3.1-8b', hardware: 'h100-sxm' }, 400, 'rate'],
   ['simulate: negative rate', 'POST', '/api/simulate', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: -3 }, 400, 'rate'],
   ['plan: chip budget over the API bound', 'POST', '/api/plan', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, 'ttft-slo-ms': 500, 'budget-chips': 100000 }, 400, 'budget-chips'],
-  ['plan: no budget', 'POST', '/api/plan', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, 'ttft-slo-ms': 500 }, 400, 'budget-chips'],
+  ['plan: no budget (a field the request lacks is named in snake_case)', 'POST', '/api/plan', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, 'ttft-slo-ms': 500 }, 400, 'budget_chips'],
   ['step: a bad batch spec', 'POST', '/api/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', decode: '1024y32' }, 400, 'decode'],
   ['step: negative tokens', 'POST', '/api/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', batches: [{ prefill: [[-5, 0]] }] }, 400, 'batches[0].prefill[0].tokens'],
   ['step: a context beyond the model', 'POST', '/api/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', batches: [{ decode: [200000] }] }, 400, 'batches[0].decode[0]'],
