@@ -8,6 +8,7 @@
 #include "chalk/base/error.h"
 #include "chalk/prices/prices.h"
 #include "chalk/serving/serving.h"
+#include "chalk/serving/cheapest_batch.h"
 
 namespace chalk {
 namespace {

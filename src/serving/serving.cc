@@ -2,6 +2,7 @@
 // (docs/formulas.md, section "serving"). The frontier and the modes are in
 // serving_frontier.cc.
 #include "chalk/serving/serving.h"
+#include "chalk/serving/cheapest_batch.h"
 
 #include <algorithm>
 #include <cmath>

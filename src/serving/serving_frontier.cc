@@ -10,6 +10,7 @@
 #include "chalk/base/error.h"
 #include "chalk/model/moe.h"
 #include "chalk/serving/serving.h"
+#include "chalk/serving/cheapest_batch.h"
 #include "serving_replicas.h"
 
 namespace chalk {

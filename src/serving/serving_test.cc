@@ -9,6 +9,7 @@
 //   F_eff = 8 x 989.4e12 x 0.803 = 6.3559e15 FLOP/s; 2 N_active = 139.006e9 FLOP/token;
 //   price 8 x $4.54/h = $0.0100889/s.
 #include "chalk/serving/serving.h"
+#include "chalk/serving/cheapest_batch.h"
 
 #include <cmath>
 #include <cstdio>

@@ -283,21 +283,8 @@ struct ModePoint {
   TokensPerSecond tokens_per_s_per_user;
   TokensPerSecond tokens_per_s_per_chip;
   std::optional<UsdPerToken> cost_per_token;
-  /// The batch that fills HBM at this context, when the point was chosen up to it
-  /// (cheapest_decode_point); 0 when not. `batch` is below it when padding made it dearer.
-  int64_t memory_full_batch = 0;
+  int64_t memory_full_batch = 0;  ///< HBM's batch when chosen up to it (cheapest_batch.h), else 0
 };
-
-/// The cheapest decode point of `d` at `context` up to `memory_full_batch`, the batch that
-/// fills its HBM (memory_plan's max_batch): that batch, or a smaller one that costs less per
-/// token because the engine pads the memory-full batch up to its next CUDA-graph capture size
-/// (review L7: a batch of 273 padded cost $0.874/Mtok against 256 at $0.865). Candidates: the
-/// memory-full batch, the multiples of 8 up to 64 below it (vLLM's capture sizes from 8 up and
-/// SGLang's from 16 up are multiples of 8, at most 32 apart; TensorRT-LLM's are powers of two,
-/// then multiples of 128: engine/cuda_graphs.h) and the largest power of two below it. Ranked
-/// by tokens/s per chip (cost per token at one price per chip); a smaller batch wins only when
-/// clearly (relative 1e-9) cheaper. `memory_full_batch` >= 1, else InputError.
-ModePoint cheapest_decode_point(const Deployment& d, int64_t memory_full_batch, int64_t context, const DecodeLevers& levers = {});
 
 /// The cheapest point at least `speed_multiple` x the baseline's speed.
 struct PriceForSpeed {
@@ -368,10 +355,8 @@ int64_t largest_batch_at_speed(const Deployment& d, int64_t context, const Servi
 
 /// The replica a command prices when the user states no chips: the cheapest point within
 /// HBM over every replica size the frontier sweeps (1..scale-up domain, serving_replicas.h)
-/// and its layouts, each at its cheapest batch up to the one that fills its HBM at `context`
-/// (the cost floor fast_and_slow_modes names `cheapest`: cost per token = n price T_step / B
-/// falls as B grows, except where the engine pads B up to its next CUDA-graph size:
-/// cheapest_decode_point); ties within a
+/// and its layouts, each at its cheapest batch within HBM at `context` (the cost floor
+/// fast_and_slow_modes names `cheapest`: cheapest_batch.h); ties within a
 /// relative 1e-9 in tokens/s per chip go to the faster point. Cost is compared as tokens/s
 /// per chip, so the choice exists without a price.
 struct ReplicaChoice {
