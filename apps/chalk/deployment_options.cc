@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "chalk/serving/cheapest_batch.h"
 #include "chalk/base/error.h"
 #include "chalk/engine/default_layout.h"
 #include "chalk/io/io.h"
