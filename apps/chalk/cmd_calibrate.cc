@@ -82,7 +82,7 @@ calibrate::RunModel model_of(const CalibrateArgs& a, const calibrate::BenchRun& 
   if (run.max_batched_tokens > 0) p.max_batched_tokens = run.max_batched_tokens;
   if (run.max_sequences > 0) p.max_seqs = run.max_sequences;
   if (run.gpu_memory_utilization > 0) p.gpu_memory_utilization = run.gpu_memory_utilization;
-  d.memory_reserve = 1.0 - memory_utilization_from(p, d.memory_reserve);
+  if (p.gpu_memory_utilization) d.memory_reserve = 1.0 - memory_utilization_from(p, d.memory_reserve);  // else 0.1 stays 0.1
   sim::SimOptions o;
   o.policy = policy_from(p);
   const int64_t in = std::max<int64_t>(1, run.total_input_tokens / run.completed);
@@ -200,7 +200,14 @@ void run_calibrate(const CalibrateArgs& a) {
   std::cout << "read        " << read << " run(s)\n";
   if (skipped > 0) std::cout << fmt::format("skipped     {} measurement row(s) that are not serving rows under load with a latency metric\n", skipped);
   std::cout << fmt::format("simulated   at most {} requests of each run (--max-requests), {} iterations\n\n", a.max_requests, rep.iterations);
-  print_table(std::cout, t);
+  // People read the constants in one notation: microseconds (review L2: "3.5e-06" beside
+  // "0.0121" in seconds); CSV and JSON keep seconds.
+  Table us;
+  us.columns = {{"name", "constant"}, {"default_value_us", "default (us)", 4}, {"value_us", "value (us)", 4}, {"uncertainty_us", "+- 1 sigma (us)", 2}, {"fitted", "fitted"}};
+  for (const auto& c : rep.constants) {
+    us.add({c.name, 1e6 * c.initial, 1e6 * c.value, c.sigma ? Cell(1e6 * *c.sigma) : Cell{}, std::string(c.fitted ? "yes" : "no")});
+  }
+  print_table(std::cout, us);
   std::cout << "\nError per run, mean |predicted / measured - 1| over its metrics:\n";
   Table e;
   e.columns = {{"source", "run"}, {"error_before_fraction", "defaults", 3}, {"error_after_fraction", "fit (all runs)", 3},

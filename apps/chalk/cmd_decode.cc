@@ -143,8 +143,8 @@ void run_decode(const DecodeArgs& a) {
   } else {
     std::cout << (d.mechanisms.enabled
                       ? "chalk decode: one decode step, engine step (layout collectives, kernel floor, kernel efficiencies; "
-                        "docs/formulas.md); roofline ms = the lower bound (lecture 2:21-15:30)\n"
-                      : "chalk decode: one decode step, roofline: the lower bound (lecture 2:21-15:30)\n")
+                        "docs/formulas.md); roofline ms = the roofline at the achievable rates below (lecture 2:21-15:30)\n"
+                      : "chalk decode: one decode step, roofline at the achievable rates below (lecture 2:21-15:30)\n")
               << describe_text(d) << replica_note_text(note);
     std::cout << fmt::format("memory      weights {} of {} HBM ({} held back for activations); {}\n", human_bytes(mem.weights.value()),
                              human_bytes(mem.hbm_total.value()), human_bytes(mem.reserve.value()),

@@ -94,9 +94,9 @@ void run_prefill(const PrefillArgs& a) {
     }
     print_json(std::cout, envelope("prefill", std::move(j), column_keys(t)));
   } else {
-    std::cout << (d.mechanisms.enabled ? "chalk prefill: one prefill chunk, engine step (docs/formulas.md); roofline ms = the lower bound "
+    std::cout << (d.mechanisms.enabled ? "chalk prefill: one prefill chunk, engine step (docs/formulas.md); roofline ms = the roofline at the achievable rates below "
                                          "(lecture 1:41-1:51); TTFT excludes queueing\n"
-                                       : "chalk prefill: one prefill chunk, roofline: the lower bound (lecture 1:41-1:51); TTFT excludes queueing\n")
+                                       : "chalk prefill: one prefill chunk, roofline at the achievable rates below (lecture 1:41-1:51); TTFT excludes queueing\n")
               << describe_text(d) << replica_note_text(note) << layout_note_text(layout_note);
     for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
     std::cout << '\n';

@@ -104,7 +104,7 @@ std::string offer_why_not(const OfferComparison& oc) {
   if (fastest) {
     return fmt::format("no layout on any system priced reaches {} tok/s per user{}; the fastest is {} on {} (batch 1): beyond "
                        "every GPU's step, a wafer-scale or LPU chip, or speculative decoding chalk does not assume here",
-                       format_number(oc.speed.value(), 4), oc.speed_assumed ? " (assumed: the sheet states no speed)" : "",
+                       readable(oc.speed.value(), 4), oc.speed_assumed ? " (assumed: the sheet states no speed)" : "",
                        format_number(*fastest->fastest_tok_per_s_per_user, 4), fastest->system);
   }
   // No system reaches any speed: say each priced system's own reason (the weights do not
@@ -222,7 +222,8 @@ void run_compare(const CompareArgs& a) {
     if (!r) continue;
     std::vector<Cell> row = row_of(oc, *r);
     // People read the speed compared at in one column, marked when the sheet states none.
-    if (oc.speed_assumed) row[1] = fmt::format("{:g} assumed", oc.speed.value());
+    // --speed 1e12 reads 1.000T, not 1e+12; 50 stays 50.
+    if (oc.speed_assumed) row[1] = (oc.speed.value() >= 1e5 ? readable(oc.speed.value(), 4) : fmt::format("{:g}", oc.speed.value())) + " assumed";
     if (!oc.cheapest) {
       row[kSystemColumn] = std::string(r->speed_out_of_reach ? "none reaches it"
                            : r->unreachable == "no public price per chip-hour" ? "none priced"
@@ -236,11 +237,11 @@ void run_compare(const CompareArgs& a) {
       "chalk prices compare: hosts of {} beside chalk's cost at their speed (engine step)\n"
       "workload    {} input ({}% cache hits) + {} output tokens per request, decode context {}\n"
       "each row    a host's offer, and the cheapest of {} systems at its tok/s per user\n"
-      "            (none stated: {:g} tok/s assumed, --speed), at full utilisation, no margin\n"
+      "            (none stated: {} tok/s assumed, --speed), at full utilisation, no margin\n"
       "margin      1 - cost / price; break-even util = cost / price (blended $/Mtok)\n"
       "b-e batch   the batch whose output cost equals the host's output price\n\n",
       m.name, w.input_tokens, format_number(100 * w.prefix_hit_rate, 3), w.output_tokens, h.context, systems.size(),
-      w.assumed_speed.value());
+      w.assumed_speed.value() >= 1e5 ? readable(w.assumed_speed.value(), 4) : fmt::format("{:g}", w.assumed_speed.value()));
   print_table(std::cout, t);
   if (!footnotes.empty()) std::cout << "\n" << footnotes;
   std::cout << "\n--csv and --json carry every system; sources and dates: --json or data/prices/hosts/" << m.name << ".json\n";

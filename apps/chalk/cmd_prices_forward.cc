@@ -59,6 +59,7 @@ void run_forward(const ForwardArgs& a) {
                {"cache_storage_usd_per_mtok_per_hour", "$/Mtok/h stored", 4},
                {"long_context_threshold_tokens", "step at"},
                {"energy_j_per_output_token", "J/out tok", 3}};
+  t.set_count({"long_context_threshold_tokens"});  // "200K", not "200000" (review L2)
   t.add({fmt::format("chalk: {} on {} x {}", f.model, f.n_chips, f.system), mtok(f.input), mtok(f.output), f.output / f.input,
          mtok(f.cache_read), to_usd_per_mtok_per_hour(f.storage_hbm),
          f.long_context_threshold_tokens ? Cell(*f.long_context_threshold_tokens) : Cell{}, energy});
@@ -103,7 +104,7 @@ void run_forward(const ForwardArgs& a) {
   std::cout << fmt::format("decode      batch {} at context {}: step {} ms, {}-bound, output cost ${}/Mtok{}{}\n", f.decode_batch, a.context,
                            format_number(to_ms(f.decode.t_step), 4), to_string(f.decode.bound), format_number(mtok(f.output_cost), 4),
                            f.memory_fits ? "" : " (DOES NOT FIT in HBM)",
-                           d.mechanisms.enabled ? fmt::format("; roofline (lower bound) {} ms, output cost ${}/Mtok (lower bound)",
+                           d.mechanisms.enabled ? fmt::format("; roofline at achievable rates {} ms, output cost ${}/Mtok",
                                                               format_number(to_ms(lower.decode.t_step), 4), format_number(mtok(lower.output_cost), 4))
                                                 : std::string());
   std::cout << fmt::format("prefill     {} x {} tokens: {} ms, {}-bound\n", f.prefill_batch, a.prompt, format_number(to_ms(f.prefill.t_step), 4), to_string(f.prefill.bound));

@@ -63,6 +63,7 @@ void run_list(const ListArgs& a) {
                {"long_context_threshold_tokens", "step at"},
                {"cache_storage_usd_per_mtok_per_hour", "$/Mtok/h stored", 3},
                {"tiers", "tiers"}};
+  t.set_count({"long_context_threshold_tokens"});  // "200K", not "200000" (review L2)
   for (const auto& n : builtin_price_sheet_names()) {
     const PriceSheet s = load_price_sheet(n);
     std::string tiers;

@@ -50,7 +50,9 @@ void run_step(StepArgs a) {
     if (sequences > kMaxStepSequences) throw InputError(a.batches.empty() ? "--decode" : "--batches", fmt::format("more than {} sequences in all; expected fewer per call", kMaxStepSequences));
   }
   load_engine_profile(a.policy, a.deployment);
-  a.deployment.memory_reserve = 1.0 - memory_utilization_from(a.policy, a.deployment.memory_reserve);
+  // Only a stated --gpu-memory-utilization replaces the reserve: 1 - (1 - 0.1) printed
+  // 0.09999999999999998 (review L3).
+  if (a.policy.gpu_memory_utilization) a.deployment.memory_reserve = 1.0 - memory_utilization_from(a.policy, a.deployment.memory_reserve);
   const sim::EnginePolicy policy = policy_from(a.policy);
   sim::validate(policy);
   std::optional<ReplicaNote> note;

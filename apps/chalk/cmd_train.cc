@@ -21,7 +21,11 @@ namespace chalk::cli {
 
 void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees) {
   const auto deg = CLI::Range(int64_t{1}, int64_t{1} << 20);
-  cmd.add_option("-m,--model", a.model, "Model: a catalog name (chalk models) or a config file")->capture_default_str();
+  cmd.add_option("-m,--model", a.model,
+                 "Model: a catalog name (chalk models) or a config file (the default is dense, as the published Megatron "
+                 "plans it is checked against; serving commands and train run default to deepseek-v3, whose report "
+                 "states its serving and run figures)")
+      ->capture_default_str();
   cmd.add_option("-H,--hardware", a.hardware, "System: a catalog name (chalk hardware) or a hardware file")->capture_default_str();
   if (degrees) {
     cmd.add_option("-n,--chips", a.chips, "Chips in the cluster (default: dp x tp x pp x cp)")->check(deg);
@@ -212,6 +216,30 @@ TrainingQuery fit_query(const TrainArgs& a, bool keep_batch) {
   return q;
 }
 
+}  // namespace
+
+std::string fit_or_refuse(TrainArgs& a, TrainSetup& s, TrainingMemory& mem) {
+  if (mem.fits || a.allow_infeasible) return "";
+  const int64_t first = a.plan_stated ? plan_chips(s.plan) : 0;
+  const auto fit = smallest_fitting_cluster(s.model, s.system, fit_query(a, a.global_batch > 0), first);
+  if (a.plan_stated || !fit) {
+    // readable(): 12190 GB, never 1.219e+04 GB (review 2 L2).
+    throw InputError("--chips", fmt::format("{} on {} x {} needs {} GB per chip, more than its {} GB of HBM; {}; --allow-infeasible "
+                                            "prints the figures anyway",
+                                            describe_plan(s.plan), plan_chips(s.plan), s.system.chip.name, readable(to_gb(mem.total), 4),
+                                            readable(to_gb(mem.capacity), 4), fitting_cluster_text(fit, s.system, first)));
+  }
+  std::string chosen = fmt::format("the fastest plan of the smallest cluster that holds {} ({} chips; train layouts -n {} ranks the others); "
+                                   "one chip needs {} GB of {} GB",
+                                   s.model.name, fit->chips, fit->chips, readable(to_gb(mem.total), 4), readable(to_gb(mem.capacity), 4));
+  set_plan(a, fit->plan);
+  s = train_setup(a);
+  mem = training_memory(s.costs, s.rates, s.plan, s.placement);
+  return chosen;
+}
+
+namespace {
+
 void run_step(const TrainArgs& stated) {
   TrainArgs a = stated;
   std::string chosen;
@@ -231,23 +259,7 @@ void run_step(const TrainArgs& stated) {
   // A plan that does not fit is never a headline (issue 30 item 1): the default plan (one
   // chip) gives way to the fastest plan of the smallest cluster that holds the model; a
   // stated plan is an error naming that cluster, unless --allow-infeasible.
-  if (!mem.fits && !a.allow_infeasible) {
-    const int64_t first = a.plan_stated ? plan_chips(s.plan) : 0;
-    const auto fit = smallest_fitting_cluster(s.model, s.system, fit_query(a, a.global_batch > 0), first);
-    if (a.plan_stated || !fit) {
-      // readable(): 12190 GB, never 1.219e+04 GB (review 2 L2).
-      throw InputError("--chips", fmt::format("{} on {} x {} needs {} GB per chip, more than its {} GB of HBM; {}; --allow-infeasible "
-                                              "prints the figures anyway",
-                                              describe_plan(s.plan), plan_chips(s.plan), s.system.chip.name, readable(to_gb(mem.total), 4),
-                                              readable(to_gb(mem.capacity), 4), fitting_cluster_text(fit, s.system, first)));
-    }
-    chosen = fmt::format("the fastest plan of the smallest cluster that holds {} ({} chips; train layouts -n {} ranks the others); "
-                         "one chip needs {} GB of {} GB",
-                         s.model.name, fit->chips, fit->chips, readable(to_gb(mem.total), 4), readable(to_gb(mem.capacity), 4));
-    set_plan(a, fit->plan);
-    s = train_setup(a);
-    mem = training_memory(s.costs, s.rates, s.plan, s.placement);
-  }
+  if (std::string c = fit_or_refuse(a, s, mem); !c.empty()) chosen = c;
   const TrainingStep st = training_step(s.costs, s.rates, s.plan, s.placement);
   Table t;
   t.columns = {{"plan", "plan"},
@@ -274,7 +286,7 @@ void run_step(const TrainArgs& stated) {
                {"mfu", "MFU", 3},
                {"hfu", "HFU", 3},
                {"memory_gb", "memory GB", 4},
-               {"fits", "fits"}};
+               {"memory_fits", "fits"}};
   t.add({describe_plan(s.plan), plan_chips(s.plan), st.microbatches, st.t_step.value(), to_ms(st.t_forward), to_ms(st.t_backward),
          st.t_bubble.value(), st.bubble_fraction, st.t_unpaired.value(), to_ms(st.t_tp), to_ms(st.t_ep), to_ms(st.t_ep_exposed), to_ms(st.t_cp_exposed),
          to_ms(st.t_pp_exposed), st.t_dp.value(), st.t_dp_exposed.value(), st.t_dp_sm_contention.value(), st.t_optimizer.value(), st.tokens_per_s.value(),
@@ -286,7 +298,7 @@ void run_step(const TrainArgs& stated) {
   }
   if (a.output.json) {
     nlohmann::json row = to_json(t)[0];
-    row["fits"] = mem.fits;
+    row["memory_fits"] = mem.fits;
     nlohmann::json j = {{"model", model_json(s.model, s.system)}, {"hardware", hardware_json(s.system)},
                         {"placement", s.placement.description}, {"seq_len_tokens", s.plan.seq_len}, {"global_batch", s.plan.global_batch},
                         {"optimizer", s.plan.state.name}, {"state_bytes_per_param", s.plan.state.total()},

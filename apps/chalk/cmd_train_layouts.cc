@@ -91,7 +91,7 @@ void run_layouts(const LayoutArgs& a) {
   std::vector<std::string> warnings;
   train_run::warn_context(warnings, m, q.seq_len, "sequence length");
   Table t;
-  t.columns = {{"rank", "#"},      {"plan", "plan"},           {"fits", "fits"},         {"t_step_s", "step s", 4},
+  t.columns = {{"rank", "#"},      {"plan", "plan"},           {"memory_fits", "fits"},  {"t_step_s", "step s", 4},
                {"mfu", "MFU", 3},  {"tok_per_s_per_chip", "tok/s/chip", 4}, {"memory_gb", "memory GB", 4}, {"pareto", "pareto"},
                {"equivalent_plans", "+equal"}, {"why_not", "why not"}};
   const double tokens = static_cast<double>(q.global_batch * q.seq_len);

@@ -36,9 +36,13 @@ Table in_words(Table t) {
   return t;
 }
 
-void run_memory(const TrainArgs& a) {
-  const TrainSetup s = train_setup(a);
-  const TrainingMemory mem = training_memory(s.costs, s.rates, s.plan, s.placement);
+void run_memory(const TrainArgs& stated) {
+  TrainArgs a = stated;
+  TrainSetup s = train_setup(a);
+  TrainingMemory mem = training_memory(s.costs, s.rates, s.plan, s.placement);
+  // As `train step`: a stated plan that does not fit exits 2 naming the smallest cluster that
+  // holds the model (--allow-infeasible shows its parts); the default gives way to that cluster.
+  const std::string chosen = fit_or_refuse(a, s, mem);
   const int64_t best_mb = largest_microbatch(s.costs, s.rates, s.plan);
   Table t;
   t.columns = {{"component", "component"}, {"gb", "GB", 4}, {"detail", "detail"}};
@@ -74,8 +78,9 @@ void run_memory(const TrainArgs& a) {
                         {"activation_working_gb", to_gb(mem.activation_working)},
                         {"total_gb", to_gb(mem.total)},
                         {"hbm_gb_per_chip", to_gb(mem.capacity)},
-                        {"fits", mem.fits},
+                        {"memory_fits", mem.fits},
                         {"largest_microbatch", best_mb},
+                        {"plan_choice", chosen.empty() ? nlohmann::json() : nlohmann::json(chosen)},
                         {"warnings", s.warnings},
                         {"rows", to_json(t)}};  // the breakdown as the table and CSV give it
     if (a.explain) j["explanations"] = explanations_json(explain_training_memory(s.plan, s.placement, mem));
@@ -84,7 +89,9 @@ void run_memory(const TrainArgs& a) {
   }
   std::cout << fmt::format("chalk train memory: {} on {} x {}, the first pipeline stage's chip\n", s.model.name, plan_chips(s.plan),
                            chip_and_system(s.system.chip.name, s.system.name));
-  std::cout << fmt::format("plan        {}\nplacement   {}\n", describe_plan(s.plan), s.placement.description);
+  std::cout << fmt::format("plan        {}\n", describe_plan(s.plan));
+  if (!chosen.empty()) std::cout << "chosen      " << chosen << '\n';
+  std::cout << fmt::format("placement   {}\n", s.placement.description);
   std::cout << fmt::format("states      {:.4g} B/param ({}); {:.4g}B parameters on this chip before ZeRO\n", st.total(), st.name,
                            mem.params_per_chip / 1e9);
   std::cout << fmt::format("verdict     {} ({:.4g} of {:.4g} GB); the largest microbatch that fits: {}\n", mem.fits ? "fits" : "DOES NOT FIT",
@@ -103,7 +110,11 @@ void register_train_memory(CLI::App& train, Action& run) {
   auto* cmd = train.add_subcommand("memory", "Memory per chip of a training plan: weights, gradients, optimizer states, activations");
   add_train_options(*cmd, memory_args, true);
   cmd->add_flag("--explain", memory_args.explain, "Show how each figure is computed: formula, inputs with units and sources, the algebra (under the output; \"explanations\" with --json)");
-  cmd->callback([&run] { run = [] { run_memory(memory_args); }; });
+  add_train_infeasible_option(*cmd, memory_args);
+  cmd->callback([&run, cmd] {
+    memory_args.plan_stated = plan_stated(*cmd);
+    run = [] { run_memory(memory_args); };
+  });
 }
 
 }  // namespace chalk::cli

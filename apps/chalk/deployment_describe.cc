@@ -24,6 +24,15 @@ std::vector<std::string> deployment_warnings(const Deployment& d) {
       w.push_back(problem + ": serving engines refuse this split (pad the heads, as Pope et al. 2022 did, or see `chalk layouts`)");
     }
     const auto& l = d.mechanisms.layout;
+    // Tensor parallelism wider than the scale-up domain (review L9: TP64 over eight 8-card L4
+    // servers): every layer's all-reduce crosses the scale-out network; say so and name the
+    // pipeline that keeps each stage's TP within one domain.
+    const int64_t domain = std::max<int64_t>(d.system.scale_up_domain, 1), tp = std::max(l.tp_attention, l.tp_ffn);
+    if (tp > domain) {
+      w.push_back(fmt::format("tensor parallelism over {} chips spans {} scale-up domains of {}: every layer's all-reduce crosses the "
+                              "scale-out network; --pp {} keeps each stage within one domain, or run replicas of a smaller --weights format",
+                              tp, (tp + domain - 1) / domain, domain, (d.n_chips + domain - 1) / domain));
+    }
     if (l.overlap_micro_batches && (d.moe.empty() || l.tp_attention >= d.n_chips || l.ep <= 1)) {
       w.push_back("--two-batch-overlap has no expert-parallel traffic to hide here (it needs an MoE model, experts over several chips "
                   "and attention data parallel: --tp below the chips); the step is computed without it");
@@ -135,7 +144,7 @@ std::string describe_text(const Deployment& d) {
     s += fmt::format("mechanisms  on: {}; collectives, kernel floor, kernel efficiencies (docs/accuracy.md)\n",
                      d.mechanisms.layout.description);
   } else {
-    s += "mechanisms  off: the roofline, a lower bound (no communication, no launch latency; --mechanisms adds them)\n";
+    s += "mechanisms  off: the roofline at the achievable rates above (no communication or launch latency)\n";
   }
   if (d.price_per_chip) {
     s += fmt::format("price       ${:.2f} per chip-hour ({})\n", to_usd_per_hour(*d.price_per_chip), d.price_source);
@@ -154,11 +163,15 @@ nlohmann::json replica_point_json(const ModePoint& p) {
           {"tok_per_s_per_user", p.tokens_per_s_per_user.value()},
           {"tok_per_s_per_chip", p.tokens_per_s_per_chip.value()},
           {"cost_usd_per_mtok", p.cost_per_token ? nlohmann::json(to_usd_per_mtok(*p.cost_per_token)) : nlohmann::json()},
-          {"memory_full", true}};
+          // false when a smaller batch was cheaper: the memory-full one pads to a larger CUDA graph
+          {"memory_full", p.memory_full_batch == 0 || p.batch == p.memory_full_batch}};
 }
 
 std::string replica_point_text(const ModePoint& p) {
-  std::string s = fmt::format("{} at batch {} (fills HBM): {} tok/s per chip, {} tok/s per user", counted(p.n_chips, "chip"), p.batch,
+  const std::string fills = p.memory_full_batch == 0 || p.batch == p.memory_full_batch
+                                ? std::string("fills HBM")
+                                : fmt::format("cheaper than the {} that fill HBM, which pad to a larger CUDA graph", p.memory_full_batch);
+  std::string s = fmt::format("{} at batch {} ({}): {} tok/s per chip, {} tok/s per user", counted(p.n_chips, "chip"), p.batch, fills,
                               format_number(p.tokens_per_s_per_chip.value(), 4), format_number(p.tokens_per_s_per_user.value(), 3));
   if (p.cost_per_token) s += fmt::format(", ${}/Mtok", format_number(to_usd_per_mtok(*p.cost_per_token), 4));
   return s;
@@ -174,12 +187,12 @@ std::string replica_rule_text(const ReplicaNote& n) {
   // Without a price nothing is ranked by cost: the same search, named by what it compared
   // (tokens per chip, which is cost per token at any one price per chip) (issue 30, Gaudi 3).
   if (!n.choice.cost_per_token) {
-    return fmt::format("the replica size with the most tok/s per chip at context {} of {} chips, each with its best layout at the "
-                       "batch that fills its HBM (no price: not ranked by cost)",
+    return fmt::format("the replica size with the most tok/s per chip at context {} of {} chips, each with its best layout at its "
+                       "cheapest batch up to the one that fills its HBM (no price: not ranked by cost)",
                        n.context, sizes);
   }
-  return fmt::format("the cheapest replica size at context {} of {} chips, each with its best layout at the batch that fills "
-                     "its HBM (the cost floor of `chalk serving modes`)",
+  return fmt::format("the cheapest replica size at context {} of {} chips, each with its best layout at its cheapest "
+                     "batch up to the one that fills its HBM (the cost floor of `chalk serving modes`)",
                      n.context, sizes);
 }
 }  // namespace

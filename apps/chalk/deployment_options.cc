@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "chalk/serving/cheapest_batch.h"
 #include "chalk/base/error.h"
 #include "chalk/engine/default_layout.h"
 #include "chalk/io/io.h"
@@ -23,7 +24,8 @@ bool best_is_moe(const ModelSpec& m) {
 }  // namespace
 
 void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags) {
-  app.add_option("-m,--model", a.model, "Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file")
+  app.add_option("-m,--model", a.model, "Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory "
+                 "and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones)")
       ->capture_default_str();
   app.add_option("-H,--hardware", a.hardware, "Built-in system name (see `chalk hardware`) or path to a chalk-hardware file")
       ->capture_default_str();
@@ -39,8 +41,8 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags)
       ->capture_default_str();
   if (!layout_flags) return;
   auto* roofline = app.add_flag("--roofline", a.roofline,
-                                 "The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies "
-                                 "(default: the engine step, docs/accuracy.md)");
+                                 "The lecture's roofline at the achievable rates (the matmul and HBM efficiencies printed, not datasheet "
+                                 "peaks): no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)");
   auto* mech = app.add_flag("--mechanisms", a.mechanisms, "Accepted for compatibility: the engine step is now the default");
   roofline->excludes(mech);
   app.add_option("--tp", a.tp,
@@ -128,15 +130,35 @@ namespace {
 /// exit 0, and -n 3 silently ran three one-chip copies of 141 GB each). Names the need, what
 /// the chips hold, the layout that was possible, and the smallest replica that fits.
 void refuse_if_weights_do_not_fit(const Deployment& d, const ModelSpec& model, const SystemSpec& system, const DeploymentOptions& engine,
-                                  int64_t context) {
+                                  int64_t context, const DeploymentArgs& a) {
   const MemoryPlan mem = memory_plan(d, 1, context);
   if (mem.weights_fit) return;
   std::string fix;
   try {
     const int64_t n = smallest_replica_chips(model, system, engine, context);
     fix = fmt::format("the smallest replica that holds them is {} chips (-n {})", n, n);
+    // Beyond the scale-up domain tensor parallelism would cross hosts (review L9: TP64 over
+    // L4 cards): say so, and the pipeline that keeps each stage within one domain.
+    const int64_t domain = std::max<int64_t>(system.scale_up_domain, 1);
+    if (n > domain) {
+      fix += fmt::format(", beyond the {}-chip scale-up domain: --pp {} keeps each stage within one", domain, (n + domain - 1) / domain);
+    }
   } catch (const InputError&) {
     fix = "no replica of " + system.name + " holds them: use a smaller --weights format";
+  }
+  // FP8 weights on the stated chips, when they hold them (review L9: `decode -m llama-3.1-405b
+  // -n 8` on H100 named -n 16 only), each resolved as the command would.
+  if (a.weights != "fp8" && a.weights != "fp4" && system.chip.supports(MatmulPrecision::fp8)) {
+    DeploymentArgs fp8 = a;
+    fp8.weights = "fp8";
+    fp8.allow_infeasible = true;
+    try {
+      if (memory_plan(resolve_model(model, fp8, context, nullptr), 1, context).weights_fit) {
+        fix += fmt::format("; or --weights fp8 holds them on these {}", counted(static_cast<double>(d.n_chips), "chip"));
+      }
+    } catch (const InputError&) {
+      // a stated layout or format the fp8 deployment cannot take: no such advice
+    }
   }
   const std::string layout = d.mechanisms.enabled ? describe_layout(d.mechanisms.layout, !d.moe.empty()) : "the roofline's even split";
   const double n = static_cast<double>(std::max<int64_t>(d.n_chips, 1));
@@ -151,16 +173,11 @@ Deployment resolve(const DeploymentArgs& a, int64_t context, std::optional<Repli
   return resolve_model(load_model(a.model), a, context, note);
 }
 
+/// The deployment `d` at its cheapest batch up to the one that fills its HBM at `context`
+/// (capped at 2^24 sequences, as the frontier caps it; cheapest_decode_point): the point the
+/// replica rule compares.
 ModePoint replica_memory_full_point(const Deployment& d, int64_t context) {
-  ModePoint p;
-  p.n_chips = d.n_chips;
-  p.layout = d.mechanisms.enabled ? d.mechanisms.layout.description : std::string();
-  p.batch = std::clamp<int64_t>(memory_plan(d, 0, context).max_batch, 1, int64_t{1} << 24);
-  p.step = decode_step(d, p.batch, context);
-  p.tokens_per_s_per_user = p.step.tokens_per_s_per_user;
-  p.tokens_per_s_per_chip = p.step.tokens_per_s_per_chip;
-  p.cost_per_token = p.step.cost_per_token;
-  return p;
+  return cheapest_decode_point(d, std::clamp<int64_t>(memory_plan(d, 0, context).max_batch, 1, int64_t{1} << 24), context);
 }
 
 namespace {
@@ -269,7 +286,7 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
       }
     }
     Deployment d = make_deployment(model, system, o);
-    if (a.chips != 0 && !a.allow_infeasible) refuse_if_weights_do_not_fit(d, model, system, engine, search_context);
+    if (a.chips != 0 && !a.allow_infeasible) refuse_if_weights_do_not_fit(d, model, system, engine, search_context, a);
     if (note) {
       note->choice = replica_memory_full_point(costed ? *costed : d, search_context);
       if (note_out) *note_out = std::move(note);

@@ -37,7 +37,8 @@ struct DeploymentArgs {
   std::string weights, kv = "bf16", compute;
   std::optional<double> matmul_efficiency, hbm_efficiency, price_usd_per_chip_hour;
   double memory_reserve = 0.10;
-  /// --roofline: the lecture's pure lower bound (no collectives, kernel floor or kernel
+  /// --roofline: the lecture's roofline at the achievable rates (the matmul and HBM
+  /// efficiencies, not the datasheet peaks; no collectives, kernel floor or kernel
   /// efficiencies). Off by default: the engine step (overhead.h) gives the headline figures.
   bool roofline = false;
   bool mechanisms = false;  ///< --mechanisms: accepted for compatibility; the engine step is the default

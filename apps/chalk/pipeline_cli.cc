@@ -146,7 +146,7 @@ void run_pipeline_decode(const DeploymentArgs& a, const PipelineArgs& p, const O
     print_header(st, p, batches,
                  "chalk decode --pp: a pipelined replica (lecture 47:12-1:18:33): pass = stages x stage step + hops; TPOT = the time "
                  "between a user's tokens = max(pass, microbatches x stage step); tok/s = batch / TPOT; roofline ms = the same "
-                 "pipeline with mechanisms off (the lower bound)\n");
+                 "pipeline with mechanisms off (the roofline at the achievable rates below)\n");
   }
   emit(t, o, pipeline_json(st, p), "decode");
 }
@@ -186,7 +186,7 @@ void run_pipeline_prefill(const DeploymentArgs& a, const PipelineArgs& p, const 
   if (!o.csv && !o.json) {
     print_header(st, p, batches,
                  "chalk prefill --pp: a pipelined replica (lecture 47:12-1:18:33): TTFT = (stages + microbatches - 1) x stage step + "
-                 "hops; TTFT excludes queueing; roofline ms = the same pipeline with mechanisms off (the lower bound)\n");
+                 "hops; TTFT excludes queueing; roofline ms = the same pipeline with mechanisms off (the roofline at the achievable rates below)\n");
   }
   emit(t, o, pipeline_json(st, p), "prefill");
 }

@@ -59,7 +59,9 @@ namespace {
 
 std::string render(const Cell& c, int precision, bool count = false, double count_scale = 1) {
   if (std::holds_alternative<std::monostate>(c)) return "-";
-  if (auto* d = std::get_if<double>(&c)) return count ? format_count(*d * count_scale, precision) : format_number(*d, precision);
+  // A figure from 100,000 up reads 289B style ("736.8K" ms, not "736846": review L2); from
+  // 1e15 up (FLOPs) it keeps format_number's scientific notation, as T is the last suffix.
+  if (auto* d = std::get_if<double>(&c)) return count ? format_count(*d * count_scale, precision) : (std::fabs(*d) >= 1e5 && std::fabs(*d) < 1e15 ? format_count(*d, std::max(precision, 4)) : format_number(*d, precision));
   if (auto* i = std::get_if<int64_t>(&c)) {
     // An integer count below 10,000 stays whole ("2048" chips, not "2.05K").
     if (count && (std::llabs(*i) >= 10000 || count_scale != 1)) return format_count(static_cast<double>(*i) * count_scale, precision);
@@ -247,7 +249,8 @@ nlohmann::json without_nulls(const nlohmann::json& rows) {
 SplitRows split_fitting(const nlohmann::json& rows) {
   SplitRows out;
   auto rejected = nlohmann::json::array();
-  for (const auto& row : rows) (row.value("fits", false) ? out.fitting : rejected).push_back(row);
+  // `layouts` says "fits" (memory and whole heads), `train layouts` "memory_fits".
+  for (const auto& row : rows) (row.value("fits", row.value("memory_fits", false)) ? out.fitting : rejected).push_back(row);
   out.rejected = without_nulls(rejected);
   return out;
 }

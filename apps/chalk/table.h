@@ -102,7 +102,7 @@ void print_csv(std::ostream& out, const Table& t, const std::vector<std::string>
 nlohmann::json to_json(const Table& t);  ///< array of objects keyed by column key
 
 /// A ranking's rows (to_json) split for --json, so that no quantity is ever null
-/// (docs/output-schema.md): `fitting` keeps the rows whose "fits" is true, every figure
+/// (docs/output-schema.md): `fitting` keeps the rows whose "fits" (or "memory_fits") is true, every figure
 /// present; `rejected` gets the others with only their non-null cells (the layout, its chips,
 /// its memory and "why_not"), since a layout that does not fit has no step to report.
 struct SplitRows {

@@ -37,7 +37,7 @@ struct TrainArgs {
   std::string fp8_recipe = "delayed";
   OutputArgs output;
   bool explain = false;  ///< --explain (step, memory): how each figure is computed (chalk/training/explain.h)
-  /// --allow-infeasible (step, layouts): print a plan or a search that does not fit in HBM
+  /// --allow-infeasible (step, memory, layouts): print a plan or a search that does not fit in HBM
   /// instead of exit 2 (issue 30 item 1), as decode's flag of the same name.
   bool allow_infeasible = false;
   /// Some option of the plan was given (-n, a degree, --schedule, --zero, --microbatch,
@@ -49,7 +49,7 @@ struct TrainArgs {
 /// --schedule, --zero, --microbatch, --recompute; layouts searches those).
 void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees);
 
-/// Adds --allow-infeasible to `train step` and `train layouts` (TrainArgs::allow_infeasible).
+/// Adds --allow-infeasible to `train step`, `train memory` and `train layouts` (TrainArgs::allow_infeasible).
 void add_train_infeasible_option(CLI::App& cmd, TrainArgs& a);
 
 /// Whether `cmd`'s command line states any option of the plan (TrainArgs::plan_stated).
@@ -74,6 +74,13 @@ struct TrainSetup {
   std::vector<std::string> warnings;
 };
 TrainSetup train_setup(const TrainArgs& a);
+
+/// A plan that does not fit is never a headline (issue 30 item 1), for `train step` and `train
+/// memory`: when `mem` does not fit and --allow-infeasible is not given, a stated plan
+/// (a.plan_stated) throws InputError on --chips naming the smallest cluster with a plan that
+/// fits (smallest_fitting_cluster); the default plan gives way to that cluster's fastest plan
+/// (a, s and mem are replaced) and the returned line says so. "" when nothing changed.
+std::string fit_or_refuse(TrainArgs& a, TrainSetup& s, TrainingMemory& mem);
 
 /// The largest cluster smallest_fitting_cluster tries, chips.
 inline constexpr int64_t kLargestClusterSearched = int64_t{1} << 16;

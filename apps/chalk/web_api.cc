@@ -247,7 +247,6 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body, RequestBudget* bu
     for (const auto& word : e.command) cmd = cmd->get_subcommand(word);
     std::vector<std::string> args(e.command.begin(), e.command.end());
     args.push_back("--json");
-    std::vector<std::pair<std::string, std::string>> field_of_flag;  // "--kv-dtype" -> the request's key
     std::vector<std::pair<std::string, double>> lists;               // list fields and the values each stands for
     for (const auto& [key, value] : request.items()) {
       std::string flag = key;
@@ -275,7 +274,6 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body, RequestBudget* bu
         throw InputError(utf8_prefix(key, 60), "unknown field for " + e.path + " (see /openapi.json for its fields)");
       }
       if (value.is_null()) continue;
-      field_of_flag.emplace_back("--" + flag, key);
       if (std::find(e.json_fields.begin(), e.json_fields.end(), flag) != e.json_fields.end()) {
         if (!value.is_array() && !value.is_object()) throw InputError(key, "expected a JSON list of batch objects, got " + json_excerpt(value, 40));
         const nlohmann::json& items = value.is_object() && value.contains("batches") ? value["batches"] : value;
@@ -332,13 +330,10 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body, RequestBudget* bu
       std::string field = "body";
       std::smatch m;
       if (std::regex_search(message, m, std::regex("--[a-z0-9-]+"))) {
-        field = m.str().substr(2);
-        for (const auto& [f, k] : field_of_flag) {
-          if (f == m.str()) field = k;
-        }
+        field = api_field_names(m.str(), request);
         if (message.rfind(m.str() + ": ", 0) == 0) message = message.substr(m.str().size() + 2);
       }
-      return api_error(400, field, message);
+      return api_error(400, field, api_field_names(message, request));
     }
     nlohmann::json out;
     {
@@ -356,14 +351,9 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body, RequestBudget* bu
     std::string field = ie.field();
     const std::string what = ie.what();
     std::string message = what.size() >= field.size() + 2 ? what.substr(field.size() + 2) : what;
-    if (field.rfind("--", 0) == 0) {
-      field = field.substr(2);
-      for (const auto& [key, value] : request.items()) {
-        std::string flag = key;
-        std::replace(flag.begin(), flag.end(), '_', '-');
-        if (flag == field) field = key;
-      }
-    }
+    // The request's fields, never the CLI's flags: "--kv-dtype" is the request's own key, else kv_dtype.
+    field = api_field_names(field, request);
+    message = api_field_names(message, request);
     if (upload) {
       // The upload's temporary path is the server's business: name the field instead.
       field = replace_all(field, upload->path(), "model_config");

@@ -1,5 +1,7 @@
 #include "web_json.h"
 
+#include <algorithm>
+
 namespace chalk::cli::web {
 
 std::optional<size_t> json_too_deep(std::string_view text, int max_depth) {
@@ -35,5 +37,34 @@ std::string utf8_prefix(std::string_view s, size_t max_bytes) {
 std::string dump_json(const nlohmann::json& v) { return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 std::string json_excerpt(const nlohmann::json& v, size_t max_bytes) { return utf8_prefix(dump_json(v), max_bytes); }
+
+std::string api_field_names(const std::string& text, const nlohmann::json& request) {
+  const auto name_char = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; };
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    const bool flag = text.compare(i, 2, "--") == 0 && i + 2 < text.size() && text[i + 2] >= 'a' && text[i + 2] <= 'z' &&
+                      (i == 0 || !(name_char(text[i - 1]) || (text[i - 1] >= 'A' && text[i - 1] <= 'Z')));
+    if (!flag) {
+      out += text[i++];
+      continue;
+    }
+    size_t end = i + 2;
+    while (end < text.size() && name_char(text[end])) ++end;
+    const std::string kebab = text.substr(i + 2, end - i - 2);
+    std::string name = kebab;
+    std::replace(name.begin(), name.end(), '-', '_');
+    if (request.is_object()) {
+      for (const auto& [key, value] : request.items()) {
+        std::string k = key;
+        std::replace(k.begin(), k.end(), '_', '-');
+        if (k == kebab) name = key;
+      }
+    }
+    out += name;
+    i = end;
+  }
+  return out;
+}
 
 }  // namespace chalk::cli::web

@@ -33,4 +33,11 @@ std::string dump_json(const nlohmann::json& v);
 /// At most `max_bytes` of dump_json(v), for an error message that quotes a value.
 std::string json_excerpt(const nlohmann::json& v, size_t max_bytes);
 
+/// `text` (an error's field or message) with each command-line flag it names ("--kv-dtype")
+/// written as a request field (issue 30 review L3: the API's errors named CLI flags): the
+/// request's own key for that flag when it has one ("kv-dtype" or "kv_dtype"), else the
+/// snake_case name web/openapi.json documents ("kv_dtype"). A flag is "--" then a lowercase
+/// letter, at the start of `text` or after a character that is not a letter, digit or '-'.
+std::string api_field_names(const std::string& text, const nlohmann::json& request);
+
 }  // namespace chalk::cli::web

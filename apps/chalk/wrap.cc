@@ -37,9 +37,14 @@ std::string wrap_line(const std::string& line, int width) {
   if (g.size() >= 3) return line;  // a table row: print_table fits those
   const std::size_t lead = line.find_first_not_of(' ');
   if (lead == std::string::npos) return line;
-  // "label       text": continue under the text; an indented line keeps its indent; a line
-  // from the margin (a title) continues two in.
-  std::size_t indent = g.size() == 1 && columns_of(line, 0, g[0]) <= width / 2 ? static_cast<std::size_t>(columns_of(line, 0, g[0])) : (lead > 0 ? lead : 2);
+  // "label       text": continue under the text (two gaps, "  ID     status     reason":
+  // under the last column's); a line from the margin (a title) continues two in; an indented
+  // line is an item of a list whose own items sit two further in, so it continues four in,
+  // never where a sibling or a child starts (review L6: validate's "  POPE-1 (...): ..."
+  // continued at column 2, "    note: ..." at 4, each read as the next item).
+  std::size_t indent = !g.empty() && columns_of(line, 0, g.back()) <= width / 2 ? static_cast<std::size_t>(columns_of(line, 0, g.back()))
+                       : lead > 0                                               ? lead + 4
+                                                                                : 2;
   std::string out, current = line.substr(0, lead);
   int current_cols = static_cast<int>(lead);
   bool first_word = true;

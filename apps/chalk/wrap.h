@@ -11,8 +11,10 @@
 namespace chalk::cli {
 
 /// Wraps one line of prose to `width` display columns (UTF-8 code points): breaks at spaces,
-/// continuation lines indented to where the text starts (after a "label  " of two or more
-/// spaces, else the line's own indent + 2). A line that fits, or that looks like a table
+/// continuation lines indented to where the text starts (after the last "label  " gap of two
+/// or more spaces, when it ends within the first half of `width`; else 2 for a line from the
+/// margin and the line's own indent + 4 for an indented one, so a continuation never starts
+/// where the next item of a list, or one of its own items, does). A line that fits, or that looks like a table
 /// row (three or more gaps of two spaces or more), is returned unchanged; a word longer
 /// than the width stays whole. Returns the lines joined by '\n', without a final one.
 std::string wrap_line(const std::string& line, int width);

@@ -5,7 +5,7 @@ Every command of the ``chalk`` command line is a function here that returns exac
 None), with the same keys and units (docs/output-schema.md): the module runs the CLI's own
 code in process, so the vocabulary cannot drift. Sweep functions return a pandas DataFrame
 when pandas is installed (``frame=False`` gives the CLI's dict). Bad input raises
-:class:`ChalkError`, whose ``field`` names the flag or field, as the CLI's exit-2 line does.
+:class:`ChalkError`, whose ``field`` names the keyword argument or field (``model``, where the CLI's exit-2 line names ``--model``).
 
 Fast paths for sweeps: :func:`deployment` resolves a model on hardware once, as the CLI
 does, and its ``decode_step`` / ``prefill_step`` cost about a microsecond each;
@@ -20,7 +20,7 @@ import os
 import tempfile
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
-from ._error import ChalkError
+from ._error import ChalkError, python_field
 from . import _chalk
 from ._sweep import grid, roofline_sweep, deployment, load_model, load_hardware, BOUNDS
 from ._dask import dask_sweep
@@ -140,13 +140,21 @@ def _frame(result: Any) -> Any:
     return df
 
 
+def _keywords(info: Dict[str, Any]) -> set:
+    """The keyword arguments of a command: its flags with - as _."""
+    return {o["name"].lstrip("-").replace("-", "_") for o in info["options"]}
+
+
 def _command(name: str, path: Sequence[str], sweep: bool = False):
     info = _COMMANDS[tuple(path)]
 
     def call(*args: Any, frame: bool = sweep, **kwargs: Any) -> Any:
         with _TempInputs() as tmp:
-            argv = _argv(path, args, kwargs, tmp) + ["--json"]
-            result = json.loads(_chalk.run_cli(argv))
+            try:
+                argv = _argv(path, args, kwargs, tmp) + ["--json"]
+                result = json.loads(_chalk.run_cli(argv))
+            except ChalkError as e:  # name the keyword argument, not the CLI flag
+                raise python_field(e, _keywords(info)) from None
         return _frame(result) if frame else result
 
     lines = [f"`chalk {' '.join(path)} --json`: {info['description']}.", ""]
@@ -161,7 +169,7 @@ def _command(name: str, path: Sequence[str], sweep: bool = False):
             continue
         default = f" (default {o['default']})" if o["default"] else ""
         lines.append(f"    {o['name'].lstrip('-').replace('-', '_')}: {o['description']}{default}")
-    lines += ["", "Raises ChalkError(field, message) on bad input."]
+    lines += ["", "Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model)."]
     call.__name__ = call.__qualname__ = name
     call.__doc__ = "\n".join(lines)
     return call

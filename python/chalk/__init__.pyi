@@ -36,7 +36,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     kv_dtype: KV-cache format for the KV column (default bf16)
     context: Context length for the per-token columns (default 4096)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def hardware(*args: Values, frame: bool = True) -> Union[pd.DataFrame, Any]:
@@ -47,7 +47,7 @@ Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     names: System names or paths (default: every built-in system)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def decode(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, pp: Optional[Values] = None, microbatches: Optional[Values] = None, batch: Optional[Values] = None, context: Optional[Values] = None, explain: bool = False, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
@@ -56,7 +56,7 @@ def decode(*, model: Optional[Values] = None, hardware: Optional[Values] = None,
 Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
     chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
@@ -66,7 +66,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
     price_usd_per_chip_hour: Override the rental price per chip-hour
     memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
-    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    roofline: The lecture's roofline at the achievable rates (the matmul and HBM efficiencies printed, not datasheet peaks): no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
     mechanisms: Accepted for compatibility: the engine step is now the default
     tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
@@ -86,7 +86,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     sparse_top_k: Sparse attention: each query reads this many KV tokens (DSA: 2048)
     sparse_sqrt: Sparse attention: each query reads ceil(C sqrt(context)) KV tokens
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def prefill(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, pp: Optional[Values] = None, microbatches: Optional[Values] = None, batch: Optional[Values] = None, prompt: Optional[Values] = None, prefix: Optional[Values] = None, explain: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
@@ -95,7 +95,7 @@ def prefill(*, model: Optional[Values] = None, hardware: Optional[Values] = None
 Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
     chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
@@ -105,7 +105,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
     price_usd_per_chip_hour: Override the rental price per chip-hour
     memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
-    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    roofline: The lecture's roofline at the achievable rates (the matmul and HBM efficiencies printed, not datasheet peaks): no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
     mechanisms: Accepted for compatibility: the engine step is now the default
     tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
@@ -120,7 +120,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     prefix: Tokens already cached before the prompt (read, not recomputed) (default 0)
     explain: Show how each figure is computed: formula, inputs with units and sources, the algebra (under the table; "explanations" with --json)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, context: Optional[Values] = None, batch: Optional[Values] = None, prompt: Optional[Values] = None, output: Optional[Values] = None, objective: Optional[Values] = None, explain: bool = False, all: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
@@ -129,7 +129,7 @@ def layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None
 Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
     chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
@@ -147,7 +147,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     explain: Show why the first layout wins: its step terms and tok/s per chip beside the runner-up's (under the table; "explanations" with --json)
     all: Also list the layouts that do not fit, with the reason (--json and --csv always do)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def serving_sweep(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, batch: Optional[Values] = None, every_integer: bool = False, context: Optional[Values] = None, explain: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
@@ -156,7 +156,7 @@ def serving_sweep(*, model: Optional[Values] = None, hardware: Optional[Values] 
 Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
     chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
@@ -166,7 +166,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
     price_usd_per_chip_hour: Override the rental price per chip-hour
     memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
-    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    roofline: The lecture's roofline at the achievable rates (the matmul and HBM efficiencies printed, not datasheet peaks): no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
     mechanisms: Accepted for compatibility: the engine step is now the default
     tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
@@ -185,7 +185,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     context: Tokens in each sequence's KV cache: comma list or a:b (default 4096)
     explain: Show how each figure is computed: formula, inputs with units and sources, the algebra (under the table; "explanations" with --json)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def serving_balance(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, context: Optional[Values] = None, batch: Optional[Values] = None, explain: bool = False, frame: bool = False) -> Any:
@@ -194,7 +194,7 @@ def serving_balance(*, model: Optional[Values] = None, hardware: Optional[Values
 Returns the CLI's JSON as plain Python objects.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
     chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
@@ -204,7 +204,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
     price_usd_per_chip_hour: Override the rental price per chip-hour
     memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
-    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    roofline: The lecture's roofline at the achievable rates (the matmul and HBM efficiencies printed, not datasheet peaks): no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
     mechanisms: Accepted for compatibility: the engine step is now the default
     tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
@@ -222,7 +222,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     batch: Batch at which to find where KV fetch overtakes weight fetch (default 256)
     explain: Show how each figure is computed: formula, inputs with units and sources, the algebra (under the table; "explanations" with --json)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def serving_window(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, context: Optional[Values] = None, frame: bool = False) -> Any:
@@ -231,7 +231,7 @@ def serving_window(*, model: Optional[Values] = None, hardware: Optional[Values]
 Returns the CLI's JSON as plain Python objects.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
     chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
@@ -241,7 +241,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
     price_usd_per_chip_hour: Override the rental price per chip-hour
     memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
-    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    roofline: The lecture's roofline at the achievable rates (the matmul and HBM efficiencies printed, not datasheet peaks): no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
     mechanisms: Accepted for compatibility: the engine step is now the default
     tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
@@ -257,7 +257,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     sparse_sqrt: Sparse attention: each query reads ceil(C sqrt(context)) KV tokens
     context: Tokens in each sequence's KV cache: comma list or a:b (default 4096)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def serving_frontier(*, model: Optional[Values] = None, hardware: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, batch: Optional[Values] = None, every_integer: bool = False, context: Optional[Values] = None, replica_chips: Optional[Values] = None, all_points: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
@@ -266,7 +266,7 @@ def serving_frontier(*, model: Optional[Values] = None, hardware: Optional[Value
 Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
@@ -275,7 +275,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
     price_usd_per_chip_hour: Override the rental price per chip-hour
     memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
-    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    roofline: The lecture's roofline at the achievable rates (the matmul and HBM efficiencies printed, not datasheet peaks): no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
     mechanisms: Accepted for compatibility: the engine step is now the default
     tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
@@ -294,7 +294,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     replica_chips: Chips per replica to try: comma list or a:b (default 1..scale-up domain)
     all_points: List every point, not only the frontier
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def serving_modes(*, model: Optional[Values] = None, hardware: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, sparse_top_k: Optional[Values] = None, sparse_sqrt: Optional[Values] = None, context: Optional[Values] = None, replica_chips: Optional[Values] = None, speed_multiple: Optional[Values] = None, price_multiple: Optional[Values] = None, baseline_tok_per_s_per_user: Optional[Values] = None, baseline_cost_tolerance: Optional[Values] = None, frame: bool = False) -> Any:
@@ -303,7 +303,7 @@ def serving_modes(*, model: Optional[Values] = None, hardware: Optional[Values] 
 Returns the CLI's JSON as plain Python objects.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
@@ -312,7 +312,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
     price_usd_per_chip_hour: Override the rental price per chip-hour
     memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
-    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    roofline: The lecture's roofline at the achievable rates (the matmul and HBM efficiencies printed, not datasheet peaks): no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
     mechanisms: Accepted for compatibility: the engine step is now the default
     tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
@@ -332,7 +332,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     baseline_tok_per_s_per_user: Baseline: the cheapest point at least this fast (default: the fastest point near the cost floor)
     baseline_cost_tolerance: Default baseline: the fastest point within this fraction of the cost floor [0-1) (default 0.01)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def prices_list(*, frame: bool = True) -> Union[pd.DataFrame, Any]:
@@ -342,7 +342,7 @@ Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def prices_show(*args: Values, frame: bool = False) -> Any:
@@ -353,7 +353,7 @@ Returns the CLI's JSON as plain Python objects.
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     sheet: Built-in sheet name (see `chalk prices list`) or path
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def prices_infer(*args: Values, input_usd_per_mtok: Optional[Values] = None, output_usd_per_mtok: Optional[Values] = None, cache_read_usd_per_mtok: Optional[Values] = None, cache_storage_usd_per_mtok_per_hour: Optional[Values] = None, cache_write_5min_usd_per_mtok: Optional[Values] = None, cache_write_1h_usd_per_mtok: Optional[Values] = None, long_context_threshold_tokens: Optional[Values] = None, long_context_input_multiplier: Optional[Values] = None, long_context_output_multiplier: Optional[Values] = None, batch_multiplier: Optional[Values] = None, fast_multiplier: Optional[Values] = None, fast_speedup: Optional[Values] = None, priority_multiplier: Optional[Values] = None, flex_multiplier: Optional[Values] = None, off_peak_multiplier: Optional[Values] = None, active_params: Optional[Values] = None, flops_per_byte: Optional[Values] = None, attention_flops_per_kv_byte: Optional[Values] = None, weights_gb: Optional[Values] = None, decode_context: Optional[Values] = None, kv_bytes_per_token: Optional[Values] = None, hbm_share_of_chip_price: Optional[Values] = None, dram_usd_per_gb_hour: Optional[Values] = None, flash_usd_per_gb_hour: Optional[Values] = None, disk_usd_per_gb_hour: Optional[Values] = None, step_budget_ms: Optional[Values] = None, storage_duration_s: Optional[Values] = None, base_batch: Optional[Values] = None, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, explain: bool = False, frame: bool = False) -> Any:
@@ -392,7 +392,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     step_budget_ms: Decode step-time budget for the context ceiling (default 20)
     storage_duration_s: Hold time for a per-hour storage price (default 3600)
     base_batch: Base decode batch for (e) (default 0 = cost-optimal)
-    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
     chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
@@ -402,7 +402,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
     price_usd_per_chip_hour: Override the rental price per chip-hour
     memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
-    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    roofline: The lecture's roofline at the achievable rates (the matmul and HBM efficiencies printed, not datasheet peaks): no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
     mechanisms: Accepted for compatibility: the engine step is now the default
     tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
@@ -412,7 +412,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     allow_infeasible: Print the figures even when the stated chips cannot hold the weights (default: exit 2 naming the smallest replica that fits)
     explain: Show how the central figures are computed: formula, inputs with units and sources, the algebra (under the table; "explanations" with --json)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def prices_forward(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, batch: Optional[Values] = None, context: Optional[Values] = None, prompt: Optional[Values] = None, prefill_batch: Optional[Values] = None, utilisation: Optional[Values] = None, margin: Optional[Values] = None, compare: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, frame: bool = False) -> Any:
@@ -421,7 +421,7 @@ def prices_forward(*, model: Optional[Values] = None, hardware: Optional[Values]
 Returns the CLI's JSON as plain Python objects.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
     chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
@@ -431,7 +431,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
     price_usd_per_chip_hour: Override the rental price per chip-hour
     memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
-    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    roofline: The lecture's roofline at the achievable rates (the matmul and HBM efficiencies printed, not datasheet peaks): no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
     mechanisms: Accepted for compatibility: the engine step is now the default
     tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
@@ -450,7 +450,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     pue: Power usage effectiveness, facility / IT energy (1 = IT only; Google 2024: 1.09, industry: 1.56) (default 1)
     host_w_per_chip: Host power per chip in W: CPUs, NICs, switches, fans (HGX H100: about 350) (default 0)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def prices_compare(*, model: Optional[Values] = None, hardware: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, speed: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
@@ -469,7 +469,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     speed: Output tok/s per user assumed for a host whose sheet states no speed (a typical interactive GPU speed;
 such rows say 'assumed') (default 50)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def validate(*args: Values, keep_going: bool = False, calibration: bool = False, engine_profile: Optional[Values] = None, frame: bool = False) -> Any:
@@ -483,7 +483,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     calibration: Print the calibrated constants and their microbenchmark rows
     engine_profile: An engine profile written by `chalk calibrate`: rows of its engine are predicted with its constants; the summary is shown with and without it
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def scaleup(*, model: Optional[Values] = None, hardware: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, batch: Optional[Values] = None, context: Optional[Values] = None, moe_sparsity: Optional[Values] = None, memory_reserve: Optional[Values] = None, plot: Optional[Values] = None, frame: bool = False) -> Any:
@@ -502,7 +502,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     memory_reserve: Fraction of HBM held back for activations and runtime [0, 1) (default 0.1)
     plot: Also write an HTML chart (offline, vega-lite): largest model per domain against year
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def train_step(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, recompute_modules: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, fp8_recipe: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, explain: bool = False, allow_infeasible: bool = False, frame: bool = False) -> Any:
@@ -511,7 +511,7 @@ def train_step(*, model: Optional[Values] = None, hardware: Optional[Values] = N
 Returns the CLI's JSON as plain Python objects.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: Model: a catalog name (chalk models) or a config file (default llama-3.1-70b)
+    model: Model: a catalog name (chalk models) or a config file (the default is dense, as the published Megatron plans it is checked against; serving commands and train run default to deepseek-v3, whose report states its serving and run figures) (default llama-3.1-70b)
     hardware: System: a catalog name (chalk hardware) or a hardware file (default h100-sxm)
     chips: Chips in the cluster (default: dp x tp x pp x cp)
     dp: Data-parallel degree (default 1)
@@ -544,16 +544,16 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     explain: Show how each figure is computed: formula, inputs with units and sources, the algebra (under the output; "explanations" with --json)
     allow_infeasible: Print the figures even when no plan fits in HBM (default: exit 2 naming the smallest cluster with a plan that fits)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
-def train_memory(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, recompute_modules: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, fp8_recipe: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, explain: bool = False, frame: bool = False) -> Any:
+def train_memory(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, dp: Optional[Values] = None, tp: Optional[Values] = None, pp: Optional[Values] = None, cp: Optional[Values] = None, ep: Optional[Values] = None, etp: Optional[Values] = None, virtual_stages: Optional[Values] = None, schedule: Optional[Values] = None, zero: Optional[Values] = None, microbatch: Optional[Values] = None, recompute: Optional[Values] = None, recompute_modules: Optional[Values] = None, no_sp: bool = False, reversible: bool = False, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, fp8_recipe: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, explain: bool = False, allow_infeasible: bool = False, frame: bool = False) -> Any:
     """`chalk train memory --json`: Memory per chip of a training plan: weights, gradients, optimizer states, activations.
 
 Returns the CLI's JSON as plain Python objects.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: Model: a catalog name (chalk models) or a config file (default llama-3.1-70b)
+    model: Model: a catalog name (chalk models) or a config file (the default is dense, as the published Megatron plans it is checked against; serving commands and train run default to deepseek-v3, whose report states its serving and run figures) (default llama-3.1-70b)
     hardware: System: a catalog name (chalk hardware) or a hardware file (default h100-sxm)
     chips: Chips in the cluster (default: dp x tp x pp x cp)
     dp: Data-parallel degree (default 1)
@@ -584,8 +584,9 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     ep_dispatcher: How expert-parallel tokens cross scale-up domains: deepep (DeepEP/HybridEP, Megatron-Core's flex: once per remote domain, then scale-up fan-out), alltoall (NCCL all-to-all: every token copy on its own) (default deepep)
     ep_overlap: Megatron-Core's EP overlap: a forward beside an earlier microbatch's backward, each one's expert all-to-alls hidden behind the other's compute (pp 1 or --schedule interleaved)
     explain: Show how each figure is computed: formula, inputs with units and sources, the algebra (under the output; "explanations" with --json)
+    allow_infeasible: Print the figures even when no plan fits in HBM (default: exit 2 naming the smallest cluster with a plan that fits)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def train_layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, fp8_recipe: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, chips: Optional[Values] = None, limit: Optional[Values] = None, all: bool = False, pareto: bool = False, allow_infeasible: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
@@ -594,7 +595,7 @@ def train_layouts(*, model: Optional[Values] = None, hardware: Optional[Values] 
 Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: Model: a catalog name (chalk models) or a config file (default llama-3.1-70b)
+    model: Model: a catalog name (chalk models) or a config file (the default is dense, as the published Megatron plans it is checked against; serving commands and train run default to deepseek-v3, whose report states its serving and run figures) (default llama-3.1-70b)
     hardware: System: a catalog name (chalk hardware) or a hardware file (default h100-sxm)
     global_batch: Sequences per step (default: the chip count, one per chip)
     seq_len: Tokens per sequence (default 4096)
@@ -615,7 +616,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     pareto: List the Pareto front of step time against memory instead
     allow_infeasible: Print the figures even when no plan fits in HBM (default: exit 2 naming the smallest cluster with a plan that fits)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def train_run(*, model: Optional[Values] = None, hardware: Optional[Values] = None, tokens: Optional[Values] = None, flops: Optional[Values] = None, chips: Optional[Values] = None, seq: Optional[Values] = None, mfu: Optional[Values] = None, step_time_s: Optional[Values] = None, tokens_per_step: Optional[Values] = None, goodput: Optional[Values] = None, name: Optional[Values] = None, phase: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, usd_per_chip_hour: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, peak: Optional[Values] = None, non_causal: bool = False, frame: bool = False) -> Any:
@@ -643,7 +644,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     peak: Dense peak the MFU is measured against: bf16, fp8, int8, fp4 (one the chip has; other than bf16 needs --mfu or --step-time-s) (default bf16)
     non_causal: Count attention over the whole sequence for every token (PaLM App. B; DeepSeek's 43.73%) instead of causal attention (the default, as train step's MFU)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def train_chinchilla(*, flops: Optional[Values] = None, params: Optional[Values] = None, tokens: Optional[Values] = None, method: Optional[Values] = None, frame: bool = False) -> Any:
@@ -657,7 +658,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     tokens: Tokens D the model is trained on (with --params)
     method: approach1, approach2, approach3, approach3-tex, epoch or 20x (default 20x)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def train_equilibrium(*, model: Optional[Values] = None, hardware: Optional[Values] = None, serving_tok_per_s: Optional[Values] = None, window_days: Optional[Values] = None, serving_context: Optional[Values] = None, rl_trained_fraction: Optional[Values] = None, rl_seq: Optional[Values] = None, mfu: Optional[Values] = None, seq: Optional[Values] = None, pretraining_cost_ratio: Optional[Values] = None, rl_cost_ratio: Optional[Values] = None, decode_chips: Optional[Values] = None, decode_batch: Optional[Values] = None, method: Optional[Values] = None, frame: bool = False) -> Any:
@@ -681,7 +682,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     decode_batch: Cap on one decode replica's batch (0 = largest that fits) (default 0)
     method: Chinchilla D_opt(N): approach1, approach2, approach3, approach3-tex, epoch or 20x (default 20x)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def train_moe(*, active_params: Optional[Values] = None, experts: Optional[Values] = None, routing: Optional[Values] = None, tokens: Optional[Values] = None, granularity: Optional[Values] = None, expert_share: Optional[Values] = None, flops: Optional[Values] = None, frame: bool = False) -> Any:
@@ -698,7 +699,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     expert_share: Fraction of a layer's parameters in its routed FFN (2/3 for d_ff = 4 d_model) (default 0.666667)
     flops: Budget for the compute-optimal comparison (Krajewski section 6: 1e20 -> about 20x) (default 1e+20)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def train_plot_run(*, model: Optional[Values] = None, hardware: Optional[Values] = None, serving_tok_per_s: Optional[Values] = None, window_days: Optional[Values] = None, rl_trained_fraction: Optional[Values] = None, serving_context: Optional[Values] = None, rl_seq: Optional[Values] = None, mfu: Optional[Values] = None, seq: Optional[Values] = None, decode_chips: Optional[Values] = None, decode_batch: Optional[Values] = None, pretraining_cost_ratio: Optional[Values] = None, rl_cost_ratio: Optional[Values] = None, method: Optional[Values] = None, output: Optional[Values] = None, frame: bool = False) -> Any:
@@ -723,7 +724,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     method: Chinchilla D_opt(N): approach1, approach2, approach3, approach3-tex, epoch or 20x (default 20x)
     output: HTML file to write (default train-run.html; not with --json)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def simulate(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, shared_prefix: Optional[Values] = None, sessions: Optional[Values] = None, kv_offload: Optional[Values] = None, lora: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, engine_profile: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, replicas: Optional[Values] = None, routing: Optional[Values] = None, disaggregate: bool = False, prefill_chips: Optional[Values] = None, prefill_replicas: Optional[Values] = None, decode_chips: Optional[Values] = None, decode_replicas: Optional[Values] = None, prefill_hardware: Optional[Values] = None, decode_hardware: Optional[Values] = None, compare: bool = False, plot: Optional[Values] = None, frame: bool = False) -> Any:
@@ -732,7 +733,7 @@ def simulate(*, model: Optional[Values] = None, hardware: Optional[Values] = Non
 Returns the CLI's JSON as plain Python objects.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
     chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
@@ -742,7 +743,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
     price_usd_per_chip_hour: Override the rental price per chip-hour
     memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
-    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    roofline: The lecture's roofline at the achievable rates (the matmul and HBM efficiencies printed, not datasheet peaks): no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
     mechanisms: Accepted for compatibility: the engine step is now the default
     tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
@@ -793,7 +794,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     compare: With --disaggregate: also aggregated serving on the same chips
     plot: Write an HTML page of latency distributions and occupancy over time
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def plan(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, shared_prefix: Optional[Values] = None, sessions: Optional[Values] = None, kv_offload: Optional[Values] = None, lora: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, engine_profile: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, budget_chips: Optional[Values] = None, budget_usd_per_hour: Optional[Values] = None, replica_chips: Optional[Values] = None, max_seqs_candidates: Optional[Values] = None, modes: Optional[Values] = None, rate_curve: Optional[Values] = None, launch_dir: Optional[Values] = None, frame: bool = False) -> Any:
@@ -802,7 +803,7 @@ def plan(*, model: Optional[Values] = None, hardware: Optional[Values] = None, c
 Returns the CLI's JSON as plain Python objects.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
     chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
@@ -812,7 +813,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
     price_usd_per_chip_hour: Override the rental price per chip-hour
     memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
-    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    roofline: The lecture's roofline at the achievable rates (the matmul and HBM efficiencies printed, not datasheet peaks): no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
     mechanisms: Accepted for compatibility: the engine step is now the default
     tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
@@ -855,7 +856,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     rate_curve: A day's rates: CSV of hour,rate_per_s (hours 0-23), or an Azure or BurstGPT trace (its rate by hour of day); each rate planned as --rate would, replicas by hour and the cost per day
     launch_dir: Write the chosen deployment's launch files here: DIR/vllm, DIR/sglang, DIR/trtllm (scripts and YAML)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def fleet(*args: Values, hardware: Optional[Values] = None, budget_chips: Optional[Values] = None, budget_usd_per_hour: Optional[Values] = None, engine: Optional[Values] = None, slo_percentile: Optional[Values] = None, modes: Optional[Values] = None, seed: Optional[Values] = None, frame: bool = False) -> Any:
@@ -873,7 +874,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     modes: both, aggregated or disaggregated (default both)
     seed: Seed of the first model's arrivals (the next model takes the next seed) (default 1)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def calibrate(*args: Values, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, fit: Optional[Values] = None, max_requests: Optional[Values] = None, output: Optional[Values] = None, no_leave_one_out: bool = False, frame: bool = False) -> Any:
@@ -883,7 +884,7 @@ Returns the CLI's JSON as plain Python objects.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     files: Benchmark results, the format told by content: vllm bench serve --save-result JSON, SGLang bench_serving --output-file JSONL (a run a line), AIPerf profile_export_aiperf.json, genai-perf profile_export_genai_perf.json, trtllm-bench --report_json (-m, -H, -n/--tp and --engine say what the file does not), or a measurements CSV (.csv) whose serving rows with request_rate_per_s state their own setup
-    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
     chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
@@ -893,7 +894,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
     price_usd_per_chip_hour: Override the rental price per chip-hour
     memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
-    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    roofline: The lecture's roofline at the achievable rates (the matmul and HBM efficiencies printed, not datasheet peaks): no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
     mechanisms: Accepted for compatibility: the engine step is now the default
     tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
@@ -912,7 +913,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     output: Write the engine profile (chalk-engine-profile/1, docs/file-formats.md) to this file
     no_leave_one_out: Skip the leave-one-out errors (one fit per run)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
 def step(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, engine_profile: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, prefill: Optional[Values] = None, decode: Optional[Values] = None, batches: Optional[Values] = None, frame: bool = True) -> Union[pd.DataFrame, Any]:
@@ -921,7 +922,7 @@ def step(*, model: Optional[Values] = None, hardware: Optional[Values] = None, c
 Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
 
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
-    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (default deepseek-v3)
+    model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
     chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
@@ -931,7 +932,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
     price_usd_per_chip_hour: Override the rental price per chip-hour
     memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
-    roofline: The lecture's pure roofline, a lower bound: no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
+    roofline: The lecture's roofline at the achievable rates (the matmul and HBM efficiencies printed, not datasheet peaks): no collectives, kernel floor or kernel efficiencies (default: the engine step, docs/accuracy.md)
     mechanisms: Accepted for compatibility: the engine step is now the default
     tp: Tensor-parallel degree of attention and dense FFNs; 1 = data-parallel attention (default: the layout search's best for the chips; see `chalk layouts`)
     ep: Expert-parallel degree of routed experts (default: the layout search's best)
@@ -951,5 +952,5 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     decode: One batch's decodes: CONTEXT[xCOUNT] comma list, tokens in each sequence's KV cache (1024x32,2048)
     batches: Many batches as JSON: the text itself, a file, or - for standard input; chalk's {prefill, decode}, BLIS's StepConfig or SGLang's {reqs} per batch (docs/simulator.md)
 
-Raises ChalkError(field, message) on bad input.
+Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """

@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, Optional, Sequence
 
 import numpy as np
 
-from ._error import ChalkError
+from ._error import ChalkError, python_field
 from . import _chalk
 
 try:
@@ -78,6 +78,8 @@ def deployment(model: Any, hardware: Any, chips: int = 0, **options: Any) -> "_c
         return _with_file(model, "model", make)
     except TypeError as e:  # a value of the wrong type
         raise ChalkError("options: " + " ".join(str(e).split()), "options") from None
+    except ChalkError as e:  # name the argument, not the CLI flag
+        raise python_field(e, ("model", "hardware", "chips") + _DEPLOYMENT_OPTIONS) from None
 
 
 _DEPLOYMENT_OPTIONS = ("weights", "kv_dtype", "compute", "matmul_efficiency", "hbm_efficiency", "price_usd_per_chip_hour",

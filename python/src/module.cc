@@ -244,15 +244,15 @@ PYBIND11_MODULE(_chalk, m) {
       .def_property_readonly("chips", [](const Deployment& d) { return d.n_chips; })
       .def_property_readonly("view", [](const Deployment& d) { return std::string(cli::view_name(d)); })
       .def("decode_step", [](py::object self, int64_t batch, int64_t context) {
-        check_range(batch, 1, kMaxStepBatch, "--batch", "sequences");
-        check_range(context, 1, kMaxContextTokens, "--context", "tokens");
+        check_range(batch, 1, kMaxStepBatch, "batch", "sequences");  // the Python argument, not the flag
+        check_range(context, 1, kMaxContextTokens, "context", "tokens");
         const Deployment& d = self.cast<const Deployment&>();
         return priced_if_fits(DecodeRow{{decode_step(d, batch, context)}, self}, d, batch, context);
       }, py::arg("batch"), py::arg("context") = 4096, python::doc::decode_step)
       .def("prefill_step", [](py::object self, int64_t prompt, int64_t batch, int64_t prefix) {
-        check_range(prompt, 1, kMaxContextTokens, "--prompt", "tokens");
-        check_range(batch, 1, kMaxStepBatch, "--batch", "prompts");
-        check_range(prefix, 0, kMaxContextTokens, "--prefix", "tokens");
+        check_range(prompt, 1, kMaxContextTokens, "prompt", "tokens");
+        check_range(batch, 1, kMaxStepBatch, "batch", "prompts");
+        check_range(prefix, 0, kMaxContextTokens, "prefix", "tokens");
         const Deployment& d = self.cast<const Deployment&>();
         return priced_if_fits(PrefillRow{{prefill_step(d, batch, prompt, prefix)}, self}, d, batch, prompt + prefix);
       }, py::arg("prompt"), py::arg("batch") = 1, py::arg("prefix") = 0, python::doc::prefill_step)

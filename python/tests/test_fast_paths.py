@@ -214,13 +214,14 @@ def test_step_dicts_carry_the_cli_rows_fit_and_roofline(cli):
     assert got["t_step_roofline_ms"] < got["t_step_ms"] and pgot["ttft_roofline_ms"] < pgot["ttft_ms"]
 
 
-@pytest.mark.parametrize("call,field", [(lambda d: d.decode_step(10**12), "--batch"), (lambda d: d.decode_step(0), "--batch"),
-                                        (lambda d: d.decode_step(1, 2**30 + 1), "--context"), (lambda d: d.decode_step(1, 0), "--context"),
-                                        (lambda d: d.prefill_step(0), "--prompt"), (lambda d: d.prefill_step(1024, 2**24 + 1), "--batch"),
-                                        (lambda d: d.prefill_step(1024, 1, -1), "--prefix")])
+@pytest.mark.parametrize("call,field", [(lambda d: d.decode_step(10**12), "batch"), (lambda d: d.decode_step(0), "batch"),
+                                        (lambda d: d.decode_step(1, 2**30 + 1), "context"), (lambda d: d.decode_step(1, 0), "context"),
+                                        (lambda d: d.prefill_step(0), "prompt"), (lambda d: d.prefill_step(1024, 2**24 + 1), "batch"),
+                                        (lambda d: d.prefill_step(1024, 1, -1), "prefix")])
 def test_steps_take_the_cli_ranges(call, field):
     # The ranges of decode's --batch 1..16777216 and --context 1..2^30 (and prefill's): the
-    # fast path refused none of them (QA: decode_step(10**12) accepted).
+    # fast path refused none of them (QA: decode_step(10**12) accepted). The field is the
+    # method's argument (batch), not the CLI's flag (issue 30 review L10).
     d = chalk.deployment("llama-3.1-8b", "h100-sxm", chips=1)
     with pytest.raises(chalk.ChalkError) as e:
         call(d)

@@ -109,6 +109,21 @@ TEST(HardwareCatalog, ScaleUpTopologyPowerAndStatus) {
   }
 }
 
+TEST(HardwareCatalog, RackSystemsStateTheirGpusPerHost) {
+  // Each rack file states its GPUs under one host OS (its compute tray or blade): GB200 and GB300
+  // NVL72 trays hold 4 GPUs, Vera Rubin NVL144 trays 4 packages (72 / 18 trays), Rubin Ultra
+  // NVL576 blades 2 packages (8 dies / 4 per package). Unstated, chips_per_host assumes an
+  // 8-GPU HGX board, which a launch file would then ask one pod for.
+  for (const auto& [n, chips] : std::vector<std::pair<const char*, int64_t>>{{"gb200-nvl72", 4}, {"gb300-nvl72", 4}, {"rubin-nvl144", 4}, {"rubin-nvl576", 2}}) {
+    const SystemSpec s = load_system(n);
+    EXPECT_EQ(s.host_chips, chips) << n;
+    EXPECT_EQ(chips_per_host(s), chips) << n;
+    EXPECT_FALSE(s.host_chips_source.empty()) << n;
+  }
+  EXPECT_EQ(load_system("h100-sxm").host_chips, 0);  // unstated: the HGX board's 8
+  EXPECT_EQ(chips_per_host(load_system("h100-sxm")), 8);
+}
+
 TEST(Lecture, H100FlopsPerByteIsAbout295) {
   // Lecture 18:00: F / W ~ 300 on every generation. H100: 989.4e12 / 3.35e12 = 295.3.
   EXPECT_NEAR(flops_per_byte(load_system("h100-sxm").chip, MatmulPrecision::bf16).value(), 295.34, 0.01);

@@ -7,6 +7,8 @@
 
 #include "chalk/base/error.h"
 #include "chalk/prices/prices.h"
+#include "chalk/serving/serving.h"
+#include "chalk/serving/cheapest_batch.h"
 
 namespace chalk {
 namespace {
@@ -53,7 +55,10 @@ int64_t cost_optimal_decode_batch(const Deployment& d, int64_t context) {
   if (context < 0) throw InputError("--context", "must be >= 0, got " + std::to_string(context));
   const int64_t cap = batch_cap(d, context);
   auto compute_bound = [&](int64_t b) { return decode_step(d, b, context).bound == Bound::compute; };
-  if (!compute_bound(cap)) return cap;
+  // Below the compute bound cost per token falls with batch, except where the engine pads the
+  // batch up to its next CUDA graph: the cheapest batch up to the cap (cheapest_decode_point,
+  // the replica rule's choice; review L7).
+  if (!compute_bound(cap)) return cheapest_decode_point(d, cap, context).batch;
   if (compute_bound(1)) return 1;
   return first_true(1, cap, compute_bound);
 }

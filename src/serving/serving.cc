@@ -2,6 +2,7 @@
 // (docs/formulas.md, section "serving"). The frontier and the modes are in
 // serving_frontier.cc.
 #include "chalk/serving/serving.h"
+#include "chalk/serving/cheapest_batch.h"
 
 #include <algorithm>
 #include <cmath>
@@ -274,6 +275,33 @@ EndToEnd end_to_end(const Deployment& dep, int64_t batch, int64_t input_tokens, 
   e.t_total = e.prefill.t_step + e.mean_step.t_step * e.decode_steps;
   e.output_tokens_per_s = tokens(d(batch) * d(output_tokens)) / e.t_total;
   return e;
+}
+
+ModePoint cheapest_decode_point(const Deployment& d, int64_t memory_full_batch, int64_t context, const DecodeLevers& levers) {
+  if (memory_full_batch < 1) throw InputError("memory_full_batch", "must be >= 1, got " + std::to_string(memory_full_batch));
+  const auto point = [&](int64_t batch) {
+    ModePoint p;
+    p.n_chips = d.n_chips;
+    p.layout = d.mechanisms.enabled ? d.mechanisms.layout.description : std::string();
+    p.batch = batch;
+    p.step = decode_step(d, batch, context, levers);
+    p.tokens_per_s_per_user = p.step.tokens_per_s_per_user;
+    p.tokens_per_s_per_chip = p.step.tokens_per_s_per_chip;
+    p.cost_per_token = p.step.cost_per_token;
+    p.memory_full_batch = memory_full_batch;
+    return p;
+  };
+  ModePoint best = point(memory_full_batch);
+  std::vector<int64_t> candidates;
+  for (int64_t b = (memory_full_batch - 1) / 8 * 8; b >= 8 && b >= memory_full_batch - 64; b -= 8) candidates.push_back(b);
+  int64_t pow2 = 1;
+  while (pow2 * 2 < memory_full_batch) pow2 *= 2;
+  if (pow2 < memory_full_batch) candidates.push_back(pow2);
+  for (const int64_t b : candidates) {
+    const ModePoint p = point(b);
+    if (p.tokens_per_s_per_chip.value() > best.tokens_per_s_per_chip.value() * (1 + 1e-9)) best = p;
+  }
+  return best;
 }
 
 }  // namespace chalk

@@ -10,6 +10,7 @@
 #include "chalk/base/error.h"
 #include "chalk/model/moe.h"
 #include "chalk/serving/serving.h"
+#include "chalk/serving/cheapest_batch.h"
 #include "serving_replicas.h"
 
 namespace chalk {
@@ -108,12 +109,13 @@ std::optional<ModePoint> fastest_at_cost(const std::vector<Replica>& reps, int64
   return best;
 }
 
-/// Each replica at the batch that fills its HBM at `context`: its cheapest point, since
-/// cost per token does not rise with batch.
+/// Each replica at its cheapest batch up to the one that fills its HBM at `context`
+/// (cheapest_decode_point: cost per token falls with batch except where the engine pads a
+/// batch up to its next CUDA-graph size).
 std::vector<ModePoint> memory_full_points(const std::vector<Replica>& reps, int64_t context, const DecodeLevers& lev) {
   std::vector<ModePoint> out;
   out.reserve(reps.size());
-  for (const auto& rep : reps) out.push_back(mode_point(rep.dep, rep.max_batch, context, lev));
+  for (const auto& rep : reps) out.push_back(cheapest_decode_point(rep.dep, rep.max_batch, context, lev));
   return out;
 }
 
@@ -316,7 +318,7 @@ ModesReport fast_and_slow_modes(const ModelSpec& m, const SystemSpec& s, const D
     auto b = fastest_at_cost(reps, o.context, lev, near_floor);
     r.baseline = b ? *b : r.cheapest;
     r.baseline_rule = "the fastest point within " + fmt1(100 * tol, "%g") +
-                      "% of the cost floor within HBM (the floor: the batch that fills memory on the cheapest replica)";
+                      "% of the cost floor within HBM (the floor: the cheapest replica at its cheapest batch within HBM)";
   }
   const double s0 = r.baseline.tokens_per_s_per_user.value();
   const double c0 = r.baseline.tokens_per_s_per_chip.value();  // cost multiple = c0 / per_chip

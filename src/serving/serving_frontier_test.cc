@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include "chalk_testing/expect.h"
-
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/serving/serving.h"
@@ -270,9 +269,10 @@ TEST(CheapestReplica, IsTheCostFloorOfTheModesUnderTheEngineStep) {
       EXPECT_NE(r.runner_up->n_chips, r.choice.n_chips);
       EXPECT_LE(r.runner_up->tokens_per_s_per_chip.value(), r.choice.tokens_per_s_per_chip.value() * (1 + 1e-9));
     }
-    // Fits: the batch is the replica's memory-full one.
-    EXPECT_TRUE(memory_plan(r.deployment, r.choice.batch, 4096).fits);
-    EXPECT_FALSE(memory_plan(r.deployment, r.choice.batch + 1, 4096).fits);
+    // The memory-full batch, or one within 64 below it no dearer (cheapest_batch.h).
+    const int64_t full = r.choice.memory_full_batch, b = r.choice.batch;
+    EXPECT_TRUE(memory_plan(r.deployment, b, 4096).fits && !memory_plan(r.deployment, full + 1, 4096).fits && b <= full && b >= full - 64);
+    EXPECT_GE(r.choice.tokens_per_s_per_chip.value(), decode_step(r.deployment, full, 4096).tokens_per_s_per_chip.value());
   }
 }
 

@@ -9,12 +9,14 @@
 //   F_eff = 8 x 989.4e12 x 0.803 = 6.3559e15 FLOP/s; 2 N_active = 139.006e9 FLOP/token;
 //   price 8 x $4.54/h = $0.0100889/s.
 #include "chalk/serving/serving.h"
+#include "chalk/serving/cheapest_batch.h"
 
 #include <cmath>
 #include <cstdio>
 
 #include <gtest/gtest.h>
 
+#include "chalk_testing/engine_deploy.h"
 #include "chalk_testing/expect.h"
 
 #include "chalk/base/error.h"
@@ -237,6 +239,30 @@ TEST(ServingSpeed, LargestBatchAtSpeed) {
   EXPECT_EQ(largest_batch_at_speed(d, 4096, {}, TokensPerSecond(84.55), 651), 180);
   EXPECT_EQ(largest_batch_at_speed(d, 4096, {}, TokensPerSecond(1e6), 651), 0);
   EXPECT_EQ(largest_batch_at_speed(d, 4096, {}, TokensPerSecond(1), 651), 651);
+}
+
+TEST(ServingCheapestBatch, TheRooflineFillsHbmTheEngineSkipsAPaddedGraph) {
+  // The roofline: cost per token n price (T_w + B T_kv) / B falls as B grows, so the batch
+  // that fills HBM is the cheapest (70B on 8 H200 at 4,096: T_w 4.3095 ms, T_kv 41.6 us).
+  const Deployment roof = llama70_h200();
+  const ModePoint r = cheapest_decode_point(roof, 300, 4096);
+  EXPECT_EQ(r.batch, 300);
+  EXPECT_EQ(r.memory_full_batch, 300);
+  // The engine step (vLLM's graphs: 8, 16, ..., 512 tokens) of Llama 3.1 8B on one H100 at
+  // context 128 is compute-bound near 480: 2 x 8.03e9 x 480 = 7.7 TFLOP at 989.4 x 0.803
+  // TFLOP/s = 9.7 ms against 16 GB of weights at 3.35 TB/s x 0.87 = 5.5 ms. Batch 481
+  // replays the 496 graph (vLLM's sizes step by 16 above 256), 15 padded tokens' matmuls
+  // (+3.1%) for one more sequence (+0.2%): 480, a captured size, is cheaper per token
+  // (review L7: 273 padded cost more than 256).
+  const Deployment eng = chalk::testing::engine_deploy("llama-3.1-8b", "h100-sxm", 1);
+  EXPECT_EQ(decode_step(eng, 481, 128).graph_batch, 496);
+  const ModePoint e = cheapest_decode_point(eng, 481, 128);
+  EXPECT_EQ(e.batch, 480);
+  EXPECT_EQ(e.memory_full_batch, 481);
+  EXPECT_GT(e.tokens_per_s_per_chip.value(), decode_step(eng, 481, 128).tokens_per_s_per_chip.value());
+  // At a captured size nothing below is cheaper: the memory-full batch stays.
+  EXPECT_EQ(cheapest_decode_point(eng, 480, 128).batch, 480);
+  EXPECT_THROW(cheapest_decode_point(eng, 0, 128), InputError);
 }
 
 }  // namespace

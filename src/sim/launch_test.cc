@@ -121,6 +121,15 @@ TEST(Launch, DisaggregatedPlansGetTheRouterEachEngineDocuments) {
   c.decode_replica_chips = 16, c.decode_parallel.tp_attention = 16, c.decode_parallel.tp_ffn = 16;
   EXPECT_EQ(launch_file_at(launch_files(c, t), "vllm/dynamo.yaml"), nullptr);
   c.decode_replica_chips = 4, c.decode_parallel.tp_attention = 4, c.decode_parallel.tp_ffn = 4;
+  // A GB200 NVL72 host (compute tray) has 4 GPUs: the 4-chip decode replica still fits one pod,
+  // an 8-chip one would ask a pod for 8 GPUs no node has, so no manifest.
+  t.chips_per_host = 4;
+  EXPECT_NE(launch_file_at(launch_files(c, t), "vllm/dynamo.yaml"), nullptr);
+  c.decode_replica_chips = 8, c.decode_parallel.tp_attention = 8, c.decode_parallel.tp_ffn = 8;
+  EXPECT_EQ(launch_file_at(launch_files(c, t), "vllm/dynamo.yaml"), nullptr);
+  t.chips_per_host = 8;
+  EXPECT_NE(launch_file_at(launch_files(c, t), "vllm/dynamo.yaml"), nullptr);
+  c.decode_replica_chips = 4, c.decode_parallel.tp_attention = 4, c.decode_parallel.tp_ffn = 4;
   t.model = "/models/m";
   EXPECT_EQ(launch_file_at(launch_files(c, t), "vllm/dynamo.yaml"), nullptr);
 }

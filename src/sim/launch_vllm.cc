@@ -113,7 +113,6 @@ std::string proxy(const PlanCandidate& c, const LaunchTarget& t) {
 
 /// The Dynamo image of ai-dynamo/dynamo's own vLLM deployment example (deploy/disagg.yaml).
 constexpr const char* kDynamoImage = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.1";
-constexpr int64_t kGpusPerPod = 8;  // one pod per replica: larger replicas need Dynamo's multinode form
 
 std::string worker(const PlanCandidate& c, const LaunchTarget& t, const Pool& p, const std::string& name) {
   std::string y = "    " + name + ":\n      envFromSecret: hf-token-secret\n      dynamoNamespace: chalk-plan\n      componentType: worker\n";
@@ -135,13 +134,15 @@ std::string worker(const PlanCandidate& c, const LaunchTarget& t, const Pool& p,
 /// A DynamoGraphDeployment (Kubernetes) for the deployment, as ai-dynamo/dynamo's
 /// components/backends/vllm/deploy/agg.yaml and disagg.yaml write one: a frontend and one
 /// worker service per pool running `python3 -m dynamo.vllm` with the engine's arguments (Dynamo
-/// sets the NIXL KV transfer itself). "" when a replica exceeds one 8-GPU pod or the model is
-/// not a HF repo id whose checkpoint serves the simulated weights.
+/// sets the NIXL KV transfer itself). One pod per replica on one host, so "" when a replica needs
+/// more GPUs than one host has (t.chips_per_host: 4 on a GB200 NVL72 tray, 8 on an HGX board;
+/// larger replicas need Dynamo's multinode form) or the model is not a HF repo id whose
+/// checkpoint serves the simulated weights.
 std::string dynamo(const PlanCandidate& c, const LaunchTarget& t) {
   const bool repo_id = t.model && std::count(t.model->begin(), t.model->end(), '/') == 1 && t.model->front() != '/' && t.model->front() != '.';
   if (!repo_id || weight_plan(t, true) == WeightPlan::needs_checkpoint) return "";  // a pod sees no local directory
   for (const auto& p : pools_of(c, t.moe)) {
-    if (p.d.chips > kGpusPerPod) return "";
+    if (p.d.chips > t.chips_per_host) return "";
   }
   std::string y = comment("Dynamo (Kubernetes) deployment for `chalk plan`: " + t.model_name + " on " + t.system_name +
                           ". A DynamoGraphDeployment as ai-dynamo/dynamo's components/backends/vllm/deploy/" +

@@ -48,7 +48,7 @@ cmds=(
   "simulate -m llama-3.1-8b -H h100-sxm -n 1 --rate 5 --requests 200 --input 512 --output 64 --disaggregate --prefill-hardware h200 --decode-hardware b200"
   "validate"
   "train step -m llama-3.1-8b -H h100-sxm -n 8 --dp 8 --zero 2"
-  "train memory -m llama-3.1-8b -H h100-sxm -n 8 --dp 8"
+  "train memory -m llama-3.1-8b -H h100-sxm -n 8 --dp 8 --zero 2"
   "train layouts -m llama-3.1-8b -H h100-sxm -n 8"
   "train layouts -m llama-3.1-8b -H h100-sxm -n 8 --all"
   "train run -m llama-3.1-8b -H h100-sxm -n 8 --mfu 0.4 --tokens 1e12"

@@ -90,9 +90,9 @@ import json, sys
 f = json.load(open(sys.argv[1]))["forward"]; line = sys.argv[2]
 eng, low = f["output_cost_usd_per_mtok"], f["output_cost_roofline_usd_per_mtok"]
 assert abs(eng - 0.2085) < 5e-4 and abs(low - 0.1116) < 5e-4, (eng, low)
-head, tail = line.split("; roofline (lower bound)")
+head, tail = line.split("; roofline at achievable rates")
 assert "output cost $%.4f/Mtok" % eng in head, (head, eng)
-assert tail.rstrip().endswith("output cost $%.4f/Mtok (lower bound)" % low), (tail, low)
+assert tail.rstrip().endswith("output cost $%.4f/Mtok" % low), (tail, low)
 PY
 # prices infer remarks on prices that contradict the lecture's reading, and an --input
 # override carries the sheet's derived prices in ratio (reference prices.md 1.1: the 5-minute

@@ -25,7 +25,7 @@ python3 - "$step" "$lay" <<'PY' || fail "train step's default is not the fitting
 import json, sys
 s, l = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 r = s["rows"][0]
-assert r["fits"] is True and r["chips"] == 32, r
+assert r["memory_fits"] is True and r["chips"] == 32, r
 assert r["plan"] == l["rows"][0]["plan"], (r["plan"], l["rows"][0]["plan"])
 assert abs(r["t_step_s"] - l["rows"][0]["t_step_s"]) < 1e-9 * r["t_step_s"], (r["t_step_s"], l["rows"][0]["t_step_s"])
 assert "smallest cluster that holds llama-3.1-70b (32 chips" in s["plan_choice"], s["plan_choice"]
@@ -40,4 +40,15 @@ flags=$("$CHALK" train step -m llama-3.1-70b -H h100-sxm -n 1 2>&1 | sed -n 's/.
 [ -n "$flags" ] || fail "the error names no train step flags"
 # shellcheck disable=SC2086
 "$CHALK" train step -m llama-3.1-70b -H h100-sxm $flags | grep -q "per chip: fits" || fail "train step $flags does not fit"
+# train memory follows train step (review: it exited 0 on a plan that does not fit): the same
+# stated 1-chip plan (1,362 GB) exits 2 naming the 32-chip cluster, --allow-infeasible shows
+# its parts, and the default gives way to that cluster's fastest plan, which fits.
+expect_error "--chips: DP1 TP1 PP1, ZeRO-1, mb 1, recompute none on 1 x H100 SXM needs 1362 GB per chip, more than its 80 GB" \
+  train memory -m llama-3.1-70b -H h100-sxm -n 1
+"$CHALK" train memory -m llama-3.1-70b -H h100-sxm -n 1 --allow-infeasible | grep -q "^verdict     DOES NOT FIT (1362 of 80 GB)" \
+  || fail "train memory --allow-infeasible"
+"$CHALK" train memory --json | python3 -c "
+import json, sys; j = json.load(sys.stdin)
+assert j['memory_fits'] is True and 'smallest cluster that holds llama-3.1-70b (32 chips' in j['plan_choice'], j['plan_choice']" \
+  || fail "train memory's default is not the fitting plan of 32 chips"
 echo "train_fits: all passed"

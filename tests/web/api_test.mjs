@@ -38,10 +38,10 @@ function cliArgs(words, body, positional) {
   const args = [...words];
   for (const [k, v] of Object.entries(body)) {
     if (k === positional) args.push(String(v));
-    else if (v === true) args.push(`--${k}`);
+    else if (v === true) args.push(`--${k.replaceAll('_', '-')}`);
     else if (k === 'phase' && Array.isArray(v)) args.push(...v.map((item) => `--phase=${item}`));  // a repeatable flag: one per item
     else if (k === 'batches') args.push(`--batches=${JSON.stringify(v)}`);  // a JSON field: the JSON text itself
-    else args.push(`--${k}=${Array.isArray(v) ? v.join(',') : v}`);
+    else args.push(`--${k.replaceAll('_', '-')}=${Array.isArray(v) ? v.join(',') : v}`);  // kv_dtype is --kv-dtype
   }
   return [...args, '--json'];
 }
@@ -50,7 +50,7 @@ function cliArgs(words, body, positional) {
 const CASES = [
   ['GET', '/api/models', ['models']], ['GET', '/api/hardware', ['hardware']], ['GET', '/api/prices/list', ['prices', 'list']],
   ['POST', '/api/decode', ['decode'], { model: 'llama-3.1-70b', hardware: 'h100-sxm', batch: '1,64', context: 8192, explain: true }],
-  ['POST', '/api/decode', ['decode'], { model: 'deepseek-v3', hardware: 'gb200-nvl72', batch: [1, 256], 'kv-dtype': 'fp8' }],
+  ['POST', '/api/decode', ['decode'], { model: 'deepseek-v3', hardware: 'gb200-nvl72', batch: [1, 256], kv_dtype: 'fp8' }],
   ['POST', '/api/prefill', ['prefill'], { model: 'llama-3.1-70b', hardware: 'h100-sxm', prompt: 1024, explain: true }],
   ['POST', '/api/serving/sweep', ['serving', 'sweep'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', batch: '1,64' }],
   ['POST', '/api/serving/balance', ['serving', 'balance'], { model: 'llama-3.1-8b', hardware: 'h100-sxm' }],
@@ -63,7 +63,7 @@ const CASES = [
   ['POST', '/api/prices/compare', ['prices', 'compare'], { model: 'gpt-oss-120b', hardware: 'h100-sxm,tpu-v5p', 'prefix-hit-rate': 0.5 }],
   ['POST', '/api/validate', ['validate'], {}],
   ['POST', '/api/train/step', ['train', 'step'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 8, dp: 8, zero: 2 }],
-  ['POST', '/api/train/memory', ['train', 'memory'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 8, dp: 8 }],
+  ['POST', '/api/train/memory', ['train', 'memory'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 8, dp: 8, zero: 2 }],
   ['POST', '/api/train/layouts', ['train', 'layouts'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 64, limit: 3, all: true }],
   ['POST', '/api/train/run', ['train', 'run'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', tokens: 1e12, chips: 64, mfu: 0.4 }],
   ['POST', '/api/train/run', ['train', 'run'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', phase: ['name=a,tokens=1e12,chips=8', 'name=b,tokens=2e12,chips=16'] }],
@@ -207,6 +207,7 @@ const ERRORS = [
   ['nested object value', 'POST', '/api/decode', { batch: { a: 1 } }, 400, 'batch'],
   ['value looks like a flag', 'POST', '/api/decode', { model: 'llama-3.1-8b', hardware: 'h100-sxm', context: '--json' }, 400, 'context'],
   ['bad KV format', 'POST', '/api/decode', { model: 'llama-3.1-8b', hardware: 'h100-sxm', 'kv-dtype': 'fp3' }, 400, 'kv-dtype'],
+  ['bad KV format, the documented snake_case key', 'POST', '/api/decode', { model: 'llama-3.1-8b', hardware: 'h100-sxm', kv_dtype: 'fp3' }, 400, 'kv_dtype'],
   ['uploaded config missing a field', 'POST', '/api/decode', { model_config: { model_type: 'llama', num_hidden_layers: 2 }, hardware: 'h100-sxm' }, 400, 'model_config'],
   ['uploaded config not an object', 'POST', '/api/decode', { model_config: 'llama' }, 400, 'model_config'],
   ['model and model_config', 'POST', '/api/decode', { model: 'llama-3.1-8b', model_config: {} }, 400, 'model_config'],
@@ -216,7 +217,7 @@ const ERRORS = [
   ['simulate: no traffic stated', 'POST', '/api/simulate', { model: 'llama-3.1-8b', hardware: 'h100-sxm' }, 400, 'rate'],
   ['simulate: negative rate', 'POST', '/api/simulate', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: -3 }, 400, 'rate'],
   ['plan: chip budget over the API bound', 'POST', '/api/plan', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, 'ttft-slo-ms': 500, 'budget-chips': 100000 }, 400, 'budget-chips'],
-  ['plan: no budget', 'POST', '/api/plan', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, 'ttft-slo-ms': 500 }, 400, 'budget-chips'],
+  ['plan: no budget (a field the request lacks is named in snake_case)', 'POST', '/api/plan', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, 'ttft-slo-ms': 500 }, 400, 'budget_chips'],
   ['step: a bad batch spec', 'POST', '/api/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', decode: '1024y32' }, 400, 'decode'],
   ['step: negative tokens', 'POST', '/api/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', batches: [{ prefill: [[-5, 0]] }] }, 400, 'batches[0].prefill[0].tokens'],
   ['step: a context beyond the model', 'POST', '/api/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', batches: [{ decode: [200000] }] }, 400, 'batches[0].decode[0]'],
@@ -250,6 +251,18 @@ await check('names users type: a repo id and an R1 distill reach the built-in mo
   const r = await call('POST', '/api/decode', { model: 'mistralai/Mistral-7B-v0.1' });
   assert.equal(r.json.field, 'model');
   assert.ok(r.json.error.includes('4,096-token sliding window'), r.json.error);
+});
+await check('errors name request fields in snake_case, never CLI flags', async () => {
+  // 70B weights (141 GB) on one 80 GB H100: the CLI says "--chips: ...; --allow-infeasible
+  // prints the figures anyway"; the API names the fields a request would use (issue 30 review L3).
+  const r = await call('POST', '/api/decode', { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 1 });
+  assert.equal(r.status, 400, r.body.slice(0, 300));
+  assert.equal(r.json.field, 'chips');
+  assert.ok(!r.json.error.includes('--'), r.json.error);
+  assert.ok(r.json.error.includes('allow_infeasible'), r.json.error);
+  for (const field of Object.keys(doc.paths['/api/decode'].post.requestBody.content['application/json'].schema.properties)) {
+    assert.ok(!field.includes('-'), `documented field ${field} is not snake_case`);
+  }
 });
 await check('body over 1 MiB: 413', async () => {
   const big = JSON.stringify({ model: 'llama-3.1-8b', pad: 'x'.repeat((1 << 20) + 10) });

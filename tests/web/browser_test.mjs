@@ -264,7 +264,7 @@ try {
     const mem = await page.evaluate(() => window.chalk.data.train_memory);
     const limit = await page.evaluate(() => window.chalk.views.train_memory.data('limit'));
     close(limit[0].gb, mem.hbm_gb_per_chip, 'training HBM limit');
-    const best = await page.evaluate(() => window.chalk.data.train_layouts.rows.find((l) => l.fits));
+    const best = await page.evaluate(() => window.chalk.data.train_layouts.rows.find((l) => l.memory_fits));
     assert.equal(s.rows[0].plan, best.plan);
     close(mem.total_gb, best.memory_gb, 'memory of the best plan (train memory = train layouts)');
     close(s.rows[0].t_step_s, best.t_step_s, 'step of the best plan (train step = train layouts)');

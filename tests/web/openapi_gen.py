@@ -30,7 +30,7 @@ ENDPOINTS = [
     ("/api/prices/compare", ["prices", "compare"], False, ["-m", "gpt-oss-120b", "-H", "h100-sxm,tpu-v5p"], None),
     ("/api/validate", ["validate"], False, [], None),
     ("/api/train/step", ["train", "step"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8", "--zero", "2"], ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8", "--zero", "2", "--explain"]], None),
-    ("/api/train/memory", ["train", "memory"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8"], ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8", "--explain"]], None),
+    ("/api/train/memory", ["train", "memory"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8", "--zero", "2"], ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "8", "--dp", "8", "--zero", "2", "--explain"]], None),
     ("/api/train/layouts", ["train", "layouts"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "64", "--limit", "3", "--all"], None),
     ("/api/train/run", ["train", "run"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "--tokens", "1e12", "--chips", "64", "--mfu", "0.4"], None),
     ("/api/train/chinchilla", ["train", "chinchilla"], False, ["--flops", "1e24", "--params", "8e9", "--tokens", "15e12"], None),
@@ -137,11 +137,14 @@ def build(chalk, src):
     vocab = json.load(open(f"{src}/docs/output-schema.json"))
     error = {"type": "object", "required": ["error", "field"], "properties": {
         "error": {"type": "string", "description": "'<field>: <what was wrong>', one line"},
-        "field": {"type": "string", "description": "the request field at fault ('body' for the body as a whole, 'path' for an unknown path)"}}}
+        "field": {"type": "string", "description": "the request field at fault, as the request spelled it, else in snake_case "
+                                                  "('body' for the body as a whole, 'path' for an unknown path); the error names "
+                                                  "other fields in snake_case too, never as command-line flags"}}}
     doc = {"openapi": "3.0.3",
            "info": {"title": "chalk web API", "version": "0.1.0",
                     "description": "Each endpoint runs one chalk command and answers with the JSON its --json prints (docs/output-schema.md). "
-                                   "POST bodies are JSON objects whose keys are the command's long flags (kv-dtype or kv_dtype), plus "
+                                   "POST bodies are JSON objects whose keys are the command's long flags in snake_case (kv_dtype; the flag's "
+                                   "own spelling kv-dtype is an alias), plus "
                                    "model_config: an uploaded HF config.json (or chalk-model file) as an object, read with the CLI's validation. "
                                    "Models, systems and price sheets are built-in names (a HF repo id names the built-in config of its "
                                    "architecture; the local cache is not read); the server reads no file a request names. "
@@ -176,7 +179,9 @@ def build(chalk, src):
               "responses": {"200": {"description": f"what `chalk {' '.join(words)} --json` prints",
                                     "content": {"application/json": {"schema": response}}}, **errors}}
         if not get:
-            props = {name: JSON_FIELDS.get((path, name)) or field_schema(kind) for name, kind in options(chalk, words)}
+            # Keys in the output vocabulary's snake_case (kv_dtype); the server takes the flag's own
+            # kebab spelling (kv-dtype) too, as an alias.
+            props = {name.replace("-", "_"): JSON_FIELDS.get((path, name)) or field_schema(kind) for name, kind in options(chalk, words)}
             if "model" in props:
                 props["model_config"] = {"type": "object", "description": "an uploaded HF config.json or chalk-model file, instead of model"}
             if positional:

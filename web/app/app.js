@@ -51,10 +51,10 @@ function syncControls() {
   $('rate-out').value = `${state.rate.toLocaleString('en-US')} req/s`;
 }
 
-/// The fields every deployment shares, named as the CLI's flags. Chips: the slider's, or
+/// The fields every deployment shares, named as the API documents them (the flags in snake_case). Chips: the slider's, or
 /// else the replica chooseChips() read (0 until then: the command's own default).
 function deployment({ chips = true } = {}) {
-  const f = { hardware: state.hardware, 'kv-dtype': state.kv };
+  const f = { hardware: state.hardware, kv_dtype: state.kv };
   if (state.upload) f.model_config = state.upload; else f.model = state.model;
   if (state.weights) f.weights = state.weights;
   const n = state.chips > 0 ? state.chips : chalk.chips;
@@ -221,7 +221,7 @@ export function frontierSizes() {
 async function updateFrontier() {
   const f = { ...deployment({ chips: false }), context: state.context };
   const { sizes, note } = frontierSizes();
-  if (sizes) f['replica-chips'] = sizes.join(',');
+  if (sizes) f.replica_chips = sizes.join(',');
   $('frontier-note').textContent = note;
   // The server's answer names --replica-chips; on the page that control is the chips slider.
   const [fr, modes] = await Promise.all([api('/api/serving/frontier', f), api('/api/serving/modes', f)]).catch((e) => {

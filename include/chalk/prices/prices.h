@@ -200,8 +200,10 @@ StorageInference infer_storage_tier(const std::string& basis, UsdPerTokenSecond 
                                     const Estimate<BytesPerToken>& kv, const std::vector<TierSpec>& tiers);
 
 /// The batch at which cost per decode token stops falling: the smallest B whose step is
-/// compute-bound, or the largest that fits in HBM at `context` if that comes first
-/// (lecture 15:53-19:52; cost per token ~ t_step / B). Throws InputError for context < 0.
+/// compute-bound, or, if the largest that fits in HBM at `context` comes first, the cheapest
+/// batch up to it (cheapest_decode_point: the largest, unless the engine pads it up to a
+/// larger CUDA graph) (lecture 15:53-19:52; cost per token ~ t_step / B). Throws InputError
+/// for context < 0.
 int64_t cost_optimal_decode_batch(const Deployment& d, int64_t context);
 
 /// (e) A price multiple m read as a batch change on the latency-cost frontier (lecture

@@ -283,6 +283,7 @@ struct ModePoint {
   TokensPerSecond tokens_per_s_per_user;
   TokensPerSecond tokens_per_s_per_chip;
   std::optional<UsdPerToken> cost_per_token;
+  int64_t memory_full_batch = 0;  ///< HBM's batch when chosen up to it (cheapest_batch.h), else 0
 };
 
 /// The cheapest point at least `speed_multiple` x the baseline's speed.
@@ -354,13 +355,12 @@ int64_t largest_batch_at_speed(const Deployment& d, int64_t context, const Servi
 
 /// The replica a command prices when the user states no chips: the cheapest point within
 /// HBM over every replica size the frontier sweeps (1..scale-up domain, serving_replicas.h)
-/// and its layouts, each at the batch that fills its HBM at `context` (the cost floor
-/// fast_and_slow_modes names `cheapest`: cost per token = n price T_step / B falls as B
-/// grows, so each replica's cheapest batch is the largest that fits); ties within a
+/// and its layouts, each at its cheapest batch within HBM at `context` (the cost floor
+/// fast_and_slow_modes names `cheapest`: cheapest_batch.h); ties within a
 /// relative 1e-9 in tokens/s per chip go to the faster point. Cost is compared as tokens/s
 /// per chip, so the choice exists without a price.
 struct ReplicaChoice {
-  ModePoint choice;                    ///< the chosen replica at its memory-full batch
+  ModePoint choice;                    ///< the chosen replica at its cheapest batch (cheapest_decode_point)
   Deployment deployment;               ///< that replica, ready to price any batch
   /// The cheapest point on any other replica size: what the choice beat, and by how much.
   std::optional<ModePoint> runner_up;
