@@ -218,6 +218,12 @@ TrainingQuery fit_query(const TrainArgs& a, bool keep_batch) {
 
 }  // namespace
 
+namespace {
+/// GB for the fit messages: 4 significant digits as "{:.4g}" writes them (80, 76.97), and
+/// 12190 rather than 1.219e+04 from 10,000 up (review 2 L2).
+std::string gb_figure(double gb) { return gb < 1e4 ? fmt::format("{:.4g}", gb) : readable(gb, 4); }
+}  // namespace
+
 std::string fit_or_refuse(TrainArgs& a, TrainSetup& s, TrainingMemory& mem) {
   if (mem.fits || a.allow_infeasible) return "";
   const int64_t first = a.plan_stated ? plan_chips(s.plan) : 0;
@@ -226,12 +232,12 @@ std::string fit_or_refuse(TrainArgs& a, TrainSetup& s, TrainingMemory& mem) {
     // readable(): 12190 GB, never 1.219e+04 GB (review 2 L2).
     throw InputError("--chips", fmt::format("{} on {} x {} needs {} GB per chip, more than its {} GB of HBM; {}; --allow-infeasible "
                                             "prints the figures anyway",
-                                            describe_plan(s.plan), plan_chips(s.plan), s.system.chip.name, readable(to_gb(mem.total), 4),
-                                            readable(to_gb(mem.capacity), 4), fitting_cluster_text(fit, s.system, first)));
+                                            describe_plan(s.plan), plan_chips(s.plan), s.system.chip.name, gb_figure(to_gb(mem.total)),
+                                            gb_figure(to_gb(mem.capacity)), fitting_cluster_text(fit, s.system, first)));
   }
   std::string chosen = fmt::format("the fastest plan of the smallest cluster that holds {} ({} chips; train layouts -n {} ranks the others); "
                                    "one chip needs {} GB of {} GB",
-                                   s.model.name, fit->chips, fit->chips, readable(to_gb(mem.total), 4), readable(to_gb(mem.capacity), 4));
+                                   s.model.name, fit->chips, fit->chips, gb_figure(to_gb(mem.total)), gb_figure(to_gb(mem.capacity)));
   set_plan(a, fit->plan);
   s = train_setup(a);
   mem = training_memory(s.costs, s.rates, s.plan, s.placement);
