@@ -245,7 +245,10 @@ TEST(Validate, MedianErrorDoesNotGetWorse) {
   // instead of FLASHMLA-1's H800 3000/3350 on every chip, which had put engine steps below
   // the roofline (MI300X): POPE-6 on TPU v4 (0.87, itself the measured chips' median) moved
   // +16.0% -> +17.7% and is the median row of both; TRTPERF-L8B-H100 +12% -> +10%.
-  EXPECT_LE(summary(r, "serving").median_abs, 0.146);
+  // 0.194 since MLPERF41-L70B-H100x8 takes OpenOrca's mean prompt (222 tokens, the dataset
+  // table) instead of a guessed 512: -11% -> +41%. Not a code change: the truer input shows
+  // a miss (offline compute-bound serving at short prompts) the guess hid; see the next test.
+  EXPECT_LE(summary(r, "serving").median_abs, 0.195);
   // Training steps and whole runs, predicted through src/training since issue 13 item 7.
   // 0.373 and 0.640 before the materialised attention scores' HBM traffic (step.h); 0.316
   // and 0.530 before the output layer sat on the last stage in bf16 with its loss, and
@@ -283,7 +286,7 @@ TEST(Validate, MedianErrorDoesNotGetWorse) {
   // change), serving 26.9%.
   EXPECT_LE(summary(r, "decode").p90_abs, 0.320);
   EXPECT_LE(summary(r, "prefill").p90_abs, 0.667);
-  EXPECT_LE(summary(r, "serving").p90_abs, 0.270);
+  EXPECT_LE(summary(r, "serving").p90_abs, 0.372);  // 0.270 before the same MLPerf input
   // And the mechanisms beat the plain roofline on every kind.
   for (const char* kind : {"decode", "prefill", "serving", "training", "run", "all"}) {
     EXPECT_LT(summary(r, kind).median_abs, summary(r, kind).median_abs_plain) << kind;
@@ -351,8 +354,13 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // 66.4% before vLLM 0.10's host work followed each GPU step: docs/formulas.md, host time
   // per step; 23.7% and 103% before TensorRT-LLM rows ran their prompts whole, without
   // chunked prefill: steady_state_step).
-  EXPECT_LE(summary(r, "serving").median_abs, 0.177);
-  EXPECT_LE(summary(r, "serving").p90_abs, 0.390);
+  // Then 29.7%, p90 48.0%: the four llama2-70b MLPerf offline rows state their dataset, and
+  // take its mean prompt (OpenOrca, 222 tokens, data/datasets/datasets.csv) instead of the
+  // guessed 512 (issue 32: a default that predicts worse shows, not hidden): -11/-6/-14/-9%
+  // -> +41/+44/+37/+48%. The miss is chalk's, at short prompts and large batches offline,
+  // not yet explained (docs/accuracy.md).
+  EXPECT_LE(summary(r, "serving").median_abs, 0.298);
+  EXPECT_LE(summary(r, "serving").p90_abs, 0.481);
   // Training, 27 rows with Korthikanti et al. 2022's Table 5 and Megatron-Bridge's table
   // (issue 33): 14.9%, p90 41.1%. The p90 is Megatron-Bridge's small MoE rows (Qwen3-30B-A3B
   // +179%, gpt-oss-120b +46%: grouped GEMMs of narrow experts, not modelled) and its 8B rows
@@ -383,7 +391,7 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   EXPECT_LE(summary(r, "training").median_abs, 0.097);  // 0.131 before sequence_parallel and the full-recomputation rows; 0.133 before the FP8 recipes and rotary kernels
   EXPECT_LE(summary(r, "training").p90_abs, 0.291);  // 0.302 before sequence_parallel and the full-recomputation rows, 0.339 before the FP8 recipes and rotary kernels, 0.352 before the grouped GEMM's fixed cost, 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
   EXPECT_LE(summary(r, "run").median_abs, 0.255);  // 0.263 before the grouped GEMM's fixed cost (DSV3-TRAIN-1 -14.6% -> -12.8%)
-  EXPECT_LE(summary(r, "all").median_abs, 0.122);  // 0.133 before sequence_parallel and the full-recomputation rows; about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
+  EXPECT_LE(summary(r, "all").median_abs, 0.132);  // 0.122 before the MLPerf rows took OpenOrca's mean prompt (above); 0.133 before sequence_parallel and the full-recomputation rows; about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
 }
 
 }  // namespace
