@@ -5,6 +5,7 @@ import { termRows, termChart, fitLimit, frontierChart, memoryChart, rankedChart,
 import { numberButtons, hideExplanation } from './explain.js';
 import { updateTraining } from './training.js';
 import { words, quantityWords } from './words.js';
+import { rateBelowCapacity, loraWords } from './traffic.js';
 
 const $ = (id) => document.getElementById(id);
 const DEFAULTS = { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 0, batch: 64, context: 4096, prompt: 8192, weights: '', kv: 'bf16', sheet: 'gemini-1.5-pro', train_chips: 1024, rate: 2, lora: '' };
@@ -289,26 +290,6 @@ const training = () => updateTraining({
   base: { ...(state.upload ? { model_config: state.upload } : { model: state.model }), hardware: state.hardware },
   chips: state.train_chips, draw, data: chalk.data,
 });
-
-/// The rate the page opens at when the user has not chosen one: the default 2 req/s, or, where
-/// that overloads the deployment (the page once opened on Llama 3.1 70B at 4 req/s, about 3.0
-/// its 8 H100 serve, and drew TTFT of 12 s), the largest power of two at most 80% of the
-/// capacity the API reports (details[].capacity_req_per_s, chalk/sim/cluster.h), floored at
-/// the slider's 1/4 req/s (`overloadedStill` when even that exceeds the capacity). Null when
-/// the rate stands.
-export function rateBelowCapacity(j, rate) {
-  const d = j.details?.[0];
-  if (!d?.overloaded || !(d.capacity_req_per_s > 0)) return null;
-  const r = Math.max(0.25, 2 ** Math.floor(Math.log2(0.8 * d.capacity_req_per_s)));
-  return r < rate ? { rate: r, capacity: d.capacity_req_per_s, overloadedStill: r >= d.capacity_req_per_s } : null;
-}
-
-/// The adapters' cost in words, from simulate's details[].lora (docs/output-schema.md).
-export function loraWords(l) {
-  if (!l) return '';
-  return `; LoRA ${l.adapters} adapters of rank ${l.lora_rank}, ${Number((l.adapter_bytes / 1e6).toPrecision(4))} MB each, ${l.max_loras} in HBM: ` +
-    `${l.adapter_loads} loads, ${Number(l.lora_gemm_s.toPrecision(3))} s of multi-adapter GEMM`;
-}
 
 async function updateSimulation() {
   // --lora as typed (N:RANK[,zipf:S][,max-loras:M]...): the API names a bad spec in one line.
