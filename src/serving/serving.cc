@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "chalk/base/error.h"
+#include "serving_replicas.h"
 
 namespace chalk {
 namespace {
@@ -280,14 +281,7 @@ EndToEnd end_to_end(const Deployment& dep, int64_t batch, int64_t input_tokens, 
 ModePoint cheapest_decode_point(const Deployment& d, int64_t memory_full_batch, int64_t context, const DecodeLevers& levers) {
   if (memory_full_batch < 1) throw InputError("memory_full_batch", "must be >= 1, got " + std::to_string(memory_full_batch));
   const auto point = [&](int64_t batch) {
-    ModePoint p;
-    p.n_chips = d.n_chips;
-    p.layout = d.mechanisms.enabled ? d.mechanisms.layout.description : std::string();
-    p.batch = batch;
-    p.step = decode_step(d, batch, context, levers);
-    p.tokens_per_s_per_user = p.step.tokens_per_s_per_user;
-    p.tokens_per_s_per_chip = p.step.tokens_per_s_per_chip;
-    p.cost_per_token = p.step.cost_per_token;
+    ModePoint p = detail::mode_point(d, batch, context, levers);  // serving_replicas.h
     p.memory_full_batch = memory_full_batch;
     return p;
   };

@@ -11,17 +11,11 @@ namespace chalk::detail {
 namespace {
 
 std::vector<DatasetLengths> read_datasets() {
-  constexpr const char* kWhere = "data/datasets/datasets.csv";
-  const auto text = embedded_file("datasets/datasets.csv");
-  if (!text) throw InputError(kWhere, "not compiled in; rebuild chalk");
-  const auto records = split_csv(*text, kWhere);
-  if (records.empty()) throw InputError(kWhere, "empty file; expected a header row");
+  const EmbeddedTable table = read_embedded_table("datasets/datasets.csv");
+  const std::string& where = table.where;
+  const auto& records = table.records;
   const auto& header = records.front().second;
-  auto column = [&](const std::string& name) {
-    const auto it = std::find(header.begin(), header.end(), name);
-    if (it == header.end()) throw InputError(std::string(kWhere) + ": header", "missing column '" + name + "'");
-    return static_cast<std::size_t>(it - header.begin());
-  };
+  auto column = [&](const std::string& name) { return table.column(name); };
   const std::size_t c_name = column("name"), c_in = column("input_tokens_mean"), c_out = column("output_tokens_mean"),
                     c_src = column("source");
   std::vector<DatasetLengths> out;
@@ -29,7 +23,7 @@ std::vector<DatasetLengths> read_datasets() {
     // Not a structured binding: clang 14 (Debian 12's) cannot capture one in the lambda below.
     const auto& line = records[i].first;
     const auto& f = records[i].second;
-    const std::string at = std::string(kWhere) + ": line " + std::to_string(line);
+    const std::string at = std::string(where) + ": line " + std::to_string(line);
     if (f.size() != header.size()) throw InputError(at, "expected " + std::to_string(header.size()) + " fields, got " + std::to_string(f.size()));
     auto mean = [&](std::size_t c, const char* col) -> std::optional<double> {
       const std::string v = trim_cell(f[c]);

@@ -12,24 +12,18 @@ namespace chalk::detail {
 namespace {
 
 std::vector<DrafterAcceptance> read_drafters() {
-  constexpr const char* kWhere = "data/drafters/acceptance.csv";
-  const auto text = embedded_file("drafters/acceptance.csv");
-  if (!text) throw InputError(kWhere, "not compiled in; rebuild chalk");
-  const auto records = split_csv(*text, kWhere);
-  if (records.empty()) throw InputError(kWhere, "empty file; expected a header row");
+  const EmbeddedTable table = read_embedded_table("drafters/acceptance.csv");
+  const std::string& where = table.where;
+  const auto& records = table.records;
   const auto& header = records.front().second;
-  auto column = [&](const std::string& name) {
-    const auto it = std::find(header.begin(), header.end(), name);
-    if (it == header.end()) throw InputError(std::string(kWhere) + ": header", "missing column '" + name + "'");
-    return static_cast<std::size_t>(it - header.begin());
-  };
+  auto column = [&](const std::string& name) { return table.column(name); };
   const std::size_t c_drafter = column("drafter"), c_family = column("family"), c_model = column("model"), c_k = column("draft_tokens"),
                     c_kept = column("accepted_tokens"), c_src = column("source");
   std::vector<DrafterAcceptance> out;
   for (std::size_t i = 1; i < records.size(); ++i) {
     const auto& line = records[i].first;
     const auto& f = records[i].second;
-    const std::string at = std::string(kWhere) + ": line " + std::to_string(line);
+    const std::string at = std::string(where) + ": line " + std::to_string(line);
     if (f.size() != header.size()) throw InputError(at, "expected " + std::to_string(header.size()) + " fields, got " + std::to_string(f.size()));
     DrafterAcceptance d;
     d.drafter = trim_cell(f[c_drafter]);

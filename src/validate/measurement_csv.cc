@@ -1,5 +1,6 @@
 // Reading a measurements CSV (docs/file-formats.md, "Measurements"): records, the header,
 // and each row through measurement_row.cc's strict field reader.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -63,6 +64,23 @@ std::vector<CsvRecord> split_csv(std::string_view text, const std::string& where
   if (quoted) throw InputError(where + ": line " + std::to_string(start), "unterminated quoted field");
   end_record();
   return records;
+}
+
+EmbeddedTable read_embedded_table(const std::string& path) {
+  EmbeddedTable t;
+  t.where = "data/" + path;
+  const auto text = embedded_file(path);
+  if (!text) throw InputError(t.where, "not compiled in; rebuild chalk");
+  t.records = split_csv(*text, t.where);
+  if (t.records.empty()) throw InputError(t.where, "empty file; expected a header row");
+  return t;
+}
+
+std::size_t EmbeddedTable::column(const std::string& name) const {
+  const auto& header = records.front().second;
+  const auto it = std::find(header.begin(), header.end(), name);
+  if (it == header.end()) throw InputError(where + ": header", "missing column '" + name + "'");
+  return static_cast<std::size_t>(it - header.begin());
 }
 
 }  // namespace chalk::detail

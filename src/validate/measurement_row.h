@@ -38,6 +38,19 @@ using CsvRecord = std::pair<int64_t, std::vector<std::string>>;
 /// quotes). Throws InputError(where) on an unterminated quote.
 std::vector<CsvRecord> split_csv(std::string_view text, const std::string& where);
 
+/// A table of data/ compiled into chalk (embedded_file), read by split_csv: `records[0]` is
+/// the header. `where` ("data/drafters/acceptance.csv") prefixes every error.
+struct EmbeddedTable {
+  std::string where;
+  std::vector<CsvRecord> records;
+  /// The index of column `name` in the header; throws InputError("<where>: header",
+  /// "missing column 'name'").
+  std::size_t column(const std::string& name) const;
+};
+/// Reads `path` under data/ ("datasets/datasets.csv"). Throws InputError(where) when the file
+/// is not compiled in or has no header row.
+EmbeddedTable read_embedded_table(const std::string& path);
+
 /// A benchmark dataset's published mean lengths (data/datasets/datasets.csv).
 struct DatasetLengths {
   std::string name;
