@@ -61,7 +61,8 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags)
 
 void add_infeasible_option(CLI::App& app, DeploymentArgs& a) {
   app.add_flag("--allow-infeasible", a.allow_infeasible,
-               "Print the figures even when the stated chips cannot hold the weights (default: exit 2 naming the smallest replica that fits)");
+               "Print the figures even when the stated chips cannot hold the weights or the sequence passes the model's maximum "
+               "context (default: exit 2 naming the smallest replica that fits, or the limit)");
 }
 
 void refuse_beyond_max_context(const DeploymentArgs& a, const ModelSpec& model, int64_t tokens, const std::string& field) {

@@ -46,8 +46,9 @@ struct DeploymentArgs {
   bool two_batch_overlap = false;  ///< two micro-batches hide EP traffic
   bool enforce_eager = false;      ///< --enforce-eager: no CUDA graphs, the host launches every kernel
   std::optional<std::string> dispatch_dtype;  ///< EP dispatch format (unset = bf16)
-  /// --allow-infeasible: print the figures of stated chips that cannot hold the weights
-  /// (for study) instead of refusing them (issue 30: such a table once came with exit 0).
+  /// --allow-infeasible: print the figures of stated chips that cannot hold the weights, or
+  /// of a sequence past the model's maximum context (refuse_beyond_max_context), for study,
+  /// instead of refusing them (issue 30: such a table once came with exit 0).
   bool allow_infeasible = false;
   /// An engine profile's constants (--engine-profile, chalk calibrate): the kernel floor and
   /// the host time per sequence of the engine step, seconds; unset: the defaults (overhead.h,

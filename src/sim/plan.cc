@@ -81,7 +81,10 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
     // Mixed chips: the budget buys the most chips of the cheaper system; each candidate is
     // then held to the dollars themselves (PlanCandidate::over_budget).
     const double per_chip_hour = (mixed ? std::min(price->value(), ds.price_per_chip->value()) : price->value()) * 3600.0;
-    const int64_t by_cost = static_cast<int64_t>(std::floor(*o.usd_per_hour_budget / per_chip_hour + 1e-9));
+    // Clamped before the cast: $1e300 an hour is more chips than int64_t holds (the cast was
+    // undefined and came out negative: "buys no chip").
+    const double chips_bought = std::floor(*o.usd_per_hour_budget / per_chip_hour + 1e-9);
+    const int64_t by_cost = chips_bought >= static_cast<double>(kMaxPlanChips) ? kMaxPlanChips : static_cast<int64_t>(chips_bought);
     if (by_cost < 1) {
       throw InputError("usd_budget", "$" + num(*o.usd_per_hour_budget) + " per hour buys no chip of " + (mixed ? s.name + " or " + ds.name : s.name) + " at $" +
                                          num(per_chip_hour) + " per chip-hour; expected at least " + num(per_chip_hour));

@@ -211,6 +211,13 @@ TEST(Plan, NothingToPlanIsRefusedWithTheTrueReason) {
   auto [field, what] = plan_refusal([&] { plan_deployment(m, s, base, reqs, o); });
   EXPECT_EQ(field, "usd_budget");
   EXPECT_NE(what.find("$1 per hour buys no chip of h100-sxm at $2.35 per chip-hour"), std::string::npos) << what;
+  // An absurd dollar budget buys the largest search, not a negative chip count: 1e300 /
+  // 2.35 chips overflow int64_t, and the cast once gave "buys no chip". With a chip budget
+  // of 2 beside it, the plan searches 2 chips.
+  o.usd_per_hour_budget = 1e300;
+  o.chip_budget = 2;
+  EXPECT_EQ(plan_deployment(m, s, base, reqs, o).chip_budget, 2);
+  o.chip_budget = 0;
   // 16-chip replicas in an 8-chip budget: the sizes, not the weights, are the reason.
   o.usd_per_hour_budget.reset();
   o.chip_budget = 8;
