@@ -322,16 +322,19 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
 
   // What the kind and metric need.
   r.need(!m.hardware.empty(), "hardware", "a built-in system name or a chalk-hardware/1 file");
-  // Serving, decode and prefill rows without chips run on the smallest replica that holds
-  // the model, a whole run on the smallest cluster its plan fits (validate's defaults).
-  // A throughput of the whole measured system (tokens/s without _per_chip) counts chips the
-  // row must state: a default replica would compare one replica with the whole system.
+  // Serving, decode and prefill rows without chips run on dp (default 1) replicas of the
+  // smallest that holds the model: a throughput of the whole system (tokens/s without
+  // _per_chip) is then read as those replicas' (the row's assumption says so). A training
+  // or whole-run row without chips runs on the product of its stated degrees when it states
+  // dp, a model card's GPU-hours on the middle of the clusters its plan fits (validate's
+  // defaults, docs/file-formats.md). Only a training step, or a run's wall-clock, with no
+  // dp has no default: the cluster is what they measure.
   const bool whole_system = m.metric == "output_tok_per_s" || m.metric == "prefill_tok_per_s" || m.metric == "train_tok_per_s";
-  const bool chips_default =
-      ((m.kind == "decode" || m.kind == "prefill" || m.kind == "serving") && !whole_system) || (m.kind == "run" && m.metric == "gpu_hours");
+  const bool chips_default = m.kind == "decode" || m.kind == "prefill" || m.kind == "serving" || m.dp.has_value() ||
+                             (m.kind == "run" && m.metric == "gpu_hours");
   r.need(m.chips.has_value() || chips_default, "chips",
-         "all chips of the measured system" + std::string(m.kind == "run" ? " (a run's wall_hours depend on them)"
-                                                          : whole_system ? " (" + m.metric + " counts the whole system)" : ""));
+         "all chips of the measured system, or dp with the other degrees" +
+             std::string(m.kind == "run" ? " (a run's wall_hours depend on them)" : whole_system ? " (" + m.metric + " counts the whole system)" : ""));
   if (m.kind == "microbenchmark") {
     r.need(!m.operation.empty(), "operation", "a microbenchmark row names its operation (" + join(*vocabulary("operation")) + ")");
     return m;

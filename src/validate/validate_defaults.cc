@@ -92,10 +92,14 @@ std::string fill_unstated_chips(Measurement& r, const ModelSpec& model, const Sy
   const int64_t in = r.input_tokens.value_or(0), out = r.output_tokens.value_or(0);
   const int64_t context = r.kind == "prefill" ? in : r.kind == "decode" ? (r.context ? *r.context + out : in + out) : in + out;
   const int64_t replica = default_replica_chips(r, model, sys, context);
+  const bool whole_system = r.metric == "output_tok_per_s" || r.metric == "prefill_tok_per_s";
   r.chips = replica * r.dp.value_or(1);
   return "chips: empty, " + std::to_string(*r.chips) + (r.dp && *r.dp > 1 ? " (" + std::to_string(*r.dp) + " replicas of " + std::to_string(replica) + ")" : "") +
          ": the smallest replica that holds the weights and one sequence of " + std::to_string(context) +
-         " tokens (chalk decode's default chips, smallest_replica_chips" + (r.tp || r.ep || r.attention == "dp" ? ", at the stated layout)" : "; the layout search lays it out)");
+         " tokens (chalk decode's default chips, smallest_replica_chips" + (r.tp || r.ep || r.attention == "dp" ? ", at the stated layout)" : "; the layout search lays it out)") +
+         (whole_system ? "; the row's " + r.metric + " is read as " + (r.dp && *r.dp > 1 ? "those replicas'" : "one replica's") +
+                             " (a system of more replicas states chips or dp)"
+                       : "");
 }
 
 double default_accepted_tokens(const Measurement& r, const ModelSpec& model, std::string& assumption) {

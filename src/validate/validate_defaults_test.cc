@@ -135,9 +135,20 @@ TEST(ValidateDefaults, ModelCardRunWithoutClusterLiesWithinItsPlausibleClusters)
   ASSERT_EQ(find_row(d, "D").status, RowStatus::predicted) << find_row(d, "D").reason;
   EXPECT_DOUBLE_EQ(find_row(d, "D").predicted, find_row(d, "E").predicted);
   EXPECT_EQ(assumption(find_row(d, "D"), "chips: "), "chips: empty, dp x tp x pp x cp = 64 (the stated degrees)");
-  // A wall-clock run needs its cluster: no default.
+  // A training step that states dp and leaves tp and pp empty is pure data parallelism:
+  // DP16 runs on 16 chips, the same row as chips 16 stated (tp and pp then 1 as well).
+  const auto t = validate_csv(head2 + "T,training,llama-3.1-8b,h100-sxm,,,,16,4096,,4e6,step_s,1\n" +
+                              "U,training,llama-3.1-8b,h100-sxm,16,1,1,16,4096,,4e6,step_s,1\n");
+  ASSERT_EQ(find_row(t, "T").status, RowStatus::predicted) << find_row(t, "T").reason;
+  EXPECT_DOUBLE_EQ(find_row(t, "T").predicted, find_row(t, "U").predicted);
+  EXPECT_EQ(assumption(find_row(t, "T"), "chips: "), "chips: empty, dp x tp x pp x cp = 16 (the stated degrees, an unstated tp or pp taken as 1)");
+  // A wall-clock run, or a training step, with neither chips nor dp needs its cluster: no default.
   const std::string e = error_of(head + "W,run,llama-2-70b,a100-80gb,,,,4096,2e12,4e6,wall_hours,1000\n");
-  EXPECT_NE(e.find("W: chips: missing; all chips of the measured system (a run's wall_hours depend on them)"), std::string::npos) << e;
+  EXPECT_NE(e.find("W: chips: missing; all chips of the measured system, or dp with the other degrees (a run's wall_hours depend on them)"),
+            std::string::npos)
+      << e;
+  const std::string e2 = error_of(head2 + "S,training,llama-3.1-8b,h100-sxm,,,,,4096,,4e6,step_s,1\n");
+  EXPECT_NE(e2.find("S: chips: missing; all chips of the measured system, or dp with the other degrees"), std::string::npos) << e2;
 }
 
 // --- serving: replica chips, a max-throughput batch, a dataset's lengths --------------
@@ -157,10 +168,15 @@ TEST(ValidateDefaults, ServingChipsAreTheSmallestReplica) {
   EXPECT_NE(assumption(a, "chips: ").find("chips: empty, 2: the smallest replica that holds the weights and one sequence of 1280 tokens"),
             std::string::npos)
       << assumption(a, "chips: ");
-  // A throughput of the whole system cannot take a replica's chips: one replica against
-  // the whole system would be off by the replicas it left out.
-  const std::string e = error_of(std::string(kServeHeader) + "S,serving,llama-3.1-70b,h100-sxm,,bf16,bf16,max,,1024,256,,vllm,output_tok_per_s,1\n");
-  EXPECT_NE(e.find("S: chips: missing; all chips of the measured system (output_tok_per_s counts the whole system)"), std::string::npos) << e;
+  // A throughput of the whole system with no system size is read as one replica's, and the
+  // row says so: 1 output tok/s on one 2-chip replica is 0.5 per chip, row A's figure x 2.
+  const auto s = validate_csv(std::string(kServeHeader) + "S,serving,llama-3.1-70b,h100-sxm,,bf16,bf16,max,,1024,256,,vllm,output_tok_per_s,1\n");
+  const auto& sr = find_row(s, "S");
+  ASSERT_EQ(sr.status, RowStatus::predicted) << sr.reason;
+  EXPECT_NEAR(sr.predicted, 2 * a.predicted, 1e-9 * a.predicted);
+  EXPECT_NE(assumption(sr, "chips: ").find("; the row's output_tok_per_s is read as one replica's (a system of more replicas states chips or dp)"),
+            std::string::npos)
+      << assumption(sr, "chips: ");
 }
 
 TEST(ValidateDefaults, ServingThroughputWithoutBatchIsWhatTheEngineAdmits) {

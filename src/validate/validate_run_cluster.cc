@@ -12,12 +12,15 @@ namespace chalk::detail {
 
 TrainRowPlan plan_training_row(const Measurement& r) {
   if (r.chips) return plan_training_row_on_chips(r);
-  if (r.dp && r.tp && r.pp) {
-    // Every degree stated: the cluster is their product, as the run's own plan says.
+  if (r.dp) {
+    // dp stated: the cluster is the product of the degrees, as the run's own plan says; a
+    // degree left empty is 1 (no tensor, pipeline or context parallelism), and said so.
     Measurement c = r;
-    c.chips = *r.dp * *r.tp * *r.pp * r.cp.value_or(1);
+    c.chips = *r.dp * r.tp.value_or(1) * r.pp.value_or(1) * r.cp.value_or(1);
+    const bool all = r.tp && r.pp;
     TrainRowPlan t = plan_training_row_on_chips(c);
-    t.assumptions.insert(t.assumptions.begin(), "chips: empty, dp x tp x pp x cp = " + std::to_string(*c.chips) + " (the stated degrees)");
+    t.assumptions.insert(t.assumptions.begin(), "chips: empty, dp x tp x pp x cp = " + std::to_string(*c.chips) +
+                                                    (all ? " (the stated degrees)" : " (the stated degrees, an unstated tp or pp taken as 1)"));
     return t;
   }
   // A whole run that states no cluster (a model card's GPU-hours). The clusters its plan
