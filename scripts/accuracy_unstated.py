@@ -93,8 +93,8 @@ for name in ("chips", "batch as step_tokens", "batch", "accepted_tokens"):
     ref = ", ".join(f"{k}: {v}" for k, v in sorted(refused[name].items())) or "-"
     out.append(f"| {name} | {n} | {p} | {med(0)} | {med(1)} | {ref} |")
 out.append(f"| all | {tot[0]} | {tot[1]} ({100 * tot[1] / max(1, tot[0]):.0f}%) | | | |")
-out += ["", "Refused, by rule: a latency (decode_s, prefill_ms, e2e_s, ttft_ms, ...) with neither a batch",
-        "nor a request rate (the load is what it measures), and a training step or run's wall-clock with",
-        "neither chips nor dp (the cluster is). A whole-system throughput without chips is read as one",
-        "replica's, which is far off for a row that measured several (MLPerf's 8-chip systems)."]
+out += ["", "Refused, by rule: a training step or a run's wall-clock with neither chips nor dp (the cluster",
+        "is what it measures). A latency without a batch is read as a single request's and a",
+        "whole-system throughput without chips as one replica's: both far off for a row that measured",
+        "a loaded system (the POPE rows at batch 64, MLPerf's 8-chip systems), and said on the row."]
 print("\n".join(out))

@@ -94,7 +94,7 @@ TEST(MeasurementCsv, RowErrorsNameIdAndColumn) {
   bad("X,Decode,m,h,8,8,64,run,2048,tpot_ms,20,", "line 2: X: kind: 'Decode' is not one of decode, prefill, serving");
   bad("X,decode,m,h,8,8,64,run,2048,mfu_pct,20,", "X: metric: 'mfu_pct' is not a metric of kind decode");
   bad("X,decode,m,h,8,8,64,run,2048,tok/s,20,", "X: metric: 'tok/s' is not one of");
-  bad("X,decode,m,h,8,8,,run,2048,tpot_ms,20,", "X: batch: missing; a decode row states the sequences in flight");
+  bad("X,decode,m,h,8,8,max,run,2048,tpot_ms,20,", "X: batch: max (what the engine admits) is for a throughput; a decode latency states");
   bad("X,decode,m,h,8,8,64,,2048,tpot_ms,20,", "X: batch_per: missing");
   bad("X,decode,m,h,8,8,64,node,2048,tpot_ms,20,", "X: batch_per: 'node' is not one of run, replica, chip");
   bad("X,decode,m,h,8,8,64,run,,tpot_ms,20,", "X: context: missing");
@@ -143,7 +143,7 @@ TEST(MeasurementCsv, RowErrorsNameIdAndColumn) {
                "X: output_tokens: missing; decode_s is the time of output_tokens steps");
   expect_error("id,kind,model,hardware,chips,batch,batch_per,metric,value\nX,serving,m,h,8,max,,e2e_s,20\n", "X: input_tokens: missing");
   expect_error("id,kind,model,hardware,chips,batch,input_tokens,output_tokens,metric,value\nX,serving,m,h,8,max,10,10,e2e_s,20\n",
-               "X: batch: missing; e2e_s is predicted at a stated batch");
+               "X: batch: max (what the engine admits) is for a throughput; e2e_s is predicted at a stated batch");
   // At a request rate e2e_s goes through the simulator: no batch needed.
   EXPECT_EQ(parse_measurements("id,kind,model,hardware,chips,request_rate_per_s,input_tokens,output_tokens,metric,value\n"
                                "X,serving,m,h,8,5,10,10,e2e_s,20\n",

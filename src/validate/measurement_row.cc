@@ -358,28 +358,29 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
   // A dataset that publishes its mean prompt stands for input_tokens (validate's default).
   const bool input_known = m.input_tokens || (dataset && dataset->input_tokens_mean);
   if (m.kind == "decode") {
-    // A throughput row may leave its batch empty (or max): what the engine admits under its
-    // KV budget at the row's context (validate's default); a step time needs its batch.
+    // An empty batch is validate's default: a throughput row's is what the engine admits
+    // under its KV budget at the row's context, a latency's one sequence.
     const bool throughput = m.metric == "output_tok_per_s" || m.metric == "output_tok_per_s_per_chip";
-    r.need(numeric_batch || throughput, "batch", "a decode row states the sequences in flight (a throughput row may leave it empty: what the engine admits)");
+    if (m.batch == "max" && !throughput) {
+      throw InputError(r.field("batch"), "max (what the engine admits) is for a throughput; a decode latency states the sequences in flight, or leaves it empty for one");
+    }
     r.need(m.context || input_known, "context", "a decode row states the KV tokens of its step (context), or input_tokens");
     if (m.metric == "decode_s") r.need(m.output_tokens.has_value(), "output_tokens", "decode_s is the time of output_tokens steps");
   } else if (m.kind == "prefill") {
-    const bool throughput = m.metric == "prefill_tok_per_s" || m.metric == "prefill_tok_per_s_per_chip";
     r.need(input_known, "input_tokens", "a prefill row states its prompt length" + std::string(dataset ? " (dataset " + m.dataset + " publishes no mean input)" : ""));
-    r.need(numeric_batch || throughput, "batch", "a prefill row states the prompts prefilled together (a throughput row may leave it empty: what the engine admits)");
+    const bool throughput = m.metric == "prefill_tok_per_s" || m.metric == "prefill_tok_per_s_per_chip";
+    if (m.batch == "max" && !throughput) {
+      throw InputError(r.field("batch"), "max (what the engine admits) is for a throughput; a prefill latency states the prompts prefilled together, or leaves it empty for one");
+    }
   } else if (m.kind == "serving") {
     const std::string no_input = dataset ? " (dataset " + m.dataset + " publishes no mean input)" : " (or a dataset that publishes it)";
     const std::string no_output = dataset ? " (dataset " + m.dataset + " publishes no mean output)" : " (or a dataset that publishes it)";
     r.need(m.input_tokens || (dataset && dataset->input_tokens_mean), "input_tokens", "a serving row states the mean prompt" + no_input);
     r.need(m.output_tokens || (dataset && dataset->output_tokens_mean), "output_tokens", "a serving row states the mean generated tokens" + no_output);
-    // An empty batch of a throughput row is what the engine admits (`max`); latencies
-    // depend on the load, so they need a batch or a rate.
-    const bool throughput = m.metric == "output_tok_per_s" || m.metric == "output_tok_per_s_per_chip" || m.metric == "total_tok_per_s_per_chip";
-    r.need(!m.batch.empty() || m.request_rate_per_s || throughput, "batch", "a number, or max for an offline or max-load run (or request_rate_per_s)");
-    // At a request rate the simulator predicts e2e_s (the mean request latency).
+    // An empty batch without a request rate is validate's default: a throughput row's is
+    // what the engine admits (`max`), a latency's one request. `max` is for throughputs.
     if ((m.metric == "e2e_s" && !m.request_rate_per_s) || m.metric == "mfu_pct") {
-      r.need(numeric_batch, "batch", m.metric + " is predicted at a stated batch (or, e2e_s, a request_rate_per_s)");
+      if (m.batch == "max") throw InputError(r.field("batch"), "max (what the engine admits) is for a throughput; " + m.metric + " is predicted at a stated batch, one when empty (or, e2e_s, a request_rate_per_s)");
     }
   } else if (m.kind == "training" || m.kind == "run") {
     if (m.kind == "run") r.need(m.train_tokens.has_value(), "train_tokens", "a whole run states its total tokens");

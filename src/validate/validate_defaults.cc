@@ -85,6 +85,16 @@ std::vector<std::string> fill_unstated_lengths_and_batch(Measurement& r) {
   const bool decode_throughput = r.kind == "decode" && (r.metric == "output_tok_per_s" || r.metric == "output_tok_per_s_per_chip");
   const bool prefill_throughput = r.kind == "prefill" && (r.metric == "prefill_tok_per_s" || r.metric == "prefill_tok_per_s_per_chip");
   if ((decode_throughput || prefill_throughput) && r.batch.empty()) r.batch = "max";
+  // A latency (a step, a request's time, an MFU) quoted with neither a batch nor a request
+  // rate: one sequence, as a single-request benchmark runs it (llm-analysis and LLM-Viewer
+  // default their batch to 1 the same way). A loaded run that leaves its batch out is
+  // predicted too fast, and its row says why.
+  if (r.batch.empty() && !r.request_rate_per_s) {
+    r.batch = "1";
+    r.batch_per = "replica";
+    filled.push_back(std::string("batch: empty, 1 ") + (r.kind == "prefill" ? "prompt" : "sequence") + " per replica: a " + r.metric +
+                     " quoted without a batch or a request rate is read as a single request's");
+  }
   return filled;
 }
 

@@ -193,9 +193,16 @@ TEST(ValidateDefaults, ServingThroughputWithoutBatchIsWhatTheEngineAdmits) {
                                           "under its KV budget"),
             std::string::npos)
       << assumption(a, "batch: ");
-  // A latency at no stated load has no default.
-  const std::string e = error_of(std::string(kServeHeader) + "L,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,,,1024,256,,vllm,e2e_s,1\n");
-  EXPECT_NE(e.find("L: batch: missing"), std::string::npos) << e;
+  // A latency at no stated load is a single request's: the same as batch 1 stated (row M).
+  const auto l = validate_csv(std::string(kServeHeader) + "L,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,,,1024,256,,vllm,e2e_s,1\n" +
+                              "M,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,1,replica,1024,256,,vllm,e2e_s,1\n");
+  ASSERT_EQ(find_row(l, "L").status, RowStatus::predicted) << find_row(l, "L").reason;
+  EXPECT_DOUBLE_EQ(find_row(l, "L").predicted, find_row(l, "M").predicted);
+  EXPECT_EQ(assumption(find_row(l, "L"), "batch: "),
+            "batch: empty, 1 sequence per replica: a e2e_s quoted without a batch or a request rate is read as a single request's");
+  // max is what an engine admits: a throughput's reading, never a latency's.
+  const std::string e = error_of(std::string(kServeHeader) + "X,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,max,,1024,256,,vllm,e2e_s,1\n");
+  EXPECT_NE(e.find("X: batch: max (what the engine admits) is for a throughput; e2e_s is predicted at a stated batch, one when empty"), std::string::npos) << e;
 }
 
 TEST(ValidateDefaults, ServingOutputFromTheDatasetsPublishedMean) {
@@ -281,9 +288,13 @@ TEST(ValidateDefaults, DecodeThroughputWithoutBatchIsWhatTheEngineAdmits) {
   EXPECT_EQ(find_row(f, "R").status, RowStatus::rejected);
   EXPECT_NE(find_row(f, "R").reason.find("memory: no sequence of 100000 tokens fits: 551 KV blocks of 16 tokens beside the weights"), std::string::npos)
       << find_row(f, "R").reason;
-  // A step time depends on the batch it was measured at: no default.
-  const std::string e = error_of(std::string(kStepHeader) + "S,decode,llama-3.1-8b,h100-sxm,1,bf16,bf16,,,,2048,,vllm,step_ms,10\n");
-  EXPECT_NE(e.find("S: batch: missing; a decode row states the sequences in flight"), std::string::npos) << e;
+  // A step time quoted with no batch is one sequence's (row S), the same as batch 1 stated (T).
+  const auto st = validate_csv(std::string(kStepHeader) + "S,decode,llama-3.1-8b,h100-sxm,1,bf16,bf16,,,,2048,,vllm,step_ms,10\n" +
+                               "T,decode,llama-3.1-8b,h100-sxm,1,bf16,bf16,1,replica,,2048,,vllm,step_ms,10\n");
+  ASSERT_EQ(find_row(st, "S").status, RowStatus::predicted) << find_row(st, "S").reason;
+  EXPECT_DOUBLE_EQ(find_row(st, "S").predicted, find_row(st, "T").predicted);
+  EXPECT_EQ(assumption(find_row(st, "S"), "batch: "),
+            "batch: empty, 1 sequence per replica: a step_ms quoted without a batch or a request rate is read as a single request's");
 }
 
 TEST(ValidateDefaults, PrefillThroughputWithoutBatchIsWhatTheEngineAdmits) {
@@ -309,9 +320,15 @@ TEST(ValidateDefaults, PrefillThroughputWithoutBatchIsWhatTheEngineAdmits) {
   EXPECT_NE(assumption(l, "input_tokens: ").find("input_tokens: empty, 12035: the mean prompt of dataset mooncake-conversation"), std::string::npos);
   EXPECT_NE(assumption(l, "batch: ").find("batch: empty, 1 prompt: "), std::string::npos) << assumption(l, "batch: ");
   EXPECT_EQ(assumption(l, "output_tokens: "), "");  // a prefill row reads no output length
-  // A prompt latency depends on the prompts prefilled with it: no default.
-  const std::string e = error_of(std::string(kStepHeader) + "T,prefill,llama-3.1-8b,h100-sxm,1,bf16,bf16,,,1024,,,vllm,prefill_ms,10\n");
-  EXPECT_NE(e.find("T: batch: missing; a prefill row states the prompts prefilled together"), std::string::npos) << e;
+  // A prompt latency quoted with no batch is one prompt's (row T), as batch 1 stated (U).
+  const auto t = validate_csv(std::string(kStepHeader) + "T,prefill,llama-3.1-8b,h100-sxm,1,bf16,bf16,,,1024,,,vllm,prefill_ms,10\n" +
+                              "U,prefill,llama-3.1-8b,h100-sxm,1,bf16,bf16,1,replica,1024,,,vllm,prefill_ms,10\n");
+  ASSERT_EQ(find_row(t, "T").status, RowStatus::predicted) << find_row(t, "T").reason;
+  EXPECT_DOUBLE_EQ(find_row(t, "T").predicted, find_row(t, "U").predicted);
+  EXPECT_EQ(assumption(find_row(t, "T"), "batch: "),
+            "batch: empty, 1 prompt per replica: a prefill_ms quoted without a batch or a request rate is read as a single request's");
+  const std::string e = error_of(std::string(kStepHeader) + "X,prefill,llama-3.1-8b,h100-sxm,1,bf16,bf16,max,,1024,,,vllm,prefill_ms,10\n");
+  EXPECT_NE(e.find("X: batch: max (what the engine admits) is for a throughput; a prefill latency"), std::string::npos) << e;
 }
 
 TEST(ValidateDefaults, MtpAcceptanceFromTheDeepSeekV3Report) {

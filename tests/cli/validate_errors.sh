@@ -22,8 +22,8 @@ expect_error "quote.csv: line 2: unterminated quoted field" validate "$tmp/quote
 # A value outside a closed vocabulary, a missing input, a name chalk does not know.
 { echo "$h"; echo "X-1,decode,llama-3.1-70b,h100-sxm,8,8,64,run,2048,0,tokens/s,20"; } > "$tmp/vocab.csv"
 expect_error "vocab.csv: line 2: X-1: metric: 'tokens/s' is not one of" validate "$tmp/vocab.csv"
-{ echo "$h"; echo "X-2,decode,llama-3.1-70b,h100-sxm,8,8,,run,2048,0,step_ms,20"; } > "$tmp/missing-input.csv"
-expect_error "missing-input.csv: line 2: X-2: batch: missing; a decode row states the sequences in flight" validate "$tmp/missing-input.csv"
+{ echo "$h"; echo "X-2,decode,llama-3.1-70b,h100-sxm,8,8,64,run,,0,step_ms,20"; } > "$tmp/missing-input.csv"
+expect_error "missing-input.csv: line 2: X-2: context: missing; a decode row states the KV tokens of its step (context), or input_tokens" validate "$tmp/missing-input.csv"
 { echo "$h"; echo "X-3,decode,Llama 3.3 70B,h100-sxm,8,8,64,run,2048,0,step_ms,20"; } > "$tmp/model.csv"
 expect_error "model.csv: line 2: X-3: model: 'Llama 3.3 70B' is neither a built-in model" validate "$tmp/model.csv"
 # NCCL's all-to-all dispatcher is modelled for training; a serving row that states it is refused.
