@@ -17,6 +17,7 @@ namespace chalk::cli::prices_cli {
 void run_forward(const ForwardArgs& a) {
   const Facility facility = facility_from(a.energy);
   std::optional<ReplicaNote> note;
+  refuse_beyond_max_context(a.deployment, load_model(a.deployment.model), a.context, "--context");
   const Deployment d = resolve(a.deployment, a.context, &note);
   const std::optional<ChipPower> power = chip_power_from(a.energy, d.system);
   ForwardAssumptions fa;

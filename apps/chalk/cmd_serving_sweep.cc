@@ -83,6 +83,7 @@ void run_sweep(const ServingArgs& a) {
   const auto contexts = parse_int_list(a.context, "--context", 0, 1LL << 30);
   const int64_t max_context = *std::max_element(contexts.begin(), contexts.end());
   std::optional<ReplicaNote> note;
+  refuse_beyond_max_context(a.deployment, load_model(a.deployment.model), max_context, "--context");
   const Deployment d = resolve(a.deployment, max_context, &note);
   auto batches = batch_list(a);
   if (!a.batch_stated) {
@@ -138,6 +139,7 @@ void run_balance(const ServingArgs& a) {
   const ServingLevers lev = levers_of(a.levers, a.deployment);
   const int64_t s = single_int(a.context, "--context", 0, 1LL << 30);
   std::optional<ReplicaNote> note;
+  refuse_beyond_max_context(a.deployment, load_model(a.deployment.model), s, "--context");
   const Deployment d = resolve(a.deployment, s, &note);
   const BalancePoints b = balance_points(d, s, a.crossover_batch, lev);
   Table t;
@@ -208,6 +210,7 @@ void run_window(const ServingArgs& a) {
   const auto contexts = parse_int_list(a.context, "--context", 1, 1LL << 30);
   const int64_t max_context = *std::max_element(contexts.begin(), contexts.end());
   std::optional<ReplicaNote> note;
+  refuse_beyond_max_context(a.deployment, load_model(a.deployment.model), max_context, "--context");
   const Deployment d = resolve(a.deployment, max_context, &note);
   Table t;
   t.columns = {{"context_tokens", "context"},

@@ -207,6 +207,13 @@ grep -q "^chalk: warning: context 200016 exceeds llama-3.1-8b's max_position_emb
 # decode refuses a context beyond the model's (review 2 L11); --allow-infeasible prices it, warned.
 expect_error "--context: 200000 tokens is beyond llama-3.1-8b's maximum context of 131072 tokens" decode -m llama-3.1-8b -H h100-sxm -s 200000
 expect_error "--prompt: 131073 tokens is beyond llama-3.1-8b's maximum context of 131072 tokens" prefill -m llama-3.1-8b -H h100-sxm -p 131000 --prefix 73
+# The same rule in every command that takes --context and --allow-infeasible (sweep's
+# largest context of its list; it only warned).
+for c in "serving sweep -s 1024,200000" "serving balance -s 200000" "serving window -s 200000" "prices forward -s 200000"; do
+  # shellcheck disable=SC2086
+  expect_error "--context: 200000 tokens is beyond llama-3.1-8b's maximum context of 131072 tokens" $c -m llama-3.1-8b -H h100-sxm
+done
+"$CHALK" serving sweep -m llama-3.1-8b -H h100-sxm -s 200000 --allow-infeasible --csv > /dev/null 2>&1 || fail "serving sweep --allow-infeasible"
 "$CHALK" decode -m llama-3.1-8b -H h100-sxm -s 200000 --allow-infeasible --csv 2>&1 >/dev/null | grep -q "^chalk: warning: context 200000 exceeds llama-3.1-8b's max_position_embeddings 131072" || fail "decode --csv: no warning on stderr"
 # Disaggregated with only a TPOT target: the prefill pool keeps up with the arrivals, and the
 # output says what was searched (it searched nothing before).
