@@ -74,6 +74,22 @@ void run_layouts(const LayoutArgs& a) {
   } catch (const InputError& e) {
     throw InputError(option_for(e.field()), std::string(e.what()).substr(e.field().size() + 2));
   }
+  // No -n and nothing fits one scale-up domain: the smallest cluster on which a plan fits,
+  // as `train step` and `train memory` choose it with their defaults (review 3 M1: the
+  // defaults exited 2 for llama-3.1-70b on H100 while train step ran on 32 chips).
+  std::string chosen;
+  if (r.fit == 0 && a.train.chips == 0 && !a.train.allow_infeasible) {
+    TrainingQuery base = q;
+    base.global_batch = a.train.global_batch;
+    if (const auto fit = smallest_fitting_cluster(m, sys, base)) {
+      q.chips = fit->chips;
+      q.global_batch = a.train.global_batch > 0 ? a.train.global_batch : q.chips;
+      r = search_training_layouts(m, sys, q);
+      chosen = fmt::format("the smallest cluster that holds {} ({} chips; no plan fits one scale-up domain of {}), as train step chooses it; "
+                           "-n states another",
+                           m.name, q.chips, sys.scale_up_domain);
+    }
+  }
   // A search where nothing fits is an error naming the smallest cluster where a plan does
   // (issue 30 item 1: llama-3.1-70b on 8 H100 listed nothing with exit 0), unless
   // --allow-infeasible asks for the nearest plans for study.
@@ -123,6 +139,7 @@ void run_layouts(const LayoutArgs& a) {
     nlohmann::json j = {{"model", model_json(m, sys)}, {"hardware", hardware_json(sys)}, {"chips", q.chips},
                         {"global_batch", q.global_batch}, {"seq_len_tokens", q.seq_len}, {"plans_evaluated", r.evaluated},
                         {"plans_fitting", r.fit},   {"ranked_by", "step time (at a fixed global batch also MFU)"},
+                        {"plan_choice", chosen.empty() ? nlohmann::json() : nlohmann::json(chosen)},
                         {"equivalent_plans_folded", folded},
                         {"rows", rows.fitting}, {"rejected_layouts", rejected}, {"warnings", warnings}};
     print_json(std::cout, envelope("train layouts", std::move(j), column_keys(t)));
@@ -133,6 +150,7 @@ void run_layouts(const LayoutArgs& a) {
   std::cout << fmt::format("searched    {} plans (degrees, schedule, microbatch, recompute, ZeRO); {} fit; {}\n", r.evaluated, r.fit,
                            a.pareto ? "the step-time/memory Pareto front, least memory first"
                                     : fmt::format("the {} fastest distinct plans, ranked by step time (= MFU order)", shown.size()));
+  if (!chosen.empty()) std::cout << "chosen      " << chosen << '\n';
   if (folded > 0) {
     std::cout << fmt::format("folded      {} more plans with the same step time as one listed (a ZeRO stage or recomputation that "
                              "buys no time): \"+equal\" counts them beside the one with the least memory\n",
@@ -152,7 +170,7 @@ void register_train_layouts(CLI::App& train, Action& run) {
   layout_args = LayoutArgs{};
   auto* cmd = train.add_subcommand("layouts", "Every training plan of a model on a cluster that fits, ranked by step time");
   add_train_options(*cmd, layout_args.train, false);
-  cmd->add_option("-n,--chips", layout_args.train.chips, "Chips in the cluster (default: one scale-up domain)")
+  cmd->add_option("-n,--chips", layout_args.train.chips, "Chips in the cluster (default: one scale-up domain, or the smallest cluster a plan fits when none fits one)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   cmd->add_option("--limit", layout_args.limit, "Plans listed (fitting, and with --all those that do not fit)")
       ->capture_default_str()

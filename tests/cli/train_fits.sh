@@ -20,7 +20,14 @@ expect_error "the smallest cluster with a plan that fits is 32 x H100 SXM" train
 # The default runs the fastest plan of those 32 chips: the same step as train layouts' first
 # row there (same search, same global batch of one sequence per chip), and it fits.
 step=$("$CHALK" train step --json) || fail "train step (defaults) exited $?"
-lay=$("$CHALK" train layouts -m llama-3.1-70b -H h100-sxm -n 32 --limit 1 --json) || fail "train layouts -n 32"
+# train layouts with its defaults (no -n) searches those same 32 chips and says why (review 3 M1:
+# it exited 2 on the 8-chip domain); its first row is train step's plan.
+lay=$("$CHALK" train layouts --limit 1 --json) || fail "train layouts (defaults) exited $?"
+python3 -c 'import json,sys; j=json.loads(sys.argv[1]); assert j["chips"] == 32 and "the smallest cluster that holds llama-3.1-70b (32 chips; no plan fits one scale-up domain of 8)" in j["plan_choice"], j["plan_choice"]' "$lay" \
+  || fail "train layouts (defaults): not the smallest cluster that holds the model"
+n32=$("$CHALK" train layouts -m llama-3.1-70b -H h100-sxm -n 32 --limit 1 --json) || fail "train layouts -n 32"
+python3 -c 'import json,sys; a,b=json.loads(sys.argv[1]),json.loads(sys.argv[2]); assert a["rows"]==b["rows"] and b["plan_choice"] is None' "$lay" "$n32" \
+  || fail "train layouts (defaults) differs from -n 32"
 python3 - "$step" "$lay" <<'PY' || fail "train step's default is not the fitting plan of 32 chips"
 import json, sys
 s, l = json.loads(sys.argv[1]), json.loads(sys.argv[2])
