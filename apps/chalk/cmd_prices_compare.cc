@@ -152,9 +152,21 @@ nlohmann::json offer_json(const OfferComparison& oc, const Table& t) {
     if (!r.unreachable.empty() && r.fastest_tok_per_s_per_user) row["fastest_tok_per_s_per_user"] = *r.fastest_tok_per_s_per_user;
     rows.push_back(row);
   }
-  j["systems"] = rows;
   j["cheapest_system"] = oc.cheapest ? nlohmann::json(oc.systems[*oc.cheapest].system) : nlohmann::json();
   if (!oc.cheapest) j["why_not"] = offer_why_not(oc);
+  // The offer's row is the text table's: its shown system's figures (the cheapest, else the
+  // one that says why none is) beside the host's, so `columns` is the CSV's header in its
+  // order (review 3 M2); systems[] holds every system's, as --csv does.
+  if (const SystemCost* s = shown(oc)) {
+    for (const auto& row : rows) {
+      if (row["system"] != s->system) continue;
+      for (const auto& [k, v] : row.items()) {
+        if (!j.contains(k)) j[k] = v;
+      }
+      break;
+    }
+  }
+  j["systems"] = rows;
   return j;
 }
 
@@ -213,7 +225,7 @@ void run_compare(const CompareArgs& a) {
     j["notes"] = h.notes;
     j["rows"] = nlohmann::json::array();  // one per host offer, each with its systems[]
     for (const auto& oc : h.offers) j["rows"].push_back(offer_json(oc, t));
-    print_json(std::cout, envelope("prices compare", std::move(j)));
+    print_json(std::cout, envelope("prices compare", std::move(j), column_keys(t)));
     return;
   }
   std::string footnotes;

@@ -197,12 +197,20 @@ def prices_compare(*args: Any, frame: bool = True, **kwargs: Any) -> Any:
     result = _prices_compare_json(*args, **kwargs)
     if not frame or _pd is None:
         return result
-    rows, columns = [], [("offer_why_not" if c == "why_not" else c) for c in result["columns"] if c != "systems"]
+    # One row per offer and system, as --csv: the JSON's columns (the CSV's header first, in
+    # its order; an offer's row carries its shown system's figures) with each system's own; an
+    # offer's why_not (no system reaches its speed) is offer_why_not beside the system's.
+    rows, columns = [], [c for c in result["columns"] if c != "systems"]
     for offer in result["rows"]:
-        host = {("offer_why_not" if k == "why_not" else k): v for k, v in offer.items() if k != "systems"}
+        own = {k for row in offer["systems"] for k in row}  # a system's keys: never the shown one's copy
+        host = {k: v for k, v in offer.items() if k != "systems" and k not in own}
+        if offer.get("cheapest_system") is None and "why_not" in offer:
+            host["offer_why_not"] = offer["why_not"]
         for row in offer["systems"]:
             rows.append({**host, **row, "cheapest": row["system"] == offer["cheapest_system"]})
-            columns += [k for k in row if k not in columns]  # each system's keys after the offer's, as they come
+            columns += [k for k in row if k not in columns]
+    if any("offer_why_not" in r for r in rows):
+        columns.append("offer_why_not")
     df = _pd.DataFrame(rows, columns=columns + ["cheapest"] if rows else None)
     df.attrs.update({k: v for k, v in result.items() if k != "rows"})
     return df

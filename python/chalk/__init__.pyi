@@ -610,7 +610,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     route_domains: Node-limited routing: scale-up domains a token's experts may span (0 = no limit) (default 0)
     ep_dispatcher: How expert-parallel tokens cross scale-up domains: deepep (DeepEP/HybridEP, Megatron-Core's flex: once per remote domain, then scale-up fan-out), alltoall (NCCL all-to-all: every token copy on its own) (default deepep)
     ep_overlap: Megatron-Core's EP overlap: a forward beside an earlier microbatch's backward, each one's expert all-to-alls hidden behind the other's compute (pp 1 or --schedule interleaved)
-    chips: Chips in the cluster (default: one scale-up domain)
+    chips: Chips in the cluster (default: one scale-up domain, or the smallest cluster a plan fits when none fits one)
     limit: Plans listed (fitting, and with --all those that do not fit) (default 20)
     all: Also list the nearest plans that do not fit, with the reason (--json and --csv always do)
     pareto: List the Pareto front of step time against memory instead

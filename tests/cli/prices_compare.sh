@@ -56,6 +56,18 @@ grep -q "Groq: no layout on any system priced reaches 300.0 tok/s per user" "$tm
 "$CHALK" prices compare -m llama-3.3-70b -H h100-sxm,h200 --csv > "$tmp/c.csv" || fail "--csv exited $?"
 [ "$(wc -l < "$tmp/c.csv")" -eq 7 ] || fail "expected 3 offers x 2 systems + header: $(cat "$tmp/c.csv")"
 head -1 "$tmp/c.csv" | grep -q "blended_cost_usd_per_mtok,margin_at_full_utilisation,break_even_utilisation" || fail "csv header"
+# One vocabulary (review 3 M2): the JSON's columns begin with the CSV's header, in its order
+# (each offer's row carries its shown system's figures, as the text table does).
+"$CHALK" prices compare -m gpt-oss-120b -H h100-sxm,tpu-v5p --json > "$tmp/cj.json" || fail "prices compare --json"
+python3 - "$tmp/c.csv" "$tmp/cj.json" <<'PY' || fail "prices compare: JSON columns are not the CSV header first"
+import json, sys
+header = open(sys.argv[1]).readline().strip().split(",")
+j = json.load(open(sys.argv[2]))
+assert j["columns"][:len(header)] == header, (j["columns"], header)
+for o in j["rows"]:
+    s = [r for r in o["systems"] if r["system"] == o["system"]][0]
+    assert all(o[k] == v for k, v in s.items() if k != "why_not" or o["cheapest_system"] is not None), (o, s)
+PY
 
 # A cache-hit share lowers a blended price with a cache-read price: Fireworks' DeepSeek V3.
 a=$("$CHALK" prices compare -m deepseek-v3 -H h200 --json | python3 -c "import json,sys; print([o['blended_usd_per_mtok'] for o in json.load(sys.stdin)['rows'] if o['provider']=='Fireworks'][0])")

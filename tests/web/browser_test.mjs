@@ -207,7 +207,7 @@ try {
     // Review M3: the axis stops at the model's max context (Llama 3.1: 131,072 tokens), not 1M.
     assert.equal(Math.max(...rows.map((r) => r.x)), cli('models').rows.find((m) => m.name === 'llama-3.1-8b').max_context_tokens);
     assert.equal(Math.max(...rows.map((r) => r.x)), 131072);
-    const c = cli('serving', 'sweep', '-m', 'llama-3.1-8b', '-H', 'h200', ...N('-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096', '-b', '256'), '--kv-dtype', 'fp8', '-b', '256', '-s', '128:1048576').rows;
+    const c = cli('serving', 'sweep', '-m', 'llama-3.1-8b', '-H', 'h200', ...N('-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096', '-b', '256'), '--kv-dtype', 'fp8', '-b', '256', '-s', '128:131072').rows;
     for (const r of rows) close(r.value, c.find((x) => x.context_tokens === r.x)[r.key], `${r.key} at context ${r.x}`);
     for (const r of rows) assert.equal(r.fits, c.find((x) => x.context_tokens === r.x).memory_fits, `fits at context ${r.x}`);
     // At batch 256 the longest contexts do not fit beside the weights: grey, and the limit marked.

@@ -195,7 +195,9 @@ async function updateContext() {
   // A built-in model's limit is in /api/models; an uploaded config's is learnt from the first answer.
   const key = state.upload ? state.upload : state.model;
   const max = chalk.maxContext.get(key) || 1048576;
-  const j = await api('/api/serving/sweep', { ...deployment(), batch: state.batch, context: `128:${max}` });
+  // An uploaded config's limit is not known yet: ask past it once (allowed, for study) to learn it.
+  const probe = chalk.maxContext.has(key) ? {} : { allow_infeasible: true };
+  const j = await api('/api/serving/sweep', { ...deployment(), batch: state.batch, context: `128:${max}`, ...probe });
   if (j.model?.max_context_tokens && j.model.max_context_tokens < max) {
     chalk.maxContext.set(key, j.model.max_context_tokens);
     return updateContext();
