@@ -112,10 +112,13 @@ void run_chinchilla(const ChinchillaArgs& a) {
     std::cout << fmt::format("optimal     D_opt(N) = {} by {} -> over-training factor D / D_opt = {:.3g}x\n",
                              human_count(ot->optimal_tokens), a.method, ot->factor);
     std::cout << fmt::format("loss        {:.4f} ({} fit)\n", ot->loss, loss_fit_for(chosen).name);
+    // wasted_fraction is the share of this run's FLOPs, not the excess over the optimum
+    // (review 3 L19: "(81.9%) more" read as 1.8x where the run spends 5.5x): say both.
     std::cout << fmt::format("same loss   compute-optimal N = {}, D = {}, C = {:.3g}: this run spends {:.3g} FLOPs "
-                             "({:.1f}%) more for that loss\n",
+                             "more for that loss ({:.1f}% of its FLOPs; {:.3g}x the optimum's)\n",
                              human_count(ot->iso_loss_optimal.params), human_count(ot->iso_loss_optimal.tokens),
-                             ot->iso_loss_optimal.flops, ot->wasted_flops, 100 * ot->wasted_fraction);
+                             ot->iso_loss_optimal.flops, ot->wasted_flops, 100 * ot->wasted_fraction,
+                             ot->flops / ot->iso_loss_optimal.flops);
   }
 }
 
