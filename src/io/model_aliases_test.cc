@@ -74,6 +74,7 @@ TEST(ModelNames, EveryNewNameResolves) {
       {"Qwen/Qwen2.5-14B-Instruct", "qwen2.5-14b"},
       {"Qwen/Qwen2.5-32B-Instruct", "qwen2.5-32b"},
       {"qwen-2.5-72b", "qwen2.5-72b"},
+      {"kimi-k2", "kimi-k2-instruct"},  // the family name (review 3 L1)
       {"Qwen/Qwen3-1.7B", "qwen3-1.7b"},
       {"Qwen/Qwen3-4B", "qwen3-4b"},
       {"Qwen/Qwen3-8B", "qwen3-8b"},
