@@ -388,10 +388,13 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // the only kind its Megatron-LM had (PALM-TRAIN-2 +80% -> +36%), and Korthikanti et al.'s
   // four full-recomputation step times as rows (KORTH22-*-FULL, -4% to -7.5%). The 29 rows
   // before them: 11.7%, p90 30.2%.
-  EXPECT_LE(summary(r, "training").median_abs, 0.097);  // 0.131 before sequence_parallel and the full-recomputation rows; 0.133 before the FP8 recipes and rotary kernels
+  // Then 9.5%: materialised attention scores multiply the whole s x s square (kernels.h,
+  // attention_core_flops_per_token), which moves every Megatron-LM row, none past zero:
+  // KORTH22-22B -13.1% -> -10.9%, -175B -6.8% -> -5.3%, MEG21-2 +10.7% -> +6.0%.
+  EXPECT_LE(summary(r, "training").median_abs, 0.096);  // 0.097 before the whole square; 0.131 before sequence_parallel and the full-recomputation rows; 0.133 before the FP8 recipes and rotary kernels
   EXPECT_LE(summary(r, "training").p90_abs, 0.291);  // 0.302 before sequence_parallel and the full-recomputation rows, 0.339 before the FP8 recipes and rotary kernels, 0.352 before the grouped GEMM's fixed cost, 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
   EXPECT_LE(summary(r, "run").median_abs, 0.255);  // 0.263 before the grouped GEMM's fixed cost (DSV3-TRAIN-1 -14.6% -> -12.8%)
-  EXPECT_LE(summary(r, "all").median_abs, 0.132);  // 0.122 before the MLPerf rows took OpenOrca's mean prompt (above); 0.133 before sequence_parallel and the full-recomputation rows; about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
+  EXPECT_LE(summary(r, "all").median_abs, 0.131);  // 0.132 before the whole square; 0.122 before the MLPerf rows took OpenOrca's mean prompt (above); 0.133 before sequence_parallel and the full-recomputation rows; about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
 }
 
 }  // namespace
