@@ -390,11 +390,13 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // before them: 11.7%, p90 30.2%.
   // Then 9.5%: materialised attention scores multiply the whole s x s square (kernels.h,
   // attention_core_flops_per_token), which moves every Megatron-LM row, none past zero:
-  // KORTH22-22B -13.1% -> -10.9%, -175B -6.8% -> -5.3%, MEG21-2 +10.7% -> +6.0%.
-  EXPECT_LE(summary(r, "training").median_abs, 0.096);  // 0.097 before the whole square; 0.131 before sequence_parallel and the full-recomputation rows; 0.133 before the FP8 recipes and rotary kernels
+  // KORTH22-22B -13.1% -> -10.9%, -175B -6.8% -> -5.3%, MEG21-2 +10.7% -> +6.0%. Then 9.3%:
+  // MBR2511-B200-L405B reads its recipe's recomputation, none (it had taken full, the least
+  // that fit chalk's memory model, 0.2 GB over the 180 GB): -16.0% -> +6.5%.
+  EXPECT_LE(summary(r, "training").median_abs, 0.094);  // 0.096 before the recipe's recomputation; 0.097 before the whole square; 0.131 before sequence_parallel and the full-recomputation rows; 0.133 before the FP8 recipes and rotary kernels
   EXPECT_LE(summary(r, "training").p90_abs, 0.291);  // 0.302 before sequence_parallel and the full-recomputation rows, 0.339 before the FP8 recipes and rotary kernels, 0.352 before the grouped GEMM's fixed cost, 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
   EXPECT_LE(summary(r, "run").median_abs, 0.255);  // 0.263 before the grouped GEMM's fixed cost (DSV3-TRAIN-1 -14.6% -> -12.8%)
-  EXPECT_LE(summary(r, "all").median_abs, 0.131);  // 0.132 before the whole square; 0.122 before the MLPerf rows took OpenOrca's mean prompt (above); 0.133 before sequence_parallel and the full-recomputation rows; about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
+  EXPECT_LE(summary(r, "all").median_abs, 0.128);  // 0.131 before the recipe's recomputation; 0.132 before the whole square; 0.122 before the MLPerf rows took OpenOrca's mean prompt (above); 0.133 before sequence_parallel and the full-recomputation rows; about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
 }
 
 }  // namespace
