@@ -327,11 +327,43 @@ TEST(TrainingAttention, StepPricesTheBackwardAtItsOwnRate) {
   const TrainingStep cp2 = training_step(c, s, p, check_plan(m, h100, 2, p));
   EXPECT_NEAR(cp2.t_attention.value(), t_at / 2 * (1 + 2.5 * 617 / 465), 1e-12);
   // Without FlashAttention the scores are materialised and the backward's 2x work is priced
-  // at the forward's rate (no fused kernel to measure).
+  // at the forward's rate (no fused kernel to measure), over the whole square: each pass
+  // attends 4096 keys per token, not the causal (4096 + 1) / 2.
   p.cp = 1;
   p.flash_attention = false;
   const TrainingStep plain = training_step(c, s, p, check_plan(m, h100, 1, p));
-  EXPECT_NEAR(plain.t_attention.value(), 3 * t_at, 1e-12);
+  EXPECT_NEAR(plain.t_attention.value(), 3 * t_at * 4096 / 2048.5, 1e-12);
+}
+
+TEST(TrainingKernels, MaterialisedScoresMultiplyTheWholeSquare) {
+  // GPT-3 175B (h 12288, 96 layers) at s = 2048. Each attended key costs 4 h FLOPs per
+  // layer: QK^T 2 h and probabilities x V 2 h, so 96 x 4 x 12288 = 4,718,592 per key.
+  // FlashAttention's causal count averages (s + 1) / 2 = 1024.5 keys per token:
+  // 4,718,592 x 1024.5 = 4,834,197,504 FLOPs. Megatron-LM's materialised scores multiply
+  // all 2048 keys: 4,718,592 x 2048 = 9,663,676,416 FLOPs, 2 s / (s + 1) = 1.99902 times as many.
+  const ModelSpec m = load_model("gpt-3-175b");
+  const SystemSpec a100 = load_system("a100-80gb");
+  const TrainingCosts c = make_training_costs(m, 2048);
+  EXPECT_DOUBLE_EQ(attention_core_flops_per_token(c, true), 4834197504.0);
+  EXPECT_DOUBLE_EQ(attention_core_flops_per_token(c, false), 9663676416.0);
+  // In the step: TP8, one sequence, no recomputation, scores materialised. The attention
+  // core's forward and its 2x backward run on one rank 3 x 2048 x 9,663,676,416 / 8 FLOPs
+  // at the attention rate. HFU counts the masked half in those 3 passes:
+  // 3 x (9,663,676,416 - 4,834,197,504) x 2048 = 2.9672e13 FLOPs more than MFU's count.
+  TrainingPlan p;
+  p.tp = 8;
+  p.global_batch = 1;
+  p.seq_len = 2048;
+  p.zero_stage = 0;
+  p.flash_attention = false;
+  const TrainingSystem s = make_training_system(a100, p.compute);
+  const TrainingStep st = training_step(c, s, p, check_plan(m, a100, 8, p));
+  EXPECT_NEAR(st.t_attention.value(), 3 * 2048 * 9663676416.0 / 8 / s.attention_rate.value(), 1e-12);
+  EXPECT_NEAR(st.hardware_flops.value() - st.model_flops.value(), 3 * (9663676416.0 - 4834197504.0) * 2048, 1e3);
+  // FlashAttention keeps the causal count: its backward is 2.5x the forward at its own rate.
+  p.flash_attention = true;
+  const TrainingStep fa = training_step(c, s, p, check_plan(m, a100, 8, p));
+  EXPECT_NEAR(fa.t_attention.value(), (1 + 2.5 / attention_backward_rate_ratio(2048)) * 2048 * 4834197504.0 / 8 / s.attention_rate.value(), 1e-12);
 }
 
 }  // namespace

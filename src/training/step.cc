@@ -81,7 +81,10 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const GemmShapeFactors gs = gemm_shape_factors(c, s, p);
   const double layer_mm = tok * (c.matmul_flops_per_token - c.lm_head_flops_per_token) / L / shard / mm_rate;
   const double layer_mm_f = layer_mm / gs.forward, layer_mm_d = layer_mm / gs.dgrad, layer_mm_w = layer_mm / gs.wgrad;
-  const double layer_at = tok * c.attention_flops_per_token / L / shard / at_rate;
+  // The attention core: the causal count under FlashAttention, the whole s x s square when
+  // the scores are materialised (kernels.h, attention_core_flops_per_token).
+  const double at_flops = attention_core_flops_per_token(c, p.flash_attention);
+  const double layer_at = tok * at_flops / L / shard / at_rate;
   // The memory-bound kernels between the GEMMs (norms, residual adds, dropout, the
   // activation function; kernels.h) and the low-precision recipe's casts, on this rank's
   // b s / cp tokens.
@@ -322,6 +325,9 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   if (rerun) extra += fwd_per_token - c.lm_head_flops_per_token;
   else if (p.recompute == Recompute::selective && !p.flash_attention) extra += c.attention_flops_per_token;
   if (!rerun && (p.recompute_modules & kRecomputeMlaUpProj)) extra += c.mla_up_proj_flops_per_token * L;
+  // Materialised scores also multiply the masked half of the square in every pass they run:
+  // forward, backward (2x) and the recomputed forward (attention_core_flops_per_token).
+  if (!p.flash_attention) extra += (3.0 + (rerun || rerun_scores ? 1.0 : 0.0)) * (at_flops - c.attention_flops_per_token);
   const Flops hardware_flops = model_flops + Flops(extra * tokens_per_step);
   const double denom = t_step.value() * chips * s.peak_bf16.value();
   return TrainingStep{

@@ -150,6 +150,20 @@ inline double gemm_time(double m, double n, double k, double out_bytes, double r
 /// `kernel_seq` takes the shortest row.
 inline double attention_backward_rate_ratio(double kernel_seq);
 
+/// Forward attention-core FLOPs per token that a training step executes (QK^T and the
+/// probabilities times V, summed over the layers). FlashAttention skips the key tiles above
+/// the diagonal (flash_attn's causal=True), so it runs the causal count,
+/// c.attention_flops_per_token (positions 1..s averaged). Materialised scores cover the
+/// whole s x s square. Megatron-LM's CoreAttention multiplies every query by every key
+/// (torch.baddbmm over [b np, sq, sk]), applies the causal mask inside its fused softmax
+/// (FusedScaleMaskSoftmax), then multiplies the full probabilities by V (torch.bmm)
+/// (NVIDIA/Megatron-LM megatron/model/transformer.py @00baee4, CoreAttention.forward). So it
+/// runs c.attention_flops_per_token_noncausal: s attended keys for every token. For a model
+/// without sliding windows that is 2 s / (s + 1) times the causal count. Never throws.
+inline double attention_core_flops_per_token(const TrainingCosts& c, bool flash_attention) {
+  return flash_attention ? c.attention_flops_per_token : c.attention_flops_per_token_noncausal;
+}
+
 /// Bytes per element a cast_transpose writes for `compute`: 2 copies x bytes per element of
 /// the format (FP8 1; NVFP4 0.5 + one 1-byte scale per 16 elements; MXFP4 0.5 + one per
 /// 32; MXFP8 1 + one per 32); 0 for bf16.
