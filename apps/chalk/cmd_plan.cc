@@ -86,40 +86,6 @@ Table plan_candidates_table(const std::vector<sim::PlanCandidate>& evaluated, co
 
 namespace {
 
-/// Whether the offload tiers pay (`plan --kv-offload`): the best deployment with them and
-/// without them, {cost_usd_per_hour, chips, ttft_at_percentile_ms} each (null: none meets
-/// the SLO). They pay when only the plan with them meets the SLO, when its best costs less
-/// (dollars when priced, else chips), or at equal cost when its TTFT at the percentile is
-/// lower. The tiers' memory is the host's, rented with the chips: they add no cost.
-nlohmann::json offload_verdict(const sim::PlanReport& with, const sim::PlanReport& without, const sim::KvOffload& o) {
-  const auto best = [](const sim::PlanReport& r) -> nlohmann::json {
-    if (!r.best) return nullptr;
-    const auto& c = r.evaluated[*r.best];
-    return {{"cost_usd_per_hour", c.usd_per_hour ? nlohmann::json(*c.usd_per_hour) : nlohmann::json(nullptr)},
-            {"chips", c.chips},
-            {"ttft_at_percentile_ms", c.summary.ttft_at_slo_percentile_s * 1e3}};
-  };
-  const nlohmann::json w = best(with), wo = best(without);
-  bool pays = !w.is_null() && wo.is_null();
-  if (!w.is_null() && !wo.is_null()) {
-    const auto cost = [](const nlohmann::json& x) { return x["cost_usd_per_hour"].is_null() ? x["chips"].get<double>() : x["cost_usd_per_hour"].get<double>(); };
-    pays = cost(w) < cost(wo) || (cost(w) == cost(wo) && w["ttft_at_percentile_ms"].get<double>() < wo["ttft_at_percentile_ms"].get<double>());
-  }
-  return {{"host_gb", o.host_gb}, {"ssd_gb", o.ssd_gb}, {"with_tiers", w}, {"without_tiers", wo}, {"tier_pays", pays}};
-}
-
-std::string offload_verdict_text(const nlohmann::json& v) {
-  const auto side = [](const nlohmann::json& x) {
-    if (x.is_null()) return std::string("no deployment meets the SLO");
-    return fmt::format("{}{}, TTFT@p {} ms", counted(x["chips"].get<double>(), "chip"),
-                       x["cost_usd_per_hour"].is_null() ? "" : ", $" + format_number(x["cost_usd_per_hour"].get<double>(), 4) + "/hour",
-                       format_number(x["ttft_at_percentile_ms"].get<double>(), 4));
-  };
-  return fmt::format("offload     with host {} GB, SSD {} GB per replica: {}; without: {}: the tiers {}\n", format_number(v["host_gb"].get<double>(), 4),
-                     format_number(v["ssd_gb"].get<double>(), 4), side(v["with_tiers"]), side(v["without_tiers"]),
-                     v["tier_pays"].get<bool>() ? "pay" : "do not pay");
-}
-
 void run_plan(PlanArgs a) {
   if (a.launch_dir && a.launch_dir->empty()) {
     throw InputError("--launch-dir", "is empty; expected a directory to write the launch files into (leave the option out to print them only)");
@@ -195,8 +161,7 @@ void run_plan(PlanArgs a) {
   std::optional<sim::LoraPlan> lora;
   try {
     if (o.lora.enabled()) {  // each --max-loras value a whole plan (sim/plan_lora.h); the cheapest's is the plan
-      const int64_t top_cap = o.max_sequences.empty() ? std::max<int64_t>(policy.max_sequences, 256) : std::ranges::max(o.max_sequences);
-      lora = sim::plan_lora(m, s, base, reqs, o, top_cap);
+      lora = sim::plan_lora(m, s, base, reqs, o, sim::lora_search_cap(o));
       r = std::move(lora->report);
       r.simulations = lora->simulations;
       o.lora.max_loras = lora->max_loras;
@@ -221,7 +186,7 @@ void run_plan(PlanArgs a) {
   // Launch files serve the model as the user named it (an HF repo id as typed; a built-in
   // name's repository), with the formats, memory and scheduler simulated.
   std::vector<sim::EngineLaunch> launches;
-  if (r.best) launches = sim::launch_files(r.evaluated[*r.best], launch_target(a.deployment.model, m, s, base, policy, reqs));
+  if (r.best) launches = sim::launch_files(r.evaluated[*r.best], launch_target(a.deployment.model, m, s, base, policy, reqs, o.lora));
   const nlohmann::json lora_j = plan_lora_json(o.lora, lora, r.best ? &r.evaluated[*r.best] : nullptr);
   const std::string launch_dir = a.launch_dir.value_or("");
   const int64_t written = launch_dir.empty() ? 0 : write_launch_files(launch_dir, launches);

@@ -58,6 +58,26 @@ void run_plan_chips(const PlanChipsInputs& in) {
   } catch (const InputError& e) {
     throw InputError(flag_of(e.field()), std::string(e.what()).substr(e.field().size() + 2));
   }
+  const auto system = [&](const std::string& name) -> const SystemSpec& {
+    return *std::find_if(systems.begin(), systems.end(), [&](const SystemSpec& s) { return s.name == name; });
+  };
+  // Whether the offload tiers pay, pair by pair: the same pair planned without them, at the
+  // max-loras it chose (plan's own verdict, offload_verdict, on each pair).
+  std::vector<nlohmann::json> verdicts(p.pairs.size());
+  if (in.options.kv_offload.enabled()) {
+    for (std::size_t k = 0; k < p.pairs.size(); ++k) {
+      const sim::ChipPairPlan& x = p.pairs[k];
+      if (!x.refused.empty()) continue;
+      sim::PlanOptions none = in.options;
+      none.kv_offload = {};
+      if (x.max_loras > 0) {
+        none.lora.max_loras = x.max_loras;
+        none.lora.max_loras_stated = true;
+      }
+      verdicts[k] = offload_verdict(x.report, sim::plan_pools(in.model, system(x.prefill_hardware), system(x.decode_hardware), in.base, in.requests, none),
+                                    in.options.kv_offload);
+    }
+  }
   if (!p.best) {
     command_outcome() = {kExitNoDeployment, "plan: no pair of chip types has a deployment that meets the SLO (exit status " +
                                                 std::to_string(kExitNoDeployment) + ")"};
@@ -103,17 +123,24 @@ void run_plan_chips(const PlanChipsInputs& in) {
   std::vector<sim::EngineLaunch> launches;
   const sim::PlanCandidate* chosen_c = p.best ? &best_of(p.pairs[*p.best]) : nullptr;
   if (chosen_c != nullptr) {
-    const auto system = [&](const std::string& name) -> const SystemSpec& {
-      return *std::find_if(systems.begin(), systems.end(), [&](const SystemSpec& s) { return s.name == name; });
-    };
-    const auto target = [&](const std::string& name) { return launch_target(in.model_arg, in.model, system(name), in.base, in.policy, in.requests); };
+    const auto target = [&](const std::string& name) { return launch_target(in.model_arg, in.model, system(name), in.base, in.policy, in.requests, in.options.lora); };
     const auto& pair = p.pairs[*p.best];
     launches = pair.prefill_hardware == pair.decode_hardware
                    ? sim::launch_files(*chosen_c, target(pair.decode_hardware))
                    : sim::mixed_launch_files(*chosen_c, target(pair.prefill_hardware), target(pair.decode_hardware));
   }
   const int64_t written = in.launch_dir.empty() ? 0 : write_launch_files(in.launch_dir, launches);
-  const nlohmann::json lora = plan_lora_json(in.options.lora, std::nullopt, chosen_c);
+  // The chosen pair's max-loras search (sim::plan_chip_types runs one per pair).
+  std::optional<sim::LoraPlan> search;
+  sim::LoraSpec lora_spec = in.options.lora;
+  if (p.best && p.pairs[*p.best].max_loras > 0) {
+    search.emplace();
+    search->max_loras = lora_spec.max_loras = p.pairs[*p.best].max_loras;
+    search->searched = true;
+    search->tried = p.pairs[*p.best].max_loras_tried;
+  }
+  const nlohmann::json lora = plan_lora_json(lora_spec, search, chosen_c);
+  const nlohmann::json offload = p.best ? verdicts[*p.best] : nlohmann::json(nullptr);
   if (in.output.csv) {
     print_csv(std::cout, rows, warnings);
     return;
@@ -136,19 +163,23 @@ void run_plan_chips(const PlanChipsInputs& in) {
     j["next_best"] = p.runner_up ? to_json(second)[0] : nlohmann::json(nullptr);
     j["rows"] = to_json(rows);  // each pair's cheapest deployment meeting the SLO
     j["chip_pairs"] = nlohmann::json::array();
-    for (const auto& x : p.pairs) {
+    for (std::size_t k = 0; k < p.pairs.size(); ++k) {
+      const sim::ChipPairPlan& x = p.pairs[k];
       const bool met = x.refused.empty() && x.report.best;
       j["chip_pairs"].push_back({{"prefill_hardware", x.prefill_hardware},
                                  {"decode_hardware", x.decode_hardware},
                                  {"meets_slo", met},
                                  {"chips", met ? nlohmann::json(best_of(x).chips) : nlohmann::json(nullptr)},
                                  {"cost_usd_per_hour", met ? nlohmann::json(*best_of(x).usd_per_hour) : nlohmann::json(nullptr)},
-                                 {"why_none", met ? std::string() : x.refused.empty() ? x.report.why_none : x.refused}});
+                                 {"why_none", met ? std::string() : x.refused.empty() ? x.report.why_none : x.refused},
+                                 {"max_loras", x.max_loras > 0 ? nlohmann::json(x.max_loras) : nlohmann::json(nullptr)},
+                                 {"kv_offload_verdict", verdicts[k]}});
     }
     j["why_none"] = why_none;
     j["warnings"] = warnings;
     j["searched"] = searched;
     j["lora"] = lora;
+    j["kv_offload_verdict"] = offload;
     j["launch"] = launch_json(launches);
     print_json(std::cout, envelope("plan", std::move(j), column_keys(rows)));
     return;
@@ -161,7 +192,13 @@ void run_plan_chips(const PlanChipsInputs& in) {
             << "traffic     " << describe_traffic(in.traffic, in.requests) << '\n'
             << fmt::format("searched    {} deployments ({} replica runs) over {} pairs of prefill and decode chips, engine {}\n", evaluated,
                            p.simulations, p.pairs.size(), sim::release_name(in.policy));
-  for (const auto& x : p.pairs) std::cout << "            " << pair_name(x) << ": " << pair_outcome(x) << '\n';
+  for (std::size_t k = 0; k < p.pairs.size(); ++k) {
+    const sim::ChipPairPlan& x = p.pairs[k];
+    std::cout << "            " << pair_name(x) << ": " << pair_outcome(x) << (x.max_loras > 0 ? fmt::format(", max-loras {}", x.max_loras) : "")
+              << (verdicts[k].is_null() ? "" : verdicts[k]["tier_pays"].get<bool>() ? "; the offload tiers pay" : "; the offload tiers do not pay")
+              << '\n';
+  }
+  if (!offload.is_null()) std::cout << offload_verdict_text(offload);
   if (!lora.is_null()) std::cout << "lora        " << plan_lora_text(lora) << '\n';
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';

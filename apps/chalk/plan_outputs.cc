@@ -15,8 +15,12 @@
 namespace chalk::cli {
 
 sim::LaunchTarget launch_target(const std::string& model_arg, const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
-                                const sim::EnginePolicy& policy, const std::vector<sim::Request>& reqs) {
+                                const sim::EnginePolicy& policy, const std::vector<sim::Request>& reqs, const sim::LoraSpec& lora) {
   sim::LaunchTarget t;
+  if (lora.enabled()) {
+    t.lora_adapters = lora.adapters;
+    t.lora_rank = lora.rank;
+  }
   t.model_name = m.name;
   t.model = served_model(model_arg);
   t.trust_remote_code = needs_remote_code(model_arg);
@@ -116,12 +120,41 @@ nlohmann::json plan_lora_json(const sim::LoraSpec& spec, const std::optional<sim
           {"lora_figures", figures}};
 }
 
+nlohmann::json offload_verdict(const sim::PlanReport& with, const sim::PlanReport& without, const sim::KvOffload& o) {
+  const auto best = [](const sim::PlanReport& r) -> nlohmann::json {
+    if (!r.best) return nullptr;
+    const auto& c = r.evaluated[*r.best];
+    return {{"cost_usd_per_hour", c.usd_per_hour ? nlohmann::json(*c.usd_per_hour) : nlohmann::json(nullptr)},
+            {"chips", c.chips},
+            {"ttft_at_percentile_ms", c.summary.ttft_at_slo_percentile_s * 1e3}};
+  };
+  const nlohmann::json w = best(with), wo = best(without);
+  bool pays = !w.is_null() && wo.is_null();
+  if (!w.is_null() && !wo.is_null()) {
+    const auto cost = [](const nlohmann::json& x) { return x["cost_usd_per_hour"].is_null() ? x["chips"].get<double>() : x["cost_usd_per_hour"].get<double>(); };
+    pays = cost(w) < cost(wo) || (cost(w) == cost(wo) && w["ttft_at_percentile_ms"].get<double>() < wo["ttft_at_percentile_ms"].get<double>());
+  }
+  return {{"host_gb", o.host_gb}, {"ssd_gb", o.ssd_gb}, {"with_tiers", w}, {"without_tiers", wo}, {"tier_pays", pays}};
+}
+
+std::string offload_verdict_text(const nlohmann::json& v) {
+  const auto side = [](const nlohmann::json& x) {
+    if (x.is_null()) return std::string("no deployment meets the SLO");
+    return fmt::format("{}{}, TTFT@p {} ms", counted(x["chips"].get<double>(), "chip"),
+                       x["cost_usd_per_hour"].is_null() ? "" : ", $" + format_number(x["cost_usd_per_hour"].get<double>(), 4) + "/hour",
+                       format_number(x["ttft_at_percentile_ms"].get<double>(), 4));
+  };
+  return fmt::format("offload     with host {} GB, SSD {} GB per replica: {}; without: {}: the tiers {}\n", format_number(v["host_gb"].get<double>(), 4),
+                     format_number(v["ssd_gb"].get<double>(), 4), side(v["with_tiers"]), side(v["without_tiers"]),
+                     v["tier_pays"].get<bool>() ? "pay" : "do not pay");
+}
+
 std::string plan_lora_text(const nlohmann::json& j) {
   if (j.is_null()) return "";
   std::string values;
   for (const auto& t : j["max_loras_tried"]) values += (values.empty() ? "" : ", ") + std::to_string(t["max_loras"].get<int64_t>());
   const int64_t chosen = j["max_loras"].get<int64_t>();
-  std::string head = !j["max_loras_searched"].get<bool>() ? fmt::format("max-loras {} (stated, or vLLM's default 1; searched with one chip type only)", chosen)
+  std::string head = !j["max_loras_searched"].get<bool>() ? fmt::format("max-loras {} (stated, or vLLM's default 1)", chosen)
                                                           : fmt::format("max-loras {} chosen of {} (the least $/hour meeting the SLO)", chosen, values);
   head += fmt::format(": {} adapters of rank {} ({})", j["adapters"].get<int64_t>(), j["lora_rank"].get<int64_t>(), j["lora_targets"].get<std::string>());
   const nlohmann::json& f = j["lora_figures"];

@@ -1,7 +1,9 @@
 // SGLang's launch files (launch.h): `python3 -m sglang.launch_server` per replica and its
 // router (`python3 -m sglang_router.launch_router`) over several replicas or, disaggregated,
 // over the prefill and decode servers. Flag names: tests/data/engine-args/sglang.txt.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "launch_internal.h"
 
@@ -15,6 +17,21 @@ std::string kv_dtype(DType kv) {
   if (kv == DType::fp8) return "fp8_e4m3";
   if (kv == DType::nvfp4) return "nvfp4";
   return "";
+}
+
+/// SGLang's LoRA arguments for a plan with adapters (LaunchTarget::lora_adapters; none
+/// without), from ServerArgs' LoRA section (python/sglang/srt/server_args.py): the adapters
+/// one batch may hold, the simulated HBM slots (--max-loras-per-batch, "Maximum number of
+/// adapters for a running batch, include base-only request"; every simulated request names
+/// an adapter), their rank, every adapter in host memory (--max-loaded-loras N, "limits the
+/// maximum number of LoRA adapters loaded in CPU memory ... must be greater than or equal to
+/// --max-loras-per-batch"), and the adapters (--lora-paths, nargs "*", "<NAME>=<PATH>" each),
+/// left unquoted so that LORA_PATHS splits into them.
+std::vector<std::string> lora_args(const PlanCandidate& c, const LaunchTarget& t) {
+  if (t.lora_adapters < 1) return {};
+  const int64_t slots = c.lora ? c.lora->max_loras : 1;
+  return {"--enable-lora", "--max-loras-per-batch " + std::to_string(slots), "--max-lora-rank " + std::to_string(t.lora_rank),
+          "--max-loaded-loras " + std::to_string(std::max(t.lora_adapters, slots)), "--lora-paths $LORA_PATHS"};
 }
 
 constexpr int64_t kServePort = 30000, kDecodePort = 31000;
@@ -36,6 +53,12 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   if (const std::string note = model_note(t, w, "SGLang", "quantizes online only to fp8, from a 16-bit checkpoint"); !note.empty()) s.comments.push_back(note);
   s.vars.push_back(model_var(t, w));
   s.vars.push_back("PORT=\"${PORT:-" + std::to_string(p.role == "decode" ? kDecodePort : kServePort) + "}\"");
+  if (t.lora_adapters > 0) {
+    s.comments.push_back("Simulated with " + count(t.lora_adapters, "LoRA adapter") + " of rank " + std::to_string(t.lora_rank) +
+                         ", every request naming one: set LORA_PATHS to them, name=path each, separated by spaces. SGLang counts "
+                         "requests on the base model as one more adapter in a batch's --max-loras-per-batch.");
+    s.vars.push_back("LORA_PATHS=\"${LORA_PATHS:?set LORA_PATHS: the " + std::to_string(t.lora_adapters) + " adapters as name=path, space-separated}\"");
+  }
   const int64_t hosts = replica_hosts(t, p.d.chips);
   if (hosts > 1) {
     // One replica over several hosts (GB200 NVL72: trays of 4 GPUs): SGLang's multi-node
@@ -76,6 +99,7 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
     s.command.push_back("--disable-prefill-cuda-graph");
     s.command.push_back("--disable-decode-cuda-graph");
   }
+  for (const auto& a : lora_args(c, t)) s.command.push_back(a);
   if (!p.role.empty()) s.command.push_back("--disaggregation-mode " + p.role);
   return render(s);
 }

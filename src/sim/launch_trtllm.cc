@@ -98,6 +98,9 @@ EngineLaunch trtllm_launch(const PlanCandidate& c, const LaunchTarget& t) {
   if (e.problem.empty() && kv_dtype(t.kv).empty()) {
     e.problem = "TensorRT-LLM: no " + std::string(to_string(t.kv)) + " KV cache among the kv_cache_config.dtype values checked (auto, fp8)";
   }
+  if (e.problem.empty() && t.lora_adapters > 0) {
+    e.problem = "TensorRT-LLM: the plan serves LoRA adapters, and chalk has not checked its LLM API's lora_config keys (tests/data/engine-args/trtllm.txt)";
+  }
   if (!e.problem.empty()) return e;
   for (const auto& p : pools) {
     e.files.push_back({script_path("trtllm", p), serve(c, t, p), true});

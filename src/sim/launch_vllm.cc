@@ -53,6 +53,20 @@ std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget&
   return a;
 }
 
+/// vLLM's LoRA arguments for a plan with adapters (LaunchTarget::lora_adapters; none
+/// without): the HBM slots simulated (--max-loras, the candidate's PlanLora::max_loras),
+/// their rank, and every adapter kept in host memory (--max-cpu-loras N: chalk loads a miss
+/// from host memory, never from disk; vllm/config/lora.py requires max_cpu_loras >=
+/// max_loras, and N >= max_loras by max_loras_candidates). The adapters themselves are the
+/// operator's: --lora-modules takes "name=path" words (vllm/entrypoints/openai/cli_args.py),
+/// left unquoted so that LORA_MODULES splits into them.
+std::vector<std::string> lora_args(const PlanCandidate& c, const LaunchTarget& t) {
+  if (t.lora_adapters < 1) return {};
+  const int64_t slots = c.lora ? c.lora->max_loras : 1;
+  return {"--enable-lora", "--max-loras " + std::to_string(slots), "--max-lora-rank " + std::to_string(t.lora_rank),
+          "--max-cpu-loras " + std::to_string(std::max(t.lora_adapters, slots)), "--lora-modules $LORA_MODULES"};
+}
+
 std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) {
   const WeightPlan w = weight_plan(t, true);
   Script s;
@@ -70,8 +84,14 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   s.vars.push_back(model_var(t, w));
   const int64_t port = p.role.empty() ? 8000 : p.role == "prefill" ? kPrefillPort : kDecodePort;
   s.vars.push_back("PORT=\"${PORT:-" + std::to_string(port) + "}\"");
+  if (t.lora_adapters > 0) {
+    s.comments.push_back("Simulated with " + count(t.lora_adapters, "LoRA adapter") + " of rank " + std::to_string(t.lora_rank) +
+                         ": set LORA_MODULES to them, name=path each, separated by spaces.");
+    s.vars.push_back("LORA_MODULES=\"${LORA_MODULES:?set LORA_MODULES: the " + std::to_string(t.lora_adapters) + " adapters as name=path, space-separated}\"");
+  }
   s.command = {"vllm serve \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\""};
   for (const auto& a : engine_args(c, t, p, w)) s.command.push_back(a);
+  for (const auto& a : lora_args(c, t)) s.command.push_back(a);
   if (const int64_t hosts = replica_hosts(t, p.d.chips); hosts > 1) {
     // One replica over several hosts (GB200 NVL72: trays of 4 GPUs): vLLM's multi-node
     // serving runs its workers on a Ray cluster over them (arg_utils.py:
@@ -136,11 +156,13 @@ std::string worker(const PlanCandidate& c, const LaunchTarget& t, const Pool& p,
 /// worker service per pool running `python3 -m dynamo.vllm` with the engine's arguments (Dynamo
 /// sets the NIXL KV transfer itself). One pod per replica on one host, so "" when a replica needs
 /// more GPUs than one host has (t.chips_per_host: 4 on a GB200 NVL72 tray, 8 on an HGX board;
-/// larger replicas need Dynamo's multinode form) or the model is not a HF repo id whose
+/// larger replicas need Dynamo's multinode form), with LoRA adapters (their paths are the
+/// operator's, which a manifest cannot leave open) or when the model is not a HF repo id whose
 /// checkpoint serves the simulated weights.
 std::string dynamo(const PlanCandidate& c, const LaunchTarget& t) {
   const bool repo_id = t.model && std::count(t.model->begin(), t.model->end(), '/') == 1 && t.model->front() != '/' && t.model->front() != '.';
   if (!repo_id || weight_plan(t, true) == WeightPlan::needs_checkpoint) return "";  // a pod sees no local directory
+  if (t.lora_adapters > 0) return "";  // the adapters' paths are the operator's (serve.sh's LORA_MODULES)
   for (const auto& p : pools_of(c, t.moe)) {
     if (p.d.chips > t.chips_per_host) return "";
   }

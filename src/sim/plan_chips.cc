@@ -43,7 +43,16 @@ ChipChoicePlan plan_chip_types(const ModelSpec& m, std::span<const SystemSpec> s
         po.prefill_power = i == j ? std::nullopt : powers[i];
       }
       try {
-        p.report = plan_pools(m, systems[i], systems[j], base, traffic, po);
+        const auto plan = [&](const PlanOptions& x) { return plan_pools(m, systems[i], systems[j], base, traffic, x); };
+        if (po.lora.enabled() && !po.lora.max_loras_stated) {  // each pair its own --max-loras (plan_lora.h)
+          LoraPlan l = plan_lora_with(po, lora_search_cap(po), plan);
+          p.report = std::move(l.report);
+          p.report.simulations = l.simulations;
+          p.max_loras_tried = std::move(l.tried);
+          p.max_loras = l.max_loras;
+        } else {
+          p.report = plan(po);
+        }
         out.simulations += p.report.simulations;
       } catch (const InputError& e) {
         if (!first_error) first_error = e;

@@ -34,8 +34,16 @@ std::vector<int64_t> max_loras_candidates(int64_t adapters, int64_t max_sequence
   return out;
 }
 
+int64_t lora_search_cap(const PlanOptions& o) {
+  return o.max_sequences.empty() ? std::max<int64_t>(o.policy.max_sequences, 256) : std::ranges::max(o.max_sequences);
+}
+
 LoraPlan plan_lora(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, std::span<const Request> traffic,
                    const PlanOptions& o, int64_t max_sequences) {
+  return plan_lora_with(o, max_sequences, [&](const PlanOptions& po) { return plan_deployment(m, s, base, traffic, po); });
+}
+
+LoraPlan plan_lora_with(const PlanOptions& o, int64_t max_sequences, const std::function<PlanReport(const PlanOptions&)>& plan) {
   if (!o.lora.enabled()) throw InputError("lora", "no adapters to plan for; expected N:RANK with N >= 1");
   LoraPlan out;
   out.searched = !o.lora.max_loras_stated;
@@ -53,7 +61,7 @@ LoraPlan plan_lora(const ModelSpec& m, const SystemSpec& s, const DeploymentOpti
     MaxLorasTry t;
     t.max_loras = v;
     try {
-      reports.push_back(plan_deployment(m, s, base, traffic, po));
+      reports.push_back(plan(po));
     } catch (const InputError& e) {
       if (reports.empty()) throw;
       t.refused = e.field() + ": " + std::string(e.what()).substr(e.field().size() + 2);

@@ -78,3 +78,47 @@ assert "free_gpu_memory_fraction: 0.89\n" in files["trtllm/prefill.yaml"] and "f
 assert "vllm/proxy.sh" in files and "sglang/router.sh" in files and "trtllm/disagg.yaml" in files and "vllm/dynamo.yaml" not in files, sorted(files)
 PY
 [ -x "$tmp/mixed/vllm/prefill.sh" ] && [ -x "$tmp/mixed/sglang/router.sh" ] || fail "mixed plan wrote no executable scripts"
+# --lora over chip types: every pair searches --max-loras (1, 2, 4 for 4 adapters under a cap
+# of 64) as a one-system plan does; `lora` is the chosen pair's search and its launch files
+# serve that many slots (vLLM --max-loras, SGLang --max-loras-per-batch).
+lmix=("plan" -m llama-3.1-8b -H h100-sxm,h200 --rate 5 --requests 60 --input 256 --output 16 --budget-chips 2 --replica-chips 1 --max-seqs-candidates 64 --ttft-slo-ms 100 --lora 4:16)
+"$CHALK" "${lmix[@]}" --json > "$tmp/lmix.json" || fail "plan -H with --lora exited $?"
+"$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 60 --input 256 --output 16 --budget-chips 2 --replica-chips 1 --max-seqs-candidates 64 --ttft-slo-ms 100 --lora 4:16 --json > "$tmp/lone.json" || fail "plan --lora on h100-sxm exited $?"
+python3 - "$tmp/lmix.json" "$tmp/lone.json" <<'PY' || fail "plan -H with --lora: JSON"
+import json, sys
+j, one = (json.load(open(f)) for f in sys.argv[1:3])
+l = j["lora"]
+assert l["max_loras_searched"] and [t["max_loras"] for t in l["max_loras_tried"]] == [1, 2, 4], l
+pairs = {(p["prefill_hardware"], p["decode_hardware"]): p for p in j["chip_pairs"]}
+assert all(p["max_loras"] in (1, 2, 4) for p in pairs.values()), pairs
+b = j["best"]
+assert pairs[(b["prefill_hardware"], b["decode_hardware"])]["max_loras"] == l["max_loras"], (b, l)
+# The pair of h100-sxm alone chooses what `plan -H h100-sxm` chooses.
+assert pairs[("h100-sxm", "h100-sxm")]["max_loras"] == one["lora"]["max_loras"], (pairs, one["lora"])
+files = {f["path"]: f["text"] for e in j["launch"] for f in e["files"]}
+v = files.get("vllm/serve.sh") or files["vllm/decode.sh"]
+assert "--max-loras %d \\\n" % l["max_loras"] in v and "--max-cpu-loras 4 \\\n" in v and "--enable-lora \\\n" in v, v
+g = files.get("sglang/serve.sh") or files["sglang/decode.sh"]
+assert "--max-loras-per-batch %d \\\n" % l["max_loras"] in g and "--max-loaded-loras 4 \\\n" in g, g
+t = [e for e in j["launch"] if e["engine"] == "trtllm"][0]
+assert t["files"] == [] and "lora_config" in t["problem"], t
+PY
+"$CHALK" "${lmix[@]}" | grep -qE "^            h200 prefill, h100-sxm decode: .*, max-loras [124]$" || fail "plan -H --lora text lacks a pair's max-loras"
+# --kv-offload over chip types: each pair's verdict is plan's for that pair alone; the pair of
+# h100-sxm alone has `plan -H h100-sxm`'s (kv_offload.sh: the host tier pays in TTFT).
+koff=(-m llama-3.1-8b --gpu-memory-utilization 0.22 --rate 2 --input 64 --output 4 --shared-prefix 2000:20 --requests 60 --budget-chips 2 --replica-chips 1 --max-seqs-candidates 64 --ttft-slo-ms 2000 --slo-percentile 50 --kv-offload host:10)
+"$CHALK" plan -H h100-sxm,h200 "${koff[@]}" --json > "$tmp/koff.json" || fail "plan -H with --kv-offload exited $?"
+"$CHALK" plan -H h100-sxm "${koff[@]}" --json > "$tmp/kone.json" || fail "plan --kv-offload on h100-sxm exited $?"
+python3 - "$tmp/koff.json" "$tmp/kone.json" <<'PY' || fail "plan -H with --kv-offload: JSON"
+import json, sys
+j, one = (json.load(open(f)) for f in sys.argv[1:3])
+pairs = {(p["prefill_hardware"], p["decode_hardware"]): p for p in j["chip_pairs"]}
+assert all(p["kv_offload_verdict"]["host_gb"] == 10 for p in pairs.values()), pairs
+assert pairs[("h100-sxm", "h100-sxm")]["kv_offload_verdict"] == one["kv_offload_verdict"], (pairs[("h100-sxm", "h100-sxm")], one["kv_offload_verdict"])
+b = j["best"]
+assert j["kv_offload_verdict"] == pairs[(b["prefill_hardware"], b["decode_hardware"])]["kv_offload_verdict"], j["kv_offload_verdict"]
+assert all(p["max_loras"] is None for p in pairs.values()), pairs
+PY
+# (The text wraps its lines at 100 columns: read it as one.)
+"$CHALK" plan -H h100-sxm,h200 "${koff[@]}" | tr -s ' \n' ' ' | grep -qE "h100-sxm prefill, h100-sxm decode: 1 chip \(aggregated\), \\\$2.350/hour; the offload tiers pay" \
+  || fail "plan -H --kv-offload text lacks a pair's verdict"

@@ -52,6 +52,12 @@ struct LaunchTarget {
   /// The repository's config names its own code (io needs_remote_code: an `auto_map`, as
   /// Kimi K2's and DeepSeek-V3's do): every engine's command carries its trust-remote-code flag.
   bool trust_remote_code = false;
+  /// LoRA adapters the plan simulated (PlanOptions::lora): N adapters of rank r (0: none).
+  /// The HBM slots are the candidate's own (PlanCandidate::lora, max_loras). vLLM gets
+  /// --enable-lora --max-loras M --max-lora-rank r --max-cpu-loras N --lora-modules; SGLang
+  /// --enable-lora --max-loras-per-batch M --max-lora-rank r --max-loaded-loras N --lora-paths;
+  /// TensorRT-LLM none (its lora_config keys are not in tests/data/engine-args: a problem).
+  int64_t lora_adapters = 0, lora_rank = 0;
 };
 
 /// One file of a launch: a path relative to the launch directory and its text.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "chalk/sim/plan.h"
+#include "chalk/sim/plan_lora.h"
 
 namespace chalk::sim {
 
@@ -24,6 +25,11 @@ struct ChipPairPlan {
   /// ("chips: the smallest replica of ... needs 16 chips of l4; the budget allows 8"); empty
   /// when it was planned.
   std::string refused;
+  /// With LoRA adapters (PlanOptions::lora) whose max-loras is not stated: each value this
+  /// pair's search tried (plan_lora_with over plan_pools; ascending) and the one chosen;
+  /// `report` is the chosen value's plan. Empty and 0 otherwise (a stated value: that one).
+  std::vector<MaxLorasTry> max_loras_tried;
+  int64_t max_loras = 0;
 };
 
 struct ChipChoicePlan {
@@ -36,7 +42,8 @@ struct ChipChoicePlan {
 };
 
 /// Plans every ordered pair of `systems` (2 or more, names distinct) as plan_pools does,
-/// with `o` for each (a dollar budget holds every pair to the same dollars: plan_pools);
+/// with `o` for each (LoRA adapters without a stated max-loras: each pair searches it as
+/// plan_lora does on one system, bounded by lora_search_cap(o), and keeps its cheapest) (a dollar budget holds every pair to the same dollars: plan_pools);
 /// `powers[i]`, when given (same length as systems), is systems[i]'s chip
 /// power for the energy figures (PlanOptions::power of the decode chip, prefill_power of
 /// the prefill chip; a pair without both has none). A pair plan_pools refuses (a system

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -50,5 +51,15 @@ std::vector<int64_t> max_loras_candidates(int64_t adapters, int64_t max_sequence
 /// (the largest running-request cap the plan tries).
 LoraPlan plan_lora(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, std::span<const Request> traffic,
                    const PlanOptions& o, int64_t max_sequences);
+
+/// plan_lora over any planner: `plan` is one value's whole plan (plan_deployment on one
+/// system; plan_pools on a pair of chip types, plan_chips.h), called with `o` and that
+/// value as max_loras. Same candidates, choice, refusals and errors as plan_lora.
+LoraPlan plan_lora_with(const PlanOptions& o, int64_t max_sequences, const std::function<PlanReport(const PlanOptions&)>& plan);
+
+/// The largest running-request cap a plan with `o` tries (the bound of max_loras_candidates):
+/// the largest of o.max_sequences, or when none is stated max(the policy's cap, 256), the
+/// caps plan_deployment tries by default (plan.h PlanOptions::max_sequences).
+int64_t lora_search_cap(const PlanOptions& o);
 
 }  // namespace chalk::sim
