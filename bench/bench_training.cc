@@ -33,6 +33,16 @@ namespace {
 // (callgrind); CPU at load 17-23, alternated with eae5262's binary: 170-174 -> 161-163 ns.
 // About 67 divisions remain per plan, kept for byte-identical outputs (see above): the
 // 100 ns goal is not met. The Kimi K2 search: 58 ms either way.
+// At 8c691a7 (a collective over one rank per domain takes n ranks directly, skipping M / 1,
+// n / 1 and n % 1; the memory's parameter shard divided once): 1,592 -> 1,558 instructions per
+// plan (callgrind). CPU, 5f83982's binary and this one alternated 3 x 0.5 s at load 14-16:
+// 167-205 -> 168-171 ns (medians 171 -> 169), Kimi K2 66.7 -> 63.4 ms (medians). Per plan
+// At load 6-7, 3 x 0.5 s each: 172-202 -> 163-171 ns (medians 177 -> 170). Per plan
+// (callgrind, inclusive): training_step's own arithmetic about 700 instructions (some 67
+// divisions, kept for byte-identical outputs), the DP collectives 200, training_memory 210,
+// gemm_shape_factors' cache 88, busiest_stage 53. Still not within 100 ns under this load;
+// most of a plan's terms do not depend on the recomputation and ZeRO stage that the search's
+// innermost loops vary, which is where a next step would look.
 void step(benchmark::State& state) {
   const chalk::ModelSpec m = chalk::load_model("llama-3.1-405b");
   const chalk::SystemSpec sys = chalk::load_system("h100-sxm");

@@ -206,10 +206,10 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         }
       }
       if (self) break;
-      pool.take(need);
+      if (need > 0) pool.take(need);  // mostly 0 (a decode within its last block): no call
       L.kv.blocks += need;
       budget -= want;
-      lora.use(requests[i].adapter, want);
+      if (lora.on()) lora.use(requests[i].adapter, want);
       ranks.spend(L.rank, want);
       if (prefilling) {
         chunks.push_back({want, L.kv_tokens});

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
+#include <cstring>
+
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/sim/simulator.h"
@@ -30,6 +33,33 @@ TEST(TraceFormats, CivilDatesCountDaysAsTheCalendarDoes) {
   EXPECT_EQ(civil_to_unix_s(2000, 3, 1, 0, 0, 0), 11017 * 86400);
   // 2023-11-16 18:17:03 UTC: 1,700,158,623 (date -u -d '2023-11-16 18:17:03' +%s).
   EXPECT_EQ(civil_to_unix_s(2023, 11, 16, 18, 17, 3), 1700158623);
+}
+
+TEST(TraceFormats, AzureFractionsReadAsFromCharsReadsThem) {
+  // The fraction is read as digits / 10^k up to 15 digits (one correctly rounded division of
+  // two exact doubles) and through from_chars beyond: either way the double from_chars gives
+  // for "0.digits". The first row is at .0, so each arrival is its own fraction exactly
+  // (rows in time order: none reordered).
+  const std::string text =
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+      "2024-05-10 00:00:00.000000+00:00,10,5\n"
+      "2024-05-10 00:00:00.123456+00:00,10,5\n"
+      "2024-05-10 00:00:00.3000001,10,5\n"
+      "2024-05-10 00:00:00.70000000000000001,10,5\n"
+      "2024-05-10 00:00:00.999999999999999,10,5\n";
+  const Trace t = read_trace(text, "azure.csv");
+  ASSERT_EQ(t.requests.size(), 5u);
+  auto chars = [](const char* s) {
+    double v = 0;
+    std::from_chars(s, s + std::strlen(s), v);
+    return v;
+  };
+  EXPECT_EQ(t.requests[0].arrival_s, 0.0);
+  EXPECT_EQ(t.requests[1].arrival_s, chars("0.123456"));
+  EXPECT_EQ(t.requests[2].arrival_s, chars("0.3000001"));             // 7 digits (Azure 2023)
+  EXPECT_EQ(t.requests[3].arrival_s, chars("0.70000000000000001"));   // 17: from_chars
+  EXPECT_EQ(t.requests[4].arrival_s, chars("0.999999999999999"));     // 15: the last by division
+  EXPECT_NE(t.requests[1].arrival_s, chars("0.123457"));              // the digits do count
 }
 
 TEST(TraceFormats, Azure2023ExcerptReadsWithTimesFromItsFirstRequest) {

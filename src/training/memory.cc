@@ -68,10 +68,9 @@ TrainingMemory training_memory(const TrainingCosts& c, const TrainingSystem& s, 
   out.expert_params_per_chip = experts;
   const double dp_dense = d(p.dp * p.cp);
   const double dp_expert = d(p.tp * p.cp * p.dp) / d(p.ep * p.etp);
-  auto sharded = [&](double bytes_per_param, int from_stage) {
-    if (p.zero_stage >= from_stage) return bytes_per_param * (dense / dp_dense + experts / dp_expert);
-    return bytes_per_param * (dense + experts);
-  };
+  // Each rank's shard of the parameters, divided once for the three states (the same doubles).
+  const double shard = dense / dp_dense + experts / dp_expert, whole = dense + experts;
+  auto sharded = [&](double bytes_per_param, int from_stage) { return bytes_per_param * (p.zero_stage >= from_stage ? shard : whole); };
   out.weights = Bytes(sharded(p.state.weights, 3));
   out.gradients = Bytes(sharded(p.state.gradients, 2));
   out.optimizer = Bytes(sharded(p.state.optimizer, 1));

@@ -25,6 +25,7 @@ double p2p(double bytes, const LinkModel& link) {
 
 /// The largest divisor of n that is at most cap (>= 1).
 int64_t inner_ranks(int64_t n, int64_t cap) {
+  if (cap <= 1) return 1;  // no integer division: 1 divides every n
   int64_t g = std::clamp<int64_t>(cap, 1, n);
   while (n % g != 0) --g;
   return g;
@@ -45,6 +46,9 @@ struct Links {
 double group_all_reduce(double M, int64_t n, int64_t inner, const Links& l, const char* what) {
   if (n <= 1 || M <= 0) return 0;
   if (inner >= n) return all_reduce_time(Bytes(M), n, l.up).value();
+  // One rank per domain: M / 1 and n / 1 are M and n (a division and an integer division
+  // saved per collective; the same double).
+  if (inner <= 1) return all_reduce_time(Bytes(M), n, l.outward(what)).value();
   const double in = inner > 1 ? 2 * all_gather_time(Bytes(M), inner, l.up).value() : 0.0;
   return in + all_reduce_time(Bytes(M / d(inner)), n / inner, l.outward(what)).value();
 }
@@ -53,6 +57,7 @@ double group_all_reduce(double M, int64_t n, int64_t inner, const Links& l, cons
 double group_all_gather(double M, int64_t n, int64_t inner, const Links& l, const char* what) {
   if (n <= 1 || M <= 0) return 0;
   if (inner >= n) return all_gather_time(Bytes(M), n, l.up).value();
+  if (inner <= 1) return all_gather_time(Bytes(M), n, l.outward(what)).value();  // as group_all_reduce
   const double in = inner > 1 ? all_gather_time(Bytes(M), inner, l.up).value() : 0.0;
   return in + all_gather_time(Bytes(M / d(inner)), n / inner, l.outward(what)).value();
 }
