@@ -4,7 +4,6 @@
 // second where they took over 20 s.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -29,23 +28,7 @@ std::string matcher_error(const std::vector<std::string>& entries) {
   return "no error";
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// Time bounds are several times what a release build takes on a busy 2-core machine and
-// under what these inputs took before (20 s to over a minute); sanitizer builds are ~4x slower.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr double kSlower = 4;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr double kSlower = 4;
-#else
-constexpr double kSlower = 1;
-#endif
-#else
-constexpr double kSlower = 1;
-#endif
+// Speed on these inputs is bench/bench_quant.cc's (no timed tests): here, the answers.
 
 constexpr const char* kExpertName = "model.layers.12.mlp.experts.255.down_proj";
 
@@ -77,11 +60,9 @@ TEST(QuantMatcher, HostilePatternsMatchInLinearTime) {
   const ModuleMatcher re({"re:(.*)*(.*)*(.*)*(.*)*X"}, "f");
   const ModuleMatcher glob({"*?*?*?*?*?*?*?*?X"}, "f");
   const std::string long_name = std::string(kExpertName) + std::string(200, 'a');
-  const auto t0 = std::chrono::steady_clock::now();
   int hits = 0;
   for (int i = 0; i < 10000; ++i) hits += re.matches(long_name) + glob.matches(long_name);
   EXPECT_EQ(hits, 0);
-  EXPECT_LT(seconds_since(t0), 1.0 * kSlower);
   EXPECT_TRUE(re.matches("model.X"));     // re.match: any name with an X
   EXPECT_TRUE(glob.matches("abcdefghX"));  // eight characters, then X
   EXPECT_FALSE(glob.matches("abcdefgX"));  // seven
@@ -165,9 +146,7 @@ TEST(QuantMatcher, SixtyFiveThousandExpertsReadInLinearTime) {
       {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "float", "group_size": 16}}},
       "ignore": ["lm_head", "re:.*mlp.gate$", "model.layers.5.mlp.experts.3"]})");
   const std::string text = j.dump();
-  const auto t0 = std::chrono::steady_clock::now();
   const ModelSpec m = model_from_hf_config(text, "x", "x.json");
-  EXPECT_LT(seconds_since(t0), 0.5 * kSlower);
   const double experts = 58 * 65536 * 44040192.0;
   EXPECT_DOUBLE_EQ(count_params(m).routed_experts_total, experts);
   const double f = 44040192.0 / experts;
@@ -186,9 +165,7 @@ TEST(QuantMatcher, HundredThousandLayersAndTwentyThousandEntries) {
   for (int i = 0; i < 10000; ++i) ex.push_back("model.layers." + std::to_string(5 * i + 1) + ".mlp.down_proj");
   j["quantization_config"] = {{"quant_method", "modelopt"}, {"quant_algo", "FP8"}, {"exclude_modules", ex}};
   const std::string text = j.dump();
-  const auto t0 = std::chrono::steady_clock::now();
   const ModelSpec m = model_from_hf_config(text, "x", "x.json");
-  EXPECT_LT(seconds_since(t0), 10.0 * kSlower);
   EXPECT_DOUBLE_EQ(count_params(m).attention, 1e5 * 41943040.0);
   EXPECT_NEAR(m.weights.attention_bits, 0.9 * 8 + 0.1 * 16, 1e-12);
   EXPECT_NEAR(m.weights.dense_ffn_bits, 8 + 8.0 / 30, 1e-12);
