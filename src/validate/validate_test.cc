@@ -359,12 +359,8 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // guessed 512 (issue 32: a default that predicts worse shows, not hidden): -11/-6/-14/-9%
   // -> +41/+44/+37/+48%. The miss is chalk's, at short prompts and large batches offline,
   // not yet explained (docs/accuracy.md).
-  // Then 28.3%, p90 46.3%: serving steps' dense GEMMs at their per-rank shape (tile and
-  // wave quantization with 64-row tiles and split-K, engine/dense_gemm.h; docs/formulas.md
-  // "GEMM efficiency by shape"): MLPERF41-L70B-H100x8 +41.4% -> +37.9%, -H200x8 +37.0% ->
-  // +30.2%, MLPERF50-L70B-B200x8 +48.5% -> +46.5%, TRTPERF-L70-H200-1000-1000 +17.6% ->
-  // +7.5%, TRTPERF-L70-B200-FP4-5000-500 +51.0% -> +49.1%, TRTPERF-L8B-H100 +4.9% -> +1.5%;
-  // the vLLM load suite and every decode row unchanged.
+  // Then 28.3%, p90 46.3%: dense GEMMs at their per-rank shape (engine/dense_gemm.h): MLPERF41
+  // -L70B-H100x8 +41% -> +38%, -H200x8 +37% -> +30%, TRTPERF-L70-H200-1000-1000 +18% -> +8%.
   EXPECT_LE(summary(r, "serving").median_abs, 0.283);
   EXPECT_LE(summary(r, "serving").p90_abs, 0.463);
   // Training, 27 rows with Korthikanti et al. 2022's Table 5 and Megatron-Bridge's table
