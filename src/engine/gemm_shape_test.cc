@@ -1,10 +1,16 @@
-// GEMM efficiency by shape (gemm_shape.h) against hand counts of tiles and waves.
+// GEMM efficiency by shape (gemm_shape.h) against hand counts of tiles and waves, and a
+// serving step's dense GEMMs at their shape (dense_gemm.h, overhead.cc).
 #include <gtest/gtest.h>
 
 #include "chalk/engine/gemm_shape.h"
+#include "chalk/engine/overhead.h"
+#include "chalk_testing/engine_deploy.h"
+#include "dense_gemm.h"
 
 namespace chalk {
 namespace {
+
+using chalk::testing::engine_deploy;
 
 TEST(GemmShape, OneWaveOfSixtyFourTilesOnOneHundredThirtyTwoSms) {
   // 1024 x 1024 x 1024 in bf16 on an H100 (132 SMs). 128 x 128 tiles: 8 x 8 = 64 tiles, one
@@ -76,6 +82,96 @@ TEST(GemmShape, RoutedExpertGroupedEfficiencyIsTheFlopWeightedHarmonicMean) {
   // TP2 = width 1024: 7168 / 8168 = 0.877571, 1024 / 2024 = 0.505929; 1 / (0.759672 +
   // 0.658857) = 0.704957.
   EXPECT_NEAR(routed_expert_grouped_efficiency(7168, 1024, true, MatmulPrecision::fp8), 0.704957, 1e-6);
+}
+
+TEST(GemmShape, ServingTilesAddSixtyFourRowTilesForFewRows) {
+  // 128 x 6144 x 4096 in FP8 on 132 SMs (vLLM PR #17126's Llama 3.1 8B q/k/v at batch 128).
+  // Training's tiles: 128 x 128 gives 1 x 48 = 48 tiles in one wave, 48 / 132 = 0.3636 (the
+  // wide tiles 24 tiles: 0.1818). With 64 x 128: 2 x 48 = 96 tiles, one wave: 96 / 132 =
+  // 0.7273; x the FP8 MAMF 1402.6 TFLOP/s = 1,020 TFLOP/s, above the 693 measured there,
+  // where the weights' stream (6144 x 4096 bytes at 2.91 TB/s, 8.6 us: 743 TFLOP/s) binds.
+  EXPECT_NEAR(gemm_shape_efficiency(128, 6144, 4096, 1, 132, MatmulPrecision::fp8), 48.0 / 132, 1e-12);
+  EXPECT_NEAR(gemm_shape_efficiency(128, 6144, 4096, 1, 132, MatmulPrecision::fp8, kServingGemmTiles), 96.0 / 132, 1e-12);
+  // 100 rows: 64-row tiles pad 100 to 128 as 128-row ones do; 96 tiles of 64 x 128 in one
+  // wave: 100 / 128 x 96 / 132 = 0.5682.
+  EXPECT_NEAR(gemm_shape_efficiency(100, 6144, 4096, 1, 132, MatmulPrecision::fp8, kServingGemmTiles), 100.0 / 128 * 96 / 132, 1e-12);
+  // The list: index 3 is 64 x 128, 4 (and beyond) 64 x 256.
+  EXPECT_EQ(gemm_tile(3, MatmulPrecision::bf16).m, 64);
+  EXPECT_EQ(gemm_tile(4, MatmulPrecision::bf16).n, 256);
+  EXPECT_EQ(gemm_tile(9, MatmulPrecision::fp8).k, 128);
+}
+
+TEST(GemmShape, ServingGemmSplitsKOverAnUnderFilledWave) {
+  // Llama 2 70B's q, k, v at TP4 in a decode step of 40 sequences: 40 x 2560 x 8192, bf16
+  // (128 stages of 64), 132 SMs. One wave of 64 x 128 tiles: 1 x 20 = 20 tiles, 40 / 64 x 20
+  // / 132 = 0.0947. Split K over 64 x 128 tiles: s = min(128, floor(132 / 20) = 6), 120
+  // slices in one wave of ceil(128 / 6) = 22 stages = 1408: 40 x 2560 x 8192 / (132 x 64 x
+  // 128 x 1408) = 0.5510; over 64 x 256 tiles (10): s = 13, 130 slices of ceil(128 / 13) = 10
+  // stages = 640: 40 x 2560 x 8192 / (132 x 64 x 256 x 640) = 0.6061, the best.
+  EXPECT_NEAR(gemm_shape_efficiency(40, 2560, 8192, 1, 132, MatmulPrecision::bf16, kServingGemmTiles), 40.0 / 64 * 20 / 132, 1e-12);
+  EXPECT_NEAR(serving_gemm_efficiency(40, 2560, 8192, 132, MatmulPrecision::bf16), 40.0 * 2560 * 8192 / (132.0 * 64 * 256 * 640), 1e-12);
+  // A GEMM that fills the SMs does not split: 1100 x 28672 x 8192 FP8 keeps its 0.940860.
+  EXPECT_NEAR(serving_gemm_efficiency(1100, 28672, 8192, 132, MatmulPrecision::fp8), 0.940860, 1e-6);
+  EXPECT_EQ(serving_gemm_efficiency(40, 2560, 8192, 0, MatmulPrecision::bf16), 1);
+}
+
+TEST(GemmShape, DenseLayerGemmsAreTheFlopWeightedHarmonicMean) {
+  // Llama 2 70B's FFN at TP2 on an H100 (132 SMs), FP8, 1100 rows (padded to 18 x 64 = 1152:
+  // 1100 / 1152 = 0.954861). Gate/up 28672 x 8192: 64 x 128 tiles 18 x 224 = 4032 in 31
+  // waves (4092 slots): 0.954861 x 4032 / 4092 = 0.940860. Down 8192 x 14336: 18 x 64 =
+  // 1152 tiles in 9 waves (1188): 0.954861 x 1152 / 1188 = 0.925926. Weights n k: 2:1, so
+  // 3 / (2 / 0.940860 + 1 / 0.925926) = 3 / (2.125714 + 1.08) = 0.935829.
+  const GemmNK ffn[] = {{28672, 8192}, {8192, 14336}};
+  EXPECT_NEAR(gemms_shape_efficiency(1100, ffn, 2, 132, MatmulPrecision::fp8), 0.935829, 1e-6);
+  // No SM count, or no GEMM: 1.
+  EXPECT_EQ(gemms_shape_efficiency(1100, ffn, 2, 0, MatmulPrecision::fp8), 1);
+  EXPECT_EQ(gemms_shape_efficiency(1100, ffn, 0, 132, MatmulPrecision::fp8), 1);
+}
+
+TEST(DenseGemm, Llama70bAtTp2OnH100ByHand) {
+  // Llama 3.1 70B (d 8192, 64 heads, 8 KV heads of 128, FFN 28672, vocab 128256) in bf16
+  // (64 elements of K per stage) at TP2 on H100 (132 SMs), 1100 rows (64-row tiles pad them
+  // to 1152: 1100 / 1152 = 0.954861; 128-row tiles the same 9 x 128 = 1152).
+  const Deployment d = engine_deploy("llama-3.1-70b", "h100-sxm", 2);
+  const detail::DenseGemmEfficiency e = detail::dense_gemm_efficiency(d, 1100, 1100, 1);
+  // q, k, v: N = (32 + 2 x 4) x 128 = 5120, K 8192: 128 x 128 tiles 9 x 40 = 360 in 3 waves
+  // (396): 0.954861 x 360 / 396 = 0.868056. Output: N 8192, K 4096: 64 x 128 tiles 18 x 64
+  // = 1152 in 9 waves (1188): 0.954861 x 1152 / 1188 = 0.925926. Weighted by N K (41.94M and
+  // 33.55M): 75,497,472 / (48,318,382 + 36,238,787) = 0.892857.
+  EXPECT_NEAR(e.projections, 0.892857, 1e-6);
+  // FFN: gate/up N 28672 K 8192 (4032 tiles of 64 x 128 in 31 waves: 0.940860), down N 8192
+  // K 14336 (0.925926), 2:1: 0.935829, as GemmShape.DenseLayerGemmsAreTheFlopWeightedHarmonicMean.
+  EXPECT_NEAR(e.ffn, 0.935829, 1e-6);
+  // LM head at one row (a prefill's last position): N 64128 = 501 tiles of 64 x 128 in 4
+  // waves (528): 1 / 64 x 501 / 528 = 0.0148260.
+  EXPECT_NEAR(e.head, 0.0148260, 1e-7);
+  // A chip without an SM count keeps the MAMF rate.
+  Deployment none = d;
+  none.system.chip.sm_count = 0;
+  const auto n = detail::dense_gemm_efficiency(none, 1100, 1100, 1);
+  EXPECT_EQ(n.projections, 1);
+  EXPECT_EQ(n.ffn, 1);
+  EXPECT_EQ(n.head, 1);
+}
+
+TEST(DenseGemm, StepPaysItOnTheComputeSideOnly) {
+  // A 1,100-token prompt on the same 2 H100s (TP2: every rank runs all 1,100 rows).
+  // Projection FLOPs per chip 2 x 12,079,595,520 x 1100 / 2 = 13.2876 TFLOP, FFN 2 x
+  // 56,371,445,760 x 1100 / 2 = 62.0086 TFLOP, at 989.4 x 0.803 = 794.5 TFLOP/s: 16.7247 and
+  // 78.0485 ms. The shape adds 16.7247 x (1 / 0.892857 - 1) = 2.0070 ms and 78.0485 x (1 /
+  // 0.935829 - 1) = 5.3519 ms; the head (2 x 1,050,673,152 / 2 at one row: 1.3225 us at the
+  // MAMF rate) 1.3225 x (1 / 0.0148260 - 1) us = 0.0879 ms. 7.4468 ms in all; the FLOPs
+  // counted and the weights streamed do not move.
+  const Deployment d = engine_deploy("llama-3.1-70b", "h100-sxm", 2);
+  Deployment flat = d;
+  flat.system.chip.sm_count = 0;
+  StepShape s;
+  s.prefill_sequences = 1;
+  s.prompt = 1100;
+  const StepBreakdown with = engine_step(d, s), without = engine_step(flat, s);
+  EXPECT_NEAR(to_ms(with.t_compute - without.t_compute), 7.4468, 0.01);
+  EXPECT_DOUBLE_EQ(with.flops_per_chip.value(), without.flops_per_chip.value());
+  EXPECT_DOUBLE_EQ(with.weight_bytes_per_chip.value(), without.weight_bytes_per_chip.value());
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "chalk/model/moe.h"
 #include "chalk/engine/roofline.h"
 #include "attention_work.h"
+#include "dense_gemm.h"
 #include "dp_ranks.h"
 #include "graph_step.h"
 #include "host_step.h"
@@ -31,7 +32,6 @@ using detail::rate_for;
 using detail::Ledger;
 using detail::busiest_load;
 using detail::link_for;
-
 double d(int64_t x) { return static_cast<double>(x); }
 
 /// Expert-parallel traffic of normal (prefill) all-to-all kernels while two micro-batches
@@ -162,15 +162,17 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   // the chips (the busiest data-parallel group's share); weights replicated over the
   // data-parallel groups of their layout.
   const double head_params = p.lm_head > 0 ? p.lm_head : p.embedding;
-  const Seconds t_projections = op(2 * p.attention * tokens / n * attention_share, rate_for(dep, w.attention),
+  // The dense GEMMs' rate at their per-rank shape: tile and wave quantization (dense_gemm.h).
+  const auto shape = detail::dense_gemm_efficiency(dep, tokens / dp_attention * attention_share, tokens * d(L.tp_ffn) / n * ffn_share, head_tokens / dp_attention * head_share);
+  const Seconds t_projections = op(2 * p.attention * tokens / n * attention_share, rate_for(dep, w.attention) * shape.projections,
                                    Bytes(p.attention * weight_bytes_per_element(w.attention, w.attention_bits) / d(L.tp_attention)), weight_rate(w.attention), false);
-  auto ffn_op = [&](double params) {
-    return op(2 * params * tokens / n * ffn_share, rate_for(dep, w.dense_ffn), Bytes(params * weight_bytes_per_element(w.dense_ffn, w.dense_ffn_bits) / d(L.tp_ffn)),
+  auto ffn_op = [&](double params, double eff) {
+    return op(2 * params * tokens / n * ffn_share, rate_for(dep, w.dense_ffn) * eff, Bytes(params * weight_bytes_per_element(w.dense_ffn, w.dense_ffn_bits) / d(L.tp_ffn)),
               weight_rate(w.dense_ffn), false);
   };
-  if (p.dense_ffn > 0) ffn_op(p.dense_ffn);
-  const Seconds t_shared = p.shared_experts > 0 ? ffn_op(p.shared_experts) : Seconds(0);
-  op(2 * head_params * head_tokens / n * head_share, rate_for(dep, w.embedding),
+  if (p.dense_ffn > 0) ffn_op(p.dense_ffn, shape.ffn);
+  const Seconds t_shared = p.shared_experts > 0 ? ffn_op(p.shared_experts, 1.0) : Seconds(0);
+  op(2 * head_params * head_tokens / n * head_share, rate_for(dep, w.embedding) * shape.head,
      Bytes(head_params * weight_bytes_per_element(w.embedding, w.embedding_bits) / d(L.tp_attention)), weight_rate(w.embedding), false);
   // The router GEMM (d x E per MoE layer) on the step's tokens, split as the projections.
   const Seconds t_router = op(2 * p.router * tokens / n * attention_share, rate_for(dep, w.router), Bytes((p.router + p.norms) * weight_bytes_per_element(w.router, w.router_bits)), weight_rate(w.router), false);
@@ -363,11 +365,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     r.t_step = compute_path + ep_comm;
     r.t_comm = r.t_comm_total;
   }
-  // Which share is largest.
-  struct Share {
-    const char* name;
-    Seconds t;
-  };
+  struct Share { const char* name; Seconds t; };  // which share is largest
   const Share shares[] = {{"compute", led.share_compute}, {"weights", led.share_weights}, {"kv-cache", led.share_kv},
                           {"communication", r.t_comm}, {"overhead", r.t_overhead}};
   const Share* top = &shares[0];

@@ -228,9 +228,11 @@ TEST(Overhead, TwoMicroBatchesRunOnlyWhereTheyPay) {
   const StepBreakdown a = engine_step(serial, s), b = engine_step(two, s);
   EXPECT_TRUE(b.overlapped);
   EXPECT_NEAR(b.kernels, 2 * a.kernels, 1e-9);
-  // 83.72 and 102.32 before the routed experts' grouped GEMMs paid their per-tile fixed cost.
+  // 83.72 and 102.32 before the routed experts' grouped GEMMs paid their per-tile fixed cost;
+  // 104.35 serial before the dense GEMMs (the first 3 dense FFN layers, the LM head) paid
+  // their per-rank shape (dense_gemm.h).
   EXPECT_NEAR(to_ms(b.t_step), 85.75, 0.01);
-  EXPECT_NEAR(to_ms(a.t_step), 104.35, 0.01);
+  EXPECT_NEAR(to_ms(a.t_step), 104.37, 0.01);
 }
 
 TEST(Overhead, OnlyCopiesForAnotherDomainCrossScaleOut) {

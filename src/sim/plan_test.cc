@@ -111,7 +111,8 @@ TEST(Plan, APrefillPoolWithNoRoomForTheTransferGrows) {
   // Before the plan grew the prefill pool it answered no deployment. (The SLO was 93 ms
   // before each request paid the engine's 6.9 ms of fixed work, kEngineRequestOverheadS.)
   const ModelSpec m = load_model("llama-3.1-8b");
-  const SystemSpec s = load_system("h100-sxm");
+  SystemSpec s = load_system("h100-sxm");
+  s.chip.sm_count = 0;  // the GEMMs' tiles apart (engine/dense_gemm.h: with them 2 prefill replicas are the smallest pool, no growth)
   DeploymentOptions base;
   base.mechanisms.enabled = true;
   TrafficSpec t;

@@ -360,8 +360,10 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // guessed 512 (issue 32: a default that predicts worse shows, not hidden): -11/-6/-14/-9%
   // -> +41/+44/+37/+48%. The miss is chalk's, at short prompts and large batches offline,
   // not yet explained (docs/accuracy.md).
-  EXPECT_LE(summary(r, "serving").median_abs, 0.298);
-  EXPECT_LE(summary(r, "serving").p90_abs, 0.481);
+  // Then 28.3%, p90 46.3%: dense GEMMs at their per-rank shape (engine/dense_gemm.h): MLPERF41
+  // -L70B-H100x8 +41% -> +38%, -H200x8 +37% -> +30%, TRTPERF-L70-H200-1000-1000 +18% -> +8%.
+  EXPECT_LE(summary(r, "serving").median_abs, 0.283);
+  EXPECT_LE(summary(r, "serving").p90_abs, 0.463);
   // Training, 27 rows with Korthikanti et al. 2022's Table 5 and Megatron-Bridge's table
   // (issue 33): 14.9%, p90 41.1%. The p90 is Megatron-Bridge's small MoE rows (Qwen3-30B-A3B
   // +179%, gpt-oss-120b +46%: grouped GEMMs of narrow experts, not modelled) and its 8B rows
@@ -397,7 +399,7 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   EXPECT_LE(summary(r, "training").median_abs, 0.094);  // 0.096 before the recipe's recomputation; 0.097 before the whole square; 0.131 before sequence_parallel and the full-recomputation rows; 0.133 before the FP8 recipes and rotary kernels
   EXPECT_LE(summary(r, "training").p90_abs, 0.291);  // 0.302 before sequence_parallel and the full-recomputation rows, 0.339 before the FP8 recipes and rotary kernels, 0.352 before the grouped GEMM's fixed cost, 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
   EXPECT_LE(summary(r, "run").median_abs, 0.255);  // 0.263 before the grouped GEMM's fixed cost (DSV3-TRAIN-1 -14.6% -> -12.8%)
-  EXPECT_LE(summary(r, "all").median_abs, 0.128);  // 0.131 before the recipe's recomputation; 0.132 before the whole square; 0.122 before the MLPerf rows took OpenOrca's mean prompt (above); 0.133 before sequence_parallel and the full-recomputation rows; about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
+  EXPECT_LE(summary(r, "all").median_abs, 0.128);  // set after the merge of the training and serving changes below; 0.128 with the recipe's recomputation and the whole square, 0.129 with serving's dense GEMMs at their shape, 0.132 before either; 0.122 before the MLPerf rows took OpenOrca's mean prompt (above); 0.133 before sequence_parallel and the full-recomputation rows; about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
 }
 
 }  // namespace

@@ -10,10 +10,11 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 # Before: 2 H100 at batch 2, $84.59/Mtok out (4 x $21.15 of cost). Now the cheapest size of
 # 1, 2, 4, 8 H100 at 4,096 tokens: 8 H100 (TP8) at their cheapest batch. HBM holds 324
-# sequences, but vLLM pads 324 to its graph of 336 (39.909 ms: $0.64326/Mtok); 320, a captured
-# size, steps in 38.986 ms (with vLLM's custom all-reduce for TP8's decode-sized messages):
-# cost = 8 x $2.35/h / 3600 x 38.986 ms / 320 = $0.63623/Mtok, x markup 4 = $2.545/Mtok
-# (review L7: the memory-full batch is not always the cheapest); runner-up 4 H100 (109).
+# sequences, but vLLM pads 324 to its graph of 336; 320, a captured size, steps in 41.186 ms
+# (with vLLM's custom all-reduce for TP8's decode-sized messages, and the dense GEMMs at their
+# per-rank shape, engine/dense_gemm.h: 38.986 ms before): cost = 8 x $2.35/h / 3600 x 41.186
+# ms / 320 = $0.67214/Mtok, x markup 4 = $2.689/Mtok (review L7: the memory-full batch is not
+# always the cheapest); runner-up 4 H100 (109).
 "$CHALK" prices forward -m llama-3.1-70b -H h100-sxm --json > "$tmp/fwd.json" || fail "prices forward --json"
 python3 - "$tmp/fwd.json" <<'PY' || fail "prices forward default deployment"
 import json, sys
@@ -24,10 +25,10 @@ assert a["chips"] == 8 == c["choice"]["chips"], (a["chips"], c)
 assert f["decode_batch"] == 320 == c["choice"]["batch"] and f["memory_fits"] and c["choice"]["memory_full"] is False, f
 cost = 8 * 2.35 / 3600 * f["decode_t_step_ms"] / 1e3 / 320 * 1e6
 assert abs(f["output_cost_usd_per_mtok"] - cost) < 1e-9 * cost, (f, cost)
-assert abs(f["output_cost_usd_per_mtok"] - 0.63623) < 1e-4, f
+assert abs(f["output_cost_usd_per_mtok"] - 0.67214) < 1e-4, f
 assert abs(c["choice"]["cost_usd_per_mtok"] - f["output_cost_usd_per_mtok"]) < 1e-12, c
 out = j["rows"][0]["output_usd_per_mtok"]
-assert abs(out - 4 * cost) < 1e-9 * out and abs(out - 2.545) < 1e-3, out
+assert abs(out - 4 * cost) < 1e-9 * out and abs(out - 2.689) < 1e-3, out
 r = c["runner_up"]
 assert r["chips"] == 4 and r["batch"] == 109 and r["cost_usd_per_mtok"] > c["choice"]["cost_usd_per_mtok"], r
 PY

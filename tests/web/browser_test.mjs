@@ -165,11 +165,12 @@ try {
     const bal = cli('serving', 'balance', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8', '-b', '256'), '-s', '4096', '--kv-dtype', 'fp8').balance;
     close(Number(await page.getAttribute('#sweep-numbers button[data-key="lecture_batch_peak"]', 'data-value')), bal.lecture_batch_peak, 'B*');
     // The first compute-bound batch (docs/web.md) is balance's batch_with_kv: none at 4096 tokens
-    // (past context_never_compute_bound_tokens, 871 for Llama 3.1 8B on H100 at fp8 KV), where the
-    // page read a key that only exists when there is one and drew nothing (QA).
+    // (past context_never_compute_bound_tokens, 872 for Llama 3.1 8B on H100 at fp8 KV; 871 before
+    // the dense GEMMs paid their per-rank shape, engine/dense_gemm.h), where the page read a key
+    // that only exists when there is one and drew nothing (QA).
     assert.equal(bal.batch_with_kv, null);
     assert.equal(await page.getAttribute('#sweep-numbers button[data-key="batch_with_kv"]', 'data-value'), '');
-    assert.match(await page.textContent('#sweep-numbers button[data-key="batch_with_kv"]'), /first compute-bound batch.*none.*871 tokens/);
+    assert.match(await page.textContent('#sweep-numbers button[data-key="batch_with_kv"]'), /first compute-bound batch.*none.*872 tokens/);
     await page.click('#sweep-numbers button[data-key="cost_usd_per_mtok"]');
     assert.match(await page.textContent('#explain-body .formula'), /price per chip-hour x n \/ \(tokens per hour/);
     const parts = await plotted('memory');
@@ -179,10 +180,13 @@ try {
     await page.$eval('#context', (el) => { el.value = '9'; el.dispatchEvent(new Event('input')); });
     await page.waitForFunction(() => window.chalk.data.balance.balance.context_tokens === 512 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
     const bal = cli('serving', 'balance', ...M, ...N(...M, '-s', '512', '--kv-dtype', 'fp8', '-b', '256'), '-s', '512', '--kv-dtype', 'fp8').balance;
-    assert.equal(bal.batch_with_kv, 662);  // Llama 3.1 8B, H100, fp8 KV, 512 tokens (723 before vLLM's bf16 GEMMs streamed at their marginal rate)
-    assert.equal(Number(await page.getAttribute('#sweep-numbers button[data-key="batch_with_kv"]', 'data-value')), 662);
+    // Llama 3.1 8B, H100, fp8 KV, 512 tokens: 513, the first batch past 512 rows (8 whole tiles of 64
+    // rows, engine/dense_gemm.h; 662 before the dense GEMMs paid their per-rank shape, 723 before
+    // vLLM's bf16 GEMMs streamed at their marginal rate).
+    assert.equal(bal.batch_with_kv, 513);
+    assert.equal(Number(await page.getAttribute('#sweep-numbers button[data-key="batch_with_kv"]', 'data-value')), 513);
     await page.click('#sweep-numbers button[data-key="batch_with_kv"]');
-    assert.match(await page.textContent('#explain-body h3'), /^batch_with_kv = 662 sequences/);
+    assert.match(await page.textContent('#explain-body h3'), /^batch_with_kv = 513 sequences/);
     await page.$eval('#context', (el) => { el.value = '12'; el.dispatchEvent(new Event('input')); });
     await page.waitForFunction(() => window.chalk.data.balance.balance.context_tokens === 4096 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
   });

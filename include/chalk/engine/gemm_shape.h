@@ -25,7 +25,13 @@ struct GemmTile {
 /// stage: 64 elements for bf16 (CUTLASS's _64), 128 for fp8 and int8 (DeepGEMM BLOCK_K 128),
 /// 256 for fp4.
 inline constexpr int kGemmTiles = 3;
-/// Tile `index` of the list above (0, 1, 2; any other index gives the last), with its k
+/// The tiles a serving step's GEMMs pick among: the three above and the 64-row tiles 64 x 128
+/// and 64 x 256 (indexes 3, 4) that a library picks for a GEMM of few rows (DeepGEMM's
+/// get_best_configs tries BLOCK_M 64, 128 and 256, deep_gemm/jit_kernels/gemm.py @c4a7116;
+/// CUTLASS's SM90 generator lists 64 x N tiles). A decode step has a few hundred rows, a
+/// training microbatch thousands, where the 64-row tiles never win; training keeps the three.
+inline constexpr int kServingGemmTiles = 5;
+/// Tile `index` of the lists above (0 to 4; any other index gives the last), with its k
 /// step for precision `p`.
 GemmTile gemm_tile(int index, MatmulPrecision p);
 
@@ -44,7 +50,37 @@ GemmTile gemm_tile(int index, MatmulPrecision p);
 /// Source of the wave model: NVIDIA Deep Learning Performance Guide, "Matrix Multiplication
 /// Background", sections "Tile Quantization" and "Wave Quantization"
 /// (docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication).
-double gemm_shape_efficiency(double m, double n, double k, double groups, int64_t sm_count, MatmulPrecision p);
+/// `tiles` is how many of gemm_tile's list the library picks among (kGemmTiles, or
+/// kServingGemmTiles with the 64-row tiles).
+double gemm_shape_efficiency(double m, double n, double k, double groups, int64_t sm_count, MatmulPrecision p, int tiles = kGemmTiles);
+
+/// A serving step's GEMM of m x n x k: the best of gemm_shape_efficiency over the serving
+/// tiles (kServingGemmTiles) and, where one wave of tiles leaves SMs idle, of split-K: the
+/// reduction cut into s = min(stages, floor(sm_count / tiles)) slices run side by side
+/// (CUTLASS, media/docs/efficient_gemm.md, "Parallelized Reductions", Split K: "partition
+/// the reduction across threadblocks" for GEMMs whose M and N give too few tiles), each tile
+/// of ceil(ceil(k / tk) / s) stages:
+///   efficiency = m n k / (ceil(tiles s / sm_count) x sm_count x tm tn x ceil(stages / s) tk).
+/// The slices' partial sums (an m x n reduction) are not priced. A decode GEMM of 40 rows at
+/// TP4 (Llama 2 70B's q, k, v: 40 x 2560 x 8192, bf16, 132 SMs): 10 tiles of 64 x 256, 13
+/// slices of 10 stages, 40 x 2560 x 8192 / (132 x 16384 x 640) = 0.6061, where one wave of
+/// 20 tiles of 64 x 128 gives 40 / 64 x 20 / 132 = 0.0947. sm_count <= 0 gives 1. Never throws.
+double serving_gemm_efficiency(double m, double n, double k, int64_t sm_count, MatmulPrecision p);
+
+/// One GEMM's output width and reduction on a rank: N x K of its weight (M is the step's).
+struct GemmNK {
+  double n = 0, k = 0;
+};
+
+/// The FLOP-weighted harmonic mean of serving_gemm_efficiency over `gemms`, each m x n x k
+/// at the same `m` (the rows of a serving step on one rank): the fraction of the MAMF rate the step's dense GEMMs keep from tile
+/// and wave quantization. 1 when `gemms` is empty or sm_count <= 0. Llama 2 70B's FFN at TP2
+/// on an H100 (132 SMs), FP8, m 1100 (rows padded to 1152 = 18 x 64: 1100 / 1152 = 0.95486):
+/// gate/up 1100 x 28672 x 8192 runs 18 x 224 = 4,032 tiles of 64 x 128 in 31 waves (4032 /
+/// 4092 x 0.95486 = 0.94086), down 1100 x 8192 x 14336 runs 18 x 64 = 1,152 such tiles in 9
+/// waves (1152 / 1188 x 0.95486 = 0.92593); the 2:1 FLOP-weighted harmonic mean is 0.93583
+/// (docs/formulas.md, "GEMM efficiency by shape"). Never throws.
+double gemms_shape_efficiency(double m, const GemmNK* gemms, int count, int64_t sm_count, MatmulPrecision p);
 
 /// The per-tile fixed cost of a pointer-array grouped GEMM (one launch over the local
 /// experts, each group's operands found through its own pointers and TMA descriptors:
