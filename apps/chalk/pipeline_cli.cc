@@ -125,8 +125,8 @@ void add_pipeline_options(CLI::App& app, PipelineArgs& p) {
 void add_auto_pp_option(CLI::App& app, std::optional<int64_t>& pp) {
   app.add_option("--pp", pp,
                  "Pipeline stages: the layers split over N groups of chips (one scale-up domain each), activations sent between them "
-                 "over scale-out; -n then counts every stage's chips (default: when no replica within the scale-up domain holds the "
-                 "model, the pipeline `chalk layouts` ranks first, else 1)");
+                 "over scale-out; -n then counts every stage's chips (default: without -n, when no replica within the scale-up domain "
+                 "holds the model, the pipeline `chalk layouts` ranks first; else 1)");
 }
 
 std::optional<PipelineArgs> chosen_pipeline(const DeploymentArgs& a, const std::optional<int64_t>& pp, const std::optional<ReplicaNote>& note) {
