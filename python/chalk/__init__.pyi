@@ -183,7 +183,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     batch: Sequences per step: comma list, or a:b for powers of two from a to b (default 1:65536)
     every_integer: Every batch from the smallest to the largest of --batch
     context: Tokens in each sequence's KV cache: comma list or a:b (default 4096)
-    pp: Pipeline stages: the layers split over N groups of chips (one scale-up domain each), activations sent between them over scale-out; -n then counts every stage's chips (default: when no replica within the scale-up domain holds the model, the pipeline `chalk layouts` ranks first, else 1)
+    pp: Pipeline stages: the layers split over N groups of chips (one scale-up domain each), activations sent between them over scale-out; -n then counts every stage's chips (default: without -n, when no replica within the scale-up domain holds the model, the pipeline `chalk layouts` ranks first; else 1)
     explain: Show how each figure is computed: formula, inputs with units and sources, the algebra (under the table; "explanations" with --json)
 
 Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
@@ -447,7 +447,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     utilisation: Billable fraction of chip time (0, 1] (default 0.5)
     margin: Gross margin [0, 1): price = cost / (utilisation (1 - margin)) (default 0.5)
     compare: A price sheet to set beside (name or path)
-    pp: Pipeline stages: the layers split over N groups of chips (one scale-up domain each), activations sent between them over scale-out; -n then counts every stage's chips (default: when no replica within the scale-up domain holds the model, the pipeline `chalk layouts` ranks first, else 1)
+    pp: Pipeline stages: the layers split over N groups of chips (one scale-up domain each), activations sent between them over scale-out; -n then counts every stage's chips (default: without -n, when no replica within the scale-up domain holds the model, the pipeline `chalk layouts` ranks first; else 1)
     chip_power_w: Chip TDP in W for the energy figures (default: the catalog's)
     pue: Power usage effectiveness, facility / IT energy (1 = IT only; Google 2024: 1.09, industry: 1.56) (default 1)
     host_w_per_chip: Host power per chip in W: CPUs, NICs, switches, fans (HGX H100: about 350) (default 0)
