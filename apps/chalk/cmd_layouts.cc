@@ -181,6 +181,7 @@ void run_layouts(const LayoutsArgs& a) {
   if (a.deployment.chips == 0) {
     DeploymentArgs chosen = a.deployment;
     chosen.replica_rule = q.objective == LayoutObjective::latency ? ReplicaRule::smallest : ReplicaRule::cheapest;
+    chosen.prices_pipeline = true;  // the ranking below prices pipelines: the note names the one it ranks first
     const int64_t context = std::max<int64_t>(q.context, 1);
     const Deployment smallest = resolve(chosen, context, &note);
     q.n_chips = note->choice.n_chips;

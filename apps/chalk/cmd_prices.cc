@@ -7,6 +7,7 @@
 #include "chalk/prices/prices.h"
 #include "commands.h"
 #include "deployment_options.h"
+#include "pipeline_cli.h"
 #include "prices_cli.h"
 #include "table.h"
 
@@ -104,6 +105,7 @@ void register_prices(CLI::App& app, Action& run) {
   f->add_option("--utilisation", forward.utilisation, "Billable fraction of chip time (0, 1]")->capture_default_str();
   f->add_option("--margin", forward.margin, "Gross margin [0, 1): price = cost / (utilisation (1 - margin))")->capture_default_str();
   file_name_option(f->add_option("--compare", forward.compare, "A price sheet to set beside (name or path)"));
+  add_auto_pp_option(*f, forward.pp);
   add_energy_options(*f, forward.energy);
   add_output_options(*f, forward.output);
   f->callback([&run] { run = [] { run_forward(forward); }; });

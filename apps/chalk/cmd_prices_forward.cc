@@ -1,25 +1,38 @@
 // `chalk prices forward`: the input and output prices a deployment implies, beside a
 // provider's sheet. Shared options and helpers: prices_cli.h.
+#include <algorithm>
 #include <iostream>
 #include <variant>
 
 #include <fmt/format.h>
 
 #include "chalk/base/error.h"
+#include "chalk/engine/pipeline.h"
+#include "chalk/io/io.h"
 #include "chalk/prices/prices.h"
 #include "envelope.h"
+#include "pipeline_cli.h"
 #include "deployment_options.h"
 #include "prices_cli.h"
 #include "table.h"
 
 namespace chalk::cli::prices_cli {
 
-void run_forward(const ForwardArgs& a) {
-  const Facility facility = facility_from(a.energy);
-  std::optional<ReplicaNote> note;
-  refuse_beyond_max_context(a.deployment, load_model(a.deployment.model), a.context, "--context");
-  const Deployment d = resolve(a.deployment, a.context, &note);
-  const std::optional<ChipPower> power = chip_power_from(a.energy, d.system);
+namespace {
+
+/// The figures `prices forward` prints, from one replica or from a pipeline of stages.
+struct Forward {
+  Deployment shown;           ///< the replica, or the pipeline's busiest stage
+  ForwardPrices f, lower;     ///< the engine step's prices and the roofline's at the same batches
+  Seconds t_decode, t_decode_roofline;  ///< the decode step, or the pipeline's TPOT (its cycle)
+  Seconds t_prefill;          ///< the prefill step, or the pipeline's TTFT of its prefill batch
+  Cell energy;
+  std::optional<PipelineArgs> pipeline;
+};
+
+/// One replica without stages (forward_prices).
+Forward forward_replica(const ForwardArgs& a, const Deployment& d, const std::optional<ReplicaNote>& note, const Facility& facility,
+                        const std::optional<ChipPower>& power) {
   ForwardAssumptions fa;
   // With the replica chosen for the user, its batch too: the chosen replica's cheapest
   // (memory-full) batch, the figure the choice was made on (issue 30).
@@ -29,7 +42,8 @@ void run_forward(const ForwardArgs& a) {
   fa.prefill_batch = a.prefill_batch;
   fa.utilisation = a.utilisation;
   fa.gross_margin = a.margin;
-  const ForwardPrices f = forward_prices(d, fa);
+  Forward r{d, forward_prices(d, fa), {}, {}, {}, {}, {}, std::nullopt};
+  const ForwardPrices& f = r.f;
   if (!f.memory_fits && !a.deployment.allow_infeasible) {
     // A batch the replica cannot hold is not a price (issue 30, review 2 H3: --batch 1024 on
     // 8 H100, which hold 324, once led with $2.169/Mtok out, below the feasible $2.573).
@@ -46,11 +60,104 @@ void run_forward(const ForwardArgs& a) {
   ForwardAssumptions at_same_batch = fa;
   at_same_batch.decode_batch = f.decode_batch;
   at_same_batch.prefill_batch = f.prefill_batch;
-  const ForwardPrices lower = forward_prices(roofline_of(d), at_same_batch);
+  r.lower = forward_prices(roofline_of(d), at_same_batch);
+  r.t_decode = f.decode.t_step;
+  r.t_decode_roofline = r.lower.decode.t_step;
+  r.t_prefill = f.prefill.t_step;
   // Energy per output token of the decode step, its chips busy back to back (power.h).
-  const Cell energy = power ? Cell(energy_j_per_token(*power, facility, static_cast<double>(d.n_chips), f.decode.t_step, f.decode.t_compute,
-                                                      f.decode.t_memory, static_cast<double>(f.decode.batch) * f.decode.tokens_per_sequence))
-                            : Cell{};
+  if (power) {
+    r.energy = energy_j_per_token(*power, facility, static_cast<double>(d.n_chips), f.decode.t_step, f.decode.t_compute, f.decode.t_memory,
+                                  static_cast<double>(f.decode.batch) * f.decode.tokens_per_sequence);
+  }
+  return r;
+}
+
+/// A pipeline of p.pp stages (engine/pipeline.h; docs/formulas.md, "Pipelines in inference"),
+/// priced as `decode --pp` and `prefill --pp` price it: output cost = every stage's chips x
+/// price x the cycle (the time between two tokens of a user) / batch; input cost = the same
+/// chips over a steady stream of prefills, one microbatch of the stage's layout-filling
+/// prompts per stage. The batch is the one the busiest stage's HBM holds (or the note's, the
+/// batch `chalk layouts` ranked it at). A token's cache read and storage cost what they cost
+/// on one replica of these chips: per chip, price over bandwidth or capacity, times the
+/// whole model's KV per token.
+Forward forward_pipeline(const ForwardArgs& a, const DeploymentArgs& da, const PipelineArgs& p, const std::optional<ReplicaNote>& note,
+                         const Facility& facility, const std::optional<ChipPower>& power) {
+  const Deployment st = resolve_pipeline_stage(da, p, a.context);
+  const ModelSpec full = load_model(da.model);
+  const int64_t chips = st.n_chips * p.pp;
+  ForwardAssumptions fa;
+  fa.decode_batch = a.batch > 0 ? a.batch
+                    : note && note->pp == p.pp ? note->choice.batch
+                                               : std::clamp<int64_t>(memory_plan(st, 0, a.context).max_batch, 1, int64_t{1} << 24);
+  fa.decode_context_tokens = a.context;
+  fa.prompt_tokens = a.prompt;
+  fa.prefill_batch = a.prefill_batch;
+  fa.utilisation = a.utilisation;
+  fa.gross_margin = a.margin;
+  Forward r{st, forward_prices(st, fa), {}, {}, {}, {}, {}, p};
+  ForwardPrices& f = r.f;
+  const PipelineShape shape{p.pp, p.microbatches.value_or(p.pp)};
+  const PipelineDecode dec = pipeline_decode(st, shape, f.decode_batch, a.context);
+  if (!dec.stage_memory.fits && !da.allow_infeasible) {
+    throw InputError("--batch", fmt::format("batch {} at context {} does not fit on {} stages of {} x {} (at most {} sequences); "
+                                            "--allow-infeasible prints the prices anyway",
+                                            f.decode_batch, a.context, p.pp, st.n_chips, st.system.chip.name,
+                                            memory_plan(st, 0, a.context).max_batch));
+  }
+  f.prefill_batch = a.prefill_batch > 0 ? a.prefill_batch : f.prefill_batch * shape.microbatches;
+  const PipelinePrefill pre = pipeline_prefill(st, shape, f.prefill_batch, a.prompt);
+  const PipelineDecode dec_lower = pipeline_decode(roofline_of(st), shape, f.decode_batch, a.context);
+  const BytesPerToken kv_full = kv_bytes_per_token(full, a.context, st.kv);
+  const double whole = f.kv_bytes_per_token.value() > 0 ? kv_full.value() / f.kv_bytes_per_token.value() : 1;
+  f.model = full.name;
+  f.n_chips = chips;
+  f.decode = dec.stage;
+  f.prefill = pre.stage;
+  f.output_cost = *dec.cost_per_token;
+  f.input_cost = *pre.cost_per_token;
+  f.output = f.output_cost * f.markup;
+  f.input = f.input_cost * f.markup;
+  f.cache_read = f.cache_read * whole;
+  f.storage_hbm = f.storage_hbm * whole;
+  f.kv_bytes_per_token = kv_full;
+  f.memory_fits = dec.stage_memory.fits;
+  r.lower = f;
+  r.lower.output_cost = *dec_lower.cost_per_token;
+  r.t_decode = dec.cycle;
+  r.t_decode_roofline = dec_lower.cycle;
+  r.t_prefill = pre.ttft;
+  if (power) {
+    // Every stage's chips over one cycle, each busy with its microbatches' steps.
+    const double mb = static_cast<double>(dec.microbatches);
+    r.energy = energy_j_per_token(*power, facility, static_cast<double>(chips), dec.cycle, dec.stage.t_compute * mb,
+                                  dec.stage.t_memory * mb, static_cast<double>(f.decode_batch) * dec.stage.tokens_per_sequence);
+  }
+  return r;
+}
+
+}  // namespace
+
+void run_forward(const ForwardArgs& a) {
+  const Facility facility = facility_from(a.energy);
+  // Pipeline stages when no domain holds the model, as `layouts` ranks them (review 2 H1:
+  // 405B on 16 H100 led with TP16 across two hosts at $13.27/Mtok against PP2 x (TP8)'s
+  // $3.88), or --pp N.
+  DeploymentArgs da = a.deployment;
+  da.prices_pipeline = !a.pp;
+  refuse_beyond_max_context(da, load_model(da.model), a.context, "--context");
+  std::optional<ReplicaNote> note;
+  std::optional<Deployment> single;
+  if (!a.pp) single = resolve(da, a.context, &note);
+  const auto p = chosen_pipeline(da, a.pp, note);
+  if (p && note && da.chips == 0) da.chips = note->choice.n_chips;
+  if (!p && !single) single = resolve(da, a.context, &note);
+  const SystemSpec system = p ? load_system(da.hardware) : single->system;
+  const std::optional<ChipPower> power = chip_power_from(a.energy, system);
+  const Forward fw = p ? forward_pipeline(a, da, *p, note, facility, power) : forward_replica(a, *single, note, facility, power);
+  const Deployment& d = fw.shown;
+  const ForwardPrices& f = fw.f;
+  const ForwardPrices& lower = fw.lower;
+  const Cell& energy = fw.energy;
   Table t;
   t.columns = {{"source", "source"},
                {"input_usd_per_mtok", "$/Mtok in", 4},
@@ -75,7 +182,7 @@ void run_forward(const ForwardArgs& a) {
     return;
   }
   if (a.output.json) {
-    auto j = describe_json(d);
+    auto j = p ? pipeline_json(d, *p) : describe_json(d);
     j["replica_choice"] = replica_note_json(note);
     j["forward"] = {{"decode_batch", f.decode_batch},
                     {"decode_context_tokens", a.context},
@@ -85,8 +192,8 @@ void run_forward(const ForwardArgs& a) {
                     {"gross_margin", a.margin},
                     {"markup", f.markup},
                     {"kv_bytes_per_token", f.kv_bytes_per_token.value()},
-                    {"decode_t_step_ms", to_ms(f.decode.t_step)},
-                    {"decode_t_step_roofline_ms", to_ms(lower.decode.t_step)},
+                    {"decode_t_step_ms", to_ms(fw.t_decode)},
+                    {"decode_t_step_roofline_ms", to_ms(fw.t_decode_roofline)},
                     {"output_cost_roofline_usd_per_mtok", mtok(lower.output_cost)},
                     {"decode_bound", to_string(f.decode.bound)},
                     {"prefill_bound", to_string(f.prefill.bound)},
@@ -99,16 +206,19 @@ void run_forward(const ForwardArgs& a) {
     return;
   }
   std::cout << "chalk prices forward: the prices a deployment implies (cost per token = n price t_step / B, x markup), "
-            << view_name(d) << "\n" << describe_text(d) << replica_note_text(note);
+            << view_name(d) << "\n" << describe_text(d) << replica_note_text(note)
+            << (p ? pipeline_text(d, *p, {f.decode_batch}) : std::string());
   // The headline cost is the step's own (output_cost_usd_per_mtok, before the markup); the
   // roofline's, beside it, is its lower bound (docs/formulas.md, "Prices read backwards, and forward").
-  std::cout << fmt::format("decode      batch {} at context {}: step {} ms, {}-bound, output cost ${}/Mtok{}{}\n", f.decode_batch, a.context,
-                           format_number(to_ms(f.decode.t_step), 4), to_string(f.decode.bound), format_number(mtok(f.output_cost), 4),
+  std::cout << fmt::format("decode      batch {} at context {}: {} {} ms, {}-bound, output cost ${}/Mtok{}{}\n", f.decode_batch, a.context,
+                           p ? "TPOT (the pipeline's cycle)" : "step", format_number(to_ms(fw.t_decode), 4),
+                           to_string(f.decode.bound), format_number(mtok(f.output_cost), 4),
                            f.memory_fits ? "" : " (DOES NOT FIT in HBM)",
                            d.mechanisms.enabled ? fmt::format("; roofline at achievable rates {} ms, output cost ${}/Mtok",
-                                                              format_number(to_ms(lower.decode.t_step), 4), format_number(mtok(lower.output_cost), 4))
+                                                              format_number(to_ms(fw.t_decode_roofline), 4), format_number(mtok(lower.output_cost), 4))
                                                 : std::string());
-  std::cout << fmt::format("prefill     {} x {} tokens: {} ms, {}-bound\n", f.prefill_batch, a.prompt, format_number(to_ms(f.prefill.t_step), 4), to_string(f.prefill.bound));
+  std::cout << fmt::format("prefill     {} x {} tokens: {} {} ms, {}-bound\n", f.prefill_batch, a.prompt, p ? "TTFT through the stages" : "step",
+                           format_number(to_ms(fw.t_prefill), 4), to_string(f.prefill.bound));
   std::cout << energy_assumptions_text(power, facility);
   if (const auto* j = std::get_if<double>(&energy)) {
     std::cout << fmt::format("            the decode step: {} J per output token, its chips busy back to back\n", format_number(*j, 3));

@@ -309,9 +309,13 @@ void run_scaleup(const ScaleupArgs& a) {
   print_table(std::cout, largest_table(rows));
   std::cout << fmt::format(
       "\n{} ({} total parameters) on one domain, weights in {}.\n"
-      "floor: roofline at batch 1; TPOT: the fastest layout at batch 1 with collectives and kernel launches (a pipeline's\n"
-      "stages x its busiest stage + scale-out hops when one domain cannot hold it); cheapest: the layout with most tok/s per chip\n"
-      "(a pipeline's: every domain's chips counted, as many microbatches in flight as domains, the hops included)\n\n",
+      // One line per term, each short enough to wrap whole (review 2 L5: a line broken inside
+      // its parenthesis left "(a pipeline's" alone on a line).
+      "floor: roofline at batch 1\n"
+      "TPOT: the fastest layout at batch 1 with collectives and kernel launches; a pipeline's is stages x its busiest stage + "
+      "scale-out hops, when one domain cannot hold the model\n"
+      "cheapest: the layout with most tok/s per chip; a pipeline's counts every domain's chips, as many microbatches in flight "
+      "as domains, the hops included\n\n",
       model.name, human_count(count_params(model).total()), model_format);
   print_table(std::cout, model_table(rows));
 }

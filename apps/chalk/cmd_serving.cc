@@ -16,6 +16,7 @@
 #include "envelope.h"
 #include "commands.h"
 #include "deployment_options.h"
+#include "pipeline_cli.h"
 #include "serving_cli.h"
 #include "table.h"
 
@@ -210,6 +211,7 @@ CLI::App* add(CLI::App& parent, const char* name, const char* help, Kind kind, S
           ->capture_default_str();
       cmd->add_flag("--every-integer", a.every_integer, "Every batch from the smallest to the largest of --batch");
       cmd->add_option("-s,--context", a.context, "Tokens in each sequence's KV cache: comma list or a:b")->capture_default_str();
+      add_auto_pp_option(*cmd, a.pp);
       break;
     case Kind::balance:
       cmd->add_option("-s,--context", a.context, "Tokens in each sequence's KV cache")->capture_default_str();

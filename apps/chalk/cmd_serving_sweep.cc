@@ -14,6 +14,7 @@
 #include "chalk/serving/serving.h"
 #include "deployment_options.h"
 #include "explain_cli.h"
+#include "pipeline_cli.h"
 #include "serving_cli.h"
 #include "table.h"
 
@@ -82,9 +83,31 @@ void run_sweep(const ServingArgs& a) {
   const ServingLevers lev = levers_of(a.levers, a.deployment);
   const auto contexts = parse_int_list(a.context, "--context", 0, 1LL << 30);
   const int64_t max_context = *std::max_element(contexts.begin(), contexts.end());
+  // Pipeline stages when no domain holds the model, as `layouts` ranks them (review 2 H1),
+  // or --pp N: the pipelined decode table of `decode --pp` (pipeline_cli.h).
+  DeploymentArgs da = a.deployment;
+  da.prices_pipeline = !a.pp;
   std::optional<ReplicaNote> note;
-  refuse_beyond_max_context(a.deployment, load_model(a.deployment.model), max_context, "--context");
-  const Deployment d = resolve(a.deployment, max_context, &note);
+  refuse_beyond_max_context(da, load_model(da.model), max_context, "--context");
+  std::optional<Deployment> single;
+  if (!a.pp) single = resolve(da, max_context, &note);
+  if (const auto p = chosen_pipeline(da, a.pp, note)) {
+    if (a.levers.draft > 0 || a.levers.sparse_top_k || a.levers.sparse_sqrt) {
+      throw InputError("--pp", fmt::format("{} stages: speculative drafting and sparse attention are priced without a pipeline; "
+                                           "give --pp 1 with them",
+                                           p->pp));
+    }
+    if (a.explain) throw InputError("--explain", fmt::format("explains a step without a pipeline; give --pp 1 with it (--pp {} chosen)", p->pp));
+    if (note && da.chips == 0) da.chips = note->choice.n_chips;
+    PipelineCommand c;
+    c.name = "serving sweep";
+    c.title = "chalk serving sweep: ";
+    c.note = note;
+    c.cap_batches_at_memory_full = !a.batch_stated;
+    return run_pipeline_decode(da, *p, a.output, batch_list(a), contexts, c);
+  }
+  if (!single) single = resolve(da, max_context, &note);
+  const Deployment& d = *single;
   auto batches = batch_list(a);
   if (!a.batch_stated) {
     // Unstated batches stop at the batch that fills HBM at the longest context, which

@@ -306,7 +306,7 @@ void run_step(const TrainArgs& stated) {
     nlohmann::json row = to_json(t)[0];
     row["memory_fits"] = mem.fits;
     nlohmann::json j = {{"model", model_json(s.model, s.system)}, {"hardware", hardware_json(s.system)},
-                        {"placement", s.placement.description}, {"seq_len_tokens", s.plan.seq_len}, {"global_batch", s.plan.global_batch},
+                        {"placement", s.placement.description}, {"context_tokens", s.plan.seq_len}, {"global_batch", s.plan.global_batch},
                         {"optimizer", s.plan.state.name}, {"state_bytes_per_param", s.plan.state.total()},
                         {"ep_dispatcher", std::string(to_string(s.plan.ep_dispatcher))}, {"ep_overlap", s.plan.ep_overlap},
                         {"fp8_recipe", std::string(to_string(s.plan.fp8_recipe))},

@@ -34,7 +34,7 @@ std::string unfit_reason(const TrainingCandidate& c) {
 /// and never parses its name (`plan`, describe_plan: "TP32+SP" once read as TP3 without SP on
 /// the page; issue 30 item 6). Keys: dp, tp, pp, cp, ep, etp, virtual_stages (integers),
 /// schedule, recompute, recompute_modules (strings, as the flags take them), zero (0-3),
-/// microbatch (sequences), no_sp, reversible (booleans). `global_batch` and `seq_len_tokens`
+/// microbatch (sequences), no_sp, reversible (booleans). `global_batch` and `context_tokens`
 /// are the document's, the same for every row.
 nlohmann::json step_flags(const TrainingPlan& p) {
   return {{"dp", p.dp},
@@ -137,7 +137,7 @@ void run_layouts(const LayoutArgs& a) {
       for (const auto& c : r.too_big) rejected.push_back(rejected_row(c, q));
     }
     nlohmann::json j = {{"model", model_json(m, sys)}, {"hardware", hardware_json(sys)}, {"chips", q.chips},
-                        {"global_batch", q.global_batch}, {"seq_len_tokens", q.seq_len}, {"plans_evaluated", r.evaluated},
+                        {"global_batch", q.global_batch}, {"context_tokens", q.seq_len}, {"plans_evaluated", r.evaluated},
                         {"plans_fitting", r.fit},   {"ranked_by", "step time (at a fixed global batch also MFU)"},
                         {"plan_choice", chosen.empty() ? nlohmann::json() : nlohmann::json(chosen)},
                         {"equivalent_plans_folded", folded},

@@ -201,7 +201,7 @@ void run_train_run(const RunArgs& a) {
   Table t;
   t.columns = {{"phase", "phase"},
                {"chips", "chips"},
-               {"seq_len_tokens", "seq"},
+               {"context_tokens", "seq"},
                {"tokens", "tokens", 4},
                {"goodput", "goodput"},
                {"train_flops", "FLOPs", 4},

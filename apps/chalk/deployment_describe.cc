@@ -29,9 +29,11 @@ std::vector<std::string> deployment_warnings(const Deployment& d) {
     // pipeline that keeps each stage's TP within one domain.
     const int64_t domain = std::max<int64_t>(d.system.scale_up_domain, 1), tp = std::max(l.tp_attention, l.tp_ffn);
     if (tp > domain) {
+      const int64_t stages = (d.n_chips + domain - 1) / domain;
       w.push_back(fmt::format("tensor parallelism over {} chips spans {} scale-up domains of {}: every layer's all-reduce crosses the "
-                              "scale-out network; --pp {} keeps each stage within one domain, or run replicas of a smaller --weights format",
-                              tp, (tp + domain - 1) / domain, domain, (d.n_chips + domain - 1) / domain));
+                              "scale-out network; a pipeline of {} stages keeps each within one domain (--pp {} of decode, prefill, "
+                              "prices forward and serving sweep), or run replicas of a smaller --weights format",
+                              tp, (tp + domain - 1) / domain, domain, stages, stages));
     }
     if (l.overlap_micro_batches && (d.moe.empty() || l.tp_attention >= d.n_chips || l.ep <= 1)) {
       w.push_back("--two-batch-overlap has no expert-parallel traffic to hide here (it needs an MoE model, experts over several chips "
@@ -201,21 +203,25 @@ nlohmann::json replica_note_json(const std::optional<ReplicaNote>& note) {
   if (!note) return nullptr;
   const ReplicaNote& n = *note;
   return {{"rule", n.rule == ReplicaRule::cheapest && n.fallback.empty() ? "cheapest" : "smallest"},
-          {"why", replica_rule_text(n)},
+          {"why", n.pipeline.empty() ? replica_rule_text(n) : replica_rule_text(n) + "; " + n.pipeline},
           {"context_tokens", n.context},
           {"replica_sizes", n.replica_sizes},
           {"choice", replica_point_json(n.choice)},
-          {"runner_up", n.runner_up ? replica_point_json(*n.runner_up) : nlohmann::json()}};
+          {"runner_up", n.runner_up ? replica_point_json(*n.runner_up) : nlohmann::json()},
+          {"pp", n.pp}};
 }
 
 std::string replica_note_text(const std::optional<ReplicaNote>& note) {
   if (!note) return "";
   const ReplicaNote& n = *note;
   std::string s = fmt::format("replica     {}: {}; -n sets the chips\n", counted(n.choice.n_chips, "chip"), replica_rule_text(n));
-  s += "            chosen " + replica_point_text(n.choice) + "\n";
+  // A pipeline beside one replica on the same chips: each line names its layout (review 2 H1).
+  const bool named = n.pp > 1 || !n.pipeline.empty();
+  auto layout = [&](const ModePoint& p) { return named && !p.layout.empty() ? p.layout + ", " : std::string(); };
+  s += "            chosen " + layout(n.choice) + replica_point_text(n.choice) + "\n";
   if (n.runner_up) {
     const char* label = n.rule == ReplicaRule::cheapest ? "runner-up" : n.runner_up->cost_per_token ? "cheapest" : "most tok/s per chip:";
-    s += fmt::format("            {} {}\n", label, replica_point_text(*n.runner_up));
+    s += fmt::format("            {} {}{}\n", label, layout(*n.runner_up), replica_point_text(*n.runner_up));
   }
   if (!n.pipeline.empty()) s += "            " + n.pipeline + "\n";
   return s;

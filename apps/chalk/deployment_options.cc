@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "chalk/serving/cheapest_batch.h"
 #include "chalk/base/error.h"
@@ -15,6 +17,21 @@
 
 namespace chalk::cli {
 namespace {
+/// A pipeline candidate of the layout search (layout_search.h) as a replica point: its chips,
+/// name, HBM-filling batch, cycle (the time between a user's tokens) and tok/s, and the cost
+/// price / tok/s per chip.
+ModePoint pipeline_mode_point(const LayoutCandidate& c, const std::optional<UsdPerSecond>& price) {
+  ModePoint p;
+  p.n_chips = c.replica_chips;
+  p.batch = static_cast<int64_t>(c.batch);
+  p.layout = c.name;
+  p.step.t_step = c.step.t_step;
+  p.tokens_per_s_per_user = TokensPerSecond(c.tokens_per_s_per_user);
+  p.tokens_per_s_per_chip = TokensPerSecond(c.tokens_per_s_per_chip);
+  if (price && c.tokens_per_s_per_chip > 0) p.cost_per_token = UsdPerToken(price->value() / c.tokens_per_s_per_chip);
+  return p;
+}
+
 bool best_is_moe(const ModelSpec& m) {
   for (const auto& g : m.groups) {
     if (g.ffn.kind == FfnKind::moe) return true;
@@ -134,6 +151,32 @@ void refuse_if_weights_do_not_fit(const Deployment& d, const ModelSpec& model, c
                                   int64_t context, const DeploymentArgs& a) {
   const MemoryPlan mem = memory_plan(d, 1, context);
   if (mem.weights_fit) return;
+  // Chips no engine splits the model over (review 2 L8: `-n 3` for a 64-head model explained
+  // one chip's 141 GB of weights, the layout that was left, not the heads 3 does not divide):
+  // the reason and the nearest sizes that split it.
+  if (const std::string problem = replica_size_problem(model, d.n_chips); !problem.empty() && !(a.tp || a.ep)) {
+    std::vector<std::string> near;
+    int64_t smallest = 1;
+    try {
+      smallest = smallest_replica_chips(model, system, engine, context);
+    } catch (const InputError&) {
+      // nothing holds it: the advice below names the sizes that split it
+    }
+    for (int64_t k = d.n_chips - 1; k >= std::max<int64_t>(smallest, 1); --k) {
+      if (replica_size_problem(model, k).empty()) {
+        near.push_back(fmt::format("-n {}", k));
+        break;
+      }
+    }
+    for (int64_t k = std::max(d.n_chips + 1, smallest); k <= 4 * d.n_chips + smallest; ++k) {
+      if (replica_size_problem(model, k).empty()) {
+        near.push_back(fmt::format("-n {}", k));
+        break;
+      }
+    }
+    throw InputError("--chips", fmt::format("{} chips cannot split {}: {}{}; --allow-infeasible prints the figures anyway", d.n_chips, model.name,
+                                            problem, near.empty() ? std::string() : fmt::format("; {}", fmt::join(near, " or "))));
+  }
   std::string fix;
   try {
     const int64_t n = smallest_replica_chips(model, system, engine, context);
@@ -142,7 +185,9 @@ void refuse_if_weights_do_not_fit(const Deployment& d, const ModelSpec& model, c
     // L4 cards): say so, and the pipeline that keeps each stage within one domain.
     const int64_t domain = std::max<int64_t>(system.scale_up_domain, 1);
     if (n > domain) {
-      fix += fmt::format(", beyond the {}-chip scale-up domain: --pp {} keeps each stage within one", domain, (n + domain - 1) / domain);
+      fix += fmt::format(", beyond the {}-chip scale-up domain: a pipeline of {} stages keeps each within one (--pp {} of decode, "
+                         "prefill, prices forward and serving sweep)",
+                         domain, (n + domain - 1) / domain, (n + domain - 1) / domain);
     }
   } catch (const InputError&) {
     fix = "no replica of " + system.name + " holds them: use a smaller --weights format";
@@ -218,6 +263,7 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
     const bool stated = a.tp || a.ep || a.two_batch_overlap;
     std::optional<ReplicaNote> note;
     std::optional<Deployment> costed;
+    std::optional<ModePoint> pipeline_point;  // the layout search's first-ranked pipeline, when it beats one replica
     if (a.chips != 0) {
       o.n_chips = a.chips;
     } else {
@@ -247,9 +293,9 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
           o.n_chips = system.scale_up_domain;
         }
         if (a.replica_rule == ReplicaRule::cheapest) {
-          note->fallback = fmt::format("no replica within the scale-up domain of {} chips serves it ({}): the smallest replica that "
-                                       "holds it instead",
-                                       system.scale_up_domain, no_cheapest);
+          // Written once the weights are known, below: one sentence, not the search's error
+          // inside a parenthesis (review 2 L4).
+          note->fallback = no_cheapest.empty() ? std::string("?") : no_cheapest;
         } else if (cheapest && cheapest->choice.n_chips != o.n_chips) {
           note->runner_up = cheapest->choice;
         }
@@ -265,18 +311,21 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
             fmt::format("searched: {} (most decode tok/s per chip at context {} with the batch HBM holds; `chalk layouts` ranks them)",
                         describe_layout(best->layout, best_is_moe(model)), search_context);
         if (found.pipeline && note) {
-          const auto price = o.price_per_chip ? o.price_per_chip : system.price_per_chip;
-          const double tps = found.pipeline->tokens_per_s_per_chip;
-          note->pipeline = fmt::format("the layout search ranks a pipeline first on these chips, {}: {} tok/s per chip{}; this command runs "
-                                       "one replica without a pipeline: chalk decode --pp {} -n {} prices it",
-                                       found.pipeline->name, format_number(tps, 4),
-                                       price && tps > 0 ? fmt::format(", ${}/Mtok", format_number(price->value() / tps * 1e6, 4)) : std::string(),
-                                       found.pipeline->pp, o.n_chips);
+          pipeline_point = pipeline_mode_point(*found.pipeline, o.price_per_chip ? o.price_per_chip : system.price_per_chip);
+          note->pipeline = fmt::format("{} (above) ranks first on these chips in `chalk layouts`; this command runs one replica "
+                                       "without stages: chalk prices forward or chalk serving sweep prices the pipeline (--pp {})",
+                                       found.pipeline->name, found.pipeline->pp);
+          if (a.prices_pipeline && !note->fallback.empty()) {
+            // The layout an operator runs when no domain holds the model (review 2 H1).
+            note->pp = found.pipeline->pp;
+            note->pipeline.clear();
+          }
         }
         if (found.pipeline) {
-          // Named as a command that takes --pp (review 2 H1: serving, layouts, prices forward and
+          // Named as commands that take --pp (review 2 H1: serving, layouts, prices forward and
           // simulate printed "--pp 2" and then refused it).
-          o.mechanisms.layout.description += fmt::format("; a pipeline, {}, serves more tok/s per chip on these chips: chalk decode --pp {} -n {} prices it",
+          o.mechanisms.layout.description += fmt::format("; a pipeline, {}, serves more tok/s per chip on these chips: chalk prices forward "
+                                                         "--pp {} -n {} prices it",
                                                          found.pipeline->name, found.pipeline->pp, o.n_chips);
         }
         // The replica was chosen on this (throughput) layout at its memory-full batch: its
@@ -290,6 +339,28 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
     if (a.chips != 0 && !a.allow_infeasible) refuse_if_weights_do_not_fit(d, model, system, engine, search_context, a);
     if (note) {
       note->choice = replica_memory_full_point(costed ? *costed : d, search_context);
+      if (!note->fallback.empty()) {
+        const int64_t domain = system.scale_up_domain;
+        note->fallback = fmt::format("no replica within the {}-chip scale-up domain holds {} ({} of weights; one domain has {} of HBM), "
+                                     "so the smallest replica that does",
+                                     domain, model.name, human_bytes(d.weight_bytes_total.value()),
+                                     human_bytes(system.chip.hbm_capacity.value() * static_cast<double>(domain)));
+        if (note->pp > 1) {
+          note->fallback += fmt::format(", as the layout `chalk layouts` ranks first: {} stages across domains with tensor parallelism "
+                                        "within each; --pp 1 prices it without stages",
+                                        note->pp);
+        }
+      }
+      if (pipeline_point) {
+        // Named beside the pipeline by its layout alone, not the search's whole description.
+        const Deployment& single = costed ? *costed : d;
+        note->choice.layout = describe_layout(single.mechanisms.layout, !single.moe.empty()) + " without stages";
+        if (note->pp > 1) {
+          note->runner_up = std::exchange(note->choice, *pipeline_point);
+        } else {
+          note->runner_up = *pipeline_point;
+        }
+      }
       if (note_out) *note_out = std::move(note);
     }
     return d;
@@ -311,66 +382,5 @@ Deployment roofline_of(const Deployment& d) {
 }
 
 std::string_view view_name(const Deployment& d) { return d.mechanisms.enabled ? "engine step" : "roofline"; }
-
-}  // namespace chalk::cli
-
-namespace chalk::cli {
-
-std::optional<std::string> unfit_rows_warning(const DeploymentArgs& a, const Deployment& d, const std::vector<std::pair<int64_t, int64_t>>& unfit) {
-  if (unfit.empty()) return std::nullopt;
-  std::vector<std::string> rows;
-  for (const auto& [b, s] : unfit) rows.push_back(fmt::format("batch {} at {} tokens", b, s));
-  if (rows.size() > 4) rows.erase(rows.begin() + 3, rows.end() - 1), rows.insert(rows.end() - 1, "...");
-  return fmt::format("{} {} not fit on {} x {} (KV cache beyond HBM): {} $/Mtok left empty{}", fmt::join(rows, ", "),
-                     unfit.size() == 1 ? "does" : "do", d.n_chips, d.system.chip.name, unfit.size() == 1 ? "its" : "their",
-                     replica_that_holds(a, d, unfit));
-}
-
-std::string replica_that_holds(const DeploymentArgs& a, const Deployment& d, const std::vector<std::pair<int64_t, int64_t>>& unfit) {
-  if (unfit.empty()) return {};
-  // For each row, the smallest power-of-two multiple of the replica within its scale-up
-  // domain that holds it, as a user would retry with -n, each size resolved as the command
-  // resolves it (layout search included). Beyond the domain a replica pays scale-out
-  // collectives on every step: there the advice is to split the batch over replicas instead.
-  // Per row, not for the largest only (review 2 M3: "no replica holds them" when -n 8 held
-  // batch 64 and only batch 256 needed splitting).
-  std::vector<int64_t> held_by(unfit.size(), 0);
-  for (int64_t n = d.n_chips * 2; n <= d.system.scale_up_domain; n *= 2) {
-    if (std::all_of(held_by.begin(), held_by.end(), [](int64_t h) { return h > 0; })) break;
-    DeploymentArgs more = a;
-    more.chips = n;
-    try {
-      const Deployment bigger = resolve(more, unfit.front().second);
-      for (std::size_t k = 0; k < unfit.size(); ++k) {
-        if (held_by[k] == 0 && memory_plan(bigger, unfit[k].first, unfit[k].second).fits) held_by[k] = n;
-      }
-    } catch (const InputError&) {
-      // a stated layout that does not divide n: try the next size
-    }
-  }
-  auto names = [&](int64_t n) {
-    std::vector<std::string> rows;
-    for (std::size_t k = 0; k < unfit.size(); ++k) {
-      if (held_by[k] == n) rows.push_back(fmt::format("batch {} at {} tokens", unfit[k].first, unfit[k].second));
-    }
-    if (rows.size() > 4) rows.erase(rows.begin() + 3, rows.end() - 1), rows.insert(rows.end() - 1, "...");
-    return std::pair{fmt::format("{}", fmt::join(rows, ", ")), rows.size() == 1 ? "it" : "them"};
-  };
-  const char* them = unfit.size() == 1 ? "it" : "them";
-  const auto none = fmt::format("no replica within the {}-chip scale-up domain holds", d.system.scale_up_domain);
-  if (std::all_of(held_by.begin(), held_by.end(), [&](int64_t h) { return h == held_by.front(); })) {
-    if (held_by.front() == 0) return fmt::format("; {} {}: split the batch over replicas", none, them);
-    return fmt::format("; -n {} holds {}", held_by.front(), them);
-  }
-  std::vector<std::string> parts;
-  std::vector<int64_t> sizes(held_by.begin(), held_by.end());
-  std::sort(sizes.begin(), sizes.end());
-  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  for (int64_t n : sizes) {
-    if (n > 0) parts.push_back(fmt::format("-n {} holds {}", n, names(n).first));
-  }
-  if (sizes.front() == 0) parts.push_back(fmt::format("{} {}: split the batch over replicas", none, names(0).first));
-  return fmt::format("; {}", fmt::join(parts, "; "));
-}
 
 }  // namespace chalk::cli

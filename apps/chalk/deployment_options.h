@@ -62,6 +62,14 @@ struct DeploymentArgs {
   /// and writes what it chose and the runner-up to *layout_note when that is set.
   std::shared_ptr<const LayoutChooser> layout_chooser;
   std::optional<LayoutNote>* layout_note = nullptr;
+  /// Set by a command that prices a pipeline (`prices forward`, `serving sweep`, `layouts`:
+  /// they take --pp), not a flag: when no replica within the scale-up domain holds the model
+  /// and the layout search ranks a pipeline first on the smallest replica that does (Llama
+  /// 3.1 405B bf16 on 16 H100: PP2 x (TP8) at $3.88/Mtok against TP16 across two hosts at
+  /// $13.27), resolve() chooses that pipeline (ReplicaNote::pp) instead of the single
+  /// replica (review 2 H1). The Deployment it returns stays the single replica; the command
+  /// prices the pipeline's stages (pipeline_cli.h, resolve_pipeline_stage).
+  bool prices_pipeline = false;
 };
 
 /// Adds --allow-infeasible, for the commands whose figures are one stated deployment (decode,
@@ -110,9 +118,16 @@ struct ReplicaNote {
   /// replica beyond it was taken instead: why.
   std::string fallback;
   /// Non-empty when the layout search ranks a pipeline above the single-replica layout this
-  /// command runs on the chosen chips: its name, tok/s per chip, $/Mtok and the command that
-  /// prices it (review 2 H1: 405B on 16 H100, PP2 x (TP8) at $3.88/Mtok beside TP16's $13.27).
+  /// command runs on the chosen chips (the pipeline is then `runner_up`): that this command
+  /// runs one replica without stages, and the commands that price the pipeline (review 2 H1:
+  /// 405B on 16 H100, PP2 x (TP8) at $3.88/Mtok beside TP16's $13.27).
   std::string pipeline;
+  /// Pipeline stages of the chosen replica: 1 without a pipeline; > 1 when the command prices
+  /// pipelines (DeploymentArgs::prices_pipeline) and the layout search ranks this pipeline
+  /// first on the chosen chips, one scale-up domain per stage (`choice` is then the pipeline
+  /// at the batch its busiest stage's HBM holds, as `chalk layouts` ranks it, and `runner_up`
+  /// the same chips as one replica without stages).
+  int64_t pp = 1;
 };
 
 /// Loads the model and system and resolves the deployment: --chips, or else the replica

@@ -12,12 +12,11 @@
 #include "table.h"
 
 namespace chalk::cli {
-namespace {
 
-/// The busiest stage's deployment: the model cut into p.pp stages; --chips (every chip of
-/// the replica) split evenly into the stages, else each stage on the smallest replica
-/// that holds it.
-Deployment resolve_stage(const DeploymentArgs& a, const PipelineArgs& p, int64_t context) {
+// The busiest stage's deployment: the model cut into p.pp stages; --chips (every chip of
+// the replica) split evenly into the stages, else each stage on the smallest replica that
+// holds it.
+Deployment resolve_pipeline_stage(const DeploymentArgs& a, const PipelineArgs& p, int64_t context) {
   if (p.pp < 1) throw InputError("--pp", "must be >= 1 stage, got " + std::to_string(p.pp));
   if (p.microbatches && p.pp == 1) {
     throw InputError("--microbatches", fmt::format("{} given without --pp N (N > 1): microbatches are in flight through pipeline stages; "
@@ -43,8 +42,11 @@ Deployment resolve_stage(const DeploymentArgs& a, const PipelineArgs& p, int64_t
   // Each stage on the smallest replica that holds it: a pipeline answers a capacity
   // question (lecture 47:12), not the cost floor of one replica.
   per_stage.replica_rule = ReplicaRule::smallest;
+  per_stage.prices_pipeline = false;
   return resolve_model(stage, per_stage, context);
 }
+
+namespace {
 
 PipelineShape shape_of(const PipelineArgs& p) {
   PipelineShape s;
@@ -52,6 +54,8 @@ PipelineShape shape_of(const PipelineArgs& p) {
   s.microbatches = p.microbatches.value_or(p.pp);
   return s;
 }
+
+}  // namespace
 
 nlohmann::json pipeline_json(const Deployment& st, const PipelineArgs& p) {
   auto j = describe_json(st);
@@ -65,6 +69,8 @@ nlohmann::json pipeline_json(const Deployment& st, const PipelineArgs& p) {
   return j;
 }
 
+namespace {
+
 /// "m microbatches in flight" as the rows use them: min(requested, batch), since a
 /// microbatch holds at least one sequence (pipeline.h).
 std::string in_flight(const PipelineArgs& p, const std::vector<int64_t>& batches) {
@@ -75,16 +81,26 @@ std::string in_flight(const PipelineArgs& p, const std::vector<int64_t>& batches
   return fmt::format("{} to {} microbatches in flight ({} asked; a microbatch holds at least one sequence)", least, most, want);
 }
 
-void print_header(const Deployment& st, const PipelineArgs& p, const std::vector<int64_t>& batches, const char* what) {
-  std::cout << what << describe_text(st)
-            << fmt::format("pipeline    {} stages x {} = {}; {} of {} layers per stage (the busiest; each keeps the embedding "
-                           "and LM head); {}; stage-to-stage sends over scale-out\n",
-                           p.pp, counted(st.n_chips, "chip"), counted(p.pp * st.n_chips, "chip"), n_layers(st.model), n_layers(st.model) * p.pp, in_flight(p, batches));
+}  // namespace
+
+std::string pipeline_text(const Deployment& st, const PipelineArgs& p, const std::vector<int64_t>& batches) {
+  return fmt::format("pipeline    {} stages x {} = {}; {} of {} layers per stage (the busiest; each keeps the embedding "
+                     "and LM head); {}; stage-to-stage sends over scale-out\n",
+                     p.pp, counted(st.n_chips, "chip"), counted(p.pp * st.n_chips, "chip"), n_layers(st.model), n_layers(st.model) * p.pp,
+                     in_flight(p, batches));
+}
+
+namespace {
+
+void print_header(const Deployment& st, const PipelineArgs& p, const std::vector<int64_t>& batches, const char* what,
+                  const std::optional<ReplicaNote>& note = std::nullopt) {
+  std::cout << what << describe_text(st) << replica_note_text(note) << pipeline_text(st, p, batches);
   for (const auto& w : deployment_warnings(st)) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
 }
 
-void emit(const Table& t, const OutputArgs& o, nlohmann::json j, const char* command) {
+void emit(const Table& t, const OutputArgs& o, nlohmann::json j, const char* command, const std::optional<ReplicaNote>& note = std::nullopt) {
+  if (note) j["replica_choice"] = replica_note_json(note);
   if (o.csv) {
     print_csv(std::cout, t);
   } else if (o.json) {
@@ -106,9 +122,37 @@ void add_pipeline_options(CLI::App& app, PipelineArgs& p) {
   app.add_option("--microbatches", p.microbatches, "Microbatches in flight through the pipeline, the batch split among them (default: --pp; needs --pp > 1)");
 }
 
-void run_pipeline_decode(const DeploymentArgs& a, const PipelineArgs& p, const OutputArgs& o, const std::vector<int64_t>& batches,
-                         const std::vector<int64_t>& contexts) {
-  const Deployment st = resolve_stage(a, p, contexts.front());
+void add_auto_pp_option(CLI::App& app, std::optional<int64_t>& pp) {
+  app.add_option("--pp", pp,
+                 "Pipeline stages: the layers split over N groups of chips (one scale-up domain each), activations sent between them "
+                 "over scale-out; -n then counts every stage's chips (default: without -n, when no replica within the scale-up domain "
+                 "holds the model, the pipeline `chalk layouts` ranks first; else 1)");
+}
+
+std::optional<PipelineArgs> chosen_pipeline(const DeploymentArgs& a, const std::optional<int64_t>& pp, const std::optional<ReplicaNote>& note) {
+  if (pp && *pp < 1) throw InputError("--pp", "must be >= 1 stage, got " + std::to_string(*pp));
+  PipelineArgs p;
+  if (pp) {
+    if (*pp == 1) return std::nullopt;
+    p.pp = *pp;
+    return p;
+  }
+  if (a.chips != 0 || !note || note->pp <= 1) return std::nullopt;
+  p.pp = note->pp;
+  return p;
+}
+
+void run_pipeline_decode(const DeploymentArgs& a, const PipelineArgs& p, const OutputArgs& o, const std::vector<int64_t>& batches_in,
+                         const std::vector<int64_t>& contexts_in, const PipelineCommand& command) {
+  std::vector<int64_t> batches = batches_in, contexts = contexts_in;
+  const Deployment st = resolve_pipeline_stage(a, p, contexts.front());
+  if (command.cap_batches_at_memory_full) {
+    const int64_t full = memory_plan(st, 0, *std::max_element(contexts.begin(), contexts.end())).max_batch;
+    if (full >= 1 && full < *std::max_element(batches.begin(), batches.end())) {
+      std::erase_if(batches, [&](int64_t b) { return b > full; });
+      if (batches.empty() || batches.back() < full) batches.push_back(full);
+    }
+  }
   const Deployment lower = roofline_of(st);
   const PipelineShape shape = shape_of(p);
   Table t;
@@ -131,7 +175,8 @@ void run_pipeline_decode(const DeploymentArgs& a, const PipelineArgs& p, const O
                {"stage_kv_gb", "stage KV GB"},
                {"memory_fits", "fits"}};
   t.set_priority({"batch", "context_tokens"}, 0);
-  t.set_priority({"pp", "microbatches", "stage_weights_gb", "stage_busy", "t_pass_ms"}, 2);
+  // tok/s per chip and $/Mtok within 100 columns: what `serving sweep` defaults to show.
+  t.set_priority({"pp", "microbatches", "microbatch", "stage_weights_gb", "stage_busy", "t_pass_ms", "t_hop_ms", "t_step_roofline_ms"}, 2);
   for (int64_t s : contexts) {
     for (int64_t b : batches) {
       const PipelineDecode r = pipeline_decode(st, shape, b, s);
@@ -143,17 +188,17 @@ void run_pipeline_decode(const DeploymentArgs& a, const PipelineArgs& p, const O
     }
   }
   if (!o.csv && !o.json) {
-    print_header(st, p, batches,
-                 "chalk decode --pp: a pipelined replica (lecture 47:12-1:18:33): pass = stages x stage step + hops; TPOT = the time "
-                 "between a user's tokens = max(pass, microbatches x stage step); tok/s = batch / TPOT; roofline ms = the same "
-                 "pipeline with mechanisms off (the roofline at the achievable rates below)\n");
+    const std::string how = "a pipelined replica (lecture 47:12-1:18:33): pass = stages x stage step + hops; TPOT = the time between "
+                            "a user's tokens = max(pass, microbatches x stage step); tok/s = batch / TPOT; roofline ms = the same pipeline "
+                            "with mechanisms off (the roofline at the achievable rates below)\n";
+    print_header(st, p, batches, (command.title.empty() ? "chalk decode --pp: " + how : command.title + how).c_str(), command.note);
   }
-  emit(t, o, pipeline_json(st, p), "decode");
+  emit(t, o, pipeline_json(st, p), command.name, command.note);
 }
 
 void run_pipeline_prefill(const DeploymentArgs& a, const PipelineArgs& p, const OutputArgs& o, const std::vector<int64_t>& batches,
                           const std::vector<int64_t>& prompts, int64_t prefix) {
-  const Deployment st = resolve_stage(a, p, prompts.back() + prefix);
+  const Deployment st = resolve_pipeline_stage(a, p, prompts.back() + prefix);
   const Deployment lower = roofline_of(st);
   const PipelineShape shape = shape_of(p);
   Table t;

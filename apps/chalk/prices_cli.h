@@ -57,6 +57,9 @@ struct ForwardArgs {
   std::string compare;
   OutputArgs output;
   EnergyArgs energy;  ///< --chip-power-w, --pue, --host-w-per-chip (energy_cli.h)
+  /// --pp: pipeline stages; unset: the pipeline `chalk layouts` ranks first when no replica
+  /// within the scale-up domain holds the model, else 1 (pipeline_cli.h).
+  std::optional<int64_t> pp;
 };
 
 /// `prices compare`: hosts' offers of one model beside chalk's cost at their speed.

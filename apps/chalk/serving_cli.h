@@ -50,6 +50,9 @@ struct ServingArgs {
   std::string html_path = "chalk-serving.html";
   int64_t crossover_batch = 256;
   bool explain = false;  ///< --explain (sweep, balance): how each figure is computed (chalk/serving/explain.h)
+  /// --pp (sweep): pipeline stages; unset: the pipeline `chalk layouts` ranks first when no
+  /// replica within the scale-up domain holds the model, else 1 (pipeline_cli.h).
+  std::optional<int64_t> pp;
 };
 
 void add_lever_options(CLI::App& cmd, LeverArgs& l);

@@ -28,7 +28,8 @@ double output_cost_at(const Deployment& d, int64_t batch, int64_t context) {
 /// One offer on one system, from the replica search's answer `c` at the offer's speed.
 /// Why no replica within `s`'s scale-up domain holds the model: its weights alone (the
 /// usual reason: a 671 GB model on an 8 x 80 GB domain), else the weights beside one
-/// sequence's KV cache at `context`. Replicas spanning several domains are not searched.
+/// sequence's KV cache at `context`, when no replica of up to 64 domains holds it either
+/// (cheapest_replicas_at_speeds tries the smallest replica across domains).
 std::string fit_reason(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& opt, int64_t context) {
   const std::string domain = "one " + std::to_string(s.scale_up_domain) + "-chip scale-up domain of " + s.name;
   try {
@@ -39,10 +40,10 @@ std::string fit_reason(const ModelSpec& m, const SystemSpec& s, const Deployment
     const double usable_gb = to_gb(s.chip.hbm_capacity) * static_cast<double>(s.scale_up_domain) * (1 - o.memory_reserve_fraction);
     if (weights_gb > usable_gb) {
       return "the model's weights (" + num(weights_gb, "%.4g") + " GB) do not fit " + domain + " (" + num(usable_gb, "%.4g") +
-             " GB usable); multi-domain replicas are not searched";
+             " GB usable); nor does any replica of up to 64 domains";
     }
     return "the model's weights (" + num(weights_gb, "%.4g") + " GB) and one sequence's KV cache at " + std::to_string(context) +
-           " tokens do not fit " + domain + " (" + num(usable_gb, "%.4g") + " GB usable); multi-domain replicas are not searched";
+           " tokens do not fit " + domain + " (" + num(usable_gb, "%.4g") + " GB usable); nor does any replica of up to 64 domains";
   } catch (const std::exception&) {
     return "the weights and one sequence of " + std::to_string(context) + " tokens fit no replica within " + domain;
   }

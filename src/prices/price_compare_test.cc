@@ -98,23 +98,26 @@ TEST(HostCompare, WaferScaleSpeedIsNoLayoutsNumber) {
   }
 }
 
-TEST(HostCompare, ModelBeyondOneScaleUpDomainSaysSo) {
-  // DeepSeek-V3's 671 GB of fp8 weights on H100 SXM: one 8-chip domain holds 8 x 80 GB x
-  // 0.9 = 576 GB usable, so no replica is searched there. The reason is the weights, not a
-  // missing price (h100-sxm has one) nor the host's speed.
+TEST(HostCompare, ModelBeyondOneScaleUpDomainIsPricedOnTheSmallestReplicaThatHoldsIt) {
+  // DeepSeek-V3's weights on H100 SXM (673 GB with its bf16 parts) exceed one 8-chip
+  // domain's 8 x 80 GB x 0.9 = 576 GB usable; 16 chips (1,152 GB usable) hold them, the
+  // replica `chalk layouts` and every other command's default take. So each offer is priced
+  // on 16 chips, or is beyond the fastest speed they reach, never "not searched" (review 2
+  // L7: the page's hosts view said so while its other views priced 16 chips).
   const auto sheet = builtin_host_sheet("deepseek-v3");
   ASSERT_TRUE(sheet.has_value());
   DeploymentOptions base;
   base.mechanisms.enabled = true;
   const HostComparison h = compare_hosts(load_model("deepseek-v3"), *sheet, {load_system("h100-sxm")}, base, {});
+  int priced = 0;
   for (const OfferComparison& oc : h.offers) {
-    EXPECT_FALSE(oc.cheapest.has_value()) << oc.offer.provider;
     const SystemCost& r = oc.systems.at(0);
-    EXPECT_FALSE(r.speed_out_of_reach);
-    EXPECT_NE(r.unreachable.find("the model's weights ("), std::string::npos) << r.unreachable;
-    EXPECT_NE(r.unreachable.find("do not fit one 8-chip scale-up domain of h100-sxm"), std::string::npos) << r.unreachable;
-    EXPECT_NE(r.unreachable.find("multi-domain replicas are not searched"), std::string::npos) << r.unreachable;
+    EXPECT_EQ(r.unreachable.find("do not fit"), std::string::npos) << r.unreachable;
+    if (r.speed_out_of_reach) continue;
+    EXPECT_EQ(r.n_chips, 16) << oc.offer.provider;
+    ++priced;
   }
+  EXPECT_GT(priced, 0);
 }
 
 TEST(HostCompare, UnstatedSpeedIsAssumedNotTheCostFloor) {

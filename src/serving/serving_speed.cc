@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "chalk/base/error.h"
+#include "chalk/engine/default_layout.h"
 #include "chalk/serving/serving_speed.h"
 #include "serving_replicas.h"
 
@@ -35,7 +36,19 @@ std::vector<SpeedChoice> cheapest_replicas_at_speeds(const ModelSpec& m, const S
   validate(levers);
   std::vector<ExcludedReplica> excluded;
   const auto sizes = detail::replica_sizes(m, s, {});
-  const auto reps = detail::resolve_replicas(m, s, base, sizes, context, int64_t{1} << 24, excluded);
+  auto reps = detail::resolve_replicas(m, s, base, sizes, context, int64_t{1} << 24, excluded);
+  // No replica within the scale-up domain holds the model (DeepSeek-V3's 673 GB on 8 x 80 GB
+  // H100): the smallest replica that does, across domains, the one every other command
+  // prices by default (review 2 L7: `prices compare` and the page's hosts view said
+  // "multi-domain replicas are not searched" while the other views priced 16 chips).
+  if (reps.empty()) {
+    try {
+      const int64_t n = smallest_replica_chips(m, s, base, context);
+      if (n > s.scale_up_domain) reps = detail::resolve_replicas(m, s, base, {n}, context, int64_t{1} << 24, excluded);
+    } catch (const InputError&) {
+      // no replica of up to 64 domains holds it: the answer stays empty, and says why
+    }
+  }
   const DecodeLevers lev = resolve_levers(levers, context);
   std::optional<ModePoint> fastest;
   for (const auto& r : reps) {

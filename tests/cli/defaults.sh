@@ -117,7 +117,10 @@ assert [(r['batch'], r['memory_fits']) for r in rows] == [(1, True), (64, False)
 "$CHALK" prices forward -m deepseek-v3 -H h100-sxm --json | python3 -c "
 import json, sys
 c = json.load(sys.stdin)['replica_choice']
-assert c['rule'] == 'smallest' and c['choice']['chips'] == 16 and 'no replica within the scale-up domain of 8 chips' in c['why'], c
+# 673.2 GB of weights against 8 x 80 = 640 GB; the layout search ranks DP-attention EP16 above
+# any pipeline there, so no stages (pp 1).
+assert c['rule'] == 'smallest' and c['choice']['chips'] == 16 and c['pp'] == 1, c
+assert c['why'] == 'no replica within the 8-chip scale-up domain holds deepseek-v3 (673.2 GB of weights; one domain has 640.0 GB of HBM), so the smallest replica that does', c['why']
 " || fail "deepseek-v3 on h100: fallback beyond the domain"
 echo "defaults: all passed"
 

@@ -129,10 +129,10 @@ for n in range(1, int(sys.argv[3]) + 1):
 if not {"model", "hardware"} <= seen: bad.append(f"no command printed a model and a hardware object: {seen}")
 # The keys the old vocabulary used for the same quantities are gone.
 # Training: the scaling law's N is params_active_matmul (was params_active / active_params
-# there, a different number from model.params_active); a sequence length is seq_len_tokens
-# (was sequence_tokens in train run); chip-hours are chip_hours (was gpu_hours in train run).
+# there, a different number from model.params_active); a sequence length is context_tokens
+# (was seq_len_tokens, and sequence_tokens in train run); chip-hours are chip_hours (was gpu_hours in train run).
 # `prices infer` keeps its estimate object active_params.
-old = {"user_tok_per_s", "chip_tok_per_s", "replica_tok_per_s", "fits_in_hbm", "t_comm_exposed_ms", "sequence_tokens", "active_params", "hbm_tb_per_s", "gpu_hours"}
+old = {"user_tok_per_s", "chip_tok_per_s", "replica_tok_per_s", "fits_in_hbm", "t_comm_exposed_ms", "sequence_tokens", "seq_len_tokens", "active_params", "hbm_tb_per_s", "gpu_hours"}
 for n in range(1, int(sys.argv[3]) + 1):
     text = open(f"{sys.argv[2]}/{n}.json").read()
     cmd = open(f"{sys.argv[2]}/{n}.cmd").read().strip()

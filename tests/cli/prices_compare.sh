@@ -145,19 +145,17 @@ expect_error "--speed: must be > 0 tok/s per user, got 0" prices compare -m gpt-
 expect_error "--speed: must be > 0 tok/s per user, got -3" prices compare -m gpt-oss-120b --speed -3
 expect_error "--hardware" prices compare -m gpt-oss-120b -H no-such-chip
 
-# DeepSeek-V3 on H100 SXM: priced, but 671 GB fits no 8-chip domain; the reason is said,
-# not "no public price" nor the speed.
-"$CHALK" prices compare -m deepseek-v3 -H h100-sxm > "$tmp/ds.txt" || fail "deepseek-v3 on h100-sxm exited $?"
-grep -q "do not fit one 8-chip scale-up domain of h100-sxm" "$tmp/ds.txt" || fail "no weights reason: $(cat "$tmp/ds.txt")"
-grep -q "none holds it" "$tmp/ds.txt" || fail "row not marked 'none holds it': $(cat "$tmp/ds.txt")"
-! grep -q "public price\|none reaches it" "$tmp/ds.txt" || fail "wrong reason: $(cat "$tmp/ds.txt")"
+# DeepSeek-V3 on H100 SXM: 673 GB fits no 8-chip domain (576 GB usable), so each offer is
+# priced on the smallest replica that holds it, 16 chips, as every other command's default
+# (review 2 L7: it was "multi-domain replicas are not searched").
 "$CHALK" prices compare -m deepseek-v3 -H h100-sxm --json | python3 -c "
 import json, sys
 for o in json.load(sys.stdin)['rows']:
-    assert o['cheapest_system'] is None and 'multi-domain replicas are not searched' in o['why_not'], o
+    r = o['systems'][0]
+    assert o['cheapest_system'] == 'h100-sxm' and r['chips'] == 16 and r['blended_cost_usd_per_mtok'] > 0, o
     # Not stated: null, as docs/prices.md says, never ''.
     assert o['speed_date'] is None and o['speed_source'] is None, o
-" || fail "deepseek-v3 --json reason or null speed fields"
+" || fail "deepseek-v3 on h100-sxm not priced on 16 chips, or null speed fields"
 # The help's description is a whole sentence.
 "$CHALK" prices compare --help | grep -q "break-even utilisation at that cost" || fail "prices compare --help description cut short"
 exit 0

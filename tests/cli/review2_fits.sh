@@ -55,17 +55,15 @@ assert len(w) == 1, w
 assert '-n 8 holds batch 64 at 8192 tokens; no replica within the 8-chip scale-up domain holds batch 256 at 8192 tokens' in w[0], w[0]
 " || fail "decode's warning names -n 8 for batch 64"
 
-# H1's hint: a command without --pp names one that has it (decode), with the chips.
+# H1's hint: a command without --pp names one that has it, with the chips.
 "$CHALK" layouts -m llama-3.1-405b -H h100-sxm --json | python3 -c "
 import json, sys; d = json.load(sys.stdin)
 s = json.dumps(d)
 assert ': --pp 2' not in s, 'hint names --pp alone'
 " || fail "layouts hint names a flag layouts lacks"
-out=$("$CHALK" prices forward -m llama-3.1-405b -H h100-sxm --wide)
-printf "%s\n" "$out" | grep -q "chalk decode --pp 2 -n 16 prices it" || fail "prices forward hint"
-# The replica line names the pipeline layouts ranks first with its price, as layouts does
-# (PP2 x (TP8): 168.4 tok/s per chip at $2.35/h: 2.35 / 3600 / 168.4 x 1e6 = $3.877/Mtok).
-printf "%s\n" "$out" | tr -s " \n" " " | grep -q "ranks a pipeline first on these chips, PP2 x (TP8): 168.4 tok/s per chip, \$3.877/Mtok" || fail "prices forward does not name the pipeline layouts ranks first"
+# prices forward now prices that pipeline by default (tests/cli/pipeline_default.sh); a command
+# that prices none names the commands that do, with the flag they take.
+"$CHALK" serving window -m llama-3.1-405b -H h100-sxm --wide | tr -s " \n" " " | grep -q "PP2 x (TP8) (above) ranks first on these chips in \`chalk layouts\`; this command runs one replica without stages: chalk prices forward or chalk serving sweep prices the pipeline (--pp 2)" || fail "serving window does not name the pipeline layouts ranks first"
 
 # M2: README's `layouts --objective latency --batch 64` ranks layouts. 2 H100 hold 4 sequences
 # of Llama 2 70B at 4096 tokens ((144 - 138 GB) / 1.34 GB); 4 hold (288 - 138) / 1.34 = 111,

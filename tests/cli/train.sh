@@ -70,7 +70,7 @@ j = json.load(sys.stdin)
 r = j['rows'][0]
 f = r['train_step_flags']
 assert set(f) == {'dp', 'tp', 'pp', 'cp', 'ep', 'etp', 'virtual_stages', 'schedule', 'zero', 'microbatch', 'recompute', 'recompute_modules', 'no_sp', 'reversible'}, f
-args = [sys.argv[1], 'train', 'step', '-m', j['model']['name'], '-H', j['hardware']['name'], '-n', str(j['chips']), '-B', str(j['global_batch']), '-s', str(j['seq_len_tokens']), '--json']
+args = [sys.argv[1], 'train', 'step', '-m', j['model']['name'], '-H', j['hardware']['name'], '-n', str(j['chips']), '-B', str(j['global_batch']), '-s', str(j['context_tokens']), '--json']
 for k, v in f.items():
     flag = '--' + k.replace('_', '-')
     if v is True: args.append(flag)

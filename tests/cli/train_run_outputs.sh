@@ -40,8 +40,8 @@ assert j['cost_usd'] is not None and j['price_usd_per_chip_hour'] > 0
 # The run's flags are each phase's defaults: --chips 2048, --seq 8192, --mfu 0.2, --goodput 0.5.
 "$CHALK" train run --phase tokens=1e12 --phase tokens=1e11,chips=16,mfu=0.3 --seq 8192 --mfu 0.2 --goodput 0.5 --json | python3 -c "
 import json, sys; p = json.load(sys.stdin)['rows']
-assert (p[0]['chips'], p[0]['seq_len_tokens'], p[0]['mfu'], p[0]['goodput']) == (2048, 8192, 0.2, 0.5), p[0]
-assert (p[1]['chips'], p[1]['seq_len_tokens'], p[1]['mfu'], p[1]['goodput']) == (16, 8192, 0.3, 0.5), p[1]
+assert (p[0]['chips'], p[0]['context_tokens'], p[0]['mfu'], p[0]['goodput']) == (2048, 8192, 0.2, 0.5), p[0]
+assert (p[1]['chips'], p[1]['context_tokens'], p[1]['mfu'], p[1]['goodput']) == (16, 8192, 0.3, 0.5), p[1]
 " || fail "flags as phase defaults"
 # A phase's step_time_s replaces the flags' --mfu; --step-time-s is a phase's default speed.
 "$CHALK" train run -n 8 --mfu 0.2 --phase tokens=1e12,step_time_s=20,tokens_per_step=1e5 --json | python3 -c "

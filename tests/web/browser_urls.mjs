@@ -10,13 +10,16 @@ export async function urlChecks({ browser, url, check, cli, NW }) {
   // doubles, and says so, where it was blank and asked for --replica-chips, a flag the page
   // lacks. Only the views under test run there (the others are answered "skipped" at once).
   const p3 = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await check('a bad URL names the unknown model once', async () => {
-    await p3.goto(`${url}/?model=no-such-model&hardware=h100-sxm`);
+  await check('a bad URL names the unknown model once; a system alias (h100) selects its system', async () => {
+    await p3.goto(`${url}/?model=no-such-model&hardware=h100`);
     await p3.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 30000 });
     const text = await p3.textContent('#error');
     assert.equal(text.split('no-such-model').length - 1, 1, text);
     assert.match(text, /^model: unknown model 'no-such-model'/);
     assert.equal((await p3.evaluate(() => window.chalk.errors)).length, 1);
+    // `chalk decode -H h100` reads h100-sxm: so does the page (review 2 L6: the select was blank).
+    assert.equal(await p3.inputValue('#hardware'), 'h100-sxm');
+    assert.doesNotMatch(p3.url(), /hardware=h100(&|$)/);  // rewritten: h100-sxm, the default, leaves the URL
   });
   await check('DeepSeek-V3 on H100: the frontier on replicas that hold it = chalk serving frontier, said under the chart', async () => {
     await p3.route(/\/api\/(decode|prefill|serving\/(sweep|balance)|layouts|prices\/(infer|compare)|train\/|simulate)/,

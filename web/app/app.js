@@ -374,6 +374,8 @@ async function start() {
   fill($('model'), models.rows.map((m) => m.name));
   chalk.maxContext = new Map(models.rows.filter((m) => m.max_context_tokens > 0).map((m) => [m.name, m.max_context_tokens]));
   fill($('hardware'), systems.rows.map((s) => s.name));
+  // A system alias the CLI reads (h100 for h100-sxm) selects that system, named as the server reads it (review 2 L6).
+  if (!systems.rows.some((s) => s.name === state.hardware)) state.hardware = await api('/api/decode', { model: 'llama-3.1-8b', hardware: state.hardware, chips: 1, batch: 1, context: 128, allow_infeasible: true }).then((j) => j.hardware.name, () => state.hardware);
   fill($('sheet'), sheets.rows.map((s) => s.name));
   for (const k of Object.keys(SLIDERS)) {
     $(k).addEventListener('input', () => { if (k === 'rate') chalk.rateAuto = false; state[k] = SLIDERS[k].toValue(Number($(k).value)); syncControls(); later(); });

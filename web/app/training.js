@@ -37,7 +37,7 @@ export async function updateTraining({ base, chips, draw, data }) {
   data.train_layouts = lay;
   const best = lay.rows.find((l) => l.memory_fits);
   if (!best) throw new Error(`no training plan fits on ${chips} chips`);
-  const plan = { ...best.train_step_flags, global_batch: lay.global_batch, seq_len: lay.seq_len_tokens };
+  const plan = { ...best.train_step_flags, global_batch: lay.global_batch, seq_len: lay.context_tokens };
   for (const [k, v] of Object.entries(plan)) if (v === '' || v === false) delete plan[k];
   const [step, mem] = await Promise.all([api('/api/train/step', { ...base, chips, ...plan, explain: true }), api('/api/train/memory', { ...base, chips, ...plan, explain: true })]);
   const tx = Object.fromEntries([...step.explanations, ...mem.explanations].map((x) => [x.key, x]));
