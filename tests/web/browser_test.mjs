@@ -74,6 +74,7 @@ try {
     assert.deepEqual(errors, [], 'views that failed');
   };
   const plotted = (name) => page.evaluate((n) => window.chalk.views[n].data('rows'), name);
+  const sweepBatches = () => page.evaluate(() => window.chalk.data.sweepBatches);
   const M = ['-m', 'llama-3.1-8b', '-H', 'h100-sxm'];
 
   await page.goto(`${server.url}/?model=llama-3.1-8b&hardware=h100-sxm&batch=64&context=4096`);
@@ -84,13 +85,13 @@ try {
   });
   await check('step time by term = chalk serving sweep', async () => {
     const rows = await plotted('step');
-    const c = cli('serving', 'sweep', ...M, ...N(...M, '-s', '4096'), '-b', '1:65536', '-s', '4096').rows;
+    const c = cli('serving', 'sweep', ...M, ...N(...M, '-s', '4096'), '-b', await sweepBatches(), '-s', '4096').rows;
     assert.ok(rows.length >= 17 * 3, `${rows.length} points`);
     for (const r of rows) close(r.value, c.find((x) => x.batch === r.x)[r.key], `${r.key} at batch ${r.x}`);
   });
   await check('cost by term = chalk serving sweep', async () => {
     const rows = await plotted('cost');
-    const c = cli('serving', 'sweep', ...M, ...N(...M, '-s', '4096'), '-b', '1:65536', '-s', '4096').rows;
+    const c = cli('serving', 'sweep', ...M, ...N(...M, '-s', '4096'), '-b', await sweepBatches(), '-s', '4096').rows;
     for (const r of rows) close(r.value, c.find((x) => x.batch === r.x)[r.key], `${r.key} at batch ${r.x}`);
   });
   await check('the legend lists only drawn terms', async () => {
@@ -104,10 +105,12 @@ try {
   // Review M3: the batch sweep runs to 65,536 but 2 H100 hold Llama 3.1 8B's KV for far fewer
   // sequences at 4,096 tokens; points past HBM are grey (step) or cut (cost), the limit a red rule.
   await check('step and cost past HBM: grey or cut, the last fitting batch marked = chalk serving sweep memory_fits', async () => {
-    const c = cli('serving', 'sweep', ...M, ...N(...M, '-s', '4096'), '-b', '1:65536', '-s', '4096').rows;
+    const c = cli('serving', 'sweep', ...M, ...N(...M, '-s', '4096'), '-b', await sweepBatches(), '-s', '4096').rows;
     const fits = (b) => c.find((x) => x.batch === b).memory_fits;
     const last = Math.max(...c.filter((x) => x.memory_fits).map((x) => x.batch));
     assert.ok(c.some((x) => !x.memory_fits) && last >= 64 && last < 65536, `last fitting batch ${last}`);
+    // Review 3 M3: the last point is the batch that fills HBM (chalk decode's max batch), not a power of two below it.
+    assert.equal(last, cli('decode', ...M, ...N(...M, '-s', '4096'), '-s', '4096', '--explain').explanations[0].figures.find((x) => x.key === 'max_batch_at_context').result);
     const step = await plotted('step');
     for (const r of step) assert.equal(r.fits, fits(r.x), `step point at batch ${r.x}`);
     assert.ok(step.some((r) => !r.fits), 'no grey step point');
