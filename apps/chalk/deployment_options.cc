@@ -72,6 +72,10 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags)
   app.add_flag("--enforce-eager", a.enforce_eager,
                "No CUDA graphs (vLLM's --enforce-eager): every step runs eagerly, at least its kernels x the host's "
                "launch time (default: the engine's captured batch sizes, padded up; eager above the largest)");
+  app.add_option("--eplb", a.eplb,
+                 "Routed experts against a learned router's skew: no = experts in order (engines' default; the busiest EP rank "
+                 "from TensorRT-LLM's DeepSeek-R1 expert loads), yes = EPLB's redundant experts (default: uniform routing, "
+                 "the lower bound)");
   app.add_option("--dispatch-dtype", a.dispatch_dtype,
                  "Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)");
 }
@@ -127,6 +131,9 @@ DeploymentOptions options_from(const DeploymentArgs& a) {
   if ((a.tp || a.ep) && a.roofline) throw InputError(a.tp ? "--tp" : "--ep", "sets the engine step's layout; the roofline has none (drop --roofline)");
   if (a.two_batch_overlap && a.roofline) throw InputError("--two-batch-overlap", "sets the engine step's layout; the roofline has none (drop --roofline)");
   if (a.enforce_eager && a.roofline) throw InputError("--enforce-eager", "sets how the engine step launches its kernels; the roofline has none (drop --roofline)");
+  if (a.eplb && a.roofline) throw InputError("--eplb", "sets where the engine step's experts sit; the roofline has none (drop --roofline)");
+  if (a.eplb && a.eplb->empty()) throw InputError("--eplb", "expected yes or no, got ''");
+  if (a.eplb) o.mechanisms.expert_balance = parse_expert_balance(*a.eplb, "--eplb");
   if (a.dispatch_dtype && a.roofline) throw InputError("--dispatch-dtype", "sets the engine step's layout; the roofline has none (drop --roofline)");
   if (a.tp && *a.tp < 1) throw InputError("--tp", "must be >= 1, got " + std::to_string(*a.tp));
   if (a.ep && *a.ep < 1) throw InputError("--ep", "must be >= 1, got " + std::to_string(*a.ep));

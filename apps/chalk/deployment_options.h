@@ -45,6 +45,7 @@ struct DeploymentArgs {
   std::optional<int64_t> tp, ep;   ///< layout degrees (unset = the layout search's best for the chips)
   bool two_batch_overlap = false;  ///< two micro-batches hide EP traffic
   bool enforce_eager = false;      ///< --enforce-eager: no CUDA graphs, the host launches every kernel
+  std::optional<std::string> eplb;  ///< yes, no; unset = uniform routing (ExpertBalance)
   std::optional<std::string> dispatch_dtype;  ///< EP dispatch format (unset = bf16)
   /// --allow-infeasible: print the figures of stated chips that cannot hold the weights, or
   /// of a sequence past the model's maximum context (refuse_beyond_max_context), for study,

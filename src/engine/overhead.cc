@@ -99,7 +99,6 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   const FlopsPerSecond attention_rate = min(sys.chip.peak_for(MatmulPrecision::bf16) * std::min(cal.attention_compute_fraction * sys.efficiency.sustained_clock, bf16_eff),
                                             sys.chip.peak_for(dep.compute) * dep.matmul_efficiency);
 
-  // Expert-parallel traffic exists when attention is data parallel over several ranks.
   const bool ep_traffic = !dep.moe.empty() && dp_attention > 1 && L.ep > 1 && !L.weight_gathered;
   // Two micro-batches need something to split: a decode step needs two sequences on every
   // data-parallel rank (a prefill splits its tokens, prompts included: profile-data README).
@@ -177,10 +176,9 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   // The router GEMM (d x E per MoE layer) on the step's tokens, split as the projections.
   const Seconds t_router = op(2 * p.router * tokens / n * attention_share, rate_for(dep, w.router), Bytes((p.router + p.norms) * weight_bytes_per_element(w.router, w.router_bits)), weight_rate(w.router), false);
 
-  // Routed experts: the busiest EP rank's share of the touched experts and of the
-  // token-expert assignments (uniform top-k routing; learned routers are more skewed).
-  // Their grouped GEMMs pay a fixed cost per output tile over its reduction
-  // (routed_expert_grouped_efficiency): FLOPs are counted at that rate, as training does
+  // Routed experts: the busiest EP rank's share of the touched experts (uniform top-k) and of the
+  // token-expert assignments (ExpertBalance: expert_skew.h). Their grouped GEMMs pay a fixed cost per output tile over its
+  // reduction (routed_expert_grouped_efficiency): FLOPs counted at that rate, as training does
   // (training/gemm_shapes.cc), so the compute side of the max() grows, not the FLOPs.
   const MatmulPrecision expert_precision = detail::class_of(w.experts, dep.system.chip);
   double expert_flops = 0, expert_time_flops = 0;
@@ -190,7 +188,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     expert_bytes += g.bytes_per_expert * (g.layers * on_busiest / d(L.tp_expert));
     const double assignments = tokens * g.top_k;
     const double bins = std::min(d(L.ep), g.n_experts);
-    const double busiest = busiest_load(assignments, bins);
+    const double busiest = busiest_load(assignments, bins, g.n_experts, dep.mechanisms.expert_balance);
     const double expert_params = g.bytes_per_expert.value() / weight_bytes_per_element(w.experts, w.experts_bits);
     const double group_flops = g.layers * 2 * expert_params * busiest / d(L.tp_expert);
     expert_flops += group_flops;
@@ -299,11 +297,14 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
         const double per_token = g.top_k * d(dep.model.d_model);
         // The exchange ends when the busiest rank has sent and received its share: the
         // sender with the most tokens (whole sequences: ceil of the mean) and the receiver
-        // of the most token-expert pairs (uniform routing: the busiest of ep ranks). The
-        // skew scales the bytes, not the fixed latency.
+        // of the most token-expert pairs (the busiest of ep ranks, ExpertBalance); normal kernels
+        // send one copy per domain, so their scale-out bytes go to the busiest domain (its skew,
+        // never below the uniform per-rank one). The skew scales the bytes, not the fixed latency.
         const double pairs = tokens * g.top_k;
-        const double receive_skew = pairs > 0 ? busiest_load(pairs, ep) / (pairs / ep) : 1.0;
+        auto skew_over = [&](double bins, ExpertBalance b) { return pairs > 0 && bins > 1 ? busiest_load(pairs, bins, g.n_experts, b) / (pairs / bins) : 1.0; };
+        const double receive_skew = skew_over(ep, dep.mechanisms.expert_balance);
         const double skew = std::max({1.0, receive_skew, attention_share});  // sender: whole sequences
+        const double remote_skew = low_latency_kernels ? skew : std::max({1.0, skew_over(ep, ExpertBalance::uniform), skew_over(nodes, dep.mechanisms.expert_balance), attention_share});
         for (const bool is_dispatch : {true, false}) {
           const double b = is_dispatch ? L.dispatch_bytes_per_element : L.combine_bytes_per_element;
           const Bytes all = Bytes(chip_tokens * per_token * b);
@@ -318,7 +319,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
           Seconds latency, wire;
           if (remote.value() > 0 && out != nullptr) {
             latency = out->protocols.front().base_latency + out->protocols.front().step_latency;
-            wire = max(remote / out->bandwidth, over_nvlink / up.bandwidth) * skew;
+            wire = max(remote / out->bandwidth * remote_skew, over_nvlink / up.bandwidth * skew);
           } else {
             latency = all_to_all(Bytes(0), L.ep, up).time;
             wire = max(Seconds(0), all_to_all(all * skew, L.ep, up).time - latency);
@@ -392,7 +393,6 @@ StepBreakdown best_of(const Deployment& dep, const StepShape& s, const StepMix* 
 }  // namespace
 
 StepBreakdown engine_step(const Deployment& dep, const StepShape& s) { return best_of(dep, s, nullptr); }
-
 StepBreakdown engine_step(const Deployment& dep, const StepMix& mix) { return best_of(dep, StepShape{}, &mix); }
 
 }  // namespace chalk

@@ -253,3 +253,37 @@ TEST(Overhead, OnlyCopiesForAnotherDomainCrossScaleOut) {
 
 }  // namespace
 }  // namespace chalk
+
+namespace chalk {
+namespace {
+
+TEST(Overhead, LearnedRouterSkewLoadsTheBusiestRank) {
+  // DeepSeek-V3 FP8 on 8 H200, DP attention, EP8, 256 sequences a GPU at 2,048 tokens: the
+  // busiest rank's routed-expert FLOPs are 58 MoE layers x 2 x 44,040,192 parameters an
+  // expert (3 x 7168 x 2048) x its pairs; 16,384 pairs over 8 ranks, 2,048 mean. Without
+  // EPLB (expert_skew.h) the busiest rank takes mu + hypot(mu (F - 1), B - mu) with F about
+  // 1.37, against balls-into-bins B = 2,048 + sqrt(2048 x 7/8) x sqrt(2 ln 8) = 2,048 + 42.33 x
+  // 2.0393 = 2,134.3.
+  // Only the experts' FLOPs and the exchange's bytes change.
+  ParallelLayout l;
+  l.tp_attention = 1;
+  l.ep = 8;
+  Deployment uniform = engine_deploy("deepseek-v3", "h200", 8, l, DType::fp8);
+  Deployment learned = uniform;
+  learned.mechanisms.expert_balance = ExpertBalance::learned;
+  StepShape s;
+  s.decode_sequences = 2048;
+  s.context = 2048;
+  const StepBreakdown a = engine_step(uniform, s), b = engine_step(learned, s);
+  const double bu = busiest_rank_assignments(16384, 256, 8, ExpertBalance::uniform);
+  const double bl = busiest_rank_assignments(16384, 256, 8, ExpertBalance::learned);
+  EXPECT_NEAR(bu, 2134.3, 0.1);
+  EXPECT_GT(bl / 2048, 1.34);
+  EXPECT_NEAR(b.flops_per_chip.value() - a.flops_per_chip.value(), 58 * 2 * 44040192.0 * (bl - bu), 1e-6 * a.flops_per_chip.value());
+  EXPECT_GT(b.t_dispatch, a.t_dispatch);
+  EXPECT_GT(b.t_step, a.t_step);
+  EXPECT_EQ(b.weight_bytes_per_chip.value(), a.weight_bytes_per_chip.value());
+}
+
+}  // namespace
+}  // namespace chalk

@@ -6,6 +6,7 @@
 
 #include "chalk/base/units.h"
 #include "chalk/engine/collective.h"
+#include "chalk/model/expert_skew.h"
 #include "chalk/model/moe.h"
 
 namespace chalk::detail {
@@ -26,10 +27,13 @@ struct Ledger {
   }
 };
 
-/// Expected largest of `bins` loads when `balls` fall uniformly (moe.h), uncapped.
-inline double busiest_load(double balls, double bins) {
+/// Expected largest of `bins` EP ranks' loads when `balls` token-expert pairs are routed
+/// over `n_experts` experts: uniformly (moe.h, uncapped, over all `bins`), or under a learned
+/// router's skew with or without EPLB (expert_skew.h, over min(bins, n_experts) ranks).
+inline double busiest_load(double balls, double bins, double n_experts, ExpertBalance balance) {
   if (bins <= 1) return balls;
-  return expected_max_load(balls, bins, balls);
+  if (balance == ExpertBalance::uniform) return expected_max_load(balls, bins, balls);
+  return busiest_rank_assignments(balls, static_cast<int64_t>(n_experts), static_cast<int64_t>(bins), balance);
 }
 
 inline const LinkModel& link_for(int64_t ranks, int64_t domain, const LinkModel& up, const LinkModel* out) {

@@ -124,6 +124,7 @@ TEST(MeasurementCsv, RowErrorsNameIdAndColumn) {
   bad_wide("kv", "fp8_e4m3", "X: kv: 'fp8_e4m3' is not one of");
   bad_wide("attention", "mla", "X: attention: 'mla' is not one of tp, dp");
   bad_wide("two_batch_overlap", "true", "X: two_batch_overlap: 'true' is not one of yes, no");
+  bad_wide("eplb", "on", "X: eplb: 'on' is not one of yes, no");
   bad_wide("engine", "vLLM", "X: engine: 'vLLM' is not one of vllm");
   // A serving engine may name its release (engine_policy: vllm before 0.14 does not overlap
   // its host work); a release that is not digits and dots names the form.

@@ -21,7 +21,6 @@ std::string trim_cell(std::string_view s) {
 }
 
 namespace {
-
 std::string trim(std::string_view s) { return trim_cell(s); }
 
 std::string join(const std::vector<std::string>& v) {
@@ -116,6 +115,7 @@ const std::vector<std::string>* vocabulary(const std::string& column) {
       {"compute", kComputeFormats},
       {"batch_per", {"run", "replica", "chip"}},
       {"two_batch_overlap", {"yes", "no"}},
+      {"eplb", {"yes", "no"}},
       {"ep_dispatcher", {"deepep", "alltoall"}},
       {"ep_overlap", {"yes", "no"}},
       {"sequence_parallel", {"yes", "no"}},
@@ -256,6 +256,7 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
   check_drafter(m.drafter, m.draft_tokens, r.field("drafter"));
   m.attention_draft_tokens = r.integer("attention_draft_tokens", 0);
   m.two_batch_overlap = r.closed("two_batch_overlap");
+  m.eplb = r.closed("eplb");
   m.ep_dispatcher = r.closed("ep_dispatcher");
   m.ep_overlap = r.closed("ep_overlap");
   m.sequence_parallel = r.closed("sequence_parallel");

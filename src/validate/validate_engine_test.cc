@@ -92,6 +92,30 @@ TEST(Validate, AnUnstatedLayoutIsTheBestTheRowsEngineCanLaunch) {
   for (const auto& a : odd.assumptions) EXPECT_EQ(a.find("can launch"), std::string::npos) << a;
 }
 
+TEST(Validate, EplbColumnPlacesTheExperts) {
+  // DeepSeek-R1 decode on 8 B200, DP attention, EP8, 256 sequences a GPU at 2,048 tokens:
+  // 2,048 sequences x 8 = 16,384 pairs a layer, 2,048 a rank. Empty: uniform routing (2,048
+  // + about 86); yes: EPLB's residual (F = 1 + 0.041 x 1.4236 = 1.058); no: DeepSeek-R1's
+  // measured skew (F about 1.37 at EP8): the busiest rank's grouped GEMMs and all-to-all
+  // bytes grow, so the step does, in that order.
+  const std::string h = "id,kind,model,hardware,chips,ep,attention,weights,batch,batch_per,context,eplb,metric,value\n";
+  const std::string row = ",decode,deepseek-r1,b200,8,8,dp,experts=nvfp4,256,chip,2048,";
+  const auto r = engine_run(h + "E" + row + ",tpot_ms,50\n" + "Y" + row + "yes,tpot_ms,50\n" + "N" + row + "no,tpot_ms,50\n").rows;
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_LT(r[0].predicted, r[1].predicted);
+  EXPECT_LT(r[1].predicted, r[2].predicted);
+  bool said = false;
+  for (const auto& a : r[0].assumptions) said = said || a.rfind("eplb: empty, uniform routing", 0) == 0;
+  EXPECT_TRUE(said);
+  // A dense model has no experts to place.
+  try {
+    engine_run("id,kind,model,hardware,chips,batch,batch_per,context,eplb,metric,value\nD,decode,llama-3.1-8b,h100-sxm,1,8,run,2048,no,tpot_ms,20\n");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("D: eplb: 'no' places routed experts; llama-3.1-8b has none"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Validate, ChunkedPrefillSetsHowPromptsShareTheSteps) {
   // TRTPERF-L70-H200-20000-2000's inputs: Llama 3.1 70B FP8 on one H200, 20,000 in / 2,000
   // out, the KV reserved to completion (15 sequences). Each step replaces 15 / 2,000 of a

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "chalk/engine/engine_name.h"
+#include "chalk/model/expert_skew.h"
 #include "chalk/base/dtype.h"
 #include "chalk/engine/overhead.h"
 #include "chalk/engine/roofline.h"
@@ -79,6 +80,7 @@ struct RowPlan {
   /// The row states no layout: throughput rows take the best of search_layouts
   /// (layout_search.h); other rows keep the derived default.
   bool layout_stated = true;
+  ExpertBalance expert_balance = ExpertBalance::uniform;  ///< the row's eplb column (expert_skew.h)
   bool two_batch_overlap_stated = false;  ///< the row states two_batch_overlap (yes or no): a layout search keeps to it
   /// kv_split = heads stated: a single KV head or MLA latent stays replicated over the
   /// tensor-parallel chips even where it does not fit (no switch to a split by sequence).

@@ -98,6 +98,8 @@ void plan_layout(const Measurement& r, const ModelSpec& model, RowPlan& p) {
   }
   if (r.two_batch_overlap == "yes") L.overlap_micro_batches = true;
   p.two_batch_overlap_stated = !r.two_batch_overlap.empty();
+  p.expert_balance = parse_expert_balance(r.eplb, r.id + ": eplb");
+  if (!moe && !r.eplb.empty()) throw InputError(r.id + ": eplb", "'" + r.eplb + "' places routed experts; " + model.name + " has none (leave it empty)");
   if (!r.dispatch.empty()) L.dispatch_bytes_per_element = bytes_per_element(storage_format(r.dispatch));
   if (!r.combine.empty()) L.combine_bytes_per_element = bytes_per_element(storage_format(r.combine));
   p.layout_stated = r.tp || r.ep || r.expert_tp || !r.attention.empty() || !r.ffn_layout.empty() || p.chips == 1;
@@ -121,6 +123,7 @@ void plan_layout(const Measurement& r, const ModelSpec& model, RowPlan& p) {
     if (r.dispatch.empty()) p.assumptions.push_back("dispatch: empty, bf16 (expert-parallel dispatch at the activations' format)");
     if (r.combine.empty()) p.assumptions.push_back("combine: empty, bf16");
     if (r.two_batch_overlap.empty()) p.assumptions.push_back("two_batch_overlap: empty, no");
+    if (r.eplb.empty()) p.assumptions.push_back("eplb: empty, uniform routing (the lower bound on expert imbalance)");
   }
   p.prefill_layout = L;
   if (!r.prefill_ffn_layout.empty()) {

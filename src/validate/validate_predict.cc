@@ -61,6 +61,7 @@ void predict(const RowPlan& plan, Prediction& out) {
   if (!p.engine.empty()) o.mechanisms.tp_all_reduce = engine_tp_all_reduce(p.engine);  // the row's engine's all-reduce kernels
   o.mechanisms.host = row_engine_host(p.engine);  // and its host work per step
   o.mechanisms.graphs = row_engine_graphs(p);     // and its CUDA graphs
+  o.mechanisms.expert_balance = p.expert_balance;  // and its expert placement (eplb)
   e.mech = make_deployment(m, sys, o);
   sim::apply(p.profile, e.mech);  // an engine profile's kernel floor and host time (chalk calibrate)
   // A single KV head (MQA) or latent (MLA) cannot be split over the tensor-parallel
@@ -273,6 +274,7 @@ void predict(const RowPlan& plan, Prediction& out) {
         if (!p.engine.empty()) base.mechanisms.tp_all_reduce = engine_tp_all_reduce(p.engine);  // the row's engine's kernels
         base.mechanisms.host = row_engine_host(p.engine);                                         // and host work
         base.mechanisms.graphs = row_engine_graphs(p);                                            // and CUDA graphs
+        base.mechanisms.expert_balance = p.expert_balance;                                        // and expert placement
         if (p.profile.kernel_floor_s) base.mechanisms.calibration.kernel_floor = seconds(*p.profile.kernel_floor_s);  // a profile's
         if (p.profile.allreduce_latency_s) base.mechanisms.calibration.allreduce_latency = seconds(*p.profile.allreduce_latency_s);
         if (p.profile.host_s_per_sequence) base.mechanisms.host.s_per_sequence = *p.profile.host_s_per_sequence;

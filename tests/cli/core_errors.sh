@@ -56,6 +56,9 @@ expect_error "--tp: must be a positive divisor of the 72 chips, got 7" decode --
 expect_error "--ep: must be >= 1, got 0" decode --mechanisms --ep 0
 expect_error "--dispatch-dtype: unknown dtype ''" decode --mechanisms --dispatch-dtype ""
 expect_error "--two-batch-overlap: sets the engine step's layout" decode --roofline --two-batch-overlap
+expect_error "--eplb: sets where the engine step's experts sit" decode --roofline --eplb no
+expect_error "--eplb: 'maybe' is not yes (EPLB's redundant experts) or no" decode -m deepseek-r1 -H b200 -n 8 --eplb maybe
+expect_error "--eplb: expected yes or no, got ''" decode -m deepseek-r1 -H b200 -n 8 --eplb ""
 expect_error "--enforce-eager: sets how the engine step launches its kernels" decode --roofline --enforce-eager
 expect_error "--enforce-eager" decode --enforce-eager=maybe
 expect_error "--dispatch-dtype: sets the engine step's layout" decode --roofline --dispatch-dtype fp8

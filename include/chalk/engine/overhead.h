@@ -12,6 +12,7 @@
 #include "chalk/engine/collective.h"
 #include "chalk/engine/cuda_graphs.h"
 #include "chalk/engine/host_time.h"
+#include "chalk/model/expert_skew.h"
 #include "chalk/model/model.h"
 #include "chalk/base/units.h"
 
@@ -98,6 +99,10 @@ struct Mechanisms {
   /// The engine's CUDA graphs (engine_cuda_graphs): vLLM's capture sizes by default;
   /// eager = --enforce-eager.
   CudaGraphs graphs = engine_cuda_graphs("vllm");
+  /// How the routed experts sit against the router's skew (`--eplb`, measurement column
+  /// `eplb`): the busiest EP rank's grouped GEMMs and its all-to-all bytes scale with its
+  /// load (busiest_rank_assignments). Uniform routing, the lower bound, by default.
+  ExpertBalance expert_balance = ExpertBalance::uniform;
 };
 
 /// Why serving engines cannot split a model's attention over `tp` chips, or "" when they

@@ -59,6 +59,9 @@ struct Measurement {
   std::string drafter;
   std::optional<int64_t> attention_draft_tokens;  ///< drafts attention alone is slowed by (MTP emulation)
   std::string two_batch_overlap;  ///< yes, no
+  /// Serving rows with expert parallelism: yes (EPLB's redundant experts), no (a learned
+  /// router's skew, experts in order); empty: uniform routing (ExpertBalance, expert_skew.h)
+  std::string eplb;
   /// Training rows: deepep (DeepEP/HybridEP, Megatron-Core's flex) or alltoall (NCCL
   /// all-to-all); empty: deepep (EpDispatcher, chalk/training/plan.h)
   std::string ep_dispatcher;
