@@ -28,7 +28,7 @@ void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees) {
       ->capture_default_str();
   cmd.add_option("-H,--hardware", a.hardware, "System: a catalog name (chalk hardware) or a hardware file")->capture_default_str();
   if (degrees) {
-    cmd.add_option("-n,--chips", a.chips, "Chips in the cluster (default: dp x tp x pp x cp)")->check(deg);
+    cmd.add_option("-n,--chips", a.chips, "Chips in the cluster (default: dp x tp x pp x cp; with no degree given, the smallest cluster whose fastest plan fits)")->check(deg);
     cmd.add_option("--dp", a.dp, "Data-parallel degree")->capture_default_str()->check(deg);
     cmd.add_option("--tp", a.tp, "Tensor-parallel degree")->capture_default_str()->check(deg);
     cmd.add_option("--pp", a.pp, "Pipeline stages")->capture_default_str()->check(deg);
@@ -236,7 +236,7 @@ std::string fit_or_refuse(TrainArgs& a, TrainSetup& s, TrainingMemory& mem) {
                                             gb_figure(to_gb(mem.capacity)), fitting_cluster_text(fit, s.system, first)));
   }
   std::string chosen = fmt::format("the fastest plan of the smallest cluster that holds {} ({} chips; train layouts -n {} ranks the others); "
-                                   "one chip needs {} GB of {} GB",
+                                   "the default one-chip plan would need {} GB of {} GB",
                                    s.model.name, fit->chips, fit->chips, gb_figure(to_gb(mem.total)), gb_figure(to_gb(mem.capacity)));
   set_plan(a, fit->plan);
   s = train_setup(a);

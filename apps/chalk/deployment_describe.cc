@@ -173,7 +173,8 @@ std::string replica_point_text(const ModePoint& p) {
   const std::string fills = p.memory_full_batch == 0 || p.batch == p.memory_full_batch
                                 ? std::string("fills HBM")
                                 : fmt::format("cheaper than the {} that fill HBM, which pad to a larger CUDA graph", p.memory_full_batch);
-  std::string s = fmt::format("{} at batch {} ({}): {} tok/s per chip, {} tok/s per user", counted(p.n_chips, "chip"), p.batch, fills,
+  // Decode figures, said so: prefill's replica line printed them bare (review 3 L13).
+  std::string s = fmt::format("{} at batch {} ({}): decode {} tok/s per chip, {} tok/s per user", counted(p.n_chips, "chip"), p.batch, fills,
                               format_number(p.tokens_per_s_per_chip.value(), 4), format_number(p.tokens_per_s_per_user.value(), 3));
   if (p.cost_per_token) s += fmt::format(", ${}/Mtok", format_number(to_usd_per_mtok(*p.cost_per_token), 4));
   return s;

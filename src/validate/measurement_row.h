@@ -22,6 +22,9 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
 /// A cell as every reader sees it: spaces and tabs at either end removed.
 std::string trim_cell(std::string_view s);
 
+/// The weight, KV and dispatch formats a row may name (measurement_vocabulary.cc).
+extern const std::vector<std::string> kMeasurementFormats;
+
 /// The closed vocabulary of a column, or nullptr for an open one.
 const std::vector<std::string>* vocabulary(const std::string& column);
 

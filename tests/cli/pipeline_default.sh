@@ -47,7 +47,7 @@ assert cw["pp"] == 1 and cw["runner_up"]["layout"] == "PP2 x (TP8)", cw
 assert "this command runs one replica without stages: chalk prices forward or chalk serving sweep prices the pipeline (--pp 2)" in cw["why"], cw["why"]
 PY
 # The text names both layouts on the replica line.
-"$CHALK" prices forward "${M[@]}" --wide | tr -s ' \n' ' ' | grep -q "chosen PP2 x (TP8), 16 chips at batch 156 (fills HBM): 168.4 tok/s per chip" \
+"$CHALK" prices forward "${M[@]}" --wide | tr -s ' \n' ' ' | grep -q "chosen PP2 x (TP8), 16 chips at batch 156 (fills HBM): decode 168.4 tok/s per chip" \
   || fail "prices forward's replica line names the pipeline"
 # --pp N stated: that pipeline, the chips split over its stages.
 "$CHALK" prices forward "${M[@]}" -n 16 --pp 2 --json | python3 -c "

@@ -7,6 +7,7 @@ import { updateTraining } from './training.js';
 import { words, quantityWords } from './words.js';
 import { rateBelowCapacity, loraWords } from './traffic.js';
 import { hostsTable } from './hosts.js';
+import { sweepBatches, capAtLimit } from './limits.js';
 
 const $ = (id) => document.getElementById(id);
 const DEFAULTS = { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 0, batch: 64, context: 4096, prompt: 8192, weights: '', kv: 'bf16', sheet: 'gemini-1.5-pro', train_chips: 1024, rate: 2, lora: '' };
@@ -43,10 +44,7 @@ function writeUrl() {
 function syncControls() {
   // Context and prompt stop at the model's limit (review 3 M5: the slider ran to 1M past 131,072).
   const most = chalk.maxContext?.get(state.upload ?? state.model);
-  for (const k of ['context', 'prompt']) {
-    $(k).max = most ? Math.floor(Math.log2(most)) : 20;
-    if (most && state[k] > most) state[k] = 2 ** Math.floor(Math.log2(most));
-  }
+  for (const k of ['context', 'prompt']) ({ top: $(k).max, value: state[k] } = capAtLimit(most, state[k]));
   for (const [k, s] of Object.entries(SLIDERS)) {
     $(k).value = s.toSlider(state[k]);
   }
@@ -158,18 +156,8 @@ async function updateDecode() {
 const STEP_TERMS = ['t_compute_ms', 't_weights_ms', 't_kv_ms', 't_comm_ms', 't_overhead_ms', 't_host_ms', 't_step_ms'];
 const COST_TERMS = ['cost_compute_usd_per_mtok', 'cost_weights_usd_per_mtok', 'cost_kv_usd_per_mtok', 'cost_comm_usd_per_mtok', 'cost_overhead_usd_per_mtok', 'cost_usd_per_mtok'];
 
-/// The sweep's batches: powers of two to 65,536 and the batch that fills HBM at this context,
-/// where the cost is lowest (review 3 M3: the curves stopped at 64 where HBM holds 109).
-async function sweepBatches() {
-  const d = await api('/api/decode', { ...deployment(), batch: 1, context: state.context, explain: true });
-  const full = d.explanations[0].figures.find((x) => x.key === 'max_batch_at_context')?.result;
-  const b = Array.from({ length: 17 }, (_, i) => 2 ** i);
-  if (full >= 1 && !b.includes(full)) b.push(full);
-  return (chalk.data.sweepBatches = b.sort((x, y) => x - y).join(','));
-}
-
 async function updateSweep() {
-  const batch = await sweepBatches();
+  const batch = (chalk.data.sweepBatches = await sweepBatches(api, deployment(), state.context));
   const [j, bal] = await Promise.all([api('/api/serving/sweep', { ...deployment(), batch, context: state.context, explain: true }),
     api('/api/serving/balance', { ...deployment(), context: state.context, explain: true })]);
   chalk.data.sweep = j;
