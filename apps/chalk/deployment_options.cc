@@ -133,7 +133,11 @@ DeploymentOptions options_from(const DeploymentArgs& a) {
   if (a.enforce_eager && a.roofline) throw InputError("--enforce-eager", "sets how the engine step launches its kernels; the roofline has none (drop --roofline)");
   if (a.eplb && a.roofline) throw InputError("--eplb", "sets where the engine step's experts sit; the roofline has none (drop --roofline)");
   if (a.eplb && a.eplb->empty()) throw InputError("--eplb", "expected yes or no, got ''");
-  if (a.eplb) o.mechanisms.expert_balance = parse_expert_balance(*a.eplb, "--eplb");
+  if (a.eplb) {
+    o.mechanisms.expert_balance = parse_expert_balance(*a.eplb, "--eplb");
+    // Before any replica search, which reads a refused deployment as one that does not fit.
+    check_expert_balance(load_model(a.model), o.mechanisms.expert_balance, "--eplb");
+  }
   if (a.dispatch_dtype && a.roofline) throw InputError("--dispatch-dtype", "sets the engine step's layout; the roofline has none (drop --roofline)");
   if (a.tp && *a.tp < 1) throw InputError("--tp", "must be >= 1, got " + std::to_string(*a.tp));
   if (a.ep && *a.ep < 1) throw InputError("--ep", "must be >= 1, got " + std::to_string(*a.ep));

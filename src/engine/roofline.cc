@@ -128,6 +128,7 @@ Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
   if (!(o.memory_reserve_fraction >= 0 && o.memory_reserve_fraction < 1)) {
     throw InputError("--memory-reserve", "must be a fraction in [0, 1), got " + fmt::format("{:g}", o.memory_reserve_fraction));
   }
+  check_expert_balance(m, o.mechanisms.expert_balance, "--eplb");  // placing experts a dense model lacks: refused
   Deployment dep;
   dep.model = m;
   dep.system = s;

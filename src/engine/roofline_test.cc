@@ -345,3 +345,26 @@ TEST(Prefill, Nvfp4OnBlackwellRunsAtTheMeasuredFp4Fraction) {
 
 }  // namespace
 }  // namespace chalk
+
+namespace chalk {
+namespace {
+
+// An expert placement on a dense model would change nothing and say nothing: refused, as the
+// measurement column eplb is on a dense row. A MoE model takes it; uniform is always fine.
+TEST(Deployment, ExpertPlacementNeedsRoutedExperts) {
+  DeploymentOptions o;
+  o.mechanisms.expert_balance = ExpertBalance::learned;
+  try {
+    deploy("llama-3.1-8b", "h100-sxm", 1, o);
+    FAIL() << "no error for --eplb no on a dense model";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "--eplb: 'no' places routed experts; llama-3.1-8b has none");
+  }
+  o.mechanisms.expert_balance = ExpertBalance::eplb;
+  EXPECT_EQ(deploy("qwen3-30b-a3b", "h100-sxm", 1, o).mechanisms.expert_balance, ExpertBalance::eplb);
+  o.mechanisms.expert_balance = ExpertBalance::uniform;
+  EXPECT_NO_THROW(deploy("llama-3.1-8b", "h100-sxm", 1, o));
+}
+
+}  // namespace
+}  // namespace chalk

@@ -13,6 +13,14 @@
 
 namespace chalk {
 
+void check_expert_balance(const ModelSpec& m, ExpertBalance balance, const std::string& field) {
+  if (balance == ExpertBalance::uniform) return;
+  for (const auto& g : m.groups) {
+    if (g.ffn.kind == FfnKind::moe) return;
+  }
+  throw InputError(field, std::string(balance == ExpertBalance::eplb ? "'yes'" : "'no'") + " places routed experts; " + m.name + " has none");
+}
+
 ExpertBalance parse_expert_balance(const std::string& text, const std::string& field) {
   if (text.empty()) return ExpertBalance::uniform;
   if (text == "no") return ExpertBalance::learned;

@@ -59,6 +59,10 @@ expect_error "--two-batch-overlap: sets the engine step's layout" decode --roofl
 expect_error "--eplb: sets where the engine step's experts sit" decode --roofline --eplb no
 expect_error "--eplb: 'maybe' is not yes (EPLB's redundant experts) or no" decode -m deepseek-r1 -H b200 -n 8 --eplb maybe
 expect_error "--eplb: expected yes or no, got ''" decode -m deepseek-r1 -H b200 -n 8 --eplb ""
+expect_error "--eplb: 'yes' places routed experts; llama-3.1-8b has none" decode -m llama-3.1-8b -H h100-sxm --eplb yes
+# Before the replica search (it read the refusal as 'does not fit'), in every command.
+expect_error "--eplb: 'no' places routed experts; llama-3.1-8b has none" serving frontier -m llama-3.1-8b -H h100-sxm --eplb no
+expect_error "--eplb: 'no' places routed experts; llama-3.1-8b has none" prices forward -m llama-3.1-8b -H h100-sxm --eplb no
 expect_error "--enforce-eager: sets how the engine step launches its kernels" decode --roofline --enforce-eager
 expect_error "--enforce-eager" decode --enforce-eager=maybe
 expect_error "--dispatch-dtype: sets the engine step's layout" decode --roofline --dispatch-dtype fp8

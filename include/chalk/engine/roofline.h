@@ -115,7 +115,8 @@ struct Deployment {
 /// precision of the routed-expert (MoE) or dense-FFN weights when the chip has a rate for
 /// it, else bf16 (weight-only quantization computes in the activation format). Throws
 /// InputError for n_chips < 1, a compute class the chip lacks, an efficiency outside
-/// (0, 1], a reserve outside [0, 1), or (mechanisms enabled) a layout whose degrees do
+/// (0, 1], a reserve outside [0, 1), an expert placement other than uniform on a model
+/// without routed experts ("--eplb"), or (mechanisms enabled) a layout whose degrees do
 /// not divide n_chips.
 Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& o);
 

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "chalk/model/model.h"
+
 namespace chalk {
 
 /// How a deployment's experts sit against its router's skew.
@@ -26,6 +28,10 @@ enum class ExpertBalance {
 /// "yes" -> eplb, "no" -> learned, "" -> uniform; anything else throws InputError naming
 /// `field`.
 ExpertBalance parse_expert_balance(const std::string& text, const std::string& field);
+
+/// Throws InputError naming `field` when `balance` places experts (eplb or learned) on a
+/// model with no routed-expert (MoE) layer: the placement would silently change nothing.
+void check_expert_balance(const ModelSpec& m, ExpertBalance balance, const std::string& field);
 
 /// Lognormal sigma of one expert's share of a step's routed tokens, one layer (the log of
 /// the popularity is normal with this spread over the experts). Source: TensorRT-LLM tech
