@@ -107,7 +107,7 @@ namespace {
 bool same_run(const BenchRun& a, const BenchRun& b) {
   return a.request_rate_per_s == b.request_rate_per_s && a.num_prompts == b.num_prompts && a.total_input_tokens == b.total_input_tokens &&
          a.total_output_tokens == b.total_output_tokens && a.cached_tokens == b.cached_tokens && a.constant_arrivals == b.constant_arrivals &&
-         a.gpu_memory_utilization == b.gpu_memory_utilization && a.model == b.model && a.hardware == b.hardware && a.engine == b.engine &&
+         a.gpu_memory_utilization == b.gpu_memory_utilization && a.kv_offload_gb == b.kv_offload_gb && a.model == b.model && a.hardware == b.hardware && a.engine == b.engine &&
          a.chips == b.chips && a.tp == b.tp && a.max_batched_tokens == b.max_batched_tokens && a.max_sequences == b.max_sequences;
 }
 }  // namespace
@@ -131,6 +131,7 @@ std::vector<BenchRun> runs_from_measurements(const std::vector<Measurement>& row
     r.cached_tokens = m.cached_tokens.value_or(0);
     r.constant_arrivals = m.arrivals == "constant";
     r.gpu_memory_utilization = m.gpu_memory_utilization.value_or(0);
+    r.kv_offload_gb = m.kv_offload_gb.value_or(0);
     r.total_output_tokens = r.num_prompts * *m.output_tokens;
     r.duration_s = static_cast<double>(r.num_prompts) / r.request_rate_per_s;  // not used by the fit
     if (m.metric == "ttft_ms") r.ttft_ms = m.value;

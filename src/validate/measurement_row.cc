@@ -227,6 +227,10 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
   if (m.gpu_memory_utilization && !(*m.gpu_memory_utilization > 0 && *m.gpu_memory_utilization <= 1)) {
     throw InputError(r.field("gpu_memory_utilization"), "expected a fraction of HBM in (0, 1], got " + r.text("gpu_memory_utilization"));
   }
+  m.kv_offload_gb = r.number("kv_offload_gb", false);
+  if (m.kv_offload_gb && !(*m.kv_offload_gb >= 0 && *m.kv_offload_gb <= 1e6)) {
+    throw InputError(r.field("kv_offload_gb"), "expected host-memory GB per replica in [0, 1e6], got " + r.text("kv_offload_gb"));
+  }
   m.microbatch = r.integer("microbatch", 1);
   m.schedule = r.closed("schedule");
   m.virtual_stages = r.integer("virtual_stages", 1);

@@ -217,5 +217,27 @@ TEST(Validate, SchedulerKnobsAsTheRunSetThem) {
   EXPECT_TRUE(said);
 }
 
+TEST(Validate, KvOffloadColumnIsReadAndSaysWhatItChanges) {
+  // The vLLM load suite's 8 GiB of CPU KV offloading (8 x 2^30 / 1e9 = 8.58993 GB): with the
+  // prefix reuse stated as cached_tokens (served from HBM) the tier changes no figure, and
+  // the row says so; a negative size is refused, the row and the column named.
+  const std::string h = "id,kind,model,hardware,chips,tp,requests,request_rate_per_s,input_tokens,cached_tokens,output_tokens,engine,"
+                        "kv_offload_gb,metric,value\n";
+  const std::string row = "X,serving,llama-3.1-8b,h100-sxm,1,1,50,2,592,576,64,vllm,";
+  const auto none = engine_run(h + row + ",ttft_ms,25\n").rows.at(0);
+  const auto host = engine_run(h + row + "8.58993,ttft_ms,25\n").rows.at(0);
+  ASSERT_EQ(host.status, RowStatus::predicted) << host.reason;
+  EXPECT_DOUBLE_EQ(host.predicted, none.predicted);
+  bool said = false;
+  for (const auto& n : host.notes) said = said || n.find("kv_offload_gb: 8.59 GB of host memory per replica") != std::string::npos;
+  EXPECT_TRUE(said);
+  try {
+    engine_run(h + row + "-1,ttft_ms,25\n");
+    ADD_FAILURE() << "no error for kv_offload_gb -1";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("X: kv_offload_gb: expected a non-negative number, got -1"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace chalk

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "chalk/base/error.h"
 #include "chalk/engine/roofline.h"
 #include "measurement_row.h"
@@ -310,6 +312,26 @@ void plan_engine_policy(const Measurement& r, RowPlan& p) {
     const bool prefill = p.target == Target::prefill_s || p.target == Target::prefill_tokens_per_s;
     if (p.target == Target::serving_simulated || (p.batch_unstated && prefill)) p.max_batched_tokens = *r.max_batched_tokens;
     else p.notes.push_back("max_batched_tokens: not read (it sets the steps of rows through the simulator and the prompts of a prefill row with an empty batch)");
+  }
+  // Host memory for the KV blocks HBM evicts (vLLM's OffloadingConnector, LMCache): a
+  // returning prefix evicted from HBM is fetched from it. A row states its prefix reuse as
+  // cached_tokens, a share of every prompt the simulator's cache serves from HBM (the simple
+  // mode, docs/simulator.md 1.6): no block of it is evicted, so the tier changes no figure.
+  // Recorded, so runs that differ only here read as different inputs (calibrate's runs).
+  if (r.kv_offload_gb) {
+    const std::string gb = fmt::format("{:.4g} GB", *r.kv_offload_gb);
+    if (p.target != Target::serving_simulated) {
+      p.notes.push_back("kv_offload_gb: not read (host memory for evicted KV blocks serves a prefix cache under load: serving rows through the simulator)");
+    } else if (*r.kv_offload_gb == 0) {
+      p.notes.push_back("kv_offload_gb: 0, no host tier (as empty)");
+    } else if (r.cached_tokens.value_or(0) > 0) {
+      p.notes.push_back("kv_offload_gb: " + gb + " of host memory per replica for evicted KV blocks; changes no figure of this row: its prefix hits are "
+                        "stated as cached_tokens, served from HBM; the tier serves prefixes HBM evicted, which traffic with prefix structure "
+                        "models (simulate --kv-offload with --shared-prefix, --sessions or --trace; docs/simulator.md 1.8)");
+    } else {
+      p.notes.push_back("kv_offload_gb: " + gb + " of host memory per replica for evicted KV blocks; changes no figure of this row: it states no "
+                        "prefix reuse (cached_tokens empty), so no block returns from host memory");
+    }
   }
 }
 

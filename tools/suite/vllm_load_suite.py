@@ -21,6 +21,7 @@ Reading rules (the same for every row):
   validation-design.md: "All experiments: vLLM v0.15.1, H100 GPU, max_model_len=4096,
   max_num_batched_tokens=2048, max_num_seqs=128, prefix caching enabled, chunked prefill
   enabled, fp16. KV cache CPU offloading enabled (8 GiB ...)").
+- kv_offload_gb: the design's 8 GiB of CPU KV offloading, 8 x 2^30 / 1e9 = 8.58993 GB.
 - Arrivals: inference-perf load type `constant`: one request every 1/rate seconds (its
   LoadType has `constant` and `poisson`); `arrivals` constant.
 - Requests: the stage's successes + failures (= rate x duration).
@@ -72,7 +73,7 @@ HEADER = ("id,kind,model,hardware,chips,tp,pp,dp,ep,expert_tp,cp,attention,ffn_l
           "padded_heads,weights,kv,dispatch,combine,compute,batch,batch_per,prefill_batch,requests,request_rate_per_s,"
           "arrivals,input_tokens,cached_tokens,output_tokens,context,draft_tokens,accepted_tokens,attention_draft_tokens,"
           "two_batch_overlap,ep_dispatcher,ep_overlap,engine,kv_admission,chunked_prefill,max_batched_tokens,max_sequences,"
-          "gpu_memory_utilization,microbatch,schedule,virtual_stages,recompute,zero,train_tokens,operation,shape,"
+          "gpu_memory_utilization,kv_offload_gb,microbatch,schedule,virtual_stages,recompute,zero,train_tokens,operation,shape,"
           "message_bytes,metric,value,assumed,source,location,confidence,notes").split(",")
 
 
@@ -129,14 +130,13 @@ def main():
                           arrivals="constant", input_tokens=round(s["prompt_len"]["mean"]),
                           cached_tokens=(round(s["prompt_len"]["mean"]) - 1) // 16 * 16, output_tokens=out_len,
                           engine="vllm-0.15.1", chunked_prefill="yes", max_batched_tokens=ec["max_num_batched_tokens"],
-                          max_sequences=ec["max_num_seqs"],
+                          max_sequences=ec["max_num_seqs"], kv_offload_gb=f"{8 * 2**30 / 1e9:g}",
                           source=f"{REPO} {d}/ (commit {commit}); hardware: DESIGN.md 'Dataset'; vLLM release and flags: "
                                  "github.com/inference-sim/sim-to-real-accuracy-validation docs/plans/"
                                  "2026-03-04-sim-to-real-accuracy-validation-design.md (commit "
                                  "dcec3fd4711c761ac16557db720d1856b604579c)")
             loc = f"{d}/results/{f}, exp-config.yaml, profile.yaml"
-            caveat = (" Not in columns: KV CPU "
-                      "offloading of 8 GiB, inference-perf's multi-turn sessions (one round in flight per user).")
+            caveat = " Not in columns: inference-perf's multi-turn sessions (one round in flight per user)."
             for metric, value, conf, how in (
                 ("ttft_ms", ttft * 1e3, "A", "time_to_first_token mean."),
                 ("e2e_s", e2e, "A", "request_latency mean."),

@@ -46,10 +46,11 @@ struct BenchRun {
   /// A CSV row's further setup, as validate reads it: arrivals one every 1 / rate seconds
   /// (`arrivals` constant) instead of Poisson; the mean prompt tokens served from the prefix
   /// cache (`cached_tokens`, within the mean prompt); the HBM fraction for weights and KV
-  /// (`gpu_memory_utilization`; 0 = the flags').
+  /// (`gpu_memory_utilization`; 0 = the flags'); host memory for evicted KV blocks, GB per
+  /// replica (`kv_offload_gb`; 0 = none stated): runs differing only there are two runs.
   bool constant_arrivals = false;
   int64_t cached_tokens = 0;
-  double gpu_memory_utilization = 0;
+  double gpu_memory_utilization = 0, kv_offload_gb = 0;
 };
 
 /// Reads the JSON `vllm bench serve --save-result` writes (vllm-project/vllm,

@@ -87,6 +87,10 @@ struct Measurement {
   /// gpu_memory_utilization; chalk's reserve is 1 minus it).
   std::optional<int64_t> max_batched_tokens, max_sequences;
   std::optional<double> gpu_memory_utilization;
+  /// Host memory for KV blocks the HBM evicts, GB per replica (vLLM --kv-offloading-size,
+  /// which is in GiB: 8 GiB = 8.59 GB; LMCache's local CPU backend); >= 0. Read by serving
+  /// rows through the simulator; see validate_plan.cc for what it changes.
+  std::optional<double> kv_offload_gb;
 
   std::optional<int64_t> microbatch, virtual_stages;
   std::string schedule, recompute, zero;
