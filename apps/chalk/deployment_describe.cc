@@ -2,11 +2,13 @@
 // (describe_json, describe_text), the warnings a stated setup earns, and the note saying
 // which replica size chalk chose and why (replica_note_json / _text). Split from
 // deployment_options.cc, which parses and resolves the deployment flags.
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "chalk/io/io.h"
+#include "chalk/model/expert_skew.h"
 #include "deployment_options.h"
 #include "table.h"
 
@@ -97,6 +99,34 @@ nlohmann::json hardware_json(const SystemSpec& s) {
           {"scale_up_domain_chips", s.scale_up_domain}};
 }
 
+namespace {
+/// How the deployment's routed experts sit against the router (--eplb; model/expert_skew.h):
+/// the assumption every envelope states, so rows that differ only in --eplb can be told apart.
+std::string moe_routing_text(const Deployment& d) {
+  int64_t experts = 0;
+  for (const auto& g : d.model.groups) {
+    if (g.ffn.kind == FfnKind::moe) experts = std::max(experts, g.ffn.n_experts);
+  }
+  const std::string touched = "uniform independent top-k routing: experts touched = E (1 - (1 - k/E)^tokens)";
+  if (experts == 0) return touched + "; no routed experts in this model";
+  const int64_t ranks = d.mechanisms.enabled ? std::max<int64_t>(1, d.mechanisms.layout.ep) : 1;
+  switch (d.mechanisms.expert_balance) {
+    case ExpertBalance::learned:
+      return fmt::format("a learned router's skew, experts in order (--eplb no): expert popularity lognormal, sigma {:.3f} (TensorRT-LLM tech "
+                         "blog 4, DeepSeek-R1 at EP32); the busiest of {} EP ranks gets {:.3g}x the mean share of routed tokens at large "
+                         "batch, with a step's sampling noise on top",
+                         kLearnedRouterLogSigma, ranks, learned_router_rank_factor(experts, ranks));
+    case ExpertBalance::eplb:
+      return fmt::format("a learned router's skew with EPLB's redundant experts (--eplb yes): a residual rank spread of {:.3f} (TensorRT-LLM "
+                         "tech blog 4, EPLB rows), with a step's sampling noise on top",
+                         kEplbResidualRankCv);
+    case ExpertBalance::uniform: break;
+  }
+  return touched + "; the busiest EP rank at the sampling noise only, the lower bound on imbalance (--eplb no prices a learned router's "
+                   "skew, --eplb yes EPLB's placement)";
+}
+}  // namespace
+
 nlohmann::json describe_json(const Deployment& d) {
   nlohmann::json j;
   j["model"] = model_json(d);
@@ -117,7 +147,7 @@ nlohmann::json describe_json(const Deployment& d) {
                       {"sharding", d.mechanisms.enabled ? "layout: " + d.mechanisms.layout.description
                                                         : std::string("roofline: weights and KV cache spread evenly over the chips; no communication or launch latency (add --mechanisms)")},
                       {"mechanisms", d.mechanisms.enabled},
-                      {"moe_routing", "uniform independent top-k routing: experts touched = E (1 - (1 - k/E)^tokens)"}};
+                      {"moe_routing", moe_routing_text(d)}};
   j["assumptions"]["price_usd_per_chip_hour"] = d.price_per_chip ? nlohmann::json(to_usd_per_hour(*d.price_per_chip)) : nlohmann::json();
   j["assumptions"]["price_source"] = d.price_per_chip ? nlohmann::json(d.price_source) : nlohmann::json("no public price; pass --price-usd-per-chip-hour");
   return j;
@@ -145,6 +175,7 @@ std::string describe_text(const Deployment& d) {
   if (d.mechanisms.enabled) {
     s += fmt::format("mechanisms  on: {}; collectives, kernel floor, kernel efficiencies (docs/accuracy.md)\n",
                      d.mechanisms.layout.description);
+    if (d.mechanisms.expert_balance != ExpertBalance::uniform) s += "experts     " + moe_routing_text(d) + "\n";
   } else {
     s += "mechanisms  off: the roofline at the achievable rates above (no communication or launch latency)\n";
   }

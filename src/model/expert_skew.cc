@@ -1,6 +1,7 @@
 #include "chalk/model/expert_skew.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -23,8 +24,10 @@ void check_expert_balance(const ModelSpec& m, ExpertBalance balance, const std::
 
 ExpertBalance parse_expert_balance(const std::string& text, const std::string& field) {
   if (text.empty()) return ExpertBalance::uniform;
-  if (text == "no") return ExpertBalance::learned;
-  if (text == "yes") return ExpertBalance::eplb;
+  std::string t = text;  // any case, as model and system names
+  for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (t == "no") return ExpertBalance::learned;
+  if (t == "yes") return ExpertBalance::eplb;
   throw InputError(field, "'" + text + "' is not yes (EPLB's redundant experts) or no (a learned router's skew, experts in order)");
 }
 

@@ -68,6 +68,8 @@ TEST(ExpertSkew, BadInputNamesTheField) {
   EXPECT_NE(message([] { parse_expert_balance("maybe", "--eplb"); }).find("--eplb: 'maybe' is not yes"), std::string::npos);
   EXPECT_EQ(parse_expert_balance("", "--eplb"), ExpertBalance::uniform);
   EXPECT_EQ(parse_expert_balance("no", "--eplb"), ExpertBalance::learned);
+  EXPECT_EQ(parse_expert_balance("YES", "--eplb"), ExpertBalance::eplb);  // any case, as model names
+  EXPECT_EQ(parse_expert_balance("No", "--eplb"), ExpertBalance::learned);
   EXPECT_EQ(parse_expert_balance("yes", "--eplb"), ExpertBalance::eplb);
   EXPECT_NE(message([] { busiest_rank_assignments(-1, 256, 8, ExpertBalance::learned); }).find("assignments: must be finite and >= 0, got -1"),
             std::string::npos);

@@ -153,4 +153,11 @@ done
 env -u COLUMNS "$CHALK" decode -b 1 | grep -q "more columns: compute ms, weights ms" || fail "hidden columns are named"
 env -u COLUMNS "$CHALK" decode -b 1 --wide | grep -q "experts/layer.*max batch" || fail "--wide shows every column"
 [ "$(COLUMNS=60 "$CHALK" decode -b 1 | awk '/^ *batch /{print length($0)}')" -le 60 ] || fail "COLUMNS=60"
+# --eplb is stated where the figures are: DeepSeek-R1's 256 experts in order on 8 EP ranks,
+# the busiest rank 1.372x the mean (learned_router_rank_factor, model/expert_skew.h).
+"$CHALK" decode -m deepseek-r1 -H b200 -n 8 -b 64 --eplb NO --json | /usr/bin/python3 -c '
+import json, sys
+r = json.load(sys.stdin)["assumptions"]["moe_routing"]
+assert r.startswith("a learned router") and "busiest of 8 EP ranks gets 1.37x" in r, r' || fail "--eplb no in assumptions.moe_routing"
+"$CHALK" decode -m deepseek-r1 -H b200 -n 8 -b 64 --eplb yes | grep -q "^experts     a learned router's skew with EPLB" || fail "--eplb yes: the experts line"
 echo "core_outputs: table width passed"
