@@ -150,14 +150,31 @@ std::vector<Explanation> explain_decode(const Deployment& d, int64_t batch, int6
                  fmt::format("{} x (2 x {}e9 + {}e9) / ({} x {}e12 x {}) = {} ms", num(B), num(n_active / 1e9), num(attn_per_token / 1e9), num(n),
                              num(F / 1e12), num(d.matmul_efficiency), num(to_ms(lo.t_compute))),
                  to_ms(r.t_compute), "ms", "lecture 2:21-7:46; docs/formulas.md 3 (decode roofline)", engine_note(d, to_ms(lo.t_compute), to_ms(r.t_compute))});
+  // An MoE's experts do not split evenly when the batch touches few of them: the chip
+  // holding the most touched experts reads more than 1/n of the bytes and sets the time
+  // (review 4 M9: the algebra then showed the even split and did not give the figure).
+  const double busiest_gb = to_gb(Bytes(lo.t_weights.value() * W * d.hbm_efficiency));
+  const bool uneven = busiest_gb > 1.0005 * to_gb(lo.weight_bytes_read) / n;
+  std::vector<ExplainInput> weight_inputs = {
+      {"bytes_w", "weight bytes read this step, all chips", to_gb(lo.weight_bytes_read), "GB", "weights format (--weights) x parameters touched"},
+      {"E_touched", "experts touched per MoE layer", lo.experts_touched, "experts", "E (1 - (1 - k/E)^B) (docs/formulas.md 3, experts touched)"},
+      chips_in(d), hbm_in(d), hbm_eff_in(d)};
+  if (uneven) {
+    weight_inputs.push_back({"E_busiest", "of the touched experts, on the busiest chip (per MoE layer)", lo.experts_on_busiest_chip, "experts",
+                             "busiest_chip_experts (docs/formulas.md 3, experts touched)"});
+    weight_inputs.push_back({"bytes_chip", "weight bytes the busiest chip reads: its 1/n of the always-on weights and its E_busiest experts", busiest_gb,
+                             "GB", "weights format x the busiest chip's parameters touched"});
+  }
   out.push_back({"t_weights_ms", "time to read the weights one decode step touches from HBM",
                  "T_weights = weight bytes read / (n W eff_hbm); an MoE reads its always-on weights and the experts the batch touches, "
-                 "E (1 - (1 - k/E)^B) per layer",
-                 {{"bytes_w", "weight bytes read this step", to_gb(lo.weight_bytes_read), "GB", "weights format (--weights) x parameters touched"},
-                  {"E_touched", "experts touched per MoE layer", lo.experts_touched, "experts", "E (1 - (1 - k/E)^B) (docs/formulas.md 3, experts touched)"},
-                  chips_in(d), hbm_in(d), hbm_eff_in(d)},
-                 fmt::format("{} GB / ({} x {} TB/s x {}) = {} ms{}", num(to_gb(lo.weight_bytes_read)), num(n), num(W / 1e12), num(d.hbm_efficiency),
-                             num(to_ms(lo.t_weights)), d.moe.empty() ? "" : " (experts on the busiest chip set the time)"),
+                 "E (1 - (1 - k/E)^B) per layer, and when those do not split evenly over the chips, T_weights = the busiest chip's bytes / (W eff_hbm)",
+                 weight_inputs,
+                 uneven ? fmt::format("{} GB / ({} TB/s x {}) = {} ms (the busiest chip holds {} of the {} experts touched per layer; {} GB over {} chips "
+                                      "would be {} GB each)",
+                                      num(busiest_gb), num(W / 1e12), num(d.hbm_efficiency), num(to_ms(lo.t_weights)), num(lo.experts_on_busiest_chip),
+                                      num(lo.experts_touched), num(to_gb(lo.weight_bytes_read)), num(n), num(to_gb(lo.weight_bytes_read) / n))
+                        : fmt::format("{} GB / ({} x {} TB/s x {}) = {} ms", num(to_gb(lo.weight_bytes_read)), num(n), num(W / 1e12), num(d.hbm_efficiency),
+                                      num(to_ms(lo.t_weights))),
                  to_ms(r.t_weights), "ms", "lecture 7:46-11:00; docs/formulas.md 3 (decode roofline)", engine_note(d, to_ms(lo.t_weights), to_ms(r.t_weights))});
   out.push_back({"t_kv_ms", "time to read the batch's KV cache from HBM",
                  "T_kv = B S (KV bytes per token) / (n W eff_hbm)",

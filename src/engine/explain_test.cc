@@ -55,6 +55,25 @@ TEST(ExplainDecode, EngineStepFiguresAreTheReportedOnesWithTheRooflineBeside) {
   EXPECT_NE(x.at("t_step_ms").substituted.find("governed by"), std::string::npos);
 }
 
+TEST(ExplainDecode, MoeWeightFetchAlgebraGivesTheBusiestChipsFigure) {
+  // DeepSeek-V3 at batch 1 on 8 GB200 (README's first command): 8 experts touched per layer
+  // do not split evenly over 8 chips, so the chip holding the most sets T_weights and the
+  // algebra is in its bytes: bytes_chip / (W eff_hbm) = the figure (review 4 M9: it showed
+  // 37.67 GB / (8 x 8 TB/s x 0.92) = 0.640 ms beside 1.503 ms).
+  DeploymentOptions o;
+  o.n_chips = 8;
+  const Deployment d = make_deployment(load_model("deepseek-v3"), load_system("gb200-nvl72"), o);
+  const auto x = explanations_by_key(explain_decode(d, 1, 4096));
+  const auto& w = x.at("t_weights_ms");
+  const double chip_gb = explained_input(w, "bytes_chip"), W = explained_input(w, "W"), eff = explained_input(w, "eff_hbm");
+  EXPECT_NEAR(chip_gb / (W * eff), w.result, 1e-9);  // GB / (TB/s) = ms
+  EXPECT_GT(chip_gb, explained_input(w, "bytes_w") / 8 * 2);  // well above the even split
+  EXPECT_NE(w.substituted.find(" GB / (8 TB/s x 0.92) = 1.503 ms"), std::string::npos) << w.substituted;
+  // A dense model splits evenly: no busiest-chip inputs, the n W form.
+  const auto dense = explanations_by_key(explain_decode(llama70b_on_8_h100(false), 64, 4096));
+  for (const auto& in : dense.at("t_weights_ms").inputs) EXPECT_NE(in.symbol, "bytes_chip");
+}
+
 TEST(ExplainPrefill, ComputeIsTwoNActivePerTokenPlusAttention) {
   const Deployment d = llama70b_on_8_h100(false);
   const auto x = explanations_by_key(explain_prefill(d, 1, 8192));
