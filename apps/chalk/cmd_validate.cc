@@ -46,6 +46,7 @@ Table rows_table(const ValidationReport& r, bool everything) {
                {"bound_plain", "plain bound"},
                {"fully_specified", "inputs"}};
   if (everything) {
+    t.columns.push_back({"metric", "metric"});  // the row's measured quantity, as the measurement file names it
     t.columns.push_back({"inputs", "chalk inputs"});
     t.columns.push_back({"layout", "layout"});
     t.columns.push_back({"assumptions", "assumptions"});
@@ -68,6 +69,7 @@ Table rows_table(const ValidationReport& r, bool everything) {
                              ok ? Cell(p.bound_plain) : Cell{},
                              ok ? Cell(std::string(p.fully_specified() ? "stated" : "assumed")) : Cell{}};
     if (everything) {
+      row.push_back(p.metric);
       row.push_back(p.inputs);
       row.push_back(p.layout);
       row.push_back(join(p.assumptions, " | "));
@@ -136,7 +138,6 @@ void run_validate(const ValidateArgs& a) {
     const Table rows = rows_table(r, true);
     j["rows"] = without_nulls(to_json(rows));
     for (std::size_t i = 0; i < r.rows.size(); ++i) {
-      j["rows"][i]["metric"] = r.rows[i].metric;
       j["rows"][i]["assumptions"] = r.rows[i].assumptions;
       j["rows"][i]["notes"] = r.rows[i].notes;
     }

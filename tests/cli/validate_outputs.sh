@@ -32,7 +32,10 @@ import csv, io, sys
 rows = list(csv.DictReader(io.StringIO(sys.argv[1])))
 assert len(rows) == 103
 assert sum(r["status"] == "predicted" for r in rows) == 72
+assert "metric" in rows[0] and rows[0]["metric"], rows[0]  # the measured quantity, as --json's rows name it
 PY
+# One vocabulary: --json's columns are --csv's header, in order.
+[ "$("$CHALK" validate --json | python3 -c 'import json,sys; print(",".join(c["key"] if isinstance(c, dict) else c for c in json.load(sys.stdin)["columns"]))')" = "$(printf '%s\n' "$csv" | head -1)" ] || fail "validate: --json columns differ from the --csv header"
 # Rows that leave a column empty (issue 32): each default is named, with its value, in the
 # JSON's assumptions and in the table's "assumed:" lines.
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
