@@ -105,6 +105,7 @@ class DecodeStep:
     cost_usd_per_mtok: Optional[float]
     experts_touched_per_layer: float
     experts_on_busiest_chip: float
+    memory_fits: bool
     def to_dict(self) -> Dict[str, Any]: ...
 
 class PrefillStep:
@@ -113,6 +114,7 @@ class PrefillStep:
     t_step_ms: float
     tok_per_s: float
     bound: str
+    memory_fits: bool
     def to_dict(self) -> Dict[str, Any]: ...
 
 class Deployment:

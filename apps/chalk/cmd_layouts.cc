@@ -222,7 +222,7 @@ void run_layouts(const LayoutsArgs& a) {
     candidates += static_cast<int64_t>(r.size());
   }
   std::optional<UsdPerSecond> price = base.price_per_chip ? base.price_per_chip : system.price_per_chip;
-  const Table t = layouts_table(rankings, price, a.all || a.output.json || a.output.csv, batches.size() > 1 || a.output.json,
+  const Table t = layouts_table(rankings, price, a.all || a.output.json || a.output.csv, batches.size() > 1 || a.output.json || a.output.csv,
                                 MemoryContext{model, system, base, q.context});
   std::vector<std::string> warnings;
   if (fitting == 0) {

@@ -102,13 +102,21 @@ void register_prices(CLI::App& app, Action& run) {
   f->add_option("--prefill-batch", forward.prefill_batch,
                 "Prompts in the prefill that prices input (default 0 = one per data-parallel attention group, filling the layout)")
       ->capture_default_str();
+  f->add_option("--min-tok-per-s-per-user", forward.min_speed,
+                "With no -b: price the largest batch, and with no -n the cheapest replica, that streams at least this many\n"
+                "output tok/s to each user (the speed `prices compare` assumes for hosts that state none; 0: the batch that\n"
+                "fills HBM, the cost floor for offline work)")
+      ->capture_default_str();
   f->add_option("--utilisation", forward.utilisation, "Billable fraction of chip time (0, 1]")->capture_default_str();
   f->add_option("--margin", forward.margin, "Gross margin [0, 1): price = cost / (utilisation (1 - margin))")->capture_default_str();
   file_name_option(f->add_option("--compare", forward.compare, "A price sheet to set beside (name or path)"));
   add_auto_pp_option(*f, forward.pp);
   add_energy_options(*f, forward.energy);
   add_output_options(*f, forward.output);
-  f->callback([&run] { run = [] { run_forward(forward); }; });
+  f->callback([&run, f] {
+    forward.min_speed_given = f->count("--min-tok-per-s-per-user") > 0;
+    run = [] { run_forward(forward); };
+  });
 
   auto* c = prices->add_subcommand("compare",
                                    "Hosts' prices for an open model (data/prices/hosts/) beside chalk's cost on each system at the\n"

@@ -31,6 +31,9 @@ double price_mtok(UsdPerToken p) { return std::stod(fmt::format("{:.12g}", mtok(
 Table compare_table() {
   Table t;
   t.columns = {{"provider", "provider", 3, 0},
+               // The format the costs assume: a host's stated quantization (review 3 L16: an FP8
+               // offer was cheaper than the bf16 rows with nothing in the table to say why).
+               {"weights_dtype", "weights", 3, 1},
                {"host_tok_per_s_per_user", "host tok/s", 4, 1},
                {"assumed_tok_per_s_per_user", "assumed tok/s", 4, 2},
                {"input_usd_per_mtok", "$/M in", 3, 2},
@@ -55,12 +58,13 @@ Table compare_table() {
   return t;
 }
 
-/// The "system" column's index in compare_table() (the offer's seven cells precede it).
-constexpr size_t kSystemColumn = 7;
+/// The "system" column's index in compare_table() (the offer's eight cells precede it).
+constexpr size_t kSystemColumn = 8;
 
 std::vector<Cell> row_of(const OfferComparison& oc, const SystemCost& r) {
   const HostOffer& o = oc.offer;
   std::vector<Cell> row = {o.provider,
+                           oc.weights_dtype,
                            o.tok_per_s_per_user ? Cell(o.tok_per_s_per_user->value()) : Cell{},
                            oc.speed_assumed ? Cell(oc.speed.value()) : Cell{},
                            price_mtok(o.input),
@@ -143,7 +147,7 @@ nlohmann::json offer_json(const OfferComparison& oc, const Table& t) {
     one.rows.clear();
     one.add(row_of(oc, r));
     nlohmann::json row = without_nulls(to_json(one))[0];
-    for (const char* k : {"provider", "host_tok_per_s_per_user", "assumed_tok_per_s_per_user", "input_usd_per_mtok", "output_usd_per_mtok", "cache_read_usd_per_mtok",
+    for (const char* k : {"provider", "weights_dtype", "host_tok_per_s_per_user", "assumed_tok_per_s_per_user", "input_usd_per_mtok", "output_usd_per_mtok", "cache_read_usd_per_mtok",
                           "blended_usd_per_mtok"}) {
       row.erase(k);
     }
@@ -229,13 +233,16 @@ void run_compare(const CompareArgs& a) {
     return;
   }
   std::string footnotes;
+  // People read the weights' format beside the provider, where the host states one
+  // ("DeepInfra (fp8)"), so the host's speed keeps its column at 100 columns.
+  t.columns.erase(t.columns.begin() + 1);
   for (const auto& oc : h.offers) {
     const SystemCost* r = shown(oc);
     if (!r) continue;
     std::vector<Cell> row = row_of(oc, *r);
     // People read the speed compared at in one column, marked when the sheet states none.
     // --speed 1e12 reads 1.000T, not 1e+12; 50 stays 50.
-    if (oc.speed_assumed) row[1] = (oc.speed.value() >= 1e5 ? readable(oc.speed.value(), 4) : fmt::format("{:g}", oc.speed.value())) + " assumed";
+    if (oc.speed_assumed) row[2] = (oc.speed.value() >= 1e5 ? readable(oc.speed.value(), 4) : fmt::format("{:g}", oc.speed.value())) + " assumed";
     if (!oc.cheapest) {
       row[kSystemColumn] = std::string(r->speed_out_of_reach ? "none reaches it"
                            : r->unreachable == "no public price per chip-hour" ? "none priced"
@@ -243,6 +250,8 @@ void run_compare(const CompareArgs& a) {
       row.back() = offer_why_not(oc);
       footnotes += fmt::format("{}: {}\n", oc.offer.provider, offer_why_not(oc));
     }
+    if (oc.weights_dtype != "checkpoint") row[0] = fmt::format("{} ({})", oc.offer.provider, oc.weights_dtype);
+    row.erase(row.begin() + 1);
     t.add(std::move(row));
   }
   std::cout << fmt::format(
@@ -251,7 +260,8 @@ void run_compare(const CompareArgs& a) {
       "each row    a host's offer, and the cheapest of {} systems at its tok/s per user\n"
       "            (none stated: {} tok/s assumed, --speed), at full utilisation, no margin\n"
       "margin      1 - cost / price; break-even util = cost / price (blended $/Mtok)\n"
-      "b-e batch   the batch whose output cost equals the host's output price\n\n",
+      "b-e batch   the batch whose output cost equals the host's output price\n"
+      "weights     the checkpoint's formats, or the host's stated quantization beside its name\n\n",
       m.name, w.input_tokens, format_number(100 * w.prefix_hit_rate, 3), w.output_tokens, h.context, systems.size(),
       w.assumed_speed.value() >= 1e5 ? readable(w.assumed_speed.value(), 4) : fmt::format("{:g}", w.assumed_speed.value()));
   print_table(std::cout, t);

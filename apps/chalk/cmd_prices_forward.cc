@@ -1,6 +1,7 @@
 // `chalk prices forward`: the input and output prices a deployment implies, beside a
 // provider's sheet. Shared options and helpers: prices_cli.h.
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <variant>
 
@@ -10,6 +11,7 @@
 #include "chalk/engine/pipeline.h"
 #include "chalk/io/io.h"
 #include "chalk/prices/prices.h"
+#include "chalk/serving/serving_speed.h"
 #include "envelope.h"
 #include "pipeline_cli.h"
 #include "deployment_options.h"
@@ -135,6 +137,75 @@ Forward forward_pipeline(const ForwardArgs& a, const DeploymentArgs& da, const P
   return r;
 }
 
+/// What the per-user speed floor did to the headline (--min-tok-per-s-per-user; review 3 M4:
+/// the memory-full batch of 8B on L4 streams 10.3 tok/s per user, a service no host sells).
+struct SpeedFloorOutcome {
+  double asked = 0;   ///< tok/s per user; 0: no floor (a stated -b, or --min-tok-per-s-per-user 0)
+  bool met = true;    ///< false: nothing reaches it, the headline is the memory-full batch
+  std::string why_not;  ///< when not met: the fastest speed there is, for people
+};
+
+/// "the fastest is 13.6 tok/s per user (8 chips at batch 1)".
+std::string fastest_text(const ModePoint& p) {
+  return fmt::format("the fastest is {} tok/s per user ({} at batch 1)", format_number(p.tokens_per_s_per_user.value(), 3),
+                     counted(static_cast<double>(p.n_chips), "chip"));
+}
+
+/// Applies the floor to a single replica (a pipeline keeps its memory-full batch): with no
+/// chips stated, the replica and batch `prices compare` would price a host at that speed
+/// (cheapest_replica_at_speed: on each replica size the largest batch with 1 / T_step >= v,
+/// then the most tok/s per chip); with -n, the largest such batch on those chips
+/// (largest_batch_at_speed). The memory-full choice becomes the note's runner-up. Sets
+/// *batch (0: unchanged) and may replace *single. Throws InputError when a stated floor is
+/// out of reach; the default floor out of reach leaves the memory-full batch, said so.
+SpeedFloorOutcome apply_speed_floor(const ForwardArgs& a, const DeploymentArgs& da, std::optional<Deployment>& single,
+                                    std::optional<ReplicaNote>& note, int64_t* batch) {
+  SpeedFloorOutcome out;
+  if (!std::isfinite(a.min_speed) || a.min_speed < 0) {
+    throw InputError("--min-tok-per-s-per-user", fmt::format("must be >= 0 tok/s per user (0: no floor), got {:g}", a.min_speed));
+  }
+  if (a.batch > 0 || a.min_speed == 0) return out;
+  out.asked = a.min_speed;
+  const TokensPerSecond v(a.min_speed);
+  std::optional<ModePoint> fastest;
+  if (note) {
+    DeploymentOptions o = options_from(da);
+    o.mechanisms.enabled = true;  // chosen under the engine step whatever view prints, as resolve() chooses
+    const SpeedChoice sc = cheapest_replica_at_speed(single->model, single->system, o, note->context, v);
+    if (sc.point) {
+      Deployment dep = *sc.deployment;
+      dep.mechanisms.layout.description =
+          fmt::format("searched: {} (the most decode tok/s per chip at {} tok/s per user or more, context {})", sc.point->layout,
+                      fmt::format("{:g}", a.min_speed), note->context);
+      single = da.roofline ? roofline_of(dep) : dep;
+      note->runner_up = std::exchange(note->choice, *sc.point);
+      note->min_tok_per_s_per_user = a.min_speed;
+      *batch = sc.point->batch;
+      return out;
+    }
+    fastest = sc.fastest;
+  } else {
+    const Deployment& d = *single;
+    const int64_t cap = std::clamp<int64_t>(memory_plan(d, 0, a.context).max_batch, 1, int64_t{1} << 24);
+    if (const int64_t b = largest_batch_at_speed(d, a.context, {}, v, cap); b >= 1) {
+      *batch = b;
+      return out;
+    }
+    const DecodeStep one = decode_step(d, 1, a.context);
+    fastest = ModePoint{};
+    fastest->n_chips = d.n_chips;
+    fastest->batch = 1;
+    fastest->tokens_per_s_per_user = one.tokens_per_s_per_user;
+  }
+  const std::string where = fmt::format("no {} of {} on {} reaches {} tok/s per user; {}", note ? "replica" : "batch", single->model.name,
+                                        note ? single->system.name : fmt::format("{} x {}", single->n_chips, single->system.chip.name),
+                                        fmt::format("{:g}", a.min_speed), fastest ? fastest_text(*fastest) : std::string("none fits"));
+  if (a.min_speed_given) throw InputError("--min-tok-per-s-per-user", where + "; a lower floor, or 0 for none");
+  out.met = false;
+  out.why_not = where;
+  return out;
+}
+
 }  // namespace
 
 void run_forward(const ForwardArgs& a) {
@@ -151,9 +222,17 @@ void run_forward(const ForwardArgs& a) {
   const auto p = chosen_pipeline(da, a.pp, note);
   if (p && note && da.chips == 0) da.chips = note->choice.n_chips;
   if (!p && !single) single = resolve(da, a.context, &note);
+  // The per-user speed floor (review 3 M4), on one replica; a pipeline keeps its batch.
+  ForwardArgs at = a;
+  SpeedFloorOutcome floor;
+  if (!p) {
+    floor = apply_speed_floor(a, da, single, note, &at.batch);
+  } else if (!std::isfinite(a.min_speed) || a.min_speed < 0) {
+    apply_speed_floor(a, da, single, note, &at.batch);  // throws: the same message
+  }
   const SystemSpec system = p ? load_system(da.hardware) : single->system;
   const std::optional<ChipPower> power = chip_power_from(a.energy, system);
-  const Forward fw = p ? forward_pipeline(a, da, *p, note, facility, power) : forward_replica(a, *single, note, facility, power);
+  const Forward fw = p ? forward_pipeline(at, da, *p, note, facility, power) : forward_replica(at, *single, note, facility, power);
   const Deployment& d = fw.shown;
   const ForwardPrices& f = fw.f;
   const ForwardPrices& lower = fw.lower;
@@ -199,7 +278,10 @@ void run_forward(const ForwardArgs& a) {
                     {"prefill_bound", to_string(f.prefill.bound)},
                     {"input_cost_usd_per_mtok", mtok(f.input_cost)},
                     {"output_cost_usd_per_mtok", mtok(f.output_cost)},
-                    {"memory_fits", f.memory_fits}};
+                    {"memory_fits", f.memory_fits},
+                    {"tok_per_s_per_user", f.decode.tokens_per_sequence / fw.t_decode.value()},
+                    {"min_tok_per_s_per_user", floor.asked > 0 ? nlohmann::json(floor.asked) : nlohmann::json()},
+                    {"speed_floor_met", floor.met}};
     j["energy"] = energy_assumptions_json(power, facility);
     j["rows"] = to_json(t);  // the prices: implied, then the sheets compared
     print_json(std::cout, envelope("prices forward", std::move(j), column_keys(t)));
@@ -217,6 +299,10 @@ void run_forward(const ForwardArgs& a) {
                            d.mechanisms.enabled ? fmt::format("; roofline at achievable rates {} ms, output cost ${}/Mtok",
                                                               format_number(to_ms(fw.t_decode_roofline), 4), format_number(mtok(lower.output_cost), 4))
                                                 : std::string());
+  if (!floor.met) std::cout << "speed floor " << floor.why_not << ": priced at the batch that fills HBM\n";
+  if (p && a.batch == 0 && a.min_speed > 0) {
+    std::cout << "speed floor not applied: a pipeline is priced at the batch its busiest stage's HBM holds (-b sets another)\n";
+  }
   std::cout << fmt::format("prefill     {} x {} tokens: {} {} ms, {}-bound\n", f.prefill_batch, a.prompt, p ? "TTFT through the stages" : "step",
                            format_number(to_ms(fw.t_prefill), 4), to_string(f.prefill.bound));
   std::cout << energy_assumptions_text(power, facility);

@@ -62,6 +62,17 @@ json vl_base(const char* title, int height) {
   return spec;
 }
 
+/// Counts on a log axis as people read them, 289B-style (K, M, B, T), as the page and `serving
+/// plot` write them, not "1e+9" (review 3 L11). A Vega expression of datum.value.
+constexpr const char* kCountLabels =
+    "datum.value >= 1e12 ? format(datum.value / 1e12, '~g') + 'T' : datum.value >= 1e9 ? format(datum.value / 1e9, '~g') + 'B' : "
+    "datum.value >= 1e6 ? format(datum.value / 1e6, '~g') + 'M' : datum.value >= 1e3 ? format(datum.value / 1e3, '~g') + 'K' : "
+    "format(datum.value, '~g')";
+
+/// A legend below the plot whose labels are never cut ("chosen: the equilibrium, 188x ove..."
+/// at 1280 px, review 3 L11): labelLimit 0 lets a label be as long as it is.
+json whole_legend(const char* title) { return {{"title", title}, {"orient", "bottom"}, {"direction", "vertical"}, {"labelLimit", 0}}; }
+
 json shares_spec(double k_eq) {
   const json x = {{"field", "over_training_factor"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}},
                   {"title", "over-training factor D / D_opt(N)"}};
@@ -85,7 +96,7 @@ json shares_spec(double k_eq) {
                                          json{{"marker", fmt::format("the equilibrium (k = {:.3g})", k_eq)}, {"over_training_factor", k_eq}}});
   rules["mark"] = {{"type", "rule"}, {"color", "#555"}};
   rules["encoding"]["x"] = x;
-  rules["encoding"]["strokeDash"] = {{"field", "marker"}, {"type", "nominal"}, {"title", "marker"}};
+  rules["encoding"]["strokeDash"] = {{"field", "marker"}, {"type", "nominal"}, {"legend", whole_legend("marker")}};
   spec["layer"].push_back(rules);
   spec["resolve"] = {{"scale", {{"strokeDash", "independent"}}}};  // phases and markers keep their own dashes
   spec["title"] = {{"text", spec["title"]}, {"subtitle", "RL and serving are dashed: their lines coincide when their cost ratios are equal"}};
@@ -94,24 +105,24 @@ json shares_spec(double k_eq) {
 
 json iso_loss_spec() {
   const json x = {{"field", "params"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "parameters N (active)"},
-                  {"axis", {{"format", ".0e"}, {"labelOverlap", true}}}};  // one number format per log axis
+                  {"axis", {{"labelExpr", kCountLabels}, {"labelOverlap", true}}}};  // one number format per log axis
   const json y = {{"field", "tokens"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "training tokens D"},
-                  {"axis", {{"format", ".0e"}, {"labelOverlap", true}}}};
+                  {"axis", {{"labelExpr", kCountLabels}, {"labelOverlap", true}}}};
   json spec = vl_base("Chinchilla iso-loss curves (Besiroglu et al. 2024 fit) and the chosen run", 360);
   json curves;
   curves["data"] = {{"name", "iso_loss"}};
   curves["mark"] = {{"type", "line"}};
-  curves["encoding"] = {{"x", x}, {"y", y}, {"color", {{"field", "curve"}, {"type", "nominal"}, {"title", "loss"}}}, {"order", {{"field", "params"}}}};
+  curves["encoding"] = {{"x", x}, {"y", y}, {"color", {{"field", "curve"}, {"type", "nominal"}, {"legend", whole_legend("loss")}}}, {"order", {{"field", "params"}}}};
   spec["layer"].push_back(curves);
   json frontier;
   frontier["data"] = {{"name", "frontier"}};
   frontier["mark"] = {{"type", "line"}, {"color", "#000"}};
-  frontier["encoding"] = {{"x", x}, {"y", y}, {"strokeDash", {{"field", "curve"}, {"type", "nominal"}, {"title", "frontier"}}}};
+  frontier["encoding"] = {{"x", x}, {"y", y}, {"strokeDash", {{"field", "curve"}, {"type", "nominal"}, {"legend", whole_legend("frontier")}}}};
   spec["layer"].push_back(frontier);
   json points;
   points["data"] = {{"name", "points"}};
   points["mark"] = {{"type", "point"}, {"filled", true}, {"size", 90}, {"color", "#000"}};
-  points["encoding"] = {{"x", x}, {"y", y}, {"shape", {{"field", "point"}, {"type", "nominal"}, {"title", "run"}}}};
+  points["encoding"] = {{"x", x}, {"y", y}, {"shape", {{"field", "point"}, {"type", "nominal"}, {"legend", whole_legend("run")}}}};
   points["encoding"]["tooltip"] = json::array({json{{"field", "point"}}, json{{"field", "params"}, {"format", ".3g"}},
                                                json{{"field", "tokens"}, {"format", ".3g"}}, json{{"field", "loss"}, {"format", ".4f"}}});
   spec["layer"].push_back(points);

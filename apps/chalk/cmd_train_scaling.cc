@@ -172,8 +172,9 @@ void run_equilibrium(const EquilibriumArgs& a) {
                {"cost_usd", "USD", 4},
                {"how", "priced as"}};
   t.set_count({"tokens", "chip_hours", "cost_usd"});  // 263T tokens, 8.63M chip-hours, 39.2M USD (review 2 L1)
-  // CSV holds one table: the factor the command exists for rides on each row (JSON: top level).
-  if (a.output.csv) t.columns.push_back({"over_training_factor", "over-trained"});
+  // CSV holds one table: the factor the command exists for rides on each row, in JSON too so
+  // `columns` is the CSV header (review 3 L3); JSON also has it at the top level.
+  if (a.output.csv || a.output.json) t.columns.push_back({"over_training_factor", "over-trained"});
   const auto price = in.system.price_per_chip;
   auto usd = [&](double chip_s) { return price ? Cell(chip_s * price->value()) : Cell{}; };
   t.add({std::string("serving"), e.serving_tokens, e.serving_decode.chip_seconds_per_token, e.serving_chip_seconds / 3600,

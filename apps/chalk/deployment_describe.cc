@@ -188,7 +188,7 @@ std::string describe_text(const Deployment& d) {
 }
 
 namespace {
-nlohmann::json replica_point_json(const ModePoint& p) {
+nlohmann::json replica_point_json(const ModePoint& p, bool at_speed_floor = false) {
   return {{"chips", p.n_chips},
           {"layout", p.layout.empty() ? nlohmann::json() : nlohmann::json(p.layout)},
           {"batch", p.batch},
@@ -197,11 +197,13 @@ nlohmann::json replica_point_json(const ModePoint& p) {
           {"tok_per_s_per_chip", p.tokens_per_s_per_chip.value()},
           {"cost_usd_per_mtok", p.cost_per_token ? nlohmann::json(to_usd_per_mtok(*p.cost_per_token)) : nlohmann::json()},
           // false when a smaller batch was cheaper: the memory-full one pads to a larger CUDA graph
-          {"memory_full", p.memory_full_batch == 0 || p.batch == p.memory_full_batch}};
+          {"memory_full", !at_speed_floor && (p.memory_full_batch == 0 || p.batch == p.memory_full_batch)}};
 }
 
-std::string replica_point_text(const ModePoint& p) {
-  const std::string fills = p.memory_full_batch == 0 || p.batch == p.memory_full_batch
+/// `speed_floor` > 0: the point is the largest batch at that speed, not the memory-full one.
+std::string replica_point_text(const ModePoint& p, double speed_floor = 0) {
+  const std::string fills = speed_floor > 0 ? fmt::format("the largest at {} tok/s per user or more", fmt::format("{:g}", speed_floor))
+                            : p.memory_full_batch == 0 || p.batch == p.memory_full_batch
                                 ? std::string("fills HBM")
                                 : fmt::format("cheaper than the {} that fill HBM, which pad to a larger CUDA graph", p.memory_full_batch);
   // Decode figures, said so: prefill's replica line printed them bare (review 3 L13).
@@ -225,6 +227,13 @@ std::string replica_rule_text(const ReplicaNote& n) {
                        "cheapest batch up to the one that fills its HBM (no price: not ranked by cost)",
                        n.context, sizes);
   }
+  if (n.min_tok_per_s_per_user > 0) {
+    // Review 3 M4: the headline at a speed a host sells, the floor `prices compare` assumes.
+    return fmt::format("the cheapest replica size at context {} of {} chips that streams at least {} tok/s per user "
+                       "(--min-tok-per-s-per-user; 0 prices the memory-full batch), each with its best layout at the largest "
+                       "batch that does",
+                       n.context, sizes, fmt::format("{:g}", n.min_tok_per_s_per_user));
+  }
   return fmt::format("the cheapest replica size at context {} of {} chips, each with its best layout at its cheapest "
                      "batch up to the one that fills its HBM (the cost floor of `chalk serving modes`)",
                      n.context, sizes);
@@ -238,9 +247,10 @@ nlohmann::json replica_note_json(const std::optional<ReplicaNote>& note) {
           {"why", n.pipeline.empty() ? replica_rule_text(n) : replica_rule_text(n) + "; " + n.pipeline},
           {"context_tokens", n.context},
           {"replica_sizes", n.replica_sizes},
-          {"choice", replica_point_json(n.choice)},
+          {"choice", replica_point_json(n.choice, n.min_tok_per_s_per_user > 0)},
           {"runner_up", n.runner_up ? replica_point_json(*n.runner_up) : nlohmann::json()},
-          {"pp", n.pp}};
+          {"pp", n.pp},
+          {"min_tok_per_s_per_user", n.min_tok_per_s_per_user > 0 ? nlohmann::json(n.min_tok_per_s_per_user) : nlohmann::json()}};
 }
 
 std::string replica_note_text(const std::optional<ReplicaNote>& note) {
@@ -250,9 +260,12 @@ std::string replica_note_text(const std::optional<ReplicaNote>& note) {
   // A pipeline beside one replica on the same chips: each line names its layout (review 2 H1).
   const bool named = n.pp > 1 || !n.pipeline.empty();
   auto layout = [&](const ModePoint& p) { return named && !p.layout.empty() ? p.layout + ", " : std::string(); };
-  s += "            chosen " + layout(n.choice) + replica_point_text(n.choice) + "\n";
+  s += "            chosen " + layout(n.choice) + replica_point_text(n.choice, n.min_tok_per_s_per_user) + "\n";
   if (n.runner_up) {
-    const char* label = n.rule == ReplicaRule::cheapest ? "runner-up" : n.runner_up->cost_per_token ? "cheapest" : "most tok/s per chip:";
+    const char* label = n.min_tok_per_s_per_user > 0       ? "without the speed floor (the cost floor, for offline batch work):"
+                        : n.rule == ReplicaRule::cheapest ? "runner-up"
+                        : n.runner_up->cost_per_token     ? "cheapest"
+                                                          : "most tok/s per chip:";
     s += fmt::format("            {} {}{}\n", label, layout(*n.runner_up), replica_point_text(*n.runner_up));
   }
   if (!n.pipeline.empty()) s += "            " + n.pipeline + "\n";

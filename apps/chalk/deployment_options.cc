@@ -4,7 +4,6 @@
 #include <cmath>
 #include <sstream>
 #include <utility>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -229,10 +228,7 @@ void refuse_if_weights_do_not_fit(const Deployment& d, const ModelSpec& model, c
 Deployment resolve(const DeploymentArgs& a, int64_t context, std::optional<ReplicaNote>* note) {
   return resolve_model(load_model(a.model), a, context, note);
 }
-
-/// The deployment `d` at its cheapest batch up to the one that fills its HBM at `context`
-/// (capped at 2^24 sequences, as the frontier caps it; cheapest_decode_point): the point the
-/// replica rule compares.
+// Documented in deployment_options.h.
 ModePoint replica_memory_full_point(const Deployment& d, int64_t context) {
   return cheapest_decode_point(d, std::clamp<int64_t>(memory_plan(d, 0, context).max_batch, 1, int64_t{1} << 24), context);
 }
@@ -347,6 +343,12 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
       }
     }
     Deployment d = make_deployment(model, system, o);
+    // A split no engine runs is an error, not a warning under a priced table (review 3 L15).
+    const std::string split = a.tp && d.mechanisms.enabled ? attention_split_problem(model, d.mechanisms.layout.tp_attention) : "";
+    if (!split.empty() && !a.allow_infeasible) {
+      throw InputError("--tp", fmt::format("{}: vLLM and SGLang refuse this split; `chalk layouts -n {}` lists the ones that run; "
+                                           "--allow-infeasible prints the figures anyway", split, d.n_chips));
+    }
     if (a.chips != 0 && !a.allow_infeasible) refuse_if_weights_do_not_fit(d, model, system, engine, search_context, a);
     if (note) {
       note->choice = replica_memory_full_point(costed ? *costed : d, search_context);

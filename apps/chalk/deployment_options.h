@@ -129,6 +129,11 @@ struct ReplicaNote {
   /// at the batch its busiest stage's HBM holds, as `chalk layouts` ranks it, and `runner_up`
   /// the same chips as one replica without stages).
   int64_t pp = 1;
+  /// The per-user decode speed floor the choice meets, tok/s per user (`prices forward
+  /// --min-tok-per-s-per-user`, review 3 M4); 0 = none. When > 0, `choice` is the cheapest
+  /// replica and batch that streams at least this fast (cheapest_replica_at_speed, as
+  /// `prices compare` prices a host) and `runner_up` the memory-full cost floor without it.
+  double min_tok_per_s_per_user = 0;
 };
 
 /// Loads the model and system and resolves the deployment: --chips, or else the replica

@@ -60,6 +60,13 @@ struct ForwardArgs {
   /// --pp: pipeline stages; unset: the pipeline `chalk layouts` ranks first when no replica
   /// within the scale-up domain holds the model, else 1 (pipeline_cli.h).
   std::optional<int64_t> pp;
+  /// --min-tok-per-s-per-user: with no -b, the headline prices the largest batch (and, with no
+  /// -n, the cheapest replica) that streams at least this many output tokens/s to each user;
+  /// 0 prices the batch that fills HBM (the cost floor). Default: the speed `prices compare`
+  /// assumes for a host that states none (kAssumedTokPerSPerUser, compare.h, with its sources),
+  /// so the two commands price the same service (review 3 M4).
+  double min_speed = kAssumedTokPerSPerUser;
+  bool min_speed_given = false;  ///< the flag was passed: a floor nothing reaches is then an error
 };
 
 /// `prices compare`: hosts' offers of one model beside chalk's cost at their speed.

@@ -424,7 +424,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
-def prices_forward(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, eplb: Optional[Values] = None, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, batch: Optional[Values] = None, context: Optional[Values] = None, prompt: Optional[Values] = None, prefill_batch: Optional[Values] = None, utilisation: Optional[Values] = None, margin: Optional[Values] = None, compare: Optional[Values] = None, pp: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, frame: bool = False) -> Any:
+def prices_forward(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, eplb: Optional[Values] = None, dispatch_dtype: Optional[Values] = None, allow_infeasible: bool = False, batch: Optional[Values] = None, context: Optional[Values] = None, prompt: Optional[Values] = None, prefill_batch: Optional[Values] = None, min_tok_per_s_per_user: Optional[Values] = None, utilisation: Optional[Values] = None, margin: Optional[Values] = None, compare: Optional[Values] = None, pp: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, frame: bool = False) -> Any:
     """`chalk prices forward --json`: The input and output prices a model on a system implies, beside a provider's sheet.
 
 Returns the CLI's JSON as plain Python objects.
@@ -453,6 +453,9 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     context: Decode context, tokens (default 4096)
     prompt: Prompt tokens of the prefill that prices input (default 4096)
     prefill_batch: Prompts in the prefill that prices input (default 0 = one per data-parallel attention group, filling the layout) (default 0)
+    min_tok_per_s_per_user: With no -b: price the largest batch, and with no -n the cheapest replica, that streams at least this many
+output tok/s to each user (the speed `prices compare` assumes for hosts that state none; 0: the batch that
+fills HBM, the cost floor for offline work) (default 50)
     utilisation: Billable fraction of chip time (0, 1] (default 0.5)
     margin: Gross margin [0, 1): price = cost / (utilisation (1 - margin)) (default 0.5)
     compare: A price sheet to set beside (name or path)

@@ -64,15 +64,18 @@ py::object ms(Seconds t) { return py::float_(to_ms(t)); }
 // largest batch at the context and the roofline, computed only when a dict is asked for.
 struct DecodeRow : DecodeStep {
   py::object deployment;
+  bool memory_fits = true;  ///< memory_plan(batch, context).fits, shown by the repr (review 3 L10)
 };
 struct PrefillRow : PrefillStep {
   py::object deployment;
+  bool memory_fits = true;
 };
 
 // As `chalk decode` and `chalk prefill`: a batch the replica cannot hold is not priced (issue 30).
 template <class Row>
 Row priced_if_fits(Row row, const Deployment& d, int64_t batch, int64_t tokens) {
-  if (!memory_plan(d, batch, tokens).fits) row.cost_per_token.reset();
+  row.memory_fits = memory_plan(d, batch, tokens).fits;
+  if (!row.memory_fits) row.cost_per_token.reset();
   return row;
 }
 
@@ -222,12 +225,15 @@ PYBIND11_MODULE(_chalk, m) {
       .def_property_readonly("cost_usd_per_mtok", [](const DecodeRow& r) { return none_or(r.cost_per_token); })
       .def_property_readonly("experts_touched_per_layer", [](const DecodeRow& r) { return r.experts_touched; })
       .def_property_readonly("experts_on_busiest_chip", [](const DecodeRow& r) { return r.experts_on_busiest_chip; })
+      .def_property_readonly("memory_fits", [](const DecodeRow& r) { return r.memory_fits; },
+                             "Whether the replica's HBM holds the batch's KV cache beside the weights (memory_plan); False: cost_usd_per_mtok is None")
       .def("to_dict", &decode_row_dict,
            "The step as a dict with the keys of `chalk decode --json`'s steps, memory_fits, max_batch_at_context and "
            "t_step_roofline_ms included (experts null for a dense model).")
       .def("__repr__", [](const DecodeRow& r) {
         return "DecodeStep(batch=" + std::to_string(r.batch) + ", context_tokens=" + std::to_string(r.context) +
-               ", t_step_ms=" + std::to_string(to_ms(r.t_step)) + ", bound='" + std::string(to_string(r.bound)) + "')";
+               ", t_step_ms=" + std::to_string(to_ms(r.t_step)) + ", bound='" + std::string(to_string(r.bound)) +
+               "', memory_fits=" + (r.memory_fits ? "True" : "False") + ")";
       });
 
   py::class_<PrefillRow>(m, "PrefillStep", python::doc::PrefillStep)
@@ -235,6 +241,12 @@ PYBIND11_MODULE(_chalk, m) {
       .def_property_readonly("t_step_ms", [](const PrefillRow& r) { return to_ms(r.t_step); })
       .def_property_readonly("tok_per_s", [](const PrefillRow& r) { return r.tokens_per_s.value(); })
       .def_property_readonly("bound", [](const PrefillRow& r) { return std::string(to_string(r.bound)); })
+      .def_property_readonly("memory_fits", [](const PrefillRow& r) { return r.memory_fits; },
+                             "Whether the replica's HBM holds the prompts' KV cache beside the weights (memory_plan)")
+      .def("__repr__", [](const PrefillRow& r) {
+        return "PrefillStep(ttft_ms=" + std::to_string(to_ms(r.ttft)) + ", bound='" + std::string(to_string(r.bound)) +
+               "', memory_fits=" + (r.memory_fits ? "True" : "False") + ")";
+      })
       .def("to_dict", &prefill_row_dict,
            "The chunk as a dict with the keys of `chalk prefill --json`'s prefills, memory_fits and ttft_roofline_ms included.");
 

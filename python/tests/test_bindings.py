@@ -119,8 +119,9 @@ def test_prices_compare_is_a_dataframe_of_offers_by_systems(cli):
     assert len(df) == sum(len(o["systems"]) for o in want["rows"])
     # The CLI's column order (the CSV's header first), not the keys sorted (review 3 M2).
     shared = [c for c in want["columns"] if c != "systems"]
-    assert list(df.columns[:len(shared)]) == shared and shared[:8] == [
-        "provider", "host_tok_per_s_per_user", "assumed_tok_per_s_per_user", "input_usd_per_mtok",
+    # weights_dtype: the format each offer is priced in (review 3 L16).
+    assert list(df.columns[:len(shared)]) == shared and shared[:9] == [
+        "provider", "weights_dtype", "host_tok_per_s_per_user", "assumed_tok_per_s_per_user", "input_usd_per_mtok",
         "output_usd_per_mtok", "cache_read_usd_per_mtok", "blended_usd_per_mtok", "system"]
     assert df.attrs == {k: v for k, v in want.items() if k != "rows"}
     cerebras = df[df.provider == "Cerebras"]

@@ -212,6 +212,19 @@ def test_step_dicts_carry_the_cli_rows_fit_and_roofline(cli):
     assert pgot == pre and pgot["memory_fits"] is False
     # The roofline beside the engine step is its lower bound.
     assert got["t_step_roofline_ms"] < got["t_step_ms"] and pgot["ttft_roofline_ms"] < pgot["ttft_ms"]
+    # The repr says whether the step fits (review 3 L10: it printed t_step_ms alone).
+    assert d.decode_step(1).memory_fits is False and repr(d.decode_step(1)).endswith("memory_fits=False)")
+    assert d.prefill_step(1024).memory_fits is False and "memory_fits=False" in repr(d.prefill_step(1024))
+
+
+def test_readme_fast_path_example_fits():
+    # python/README.md's example (review 3 L10: on the default 2 chips it landed on points that
+    # do not fit). 8 H100: 640 GB - 141.1 GB of weights - 10% reserve (64 GB) leaves ~435 GB;
+    # 64 x 8,192 tokens x 327,680 B (80 layers x 8 KV heads x 128 x 2 (K, V) x 2 B) = 171.8 GB.
+    d = chalk.deployment("llama-3.1-70b", "h100-sxm", chips=8)
+    step = d.decode_step(64, 8192)
+    assert step.memory_fits and step.cost_usd_per_mtok is not None and repr(step).endswith("memory_fits=True)")
+    assert d.prefill_step(32768).memory_fits
 
 
 @pytest.mark.parametrize("call,field", [(lambda d: d.decode_step(10**12), "batch"), (lambda d: d.decode_step(0), "batch"),

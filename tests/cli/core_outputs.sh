@@ -51,8 +51,11 @@ echo "core_outputs: all passed"
 # A replica beyond the scale-up domain is flagged under --roofline: it has no scale-out term.
 "$CHALK" decode --roofline -m llama-3.1-70b -H h100-sxm -n 16 -b 1 --json | python3 -c "import json,sys; w=json.load(sys.stdin)['warnings']; assert any('span 2 scale-up domains' in x for x in w), w" || fail "scale-out warning"
 "$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 8 -b 1 --json | python3 -c "import json,sys; w=json.load(sys.stdin)['warnings']; assert w == [], w" || fail "no warning within a domain"
-# A --tp that splits heads no engine can split is computed, with a warning naming it.
-"$CHALK" decode --mechanisms --tp 72 -b 1 | grep -q "warning     TP72 does not divide the 128 attention heads" || fail "head-split warning"
+# A --tp that splits heads no engine can split is an error (review 3 L15: `decode --tp 3 -n 3`
+# priced TP3 of a 64-head model with exit 0); --allow-infeasible computes it, with a warning.
+"$CHALK" decode --mechanisms --tp 72 -b 1 --allow-infeasible | grep -q "warning     TP72 does not divide the 128 attention heads" || fail "head-split warning"
+expect_error "--tp: TP3 does not divide the 64 attention heads: vLLM and SGLang refuse this split; \`chalk layouts -n 3\` lists the ones that run" \
+  decode -m llama-3.1-70b -H h100 --tp 3 -n 3
 "$CHALK" decode --mechanisms --tp 8 -b 1 | grep -q "does not divide" && fail "TP8 splits 128 heads"
 # Two micro-batches on SGL-H100-DECODE's setting (DeepSeek-V3 FP8 on 72 H100, 256 sequences
 # per GPU at 2,000 tokens, FP8 dispatch): 83.6 ms per step, 3,062 tok/s per GPU (docs/formulas.md,

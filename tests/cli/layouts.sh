@@ -17,7 +17,7 @@ assert all(a["tok_per_s_per_chip"] >= b["tok_per_s_per_chip"] for a, b in zip(ls
 assert ls[0]["cost_usd_per_mtok"] > 0
 PY
 csv=$("$CHALK" layouts -m deepseek-v3 -H gb200-nvl72 -n 72 --csv) || fail "layouts --csv"
-[ "$(printf '%s\n' "$csv" | head -1 | cut -d, -f1-3)" = "rank,layout,replica_chips" ] || fail "csv header"
+[ "$(printf '%s\n' "$csv" | head -1 | cut -d, -f1-4)" = "batch,rank,layout,replica_chips" ] || fail "csv header"
 printf '%s\n' "$csv" | sed -n 2p | grep -q "DP-attention" || fail "DeepSeek-V3 on NVL72: data-parallel attention should rank first"
 printf '%s\n' "$csv" | grep -q "673.2 GB" || fail "a layout that does not fit says why"  # FP8 with its block scales
 "$CHALK" layouts -m llama-3.1-8b -H h100-sxm -n 8 --objective latency --batch 8 | grep -q "ranked by latency" || fail "latency table"
@@ -67,7 +67,7 @@ n_decode=$("$CHALK" decode -m llama-2-70b -H h100-sxm -b 1 --json | python3 -c "
 # forward` and `serving sweep` take (issue 30): in FP8 2 H100 (692 sequences fill them at 657
 # tokens, 5,884 decode tok/s per chip) beat 4 (2,029 sequences, 5,078 tok/s per chip).
 n_layouts=$("$CHALK" layouts -m llama-2-70b -H h100-sxm --weights fp8 --kv-dtype fp8 --prompt 512 --output 290 --json | python3 -c "import json,sys; print(json.load(sys.stdin)['chips'])")
-n_prices=$("$CHALK" prices forward -m llama-2-70b -H h100-sxm --weights fp8 --kv-dtype fp8 -s 657 --json | python3 -c "import json,sys; print(json.load(sys.stdin)['assumptions']['chips'])")
+n_prices=$("$CHALK" prices forward -m llama-2-70b -H h100-sxm --weights fp8 --kv-dtype fp8 -s 657 --min-tok-per-s-per-user 0 --json | python3 -c "import json,sys; print(json.load(sys.stdin)['assumptions']['chips'])")
 [ "$n_layouts" = 2 ] && [ "$n_prices" = 2 ] || fail "llama-2-70b fp8 on H100 for throughput: layouts $n_layouts and prices forward $n_prices chips, expected 2 and 2"
 # The batch takes decode's syntax: a list or a:b powers of two, each batch ranked apart. At
 # latency one replica of the 8B model on one H100 runs 1, 2, 4 sequences: each step is

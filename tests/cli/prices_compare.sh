@@ -52,6 +52,14 @@ PY
 grep -q "^ *Groq  *300.0 .* none reaches it" "$tmp/l70.txt" || fail "Groq 300 tok/s not out of reach: $(cat "$tmp/l70.txt")"
 grep -q "Groq: no layout on any system priced reaches 300.0 tok/s per user" "$tmp/l70.txt" || fail "no reason for Groq: $(cat "$tmp/l70.txt")"
 
+# Review 3 L16: the table names the weights' format each offer is priced in. DeepInfra's and
+# Together's "Turbo" Llama 3.1 70B are FP8 (their model pages), which is why they cost less
+# than the checkpoint's bf16 rows: half the weight bytes a step reads.
+"$CHALK" prices compare -m llama-3.1-70b -H h100-sxm > "$tmp/l31.txt" || fail "llama-3.1-70b exited $?"
+grep -q "^ *DeepInfra (fp8)  *50 assumed " "$tmp/l31.txt" && grep -q "^ *Together (fp8)  " "$tmp/l31.txt" && grep -q "^ *Fireworks  *50 assumed " "$tmp/l31.txt" \
+  || fail "weights per offer: $(cat "$tmp/l31.txt")"
+[ "$("$CHALK" prices compare -m llama-3.1-70b -H h100-sxm --csv | head -1 | cut -d, -f1-2)" = "provider,weights_dtype" ] || fail "csv: no weights_dtype"
+
 # CSV: one row per offer and system.
 "$CHALK" prices compare -m llama-3.3-70b -H h100-sxm,h200 --csv > "$tmp/c.csv" || fail "--csv exited $?"
 [ "$(wc -l < "$tmp/c.csv")" -eq 7 ] || fail "expected 3 offers x 2 systems + header: $(cat "$tmp/c.csv")"

@@ -58,8 +58,9 @@ assert t[1]['tier_by_duration'] == 'local NVMe flash', t[1]
 " || fail "opus memory tiers"
 [ "$("$CHALK" prices infer o3 --csv | head -1)" = "inference,subject,quantity,value,low,high,note" ] || fail "prices infer --csv header"
 
-# Forward: Llama 3.1 70B on 8 H100 prices output above input; decode batch 324 fits in HBM (the roofline, -n 8).
-"$CHALK" prices forward --roofline -n 8 --model llama-3.1-70b --hardware h100-sxm --compare gpt-4o --json | python3 -c "
+# Forward: Llama 3.1 70B on 8 H100 prices output above input; decode batch 324 fits in HBM (the roofline, -n 8,
+# at the cost-optimal batch: no speed floor).
+"$CHALK" prices forward --roofline -n 8 --min-tok-per-s-per-user 0 --model llama-3.1-70b --hardware h100-sxm --compare gpt-4o --json | python3 -c "
 import json, sys
 j = json.load(sys.stdin)
 assert j['forward']['decode_batch'] == 324 and j['forward']['prefill_bound'] == 'compute', j['forward']
@@ -71,7 +72,7 @@ assert theirs['input_usd_per_mtok'] == 2.5 and theirs['output_usd_per_mtok'] == 
 # Every figure of the forward row is at the batch it states: the engine step picks 1848 for
 # DeepSeek-V3 on 8 GB200s, and the roofline beside it is decode --roofline -b 1848 (20.44 ms,
 # $0.1116/Mtok), not the roofline's own cost-optimal batch 2314 (22.71 ms, $0.09903/Mtok).
-"$CHALK" prices forward -n 8 --json > "$tmp/fwd.json" || fail "prices forward -n 8 --json"
+"$CHALK" prices forward -n 8 --min-tok-per-s-per-user 0 --json > "$tmp/fwd.json" || fail "prices forward -n 8 --json"
 b=$(python3 -c "import json; print(json.load(open('$tmp/fwd.json'))['forward']['decode_batch'])")
 "$CHALK" decode -n 8 --roofline -b "$b" --json > "$tmp/lower.json" || fail "decode --roofline -b $b"
 python3 - "$tmp/fwd.json" "$tmp/lower.json" <<'PY' || fail "forward roofline is not at the stated batch"
@@ -84,7 +85,7 @@ PY
 # The text's headline decode cost is the engine step's (output_cost_usd_per_mtok, $0.2085/Mtok
 # for DeepSeek-V3 on 8 GB200s at batch 1848); the roofline's $0.1116 follows, labelled the lower
 # bound (QA: the text printed only the roofline's figure).
-line=$("$CHALK" prices forward -n 8 | tr '\n' ' ' | sed 's/  */ /g; s/.* decode batch/decode batch/; s/ prefill .*//')
+line=$("$CHALK" prices forward -n 8 --min-tok-per-s-per-user 0 | tr '\n' ' ' | sed 's/  */ /g; s/.* decode batch/decode batch/; s/ prefill .*//')
 python3 - "$tmp/fwd.json" "$line" <<'PY' || fail "prices forward text: headline cost is not the engine's: $line"
 import json, sys
 f = json.load(open(sys.argv[1]))["forward"]; line = sys.argv[2]

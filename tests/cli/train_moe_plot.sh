@@ -54,6 +54,15 @@ assert "text" not in marks, marks
 lines = j["charts"][0]["layer"][0]["encoding"]["strokeDash"]
 assert lines["field"] == "phase" and len({json.dumps(r) for r in lines["scale"]["range"]}) == 3, lines
 assert j["charts"][0]["resolve"]["scale"]["strokeDash"] == "independent"
+# Review 3 L11: at 1280 px the legends cut "chosen: the equilibrium, 188x ove..." and the log
+# axes read "1e+9 ... 1e+18". Every named legend keeps whole labels (labelLimit 0, below the
+# plot) and the count axes read 289B-style (K, M, B, T), as the page writes them.
+legends = [e["legend"] for c in j["charts"] for l in c["layer"] for k, e in l["encoding"].items()
+           if k in ("color", "shape", "strokeDash") and e.get("legend") is not None]
+assert len(legends) >= 4 and all(g["labelLimit"] == 0 and g["orient"] == "bottom" for g in legends), legends
+for axis in ("x", "y"):
+    a = j["charts"][1]["layer"][0]["encoding"][axis]["axis"]
+    assert "format" not in a and all(f"'{u}'" in a["labelExpr"] for u in "KMBT"), a
 PY
 expect_error "--mfu: must be a fraction in (0, 1]" train plot run --mfu 2 --json
 expect_error "--method: unknown Chinchilla method 'kaplan'" train plot run --method kaplan --json
