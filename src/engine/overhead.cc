@@ -13,6 +13,7 @@
 #include "attention_work.h"
 #include "dense_gemm.h"
 #include "dp_ranks.h"
+#include "expert_activations.h"
 #include "graph_step.h"
 #include "host_step.h"
 #include "overlap_windows.h"
@@ -181,7 +182,9 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   // reduction (routed_expert_grouped_efficiency): FLOPs counted at that rate, as training does
   // (training/gemm_shapes.cc), so the compute side of the max() grows, not the FLOPs.
   const MatmulPrecision expert_precision = detail::class_of(w.experts, dep.system.chip);
-  double expert_flops = 0, expert_time_flops = 0;
+  double expert_flops = 0, expert_time_flops = 0, expert_activation_bytes = 0;
+  const detail::MoeTokenPath path = detail::moe_token_path(dep.mechanisms.tp_all_reduce.name, ep_traffic);
+  const double in_bytes = detail::expert_input_bytes_per_element(expert_precision);
   Bytes expert_bytes;
   for (const auto& g : dep.moe) {
     const double on_busiest = busiest_chip_experts(g.routing, tokens, L.ep);
@@ -194,11 +197,14 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     expert_flops += group_flops;
     const double eff = g.d_model > 0 ? routed_expert_grouped_efficiency(g.d_model, g.d_ff / d(L.tp_expert), g.gated, expert_precision) : 1.0;
     expert_time_flops += group_flops / eff;
+    if (g.d_model > 0) expert_activation_bytes += g.layers * busiest * detail::moe_token_path_bytes_per_pair(path, g.d_model, g.top_k, in_bytes);
   }
   if (!dep.moe.empty()) {
     // op() counts FLOPs at the rate; the fixed cost lowers the rate, not the work done.
     const double rate = rate_for(dep, w.experts).value() * (expert_time_flops > 0 ? expert_flops / expert_time_flops : 1.0);
     op(expert_flops, FlopsPerSecond(rate), expert_bytes, weight_rate(w.experts), false);
+    // The engine's token copies into expert order and back (expert_activations.h), memory-bound.
+    led.add(Seconds(0), Bytes(expert_activation_bytes) / kv_rate, false);
   }
 
   // Attention core: scores and value mixing over the KV cache (heads or batch split over

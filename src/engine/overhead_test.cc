@@ -6,7 +6,9 @@
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/engine/roofline.h"
+#include "chalk/model/expert_skew.h"
 #include "chalk_testing/engine_deploy.h"
+#include "expert_activations.h"
 
 namespace chalk {
 namespace {
@@ -310,12 +312,53 @@ TEST(Overhead, RoutedExpertsPayTheGroupedGemmTileCost) {
   EXPECT_NEAR(to_ms(with.t_compute - without.t_compute), 7.0953, 0.001);
   EXPECT_DOUBLE_EQ(with.flops_per_chip.value(), without.flops_per_chip.value());
   // A decode step at batch 8 streams 8 x 8 = 64 expert slots' weights: far below the
-  // ridge, so the slower compute side changes nothing on the step.
+  // ridge, so the slower compute side changes nothing on the step; what differs is the
+  // top-k sum the shape brings (expert_activations.h, vLLM's path: 48 layers x 64 pairs x
+  // 2 x 2048 x 9/8 = 14,155,776 bytes at 3.35 TB/s x 0.87).
   StepShape dec;
   dec.decode_sequences = 8;
   dec.context = 1024;
   const Deployment e = engine_deploy("qwen3-30b-a3b", "h100-sxm", 1);
-  EXPECT_DOUBLE_EQ(engine_step(e, dec).t_operations.value(), engine_step(d, dec).t_operations.value());
+  EXPECT_NEAR(engine_step(e, dec).t_operations.value() - engine_step(d, dec).t_operations.value(), 14155776 / 2.9145e12, 1e-12);
+}
+
+TEST(Overhead, EnginesMoveRoutedTokensIntoExpertOrderAndBack) {
+  using detail::MoeTokenPath;
+  // Which path (expert_activations.h): TensorRT-LLM copies, DeepEP's kernels under an
+  // all-to-all, otherwise a gather by index and a separate top-k sum.
+  EXPECT_EQ(detail::moe_token_path("trtllm-1.0", true), MoeTokenPath::copy_permute);
+  EXPECT_EQ(detail::moe_token_path("sglang", true), MoeTokenPath::all_to_all_kernels);
+  EXPECT_EQ(detail::moe_token_path("sglang", false), MoeTokenPath::index_gather);
+  EXPECT_EQ(detail::moe_token_path("vllm", false), MoeTokenPath::index_gather);
+  // Per pair, DeepSeek-R1 (d 7168, top-8) with NVFP4 experts: the copy at 0.5625 bytes an
+  // element read and written (2 x 7168 x 0.5625 = 8,064) and the sum reading 8 bf16 rows and
+  // writing one (2 x 7168 x 9/8 = 16,128).
+  const double fp4 = detail::expert_input_bytes_per_element(MatmulPrecision::fp4);
+  EXPECT_DOUBLE_EQ(fp4, 0.5625);
+  EXPECT_DOUBLE_EQ(detail::moe_token_path_bytes_per_pair(MoeTokenPath::copy_permute, 7168, 8, fp4), 24192);
+  EXPECT_DOUBLE_EQ(detail::moe_token_path_bytes_per_pair(MoeTokenPath::index_gather, 7168, 8, fp4), 16128);
+  EXPECT_DOUBLE_EQ(detail::moe_token_path_bytes_per_pair(MoeTokenPath::all_to_all_kernels, 7168, 8, fp4), 0);
+  // DeepSeek-V3 FP8 on 8 H200, DP attention, EP8, 2,048 decodes: the busiest rank's 2,134.3
+  // pairs (uniform routing) x 58 MoE layers x (2 x 7168 x 1.03125 + 16,128 = 30,912 bytes)
+  // = 3.8266 GB at the KV's rate, 4.8 TB/s x 0.84: 0.9491 ms more in TensorRT-LLM than under
+  // SGLang's DeepEP, as memory time beside the weights (no FLOPs, no weight bytes).
+  ParallelLayout l;
+  l.tp_attention = 1;
+  l.ep = 8;
+  Deployment sglang = engine_deploy("deepseek-v3", "h200", 8, l, DType::fp8);
+  Deployment trtllm = sglang;
+  sglang.mechanisms.tp_all_reduce = engine_tp_all_reduce("sglang");
+  trtllm.mechanisms.tp_all_reduce = engine_tp_all_reduce("trtllm");
+  StepShape s;
+  s.decode_sequences = 2048;
+  s.context = 2048;
+  const StepBreakdown a = engine_step(sglang, s), b = engine_step(trtllm, s);
+  const double pairs = busiest_rank_assignments(16384, 256, 8, ExpertBalance::uniform);
+  EXPECT_NEAR(pairs, 2134.3, 0.1);
+  EXPECT_NEAR(to_ms(b.t_weights - a.t_weights), 58 * pairs * 30912 / (4.8e12 * 0.84) * 1e3, 1e-9);
+  EXPECT_NEAR(to_ms(b.t_weights - a.t_weights), 0.9491, 0.0001);
+  EXPECT_DOUBLE_EQ(b.weight_bytes_per_chip.value(), a.weight_bytes_per_chip.value());
+  EXPECT_DOUBLE_EQ(b.flops_per_chip.value(), a.flops_per_chip.value());
 }
 
 }  // namespace

@@ -39,7 +39,10 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // And 23.7%, p90 48.0%, alone, with the eplb column: a learned router's skew on the TensorRT-LLM
   // rows that run without a load balancer (expert_skew.h: TRTPERF-Q235-H200 +28% -> +16%,
   // TRTBP-R1-B200-MAXTPT-FP8KV +73% -> +64%, TRTPERF-R1-B200-FP4 +32% -> +26%). Both: 23.6%, p90 46.3%.
-  EXPECT_LE(summary(r, "serving").median_abs, 0.236);
+  // Then 22.0%, p90 46.3%: TensorRT-LLM's MoE copies each token's top-k rows into expert order
+  // and sums them back (engine/expert_activations.h: TRTPERF-Q235-H200 +14.5% -> +10.7%,
+  // TRTBP-R1-B200-MAXTPT-FP8KV +63.5% -> +58.8%, TRTPERF-R1-B200-FP4 +26.3% -> +23.0%).
+  EXPECT_LE(summary(r, "serving").median_abs, 0.220);
   EXPECT_LE(summary(r, "serving").p90_abs, 0.463);
   // Training, 27 rows with Korthikanti et al. 2022's Table 5 and Megatron-Bridge's table
   // (issue 33): 14.9%, p90 41.1%. The p90 is Megatron-Bridge's small MoE rows (Qwen3-30B-A3B
@@ -76,7 +79,7 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   EXPECT_LE(summary(r, "training").median_abs, 0.094);  // 0.096 before the recipe's recomputation; 0.097 before the whole square; 0.131 before sequence_parallel and the full-recomputation rows; 0.133 before the FP8 recipes and rotary kernels
   EXPECT_LE(summary(r, "training").p90_abs, 0.291);  // 0.302 before sequence_parallel and the full-recomputation rows, 0.339 before the FP8 recipes and rotary kernels, 0.352 before the grouped GEMM's fixed cost, 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
   EXPECT_LE(summary(r, "run").median_abs, 0.255);  // 0.263 before the grouped GEMM's fixed cost (DSV3-TRAIN-1 -14.6% -> -12.8%)
-  EXPECT_LE(summary(r, "all").median_abs, 0.107);  // 0.107 with all of them (training, dense GEMM shapes, eplb); 0.128 with the recipe's recomputation and the whole square, 0.129 with serving's dense GEMMs at their shape or with the eplb column, 0.132 before them; 0.122 before the MLPerf rows took OpenOrca's mean prompt (above); 0.133 before sequence_parallel and the full-recomputation rows; about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
+  EXPECT_LE(summary(r, "all").median_abs, 0.106);  // 0.1056 with TensorRT-LLM's MoE token copies (engine/expert_activations.h); 0.107 with all of them (training, dense GEMM shapes, eplb); 0.128 with the recipe's recomputation and the whole square, 0.129 with serving's dense GEMMs at their shape or with the eplb column, 0.132 before them; 0.122 before the MLPerf rows took OpenOrca's mean prompt (above); 0.133 before sequence_parallel and the full-recomputation rows; about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
 }
 
 }  // namespace

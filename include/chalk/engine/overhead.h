@@ -179,7 +179,7 @@ struct StepBreakdown {
   Flops flops_per_chip;
   Bytes weight_bytes_per_chip, kv_bytes_per_chip;
   Seconds t_compute;     ///< sum of the operations' compute times
-  Seconds t_weights;     ///< sum of their weight-read times
+  Seconds t_weights;     ///< sum of their weight-read times, and the MoE token copies' (expert_activations.h; no weight bytes)
   Seconds t_kv;          ///< KV-cache read and write time
   Seconds t_operations;  ///< sum over operations of max(compute, memory) (per-kernel roofline)
   Seconds t_overhead;    ///< kernels x kernel_floor (GPUs; 0 on TPUs, which run one compiled program)
