@@ -146,5 +146,28 @@ TEST(SustainedClock, ScalesEveryMatmulAndAttentionRateNotHbm) {
   EXPECT_EQ(error_of(base, "\"sm_count\": 132", "\"sm_count\": 0"), "h.json: chip.sm_count: must be in 1..100000, got 0");
 }
 
+TEST(SustainedClock, TheB200CatalogFileStatesItsMeasuredThrottle) {
+  // flashinfer PR #2899 on B200: a BF16 FlashAttention-4 kernel at 1,450 TFLOP/s in bursts,
+  // 1,237 once the 1,000 W limit throttles the clock: 1237 / 1450 = 0.8531, stated as 0.853.
+  // The MAMF fractions are bursts (about 15 ms of load), so a step's rates scale by it:
+  // FP8 GEMMs 4500 x 0.763 x 0.853 = 2928.78 TFLOP/s (3,433.5 unthrottled); the bf16 output
+  // head 2250 x 0.776 x 0.853 = 1489.34; attention 2250 x 660 / 989.4 x 0.853 = 1280.28;
+  // HBM 8.0 x 0.87 = 6.96 TB/s, unchanged.
+  const auto catalog = [](const std::string& name) {
+    return system_from_json(read_file(std::string(CHALK_SOURCE_DIR) + "/data/hardware/" + name + ".json"), name + ".json");
+  };
+  const SystemSpec b200 = catalog("b200");
+  EXPECT_NEAR(b200.efficiency.sustained_clock, 1237.0 / 1450, 5e-4);
+  const TrainingSystem t = make_training_system(b200, MatmulPrecision::fp8);
+  EXPECT_NEAR(t.matmul_rate.value(), 2928.78e12, 0.01e12);
+  EXPECT_NEAR(t.head_matmul_rate.value(), 1489.34e12, 0.01e12);
+  EXPECT_NEAR(t.attention_rate.value(), 1280.28e12, 0.01e12);
+  EXPECT_NEAR(t.hbm_rate.value(), 6.96e12, 1e6);
+  // Not stated where no throttle is measured: the H100 (its training rows at the MAMF rate
+  // are within 10% or too slow) and the GB200 (the same die at 1,200 W).
+  EXPECT_EQ(catalog("h100-sxm").efficiency.sustained_clock, 1);
+  EXPECT_EQ(catalog("gb200-nvl72").efficiency.sustained_clock, 1);
+}
+
 }  // namespace
 }  // namespace chalk

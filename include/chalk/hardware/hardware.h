@@ -48,9 +48,9 @@ struct Efficiency {
   std::string hbm_source;
   /// The SM clock this system sustains under dense matmul load, as a fraction in (0, 1] of
   /// the clock at which the `matmul` fractions were measured (chalk-hardware/1
-  /// efficiency.sustained_clock; default 1: the MAMF figures were measured at the chip's
-  /// rated power, so they already carry its own power-limited clock). A system run below that
-  /// power (an H100 capped at 500 W, a power-capped GB200 rack) states its lower clock here:
+  /// efficiency.sustained_clock; default 1: the MAMF figures, at the chip's rated power, carry its
+  /// power-limited clock where their burst ran long enough to throttle). A system run below that
+  /// power (an H100 at 500 W) or measured to throttle past its burst (B200: 0.853) states it here:
   /// tensor-core throughput is SM count x FLOP per clock x clock (Klockwood, "peak FLOPS":
   /// 132 SMs x 4 tensor cores x 1024 FLOP/clock x 1.83 GHz = 989.4 TFLOP/s), so every
   /// matmul and attention rate scales with it; HBM runs on its own clock and does not move.
