@@ -126,6 +126,7 @@ void run_simulate(SimulateArgs a) {
   for (const auto& [flag, chips] : {std::pair{"--prefill-chips", a.prefill_chips}, std::pair{"--decode-chips", a.decode_chips}}) {
     if (chips && *chips < 1) throw InputError(flag, "must be >= 1, got " + std::to_string(*chips));
   }
+  if (a.pp && *a.pp < 1) throw InputError("--pp", "must be >= 1 stage, got " + std::to_string(*a.pp));
   if (a.pp && a.disaggregate) throw InputError("--pp", "stages an aggregated replica; drop --disaggregate or --pp");
   a.deployment.prices_pipeline = !a.disaggregate && !a.pp;  // resolve() may choose the pipeline `layouts` ranks first
   std::vector<Result> results;

@@ -99,8 +99,8 @@ vllm = next(e for e in plan["launch"] if e["engine"] == "vllm")
 serve = next(f["text"] for f in vllm["files"] if f["path"] == "vllm/serve.sh")
 assert "--pipeline-parallel-size 2 \\\n  --tensor-parallel-size 8 \\\n" in serve and "--tensor-parallel-size 16" not in serve, serve
 PY
-expect_error "--pp: must be >= 1 stage, got 0" simulate "${M[@]}" --pp 0 --requests 5
-expect_error "--pp: stages an aggregated replica; drop --disaggregate or --pp" simulate "${M[@]}" --pp 2 --disaggregate --requests 5
+expect_error "--pp: must be >= 1 stage, got 0" simulate "${M[@]}" --pp 0 --rate 1 --requests 5
+expect_error "--pp: stages an aggregated replica; drop --disaggregate or --pp" simulate "${M[@]}" --pp 2 --disaggregate --rate 1 --requests 5
 
 # Review 2 L8: chips no engine splits the model over name the heads and the nearest sizes
 # (Llama 3.1 70B: 64 heads; 3 divides neither them nor the 8 KV heads; 2 and 4 do).
