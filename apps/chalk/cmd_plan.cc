@@ -49,6 +49,7 @@ Table plan_candidates_table(const std::vector<sim::PlanCandidate>& evaluated, co
                {"chips", "chips"},
                {"replica_chips", "replica"},
                {"replicas", "replicas"},
+               {"pp", "PP"},
                {"decode_replica_chips", "decode replica"},
                {"decode_replicas", "decode replicas"},
                {"max_sequences", "max seqs"},
@@ -64,18 +65,22 @@ Table plan_candidates_table(const std::vector<sim::PlanCandidate>& evaluated, co
                {"energy_j_per_request", "J/req"},
                {"energy_kwh", "kWh"}};
   t.set_priority({"mode", "chips", "meets_slo"}, 0);
-  t.set_priority({"decode_replica_chips", "decode_replicas", "slo_attainment", "layout", "decode_layout", "energy_j_per_request", "energy_kwh"}, 2);
+  t.set_priority({"pp", "decode_replica_chips", "decode_replicas", "slo_attainment", "layout", "decode_layout", "energy_j_per_request", "energy_kwh"}, 2);
   if (with_hardware) {  // mixed chips: each pool's system after the mode
     t.columns.insert(t.columns.begin() + 1, {{"prefill_hardware", "prefill chip"}, {"decode_hardware", "decode chip"}});
   }
   for (const std::size_t i : which) {
     const auto& c = evaluated[i];
     const bool tokens = c.energy && c.energy->output_tokens > 0, requests = c.energy && c.energy->requests > 0;
-    t.add({std::string(c.disaggregated ? "disaggregated" : "aggregated"), c.chips, c.replica_chips, c.replicas,
+    // A run that finished no request (a replica without KV cache, every request rejected)
+    // measured no latency and no throughput: empty cells, never 0 (or a time before arrival).
+    const bool measured = c.summary.finished > 0;
+    t.add({std::string(c.disaggregated ? "disaggregated" : "aggregated"), c.chips, c.replica_chips, c.replicas, c.pp,
            c.disaggregated ? Cell(c.decode_replica_chips) : Cell{}, c.disaggregated ? Cell(c.decode_replicas) : Cell{},
            c.max_sequences, c.usd_per_hour ? Cell(*c.usd_per_hour) : Cell{}, tokens ? Cell(c.energy->j_per_output_token) : Cell{},
            c.summary.ttft.count > 0 ? Cell(c.summary.ttft_at_slo_percentile_s * 1e3) : Cell{},
-           c.summary.tpot.count > 0 ? Cell(c.summary.tpot_at_slo_percentile_s * 1e3) : Cell{}, c.summary.output_tok_per_s_per_chip,
+           c.summary.tpot.count > 0 ? Cell(c.summary.tpot_at_slo_percentile_s * 1e3) : Cell{},
+           measured ? Cell(c.summary.output_tok_per_s_per_chip) : Cell{},
            c.summary.slo_attainment,
            std::string(c.meets_slo ? "yes" : "no"), c.layout, c.disaggregated ? Cell(c.decode_layout) : Cell{},
            requests ? Cell(c.energy->j_per_request) : Cell{}, c.energy ? Cell(c.energy->energy_kwh) : Cell{}});

@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "deployment_options.h"
 #include "energy_cli.h"
+#include "pipeline_cli.h"
 #include "request_budget.h"
 #include "serving_cli.h"
 #include "sim_cli.h"
@@ -50,6 +51,7 @@ struct SimulateArgs {
   EnergyArgs energy;
   std::string routing = "round-robin";
   serving_cli::LeverArgs levers;  ///< --draft, --acceptance, --accepted-tokens, --drafter (as decode)
+  std::optional<int64_t> pp;      ///< --pp (unset: the pipeline `layouts` ranks first where no domain holds the model)
 };
 
 struct Result {
@@ -68,26 +70,6 @@ struct Result {
   std::optional<sim::ServingEnergy> energy;
   std::optional<ChipPower> power, prefill_power;  ///< mixed chips: each pool's own (else the --hardware chip's)
 };
-
-Deployment deployment_with_chips(const SimulateArgs& a, int64_t chips, int64_t context, std::optional<ReplicaNote>* note = nullptr,
-                                 const std::string& hardware = "") {
-  DeploymentArgs d = a.deployment;
-  d.chips = chips;
-  if (!hardware.empty()) d.hardware = hardware;
-  return resolve(d, context, note);
-}
-
-/// One pool of mixed chips on its own system (--prefill-hardware, --decode-hardware): the
-/// smallest replica of that system unless --prefill-chips / --decode-chips say otherwise. A
-/// model that fits no replica there is an error naming the flag.
-Deployment pool_deployment(const SimulateArgs& a, const char* flag, const std::string& hardware, std::optional<int64_t> chips,
-                           int64_t context, std::optional<ReplicaNote>* note = nullptr) {
-  try {
-    return deployment_with_chips(a, chips.value_or(0), context, note, hardware);
-  } catch (const InputError& e) {
-    throw InputError(flag, hardware + ": " + e.what());
-  }
-}
 
 void run_simulate(SimulateArgs a) {
   load_engine_profile(a.policy, a.deployment);
@@ -144,6 +126,9 @@ void run_simulate(SimulateArgs a) {
   for (const auto& [flag, chips] : {std::pair{"--prefill-chips", a.prefill_chips}, std::pair{"--decode-chips", a.decode_chips}}) {
     if (chips && *chips < 1) throw InputError(flag, "must be >= 1, got " + std::to_string(*chips));
   }
+  if (a.pp && *a.pp < 1) throw InputError("--pp", "must be >= 1 stage, got " + std::to_string(*a.pp));
+  if (a.pp && a.disaggregate) throw InputError("--pp", "stages an aggregated replica; drop --disaggregate or --pp");
+  a.deployment.prices_pipeline = !a.disaggregate && !a.pp;  // resolve() may choose the pipeline `layouts` ranks first
   std::vector<Result> results;
   std::optional<ReplicaNote> note;
   std::optional<LayoutNote> layout_note;
@@ -168,8 +153,16 @@ void run_simulate(SimulateArgs a) {
         }});
     a.deployment.layout_note = &layout_note;
   }
-  const Deployment agg = mixed ? pool_deployment(a, "--decode-hardware", a.decode_hardware, a.decode_chips, context, &note)
-                               : deployment_with_chips(a, a.deployment.chips, context, &note);
+  // Pipeline stages (docs/simulator.md 1.10): `agg` is then the busiest stage, SimOptions::pipeline_stages the stages.
+  std::optional<SimPipeline> pipe = a.pp && *a.pp > 1 ? std::optional(simulate_pipeline(a.deployment, *a.pp, context)) : std::nullopt;
+  Deployment agg = pipe ? pipe->stage : mixed ? pool_deployment(a.deployment, "--decode-hardware", a.decode_hardware, a.decode_chips, context, &note)
+                                              : deployment_with_chips(a.deployment, a.deployment.chips, context, &note);
+  if (const auto chosen = !a.disaggregate && !a.pp ? chosen_pipeline(a.deployment, a.pp, note) : std::nullopt) {
+    pipe = simulate_pipeline(a.deployment, chosen->pp, context);
+    agg = pipe->stage;
+  }
+  const int64_t stages = pipe ? pipe->pp : 1;
+  so.pipeline_stages = stages;
   // Under chalk web: refuse work over the request's budget before it starts, and bound
   // what runs (request_budget.h). The CLI has no budget.
   check_estimated_steps(estimate_steps(agg, a.disaggregate ? std::min(a.prefill_replicas, a.decode_replicas) : a.replicas, reqs, so.policy,
@@ -179,16 +172,16 @@ void run_simulate(SimulateArgs a) {
   if (!a.disaggregate) {
     Result r;
     r.name = "aggregated";
-    r.layout = agg.mechanisms.enabled ? describe_layout(agg.mechanisms.layout, !agg.moe.empty()) : "roofline";
+    r.layout = pipe ? pipe->layout : agg.mechanisms.enabled ? describe_layout(agg.mechanisms.layout, !agg.moe.empty()) : "roofline";
     r.replicas = a.replicas;
-    r.chips_per_replica = agg.n_chips;
-    if (const auto usd = pool_usd_per_hour(agg, a.replicas)) r.usd_per_hour = *usd;
+    r.chips_per_replica = agg.n_chips * stages;
+    if (const auto usd = pool_usd_per_hour(agg, a.replicas * stages)) r.usd_per_hour = *usd;
     r.run = sim::simulate_aggregated(pool(agg, a.replicas), reqs);
     results.push_back(std::move(r));
   } else {
-    const Deployment pre = mixed ? pool_deployment(a, "--prefill-hardware", a.prefill_hardware, a.prefill_chips, context)
-                                 : deployment_with_chips(a, a.prefill_chips.value_or(agg.n_chips), context);
-    const Deployment dec = mixed ? agg : deployment_with_chips(a, a.decode_chips.value_or(agg.n_chips), context);
+    const Deployment pre = mixed ? pool_deployment(a.deployment, "--prefill-hardware", a.prefill_hardware, a.prefill_chips, context)
+                                 : deployment_with_chips(a.deployment, a.prefill_chips.value_or(agg.n_chips), context);
+    const Deployment dec = mixed ? agg : deployment_with_chips(a.deployment, a.decode_chips.value_or(agg.n_chips), context);
     Result r;
     r.name = "disaggregated";
     // Mixed chips name each pool's system in the layout (text, CSV and JSON rows alike).
@@ -264,14 +257,14 @@ void run_simulate(SimulateArgs a) {
     for (auto& row : t.rows) row[static_cast<std::size_t>(col - t.columns.begin())] = Cell{};
   }
   if (!a.plot.empty() || a.output.json) {
-    nlohmann::json j = describe_json(agg);
+    nlohmann::json j = pipe ? pipeline_json(agg, PipelineArgs{stages, std::nullopt}) : describe_json(agg);
     j["replica_choice"] = replica_note_json(note);
     j["layout_choice"] = layout_note_json(layout_note);
     j["traffic"] = describe_traffic(a.traffic, reqs);
     j["engine"] = {{"name", sim::release_name(so.policy)}, {"max_batched_tokens", so.policy.max_batched_tokens}, {"block_size_tokens", so.policy.block_size},
                    {"chunked_prefill", so.policy.chunked_prefill}, {"max_sequences", so.policy.max_sequences},
                    {"gpu_memory_utilization", utilization}, {"enforce_eager", agg.mechanisms.graphs.eager},
-                   {"kv_admission", so.policy.reserve_to_completion ? "to_completion" : "on_demand"}, {"source", so.policy.source}};
+                   {"kv_admission", so.policy.reserve_to_completion ? "to_completion" : "on_demand"}, {"source", so.policy.source}, {"pp", stages}};
     j["engine_profile"] = engine_profile_json(a.policy.profile);
     j["slo"] = {{"ttft_slo_ms", slo.ttft_s ? nlohmann::json(*slo.ttft_s * 1e3) : nlohmann::json(nullptr)},
                 {"tpot_slo_ms", slo.tpot_s ? nlohmann::json(*slo.tpot_s * 1e3) : nlohmann::json(nullptr)},
@@ -321,7 +314,7 @@ void run_simulate(SimulateArgs a) {
   }
   std::cout << "chalk simulate: requests through a continuously batching engine, each step priced by the "
             << (agg.mechanisms.enabled ? "engine step" : "roofline") << " for its exact mix (docs/simulator.md)\n"
-            << describe_text(agg) << replica_note_text(note) << layout_note_text(layout_note) << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
+            << describe_text(agg) << (pipe ? pipe->text : "") << replica_note_text(note) << layout_note_text(layout_note) << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
             << fmt::format("engine      {}: {} tokens per step, {}-token KV blocks, chunked prefill {}, at most {} running, KV {}, "
                            "{} of HBM for weights and KV{}\n",
                            sim::release_name(so.policy), so.policy.max_batched_tokens, so.policy.block_size, so.policy.chunked_prefill ? "on" : "off",
@@ -374,6 +367,7 @@ void register_simulate(CLI::App& app, Action& run) {
   add_slo_options(*cmd, a.slo);
   add_energy_options(*cmd, a.energy);
   serving_cli::add_draft_options(*cmd, a.levers);
+  add_auto_pp_option(*cmd, a.pp);
   cmd->add_option("--replicas", a.replicas, "Replicas of --chips chips each; requests go as --routing says")->capture_default_str();
   cmd->add_option("--routing", a.routing,
                   "How requests reach replicas (and a disaggregated prefill pool): round-robin, or cache-aware (SGLang router's cache_aware "

@@ -34,7 +34,7 @@ std::vector<std::string> deployment_warnings(const Deployment& d) {
       const int64_t stages = (d.n_chips + domain - 1) / domain;
       w.push_back(fmt::format("tensor parallelism over {} chips spans {} scale-up domains of {}: every layer's all-reduce crosses the "
                               "scale-out network; a pipeline of {} stages keeps each within one domain (--pp {} of decode, prefill, "
-                              "prices forward and serving sweep), or run replicas of a smaller --weights format",
+                              "prices forward, serving sweep and simulate), or run replicas of a smaller --weights format",
                               tp, (tp + domain - 1) / domain, domain, stages, stages));
     }
     if (l.overlap_micro_batches && (d.moe.empty() || l.tp_attention >= d.n_chips || l.ep <= 1)) {

@@ -196,7 +196,7 @@ void refuse_if_weights_do_not_fit(const Deployment& d, const ModelSpec& model, c
     const int64_t domain = std::max<int64_t>(system.scale_up_domain, 1);
     if (n > domain) {
       fix += fmt::format(", beyond the {}-chip scale-up domain: a pipeline of {} stages keeps each within one (--pp {} of decode, "
-                         "prefill, prices forward and serving sweep)",
+                         "prefill, prices forward, serving sweep and simulate)",
                          domain, (n + domain - 1) / domain, (n + domain - 1) / domain);
     }
   } catch (const InputError&) {
@@ -322,7 +322,9 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
           note->pipeline = fmt::format("{} (above) ranks first on these chips in `chalk layouts`; this command runs one replica "
                                        "without stages: chalk prices forward or chalk serving sweep prices the pipeline (--pp {})",
                                        found.pipeline->name, found.pipeline->pp);
-          if (a.prices_pipeline && !note->fallback.empty()) {
+          // No domain holds the model: none within it (fallback), or the smallest crosses one (simulate).
+          const bool beyond = !note->fallback.empty() || (a.replica_rule == ReplicaRule::smallest && o.n_chips > system.scale_up_domain);
+          if (a.prices_pipeline && beyond) {
             // The layout an operator runs when no domain holds the model (review 2 H1).
             note->pp = found.pipeline->pp;
             note->pipeline.clear();

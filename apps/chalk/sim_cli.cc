@@ -11,6 +11,7 @@
 #include "chalk/calibrate/profile.h"
 #include "table.h"
 #include "chalk/io/io.h"
+#include "pipeline_cli.h"
 #include "request_budget.h"
 
 namespace chalk::cli {
@@ -338,6 +339,40 @@ void with_flag_names(const std::function<void()>& body) {
 std::optional<double> pool_usd_per_hour(const Deployment& d, int64_t replicas) {
   if (!d.price_per_chip) return std::nullopt;
   return static_cast<double>(replicas * d.n_chips) * to_usd_per_hour(*d.price_per_chip);
+}
+
+Deployment deployment_with_chips(const DeploymentArgs& a, int64_t chips, int64_t context, std::optional<ReplicaNote>* note,
+                                 const std::string& hardware) {
+  DeploymentArgs d = a;
+  d.chips = chips;
+  if (!hardware.empty()) d.hardware = hardware;
+  return resolve(d, context, note);
+}
+
+Deployment pool_deployment(const DeploymentArgs& a, const char* flag, const std::string& hardware, std::optional<int64_t> chips,
+                           int64_t context, std::optional<ReplicaNote>* note) {
+  try {
+    return deployment_with_chips(a, chips.value_or(0), context, note, hardware);
+  } catch (const InputError& e) {
+    throw InputError(flag, hardware + ": " + e.what());
+  }
+}
+
+SimPipeline simulate_pipeline(const DeploymentArgs& a, int64_t pp, int64_t context) {
+  DeploymentArgs per_stage = a;
+  per_stage.layout_chooser = nullptr;  // it scores whole replicas, not one stage of a pipeline
+  per_stage.layout_note = nullptr;
+  PipelineArgs p;
+  p.pp = pp;
+  SimPipeline out;
+  out.stage = resolve_pipeline_stage(per_stage, p, context);
+  out.pp = pp;
+  const std::string inner = out.stage.mechanisms.enabled ? describe_layout(out.stage.mechanisms.layout, !out.stage.moe.empty()) : "roofline";
+  out.layout = fmt::format("PP{} x ({})", pp, inner);
+  out.text = fmt::format("pipeline    {} stages x {} = {} chips ({} layers a stage), {} microbatches in flight: a request's tokens are one "
+                         "pass of every stage apart, the replica serves {} stages' work at once (docs/simulator.md 1.10)\n",
+                         pp, counted(out.stage.n_chips, "chip"), out.stage.n_chips * pp, n_layers(out.stage.model), pp, pp);
+  return out;
 }
 
 }  // namespace chalk::cli

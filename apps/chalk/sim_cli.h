@@ -159,4 +159,25 @@ nlohmann::json latencies_json(const sim::ClusterRun& run, int64_t limit);
 /// price, USD per hour; nullopt when the chip has no price.
 std::optional<double> pool_usd_per_hour(const Deployment& d, int64_t replicas);
 
+/// `d` resolved (resolve(), deployment_options.h) on `chips` chips (0: the replica rule's) of
+/// `hardware` (empty: d.hardware): `chalk simulate`'s pools.
+Deployment deployment_with_chips(const DeploymentArgs& d, int64_t chips, int64_t context, std::optional<ReplicaNote>* note = nullptr,
+                                 const std::string& hardware = "");
+/// One pool of mixed chips on its own system (--prefill-hardware, --decode-hardware): the
+/// smallest replica of that system unless --prefill-chips / --decode-chips say otherwise. A
+/// model that fits no replica there is an error naming the flag.
+Deployment pool_deployment(const DeploymentArgs& d, const char* flag, const std::string& hardware, std::optional<int64_t> chips,
+                           int64_t context, std::optional<ReplicaNote>* note = nullptr);
+
+/// `chalk simulate`'s pipeline stages (docs/simulator.md 1.10): the busiest stage of `pp`
+/// stages over `a`'s chips (resolve_pipeline_stage: -n counts every stage's chips; without
+/// -n each stage on the smallest replica that holds it), without the layout chooser.
+/// `layout` is "PP2 x (TP8)"; `text` the "pipeline    ..." line for people.
+struct SimPipeline {
+  Deployment stage;
+  int64_t pp = 1;
+  std::string layout, text;
+};
+SimPipeline simulate_pipeline(const DeploymentArgs& a, int64_t pp, int64_t context);
+
 }  // namespace chalk::cli

@@ -97,7 +97,7 @@ KvTransfer kv_transfer(const Deployment& prefill, const Deployment& decode, int6
 ClusterRun simulate_aggregated(const Pool& pool, std::span<const Request> requests, Phase phase) {
   check_pool(pool, "replicas");
   ClusterRun c;
-  c.chips = pool.replicas * pool.replica.n_chips;
+  c.chips = pool.replicas * pool.replica.n_chips * std::max<int64_t>(1, pool.options.pipeline_stages);  // every stage's chips
   std::vector<RequestRecord> records;
   c.runs = run_pool(pool, requests, phase, records, c.fits, c.reason);
   return c;
@@ -111,7 +111,8 @@ ClusterRun simulate_disaggregated(const Pool& prefill, const Pool& decode, std::
   }
   ClusterRun c;
   c.disaggregated = true;
-  c.chips = prefill.replicas * prefill.replica.n_chips + decode.replicas * decode.replica.n_chips;
+  c.chips = prefill.replicas * prefill.replica.n_chips * std::max<int64_t>(1, prefill.options.pipeline_stages) +
+            decode.replicas * decode.replica.n_chips * std::max<int64_t>(1, decode.options.pipeline_stages);
   std::vector<RequestRecord> pre;
   c.prefill_runs = run_pool(prefill, requests, Phase::prefill, pre, c.fits, c.reason);
   if (!c.fits) {

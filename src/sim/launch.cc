@@ -12,13 +12,15 @@
 namespace chalk::sim {
 namespace launch_detail {
 
-Degrees degrees(int64_t chips, const ParallelLayout& l, bool moe) {
+Degrees degrees(int64_t chips, const ParallelLayout& l, bool moe, int64_t pp) {
   Degrees d;
   d.chips = chips;
-  d.tp = l.tp_attention > 0 ? l.tp_attention : chips;
-  d.dp = chips / d.tp;
+  d.pp = std::max<int64_t>(1, pp);
+  const int64_t stage = chips / d.pp;
+  d.tp = l.tp_attention > 0 ? l.tp_attention : stage;
+  d.dp = stage / d.tp;
   d.ep = l.ep > 0 ? l.ep : 1;
-  d.tp_ffn = l.tp_ffn > 0 ? l.tp_ffn : chips;
+  d.tp_ffn = l.tp_ffn > 0 ? l.tp_ffn : stage;
   d.moe = moe;
   d.two_batches = l.overlap_micro_batches;
   return d;
@@ -37,8 +39,8 @@ std::string layout_problem(const std::string& name, const Degrees& d) {
     return name + " cannot run this layout: attention TP" + std::to_string(d.tp) + " x " + std::to_string(d.dp) + " under one FFN TP" +
            std::to_string(d.tp_ffn) + " (its data parallelism of a dense model is independent replicas)";
   }
-  if (name == "vLLM" && d.moe && d.ep > 1 && d.ep < d.chips) {
-    return "vLLM cannot run this layout: EP" + std::to_string(d.ep) + " over " + std::to_string(d.chips) +
+  if (name == "vLLM" && d.moe && d.ep > 1 && d.ep < d.stage_chips()) {
+    return "vLLM cannot run this layout: EP" + std::to_string(d.ep) + " over " + std::to_string(d.stage_chips()) +
            " chips (--enable-expert-parallel spreads experts over all TP x DP ranks)";
   }
   if (name == "TensorRT-LLM" && d.two_batches) {
@@ -53,7 +55,7 @@ std::string layout_problem(const std::string& name, const Degrees& d) {
 
 std::vector<Pool> pools_of(const PlanCandidate& c, bool moe) {
   std::vector<Pool> out;
-  out.push_back({c.disaggregated ? "prefill" : "", degrees(c.replica_chips, c.parallel, moe), c.replicas, c.layout, c.weight_bytes_per_chip});
+  out.push_back({c.disaggregated ? "prefill" : "", degrees(c.replica_chips, c.parallel, moe, c.pp), c.replicas, c.layout, c.weight_bytes_per_chip});
   if (c.disaggregated) {
     out.push_back({"decode", degrees(c.decode_replica_chips, c.decode_parallel, moe), c.decode_replicas, c.decode_layout,
                    c.decode_weight_bytes_per_chip});

@@ -157,5 +157,38 @@ TEST(Launch, EagerSimulationLaunchesEagerEngines) {
   EXPECT_NE(text(eager, "trtllm/extra_llm_api_options.yaml").find("cuda_graph_config: null"), std::string::npos);
 }
 
+
+TEST(Launch, APipelineLaunchesItsStagesWithEachEnginesFlag) {
+  // Llama 3.1 405B bf16 on 16 H100 as `plan` chooses it, PP2 x (TP8): each engine states 2
+  // stages of TP8 (vLLM --pipeline-parallel-size 2 --tensor-parallel-size 8, SGLang
+  // --tp-size 8 --pp-size 2, trtllm-serve --tp_size 8 --pp_size 2), never TP16 over two
+  // hosts; every flag is one the engine defines (tests/data/engine-args/).
+  LaunchTarget t = launch_test_target();
+  PlanCandidate c;
+  c.replica_chips = 16;
+  c.replicas = 1;
+  c.chips = 16;
+  c.pp = 2;
+  c.max_sequences = 256;
+  c.max_batched_tokens = 8192;
+  c.layout = "PP2 x (TP8)";
+  c.parallel.tp_attention = 8;
+  c.parallel.tp_ffn = 8;
+  c.weight_bytes_per_chip = 50.8e9;
+  const auto l = launch_files(c, t);
+  EXPECT_GE(launch_check_against_engines(l), 20);
+  auto text = [&](const std::string& path) {
+    const LaunchFile* f = launch_file_at(l, path);
+    return f ? f->text : std::string();
+  };
+  const std::string v = text("vllm/serve.sh"), g = text("sglang/serve.sh"), r = text("trtllm/serve.sh");
+  EXPECT_NE(v.find("--pipeline-parallel-size 2 \\\n  --tensor-parallel-size 8 \\\n"), std::string::npos) << v;
+  EXPECT_NE(g.find("--tp-size 8 \\\n"), std::string::npos) << g;
+  EXPECT_NE(g.find("--pp-size 2 \\\n"), std::string::npos) << g;
+  EXPECT_NE(r.find("--tp_size 8 \\\n"), std::string::npos) << r;
+  EXPECT_NE(r.find("--pp_size 2 \\\n"), std::string::npos) << r;
+  EXPECT_EQ(v.find("--tensor-parallel-size 16"), std::string::npos) << v;
+}
+
 }  // namespace
 }  // namespace chalk::sim

@@ -13,12 +13,17 @@ namespace chalk::sim::launch_detail {
 /// One replica's parallel degrees as the engines' flags count them.
 struct Degrees {
   int64_t chips = 1, tp = 1, dp = 1, ep = 1;
+  /// Pipeline stages (PlanCandidate::pp): `chips` is the whole replica's, tp x dp x pp; every
+  /// engine's flag (vLLM --pipeline-parallel-size, SGLang --pp-size, trtllm-serve --pp_size).
+  int64_t pp = 1;
+  int64_t stage_chips() const { return chips / pp; }  ///< chips one stage's tensor-parallel flag counts
   int64_t tp_ffn = 1;        ///< dense FFN's tensor-parallel degree
   bool moe = false;
   bool two_batches = false;  ///< two micro-batches overlap the expert all-to-all
 };
 
-Degrees degrees(int64_t chips, const ParallelLayout& l, bool moe);
+/// `chips` of the whole replica, `l` the layout of one stage's chips (of the replica when pp = 1).
+Degrees degrees(int64_t chips, const ParallelLayout& l, bool moe, int64_t pp = 1);
 
 /// Why engine `name` ("vLLM", "SGLang", "TensorRT-LLM") cannot state the layout `d`, or "".
 std::string layout_problem(const std::string& name, const Degrees& d);

@@ -70,7 +70,8 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
     s.vars.push_back("DIST_INIT_ADDR=\"${DIST_INIT_ADDR:?set DIST_INIT_ADDR: the rank-0 host, address:port}\"");
   }
   s.command = {"python3 -m sglang.launch_server", "--model-path \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\"",
-               "--tp-size " + std::to_string(p.d.chips)};
+               "--tp-size " + std::to_string(p.d.stage_chips())};
+  if (p.d.pp > 1) s.command.push_back("--pp-size " + std::to_string(p.d.pp));  // pipeline stages (PlanCandidate::pp)
   if (hosts > 1) {
     s.command.push_back("--nnodes " + std::to_string(hosts));
     s.command.push_back("--node-rank \"$NODE_RANK\"");

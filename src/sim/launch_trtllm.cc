@@ -56,7 +56,8 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   }
   s.vars.push_back(model_var(t, w));
   s.vars.push_back("PORT=\"${PORT:-" + std::to_string(p.role.empty() ? 8000 : p.role == "prefill" ? kContextPort : kGenerationPort) + "}\"");
-  s.command = {"trtllm-serve \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\"", "--backend pytorch", "--tp_size " + std::to_string(p.d.chips)};
+  s.command = {"trtllm-serve \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\"", "--backend pytorch", "--tp_size " + std::to_string(p.d.stage_chips())};
+  if (p.d.pp > 1) s.command.push_back("--pp_size " + std::to_string(p.d.pp));  // pipeline stages (PlanCandidate::pp)
   if (t.moe && p.d.ep > 1) s.command.push_back("--ep_size " + std::to_string(p.d.ep));
   s.command.push_back("--max_batch_size " + std::to_string(c.max_sequences));
   s.command.push_back("--max_num_tokens " + std::to_string(c.max_batched_tokens));

@@ -30,7 +30,10 @@ bool vllm_block_size_ok(int64_t b) { return b == 16 || b == 32 || b == 64 || b =
 /// The engine arguments that state the simulated deployment, one "--flag value" a line:
 /// layout, weights, KV dtype, memory, cap, budget, chunked prefill, the longest request.
 std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget& t, const Pool& p, WeightPlan w) {
-  std::vector<std::string> a = {"--tensor-parallel-size " + std::to_string(p.d.tp)};
+  std::vector<std::string> a;
+  // Pipeline stages (PlanCandidate::pp): vLLM's own flag, the stages one after another.
+  if (p.d.pp > 1) a.push_back("--pipeline-parallel-size " + std::to_string(p.d.pp));
+  a.push_back("--tensor-parallel-size " + std::to_string(p.d.tp));
   if (p.d.dp > 1) a.push_back("--data-parallel-size " + std::to_string(p.d.dp));
   if (t.moe && p.d.ep > 1) a.push_back("--enable-expert-parallel");
   if (p.d.two_batches) a.push_back("--enable-dbo");  // dual batch overlap

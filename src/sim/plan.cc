@@ -125,8 +125,9 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
   const std::vector<Shape> shapes = plan_detail::shapes_within(m, s, base, sizes, budget, context);
   const std::vector<Shape> mixed_shapes = mixed ? plan_detail::shapes_within(m, ds, base, dec_sizes.sizes, budget, context) : std::vector<Shape>{};
   const std::vector<Shape>& dec_shapes = mixed ? mixed_shapes : shapes;  // the decode pool's
-  auto options_for = [&](int64_t cap) {
+  auto options_for = [&](int64_t cap, int64_t pp = 1) {
     SimOptions so;
+    so.pipeline_stages = pp;
     so.policy = policy;
     so.policy.max_sequences = cap;
     so.prefix_hit_rate = o.prefix_hit_rate;
@@ -139,7 +140,8 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
   // pool, the caller adds the decode pool) at batch cap `cap`.
   auto candidate = [&](const Shape& sh, int64_t k, int64_t cap, const ClusterRun& c) {
     PlanCandidate p;
-    p.replica_chips = sh.dep.n_chips;
+    p.replica_chips = sh.chips();
+    p.pp = sh.pp;
     p.replicas = k;
     p.layout = sh.name;
     p.prefill_hardware = p.decode_hardware = s.name;  // disaggregated: the caller names the decode pool's
@@ -148,11 +150,11 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
     p.max_batched_tokens = policy.max_batched_tokens;
     p.reserve_to_completion = policy.reserve_to_completion;
     p.chips = c.chips;
-    p.weight_bytes_per_chip = memory_plan(sh.dep, 0, 0).weights.value() / static_cast<double>(sh.dep.n_chips);
+    p.weight_bytes_per_chip = memory_plan(sh.dep, 0, 0).weights.value() / static_cast<double>(sh.dep.n_chips);  // a stage's chip
     p.summary = summarize(c, o.slo);
     if (!c.fits) p.summary.meets_slo = false;
-    p.lora = plan_lora_use(c, o.lora, sh.dep.n_chips, p.summary.duration_s);
-    if (o.power && c.fits && !c.disaggregated) p.energy = serving_energy(c, p.summary, sh.dep.n_chips, 0, *o.power, o.facility);
+    p.lora = plan_lora_use(c, o.lora, sh.chips(), p.summary.duration_s);
+    if (o.power && c.fits && !c.disaggregated) p.energy = serving_energy(c, p.summary, sh.chips(), 0, *o.power, o.facility);
     return p;
   };
   auto record = [&](PlanCandidate c) {
@@ -175,9 +177,9 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
   if (o.aggregated && !mixed) {
     for (const auto& sh : shapes) {
       for (const int64_t cap : caps) {
-        const int64_t n = sh.dep.n_chips;
+        const int64_t n = sh.chips();
         fewest(budget / n, [&](int64_t k) {
-          const ClusterRun c = simulate_aggregated(Pool{sh.dep, k, options_for(cap)}, traffic);
+          const ClusterRun c = simulate_aggregated(Pool{sh.dep, k, options_for(cap, sh.pp)}, traffic);
           r.simulations += k;
           return record(candidate(sh, k, cap, c));
         });
@@ -210,13 +212,17 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
     Slo ttft_only = o.slo;
     ttft_only.tpot_s.reset();
     int64_t smallest_shape = budget;
-    for (const auto& sh : dec_shapes) smallest_shape = std::min(smallest_shape, sh.dep.n_chips);  // room for a decode replica
+    // Disaggregated pools are searched without pipeline stages (a pool's KV transfer is priced
+    // for one stage-less replica: cluster.h kv_transfer).
+    for (const auto& sh : dec_shapes) {
+      if (sh.pp == 1) smallest_shape = std::min(smallest_shape, sh.dep.n_chips);  // room for a decode replica
+    }
     const Shape* pre = nullptr;
     int64_t pre_replicas = 0;
     double pre_ttft = 0, pre_busy = 0;
     for (const auto& sh : shapes) {
       const int64_t n = sh.dep.n_chips;
-      if (n + smallest_shape > budget) continue;
+      if (sh.pp > 1 || n + smallest_shape > budget) continue;
       double ttft = 0, busy = 0;
       const int64_t k = fewest((budget - smallest_shape) / n, [&](int64_t k) {
         const ClusterRun c = simulate_aggregated(Pool{sh.dep, k, options_for(policy.max_sequences)}, traffic, Phase::prefill);
@@ -259,6 +265,7 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
         const int64_t left = budget - pre->dep.n_chips * pre_replicas;
         for (const auto& sh : dec_shapes) {
           const int64_t n = sh.dep.n_chips;
+          if (sh.pp > 1) continue;
           for (const int64_t cap : caps) {
             const int64_t k = fewest(left / n, [&](int64_t k) {
               const ClusterRun c = simulate_disaggregated(Pool{pre->dep, pre_replicas, options_for(policy.max_sequences)},

@@ -10,10 +10,14 @@
 
 namespace chalk::sim::plan_detail {
 
-/// One replica shape: chips and a parallel layout.
+/// One replica shape: chips and a parallel layout. A pipeline (pp > 1, the layout search's
+/// PP candidates: one scale-up domain a stage) holds `dep`, the busiest stage's deployment
+/// (pipeline_stage_model on one stage's chips), pp times: chips() = pp x dep.n_chips.
 struct Shape {
   Deployment dep;
   std::string name;
+  int64_t pp = 1;
+  int64_t chips() const { return dep.n_chips * pp; }
 };
 
 /// The replica sizes a plan tries on `s` within `budget` chips: PlanOptions::replica_chips
@@ -29,7 +33,10 @@ ReplicaSizes replica_sizes(const ModelSpec& m, const SystemSpec& s, const Deploy
                            int64_t context, std::vector<std::string>& warnings);
 
 /// Every fitting layout of one replica of each size in `sizes` up to `budget` chips (the
-/// plain roofline: one layout per size, even sharding).
+/// plain roofline: one layout per size, even sharding), and, where every size crosses a
+/// scale-up domain (no replica within one holds the model, or the stated sizes say so), the
+/// layout search's pipelines across domains (its PP candidates with tensor-parallel stages,
+/// as `chalk layouts` ranks them).
 std::vector<Shape> shapes_within(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, const std::vector<int64_t>& sizes,
                                  int64_t budget, int64_t context);
 

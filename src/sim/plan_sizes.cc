@@ -6,6 +6,7 @@
 #include "chalk/base/error.h"
 #include "chalk/engine/default_layout.h"
 #include "chalk/engine/layout_search.h"
+#include "chalk/engine/pipeline.h"
 #include "plan_internal.h"
 
 namespace chalk::sim::plan_detail {
@@ -19,7 +20,8 @@ bool is_moe(const ModelSpec& m) {
 }
 
 /// Every fitting layout of one replica of exactly n chips (the plain roofline: one).
-std::vector<Shape> shapes_for(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t n, int64_t context) {
+std::vector<Shape> shapes_for(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t n, int64_t context,
+                              bool pipelines) {
   std::vector<Shape> out;
   DeploymentOptions o = base;
   o.n_chips = n;
@@ -33,13 +35,23 @@ std::vector<Shape> shapes_for(const ModelSpec& m, const SystemSpec& s, const Dep
   q.context = context;
   std::set<std::string> seen;
   for (const auto& c : search_layouts(m, s, base, q)) {
-    if (!c.fits || c.replica_chips != n) continue;
-    const std::string name = describe_layout(c.layout, is_moe(m));
+    if (!c.fits || c.replica_chips != n || (c.pp > 1 && !pipelines)) continue;
+    // The simulator runs a pipeline's stages tensor-parallel (SimOptions::pipeline_stages).
+    if (c.pp > 1 && n / c.pp / std::max<int64_t>(1, c.layout.tp_attention) > 1) continue;
+    // A pipeline deploys its busiest stage on one stage's chips (the search's own pricing of
+    // it, layout_search.cc); its name is the search's ("PP2 x (TP8)").
+    const std::string name = c.pp > 1 ? c.name : describe_layout(c.layout, is_moe(m));
     if (!seen.insert(name).second) continue;
     o.mechanisms.layout = c.layout;
     o.mechanisms.layout.dispatch_bytes_per_element = base.mechanisms.layout.dispatch_bytes_per_element;
     try {
-      out.push_back({make_deployment(m, s, o), name});
+      if (c.pp > 1) {
+        DeploymentOptions stage = o;
+        stage.n_chips = n / c.pp;
+        out.push_back({make_deployment(pipeline_stage_model(m, c.pp), s, stage), name, c.pp});
+      } else {
+        out.push_back({make_deployment(m, s, o), name});
+      }
     } catch (const InputError&) {
       continue;  // a layout the search priced but make_deployment refuses: not a candidate
     }
@@ -118,10 +130,14 @@ ReplicaSizes replica_sizes(const ModelSpec& m, const SystemSpec& s, const Deploy
 
 std::vector<Shape> shapes_within(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, const std::vector<int64_t>& sizes,
                                  int64_t budget, int64_t context) {
+  // Pipelines where no replica within one scale-up domain is tried (none holds the model, or
+  // the stated sizes all cross a domain): there TP alone would run over the scale-out network.
+  const int64_t domain = std::max<int64_t>(s.scale_up_domain, 1);
+  const bool pipelines = !sizes.empty() && *std::min_element(sizes.begin(), sizes.end()) > domain;
   std::vector<Shape> shapes;
   for (const int64_t n : sizes) {
     if (n > budget) continue;
-    for (auto& sh : shapes_for(m, s, base, n, context)) shapes.push_back(std::move(sh));
+    for (auto& sh : shapes_for(m, s, base, n, context, pipelines)) shapes.push_back(std::move(sh));
   }
   return shapes;
 }

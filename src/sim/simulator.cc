@@ -15,6 +15,7 @@
 #include "chalk/sim/speculation.h"
 #include "kv_pool.h"
 #include "lora_slots.h"
+#include "pipeline_step.h"
 #include "rank_budget.h"
 #include "scheduler.h"
 
@@ -52,11 +53,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   detail::LoraSlots lora(d, requests, o, run);
   const int64_t total_blocks = o.kv_blocks > 0 ? o.kv_blocks : lora.kv_blocks_left(d, kv_blocks_available(d, block), block);
   run.kv_blocks_total = total_blocks;
-  if (total_blocks <= 0) {
-    run.fits = false;
-    run.reason = "the weights and the memory reserve leave no HBM for the KV cache on " + std::to_string(d.n_chips) + " chips";
-    return run;
-  }
+  if (total_blocks <= 0) return detail::unfit_run(std::move(run), d, requests, o.pipeline_stages);
   // ceil(tokens / block) for tokens >= 0, a shift where the block is a power of two (vLLM's
   // 16 and the other engines' sizes are): the division was the scheduler's costliest
   // instruction per running request per step. Same integers either way.
@@ -99,6 +96,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   StepList<int32_t> decode_owner, chunk_owner, decode_rank, chunk_rank;
   // Data-parallel attention ranks and their shares of the step's budget (rank_budget.h).
   const int64_t dp_ranks = d.mechanisms.enabled ? std::max<int64_t>(1, d.n_chips / std::max<int64_t>(1, d.mechanisms.layout.tp_attention)) : 1;
+  const int64_t pp = detail::check_pipeline(o.pipeline_stages, dp_ranks, d);  // pipeline_step.h: pp microbatches a step
   detail::RankBudgets ranks(dp_ranks, pol.max_batched_tokens, pol.chunked_prefill);
   StepList<PrefillChunk> chunks;
   int64_t finished = 0, next = 0;
@@ -174,7 +172,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     }
 
     // Schedule: running requests first, in admission order.
-    int64_t budget = pol.max_batched_tokens, context_sum = 0, prefill_tokens = 0;
+    int64_t budget = pol.max_batched_tokens * pp, context_sum = 0, prefill_tokens = 0;
     decode_ctx.clear();
     decode_owner.clear();
     decode_rank.clear();
@@ -318,7 +316,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       mix.decode_ranks = decode_rank;
       mix.chunk_ranks = chunk_rank;
     }
-    const MixedStepWork work = mixed_step_work(d, mix);
+    const MixedStepWork work = pp > 1 ? detail::pipeline_step_work(d, mix, pp) : mixed_step_work(d, mix);
     const auto adapters = lora.end_step(d, run);  // adapter loads, then the multi-adapter GEMM
     const double dt = adapters.seconds + (offload ? layerwise_step_seconds(work.t_step.value(), std::exchange(step_fetch_s, 0.0), n_layers(d.model))
                                                   : work.t_step.value());

@@ -64,6 +64,44 @@ expect_error "--pp: must be >= 1 stage, got -1" serving sweep "${M[@]}" --pp -1
 expect_error "--explain: explains a step without a pipeline; give --pp 1 with it (--pp 2 chosen)" serving sweep "${M[@]}" --explain
 expect_error "--chips: 15 chips do not split into --pp 2 equal stages" prices forward "${M[@]}" -n 15 --pp 2
 
+# Issue 30: `simulate` and `plan` run pipeline stages (docs/simulator.md 1.10).
+# simulate --pp 2 on 16 chips, one request at a time: TTFT = vLLM's 6.908 ms of fixed work per
+# request + prefill --pp 2's TTFT of one 2,000-token prompt (2 x the 63-layer stage's prefill +
+# one send); TPOT = the mean of decode --pp 2's t_pass over contexts 2,000..2,048, the value at
+# 2,024 (linear in the context).
+sim=$("$CHALK" simulate "${M[@]}" -n 16 --pp 2 --rate 0.01 --requests 5 --input 2000 --output 50 --json) || fail "simulate --pp 2"
+pre=$("$CHALK" prefill "${M[@]}" -n 16 --pp 2 --prompt 2000 --batch 1 --json) || fail "prefill --pp 2"
+dec=$("$CHALK" decode "${M[@]}" -n 16 --pp 2 --batch 1 --context 2024 --json) || fail "decode --pp 2"
+auto=$("$CHALK" simulate "${M[@]}" --rate 0.01 --requests 5 --input 2000 --output 50 --json) || fail "simulate 405B by default"
+# plan within 32 H100 at 2 req/s: PP2 x (TP8) replicas, never TP16 across hosts; one replica
+# misses TPOT p90 <= 100 ms (prompt chunks share its steps), two meet it.
+plan=$("$CHALK" plan "${M[@]}" --budget-chips 32 --rate 2 --requests 200 --input 2000 --output 200 --ttft-slo-ms 3000 --tpot-slo-ms 100 --json) \
+  || fail "plan 405B within 32 H100"
+python3 - "$sim" "$pre" "$dec" "$auto" "$plan" <<'PY' || fail "simulate and plan run 405B on H100 as PP2 x (TP8)"
+import json, sys
+sim, pre, dec, auto, plan = (json.loads(x) for x in sys.argv[1:])
+r = sim["rows"][0]
+assert sim["engine"]["pp"] == 2 and sim["pipeline"]["chips_per_stage"] == 8 and r["chips"] == 16, (sim["engine"], r)
+ttft = 6.908 + pre["rows"][0]["ttft_ms"]
+assert abs(r["ttft_p50_ms"] - ttft) < 1e-6, (r["ttft_p50_ms"], ttft)
+assert abs(r["tpot_p50_ms"] - dec["rows"][0]["t_pass_ms"]) < 1e-6 * r["tpot_p50_ms"], (r["tpot_p50_ms"], dec["rows"][0])
+# Without -n and --pp: the pipeline `layouts` ranks first, as prices forward and serving sweep choose.
+assert auto["engine"]["pp"] == 2 and auto["replica_choice"]["pp"] == 2 and auto["rows"][0]["chips"] == 16, auto["replica_choice"]
+assert abs(auto["rows"][0]["ttft_p50_ms"] - r["ttft_p50_ms"]) < 1e-6, auto["rows"][0]
+b = plan["best"]
+assert b["pp"] == 2 and b["replica_chips"] == 16 and b["layout"] == "PP2 x (TP8)" and b["chips"] <= 32 and b["meets_slo"], b
+assert b["tpot_at_percentile_ms"] <= 100 and b["ttft_at_percentile_ms"] <= 3000, b
+# No row reports a latency or a throughput it did not measure: null, or positive.
+for row in plan["rows"]:
+    for k in ("ttft_at_percentile_ms", "tpot_at_percentile_ms", "output_tok_per_s_per_chip"):
+        assert row[k] is None or row[k] > 0, row
+vllm = next(e for e in plan["launch"] if e["engine"] == "vllm")
+serve = next(f["text"] for f in vllm["files"] if f["path"] == "vllm/serve.sh")
+assert "--pipeline-parallel-size 2 \\\n  --tensor-parallel-size 8 \\\n" in serve and "--tensor-parallel-size 16" not in serve, serve
+PY
+expect_error "--pp: must be >= 1 stage, got 0" simulate "${M[@]}" --pp 0 --rate 1 --requests 5
+expect_error "--pp: stages an aggregated replica; drop --disaggregate or --pp" simulate "${M[@]}" --pp 2 --disaggregate --rate 1 --requests 5
+
 # Review 2 L8: chips no engine splits the model over name the heads and the nearest sizes
 # (Llama 3.1 70B: 64 heads; 3 divides neither them nor the 8 KV heads; 2 and 4 do).
 expect_error "--chips: 3 chips cannot split llama-3.1-70b: TP3 does not divide the 64 attention heads; -n 2 or -n 4" decode -m llama-3.1-70b -H h100 -n 3

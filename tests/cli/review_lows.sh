@@ -33,7 +33,7 @@ assert not bad, bad[:3]" || fail "validate: a wrapped line lost its indent"
 # L9: 405B bf16 (811 GB) on 8 H100: -n 16 crosses the 8-chip NVLink domain, so the error says
 # so and names the pipeline that keeps each stage in one; FP8 weights (405 GB) fit the 8.
 # The flag is named with the commands that take it (review 2 H1).
-expect_error "(-n 16), beyond the 8-chip scale-up domain: a pipeline of 2 stages keeps each within one (--pp 2 of decode, prefill, prices forward and serving sweep); or --weights fp8 holds them on these 8 chips" \
+expect_error "(-n 16), beyond the 8-chip scale-up domain: a pipeline of 2 stages keeps each within one (--pp 2 of decode, prefill, prices forward, serving sweep and simulate); or --weights fp8 holds them on these 8 chips" \
   decode -m llama-3.1-405b -H h100-sxm -n 8
 # L9: the smallest L4 replica of 405B bf16 is 64 cards, TP64 over eight 8-card servers: the
 # warning says the all-reduces cross the scale-out network and names --pp 8.

@@ -78,7 +78,12 @@ struct PlanCandidate {
   /// Aggregated: the replicas. Disaggregated: the prefill pool.
   int64_t replica_chips = 0, replicas = 0;
   std::string layout;
+  /// The layout of one replica; with pipeline stages (pp > 1), of one stage's chips.
   ParallelLayout parallel;
+  /// Pipeline stages of an aggregated replica (SimOptions::pipeline_stages): 1, or pp
+  /// stages of replica_chips / pp chips each, one scale-up domain a stage (the layout
+  /// search's PP candidates; disaggregated pools are searched without stages).
+  int64_t pp = 1;
   /// Disaggregated: the decode pool (0 when aggregated).
   int64_t decode_replica_chips = 0, decode_replicas = 0;
   std::string decode_layout;

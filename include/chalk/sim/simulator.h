@@ -58,6 +58,15 @@ struct SimOptions {
   /// link on a miss (LRU), the step waiting; a step with adapter requests adds the
   /// multi-adapter GEMM (lora_step_work). Not enabled (the default): the run without LoRA.
   LoraSpec lora;
+  /// Pipeline stages of the replica (docs/simulator.md 1.10): 1 (the default) none; N > 1:
+  /// the deployment simulated is the busiest stage's (pipeline_stage_model on one stage's
+  /// chips), the replica N x its chips; each step runs N microbatches in flight, formed
+  /// under N x max_batched_tokens (each chunk at most max_batched_tokens), and lasts the
+  /// pipeline's cycle (engine/pipeline.h): a request's tokens are one pass of every stage
+  /// apart, the replica's throughput that of N stages busy at once. The KV blocks are the
+  /// stage's (it holds every token's KV over its layers). Throws InputError("pp") below 1,
+  /// with data-parallel attention, or on a system without a scale-out network.
+  int64_t pipeline_stages = 1;
   /// Optional progress hook for a caller that bounds a run's work (chalk web: a deadline,
   /// a step budget, a client that has gone). simulate() calls it with the number of steps
   /// run since its last call: every 1,024 steps and once at the end (so the calls sum to
@@ -77,7 +86,9 @@ struct RequestRecord {
   int64_t input_tokens = 0, output_tokens = 0;
   int64_t cached_tokens = 0;  ///< prompt tokens served from the prefix cache
   int64_t preemptions = 0;
-  bool rejected = false;      ///< never run: over_context, or needs more KV blocks than the replica has
+  /// Never run: over_context, or needs more KV blocks than the replica has, or the replica
+  /// holds no KV cache at all (SimRun::fits false: every request is rejected).
+  bool rejected = false;
   /// Rejected because input + output tokens exceed the model's max_position_embeddings
   /// (ModelSpec::max_context), as vLLM's OpenAI server refuses a request whose prompt plus
   /// max_tokens exceed max_model_len ("This model's maximum context length is ...").
