@@ -68,6 +68,9 @@ const check = async (name, fn) => {
 try {
   const page = await browser.newPage({ viewport: { width: 1500, height: 1300 } });
   page.on('pageerror', (e) => { failures++; console.log(`FAIL page error: ${e.message}`); });
+  // Review 3 L4: every load logged a 400 (the replica probe asked /api/decode for 1 chip that cannot hold the weights).
+  const refused = [];
+  page.on('response', (r) => { if (r.status() >= 400) refused.push(`${r.status()} ${r.url()}`); });
   const ready = async (n) => {
     await page.waitForFunction((k) => Number(document.body.dataset.updates || 0) >= k && document.body.dataset.state === 'ready', n, { timeout: 30000 });
     const errors = await page.evaluate(() => window.chalk.errors);
@@ -82,6 +85,26 @@ try {
     await ready(1);
     assert.equal(await page.inputValue('#model'), 'llama-3.1-8b');
     assert.equal(await page.inputValue('#batch'), '6');
+    assert.deepEqual(refused, [], 'requests the server refused while the page loaded');
+  });
+  await check('plan view: the chosen deployment, the Pareto table and the launch file = chalk plan (issue 31)', async () => {
+    const form = { rate: '10', input: '1000', output: '200', 'ttft-slo-ms': '500', 'tpot-slo-ms': '50', 'budget-chips': '8' };
+    for (const [k, v] of Object.entries(form)) await page.fill(`#plan-${k}`, v);
+    await page.click('#plan-run');
+    await page.waitForFunction(() => Number(document.body.dataset.plans || 0) >= 1, null, { timeout: 30000 });
+    assert.equal(await page.textContent('#plan-error'), '');
+    const j = await page.evaluate(() => window.chalk.data.plan);
+    const c = cli('plan', ...M, ...Object.entries(form).flatMap(([k, v]) => [`--${k}`, v]), '--requests', '200');
+    assert.ok(c.best && c.rows.length > 1, 'the CLI plans a deployment and a table');
+    assert.deepEqual(j.best, c.best);
+    assert.deepEqual(j.rows, c.rows);
+    // The table lists every row, the chosen one marked; the choice in words; the launch file shown is the CLI's first (vLLM's serve.sh).
+    const costs = await page.$$eval('#plan-table td[data-key="cost_usd_per_hour"]', (ts) => ts.length);
+    assert.equal(costs, c.rows.length);
+    assert.equal(await page.$$eval('#plan-table tr.chosen', (ts) => ts.length), 1);
+    assert.match(await page.textContent('#plan-best'), new RegExp(`^chosen: ${c.best.mode}: ${c.best.replicas} x ${c.best.replica_chips} chips`));
+    assert.equal(await page.textContent('#plan-launch'), c.launch[0].files[0].text);
+    assert.match(c.launch[0].files[0].text, /vllm serve/);
   });
   await check('step time by term = chalk serving sweep', async () => {
     const rows = await plotted('step');
@@ -160,6 +183,11 @@ try {
     assert.match(formula, /N_active/);
     const x = cli('decode', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8', '-b', '256'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8', '--explain').explanations[0].figures.find((f) => f.key === 't_compute_ms');
     assert.ok((await page.textContent('#explain-body .substituted')).includes(x.substituted));
+    // Review 3 L14: the chips are the page's ("cheapest at batch 256: 1"), not "the smallest replica that holds the model".
+    const n = await page.$$eval('#explain-body tr', (trs) => trs.filter((tr) => tr.cells[0].textContent === 'n').map((tr) => tr.textContent));
+    assert.equal(n.length, 1);
+    assert.match(n[0], /the page's chips, cheapest at batch 256: \d+ \(chalk decode -n \d+ gives these figures\)/);
+    assert.doesNotMatch(n[0], /smallest replica that holds/);
   });
 
   await check('explained numbers beside the charts = the JSON they explain (sweep, balance, memory)', async () => {
@@ -235,6 +263,11 @@ try {
     const rows = await plotted('layouts');
     const c = cli('layouts', '-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096').rows;
     rows.forEach((r, i) => close(r.tok_per_s_per_chip, c[i].tok_per_s_per_chip, `layout ${i + 1}`));
+    // Review 3 L8: "#2 TP4 x 2 replicas x2" counted the replicas twice (Llama 3.1 70B on 8 H100's ranking, labelled as the page does).
+    const many = cli('layouts', '-m', 'llama-3.1-70b', '-H', 'h100-sxm').rows;
+    const names = await page.evaluate(async (ls) => { const w = await import('/words.js'); return ls.map(w.layoutName); }, many);
+    assert.ok(names.includes('#2 TP4 x 2 replicas'), names.join(', '));
+    names.forEach((nm, i) => assert.equal(nm, `#${many[i].rank} ${many[i].layout}`));
   });
   await check('price inferences = chalk prices infer', async () => {
     const c = cli('prices', 'infer', 'gemini-1.5-pro').rows;
@@ -249,6 +282,10 @@ try {
       assert.ok(!/_/.test(w) && text.includes(w), `'${w}' (${c[i].quantity}) is not a label of chalk prices infer's table`);
     });
     assert.ok(labels.some((l) => l.startsWith('KV bytes per token')));
+    // Review 3 L7: a small figure kept its digits (0.000123 printed as 0).
+    const values = await page.$$eval('#view-prices td[data-key]', (ts) => ts.map((t) => t.textContent));
+    c.forEach((f, i) => { if (typeof f.value === 'number' && f.value !== 0) assert.notEqual(values[i], '0', `${f.quantity} ${f.value}`); });
+    assert.ok(c.some((f) => typeof f.value === 'number' && f.value !== 0 && Math.abs(f.value) < 5e-4), 'no small figure to check');
     // The KV bytes per token it reads from the price step explain themselves, = the CLI's figure.
     await page.click('#prices-numbers button[data-key="kv_bytes_per_token"]');
     const shown = await page.$eval('#explain-body h3', (h) => h.dataset.key);
@@ -386,7 +423,7 @@ try {
     await p2.close();
   });
 
-  await urlChecks({ browser, url: server.url, check, cli, NW });
+  await urlChecks({ browser, url: server.url, check, cli, NW, close });
 
   await fitsChecks({ browser, url: server.url, check, cli, N, close });
   await trafficChecks({ browser, url: server.url, check, cli, N: NW, close });

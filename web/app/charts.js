@@ -16,6 +16,7 @@ const TERM_LABELS = {
   t_overhead_ms: 'kernel floor', t_host_ms: 'host (CPU)', t_step_ms: 'step (total)',
   cost_compute_usd_per_mtok: 'compute', cost_weights_usd_per_mtok: 'weight fetch', cost_kv_usd_per_mtok: 'KV fetch',
   cost_comm_usd_per_mtok: 'communication', cost_overhead_usd_per_mtok: 'kernel floor', cost_usd_per_mtok: 'total',
+  t_stage_ms: 'one pipeline stage', t_hop_ms: 'stage-to-stage hop',
 };
 
 /// Long rows {x, term, value, fits} for the terms that are drawn: a term that is zero (or
