@@ -88,7 +88,7 @@ try {
     assert.deepEqual(refused, [], 'requests the server refused while the page loaded');
   });
   await check('plan view: the chosen deployment, the Pareto table and the launch file = chalk plan (issue 31)', async () => {
-    const form = { rate: '10', input: '1000', output: '200', 'ttft-slo-ms': '500', 'tpot-slo-ms': '50', 'budget-chips': '8' };
+    const form = { rate: '10', input: '1000', output: '200', 'ttft-slo-ms': '500', 'tpot-slo-ms': '50', 'budget-chips': '2' };  // 2 chips: 12 deployments, 0.06 s of CPU
     for (const [k, v] of Object.entries(form)) await page.fill(`#plan-${k}`, v);
     await page.click('#plan-run');
     await page.waitForFunction(() => Number(document.body.dataset.plans || 0) >= 1, null, { timeout: 30000 });
@@ -104,6 +104,8 @@ try {
     assert.equal(await page.$$eval('#plan-table tr.chosen', (ts) => ts.length), 1);
     assert.match(await page.textContent('#plan-best'), new RegExp(`^chosen: ${c.best.mode}: ${c.best.replicas} x ${c.best.replica_chips} chips`));
     assert.equal(await page.textContent('#plan-launch'), c.launch[0].files[0].text);
+    assert.deepEqual(await page.$$eval('#plan-file option', (os) => os.map((o) => o.textContent)), c.launch.flatMap((l) => l.files.map((f) => f.path)));
+    assert.ok(await page.isVisible('#plan-file'));
     assert.match(c.launch[0].files[0].text, /vllm serve/);
   });
   await check('step time by term = chalk serving sweep', async () => {
@@ -372,6 +374,9 @@ try {
         const pv = document.getElementById('view-prices');
         if (pv.scrollWidth > pv.clientWidth + 1) bad.push(`prices table ${pv.scrollWidth} px wide in a ${pv.clientWidth} px view`);
         for (const td of pv.querySelectorAll('tr td:last-child')) if (td.getBoundingClientRect().width < 150) { bad.push(`prices "how" cell ${Math.round(td.getBoundingClientRect().width)} px wide`); break; }
+        // Review 3 L9: from 1,280 px two columns of charts (one column left 40% of the window empty).
+        const top = (id) => document.getElementById(id).closest('figure').getBoundingClientRect().top;
+        if (window.innerWidth >= 1280 && top('view-step') !== top('view-cost')) bad.push('one column of views');
         const batches = [...document.querySelectorAll('#view-step .role-axis-label text')].map((t) => t.textContent);
         if (!batches.includes('1,024')) bad.push(`batch axis ${batches.join(' ')}`);
         return bad;

@@ -4,9 +4,10 @@
 // Pareto table of the deployments it tried (cost against latency, apps/chalk/cmd_plan.cc)
 // and the launch files it writes for each engine. The plan runs when asked (its button),
 // never on every slider move: it simulates the traffic on every candidate deployment. The
-// page sends 200 requests a simulation (the CLI's default is 1,000): an 8B plan then takes
-// well under a second of CPU; the API bounds the rest (5,000 requests, 256 chips, and its
-// request budget: docs/web.md).
+// page sends 200 requests a simulation (the CLI's default is 1,000) and opens with a budget
+// of 4 chips: the form's defaults for Llama 3.1 8B on H100 (4 req/s, 1,000 + 200 tokens)
+// took 0.50 s of CPU on a loaded 2-core machine (8 chips: 1.27 s, 30 deployments more); the
+// API bounds the rest (5,000 requests, 256 chips, and its request budget: docs/web.md).
 const $ = (id) => document.getElementById(id);
 const esc = (s) => String(s ?? '').replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]));
 const num = (v) => (typeof v === 'number' ? Number(v.toPrecision(4)).toLocaleString('en-US', { maximumSignificantDigits: 4 }) : '-');
@@ -85,6 +86,7 @@ export function planView({ api, fields, data }) {
       asked = null;
       data.plan = null;
       for (const id of ['plan-best', 'plan-table', 'plan-launch', 'plan-file', 'plan-error']) $(id).textContent = '';
+      $('plan-file').closest('label').hidden = true;
       $('plan-status').textContent = 'the model or system changed: plan again';
     },
   };
