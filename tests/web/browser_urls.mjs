@@ -50,6 +50,8 @@ export async function urlChecks({ browser, url, check, cli, NW, close }) {
     await p3.unroute(FRONTIER_ONLY);
     await p3.route(/\/api\/(serving\/(balance|frontier|modes)|layouts|prices\/(infer|compare)|train\/|simulate)/, stub);
     const before = await p3.evaluate(() => window.chalk.updates);
+    // At batch 256, past the 156 the stages' HBM holds (moved in the same update).
+    await p3.$eval('#batch', (el) => { el.value = '8'; el.dispatchEvent(new Event('input')); });
     await p3.selectOption('#model', 'llama-3.1-405b');
     await p3.waitForFunction((k) => window.chalk.updates > k && document.body.dataset.state === 'ready', before, { timeout: 60000 });
     assert.deepEqual((await p3.evaluate(() => window.chalk.errors)).filter((e) => !/not under test/.test(e)), []);
@@ -59,9 +61,13 @@ export async function urlChecks({ browser, url, check, cli, NW, close }) {
     assert.equal(await p3.evaluate(() => window.chalk.pp), 2);
     assert.match(await p3.textContent('#chips-out'), /^PP2 x \(TP8\), 16 chips/);
     const P = [...A, '-n', '16', '--pp', '2'];
-    const row = cli('decode', ...P, '-b', '64', '-s', '4096').rows[0];
+    const row = cli('decode', ...P, '-b', '256', '-s', '4096').rows[0];
     const tile = async (k) => Number(await p3.getAttribute(`#headline button[data-key="${k}"]`, 'data-value'));
-    for (const k of ['t_step_ms', 't_stage_ms', 't_hop_ms', 'tok_per_s_per_user', 'tok_per_s_per_chip', 'cost_usd_per_mtok']) close(await tile(k), row[k], k);
+    for (const k of ['t_step_ms', 't_stage_ms', 't_hop_ms', 'tok_per_s_per_user', 'tok_per_s_per_chip']) close(await tile(k), row[k], k);
+    // The pipelined row prices a batch that does not fit; the page does not (review 2 H3).
+    assert.equal(row.memory_fits, false);
+    assert.equal(await p3.getAttribute('#headline button[data-key="cost_usd_per_mtok"]', 'data-value'), '');
+    assert.match(await p3.textContent('#headline button[data-key="cost_usd_per_mtok"]'), /batch 256 does not fit in the stages' HBM/);
     close(await tile('ttft_ms'), cli('prefill', ...P, '--prompt', '8192').rows[0].ttft_ms, 'TTFT');
     close(Number(await p3.getAttribute('#memory-numbers button[data-key="weights_gb"]', 'data-value')), row.stage_weights_gb, 'stage weights');
     // The batch charts are `chalk serving sweep`'s default table, ending at prices forward's batch and price ($3.877/Mtok at 156).

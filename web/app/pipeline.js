@@ -34,7 +34,10 @@ export async function pipelineDecode({ api, fields, state, draw, data }) {
     tile('t_hop_ms', 'stage-to-stage hop', 'ms'),
     tile('tok_per_s_per_user', 'per user', 'tok/s'),
     tile('tok_per_s_per_chip', 'per chip', 'tok/s'),
-    tile('cost_usd_per_mtok', 'cost', '$/Mtok'),
+    // A batch the stages' HBM does not hold gets no price (review 2 H3), though the pipelined
+    // decode row carries one (chalk decode --pp 2 -n 16 -b 256 on 405B: memory_fits false, $2.68).
+    row.memory_fits === false ? tile('cost_usd_per_mtok', 'cost', `$/Mtok: batch ${state.batch.toLocaleString('en-US')} does not fit in the stages' HBM`, null)
+      : tile('cost_usd_per_mtok', 'cost', '$/Mtok'),
     tile('ttft_ms', `TTFT, ${state.prompt.toLocaleString('en-US')}-token prompt`, 'ms', p.rows[0].ttft_ms),
   ]);
   // The busiest stage: its weights and KV against its chips' HBM, the reserve held back.
