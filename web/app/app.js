@@ -376,7 +376,8 @@ async function start() {
     later();
   });
   $('explain-close').addEventListener('click', hideExplanation);
-  chalk.plan = planView({ api, fields: () => deployment({ chips: false }), data: chalk.data });
+  chalk.plan = planView({ api, fields: () => deployment({ chips: false }), data: chalk.data,
+    note: () => (chalk.pp > 1 ? `chalk plan simulates replicas without pipeline stages; the other views price ${stagesWords(chalk.replica_choice, chalk.chips)}` : '') });
   await update();
 }
 

@@ -59,7 +59,9 @@ function showPlan(j) {
 /// Wires the form. `fields()` is the page's deployment without chips (model or upload,
 /// hardware, formats); `data.plan` keeps the last answer. refresh(): the page's deployment
 /// moved, so a shown plan is stale: it is cleared and the form says so.
-export function planView({ api, fields, data }) {
+/// `note()`: a line the page adds under the status (the replica the other views price has
+/// pipeline stages that chalk plan does not simulate), or ''.
+export function planView({ api, fields, data, note = () => '' }) {
   let asked = null;
   const run = async () => {
     const body = { ...fields(), ...planFields() };
@@ -70,7 +72,7 @@ export function planView({ api, fields, data }) {
       const j = await api('/api/plan', body);
       data.plan = j;
       data.plan_request = body;
-      $('plan-status').textContent = `${j.traffic}; ${j.evaluated} deployments tried (${j.simulations} simulations)`;
+      $('plan-status').textContent = [`${j.traffic}; ${j.evaluated} deployments tried (${j.simulations} simulations)`, note()].filter(Boolean).join('; ');
       showPlan(j);
     } catch (e) {
       data.plan = null;
