@@ -101,6 +101,23 @@ await check('over budget while running: a plan at its caps stops at the step bud
   await answersNormally();
 });
 
+// The page's plan form (web/app/plan.js) sends what a user types: each field at an extreme
+// is refused in one line naming it, up front where a limit says so, and the server answers
+// normally after each.
+await check('hostile plans from the page\'s form: extreme fields refused, one line each (400 or 413)', async () => {
+  const form = { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 4, input: 1000, output: 200, ttft_slo_ms: 1000, tpot_slo_ms: 50, budget_chips: 8, requests: 200 };
+  // A prompt past the CLI's bound (1..10,000,000 tokens).
+  assert.match(refused(await post('/api/plan', { ...form, input: 1e8 }), 400, 'input').error, /length must be 1\.\.10000000 tokens, got 100000000/);
+  // Requests and chips past the API's caps (5,000 and 256).
+  assert.match(refused(await post('/api/plan', { ...form, requests: 1e9 }), 400, 'requests').error, /at most 5000 through the web API/);
+  assert.match(refused(await post('/api/plan', { ...form, budget_chips: 1e6 }), 400, 'budget_chips').error, /at most 256 through the web API/);
+  // Candidate lists whose product is past the rows bound: refused before any simulation.
+  const caps = Array.from({ length: 4000 }, (_, i) => i + 1);
+  assert.match(refused(await post('/api/plan', { ...form, replica_chips: [1, 2, 4, 8, 16], max_seqs_candidates: caps }), 413, 'max_seqs_candidates').error,
+    /about 20000 rows .*shorten max_seqs_candidates/);
+  await answersNormally();
+});
+
 await check('abandoned requests: work whose client has gone stops (no CPU a second later)', async () => {
   // A server whose budget would let these plans run for a minute.
   const big = await startServer(chalk, ['--request-steps', '100000000', '--request-seconds', '60']);

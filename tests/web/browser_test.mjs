@@ -12,6 +12,7 @@ import { startServer } from './server.mjs';
 import { trafficChecks } from './browser_traffic.mjs';
 import { fitsChecks } from './browser_fits.mjs';
 import { urlChecks } from './browser_urls.mjs';
+import { planChecks, priceChecks } from './browser_plan.mjs';
 
 const [chalk, src, shotArg] = process.argv.slice(2);
 const shot = shotArg ? path.resolve(shotArg) : undefined;
@@ -68,6 +69,9 @@ const check = async (name, fn) => {
 try {
   const page = await browser.newPage({ viewport: { width: 1500, height: 1300 } });
   page.on('pageerror', (e) => { failures++; console.log(`FAIL page error: ${e.message}`); });
+  // Review 3 L4: every load logged a 400 (the replica probe asked /api/decode for 1 chip that cannot hold the weights).
+  const refused = [];
+  page.on('response', (r) => { if (r.status() >= 400) refused.push(`${r.status()} ${r.url()}`); });
   const ready = async (n) => {
     await page.waitForFunction((k) => Number(document.body.dataset.updates || 0) >= k && document.body.dataset.state === 'ready', n, { timeout: 30000 });
     const errors = await page.evaluate(() => window.chalk.errors);
@@ -82,7 +86,9 @@ try {
     await ready(1);
     assert.equal(await page.inputValue('#model'), 'llama-3.1-8b');
     assert.equal(await page.inputValue('#batch'), '6');
+    assert.deepEqual(refused, [], 'requests the server refused while the page loaded');
   });
+  await planChecks({ page, check, cli, M });
   await check('step time by term = chalk serving sweep', async () => {
     const rows = await plotted('step');
     const c = cli('serving', 'sweep', ...M, ...N(...M, '-s', '4096'), '-b', await sweepBatches(), '-s', '4096').rows;
@@ -160,6 +166,11 @@ try {
     assert.match(formula, /N_active/);
     const x = cli('decode', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8', '-b', '256'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8', '--explain').explanations[0].figures.find((f) => f.key === 't_compute_ms');
     assert.ok((await page.textContent('#explain-body .substituted')).includes(x.substituted));
+    // Review 3 L14: the chips are the page's ("cheapest at batch 256: 1"), not "the smallest replica that holds the model".
+    const n = await page.$$eval('#explain-body tr', (trs) => trs.filter((tr) => tr.cells[0].textContent === 'n').map((tr) => tr.textContent));
+    assert.equal(n.length, 1);
+    assert.match(n[0], /the page's chips, cheapest at batch 256: \d+ \(chalk decode -n \d+ gives these figures\)/);
+    assert.doesNotMatch(n[0], /smallest replica that holds/);
   });
 
   await check('explained numbers beside the charts = the JSON they explain (sweep, balance, memory)', async () => {
@@ -235,38 +246,13 @@ try {
     const rows = await plotted('layouts');
     const c = cli('layouts', '-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096').rows;
     rows.forEach((r, i) => close(r.tok_per_s_per_chip, c[i].tok_per_s_per_chip, `layout ${i + 1}`));
+    // Review 3 L8: "#2 TP4 x 2 replicas x2" counted the replicas twice (Llama 3.1 70B on 8 H100's ranking, labelled as the page does).
+    const many = cli('layouts', '-m', 'llama-3.1-70b', '-H', 'h100-sxm').rows;
+    const names = await page.evaluate(async (ls) => { const w = await import('/words.js'); return ls.map(w.layoutName); }, many);
+    assert.ok(names.includes('#2 TP4 x 2 replicas'), names.join(', '));
+    names.forEach((nm, i) => assert.equal(nm, `#${many[i].rank} ${many[i].layout}`));
   });
-  await check('price inferences = chalk prices infer', async () => {
-    const c = cli('prices', 'infer', 'gemini-1.5-pro').rows;
-    const cells = await page.$$eval('#view-prices td[data-key]', (ts) => ts.map((t) => t.dataset.key));
-    assert.deepEqual(cells, c.map((f) => f.quantity));
-    // Review L1: each quantity in the words of the CLI's own table, never its snake_case key.
-    const text = execFileSync(chalk, ['prices', 'infer', 'gemini-1.5-pro', '-q'], { encoding: 'utf8' });
-    const labels = await page.$$eval('#view-prices tr', (trs) => trs.slice(1).map((tr) => tr.cells[1].textContent));
-    assert.equal(labels.length, c.length);
-    labels.forEach((l, i) => {
-      const w = l.slice(0, l.length - (c[i].subject ? c[i].subject.length + 1 : 1)).trim();
-      assert.ok(!/_/.test(w) && text.includes(w), `'${w}' (${c[i].quantity}) is not a label of chalk prices infer's table`);
-    });
-    assert.ok(labels.some((l) => l.startsWith('KV bytes per token')));
-    // The KV bytes per token it reads from the price step explain themselves, = the CLI's figure.
-    await page.click('#prices-numbers button[data-key="kv_bytes_per_token"]');
-    const shown = await page.$eval('#explain-body h3', (h) => h.dataset.key);
-    assert.equal(shown, 'kv_bytes_per_token');
-    const x = cli('prices', 'infer', 'gemini-1.5-pro', '--explain').explanations.find((e) => e.key === 'kv_bytes_per_token');
-    close(x.result, c.find((f) => f.quantity === 'kv_bytes_per_token').value, 'explained KV bytes per token');
-  });
-  await check('hosts beside their cost = chalk prices compare', async () => {
-    await page.waitForFunction(() => window.chalk.data.hosts?.rows[0].systems[0].system === 'h200');
-    const c = cli('prices', 'compare', '-m', 'llama-3.1-8b', '-H', 'h200');
-    assert.deepEqual(await page.evaluate(() => window.chalk.data.hosts), c);
-    const cells = await page.$$eval('#view-hosts td[data-key="blended_usd_per_mtok"]', (ts) => ts.length);
-    assert.equal(cells, c.rows.length);
-    // No host of Llama 3.1 8B states a speed: each row says the speed it was compared at is assumed.
-    const assumed = await page.$$eval('#view-hosts td', (ts) => ts.filter((t) => / \(assumed\)$/.test(t.textContent)).length);
-    assert.equal(assumed, c.rows.filter((o) => o.speed_assumed).length);
-    assert.ok(assumed > 0);
-  });
+  await priceChecks({ page, check, cli, chalk, close });
   await check('training step and memory = chalk train', async () => {
     const s = await page.evaluate(() => window.chalk.data.train_step);
     const mem = await page.evaluate(() => window.chalk.data.train_memory);
@@ -335,6 +321,9 @@ try {
         const pv = document.getElementById('view-prices');
         if (pv.scrollWidth > pv.clientWidth + 1) bad.push(`prices table ${pv.scrollWidth} px wide in a ${pv.clientWidth} px view`);
         for (const td of pv.querySelectorAll('tr td:last-child')) if (td.getBoundingClientRect().width < 150) { bad.push(`prices "how" cell ${Math.round(td.getBoundingClientRect().width)} px wide`); break; }
+        // Review 3 L9: from 1,280 px two columns of charts (one column left 40% of the window empty).
+        const top = (id) => document.getElementById(id).closest('figure').getBoundingClientRect().top;
+        if (window.innerWidth >= 1280 && top('view-step') !== top('view-cost')) bad.push('one column of views');
         const batches = [...document.querySelectorAll('#view-step .role-axis-label text')].map((t) => t.textContent);
         if (!batches.includes('1,024')) bad.push(`batch axis ${batches.join(' ')}`);
         return bad;
@@ -386,7 +375,7 @@ try {
     await p2.close();
   });
 
-  await urlChecks({ browser, url: server.url, check, cli, NW });
+  await urlChecks({ browser, url: server.url, check, cli, NW, close });
 
   await fitsChecks({ browser, url: server.url, check, cli, N, close });
   await trafficChecks({ browser, url: server.url, check, cli, N: NW, close });

@@ -4,10 +4,13 @@ import { api } from './api.js';
 import { termRows, termChart, fitLimit, frontierChart, memoryChart, rankedChart, percentileChart } from './charts.js';
 import { numberButtons, hideExplanation } from './explain.js';
 import { updateTraining } from './training.js';
-import { words, quantityWords } from './words.js';
+import { words, quantityWords, layoutName } from './words.js';
 import { rateBelowCapacity, loraWords } from './traffic.js';
 import { hostsTable } from './hosts.js';
 import { sweepBatches, capAtLimit } from './limits.js';
+import { chooseReplica, frontierSizes, chipsSource } from './replica.js';
+import { pipelineDecode, pipelineSweep, PIPE_STEP_TERMS, stagesWords } from './pipeline.js';
+import { planView } from './plan.js';
 
 const $ = (id) => document.getElementById(id);
 const DEFAULTS = { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 0, batch: 64, context: 4096, prompt: 8192, weights: '', kv: 'bf16', sheet: 'gemini-1.5-pro', train_chips: 1024, rate: 2, lora: '' };
@@ -52,48 +55,33 @@ function syncControls() {
   $('batch-out').value = state.batch.toLocaleString('en-US');
   $('context-out').value = state.context.toLocaleString('en-US');
   $('prompt-out').value = state.prompt.toLocaleString('en-US');
-  $('chips-out').value = state.chips === 0 ? 'cheapest' : state.chips;
+  $('chips-out').value = state.chips === 0 ? (chalk.replica?.label || 'cheapest') : state.chips;  // the replica chosen, kept when the rate is lowered
   $('train-chips-out').value = state.train_chips.toLocaleString('en-US');
   $('rate-out').value = `${state.rate.toLocaleString('en-US')} req/s`;
 }
 
 /// The fields every deployment shares, named as the API documents them (the flags in snake_case). Chips: the slider's, or
-/// else the replica chooseChips() read (0 until then: the command's own default).
-function deployment({ chips = true } = {}) {
+/// else the replica chooseChips() read (0 until then: the command's own default); `stages`: with its pipeline stages
+/// (pp) where it has them, for the commands that price a pipeline (decode, prefill, serving sweep).
+function deployment({ chips = true, stages = false } = {}) {
   const f = { hardware: state.hardware, kv_dtype: state.kv };
   if (state.upload) f.model_config = state.upload; else f.model = state.model;
   if (state.weights) f.weights = state.weights;
   const n = state.chips > 0 ? state.chips : chalk.chips;
   if (chips && n > 0) f.chips = n;
+  if (chips && stages && state.chips === 0 && chalk.pp > 1) f.pp = chalk.pp;
   return f;
 }
 
-/// With the chips slider at "cheapest", every view prices one replica (issue 30), read once
-/// per update: among the sizes `chalk serving window`'s replica_choice compared, the least
-/// $/Mtok at the batch slider's batch of those that hold it (review 2 H2: DeepSeek-V3 on GB200
-/// at batch 64 was priced on the 64 chips chosen at their memory-full batch, $16.28/Mtok,
-/// where 8 chips cost $3.82); when none holds it, the window's choice, labelled so.
+/// With the chips slider at "cheapest", every view prices the replica replica.js chooses, read
+/// once per update (with its pipeline stages where the CLI prices them: chalk.pp > 1).
 async function chooseChips() {
-  chalk.chips = 0;
-  chalk.replica_choice = null;
-  chalk.chips_at_batch = null;
+  Object.assign(chalk, { chips: 0, pp: 1, replica: null, replica_choice: null, chips_at_batch: null });
   if (state.chips > 0) return;
-  const w = await api('/api/serving/window', { ...deployment({ chips: false }), context: state.context });
-  chalk.replica_choice = w.replica_choice;
-  chalk.chips = w.replica_choice ? w.replica_choice.choice.chips : 0;
-  if (!(chalk.chips > 0)) return;
-  const sizes = w.replica_choice.replica_sizes ?? [];
-  const rows = await Promise.all(sizes.map((n) => api('/api/decode', { ...deployment({ chips: false }), chips: n, batch: state.batch, context: state.context })
-    .then((j) => ({ n, row: j.rows[0] }), () => null)));
-  const priced = rows.filter((r) => r && r.row.memory_fits && typeof r.row.cost_usd_per_mtok === 'number')
-    .sort((a, b) => a.row.cost_usd_per_mtok - b.row.cost_usd_per_mtok);
-  chalk.chips_at_batch = priced.map((r) => ({ chips: r.n, cost_usd_per_mtok: r.row.cost_usd_per_mtok }));
-  if (priced.length > 0) {
-    chalk.chips = priced[0].n;
-    $('chips-out').value = `cheapest at batch ${state.batch.toLocaleString('en-US')}: ${chalk.chips}`;
-  } else {
-    $('chips-out').value = sizes.length > 0 ? `${chalk.chips} (batch ${state.batch.toLocaleString('en-US')} fits none)` : `smallest that holds it: ${chalk.chips}`;
-  }
+  $('chips-out').value = 'cheapest';
+  const r = (chalk.replica = await chooseReplica(api, deployment({ chips: false }), state.batch, state.context));
+  Object.assign(chalk, { chips: r.chips, pp: r.pp, replica_choice: r.replica_choice, chips_at_batch: r.chips_at_batch });
+  if (r.label) $('chips-out').value = r.label;
 }
 
 /// Runs one view; a failure is recorded per view (chalk.errors) and shown once however many
@@ -116,10 +104,11 @@ async function draw(name, el, spec) {
 }
 
 async function updateDecode() {
+  if (chalk.pp > 1) return pipelineDecode({ api, fields: deployment({ stages: true }), state, draw, data: chalk.data });
   const j = await api('/api/decode', { ...deployment(), batch: state.batch, context: state.context, explain: true });
   chalk.data.decode = j;
   const row = j.rows[0];
-  const ex = Object.fromEntries(j.explanations[0].figures.map((x) => [x.key, x]));
+  const ex = Object.fromEntries(j.explanations[0].figures.map((x) => [x.key, chipsSource(x, state.chips, $('chips-out').value)]));
   numberButtons($('headline'), [
     { key: 't_step_ms', label: 'decode step', value: row.t_step_ms, unit: 'ms', explanation: ex.t_step_ms },
     { key: 't_step_roofline_ms', label: 'roofline (lower bound)', value: row.t_step_roofline_ms, unit: 'ms', explanation: ex.t_step_roofline_ms },
@@ -157,6 +146,7 @@ const STEP_TERMS = ['t_compute_ms', 't_weights_ms', 't_kv_ms', 't_comm_ms', 't_o
 const COST_TERMS = ['cost_compute_usd_per_mtok', 'cost_weights_usd_per_mtok', 'cost_kv_usd_per_mtok', 'cost_comm_usd_per_mtok', 'cost_overhead_usd_per_mtok', 'cost_usd_per_mtok'];
 
 async function updateSweep() {
+  if (chalk.pp > 1) return pipelineSweep({ api, fields: deployment({ stages: true }), state, draw, data: chalk.data });
   const batch = (chalk.data.sweepBatches = await sweepBatches(api, deployment(), state.context));
   const [j, bal] = await Promise.all([api('/api/serving/sweep', { ...deployment(), batch, context: state.context, explain: true }),
     api('/api/serving/balance', { ...deployment(), context: state.context, explain: true })]);
@@ -164,7 +154,7 @@ async function updateSweep() {
   chalk.data.balance = bal;
   // The chosen batch's speed and cost, and the balance batch, each with its algebra.
   const at = j.explanations.find((e) => e.batch === state.batch);
-  const ax = at ? Object.fromEntries(at.figures.map((x) => [x.key, x])) : {};
+  const ax = at ? Object.fromEntries(at.figures.map((x) => [x.key, chipsSource(x, state.chips, $('chips-out').value)])) : {};
   const bx = Object.fromEntries(bal.explanations.map((x) => [x.key, x]));
   // A batch past HBM gets no price and no speed here (review 2 H3: "cost at batch 256 0.911
   // $/Mtok" beside a headline saying it does not fit): one tile says so.
@@ -203,33 +193,20 @@ async function updateContext() {
   const max = chalk.maxContext.get(key) || 1048576;
   // An uploaded config's limit is not known yet: ask past it once (allowed, for study) to learn it.
   const probe = chalk.maxContext.has(key) ? {} : { allow_infeasible: true };
-  const j = await api('/api/serving/sweep', { ...deployment(), batch: state.batch, context: `128:${max}`, ...probe });
+  const j = await api('/api/serving/sweep', { ...deployment({ stages: true }), batch: state.batch, context: `128:${max}`, ...probe });
   if (j.model?.max_context_tokens && j.model.max_context_tokens < max) {
     chalk.maxContext.set(key, j.model.max_context_tokens);
     return updateContext();
   }
   chalk.data.context = j;
   const limit = fitLimit(j.rows, 'context_tokens');
-  await draw('context', '#view-context', termChart(termRows(j.rows, 'context_tokens', STEP_TERMS), `context (tokens; the model's limit is ${max.toLocaleString('en-US')})`, 'ms per step', state.context, limit,
+  await draw('context', '#view-context', termChart(termRows(j.rows, 'context_tokens', chalk.pp > 1 ? PIPE_STEP_TERMS : STEP_TERMS), `context (tokens; the model's limit is ${max.toLocaleString('en-US')})`, 'ms per step', state.context, limit,
     limit ? `red line: the last context that fits in HBM at batch ${state.batch.toLocaleString('en-US')}; grey: past it` : `grey: no context fits in HBM at batch ${state.batch.toLocaleString('en-US')}`));
-}
-
-/// The replica sizes the frontier spans: by default those within the scale-up domain (the
-/// commands' own); the chips slider's size alone when it is set; and where no replica within
-/// the domain holds the model (DeepSeek-V3 on 8 H100: replica_choice.replica_sizes is empty),
-/// the smallest that does, as the other views price it, and its double and quadruple, said
-/// under the chart, rather than a blank chart asking for --replica-chips.
-export function frontierSizes() {
-  if (state.chips > 0) return { sizes: [state.chips], note: `replicas of ${state.chips} chips (the chips slider; move it to "cheapest" for every size)` };
-  const rc = chalk.replica_choice;
-  if (!rc || rc.replica_sizes.length > 0 || !(chalk.chips > 0)) return { sizes: null, note: '' };
-  const sizes = [1, 2, 4].map((k) => k * chalk.chips);
-  return { sizes, note: `no replica within one scale-up domain holds the model: replicas of ${sizes.join(', ')} chips (the smallest that holds it, as the other views, and its doubles; the chips slider picks one)` };
 }
 
 async function updateFrontier() {
   const f = { ...deployment({ chips: false }), context: state.context };
-  const { sizes, note } = frontierSizes();
+  const { sizes, note } = frontierSizes(state.chips, chalk.replica);
   if (sizes) f.replica_chips = sizes.join(',');
   $('frontier-note').textContent = note;
   // The server's answer names --replica-chips; on the page that control is the chips slider.
@@ -253,7 +230,7 @@ async function updateLayouts() {
   chalk.data.layouts = j;
   const why = j.explanations?.[0]?.figures?.[0];
   numberButtons($('layouts-numbers'), why ? [{ key: 'layout_winner', label: `why ${j.rows[0].layout} wins`, value: why.result, unit: 'tok/s per chip', explanation: why }] : []);
-  const rows = j.rows.slice(0, 14).map((l) => ({ ...l, name: `#${l.rank} ${l.layout} x${l.replicas}` }));
+  const rows = j.rows.slice(0, 14).map((l) => ({ ...l, name: layoutName(l) }));
   await draw('layouts', '#view-layouts', rankedChart(rows, 'name', 'tok_per_s_per_chip', 'decode tok/s per chip'));
 }
 
@@ -261,7 +238,8 @@ async function updatePrices() {
   const j = await api('/api/prices/infer', { sheet: state.sheet, explain: true });
   chalk.data.prices = j;
   const esc = (s) => String(s ?? '').replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]));
-  const n = (v) => (typeof v === 'number' ? Number(v.toPrecision(4)).toLocaleString('en-US') : esc(v));
+  // Four significant figures however small (review 3 L7: 0.00012 printed as 0).
+  const n = (v) => (typeof v === 'number' ? Number(v.toPrecision(4)).toLocaleString('en-US', { maximumSignificantDigits: 4 }) : esc(v));
   $('view-prices').innerHTML = `<div id="prices-numbers" class="numbers small"></div><table class="wrap"><tr><th></th><th>quantity</th><th>value</th><th>range</th><th>how</th></tr>${j.rows.map((r) =>
     `<tr><td>(${esc(r.inference)})</td><td>${esc(quantityWords(r.quantity))} ${esc(r.subject)}</td><td data-key="${esc(r.quantity)}">${n(r.value)}</td><td>${n(r.low)} - ${n(r.high)}</td><td>${esc(r.note)}</td></tr>`).join('')}</table>`;
   // The central figures explained (chalk/prices/explain.h): click for formula and inputs.
@@ -311,7 +289,9 @@ async function updateSimulation() {
   }
   const rate = state.rate;
   // The API's warnings (OVERLOADED with its capacity, and the rest) beside the chart, never hidden.
-  $('sim-warnings').textContent = [lowered, ...(j.warnings ?? [])].filter(Boolean).join('\n');
+  // chalk simulate has no pipeline stages: with stages chosen, it runs the replica's chips without them, said here.
+  const stages = chalk.pp > 1 ? `simulated on one replica of ${chalk.chips} chips without stages (chalk simulate has no --pp); the other views price ${stagesWords(chalk.replica_choice, chalk.chips)}` : '';
+  $('sim-warnings').textContent = [lowered, stages, ...(j.warnings ?? [])].filter(Boolean).join('\n');
   chalk.data.simulate = j;
   chalk.data.simulate_rate = rate;
   const r = j.rows[0];
@@ -347,6 +327,7 @@ async function updateOnce() {
     view('decode', updateDecode), view('sweep', updateSweep), view('context', updateContext), view('frontier', updateFrontier),
     view('layouts', updateLayouts), view('prices', updatePrices), view('hosts', updateHosts), view('training', training), view('simulate', updateSimulation),
   ]);
+  chalk.plan?.refresh();
 }
 async function update() {
   document.body.dataset.state = 'busy';
@@ -379,7 +360,8 @@ async function start() {
     $(k).addEventListener('input', () => { if (k === 'rate') chalk.rateAuto = false; state[k] = SLIDERS[k].toValue(Number($(k).value)); syncControls(); later(); });
   }
   for (const k of ['model', 'hardware', 'weights', 'kv', 'sheet', 'lora']) {
-    $(k).addEventListener('change', () => { state[k] = $(k).value; if (k === 'model') { state.upload = null; $('upload-status').textContent = ''; } later(); });
+    // A new model or system starts from the cheapest replica (review 3 L17: 512 GB200 chips stayed 512 L4).
+    $(k).addEventListener('change', () => { state[k] = $(k).value; if (k === 'model' || k === 'hardware') state.chips = 0; if (k === 'model') { state.upload = null; $('upload-status').textContent = ''; } later(); });
   }
   $('upload').addEventListener('change', async () => {
     const file = $('upload').files[0];
@@ -394,6 +376,8 @@ async function start() {
     later();
   });
   $('explain-close').addEventListener('click', hideExplanation);
+  chalk.plan = planView({ api, fields: () => deployment({ chips: false }), data: chalk.data,
+    note: () => (chalk.pp > 1 ? `chalk plan simulates replicas without pipeline stages; the other views price ${stagesWords(chalk.replica_choice, chalk.chips)}` : '') });
   await update();
 }
 

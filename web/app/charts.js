@@ -4,11 +4,11 @@
 // "400m" and "0.5k" on axes whose unit is in the title); legends list only the terms that
 // are drawn (all-zero terms are dropped first), sit under the plot, and are never cut
 // short (labelLimit 0); marks that need a name get a legend entry instead of a text label
-// laid over the plot. Each chart with its axes and legend fits a 520 px column (style.css).
+// laid over the plot. Each chart with its axes and legend fits a 470 px column (style.css).
 export const NUMBER = ',.12~g';
 const AXIS = { labelOverlap: 'greedy', labelFlush: true, labelSeparation: 6, grid: true, format: NUMBER };
 const LEGEND = { title: null, orient: 'bottom', direction: 'horizontal', labelLimit: 0 };
-const WIDTH = 420;
+const WIDTH = 380;
 const HEIGHT = 220;
 
 const TERM_LABELS = {
@@ -16,6 +16,7 @@ const TERM_LABELS = {
   t_overhead_ms: 'kernel floor', t_host_ms: 'host (CPU)', t_step_ms: 'step (total)',
   cost_compute_usd_per_mtok: 'compute', cost_weights_usd_per_mtok: 'weight fetch', cost_kv_usd_per_mtok: 'KV fetch',
   cost_comm_usd_per_mtok: 'communication', cost_overhead_usd_per_mtok: 'kernel floor', cost_usd_per_mtok: 'total',
+  t_stage_ms: 'one pipeline stage', t_hop_ms: 'stage-to-stage hop',
 };
 
 /// Long rows {x, term, value, fits} for the terms that are drawn: a term that is zero (or

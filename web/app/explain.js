@@ -48,7 +48,7 @@ export function numberButtons(el, figures) {
     b.dataset.value = f.value ?? '';
     b.innerHTML = `${esc(f.label)}<b>${display(f.value, f.unit)}</b>`;
     if (f.explanation) b.addEventListener('click', () => showExplanation(f.explanation));
-    else b.title = 'no explanation for this figure yet';
+    else b.title = f.title ?? 'no explanation for this figure yet';
     el.appendChild(b);
   }
 }

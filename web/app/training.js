@@ -33,6 +33,24 @@ export function stepParts(s) {
 /// Draws the view; `base` is the model (or uploaded config) and hardware, `chips` the
 /// training chips, `draw(name, selector, spec)` the page's chart drawer, `data` its record.
 export async function updateTraining({ base, chips, draw, data }) {
+  const plan = document.getElementById('train-plan');
+  plan.classList.remove('error');
+  data.train_error = null;
+  try {
+    await drawTraining({ base, chips, draw, data });
+  } catch (e) {
+    // A system the training model cannot run on (L4: no scale-out bandwidth) is said inside
+    // this view, where its heading stood empty with the reason in the sidebar (review 3 L6).
+    if (e.status !== 400 || e.field === 'model' || e.field === 'model_config') throw e;
+    data.train_error = e.message;
+    plan.classList.add('error');
+    plan.textContent = `no training figures on this system: ${e.message}`;
+    document.getElementById('train-numbers').innerHTML = '';
+    for (const id of ['view-train', 'view-train-memory']) document.getElementById(id).innerHTML = '';
+  }
+}
+
+async function drawTraining({ base, chips, draw, data }) {
   const lay = await api('/api/train/layouts', { ...base, chips, limit: 1 });
   data.train_layouts = lay;
   const best = lay.rows.find((l) => l.memory_fits);

@@ -35,3 +35,7 @@ const QUANTITY_WORDS = {
   step_budget_ms: 'step budget (ms)', bandwidth_ceiling_tokens: 'bandwidth ceiling (tokens)', capacity_ceiling_tokens: 'capacity ceiling (tokens)',
 };
 export const quantityWords = (key) => QUANTITY_WORDS[key] ?? key.replace(/_/g, ' ');
+
+/// A ranked layout's label: "#2 TP4 x 2 replicas", the replicas counted once (review 3 L8:
+/// "#2 TP4 x 2 replicas x2"); a layout whose name does not count them gets "xN" (N > 1).
+export const layoutName = (l) => `#${l.rank} ${l.layout}${l.replicas > 1 && !/replica/.test(l.layout) ? ` x${l.replicas}` : ''}`;

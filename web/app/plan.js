@@ -1,0 +1,95 @@
+// The plan view (issue 31, "plan on the page"): a traffic (rate, prompt and output tokens),
+// its SLOs (TTFT and TPOT at the 90th percentile) and a chip budget, sent to `/api/plan`,
+// which runs `chalk plan` (the same function, its --json): the chosen deployment, the
+// Pareto table of the deployments it tried (cost against latency, apps/chalk/cmd_plan.cc)
+// and the launch files it writes for each engine. The plan runs when asked (its button),
+// never on every slider move: it simulates the traffic on every candidate deployment. The
+// page sends 200 requests a simulation (the CLI's default is 1,000) and opens with a budget
+// of 4 chips: the form's defaults for Llama 3.1 8B on H100 (4 req/s, 1,000 + 200 tokens)
+// took 0.50 s of CPU on a loaded 2-core machine (8 chips: 1.27 s, 30 deployments more); the
+// API bounds the rest (5,000 requests, 256 chips, and its request budget: docs/web.md).
+const $ = (id) => document.getElementById(id);
+const esc = (s) => String(s ?? '').replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]));
+const num = (v) => (typeof v === 'number' ? Number(v.toPrecision(4)).toLocaleString('en-US', { maximumSignificantDigits: 4 }) : '-');
+
+/// Requests per simulation the page asks for (`requests`).
+export const PLAN_REQUESTS = 200;
+
+/// The form's fields as the API names them (chalk plan's flags): {rate, input, output,
+/// ttft_slo_ms, tpot_slo_ms, budget_chips}, numbers as typed (the API names a bad one).
+export function planFields() {
+  const f = {};
+  for (const k of ['rate', 'input', 'output', 'ttft_slo_ms', 'tpot_slo_ms', 'budget_chips']) {
+    const v = $(`plan-${k.replace(/_/g, '-')}`).value.trim();
+    if (v !== '') f[k] = Number(v);
+  }
+  return { ...f, requests: PLAN_REQUESTS };
+}
+
+/// "2 x 4 chips (attention TP4, FFN TP4), at most 64 running": one deployment in words.
+function deploymentWords(r) {
+  const agg = `${r.replicas} x ${r.replica_chips} chips (${r.layout})`;
+  const pools = r.mode === 'disaggregated' ? `prefill ${agg}, decode ${r.decode_replicas} x ${r.decode_replica_chips} chips (${r.decode_layout})` : agg;
+  return `${r.mode}: ${pools}, at most ${r.max_sequences} running`;
+}
+
+/// The answer drawn: the choice, the table, the launch files (one shown at a time).
+function showPlan(j) {
+  const b = j.best;
+  const p = j.slo.percentile;
+  $('plan-best').textContent = b
+    ? `chosen: ${deploymentWords(b)}; ${b.chips} chips, ${num(b.cost_usd_per_hour)} $/hour; TTFT p${p} ${num(b.ttft_at_percentile_ms)} ms, TPOT p${p} ${num(b.tpot_at_percentile_ms)} ms`
+    : `no deployment within the budget meets the SLO: ${j.why_none}`;
+  const same = (r) => b && ['mode', 'chips', 'replica_chips', 'replicas', 'max_sequences', 'layout', 'decode_layout'].every((k) => r[k] === b[k]);
+  $('plan-table').innerHTML = `<table><tr><th>deployment</th><th>chips</th><th>$/hour</th><th>TTFT p${p} ms</th><th>TPOT p${p} ms</th><th>tok/s per chip</th><th>meets SLO</th></tr>${j.rows.map((r) =>
+    `<tr${same(r) ? ' class="chosen"' : ''}><td>${esc(deploymentWords(r))}</td><td data-key="chips">${r.chips}</td><td data-key="cost_usd_per_hour">${num(r.cost_usd_per_hour)}</td><td data-key="ttft_at_percentile_ms">${num(r.ttft_at_percentile_ms)}</td>` +
+    `<td data-key="tpot_at_percentile_ms">${num(r.tpot_at_percentile_ms)}</td><td>${num(r.output_tok_per_s_per_chip)}</td><td>${r.meets_slo ? 'yes' : 'no'}</td></tr>`).join('')}</table>`;
+  const files = (j.launch ?? []).flatMap((l) => l.files.map((f) => ({ ...f, checked_at: l.checked_at })));
+  const pick = $('plan-file');
+  pick.innerHTML = files.map((f, i) => `<option value="${i}">${esc(f.path)}</option>`).join('');
+  const show = () => {
+    const f = files[Number(pick.value)];
+    $('plan-launch').textContent = f ? f.text : 'no launch files: no deployment was chosen';
+  };
+  pick.closest('label').hidden = files.length === 0;
+  pick.onchange = show;
+  show();
+}
+
+/// Wires the form. `fields()` is the page's deployment without chips (model or upload,
+/// hardware, formats); `data.plan` keeps the last answer. refresh(): the page's deployment
+/// moved, so a shown plan is stale: it is cleared and the form says so.
+/// `note()`: a line the page adds under the status (the replica the other views price has
+/// pipeline stages that chalk plan does not simulate), or ''.
+export function planView({ api, fields, data, note = () => '' }) {
+  let asked = null;
+  const run = async () => {
+    const body = { ...fields(), ...planFields() };
+    asked = JSON.stringify(fields());
+    $('plan-status').textContent = 'planning...';
+    $('plan-error').textContent = '';
+    try {
+      const j = await api('/api/plan', body);
+      data.plan = j;
+      data.plan_request = body;
+      $('plan-status').textContent = [`${j.traffic}; ${j.evaluated} deployments tried (${j.simulations} simulations)`, note()].filter(Boolean).join('; ');
+      showPlan(j);
+    } catch (e) {
+      data.plan = null;
+      $('plan-status').textContent = '';
+      $('plan-error').textContent = e.message;
+    }
+    document.body.dataset.plans = Number(document.body.dataset.plans || 0) + 1;
+  };
+  $('plan-run').addEventListener('click', run);
+  return {
+    refresh() {
+      if (asked === null || asked === JSON.stringify(fields())) return;
+      asked = null;
+      data.plan = null;
+      for (const id of ['plan-best', 'plan-table', 'plan-launch', 'plan-file', 'plan-error']) $(id).textContent = '';
+      $('plan-file').closest('label').hidden = true;
+      $('plan-status').textContent = 'the model or system changed: plan again';
+    },
+  };
+}
