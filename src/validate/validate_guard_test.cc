@@ -46,7 +46,8 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // flashinfer PR #2899; docs/formulas.md "Sustained clock"): every B200 serving row was too
   // fast and moves toward its measurement (TRTBP-R1-B200-MAXTPT-FP8KV +63% -> +48%,
   // MLPERF50-L70B-B200x8-OFFLINE +47% -> +29%, TRTPERF-L405-B200-FP4 +38% -> +24%).
-  EXPECT_LE(summary(r, "serving").median_abs, 0.197);  // 0.197 with the B200's sustained clock alone, 0.220 with the MoE token copies alone, 0.236 before both
+  // Both: 18.4%, p90 37.4%.
+  EXPECT_LE(summary(r, "serving").median_abs, 0.185);  // 0.197 with the B200's sustained clock alone, 0.220 with the MoE token copies alone, 0.236 before both
   EXPECT_LE(summary(r, "serving").p90_abs, 0.374);  // 0.374 with the B200's sustained clock alone, 0.463 before it
   // Training, 27 rows with Korthikanti et al. 2022's Table 5 and Megatron-Bridge's table
   // (issue 33): 14.9%, p90 41.1%. The p90 is Megatron-Bridge's small MoE rows (Qwen3-30B-A3B
