@@ -276,7 +276,7 @@ void run_layouts(const LayoutsArgs& a) {
   }
   std::cout << replica_note_text(note);
   if (q.output > 0) std::cout << fmt::format("serving     each step also prefills batch / {} prompts of {} tokens\n", q.output, q.prompt);
-  std::cout << "columns     ops: operations (compute or memory per kernel); overhead: kernel launch floor, with norms and activations past it; comm: collectives not hidden; "
+  std::cout << "columns     ops: operations (compute or memory per kernel); overhead: kernel launch floor; comm: collectives not hidden; "
                "governs: the largest share of the step\n";
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   if (!a.all && fitting > 0 && fitting < candidates) {

@@ -24,7 +24,7 @@ std::vector<Explanation> explain_layout_winner(const std::vector<LayoutCandidate
       {"n", fixed ? "chips the query names" : "chips per replica", chips, "chips", fixed ? "--chips" : "the layout"},
       {"T_ops", "operations: each kernel's max(compute, memory) on the busiest chip", to_ms(s.t_operations), "ms", "engine step (docs/formulas.md)"},
       {"T_comm", "communication not hidden", to_ms(s.t_comm), "ms", "the layout's collectives"},
-      {"T_overhead", "kernel launch floor, with norms and activations past it", to_ms(s.t_overhead), "ms", "per-kernel floor; engine/elementwise.h"},
+      {"T_overhead", "kernel launch floor", to_ms(s.t_overhead), "ms", "per-kernel floor"},
       {"T_host", "the engine's host work for the step (per sequence on the busiest rank)", to_ms(s.t_host), "ms", "host time per step (docs/formulas.md)"}};
   // The step from its terms; the host's work enters where the engine step counted any.
   auto step_text = [&](const StepBreakdown& x) {

@@ -49,7 +49,7 @@ std::vector<Explanation> explain_serving_point(const Deployment& d, const Servin
                {"cost_weights_usd_per_mtok", "weight fetch", s.t_weights, &TermCosts::weights},
                {"cost_kv_usd_per_mtok", "KV fetch", s.t_kv, &TermCosts::kv},
                {"cost_comm_usd_per_mtok", "exposed communication", s.t_comm, &TermCosts::comm},
-               {"cost_overhead_usd_per_mtok", "kernel launch floor, with norms and activations past it", s.t_overhead, &TermCosts::overhead}};
+               {"cost_overhead_usd_per_mtok", "kernel launch floor", s.t_overhead, &TermCosts::overhead}};
   for (const auto& t : terms) {
     const double v = to_usd_per_mtok((*p.cost).*t.cost);
     out.push_back({t.key, fmt::format("the {} term's share of the cost: what the tokens would cost if the step took only that term", t.what),
