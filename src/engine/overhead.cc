@@ -13,7 +13,6 @@
 #include "attention_work.h"
 #include "dense_gemm.h"
 #include "dp_ranks.h"
-#include "elementwise.h"
 #include "graph_step.h"
 #include "host_step.h"
 #include "overlap_windows.h"
@@ -244,7 +243,6 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   auto activations = [&](double toks) { return Bytes(toks * d(dep.model.d_model) * 2.0); };  // bf16
   Seconds tp_comm, ep_dispatch, ep_combine;
   const int64_t layers = n_layers(dep.model);
-  double fused_norms = 0;  // norms an all-reduce kernel runs (their elementwise pass goes with them)
   if (L.weight_gathered) {
     const Bytes per_layer = (dep.weight_bytes_total - Bytes(head_params * weight_bytes_per_element(w.embedding, w.embedding_bits))) / d(layers);
     tp_comm = all_gather(per_layer, dep.n_chips, link_for(dep.n_chips, domain, up, out)).time * d(layers);
@@ -285,7 +283,6 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
       r.kernels -= fused_kernels * (overlap ? 2.0 : 1.0);  // each micro-batch runs every layer
       r.t_overhead = cal.kernel_floor * r.kernels;
     }
-    fused_norms = fused_kernels;
     if (ep_traffic) {
       // Dispatch and combine among the EP ranks: a chip's tokens x top_k x d_model.
       const double chip_tokens = tokens / dp_attention;
@@ -337,11 +334,6 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
         }
       }
     }
-  }
-  // Norms and dense activations past the kernel floor at the STREAM rate (elementwise.h).
-  if (!is_tpu(sys)) {
-    const auto e = detail::elementwise_excess(dep, tokens / dp_attention * attention_share, tokens * d(L.tp_ffn) / n * ffn_share, cal.kernel_floor.value(), kv_rate.value());
-    r.t_overhead += Seconds((e.norm_s * std::max(0.0, 2 * d(layers) - fused_norms) + e.activation_s * e.dense_ffn_layers));
   }
   if (overlap && !low_latency_kernels) {
     // Normal kernels sharing the GPU with the other micro-batch's compute run slower than

@@ -7,7 +7,6 @@
 #include "chalk/io/io.h"
 #include "chalk/engine/roofline.h"
 #include "chalk_testing/engine_deploy.h"
-#include "elementwise.h"
 
 namespace chalk {
 namespace {
@@ -317,30 +316,6 @@ TEST(Overhead, RoutedExpertsPayTheGroupedGemmTileCost) {
   dec.context = 1024;
   const Deployment e = engine_deploy("qwen3-30b-a3b", "h100-sxm", 1);
   EXPECT_DOUBLE_EQ(engine_step(e, dec).t_operations.value(), engine_step(d, dec).t_operations.value());
-}
-
-
-TEST(Overhead, ElementwiseKernelsPastTheFloorAtTheStreamRate) {
-  // Llama 3.1 70B on one H200 (d 8192, gated FFN width 28,672, 80 layers, no all-reduce at
-  // TP1): bf16 activations at 4.8 TB/s x 0.84 = 4.032 TB/s, kernel floor 6.3 us.
-  // 1,000 rows: a norm moves 4 x 1000 x 8192 x 2 = 65,536,000 B, 16.2540 us, 9.9540 past
-  // the floor; the activation 3 x 1000 x 28672 x 2 = 172,032,000 B, 42.6667 us, 36.3667
-  // past it. A step: 160 norms x 9.9540 + 80 x 36.3667 = 1,592.64 + 2,909.33 = 4,501.97 us.
-  // 100 rows: 1.625 and 4.267 us, both within the floor: a small decode step pays nothing.
-  const Deployment d = engine_deploy("llama-3.1-70b", "h200", 1);
-  const double bw = 4.8e12 * 0.84, floor = 6.3e-6;
-  const auto e = detail::elementwise_excess(d, 1000, 1000, floor, bw);
-  EXPECT_NEAR(e.norm_s, 9.9540e-6, 1e-9);
-  EXPECT_NEAR(e.activation_s, 36.3667e-6, 1e-9);
-  EXPECT_DOUBLE_EQ(e.dense_ffn_layers, 80);
-  const auto small = detail::elementwise_excess(d, 100, 100, floor, bw);
-  EXPECT_DOUBLE_EQ(small.norm_s, 0);
-  EXPECT_DOUBLE_EQ(small.activation_s, 0);
-  StepShape s;
-  s.prefill_sequences = 1;
-  s.prompt = 1000;
-  const StepBreakdown b = engine_step(d, s);
-  EXPECT_NEAR(b.t_overhead.value() - 6.3e-6 * b.kernels, 4501.97e-6, 1e-8);
 }
 
 }  // namespace
