@@ -2,8 +2,12 @@
 // serving step's dense GEMMs at their shape (dense_gemm.h, overhead.cc).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "chalk/engine/gemm_shape.h"
 #include "chalk/engine/overhead.h"
+#include "chalk/io/io.h"
 #include "chalk_testing/engine_deploy.h"
 #include "dense_gemm.h"
 
@@ -172,6 +176,33 @@ TEST(DenseGemm, StepPaysItOnTheComputeSideOnly) {
   EXPECT_NEAR(to_ms(with.t_compute - without.t_compute), 7.4468, 0.01);
   EXPECT_DOUBLE_EQ(with.flops_per_chip.value(), without.flops_per_chip.value());
   EXPECT_DOUBLE_EQ(with.weight_bytes_per_chip.value(), without.weight_bytes_per_chip.value());
+}
+
+
+TEST(GemmShape, Fp4FractionIsTheMedianOfThePublishedB200Gemms) {
+  // B200's fp4 matmul fraction (data/hardware/b200.json, docs/formulas.md section 2) is the
+  // median of six published block-scaled FP4 GEMMs on B200, each over the serving tile model
+  // at its shape (148 SMs, k step 256):
+  //   8192^3: 128 x 256 tiles, 64 x 32 = 2,048 in 14 waves of 148 = 2,072 slots: 0.98842;
+  //     cuBLASLt 13.3 5,239 and DeepGEMM 5,702 of 9,000 -> 0.5889, 0.6410;
+  //   16384 x 6144 x 4096: 128 x 256, 128 x 24 = 3,072 tiles in 21 waves = 3,108: 0.98842;
+  //     vLLM's CUTLASS 3,904 -> 0.4389;
+  //   1024 x 7168 x 4608: 64 x 128, 16 x 56 = 896 tiles in 7 waves = 1,036: 0.86486; K 4608
+  //     = 18 x 256; FlashInfer cutlass 3,370, cudnn 2,976, trtllm 2,187 -> 0.4330, 0.3823, 0.2810.
+  // Sorted, the middle two are 0.4330 and 0.4389: median 0.43591, stated as 0.436.
+  const auto e8192 = serving_gemm_efficiency(8192, 8192, 8192, 148, MatmulPrecision::fp4);
+  const auto e_vllm = serving_gemm_efficiency(16384, 6144, 4096, 148, MatmulPrecision::fp4);
+  const auto e_fi = serving_gemm_efficiency(1024, 7168, 4608, 148, MatmulPrecision::fp4);
+  EXPECT_NEAR(e8192, 2048.0 / 2072, 1e-12);
+  EXPECT_NEAR(e_vllm, 3072.0 / 3108, 1e-12);
+  EXPECT_NEAR(e_fi, 896.0 / 1036, 1e-12);
+  std::vector<double> a = {5239 / 9000.0 / e8192, 5702 / 9000.0 / e8192, 3904 / 9000.0 / e_vllm,
+                           3370 / 9000.0 / e_fi,  2976 / 9000.0 / e_fi,  2187 / 9000.0 / e_fi};
+  std::sort(a.begin(), a.end());
+  const double median = (a[2] + a[3]) / 2;
+  EXPECT_NEAR(median, 0.43591, 1e-4);
+  EXPECT_NEAR(load_system("b200").efficiency.matmul_for(MatmulPrecision::fp4), median, 5e-4);
+  EXPECT_NEAR(load_system("gb200-nvl72").efficiency.matmul_for(MatmulPrecision::fp4), median, 5e-4);
 }
 
 }  // namespace
