@@ -67,6 +67,12 @@ export async function trafficChecks({ browser, url, check, cli, N, close }) {
     assert.equal(l.adapter_bytes, 83886080);
     assert.match(await p6.textContent('#sim-summary'), /; LoRA 4 adapters of rank 16, 83\.89 MB each, 1 in HBM: \d+ loads, /);
     assert.equal(await p6.inputValue('#lora'), '4:16');
+    // Enter in the box applies it in place: no navigation, the batch and context as set (review 4 H2).
+    await p6.evaluate(() => { window.kept = 1; });
+    await p6.press('#lora', 'Enter');
+    await p6.waitForTimeout(300);
+    assert.equal(await p6.evaluate(() => window.kept), 1, 'Enter in the LoRA box reloaded the page');
+    assert.equal(await p6.evaluate(() => `${window.chalk.state.batch},${window.chalk.state.context}`), '64,4096');
     for (const width of [700, 1280, 1400]) {
       await p6.setViewportSize({ width, height: 1000 });
       const box = await p6.$eval('#lora', (el) => { const r = el.getBoundingClientRect(); return { left: r.left, right: r.right, w: r.width, page: document.documentElement.clientWidth }; });

@@ -363,6 +363,8 @@ async function start() {
     // A new model or system starts from the cheapest replica (review 3 L17: 512 GB200 chips stayed 512 L4).
     $(k).addEventListener('change', () => { state[k] = $(k).value; if (k === 'model' || k === 'hardware') state.chips = 0; if (k === 'model') { state.upload = null; $('upload-status').textContent = ''; } later(); });
   }
+  // Enter in a text box applies it; the form never submits (review 4 H2: the native submit reloaded the page with the sliders' positions as values).
+  $('controls').addEventListener('submit', (e) => { e.preventDefault(); const k = document.activeElement?.id; if (k === 'lora') { state.lora = $(k).value; later(); } });
   $('upload').addEventListener('change', async () => {
     const file = $('upload').files[0];
     if (!file) return;
