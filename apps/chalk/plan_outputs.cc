@@ -35,6 +35,7 @@ sim::LaunchTarget launch_target(const std::string& model_arg, const ModelSpec& m
   t.hbm_bytes_per_chip = s.chip.hbm_capacity.value();
   t.policy = policy;
   t.enforce_eager = base.mechanisms.graphs.eager;
+  t.eplb = base.mechanisms.expert_balance == ExpertBalance::eplb;
   t.chips_per_host = chips_per_host(s);  // GB200 NVL72: 4 GPUs a host (issue 30 item 7)
   for (const auto& r : reqs) t.max_model_len = std::max(t.max_model_len, r.input_tokens + r.output_tokens);
   return t;

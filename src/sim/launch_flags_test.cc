@@ -25,7 +25,17 @@ TEST(Launch, EveryFlagKeyAndChoiceWrittenIsOneTheEngineDefines) {
   c.parallel.tp_attention = 1;
   c.parallel.tp_ffn = 1;
   c.parallel.overlap_micro_batches = true;
-  checked += launch_check_against_engines(launch_files(c, t));
+  t.eplb = true;  // EPLB simulated: each engine's load-balancer flags (review 4 M4)
+  const auto agg = launch_files(c, t);
+  checked += launch_check_against_engines(agg);
+  for (const auto& [file, want] : std::vector<std::pair<std::string, std::string>>{
+           {"vllm/serve.sh", "--enable-eplb \\\n  --num-redundant-experts 8 \\\n"},
+           {"sglang/serve.sh", "--enable-eplb \\\n  --ep-num-redundant-experts 8 \\\n"}}) {
+    const auto* f = launch_file_at(agg, file);
+    ASSERT_NE(f, nullptr) << file;
+    EXPECT_NE(f->text.find(want), std::string::npos) << file << "\n" << f->text;
+  }
+  t.eplb = false;
   // Disaggregated, KV reserved to completion, whole prompts, SGLang simulated, NVFP4 KV.
   c.parallel.overlap_micro_batches = false;
   c.disaggregated = true;

@@ -82,6 +82,10 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
     s.command.push_back("--enable-dp-attention");
   }
   if (t.moe && p.d.ep > 1) s.command.push_back("--ep-size " + std::to_string(p.d.ep));
+  if (t.moe && p.d.ep > 1 && t.eplb) {
+    s.command.push_back("--enable-eplb");
+    s.command.push_back("--ep-num-redundant-experts " + std::to_string(p.d.ep));
+  }
   if (p.d.two_batches) s.command.push_back("--enable-two-batch-overlap");
   if (w == WeightPlan::online_fp8) s.command.push_back("--quantization fp8");
   s.command.push_back("--kv-cache-dtype " + kv_dtype(t.kv));

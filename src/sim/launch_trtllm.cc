@@ -25,6 +25,10 @@ std::string options(const PlanCandidate& c, const LaunchTarget& t, const Pool& p
                           " (" + t.model_name + " on " + t.system_name + "): trtllm-serve --extra_llm_api_options " + yaml_name(p) + " (" +
                           (p.role.empty() ? std::string("serve") : p.role) + ".sh passes it). Keys checked against chalk's tests/data/engine-args/trtllm.txt.");
   if (p.d.dp > 1) y += "enable_attention_dp: true\n";
+  if (t.moe && p.d.ep > 1 && t.eplb) {
+    y += "# EPLB simulated (--eplb yes): TensorRT-LLM's MoE load balancer (moe_config.load_balancer) takes a file of expert\n"
+         "# statistics gathered from your traffic, which chalk does not write: without it the experts sit in order\n";
+  }
   y += "kv_cache_config:\n  dtype: " + kv_dtype(t.kv) + "\n";
   y += "  # KV share of what the weights leave on a chip: ((1 - " + fraction(t.memory_reserve_fraction) + ") HBM - weights) / (HBM - weights)\n";
   y += "  free_gpu_memory_fraction: " + fraction(trtllm_kv_fraction(t, p.weight_bytes_per_chip)) + "\n";

@@ -36,6 +36,10 @@ std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget&
   a.push_back("--tensor-parallel-size " + std::to_string(p.d.tp));
   if (p.d.dp > 1) a.push_back("--data-parallel-size " + std::to_string(p.d.dp));
   if (t.moe && p.d.ep > 1) a.push_back("--enable-expert-parallel");
+  if (t.moe && p.d.ep > 1 && t.eplb) {
+    a.push_back("--enable-eplb");
+    a.push_back("--num-redundant-experts " + std::to_string(p.d.ep));
+  }
   if (p.d.two_batches) a.push_back("--enable-dbo");  // dual batch overlap
   if (w == WeightPlan::online_fp8) a.push_back("--quantization fp8");
   a.push_back("--kv-cache-dtype " + kv_dtype(t.kv));

@@ -52,6 +52,12 @@ struct LaunchTarget {
   /// The repository's config names its own code (io needs_remote_code: an `auto_map`, as
   /// Kimi K2's and DeepSeek-V3's do): every engine's command carries its trust-remote-code flag.
   bool trust_remote_code = false;
+  /// EPLB's placement simulated (--eplb yes, model/expert_skew.h): vLLM --enable-eplb
+  /// --num-redundant-experts EP, SGLang --enable-eplb --ep-num-redundant-experts EP (one
+  /// redundant slot a rank, as the measured rows: DeepSeek-R1's 256 experts in 288 slots at
+  /// EP32); TensorRT-LLM's load balancer takes an expert-statistics file chalk does not write,
+  /// so its options say so.
+  bool eplb = false;
   /// LoRA adapters the plan simulated (PlanOptions::lora): N adapters of rank r (0: none).
   /// The HBM slots are the candidate's own (PlanCandidate::lora, max_loras). vLLM gets
   /// --enable-lora --max-loras M --max-lora-rank r --max-cpu-loras N --lora-modules; SGLang
