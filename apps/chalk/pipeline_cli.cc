@@ -171,8 +171,9 @@ void emit(const Table& t, const OutputArgs& o, nlohmann::json j, const char* com
 void add_pipeline_options(CLI::App& app, PipelineArgs& p) {
   app.add_option("--pp", p.pp,
                  "Pipeline stages: the layers split over N groups of chips (one scale-up domain each), activations sent between "
-                 "them over scale-out; --chips then counts every stage's chips")
-      ->capture_default_str();
+                 "them over scale-out; --chips then counts every stage's chips (default: where tensor parallelism would cross a "
+                 "scale-up domain, the pipeline `chalk layouts` ranks first on those chips; else 1; --explain and the serving "
+                 "levers keep 1)");
   app.add_option("--microbatches", p.microbatches, "Microbatches in flight through the pipeline, the batch split among them (default: --pp; needs --pp > 1)");
 }
 
