@@ -323,18 +323,16 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
                         describe_layout(best->layout, best_is_moe(model)), search_context);
         if (found.pipeline && note) {
           pipeline_point = pipeline_mode_point(*found.pipeline, o.price_per_chip ? o.price_per_chip : system.price_per_chip);
-          // Named as flags of the commands that take --pp (review 4 M2, L6: decode and prefill
-          // were told to use another command for a flag they take).
+          // Named as flags of the commands that take --pp (review 4 M2, L6).
           note->pipeline = fmt::format("{} (above) ranks first on these chips in `chalk layouts`; this command runs one replica "
                                        "without stages{}: --pp {} -n {} of chalk decode, prefill, serving sweep or prices forward "
                                        "prices the pipeline",
                                        found.pipeline->name, a.prices_pipeline ? "" : " here", found.pipeline->pp, o.n_chips);
-          // Tensor parallelism that would cross a scale-up domain: the layout an operator runs
-          // (review 2 H1, review 4 H1/M2), under either replica rule.
+          // Where TP would cross a scale-up domain, under either rule (review 2 H1, review 4 H1/M2).
           if (a.prices_pipeline && (!note->fallback.empty() || o.n_chips > system.scale_up_domain)) {
             note->pp = found.pipeline->pp;
             note->pipeline.clear();
-            if (note->fallback.empty()) note->fallback = "?";  // the sentence is written below, once the weights are known
+            if (note->fallback.empty()) note->fallback = "?";  // written below, once the weights are known
           }
         }
         if (found.pipeline) {
