@@ -26,6 +26,7 @@ struct DecodeArgs {
   serving_cli::LeverArgs levers;  ///< speculative decoding / MTP and sparse attention, as `serving` takes them
   std::string batch = "1,8,64,256,1024";
   bool batch_given = false;  ///< -b was given: its rows are shown whether they fit or not
+  bool pp_given = false;     ///< --pp was given: its stages, else those `chalk layouts` ranks first where TP would cross a domain
   std::string context = "4096";
   bool explain = false;  ///< --explain: how each figure was computed (chalk/engine/explain.h)
 };
@@ -38,8 +39,8 @@ std::vector<Explanation> decode_explanations(const Deployment& d, int64_t batch,
   return xs;
 }
 
-Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, const std::vector<int64_t>& contexts, const ServingLevers& lev,
-                   std::vector<std::pair<int64_t, int64_t>>* unfit) {
+/// decode's columns, the pipeline's included (one set whatever the layout, review 4 M6).
+Table decode_columns() {
   Table t;
   t.columns = {{"batch", "batch"},
                {"context_tokens", "context"},
@@ -69,6 +70,13 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
   t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_operations_ms", "t_comm_ms", "t_overhead_ms", "t_host_ms", "t_launch_ms", "graph_batch", "t_draft_ms", "experts_touched_per_layer",
                   "experts_on_busiest_chip", "bound", "tok_per_s"},
                  2);
+  add_pipeline_columns(t);
+  return t;
+}
+
+Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, const std::vector<int64_t>& contexts, const ServingLevers& lev,
+                   std::vector<std::pair<int64_t, int64_t>>* unfit) {
+  Table t = decode_columns();
   const bool moe = !d.moe.empty();
   const Deployment lower = roofline_of(d);
   for (int64_t s : contexts) {
@@ -78,12 +86,14 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
       const DecodeStep r = decode_step(d, b, s, levers);
       const MemoryPlan mem = memory_plan(d, b, s);
       if (!mem.fits) unfit->emplace_back(b, s);
-      t.add({b, s, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_operations), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.t_host),
+      std::vector<Cell> row{b, s, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_operations), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.t_host),
              to_ms(r.t_launch), r.graph_batch, to_ms(r.t_draft), to_ms(r.t_step), to_ms(decode_step(lower, b, s, levers).t_step), std::string(to_string(r.bound)), r.governs,
              r.tokens_per_s.value(), r.tokens_per_s_per_user.value(), r.tokens_per_s_per_chip.value(),
              r.cost_per_token && mem.fits ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
              moe ? Cell(r.experts_touched) : Cell{}, moe ? Cell(r.experts_on_busiest_chip) : Cell{}, std::string(mem.fits ? "yes" : "no"),
-             mem0.max_batch == INT64_MAX ? Cell{} : Cell(mem0.max_batch)});
+             mem0.max_batch == INT64_MAX ? Cell{} : Cell(mem0.max_batch)};
+      for (auto& c : one_stage_cells(b, to_ms(r.t_step), mem)) row.push_back(std::move(c));
+      t.add(std::move(row));
     }
   }
   return t;
@@ -92,11 +102,29 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
 void run_decode(const DecodeArgs& a) {
   auto batches = parse_int_list(a.batch, "--batch", 1, 1 << 24);
   const auto contexts = parse_int_list(a.context, "--context", 1, 1LL << 30);
-  if (a.pipeline.pp != 1 || a.pipeline.microbatches) return run_pipeline_decode(a.deployment, a.pipeline, a.output, batches, contexts);
+  if (a.pipeline.pp != 1 || a.pipeline.microbatches) {
+    PipelineCommand c;
+    c.columns = decode_columns().columns;
+    return run_pipeline_decode(a.deployment, a.pipeline, a.output, batches, contexts, c);
+  }
   const ServingLevers lev = serving_cli::levers_of(a.levers, a.deployment);
   refuse_beyond_max_context(a.deployment, load_model(a.deployment.model), *std::max_element(contexts.begin(), contexts.end()), "--context");
   std::optional<ReplicaNote> note;
-  const Deployment d = resolve(a.deployment, contexts.front(), &note);
+  // Where tensor parallelism would cross a scale-up domain, the stages `chalk layouts` ranks
+  // first, as prices forward and serving sweep (review 4 M2: 405B on 16 H100, PP2 x (TP8) is
+  // both cheaper and faster at batch 1, 43.9 against TP16's 48.9 ms). --explain and the levers
+  // explain and price a step without stages: they keep one replica, and the note names the pipeline.
+  DeploymentArgs da = a.deployment;
+  da.prices_pipeline = !a.pp_given && !a.explain && lev.draft_tokens == 0 && lev.sparse == SparseAttention::dense;
+  const Deployment d = resolve(da, contexts.front(), &note);
+  if (auto p = chosen_pipeline(da, std::nullopt, note, contexts.front())) {
+    PipelineCommand c;
+    c.note = note;
+    c.cap_batches_at_memory_full = !a.batch_given;
+    c.columns = decode_columns().columns;
+    if (note && da.chips == 0) da.chips = note->choice.n_chips;
+    return run_pipeline_decode(da, *p, a.output, batches, contexts, c);
+  }
   std::vector<std::string> warnings = deployment_warnings(d);
   if (!a.batch_given) {
     // The default list never shows a batch the replica cannot hold (review 2026-12-06: 4
@@ -181,6 +209,7 @@ void register_decode(CLI::App& app, Action& run) {
   add_output_options(*cmd, a.output);
   cmd->callback([&run, cmd] {
     a.batch_given = cmd->count("--batch") > 0;
+    a.pp_given = cmd->count("--pp") > 0;
     run = [] { run_decode(a); };
   });
 }

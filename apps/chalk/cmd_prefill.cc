@@ -22,17 +22,36 @@ struct PrefillArgs {
   DeploymentArgs deployment;
   OutputArgs output;
   PipelineArgs pipeline;
+  bool pp_given = false;  ///< --pp was given: its stages, else those `chalk layouts` ranks first where TP would cross a domain
   std::string batch = "1";
   std::string prompt = "1024,8192,32768";
   int64_t prefix = 0;
   bool explain = false;  ///< --explain: how each figure was computed (chalk/engine/explain.h)
 };
 
+/// prefill's columns, the pipeline's included (one set whatever the layout, review 4 M6).
+Table prefill_columns() {
+  Table t;
+  t.columns = {{"batch", "batch"},           {"prompt_tokens", "prompt"},     {"prefix_tokens", "prefix"},
+               {"t_compute_ms", "compute ms"}, {"t_weights_ms", "weights ms"}, {"t_kv_ms", "KV ms"},
+               {"t_operations_ms", "ops ms"},  {"t_comm_ms", "comm ms"},       {"t_overhead_ms", "overhead ms"},
+               {"t_host_ms", "host ms"},       {"t_launch_ms", "launch ms"},   {"graph_batch", "graph"},
+               {"ttft_ms", "TTFT ms"},         {"ttft_roofline_ms", "roofline ms"},       {"bound", "bound"},              {"governs", "governs"},
+               {"tok_per_s", "tok/s"},
+               {"cost_usd_per_mtok", "$/Mtok in"}, {"memory_fits", "fits"}};
+  t.set_priority({"batch", "prompt_tokens"}, 0);
+  t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_operations_ms", "t_comm_ms", "t_overhead_ms", "t_host_ms", "t_launch_ms", "graph_batch", "bound", "prefix_tokens"}, 2);
+  add_pipeline_columns(t, true);
+  return t;
+}
+
 void run_prefill(const PrefillArgs& a) {
   const auto batches = parse_int_list(a.batch, "--batch", 1, 1 << 20);
   const auto prompts = parse_int_list(a.prompt, "--prompt", 1, 1LL << 30);
   if (a.prefix < 0 || a.prefix > (1LL << 30)) throw InputError("--prefix", fmt::format("must be in 0..{}, got {}", 1LL << 30, a.prefix));
-  if (a.pipeline.pp != 1 || a.pipeline.microbatches) return run_pipeline_prefill(a.deployment, a.pipeline, a.output, batches, prompts, a.prefix);
+  if (a.pipeline.pp != 1 || a.pipeline.microbatches) {
+    return run_pipeline_prefill(a.deployment, a.pipeline, a.output, batches, prompts, a.prefix, std::nullopt, prefill_columns().columns);
+  }
   refuse_beyond_max_context(a.deployment, load_model(a.deployment.model), *std::max_element(prompts.begin(), prompts.end()) + a.prefix,
                             "--prompt");
   std::optional<ReplicaNote> note;
@@ -50,18 +69,20 @@ void run_prefill(const PrefillArgs& a) {
         }});
     da.layout_note = &layout_note;
   }
-  const Deployment d = resolve(da, prompts.back() + std::max<int64_t>(a.prefix, 0), &note);
+  // Where tensor parallelism would cross a scale-up domain, the stages `chalk layouts` ranks
+  // first, as decode, prices forward and serving sweep (review 4 H1: 405B on 16 H100, TTFT
+  // 201 ms for 1,024 tokens on PP2 x (TP8) against TP16's 574 ms). --explain explains a step
+  // without stages: it keeps one replica, and the note names the pipeline.
+  da.prices_pipeline = !a.pp_given && !a.explain;
+  const int64_t longest = prompts.back() + std::max<int64_t>(a.prefix, 0);
+  const Deployment d = resolve(da, longest, &note);
+  if (auto p = chosen_pipeline(da, std::nullopt, note, longest)) {
+    DeploymentArgs stages = a.deployment;
+    stages.chips = note && da.chips == 0 ? note->choice.n_chips : da.chips;
+    return run_pipeline_prefill(stages, *p, a.output, batches, prompts, a.prefix, note, prefill_columns().columns);
+  }
   const Deployment lower = roofline_of(d);
-  Table t;
-  t.columns = {{"batch", "batch"},           {"prompt_tokens", "prompt"},     {"prefix_tokens", "prefix"},
-               {"t_compute_ms", "compute ms"}, {"t_weights_ms", "weights ms"}, {"t_kv_ms", "KV ms"},
-               {"t_operations_ms", "ops ms"},  {"t_comm_ms", "comm ms"},       {"t_overhead_ms", "overhead ms"},
-               {"t_host_ms", "host ms"},       {"t_launch_ms", "launch ms"},   {"graph_batch", "graph"},
-               {"ttft_ms", "TTFT ms"},         {"ttft_roofline_ms", "roofline ms"},       {"bound", "bound"},              {"governs", "governs"},
-               {"tok_per_s", "tok/s"},
-               {"cost_usd_per_mtok", "$/Mtok in"}, {"memory_fits", "fits"}};
-  t.set_priority({"batch", "prompt_tokens"}, 0);
-  t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_operations_ms", "t_comm_ms", "t_overhead_ms", "t_host_ms", "t_launch_ms", "graph_batch", "bound", "prefix_tokens"}, 2);
+  Table t = prefill_columns();
   std::vector<std::string> warnings = deployment_warnings(d);
   std::vector<std::pair<int64_t, int64_t>> unfit;  // (batch, prompt + prefix) rows the replica cannot hold
   for (int64_t p : prompts) {
@@ -72,9 +93,11 @@ void run_prefill(const PrefillArgs& a) {
       const PrefillStep r = prefill_step(d, b, p, a.prefix);
       const MemoryPlan mem = memory_plan(d, b, p + a.prefix);
       if (!mem.fits) unfit.emplace_back(b, p + a.prefix);
-      t.add({b, p, a.prefix, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_operations), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.t_host), to_ms(r.t_launch), r.graph_batch, to_ms(r.ttft), to_ms(prefill_step(lower, b, p, a.prefix).ttft), std::string(to_string(r.bound)), r.governs,
+      std::vector<Cell> row{b, p, a.prefix, to_ms(r.t_compute), to_ms(r.t_weights), to_ms(r.t_kv), to_ms(r.t_operations), to_ms(r.t_comm), to_ms(r.t_overhead), to_ms(r.t_host), to_ms(r.t_launch), r.graph_batch, to_ms(r.ttft), to_ms(prefill_step(lower, b, p, a.prefix).ttft), std::string(to_string(r.bound)), r.governs,
              r.tokens_per_s.value(), r.cost_per_token && mem.fits ? Cell(to_usd_per_mtok(*r.cost_per_token)) : Cell{},
-             std::string(mem.fits ? "yes" : "no")});
+             std::string(mem.fits ? "yes" : "no")};
+      for (auto& c : one_stage_cells(b, to_ms(r.t_step), mem, true)) row.push_back(std::move(c));
+      t.add(std::move(row));
     }
   }
   if (auto w = unfit_rows_warning(a.deployment, d, unfit)) warnings.push_back(*w);
@@ -124,7 +147,10 @@ void register_prefill(CLI::App& app, Action& run) {
   cmd->add_option("--prefix", a.prefix, "Tokens already cached before the prompt (read, not recomputed)")->capture_default_str();
   cmd->add_flag("--explain", a.explain, "Show how each figure is computed: formula, inputs with units and sources, the algebra (under the table; \"explanations\" with --json)");
   add_output_options(*cmd, a.output);
-  cmd->callback([&run] { run = [] { run_prefill(a); }; });
+  cmd->callback([&run, cmd] {
+    a.pp_given = cmd->count("--pp") > 0;
+    run = [] { run_prefill(a); };
+  });
 }
 
 }  // namespace chalk::cli

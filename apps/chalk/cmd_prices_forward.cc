@@ -219,7 +219,7 @@ void run_forward(const ForwardArgs& a) {
   std::optional<ReplicaNote> note;
   std::optional<Deployment> single;
   if (!a.pp) single = resolve(da, a.context, &note);
-  const auto p = chosen_pipeline(da, a.pp, note);
+  const auto p = chosen_pipeline(da, a.pp, note, a.context);
   if (p && note && da.chips == 0) da.chips = note->choice.n_chips;
   if (!p && !single) single = resolve(da, a.context, &note);
   // The per-user speed floor (review 3 M4), on one replica; a pipeline keeps its batch.

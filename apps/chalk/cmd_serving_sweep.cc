@@ -63,6 +63,7 @@ Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts, con
                   "cost_compute_usd_per_mtok", "cost_weights_usd_per_mtok", "cost_kv_usd_per_mtok", "cost_comm_usd_per_mtok",
                   "cost_overhead_usd_per_mtok"},
                  2);
+  add_pipeline_columns(t);  // one set of columns whatever the layout (review 4 M6)
   const Deployment lower = roofline_of(d);
   for (const auto& p : pts) {
     const auto& s = p.step;
@@ -70,11 +71,13 @@ Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts, con
     // A row whose batch the replica cannot hold has no price (issue 30: batch 512 on 8 H100
     // once read $0.599/Mtok, cheaper than any row that fits); run_sweep's warning names it.
     auto c = [&](UsdPerToken TermCosts::*m) { return p.cost && p.fits ? Cell(to_usd_per_mtok((*p.cost).*m)) : Cell{}; };
-    t.add({d.n_chips, p.batch, p.context, p.tokens_read, to_ms(s.t_compute), to_ms(s.t_weights), to_ms(s.t_kv),
+    std::vector<Cell> row{d.n_chips, p.batch, p.context, p.tokens_read, to_ms(s.t_compute), to_ms(s.t_weights), to_ms(s.t_kv),
            to_ms(s.t_operations), to_ms(s.t_comm), to_ms(s.t_overhead), to_ms(s.t_host), to_ms(s.t_launch), s.graph_batch, to_ms(s.t_draft), to_ms(s.t_step), roofline_ms, std::string(to_string(s.bound)),
            s.tokens_per_s.value(),
            s.tokens_per_s_per_user.value(), s.tokens_per_s_per_chip.value(), c(&TermCosts::total), c(&TermCosts::compute),
-           c(&TermCosts::weights), c(&TermCosts::kv), c(&TermCosts::comm), c(&TermCosts::overhead), std::string(p.fits ? "yes" : "no")});
+           c(&TermCosts::weights), c(&TermCosts::kv), c(&TermCosts::comm), c(&TermCosts::overhead), std::string(p.fits ? "yes" : "no")};
+    for (auto& x : one_stage_cells(p.batch, to_ms(s.t_step), memory_plan(d, p.batch, p.context))) row.push_back(std::move(x));
+    t.add(std::move(row));
   }
   return t;
 }
@@ -86,12 +89,15 @@ void run_sweep(const ServingArgs& a) {
   // Pipeline stages when no domain holds the model, as `layouts` ranks them (review 2 H1),
   // or --pp N: the pipelined decode table of `decode --pp` (pipeline_cli.h).
   DeploymentArgs da = a.deployment;
-  da.prices_pipeline = !a.pp;
+  // --explain and the levers explain and price a step without stages: with them the default
+  // keeps one replica, and the note names the pipeline (review 4 L4: --explain exited 2 on a
+  // pipeline the user had not asked for).
+  da.prices_pipeline = !a.pp && !a.explain && a.levers.draft == 0 && !a.levers.sparse_top_k && !a.levers.sparse_sqrt;
   std::optional<ReplicaNote> note;
   refuse_beyond_max_context(da, load_model(da.model), max_context, "--context");
   std::optional<Deployment> single;
   if (!a.pp) single = resolve(da, max_context, &note);
-  if (const auto p = chosen_pipeline(da, a.pp, note)) {
+  if (const auto p = chosen_pipeline(da, a.pp, note, max_context)) {
     if (a.levers.draft > 0 || a.levers.sparse_top_k || a.levers.sparse_sqrt) {
       throw InputError("--pp", fmt::format("{} stages: speculative drafting and sparse attention are priced without a pipeline; "
                                            "give --pp 1 with them",
@@ -104,6 +110,8 @@ void run_sweep(const ServingArgs& a) {
     c.title = "chalk serving sweep: ";
     c.note = note;
     c.cap_batches_at_memory_full = !a.batch_stated;
+    // The columns alone (no rows): any deployment of the model gives the same set.
+    c.columns = sweep_table(single ? *single : resolve_pipeline_stage(da, *p, max_context), {}, lev).columns;
     return run_pipeline_decode(da, *p, a.output, batch_list(a), contexts, c);
   }
   if (!single) single = resolve(da, max_context, &note);

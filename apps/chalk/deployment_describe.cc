@@ -262,10 +262,12 @@ std::string replica_note_text(const std::optional<ReplicaNote>& note) {
   auto layout = [&](const ModePoint& p) { return named && !p.layout.empty() ? p.layout + ", " : std::string(); };
   s += "            chosen " + layout(n.choice) + replica_point_text(n.choice, n.min_tok_per_s_per_user) + "\n";
   if (n.runner_up) {
-    const char* label = n.min_tok_per_s_per_user > 0       ? "without the speed floor (the cost floor, for offline batch work):"
-                        : n.rule == ReplicaRule::cheapest ? "runner-up"
-                        : n.runner_up->cost_per_token     ? "cheapest"
-                                                          : "most tok/s per chip:";
+    // Beside a pipeline the one replica without stages is the runner-up whatever the rule (review 4 M2).
+    const char* label = n.pp > 1                                ? "runner-up"
+                        : n.min_tok_per_s_per_user > 0              ? "without the speed floor (the cost floor, for offline batch work):"
+                        : n.rule == ReplicaRule::cheapest           ? "runner-up"
+                        : n.runner_up->cost_per_token               ? "cheapest"
+                                                                    : "most tok/s per chip:";
     s += fmt::format("            {} {}{}\n", label, layout(*n.runner_up), replica_point_text(*n.runner_up));
   }
   if (!n.pipeline.empty()) s += "            " + n.pipeline + "\n";

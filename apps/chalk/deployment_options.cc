@@ -319,22 +319,23 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
                         describe_layout(best->layout, best_is_moe(model)), search_context);
         if (found.pipeline && note) {
           pipeline_point = pipeline_mode_point(*found.pipeline, o.price_per_chip ? o.price_per_chip : system.price_per_chip);
+          // Named as flags of the commands that take --pp (review 4 M2, L6).
           note->pipeline = fmt::format("{} (above) ranks first on these chips in `chalk layouts`; this command runs one replica "
-                                       "without stages: chalk prices forward or chalk serving sweep prices the pipeline (--pp {})",
-                                       found.pipeline->name, found.pipeline->pp);
-          // No domain holds the model: none within it (fallback), or the smallest crosses one (simulate).
-          const bool beyond = !note->fallback.empty() || (a.replica_rule == ReplicaRule::smallest && o.n_chips > system.scale_up_domain);
-          if (a.prices_pipeline && beyond) {
-            // The layout an operator runs when no domain holds the model (review 2 H1).
+                                       "without stages{}: --pp {} -n {} of chalk decode, prefill, serving sweep, prices forward or simulate "
+                                       "prices the pipeline",
+                                       found.pipeline->name, a.prices_pipeline ? "" : " here", found.pipeline->pp, o.n_chips);
+          // Where TP would cross a scale-up domain, under either rule (review 2 H1, review 4 H1/M2).
+          if (a.prices_pipeline && (!note->fallback.empty() || o.n_chips > system.scale_up_domain)) {
             note->pp = found.pipeline->pp;
             note->pipeline.clear();
+            if (note->fallback.empty()) note->fallback = "?";  // written below, once the weights are known
           }
         }
         if (found.pipeline) {
           // Named as commands that take --pp (review 2 H1: serving, layouts, prices forward and
           // simulate printed "--pp 2" and then refused it).
-          o.mechanisms.layout.description += fmt::format("; a pipeline, {}, serves more tok/s per chip on these chips: chalk prices forward "
-                                                         "--pp {} -n {} prices it",
+          o.mechanisms.layout.description += fmt::format("; a pipeline, {}, serves more tok/s per chip on these chips: --pp {} -n {} of "
+                                                         "decode, prefill, serving sweep or prices forward prices it",
                                                          found.pipeline->name, found.pipeline->pp, o.n_chips);
         }
         // The replica was chosen on this (throughput) layout at its memory-full batch: its

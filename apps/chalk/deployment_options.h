@@ -63,9 +63,10 @@ struct DeploymentArgs {
   /// and writes what it chose and the runner-up to *layout_note when that is set.
   std::shared_ptr<const LayoutChooser> layout_chooser;
   std::optional<LayoutNote>* layout_note = nullptr;
-  /// Set by a command that prices a pipeline (`prices forward`, `serving sweep`, `layouts`:
-  /// they take --pp), not a flag: when no replica within the scale-up domain holds the model
-  /// and the layout search ranks a pipeline first on the smallest replica that does (Llama
+  /// Set by a command that prices a pipeline (`decode`, `prefill`, `prices forward`, `serving
+  /// sweep`, `layouts`: they take --pp), not a flag: when no replica within the scale-up domain
+  /// holds the model (or, under the smallest rule, the chosen replica is wider than one domain:
+  /// review 4 H1/M2) and the layout search ranks a pipeline first on the smallest replica that does (Llama
   /// 3.1 405B bf16 on 16 H100: PP2 x (TP8) at $3.88/Mtok against TP16 across two hosts at
   /// $13.27), resolve() chooses that pipeline (ReplicaNote::pp) instead of the single
   /// replica (review 2 H1). The Deployment it returns stays the single replica; the command

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,12 +13,16 @@
 #include <CLI/CLI.hpp>
 
 #include "deployment_options.h"
+#include "table.h"
 
 namespace chalk::cli {
 
 struct PipelineArgs {
   int64_t pp = 1;                       ///< stages (1 = no pipeline)
   std::optional<int64_t> microbatches;  ///< in flight (unset = pp: every stage busy)
+  /// Why these stages, when the command chose them for stated chips (chosen_pipeline): printed
+  /// on the pipeline line (review 4 L5: "2 stages x 2 chips" with no word on the 4 chips).
+  std::string why;
 };
 
 /// resolve() (deployment_options.h) for an already loaded or cut model (a pipeline stage);
@@ -35,8 +41,12 @@ void add_auto_pp_option(CLI::App& app, std::optional<int64_t>& pp);
 /// The pipeline a command with add_auto_pp_option prices, or nullopt for one replica
 /// without stages: --pp N > 1 as stated (with -n, or each stage on the smallest replica that
 /// holds it), else with no --pp and no -n the stages resolve() chose (`note`'s pp > 1, on its
-/// chips). Throws InputError("--pp") for N < 1.
-std::optional<PipelineArgs> chosen_pipeline(const DeploymentArgs& a, const std::optional<int64_t>& pp, const std::optional<ReplicaNote>& note);
+/// chips), else with -n wider than one scale-up domain and no --pp (and a.prices_pipeline) the
+/// pipeline `chalk layouts` ranks first on those chips at `context` tokens, if it ranks one
+/// above every layout without stages (review 4: Llama 3.1 405B on -n 16 H100 is PP2 x (TP8),
+/// not TP16 across two hosts). Throws InputError("--pp") for N < 1.
+std::optional<PipelineArgs> chosen_pipeline(const DeploymentArgs& a, const std::optional<int64_t>& pp, const std::optional<ReplicaNote>& note,
+                                            int64_t context = 4096);
 
 /// The busiest stage's deployment of pipeline `p` over `a`'s chips (every chip of the
 /// replica, split evenly into the stages; 0: each stage on the smallest replica that holds
@@ -52,6 +62,22 @@ nlohmann::json pipeline_json(const Deployment& st, const PipelineArgs& p);
 /// flight read from `batches` (a microbatch holds at least one sequence).
 std::string pipeline_text(const Deployment& st, const PipelineArgs& p, const std::vector<int64_t>& batches);
 
+/// Appends the pipeline columns (pp, microbatches, microbatch, t_stage_ms, t_hop_ms,
+/// t_pass_ms, stage_busy, stage_weights_gb, stage_kv_gb) at priority 3 (shown with --wide):
+/// every row of `decode`, `prefill` and `serving sweep` carries them, with or without stages,
+/// so one command has one set of columns whatever layout it chose (review 4 M6: a notebook
+/// over 8B, 70B and 405B got NaN columns once 405B defaulted to stages). For prefill the
+/// pass and busy columns are left out (`prefill`: no t_pass_ms, stage_busy).
+void add_pipeline_columns(Table& t, bool prefill = false);
+
+/// Their cells for a replica without stages, in add_pipeline_columns' order: one stage, one
+/// microbatch of `batch`, no hop; the pass is the step, the stage always busy; `mem` is the
+/// replica's memory at this row (memory_plan at its batch and context).
+std::vector<Cell> one_stage_cells(int64_t batch, double t_step_ms, const MemoryPlan& mem, bool prefill = false);
+
+/// A row in `columns`' order from cells named by column key; a key the row lacks is empty.
+std::vector<Cell> cells_by_key(const std::vector<Column>& columns, const std::map<std::string, Cell, std::less<>>& row);
+
 /// How a command other than `decode` prints its pipelined decode table (run_pipeline_decode):
 /// its name in the envelope, its title line and the replica it chose for the user.
 struct PipelineCommand {
@@ -61,6 +87,11 @@ struct PipelineCommand {
   /// The batches were not stated: drop those past the batch the busiest stage's HBM holds
   /// at the longest context and end the list with it (as `serving sweep` does without stages).
   bool cap_batches_at_memory_full = false;
+  /// The command's columns without stages, add_pipeline_columns included (decode_columns,
+  /// sweep_table's): pipeline rows fill each by key, the per-term times from the busiest
+  /// stage's step on one microbatch, each term's cost its share of that step times the row's
+  /// cost; empty: the pipeline's own columns.
+  std::vector<Column> columns;
 };
 
 /// `chalk decode --pp N` (N > 1): the pipeline's decode table, text, CSV or JSON. --chips
@@ -72,6 +103,7 @@ void run_pipeline_decode(const DeploymentArgs& d, const PipelineArgs& p, const O
 
 /// `chalk prefill --pp N` (N > 1): the same for prompts.
 void run_pipeline_prefill(const DeploymentArgs& d, const PipelineArgs& p, const OutputArgs& o, const std::vector<int64_t>& batches,
-                          const std::vector<int64_t>& prompts, int64_t prefix);
+                          const std::vector<int64_t>& prompts, int64_t prefix, const std::optional<ReplicaNote>& note = std::nullopt,
+                          const std::vector<Column>& columns = {});
 
 }  // namespace chalk::cli

@@ -59,6 +59,14 @@ void put(py::dict& o, py::handle key, py::object value) {
 
 py::object ms(Seconds t) { return py::float_(to_ms(t)); }
 
+// The pipeline columns of a step without stages, as the CLI's rows carry them (one stage, one
+// microbatch, no hop; apps/chalk/pipeline_rows.cc one_stage_cells; review 4 M6).
+void put_one_stage(py::dict& o, int64_t batch, Seconds step, const MemoryPlan& mem, bool prefill) {
+  o["pp"] = 1, o["microbatches"] = 1, o["microbatch"] = batch, o["t_stage_ms"] = to_ms(step), o["t_hop_ms"] = 0.0;
+  if (!prefill) o["t_pass_ms"] = to_ms(step), o["stage_busy"] = 1.0;
+  o["stage_weights_gb"] = to_gb(mem.weights), o["stage_kv_gb"] = to_gb(mem.kv_cache);
+}
+
 // A step with the deployment it was priced on (the Python object, kept alive by it), so
 // that to_dict carries what the CLI's row does beside the step: the memory fit, the
 // largest batch at the context and the roofline, computed only when a dict is asked for.
@@ -124,7 +132,9 @@ py::dict decode_row_dict(const DecodeRow& r) {
   const Deployment& d = r.deployment.cast<const Deployment&>();
   const int64_t max_batch = memory_plan(d, 1, r.context).max_batch;  // as decode's max batch column
   put(o, k.t_draft_ms, ms(r.t_draft));
-  put(o, k.memory_fits, py::bool_(memory_plan(d, r.batch, r.context).fits));
+  const MemoryPlan mem = memory_plan(d, r.batch, r.context);
+  put(o, k.memory_fits, py::bool_(mem.fits));
+  put_one_stage(o, r.batch, r.t_step, mem, false);
   put(o, k.max_batch_at_context, max_batch == INT64_MAX ? py::object(py::none()) : py::object(py::int_(max_batch)));
   put(o, k.t_step_roofline_ms, ms(roofline_time(d, r.t_step, [&](const Deployment& x) { return decode_step(x, r.batch, r.context).t_step; })));
   return o;
@@ -158,7 +168,9 @@ py::dict prefill_row_dict(const PrefillRow& r) {
   py::dict o = prefill_dict(r);
   const Deployment& d = r.deployment.cast<const Deployment&>();
   put(o, k.ttft_roofline_ms, ms(roofline_time(d, r.ttft, [&](const Deployment& x) { return prefill_step(x, r.batch, r.prompt, r.prefix).ttft; })));
-  put(o, k.memory_fits, py::bool_(memory_plan(d, r.batch, r.prompt + r.prefix).fits));
+  const MemoryPlan mem = memory_plan(d, r.batch, r.prompt + r.prefix);
+  put(o, k.memory_fits, py::bool_(mem.fits));
+  put_one_stage(o, r.batch, r.t_step, mem, true);
   return o;
 }
 

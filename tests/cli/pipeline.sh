@@ -46,7 +46,7 @@ import json, sys
 a, b = (json.loads(x)["rows"][0] for x in sys.argv[1:])
 assert b["ttft_ms"] > a["ttft_ms"], (a["ttft_ms"], b["ttft_ms"])
 PY
-"$CHALK" prefill -m llama-3.1-70b -H h100-sxm --pp 2 -p 1024 --csv | head -1 | grep -q "^batch,prompt_tokens,prefix_tokens,pp," || fail "prefill --pp --csv header"
+"$CHALK" prefill -m llama-3.1-70b -H h100-sxm --pp 2 -p 1024 --csv | head -1 | grep -q "^batch,prompt_tokens,prefix_tokens,t_compute_ms,.*,memory_fits,pp,microbatches,microbatch,t_stage_ms,t_hop_ms,stage_weights_gb,stage_kv_gb$" || fail "prefill --pp --csv header"
 "$CHALK" decode -m llama-3.1-70b -H h100-sxm --pp 2 -b 8 | grep -q "pipeline    2 stages x" || fail "decode --pp table"
 
 expect_error "--pp: expected 1 to 80 stages" decode -m llama-3.1-70b -H h100-sxm --pp 81
@@ -75,7 +75,7 @@ assert 0 < r["t_step_roofline_ms"] <= r["t_step_ms"], r
 for x in p["rows"]:
     assert 0 < x["ttft_roofline_ms"] <= x["ttft_ms"], x
 PY
-"$CHALK" decode -m llama-3.1-405b -H h100-sxm --pp 2 -n 16 -b 64 --microbatches 8 --csv | head -1 | grep -q ",t_pass_ms,t_step_ms,t_step_roofline_ms," ||
+"$CHALK" decode -m llama-3.1-405b -H h100-sxm --pp 2 -n 16 -b 64 --microbatches 8 --csv | head -1 | grep -q ",t_step_ms,t_step_roofline_ms,.*,t_stage_ms,t_hop_ms,t_pass_ms,stage_busy," ||
   fail "decode --pp --csv columns"
 
 # --microbatches only means something through pipeline stages: without --pp it is refused

@@ -5,6 +5,7 @@
 # chips; PP2 x (TP8) at 168.4 tok/s per chip beats TP16's 49.19.
 CHALK="$1"; SRC="$2"
 . "$SRC/tests/cli/lib.bash"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 M=(-m llama-3.1-405b -H h100-sxm)
 fwd=$("$CHALK" prices forward "${M[@]}" --json) || fail "prices forward --json"
@@ -41,11 +42,59 @@ assert abs(lay["rows"][0]["cost_usd_per_mtok"] - c["choice"]["cost_usd_per_mtok"
 assert swp["command"] == "serving sweep" and swp["pipeline"]["pp"] == 2 and swp["replica_choice"]["pp"] == 2, swp["pipeline"]
 last = swp["rows"][-1]
 assert last["batch"] == 156 and last["memory_fits"] and abs(last["cost_usd_per_mtok"] - c["choice"]["cost_usd_per_mtok"]) < 1e-9, last
-# A command that prices no pipeline says so and names the ones that do, with flags they take.
+# Review 4 M6: one set of columns whatever the layout. The pipeline's rows carry the sweep's
+# chips, bound, per-term times (the busiest stage's step on one microbatch) and costs; each
+# term's cost is its share of that step times the row's cost.
+for k in ("chips", "bound", "t_compute_ms", "t_weights_ms", "t_comm_ms", "cost_weights_usd_per_mtok", "pp", "t_stage_ms", "stage_busy"):
+    assert k in swp["columns"], k
+# The stage's weight fetch (17.4 ms) outlasts its compute (9.8 ms): weights-bound.
+assert last["chips"] == 16 and last["pp"] == 2 and last["bound"] == "weights" and last["t_weights_ms"] > last["t_compute_ms"], last
+assert abs(last["cost_weights_usd_per_mtok"] - last["cost_usd_per_mtok"] * last["t_weights_ms"] / last["t_stage_ms"]) < 1e-9, last
+# A command that prices no pipeline says so and names the --pp -n of the commands that do.
 cw = win["replica_choice"]
 assert cw["pp"] == 1 and cw["runner_up"]["layout"] == "PP2 x (TP8)", cw
-assert "this command runs one replica without stages: chalk prices forward or chalk serving sweep prices the pipeline (--pp 2)" in cw["why"], cw["why"]
+assert ("this command runs one replica without stages here: --pp 2 -n 16 of chalk decode, prefill, serving sweep or prices forward "
+        "prices the pipeline") in cw["why"], cw["why"]
 PY
+# Review 4 M6: serving sweep without stages carries the pipeline columns, one stage of one
+# microbatch: the same columns as the 405B pipeline's rows.
+"$CHALK" serving sweep -m llama-3.1-8b -H h100-sxm -b 8 --json | python3 -c "
+import json, sys; j = json.load(sys.stdin); r = j['rows'][0]
+assert r['pp'] == 1 and r['microbatch'] == 8 and r['t_hop_ms'] == 0 and r['stage_busy'] == 1 and r['t_stage_ms'] == r['t_step_ms'] == r['t_pass_ms'], r
+print(' '.join(j['columns']))" > "$tmp/cols8b" || fail "serving sweep without stages carries the pipeline columns"
+python3 -c "import json, sys; print(' '.join(json.loads(sys.argv[1])['columns']))" "$swp" | cmp -s - "$tmp/cols8b" \
+  || fail "serving sweep has one set of columns for 8B and 405B"
+
+# Review 4 H1, M2: decode and prefill take the pipeline too (decode by its latency rule: the
+# smallest replica, 16 chips, where PP2 x (TP8) is also the faster batch-1 step).
+dec=$("$CHALK" decode "${M[@]}" -b 1,156 --json) || fail "decode --json"
+pre=$("$CHALK" prefill "${M[@]}" -p 1024 --json) || fail "prefill --json"
+python3 - "$dec" "$pre" <<'PY' || fail "405B decode and prefill default to the pipeline"
+import json, sys
+dec, pre = (json.loads(x) for x in sys.argv[1:])
+c = dec["replica_choice"]
+assert c["pp"] == 2 and c["rule"] == "smallest" and c["choice"]["layout"] == "PP2 x (TP8)", c
+assert c["runner_up"]["layout"] == "attention TP16, FFN TP16 without stages", c["runner_up"]
+one, full = dec["rows"]
+assert dec["pipeline"]["pp"] == 2 and dec["pipeline"]["chips_per_stage"] == 8 and dec["assumptions"]["chips"] == 16, dec["pipeline"]
+# Batch 1: one microbatch, so TPOT = the pass = 2 stage steps + the hop + the ids sent back:
+# 2 x 21.94 + 0.014 + 0.01 = 43.90 ms, faster than TP16 across the hosts (48.9 ms, review 4 M2).
+assert one["microbatches"] == 1 and one["t_step_ms"] == one["t_pass_ms"], one
+assert 0 < one["t_step_ms"] - (2 * one["t_stage_ms"] + one["t_hop_ms"]) < 0.05 and abs(one["t_step_ms"] - 43.90) < 0.05, one
+# Batch 156, the batch `layouts` ranks: 16 x $2.35/h x TPOT / 156, its $3.877/Mtok.
+hand = 16 * 2.35 / 3600 * full["t_step_ms"] / 1000 / 156 * 1e6
+assert abs(full["cost_usd_per_mtok"] - hand) < 1e-6 and abs(hand - 3.877) < 0.005, (full, hand)
+cp = pre["replica_choice"]
+assert cp["pp"] == 2 and pre["pipeline"]["chips_per_stage"] == 8, cp
+r = pre["rows"][0]
+# One 1,024-token prompt through two stages: TTFT = 2 stage steps + one hop = 2 x 100.07 + 0.94
+# = 201.1 ms (review 4 H1: the same as -n 16 --pp 2, against TP16's 574 ms), $1.02/Mtok in.
+assert r["pp"] == 2 and abs(r["ttft_ms"] - (2 * r["t_stage_ms"] + r["t_hop_ms"])) < 1e-6 and abs(r["ttft_ms"] - 201.07) < 0.05, r
+assert abs(r["cost_usd_per_mtok"] - 1.021) < 0.001, r
+PY
+# Stated chips wider than a domain take the stages `layouts` ranks first on them (review 4 L6).
+"$CHALK" serving sweep "${M[@]}" -n 32 -b 8 | tr -s ' \n' ' ' | grep -q "32 chips span 4 scale-up domains of 8: PP4 x (TP8), the layout \`chalk layouts\` ranks first on them" \
+  || fail "serving sweep -n 32 takes the pipeline layouts ranks first"
 # The text names both layouts on the replica line.
 "$CHALK" prices forward "${M[@]}" --wide | tr -s ' \n' ' ' | grep -q "chosen PP2 x (TP8), 16 chips at batch 156 (fills HBM): decode 168.4 tok/s per chip" \
   || fail "prices forward's replica line names the pipeline"
@@ -61,7 +110,10 @@ assert j['replica_choice']['pp'] == 1 and 'pipeline' not in j, j['replica_choice
 # Bad input: one line naming the flag.
 expect_error "--pp: must be >= 1 stage, got 0" prices forward "${M[@]}" --pp 0
 expect_error "--pp: must be >= 1 stage, got -1" serving sweep "${M[@]}" --pp -1
-expect_error "--explain: explains a step without a pipeline; give --pp 1 with it (--pp 2 chosen)" serving sweep "${M[@]}" --explain
+expect_error "--explain: explains a step without a pipeline; give --pp 1 with it (--pp 2 chosen)" serving sweep "${M[@]}" --pp 2 --explain
+# Review 4 M7: stated chips too few for their stages are counted as the user gave them.
+expect_error "--chips: 8 chips in 2 stages of 4 x H100 SXM cannot hold llama-3.1-405b's weights: each stage holds 63 of 126 layers" decode "${M[@]}" -n 8 --pp 2
+expect_error "the smallest pipeline of 2 stages that holds them is -n 16 --pp 2 (8 chips a stage); or --weights fp8 holds them on these 8 chips" prices forward "${M[@]}" -n 8 --pp 2
 expect_error "--chips: 15 chips do not split into --pp 2 equal stages" prices forward "${M[@]}" -n 15 --pp 2
 
 # Issue 30: `simulate` and `plan` run pipeline stages (docs/simulator.md 1.10).

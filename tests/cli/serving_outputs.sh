@@ -5,7 +5,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 # CSV: every term apart, unit-suffixed keys; 17 powers of two from 1 to 65536 when -b says so.
 "$CHALK" serving sweep -m llama-3.1-70b -H h200 -b 1:65536 --csv > "$tmp/sweep.csv" || fail "sweep --csv"
-head -1 "$tmp/sweep.csv" | grep -q '^chips,batch,context_tokens,kv_read_tokens,t_compute_ms,t_weights_ms,t_kv_ms,t_operations_ms,t_comm_ms,t_overhead_ms,t_host_ms,t_launch_ms,graph_batch,t_draft_ms,t_step_ms,t_step_roofline_ms,bound,tok_per_s,tok_per_s_per_user,tok_per_s_per_chip,cost_usd_per_mtok,cost_compute_usd_per_mtok,cost_weights_usd_per_mtok,cost_kv_usd_per_mtok,cost_comm_usd_per_mtok,cost_overhead_usd_per_mtok,memory_fits$' \
+head -1 "$tmp/sweep.csv" | grep -q '^chips,batch,context_tokens,kv_read_tokens,t_compute_ms,t_weights_ms,t_kv_ms,t_operations_ms,t_comm_ms,t_overhead_ms,t_host_ms,t_launch_ms,graph_batch,t_draft_ms,t_step_ms,t_step_roofline_ms,bound,tok_per_s,tok_per_s_per_user,tok_per_s_per_chip,cost_usd_per_mtok,cost_compute_usd_per_mtok,cost_weights_usd_per_mtok,cost_kv_usd_per_mtok,cost_comm_usd_per_mtok,cost_overhead_usd_per_mtok,memory_fits,pp,microbatches,microbatch,t_stage_ms,t_hop_ms,t_pass_ms,stage_busy,stage_weights_gb,stage_kv_gb$' \
   || fail "sweep CSV header: $(head -1 "$tmp/sweep.csv")"
 [ "$(wc -l < "$tmp/sweep.csv")" -eq 18 ] || fail "sweep CSV has $(wc -l < "$tmp/sweep.csv") lines, expected 18"
 # Without -b (issue 30: 10 of 17 default rows once did not fit on the 2 chips then chosen):
