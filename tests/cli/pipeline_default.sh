@@ -53,7 +53,7 @@ assert abs(last["cost_weights_usd_per_mtok"] - last["cost_usd_per_mtok"] * last[
 # A command that prices no pipeline says so and names the --pp -n of the commands that do.
 cw = win["replica_choice"]
 assert cw["pp"] == 1 and cw["runner_up"]["layout"] == "PP2 x (TP8)", cw
-assert ("this command runs one replica without stages here: --pp 2 -n 16 of chalk decode, prefill, serving sweep or prices forward "
+assert ("this command runs one replica without stages here: --pp 2 -n 16 of chalk decode, prefill, serving sweep, prices forward or simulate "
         "prices the pipeline") in cw["why"], cw["why"]
 PY
 # Review 4 M6: serving sweep without stages carries the pipeline columns, one stage of one
