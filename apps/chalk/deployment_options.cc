@@ -390,13 +390,11 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
     throw;
   }
 }
-
 Deployment roofline_of(const Deployment& d) {
   Deployment r = d;
   r.mechanisms.enabled = false;
   return r;
 }
-
 std::string_view view_name(const Deployment& d) { return d.mechanisms.enabled ? "engine step" : "roofline"; }
 
 }  // namespace chalk::cli

@@ -224,7 +224,6 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     core_flops += a.layers * (q_attention * w.decode_flops + w.prefill_flops + recurrent_flops_per_token(spec) * tokens);
   }
   const Seconds t_core = op(core_flops / n * core_flops_share, attention_rate, Bytes(kv_total), kv_rate, true);
-
   r.flops_per_chip = Flops(flops);
   r.weight_bytes_per_chip = weight_bytes;
   r.kv_bytes_per_chip = Bytes(kv_total);
@@ -232,7 +231,6 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   r.t_weights = led.weights;
   r.t_kv = led.kv;
   r.t_operations = led.ops;
-
   // Kernel floor (GPUs only).
   double kernels = d(cal.kernels_per_step);
   for (const auto& g : dep.model.groups) kernels += d(g.count) * d(kernels_per_layer(g));
@@ -240,7 +238,6 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   r.kernels = is_tpu(sys) ? 0 : kernels;
   r.overlapped = overlap;
   r.t_overhead = cal.kernel_floor * r.kernels;
-
   // Collectives of the layout.
   const detail::SystemLinks& links = detail::system_links(sys);
   const LinkModel& up = links.up;
@@ -397,7 +394,6 @@ StepBreakdown best_of(const Deployment& dep, const StepShape& s, const StepMix* 
   return r;
 }
 }  // namespace
-
 StepBreakdown engine_step(const Deployment& dep, const StepShape& s) { return best_of(dep, s, nullptr); }
 StepBreakdown engine_step(const Deployment& dep, const StepMix& mix) { return best_of(dep, StepShape{}, &mix); }
 
