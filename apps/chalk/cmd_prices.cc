@@ -104,8 +104,8 @@ void register_prices(CLI::App& app, Action& run) {
       ->capture_default_str();
   f->add_option("--min-tok-per-s-per-user", forward.min_speed,
                 "With no -b: price the largest batch, and with no -n the cheapest replica, that streams at least this many\n"
-                "output tok/s to each user (the speed `prices compare` assumes for hosts that state none; 0: the batch that\n"
-                "fills HBM, the cost floor for offline work)")
+                "output tok/s to each user (default: MLPerf Inference's interactive limit, a TPOT of 40 ms; 50 prices the speed\n"
+                "`prices compare` assumes for hosts that state none; 0: the batch that fills HBM, the cost floor for offline work)")
       ->capture_default_str();
   f->add_option("--utilisation", forward.utilisation, "Billable fraction of chip time (0, 1]")->capture_default_str();
   f->add_option("--margin", forward.margin, "Gross margin [0, 1): price = cost / (utilisation (1 - margin))")->capture_default_str();

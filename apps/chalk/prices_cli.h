@@ -62,10 +62,10 @@ struct ForwardArgs {
   std::optional<int64_t> pp;
   /// --min-tok-per-s-per-user: with no -b, the headline prices the largest batch (and, with no
   /// -n, the cheapest replica) that streams at least this many output tokens/s to each user;
-  /// 0 prices the batch that fills HBM (the cost floor). Default: the speed `prices compare`
-  /// assumes for a host that states none (kAssumedTokPerSPerUser, compare.h, with its sources),
-  /// so the two commands price the same service (review 3 M4).
-  double min_speed = kAssumedTokPerSPerUser;
+  /// 0 prices the batch that fills HBM (the cost floor). Default: MLPerf Inference's
+  /// interactive limit, 25 tok/s (kDefaultMinTokPerSPerUser, compare.h, with its sources and
+  /// why not the 50 `prices compare` assumes for a host; review 3 M4).
+  double min_speed = kDefaultMinTokPerSPerUser;
   bool min_speed_given = false;  ///< the flag was passed: a floor nothing reaches is then an error
 };
 

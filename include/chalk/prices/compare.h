@@ -26,6 +26,17 @@ namespace chalk {
 /// cost floor, at a few tok/s per user) made every such host look hugely profitable.
 inline constexpr double kAssumedTokPerSPerUser = 50;
 
+/// The per-user decode speed `prices forward`'s headline asks by default (its
+/// --min-tok-per-s-per-user): 25 output tokens/s, a TPOT of 40 ms, MLPerf Inference's
+/// interactive-scenario limit for Llama 2 70B (MLCommons, Inference v5.0 rules: TTFT 450 ms,
+/// TPOT 40 ms; the server scenario allows 200 ms). The slowest service still sold as
+/// interactive. Not the 50 a host typically streams (kAssumedTokPerSPerUser): on one scale-up
+/// domain without multi-token prediction, an MoE on Hopper reaches 50 only at a batch of 8
+/// (DeepSeek-V3 on 8 H200: $21/Mtok of cost against $1.44 at 25), a cliff, not a deployment;
+/// hosts reach it with wider expert parallelism and MTP, which the default search does not
+/// price. `prices forward --min-tok-per-s-per-user 50` prices a host's speed.
+inline constexpr double kDefaultMinTokPerSPerUser = 25;
+
 /// The workload a blended price is for: each request brings `input_tokens` of prompt, of
 /// which a fraction `prefix_hit_rate` is a cache hit, and decodes `output_tokens`.
 /// Defaults: 3:1 input to output, the blend Artificial Analysis quotes, no cache hits.
