@@ -30,7 +30,14 @@ std::vector<std::string> deployment_warnings(const Deployment& d) {
     // servers): every layer's all-reduce crosses the scale-out network; say so and name the
     // pipeline that keeps each stage's TP within one domain.
     const int64_t domain = std::max<int64_t>(d.system.scale_up_domain, 1), tp = std::max(l.tp_attention, l.tp_ffn);
-    if (tp > domain) {
+    if (d.n_chips > domain && !(d.system.scale_out_bandwidth_per_direction.value() > 0)) {
+      // No scale-out network stated (L4, L40S, A10G, H100 NVL): the engine step prices every
+      // collective at the in-server link, and no pipeline can be priced (review 4 M8).
+      w.push_back(fmt::format("{} chips span {} servers of {}, and {} states no scale-out network: their collectives are priced at the "
+                              "in-server link, a lower bound on their time (a hardware file with scale_out prices them; no pipeline "
+                              "is priced without it)",
+                              d.n_chips, (d.n_chips + domain - 1) / domain, domain, d.system.name));
+    } else if (tp > domain) {
       const int64_t stages = (d.n_chips + domain - 1) / domain;
       w.push_back(fmt::format("tensor parallelism over {} chips spans {} scale-up domains of {}: every layer's all-reduce crosses the "
                               "scale-out network; a pipeline of {} stages keeps each within one domain (--pp {} of decode, prefill, "

@@ -35,12 +35,14 @@ assert not bad, bad[:3]" || fail "validate: a wrapped line lost its indent"
 # The flag is named with the commands that take it (review 2 H1).
 expect_error "(-n 16), beyond the 8-chip scale-up domain: a pipeline of 2 stages keeps each within one (--pp 2 of decode, prefill, prices forward, serving sweep and simulate); or --weights fp8 holds them on these 8 chips" \
   decode -m llama-3.1-405b -H h100-sxm -n 8
-# L9: the smallest L4 replica of 405B bf16 is 64 cards, TP64 over eight 8-card servers: the
-# warning says the all-reduces cross the scale-out network and names --pp 8.
+# L9: the smallest L4 replica of 405B bf16 is 64 cards, TP64 over eight 8-card servers. L4
+# states no scale-out network, so the warning says the collectives are priced at the
+# in-server link, a lower bound, and names no --pp (none can be priced: review 4 M8).
 "$CHALK" decode -m llama-3.1-405b -H l4 -b 1 --json | python3 -c "
 import json, sys; w = json.load(sys.stdin)['warnings']
-assert any('tensor parallelism over 64 chips spans 8 scale-up domains of 8' in x and '--pp 8' in x for x in w), w" \
-  || fail "decode on 64 L4: no warning that TP64 crosses servers"
+assert any('64 chips span 8 servers of 8, and l4 states no scale-out network' in x and 'lower bound' in x for x in w), w
+assert not any('--pp' in x for x in w), w" \
+  || fail "decode on 64 L4: no warning that its collectives are priced at the in-server link"
 # L3: `assumptions` is {} in models and hardware (catalogs) and plan (a deployment per
 # candidate), and docs/output-schema.md says why for each.
 for c in models hardware; do
