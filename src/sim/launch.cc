@@ -139,9 +139,10 @@ std::vector<std::string> header(const PlanCandidate& c, const LaunchTarget& t, c
   std::string what = p.role.empty() ? "server" : p.role == "prefill" ? "prefill server" : "decode server";
   h.push_back(engine_title + " " + what + " for `chalk plan`: " + t.model_name + " on " + t.system_name + ", " +
               (c.disaggregated ? "disaggregated" : "aggregated") + ", " + count(c.chips, "chip") + " in all.");
-  const std::string pool = p.role.empty() ? "" : " of the " + p.role + " pool";
-  h.push_back(p.replicas == 1 ? "Run once" + pool + ": " + count(p.d.chips, "chip") + " (" + p.layout + ")."
-                              : "Run once per replica" + pool + ": " + pool_words(p) + ".");
+  // "Run once per decode replica (1 of 1)", not "Run once of the decode pool" (review 4 L2).
+  const std::string role = p.role.empty() ? "" : p.role + " ";
+  h.push_back(p.replicas == 1 ? (role.empty() ? "Run once: " : "Run once per " + role + "replica (1 of 1): ") + count(p.d.chips, "chip") + " (" + p.layout + ")."
+                              : "Run once per " + role + "replica: " + pool_words(p) + ".");
   h.push_back("Per replica at most " + std::to_string(c.max_sequences) + " running requests and " + std::to_string(c.max_batched_tokens) +
               " tokens a step; weights " + std::string(to_string(t.weights.value_or(t.checkpoint_weights))) + ", KV cache " +
               std::string(to_string(t.kv)) + ".");

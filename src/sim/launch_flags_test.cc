@@ -54,6 +54,9 @@ TEST(Launch, EveryFlagKeyAndChoiceWrittenIsOneTheEngineDefines) {
   ASSERT_EQ(l.size(), 3u);
   for (const auto& e : l) EXPECT_TRUE(e.problem.empty()) << e.engine << ": " << e.problem;
   EXPECT_NE(launch_file_at(l, "vllm/proxy.sh"), nullptr);
+  ASSERT_NE(launch_file_at(l, "vllm/decode.sh"), nullptr);
+  EXPECT_NE(launch_file_at(l, "vllm/decode.sh")->text.find("# Run once per decode replica: 3 replicas x 8 chips"), std::string::npos)
+      << launch_file_at(l, "vllm/decode.sh")->text;  // review 4 L2
   EXPECT_NE(launch_file_at(l, "sglang/router.sh"), nullptr);
   EXPECT_NE(launch_file_at(l, "trtllm/disagg.yaml"), nullptr);
   EXPECT_GE(checked, 150);
