@@ -103,8 +103,8 @@ void register_prices(CLI::App& app, Action& run) {
                 "Prompts in the prefill that prices input (default 0 = one per data-parallel attention group, filling the layout)")
       ->capture_default_str();
   f->add_option("--min-tok-per-s-per-user", forward.min_speed,
-                "With no -b: price the largest batch, and with no -n the cheapest replica, that streams at least this many\n"
-                "output tok/s to each user (default: MLPerf Inference's interactive limit, a TPOT of 40 ms; 50 prices the speed\n"
+                "With no -b: price the largest batch, and with no -n the cheapest replica, that streams at least this many "
+                "output tok/s to each user (default: MLPerf Inference's interactive limit, a TPOT of 40 ms; 50 prices the speed "
                 "`prices compare` assumes for hosts that state none; 0: the batch that fills HBM, the cost floor for offline work)")
       ->capture_default_str();
   f->add_option("--utilisation", forward.utilisation, "Billable fraction of chip time (0, 1]")->capture_default_str();
@@ -131,7 +131,7 @@ void register_prices(CLI::App& app, Action& run) {
   c->add_option("--output", compare.output, "Output tokens per request")->capture_default_str();
   c->add_option("--prefix-hit-rate", compare.prefix_hit_rate, "Fraction of input tokens that are cache hits [0-1]")->capture_default_str();
   c->add_option("--speed", compare.speed,
-                "Output tok/s per user assumed for a host whose sheet states no speed (a typical interactive GPU speed;\n"
+                "Output tok/s per user assumed for a host whose sheet states no speed (a typical interactive GPU speed; "
                 "such rows say 'assumed')")
       ->capture_default_str();
   add_output_options(*c, compare.output_format);

@@ -453,9 +453,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     context: Decode context, tokens (default 4096)
     prompt: Prompt tokens of the prefill that prices input (default 4096)
     prefill_batch: Prompts in the prefill that prices input (default 0 = one per data-parallel attention group, filling the layout) (default 0)
-    min_tok_per_s_per_user: With no -b: price the largest batch, and with no -n the cheapest replica, that streams at least this many
-output tok/s to each user (default: MLPerf Inference's interactive limit, a TPOT of 40 ms; 50 prices the speed
-`prices compare` assumes for hosts that state none; 0: the batch that fills HBM, the cost floor for offline work) (default 25)
+    min_tok_per_s_per_user: With no -b: price the largest batch, and with no -n the cheapest replica, that streams at least this many output tok/s to each user (default: MLPerf Inference's interactive limit, a TPOT of 40 ms; 50 prices the speed `prices compare` assumes for hosts that state none; 0: the batch that fills HBM, the cost floor for offline work) (default 25)
     utilisation: Billable fraction of chip time (0, 1] (default 0.5)
     margin: Gross margin [0, 1): price = cost / (utilisation (1 - margin)) (default 0.5)
     compare: A price sheet to set beside (name or path)
@@ -480,8 +478,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     input: Prompt tokens per request (the blend's input share; 3:1 as Artificial Analysis blends) (default 3000)
     output: Output tokens per request (default 1000)
     prefix_hit_rate: Fraction of input tokens that are cache hits [0-1] (default 0)
-    speed: Output tok/s per user assumed for a host whose sheet states no speed (a typical interactive GPU speed;
-such rows say 'assumed') (default 50)
+    speed: Output tok/s per user assumed for a host whose sheet states no speed (a typical interactive GPU speed; such rows say 'assumed') (default 50)
 
 Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
