@@ -72,7 +72,17 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "chalk: error: " << chalk::detail::bounded_line(e.what()) << " (see chalk --help)\n";
+    // Point at the help of the command the error is in, and name a group's commands when one
+    // is missing (review 4 L9: "chalk serving" said "see chalk --help", which lists none).
+    std::string path = "chalk";
+    CLI::App* at = &app;
+    for (auto subs = at->get_subcommands(); !subs.empty(); subs = at->get_subcommands()) path += " " + (at = subs.front())->get_name();
+    std::string commands;
+    if (at != &app && at->get_subcommands().empty()) {
+      for (const CLI::App* c : at->get_subcommands([](CLI::App*) { return true; })) commands += (commands.empty() ? "" : ", ") + c->get_name();
+    }
+    std::cerr << "chalk: error: " << chalk::detail::bounded_line(e.what()) << (commands.empty() ? "" : ": " + commands) << " (see " << path
+              << " --help)\n";
     return 2;
   }
   // Human-readable output fits the terminal: tables hide columns (print_table), prose wraps

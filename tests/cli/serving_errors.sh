@@ -65,7 +65,8 @@ expect_error "--kv-dtype: unknown dtype 'fp7'" serving sweep --kv-dtype fp7
 expect_error "--weights: unknown dtype 'fp3'" serving frontier --weights fp3
 expect_error "unknown model 'llama-9'" serving modes --model llama-9
 expect_error "not expected: --no-such-flag" serving sweep --no-such-flag
-expect_error "A subcommand is required" serving
+expect_error "A subcommand is required: sweep, balance, window, frontier, modes, plot (see chalk serving --help)" serving
+expect_error "The following argument was not expected: -x (see chalk serving sweep --help)" serving sweep -x
 for sub in sweep balance window frontier modes; do expect_ok serving $sub -m llama-3.1-8b -H h100-sxm; done
 expect_ok serving plot -m llama-3.1-8b -H h100-sxm --json
 expect_error "--context: must be in 1.." serving window -s 0  # no KV: the batch that fills HBM is unbounded
