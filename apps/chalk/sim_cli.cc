@@ -191,6 +191,20 @@ std::vector<std::string> trace_warnings(const TrafficArgs& a) {
   return out;
 }
 
+namespace {
+/// --lora as the traffic line states it: max-loras only where it was stated (simulate runs one
+/// slot unless told, plan searches it; review 4 L1: the line echoed max-loras:1 beside a plan
+/// that chose 16).
+std::string lora_words(const sim::LoraSpec& spec) {
+  std::string s = sim::describe_lora(spec);
+  if (spec.max_loras_stated) return s;
+  const auto at = s.find(",max-loras:");
+  if (at == std::string::npos) return s;
+  const auto end = s.find(',', at + 1);
+  return s.erase(at, end == std::string::npos ? std::string::npos : end - at);
+}
+}  // namespace
+
 std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Request>& r) {
   double in = 0, out = 0;
   for (const auto& q : r) {
@@ -213,7 +227,7 @@ std::string describe_traffic(const TrafficArgs& a, const std::vector<sim::Reques
   return fmt::format("{} requests, {}, {} req/s over {} s; input mean {} tokens ({}), output mean {} ({}); {}", r.size(), source,
                      readable(span > 0 ? (n - 1) / span : 0, 4), format_number(span, 4), format_number(in / n, 4),
                      a.trace.empty() ? a.input : "trace", format_number(out / n, 4), a.trace.empty() ? a.output : "trace", prefix) +
-         (a.lora.empty() ? "" : "; LoRA adapters " + sim::describe_lora(sim::parse_lora(a.lora, "--lora")));
+         (a.lora.empty() ? "" : "; LoRA adapters " + lora_words(sim::parse_lora(a.lora, "--lora")));
 }
 
 sim::EnginePolicy policy_from(const PolicyArgs& a) {

@@ -30,6 +30,10 @@ printf 'arrival_s,input_tokens,output_tokens,adapter\n0,128,8,0\n0.1,128,8,3\n0.
 expect_ok simulate -m llama-3.1-8b -H h100-sxm -n 1 --trace "$tmp/t.csv" --lora 4:8
 expect_error "--trace: names LoRA adapters (column adapter); add --lora N:RANK stating them" simulate -m llama-3.1-8b -H h100-sxm -n 1 --trace "$tmp/t.csv"
 expect_error "--lora: states 2 adapters, but the trace names adapter 3; expected N above every adapter id" simulate -m llama-3.1-8b -H h100-sxm -n 1 --trace "$tmp/t.csv" --lora 2:8
+# An unstated max-loras is not echoed as 1 (simulate runs one slot, plan searches it; review 4 L1).
+"$CHALK" simulate -m llama-3.1-8b -H h100-sxm -n 1 --rate 5 --requests 20 --input 256 --output 16 --lora 4:16 --json | python3 -c "
+import json, sys; t = json.load(sys.stdin)['traffic']
+assert t.endswith('; LoRA adapters 4:16,targets:q+k+v+o+gate+up+down'), t" || fail "simulate --lora: max-loras echoed though unstated"
 # plan runs each candidate with the adapters and names them with the traffic.
 "$CHALK" plan -m llama-3.1-8b -H h100-sxm --rate 2 --requests 40 --input 256 --output 16 --budget-chips 1 --ttft-slo-ms 2000 --lora 4:16,max-loras:2 --json > "$tmp/plan.json" || fail "plan --lora"
 python3 - "$tmp/plan.json" <<'PY' || fail "plan --lora traffic"
