@@ -119,6 +119,10 @@ std::string moe_routing_text(const Deployment& d) {
   const int64_t ranks = d.mechanisms.enabled ? std::max<int64_t>(1, d.mechanisms.layout.ep) : 1;
   switch (d.mechanisms.expert_balance) {
     case ExpertBalance::learned:
+      if (ranks == 1) {
+        return "a learned router's skew, experts in order (--eplb no): one EP rank holds every expert, so no rank is busier than the "
+               "mean (the skew moves load between experts on the same chip)";
+      }
       return fmt::format("a learned router's skew, experts in order (--eplb no): expert popularity lognormal, sigma {:.3f} (TensorRT-LLM tech "
                          "blog 4, DeepSeek-R1 at EP32); the busiest of {} EP ranks gets {:.3g}x the mean share of routed tokens at large "
                          "batch, with a step's sampling noise on top",

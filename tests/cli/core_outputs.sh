@@ -162,5 +162,6 @@ env -u COLUMNS "$CHALK" decode -b 1 --wide | grep -q "experts/layer.*max batch" 
 import json, sys
 r = json.load(sys.stdin)["assumptions"]["moe_routing"]
 assert r.startswith("a learned router") and "busiest of 8 EP ranks gets 1.37x" in r, r' || fail "--eplb no in assumptions.moe_routing"
+"$CHALK" decode -m mixtral-8x7b -H h200 -n 1 -b 8 --eplb no --json | grep -q "one EP rank holds every expert" || fail "--eplb no on one rank"
 "$CHALK" decode -m deepseek-r1 -H b200 -n 8 -b 64 --eplb yes | grep -q "^experts     a learned router's skew with EPLB" || fail "--eplb yes: the experts line"
 echo "core_outputs: table width passed"
