@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "chalk/engine/collective.h"
 #include "chalk/engine/gemm_shape.h"
@@ -18,6 +19,7 @@
 #include "host_step.h"
 #include "overlap_windows.h"
 #include "matmul_rate.h"
+#include "memory_kernels.h"
 #include "step_ledger.h"
 #include "system_links.h"
 
@@ -246,6 +248,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   auto activations = [&](double toks) { return Bytes(toks * d(dep.model.d_model) * 2.0); };  // bf16
   Seconds tp_comm, ep_dispatch, ep_combine;
   const int64_t layers = n_layers(dep.model);
+  std::vector<double> fused_norms;  // per group: norms a fused all-reduce replaces (memory_kernels.h)
   if (L.weight_gathered) {
     const Bytes per_layer = (dep.weight_bytes_total - Bytes(head_params * weight_bytes_per_element(w.embedding, w.embedding_bits))) / d(layers);
     tp_comm = all_gather(per_layer, dep.n_chips, link_for(dep.n_chips, domain, up, out)).time * d(layers);
@@ -281,6 +284,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
       }
       tp_comm += per_layer * d(g.count);
       fused_kernels += fused * d(g.count);
+      fused_norms.push_back(fused);
     }
     if (fused_kernels > 0 && !is_tpu(sys)) {
       r.kernels -= fused_kernels * (overlap ? 2.0 : 1.0);  // each micro-batch runs every layer
@@ -338,6 +342,9 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
       }
     }
   }
+  // Norms, activations and rotary at their HBM traffic where it outlasts the floor (memory_kernels.h).
+  if (!is_tpu(sys)) r.t_overhead += Seconds(detail::memory_kernels_excess_s(dep, tokens / dp_attention * attention_share, tokens * d(L.tp_ffn) / n * ffn_share,
+                                                                           fused_norms, kv_rate.value(), cal.kernel_floor.value(), overlap ? 2.0 : 1.0));
   if (overlap && !low_latency_kernels) {
     // Normal kernels sharing the GPU with the other micro-batch's compute run slower than
     // their unit test (kOverlappedAllToAllSlowdown); without overlap they reach it.

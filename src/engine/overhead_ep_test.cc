@@ -1,5 +1,6 @@
 // The engine step under expert parallelism: expert traffic, two-batch overlap, the busiest
-// data-parallel rank, expert tensor parallelism (overhead.h; docs/formulas.md, Overlap).
+// data-parallel rank, expert tensor parallelism (overhead.h; docs/formulas.md, Overlap); and
+// the memory-bound kernels of a step at their HBM traffic (memory_kernels.h).
 #include "chalk/engine/overhead.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include "chalk/io/io.h"
 #include "chalk/engine/roofline.h"
 #include "chalk_testing/engine_deploy.h"
+#include "memory_kernels.h"
 
 namespace chalk {
 namespace {
@@ -283,6 +285,83 @@ TEST(Overhead, LearnedRouterSkewLoadsTheBusiestRank) {
   EXPECT_GT(b.t_dispatch, a.t_dispatch);
   EXPECT_GT(b.t_step, a.t_step);
   EXPECT_EQ(b.weight_bytes_per_chip.value(), a.weight_bytes_per_chip.value());
+}
+
+// The memory-bound kernels of a serving step priced by their HBM traffic (memory_kernels.h).
+
+TEST(MemoryKernels, BytesPerTokenOfEachKernel) {
+  // Llama 2 70B (d 8192, FFN 28672, 64 query and 8 KV heads of 128) on TP2.
+  // Norm into an FP8 GEMM in TensorRT-LLM: read block output and residual, write residual
+  // (6 x 8192) and the FP8 state (8192): 7 x 8192 = 57,344; vLLM writes bf16: 8 x 8192.
+  EXPECT_DOUBLE_EQ(detail::norm_kernel_bytes_per_token(8192, detail::memory_kernel_output_bytes("trtllm", MatmulPrecision::fp8)), 57344);
+  EXPECT_DOUBLE_EQ(detail::norm_kernel_bytes_per_token(8192, detail::memory_kernel_output_bytes("vllm-0.4", MatmulPrecision::fp8)), 65536);
+  // SwiGLU over 28672 / 2 = 14336: read 2 x 14336 bf16, write 14336 FP8: 5 x 14336 = 71,680;
+  // bf16 out: 6 x 14336 = 86,016; a plain GELU of the same width into bf16: 4 x 14336.
+  EXPECT_DOUBLE_EQ(detail::activation_kernel_bytes_per_token(14336, true, 1.0), 71680);
+  EXPECT_DOUBLE_EQ(detail::activation_kernel_bytes_per_token(14336, true, 2.0), 86016);
+  EXPECT_DOUBLE_EQ(detail::activation_kernel_bytes_per_token(14336, false, 2.0), 57344);
+  // Rotary in place on 32 query + 4 key heads of 128, read and written in bf16:
+  // 4 x 36 x 128 = 18,432; a half-rotary model moves half; learned positions nothing.
+  EXPECT_DOUBLE_EQ(detail::rotary_kernel_bytes_per_token(32, 4, 128, 1.0), 18432);
+  EXPECT_DOUBLE_EQ(detail::rotary_kernel_bytes_per_token(32, 4, 128, 0.5), 9216);
+  EXPECT_DOUBLE_EQ(detail::rotary_kernel_bytes_per_token(32, 4, 128, 0.0), 0);
+  // NVFP4 output: 0.5 + one fp8 scale per 16 = 0.5625 a element; bf16 GEMMs keep 2.
+  EXPECT_DOUBLE_EQ(detail::memory_kernel_output_bytes("trtllm-1.0", MatmulPrecision::fp4), 0.5625);
+  EXPECT_DOUBLE_EQ(detail::memory_kernel_output_bytes("trtllm", MatmulPrecision::bf16), 2.0);
+  EXPECT_DOUBLE_EQ(detail::memory_kernel_output_bytes("sglang", MatmulPrecision::fp4), 2.0);
+}
+
+TEST(MemoryKernels, ExcessOverTheFloor) {
+  // 29.145 MB at 2.9145 TB/s (H100: 3.35 TB/s x STREAM 0.87) is 10 us: 3.7 us above a
+  // 6.3 us floor. Two micro-batches move 5 us each, under their floors: nothing more.
+  const double rate = 3.35e12 * 0.87;
+  EXPECT_NEAR(detail::memory_kernel_excess_s(29.145e6, rate, 6.3e-6, 1), 3.7e-6, 1e-12);
+  EXPECT_DOUBLE_EQ(detail::memory_kernel_excess_s(29.145e6, rate, 6.3e-6, 2), 0.0);
+  // 4 x the bytes over two passes: 2 x (20 - 6.3) = 27.4 us.
+  EXPECT_NEAR(detail::memory_kernel_excess_s(4 * 29.145e6, rate, 6.3e-6, 2), 27.4e-6, 1e-12);
+  // A small kernel pays its floor only; no rate, no time.
+  EXPECT_DOUBLE_EQ(detail::memory_kernel_excess_s(1e6, rate, 6.3e-6, 1), 0.0);
+  EXPECT_DOUBLE_EQ(detail::memory_kernel_excess_s(1e9, 0, 6.3e-6, 1), 0.0);
+}
+
+TEST(MemoryKernels, LargePrefillStepPaysItsNormActivationAndRotaryTraffic) {
+  // Llama-3.1-70B on 8 x H100 (vLLM, TP8, bf16), one prefill of 8,192 tokens: every rank
+  // runs all 8,192 tokens through each layer's kernels at 3.35 TB/s x 0.87 = 2.9145 TB/s:
+  //   2 norms, 8 x 8192 B a token: 536.9 MB, 184.21 us each, 177.91 us over the 6.3 us floor;
+  //   rotary, 8 query + 1 key head of 128: 4 x 9 x 128 = 4,608 B: 37.75 MB, 12.95 us -> 6.65;
+  //   SwiGLU over 28672 / 8 = 3,584 into bf16: 21,504 B: 176.2 MB, 60.44 us -> 54.14;
+  // 416.61 us a layer, x 80 layers = 33.33 ms above kernels x floor. vLLM's all-reduce
+  // fuses no norm (TpAllReduce::fused_norm false), so both norms run.
+  const Deployment dep = engine_deploy("llama-3.1-70b", "h100-sxm", 8);
+  StepShape s;
+  s.prefill_sequences = 1;
+  s.prompt = 8192;
+  const StepBreakdown r = engine_step(dep, s);
+  const double floors = r.kernels * dep.mechanisms.calibration.kernel_floor.value();
+  EXPECT_NEAR(r.t_overhead.value() - floors, 33.33e-3, 0.02e-3);
+  // A decode step of 16 sequences moves 16 tokens a kernel (under 1.1 MB, 0.4 us): each
+  // kernel pays its floor only.
+  StepShape decode;
+  decode.decode_sequences = 16;
+  decode.context = 1024;
+  const StepBreakdown small = engine_step(dep, decode);
+  EXPECT_NEAR(small.t_overhead.value(), small.kernels * dep.mechanisms.calibration.kernel_floor.value(), 1e-12);
+}
+
+TEST(MemoryKernels, FusedAllReduceReplacesTheNormItFuses) {
+  // TensorRT-LLM, Llama-3.1-70B in FP8 on 8 x H100 (TP8), 500 tokens a rank: a norm moves
+  // 500 x 7 x 8192 = 28.672 MB, 9.838 us at 2.9145 TB/s, 3.538 us over the floor. With
+  // both all-reduces of a layer fused with the norm after them none is left; with none
+  // fused, 2 a layer: 2 x 80 x 3.538 = 566.0 us. Rotary (9 heads: 2.304 MB) stays under
+  // its floor; the SwiGLU over 3,584 into FP8 moves 500 x 5 x 3584 = 8.96 MB, 3.07 us,
+  // under it too: the difference is the norms alone.
+  Deployment dep = engine_deploy("llama-3.1-70b", "h100-sxm", 8, {}, DType::fp8);
+  dep.mechanisms.tp_all_reduce = engine_tp_all_reduce("trtllm");
+  const double rate = 3.35e12 * 0.87, floor = dep.mechanisms.calibration.kernel_floor.value();
+  const double none_fused = detail::memory_kernels_excess_s(dep, 500, 500, {0.0}, rate, floor, 1);
+  const double all_fused = detail::memory_kernels_excess_s(dep, 500, 500, {2.0}, rate, floor, 1);
+  EXPECT_NEAR(none_fused, 566.0e-6, 0.2e-6);
+  EXPECT_DOUBLE_EQ(all_fused, 0.0);
 }
 
 }  // namespace

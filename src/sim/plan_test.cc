@@ -105,11 +105,18 @@ TEST(Plan, DisaggregatedWithoutATtftTargetSizesThePrefillPoolToKeepUp) {
 }
 
 TEST(Plan, APrefillPoolWithNoRoomForTheTransferGrows) {
-  // Llama 3.1 8B on H100, 10 req/s of 2,048 in and 200 out, TTFT p90 <= 100 ms: one prefill
+  // Llama 3.1 8B on H100, 10 req/s of 2,048 in and 200 out, TTFT p90 <= 115 ms: one prefill
   // replica meets it alone, but end to end TTFT adds the KV transfer and the decode queue
   // and no decode pool within 8 chips meets it. Two prefill replicas do.
   // Before the plan grew the prefill pool it answered no deployment. (The SLO was 93 ms
-  // before each request paid the engine's 6.9 ms of fixed work, kEngineRequestOverheadS.)
+  // before each request paid the engine's 6.9 ms of fixed work, kEngineRequestOverheadS,
+  // and 100 ms before the norm, rotary and SwiGLU kernels paid their HBM traffic
+  // (engine/memory_kernels.h), which adds 3.06 ms to the 2,048-token prefill: per layer, 2 norms
+  // of 2048 x 8 x 4096 B at 3.35 TB/s x 0.87 = 23.0 us (16.7 over the 6.3 us floor), rotary
+  // 2048 x 4 x 40 x 128 B = 14.4 us (8.1), SwiGLU 2048 x 6 x 14336 B = 60.4 us (54.1): 95.6 us x
+  // 32 layers. At 10 req/s one replica's queue amplifies that: up to 110 ms two replicas are
+  // the smallest pool alone, and the growth this test is about starts at 115 ms, as `chalk
+  // plan` with the same traffic shows.)
   const ModelSpec m = load_model("llama-3.1-8b");
   SystemSpec s = load_system("h100-sxm");
   s.chip.sm_count = 0;  // the GEMMs' tiles apart (engine/dense_gemm.h: with them 2 prefill replicas are the smallest pool, no growth)
@@ -122,7 +129,7 @@ TEST(Plan, APrefillPoolWithNoRoomForTheTransferGrows) {
   t.output = {LengthDist::Kind::fixed, 200};
   PlanOptions o;
   o.chip_budget = 8;
-  o.slo.ttft_s = 0.100;
+  o.slo.ttft_s = 0.115;
   o.slo.tpot_s = 0.03;
   o.aggregated = false;
   const PlanReport r = plan_deployment(m, s, base, generate_traffic(t), o);
@@ -130,7 +137,7 @@ TEST(Plan, APrefillPoolWithNoRoomForTheTransferGrows) {
   const PlanCandidate& b = r.evaluated[*r.best];
   EXPECT_TRUE(b.disaggregated);
   EXPECT_EQ(b.replicas, 2);
-  EXPECT_LE(b.summary.ttft_at_slo_percentile_s, 0.100);
+  EXPECT_LE(b.summary.ttft_at_slo_percentile_s, 0.115);
   ASSERT_EQ(r.searched.size(), 1U);
   EXPECT_NE(r.searched[0].find("(grown from 1 replica: with the KV transfer and the decode queue in TTFT"), std::string::npos) << r.searched[0];
 }
