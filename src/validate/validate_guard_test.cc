@@ -53,8 +53,12 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // TRTBP-R1-B200-MAXTPT-FP8KV +63% -> +50%, -FP16KV +32% -> +24%.
   // All three (MoE token copies, sustained clock, FP4 median): 11.3%, p90 32.7%; the sustained
   // clock and the token copies without the FP4 median: 18.4%, p90 37.4%.
-  EXPECT_LE(summary(r, "serving").median_abs, 0.114);  // 0.168 with the FP4 median alone, 0.197 with the B200's sustained clock alone, 0.220 with the MoE token copies alone, 0.236 before both
-  EXPECT_LE(summary(r, "serving").p90_abs, 0.328);  // 0.374 with the B200's sustained clock alone, 0.463 before it
+  // Then 10.4%, p90 30.7%: the norm, rotary and SwiGLU kernels cost their HBM traffic where
+  // it outlasts the kernel floor (engine/memory_kernels.h): every large-batch dense row slower,
+  // MLPERF41-L70B-H100x8 +38% -> +29%, -H200x8 +30% -> +25%, -MI300X8 +44% -> +38%,
+  // ROCM-VLLM-L70-MI300X-128-2048 +32% -> +26%; MLPERF50-L70B-B200x8 -6% -> -11%.
+  EXPECT_LE(summary(r, "serving").median_abs, 0.104);  // 0.114 before the memory-bound kernels' traffic; 0.168 with the FP4 median alone, 0.197 with the B200's sustained clock alone, 0.220 with the MoE token copies alone, 0.236 before both
+  EXPECT_LE(summary(r, "serving").p90_abs, 0.308);  // 0.328 before the memory-bound kernels' traffic, 0.374 with the B200's sustained clock alone, 0.463 before it
   // Training, 27 rows with Korthikanti et al. 2022's Table 5 and Megatron-Bridge's table
   // (issue 33): 14.9%, p90 41.1%. The p90 is Megatron-Bridge's small MoE rows (Qwen3-30B-A3B
   // +179%, gpt-oss-120b +46%: grouped GEMMs of narrow experts, not modelled) and its 8B rows
