@@ -198,7 +198,7 @@ std::vector<Explanation> explain_decode(const Deployment& d, int64_t batch, int6
                                       : "T_step = max(T_compute, T_weights + T_kv)",
                  {{"T_ops", "operations", to_ms(r.t_operations), "ms", "each kernel's max(compute, memory)"},
                   {"T_comm", "communication not hidden", to_ms(r.t_comm), "ms", "the layout's collectives (NCCL latency model)"},
-                  {"T_overhead", "kernel launch floor", to_ms(r.t_overhead), "ms", "per-kernel floor (docs/formulas.md)"},
+                  {"T_overhead", "kernel launch floor", to_ms(r.t_overhead), "ms", "per-kernel floor; norms, rotary, activation at max(floor, HBM traffic) (docs/formulas.md)"},
                   launch_input(d, r.graph_batch, r.t_launch), host_input(d, r.t_host)},
                  step_algebra(d, r.t_operations, r.t_comm, r.t_overhead, r.t_launch, r.t_host, r.t_step - r.t_draft, r.governs) +
                      (r.t_draft > Seconds(0) ? fmt::format("; + drafts {} ms = {} ms", num(to_ms(r.t_draft)), num(to_ms(r.t_step))) : ""),
@@ -281,7 +281,7 @@ std::vector<Explanation> explain_prefill(const Deployment& d, int64_t batch, int
                  d.mechanisms.enabled ? step_formula(d, "TTFT", r.t_launch > Seconds(0)) : "TTFT = max(T_compute, T_weights + T_kv)",
                  {{"T_ops", "operations", to_ms(r.t_operations), "ms", "each kernel's max(compute, memory)"},
                   {"T_comm", "communication not hidden", to_ms(r.t_comm), "ms", "the layout's collectives"},
-                  {"T_overhead", "kernel launch floor", to_ms(r.t_overhead), "ms", "docs/formulas.md"},
+                  {"T_overhead", "kernel launch floor", to_ms(r.t_overhead), "ms", "per-kernel floor; norms, rotary, activation at max(floor, HBM traffic) (docs/formulas.md)"},
                   launch_input(d, r.graph_batch, r.t_launch), host_input(d, r.t_host)},
                  step_algebra(d, r.t_operations, r.t_comm, r.t_overhead, r.t_launch, r.t_host, r.ttft, r.governs),
                  to_ms(r.ttft), "ms", d.mechanisms.enabled ? "docs/formulas.md (engine step)" : "lecture 1:41-1:51", ""});
