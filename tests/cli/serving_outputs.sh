@@ -47,7 +47,9 @@ grep -q "2.5x the speed costs 1.346x the price" "$tmp/modes.txt" || fail "modes 
 # floor is each replica's cheapest batch, not the memory-full one (review L7), the baseline is
 # batch 320 (a captured size; 324 pads to 336) at 25.65 tok/s/user: 6x buys 2.734x. Since the
 # dense GEMMs pay their per-rank shape (engine/dense_gemm.h) the baseline is batch 315 at 24.45
-# tok/s/user and 6x buys batch 19 at 70.41: 2.88x.
+# tok/s/user and 6x buys batch 19 at 70.41: 2.88x. Since each of batch 315's 2 norms a layer
+# moves 315 x 8 x 8192 B = 20.6 MB, 7.08 us, over the 6.3 us floor (engine/memory_kernels.h),
+# the baseline is 24.37 tok/s/user (batch 19's kernels stay under their floors): 2.89x.
 "$CHALK" serving modes -m llama-3.1-70b -H h100-sxm | tr '\n' ' ' | sed 's/  */ /g' > "$tmp/modes70.txt" || fail "modes 70b"
 python3 - "$tmp/modes70.txt" <<'PY' || fail "modes multiples disagree with the figures beside them: $(cat "$tmp/modes70.txt")"
 import re, sys
@@ -58,7 +60,7 @@ assert buys, t
 for asked, speed, used, user in buys:
     assert abs(float(speed) - float(user) / base) <= 6e-4 * float(speed), (speed, user, base)
 six = [b for b in buys if b[0] == "6"][0]
-assert six[1] == "2.88", six
+assert six[1] == "2.89", six
 PY
 grep -q "what stops it" "$tmp/modes.txt" || fail "modes: no limit stated"
 "$CHALK" serving modes --roofline -m llama-3.1-70b -H h200 --json | python3 -c "
