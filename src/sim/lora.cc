@@ -35,10 +35,13 @@ bool number(std::string_view t, T& v) {
   return ec == std::errc() && p == t.data() + t.size() && !t.empty();
 }
 
-/// One adapted matrix of a layer: d_in, d_out and whether it is row-parallel (o, down).
+/// One adapted matrix of a layer: d_in, d_out, whether it is row-parallel (o, down), and the
+/// packed projection that holds it in vLLM and SGLang (0 qkv_proj, 1 o_proj, 2 gate_up_proj,
+/// 3 down_proj).
 struct Matrix {
   double d_in, d_out;
   bool row_parallel;
+  int packed;
 };
 
 /// The targeted matrices of one layer group. Throws InputError("--lora") where unsupported.
@@ -53,12 +56,12 @@ std::vector<Matrix> matrices(const LayerGroup& g, int64_t d_model, uint8_t targe
     const double q = static_cast<double>(a.n_heads * a.head_dim), kv = static_cast<double>(a.n_kv_heads * a.head_dim);
     const double v = static_cast<double>(a.n_kv_heads * (a.v_head_dim > 0 ? a.v_head_dim : a.head_dim));
     const double o = static_cast<double>(a.n_heads * (a.v_head_dim > 0 ? a.v_head_dim : a.head_dim));
-    if (targets & lora_q) out.push_back({d, q, false});
+    if (targets & lora_q) out.push_back({d, q, false, 0});
     if (!a.shares_kv_with_previous) {
-      if (targets & lora_k) out.push_back({d, kv, false});
-      if (targets & lora_v) out.push_back({d, v, false});
+      if (targets & lora_k) out.push_back({d, kv, false, 0});
+      if (targets & lora_v) out.push_back({d, v, false, 0});
     }
-    if (targets & lora_o) out.push_back({o, d, true});
+    if (targets & lora_o) out.push_back({o, d, true, 1});
   }
   if (targets & (lora_gate | lora_up | lora_down)) {
     if (g.ffn.kind != FfnKind::dense) {
@@ -67,10 +70,10 @@ std::vector<Matrix> matrices(const LayerGroup& g, int64_t d_model, uint8_t targe
     const double f = static_cast<double>(g.ffn.d_ff);
     if (targets & lora_gate) {
       if (!g.ffn.gated) throw InputError("--lora", "target gate: this model's MLP has no gate projection; expected targets without gate");
-      out.push_back({d, f, false});
+      out.push_back({d, f, false, 2});
     }
-    if (targets & lora_up) out.push_back({d, f, false});
-    if (targets & lora_down) out.push_back({f, d, true});
+    if (targets & lora_up) out.push_back({d, f, false, 2});
+    if (targets & lora_down) out.push_back({f, d, true, 3});
   }
   return out;
 }
@@ -149,7 +152,8 @@ LoraBytes lora_adapter_bytes(const Deployment& d, const LoraSpec& s) {
   return b;
 }
 
-LoraStepWork lora_step_work(const Deployment& d, const LoraBytes& adapter, const LoraSpec& s, int64_t active_adapters, int64_t tokens) {
+LoraStepWork lora_step_work(const Deployment& d, const LoraBytes& adapter, const LoraSpec& s, int64_t active_adapters, int64_t tokens,
+                            int64_t kernels) {
   LoraStepWork w;
   if (active_adapters <= 0 || tokens <= 0) return w;
   const double r = static_cast<double>(s.rank), n = static_cast<double>(std::max<int64_t>(1, d.n_chips));
@@ -166,8 +170,47 @@ LoraStepWork lora_step_work(const Deployment& d, const LoraBytes& adapter, const
   w.flops = t * per_token_flops;
   const double bw = d.system.chip.hbm_bandwidth.value() * d.hbm_efficiency;
   const double peak = d.system.chip.peak_for(MatmulPrecision::bf16).value() * d.matmul_efficiency;
-  w.seconds = std::max(w.bytes / bw, peak > 0 ? w.flops / peak : 0.0);
+  if (d.mechanisms.enabled && kernels > 0) w.floor_s = static_cast<double>(kernels) * d.mechanisms.calibration.kernel_floor.value();
+  w.seconds = std::max(w.bytes / bw, peak > 0 ? w.flops / peak : 0.0) + w.floor_s;
   return w;
+}
+
+LoraKernelPlan lora_kernel_plan(std::string_view engine, std::string_view version) {
+  if (engine == "vllm") {
+    // The release's major and minor ("0.6.5" -> 0, 6); engine_policy has checked its form.
+    int major = 0, minor = 0;
+    const auto parts = split(version, '.');
+    const bool v0 = !version.empty() && number(parts[0], major) && parts.size() > 1 && number(parts[1], minor) && major == 0 && minor < 8;
+    if (v0) {
+      return {3, 0,
+              "vLLM V0 punica wrapper (vllm/lora/punica_wrapper/punica_gpu.py, v0.6.5: add_lora_packed_nslice runs add_lora per slice, "
+              "a zeroed fp32 buffer, bgmv/sgmv shrink, expand_slice): 3 kernels per adapted matrix"};
+    }
+    return {0, 3,
+            "vLLM lora_shrink/lora_expand over all slices of a packed layer (PunicaWrapperGPU.add_lora_linear; PR #13096, per-slice kernels "
+            "retired in PR #14685): the shrink's output zeroing, shrink, expand: 3 kernels per adapted packed projection"};
+  }
+  if (engine == "sglang") {
+    return {0, 2,
+            "SGLang triton LoRA backend (python/sglang/srt/lora/backend/triton_backend.py: sgemm_lora_a_fwd over the stacked A, then "
+            "qkv_lora_b_fwd, gate_up_lora_b_fwd or sgemm_lora_b_fwd): 2 kernels per adapted packed projection"};
+  }
+  return {0, 2, "a shrink then an expand per adapted packed projection, the least of any implementation (TensorRT-LLM's LoRA plugin not read)"};
+}
+
+int64_t lora_step_kernels(const Deployment& d, const LoraSpec& s, const LoraKernelPlan& p) {
+  int64_t kernels = 0;
+  for (const auto& g : d.model.groups) {
+    bool packed[4] = {false, false, false, false};
+    int64_t per_layer = 0;
+    for (const Matrix& m : matrices(g, d.model.d_model, s.targets)) {
+      per_layer += p.per_matrix;
+      if (!packed[m.packed]) per_layer += p.per_packed;
+      packed[m.packed] = true;
+    }
+    kernels += g.count * per_layer;
+  }
+  return kernels;
 }
 
 double lora_load_seconds(const LoraBytes& adapter, double host_bytes_per_s) { return adapter.bytes_per_chip / host_bytes_per_s; }

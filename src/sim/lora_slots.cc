@@ -24,6 +24,7 @@ LoraSlots::LoraSlots(const Deployment& d, std::span<const Request> requests, con
   bytes_ = lora_adapter_bytes(d, spec_);
   const KvOffloadRates rates = kv_offload_rates(d.system, o.kv_offload);
   load_s_ = lora_load_seconds(bytes_, rates.host_bytes_per_s);
+  kernels_ = lora_step_kernels(d, spec_, lora_kernel_plan(o.policy.name, o.policy.version));
   slot_.assign(static_cast<std::size_t>(spec_.max_loras), -1);
   slot_used_.assign(slot_.size(), -1);
   run.lora = true;
@@ -81,7 +82,7 @@ LoraSlots::Added LoraSlots::end_step(const Deployment& d, SimRun& run) {
     }
     slot_used_[static_cast<std::size_t>(at - slot_.begin())] = steps_;
   }
-  const LoraStepWork w = lora_step_work(d, bytes_, spec_, static_cast<int64_t>(step_.size()), step_tokens_);
+  const LoraStepWork w = lora_step_work(d, bytes_, spec_, static_cast<int64_t>(step_.size()), step_tokens_, kernels_);
   out.seconds += w.seconds;
   out.memory_s = w.bytes / (d.system.chip.hbm_bandwidth.value() * d.hbm_efficiency);
   run.lora_gemm_s += w.seconds;

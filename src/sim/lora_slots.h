@@ -31,7 +31,7 @@ class LoraSlots {
   void use(int32_t adapter, int64_t tokens);
   /// Ends the step's scheduling: loads each of its adapters not in a slot (evicting the least
   /// recently used slot not in the step), and returns the seconds added to the step (loads,
-  /// then the multi-adapter GEMM) and the GEMM's HBM-busy seconds. Counts into `run`.
+  /// then the multi-adapter GEMM with its kernels' floor) and the GEMM's HBM-busy seconds. Counts into `run`.
   struct Added {
     double seconds = 0, memory_s = 0;
   };
@@ -42,6 +42,7 @@ class LoraSlots {
   LoraSpec spec_;
   LoraBytes bytes_;
   double load_s_ = 0;
+  int64_t kernels_ = 0;                ///< LoRA kernels per step (lora_step_kernels of the engine's plan)
   std::vector<int32_t> step_;          ///< distinct adapters of the step
   int64_t step_tokens_ = 0;            ///< tokens of adapter requests in the step
   std::vector<int32_t> slot_;          ///< adapter in each HBM slot (-1: empty)

@@ -68,6 +68,42 @@ TEST(Lora, MultiAdapterGemmOfADecodeStep) {
   EXPECT_EQ(lora_step_work(d, lora_adapter_bytes(d, s), s, 0, 0).seconds, 0);
 }
 
+TEST(Lora, EachEngineReleaseLaunchesItsKernelsAndEachPaysTheFloor) {
+  // vLLM V0 (v0.6.5's punica wrapper) runs a zeroed buffer, a shrink and an expand per slice:
+  // q, k, v, o, gate, up, down are 7 slices x 3 = 21 kernels a layer, x 32 layers = 672.
+  // vLLM 0.8 on runs one zeroing, one shrink and one expand per packed projection (qkv_proj,
+  // o_proj, gate_up_proj, down_proj): 4 x 3 = 12 a layer, 384. SGLang's triton backend a
+  // shrink and an expand per packed projection: 4 x 2 = 8 a layer, 256.
+  const Deployment plain = llama8b(1);
+  const LoraSpec all = parse_lora("8:16", "--lora"), qv = parse_lora("8:16,targets:q+v", "--lora");
+  EXPECT_EQ(lora_step_kernels(plain, all, lora_kernel_plan("vllm", "0.6.5")), 672);
+  EXPECT_EQ(lora_step_kernels(plain, all, lora_kernel_plan("vllm", "0.7.3")), 672);
+  EXPECT_EQ(lora_step_kernels(plain, all, lora_kernel_plan("vllm", "0.8")), 384);
+  EXPECT_EQ(lora_step_kernels(plain, all, lora_kernel_plan("vllm", "")), 384);
+  EXPECT_EQ(lora_step_kernels(plain, all, lora_kernel_plan("sglang", "")), 256);
+  EXPECT_EQ(lora_step_kernels(plain, all, lora_kernel_plan("trtllm", "")), 256);
+  // q and v only: V0 2 slices x 3 x 32 = 192; vLLM 0.8 on one packed qkv_proj, 3 x 32 = 96.
+  EXPECT_EQ(lora_step_kernels(plain, qv, lora_kernel_plan("vllm", "0.6")), 192);
+  EXPECT_EQ(lora_step_kernels(plain, qv, lora_kernel_plan("vllm", "")), 96);
+  // The 32-token, 4-adapter step of MultiAdapterGemmOfADecodeStep (203.07 us of bytes) with
+  // the engine's mechanisms on: V0's 672 kernels x 6.3 us floor = 4.2336 ms more, 4.4367 ms
+  // in all; vLLM 0.8 on, 384 x 6.3 us = 2.4192 ms. Without mechanisms (the plain roofline)
+  // no floor is charged.
+  DeploymentOptions o;
+  o.n_chips = 1;
+  o.mechanisms.enabled = true;
+  const Deployment d = make_deployment(load_model("llama-3.1-8b"), load_system("h100-sxm"), o);
+  ASSERT_DOUBLE_EQ(d.mechanisms.calibration.kernel_floor.value(), 6.3e-6);
+  const LoraSpec s = parse_lora("8:16,max-loras:4", "--lora");
+  const LoraStepWork v0 = lora_step_work(d, lora_adapter_bytes(d, s), s, 4, 32, 672);
+  EXPECT_NEAR(v0.floor_s, 4.2336e-3, 1e-12);
+  EXPECT_NEAR(v0.seconds, 591'855'616 / (3.35e12 * 0.87) + 4.2336e-3, 1e-12);
+  EXPECT_NEAR(lora_step_work(d, lora_adapter_bytes(d, s), s, 4, 32, 384).floor_s, 2.4192e-3, 1e-12);
+  EXPECT_EQ(lora_step_work(plain, lora_adapter_bytes(plain, s), s, 4, 32, 672).floor_s, 0);
+  // A step without adapter requests launches none.
+  EXPECT_EQ(lora_step_work(d, lora_adapter_bytes(d, s), s, 0, 0, 672).seconds, 0);
+}
+
 TEST(Lora, AMissLoadsOverTheHostLinkAndTheStepWaits) {
   // One adapter (83,886,080 B) over HGX H100's PCIe Gen5 x16, 64 GB/s: 1.31072 ms.
   const Deployment d = llama8b(1);

@@ -84,23 +84,33 @@ expect_error "--lora: names one traffic's adapters, which a day plan does not dr
 # (--enable-lora --max-loras 1 --max-lora-rank 8): 0.6637 of the base. The run's own figures
 # give its mean lengths: 2,693.62 / 11.45 req/s = 235 out, (5,509.93 - 2,693.62) / 11.45 = 246
 # in. chalk, the same 1,000 requests at t = 0 on one A100 80GB (the PR names no memory size),
-# vLLM V0's cap of 256 running (max_num_seqs' default then): each decode token adds per layer
-# x + 2r + 2y over the seven projections, q, k, v, o 4096 + 16 + 8192, gate, up 4096 + 16 +
-# 22016, down 11008 + 16 + 8192 = 120,688 elements, x 2 B x 32 layers = 7.72 MB; at batch 256
-# that is 1.98 GB a step against 13.5 GB of weights and ~49 GB of KV (256 x ~363 tokens x
-# 524,288 B): ~3% more HBM traffic, so chalk's ratio is ~0.96 (0.958). chalk is +44% off the
-# measured ratio (docs/simulator.md 1.9, "Against a measurement"): vLLM V0's LoRA path of Dec 2024
-# cost far more than its bytes (the PR's V1 run, #11613, read 2,577.68 with LoRA at max-loras 4).
+# as vLLM V0 of December 2024 ran them: --engine vllm-0.6.5, max_num_seqs 256, chunked prefill
+# off for a 4,096-token model and so max_num_batched_tokens max(4096, 2048) (V0's
+# SchedulerConfig). LoRA costs each step with adapter tokens its bytes (per decode token and
+# layer x + 2r + 2y over the seven projections, 120,688 elements x 2 B x 32 = 7.72 MB) and its
+# kernels: V0's punica wrapper runs a zeroed buffer, a shrink and an expand per slice, 21 a
+# layer, 672 a step, each at the 6.3 us kernel floor: 4.23 ms a step (src/sim/lora.cc,
+# lora_kernel_plan). chalk: 4,008.7 and 3,618.5 tok/s, 0.9027: +36.0% off the measured ratio
+# (it was +45.1% with the bytes alone). docs/simulator.md 1.9, "Against a measurement", says
+# what is left.
 { echo "arrival_s,input_tokens,output_tokens"; yes "0,246,235" | head -n 1000; } > "$tmp/b.csv"
 { echo "arrival_s,input_tokens,output_tokens,adapter"; yes "0,246,235,0" | head -n 1000; } > "$tmp/a.csv"
 m7=("simulate" -m llama-2-7b -H a100-80gb -n 1 --max-sequences 256 --json)
-"$CHALK" "${m7[@]}" --trace "$tmp/b.csv" > "$tmp/m0.json" || fail "llama-2-7b without LoRA"
-"$CHALK" "${m7[@]}" --trace "$tmp/a.csv" --lora 1:8 > "$tmp/m1.json" || fail "llama-2-7b with LoRA"
-python3 - "$tmp/m0.json" "$tmp/m1.json" <<'PY' || fail "measured LoRA overhead"
+v0=(--engine vllm-0.6.5 --max-batched-tokens 4096 --chunked-prefill off)
+"$CHALK" "${m7[@]}" "${v0[@]}" --trace "$tmp/b.csv" > "$tmp/m0.json" || fail "llama-2-7b without LoRA"
+"$CHALK" "${m7[@]}" "${v0[@]}" --trace "$tmp/a.csv" --lora 1:8 > "$tmp/m1.json" || fail "llama-2-7b with LoRA"
+# vLLM V1's LoRA (PR #11613, 2024-12-30, same machine and traffic, one adapter at max-loras
+# 4): 2,577.68 tok/s, 0.957 of the V0 base above (no V1 base was published beside it). chalk's
+# current vLLM (lora_shrink/lora_expand, 12 kernels a layer) with the adapter: 4,065.8 tok/s,
+# 1.014 of chalk's V0 base, +6.0% off.
+"$CHALK" "${m7[@]}" --trace "$tmp/a.csv" --lora 1:8 > "$tmp/m2.json" || fail "llama-2-7b with LoRA, current vLLM"
+python3 - "$tmp/m0.json" "$tmp/m1.json" "$tmp/m2.json" <<'PY' || fail "measured LoRA overhead"
 import json, sys
-b, l = (json.load(open(f))["rows"][0]["output_tok_per_s"] for f in sys.argv[1:3])
+b, l, v1 = (json.load(open(f))["rows"][0]["output_tok_per_s"] for f in sys.argv[1:4])
 ratio, measured = l / b, 1787.78 / 2693.62
-assert 0.94 < ratio < 0.97, ratio
-# The miss, as a guard: chalk's ratio is at most 45% above the measured one (it is 44.4%).
-assert ratio / measured - 1 < 0.45, (ratio, measured)
+assert 0.89 < ratio < 0.92, ratio
+# The miss, as a guard: chalk's ratio is at most 37% above the measured one (it is 36.0%).
+assert ratio / measured - 1 < 0.37, (ratio, measured)
+# V1 with LoRA over the V0 base: at most 7% above the measured 0.957 (it is 6.0%).
+assert v1 / b / (2577.68 / 2693.62) - 1 < 0.07, (v1 / b, 2577.68 / 2693.62)
 PY

@@ -72,11 +72,50 @@ LoraBytes lora_adapter_bytes(const Deployment& d, const LoraSpec& s);
 /// d_out) per token and matrix. Time: max(bytes / (HBM bandwidth x hbm_efficiency), FLOPs /
 /// (bf16 peak x matmul efficiency)), memory-bound at decode (Punica section 4: "memory-bound
 /// ... at small batch"). Added to the step: the kernels run after the base GEMM they adapt.
+/// With `kernels` > 0 (lora_step_kernels) and d.mechanisms enabled, each of the step's LoRA
+/// kernels also pays the kernel floor (Calibration::kernel_floor, the fixed time of one
+/// dependent GPU kernel): seconds += kernels x floor (docs/simulator.md 1.9, "Kernels").
 struct LoraStepWork {
   double bytes = 0, flops = 0;
-  double seconds = 0;
+  double seconds = 0;    ///< the bytes' or FLOPs' time, plus floor_s
+  double floor_s = 0;    ///< kernels x kernel floor (0 without mechanisms or kernels)
 };
-LoraStepWork lora_step_work(const Deployment& d, const LoraBytes& adapter, const LoraSpec& s, int64_t active_adapters, int64_t tokens);
+LoraStepWork lora_step_work(const Deployment& d, const LoraBytes& adapter, const LoraSpec& s, int64_t active_adapters, int64_t tokens,
+                            int64_t kernels = 0);
+
+/// How an engine release runs the multi-adapter GEMM of one adapted linear layer: its
+/// dependent kernels per adapted matrix (one slice of a packed projection: q, k and v of
+/// qkv_proj, gate and up of gate_up_proj) and per adapted packed projection (qkv_proj,
+/// o_proj, gate_up_proj, down_proj holding at least one target).
+struct LoraKernelPlan {
+  int64_t per_matrix = 0;  ///< kernels per adapted matrix
+  int64_t per_packed = 0;  ///< kernels per adapted packed projection
+  std::string source;      ///< the engine code it was read from
+};
+
+/// The kernel plan of an engine family ("vllm", "sglang", "trtllm"; EnginePolicy::name) at a
+/// release (EnginePolicy::version, "" for the current one):
+/// - vllm before 0.8 (V0's punica wrapper: vllm/lora/punica_wrapper/punica_gpu.py at v0.6.5,
+///   add_lora_packed_nslice loops over the slices, "TODO fuse these kernels", and add_lora
+///   per slice allocates a zeroed fp32 buffer (torch.zeros: a fill kernel), then runs
+///   bgmv_shrink and bgmv_expand_slice (decode; sgmv_* in prefill)): 3 per matrix, 21 per
+///   Llama layer with all seven targets.
+/// - vllm 0.8 and later (lora_shrink and lora_expand take every slice of a packed layer in
+///   one launch: PunicaWrapperGPU.add_lora_linear, vLLM PR #13096, the per-slice
+///   bgmv/sgmv kernels retired by PR #14685, March 2025; lora_shrink zeroes its output
+///   first, output_tensor.zero_()): 3 per packed projection, 12 per Llama layer.
+/// - sglang (triton backend, python/sglang/srt/lora/backend/triton_backend.py: run_qkv_lora
+///   is sgemm_lora_a_fwd over the stacked A then qkv_lora_b_fwd; gate_up likewise; o and
+///   down sgemm_lora_a_fwd then sgemm_lora_b_fwd): 2 per packed projection, 8 per layer.
+/// - trtllm: its LoRA plugin was not read; taken as the least any shrink-then-expand
+///   implementation launches, 2 per packed projection.
+LoraKernelPlan lora_kernel_plan(std::string_view engine, std::string_view version);
+
+/// The LoRA kernels of one step of deployment `d` under plan `p`: over the layer groups,
+/// layers x (per_matrix x adapted matrices + per_packed x adapted packed projections).
+/// Llama 3.1 8B, all seven targets: vLLM 0.6 21 x 32 = 672, vLLM current 12 x 32 = 384.
+/// Throws as lora_adapter_bytes.
+int64_t lora_step_kernels(const Deployment& d, const LoraSpec& s, const LoraKernelPlan& p);
 
 /// Seconds to load one adapter from host memory into an HBM slot: bytes_per_chip over each
 /// chip's host link (`host_bytes_per_s`, kv_offload_rates: the system's host tier link, HGX
