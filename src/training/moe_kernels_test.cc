@@ -31,5 +31,25 @@ TEST(TrainingKernels, MoeRouterScoresInFp32) {
   EXPECT_EQ(make_training_costs(load_model("llama-3.1-8b"), 4096).moe_router_width, 0);
 }
 
+TEST(TrainingKernels, AlltoallDispatcherSortsByLocalExpert) {
+  // Qwen3-30B-A3B (h 2048, top-8 of 128 experts) at bf16 (e = 2): under the alltoall
+  // dispatcher with EP16, each rank holds 8 local experts, so the arrived tokens are sorted
+  // by local expert and restored before the combine: forward 2 sorts x (read + write) x k h e
+  // = 4 x 8 x 2048 x 2 = 131,072 B per token per layer more than under DeepEP; backward the
+  // same. With one local expert per rank (EP128) there is nothing to sort, nor under DeepEP.
+  const TrainingCosts c = make_training_costs(load_model("qwen3-30b-a3b"), 4096);
+  TrainingPlan deepep;
+  deepep.ep = 16;
+  deepep.dp = 16;
+  TrainingPlan a2a = deepep;
+  a2a.ep_dispatcher = EpDispatcher::all_to_all;
+  EXPECT_NEAR(elementwise_bytes(c, a2a).forward - elementwise_bytes(c, deepep).forward, 131072, 1e-6);
+  EXPECT_NEAR(elementwise_bytes(c, a2a).backward - elementwise_bytes(c, deepep).backward, 131072, 1e-6);
+  a2a.ep = deepep.ep = 128;
+  EXPECT_DOUBLE_EQ(elementwise_bytes(c, a2a).forward, elementwise_bytes(c, deepep).forward);
+  a2a.ep = deepep.ep = 1;  // no expert parallelism: no all-to-all
+  EXPECT_DOUBLE_EQ(elementwise_bytes(c, a2a).forward, elementwise_bytes(c, deepep).forward);
+}
+
 }  // namespace
 }  // namespace chalk

@@ -316,7 +316,9 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // Optimizer: the grad-norm pass and AdamW over the parameters whose optimizer states this
   // chip keeps (all it holds under ZeRO-0; its 1/DP shard from ZeRO-1 on), at the HBM rate.
   const double owned = p.state.optimizer > 0 ? mem.optimizer.value() / p.state.optimizer : 0.0;
-  const Seconds t_optimizer = Seconds(optimizer_hbm_bytes(p.state, owned) / hbm);
+  // ... and the mixed-precision housekeeping around it: the working weights' copy, the
+  // gradient buffer's zeroing, fp16's unscale (optimizer_housekeeping_bytes).
+  const Seconds t_optimizer = Seconds((optimizer_hbm_bytes(p.state, owned) + optimizer_housekeeping_bytes(p, owned, mem.params_per_chip)) / hbm);
   const Seconds t_step = t_pipeline + Seconds(exposed) + Seconds(lost) + t_optimizer;
 
   const double chips = d(plan_chips(p));

@@ -47,6 +47,13 @@ double optimizer_hbm_bytes(const StateBytes& state, double owned_params) {
   return owned_params * (2 * state.gradients + 2 * state.optimizer + state.weights);
 }
 
+double optimizer_housekeeping_bytes(const TrainingPlan& p, double owned_params, double held_params) {
+  const double copy = p.zero_stage < 3 ? owned_params * kMasterWeightBytes : 0.0;
+  const double zeroing = p.zero_stage <= 1 ? held_params * p.state.gradients : 0.0;
+  const double unscale = p.loss_scaling ? owned_params * 2 * p.state.gradients : 0.0;
+  return copy + zeroing + unscale;
+}
+
 double sm_contention(double hidden, double sm_fraction) {
   return hidden > 0 ? hidden * sm_fraction : 0.0;
 }

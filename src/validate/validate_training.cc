@@ -59,6 +59,8 @@ TrainRowPlan plan_training_row_on_chips(const Measurement& r) {
   } else {
     p.compute = parse_matmul_precision(r.compute == "fp16" ? "bf16" : r.compute, at + "compute");
   }
+  // fp16 trains with a dynamic loss scale (Megatron-LM --fp16); the GEMMs run at bf16's rate.
+  p.loss_scaling = r.compute == "fp16";
   if (r.engine == "deepseek") {
     p.state = parse_state_bytes("adam-bf16-moments", "state");
     t.notes.push_back("engine deepseek: 14 bytes per parameter of model states (bf16 Adam moments, fp32 master and gradients; DeepSeek-V3 report 3.3.3)");

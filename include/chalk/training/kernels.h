@@ -42,8 +42,17 @@ inline constexpr double kDropoutMaskBytes = 1;
 ///   (3 f e), backward reads dy, gate and up, writes dgate and dup (5 f e).
 /// - MoE token permute and unpermute (Megatron-Core's moe_utils permute/unpermute around the
 ///   grouped GEMMs; top_k copies of the h-wide token): forward (3k + 1) h e, backward
-///   (3k + 2) h e (kernels.cc counts each read and write); a second sort by local expert
-///   after the all-to-all, where an engine does one, is not counted.
+///   (3k + 2) h e (kernels.cc counts each read and write). Under Megatron-Core's alltoall
+///   dispatcher (plan.ep_dispatcher all_to_all, ep > 1) with more than one local expert,
+///   the tokens that arrive from the all-to-all come grouped by source rank and are sorted
+///   again by local expert ("Permutation 2", sort_chunks_by_idxs in
+///   MoEAlltoAllTokenDispatcher.token_dispatch), and the combine restores the source order
+///   before its all-to-all (token_combine): each sort reads and writes every routed copy,
+///   forward 2 x 2 k h e, and their gradients the same, backward 4 k h e. DeepEP/HybridEP
+///   (the flex dispatcher) deliver tokens a rank permutes once: no second sort.
+///   Source: NVIDIA/Megatron-LM megatron/core/transformer/moe/token_dispatcher.py and
+///   moe_utils.py sort_chunks_by_idxs (core_r0.12.0 and later; fused or not, one read and
+///   one write per element).
 /// - the MoE router's kernels after its GEMM, in fp32 (kRouterBytes; Megatron-Core's
 ///   moe_router_dtype fp32 and DeepSeek-V3 3.3.1 keep the gating in fp32): forward, the score
 ///   function (softmax or sigmoid) reads the E logits and writes E scores (8 E), the top-k
@@ -190,7 +199,15 @@ inline KernelBytes elementwise_bytes(const TrainingCosts& c, const TrainingPlan&
   // writes k copies (2 k h e + h e), the permute's gradient reads the k copies' gradients and
   // writes their sum (k h e + h e).
   const double kh = c.moe_routed_width, mh = c.moe_hidden_width;
-  const double perm_f = e * (3 * kh + mh), perm_b = e * (3 * kh + 2 * mh);
+  double perm_f = e * (3 * kh + mh), perm_b = e * (3 * kh + 2 * mh);
+  // The alltoall dispatcher's second sort by local expert and its restore: 2 x (read + write)
+  // of the k copies each way. Local experts E / ep, E the router's width per MoE layer.
+  const bool local_sort = p.ep > 1 && p.ep_dispatcher == EpDispatcher::all_to_all && c.moe_layer_fraction > 0 &&
+                          c.moe_router_width / c.moe_layer_fraction > static_cast<double>(p.ep);
+  if (local_sort) {
+    perm_f += 4 * e * kh;
+    perm_b += 4 * e * kh;
+  }
   // The router's fp32 kernels (E scores, k = routed_tokens_per_token picks per token).
   const double ew = c.moe_router_width, kk = c.routed_tokens_per_token;
   const double router_f = kRouterBytes * (4 * ew + 3 * kk), router_b = kRouterBytes * (4 * ew + kk);

@@ -165,6 +165,10 @@ struct TrainingPlan {
   /// pairs them across stages. Needs pp = 1 or the interleaved schedule, and no full
   /// recomputation (Megatron-Bridge docs/training/communication-overlap.md).
   bool ep_overlap = false;
+  /// fp16 mixed precision's dynamic loss scaling (Micikevicius et al. 2018, section 3.2;
+  /// Megatron-LM --fp16): every step unscales the main gradients and checks them for inf
+  /// and NaN before the optimizer (optimizer_housekeeping_bytes). bf16 runs without.
+  bool loss_scaling = false;
 };
 
 /// Chips of a plan: dp x tp x pp x cp.

@@ -190,6 +190,32 @@ double loss_hbm_bytes(double logits, bool backward);
 /// exceeds the threshold) and the norm's scalar all-reduce (microseconds).
 double optimizer_hbm_bytes(const StateBytes& state, double owned_params);
 
+/// Bytes per parameter of the fp32 master weight a mixed-precision optimizer keeps beside
+/// the 16-bit working weights (part of StateBytes::optimizer in every preset).
+inline constexpr double kMasterWeightBytes = 4;
+
+/// HBM bytes of the passes a mixed-precision optimizer step makes besides the norm and
+/// AdamW (optimizer_hbm_bytes), for a chip that keeps the optimizer states of
+/// `owned_params` parameters and holds `held_params` (its stage's weights, before ZeRO).
+/// Source: Megatron-LM's MixedPrecisionOptimizer.step and its DDP (NVIDIA/Megatron-LM
+/// megatron/optimizer/optimizer.py and megatron/model/distributed.py @v3.0, the 2022
+/// release; Megatron-Core's DistributedOptimizer and DistributedDataParallel the same):
+/// - the working weights are written by their own copy kernel after AdamW
+///   (_copy_main_params_to_model_params, multi_tensor_scale from the fp32 master to the
+///   16-bit weight), which reads each owned master again: kMasterWeightBytes per owned
+///   parameter (its write, w, is already in optimizer_hbm_bytes); ZeRO-3 (FSDP) keeps no
+///   working copy apart (the fp32 shard is cast as it is gathered), so 0 there;
+/// - the contiguous gradient buffer is zeroed before each step's first microbatch
+///   (zero_grad_buffer: grad_data.zero_()), a write of state.gradients per held parameter
+///   under ZeRO-0 and 1; ZeRO-2/3 free their gradients instead (set to None), so 0 there;
+/// - under plan.loss_scaling the dynamic loss scaler's unscale and inf/NaN check
+///   (_unscale_main_grads_and_check_for_nan: torch._amp_foreach_non_finite_check_and_unscale_
+///   over the main gradients, in place) reads and writes each owned gradient: 2 x
+///   state.gradients.
+/// adam18 (g 4) at ZeRO-0, owned = held: 4 + 4 + (loss scaling) 8 = 16 B per parameter.
+/// Never throws.
+double optimizer_housekeeping_bytes(const TrainingPlan& p, double owned_params, double held_params);
+
 /// Compute time lost while a collective of `hidden` seconds runs hidden behind compute: its
 /// kernels hold `sm_fraction` of the SMs, so the compute progresses at 1 - sm_fraction
 /// meanwhile and finishes hidden x sm_fraction later (DeepSeek-V3 report 3.2.2: 20 of 132
@@ -275,7 +301,7 @@ struct TrainingStep {
   Seconds t_bubble;
   double bubble_fraction = 0; ///< bubble / (m (t_f + t_b)), Narayanan's convention
   Seconds t_dp, t_dp_exposed; ///< gradient reduce (and ZeRO-3 gathers), all of it and the part not hidden
-  Seconds t_optimizer;        ///< grad-norm pass + AdamW over the owned parameters at the HBM rate (optimizer_hbm_bytes)
+  Seconds t_optimizer;        ///< grad-norm pass + AdamW over the owned parameters and the mixed-precision housekeeping passes, at the HBM rate (optimizer_hbm_bytes, optimizer_housekeeping_bytes)
   /// Compute lost to the SMs that hidden collectives hold (sm_contention): the DP reduce or
   /// ZeRO gathers per step (added to the step), the CP ring per step (inside t_pipeline).
   Seconds t_dp_sm_contention, t_cp_sm_contention;
