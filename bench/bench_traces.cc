@@ -14,8 +14,9 @@
 // passes: cache misses on each request's state), the engine step (overhead.cc step_with and
 // what it calls) about 45%, of which the dense GEMMs' tile efficiency 13%, page faults of the
 // growing step list 10-12%, reading the trace 2%. The memo by whole rows (gemm_shape.cc)
-// takes the GEMM part to about 7%: 16.3-18.0 -> 15.7-17.0 s of CPU, within the noise of that
-// machine. Not yet within 5 s: the engine step's own arithmetic per step is the next cost.
+// takes the GEMM part to about 7% of the samples; CPU time 16.3-18.0 s before, 14.7-17.6 s
+// after (five and four runs at load 9-17): no gain shown beyond that machine's noise. Not yet
+// within 5 s: the engine step's own arithmetic per step and the loop's misses are the costs.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
