@@ -12,6 +12,10 @@
 // prefix cache 7.8-8.4 -> 6.6-7.3 s (the cache walk, PrefixCache::find and evict_lru, is
 // most of it: not yet under 0.5 s); plan_deepseek 1,541 -> 713-730 ms. Outputs unchanged
 // (chalk validate --json byte-identical).
+// The GEMM memo by whole rows (gemm_shape.cc; issue 31), CPU at load 11-12: simulate_requests
+// 100k 688-800 -> 692 ms (no change beyond noise), plan_deepseek 1,434 -> 1,329 ms (above its
+// 1 s goal on that machine; 713-730 ms were measured at load 17-23 before). Outputs pinned by
+// src/sim/sim_pin_test.cc.
 #include <benchmark/benchmark.h>
 
 #include "chalk/io/io.h"

@@ -9,6 +9,14 @@
 // exponential at the hour's rate; lengths lognormal with the Azure 2023 conversation trace's
 // means (1,155 in, 211 out: training-and-systems.md 9.2), sigma 0.8. Served by 2 replicas of
 // Llama 3.1 70B on 8 H200 each (bench_sim's replica takes 15 requests/s), round robin.
+// Where its time goes (perf, 4ccc8a1, CPU 16-18 s at load 12-17 on the shared 2-core
+// machine; 11.25 M steps, 1 M requests): the event loop itself 32% (the per-running-request
+// passes: cache misses on each request's state), the engine step (overhead.cc step_with and
+// what it calls) about 45%, of which the dense GEMMs' tile efficiency 13%, page faults of the
+// growing step list 10-12%, reading the trace 2%. The memo by whole rows (gemm_shape.cc)
+// takes the GEMM part to about 7% of the samples; CPU time 16.3-18.0 s before, 14.7-17.6 s
+// after (five and four runs at load 9-17): no gain shown beyond that machine's noise. Not yet
+// within 5 s: the engine step's own arithmetic per step and the loop's misses are the costs.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace chalk {
 
@@ -62,33 +63,76 @@ double serving_gemm_efficiency_uncached(double m, double n, double k, int64_t sm
 
 }  // namespace
 
-// A simulation prices hundreds of thousands of steps at a few hundred distinct row counts:
-// each thread keeps recent results in a small table, keyed by every argument (a pure function).
-double serving_gemm_efficiency(double m, double n, double k, int64_t sm_count, MatmulPrecision p) {
-  if (sm_count <= 0) return 1;
-  struct Entry {
-    double m = -1, n = -1, k = -1;
-    int64_t sms = -1;
-    MatmulPrecision p = MatmulPrecision::bf16;
-    double value = 1;
-  };
-  // 4,096 entries (192 KiB): a step's row count takes thousands of values (every chunk and
-  // decode mix up to the token budget) for each of a layer's few GEMM shapes; 256 entries
-  // missed most lookups of a day's simulation (38% of its time in this function).
-  static thread_local std::array<Entry, 4096> table;
-  const auto bits = [](double x) { return static_cast<uint64_t>(std::clamp(x, 0.0, 1e15)); };
-  const uint64_t h = (bits(m) * 0x9E3779B97F4A7C15ull) ^ (bits(n) * 0xC2B2AE3D27D4EB4Full) ^ (bits(k) * 0x165667B19E3779F9ull) ^
-                     static_cast<uint64_t>(sm_count) ^ (static_cast<uint64_t>(p) << 7);
-  const auto slot = (h >> 40) & 4095u;
-  Entry& e = table[slot];
-  if (e.m == m && e.n == n && e.k == k && e.sms == sm_count && e.p == p) return e.value;
-  const double v = serving_gemm_efficiency_uncached(m, n, k, sm_count, p);
-  e = Entry{m, n, k, sm_count, p, v};
-  return v;
-}
+namespace {
 
-double gemms_shape_efficiency(double m, const GemmNK* gemms, int count, int64_t sm_count, MatmulPrecision p) {
-  if (sm_count <= 0 || count <= 0) return 1;
+/// Results of a pure function of (whole rows m, a shape) kept per thread: the serving GEMM
+/// efficiencies depend on max(1, ceil(m)) only (serving_gemm_efficiency_uncached rounds m
+/// first), and a simulation prices millions of steps at a few thousand row counts over the
+/// few shapes of one deployment (a layer's projections, FFN, LM head). Each of up to 16
+/// shapes (the oldest replaced) holds a table indexed by the whole rows, up to kRows.
+/// `Key` compares with ==; a stored -1 is "not yet computed" (the values are fractions).
+template <class Key>
+class RowMemo {
+ public:
+  static constexpr double kRows = 65536;  // 512 KiB of doubles a shape at most
+  /// The slot of (key, rows), rows = max(1, ceil(m)) <= kRows: < 0 until set.
+  double& at(const Key& key, double rows) {
+    std::size_t found = shapes_.size();
+    for (std::size_t j = 0; j < shapes_.size(); ++j) {
+      const std::size_t i = (last_ + j) % shapes_.size();
+      if (shapes_[i].used && shapes_[i].key == key) {
+        found = i;
+        break;
+      }
+    }
+    if (found == shapes_.size()) {
+      found = victim_;
+      victim_ = (victim_ + 1) % shapes_.size();
+      shapes_[found].used = true;
+      shapes_[found].key = key;
+      shapes_[found].by_rows.clear();
+    }
+    last_ = found;
+    std::vector<double>& v = shapes_[found].by_rows;
+    const auto row = static_cast<std::size_t>(rows);
+    if (row >= v.size()) v.resize(std::max(row + 1, std::min(2 * v.size(), static_cast<std::size_t>(kRows) + 1)), -1.0);
+    return v[row];
+  }
+
+ private:
+  struct Shape {
+    bool used = false;
+    Key key{};
+    std::vector<double> by_rows;
+  };
+  std::array<Shape, 16> shapes_;
+  std::size_t last_ = 0, victim_ = 0;
+};
+
+/// One GEMM's shape beside m: serving_gemm_efficiency's key.
+struct GemmKey {
+  double n = 0, k = 0;
+  int64_t sms = 0;
+  MatmulPrecision p = MatmulPrecision::bf16;
+  bool operator==(const GemmKey&) const = default;
+};
+
+/// Up to four GEMMs sharing m: gemms_shape_efficiency's key (more go uncached).
+struct GemmsKey {
+  std::array<GemmNK, 4> gemms{};
+  int count = 0;
+  int64_t sms = 0;
+  MatmulPrecision p = MatmulPrecision::bf16;
+  bool operator==(const GemmsKey& o) const {
+    if (count != o.count || sms != o.sms || p != o.p) return false;
+    for (int i = 0; i < count; ++i) {
+      if (gemms[i].n != o.gemms[i].n || gemms[i].k != o.gemms[i].k) return false;
+    }
+    return true;
+  }
+};
+
+double gemms_shape_efficiency_uncached(double m, const GemmNK* gemms, int count, int64_t sm_count, MatmulPrecision p) {
   double flops = 0, spent = 0;  // sum of n k, and of n k / efficiency (m is common)
   for (int i = 0; i < count; ++i) {
     const double w = gemms[i].n * gemms[i].k;
@@ -97,6 +141,36 @@ double gemms_shape_efficiency(double m, const GemmNK* gemms, int count, int64_t 
     spent += w / serving_gemm_efficiency(m, gemms[i].n, gemms[i].k, sm_count, p);
   }
   return spent > 0 ? flops / spent : 1.0;
+}
+
+}  // namespace
+
+double serving_gemm_efficiency(double m, double n, double k, int64_t sm_count, MatmulPrecision p) {
+  if (sm_count <= 0) return 1;
+  m = std::max(1.0, std::ceil(m));
+  n = std::max(1.0, std::ceil(n));
+  k = std::max(1.0, std::ceil(k));
+  if (m > RowMemo<GemmKey>::kRows) return serving_gemm_efficiency_uncached(m, n, k, sm_count, p);
+  static thread_local RowMemo<GemmKey> memo;
+  double& slot = memo.at(GemmKey{n, k, sm_count, p}, m);
+  if (slot < 0) slot = serving_gemm_efficiency_uncached(m, n, k, sm_count, p);
+  return slot;
+}
+
+double gemms_shape_efficiency(double m, const GemmNK* gemms, int count, int64_t sm_count, MatmulPrecision p) {
+  if (sm_count <= 0 || count <= 0) return 1;
+  // Depends on m through serving_gemm_efficiency alone: on max(1, ceil(m)).
+  const double rows = std::max(1.0, std::ceil(m));
+  if (count > 4 || rows > RowMemo<GemmsKey>::kRows) return gemms_shape_efficiency_uncached(m, gemms, count, sm_count, p);
+  GemmsKey key;
+  for (int i = 0; i < count; ++i) key.gemms[static_cast<std::size_t>(i)] = gemms[i];
+  key.count = count;
+  key.sms = sm_count;
+  key.p = p;
+  static thread_local RowMemo<GemmsKey> memo;
+  double& slot = memo.at(key, rows);
+  if (slot < 0) slot = gemms_shape_efficiency_uncached(m, gemms, count, sm_count, p);
+  return slot;
 }
 
 double grouped_gemm_reduction_efficiency(double k, MatmulPrecision p) {
