@@ -401,7 +401,9 @@ ModesReport fast_and_slow_modes(const ModelSpec& m, const SystemSpec& s, const D
   const Replica* cheapest_rep = &reps[cheapest_at];
   // The fastest point: batch 1 on each replica.
   for (size_t i = 0; i < reps.size(); ++i) {
-    ModePoint p = replica_point(reps[i], 1, o.context, lev);
+    // A pipeline's fastest batch is one sequence per stage: they ride the same pass as one
+    // sequence alone, at `stages` times the tokens per chip.
+    ModePoint p = replica_point(reps[i], std::min<int64_t>(stages, reps[i].max_batch), o.context, lev);
     if (i == 0 || faster(p, r.fastest)) r.fastest = p;
   }
   if (o.baseline_tokens_per_s_per_user) {
@@ -449,10 +451,23 @@ ModesReport fast_and_slow_modes(const ModelSpec& m, const SystemSpec& s, const D
   }
   r.max_speed_multiple = r.fastest.tokens_per_s_per_user.value() / s0;
   r.price_multiple_at_fastest = c0 / r.fastest.tokens_per_s_per_chip.value();
-  r.what_stops_it = explain_fastest(r.fastest, s, r.excluded, sizes.back());
   if (stages > 1) {
-    r.what_stops_it += " A pipeline of " + std::to_string(stages) + " stages: a token passes every stage in turn, so a user waits " +
-                       std::to_string(stages) + " stage steps and the sends between them (lecture 1:16:47).";
+    // The stage's own step, as explained for one replica, then the pass through every stage.
+    ModePoint stage_view = r.fastest;
+    stage_view.n_chips = r.fastest.n_chips / stages;
+    stage_view.step.t_step = stage_view.step.t_operations + stage_view.step.t_comm + stage_view.step.t_overhead;
+    for (const auto& rep : reps) {
+      if (rep.dep.n_chips == stage_view.n_chips && rep.dep.mechanisms.layout.description + ")" ==
+                                                       r.fastest.layout.substr(r.fastest.layout.find('(') + 1)) {
+        stage_view.step = decode_step(rep.dep, 1, o.context, lev);
+      }
+    }
+    r.what_stops_it = "Each of " + std::to_string(stages) + " pipeline stages: " + explain_fastest(stage_view, s, {}, sizes.back()) +
+                      " A token passes every stage in turn, so a user waits " + std::to_string(stages) + " stage steps of " +
+                      ms(stage_view.step.t_step) + " and the sends between them: " + ms(r.fastest.step.t_step) +
+                      " (lecture 1:16:47); more stages hold a larger model, never a faster token.";
+  } else {
+    r.what_stops_it = explain_fastest(r.fastest, s, r.excluded, sizes.back());
   }
 
   // The floor of the hyperbola on the cheapest replica: the slope of T_step in B, per token
