@@ -10,6 +10,7 @@
 #include "chalk/io/io.h"
 #include "chalk/engine/default_layout.h"
 #include "chalk/engine/layout_search.h"
+#include "chalk/engine/pipeline.h"
 #include "envelope.h"
 #include "commands.h"
 #include "deployment_options.h"
@@ -133,6 +134,38 @@ Table layouts_table(const std::vector<Ranking>& rankings, const std::optional<Us
   return t;
 }
 
+/// The routed experts' placement every row is priced under (--eplb), said as describe_json's
+/// "moe_routing" says it, at the EP degree of the first-ranked layout that fits (each row's
+/// busiest rank is read at its own EP degree); the search's own deployment when none fits.
+std::string layouts_moe_routing(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, const std::vector<Ranking>& rankings,
+                                int64_t n_chips) {
+  DeploymentOptions o = base;
+  o.n_chips = n_chips;
+  o.mechanisms.enabled = false;
+  for (const auto& r : rankings) {
+    for (const auto& c : r.ranked) {
+      if (!c.fits) continue;
+      o.mechanisms.enabled = true;
+      o.mechanisms.layout = c.layout;
+      o.n_chips = c.pp > 1 ? c.replica_chips / c.pp : c.replica_chips;
+      try {
+        const Deployment d = make_deployment(c.pp > 1 ? pipeline_stage_model(m, c.pp) : m, s, o);
+        return moe_routing_text(d) + " (the first-ranked layout; each row at its own EP degree)";
+      } catch (const InputError&) {
+        o.mechanisms.enabled = false;
+        o.n_chips = n_chips;
+      }
+      break;
+    }
+    break;
+  }
+  try {
+    return moe_routing_text(make_deployment(m, s, o));
+  } catch (const InputError&) {
+    return "";
+  }
+}
+
 std::string plural(int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
 void run_layouts(const LayoutsArgs& a) {
@@ -252,6 +285,7 @@ void run_layouts(const LayoutsArgs& a) {
                         {"price_usd_per_chip_hour", price ? nlohmann::json(to_usd_per_hour(*price)) : nlohmann::json()},
                         {"warnings", warnings},
                         {"replica_choice", replica_note_json(note)},
+                        {"moe_routing", layouts_moe_routing(model, system, base, rankings, q.n_chips)},
                         {"rows", rows.fitting},
                         {"rejected_layouts", rows.rejected}};
     if (a.explain) {
@@ -275,6 +309,9 @@ void run_layouts(const LayoutsArgs& a) {
                         : std::string("batch       each replica runs the largest batch its HBM holds at this context\n"));
   }
   std::cout << replica_note_text(note);
+  if (base.mechanisms.expert_balance != ExpertBalance::uniform) {
+    std::cout << "experts     " << layouts_moe_routing(model, system, base, rankings, q.n_chips) << '\n';
+  }
   if (q.output > 0) std::cout << fmt::format("serving     each step also prefills batch / {} prompts of {} tokens\n", q.output, q.prompt);
   std::cout << "columns     ops: operations (compute or memory per kernel); overhead: kernel launch floor; comm: collectives not hidden; "
                "governs: the largest share of the step\n";
@@ -300,6 +337,9 @@ void register_layouts(CLI::App& app, Action& run) {
   a = LayoutsArgs{};
   auto* cmd = app.add_subcommand("layouts", "Rank the parallel layouts (TP, EP, data-parallel attention, replicas) of a model on n chips");
   add_deployment_options(*cmd, a.deployment, /*layout_flags=*/false);
+  // The expert-load assumption is not a layout: the search prices every layout under it, as
+  // plan and simulate do (review 5 L7).
+  add_eplb_option(*cmd, a.deployment);
   cmd->add_option("-s,--context", a.context,
                   "Tokens in each sequence's KV cache (default 4096; with --prompt and --output the steady state's mean, "
                   "prompt + output / 2)")->check(CLI::Range(int64_t{1}, int64_t{1} << 30).description(""));

@@ -106,10 +106,15 @@ std::string offer_why_not(const OfferComparison& oc) {
     if (r.fastest_tok_per_s_per_user && (!fastest || *r.fastest_tok_per_s_per_user > *fastest->fastest_tok_per_s_per_user)) fastest = &r;
   }
   if (fastest) {
-    return fmt::format("no layout on any system priced reaches {} tok/s per user{}; the fastest is {} on {} (batch 1): beyond "
-                       "every GPU's step, a wafer-scale or LPU chip, or speculative decoding chalk does not assume here",
+    // The fastest system's own reason (review 5 M8: "beyond every GPU's step" was said of an
+    // L4 alone, whose weights did not fit one server): its speed and what governs it.
+    const std::string& why = fastest->unreachable;
+    const size_t at = why.find("the fastest is ");
+    return fmt::format("no layout on any system priced reaches {} tok/s per user{}; the fastest is {} on {}{}; faster chips or "
+                       "speculative decoding (not assumed here) would be needed",
                        readable(oc.speed.value(), 4), oc.speed_assumed ? " (assumed: the sheet states no speed)" : "",
-                       format_number(*fastest->fastest_tok_per_s_per_user, 4), fastest->system);
+                       format_number(*fastest->fastest_tok_per_s_per_user, 4), fastest->system,
+                       at == std::string::npos ? std::string(" (batch 1)") : " " + why.substr(why.find(' ', at + 15) + 1));
   }
   // No system reaches any speed: say each priced system's own reason (the weights do not
   // fit one scale-up domain, say), not only that none is priced.

@@ -14,7 +14,9 @@
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/serving/serving.h"
+#include "chalk/engine/pipeline.h"
 #include "envelope.h"
+#include "pipeline_cli.h"
 #include "deployment_options.h"
 #include "serving_cli.h"
 #include "table.h"
@@ -39,9 +41,14 @@ double RooflineBeside::t_step_ms(int64_t chips, int64_t batch, int64_t context) 
   auto it = deps_.find(chips);
   if (it == deps_.end()) {
     DeploymentOptions o = l_.base;
-    o.n_chips = chips;
+    o.n_chips = l_.pp > 1 ? chips / l_.pp : chips;
     o.mechanisms = Mechanisms{};
-    it = deps_.emplace(chips, make_deployment(l_.model, l_.system, o)).first;
+    it = deps_.emplace(chips, make_deployment(l_.pp > 1 ? pipeline_stage_model(l_.model, l_.pp) : l_.model, l_.system, o)).first;
+  }
+  if (l_.pp > 1) {
+    PipelineShape shape;
+    shape.stages = shape.microbatches = l_.pp;
+    return to_ms(pipeline_decode(it->second, shape, batch, context).cycle);
   }
   return to_ms(decode_step(it->second, batch, context, resolve_levers(lev_, context)).t_step);
 }
@@ -64,14 +71,25 @@ Table frontier_table(const std::vector<FrontierPoint>& pts, RooflineBeside& lowe
                {"tok_per_s_per_user", "tok/s/user"},
                {"tok_per_s_per_chip", "tok/s/chip"},
                {"cost_usd_per_mtok", "$/Mtok"},
-               {"on_frontier", "frontier"}};
+               {"on_frontier", "frontier"},
+               // decode's and sweep's pipeline columns (add_pipeline_columns), one set whatever the
+               // layout: pp 1, one microbatch, no hop without stages (review 5 M1).
+               {"pp", "pp"},
+               {"microbatches", "microbatches"},
+               {"microbatch", "seqs/microbatch"},
+               {"t_stage_ms", "stage ms"},
+               {"t_hop_ms", "hop ms"},
+               {"t_pass_ms", "pass ms"},
+               {"stage_busy", "stage busy"}};
   t.set_priority({"chips", "batch"}, 0);
   t.set_priority({"t_compute_ms", "t_weights_ms", "t_kv_ms", "t_comm_ms", "t_overhead_ms", "t_host_ms", "memory_full"}, 2);
+  t.set_priority({"pp", "microbatches", "microbatch", "t_stage_ms", "t_hop_ms", "t_pass_ms", "stage_busy"}, 3);
   for (const auto& p : pts) {
     t.add({p.n_chips, p.layout.empty() ? Cell{} : Cell(p.layout), p.batch, std::string(p.memory_full ? "yes" : "no"), to_ms(p.t_compute), to_ms(p.t_weights),
            to_ms(p.t_kv), to_ms(p.t_comm), to_ms(p.t_overhead), to_ms(p.t_host), to_ms(p.t_step), lower.t_step_ms(p.n_chips, p.batch, context),
            std::string(to_string(p.bound)), p.tokens_per_s_per_user.value(),
-           p.tokens_per_s_per_chip.value(), cost_cell(p.cost_per_token), std::string(p.on_frontier ? "yes" : "no")});
+           p.tokens_per_s_per_chip.value(), cost_cell(p.cost_per_token), std::string(p.on_frontier ? "yes" : "no"), p.pp, p.microbatches,
+           p.microbatch, to_ms(p.t_stage), to_ms(p.t_hop), to_ms(p.t_pass), p.stage_busy});
   }
   return t;
 }
@@ -82,15 +100,68 @@ nlohmann::json excluded_json(const std::vector<ExcludedReplica>& ex) {
   return j;
 }
 
+FrontierDefault frontier_default(const ServingArgs& a, int64_t context) {
+  FrontierDefault f;
+  if (!a.replica_chips.empty() || a.deployment.roofline) return f;
+  const bool levers = a.levers.draft > 0 || a.levers.sparse_top_k || a.levers.sparse_sqrt;
+  DeploymentArgs da = a.deployment;
+  da.chips = 0;
+  da.prices_pipeline = !levers;
+  std::optional<ReplicaNote> note;
+  try {
+    (void)resolve(da, context, &note);
+  } catch (const InputError&) {
+    return f;  // nothing holds it: the frontier's own error names the sizes tried
+  }
+  if (!note || note->fallback.empty()) return f;
+  if (note->pp > 1) {
+    f.pp = note->pp;
+  } else {
+    f.replica_chips = note->choice.n_chips;  // DeepSeek-V3 on H100: EP16 over two domains
+  }
+  return f;
+}
+
+PipelineArgs pipeline_args(const Loaded& l) {
+  PipelineArgs p;
+  p.pp = l.pp;
+  p.why = fmt::format("no replica within the {}-chip scale-up domain holds {}: each replica is {} pipeline stages, as `chalk layouts` "
+                      "ranks it and `serving sweep` prices it; --replica-chips prices replicas without stages",
+                      l.system.scale_up_domain, l.model.name, l.pp);
+  return p;
+}
+
+nlohmann::json pipeline_head(const Loaded& l) {
+  nlohmann::json j = pipeline_json(l.shown, pipeline_args(l));
+  j["pipeline"]["why"] = pipeline_args(l).why;
+  return j;
+}
+
+std::string pipeline_head_text(const Loaded& l, int64_t context) {
+  return describe_text_with_warnings(l.shown, context) + pipeline_text(l.shown, pipeline_args(l), {});
+}
+
 Loaded load(const ServingArgs& a) {
   forbid_chips(a);
   Loaded l{load_model(a.deployment.model), load_system(a.deployment.hardware), {}, {}};
   l.base = base_options(a.deployment);
+  const int64_t context = single_int(a.context, "--context", 0, 1LL << 30);
+  const FrontierDefault fd = frontier_default(a, context);
+  l.pp = fd.pp;
+  l.wide_replica = fd.replica_chips;
+  if (l.pp > 1) {
+    PipelineArgs p;
+    p.pp = l.pp;
+    DeploymentArgs da = a.deployment;
+    da.chips = 0;
+    l.shown = resolve_pipeline_stage(da, p, context);
+    return l;
+  }
   DeploymentOptions o = l.base;
   // The header describes the widest replica tried, so that its warnings (weights that do
   // not fit) speak of a size the command prices, never of a --chips it does not take.
   const auto sizes = replica_list(a);
-  o.n_chips = sizes.empty() ? l.system.scale_up_domain : *std::max_element(sizes.begin(), sizes.end());
+  o.n_chips = l.wide_replica > 0 ? l.wide_replica : sizes.empty() ? l.system.scale_up_domain : *std::max_element(sizes.begin(), sizes.end());
   l.shown = make_deployment(l.model, l.system, o);
   return l;
 }
@@ -107,7 +178,9 @@ FrontierOptions frontier_options(const ServingArgs& a, const ServingLevers& lev)
 void run_frontier(const ServingArgs& a) {
   const ServingLevers lev = levers_of(a.levers, a.deployment);
   const Loaded l = load(a);
-  const FrontierOptions o = frontier_options(a, lev);
+  FrontierOptions o = frontier_options(a, lev);
+  o.pipeline_stages = l.pp;
+  if (l.wide_replica > 0) o.replica_chips = {l.wide_replica};
   const Frontier f = latency_cost_frontier(l.model, l.system, l.base, o);
   RooflineBeside lower(l, lev);
   const auto& shown = a.all_points ? f.points : f.frontier;
@@ -116,9 +189,10 @@ void run_frontier(const ServingArgs& a) {
   // $/Mtok and tok/s/chip at 100 columns (review M5); differing layouts stay as detail.
   const bool one_layout = !shown.empty() && std::all_of(shown.begin(), shown.end(), [&](const auto& p) { return p.layout == shown.front().layout; });
   t.set_priority({"layout"}, one_layout ? 3 : 2);
-  nlohmann::json head = describe_json(l.shown);
+  nlohmann::json head = l.pp > 1 ? pipeline_head(l) : describe_json(l.shown);
   head["assumptions"]["chips"] = nullptr;  // varied: see each row's chips
-  head["assumptions"]["chips_varied"] = "each row's chips (replica sizes from --replica-chips, default 1..scale-up domain)";
+  head["assumptions"]["chips_varied"] = l.pp > 1 ? "each row's chips: every stage's (chips per stage 1..scale-up domain)"
+                                                 : "each row's chips (replica sizes from --replica-chips, default 1..scale-up domain)";
   head["levers"] = levers_json(lev);
   head["context_tokens"] = f.context;
   head["excluded_replicas"] = excluded_json(f.excluded);
@@ -127,17 +201,21 @@ void run_frontier(const ServingArgs& a) {
   std::string text = fmt::format(
       "chalk serving frontier: tokens/s per user against cost per token over batch and chips per replica, at {} tokens "
       "of context\n{}levers      {}\n{} points fit in HBM ({} beyond memory dropped); {} on the frontier{}\n",
-      f.context, describe_text_with_warnings(l.shown, f.context) + scale_out_warning(l, a), describe_levers(lev), f.points.size(), f.points_beyond_memory, f.frontier.size(),
+      f.context, (l.pp > 1 ? pipeline_head_text(l, f.context) : describe_text_with_warnings(l.shown, f.context)) + scale_out_warning(l, a), describe_levers(lev), f.points.size(), f.points_beyond_memory, f.frontier.size(),
       a.all_points ? "" : " (--all-points lists every point)");
   if (one_layout && !shown.front().layout.empty()) text += fmt::format("layout      {} (every row)\n", shown.front().layout);
   for (const auto& e : f.excluded) text += fmt::format("excluded    {}: {}\n", counted(e.n_chips, "chip"), e.reason);
   std::set<int64_t> tried;
   for (const auto& p : f.points) tried.insert(p.n_chips);
   for (const auto& e : f.excluded) tried.insert(e.n_chips);
-  if (a.replica_chips.empty()) {
-    text += fmt::format("replicas    sizes tried: {} (those an engine can run: whole heads or whole experts per chip; "
+  if (l.wide_replica > 0) {
+    text += fmt::format("replicas    {} chips: no replica within the {}-chip scale-up domain holds {}, so the smallest replica that "
+                        "does, as `serving sweep` and `prices forward` price it; --replica-chips prices others\n",
+                        l.wide_replica, l.system.scale_up_domain, l.model.name);
+  } else if (a.replica_chips.empty()) {
+    text += fmt::format("replicas    sizes tried: {} ({}those an engine can run: whole heads or whole experts per chip; "
                         "--replica-chips for others)\n",
-                        fmt::join(tried, ", "));
+                        fmt::join(tried, ", "), l.pp > 1 ? fmt::format("every chip of {} stages; ", l.pp) : std::string());
   }
   head["replica_sizes"] = tried;
   print("serving frontier", a, t, head, text);
@@ -150,6 +228,7 @@ namespace {
 
 nlohmann::json point_json(const ModePoint& p, RooflineBeside& lower) {
   return {{"chips", p.n_chips},
+          {"pp", p.pp},
           {"layout", p.layout.empty() ? nlohmann::json() : nlohmann::json(p.layout)},
           {"batch", p.batch},
           {"t_step_ms", to_ms(p.step.t_step)},
@@ -266,6 +345,7 @@ Table modes_table(const ModesReport& r, RooflineBeside& lower) {
                {"speed_multiple", "speed x", 4},
                {"price_multiple", "price x", 4},
                {"chips", "chips"},
+               {"pp", "pp"},
                {"layout", "layout"},
                {"batch", "batch"},
                {"t_step_ms", "step ms"},
@@ -275,7 +355,7 @@ Table modes_table(const ModesReport& r, RooflineBeside& lower) {
                {"tok_per_s_per_chip", "tok/s/chip", 4},
                {"cost_usd_per_mtok", "$/Mtok", 4}};
   auto add = [&](const std::string& mode, double speed, double price, const ModePoint& p) {
-    t.add({mode, speed, price, p.n_chips, p.layout.empty() ? Cell{} : Cell(p.layout), p.batch, to_ms(p.step.t_step),
+    t.add({mode, speed, price, p.n_chips, p.pp, p.layout.empty() ? Cell{} : Cell(p.layout), p.batch, to_ms(p.step.t_step),
            lower.t_step_ms(p.n_chips, p.batch, p.step.context), std::string(to_string(p.step.bound)), p.tokens_per_s_per_user.value(),
            p.tokens_per_s_per_chip.value(), cost_cell(p.cost_per_token)});
   };
@@ -311,16 +391,19 @@ ModesOptions modes_options(const ServingArgs& a, const ServingLevers& lev) {
 void run_modes(const ServingArgs& a) {
   const ServingLevers lev = levers_of(a.levers, a.deployment);
   const Loaded l = load(a);
-  const ModesReport r = fast_and_slow_modes(l.model, l.system, l.base, modes_options(a, lev));
+  ModesOptions mo = modes_options(a, lev);
+  mo.pipeline_stages = l.pp;
+  if (l.wide_replica > 0) mo.replica_chips = {l.wide_replica};
+  const ModesReport r = fast_and_slow_modes(l.model, l.system, l.base, mo);
   if (a.output.csv) {
     RooflineBeside lower(l, lev);
     print_csv(std::cout, modes_table(r, lower));
     return;
   }
   if (a.output.json) {
-    nlohmann::json j = describe_json(l.shown);
+    nlohmann::json j = l.pp > 1 ? pipeline_head(l) : describe_json(l.shown);
     j["assumptions"]["chips"] = nullptr;
-    j["assumptions"]["chips_varied"] = "1..scale-up domain unless --replica-chips";
+    j["assumptions"]["chips_varied"] = l.pp > 1 ? "every stage's chips (chips per stage 1..scale-up domain)" : "1..scale-up domain unless --replica-chips";
     j["levers"] = levers_json(lev);
     RooflineBeside lower(l, lev);
     j["modes"] = modes_json(r, lower);
@@ -333,8 +416,12 @@ void run_modes(const ServingArgs& a) {
                    "chalk serving modes: what a faster or a cheaper mode costs (the lecture's opening question), at {} "
                    "tokens of context\n",
                    r.context)
-            << describe_text_with_warnings(l.shown, r.context) << scale_out_warning(l, a) << "levers      " << describe_levers(lev) << "\n"
-            << "replicas    every size from 1 chip to the scale-up domain unless --replica-chips; "
+            << (l.pp > 1 ? pipeline_head_text(l, r.context) : describe_text_with_warnings(l.shown, r.context)) << scale_out_warning(l, a)
+            << "levers      " << describe_levers(lev) << "\n"
+            << (l.pp > 1 ? fmt::format("replicas    {} pipeline stages, each stage every size from 1 chip to the scale-up domain; ", l.pp)
+                : l.wide_replica > 0
+                    ? fmt::format("replicas    {} chips: no replica within the scale-up domain holds the model, so the smallest that does; ", l.wide_replica)
+                    : std::string("replicas    every size from 1 chip to the scale-up domain unless --replica-chips; "))
             << (l.shown.mechanisms.enabled ? "each size tries its derived layout and, unless --tp is given, data-parallel attention "
                                              "with and without two micro-batches (MoE) or the FFN over the whole replica (dense); "
                                              "each answer names its layout\n\n"

@@ -44,9 +44,13 @@ nlohmann::json chart_data(const ServingArgs& a, const ServingLevers& lev) {
   varied.deployment.chips = 0;
   if (a.deployment.chips > 0 && varied.replica_chips.empty()) varied.replica_chips = std::to_string(a.deployment.chips);
   const Loaded l = load(varied);
-  const FrontierOptions fo = frontier_options(varied, lev);
+  FrontierOptions fo = frontier_options(varied, lev);
+  fo.pipeline_stages = l.pp;
+  if (l.wide_replica > 0) fo.replica_chips = {l.wide_replica};
   const Frontier f = latency_cost_frontier(l.model, l.system, l.base, fo);
   ModesOptions mo = modes_options(varied, lev);
+  mo.pipeline_stages = l.pp;
+  if (l.wide_replica > 0) mo.replica_chips = {l.wide_replica};
   const ModesReport r = fast_and_slow_modes(l.model, l.system, l.base, mo);
   // The curves against batch and context, the window and the balance points are
   // `serving sweep`'s deployment: -n chips, else the one size --replica-chips names, else
@@ -55,7 +59,9 @@ nlohmann::json chart_data(const ServingArgs& a, const ServingLevers& lev) {
   DeploymentArgs curves = a.deployment;
   if (curves.chips == 0 && fo.replica_chips.size() == 1) curves.chips = fo.replica_chips.front();
   std::optional<ReplicaNote> note;
-  const Deployment d = resolve(curves, fo.context, &note);
+  // A pipeline (no replica within the domain holds the model): the curves, window and balance
+  // points are its busiest stage's, said in the title and "pipeline" (review 5 M1).
+  const Deployment d = l.pp > 1 ? l.shown : resolve(curves, fo.context, &note);
   const auto batch_pts = serving_sweep(d, fo.batches, {fo.context}, lev);
   const BatchingWindow w = batching_window(d, fo.context, lev);
   std::vector<int64_t> contexts;
@@ -65,8 +71,11 @@ nlohmann::json chart_data(const ServingArgs& a, const ServingLevers& lev) {
   const BalancePoints b = balance_points(d, fo.context, ctx_batch, lev);
   nlohmann::json j;
   j["format"] = "chalk-serving-chart/1";
-  j["title"] = fmt::format("{} on {}: curves against batch and context on {} chips", l.model.name, l.system.name, d.n_chips);
-  j["deployment"] = describe_json(d);
+  j["title"] = l.pp > 1 ? fmt::format("{} on {}: PP{} pipeline; curves against batch and context of its busiest stage ({} of {} layers "
+                                      "on {} chips)",
+                                      l.model.name, l.system.name, l.pp, n_layers(d.model), n_layers(l.model), d.n_chips)
+                        : fmt::format("{} on {}: curves against batch and context on {} chips", l.model.name, l.system.name, d.n_chips);
+  j["deployment"] = l.pp > 1 ? pipeline_head(l) : describe_json(d);
   j["replica_choice"] = replica_note_json(note);
   j["levers"] = levers_json(lev);
   j["context_tokens"] = fo.context;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "chalk/base/error.h"
+#include "chalk/engine/pipeline.h"
 #include "chalk/io/io.h"
 #include "chalk/serving/explain.h"
 #include "chalk/serving/serving.h"
@@ -23,6 +24,21 @@ namespace {
 
 // No such batch or context: "-" in the table, null in JSON (docs/output-schema.md), never the string "none".
 Cell opt_cell(const std::optional<int64_t>& v) { return v ? Cell(*v) : Cell{}; }
+
+/// The deployment `serving balance` and `window` price: with no -n and no lever, the busiest
+/// stage of the pipeline resolve() chooses when no replica within the scale-up domain holds
+/// the model (`p` set: Llama 3.1 405B on H100 is PP2 x TP8, as `serving sweep` prices it;
+/// review 5 M1: they priced TP16 across two hosts and named another command's --pp), else
+/// resolve()'s replica.
+Deployment balance_deployment(const ServingArgs& a, int64_t context, std::optional<ReplicaNote>& note, std::optional<PipelineArgs>& p) {
+  DeploymentArgs da = a.deployment;
+  da.prices_pipeline = a.deployment.chips == 0 && a.levers.draft == 0 && !a.levers.sparse_top_k && !a.levers.sparse_sqrt;
+  Deployment d = resolve(da, context, &note);
+  p = chosen_pipeline(da, std::nullopt, note, context);
+  if (!p) return d;
+  p->why = "no replica within the scale-up domain holds the model: each stage's figures below, as `serving sweep` prices the pipeline";
+  return resolve_pipeline_stage(da, *p, context);
+}
 
 }  // namespace
 
@@ -171,7 +187,10 @@ void run_balance(const ServingArgs& a) {
   const int64_t s = single_int(a.context, "--context", 0, 1LL << 30);
   std::optional<ReplicaNote> note;
   refuse_beyond_max_context(a.deployment, load_model(a.deployment.model), s, "--context");
-  const Deployment d = resolve(a.deployment, s, &note);
+  std::optional<PipelineArgs> pipe;
+  // A pipeline's balance points are its busiest stage's, per microbatch (a stage steps one
+  // microbatch at a time: the batch here is a microbatch's).
+  const Deployment d = balance_deployment(a, s, note, pipe);
   const BalancePoints b = balance_points(d, s, a.crossover_batch, lev);
   Table t;
   t.columns = {{"quantity", "quantity"}, {"value", "value", 4}, {"unit", "unit"}, {"how", "how"}};
@@ -194,7 +213,8 @@ void run_balance(const ServingArgs& a) {
     explanations = explanations_json(xs);
     explain_text = "\nHow the figures are computed:\n" + explanations_text(xs);
   }
-  nlohmann::json head = describe_json(d);
+  nlohmann::json head = pipe ? pipeline_json(d, *pipe) : describe_json(d);
+  if (pipe) head["pipeline"]["why"] = pipe->why;
   head["replica_choice"] = replica_note_json(note);
   head["levers"] = levers_json(lev);
   head["balance"] = {{"context_tokens", s},
@@ -208,14 +228,15 @@ void run_balance(const ServingArgs& a) {
   if (a.explain) head["explanations"] = explanations;
   print("serving balance", a, t, head,
         "chalk serving balance: where decode turns compute-bound (lecture 15:53-19:52) and where KV overtakes weights\n" +
-            describe_text_with_warnings(d, s) + replica_note_text(note) + "levers      " + describe_levers(lev) + "\n",
+            describe_text_with_warnings(d, s) + replica_note_text(note) + (pipe ? pipeline_text(d, *pipe, {}) : std::string()) +
+            "levers      " + describe_levers(lev) + "\n",
         explain_text);
 }
 
 // ---------------------------------------------------------------------------------------
 // window
 
-nlohmann::json window_json(const BatchingWindow& w, const Deployment& d, const ServingLevers& lev) {
+nlohmann::json window_json(const BatchingWindow& w, const Deployment& d, const ServingLevers& lev, int64_t pp) {
   nlohmann::json j = {{"context_tokens", w.context},
                       {"hbm_sweep_peak_ms", to_ms(w.hbm_sweep_peak)},
                       {"hbm_sweep_effective_ms", to_ms(w.hbm_sweep_effective)},
@@ -223,7 +244,10 @@ nlohmann::json window_json(const BatchingWindow& w, const Deployment& d, const S
                       {"max_batch_at_context", w.max_batch_at_context}};
   if (w.step) {
     j["t_step_ms"] = to_ms(w.step->t_step);
-    j["t_step_roofline_ms"] = to_ms(decode_step(roofline_of(d), w.step->batch, w.context, resolve_levers(lev, w.context)).t_step);
+    PipelineShape shape;
+    shape.stages = shape.microbatches = pp;
+    j["t_step_roofline_ms"] = pp > 1 ? to_ms(pipeline_decode(roofline_of(d), shape, w.step->batch, w.context).cycle)
+                                     : to_ms(decode_step(roofline_of(d), w.step->batch, w.context, resolve_levers(lev, w.context)).t_step);
     j["t_compute_ms"] = to_ms(w.step->t_compute);
     j["t_weights_ms"] = to_ms(w.step->t_weights);
     j["t_kv_ms"] = to_ms(w.step->t_kv);
@@ -242,7 +266,8 @@ void run_window(const ServingArgs& a) {
   const int64_t max_context = *std::max_element(contexts.begin(), contexts.end());
   std::optional<ReplicaNote> note;
   refuse_beyond_max_context(a.deployment, load_model(a.deployment.model), max_context, "--context");
-  const Deployment d = resolve(a.deployment, max_context, &note);
+  std::optional<PipelineArgs> pipe;
+  const Deployment d = balance_deployment(a, max_context, note, pipe);
   Table t;
   t.columns = {{"context_tokens", "context"},
                {"hbm_sweep_peak_ms", "HBM sweep ms (peak)"},
@@ -257,8 +282,22 @@ void run_window(const ServingArgs& a) {
                {"cost_usd_per_mtok", "$/Mtok"}};
   nlohmann::json windows = nlohmann::json::array();
   for (int64_t s : contexts) {
-    const BatchingWindow w = batching_window(d, s, lev);
-    windows.push_back(window_json(w, d, lev));
+    BatchingWindow w = batching_window(d, s, lev);
+    if (pipe && w.step) {
+      // A pipeline departs a microbatch per stage step; a user's token comes once per cycle,
+      // the replica's batch (every stage's HBM full) once per cycle too (pipeline_decode).
+      PipelineShape shape;
+      shape.stages = shape.microbatches = pipe->pp;
+      const PipelineDecode r = pipeline_decode(d, shape, w.max_batch_at_context, s);
+      w.step = r.stage;
+      w.step->batch = w.max_batch_at_context;
+      w.step->t_step = r.cycle;
+      w.step->cost_per_token = r.cost_per_token;
+      w.steps_per_second = 1 / r.cycle.value();
+      w.replica_tokens_per_s = r.tokens_per_s;
+      w.tokens_per_s_per_user = r.tokens_per_s_per_user;
+    }
+    windows.push_back(window_json(w, d, lev, pipe ? pipe->pp : 1));
     if (w.step) {
       t.add({s, to_ms(w.hbm_sweep_peak), to_ms(w.hbm_sweep_effective), w.max_batch_at_context, to_ms(w.step->t_step),
              windows.back()["t_step_roofline_ms"].get<double>(), std::string(to_string(w.step->bound)), w.steps_per_second, w.replica_tokens_per_s.value(),
@@ -268,13 +307,18 @@ void run_window(const ServingArgs& a) {
              Cell{}, Cell{}, Cell{}});
     }
   }
-  nlohmann::json head = describe_json(d);
+  nlohmann::json head = pipe ? pipeline_json(d, *pipe) : describe_json(d);
+  if (pipe) head["pipeline"]["why"] = pipe->why;
   head["replica_choice"] = replica_note_json(note);
   head["levers"] = levers_json(lev);
   head["windows"] = windows;
   const TokensPerSecond lecture = deployment_tokens_per_s(2000, seconds(1.0 / 64));
   print("serving window", a, t, head,
-        "chalk serving window: how often the train departs (lecture 21:51-27:38)\n" + describe_text_with_warnings(d, max_context) + replica_note_text(note) + "levers      " +
+        "chalk serving window: how often the train departs (lecture 21:51-27:38)\n" + describe_text_with_warnings(d, max_context) + replica_note_text(note) +
+            (pipe ? pipeline_text(d, *pipe, {}) + "            the HBM sweep is one stage's; the step is the cycle a user waits (every stage once), "
+                                                  "tok/s the whole pipeline's\n"
+                  : std::string()) +
+            "levers      " +
             describe_levers(lev) +
             fmt::format("\nA step that reads all of HBM takes capacity / bandwidth; a replica holding the largest batch that "
                         "fits runs one such step per departure, and a deployment's tokens/s is batch x steps/s per replica "

@@ -106,9 +106,6 @@ nlohmann::json hardware_json(const SystemSpec& s) {
           {"scale_up_domain_chips", s.scale_up_domain}};
 }
 
-namespace {
-/// How the deployment's routed experts sit against the router (--eplb; model/expert_skew.h):
-/// the assumption every envelope states, so rows that differ only in --eplb can be told apart.
 std::string moe_routing_text(const Deployment& d) {
   int64_t experts = 0;
   for (const auto& g : d.model.groups) {
@@ -136,7 +133,6 @@ std::string moe_routing_text(const Deployment& d) {
   return touched + "; the busiest EP rank at the sampling noise only, the lower bound on imbalance (--eplb no prices a learned router's "
                    "skew, --eplb yes EPLB's placement)";
 }
-}  // namespace
 
 nlohmann::json describe_json(const Deployment& d) {
   nlohmann::json j;

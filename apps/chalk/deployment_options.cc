@@ -71,12 +71,16 @@ void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags)
   app.add_flag("--enforce-eager", a.enforce_eager,
                "No CUDA graphs (vLLM's --enforce-eager): every step runs eagerly, at least its kernels x the host's "
                "launch time (default: the engine's captured batch sizes, padded up; eager above the largest)");
+  add_eplb_option(app, a);
+  app.add_option("--dispatch-dtype", a.dispatch_dtype,
+                 "Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)");
+}
+
+void add_eplb_option(CLI::App& app, DeploymentArgs& a) {
   app.add_option("--eplb", a.eplb,
                  "Routed experts against a learned router's skew: no = experts in order (engines' default; the busiest EP rank "
                  "from TensorRT-LLM's DeepSeek-R1 expert loads), yes = EPLB's redundant experts (default: uniform routing, "
                  "the lower bound)");
-  app.add_option("--dispatch-dtype", a.dispatch_dtype,
-                 "Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)");
 }
 
 void add_infeasible_option(CLI::App& app, DeploymentArgs& a) {

@@ -74,6 +74,11 @@ struct DeploymentArgs {
   bool prices_pipeline = false;
 };
 
+/// Adds --eplb (DeploymentArgs::eplb): where the routed experts sit against a learned router's
+/// skew. Part of the layout flags of add_deployment_options; `chalk layouts`, which searches the
+/// layout, adds it alone (review 5 L7: plan and simulate took it, layouts did not).
+void add_eplb_option(CLI::App& app, DeploymentArgs& a);
+
 /// Adds --allow-infeasible, for the commands whose figures are one stated deployment (decode,
 /// prefill, prices, serving): without it, chips that cannot hold the weights are an error.
 void add_infeasible_option(CLI::App& app, DeploymentArgs& a);
@@ -182,6 +187,12 @@ std::string_view view_name(const Deployment& d);
 /// domain without --mechanisms (no scale-out term), a --tp that splits heads no engine
 /// can split (attention_split_problem), two micro-batches with no EP traffic to hide.
 std::vector<std::string> deployment_warnings(const Deployment& d);
+
+/// How the deployment's routed experts sit against the router (--eplb; model/expert_skew.h),
+/// one sentence: "assumptions.moe_routing" of describe_json and the "experts" line of
+/// describe_text, so rows that differ only in --eplb can be told apart. The busiest EP rank's
+/// factor is read at d's EP degree (1 without mechanisms).
+std::string moe_routing_text(const Deployment& d);
 
 /// The model, hardware and every assumption, for --json.
 nlohmann::json describe_json(const Deployment& d);

@@ -129,6 +129,8 @@ namespace {
 /// microbatch holds at least one sequence (pipeline.h).
 std::string in_flight(const PipelineArgs& p, const std::vector<int64_t>& batches) {
   const int64_t want = p.microbatches.value_or(p.pp);
+  // No batches (frontier, modes, balance, window: each row's own): the microbatches asked.
+  if (batches.empty()) return fmt::format("{} microbatches in flight (one per sequence below {})", want, want);
   const int64_t least = std::min(want, *std::min_element(batches.begin(), batches.end()));
   const int64_t most = std::min(want, *std::max_element(batches.begin(), batches.end()));
   if (least == most) return fmt::format("{} microbatch{} in flight", most, most == 1 ? "" : "es");

@@ -59,7 +59,8 @@ Deployment resolve_pipeline_stage(const DeploymentArgs& a, const PipelineArgs& p
 nlohmann::json pipeline_json(const Deployment& st, const PipelineArgs& p);
 
 /// The "pipeline    2 stages x 8 chips = 16 chips; ..." line for people, the microbatches in
-/// flight read from `batches` (a microbatch holds at least one sequence).
+/// flight read from `batches` (a microbatch holds at least one sequence; empty: the
+/// microbatches asked, for commands whose rows each have their own batch).
 std::string pipeline_text(const Deployment& st, const PipelineArgs& p, const std::vector<int64_t>& batches);
 
 /// Appends the pipeline columns (pp, microbatches, microbatch, t_stage_ms, t_hop_ms,

@@ -91,7 +91,9 @@ void print(std::string_view command, const ServingArgs& a, const Table& t, const
 /// (`t_step_roofline_ms`: the deployment with mechanisms off, the levers resolved at the
 /// row's context).
 Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts, const ServingLevers& lev);
-nlohmann::json window_json(const BatchingWindow& w, const Deployment& d, const ServingLevers& lev);
+/// The window's JSON; `pp` > 1: `d` is a pipeline's busiest stage and w's step its cycle
+/// (the roofline beside it the pipeline's, pipeline_decode with mechanisms off).
+nlohmann::json window_json(const BatchingWindow& w, const Deployment& d, const ServingLevers& lev, int64_t pp = 1);
 void run_sweep(const ServingArgs& a);
 void run_balance(const ServingArgs& a);
 void run_window(const ServingArgs& a);
@@ -103,13 +105,41 @@ struct Loaded {
   ModelSpec model;
   SystemSpec system;
   DeploymentOptions base;
-  Deployment shown;  ///< one scale-up domain (or the smallest that fits), for describe_*
+  Deployment shown;  ///< one scale-up domain (or the smallest that fits), for describe_*; a pipeline's busiest stage
+  /// Pipeline stages of every replica (frontier_default); shown is then the busiest stage on
+  /// the chips resolve_pipeline_stage gives it.
+  int64_t pp = 1;
+  /// > 0: the one replica size priced (frontier_default's replica_chips).
+  int64_t wide_replica = 0;
 };
 
+/// What frontier, modes and plot price with no --replica-chips when no replica within the
+/// scale-up domain holds the model at `context` tokens, as `serving sweep`, `decode` and
+/// `prices forward` price it (resolve() with prices_pipeline), so the default is a deployment
+/// an operator runs, not exit 2 (review 5 M1): `pp` stages per replica (Llama 3.1 405B bf16
+/// on H100: PP2 x TP8), or one replica of `replica_chips` across domains where the layout
+/// search ranks no pipeline first (DeepSeek-V3 on H100: EP16 over two domains) or a lever
+/// (--draft, --sparse-*) is priced without stages. pp 1 and replica_chips 0 otherwise (the
+/// sizes within the domain).
+struct FrontierDefault {
+  int64_t pp = 1;
+  int64_t replica_chips = 0;
+};
+FrontierDefault frontier_default(const ServingArgs& a, int64_t context);
+
+/// The model, system and options; the stages or the one wide replica of frontier_default.
 Loaded load(const ServingArgs& a);
+
+/// The header of a pipelined frontier, modes or plot: describe_json of the busiest stage with
+/// its "pipeline" object (pipeline_json: pp, microbatches, chips_per_stage, ...), for --json;
+/// the same as lines for people (pipeline_text). `l.pp` > 1.
+nlohmann::json pipeline_head(const Loaded& l);
+std::string pipeline_head_text(const Loaded& l, int64_t context);
 /// The plain roofline's step (ms) of a point on `chips` of the loaded model and system: the
 /// base options with mechanisms off (the roofline has no layout), the levers at `context`;
 /// one deployment per chip count, kept.
+/// With l.pp > 1, the pipeline's roofline: pipeline_decode of the stage model on chips / pp
+/// chips per stage with mechanisms off, its cycle.
 class RooflineBeside {
  public:
   RooflineBeside(const Loaded& l, const ServingLevers& lev) : l_(l), lev_(lev) {}

@@ -125,7 +125,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
-def layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, context: Optional[Values] = None, batch: Optional[Values] = None, prompt: Optional[Values] = None, output: Optional[Values] = None, objective: Optional[Values] = None, explain: bool = False, all: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
+def layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, eplb: Optional[Values] = None, context: Optional[Values] = None, batch: Optional[Values] = None, prompt: Optional[Values] = None, output: Optional[Values] = None, objective: Optional[Values] = None, explain: bool = False, all: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk layouts --json`: Rank the parallel layouts (TP, EP, data-parallel attention, replicas) of a model on n chips.
 
 Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
@@ -141,6 +141,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     hbm_efficiency: Override the achievable fraction of peak HBM bandwidth (0-1]
     price_usd_per_chip_hour: Override the rental price per chip-hour
     memory_reserve: Fraction of HBM held back for activations and runtime [0-1) (default 0.1)
+    eplb: Routed experts against a learned router's skew: no = experts in order (engines' default; the busiest EP rank from TensorRT-LLM's DeepSeek-R1 expert loads), yes = EPLB's redundant experts (default: uniform routing, the lower bound)
     context: Tokens in each sequence's KV cache (default 4096; with --prompt and --output the steady state's mean, prompt + output / 2)
     batch: Sequences over all chips, split over the replicas: one, a comma list or a:b for powers of two from a to b, each ranked apart (default: throughput, each replica's largest that fits; latency, 1)
     prompt: Steady-state serving: new tokens per request (with --output)

@@ -49,8 +49,33 @@ std::string fit_reason(const ModelSpec& m, const SystemSpec& s, const Deployment
   }
 }
 
+/// Why the fastest replica of `m` on `s` (batch 1, `f`) is as slow as it is, from its own step
+/// (review 5 M8: "beyond every GPU's step" was said of an L4 whose weights did not fit one
+/// server). A replica wider than the scale-up domain: the weights do not fit one domain, so
+/// it spans several over the scale-out network. Else the term that governs its step.
+std::string slow_reason(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& opt, const ModePoint& f) {
+  const DecodeStep& st = f.step;
+  if (f.n_chips > s.scale_up_domain) {
+    try {
+      DeploymentOptions o = opt;
+      o.n_chips = s.scale_up_domain;
+      const Deployment d = make_deployment(m, s, o);
+      const double usable_gb = to_gb(s.chip.hbm_capacity) * static_cast<double>(s.scale_up_domain) * (1 - o.memory_reserve_fraction);
+      return "the weights (" + num(to_gb(d.weight_bytes_total), "%.4g") + " GB) do not fit one " + std::to_string(s.scale_up_domain) +
+             "-chip scale-up domain of " + s.name + " (" + num(usable_gb, "%.4g") + " GB usable), so the fastest replica spans " +
+             std::to_string((f.n_chips + s.scale_up_domain - 1) / s.scale_up_domain) + " domains over the scale-out network: step " +
+             num(to_ms(st.t_step), "%.3g") + " ms, of which communication " + num(to_ms(st.t_comm), "%.3g") + " ms";
+    } catch (const std::exception&) {
+      // options the domain cannot take: the step alone below
+    }
+  }
+  return "its step at batch 1 is " + num(to_ms(st.t_step), "%.3g") + " ms, governed by " + st.governs + " (weights " +
+         num(to_ms(st.t_weights), "%.3g") + " ms: each chip reads its share of the weights at " +
+         num(to_tb_per_s(s.chip.hbm_bandwidth), "%.3g") + " TB/s peak; communication " + num(to_ms(st.t_comm), "%.3g") + " ms)";
+}
+
 SystemCost cost_on(const SystemSpec& s, const HostOffer& o, TokensPerSecond speed, const SpeedChoice& c, const CompareWorkload& w,
-                   int64_t context, UsdPerToken blended, const std::string& no_fit) {
+                   int64_t context, UsdPerToken blended, const std::string& no_fit, const std::string& slow) {
   SystemCost r;
   r.system = s.name;
   if (c.fastest) r.fastest_tok_per_s_per_user = c.fastest->tokens_per_s_per_user.value();
@@ -62,7 +87,7 @@ SystemCost cost_on(const SystemSpec& s, const HostOffer& o, TokensPerSecond spee
     r.speed_out_of_reach = true;
     r.unreachable = "no layout reaches " + num(speed.value(), "%.4g") + " tok/s per user; the fastest is " +
                     num(c.fastest->tokens_per_s_per_user.value(), "%.4g") + " (batch 1 on " + std::to_string(c.fastest->n_chips) +
-                    " chips)";
+                    " chips): " + slow;
     return r;
   }
   const Deployment& d = *c.deployment;
@@ -167,10 +192,11 @@ HostComparison compare_hosts(const ModelSpec& m, const HostSheet& sheet, const s
       }
       std::vector<SpeedChoice> choices;
       if (opts[i].price_per_chip || s.price_per_chip) choices = cheapest_replicas_at_speeds(m, s, opts[i], h.context, speeds);
-      std::string no_fit;
+      std::string no_fit, slow;
       for (const SpeedChoice& c : choices) {
         if (!c.fastest) no_fit = fit_reason(m, s, opts[i], h.context);
       }
+      if (!choices.empty() && choices.front().fastest) slow = slow_reason(m, s, opts[i], *choices.front().fastest);
       for (size_t g = 0; g < group.size(); ++g) {
         OfferComparison& oc = h.offers[group[g]];
         if (choices.empty()) {
@@ -179,7 +205,7 @@ HostComparison compare_hosts(const ModelSpec& m, const HostSheet& sheet, const s
           r.unreachable = "no public price per chip-hour";
           oc.systems.push_back(r);
         } else {
-          oc.systems.push_back(cost_on(s, oc.offer, oc.speed, choices[g], w, h.context, oc.blended_price, no_fit));
+          oc.systems.push_back(cost_on(s, oc.offer, oc.speed, choices[g], w, h.context, oc.blended_price, no_fit, slow));
         }
         const SystemCost& r = oc.systems.back();
         if (r.unreachable.empty() && (!oc.cheapest || r.blended_cost < oc.systems[*oc.cheapest].blended_cost)) {

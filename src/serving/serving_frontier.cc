@@ -8,6 +8,7 @@
 #include <set>
 
 #include "chalk/base/error.h"
+#include "chalk/engine/pipeline.h"
 #include "chalk/model/moe.h"
 #include "chalk/serving/serving.h"
 #include "chalk/serving/cheapest_batch.h"
@@ -50,6 +51,56 @@ FrontierPoint make_point(const Deployment& dep, const DecodeStep& s, bool memory
   p.tokens_per_s_per_user = s.tokens_per_s_per_user;
   p.tokens_per_s_per_chip = s.tokens_per_s_per_chip;
   p.cost_per_token = s.cost_per_token;
+  p.microbatch = s.batch;
+  p.t_stage = s.t_step;
+  p.t_pass = s.t_step;
+  return p;
+}
+
+/// A point of a pipelined replica whose busiest stage is `stage` (FrontierOptions::
+/// pipeline_stages): pipeline_decode's cycle, speed and cost; the terms of its stage step.
+FrontierPoint pipeline_point(const Deployment& stage, int64_t stages, int64_t batch, int64_t context, bool memory_full) {
+  PipelineShape shape;
+  shape.stages = stages;
+  shape.microbatches = stages;  // every stage busy (the lecture; pipeline_cli's default)
+  const PipelineDecode r = pipeline_decode(stage, shape, batch, context);
+  FrontierPoint p = make_point(stage, r.stage, memory_full);
+  p.n_chips = stages * stage.n_chips;
+  p.layout = stage.mechanisms.enabled ? "PP" + std::to_string(stages) + " x (" + stage.mechanisms.layout.description + ")" : "PP" + std::to_string(stages);
+  p.batch = batch;
+  p.t_step = r.cycle;
+  p.tokens_per_s_per_user = r.tokens_per_s_per_user;
+  p.tokens_per_s_per_chip = r.tokens_per_s_per_chip;
+  p.cost_per_token = r.cost_per_token;
+  p.pp = r.stages;
+  p.microbatches = r.microbatches;
+  p.microbatch = r.microbatch;
+  p.t_stage = r.stage.t_step;
+  p.t_hop = r.t_hop;
+  p.t_pass = r.t_pass;
+  p.stage_busy = r.stage_busy;
+  return p;
+}
+
+/// A mode point of replica `r` at `batch`: mode_point, or for a pipeline (r.stages > 1)
+/// pipeline_point's figures with the stage's step terms and the cycle as its t_step.
+ModePoint replica_point(const Replica& r, int64_t batch, int64_t context, const DecodeLevers& lev) {
+  if (r.stages <= 1) return mode_point(r.dep, batch, context, lev);
+  const FrontierPoint f = pipeline_point(r.dep, r.stages, batch, context, false);
+  ModePoint p;
+  p.n_chips = f.n_chips;
+  p.layout = f.layout;
+  p.batch = batch;
+  p.step = decode_step(r.dep, f.microbatch, context);
+  p.step.t_step = f.t_step;  // the cycle a user waits between tokens
+  p.step.batch = batch;
+  p.step.tokens_per_s_per_user = f.tokens_per_s_per_user;
+  p.step.tokens_per_s_per_chip = f.tokens_per_s_per_chip;
+  p.step.cost_per_token = f.cost_per_token;
+  p.tokens_per_s_per_user = f.tokens_per_s_per_user;
+  p.tokens_per_s_per_chip = f.tokens_per_s_per_chip;
+  p.cost_per_token = f.cost_per_token;
+  p.pp = f.pp;
   return p;
 }
 
@@ -75,9 +126,23 @@ std::optional<ModePoint> cheapest_at_speed(const std::vector<Replica>& reps, int
                                            const DecodeLevers& lev, TokensPerSecond per_user) {
   std::optional<ModePoint> best;
   for (const auto& r : reps) {
-    const int64_t b = largest_batch_at_speed(r.dep, context, levers, per_user, r.max_batch);
+    int64_t b = 0;
+    if (r.stages <= 1) {
+      b = largest_batch_at_speed(r.dep, context, levers, per_user, r.max_batch);
+    } else {  // the same bisection on the pipeline's cycle (speed per user falls with batch)
+      auto fast_enough = [&](int64_t x) { return replica_point(r, x, context, lev).tokens_per_s_per_user >= per_user; };
+      if (fast_enough(1)) {
+        int64_t good = 1, bad = r.max_batch + 1;
+        if (fast_enough(r.max_batch)) good = r.max_batch;
+        while (bad - good > 1) {
+          const int64_t mid = good + (bad - good) / 2;
+          (fast_enough(mid) ? good : bad) = mid;
+        }
+        b = good;
+      }
+    }
     if (b < 1) continue;
-    ModePoint p = mode_point(r.dep, b, context, lev);
+    ModePoint p = replica_point(r, b, context, lev);
     if (!best || cheaper(p, *best)) best = p;
   }
   return best;
@@ -90,7 +155,7 @@ std::optional<ModePoint> fastest_at_cost(const std::vector<Replica>& reps, int64
                                          TokensPerSecond per_chip) {
   std::optional<ModePoint> best;
   for (const auto& r : reps) {
-    auto ok = [&](int64_t b) { return decode_step(r.dep, b, context, lev).tokens_per_s_per_chip >= per_chip; };
+    auto ok = [&](int64_t b) { return replica_point(r, b, context, lev).tokens_per_s_per_chip >= per_chip; };
     if (!ok(r.max_batch)) continue;
     int64_t good = r.max_batch;
     if (ok(1)) {
@@ -103,7 +168,7 @@ std::optional<ModePoint> fastest_at_cost(const std::vector<Replica>& reps, int64
         else bad = mid;
       }
     }
-    ModePoint p = mode_point(r.dep, good, context, lev);
+    ModePoint p = replica_point(r, good, context, lev);
     if (!best || faster(p, *best)) best = p;
   }
   return best;
@@ -115,7 +180,10 @@ std::optional<ModePoint> fastest_at_cost(const std::vector<Replica>& reps, int64
 std::vector<ModePoint> memory_full_points(const std::vector<Replica>& reps, int64_t context, const DecodeLevers& lev) {
   std::vector<ModePoint> out;
   out.reserve(reps.size());
-  for (const auto& rep : reps) out.push_back(cheapest_decode_point(rep.dep, rep.max_batch, context, lev));
+  for (const auto& rep : reps) {
+    // A pipeline at the batch its stages' HBM holds (CUDA-graph padding is a stage's detail).
+    out.push_back(rep.stages > 1 ? replica_point(rep, rep.max_batch, context, lev) : cheapest_decode_point(rep.dep, rep.max_batch, context, lev));
+  }
   return out;
 }
 
@@ -215,7 +283,16 @@ Frontier latency_cost_frontier(const ModelSpec& m, const SystemSpec& s, const De
   }
   std::sort(batches.begin(), batches.end());
   batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
-  const std::vector<int64_t> sizes = replica_sizes(m, s, o.replica_chips);
+  if (o.pipeline_stages < 1) throw InputError("--pp", "must be >= 1 stage, got " + std::to_string(o.pipeline_stages));
+  const int64_t stages = o.pipeline_stages;
+  if (stages > 1 && (o.levers.draft_tokens > 0 || o.levers.sparse != SparseAttention::dense)) {
+    throw InputError("--pp", std::to_string(stages) + " stages: speculative drafting and sparse attention are priced without a pipeline; "
+                             "give --pp 1 with them");
+  }
+  // A pipeline's replicas are its stages: the model cut into `stages`, each size per stage.
+  const ModelSpec stage_model = stages > 1 ? pipeline_stage_model(m, stages) : ModelSpec{};
+  const ModelSpec& mm = stages > 1 ? stage_model : m;
+  const std::vector<int64_t> sizes = replica_sizes(mm, s, o.replica_chips);
   if (static_cast<double>(batches.size()) * static_cast<double>(sizes.size()) * (base.mechanisms.enabled ? 2 : 1) > kMaxCandidates) {
     throw InputError("--batch", std::to_string(batches.size()) + " batches x " + std::to_string(sizes.size()) +
                                     " replica sizes is more than 8,000,000 points; narrow --batch or --replica-chips");
@@ -223,9 +300,20 @@ Frontier latency_cost_frontier(const ModelSpec& m, const SystemSpec& s, const De
   Frontier f;
   f.context = o.context;
   const DecodeLevers lev = resolve_levers(o.levers, o.context);
-  const std::vector<Replica> reps = resolve_replicas(m, s, base, sizes, o.context, int64_t{1} << 24, f.excluded);
+  // A stage's memory at `batch` holds the KV of every sequence in flight over its layers
+  // (pipeline_decode's stage_memory), so a stage's memory-full batch is the pipeline's.
+  const std::vector<Replica> reps = resolve_replicas(mm, s, base, sizes, o.context, int64_t{1} << 24, f.excluded);
   // No size fits: the error modes and plot give for the same input, not an empty table.
-  if (reps.empty()) throw no_replica_fits(m, s, o.context, f.excluded);
+  if (reps.empty()) throw no_replica_fits(mm, s, o.context, f.excluded);
+  if (stages > 1) {  // every chip of the pipeline, as the points count them; the reason is a stage's
+    for (auto& e : f.excluded) {
+      e.reason = "each of " + std::to_string(stages) + " stages on " + std::to_string(e.n_chips) + " chips: " + e.reason;
+      e.n_chips *= stages;
+    }
+  }
+  auto point = [&](const Replica& r, int64_t b, bool full) {
+    return stages > 1 ? pipeline_point(r.dep, stages, b, o.context, full) : make_point(r.dep, decode_step(r.dep, b, o.context, lev), full);
+  };
   f.points.reserve(reps.size() * (batches.size() + 1));
   for (const auto& r : reps) {
     f.has_price = f.has_price || r.dep.price_per_chip.has_value();
@@ -234,10 +322,10 @@ Frontier latency_cost_frontier(const ModelSpec& m, const SystemSpec& s, const De
         ++f.points_beyond_memory;
         continue;
       }
-      f.points.push_back(make_point(r.dep, decode_step(r.dep, b, o.context, lev), b == r.max_batch));
+      f.points.push_back(point(r, b, b == r.max_batch));
     }
     if (o.add_memory_full_batch && !std::binary_search(batches.begin(), batches.end(), r.max_batch)) {
-      f.points.push_back(make_point(r.dep, decode_step(r.dep, r.max_batch, o.context, lev), true));
+      f.points.push_back(point(r, r.max_batch, true));
     }
   }
   // Pareto sweep: fastest first; a point joins when it is cheaper (more tokens/s per
@@ -285,9 +373,24 @@ ModesReport fast_and_slow_modes(const ModelSpec& m, const SystemSpec& s, const D
   if (o.max_batch < 1) throw InputError("--max-batch", "must be >= 1, got " + std::to_string(o.max_batch));
   ModesReport r;
   r.context = o.context;
-  const std::vector<int64_t> sizes = replica_sizes(m, s, o.replica_chips);
-  const std::vector<Replica> reps = resolve_replicas(m, s, base, sizes, o.context, o.max_batch, r.excluded);
-  if (reps.empty()) throw no_replica_fits(m, s, o.context, r.excluded);
+  if (o.pipeline_stages < 1) throw InputError("--pp", "must be >= 1 stage, got " + std::to_string(o.pipeline_stages));
+  const int64_t stages = o.pipeline_stages;
+  if (stages > 1 && (o.levers.draft_tokens > 0 || o.levers.sparse != SparseAttention::dense)) {
+    throw InputError("--pp", std::to_string(stages) + " stages: speculative drafting and sparse attention are priced without a pipeline; "
+                             "give --pp 1 with them");
+  }
+  const ModelSpec stage_model = stages > 1 ? pipeline_stage_model(m, stages) : ModelSpec{};
+  const ModelSpec& mm = stages > 1 ? stage_model : m;
+  const std::vector<int64_t> sizes = replica_sizes(mm, s, o.replica_chips);
+  std::vector<Replica> reps = resolve_replicas(mm, s, base, sizes, o.context, o.max_batch, r.excluded);
+  if (reps.empty()) throw no_replica_fits(mm, s, o.context, r.excluded);
+  for (auto& rep : reps) rep.stages = stages;
+  if (stages > 1) {
+    for (auto& e : r.excluded) {
+      e.reason = "each of " + std::to_string(stages) + " stages on " + std::to_string(e.n_chips) + " chips: " + e.reason;
+      e.n_chips *= stages;
+    }
+  }
   r.has_price = reps.front().dep.price_per_chip.has_value();
   const DecodeLevers lev = resolve_levers(o.levers, o.context);
 
@@ -298,7 +401,9 @@ ModesReport fast_and_slow_modes(const ModelSpec& m, const SystemSpec& s, const D
   const Replica* cheapest_rep = &reps[cheapest_at];
   // The fastest point: batch 1 on each replica.
   for (size_t i = 0; i < reps.size(); ++i) {
-    ModePoint p = mode_point(reps[i].dep, 1, o.context, lev);
+    // A pipeline's fastest batch is one sequence per stage: they ride the same pass as one
+    // sequence alone, at `stages` times the tokens per chip.
+    ModePoint p = replica_point(reps[i], std::min<int64_t>(stages, reps[i].max_batch), o.context, lev);
     if (i == 0 || faster(p, r.fastest)) r.fastest = p;
   }
   if (o.baseline_tokens_per_s_per_user) {
@@ -346,16 +451,34 @@ ModesReport fast_and_slow_modes(const ModelSpec& m, const SystemSpec& s, const D
   }
   r.max_speed_multiple = r.fastest.tokens_per_s_per_user.value() / s0;
   r.price_multiple_at_fastest = c0 / r.fastest.tokens_per_s_per_chip.value();
-  r.what_stops_it = explain_fastest(r.fastest, s, r.excluded, sizes.back());
+  if (stages > 1) {
+    // The stage's own step, as explained for one replica, then the pass through every stage.
+    ModePoint stage_view = r.fastest;
+    stage_view.n_chips = r.fastest.n_chips / stages;
+    stage_view.step.t_step = stage_view.step.t_operations + stage_view.step.t_comm + stage_view.step.t_overhead;
+    for (const auto& rep : reps) {
+      if (rep.dep.n_chips == stage_view.n_chips && rep.dep.mechanisms.layout.description + ")" ==
+                                                       r.fastest.layout.substr(r.fastest.layout.find('(') + 1)) {
+        stage_view.step = decode_step(rep.dep, 1, o.context, lev);
+      }
+    }
+    r.what_stops_it = "Each of " + std::to_string(stages) + " pipeline stages: " + explain_fastest(stage_view, s, {}, sizes.back()) +
+                      " A token passes every stage in turn, so a user waits " + std::to_string(stages) + " stage steps of " +
+                      ms(stage_view.step.t_step) + " and the sends between them: " + ms(r.fastest.step.t_step) +
+                      " (lecture 1:16:47); more stages hold a larger model, never a faster token.";
+  } else {
+    r.what_stops_it = explain_fastest(r.fastest, s, r.excluded, sizes.back());
+  }
 
   // The floor of the hyperbola on the cheapest replica: the slope of T_step in B, per token
   // kept. (At B = 1 with mechanisms one data-parallel rank holds the whole sequence, so
   // T(1) is not the per-sequence term.)
   // Measured between two batches far past any that fits, so the bounded terms cancel.
-  const int64_t far = cheapest_rep->dep.n_chips << 16;
-  const DecodeStep at_far = decode_step(cheapest_rep->dep, far, o.context, lev);
-  const Seconds per_seq = (decode_step(cheapest_rep->dep, 2 * far, o.context, lev).t_step - at_far.t_step) / d(far);
-  r.asymptotic_tokens_per_s_per_chip = tokens(at_far.tokens_per_sequence) / per_seq / d(cheapest_rep->dep.n_chips);
+  // A pipeline's: the slope of its cycle in the batch over every stage's chips.
+  const int64_t far = (cheapest_rep->dep.n_chips * stages) << 16;
+  const ModePoint at_far = replica_point(*cheapest_rep, far, o.context, lev);
+  const Seconds per_seq = (replica_point(*cheapest_rep, 2 * far, o.context, lev).step.t_step - at_far.step.t_step) / d(far);
+  r.asymptotic_tokens_per_s_per_chip = tokens(at_far.step.tokens_per_sequence) / per_seq / d(at_far.n_chips);
   if (cheapest_rep->dep.price_per_chip) {
     r.asymptotic_cost_per_token = *cheapest_rep->dep.price_per_chip / r.asymptotic_tokens_per_s_per_chip;
   }

@@ -15,6 +15,9 @@ namespace chalk::detail {
 struct Replica {
   Deployment dep;
   int64_t max_batch = 0;  ///< memory-full batch at the context (capped)
+  /// Pipeline stages (FrontierOptions::pipeline_stages): `dep` is then the busiest stage
+  /// and max_batch every sequence in flight through the stages.
+  int64_t stages = 1;
 };
 
 /// Why the frontier does not sweep a replica of `m` on `n` chips by default, or "" when it

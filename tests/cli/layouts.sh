@@ -113,3 +113,24 @@ for r in rej.values():
     assert 'memory_gb' in r and r['memory_gb'] > cap, r
 " || fail "layouts: rejected layouts carry memory_gb"
 echo "layouts: all passed"
+# Review 5 L7: layouts takes --eplb as plan, simulate and decode do, prices every layout under
+# it and states it ("moe_routing", the "experts" line). DeepSeek-V3 on 8 H200 ranks DP
+# attention with EP8 first at the batch HBM holds (720); under a learned router's skew with
+# experts in order the busiest of 8 EP ranks gets 1.37x the mean share, so its tok/s per chip
+# falls below uniform routing's (1889.9 -> 1852.5) and equals decode's on that layout and batch.
+no=$("$CHALK" layouts -m deepseek-v3 -H h200 -n 8 --eplb no --json) || fail "layouts --eplb no"
+uni=$("$CHALK" layouts -m deepseek-v3 -H h200 -n 8 --json) || fail "layouts"
+dec=$("$CHALK" decode -m deepseek-v3 -H h200 -n 8 --tp 1 --ep 8 --eplb no -b 720 --json) || fail "decode --eplb no"
+python3 - "$no" "$uni" "$dec" <<'PY' || fail "layouts --eplb no: priced and stated"
+import json, sys
+no, uni, dec = (json.loads(x) for x in sys.argv[1:])
+r, u, d = no["rows"][0], uni["rows"][0], dec["rows"][0]
+assert r["layout"] == u["layout"] == "DP-attention, EP8" and r["batch_per_replica"] == 720, (r, u)
+assert "busiest of 8 EP ranks gets 1.37x" in no["moe_routing"] and no["moe_routing"].startswith("a learned router"), no["moe_routing"]
+assert uni["moe_routing"].startswith("uniform independent top-k routing"), uni["moe_routing"]
+assert r["tok_per_s_per_chip"] < u["tok_per_s_per_chip"], (r, u)
+assert abs(r["tok_per_s_per_chip"] - d["tok_per_s_per_chip"]) < 1e-9 * d["tok_per_s_per_chip"], (r, d)
+PY
+"$CHALK" layouts -m deepseek-v3 -H h200 -n 8 --eplb yes | grep -q "^experts     a learned router's skew with EPLB" || fail "layouts --eplb yes: no experts line"
+expect_error "--eplb: 'yes' places routed experts; llama-3.1-8b has none" layouts -m llama-3.1-8b -H h100-sxm --eplb yes
+expect_error "--eplb: 'maybe' is not yes" layouts -m deepseek-v3 -H h200 --eplb maybe

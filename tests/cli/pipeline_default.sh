@@ -12,7 +12,9 @@ fwd=$("$CHALK" prices forward "${M[@]}" --json) || fail "prices forward --json"
 one=$("$CHALK" prices forward "${M[@]}" --pp 1 --json) || fail "prices forward --pp 1 --json"
 lay=$("$CHALK" layouts "${M[@]}" --json) || fail "layouts --json"
 swp=$("$CHALK" serving sweep "${M[@]}" --json) || fail "serving sweep --json"
-win=$("$CHALK" serving window "${M[@]}" --json) || fail "serving window --json"
+# serving window prices the pipeline too (serving_pipeline_default.sh); with a lever (sparse
+# attention, priced without stages) it runs one replica and names the pipeline.
+win=$("$CHALK" serving window "${M[@]}" --sparse-top-k 2048 --json) || fail "serving window --json"
 python3 - "$fwd" "$one" "$lay" "$swp" "$win" <<'PY' || fail "405B on H100 defaults to the pipeline layouts ranks first"
 import json, sys
 fwd, one, lay, swp, win = (json.loads(x) for x in sys.argv[1:])
@@ -50,7 +52,7 @@ for k in ("chips", "bound", "t_compute_ms", "t_weights_ms", "t_comm_ms", "cost_w
 # The stage's weight fetch (17.4 ms) outlasts its compute (9.8 ms): weights-bound.
 assert last["chips"] == 16 and last["pp"] == 2 and last["bound"] == "weights" and last["t_weights_ms"] > last["t_compute_ms"], last
 assert abs(last["cost_weights_usd_per_mtok"] - last["cost_usd_per_mtok"] * last["t_weights_ms"] / last["t_stage_ms"]) < 1e-9, last
-# A command that prices no pipeline says so and names the --pp -n of the commands that do.
+# A command that prices no pipeline (here: a lever) says so and names the --pp -n of the commands that do.
 cw = win["replica_choice"]
 assert cw["pp"] == 1 and cw["runner_up"]["layout"] == "PP2 x (TP8)", cw
 assert ("this command runs one replica without stages here: --pp 2 -n 16 of chalk decode, prefill, serving sweep, prices forward or simulate "

@@ -167,3 +167,22 @@ for o in json.load(sys.stdin)['rows']:
 # The help's description is a whole sentence.
 "$CHALK" prices compare --help | grep -q "break-even utilisation at that cost" || fail "prices compare --help description cut short"
 exit 0
+
+# Review 5 M8: the reason an offer has no system is the fastest system's own, never "beyond
+# every GPU's step" said of one chip. Llama 3.1 405B on L4 alone: Together's FP8 weights
+# (about 406 GB) do not fit one server of 8 L4 (8 x 24 GB x 0.9 = 172.8 GB usable), so the
+# fastest replica spans several servers over the scale-out network. Llama 3.1 70B in bf16 (141
+# GB) fits one server; its batch-1 step is the weights read at the L4's 0.3 TB/s.
+"$CHALK" prices compare -m llama-3.1-405b -H l4 --json | python3 -c "
+import json, sys; j = json.load(sys.stdin)
+o = [o for o in j['rows'] if o['provider'] == 'Together'][0]
+w = o['why_not']
+assert 'every GPU' not in w and 'on l4 (batch 1 on' in w, w
+assert 'do not fit one 8-chip scale-up domain of l4 (172.8 GB usable), so the fastest replica spans' in w and 'over the scale-out network' in w, w
+" || fail "405B on L4: the true reason"
+"$CHALK" prices compare -m llama-3.1-70b -H l4 --json | python3 -c "
+import json, sys; j = json.load(sys.stdin)
+o = [o for o in j['rows'] if o['provider'] == 'Fireworks'][0]
+w = o['why_not']
+assert 'every GPU' not in w and 'governed by' in w and '0.3 TB/s peak' in w, w
+" || fail "70B on L4: the true reason"

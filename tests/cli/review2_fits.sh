@@ -62,8 +62,8 @@ s = json.dumps(d)
 assert ': --pp 2' not in s, 'hint names --pp alone'
 " || fail "layouts hint names a flag layouts lacks"
 # prices forward now prices that pipeline by default (tests/cli/pipeline_default.sh); a command
-# that prices none names the commands that do, with the flag they take.
-"$CHALK" serving window -m llama-3.1-405b -H h100-sxm --wide | tr -s " \n" " " | grep -q "PP2 x (TP8) (above) ranks first on these chips in \`chalk layouts\`; this command runs one replica without stages here: --pp 2 -n 16 of chalk decode, prefill, serving sweep, prices forward or simulate prices the pipeline" || fail "serving window does not name the pipeline layouts ranks first"
+# that prices none (serving window with a lever, priced without stages) names the commands that do, with the flag they take.
+"$CHALK" serving window -m llama-3.1-405b -H h100-sxm --sparse-top-k 2048 --wide | tr -s " \n" " " | grep -q "PP2 x (TP8) (above) ranks first on these chips in \`chalk layouts\`; this command runs one replica without stages here: --pp 2 -n 16 of chalk decode, prefill, serving sweep, prices forward or simulate prices the pipeline" || fail "serving window does not name the pipeline layouts ranks first"
 
 # M2: README's `layouts --objective latency --batch 64` ranks layouts. 2 H100 hold 4 sequences
 # of Llama 2 70B at 4096 tokens ((144 - 138 GB) / 1.34 GB); 4 hold (288 - 138) / 1.34 = 111,

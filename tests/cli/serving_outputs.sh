@@ -163,10 +163,10 @@ expect_error "--chips: 8 x H100 SXM cannot hold deepseek-v3's weights: 84.1 GB o
 echo "serving_outputs: warnings passed"
 "$CHALK" serving frontier --roofline --replica-chips 72,100 | grep -q "replicas of up to 100 chips span more than one scale-up domain of 72" || fail "scale-out warning in frontier"
 echo "serving_outputs: frontier scale-out warning passed"
-# serving modes --csv (review 2 L3): one row per mode point, the JSON's rows the same; the
-# baseline's multiples are 1 by definition, the cost floor's price multiple at most 1.
+# serving modes --csv (review 2 L3): one row per mode point, the JSON's rows the same, `pp`
+# each point's pipeline stages (1 without: review 5 M1); the baseline's multiples are 1 by definition, the cost floor's price multiple at most 1.
 out=$("$CHALK" serving modes -m llama-3.1-8b -H h100-sxm --replica-chips 1,2 --csv) || fail "serving modes --csv exited $?"
-printf '%s\n' "$out" | head -1 | grep -q "^mode_point,speed_multiple,price_multiple,chips,layout,batch,t_step_ms" || fail "modes --csv header: $out"
+printf '%s\n' "$out" | head -1 | grep -q "^mode_point,speed_multiple,price_multiple,chips,pp,layout,batch,t_step_ms" || fail "modes --csv header: $out"
 printf '%s\n' "$out" | grep -q "^baseline,1,1," || fail "modes --csv baseline row: $out"
 printf '%s\n' "$out" | grep -q "^cost floor," || fail "modes --csv cost floor row: $out"
 "$CHALK" serving modes -m llama-3.1-8b -H h100-sxm --replica-chips 1,2 --json | python3 -c "

@@ -209,6 +209,13 @@ struct FrontierOptions {
   /// The largest batch at which each replica fills its HBM is added to the candidates,
   /// so the frontier reaches the cost floor.
   bool add_memory_full_batch = true;
+  /// Pipeline stages of every replica (engine/pipeline.h): 1, or the model cut into this
+  /// many stages (pipeline_stage_model), each stage on `replica_chips` chips (the sizes are
+  /// then per stage, 1..scale-up domain), as many microbatches in flight as stages, each
+  /// point priced by pipeline_decode. What a model that no scale-up domain holds runs on
+  /// (Llama 3.1 405B bf16 on H100: PP2 x TP8, as `chalk layouts` ranks it). Levers (drafts,
+  /// sparse attention) are priced without a pipeline: InputError("--pp").
+  int64_t pipeline_stages = 1;
 };
 
 /// One (chips per replica, batch) point.
@@ -224,6 +231,13 @@ struct FrontierPoint {
   TokensPerSecond tokens_per_s_per_chip;   ///< B x kept / T_step / n
   std::optional<UsdPerToken> cost_per_token;
   bool on_frontier = false;
+  /// Pipeline (FrontierOptions::pipeline_stages > 1; else pp 1, one microbatch of `batch`,
+  /// t_stage = t_step, no hop): n_chips counts every stage's chips, batch every sequence in
+  /// flight, the t_compute..t_host terms are the busiest stage's on one microbatch, t_step
+  /// is the cycle a user waits between tokens (PipelineDecode::cycle).
+  int64_t pp = 1, microbatches = 1, microbatch = 0;
+  Seconds t_stage, t_hop, t_pass;
+  double stage_busy = 1;
 };
 
 /// A replica size left out, and why (the weights and the reserve exceed its HBM).
@@ -272,6 +286,9 @@ struct ModesOptions {
   std::optional<double> baseline_tokens_per_s_per_user;
   double baseline_cost_tolerance = 0.01;  ///< fraction above the floor cost (0..1)
   int64_t max_batch = 1 << 24;            ///< cap on batch when KV is tiny
+  /// Pipeline stages of every replica, as FrontierOptions::pipeline_stages: the answers'
+  /// points are then whole pipelines (chips of every stage, the cycle as their step).
+  int64_t pipeline_stages = 1;
 };
 
 /// A chosen operating point.
@@ -284,6 +301,9 @@ struct ModePoint {
   TokensPerSecond tokens_per_s_per_chip;
   std::optional<UsdPerToken> cost_per_token;
   int64_t memory_full_batch = 0;  ///< HBM's batch when chosen up to it (cheapest_batch.h), else 0
+  /// Pipeline stages (ModesOptions::pipeline_stages): n_chips then counts every stage's, the
+  /// step's terms are the busiest stage's on one microbatch and step.t_step the cycle.
+  int64_t pp = 1;
 };
 
 /// The cheapest point at least `speed_multiple` x the baseline's speed.
