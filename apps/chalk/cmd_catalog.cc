@@ -67,6 +67,7 @@ void run_hardware(const CatalogArgs& a) {
                {"bf16_flop_per_byte", "FLOP/B bf16", 3},
                {"hbm_sweep_ms", "HBM sweep ms", 3},
                {"scale_up_domain_chips", "scale-up"},
+               {"scale_up_link", "up link"},  // PCIe-only boxes say so (review 5 L4): their 8 chips share the host's PCIe
                {"scale_up_gb_per_s_per_direction", "up GB/s/dir", 4},
                {"scale_out_gb_per_s_per_direction", "out GB/s/dir", 4},
                {"price_usd_per_chip_hour", "$/chip-h", 3},
@@ -76,22 +77,39 @@ void run_hardware(const CatalogArgs& a) {
                {"tdp_w", "TDP W", 4}};
   // The title's FLOPs per byte, HBM sweep time and the price stay at 100 columns (review M5).
   t.set_priority({"name"}, 0);
-  t.set_priority({"chip", "fp4_tflop_per_s", "memory_type", "scale_up_gb_per_s_per_direction", "scale_out_gb_per_s_per_direction", "date", "status",
+  t.set_priority({"chip", "fp4_tflop_per_s", "memory_type", "scale_up_link", "scale_up_gb_per_s_per_direction", "scale_out_gb_per_s_per_direction", "date", "status",
                   "scale_up_topology", "tdp_w"}, 2);
+  // The scale-up link in words: a PCIe box (no NVLink) with its bandwidth, since its chips
+  // talk through the host's PCIe switch, not a scale-up fabric; others by the link's name.
+  auto up_link = [](const SystemSpec& s) -> Cell {
+    const bool pcie = s.scale_up_topology && *s.scale_up_topology == ScaleUpTopology::pcie;
+    if (pcie) return Cell(fmt::format("PCIe only, {:.0f} GB/s/dir", to_gb_per_s(s.scale_up_bandwidth_per_direction)));
+    return s.scale_up_name.empty() ? Cell{} : Cell(s.scale_up_name);
+  };
   const auto names = a.names.empty() ? builtin_system_names() : a.names;
+  std::vector<std::string> pcie_only;  // a note under the text table: its scale-up is no fabric
   for (const auto& n : names) {
     const SystemSpec s = load_system(n);
+    if (s.scale_up_topology && *s.scale_up_topology == ScaleUpTopology::pcie) {
+      pcie_only.push_back(fmt::format("{} ({:.0f} GB/s/dir)", s.name, to_gb_per_s(s.scale_up_bandwidth_per_direction)));
+    }
     auto peak = [&](MatmulPrecision p) { return s.chip.supports(p) ? Cell(to_tflop_per_s(s.chip.peak_for(p))) : Cell{}; };
     const double out = to_gb_per_s(s.scale_out_bandwidth_per_direction);
     t.add({s.name, s.chip.name, peak(MatmulPrecision::bf16), peak(MatmulPrecision::fp8), peak(MatmulPrecision::fp4),
            to_gb(s.chip.hbm_capacity), to_tb_per_s(s.chip.hbm_bandwidth), s.chip.memory_type, flops_per_byte(s.chip, MatmulPrecision::bf16).value(),
-           to_ms(hbm_sweep_time(s.chip.hbm_capacity, s.chip.hbm_bandwidth)), s.scale_up_domain,
+           to_ms(hbm_sweep_time(s.chip.hbm_capacity, s.chip.hbm_bandwidth)), s.scale_up_domain, up_link(s),
            to_gb_per_s(s.scale_up_bandwidth_per_direction), out > 0 ? Cell(out) : Cell{},
            s.price_per_chip ? Cell(to_usd_per_hour(*s.price_per_chip)) : Cell{}, s.date, std::string(to_string(s.status)),
            s.scale_up_topology ? Cell(std::string(to_string(*s.scale_up_topology))) : Cell{},
            s.power_w_per_chip ? Cell(*s.power_w_per_chip) : Cell{}});
   }
   print_table_or(std::cout, t, a.output.json, a.output.csv, "chalk hardware: dense peaks per chip, HBM, FLOPs per byte (lecture 18:00), HBM sweep time (lecture 22:44); status announced = vendor keynote figures", "hardware");
+  if (!a.output.json && !a.output.csv && !pcie_only.empty()) {
+    std::string list;
+    for (const auto& p : pcie_only) list += (list.empty() ? "" : ", ") + p;
+    std::cout << "\nscale-up of " << list << ": PCIe only, no NVLink: the chips of a server reach each other through the host's PCIe "
+              << "switch at that rate (the up link column, --wide)\n";
+  }
 }
 
 }  // namespace

@@ -174,7 +174,15 @@ void run_decode(const DecodeArgs& a) {
                         "docs/formulas.md); roofline ms = the roofline at the achievable rates below (lecture 2:21-15:30)\n"
                       : "chalk decode: one decode step, roofline at the achievable rates below (lecture 2:21-15:30)\n")
               << describe_text(d) << replica_note_text(note);
-    std::cout << fmt::format("memory      weights {} of {} HBM ({} held back for activations); {}\n", human_bytes(mem.weights.value()),
+    // The total counts the weights the layout copies onto several chips (attention, dense
+    // layers and embeddings over the data-parallel groups, an MLA latent or single KV head's
+    // projections on every rank): say how much of it is copies (review 5 M4).
+    const Bytes copies = mem.weights - d.weight_bytes_total;
+    const std::string replicated = copies.value() > 0.001 * d.weight_bytes_total.value()
+                                       ? fmt::format(" (incl. {} of replicated attention, dense-layer and embedding weights; the model is {})",
+                                                     human_bytes(copies.value()), human_bytes(d.weight_bytes_total.value()))
+                                       : "";
+    std::cout << fmt::format("memory      weights {}{} of {} HBM ({} held back for activations); {}\n", human_bytes(mem.weights.value()), replicated,
                              human_bytes(mem.hbm_total.value()), human_bytes(mem.reserve.value()),
                              mem.weights_fit ? "weights fit" : "WEIGHTS DO NOT FIT: add chips or use a smaller format");
     if (lev.draft_tokens > 0 || lev.sparse != SparseAttention::dense) std::cout << "levers      " << serving_cli::describe_levers(lev) << '\n';

@@ -20,6 +20,20 @@ std::vector<std::string> deployment_warnings(const Deployment& d) {
                             "(about 8x slower, lecture 39:00), which the roofline does not model (drop --roofline)",
                             d.n_chips, (d.n_chips + d.system.scale_up_domain - 1) / d.system.scale_up_domain, d.system.scale_up_domain));
   }
+  // FP4 weights on a chip without an FP4 tensor-core rate (Hopper, Ampere, TPUs: no fp4 in
+  // the hardware file's peaks): the engine dequantises them to the compute format before each
+  // matmul, so only their bytes are FP4 (review 5 L5; matmul_rate.h prices the matmuls at
+  // the compute rate).
+  const WeightFormats& wf = d.weights;
+  const DType formats[] = {wf.attention, wf.dense_ffn, wf.experts, wf.embedding};
+  for (const DType f : formats) {
+    if ((f == DType::nvfp4 || f == DType::mxfp4) && !d.system.chip.supports(MatmulPrecision::fp4)) {
+      w.push_back(fmt::format("{} weights on {}, which has no FP4 tensor cores: weight-only FP4, dequantised to {} for each matmul "
+                              "(4-bit bytes, {} FLOP rate)",
+                              to_string(f), d.system.name, to_string(d.compute), to_string(d.compute)));
+      break;
+    }
+  }
   if (d.mechanisms.enabled) {
     const std::string problem = attention_split_problem(d.model, d.mechanisms.layout.tp_attention);
     if (!problem.empty()) {

@@ -127,9 +127,10 @@ def test_prices_compare_is_a_dataframe_of_offers_by_systems(cli):
     cerebras = df[df.provider == "Cerebras"]
     assert not cerebras.speed_reachable.any() and not cerebras.cheapest.any()
     assert cerebras.why_not.str.contains("no layout reaches 1844").all()
-    groq = df[(df.provider == "Groq") & df.cheapest]
-    assert list(groq.system) == ["tpu-v5p"]
-    assert (groq.tok_per_s_per_user >= 500).all()
+    # Groq's 500 tok/s is out of every system's reach: TPU v5p's batch-1 step pays its fixed
+    # time per XLA op since review 5 H1 (201 tok/s per user).
+    groq = df[df.provider == "Groq"]
+    assert not groq.cheapest.any() and not groq.speed_reachable.any()
     # Together states no speed: compared at the assumed 50 tok/s per user, and the rows say so.
     together = df[df.provider == "Together"]
     assert together.speed_assumed.all() and (together.assumed_tok_per_s_per_user == 50).all()

@@ -97,7 +97,7 @@ Seconds engine_draft_time(const Deployment& dep, const DecodeLevers& l, double b
   // The engine runs each draft pass as its own kernels after the verify step; the
   // drafter's collectives are not modelled. Its weights sharded as the layout shards the
   // main model's (draft_pass's by_layout).
-  const Seconds floor = is_tpu(dep.system) ? Seconds(0) : dep.mechanisms.calibration.kernel_floor;
+  const Seconds floor = op_floor(dep.system, dep.mechanisms.calibration);
   const DraftPass laid = draft_pass(dep, l, batch, context, true);
   return (draft_pass_time(dep, laid) + floor * laid.kernels) * passes;
 }

@@ -31,8 +31,8 @@ Seconds draft_pass_time(const Deployment& d, const DraftPass& p);
 
 /// The drafter's time in an engine step (d.mechanisms.enabled): tokens_per_sequence - 1
 /// sequential passes over `batch` sequences at `context`, each draft_pass_time of the pass
-/// sharded by the layout plus its kernels x the kernel floor (GPUs; 0 on a TPU, one
-/// program). 0 for Drafter::none or no drafts. decode_step and the mixed step
+/// sharded by the layout plus its kernels x op_floor (the GPU kernel floor, or the chip's own
+/// fixed time per op). 0 for Drafter::none or no drafts. decode_step and the mixed step
 /// (step_mix.cc) both add it to the verify step, so that the simulator's batch-1 step is
 /// decode's (docs/formulas.md, "Speculative decoding and MTP").
 Seconds engine_draft_time(const Deployment& d, const DecodeLevers& l, double batch, int64_t context);

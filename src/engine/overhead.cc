@@ -27,6 +27,8 @@ namespace chalk {
 
 Mechanisms::Mechanisms() = default;
 
+Seconds op_floor(const SystemSpec& sys, const Calibration& cal) { return sys.op_floor.value_or(cal.kernel_floor); }
+
 namespace {
 
 using detail::decode_windows;
@@ -233,13 +235,14 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   r.t_weights = led.weights;
   r.t_kv = led.kv;
   r.t_operations = led.ops;
-  // Kernel floor (GPUs only).
+  // Fixed time per dependent operation: a GPU's kernel floor, or the chip's own (op_floor).
   double kernels = d(cal.kernels_per_step);
   for (const auto& g : dep.model.groups) kernels += d(g.count) * d(kernels_per_layer(g));
   if (overlap) kernels *= 2;
-  r.kernels = is_tpu(sys) ? 0 : kernels;
+  r.kernels = kernels;
   r.overlapped = overlap;
-  r.t_overhead = cal.kernel_floor * r.kernels;
+  const Seconds floor = op_floor(sys, cal);
+  r.t_overhead = floor * r.kernels;
   // Collectives of the layout.
   const detail::SystemLinks& links = detail::system_links(sys);
   const LinkModel& up = links.up;
@@ -288,7 +291,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     }
     if (fused_kernels > 0 && !is_tpu(sys)) {
       r.kernels -= fused_kernels * (overlap ? 2.0 : 1.0);  // each micro-batch runs every layer
-      r.t_overhead = cal.kernel_floor * r.kernels;
+      r.t_overhead = floor * r.kernels;
     }
     if (ep_traffic) {
       // Dispatch and combine among the EP ranks: a chip's tokens x top_k x d_model.
@@ -363,7 +366,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
     // the core (ATTN-0); its combine travels while the other runs the core, the output
     // projection and the router (ATTN-1). Routed experts hide no traffic: the other
     // micro-batch's exchanges are done by then. What outlasts its window is exposed.
-    const DecodeWindows w = decode_windows(dep, t_projections, t_shared, t_core, t_router, is_tpu(sys) ? Seconds(0) : cal.kernel_floor);
+    const DecodeWindows w = decode_windows(dep, t_projections, t_shared, t_core, t_router, floor);
     r.t_dispatch_window = w.dispatch;
     r.t_combine_window = w.combine;
     const Seconds exposed = max(Seconds(0), ep_dispatch - w.dispatch) + max(Seconds(0), ep_combine - w.combine);

@@ -103,6 +103,8 @@ void validate(const SystemSpec& s, const std::string& where) {
       throw InputError(field, "dimensions multiply to " + std::to_string(product) + ", expected domain_chips " + std::to_string(s.scale_up_domain));
     }
   }
+  // A fixed time per operation above 1 ms would be a step's, not an op's.
+  if (s.op_floor) in(s.op_floor->value(), 1e-6, min_positive, 1000.0, "op_floor.us");
   if (s.power_w_per_chip) in(*s.power_w_per_chip, 1.0, min_positive, power_w_max, "power.watts_per_chip");
   if (s.price_per_chip) {
     in(s.price_per_chip->value(), 1.0 / 3600.0, min_positive, usd_per_chip_hour_max, "price.usd_per_chip_hour");

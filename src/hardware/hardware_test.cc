@@ -184,6 +184,11 @@ TEST(HardwareFile, OptionalStatusTopologyAndPowerAreChecked) {
   EXPECT_EQ(error_of("\"price\"", "\"power\": {\"watts_per_chip\": -5, \"source\": \"x\"}, \"price\""),
             "v.json: power.watts_per_chip: must be in [1e-06, 1e+06], got -5");
   EXPECT_EQ(error_of("\"price\"", "\"power\": {\"watts\": 5, \"source\": \"x\"}, \"price\"").rfind("v.json: power.watts: unknown field", 0), 0u);
+  // op_floor: a fixed time per op in (0, 1000] us, with its kind and source (review 5 H1).
+  EXPECT_EQ(error_of("\"us\": 7.7", "\"us\": 0"), "v.json: op_floor.us: must be in [1e-06, 1000], got 0");
+  EXPECT_EQ(error_of("\"us\": 7.7", "\"us\": 5000"), "v.json: op_floor.us: must be in [1e-06, 1000], got 5000");
+  EXPECT_EQ(error_of("\"kind\": \"XLA fused op\",", "").rfind("v.json: op_floor.kind", 0), 0u);
+  EXPECT_NEAR(system_from_json(base, "v.json").op_floor->value(), 7.7e-6, 1e-15);
   // The untouched file reads, with its torus.
   EXPECT_EQ(error_of("\"DCN\"", "\"DCN\""), "no error");
 }

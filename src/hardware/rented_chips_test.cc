@@ -84,6 +84,24 @@ TEST(RentedChips, NamesPeopleTypeResolve) {
   EXPECT_FALSE(resolve_system_name("a10").has_value());
 }
 
+// The names README and the vendors' pages use (review 5 L2: "-H trainium2" was refused):
+// spaces as dashes, the vendor dropped, then the alias table.
+TEST(RentedChips, MarketingNamesResolve) {
+  EXPECT_EQ(resolve_system_name("trainium2"), "trn2");
+  EXPECT_EQ(resolve_system_name("AWS Trainium2"), "trn2");
+  EXPECT_EQ(resolve_system_name("trn2u.48xlarge"), "trn2-ultraserver");
+  EXPECT_EQ(resolve_system_name("Intel Gaudi 3"), "gaudi-3");
+  EXPECT_EQ(resolve_system_name("TPU v5p"), "tpu-v5p");
+  EXPECT_EQ(resolve_system_name("Google TPU v6e"), "tpu-v6e");
+  EXPECT_EQ(resolve_system_name("tpu7x"), "tpu-ironwood");
+  EXPECT_EQ(resolve_system_name("AMD Instinct MI325X"), "mi325x");
+  EXPECT_EQ(resolve_system_name("NVIDIA GB200 NVL72"), "gb200-nvl72");
+  EXPECT_EQ(load_system("AWS Trainium2").name, "trn2");
+  // "Cloud TPU" and a vendor alone name no chip.
+  EXPECT_FALSE(resolve_system_name("Cloud TPU").has_value());
+  EXPECT_FALSE(resolve_system_name("nvidia").has_value());
+}
+
 TEST(RentedChips, DerivedFiguresByHand) {
   // FLOPs per byte = bf16 dense / memory bandwidth; sweep = capacity / bandwidth.
   // A100 40GB: 312 / 1.555 = 200.6; 40 / 1.555 = 25.7 ms. L4: 121 / 0.3 = 403.3; 80 ms.

@@ -10,7 +10,7 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   const auto j = detail::parse_json(text, where);
   const Obj c(j, where + ": ");
   c.only({"format", "name", "description", "source", "date", "chip", "efficiency", "scale_up", "scale_out", "price",
-          "host_tiers", "notes", "status", "power", "year", "year_source", "host"});
+          "host_tiers", "notes", "status", "power", "year", "year_source", "host", "op_floor"});
   const std::string format = c.string("format");
   if (format != "chalk-hardware/1") throw InputError(c.field("format"), "unknown format '" + format + "'; expected chalk-hardware/1");
   SystemSpec s;
@@ -86,6 +86,7 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
     }
   }
   s.scale_up_source = up.opt_string("source").value_or("");
+  s.scale_up_name = up.opt_string("name").value_or("");
   if (auto out = c.opt_object("scale_out")) {
     out->only({"name", "gb_per_s_per_direction", "source"});
     s.scale_out_bandwidth_per_direction = gigabytes_per_second(out->number("gb_per_s_per_direction"));
@@ -105,6 +106,12 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
     power->only({"watts_per_chip", "source"});
     s.power_w_per_chip = power->number("watts_per_chip");
     s.power_source = power->string("source");
+  }
+  if (auto fl = c.opt_object("op_floor")) {
+    fl->only({"us", "kind", "source"});
+    s.op_floor = microseconds(fl->number("us"));
+    s.op_floor_kind = fl->string("kind");
+    s.op_floor_source = fl->string("source");
   }
   if (c.has("host_tiers")) {
     const auto& tiers = c.raw("host_tiers");

@@ -149,7 +149,20 @@ std::optional<std::string> resolve_system_name(const std::string& text) {
   const auto names = builtin_system_names();
   const std::string n = lower(text);
   if (std::find(names.begin(), names.end(), n) != names.end()) return n;
-  // Names people type for the built-in systems (the chip's marketing name).
+  // The spelling of a datasheet or README ("AWS Trainium2", "Intel Gaudi 3", "Cloud TPU
+  // v5p"): spaces and underscores as dashes, the vendor's name dropped.
+  std::string key = n;
+  for (auto& c : key) {
+    if (c == ' ' || c == '_') c = '-';
+  }
+  for (const char* vendor : {"nvidia-", "amd-", "intel-", "aws-", "amazon-", "google-", "cloud-", "instinct-"}) {
+    const std::string v = vendor;
+    if (key.rfind(v, 0) == 0 && key.size() > v.size()) key = key.substr(v.size());
+  }
+  if (key == "tpu") return std::nullopt;  // "Cloud TPU" names no generation
+  if (std::find(names.begin(), names.end(), key) != names.end()) return key;
+  // Names people type for the built-in systems: the chip's marketing name (each vendor's
+  // product page spells it so), its instance or board names.
   static const std::pair<const char*, const char*> kAliases[] = {
       {"h100", "h100-sxm"},     {"h100sxm", "h100-sxm"},  {"h800", "h800-sxm"},         {"a100", "a100-80gb"},
       {"a100-80g", "a100-80gb"}, {"gb200", "gb200-nvl72"}, {"nvl72", "gb200-nvl72"},       {"gb300", "gb300-nvl72"},
@@ -158,9 +171,19 @@ std::optional<std::string> resolve_system_name(const std::string& text) {
       {"trillium", "tpu-v6e"},  {"h200-sxm", "h200"},     {"b200-sxm", "b200"},           {"mi300", "mi300x"},
       {"mi355", "mi355x"},       {"a100-40g", "a100-40gb"}, {"a100-sxm4-40gb", "a100-40gb"}, {"h100pcie", "h100-pcie"},
       {"h100nvl", "h100-nvl"},   {"gaudi3", "gaudi-3"},     {"hl-325l", "gaudi-3"},         {"nvidia-l4", "l4"},
-      {"nvidia-a10g", "a10g"}};
+      {"nvidia-a10g", "a10g"},
+      // AWS names the chip Trainium2 and its instances trn2.48xlarge and trn2u.48xlarge
+      // (the UltraServer) on its Trainium product page.
+      {"trainium2", "trn2"},    {"trainium-2", "trn2"},   {"trn2.48xlarge", "trn2"},      {"trainium2-ultraserver", "trn2-ultraserver"},
+      {"trn2u", "trn2-ultraserver"}, {"trn2u.48xlarge", "trn2-ultraserver"},
+      // Google's names: TPU7x / v7 is Ironwood, v5 lite (v5litepod) is v5e.
+      {"tpu7x", "tpu-ironwood"}, {"tpu-v7x", "tpu-ironwood"}, {"v7x", "tpu-ironwood"},
+      {"tpu-v5-lite", "tpu-v5e"}, {"v5litepod", "tpu-v5e"}, {"tpu-v6-lite", "tpu-v6e"},  {"tpu-trillium", "tpu-v6e"},
+      {"tpuv4", "tpu-v4"},      {"tpuv5e", "tpu-v5e"},    {"tpuv5p", "tpu-v5p"},          {"tpuv6e", "tpu-v6e"},
+      {"mi325", "mi325x"},      {"b300-sxm", "b300"},     {"gb200-nvl", "gb200-nvl72"},   {"gb300-nvl", "gb300-nvl72"},
+      {"vera-rubin", "rubin-nvl144"}, {"rubin-ultra", "rubin-nvl576"}};
   for (const auto& [alias, name] : kAliases) {
-    if (n == alias && std::find(names.begin(), names.end(), name) != names.end()) return std::string(name);
+    if ((n == alias || key == alias) && std::find(names.begin(), names.end(), name) != names.end()) return std::string(name);
   }
   return std::nullopt;
 }

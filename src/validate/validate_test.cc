@@ -275,13 +275,18 @@ TEST(Validate, MedianErrorDoesNotGetWorse) {
   // mechanism, kept: the rest of that row's gap is router skew beyond uniform top-k (EPLB),
   // which chalk does not model.
   // 0.083 before the routed experts' per-tile fixed cost (SGL-H100-DECODE +9.8% -> +7.2%).
-  EXPECT_LE(summary(r, "decode", "fully specified").median_abs, 0.071);
-  EXPECT_LE(summary(r, "all", "fully specified").median_abs, 0.098);
+  // 0.036 and 0.0753 with the TPU's fixed time per XLA op (POPE-2 -29.8% -> -1.0%).
+  EXPECT_LE(summary(r, "decode", "fully specified").median_abs, 0.037);
+  EXPECT_LE(summary(r, "all", "fully specified").median_abs, 0.076);
   // The tails too: 90th percentiles decode 32.0% (32.5% before the MTP pass read its
   // attention whole on every chip under data-parallel attention), prefill 66.6% (121.1% before the same
   // change), serving 26.9%.
-  EXPECT_LE(summary(r, "decode").p90_abs, 0.320);
-  EXPECT_LE(summary(r, "prefill").p90_abs, 0.591);  // 0.667 before the eplb column (DS-SERVE-PREFILL +95% -> +88%)
+  // Decode 15.4% with the TPU's fixed time per XLA op (review 5 H1: POPE-2 -29.8% -> -1.0%,
+  // POPE-5 -21.4% -> +0.8%). The same 8.2 ms a step lands on POPE-1's batch-1 prefill,
+  // +15.6% -> +18.5%, whose over-counted all-reduce traffic had stood in for it
+  // (docs/accuracy.md): prefill p90 0.591 -> 0.602, a known trade kept with the decode gain.
+  EXPECT_LE(summary(r, "decode").p90_abs, 0.154);
+  EXPECT_LE(summary(r, "prefill").p90_abs, 0.603);  // 0.591 before the TPU's fixed time per op; 0.667 before the eplb column (DS-SERVE-PREFILL +95% -> +88%)
   EXPECT_LE(summary(r, "serving").p90_abs, 0.372);  // 0.270 before the same MLPerf input
   // And the mechanisms beat the plain roofline on every kind.
   for (const char* kind : {"decode", "prefill", "serving", "training", "run", "all"}) {

@@ -79,6 +79,11 @@ struct Calibration {
   Seconds allreduce_latency = microseconds(kCustomAllReduceStageLatencyUs);
 };
 
+/// Fixed time of one dependent operation of a step on `sys`: the chip's own op_floor where
+/// its hardware file states one (a TPU's XLA fused op), else the GPU kernel floor
+/// cal.kernel_floor (docs/formulas.md, "Fixed time per operation").
+Seconds op_floor(const SystemSpec& sys, const Calibration& cal);
+
 /// The mechanisms switch and their inputs. Disabled (the default) leaves the plain
 /// roofline of roofline.h unchanged.
 struct Mechanisms {
@@ -182,7 +187,7 @@ struct StepBreakdown {
   Seconds t_weights;     ///< sum of their weight-read times, and the MoE token copies' (expert_activations.h; no weight bytes)
   Seconds t_kv;          ///< KV-cache read and write time
   Seconds t_operations;  ///< sum over operations of max(compute, memory) (per-kernel roofline)
-  Seconds t_overhead;    ///< kernels x kernel_floor (GPUs; 0 on TPUs, which run one compiled program)
+  Seconds t_overhead;    ///< kernels x op_floor (the GPU kernel floor, or the chip's own per-op time)
   /// The captured CUDA-graph size the step replays (cuda_graphs.h, graph_batch: tokens or
   /// decode sequences of the busiest data-parallel rank, the step padded up to it); 0 when
   /// it runs eagerly or the engine's graphs are not modelled.

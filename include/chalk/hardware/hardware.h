@@ -125,6 +125,7 @@ struct SystemSpec {
   /// Its length matches the torus kind and its product is scale_up_domain.
   std::vector<int64_t> scale_up_torus_dims;
   std::string scale_up_source;
+  std::string scale_up_name;  ///< the link, as the file names it ("NVLink4", "PCIe Gen4 x16 (no NVLink)")
   BytesPerSecond scale_out_bandwidth_per_direction;  ///< per chip, one direction (0 = unknown)
   std::string scale_out_source;
   std::optional<UsdPerSecond> price_per_chip;    ///< rental price per chip, if public
@@ -133,6 +134,14 @@ struct SystemSpec {
   std::optional<double> power_w_per_chip;
   std::string power_source;
   std::vector<MemoryTier> host_tiers;
+  /// Fixed time of one dependent operation of the step's program on this chip, where its
+  /// file states one (data/hardware `op_floor`): a compiled XLA program on a TPU pays it per
+  /// fused op (pipeline fill and drain, the op's sync flags) as a GPU pays its kernel floor.
+  /// Absent: the GPU kernel floor, Calibration::kernel_floor, applies (engine_step;
+  /// docs/formulas.md, "Fixed time per operation").
+  std::optional<Seconds> op_floor;
+  std::string op_floor_kind;    ///< what one operation is on this chip ("XLA fused op")
+  std::string op_floor_source;  ///< where the figure comes from
 };
 
 /// Peak FLOPs per byte of HBM bandwidth, F / W (lecture 18:00: "multiplies per second
