@@ -127,6 +127,10 @@ struct FrontierDefault {
 };
 FrontierDefault frontier_default(const ServingArgs& a, int64_t context);
 
+/// A warning when --replica-chips asks for replicas wider than the scale-up domain but the
+/// plain roofline, which has no scale-out term, prices them; "" otherwise.
+std::string scale_out_warning(const Loaded& l, const ServingArgs& a);
+
 /// The model, system and options; the stages or the one wide replica of frontier_default.
 Loaded load(const ServingArgs& a);
 

@@ -1,8 +1,11 @@
-// Internal to serving_frontier.cc: the replica sizes and layouts the frontier and the
-// fast/slow modes compare, resolved against memory (docs/serving.md).
+// Internal to the serving library (serving_frontier.cc, serving_points.cc): the replica sizes
+// and layouts the frontier and the fast/slow modes compare, resolved against memory, and the
+// points and searches read off them (docs/serving.md).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "chalk/engine/default_layout.h"
@@ -50,5 +53,47 @@ std::vector<Replica> resolve_replicas(const ModelSpec& m, const SystemSpec& s, c
 /// fast/slow modes and of cheapest_replica_at_speed: the replica, its layout, the step and
 /// its speed and cost per token (decode_step).
 ModePoint mode_point(const Deployment& dep, int64_t batch, int64_t context, const DecodeLevers& lev);
+
+/// The frontier's point for `dep`'s decode step `s` (its terms, speed and cost per token);
+/// `memory_full` marks the batch that fills HBM.
+FrontierPoint make_point(const Deployment& dep, const DecodeStep& s, bool memory_full);
+
+/// A point of a pipelined replica whose busiest stage is `stage` (FrontierOptions::
+/// pipeline_stages): pipeline_decode's cycle, speed and cost at `batch` sequences of `context`
+/// tokens over `stages` stages with every stage busy; the terms of its stage step.
+FrontierPoint pipeline_point(const Deployment& stage, int64_t stages, int64_t batch, int64_t context, bool memory_full);
+
+/// A mode point of replica `r` at `batch`: mode_point, or for a pipeline (r.stages > 1)
+/// pipeline_point's figures with the stage's step terms and the cycle as its t_step.
+ModePoint replica_point(const Replica& r, int64_t batch, int64_t context, const DecodeLevers& lev);
+
+/// Values within this relative difference are ties (compute-bound points on different
+/// replica sizes share one cost per token up to rounding).
+inline constexpr double kTie = 1e-9;
+/// a > b by more than a tie.
+bool clearly_more(double a, double b);
+
+/// Orders for the searches: cheaper = more tokens/s per chip, ties (within 1e-9 relative) to
+/// the faster; faster = more tokens/s per user, ties to the cheaper.
+bool cheaper(const ModePoint& a, const ModePoint& b);
+bool faster(const ModePoint& a, const ModePoint& b);
+
+/// The cheapest point at least `per_user` tokens/s per user fast, over every replica (the
+/// largest batch that fast on each: speed per user falls with batch); empty if none.
+std::optional<ModePoint> cheapest_at_speed(const std::vector<Replica>& reps, int64_t context, const ServingLevers& levers,
+                                           const DecodeLevers& lev, TokensPerSecond per_user);
+
+/// The fastest point with tokens/s per chip >= `per_chip` (cost <= budget), over every
+/// replica; empty if none (the smallest batch that meets it on each, by bisection).
+std::optional<ModePoint> fastest_at_cost(const std::vector<Replica>& reps, int64_t context, const DecodeLevers& lev,
+                                         TokensPerSecond per_chip);
+
+/// Each replica at its cheapest batch up to the one that fills its HBM at `context`
+/// (cheapest_decode_point; a pipeline at the batch its stages hold).
+std::vector<ModePoint> memory_full_points(const std::vector<Replica>& reps, int64_t context, const DecodeLevers& lev);
+
+/// The index of the cheapest of `points` (cheaper()), skipping replicas of `skip_chips`
+/// chips; the first of equals; points.size() when every point is skipped.
+size_t cheapest_of(const std::vector<ModePoint>& points, int64_t skip_chips = 0);
 
 }  // namespace chalk::detail
