@@ -187,7 +187,7 @@ struct StepBreakdown {
   Seconds t_weights;     ///< sum of their weight-read times, and the MoE token copies' (expert_activations.h; no weight bytes)
   Seconds t_kv;          ///< KV-cache read and write time
   Seconds t_operations;  ///< sum over operations of max(compute, memory) (per-kernel roofline)
-  Seconds t_overhead;    ///< kernels x op_floor (the GPU kernel floor, or the chip's own per-op time)
+  Seconds t_overhead;    ///< each kernel at max(op_floor, its HBM traffic) for the norm, rotary and activation kernels (memory_kernels.h), op_floor for the rest (the GPU kernel floor, or the chip's own per-op time)
   /// The captured CUDA-graph size the step replays (cuda_graphs.h, graph_batch: tokens or
   /// decode sequences of the busiest data-parallel rank, the step padded up to it); 0 when
   /// it runs eagerly or the engine's graphs are not modelled.
