@@ -127,12 +127,7 @@ Frontier latency_cost_frontier(const ModelSpec& m, const SystemSpec& s, const De
   }
   std::sort(batches.begin(), batches.end());
   batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
-  if (o.pipeline_stages < 1) throw InputError("--pp", "must be >= 1 stage, got " + std::to_string(o.pipeline_stages));
-  const int64_t stages = o.pipeline_stages;
-  if (stages > 1 && (o.levers.draft_tokens > 0 || o.levers.sparse != SparseAttention::dense)) {
-    throw InputError("--pp", std::to_string(stages) + " stages: speculative drafting and sparse attention are priced without a pipeline; "
-                             "give --pp 1 with them");
-  }
+  const int64_t stages = detail::checked_stages(o.pipeline_stages, o.levers);
   // A pipeline's replicas are its stages: the model cut into `stages`, each size per stage.
   const ModelSpec stage_model = stages > 1 ? pipeline_stage_model(m, stages) : ModelSpec{};
   const ModelSpec& mm = stages > 1 ? stage_model : m;
@@ -217,12 +212,7 @@ ModesReport fast_and_slow_modes(const ModelSpec& m, const SystemSpec& s, const D
   if (o.max_batch < 1) throw InputError("--max-batch", "must be >= 1, got " + std::to_string(o.max_batch));
   ModesReport r;
   r.context = o.context;
-  if (o.pipeline_stages < 1) throw InputError("--pp", "must be >= 1 stage, got " + std::to_string(o.pipeline_stages));
-  const int64_t stages = o.pipeline_stages;
-  if (stages > 1 && (o.levers.draft_tokens > 0 || o.levers.sparse != SparseAttention::dense)) {
-    throw InputError("--pp", std::to_string(stages) + " stages: speculative drafting and sparse attention are priced without a pipeline; "
-                             "give --pp 1 with them");
-  }
+  const int64_t stages = detail::checked_stages(o.pipeline_stages, o.levers);
   const ModelSpec stage_model = stages > 1 ? pipeline_stage_model(m, stages) : ModelSpec{};
   const ModelSpec& mm = stages > 1 ? stage_model : m;
   const std::vector<int64_t> sizes = replica_sizes(mm, s, o.replica_chips);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "chalk/base/error.h"
 #include "chalk/engine/pipeline.h"
 #include "chalk/serving/cheapest_batch.h"
 #include "chalk/serving/serving.h"
@@ -177,6 +178,15 @@ size_t cheapest_of(const std::vector<ModePoint>& points, int64_t skip_chips) {
     if (best == points.size() || cheaper(points[i], points[best])) best = i;
   }
   return best;
+}
+
+int64_t checked_stages(int64_t stages, const ServingLevers& levers) {
+  if (stages < 1) throw InputError("--pp", "must be >= 1 stage, got " + std::to_string(stages));
+  if (stages > 1 && (levers.draft_tokens > 0 || levers.sparse != SparseAttention::dense)) {
+    throw InputError("--pp", std::to_string(stages) + " stages: speculative drafting and sparse attention are priced without a pipeline; "
+                             "give --pp 1 with them");
+  }
+  return stages;
 }
 
 }  // namespace chalk::detail

@@ -96,4 +96,9 @@ std::vector<ModePoint> memory_full_points(const std::vector<Replica>& reps, int6
 /// chips; the first of equals; points.size() when every point is skipped.
 size_t cheapest_of(const std::vector<ModePoint>& points, int64_t skip_chips = 0);
 
+/// The pipeline stages of a frontier or modes search (FrontierOptions/ModesOptions::
+/// pipeline_stages), checked: InputError naming --pp for fewer than 1, or for stages beside
+/// speculative drafting or sparse attention (priced without a pipeline).
+int64_t checked_stages(int64_t stages, const ServingLevers& levers);
+
 }  // namespace chalk::detail

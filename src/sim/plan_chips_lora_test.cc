@@ -60,7 +60,9 @@ TEST(PlanChipsLora, EveryPairSearchesMaxLorasAsOneSystemDoes) {
     ASSERT_TRUE(c.lora.has_value());
     EXPECT_EQ(c.lora->max_loras, x.max_loras);  // the report is the chosen value's plan
     for (const MaxLorasTry& t : x.max_loras_tried) {
-      if (t.met) EXPECT_LE(*c.usd_per_hour, *t.usd_per_hour + 1e-9) << t.max_loras;
+      if (t.met) {
+        EXPECT_LE(*c.usd_per_hour, *t.usd_per_hour + 1e-9) << t.max_loras;
+      }
     }
   }
   // The mixed pair (h100-sxm prefill, h100-cheap decode) prices each pool at its chip's own
