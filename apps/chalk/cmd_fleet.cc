@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "arg_parse.h"
+#include "chalk/hardware/price_sources.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/sim/fleet.h"
@@ -103,6 +104,9 @@ void run_fleet(const FleetArgs& a) {
   }
   const Table t = fleet_table(f, systems);
   std::vector<std::string> warnings;
+  // The cheapest system per model is a choice between chips whose prices may come from
+  // different sources (review 5 M3).
+  if (std::string mixed = mixed_price_sources_warning(systems); !mixed.empty()) warnings.push_back(std::move(mixed));
   for (std::size_t i = 0; i < f.models.size(); ++i) {
     for (std::size_t k = 0; k < systems.size(); ++k) {
       if (!f.models[i].problems[k].empty()) warnings.push_back(f.models[i].name + " on " + systems[k].name + ": " + f.models[i].problems[k]);

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "chalk/base/error.h"
+#include "chalk/hardware/price_sources.h"
 #include "chalk/io/io.h"
 #include "chalk/prices/compare.h"
 #include "envelope.h"
@@ -214,13 +215,17 @@ void run_compare(const CompareArgs& a) {
                                             w.input_tokens, w.output_tokens, m.name, m.max_context));
   }
   const HostComparison h = compare_hosts(m, *sheet, systems, base, w);
+  // The cheapest system is a choice between chips whose prices may come from different
+  // sources (review 5 M3): say so beside it.
+  std::vector<std::string> warnings;
+  if (std::string mixed = mixed_price_sources_warning(systems); !mixed.empty()) warnings.push_back(std::move(mixed));
 
   Table t = compare_table();
   if (a.output_format.csv) {
     for (const auto& oc : h.offers) {
       for (const auto& r : oc.systems) t.add(row_of(oc, r));
     }
-    print_csv(std::cout, t);
+    print_csv(std::cout, t, warnings);
     return;
   }
   if (a.output_format.json) {
@@ -232,6 +237,7 @@ void run_compare(const CompareArgs& a) {
                     {"assumed_tok_per_s_per_user", w.assumed_speed.value()},
                      {"context_tokens", h.context}};
     j["notes"] = h.notes;
+    j["warnings"] = warnings;
     j["rows"] = nlohmann::json::array();  // one per host offer, each with its systems[]
     for (const auto& oc : h.offers) j["rows"].push_back(offer_json(oc, t));
     print_json(std::cout, envelope("prices compare", std::move(j), column_keys(t)));
@@ -271,6 +277,8 @@ void run_compare(const CompareArgs& a) {
       w.assumed_speed.value() >= 1e5 ? readable(w.assumed_speed.value(), 4) : fmt::format("{:g}", w.assumed_speed.value()));
   print_table(std::cout, t);
   if (!footnotes.empty()) std::cout << "\n" << footnotes;
+  if (!warnings.empty()) std::cout << "\n";
+  for (const auto& x : warnings) std::cout << "warning     " << x << '\n';
   std::cout << "\n--csv and --json carry every system; sources and dates: --json or data/prices/hosts/" << m.name << ".json\n";
 }
 

@@ -13,7 +13,7 @@
 namespace chalk::sim {
 namespace {
 
-constexpr int64_t max_tokens = 10'000'000;
+constexpr int64_t prefix_max_tokens = 10'000'000;
 /// Salts that keep the three kinds of identity apart (system prompts, conversations).
 constexpr uint64_t system_salt = 0x5157'0000'0000'0000ull, session_salt = 0xC0DE'0000'0000'0000ull;
 
@@ -37,7 +37,7 @@ int64_t integer(std::string_view t, int64_t lo, int64_t hi, const std::string& f
 }
 
 /// Uniform in (0, 1), as traffic.cc's: 53 random bits, never 0.
-double unit(std::mt19937_64& rng) { return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53; }
+double prefix_unit(std::mt19937_64& rng) { return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53; }
 
 }  // namespace
 
@@ -45,7 +45,7 @@ PrefixTraffic parse_shared_prefix(std::string_view text, const std::string& fiel
   const char* form = "TOKENS:GROUPS[:S] (a system prompt of TOKENS tokens, one of GROUPS, Zipf exponent S, 0 = uniform)";
   const auto f = fields(text);
   if (f.size() != 2 && f.size() != 3) throw InputError(field, fmt::format("got '{}'; expected {}", excerpt(text), form));
-  into.system_tokens = integer(f[0], 1, max_tokens, field, text, form);
+  into.system_tokens = integer(f[0], 1, prefix_max_tokens, field, text, form);
   into.groups = integer(f[1], 1, 1'000'000, field, text, form);
   into.zipf_s = 0;
   if (f.size() == 3) {
@@ -80,7 +80,7 @@ void apply_prefix_traffic(std::vector<Request>& requests, const PrefixTraffic& p
   }
   std::mt19937_64 rng(seed ^ 0x9E37'79B9'7F4A'7C15ull);
   auto draw_group = [&]() -> int64_t {
-    const double u = unit(rng);
+    const double u = prefix_unit(rng);
     return std::min<int64_t>(p.groups - 1, std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
   };
   // Per conversation slot: its conversation, its group, and the stream so far (the last
@@ -111,7 +111,7 @@ void apply_prefix_traffic(std::vector<Request>& requests, const PrefixTraffic& p
       group = draw_group();
     }
     const int64_t system = group >= 0 ? p.system_tokens : 0;
-    if (system + history + own > max_tokens) {
+    if (system + history + own > prefix_max_tokens) {
       throw InputError("input", fmt::format("request {}: a prompt of {} tokens (system {} + history {} + new {}) passes 10000000; expected "
                                             "fewer turns or shorter turns",
                                             k, system + history + own, system, history, own));

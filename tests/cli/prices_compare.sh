@@ -189,3 +189,14 @@ o = [o for o in j['rows'] if o['provider'] == 'Fireworks'][0]
 w = o['why_not']
 assert 'every GPU' not in w and 'governed by' in w and '0.3 TB/s peak' in w, w
 " || fail "70B on L4: the true reason"
+# Review 5 M3: the cheapest system is a choice between chips whose prices may come from
+# different sources (data/hardware: h100-sxm $2.35 SemiAnalysis's index [compux]; h200 $4.54
+# and b200 $6.03 Spheron's on-demand list [spheron]): a warning says so, and not for one source.
+"$CHALK" prices compare -m llama-3.1-70b -H h100-sxm,h200 --json | python3 -c "
+import json, sys; w = json.load(sys.stdin)['warnings']
+assert len(w) == 1 and 'come from 2 sources' in w[0] and '[compux] h100-sxm \$2.35; [spheron] h200 \$4.54' in w[0], w
+" || fail "mixed price sources: no warning"
+"$CHALK" prices compare -m llama-3.1-70b -H h200,b200 --json | python3 -c "
+import json, sys; assert json.load(sys.stdin)['warnings'] == []
+" || fail "one price source: a warning"
+"$CHALK" prices compare -m llama-3.1-70b -H h100-sxm,h200 2>&1 | grep -q "^warning     chip prices per hour come from 2 sources" || fail "mixed price sources: no text warning"
