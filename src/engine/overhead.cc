@@ -1,4 +1,5 @@
-// The engine step with mechanisms beyond the roofline (docs/formulas.md, fidelity).
+// The GPU side of the engine step with mechanisms beyond the roofline, for one choice of
+// two micro-batches or one (docs/formulas.md, fidelity); the step itself: engine_step.cc.
 #include "chalk/engine/overhead.h"
 #include "chalk/engine/step_mix.h"
 
@@ -21,13 +22,10 @@
 #include "matmul_rate.h"
 #include "memory_kernels.h"
 #include "step_ledger.h"
+#include "step_with.h"
 #include "system_links.h"
 
 namespace chalk {
-
-Mechanisms::Mechanisms() = default;
-
-Seconds op_floor(const SystemSpec& sys, const Calibration& cal) { return sys.op_floor.value_or(cal.kernel_floor); }
 
 namespace {
 
@@ -55,7 +53,9 @@ constexpr double kOverlappedAllToAllSlowdown = 2.0900 / 1.5207;
 
 /// engine_step with two micro-batches allowed or not (when the layout asks for them).
 /// `mix`, when set, replaces the uniform decode and prefill shape of `s` (StepMix).
-StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix* mix, bool allow_overlap) {
+}  // namespace
+
+StepBreakdown detail::step_with(const Deployment& dep, const StepShape& s, const StepMix* mix, bool allow_overlap) {
   if (s.decode_sequences < 0 || s.prefill_sequences < 0 || s.context < 0 || s.prompt < 0 || s.prefix < 0 ||
       s.tokens_per_sequence < 1 || s.attention_tokens_per_sequence < 0) {
     throw InputError("step", "sequences, context, prompt and prefix must be >= 0 and tokens per sequence >= 1");
@@ -389,22 +389,5 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   r.governs = (overlap && !low_latency_kernels && ep_comm > compute_path) ? "communication" : top->name;
   return r;
 }
-
-StepBreakdown best_of(const Deployment& dep, const StepShape& s, const StepMix* mix) {
-  StepBreakdown r = step_with(dep, s, mix, true);
-  if (dep.mechanisms.layout.overlap_micro_batches) {
-    // An engine splits a step into two micro-batches where that pays (engines gate it by
-    // batch size): below that the second pass over the weights and kernels costs more than
-    // it hides.
-    StepBreakdown without = step_with(dep, s, mix, false);
-    if (without.t_step < r.t_step) r = without;
-  }
-  detail::add_eager_launch(dep, r);      // an eager step's kernel launches (graph_step.h)
-  detail::add_host_time(dep, s, mix, r);  // and the host's work (host_step.h)
-  return r;
-}
-}  // namespace
-StepBreakdown engine_step(const Deployment& dep, const StepShape& s) { return best_of(dep, s, nullptr); }
-StepBreakdown engine_step(const Deployment& dep, const StepMix& mix) { return best_of(dep, StepShape{}, &mix); }
 
 }  // namespace chalk
