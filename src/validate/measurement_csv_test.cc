@@ -25,8 +25,10 @@ TEST(MeasurementCsv, BuiltinRows) {
   // Megatron-Bridge's ten throughputs on H100, B200 and GB200 (issue 33): 97; then its
   // Qwen3-30B-A3B steps over NCCL's all-to-all on 16 H100, without and with EP overlap: 99;
   // then Korthikanti et al.'s four full-recomputation step times without sequence
-  // parallelism (column sequence_parallel): 103.
-  ASSERT_EQ(rows.size(), 103u);
+  // parallelism (column sequence_parallel): 103; then 18 rows from sources no row had used:
+  // torchtitan's performance table (9), MLPerf v5.0 Server and Offline on H100 and B200 (5),
+  // v5.1 Offline on MI325X (2) and MaxText's TPU v5p table (2): 121.
+  ASSERT_EQ(rows.size(), 121u);
   EXPECT_EQ(rows.front().id, "POPE-1");
   EXPECT_EQ(rows.front().line, 2);
   EXPECT_EQ(rows.front().kind, "prefill");
@@ -50,6 +52,28 @@ TEST(MeasurementCsv, BuiltinRows) {
   EXPECT_EQ(rows[99].recompute, "full");
   EXPECT_EQ(rows[99].sequence_parallel, "no");
   EXPECT_EQ(rows[86].sequence_parallel, "");  // the selective rows ran with it: the default
+  EXPECT_EQ(rows[103].id, "TT-L8B-H100x8-FSDP");
+  EXPECT_DOUBLE_EQ(rows[103].value, 5762);  // torchtitan Table 1, 'FSDP | 5,762 | 82.4'
+  EXPECT_EQ(rows[103].engine, "torchtitan");
+  EXPECT_EQ(rows[103].hardware, "hardware/h100-sxm-96gb-hbm2e-500w.json");
+  EXPECT_EQ(*rows[103].dp, 8);
+  EXPECT_EQ(rows[111].id, "TT-L405B-H100x512-3D-INTERLEAVED");
+  EXPECT_EQ(*rows[111].pp, 8);
+  EXPECT_EQ(rows[111].schedule, "interleaved");
+  EXPECT_EQ(rows[113].id, "MLPERF50-L405B-B200x8-SERVER-TTFT");
+  EXPECT_DOUBLE_EQ(rows[113].value, 1860.083);  // 'Mean First Token latency (ns) : 1860083007'
+  EXPECT_DOUBLE_EQ(*rows[113].request_rate_per_s, 1.3);  // target_qps 1.3
+  EXPECT_EQ(rows[113].arrivals, "poisson");  // LoadGen's Server scenario
+  EXPECT_EQ(*rows[113].requests, 780);       // 1.3 queries/s x min_duration 600 s
+  EXPECT_EQ(rows[116].id, "MLPERF50-MIX-B200x8-OFFLINE");
+  EXPECT_EQ(*rows[116].max_sequences, 6144);  // gpu_batch_size 6 * 1024
+  EXPECT_EQ(rows[116].chunked_prefill, "no");
+  EXPECT_EQ(rows[118].id, "MLPERF51-MIX-MI325Xx8-OFFLINE");
+  EXPECT_EQ(rows[118].arrivals, "");  // the column added for the Server rows is empty on the others
+  EXPECT_EQ(rows[119].id, "MAXTEXT-V5P-32B-64");
+  EXPECT_DOUBLE_EQ(rows[119].value, 328);  // '1x v5p-128 | 328 | 71.47%'
+  EXPECT_EQ(rows[119].model, "models/maxtext-32b.json");
+  EXPECT_EQ(*rows[119].chips, 64);  // v5p-128 names 128 TensorCores, two per chip
 }
 
 TEST(MeasurementCsv, ColumnsInAnyOrderOthersEmpty) {

@@ -35,7 +35,7 @@ const std::vector<std::string>* vocabulary(const std::string& column) {
       {"sequence_parallel", {"yes", "no"}},
       {"fp8_recipe", {"delayed", "tensorwise", "mxfp8", "blockwise"}},
       {"engine", {"vllm", "sglang", "trtllm", "fastertransformer", "jetstream", "megatron", "nemo", "maxtext", "llm-foundry", "metaseq",
-                  "deepseek", "other"}},
+                  "deepseek", "torchtitan", "other"}},
       {"kv_admission", {"to_completion", "on_demand"}},
       {"chunked_prefill", {"yes", "no"}},
       {"arrivals", {"poisson", "constant"}},

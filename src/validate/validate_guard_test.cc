@@ -61,8 +61,15 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // MLPERF41-L70B-H100x8 +38% -> +29%, -H200x8 +30% -> +25%, -MI300X8 +44% -> +38%,
   // ROCM-VLLM-L70-MI300X-128-2048 +32% -> +26%; MLPERF50-L70B-B200x8 -6% -> -11%.
   // With the TPU's fixed time per op and POPE-6 at POPE-2's stated layout (+17.8% -> -3.4%): 8.75%, p90 30.7%.
-  EXPECT_LE(summary(r, "serving").median_abs, 0.088);  // 0.104 before the TPU's fixed time per op; 0.114 before the memory-bound kernels' traffic; 0.168 with the FP4 median alone, 0.197 with the B200's sustained clock alone, 0.220 with the MoE token copies alone, 0.236 before both
-  EXPECT_LE(summary(r, "serving").p90_abs, 0.308);  // 0.3074 with and before the TPU's fixed time per op; 0.328 before the memory-bound kernels' traffic, 0.374 with the B200's sustained clock alone, 0.463 before it
+  // Then 29 rows, 7.92%, p90 31.32%: seven rows from sources no row had used (issue 29), MLPerf
+  // v5.0 and v5.1 (docs/accuracy.md). Five land within 9% and lower the median: the H100
+  // llama2-70b Offline one round after MLPERF41-L70B-H100x8 (+2%: that row's +29% is mostly
+  // the v4.1 software), llama3.1-405b on B200 Offline at NVIDIA's stated TP2 x PP2 (+1%) and
+  // its Server TTFT (+3%), MI325X llama2-70b and mixtral in vLLM (-5%, -9%). Two land above
+  // the old p90 and raise it: mixtral in NVFP4 on B200 (+33%) and the 405B Server TPOT at an
+  // unstated layout (+30%).
+  EXPECT_LE(summary(r, "serving").median_abs, 0.080);  // 0.088 before MLPerf v5.0/v5.1's rows; 0.104 before the TPU's fixed time per op; 0.114 before the memory-bound kernels' traffic; 0.168 with the FP4 median alone, 0.197 with the B200's sustained clock alone, 0.220 with the MoE token copies alone, 0.236 before both
+  EXPECT_LE(summary(r, "serving").p90_abs, 0.314);  // 0.308 before MLPerf v5.0/v5.1's rows (above); 0.3074 with and before the TPU's fixed time per op; 0.328 before the memory-bound kernels' traffic, 0.374 with the B200's sustained clock alone, 0.463 before it
   // Training, 27 rows with Korthikanti et al. 2022's Table 5 and Megatron-Bridge's table
   // (issue 33): 14.9%, p90 41.1%. The p90 is Megatron-Bridge's small MoE rows (Qwen3-30B-A3B
   // +179%, gpt-oss-120b +46%: grouped GEMMs of narrow experts, not modelled) and its 8B rows
@@ -102,10 +109,17 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // (kernels.h): KORTH22-22B -10.9% -> -8.6%, KORTH22-22B-FULL -5.6% -> -4.0%,
   // MBR-H100-Q30B-EP16-A2A -13% -> -10.4%; rows chalk finds too slow (Llama 3, MBR2511
   // L70B/L405B) gain a sharded optimizer's few milliseconds, under half a point.
-  EXPECT_LE(summary(r, "training").median_abs, 0.087);  // 0.094 before the optimizer's housekeeping and the local-expert sort; 0.096 before the recipe's recomputation; 0.097 before the whole square; 0.131 before sequence_parallel and the full-recomputation rows; 0.133 before the FP8 recipes and rotary kernels
-  EXPECT_LE(summary(r, "training").p90_abs, 0.280);  // 0.291 before the B200's sustained clock, 0.302 before sequence_parallel and the full-recomputation rows, 0.339 before the FP8 recipes and rotary kernels, 0.352 before the grouped GEMM's fixed cost, 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
+  // Then 44 rows, 10.02%, p90 78.4%: torchtitan's published table (9 rows, +28% to +215%: SDPA's
+  // FlashAttention-2 kernel at about half the attention rate chalk prices, torchtitan's per-op
+  // checkpointing that reruns every second GEMM, a 500 W H100; docs/accuracy.md) and MaxText's
+  // TPU v5p table (2 rows, -0.7% and +1.1%). Every torchtitan row lands above the old median and
+  // eight of the nine above the old p90 (all but the 70B's +27.8%), so they now set it: honest
+  // figures for an engine whose kernels chalk does not yet price, not a regression of the
+  // mechanisms.
+  EXPECT_LE(summary(r, "training").median_abs, 0.101);  // 0.087 before torchtitan's and MaxText's rows; 0.094 before the optimizer's housekeeping and the local-expert sort; 0.096 before the recipe's recomputation; 0.097 before the whole square; 0.131 before sequence_parallel and the full-recomputation rows; 0.133 before the FP8 recipes and rotary kernels
+  EXPECT_LE(summary(r, "training").p90_abs, 0.784);  // 0.280 before torchtitan's and MaxText's rows (above); 0.291 before the B200's sustained clock, 0.302 before sequence_parallel and the full-recomputation rows, 0.339 before the FP8 recipes and rotary kernels, 0.352 before the grouped GEMM's fixed cost, 0.428 before the MoE permute and unpermute kernels, 0.405 before the attention backward's rate
   EXPECT_LE(summary(r, "run").median_abs, 0.255);  // 0.263 before the grouped GEMM's fixed cost (DSV3-TRAIN-1 -14.6% -> -12.8%)
-  EXPECT_LE(summary(r, "all").median_abs, 0.077);  // 0.0761 with the TPU's fixed time per op (POPE rows); 0.090 before it; 0.094 before the optimizer's housekeeping and the local-expert sort (training 9.3% -> 8.6%); 0.0939 with the B200 sustained clock, its FP4 median and the MoE token copies together; 0.1056 with TensorRT-LLM's MoE token copies (engine/expert_activations.h); 0.107 with all of them (training, dense GEMM shapes, eplb); 0.128 with the recipe's recomputation and the whole square, 0.129 with serving's dense GEMMs at their shape or with the eplb column, 0.132 before them; 0.122 before the MLPerf rows took OpenOrca's mean prompt (above); 0.133 before sequence_parallel and the full-recomputation rows; about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
+  EXPECT_LE(summary(r, "all").median_abs, 0.087);  // 0.08645 with the 18 rows of MLPerf v5.0/v5.1, torchtitan and MaxText (the torchtitan rows lift it; 0.077 before); 0.0761 with the TPU's fixed time per op (POPE rows); 0.090 before it; 0.094 before the optimizer's housekeeping and the local-expert sort (training 9.3% -> 8.6%); 0.0939 with the B200 sustained clock, its FP4 median and the MoE token copies together; 0.1056 with TensorRT-LLM's MoE token copies (engine/expert_activations.h); 0.107 with all of them (training, dense GEMM shapes, eplb); 0.128 with the recipe's recomputation and the whole square, 0.129 with serving's dense GEMMs at their shape or with the eplb column, 0.132 before them; 0.122 before the MLPerf rows took OpenOrca's mean prompt (above); 0.133 before sequence_parallel and the full-recomputation rows; about 0.14 before the grouped GEMM's fixed cost; 0.173 before issue 33's training mechanisms and rows; 0.151 before the attention backward's rate; 0.152 before GEMM shapes
 }
 
 }  // namespace

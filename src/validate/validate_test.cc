@@ -33,7 +33,7 @@ TEST(Validate, EveryRowIsKept) {
       EXPECT_FALSE(p.reason.empty()) << p.id;
     }
   }
-  EXPECT_EQ(by[RowStatus::predicted], 72);     // 37 serving-side rows, 33 training steps, 2 whole runs
+  EXPECT_EQ(by[RowStatus::predicted], 90);     // 44 serving-side rows, 44 training steps, 2 whole runs
   EXPECT_EQ(by[RowStatus::not_modelled], 0);
   EXPECT_EQ(by[RowStatus::calibration], 31);   // microbenchmarks, one row per value
   EXPECT_EQ(by[RowStatus::unreadable], 0);
@@ -42,7 +42,8 @@ TEST(Validate, EveryRowIsKept) {
 
 TEST(Validate, EveryBuiltinRowNamesAModelChalkHas) {
   // Training rows too (predicted once the training module lands): GPT 1008B, GPT 1.7B,
-  // GPT 22B, MT-NLG 530B and MPT-70B are chalk-model files beside the rows.
+  // GPT 22B, MT-NLG 530B, MPT-70B and MaxText's 32B and 128B are chalk-model files beside
+  // the rows.
   int n = 0;
   for (const auto& row : builtin_measurements()) {
     if (row.kind == "microbenchmark") continue;
@@ -51,9 +52,12 @@ TEST(Validate, EveryBuiltinRowNamesAModelChalkHas) {
     if (row.id == "MEG21-1") {
       EXPECT_EQ(m.name, "gpt-1008b");
     }
+    if (row.id == "MAXTEXT-V5P-128B-128") {
+      EXPECT_EQ(m.name, "maxtext-128b");  // MaxText's benchmark model, a file beside the rows
+    }
     ++n;
   }
-  EXPECT_EQ(n, 72);
+  EXPECT_EQ(n, 90);
 }
 
 TEST(Validate, PlainRooflineNumbers) {
