@@ -180,8 +180,8 @@ void register_train_layouts(CLI::App& train, Action& run) {
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{100000}));
   cmd->add_option("--schedules", layout_args.schedules,
-                  "Pipeline schedules tried when pp > 1, comma-separated: gpipe, 1f1b, interleaved, zb-h1, zb-v, dualpipe, or all "
-                  "(default: the two Megatron-LM ships)")
+                  "Pipeline schedules tried when pp > 1, comma-separated: gpipe, 1f1b, interleaved, zb-h1, zb-v, dualpipe, or all; "
+                  "the default is the two Megatron-LM ships")
       ->capture_default_str();
   cmd->add_flag("--all", layout_args.all, "Also list the nearest plans that do not fit, with the reason (--json and --csv always do)");
   cmd->add_flag("--pareto", layout_args.pareto, "List the Pareto front of step time against memory instead");

@@ -624,7 +624,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     ep_overlap: Megatron-Core's EP overlap: a forward beside an earlier microbatch's backward, each one's expert all-to-alls hidden behind the other's compute (pp 1 or --schedule interleaved)
     chips: Chips in the cluster (default: one scale-up domain, or the smallest cluster a plan fits when none fits one)
     limit: Plans listed (fitting, and with --all those that do not fit) (default 20)
-    schedules: Pipeline schedules tried when pp > 1, comma-separated: gpipe, 1f1b, interleaved, zb-h1, zb-v, dualpipe, or all (default: the two Megatron-LM ships) (default 1f1b,interleaved)
+    schedules: Pipeline schedules tried when pp > 1, comma-separated: gpipe, 1f1b, interleaved, zb-h1, zb-v, dualpipe, or all; the default is the two Megatron-LM ships (default 1f1b,interleaved)
     all: Also list the nearest plans that do not fit, with the reason (--json and --csv always do)
     pareto: List the Pareto front of step time against memory instead
     allow_infeasible: Print the figures even when no plan fits in HBM (default: exit 2 naming the smallest cluster with a plan that fits)
