@@ -213,6 +213,7 @@ TrainingQuery fit_query(const TrainArgs& a, bool keep_batch) {
   q.seq_len = a.seq_len;
   q.global_batch = keep_batch ? a.global_batch : 0;
   q.base = plan_from(a);
+  q.schedules = searched_schedules(a);
   return q;
 }
 
@@ -237,7 +238,8 @@ std::string fit_or_refuse(TrainArgs& a, TrainSetup& s, TrainingMemory& mem) {
   }
   std::string chosen = fmt::format("the fastest plan of the smallest cluster that holds {} ({} chips; train layouts -n {} ranks the others); "
                                    "the default one-chip plan would need {} GB of {} GB",
-                                   s.model.name, fit->chips, fit->chips, gb_figure(to_gb(mem.total)), gb_figure(to_gb(mem.capacity)));
+                                   s.model.name, fit->chips, fit->chips, gb_figure(to_gb(mem.total)), gb_figure(to_gb(mem.capacity))) +
+                       "; " + schedules_assumed_text(searched_schedules(a));
   set_plan(a, fit->plan);
   s = train_setup(a);
   mem = training_memory(s.costs, s.rates, s.plan, s.placement);
@@ -257,7 +259,8 @@ void run_step(const TrainArgs& stated) {
       throw InputError("--chips", fmt::format("no plan of {} chips holds {}; {}", a.chips, a.model,
                                               fitting_cluster_text(fit, load_system(a.hardware), a.chips)));
     }
-    chosen = fmt::format("the fastest plan of these {} chips that fits (train layouts -n {} ranks the others)", a.chips, a.chips);
+    chosen = fmt::format("the fastest plan of these {} chips that fits (train layouts -n {} ranks the others); {}", a.chips, a.chips,
+                         schedules_assumed_text(searched_schedules(a)));
     set_plan(a, fit->plan);
   }
   TrainSetup s = train_setup(a);
@@ -363,6 +366,7 @@ void register_train_step(CLI::App& train, Action& run) {
   add_train_infeasible_option(*cmd, step_args);
   cmd->callback([&run, cmd] {
     step_args.plan_stated = plan_stated(*cmd);
+    step_args.schedule_stated = cmd->count("--schedule") > 0;
     run = [] { run_step(step_args); };
   });
 }

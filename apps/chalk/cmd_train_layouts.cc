@@ -20,6 +20,8 @@ struct LayoutArgs {
   TrainArgs train;
   int64_t limit = 20;
   bool all = false, pareto = false;
+  /// --schedules: pipeline schedules tried when pp > 1 (parse_schedule_set).
+  std::string schedules = schedule_set_string(kMegatronSchedules);
 };
 thread_local LayoutArgs layout_args;
 
@@ -68,6 +70,7 @@ void run_layouts(const LayoutArgs& a) {
   q.global_batch = a.train.global_batch > 0 ? a.train.global_batch : q.chips;
   q.base = plan_from(a.train);
   q.limit = a.limit;
+  q.schedules = parse_schedule_set(a.schedules, "--schedules");
   TrainingLayouts r;
   try {
     r = search_training_layouts(m, sys, q);
@@ -147,7 +150,8 @@ void run_layouts(const LayoutArgs& a) {
   }
   std::cout << fmt::format("chalk train layouts: {} on {} x {}, {} sequences of {} tokens per step\n", m.name, q.chips,
                            chip_and_system(sys.chip.name, sys.name), q.global_batch, q.seq_len);
-  std::cout << fmt::format("searched    {} plans (degrees, schedule, microbatch, recompute, ZeRO); {} fit; {}\n", r.evaluated, r.fit,
+  std::cout << fmt::format("searched    {} plans (degrees, schedule, microbatch, recompute, ZeRO; {}); {} fit; {}\n", r.evaluated,
+                           schedules_assumed_text(q.schedules, true), r.fit,
                            a.pareto ? "the step-time/memory Pareto front, least memory first"
                                     : fmt::format("the {} fastest distinct plans, ranked by step time (= MFU order)", shown.size()));
   if (!chosen.empty()) std::cout << "chosen      " << chosen << '\n';
@@ -175,6 +179,10 @@ void register_train_layouts(CLI::App& train, Action& run) {
   cmd->add_option("--limit", layout_args.limit, "Plans listed (fitting, and with --all those that do not fit)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{100000}));
+  cmd->add_option("--schedules", layout_args.schedules,
+                  "Pipeline schedules tried when pp > 1, comma-separated: gpipe, 1f1b, interleaved, zb-h1, zb-v, dualpipe, or all; "
+                  "the default is the two Megatron-LM ships")
+      ->capture_default_str();
   cmd->add_flag("--all", layout_args.all, "Also list the nearest plans that do not fit, with the reason (--json and --csv always do)");
   cmd->add_flag("--pareto", layout_args.pareto, "List the Pareto front of step time against memory instead");
   add_train_infeasible_option(*cmd, layout_args.train);

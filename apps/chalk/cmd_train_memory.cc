@@ -113,6 +113,7 @@ void register_train_memory(CLI::App& train, Action& run) {
   add_train_infeasible_option(*cmd, memory_args);
   cmd->callback([&run, cmd] {
     memory_args.plan_stated = plan_stated(*cmd);
+    memory_args.schedule_stated = cmd->count("--schedule") > 0;
     run = [] { run_memory(memory_args); };
   });
 }

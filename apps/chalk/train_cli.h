@@ -43,7 +43,17 @@ struct TrainArgs {
   /// Some option of the plan was given (-n, a degree, --schedule, --zero, --microbatch,
   /// --recompute, ...): `train step` runs it as stated; without one it runs a plan that fits.
   bool plan_stated = false;
+  /// --schedule was given: a search for a plan (-n alone, or the default) tries that schedule
+  /// only; otherwise it tries Megatron-LM's (kMegatronSchedules, review finding M0).
+  bool schedule_stated = false;
 };
+
+/// The schedules a search for `a`'s plan tries: the stated --schedule alone, or Megatron-LM's.
+unsigned searched_schedules(const TrainArgs& a);
+/// What a chosen plan assumes of the engine: "engine Megatron-LM: pipeline schedules 1f1b,
+/// interleaved searched (...)" for the default set, naming the flag that asks for others
+/// (`layouts`: train layouts' --schedules, else --schedule), else the set searched.
+std::string schedules_assumed_text(unsigned schedules, bool layouts = false);
 
 /// Adds --model, --hardware and the plan options (`degrees`: --dp ... --virtual-stages,
 /// --schedule, --zero, --microbatch, --recompute; layouts searches those).

@@ -57,6 +57,18 @@ std::string fitting_cluster_text(const std::optional<FittingCluster>& c, const S
                      step_flags_text(c->plan));
 }
 
+unsigned searched_schedules(const TrainArgs& a) {
+  return a.schedule_stated ? schedule_bit(parse_schedule(a.schedule, "--schedule")) : kMegatronSchedules;
+}
+
+std::string schedules_assumed_text(unsigned schedules, bool layouts) {
+  if (schedules == kMegatronSchedules) {
+    return std::string("engine Megatron-LM: pipeline schedules 1f1b and interleaved searched, the only ones it ships (") +
+           (layouts ? "--schedules all adds gpipe, zb-h1, zb-v and dualpipe)" : "--schedule zb-v, zb-h1, gpipe or dualpipe prices another)");
+  }
+  return "pipeline schedules searched: " + schedule_set_string(schedules);
+}
+
 void set_plan(TrainArgs& a, const TrainingPlan& p) {
   a.chips = plan_chips(p);
   a.dp = p.dp;

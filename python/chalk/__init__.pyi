@@ -601,7 +601,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
-def train_layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, fp8_recipe: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, chips: Optional[Values] = None, limit: Optional[Values] = None, all: bool = False, pareto: bool = False, allow_infeasible: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
+def train_layouts(*, model: Optional[Values] = None, hardware: Optional[Values] = None, global_batch: Optional[Values] = None, seq_len: Optional[Values] = None, compute: Optional[Values] = None, fp8_recipe: Optional[Values] = None, optimizer: Optional[Values] = None, no_flash_attention: bool = False, no_gemm_shapes: bool = False, dropout: bool = False, dispatch_dtype: Optional[Values] = None, combine_dtype: Optional[Values] = None, route_domains: Optional[Values] = None, ep_dispatcher: Optional[Values] = None, ep_overlap: bool = False, chips: Optional[Values] = None, limit: Optional[Values] = None, schedules: Optional[Values] = None, all: bool = False, pareto: bool = False, allow_infeasible: bool = False, frame: bool = True) -> Union[pd.DataFrame, Any]:
     """`chalk train layouts --json`: Every training plan of a model on a cluster that fits, ranked by step time.
 
 Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other keys in .attrs) when pandas is present, or with frame=False the CLI's JSON.
@@ -624,6 +624,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     ep_overlap: Megatron-Core's EP overlap: a forward beside an earlier microbatch's backward, each one's expert all-to-alls hidden behind the other's compute (pp 1 or --schedule interleaved)
     chips: Chips in the cluster (default: one scale-up domain, or the smallest cluster a plan fits when none fits one)
     limit: Plans listed (fitting, and with --all those that do not fit) (default 20)
+    schedules: Pipeline schedules tried when pp > 1, comma-separated: gpipe, 1f1b, interleaved, zb-h1, zb-v, dualpipe, or all; the default is the two Megatron-LM ships (default 1f1b,interleaved)
     all: Also list the nearest plans that do not fit, with the reason (--json and --csv always do)
     pareto: List the Pareto front of step time against memory instead
     allow_infeasible: Print the figures even when no plan fits in HBM (default: exit 2 naming the smallest cluster with a plan that fits)

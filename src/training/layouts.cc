@@ -43,6 +43,33 @@ int64_t fewest_experts(const ModelSpec& m) {
 
 }  // namespace
 
+unsigned parse_schedule_set(std::string_view text, const std::string& field) {
+  if (text == "all") return kAllSchedules;
+  unsigned set = 0;
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string_view name = text.substr(at, comma - at);
+    try {
+      set |= schedule_bit(parse_schedule(name, field));
+    } catch (const InputError&) {
+      throw InputError(field, "expected a comma-separated list of gpipe, 1f1b, interleaved, zb-h1, zb-v, dualpipe (or all), got '" +
+                                  std::string(name) + "' in '" + std::string(text) + "'");
+    }
+    at = comma + 1;
+  }
+  return set;
+}
+
+std::string schedule_set_string(unsigned schedules) {
+  std::string out;
+  for (int si = 0; si < 6; ++si) {
+    const auto s = static_cast<PipelineSchedule>(si);
+    if ((schedules & schedule_bit(s)) != 0) out += (out.empty() ? "" : ",") + std::string(to_string(s));
+  }
+  return out;
+}
+
 TrainingPlan plan_of(const TrainingCandidate& c, const TrainingQuery& q) {
   TrainingPlan p = q.base;
   p.dp = c.dp;
@@ -94,7 +121,8 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
         for (int64_t ep : eps) {
           for (int si = 0; si < 6; ++si) {
             const auto sched = static_cast<PipelineSchedule>(si);
-            if (pp == 1 && sched != PipelineSchedule::one_f_one_b) continue;
+            // One stage has no schedule (tried once, as 1F1B); more try the query's set.
+            if (pp == 1 ? sched != PipelineSchedule::one_f_one_b : (q.schedules & schedule_bit(sched)) == 0) continue;
             const int64_t v = sched == PipelineSchedule::interleaved ? 2 : 1;
             const int64_t chunks = sched == PipelineSchedule::interleaved || sched == PipelineSchedule::zb_v || sched == PipelineSchedule::dualpipe ? 2 : 1;
             if (!splits(pp * chunks)) continue;

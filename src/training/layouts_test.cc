@@ -91,6 +91,50 @@ TEST(TrainingLayouts, EqualStepAndMemoryAreOnePlan) {
   }
 }
 
+TEST(TrainingLayouts, DefaultSchedulesAreMegatronLmsAndOthersOnlyWhenAsked) {
+  // Review finding M0: Megatron-LM runs 1F1B and interleaved 1F1B only (schedules.py,
+  // get_forward_backward_func), so the default search tries those; a one-stage plan has no
+  // schedule and is tried whatever the set.
+  EXPECT_EQ(kMegatronSchedules, schedule_bit(PipelineSchedule::one_f_one_b) | schedule_bit(PipelineSchedule::interleaved));
+  EXPECT_EQ(parse_schedule_set("1f1b,interleaved", "s"), kMegatronSchedules);
+  EXPECT_EQ(parse_schedule_set("all", "s"), kAllSchedules);
+  // zb-v is enum value 4: bit 16; 1f1b value 1: bit 2.
+  EXPECT_EQ(parse_schedule_set("zb-v,1f1b", "s"), 16u + 2u);
+  EXPECT_EQ(schedule_set_string(kMegatronSchedules), "1f1b,interleaved");
+  EXPECT_EQ(schedule_set_string(kAllSchedules), "gpipe,1f1b,interleaved,zb-h1,zb-v,dualpipe");
+  for (const char* bad : {"", "1f1b,", "zb-x"}) {
+    try {
+      parse_schedule_set(bad, "--schedules");
+      ADD_FAILURE() << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "--schedules");
+    }
+  }
+  const ModelSpec m = load_model("gpt-3-175b");
+  const SystemSpec sys = load_system("a100-80gb");
+  TrainingQuery q;
+  q.chips = 64;
+  q.global_batch = 64;
+  q.seq_len = 2048;
+  q.limit = 1'000'000'000;
+  const TrainingLayouts megatron = search_training_layouts(m, sys, q);
+  q.schedules = kAllSchedules;
+  const TrainingLayouts all = search_training_layouts(m, sys, q);
+  // Each pp > 1 layout is tried under 2 of the 6 schedules instead of 6 (dualpipe also skips
+  // some microbatch counts), pp = 1 under one in both: fewer plans, none of the other four.
+  EXPECT_LT(megatron.evaluated, all.evaluated);
+  for (const auto& c : megatron.fitting) {
+    EXPECT_TRUE(c.pp == 1 || c.schedule == PipelineSchedule::one_f_one_b || c.schedule == PipelineSchedule::interleaved) << static_cast<int>(c.schedule);
+  }
+  EXPECT_TRUE(std::any_of(all.fitting.begin(), all.fitting.end(), [](const auto& c) { return c.schedule == PipelineSchedule::zb_v; }));
+  // The fastest of every schedule is at least as fast as Megatron-LM's (a superset).
+  EXPECT_LE(all.fitting.front().t_step_s, megatron.fitting.front().t_step_s);
+  // ZB-V alone: every pp > 1 plan is ZB-V, and one-stage plans are still tried.
+  q.schedules = schedule_bit(PipelineSchedule::zb_v);
+  const TrainingLayouts zbv = search_training_layouts(m, sys, q);
+  for (const auto& c : zbv.fitting) EXPECT_TRUE(c.pp == 1 || c.schedule == PipelineSchedule::zb_v);
+}
+
 TEST(TrainingLayouts, MoeSearchesExpertParallelism) {
   const ModelSpec m = load_model("mixtral-8x7b");
   const SystemSpec sys = load_system("h100-sxm");

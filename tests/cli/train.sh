@@ -60,8 +60,8 @@ PY
 # Each row's plan as train step's flags (train_step_flags, issue 30 item 6: the page parsed
 # the plan's name and read "TP32+SP" as TP3 without SP): the flags, with the document's
 # global batch and sequence length, give train step the row's plan, step time and memory
-# (the fastest: GPT-3 175B on 64 A100 DP2 TP4+SP PP8 zb-v; DeepSeek-V3 on 1,024 GB200
-# DP32 TP2+SP PP16 zb-v EP64).
+# (the fastest of Megatron-LM's schedules: GPT-3 175B on 64 A100 DP2 TP4+SP PP8 (interleaved
+# v2), ZeRO-3; DeepSeek-V3 on 1,024 GB200 DP1024 TP1 PP1 EP128, ZeRO-2).
 for q in "-m gpt-3-175b -H a100-80gb -n 64 -B 64 -s 2048" "-m deepseek-v3 -H gb200-nvl72 -n 1024"; do
   # shellcheck disable=SC2086
   "$CHALK" train layouts $q --limit 1 --json | python3 -c "
@@ -171,8 +171,9 @@ import json, sys; d = json.load(sys.stdin); assert d['memory_fits'], d['total_gb
 # plan with an equal (step, memory) is folded into the simplest, counted in equivalent_plans,
 # and so is one that differs only in ZeRO stage or recomputation at the same step time.
 # (The 50 fastest: since issue 33's kernels the fastest eight differ in memory by ZeRO stage;
-# the equal ones fold further down.)
-"$CHALK" train layouts -m deepseek-v3 -H gb200-nvl72 -n 1024 --limit 50 --json | python3 -c "
+# the equal ones fold further down. Every schedule, as then: Megatron-LM's two alone fold none
+# of the 50 fastest.)
+"$CHALK" train layouts -m deepseek-v3 -H gb200-nvl72 -n 1024 --limit 50 --schedules all --json | python3 -c "
 import json, re, sys
 j = json.load(sys.stdin)
 rows = j['rows']
@@ -186,7 +187,7 @@ for i, r in enumerate(rows):
         assert not (same(q['t_step_s'], r['t_step_s']) and layout(q['plan']) == layout(r['plan'])), (q['plan'], r['plan'])
 assert j['equivalent_plans_folded'] == sum(r['equivalent_plans'] for r in rows) > 0, j['equivalent_plans_folded']
 " || fail "train layouts: equal plans not folded"
-out=$("$CHALK" train layouts -m deepseek-v3 -H gb200-nvl72 -n 1024 --limit 50) || fail "train layouts text"
+out=$("$CHALK" train layouts -m deepseek-v3 -H gb200-nvl72 -n 1024 --limit 50 --schedules all) || fail "train layouts text"
 printf '%s\n' "$out" | grep -q "^folded      [0-9]* more plans with the same step time as one listed" || fail "train layouts does not say what it folded: $out"
 # MFU as a fraction in train step's text too (issue 30: 0.6 in train layouts, 60% in train
 # step): the text's fraction is the JSON's mfu to 3 places, the percentage beside it.

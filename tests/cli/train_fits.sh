@@ -58,4 +58,39 @@ expect_error "--chips: DP1 TP1 PP1, ZeRO-1, mb 1, recompute none on 1 x H100 SXM
 import json, sys; j = json.load(sys.stdin)
 assert j['memory_fits'] is True and 'smallest cluster that holds llama-3.1-70b (32 chips' in j['plan_choice'], j['plan_choice']" \
   || fail "train memory's default is not the fitting plan of 32 chips"
+# The default search tries the schedules of the engine its step prices, Megatron-LM's 1F1B and
+# interleaved (review finding M0: it chose DP2 TP2+SP PP4 (zb-v) CP2, a schedule Megatron-LM
+# does not ship, at a 0.0% bubble). Hand check of the new default, DP2 TP4+SP PP4 (interleaved
+# v2): 32 sequences / DP2 = 16 microbatches of 1; the interleaved bubble (p-1)(t_f+t_b)/v =
+# 3 x (68.44 + 133.56 ms) / 2 = 303.0 ms, 303.0 / (16 x 202.0 ms) = 9.4% (0.09375 exactly:
+# (p-1)/(v m) = 3/32); step = 16 x 202.0 + 303.0 + 5.7 (SM contention) + 29.6 (optimizer) =
+# 3.570 s.
+python3 - "$step" <<'PY' || fail "train step's default plan is not Megatron-LM's"
+import json, sys
+s = json.loads(sys.argv[1]); r = s["rows"][0]
+assert r["plan"] == "DP2 TP4+SP PP4 (interleaved v2), ZeRO-2, mb 1, recompute none", r["plan"]
+assert r["microbatches"] == 16 and abs(r["bubble_fraction"] - 3 / 32) < 1e-12, r
+assert abs(r["t_bubble_s"] - 3 * (r["t_forward_ms"] + r["t_backward_ms"]) / 2 / 1e3) < 1e-9, r
+assert abs(r["t_step_s"] - 3.570) < 0.0005, r["t_step_s"]
+assert "engine Megatron-LM: pipeline schedules 1f1b and interleaved searched" in s["plan_choice"], s["plan_choice"]
+PY
+"$CHALK" train step --wide | grep -q "engine Megatron-LM: pipeline schedules 1f1b and interleaved searched" || fail "train step prints its engine"
+# ZB-V only when asked: --schedule zb-v with -n alone searches that schedule only, and train
+# layouts --schedules names the set it tries (the text says which).
+"$CHALK" train step -n 32 --schedule zb-v --json | python3 -c "
+import json, sys; j = json.load(sys.stdin); r = j['rows'][0]
+assert '(zb-v)' in r['plan'] and j['plan_choice'].endswith('pipeline schedules searched: zb-v'), (r['plan'], j['plan_choice'])" \
+  || fail "train step -n 32 --schedule zb-v searches zb-v"
+"$CHALK" train layouts -n 32 --schedules zb-v,1f1b --limit 20 --json | python3 -c "
+import json, sys; j = json.load(sys.stdin)
+assert all(f['train_step_flags']['schedule'] in ('zb-v', '1f1b') for f in j['rows']), j['rows']
+assert any(f['train_step_flags']['schedule'] == 'zb-v' for f in j['rows'])" || fail "train layouts --schedules zb-v,1f1b"
+"$CHALK" train layouts -n 32 --limit 50 --json | python3 -c "
+import json, sys; j = json.load(sys.stdin)
+assert {f['train_step_flags']['schedule'] for f in j['rows']} <= {'1f1b', 'interleaved'}, j['rows']" || fail "train layouts default schedules"
+"$CHALK" train layouts -n 32 --wide | grep -q "engine Megatron-LM: pipeline schedules 1f1b and interleaved searched" || fail "train layouts prints its engine"
+expect_error "--schedules: expected a comma-separated list of gpipe, 1f1b, interleaved, zb-h1, zb-v, dualpipe (or all), got 'zb-x' in '1f1b,zb-x'" \
+  train layouts -n 32 --schedules 1f1b,zb-x
+expect_error "--schedules: expected a comma-separated list of gpipe, 1f1b, interleaved, zb-h1, zb-v, dualpipe (or all), got '' in ''" \
+  train layouts -n 32 --schedules ""
 echo "train_fits: all passed"

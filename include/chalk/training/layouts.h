@@ -13,6 +13,25 @@
 
 namespace chalk {
 
+/// A set of pipeline schedules, one bit per PipelineSchedule (bit index = its enum value).
+constexpr unsigned schedule_bit(PipelineSchedule s) { return 1u << static_cast<unsigned>(s); }
+/// The schedules Megatron-LM ships: get_forward_backward_func picks 1F1B
+/// (forward_backward_pipelining_without_interleaving) or, with virtual stages, interleaved
+/// 1F1B, and nothing else (NVIDIA/Megatron-LM megatron/core/pipeline_parallel/schedules.py
+/// from megatron/schedules.py of 2022 to megatron/core of 2025): no GPipe, ZB-H1, ZB-V or DualPipe, which live in
+/// their authors' forks (sail-sg/zero-bubble-pipeline-parallelism, deepseek-ai/DualPipe).
+/// The default of the layout search (review finding M0: the default plan was ZB-V, a
+/// schedule the engine the step prices does not run).
+constexpr unsigned kMegatronSchedules = schedule_bit(PipelineSchedule::one_f_one_b) | schedule_bit(PipelineSchedule::interleaved);
+/// Every schedule chalk prices.
+constexpr unsigned kAllSchedules = (1u << 6) - 1;
+/// "1f1b,interleaved" (any comma-separated subset of parse_schedule's names) or "all" to a
+/// set. Throws InputError naming `field`, the unknown name and the names expected, or the
+/// empty set.
+unsigned parse_schedule_set(std::string_view text, const std::string& field);
+/// The set's names, comma-separated, in PipelineSchedule order ("1f1b,interleaved").
+std::string schedule_set_string(unsigned schedules);
+
 /// What the search holds fixed.
 struct TrainingQuery {
   int64_t chips = 0;         ///< every chip of the cluster
@@ -22,6 +41,10 @@ struct TrainingQuery {
   /// node-limited routing); degrees, schedule, microbatch, recompute and ZeRO are searched.
   TrainingPlan base;
   int64_t limit = 20;        ///< best plans kept of those that fit, and of those that do not
+  /// Pipeline schedules tried when pp > 1 (a one-stage plan has no schedule and is always
+  /// tried, as 1F1B): by default Megatron-LM's, the engine the step prices; others only
+  /// when asked (kAllSchedules, or the one schedule a command line states).
+  unsigned schedules = kMegatronSchedules;
 };
 
 /// One plan, compact (no strings), with its figures.
@@ -63,7 +86,7 @@ TrainingPlan plan_of(const TrainingCandidate& c, const TrainingQuery& q);
 /// (attention_split rules of check_plan), cp in {1, 2, 4, ...} while seq_len / cp >= 1024,
 /// pp over the divisors whose stages split the layers, dp the rest (dividing the global
 /// batch), ep over the divisors of the routed experts that divide tp x cp x dp (MoE),
-/// each schedule (interleaved with v = 2) when pp > 1, microbatches in powers of two
+/// each schedule of query.schedules (interleaved with v = 2) when pp > 1, microbatches in powers of two
 /// dividing the per-replica batch, recompute none/selective/full, ZeRO 0-3; sequence
 /// parallelism whenever tp > 1. Each is evaluated by training_memory and training_step
 /// over one make_training_costs; ranked by step time (at a fixed global batch this is
