@@ -99,6 +99,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   const int64_t pp = detail::check_pipeline(o.pipeline_stages, dp_ranks, d);  // pipeline_step.h: pp microbatches a step
   detail::RankBudgets ranks(dp_ranks, pol.max_batched_tokens, pol.chunked_prefill);
   StepList<PrefillChunk> chunks;
+  StepMemo memo;  // the engine step's parts that depend only on token counts (step_mix.h)
   int64_t finished = 0, next = 0;
   double t = 0;
   // The KV blocks, with the prefix cache over them (kv_pool.h).
@@ -307,6 +308,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     if (decode_ctx.empty() && chunks.empty()) throw std::logic_error("simulate: a step with nothing to run");
 
     StepMix mix;
+    mix.memo = &memo;
     mix.decode_contexts = decode_ctx;
     mix.decode_context_sum = context_sum;
     mix.chunks = chunks;
