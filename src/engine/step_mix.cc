@@ -98,7 +98,6 @@ detail::StepMemoTable& StepMemo::table() {
   return *table_;
 }
 
-
 namespace detail {
 
 StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix* mix, bool allow_overlap) {

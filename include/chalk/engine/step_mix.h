@@ -41,7 +41,7 @@ class StepMemo {
   ~StepMemo();
   StepMemo(const StepMemo&) = delete;
   StepMemo& operator=(const StepMemo&) = delete;
-  /// The slots (overhead.cc), allocated on first use.
+  /// The slots (step_mix.cc), allocated on first use.
   detail::StepMemoTable& table();
 
  private:
