@@ -21,7 +21,8 @@
 // step_mix.h: GEMMs, kernels, collectives priced once per count of decodes, chunks and
 // chunk tokens; the attention core every step), then the running list compacted only after
 // a finish: CPU, taskset -c 1, 75c578c's binary and after run back to back: 11.8 -> 8.3 s
-// (memo alone, load 9), 10.8 -> 7.4 s (both, load 14-15). Outputs bit-identical (same
+// (memo alone, load 9), 10.8 -> 7.4 s (both, load 14-15; twice more at load 11-17:
+// 11.3 -> 7.4 s and 11.1 -> 7.8 s). Outputs bit-identical (same
 // steps and simulated_s here; sim_pin_test). Still above 5 s. perf after: the event loop
 // 43% (its passes over each step's running requests), the kernel's page faults of the
 // growing step list (StepSample, 64 B x 5.5 M steps a replica, with vector doubling) about
