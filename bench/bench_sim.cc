@@ -16,6 +16,17 @@
 // 100k 688-800 -> 692 ms (no change beyond noise), plan_deepseek 1,434 -> 1,329 ms (above its
 // 1 s goal on that machine; 713-730 ms were measured at load 17-23 before). Outputs pinned by
 // src/sim/sim_pin_test.cc.
+// The engine step's parts that depend only on token counts kept between steps (StepMemo,
+// step_mix.h) and the running list compacted only after a finish, CPU, taskset -c 1, the
+// binaries of 75c578c and after run back to back at load 14-15 (shared 2-core machine):
+// simulate_requests 100k 452 -> 405 ms (within the 0.5 s goal; 439 -> 415 and 428 -> 400 ms
+// in two more rounds at load 11-17; 461 -> 423 ms at load 9 for the memo alone), plan_deepseek
+// 672 -> 661 ms (681-695 -> 659-660 ms in the two rounds; within 1 s at that load: its
+// replicas use data-parallel attention, whose rank loads follow each context: the memo does not apply
+// there; rank_loads is 18% of its profile). Outputs bit-identical (sim_pin_test; chalk
+// validate and simulate --json byte-identical). Where simulate_requests' time goes now
+// (perf): the event loop itself about 70% (its passes over the ~134 running requests: the
+// first read of each request's Live record stalls), the engine step about 15%.
 #include <benchmark/benchmark.h>
 
 #include "chalk/io/io.h"

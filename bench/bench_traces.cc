@@ -17,6 +17,18 @@
 // takes the GEMM part to about 7% of the samples; CPU time 16.3-18.0 s before, 14.7-17.6 s
 // after (five and four runs at load 9-17): no gain shown beyond that machine's noise. Not yet
 // within 5 s: the engine step's own arithmetic per step and the loop's misses are the costs.
+// The engine step's parts that depend only on token counts kept between steps (StepMemo,
+// step_mix.h: GEMMs, kernels, collectives priced once per count of decodes, chunks and
+// chunk tokens; the attention core every step), then the running list compacted only after
+// a finish: CPU, taskset -c 1, 75c578c's binary and after run back to back: 11.8 -> 8.3 s
+// (memo alone, load 9), 10.8 -> 7.4 s (both, load 14-15; twice more at load 11-17:
+// 11.3 -> 7.4 s and 11.1 -> 7.8 s). Outputs bit-identical (same
+// steps and simulated_s here; sim_pin_test). Still above 5 s. perf after: the event loop
+// 43% (its passes over each step's running requests), the kernel's page faults of the
+// growing step list (StepSample, 64 B x 5.5 M steps a replica, with vector doubling) about
+// 12%, what is left of the engine step about 17% (the core and the breakdown's copy 9%, the
+// GEMM memo 2%, host time 2%). Next: fewer passes per step in the loop (a compact record of
+// the running batch's fields), steps stored without the doubling's copies and faults.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -2,6 +2,8 @@
 // request simulator's step (docs/simulator.md).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "chalk/base/error.h"
@@ -10,6 +12,7 @@
 #include "chalk/model/moe.h"
 #include "attention_work.h"
 #include "draft_cost.h"
+#include "step_with.h"
 
 namespace chalk {
 
@@ -69,6 +72,70 @@ MixedStepWork mixed_step_work(const Deployment& dep, const StepMix& mix) {
   const Seconds t_memory = busiest * n / dep.hbm_effective + Bytes(kv) / dep.hbm_effective;
   return {max(t_compute, t_memory), t_compute, t_memory};
 }
+
+namespace detail {
+
+/// StepMemo's slots (step_mix.h): direct-mapped on the step's counts, a slot keeping the
+/// last counted part that hashed to it.
+struct StepMemoTable {
+  static constexpr std::size_t kSlots = 1024;
+  struct Slot {
+    int64_t decodes = -1, chunks = 0, chunk_tokens = 0;
+    double tokens_per_sequence = 0;
+    bool allow_overlap = false;
+    CountedStepPart part;
+  };
+  const Deployment* dep = nullptr;  ///< whose parts the slots hold
+  std::vector<Slot> slots = std::vector<Slot>(kSlots);
+};
+
+}  // namespace detail
+
+StepMemo::StepMemo() = default;
+StepMemo::~StepMemo() = default;
+detail::StepMemoTable& StepMemo::table() {
+  if (!table_) table_ = std::make_unique<detail::StepMemoTable>();
+  return *table_;
+}
+
+namespace detail {
+
+StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix* mix, bool allow_overlap) {
+  const auto& L = dep.mechanisms.layout;
+  // Rank loads (data-parallel attention, KV sharded by batch) follow each sequence's
+  // context into the shares: no memo there.
+  if (mix == nullptr || mix->memo == nullptr || static_cast<double>(dep.n_chips) / static_cast<double>(L.tp_attention) > 1 || L.kv_sharded_by_batch) {
+    return with_attention_core(dep, s, mix, counted_step_part(dep, s, mix, allow_overlap));
+  }
+  // The key: the counts that counted_step_part reads (with a mix, `s` only passes its checks).
+  // The checks that a kept part would skip run here.
+  if (mix->decode_context_sum < 0) throw InputError("step", "decode contexts must be >= 0 and tokens per sequence >= 1");
+  int64_t chunk_tokens = 0;
+  for (const auto& c : mix->chunks) {
+    if (c.tokens < 0 || c.prefix < 0) throw InputError("step", "prefill chunks and prefixes must be >= 0");
+    chunk_tokens += c.tokens;
+  }
+  const auto decodes = static_cast<int64_t>(mix->decode_contexts.size()), chunks = static_cast<int64_t>(mix->chunks.size());
+  StepMemoTable& table = mix->memo->table();
+  if (table.dep != &dep) {
+    for (auto& slot : table.slots) slot.decodes = -1;
+    table.dep = &dep;
+  }
+  const uint64_t h = static_cast<uint64_t>(decodes) * 2 + (allow_overlap ? 1 : 0) + static_cast<uint64_t>(chunk_tokens + 31 * chunks) * 977;
+  StepMemoTable::Slot& slot = table.slots[h % StepMemoTable::kSlots];
+  if (slot.decodes != decodes || slot.chunks != chunks || slot.chunk_tokens != chunk_tokens || slot.tokens_per_sequence != mix->tokens_per_sequence ||
+      slot.allow_overlap != allow_overlap) {
+    slot.part = counted_step_part(dep, s, mix, allow_overlap);
+    slot.decodes = decodes;
+    slot.chunks = chunks;
+    slot.chunk_tokens = chunk_tokens;
+    slot.tokens_per_sequence = mix->tokens_per_sequence;
+    slot.allow_overlap = allow_overlap;
+  }
+  return with_attention_core(dep, s, mix, slot.part);
+}
+
+}  // namespace detail
 
 StepBreakdown steady_state_step(const Deployment& d, const StepShape& s, bool whole_prompts) {
   if (!whole_prompts || !(s.prefill_sequences > 0) || s.prompt <= 0) return engine_step(d, s);

@@ -1,9 +1,12 @@
 // A mixed step (StepMix) of equal sequences prices exactly as the uniform step shapes do,
 // under the engine step and under the roofline.
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "chalk/base/error.h"
 #include "chalk/engine/step_mix.h"
 #include "chalk/io/io.h"
 
@@ -175,6 +178,99 @@ TEST(StepMix, SteadyStepRunsWholePromptsWithoutChunkedPrefill) {
   StepShape two = s;
   two.prefill_sequences = 2;
   EXPECT_NEAR(steady_state_step(d, two, true).t_step.value(), engine_step(d, two).t_step.value(), 1e-12);
+}
+
+// The engine step with a StepMemo (step_mix.h) gives bit for bit the step without one: the
+// parts it keeps depend only on the token counts, the attention core is priced every step.
+Deployment memo_test_deployment(const char* model, int64_t chips) {
+  DeploymentOptions o;
+  o.n_chips = chips;
+  o.mechanisms.enabled = true;
+  return make_deployment(load_model(model), load_system("h200"), o);
+}
+
+StepMix memo_test_mix(const std::vector<int64_t>& contexts, const std::vector<PrefillChunk>& chunks, StepMemo* memo) {
+  StepMix m;
+  m.decode_contexts = contexts;
+  for (const int64_t c : contexts) m.decode_context_sum += c;
+  m.chunks = chunks;
+  m.memo = memo;
+  return m;
+}
+
+// Every figure of the breakdown, compared exactly (EXPECT_EQ on doubles: the same bits).
+void expect_same_step(const StepBreakdown& a, const StepBreakdown& b, const char* what) {
+  EXPECT_EQ(a.t_step.value(), b.t_step.value()) << what;
+  EXPECT_EQ(a.t_compute.value(), b.t_compute.value()) << what;
+  EXPECT_EQ(a.t_weights.value(), b.t_weights.value()) << what;
+  EXPECT_EQ(a.t_kv.value(), b.t_kv.value()) << what;
+  EXPECT_EQ(a.t_operations.value(), b.t_operations.value()) << what;
+  EXPECT_EQ(a.t_overhead.value(), b.t_overhead.value()) << what;
+  EXPECT_EQ(a.t_comm.value(), b.t_comm.value()) << what;
+  EXPECT_EQ(a.t_comm_total.value(), b.t_comm_total.value()) << what;
+  EXPECT_EQ(a.t_host.value(), b.t_host.value()) << what;
+  EXPECT_EQ(a.flops_per_chip.value(), b.flops_per_chip.value()) << what;
+  EXPECT_EQ(a.weight_bytes_per_chip.value(), b.weight_bytes_per_chip.value()) << what;
+  EXPECT_EQ(a.kv_bytes_per_chip.value(), b.kv_bytes_per_chip.value()) << what;
+  EXPECT_EQ(a.kernels, b.kernels) << what;
+  EXPECT_EQ(a.graph_batch, b.graph_batch) << what;
+  EXPECT_EQ(a.overlapped, b.overlapped) << what;
+  EXPECT_EQ(a.governs, b.governs) << what;
+}
+
+TEST(StepMemo, SameCountsOtherContextsGiveTheStepWithoutTheMemo) {
+  // Dense full attention (llama 70B, TP 8), sliding-window layers that walk each context
+  // (gpt-oss-20b), MoE with expert parallelism (Mixtral on 8 chips, TP attention over all).
+  for (const auto& [model, chips] : {std::pair{"llama-3.1-70b", 8}, std::pair{"gpt-oss-20b", 1}, std::pair{"mixtral-8x7b", 8}}) {
+    const Deployment d = memo_test_deployment(model, chips);
+    StepMemo memo;
+    // Three steps of 3 decodes and one 512-token chunk: the second and third hit the memo
+    // with contexts of another sum (and, for the window, of another spread).
+    const std::vector<std::vector<int64_t>> contexts = {{100, 200, 300}, {4000, 50, 9000}, {101, 201, 301}};
+    const std::vector<PrefillChunk> chunk = {{512, 0}};
+    double first_kv = 0;
+    for (std::size_t k = 0; k < contexts.size(); ++k) {
+      const StepBreakdown with = engine_step(d, memo_test_mix(contexts[k], chunk, &memo));
+      const StepBreakdown without = engine_step(d, memo_test_mix(contexts[k], chunk, nullptr));
+      expect_same_step(with, without, model);
+      if (k == 0) first_kv = with.kv_bytes_per_chip.value();
+      // The core is priced again: the second step's 13,050 context tokens read more KV than
+      // the first's 600.
+      if (k == 1) EXPECT_GT(with.kv_bytes_per_chip.value(), first_kv) << model;
+    }
+    // Decodes only, then a chunk split in two of the same sum (another key: 2 chunks).
+    const std::vector<PrefillChunk> halves = {{256, 0}, {256, 64}};
+    for (const auto& chunks : {std::vector<PrefillChunk>{}, halves}) {
+      expect_same_step(engine_step(d, memo_test_mix(contexts[1], chunks, &memo)), engine_step(d, memo_test_mix(contexts[1], chunks, nullptr)), model);
+    }
+  }
+}
+
+TEST(StepMemo, AnotherDeploymentClearsIt) {
+  // The same counts on a second deployment through the same memo: that deployment's step,
+  // not the first one's (llama 70B's weights take longer than 8B's on one chip).
+  const Deployment big = memo_test_deployment("llama-3.1-70b", 8), small = memo_test_deployment("llama-3.1-8b", 8);
+  StepMemo memo;
+  const std::vector<int64_t> ctx = {1000, 2000};
+  const std::vector<PrefillChunk> none;
+  const StepBreakdown a = engine_step(big, memo_test_mix(ctx, none, &memo));
+  const StepBreakdown b = engine_step(small, memo_test_mix(ctx, none, &memo));
+  expect_same_step(b, engine_step(small, memo_test_mix(ctx, none, nullptr)), "8b after 70b");
+  EXPECT_GT(a.t_weights.value(), b.t_weights.value());
+}
+
+TEST(StepMemo, AKeptPartStillChecksItsChunks) {
+  // Two chunks of 512 tokens in all are priced and kept; two chunks of -1 and 513 tokens
+  // (the same count and sum) are still refused, as without the memo.
+  const Deployment d = memo_test_deployment("llama-3.1-8b", 1);
+  StepMemo memo;
+  const std::vector<int64_t> ctx = {1000};
+  const std::vector<PrefillChunk> good = {{256, 0}, {256, 0}}, bad = {{-1, 0}, {513, 0}};
+  EXPECT_GT(engine_step(d, memo_test_mix(ctx, good, &memo)).t_step.value(), 0);
+  EXPECT_THROW(engine_step(d, memo_test_mix(ctx, bad, &memo)), InputError);
+  StepMix negative = memo_test_mix(ctx, good, &memo);
+  negative.decode_context_sum = -1;
+  EXPECT_THROW(engine_step(d, negative), InputError);
 }
 
 }  // namespace

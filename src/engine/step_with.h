@@ -5,14 +5,42 @@
 
 #include "chalk/engine/overhead.h"
 #include "chalk/engine/step_mix.h"
+#include "step_ledger.h"
 
 namespace chalk::detail {
+
+/// What step_with computes before the attention core that the core and the step's total
+/// need: everything but the core depends only on the step's token counts where no rank
+/// loads are taken (StepMemo), so a memo can keep it. `r` holds the graph, kernels, overhead
+/// and collectives; `led`, `flops` and `weight_bytes` every operation but the core's.
+struct CountedStepPart {
+  StepBreakdown r;
+  Ledger led;
+  double flops = 0;
+  Bytes weight_bytes;
+  bool overlap = false, low_latency_kernels = false;
+  double slow = 1, tokens = 0, q_attention = 1, dp_attention = 1, kv_share = 1, core_flops_share = 1;
+  FlopsPerSecond attention_rate;
+  BytesPerSecond kv_rate;
+  Seconds t_projections, t_shared, t_router, floor, tp_comm, ep_dispatch, ep_combine;
+};
+
+
+/// step_with up to the attention core, with the collectives and kernels after it (overhead.cc).
+/// Throws as engine_step.
+CountedStepPart counted_step_part(const Deployment& dep, const StepShape& s, const StepMix* mix, bool allow_overlap);
+
+/// The attention core of the step (its KV reads: each sequence's context) and the step's
+/// total, on `f`, the counted part of the same step (overhead.cc).
+StepBreakdown with_attention_core(const Deployment& dep, const StepShape& s, const StepMix* mix, const CountedStepPart& f);
 
 /// The step of `dep` for the shape `s` (or the batch composition `mix` when non-null) with
 /// every mechanism of overhead.h: per-kernel roofline, kernel floors and memory-bound
 /// kernels, collectives, expert-parallel traffic; with two overlapped micro-batches where
 /// `allow_overlap` and the layout asks for them. No eager launch or host time (engine_step
 /// adds them). Units as StepBreakdown's; throws as engine_step.
+/// with_attention_core on counted_step_part, the latter kept in mix->memo where set and no
+/// rank loads enter it (StepMemo; step_mix.cc).
 StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix* mix, bool allow_overlap);
 
 }  // namespace chalk::detail

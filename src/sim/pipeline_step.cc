@@ -62,6 +62,7 @@ MixedStepWork pipeline_step_work(const Deployment& stage, const StepMix& mix, in
     part.chunks = m.chunks;
     part.tokens_per_sequence = mix.tokens_per_sequence;
     part.drafting = mix.drafting;
+    part.memo = mix.memo;  // the same deployment for every micro-batch
     const MixedStepWork w = mixed_step_work(stage, part);
     const double t = w.t_step.value();
     const double hop = pipeline_sim_send_s(stage, m.tokens * row_bytes);

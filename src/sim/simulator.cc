@@ -99,6 +99,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   const int64_t pp = detail::check_pipeline(o.pipeline_stages, dp_ranks, d);  // pipeline_step.h: pp microbatches a step
   detail::RankBudgets ranks(dp_ranks, pol.max_batched_tokens, pol.chunked_prefill);
   StepList<PrefillChunk> chunks;
+  StepMemo memo;  // the engine step's parts that depend only on token counts (step_mix.h)
   int64_t finished = 0, next = 0;
   double t = 0;
   // The KV blocks, with the prefix cache over them (kv_pool.h).
@@ -307,6 +308,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     if (decode_ctx.empty() && chunks.empty()) throw std::logic_error("simulate: a step with nothing to run");
 
     StepMix mix;
+    mix.memo = &memo;
     mix.decode_contexts = decode_ctx;
     mix.decode_context_sum = context_sum;
     mix.chunks = chunks;
@@ -348,6 +350,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       L.last_token_s = end;
       if (L.generated >= L.output) finish(i, end);
     };
+    const int64_t finished_before = finished;
     for (std::size_t k = 0; k < chunks.size(); ++k) {
       auto& L = live[chunk_owner[k]];
       L.kv_tokens += chunks[k].tokens;
@@ -368,11 +371,13 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
       if (caching) commit(i);  // the whole blocks the kept tokens completed join the cache
       emit(i, kept);
     }
-    still.clear();
-    for (const int32_t i : running) {
-      if (live[i].generated < live[i].output) still.push_back(i);
+    if (finished > finished_before) {  // only a finish (emit) leaves a request done in the list
+      still.clear();
+      for (const int32_t i : running) {
+        if (live[i].generated < live[i].output) still.push_back(i);
+      }
+      running.swap(still);
     }
-    running.swap(still);
 
     run.decode_sequences_s += static_cast<double>(sample.decodes) * dt;
     run.kv_blocks_s += static_cast<double>(sample.kv_blocks_used) * dt;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -19,6 +20,32 @@ namespace chalk {
 struct PrefillChunk {
   int64_t tokens = 0;
   int64_t prefix = 0;
+};
+
+namespace detail {
+struct StepMemoTable;
+}
+
+/// Reuse, across the steps of one simulation, of the engine step's parts that depend only
+/// on the step's token counts: the GEMMs, dense and expert, the kernels and their floors,
+/// the collectives and the CUDA graph are the same for every step with the same number of
+/// decodes, number of chunks, sum of chunk tokens and tokens per sequence (the attention
+/// core, which reads each sequence's context, is priced every step). Results are
+/// bit-identical with and without it: it keeps the values computed the first time.
+/// Taken only where no data-parallel rank loads enter those parts (attention TP over all
+/// chips, KV not sharded by batch). A memo serves one Deployment, unchanged while in use:
+/// it clears itself when given another one's address. Not thread-safe: one per simulation.
+class StepMemo {
+ public:
+  StepMemo();
+  ~StepMemo();
+  StepMemo(const StepMemo&) = delete;
+  StepMemo& operator=(const StepMemo&) = delete;
+  /// The slots (step_mix.cc), allocated on first use.
+  detail::StepMemoTable& table();
+
+ private:
+  std::unique_ptr<detail::StepMemoTable> table_;
 };
 
 /// A step of unequal sequences, as a continuous-batching engine runs it (the request
@@ -45,6 +72,9 @@ struct StepMix {
   /// with the fewest tokens so far (equal sequences: ceil(S / ranks) on the busiest).
   std::span<const int32_t> decode_ranks;
   std::span<const int32_t> chunk_ranks;
+  /// Where the engine step keeps its parts that depend only on token counts between steps
+  /// (StepMemo; null: none kept). The same results either way.
+  StepMemo* memo = nullptr;
 };
 
 /// engine_step for a mixed step (StepMix): the same mechanisms, with the attention core's
