@@ -1,10 +1,14 @@
 // The cheapest replica and batch at a stated speed per user (serving.h,
-// cheapest_replica_at_speed): what a host's advertised tokens/s per user implies.
+// cheapest_replica_at_speed): what a host's advertised tokens/s per user implies; and the
+// cheapest replica per prompt token (cheapest_prefill.h), the same search for a prefill.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "chalk/base/error.h"
 #include "chalk/engine/default_layout.h"
+#include "chalk/engine/overhead.h"
+#include "chalk/serving/cheapest_prefill.h"
 #include "chalk/serving/serving_speed.h"
 #include "serving_replicas.h"
 
@@ -75,6 +79,66 @@ std::vector<SpeedChoice> cheapest_replicas_at_speeds(const ModelSpec& m, const S
     out.push_back(std::move(c));
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// The cheapest replica per prompt token (chalk/serving/cheapest_prefill.h).
+PrefillReplicaPoint prefill_replica_point(const Deployment& d, int64_t batch, int64_t prompt, int64_t prefix) {
+  const PrefillStep r = prefill_step(d, batch, prompt, prefix);
+  PrefillReplicaPoint p;
+  p.n_chips = d.n_chips;
+  p.layout = d.mechanisms.enabled ? describe_layout(d.mechanisms.layout, !d.moe.empty()) : std::string();
+  p.batch = batch;
+  p.prompt = prompt;
+  p.prefix = prefix;
+  p.ttft = r.ttft;
+  p.tokens_per_s_per_chip = TokensPerSecond(r.tokens_per_s.value() / static_cast<double>(std::max<int64_t>(d.n_chips, 1)));
+  p.cost_per_token = r.cost_per_token;
+  return p;
+}
+
+namespace {
+/// More prompt tokens per chip (cheaper), ties (kTie) to the shorter TTFT.
+bool cheaper_prefill(const PrefillReplicaPoint& a, const PrefillReplicaPoint& b) {
+  const double x = a.tokens_per_s_per_chip.value(), y = b.tokens_per_s_per_chip.value();
+  if (detail::clearly_more(x, y) || detail::clearly_more(y, x)) return x > y;
+  return a.ttft < b.ttft;
+}
+}  // namespace
+
+PrefillReplicaChoice cheapest_prefill_replica(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t batch,
+                                              int64_t prompt, int64_t prefix, int64_t hold_batch) {
+  if (batch < 1) throw InputError("--batch", "must be >= 1, got " + std::to_string(batch));
+  if (prompt < 1) throw InputError("--prompt", "must be >= 1, got " + std::to_string(prompt));
+  if (prefix < 0) throw InputError("--prefix", "must be >= 0, got " + std::to_string(prefix));
+  const int64_t context = prompt + prefix, hold = std::max(hold_batch, batch);
+  PrefillReplicaChoice c;
+  c.replica_sizes = detail::replica_sizes(m, s, {});
+  std::vector<ExcludedReplica> excluded;
+  const std::vector<detail::Replica> reps = detail::resolve_replicas(m, s, base, c.replica_sizes, context, int64_t{1} << 24, excluded);
+  std::vector<PrefillReplicaPoint> points;
+  std::vector<const Deployment*> deps;
+  for (const auto& r : reps) {
+    if (r.max_batch < hold) continue;  // the largest batch priced does not fit beside the weights
+    points.push_back(prefill_replica_point(r.dep, batch, prompt, prefix));
+    deps.push_back(&r.dep);
+  }
+  if (points.empty()) {
+    throw InputError("--chips", "no replica of up to " + std::to_string(s.scale_up_domain) + " " + s.chip.name + " chips holds " +
+                                    std::to_string(hold) + " sequences of " + std::to_string(context) + " tokens beside " + m.name +
+                                    "'s weights");
+  }
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    if (cheaper_prefill(points[i], points[best])) best = i;
+  }
+  c.choice = points[best];
+  c.deployment = *deps[best];
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (points[i].n_chips == c.choice.n_chips) continue;
+    if (!c.runner_up || cheaper_prefill(points[i], *c.runner_up)) c.runner_up = points[i];
+  }
+  return c;
 }
 
 }  // namespace chalk
