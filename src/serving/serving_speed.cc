@@ -8,6 +8,7 @@
 #include "chalk/base/error.h"
 #include "chalk/engine/default_layout.h"
 #include "chalk/engine/overhead.h"
+#include "chalk/engine/pipeline.h"
 #include "chalk/serving/cheapest_prefill.h"
 #include "chalk/serving/serving_speed.h"
 #include "serving_replicas.h"
@@ -18,6 +19,23 @@ namespace {
 /// Ties within a relative 1e-9 (compute-bound points on several replica sizes) go to the
 /// faster point, as the frontier's do.
 bool more(double a, double b) { return a > b * (1 + 1e-9); }
+
+/// The largest batch of replica `r` at `per_user` tokens/s per user or more (0: none):
+/// largest_batch_at_speed on one replica; for a pipeline the same bisection on its cycle
+/// (the speed per user does not rise with the batch).
+int64_t largest_batch_at_speed_of(const detail::Replica& r, int64_t context, const ServingLevers& levers, const DecodeLevers& lev,
+                                  TokensPerSecond per_user) {
+  if (r.stages <= 1) return largest_batch_at_speed(r.dep, context, levers, per_user, r.max_batch);
+  auto fast_enough = [&](int64_t x) { return detail::replica_point(r, x, context, lev).tokens_per_s_per_user >= per_user; };
+  if (!fast_enough(1)) return 0;
+  int64_t good = 1, bad = r.max_batch + 1;
+  if (fast_enough(r.max_batch)) return r.max_batch;
+  while (bad - good > 1) {
+    const int64_t mid = good + (bad - good) / 2;
+    (fast_enough(mid) ? good : bad) = mid;
+  }
+  return good;
+}
 
 }  // namespace
 
@@ -52,11 +70,26 @@ std::vector<SpeedChoice> cheapest_replicas_at_speeds(const ModelSpec& m, const S
     } catch (const InputError&) {
       // no replica of up to 64 domains holds it: the answer stays empty, and says why
     }
+    // Pipelines of one domain per stage, the fewest stages whose stage fits (review 4 M5).
+    // Without a scale-out network no stage can send to the next: none.
+    const bool pipelines = s.scale_out_bandwidth_per_direction.value() > 0 && levers.draft_tokens == 0 && levers.sparse == SparseAttention::dense;
+    for (int64_t k = 2; pipelines && k <= 64; ++k) {
+      const ModelSpec stage = pipeline_stage_model(m, k);
+      std::vector<ExcludedReplica> stage_excluded;
+      auto staged = detail::resolve_replicas(stage, s, base, detail::replica_sizes(stage, s, {}), context, int64_t{1} << 24, stage_excluded);
+      if (staged.empty()) continue;
+      for (auto& r : staged) {
+        r.stages = k;
+        reps.push_back(std::move(r));
+      }
+      break;
+    }
   }
   const DecodeLevers lev = resolve_levers(levers, context);
   std::optional<ModePoint> fastest;
   for (const auto& r : reps) {
-    const ModePoint one = detail::mode_point(r.dep, 1, context, lev);
+    // A pipeline's fastest batch is one sequence per stage: they ride one pass together.
+    const ModePoint one = detail::replica_point(r, std::min<int64_t>(r.stages, r.max_batch), context, lev);
     if (!fastest || more(one.tokens_per_s_per_user.value(), fastest->tokens_per_s_per_user.value())) fastest = one;
   }
   std::vector<SpeedChoice> out;
@@ -65,15 +98,16 @@ std::vector<SpeedChoice> cheapest_replicas_at_speeds(const ModelSpec& m, const S
     c.excluded = excluded;
     c.fastest = fastest;
     for (const auto& r : reps) {
-      const int64_t b = largest_batch_at_speed(r.dep, context, levers, per_user, r.max_batch);
+      const int64_t b = largest_batch_at_speed_of(r, context, levers, lev, per_user);
       if (b < 1) continue;
-      ModePoint p = detail::mode_point(r.dep, b, context, lev);
+      ModePoint p = detail::replica_point(r, b, context, lev);
       const bool better = !c.point || more(p.tokens_per_s_per_chip.value(), c.point->tokens_per_s_per_chip.value()) ||
                           (!more(c.point->tokens_per_s_per_chip.value(), p.tokens_per_s_per_chip.value()) &&
                            p.tokens_per_s_per_user > c.point->tokens_per_s_per_user);
       if (better) {
         c.point = p;
         c.deployment = r.dep;
+        c.stages = r.stages;
       }
     }
     out.push_back(std::move(c));
