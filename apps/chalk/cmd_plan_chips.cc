@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "chalk/base/error.h"
+#include "chalk/hardware/price_sources.h"
 #include "chalk/io/io.h"
 #include "chalk/sim/plan_chips.h"
 #include "commands.h"
@@ -113,6 +114,9 @@ void run_plan_chips(const PlanChipsInputs& in) {
   }
   if (const auto w = context_warning(in.model, in.requests)) warnings.push_back(*w);
   for (const auto& w : trace_warnings(in.traffic)) warnings.push_back(w);
+  // Chips whose prices come from different sources (review 5 M3: H100 $2.35 SemiAnalysis's
+  // index beside H200 $4.54 Spheron's list): the choice carries the sources' spread too.
+  if (std::string mixed = mixed_price_sources_warning(systems); !mixed.empty()) warnings.push_back(std::move(mixed));
   // A dollar budget alone: each pair's chips are what it buys (sim::plan_pools); the most of them.
   int64_t chip_budget = in.options.chip_budget;
   for (const auto& x : p.pairs) chip_budget = std::max(chip_budget, x.report.chip_budget);

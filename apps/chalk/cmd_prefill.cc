@@ -74,7 +74,13 @@ void run_prefill(const PrefillArgs& a) {
   // 201 ms for 1,024 tokens on PP2 x (TP8) against TP16's 574 ms). --explain explains a step
   // without stages: it keeps one replica, and the note names the pipeline.
   da.prices_pipeline = !a.pp_given && !a.explain;
-  const int64_t longest = prompts.back() + std::max<int64_t>(a.prefix, 0);
+  // The replica cheapest per prompt token at the longest prompt, holding the largest batch
+  // (review 5 M1), not the decode cost floor at that context.
+  da.replica_rule = ReplicaRule::cheapest_prefill;
+  da.prefill_batch = batches.front();
+  da.prefill_hold_batch = *std::max_element(batches.begin(), batches.end());
+  da.prefill_prefix = a.prefix;
+  const int64_t longest = *std::max_element(prompts.begin(), prompts.end()) + std::max<int64_t>(a.prefix, 0);
   const Deployment d = resolve(da, longest, &note);
   if (auto p = chosen_pipeline(da, std::nullopt, note, longest)) {
     DeploymentArgs stages = a.deployment;

@@ -168,11 +168,13 @@ SpeedFloorOutcome apply_speed_floor(const ForwardArgs& a, const DeploymentArgs& 
   out.asked = a.min_speed;
   const TokensPerSecond v(a.min_speed);
   std::optional<ModePoint> fastest;
+  bool staged = false;  // the search's answer is a pipeline, which this single replica is not: its own batch instead
   if (note) {
     DeploymentOptions o = options_from(da);
     o.mechanisms.enabled = true;  // chosen under the engine step whatever view prints, as resolve() chooses
     const SpeedChoice sc = cheapest_replica_at_speed(single->model, single->system, o, note->context, v);
-    if (sc.point) {
+    staged = sc.stages > 1;
+    if (sc.point && !staged) {
       Deployment dep = *sc.deployment;
       dep.mechanisms.layout.description =
           fmt::format("searched: {} (the most decode tok/s per chip at {} tok/s per user or more, context {})", sc.point->layout,
@@ -184,7 +186,8 @@ SpeedFloorOutcome apply_speed_floor(const ForwardArgs& a, const DeploymentArgs& 
       return out;
     }
     fastest = sc.fastest;
-  } else {
+  }
+  if (!note || staged) {
     const Deployment& d = *single;
     const int64_t cap = std::clamp<int64_t>(memory_plan(d, 0, a.context).max_batch, 1, int64_t{1} << 24);
     if (const int64_t b = largest_batch_at_speed(d, a.context, {}, v, cap); b >= 1) {

@@ -234,8 +234,34 @@ std::string replica_point_text(const ModePoint& p, double speed_floor = 0) {
   return s;
 }
 
+/// A prefill point (ReplicaRule::cheapest_prefill): its TTFT, prompt tokens per chip and cost.
+nlohmann::json prefill_point_json(const PrefillReplicaPoint& p) {
+  return {{"chips", p.n_chips},
+          {"layout", p.layout.empty() ? nlohmann::json() : nlohmann::json(p.layout)},
+          {"batch", p.batch},
+          {"prompt_tokens", p.prompt},
+          {"ttft_ms", to_ms(p.ttft)},
+          {"tok_per_s_per_chip", p.tokens_per_s_per_chip.value()},
+          {"cost_usd_per_mtok", p.cost_per_token ? nlohmann::json(to_usd_per_mtok(*p.cost_per_token)) : nlohmann::json()}};
+}
+
+std::string prefill_point_text(const PrefillReplicaPoint& p) {
+  std::string s = fmt::format("{} ({}): prefill of batch {} at prompt {}, TTFT {} ms, {} prompt tok/s per chip", counted(p.n_chips, "chip"),
+                              p.layout, p.batch, p.prompt, format_number(to_ms(p.ttft), 4), format_number(p.tokens_per_s_per_chip.value(), 4));
+  if (p.cost_per_token) s += fmt::format(", ${}/Mtok in", format_number(to_usd_per_mtok(*p.cost_per_token), 4));
+  return s;
+}
+
 std::string replica_rule_text(const ReplicaNote& n) {
   if (!n.fallback.empty()) return n.fallback;
+  if (n.prefill) {
+    std::string sizes;
+    for (int64_t s : n.replica_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(s);
+    return fmt::format("the replica {} of {} chips at batch {} of {}-token prompts, each with its layouts that hold the largest "
+                       "batch priced (a prefill's cost, not the decode cost floor of `chalk prices forward`)",
+                       n.prefill->cost_per_token ? "cheapest per prompt token" : "with the most prompt tok/s per chip (no price)", sizes,
+                       n.prefill->batch, n.prefill->prompt);
+  }
   if (n.rule == ReplicaRule::smallest) {
     return "the smallest replica that holds the weights and one sequence: the fastest small-batch step, for latency questions";
   }
@@ -264,7 +290,17 @@ std::string replica_rule_text(const ReplicaNote& n) {
 nlohmann::json replica_note_json(const std::optional<ReplicaNote>& note) {
   if (!note) return nullptr;
   const ReplicaNote& n = *note;
-  return {{"rule", n.rule == ReplicaRule::cheapest && n.fallback.empty() ? "cheapest" : "smallest"},
+  if (n.prefill) {
+    return {{"rule", "cheapest_prefill"},
+            {"why", n.pipeline.empty() ? replica_rule_text(n) : replica_rule_text(n) + "; " + n.pipeline},
+            {"context_tokens", n.context},
+            {"replica_sizes", n.replica_sizes},
+            {"choice", prefill_point_json(*n.prefill)},
+            {"runner_up", n.prefill_runner_up ? prefill_point_json(*n.prefill_runner_up) : nlohmann::json()},
+            {"pp", n.pp},
+            {"min_tok_per_s_per_user", nlohmann::json()}};
+  }
+  return {{"rule", n.rule != ReplicaRule::smallest && n.fallback.empty() ? "cheapest" : "smallest"},
           {"why", n.pipeline.empty() ? replica_rule_text(n) : replica_rule_text(n) + "; " + n.pipeline},
           {"context_tokens", n.context},
           {"replica_sizes", n.replica_sizes},
@@ -277,6 +313,13 @@ nlohmann::json replica_note_json(const std::optional<ReplicaNote>& note) {
 std::string replica_note_text(const std::optional<ReplicaNote>& note) {
   if (!note) return "";
   const ReplicaNote& n = *note;
+  if (n.prefill) {
+    std::string s = fmt::format("replica     {}: {}; -n sets the chips\n", counted(n.prefill->n_chips, "chip"), replica_rule_text(n));
+    s += "            chosen " + prefill_point_text(*n.prefill) + "\n";
+    if (n.prefill_runner_up) s += "            runner-up " + prefill_point_text(*n.prefill_runner_up) + "\n";
+    if (!n.pipeline.empty()) s += "            " + n.pipeline + "\n";
+    return s;
+  }
   std::string s = fmt::format("replica     {}: {}; -n sets the chips\n", counted(n.choice.n_chips, "chip"), replica_rule_text(n));
   // A pipeline beside one replica on the same chips: each line names its layout (review 2 H1).
   const bool named = n.pp > 1 || !n.pipeline.empty();
@@ -286,7 +329,7 @@ std::string replica_note_text(const std::optional<ReplicaNote>& note) {
     // Beside a pipeline the one replica without stages is the runner-up whatever the rule (review 4 M2).
     const char* label = n.pp > 1                                ? "runner-up"
                         : n.min_tok_per_s_per_user > 0              ? "without the speed floor (the cost floor, for offline batch work):"
-                        : n.rule == ReplicaRule::cheapest           ? "runner-up"
+                        : n.rule != ReplicaRule::smallest           ? "runner-up"
                         : n.runner_up->cost_per_token               ? "cheapest"
                                                                     : "most tok/s per chip:";
     s += fmt::format("            {} {}{}\n", label, layout(*n.runner_up), replica_point_text(*n.runner_up));

@@ -200,23 +200,42 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
     std::optional<ReplicaNote> note;
     std::optional<Deployment> costed;
     std::optional<ModePoint> pipeline_point;  // the layout search's first-ranked pipeline, when it beats one replica
+    bool prefill_chosen = false;              // ReplicaRule::cheapest_prefill found a replica within the domain
     if (a.chips != 0) {
       o.n_chips = a.chips;
     } else {
       note.emplace();
       note->rule = a.replica_rule;
       note->context = search_context;
+      // A prefill question: the cheapest replica per prompt token (review 5 M1).
+      std::optional<PrefillReplicaChoice> prefill;
+      if (a.replica_rule == ReplicaRule::cheapest_prefill) {
+        try {
+          prefill = cheapest_prefill_replica(model, system, engine, a.prefill_batch, search_context - a.prefill_prefix, a.prefill_prefix,
+                                             a.prefill_hold_batch);
+          note->replica_sizes = prefill->replica_sizes;
+          note->prefill_runner_up = prefill->runner_up;
+        } catch (const InputError&) {
+          // no size within the domain holds the prompts: the decode rule's answer, below
+        }
+      }
       // The cheapest replica within the scale-up domain (the frontier's search), compared
       // under the engine step whatever view prints the figures.
       std::optional<ReplicaChoice> cheapest;
       std::string no_cheapest;
-      try {
-        cheapest = cheapest_replica(model, system, engine, search_context);
-        note->replica_sizes = cheapest->replica_sizes;
-      } catch (const InputError& e) {
-        no_cheapest = e.what();
+      if (!prefill) {
+        try {
+          cheapest = cheapest_replica(model, system, engine, search_context);
+          note->replica_sizes = cheapest->replica_sizes;
+        } catch (const InputError& e) {
+          no_cheapest = e.what();
+        }
       }
-      if (a.replica_rule == ReplicaRule::cheapest && cheapest) {
+      const bool cost_rule = a.replica_rule != ReplicaRule::smallest;
+      if (prefill) {
+        o.n_chips = prefill->choice.n_chips;
+        prefill_chosen = true;
+      } else if (cost_rule && cheapest) {
         o.n_chips = cheapest->choice.n_chips;
         note->runner_up = cheapest->runner_up;
       } else {
@@ -228,7 +247,7 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
           if (!stated) throw;
           o.n_chips = system.scale_up_domain;
         }
-        if (a.replica_rule == ReplicaRule::cheapest) {
+        if (cost_rule) {
           // Written once the weights are known, below: one sentence, not the search's error
           // inside a parenthesis (review 2 L4).
           note->fallback = no_cheapest.empty() ? std::string("?") : no_cheapest;
@@ -284,6 +303,10 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
     if (a.chips != 0 && !a.allow_infeasible) refuse_if_weights_do_not_fit(d, model, system, engine, search_context, a);
     if (note) {
       note->choice = replica_memory_full_point(costed ? *costed : d, search_context);
+      // The prefill the note compared, on the layout the command runs (its table's row).
+      if (prefill_chosen) {
+        note->prefill = prefill_replica_point(d, a.prefill_batch, search_context - a.prefill_prefix, a.prefill_prefix);
+      }
       if (!note->fallback.empty()) {
         const int64_t domain = system.scale_up_domain;
         note->fallback = fmt::format("no replica within the {}-chip scale-up domain holds {} ({} of weights; one domain has {} of HBM), "

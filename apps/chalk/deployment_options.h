@@ -13,6 +13,7 @@
 #include "arg_parse.h"
 #include "layout_choice.h"
 #include "chalk/engine/roofline.h"
+#include "chalk/serving/cheapest_prefill.h"
 #include "chalk/serving/serving.h"
 
 namespace chalk::cli {
@@ -26,6 +27,12 @@ enum class ReplicaRule {
   /// The smallest replica that holds the weights and one sequence (smallest_replica_chips):
   /// the fastest step at small batch, for latency questions (`decode`, `simulate`).
   smallest,
+  /// The cheapest replica per prompt token at the command's longest prompt that holds its
+  /// largest batch of it (cheapest_prefill_replica, cheapest_prefill.h): `prefill` (review 5
+  /// M1: the decode cost floor at a 32,768-token context put Llama 3.1 8B's 1,024-token
+  /// prefill on a communication-bound TP8 at $0.0502/Mtok, where one H100 costs $0.0135).
+  /// Where no replica within the scale-up domain holds them, as `cheapest`.
+  cheapest_prefill,
 };
 
 /// --model, --hardware, --chips and the format/efficiency/price overrides.
@@ -34,6 +41,10 @@ struct DeploymentArgs {
   std::string hardware = "gb200-nvl72";
   int64_t chips = 0;  ///< 0 = chosen by `replica_rule`
   ReplicaRule replica_rule = ReplicaRule::cheapest;  ///< set by the command, not a flag
+  /// ReplicaRule::cheapest_prefill's question, set by the command: the batch priced, the
+  /// largest batch the replica must hold, and the cached prefix (the prompt is resolve's
+  /// context less the prefix).
+  int64_t prefill_batch = 1, prefill_hold_batch = 1, prefill_prefix = 0;
   std::string weights, kv = "bf16", compute;
   std::optional<double> matmul_efficiency, hbm_efficiency, price_usd_per_chip_hour;
   double memory_reserve = 0.10;
@@ -140,6 +151,10 @@ struct ReplicaNote {
   /// replica and batch that streams at least this fast (cheapest_replica_at_speed, as
   /// `prices compare` prices a host) and `runner_up` the memory-full cost floor without it.
   double min_tok_per_s_per_user = 0;
+  /// ReplicaRule::cheapest_prefill: the chosen replica's prefill (its layout as the command
+  /// runs it) and the cheapest other size's, at the batch and longest prompt compared. Set,
+  /// they replace `choice` and `runner_up` in the note's text and JSON.
+  std::optional<PrefillReplicaPoint> prefill, prefill_runner_up;
 };
 
 /// Loads the model and system and resolves the deployment: --chips, or else the replica

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "chalk/hardware/overhead_label.h"
+
 namespace chalk {
 namespace {
 
@@ -46,6 +48,14 @@ std::string engine_note(const Deployment& d, double roofline_ms, double reported
 /// Whether the engine step pays host work (engine_step: mechanisms on, a GPU, an engine
 /// with host time).
 bool host_applies(const Deployment& d) { return d.mechanisms.enabled && d.mechanisms.host.s_per_sequence > 0 && !is_tpu(d.system); }
+
+/// Where T_overhead comes from, by the kind of chip (a GPU kernel's floor or a TPU's per-op
+/// floor: overhead_label).
+std::string overhead_source(const Deployment& d) {
+  const std::string floor = d.system.op_floor ? "the hardware file's op_floor per " + (d.system.op_floor_kind.empty() ? std::string("op") : d.system.op_floor_kind)
+                                              : std::string("per-kernel floor");
+  return floor + "; norms, rotary, activation at max(floor, HBM traffic) (docs/formulas.md)";
+}
 
 /// The engine step's formula, with an eager step's launches (CudaGraphs) and the host's
 /// work where there is any (HostTime).
@@ -198,7 +208,7 @@ std::vector<Explanation> explain_decode(const Deployment& d, int64_t batch, int6
                                       : "T_step = max(T_compute, T_weights + T_kv)",
                  {{"T_ops", "operations", to_ms(r.t_operations), "ms", "each kernel's max(compute, memory)"},
                   {"T_comm", "communication not hidden", to_ms(r.t_comm), "ms", "the layout's collectives (NCCL latency model)"},
-                  {"T_overhead", "kernel launch floor", to_ms(r.t_overhead), "ms", "per-kernel floor; norms, rotary, activation at max(floor, HBM traffic) (docs/formulas.md)"},
+                  {"T_overhead", overhead_label(d.system), to_ms(r.t_overhead), "ms", overhead_source(d)},
                   launch_input(d, r.graph_batch, r.t_launch), host_input(d, r.t_host)},
                  step_algebra(d, r.t_operations, r.t_comm, r.t_overhead, r.t_launch, r.t_host, r.t_step - r.t_draft, r.governs) +
                      (r.t_draft > Seconds(0) ? fmt::format("; + drafts {} ms = {} ms", num(to_ms(r.t_draft)), num(to_ms(r.t_step))) : ""),
@@ -281,7 +291,7 @@ std::vector<Explanation> explain_prefill(const Deployment& d, int64_t batch, int
                  d.mechanisms.enabled ? step_formula(d, "TTFT", r.t_launch > Seconds(0)) : "TTFT = max(T_compute, T_weights + T_kv)",
                  {{"T_ops", "operations", to_ms(r.t_operations), "ms", "each kernel's max(compute, memory)"},
                   {"T_comm", "communication not hidden", to_ms(r.t_comm), "ms", "the layout's collectives"},
-                  {"T_overhead", "kernel launch floor", to_ms(r.t_overhead), "ms", "per-kernel floor; norms, rotary, activation at max(floor, HBM traffic) (docs/formulas.md)"},
+                  {"T_overhead", overhead_label(d.system), to_ms(r.t_overhead), "ms", overhead_source(d)},
                   launch_input(d, r.graph_batch, r.t_launch), host_input(d, r.t_host)},
                  step_algebra(d, r.t_operations, r.t_comm, r.t_overhead, r.t_launch, r.t_host, r.ttft, r.governs),
                  to_ms(r.ttft), "ms", d.mechanisms.enabled ? "docs/formulas.md (engine step)" : "lecture 1:41-1:51", ""});

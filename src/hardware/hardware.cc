@@ -1,4 +1,5 @@
 #include "chalk/hardware/hardware.h"
+#include "chalk/hardware/overhead_label.h"
 
 #include <cmath>
 #include <cstdio>
@@ -40,6 +41,11 @@ double Efficiency::matmul_for(MatmulPrecision p) const {
 }
 
 FlopsPerByte flops_per_byte(const ChipSpec& c, MatmulPrecision p) { return c.peak_for(p) / c.hbm_bandwidth; }
+
+std::string overhead_label(const SystemSpec& s) {
+  if (!s.op_floor) return "kernel launch floor";
+  return "per-op floor (" + (s.op_floor_kind.empty() ? std::string("one compiled op") : s.op_floor_kind) + ")";
+}
 
 Seconds hbm_sweep_time(Bytes capacity, BytesPerSecond bandwidth) { return capacity / bandwidth; }
 

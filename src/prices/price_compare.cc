@@ -7,6 +7,7 @@
 #include "chalk/base/dtype.h"
 #include "chalk/base/error.h"
 #include "chalk/engine/layout_search.h"
+#include "chalk/engine/pipeline.h"
 #include "chalk/prices/compare.h"
 #include "chalk/prices/prices.h"
 #include "chalk/serving/serving_speed.h"
@@ -74,7 +75,7 @@ std::string slow_reason(const ModelSpec& m, const SystemSpec& s, const Deploymen
          num(to_tb_per_s(s.chip.hbm_bandwidth), "%.3g") + " TB/s peak; communication " + num(to_ms(st.t_comm), "%.3g") + " ms)";
 }
 
-SystemCost cost_on(const SystemSpec& s, const HostOffer& o, TokensPerSecond speed, const SpeedChoice& c, const CompareWorkload& w,
+SystemCost cost_on(const ModelSpec& m, const SystemSpec& s, const HostOffer& o, TokensPerSecond speed, const SpeedChoice& c, const CompareWorkload& w,
                    int64_t context, UsdPerToken blended, const std::string& no_fit, const std::string& slow) {
   SystemCost r;
   r.system = s.name;
@@ -106,6 +107,22 @@ SystemCost cost_on(const SystemSpec& s, const HostOffer& o, TokensPerSecond spee
   r.input_cost = f.input_cost;
   r.output_cost = f.output_cost;
   r.cache_read_cost = f.cache_read;  // markup 1: the cost
+  if (c.stages > 1) {
+    // A pipeline (review 4 M5), priced as `prices forward --pp` prices it: output cost =
+    // every stage's chips x price x the cycle / batch; input cost over a steady stream of
+    // prefills, one microbatch of the stage's prefill batch per stage; a cached token's
+    // read costs what it costs on one replica of these chips (per chip, for the whole
+    // model's KV per token: `d` holds 1/stages of the layers).
+    const PipelineShape shape{c.stages, c.stages};
+    const PipelineDecode dec = pipeline_decode(d, shape, c.point->batch, std::max<int64_t>(1, context));
+    const PipelinePrefill pre = pipeline_prefill(d, shape, f.prefill_batch * c.stages, w.input_tokens);
+    r.n_chips = d.n_chips * c.stages;
+    r.decode_t_step = dec.cycle;
+    r.output_cost = *dec.cost_per_token;
+    r.input_cost = *pre.cost_per_token;
+    const BytesPerToken whole = kv_bytes_per_token(m, fa.decode_context_tokens, d.kv);
+    if (f.kv_bytes_per_token.value() > 0) r.cache_read_cost = f.cache_read * (whole.value() / f.kv_bytes_per_token.value());
+  }
   r.blended_cost = blended_price(r.input_cost, r.cache_read_cost, r.output_cost, w);
   r.break_even_utilisation = r.blended_cost / blended;
   r.margin_at_full_utilisation = 1 - r.break_even_utilisation;
@@ -113,7 +130,8 @@ SystemCost cost_on(const SystemSpec& s, const HostOffer& o, TokensPerSecond spee
   r.output_break_even_utilisation = r.output_cost / o.output;
   const MemoryPlan mp = memory_plan(d, 1, context);
   r.max_batch = std::max<int64_t>(r.batch, std::min<int64_t>(mp.max_batch, kMaxBaseBatch));
-  r.break_even_batch = break_even_batch(d, context, o.output, r.max_batch);
+  // break_even_batch prices one replica's decode step; a pipeline's cycle is not one: none.
+  if (c.stages <= 1) r.break_even_batch = break_even_batch(d, context, o.output, r.max_batch);
   return r;
 }
 
@@ -205,7 +223,7 @@ HostComparison compare_hosts(const ModelSpec& m, const HostSheet& sheet, const s
           r.unreachable = "no public price per chip-hour";
           oc.systems.push_back(r);
         } else {
-          oc.systems.push_back(cost_on(s, oc.offer, oc.speed, choices[g], w, h.context, oc.blended_price, no_fit, slow));
+          oc.systems.push_back(cost_on(m, s, oc.offer, oc.speed, choices[g], w, h.context, oc.blended_price, no_fit, slow));
         }
         const SystemCost& r = oc.systems.back();
         if (r.unreachable.empty() && (!oc.cheapest || r.blended_cost < oc.systems[*oc.cheapest].blended_cost)) {

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "chalk/hardware/overhead_label.h"
 #include "chalk/serving/explain.h"
 
 namespace chalk {
@@ -40,6 +41,7 @@ std::vector<Explanation> explain_serving_point(const Deployment& d, const Servin
                  {serving_price_in(d), serving_chips_in(d), {"tok/h", "tokens the replica produces per hour", tok_per_h, "tokens", "3600 x tok_per_s of this row"}},
                  fmt::format("${} x {} / ({} / 1e6) = ${} per 1M tokens", N(price_h), N(n), N(tok_per_h), N(to_usd_per_mtok(p.cost->total))),
                  to_usd_per_mtok(p.cost->total), "USD per 1M tokens", "lecture 7:46 (cost per token); docs/formulas.md, Serving economics", ""});
+  const std::string floor = overhead_label(d.system);
   const struct {
     const char* key;
     const char* what;
@@ -49,7 +51,7 @@ std::vector<Explanation> explain_serving_point(const Deployment& d, const Servin
                {"cost_weights_usd_per_mtok", "weight fetch", s.t_weights, &TermCosts::weights},
                {"cost_kv_usd_per_mtok", "KV fetch", s.t_kv, &TermCosts::kv},
                {"cost_comm_usd_per_mtok", "exposed communication", s.t_comm, &TermCosts::comm},
-               {"cost_overhead_usd_per_mtok", "kernel launch floor", s.t_overhead, &TermCosts::overhead}};
+               {"cost_overhead_usd_per_mtok", floor.c_str(), s.t_overhead, &TermCosts::overhead}};
   for (const auto& t : terms) {
     const double v = to_usd_per_mtok((*p.cost).*t.cost);
     out.push_back({t.key, fmt::format("the {} term's share of the cost: what the tokens would cost if the step took only that term", t.what),

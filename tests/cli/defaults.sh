@@ -143,11 +143,48 @@ check sweep cheapest serving sweep -m llama-3.1-70b -H h200
 check balance cheapest serving balance -m llama-3.1-70b -H h200
 check window cheapest serving window -m llama-3.1-70b -H h200
 check plot cheapest serving plot -m llama-3.1-70b -H h200
-check prefill cheapest prefill -m llama-3.1-70b -H h100-sxm
 check layouts cheapest layouts -m llama-3.1-70b -H h100-sxm
 check decode smallest decode -m llama-3.1-70b -H h100-sxm
 check layouts_latency smallest layouts -m llama-3.1-70b -H h100-sxm --objective latency
 check simulate smallest simulate -m llama-3.1-70b -H h100-sxm --rate 1 --requests 20 --input 512 --output 32
+
+# prefill: the replica cheapest per prompt token (review 5 M1), not the decode cost floor at
+# the longest prompt, which put Llama 3.1 8B's 1,024-token row on a communication-bound TP8
+# ($0.0502/Mtok, TTFT 9.84 ms) where one H100 costs a third. Compared at batch 1 of the
+# longest default prompt, 32,768 tokens, over 1, 2, 4, 8 chips: prefill is compute-bound, so
+# each prompt token costs about the same FLOPs on any size, and TP's all-reduces and each
+# chip's kernel floors make it dearer on more chips; 1 chip wins. Its cost per prompt token
+# is n x price x TTFT / tokens = 1 x $2.35/3600 s x TTFT / 32,768 (x 1e6 per Mtok).
+"$CHALK" prefill -m llama-3.1-8b -H h100-sxm --json > "$tmp/pre8.json" || fail "prefill 8B --json"
+for n in 1 2 4 8; do "$CHALK" prefill -m llama-3.1-8b -H h100-sxm -n $n -p 1024,32768 --json > "$tmp/pre8_$n.json" || fail "prefill -n $n"; done
+python3 - "$tmp" <<'PY' || fail "prefill's default replica is not the cheapest per prompt token"
+import json, sys
+t = sys.argv[1]
+j = json.load(open(f"{t}/pre8.json"))
+c = j["replica_choice"]
+p, r = c["choice"], c["runner_up"]
+assert c["rule"] == "cheapest_prefill" and c["replica_sizes"] == [1, 2, 4, 8], c
+assert (p["chips"], p["batch"], p["prompt_tokens"]) == (1, 1, 32768) and j["assumptions"]["chips"] == 1, p
+assert abs(p["cost_usd_per_mtok"] - 2.35 / 3600 * p["ttft_ms"] / 1e3 / 32768 * 1e6) < 1e-9 * p["cost_usd_per_mtok"], p
+rows = {x["prompt_tokens"]: x for x in j["rows"]}
+assert abs(rows[32768]["ttft_ms"] - p["ttft_ms"]) < 1e-9 * p["ttft_ms"], (rows[32768], p)
+# Each size stated: none is cheaper per prompt token at 32,768 tokens, and the 1,024-token row
+# is priced as `-n 1` prices it, a third of TP8's.
+cost = {n: {x["prompt_tokens"]: x["cost_usd_per_mtok"] for x in json.load(open(f"{t}/pre8_{n}.json"))["rows"]} for n in (1, 2, 4, 8)}
+assert all(cost[n][32768] >= p["cost_usd_per_mtok"] * (1 - 1e-9) for n in cost), cost
+assert r["chips"] == 2 and abs(r["cost_usd_per_mtok"] - cost[2][32768]) < 1e-9 * cost[2][32768], (r, cost[2])
+assert abs(rows[1024]["cost_usd_per_mtok"] - cost[1][1024]) < 1e-9 * cost[1][1024] and cost[8][1024] > 3 * cost[1][1024], cost
+PY
+out=$("$CHALK" prefill -m llama-3.1-8b -H h100-sxm) || fail "prefill 8B"
+printf '%s\n' "$out" | tr '\n' ' ' | tr -s ' ' | grep -q "replica 1 chip: the replica cheapest per prompt token of 1, 2, 4, 8 chips at batch 1 of 32768-token prompts" \
+  || fail "prefill does not say why 1 chip: $out"
+# The largest batch priced must fit: Llama 3.1 70B, batch 1 and 16 of 32,768-token prompts
+# (16 x 32,768 x 327,680 B = 172 GB of KV beside 141 GB of weights): no replica below 8 H100
+# (576 GB usable) holds them, 4 (288 GB) does not; every row fits.
+"$CHALK" prefill -m llama-3.1-70b -H h100-sxm -b 1,16 -p 32768 --json | python3 -c "
+import json, sys; j = json.load(sys.stdin); c = j['replica_choice']
+assert c['rule'] == 'cheapest_prefill' and c['choice']['chips'] == 8 and all(r['memory_fits'] for r in j['rows']), (c, j['rows'])
+" || fail "prefill's default replica does not hold its largest batch"
 
 # decode: the smallest replica (2 H100) for latency questions, and the cheapest beside it.
 out=$("$CHALK" decode -m llama-3.1-70b -H h100-sxm -b 1) || fail "decode"

@@ -57,4 +57,20 @@ for x in xs:
 assert abs(xs[0]['result'] - 2 * 50e9 / (128000 * 300)) < 1e-9
 " || fail "prices infer --explain"
 "$CHALK" prices infer gemini-1.5-pro --explain | grep -q "kv = 2 N_active / (S\* (F/W - a))" || fail "prices infer --explain text"
+# T_overhead is named by the kind of chip (review 5): on a TPU the hardware file's per-XLA-op
+# floor, 7.7 us per fused op (data/hardware/tpu-v5e.json) x (32 layers x 9 + 4) = 292 ops of
+# Llama 3.1 8B = 2.2484 ms; on a GPU the kernel launch floor.
+"$CHALK" decode -m llama-3.1-8b -H tpu-v5e -b 1 --explain --json > "$tmp/tpu.json" || fail "decode on tpu-v5e --explain --json"
+"$CHALK" decode -m llama-3.1-8b -H h100-sxm -b 1 --explain --json > "$tmp/gpu.json" || fail "decode on h100 --explain --json"
+python3 - "$tmp" <<'PY' || fail "T_overhead's label does not follow the kind of chip"
+import json, sys
+def overhead(f):
+    x = next(x for x in json.load(open(f))["explanations"][0]["figures"] if x["key"] == "t_step_ms")
+    return next(i for i in x["inputs"] if i["symbol"] == "T_overhead")
+t, g = overhead(sys.argv[1] + "/tpu.json"), overhead(sys.argv[1] + "/gpu.json")
+assert t["name"] == "per-op floor (XLA fused op)" and "op_floor per XLA fused op" in t["source"], t
+assert abs(t["value"] - 292 * 7.7e-3) < 1e-9, t
+assert g["name"] == "kernel launch floor" and g["source"].startswith("per-kernel floor"), g
+PY
+"$CHALK" decode -m llama-3.1-8b -H tpu-v5e -b 1 --explain | grep -q "kernel launch floor" && fail "decode on a TPU --explain still says kernel launch floor"
 echo ok

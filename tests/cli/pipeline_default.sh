@@ -161,6 +161,16 @@ PY
 expect_error "--pp: must be >= 1 stage, got 0" simulate "${M[@]}" --pp 0 --rate 1 --requests 5
 expect_error "--pp: stages an aggregated replica; drop --disaggregate or --pp" simulate "${M[@]}" --pp 2 --disaggregate --rate 1 --requests 5
 
+# `prices forward --pp 1` keeps one replica without stages under its speed floor, even where
+# the speed search's cheapest answer is a pipeline (review 4 M5 made cheapest_replica_at_speed
+# return PP2 x (TP8) for 405B on H100): TP16 on all 16 chips, never one 8-chip stage priced
+# as the whole model.
+"$CHALK" prices forward "${M[@]}" --pp 1 --min-tok-per-s-per-user 15 --json | python3 -c "
+import json, sys; j = json.load(sys.stdin); a = j['assumptions']
+assert a['chips'] == 16 and a['sharding'].startswith('layout: searched: attention TP16, FFN TP16'), a
+assert j['model']['params_total'] > 4e11, j['model']
+" || fail "prices forward --pp 1 priced a pipeline stage as the model"
+
 # Review 2 L8: chips no engine splits the model over name the heads and the nearest sizes
 # (Llama 3.1 70B: 64 heads; 3 divides neither them nor the 8 KV heads; 2 and 4 do).
 expect_error "--chips: 3 chips cannot split llama-3.1-70b: TP3 does not divide the 64 attention heads; -n 2 or -n 4" decode -m llama-3.1-70b -H h100 -n 3

@@ -25,6 +25,11 @@ assert len(pairs) == 4, pairs
 m = pairs[("h200", "h100-sxm")]
 assert m["meets_slo"] and m["chips"] == 2 and abs(m["cost_usd_per_hour"] - 6.89) < 1e-9, m
 assert j["rows"][0] == b and j["rows"][1] == n and len(j["rows"]) == 4, j["rows"]
+# The two chips' prices come from different sources (data/hardware: h100-sxm $2.35
+# SemiAnalysis's index [compux], h200 $4.54 Spheron's list [spheron]): one warning says so, as
+# prices compare and fleet do (review 5 M3).
+w = [x for x in j["warnings"] if "sources" in x]
+assert len(w) == 1 and "come from 2 sources" in w[0] and "[compux] h100-sxm $2.35; [spheron] h200 $4.54" in w[0], j["warnings"]
 PY
 "$CHALK" "${plan[@]}" > "$tmp/p.txt" || fail "plan over chip types (text) exited $?"
 grep -qF "chosen: h100-sxm prefill, h100-sxm decode" "$tmp/p.txt" || fail "plan text lacks the choice: $(cat "$tmp/p.txt")"
@@ -76,6 +81,8 @@ files = {f["path"]: f["text"] for e in j["launch"] for f in e["files"]}
 assert "llama-3.1-8b on b200, disaggregated" in files["vllm/prefill.sh"] and "llama-3.1-8b on h200, disaggregated" in files["vllm/decode.sh"], files["vllm/prefill.sh"]
 assert "free_gpu_memory_fraction: 0.89\n" in files["trtllm/prefill.yaml"] and "free_gpu_memory_fraction: 0.887\n" in files["trtllm/decode.yaml"]
 assert "vllm/proxy.sh" in files and "sglang/router.sh" in files and "trtllm/disagg.yaml" in files and "vllm/dynamo.yaml" not in files, sorted(files)
+# h200 and b200 both read Spheron's list [spheron]: one source, no warning about sources.
+assert not [x for x in j["warnings"] if "sources" in x], j["warnings"]
 PY
 [ -x "$tmp/mixed/vllm/prefill.sh" ] && [ -x "$tmp/mixed/sglang/router.sh" ] || fail "mixed plan wrote no executable scripts"
 # --lora over chip types: every pair searches --max-loras (1, 2, 4 for 4 adapters under a cap

@@ -200,3 +200,21 @@ assert len(w) == 1 and 'come from 2 sources' in w[0] and '[compux] h100-sxm \$2.
 import json, sys; assert json.load(sys.stdin)['warnings'] == []
 " || fail "one price source: a warning"
 "$CHALK" prices compare -m llama-3.1-70b -H h100-sxm,h200 2>&1 | grep -q "^warning     chip prices per hour come from 2 sources" || fail "mixed price sources: no text warning"
+
+# Review 4 M5: a model no scale-up domain holds is priced on the pipeline the other serving
+# commands price, not only on tensor parallelism across domains. Llama 3.1 405B in bf16
+# (811.7 GB) fits no 8 x 80 GB H100 domain; at 20 tok/s per user TP16 over the two hosts'
+# scale-out network streamed it at batch 1 alone ($132/Mtok blended), where two stages of TP8
+# (one domain each, 2 microbatches in flight) stream a batch of 64: the cycle, the time
+# between a user's tokens, is 1 / tok_per_s_per_user <= 50 ms, so the output cost is every
+# stage's chips x price x cycle / batch = 16 x $2.35/3600 s x cycle / 64.
+"$CHALK" prices compare -m llama-3.1-405b -H h100-sxm --speed 20 --json | python3 -c "
+import json, sys
+rows = [r for r in json.load(sys.stdin)['rows'] if r['quantization'] is None]
+assert rows, 'no bf16 offer'
+for r in rows:
+    assert r['chips'] == 16 and r['layout'].startswith('PP2 x (attention TP8') and r['batch'] > 32, r
+    cycle = 1 / r['tok_per_s_per_user']
+    assert cycle <= 1 / 20 and abs(r['output_cost_usd_per_mtok'] - 16 * 2.35 / 3600 * cycle / r['batch'] * 1e6) < 1e-6 * r['output_cost_usd_per_mtok'], r
+    assert r['blended_cost_usd_per_mtok'] < 5, r
+" || fail "prices compare does not price 405B on H100 as a pipeline"

@@ -76,15 +76,18 @@ assert rc['choice']['chips'] == 4 and 'holds batch 64 at 4096 tokens (2 chips ho
 assert j['rows'][0]['fits'] is True and j['rows'][0]['layout'] == 'TP4', j['rows'][0]
 " || fail "layouts --objective latency --batch 64 picks no replica that holds the batch"
 
-# M1: prefill's "cheapest" replica states the figures it was chosen on (the throughput layout
-# at its memory-full batch), so it is never dearer than its runner-up: DeepSeek-V3 on GB200
-# at 32,768 tokens, 64 chips at batch 3,776 ($0.73/Mtok) over 32 chips ($0.79), where the
-# TTFT layout's batch 68 once read $50.29.
+# M1: prefill's replica states the figures it was chosen on, so it is never dearer than its
+# runner-up. Once the decode cost floor (64 chips at batch 3,776, where the TTFT layout's
+# batch 68 read $50.29/Mtok); since review 5 M1 the cheapest per prompt token: DeepSeek-V3
+# (671 GB in FP8) on GB200 at batch 1 of 32,768 tokens needs 8 chips (4 x 186 GB x 0.9 = 670
+# GB usable), and each size above pays more all-reduce per prompt token: 8 chips, its
+# prefill's cost n x price x TTFT / tokens, cheaper than 16.
 "$CHALK" prefill --json | python3 -c "
-import json, sys; rc = json.load(sys.stdin)['replica_choice']
+import json, sys; j = json.load(sys.stdin); rc = j['replica_choice']
 c, r = rc['choice'], rc['runner_up']
-assert rc['rule'] == 'cheapest' and c['cost_usd_per_mtok'] <= r['cost_usd_per_mtok'], (c, r)
-assert c['chips'] == 64 and c['batch'] > 1000, c
+assert rc['rule'] == 'cheapest_prefill' and c['cost_usd_per_mtok'] <= r['cost_usd_per_mtok'], (c, r)
+assert (c['chips'], c['batch'], c['prompt_tokens'], r['chips']) == (8, 1, 32768, 16), (c, r)
+assert abs(c['cost_usd_per_mtok'] - 8 * 4.54 / 3600 * c['ttft_ms'] / 1e3 / 32768 * 1e6) < 1e-9 * c['cost_usd_per_mtok'], c
 " || fail "prefill's cheapest replica dearer than its runner-up"
 
 # M6: `train step -n N` alone runs the fastest plan of N chips that fits, the plan `train

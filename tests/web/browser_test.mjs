@@ -11,6 +11,7 @@ import path from 'node:path';
 import { startServer } from './server.mjs';
 import { trafficChecks } from './browser_traffic.mjs';
 import { fitsChecks } from './browser_fits.mjs';
+import { trainingChecks } from './browser_training.mjs';
 import { urlChecks } from './browser_urls.mjs';
 import { planChecks, priceChecks } from './browser_plan.mjs';
 
@@ -378,6 +379,7 @@ try {
   await urlChecks({ browser, url: server.url, check, cli, NW, close });
 
   await fitsChecks({ browser, url: server.url, check, cli, N, close });
+  await trainingChecks({ browser, url: server.url, check });
   await trafficChecks({ browser, url: server.url, check, cli, N: NW, close });
 
 } finally {

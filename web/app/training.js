@@ -36,17 +36,28 @@ export async function updateTraining({ base, chips, draw, data }) {
   const plan = document.getElementById('train-plan');
   plan.classList.remove('error');
   data.train_error = null;
+  // The plan search takes seconds (20 s on a loaded machine) and the view showed nothing
+  // meanwhile (review 4 L0/M6): say it is computing, the figures of the last plan dimmed
+  // (aria-busy, style.css) until the new ones replace them.
+  const figure = plan.closest('figure');
+  plan.textContent = `computing the best training plan on ${chips.toLocaleString('en-US')} chips...`;
+  figure.setAttribute('aria-busy', 'true');
   try {
     await drawTraining({ base, chips, draw, data });
   } catch (e) {
     // A system the training model cannot run on (L4: no scale-out bandwidth) is said inside
     // this view, where its heading stood empty with the reason in the sidebar (review 3 L6).
-    if (e.status !== 400 || e.field === 'model' || e.field === 'model_config') throw e;
+    if (e.status !== 400 || e.field === 'model' || e.field === 'model_config') {
+      plan.textContent = '';  // the page's error line says why; not "computing" forever
+      throw e;
+    }
     data.train_error = e.message;
     plan.classList.add('error');
     plan.textContent = `no training figures on this system: ${e.message}`;
     document.getElementById('train-numbers').innerHTML = '';
     for (const id of ['view-train', 'view-train-memory']) document.getElementById(id).innerHTML = '';
+  } finally {
+    figure.removeAttribute('aria-busy');
   }
 }
 

@@ -14,9 +14,23 @@ namespace chalk {
 /// and its layouts: on each replica the largest batch at that speed (largest_batch_at_speed;
 /// cost per token n price T_step / B falls as B grows while the speed 1 / T_step does not
 /// rise), then the replica with the most tokens/s per chip (the cheapest, price aside).
+/// Where no size within the domain holds the model, the smallest replica that does across
+/// domains (smallest_replica_chips, tensor parallel over the scale-out network) and the
+/// pipelines of the fewest stages, 2, 3, ..., whose stage fits a replica within one domain
+/// (each stage size the frontier sweeps; pipeline_decode's cycle with as many microbatches
+/// as stages, the speed a user sees), the same rule choosing among them: what `chalk
+/// layouts` ranks and the serving commands price (Llama 3.1 405B bf16 on H100 at 20 tok/s
+/// per user: PP2 x (TP8) at batch 100s, where TP16 across two hosts reached it at batch 1).
 struct SpeedChoice {
   std::optional<ModePoint> point;         ///< empty: no replica reaches the speed
-  std::optional<Deployment> deployment;   ///< the replica of `point`, ready to price a prefill
+  /// The replica of `point`, ready to price a prefill; with `stages` > 1 the busiest stage
+  /// (a Deployment of pipeline_stage_model on one stage's chips).
+  std::optional<Deployment> deployment;
+  /// Pipeline stages of `point` (its `pp`): 1, or more where no replica within the scale-up
+  /// domain holds the model and stages of one domain each serve the speed cheaper than one
+  /// replica across domains (review 4 M5: Llama 3.1 405B bf16 on H100, PP2 x (TP8) where
+  /// `prices compare` priced TP16 over the scale-out network).
+  int64_t stages = 1;
   std::optional<ModePoint> fastest;       ///< batch 1 on the fastest replica; empty: none fits
   std::vector<ExcludedReplica> excluded;  ///< replica sizes whose weights do not fit
 };
