@@ -70,8 +70,8 @@ TEST(AttentionKernels, OpPolicyRecomputesAShareOfTheForward) {
   // Full recomputation reruns the layers' GEMMs G, attention forward A and memory-bound
   // forward kernels E: t_full = G + A + E, A = t_attention / (1 + 2.5 / 0.86333) (cuDNN's
   // backward ratio at 8k, 518 / 600). The op policy reruns E and the share 5.100e9 /
-  // (2 x 6,979,321,856) = 0.36537 of G (wk, wo, w3 of the layers' matmul FLOPs per token):
-  // t_op = 0.36537 G + E, E = the forward bytes of the elementwise, quantize and rotary
+  // (2 x 6,979,321,856) = 19456 / 53248 = 0.36538 of G (wk, wo, w3 of the layers' matmul FLOPs per token):
+  // t_op = 0.36538 G + E, E = the forward bytes of the elementwise, quantize and rotary
   // kernels of 8192 tokens x 32 layers / the HBM rate. Float8 counts the same linears.
   const SelectiveRecompute op = SelectiveRecompute::every_second_matmul;
   const AttentionKernel kc = AttentionKernel::cudnn;
@@ -83,12 +83,12 @@ TEST(AttentionKernels, OpPolicyRecomputesAShareOfTheForward) {
     const TrainingCosts c = make_training_costs(load_model("llama-3.1-8b"), p.seq_len);
     const TrainingSystem s = make_training_system(load_system("h100-sxm"), compute);
     const double share = 5100273664.0 / (c.matmul_flops_per_token - c.lm_head_flops_per_token);
-    EXPECT_NEAR(share, 0.36537, 1e-5);
+    EXPECT_NEAR(share, 19456.0 / 53248, 1e-12);
     const double e = 8192.0 * 32 * (elementwise_bytes(c, p).forward + quantize_bytes(c, p).forward + rotary_bytes(c, p).forward) / s.hbm_rate.value();
     const double g = full.t_recompute.value() - full.t_attention.value() / (1 + 2.5 / (518.0 / 600)) - e;
     EXPECT_GT(g, 0.0);
     EXPECT_NEAR(sel.t_recompute.value(), share * g + e, 1e-9);
-    // HFU counts the rerun FLOPs: 0.36537 x 13.96e9 = 5.100e9 more per token than none.
+    // HFU counts the rerun FLOPs: 0.36538 x 13.96e9 = 5.100e9 more per token than none.
     const TrainingStep none = tt_step(Recompute::none, op, kc, compute);
     EXPECT_NEAR((sel.hardware_flops - none.hardware_flops).value() / sel.tokens_per_step, 5100273664.0, 1.0);
   }
