@@ -26,6 +26,7 @@ TrainingCosts make_training_costs(const ModelSpec& m, int64_t seq_len) {
   const double prefill = prefill_flops(m, seq_len, 0).value();
   c.attention_flops_per_token = (prefill - d(seq_len) * c.matmul_flops_per_token) / d(seq_len);
   c.attention_flops_per_token_noncausal = attention_flops_per_token(m, seq_len, false).value();
+  c.every_second_matmul_flops_per_token = every_second_matmul_flops_per_token(m);
   c.dense_layer_params = pc.attention + pc.dense_ffn + pc.router + pc.shared_experts + pc.norms;
   c.expert_params = pc.routed_experts_total;
   c.embedding_params = pc.embedding;

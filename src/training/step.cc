@@ -89,7 +89,12 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // The attention core: the causal count under FlashAttention, the whole s x s square when
   // the scores are materialised (kernels.h, attention_core_flops_per_token).
   const double at_flops = attention_core_flops_per_token(c, p.flash_attention);
-  const double layer_at = tok * at_flops / L / shard / at_rate;
+  // ... at the engine's kernel's rates (attention_kernels.h): FlashAttention-2 runs its
+  // forward and backward below the cuDNN-class rate the chip's attention rate states.
+  const AttentionKernelRates ak = p.flash_attention && p.attention_kernel == AttentionKernel::flash2
+                                      ? flash2_rates(S / d(p.cp))
+                                      : AttentionKernelRates{.forward = 1, .backward = p.flash_attention ? attention_backward_rate_ratio(S / d(p.cp)) : 1.0};
+  const double layer_at = tok * at_flops / L / shard / (at_rate * ak.forward);
   // The memory-bound kernels between the GEMMs (norms, residual adds, dropout, the
   // activation function; kernels.h) and the low-precision recipe's casts, on this rank's
   // b s / cp tokens.
@@ -109,7 +114,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double at_bwd = p.flash_attention ? 2.5 : 2.0;  // FlashAttention's backward recomputes the scores (Dao 2022 3.1)
   // ... and runs below the forward's rate (kernels.h, attention_backward_rate_ratio; the
   // kernel sees s / cp tokens per call): at_bwd_time is the backward's time over the forward's.
-  const double at_bwd_time = p.flash_attention ? at_bwd / attention_backward_rate_ratio(S / d(p.cp)) : at_bwd;
+  const double at_bwd_time = p.flash_attention ? at_bwd / ak.backward : at_bwd;
   // One output layer: the LM head GEMM (vocabulary split over tp) and the loss over its
   // logits (loss_hbm_bytes).
   const double head_mm = tok * c.lm_head_flops_per_token / shard / s.head_matmul_rate.value();
@@ -148,7 +153,13 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
       layer_modules += rank_tok * c.mla_up_proj_flops_per_token / d(p.tp) / mm_rate / gs.forward + rank_tok * c.act_mla_qkv / 2 * e / d(p.tp) / hbm;
     }
   }
-  const double layer_rec = (rerun ? layer_gf + layer_at + layer_el_f + layer_sc_f : rerun_scores ? layer_at + layer_sc_f : 0.0) + layer_modules;
+  // torchtitan's op-level selective policy (attention_kernels.h): the block's memory-bound
+  // forward kernels rerun, the attention core does not, and of its linears the
+  // even-numbered ones (bf16 and Float8 alike).
+  const bool op_sac = !rerun && p.recompute == Recompute::selective && p.selective_recompute == SelectiveRecompute::every_second_matmul;
+  const double op_sac_share = op_sac ? c.every_second_matmul_flops_per_token / (c.matmul_flops_per_token - c.lm_head_flops_per_token) : 0.0;
+  const double layer_op_sac = op_sac ? op_sac_share * layer_gf + layer_el_f : 0.0;
+  const double layer_rec = (rerun ? layer_gf + layer_at + layer_el_f + layer_sc_f : rerun_scores ? layer_at + layer_sc_f : 0.0) + layer_modules + layer_op_sac;
   const BusiestStage busy = busiest_stage(c, p, pl, layer_gf + layer_gb + (1 + at_bwd_time) * layer_at + layer_el_f + layer_el_b + layer_sc_f + layer_sc_b + layer_rec,
                                           head_gf + head_gb + head_loss_f + head_loss_b);
   const double nl = busy.layers;
@@ -332,6 +343,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   if (rerun) extra += fwd_per_token - c.lm_head_flops_per_token;
   else if (p.recompute == Recompute::selective && !p.flash_attention) extra += c.attention_flops_per_token;
   if (!rerun && (p.recompute_modules & kRecomputeMlaUpProj)) extra += c.mla_up_proj_flops_per_token * L;
+  extra += op_sac_share * (c.matmul_flops_per_token - c.lm_head_flops_per_token);
   // Materialised scores also multiply the masked half of the square in every pass they run:
   // forward, backward (2x) and the recomputed forward (attention_core_flops_per_token).
   if (!p.flash_attention) extra += (3.0 + (rerun || rerun_scores ? 1.0 : 0.0)) * (at_flops - c.attention_flops_per_token);

@@ -96,6 +96,25 @@ TrainRowPlan plan_training_row_on_chips(const Measurement& r) {
   // 2021, Korthikanti et al. 2022); the other engines run FlashAttention.
   p.flash_attention = r.engine != "megatron";
   if (!p.flash_attention) t.notes.push_back("engine megatron: attention scores materialised (Megatron-LM's fused softmax, no FlashAttention)");
+  // The fused kernel by engine (attention_kernels.h): torchtitan calls PyTorch's SDPA, whose
+  // flash backend is FlashAttention-2 (torch of 2024-12; PyTorch issue #142132), and
+  // llm-foundry's MPT runs FlashAttention (its benchmarks README); Transformer Engine's
+  // cuDNN kernel (NeMo, Megatron-Core) and the other engines keep the cuDNN-class rate.
+  if (r.engine == "torchtitan" || r.engine == "llm-foundry") {
+    p.attention_kernel = AttentionKernel::flash2;
+    t.notes.push_back("engine " + r.engine + ": attention at FlashAttention-2's rates (" +
+                      (r.engine == "torchtitan" ? "PyTorch SDPA's flash backend" : "llm-foundry's FlashAttention") +
+                      "; FlashAttention-3 paper 4.1: 370 forward, 318 backward TFLOP/s at 8k on H100, cuDNN 600 and 518)");
+  }
+  // torchtitan's selective checkpointing is its op-level policy (selective_ac_option "op",
+  // the default of its train_configs at 9dec370; attention_kernels.h).
+  if (r.engine == "torchtitan") {
+    p.selective_recompute = SelectiveRecompute::every_second_matmul;
+    if (r.recompute == "selective") {
+      t.notes.push_back("engine torchtitan: selective recomputation is its op policy (parallelize_llama.py @9dec370): norms, RoPE and SwiGLU rerun, "
+                        "SDPA saved, every second mm (wk, wo, w3; Float8's too) rerun");
+    }
+  }
   // Megatron-LM's GPT runs train with its default hidden and attention dropout 0.1
   // (arguments.py --hidden-dropout, --attention-dropout); the other engines' recipes set 0.
   p.dropout = r.engine == "megatron";

@@ -11,6 +11,7 @@
 #include "chalk/base/dtype.h"
 #include "chalk/hardware/hardware.h"
 #include "chalk/model/model.h"
+#include "chalk/training/attention_kernels.h"
 
 namespace chalk {
 
@@ -134,6 +135,12 @@ struct TrainingPlan {
   bool reversible = false;     ///< reversible layers (RevNet/Reformer): inputs rebuilt in backward, none stored
   /// Attention scores never stored (FlashAttention): the 5as/h activation term is absent.
   bool flash_attention = true;
+  /// The fused attention kernel (flash_attention only): its forward and backward rates
+  /// (attention_kernels.h). Engines differ: torchtitan's SDPA runs FlashAttention-2.
+  AttentionKernel attention_kernel = AttentionKernel::cudnn;
+  /// What Recompute::selective reruns: Korthikanti's attention core, or torchtitan's
+  /// op-level policy (attention_kernels.h).
+  SelectiveRecompute selective_recompute = SelectiveRecompute::attention_core;
   /// The run trains with dropout (Megatron-LM's defaults: hidden and attention dropout 0.1,
   /// as in Narayanan et al. 2021 and Korthikanti et al. 2022); modern pretraining runs
   /// without (PaLM section 5, Llama 3, DeepSeek-V3). With dropout the masks are stored

@@ -86,6 +86,9 @@ struct TrainingCosts {
   /// and the one shared rope key, replicated): the rotary kernels (kernels.h, rotary_bytes).
   double rotary_width_sharded = 0, rotary_width_replicated = 0;
   double mla_up_proj_flops_per_token = 0;  ///< forward FLOPs of MLA's q_b and kv_b per token (per average layer)
+  /// Forward FLOPs per token (all layers) of the linears torchtitan's op-level selective
+  /// checkpointing reruns (attention_kernels.h, every_second_matmul_flops_per_token).
+  double every_second_matmul_flops_per_token = 0;
   /// One of the average layer's GEMMs as its shape, for GEMM efficiency by shape
   /// (gemm_shape_factors): N (output width) and K (input width) in elements before any
   /// split; which side tensor parallelism splits (column-parallel: N; row-parallel: K;
