@@ -1,4 +1,5 @@
 // Alpha-beta collective times (docs/formulas.md, fidelity section).
+#include "chalk/base/count_cast.h"
 #include "chalk/engine/engine_name.h"
 #include "chalk/engine/collective.h"
 
@@ -13,7 +14,7 @@
 namespace chalk {
 namespace {
 
-double d(int64_t x) { return static_cast<double>(x); }
+using counts::d;
 
 bool starts_with_tpu(const std::string& s) {
   return s.size() >= 3 && (s[0] == 't' || s[0] == 'T') && (s[1] == 'p' || s[1] == 'P') && (s[2] == 'u' || s[2] == 'U');

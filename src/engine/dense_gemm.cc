@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "chalk/base/count_cast.h"
 #include "chalk/engine/gemm_shape.h"
 #include "matmul_rate.h"
 
@@ -11,7 +12,7 @@ namespace chalk::detail {
 
 namespace {
 
-double d(int64_t x) { return static_cast<double>(x); }
+using counts::d;
 
 /// Adds `count` copies of the GEMMs' FLOPs (up to 2 m) and their time at `eff` to the sums.
 void add(double count, const GemmNK* g, int n, double eff, double& flops, double& spent) {

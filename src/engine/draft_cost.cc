@@ -2,6 +2,7 @@
 // decoding and MTP").
 #include "draft_cost.h"
 
+#include "chalk/base/count_cast.h"
 #include "chalk/base/error.h"
 #include "chalk/engine/collective.h"
 #include "chalk/engine/overhead.h"
@@ -10,7 +11,7 @@
 
 namespace chalk {
 namespace {
-double d(int64_t x) { return static_cast<double>(x); }
+using counts::d;
 }  // namespace
 
 namespace detail {

@@ -1,6 +1,7 @@
 // The GPU side of the engine step with mechanisms beyond the roofline, for one choice of
 // two micro-batches or one (docs/formulas.md, fidelity); the step itself: engine_step.cc.
 #include "chalk/engine/overhead.h"
+#include "chalk/base/count_cast.h"
 #include "chalk/engine/step_mix.h"
 
 #include <algorithm>
@@ -35,7 +36,7 @@ using detail::rate_for;
 using detail::Ledger;
 using detail::busiest_load;
 using detail::link_for;
-double d(int64_t x) { return static_cast<double>(x); }
+using counts::d;
 
 /// Expert-parallel traffic of normal (prefill) all-to-all kernels while two micro-batches
 /// overlap it with compute runs this many times as long as at the unit tests' rates

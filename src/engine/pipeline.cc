@@ -1,5 +1,6 @@
 // Pipelines in inference (pipeline.h; docs/formulas.md, "Pipelines in inference").
 #include "chalk/engine/pipeline.h"
+#include "chalk/base/count_cast.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +12,7 @@
 namespace chalk {
 namespace {
 
-double d(int64_t x) { return static_cast<double>(x); }
+using counts::d;
 
 void check_shape(const PipelineShape& shape, int64_t batch) {
   if (batch < 1) throw InputError("batch", "must be >= 1 sequence, got " + std::to_string(batch));

@@ -1,5 +1,6 @@
 // Decode and prefill rooflines (docs/formulas.md section 4).
 #include "chalk/engine/roofline.h"
+#include "chalk/base/count_cast.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,7 +18,7 @@ namespace {
 using detail::attended;
 using detail::causal_attended_sum;
 
-double d(int64_t x) { return static_cast<double>(x); }
+using counts::d;
 
 
 

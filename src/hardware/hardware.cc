@@ -51,7 +51,7 @@ Seconds hbm_sweep_time(Bytes capacity, BytesPerSecond bandwidth) { return capaci
 
 namespace {
 
-std::string num(double x) {
+std::string hardware_num(double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", x);
   return buf;
@@ -66,12 +66,12 @@ void validate(const SystemSpec& s, const std::string& where) {
   auto in = [&](double si, double unit, double lo, double hi, const std::string& field, bool zero_ok = false) {
     const double v = si / unit;
     if (std::isfinite(si) && std::isfinite(v) && ((zero_ok && v == 0) || (v >= lo && v <= hi))) return;
-    throw InputError(where + ": " + field, "must be " + std::string(zero_ok ? "0 or " : "") + "in [" + num(lo) + ", " + num(hi) +
-                                               "], got " + num(v));
+    throw InputError(where + ": " + field, "must be " + std::string(zero_ok ? "0 or " : "") + "in [" + hardware_num(lo) + ", " + hardware_num(hi) +
+                                               "], got " + hardware_num(v));
   };
   auto fraction = [&](double v, const std::string& field, bool zero_ok = false) {
     if ((zero_ok && v == 0) || (v > 0 && v <= 1)) return;
-    throw InputError(where + ": " + field, "must be a fraction in (0, 1], got " + num(v));
+    throw InputError(where + ": " + field, "must be a fraction in (0, 1], got " + hardware_num(v));
   };
   constexpr const char* kPrecisions[] = {"bf16", "fp8", "int8", "fp4"};
   for (int p = 0; p < 4; ++p) {

@@ -1,5 +1,6 @@
 // Parameter, byte and FLOP counts of a transformer (docs/formulas.md sections 1-3).
 #include "chalk/model/model.h"
+#include "chalk/base/count_cast.h"
 
 #include <algorithm>
 
@@ -13,7 +14,7 @@ namespace {
 using detail::attended;
 using detail::causal_attended_sum;
 
-double d(int64_t x) { return static_cast<double>(x); }
+using counts::d;
 
 /// Attention parameters of one layer, latent norms, QK-norms, biases and sinks included.
 double attention_params(const AttentionSpec& a, int64_t d_model) {

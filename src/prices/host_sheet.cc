@@ -17,21 +17,21 @@ using detail::Obj;
 
 constexpr std::string_view kHostsDir = "prices/hosts/";
 
-std::string num(double x) {
+std::string host_num(double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", x);
   return buf;
 }
 
-double positive(const Obj& o, const char* key) {
+double host_positive(const Obj& o, const char* key) {
   const double v = o.number(key);
-  if (!(v > 0)) throw InputError(o.field(key), "must be > 0, got " + num(v));
+  if (!(v > 0)) throw InputError(o.field(key), "must be > 0, got " + host_num(v));
   return v;
 }
 
 std::optional<double> opt_positive(const Obj& o, const char* key) {
   if (!o.opt_number(key)) return std::nullopt;
-  return positive(o, key);
+  return host_positive(o, key);
 }
 
 /// A non-empty string, or empty when absent; `needs` (a source) must then be given too.
@@ -55,8 +55,8 @@ HostOffer offer_from(const Obj& o) {
   f.price_source = o.string("price_source");
   if (f.provider.empty()) throw InputError(o.field("provider"), "must not be empty");
   if (f.price_source.empty()) throw InputError(o.field("price_source"), "must not be empty: every price needs its source");
-  f.input = usd_per_million_tokens(positive(o, "input_usd_per_mtok"));
-  f.output = usd_per_million_tokens(positive(o, "output_usd_per_mtok"));
+  f.input = usd_per_million_tokens(host_positive(o, "input_usd_per_mtok"));
+  f.output = usd_per_million_tokens(host_positive(o, "output_usd_per_mtok"));
   if (auto r = opt_positive(o, "cache_read_usd_per_mtok")) f.cache_read = usd_per_million_tokens(*r);
   if (auto v = opt_positive(o, "output_tok_per_s_per_user")) f.tok_per_s_per_user = TokensPerSecond(*v);
   if (auto t = opt_positive(o, "ttft_s")) f.ttft = seconds(*t);
@@ -75,7 +75,7 @@ HostOffer offer_from(const Obj& o) {
   return f;
 }
 
-std::string stem(std::string_view path) {
+std::string host_stem(std::string_view path) {
   const auto slash = path.rfind('/');
   std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
   return std::string(base.substr(0, base.rfind('.')));
@@ -102,7 +102,7 @@ HostSheet host_sheet_from_json(std::string_view text, const std::string& where) 
 
 std::vector<std::string> builtin_host_sheet_models() {
   std::vector<std::string> out;
-  for (auto p : detail::embedded_files(kHostsDir)) out.push_back(stem(p));
+  for (auto p : detail::embedded_files(kHostsDir)) out.push_back(host_stem(p));
   std::sort(out.begin(), out.end());
   return out;
 }

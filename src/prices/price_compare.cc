@@ -15,7 +15,7 @@
 namespace chalk {
 namespace {
 
-std::string num(double x, const char* f = "%.6g") {
+std::string compare_num(double x, const char* f = "%.6g") {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, x);
   return buf;
@@ -40,11 +40,11 @@ std::string fit_reason(const ModelSpec& m, const SystemSpec& s, const Deployment
     const double weights_gb = to_gb(d.weight_bytes_total);
     const double usable_gb = to_gb(s.chip.hbm_capacity) * static_cast<double>(s.scale_up_domain) * (1 - o.memory_reserve_fraction);
     if (weights_gb > usable_gb) {
-      return "the model's weights (" + num(weights_gb, "%.4g") + " GB) do not fit " + domain + " (" + num(usable_gb, "%.4g") +
+      return "the model's weights (" + compare_num(weights_gb, "%.4g") + " GB) do not fit " + domain + " (" + compare_num(usable_gb, "%.4g") +
              " GB usable); nor does any replica of up to 64 domains";
     }
-    return "the model's weights (" + num(weights_gb, "%.4g") + " GB) and one sequence's KV cache at " + std::to_string(context) +
-           " tokens do not fit " + domain + " (" + num(usable_gb, "%.4g") + " GB usable); nor does any replica of up to 64 domains";
+    return "the model's weights (" + compare_num(weights_gb, "%.4g") + " GB) and one sequence's KV cache at " + std::to_string(context) +
+           " tokens do not fit " + domain + " (" + compare_num(usable_gb, "%.4g") + " GB usable); nor does any replica of up to 64 domains";
   } catch (const std::exception&) {
     return "the weights and one sequence of " + std::to_string(context) + " tokens fit no replica within " + domain;
   }
@@ -62,17 +62,17 @@ std::string slow_reason(const ModelSpec& m, const SystemSpec& s, const Deploymen
       o.n_chips = s.scale_up_domain;
       const Deployment d = make_deployment(m, s, o);
       const double usable_gb = to_gb(s.chip.hbm_capacity) * static_cast<double>(s.scale_up_domain) * (1 - o.memory_reserve_fraction);
-      return "the weights (" + num(to_gb(d.weight_bytes_total), "%.4g") + " GB) do not fit one " + std::to_string(s.scale_up_domain) +
-             "-chip scale-up domain of " + s.name + " (" + num(usable_gb, "%.4g") + " GB usable), so the fastest replica spans " +
+      return "the weights (" + compare_num(to_gb(d.weight_bytes_total), "%.4g") + " GB) do not fit one " + std::to_string(s.scale_up_domain) +
+             "-chip scale-up domain of " + s.name + " (" + compare_num(usable_gb, "%.4g") + " GB usable), so the fastest replica spans " +
              std::to_string((f.n_chips + s.scale_up_domain - 1) / s.scale_up_domain) + " domains over the scale-out network: step " +
-             num(to_ms(st.t_step), "%.3g") + " ms, of which communication " + num(to_ms(st.t_comm), "%.3g") + " ms";
+             compare_num(to_ms(st.t_step), "%.3g") + " ms, of which communication " + compare_num(to_ms(st.t_comm), "%.3g") + " ms";
     } catch (const std::exception&) {
       // options the domain cannot take: the step alone below
     }
   }
-  return "its step at batch 1 is " + num(to_ms(st.t_step), "%.3g") + " ms, governed by " + st.governs + " (weights " +
-         num(to_ms(st.t_weights), "%.3g") + " ms: each chip reads its share of the weights at " +
-         num(to_tb_per_s(s.chip.hbm_bandwidth), "%.3g") + " TB/s peak; communication " + num(to_ms(st.t_comm), "%.3g") + " ms)";
+  return "its step at batch 1 is " + compare_num(to_ms(st.t_step), "%.3g") + " ms, governed by " + st.governs + " (weights " +
+         compare_num(to_ms(st.t_weights), "%.3g") + " ms: each chip reads its share of the weights at " +
+         compare_num(to_tb_per_s(s.chip.hbm_bandwidth), "%.3g") + " TB/s peak; communication " + compare_num(to_ms(st.t_comm), "%.3g") + " ms)";
 }
 
 SystemCost cost_on(const ModelSpec& m, const SystemSpec& s, const HostOffer& o, TokensPerSecond speed, const SpeedChoice& c, const CompareWorkload& w,
@@ -86,8 +86,8 @@ SystemCost cost_on(const ModelSpec& m, const SystemSpec& s, const HostOffer& o, 
   }
   if (!c.point) {
     r.speed_out_of_reach = true;
-    r.unreachable = "no layout reaches " + num(speed.value(), "%.4g") + " tok/s per user; the fastest is " +
-                    num(c.fastest->tokens_per_s_per_user.value(), "%.4g") + " (batch 1 on " + std::to_string(c.fastest->n_chips) +
+    r.unreachable = "no layout reaches " + compare_num(speed.value(), "%.4g") + " tok/s per user; the fastest is " +
+                    compare_num(c.fastest->tokens_per_s_per_user.value(), "%.4g") + " (batch 1 on " + std::to_string(c.fastest->n_chips) +
                     " chips): " + slow;
     return r;
   }
@@ -141,10 +141,10 @@ void validate(const CompareWorkload& w) {
   if (w.input_tokens < 1) throw InputError("input", "must be >= 1 token, got " + std::to_string(w.input_tokens));
   if (w.output_tokens < 1) throw InputError("output", "must be >= 1 token, got " + std::to_string(w.output_tokens));
   if (!(w.prefix_hit_rate >= 0 && w.prefix_hit_rate <= 1)) {
-    throw InputError("prefix_hit_rate", "must be a fraction in [0, 1], got " + num(w.prefix_hit_rate));
+    throw InputError("prefix_hit_rate", "must be a fraction in [0, 1], got " + compare_num(w.prefix_hit_rate));
   }
   if (!(w.assumed_speed.value() > 0) || !std::isfinite(w.assumed_speed.value())) {
-    throw InputError("speed", "must be > 0 tok/s per user, got " + num(w.assumed_speed.value()));
+    throw InputError("speed", "must be > 0 tok/s per user, got " + compare_num(w.assumed_speed.value()));
   }
 }
 
@@ -159,7 +159,7 @@ UsdPerToken blended_price(UsdPerToken input, std::optional<UsdPerToken> cache_re
 
 std::optional<int64_t> break_even_batch(const Deployment& d, int64_t context, UsdPerToken output_price, int64_t max_batch) {
   if (!d.price_per_chip) throw InputError("price_usd_per_chip_hour", d.system.name + " has no public price per chip-hour");
-  if (!(output_price.value() > 0)) throw InputError("output_usd_per_mtok", "must be > 0, got " + num(to_usd_per_mtok(output_price)));
+  if (!(output_price.value() > 0)) throw InputError("output_usd_per_mtok", "must be > 0, got " + compare_num(to_usd_per_mtok(output_price)));
   if (max_batch < 1) throw InputError("max_batch", "must be >= 1, got " + std::to_string(max_batch));
   const double price = output_price.value();
   auto covers = [&](int64_t b) { return output_cost_at(d, b, context) <= price; };

@@ -9,14 +9,14 @@
 namespace chalk {
 namespace {
 
-std::string num(double x) {
+std::string figures_num(double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.4g", x);
   return buf;
 }
 
 template <class Q>
-Estimate<double> untyped(const Estimate<Q>& e) {
+Estimate<double> figures_untyped(const Estimate<Q>& e) {
   return {e.value.value(), e.low.value(), e.high.value()};
 }
 
@@ -30,17 +30,17 @@ std::vector<InferenceFigure> inference_figures(const PriceInference& p) {
   };
   if (p.step) {
     add("a", "", "price_step_threshold_tokens", point(static_cast<double>(p.step->threshold_tokens)));
-    add("a", "", "kv_bytes_per_token", untyped(p.kv_bytes_per_token),
+    add("a", "", "kv_bytes_per_token", figures_untyped(p.kv_bytes_per_token),
         "where the KV fetch catches compute: 2 N_active / (S* (F/W - a)) (lecture 1:35:47)");
   } else {
-    add("a", "", "kv_bytes_per_token", untyped(p.kv_bytes_per_token), "assumed: the sheet has no long-context price step");
+    add("a", "", "kv_bytes_per_token", figures_untyped(p.kv_bytes_per_token), "assumed: the sheet has no long-context price step");
   }
   const auto& ph = p.phases;
   add("b", "", "output_to_input_price_ratio", point(ph.output_to_input_ratio),
       ph.output_costs_more ? "output dearer than input: decode is the memory-bound phase, prefill the compute-bound one"
                            : "output NOT dearer than input: contradicts a memory-bound decode");
   add("b", "", "decode_fraction_of_compute_roofline", ph.decode_fraction_of_compute_roofline, "f_d / (ratio f_p); 1 / ratio without attention");
-  add("b", "", "decode_bytes_per_output_token", untyped(ph.decode_bytes_per_output_token), "ratio x f_p / (F/W), f_p = 2 N_active + a kv S/2");
+  add("b", "", "decode_bytes_per_output_token", figures_untyped(ph.decode_bytes_per_output_token), "ratio x f_p / (F/W), f_p = 2 N_active + a kv S/2");
   if (ph.implied_decode_batch) {
     add("b", "", "implied_decode_batch", *ph.implied_decode_batch,
         std::string("weights / (bytes per output token - S kv)") + (ph.implied_batch_partial ? "; unbounded at some corners" : ""));
@@ -69,7 +69,7 @@ std::vector<InferenceFigure> inference_figures(const PriceInference& p) {
         const auto& c = *f.tier.cost;
         add("d", subject, "tier_cost_usd_per_gb_hour", {to_usd_per_gb_hour(c.value), to_usd_per_gb_hour(c.low), to_usd_per_gb_hour(c.high)});
         add("d", subject, "price_to_cost_ratio", *f.price_to_cost, f.covers_cost ? "price covers the tier's cost" : "price below the tier's cost");
-        add("d", subject, "breakeven_kv_bytes_per_token", untyped(*f.breakeven_kv), "the KV per token at which price = cost");
+        add("d", subject, "breakeven_kv_bytes_per_token", figures_untyped(*f.breakeven_kv), "the KV per token at which price = cost");
       }
     }
   }
@@ -77,7 +77,7 @@ std::vector<InferenceFigure> inference_figures(const PriceInference& p) {
     add("e", m.tier, "price_multiple", point(m.multiple));
     add("e", m.tier, "implied_decode_batch", m.batch,
         "from base batch " + std::to_string(m.base_batch) + " at context " + std::to_string(m.context) +
-            (m.reachable ? "" : "; batching alone cannot reach the multiple (achieves " + num(m.achieved_multiple) + "x)"));
+            (m.reachable ? "" : "; batching alone cannot reach the multiple (achieves " + figures_num(m.achieved_multiple) + "x)"));
     add("e", m.tier, "speedup", m.speedup, "tokens/s per user vs the base batch");
     if (m.stated_speedup) {
       add("e", m.tier, "stated_speedup", point(*m.stated_speedup));

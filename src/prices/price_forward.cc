@@ -16,7 +16,7 @@ namespace {
 constexpr int64_t kMaxBatch = kMaxBaseBatch;
 constexpr int64_t kMaxContext = int64_t{1} << 34;
 
-std::string num(double x) {
+std::string forward_num(double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", x);
   return buf;
@@ -32,7 +32,7 @@ int64_t batch_cap(const Deployment& d, int64_t context) {
 
 /// Smallest integer in (lo, hi] where `pred` holds, given pred(hi) and !pred(lo).
 template <class P>
-int64_t first_true(int64_t lo, int64_t hi, P pred) {
+int64_t forward_first_true(int64_t lo, int64_t hi, P pred) {
   while (hi - lo > 1) {
     const int64_t mid = lo + (hi - lo) / 2;
     (pred(mid) ? hi : lo) = mid;
@@ -60,12 +60,12 @@ int64_t cost_optimal_decode_batch(const Deployment& d, int64_t context) {
   // the replica rule's choice; review L7).
   if (!compute_bound(cap)) return cheapest_decode_point(d, cap, context).batch;
   if (compute_bound(1)) return 1;
-  return first_true(1, cap, compute_bound);
+  return forward_first_true(1, cap, compute_bound);
 }
 
 MultipleInference infer_multiple(const Deployment& d, const std::string& tier, double multiple, int64_t base_batch,
                                  int64_t context, std::optional<double> stated_speedup) {
-  if (!(multiple > 0) || !std::isfinite(multiple)) throw InputError(tier, "price multiple must be positive, got " + num(multiple));
+  if (!(multiple > 0) || !std::isfinite(multiple)) throw InputError(tier, "price multiple must be positive, got " + forward_num(multiple));
   if (base_batch < 1 || base_batch > kMaxBaseBatch) {
     throw InputError("--base-batch", "must be in 1.." + std::to_string(kMaxBaseBatch) + ", got " + std::to_string(base_batch));
   }
@@ -88,17 +88,17 @@ MultipleInference infer_multiple(const Deployment& d, const std::string& tier, d
         b = 1;
         ok = false;
       } else {
-        b = first_true(1, b0, [&](int64_t x) { return cost(x) < target; }) - 1;
+        b = forward_first_true(1, b0, [&](int64_t x) { return cost(x) < target; }) - 1;
       }
     } else if (multiple < 1) {
       // Smallest b >= b0 with cost(b) <= target.
       if (cost(cap) > target) {
         // Out of reach: report the smallest batch that gets within 0.1% of the floor.
         const double floor = cost(cap) * 1.001;
-        b = cost(b0) <= floor ? b0 : first_true(b0, cap, [&](int64_t x) { return cost(x) <= floor; });
+        b = cost(b0) <= floor ? b0 : forward_first_true(b0, cap, [&](int64_t x) { return cost(x) <= floor; });
         ok = false;
       } else {
-        b = first_true(b0, cap, [&](int64_t x) { return cost(x) <= target; });
+        b = forward_first_true(b0, cap, [&](int64_t x) { return cost(x) <= target; });
       }
     }
     return {b, step(b0) / step(b), cost(b) / c0, ok};
@@ -127,7 +127,7 @@ MultipleInference infer_multiple(const Deployment& d, const std::string& tier, d
     if (step(base_batch) <= target) {
       r.cost_multiple_for_stated_speedup = 1.0;
     } else if (step(1) <= target) {
-      const int64_t b = first_true(1, base_batch, [&](int64_t x) { return step(x) > target; }) - 1;
+      const int64_t b = forward_first_true(1, base_batch, [&](int64_t x) { return step(x) > target; }) - 1;
       r.cost_multiple_for_stated_speedup = cost(b) / cost(base_batch);
     }
   }
@@ -140,12 +140,12 @@ std::optional<int64_t> kv_compute_crossover_context(const Deployment& d) {
     return st.t_kv >= st.t_compute;
   };
   if (!kv_caught_up(kMaxContext)) return std::nullopt;
-  return first_true(0, kMaxContext, kv_caught_up);
+  return forward_first_true(0, kMaxContext, kv_caught_up);
 }
 
 ForwardPrices forward_prices(const Deployment& d, const ForwardAssumptions& a) {
-  if (!(a.utilisation > 0 && a.utilisation <= 1)) throw InputError("--utilisation", "must be a fraction in (0, 1], got " + num(a.utilisation));
-  if (!(a.gross_margin >= 0 && a.gross_margin < 1)) throw InputError("--margin", "must be a fraction in [0, 1), got " + num(a.gross_margin));
+  if (!(a.utilisation > 0 && a.utilisation <= 1)) throw InputError("--utilisation", "must be a fraction in (0, 1], got " + forward_num(a.utilisation));
+  if (!(a.gross_margin >= 0 && a.gross_margin < 1)) throw InputError("--margin", "must be a fraction in [0, 1), got " + forward_num(a.gross_margin));
   if (a.decode_batch < 0) throw InputError("--batch", "must be >= 0 (0 = cost-optimal), got " + std::to_string(a.decode_batch));
   if (a.decode_context_tokens < 1) throw InputError("--context", "must be >= 1, got " + std::to_string(a.decode_context_tokens));
   if (a.prompt_tokens < 1) throw InputError("--prompt", "must be >= 1, got " + std::to_string(a.prompt_tokens));
@@ -155,8 +155,8 @@ ForwardPrices forward_prices(const Deployment& d, const ForwardAssumptions& a) {
   }
   const MemoryPlan room = memory_plan(d, 0, a.decode_context_tokens);
   if (!room.weights_fit) {
-    throw InputError("--chips", "the weights (" + num(room.weights.value() / 1e9) + " GB) and the reserve do not fit in " +
-                                    std::to_string(d.n_chips) + " x " + num(d.system.chip.hbm_capacity.value() / 1e9) +
+    throw InputError("--chips", "the weights (" + forward_num(room.weights.value() / 1e9) + " GB) and the reserve do not fit in " +
+                                    std::to_string(d.n_chips) + " x " + forward_num(d.system.chip.hbm_capacity.value() / 1e9) +
                                     " GB of HBM; a deployment that cannot run has no price: add chips");
   }
   ForwardPrices f;
@@ -190,7 +190,7 @@ PriceSheet to_price_sheet(const ForwardPrices& f, const Deployment& d) {
   s.date = "computed";
   s.source = "chalk prices forward: decode batch " + std::to_string(f.decode_batch) + " at context " +
              std::to_string(f.assumptions.decode_context_tokens) + ", prefill of " + std::to_string(f.assumptions.prompt_tokens) +
-             " tokens, utilisation " + num(f.assumptions.utilisation) + ", gross margin " + num(f.assumptions.gross_margin);
+             " tokens, utilisation " + forward_num(f.assumptions.utilisation) + ", gross margin " + forward_num(f.assumptions.gross_margin);
   s.input = f.input;
   s.output = f.output;
   s.cache.read = f.cache_read;

@@ -56,7 +56,7 @@ Span span(const std::vector<Range>& in, const std::function<std::optional<double
   return s;
 }
 
-std::string num(double x) {
+std::string inference_num(double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.4g", x);
   return buf;
@@ -64,9 +64,9 @@ std::string num(double x) {
 
 std::string duration_label(Seconds d) {
   const double s = d.value();
-  if (s >= 3600 && std::fmod(s, 3600) == 0) return num(s / 3600) + "-h";
-  if (s >= 60 && std::fmod(s, 60) == 0) return num(s / 60) + "-min";
-  return num(s) + "-s";
+  if (s >= 3600 && std::fmod(s, 3600) == 0) return inference_num(s / 3600) + "-h";
+  if (s >= 60 && std::fmod(s, 60) == 0) return inference_num(s / 60) + "-min";
+  return inference_num(s) + "-s";
 }
 
 }  // namespace
@@ -76,14 +76,14 @@ std::string duration_label(Seconds d) {
 BytesPerToken kv_bytes_at_price_step(double active_params, FlopsPerByte flops_per_byte, int64_t threshold_tokens,
                                      FlopsPerByte attention_flops_per_kv_byte) {
   if (!(active_params > 0) || !std::isfinite(active_params)) {
-    throw InputError("--active-params", "must be a positive parameter count, got " + num(active_params));
+    throw InputError("--active-params", "must be a positive parameter count, got " + inference_num(active_params));
   }
   if (!(flops_per_byte.value() > 0) || !std::isfinite(flops_per_byte.value())) {
-    throw InputError("--flops-per-byte", "must be positive, got " + num(flops_per_byte.value()));
+    throw InputError("--flops-per-byte", "must be positive, got " + inference_num(flops_per_byte.value()));
   }
   if (!(attention_flops_per_kv_byte.value() >= 0) || !(attention_flops_per_kv_byte < flops_per_byte)) {
-    throw InputError("--attention-flops-per-kv-byte", "must be >= 0 and below --flops-per-byte (" + num(flops_per_byte.value()) +
-                                                          "), got " + num(attention_flops_per_kv_byte.value()));
+    throw InputError("--attention-flops-per-kv-byte", "must be >= 0 and below --flops-per-byte (" + inference_num(flops_per_byte.value()) +
+                                                          "), got " + inference_num(attention_flops_per_kv_byte.value()));
   }
   if (threshold_tokens <= 0) {
     throw InputError("threshold_tokens", "must be a positive number of tokens, got " + std::to_string(threshold_tokens));
@@ -207,10 +207,10 @@ void validate(const InferenceAssumptions& a) {
   auto check = [](double v, double lo, double hi, const std::string& flag, double max, double scale) {
     v /= scale, lo /= scale, hi /= scale;
     if (!(lo > 0) || !(hi <= max)) {
-      throw InputError(flag, "must be positive and at most " + num(max) + ", got range " + num(lo) + ":" + num(hi));
+      throw InputError(flag, "must be positive and at most " + inference_num(max) + ", got range " + inference_num(lo) + ":" + inference_num(hi));
     }
     if (!(lo <= v && v <= hi)) {
-      throw InputError(flag, "needs low <= value <= high, got value " + num(v) + " with range " + num(lo) + ":" + num(hi));
+      throw InputError(flag, "needs low <= value <= high, got value " + inference_num(v) + " with range " + inference_num(lo) + ":" + inference_num(hi));
     }
   };
   auto chk = [&](const auto& e, const std::string& flag, double max, double scale = 1) {
@@ -222,12 +222,12 @@ void validate(const InferenceAssumptions& a) {
   {
     const Range att = range(a.attention_flops_per_kv_byte);
     if (!(att.low >= 0 && att.low <= att.value && att.value <= att.high)) {
-      throw InputError("--attention-flops-per-kv-byte", "needs 0 <= low <= value <= high, got " + num(att.low) + ":" + num(att.value) +
-                                                            ":" + num(att.high));
+      throw InputError("--attention-flops-per-kv-byte", "needs 0 <= low <= value <= high, got " + inference_num(att.low) + ":" + inference_num(att.value) +
+                                                            ":" + inference_num(att.high));
     }
     if (!(att.high < a.flops_per_byte.low.value())) {
       throw InputError("--attention-flops-per-kv-byte", "must stay below the low end of --flops-per-byte (" +
-                                                            num(a.flops_per_byte.low.value()) + "), got " + num(att.high));
+                                                            inference_num(a.flops_per_byte.low.value()) + "), got " + inference_num(att.high));
     }
   }
   chk(a.weight_bytes, "--weights-gb", 1e9, 1e9);        // 1 EB
@@ -238,9 +238,9 @@ void validate(const InferenceAssumptions& a) {
   chk(a.tier_costs.flash, "--flash-usd-per-gb-hour", 1e6);
   chk(a.tier_costs.disk, "--disk-usd-per-gb-hour", 1e6);
   const double budget_ms = to_ms(a.step_budget);
-  if (!(budget_ms > 0 && budget_ms <= 1e9)) throw InputError("--step-budget-ms", "must be in (0, 1e9], got " + num(budget_ms));
+  if (!(budget_ms > 0 && budget_ms <= 1e9)) throw InputError("--step-budget-ms", "must be in (0, 1e9], got " + inference_num(budget_ms));
   const double hold_s = a.storage_duration.value();
-  if (!(hold_s > 0 && hold_s <= 1e12)) throw InputError("--storage-duration-s", "must be in (0, 1e12], got " + num(hold_s));
+  if (!(hold_s > 0 && hold_s <= 1e12)) throw InputError("--storage-duration-s", "must be in (0, 1e12], got " + inference_num(hold_s));
   if (a.base_batch < 0 || a.base_batch > kMaxBaseBatch) {
     throw InputError("--base-batch", "must be in 0.." + std::to_string(kMaxBaseBatch) + " (0 = cost-optimal), got " + std::to_string(a.base_batch));
   }

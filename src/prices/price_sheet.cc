@@ -21,13 +21,13 @@ using detail::Obj;
 /// A long-context threshold beyond any context window (2^30 tokens; the largest offered is 10M).
 constexpr int64_t kMaxThresholdTokens = int64_t{1} << 30;
 
-std::string num(double x) {
+std::string sheet_num(double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", x);
   return buf;
 }
 
-std::string stem(std::string_view path) {
+std::string sheet_stem(std::string_view path) {
   const auto slash = path.rfind('/');
   std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
   return std::string(base.substr(0, base.rfind('.')));
@@ -47,7 +47,7 @@ std::optional<UsdPerToken> price_or_multiple(const Obj& o, const std::string& st
   if (has_price) return usd_per_million_tokens(o.number(price_key.c_str()));
   if (has_mult) {
     const double m = o.number(mult_key.c_str());
-    if (!(m > 0)) throw InputError(o.field(mult_key.c_str()), "must be a positive multiplier, got " + num(m));
+    if (!(m > 0)) throw InputError(o.field(mult_key.c_str()), "must be a positive multiplier, got " + sheet_num(m));
     if (!base) throw InputError(o.field(mult_key.c_str()), "multiplies a base price the sheet does not give");
     return *base * m;
   }
@@ -149,11 +149,11 @@ PriceSheet price_sheet_from_json(std::string_view text, const std::string& where
       // (A negative base is validate()'s to name.)
       if (below_input.value() > 0 && !(t.input > below_input)) {
         throw InputError(o.field("input_usd_per_mtok"), "a long-context tier must price input above the tier below (" +
-                                                              num(to_usd_per_mtok(below_input)) + "), got " + num(to_usd_per_mtok(t.input)));
+                                                              sheet_num(to_usd_per_mtok(below_input)) + "), got " + sheet_num(to_usd_per_mtok(t.input)));
       }
       if (below_output.value() > 0 && t.output < below_output) {
         throw InputError(o.field("output_usd_per_mtok"), "a long-context tier must not price output below the tier below (" +
-                                                               num(to_usd_per_mtok(below_output)) + "), got " + num(to_usd_per_mtok(t.output)));
+                                                               sheet_num(to_usd_per_mtok(below_output)) + "), got " + sheet_num(to_usd_per_mtok(t.output)));
       }
       s.long_context.push_back(t);
     }
@@ -177,7 +177,7 @@ PriceSheet price_sheet_from_json(std::string_view text, const std::string& where
           throw InputError(o.field("multiplier"), "give either multiplier or the tier's prices, not both");
         }
         const double m = o.number("multiplier");
-        if (!(m > 0)) throw InputError(o.field("multiplier"), "must be a positive multiplier, got " + num(m));
+        if (!(m > 0)) throw InputError(o.field("multiplier"), "must be a positive multiplier, got " + sheet_num(m));
         t.input = s.input * m;
         t.output = s.output * m;
         if (base_read) t.cache_read = *base_read * m;
@@ -202,7 +202,7 @@ PriceSheet price_sheet_from_json(std::string_view text, const std::string& where
         throw InputError(o->field("multiplier"), "give either multiplier or the off-peak prices, not both");
       }
       const double m = o->number("multiplier");
-      if (!(m > 0)) throw InputError(o->field("multiplier"), "must be a positive multiplier, got " + num(m));
+      if (!(m > 0)) throw InputError(o->field("multiplier"), "must be a positive multiplier, got " + sheet_num(m));
       p.input = s.input * m;
       p.output = s.output * m;
       if (base_read) p.cache_read = *base_read * m;
@@ -222,12 +222,12 @@ void validate(const PriceSheet& s, const std::string& where) {
   auto field = [&](const std::string& f) { return where + ": " + f; };
   auto positive = [&](UsdPerToken p, const std::string& f) {
     const double v = to_usd_per_mtok(p);
-    if (!std::isfinite(v) || !(v > 0)) throw InputError(field(f), "must be a positive price in USD per 1M tokens, got " + num(v));
+    if (!std::isfinite(v) || !(v > 0)) throw InputError(field(f), "must be a positive price in USD per 1M tokens, got " + sheet_num(v));
   };
   auto non_negative = [&](std::optional<UsdPerToken> p, const std::string& f) {
     if (!p) return;
     const double v = to_usd_per_mtok(*p);
-    if (!std::isfinite(v) || !(v >= 0)) throw InputError(field(f), "must be a price >= 0 USD per 1M tokens, got " + num(v));
+    if (!std::isfinite(v) || !(v >= 0)) throw InputError(field(f), "must be a price >= 0 USD per 1M tokens, got " + sheet_num(v));
   };
   auto text = [&](const std::string& v, const std::string& f) {
     if (v.empty()) throw InputError(field(f), "must not be empty");
@@ -262,10 +262,10 @@ void validate(const PriceSheet& s, const std::string& where) {
     const auto& w = s.cache.writes[i];
     const std::string p = "cache.writes[" + std::to_string(i) + "].";
     if (!std::isfinite(w.duration.value()) || !(w.duration.value() > 0)) {
-      throw InputError(field(p + "duration_s"), "must be a positive number of seconds, got " + num(w.duration.value()));
+      throw InputError(field(p + "duration_s"), "must be a positive number of seconds, got " + sheet_num(w.duration.value()));
     }
     if (w.duration.value() <= previous_s) {
-      throw InputError(field(p + "duration_s"), "durations must ascend; " + num(w.duration.value()) + " follows " + num(previous_s));
+      throw InputError(field(p + "duration_s"), "durations must ascend; " + sheet_num(w.duration.value()) + " follows " + sheet_num(previous_s));
     }
     previous_s = w.duration.value();
     non_negative(w.price, p + "usd_per_mtok");
@@ -273,11 +273,11 @@ void validate(const PriceSheet& s, const std::string& where) {
   if (s.cache.storage) {
     const double v = to_usd_per_mtok_per_hour(*s.cache.storage);
     if (!std::isfinite(v) || !(v >= 0)) {
-      throw InputError(field("cache.storage_usd_per_mtok_per_hour"), "must be >= 0 USD per 1M tokens per hour, got " + num(v));
+      throw InputError(field("cache.storage_usd_per_mtok_per_hour"), "must be >= 0 USD per 1M tokens per hour, got " + sheet_num(v));
     }
   }
   if (s.batch && !(s.batch->multiplier > 0 && s.batch->multiplier <= 1)) {
-    throw InputError(field("batch.multiplier"), "must be a discount multiplier in (0, 1], got " + num(s.batch->multiplier));
+    throw InputError(field("batch.multiplier"), "must be a discount multiplier in (0, 1], got " + sheet_num(s.batch->multiplier));
   }
   for (size_t i = 0; i < s.service_tiers.size(); ++i) {
     const auto& t = s.service_tiers[i];
@@ -286,10 +286,10 @@ void validate(const PriceSheet& s, const std::string& where) {
     positive(t.output, p + "output_usd_per_mtok");
     non_negative(t.cache_read, p + "cache_read_usd_per_mtok");
     if (t.stated_speedup && !(*t.stated_speedup > 0)) {
-      throw InputError(field(p + "stated_speedup"), "must be a positive speed ratio, got " + num(*t.stated_speedup));
+      throw InputError(field(p + "stated_speedup"), "must be a positive speed ratio, got " + sheet_num(*t.stated_speedup));
     }
     if (t.stated_min_output_speed && !(t.stated_min_output_speed->value() > 0)) {
-      throw InputError(field(p + "stated_min_output_tok_per_s"), "must be positive, got " + num(t.stated_min_output_speed->value()));
+      throw InputError(field(p + "stated_min_output_tok_per_s"), "must be positive, got " + sheet_num(t.stated_min_output_speed->value()));
     }
   }
   if (s.off_peak) {
@@ -360,7 +360,7 @@ std::vector<std::string> builtin_price_sheet_names() {
   std::vector<std::string> out;
   for (auto p : detail::embedded_files("prices/")) {
     if (in_subfolder(p)) continue;
-    out.push_back(stem(p));
+    out.push_back(sheet_stem(p));
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -368,7 +368,7 @@ std::vector<std::string> builtin_price_sheet_names() {
 
 PriceSheet load_price_sheet(const std::string& name_or_path) {
   for (auto p : detail::embedded_files("prices/")) {
-    if (!in_subfolder(p) && stem(p) == name_or_path) return price_sheet_from_json(*detail::embedded_file(p), "built-in prices " + name_or_path);
+    if (!in_subfolder(p) && sheet_stem(p) == name_or_path) return price_sheet_from_json(*detail::embedded_file(p), "built-in prices " + name_or_path);
   }
   std::error_code ec;
   if (name_or_path.find('/') != std::string::npos || name_or_path.find(".json") != std::string::npos ||

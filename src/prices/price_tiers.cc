@@ -9,7 +9,7 @@
 namespace chalk {
 namespace {
 
-std::string lower(std::string s) {
+std::string tier_lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
@@ -49,7 +49,7 @@ std::vector<TierSpec> memory_tiers(const SystemSpec& s, std::optional<UsdPerSeco
   for (const auto& t : s.host_tiers) {
     TierSpec x;
     x.name = t.name;
-    const std::string n = lower(t.name);
+    const std::string n = tier_lower(t.name);
     if (contains(n, "flash") || contains(n, "nvme") || contains(n, "ssd")) x.kind = TierKind::flash;
     else if (contains(n, "disk") || contains(n, "hdd")) x.kind = TierKind::disk;
     else x.kind = TierKind::dram;

@@ -13,13 +13,13 @@
 namespace chalk {
 namespace {
 
-std::string num(double v) {
+std::string scaleup_num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
 }
 
-std::string gb(Bytes b) {
+std::string scaleup_gb(Bytes b) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", to_gb(b));
   return buf;
@@ -100,17 +100,17 @@ void validate(const ScaleupQuery& q) {
   if (q.batch < 0) throw InputError("batch", "must be >= 0 sequences, got " + std::to_string(q.batch));
   if (q.context < 1) throw InputError("context", "must be >= 1 token, got " + std::to_string(q.context));
   if (!(q.moe_sparsity >= 1) || !std::isfinite(q.moe_sparsity)) {
-    throw InputError("moe_sparsity", "must be total / active parameters >= 1 (1 = dense), got " + num(q.moe_sparsity));
+    throw InputError("moe_sparsity", "must be total / active parameters >= 1 (1 = dense), got " + scaleup_num(q.moe_sparsity));
   }
   if (!(q.memory_reserve_fraction >= 0 && q.memory_reserve_fraction < 1)) {
-    throw InputError("memory_reserve_fraction", "must be a fraction in [0, 1), got " + num(q.memory_reserve_fraction));
+    throw InputError("memory_reserve_fraction", "must be a fraction in [0, 1), got " + scaleup_num(q.memory_reserve_fraction));
   }
 }
 
 LargestModel largest_model(const SystemSpec& s, const ScaleupQuery& q, Bytes kv_bytes_per_sequence) {
   validate(q);
   if (!(kv_bytes_per_sequence.value() >= 0)) {
-    throw InputError("kv_bytes_per_sequence", "must be >= 0 bytes, got " + num(kv_bytes_per_sequence.value()));
+    throw InputError("kv_bytes_per_sequence", "must be >= 0 bytes, got " + scaleup_num(kv_bytes_per_sequence.value()));
   }
   const double n = static_cast<double>(s.scale_up_domain);
   const double b_w = bytes_per_element(q.weights.value_or(DType::fp8));
@@ -193,9 +193,9 @@ ModelOnDomain place_on_domain(const ModelSpec& m, const SystemSpec& s, const Sca
                  "tensor-parallel degree splits)";
     }
   } else {
-    r.reason = "weights " + gb(r.weights) + " GB + KV of " + std::to_string(q.batch) + " x " + std::to_string(q.context) +
-               " tokens " + gb(r.kv_per_sequence * static_cast<double>(q.batch)) + " GB exceed " +
-               gb(mem.hbm_total - mem.reserve) + " GB usable HBM of one domain";
+    r.reason = "weights " + scaleup_gb(r.weights) + " GB + KV of " + std::to_string(q.batch) + " x " + std::to_string(q.context) +
+               " tokens " + scaleup_gb(r.kv_per_sequence * static_cast<double>(q.batch)) + " GB exceed " +
+               scaleup_gb(mem.hbm_total - mem.reserve) + " GB usable HBM of one domain";
   }
 
   // A pipeline across domains: the fewest stages whose busiest stage fits one domain.

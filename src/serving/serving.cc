@@ -2,6 +2,7 @@
 // (docs/formulas.md, section "serving"). The frontier and the modes are in
 // serving_frontier.cc.
 #include "chalk/serving/serving.h"
+#include "chalk/base/count_cast.h"
 #include "chalk/serving/cheapest_batch.h"
 
 #include <algorithm>
@@ -15,14 +16,14 @@
 namespace chalk {
 namespace {
 
-double d(int64_t x) { return static_cast<double>(x); }
+using counts::d;
 
 constexpr int64_t kMaxContextSearch = int64_t{1} << 30;  // tokens
 constexpr int64_t kMaxBatchSearch = int64_t{1} << 40;    // sequences
 constexpr int64_t kMaxBatchFill = int64_t{1} << 24;      // sequences
 constexpr int64_t kMaxEveryInteger = int64_t{1} << 20;   // values
 
-std::string num(double v) {
+std::string serving_num(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
@@ -57,11 +58,11 @@ void validate(const ServingLevers& l) {
     throw InputError("--draft", "must be in 0..64 drafted tokens per step, got " + std::to_string(l.draft_tokens));
   }
   if (!(l.acceptance >= 0 && l.acceptance <= 1)) {
-    throw InputError("--acceptance", "must be a probability in [0, 1], got " + num(l.acceptance));
+    throw InputError("--acceptance", "must be a probability in [0, 1], got " + serving_num(l.acceptance));
   }
   if (l.accepted_tokens != 0 && !(l.accepted_tokens >= 1 && l.accepted_tokens <= d(1 + l.draft_tokens))) {
     throw InputError("--accepted-tokens", "mean tokens kept per step must be in [1, 1 + draft] = [1, " +
-                                              std::to_string(1 + l.draft_tokens) + "], got " + num(l.accepted_tokens));
+                                              std::to_string(1 + l.draft_tokens) + "], got " + serving_num(l.accepted_tokens));
   }
   switch (l.sparse) {
     case SparseAttention::dense: break;
@@ -73,7 +74,7 @@ void validate(const ServingLevers& l) {
     case SparseAttention::sqrt_context:
       if (!(l.sparse_sqrt_factor > 0) || !std::isfinite(l.sparse_sqrt_factor) || l.sparse_sqrt_factor > 1e6) {
         throw InputError("--sparse-sqrt", "must be a factor c in (0, 1e6] for c sqrt(S) tokens read, got " +
-                                              num(l.sparse_sqrt_factor));
+                                              serving_num(l.sparse_sqrt_factor));
       }
       break;
   }
@@ -239,8 +240,8 @@ BatchingWindow batching_window(const Deployment& dep, int64_t context, const Ser
 }
 
 TokensPerSecond deployment_tokens_per_s(double batch, Seconds step) {
-  if (!(batch >= 0) || !std::isfinite(batch)) throw InputError("--batch", "must be >= 0, got " + num(batch));
-  if (!(step.value() > 0)) throw InputError("--step-ms", "must be positive, got " + num(step.value() * 1e3));
+  if (!(batch >= 0) || !std::isfinite(batch)) throw InputError("--batch", "must be >= 0, got " + serving_num(batch));
+  if (!(step.value() > 0)) throw InputError("--step-ms", "must be positive, got " + serving_num(step.value() * 1e3));
   return tokens(batch) / step;
 }
 

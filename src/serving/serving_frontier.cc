@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "chalk/base/count_cast.h"
 #include "chalk/base/error.h"
 #include "chalk/engine/pipeline.h"
 #include "chalk/model/moe.h"
@@ -32,7 +33,7 @@ using detail::fastest_at_cost;
 using detail::memory_full_points;
 using detail::cheapest_of;
 
-double d(int64_t x) { return static_cast<double>(x); }
+using counts::d;
 
 constexpr int64_t kMaxCandidates = 8'000'000;
 

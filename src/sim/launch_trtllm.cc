@@ -10,7 +10,7 @@ namespace {
 
 /// kv_cache_config.dtype for a simulated KV format, or "" when none is known here (auto
 /// follows the checkpoint, 16-bit for every built-in model; fp8).
-std::string kv_dtype(DType kv) {
+std::string trtllm_kv_dtype(DType kv) {
   if (kv == DType::bf16 || kv == DType::fp16) return "auto";
   if (kv == DType::fp8) return "fp8";
   return "";
@@ -29,7 +29,7 @@ std::string options(const PlanCandidate& c, const LaunchTarget& t, const Pool& p
     y += "# EPLB simulated (--eplb yes): TensorRT-LLM's MoE load balancer (moe_config.load_balancer) takes a file of expert\n"
          "# statistics gathered from your traffic, which chalk does not write: without it the experts sit in order\n";
   }
-  y += "kv_cache_config:\n  dtype: " + kv_dtype(t.kv) + "\n";
+  y += "kv_cache_config:\n  dtype: " + trtllm_kv_dtype(t.kv) + "\n";
   y += "  # KV share of what the weights leave on a chip: ((1 - " + fraction(t.memory_reserve_fraction) + ") HBM - weights) / (HBM - weights)\n";
   y += "  free_gpu_memory_fraction: " + fraction(trtllm_kv_fraction(t, p.weight_bytes_per_chip)) + "\n";
   // The simulated KV block; TensorRT-LLM's must be a power of two greater than 1 (its KV cache
@@ -47,7 +47,7 @@ std::string options(const PlanCandidate& c, const LaunchTarget& t, const Pool& p
   return y;
 }
 
-std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) {
+std::string trtllm_serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) {
   const WeightPlan w = weight_plan(t, false);
   Script s;
   s.comments = header(c, t, "TensorRT-LLM", "trtllm", kTrtllmSource, p);
@@ -86,7 +86,7 @@ std::string disagg(const PlanCandidate& c, const LaunchTarget& t) {
          "generation_servers:\n  num_instances: " + std::to_string(c.decode_replicas) + "\n  urls:\n" + urls(c.decode_replicas, kGenerationPort);
 }
 
-std::string router(const PlanCandidate& c, const LaunchTarget& t) {
+std::string trtllm_router(const PlanCandidate& c, const LaunchTarget& t) {
   Script s;
   s.comments = {"TensorRT-LLM disaggregated server for `chalk plan`: " + t.model_name + " on " + t.system_name + ", " +
                     count(c.replicas, "context server") + " and " + count(c.decode_replicas, "generation server") + " (disagg.yaml).",
@@ -100,7 +100,7 @@ std::string router(const PlanCandidate& c, const LaunchTarget& t) {
 EngineLaunch trtllm_launch(const PlanCandidate& c, const LaunchTarget& t) {
   const auto pools = pools_of(c, t.moe);
   EngineLaunch e = start_launch("trtllm", "TensorRT-LLM", kTrtllmSource, pools);
-  if (e.problem.empty() && kv_dtype(t.kv).empty()) {
+  if (e.problem.empty() && trtllm_kv_dtype(t.kv).empty()) {
     e.problem = "TensorRT-LLM: no " + std::string(to_string(t.kv)) + " KV cache among the kv_cache_config.dtype values checked (auto, fp8)";
   }
   if (e.problem.empty() && t.lora_adapters > 0) {
@@ -108,12 +108,12 @@ EngineLaunch trtllm_launch(const PlanCandidate& c, const LaunchTarget& t) {
   }
   if (!e.problem.empty()) return e;
   for (const auto& p : pools) {
-    e.files.push_back({script_path("trtllm", p), serve(c, t, p), true});
+    e.files.push_back({script_path("trtllm", p), trtllm_serve(c, t, p), true});
     e.files.push_back({"trtllm/" + yaml_name(p), options(c, t, p), false});
   }
   if (c.disaggregated) {
     e.files.push_back({"trtllm/disagg.yaml", disagg(c, t), false});
-    e.files.push_back({"trtllm/router.sh", router(c, t), true});
+    e.files.push_back({"trtllm/router.sh", trtllm_router(c, t), true});
   }
   return e;
 }

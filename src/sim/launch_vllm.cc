@@ -12,13 +12,13 @@ namespace {
 
 /// vLLM's --kv-cache-dtype for a simulated KV format, or "" when it has none (choices
 /// auto, fp8, fp8_e5m2, fp8_e4m3; auto is the model's 16-bit dtype).
-std::string kv_dtype(DType kv) {
+std::string vllm_kv_dtype(DType kv) {
   if (kv == DType::bf16 || kv == DType::fp16) return "auto";
   if (kv == DType::fp8) return "fp8";
   return "";
 }
 
-constexpr int64_t kPrefillPort = 8100, kDecodePort = 8200;
+constexpr int64_t kPrefillPort = 8100, kVllmDecodePort = 8200;
 
 /// The --block-size values vLLM runs on GPUs: its choices (BlockSize = Literal[1, 8, 16, 32,
 /// 64, 128], vllm/config/cache.py of the v0.11 line; tests/data/engine-args/vllm.txt) that
@@ -42,7 +42,7 @@ std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget&
   }
   if (p.d.two_batches) a.push_back("--enable-dbo");  // dual batch overlap
   if (w == WeightPlan::online_fp8) a.push_back("--quantization fp8");
-  a.push_back("--kv-cache-dtype " + kv_dtype(t.kv));
+  a.push_back("--kv-cache-dtype " + vllm_kv_dtype(t.kv));
   a.push_back("--gpu-memory-utilization " + fraction(1.0 - t.memory_reserve_fraction));
   // Under data parallelism each vLLM rank is an engine core with its own scheduler and the
   // same scheduler config, so both caps apply per rank (vllm/v1/engine/core.py: one
@@ -67,14 +67,14 @@ std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget&
 /// max_loras, and N >= max_loras by max_loras_candidates). The adapters themselves are the
 /// operator's: --lora-modules takes "name=path" words (vllm/entrypoints/openai/cli_args.py),
 /// left unquoted so that LORA_MODULES splits into them.
-std::vector<std::string> lora_args(const PlanCandidate& c, const LaunchTarget& t) {
+std::vector<std::string> vllm_lora_args(const PlanCandidate& c, const LaunchTarget& t) {
   if (t.lora_adapters < 1) return {};
   const int64_t slots = c.lora ? c.lora->max_loras : 1;
   return {"--enable-lora", "--max-loras " + std::to_string(slots), "--max-lora-rank " + std::to_string(t.lora_rank),
           "--max-cpu-loras " + std::to_string(std::max(t.lora_adapters, slots)), "--lora-modules $LORA_MODULES"};
 }
 
-std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) {
+std::string vllm_serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) {
   const WeightPlan w = weight_plan(t, true);
   Script s;
   s.comments = header(c, t, "vLLM", "vllm", kVllmSource, p);
@@ -89,7 +89,7 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   }
   if (const std::string note = model_note(t, w, "vLLM", "quantizes online only to fp8, from a 16-bit checkpoint"); !note.empty()) s.comments.push_back(note);
   s.vars.push_back(model_var(t, w));
-  const int64_t port = p.role.empty() ? 8000 : p.role == "prefill" ? kPrefillPort : kDecodePort;
+  const int64_t port = p.role.empty() ? 8000 : p.role == "prefill" ? kPrefillPort : kVllmDecodePort;
   s.vars.push_back("PORT=\"${PORT:-" + std::to_string(port) + "}\"");
   if (t.lora_adapters > 0) {
     s.comments.push_back("Simulated with " + count(t.lora_adapters, "LoRA adapter") + " of rank " + std::to_string(t.lora_rank) +
@@ -98,7 +98,7 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   }
   s.command = {"vllm serve \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\""};
   for (const auto& a : engine_args(c, t, p, w)) s.command.push_back(a);
-  for (const auto& a : lora_args(c, t)) s.command.push_back(a);
+  for (const auto& a : vllm_lora_args(c, t)) s.command.push_back(a);
   if (const int64_t hosts = replica_hosts(t, p.d.chips); hosts > 1) {
     // One replica over several hosts (GB200 NVL72: trays of 4 GPUs): vLLM's multi-node
     // serving runs its workers on a Ray cluster over them (arg_utils.py:
@@ -134,7 +134,7 @@ std::string proxy(const PlanCandidate& c, const LaunchTarget& t) {
   per_replica(s.command, "--prefiller-hosts", "PREFILL_HOST", c.replicas, 0);
   per_replica(s.command, "--prefiller-ports", "PREFILL_PORT", c.replicas, kPrefillPort);
   per_replica(s.command, "--decoder-hosts", "DECODE_HOST", c.decode_replicas, 0);
-  per_replica(s.command, "--decoder-ports", "DECODE_PORT", c.decode_replicas, kDecodePort);
+  per_replica(s.command, "--decoder-ports", "DECODE_PORT", c.decode_replicas, kVllmDecodePort);
   return render(s);
 }
 
@@ -190,11 +190,11 @@ std::string dynamo(const PlanCandidate& c, const LaunchTarget& t) {
 EngineLaunch vllm_launch(const PlanCandidate& c, const LaunchTarget& t) {
   const auto pools = pools_of(c, t.moe);
   EngineLaunch e = start_launch("vllm", "vLLM", kVllmSource, pools);
-  if (e.problem.empty() && kv_dtype(t.kv).empty()) {
+  if (e.problem.empty() && vllm_kv_dtype(t.kv).empty()) {
     e.problem = "vLLM has no " + std::string(to_string(t.kv)) + " KV cache (--kv-cache-dtype takes auto, fp8, fp8_e5m2, fp8_e4m3)";
   }
   if (!e.problem.empty()) return e;
-  for (const auto& p : pools) e.files.push_back({script_path("vllm", p), serve(c, t, p), true});
+  for (const auto& p : pools) e.files.push_back({script_path("vllm", p), vllm_serve(c, t, p), true});
   if (c.disaggregated) e.files.push_back({"vllm/proxy.sh", proxy(c, t), true});
   if (const std::string d = dynamo(c, t); !d.empty()) e.files.push_back({"vllm/dynamo.yaml", d, false});
   return e;

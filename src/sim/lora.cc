@@ -19,7 +19,7 @@ constexpr const char* kLoraForm = "N:RANK[,zipf:S][,max-loras:M][,targets:q+k+v+
 constexpr std::array<int64_t, 9> kRanks = {1, 8, 16, 32, 64, 128, 256, 320, 512};  // vLLM MaxLoRARanks
 constexpr std::array<std::string_view, 7> kTargetNames = {"q", "k", "v", "o", "gate", "up", "down"};
 
-std::vector<std::string_view> split(std::string_view s, char sep) {
+std::vector<std::string_view> lora_split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
   for (std::size_t start = 0;;) {
     const std::size_t at = std::min(s.find(sep, start), s.size());
@@ -90,8 +90,8 @@ constexpr double kLoraBytesPerParam = 2;  // bf16 (lora.h)
 LoraSpec parse_lora(std::string_view text, const std::string& field) {
   const auto bad = [&](std::string_view what) { return InputError(field, fmt::format("got '{}'; {}; expected {}", excerpt(text), what, kLoraForm)); };
   LoraSpec s;
-  const auto items = split(text, ',');
-  const auto head = split(items[0], ':');
+  const auto items = lora_split(text, ',');
+  const auto head = lora_split(items[0], ':');
   if (head.size() != 2) throw bad("the first item must be N:RANK");
   if (!number(head[0], s.adapters) || s.adapters < 1 || s.adapters > 100'000) throw bad(fmt::format("N '{}' must be an integer 1..100000", excerpt(head[0], 24)));
   if (!number(head[1], s.rank) || std::find(kRanks.begin(), kRanks.end(), s.rank) == kRanks.end()) {
@@ -110,7 +110,7 @@ LoraSpec parse_lora(std::string_view text, const std::string& field) {
     if (which == 1 && !(number(val, s.max_loras) && s.max_loras >= 1)) throw bad(fmt::format("max-loras '{}' must be an integer >= 1", excerpt(val, 24)));
     if (which == 2) {
       s.targets = 0;
-      for (const auto t : split(val, '+')) {
+      for (const auto t : lora_split(val, '+')) {
         const auto at = std::find(kTargetNames.begin(), kTargetNames.end(), t);
         if (at == kTargetNames.end()) throw bad(fmt::format("target '{}' must be one of q, k, v, o, gate, up, down", excerpt(t, 24)));
         const auto bit = static_cast<uint8_t>(1u << (at - kTargetNames.begin()));
@@ -179,7 +179,7 @@ LoraKernelPlan lora_kernel_plan(std::string_view engine, std::string_view versio
   if (engine == "vllm") {
     // The release's major and minor ("0.6.5" -> 0, 6); engine_policy has checked its form.
     int major = 0, minor = 0;
-    const auto parts = split(version, '.');
+    const auto parts = lora_split(version, '.');
     const bool v0 = !version.empty() && number(parts[0], major) && parts.size() > 1 && number(parts[1], minor) && major == 0 && minor < 8;
     if (v0) {
       return {3, 0,

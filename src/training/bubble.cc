@@ -2,12 +2,13 @@
 // "Step"; formulas and sources in step.h).
 #include <algorithm>
 
+#include "chalk/base/count_cast.h"
 #include "chalk/training/step.h"
 
 namespace chalk {
 namespace {
 
-double d(int64_t x) { return static_cast<double>(x); }
+using counts::d;
 
 }  // namespace
 

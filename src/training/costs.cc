@@ -1,5 +1,6 @@
 // A model's training costs at one sequence length, and a system's training rates
 // (docs/training.md, "Costs").
+#include "chalk/base/count_cast.h"
 #include "chalk/base/error.h"
 #include "chalk/engine/overhead.h"
 #include "chalk/training/step.h"
@@ -7,7 +8,7 @@
 namespace chalk {
 namespace {
 
-double d(int64_t x) { return static_cast<double>(x); }
+using counts::d;
 
 }  // namespace
 

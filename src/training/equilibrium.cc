@@ -13,14 +13,14 @@
 namespace chalk {
 namespace {
 
-std::string num(double v) {
+std::string equilibrium_num(double v) {
   std::ostringstream s;
   s << v;
   return s.str();
 }
 
 void require_positive(double v, const char* field, const char* what) {
-  if (!(v > 0) || !std::isfinite(v)) throw InputError(field, std::string("must be a positive ") + what + ", got " + num(v));
+  if (!(v > 0) || !std::isfinite(v)) throw InputError(field, std::string("must be a positive ") + what + ", got " + equilibrium_num(v));
 }
 
 }  // namespace
@@ -75,9 +75,9 @@ Equilibrium solve_equilibrium(const EquilibriumInputs& in) {
   require_positive(in.serving_tokens_per_s, "serving_tokens_per_s", "serving rate in tokens/s");
   require_positive(in.deployment_window.value(), "deployment_window", "time");
   require_positive(in.training_mfu, "training_mfu", "fraction of peak");
-  if (in.training_mfu > 1) throw InputError("training_mfu", "must be a fraction in (0, 1], got " + num(in.training_mfu));
+  if (in.training_mfu > 1) throw InputError("training_mfu", "must be a fraction in (0, 1], got " + equilibrium_num(in.training_mfu));
   if (!(in.rl_trained_fraction > 0 && in.rl_trained_fraction <= 1))
-    throw InputError("rl_trained_fraction", "must be a fraction in (0, 1], got " + num(in.rl_trained_fraction));
+    throw InputError("rl_trained_fraction", "must be a fraction in (0, 1], got " + equilibrium_num(in.rl_trained_fraction));
   require_positive(in.pretraining_to_serving_cost, "pretraining_to_serving_cost", "cost ratio");
   require_positive(in.rl_to_serving_cost, "rl_to_serving_cost", "cost ratio");
   if (in.rl_sequence_length < 2)

@@ -33,7 +33,7 @@ bool heads_split(const ModelSpec& m, int64_t tp) {
   return true;
 }
 
-int64_t fewest_experts(const ModelSpec& m) {
+int64_t training_fewest_experts(const ModelSpec& m) {
   int64_t e = 0;
   for (const auto& g : m.groups) {
     if (g.ffn.kind == FfnKind::moe) e = e == 0 ? g.ffn.n_experts : std::min(e, g.ffn.n_experts);
@@ -95,7 +95,7 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
   const TrainingCosts c = make_training_costs(m, q.seq_len);
   const TrainingSystem s = make_training_system(sys, q.base.compute);
   const int64_t L = c.layers, padded = c.padded_layers;
-  const int64_t experts = fewest_experts(m);
+  const int64_t experts = training_fewest_experts(m);
   std::vector<TrainingCandidate> fitting, too_big;
   TrainingLayouts out;
   TrainingPlan p = q.base;

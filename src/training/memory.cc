@@ -1,5 +1,6 @@
 // Memory per chip of a training plan (docs/training.md, "Memory").
 #include "chalk/training/memory.h"
+#include "chalk/base/count_cast.h"
 
 #include <algorithm>
 
@@ -8,7 +9,7 @@
 namespace chalk {
 namespace {
 
-double d(int64_t x) { return static_cast<double>(x); }
+using counts::d;
 
 }  // namespace
 

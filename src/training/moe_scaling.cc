@@ -10,7 +10,7 @@
 namespace chalk {
 namespace {
 
-std::string num(double v) {
+std::string moe_num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
@@ -20,15 +20,15 @@ constexpr const char* kClark = "Clark et al. 2022, Unified Scaling Laws for Rout
 constexpr const char* kKrajewski = "Krajewski et al. 2024, Scaling Laws for Fine-Grained Mixture of Experts (arXiv 2402.07871), Eq. 9, Table 1";
 
 void check_params(double n) {
-  if (!(n > 0) || !std::isfinite(n)) throw InputError("params", "must be a positive parameter count, got " + num(n));
+  if (!(n > 0) || !std::isfinite(n)) throw InputError("params", "must be a positive parameter count, got " + moe_num(n));
 }
 
 void check_experts(double e) {
-  if (!(e >= 1) || !std::isfinite(e)) throw InputError("experts", "must be >= 1 expert (1 = dense), got " + num(e));
+  if (!(e >= 1) || !std::isfinite(e)) throw InputError("experts", "must be >= 1 expert (1 = dense), got " + moe_num(e));
 }
 
 void check_share(double s) {
-  if (!(s > 0 && s <= 1)) throw InputError("expert_share", "must be a fraction in (0, 1] of a layer's parameters, got " + num(s));
+  if (!(s > 0 && s <= 1)) throw InputError("expert_share", "must be a fraction in (0, 1] of a layer's parameters, got " + moe_num(s));
 }
 
 }  // namespace
@@ -71,14 +71,14 @@ FineGrainedFit krajewski_dense_fit() { return {"dense", 16.3, 0.126, 26.7, 0.127
 
 double fine_grained_loss(const FineGrainedFit& f, double params, double tokens, double granularity) {
   check_params(params);
-  if (!(tokens > 0) || !std::isfinite(tokens)) throw InputError("tokens", "must be a positive token count, got " + num(tokens));
-  if (!(granularity >= 1) || !std::isfinite(granularity)) throw InputError("granularity", "must be >= 1, got " + num(granularity));
+  if (!(tokens > 0) || !std::isfinite(tokens)) throw InputError("tokens", "must be a positive token count, got " + moe_num(tokens));
+  if (!(granularity >= 1) || !std::isfinite(granularity)) throw InputError("granularity", "must be >= 1, got " + moe_num(granularity));
   const double g_term = f.g > 0 ? f.g / std::pow(granularity, f.gamma) : 0.0;
   return f.c + (g_term + f.a) / std::pow(params, f.alpha) + f.b / std::pow(tokens, f.beta);
 }
 
 FineGrainedOptimum fine_grained_optimum(const FineGrainedFit& f, double flops, double granularity, double active_ratio) {
-  if (!(flops > 0) || !std::isfinite(flops)) throw InputError("flops", "must be a positive FLOP count, got " + num(flops));
+  if (!(flops > 0) || !std::isfinite(flops)) throw InputError("flops", "must be a positive FLOP count, got " + moe_num(flops));
   auto loss_at = [&](double ln_n) {
     const double n = std::exp(ln_n);
     return fine_grained_loss(f, n, flops / (6.0 * n / active_ratio), granularity);

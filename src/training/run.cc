@@ -10,7 +10,7 @@
 namespace chalk {
 namespace {
 
-std::string num(double v) {
+std::string run_num(double v) {
   std::ostringstream s;
   s << v;
   return s.str();
@@ -33,9 +33,9 @@ RunReport plan_run(const RunInputs& in) {
   if (in.phases.empty()) throw InputError("phases", "a run needs at least one phase");
   validate_pue(in.pue);
   if (!(in.chip_power_w >= 0) || !std::isfinite(in.chip_power_w))
-    throw InputError("chip_power_w", "must be >= 0 W (0 = unknown), got " + num(in.chip_power_w));
+    throw InputError("chip_power_w", "must be >= 0 W (0 = unknown), got " + run_num(in.chip_power_w));
   if (in.price_per_chip && !(in.price_per_chip->value() >= 0))
-    throw InputError("price_per_chip", "must be >= 0 USD per chip-hour, got " + num(in.price_per_chip->value() * 3600));
+    throw InputError("price_per_chip", "must be >= 0 USD per chip-hour, got " + run_num(in.price_per_chip->value() * 3600));
   const FlopsPerSecond peak = in.system.chip.peak_for(in.peak_precision);
   if (!(peak.value() > 0))
     throw InputError("peak_precision", in.system.chip.name + " has no dense " +
@@ -54,11 +54,11 @@ RunReport plan_run(const RunInputs& in) {
     if ((p.tokens > 0) == (p.flops > 0) || p.tokens < 0 || p.flops < 0 || !std::isfinite(p.tokens) ||
         !std::isfinite(p.flops))
       throw InputError(at + ".tokens", "give exactly one positive budget, tokens or flops (got tokens " +
-                                           num(p.tokens) + ", flops " + num(p.flops) + ")");
+                                           run_num(p.tokens) + ", flops " + run_num(p.flops) + ")");
     if (p.mfu.has_value() == p.step_time.has_value())
       throw InputError(at + ".mfu", "give exactly one of mfu or step_time (with tokens_per_step)");
     if (!(p.goodput > 0 && p.goodput <= 1))
-      throw InputError(at + ".goodput", "must be a fraction in (0, 1], got " + num(p.goodput));
+      throw InputError(at + ".goodput", "must be a fraction in (0, 1], got " + run_num(p.goodput));
 
     PhaseReport q;
     q.name = p.name;
@@ -74,15 +74,15 @@ RunReport plan_run(const RunInputs& in) {
     q.flops = q.tokens * q.flops_per_token.value();
     const double cluster_peak = peak.value() * static_cast<double>(p.n_chips);
     if (p.mfu) {
-      if (!(*p.mfu > 0 && *p.mfu <= 1)) throw InputError(at + ".mfu", "must be a fraction in (0, 1], got " + num(*p.mfu));
+      if (!(*p.mfu > 0 && *p.mfu <= 1)) throw InputError(at + ".mfu", "must be a fraction in (0, 1], got " + run_num(*p.mfu));
       q.mfu = *p.mfu;
       q.speed_from = "mfu";
       q.tokens_per_s = TokensPerSecond(q.mfu * cluster_peak / q.flops_per_token.value());
     } else {
       if (!finite_positive(p.step_time->value()))
-        throw InputError(at + ".step_time", "must be a positive time in seconds, got " + num(p.step_time->value()));
+        throw InputError(at + ".step_time", "must be a positive time in seconds, got " + run_num(p.step_time->value()));
       if (!finite_positive(p.tokens_per_step))
-        throw InputError(at + ".tokens_per_step", "must be a positive number of tokens, got " + num(p.tokens_per_step));
+        throw InputError(at + ".tokens_per_step", "must be a positive number of tokens, got " + run_num(p.tokens_per_step));
       q.speed_from = "step_time";
       q.tokens_per_s = TokensPerSecond(p.tokens_per_step / p.step_time->value());
       q.mfu = q.tokens_per_s.value() * q.flops_per_token.value() / cluster_peak;
@@ -92,10 +92,10 @@ RunReport plan_run(const RunInputs& in) {
       if (q.mfu > 1) {
         const double floor_s = p.tokens_per_step * q.flops_per_token.value() / cluster_peak;
         throw InputError(at + ".step_time",
-                         num(p.step_time->value()) + " s implies MFU " + num(q.mfu) + " (" + num(p.tokens_per_step) + " tokens x " +
-                             num(q.flops_per_token.value()) + " FLOP/token over " + std::to_string(p.n_chips) + " chips x " +
-                             num(peak.value() / 1e12) + " TFLOP/s peak), above 1: a step of that many tokens takes at least " +
-                             num(floor_s) + " s at peak");
+                         run_num(p.step_time->value()) + " s implies MFU " + run_num(q.mfu) + " (" + run_num(p.tokens_per_step) + " tokens x " +
+                             run_num(q.flops_per_token.value()) + " FLOP/token over " + std::to_string(p.n_chips) + " chips x " +
+                             run_num(peak.value() / 1e12) + " TFLOP/s peak), above 1: a step of that many tokens takes at least " +
+                             run_num(floor_s) + " s at peak");
       }
     }
     q.goodput = p.goodput;

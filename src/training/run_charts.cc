@@ -9,7 +9,7 @@
 namespace chalk {
 namespace {
 
-std::string num(double v) {
+std::string chart_num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
@@ -19,7 +19,7 @@ std::string num(double v) {
 
 std::vector<double> log_spaced(double lo, double hi, int count) {
   if (!(lo > 0 && hi > lo && std::isfinite(hi)) || count < 2) {
-    throw InputError("over_training_factor", "expected 0 < low < high and 2 or more points, got " + num(lo) + " to " + num(hi));
+    throw InputError("over_training_factor", "expected 0 < low < high and 2 or more points, got " + chart_num(lo) + " to " + chart_num(hi));
   }
   std::vector<double> out;
   out.reserve(static_cast<size_t>(count));
@@ -35,7 +35,7 @@ std::vector<CostShare> cost_shares(const Equilibrium& e, const std::vector<doubl
   std::vector<CostShare> out;
   out.reserve(factors.size());
   for (double k : factors) {
-    if (!(k > 0) || !std::isfinite(k)) throw InputError("over_training_factor", "must be > 0, got " + num(k));
+    if (!(k > 0) || !std::isfinite(k)) throw InputError("over_training_factor", "must be > 0, got " + chart_num(k));
     CostShare c;
     c.over_training_factor = k;
     c.pretraining_tokens = k * e.chinchilla_tokens;
@@ -51,10 +51,10 @@ std::vector<CostShare> cost_shares(const Equilibrium& e, const std::vector<doubl
 
 std::vector<IsoLossPoint> iso_loss_curve(const ParametricFit& f, double loss, double n_lo, double n_hi, int count) {
   if (!(loss > f.E) || !std::isfinite(loss)) {
-    throw InputError("loss", "must exceed the fit's irreducible loss E = " + num(f.E) + ", got " + num(loss));
+    throw InputError("loss", "must exceed the fit's irreducible loss E = " + chart_num(f.E) + ", got " + chart_num(loss));
   }
   if (!(n_lo > 0 && n_hi > n_lo && std::isfinite(n_hi)) || count < 2) {
-    throw InputError("params", "expected 0 < low < high and 2 or more points, got " + num(n_lo) + " to " + num(n_hi));
+    throw InputError("params", "expected 0 < low < high and 2 or more points, got " + chart_num(n_lo) + " to " + chart_num(n_hi));
   }
   std::vector<IsoLossPoint> out;
   const double a = std::log(n_lo), step = (std::log(n_hi) - a) / (count - 1);

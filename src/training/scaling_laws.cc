@@ -10,14 +10,14 @@
 namespace chalk {
 namespace {
 
-std::string num(double v) {
+std::string law_num(double v) {
   std::ostringstream s;
   s << v;
   return s.str();
 }
 
-void require_positive(double v, const char* field, const char* what) {
-  if (!(v > 0) || !std::isfinite(v)) throw InputError(field, std::string("must be a positive ") + what + ", got " + num(v));
+void law_require_positive(double v, const char* field, const char* what) {
+  if (!(v > 0) || !std::isfinite(v)) throw InputError(field, std::string("must be a positive ") + what + ", got " + law_num(v));
 }
 
 // Chinchilla itself (Hoffmann section 4.1): 70B parameters on 1.4T tokens, the paper's
@@ -48,13 +48,13 @@ ParametricFit epoch_fit() {
 }
 
 double predicted_loss(const ParametricFit& f, double params, double tokens) {
-  require_positive(params, "params", "parameter count");
-  require_positive(tokens, "tokens", "token count");
+  law_require_positive(params, "params", "parameter count");
+  law_require_positive(tokens, "tokens", "token count");
   return f.E + f.A / std::pow(params, f.alpha) + f.B / std::pow(tokens, f.beta);
 }
 
 Allocation optimal_allocation(const ParametricFit& f, double flops) {
-  require_positive(flops, "flops", "training FLOP budget");
+  law_require_positive(flops, "flops", "training FLOP budget");
   const double g = frontier_g(f);
   const double c6 = flops / 6;
   const double n = g * std::pow(c6, f.beta / (f.alpha + f.beta));
@@ -109,7 +109,7 @@ ParametricFit loss_fit_for(ChinchillaMethod m) {
 }
 
 Allocation chinchilla_optimal(ChinchillaMethod m, double flops) {
-  require_positive(flops, "flops", "training FLOP budget");
+  law_require_positive(flops, "flops", "training FLOP budget");
   switch (m) {
     case ChinchillaMethod::approach1:
     case ChinchillaMethod::approach2: {
@@ -125,7 +125,7 @@ Allocation chinchilla_optimal(ChinchillaMethod m, double flops) {
 }
 
 double optimal_tokens_for_params(ChinchillaMethod m, double params) {
-  require_positive(params, "params", "parameter count");
+  law_require_positive(params, "params", "parameter count");
   switch (m) {
     case ChinchillaMethod::approach1:
     case ChinchillaMethod::approach2: {
@@ -170,9 +170,9 @@ OverTraining over_training(ChinchillaMethod method, const ParametricFit& fit, do
 
 Allocation inference_aware_optimal(const ParametricFit& f, double loss, double inference_tokens) {
   if (!(loss > f.E) || !std::isfinite(loss))
-    throw InputError("loss", "must exceed the fit's irreducible loss E = " + num(f.E) + ", got " + num(loss));
+    throw InputError("loss", "must exceed the fit's irreducible loss E = " + law_num(f.E) + ", got " + law_num(loss));
   if (!(inference_tokens >= 0) || !std::isfinite(inference_tokens))
-    throw InputError("inference_tokens", "must be >= 0 tokens, got " + num(inference_tokens));
+    throw InputError("inference_tokens", "must be >= 0 tokens, got " + law_num(inference_tokens));
   // Below N_min = (A / (loss - E))^(1/alpha) no amount of data reaches the loss.
   const double log_n_min = std::log(f.A / (loss - f.E)) / f.alpha;
   auto tokens_at = [&](double log_n) {

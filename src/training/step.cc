@@ -1,5 +1,6 @@
 // One training step (docs/training.md, "Step").
 #include "chalk/training/step.h"
+#include "chalk/base/count_cast.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +12,7 @@
 namespace chalk {
 namespace {
 
-double d(int64_t x) { return static_cast<double>(x); }
+using counts::d;
 
 /// One point-to-point send of `bytes` on `link`: the fastest protocol's base latency, one
 /// step and the bytes at its bandwidth.

@@ -4,12 +4,13 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "chalk/base/count_cast.h"
 #include "chalk/training/step.h"
 
 namespace chalk {
 namespace {
 
-double d(int64_t x) { return static_cast<double>(x); }
+using counts::d;
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "chalk/base/count_cast.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "chalk/engine/layout_search.h"
@@ -17,7 +18,7 @@
 namespace chalk::detail {
 namespace {
 
-double d(int64_t x) { return static_cast<double>(x); }
+using counts::d;
 
 std::string num(double v) { return row_num(v, 3); }
 

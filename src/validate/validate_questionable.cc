@@ -11,7 +11,7 @@
 namespace chalk::detail {
 namespace {
 
-std::string num(double v) { return row_num(v, 3); }
+std::string questionable_num(double v) { return row_num(v, 3); }
 
 }  // namespace
 
@@ -43,9 +43,9 @@ void questionable_row_notes(const RowPlan& p, const ModelSpec& m, const Engines&
     const auto b = static_cast<int64_t>(std::ceil(std::max(1.0, batch)));
     const MemoryPlan mem = memory_plan(d, b, context);
     if (!mem.fits) {
-      const std::string used = num(to_gb(mem.weights)) + " GB of weights" + (mem.weights_fit ? " + " + num(to_gb(mem.kv_cache)) + " GB of KV cache" : "");
-      out.notes.push_back("does not fit: " + used + " at batch " + num(batch) + ", context " + std::to_string(context) + " exceed the " +
-                          num(to_gb(mem.hbm_total - mem.reserve)) + " GB of HBM the " + std::to_string(p.chips) +
+      const std::string used = questionable_num(to_gb(mem.weights)) + " GB of weights" + (mem.weights_fit ? " + " + questionable_num(to_gb(mem.kv_cache)) + " GB of KV cache" : "");
+      out.notes.push_back("does not fit: " + used + " at batch " + questionable_num(batch) + ", context " + std::to_string(context) + " exceed the " +
+                          questionable_num(to_gb(mem.hbm_total - mem.reserve)) + " GB of HBM the " + std::to_string(p.chips) +
                           " chips hold for them (largest batch at this context: " + std::to_string(std::max<int64_t>(0, mem.max_batch)) +
                           "); predicted as stated: the run must have used formats, chips or a batch the row does not state");
     }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 
+#include "chalk/base/count_cast.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
 #include "validate_internal.h"
@@ -13,7 +14,7 @@
 namespace chalk::detail {
 namespace {
 
-double d(int64_t x) { return static_cast<double>(x); }
+using counts::d;
 
 double format_bytes(const std::string& f, const std::string& field) { return bytes_per_element(parse_dtype(f, field)); }
 
