@@ -67,7 +67,17 @@ TEST(ExplainServing, BalanceBatchIs295ForLlama8bBf16OnH100) {
   EXPECT_GE(explained_input(k, "T_compute"), explained_input(k, "T_weights") + explained_input(k, "T_kv") - 1e-12);
   EXPECT_NE(k.substituted.find("at B - 1"), std::string::npos);
   EXPECT_GT(k.result, 295.4);  // the KV read adds memory time the batch must outgrow
-  EXPECT_EQ(explanations_by_key(explain_balance(d, balance_points(d, 1024, 256))).count("batch_with_kv"), 0u);
+  // At 1024 tokens, past the 441 beyond which one sequence's KV read outlasts its compute:
+  // no compute-bound batch, and that context is explained instead (review 6 M10).
+  const BalancePoints far = balance_points(d, 1024, 256);
+  const auto y = explanations_by_key(explain_balance(d, far));
+  EXPECT_EQ(y.count("batch_with_kv"), 0u);
+  ASSERT_TRUE(far.context_never_compute_bound.has_value());
+  const auto& never = y.at("context_never_compute_bound_tokens");
+  EXPECT_DOUBLE_EQ(never.result, static_cast<double>(*far.context_never_compute_bound));
+  EXPECT_NEAR(never.result, 441, 1);
+  EXPECT_GE(explained_input(never, "T_kv"), explained_input(never, "T_compute"));
+  EXPECT_NE(never.substituted.find("at S - 1 = "), std::string::npos);
 }
 
 }  // namespace
