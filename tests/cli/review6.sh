@@ -59,4 +59,8 @@ assert j['batch'] == 8 and j['batches'] == [8] and all(r['batch'] == 8 for r in 
 x=$("$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 4 -b 8 --explain) || fail "decode --explain exited $?"
 printf '%s\n' "$x" | grep -qE "^ +n +4 chips" || fail "decode --explain: n is not printed as 4 chips"
 if printf '%s\n' "$x" | grep -qE " 4\.00000 chips| 80\.0000 "; then fail "decode --explain prints counts with six figures"; fi
+# L7: a dense model's --tp 4 on 8 chips holds two whole copies (two data-parallel groups):
+# 2 x 141.1 GB, the second said as a whole copy, not as replicated attention.
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm --tp 4 -n 8 | tr '\n' ' ' | tr -s ' ' | grep -q "weights 282.2 GB (incl. 141.1 GB as 1 more whole copy of the model in the layout's data-parallel groups; the model is 141.1 GB)" \
+  || fail "decode --tp 4 -n 8: the second copy is not said as a whole copy"
 echo ok
