@@ -26,6 +26,12 @@ def cli(*args):
     return json.loads(out.stdout)
 
 
+def records(frame):
+    """A DataFrame's rows as the CLI's JSON gives them: a missing figure (a batch that does not
+    fit has no cost) is NaN in a float column, null (None) in JSON; None here too."""
+    return frame.astype(object).where(frame.notna(), None).to_dict("records")
+
+
 # %% [markdown]
 # ## The balance batch (lecture 15:53-19:52)
 # Decode stops being weight-bound near B* = N_total b_w F / (2 N_active W): ~295 for a dense
@@ -43,7 +49,7 @@ print({k: v for k, v in py.items() if "balance" in k or k.startswith("b_")})
 # %%
 steps = chalk.decode(model="deepseek-v3", hardware="gb200-nvl72", batch="1:4096")
 sh = cli("decode", "-m", "deepseek-v3", "-H", "gb200-nvl72", "-b", "1:4096")
-print("same rows:", steps.to_dict("records") == sh["rows"])
+print("same rows:", records(steps) == sh["rows"])
 print(steps[["batch", "t_step_ms", "bound", "governs", "tok_per_s_per_user", "tok_per_s_per_chip", "cost_usd_per_mtok"]].to_string(index=False))
 
 # %% [markdown]

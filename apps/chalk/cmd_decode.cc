@@ -1,6 +1,7 @@
 // `chalk decode`: decode steps over batches and contexts: the engine step, with the roofline
 // (its lower bound) beside it; --roofline shows the roofline alone.
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -178,10 +179,17 @@ void run_decode(const DecodeArgs& a) {
     // layers and embeddings over the data-parallel groups, an MLA latent or single KV head's
     // projections on every rank): say how much of it is copies (review 5 M4).
     const Bytes copies = mem.weights - d.weight_bytes_total;
-    const std::string replicated = copies.value() > 0.001 * d.weight_bytes_total.value()
-                                       ? fmt::format(" (incl. {} of replicated attention, dense-layer and embedding weights; the model is {})",
-                                                     human_bytes(copies.value()), human_bytes(d.weight_bytes_total.value()))
-                                       : "";
+    // Copies that are whole models (a dense model's --tp 4 on 8 chips: two data-parallel groups,
+    // each all of it) are said as such, not as replicated attention (review 6 L7).
+    const double whole = copies.value() / d.weight_bytes_total.value();
+    const bool whole_models = whole >= 0.999 && std::fabs(whole - std::round(whole)) < 0.001;
+    const std::string replicated =
+        copies.value() <= 0.001 * d.weight_bytes_total.value() ? ""
+        : whole_models ? fmt::format(" (incl. {} as {} more whole cop{} of the model in the layout's data-parallel groups; the model is {})",
+                                     human_bytes(copies.value()), std::lround(whole), std::lround(whole) == 1 ? "y" : "ies",
+                                     human_bytes(d.weight_bytes_total.value()))
+                       : fmt::format(" (incl. {} of replicated attention, dense-layer and embedding weights; the model is {})",
+                                     human_bytes(copies.value()), human_bytes(d.weight_bytes_total.value()));
     std::cout << fmt::format("memory      weights {}{} of {} HBM ({} held back for activations); {}\n", human_bytes(mem.weights.value()), replicated,
                              human_bytes(mem.hbm_total.value()), human_bytes(mem.reserve.value()),
                              mem.weights_fit ? "weights fit" : "WEIGHTS DO NOT FIT: add chips or use a smaller format");

@@ -112,7 +112,10 @@ Table layouts_table(const std::vector<Ranking>& rankings, const std::optional<Us
   t.set_priority({"t_operations_ms", "t_overhead_ms", "t_comm_ms", "t_host_ms", "replicas", "replica_chips", "fits", "batch_per_replica", "governs",
                   "memory_gb", "why_not"},
                  2);
-  for (const auto& [batch, ranked] : rankings) {
+  for (const auto& [batch_asked, ranked] : rankings) {
+  // Batch 0 asks for each replica's HBM-filling batch: no batch of its own, so null in JSON and
+  // empty in CSV (review 6 M11: a program read "batch": 0 beside batch_per_replica 30656).
+  const Cell batch = batch_asked > 0 ? Cell(batch_asked) : Cell{};
   int64_t rank = 0;
   for (const auto& c : ranked) {
     if (!c.fits && !all) continue;
@@ -272,13 +275,17 @@ void run_layouts(const LayoutsArgs& a) {
     all_chips.mechanisms = Mechanisms{};
     const nlohmann::json described = describe_json(make_deployment(model, system, all_chips));
     const SplitRows rows = split_fitting(to_json(t));
+    // 0 (no --batch): each replica's HBM-filling batch, null here as in the rows.
+    const auto batch_json = [](int64_t b) { return b > 0 ? nlohmann::json(b) : nlohmann::json(); };
+    nlohmann::json batches_json = nlohmann::json::array();
+    for (int64_t b : batches) batches_json.push_back(batch_json(b));
     nlohmann::json j = {{"model", described["model"]},
                         {"hardware", described["hardware"]},
                         {"chips", q.n_chips},
                         {"context_tokens", q.context},
                         {"objective", std::string(to_string(q.objective))},
-                        {"batch", batches.front()},
-                        {"batches", batches},
+                        {"batch", batch_json(batches.front())},
+                        {"batches", batches_json},
                         {"prompt_tokens", q.prompt},
                         {"output_tokens", q.output},
                         {"kv_dtype", std::string(to_string(base.kv))},
@@ -290,7 +297,7 @@ void run_layouts(const LayoutsArgs& a) {
                         {"rejected_layouts", rows.rejected}};
     if (a.explain) {
       j["explanations"] = nlohmann::json::array();
-      for (const auto& r : rankings) j["explanations"].push_back({{"batch", r.batch}, {"figures", explanations_json(explain_layout_winner(r.ranked, q.n_chips, static_cast<double>(r.batch)))}});
+      for (const auto& r : rankings) j["explanations"].push_back({{"batch", batch_json(r.batch)}, {"figures", explanations_json(explain_layout_winner(r.ranked, q.n_chips, static_cast<double>(r.batch)))}});
     }
     print_json(std::cout, envelope("layouts", std::move(j), column_keys(t)));
     return;

@@ -264,7 +264,7 @@ void run_forward(const ForwardArgs& a) {
     return;
   }
   if (a.output.json) {
-    auto j = p ? pipeline_json(d, *p) : describe_json(d);
+    auto j = p ? pipeline_json(d, *p, n_layers(load_model(da.model))) : describe_json(d);
     j["replica_choice"] = replica_note_json(note);
     j["forward"] = {{"decode_batch", f.decode_batch},
                     {"decode_context_tokens", a.context},
@@ -292,7 +292,7 @@ void run_forward(const ForwardArgs& a) {
   }
   std::cout << "chalk prices forward: the prices a deployment implies (cost per token = n price t_step / B, x markup), "
             << view_name(d) << "\n" << describe_text(d) << replica_note_text(note)
-            << (p ? pipeline_text(d, *p, {f.decode_batch}) : std::string());
+            << (p ? pipeline_text(d, *p, {f.decode_batch}, n_layers(load_model(da.model))) : std::string());
   // The headline cost is the step's own (output_cost_usd_per_mtok, before the markup); the
   // roofline's, beside it, is its lower bound (docs/formulas.md, "Prices read backwards, and forward").
   std::cout << fmt::format("decode      batch {} at context {}: {} {} ms, {}-bound, output cost ${}/Mtok{}{}\n", f.decode_batch, a.context,

@@ -132,13 +132,13 @@ PipelineArgs pipeline_args(const Loaded& l) {
 }
 
 nlohmann::json pipeline_head(const Loaded& l) {
-  nlohmann::json j = pipeline_json(l.shown, pipeline_args(l));
+  nlohmann::json j = pipeline_json(l.shown, pipeline_args(l), n_layers(l.model));
   j["pipeline"]["why"] = pipeline_args(l).why;
   return j;
 }
 
 std::string pipeline_head_text(const Loaded& l, int64_t context) {
-  return describe_text_with_warnings(l.shown, context) + pipeline_text(l.shown, pipeline_args(l), {});
+  return describe_text_with_warnings(l.shown, context) + pipeline_text(l.shown, pipeline_args(l), {}, n_layers(l.model));
 }
 
 Loaded load(const ServingArgs& a) {

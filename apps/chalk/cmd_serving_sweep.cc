@@ -213,7 +213,7 @@ void run_balance(const ServingArgs& a) {
     explanations = explanations_json(xs);
     explain_text = "\nHow the figures are computed:\n" + explanations_text(xs);
   }
-  nlohmann::json head = pipe ? pipeline_json(d, *pipe) : describe_json(d);
+  nlohmann::json head = pipe ? pipeline_json(d, *pipe, n_layers(load_model(a.deployment.model))) : describe_json(d);
   if (pipe) head["pipeline"]["why"] = pipe->why;
   head["replica_choice"] = replica_note_json(note);
   head["levers"] = levers_json(lev);
@@ -228,7 +228,7 @@ void run_balance(const ServingArgs& a) {
   if (a.explain) head["explanations"] = explanations;
   print("serving balance", a, t, head,
         "chalk serving balance: where decode turns compute-bound (lecture 15:53-19:52) and where KV overtakes weights\n" +
-            describe_text_with_warnings(d, s) + replica_note_text(note) + (pipe ? pipeline_text(d, *pipe, {}) : std::string()) +
+            describe_text_with_warnings(d, s) + replica_note_text(note) + (pipe ? pipeline_text(d, *pipe, {}, n_layers(load_model(a.deployment.model))) : std::string()) +
             "levers      " + describe_levers(lev) + "\n",
         explain_text);
 }
@@ -307,7 +307,7 @@ void run_window(const ServingArgs& a) {
              Cell{}, Cell{}, Cell{}});
     }
   }
-  nlohmann::json head = pipe ? pipeline_json(d, *pipe) : describe_json(d);
+  nlohmann::json head = pipe ? pipeline_json(d, *pipe, n_layers(load_model(a.deployment.model))) : describe_json(d);
   if (pipe) head["pipeline"]["why"] = pipe->why;
   head["replica_choice"] = replica_note_json(note);
   head["levers"] = levers_json(lev);
@@ -315,7 +315,7 @@ void run_window(const ServingArgs& a) {
   const TokensPerSecond lecture = deployment_tokens_per_s(2000, seconds(1.0 / 64));
   print("serving window", a, t, head,
         "chalk serving window: how often the train departs (lecture 21:51-27:38)\n" + describe_text_with_warnings(d, max_context) + replica_note_text(note) +
-            (pipe ? pipeline_text(d, *pipe, {}) + "            the HBM sweep is one stage's; the step is the cycle a user waits (every stage once), "
+            (pipe ? pipeline_text(d, *pipe, {}, n_layers(load_model(a.deployment.model))) + "            the HBM sweep is one stage's; the step is the cycle a user waits (every stage once), "
                                                   "tok/s the whole pipeline's\n"
                   : std::string()) +
             "levers      " +

@@ -257,7 +257,7 @@ void run_simulate(SimulateArgs a) {
     for (auto& row : t.rows) row[static_cast<std::size_t>(col - t.columns.begin())] = Cell{};
   }
   if (!a.plot.empty() || a.output.json) {
-    nlohmann::json j = pipe ? pipeline_json(agg, PipelineArgs{stages, std::nullopt, {}}) : describe_json(agg);
+    nlohmann::json j = pipe ? pipeline_json(agg, PipelineArgs{stages, std::nullopt, {}}, n_layers(load_model(a.deployment.model))) : describe_json(agg);
     j["replica_choice"] = replica_note_json(note);
     j["layout_choice"] = layout_note_json(layout_note);
     j["traffic"] = describe_traffic(a.traffic, reqs);

@@ -50,7 +50,7 @@ void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees) {
   cmd.add_option("-B,--global-batch", a.global_batch,
                  degrees ? "Sequences per step (default: dp x microbatch x 8)" : "Sequences per step (default: the chip count, one per chip)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
-  cmd.add_option("-s,--seq-len", a.seq_len, "Tokens per sequence")->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  cmd.add_option("-s,--seq-len,--seq", a.seq_len, "Tokens per sequence")->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   cmd.add_option("--compute", a.compute, "GEMM precision: bf16 (fp16), fp8 (mxfp8), fp4 (nvfp4, mxfp4); where the chip has the rate")->capture_default_str();
   cmd.add_option("--fp8-recipe", a.fp8_recipe,
                  "How FP8 GEMMs are scaled (--compute fp8; Megatron-LM's names): delayed (amax history), tensorwise (current "

@@ -149,7 +149,7 @@ json chart_data(const PlotRunArgs& a) {
                                                     {"rl_trained_fraction", "--rl-trained-fraction"}, {"training_mfu", "--mfu"},
                                                     {"pretraining_to_serving_cost", "--pretraining-cost-ratio"},
                                                     {"rl_to_serving_cost", "--rl-cost-ratio"}, {"rl_sequence_length", "--rl-seq"},
-                                                    {"training_sequence_length", "--seq"}, {"decode_context", "--serving-context"},
+                                                    {"training_sequence_length", "--seq-len"}, {"decode_context", "--serving-context"},
                                                     {"decode_chips", "--decode-chips"}, {"decode_batch", "--decode-batch"}};
   const Equilibrium e = with_flags(flags, [&] { return solve_equilibrium(in); });
   const double k_eq = e.over_training_factor;
@@ -262,7 +262,7 @@ void register_train_plot(CLI::App& train, Action& run) {
   cmd->add_option("--rl-seq", a.rl_seq, "RL rollout length in tokens (R1-Zero's maximum)")->capture_default_str();
   cmd->add_option("--mfu", a.mfu, "Training MFU against the bf16 peak, causal attention FLOPs as train step counts them")
       ->capture_default_str();
-  cmd->add_option("--seq", a.train_seq, "Pre-training sequence length")->capture_default_str();
+  cmd->add_option("-s,--seq-len,--seq", a.train_seq, "Pre-training sequence length")->capture_default_str();
   cmd->add_option("--decode-chips", a.decode_chips, "Chips the decode layout search spreads over (0 = scale-up domain)")
       ->capture_default_str();
   cmd->add_option("--decode-batch", a.decode_batch, "Cap on one decode replica's batch (0 = largest that fits)")->capture_default_str();

@@ -186,7 +186,7 @@ void run_train_run(const RunArgs& a) {
     if (!a.phases.empty() || e.field().rfind("phases[0].", 0) != 0) throw;
     static const std::map<std::string, std::string> one = {
         {"n_chips", "--chips"}, {"mfu", "--mfu"}, {"goodput", "--goodput"}, {"tokens", "--tokens"},
-        {"sequence_length", "--seq"}, {"step_time", "--step-time-s"}, {"tokens_per_step", "--tokens-per-step"}};
+        {"sequence_length", "--seq-len"}, {"step_time", "--step-time-s"}, {"tokens_per_step", "--tokens-per-step"}};
     const std::string key = e.field().substr(10);
     const std::string message = std::string(e.what()).substr(e.field().size() + 2);
     throw InputError(one.count(key) ? one.at(key) : e.field(), message);
@@ -289,7 +289,7 @@ void register_train_run(CLI::App& train, Action& run) {
   cmd->add_option("--tokens", r.tokens, "Training tokens D (one phase)");
   cmd->add_option("--flops", r.flops, "Training FLOPs C instead of tokens (one phase)");
   cmd->add_option("-n,--chips", r.chips, "Chips training at once (each --phase's default)")->capture_default_str();
-  cmd->add_option("--seq", r.seq, "Sequence length in tokens (each --phase's default)")->capture_default_str();
+  cmd->add_option("-s,--seq-len,--seq", r.seq, "Sequence length in tokens (each --phase's default)")->capture_default_str();
   cmd->add_option("--mfu", r.mfu,
                   fmt::format("Model FLOP utilization against --peak, causal attention FLOPs as train step counts them (default {}, "
                               "{} with --non-causal: DeepSeek-V3, ISCA'25 Table 4; each --phase's default)",

@@ -66,16 +66,16 @@ void run_chinchilla(const ChinchillaArgs& a) {
       return over_training(chosen, loss_fit_for(chosen), *a.params, d);
     });
   }
-  if (a.output.csv && ot) {
-    Table run;
+  Table run;  // the run's figures as one row: the CSV, and the text's answer under --quiet
+  if (ot) {
     run.columns = {{"method", "method"}, {"params", "N"}, {"tokens", "D"}, {"train_flops", "C"}, {"chinchilla_tokens", "D_opt"},
                    {"over_training_factor", "D/D_opt"}, {"loss", "loss"}, {"iso_loss_params", "N same loss"},
                    {"iso_loss_tokens", "D same loss"}, {"iso_loss_train_flops", "C same loss"},
                    {"wasted_train_flops", "wasted C"}, {"wasted_fraction", "wasted"}};
     run.add({a.method, ot->params, ot->tokens, ot->flops, ot->optimal_tokens, ot->factor, ot->loss, ot->iso_loss_optimal.params,
              ot->iso_loss_optimal.tokens, ot->iso_loss_optimal.flops, ot->wasted_flops, ot->wasted_fraction});
-    return print_csv(std::cout, run);
   }
+  if (a.output.csv && ot) return print_csv(std::cout, run);
   if (a.output.csv) return print_csv(std::cout, alloc);
   if (a.output.json) {
     j["method"] = a.method;
@@ -106,6 +106,10 @@ void run_chinchilla(const ChinchillaArgs& a) {
     std::cout << "\nApproaches 1-2 and the 20x rule carry no loss; their loss column is Epoch's fit. Hoffmann's printed "
                  "Approach 3 constants give 50-150 tokens/param (rounding; Besiroglu et al. 2024).\n";
   }
+  // --quiet keeps the tables alone: the run's lines below are text, so its answer (the
+  // over-training factor, the FLOPs wasted) comes as the run's table (review 6 M7: -q with
+  // --params printed nothing).
+  if (ot && quiet_tables()) print_table(std::cout, run);
   if (ot) {
     std::cout << fmt::format("\nrun         N = {}, D = {} ({:.1f} tokens/param), C = {:.3g} FLOPs\n", human_count(ot->params),
                              human_count(ot->tokens), ot->tokens / ot->params, ot->flops);
@@ -154,7 +158,7 @@ void run_equilibrium(const EquilibriumArgs& a) {
   const std::map<std::string, std::string> flags = {
       {"serving_tokens_per_s", "--serving-tok-per-s"}, {"deployment_window", "--window-days"},
       {"rl_trained_fraction", "--rl-trained-fraction"}, {"rl_sequence_length", "--rl-seq"},
-      {"training_mfu", "--mfu"}, {"training_sequence_length", "--seq"},
+      {"training_mfu", "--mfu"}, {"training_sequence_length", "--seq-len"},
       {"pretraining_to_serving_cost", "--pretraining-cost-ratio"}, {"rl_to_serving_cost", "--rl-cost-ratio"},
       {"decode_context", "--serving-context"}, {"decode_chips", "--decode-chips"}, {"decode_batch", "--decode-batch"}};
   const Equilibrium e = with_flags(flags, [&] { return solve_equilibrium(in); });
@@ -286,7 +290,7 @@ void register_train_scaling(CLI::App& train, Action& run) {
   eq->add_option("--rl-seq", e.rl_seq, "RL rollout length in tokens (R1-Zero's maximum)")->capture_default_str();
   eq->add_option("--mfu", e.mfu, "Training MFU against the bf16 peak, causal attention FLOPs as train step counts them")
       ->capture_default_str();
-  eq->add_option("--seq", e.train_seq, "Pre-training sequence length")->capture_default_str();
+  eq->add_option("-s,--seq-len,--seq", e.train_seq, "Pre-training sequence length")->capture_default_str();
   eq->add_option("--pretraining-cost-ratio", e.pretraining_cost_ratio, "Pre-training cost / serving cost (lecture: 1)")
       ->capture_default_str();
   eq->add_option("--rl-cost-ratio", e.rl_cost_ratio, "RL cost / serving cost (lecture: 1)")->capture_default_str();

@@ -3,6 +3,8 @@
 // which replica size chalk chose and why (replica_note_json / _text). Split from
 // deployment_options.cc, which parses and resolves the deployment flags.
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -20,19 +22,25 @@ std::vector<std::string> deployment_warnings(const Deployment& d) {
                             "(about 8x slower, lecture 39:00), which the roofline does not model (drop --roofline)",
                             d.n_chips, (d.n_chips + d.system.scale_up_domain - 1) / d.system.scale_up_domain, d.system.scale_up_domain));
   }
-  // FP4 weights on a chip without an FP4 tensor-core rate (Hopper, Ampere, TPUs: no fp4 in
-  // the hardware file's peaks): the engine dequantises them to the compute format before each
-  // matmul, so only their bytes are FP4 (review 5 L5; matmul_rate.h prices the matmuls at
-  // the compute rate).
+  // Weights in a format whose tensor-core rate the chip lacks (FP4 on Hopper, Ampere and
+  // TPUs; FP8 on Ampere and TPU v5p; no such rate in the hardware file's peaks): the engine
+  // dequantises them to the compute format before each matmul, so only their bytes are the
+  // format's (review 5 L5; matmul_rate.h prices the matmuls at the compute rate). One check
+  // for every format and chip (review 6 M9: FP8 experts on tpu-v5p went unsaid where MXFP4
+  // was warned), one line per rate class lacking.
   const WeightFormats& wf = d.weights;
   const DType formats[] = {wf.attention, wf.dense_ffn, wf.experts, wf.embedding};
+  std::vector<MatmulPrecision> said;
   for (const DType f : formats) {
-    if ((f == DType::nvfp4 || f == DType::mxfp4) && !d.system.chip.supports(MatmulPrecision::fp4)) {
-      w.push_back(fmt::format("{} weights on {}, which has no FP4 tensor cores: weight-only FP4, dequantised to {} for each matmul "
-                              "(4-bit bytes, {} FLOP rate)",
-                              to_string(f), d.system.name, to_string(d.compute), to_string(d.compute)));
-      break;
-    }
+    if (f == DType::fp32) continue;
+    const MatmulPrecision p = matmul_precision(f, "weights");
+    if (p == MatmulPrecision::bf16 || d.system.chip.supports(p) || std::find(said.begin(), said.end(), p) != said.end()) continue;
+    said.push_back(p);
+    std::string rate(to_string(p));
+    std::transform(rate.begin(), rate.end(), rate.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    w.push_back(fmt::format("{} weights on {}, which has no {} tensor cores: weight-only {}, dequantised to {} for each matmul "
+                            "({:g}-bit bytes, {} FLOP rate)",
+                            to_string(f), d.system.name, rate, rate, to_string(d.compute), std::floor(bits_per_element(f)), to_string(d.compute)));
   }
   if (d.mechanisms.enabled) {
     const std::string problem = attention_split_problem(d.model, d.mechanisms.layout.tp_attention);

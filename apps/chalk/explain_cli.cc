@@ -33,7 +33,12 @@ std::string explanations_text(const std::vector<Explanation>& xs) {
   for (const auto& x : xs) {
     // A figure with no value (NaN: a price for a batch that does not fit) prints "-", as the table does.
     out += fmt::format("{} = {} {}: {}\n  {}\n", x.key, std::isnan(x.result) ? std::string("-") : readable(x.result, 4), x.unit, x.quantity, x.formula);
-    for (const auto& i : x.inputs) out += fmt::format("    {:<12} {:>12} {:<16} {} ({})\n", i.symbol, readable(i.value, 6), i.unit, i.name, i.source);
+    // A count (layers, chips, heads) prints as the whole number it is, "80", not "80.0000"
+    // (review 6 L6); other inputs keep six significant figures.
+    for (const auto& i : x.inputs) {
+      const bool whole = std::isfinite(i.value) && i.value == std::floor(i.value) && std::fabs(i.value) < 1e6;
+      out += fmt::format("    {:<12} {:>12} {:<16} {} ({})\n", i.symbol, whole ? fmt::format("{:.0f}", i.value) : readable(i.value, 6), i.unit, i.name, i.source);
+    }
     out += fmt::format("  = {}\n  source: {}\n", x.substituted, x.source);
     if (!x.note.empty()) out += "  note: " + x.note + "\n";
   }

@@ -111,9 +111,10 @@ PipelineShape shape_of(const PipelineArgs& p) {
 
 }  // namespace
 
-nlohmann::json pipeline_json(const Deployment& st, const PipelineArgs& p) {
+nlohmann::json pipeline_json(const Deployment& st, const PipelineArgs& p, int64_t model_layers) {
   auto j = describe_json(st);
   j["assumptions"]["chips"] = st.n_chips * p.pp;
+  j["model"]["layers"] = model_layers;
   j["pipeline"] = {{"pp", p.pp},
                    {"microbatches", p.microbatches.value_or(p.pp)},
                    {"chips_per_stage", st.n_chips},
@@ -139,18 +140,34 @@ std::string in_flight(const PipelineArgs& p, const std::vector<int64_t>& batches
 
 }  // namespace
 
-std::string pipeline_text(const Deployment& st, const PipelineArgs& p, const std::vector<int64_t>& batches) {
-  return fmt::format("pipeline    {} stages x {} = {}; {} of {} layers per stage (the busiest; each keeps the embedding "
-                     "and LM head); {}; stage-to-stage sends over scale-out\n{}",
-                     p.pp, counted(st.n_chips, "chip"), counted(p.pp * st.n_chips, "chip"), n_layers(st.model), n_layers(st.model) * p.pp,
-                     in_flight(p, batches), p.why.empty() ? std::string() : "            " + p.why + "\n");
+namespace {
+
+/// "32, 32, 31, 31": `layers` over `stages` as evenly as they go, the first stages taking the
+/// remainder; "63 each" when they divide.
+std::string pipeline_layer_split(int64_t layers, int64_t stages) {
+  if (stages < 1) return std::to_string(layers);
+  if (layers % stages == 0) return fmt::format("{} each", layers / stages);
+  std::vector<int64_t> split;
+  for (int64_t i = 0; i < stages; ++i) split.push_back(layers / stages + (i < layers % stages ? 1 : 0));
+  return fmt::format("{}", fmt::join(split, ", "));
+}
+
+}  // namespace
+
+std::string pipeline_text(const Deployment& st, const PipelineArgs& p, const std::vector<int64_t>& batches, int64_t model_layers) {
+  // Each layer kind is cut apart (pipeline_stage_model): the busiest stage can hold more than
+  // the even split's largest (DeepSeek-V3's 3 dense + 58 MoE layers over 8: 1 + 8 = 9, the even split's largest 8).
+  return fmt::format("pipeline    {} stages x {} = {}; {} layers in stages of {} (every stage priced as the busiest, {} layers; "
+                     "each keeps the embedding and LM head); {}; stage-to-stage sends over scale-out\n{}",
+                     p.pp, counted(st.n_chips, "chip"), counted(p.pp * st.n_chips, "chip"), model_layers, pipeline_layer_split(model_layers, p.pp),
+                     n_layers(st.model), in_flight(p, batches), p.why.empty() ? std::string() : "            " + p.why + "\n");
 }
 
 namespace {
 
-void print_header(const Deployment& st, const PipelineArgs& p, const std::vector<int64_t>& batches, const char* what,
+void print_header(const Deployment& st, const PipelineArgs& p, const std::vector<int64_t>& batches, int64_t model_layers, const char* what,
                   const std::optional<ReplicaNote>& note = std::nullopt) {
-  std::cout << what << describe_text(st) << replica_note_text(note) << pipeline_text(st, p, batches);
+  std::cout << what << describe_text(st) << replica_note_text(note) << pipeline_text(st, p, batches, model_layers);
   for (const auto& w : deployment_warnings(st)) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
 }
@@ -294,9 +311,9 @@ void run_pipeline_decode(const DeploymentArgs& a, const PipelineArgs& p_in, cons
     const std::string how = "a pipelined replica (lecture 47:12-1:18:33): pass = stages x stage step + hops; TPOT = the time between "
                             "a user's tokens = max(pass, microbatches x stage step); tok/s = batch / TPOT; roofline ms = the same pipeline "
                             "with mechanisms off (the roofline at the achievable rates below)\n";
-    print_header(st, p, batches, (command.title.empty() ? "chalk decode --pp: " + how : command.title + how).c_str(), command.note);
+    print_header(st, p, batches, n_layers(load_model(a.model)), (command.title.empty() ? "chalk decode --pp: " + how : command.title + how).c_str(), command.note);
   }
-  emit(t, o, pipeline_json(st, p), command.name, command.note);
+  emit(t, o, pipeline_json(st, p, n_layers(load_model(a.model))), command.name, command.note);
 }
 
 void run_pipeline_prefill(const DeploymentArgs& a, const PipelineArgs& p_in, const OutputArgs& o, const std::vector<int64_t>& batches,
@@ -347,12 +364,12 @@ void run_pipeline_prefill(const DeploymentArgs& a, const PipelineArgs& p_in, con
     }
   }
   if (!o.csv && !o.json) {
-    print_header(st, p, batches,
+    print_header(st, p, batches, n_layers(load_model(a.model)),
                  "chalk prefill --pp: a pipelined replica (lecture 47:12-1:18:33): TTFT = (stages + microbatches - 1) x stage step + "
                  "hops; TTFT excludes queueing; roofline ms = the same pipeline with mechanisms off (the roofline at the achievable rates below)\n",
                  note);
   }
-  emit(t, o, pipeline_json(st, p), "prefill", note);
+  emit(t, o, pipeline_json(st, p, n_layers(load_model(a.model))), "prefill", note);
 }
 
 }  // namespace chalk::cli

@@ -54,14 +54,19 @@ std::optional<PipelineArgs> chosen_pipeline(const DeploymentArgs& a, const std::
 Deployment resolve_pipeline_stage(const DeploymentArgs& a, const PipelineArgs& p, int64_t context);
 
 /// The deployment object of a pipeline (describe_json of the busiest stage `st`, with
-/// `assumptions.chips` every stage's chips) and its "pipeline" object: pp, microbatches,
-/// chips_per_stage, layers_per_stage, stage_to_stage (docs/output-schema.md).
-nlohmann::json pipeline_json(const Deployment& st, const PipelineArgs& p);
+/// `assumptions.chips` every stage's chips and `model.layers` the whole model's
+/// `model_layers`, not the stage's: review 6 M2) and its "pipeline" object: pp, microbatches,
+/// chips_per_stage, layers_per_stage (the busiest stage's), stage_to_stage
+/// (docs/output-schema.md).
+nlohmann::json pipeline_json(const Deployment& st, const PipelineArgs& p, int64_t model_layers);
 
-/// The "pipeline    2 stages x 8 chips = 16 chips; ..." line for people, the microbatches in
-/// flight read from `batches` (a microbatch holds at least one sequence; empty: the
-/// microbatches asked, for commands whose rows each have their own batch).
-std::string pipeline_text(const Deployment& st, const PipelineArgs& p, const std::vector<int64_t>& batches);
+/// The "pipeline    2 stages x 8 chips = 16 chips; 126 layers in stages of 32, 32, 31, 31;
+/// ..." line for people: the whole model's `model_layers` as they fall into the stages (the
+/// first stages take the remainder), the busiest stage's layers (`st`, what every stage is
+/// priced at), and the microbatches in flight read from `batches` (a microbatch holds at
+/// least one sequence; empty: the microbatches asked, for commands whose rows each have
+/// their own batch). It printed stage layers x pp as the total, "32 of 128" for 126 layers.
+std::string pipeline_text(const Deployment& st, const PipelineArgs& p, const std::vector<int64_t>& batches, int64_t model_layers);
 
 /// Appends the pipeline columns (pp, microbatches, microbatch, t_stage_ms, t_hop_ms,
 /// t_pass_ms, stage_busy, stage_weights_gb, stage_kv_gb) at priority 3 (shown with --wide):

@@ -4,7 +4,9 @@
 // about 9 ms of dynamic loading at start-up (issue 11, start-up).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <iostream>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -39,6 +41,13 @@ void register_web(CLI::App& app, Action& run) {
       for (auto& w : words) argv.push_back(w.data());
       argv.push_back(nullptr);
       ::execv(path.c_str(), argv.data());
+      // --help still answers without the server (review 6 L1: it printed this error): what
+      // the command does, and where its options come from.
+      if (std::find(args.begin(), args.end(), "--help") != args.end() || std::find(args.begin(), args.end(), "-h") != args.end()) {
+        std::cout << web_description << "\nUsage: chalk web [OPTIONS]\n\nIts options are chalk-web's, which is not beside chalk (" << path
+                  << "); build it with chalk (cmake --build --preset release) for the server and this help in full.\n";
+        return;
+      }
       throw InputError("web", "cannot start the server binary " + path + ": " + std::strerror(errno) +
                                   "; expected chalk-web beside chalk (built with it: cmake --build --preset release)");
     };

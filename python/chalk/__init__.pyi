@@ -632,7 +632,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
-def train_run(*, model: Optional[Values] = None, hardware: Optional[Values] = None, tokens: Optional[Values] = None, flops: Optional[Values] = None, chips: Optional[Values] = None, seq: Optional[Values] = None, mfu: Optional[Values] = None, step_time_s: Optional[Values] = None, tokens_per_step: Optional[Values] = None, goodput: Optional[Values] = None, name: Optional[Values] = None, phase: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, usd_per_chip_hour: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, peak: Optional[Values] = None, non_causal: bool = False, frame: bool = False) -> Any:
+def train_run(*, model: Optional[Values] = None, hardware: Optional[Values] = None, tokens: Optional[Values] = None, flops: Optional[Values] = None, chips: Optional[Values] = None, seq_len: Optional[Values] = None, mfu: Optional[Values] = None, step_time_s: Optional[Values] = None, tokens_per_step: Optional[Values] = None, goodput: Optional[Values] = None, name: Optional[Values] = None, phase: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, usd_per_chip_hour: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, peak: Optional[Values] = None, non_causal: bool = False, frame: bool = False) -> Any:
     """`chalk train run --json`: GPU-hours, days, dollars and energy of a whole training run (one or more phases).
 
 Returns the CLI's JSON as plain Python objects.
@@ -643,7 +643,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     tokens: Training tokens D (one phase)
     flops: Training FLOPs C instead of tokens (one phase)
     chips: Chips training at once (each --phase's default) (default 2048)
-    seq: Sequence length in tokens (each --phase's default) (default 4096)
+    seq_len: Sequence length in tokens (each --phase's default) (default 4096)
     mfu: Model FLOP utilization against --peak, causal attention FLOPs as train step counts them (default 0.3894, 0.4373 with --non-causal: DeepSeek-V3, ISCA'25 Table 4; each --phase's default)
     step_time_s: Step time in seconds instead of --mfu (with --tokens-per-step)
     tokens_per_step: Tokens per optimizer step (global batch x sequence length)
@@ -674,7 +674,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
-def train_equilibrium(*, model: Optional[Values] = None, hardware: Optional[Values] = None, serving_tok_per_s: Optional[Values] = None, window_days: Optional[Values] = None, serving_context: Optional[Values] = None, rl_trained_fraction: Optional[Values] = None, rl_seq: Optional[Values] = None, mfu: Optional[Values] = None, seq: Optional[Values] = None, pretraining_cost_ratio: Optional[Values] = None, rl_cost_ratio: Optional[Values] = None, decode_chips: Optional[Values] = None, decode_batch: Optional[Values] = None, method: Optional[Values] = None, frame: bool = False) -> Any:
+def train_equilibrium(*, model: Optional[Values] = None, hardware: Optional[Values] = None, serving_tok_per_s: Optional[Values] = None, window_days: Optional[Values] = None, serving_context: Optional[Values] = None, rl_trained_fraction: Optional[Values] = None, rl_seq: Optional[Values] = None, mfu: Optional[Values] = None, seq_len: Optional[Values] = None, pretraining_cost_ratio: Optional[Values] = None, rl_cost_ratio: Optional[Values] = None, decode_chips: Optional[Values] = None, decode_batch: Optional[Values] = None, method: Optional[Values] = None, frame: bool = False) -> Any:
     """`chalk train equilibrium --json`: The lecture's equilibrium: pre-training, RL and serving at equal cost -> over-training factor.
 
 Returns the CLI's JSON as plain Python objects.
@@ -688,7 +688,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     rl_trained_fraction: Fraction of rollout tokens trained on (lecture 1:26:18) (default 0.2)
     rl_seq: RL rollout length in tokens (R1-Zero's maximum) (default 32768)
     mfu: Training MFU against the bf16 peak, causal attention FLOPs as train step counts them (default 0.3894)
-    seq: Pre-training sequence length (default 4096)
+    seq_len: Pre-training sequence length (default 4096)
     pretraining_cost_ratio: Pre-training cost / serving cost (lecture: 1) (default 1)
     rl_cost_ratio: RL cost / serving cost (lecture: 1) (default 1)
     decode_chips: Chips the decode layout search spreads over (0 = scale-up domain) (default 0)
@@ -715,7 +715,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
-def train_plot_run(*, model: Optional[Values] = None, hardware: Optional[Values] = None, serving_tok_per_s: Optional[Values] = None, window_days: Optional[Values] = None, rl_trained_fraction: Optional[Values] = None, serving_context: Optional[Values] = None, rl_seq: Optional[Values] = None, mfu: Optional[Values] = None, seq: Optional[Values] = None, decode_chips: Optional[Values] = None, decode_batch: Optional[Values] = None, pretraining_cost_ratio: Optional[Values] = None, rl_cost_ratio: Optional[Values] = None, method: Optional[Values] = None, output: Optional[Values] = None, frame: bool = False) -> Any:
+def train_plot_run(*, model: Optional[Values] = None, hardware: Optional[Values] = None, serving_tok_per_s: Optional[Values] = None, window_days: Optional[Values] = None, rl_trained_fraction: Optional[Values] = None, serving_context: Optional[Values] = None, rl_seq: Optional[Values] = None, mfu: Optional[Values] = None, seq_len: Optional[Values] = None, decode_chips: Optional[Values] = None, decode_batch: Optional[Values] = None, pretraining_cost_ratio: Optional[Values] = None, rl_cost_ratio: Optional[Values] = None, method: Optional[Values] = None, output: Optional[Values] = None, frame: bool = False) -> Any:
     """`chalk train plot run --json`: Cost shares against the over-training factor; Chinchilla iso-loss curves with the run marked.
 
 Returns the CLI's JSON as plain Python objects.
@@ -729,7 +729,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     serving_context: Mean KV tokens per served output token (DeepSeek production 4,989) (default 4989)
     rl_seq: RL rollout length in tokens (R1-Zero's maximum) (default 32768)
     mfu: Training MFU against the bf16 peak, causal attention FLOPs as train step counts them (default 0.3894)
-    seq: Pre-training sequence length (default 4096)
+    seq_len: Pre-training sequence length (default 4096)
     decode_chips: Chips the decode layout search spreads over (0 = scale-up domain) (default 0)
     decode_batch: Cap on one decode replica's batch (0 = largest that fits) (default 0)
     pretraining_cost_ratio: Pre-training cost / serving cost (default 1)

@@ -64,6 +64,21 @@ TEST(Overhead, ResolveLayoutErrors) {
   EXPECT_EQ(expert_parallel_degree(mixtral, 12), 6);
   EXPECT_EQ(expert_parallel_degree(ds, 72), 72);
   EXPECT_EQ(expert_parallel_degree(llama, 8), 1);
+  // Expert TP splits each routed expert's columns, whole ones (review 6 M8): DeepSeek-V3's
+  // 2048-wide experts on 1,120 chips were EP224 x TP5 (409.6 columns each); the largest EP
+  // whose remaining chips divide 2048 is 140 (1120 / 8; 224 leaves 5, 160 leaves 7).
+  // Mixtral's 14336-wide experts (2^11 x 7) on 24 chips: EP8 x TP3 leaves 4778.7, EP6 x TP4 3584.
+  EXPECT_EQ(expert_parallel_degree(ds, 1120), 140);
+  EXPECT_EQ(expert_parallel_degree(mixtral, 24), 6);
+  ParallelLayout tp5;
+  tp5.tp_attention = 1;
+  tp5.tp_ffn = 1;
+  tp5.ep = 224;
+  tp5.tp_expert = 5;
+  EXPECT_EQ(layout_split_problem(ds, tp5), "expert TP5 does not split the routed experts' width 2048");
+  tp5.ep = 140;
+  tp5.tp_expert = 8;
+  EXPECT_EQ(layout_split_problem(ds, tp5), "");
 }
 
 TEST(Overhead, KernelsPerLayer) {

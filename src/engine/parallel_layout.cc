@@ -27,15 +27,27 @@ int64_t fewest_experts(const ModelSpec& m) {
   return e;
 }
 
+/// True when expert TP `t` splits every routed expert's width into whole columns.
+bool expert_tp_splits_width(const ModelSpec& m, int64_t t) {
+  return std::all_of(m.groups.begin(), m.groups.end(), [t](const LayerGroup& g) { return g.ffn.kind != FfnKind::moe || g.ffn.d_ff % t == 0; });
+}
+
 }  // namespace
 
+// The largest EP degree whose remaining chips split each expert into whole columns (review 6
+// M8: DeepSeek-V3 on 1,120 TPU v5p chips was EP224 x TP5, 2048-wide experts split into
+// 409.6 columns); where none does, the largest divisor of n, which layout_split_problem then
+// refuses, naming the width.
 int64_t expert_parallel_degree(const ModelSpec& m, int64_t n) {
   const int64_t e = fewest_experts(m);
   if (e == 0) return 1;
+  int64_t first = 1;
   for (int64_t r = std::min(n, e); r > 1; --r) {
-    if (n % r == 0) return r;
+    if (n % r != 0) continue;
+    if (expert_tp_splits_width(m, n / r)) return r;
+    if (first == 1) first = r;
   }
-  return 1;
+  return expert_tp_splits_width(m, n) ? 1 : first;
 }
 
 std::string attention_split_problem(const ModelSpec& m, int64_t tp) {
@@ -61,6 +73,12 @@ std::string layout_split_problem(const ModelSpec& m, const ParallelLayout& l) {
       const int64_t shared = f.d_shared_expert * f.n_shared_experts;
       if (shared > 0 && shared % tp != 0) {
         return "FFN TP" + std::to_string(tp) + " does not split the shared experts' width " + std::to_string(shared);
+      }
+      // Routed experts may spread unevenly over EP (vLLM's expert map), but expert TP splits
+      // each expert's columns, as a column-parallel layer does: whole ones (review 6 M8).
+      const int64_t etp = std::max<int64_t>(l.tp_expert, 1);
+      if (f.d_ff % etp != 0) {
+        return "expert TP" + std::to_string(etp) + " does not split the routed experts' width " + std::to_string(f.d_ff);
       }
     } else if (f.d_ff % tp != 0) {
       return "FFN TP" + std::to_string(tp) + " does not split the FFN width " + std::to_string(f.d_ff);

@@ -108,6 +108,25 @@ std::vector<Explanation> explain_balance(const Deployment& d, const BalancePoint
                     {"T_kv", "KV fetch at B", to_ms(at.t_kv), "ms", "decode_step at B"}},
                    fmt::format("at B = {}: {} ms >= {} + {} ms; {}", B, N(to_ms(at.t_compute)), N(to_ms(at.t_weights)), N(to_ms(at.t_kv)), below),
                    static_cast<double>(B), "sequences", "lecture 10:43-11:25, 15:53-19:52", ""});
+  } else if (b.context_never_compute_bound) {
+    // No compute-bound batch: say why, as a figure (review 6 M10: the page's "first
+    // compute-bound batch - none" opened nothing). Past S*, each sequence's KV read takes at
+    // least its compute, so adding sequences adds memory time as fast as compute time.
+    const int64_t S = *b.context_never_compute_bound;
+    const DecodeStep at = per_sequence_terms(d, S, resolve_levers(levers, S));
+    std::string below = "S = 0 is the smallest context";
+    if (S > 0) {
+      const DecodeStep under = per_sequence_terms(d, S - 1, resolve_levers(levers, S - 1));
+      below = fmt::format("at S - 1 = {}: {} ms < {} ms", S - 1, N(to_ms(under.t_kv)), N(to_ms(under.t_compute)));
+    }
+    out.push_back({"context_never_compute_bound_tokens",
+                   fmt::format("the context past which no batch is compute-bound (so none is at context {})", b.context),
+                   "smallest S with T_kv(S) >= T_compute(S), one sequence's terms (both grow with the batch; the weights do not)",
+                   {{"S_asked", "context asked", static_cast<double>(b.context), "tokens", "--context"},
+                    {"T_compute", "one sequence's compute at S", to_ms(at.t_compute), "ms", "per_sequence_terms at S"},
+                    {"T_kv", "one sequence's KV fetch at S", to_ms(at.t_kv), "ms", "per_sequence_terms at S"}},
+                   fmt::format("at S = {}: {} ms >= {} ms; {}", S, N(to_ms(at.t_kv)), N(to_ms(at.t_compute)), below),
+                   static_cast<double>(S), "tokens", "lecture 10:43-11:25", ""});
   }
   return out;
 }

@@ -50,7 +50,7 @@ TEST(ExplainServing, WithoutAPriceOnlySpeedsAreExplained) {
 
 TEST(ExplainServing, BalanceBatchIs295ForLlama8bBf16OnH100) {
   const Deployment d = make_deployment(load_model("llama-3.1-8b"), load_system("h100-sxm"), {});
-  // At context 128 (below the 441 tokens beyond which one sequence's KV read outlasts its
+  // At context 128 (below the 427 tokens beyond which one sequence's KV read outlasts its
   // compute) some batch is compute-bound; at 1024 none is, and nothing claims one.
   const BalancePoints b = balance_points(d, 128, 256);
   const auto x = explanations_by_key(explain_balance(d, b));
@@ -67,7 +67,21 @@ TEST(ExplainServing, BalanceBatchIs295ForLlama8bBf16OnH100) {
   EXPECT_GE(explained_input(k, "T_compute"), explained_input(k, "T_weights") + explained_input(k, "T_kv") - 1e-12);
   EXPECT_NE(k.substituted.find("at B - 1"), std::string::npos);
   EXPECT_GT(k.result, 295.4);  // the KV read adds memory time the batch must outgrow
-  EXPECT_EQ(explanations_by_key(explain_balance(d, balance_points(d, 1024, 256))).count("batch_with_kv"), 0u);
+  // At 1024 tokens no batch is compute-bound, and the context past which none is gets explained
+  // instead (review 6 M10). It lies between the two contexts above: some batch is compute-bound
+  // at 128 tokens, none at 1024 (427 tokens; this comment once said 441).
+  // At S one sequence's KV read takes at least its compute; at S - 1 less (the explanation says).
+  const BalancePoints far = balance_points(d, 1024, 256);
+  const auto y = explanations_by_key(explain_balance(d, far));
+  EXPECT_EQ(y.count("batch_with_kv"), 0u);
+  ASSERT_TRUE(far.context_never_compute_bound.has_value());
+  const int64_t S = *far.context_never_compute_bound;
+  const auto& never = y.at("context_never_compute_bound_tokens");
+  EXPECT_DOUBLE_EQ(never.result, static_cast<double>(S));
+  EXPECT_GT(S, 128);
+  EXPECT_LT(S, 1024);
+  EXPECT_GE(explained_input(never, "T_kv"), explained_input(never, "T_compute"));
+  EXPECT_NE(never.substituted.find("at S - 1 = " + std::to_string(S - 1) + ": "), std::string::npos) << never.substituted;
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ expect_error "--step-time-s: 0.001 s implies MFU 7416.26 (6e+07 tokens x 2.50458
 expect_error "above 1: a step of that many tokens takes at least 7.41626 s at peak" train run --tokens 1e12 --step-time-s 0.001 --tokens-per-step 6e7
 expect_error "--phase[0].step_time_s: 0.001 s implies MFU" train run --phase tokens=1e12,chips=8,step_time_s=0.001,tokens_per_step=6e7
 expect_error "--chips: must be >= 1 chip, got 0" train run --tokens 1e12 --chips 0
-expect_error "--seq: must be a positive number of tokens, got 0" train run --tokens 1e12 --seq 0
+expect_error "--seq-len: must be a positive number of tokens, got 0" train run --tokens 1e12 --seq 0
 expect_error "--goodput: must be a fraction in (0, 1], got 0" train run --tokens 1e12 --goodput 0
 expect_error "--tokens: give exactly one positive budget" train run --tokens 1e12 --flops 1e24
 expect_error "--tokens: give exactly one positive budget" train run --tokens -5
@@ -78,6 +78,6 @@ expect_error "--method: unknown Chinchilla method" train equilibrium --method no
 expect_error "--rl-seq: must be >= 2 tokens" train plot run --rl-seq 1 --json
 expect_error "--serving-context: must be a positive number of KV tokens" train plot run --serving-context 0 --json
 expect_error "--decode-batch: must be >= 0" train plot run --decode-batch -1 --json
-expect_error "--seq: " train plot run --seq 0 --json
+expect_error "--seq-len: " train plot run --seq 0 --json
 expect_error "--output: --json prints the chart data to stdout and writes no file" train plot run --json -o x.html
 echo ok

@@ -10,4 +10,8 @@ fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cp "$CHALK" "$tmp/chalk"
 CHALK="$tmp/chalk" expect_error "web: cannot start the server binary $tmp/chalk-web" web --port 0
+# Review 6 L1: --help still answers without the server, exit 0, saying what is missing.
+h=$("$tmp/chalk" web --help) || fail "chalk web --help without chalk-web exited $?"
+printf '%s\n' "$h" | grep -q "^Usage: chalk web" || fail "chalk web --help without chalk-web: no usage: $h"
+printf '%s\n' "$h" | grep -qF "chalk-web's, which is not beside chalk ($tmp/chalk-web)" || fail "chalk web --help: does not say chalk-web is missing: $h"
 echo "web_exec: all passed"

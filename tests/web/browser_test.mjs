@@ -186,6 +186,10 @@ try {
     assert.equal(bal.batch_with_kv, null);
     assert.equal(await page.getAttribute('#sweep-numbers button[data-key="batch_with_kv"]', 'data-value'), '');
     assert.match(await page.textContent('#sweep-numbers button[data-key="batch_with_kv"]'), /first compute-bound batch.*none.*872 tokens/);
+    // "none" opens why (review 6 M10: it opened nothing): past 872 tokens one sequence's KV read
+    // outlasts its compute, so no batch is compute-bound.
+    await page.click('#sweep-numbers button[data-key="batch_with_kv"]');
+    assert.match(await page.textContent('#explain-body h3'), /^context_never_compute_bound_tokens = 872 tokens/);
     await page.click('#sweep-numbers button[data-key="cost_usd_per_mtok"]');
     assert.match(await page.textContent('#explain-body .formula'), /price per chip-hour x n \/ \(tokens per hour/);
     const parts = await plotted('memory');
@@ -242,6 +246,20 @@ try {
     const modes = await page.evaluate(() => window.chalk.views.frontier.data('modes'));
     const m = cli('serving', 'modes', '-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8', '-s', '4096').modes;
     close(modes.find((p) => p.mode.startsWith('slow')).cost_usd_per_mtok, m.slow_mode.cheapest.cost_usd_per_mtok, 'slow mode');
+    // Each mode tile opens its cost's algebra (review 6 M10: none opened), whose inputs give the
+    // tile's figure: price x n / (3600 B / T_step / 1e6).
+    const tiles = await page.$$eval('#modes button', (bs) => bs.map((b) => b.dataset.key));
+    assert.ok(tiles.length >= 3, tiles.join());
+    for (const key of tiles) {
+      await page.click(`#modes button[data-key="${key}"]`);
+      assert.match(await page.textContent('#explain-body .formula'), /price per chip-hour x n \/ \(tokens per hour \/ 1e6\)/, key);
+      const v = await page.$$eval('#explain-body table tr td:nth-child(2)', (ts) => ts.map((t) => Number(t.textContent.split(' ')[0].replace(/,/g, ''))));
+      const [price, n, B, t] = v;
+      // The table prints four significant figures: the figure back to within 0.2%.
+      const tile = Number(await page.getAttribute(`#modes button[data-key="${key}"]`, 'data-value'));
+      const back = price * n / (3600 * B / (t / 1e3) / 1e6);
+      assert.ok(Math.abs(back - tile) <= 2e-3 * tile, `${key}: explained ${back}, tile ${tile}`);
+    }
   });
   await check('layouts ranked = chalk layouts', async () => {
     const rows = await plotted('layouts');

@@ -48,7 +48,7 @@ export async function urlChecks({ browser, url, check, cli, NW, close }) {
   // priced as the CLI prices it by default, PP2 x (TP8) on 16 chips, not TP16 across two hosts.
   await check('Llama 3.1 405B on H100: headline, memory and batch charts on PP2 x (TP8) = chalk decode --pp 2, serving sweep, prices forward', async () => {
     await p3.unroute(FRONTIER_ONLY);
-    await p3.route(/\/api\/(serving\/(balance|frontier|modes)|layouts|prices\/(infer|compare)|train\/|simulate)/, stub);
+    await p3.route(/\/api\/(serving\/balance|layouts|prices\/(infer|compare)|train\/|simulate)/, stub);
     const before = await p3.evaluate(() => window.chalk.updates);
     // At batch 256, past the 156 the stages' HBM holds (moved in the same update).
     await p3.$eval('#batch', (el) => { el.value = '8'; el.dispatchEvent(new Event('input')); });
@@ -81,10 +81,22 @@ export async function urlChecks({ browser, url, check, cli, NW, close }) {
     const last = cost.reduce((a, b) => (b.x > a.x ? b : a));
     assert.equal(last.x, fwd.choice.batch);
     close(last.value, fwd.choice.cost_usd_per_mtok, 'cost at the batch that fills HBM');
+    // The frontier and its modes price the same PP2 x (TP8) replicas, as chalk serving frontier
+    // and modes do by default (review 6 H1: the page sent --replica-chips 16,32,64 and priced
+    // TP16 across hosts, a cost floor of $13.27/Mtok where the CLI's is $3.877).
+    const fr = cli('serving', 'frontier', ...A, '-s', '4096').rows.filter((r) => r.on_frontier !== false);
+    const pts = await p3.evaluate(() => window.chalk.views.frontier.data('rows'));
+    assert.deepEqual(pts.map((r) => [r.chips, r.batch, r.cost_usd_per_mtok]), fr.map((r) => [r.chips, r.batch, r.cost_usd_per_mtok]));
+    assert.ok(fr.every((r) => r.pp === 2), 'the CLI frontier has replicas without stages');
+    const slow = cli('serving', 'modes', ...A, '-s', '4096').modes.slow_mode.cheapest;
+    close(Number(await p3.getAttribute('#modes button[data-key="slow mode (cost floor)"]', 'data-value')), slow.cost_usd_per_mtok, 'slow mode');
+    close(slow.cost_usd_per_mtok, fwd.choice.cost_usd_per_mtok, 'slow mode = the batch that fills the stages\' HBM');
+    assert.match(await p3.textContent('#frontier-note'), /every replica is 2 pipeline stages, as the other views price PP2 x \(TP8\)/);
+    assert.doesNotMatch(await p3.textContent('#frontier-note'), /without stages/);
   });
   // Review 3 L6: a system the training model cannot run on says why inside the training view.
   await check('Llama 3.1 8B on L4: the training view says why it has no figures, inside it', async () => {
-    await p3.unroute(/\/api\/(serving\/(balance|frontier|modes)|layouts|prices\/(infer|compare)|train\/|simulate)/);
+    await p3.unroute(/\/api\/(serving\/balance|layouts|prices\/(infer|compare)|train\/|simulate)/);
     await p3.route(/\/api\/(prefill|serving\/(sweep|balance|frontier|modes)|layouts|prices\/(infer|compare)|simulate)/, stub);
     const before = await p3.evaluate(() => window.chalk.updates);
     await p3.selectOption('#model', 'llama-3.1-8b');

@@ -9,6 +9,7 @@ import { rateBelowCapacity, loraWords } from './traffic.js';
 import { hostsTable } from './hosts.js';
 import { sweepBatches, capAtLimit } from './limits.js';
 import { chooseReplica, frontierSizes, chipsSource } from './replica.js';
+import { modeExplanation } from './modes.js';
 import { pipelineDecode, pipelineSweep, PIPE_STEP_TERMS, stagesWords } from './pipeline.js';
 import { planView } from './plan.js';
 
@@ -167,7 +168,7 @@ async function updateSweep() {
     { key: 'lecture_batch_peak', label: 'balance batch B* (lecture)', value: bal.balance.lecture_batch_peak, unit: 'sequences', explanation: bx.lecture_batch_peak },
     // The first compute-bound batch is balance's batch_with_kv (KV fetch counted): none at a
     // context past context_never_compute_bound_tokens, where the KV grows as fast as compute.
-    { key: 'batch_with_kv', label: 'first compute-bound batch', value: bal.balance.batch_with_kv, explanation: bx.batch_with_kv,
+    { key: 'batch_with_kv', label: 'first compute-bound batch', value: bal.balance.batch_with_kv, explanation: bx.batch_with_kv ?? bx.context_never_compute_bound_tokens,
       unit: bal.balance.batch_with_kv === null
         ? (bal.balance.context_never_compute_bound_tokens === null ? 'none at this context: memory-bound at every batch'
           : `none: memory-bound at every batch past ${bal.balance.context_never_compute_bound_tokens.toLocaleString('en-US')} tokens of context`)
@@ -220,7 +221,8 @@ async function updateFrontier() {
   const marked = [{ mode: 'slow mode (cost floor)', ...m.slow_mode.cheapest }, { mode: 'baseline', ...m.baseline }, { mode: 'fastest', ...m.fastest }];
   for (const fm of m.fast_mode || []) if (fm.point) marked.push({ mode: `fast mode (${fm.speed_multiple ?? ''}x speed)`, ...fm.point });
   await draw('frontier', '#view-frontier', frontierChart(fr.rows.filter((r) => r.on_frontier !== false), marked));
-  numberButtons($('modes'), marked.map((p) => ({ key: p.mode, label: p.mode, value: p.cost_usd_per_mtok, unit: `$/Mtok at ${Number(p.tok_per_s_per_user.toPrecision(3))} tok/s/user` })));
+  numberButtons($('modes'), marked.map((p) => ({ key: p.mode, label: p.mode, value: p.cost_usd_per_mtok, unit: `$/Mtok at ${Number(p.tok_per_s_per_user.toPrecision(3))} tok/s/user`,
+    explanation: modeExplanation(p.mode, p, modes.assumptions) })));
 }
 
 async function updateLayouts() {
@@ -289,8 +291,11 @@ async function updateSimulation() {
   }
   const rate = state.rate;
   // The API's warnings (OVERLOADED with its capacity, and the rest) beside the chart, never hidden.
-  // chalk simulate has no pipeline stages: with stages chosen, it runs the replica's chips without them, said here.
-  const stages = chalk.pp > 1 ? `simulated on one replica of ${chalk.chips} chips without stages (chalk simulate has no --pp); the other views price ${stagesWords(chalk.replica_choice, chalk.chips)}` : '';
+  // chalk simulate prices the stages the other views price (PP2 x (TP8) for 405B on 16 H100:
+  // its "pipeline" object); only where its answer has other stages is that said (review 6 M1:
+  // a note said it ran without stages, and had no --pp, where it ran PP2).
+  const simStages = j.pipeline?.pp ?? 1;
+  const stages = chalk.pp > 1 && simStages !== chalk.pp ? `simulated with ${simStages} pipeline stage${simStages === 1 ? '' : 's'} on ${chalk.chips} chips; the other views price ${stagesWords(chalk.replica_choice, chalk.chips)}` : '';
   $('sim-warnings').textContent = [lowered, stages, ...(j.warnings ?? [])].filter(Boolean).join('\n');
   chalk.data.simulate = j;
   chalk.data.simulate_rate = rate;

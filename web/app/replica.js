@@ -58,15 +58,17 @@ export async function chooseReplica(api, fields, batch, context) {
 /// no replica within the domain holds the model (DeepSeek-V3 on 8 H100: replica_sizes empty),
 /// the smallest that does, as the other views price it, and its double and quadruple, said
 /// under the chart, rather than a blank chart asking for --replica-chips. With pipeline
-/// stages chosen (`pp` > 1) the note says the frontier's replicas have none: `chalk serving
-/// frontier` prices no pipeline.
+/// stages chosen (`pp` > 1) no sizes are sent: `chalk serving frontier` and `modes` then price
+/// every replica as those stages themselves (Llama 3.1 405B on H100: PP2 x (TP8), $3.877/Mtok
+/// at its cost floor, as the headline), where --replica-chips 16,32,64 priced each size as one
+/// replica without stages, TP16 across hosts at $13.27/Mtok (review 6 H1).
 export function frontierSizes(sliderChips, replica) {
   if (sliderChips > 0) return { sizes: [sliderChips], note: `replicas of ${sliderChips} chips (the chips slider; move it to "cheapest" for every size)` };
   const rc = replica?.replica_choice;
   if (!rc || rc.replica_sizes.length > 0 || !(replica.chips > 0)) return { sizes: null, note: '' };
+  if (replica.pp > 1) return { sizes: null, note: `no replica within one scale-up domain holds the model: every replica is ${replica.pp} pipeline stages, as the other views price ${rc.choice.layout} (chalk serving frontier's default)` };
   const sizes = [1, 2, 4].map((k) => k * replica.chips);
-  const stages = replica.pp > 1 ? `, each one replica without stages (chalk serving frontier prices no pipeline; the headline's ${rc.choice.layout} is chalk serving sweep's)` : '';
-  return { sizes, note: `no replica within one scale-up domain holds the model: replicas of ${sizes.join(', ')} chips (the smallest that holds it, as the other views, and its doubles; the chips slider picks one)${stages}` };
+  return { sizes, note: `no replica within one scale-up domain holds the model: replicas of ${sizes.join(', ')} chips (the smallest that holds it, as the other views, and its doubles; the chips slider picks one)` };
 }
 
 /// An explanation with its chips input sourced as the page chose them: the API's "--chips, or
