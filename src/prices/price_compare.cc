@@ -72,7 +72,9 @@ std::string slow_reason(const ModelSpec& m, const SystemSpec& s, const Deploymen
   }
   return "its step at batch 1 is " + compare_num(to_ms(st.t_step), "%.3g") + " ms, governed by " + st.governs + " (weights " +
          compare_num(to_ms(st.t_weights), "%.3g") + " ms: each chip reads its share of the weights at " +
-         compare_num(to_tb_per_s(s.chip.hbm_bandwidth), "%.3g") + " TB/s peak; communication " + compare_num(to_ms(st.t_comm), "%.3g") + " ms)";
+         compare_num(to_tb_per_s(s.chip.hbm_bandwidth) * s.efficiency.hbm, "%.3g") + " TB/s, " +
+         compare_num(100 * s.efficiency.hbm, "%.3g") + "% of its " + compare_num(to_tb_per_s(s.chip.hbm_bandwidth), "%.3g") +
+         " TB/s peak; communication " + compare_num(to_ms(st.t_comm), "%.3g") + " ms)";
 }
 
 SystemCost cost_on(const ModelSpec& m, const SystemSpec& s, const HostOffer& o, TokensPerSecond speed, const SpeedChoice& c, const CompareWorkload& w,
