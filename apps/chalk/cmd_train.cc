@@ -28,7 +28,7 @@ void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees) {
       ->capture_default_str();
   cmd.add_option("-H,--hardware", a.hardware, "System: a catalog name (chalk hardware) or a hardware file")->capture_default_str();
   if (degrees) {
-    cmd.add_option("-n,--chips", a.chips, "Chips in the cluster (default: dp x tp x pp x cp; with no degree given, the smallest cluster whose fastest plan fits)")->check(deg);
+    cmd.add_option("-n,--chips", a.chips, "Chips in the cluster (default: dp x tp x pp x cp; without --dp, DP = chips / (tp x pp x cp); with no degree given, the smallest cluster whose fastest plan fits)")->check(deg);
     cmd.add_option("--dp", a.dp, "Data-parallel degree")->capture_default_str()->check(deg);
     cmd.add_option("--tp", a.tp, "Tensor-parallel degree")->capture_default_str()->check(deg);
     cmd.add_option("--pp", a.pp, "Pipeline stages")->capture_default_str()->check(deg);
@@ -137,7 +137,13 @@ std::string option_for(const std::string& plan_field) {
   return plan_field;
 }
 
-TrainSetup train_setup(const TrainArgs& a) {
+TrainSetup train_setup(const TrainArgs& stated) {
+  TrainArgs a = stated;
+  // -n N with degrees but no --dp: DP takes the chips the other degrees leave, as decode and
+  // train layouts infer it (review 6 L8: -n 16384 --tp 8 --pp 16 was refused as 128 chips).
+  if (const int64_t model_parallel = a.tp * a.pp * a.cp; a.chips > 0 && !a.dp_stated && a.dp == 1 && a.chips % model_parallel == 0) {
+    a.dp = a.chips / model_parallel;
+  }
   TrainSetup s{load_model(a.model), load_system(a.hardware), plan_from(a), {}, {}, {}, {}};
   if (a.chips > 0 && a.chips != plan_chips(s.plan)) {
     throw InputError("--chips", fmt::format("{} chips, but --dp x --tp x --pp x --cp = {} x {} x {} x {} = {}", a.chips, a.dp, a.tp, a.pp,
@@ -367,6 +373,7 @@ void register_train_step(CLI::App& train, Action& run) {
   cmd->callback([&run, cmd] {
     step_args.plan_stated = plan_stated(*cmd);
     step_args.schedule_stated = cmd->count("--schedule") > 0;
+    step_args.dp_stated = cmd->count("--dp") > 0;
     run = [] { run_step(step_args); };
   });
 }

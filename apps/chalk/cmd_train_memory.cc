@@ -114,6 +114,7 @@ void register_train_memory(CLI::App& train, Action& run) {
   cmd->callback([&run, cmd] {
     memory_args.plan_stated = plan_stated(*cmd);
     memory_args.schedule_stated = cmd->count("--schedule") > 0;
+    memory_args.dp_stated = cmd->count("--dp") > 0;
     run = [] { run_memory(memory_args); };
   });
 }

@@ -45,6 +45,8 @@ struct TrainArgs {
   bool plan_stated = false;
   /// --schedule was given: a search for a plan (-n alone, or the default) tries that schedule
   /// only; otherwise it tries Megatron-LM's (kMegatronSchedules, review finding M0).
+  /// --dp given: without it, -n N with --tp/--pp/--cp infers DP = N / (TP x PP x CP) (review 6 L8).
+  bool dp_stated = false;
   bool schedule_stated = false;
 };
 

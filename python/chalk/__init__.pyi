@@ -525,7 +525,7 @@ Returns the CLI's JSON as plain Python objects.
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Model: a catalog name (chalk models) or a config file (the default is dense, as the published Megatron plans it is checked against; serving commands and train run default to deepseek-v3, whose report states its serving and run figures) (default llama-3.1-70b)
     hardware: System: a catalog name (chalk hardware) or a hardware file (default h100-sxm)
-    chips: Chips in the cluster (default: dp x tp x pp x cp; with no degree given, the smallest cluster whose fastest plan fits)
+    chips: Chips in the cluster (default: dp x tp x pp x cp; without --dp, DP = chips / (tp x pp x cp); with no degree given, the smallest cluster whose fastest plan fits)
     dp: Data-parallel degree (default 1)
     tp: Tensor-parallel degree (default 1)
     pp: Pipeline stages (default 1)
@@ -567,7 +567,7 @@ Returns the CLI's JSON as plain Python objects.
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Model: a catalog name (chalk models) or a config file (the default is dense, as the published Megatron plans it is checked against; serving commands and train run default to deepseek-v3, whose report states its serving and run figures) (default llama-3.1-70b)
     hardware: System: a catalog name (chalk hardware) or a hardware file (default h100-sxm)
-    chips: Chips in the cluster (default: dp x tp x pp x cp; with no degree given, the smallest cluster whose fastest plan fits)
+    chips: Chips in the cluster (default: dp x tp x pp x cp; without --dp, DP = chips / (tp x pp x cp); with no degree given, the smallest cluster whose fastest plan fits)
     dp: Data-parallel degree (default 1)
     tp: Tensor-parallel degree (default 1)
     pp: Pipeline stages (default 1)

@@ -64,3 +64,11 @@ if printf '%s\n' "$x" | grep -qE " 4\.00000 chips| 80\.0000 "; then fail "decode
 "$CHALK" decode -m llama-3.1-70b -H h100-sxm --tp 4 -n 8 | tr '\n' ' ' | tr -s ' ' | grep -q "weights 282.2 GB (incl. 141.1 GB as 1 more whole copy of the model in the layout's data-parallel groups; the model is 141.1 GB)" \
   || fail "decode --tp 4 -n 8: the second copy is not said as a whole copy"
 echo ok
+# L8: -n with degrees but no --dp infers DP from the chips the other degrees leave, as decode
+# and train layouts do: 64 / (TP8 x PP4) = DP2; a stated --dp must still match, and a count the
+# degrees do not divide is still refused.
+"$CHALK" train step -m llama-3.1-70b -H h100-sxm -n 64 --tp 8 --pp 4 --json | python3 -c "
+import json, sys; r = json.load(sys.stdin)['rows'][0]
+assert r['chips'] == 64 and r['plan'].startswith('DP2 TP8+SP PP4'), r" || fail "train step -n 64 --tp 8 --pp 4: DP not inferred as 2"
+expect_error "--chips: 64 chips, but --dp x --tp x --pp x --cp = 1 x 8 x 4 x 1 = 32" train step -m llama-3.1-70b -H h100-sxm -n 64 --dp 1 --tp 8 --pp 4
+expect_error "--chips: 100 chips, but --dp x --tp x --pp x --cp = 1 x 8 x 4 x 1 = 32" train step -m llama-3.1-70b -H h100-sxm -n 100 --tp 8 --pp 4
