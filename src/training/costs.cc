@@ -94,6 +94,7 @@ TrainingCosts make_training_costs(const ModelSpec& m, int64_t seq_len) {
                                : d(g.ffn.d_ff);
     c.act_fn_forward_elements += n * (g.ffn.gated ? 3.0 : 2.0) * f_token;
     c.act_fn_backward_elements += n * (g.ffn.gated ? 5.0 : 3.0) * f_token;
+    if (g.ffn.gated) c.gated_act_width += n * f_token;
     // Attention GEMMs. GQA/MHA: QKV (in h replicated, out q + k + v sharded), output
     // projection (in o sharded, out h replicated). MLA: the down-projections q_a and kv_a
     // share the input h and are replicated (out q_lora + kv_lora + rope), the

@@ -270,6 +270,7 @@ std::string describe_plan(const TrainingPlan& p) {
   if (p.recompute_modules) s += " + " + recompute_modules_string(p.recompute_modules);
   if (p.reversible) s += ", reversible";
   if (p.compute == MatmulPrecision::fp8 && p.fp8_recipe != Fp8Recipe::delayed) s += ", FP8 " + std::string(to_string(p.fp8_recipe));
+  if (!p.compile) s += ", eager";
   return s;
 }
 

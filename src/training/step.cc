@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "chalk/base/error.h"
+#include "chalk/training/eager_kernels.h"
 #include "chalk/training/kernels.h"
 #include "chalk/training/memory.h"
 
@@ -99,10 +100,11 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // The memory-bound kernels between the GEMMs (norms, residual adds, dropout, the
   // activation function; kernels.h) and the low-precision recipe's casts, on this rank's
   // b s / cp tokens.
-  const KernelBytes el = elementwise_bytes(c, p), qz = quantize_bytes(c, p), ro = rotary_bytes(c, p);
+  // PyTorch eager mode runs them op by op and moves more (eager_kernels.h).
+  const KernelBytes el = elementwise_bytes(c, p), qz = quantize_bytes(c, p), ro = rotary_bytes(c, p), ea = eager_extra_bytes(c, p);
   const double inv_hbm = 1 / hbm, rank_tok_per_hbm = tok / d(p.cp) * inv_hbm;  // seconds per byte per token of this rank
-  const double layer_el_f = rank_tok_per_hbm * (el.forward + qz.forward + ro.forward);
-  const double layer_el_b = rank_tok_per_hbm * (el.backward + qz.backward + ro.backward);
+  const double layer_el_f = rank_tok_per_hbm * (el.forward + qz.forward + ro.forward + ea.forward);
+  const double layer_el_b = rank_tok_per_hbm * (el.backward + qz.backward + ro.backward + ea.backward);
   // Materialised attention scores (no FlashAttention): each of the s x s score elements per
   // head crosses HBM kScoreBytesForward times in forward and kScoreBytesBackward in backward
   // (scores_hbm_bytes; Dao et al. 2022 section 2.2, Algorithm 0).

@@ -93,7 +93,7 @@ const std::vector<std::string>& measurement_columns() {
       "id", "kind", "model", "hardware", "chips", "tp", "pp", "dp", "ep", "expert_tp", "cp", "attention", "ffn_layout",
       "prefill_ffn_layout", "kv_split", "padded_heads", "weights", "kv", "dispatch", "combine", "compute", "batch",
       "batch_per", "prefill_batch", "requests", "request_rate_per_s", "arrivals", "input_tokens", "cached_tokens", "output_tokens",
-      "context", "dataset", "draft_tokens", "accepted_tokens", "drafter", "attention_draft_tokens", "two_batch_overlap", "eplb", "ep_dispatcher", "ep_overlap", "sequence_parallel", "fp8_recipe", "engine", "kv_admission", "chunked_prefill",
+      "context", "dataset", "draft_tokens", "accepted_tokens", "drafter", "attention_draft_tokens", "two_batch_overlap", "eplb", "ep_dispatcher", "ep_overlap", "sequence_parallel", "fp8_recipe", "engine", "compile", "kv_admission", "chunked_prefill",
       "max_batched_tokens", "max_sequences", "gpu_memory_utilization", "kv_offload_gb", "microbatch",
       "schedule", "virtual_stages", "recompute", "zero", "train_tokens", "step_tokens", "operation", "shape", "message_bytes", "metric",
       "value", "assumed", "source", "location", "confidence", "notes"};

@@ -204,6 +204,7 @@ Measurement read_measurement_row(const std::map<std::string, std::string>& cells
   m.ep_overlap = r.closed("ep_overlap");
   m.sequence_parallel = r.closed("sequence_parallel");
   m.fp8_recipe = r.closed("fp8_recipe");
+  m.compile = r.closed("compile");
   {
     // A serving engine may name its release, "vllm-0.10": engine_policy reads the defaults
     // that changed between releases (host overlap).

@@ -34,6 +34,7 @@ const std::vector<std::string>* vocabulary(const std::string& column) {
       {"ep_overlap", {"yes", "no"}},
       {"sequence_parallel", {"yes", "no"}},
       {"fp8_recipe", {"delayed", "tensorwise", "mxfp8", "blockwise"}},
+      {"compile", {"yes", "no"}},
       {"engine", {"vllm", "sglang", "trtllm", "fastertransformer", "jetstream", "megatron", "nemo", "maxtext", "llm-foundry", "metaseq",
                   "deepseek", "torchtitan", "other"}},
       {"kv_admission", {"to_completion", "on_demand"}},

@@ -98,6 +98,9 @@ void plan_layout(const Measurement& r, const ModelSpec& model, RowPlan& p) {
   if (!r.fp8_recipe.empty()) {
     throw InputError(r.id + ": fp8_recipe", "'" + r.fp8_recipe + "' is a training recipe; a serving row states its formats in weights, kv and compute");
   }
+  if (!r.compile.empty()) {
+    throw InputError(r.id + ": compile", "'" + r.compile + "' says whether a torchtitan training run compiles its blocks; a serving row leaves it empty");
+  }
   if (r.two_batch_overlap == "yes") L.overlap_micro_batches = true;
   p.two_batch_overlap_stated = !r.two_batch_overlap.empty();
   p.expert_balance = parse_expert_balance(r.eplb, r.id + ": eplb");

@@ -116,6 +116,16 @@ TrainRowPlan plan_training_row_on_chips(const Measurement& r) {
                         "SDPA saved, every second mm (wk, wo, w3; Float8's too) rerun");
     }
   }
+  // Its blocks run eager unless training.compile (false in its train_configs @9dec370):
+  // norms, SwiGLU and RoPE op by op (eager_kernels.h). The other engines fuse their own.
+  if (r.engine == "torchtitan") {
+    p.compile = r.compile == "yes";
+    if (r.compile.empty()) assume("compile: empty, no (torchtitan's default, training.compile false @9dec370): eager RMSNorm, SwiGLU and RoPE");
+    else if (!p.compile) t.notes.push_back("compile no: PyTorch eager, RMSNorm, SwiGLU and RoPE op by op with fp32 upcasts (eager_kernels.h)");
+  } else if (!r.compile.empty()) {
+    throw InputError(at + "compile", "'" + r.compile + "' says whether torchtitan runs its blocks under torch.compile; engine '" + r.engine +
+                                         "' runs fused kernels of its own (expected empty, or engine torchtitan)");
+  }
   // Megatron-LM's GPT runs train with its default hidden and attention dropout 0.1
   // (arguments.py --hidden-dropout, --attention-dropout); the other engines' recipes set 0.
   p.dropout = r.engine == "megatron";

@@ -161,5 +161,38 @@ TEST(ValidateTraining, SequenceParallelColumn) {
         "S: sequence_parallel: 'no' is a training plan's setting; a serving row leaves it empty");
 }
 
+TEST(ValidateTraining, CompileColumn) {
+  // torchtitan's Table 1 plan (Llama 3.1 8B, FSDP over 8 H100, 2 sequences of 8192 per GPU,
+  // op-level selective checkpointing): eager (no, and empty: torchtitan's default, printed
+  // as an assumption) moves eager_extra_bytes more per token and layer than compiled (yes):
+  // 32 x 16,384 x (2 x 401,408 + 901,120) bytes = 893.4 GB at 3.35e12 x 0.87 B/s = 0.3065 s
+  // more a step (eager_kernels_test.cc), so fewer tokens per second.
+  const std::string head = "id,kind,model,hardware,chips,dp,batch,batch_per,input_tokens,engine,compile,microbatch,recompute,zero,metric,value\n";
+  const std::string plan = ",training,llama-3.1-8b,h100-sxm,8,8,16,run,8192,";
+  const std::string rest = ",2,selective,fsdp,step_s,1\n";
+  auto run = [&](const std::string& rows) { return validate_measurements(parse_measurements(head + rows, "t.csv").rows, false); };
+  const auto r = run("E" + plan + "torchtitan," + rest + "N" + plan + "torchtitan,no" + rest + "Y" + plan + "torchtitan,yes" + rest);
+  EXPECT_DOUBLE_EQ(row(r, "E").predicted, row(r, "N").predicted);
+  EXPECT_NEAR(row(r, "N").predicted - row(r, "Y").predicted, 32.0 * 16384 * (2 * 401408 + 901120) / (3.35e12 * 0.87), 0.002);
+  bool said = false;
+  for (const auto& a : row(r, "E").assumptions) said = said || a.find("compile: empty, no (torchtitan's default") != std::string::npos;
+  EXPECT_TRUE(said);
+  // Another engine runs fused kernels of its own; a serving row leaves the column empty; a
+  // value outside yes/no names the vocabulary.
+  auto fails = [&](const std::string& csv, const std::string& want) {
+    try {
+      validate_measurements(parse_measurements(csv, "t.csv").rows, false);
+      ADD_FAILURE() << "no error for " << want;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
+  };
+  fails(head + "M" + plan + "nemo,no" + rest, "M: compile: 'no' says whether torchtitan runs its blocks under torch.compile; engine 'nemo' runs fused kernels of its own");
+  fails(head + "B" + plan + "torchtitan,maybe" + rest, "B: compile: 'maybe' is not one of yes, no");
+  fails("id,kind,model,hardware,chips,batch,batch_per,context,compile,metric,value\n"
+        "S,decode,llama-3.1-8b,h100-sxm,1,8,run,2048,yes,tpot_ms,20\n",
+        "S: compile: 'yes' says whether a torchtitan training run compiles its blocks; a serving row leaves it empty");
+}
+
 }  // namespace
 }  // namespace chalk

@@ -172,6 +172,11 @@ struct TrainingPlan {
   /// pairs them across stages. Needs pp = 1 or the interleaved schedule, and no full
   /// recomputation (Megatron-Bridge docs/training/communication-overlap.md).
   bool ep_overlap = false;
+  /// The memory-bound kernels run fused: Megatron-Core's and Transformer Engine's fused
+  /// kernels, or torch.compile's Inductor fusing each block's elementwise chains (torchtitan's
+  /// training.compile, per TransformerBlock). false: PyTorch eager, torchtitan's model code
+  /// op by op, each op a kernel of its own (eager_kernels.h, eager_extra_bytes).
+  bool compile = true;
   /// fp16 mixed precision's dynamic loss scaling (Micikevicius et al. 2018, section 3.2;
   /// Megatron-LM --fp16): every step unscales the main gradients and checks them for inf
   /// and NaN before the optimizer (optimizer_housekeeping_bytes). bf16 runs without.

@@ -57,6 +57,10 @@ struct TrainingCosts {
   // (GeLU 3f; SwiGLU 5f), f summed over a token's experts (top_k routed + shared) on MoE layers.
   double norm_width = 0;
   double act_fn_forward_elements = 0, act_fn_backward_elements = 0;
+  /// The gated activation functions' hidden width f per token per average layer (SwiGLU's f,
+  /// summed over a token's experts as above; 0 for GeLU): eager mode's extra SwiGLU kernels
+  /// (eager_kernels.h).
+  double gated_act_width = 0;
   /// GEMM input widths K and output widths N summed over the layer's GEMMs (the router's
   /// apart: it stays in bf16), split into those on the full hidden of every TP rank
   /// (replicated: the QKV/MLA down-projection and first-MLP inputs, the row-parallel

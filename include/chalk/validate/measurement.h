@@ -73,6 +73,10 @@ struct Measurement {
   /// (Fp8Recipe, chalk/training/plan.h); empty: read from compute and engine (docs/file-formats.md)
   std::string fp8_recipe;
   std::string engine;
+  /// Training rows of engine torchtitan: yes (its blocks under torch.compile: fused
+  /// memory-bound kernels), no (PyTorch eager); empty: no, torchtitan's default
+  /// (TrainingPlan::compile, chalk/training/plan.h)
+  std::string compile;
   /// to_completion (a request's KV reserved for all its tokens at admission: TensorRT-LLM's
   /// GUARANTEED_NO_EVICT) or on_demand (blocks as tokens arrive); empty: the engine's default
   std::string kv_admission;

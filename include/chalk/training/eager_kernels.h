@@ -1,0 +1,57 @@
+// The memory-bound kernels of a training step as PyTorch eager mode runs them: torchtitan's
+// model code op by op, against the fused kernel set kernels.h prices (Megatron-Core and
+// Transformer Engine's fused kernels, or torch.compile's Inductor fusing the same chains).
+// Derivation: docs/formulas.md, "Eager and compiled memory-bound kernels in training".
+#pragma once
+
+#include "chalk/training/kernels.h"
+#include "chalk/training/plan.h"
+#include "chalk/training/step.h"
+
+namespace chalk {
+
+/// Bytes per element of the fp32 copies torchtitan's RMSNorm and rotary embedding compute in
+/// (x.float(), torch.float32).
+inline constexpr double kEagerUpcastBytes = 4;
+
+/// The HBM bytes eager mode moves beyond the fused kernel set (elementwise_bytes,
+/// rotary_bytes), per token per average layer on one rank, forward and backward, at e =
+/// plan.activation_bytes per activation element and w = kEagerUpcastBytes; 0 (both) when
+/// plan.compile. Each eager op is one kernel that reads its inputs and writes its output at
+/// its dtype; each autograd node's backward formula one kernel per tensor it produces.
+/// Source: pytorch/torchtitan @9dec370 (the version of docs/performance.md @eaea6f6),
+/// torchtitan/models/norms.py RMSNorm and torchtitan/models/llama/model.py
+/// (apply_rotary_emb, FeedForward, TransformerBlock); PyTorch's derivatives.yaml for the
+/// backward formulas. Per element of each op's width:
+/// - RMSNorm (c.norm_width; replicated unless sequence parallelism): forward
+///   `(x.float() * rsqrt(x.pow(2).mean(-1) + eps)).type_as(x) * weight`: float (e + w), pow
+///   (2w), mean (w), mul (2w), type_as (w + e), mul by weight (2e) = 4e + 7w against the
+///   fused 2e: extra 2e + 7w; backward: the weight's mul (dx 2e, dweight's product 3e and
+///   its sum over tokens e), type_as (e + w), the mul by rsqrt (dx 2w, its rsqrt gradient's
+///   product 3w and row sum w), mean's expanded gradient (w), pow's (self.pow(1) 2w, x 2 2w,
+///   x grad 3w), the two gradients of x.float() summed (3w), float (w + e) = 8e + 19w against
+///   the fused 3e: extra 5e + 19w.
+/// - SwiGLU `w2(F.silu(w1(x)) * w3(x))` on the gated hidden f (c.gated_act_width, / tp):
+///   forward silu (2e) and mul (3e) = 5e against the fused 3e: extra 2e; backward the mul's
+///   two gradients (3e each) and silu's (3e) = 9e against the fused 5e: extra 4e. GeLU is
+///   one kernel eager or fused: no extra.
+/// - Rotary embedding (apply_rotary_emb, complex multiplies in fp32, over
+///   rotary_width_sharded / tp + rotary_width_replicated): forward float (e + w), complex
+///   mul (2w), type_as (w + e) = 2e + 4w against the fused 2e: extra 4w; backward the same
+///   three in reverse: extra 4w.
+/// - The residual adds: one kernel eager or fused (x + branch, and the gradients' sum): no
+///   extra. Not counted (present compiled too): repeat_kv's copy of K and V for SDPA.
+/// Never throws.
+inline KernelBytes eager_extra_bytes(const TrainingCosts& c, const TrainingPlan& p) {
+  if (p.compile) return {};
+  const double e = p.activation_bytes, w = kEagerUpcastBytes;
+  const double inv_tp = 1 / static_cast<double>(p.tp), inv_rep = p.sequence_parallel ? inv_tp : 1.0;
+  const double norm = c.norm_width * inv_rep, gated = c.gated_act_width * inv_tp;
+  const double rotary = c.rotary_width_sharded * inv_tp + c.rotary_width_replicated;
+  return KernelBytes{
+      .forward = norm * (2 * e + 7 * w) + gated * 2 * e + rotary * 4 * w,
+      .backward = norm * (5 * e + 19 * w) + gated * 4 * e + rotary * 4 * w,
+  };
+}
+
+}  // namespace chalk

@@ -1,0 +1,93 @@
+// PyTorch eager mode's memory-bound kernels against the fused set (eager_kernels.h): the bytes
+// counted op by op from torchtitan's model code @9dec370, and what they add to a step. Hand
+// counts in each test's comment.
+#include <gtest/gtest.h>
+
+#include "chalk/io/io.h"
+#include "chalk/training/eager_kernels.h"
+#include "chalk/training/plan.h"
+#include "chalk/training/step.h"
+
+namespace chalk {
+namespace {
+
+TEST(EagerKernels, BytesCountedOpByOp) {
+  // Llama 3.1 8B (h 4096, SwiGLU f 14,336, 32 query and 8 KV heads of 128), e = 2, w = 4,
+  // per token per layer on one rank (tp 1):
+  // - RMSNorm over the two norms' 8192 elements: forward extra 2e + 7w = 32 bytes (eager
+  //   float 6 + pow 8 + mean 4 + mul 8 + type_as 6 + weight mul 4 = 36, fused 4), backward
+  //   extra 5e + 19w = 86 (eager 92: weight mul 12, type_as 6, rsqrt mul 24, mean 4, pow 28,
+  //   the two x gradients summed 12, float 6; fused 6): 262,144 and 704,512;
+  // - SwiGLU over f 14,336: forward extra 2e = 4 (silu 4 + mul 6 = 10, fused 6), backward 4e
+  //   = 8 (two mul gradients 6 + 6, silu's 6 = 18, fused 10): 57,344 and 114,688;
+  // - RoPE over q + k = 4096 + 1024 = 5120: extra 4w = 16 each way (float 6 + complex mul 8 +
+  //   type_as 6 = 20, fused 4): 81,920.
+  // Forward 262,144 + 57,344 + 81,920 = 401,408; backward 704,512 + 114,688 + 81,920 = 901,120.
+  const TrainingCosts c = make_training_costs(load_model("llama-3.1-8b"), 8192);
+  EXPECT_DOUBLE_EQ(c.gated_act_width, 14336);
+  TrainingPlan p;
+  p.compile = false;
+  EXPECT_DOUBLE_EQ(eager_extra_bytes(c, p).forward, 401408);
+  EXPECT_DOUBLE_EQ(eager_extra_bytes(c, p).backward, 901120);
+  // Compiled (and every engine with fused kernels): nothing beyond kernels.h's set.
+  p.compile = true;
+  EXPECT_DOUBLE_EQ(eager_extra_bytes(c, p).forward, 0);
+  EXPECT_DOUBLE_EQ(eager_extra_bytes(c, p).backward, 0);
+  // Llama 3.1 70B at TP8 (h 8192, f 28,672, 64 query and 8 KV heads of 128): with sequence
+  // parallelism the norms' 16,384 elements split 8 ways (2048), SwiGLU's 3584 and RoPE's
+  // (8192 + 1024) / 8 = 1152 too: forward 2048 x 32 + 3584 x 4 + 1152 x 16 = 98,304, backward
+  // 2048 x 86 + 3584 x 8 + 1152 x 16 = 223,232. Without it the norms run on the full 16,384:
+  // forward + 14,336 x 32 = 557,056.
+  const TrainingCosts c70 = make_training_costs(load_model("llama-3.1-70b"), 8192);
+  TrainingPlan tp8;
+  tp8.compile = false;
+  tp8.tp = 8;
+  tp8.sequence_parallel = true;
+  EXPECT_DOUBLE_EQ(eager_extra_bytes(c70, tp8).forward, 98304);
+  EXPECT_DOUBLE_EQ(eager_extra_bytes(c70, tp8).backward, 223232);
+  tp8.sequence_parallel = false;
+  EXPECT_DOUBLE_EQ(eager_extra_bytes(c70, tp8).forward, 98304 + 14336 * 32.0);
+  // GPT-3's GeLU is one kernel eager or fused, and it learns its positions: only the norms
+  // (two LayerNorms of 12,288, counted as torchtitan's RMSNorm) add, 24,576 x 32 forward.
+  const TrainingCosts gpt = make_training_costs(load_model("gpt-3-175b"), 2048);
+  EXPECT_DOUBLE_EQ(gpt.gated_act_width, 0);
+  TrainingPlan one;
+  one.compile = false;
+  EXPECT_DOUBLE_EQ(eager_extra_bytes(gpt, one).forward, 24576 * 32.0);
+}
+
+TEST(EagerKernels, StepOfTorchtitansEagerRow) {
+  // torchtitan's Table 1 plan (TT-L8B-H100x8-FSDP): Llama 3.1 8B, FSDP over 8 H100 (96 GB
+  // HBM2e, 2.4 TB/s x STREAM 0.87 = 2.088e12 B/s), 2 sequences of 8192 per GPU, op-level
+  // selective checkpointing, whose forward memory-bound kernels rerun in backward. Eager
+  // adds 32 layers x 16,384 tokens x (401,408 + 901,120) bytes = 682.9 GB to the
+  // memory-bound kernels (0.3271 s) and 32 x 16,384 x 401,408 = 210.5 GB to the rerun
+  // (0.1008 s): 0.4279 s a step. Published, not fitted: eager 5,762 against compiled 6,667
+  // tokens/s per GPU = 16,384 / 5,762 - 16,384 / 6,667 = 0.386 s (chalk counts 11% more).
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec h100 = load_system(std::string(CHALK_SOURCE_DIR) + "/data/measurements/hardware/h100-sxm-96gb-hbm2e-500w.json");
+  TrainingPlan p;
+  p.dp = 8;
+  p.zero_stage = 3;
+  p.global_batch = 16;
+  p.microbatch = 2;
+  p.seq_len = 8192;
+  p.recompute = Recompute::selective;
+  p.selective_recompute = SelectiveRecompute::every_second_matmul;
+  p.attention_kernel = AttentionKernel::flash2;
+  const TrainingCosts c = make_training_costs(m, p.seq_len);
+  const TrainingSystem s = make_training_system(h100, p.compute);
+  EXPECT_NEAR(s.hbm_rate.value(), 2.4e12 * 0.87, 1e6);
+  const Placement pl = check_plan(m, h100, 8, p);
+  const TrainingStep fused = training_step(c, s, p, pl);
+  p.compile = false;
+  EXPECT_NE(describe_plan(p).find(", eager"), std::string::npos) << describe_plan(p);
+  const TrainingStep eager = training_step(c, s, p, pl);
+  const double tok = 32.0 * 16384;
+  EXPECT_NEAR((eager.t_elementwise - fused.t_elementwise).value(), tok * (401408 + 901120) / s.hbm_rate.value(), 1e-9);
+  EXPECT_NEAR((eager.t_recompute - fused.t_recompute).value(), tok * 401408 / s.hbm_rate.value(), 1e-9);
+  EXPECT_NEAR((eager.t_step - fused.t_step).value(), 0.4279, 0.0005);
+}
+
+}  // namespace
+}  // namespace chalk
