@@ -63,6 +63,14 @@ class StepList {
 
 SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase);
 
+/// Checks a run's options against its traffic; true where it caches prefixes by the traffic's
+/// token structure (simulate.cc). Throws InputError naming prefix_hit_rate or kv_blocks.
+bool check_sim_options(std::span<const Request> requests, const SimOptions& o, Phase phase);
+
+/// Each request's record in `run` and its scheduler state before the first step; checks each
+/// request with check_request (simulate.cc).
+std::vector<Live> start_requests(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase, SimRun& run);
+
 /// Checks request `i` of a run (simulator.h, simulate): input and output tokens >= 1, an
 /// arrival in [0, max_clock_s], a whole prompt within the step budget when chunked prefill
 /// is off (not in a decode pool; a request over the model's context is rejected, not an

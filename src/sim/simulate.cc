@@ -2,6 +2,7 @@
 // request reaching the scheduler after its fixed work outside the GPU (simulator.h).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -11,6 +12,55 @@
 #include "scheduler.h"
 
 namespace chalk::sim {
+
+/// Checks a run's options against its traffic (prefix_hit_rate in [0, 1), kv_blocks >= 0, not
+/// both a fixed hit rate and traffic with prefix structure) and says whether the run caches
+/// prefixes by the traffic's token structure (not in a decode pool). Throws InputError.
+bool detail::check_sim_options(std::span<const Request> requests, const SimOptions& o, Phase phase) {
+  if (!(o.prefix_hit_rate >= 0 && o.prefix_hit_rate < 1)) {
+    throw InputError("prefix_hit_rate", "must be a fraction in [0, 1), got " + fmt::format("{:.6g}", o.prefix_hit_rate));
+  }
+  if (o.kv_blocks < 0) throw InputError("kv_blocks", "must be >= 0, got " + std::to_string(o.kv_blocks));
+  // Prefix caching follows the traffic's token structure; a decode pool's requests arrive
+  // with their KV (the prefill pool's cache served them).
+  const bool caching = phase != Phase::decode && std::any_of(requests.begin(), requests.end(), [](const Request& q) { return !q.prefix.empty(); });
+  if (caching && o.prefix_hit_rate > 0) {
+    throw InputError("prefix_hit_rate", "is the simple mode (a fixed fraction of each prompt cached), got " + fmt::format("{:.6g}", o.prefix_hit_rate) +
+                                            " with traffic that carries prefix structure (shared prompts, sessions); expected one of the two");
+  }
+  return caching;
+}
+
+/// Each request's record in `run` and its state in the scheduler before the first step,
+/// after check_request: a fixed prefix hit rate's cached tokens, and a decode pool's requests
+/// arriving with their first token (from the prefill pool).
+std::vector<detail::Live> detail::start_requests(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase, SimRun& run) {
+  std::vector<Live> live(requests.size());
+  const int64_t n = static_cast<int64_t>(requests.size());
+  for (int64_t i = 0; i < n; ++i) {
+    const Request& q = requests[i];
+    check_request(d, q, i, o, phase);
+    auto& rec = run.requests[i];
+    rec.arrival_s = q.arrival_s;
+    rec.input_tokens = q.input_tokens;
+    rec.output_tokens = q.output_tokens;
+    auto& L = live[i];
+    L.output = phase == Phase::prefill ? 1 : q.output_tokens;
+    // At least one prompt token is computed: it yields the first token's logits.
+    rec.cached_tokens = std::min<int64_t>(static_cast<int64_t>(std::floor(o.prefix_hit_rate * static_cast<double>(q.input_tokens))),
+                                          q.input_tokens - 1);
+    if (phase == Phase::decode) {
+      L.upstream_prefilled = true;
+      L.generated = 1;
+      // Its first token is out of the prefill pool; the user sees it at admission here.
+      L.last_token_s = q.arrival_s;
+      rec.first_token_s = q.arrival_s;
+    } else {
+      L.prefill_target = q.input_tokens;
+    }
+  }
+  return live;
+}
 
 void detail::check_request(const Deployment& d, const Request& q, int64_t i, const SimOptions& o, Phase phase) {
   if (q.input_tokens < 1 || q.output_tokens < 1 || !(q.arrival_s >= 0) || !std::isfinite(q.arrival_s)) {

@@ -30,17 +30,7 @@ constexpr int64_t kProgressEvery = 1024;
 namespace detail {
 
 SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase) {
-  if (!(o.prefix_hit_rate >= 0 && o.prefix_hit_rate < 1)) {
-    throw InputError("prefix_hit_rate", "must be a fraction in [0, 1), got " + fmt::format("{:.6g}", o.prefix_hit_rate));
-  }
-  if (o.kv_blocks < 0) throw InputError("kv_blocks", "must be >= 0, got " + std::to_string(o.kv_blocks));
-  // Prefix caching follows the traffic's token structure; a decode pool's requests arrive
-  // with their KV (the prefill pool's cache served them).
-  const bool caching = phase != Phase::decode && std::any_of(requests.begin(), requests.end(), [](const Request& q) { return !q.prefix.empty(); });
-  if (caching && o.prefix_hit_rate > 0) {
-    throw InputError("prefix_hit_rate", "is the simple mode (a fixed fraction of each prompt cached), got " + fmt::format("{:.6g}", o.prefix_hit_rate) +
-                                            " with traffic that carries prefix structure (shared prompts, sessions); expected one of the two");
-  }
+  const bool caching = detail::check_sim_options(requests, o, phase);
   // Speculative decoding: a decode verifies K + 1 tokens and keeps a drawn 1..K+1 of them.
   AcceptanceDraw accept(o.speculation, o.speculation_seed);
   const int64_t verify = 1 + accept.draft_tokens();  // tokens a decode pushes
@@ -65,29 +55,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return requests[a].arrival_s < requests[b].arrival_s; });
 
-  std::vector<Live> live(requests.size());
-  for (int64_t i = 0; i < n; ++i) {
-    const Request& q = requests[i];
-    check_request(d, q, i, o, phase);
-    auto& rec = run.requests[i];
-    rec.arrival_s = q.arrival_s;
-    rec.input_tokens = q.input_tokens;
-    rec.output_tokens = q.output_tokens;
-    auto& L = live[i];
-    L.output = phase == Phase::prefill ? 1 : q.output_tokens;
-    // At least one prompt token is computed: it yields the first token's logits.
-    rec.cached_tokens = std::min<int64_t>(static_cast<int64_t>(std::floor(o.prefix_hit_rate * static_cast<double>(q.input_tokens))),
-                                          q.input_tokens - 1);
-    if (phase == Phase::decode) {
-      L.upstream_prefilled = true;
-      L.generated = 1;
-      // Its first token is out of the prefill pool; the user sees it at admission here.
-      L.last_token_s = q.arrival_s;
-      rec.first_token_s = q.arrival_s;
-    } else {
-      L.prefill_target = q.input_tokens;
-    }
-  }
+  std::vector<Live> live = detail::start_requests(d, requests, o, phase, run);
 
   const EnginePolicy& pol = o.policy;
   std::deque<int32_t> waiting;
