@@ -60,6 +60,13 @@ TEST(MeasurementCsv, BuiltinRows) {
   EXPECT_EQ(rows[111].id, "TT-L405B-H100x512-3D-INTERLEAVED");
   EXPECT_EQ(*rows[111].pp, 8);
   EXPECT_EQ(rows[111].schedule, "interleaved");
+  // torchtitan @9dec370 (parallelisms/pipelining_utils.py, build_pipeline_schedule) defaults
+  // pipeline_parallel_microbatches to pipeline_parallel_degree for every schedule, looped
+  // ones included: 8 microbatches of the 32 sequences per pipeline, 4 each (not one per
+  // stage, 16 of 2); as the 1F1B row.
+  EXPECT_EQ(*rows[111].microbatch, 4);
+  EXPECT_EQ(*rows[110].microbatch, 4);
+  EXPECT_EQ(*rows[111].virtual_stages, 2);
   EXPECT_EQ(rows[113].id, "MLPERF50-L405B-B200x8-SERVER-TTFT");
   EXPECT_DOUBLE_EQ(rows[113].value, 1860.083);  // 'Mean First Token latency (ns) : 1860083007'
   EXPECT_DOUBLE_EQ(*rows[113].request_rate_per_s, 1.3);  // target_qps 1.3
