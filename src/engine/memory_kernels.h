@@ -62,6 +62,21 @@ inline double activation_kernel_bytes_per_token(double width, bool gated, double
   return width * ((gated ? 4.0 : 2.0) + out_bytes);
 }
 
+/// Bytes per token-expert pair of the activation kernel between a routed expert's two
+/// grouped GEMMs, over its hidden width f = `width` on one rank (d_ff / tp_expert): as
+/// activation_kernel_bytes_per_token, 4 f + f `out_bytes` gated (2 f + f out_bytes plain),
+/// out_bytes the down GEMM's input where the engine quantizes in this pass
+/// (memory_kernel_output_bytes), else bf16. Every engine runs it as a kernel of its own:
+/// TensorRT-LLM's CUTLASS MoE `doActivation` (cpp/tensorrt_llm/kernels/cutlass_kernels/
+/// moe_gemm/moe_kernels.cu: reads the FC1 output, writes the FC2 input quantized to FP8 or
+/// NVFP4 with its block scales), vLLM's Triton `fused_experts` (silu_and_mul into
+/// intermediate_cache2, bf16), SGLang under DeepEP (silu_and_mul_masked_post_quant).
+/// Mixtral 8x7B (f 14,336, gated) into NVFP4 in TensorRT-LLM: 14,336 x 4.5625 = 65,408
+/// bytes. Never throws.
+inline double routed_expert_activation_bytes_per_pair(double width, bool gated, double out_bytes) {
+  return activation_kernel_bytes_per_token(width, gated, out_bytes);
+}
+
 /// Bytes per token of the rotary kernel of a GQA/MHA/MQA layer on one rank: it reads and
 /// writes in place the rotated part of the rank's query heads and its key heads (bf16):
 /// 2 x 2 x (q_heads + kv_heads) x head_dim x rotary_fraction (vllm rotary_embedding, in
@@ -88,9 +103,10 @@ inline double memory_kernel_excess_s(double bytes, double rate, double floor_s, 
 /// a GQA/MHA/MQA layer (rotary_kernel_bytes_per_token) over `attention_tokens`, and the
 /// activation of a dense FFN or of the shared experts (activation_kernel_bytes_per_token,
 /// width d_ff / tp_ffn) over `ffn_tokens`; each kernel memory_kernel_excess_s at `rate`
-/// (bytes/s), `floor_s` and `passes` micro-batches. Not priced: routed experts' activation
-/// (fused into the grouped GEMM in some engines' kernels, separate in others), MLA's latent
-/// norms, and separate quantization passes, which kernels_per_layer does not count.
+/// (bytes/s), `floor_s` and `passes` micro-batches. Not priced here: the routed experts'
+/// activation (engine_step prices it over the busiest rank's pairs:
+/// routed_expert_activation_bytes_per_pair), MLA's latent norms, and separate quantization
+/// passes, which kernels_per_layer does not count.
 /// `fused_norms` holds one entry per model group (missing entries count 0). Seconds; never
 /// throws.
 inline double memory_kernels_excess_s(const Deployment& dep, double attention_tokens, double ffn_tokens, const std::vector<double>& fused_norms,

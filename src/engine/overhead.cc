@@ -193,6 +193,9 @@ detail::CountedStepPart detail::counted_step_part(const Deployment& dep, const S
   const detail::MoeTokenPath path = detail::moe_token_path(dep.mechanisms.tp_all_reduce.name, ep_traffic);
   const double in_bytes = detail::expert_input_bytes_per_element(expert_precision);
   Bytes expert_bytes;
+  // Each group's routed experts' activation pass on the busiest rank: (layers, bytes a layer).
+  std::vector<std::pair<double, double>> expert_activation_passes;
+  const double expert_act_out = detail::memory_kernel_output_bytes(dep.mechanisms.tp_all_reduce.name, expert_precision);
   for (const auto& g : dep.moe) {
     const double on_busiest = busiest_chip_experts(g.routing, tokens, L.ep);
     expert_bytes += g.bytes_per_expert * (g.layers * on_busiest / d(L.tp_expert));
@@ -205,6 +208,9 @@ detail::CountedStepPart detail::counted_step_part(const Deployment& dep, const S
     const double eff = g.d_model > 0 ? routed_expert_grouped_efficiency(g.d_model, g.d_ff / d(L.tp_expert), g.gated, expert_precision) : 1.0;
     expert_time_flops += group_flops / eff;
     if (g.d_model > 0) expert_activation_bytes += g.layers * busiest * detail::moe_token_path_bytes_per_pair(path, g.d_model, g.top_k, in_bytes);
+    // The activation between the experts' two GEMMs, a kernel of its own over every pair
+    // (memory_kernels.h routed_expert_activation_bytes_per_pair).
+    if (g.d_ff > 0) expert_activation_passes.emplace_back(g.layers, busiest * detail::routed_expert_activation_bytes_per_pair(g.d_ff / d(L.tp_expert), g.gated, expert_act_out));
   }
   if (!dep.moe.empty()) {
     // op() counts FLOPs at the rate; the fixed cost lowers the rate, not the work done.
@@ -327,6 +333,11 @@ detail::CountedStepPart detail::counted_step_part(const Deployment& dep, const S
   // Norms, activations and rotary at their HBM traffic where it outlasts the floor (memory_kernels.h).
   if (!is_tpu(sys)) r.t_overhead += Seconds(detail::memory_kernels_excess_s(dep, tokens / dp_attention * attention_share, tokens * d(L.tp_ffn) / n * ffn_share,
                                                                            fused_norms, kv_rate.value(), cal.kernel_floor.value(), overlap ? 2.0 : 1.0));
+  if (!is_tpu(sys)) {
+    for (const auto& [layers, bytes] : expert_activation_passes) {
+      r.t_overhead += Seconds(layers * detail::memory_kernel_excess_s(bytes, kv_rate.value(), cal.kernel_floor.value(), overlap ? 2.0 : 1.0));
+    }
+  }
   if (overlap && !low_latency_kernels) {
     // Normal kernels sharing the GPU with the other micro-batch's compute run slower than
     // their unit test (kOverlappedAllToAllSlowdown); without overlap they reach it.

@@ -232,9 +232,13 @@ TEST(Overhead, TwoMicroBatchesRunOnlyWhereTheyPay) {
   EXPECT_NEAR(b.kernels, 2 * a.kernels, 1e-9);
   // 83.72 and 102.32 before the routed experts' grouped GEMMs paid their per-tile fixed cost;
   // 104.35 serial before the dense GEMMs (the first 3 dense FFN layers, the LM head) paid
-  // their per-rank shape (dense_gemm.h).
+  // their per-rank shape (dense_gemm.h); 104.37 serial before the routed experts' activation
+  // pass (memory_kernels.h: 4 x 2048 + 2 x 2048 = 12,288 bytes a pair in SGLang, bf16 out;
+  // about 2,300 pairs on the busiest rank a layer, 28 MB, 9.7 us at 2.91 TB/s against the
+  // 6.3 us floor: 58 x 3.0 us = +0.18 ms). The two micro-batches each move half, under the
+  // floor: 85.75 does not move.
   EXPECT_NEAR(to_ms(b.t_step), 85.75, 0.01);
-  EXPECT_NEAR(to_ms(a.t_step), 104.37, 0.01);
+  EXPECT_NEAR(to_ms(a.t_step), 104.55, 0.01);
 }
 
 TEST(Overhead, OnlyCopiesForAnotherDomainCrossScaleOut) {

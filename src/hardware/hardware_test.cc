@@ -109,6 +109,22 @@ TEST(HardwareCatalog, ScaleUpTopologyPowerAndStatus) {
   }
 }
 
+TEST(HardwareCatalog, AmdInstinctGemmRatesAreSustainedOnRepresentativeInputs) {
+  // AMD's maximum achievable GEMM rates (docs/formulas.md, "AMD Instinct GEMM rate on
+  // representative inputs"). MI325X, measured with normal-distribution inputs for 30 s a
+  // shape (ROCm TAF blog, 2026-10-06): BF16 831.40 / 1307.4 = 0.6359, FP8 1408.06 / 2614.9
+  // = 0.5385. MI300X FP8: its trig_float (low-toggle) maximum 1223.6 x the MI325X's
+  // normal / trig_float ratio 1408.06 / 1527.7 = 0.9217 -> 1127.8 / 2614.9 = 0.4313; BF16
+  // stays stas00's MAMF, 668.4 / 1300 = 0.514 (AMD's BF16 moves 1% with the inputs).
+  const SystemSpec mi325x = load_system("mi325x"), mi300x = load_system("mi300x");
+  EXPECT_NEAR(mi325x.efficiency.matmul_for(MatmulPrecision::bf16), 831.40 / 1307.4, 5e-4);
+  EXPECT_NEAR(mi325x.efficiency.matmul_for(MatmulPrecision::fp8), 1408.06 / 2614.9, 5e-4);
+  EXPECT_NEAR(mi300x.efficiency.matmul_for(MatmulPrecision::fp8), 1223.6 * (1408.06 / 1527.7) / 2614.9, 5e-4);
+  EXPECT_NEAR(mi300x.efficiency.matmul_for(MatmulPrecision::bf16), 0.514, 1e-9);
+  // The same die at 1,000 W (MI325X) sustains a higher clock than at 750 W (MI300X).
+  EXPECT_GT(mi325x.efficiency.matmul_for(MatmulPrecision::fp8), mi300x.efficiency.matmul_for(MatmulPrecision::fp8));
+}
+
 TEST(HardwareCatalog, RackSystemsStateTheirGpusPerHost) {
   // Each rack file states its GPUs under one host OS (its compute tray or blade): GB200 and GB300
   // NVL72 trays hold 4 GPUs, Vera Rubin NVL144 trays 4 packages (72 / 18 trays), Rubin Ultra

@@ -69,7 +69,7 @@ assert abs(s['tok_per_s_per_chip'] - 2989) < 2, s['tok_per_s_per_chip']
 assert (s['bound'], s['governs']) == ('weights', 'communication'), s  # roofline term vs the engine step's largest share
 assert abs(s['t_operations_ms'] + s['t_comm_ms'] + s['t_overhead_ms'] - s['t_step_ms']) < 1e-9, s  # the columns add up
 assert 'dispatch 1 B/element, two micro-batches' in d['assumptions']['sharding'], d['assumptions']['sharding']" || fail "two-batch overlap"
-"$CHALK" $sgl | python3 -c "import json,sys; s=json.load(sys.stdin)['rows'][0]; assert abs(s['t_step_ms'] - 104.28) < 0.05, s" || fail "no overlap"
+"$CHALK" $sgl | python3 -c "import json,sys; s=json.load(sys.stdin)['rows'][0]; assert abs(s['t_step_ms'] - 104.48) < 0.05, s  # 104.28 before the routed experts' activation pass (engine/memory_kernels.h)" || fail "no overlap"
 "$CHALK" decode --roofline -m llama-3.1-8b -H h100-sxm -b 1 --json | python3 -c "import json,sys; s=json.load(sys.stdin)['rows'][0]; assert s['governs'] == s['bound'] == 'weights', s" || fail "plain governs"
 "$CHALK" decode --mechanisms --two-batch-overlap -m llama-3.1-8b -H h100-sxm -n 1 -b 1 | grep -q "no expert-parallel traffic to hide" || fail "overlap warning"
 # CUDA graphs (docs/formulas.md, "CUDA graphs"): Llama 3.1 8B on one H100 under vLLM's sizes.
