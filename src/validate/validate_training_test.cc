@@ -194,5 +194,30 @@ TEST(ValidateTraining, CompileColumn) {
         "S: compile: 'yes' says whether a torchtitan training run compiles its blocks; a serving row leaves it empty");
 }
 
+TEST(ValidateTraining, ComputeColumnTakesNvfp4) {
+  // compute=nvfp4 on a training row (issue 33) runs the step's GEMMs at the chip's fp4 rate,
+  // as `train step --compute fp4` does; mxfp4 is the same rate. Llama 3.1 8B, DP8 over 8
+  // B200, 8 sequences of 4,096 per GPU, no recomputation, so the model FLOPs the metric
+  // counts are at most the executed ones. A bf16 fallback could reach at most B200's bf16
+  // MAMF rate, 2,250 x 0.776 = 1,746 TFLOP/s (data/hardware/b200.json), an FP8 one at most
+  // 4,500 x 0.763 = 3,433.5; the fp4 rate is 9,000 x 0.436 = 3,924. The step's GEMMs run at
+  // the fp4 rate, its attention core and memory-bound kernels do not: above the bf16 bound,
+  // above the same step in FP8, below the fp4 rate.
+  const std::string head = "id,kind,model,hardware,chips,dp,batch,batch_per,input_tokens,compute,metric,value\n";
+  const std::string plan = ",training,llama-3.1-8b,b200,8,8,64,run,4096,";
+  auto run = [&](const std::string& rows) { return validate_measurements(parse_measurements(head + rows, "t.csv").rows, false); };
+  const auto r = run("N" + plan + "nvfp4,tflop_per_s_per_chip,1\n" + "M" + plan + "mxfp4,tflop_per_s_per_chip,1\n" + "F" + plan +
+                     "fp8,tflop_per_s_per_chip,1\n");
+  ASSERT_EQ(row(r, "N").status, RowStatus::predicted);
+  EXPECT_DOUBLE_EQ(row(r, "N").predicted, row(r, "M").predicted);
+  EXPECT_GT(row(r, "N").predicted, 2250 * 0.776);
+  EXPECT_GT(row(r, "N").predicted, row(r, "F").predicted);
+  EXPECT_LT(row(r, "N").predicted, 9000 * 0.436);
+  // A chip without FP4 tensor cores rejects the row, naming the column and the chip.
+  const auto h = run("H,training,llama-3.1-8b,h100-sxm,8,8,64,run,4096,nvfp4,tflop_per_s_per_chip,1\n");
+  ASSERT_EQ(row(h, "H").status, RowStatus::rejected);
+  EXPECT_NE(row(h, "H").reason.find("compute: H100 SXM has no dense fp4 matmul rate"), std::string::npos) << row(h, "H").reason;
+}
+
 }  // namespace
 }  // namespace chalk

@@ -154,6 +154,24 @@ parts = (s['microbatches'] * (s['t_forward_ms'] + s['t_backward_ms']) / 1e3 + s[
 assert abs(parts - s['t_step_s']) <= 1e-12 * s['t_step_s'], (parts, s['t_step_s'])
 " || fail "train step $plan: the JSON parts do not add up to t_step_s"
 done
+# mfu_definition says what the code divides (issue 33): model FLOPs per token 6 N_matmul + 3 x
+# causal attention, over the bf16 dense peak even when the GEMMs run in FP8. Causal attention
+# per token is layers x 4 x heads x head_dim x (s + 1) / 2 (docs/formulas.md "Attention core
+# FLOPs in training"): GPT-3 175B at s = 2048: 96 x 4 x 12288 x 1024.5 = 4.834e9; Llama 3.1 8B
+# at s = 4096: 32 x 4 x 4096 x 2048.5 = 1.074e9. Peaks: A100 312, H100 989.4 TFLOP/s (bf16; the fp8 1,978.9 would halve it).
+for case in "gpt-3-175b a100-80gb 2048 96 12288 312 --tp 8 --pp 8 -B 64" "llama-3.1-8b h100-sxm 4096 32 4096 989.4 --dp 8 --compute fp8"; do
+  read -r model hw seq layers hattn peak rest <<<"$case"
+  # shellcheck disable=SC2086
+  "$CHALK" train step -m "$model" -H "$hw" -s "$seq" $rest --json | python3 -c "
+import json, sys
+j = json.load(sys.stdin); s = j['rows'][0]
+seq, layers, hattn, peak = $seq, $layers, $hattn, $peak
+per_token = 6 * j['model']['params_active_matmul'] + 3 * layers * 4 * hattn * (seq + 1) / 2
+assert 'causal attention' in j['mfu_definition'] and 'bf16 dense peak' in j['mfu_definition'], j['mfu_definition']
+assert abs(s['model_tflop_per_s_per_chip'] * 1e12 - per_token * s['tok_per_s_per_chip']) <= 1e-9 * per_token * s['tok_per_s_per_chip'], (s, per_token)
+assert abs(s['mfu'] - s['model_tflop_per_s_per_chip'] / peak) <= 1e-12, (s['mfu'], s['model_tflop_per_s_per_chip'] / peak)
+" || fail "train step -m $model: mfu and model_tflop_per_s_per_chip are not what mfu_definition says"
+done
 # DeepSeek-V3's published plan fits only with its memory savings (report 3.3.2): the recompute
 # modules and FP8 storage of GEMM inputs (issue 33 item 7).
 ds="-m deepseek-v3 -H h800-sxm --pp 16 --dp 128 --ep 64 --schedule dualpipe --zero 1 -B 15360 -s 4096 --compute fp8 --optimizer adam-bf16-moments"
