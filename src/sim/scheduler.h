@@ -63,6 +63,15 @@ class StepList {
 
 SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase);
 
+/// Makes room in `steps` (a run's step samples, full: size == capacity) for the run's
+/// remaining steps, `arrived` of its `n` requests having reached the scheduler: the steps
+/// so far extrapolated over all n at the same steps per request, x 1.25, bounded to [2, 8] x
+/// the present capacity (at least 32 samples). Only the capacity changes. std::vector's
+/// doubling copied every sample at each growth into fresh pages: on bench_traces's day
+/// (5.5 M steps a replica) those copies and their page faults were a fifth of the run's
+/// CPU time; untouched capacity beyond the last step costs address space, not memory.
+void reserve_steps(std::vector<StepSample>& steps, int64_t arrived, int64_t n);
+
 /// Checks a run's options against its traffic; true where it caches prefixes by the traffic's
 /// token structure (simulate.cc). Throws InputError naming prefix_hit_rate or kv_blocks.
 bool check_sim_options(std::span<const Request> requests, const SimOptions& o, Phase phase);

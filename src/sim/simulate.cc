@@ -93,6 +93,12 @@ InputError detail::whole_prompt_over_budget(const EnginePolicy& p, int64_t promp
                                               "-token prompt with chunked prefill off (" + why + "); expected >= the longest prompt or chunked prefill on");
 }
 
+void detail::reserve_steps(std::vector<StepSample>& steps, int64_t arrived, int64_t n) {
+  const double have = static_cast<double>(std::max<std::size_t>(16, steps.capacity()));
+  const double projected = 1.25 * static_cast<double>(steps.size()) * static_cast<double>(n) / static_cast<double>(std::max<int64_t>(1, arrived));
+  steps.reserve(static_cast<std::size_t>(std::clamp(projected, 2 * have, 8 * have)));
+}
+
 Deployment engine_deployment(const Deployment& d, const EnginePolicy& policy) {
   Deployment local = d;
   if (!d.mechanisms.enabled) return local;

@@ -351,6 +351,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     run.kv_blocks_s += static_cast<double>(sample.kv_blocks_used) * dt;
     run.busy_s += dt;
     ++run.n_steps;
+    if (run.steps.size() == run.steps.capacity()) [[unlikely]] detail::reserve_steps(run.steps, next, n);
     run.steps.push_back(sample);
     formed_at = t;  // the next step was formed as this one began
     t = end;
