@@ -2,11 +2,11 @@
 #include "chalk/sim/cluster.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "chalk/base/error.h"
 #include "chalk/engine/collective.h"
 #include "chalk/model/context_math.h"
+#include "scheduler.h"
 
 namespace chalk::sim {
 namespace {
@@ -17,21 +17,13 @@ void check_pool(const Pool& p, const char* field) {
   }
 }
 
-/// Indices of `requests` in arrival order (ties in input order).
-std::vector<int32_t> arrival_order(std::span<const Request> requests) {
-  std::vector<int32_t> order(requests.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return requests[a].arrival_s < requests[b].arrival_s; });
-  return order;
-}
-
 /// The requests of each replica under the pool's routing, in arrival order; `index[k][j]`
 /// the input index of replica k's j-th.
 void split(const Pool& pool, std::span<const Request> requests, std::vector<std::vector<Request>>& out,
            std::vector<std::vector<int32_t>>& index) {
   out.assign(static_cast<std::size_t>(pool.replicas), {});
   index.assign(static_cast<std::size_t>(pool.replicas), {});
-  const auto order = arrival_order(requests);
+  const auto order = detail::arrival_order(requests);
   const std::vector<int64_t> to = route(pool, requests);
   for (const int32_t i : order) {
     const auto k = static_cast<std::size_t>(to[static_cast<std::size_t>(i)]);
@@ -64,7 +56,7 @@ std::vector<SimRun> run_pool(const Pool& pool, std::span<const Request> requests
 
 double kv_bytes(const Deployment& d, int64_t prompt_tokens) {
   double bytes = 0;
-  for (const auto& g : d.attention) bytes += g.layers * g.kv_bytes_per_token * detail::attended(prompt_tokens, g.window);
+  for (const auto& g : d.attention) bytes += g.layers * g.kv_bytes_per_token * chalk::detail::attended(prompt_tokens, g.window);
   return bytes;
 }
 
