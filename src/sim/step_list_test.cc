@@ -39,6 +39,21 @@ TEST(StepList, KeepsOrderPastItsCapacityClearsAndSwaps) {
   EXPECT_EQ(b[0], 7);
 }
 
+TEST(StepList, RoomTakesValuesWrittenInPlaceAfterThoseThere) {
+  StepList<int64_t> a;
+  a.push_back(5);
+  // Room for 40 past the one value: at least 41 slots, the first free one at index 1.
+  int64_t* at = a.room(40);
+  for (int64_t k = 0; k < 40; ++k) at[k] = 10 + k;
+  a.added(30);  // only 30 of them counted
+  EXPECT_EQ(a.size(), 31u);
+  EXPECT_EQ(a[0], 5);
+  EXPECT_EQ(a[1], 10);
+  EXPECT_EQ(a.back(), 39);  // 10 + 29
+  a.push_back(-1);
+  EXPECT_EQ(a[31], -1);
+}
+
 TEST(ReserveSteps, ExtrapolatesTheStepsPerRequestWithinTwiceToEightTimesTheCapacity) {
   std::vector<StepSample> steps;
   // Empty: at least 16 slots doubled, 32 (0 steps project 0).
