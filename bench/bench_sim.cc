@@ -27,6 +27,12 @@
 // validate and simulate --json byte-identical). Where simulate_requests' time goes now
 // (perf): the event loop itself about 70% (its passes over the ~134 running requests: the
 // first read of each request's Live record stalls), the engine step about 15%.
+// The running list holding the running requests' state and its passes out of line (issue 31,
+// bench_traces.cc), CPU, taskset -c 1, 9deb312's binary and after alternated, four rounds at
+// load 12-14: simulate_requests 100k 623-714 -> 461-641 ms (both above the 0.5 s goal's
+// 400-423 ms of a quieter machine); with the prefix cache 12.0-17.5 -> 13.4-15.2 s (two
+// rounds); plan_deepseek 734-1198 -> 779-1168 ms (no change beyond that load's noise: its
+// data-parallel replicas' steps are the engine's). Outputs identical.
 #include <benchmark/benchmark.h>
 
 #include "chalk/io/io.h"

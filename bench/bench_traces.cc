@@ -29,6 +29,18 @@
 // 12%, what is left of the engine step about 17% (the core and the breakdown's copy 9%, the
 // GEMM memo 2%, host time 2%). Next: fewer passes per step in the loop (a compact record of
 // the running batch's fields), steps stored without the doubling's copies and faults.
+// Then (issue 31; CPU, taskset -c 1, 9deb312's binary and after alternated, outputs identical:
+// steps 11,040,524, simulated_s 86,454.83): the step samples reserved from the run's steps
+// per request so far (reserve_steps) instead of doubled: page faults 587k -> 364k, sys
+// 2.0-2.8 -> 1.3-1.5 s (a fault costs about 3.6 us of sys on this VM); the running requests'
+// state in the running list itself (Running) and a step's two passes over it out of line, so
+// their counters stay in registers (perf annotate: inlined, each iteration waited on its own
+// spilled counter); one arrival sort, skipped on a trace already in order; no second gather
+// of the records. 10.7-11.7 -> 6.6-8.8 s at load 11-16 (three rounds), 9.4 -> 8.1 s at load
+// 11-12. Still above 5 s on this shared machine. perf after: the schedule pass 19% (the
+// first read of each running entry), the tokens' pass 10%, the rest of the loop 10%, the
+// engine step about 20% (with_attention_core 7.5%: the breakdown's copy with its string),
+// page faults about 8% (the 704 MB of samples themselves: 172k of the 364k faults).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -2,11 +2,11 @@
 #include "chalk/sim/cluster.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "chalk/base/error.h"
 #include "chalk/engine/collective.h"
 #include "chalk/model/context_math.h"
+#include "scheduler.h"
 
 namespace chalk::sim {
 namespace {
@@ -17,22 +17,20 @@ void check_pool(const Pool& p, const char* field) {
   }
 }
 
-/// Indices of `requests` in arrival order (ties in input order).
-std::vector<int32_t> arrival_order(std::span<const Request> requests) {
-  std::vector<int32_t> order(requests.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return requests[a].arrival_s < requests[b].arrival_s; });
-  return order;
-}
-
 /// The requests of each replica under the pool's routing, in arrival order; `index[k][j]`
 /// the input index of replica k's j-th.
 void split(const Pool& pool, std::span<const Request> requests, std::vector<std::vector<Request>>& out,
            std::vector<std::vector<int32_t>>& index) {
   out.assign(static_cast<std::size_t>(pool.replicas), {});
   index.assign(static_cast<std::size_t>(pool.replicas), {});
-  const auto order = arrival_order(requests);
+  const auto order = detail::arrival_order(requests);
   const std::vector<int64_t> to = route(pool, requests);
+  std::vector<std::size_t> sizes(out.size(), 0);  // each part allocated once
+  for (const int64_t k : to) ++sizes[static_cast<std::size_t>(k)];
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    out[k].reserve(sizes[k]);
+    index[k].reserve(sizes[k]);
+  }
   for (const int32_t i : order) {
     const auto k = static_cast<std::size_t>(to[static_cast<std::size_t>(i)]);
     out[k].push_back(requests[i]);
@@ -40,14 +38,15 @@ void split(const Pool& pool, std::span<const Request> requests, std::vector<std:
   }
 }
 
-/// Runs a pool; the records of every request land in `records` at their input index.
-std::vector<SimRun> run_pool(const Pool& pool, std::span<const Request> requests, Phase phase, std::vector<RequestRecord>& records,
+/// Runs a pool; the records of every request land in `records` at their input index (null:
+/// not gathered, as an aggregated run keeps them in each replica's run).
+std::vector<SimRun> run_pool(const Pool& pool, std::span<const Request> requests, Phase phase, std::vector<RequestRecord>* records,
                              bool& fits, std::string& reason) {
   std::vector<std::vector<Request>> parts;
   std::vector<std::vector<int32_t>> index;
   split(pool, requests, parts, index);
   std::vector<SimRun> runs;
-  records.assign(requests.size(), {});
+  if (records != nullptr) records->assign(requests.size(), {});
   for (std::size_t k = 0; k < parts.size(); ++k) {
     runs.push_back(simulate(pool.replica, parts[k], pool.options, phase));
     if (!runs.back().fits) {
@@ -55,7 +54,8 @@ std::vector<SimRun> run_pool(const Pool& pool, std::span<const Request> requests
       reason = runs.back().reason;
       return runs;
     }
-    for (std::size_t j = 0; j < index[k].size(); ++j) records[index[k][j]] = runs.back().requests[j];
+    if (records == nullptr) continue;
+    for (std::size_t j = 0; j < index[k].size(); ++j) (*records)[index[k][j]] = runs.back().requests[j];
   }
   return runs;
 }
@@ -64,7 +64,7 @@ std::vector<SimRun> run_pool(const Pool& pool, std::span<const Request> requests
 
 double kv_bytes(const Deployment& d, int64_t prompt_tokens) {
   double bytes = 0;
-  for (const auto& g : d.attention) bytes += g.layers * g.kv_bytes_per_token * detail::attended(prompt_tokens, g.window);
+  for (const auto& g : d.attention) bytes += g.layers * g.kv_bytes_per_token * chalk::detail::attended(prompt_tokens, g.window);
   return bytes;
 }
 
@@ -98,8 +98,7 @@ ClusterRun simulate_aggregated(const Pool& pool, std::span<const Request> reques
   check_pool(pool, "replicas");
   ClusterRun c;
   c.chips = pool.replicas * pool.replica.n_chips * std::max<int64_t>(1, pool.options.pipeline_stages);  // every stage's chips
-  std::vector<RequestRecord> records;
-  c.runs = run_pool(pool, requests, phase, records, c.fits, c.reason);
+  c.runs = run_pool(pool, requests, phase, nullptr, c.fits, c.reason);
   return c;
 }
 
@@ -114,7 +113,7 @@ ClusterRun simulate_disaggregated(const Pool& prefill, const Pool& decode, std::
   c.chips = prefill.replicas * prefill.replica.n_chips * std::max<int64_t>(1, prefill.options.pipeline_stages) +
             decode.replicas * decode.replica.n_chips * std::max<int64_t>(1, decode.options.pipeline_stages);
   std::vector<RequestRecord> pre;
-  c.prefill_runs = run_pool(prefill, requests, Phase::prefill, pre, c.fits, c.reason);
+  c.prefill_runs = run_pool(prefill, requests, Phase::prefill, &pre, c.fits, c.reason);
   if (!c.fits) {
     c.reason = "prefill pool: " + c.reason;
     return c;
@@ -136,7 +135,7 @@ ClusterRun simulate_disaggregated(const Pool& prefill, const Pool& decode, std::
   std::vector<RequestRecord> dec;
   Pool decode_rr = decode;  // the decode pool holds no prefix cache to aim at (its requests bring their KV)
   decode_rr.routing = Routing::round_robin;
-  c.runs = run_pool(decode_rr, handed, Phase::decode, dec, c.fits, c.reason);
+  c.runs = run_pool(decode_rr, handed, Phase::decode, &dec, c.fits, c.reason);
   if (!c.fits) {
     c.reason = "decode pool: " + c.reason;
     return c;

@@ -4,18 +4,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "chalk/base/error.h"
 #include "chalk/sim/cluster.h"
 #include "prefix_cache.h"
+#include "scheduler.h"
 
 namespace chalk::sim {
 
 std::vector<int64_t> route(const Pool& pool, std::span<const Request> requests) {
-  std::vector<int32_t> order(requests.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return requests[a].arrival_s < requests[b].arrival_s; });
+  const std::vector<int32_t> order = detail::arrival_order(requests);
   std::vector<int64_t> to(requests.size(), 0);
   const auto n = static_cast<std::size_t>(pool.replicas);
   if (pool.routing == Routing::round_robin || pool.replicas == 1) {

@@ -27,6 +27,22 @@ struct Live {
   detail::KvHolding kv;
 };
 
+/// A running request's scheduler state, in the running list in admission order, so that a
+/// step's passes (schedule, then the tokens out) read the running requests in sequence
+/// rather than each one's Live through its index (simulator.cc). While it runs these are its
+/// state; its Live keeps its KV blocks (kv) and rank, and gets generated and last_token_s
+/// back if it is preempted.
+struct Running {
+  int64_t kv_tokens = 0;       ///< as Live
+  int64_t held = 0;            ///< KV blocks it holds, its own and cached (Live::kv.held())
+  int64_t prefill_target = 0;  ///< as Live
+  int64_t generated = 0;       ///< as Live
+  int64_t output = 1;          ///< as Live
+  double last_token_s = 0;     ///< as Live
+  int32_t id = 0;              ///< its index in the run's requests
+  int32_t rank = -1;           ///< as Live
+};
+
 /// The event loop of simulate() (simulator.h), with each request arriving at the
 /// scheduler at its arrival_s.
 /// A list of trivially copyable values the scheduler refills every step (the step's
@@ -46,6 +62,13 @@ class StepList {
     buf_.swap(o.buf_);
     std::swap(n_, o.n_);
   }
+  /// Room for `more` values past the last without growing: the first free slot, where the
+  /// caller writes up to `more` values, then counts them in with added().
+  T* room(std::size_t more) {
+    if (n_ + more > buf_.size()) buf_.resize(std::max<std::size_t>(16, std::max(n_ + more, 2 * buf_.size())));
+    return buf_.data() + n_;
+  }
+  void added(std::size_t k) { n_ += k; }
   std::size_t size() const { return n_; }
   bool empty() const { return n_ == 0; }
   T& back() { return buf_[n_ - 1]; }
@@ -62,6 +85,22 @@ class StepList {
 };
 
 SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase);
+
+/// Steps between two calls of SimOptions::progress.
+inline constexpr int64_t kProgressEvery = 1024;
+
+/// The indices of `requests` in arrival order, ties in input order (a stable sort; none
+/// where they already are, as a trace's and a router's parts are).
+std::vector<int32_t> arrival_order(std::span<const Request> requests);
+
+/// Makes room in `steps` (a run's step samples, full: size == capacity) for the run's
+/// remaining steps, `arrived` of its `n` requests having reached the scheduler: the steps
+/// so far extrapolated over all n at the same steps per request, x 1.25, bounded to [2, 8] x
+/// the present capacity (at least 32 samples). Only the capacity changes. std::vector's
+/// doubling copied every sample at each growth into fresh pages: on bench_traces's day
+/// (5.5 M steps a replica) those copies and their page faults were a fifth of the run's
+/// CPU time; untouched capacity beyond the last step costs address space, not memory.
+void reserve_steps(std::vector<StepSample>& steps, int64_t arrived, int64_t n);
 
 /// Checks a run's options against its traffic; true where it caches prefixes by the traffic's
 /// token structure (simulate.cc). Throws InputError naming prefix_hit_rate or kv_blocks.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 
 #include "chalk/base/error.h"
@@ -91,6 +92,20 @@ InputError detail::whole_prompt_over_budget(const EnginePolicy& p, int64_t promp
                                                : "the engine '" + p.name + "' cannot schedule a whole prompt over its step budget";
   return InputError("max_batched_tokens", "is " + std::to_string(p.max_batched_tokens) + ", below a " + std::to_string(prompt_tokens) +
                                               "-token prompt with chunked prefill off (" + why + "); expected >= the longest prompt or chunked prefill on");
+}
+
+std::vector<int32_t> detail::arrival_order(std::span<const Request> requests) {
+  std::vector<int32_t> order(requests.size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto earlier = [&](int32_t a, int32_t b) { return requests[a].arrival_s < requests[b].arrival_s; };
+  if (!std::is_sorted(order.begin(), order.end(), earlier)) std::stable_sort(order.begin(), order.end(), earlier);
+  return order;
+}
+
+void detail::reserve_steps(std::vector<StepSample>& steps, int64_t arrived, int64_t n) {
+  const double have = static_cast<double>(std::max<std::size_t>(16, steps.capacity()));
+  const double projected = 1.25 * static_cast<double>(steps.size()) * static_cast<double>(n) / static_cast<double>(std::max<int64_t>(1, arrived));
+  steps.reserve(static_cast<std::size_t>(std::clamp(projected, 2 * have, 8 * have)));
 }
 
 Deployment engine_deployment(const Deployment& d, const EnginePolicy& policy) {

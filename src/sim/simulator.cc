@@ -7,7 +7,6 @@
 #include <bit>
 #include <cmath>
 #include <deque>
-#include <numeric>
 #include <stdexcept>
 #include <utility>
 
@@ -20,13 +19,6 @@
 #include "scheduler.h"
 
 namespace chalk::sim {
-namespace {
-
-/// Steps between two calls of SimOptions::progress.
-constexpr int64_t kProgressEvery = 1024;
-
-}  // namespace
-
 namespace detail {
 
 SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase) {
@@ -51,19 +43,20 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   const int shift = std::countr_zero(static_cast<uint64_t>(block));
   auto blocks_for = [block, pow2, shift](int64_t tokens) { return pow2 ? (tokens + block - 1) >> shift : (tokens + block - 1) / block; };
 
-  std::vector<int32_t> order(requests.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return requests[a].arrival_s < requests[b].arrival_s; });
+  const std::vector<int32_t> order = detail::arrival_order(requests);
 
   std::vector<Live> live = detail::start_requests(d, requests, o, phase, run);
 
   const EnginePolicy& pol = o.policy;
   std::deque<int32_t> waiting;
-  StepList<int32_t> running, still;
+  StepList<Running> running, still;
   StepList<int64_t> decode_ctx;
+  // The step's decodes and chunks: their places in `running`, and their ranks (read only
+  // under data-parallel attention, so kept only then).
   StepList<int32_t> decode_owner, chunk_owner, decode_rank, chunk_rank;
   // Data-parallel attention ranks and their shares of the step's budget (rank_budget.h).
   const int64_t dp_ranks = d.mechanisms.enabled ? std::max<int64_t>(1, d.n_chips / std::max<int64_t>(1, d.mechanisms.layout.tp_attention)) : 1;
+  const bool dp = dp_ranks > 1;
   const int64_t pp = detail::check_pipeline(o.pipeline_stages, dp_ranks, d);  // pipeline_step.h: pp microbatches a step
   detail::RankBudgets ranks(dp_ranks, pol.max_batched_tokens, pol.chunked_prefill);
   StepList<PrefillChunk> chunks;
@@ -77,7 +70,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   detail::TierFetch fetch;
   double step_fetch_s = 0;
   const auto own = [](int32_t i) { return static_cast<uint64_t>(i) + 1; };
-  const auto commit = [&](int32_t i) { pool.commit(live[i].kv, requests[i], own(i), live[i].kv_tokens, block); };
+  const auto commit = [&](const Running& r) { pool.commit(live[r.id].kv, requests[r.id], own(r.id), r.kv_tokens, block); };
   const auto release = [&](int32_t i) { pool.release(live[i].kv); };
 
   auto finish = [&](int32_t i, double when) {
@@ -88,15 +81,120 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     ++finished;
     run.end_s = std::max(run.end_s, when);
   };
-  auto preempt = [&](int32_t i) {
+  auto preempt = [&](const Running& r) {
+    const int32_t i = r.id;
     auto& L = live[i];
     release(i);
     L.kv_tokens = 0;
+    L.generated = r.generated;
+    L.last_token_s = r.last_token_s;
     ranks.drop(live[i].rank);
     L.upstream_prefilled = false;  // its KV is gone: recompute prompt and generated tokens here
     L.prefill_target = requests[i].input_tokens + L.generated;
     ++run.requests[i].preemptions;
     ++run.preemptions;
+  };
+
+  // A step's two passes over the running requests, out of line: inlined in the loop below,
+  // their counters lived on the stack (too few registers) and each iteration waited on its
+  // own stores (perf annotate). First the running requests take the budget, in admission order.
+  struct Scheduled { int64_t budget, context_sum, prefill_tokens; bool preempted; };
+  const auto schedule_running = [&](int64_t budget) __attribute__((noinline)) {
+    int64_t context_sum = 0, prefill_tokens = 0;
+    bool preempted = false;
+    // The loop's invariants and the decodes' lists as locals (each running request adds at
+    // most one decode): through the closure, each was loaded again after every store.
+    const int64_t q = verify;
+    const bool ranked = dp, adapters = lora.on();
+    const auto blocks = blocks_for;
+    int64_t* const ctx = decode_ctx.room(running.size());
+    int32_t* const owner = decode_owner.room(running.size());
+    std::size_t decodes = 0;
+    for (std::size_t k = 0; k < running.size() && budget > 0; ++k) {
+      Running& R = running[k];
+      const int32_t i = R.id;
+      const bool prefilling = R.prefill_target > 0;
+      // A chunk waits for a step where its rank has budget left; a decode always runs.
+      if (prefilling && ranks.budget(R.rank) <= 0) continue;
+      const int64_t want = prefilling ? std::min({R.prefill_target - R.kv_tokens, budget, ranks.budget(R.rank)}) : q;
+      // Blocks reserved at admission (reserve_to_completion) already cover the growth.
+      const int64_t need = std::max<int64_t>(0, blocks(R.kv_tokens + want) - R.held);
+      bool self = false;
+      while (need > pool.available()) {
+        const Running victim = running.back();
+        running.pop_back();
+        preempt(victim);
+        waiting.push_front(victim.id);
+        preempted = true;
+        if (victim.id == i) {
+          self = true;
+          break;
+        }
+      }
+      if (self) break;
+      if (need > 0) {  // mostly 0 (a decode within its last block): no call
+        pool.take(need);
+        live[i].kv.blocks += need;
+        R.held += need;
+      }
+      budget -= want;
+      if (adapters) lora.use(requests[i].adapter, want);
+      if (ranked) ranks.spend(R.rank, want);  // a single rank keeps no shares
+      if (prefilling) {
+        chunks.push_back({want, R.kv_tokens});
+        chunk_owner.push_back(static_cast<int32_t>(k));
+        if (ranked) chunk_rank.push_back(R.rank);
+        prefill_tokens += want;
+      } else {
+        ctx[decodes] = R.kv_tokens;
+        owner[decodes++] = static_cast<int32_t>(k);
+        if (ranked) decode_rank.push_back(R.rank);
+        context_sum += R.kv_tokens;
+      }
+    }
+    decode_ctx.added(decodes);
+    decode_owner.added(decodes);
+    return Scheduled{budget, context_sum, prefill_tokens, preempted};
+  };
+
+  // Then the step's tokens at its `end`: a chunk completing its prompt yields the first, a decode
+  // its kept ones. Returns those one step after their previous token (StepSample::steady_tokens).
+  const auto emit_tokens = [&](double start, double end) __attribute__((noinline)) {
+    int32_t steady = 0;
+    auto emit = [&](Running& R, int64_t tokens) {  // `tokens` arrive together: one gap
+      R.generated += tokens;
+      if (R.generated == 1) {
+        run.requests[R.id].first_token_s = end;
+      } else if (R.last_token_s == start) {
+        ++steady;
+      } else {
+        run.long_token_gaps_s.push_back(end - R.last_token_s);
+      }
+      R.last_token_s = end;
+      if (R.generated >= R.output) finish(R.id, end);
+    };
+    for (std::size_t k = 0; k < chunks.size(); ++k) {
+      Running& R = running[chunk_owner[k]];
+      R.kv_tokens += chunks[k].tokens;
+      if (caching) commit(R);
+      if (R.kv_tokens >= R.prefill_target) {
+        R.prefill_target = 0;
+        emit(R, 1);
+      }
+    }
+    for (const int32_t p : decode_owner) {
+      Running& R = running[p];
+      const int64_t drawn = verify > 1 ? accept.draw() : 1;  // no drafts: one token, no draw
+      if (verify > 1) {
+        ++run.verify_steps;
+        run.verify_tokens_kept += drawn;
+      }
+      const int64_t kept = std::min(drawn, R.output - R.generated);
+      R.kv_tokens += kept;
+      if (caching) commit(R);  // the whole blocks the kept tokens completed join the cache
+      emit(R, kept);
+    }
+    return steady;
   };
 
   // With schedule_ahead, the step about to run was formed when the previous one began:
@@ -141,61 +239,24 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     }
 
     // Schedule: running requests first, in admission order.
-    int64_t budget = pol.max_batched_tokens * pp, context_sum = 0, prefill_tokens = 0;
     decode_ctx.clear();
     decode_owner.clear();
     decode_rank.clear();
     chunks.clear();
     chunk_owner.clear();
     chunk_rank.clear();
-    bool preempted_now = false;
     lora.begin_step();
     ranks.begin_step();
-    for (std::size_t k = 0; k < running.size() && budget > 0; ++k) {
-      const int32_t i = running[k];
-      auto& L = live[i];
-      const bool prefilling = L.prefill_target > 0;
-      // A chunk waits for a step where its rank has budget left; a decode always runs.
-      if (prefilling && ranks.budget(L.rank) <= 0) continue;
-      const int64_t want = prefilling ? std::min({L.prefill_target - L.kv_tokens, budget, ranks.budget(L.rank)}) : verify;
-      // Blocks reserved at admission (reserve_to_completion) already cover the growth.
-      const int64_t need = std::max<int64_t>(0, blocks_for(L.kv_tokens + want) - L.kv.held());
-      bool self = false;
-      while (need > pool.available()) {
-        const int32_t victim = running.back();
-        running.pop_back();
-        preempt(victim);
-        waiting.push_front(victim);
-        preempted_now = true;
-        if (victim == i) {
-          self = true;
-          break;
-        }
-      }
-      if (self) break;
-      if (need > 0) pool.take(need);  // mostly 0 (a decode within its last block): no call
-      L.kv.blocks += need;
-      budget -= want;
-      if (lora.on()) lora.use(requests[i].adapter, want);
-      ranks.spend(L.rank, want);
-      if (prefilling) {
-        chunks.push_back({want, L.kv_tokens});
-        chunk_owner.push_back(i);
-        chunk_rank.push_back(L.rank);
-        prefill_tokens += want;
-      } else {
-        decode_ctx.push_back(L.kv_tokens);
-        decode_owner.push_back(i);
-        decode_rank.push_back(L.rank);
-        context_sum += L.kv_tokens;
-      }
-    }
+    const Scheduled ran = schedule_running(pol.max_batched_tokens * pp);
+    int64_t budget = ran.budget, context_sum = ran.context_sum, prefill_tokens = ran.prefill_tokens;
+    bool preempted_now = ran.preempted;
     // Then waiting requests, first come first served (none after a preemption: vLLM), passing
     // over those whose adapter would exceed max_loras (LoraSlots::admits).
     for (std::size_t w = 0; !preempted_now && w < waiting.size() && budget > 0 && static_cast<int64_t>(running.size()) < pol.max_sequences;) {
       const int32_t i = waiting[w];
       if (!lora.admits(requests[i].adapter) && ++w) continue;
       auto& L = live[i];
+      const auto place = static_cast<int32_t>(running.size());  // where it joins the running list
       // reserve_to_completion: admission takes the blocks of the request's whole life.
       const int64_t life = blocks_for(phase == Phase::prefill ? requests[i].input_tokens
                                                               : requests[i].input_tokens + requests[i].output_tokens - 1);
@@ -217,8 +278,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         live[i].rank = ranks.take();
         ranks.spend(L.rank, verify);
         decode_ctx.push_back(L.kv_tokens);
-        decode_owner.push_back(i);
-        decode_rank.push_back(L.rank);
+        decode_owner.push_back(place);
+        if (dp) decode_rank.push_back(L.rank);
         context_sum += L.kv_tokens;
       } else {
         // Prefix caching: the longest run of its first blocks in the cache, whole blocks within
@@ -260,8 +321,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         live[i].rank = ranks.take();
         ranks.spend(L.rank, want);
         chunks.push_back({want, start});
-        chunk_owner.push_back(i);
-        chunk_rank.push_back(L.rank);
+        chunk_owner.push_back(place);
+        if (dp) chunk_rank.push_back(L.rank);
         prefill_tokens += want;
       }
       if (!L.started) {
@@ -269,7 +330,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         run.requests[i].scheduled_s = t;
       }
       waiting.erase(waiting.begin() + static_cast<std::ptrdiff_t>(w));
-      running.push_back(i);
+      running.push_back({L.kv_tokens, L.kv.held(), L.prefill_target, L.generated, L.output, L.last_token_s, i, L.rank});
     }
     // Something always runs: the first running request, or (none running, all blocks free)
     // the first waiting one, whose prompt fits since larger requests were rejected.
@@ -304,45 +365,12 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     sample.memory_s = work.t_memory.value() + adapters.memory_s;
     run.kv_blocks_peak = std::max(run.kv_blocks_peak, sample.kv_blocks_used);
 
-    // Tokens produced at the step's end.
-    auto emit = [&](int32_t i, int64_t tokens) {  // `tokens` arrive together: one gap
-      auto& L = live[i];
-      L.generated += tokens;
-      if (L.generated == 1) {
-        run.requests[i].first_token_s = end;
-      } else if (L.last_token_s == t) {
-        ++sample.steady_tokens;
-      } else {
-        run.long_token_gaps_s.push_back(end - L.last_token_s);
-      }
-      L.last_token_s = end;
-      if (L.generated >= L.output) finish(i, end);
-    };
     const int64_t finished_before = finished;
-    for (std::size_t k = 0; k < chunks.size(); ++k) {
-      auto& L = live[chunk_owner[k]];
-      L.kv_tokens += chunks[k].tokens;
-      if (caching) commit(chunk_owner[k]);
-      if (L.kv_tokens >= L.prefill_target) {
-        L.prefill_target = 0;
-        emit(chunk_owner[k], 1);
-      }
-    }
-    for (const int32_t i : decode_owner) {
-      const int64_t drawn = verify > 1 ? accept.draw() : 1;  // no drafts: one token, no draw
-      if (verify > 1) {
-        ++run.verify_steps;
-        run.verify_tokens_kept += drawn;
-      }
-      const int64_t kept = std::min(drawn, live[i].output - live[i].generated);
-      live[i].kv_tokens += kept;
-      if (caching) commit(i);  // the whole blocks the kept tokens completed join the cache
-      emit(i, kept);
-    }
+    sample.steady_tokens = emit_tokens(t, end);
     if (finished > finished_before) {  // only a finish (emit) leaves a request done in the list
       still.clear();
-      for (const int32_t i : running) {
-        if (live[i].generated < live[i].output) still.push_back(i);
+      for (const Running& R : running) {
+        if (R.generated < R.output) still.push_back(R);
       }
       running.swap(still);
     }
@@ -351,6 +379,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     run.kv_blocks_s += static_cast<double>(sample.kv_blocks_used) * dt;
     run.busy_s += dt;
     ++run.n_steps;
+    if (run.steps.size() == run.steps.capacity()) [[unlikely]] detail::reserve_steps(run.steps, next, n);
     run.steps.push_back(sample);
     formed_at = t;  // the next step was formed as this one began
     t = end;

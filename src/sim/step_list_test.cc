@@ -1,8 +1,9 @@
-// The scheduler's per-step lists (scheduler.h, StepList).
+// The scheduler's per-step lists (scheduler.h, StepList) and the step samples' growth (reserve_steps).
 #include <gtest/gtest.h>
 
 #include <numeric>
 #include <span>
+#include <vector>
 
 #include "scheduler.h"
 
@@ -36,6 +37,42 @@ TEST(StepList, KeepsOrderPastItsCapacityClearsAndSwaps) {
   EXPECT_EQ(a[1], 2);
   EXPECT_EQ(b.size(), 1u);
   EXPECT_EQ(b[0], 7);
+}
+
+TEST(StepList, RoomTakesValuesWrittenInPlaceAfterThoseThere) {
+  StepList<int64_t> a;
+  a.push_back(5);
+  // Room for 40 past the one value: at least 41 slots, the first free one at index 1.
+  int64_t* at = a.room(40);
+  for (int64_t k = 0; k < 40; ++k) at[k] = 10 + k;
+  a.added(30);  // only 30 of them counted
+  EXPECT_EQ(a.size(), 31u);
+  EXPECT_EQ(a[0], 5);
+  EXPECT_EQ(a[1], 10);
+  EXPECT_EQ(a.back(), 39);  // 10 + 29
+  a.push_back(-1);
+  EXPECT_EQ(a[31], -1);
+}
+
+TEST(ReserveSteps, ExtrapolatesTheStepsPerRequestWithinTwiceToEightTimesTheCapacity) {
+  std::vector<StepSample> steps;
+  // Empty: at least 16 slots doubled, 32 (0 steps project 0).
+  reserve_steps(steps, 0, 1000);
+  EXPECT_EQ(steps.capacity(), 32u);
+  for (int k = 0; k < 32; ++k) steps.push_back(StepSample{.start_s = static_cast<double>(k)});
+  // 32 steps after 4 of 1,000 requests: 1.25 x 32 x 1000 / 4 = 10,000, above 8 x 32 = 256.
+  reserve_steps(steps, 4, 1000);
+  EXPECT_EQ(steps.capacity(), 256u);
+  for (int k = 32; k < 256; ++k) steps.push_back(StepSample{.start_s = static_cast<double>(k)});
+  // 256 steps after 200 of 1,000: 1.25 x 256 x 5 = 1,600, within [512, 2048].
+  reserve_steps(steps, 200, 1000);
+  EXPECT_EQ(steps.capacity(), 1600u);
+  EXPECT_EQ(steps.size(), 256u);  // the samples are kept
+  EXPECT_EQ(steps[100].start_s, 100.0);
+  steps.resize(1600);
+  // Every request seen: 1.25 x 1,600 = 2,000, below twice the capacity, 3,200.
+  reserve_steps(steps, 1000, 1000);
+  EXPECT_EQ(steps.capacity(), 3200u);
 }
 
 }  // namespace
