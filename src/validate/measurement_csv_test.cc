@@ -27,8 +27,10 @@ TEST(MeasurementCsv, BuiltinRows) {
   // then Korthikanti et al.'s four full-recomputation step times without sequence
   // parallelism (column sequence_parallel): 103; then 18 rows from sources no row had used:
   // torchtitan's performance table (9), MLPerf v5.0 Server and Offline on H100 and B200 (5),
-  // v5.1 Offline on MI325X (2) and MaxText's TPU v5p table (2): 121.
-  ASSERT_EQ(rows.size(), 121u);
+  // v5.1 Offline on MI325X (2) and MaxText's TPU v5p table (2): 121; then the 19 MoE rows of
+  // Megatron-Bridge's 25.09 and 25.11 tables that were not rows (issue 33; the GB300
+  // DeepSeek-V3 row left out: its EP64 exceeds the 32 ranks of a PP8 stage): 140.
+  ASSERT_EQ(rows.size(), 140u);
   EXPECT_EQ(rows.front().id, "POPE-1");
   EXPECT_EQ(rows.front().line, 2);
   EXPECT_EQ(rows.front().kind, "prefill");
@@ -57,6 +59,14 @@ TEST(MeasurementCsv, BuiltinRows) {
   EXPECT_EQ(rows[103].engine, "torchtitan");
   EXPECT_EQ(rows[103].hardware, "hardware/h100-sxm-96gb-hbm2e-500w.json");
   EXPECT_EQ(*rows[103].dp, 8);
+  EXPECT_EQ(rows[136].id, "MBR2509-B200-Q30B");
+  EXPECT_DOUBLE_EQ(rows[136].value, 18066);  // 'Qwen3_30B_a3B (tokendrop) | 8 | 512 | 1 | ... | 18066 | 416'
+  EXPECT_EQ(*rows[136].microbatch, 1);
+  EXPECT_EQ(rows[136].fp8_recipe, "tensorwise");  // no precision column in 25.09: assumed
+  EXPECT_EQ(rows[131].id, "MBR2511-H100-Q235B");
+  EXPECT_EQ(rows[131].batch, "2048");  // the row lacks its GBS cell: 25.09's, assumed
+  EXPECT_DOUBLE_EQ(rows[131].value, 1575);
+  EXPECT_EQ(*rows[131].virtual_stages, 4);
   EXPECT_EQ(rows[111].id, "TT-L405B-H100x512-3D-INTERLEAVED");
   EXPECT_EQ(*rows[111].pp, 8);
   EXPECT_EQ(rows[111].schedule, "interleaved");
