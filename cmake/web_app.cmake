@@ -19,6 +19,10 @@ add_custom_command(
 add_executable(chalk-web ${CMAKE_SOURCE_DIR}/apps/chalk/main.cc ${CMAKE_SOURCE_DIR}/apps/chalk/cmd_web.cc ${CMAKE_SOURCE_DIR}/apps/chalk/web_server.cc
                          ${CMAKE_SOURCE_DIR}/apps/chalk/web_assets.cc ${CHALK_WEB_APP_OUT})
 target_link_libraries(chalk-web PRIVATE chalk_cli PkgConfig::CHALK_HTTPLIB)
+# One unit for main.cc and the server's files (CLI11 compiled once, not in main.cc and
+# cmd_web.cc apart; CMakeLists.txt); the embedded page stays its own unit.
+set_target_properties(chalk-web PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
+set_source_files_properties(${CHALK_WEB_APP_OUT} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 add_dependencies(chalk chalk-web)
 
 # Tests of `chalk web` (tests/web/): the API against web/openapi.json and the CLI's
