@@ -236,7 +236,9 @@ TEST(StepMemo, SameCountsOtherContextsGiveTheStepWithoutTheMemo) {
       if (k == 0) first_kv = with.kv_bytes_per_chip.value();
       // The core is priced again: the second step's 13,050 context tokens read more KV than
       // the first's 600.
-      if (k == 1) EXPECT_GT(with.kv_bytes_per_chip.value(), first_kv) << model;
+      if (k == 1) {
+        EXPECT_GT(with.kv_bytes_per_chip.value(), first_kv) << model;
+      }
     }
     // Decodes only, then a chunk split in two of the same sum (another key: 2 chunks).
     const std::vector<PrefillChunk> halves = {{256, 0}, {256, 64}};
