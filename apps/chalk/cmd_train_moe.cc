@@ -90,7 +90,7 @@ void run_moe(const MoeArgs& a) {
                              "            its experts {} = E x G: the expansion's 64 expert FFNs cut into G = {} pieces each of 1/G the "
                              "width, G of them routed per token (Krajewski section 3), so its active N is Clark's at one expert\n",
                              krajewski_moe_fit().source, format_number(a.granularity, 3), human_count(a.tokens),
-                             format_number(k.experts, 4), format_number(a.granularity, 3))
+                             fmt::format("{:g}", k.experts), fmt::format("{:g}", a.granularity))
               << fmt::format("equal loss  a compute-optimal MoE (G = {}, experts {:.3g} of a block) at {:.3g} FLOPs matches a "
                              "compute-optimal dense model trained with {:.1f}x the compute (router FLOPs left out)\n",
                              format_number(a.granularity, 3), a.expert_share, a.flops, multiplier)

@@ -89,6 +89,6 @@ expect_error "$tmp/t.json: world_info.tp_size: expected an integer, got \"two\""
 # Review 7 L2: the text table prints microseconds, so it names each constant without the
 # JSON key's "_s" ("request_overhead ... default (us) 6908", not "request_overhead_s").
 txt=$("$CHALK" calibrate "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" "${setup[@]}" --fit request_overhead_s) || fail "calibrate (text) exited $?"
-printf '%s\n' "$txt" | grep -qE "^request_overhead +6908 " || fail "calibrate: no 'request_overhead 6908' row: $txt"
-printf '%s\n' "$txt" | grep -q "^request_overhead_s " && fail "calibrate: a constant in us named in s: $txt"
+printf '%s\n' "$txt" | grep -qE "^ *request_overhead +6908 " || fail "calibrate: no 'request_overhead 6908' row: $txt"
+printf '%s\n' "$txt" | grep -qE "^ *request_overhead_s " && fail "calibrate: a constant in us named in s: $txt"
 echo "calibrate: all passed"

@@ -22,7 +22,7 @@ PY
 "$CHALK" train moe | grep -q "Clark et al. 2022" || fail "train moe table names its source"
 # Review 6 L5: the krajewski row read "512" experts beside "E = 64" and the 128 asked for;
 # the header says what it counts: E x G = 64 x 8 = 512 pieces of 1/8 the width, 8 routed.
-"$CHALK" train moe --active-params 5e6 --experts 1,128 | grep -q "its experts 512 = E x G: the expansion's 64 expert FFNs cut into G = 8 pieces" \
+"$CHALK" train moe --active-params 5e6 --experts 1,128 | tr '\n' ' ' | tr -s ' ' | grep -q "its experts 512 = E x G: the expansion's 64 expert FFNs cut into G = 8 pieces" \
   || fail "train moe: the krajewski row's experts stated as E x G"
 "$CHALK" train moe --csv | head -1 | grep -q "^law,routed_experts,params_active" || fail "train moe --csv header"
 
