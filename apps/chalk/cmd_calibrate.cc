@@ -205,7 +205,9 @@ void run_calibrate(const CalibrateArgs& a) {
   Table us;
   us.columns = {{"name", "constant"}, {"default_value_us", "default (us)", 4}, {"value_us", "value (us)", 4}, {"uncertainty_us", "+- 1 sigma (us)", 2}, {"fitted", "fitted"}};
   for (const auto& c : rep.constants) {
-    us.add({c.name, 1e6 * c.initial, 1e6 * c.value, c.sigma ? Cell(1e6 * *c.sigma) : Cell{}, std::string(c.fitted ? "yes" : "no")});
+    // Named without the "_s" of the JSON key beside figures in us (review 7 L2: "request_overhead_s ... (us) 6908").
+    const bool in_s = c.name.size() > 2 && c.name.compare(c.name.size() - 2, 2, "_s") == 0;
+    us.add({in_s ? c.name.substr(0, c.name.size() - 2) : c.name, 1e6 * c.initial, 1e6 * c.value, c.sigma ? Cell(1e6 * *c.sigma) : Cell{}, std::string(c.fitted ? "yes" : "no")});
   }
   print_table(std::cout, us);
   std::cout << "\nError per run, mean |predicted / measured - 1| over its metrics:\n";

@@ -96,7 +96,8 @@ void register_prices(CLI::App& app, Action& run) {
   auto* f = prices->add_subcommand("forward", "The input and output prices a model on a system implies, beside a provider's sheet");
   add_deployment_options(*f, forward.deployment);
   add_infeasible_option(*f, forward.deployment);
-  f->add_option("-b,--batch", forward.batch, "Decode batch (default 0: with -n the cost-optimal batch, else the chosen replica's batch that fills HBM)")->capture_default_str();
+  f->add_option("-b,--batch", forward.batch, "Decode batch (default 0: the largest at --min-tok-per-s-per-user); with no -n, the replica is the cheapest size "
+                "whose HBM holds it (the page's cost headline)")->capture_default_str();
   f->add_option("-s,--context", forward.context, "Decode context, tokens")->capture_default_str();
   f->add_option("--prompt", forward.prompt, "Prompt tokens of the prefill that prices input")->capture_default_str();
   f->add_option("--prefill-batch", forward.prefill_batch,

@@ -172,7 +172,7 @@ SpeedFloorOutcome apply_speed_floor(const ForwardArgs& a, const DeploymentArgs& 
   if (note) {
     DeploymentOptions o = options_from(da);
     o.mechanisms.enabled = true;  // chosen under the engine step whatever view prints, as resolve() chooses
-    const SpeedChoice sc = cheapest_replica_at_speed(single->model, single->system, o, note->context, v);
+    const SpeedChoice sc = cheapest_serving_replica(single->model, single->system, o, note->context, {0, v});
     staged = sc.stages > 1;
     if (sc.point && !staged) {
       Deployment dep = *sc.deployment;
@@ -209,6 +209,30 @@ SpeedFloorOutcome apply_speed_floor(const ForwardArgs& a, const DeploymentArgs& 
   return out;
 }
 
+/// With -b and no chips stated, the replica an operator would run at that batch: the
+/// cheapest size within the scale-up domain whose HBM holds it, the runner-up the cheapest
+/// other size (cheapest_serving_replica, the page's cost headline's rule too; issue 30 item 1:
+/// `prices forward -b 64` priced the memory-full choice's 8 H100 where 4 are cheaper at that
+/// batch). Where no size holds the batch the memory-full choice stays, and forward_replica
+/// says the batch does not fit.
+void choose_at_batch(const ForwardArgs& a, const DeploymentArgs& da, std::optional<Deployment>& single, std::optional<ReplicaNote>& note) {
+  if (a.batch <= 0 || !note || !note->fallback.empty() || note->rule == ReplicaRule::smallest || note->pp > 1 || !note->pipeline.empty()) {
+    return;
+  }
+  DeploymentOptions o = options_from(da);
+  o.mechanisms.enabled = true;  // chosen under the engine step whatever view prints, as resolve() chooses
+  const SpeedChoice sc = cheapest_serving_replica(single->model, single->system, o, note->context, {a.batch, {}});
+  if (!sc.point) return;
+  Deployment dep = *sc.deployment;
+  dep.mechanisms.layout.description =
+      fmt::format("searched: {} (the most decode tok/s per chip at batch {}, context {})", sc.point->layout, a.batch, note->context);
+  single = da.roofline ? roofline_of(dep) : dep;
+  note->choice = *sc.point;
+  note->runner_up = sc.runner_up;
+  note->replica_sizes = sc.replica_sizes;
+  note->at_batch = a.batch;
+}
+
 }  // namespace
 
 void run_forward(const ForwardArgs& a) {
@@ -229,6 +253,7 @@ void run_forward(const ForwardArgs& a) {
   ForwardArgs at = a;
   SpeedFloorOutcome floor;
   if (!p) {
+    choose_at_batch(a, da, single, note);
     floor = apply_speed_floor(a, da, single, note, &at.batch);
   } else if (!std::isfinite(a.min_speed) || a.min_speed < 0) {
     apply_speed_floor(a, da, single, note, &at.batch);  // throws: the same message

@@ -273,10 +273,11 @@ void run_infer(const InferArgs& a) {
                            range_text({at.value.value(), at.low.value(), at.high.value()}),
                            range_text({to_gb(as.weight_bytes.value), to_gb(as.weight_bytes.low), to_gb(as.weight_bytes.high)}),
                            range_text(as.decode_context_tokens), format_number(to_ms(as.step_budget), 3));
-  // "8 x B200 (GB200), gb200-nvl72", as every command names a system (review 2 L8: "8 x
-  // gb200-nvl72" read as eight racks).
-  std::cout << fmt::format("stand-in    {} on {} x {} (chip, tiers and the model of (e)); change with --model/--hardware\n", d.model.name,
-                           d.n_chips, chip_and_system(d.system.chip.name, d.system.name));
+  // "8 B200 (GB200) chips of the gb200-nvl72 system" (review 2 L8: "8 x gb200-nvl72" read as
+  // eight racks; review 6 L10: "8 x B200 (GB200), gb200-nvl72" read garbled).
+  std::cout << fmt::format("stand-in    {} on {} {} of the {} system (its chip, memory tiers and the model of (e)); change with "
+                           "--model/--hardware\n",
+                           d.model.name, d.n_chips, d.system.chip.name + (d.n_chips == 1 ? " chip" : " chips"), d.system.name);
   for (const auto& w : fs.warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
   print_table(std::cout, words);

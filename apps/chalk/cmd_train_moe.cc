@@ -65,7 +65,8 @@ void run_moe(const MoeArgs& a) {
        {{"source", krajewski_moe_fit().source},
         {"coefficients_moe", {{"a", 18.1}, {"alpha", 0.115}, {"b", 30.8}, {"beta", 0.147}, {"g", 2.1}, {"gamma", 0.58}, {"c", 0.47}}},
         {"coefficients_dense", {{"a", 16.3}, {"alpha", 0.126}, {"b", 26.7}, {"beta", 0.127}, {"c", 0.47}}},
-        {"law", "L = c + (g / G^gamma + a) / N^alpha + b / D^beta, N all non-embedding parameters, expansion E = 64"},
+        {"law", "L = c + (g / G^gamma + a) / N^alpha + b / D^beta, N all non-embedding parameters, expansion E = 64; "
+                "routed_experts = E x G, experts of 1/G the width, G routed per token"},
         {"tokens", a.tokens},
         {"granularity", a.granularity},
         {"flops", a.flops},
@@ -85,8 +86,11 @@ void run_moe(const MoeArgs& a) {
                              fit.source, fit.name, fit.a, fit.b, fit.c, fit.d, fit.e_start, fit.e_max,
                              human_count(fit.paper_cutoff_params), human_count(cutoff))
               << fmt::format("krajewski   {}: MoE a 18.1 alpha 0.115 b 30.8 beta 0.147 g 2.1 gamma 0.58 c 0.47; dense a 16.3 alpha 0.126 "
-                             "b 26.7 beta 0.127 c 0.47; E = 64, G = {}, {} tokens\n",
-                             krajewski_moe_fit().source, format_number(a.granularity, 3), human_count(a.tokens))
+                             "b 26.7 beta 0.127 c 0.47; E = 64, G = {}, {} tokens\n"
+                             "            its experts {} = E x G: the expansion's 64 expert FFNs cut into G = {} pieces each of 1/G the "
+                             "width, G of them routed per token (Krajewski section 3), so its active N is Clark's at one expert\n",
+                             krajewski_moe_fit().source, format_number(a.granularity, 3), human_count(a.tokens),
+                             fmt::format("{:g}", k.experts), fmt::format("{:g}", a.granularity))
               << fmt::format("equal loss  a compute-optimal MoE (G = {}, experts {:.3g} of a block) at {:.3g} FLOPs matches a "
                              "compute-optimal dense model trained with {:.1f}x the compute (router FLOPs left out)\n",
                              format_number(a.granularity, 3), a.expert_share, a.flops, multiplier)

@@ -54,7 +54,7 @@ struct PlotRunArgs {
 
 json vl_base(const char* title, int height) {
   json spec;
-  spec["$schema"] = "https://vega.github.io/schema/vega-lite/v5.json";
+  spec["$schema"] = "https://vega.github.io/schema/vega-lite/v6.json";  // the vega-lite the page embeds (6.1.0; review 6 L3: v5 warned)
   spec["title"] = title;
   spec["width"] = 560;
   spec["height"] = height;
@@ -69,13 +69,23 @@ constexpr const char* kCountLabels =
     "datum.value >= 1e6 ? format(datum.value / 1e6, '~g') + 'M' : datum.value >= 1e3 ? format(datum.value / 1e3, '~g') + 'K' : "
     "format(datum.value, '~g')";
 
+/// Ticks at every power of ten from below `lo` to above `hi` (vega drops those outside the
+/// scale's domain): a log axis read in decades, 1B, 10B, 100B, where vega's own ticks over
+/// eight decades fell ~8.7x apart and rounded to "9B, 80B, 700B" (review 6 L3).
+json decade_ticks(double lo, double hi) {
+  json v = json::array();
+  if (!(lo > 0) || !(hi >= lo) || !std::isfinite(hi)) return v;
+  for (int k = static_cast<int>(std::floor(std::log10(lo))); k <= static_cast<int>(std::ceil(std::log10(hi))); ++k) v.push_back(std::pow(10.0, k));
+  return v;
+}
+
 /// A legend below the plot whose labels are never cut ("chosen: the equilibrium, 188x ove..."
 /// at 1280 px, review 3 L11): labelLimit 0 lets a label be as long as it is.
 json whole_legend(const char* title) { return {{"title", title}, {"orient", "bottom"}, {"direction", "vertical"}, {"labelLimit", 0}}; }
 
-json shares_spec(double k_eq) {
+json shares_spec(double k_eq, double k_lo, double k_hi) {
   const json x = {{"field", "over_training_factor"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}},
-                  {"title", "over-training factor D / D_opt(N)"}};
+                  {"title", "over-training factor D / D_opt(N)"}, {"axis", {{"values", decade_ticks(k_lo, k_hi)}, {"format", "~g"}}}};
   json spec = vl_base("Share of lifetime chip-seconds against the over-training factor", 320);
   json lines;
   lines["data"] = {{"name", "cost_shares_long"}};
@@ -103,11 +113,13 @@ json shares_spec(double k_eq) {
   return spec;
 }
 
-json iso_loss_spec() {
+/// `n_range` and `d_range`: the least and most parameters and tokens the chart's data holds.
+json iso_loss_spec(std::pair<double, double> n_range, std::pair<double, double> d_range) {
+  // One number format per log axis, a tick per decade.
   const json x = {{"field", "params"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "parameters N (active)"},
-                  {"axis", {{"labelExpr", kCountLabels}, {"labelOverlap", true}}}};  // one number format per log axis
+                  {"axis", {{"values", decade_ticks(n_range.first, n_range.second)}, {"labelExpr", kCountLabels}, {"labelOverlap", true}}}};
   const json y = {{"field", "tokens"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "training tokens D"},
-                  {"axis", {{"labelExpr", kCountLabels}, {"labelOverlap", true}}}};
+                  {"axis", {{"values", decade_ticks(d_range.first, d_range.second)}, {"labelExpr", kCountLabels}, {"labelOverlap", true}}}};
   json spec = vl_base("Chinchilla iso-loss curves (Besiroglu et al. 2024 fit) and the chosen run", 360);
   json curves;
   curves["data"] = {{"name", "iso_loss"}};
@@ -153,8 +165,9 @@ json chart_data(const PlotRunArgs& a) {
                                                     {"decode_chips", "--decode-chips"}, {"decode_batch", "--decode-batch"}};
   const Equilibrium e = with_flags(flags, [&] { return solve_equilibrium(in); });
   const double k_eq = e.over_training_factor;
+  const double k_lo = std::min(0.5, k_eq / 4), k_hi = std::max(1000.0, k_eq * 4);
   json shares = json::array(), shares_long = json::array();
-  for (const auto& c : cost_shares(e, log_spaced(std::min(0.5, k_eq / 4), std::max(1000.0, k_eq * 4), 61))) {
+  for (const auto& c : cost_shares(e, log_spaced(k_lo, k_hi, 61))) {
     shares.push_back({{"over_training_factor", c.over_training_factor}, {"pretraining_tokens", c.pretraining_tokens},
                       {"pretraining_share", c.pretraining}, {"rl_share", c.rl}, {"serving_share", c.serving}});
     for (const auto& [phase, v] : {std::pair{"pre-training", c.pretraining}, {"RL", c.rl}, {"serving", c.serving}}) {
@@ -195,7 +208,14 @@ json chart_data(const PlotRunArgs& a) {
   j["loss_fit"] = fit.source;
   j["cost_shares"] = shares;
   j["data"] = {{"cost_shares_long", shares_long}, {"iso_loss", iso}, {"frontier", frontier}, {"points", points}};
-  j["charts"] = {shares_spec(k_eq), iso_loss_spec()};
+  std::pair<double, double> n_range{n, n}, d_range{d, d};
+  for (const json* series : {&iso, &frontier, &points}) {
+    for (const auto& p : *series) {
+      n_range = {std::min(n_range.first, p["params"].get<double>()), std::max(n_range.second, p["params"].get<double>())};
+      d_range = {std::min(d_range.first, p["tokens"].get<double>()), std::max(d_range.second, p["tokens"].get<double>())};
+    }
+  }
+  j["charts"] = {shares_spec(k_eq, k_lo, k_hi), iso_loss_spec(n_range, d_range)};
   return j;
 }
 

@@ -207,6 +207,8 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
       note.emplace();
       note->rule = a.replica_rule;
       note->context = search_context;
+      if (a.tp) note->stated_layout = fmt::format("--tp {}", *a.tp);
+      if (a.ep) note->stated_layout += fmt::format("{}--ep {}", note->stated_layout.empty() ? "" : " ", *a.ep);
       // A prefill question: the cheapest replica per prompt token (review 5 M1).
       std::optional<PrefillReplicaChoice> prefill;
       if (a.replica_rule == ReplicaRule::cheapest_prefill) {

@@ -151,6 +151,13 @@ struct ReplicaNote {
   /// replica and batch that streams at least this fast (cheapest_replica_at_speed, as
   /// `prices compare` prices a host) and `runner_up` the memory-full cost floor without it.
   double min_tok_per_s_per_user = 0;
+  /// The batch the choice was made at (`prices forward -b` with no chips: the cheapest size
+  /// that holds it, cheapest_serving_replica; issue 30 item 1); 0 = none. When > 0, `choice`
+  /// and `runner_up` are both at this batch.
+  int64_t at_batch = 0;
+  /// The layout flags that set the smallest replica ("--tp 2"; review 7 M7: `decode --tp 2`
+  /// said 2 chips were "the smallest replica that holds the weights", where 1 chip does).
+  std::string stated_layout;
   /// ReplicaRule::cheapest_prefill: the chosen replica's prefill (its layout as the command
   /// runs it) and the cheapest other size's, at the batch and longest prompt compared. Set,
   /// they replace `choice` and `runner_up` in the note's text and JSON.

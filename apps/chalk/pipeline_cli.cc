@@ -158,9 +158,14 @@ std::string pipeline_text(const Deployment& st, const PipelineArgs& p, const std
   // Each layer kind is cut apart (pipeline_stage_model): the busiest stage can hold more than
   // the even split's largest (DeepSeek-V3's 3 dense + 58 MoE layers over 8: 1 + 8 = 9, the even split's largest 8).
   return fmt::format("pipeline    {} stages x {} = {}; {} layers in stages of {} (every stage priced as the busiest, {} layers; "
-                     "each keeps the embedding and LM head); {}; stage-to-stage sends over scale-out\n{}",
+                     "each keeps the embedding and LM head); {}; stage-to-stage sends over {}\n{}",
                      p.pp, counted(st.n_chips, "chip"), counted(p.pp * st.n_chips, "chip"), model_layers, pipeline_layer_split(model_layers, p.pp),
-                     n_layers(st.model), in_flight(p, batches), p.why.empty() ? std::string() : "            " + p.why + "\n");
+                     n_layers(st.model), in_flight(p, batches),
+                     // Review 6 L9: 3 stages of 2 H100 sit in one 8-GPU NVLink domain (pipeline_hop_time).
+                     stages_within_domain(st, p.pp) ? fmt::format("scale-up (all {} chips in one {}-chip domain)", p.pp * st.n_chips,
+                                                                  st.system.scale_up_domain)
+                                                    : std::string("scale-out"),
+                     p.why.empty() ? std::string() : "            " + p.why + "\n");
 }
 
 namespace {

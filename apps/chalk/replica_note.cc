@@ -13,7 +13,8 @@
 
 namespace chalk::cli {
 namespace {
-nlohmann::json replica_point_json(const ModePoint& p, bool at_speed_floor = false) {
+/// `stated_batch`: the point is at a batch the user chose (a speed floor's or -b's), not the memory-full one.
+nlohmann::json replica_point_json(const ModePoint& p, bool stated_batch = false) {
   return {{"chips", p.n_chips},
           {"layout", p.layout.empty() ? nlohmann::json() : nlohmann::json(p.layout)},
           {"batch", p.batch},
@@ -22,12 +23,14 @@ nlohmann::json replica_point_json(const ModePoint& p, bool at_speed_floor = fals
           {"tok_per_s_per_chip", p.tokens_per_s_per_chip.value()},
           {"cost_usd_per_mtok", p.cost_per_token ? nlohmann::json(to_usd_per_mtok(*p.cost_per_token)) : nlohmann::json()},
           // false when a smaller batch was cheaper: the memory-full one pads to a larger CUDA graph
-          {"memory_full", !at_speed_floor && (p.memory_full_batch == 0 || p.batch == p.memory_full_batch)}};
+          {"memory_full", !stated_batch && (p.memory_full_batch == 0 || p.batch == p.memory_full_batch)}};
 }
 
 /// `speed_floor` > 0: the point is the largest batch at that speed, not the memory-full one.
-std::string replica_point_text(const ModePoint& p, double speed_floor = 0) {
+/// `at_batch` > 0: the batch asked (-b).
+std::string replica_point_text(const ModePoint& p, double speed_floor = 0, int64_t at_batch = 0) {
   const std::string fills = speed_floor > 0 ? fmt::format("the largest at {} tok/s per user or more", fmt::format("{:g}", speed_floor))
+                            : at_batch > 0 ? std::string("the batch asked, -b")
                             : p.memory_full_batch == 0 || p.batch == p.memory_full_batch
                                 ? std::string("fills HBM")
                                 : fmt::format("cheaper than the {} that fill HBM, which pad to a larger CUDA graph", p.memory_full_batch);
@@ -67,6 +70,11 @@ std::string replica_rule_text(const ReplicaNote& n) {
                        n.prefill->batch, n.prefill->prompt);
   }
   if (n.rule == ReplicaRule::smallest) {
+    if (!n.stated_layout.empty()) {
+      return fmt::format("the smallest replica that runs {} and holds the weights and one sequence: the fastest small-batch step, "
+                         "for latency questions",
+                         n.stated_layout);
+    }
     return "the smallest replica that holds the weights and one sequence: the fastest small-batch step, for latency questions";
   }
   std::string sizes;
@@ -77,6 +85,12 @@ std::string replica_rule_text(const ReplicaNote& n) {
     return fmt::format("the replica size with the most tok/s per chip at context {} of {} chips, each with its best layout at its "
                        "cheapest batch up to the one that fills its HBM (no price: not ranked by cost)",
                        n.context, sizes);
+  }
+  if (n.at_batch > 0) {
+    // Issue 30 item 1: the page's cost headline and `prices forward -b` (cheapest_serving_replica).
+    return fmt::format("the cheapest replica size at context {} of {} chips whose HBM holds batch {} (-b), each with its best "
+                       "layout at that batch",
+                       n.context, sizes, n.at_batch);
   }
   if (n.min_tok_per_s_per_user > 0) {
     // Review 3 M4: the headline at a speed a host sells, the floor `prices compare` assumes.
@@ -108,8 +122,8 @@ nlohmann::json replica_note_json(const std::optional<ReplicaNote>& note) {
           {"why", n.pipeline.empty() ? replica_rule_text(n) : replica_rule_text(n) + "; " + n.pipeline},
           {"context_tokens", n.context},
           {"replica_sizes", n.replica_sizes},
-          {"choice", replica_point_json(n.choice, n.min_tok_per_s_per_user > 0)},
-          {"runner_up", n.runner_up ? replica_point_json(*n.runner_up) : nlohmann::json()},
+          {"choice", replica_point_json(n.choice, n.min_tok_per_s_per_user > 0 || n.at_batch > 0)},
+          {"runner_up", n.runner_up ? replica_point_json(*n.runner_up, n.at_batch > 0) : nlohmann::json()},
           {"pp", n.pp},
           {"min_tok_per_s_per_user", n.min_tok_per_s_per_user > 0 ? nlohmann::json(n.min_tok_per_s_per_user) : nlohmann::json()}};
 }
@@ -128,7 +142,7 @@ std::string replica_note_text(const std::optional<ReplicaNote>& note) {
   // A pipeline beside one replica on the same chips: each line names its layout (review 2 H1).
   const bool named = n.pp > 1 || !n.pipeline.empty();
   auto layout = [&](const ModePoint& p) { return named && !p.layout.empty() ? p.layout + ", " : std::string(); };
-  s += "            chosen " + layout(n.choice) + replica_point_text(n.choice, n.min_tok_per_s_per_user) + "\n";
+  s += "            chosen " + layout(n.choice) + replica_point_text(n.choice, n.min_tok_per_s_per_user, n.at_batch) + "\n";
   if (n.runner_up) {
     // Beside a pipeline the one replica without stages is the runner-up whatever the rule (review 4 M2).
     const char* label = n.pp > 1                                ? "runner-up"
@@ -136,7 +150,7 @@ std::string replica_note_text(const std::optional<ReplicaNote>& note) {
                         : n.rule != ReplicaRule::smallest           ? "runner-up"
                         : n.runner_up->cost_per_token               ? "cheapest"
                                                                     : "most tok/s per chip:";
-    s += fmt::format("            {} {}{}\n", label, layout(*n.runner_up), replica_point_text(*n.runner_up));
+    s += fmt::format("            {} {}{}\n", label, layout(*n.runner_up), replica_point_text(*n.runner_up, 0, n.at_batch));
   }
   if (!n.pipeline.empty()) s += "            " + n.pipeline + "\n";
   return s;

@@ -450,7 +450,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     eplb: Routed experts against a learned router's skew: no = experts in order (engines' default; the busiest EP rank from TensorRT-LLM's DeepSeek-R1 expert loads), yes = EPLB's redundant experts (default: uniform routing, the lower bound)
     dispatch_dtype: Format of the expert-parallel dispatch: bf16, fp8, nvfp4, ... (default: bf16; the combine stays bf16)
     allow_infeasible: Print the figures even when the stated chips cannot hold the weights or the sequence passes the model's maximum context (default: exit 2 naming the smallest replica that fits, or the limit)
-    batch: Decode batch (default 0: with -n the cost-optimal batch, else the chosen replica's batch that fills HBM) (default 0)
+    batch: Decode batch (default 0: the largest at --min-tok-per-s-per-user); with no -n, the replica is the cheapest size whose HBM holds it (the page's cost headline) (default 0)
     context: Decode context, tokens (default 4096)
     prompt: Prompt tokens of the prefill that prices input (default 4096)
     prefill_batch: Prompts in the prefill that prices input (default 0 = one per data-parallel attention group, filling the layout) (default 0)

@@ -38,16 +38,23 @@ ModelSpec pipeline_stage_model(const ModelSpec& m, int64_t stages) {
   return st;
 }
 
-Seconds stage_send_time(const SystemSpec& s, Bytes message) {
-  if (!(s.scale_out_bandwidth_per_direction.value() > 0)) {
-    throw InputError("hardware", s.name + " states no scale-out bandwidth: a pipeline's stage-to-stage send cannot be priced");
-  }
-  const LinkModel link = scale_out_link(s);
+namespace {
+/// One point-to-point send over `link`: the fastest protocol's base + one step latency + bytes
+/// at its share of the achieved bandwidth.
+Seconds pipe_send_over(const LinkModel& link, Bytes message) {
   double best = INFINITY;
   for (const auto& p : link.protocols) {
     best = std::min(best, (p.base_latency + p.step_latency + message / (link.bandwidth * p.bandwidth_fraction)).value());
   }
   return seconds(best);
+}
+}  // namespace
+
+Seconds stage_send_time(const SystemSpec& s, Bytes message) {
+  if (!(s.scale_out_bandwidth_per_direction.value() > 0)) {
+    throw InputError("hardware", s.name + " states no scale-out bandwidth: a pipeline's stage-to-stage send cannot be priced");
+  }
+  return pipe_send_over(scale_out_link(s), message);
 }
 
 Seconds hop_wire_time(const SystemSpec& s, Bytes message) {
@@ -57,13 +64,16 @@ Seconds hop_wire_time(const SystemSpec& s, Bytes message) {
   return message / s.scale_out_bandwidth_per_direction;
 }
 
-namespace {
-/// A stage-to-stage send under the stage's view: the engine's NCCL send, or its wire time
-/// for the roofline (mechanisms off).
-Seconds hop_time(const Deployment& stage, Bytes message) {
-  return stage.mechanisms.enabled ? stage_send_time(stage.system, message) : hop_wire_time(stage.system, message);
+bool stages_within_domain(const Deployment& stage, int64_t stages) {
+  return stage.system.scale_up_bandwidth_per_direction.value() > 0 && stages * stage.n_chips <= stage.system.scale_up_domain;
 }
-}  // namespace
+
+Seconds pipeline_hop_time(const Deployment& stage, int64_t stages, Bytes message) {
+  if (!stages_within_domain(stage, stages)) {
+    return stage.mechanisms.enabled ? stage_send_time(stage.system, message) : hop_wire_time(stage.system, message);
+  }
+  return stage.mechanisms.enabled ? pipe_send_over(scale_up_link(stage.system), message) : message / stage.system.scale_up_bandwidth_per_direction;
+}
 
 PipelineDecode pipeline_decode(const Deployment& stage, const PipelineShape& shape, int64_t batch, int64_t context) {
   check_shape(shape, batch);
@@ -76,8 +86,8 @@ PipelineDecode pipeline_decode(const Deployment& stage, const PipelineShape& sha
   r.t_hop = seconds(0);
   r.t_return = seconds(0);
   if (r.stages > 1) {
-    r.t_hop = hop_time(stage, r.hop_bytes);
-    r.t_return = hop_time(stage, bytes(d(r.microbatch) * 4.0));
+    r.t_hop = pipeline_hop_time(stage, r.stages, r.hop_bytes);
+    r.t_return = pipeline_hop_time(stage, r.stages, bytes(d(r.microbatch) * 4.0));
   }
   const Seconds t = r.stage.t_step;
   r.t_pass = t * d(r.stages) + r.t_hop * d(r.stages - 1) + r.t_return;
@@ -103,7 +113,7 @@ PipelinePrefill pipeline_prefill(const Deployment& stage, const PipelineShape& s
   r.microbatch = (batch + r.microbatches - 1) / r.microbatches;
   r.stage = prefill_step(stage, r.microbatch, prompt, prefix);
   r.hop_bytes = bytes(d(r.microbatch) * d(prompt) * d(stage.model.d_model) * shape.activation_bytes);
-  r.t_hop = r.stages > 1 ? hop_time(stage, r.hop_bytes) : seconds(0);
+  r.t_hop = r.stages > 1 ? pipeline_hop_time(stage, r.stages, r.hop_bytes) : seconds(0);
   const Seconds t = r.stage.t_step;
   r.ttft = t * d(r.stages + r.microbatches - 1) + r.t_hop * d(r.stages - 1);
   const Seconds beat = std::max(t, r.t_hop);

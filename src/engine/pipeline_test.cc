@@ -114,6 +114,27 @@ TEST(PipelineDecode, HopIsTheActivationsOverScaleOut) {
   EXPECT_GT(r.t_return.value(), 0.0);
 }
 
+// Review 6 L9: 3 stages of 2 H100 (Llama 3.1 70B, `decode --pp 3 -n 6`) sit in one 8-GPU
+// NVLink domain, so NCCL's send takes NVLink. Batch 8 in 3 microbatches of 3: hop = 3 x 8192
+// x 2 = 49,152 B. Over NVLink (450 GB/s x 0.8 achieved) the LL protocol is fastest: 6.6 + 0.6
+// us + 49,152 / (360e9 x 0.19) s = 7.2 + 0.719 = 7.919 us (LL128: 15.9 + 0.146; Simple: 11.8 +
+// 0.137). The same stages across domains (2 stages of 8) send over the NIC as before.
+TEST(PipelineDecode, StagesInOneDomainSendOverScaleUp) {
+  const Deployment st = stage("llama-3.1-70b", "h100-sxm", 3, 2);
+  EXPECT_TRUE(stages_within_domain(st, 3));
+  EXPECT_FALSE(stages_within_domain(st, 5));  // 10 chips: two domains
+  const PipelineDecode r = pipeline_decode(st, shape(3, 3), 8, 4096);
+  EXPECT_DOUBLE_EQ(r.hop_bytes.value(), 49152.0);
+  EXPECT_NEAR(r.t_hop.value() * 1e6, 7.2 + 49152.0 / (450e9 * 0.8 * 0.19) * 1e6, 1e-9);
+  EXPECT_NEAR(r.t_hop.value() * 1e6, 7.919, 1e-3);
+  EXPECT_LT(r.t_hop.value(), stage_send_time(st.system, r.hop_bytes).value());  // the NIC's: 16.4 us
+  // The roofline: the bytes at NVLink's full 450 GB/s, 0.109 us.
+  const PipelineDecode lower = pipeline_decode(stage("llama-3.1-70b", "h100-sxm", 3, 2, false), shape(3, 3), 8, 4096);
+  EXPECT_DOUBLE_EQ(lower.t_hop.value(), 49152.0 / 450e9);
+  const Deployment across = stage("llama-3.1-70b", "h100-sxm", 2, 8);
+  EXPECT_FALSE(stages_within_domain(across, 2));
+}
+
 // QA: with more microbatches than stages the stages are the queue. Llama 3.1 405B over
 // 2 stages x 8 H100, 64 sequences in 8 microbatches of 8: a token's pass is 2 t_s + hop +
 // return (about 51 ms), but a stage runs 8 microbatches of t_s (about 25.7 ms) between two

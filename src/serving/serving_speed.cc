@@ -115,6 +115,31 @@ std::vector<SpeedChoice> cheapest_replicas_at_speeds(const ModelSpec& m, const S
   return out;
 }
 
+SpeedChoice cheapest_serving_replica(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, int64_t context,
+                                     const ServingWorkload& w, const ServingLevers& levers) {
+  if (w.batch < 0) throw InputError("--batch", "must be >= 0 sequences (0: the speed floor's), got " + std::to_string(w.batch));
+  if (w.batch == 0) return cheapest_replica_at_speed(m, s, base, context, w.per_user, levers);
+  if (context < 0) throw InputError("context", "must be >= 0, got " + std::to_string(context));
+  validate(levers);
+  SpeedChoice c;
+  c.replica_sizes = detail::replica_sizes(m, s, {});
+  const auto reps = detail::resolve_replicas(m, s, base, c.replica_sizes, context, int64_t{1} << 24, c.excluded);
+  const DecodeLevers lev = resolve_levers(levers, context);
+  std::vector<detail::Replica> held;
+  std::vector<ModePoint> points;
+  for (const auto& r : reps) {
+    if (r.stages > 1 || r.max_batch < w.batch) continue;  // the batch does not fit beside the weights
+    points.push_back(detail::replica_point(r, w.batch, context, lev));
+    held.push_back(r);
+  }
+  const size_t best = detail::cheapest_of(points);
+  if (best == points.size()) return c;
+  c.point = points[best];
+  c.deployment = held[best].dep;
+  if (const size_t second = detail::cheapest_of(points, c.point->n_chips); second < points.size()) c.runner_up = points[second];
+  return c;
+}
+
 // ---------------------------------------------------------------------------------------
 // The cheapest replica per prompt token (chalk/serving/cheapest_prefill.h).
 PrefillReplicaPoint prefill_replica_point(const Deployment& d, int64_t batch, int64_t prompt, int64_t prefix) {

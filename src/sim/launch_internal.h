@@ -109,6 +109,9 @@ EngineLaunch trtllm_launch(const PlanCandidate& c, const LaunchTarget& t);
 /// Where each engine's flag names were checked (tests/data/engine-args/).
 inline constexpr const char* kVllmSource =
     "github.com/vllm-project/vllm @ 99d7eb5d6a512cfcc5a2b104f24ebf2d6cda772b (vllm/engine/arg_utils.py, the v0.11 line)";
+inline constexpr const char* kVllmProxySource =
+    "github.com/vllm-project/vllm @ 030ea52effcb05071543c8c42b8f0145e94cee43 "
+    "(tests/v1/kv_connector/nixl_integration/toy_proxy_server.py, parse_args)";
 inline constexpr const char* kSglangSource =
     "github.com/sgl-project/sglang @ 001067fffe33427bee0ed2f007fb7551a1d76b44 (python/sglang/srt/server_args.py)";
 inline constexpr const char* kTrtllmSource =

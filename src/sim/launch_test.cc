@@ -61,7 +61,11 @@ TEST(Launch, TensorRtLlmSettingsAreARealYamlFile) {
   c.parallel.tp_ffn = 1;
   const auto l = launch_files(c, t);
   const std::string serve = launch_file_at(l, "trtllm/serve.sh")->text;
-  for (const char* want : {"--tp_size 8 \\\n  --ep_size 8 \\\n", "--max_batch_size 256", "--max_num_tokens 8192", "--max_seq_len 4096", "--enable_chunked_prefill",
+  // Review 7 H1: under enable_attention_dp TensorRT-LLM caps each of the 8 ranks, so the
+  // replica's 256 sequences and 8,192 tokens a step are 256 / 8 = 32 and 8,192 / 8 = 1,024 per
+  // rank (the file once wrote 256 and 8,192: 8x the simulated).
+  for (const char* want : {"--tp_size 8 \\\n  --ep_size 8 \\\n", "--max_batch_size 32 \\\n", "--max_num_tokens 1024 \\\n", "--max_seq_len 4096", "--enable_chunked_prefill",
+                           "caps each of the 8 attention-DP ranks",
                            "--extra_llm_api_options \"$(dirname \"$0\")/extra_llm_api_options.yaml\"\n"}) {
     EXPECT_NE(serve.find(want), std::string::npos) << want << "\n" << serve;
   }
@@ -96,6 +100,9 @@ TEST(Launch, DisaggregatedPlansGetTheRouterEachEngineDocuments) {
   EXPECT_NE(dec.find("--tensor-parallel-size 4 \\\n"), std::string::npos) << dec;
   EXPECT_NE(dec.find("--kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'\n"), std::string::npos) << dec;
   const std::string proxy = launch_file_at(l, "vllm/proxy.sh")->text;
+  // Review 7 L1: the proxy's flags are toy_proxy_server.py's (vllm.txt's `proxy` @ 030ea52), not arg_utils.py's.
+  EXPECT_NE(proxy.find("# Flags checked against github.com/vllm-project/vllm @ 030ea52effcb05071543c8c42b8f0145e94cee43"), std::string::npos) << proxy;
+  EXPECT_EQ(proxy.find("arg_utils.py"), std::string::npos) << proxy;
   EXPECT_NE(proxy.find("--prefiller-ports \\\n    \"${PREFILL_PORT_0:-8100}\" \\\n  --decoder-hosts"), std::string::npos) << proxy;
   EXPECT_NE(proxy.find("--decoder-ports \\\n    \"${DECODE_PORT_0:-8200}\" \\\n    \"${DECODE_PORT_1:-8201}\"\n"), std::string::npos) << proxy;
   const std::string router = launch_file_at(l, "sglang/router.sh")->text;

@@ -1,6 +1,7 @@
 // TensorRT-LLM's launch files (launch.h): `trtllm-serve` per replica with its
 // --extra_llm_api_options YAML and, disaggregated, `trtllm-serve disaggregated -c` over the
 // context and generation servers. Names: tests/data/engine-args/trtllm.txt.
+#include <algorithm>
 #include <string>
 
 #include "launch_internal.h"
@@ -63,8 +64,17 @@ std::string trtllm_serve(const PlanCandidate& c, const LaunchTarget& t, const Po
   s.command = {"trtllm-serve \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\"", "--backend pytorch", "--tp_size " + std::to_string(p.d.stage_chips())};
   if (p.d.pp > 1) s.command.push_back("--pp_size " + std::to_string(p.d.pp));  // pipeline stages (PlanCandidate::pp)
   if (t.moe && p.d.ep > 1) s.command.push_back("--ep_size " + std::to_string(p.d.ep));
-  s.command.push_back("--max_batch_size " + std::to_string(c.max_sequences));
-  s.command.push_back("--max_num_tokens " + std::to_string(c.max_batched_tokens));
+  // Under enable_attention_dp TensorRT-LLM applies both caps per attention-DP rank (its
+  // pyexecutor/_util.py: capacity = max_batch_size x pp_size, no DP divisor; ai-dynamo/dynamo
+  // PR #11982: "aggregate concurrency is max_batch_size x dp_size"); chalk's are per replica,
+  // so each rank gets its share, as vLLM's files give theirs (review 7 H1: 8x the simulated).
+  const int64_t ranks = std::max<int64_t>(1, p.d.dp);
+  if (ranks > 1) {
+    s.comments.push_back("Under enable_attention_dp TensorRT-LLM caps each of the " + std::to_string(ranks) +
+                         " attention-DP ranks: the simulated replica's cap and budget over " + std::to_string(ranks) + ".");
+  }
+  s.command.push_back("--max_batch_size " + std::to_string((c.max_sequences + ranks - 1) / ranks));
+  s.command.push_back("--max_num_tokens " + std::to_string((c.max_batched_tokens + ranks - 1) / ranks));
   if (t.max_model_len > 0) s.command.push_back("--max_seq_len " + std::to_string(t.max_model_len));
   if (t.policy.chunked_prefill) s.command.push_back("--enable_chunked_prefill");
   if (t.trust_remote_code) s.command.push_back("--trust_remote_code");  // the config's auto_map names the repo's code

@@ -128,7 +128,8 @@ std::string proxy(const PlanCandidate& c, const LaunchTarget& t) {
                 "cache moving between them by NixlConnector. It is the proxy vLLM's NixlConnector guide runs, "
                 "tests/v1/kv_connector/nixl_integration/toy_proxy_server.py of a vLLM source checkout (VLLM_SRC).",
                 "PREFILL_HOST_i/PREFILL_PORT_i and DECODE_HOST_i/DECODE_PORT_i: where each replica was started.",
-                std::string("Flags checked against ") + kVllmSource + "."};
+                // The proxy's own argparse, not the engine's (review 7 L1; tests/data/engine-args/vllm.txt's `proxy` lines).
+                std::string("Flags checked against ") + kVllmProxySource + "."};
   s.vars = {"VLLM_SRC=\"${VLLM_SRC:?set VLLM_SRC to a vLLM source checkout}\"", "PORT=\"${PORT:-8000}\""};
   s.command = {"python3 \"$VLLM_SRC/tests/v1/kv_connector/nixl_integration/toy_proxy_server.py\"", "--host 0.0.0.0", "--port \"$PORT\""};
   per_replica(s.command, "--prefiller-hosts", "PREFILL_HOST", c.replicas, 0);

@@ -12,11 +12,11 @@
 namespace chalk::sim::detail {
 namespace {
 
-/// A stage-to-stage send as pipeline.cc prices it: the engine's NCCL send, or the wire time
-/// with mechanisms off (the roofline).
-double pipeline_sim_send_s(const Deployment& stage, double bytes) {
-  const Bytes b = chalk::bytes(bytes);
-  return (stage.mechanisms.enabled ? stage_send_time(stage.system, b) : hop_wire_time(stage.system, b)).value();
+/// A stage-to-stage send of `pp` stages as pipeline.cc prices it (pipeline_hop_time): the
+/// engine's NCCL send, or the wire time with mechanisms off (the roofline), over NVLink when
+/// the stages share one scale-up domain, else over the scale-out network.
+double pipeline_sim_send_s(const Deployment& stage, int64_t pp, double bytes) {
+  return pipeline_hop_time(stage, pp, chalk::bytes(bytes)).value();
 }
 
 }  // namespace
@@ -27,7 +27,7 @@ int64_t check_pipeline(int64_t stages, int64_t dp_ranks, const Deployment& stage
     throw InputError("pp", std::to_string(stages) + " stages with data-parallel attention (" + std::to_string(dp_ranks) +
                                " ranks a stage) are not simulated; expected --pp 1 or a tensor-parallel stage layout");
   }
-  if (stages > 1) pipeline_sim_send_s(stage, 1.0);  // throws for a system without a scale-out network
+  if (stages > 1) pipeline_sim_send_s(stage, stages, 1.0);  // throws for stages across domains without a scale-out network
   return stages;
 }
 
@@ -65,8 +65,8 @@ MixedStepWork pipeline_step_work(const Deployment& stage, const StepMix& mix, in
     part.memo = mix.memo;  // the same deployment for every micro-batch
     const MixedStepWork w = mixed_step_work(stage, part);
     const double t = w.t_step.value();
-    const double hop = pipeline_sim_send_s(stage, m.tokens * row_bytes);
-    const double ids = m.contexts.empty() ? 0.0 : pipeline_sim_send_s(stage, static_cast<double>(m.contexts.size()) * 4.0);
+    const double hop = pipeline_sim_send_s(stage, pp, m.tokens * row_bytes);
+    const double ids = m.contexts.empty() ? 0.0 : pipeline_sim_send_s(stage, pp, static_cast<double>(m.contexts.size()) * 4.0);
     sum += t;
     pass = std::max(pass, static_cast<double>(pp) * t + static_cast<double>(pp - 1) * hop + ids);
     compute += w.t_compute.value();

@@ -86,4 +86,9 @@ expect_error "$tmp/unknown.json: unknown benchmark format (a JSON object of no c
 expect_error "$tmp/empty.json: empty; expected" calibrate "$tmp/empty.json" "${setup[@]}"
 sed 's/"tp_size": 2/"tp_size": "two"/' "$D/trtllm-bench-report.json" > "$tmp/t.json"
 expect_error "$tmp/t.json: world_info.tp_size: expected an integer, got \"two\"" calibrate "$tmp/t.json" "${setup[@]}"
+# Review 7 L2: the text table prints microseconds, so it names each constant without the
+# JSON key's "_s" ("request_overhead ... default (us) 6908", not "request_overhead_s").
+txt=$("$CHALK" calibrate "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" "${setup[@]}" --fit request_overhead_s) || fail "calibrate (text) exited $?"
+printf '%s\n' "$txt" | grep -qE "^ *request_overhead +6908 " || fail "calibrate: no 'request_overhead 6908' row: $txt"
+printf '%s\n' "$txt" | grep -qE "^ *request_overhead_s " && fail "calibrate: a constant in us named in s: $txt"
 echo "calibrate: all passed"

@@ -72,3 +72,9 @@ import json, sys; r = json.load(sys.stdin)['rows'][0]
 assert r['chips'] == 64 and r['plan'].startswith('DP2 TP8+SP PP4'), r" || fail "train step -n 64 --tp 8 --pp 4: DP not inferred as 2"
 expect_error "--chips: 64 chips, but --dp x --tp x --pp x --cp = 1 x 8 x 4 x 1 = 32" train step -m llama-3.1-70b -H h100-sxm -n 64 --dp 1 --tp 8 --pp 4
 expect_error "--chips: 100 chips, but --dp x --tp x --pp x --cp = 1 x 8 x 4 x 1 = 32" train step -m llama-3.1-70b -H h100-sxm -n 100 --tp 8 --pp 4
+# L9: 3 stages of 2 H100 sit in one 8-GPU NVLink domain: the sends take NVLink (pipeline_hop_time),
+# and say so; 2 stages of 8 (405B) cross domains and stay on scale-out.
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm --pp 3 -n 6 -b 8 | tr '\n' ' ' | tr -s ' ' | grep -q "stage-to-stage sends over scale-up (all 6 chips in one 8-chip domain)" \
+  || fail "decode --pp 3 -n 6: sends not over scale-up"
+"$CHALK" decode -m llama-3.1-405b -H h100-sxm --pp 2 -n 16 -b 8 | tr '\n' ' ' | tr -s ' ' | grep -q "stage-to-stage sends over scale-out" \
+  || fail "decode --pp 2 -n 16: sends not over scale-out"

@@ -33,7 +33,7 @@ if printf '%s\n' "$eq" | grep -E "^ *(serving|RL rollouts|pre-training) " | grep
   fail "train equilibrium: a table figure of 7+ digits: $(printf '%s\n' "$eq" | grep -E '[0-9]{7,}' | head -1)"
 fi
 "$CHALK" train equilibrium --csv | grep -qE "^serving,[0-9]{10,}," || fail "train equilibrium --csv lost the whole token count"
-# prices infer names its stand-in's system as every command does (review 2 L8): chips of the
-# chip, then the system, never "8 x gb200-nvl72" (eight racks).
-"$CHALK" prices infer gemini-1.5-pro | grep -E "^stand-in " | grep -qE "on [0-9]+ x B200 \(GB200\), gb200-nvl72" ||
+# prices infer names its stand-in's chips, then their system (review 2 L8: never "8 x
+# gb200-nvl72", eight racks; review 6 L10: not "8 x B200 (GB200), gb200-nvl72").
+"$CHALK" prices infer gemini-1.5-pro | grep -E "^stand-in " | grep -qE "^stand-in    deepseek-v3 on 8 B200 \(GB200\) chips of the gb200-nvl72 system \(its chip" ||
   fail "prices infer: stand-in line $("$CHALK" prices infer gemini-1.5-pro | grep -E '^stand-in ')"

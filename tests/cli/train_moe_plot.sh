@@ -20,6 +20,10 @@ assert 17 < j["laws"]["krajewski"]["dense_compute_multiplier"] < 23, j["laws"]["
 assert j["laws"]["clark"]["coefficients"]["e_max"] == 314.478 and "2202.01169" in j["laws"]["clark"]["source"]
 PY
 "$CHALK" train moe | grep -q "Clark et al. 2022" || fail "train moe table names its source"
+# Review 6 L5: the krajewski row read "512" experts beside "E = 64" and the 128 asked for;
+# the header says what it counts: E x G = 64 x 8 = 512 pieces of 1/8 the width, 8 routed.
+"$CHALK" train moe --active-params 5e6 --experts 1,128 | tr '\n' ' ' | tr -s ' ' | grep -q "its experts 512 = E x G: the expansion's 64 expert FFNs cut into G = 8 pieces" \
+  || fail "train moe: the krajewski row's experts stated as E x G"
 "$CHALK" train moe --csv | head -1 | grep -q "^law,routed_experts,params_active" || fail "train moe --csv header"
 
 expect_error "--routing: unknown routing technique 'switch'" train moe --routing switch
@@ -63,6 +67,22 @@ assert len(legends) >= 4 and all(g["labelLimit"] == 0 and g["orient"] == "bottom
 for axis in ("x", "y"):
     a = j["charts"][1]["layer"][0]["encoding"][axis]["axis"]
     assert "format" not in a and all(f"'{u}'" in a["labelExpr"] for u in "KMBT"), a
+# Review 6 L3: vega's own log ticks over eight decades fell ~8.7x apart ("1B, 9B, 80B, 700B,
+# ..., 3000T, 20000T"); the ticks are the powers of ten from the decade at or below the least
+# value to the one at or above the most (70B: N from n/300 ~ 2.3e8 to n x 300 ~ 2.1e13, so
+# x runs 1e8 .. 1e14), and the specs name the vega-lite the page embeds (v6; v5 warned).
+import math
+assert all(c["$schema"].endswith("/vega-lite/v6.json") for c in j["charts"]), [c["$schema"] for c in j["charts"]]
+def decades(v, lo, hi):
+    assert all(abs(b / a - 10) < 1e-9 for a, b in zip(v, v[1:])) and abs(math.log10(v[0]) - round(math.log10(v[0]))) < 1e-12, v
+    assert v[0] <= lo < 10 * v[0] and v[-1] / 10 < hi <= v[-1], (v, lo, hi)
+for axis, field in (("x", "params"), ("y", "tokens")):
+    vals = [p[field] for s in ("iso_loss", "frontier", "points") for p in j["data"][s]]
+    decades(j["charts"][1]["layer"][0]["encoding"][axis]["axis"]["values"], min(vals), max(vals))
+x = j["charts"][1]["layer"][0]["encoding"]["x"]["axis"]["values"]
+assert x[0] == 1e8 and x[-1] == 1e14, x
+ks = [r["over_training_factor"] for r in j["cost_shares"]]
+decades(j["charts"][0]["layer"][0]["encoding"]["x"]["axis"]["values"], min(ks), max(ks))
 PY
 expect_error "--mfu: must be a fraction in (0, 1]" train plot run --mfu 2 --json
 expect_error "--method: unknown Chinchilla method 'kaplan'" train plot run --method kaplan --json

@@ -60,6 +60,7 @@ const CASES = [
   ['POST', '/api/layouts', ['layouts'], { model: 'deepseek-v3', hardware: 'gb200-nvl72', chips: 8 }],
   ['POST', '/api/prices/infer', ['prices', 'infer'], { sheet: 'gemini-1.5-pro' }, 'sheet'],
   ['POST', '/api/prices/forward', ['prices', 'forward'], { model: 'llama-3.1-8b', hardware: 'h100-sxm' }],
+  ['POST', '/api/prices/forward', ['prices', 'forward'], { model: 'llama-3.1-70b', hardware: 'h100-sxm', batch: 64, context: 4096, allow_infeasible: true }],
   ['POST', '/api/prices/compare', ['prices', 'compare'], { model: 'gpt-oss-120b', hardware: 'h100-sxm,tpu-v5p', 'prefix-hit-rate': 0.5 }],
   ['POST', '/api/validate', ['validate'], {}],
   ['POST', '/api/train/step', ['train', 'step'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 8, dp: 8, zero: 2 }],
@@ -100,6 +101,21 @@ await check('train run: each item of a list of phases is its own phase (joined w
 });
 // Explanations: each figure's result is the number the same answer reports.
 const post = async (path, body) => { const r = await call('POST', path, body); assert.equal(r.status, 200, r.body.slice(0, 300)); return r.json; };
+// Issue 30 item 1: the page's replica (web/app/replica.js asks this) is prices forward's at the
+// batch. Llama 3.1 70B bf16 on H100, batch 64 x 4096 tokens: 64 x 4096 x 327,680 B of KV = 85.9
+// GB beside 141.1 GB of weights exceeds 2 x 80 GB; 4 and 8 chips read the same bytes in all and 8
+// pays the per-step all-reduces and kernel floor on twice the chips: 4 (TP4), 8 the runner-up,
+// priced as `decode -n 4 -b 64` prices it.
+await check('prices forward at the page\'s batch: 70B on H100 at batch 64 is 4 chips, 8 the runner-up, at decode -n 4\'s cost', async () => {
+  const f = await post('/api/prices/forward', { model: 'llama-3.1-70b', hardware: 'h100-sxm', batch: 64, context: 4096, allow_infeasible: true });
+  const rc = f.replica_choice;
+  assert.deepEqual([rc.rule, rc.pp, rc.choice.chips, rc.choice.batch, rc.choice.memory_full, rc.runner_up.chips, rc.runner_up.batch], ['cheapest', 1, 4, 64, false, 8, 64]);
+  assert.ok(rc.runner_up.cost_usd_per_mtok > rc.choice.cost_usd_per_mtok, JSON.stringify(rc));
+  assert.match(rc.why, /whose HBM holds batch 64 \(-b\)/);
+  const d = await post('/api/decode', { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 4, batch: 64, context: 4096 });
+  assert.equal(f.forward.output_cost_usd_per_mtok, d.rows[0].cost_usd_per_mtok);
+  assert.equal(rc.choice.cost_usd_per_mtok, d.rows[0].cost_usd_per_mtok);
+});
 const figures = (xs) => Object.fromEntries(xs.map((x) => [x.key, x]));
 await check('step: the simulator\'s own steps (one request, 512 in, 2 out: its TTFT less the request overhead is the prefill step, its TPOT the decode step at 512)', async () => {
   const sim = JSON.parse(execFileSync(chalk, ['simulate', '-m', 'llama-3.1-8b', '-H', 'h100-sxm', '-n', '1', '--rate', '1', '--requests', '1',

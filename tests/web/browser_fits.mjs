@@ -1,6 +1,6 @@
 // The page's "cheapest" chips and unpriced batches (review 2 H2, H3, M4) in the browser, for
 // browser_test.mjs (which passes its browser, server URL and helpers; N is what the page
-// prices at a batch: the least $/Mtok among the sizes that hold it).
+// prices at a batch: `prices forward -b`'s replica, the least $/Mtok among the sizes that hold it).
 import assert from 'node:assert/strict';
 
 export async function fitsChecks({ browser, url, check, cli, N, close }) {
@@ -18,7 +18,7 @@ export async function fitsChecks({ browser, url, check, cli, N, close }) {
     await wait();
     const A = ['-m', 'llama-3.1-8b', '-H', 'h100-sxm', '-s', '4096', '--kv-dtype', 'fp8'];
     const n = N(...A, '-b', '256');
-    assert.match(await p5.textContent('#chips-out'), new RegExp(`^cheapest at batch 256: ${n[1]}$`));
+    assert.match(await p5.textContent('#chips-out'), new RegExp(`^cheapest at batch 256: ${n[1]} \\(runner-up \\d+, \\$[\\d.]+/Mtok\\)$`));
     const row = cli('decode', ...A, ...n, '-b', '256').rows[0];
     assert.ok(row.memory_fits);
     close(Number(await p5.getAttribute('#headline button[data-key="cost_usd_per_mtok"]', 'data-value')), row.cost_usd_per_mtok, 'headline cost');

@@ -29,12 +29,18 @@ export async function planChecks({ page, check, cli, M }) {
 }
 
 export async function priceChecks({ page, check, cli, chalk, close }) {
-  await check('price inferences = chalk prices infer', async () => {
-    const c = cli('prices', 'infer', 'gemini-1.5-pro').rows;
+  await check('price inferences = chalk prices infer on the page\'s model and system', async () => {
+    // Review 7 M2: the sheet alone priced the CLI's default stand-in (DeepSeek-V3 on GB200), unnamed.
+    const S = ['gemini-1.5-pro', '-m', 'llama-3.1-8b', '-H', 'h200', '--kv-dtype', 'fp8'];
+    const j = cli('prices', 'infer', ...S);
+    const c = j.rows;
+    assert.deepEqual(await page.evaluate(() => window.chalk.data.prices.rows), c);
+    assert.equal(j.deployment.model.name, 'llama-3.1-8b');
+    assert.match(await page.textContent('#prices-stand-in'), /^stand-in for the tiers and \(e\): llama-3\.1-8b on 1 H200 SXM chip of h200 \(the page's model and system\)$/);
     const cells = await page.$$eval('#view-prices td[data-key]', (ts) => ts.map((t) => t.dataset.key));
     assert.deepEqual(cells, c.map((f) => f.quantity));
     // Review L1: each quantity in the words of the CLI's own table, never its snake_case key.
-    const text = execFileSync(chalk, ['prices', 'infer', 'gemini-1.5-pro', '-q'], { encoding: 'utf8' });
+    const text = execFileSync(chalk, ['prices', 'infer', ...S, '-q'], { encoding: 'utf8' });
     const labels = await page.$$eval('#view-prices tr', (trs) => trs.slice(1).map((tr) => tr.cells[1].textContent));
     assert.equal(labels.length, c.length);
     labels.forEach((l, i) => {
@@ -50,7 +56,7 @@ export async function priceChecks({ page, check, cli, chalk, close }) {
     await page.click('#prices-numbers button[data-key="kv_bytes_per_token"]');
     const shown = await page.$eval('#explain-body h3', (h) => h.dataset.key);
     assert.equal(shown, 'kv_bytes_per_token');
-    const x = cli('prices', 'infer', 'gemini-1.5-pro', '--explain').explanations.find((e) => e.key === 'kv_bytes_per_token');
+    const x = cli('prices', 'infer', ...S, '--explain').explanations.find((e) => e.key === 'kv_bytes_per_token');
     close(x.result, c.find((f) => f.quantity === 'kv_bytes_per_token').value, 'explained KV bytes per token');
   });
   await check('hosts beside their cost = chalk prices compare', async () => {

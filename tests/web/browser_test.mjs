@@ -1,9 +1,10 @@
 // End-to-end test of the page in real headless Chromium (Debian's /usr/bin/chromium,
 // driven by playwright-core): load the page, move the sliders and pickers, and check that
 // what is plotted equals what `chalk ... --json` gives for the same inputs; labels do not
-// overprint; a click on a number shows its explanation; the state lives in the URL.
+// overprint; a click on a number shows its explanation; the state lives in the URL. The
+// views' own checks sit beside it by concept (browser_labels.mjs: widths and labels;
+// browser_plan, _fits, _training, _traffic, _urls), sharing browser_lib.mjs's helpers.
 // Run: node tests/web/browser_test.mjs CHALK SRC SCREENSHOT.png   (ctest: web.browser)
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -14,6 +15,8 @@ import { fitsChecks } from './browser_fits.mjs';
 import { trainingChecks } from './browser_training.mjs';
 import { urlChecks } from './browser_urls.mjs';
 import { planChecks, priceChecks } from './browser_plan.mjs';
+import { replicaHelpers } from './browser_lib.mjs';
+import { labelChecks } from './browser_labels.mjs';
 
 const [chalk, src, shotArg] = process.argv.slice(2);
 const shot = shotArg ? path.resolve(shotArg) : undefined;
@@ -23,43 +26,7 @@ const { chromium } = require('playwright-core');
 const exe = process.env.CHALK_CHROMIUM || '/usr/bin/chromium';
 if (!existsSync(exe)) { console.log(`SKIP: no ${exe} (apt-get install chromium; scripts/setup does)`); process.exit(77); }
 
-// Axis and legend labels whose boxes overlap, in every vega chart of the page.
-const OVERLAPS = () => {
-  const bad = [];
-  for (const svg of document.querySelectorAll('svg')) {
-    for (const group of svg.querySelectorAll('.role-axis, .role-legend')) {
-      const boxes = [...group.querySelectorAll('text')].filter((t) => t.textContent && t.getAttribute('opacity') !== '0' && getComputedStyle(t).opacity !== '0')
-        .map((t) => ({ t: t.textContent, r: t.getBoundingClientRect() }));
-      for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
-        const a = boxes[i].r, b = boxes[j].r;
-        if (a.width && b.width && a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) bad.push(`${svg.parentElement.id}: '${boxes[i].t}' over '${boxes[j].t}'`);
-      }
-    }
-  }
-  return bad;
-};
-const cli = (...args) => JSON.parse(execFileSync(chalk, [...args, '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 }));
-// The chips the page prices with its slider at "cheapest" (issue 30): `serving window`'s
-// choice at the page's context, which every view then states (app.js, chooseChips).
-// `NW`: that choice alone (the traffic and frontier pages, whose decode calls are stubbed out).
-// `N`: what the page prices at its batch slider (review 2 H2): among the sizes the window
-// compared, the least $/Mtok at the batch ('-b' in args, else the page's 64) of those that hold
-// it; the window's choice when none does.
-const NW = (...args) => ['-n', String(cli('serving', 'window', ...args).replica_choice.choice.chips)];
-const N = (...argsIn) => {
-  const at = argsIn.indexOf('-b');
-  const batch = at >= 0 ? argsIn[at + 1] : '64';
-  const args = at >= 0 ? [...argsIn.slice(0, at), ...argsIn.slice(at + 2)] : argsIn;
-  const rc = cli('serving', 'window', ...args).replica_choice;
-  let best = null;
-  for (const n of rc.replica_sizes) {
-    let row;
-    try { row = cli('decode', ...args, '-n', String(n), '-b', batch).rows[0]; } catch { continue; }
-    if (row.memory_fits && typeof row.cost_usd_per_mtok === 'number' && (!best || row.cost_usd_per_mtok < best.cost)) best = { n, cost: row.cost_usd_per_mtok };
-  }
-  return ['-n', String(best ? best.n : rc.choice.chips)];
-};
-const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${what}: page ${a}, CLI ${b}`);
+const { cli, N, NW, close } = replicaHelpers(chalk);
 const t0 = Date.now();
 const server = await startServer(chalk);
 const browser = await chromium.launch({ executablePath: exe, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
@@ -142,6 +109,15 @@ try {
     }
     assert.match(page.url(), /batch=256/);
     assert.match(page.url(), /kv=fp8/);
+    // Issue 30 item 1: one replica rule. The cost tile is `prices forward -b 256`'s output cost,
+    // and the chips control names its choice and runner-up. Llama 3.1 8B, fp8 KV: 256 x 4096 x
+    // 65,536 B = 68.7 GB of KV beside 16 GB of weights exceeds one 80 GB H100, so 2 chips, 4 the
+    // runner-up (the same bytes in all, twice the chips paying each step's all-reduce and floor).
+    const fwd = cli('prices', 'forward', ...M, '-b', '256', '-s', '4096', '--kv-dtype', 'fp8', '--allow-infeasible');
+    const rc = fwd.replica_choice;
+    assert.deepEqual([rc.choice.chips, rc.choice.batch, rc.runner_up.chips], [2, 256, 4]);
+    close(Number(await page.getAttribute('#headline button[data-key="cost_usd_per_mtok"]', 'data-value')), fwd.forward.output_cost_usd_per_mtok, 'cost = prices forward');
+    assert.equal(await page.textContent('#chips-out'), `cheapest at batch 256: 2 (runner-up 4, $${rc.runner_up.cost_usd_per_mtok.toPrecision(4)}/Mtok)`);
   });
   await check('memory by component with the HBM limit = chalk decode', async () => {
     const d = cli('decode', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8', '-b', '256'), '-b', '256', '-s', '4096', '--kv-dtype', 'fp8');
@@ -170,7 +146,7 @@ try {
     // Review 3 L14: the chips are the page's ("cheapest at batch 256: 1"), not "the smallest replica that holds the model".
     const n = await page.$$eval('#explain-body tr', (trs) => trs.filter((tr) => tr.cells[0].textContent === 'n').map((tr) => tr.textContent));
     assert.equal(n.length, 1);
-    assert.match(n[0], /the page's chips, cheapest at batch 256: \d+ \(chalk decode -n \d+ gives these figures\)/);
+    assert.match(n[0], /the page's chips, cheapest at batch 256: \d+( \(runner-up [^)]*\))? \(chalk decode -n \d+ gives these figures\)/);
     assert.doesNotMatch(n[0], /smallest replica that holds/);
   });
 
@@ -316,64 +292,7 @@ try {
     close(bars.reduce((a, b) => a + b.gb, 0) / scale, s.t_step_s, 'sum of the step bars');
     close(bars[0].gb / scale, (s.microbatches * s.t_forward_ms) / 1e3, `forward over ${s.microbatches} microbatches`);
   });
-  // The page at three widths (issue 30 item 6: 60 px of overflow at 1400 px, legends cut
-  // off): nothing wider than the window, every chart inside its view, every legend label whole
-  // (vega ends a cut label with "...") and inside its view; axis numbers without SI letters.
-  await check('700, 1280 and 1400 px: no horizontal overflow, no clipped legend, axis numbers as "1,024" not "1.024k"', async () => {
-    for (const width of [700, 1280, 1400]) {
-      await page.setViewportSize({ width, height: 1000 });
-      const r = await page.evaluate(() => {
-        const bad = [];
-        const sw = document.documentElement.scrollWidth;
-        if (sw > window.innerWidth) bad.push(`scrollWidth ${sw} > ${window.innerWidth}`);
-        for (const svg of document.querySelectorAll('figure svg')) {
-          const f = svg.closest('figure').getBoundingClientRect(), b = svg.getBoundingClientRect();
-          const id = svg.closest('.chart').id;
-          if (b.left < f.left - 0.5 || b.right > f.right + 0.5) bad.push(`${id}: chart ${Math.round(b.left)}-${Math.round(b.right)} outside its view ${Math.round(f.left)}-${Math.round(f.right)}`);
-          for (const t of svg.querySelectorAll('.role-legend text')) {
-            const tb = t.getBoundingClientRect();
-            if (/\u2026/.test(t.textContent) || tb.left < f.left || tb.right > Math.min(f.right, window.innerWidth)) bad.push(`${id}: legend '${t.textContent}' cut (${Math.round(tb.left)}-${Math.round(tb.right)})`);
-          }
-          for (const t of svg.querySelectorAll('.role-axis-label text')) if (/^-?[\d.,]+[kMGmµun]$/.test(t.textContent)) bad.push(`${id}: axis label '${t.textContent}'`);
-        }
-        // Review L1: the price sheet's table fits its view and its "how" column reads as lines of words.
-        const pv = document.getElementById('view-prices');
-        if (pv.scrollWidth > pv.clientWidth + 1) bad.push(`prices table ${pv.scrollWidth} px wide in a ${pv.clientWidth} px view`);
-        for (const td of pv.querySelectorAll('tr td:last-child')) if (td.getBoundingClientRect().width < 150) { bad.push(`prices "how" cell ${Math.round(td.getBoundingClientRect().width)} px wide`); break; }
-        // Review 3 L9: from 1,280 px two columns of charts (one column left 40% of the window empty).
-        const top = (id) => document.getElementById(id).closest('figure').getBoundingClientRect().top;
-        if (window.innerWidth >= 1280 && top('view-step') !== top('view-cost')) bad.push('one column of views');
-        const batches = [...document.querySelectorAll('#view-step .role-axis-label text')].map((t) => t.textContent);
-        if (!batches.includes('1,024')) bad.push(`batch axis ${batches.join(' ')}`);
-        return bad;
-      });
-      assert.deepEqual(r, [], `at ${width} px`);
-    }
-    await page.setViewportSize({ width: 1500, height: 1300 });
-  });
-  await check('axis and legend labels never overprint', async () => {
-    const overlaps = await page.evaluate(OVERLAPS);
-    assert.deepEqual(overlaps, []);
-  });
-  await check('`chalk serving plot`: no overprinted labels, legends list drawn terms, HBM limit marked', async () => {
-    const html = `${shot ? shot.replace(/[^/]*$/, '') : '/tmp/'}serving-plot-test.html`;
-    execFileSync(chalk, ['serving', 'plot', '-m', 'llama-3.1-8b', '-H', 'h100-sxm', '--replica-chips', '1,2', '-o', html]);
-    const p2 = await browser.newPage({ viewport: { width: 1400, height: 1200 } });
-    await p2.goto(`file://${html}`);
-    await p2.waitForFunction(() => document.querySelectorAll('svg .role-axis').length >= 8, null, { timeout: 20000 });
-    await p2.waitForTimeout(300);
-    assert.deepEqual(await p2.evaluate(OVERLAPS), []);
-    const legend = await p2.$$eval('#latency .role-legend-label text', (ts) => ts.map((t) => t.textContent));
-    assert.ok(!legend.includes('communication') || legend.length > 0);
-    // Text laid over the plots (not axis, legend or title labels).
-    const marks = await p2.$$eval('svg .mark-text text', (ts) => ts.filter((t) => !t.closest('.role-legend, .role-axis, .role-title')).map((t) => t.textContent));
-    assert.ok(marks.some((t) => /HBM full/.test(t)), `no HBM limit label among ${marks.join(' | ')}`);
-    assert.ok(!marks.some((t) => /x price|x speed|cost floor|baseline/.test(t)), 'mode names laid over the plot');
-    // Axis numbers as the page writes them (review 2 M7: "200m" on a ms axis, "1k" batches).
-    const ticks = await p2.$$eval('svg .role-axis-label text', (ts) => ts.map((t) => t.textContent).filter((t) => t));
-    assert.ok(ticks.length > 10 && ticks.every((t) => /^-?[0-9][0-9,]*(\.[0-9]+)?(e[-+]?[0-9]+)?$/.test(t)), `SI or odd ticks: ${ticks.filter((t) => !/^-?[0-9][0-9,]*(\.[0-9]+)?(e[-+]?[0-9]+)?$/.test(t)).join(' ')}`);
-    await p2.close();
-  });
+  await labelChecks({ browser, page, check, chalk, shot });
   await check('an uploaded config.json moves the curves', async () => {
     await page.setInputFiles('#upload', `${src}/data/models/hf/qwen3-32b.json`);
     await page.waitForFunction(() => window.chalk.data.decode.model.params_total > 3e10 && document.body.dataset.state === 'ready', null, { timeout: 30000 });

@@ -6,13 +6,14 @@ import assert from 'node:assert/strict';
 export async function trafficChecks({ browser, url, check, cli, N, close }) {
   // Review M2: the traffic view opened on an overloaded default (Llama 3.1 70B on 8 H100 at
   // 4 req/s, capacity about 3.0) and hid the API's warning. Llama 3.1 8B on 2 H100 (serving
-  // window's cheapest) with 32,768-token prompts overloads at the default 2 req/s; the page
+  // window's cheapest, the page's choice with /api/prices/forward stubbed out) with
+  // 32,768-token prompts overloads at the default 2 req/s; the page
   // opens at the largest power of two within 80% of the capacity the API reports, and shows
   // OVERLOADED beside the chart when the user moves the rate there. Views not under test are
   // answered "skipped" at once.
   const p4 = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await check('traffic: opens below the capacity the API reports; shows the API\'s OVERLOADED warning beside the chart', async () => {
-    await p4.route(/\/api\/(decode|prefill|serving\/(sweep|balance|frontier|modes)|layouts|prices\/(infer|compare)|train\/)/,
+    await p4.route(/\/api\/(decode|prefill|serving\/(sweep|balance|frontier|modes)|layouts|prices\/(infer|compare|forward)|train\/)/,
       (route) => route.fulfill({ status: 400, contentType: 'application/json', body: '{"error": "not under test", "field": "test"}' }));
     await p4.goto(`${url}/?model=llama-3.1-8b&hardware=h100-sxm&prompt=32768`);
     await p4.waitForFunction(() => Number(document.body.dataset.updates || 0) >= 1 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
@@ -42,7 +43,7 @@ export async function trafficChecks({ browser, url, check, cli, N, close }) {
   // instead of implying 0.25 req/s is served.
   const p5 = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await check('traffic: a capacity below the slider\'s lowest rate is said, not implied served', async () => {
-    await p5.route(/\/api\/(decode|prefill|serving\/(sweep|balance|frontier|modes)|layouts|prices\/(infer|compare)|train\/)/,
+    await p5.route(/\/api\/(decode|prefill|serving\/(sweep|balance|frontier|modes)|layouts|prices\/(infer|compare|forward)|train\/)/,
       (route) => route.fulfill({ status: 400, contentType: 'application/json', body: '{"error": "not under test", "field": "test"}' }));
     // 32,768-token prompts: about 0.08 req/s on 16 H100 as PP2 x (TP8) (`chalk simulate --input 32768`).
     await p5.goto(`${url}/?model=llama-3.1-405b&hardware=h100-sxm&prompt=32768`);
@@ -57,7 +58,7 @@ export async function trafficChecks({ browser, url, check, cli, N, close }) {
   // the adapters cost; the field stays within the page at the three widths the layout check uses.
   const p6 = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   await check('traffic: the LoRA field runs simulate --lora, shows the adapters\' cost and fits at 700, 1280 and 1400 px', async () => {
-    await p6.route(/\/api\/(decode|prefill|serving\/(sweep|balance|frontier|modes)|layouts|prices\/(infer|compare)|train\/)/,
+    await p6.route(/\/api\/(decode|prefill|serving\/(sweep|balance|frontier|modes)|layouts|prices\/(infer|compare|forward)|train\/)/,
       (route) => route.fulfill({ status: 400, contentType: 'application/json', body: '{"error": "not under test", "field": "test"}' }));
     await p6.goto(`${url}/?model=llama-3.1-8b&hardware=h100-sxm&rate=1&prompt=1024&lora=4:16`);
     await p6.waitForFunction(() => Number(document.body.dataset.updates || 0) >= 1 && document.body.dataset.state === 'ready', null, { timeout: 30000 });

@@ -6,9 +6,9 @@ export async function urlChecks({ browser, url, check, cli, NW, close }) {
   // A hand-edited URL with a model the server does not know: one error, naming it, once
   // (it was printed by every view, seven times and more). Then, on the same page (one page
   // load less), DeepSeek-V3 picked: it needs more HBM than one 8-chip H100 domain, and the
-  // frontier spans the smallest replica that holds it (what the other views price) and its
-  // doubles, and says so, where it was blank and asked for --replica-chips, a flag the page
-  // lacks. Only the views under test run there (the others are answered "skipped" at once).
+  // frontier spans the smallest replica that holds it (what the other views and `serving
+  // frontier` price), and says so, where it was blank and asked for --replica-chips, a flag
+  // the page lacks. Only the views under test run there (the others are answered "skipped" at once).
   const p3 = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const stub = (route) => route.fulfill({ status: 400, contentType: 'application/json', body: '{"error": "not under test", "field": "test"}' });
   const FRONTIER_ONLY = /\/api\/(decode|prefill|serving\/(sweep|balance)|layouts|prices\/(infer|compare)|train\/|simulate)/;
@@ -23,7 +23,7 @@ export async function urlChecks({ browser, url, check, cli, NW, close }) {
     assert.equal(await p3.inputValue('#hardware'), 'h100-sxm');
     assert.doesNotMatch(p3.url(), /hardware=h100(&|$)/);  // rewritten: h100-sxm, the default, leaves the URL
   });
-  await check('DeepSeek-V3 on H100: the frontier on replicas that hold it = chalk serving frontier, said under the chart', async () => {
+  await check('DeepSeek-V3 on H100: the frontier and modes on the replica that holds it = chalk serving frontier / modes, said under the chart', async () => {
     await p3.route(FRONTIER_ONLY, stub);
     const before = await p3.evaluate(() => window.chalk.updates);
     // Review 3 L17: chips set on one model are not kept for the next (512 GB200 chips became 512 L4).
@@ -36,11 +36,19 @@ export async function urlChecks({ browser, url, check, cli, NW, close }) {
     const D = ['-m', 'deepseek-v3', '-H', 'h100-sxm', '-s', '4096'];
     const n = Number(NW(...D)[1]);
     assert.equal(n, 16);  // 674.7 GB of weights + 10% reserve: more than 8 x 80 GB, within 16 x 80 GB
-    const c = cli('serving', 'frontier', ...D, '--replica-chips', `${n},${2 * n},${4 * n}`).rows.filter((r) => r.on_frontier !== false);
+    // Review 7 H3: the frontier and modes are `serving frontier` / `modes` by default (16 chips,
+    // the replica the other views price), not --replica-chips 16,32,64, whose floor (64 chips,
+    // $0.308/Mtok) was no command's default beside the CLI's $0.698.
+    const c = cli('serving', 'frontier', ...D).rows.filter((r) => r.on_frontier !== false);
+    assert.ok(c.every((r) => r.chips === n), 'serving frontier priced other sizes');
     const rows = await p3.evaluate(() => window.chalk.views.frontier.data('rows'));
     assert.ok(rows.length > 0);
     assert.deepEqual(rows.map((r) => [r.chips, r.batch, r.cost_usd_per_mtok]), c.map((r) => [r.chips, r.batch, r.cost_usd_per_mtok]));
-    assert.match(await p3.textContent('#frontier-note'), /no replica within one scale-up domain holds the model: replicas of 16, 32, 64 chips/);
+    const floor = cli('serving', 'modes', ...D).modes.slow_mode.cheapest.cost_usd_per_mtok;
+    close(Number(await p3.getAttribute('#modes button[data-key="slow mode (cost floor)"]', 'data-value')), floor, 'slow mode = chalk serving modes');
+    assert.match(await p3.textContent('#frontier-note'), /no replica within one scale-up domain holds the model: replicas of 16 chips, the smallest that holds it/);
+    // Review 7 M3: the plan's chip budget opens at that replica, not the form's 4 (which the plan refused).
+    assert.equal(await p3.inputValue('#plan-budget-chips'), '16');
     assert.equal(await p3.evaluate(() => window.chalk.state.chips), 0);
     assert.doesNotMatch(p3.url(), /chips=/);
   });

@@ -77,11 +77,12 @@ function deployment({ chips = true, stages = false } = {}) {
 /// With the chips slider at "cheapest", every view prices the replica replica.js chooses, read
 /// once per update (with its pipeline stages where the CLI prices them: chalk.pp > 1).
 async function chooseChips() {
-  Object.assign(chalk, { chips: 0, pp: 1, replica: null, replica_choice: null, chips_at_batch: null });
+  Object.assign(chalk, { chips: 0, pp: 1, replica: null, replica_choice: null, runner_up: null });
   if (state.chips > 0) return;
   $('chips-out').value = 'cheapest';
-  const r = (chalk.replica = await chooseReplica(api, deployment({ chips: false }), state.batch, state.context));
-  Object.assign(chalk, { chips: r.chips, pp: r.pp, replica_choice: r.replica_choice, chips_at_batch: r.chips_at_batch });
+  const priced = !chalk.priced || chalk.priced.has(state.hardware);
+  const r = (chalk.replica = await chooseReplica(api, deployment({ chips: false }), state.batch, state.context, priced));
+  Object.assign(chalk, { chips: r.chips, pp: r.pp, replica_choice: r.replica_choice, runner_up: r.runner_up });
   if (r.label) $('chips-out').value = r.label;
 }
 
@@ -236,13 +237,18 @@ async function updateLayouts() {
   await draw('layouts', '#view-layouts', rankedChart(rows, 'name', 'tok_per_s_per_chip', 'decode tok/s per chip'));
 }
 
+/// What the price sheet reveals, on the page's model and system as stand-in (review 7 M2: the
+/// sheet alone priced the CLI's default, DeepSeek-V3 on GB200, unnamed): `chalk prices infer
+/// SHEET -m MODEL -H SYSTEM`, its replica the command's own.
 async function updatePrices() {
-  const j = await api('/api/prices/infer', { sheet: state.sheet, explain: true });
+  const j = await api('/api/prices/infer', { ...deployment({ chips: false }), sheet: state.sheet, explain: true });
   chalk.data.prices = j;
   const esc = (s) => String(s ?? '').replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]));
   // Four significant figures however small (review 3 L7: 0.00012 printed as 0).
   const n = (v) => (typeof v === 'number' ? Number(v.toPrecision(4)).toLocaleString('en-US', { maximumSignificantDigits: 4 }) : esc(v));
-  $('view-prices').innerHTML = `<div id="prices-numbers" class="numbers small"></div><table class="wrap"><tr><th></th><th>quantity</th><th>value</th><th>range</th><th>how</th></tr>${j.rows.map((r) =>
+  const d = j.deployment;
+  const standIn = `<p id="prices-stand-in" class="note">stand-in for the tiers and (e): ${esc(d.model.name)} on ${d.assumptions.chips} ${esc(d.hardware.chip)} chip${d.assumptions.chips === 1 ? '' : 's'} of ${esc(d.hardware.name)} (the page's model and system)</p>`;
+  $('view-prices').innerHTML = `${standIn}<div id="prices-numbers" class="numbers small"></div><table class="wrap"><tr><th></th><th>quantity</th><th>value</th><th>range</th><th>how</th></tr>${j.rows.map((r) =>
     `<tr><td>(${esc(r.inference)})</td><td>${esc(quantityWords(r.quantity))} ${esc(r.subject)}</td><td data-key="${esc(r.quantity)}">${n(r.value)}</td><td>${n(r.low)} - ${n(r.high)}</td><td>${esc(r.note)}</td></tr>`).join('')}</table>`;
   // The central figures explained (chalk/prices/explain.h): click for formula and inputs.
   numberButtons($('prices-numbers'), (j.explanations ?? []).map((x) => ({ key: x.key, label: words(x.key), value: x.result, unit: x.unit, explanation: x })));
@@ -322,6 +328,7 @@ async function updateOnce() {
   chalk.errors = [];
   chalk.shown = new Map();
   await view('replica', chooseChips);
+  chalk.plan?.budgetAtLeast(state.chips > 0 ? state.chips : chalk.chips);
   // A model or system the server does not know (a hand-edited URL) fails every view alike:
   // say it once, naming it, and run none of them.
   if (chalk.errors.length && /^(model|hardware|model_config): /.test(chalk.errors[0].replace(/^replica: /, ''))) {
@@ -358,6 +365,8 @@ async function start() {
   fill($('model'), models.rows.map((m) => m.name));
   chalk.maxContext = new Map(models.rows.filter((m) => m.max_context_tokens > 0).map((m) => [m.name, m.max_context_tokens]));
   fill($('hardware'), systems.rows.map((s) => s.name));
+  // Systems with a price: the only ones `prices forward` (the replica rule's command) prices.
+  chalk.priced = new Set(systems.rows.filter((s) => typeof s.price_usd_per_chip_hour === 'number').map((s) => s.name));
   // A system alias the CLI reads (h100 for h100-sxm) selects that system, named as the server reads it (review 2 L6).
   if (!systems.rows.some((s) => s.name === state.hardware)) state.hardware = await api('/api/decode', { model: 'llama-3.1-8b', hardware: state.hardware, chips: 1, batch: 1, context: 128, allow_infeasible: true }).then((j) => j.hardware.name, () => state.hardware);
   fill($('sheet'), sheets.rows.map((s) => s.name));

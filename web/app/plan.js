@@ -63,6 +63,10 @@ function showPlan(j) {
 /// pipeline stages that chalk plan does not simulate), or ''.
 export function planView({ api, fields, data, note = () => '' }) {
   let asked = null;
+  const budget = $('plan-budget-chips');
+  const opening = Number(budget.value);  // the form's 4
+  let typed = false;
+  budget.addEventListener('input', () => { typed = true; });
   const run = async () => {
     const body = { ...fields(), ...planFields() };
     asked = JSON.stringify(fields());
@@ -83,6 +87,12 @@ export function planView({ api, fields, data, note = () => '' }) {
   };
   $('plan-run').addEventListener('click', run);
   return {
+    /// The budget opens at the replica the other views price where that is more than the
+    /// form's 4 chips, unless the user typed one (review 7 M3: DeepSeek-V3 on GB200 needs 8, and
+    /// the plan refused the form's own default).
+    budgetAtLeast(chips) {
+      if (!typed) budget.value = String(Math.max(opening, chips > 0 ? chips : 0));
+    },
     refresh() {
       if (asked === null || asked === JSON.stringify(fields())) return;
       asked = null;

@@ -1,74 +1,70 @@
 // The replica every view prices with the chips slider at "cheapest" (issue 30), and the
 // pipeline the CLI prices where no replica within one scale-up domain holds the model.
 //
-// The page asks the commands themselves, never a rule of its own:
-// - `/api/serving/window`'s replica_choice: the replica sizes within the domain it compared;
-// - among those, the least $/Mtok at the batch slider's batch of those that hold it
-//   (review 2 H2: DeepSeek-V3 on GB200 at batch 64 was priced on the 64 chips chosen at their
-//   memory-full batch, $16.28/Mtok, where 8 chips cost $3.82); each size asked with
-//   allow_infeasible, so a size that cannot hold the weights is a row with memory_fits false,
-//   not a 400 in the browser's console on every load (review 3 L4);
-// - where no size within the domain holds it (replica_sizes empty), `/api/serving/sweep`'s
-//   replica_choice: the layout `chalk layouts` ranks first on the smallest replica that
-//   holds it, with its pipeline stages (replica_choice.pp; apps/chalk/pipeline_cli.h
-//   chosen_pipeline). Llama 3.1 405B on H100: PP2 x (TP8) on 16 chips, as `chalk prices
-//   forward` and `chalk serving sweep` price it (tests/cli/pipeline_default.sh), where the
-//   page priced TP16 across two hosts (issue 30's H1).
+// The page asks the command itself, never a rule of its own: `/api/prices/forward` at the
+// batch slider's batch and the context slider's context, whose replica_choice is the one
+// library rule (cheapest_serving_replica, chalk/serving/serving_speed.h) that `chalk prices
+// forward -b B -s S` prints: the cheapest replica size within the scale-up domain whose HBM
+// holds the batch, each at that batch, and the runner-up (Llama 3.1 70B on H100 at batch 64:
+// 4 chips, 8 the runner-up; issue 30 item 1, where the page had a rule of its own and
+// `prices forward` another). Asked with allow_infeasible, so a batch no size holds is the
+// memory-full choice's replica with the batch said not to fit, not a 400 (review 3 L4).
+// Where no size within the domain holds the model, replica_choice.pp > 1: the pipeline
+// `chalk layouts` ranks first (Llama 3.1 405B on H100: PP2 x (TP8) on 16 chips, as `chalk
+// prices forward` and `chalk serving sweep` price it; issue 30's H1). A system without a
+// price (the command refuses) falls back to `/api/serving/window`'s choice, the most tok/s
+// per chip at the memory-full batch.
+
+/// "8, $1.190/Mtok": a replica point of the CLI's note (the runner-up beside the choice).
+function pointWords(p) {
+  const cost = typeof p.cost_usd_per_mtok === 'number' ? `, $${p.cost_usd_per_mtok.toPrecision(4)}/Mtok` : '';
+  return `${p.chips}${cost}`;
+}
 
 /// The replica for `fields` (the deployment without chips) at `batch` and `context`:
-/// {chips, pp, replica_choice, chips_at_batch, label}. chips 0: the commands' own default
-/// (no choice came back); pp 1: no pipeline stages.
-export async function chooseReplica(api, fields, batch, context) {
-  const w = await api('/api/serving/window', { ...fields, context });
-  const rc = w.replica_choice;
-  const out = { chips: rc ? rc.choice.chips : 0, pp: 1, replica_choice: rc, chips_at_batch: null, label: '' };
-  if (!(out.chips > 0)) return out;
+/// {chips, pp, replica_choice, runner_up, label}. chips 0: the commands' own default (no
+/// choice came back); pp 1: no pipeline stages. `priced`: false for a system without a
+/// price, which `prices forward` refuses (not asked: no 400 in the console).
+export async function chooseReplica(api, fields, batch, context, priced = true) {
+  const out = { chips: 0, pp: 1, replica_choice: null, runner_up: null, label: '' };
   const b = batch.toLocaleString('en-US');
-  const sizes = rc.replica_sizes ?? [];
-  if (sizes.length === 0) {
-    // Where the sweep refuses (a lever it prices without stages), the window's replica stands.
-    const s = await api('/api/serving/sweep', { ...fields, batch, context }).catch(() => null);
-    const sc = s?.replica_choice;
-    if (sc && sc.pp > 1) {
-      out.replica_choice = sc;
-      out.chips = sc.choice.chips;
-      out.pp = sc.pp;
-      out.label = `${sc.choice.layout}, ${out.chips} chips (as chalk prices forward)`;
-      return out;
+  const f = priced ? await api('/api/prices/forward', { ...fields, batch, context, allow_infeasible: true }).catch(() => null) : null;
+  const rc = f?.replica_choice;
+  if (rc && rc.choice?.chips > 0) {
+    Object.assign(out, { chips: rc.choice.chips, pp: rc.pp, replica_choice: rc, runner_up: rc.runner_up });
+    if (rc.pp > 1) {
+      out.label = `${rc.choice.layout}, ${out.chips} chips (as chalk prices forward)`;
+    } else if (rc.choice.batch === batch && rc.rule === 'cheapest') {
+      out.label = `cheapest at batch ${b}: ${out.chips}${rc.runner_up ? ` (runner-up ${pointWords(rc.runner_up)})` : ''}`;
+    } else if (rc.rule === 'cheapest') {
+      out.label = `${out.chips} (batch ${b} fits none)`;
+    } else {
+      out.label = `smallest that holds it: ${out.chips}`;
     }
-    out.label = `smallest that holds it: ${out.chips}`;
     return out;
   }
-  const rows = await Promise.all(sizes.map((n) => api('/api/decode', { ...fields, chips: n, batch, context, allow_infeasible: true })
-    .then((j) => ({ n, row: j.rows[0] }), () => null)));
-  const priced = rows.filter((r) => r && r.row.memory_fits && typeof r.row.cost_usd_per_mtok === 'number')
-    .sort((x, y) => x.row.cost_usd_per_mtok - y.row.cost_usd_per_mtok);
-  out.chips_at_batch = priced.map((r) => ({ chips: r.n, cost_usd_per_mtok: r.row.cost_usd_per_mtok }));
-  if (priced.length > 0) {
-    out.chips = priced[0].n;
-    out.label = `cheapest at batch ${b}: ${out.chips}`;
-  } else {
-    out.label = `${out.chips} (batch ${b} fits none)`;
-  }
+  const w = await api('/api/serving/window', { ...fields, context });
+  const wc = w.replica_choice;
+  if (!(wc?.choice.chips > 0)) return out;
+  Object.assign(out, { chips: wc.choice.chips, replica_choice: wc, runner_up: wc.runner_up });
+  out.label = `most tok/s per chip: ${out.chips}`;
   return out;
 }
 
 /// The replica sizes the frontier spans: by default those within the scale-up domain (the
-/// commands' own); the chips slider's size alone when it is set (`sliderChips` > 0); and where
-/// no replica within the domain holds the model (DeepSeek-V3 on 8 H100: replica_sizes empty),
-/// the smallest that does, as the other views price it, and its double and quadruple, said
-/// under the chart, rather than a blank chart asking for --replica-chips. With pipeline
-/// stages chosen (`pp` > 1) no sizes are sent: `chalk serving frontier` and `modes` then price
-/// every replica as those stages themselves (Llama 3.1 405B on H100: PP2 x (TP8), $3.877/Mtok
-/// at its cost floor, as the headline), where --replica-chips 16,32,64 priced each size as one
-/// replica without stages, TP16 across hosts at $13.27/Mtok (review 6 H1).
+/// commands' own); the chips slider's size alone when it is set (`sliderChips` > 0). Where no
+/// replica within the domain holds the model (replica_sizes empty) no sizes are sent either:
+/// `chalk serving frontier` and `modes` then price the replica the other views price, the
+/// smallest that holds it (DeepSeek-V3 on H100: 16 chips, cost floor $0.698/Mtok, as `chalk
+/// serving modes` prints; review 7 H3: the page sent 16,32,64 and its floor, 64 chips at
+/// $0.308, was no command's default), or its pipeline stages (Llama 3.1 405B on H100: PP2 x
+/// (TP8), $3.877/Mtok at its cost floor, as the headline; review 6 H1). The note says which.
 export function frontierSizes(sliderChips, replica) {
   if (sliderChips > 0) return { sizes: [sliderChips], note: `replicas of ${sliderChips} chips (the chips slider; move it to "cheapest" for every size)` };
   const rc = replica?.replica_choice;
   if (!rc || rc.replica_sizes.length > 0 || !(replica.chips > 0)) return { sizes: null, note: '' };
   if (replica.pp > 1) return { sizes: null, note: `no replica within one scale-up domain holds the model: every replica is ${replica.pp} pipeline stages, as the other views price ${rc.choice.layout} (chalk serving frontier's default)` };
-  const sizes = [1, 2, 4].map((k) => k * replica.chips);
-  return { sizes, note: `no replica within one scale-up domain holds the model: replicas of ${sizes.join(', ')} chips (the smallest that holds it, as the other views, and its doubles; the chips slider picks one)` };
+  return { sizes: null, note: `no replica within one scale-up domain holds the model: replicas of ${replica.chips} chips, the smallest that holds it, as the other views and chalk serving frontier price it (the chips slider picks another size)` };
 }
 
 /// An explanation with its chips input sourced as the page chose them: the API's "--chips, or

@@ -38,6 +38,18 @@ Seconds stage_send_time(const SystemSpec& s, Bytes message);
 /// (mechanisms off). Throws InputError("hardware") as stage_send_time.
 Seconds hop_wire_time(const SystemSpec& s, Bytes message);
 
+/// The stage-to-stage send of a pipeline of `stages` copies of `stage` (review 6 L9): over
+/// the scale-up link (collective.h scale_up_link, the same alpha-beta model with NCCL's
+/// NVLink ring latencies) when every stage's chips sit in one scale-up domain, stages x
+/// stage.n_chips <= scale_up_domain (3 stages of 2 H100 in one 8-GPU NVLink domain: NCCL
+/// sends over NVLink, not the NIC), else over the scale-out network (stage_send_time); with
+/// mechanisms off, the wire time at that link's per-direction rate. Throws InputError
+/// ("hardware") for stages across domains on a system without a scale-out network.
+Seconds pipeline_hop_time(const Deployment& stage, int64_t stages, Bytes message);
+
+/// True when the `stages` stages of `stage` fit one scale-up domain (pipeline_hop_time's link).
+bool stages_within_domain(const Deployment& stage, int64_t stages);
+
 /// A pipelined replica: `stages` copies of the busiest stage's deployment (its chips are
 /// `stage.n_chips`, one scale-up domain or part of one), `microbatches` in flight.
 struct PipelineShape {
@@ -53,7 +65,7 @@ struct PipelineDecode {
   int64_t microbatch = 1;         ///< sequences per microbatch: ceil(batch / microbatches)
   DecodeStep stage;               ///< the busiest stage on one microbatch (decode_step of the stage deployment)
   Bytes hop_bytes;                ///< microbatch x d_model x activation_bytes, one stage boundary
-  Seconds t_hop;                  ///< stage_send_time(hop_bytes); 0 when stages = 1
+  Seconds t_hop;                  ///< pipeline_hop_time(hop_bytes); 0 when stages = 1
   /// The sampled token ids (microbatch x 4 bytes) sent from the last stage back to the
   /// first, which embeds them for the next step; 0 when stages = 1.
   Seconds t_return;
@@ -98,7 +110,7 @@ struct PipelinePrefill {
   int64_t stages = 1, microbatches = 1, microbatch = 1;  ///< as PipelineDecode
   PrefillStep stage;      ///< the busiest stage on one microbatch
   Bytes hop_bytes;        ///< microbatch x prompt x d_model x activation_bytes
-  Seconds t_hop;          ///< stage_send_time(hop_bytes); 0 when stages = 1
+  Seconds t_hop;          ///< pipeline_hop_time(hop_bytes); 0 when stages = 1
   /// Time to first token of the last microbatch: the fill, (stages + microbatches - 1) x
   /// stage.t_step + (stages - 1) x t_hop (GPipe's forward pass; a send overlaps the next
   /// microbatch's compute); with one microbatch stages x stage.t_step + (stages - 1) x
