@@ -77,6 +77,10 @@ void run_simulate(SimulateArgs a) {
   const double utilization = memory_utilization_from(a.policy, a.deployment.memory_reserve);
   a.deployment.memory_reserve = 1.0 - utilization;
   const std::vector<sim::Request> reqs = traffic_from(a.traffic);
+  // Traffic no request of which fits the model's context is an error, not a table of
+  // rejections (issue 30 item 2; review 7 M1: --input 200000 on llama-3.1-8b printed a row of
+  // "-" and "2000 of 2000 requests rejected" with exit 0, where decode -s 500000 refuses).
+  if (!a.deployment.allow_infeasible) refuse_all_beyond_context(load_model(a.deployment.model), reqs);
   sim::SimOptions so;
   so.policy = policy_from(a.policy);
   so.prefix_hit_rate = a.traffic.prefix_hit_rate;
@@ -362,6 +366,7 @@ void register_simulate(CLI::App& app, Action& run) {
   a.deployment.replica_rule = ReplicaRule::smallest;
   auto* cmd = app.add_subcommand("simulate", "Requests through a serving engine: TTFT, TPOT, ITL, E2E percentiles, throughput, goodput");
   add_deployment_options(*cmd, a.deployment);
+  add_infeasible_option(*cmd, a.deployment);
   add_traffic_options(*cmd, a.traffic, 2000);
   add_policy_options(*cmd, a.policy);
   add_slo_options(*cmd, a.slo);

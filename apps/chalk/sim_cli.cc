@@ -180,6 +180,19 @@ std::optional<std::string> context_warning(const ModelSpec& m, const std::vector
                      longest, m.name, m.max_context, over, r.size());
 }
 
+void refuse_all_beyond_context(const ModelSpec& m, const std::vector<sim::Request>& r) {
+  if (m.max_context <= 0 || r.empty()) return;
+  const auto shortest = *std::min_element(r.begin(), r.end(), [](const sim::Request& x, const sim::Request& y) {
+    return x.input_tokens + x.output_tokens < y.input_tokens + y.output_tokens;
+  });
+  if (shortest.input_tokens + shortest.output_tokens <= m.max_context) return;
+  throw InputError("--input", fmt::format("every request is beyond {}'s maximum context of {} tokens (the shortest: {} prompt + {} output tokens; "
+                                          "max_position_embeddings: an engine refuses each, nothing is served); prompts up to {} tokens fit "
+                                          "beside {} output tokens; --allow-infeasible simulates the rejections anyway",
+                                          m.name, m.max_context, shortest.input_tokens, shortest.output_tokens,
+                                          std::max<int64_t>(0, m.max_context - shortest.output_tokens), shortest.output_tokens));
+}
+
 std::vector<std::string> trace_warnings(const TrafficArgs& a) {
   std::vector<std::string> out;
   if (!a.read) return out;

@@ -118,6 +118,12 @@ std::string prefix_cache_text(const nlohmann::json& j);
 /// ("context 200016 exceeds llama-3.1-8b's max_position_embeddings 131072: 3 of 3 requests
 /// rejected, ..."); nullopt when every request fits. simulate and plan put it in "warnings".
 std::optional<std::string> context_warning(const ModelSpec& m, const std::vector<sim::Request>& r);
+/// Throws InputError("--input") when every request of `r` passes the model's
+/// max_position_embeddings (an engine refuses each: nothing would be served), naming the
+/// shortest request's prompt + output, the limit and the longest prompt that fits beside
+/// that output; some requests beyond it leave context_warning's warning. Nothing for an
+/// empty list or a model with no stated limit. simulate skips it under --allow-infeasible.
+void refuse_all_beyond_context(const ModelSpec& m, const std::vector<sim::Request>& r);
 /// With --engine-profile: reads the file into a.profile (its engine must be --engine's family,
 /// else InputError("--engine-profile")) and sets the deployment's kernel floor and host time
 /// from it. Without: nothing.

@@ -17,6 +17,7 @@
 #include "attention_work.h"
 #include "dense_gemm.h"
 #include "dp_ranks.h"
+#include "ep_kernels.h"
 #include "expert_activations.h"
 #include "graph_step.h"
 #include "host_step.h"
@@ -112,11 +113,12 @@ detail::CountedStepPart detail::counted_step_part(const Deployment& dep, const S
   // data-parallel rank (a prefill splits its tokens, prompts included: profile-data README).
   const bool splittable = n_decode == 0 || n_decode >= 2 * dp_attention;
   const bool overlap = allow_overlap && L.overlap_micro_batches && ep_traffic && splittable;
-  // Decode steps use low-latency all-to-all kernels that free every SM once their RDMA
-  // writes are issued (deepseek-ai/profile-data README, Decoding; DeepEP low-latency
-  // hooks); prefill's normal kernels hold communication_sm_fraction of the SMs while
-  // they overlap compute.
-  const bool low_latency_kernels = n_decode > 0;
+  // Pure decode steps use low-latency all-to-all kernels that free every SM once their
+  // RDMA writes are issued (deepseek-ai/profile-data README, Decoding; DeepEP low-latency
+  // hooks); a step with any prompt chunk runs the normal kernels for all its tokens
+  // (ep_low_latency_step: the engines' rule), which hold communication_sm_fraction of the
+  // SMs while they overlap compute.
+  const bool low_latency_kernels = ep_low_latency_step(n_decode, n_prefill);
   const double slow = (overlap && !low_latency_kernels) ? 1.0 / (1.0 - cal.communication_sm_fraction) : 1.0;
 
   StepBreakdown r;

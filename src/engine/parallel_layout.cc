@@ -9,6 +9,7 @@
 
 #include "chalk/base/error.h"
 #include "chalk/engine/overhead.h"
+#include "ep_kernels.h"
 
 namespace chalk {
 namespace {
@@ -159,5 +160,7 @@ double ep_scale_out_copies(double domains, double top_k, bool low_latency_kernel
   if (domains <= 1) return 0.0;
   return low_latency_kernels ? top_k * (domains - 1) / domains : (domains - 1) * (1 - std::pow(1 - 1 / domains, top_k));
 }
+
+bool ep_low_latency_step(double decode_sequences, double prefill_sequences) { return decode_sequences > 0 && !(prefill_sequences > 0); }
 
 }  // namespace chalk

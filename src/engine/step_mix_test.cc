@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include "chalk/base/error.h"
+#include "chalk/engine/overhead.h"
 #include "chalk/engine/step_mix.h"
+#include "ep_kernels.h"
 #include "chalk/io/io.h"
 
 namespace chalk {
@@ -273,6 +275,49 @@ TEST(StepMemo, AKeptPartStillChecksItsChunks) {
   StepMix negative = memo_test_mix(ctx, good, &memo);
   negative.decode_context_sum = -1;
   EXPECT_THROW(engine_step(d, negative), InputError);
+}
+
+// The all-to-all kernels of a step (ep_low_latency_step): low-latency only for a pure
+// decode step; any prompt chunk runs the normal kernels for every token (SGLang's
+// DeepEPMode.AUTO.resolve: NORMAL when any rank extends).
+TEST(StepMix, PromptStepsRunTheNormalAllToAllKernels) {
+  EXPECT_TRUE(ep_low_latency_step(16, 0));
+  EXPECT_FALSE(ep_low_latency_step(16, 1));
+  EXPECT_FALSE(ep_low_latency_step(0, 1));
+  EXPECT_FALSE(ep_low_latency_step(0, 0));
+  // Review 7 H2: DeepSeek-V3 on 16 H100 (two 8-GPU hosts), attention TP1, EP16. A lone
+  // 2048-token prompt vs the same prompt + one decode at context 2100. The prompt sits on one
+  // rank: its sender skew is 16, so both steps' busiest rank sends 2048 tokens' copies
+  // (2048 / 16 x 16 and 2049 / 16 x 16 x 2048 / 2049). Normal kernels send one copy per
+  // remote host: (2 - 1) x (1 - (1 - 1/2)^8) = 255/256 per token over RDMA in both steps. Before this rule the decode made the step
+  // low-latency: 8 x 1/2 = 4 copies per token over RDMA, 4.016x the scale-out bytes
+  // (`chalk step`: 182.6 ms -> 485.6 ms). Now the decode adds only its own work: one token
+  // through the model and 2100 tokens of MLA KV on its rank, well under 5% of the step.
+  DeploymentOptions o;
+  o.n_chips = 16;
+  o.mechanisms.enabled = true;
+  o.mechanisms.layout.tp_attention = 1;
+  const Deployment d = make_deployment(load_model("deepseek-v3"), load_system("h100-sxm"), o);
+  const std::vector<PrefillChunk> chunk = {{2048, 0}};
+  const std::vector<int64_t> ctx = {2100};
+  StepMix alone;
+  alone.chunks = chunk;
+  StepMix mixed = alone;
+  mixed.decode_contexts = ctx;
+  mixed.decode_context_sum = 2100;
+  const StepBreakdown a = engine_step(d, alone), m = engine_step(d, mixed);
+  // The mixed step runs under a CUDA graph: each rank's 1 + 2048 / 16 = 129 tokens pad to the
+  // capture size 136, 7 more per rank, 2049 + 112 = 2161 tokens through the exchange: its
+  // bytes grow by at most 2161 / 2049 (the fixed latency not at all), never the 4.016x of
+  // low-latency kernels.
+  for (const auto& [mixed_t, alone_t] : {std::pair{m.t_dispatch, a.t_dispatch}, std::pair{m.t_combine, a.t_combine}}) {
+    EXPECT_GT(mixed_t.value(), alone_t.value());
+    EXPECT_LE(mixed_t.value(), alone_t.value() * 2161.0 / 2049.0);
+  }
+  EXPECT_GT(m.t_step.value(), a.t_step.value());
+  EXPECT_LT(m.t_step.value(), 1.05 * a.t_step.value());
+  EXPECT_NEAR(ep_scale_out_copies(2, 8, false), 255.0 / 256.0, 1e-12);
+  EXPECT_NEAR(ep_scale_out_copies(2, 8, true), 4.0, 1e-12);
 }
 
 }  // namespace

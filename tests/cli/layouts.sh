@@ -36,8 +36,14 @@ expect_error "--batch: ranks the layouts once per batch: at most 64 batches, got
 expect_error "--batch: the latency objective compares layouts at one batch" layouts --objective latency -b 0
 expect_error "--matmul-efficiency: must be a fraction in (0, 1]" layouts --matmul-efficiency 1.5
 expect_error "--compute: H100 SXM has no dense fp4 matmul rate" layouts -H h100-sxm --compute fp4
-# Nothing fits: a warning and no table, exit 0.
-out=$("$CHALK" layouts -m palm-540b -H tpu-v4 -n 8) || fail "layouts with nothing fitting exits 0"
+# Nothing fits: exit 2 naming the first layout's reason and the smallest replica that fits
+# (review 7 M1: exit 0 with no rows). Llama 3.1 405B's 811.7 GB of bf16 weights over 8 H100
+# (72 GB usable each, 576 GB) leave no room; 16 chips hold them, beyond the 8-GPU host, so a
+# 2-stage pipeline. --all keeps the study: a warning and every layout with its reason, exit 0.
+expect_error "--chips: no layout of llama-3.1-405b on 8 x H100 SXM fits at context 4096 (TP1 x 8 replicas: weights 811.7 GB leave no room for one sequence's KV in 72.0 GB usable HBM); the smallest replica that holds the weights and one sequence is 16 chips (-n 16), beyond the 8-chip scale-up domain: a pipeline of 2 stages" \
+  layouts -m llama-3.1-405b -H h100-sxm -n 8
+expect_error "--chips: no layout of palm-540b on 8 x TPU v4 fits" layouts -m palm-540b -H tpu-v4 -n 8
+out=$("$CHALK" layouts -m palm-540b -H tpu-v4 -n 8 --all) || fail "layouts --all with nothing fitting exits 0"
 printf '%s\n' "$out" | grep -q "warning     no layout fits" || fail "no-fit warning"
 # Latency defaults to one user; a fixed batch counts its sequences over every chip.
 "$CHALK" layouts -m llama-2-70b -H h100-sxm -n 8 --objective latency --json | python3 -c "

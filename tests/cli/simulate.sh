@@ -181,8 +181,12 @@ expect_error "--budget-chips: the smallest replica of deepseek-v3 that an engine
 expect_error "--replica-chips: no engine runs llama-3.1-8b on a replica of 3: TP3 does not divide the 32 attention heads" plan "${p[@]}" --budget-chips 8 --replica-chips 3
 # A prompt beyond the model's context: rejected, as vLLM refuses it, with the warning decode
 # and prefill give, in "warnings".
+# simulate refuses traffic none of which fits (review 7 M1: every request was rejected with
+# exit 0); --allow-infeasible keeps the study of the rejections.
+expect_error "--input: every request is beyond llama-3.1-8b's maximum context of 131072 tokens (the shortest: 200000 prompt + 16 output tokens" \
+  simulate -m llama-3.1-8b -H h100-sxm --rate 5 --requests 3 --input 200000 --output 16
 for cmd in simulate plan; do
-  extra=(); [ "$cmd" = plan ] && extra=(--budget-chips 8 --ttft-slo-ms 100000 --modes aggregated)
+  extra=(--allow-infeasible); [ "$cmd" = plan ] && extra=(--budget-chips 8 --ttft-slo-ms 100000 --modes aggregated)
   "$CHALK" $cmd -m llama-3.1-8b -H h100-sxm --rate 5 --requests 3 --input 200000 --output 16 "${extra[@]}" --json > "$tmp/long.json" 2>/dev/null
   python3 - "$tmp/long.json" <<'PY' || fail "$cmd: no max_position_embeddings warning"
 import json, sys
@@ -201,7 +205,7 @@ if "results" in j:
 PY
 done
 # CSV keeps stdout a table and puts the same warnings on stderr (they were dropped).
-"$CHALK" simulate -m llama-3.1-8b -H h100-sxm --rate 5 --requests 3 --input 200000 --output 16 --csv > "$tmp/long.csv" 2> "$tmp/long.err" || fail "simulate --csv"
+"$CHALK" simulate -m llama-3.1-8b -H h100-sxm --rate 5 --requests 3 --input 200000 --output 16 --allow-infeasible --csv > "$tmp/long.csv" 2> "$tmp/long.err" || fail "simulate --csv"
 grep -q "^chalk: warning: context 200016 exceeds llama-3.1-8b's max_position_embeddings 131072: 3 of 3 requests rejected" "$tmp/long.err" || fail "simulate --csv: no warning on stderr: $(cat "$tmp/long.err")"
 [ "$(wc -l < "$tmp/long.csv")" -eq 2 ] && head -1 "$tmp/long.csv" | grep -q "^mode,chips," || fail "simulate --csv: stdout is not the table: $(cat "$tmp/long.csv")"
 # decode refuses a context beyond the model's (review 2 L11); --allow-infeasible prices it, warned.
