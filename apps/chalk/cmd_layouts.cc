@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "deployment_options.h"
 #include "explain_cli.h"
+#include "layouts_refuse.h"
 #include "table.h"
 
 namespace chalk::cli {
@@ -171,44 +172,6 @@ std::string layouts_moe_routing(const ModelSpec& m, const SystemSpec& s, const D
 
 std::string plural(int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
-/// Throws the InputError of a search where no layout fits (exit 2): the first-ranked
-/// layout's reason and the smallest replica that holds the weights and one sequence at the
-/// context (smallest_replica_chips), or, when these chips hold that much, the stated batch.
-[[noreturn]] void refuse_no_layout(const ModelSpec& model, const SystemSpec& system, const DeploymentOptions& base, const std::vector<Ranking>& rankings,
-                                   const LayoutQuery& q) {
-  std::string reason;
-  for (const auto& r : rankings) {
-    if (!r.ranked.empty()) {
-      reason = fmt::format("{}: {}", r.ranked.front().name, r.ranked.front().reason);
-      break;
-    }
-  }
-  const int64_t most = std::max_element(rankings.begin(), rankings.end(), [](const Ranking& x, const Ranking& y) { return x.batch < y.batch; })->batch;
-  std::string fix, field = "--chips";
-  try {
-    DeploymentOptions engine = base;
-    engine.mechanisms.enabled = true;
-    const int64_t k = smallest_replica_chips(model, system, engine, std::max<int64_t>(q.context, 1));
-    if (k <= q.n_chips && most > 0) {
-      field = "--batch";
-      fix = fmt::format("these chips hold the weights and one sequence, not batch {}: a smaller --batch, or more chips (-n {})", most, 2 * q.n_chips);
-    } else {
-      fix = fmt::format("the smallest replica that holds the weights and one sequence is {} chips (-n {})", k, k);
-      const int64_t domain = std::max<int64_t>(system.scale_up_domain, 1);
-      if (k > domain) {
-        fix += fmt::format(", beyond the {}-chip scale-up domain: a pipeline of {} stages keeps each within one (--pp {} of decode, prefill, "
-                           "serving sweep and simulate)",
-                           domain, (k + domain - 1) / domain, (k + domain - 1) / domain);
-      }
-    }
-  } catch (const InputError&) {
-    fix = "no replica of " + system.name + " holds them: use a smaller --weights format";
-  }
-  throw InputError(field, fmt::format("no layout of {} on {} x {} fits at context {}{} ({}); {}; --all lists every layout with its reason",
-                                          model.name, q.n_chips, system.chip.name, q.context, most > 0 ? fmt::format(", batch {}", most) : std::string(),
-                                          reason.empty() ? std::string("no candidate layout") : reason, fix));
-}
-
 void run_layouts(const LayoutsArgs& a) {
   const ModelSpec model = load_model(a.deployment.model);
   const SystemSpec system = load_system(a.deployment.hardware);
@@ -301,7 +264,17 @@ void run_layouts(const LayoutsArgs& a) {
   // No layout fits: an error naming the reason and the smallest replica that fits (issue 30
   // item 2; review 7 M1: -n 8 for Llama 3.1 405B on H100 printed no rows with exit 0, where
   // decode refuses); --all keeps the study of every layout and its reason.
-  if (fitting == 0 && !a.all) refuse_no_layout(model, system, base, rankings, q);
+  if (fitting == 0 && !a.all) {
+    std::string reason;
+    for (const auto& r : rankings) {
+      if (!r.ranked.empty()) {
+        reason = fmt::format("{}: {}", r.ranked.front().name, r.ranked.front().reason);
+        break;
+      }
+    }
+    const int64_t most = std::max_element(rankings.begin(), rankings.end(), [](const Ranking& x, const Ranking& y) { return x.batch < y.batch; })->batch;
+    refuse_no_layout(model, system, base, reason, most, q);
+  }
   std::vector<std::string> warnings;
   if (fitting == 0) {
     warnings.push_back("no layout fits (--all gives each reason: memory, or heads no tensor-parallel degree of these chips can split)");

@@ -13,6 +13,7 @@
 #include "chalk/training/layouts.h"
 #include "chalk/training/plan.h"
 #include "chalk/training/step.h"
+#include "commands.h"
 #include "deployment_options.h"
 
 namespace chalk::cli {
