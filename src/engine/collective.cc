@@ -36,7 +36,10 @@ bool is_tpu(const SystemSpec& s) { return starts_with_tpu(s.name) || starts_with
 
 LinkModel scale_up_link(const SystemSpec& s) {
   LinkModel l;
-  l.bandwidth = s.scale_up_bandwidth_per_direction * kScaleUpAchievedFraction;
+  // The system's measured large-message fraction where its file states one (MI300X: RCCL's
+  // 0.706), else NVLink's 0.8.
+  const bool own_fraction = s.collective_efficiency > 0;
+  l.bandwidth = s.scale_up_bandwidth_per_direction * (own_fraction ? s.collective_efficiency : kScaleUpAchievedFraction);
   if (is_tpu(s)) {
     l.name = "ICI torus";
     l.torus_dimensions = 3;
@@ -51,6 +54,16 @@ LinkModel scale_up_link(const SystemSpec& s) {
     l.source = "NCCL 2.30.7 tuning.cc ring latencies on NVLink; bandwidth x 0.8 achieved (ml-engineering 8xH200/B200 ring busBW); "
                "LL at 0.19 of it (AZURE-NCCL-H100, 1 MB)";
     l.peer_to_peer = s.scale_up_topology == ScaleUpTopology::switched;
+  }
+  // The figures only: their sources stay in the hardware file (scale_up.collective_*_source).
+  if (own_fraction) l.source += fmt::format("; this system's own fraction, {:.3g} (scale_up.collective_efficiency)", s.collective_efficiency);
+  if (s.collective_latency) {
+    // The measured intercept replaces the bandwidth protocol's fixed time, its ring hops
+    // included (the last protocol: Simple, or ICI's one); LL and LL128 keep NCCL's.
+    LinkProtocol& bulk = l.protocols.back();
+    bulk.base_latency = *s.collective_latency;
+    bulk.step_latency = Seconds(0);
+    l.source += fmt::format("; {} at {:.3g} us a call, hops included (scale_up.collective_latency_s)", bulk.name, s.collective_latency->value() * 1e6);
   }
   l.peak_bandwidth = s.scale_up_bandwidth_per_direction;
   return l;

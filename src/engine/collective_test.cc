@@ -42,6 +42,43 @@ TEST(Collective, ReproducesAzureNcclH100) {
   EXPECT_NEAR(1.75 * m / t8g.time.value() / 1e9, 360, 1);
 }
 
+TEST(Collective, ReproducesRcclOnMi300xFromItsOwnLine) {
+  // mi300x.json states RCCL's large-message line (Azure fork ND_MI300X_v5_results.md, fitted
+  // on 8 MB-8 GB): 0.706 of 448 GB/s = 316.288 GB/s, 69 us a call replacing Simple's
+  // 8.4 + 14 x 3.4 us.
+  const LinkModel fabric = scale_up_link(load_system("mi300x"));
+  EXPECT_DOUBLE_EQ(fabric.bandwidth.value(), 448e9 * 0.706);
+  EXPECT_NEAR(to_us(fabric.protocols.back().base_latency), 69.0, 1e-9);
+  EXPECT_EQ(fabric.protocols.back().step_latency.value(), 0.0);
+  // 1 GiB: Simple, 69 + 1.75 x 1073741824 / 316.288e9 = 69 + 5940.94 = 6009.94 us (measured:
+  // 1.75 x 1073741824 / 313.92e9 = 5985.8 us); LL128 would take 40.6 + 6337.0 = 6377.6.
+  const auto t1g = all_reduce(bytes(1073741824), 8, fabric);
+  EXPECT_EQ(t1g.protocol, "ring-Simple");
+  EXPECT_NEAR(to_us(t1g.time), 6009.94, 0.01);
+  // 64 MiB: LL128 (NCCL's 14 + 14 x 1.9 us kept) 40.6 + 117440512 / (0.9375 x 316.288e9) =
+  // 436.66 us, under the line's 440.31 (measured 440.9).
+  const auto t64 = all_reduce(bytes(67108864), 8, fabric);
+  EXPECT_EQ(t64.protocol, "ring-LL128");
+  EXPECT_NEAR(to_us(t64.time), 436.66, 0.01);
+  // The other collectives pay the same call time: all-gather of 1 GiB, 69 + 7/8 x 1073741824 /
+  // 316.288e9 = 3039.47 us (Simple; LL128 14 + 7 x 1.9 + 3168.5 = 3195.8); all-to-all of 64 MiB
+  // a rank, LL128 14 + 1.9 + 58720256 / (0.9375 x 316.288e9) = 213.93 us (Simple 254.65).
+  EXPECT_NEAR(to_us(all_gather(bytes(1073741824), 8, fabric).time), 3039.47, 0.01);
+  EXPECT_NEAR(to_us(all_to_all(bytes(67108864), 8, fabric).time), 213.93, 0.01);
+  // A system that states neither keeps NCCL's ring on NVLink at 0.8 (H100: 360 GB/s, Simple
+  // 8.4 us + 3.4 us a step).
+  const LinkModel nvlink = scale_up_link(load_system("h100-sxm"));
+  EXPECT_DOUBLE_EQ(nvlink.bandwidth.value(), 360e9);
+  EXPECT_NEAR(to_us(nvlink.protocols.back().base_latency), 8.4, 1e-9);
+  EXPECT_NEAR(to_us(nvlink.protocols.back().step_latency), 3.4, 1e-9);
+  // A stated fraction alone moves the bandwidth, not the latencies.
+  SystemSpec h100 = load_system("h100-sxm");
+  h100.collective_efficiency = 0.5;
+  const LinkModel half = scale_up_link(h100);
+  EXPECT_DOUBLE_EQ(half.bandwidth.value(), 225e9);
+  EXPECT_NEAR(to_us(half.protocols.back().step_latency), 3.4, 1e-9);
+}
+
 TEST(Collective, VllmCustomAllReduceOneShotAndTwoShot) {
   const LinkModel nvlink = scale_up_link(load_system("h100-sxm"));
   const TpAllReduce vllm = engine_tp_all_reduce("vllm");

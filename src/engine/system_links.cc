@@ -12,11 +12,17 @@ const SystemLinks& system_links(const SystemSpec& sys) {
     bool tpu = false;
     double up = -1, out = -1;
     std::optional<ScaleUpTopology> topology;
+    double efficiency = -1, latency = -1;  // the system's collective line (-1: no latency stated)
     bool operator==(const Key&) const = default;
   };
   thread_local Key key;
   thread_local SystemLinks links;
-  const Key now{is_tpu(sys), sys.scale_up_bandwidth_per_direction.value(), sys.scale_out_bandwidth_per_direction.value(), sys.scale_up_topology};
+  const Key now{is_tpu(sys),
+                sys.scale_up_bandwidth_per_direction.value(),
+                sys.scale_out_bandwidth_per_direction.value(),
+                sys.scale_up_topology,
+                sys.collective_efficiency,
+                sys.collective_latency ? sys.collective_latency->value() : -1.0};
   if (!(now == key)) {
     links.up = scale_up_link(sys);
     links.has_out = now.out > 0;

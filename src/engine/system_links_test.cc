@@ -38,6 +38,15 @@ TEST(SystemLinks, EachSystemGetsItsOwnLinksInAnyOrder) {
   // TPU v4's ICI is a 3D torus; MI300X's Infinity Fabric mesh is not peer to peer here.
   EXPECT_EQ(detail::system_links(load_system("tpu-v4")).up.torus_dimensions, 3);
   EXPECT_FALSE(detail::system_links(load_system("mi300x")).up.peer_to_peer);
+  // The collective line is part of the key: the same system with and without its own
+  // fraction and call time (MI300X: 0.706 x 448 = 316.288 GB/s; unstated: 0.8 x 448 = 358.4).
+  SystemSpec mi300x = load_system("mi300x");
+  EXPECT_DOUBLE_EQ(detail::system_links(mi300x).up.bandwidth.value(), 316.288e9);
+  mi300x.collective_efficiency = 0;
+  EXPECT_DOUBLE_EQ(detail::system_links(mi300x).up.bandwidth.value(), 358.4e9);
+  EXPECT_NEAR(detail::system_links(mi300x).up.protocols.back().base_latency.value(), 69e-6, 1e-15);
+  mi300x.collective_latency.reset();
+  EXPECT_NEAR(detail::system_links(mi300x).up.protocols.back().base_latency.value(), 8.4e-6, 1e-15);
 }
 
 }  // namespace

@@ -91,6 +91,11 @@ void validate(const SystemSpec& s, const std::string& where) {
   }
   in(s.scale_up_bandwidth_per_direction.value(), 1e9, min_positive, link_gb_per_s_max, "scale_up.gb_per_s_per_direction");
   in(s.scale_out_bandwidth_per_direction.value(), 1e9, min_positive, link_gb_per_s_max, "scale_out.gb_per_s_per_direction", true);
+  fraction(s.collective_efficiency, "scale_up.collective_efficiency", true);  // 0 = not stated
+  if (s.collective_latency && !(s.collective_latency->value() > 0 && s.collective_latency->value() <= collective_latency_s_max)) {
+    throw InputError(where + ": scale_up.collective_latency_s",
+                     "must be a time in (0, " + hardware_num(collective_latency_s_max) + "] s, got " + hardware_num(s.collective_latency->value()));
+  }
   if (!s.scale_up_torus_dims.empty()) {
     const std::string field = where + ": scale_up.torus_dims";
     const bool torus = s.scale_up_topology == ScaleUpTopology::torus_2d || s.scale_up_topology == ScaleUpTopology::torus_3d;

@@ -209,6 +209,42 @@ TEST(HardwareFile, OptionalStatusTopologyAndPowerAreChecked) {
   EXPECT_EQ(error_of("\"DCN\"", "\"DCN\""), "no error");
 }
 
+TEST(HardwareFile, CollectiveLineIsOptionalAndChecked) {
+  // scale_up.collective_efficiency in (0, 1] and collective_latency_s in (0, 0.01] s, each
+  // with its source; absent: 0 and none (NVLink's 0.8 and NCCL's latencies, collective.h).
+  const SystemSpec h100 = load_system("h100-sxm");
+  EXPECT_EQ(h100.collective_efficiency, 0.0);
+  EXPECT_FALSE(h100.collective_latency.has_value());
+  const SystemSpec mi300x = load_system("mi300x");
+  EXPECT_DOUBLE_EQ(mi300x.collective_efficiency, 0.706);
+  ASSERT_TRUE(mi300x.collective_latency.has_value());
+  EXPECT_NEAR(mi300x.collective_latency->value(), 69e-6, 1e-15);
+  EXPECT_FALSE(mi300x.collective_efficiency_source.empty());
+  const std::string base = read_file(std::string(CHALK_SOURCE_DIR) + "/data/hardware/mi300x.json");
+  auto error_of = [&](const std::string& from, const std::string& to) -> std::string {
+    std::string text = base;
+    const auto pos = text.find(from);
+    if (pos == std::string::npos) return "pattern not found: " + from;
+    text.replace(pos, from.size(), to);
+    try {
+      system_from_json(text, "m.json");
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of("\"collective_efficiency\": 0.706", "\"collective_efficiency\": 1.5"),
+            "m.json: scale_up.collective_efficiency: must be a fraction in (0, 1] of gb_per_s_per_direction, got 1.5");
+  EXPECT_EQ(error_of("\"collective_efficiency\": 0.706", "\"collective_efficiency\": 0"),
+            "m.json: scale_up.collective_efficiency: must be a fraction in (0, 1] of gb_per_s_per_direction, got 0");
+  EXPECT_EQ(error_of("\"collective_latency_s\": 6.9e-05", "\"collective_latency_s\": -1"),
+            "m.json: scale_up.collective_latency_s: must be a time in (0, 0.01] s, got -1");
+  EXPECT_EQ(error_of("\"collective_latency_s\": 6.9e-05", "\"collective_latency_s\": 0.5"),
+            "m.json: scale_up.collective_latency_s: must be a time in (0, 0.01] s, got 0.5");
+  EXPECT_EQ(error_of("\"collective_efficiency_source\"", "\"efficiency_source\"").rfind("m.json: scale_up.", 0), 0u);
+  EXPECT_EQ(error_of("\"collective_efficiency\": 0.706", "\"collective_efficiency\": 0.706"), "no error");
+}
+
 TEST(HardwareFile, YearIsOptionalAndChecked) {
   // Every built-in system states the year it first shipped and where that comes from.
   EXPECT_EQ(load_system("h100-sxm").year, 2022);

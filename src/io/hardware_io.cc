@@ -73,7 +73,8 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   }
 
   const Obj up = c.object("scale_up");
-  up.only({"name", "domain_chips", "gb_per_s_per_direction", "topology", "torus_dims", "source"});
+  up.only({"name", "domain_chips", "gb_per_s_per_direction", "topology", "torus_dims", "source", "collective_efficiency",
+           "collective_efficiency_source", "collective_latency_s", "collective_latency_source"});
   s.scale_up_domain = up.integer_in("domain_chips", 1, max_chips);
   s.scale_up_bandwidth_per_direction = gigabytes_per_second(up.number("gb_per_s_per_direction"));
   if (auto topo = up.opt_string("topology")) s.scale_up_topology = parse_scale_up_topology(*topo, up.field("topology"));
@@ -84,6 +85,20 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
       if (!d.is_number_integer()) throw InputError(up.field("torus_dims"), "expected a list of integers, got " + d.dump());
       s.scale_up_torus_dims.push_back(d.get<int64_t>());
     }
+  }
+  // The collective library's measured large-message line (docs/formulas.md "Collective rate
+  // per system"); each with its source. validate() checks the ranges after conversion.
+  if (auto eff = up.opt_number("collective_efficiency")) {
+    if (!(*eff > 0 && *eff <= 1)) {
+      throw InputError(up.field("collective_efficiency"), "must be a fraction in (0, 1] of gb_per_s_per_direction, got " +
+                                                              detail::describe(up.raw("collective_efficiency")));
+    }
+    s.collective_efficiency = *eff;
+    s.collective_efficiency_source = up.string("collective_efficiency_source");
+  }
+  if (auto lat = up.opt_number("collective_latency_s")) {
+    s.collective_latency = Seconds(*lat);
+    s.collective_latency_source = up.string("collective_latency_source");
   }
   s.scale_up_source = up.opt_string("source").value_or("");
   s.scale_up_name = up.opt_string("name").value_or("");

@@ -217,7 +217,8 @@ std::vector<CalibrationEntry> calibration_entries() {
        "MLA decode, memory-bound: 3000 of 3350 GB/s on H800; a check only: the KV cache streams at each chip's efficiency.hbm (H800 87%)"},
       {"attention_compute_fraction", c.attention_compute_fraction, "FLASHMLA-1", "MLA decode, compute-bound: 660 of 989.4 bf16 TFLOP/s (capped at the chip's bf16 matmul fraction)"},
       {"scale_up_achieved_fraction", kScaleUpAchievedFraction, "AZURE-NCCL-H100 (check); training-and-systems.md 5.3",
-       "ring all-reduce busBW 367 of 450 GB/s (8xH200) and 682 of 900 (8xB200); EP NVLink 153-158 of ~200 GB/s (DEEPEP-NORMAL)"},
+       "ring all-reduce busBW 367 of 450 GB/s (8xH200) and 682 of 900 (8xB200); EP NVLink 153-158 of ~200 GB/s (DEEPEP-NORMAL); "
+       "a system may state its own (scale_up.collective_efficiency, collective_latency_s: MI300X/MI325X RCCL 0.706, 69 us)"},
       {"scale_out_achieved_fraction", kScaleOutAchievedFraction, "DEEPEP-LL-EP128-*", "low-latency dispatch/combine 39 GB/s per GPU over all copies; the 15/16 bound for other nodes on the 50 GB/s NIC"},
       {"communication_sm_fraction", c.communication_sm_fraction, "-", "DeepSeek-V3 report 3.2.2: 20 of 132 SMs run communication while it overlaps compute"},
       {"overlapped_all_to_all_slowdown", 2.0900 / 1.5207, "-",  // kOverlappedAllToAllSlowdown of src/engine/overhead.cc

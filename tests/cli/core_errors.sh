@@ -28,6 +28,10 @@ python3 -c "import json; c=json.load(open('$SRC/data/hardware/tpu-v5p.json')); c
 expect_error "status: unknown status 'rumoured'; expected shipping or announced" decode --hardware "$tmp/hw4.json"
 python3 -c "import json; c=json.load(open('$SRC/data/hardware/b300.json')); c['power']['watts_per_chip']=0; json.dump(c, open('$tmp/hw5.json','w'))"
 expect_error "power.watts_per_chip: must be in [1e-06, 1e+06], got 0" hardware "$tmp/hw5.json"
+python3 -c "import json; c=json.load(open('$SRC/data/hardware/mi300x.json')); c['scale_up']['collective_efficiency']=1.5; json.dump(c, open('$tmp/hw6.json','w'))"
+expect_error "scale_up.collective_efficiency: must be a fraction in (0, 1] of gb_per_s_per_direction, got 1.5" decode --hardware "$tmp/hw6.json"
+python3 -c "import json; c=json.load(open('$SRC/data/hardware/mi300x.json')); c['scale_up']['collective_latency_s']=-1; json.dump(c, open('$tmp/hw7.json','w'))"
+expect_error "scale_up.collective_latency_s: must be a time in (0, 0.01] s, got -1" hardware "$tmp/hw7.json"
 expect_error "unknown model 'llama-9'; nearest: " decode --model llama-9
 expect_error "unknown hardware 'h900'; nearest: h200, b200" decode --hardware h900
 expect_error "unknown model 'meta-llama/Llama-9-70B': no built-in config of that architecture" decode --model meta-llama/Llama-9-70B

@@ -75,7 +75,13 @@ bool is_tpu(const SystemSpec& s);
 /// 14 + 1.9 us, 120 of 128 bytes; Simple: 8.4 + 3.4 us, all of it), or TPU ICI on a 3D
 /// torus (1 us per hop plus 5 us per collective: the scaling book measured 8 us for a
 /// latency-bound 3-hop all-gather). NVLS (in-switch reduction) is not modelled.
-/// Bandwidth = per-direction link rate x kScaleUpAchievedFraction.
+/// Bandwidth = per-direction link rate x the system's SystemSpec::collective_efficiency
+/// where its file states one (RCCL on 8 MI300X: 0.706), else kScaleUpAchievedFraction. A
+/// stated SystemSpec::collective_latency replaces the bandwidth protocol's fixed time
+/// (Simple's 8.4 us + 3.4 us per step; ICI's 5 us + 1 us per hop) with that time per call,
+/// no per-step term; LL and LL128 keep NCCL's latencies (docs/formulas.md, "Collective
+/// rate per system"). Every scale-up all-reduce, all-gather, reduce-scatter, all-to-all and
+/// pipeline send, serving and training, is priced on this link.
 LinkModel scale_up_link(const SystemSpec& s);
 
 /// The scale-out network (InfiniBand/RoCE) with NCCL's network step latencies (LL 2.7,

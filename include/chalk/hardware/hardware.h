@@ -126,6 +126,23 @@ struct SystemSpec {
   std::vector<int64_t> scale_up_torus_dims;
   std::string scale_up_source;
   std::string scale_up_name;  ///< the link, as the file names it ("NVLink4", "PCIe Gen4 x16 (no NVLink)")
+  /// Fraction of scale_up_bandwidth_per_direction that the collective library's all-reduce
+  /// reaches as bus bandwidth at large messages on this system (nccl-tests/rccl-tests busBW
+  /// over the per-direction link rate; chalk-hardware/1 scale_up.collective_efficiency, in
+  /// (0, 1], with collective_efficiency_source). 0 = not stated: kScaleUpAchievedFraction
+  /// (0.8, NVLink rings; engine/collective.h). Every scale-up collective's bandwidth term,
+  /// serving and training, uses it (scale_up_link). MI300X: 0.706 (RCCL, 316 of 448 GB/s).
+  double collective_efficiency = 0;
+  std::string collective_efficiency_source;
+  /// Fixed time of one collective call at large messages on this system, the ring's hops
+  /// included: the intercept of time = latency + wire bytes / (rate x collective_efficiency)
+  /// fitted to the library's large-message all-reduce times (chalk-hardware/1
+  /// scale_up.collective_latency_s, in (0, 0.01] s, with collective_latency_source). It
+  /// replaces the bandwidth protocol's latency (NCCL Simple: 8.4 us + 3.4 us per ring step;
+  /// TPU ICI: 5 us + 1 us per hop); the low-latency protocols keep theirs. Absent: those
+  /// defaults. MI300X: 69 us (RCCL 2.22.3, 8 ranks, 8 MB to 8 GB).
+  std::optional<Seconds> collective_latency;
+  std::string collective_latency_source;
   BytesPerSecond scale_out_bandwidth_per_direction;  ///< per chip, one direction (0 = unknown)
   std::string scale_out_source;
   std::optional<UsdPerSecond> price_per_chip;    ///< rental price per chip, if public
@@ -173,10 +190,14 @@ inline constexpr double usd_per_chip_hour_max = 1e6; ///< rental price
 inline constexpr double power_w_max = 1e6;            ///< board power per chip (GB300: 1,400 W)
 inline constexpr int64_t sm_count_max = 100000;      ///< SMs per chip (B200: 148)
 inline constexpr double min_positive = 1e-6;         ///< the least positive value of any of them
+/// scale_up.collective_latency_s: a fixed time per collective call above 10 ms would be a
+/// step's, not a call's (RCCL on 8 MI300X: 69 us).
+inline constexpr double collective_latency_s_max = 1e-2;
 }  // namespace hardware_limits
 
 /// Checks every number of a system once, after unit conversion: finite, within
-/// hardware_limits, efficiencies and sustained_clock in (0, 1], sm_count in 0..sm_count_max, scale_up.domain_chips in 1..max_chips, torus
+/// hardware_limits, efficiencies, sustained_clock and scale_up.collective_efficiency (0 = not
+/// stated) in (0, 1], scale_up.collective_latency_s in (0, collective_latency_s_max], sm_count in 0..sm_count_max, scale_up.domain_chips in 1..max_chips, torus
 /// extents matching the torus kind and multiplying to the domain size.
 /// Throws InputError naming `where` and the file's field, the value and the range.
 void validate(const SystemSpec& s, const std::string& where);
