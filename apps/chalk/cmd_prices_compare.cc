@@ -79,7 +79,7 @@ constexpr size_t kSystemColumn = 8;
 /// The columns the people's table shows, provider to why_not; the rest are for programs.
 constexpr size_t kPeopleColumns = 23;
 
-/// "yes"/"no" in a CSV cell; --json writes the boolean (as `train step`'s memory_fits).
+/// A yes/no cell: table.h reads a yes/no column as a boolean (true/false in CSV and JSON).
 Cell yes_no(bool b) { return std::string(b ? "yes" : "no"); }
 Cell text_or_empty(const std::string& s) { return s.empty() ? Cell{} : Cell(s); }
 
@@ -122,7 +122,9 @@ nlohmann::json row_json(const Table& t, std::vector<Cell> cells) {
   Table one = t;
   one.rows = {std::move(cells)};
   nlohmann::json row = to_json(one)[0];
-  for (const char* k : {"speed_assumed", "speed_reachable"}) row[k] = row[k] == "yes";
+  for (const char* k : {"speed_assumed", "speed_reachable"}) {
+    if (!row[k].is_boolean()) row[k] = row[k] == "yes";  // to_json may have read yes/no already
+  }
   return row;
 }
 

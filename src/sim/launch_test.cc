@@ -205,7 +205,7 @@ TEST(Launch, Fp8OverA16BitRepositoryIsSaidAndAKnownFp8CheckpointServed) {
   }
   const std::string trt = launch_file_at(l, "trtllm/serve.sh")->text;
   EXPECT_NE(trt.find("\nMODEL=\"${MODEL:-org/m-FP8}\"\n"), std::string::npos) << trt;
-  EXPECT_NE(trt.find("MODEL defaults to org/m-FP8, an fp8 checkpoint of org/m"), std::string::npos) << trt;
+  EXPECT_NE(trt.find("checkpoint: MODEL\n# defaults to org/m-FP8, an fp8 checkpoint of org/m"), std::string::npos) << trt;  // wrapped at 98
   // The checkpoint's own format simulated: no note, no other default.
   t.weights.reset();
   const std::string plain = launch_file_at(launch_files(c, t), "trtllm/serve.sh")->text;

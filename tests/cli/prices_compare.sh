@@ -78,7 +78,7 @@ for o in j["rows"]:
     s = [r for r in o["systems"] if r["system"] == o["system"]][0]
     assert all(o[k] == v for k, v in s.items() if k != "why_not" or o["cheapest_system"] is not None), (o, s)
 PY
-# Review 7 M8: the CSV carries every column the JSON names (the sources too, 37 in all), and
+# Review 7 M8: the CSV carries every column the JSON names (the sources too, 36 in all), and
 # each JSON row carries every key of `columns`, null where it has no value (Fireworks' cheapest
 # system reaches its speed: why_not and fastest_tok_per_s_per_user null, not absent).
 "$CHALK" prices compare -m llama-3.1-70b -H h100-sxm,h200 --csv > "$tmp/m8.csv" || fail "--csv exited $?"
@@ -88,7 +88,7 @@ import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 j = json.load(open(sys.argv[2]))
 # `columns` is the CSV's header, then systems (each system's figures, the CSV's rows).
-assert list(rows[0].keys()) + ["systems"] == j["columns"] and len(j["columns"]) == 38, (list(rows[0].keys()), j["columns"])
+assert list(rows[0].keys()) + ["systems"] == j["columns"] and len(j["columns"]) == 37, (list(rows[0].keys()), j["columns"])
 for k in ("price_source", "price_date", "speed_source", "served_model", "quantization", "cheapest_system", "host_ttft_ms"):
     assert k in rows[0], k
 for o in j["rows"]:
@@ -99,7 +99,7 @@ assert f["cheapest_system"] is not None and f["why_not"] is None and f["fastest_
 assert f["speed_reachable"] is True and f["max_batch_at_context"] >= f["batch"], f
 fw = [r for r in rows if r["provider"] == "Fireworks"]
 assert len(fw) == 2 and all(r["price_source"] == f["price_source"] and r["cheapest_system"] == f["cheapest_system"] for r in fw), fw
-assert {r["speed_assumed"] for r in rows} <= {"yes", "no"}, rows
+assert {r["speed_assumed"] for r in rows} <= {"true", "false"}, rows
 PY
 
 # A cache-hit share lowers a blended price with a cache-read price: Fireworks' DeepSeek V3.
