@@ -248,7 +248,8 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
           // A --tp that splits no attention evenly suits no replica size: say so, with the
           // replica the command picks without it (review 7 M7: "--tp 3" on Llama 3.1 70B was
           // blamed on "the 8 chips", though the 64 heads refuse it and the default is 2 chips).
-          if (const std::string split = a.tp ? attention_split_problem(model, *a.tp) : ""; !split.empty()) {
+          // --allow-infeasible computes it on the domain, with the split's warning.
+          if (const std::string split = a.tp && !a.allow_infeasible ? attention_split_problem(model, *a.tp) : ""; !split.empty()) {
             DeploymentOptions searched = engine;
             searched.mechanisms.layout.tp_attention = 0, searched.mechanisms.layout.ep = 0;
             searched.mechanisms.layout.overlap_micro_batches = false;
