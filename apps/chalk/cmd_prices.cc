@@ -108,8 +108,8 @@ void register_prices(CLI::App& app, Action& run) {
                 "output tok/s to each user (default: MLPerf Inference's interactive limit, a TPOT of 40 ms; 50 prices the speed "
                 "`prices compare` assumes for hosts that state none; 0: the batch that fills HBM, the cost floor for offline work)")
       ->capture_default_str();
-  f->add_option("--utilisation", forward.utilisation, "Billable fraction of chip time (0, 1]")->capture_default_str();
-  f->add_option("--margin", forward.margin, "Gross margin [0, 1): price = cost / (utilisation (1 - margin))")->capture_default_str();
+  f->add_option("--utilization", forward.utilization, "Billable fraction of chip time (0, 1]")->capture_default_str();
+  f->add_option("--margin", forward.margin, "Gross margin [0, 1): price = cost / (utilization (1 - margin))")->capture_default_str();
   file_name_option(f->add_option("--compare", forward.compare, "A price sheet to set beside (name or path)"));
   add_auto_pp_option(*f, forward.pp);
   add_energy_options(*f, forward.energy);
@@ -122,7 +122,7 @@ void register_prices(CLI::App& app, Action& run) {
   auto* c = prices->add_subcommand("compare",
                                    "Hosts' prices for an open model (data/prices/hosts/) beside chalk's cost on each system at the\n"
                                    "host's speed: the cheapest replica and batch that reach it, its cost, and the host's margin and\n"
-                                   "break-even utilisation at that cost");
+                                   "break-even utilization at that cost");
   c->add_option("-m,--model", compare.model, "A built-in model with a host sheet (" + host_models_list() + ")")->required();
   c->add_option("-H,--hardware", compare.hardware, "Systems to price on, comma-separated (default: every built-in system)");
   c->add_option("--weights", compare.weights, "Weights' format (default: the host's stated quantization, else the checkpoint's)");

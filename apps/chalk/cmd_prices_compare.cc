@@ -50,17 +50,38 @@ Table compare_table() {
                {"output_cost_usd_per_mtok", "cost out", 3, 2},
                {"cache_read_cost_usd_per_mtok", "cost hit", 3, 2},
                {"blended_cost_usd_per_mtok", "cost blend", 3, 0},
-               {"margin_at_full_utilisation", "margin", 3, 0},
-               {"break_even_utilisation", "break-even util", 3, 0},
-               {"input_break_even_utilisation", "b-e util in", 3, 2},
-               {"output_break_even_utilisation", "b-e util out", 3, 2},
+               {"margin_at_full_utilization", "margin", 3, 0},
+               {"break_even_utilization", "break-even util", 3, 0},
+               {"input_break_even_utilization", "b-e util in", 3, 2},
+               {"output_break_even_utilization", "b-e util out", 3, 2},
                {"break_even_batch", "b-e batch", 3, 1},
-               {"why_not", "why not", 3, 2}};
+               {"why_not", "why not", 3, 2},
+               // The sources and the rest --json gives each row (review 7 M8): --csv carries
+               // them too, the people's table stops at why_not (kPeopleColumns).
+               {"served_model", "served model", 3, 3},
+               {"quantization", "quantization", 3, 3},
+               {"hardware_stated", "hardware stated", 3, 3},
+               {"price_date", "price date", 3, 3},
+               {"price_source", "price source", 3, 3},
+               {"speed_assumed", "speed assumed", 3, 3},
+               {"speed_date", "speed date", 3, 3},
+               {"speed_source", "speed source", 3, 3},
+               {"host_ttft_ms", "host TTFT ms", 4, 3},
+               {"cheapest_system", "cheapest system", 3, 3},
+               {"speed_reachable", "speed reachable", 3, 3},
+               {"max_batch_at_context", "max batch", 3, 3},
+               {"fastest_tok_per_s_per_user", "fastest tok/s", 4, 3}};
   return t;
 }
 
 /// The "system" column's index in compare_table() (the offer's eight cells precede it).
 constexpr size_t kSystemColumn = 8;
+/// The columns the people's table shows, provider to why_not; the rest are for programs.
+constexpr size_t kPeopleColumns = 23;
+
+/// A yes/no cell: table.h reads a yes/no column as a boolean (true/false in CSV and JSON).
+Cell yes_no(bool b) { return std::string(b ? "yes" : "no"); }
+Cell text_or_empty(const std::string& s) { return s.empty() ? Cell{} : Cell(s); }
 
 std::vector<Cell> row_of(const OfferComparison& oc, const SystemCost& r) {
   const HostOffer& o = oc.offer;
@@ -75,15 +96,35 @@ std::vector<Cell> row_of(const OfferComparison& oc, const SystemCost& r) {
                            r.system};
   assert(row.size() == kSystemColumn + 1 && compare_table().columns[kSystemColumn].key == "system");
   if (!r.unreachable.empty()) {
-    row.resize(compare_table().columns.size());
+    row.resize(kPeopleColumns);
     row.back() = r.unreachable;
-    return row;
+  } else {
+    row.insert(row.end(), {Cell(r.n_chips), Cell(r.layout), Cell(r.batch), Cell(r.tok_per_s_per_user.value()),
+                           Cell(mtok(r.input_cost)), Cell(mtok(r.output_cost)), Cell(mtok(r.cache_read_cost)),
+                           Cell(mtok(r.blended_cost)), Cell(r.margin_at_full_utilization), Cell(r.break_even_utilization),
+                           Cell(r.input_break_even_utilization), Cell(r.output_break_even_utilization),
+                           r.break_even_batch ? Cell(*r.break_even_batch) : Cell{}, Cell{}});
   }
-  row.insert(row.end(), {Cell(r.n_chips), Cell(r.layout), Cell(r.batch), Cell(r.tok_per_s_per_user.value()),
-                         Cell(mtok(r.input_cost)), Cell(mtok(r.output_cost)), Cell(mtok(r.cache_read_cost)),
-                         Cell(mtok(r.blended_cost)), Cell(r.margin_at_full_utilisation), Cell(r.break_even_utilisation),
-                         Cell(r.input_break_even_utilisation), Cell(r.output_break_even_utilisation),
-                         r.break_even_batch ? Cell(*r.break_even_batch) : Cell{}, Cell{}});
+  assert(row.size() == kPeopleColumns && compare_table().columns[kPeopleColumns - 1].key == "why_not");
+  row.insert(row.end(), {o.served_model, text_or_empty(o.quantization), text_or_empty(o.hardware), o.price_date, o.price_source,
+                         yes_no(oc.speed_assumed), text_or_empty(o.speed_date), text_or_empty(o.speed_source),
+                         o.ttft ? Cell(to_ms(*o.ttft)) : Cell{},
+                         oc.cheapest ? Cell(oc.systems[*oc.cheapest].system) : Cell{}, yes_no(!r.speed_out_of_reach),
+                         r.unreachable.empty() ? Cell(r.max_batch) : Cell{},
+                         !r.unreachable.empty() && r.fastest_tok_per_s_per_user ? Cell(*r.fastest_tok_per_s_per_user) : Cell{}});
+  assert(row.size() == compare_table().columns.size());
+  return row;
+}
+
+/// A row's JSON: every column's key (null where the cell is empty), the yes/no cells as
+/// booleans.
+nlohmann::json row_json(const Table& t, std::vector<Cell> cells) {
+  Table one = t;
+  one.rows = {std::move(cells)};
+  nlohmann::json row = to_json(one)[0];
+  for (const char* k : {"speed_assumed", "speed_reachable"}) {
+    if (!row[k].is_boolean()) row[k] = row[k] == "yes";  // to_json may have read yes/no already
+  }
   return row;
 }
 
@@ -128,53 +169,27 @@ std::string offer_why_not(const OfferComparison& oc) {
   return "no system given has a public price per chip-hour";
 }
 
+/// The keys of an offer's row that are the host's, not a system's: systems[] leaves them out.
+constexpr const char* kOfferKeys[] = {"provider", "weights_dtype", "host_tok_per_s_per_user", "assumed_tok_per_s_per_user",
+                                      "input_usd_per_mtok", "output_usd_per_mtok", "cache_read_usd_per_mtok", "blended_usd_per_mtok",
+                                      "served_model", "quantization", "hardware_stated", "price_date", "price_source", "speed_assumed",
+                                      "speed_date", "speed_source", "host_ttft_ms", "cheapest_system"};
+
+/// An offer's row: every key `columns` names (null where it has no value, review 7 M8), its
+/// shown system's figures (the cheapest, else the one that says why none is) beside the
+/// host's, so `columns` is the CSV's header in its order (review 3 M2); systems[] holds every
+/// system's, as --csv does.
 nlohmann::json offer_json(const OfferComparison& oc, const Table& t) {
-  const HostOffer& o = oc.offer;
-  nlohmann::json j = {{"provider", o.provider},
-                      {"served_model", o.served_model},
-                      {"price_date", o.price_date},
-                      {"price_source", o.price_source},
-                      {"input_usd_per_mtok", price_mtok(o.input)},
-                      {"output_usd_per_mtok", price_mtok(o.output)},
-                      {"cache_read_usd_per_mtok", o.cache_read ? nlohmann::json(price_mtok(*o.cache_read)) : nlohmann::json()},
-                      {"blended_usd_per_mtok", price_mtok(oc.blended_price)},
-                      {"host_tok_per_s_per_user", o.tok_per_s_per_user ? nlohmann::json(o.tok_per_s_per_user->value()) : nlohmann::json()},
-                      {"speed_assumed", oc.speed_assumed},
-                      {"assumed_tok_per_s_per_user", oc.speed_assumed ? nlohmann::json(oc.speed.value()) : nlohmann::json()},
-                      {"host_ttft_ms", o.ttft ? nlohmann::json(to_ms(*o.ttft)) : nlohmann::json()},
-                      {"speed_date", o.speed_date.empty() ? nlohmann::json() : nlohmann::json(o.speed_date)},  // null: not stated
-                      {"speed_source", o.speed_source.empty() ? nlohmann::json() : nlohmann::json(o.speed_source)},
-                      {"quantization", o.quantization.empty() ? nlohmann::json() : nlohmann::json(o.quantization)},
-                      {"hardware_stated", o.hardware.empty() ? nlohmann::json() : nlohmann::json(o.hardware)},
-                      {"weights_dtype", oc.weights_dtype}};
+  SystemCost none;  // no system given: the host's cells, and why
+  none.unreachable = "no system given";
+  const SystemCost* s = shown(oc);
+  nlohmann::json j = row_json(t, row_of(oc, s ? *s : none));
+  j["why_not"] = oc.cheapest ? nlohmann::json() : nlohmann::json(offer_why_not(oc));
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : oc.systems) {
-    Table one = t;
-    one.rows.clear();
-    one.add(row_of(oc, r));
-    nlohmann::json row = without_nulls(to_json(one))[0];
-    for (const char* k : {"provider", "weights_dtype", "host_tok_per_s_per_user", "assumed_tok_per_s_per_user", "input_usd_per_mtok", "output_usd_per_mtok", "cache_read_usd_per_mtok",
-                          "blended_usd_per_mtok"}) {
-      row.erase(k);
-    }
-    row["speed_reachable"] = !r.speed_out_of_reach;
-    if (r.unreachable.empty()) row["max_batch_at_context"] = r.max_batch;
-    if (!r.unreachable.empty() && r.fastest_tok_per_s_per_user) row["fastest_tok_per_s_per_user"] = *r.fastest_tok_per_s_per_user;
+    nlohmann::json row = without_nulls(nlohmann::json::array({row_json(t, row_of(oc, r))}))[0];
+    for (const char* k : kOfferKeys) row.erase(k);
     rows.push_back(row);
-  }
-  j["cheapest_system"] = oc.cheapest ? nlohmann::json(oc.systems[*oc.cheapest].system) : nlohmann::json();
-  if (!oc.cheapest) j["why_not"] = offer_why_not(oc);
-  // The offer's row is the text table's: its shown system's figures (the cheapest, else the
-  // one that says why none is) beside the host's, so `columns` is the CSV's header in its
-  // order (review 3 M2); systems[] holds every system's, as --csv does.
-  if (const SystemCost* s = shown(oc)) {
-    for (const auto& row : rows) {
-      if (row["system"] != s->system) continue;
-      for (const auto& [k, v] : row.items()) {
-        if (!j.contains(k)) j[k] = v;
-      }
-      break;
-    }
   }
   j["systems"] = rows;
   return j;
@@ -246,11 +261,13 @@ void run_compare(const CompareArgs& a) {
   std::string footnotes;
   // People read the weights' format beside the provider, where the host states one
   // ("DeepInfra (fp8)"), so the host's speed keeps its column at 100 columns.
+  t.columns.resize(kPeopleColumns);
   t.columns.erase(t.columns.begin() + 1);
   for (const auto& oc : h.offers) {
     const SystemCost* r = shown(oc);
     if (!r) continue;
     std::vector<Cell> row = row_of(oc, *r);
+    row.resize(kPeopleColumns);
     // People read the speed compared at in one column, marked when the sheet states none.
     // --speed 1e12 reads 1.000T, not 1e+12; 50 stays 50.
     if (oc.speed_assumed) row[2] = (oc.speed.value() >= 1e5 ? readable(oc.speed.value(), 4) : fmt::format("{:g}", oc.speed.value())) + " assumed";
@@ -269,7 +286,7 @@ void run_compare(const CompareArgs& a) {
       "chalk prices compare: hosts of {} beside chalk's cost at their speed (engine step)\n"
       "workload    {} input ({}% cache hits) + {} output tokens per request, decode context {}\n"
       "each row    a host's offer, and the cheapest of {} systems at its tok/s per user\n"
-      "            (none stated: {} tok/s assumed, --speed), at full utilisation, no margin\n"
+      "            (none stated: {} tok/s assumed, --speed), at full utilization, no margin\n"
       "margin      1 - cost / price; break-even util = cost / price (blended $/Mtok)\n"
       "b-e batch   the batch whose output cost equals the host's output price\n"
       "weights     the checkpoint's formats, or the host's stated quantization beside its name\n\n",

@@ -42,7 +42,7 @@ Forward forward_replica(const ForwardArgs& a, const Deployment& d, const std::op
   fa.decode_context_tokens = a.context;
   fa.prompt_tokens = a.prompt;
   fa.prefill_batch = a.prefill_batch;
-  fa.utilisation = a.utilisation;
+  fa.utilization = a.utilization;
   fa.gross_margin = a.margin;
   Forward r{d, forward_prices(d, fa), {}, {}, {}, {}, {}, std::nullopt};
   const ForwardPrices& f = r.f;
@@ -94,7 +94,7 @@ Forward forward_pipeline(const ForwardArgs& a, const DeploymentArgs& da, const P
   fa.decode_context_tokens = a.context;
   fa.prompt_tokens = a.prompt;
   fa.prefill_batch = a.prefill_batch;
-  fa.utilisation = a.utilisation;
+  fa.utilization = a.utilization;
   fa.gross_margin = a.margin;
   Forward r{st, forward_prices(st, fa), {}, {}, {}, {}, {}, p};
   ForwardPrices& f = r.f;
@@ -295,7 +295,7 @@ void run_forward(const ForwardArgs& a) {
                     {"decode_context_tokens", a.context},
                     {"prompt_tokens", a.prompt},
                     {"prefill_batch", f.prefill_batch},
-                    {"utilisation", a.utilisation},
+                    {"utilization", a.utilization},
                     {"gross_margin", a.margin},
                     {"markup", f.markup},
                     {"kv_bytes_per_token", f.kv_bytes_per_token.value()},
@@ -337,8 +337,8 @@ void run_forward(const ForwardArgs& a) {
   if (const auto* j = std::get_if<double>(&energy)) {
     std::cout << fmt::format("            the decode step: {} J per output token, its chips busy back to back\n", format_number(*j, 3));
   }
-  std::cout << fmt::format("markup      x{} = 1 / (utilisation {} x (1 - margin {}))\n\n", format_number(f.markup, 4),
-                           format_number(a.utilisation, 3), format_number(a.margin, 3));
+  std::cout << fmt::format("markup      x{} = 1 / (utilization {} x (1 - margin {}))\n\n", format_number(f.markup, 4),
+                           format_number(a.utilization, 3), format_number(a.margin, 3));
   print_table(std::cout, t);
 }
 

@@ -276,21 +276,24 @@ void run_step(const TrainArgs& stated) {
   // stated plan is an error naming that cluster, unless --allow-infeasible.
   if (std::string c = fit_or_refuse(a, s, mem); !c.empty()) chosen = c;
   const TrainingStep st = training_step(s.costs, s.rates, s.plan, s.placement);
+  // Every duration of the row in seconds (review 7 M9), per microbatch where the key says so:
+  // t_step_s = microbatches x (t_forward_s + t_backward_s) + t_unpaired_s + t_bubble_s +
+  // t_dp_exposed_s + t_optimizer_s with no unit factors.
   Table t;
   t.columns = {{"plan", "plan"},
                {"chips", "chips"},
                {"microbatches", "microbatches"},
                {"t_step_s", "step s", 4},
-               {"t_forward_ms", "fwd ms/mb", 4},
-               {"t_backward_ms", "bwd ms/mb", 4},
+               {"t_forward_s", "fwd s/mb", 4},
+               {"t_backward_s", "bwd s/mb", 4},
                {"t_bubble_s", "bubble s", 4},
                {"bubble_fraction", "bubble", 3},
                {"t_unpaired_s", "unpaired s", 4},
-               {"t_tp_ms", "TP ms/mb", 3},
-               {"t_ep_ms", "EP ms/mb", 3},
-               {"t_ep_exposed_ms", "EP exposed ms/mb", 3},
-               {"t_cp_exposed_ms", "CP exposed ms/mb", 3},
-               {"t_pp_exposed_ms", "PP exposed ms/mb", 3},
+               {"t_tp_s", "TP s/mb", 3},
+               {"t_ep_s", "EP s/mb", 3},
+               {"t_ep_exposed_s", "EP exposed s/mb", 3},
+               {"t_cp_exposed_s", "CP exposed s/mb", 3},
+               {"t_pp_exposed_s", "PP exposed s/mb", 3},
                {"t_dp_s", "DP s", 3},
                {"t_dp_exposed_s", "DP exposed s", 3},
                {"t_dp_sm_contention_s", "DP SM contention s", 3},
@@ -302,9 +305,9 @@ void run_step(const TrainArgs& stated) {
                {"hfu", "HFU", 3},
                {"memory_gb", "memory GB", 4},
                {"memory_fits", "fits"}};
-  t.add({describe_plan(s.plan), plan_chips(s.plan), st.microbatches, st.t_step.value(), to_ms(st.t_forward), to_ms(st.t_backward),
-         st.t_bubble.value(), st.bubble_fraction, st.t_unpaired.value(), to_ms(st.t_tp), to_ms(st.t_ep), to_ms(st.t_ep_exposed), to_ms(st.t_cp_exposed),
-         to_ms(st.t_pp_exposed), st.t_dp.value(), st.t_dp_exposed.value(), st.t_dp_sm_contention.value(), st.t_optimizer.value(), st.tokens_per_s.value(),
+  t.add({describe_plan(s.plan), plan_chips(s.plan), st.microbatches, st.t_step.value(), st.t_forward.value(), st.t_backward.value(),
+         st.t_bubble.value(), st.bubble_fraction, st.t_unpaired.value(), st.t_tp.value(), st.t_ep.value(), st.t_ep_exposed.value(),
+         st.t_cp_exposed.value(), st.t_pp_exposed.value(), st.t_dp.value(), st.t_dp_exposed.value(), st.t_dp_sm_contention.value(), st.t_optimizer.value(), st.tokens_per_s.value(),
          st.tokens_per_s_per_chip.value(), st.model_flops_per_s_per_chip.value() / 1e12, st.mfu, st.hfu, to_gb(mem.total),
          std::string(mem.fits ? "yes" : "no")});
   if (a.output.csv) {

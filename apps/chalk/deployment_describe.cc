@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -27,20 +28,32 @@ std::vector<std::string> deployment_warnings(const Deployment& d) {
   // dequantises them to the compute format before each matmul, so only their bytes are the
   // format's (review 5 L5; matmul_rate.h prices the matmuls at the compute rate). One check
   // for every format and chip (review 6 M9: FP8 experts on tpu-v5p went unsaid where MXFP4
-  // was warned), one line per rate class lacking.
+  // was warned), one line per rate class lacking. The KV cache by the same rule (review 7 L5:
+  // nvfp4 KV on h100-sxm, fp8 KV on tpu-v5p went unsaid): its bytes are the format's, and
+  // attention reads it dequantised to the compute format.
   const WeightFormats& wf = d.weights;
-  const DType formats[] = {wf.attention, wf.dense_ffn, wf.experts, wf.embedding};
-  std::vector<MatmulPrecision> said;
-  for (const DType f : formats) {
+  const struct {
+    DType format;
+    bool kv;
+  } formats[] = {{wf.attention, false}, {wf.dense_ffn, false}, {wf.experts, false}, {wf.embedding, false}, {d.kv, true}};
+  std::vector<std::pair<MatmulPrecision, bool>> said;
+  for (const auto& [f, kv] : formats) {
     if (f == DType::fp32) continue;
-    const MatmulPrecision p = matmul_precision(f, "weights");
-    if (p == MatmulPrecision::bf16 || d.system.chip.supports(p) || std::find(said.begin(), said.end(), p) != said.end()) continue;
-    said.push_back(p);
+    const MatmulPrecision p = matmul_precision(f, kv ? "kv" : "weights");
+    if (p == MatmulPrecision::bf16 || d.system.chip.supports(p) || std::find(said.begin(), said.end(), std::pair(p, kv)) != said.end()) continue;
+    said.emplace_back(p, kv);
     std::string rate(to_string(p));
     std::transform(rate.begin(), rate.end(), rate.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-    w.push_back(fmt::format("{} weights on {}, which has no {} tensor cores: weight-only {}, dequantised to {} for each matmul "
-                            "({:g}-bit bytes, {} FLOP rate)",
-                            to_string(f), d.system.name, rate, rate, to_string(d.compute), std::floor(bits_per_element(f)), to_string(d.compute)));
+    const double bits = std::floor(bits_per_element(f));
+    if (kv) {
+      w.push_back(fmt::format("{} KV cache on {}, which has no {} tensor cores: stored as {} ({:g}-bit bytes), dequantised to {} for "
+                              "attention ({} FLOP rate)",
+                              to_string(f), d.system.name, rate, to_string(f), bits, to_string(d.compute), to_string(d.compute)));
+    } else {
+      w.push_back(fmt::format("{} weights on {}, which has no {} tensor cores: weight-only {}, dequantised to {} for each matmul "
+                              "({:g}-bit bytes, {} FLOP rate)",
+                              to_string(f), d.system.name, rate, rate, to_string(d.compute), bits, to_string(d.compute)));
+    }
   }
   if (d.mechanisms.enabled) {
     const std::string problem = attention_split_problem(d.model, d.mechanisms.layout.tp_attention);

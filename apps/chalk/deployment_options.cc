@@ -244,9 +244,25 @@ Deployment resolve_model(const ModelSpec& model, const DeploymentArgs& a, int64_
         try {
           o.n_chips = smallest_replica_chips(model, system, engine, search_context);
         } catch (const InputError&) {
-          // A stated degree no replica size suits: the scale-up domain, where make_deployment
-          // names what is wrong with it.
           if (!stated) throw;
+          // A --tp that splits no attention evenly suits no replica size: say so, with the
+          // replica the command picks without it (review 7 M7: "--tp 3" on Llama 3.1 70B was
+          // blamed on "the 8 chips", though the 64 heads refuse it and the default is 2 chips).
+          // --allow-infeasible computes it on the domain, with the split's warning.
+          if (const std::string split = a.tp && !a.allow_infeasible ? attention_split_problem(model, *a.tp) : ""; !split.empty()) {
+            DeploymentOptions searched = engine;
+            searched.mechanisms.layout.tp_attention = 0, searched.mechanisms.layout.ep = 0;
+            searched.mechanisms.layout.overlap_micro_batches = false;
+            std::string without;
+            try {
+              const int64_t n = smallest_replica_chips(model, system, searched, search_context);
+              without = fmt::format("; without --tp the replica is {} (`chalk layouts -n {}` lists the splits that run)", counted(static_cast<double>(n), "chip"), n);
+            } catch (const InputError&) {
+            }
+            throw InputError("--tp", fmt::format("{}: vLLM and SGLang refuse this split on any number of chips{}", split, without));
+          }
+          // Another stated degree no replica size suits: the scale-up domain, where
+          // make_deployment names what is wrong with it.
           o.n_chips = system.scale_up_domain;
         }
         if (cost_rule) {

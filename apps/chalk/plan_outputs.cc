@@ -23,6 +23,7 @@ sim::LaunchTarget launch_target(const std::string& model_arg, const ModelSpec& m
   }
   t.model_name = m.name;
   t.model = served_model(model_arg);
+  t.fp8_checkpoint = served_fp8_checkpoint(model_arg);
   t.trust_remote_code = needs_remote_code(model_arg);
   t.system_name = s.name;
   t.accelerator = sim::launch_accelerator(s.name);

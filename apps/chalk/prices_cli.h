@@ -53,7 +53,7 @@ struct InferArgs {
 struct ForwardArgs {
   DeploymentArgs deployment;
   int64_t batch = 0, context = 4096, prompt = 4096, prefill_batch = 0;
-  double utilisation = 0.5, margin = 0.5;
+  double utilization = 0.5, margin = 0.5;
   std::string compare;
   OutputArgs output;
   EnergyArgs energy;  ///< --chip-power-w, --pue, --host-w-per-chip (energy_cli.h)

@@ -23,6 +23,32 @@ std::optional<std::string> builtin_model_repo(const std::string& name) {
   return (*repos)[name].at("repo").get<std::string>();
 }
 
+namespace {
+
+/// data/models/served.json's entry of a built-in model, or null.
+const nlohmann::json* served_entry(const std::string& name) {
+  static const nlohmann::json table = [] {
+    const auto text = detail::embedded_file("models/served.json");
+    return text ? nlohmann::json::parse(*text) : nlohmann::json::object();
+  }();
+  const auto served = table.find("served");
+  if (served == table.end() || !served->contains(name)) return nullptr;
+  return &(*served)[name];
+}
+
+}  // namespace
+
+std::optional<std::string> builtin_served_repo(const std::string& name) {
+  if (const nlohmann::json* e = served_entry(name)) return e->at("repo").get<std::string>();
+  return builtin_model_repo(name);
+}
+
+std::optional<std::string> builtin_fp8_checkpoint(const std::string& name) {
+  const nlohmann::json* e = served_entry(name);
+  if (!e || !e->contains("fp8")) return std::nullopt;
+  return e->at("fp8").get<std::string>();
+}
+
 std::optional<std::string> served_model(const std::string& model_text) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -60,7 +86,15 @@ std::optional<std::string> served_model(const std::string& model_text) {
   for (const auto& a : aliases.value("aliases", nlohmann::json::array())) {
     if (a.value("name", "") == typed && a.contains("repo")) return a.at("repo").get<std::string>();
   }
-  return builtin_model_repo(*builtin);
+  return builtin_served_repo(*builtin);
+}
+
+std::optional<std::string> served_fp8_checkpoint(const std::string& model_text) {
+  std::error_code ec;
+  if (std::filesystem::exists(model_text, ec) || std::count(model_text.begin(), model_text.end(), '/') > 0) return std::nullopt;
+  const std::optional<std::string> builtin = resolve_model_name(model_text);
+  if (!builtin || served_model(model_text) != builtin_served_repo(*builtin)) return std::nullopt;  // an alias with its own weights
+  return builtin_fp8_checkpoint(*builtin);
 }
 
 bool needs_remote_code(const std::string& model_text) {

@@ -29,7 +29,7 @@ TEST(ModelRepo, AnAliasOfOtherWeightsServesItsOwnRepo) {
   // model's own repo.
   EXPECT_EQ(served_model("deepseek-r1-distill-llama-70b"), "deepseek-ai/DeepSeek-R1-Distill-Llama-70B");
   EXPECT_EQ(served_model("DeepSeek-R1-Distill-Llama-70B"), "deepseek-ai/DeepSeek-R1-Distill-Llama-70B");
-  EXPECT_EQ(served_model("llama3.1-70b"), "meta-llama/Meta-Llama-3.1-70B");
+  EXPECT_EQ(served_model("llama3.1-70b"), "meta-llama/Llama-3.1-70B-Instruct");  // served.json
   EXPECT_EQ(served_model("deepseek-r1-distill-qwen-32b"), "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B");  // a built-in of its own
 }
 
@@ -69,9 +69,38 @@ TEST(ModelRepo, EveryRowIsABuiltInModelWithAnOrgSlashNameRepoAndASource) {
   }
 }
 
+TEST(ModelRepo, ABaseModelIsServedAsItsInstructRepositoryWithItsFp8Checkpoint) {
+  // Review 7 M4: hosts serve Llama 3.1 70B Instruct (data/prices/hosts/llama-3.1-70b.json),
+  // not the pre-trained repo the config came from; repos.json keeps that one (host matching).
+  EXPECT_EQ(builtin_model_repo("llama-3.1-70b"), "meta-llama/Meta-Llama-3.1-70B");
+  EXPECT_EQ(builtin_served_repo("llama-3.1-70b"), "meta-llama/Llama-3.1-70B-Instruct");
+  EXPECT_EQ(served_model("llama-3.1-8b"), "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(served_model("llama-3.1-405b"), "meta-llama/Llama-3.1-405B-Instruct");
+  EXPECT_EQ(served_model("deepseek-v3"), "deepseek-ai/DeepSeek-V3");  // no entry: repos.json's
+  // NVIDIA's ModelOpt FP8 checkpoint of the instruct model (Model Optimizer README, 2024/10/23).
+  EXPECT_EQ(served_fp8_checkpoint("llama-3.1-70b"), "nvidia/Llama-3.1-70B-Instruct-FP8");
+  EXPECT_EQ(served_fp8_checkpoint("deepseek-v3"), std::nullopt);
+  // A repo id typed is served as typed, so chalk names no checkpoint of it; nor of an alias
+  // with weights of its own.
+  EXPECT_EQ(served_fp8_checkpoint("meta-llama/Llama-3.1-70B-Instruct"), std::nullopt);
+  EXPECT_EQ(served_fp8_checkpoint("deepseek-r1-distill-llama-70b"), std::nullopt);
+  const auto j = nlohmann::json::parse(*detail::embedded_file("models/served.json"));
+  const auto names = builtin_model_names();
+  for (const auto& [name, row] : j.at("served").items()) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name << " is not a built-in model";
+    EXPECT_TRUE(builtin_model_repo(name).has_value()) << name << " has no repos.json row";
+    for (const char* k : {"repo", "fp8"}) {
+      if (!row.contains(k)) continue;
+      const std::string repo = row.at(k);
+      EXPECT_EQ(std::count(repo.begin(), repo.end(), '/'), 1) << repo;
+    }
+    EXPECT_FALSE(row.at("source").get<std::string>().empty()) << name;
+  }
+}
+
 TEST(ModelRepo, TheServedModelIsWhatTheUserNamedOrTheBuiltInsRepository) {
   EXPECT_EQ(served_model("meta-llama/Llama-3.1-70B-Instruct"), "meta-llama/Llama-3.1-70B-Instruct");
-  EXPECT_EQ(served_model("LLAMA-3.1-70B"), "meta-llama/Meta-Llama-3.1-70B");
+  EXPECT_EQ(served_model("LLAMA-3.1-70B"), "meta-llama/Llama-3.1-70B-Instruct");
   EXPECT_EQ(served_model("palm-540b"), std::nullopt);
   EXPECT_EQ(served_model("nope"), std::nullopt);
   const auto dir = std::filesystem::temp_directory_path() / "chalk_model_repo_test";

@@ -1,6 +1,6 @@
 // Hosts' prices beside chalk's cost at their speed (compare.h; docs/prices.md, "Comparing
 // hosts"): the replica and batch come from serving's cheapest_replica_at_speed, the costs
-// from forward_prices at full utilisation and no margin.
+// from forward_prices at full utilization and no margin.
 #include <cmath>
 #include <cstdio>
 
@@ -21,7 +21,7 @@ std::string compare_num(double x, const char* f = "%.6g") {
   return buf;
 }
 
-/// Output cost per token at full utilisation: n price T_step(B) / B.
+/// Output cost per token at full utilization: n price T_step(B) / B.
 double output_cost_at(const Deployment& d, int64_t batch, int64_t context) {
   return decode_step(d, batch, context).cost_per_token->value();
 }
@@ -98,7 +98,7 @@ SystemCost cost_on(const ModelSpec& m, const SystemSpec& s, const HostOffer& o, 
   fa.decode_batch = c.point->batch;
   fa.decode_context_tokens = std::max<int64_t>(1, context);
   fa.prompt_tokens = w.input_tokens;
-  fa.utilisation = 1;
+  fa.utilization = 1;
   fa.gross_margin = 0;
   const ForwardPrices f = forward_prices(d, fa);
   r.n_chips = d.n_chips;
@@ -126,10 +126,10 @@ SystemCost cost_on(const ModelSpec& m, const SystemSpec& s, const HostOffer& o, 
     if (f.kv_bytes_per_token.value() > 0) r.cache_read_cost = f.cache_read * (whole.value() / f.kv_bytes_per_token.value());
   }
   r.blended_cost = blended_price(r.input_cost, r.cache_read_cost, r.output_cost, w);
-  r.break_even_utilisation = r.blended_cost / blended;
-  r.margin_at_full_utilisation = 1 - r.break_even_utilisation;
-  r.input_break_even_utilisation = r.input_cost / o.input;
-  r.output_break_even_utilisation = r.output_cost / o.output;
+  r.break_even_utilization = r.blended_cost / blended;
+  r.margin_at_full_utilization = 1 - r.break_even_utilization;
+  r.input_break_even_utilization = r.input_cost / o.input;
+  r.output_break_even_utilization = r.output_cost / o.output;
   const MemoryPlan mp = memory_plan(d, 1, context);
   r.max_batch = std::max<int64_t>(r.batch, std::min<int64_t>(mp.max_batch, kMaxBaseBatch));
   // break_even_batch prices one replica's decode step; a pipeline's cycle is not one: none.

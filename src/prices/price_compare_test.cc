@@ -1,5 +1,5 @@
 // Hosts' prices beside chalk's cost (compare.h, hosts.h): the break-even batch and
-// utilisation derived by hand, a speed no layout reaches, the blend, the sheets' checks.
+// utilization derived by hand, a speed no layout reaches, the blend, the sheets' checks.
 #include <gtest/gtest.h>
 
 #include "chalk/base/error.h"
@@ -39,14 +39,14 @@ TEST(HostCompare, BreakEvenBatchByHand) {
   EXPECT_FALSE(break_even_batch(d, 1024, usd_per_million_tokens(0.04), 300).has_value());
 }
 
-TEST(HostCompare, BreakEvenUtilisationByHand) {
+TEST(HostCompare, BreakEvenUtilizationByHand) {
   // The same chip and model priced at a host's speed of 100 tok/s per user, roofline:
   // each replica size n may run the largest B with (W + B S kv) / (n BW) <= 10 ms, and
   // tokens/s per chip at that speed, B x 100 / n, grows with n: 8 chips win.
   //   B = (8 x 2.9145e12 x 0.010 - 15.011e9) / 134.2e6 = (233.16e9 - 15.011e9) / 134.22e6 = 1625.3 -> 1625
   //   t_step = (15.011e9 + 1625 x 134.22e6) / (8 x 2.9145e12) = 9.9989 ms
   //   output cost = 8 x 6.5278e-4 x 9.9989e-3 / 1625 = 3.2133e-8 $ = $0.03213/Mtok
-  //   against Groq's $0.08: output break-even utilisation 0.03213 / 0.08 = 0.4017
+  //   against Groq's $0.08: output break-even utilization 0.03213 / 0.08 = 0.4017
   HostOffer o;
   o.provider = "test";
   o.input = o.output = usd_per_million_tokens(0.08);
@@ -63,12 +63,12 @@ TEST(HostCompare, BreakEvenUtilisationByHand) {
   EXPECT_EQ(r.n_chips, 8);
   EXPECT_EQ(r.batch, 1625);
   EXPECT_NEAR(in_mtok(r.output_cost), 0.03213, 0.03213 * 2e-3);
-  EXPECT_NEAR(r.output_break_even_utilisation, 0.4017, 0.4017 * 2e-3);
+  EXPECT_NEAR(r.output_break_even_utilization, 0.4017, 0.4017 * 2e-3);
   // Blended: (1000 x input cost + 48 x output cost) / 1048 against $0.08; margin its complement.
   const double blended_cost = (1000 * in_mtok(r.input_cost) + 48 * in_mtok(r.output_cost)) / 1048;
   EXPECT_NEAR(in_mtok(r.blended_cost), blended_cost, blended_cost * 1e-9);
-  EXPECT_NEAR(r.break_even_utilisation, blended_cost / 0.08, 1e-9);
-  EXPECT_NEAR(r.margin_at_full_utilisation, 1 - blended_cost / 0.08, 1e-9);
+  EXPECT_NEAR(r.break_even_utilization, blended_cost / 0.08, 1e-9);
+  EXPECT_NEAR(r.margin_at_full_utilization, 1 - blended_cost / 0.08, 1e-9);
   EXPECT_GE(r.tok_per_s_per_user.value(), 100.0);
 }
 

@@ -144,7 +144,7 @@ std::optional<int64_t> kv_compute_crossover_context(const Deployment& d) {
 }
 
 ForwardPrices forward_prices(const Deployment& d, const ForwardAssumptions& a) {
-  if (!(a.utilisation > 0 && a.utilisation <= 1)) throw InputError("--utilisation", "must be a fraction in (0, 1], got " + forward_num(a.utilisation));
+  if (!(a.utilization > 0 && a.utilization <= 1)) throw InputError("--utilization", "must be a fraction in (0, 1], got " + forward_num(a.utilization));
   if (!(a.gross_margin >= 0 && a.gross_margin < 1)) throw InputError("--margin", "must be a fraction in [0, 1), got " + forward_num(a.gross_margin));
   if (a.decode_batch < 0) throw InputError("--batch", "must be >= 0 (0 = cost-optimal), got " + std::to_string(a.decode_batch));
   if (a.decode_context_tokens < 1) throw InputError("--context", "must be >= 1, got " + std::to_string(a.decode_context_tokens));
@@ -164,7 +164,7 @@ ForwardPrices forward_prices(const Deployment& d, const ForwardAssumptions& a) {
   f.system = d.system.name;
   f.n_chips = d.n_chips;
   f.assumptions = a;
-  f.markup = 1 / (a.utilisation * (1 - a.gross_margin));
+  f.markup = 1 / (a.utilization * (1 - a.gross_margin));
   f.decode_batch = a.decode_batch > 0 ? a.decode_batch : cost_optimal_decode_batch(d, a.decode_context_tokens);
   f.decode = decode_step(d, f.decode_batch, a.decode_context_tokens);
   f.prefill_batch = a.prefill_batch > 0 ? a.prefill_batch : layout_prefill_batch(d);
@@ -190,7 +190,7 @@ PriceSheet to_price_sheet(const ForwardPrices& f, const Deployment& d) {
   s.date = "computed";
   s.source = "chalk prices forward: decode batch " + std::to_string(f.decode_batch) + " at context " +
              std::to_string(f.assumptions.decode_context_tokens) + ", prefill of " + std::to_string(f.assumptions.prompt_tokens) +
-             " tokens, utilisation " + forward_num(f.assumptions.utilisation) + ", gross margin " + forward_num(f.assumptions.gross_margin);
+             " tokens, utilization " + forward_num(f.assumptions.utilization) + ", gross margin " + forward_num(f.assumptions.gross_margin);
   s.input = f.input;
   s.output = f.output;
   s.cache.read = f.cache_read;

@@ -223,8 +223,8 @@ TEST(PriceForward, ErrorsNameTheFlag) {
   };
   const Deployment d = deploy("llama-3.1-70b", "h100-sxm", 8);
   ForwardAssumptions a;
-  a.utilisation = 0;
-  EXPECT_EQ(field([&] { forward_prices(d, a); }), "--utilisation");
+  a.utilization = 0;
+  EXPECT_EQ(field([&] { forward_prices(d, a); }), "--utilization");
   a = ForwardAssumptions{};
   a.gross_margin = 1.0;
   EXPECT_EQ(field([&] { forward_prices(d, a); }), "--margin");

@@ -116,7 +116,13 @@ std::string render(const Script& s) {
   return out;
 }
 
+/// The fp8 checkpoint a file that needs one defaults MODEL to, when the plan simulated fp8.
+static const std::string* fp8_default(const LaunchTarget& t, WeightPlan plan) {
+  return plan == WeightPlan::needs_checkpoint && t.weights == DType::fp8 && t.fp8_checkpoint ? &*t.fp8_checkpoint : nullptr;
+}
+
 std::string model_var(const LaunchTarget& t, WeightPlan plan) {
+  if (const std::string* fp8 = fp8_default(t, plan)) return "MODEL=\"${MODEL:-" + dq(*fp8) + "}\"";
   if (plan == WeightPlan::needs_checkpoint) {
     return "MODEL=\"${MODEL:?set MODEL to a checkpoint with " + std::string(to_string(*t.weights)) + " weights}\"";
   }
@@ -125,9 +131,20 @@ std::string model_var(const LaunchTarget& t, WeightPlan plan) {
 }
 
 std::string model_note(const LaunchTarget& t, WeightPlan plan, const std::string& engine, const std::string& why) {
+  const std::string of = t.model ? *t.model : t.model_name;
+  // Review 7 M4: the repository is 16-bit and the plan assumed fp8; each file says how its
+  // engine gets fp8 weights (online at load, or a checkpoint named here).
+  if (const std::string* fp8 = fp8_default(t, plan)) {
+    return "chalk simulated fp8 weights and " + engine + " " + why + ": MODEL defaults to " + *fp8 + ", an fp8 checkpoint of " + of +
+           " (data/models/served.json).";
+  }
   if (plan == WeightPlan::needs_checkpoint) {
     return "chalk simulated " + std::string(to_string(*t.weights)) + " weights and " + engine + " " + why + ": MODEL must name a checkpoint of " +
-           (t.model ? *t.model : t.model_name) + " in " + std::string(to_string(*t.weights)) + ".";
+           of + " in " + std::string(to_string(*t.weights)) + (t.weights == DType::fp8 ? " (chalk knows none)." : ".");
+  }
+  if (plan == WeightPlan::online_fp8) {
+    return "The repository's weights are " + std::string(to_string(t.checkpoint_weights)) + " and chalk simulated fp8: " + engine +
+           " quantizes them at load (--quantization fp8).";
   }
   if (!t.model) return "chalk knows no repository of " + t.model_name + "'s weights: MODEL must name one.";
   return "";

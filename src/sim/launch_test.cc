@@ -186,6 +186,33 @@ TEST(Launch, EveryLineFitsChalksHundredColumns) {
   EXPECT_GT(lines, 250);
 }
 
+TEST(Launch, Fp8OverA16BitRepositoryIsSaidAndAKnownFp8CheckpointServed) {
+  // Review 7 M4: the plan simulated fp8 over a bf16 repository. vLLM and SGLang quantize at
+  // load (--quantization fp8) and say so; TensorRT-LLM reads the quantization from the
+  // checkpoint, so its MODEL defaults to the fp8 checkpoint chalk knows (served.json), named.
+  LaunchTarget t = launch_test_target();
+  t.weights = DType::fp8;
+  t.fp8_checkpoint = "org/m-FP8";
+  PlanCandidate c = launch_dp_attention_moe();
+  c.parallel = {};
+  c.parallel.tp_attention = 8, c.parallel.tp_ffn = 8;
+  const auto l = launch_files(c, t);
+  for (const char* path : {"vllm/serve.sh", "sglang/serve.sh"}) {
+    const std::string v = launch_file_at(l, path)->text;
+    EXPECT_NE(v.find("\nMODEL=\"${MODEL:-org/m}\"\n"), std::string::npos) << v;
+    EXPECT_NE(v.find("# The repository's weights are bf16 and chalk simulated fp8:"), std::string::npos) << v;
+    EXPECT_NE(v.find("--quantization fp8"), std::string::npos) << v;
+  }
+  const std::string trt = launch_file_at(l, "trtllm/serve.sh")->text;
+  EXPECT_NE(trt.find("\nMODEL=\"${MODEL:-org/m-FP8}\"\n"), std::string::npos) << trt;
+  EXPECT_NE(trt.find("checkpoint: MODEL\n# defaults to org/m-FP8, an fp8 checkpoint of org/m"), std::string::npos) << trt;  // wrapped at 98
+  // The checkpoint's own format simulated: no note, no other default.
+  t.weights.reset();
+  const std::string plain = launch_file_at(launch_files(c, t), "trtllm/serve.sh")->text;
+  EXPECT_NE(plain.find("\nMODEL=\"${MODEL:-org/m}\"\n"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("fp8 checkpoint"), std::string::npos) << plain;
+}
+
 TEST(Launch, WeightsTheEngineCannotQuantizeOnlineNeedAStatedCheckpoint) {
   LaunchTarget t = launch_test_target();
   t.weights = DType::nvfp4;  // over a bf16 checkpoint: no engine quantizes to NVFP4 on load here
@@ -201,7 +228,7 @@ TEST(Launch, WeightsTheEngineCannotQuantizeOnlineNeedAStatedCheckpoint) {
   t.weights = DType::fp8;
   l = launch_files(c, t);
   EXPECT_NE(launch_file_at(l, "trtllm/serve.sh")->text.find("MODEL=\"${MODEL:?set MODEL to a checkpoint with fp8 weights}\""), std::string::npos);
-  EXPECT_NE(launch_file_at(l, "trtllm/serve.sh")->text.find("name a checkpoint of org/m in fp8."),
+  EXPECT_NE(launch_file_at(l, "trtllm/serve.sh")->text.find("name a checkpoint of org/m in fp8 (chalk knows none)."),
             std::string::npos);
   EXPECT_NE(launch_file_at(l, "vllm/serve.sh")->text.find("--quantization fp8"), std::string::npos);
   // No repository known: the scripts ask for one.

@@ -26,19 +26,19 @@ std::string bubble_formula(PipelineSchedule s) {
 std::vector<Explanation> explain_training_step(const TrainingSystem& s, const TrainingPlan& p, const Placement& pl, const TrainingStep& st) {
   const auto& N = explain_number;
   const double m = static_cast<double>(st.microbatches), chips = static_cast<double>(plan_chips(p));
-  const double tf = to_ms(st.t_forward), tb = to_ms(st.t_backward);
+  const double tf = st.t_forward.value(), tb = st.t_backward.value();  // s, as the row (review 7 M9)
   const ExplainInput m_in{"m", "microbatches per step per pipeline", m, "microbatches", "global batch / (DP x microbatch)"};
-  const ExplainInput tf_in{"t_f", "forward of one microbatch on one stage (compute + exposed communication)", tf, "ms", "t_forward_ms"};
-  const ExplainInput tb_in{"t_b", "backward of one microbatch on one stage", tb, "ms", "t_backward_ms"};
+  const ExplainInput tf_in{"t_f", "forward of one microbatch on one stage (compute + exposed communication)", tf, "s", "t_forward_s"};
+  const ExplainInput tb_in{"t_b", "backward of one microbatch on one stage", tb, "s", "t_backward_s"};
   const ExplainInput step_in{"T_step", "step time", st.t_step.value(), "s", "t_step_s"};
   const ExplainInput chips_in{"n", "chips (DP x TP x PP x CP)", chips, "chips", "--chips"};
   std::vector<Explanation> out;
   out.push_back({"bubble_fraction", "idle pipeline time as a fraction of the microbatches' work (Narayanan et al. 2021's convention)",
                  bubble_formula(p.schedule) + "; fraction = bubble / (m (t_f + t_b))",
                  {{"p", "pipeline stages", static_cast<double>(p.pp), "stages", "--pp"}, m_in, tf_in, tb_in,
-                  {"t_w", "weight-gradient GEMMs within t_b", to_ms(st.t_weight_grad), "ms", "zero-bubble schedules (Qi et al. 2023)"},
+                  {"t_w", "weight-gradient GEMMs within t_b", st.t_weight_grad.value(), "s", "zero-bubble schedules (Qi et al. 2023)"},
                   {"v", "model chunks per rank", static_cast<double>(pl.chunks), "chunks", "--schedule (interleaved: --virtual-stages)"}},
-                 fmt::format("{} s / ({} x ({} + {}) ms) = {}", N(st.t_bubble.value()), N(m), N(tf), N(tb), N(st.bubble_fraction)), st.bubble_fraction,
+                 fmt::format("{} s / ({} x ({} + {}) s) = {}", N(st.t_bubble.value()), N(m), N(tf), N(tb), N(st.bubble_fraction)), st.bubble_fraction,
                  "fraction", fmt::format("schedule {}; Narayanan et al. 2021 section 2.2; docs/training.md (Step)", to_string(p.schedule)), ""});
   out.push_back({"t_step_s", "one optimizer step", "T_step = m (t_f + t_b) + unpaired + bubble + exposed DP reduce + optimizer",
                  {m_in, tf_in, tb_in,
@@ -46,7 +46,7 @@ std::vector<Explanation> explain_training_step(const TrainingSystem& s, const Tr
                   {"bubble", "pipeline bubble", st.t_bubble.value(), "s", "bubble_fraction"},
                   {"DP exposed", "gradient reduce not hidden behind the last backward", st.t_dp_exposed.value(), "s", "t_dp_exposed_s"},
                   {"optimizer", "grad-norm pass and AdamW over the owned parameters at the HBM rate", st.t_optimizer.value(), "s", "t_optimizer_s"}},
-                 fmt::format("{} x ({} + {}) ms + {} + {} + {} + {} s = {} s", N(m), N(tf), N(tb), N(st.t_unpaired.value()), N(st.t_bubble.value()),
+                 fmt::format("{} x ({} + {}) s + {} + {} + {} + {} s = {} s", N(m), N(tf), N(tb), N(st.t_unpaired.value()), N(st.t_bubble.value()),
                              N(st.t_dp_exposed.value()),
                              N(st.t_optimizer.value()), N(st.t_step.value())),
                  st.t_step.value(), "s", "docs/training.md (Step)", ""});

@@ -55,8 +55,12 @@ expect_error "--tp: sets the engine step's layout; the roofline has none (drop -
 expect_error "--roofline excludes --mechanisms" decode --roofline --mechanisms
 expect_error "--tp: must be >= 1, got 0" decode --mechanisms --tp 0
 expect_error "--tp: must be a positive divisor of the 72 chips, got 7" decode --mechanisms -n 72 --tp 7
-# No chip count and a degree no replica size suits: the scale-up domain, and the same error.
-expect_error "--tp: must be a positive divisor of the 72 chips, got 7" decode --tp 7
+# No chip count and a degree that splits no attention evenly (review 7 M7): the heads are the
+# reason, not the scale-up domain's chips, and the replica the command picks without it is
+# named: Llama 3.1 70B's 64 heads, 2 x H100 (140 GB of bf16 weights + one sequence in 2 x 72 GB
+# usable HBM, as `decode -m llama-3.1-70b -H h100` picks); DeepSeek-V3's 128 heads on GB200.
+expect_error "--tp: TP3 does not divide the 64 attention heads: vLLM and SGLang refuse this split on any number of chips; without --tp the replica is 2 chips (\`chalk layouts -n 2\` lists the splits that run)" decode -m llama-3.1-70b -H h100 --tp 3
+expect_error "--tp: TP7 does not divide the 128 attention heads: vLLM and SGLang refuse this split on any number of chips; without --tp the replica is" decode --tp 7
 expect_error "--ep: must be >= 1, got 0" decode --mechanisms --ep 0
 expect_error "--dispatch-dtype: unknown dtype ''" decode --mechanisms --dispatch-dtype ""
 expect_error "--two-batch-overlap: sets the engine step's layout" decode --roofline --two-batch-overlap

@@ -24,7 +24,8 @@ written = sorted(os.path.relpath(os.path.join(r, n), d) for r, _, ns in os.walk(
 assert written == sorted(files), (written, sorted(files))
 tp = int(re.search(r"attention TP(\d+)", b["layout"]).group(1))
 v = files["vllm/serve.sh"]["text"]
-for want in ['MODEL="${MODEL:-meta-llama/Meta-Llama-3.1-70B}"', 'exec vllm serve "$MODEL" \\', f"--tensor-parallel-size {tp} \\",
+# Review 7 M4: the instruct repository hosts serve (data/models/served.json), quantized at load.
+for want in ['MODEL="${MODEL:-meta-llama/Llama-3.1-70B-Instruct}"', 'exec vllm serve "$MODEL" \\', f"--tensor-parallel-size {tp} \\",
              "--quantization fp8 \\", "--kv-cache-dtype fp8 \\", "--gpu-memory-utilization 0.9 \\",
              f"--max-num-seqs {b['max_sequences']} \\", "--max-num-batched-tokens 8192 \\", "--max-model-len 2200"]:
     assert want in v, (want, v)
@@ -36,7 +37,11 @@ s = files["sglang/serve.sh"]["text"]
 for want in ["--kv-cache-dtype fp8_e4m3", "--quantization fp8", f"--max-running-requests {b['max_sequences']}", "--mem-fraction-static 0.9"]:
     assert want in s, (want, s)
 t = files["trtllm/serve.sh"]["text"]
-assert 'MODEL="${MODEL:?set MODEL to a checkpoint with fp8 weights}"' in t, t  # trtllm-serve takes the checkpoint's quantization
+assert "The repository's weights are bf16 and chalk simulated fp8" in " ".join(l[2:] for l in v.splitlines() if l.startswith("# ")), v
+# trtllm-serve takes the checkpoint's quantization: NVIDIA's fp8 checkpoint of the instruct model.
+assert 'MODEL="${MODEL:-nvidia/Llama-3.1-70B-Instruct-FP8}"' in t, t
+assert "MODEL defaults to nvidia/Llama-3.1-70B-Instruct-FP8, an fp8 checkpoint of meta-llama/Llama-3.1-70B-Instruct" in " ".join(
+    l[2:] for l in t.splitlines() if l.startswith("# ")), t
 assert f"--tp_size {tp} \\" in t and f"--max_batch_size {b['max_sequences']} \\" in t, t
 y = yaml.safe_load(files["trtllm/extra_llm_api_options.yaml"]["text"])
 assert y["kv_cache_config"]["dtype"] == "fp8", y
@@ -48,10 +53,10 @@ mkdir -p "$tmp/bin"
 for prog in vllm trtllm-serve python3; do printf '#!/bin/sh\nprintf "%%s\\n" "$@"\n' > "$tmp/bin/$prog"; chmod +x "$tmp/bin/$prog"; done
 for f in "$tmp"/agg/*/*.sh; do sh -n "$f" || fail "$f is not valid sh"; done
 args=$(PATH="$tmp/bin:$PATH" sh "$tmp/agg/vllm/serve.sh") || fail "vllm/serve.sh did not run"
-printf '%s\n' "$args" | head -3 | tr '\n' ' ' | grep -q "^serve meta-llama/Meta-Llama-3.1-70B --host " || fail "vllm serve argv: $args"
+printf '%s\n' "$args" | head -3 | tr '\n' ' ' | grep -q "^serve meta-llama/Llama-3.1-70B-Instruct --host " || fail "vllm serve argv: $args"
 printf '%s\n' "$args" | grep -A1 -x -- "--kv-cache-dtype" | grep -qx fp8 || fail "vllm argv lacks --kv-cache-dtype fp8: $args"
-err=$(PATH="$tmp/bin:$PATH" sh "$tmp/agg/trtllm/serve.sh" 2>&1) && fail "trtllm/serve.sh ran without MODEL"
-case "$err" in *"set MODEL to a checkpoint with fp8 weights"*) ;; *) fail "trtllm/serve.sh: $err";; esac
+args=$(PATH="$tmp/bin:$PATH" sh "$tmp/agg/trtllm/serve.sh") || fail "trtllm/serve.sh did not run without MODEL"
+printf '%s\n' "$args" | head -1 | grep -qx "nvidia/Llama-3.1-70B-Instruct-FP8" || fail "trtllm argv without MODEL: $args"
 args=$(MODEL=/ckpt/fp8 PATH="$tmp/bin:$PATH" sh "$tmp/agg/trtllm/serve.sh") || fail "trtllm/serve.sh did not run"
 printf '%s\n' "$args" | grep -A1 -x -- "--extra_llm_api_options" | grep -qx "$tmp/agg/trtllm/extra_llm_api_options.yaml" || fail "trtllm argv: $args"
 # Disaggregated: each engine's front end over its prefill and decode servers; a repo id typed

@@ -34,8 +34,8 @@ assert [r["speed_reachable"] for r in g["systems"]] == [False, False, False], g[
 assert all(r["fastest_tok_per_s_per_user"] < 500 for r in g["systems"]), g["systems"]
 t = offers["Together"]
 ch = [r for r in t["systems"] if r["system"] == t["cheapest_system"]][0]
-assert abs(ch["break_even_utilisation"] - ch["blended_cost_usd_per_mtok"] / t["blended_usd_per_mtok"]) < 1e-9
-assert abs(ch["margin_at_full_utilisation"] - (1 - ch["break_even_utilisation"])) < 1e-9
+assert abs(ch["break_even_utilization"] - ch["blended_cost_usd_per_mtok"] / t["blended_usd_per_mtok"]) < 1e-9
+assert abs(ch["margin_at_full_utilization"] - (1 - ch["break_even_utilization"])) < 1e-9
 assert d["workload"] == {"input_tokens": 3000, "output_tokens": 1000, "prefix_hit_rate": 0, "context_tokens": 3500,
                          "assumed_tok_per_s_per_user": 50}
 # Together states no speed: assumed, not measured, and its batch is the one that streams 50
@@ -65,7 +65,7 @@ grep -q "^ *DeepInfra (fp8)  *50 assumed " "$tmp/l31.txt" && grep -q "^ *Togethe
 # CSV: one row per offer and system.
 "$CHALK" prices compare -m llama-3.3-70b -H h100-sxm,h200 --csv > "$tmp/c.csv" || fail "--csv exited $?"
 [ "$(wc -l < "$tmp/c.csv")" -eq 7 ] || fail "expected 3 offers x 2 systems + header: $(cat "$tmp/c.csv")"
-head -1 "$tmp/c.csv" | grep -q "blended_cost_usd_per_mtok,margin_at_full_utilisation,break_even_utilisation" || fail "csv header"
+head -1 "$tmp/c.csv" | grep -q "blended_cost_usd_per_mtok,margin_at_full_utilization,break_even_utilization" || fail "csv header"
 # One vocabulary (review 3 M2): the JSON's columns begin with the CSV's header, in its order
 # (each offer's row carries its shown system's figures, as the text table does).
 "$CHALK" prices compare -m gpt-oss-120b -H h100-sxm,tpu-v5p --json > "$tmp/cj.json" || fail "prices compare --json"
@@ -77,6 +77,29 @@ assert j["columns"][:len(header)] == header, (j["columns"], header)
 for o in j["rows"]:
     s = [r for r in o["systems"] if r["system"] == o["system"]][0]
     assert all(o[k] == v for k, v in s.items() if k != "why_not" or o["cheapest_system"] is not None), (o, s)
+PY
+# Review 7 M8: the CSV carries every column the JSON names (the sources too, 36 in all), and
+# each JSON row carries every key of `columns`, null where it has no value (Fireworks' cheapest
+# system reaches its speed: why_not and fastest_tok_per_s_per_user null, not absent).
+"$CHALK" prices compare -m llama-3.1-70b -H h100-sxm,h200 --csv > "$tmp/m8.csv" || fail "--csv exited $?"
+"$CHALK" prices compare -m llama-3.1-70b -H h100-sxm,h200 --json > "$tmp/m8.json" || fail "--json exited $?"
+python3 - "$tmp/m8.csv" "$tmp/m8.json" <<'PY' || fail "prices compare: CSV columns are not the JSON's, or a JSON row lacks a key"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+j = json.load(open(sys.argv[2]))
+# `columns` is the CSV's header, then systems (each system's figures, the CSV's rows).
+assert list(rows[0].keys()) + ["systems"] == j["columns"] and len(j["columns"]) == 37, (list(rows[0].keys()), j["columns"])
+for k in ("price_source", "price_date", "speed_source", "served_model", "quantization", "cheapest_system", "host_ttft_ms"):
+    assert k in rows[0], k
+for o in j["rows"]:
+    missing = [k for k in j["columns"] if k not in o]
+    assert not missing, (o["provider"], missing)
+f = [o for o in j["rows"] if o["provider"] == "Fireworks"][0]
+assert f["cheapest_system"] is not None and f["why_not"] is None and f["fastest_tok_per_s_per_user"] is None, f
+assert f["speed_reachable"] is True and f["max_batch_at_context"] >= f["batch"], f
+fw = [r for r in rows if r["provider"] == "Fireworks"]
+assert len(fw) == 2 and all(r["price_source"] == f["price_source"] and r["cheapest_system"] == f["cheapest_system"] for r in fw), fw
+assert {r["speed_assumed"] for r in rows} <= {"true", "false"}, rows
 PY
 
 # A cache-hit share lowers a blended price with a cache-read price: Fireworks' DeepSeek V3.
@@ -168,7 +191,7 @@ for o in json.load(sys.stdin)['rows']:
     assert o['speed_date'] is None and o['speed_source'] is None, o
 " || fail "deepseek-v3 on h100-sxm not priced on 16 chips, or null speed fields"
 # The help's description is a whole sentence.
-"$CHALK" prices compare --help | grep -q "break-even utilisation at that cost" || fail "prices compare --help description cut short"
+"$CHALK" prices compare --help | grep -q "break-even utilization at that cost" || fail "prices compare --help description cut short"
 exit 0
 
 # Review 5 M8: the reason an offer has no system is the fastest system's own, never "beyond

@@ -49,7 +49,7 @@ expect_error "--step-budget-ms: must be in (0, 1e9]" prices infer gemini-1.5-pro
 expect_error "--base-batch: must be in 0..16777216" prices infer claude-opus-4.6 --base-batch -1
 expect_error "unknown model 'llama-9'" prices infer gemini-1.5-pro --model llama-9
 expect_error "--price-usd-per-chip-hour: gb300-nvl72 has no public price" prices forward --hardware gb300-nvl72
-expect_error "--utilisation: must be a fraction in (0, 1], got 0" prices forward --utilisation 0
+expect_error "--utilization: must be a fraction in (0, 1], got 0" prices forward --utilization 0
 expect_error "--margin: must be a fraction in [0, 1), got 1" prices forward --margin 1
 expect_error "--prompt: must be >= 1" prices forward --prompt 0
 expect_error "--prefill-batch: must be >= 0" prices forward --prefill-batch -1

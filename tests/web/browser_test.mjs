@@ -290,7 +290,7 @@ try {
     const bars = await plotted('train');
     const scale = s.t_step_s < 1 ? 1e3 : 1;
     close(bars.reduce((a, b) => a + b.gb, 0) / scale, s.t_step_s, 'sum of the step bars');
-    close(bars[0].gb / scale, (s.microbatches * s.t_forward_ms) / 1e3, `forward over ${s.microbatches} microbatches`);
+    close(bars[0].gb / scale, s.microbatches * s.t_forward_s, `forward over ${s.microbatches} microbatches`);
   });
   await labelChecks({ browser, page, check, chalk, shot });
   await check('an uploaded config.json moves the curves', async () => {

@@ -11,7 +11,7 @@ export function hostsTable(j) {
   const rows = j.rows.map((o) => {
     const r = o.systems[0];
     const cells = r.why_not ? `<td colspan="5">${esc(r.why_not)}</td>`
-      : `<td>${r.chips} x, batch ${r.batch}</td><td data-key="blended_cost_usd_per_mtok">${n(r.blended_cost_usd_per_mtok)}</td><td data-key="margin_at_full_utilisation">${n(r.margin_at_full_utilisation)}</td><td data-key="break_even_utilisation">${n(r.break_even_utilisation)}</td><td>${r.break_even_batch ?? '-'}</td>`;
+      : `<td>${r.chips} x, batch ${r.batch}</td><td data-key="blended_cost_usd_per_mtok">${n(r.blended_cost_usd_per_mtok)}</td><td data-key="margin_at_full_utilization">${n(r.margin_at_full_utilization)}</td><td data-key="break_even_utilization">${n(r.break_even_utilization)}</td><td>${r.break_even_batch ?? '-'}</td>`;
     // The weights' format the costs assume beside the host, as `chalk prices compare` names the
     // row ("DeepInfra (fp8)"): equal speeds at unequal costs read explained (review 6 M3).
     const host = o.weights_dtype && o.weights_dtype !== 'checkpoint' ? `${o.provider} (${o.weights_dtype})` : o.provider;

@@ -14,14 +14,14 @@ import { words } from './words.js';
 /// The step's parts, each over the whole step, in seconds; they add up to `t_step_s`
 /// (src/training/step.cc: t_step = m (t_f + t_b) + t_unpaired + bubble + exposed DP reduce
 /// + the SM time the hidden reduce takes + optimizer). The forward and backward of the
-/// `microbatches` microbatches, not one microbatch's (t_forward_ms and t_backward_ms are per
-/// microbatch: `train step`'s "fwd ms/mb").
+/// `microbatches` microbatches, not one microbatch's (t_forward_s and t_backward_s are per
+/// microbatch: `train step`'s "fwd s/mb").
 export function stepParts(s) {
   const v = (k) => s[k] ?? 0;
   const mb = `${s.microbatches.toLocaleString('en-US')} microbatch${s.microbatches === 1 ? '' : 'es'}`;
   return [
-    { component: `forward (${mb})`, s: (s.microbatches * v('t_forward_ms')) / 1e3 },
-    { component: `backward (${mb})`, s: (s.microbatches * v('t_backward_ms')) / 1e3 },
+    { component: `forward (${mb})`, s: s.microbatches * v('t_forward_s') },
+    { component: `backward (${mb})`, s: s.microbatches * v('t_backward_s') },
     { component: 'unpaired chunks', s: v('t_unpaired_s') },
     { component: 'pipeline bubble', s: v('t_bubble_s') },
     { component: 'exposed DP reduce', s: v('t_dp_exposed_s') },

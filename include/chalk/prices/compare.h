@@ -2,7 +2,7 @@
 // prices.md, "Comparing hosts"). With the model known exactly, a host's speed per user
 // fixes the batch each layout may run (1 / T_step(B) >= speed), that batch fixes chalk's
 // cost per token (n price T_step / B), and the host's price against that cost gives the
-// margin at full utilisation and the utilisation at which the price breaks even.
+// margin at full utilization and the utilization at which the price breaks even.
 #pragma once
 
 #include <cstdint>
@@ -60,7 +60,7 @@ UsdPerToken blended_price(UsdPerToken input, std::optional<UsdPerToken> cache_re
                           const CompareWorkload& w);
 
 /// The smallest decode batch B in [1, max_batch] whose cost per output token at full
-/// utilisation, n price T_step(B, S) / B, is at most `output_price`: the batch at which
+/// utilization, n price T_step(B, S) / B, is at most `output_price`: the batch at which
 /// the price breaks even. Memory-bound, T_step = (W + B S kv) / (n BW), so
 /// B* = (n price W / (n BW)) / (output_price - n price S kv / (n BW)). Empty when even
 /// max_batch costs more (the price is below this replica's cost floor). Throws InputError
@@ -81,17 +81,17 @@ struct SystemCost {
   std::string layout;
   TokensPerSecond tok_per_s_per_user;  ///< 1 / T_step at that batch (>= the host's speed)
   Seconds decode_t_step;
-  UsdPerToken input_cost, output_cost, cache_read_cost;  ///< full utilisation, no margin
+  UsdPerToken input_cost, output_cost, cache_read_cost;  ///< full utilization, no margin
   UsdPerToken blended_cost;  ///< the workload's mix of the three
   /// 1 - blended_cost / blended price: what the host keeps of its price with its chips
   /// always busy; negative: it loses money even then.
-  double margin_at_full_utilisation = 0;
+  double margin_at_full_utilization = 0;
   /// blended_cost / blended price: the busy fraction of chip time at which the price pays
-  /// for the chips (cost at utilisation u is cost / u); above 1, no utilisation does.
-  double break_even_utilisation = 0;
+  /// for the chips (cost at utilization u is cost / u); above 1, no utilization does.
+  double break_even_utilization = 0;
   /// The same for each kind of token apart: input_cost / input price, output_cost /
   /// output price (a host may earn on one and lose on the other).
-  double input_break_even_utilisation = 0, output_break_even_utilisation = 0;
+  double input_break_even_utilization = 0, output_break_even_utilization = 0;
   /// break_even_batch for the host's output price on this replica; empty: even its
   /// memory-full batch costs more.
   std::optional<int64_t> break_even_batch;
@@ -124,7 +124,7 @@ struct HostComparison {
 /// Prices every offer of `sheet` on every system: the cheapest replica and batch at least
 /// as fast as the offer's stated speed, or the workload's assumed_speed where it states
 /// none (cheapest_replica_at_speed, serving.h); then
-/// forward_prices (prices.h) at utilisation 1 and margin 0 for the input (a prefill of
+/// forward_prices (prices.h) at utilization 1 and margin 0 for the input (a prefill of
 /// input_tokens prompts filling the layout), output and cache-read costs. `base` supplies
 /// formats, efficiencies and mechanisms (its chips and layout are searched); an offer
 /// that states its quantization is priced in it unless `base.weights` is set. Throws

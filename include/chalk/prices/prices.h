@@ -292,8 +292,8 @@ struct ForwardAssumptions {
   /// split by batch), else 1. A single prompt on a data-parallel layout leaves every other
   /// rank idle while the replica's n chips are billed.
   int64_t prefill_batch = 0;
-  double utilisation = 0.5;            ///< billable fraction of chip time, (0, 1]
-  double gross_margin = 0.5;           ///< price = cost / (utilisation (1 - margin)), [0, 1)
+  double utilization = 0.5;            ///< billable fraction of chip time, (0, 1]
+  double gross_margin = 0.5;           ///< price = cost / (utilization (1 - margin)), [0, 1)
 };
 
 /// The prices a model on a system implies.
@@ -301,13 +301,13 @@ struct ForwardPrices {
   std::string model, system;
   int64_t n_chips = 1;
   ForwardAssumptions assumptions;
-  double markup = 1;  ///< 1 / (utilisation (1 - gross_margin))
+  double markup = 1;  ///< 1 / (utilization (1 - gross_margin))
   int64_t decode_batch = 0;
   int64_t prefill_batch = 1;  ///< prompts in the prefill step that prices input
   DecodeStep decode;
   PrefillStep prefill;
   BytesPerToken kv_bytes_per_token;  ///< the model's, at decode_context_tokens
-  UsdPerToken input_cost, output_cost;  ///< at full utilisation and no margin
+  UsdPerToken input_cost, output_cost;  ///< at full utilization and no margin
   UsdPerToken input, output;            ///< cost x markup
   UsdPerToken cache_read;               ///< streaming a token's KV from HBM, x markup
   UsdPerTokenSecond storage_hbm;        ///< holding a token's KV in HBM, x markup

@@ -26,6 +26,10 @@ struct LaunchTarget {
   /// The HuggingFace repository id or local directory to serve (io served_model); nullopt
   /// when none is known: the files then refuse to start until MODEL names one.
   std::optional<std::string> model;
+  /// An fp8 checkpoint of `model` (io served_fp8_checkpoint: nvidia/Llama-3.1-70B-Instruct-FP8):
+  /// MODEL's default where fp8 weights were simulated and the engine reads the quantization
+  /// from the checkpoint (TensorRT-LLM); nullopt: none known, MODEL must name one.
+  std::optional<std::string> fp8_checkpoint;
   std::string system_name;  ///< the system simulated (comments)
   /// What runs the engines' GPU builds: "nvidia" (CUDA), "amd" (ROCm: vLLM and SGLang only),
   /// "" for anything else (TPU, Trainium, Gaudi: plugins whose flags chalk does not check,
