@@ -236,11 +236,11 @@ std::string lora_text(const nlohmann::json& j) {
 }
 
 std::string overload_warning(const std::string& mode, const sim::Overload& o) {
-  const std::string within = o.capacity_uncertainty_req_per_s > 0 ? " +- " + format_number(o.capacity_uncertainty_req_per_s, 2) : std::string();
+  const std::string within = o.capacity_uncertainty_req_per_s > 0 ? " +- " + readable(o.capacity_uncertainty_req_per_s, 2) : std::string();
   return fmt::format("{}: OVERLOADED: arrivals of {} req/s exceed the deployment's capacity of about {}{} req/s at these lengths "
                      "(TTFT grows {} s per second of arrivals); queues grow for the whole run, so latency percentiles depend on its "
                      "length: add chips or lower --rate",
-                     mode, format_number(o.arrival_req_per_s, 4), format_number(o.capacity_req_per_s, 4), within, format_number(o.ttft_growth, 3));
+                     mode, readable(o.arrival_req_per_s, 4), readable(o.capacity_req_per_s, 4), within, format_number(o.ttft_growth, 3));
 }
 
 RateReplicas replicas_serving_rate(const sim::Pool& one_replica, std::span<const sim::Request> requests, double stated_rate_per_s,
