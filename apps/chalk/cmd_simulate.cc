@@ -42,6 +42,7 @@ struct SimulateArgs {
   PolicyArgs policy;
   SloArgs slo;
   int64_t replicas = 1;
+  bool replicas_stated = false;  ///< --replicas given (else, with a rate and no --chips, the fewest that serve it)
   bool disaggregate = false;
   std::optional<int64_t> prefill_chips, decode_chips;  ///< unset: --chips
   int64_t prefill_replicas = 1, decode_replicas = 1;
@@ -67,6 +68,7 @@ struct Result {
   nlohmann::json lora;          ///< lora_json(run)
   sim::SimSummary summary;
   sim::Overload overload;
+  std::optional<sim::Capacity> capacity;  ///< aggregated: the pool's saturated capacity (sim::saturated_capacity)
   std::optional<sim::ServingEnergy> energy;
   std::optional<ChipPower> power, prefill_power;  ///< mixed chips: each pool's own (else the --hardware chip's)
 };
@@ -171,8 +173,23 @@ void run_simulate(SimulateArgs a) {
   // what runs (request_budget.h). The CLI has no budget.
   check_estimated_steps(estimate_steps(agg, a.disaggregate ? std::min(a.prefill_replicas, a.decode_replicas) : a.replicas, reqs, so.policy,
                                        so.prefix_hit_rate),
-                        a.disaggregate && a.compare ? 2 : 1, a.policy.max_batched_tokens.has_value());
+                        (a.disaggregate && a.compare ? 3 : a.disaggregate ? 1 : 2),  // an aggregated run adds its capacity probe
+                        a.policy.max_batched_tokens.has_value());
   so.progress = budget_progress();
+  // A rate with no chips and no --replicas is a throughput question (review 7 M6: 70B at
+  // --rate 5 ran one 2-chip replica serving 0.64 req/s, TTFT p50 25 minutes): as many
+  // replicas of the chosen replica as serve the arrivals at kReplicaUtilization of their
+  // saturated capacity. -n or --replicas keep what they say. After the budget hook: the
+  // probe counts against chalk web's steps.
+  std::string replicas_line;
+  std::optional<sim::Capacity> one_replica;
+  if (!a.disaggregate && !a.deployment.chips && !a.replicas_stated && (a.traffic.rate || a.traffic.rate_per_min)) {
+    const RateReplicas rr = replicas_serving_rate(pool(agg, 1), reqs, a.traffic.rate ? *a.traffic.rate : *a.traffic.rate_per_min / 60.0,
+                                                  agg.n_chips * stages);
+    a.replicas = rr.replicas;
+    one_replica = rr.one;
+    replicas_line = rr.line;
+  }
   if (!a.disaggregate) {
     Result r;
     r.name = "aggregated";
@@ -181,6 +198,13 @@ void run_simulate(SimulateArgs a) {
     r.chips_per_replica = agg.n_chips * stages;
     if (const auto usd = pool_usd_per_hour(agg, a.replicas * stages)) r.usd_per_hour = *usd;
     r.run = sim::simulate_aggregated(pool(agg, a.replicas), reqs);
+    if (one_replica) {
+      r.capacity = *one_replica;  // replicas x one replica's, round robin splitting the arrivals evenly
+      r.capacity->req_per_s *= static_cast<double>(a.replicas);
+      r.capacity->uncertainty_req_per_s *= static_cast<double>(a.replicas);
+    } else {
+      r.capacity = sim::saturated_capacity(pool(agg, a.replicas), reqs);
+    }
     results.push_back(std::move(r));
   } else {
     const Deployment pre = mixed ? pool_deployment(a.deployment, "--prefill-hardware", a.prefill_hardware, a.prefill_chips, context)
@@ -220,6 +244,7 @@ void run_simulate(SimulateArgs a) {
       c.chips_per_replica = agg.n_chips;
       if (const auto usd = pool_usd_per_hour(agg, k)) c.usd_per_hour = *usd;
       c.run = sim::simulate_aggregated(pool(agg, k), reqs);
+      c.capacity = sim::saturated_capacity(pool(agg, k), reqs);
       results.push_back(std::move(c));
     }
   }
@@ -245,14 +270,8 @@ void run_simulate(SimulateArgs a) {
     if (const int64_t kv = r.summary.rejected - r.summary.rejected_over_context; kv > 0) {
       warnings.push_back(fmt::format("{}: {} requests need more KV blocks than a replica holds and were rejected", r.name, kv));
     }
-    r.overload = sim::overload_of(r.run, reqs);
-    if (r.overload.overloaded) {
-      warnings.push_back(fmt::format("{}: OVERLOADED: arrivals of {} req/s exceed the deployment's capacity of about {} req/s at these lengths "
-                                     "(TTFT grows {} s per second of arrivals); queues grow for the whole run, so latency "
-                                     "percentiles depend on its length: add chips or lower --rate",
-                                     r.name, format_number(r.overload.arrival_req_per_s, 4), format_number(r.overload.capacity_req_per_s, 4),
-                                     format_number(r.overload.ttft_growth, 3)));
-    }
+    r.overload = sim::overload_of(r.run, reqs, r.capacity ? &*r.capacity : nullptr);
+    if (r.overload.overloaded) warnings.push_back(overload_warning(r.name, r.overload));
   }
   const bool has_slo = slo.ttft_s || slo.tpot_s;
   // SLO attainment exists only against an SLO: empty (null, "-") without one (issue 30).
@@ -263,6 +282,7 @@ void run_simulate(SimulateArgs a) {
   if (!a.plot.empty() || a.output.json) {
     nlohmann::json j = pipe ? pipeline_json(agg, PipelineArgs{stages, std::nullopt, {}}, n_layers(load_model(a.deployment.model))) : describe_json(agg);
     j["replica_choice"] = replica_note_json(note);
+    j["replicas_why"] = replicas_line.empty() ? nlohmann::json(nullptr) : nlohmann::json(replicas_line);  // the replica count simulate chose, or null
     j["layout_choice"] = layout_note_json(layout_note);
     j["traffic"] = describe_traffic(a.traffic, reqs);
     j["engine"] = {{"name", sim::release_name(so.policy)}, {"max_batched_tokens", so.policy.max_batched_tokens}, {"block_size_tokens", so.policy.block_size},
@@ -289,6 +309,7 @@ void run_simulate(SimulateArgs a) {
                          {"engine_steps", r.summary.steps},
                          {"arrival_req_per_s", r.overload.arrival_req_per_s},
                          {"capacity_req_per_s", r.overload.capacity_req_per_s},
+                         {"capacity_uncertainty_req_per_s", r.overload.capacity_uncertainty_req_per_s},
                          {"ttft_growth", r.overload.ttft_growth},
                          {"overloaded", r.overload.overloaded},
                          {"mean_chip_power_w", r.energy ? nlohmann::json(r.energy->mean_chip_power_w) : nlohmann::json(nullptr)},
@@ -318,7 +339,8 @@ void run_simulate(SimulateArgs a) {
   }
   std::cout << "chalk simulate: requests through a continuously batching engine, each step priced by the "
             << (agg.mechanisms.enabled ? "engine step" : "roofline") << " for its exact mix (docs/simulator.md)\n"
-            << describe_text(agg) << (pipe ? pipe->text : "") << replica_note_text(note) << layout_note_text(layout_note) << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
+            << describe_text(agg) << (pipe ? pipe->text : "") << replica_note_text(note) << (replicas_line.empty() ? "" : "replicas    " + replicas_line + "\n")
+            << layout_note_text(layout_note) << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
             << fmt::format("engine      {}: {} tokens per step, {}-token KV blocks, chunked prefill {}, at most {} running, KV {}, "
                            "{} of HBM for weights and KV{}\n",
                            sim::release_name(so.policy), so.policy.max_batched_tokens, so.policy.block_size, so.policy.chunked_prefill ? "on" : "off",
@@ -373,7 +395,9 @@ void register_simulate(CLI::App& app, Action& run) {
   add_energy_options(*cmd, a.energy);
   serving_cli::add_draft_options(*cmd, a.levers);
   add_auto_pp_option(*cmd, a.pp);
-  cmd->add_option("--replicas", a.replicas, "Replicas of --chips chips each; requests go as --routing says")->capture_default_str();
+  auto* replicas = cmd->add_option("--replicas", a.replicas,
+                                   "Replicas of --chips chips each; requests go as --routing says (default 1; with a rate and no --chips, "
+                                   "the fewest whose saturated capacity serves the rate at 80% of it)");
   cmd->add_option("--routing", a.routing,
                   "How requests reach replicas (and a disaggregated prefill pool): round-robin, or cache-aware (SGLang router's cache_aware "
                   "policy: the replica with the longest cached prefix over 30% of the prompt, unless the load is unbalanced by over 64 "
@@ -389,7 +413,10 @@ void register_simulate(CLI::App& app, Action& run) {
   cmd->add_flag("--compare", a.compare, "With --disaggregate: also aggregated serving on the same chips");
   file_name_option(cmd->add_option("--plot", a.plot, "Write an HTML page of latency distributions and occupancy over time"));
   add_output_options(*cmd, a.output);
-  cmd->callback([&run] { run = [] { with_flag_names([] { run_simulate(a); }); }; });
+  cmd->callback([&run, replicas] {
+    a.replicas_stated = replicas->count() > 0;
+    run = [] { with_flag_names([] { run_simulate(a); }); };
+  });
 }
 
 }  // namespace chalk::cli

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -185,5 +186,22 @@ struct SimPipeline {
   std::string layout, text;
 };
 SimPipeline simulate_pipeline(const DeploymentArgs& a, int64_t pp, int64_t context);
+
+/// simulate's warning for an overloaded `mode` ("aggregated: OVERLOADED: arrivals of A req/s
+/// exceed the deployment's capacity of about C +- u req/s ..."; docs/simulator.md, Overload).
+std::string overload_warning(const std::string& mode, const sim::Overload& o);
+
+/// `chalk simulate`'s replica count for a stated rate (review 7 M6; docs/simulator.md,
+/// "Replicas for a rate"): `one_replica`'s saturated capacity mu_1 (sim::saturated_capacity)
+/// and N = sim::replicas_for_rate(arrivals, mu_1); `line` the replica line's text ("10
+/// replicas of 2 chips: the fewest that serve --rate 5 req/s (...)"), empty and `replicas`
+/// 1 when mu_1 was not measured. `chips` counts one replica's chips, every stage's.
+struct RateReplicas {
+  int64_t replicas = 1;
+  sim::Capacity one;  ///< one replica's capacity
+  std::string line;
+};
+RateReplicas replicas_serving_rate(const sim::Pool& one_replica, std::span<const sim::Request> requests, double stated_rate_per_s,
+                                   int64_t chips);
 
 }  // namespace chalk::cli

@@ -235,4 +235,26 @@ std::string lora_text(const nlohmann::json& j) {
                      j["lora_steps"].get<int64_t>());
 }
 
+std::string overload_warning(const std::string& mode, const sim::Overload& o) {
+  const std::string within = o.capacity_uncertainty_req_per_s > 0 ? " +- " + readable(o.capacity_uncertainty_req_per_s, 2) : std::string();
+  return fmt::format("{}: OVERLOADED: arrivals of {} req/s exceed the deployment's capacity of about {}{} req/s at these lengths "
+                     "(TTFT grows {} s per second of arrivals); queues grow for the whole run, so latency percentiles depend on its "
+                     "length: add chips or lower --rate",
+                     mode, readable(o.arrival_req_per_s, 4), readable(o.capacity_req_per_s, 4), within, format_number(o.ttft_growth, 3));
+}
+
+RateReplicas replicas_serving_rate(const sim::Pool& one_replica, std::span<const sim::Request> requests, double stated_rate_per_s,
+                                   int64_t chips) {
+  RateReplicas r;
+  r.one = sim::saturated_capacity(one_replica, requests);
+  if (!r.one.measured()) return r;
+  const double arrivals = sim::arrival_rate(requests);
+  r.replicas = sim::replicas_for_rate(arrivals, r.one.req_per_s);
+  r.line = fmt::format("{} of {}: the fewest that serve --rate {} req/s (arrivals {} req/s <= {} x {} x {} req/s, one replica's "
+                       "capacity with its queue full); --replicas or -n sets them",
+                       counted(r.replicas, "replica"), counted(chips, "chip"), fmt::format("{:g}", stated_rate_per_s), format_number(arrivals, 4),
+                       fmt::format("{:g}", sim::kReplicaUtilization), r.replicas, format_number(r.one.req_per_s, 4));
+  return r;
+}
+
 }  // namespace chalk::cli

@@ -2,6 +2,7 @@
 #include "chalk/sim/cluster.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "chalk/base/error.h"
 #include "chalk/engine/collective.h"
@@ -223,16 +224,80 @@ double ttft_growth(const std::vector<const RequestRecord*>& done) {
 
 }  // namespace
 
-Overload overload_of(const ClusterRun& run, std::span<const Request> requests) {
-  Overload o;
-  if (requests.size() >= 2) {
-    double first = requests[0].arrival_s, last = first;
-    for (const auto& q : requests) {
-      first = std::min(first, q.arrival_s);
-      last = std::max(last, q.arrival_s);
-    }
-    if (last > first) o.arrival_req_per_s = static_cast<double>(requests.size() - 1) / (last - first);
+double arrival_rate(std::span<const Request> requests) {
+  if (requests.size() < 2) return 0;
+  double first = requests[0].arrival_s, last = first;
+  for (const auto& q : requests) {
+    first = std::min(first, q.arrival_s);
+    last = std::max(last, q.arrival_s);
   }
+  return last > first ? static_cast<double>(requests.size() - 1) / (last - first) : 0;
+}
+
+Capacity saturated_capacity(const Pool& pool, std::span<const Request> requests, Phase phase) {
+  check_pool(pool, "replicas");
+  Capacity c;
+  if (requests.empty()) return c;
+  const auto order = detail::arrival_order(requests);
+  // Enough to fill the batch four times over, whatever the traffic's own count: its
+  // requests again in order when it has fewer. The batch: max_sequences, or what the KV
+  // blocks hold at the traffic's mean prompt + output, whichever is less.
+  double tokens = 0;
+  for (const auto& q : requests) tokens += static_cast<double>(q.input_tokens + q.output_tokens);
+  const int64_t block = std::max<int64_t>(1, pool.options.policy.block_size);
+  const double kv_tokens = static_cast<double>(pool.options.kv_blocks > 0 ? pool.options.kv_blocks : kv_blocks_available(pool.replica, block)) *
+                           static_cast<double>(block);
+  const double held = std::max(1.0, std::min(static_cast<double>(pool.options.policy.max_sequences),
+                                              std::floor(kv_tokens / std::max(1.0, tokens / static_cast<double>(requests.size())))));
+  const auto want = std::max(kCapacityProbeRequests,
+                             static_cast<std::size_t>(4 * held * static_cast<double>(std::max<int64_t>(1, pool.options.pipeline_stages))));
+  std::vector<Request> burst;
+  burst.reserve(want);
+  for (std::size_t i = 0; burst.size() < want; ++i) {
+    burst.push_back(requests[static_cast<std::size_t>(order[i % order.size()])]);
+    burst.back().arrival_s = 0;  // all at once: a queue until the last is admitted
+  }
+  const SimRun r = simulate(pool.replica, burst, pool.options, phase);
+  if (!r.fits) return c;
+  double queue_end = 0;  // end of the last step that left a request waiting
+  for (const auto& st : r.steps) {
+    if (st.waiting > 0) queue_end = st.start_s + st.duration_s;
+  }
+  std::vector<double> done;
+  for (const auto& q : r.requests) {
+    if (!q.rejected) done.push_back(q.finish_s);
+  }
+  if (done.empty()) return c;
+  std::sort(done.begin(), done.end());
+  const double from = done.front();  // the steady state starts as requests finish and are replaced
+  if (queue_end <= from) return c;
+  const double width = (queue_end - from) / kCapacityBatches;
+  std::vector<double> batch(static_cast<std::size_t>(kCapacityBatches), 0.0);
+  for (const double f : done) {
+    if (f <= from || f > queue_end) continue;
+    ++c.requests_measured;
+    const auto k = std::min(static_cast<std::size_t>(kCapacityBatches - 1), static_cast<std::size_t>((f - from) / width));
+    batch[k] += 1;
+  }
+  const double one = static_cast<double>(c.requests_measured) / (queue_end - from);
+  double ss = 0;
+  for (const double b : batch) ss += (b / width - one) * (b / width - one);
+  const double se = std::sqrt(ss / (kCapacityBatches - 1) / kCapacityBatches);
+  if (!c.measured()) return c;
+  const auto replicas = static_cast<double>(pool.replicas);
+  c.req_per_s = replicas * one;
+  c.uncertainty_req_per_s = replicas * 2 * se;
+  return c;
+}
+
+int64_t replicas_for_rate(double arrival_req_per_s, double one_req_per_s) {
+  if (!(one_req_per_s > 0) || !(arrival_req_per_s > 0)) return 1;
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(arrival_req_per_s / (kReplicaUtilization * one_req_per_s))));
+}
+
+Overload overload_of(const ClusterRun& run, std::span<const Request> requests, const Capacity* capacity) {
+  Overload o;
+  o.arrival_req_per_s = arrival_rate(requests);
   bool have = false;
   for (const auto* pool : {&run.prefill_runs, &run.runs}) {
     if (pool->empty()) continue;
@@ -270,6 +335,13 @@ Overload overload_of(const ClusterRun& run, std::span<const Request> requests) {
       o.overloaded = over;
       have = true;
     }
+  }
+  if (capacity != nullptr && capacity->measured()) {
+    // Arrivals above what the pool serves saturated, by more than the estimate's own
+    // uncertainty: the queue grows however slowly (review 7 M10).
+    o.capacity_req_per_s = capacity->req_per_s;
+    o.capacity_uncertainty_req_per_s = capacity->uncertainty_req_per_s;
+    if (o.arrival_req_per_s > capacity->req_per_s + capacity->uncertainty_req_per_s) o.overloaded = true;
   }
   return o;
 }

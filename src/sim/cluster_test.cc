@@ -148,5 +148,78 @@ TEST(Overload, BusyReplicasThatKeepUpAreNotOverloaded) {
   EXPECT_NEAR(o.capacity_req_per_s, served, 1e-9 * served);
 }
 
+
+// Review 7 M10: the capacity overload compares with must not be the offered rate. With at
+// most one running request a replica serves its burst one request after another, each the
+// engine time P of a lone request (prefill step, then 9 decode steps; all alike, arriving at
+// 0): its E2E S less the front end's request_overhead_s (6.908 ms), which every request of
+// the burst has done before the engine admits it. The probe runs max(200, 4 x batch 1) = 200
+// requests (kCapacityProbeRequests; the traffic's 60 repeated): completions come at S,
+// S + P, ..., S + 199 P; the queue stays non-empty until request 200 is admitted after
+// request 199 finishes at S + 198 P. The window (S, S + 198 P] holds 198 completions over
+// 198 P: mu = 1 / P exactly, and two replicas 2 / P.
+TEST(Capacity, OneRequestAtATimeServesOneLoneE2EAfterAnother) {
+  const Deployment d = sim_llama70_h200(8);
+  SimOptions o;
+  o.policy.max_sequences = 1;
+  TrafficSpec t;
+  t.requests = 60;
+  t.input = {LengthDist::Kind::fixed, 1000};
+  t.output = {LengthDist::Kind::fixed, 10};
+  t.rate_per_s = 1;
+  const auto reqs = generate_traffic(t);
+  std::vector<Request> at0 = {reqs[0]};
+  at0[0].arrival_s = 0;
+  const double p = simulate(d, at0, o).requests[0].finish_s - o.policy.request_overhead_s;  // P
+  ASSERT_NEAR(o.policy.request_overhead_s, 6.908e-3, 1e-12);
+  const Capacity c = saturated_capacity(Pool{d, 2, o}, reqs);
+  EXPECT_EQ(c.requests_measured, 198);
+  EXPECT_NEAR(c.req_per_s, 2 / p, 1e-9 * 2 / p);
+  // Batches of width w = 198 P / 5 hold 39 or 40 completions: each r_i within 1 / w of mu,
+  // se <= sqrt(5 / w^2 / 4 / 5) = 1 / (2 w), u = 2 se <= 1 / w per replica, 2 / w for two.
+  EXPECT_LE(c.uncertainty_req_per_s, 2 / (198 * p / 5) * (1 + 1e-9));
+  EXPECT_TRUE(c.measured());
+  // No requests: nothing measured.
+  const Capacity none = saturated_capacity(Pool{d, 1, o}, std::span<const Request>{});
+  EXPECT_FALSE(none.measured());
+  EXPECT_EQ(none.req_per_s, 0);
+}
+
+// Overloaded when arrivals exceed the measured capacity by more than its uncertainty, even
+// where TTFT hardly grows: the steady 4 req/s run of the test above is not overloaded by its
+// growth, so the capacity alone decides. Its arrivals: 99 / (last - first arrival).
+TEST(Overload, ArrivalsAboveTheMeasuredCapacityAreOverloaded) {
+  const Deployment d = sim_llama70_h200(8);
+  TrafficSpec t;
+  t.requests = 100;
+  t.input = {LengthDist::Kind::fixed, 1024};
+  t.output = {LengthDist::Kind::fixed, 256};
+  t.rate_per_s = 4;
+  const auto reqs = generate_traffic(t);
+  const ClusterRun run = simulate_aggregated(Pool{d, 2, SimOptions{}}, reqs);
+  const double lambda = 99 / (reqs.back().arrival_s - reqs.front().arrival_s);
+  EXPECT_NEAR(arrival_rate(reqs), lambda, 1e-12);
+  ASSERT_FALSE(overload_of(run, reqs).overloaded);
+  Capacity below{lambda - 0.2, 0.1, 100};  // lambda > mu + u
+  const Overload o = overload_of(run, reqs, &below);
+  EXPECT_TRUE(o.overloaded);
+  EXPECT_EQ(o.capacity_req_per_s, lambda - 0.2);
+  EXPECT_EQ(o.capacity_uncertainty_req_per_s, 0.1);
+  Capacity within{lambda - 0.05, 0.1, 100};  // lambda inside mu +- u: not said
+  EXPECT_FALSE(overload_of(run, reqs, &within).overloaded);
+  Capacity unmeasured{lambda / 2, 0, 9};  // fewer than 10 completions: ignored
+  EXPECT_FALSE(overload_of(run, reqs, &unmeasured).overloaded);
+  EXPECT_NE(overload_of(run, reqs, &unmeasured).capacity_req_per_s, lambda / 2);
+}
+
+// Review 7 M6: N = ceil(lambda / (0.8 mu_1)). 5 req/s on replicas of 0.64: 5 / 0.512 = 9.77
+// -> 10; 4 on 10: 0.5 -> 1; 9 on 10: 1.125 -> 2 (one replica at 90% is over 80%).
+TEST(Capacity, ReplicasServeTheRateAtEightyPercent) {
+  EXPECT_EQ(replicas_for_rate(5, 0.64), 10);
+  EXPECT_EQ(replicas_for_rate(4, 10), 1);
+  EXPECT_EQ(replicas_for_rate(9, 10), 2);
+  EXPECT_EQ(replicas_for_rate(5, 0), 1);  // unmeasured capacity: no choice
+}
+
 }  // namespace
 }  // namespace chalk::sim

@@ -4,6 +4,7 @@
 // training-and-systems.md 9.1).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -112,9 +113,10 @@ SimSummary summarize(const ClusterRun& run, const Slo& slo);
 struct Overload {
   bool overloaded = false;
   double arrival_req_per_s = 0;   ///< (requests - 1) / (last arrival - first arrival); 0 for one request
-  /// Overloaded: the rate the bottleneck pool admits, arrival / (1 + ttft_growth) (a queue
-  /// that grows at g seconds per second of arrivals drains at lambda / (1 + g)). Otherwise a
-  /// lower bound: the sum over its replicas of finished requests / busy seconds, which under
+  /// Given a measured Capacity (overload_of's third argument): that capacity. Otherwise,
+  /// overloaded: the rate the bottleneck pool admits, arrival / (1 + ttft_growth) (a queue
+  /// that grows at g seconds per second of arrivals drains at lambda / (1 + g)); not: a
+  /// lower bound, the sum over its replicas of finished requests / busy seconds, which under
   /// continuous batching is the rate it was offered, not its limit. 0 when none ran.
   double capacity_req_per_s = 0;
   double busy_fraction = 0;       ///< the bottleneck pool's least busy replica: busy time / (end - its first arrival)
@@ -122,7 +124,56 @@ struct Overload {
   /// bottleneck pool's requests (s/s, dimensionless): about 0 in a steady state, lambda /
   /// mu - 1 when the queue grows for the whole run.
   double ttft_growth = 0;
+  /// The capacity's uncertainty when it was measured (saturated_capacity); 0 otherwise.
+  double capacity_uncertainty_req_per_s = 0;
 };
+
+/// Requests of a capacity probe (saturated_capacity), at least: the traffic's in arrival order,
+/// repeated when it has fewer; more where 4 x the batch (x pipeline stages) is more.
+inline constexpr std::size_t kCapacityProbeRequests = 200;
+/// Batches of the batch-means uncertainty (Capacity::uncertainty_req_per_s).
+inline constexpr int kCapacityBatches = 5;
+
+/// What a pool serves with a queue always waiting (saturated_capacity; docs/simulator.md,
+/// "Overload"): an unbiased capacity, unlike finished / busy seconds of a run that keeps up
+/// (the offered rate).
+struct Capacity {
+  double req_per_s = 0;              ///< the pool's: replicas x one replica's saturated service rate; 0 unmeasured
+  /// Two standard errors of req_per_s by batch means: the window cut into kCapacityBatches
+  /// equal parts, each part's completions per second one sample (Law & Kelton, "Simulation
+  /// Modeling and Analysis", batch means). Scaled by the replicas as req_per_s is.
+  double uncertainty_req_per_s = 0;
+  int64_t requests_measured = 0;     ///< one replica's completions inside the window
+  /// Enough completions to say anything: at least 2 per batch.
+  bool measured() const { return requests_measured >= 2 * kCapacityBatches; }
+};
+
+/// Capacity of `pool` at its traffic's lengths: one replica runs max(kCapacityProbeRequests,
+/// 4 x B x stages) requests, B = min(max_sequences, the KV tokens / the traffic's mean prompt +
+/// output), `requests` in arrival order (repeated from the first
+/// when fewer: their prefixes then hit the cache again), all arriving at t = 0, so its queue
+/// is never empty until the last is admitted; its service rate is the completions per second
+/// over the steady window (first completion, end of the last step with a request waiting]:
+/// the fill before the first completion and the drain after the queue empties are left out.
+/// The pool's is replicas x that (round robin splits arrivals evenly). A separate run: the
+/// pool's own simulation is not touched. Unmeasured (req_per_s 0) with fewer than 10
+/// completions in the window or a replica that does not fit. Throws as simulate_aggregated.
+Capacity saturated_capacity(const Pool& pool, std::span<const Request> requests, Phase phase = Phase::both);
+
+/// Arrival rate of `requests`: (n - 1) / (last arrival - first arrival), requests per second;
+/// 0 for fewer than 2 or all at one instant.
+double arrival_rate(std::span<const Request> requests);
+
+/// Utilization a replica count is chosen at (replicas_for_rate): arrivals at most 0.8 of the
+/// capacity. Queueing delay grows as rho / (1 - rho) (Kingman's G/G/1 approximation, E[Wq] ~
+/// rho / (1 - rho) x (ca^2 + cs^2) / 2 x E[S]): 4 service times at 0.8, 9 at 0.9, unbounded at
+/// 1; the 20% also covers a Poisson run's own rate (+-2.2% at 2,000 requests) and the
+/// capacity's batch-means uncertainty (a few %).
+inline constexpr double kReplicaUtilization = 0.8;
+
+/// The fewest replicas of capacity `one_req_per_s` each whose pool serves `arrival_req_per_s`
+/// at kReplicaUtilization: ceil(arrival / (0.8 x one)), at least 1; 1 when one is not > 0.
+int64_t replicas_for_rate(double arrival_req_per_s, double one_req_per_s);
 
 /// TTFT growth above which a busy pool is overloaded: arrivals more than 5% above what it
 /// admits (ttft_growth = lambda / mu - 1 > 0.05).
@@ -135,6 +186,10 @@ inline constexpr double kOverloadGrowth = 0.05;
 /// requests at every step under any steady load, and finished / busy seconds then measures
 /// the offered rate (a 100-request run at 4 req/s once read as overloaded). Disaggregated
 /// runs are judged pool by pool; the bottleneck is the pool with the lower capacity.
-Overload overload_of(const ClusterRun& run, std::span<const Request> requests);
+/// With `capacity` (saturated_capacity of the pool that ran, measured) the run is also
+/// overloaded when its arrivals exceed that capacity by more than its uncertainty (review 7
+/// M10: 11.33 req/s on a replica that serves about 10 went unsaid, its TTFT growth over the
+/// later half being 0.031), and capacity_req_per_s is that capacity, overloaded or not.
+Overload overload_of(const ClusterRun& run, std::span<const Request> requests, const Capacity* capacity = nullptr);
 
 }  // namespace chalk::sim
