@@ -22,6 +22,16 @@ const Prediction& row(const ValidationReport& r, const std::string& id) {
   throw std::runtime_error("no row " + id);
 }
 
+/// Expects `csv` to be refused with an error containing `want`.
+void fails(const std::string& csv, const std::string& want) {
+  try {
+    validate_measurements(parse_measurements(csv, "t.csv").rows, false);
+    ADD_FAILURE() << "no error for " << want;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+  }
+}
+
 TEST(ValidateTraining, EveryMetricComesFromTheSameStep) {
   // Llama 3.1 8B on 8 H100, DP8, 64 sequences of 4096 (262,144 tokens per step).
   const std::string plan = "llama-3.1-8b,h100-sxm,8,1,1,8,64,run,4096,,1,full,1,";
@@ -100,31 +110,12 @@ TEST(ValidateTraining, Fp8RecipeColumn) {
   EXPECT_TRUE(said);
   // A recipe on a bf16 row names the row and the column; a value outside the four names the
   // column's vocabulary.
-  try {
-    run("B" + plan + "bf16,tensorwise,train_tok_per_s,1\n");
-    ADD_FAILURE() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("B: fp8_recipe: 'tensorwise' scales FP8 GEMMs; the row's compute is 'bf16'"), std::string::npos)
-        << e.what();
-  }
-  try {
-    run("C" + plan + "fp8,current,train_tok_per_s,1\n");
-    ADD_FAILURE() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("C: fp8_recipe: 'current' is not one of delayed, tensorwise, mxfp8, blockwise"), std::string::npos)
-        << e.what();
-  }
+  fails(head + "B" + plan + "bf16,tensorwise,train_tok_per_s,1\n", "B: fp8_recipe: 'tensorwise' scales FP8 GEMMs; the row's compute is 'bf16'");
+  fails(head + "C" + plan + "fp8,current,train_tok_per_s,1\n", "C: fp8_recipe: 'current' is not one of delayed, tensorwise, mxfp8, blockwise");
   // A serving row has no training recipe.
-  try {
-    validate_measurements(parse_measurements("id,kind,model,hardware,chips,batch,batch_per,context,fp8_recipe,metric,value\n"
-                                             "S,decode,llama-3.1-8b,h100-sxm,1,8,run,2048,tensorwise,tpot_ms,20\n",
-                                             "t.csv")
-                              .rows,
-                          false);
-    ADD_FAILURE() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("S: fp8_recipe: 'tensorwise' is a training recipe"), std::string::npos) << e.what();
-  }
+  fails("id,kind,model,hardware,chips,batch,batch_per,context,fp8_recipe,metric,value\n"
+        "S,decode,llama-3.1-8b,h100-sxm,1,8,run,2048,tensorwise,tpot_ms,20\n",
+        "S: fp8_recipe: 'tensorwise' is a training recipe");
 }
 
 TEST(ValidateTraining, SequenceParallelColumn) {
@@ -145,14 +136,6 @@ TEST(ValidateTraining, SequenceParallelColumn) {
   EXPECT_TRUE(said);
   // yes needs tensor parallelism; a value outside yes/no names the vocabulary; a serving row
   // leaves the column empty.
-  auto fails = [&](const std::string& csv, const std::string& want) {
-    try {
-      validate_measurements(parse_measurements(csv, "t.csv").rows, false);
-      ADD_FAILURE() << "no error for " << want;
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
-    }
-  };
   fails(head + "A,training,llama-3.1-8b,h100-sxm,8,1,8,8,run,4096,none,yes,step_s,1\n",
         "A: sequence_parallel: 'yes' shards activations over the tensor-parallel ranks; the row's tp is 1 (expected tp > 1)");
   fails(head + "B" + plan + "maybe,step_s,1\n", "B: sequence_parallel: 'maybe' is not one of yes, no");
@@ -179,14 +162,6 @@ TEST(ValidateTraining, CompileColumn) {
   EXPECT_TRUE(said);
   // Another engine runs fused kernels of its own; a serving row leaves the column empty; a
   // value outside yes/no names the vocabulary.
-  auto fails = [&](const std::string& csv, const std::string& want) {
-    try {
-      validate_measurements(parse_measurements(csv, "t.csv").rows, false);
-      ADD_FAILURE() << "no error for " << want;
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
-    }
-  };
   fails(head + "M" + plan + "nemo,no" + rest, "M: compile: 'no' says whether torchtitan runs its blocks under torch.compile; engine 'nemo' runs fused kernels of its own");
   fails(head + "B" + plan + "torchtitan,maybe" + rest, "B: compile: 'maybe' is not one of yes, no");
   fails("id,kind,model,hardware,chips,batch,batch_per,context,compile,metric,value\n"
