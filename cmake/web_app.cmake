@@ -24,6 +24,7 @@ target_link_libraries(chalk-web PRIVATE chalk_cli PkgConfig::CHALK_HTTPLIB)
 set_target_properties(chalk-web PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
 if(CHALK_SANITIZE)
   target_compile_options(chalk-web PRIVATE -O0)  # a front end: see chalk_cli in CMakeLists.txt
+  chalk_link_core_first(chalk-web)
 endif()
 set_source_files_properties(${CHALK_WEB_APP_OUT} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 add_dependencies(chalk chalk-web)
