@@ -266,5 +266,25 @@ TEST(Validate, TokenBudgetBoundsAnOfflineEnginesBatch) {
   const auto apart = engine_run(h + row + "vllm,on_demand,no,14336,6144,output_tok_per_s,16000\n").rows.at(0);
   EXPECT_GT(validate_batch_in(apart.inputs), 3634);
 }
+
+TEST(Validate, ServingRowSaysItsPipelineIsNotRead) {
+  // MLPERF50-L405B-B200x8-OFFLINE's layout: TP2 x PP2 engines, two on 8 B200. A serving
+  // replica has no pipeline in validate: the row is priced as 8 / 2 = 4 chips at TP2 and says
+  // that pp was not read; without pp the same row carries no such note.
+  const std::string h = "id,kind,model,hardware,chips,tp,pp,dp,weights,kv,batch,input_tokens,output_tokens,engine,metric,value\n";
+  const std::string row = "X,serving,llama-3.1-405b,b200,8,2,";
+  const auto piped = engine_run(h + row + "2,2,nvfp4,fp8,max,9429,657,trtllm,output_tok_per_s,1526\n").rows.at(0);
+  const auto flat = engine_run(h + row + ",2,nvfp4,fp8,max,9429,657,trtllm,output_tok_per_s,1526\n").rows.at(0);
+  ASSERT_EQ(piped.status, RowStatus::predicted) << piped.reason;
+  auto says = [](const Prediction& r) {
+    for (const auto& n : r.notes) {
+      if (n == "pp 2: not read (a serving replica has no pipeline here; its 4 chips are priced at the stated layout)") return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(says(piped));
+  EXPECT_FALSE(says(flat));
+  EXPECT_DOUBLE_EQ(piped.predicted, flat.predicted);
+}
 }  // namespace
 }  // namespace chalk

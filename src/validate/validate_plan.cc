@@ -33,6 +33,13 @@ void plan_chips(const Measurement& r, RowPlan& p) {
   const int64_t dp = r.dp.value_or(1);
   p.chips = *r.chips / dp;
   if (dp > 1) p.notes.push_back(std::to_string(dp) + " independent replicas of " + std::to_string(p.chips) + " chips; each predicted alone");
+  // A serving replica's pipeline is not modelled here (pp is a training row's column): its
+  // chips are priced at the stated tp, which for a throughput row is what a pipeline of full
+  // microbatches sustains per chip (docs/formulas.md, "Pipelines in inference"), less the hops.
+  if (r.pp && *r.pp > 1) {
+    p.notes.push_back("pp " + std::to_string(*r.pp) + ": not read (a serving replica has no pipeline here; its " + std::to_string(p.chips) +
+                      " chips are priced at the stated layout)");
+  }
   if (r.padded_heads) {
     p.heads_padded_to = *r.padded_heads;
     p.notes.push_back("attention heads padded to " + std::to_string(*r.padded_heads) + " for partitioning: their projections are computed and stored");
