@@ -239,5 +239,52 @@ TEST(Validate, KvOffloadColumnIsReadAndSaysWhatItChanges) {
   }
 }
 
+TEST(Validate, TokenBudgetBoundsAnOfflineEnginesBatch) {
+  // MLPERF50-MIX-B200x8-OFFLINE's inputs on one B200 (Mixtral 8x7B in NVFP4, FP8 KV, 427 in,
+  // 145 out), NVIDIA's caps: 6,144 sequences, 14,336 tokens a step. TensorRT-LLM counts
+  // each running sequence's decode token against max_num_tokens beside the prompts it
+  // admits; in steady state B / 145 prompts of 427 tokens join each step, so
+  // B (1 + 427 / 145) <= 14,336: B <= 14,336 x 145 / 572 = 2,078,720 / 572 = 3,634.1 -> 3,634,
+  // below the 4,138 the KV cache holds at the mean context 427 + 145 / 2 = 499.
+  const std::string h = "id,kind,model,hardware,chips,tp,weights,kv,batch,input_tokens,output_tokens,engine,kv_admission,chunked_prefill,"
+                        "max_batched_tokens,max_sequences,metric,value\n";
+  const std::string row = "X,serving,mixtral-8x7b,b200,1,1,nvfp4,fp8,max,427,145,";
+  const auto open = engine_run(h + row + "trtllm,on_demand,no,,6144,output_tok_per_s,16000\n").rows.at(0);
+  const auto fed = engine_run(h + row + "trtllm,on_demand,no,14336,6144,output_tok_per_s,16000\n").rows.at(0);
+  ASSERT_EQ(open.status, RowStatus::predicted) << open.reason;
+  ASSERT_EQ(fed.status, RowStatus::predicted) << fed.reason;
+  EXPECT_GT(validate_batch_in(open.inputs), 3634);  // the KV cache's limit, no budget stated
+  EXPECT_EQ(validate_batch_in(fed.inputs), 3634);
+  EXPECT_LT(fed.predicted, open.predicted);
+  bool said = false;
+  for (const auto& n : fed.notes) said = said || n.find("14336 x 145 / (427 + 145) = 3634 running sequences") != std::string::npos;
+  EXPECT_TRUE(said);
+  // vLLM with chunked prefill mixes decodes and chunks under the budget too: the same bound.
+  const auto mixed = engine_run(h + row + "vllm,on_demand,yes,14336,6144,output_tok_per_s,16000\n").rows.at(0);
+  EXPECT_EQ(validate_batch_in(mixed.inputs), 3634);
+  // Without it vLLM runs whole prompts in prefill-only steps: the decode batch is not bounded.
+  const auto apart = engine_run(h + row + "vllm,on_demand,no,14336,6144,output_tok_per_s,16000\n").rows.at(0);
+  EXPECT_GT(validate_batch_in(apart.inputs), 3634);
+}
+
+TEST(Validate, ServingRowSaysItsPipelineIsNotRead) {
+  // MLPERF50-L405B-B200x8-OFFLINE's layout: TP2 x PP2 engines, two on 8 B200. A serving
+  // replica has no pipeline in validate: the row is priced as 8 / 2 = 4 chips at TP2 and says
+  // that pp was not read; without pp the same row carries no such note.
+  const std::string h = "id,kind,model,hardware,chips,tp,pp,dp,weights,kv,batch,input_tokens,output_tokens,engine,metric,value\n";
+  const std::string row = "X,serving,llama-3.1-405b,b200,8,2,";
+  const auto piped = engine_run(h + row + "2,2,nvfp4,fp8,max,9429,657,trtllm,output_tok_per_s,1526\n").rows.at(0);
+  const auto flat = engine_run(h + row + ",2,nvfp4,fp8,max,9429,657,trtllm,output_tok_per_s,1526\n").rows.at(0);
+  ASSERT_EQ(piped.status, RowStatus::predicted) << piped.reason;
+  auto says = [](const Prediction& r) {
+    for (const auto& n : r.notes) {
+      if (n == "pp 2: not read (a serving replica has no pipeline here; its 4 chips are priced at the stated layout)") return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(says(piped));
+  EXPECT_FALSE(says(flat));
+  EXPECT_DOUBLE_EQ(piped.predicted, flat.predicted);
+}
 }  // namespace
 }  // namespace chalk

@@ -33,6 +33,13 @@ void plan_chips(const Measurement& r, RowPlan& p) {
   const int64_t dp = r.dp.value_or(1);
   p.chips = *r.chips / dp;
   if (dp > 1) p.notes.push_back(std::to_string(dp) + " independent replicas of " + std::to_string(p.chips) + " chips; each predicted alone");
+  // A serving replica's pipeline is not modelled here (pp is a training row's column): its
+  // chips are priced at the stated tp, which for a throughput row is what a pipeline of full
+  // microbatches sustains per chip (docs/formulas.md, "Pipelines in inference"), less the hops.
+  if (r.pp && *r.pp > 1) {
+    p.notes.push_back("pp " + std::to_string(*r.pp) + ": not read (a serving replica has no pipeline here; its " + std::to_string(p.chips) +
+                      " chips are priced at the stated layout)");
+  }
   if (r.padded_heads) {
     p.heads_padded_to = *r.padded_heads;
     p.notes.push_back("attention heads padded to " + std::to_string(*r.padded_heads) + " for partitioning: their projections are computed and stored");
@@ -313,8 +320,26 @@ void plan_engine_policy(const Measurement& r, RowPlan& p) {
   }
   if (r.max_batched_tokens) {
     const bool prefill = p.target == Target::prefill_s || p.target == Target::prefill_tokens_per_s;
-    if (p.target == Target::serving_simulated || (p.batch_unstated && prefill)) p.max_batched_tokens = *r.max_batched_tokens;
-    else p.notes.push_back("max_batched_tokens: not read (it sets the steps of rows through the simulator and the prompts of a prefill row with an empty batch)");
+    // An offline run's steady batch under the step's token budget (docs/formulas.md, "The token
+    // budget of an offline run"): where a step's decodes and prompts share the budget T
+    // (TensorRT-LLM's in-flight batching always; vLLM and SGLang with chunked prefill), B
+    // sequences finishing every `output` steps are replaced by B / output prompts of `prompt`
+    // tokens a step, so B + B x prompt / output <= T, B <= T x output / (prompt + output).
+    const bool shared = family == "trtllm" || !p.whole_prompts;
+    if (p.target == Target::serving_simulated || (p.batch_unstated && prefill)) {
+      p.max_batched_tokens = *r.max_batched_tokens;
+    } else if (p.target == Target::serving_tokens_per_s && p.batch_from_capacity && shared && p.output > 0) {
+      const double fed = std::floor(static_cast<double>(*r.max_batched_tokens) * static_cast<double>(p.output) /
+                                    static_cast<double>(p.prompt + p.output));
+      const double cap = std::max(1.0, fed);
+      p.requests_cap = p.requests_cap > 0 ? std::min(p.requests_cap, cap) : cap;
+      p.notes.push_back("max_batched_tokens " + std::to_string(*r.max_batched_tokens) + ": a step's decodes and prompts share it, so the engine sustains at most " +
+                        std::to_string(*r.max_batched_tokens) + " x " + std::to_string(p.output) + " / (" + std::to_string(p.prompt) + " + " +
+                        std::to_string(p.output) + ") = " + row_num(cap) + " running sequences");
+    } else {
+      p.notes.push_back("max_batched_tokens: not read (it sets the steps of rows through the simulator, the steady batch of an offline run whose decodes "
+                        "and prompts share it, and the prompts of a prefill row with an empty batch)");
+    }
   }
   // Host memory for the KV blocks HBM evicts (vLLM's OffloadingConnector, LMCache): a
   // returning prefix evicted from HBM is fetched from it. A row states its prefix reuse as
