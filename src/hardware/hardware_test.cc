@@ -220,6 +220,14 @@ TEST(HardwareFile, CollectiveLineIsOptionalAndChecked) {
   ASSERT_TRUE(mi300x.collective_latency.has_value());
   EXPECT_NEAR(mi300x.collective_latency->value(), 69e-6, 1e-15);
   EXPECT_FALSE(mi300x.collective_efficiency_source.empty());
+  // A100 (NVLink3, NCCL): ~200 GB/s bus bandwidth of 300 (nccl-tests #149) and Calculon's
+  // 0.65: 0.66 with NCCL's own latencies, on both memory sizes of the same baseboard.
+  for (const char* name : {"a100-80gb", "a100-40gb"}) {
+    const SystemSpec a100 = load_system(name);
+    EXPECT_DOUBLE_EQ(a100.collective_efficiency, 0.66) << name;
+    EXPECT_FALSE(a100.collective_latency.has_value()) << name;
+    EXPECT_FALSE(a100.collective_efficiency_source.empty()) << name;
+  }
   const std::string base = read_file(std::string(CHALK_SOURCE_DIR) + "/data/hardware/mi300x.json");
   auto error_of = [&](const std::string& from, const std::string& to) -> std::string {
     std::string text = base;

@@ -174,12 +174,16 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
 
   // Tensor parallel: 2 all-reduces (or SP's all-gather + reduce-scatter pairs) per layer
   // forward, 2 backward, on the TP link (Narayanan 2.3; Korthikanti 4.2.2).
-  double tp_ar = 0;
+  // Under sequence parallelism the backward gathers the two column-parallel GEMM inputs
+  // again for their weight gradients (plan.h, sp_regather_exposed), where it is not hidden.
+  double tp_ar = 0, tp_regather = 0;
   if (p.tp > 1) {
     const LinkModel& link = pl.tp_in_domain ? s.up : links.outward("tensor parallelism");
-    tp_ar = all_reduce_time(Bytes(tok / d(p.cp) * h * p.activation_bytes), p.tp, link).value();
+    const Bytes activations(tok / d(p.cp) * h * p.activation_bytes);
+    tp_ar = all_reduce_time(activations, p.tp, link).value();
+    if (p.sequence_parallel && p.sp_regather_exposed) tp_regather = 2 * all_gather_time(activations, p.tp, link).value();
   }
-  const double tp_f = 2 * nl * tp_ar, tp_b = 2 * nl * tp_ar + (rerun ? tp_f : 0.0);
+  const double tp_f = 2 * nl * tp_ar, tp_b = 2 * nl * tp_ar + nl * tp_regather + (rerun ? tp_f : 0.0);
 
   // Context parallel: ring exchange of K/V chunks, cp - 1 sends per layer forward, twice
   // that backward (K/V and their gradients), hidden behind the attention core.

@@ -134,6 +134,9 @@ TrainRowPlan plan_training_row_on_chips(const Measurement& r) {
   if (!p.overlap_grad_reduce) {
     t.notes.push_back("engine megatron: the data-parallel gradient all-reduce runs after the backward, exposed (Megatron-LM 2021 train_step)");
   }
+  // Megatron-LM's sequence parallelism gathers the column-parallel GEMM inputs again in
+  // backward, at their whole time on A100 (plan.h sp_regather_exposed; Korthikanti Table 4).
+  p.sp_regather_exposed = r.engine == "megatron";
 
   // Degrees.
   const int64_t domain = std::max<int64_t>(1, t.system.scale_up_domain);
@@ -171,6 +174,9 @@ TrainRowPlan plan_training_row_on_chips(const Measurement& r) {
   }
   if (r.sequence_parallel == "no" && p.tp > 1) {
     t.notes.push_back("sequence_parallel no: TP" + std::to_string(p.tp) + " all-reduces its activations; norms, dropout and residual adds run on every TP rank's full hidden");
+  }
+  if (p.sequence_parallel && p.sp_regather_exposed) {
+    t.notes.push_back("engine megatron: sequence parallelism gathers the QKV and first-MLP inputs again in backward, exposed (Korthikanti et al. 2022 Table 4)");
   }
   if (!r.ep && t.model.groups.size() && std::any_of(t.model.groups.begin(), t.model.groups.end(), [](const LayerGroup& g) { return g.ffn.kind == FfnKind::moe; })) {
     assume("ep: empty, 1 (every expert on every rank)");

@@ -126,6 +126,18 @@ struct TrainingPlan {
   /// train_step did (model.allreduce_gradients() after forward_backward_func, timed as
   /// "backward-params-all-reduce").
   bool overlap_grad_reduce = true;
+  /// Sequence parallelism keeps only its sequence shard of each column-parallel GEMM's
+  /// input (the QKV and first-MLP inputs, the two norm outputs of a layer: Korthikanti et
+  /// al. 2022 4.2.2) and all-gathers it again in backward for the weight gradient, 2
+  /// all-gathers of b s h / cp elements per layer (Megatron-LM
+  /// LinearWithGradAccumulationAndAsyncCommunication.backward saves the shard input). true:
+  /// that gather costs its whole time. Megatron-LM launches it beside the input-gradient GEMM,
+  /// but Korthikanti Table 4 measures no gain from that on A100: sequence parallelism's
+  /// backward is 0.1 ms faster per 22B layer (11.9 -> 11.8 ms) where its norms and dropout on
+  /// 1/t of the tokens save 0.94 ms, the two gathers' 0.95 ms missing (docs/training.md).
+  /// false: hidden (Transformer Engine's tp-comm-overlap, or engines that keep the gathered
+  /// input). Only with sequence_parallel and tp > 1.
+  bool sp_regather_exposed = false;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   int64_t virtual_stages = 1;  ///< chunks per rank for interleaved (v); zb-v and dualpipe always hold 2 (Placement)
   int64_t global_batch = 0;    ///< sequences per step, all replicas
