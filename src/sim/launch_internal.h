@@ -114,6 +114,9 @@ std::string draft_model_var(const LaunchTarget& t);
 std::string vllm_speculation_problem(const LaunchTarget& t);
 /// vLLM's `--speculative-config JSON` argument ({method, model, num_speculative_tokens}), or "".
 std::string vllm_speculative_config(const LaunchTarget& t);
+/// The SPECULATIVE_CONFIG line holding that JSON where it names the script's DRAFT_MODEL (an
+/// EAGLE head), "" otherwise (the MTP module's JSON is written in place).
+std::string vllm_speculative_config_var(const LaunchTarget& t);
 /// Why SGLang cannot run the drafter for `pools` (a separate draft model under DP attention), or "".
 std::string sglang_speculation_problem(const LaunchTarget& t, const std::vector<Pool>& pools);
 /// SGLang's arguments: --speculative-algorithm, --speculative-draft-model-path,

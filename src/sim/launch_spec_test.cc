@@ -2,6 +2,7 @@
 // launch_speculation.cc): each engine's options for the drafter simulated, every name and
 // value one the engine defines (tests/data/engine-args/), and the drafters an engine cannot run.
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,11 @@ std::string spec_vllm_json(const std::string& script) {
   if (at == std::string::npos) return "";
   std::string word = script.substr(at + 21, script.find('\n', at) - at - 21);
   if (word.ends_with(" \\")) word.resize(word.size() - 2);
+  if (word == "\"$SPECULATIVE_CONFIG\"") {  // the JSON in its variable's line
+    const auto line = script.find("\nSPECULATIVE_CONFIG=");
+    if (line == std::string::npos) return "";
+    word = script.substr(line + 20, script.find('\n', line + 1) - line - 20);
+  }
   if (word.size() >= 2 && word.front() == '\'') return word.substr(1, word.size() - 2);
   word = word.substr(1, word.size() - 2);
   return std::regex_replace(word, std::regex(R"(\\")"), "\"");
@@ -115,7 +121,13 @@ TEST(LaunchSpeculation, AnEagle3HeadIsTheOperatorsCheckpoint) {
   EXPECT_GE(launch_check_against_engines(l), 40);
   for (const auto& e : l) EXPECT_EQ(e.problem, "") << e.engine;
   const std::string v = spec_text_of(l, "vllm/serve.sh");
-  EXPECT_NE(v.find("DRAFT_MODEL=\"${DRAFT_MODEL:?set DRAFT_MODEL to the EAGLE-3 head trained for MODEL"), std::string::npos) << v;
+  EXPECT_NE(v.find("DRAFT_MODEL=\"${DRAFT_MODEL:?set DRAFT_MODEL: the EAGLE-3 head trained for MODEL}\"\n"), std::string::npos) << v;
+  for (const auto& e : l) {
+    for (const auto& f : e.files) {
+      std::istringstream lines(f.text);
+      for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << f.path << ": " << line;
+    }
+  }
   EXPECT_EQ(spec_vllm_json(v), R"({"method":"eagle3","model":"$DRAFT_MODEL","num_speculative_tokens":3})") << v;
   spec_check_vllm_json(spec_vllm_json(v));
   EXPECT_EQ(launch_file_at(l, "vllm/dynamo.yaml"), nullptr);

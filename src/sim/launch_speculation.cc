@@ -46,7 +46,7 @@ std::string draft_model_var(const LaunchTarget& t) {
   if (t.drafter == "draft_model" && t.draft_model) return "DRAFT_MODEL=\"${DRAFT_MODEL:-" + *t.draft_model + "}\"";
   const std::string what = t.drafter == "draft_model" ? "the checkpoint of " + (t.draft_model_name.empty() ? std::string("the draft model") : t.draft_model_name)
                                                       : std::string(t.drafter == "eagle3" ? "the EAGLE-3" : "the EAGLE") + " head trained for MODEL";
-  return "DRAFT_MODEL=\"${DRAFT_MODEL:?set DRAFT_MODEL to " + what + " (a HF repo id or a directory)}\"";
+  return "DRAFT_MODEL=\"${DRAFT_MODEL:?set DRAFT_MODEL: " + what + "}\"";  // within 100 columns
 }
 
 std::string vllm_speculation_problem(const LaunchTarget& t) {
@@ -74,7 +74,13 @@ std::string vllm_speculative_config(const LaunchTarget& t) {
   // method "mtp" serves the target's own module (model unset: the target's); "deepseek_mtp"
   // and the other *_mtp names are deprecated aliases of it on the v0.11 line.
   if (t.drafter == "mtp") return "--speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":" + k + "}'";
-  return "--speculative-config \"{\\\"method\\\":\\\"" + t.drafter + "\\\",\\\"model\\\":\\\"$DRAFT_MODEL\\\",\\\"num_speculative_tokens\\\":" + k + "}\"";
+  return "--speculative-config \"$SPECULATIVE_CONFIG\"";  // vllm_speculative_config_var: the JSON names DRAFT_MODEL
+}
+
+std::string vllm_speculative_config_var(const LaunchTarget& t) {
+  if (!spec_drafts(t) || t.drafter == "mtp") return "";
+  return "SPECULATIVE_CONFIG=\"{\\\"method\\\":\\\"" + t.drafter + "\\\",\\\"model\\\":\\\"$DRAFT_MODEL\\\",\\\"num_speculative_tokens\\\":" +
+         std::to_string(t.draft_tokens) + "}\"";
 }
 
 std::string sglang_speculation_problem(const LaunchTarget& t, const std::vector<Pool>& pools) {

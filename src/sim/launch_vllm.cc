@@ -91,6 +91,7 @@ std::string vllm_serve(const PlanCandidate& c, const LaunchTarget& t, const Pool
   if (const std::string note = model_note(t, w, "vLLM", "quantizes online only to fp8, from a 16-bit checkpoint"); !note.empty()) s.comments.push_back(note);
   s.vars.push_back(model_var(t, w));
   if (const std::string draft = draft_model_var(t); !draft.empty()) s.vars.push_back(draft);
+  if (const std::string spec = vllm_speculative_config_var(t); !spec.empty()) s.vars.push_back(spec);
   const int64_t port = p.role.empty() ? 8000 : p.role == "prefill" ? kPrefillPort : kVllmDecodePort;
   s.vars.push_back("PORT=\"${PORT:-" + std::to_string(port) + "}\"");
   if (t.lora_adapters > 0) {

@@ -36,7 +36,9 @@ assert abs(gain_plan / gain_decode - 1) < 0.05, (gain_plan, gain_decode)
 assert v["speculation_pays"] is True, v  # same chips, lower TPOT
 assert j["best"]["tpot_at_percentile_ms"] == v["with_drafts"]["tpot_at_percentile_ms"], (j["best"], v)
 files = {f["path"]: f["text"] for e in j["launch"] for f in e["files"]}
-assert '--speculative-config "{\\"method\\":\\"eagle3\\",\\"model\\":\\"$DRAFT_MODEL\\",\\"num_speculative_tokens\\":3}"' in files["vllm/serve.sh"], files["vllm/serve.sh"]
+assert 'SPECULATIVE_CONFIG="{\\"method\\":\\"eagle3\\",\\"model\\":\\"$DRAFT_MODEL\\",\\"num_speculative_tokens\\":3}"' in files["vllm/serve.sh"], files["vllm/serve.sh"]
+assert '--speculative-config "$SPECULATIVE_CONFIG"' in files["vllm/serve.sh"], files["vllm/serve.sh"]
+assert all(len(line) <= 100 for f in files.values() for line in f.splitlines())
 assert 'DRAFT_MODEL="${DRAFT_MODEL:?' in files["vllm/serve.sh"]
 s = files["sglang/serve.sh"]
 for want in ["--speculative-algorithm EAGLE3", "--speculative-num-steps 3", "--speculative-eagle-topk 1", "--speculative-num-draft-tokens 4"]:
