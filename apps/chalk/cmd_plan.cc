@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "deployment_options.h"
 #include "request_budget.h"
+#include "serving_cli.h"
 #include "energy_cli.h"
 #include "plan_chips_cli.h"
 #include "plan_day_cli.h"
@@ -39,6 +40,7 @@ struct PlanArgs {
   std::optional<std::string> launch_dir;  ///< write the launch files here (unset = print only; "" is an error)
   std::optional<std::string> rate_curve;  ///< --rate-curve FILE: plan a day hour by hour (plan_day_cli.h)
   EnergyArgs energy;
+  serving_cli::LeverArgs levers;  ///< --draft, --acceptance, --accepted-tokens, --drafter (simulate's, parsed by levers_of)
 };
 
 }  // namespace
@@ -58,6 +60,7 @@ Table plan_candidates_table(const std::vector<sim::PlanCandidate>& evaluated, co
                {"ttft_at_percentile_ms", "TTFT@p ms"},
                {"tpot_at_percentile_ms", "TPOT@p ms"},
                {"output_tok_per_s_per_chip", "out tok/s/chip"},
+               {"accepted_tokens_per_step", "kept/step"},
                {"slo_attainment", "SLO met"},
                {"meets_slo", "meets"},
                {"layout", "layout"},
@@ -65,7 +68,8 @@ Table plan_candidates_table(const std::vector<sim::PlanCandidate>& evaluated, co
                {"energy_j_per_request", "J/req"},
                {"energy_kwh", "kWh"}};
   t.set_priority({"mode", "chips", "meets_slo"}, 0);
-  t.set_priority({"pp", "decode_replica_chips", "decode_replicas", "slo_attainment", "layout", "decode_layout", "energy_j_per_request", "energy_kwh"}, 2);
+  t.set_priority({"pp", "decode_replica_chips", "decode_replicas", "accepted_tokens_per_step", "slo_attainment", "layout", "decode_layout",
+                  "energy_j_per_request", "energy_kwh"}, 2);
   if (with_hardware) {  // mixed chips: each pool's system after the mode
     t.columns.insert(t.columns.begin() + 1, {{"prefill_hardware", "prefill chip"}, {"decode_hardware", "decode chip"}});
   }
@@ -81,6 +85,7 @@ Table plan_candidates_table(const std::vector<sim::PlanCandidate>& evaluated, co
            c.summary.ttft.count > 0 ? Cell(c.summary.ttft_at_slo_percentile_s * 1e3) : Cell{},
            c.summary.tpot.count > 0 ? Cell(c.summary.tpot_at_slo_percentile_s * 1e3) : Cell{},
            measured ? Cell(c.summary.output_tok_per_s_per_chip) : Cell{},
+           c.summary.accepted_tokens_per_step > 0 ? Cell(c.summary.accepted_tokens_per_step) : Cell{},  // with --draft: kept per verify step
            c.summary.slo_attainment,
            std::string(c.meets_slo ? "yes" : "no"), c.layout, c.disaggregated ? Cell(c.decode_layout) : Cell{},
            requests ? Cell(c.energy->j_per_request) : Cell{}, c.energy ? Cell(c.energy->energy_kwh) : Cell{}});
@@ -110,6 +115,10 @@ void run_plan(PlanArgs a) {
   o.prefix_hit_rate = a.traffic.prefix_hit_rate;
   o.kv_offload = kv_offload_from(a.traffic, reqs);
   o.lora = lora_from(a.traffic, reqs);
+  // Speculative decoding / MTP, exactly as `simulate` parses and runs it (the acceptance draws
+  // take the traffic's seed): every candidate's decodes verify the drafts.
+  o.speculation = serving_cli::levers_of(a.levers, a.deployment);
+  o.speculation_seed = a.traffic.seed;
   o.facility = facility_from(a.energy);
   if (a.budget_chips && *a.budget_chips < 1) {
     throw InputError("--budget-chips", "must be >= 1 chip, got " + std::to_string(*a.budget_chips));
@@ -162,7 +171,7 @@ void run_plan(PlanArgs a) {
     o.progress = budget_progress();
   }
   sim::PlanReport r;
-  nlohmann::json offload = nullptr;
+  nlohmann::json offload = nullptr, drafting = nullptr;
   std::optional<sim::LoraPlan> lora;
   try {
     if (o.lora.enabled()) {  // each --max-loras value a whole plan (sim/plan_lora.h); the cheapest's is the plan
@@ -178,6 +187,11 @@ void run_plan(PlanArgs a) {
       none.kv_offload = {};
       offload = offload_verdict(r, sim::plan_deployment(m, s, base, reqs, none), o.kv_offload);
     }
+    if (o.speculation.draft_tokens > 0) {  // the same search with plain decode: does drafting pay?
+      sim::PlanOptions plain = o;
+      plain.speculation = {};
+      drafting = speculation_verdict(r, sim::plan_deployment(m, s, base, reqs, plain), o.speculation);
+    }
   } catch (const InputError& e) {
     if (e.field() == "usd_budget") throw InputError("--budget-usd-per-hour", std::string(e.what()).substr(e.field().size() + 2));
     if (e.field() == "chips") throw InputError("--budget-chips", std::string(e.what()).substr(e.field().size() + 2));
@@ -191,7 +205,7 @@ void run_plan(PlanArgs a) {
   // Launch files serve the model as the user named it (an HF repo id as typed; a built-in
   // name's repository), with the formats, memory and scheduler simulated.
   std::vector<sim::EngineLaunch> launches;
-  if (r.best) launches = sim::launch_files(r.evaluated[*r.best], launch_target(a.deployment.model, m, s, base, policy, reqs, o.lora));
+  if (r.best) launches = sim::launch_files(r.evaluated[*r.best], launch_target(a.deployment.model, m, s, base, policy, reqs, o.lora, o.speculation));
   const nlohmann::json lora_j = plan_lora_json(o.lora, lora, r.best ? &r.evaluated[*r.best] : nullptr);
   const std::string launch_dir = a.launch_dir.value_or("");
   const int64_t written = launch_dir.empty() ? 0 : write_launch_files(launch_dir, launches);
@@ -231,6 +245,8 @@ void run_plan(PlanArgs a) {
     j["warnings"] = warnings;
     j["searched"] = r.searched;
     j["kv_offload_verdict"] = offload;
+    j["levers"] = serving_cli::levers_json(o.speculation);  // as simulate's
+    j["speculation_verdict"] = drafting;
     j["lora"] = lora_j;
     j["launch"] = launch_json(launches);
     print_json(std::cout, envelope("plan", std::move(j), column_keys(front)));  // captured by `chalk web` (web_api.h)
@@ -249,6 +265,8 @@ void run_plan(PlanArgs a) {
   for (const auto& line : r.searched) std::cout << "            " << line << '\n';
   std::cout << engine_profile_text(a.policy) << energy_assumptions_text(o.power, o.facility);
   if (!offload.is_null()) std::cout << offload_verdict_text(offload);
+  if (o.speculation.draft_tokens > 0) std::cout << "levers      " << serving_cli::describe_levers(o.speculation) << '\n';
+  if (!drafting.is_null()) std::cout << speculation_verdict_text(drafting);
   if (!lora_j.is_null()) std::cout << "lora        " << plan_lora_text(lora_j) << '\n';
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
@@ -275,6 +293,7 @@ void register_plan(CLI::App& app, Action& run) {
   add_policy_options(*cmd, a.policy);
   add_slo_options(*cmd, a.slo);
   add_energy_options(*cmd, a.energy);
+  serving_cli::add_draft_options(*cmd, a.levers);
   cmd->add_option("--budget-chips", a.budget_chips, "Chips available at most");
   cmd->add_option("--budget-usd-per-hour", a.budget_usd_per_hour, "Dollars per hour at most (needs a price)");
   cmd->add_option("--replica-chips", a.replica_chips, "Chips per replica to try: comma list (default: from the smallest that holds the model)");
@@ -285,7 +304,10 @@ void register_plan(CLI::App& app, Action& run) {
                   "each rate planned as --rate would, replicas by hour and the cost per day");
   cmd->footer(fmt::format("With -H A,B,... the plan chooses chip types as well as counts: every (prefill chip, decode chip) pair at "
                           "its catalog price, the cheapest that meets the SLO and the runner-up (docs/simulator.md, \"Planning over chip "
-                          "types\").\nExit status: 0 with a deployment that meets the SLO; {} when none does (the report of what was tried is "
+                          "types\").\nWith --draft every candidate runs speculative decoding as `chalk simulate --draft` does, and the same search runs "
+                          "again with plain decode: the plan is the one with drafts, and it says whether speculation pays at the SLO and rate "
+                          "(cheaper, or meets the SLO where plain decode cannot; JSON speculation_verdict) and writes the drafter into the "
+                          "launch files.\nExit status: 0 with a deployment that meets the SLO; {} when none does (the report of what was tried is "
                           "printed all the same, JSON best null); 2 for bad input.",
                           kExitNoDeployment));
   file_name_option(cmd->add_option("--launch-dir", a.launch_dir,

@@ -127,7 +127,7 @@ void run_plan_chips(const PlanChipsInputs& in) {
   std::vector<sim::EngineLaunch> launches;
   const sim::PlanCandidate* chosen_c = p.best ? &best_of(p.pairs[*p.best]) : nullptr;
   if (chosen_c != nullptr) {
-    const auto target = [&](const std::string& name) { return launch_target(in.model_arg, in.model, system(name), in.base, in.policy, in.requests, in.options.lora); };
+    const auto target = [&](const std::string& name) { return launch_target(in.model_arg, in.model, system(name), in.base, in.policy, in.requests, in.options.lora, in.options.speculation); };
     const auto& pair = p.pairs[*p.best];
     launches = pair.prefill_hardware == pair.decode_hardware
                    ? sim::launch_files(*chosen_c, target(pair.decode_hardware))

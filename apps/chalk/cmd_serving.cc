@@ -34,8 +34,8 @@ void add_draft_options(CLI::App& cmd, LeverArgs& l) {
   cmd.add_option("--accepted-tokens", l.accepted_tokens,
                  "A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)");
   cmd.add_option("--drafter", l.drafter,
-                 "Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model "
-                 "name or path, or none (free drafts)");
+                 "Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), eagle or eagle3 (an "
+                 "EAGLE head: one layer like the model's last, with its LM head), a draft model name or path, or none (free drafts)");
 }
 
 void add_lever_options(CLI::App& cmd, LeverArgs& l) {
@@ -59,11 +59,19 @@ ServingLevers levers_of(const LeverArgs& l, const DeploymentArgs& deployment) {
   if (l.draft > 0) {
     if (l.drafter == "none") {
       s.drafter = Drafter::none;
+    } else if (l.drafter == "eagle" || l.drafter == "eagle3") {
+      // An EAGLE head (EAGLE, arXiv 2401.15077; EAGLE-3, arXiv 2503.01840): one decoder
+      // layer over the target's features with the target's LM head, priced as the MTP
+      // module's pass is (Deployment::mtp: one more layer like the model's last with its LM
+      // head), on any model. Its acceptance is the checkpoint's: it must be stated.
+      s.drafter = Drafter::mtp;
+      s.eagle_head = l.drafter;
     } else if (l.drafter.empty() || l.drafter == "mtp") {
       const ModelSpec target = load_model(deployment.model);
       if (target.n_mtp_layers < 1) {
-        throw InputError("--drafter", target.name + " ships no MTP module (num_nextn_predict_layers 0); name a smaller model "
-                                      "of its family as the draft (--drafter NAME or a config.json) or give --drafter none to price the drafts as free");
+        throw InputError("--drafter", target.name + " ships no MTP module (num_nextn_predict_layers 0); draft with an EAGLE head "
+                                      "(--drafter eagle3), a smaller model of its family (--drafter NAME or a config.json), or give --drafter none to "
+                                      "price the drafts as free");
       }
       // DeepSeek-V3 ships one module; more drafts than modules reuse it, one pass each.
       s.drafter = Drafter::mtp;
@@ -116,7 +124,10 @@ std::string describe_levers(const ServingLevers& l) {
                                  : fmt::format("acceptance {}{} -> {:.3g} tokens kept per step (Leviathan et al. 2023 eq. 1)", l.acceptance,
                                                l.acceptance_published ? " (DeepSeek-V3 report 5.4.3: 85-90%, the default)" : "",
                                                tokens_kept_per_step(l));
-    const std::string who = l.drafter == Drafter::mtp     ? "drafted by the MTP module, one pass per draft, in every step"
+    const std::string who = !l.eagle_head.empty()
+                                 ? "drafted by an " + std::string(l.eagle_head == "eagle3" ? "EAGLE-3" : "EAGLE") +
+                                       " head (one layer like the model's last, with its LM head), one pass per draft, in every step"
+                             : l.drafter == Drafter::mtp   ? "drafted by the MTP module, one pass per draft, in every step"
                              : l.drafter == Drafter::model ? "drafted by " + l.draft_model_name + ", one pass per draft, in every step"
                                                            : "drafts free (--drafter none: an upper bound)";
     s += fmt::format("speculative decoding / MTP: {} drafted per step, {}; {}", l.draft_tokens, kept, who);
@@ -136,7 +147,7 @@ nlohmann::json levers_json(const ServingLevers& l) {
   return {{"draft_tokens", l.draft_tokens},
           {"acceptance", l.acceptance},
           {"tokens_kept_per_step", tokens_kept_per_step(l)},
-          {"drafter", l.draft_tokens == 0 ? nlohmann::json() : nlohmann::json(l.drafter == Drafter::mtp ? "mtp" : l.drafter == Drafter::model ? l.draft_model_name : "none")},
+          {"drafter", l.draft_tokens == 0 ? nlohmann::json() : nlohmann::json(!l.eagle_head.empty() ? l.eagle_head : l.drafter == Drafter::mtp ? "mtp" : l.drafter == Drafter::model ? l.draft_model_name : "none")},
           {"sparse_attention", rule},
           {"sparse_top_k_tokens", l.sparse == SparseAttention::top_k ? nlohmann::json(l.sparse_top_k) : nlohmann::json()},
           {"sparse_sqrt_factor", l.sparse == SparseAttention::sqrt_context ? nlohmann::json(l.sparse_sqrt_factor) : nlohmann::json()}};

@@ -15,8 +15,21 @@
 namespace chalk::cli {
 
 sim::LaunchTarget launch_target(const std::string& model_arg, const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
-                                const sim::EnginePolicy& policy, const std::vector<sim::Request>& reqs, const sim::LoraSpec& lora) {
+                                const sim::EnginePolicy& policy, const std::vector<sim::Request>& reqs, const sim::LoraSpec& lora,
+                                const ServingLevers& speculation) {
   sim::LaunchTarget t;
+  if (speculation.draft_tokens > 0) {
+    t.draft_tokens = speculation.draft_tokens;
+    t.drafter = !speculation.eagle_head.empty()             ? speculation.eagle_head
+                : speculation.drafter == Drafter::mtp       ? "mtp"
+                : speculation.drafter == Drafter::model     ? "draft_model"
+                                                            : "none";
+    if (speculation.drafter == Drafter::model) {
+      t.draft_model_name = speculation.draft_model_name;
+      t.draft_model = served_model(speculation.draft_model_name);
+    }
+  }
+  t.model_type = m.architecture;
   if (lora.enabled()) {
     t.lora_adapters = lora.adapters;
     t.lora_rank = lora.rank;
@@ -149,6 +162,37 @@ std::string offload_verdict_text(const nlohmann::json& v) {
   return fmt::format("offload     with host {} GB, SSD {} GB per replica: {}; without: {}: the tiers {}\n", format_number(v["host_gb"].get<double>(), 4),
                      format_number(v["ssd_gb"].get<double>(), 4), side(v["with_tiers"]), side(v["without_tiers"]),
                      v["tier_pays"].get<bool>() ? "pay" : "do not pay");
+}
+
+nlohmann::json speculation_verdict(const sim::PlanReport& with, const sim::PlanReport& without, const ServingLevers& l) {
+  const auto best = [](const sim::PlanReport& r) -> nlohmann::json {
+    if (!r.best) return nullptr;
+    const auto& c = r.evaluated[*r.best];
+    return {{"cost_usd_per_hour", c.usd_per_hour ? nlohmann::json(*c.usd_per_hour) : nlohmann::json(nullptr)},
+            {"chips", c.chips},
+            {"ttft_at_percentile_ms", c.summary.ttft_at_slo_percentile_s * 1e3},
+            {"tpot_at_percentile_ms", c.summary.tpot_at_slo_percentile_s * 1e3}};
+  };
+  const nlohmann::json w = best(with), wo = best(without);
+  bool pays = !w.is_null() && wo.is_null();
+  if (!w.is_null() && !wo.is_null()) {
+    const auto cost = [](const nlohmann::json& x) { return x["cost_usd_per_hour"].is_null() ? x["chips"].get<double>() : x["cost_usd_per_hour"].get<double>(); };
+    pays = cost(w) < cost(wo) || (cost(w) == cost(wo) && w["tpot_at_percentile_ms"].get<double>() < wo["tpot_at_percentile_ms"].get<double>());
+  }
+  return {{"draft_tokens", l.draft_tokens}, {"tokens_kept_per_step", tokens_kept_per_step(l)}, {"with_drafts", w}, {"without_drafts", wo},
+          {"speculation_pays", pays}};
+}
+
+std::string speculation_verdict_text(const nlohmann::json& v) {
+  const auto side = [](const nlohmann::json& x) {
+    if (x.is_null()) return std::string("no deployment meets the SLO");
+    return fmt::format("{}{}, TPOT@p {} ms", counted(x["chips"].get<double>(), "chip"),
+                       x["cost_usd_per_hour"].is_null() ? "" : ", $" + format_number(x["cost_usd_per_hour"].get<double>(), 4) + "/hour",
+                       format_number(x["tpot_at_percentile_ms"].get<double>(), 4));
+  };
+  return fmt::format("drafting    {} drafts, {} tokens kept per step: {}; without drafts: {}: speculation {}\n", v["draft_tokens"].get<int64_t>(),
+                     format_number(v["tokens_kept_per_step"].get<double>(), 4), side(v["with_drafts"]), side(v["without_drafts"]),
+                     v["speculation_pays"].get<bool>() ? "pays at this SLO and rate" : "does not pay at this SLO and rate");
 }
 
 std::string plan_lora_text(const nlohmann::json& j) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chalk/sim/launch.h"
+#include "chalk/serving/serving.h"
 #include "chalk/sim/plan_lora.h"
 #include "deployment_options.h"
 
@@ -18,10 +19,23 @@ namespace chalk::cli {
 /// What the launch files need beyond the chosen deployment, for system `s`: the model to
 /// serve as the user named it (`model_arg`, -m: served_model, needs_remote_code), the formats,
 /// memory reserve and scheduler simulated, and the longest request of `reqs` (the engines'
-/// maximum model length), and the LoRA adapters planned for (`lora`: their count and rank;
-/// none when not enabled).
+/// maximum model length), the LoRA adapters planned for (`lora`: their count and rank;
+/// none when not enabled), and the speculative decoding simulated (`speculation`, levers_of's:
+/// K drafts and the drafter, mtp, eagle, eagle3, a draft model with its repository, or none).
 sim::LaunchTarget launch_target(const std::string& model_arg, const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base,
-                                const sim::EnginePolicy& policy, const std::vector<sim::Request>& reqs, const sim::LoraSpec& lora = {});
+                                const sim::EnginePolicy& policy, const std::vector<sim::Request>& reqs, const sim::LoraSpec& lora = {},
+                                const ServingLevers& speculation = {});
+
+/// Whether speculative decoding pays (`plan --draft`; docs/output-schema.md
+/// `speculation_verdict`): the best deployment of `with` (planned with the drafts) and of
+/// `without` (the same search with plain decode), {cost_usd_per_hour, chips,
+/// ttft_at_percentile_ms, tpot_at_percentile_ms} each (null: none meets the SLO), and
+/// `speculation_pays`: only the plan with drafts meets the SLO, or its best costs less
+/// (dollars when priced, else chips), or at equal cost its TPOT at the percentile is lower.
+nlohmann::json speculation_verdict(const sim::PlanReport& with, const sim::PlanReport& without, const ServingLevers& l);
+
+/// speculation_verdict's object as plan's text line ("drafting   3 drafts (eagle3): 4 chips, ...; without: ...: speculation pays\n").
+std::string speculation_verdict_text(const nlohmann::json& v);
 
 /// Writes every engine's launch files under `dir` (ENGINE/FILE, scripts executable); returns
 /// how many. Throws InputError("--launch-dir") naming the path that cannot be made or written.

@@ -94,10 +94,10 @@ std::string check_catalog_name(const std::string& field, const std::string& flag
     const auto near = nearest_names(value, builtin_system_names(), 3);
     throw InputError(field, fmt::format("unknown system '{}'; built-in systems near it: {}", utf8_prefix(value, 80), fmt::join(near, ", ")));
   } else if (flag == "drafter") {
-    if (value == "mtp" || value == "none") return value;
+    if (value == "mtp" || value == "none" || value == "eagle" || value == "eagle3") return value;
     if (auto name = builtin_model(value)) return *name;
     const auto near = nearest_names(value, builtin_model_names(), 3);
-    throw InputError(field, fmt::format("unknown drafter '{}': expected mtp, none or a built-in model; near it: {}", utf8_prefix(value, 80),
+    throw InputError(field, fmt::format("unknown drafter '{}': expected mtp, eagle, eagle3, none or a built-in model; near it: {}", utf8_prefix(value, 80),
                                         fmt::join(near, ", ")));
   } else if (flag == "sheet" || flag == "compare") {
     const auto names = builtin_price_sheet_names();

@@ -83,7 +83,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens, except DeepSeek-V3/R1's own MTP module (default acceptance 0.875, the V3 report's 85-90%) (default 0)
     acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
-    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
+    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), eagle or eagle3 (an EAGLE head: one layer like the model's last, with its LM head), a draft model name or path, or none (free drafts)
     sparse_top_k: Sparse attention: each query reads this many KV tokens (DSA: 2048)
     sparse_sqrt: Sparse attention: each query reads ceil(C sqrt(context)) KV tokens
 
@@ -181,7 +181,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens, except DeepSeek-V3/R1's own MTP module (default acceptance 0.875, the V3 report's 85-90%) (default 0)
     acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
-    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
+    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), eagle or eagle3 (an EAGLE head: one layer like the model's last, with its LM head), a draft model name or path, or none (free drafts)
     sparse_top_k: Sparse attention: each query reads this many KV tokens (DSA: 2048)
     sparse_sqrt: Sparse attention: each query reads ceil(C sqrt(context)) KV tokens
     batch: Sequences per step: comma list, or a:b for powers of two from a to b (default 1:65536)
@@ -221,7 +221,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens, except DeepSeek-V3/R1's own MTP module (default acceptance 0.875, the V3 report's 85-90%) (default 0)
     acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
-    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
+    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), eagle or eagle3 (an EAGLE head: one layer like the model's last, with its LM head), a draft model name or path, or none (free drafts)
     sparse_top_k: Sparse attention: each query reads this many KV tokens (DSA: 2048)
     sparse_sqrt: Sparse attention: each query reads ceil(C sqrt(context)) KV tokens
     context: Tokens in each sequence's KV cache (default 4096)
@@ -259,7 +259,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens, except DeepSeek-V3/R1's own MTP module (default acceptance 0.875, the V3 report's 85-90%) (default 0)
     acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
-    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
+    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), eagle or eagle3 (an EAGLE head: one layer like the model's last, with its LM head), a draft model name or path, or none (free drafts)
     sparse_top_k: Sparse attention: each query reads this many KV tokens (DSA: 2048)
     sparse_sqrt: Sparse attention: each query reads ceil(C sqrt(context)) KV tokens
     context: Tokens in each sequence's KV cache: comma list or a:b (default 4096)
@@ -293,7 +293,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens, except DeepSeek-V3/R1's own MTP module (default acceptance 0.875, the V3 report's 85-90%) (default 0)
     acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
-    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
+    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), eagle or eagle3 (an EAGLE head: one layer like the model's last, with its LM head), a draft model name or path, or none (free drafts)
     sparse_top_k: Sparse attention: each query reads this many KV tokens (DSA: 2048)
     sparse_sqrt: Sparse attention: each query reads ceil(C sqrt(context)) KV tokens
     batch: Candidate batches: comma list, or a:b for powers of two (default 1:65536)
@@ -331,7 +331,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens, except DeepSeek-V3/R1's own MTP module (default acceptance 0.875, the V3 report's 85-90%) (default 0)
     acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
-    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
+    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), eagle or eagle3 (an EAGLE head: one layer like the model's last, with its LM head), a draft model name or path, or none (free drafts)
     sparse_top_k: Sparse attention: each query reads this many KV tokens (DSA: 2048)
     sparse_sqrt: Sparse attention: each query reads ceil(C sqrt(context)) KV tokens
     context: Tokens in each sequence's KV cache (default 4096)
@@ -796,7 +796,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens, except DeepSeek-V3/R1's own MTP module (default acceptance 0.875, the V3 report's 85-90%) (default 0)
     acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
-    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), a draft model name or path, or none (free drafts)
+    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), eagle or eagle3 (an EAGLE head: one layer like the model's last, with its LM head), a draft model name or path, or none (free drafts)
     pp: Pipeline stages: the layers split over N groups of chips (one scale-up domain each), activations sent between them over scale-out; -n then counts every stage's chips (default: without -n, when no replica within the scale-up domain holds the model, the pipeline `chalk layouts` ranks first; else 1)
     replicas: Replicas of --chips chips each; requests go as --routing says (default 1; with a rate and no --chips, the fewest whose saturated capacity serves the rate at 80% of it)
     routing: How requests reach replicas (and a disaggregated prefill pool): round-robin, or cache-aware (SGLang router's cache_aware policy: the replica with the longest cached prefix over 30% of the prompt, unless the load is unbalanced by over 64 requests and 1.5x) (default round-robin)
@@ -813,7 +813,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
-def plan(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, eplb: Optional[Values] = None, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, shared_prefix: Optional[Values] = None, sessions: Optional[Values] = None, kv_offload: Optional[Values] = None, lora: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, engine_profile: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, budget_chips: Optional[Values] = None, budget_usd_per_hour: Optional[Values] = None, replica_chips: Optional[Values] = None, max_seqs_candidates: Optional[Values] = None, modes: Optional[Values] = None, rate_curve: Optional[Values] = None, launch_dir: Optional[Values] = None, frame: bool = False) -> Any:
+def plan(*, model: Optional[Values] = None, hardware: Optional[Values] = None, chips: Optional[Values] = None, weights: Optional[Values] = None, kv_dtype: Optional[Values] = None, compute: Optional[Values] = None, matmul_efficiency: Optional[Values] = None, hbm_efficiency: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, memory_reserve: Optional[Values] = None, roofline: bool = False, mechanisms: bool = False, tp: Optional[Values] = None, ep: Optional[Values] = None, two_batch_overlap: bool = False, enforce_eager: bool = False, eplb: Optional[Values] = None, dispatch_dtype: Optional[Values] = None, rate: Optional[Values] = None, rate_per_min: Optional[Values] = None, arrivals: Optional[Values] = None, cv: Optional[Values] = None, requests: Optional[Values] = None, seed: Optional[Values] = None, input: Optional[Values] = None, output: Optional[Values] = None, trace: Optional[Values] = None, prefix_hit_rate: Optional[Values] = None, shared_prefix: Optional[Values] = None, sessions: Optional[Values] = None, kv_offload: Optional[Values] = None, lora: Optional[Values] = None, engine: Optional[Values] = None, max_batched_tokens: Optional[Values] = None, block_size: Optional[Values] = None, max_sequences: Optional[Values] = None, gpu_memory_utilization: Optional[Values] = None, engine_profile: Optional[Values] = None, chunked_prefill: Optional[Values] = None, kv_admission: Optional[Values] = None, ttft_slo_ms: Optional[Values] = None, tpot_slo_ms: Optional[Values] = None, slo_percentile: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, host_w_per_chip: Optional[Values] = None, draft: Optional[Values] = None, acceptance: Optional[Values] = None, accepted_tokens: Optional[Values] = None, drafter: Optional[Values] = None, budget_chips: Optional[Values] = None, budget_usd_per_hour: Optional[Values] = None, replica_chips: Optional[Values] = None, max_seqs_candidates: Optional[Values] = None, modes: Optional[Values] = None, rate_curve: Optional[Values] = None, launch_dir: Optional[Values] = None, frame: bool = False) -> Any:
     """`chalk plan --json`: The cheapest deployment that serves a traffic within TTFT/TPOT SLOs, with the engines' launch files.
 
 Returns the CLI's JSON as plain Python objects.
@@ -865,6 +865,10 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     chip_power_w: Chip TDP in W for the energy figures (default: the catalog's)
     pue: Power usage effectiveness, facility / IT energy (1 = IT only; Google 2024: 1.09, industry: 1.56) (default 1)
     host_w_per_chip: Host power per chip in W: CPUs, NICs, switches, fans (HGX H100: about 350) (default 0)
+    draft: Speculative decoding / MTP: tokens drafted per step (0..64); needs --acceptance or --accepted-tokens, except DeepSeek-V3/R1's own MTP module (default acceptance 0.875, the V3 report's 85-90%) (default 0)
+    acceptance: Probability each drafted token is accepted [0-1] (DeepSeek-V3's MTP: 0.85-0.9)
+    accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
+    drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), eagle or eagle3 (an EAGLE head: one layer like the model's last, with its LM head), a draft model name or path, or none (free drafts)
     budget_chips: Chips available at most
     budget_usd_per_hour: Dollars per hour at most (needs a price)
     replica_chips: Chips per replica to try: comma list (default: from the smallest that holds the model)

@@ -224,6 +224,22 @@ def test_plan_takes_lora_and_a_list_of_chip_types():
     assert j["launch"][0]["files"], j["launch"]
 
 
+def test_plan_takes_speculative_decoding(cli):
+    # Review 7 M5: chalk.plan takes simulate's draft, acceptance, drafter and returns exactly
+    # `chalk plan --json`: the levers (3 drafts kept at 0.8: (1 - 0.8^4) / 0.2 = 2.952 tokens a
+    # step), the verdict against plain decode and the EAGLE-3 head in vLLM's launch file.
+    args = dict(model="llama-3.1-8b", hardware="h100-sxm", rate=1, requests=30, input=512, output=64, budget_chips=1,
+                replica_chips=1, max_seqs_candidates=64, modes="aggregated", tpot_slo_ms=50, draft=3, acceptance=0.8, drafter="eagle3")
+    j = chalk.plan(frame=False, **args)
+    assert j == cli("plan", *[x for k, v in args.items() for x in ("--" + k.replace("_", "-"), str(v))])
+    assert j["levers"]["drafter"] == "eagle3" and abs(j["levers"]["tokens_kept_per_step"] - 2.952) < 1e-12, j["levers"]
+    v = j["speculation_verdict"]
+    assert v["with_drafts"]["tpot_at_percentile_ms"] < v["without_drafts"]["tpot_at_percentile_ms"], v
+    assert '\\"method\\":\\"eagle3\\"' in j["launch"][0]["files"][0]["text"], j["launch"][0]["files"][0]["text"]
+    with pytest.raises(chalk.ChalkError, match="^acceptance: must be a probability in \\[0, 1\\], got 1.5"):
+        chalk.plan(frame=False, **{**args, "acceptance": 1.5})
+
+
 def test_step_time_is_the_cli_step_in_seconds_in_each_form(cli):
     # One batch in chalk's, BLIS's and SGLang's forms (docs/simulator.md, "chalk as a
     # step-time predictor"): a 512-token chunk after 1,024 cached and two decodes at 2,000

@@ -174,6 +174,7 @@ std::vector<std::string> header(const PlanCandidate& c, const LaunchTarget& t, c
                 " tokens (prompt + output), the longest simulated: the engine refuses longer requests; raise it for "
                 "real traffic (each sequence's KV grows with it) and re-plan with that length.");
   }
+  if (const std::string spec = speculation_note(t); !spec.empty()) h.push_back(spec);
   h.push_back("Flags checked against " + checked_at + ".");
   return h;
 }

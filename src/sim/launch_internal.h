@@ -101,6 +101,33 @@ std::string fraction(double x);
 /// cache's share of what the weights leave, ((1 - reserve) HBM - W) / (HBM - W) per chip.
 double trtllm_kv_fraction(const LaunchTarget& t, double weight_bytes_per_chip);
 
+/// Speculative decoding (launch_speculation.cc; LaunchTarget::draft_tokens, drafter). The
+/// drafter's checkpoint is the operator's (an EAGLE head) or a draft model's: the scripts'
+/// DRAFT_MODEL.
+bool needs_draft_checkpoint(const LaunchTarget& t);
+/// The comment every script carries for the drafting simulated ("" without).
+std::string speculation_note(const LaunchTarget& t);
+/// The DRAFT_MODEL line (its repository as default when known, else required), "" when none.
+std::string draft_model_var(const LaunchTarget& t);
+/// Why vLLM cannot run the drafter (a separate draft model on the v0.11 line; EAGLE-3 on a
+/// target family SpeculativeConfig does not list), or "".
+std::string vllm_speculation_problem(const LaunchTarget& t);
+/// vLLM's `--speculative-config JSON` argument ({method, model, num_speculative_tokens}), or "".
+std::string vllm_speculative_config(const LaunchTarget& t);
+/// The SPECULATIVE_CONFIG line holding that JSON where it names the script's DRAFT_MODEL (an
+/// EAGLE head), "" otherwise (the MTP module's JSON is written in place).
+std::string vllm_speculative_config_var(const LaunchTarget& t);
+/// Why SGLang cannot run the drafter for `pools` (a separate draft model under DP attention), or "".
+std::string sglang_speculation_problem(const LaunchTarget& t, const std::vector<Pool>& pools);
+/// SGLang's arguments: --speculative-algorithm, --speculative-draft-model-path,
+/// --speculative-num-steps K, --speculative-eagle-topk 1, --speculative-num-draft-tokens K + 1.
+std::vector<std::string> sglang_speculation_args(const LaunchTarget& t);
+/// Why TensorRT-LLM cannot run the drafter (an EAGLE-1 head), or "".
+std::string trtllm_speculation_problem(const LaunchTarget& t);
+/// TensorRT-LLM's speculative_config YAML block (decoding_type, num_nextn_predict_layers or
+/// max_draft_len, speculative_model_dir), or "".
+std::string trtllm_speculative_yaml(const LaunchTarget& t);
+
 /// The three engines' writers (launch_vllm.cc, launch_sglang.cc, launch_trtllm.cc).
 EngineLaunch vllm_launch(const PlanCandidate& c, const LaunchTarget& t);
 EngineLaunch sglang_launch(const PlanCandidate& c, const LaunchTarget& t);

@@ -52,6 +52,7 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   }
   if (const std::string note = model_note(t, w, "SGLang", "quantizes online only to fp8, from a 16-bit checkpoint"); !note.empty()) s.comments.push_back(note);
   s.vars.push_back(model_var(t, w));
+  if (const std::string draft = draft_model_var(t); !draft.empty()) s.vars.push_back(draft);
   s.vars.push_back("PORT=\"${PORT:-" + std::to_string(p.role == "decode" ? kDecodePort : kServePort) + "}\"");
   if (t.lora_adapters > 0) {
     s.comments.push_back("Simulated with " + count(t.lora_adapters, "LoRA adapter") + " of rank " + std::to_string(t.lora_rank) +
@@ -105,6 +106,7 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
     s.command.push_back("--disable-decode-cuda-graph");
   }
   for (const auto& a : lora_args(c, t)) s.command.push_back(a);
+  for (const auto& a : sglang_speculation_args(t)) s.command.push_back(a);  // the drafts simulated
   if (!p.role.empty()) s.command.push_back("--disaggregation-mode " + p.role);
   return render(s);
 }
@@ -146,6 +148,7 @@ EngineLaunch sglang_launch(const PlanCandidate& c, const LaunchTarget& t) {
   if (e.problem.empty() && kv_dtype(t.kv).empty()) {
     e.problem = "SGLang has no " + std::string(to_string(t.kv)) + " KV cache (--kv-cache-dtype takes auto, fp8_e4m3, fp8_e5m2, nvfp4, ...)";
   }
+  if (e.problem.empty()) e.problem = sglang_speculation_problem(t, pools);
   if (!e.problem.empty()) return e;
   for (const auto& p : pools) e.files.push_back({script_path("sglang", p), serve(c, t, p), true});
   if (c.disaggregated || c.replicas > 1) e.files.push_back({"sglang/router.sh", router(c, t), true});

@@ -45,6 +45,7 @@ std::string options(const PlanCandidate& c, const LaunchTarget& t, const Pool& p
        ", as simulated\n  capacity_scheduler_policy: " + (c.reserve_to_completion ? "GUARANTEED_NO_EVICT" : "MAX_UTILIZATION") + "\n";
   if (!p.role.empty()) y += "cache_transceiver_config:\n  backend: DEFAULT\n";
   if (t.enforce_eager) y += "# simulated without CUDA graphs (--enforce-eager)\ncuda_graph_config: null\n";
+  y += trtllm_speculative_yaml(t);  // the drafts simulated
   return y;
 }
 
@@ -113,6 +114,7 @@ EngineLaunch trtllm_launch(const PlanCandidate& c, const LaunchTarget& t) {
   if (e.problem.empty() && trtllm_kv_dtype(t.kv).empty()) {
     e.problem = "TensorRT-LLM: no " + std::string(to_string(t.kv)) + " KV cache among the kv_cache_config.dtype values checked (auto, fp8)";
   }
+  if (e.problem.empty()) e.problem = trtllm_speculation_problem(t);
   if (e.problem.empty() && t.lora_adapters > 0) {
     e.problem = "TensorRT-LLM: the plan serves LoRA adapters, and chalk has not checked its LLM API's lora_config keys (tests/data/engine-args/trtllm.txt)";
   }

@@ -57,6 +57,7 @@ std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget&
   if (t.max_model_len > 0) a.push_back("--max-model-len " + std::to_string(t.max_model_len));
   if (t.enforce_eager) a.push_back("--enforce-eager");  // simulated without CUDA graphs
   if (t.trust_remote_code) a.push_back("--trust-remote-code");  // the config's auto_map names the repo's code
+  if (const std::string spec = vllm_speculative_config(t); !spec.empty()) a.push_back(spec);  // the drafts simulated
   return a;
 }
 
@@ -89,6 +90,8 @@ std::string vllm_serve(const PlanCandidate& c, const LaunchTarget& t, const Pool
   }
   if (const std::string note = model_note(t, w, "vLLM", "quantizes online only to fp8, from a 16-bit checkpoint"); !note.empty()) s.comments.push_back(note);
   s.vars.push_back(model_var(t, w));
+  if (const std::string draft = draft_model_var(t); !draft.empty()) s.vars.push_back(draft);
+  if (const std::string spec = vllm_speculative_config_var(t); !spec.empty()) s.vars.push_back(spec);
   const int64_t port = p.role.empty() ? 8000 : p.role == "prefill" ? kPrefillPort : kVllmDecodePort;
   s.vars.push_back("PORT=\"${PORT:-" + std::to_string(port) + "}\"");
   if (t.lora_adapters > 0) {
@@ -154,7 +157,9 @@ std::string worker(const PlanCandidate& c, const LaunchTarget& t, const Pool& p,
   for (const auto& a : args) {
     const auto space = a.find(' ');
     y += "            - " + a.substr(0, space) + "\n";
-    if (space != std::string::npos) y += "            - \"" + a.substr(space + 1) + "\"\n";
+    // A value already single-quoted (--speculative-config's JSON) is a YAML single-quoted scalar as it stands.
+    const std::string value = space == std::string::npos ? "" : a.substr(space + 1);
+    if (space != std::string::npos) y += "            - " + (value.front() == '\'' ? value : "\"" + value + "\"") + "\n";
   }
   return y;
 }
@@ -171,6 +176,7 @@ std::string dynamo(const PlanCandidate& c, const LaunchTarget& t) {
   const bool repo_id = t.model && std::count(t.model->begin(), t.model->end(), '/') == 1 && t.model->front() != '/' && t.model->front() != '.';
   if (!repo_id || weight_plan(t, true) == WeightPlan::needs_checkpoint) return "";  // a pod sees no local directory
   if (t.lora_adapters > 0) return "";  // the adapters' paths are the operator's (serve.sh's LORA_MODULES)
+  if (needs_draft_checkpoint(t)) return "";  // so is an EAGLE head's (serve.sh's DRAFT_MODEL)
   for (const auto& p : pools_of(c, t.moe)) {
     if (p.d.chips > t.chips_per_host) return "";
   }
@@ -194,6 +200,7 @@ EngineLaunch vllm_launch(const PlanCandidate& c, const LaunchTarget& t) {
   if (e.problem.empty() && vllm_kv_dtype(t.kv).empty()) {
     e.problem = "vLLM has no " + std::string(to_string(t.kv)) + " KV cache (--kv-cache-dtype takes auto, fp8, fp8_e5m2, fp8_e4m3)";
   }
+  if (e.problem.empty()) e.problem = vllm_speculation_problem(t);
   if (!e.problem.empty()) return e;
   for (const auto& p : pools) e.files.push_back({script_path("vllm", p), vllm_serve(c, t, p), true});
   if (c.disaggregated) e.files.push_back({"vllm/proxy.sh", proxy(c, t), true});

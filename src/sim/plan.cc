@@ -133,6 +133,8 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
     so.prefix_hit_rate = o.prefix_hit_rate;
     so.kv_offload = o.kv_offload;
     so.lora = o.lora;
+    so.speculation = o.speculation;
+    so.speculation_seed = o.speculation_seed;
     so.progress = o.progress;
     return so;
   };

@@ -61,6 +61,7 @@ cmds=(
   "scaleup -m deepseek-v3 -H h100-sxm,gb200-nvl72,l40s"
   "plan -m llama-3.1-8b -H h100-sxm,h200 --rate 2 --requests 40 --input 512 --output 64 --budget-chips 2 --tpot-slo-ms 30 --replica-chips 1 --max-seqs-candidates 64"
   "plan -m llama-3.1-8b -H h100-sxm --rate 5 --requests 60 --input 256 --output 16 --budget-chips 1 --replica-chips 1 --max-seqs-candidates 64 --modes aggregated --ttft-slo-ms 100 --lora 2:16"
+  "plan -m llama-3.1-8b -H h100-sxm --rate 2 --requests 60 --input 512 --output 64 --budget-chips 1 --replica-chips 1 --max-seqs-candidates 64 --modes aggregated --tpot-slo-ms 50 --draft 3 --acceptance 0.8 --drafter eagle3"
   "fleet $SRC/examples/fleet.csv -H h100-sxm --budget-chips 1 --modes aggregated"
   "step -m llama-3.1-8b -H h100-sxm -n 1 --prefill 512:0,256:1024 --decode 1024x32"
   "calibrate $tmp/vllm-1.json $tmp/vllm-4.json $tmp/vllm-8.json -m llama-3.1-8b -H h100-sxm -n 1 --fit request_overhead_s --max-requests 20"

@@ -77,6 +77,8 @@ const CASES = [
   ['POST', '/api/train/memory', ['train', 'memory'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 16, dp: 4, pp: 4, explain: true }],
   ['POST', '/api/simulate', ['simulate'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, requests: 300 }],
   ['POST', '/api/plan', ['plan'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, requests: 300, 'ttft-slo-ms': 500, 'budget-chips': 4 }],
+  // Speculative decoding in a plan (review 7 M5): simulate's options, the verdict against plain decode, the drafter's launch flags.
+  ['POST', '/api/plan', ['plan'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 2, requests: 100, 'tpot-slo-ms': 50, 'budget-chips': 1, draft: 3, acceptance: 0.8, drafter: 'eagle3' }],
   ['POST', '/api/step', ['step'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 1, prefill: '512:0,256:1024', decode: '1024x32' }],
   ['POST', '/api/step', ['step'], { model: 'llama-3.1-8b', hardware: 'h100-sxm', chips: 1, batches: [
     { prefill: [[512, 1024]], decode: [2000, 3000] },
@@ -239,6 +241,7 @@ const ERRORS = [
   ['step: a context beyond the model', 'POST', '/api/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', batches: [{ decode: [200000] }] }, 400, 'batches[0].decode[0]'],
   ['step: batches as a file name', 'POST', '/api/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', batches: '/etc/passwd' }, 400, 'batches'],
   ['step: too many batches', 'POST', '/api/step', { model: 'llama-3.1-8b', hardware: 'h100-sxm', batches: Array(16385).fill({ decode: [1] }) }, 413, 'batches'],
+  ['plan: an acceptance beyond 1', 'POST', '/api/plan', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 2, 'tpot-slo-ms': 50, 'budget-chips': 1, draft: 3, acceptance: 1.5, drafter: 'eagle3' }, 400, 'acceptance'],
   ['drafter as a path', 'POST', '/api/decode', { model: 'llama-3.1-8b', hardware: 'h100-sxm', draft: 2, acceptance: 0.8, drafter: '/etc/passwd' }, 400, 'drafter'],
   ['unknown path', 'GET', '/api/nothing', undefined, 404, 'path'],
   ['unknown page', 'GET', '/nothing.html', undefined, 404, 'path'],

@@ -26,6 +26,24 @@ export async function planChecks({ page, check, cli, M }) {
     assert.ok(await page.isVisible('#plan-file'));
     assert.match(c.launch[0].files[0].text, /vllm serve/);
   });
+  await check('plan view with drafts: the page sends --draft, --acceptance, --drafter and shows the verdict = chalk plan (review 7 M5)', async () => {
+    const form = { rate: '2', input: '1000', output: '200', 'ttft-slo-ms': '2000', 'tpot-slo-ms': '50', 'budget-chips': '1', draft: '3', acceptance: '0.8' };
+    for (const [k, v] of Object.entries(form)) await page.fill(`#plan-${k}`, v);
+    await page.selectOption('#plan-drafter', 'eagle3');
+    const before = Number(await page.evaluate(() => document.body.dataset.plans || 0));
+    await page.click('#plan-run');
+    await page.waitForFunction((n) => Number(document.body.dataset.plans || 0) > n, before, { timeout: 30000 });
+    assert.equal(await page.textContent('#plan-error'), '');
+    const j = await page.evaluate(() => window.chalk.data.plan);
+    const c = cli('plan', ...M, ...Object.entries(form).flatMap(([k, v]) => [`--${k}`, v]), '--drafter', 'eagle3', '--requests', '200');
+    assert.deepEqual(j.levers, c.levers);
+    assert.deepEqual(j.speculation_verdict, c.speculation_verdict);
+    assert.equal(c.levers.drafter, 'eagle3');
+    assert.match(await page.textContent('#plan-best'), /; drafting 3 a step \(2\.952 kept\): TPOT p90 .* without drafts .*: it (does not )?pay/);
+    assert.match(c.launch[0].files[0].text, /--speculative-config/);
+    await page.fill('#plan-draft', '0');  // later checks plan without drafts
+    await page.selectOption('#plan-drafter', '');
+  });
 }
 
 export async function priceChecks({ page, check, cli, chalk, close }) {

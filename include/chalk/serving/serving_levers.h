@@ -37,6 +37,12 @@ struct ServingLevers {
   Drafter drafter = Drafter::none;
   DraftModelCost draft_model;    ///< when drafter = Drafter::model
   std::string draft_model_name;  ///< its name, for people
+  /// An EAGLE head priced as Drafter::mtp (one layer like the model's last, with its LM
+  /// head: roofline.h, Deployment::mtp; EAGLE, Li et al. 2024, arXiv 2401.15077, and EAGLE-3,
+  /// Li et al. 2025, arXiv 2503.01840, each a one-layer head over the target's features): "eagle" or
+  /// "eagle3", as `--drafter` named it; empty for the model's own MTP module and every other
+  /// drafter. It changes no price: it names the head for people and for the launch files.
+  std::string eagle_head;
   SparseAttention sparse = SparseAttention::dense;
   int64_t sparse_top_k = 0;        ///< tokens read per query for SparseAttention::top_k (>= 1)
   double sparse_sqrt_factor = 0;   ///< c in ceil(c sqrt(S)) for SparseAttention::sqrt_context (> 0)

@@ -68,6 +68,18 @@ struct LaunchTarget {
   /// --enable-lora --max-loras-per-batch M --max-lora-rank r --max-loaded-loras N --lora-paths;
   /// TensorRT-LLM none (its lora_config keys are not in tests/data/engine-args: a problem).
   int64_t lora_adapters = 0, lora_rank = 0;
+  /// Speculative decoding the plan simulated (PlanOptions::speculation): `draft_tokens` K
+  /// drafted a step (0: none) by `drafter`: "mtp" (the checkpoint's MTP module), "eagle" or
+  /// "eagle3" (an EAGLE head: its checkpoint is the operator's, the scripts' DRAFT_MODEL),
+  /// "draft_model" (a separate model, `draft_model` its repository when known) or "none" (free
+  /// drafts: an upper bound no engine runs; the files say so and write no drafting). Each
+  /// engine writes it with its own options (launch_speculation.cc): vLLM --speculative-config,
+  /// SGLang --speculative-algorithm and its steps, TensorRT-LLM's speculative_config.
+  int64_t draft_tokens = 0;
+  std::string drafter;
+  std::optional<std::string> draft_model;
+  std::string draft_model_name;  ///< chalk's name of the draft model (comments)
+  std::string model_type;        ///< the target's HF model_type (ModelSpec::architecture): vLLM's EAGLE-3 targets
 };
 
 /// One file of a launch: a path relative to the launch directory and its text.
@@ -115,8 +127,9 @@ struct EngineLaunch {
 /// ((1 - reserve) HBM - W) / (HBM - W)), the running-request cap, the token budget per step
 /// and chunked prefill, the longest request, and for the simulated engine its KV block size;
 /// KV reserved to completion is TensorRT-LLM's GUARANTEED_NO_EVICT (MAX_UTILIZATION when taken
-/// on demand) and has no vLLM or SGLang flag (the scripts say so). No speculative decoding is
-/// written: a plan simulates none. Lines continue with " \" (POSIX sh).
+/// on demand) and has no vLLM or SGLang flag (the scripts say so), and the speculative decoding
+/// simulated (LaunchTarget::draft_tokens; an engine that cannot run that drafter has a problem
+/// instead of files). Lines continue with " \" (POSIX sh).
 std::vector<EngineLaunch> launch_files(const PlanCandidate& c, const LaunchTarget& t);
 
 /// Mixed chips (plan_pools with two systems; `c` disaggregated): launch_files with each

@@ -42,6 +42,12 @@ struct PlanOptions {
   std::vector<int64_t> replica_chips;
   /// Caps on running requests per replica to try (empty: the policy's, 256, 64).
   std::vector<int64_t> max_sequences;
+  /// Speculative decoding / MTP of every candidate's decodes (SimOptions::speculation: K drafts
+  /// verified a step, the drafter's passes priced, the tokens kept drawn per sequence per step;
+  /// checked by validate_speculation). draft_tokens 0 (the default): plain decode. `chalk plan
+  /// --draft` plans with and without it to say whether it pays.
+  ServingLevers speculation;
+  uint64_t speculation_seed = 1;  ///< seed of the acceptance draws (SimOptions::speculation_seed)
   bool aggregated = true;
   bool disaggregated = true;
   /// The chips' power figures (hardware/power.h); nullopt: no energy figures.
