@@ -277,6 +277,33 @@ TEST(StepMemo, AKeptPartStillChecksItsChunks) {
   EXPECT_THROW(engine_step(d, negative), InputError);
 }
 
+TEST(StepMemo, DataParallelRanksKeyTheKeptPartByTheirShares) {
+  // DeepSeek-V3 on 16 H200, attention data parallel: the parts kept depend on the busiest
+  // rank's shares too. Four decodes on ranks 0-3 and a 512-token chunk on rank 0 (busiest:
+  // 513 query tokens), then on rank 5 (busiest: 512): the same counts, other shares, so
+  // another part (the projections' FLOPs follow the busiest rank's tokens, 513 against 512).
+  // Then the first placement at other contexts: the same key, a kept part, with that step's
+  // own attention-core shares (its KV bytes per chip differ).
+  const Deployment d = memo_test_deployment("deepseek-v3", 16);
+  ASSERT_LT(d.mechanisms.layout.tp_attention, 16);
+  StepMemo memo;
+  const std::vector<PrefillChunk> chunk = {{512, 0}};
+  const std::vector<int32_t> decode_ranks = {0, 1, 2, 3}, on0 = {0}, on5 = {5};
+  auto placed = [&](const std::vector<int64_t>& ctx, const std::vector<int32_t>& chunk_rank, StepMemo* m) {
+    StepMix mix = memo_test_mix(ctx, chunk, m);
+    mix.decode_ranks = decode_ranks;
+    mix.chunk_ranks = chunk_rank;
+    return engine_step(d, mix);
+  };
+  const std::vector<int64_t> first = {1000, 2000, 3000, 4000}, other = {9000, 200, 3000, 4000};
+  const StepBreakdown a = placed(first, on0, &memo), b = placed(first, on5, &memo), c = placed(other, on0, &memo);
+  expect_same_step(a, placed(first, on0, nullptr), "chunk on rank 0");
+  expect_same_step(b, placed(first, on5, nullptr), "chunk on rank 5");
+  expect_same_step(c, placed(other, on0, nullptr), "rank 0, other contexts");
+  EXPECT_NE(a.flops_per_chip.value(), b.flops_per_chip.value());
+  EXPECT_NE(a.kv_bytes_per_chip.value(), c.kv_bytes_per_chip.value());
+}
+
 // The all-to-all kernels of a step (ep_low_latency_step): low-latency only for a pure
 // decode step; any prompt chunk runs the normal kernels for every token (SGLang's
 // DeepEPMode.AUTO.resolve: NORMAL when any rank extends).
