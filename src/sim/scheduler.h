@@ -102,16 +102,7 @@ std::vector<int32_t> arrival_order(std::span<const Request> requests);
 /// doubling copied every sample at each growth into fresh pages: on bench_traces's day
 /// (5.5 M steps a replica) those copies and their page faults were a fifth of the run's
 /// CPU time; untouched capacity beyond the last step costs address space, not memory.
-/// The new capacity is allocated apart and advised into huge pages (advise_huge_pages)
-/// before the samples are copied in.
 void reserve_steps(std::vector<StepSample>& steps, int64_t arrived, int64_t n);
-
-/// Asks the kernel to back the whole 2 MiB pages within [p, p + bytes) with transparent huge
-/// pages (Linux madvise MADV_HUGEPAGE; nothing elsewhere, nor where the system has them off).
-/// A growing step list's fresh pages were each a fault (about 3.6 us of system time apiece on
-/// the shared VM): 172k of bench_traces' 364k faults; a huge page is one fault per 512 pages.
-/// Memory is touched as before, the values are unchanged.
-void advise_huge_pages(void* p, std::size_t bytes);
 
 /// Checks a run's options against its traffic; true where it caches prefixes by the traffic's
 /// token structure (simulate.cc). Throws InputError naming prefix_hit_rate or kv_blocks.

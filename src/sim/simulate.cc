@@ -4,13 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <numeric>
 #include <string>
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include "chalk/base/error.h"
 #include "chalk/engine/engine_name.h"
@@ -110,24 +105,7 @@ std::vector<int32_t> detail::arrival_order(std::span<const Request> requests) {
 void detail::reserve_steps(std::vector<StepSample>& steps, int64_t arrived, int64_t n) {
   const double have = static_cast<double>(std::max<std::size_t>(16, steps.capacity()));
   const double projected = 1.25 * static_cast<double>(steps.size()) * static_cast<double>(n) / static_cast<double>(std::max<int64_t>(1, arrived));
-  const auto want = static_cast<std::size_t>(std::clamp(projected, 2 * have, 8 * have));
-  std::vector<StepSample> room;
-  room.reserve(want);
-  advise_huge_pages(room.data(), want * sizeof(StepSample));  // before the samples are copied in
-  room.insert(room.end(), steps.begin(), steps.end());
-  steps.swap(room);
-}
-
-void detail::advise_huge_pages(void* p, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;  // x86-64's transparent huge page
-  const auto from = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
-  const auto to = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
-  if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);  // advice only: a refusal changes nothing
-#else
-  (void)p;
-  (void)bytes;
-#endif
+  steps.reserve(static_cast<std::size_t>(std::clamp(projected, 2 * have, 8 * have)));
 }
 
 Deployment engine_deployment(const Deployment& d, const EnginePolicy& policy) {
