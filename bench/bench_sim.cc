@@ -33,6 +33,17 @@
 // 400-423 ms of a quieter machine); with the prefix cache 12.0-17.5 -> 13.4-15.2 s (two
 // rounds); plan_deepseek 734-1198 -> 779-1168 ms (no change beyond that load's noise: its
 // data-parallel replicas' steps are the engine's). Outputs identical.
+// h-speed (issues 29/31): a tight loop for decodes within their blocks in the schedule pass,
+// the tokens' pass with its invariants in registers, only the runs between finished places
+// moved after a finish (the list was copied whole), StepMemo keyed by the busiest rank's
+// shares so that data-parallel replicas use it, rank loads without per-step lists, a
+// disaggregated prefill pool simulated once per plan candidate. Instructions (cachegrind
+// --cache-sim=no, whole process, load-independent), 355be60's binary -> after:
+// simulate_requests 100k 3.29 -> 1.98 G; plan_deepseek 5.70 -> 3.72 G. CPU (taskset -c 1,
+// the two binaries alternated twice at load 12-15): simulate_requests 100k 610, 618 ->
+// 444, 298 ms (goal 0.5 s: met in both rounds); plan_deepseek 1,065, 1,134 -> 796, 526 ms
+// (goal 1 s: met in both). Outputs identical (steps, simulated_s, best_chips, replica_runs;
+// sim_pin_test; chalk validate/plan/simulate --json byte-identical).
 #include <benchmark/benchmark.h>
 
 #include "chalk/io/io.h"

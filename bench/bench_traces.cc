@@ -41,6 +41,14 @@
 // first read of each running entry), the tokens' pass 10%, the rest of the loop 10%, the
 // engine step about 20% (with_attention_core 7.5%: the breakdown's copy with its string),
 // page faults about 8% (the 704 MB of samples themselves: 172k of the 364k faults).
+// h-speed (the event loop's per-request passes cut, bench_sim.cc: 40% fewer instructions on
+// its 100,000 requests): CPU, taskset -c 1, 355be60's binary and after alternated twice at
+// load 12-15: 9.84, 10.50 -> 9.16, 8.55 s (user + sys of the process 10.7, 11.5 -> 10.2,
+// 9.6 s; sys 1.6-2.0 s both: the samples' page faults are untouched). Same steps
+// (11.0405 M) and simulated_s. Still not within 5 s on this loaded machine; a cachegrind
+// count of this benchmark takes too long here (about 40x its CPU time). Advising the
+// samples' vector into transparent huge pages (madvise) showed no sys-time gain and was
+// left out.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

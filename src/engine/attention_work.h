@@ -4,6 +4,9 @@
 // state the same way as decode_step and prefill_step (roofline.cc).
 #pragma once
 
+#include <cstdint>
+#include <span>
+
 #include "chalk/engine/overhead.h"
 #include "chalk/engine/roofline.h"
 #include "chalk/engine/step_mix.h"
@@ -27,5 +30,12 @@ struct AttentionWork {
 /// prefill writes min(prefix + prompt, window) tokens of each. Formulas: docs/formulas.md
 /// (attention core, sparse attention, linear attention) and docs/models.md.
 AttentionWork attention_work(const Deployment::AttentionGroup& g, const AttentionSpec& spec, const StepShape& s, const StepMix* mix);
+
+/// attention_work for a mix given by its parts: `decodes` decode sequences whose contexts sum
+/// to `context_sum`, `contexts` each one's (read only where the group has a window or a reach,
+/// which walk them; may be empty for full attention, linear in the context), and `chunks`.
+/// The same values as the StepMix form.
+AttentionWork attention_work(const Deployment::AttentionGroup& g, const AttentionSpec& spec, int64_t decodes, int64_t context_sum,
+                             std::span<const int64_t> contexts, std::span<const PrefillChunk> chunks);
 
 }  // namespace chalk::detail

@@ -10,6 +10,12 @@
 namespace chalk::detail {
 
 std::vector<RankLoad> rank_loads(const Deployment& dep, const StepMix& mix, int64_t units, bool use_given) {
+  std::vector<RankLoad> load;
+  rank_loads_into(dep, mix, units, use_given, load);
+  return load;
+}
+
+void rank_loads_into(const Deployment& dep, const StepMix& mix, int64_t units, bool use_given, std::vector<RankLoad>& load) {
   const auto n_units = static_cast<std::size_t>(std::max<int64_t>(units, 1));
   const double q = mix.tokens_per_sequence;
   const bool given_decodes = use_given && !mix.decode_ranks.empty(), given_chunks = use_given && !mix.chunk_ranks.empty();
@@ -17,14 +23,20 @@ std::vector<RankLoad> rank_loads(const Deployment& dep, const StepMix& mix, int6
       (given_chunks && mix.chunk_ranks.size() != mix.chunks.size())) {
     throw std::logic_error("rank_loads: one rank per decode and per chunk");
   }
-  std::vector<RankLoad> load(n_units);
-  // Each unit's decodes and chunks, in per-thread lists cleared and refilled: the request
-  // simulator asks for the loads several times a step, and fresh lists per unit were most
-  // of the allocations of a step (bench/bench_sim.cc plan_deepseek).
+  load.assign(n_units, RankLoad{});
+  // Each unit's decodes (their count and context sum; each context only where a group walks
+  // them: a window or a reach) and chunks, in per-thread lists cleared and refilled: the
+  // request simulator asks for the loads every step, and fresh lists per unit were most of
+  // the allocations of a step (bench/bench_sim.cc plan_deepseek).
+  bool walk = false;
+  for (const auto& a : dep.attention) walk = walk || a.window > 0 || a.reach > 0;
   thread_local std::vector<std::vector<int64_t>> contexts;
   thread_local std::vector<std::vector<PrefillChunk>> chunks;
+  thread_local std::vector<int64_t> decodes, context_sums;
   if (contexts.size() < n_units) contexts.resize(n_units);
   if (chunks.size() < n_units) chunks.resize(n_units);
+  decodes.assign(n_units, 0);
+  context_sums.assign(n_units, 0);
   for (std::size_t r = 0; r < n_units; ++r) {
     contexts[r].clear();
     chunks[r].clear();
@@ -45,7 +57,9 @@ std::vector<RankLoad> rank_loads(const Deployment& dep, const StepMix& mix, int6
   for (std::size_t i = 0; i < mix.decode_contexts.size(); ++i) {
     const std::size_t r = place(given_decodes, given_decodes ? mix.decode_ranks[i] : 0, q);
     load[r].head_tokens += q;
-    contexts[r].push_back(mix.decode_contexts[i]);
+    ++decodes[r];
+    context_sums[r] += mix.decode_contexts[i];
+    if (walk) contexts[r].push_back(mix.decode_contexts[i]);
   }
   for (std::size_t i = 0; i < mix.chunks.size(); ++i) {
     const std::size_t r = place(given_chunks, given_chunks ? mix.chunk_ranks[i] : 0, static_cast<double>(mix.chunks[i].tokens));
@@ -53,20 +67,14 @@ std::vector<RankLoad> rank_loads(const Deployment& dep, const StepMix& mix, int6
     chunks[r].push_back(mix.chunks[i]);
   }
   for (std::size_t r = 0; r < n_units; ++r) {
-    StepMix sub;
-    sub.decode_contexts = contexts[r];
-    for (const int64_t c : contexts[r]) sub.decode_context_sum += c;
-    sub.chunks = chunks[r];
-    sub.tokens_per_sequence = q;
     for (std::size_t i = 0; i < dep.attention.size(); ++i) {
       const auto& a = dep.attention[i];
       const auto& spec = dep.model.groups[i].attention;
-      const AttentionWork w = attention_work(a, spec, StepShape{}, &sub);
+      const AttentionWork w = attention_work(a, spec, decodes[r], context_sums[r], contexts[r], chunks[r]);
       load[r].kv_bytes += a.layers * (a.kv_bytes_per_token * w.kv_tokens + a.index_bytes_per_token * w.index_tokens + w.sequences * 2 * a.state_bytes);
       load[r].core_flops += a.layers * (q * w.decode_flops + w.prefill_flops + recurrent_flops_per_token(spec) * load[r].tokens);
     }
   }
-  return load;
 }
 
 double busiest_over_mean(const std::vector<RankLoad>& loads, double RankLoad::*field) {
@@ -84,9 +92,17 @@ double busiest_group_share(const std::vector<RankLoad>& loads, int64_t groups) {
   if (groups <= 1) return 1.0;
   if (groups >= ranks || ranks % groups != 0) return busiest_over_mean(loads, &RankLoad::tokens);
   const int64_t per = ranks / groups;
-  std::vector<RankLoad> grouped(static_cast<std::size_t>(groups));
-  for (int64_t r = 0; r < ranks; ++r) grouped[static_cast<std::size_t>(r / per)].tokens += loads[static_cast<std::size_t>(r)].tokens;
-  return busiest_over_mean(grouped, &RankLoad::tokens);
+  // busiest_over_mean over the groups' summed tokens, each group summed in rank order,
+  // without a list of them (the simulator asks every step).
+  double sum = 0, top = 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    double tokens = 0;
+    for (int64_t r = g * per; r < (g + 1) * per; ++r) tokens += loads[static_cast<std::size_t>(r)].tokens;
+    sum += tokens;
+    top = std::max(top, tokens);
+  }
+  if (sum <= 0) return 1.0;
+  return top / (sum / static_cast<double>(groups));
 }
 
 }  // namespace chalk::detail

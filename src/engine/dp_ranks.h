@@ -29,6 +29,9 @@ struct RankLoad {
 /// Throws std::logic_error for a given rank outside [0, units).
 std::vector<RankLoad> rank_loads(const Deployment& dep, const StepMix& mix, int64_t units, bool use_given);
 
+/// rank_loads into `load` (resized to the units; its storage reused from call to call).
+void rank_loads_into(const Deployment& dep, const StepMix& mix, int64_t units, bool use_given, std::vector<RankLoad>& load);
+
 /// The busiest unit's share of a quantity over its mean: max / (sum / units); 1 when the
 /// sum is 0 or there is one unit.
 double busiest_over_mean(const std::vector<RankLoad>& loads, double RankLoad::*field);

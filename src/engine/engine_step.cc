@@ -17,12 +17,13 @@ Seconds op_floor(const SystemSpec& sys, const Calibration& cal) { return sys.op_
 namespace {
 
 StepBreakdown best_micro_batching(const Deployment& dep, const StepShape& s, const StepMix* mix) {
-  StepBreakdown r = detail::step_with(dep, s, mix, true);
+  const detail::StepShares shares = detail::step_shares(dep, s, mix);  // checks s and mix; once for both choices
+  StepBreakdown r = detail::step_with(dep, s, mix, true, shares);
   if (dep.mechanisms.layout.overlap_micro_batches) {
     // An engine splits a step into two micro-batches where that pays (engines gate it by
     // batch size): below that the second pass over the weights and kernels costs more than
     // it hides.
-    StepBreakdown without = detail::step_with(dep, s, mix, false);
+    StepBreakdown without = detail::step_with(dep, s, mix, false, shares);
     if (without.t_step < r.t_step) r = without;
   }
   detail::add_eager_launch(dep, r);      // an eager step's kernel launches (graph_step.h)

@@ -36,7 +36,8 @@ double host_sequences(const Deployment& dep, const StepShape& s, const StepMix* 
   if (mix == nullptr) return (s.decode_sequences + s.prefill_sequences) / ranks;
   const double all = static_cast<double>(static_cast<int64_t>(mix->decode_contexts.size() + mix->chunks.size()));
   if (mix->decode_ranks.empty() && mix->chunk_ranks.empty()) return std::ceil(all / ranks);
-  std::vector<int64_t> on(static_cast<std::size_t>(ranks), 0);
+  thread_local std::vector<int64_t> on;  // reused: the simulator asks every step
+  on.assign(static_cast<std::size_t>(ranks), 0);
   for (const int32_t r : mix->decode_ranks) ++on[static_cast<std::size_t>(r)];
   for (const int32_t r : mix->chunk_ranks) ++on[static_cast<std::size_t>(r)];
   return static_cast<double>(*std::max_element(on.begin(), on.end()));

@@ -56,23 +56,66 @@ constexpr double kOverlappedAllToAllSlowdown = 2.0900 / 1.5207;
 
 }  // namespace
 
-/// step_with up to the attention core, with the collectives and kernels after it (none of
-/// them depends on the core). `mix`, when set, replaces the uniform decode and prefill
-/// shape of `s` (StepMix).
-detail::CountedStepPart detail::counted_step_part(const Deployment& dep, const StepShape& s, const StepMix* mix, bool allow_overlap) {
+/// The busiest unit's shares of the step (step_with.h), after the checks of engine_step.
+detail::StepShares detail::step_shares(const Deployment& dep, const StepShape& s, const StepMix* mix) {
   if (s.decode_sequences < 0 || s.prefill_sequences < 0 || s.context < 0 || s.prompt < 0 || s.prefix < 0 ||
       s.tokens_per_sequence < 1 || s.attention_tokens_per_sequence < 0) {
     throw InputError("step", "sequences, context, prompt and prefix must be >= 0 and tokens per sequence >= 1");
   }
-  double chunk_tokens = 0;
   if (mix != nullptr) {
     if (mix->tokens_per_sequence < 1 || mix->decode_context_sum < 0) {
       throw InputError("step", "decode contexts must be >= 0 and tokens per sequence >= 1");
     }
     for (const auto& c : mix->chunks) {
       if (c.tokens < 0 || c.prefix < 0) throw InputError("step", "prefill chunks and prefixes must be >= 0");
-      chunk_tokens += d(c.tokens);
     }
+  }
+  const double n_decode = mix != nullptr ? d(static_cast<int64_t>(mix->decode_contexts.size())) : s.decode_sequences;
+  const double n_prefill = mix != nullptr ? d(static_cast<int64_t>(mix->chunks.size())) : s.prefill_sequences;
+  const auto& L = dep.mechanisms.layout;
+  const double n = d(dep.n_chips);
+  const double dp_attention = n / d(L.tp_attention);
+  // Sequences are whole: over g data-parallel groups the busiest holds ceil(S / g) of the
+  // step's S sequences, so its share of the work is that over the mean S / g (1 when S is
+  // a multiple of g; g at batch 1).
+  const double sequences = n_decode > 0 ? n_decode : n_prefill;
+  auto busiest_share = [&](double groups) {
+    if (groups <= 1 || sequences <= 0) return 1.0;
+    const double mean = sequences / groups;
+    return std::ceil(mean - 1e-9) / mean;
+  };
+  StepShares sh;
+  sh.attention = busiest_share(dp_attention);
+  sh.head = sh.attention;
+  sh.ffn = busiest_share(n / d(L.tp_ffn));
+  sh.core_flops = L.kv_sharded_by_batch ? busiest_share(n) : sh.attention;
+  sh.kv = sh.core_flops;
+  if (mix != nullptr && (dp_attention > 1 || L.kv_sharded_by_batch)) {
+    // A mix of unequal sequences: each lives on one data-parallel rank (the mix's ranks or
+    // the least-loaded one), the busiest rank's tokens and attention set the attention
+    // part; a dense FFN group gathers its ranks' tokens; the experts see every token
+    // (dp_ranks.h). Equal sequences give the shares above.
+    thread_local std::vector<detail::RankLoad> ranks, by_chip;  // storage reused: the simulator asks every step
+    detail::rank_loads_into(dep, *mix, dep.n_chips / L.tp_attention, true, ranks);
+    sh.attention = detail::busiest_over_mean(ranks, &detail::RankLoad::tokens);
+    sh.head = detail::busiest_over_mean(ranks, &detail::RankLoad::head_tokens);
+    if (L.tp_ffn >= L.tp_attention) sh.ffn = detail::busiest_group_share(ranks, dep.n_chips / L.tp_ffn);
+    if (L.kv_sharded_by_batch) detail::rank_loads_into(dep, *mix, dep.n_chips, false, by_chip);  // the core's units: the chips
+    const std::vector<detail::RankLoad>& core = L.kv_sharded_by_batch ? by_chip : ranks;
+    sh.core_flops = detail::busiest_over_mean(core, &detail::RankLoad::core_flops);
+    sh.kv = detail::busiest_over_mean(core, &detail::RankLoad::kv_bytes);
+  }
+  return sh;
+}
+
+/// step_with up to the attention core, with the collectives and kernels after it (none of
+/// them depends on the core). `mix`, when set, replaces the uniform decode and prefill
+/// shape of `s` (StepMix); `shares` are step_shares(dep, s, mix).
+detail::CountedStepPart detail::counted_step_part(const Deployment& dep, const StepShape& s, const StepMix* mix, bool allow_overlap,
+                                                  const StepShares& shares) {
+  double chunk_tokens = 0;
+  if (mix != nullptr) {
+    for (const auto& c : mix->chunks) chunk_tokens += d(c.tokens);
   }
   // The decode and prefill sequences of the step (a mix's, else the uniform shape's).
   const double n_decode = mix != nullptr ? d(static_cast<int64_t>(mix->decode_contexts.size())) : s.decode_sequences;
@@ -139,33 +182,8 @@ detail::CountedStepPart detail::counted_step_part(const Deployment& dep, const S
     return max(c, m);
   };
 
-  // Sequences are whole: over g data-parallel groups the busiest holds ceil(S / g) of the
-  // step's S sequences, so its share of the work is that over the mean S / g (1 when S is
-  // a multiple of g; g at batch 1).
-  const double sequences = n_decode > 0 ? n_decode : n_prefill;
-  auto busiest_share = [&](double groups) {
-    if (groups <= 1 || sequences <= 0) return 1.0;
-    const double mean = sequences / groups;
-    return std::ceil(mean - 1e-9) / mean;
-  };
-  double attention_share = busiest_share(dp_attention);
-  double head_share = attention_share;
-  double ffn_share = busiest_share(n / d(L.tp_ffn));
-  double core_flops_share = L.kv_sharded_by_batch ? busiest_share(n) : attention_share;
-  double kv_share = core_flops_share;
-  if (mix != nullptr && (dp_attention > 1 || L.kv_sharded_by_batch)) {
-    // A mix of unequal sequences: each lives on one data-parallel rank (the mix's ranks or
-    // the least-loaded one), the busiest rank's tokens and attention set the attention
-    // part; a dense FFN group gathers its ranks' tokens; the experts see every token
-    // (dp_ranks.h). Equal sequences give the shares above.
-    const auto ranks = detail::rank_loads(dep, *mix, dep.n_chips / L.tp_attention, true);
-    attention_share = detail::busiest_over_mean(ranks, &detail::RankLoad::tokens);
-    head_share = detail::busiest_over_mean(ranks, &detail::RankLoad::head_tokens);
-    if (L.tp_ffn >= L.tp_attention) ffn_share = detail::busiest_group_share(ranks, dep.n_chips / L.tp_ffn);
-    const auto core = L.kv_sharded_by_batch ? detail::rank_loads(dep, *mix, dep.n_chips, false) : ranks;
-    core_flops_share = detail::busiest_over_mean(core, &detail::RankLoad::core_flops);
-    kv_share = detail::busiest_over_mean(core, &detail::RankLoad::kv_bytes);
-  }
+  const double attention_share = shares.attention, head_share = shares.head, ffn_share = shares.ffn;
+  const double core_flops_share = shares.core_flops, kv_share = shares.kv;  // the attention core's (attention_core.cc)
 
   // Attention projections, dense FFNs and shared experts, LM head: FLOPs split evenly over
   // the chips (the busiest data-parallel group's share); weights replicated over the

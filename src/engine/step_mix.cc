@@ -1,6 +1,7 @@
 // The time of a mixed step of unequal sequences (roofline.h, mixed_step_time): the
 // request simulator's step (docs/simulator.md).
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -75,13 +76,14 @@ MixedStepWork mixed_step_work(const Deployment& dep, const StepMix& mix) {
 
 namespace detail {
 
-/// StepMemo's slots (step_mix.h): direct-mapped on the step's counts, a slot keeping the
-/// last counted part that hashed to it.
+/// StepMemo's slots (step_mix.h): direct-mapped on the step's counts and shares, a slot
+/// keeping the last counted part that hashed to it.
 struct StepMemoTable {
   static constexpr std::size_t kSlots = 1024;
   struct Slot {
     int64_t decodes = -1, chunks = 0, chunk_tokens = 0;
     double tokens_per_sequence = 0;
+    double attention_share = 0, head_share = 0, ffn_share = 0;
     bool allow_overlap = false;
     CountedStepPart part;
   };
@@ -100,38 +102,36 @@ detail::StepMemoTable& StepMemo::table() {
 
 namespace detail {
 
-StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix* mix, bool allow_overlap) {
-  const auto& L = dep.mechanisms.layout;
-  // Rank loads (data-parallel attention, KV sharded by batch) follow each sequence's
-  // context into the shares: no memo there.
-  if (mix == nullptr || mix->memo == nullptr || static_cast<double>(dep.n_chips) / static_cast<double>(L.tp_attention) > 1 || L.kv_sharded_by_batch) {
-    return with_attention_core(dep, s, mix, counted_step_part(dep, s, mix, allow_overlap));
-  }
-  // The key: the counts that counted_step_part reads (with a mix, `s` only passes its checks).
-  // The checks that a kept part would skip run here.
-  if (mix->decode_context_sum < 0) throw InputError("step", "decode contexts must be >= 0 and tokens per sequence >= 1");
+StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix* mix, bool allow_overlap, const StepShares& shares) {
+  if (mix == nullptr || mix->memo == nullptr) return with_attention_core(dep, s, mix, counted_step_part(dep, s, mix, allow_overlap, shares));
+  // The key: what counted_step_part reads (with a mix, `s` only passed step_shares' checks).
+  // The rank loads enter through the shares: their attention, head and FFN parts are in the
+  // key; the core's two only pass through the part, so a kept part takes the step's own.
   int64_t chunk_tokens = 0;
-  for (const auto& c : mix->chunks) {
-    if (c.tokens < 0 || c.prefix < 0) throw InputError("step", "prefill chunks and prefixes must be >= 0");
-    chunk_tokens += c.tokens;
-  }
+  for (const auto& c : mix->chunks) chunk_tokens += c.tokens;
   const auto decodes = static_cast<int64_t>(mix->decode_contexts.size()), chunks = static_cast<int64_t>(mix->chunks.size());
   StepMemoTable& table = mix->memo->table();
   if (table.dep != &dep) {
     for (auto& slot : table.slots) slot.decodes = -1;
     table.dep = &dep;
   }
-  const uint64_t h = static_cast<uint64_t>(decodes) * 2 + (allow_overlap ? 1 : 0) + static_cast<uint64_t>(chunk_tokens + 31 * chunks) * 977;
+  uint64_t h = static_cast<uint64_t>(decodes) * 2 + (allow_overlap ? 1 : 0) + static_cast<uint64_t>(chunk_tokens + 31 * chunks) * 977;
+  h ^= (std::bit_cast<uint64_t>(shares.attention) ^ (std::bit_cast<uint64_t>(shares.head) >> 7) ^ (std::bit_cast<uint64_t>(shares.ffn) >> 13)) >> 29;
   StepMemoTable::Slot& slot = table.slots[h % StepMemoTable::kSlots];
   if (slot.decodes != decodes || slot.chunks != chunks || slot.chunk_tokens != chunk_tokens || slot.tokens_per_sequence != mix->tokens_per_sequence ||
-      slot.allow_overlap != allow_overlap) {
-    slot.part = counted_step_part(dep, s, mix, allow_overlap);
+      slot.allow_overlap != allow_overlap || slot.attention_share != shares.attention || slot.head_share != shares.head || slot.ffn_share != shares.ffn) {
+    slot.part = counted_step_part(dep, s, mix, allow_overlap, shares);
     slot.decodes = decodes;
     slot.chunks = chunks;
     slot.chunk_tokens = chunk_tokens;
     slot.tokens_per_sequence = mix->tokens_per_sequence;
+    slot.attention_share = shares.attention;
+    slot.head_share = shares.head;
+    slot.ffn_share = shares.ffn;
     slot.allow_overlap = allow_overlap;
   }
+  slot.part.core_flops_share = shares.core_flops;
+  slot.part.kv_share = shares.kv;
   return with_attention_core(dep, s, mix, slot.part);
 }
 

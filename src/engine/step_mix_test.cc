@@ -277,6 +277,34 @@ TEST(StepMemo, AKeptPartStillChecksItsChunks) {
   EXPECT_THROW(engine_step(d, negative), InputError);
 }
 
+TEST(StepMemo, DataParallelRanksKeyTheKeptPartByTheirShares) {
+  // DeepSeek-V3 on 16 H200, attention data parallel (16 / tp_attention ranks): the parts kept
+  // depend on the busiest rank's shares too. Four decodes, three on rank 0 and one on rank 1,
+  // and a 512-token chunk on rank 0 (busiest: 515 query tokens), then on the last rank
+  // (busiest: 513 or 512): the same counts, other shares, so another part (the projections'
+  // FLOPs follow the busiest rank's tokens). Then the first placement at other contexts: the
+  // same key, a kept part, with that step's own attention-core shares (its KV bytes differ).
+  const Deployment d = memo_test_deployment("deepseek-v3", 16);
+  const auto ranks = static_cast<int32_t>(16 / d.mechanisms.layout.tp_attention);
+  ASSERT_GE(ranks, 2);
+  StepMemo memo;
+  const std::vector<PrefillChunk> chunk = {{512, 0}};
+  const std::vector<int32_t> decode_ranks = {0, 0, 0, 1}, on0 = {0}, on_last = {ranks - 1};
+  auto placed = [&](const std::vector<int64_t>& ctx, const std::vector<int32_t>& chunk_rank, StepMemo* m) {
+    StepMix mix = memo_test_mix(ctx, chunk, m);
+    mix.decode_ranks = decode_ranks;
+    mix.chunk_ranks = chunk_rank;
+    return engine_step(d, mix);
+  };
+  const std::vector<int64_t> first = {1000, 2000, 3000, 4000}, other = {9000, 200, 3000, 4000};
+  const StepBreakdown a = placed(first, on0, &memo), b = placed(first, on_last, &memo), c = placed(other, on0, &memo);
+  expect_same_step(a, placed(first, on0, nullptr), "chunk on rank 0");
+  expect_same_step(b, placed(first, on_last, nullptr), "chunk on the last rank");
+  expect_same_step(c, placed(other, on0, nullptr), "rank 0, other contexts");
+  EXPECT_NE(a.flops_per_chip.value(), b.flops_per_chip.value());
+  EXPECT_NE(a.kv_bytes_per_chip.value(), c.kv_bytes_per_chip.value());
+}
+
 // The all-to-all kernels of a step (ep_low_latency_step): low-latency only for a pure
 // decode step; any prompt chunk runs the normal kernels for every token (SGLang's
 // DeepEPMode.AUTO.resolve: NORMAL when any rank extends).

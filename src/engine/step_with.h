@@ -26,9 +26,25 @@ struct CountedStepPart {
 };
 
 
-/// step_with up to the attention core, with the collectives and kernels after it (overhead.cc).
-/// Throws as engine_step.
-CountedStepPart counted_step_part(const Deployment& dep, const StepShape& s, const StepMix* mix, bool allow_overlap);
+/// The busiest unit's share of each part of a step over the mean unit's (1: even), the only
+/// things counted_step_part and the attention core read of a mix beyond its counts. Without
+/// rank loads, whole sequences over g groups: ceil(S / g) / (S / g). Under data-parallel
+/// attention (or KV sharded by batch) with a mix, from rank_loads (dp_ranks.h): the busiest
+/// rank's query tokens (attention: projections, router, all-reduce), LM-head rows (head), the
+/// busiest FFN group's tokens (ffn), the busiest core unit's attention FLOPs and KV bytes.
+struct StepShares {
+  double attention = 1, head = 1, ffn = 1, core_flops = 1, kv = 1;
+};
+
+/// Checks `s` and `mix` (InputError as engine_step: negative shapes, contexts or chunks, tokens
+/// per sequence below 1) and returns the step's shares (overhead.cc).
+StepShares step_shares(const Deployment& dep, const StepShape& s, const StepMix* mix);
+
+/// step_with up to the attention core, with the collectives and kernels after it (overhead.cc),
+/// for `shares` = step_shares(dep, s, mix) (which checks `s` and `mix`). Reads of a mix only its
+/// counts (decodes, chunks, their tokens' sum) and tokens_per_sequence besides the shares, and
+/// of the shares core_flops and kv only to keep them in the part.
+CountedStepPart counted_step_part(const Deployment& dep, const StepShape& s, const StepMix* mix, bool allow_overlap, const StepShares& shares);
 
 /// The attention core of the step (its KV reads: each sequence's context) and the step's
 /// total, on `f`, the counted part of the same step (overhead.cc).
@@ -39,8 +55,8 @@ StepBreakdown with_attention_core(const Deployment& dep, const StepShape& s, con
 /// kernels, collectives, expert-parallel traffic; with two overlapped micro-batches where
 /// `allow_overlap` and the layout asks for them. No eager launch or host time (engine_step
 /// adds them). Units as StepBreakdown's; throws as engine_step.
-/// with_attention_core on counted_step_part, the latter kept in mix->memo where set and no
-/// rank loads enter it (StepMemo; step_mix.cc).
-StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix* mix, bool allow_overlap);
+/// with_attention_core on counted_step_part for `shares` = step_shares(dep, s, mix), the
+/// latter kept in mix->memo where set (StepMemo; step_mix.cc).
+StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix* mix, bool allow_overlap, const StepShares& shares);
 
 }  // namespace chalk::detail

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "chalk/base/error.h"
 #include "chalk/engine/collective.h"
 #include "chalk/model/context_math.h"
+#include "cluster_internal.h"
 #include "scheduler.h"
 
 namespace chalk::sim {
@@ -39,29 +41,26 @@ void split(const Pool& pool, std::span<const Request> requests, std::vector<std:
   }
 }
 
-/// Runs a pool; the records of every request land in `records` at their input index (null:
-/// not gathered, as an aggregated run keeps them in each replica's run).
-std::vector<SimRun> run_pool(const Pool& pool, std::span<const Request> requests, Phase phase, std::vector<RequestRecord>* records,
-                             bool& fits, std::string& reason) {
+}  // namespace
+
+detail::PoolRun detail::run_pool(const Pool& pool, std::span<const Request> requests, Phase phase, bool gather) {
   std::vector<std::vector<Request>> parts;
   std::vector<std::vector<int32_t>> index;
   split(pool, requests, parts, index);
-  std::vector<SimRun> runs;
-  if (records != nullptr) records->assign(requests.size(), {});
+  PoolRun out;
+  if (gather) out.records.assign(requests.size(), {});
   for (std::size_t k = 0; k < parts.size(); ++k) {
-    runs.push_back(simulate(pool.replica, parts[k], pool.options, phase));
-    if (!runs.back().fits) {
-      fits = false;
-      reason = runs.back().reason;
-      return runs;
+    out.runs.push_back(simulate(pool.replica, parts[k], pool.options, phase));
+    if (!out.runs.back().fits) {
+      out.fits = false;
+      out.reason = out.runs.back().reason;
+      return out;
     }
-    if (records == nullptr) continue;
-    for (std::size_t j = 0; j < index[k].size(); ++j) (*records)[index[k][j]] = runs.back().requests[j];
+    if (!gather) continue;
+    for (std::size_t j = 0; j < index[k].size(); ++j) out.records[index[k][j]] = out.runs.back().requests[j];
   }
-  return runs;
+  return out;
 }
-
-}  // namespace
 
 double kv_bytes(const Deployment& d, int64_t prompt_tokens) {
   double bytes = 0;
@@ -99,7 +98,10 @@ ClusterRun simulate_aggregated(const Pool& pool, std::span<const Request> reques
   check_pool(pool, "replicas");
   ClusterRun c;
   c.chips = pool.replicas * pool.replica.n_chips * std::max<int64_t>(1, pool.options.pipeline_stages);  // every stage's chips
-  c.runs = run_pool(pool, requests, phase, nullptr, c.fits, c.reason);
+  detail::PoolRun p = detail::run_pool(pool, requests, phase, false);
+  c.runs = std::move(p.runs);
+  c.fits = p.fits;
+  c.reason = std::move(p.reason);
   return c;
 }
 
@@ -109,16 +111,27 @@ ClusterRun simulate_disaggregated(const Pool& prefill, const Pool& decode, std::
   if (prefill.replica.model.name != decode.replica.model.name) {
     throw InputError("decode", "the decode pool must serve the prefill pool's model");
   }
+  return detail::disaggregated_after(prefill, detail::run_pool(prefill, requests, Phase::prefill, true), decode, requests);
+}
+
+ClusterRun detail::disaggregated_after(const Pool& prefill, PoolRun pre_pool, const Pool& decode, std::span<const Request> requests) {
+  check_pool(prefill, "prefill_replicas");
+  check_pool(decode, "decode_replicas");
+  if (prefill.replica.model.name != decode.replica.model.name) {
+    throw InputError("decode", "the decode pool must serve the prefill pool's model");
+  }
   ClusterRun c;
   c.disaggregated = true;
   c.chips = prefill.replicas * prefill.replica.n_chips * std::max<int64_t>(1, prefill.options.pipeline_stages) +
             decode.replicas * decode.replica.n_chips * std::max<int64_t>(1, decode.options.pipeline_stages);
-  std::vector<RequestRecord> pre;
-  c.prefill_runs = run_pool(prefill, requests, Phase::prefill, &pre, c.fits, c.reason);
+  c.prefill_runs = std::move(pre_pool.runs);
+  c.fits = pre_pool.fits;
+  c.reason = std::move(pre_pool.reason);
   if (!c.fits) {
     c.reason = "prefill pool: " + c.reason;
     return c;
   }
+  const std::vector<RequestRecord>& pre = pre_pool.records;
   // Each request leaves the prefill pool with its first token; its KV reaches the decode pool.
   std::vector<Request> handed(requests.size());
   double transfer_s = 0;
@@ -133,10 +146,13 @@ ClusterRun simulate_disaggregated(const Pool& prefill, const Pool& decode, std::
     handed[i] = requests[i];
     handed[i].arrival_s = pre[i].first_token_s + t.seconds;
   }
-  std::vector<RequestRecord> dec;
   Pool decode_rr = decode;  // the decode pool holds no prefix cache to aim at (its requests bring their KV)
   decode_rr.routing = Routing::round_robin;
-  c.runs = run_pool(decode_rr, handed, Phase::decode, &dec, c.fits, c.reason);
+  detail::PoolRun dec_pool = detail::run_pool(decode_rr, handed, Phase::decode, true);
+  c.runs = std::move(dec_pool.runs);
+  c.fits = dec_pool.fits;
+  c.reason = std::move(dec_pool.reason);
+  const std::vector<RequestRecord>& dec = dec_pool.records;
   if (!c.fits) {
     c.reason = "decode pool: " + c.reason;
     return c;

@@ -10,6 +10,7 @@
 
 #include "chalk/base/error.h"
 #include "chalk/engine/layout_search.h"
+#include "cluster_internal.h"
 #include "plan_internal.h"
 
 namespace chalk::sim {
@@ -226,12 +227,23 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
     const Shape* pre = nullptr;
     int64_t pre_replicas = 0;
     double pre_ttft = 0, pre_busy = 0;
+    // The chosen prefill pool's runs, kept: the decode pools tried with it reuse them
+    // (disaggregated_after), as its runs do not depend on the decode pool.
+    detail::PoolRun pre_run;
     for (const auto& sh : shapes) {
       const int64_t n = sh.dep.n_chips;
       if (sh.pp > 1 || n + smallest_shape > budget) continue;
       double ttft = 0, busy = 0;
+      detail::PoolRun last_ok;  // the run of the last k that met the target: fewest's answer
       const int64_t k = fewest((budget - smallest_shape) / n, [&](int64_t k) {
-        const ClusterRun c = simulate_aggregated(Pool{sh.dep, k, options_for(policy.max_sequences)}, traffic, Phase::prefill);
+        // simulate_aggregated(pool, traffic, Phase::prefill), with the records gathered.
+        const Pool pool{sh.dep, k, options_for(policy.max_sequences)};
+        detail::PoolRun p = detail::run_pool(pool, traffic, Phase::prefill, true);
+        ClusterRun c;
+        c.chips = k * n;
+        c.fits = p.fits;
+        c.reason = p.reason;
+        c.runs = std::move(p.runs);
         r.simulations += k;
         const SimSummary sum = summarize(c, ttft_only);
         const double u = c.fits ? utilisation(c, k) : INFINITY;
@@ -239,6 +251,8 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
         if (ok) {
           ttft = sum.ttft_at_slo_percentile_s;
           busy = u;
+          p.runs = std::move(c.runs);
+          last_ok = std::move(p);
         }
         return ok;
       });
@@ -248,6 +262,7 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
         pre_replicas = k;
         pre_ttft = ttft;
         pre_busy = busy;
+        pre_run = std::move(last_ok);
       }
     }
     const std::string rule = o.slo.ttft_s ? "the smallest meeting TTFT p" + num(o.slo.percentile) + " <= " + ms(*o.slo.ttft_s) + " alone"
@@ -268,15 +283,17 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
         const int64_t k_pre = first_replicas + extra;
         if (extra > 0 && pre->dep.n_chips * k_pre + smallest_shape > budget) break;
         pre_replicas = k_pre;
+        const Pool pre_pool{pre->dep, pre_replicas, options_for(policy.max_sequences)};
+        if (extra > 0) pre_run = detail::run_pool(pre_pool, traffic, Phase::prefill, true);  // one more replica: run once
         const int64_t left = budget - pre->dep.n_chips * pre_replicas;
         for (const auto& sh : dec_shapes) {
           const int64_t n = sh.dep.n_chips;
           if (sh.pp > 1) continue;
           for (const int64_t cap : caps) {
             const int64_t k = fewest(left / n, [&](int64_t k) {
-              const ClusterRun c = simulate_disaggregated(Pool{pre->dep, pre_replicas, options_for(policy.max_sequences)},
-                                                          Pool{sh.dep, k, options_for(cap)}, traffic);
-              r.simulations += pre_replicas + k;
+              // simulate_disaggregated(pre_pool, decode pool, traffic), the prefill pool's runs reused.
+              const ClusterRun c = detail::disaggregated_after(pre_pool, pre_run, Pool{sh.dep, k, options_for(cap)}, traffic);
+              r.simulations += pre_replicas + k;  // the replica runs this deployment takes, reused or not
               PlanCandidate p = candidate(*pre, pre_replicas, cap, c);
               p.disaggregated = true;
               p.prefill_hardware = s.name;

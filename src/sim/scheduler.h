@@ -58,6 +58,8 @@ class StepList {
   }
   void pop_back() { --n_; }
   void clear() { n_ = 0; }
+  /// Keeps the first `n` values (n <= size()).
+  void truncate(std::size_t n) { n_ = n; }
   void swap(StepList& o) noexcept {
     buf_.swap(o.buf_);
     std::swap(n_, o.n_);

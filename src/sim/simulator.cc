@@ -49,7 +49,8 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
 
   const EnginePolicy& pol = o.policy;
   std::deque<int32_t> waiting;
-  StepList<Running> running, still;
+  StepList<Running> running;
+  StepList<int32_t> done;  // places in `running` of the requests the step finished
   StepList<int64_t> decode_ctx;
   // The step's decodes and chunks: their places in `running`, and their ranks (read only
   // under data-parallel attention, so kept only then).
@@ -104,13 +105,35 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     bool preempted = false;
     // The loop's invariants and the decodes' lists as locals (each running request adds at
     // most one decode): through the closure, each was loaded again after every store.
-    const int64_t q = verify;
+    const int64_t q = verify, tokens_per_block = block;
     const bool ranked = dp, adapters = lora.on();
     const auto blocks = blocks_for;
     int64_t* const ctx = decode_ctx.room(running.size());
     int32_t* const owner = decode_owner.room(running.size());
     std::size_t decodes = 0;
     for (std::size_t k = 0; k < running.size() && budget > 0; ++k) {
+      if (!adapters && pool.available() >= 0) {
+        // The common case first: a run of decodes whose tokens fit the blocks they hold
+        // (need 0: kv_tokens + q <= held x block), which the general path below would take
+        // with no preemption, no block and no adapter to count. Same order, same budget,
+        // same rank shares; a request that needs more (a chunk, a new block) goes the
+        // general way.
+        const std::size_t size = running.size();
+        const Running* const rs = &running[0];
+        for (; k < size && budget > 0; ++k) {
+          const Running& R = rs[k];
+          if (R.prefill_target > 0 || R.kv_tokens + q > R.held * tokens_per_block) break;
+          budget -= q;
+          if (ranked) {
+            ranks.spend(R.rank, q);
+            decode_rank.push_back(R.rank);
+          }
+          ctx[decodes] = R.kv_tokens;
+          owner[decodes++] = static_cast<int32_t>(k);
+          context_sum += R.kv_tokens;
+        }
+        if (k >= size || budget <= 0) break;
+      }
       Running& R = running[k];
       const int32_t i = R.id;
       const bool prefilling = R.prefill_target > 0;
@@ -161,6 +184,11 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   // its kept ones. Returns those one step after their previous token (StepSample::steady_tokens).
   const auto emit_tokens = [&](double start, double end) __attribute__((noinline)) {
     int32_t steady = 0;
+    // The loop's invariants as locals (through the closure each was loaded again after every
+    // store); the running list does not move while the tokens go out.
+    const int64_t q = verify;
+    const bool cache = caching;
+    Running* const rs = running.empty() ? nullptr : &running[0];
     auto emit = [&](Running& R, int64_t tokens) {  // `tokens` arrive together: one gap
       R.generated += tokens;
       if (R.generated == 1) {
@@ -171,27 +199,50 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
         run.long_token_gaps_s.push_back(end - R.last_token_s);
       }
       R.last_token_s = end;
-      if (R.generated >= R.output) finish(R.id, end);
+      if (R.generated >= R.output) {
+        finish(R.id, end);
+        done.push_back(static_cast<int32_t>(&R - rs));
+      }
     };
     for (std::size_t k = 0; k < chunks.size(); ++k) {
-      Running& R = running[chunk_owner[k]];
+      Running& R = rs[chunk_owner[k]];
       R.kv_tokens += chunks[k].tokens;
-      if (caching) commit(R);
+      if (cache) commit(R);
       if (R.kv_tokens >= R.prefill_target) {
         R.prefill_target = 0;
         emit(R, 1);
       }
     }
+    if (q == 1 && !cache) {
+      // Plain decodes (no drafts, no prefix cache): the common token (not a first one, one
+      // step after the last, not the last) inline; the others through emit, out of line, so
+      // that this loop's counters stay in registers.
+      const auto emit_rare = [&](Running& R, int64_t tokens) __attribute__((noinline)) { emit(R, tokens); };
+      for (const int32_t p : decode_owner) {
+        Running& R = rs[p];
+        const int64_t kept = std::min<int64_t>(1, R.output - R.generated);
+        R.kv_tokens += kept;
+        const int64_t generated = R.generated + kept;
+        if (generated != 1 && generated < R.output && R.last_token_s == start) [[likely]] {
+          R.generated = generated;
+          ++steady;
+          R.last_token_s = end;
+        } else {
+          emit_rare(R, kept);
+        }
+      }
+      return steady;
+    }
     for (const int32_t p : decode_owner) {
-      Running& R = running[p];
-      const int64_t drawn = verify > 1 ? accept.draw() : 1;  // no drafts: one token, no draw
-      if (verify > 1) {
+      Running& R = rs[p];
+      const int64_t drawn = q > 1 ? accept.draw() : 1;  // no drafts: one token, no draw
+      if (q > 1) {
         ++run.verify_steps;
         run.verify_tokens_kept += drawn;
       }
       const int64_t kept = std::min(drawn, R.output - R.generated);
       R.kv_tokens += kept;
-      if (caching) commit(R);  // the whole blocks the kept tokens completed join the cache
+      if (cache) commit(R);  // the whole blocks the kept tokens completed join the cache
       emit(R, kept);
     }
     return steady;
@@ -368,11 +419,20 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     const int64_t finished_before = finished;
     sample.steady_tokens = emit_tokens(t, end);
     if (finished > finished_before) {  // only a finish (emit) leaves a request done in the list
-      still.clear();
-      for (const Running& R : running) {
-        if (R.generated < R.output) still.push_back(R);
+      // Out of the list, the others kept in order: the runs between the finished places move
+      // down (a step finishes a few of its ~100 requests: copying the whole list each time was
+      // a fifth of bench_sim's simulate_requests).
+      int32_t* const gone = &done[0];
+      std::sort(gone, gone + done.size());
+      Running* const rs = &running[0];
+      std::size_t kept = static_cast<std::size_t>(gone[0]);
+      for (std::size_t j = 0; j < done.size(); ++j) {
+        const std::size_t from = static_cast<std::size_t>(gone[j]) + 1, to = j + 1 < done.size() ? static_cast<std::size_t>(gone[j + 1]) : running.size();
+        std::copy(rs + from, rs + to, rs + kept);
+        kept += to - from;
       }
-      running.swap(still);
+      running.truncate(kept);
+      done.clear();
     }
 
     run.decode_sequences_s += static_cast<double>(sample.decodes) * dt;

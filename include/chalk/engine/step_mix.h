@@ -29,11 +29,12 @@ struct StepMemoTable;
 /// Reuse, across the steps of one simulation, of the engine step's parts that depend only
 /// on the step's token counts: the GEMMs, dense and expert, the kernels and their floors,
 /// the collectives and the CUDA graph are the same for every step with the same number of
-/// decodes, number of chunks, sum of chunk tokens and tokens per sequence (the attention
+/// decodes, number of chunks, sum of chunk tokens and tokens per sequence and, where
+/// data-parallel rank loads enter them, the same busiest rank's shares of the attention
+/// tokens, LM-head rows and FFN tokens (computed every step from the ranks; the attention
 /// core, which reads each sequence's context, is priced every step). Results are
 /// bit-identical with and without it: it keeps the values computed the first time.
-/// Taken only where no data-parallel rank loads enter those parts (attention TP over all
-/// chips, KV not sharded by batch). A memo serves one Deployment, unchanged while in use:
+/// A memo serves one Deployment, unchanged while in use:
 /// it clears itself when given another one's address. Not thread-safe: one per simulation.
 class StepMemo {
  public:

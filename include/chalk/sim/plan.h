@@ -124,7 +124,10 @@ struct PlanReport {
   /// Indices of the Pareto front over evaluated: no other is at most as costly, as slow in
   /// TTFT and as slow in TPOT (at the SLO percentile) and better in one; by cost ascending.
   std::vector<std::size_t> pareto;
-  int64_t simulations = 0;                ///< simulate() calls (replica runs)
+  /// Replica runs of the deployments evaluated (each one's replicas, both pools): a
+  /// disaggregated prefill pool counts with every decode pool tried with it, though it is
+  /// simulated once and its runs reused (cluster_internal.h).
+  int64_t simulations = 0;
   std::string why_none;                   ///< when no deployment meets the SLO
   /// Stated replica sizes left out because no engine runs them (replica_size_problem):
   /// "replica size 3 left out: TP3 does not divide the 32 attention heads".
