@@ -204,10 +204,16 @@ void run_calibrate(const CalibrateArgs& a) {
   // "0.0121" in seconds); CSV and JSON keep seconds.
   Table us;
   us.columns = {{"name", "constant"}, {"default_value_us", "default (us)", 4}, {"value_us", "value (us)", 4}, {"uncertainty_us", "+- 1 sigma (us)", 2}, {"fitted", "fitted"}};
+  // A constant is named without the "_s" of its JSON key beside figures in us, at its end or
+  // before a per-unit (review 7 L2: "request_overhead_s ... (us) 6908"; review 8 L2:
+  // "host_s_per_sequence" stayed, and the notes named "allreduce_latency_s").
+  const auto shown = [](std::string name) {
+    if (name.size() > 2 && name.compare(name.size() - 2, 2, "_s") == 0) return name.substr(0, name.size() - 2);
+    if (const auto at = name.find("_s_per_"); at != std::string::npos) name.erase(at, 2);
+    return name;
+  };
   for (const auto& c : rep.constants) {
-    // Named without the "_s" of the JSON key beside figures in us (review 7 L2: "request_overhead_s ... (us) 6908").
-    const bool in_s = c.name.size() > 2 && c.name.compare(c.name.size() - 2, 2, "_s") == 0;
-    us.add({in_s ? c.name.substr(0, c.name.size() - 2) : c.name, 1e6 * c.initial, 1e6 * c.value, c.sigma ? Cell(1e6 * *c.sigma) : Cell{}, std::string(c.fitted ? "yes" : "no")});
+    us.add({shown(c.name), 1e6 * c.initial, 1e6 * c.value, c.sigma ? Cell(1e6 * *c.sigma) : Cell{}, std::string(c.fitted ? "yes" : "no")});
   }
   print_table(std::cout, us);
   std::cout << "\nError per run, mean |predicted / measured - 1| over its metrics:\n";
@@ -219,7 +225,7 @@ void run_calibrate(const CalibrateArgs& a) {
   std::cout << fmt::format("\nmedian      {} with the defaults, {} with the fit{}\n", pct(rep.median_error_before), pct(rep.median_error_after),
                            rep.median_error_loo ? ", " + pct(*rep.median_error_loo) + " left out (leave-one-out)" : std::string());
   for (const auto& c : rep.constants) {
-    if (!c.note.empty()) std::cout << "note        " << c.name << ": " << c.note << '\n';
+    if (!c.note.empty()) std::cout << "note        " << shown(c.name) << ": " << c.note << '\n';
   }
   for (const auto& n : rep.notes) std::cout << "note        " << n << '\n';
   if (!a.profile_out.empty()) {

@@ -144,6 +144,13 @@ void run_plan(PlanArgs a) {
   if (a.deployment.tp || a.deployment.ep) {
     throw InputError(a.deployment.tp ? "--tp" : "--ep", "the plan searches the parallel layouts itself; drop it (`chalk simulate` takes a stated layout)");
   }
+  // The layout search already tries DP attention with and without two micro-batches
+  // (layout_search.cc, layouts_for) and names "two micro-batches" in the chosen layout
+  // when they win: a stated --two-batch-overlap was silently dropped (review 8 M1).
+  if (a.deployment.two_batch_overlap) {
+    throw InputError("--two-batch-overlap", "the plan searches the parallel layouts itself, two micro-batches among them; drop it "
+                                            "(`chalk simulate` takes a stated layout)");
+  }
   const ModelSpec m = load_model(a.deployment.model);
   const std::vector<std::string> hardware = hardware_list(a.deployment.hardware);
   if (hardware.size() > 1) {  // the plan chooses chip types too (plan_chips_cli.h)

@@ -21,6 +21,25 @@
 namespace chalk::cli::prices_cli {
 namespace {
 
+/// A figure as the page writes it (web/app/app.js, the prices view: toPrecision(4), then
+/// en-US grouping): four significant figures, thousands separated by commas, no exponent and
+/// no trailing zeros, so 128,000 tokens, 3,600 s and a batch of 378 read as counts and
+/// durations (review 8 L4: "128.0K", "3.600K", "378.0"); "-" where not finite.
+std::string infer_page_figure(double v) {
+  if (!std::isfinite(v)) return "-";
+  if (v == 0) return "0";
+  const double r = std::stod(fmt::format("{:.3e}", v));  // four significant figures
+  const int digits = std::max(0, 3 - static_cast<int>(std::floor(std::log10(std::fabs(r)))));
+  std::string text = fmt::format("{:.{}f}", std::fabs(r), digits);
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  const std::size_t point = std::min(text.find('.'), text.size());
+  for (std::size_t at = point; at > 3; at -= 3) text.insert(at - 3, ",");
+  return (r < 0 ? "-" : "") + text;
+}
+
 /// "VALUE" (a point) or "LOW:VALUE:HIGH", each a positive number.
 Estimate<double> parse_estimate(const std::string& text, const std::string& flag) {
   std::vector<double> v;
@@ -197,10 +216,10 @@ void run_infer(const InferArgs& a) {
   t.set_priority({"note"}, 2);
   Table words = t;  // the table people read: each quantity in words (JSON and CSV keep the keys)
   words.columns[2].key = "quantity_words";
-  words.set_count({"value", "low", "high"});  // 1.333B, not 1333333333 (review L2)
   for (const auto& f : inference_figures(p)) {
     t.add({f.inference, f.subject, f.quantity, f.figure.value, f.figure.low, f.figure.high, f.note});
-    words.add({f.inference, f.subject, quantity_words(f.quantity), f.figure.value, f.figure.low, f.figure.high, f.note});
+    words.add({f.inference, f.subject, quantity_words(f.quantity), infer_page_figure(f.figure.value), infer_page_figure(f.figure.low),
+               infer_page_figure(f.figure.high), f.note});
   }
   auto est = [](const auto& e) { return nlohmann::json{{"value", e.value.value()}, {"low", e.low.value()}, {"high", e.high.value()}}; };
   auto est_d = [](const Estimate<double>& e) { return nlohmann::json{{"value", e.value}, {"low", e.low}, {"high", e.high}}; };

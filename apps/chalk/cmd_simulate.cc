@@ -135,6 +135,14 @@ void run_simulate(SimulateArgs a) {
   if (a.pp && *a.pp < 1) throw InputError("--pp", "must be >= 1 stage, got " + std::to_string(*a.pp));
   if (a.pp && a.disaggregate) throw InputError("--pp", "stages an aggregated replica; drop --disaggregate or --pp");
   a.deployment.prices_pipeline = !a.disaggregate && !a.pp;  // resolve() may choose the pipeline `layouts` ranks first
+  // A rate with no chips is a throughput question: the replica is sized as `plan`, `prices
+  // forward` and the page's cost headline size it (ReplicaRule::cheapest, cheapest_replica:
+  // the cheapest size within the scale-up domain at the batch that fills its HBM), then as
+  // many replicas of it as serve the rate are counted below (review 8 H1: 70B on H100 at
+  // --rate 5 ran 12 replicas of the smallest, 2 chips, at 42 out tok/s/chip, where one of the
+  // cheapest, 4 chips, serves 254).
+  const bool rate_stated = a.traffic.rate || a.traffic.rate_per_min;
+  if (!a.disaggregate && !a.deployment.chips && rate_stated) a.deployment.replica_rule = ReplicaRule::cheapest;
   std::vector<Result> results;
   std::optional<ReplicaNote> note;
   std::optional<LayoutNote> layout_note;
@@ -178,12 +186,12 @@ void run_simulate(SimulateArgs a) {
   so.progress = budget_progress();
   // A rate with no chips and no --replicas is a throughput question (review 7 M6: 70B at
   // --rate 5 ran one 2-chip replica serving 0.64 req/s, TTFT p50 25 minutes): as many
-  // replicas of the chosen replica as serve the arrivals at kReplicaUtilization of their
+  // replicas of the cheapest replica (above) as serve the arrivals at kReplicaUtilization of their
   // saturated capacity. -n or --replicas keep what they say. After the budget hook: the
   // probe counts against chalk web's steps.
   std::string replicas_line;
   std::optional<sim::Capacity> one_replica;
-  if (!a.disaggregate && !a.deployment.chips && !a.replicas_stated && (a.traffic.rate || a.traffic.rate_per_min)) {
+  if (!a.disaggregate && !a.deployment.chips && !a.replicas_stated && rate_stated) {
     const RateReplicas rr = replicas_serving_rate(pool(agg, 1), reqs, a.traffic.rate ? *a.traffic.rate : *a.traffic.rate_per_min / 60.0,
                                                   agg.n_chips * stages);
     a.replicas = rr.replicas;
@@ -384,7 +392,8 @@ void register_simulate(CLI::App& app, Action& run) {
   static thread_local SimulateArgs a;
   a = SimulateArgs{};  // fresh defaults at each registration: `chalk web` and the Python module register once per request
   // Traffic questions (TTFT/TPOT percentiles) on the smallest replica unless -n says otherwise,
-  // as `decode` (issue 30); `plan` searches replica sizes against SLOs.
+  // as `decode` (issue 30); with a rate, the cheapest (run_simulate); `plan` searches replica
+  // sizes against SLOs.
   a.deployment.replica_rule = ReplicaRule::smallest;
   auto* cmd = app.add_subcommand("simulate", "Requests through a serving engine: TTFT, TPOT, ITL, E2E percentiles, throughput, goodput");
   add_deployment_options(*cmd, a.deployment);
@@ -397,7 +406,7 @@ void register_simulate(CLI::App& app, Action& run) {
   add_auto_pp_option(*cmd, a.pp);
   auto* replicas = cmd->add_option("--replicas", a.replicas,
                                    "Replicas of --chips chips each; requests go as --routing says (default 1; with a rate and no --chips, "
-                                   "the fewest whose saturated capacity serves the rate at 80% of it)");
+                                   "replicas of the cheapest size, as many as serve the rate at 80% of their saturated capacity)");
   cmd->add_option("--routing", a.routing,
                   "How requests reach replicas (and a disaggregated prefill pool): round-robin, or cache-aware (SGLang router's cache_aware "
                   "policy: the replica with the longest cached prefix over 30% of the prompt, unless the load is unbalanced by over 64 "

@@ -233,11 +233,15 @@ void run_train_run(const RunArgs& a) {
                         {"peak_precision", peak},
                         {"attention_flops", attention},
                         {"mfu_definition", mfu_definition(!a.non_causal, peak)},
-                        {"mfu_source", mfu_note},
-                        {"price_usd_per_chip_hour", r.price_per_chip ? nlohmann::json(to_usd_per_hour(*r.price_per_chip)) : nlohmann::json()},
-                        {"price_source", r.price_per_chip ? r.price_source : ""},
-                        {"chip_power_w", r.chip_power_w > 0 ? nlohmann::json(r.chip_power_w) : nlohmann::json()},
-                        {"pue", r.pue},
+                        // What the figures assume sits under `assumptions`, as every serving
+                        // command keeps its price and source (docs/output-schema.md; review 8 M3:
+                        // they were top-level keys beside an empty `assumptions`).
+                        {"assumptions",
+                         {{"mfu_source", mfu_note},
+                          {"price_usd_per_chip_hour", r.price_per_chip ? nlohmann::json(to_usd_per_hour(*r.price_per_chip)) : nlohmann::json()},
+                          {"price_source", r.price_per_chip ? r.price_source : ""},
+                          {"chip_power_w", r.chip_power_w > 0 ? nlohmann::json(r.chip_power_w) : nlohmann::json()},
+                          {"pue", r.pue}}},
                         {"rows", to_json(t)},  // the phases
                         {"tokens", r.tokens},
                         {"train_flops", r.flops},

@@ -798,7 +798,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
     drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), eagle or eagle3 (an EAGLE head: one layer like the model's last, with its LM head), a draft model name or path, or none (free drafts)
     pp: Pipeline stages: the layers split over N groups of chips (one scale-up domain each), activations sent between them over scale-out; -n then counts every stage's chips (default: without -n, when no replica within the scale-up domain holds the model, the pipeline `chalk layouts` ranks first; else 1)
-    replicas: Replicas of --chips chips each; requests go as --routing says (default 1; with a rate and no --chips, the fewest whose saturated capacity serves the rate at 80% of it)
+    replicas: Replicas of --chips chips each; requests go as --routing says (default 1; with a rate and no --chips, replicas of the cheapest size, as many as serve the rate at 80% of their saturated capacity)
     routing: How requests reach replicas (and a disaggregated prefill pool): round-robin, or cache-aware (SGLang router's cache_aware policy: the replica with the longest cached prefix over 30% of the prompt, unless the load is unbalanced by over 64 requests and 1.5x) (default round-robin)
     disaggregate: Separate prefill and decode pools, the prompt's KV sent between them
     prefill_chips: Chips per prefill replica (default: --chips)

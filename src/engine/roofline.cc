@@ -151,6 +151,15 @@ Deployment make_deployment(const ModelSpec& m, const SystemSpec& s, const Deploy
   }
   dep.matmul_efficiency = s.efficiency.matmul_for(dep.compute);
   dep.matmul_efficiency_source = s.efficiency.matmul_source;
+  if (s.efficiency.sustained_clock < 1) {
+    // The fraction is the measured one times the clock the system sustains (matmul_for):
+    // say so, or the line contradicts its own source (review 8 L3: B200 "66.2% of peak (...
+    // 1745/2250 = 77.6%)", 0.776 x 0.853).
+    dep.matmul_efficiency_source = fmt::format("{:.1f}% measured x sustained clock {:g} (efficiency.sustained_clock: the SM clock under "
+                                               "sustained load); {}",
+                                               100 * dep.matmul_efficiency / s.efficiency.sustained_clock, s.efficiency.sustained_clock,
+                                               s.efficiency.matmul_source);
+  }
   dep.hbm_efficiency = s.efficiency.hbm;
   dep.hbm_efficiency_source = s.efficiency.hbm_source;
   if (o.matmul_efficiency) {

@@ -43,6 +43,12 @@ std::string layout_problem(const std::string& name, const Degrees& d) {
     return "vLLM cannot run this layout: EP" + std::to_string(d.ep) + " over " + std::to_string(d.stage_chips()) +
            " chips (--enable-expert-parallel spreads experts over all TP x DP ranks)";
   }
+  if (name == "SGLang" && d.two_batches && (!d.moe || d.ep != d.stage_chips())) {
+    // --enable-two-batch-overlap needs --moe-a2a-backend deepep (server_args.py
+    // check_server_args), whose expert parallelism is --tp-size, every chip of the stage.
+    return "SGLang cannot run this layout: two micro-batches need its DeepEP all-to-all, which spreads experts over all " +
+           std::to_string(d.stage_chips()) + " chips, not EP" + std::to_string(d.ep);
+  }
   if (name == "TensorRT-LLM" && d.two_batches) {
     return "TensorRT-LLM cannot run this layout: two micro-batches overlapping the expert all-to-all (trtllm-serve has no such option)";
   }

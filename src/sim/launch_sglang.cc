@@ -87,6 +87,17 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
     s.command.push_back("--enable-eplb");
     s.command.push_back("--ep-num-redundant-experts " + std::to_string(p.d.ep));
   }
+  if (t.moe && p.d.ep > 1 && p.d.ep == p.d.stage_chips()) {
+    // The all-to-all chalk's step prices: DeepEP's kernels, normal for a step with prompt
+    // chunks and low-latency for a pure decode step (ep_kernels.h), which is what
+    // --deepep-mode auto resolves per step (python/sglang/srt/layers/moe/utils.py,
+    // DeepEPMode.resolve). SGLang's default --moe-a2a-backend none runs no DeepEP, and
+    // check_server_args (python/sglang/srt/server_args.py) raises "When enabling two batch
+    // overlap, moe_a2a_backend cannot be 'none'" (review 8 H3). Its DeepEP backend sets the
+    // expert-parallel size to --tp-size, so it is written where the experts span the stage.
+    s.command.push_back("--moe-a2a-backend deepep");
+    s.command.push_back("--deepep-mode auto");
+  }
   if (p.d.two_batches) s.command.push_back("--enable-two-batch-overlap");
   if (w == WeightPlan::online_fp8) s.command.push_back("--quantization fp8");
   s.command.push_back("--kv-cache-dtype " + kv_dtype(t.kv));

@@ -40,6 +40,18 @@ std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget&
     a.push_back("--enable-eplb");
     a.push_back("--num-redundant-experts " + std::to_string(p.d.ep));
   }
+  if (t.moe && p.d.ep > 1) {
+    // The all-to-all kernels chalk's step prices are DeepEP's (ep_kernels.h: normal for a
+    // step with prompt chunks, low-latency for a pure decode step). vLLM fixes one family per
+    // process (vllm/config/parallel.py, all2all_backend; default allgather_reducescatter, not
+    // DeepEP): a prefill pool runs deepep_high_throughput, a decode pool and an aggregated
+    // replica deepep_low_latency (its CUDA-graph decode; an aggregated replica's mixed steps
+    // then run low-latency kernels where chalk prices normal ones). --enable-dbo needs one of
+    // the two: VllmConfig.__post_init__ (vllm/config/vllm.py) asserts "Microbatching currently
+    // only supports the deepep_low_latency and deepep_high_throughput all2all backend"
+    // (review 8 H3).
+    a.push_back(std::string("--all2all-backend ") + (p.role == "prefill" ? "deepep_high_throughput" : "deepep_low_latency"));
+  }
   if (p.d.two_batches) a.push_back("--enable-dbo");  // dual batch overlap
   if (w == WeightPlan::online_fp8) a.push_back("--quantization fp8");
   a.push_back("--kv-cache-dtype " + vllm_kv_dtype(t.kv));
@@ -103,13 +115,31 @@ std::string vllm_serve(const PlanCandidate& c, const LaunchTarget& t, const Pool
   for (const auto& a : engine_args(c, t, p, w)) s.command.push_back(a);
   for (const auto& a : vllm_lora_args(c, t)) s.command.push_back(a);
   if (const int64_t hosts = replica_hosts(t, p.d.chips); hosts > 1) {
-    // One replica over several hosts (GB200 NVL72: trays of 4 GPUs): vLLM's multi-node
-    // serving runs its workers on a Ray cluster over them (arg_utils.py:
-    // --distributed-executor-backend).
-    s.comments.push_back("A replica spans " + std::to_string(hosts) + " hosts of " + count(t.chips_per_host, "GPU") +
-                         ": start a Ray cluster over them (ray start --head on one, ray start --address on the others) and run this "
-                         "on the head.");
-    s.command.push_back("--distributed-executor-backend ray");
+    const int64_t rank_chips = p.d.chips / std::max<int64_t>(1, p.d.dp);  // one DP rank's TP x PP
+    if (p.d.dp > 1 && rank_chips <= t.chips_per_host && t.chips_per_host % rank_chips == 0) {
+      // Data-parallel ranks over several hosts (review 8 H2): vLLM's Ray data-parallel
+      // backend places the DP engine cores over the Ray cluster, --data-parallel-size-local a
+      // host. Without it vLLM's create_engine_config (vllm/engine/arg_utils.py) sets "local DP
+      // size defaults to global DP size", starting every rank on the head's GPUs;
+      // --distributed-executor-backend only spreads one engine's TP x PP workers. With the
+      // ray backend and no --data-parallel-address it takes the head's IP ("Using host IP %s
+      // as ray-based data parallel address").
+      const int64_t local = t.chips_per_host / rank_chips;
+      s.comments.push_back("A replica spans " + std::to_string(hosts) + " hosts of " + count(t.chips_per_host, "GPU") + ", " +
+                           count(local, "data-parallel rank") + " a host: start a Ray cluster over them (ray start --head on one, "
+                           "ray start --address on the others) and run this on the head; vLLM's Ray data-parallel backend starts "
+                           "the ranks over the cluster.");
+      s.command.push_back("--data-parallel-size-local " + std::to_string(local));
+      s.command.push_back("--data-parallel-backend ray");
+    } else {
+      // One engine's TP x PP workers over several hosts (GB200 NVL72: trays of 4 GPUs):
+      // vLLM's multi-node serving runs them on a Ray cluster (arg_utils.py:
+      // --distributed-executor-backend).
+      s.comments.push_back("A replica spans " + std::to_string(hosts) + " hosts of " + count(t.chips_per_host, "GPU") +
+                           ": start a Ray cluster over them (ray start --head on one, ray start --address on the others) and run this "
+                           "on the head.");
+      s.command.push_back("--distributed-executor-backend ray");
+    }
   }
   if (!p.role.empty()) s.command.push_back("--kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'");
   return render(s);

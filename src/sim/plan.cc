@@ -203,9 +203,9 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
     first_arrival = std::min(first_arrival, q.arrival_s);
     last_arrival = std::max(last_arrival, q.arrival_s);
   }
-  // A pool keeps up when its replicas are busy less than the arrival span: utilisation
+  // A pool keeps up when its replicas are busy less than the arrival span: utilization
   // = busy time / (replicas x (last - first arrival)) < 1 (all at once: any pool does).
-  auto utilisation = [&](const ClusterRun& c, int64_t k) {
+  auto utilization = [&](const ClusterRun& c, int64_t k) {
     double busy = 0;
     for (const auto& run : c.runs) busy += run.busy_s;
     const double span = last_arrival - first_arrival;
@@ -246,7 +246,7 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
         c.runs = std::move(p.runs);
         r.simulations += k;
         const SimSummary sum = summarize(c, ttft_only);
-        const double u = c.fits ? utilisation(c, k) : INFINITY;
+        const double u = c.fits ? utilization(c, k) : INFINITY;
         const bool ok = c.fits && sum.finished > 0 && (o.slo.ttft_s ? sum.meets_slo : u < 1);
         if (ok) {
           ttft = sum.ttft_at_slo_percentile_s;
@@ -266,10 +266,15 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
       }
     }
     const std::string rule = o.slo.ttft_s ? "the smallest meeting TTFT p" + num(o.slo.percentile) + " <= " + ms(*o.slo.ttft_s) + " alone"
-                                          : "no TTFT target: the smallest that keeps up with the arrivals (prefill utilisation < 1)";
+                                          : "no TTFT target: the smallest that keeps up with the arrivals (prefill utilization < 1)";
     if (pre == nullptr) {
-      r.searched.push_back("disaggregated: no prefill pool within " + std::to_string(budget - smallest_shape) + " chips (" + rule +
-                           "), so no decode pool was simulated");
+      // Review 8 L1: "no prefill pool within 0 chips" where the smallest decode replica took
+      // the whole budget.
+      r.searched.push_back(budget > smallest_shape
+                               ? "disaggregated: no prefill pool within " + std::to_string(budget - smallest_shape) + " chips (" + rule +
+                                     "), so no decode pool was simulated"
+                               : "disaggregated: the smallest decode replica, " + std::to_string(smallest_shape) + (smallest_shape == 1 ? " chip" : " chips") + ", takes the whole " +
+                                     std::to_string(budget) + "-chip budget, leaving none for a prefill pool; nothing was simulated");
     }
     if (pre != nullptr) {
       // End to end, TTFT adds the KV transfer and the decode pool's queue to the prefill

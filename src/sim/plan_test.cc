@@ -73,9 +73,27 @@ TEST(Plan, TheChoiceMeetsItsSloInItsOwnSimulationAndIsTheCheapest) {
   EXPECT_FALSE(r.pareto.empty());
 }
 
+TEST(Plan, ABudgetTheSmallestDecodeReplicaFillsSaysSo) {
+  // Review 8 L1: a 1-chip budget for Llama 3.1 8B on H100 (its smallest replica, 1 chip)
+  // leaves 1 - 1 = 0 chips for a prefill pool; the search said "no prefill pool within 0 chips".
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec s = load_system("h100-sxm");
+  DeploymentOptions base;
+  base.mechanisms.enabled = true;
+  PlanOptions o;
+  o.chip_budget = 1;
+  o.slo.tpot_s = 0.02;
+  o.aggregated = false;
+  const PlanReport r = plan_deployment(m, s, base, plan_traffic(5, 20), o);
+  EXPECT_TRUE(r.evaluated.empty());
+  ASSERT_EQ(r.searched.size(), 1U);
+  EXPECT_EQ(r.searched[0], "disaggregated: the smallest decode replica, 1 chip, takes the whole 1-chip budget, leaving none for a "
+                           "prefill pool; nothing was simulated");
+}
+
 TEST(Plan, DisaggregatedWithoutATtftTargetSizesThePrefillPoolToKeepUp) {
   // Only a TPOT target: the prefill pool is the smallest whose replicas are busy less than
-  // the arrival span (utilisation < 1), and the output says so. It searched nothing before.
+  // the arrival span (utilization < 1), and the output says so. It searched nothing before.
   const ModelSpec m = load_model("llama-3.1-8b");
   const SystemSpec s = load_system("h100-sxm");
   DeploymentOptions base;
@@ -88,7 +106,8 @@ TEST(Plan, DisaggregatedWithoutATtftTargetSizesThePrefillPoolToKeepUp) {
   const PlanReport r = plan_deployment(m, s, base, reqs, o);
   ASSERT_FALSE(r.evaluated.empty());
   ASSERT_EQ(r.searched.size(), 1U);
-  EXPECT_NE(r.searched[0].find("no TTFT target: the smallest that keeps up with the arrivals"), std::string::npos) << r.searched[0];
+  EXPECT_NE(r.searched[0].find("no TTFT target: the smallest that keeps up with the arrivals (prefill utilization < 1)"), std::string::npos)
+      << r.searched[0];  // one spelling, as every key (review 8 L1)
   const PlanCandidate& c = r.evaluated.front();
   EXPECT_TRUE(c.disaggregated);
   // The pool's own run: busy time over replicas x arrival span below 1.

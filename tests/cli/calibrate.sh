@@ -30,6 +30,12 @@ assert p["format"] == "chalk-engine-profile/1" and p["engine"] == "vllm" and p["
 assert abs(p["constants"]["request_overhead_s"] - c["request_overhead_s"]["value_s"]) < 1e-12
 assert j["median_abs_error_left_out_fraction"] is not None
 PY
+# Text: figures in us under names without the JSON keys' "_s" (review 8 L2: host_s_per_sequence
+# stood in the (us) columns and the notes said "allreduce_latency_s: not asked for").
+txt=$("$CHALK" calibrate "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" "${setup[@]}" --fit request_overhead_s) || fail "calibrate text exited $?"
+printf '%s\n' "$txt" | grep -Eq "(_s |_s_per_|_s:)" && fail "calibrate text names a constant in s beside us: $txt"
+printf '%s\n' "$txt" | grep -q "^ *host_per_sequence " || fail "calibrate text lacks host_per_sequence: $txt"
+printf '%s\n' "$txt" | grep -q "^note        allreduce_latency: not asked for" || fail "calibrate note names allreduce_latency_s: $txt"
 # The profile applied: simulate's TTFT moves with the fitted overhead; validate says it applied it.
 "$CHALK" simulate -m llama-3.1-8b -H h100-sxm -n 1 --rate 2 --requests 50 --input 512 --output 64 --engine-profile "$tmp/p.json" --json \
   | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["engine_profile"]["engine"] == "vllm", j["engine_profile"]' \

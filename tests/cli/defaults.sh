@@ -146,7 +146,9 @@ check plot cheapest serving plot -m llama-3.1-70b -H h200
 check layouts cheapest layouts -m llama-3.1-70b -H h100-sxm
 check decode smallest decode -m llama-3.1-70b -H h100-sxm
 check layouts_latency smallest layouts -m llama-3.1-70b -H h100-sxm --objective latency
-check simulate smallest simulate -m llama-3.1-70b -H h100-sxm --rate 1 --requests 20 --input 512 --output 32
+# With a rate and no -n, simulate sizes its replica by the cheapest rule, as plan and prices
+# forward do (review 8 H1).
+check simulate cheapest simulate -m llama-3.1-70b -H h100-sxm --rate 1 --requests 20 --input 512 --output 32
 
 # prefill: the replica cheapest per prompt token (review 5 M1), not the decode cost floor at
 # the longest prompt, which put Llama 3.1 8B's 1,024-token row on a communication-bound TP8

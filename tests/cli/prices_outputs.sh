@@ -113,4 +113,12 @@ PY
   || fail "prices infer: a built-in sheet draws remarks"
 "$CHALK" prices infer claude-sonnet-4.5 --cache-read-usd-per-mtok 4 | grep -q "^warning     a cache hit (\$4/Mtok) costs more" || fail "prices infer text lacks the remark"
 [ "$("$CHALK" prices forward --csv | head -1 | cut -d, -f1-3)" = "source,input_usd_per_mtok,output_usd_per_mtok" ] || fail "forward --csv header"
+# Review 8 L4: the text table writes figures as the page does (4 significant figures, commas):
+# Gemini 1.5 Pro's price step at 128,000 tokens, a one-hour hold of 3,600 s, a decode batch of
+# 378 (4 x 0.25 x ... in (b)); not "128.0K", "3.600K" and "378.0".
+inf=$("$CHALK" prices infer gemini-1.5-pro) || fail "prices infer exited $?"
+for want in "price step threshold \(tokens\) +128,000( |$)" "implied decode batch +378( |$)" "hold \(s\) +3,600( |$)"; do
+  printf '%s\n' "$inf" | grep -Eq "$want" || fail "prices infer text lacks '$want': $inf"
+done
+printf '%s\n' "$inf" | grep -Eq "^  [a-f] .*([0-9]K( |$)|378\.0)" && fail "prices infer table writes K figures: $inf"
 echo "prices_outputs: all passed"

@@ -236,6 +236,7 @@ expect_error "--chips: the plan chooses the chips per replica" plan -m llama-3.1
 expect_error "--modes: expected both, aggregated or disaggregated, got 'x'" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100 --budget-chips 2 --modes x
 expect_error "--replica-chips: must be in 1..1048576, got 0" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100 --budget-chips 2 --replica-chips 0
 expect_error "--tp: the plan searches the parallel layouts itself" plan -m llama-3.1-8b -H h100-sxm --rate 5 --ttft-slo-ms 100 --budget-chips 2 --tp 2
+expect_error "--two-batch-overlap: the plan searches the parallel layouts itself, two micro-batches among them" plan -m deepseek-v3 -H h200 --rate 5 --ttft-slo-ms 1000 --budget-chips 8 --two-batch-overlap
 # Overload said out loud (issue 30): arrivals beyond what the saturated replica serves get a
 # warning with both rates; SLO attainment is empty (null) without an SLO, a number with one.
 "$CHALK" simulate "${base[@]}" --rate 1000 --requests 300 --input 1024 --output 64 --json > "$tmp/over.json" || fail "simulate overload"

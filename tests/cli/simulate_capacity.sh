@@ -31,20 +31,33 @@ assert det[11]["overloaded"], det[11]   # 11.33 req/s, as the review measured
 assert not det[5]["overloaded"], det[5]  # half the capacity: stable
 assert 0 < det[5]["capacity_uncertainty_req_per_s"] < 0.1 * cap, det[5]  # 10.28 +- 0.71 when written
 PY
-# M6: a rate and no -n: the fewest 2-chip replicas that serve it at 80% of one's capacity.
-"$CHALK" simulate "${m70[@]}" --rate 5 "${len[@]}" --json > "$tmp/m6.json" || fail "simulate --rate 5 without -n"
+# M6 and review 8 H1: a rate and no -n: replicas of the cheapest size (as plan, prices
+# forward and the page size them: cheapest_replica, the 4-chip TP4 at batch 208 for 70B on
+# H100, runner-up 8 chips), as many as serve the rate at 80% of one's saturated capacity.
+# Before review 8 the size was the smallest (2 chips), 12 of them at --rate 5 at 42 out
+# tok/s/chip and 11.8 J/out tok, where one 4-chip replica serves 5 req/s at 254 and 2.02.
+# At --rate 10 (10.3 req/s of arrivals) one 4-chip replica's capacity, about 6.5 req/s,
+# x 0.8 = 5.2 serves half: 2 replicas.
+"$CHALK" simulate "${m70[@]}" --rate 10 "${len[@]}" --json > "$tmp/m6.json" || fail "simulate --rate 10 without -n"
+"$CHALK" simulate "${m70[@]}" --rate 5 "${len[@]}" --json > "$tmp/m6one.json" || fail "simulate --rate 5 without -n"
 "$CHALK" simulate "${m70[@]}" --rate 5 "${len[@]}" --replicas 2 --json > "$tmp/m6r.json" || fail "simulate --replicas 2"
-python3 - "$tmp/m6.json" "$tmp/m6r.json" <<'PY' || fail "replicas for the rate"
+python3 - "$tmp/m6.json" "$tmp/m6r.json" "$tmp/m6one.json" <<'PY' || fail "replicas for the rate"
 import json, math, sys
-j, k = (json.load(open(p)) for p in sys.argv[1:3])
+j, k, o = (json.load(open(p)) for p in sys.argv[1:4])
+for x in (j, k, o):
+    c = x["replica_choice"]
+    assert c["rule"] == "cheapest" and c["choice"]["chips"] == 4 and c["runner_up"]["chips"] == 8, c
 row, det = j["rows"][0], j["details"][0]
 n = row["replicas"]
 one = det["capacity_req_per_s"] / n
-assert n == math.ceil(det["arrival_req_per_s"] / (0.8 * one)), (n, det)
-assert n > 1 and not det["overloaded"], (n, det)
-assert j["replicas_why"].startswith(f"{n} replicas of 2 chips: the fewest that serve --rate 5 req/s"), j["replicas_why"]
-assert k["rows"][0]["replicas"] == 2 and k["replicas_why"] is None, k["rows"][0]
+assert n == math.ceil(det["arrival_req_per_s"] / (0.8 * one)) == 2, (n, det)
+assert row["chips"] == 4 * n and not det["overloaded"], (row["chips"], det)
+assert j["replicas_why"].startswith("2 replicas of 4 chips: the fewest that serve --rate 10 req/s"), j["replicas_why"]
+r1 = o["rows"][0]
+assert r1["replicas"] == 1 and r1["chips"] == 4, r1
+assert r1["output_tok_per_s_per_chip"] > 200, r1  # 254; the 12 x 2-chip pool made 42.3
+assert k["rows"][0]["replicas"] == 2 and k["rows"][0]["chips"] == 8 and k["replicas_why"] is None, k["rows"][0]
 PY
-"$CHALK" simulate "${m70[@]}" --rate 5 "${len[@]}" | grep -q "^replicas    [0-9]* replicas of 2 chips: the fewest that serve --rate 5 req/s" \
+"$CHALK" simulate "${m70[@]}" --rate 10 "${len[@]}" | grep -q "^replicas    2 replicas of 4 chips: the fewest that serve --rate 10 req/s" \
   || fail "simulate text: no replicas line"
 echo "simulate_capacity: all passed"

@@ -9,7 +9,11 @@ CHALK="$1"; SRC="$2"
 import json, sys; j = json.load(sys.stdin)
 assert abs(j['chip_hours'] / 2.664e6 - 1) < 0.005, j['chip_hours']
 assert abs(j['cost_usd'] / 5.328e6 - 1) < 0.005, j['cost_usd']
-assert j['chip_power_w'] == 700 and j['pue'] == 1.2, j
+# What the figures assume is under assumptions, as in every serving command (review 8 M3).
+a = j['assumptions']
+assert a['chip_power_w'] == 700 and a['pue'] == 1.2 and a['price_usd_per_chip_hour'] == 2, a
+assert a['mfu_source'] == 'given' and a['price_source'], a
+assert not {'chip_power_w', 'pue', 'price_usd_per_chip_hour', 'price_source', 'mfu_source'} & set(j), sorted(j)
 assert abs(j['energy_mwh'] - j['chip_hours'] * 700 * 1.2 / 1e6) < 1e-6 * j['energy_mwh'], j['energy_mwh']
 assert j['rows'][0]['mfu_from'] == 'step_time'
 # The implied MFU is train step's (causal attention FLOPs): ISCA'25 Table 4's 38.94%.
@@ -34,7 +38,7 @@ import json, sys; j = json.load(sys.stdin); p = j['rows']
 assert [r['phase'] for r in p] == ['pre', 'ext'], p
 assert all(v is not None for r in p for v in r.values()), p
 assert abs(p[0]['chip_hours'] + p[1]['chip_hours'] - j['chip_hours']) < 1e-6 * j['chip_hours']
-assert j['cost_usd'] is not None and j['price_usd_per_chip_hour'] > 0
+assert j['cost_usd'] is not None and j['assumptions']['price_usd_per_chip_hour'] > 0
 " || fail "train run phases"
 [ "$("$CHALK" train run -H h100-sxm --phase tokens=1e12,chips=8 --phase tokens=1e11,chips=8 --csv | grep -c total)" -eq 0 ] || fail "CSV total row"
 # The run's flags are each phase's defaults: --chips 2048, --seq 8192, --mfu 0.2, --goodput 0.5.

@@ -77,8 +77,10 @@ await check('deep body: 70,000 nested arrays in a field (it killed the server) i
 
 await check('over budget: 20,000 requests of 60k tokens in and out is refused up front (413, requests)', async () => {
   const r = await post('/api/simulate', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 1000, requests: 20000, input: 60000, output: 60000 });
-  // 20,000 x 60,000 outputs / 3 decoding at once = 4e8 steps, times 2: the run and its saturated-capacity probe.
-  assert.match(refused(r, 413, 'requests').error, /implies about 8e\+08 simulator steps \(.*4e\+08 for outputs.*times 2 simulations\)/);
+  // The rate sizes the replica by the cheapest rule (review 8 H1), which holds 35 of these
+  // 120k-token sequences at once: 20,000 x 60,000 outputs / 35 = 3.43e7 steps, plus 1.46e5 for
+  // prompts, times 2 (the run and its saturated-capacity probe) = 6.89e7.
+  assert.match(refused(r, 413, 'requests').error, /implies about 6\.89e\+07 simulator steps \(.*3\.43e\+07 for outputs with 35 decoding at once.*times 2 simulations\)/);
   const b = await post('/api/simulate', { model: 'llama-3.1-8b', hardware: 'h100-sxm', rate: 10, requests: 20000, 'max-batched-tokens': 1, 'block-size': 1 });
   assert.match(refused(b, 413, 'max-batched-tokens').error, /raise max-batched-tokens/);
   await answersNormally();
