@@ -89,12 +89,14 @@ TEST(LaunchEp, VllmDataParallelRanksOverSeveralHostsStartThereNotAllOnTheHead) {
   EXPECT_TRUE(file_says(vl, "2 hosts of 4 GPUs, 4 data-parallel ranks a host")) << vl->text;
   // 64 chips, DP64: 16 hosts, still 4 ranks a host.
   c.replica_chips = 64, c.chips = 128, c.parallel.ep = 64;
-  vl = launch_file_at(launch_files(c, t), "vllm/serve.sh");
+  l = launch_files(c, t);  // kept: launch_file_at points into it
+  vl = launch_file_at(l, "vllm/serve.sh");
   EXPECT_TRUE(file_says(vl, "--data-parallel-size-local 4")) << vl->text;
   // One engine's TP8 over 2 hosts has no DP ranks: its workers go on the Ray cluster.
   c = launch_dp_attention_moe();
   c.parallel.tp_attention = 8, c.parallel.tp_ffn = 8;
-  vl = launch_file_at(launch_files(c, t), "vllm/serve.sh");
+  l = launch_files(c, t);
+  vl = launch_file_at(l, "vllm/serve.sh");
   EXPECT_TRUE(file_says(vl, "--distributed-executor-backend ray")) << vl->text;
   EXPECT_FALSE(file_says(vl, "--data-parallel-size-local")) << vl->text;
 }
