@@ -21,6 +21,7 @@
 #include "request_budget.h"
 #include "serving_cli.h"
 #include "sim_cli.h"
+#include "simulate_args.h"
 #include "table.h"
 
 namespace chalk::cli {
@@ -34,26 +35,6 @@ namespace {
 /// for a queue that grows to show (overload_of's slope over the later half), few enough
 /// that four candidates cost less than the run itself at the default 2000 requests.
 constexpr std::size_t kLayoutSampleRequests = 200;
-
-struct SimulateArgs {
-  DeploymentArgs deployment;
-  OutputArgs output;
-  TrafficArgs traffic;
-  PolicyArgs policy;
-  SloArgs slo;
-  int64_t replicas = 1;
-  bool replicas_stated = false;  ///< --replicas given (else, with a rate and no --chips, the fewest that serve it)
-  bool disaggregate = false;
-  std::optional<int64_t> prefill_chips, decode_chips;  ///< unset: --chips
-  int64_t prefill_replicas = 1, decode_replicas = 1;
-  std::string prefill_hardware, decode_hardware;  ///< empty: --hardware
-  bool compare = false;
-  std::string plot;
-  EnergyArgs energy;
-  std::string routing = "round-robin";
-  serving_cli::LeverArgs levers;  ///< --draft, --acceptance, --accepted-tokens, --drafter (as decode)
-  std::optional<int64_t> pp;      ///< --pp (unset: the pipeline `layouts` ranks first where no domain holds the model)
-};
 
 struct Result {
   std::string name;
@@ -106,34 +87,7 @@ void run_simulate(SimulateArgs a) {
   }
   const double n = static_cast<double>(reqs.size());
   const int64_t context = steady_state_context(static_cast<int64_t>(in / n), static_cast<int64_t>(out / n));
-  if (a.replicas < 1 || a.prefill_replicas < 1 || a.decode_replicas < 1) {
-    throw InputError(a.replicas < 1 ? "--replicas" : a.prefill_replicas < 1 ? "--prefill-replicas" : "--decode-replicas", "must be >= 1");
-  }
-  if (!a.disaggregate && (a.prefill_chips || a.decode_chips || a.compare)) {
-    throw InputError(a.compare ? "--compare" : a.prefill_chips ? "--prefill-chips" : "--decode-chips",
-                     "applies to disaggregated serving: add --disaggregate");
-  }
-  if (!a.disaggregate && (!a.prefill_hardware.empty() || !a.decode_hardware.empty())) {
-    throw InputError(a.prefill_hardware.empty() ? "--decode-hardware" : "--prefill-hardware", "applies to disaggregated serving: add --disaggregate");
-  }
-  const bool mixed = a.disaggregate && (!a.prefill_hardware.empty() || !a.decode_hardware.empty());
-  if (mixed && a.compare) throw InputError("--compare", "compares pools on the same chips; drop --prefill-hardware and --decode-hardware");
-  if (mixed && a.deployment.price_usd_per_chip_hour) {
-    throw InputError("--price-usd-per-chip-hour", "prices one chip type; mixed chips take each system's own price");
-  }
-  if (mixed) {
-    // A pool without its own system runs on --hardware at --chips; the header then describes
-    // the decode pool's system (the pools line names both).
-    const std::optional<int64_t> stated = a.deployment.chips ? std::optional<int64_t>(a.deployment.chips) : std::nullopt;
-    if (a.prefill_hardware.empty()) a.prefill_hardware = a.deployment.hardware, a.prefill_chips = a.prefill_chips ? a.prefill_chips : stated;
-    if (a.decode_hardware.empty()) a.decode_hardware = a.deployment.hardware, a.decode_chips = a.decode_chips ? a.decode_chips : stated;
-    a.deployment.hardware = a.decode_hardware;
-  }
-  for (const auto& [flag, chips] : {std::pair{"--prefill-chips", a.prefill_chips}, std::pair{"--decode-chips", a.decode_chips}}) {
-    if (chips && *chips < 1) throw InputError(flag, "must be >= 1, got " + std::to_string(*chips));
-  }
-  if (a.pp && *a.pp < 1) throw InputError("--pp", "must be >= 1 stage, got " + std::to_string(*a.pp));
-  if (a.pp && a.disaggregate) throw InputError("--pp", "stages an aggregated replica; drop --disaggregate or --pp");
+  const bool mixed = check_simulate_pools(a);
   a.deployment.prices_pipeline = !a.disaggregate && !a.pp;  // resolve() may choose the pipeline `layouts` ranks first
   // A rate with no chips is a throughput question: the replica is sized as `plan`, `prices
   // forward` and the page's cost headline size it (ReplicaRule::cheapest, cheapest_replica:
