@@ -173,20 +173,24 @@ TEST(HardwareFile, ErrorsNameTheField) {
   EXPECT_THROW(load_system("/nonexistent/dir/x.json"), InputError);
 }
 
+/// The error of hardware file `base` read as `name` with its first `from` replaced by `to`:
+/// "no error" when it reads, "pattern not found: ..." when `from` is not in it.
+std::string edited_file_error(const std::string& base, const std::string& name, const std::string& from, const std::string& to) {
+  std::string text = base;
+  const auto pos = text.find(from);
+  if (pos == std::string::npos) return "pattern not found: " + from;
+  text.replace(pos, from.size(), to);
+  try {
+    system_from_json(text, name);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 TEST(HardwareFile, OptionalStatusTopologyAndPowerAreChecked) {
   const std::string base = read_file(std::string(CHALK_SOURCE_DIR) + "/data/hardware/tpu-v5p.json");
-  auto error_of = [&](const std::string& from, const std::string& to) -> std::string {
-    std::string text = base;
-    const auto pos = text.find(from);
-    if (pos == std::string::npos) return "pattern not found: " + from;
-    text.replace(pos, from.size(), to);
-    try {
-      system_from_json(text, "v.json");
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "no error";
-  };
+  const auto error_of = [&](const std::string& from, const std::string& to) { return edited_file_error(base, "v.json", from, to); };
   EXPECT_EQ(error_of("\"date\"", "\"status\": \"rumoured\", \"date\""),
             "v.json: status: unknown status 'rumoured'; expected shipping or announced");
   EXPECT_EQ(error_of("\"3d-torus\"", "\"hypercube\""),
@@ -229,18 +233,7 @@ TEST(HardwareFile, CollectiveLineIsOptionalAndChecked) {
     EXPECT_FALSE(a100.collective_efficiency_source.empty()) << name;
   }
   const std::string base = read_file(std::string(CHALK_SOURCE_DIR) + "/data/hardware/mi300x.json");
-  auto error_of = [&](const std::string& from, const std::string& to) -> std::string {
-    std::string text = base;
-    const auto pos = text.find(from);
-    if (pos == std::string::npos) return "pattern not found: " + from;
-    text.replace(pos, from.size(), to);
-    try {
-      system_from_json(text, "m.json");
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "no error";
-  };
+  const auto error_of = [&](const std::string& from, const std::string& to) { return edited_file_error(base, "m.json", from, to); };
   EXPECT_EQ(error_of("\"collective_efficiency\": 0.706", "\"collective_efficiency\": 1.5"),
             "m.json: scale_up.collective_efficiency: must be a fraction in (0, 1] of gb_per_s_per_direction, got 1.5");
   EXPECT_EQ(error_of("\"collective_efficiency\": 0.706", "\"collective_efficiency\": 0"),
