@@ -39,22 +39,25 @@ Table fleet_table(const sim::FleetReport& f, const std::vector<SystemSpec>& syst
                {"chips", "chips"},
                {"replica_chips", "replica"},
                {"replicas", "replicas"},
+               {"decode_replica_chips", "decode replica"},
+               {"decode_replicas", "decode replicas"},
                {"cost_usd_per_hour", "$/hour"},
                {"ttft_at_percentile_ms", "TTFT@p ms"},
                {"tpot_at_percentile_ms", "TPOT@p ms"},
                {"meets_slo", "meets"},
                {"layout", "layout"}};
   t.set_priority({"model_name", "system", "chips", "meets_slo"}, 0);
-  t.set_priority({"layout"}, 2);
+  t.set_priority({"decode_replica_chips", "decode_replicas", "layout"}, 2);
   for (const auto& c : f.models) {
     if (!c.system) {
-      t.add({c.name, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, std::string("no"), Cell{}});
+      t.add({c.name, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, std::string("no"), Cell{}});
       continue;
     }
     const auto& r = c.plans[*c.system];
     const auto& b = r.evaluated[*r.best];
     t.add({c.name, systems[*c.system].name, std::string(b.disaggregated ? "disaggregated" : "aggregated"), b.chips, b.replica_chips,
-           b.replicas, b.usd_per_hour ? Cell(*b.usd_per_hour) : Cell{},
+           b.replicas, b.disaggregated ? Cell(b.decode_replica_chips) : Cell{}, b.disaggregated ? Cell(b.decode_replicas) : Cell{},
+           b.usd_per_hour ? Cell(*b.usd_per_hour) : Cell{},
            b.summary.ttft.count > 0 ? Cell(b.summary.ttft_at_slo_percentile_s * 1e3) : Cell{},
            b.summary.tpot.count > 0 ? Cell(b.summary.tpot_at_slo_percentile_s * 1e3) : Cell{}, std::string("yes"), b.layout});
   }

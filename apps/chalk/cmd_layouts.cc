@@ -93,6 +93,7 @@ Table layouts_table(const std::vector<Ranking>& rankings, const std::optional<Us
   t.columns = {{"batch", "batch"},
                {"rank", "#"},
                {"layout", "layout"},
+               {"chips", "chips"},
                {"replica_chips", "chips/replica"},
                {"replicas", "replicas"},
                {"fits", "fits"},
@@ -110,7 +111,7 @@ Table layouts_table(const std::vector<Ranking>& rankings, const std::optional<Us
                {"why_not", "why not"}};
   t.set_priority({"batch", "rank", "layout"}, 0);
   // Narrow tables keep the rank, the layout, the step and what it is ranked by.
-  t.set_priority({"t_operations_ms", "t_overhead_ms", "t_comm_ms", "t_host_ms", "replicas", "replica_chips", "fits", "batch_per_replica", "governs",
+  t.set_priority({"t_operations_ms", "t_overhead_ms", "t_comm_ms", "t_host_ms", "chips", "replicas", "replica_chips", "fits", "batch_per_replica", "governs",
                   "memory_gb", "why_not"},
                  2);
   for (const auto& [batch_asked, ranked] : rankings) {
@@ -122,13 +123,13 @@ Table layouts_table(const std::vector<Ranking>& rankings, const std::optional<Us
     if (!c.fits && !all) continue;
     ++rank;
     if (!c.fits) {
-      t.add({batch, rank, c.name, c.replica_chips, c.replicas, std::string("no"), Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{},
+      t.add({batch, rank, c.name, c.replica_chips * c.replicas, c.replica_chips, c.replicas, std::string("no"), Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{},
              Cell{}, layout_memory_gb(mc.model, mc.system, mc.base, c, mc.context), c.reason});
       continue;
     }
     // The cost cell is built in place: a named variant copied into the row trips GCC 12's
     // -Wmaybe-uninitialized false positive.
-    t.add({batch, rank, c.name, c.replica_chips, c.replicas, std::string("yes"), static_cast<int64_t>(c.batch), to_ms(c.step.t_step), to_ms(c.step.t_operations),
+    t.add({batch, rank, c.name, c.replica_chips * c.replicas, c.replica_chips, c.replicas, std::string("yes"), static_cast<int64_t>(c.batch), to_ms(c.step.t_step), to_ms(c.step.t_operations),
            to_ms(c.step.t_overhead), to_ms(c.step.t_comm), to_ms(c.step.t_host), c.step.governs, c.tokens_per_s_per_chip, c.tokens_per_s_per_user,
            price ? Cell(price->value() / c.tokens_per_s_per_chip * 1e6) : Cell{}, layout_memory_gb(mc.model, mc.system, mc.base, c, mc.context),
            std::string()});

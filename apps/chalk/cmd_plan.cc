@@ -59,7 +59,7 @@ Table plan_candidates_table(const std::vector<sim::PlanCandidate>& evaluated, co
                {"energy_j_per_output_token", "J/out tok"},
                {"ttft_at_percentile_ms", "TTFT@p ms"},
                {"tpot_at_percentile_ms", "TPOT@p ms"},
-               {"output_tok_per_s_per_chip", "out tok/s/chip"},
+               {"tok_per_s_per_chip", "tok/s/chip"},
                {"accepted_tokens_per_step", "kept/step"},
                {"slo_attainment", "SLO met"},
                {"meets_slo", "meets"},

@@ -37,6 +37,7 @@ Table hours_table(const sim::RateCurve& curve, const sim::DayPlan& d) {
                {"chips", "chips"},
                {"replica_chips", "replica"},
                {"replicas", "replicas"},
+               {"decode_replica_chips", "decode replica"},
                {"decode_replicas", "decode replicas"},
                {"max_sequences", "max seqs"},
                {"cost_usd_per_hour", "$/hour"},
@@ -45,7 +46,7 @@ Table hours_table(const sim::RateCurve& curve, const sim::DayPlan& d) {
                {"meets_slo", "meets"},
                {"layout", "layout"}};
   t.set_priority({"hour", "request_rate_per_s", "chips", "meets_slo"}, 0);
-  t.set_priority({"decode_replicas", "max_sequences", "layout"}, 2);
+  t.set_priority({"decode_replica_chips", "decode_replicas", "max_sequences", "layout"}, 2);
   for (std::size_t h = 0; h < 24; ++h) {
     const int li = d.level_of_hour[h];
     const int64_t hour = static_cast<int64_t>(h);
@@ -53,17 +54,17 @@ Table hours_table(const sim::RateCurve& curve, const sim::DayPlan& d) {
     // the hour's rate (chips and cost unknown: null).
     const int64_t zero = 0;
     if (li < 0) {
-      t.add({hour, 0.0, std::string("none"), zero, zero, zero, Cell{}, zero, 0.0, Cell{}, Cell{}, std::string("yes"), Cell{}});
+      t.add({hour, 0.0, std::string("none"), zero, zero, zero, Cell{}, Cell{}, zero, 0.0, Cell{}, Cell{}, std::string("yes"), Cell{}});
       continue;
     }
     const sim::PlanReport& p = d.plans[static_cast<std::size_t>(li)];
     if (!p.best) {
-      t.add({hour, curve.rate_per_s[h], std::string("none"), Cell{}, zero, zero, Cell{}, zero, Cell{}, Cell{}, Cell{}, std::string("no"), Cell{}});
+      t.add({hour, curve.rate_per_s[h], std::string("none"), Cell{}, zero, zero, Cell{}, Cell{}, zero, Cell{}, Cell{}, Cell{}, std::string("no"), Cell{}});
       continue;
     }
     const sim::PlanCandidate& c = p.evaluated[*p.best];
     t.add({hour, curve.rate_per_s[h], std::string(c.disaggregated ? "disaggregated" : "aggregated"), c.chips, c.replica_chips, c.replicas,
-           c.disaggregated ? Cell(c.decode_replicas) : Cell{}, c.max_sequences, c.usd_per_hour ? Cell(*c.usd_per_hour) : Cell{},
+           c.disaggregated ? Cell(c.decode_replica_chips) : Cell{}, c.disaggregated ? Cell(c.decode_replicas) : Cell{}, c.max_sequences, c.usd_per_hour ? Cell(*c.usd_per_hour) : Cell{},
            c.summary.ttft.count > 0 ? Cell(c.summary.ttft_at_slo_percentile_s * 1e3) : Cell{},
            c.summary.tpot.count > 0 ? Cell(c.summary.tpot_at_slo_percentile_s * 1e3) : Cell{}, std::string("yes"), c.layout});
   }

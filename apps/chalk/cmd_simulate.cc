@@ -39,7 +39,7 @@ constexpr std::size_t kLayoutSampleRequests = 200;
 struct Result {
   std::string name;
   std::string layout;
-  int64_t replicas = 0;
+  int64_t replicas = 0, decode_replicas = 0;  ///< aggregated: the replicas; disaggregated: each pool's
   int64_t chips_per_replica = 0, prefill_chips_per_replica = 0;  ///< decode (or aggregated) replica; prefill pool's
   std::string prefill_hardware, hardware;  ///< disaggregated: each pool's system (empty when aggregated)
   std::optional<double> usd_per_hour;      ///< sum over pools of chips x price; unset when a pool's chip is unpriced
@@ -188,7 +188,8 @@ void run_simulate(SimulateArgs a) {
       r.power = chip_power_from(a.energy, dec.system);
       r.prefill_power = chip_power_from(a.energy, pre.system);
     }
-    r.replicas = a.prefill_replicas + a.decode_replicas;
+    r.replicas = a.prefill_replicas;
+    r.decode_replicas = a.decode_replicas;
     r.chips_per_replica = dec.n_chips;
     r.prefill_chips_per_replica = pre.n_chips;
     r.run = sim::simulate_disaggregated(pool(pre, a.prefill_replicas), pool(dec, a.decode_replicas), reqs);
@@ -228,7 +229,10 @@ void run_simulate(SimulateArgs a) {
     } else if (power) {
       r.energy = sim::serving_energy(r.run, r.summary, r.chips_per_replica, r.prefill_chips_per_replica, *power, facility);
     }
-    add_summary_row(t, r.name, r.layout, r.replicas, r.summary, &r.run, r.energy ? &*r.energy : nullptr);
+    // Keyed as plan's rows: disaggregated, the prefill pool in replica_chips x replicas and the decode pool beside it.
+    const SummaryPools pools = r.decode_replicas > 0 ? SummaryPools{r.prefill_chips_per_replica, r.replicas, r.chips_per_replica, r.decode_replicas}
+                                                     : SummaryPools{r.chips_per_replica, r.replicas, 0, 0};
+    add_summary_row(t, r.name, r.layout, pools, r.summary, &r.run, r.energy ? &*r.energy : nullptr);
     if (const int64_t kv = r.summary.rejected - r.summary.rejected_over_context; kv > 0) {
       warnings.push_back(fmt::format("{}: {} requests need more KV blocks than a replica holds and were rejected", r.name, kv));
     }
@@ -243,6 +247,9 @@ void run_simulate(SimulateArgs a) {
   }
   if (!a.plot.empty() || a.output.json) {
     nlohmann::json j = pipe ? pipeline_json(agg, PipelineArgs{stages, std::nullopt, {}}, n_layers(load_model(a.deployment.model))) : describe_json(agg);
+    // chips: every chip of the deployment, as the rows count them; replica_chips: the replica assumptions.sharding describes.
+    j["assumptions"]["replica_chips"] = agg.n_chips * stages;
+    j["assumptions"]["chips"] = results.front().summary.chips;
     j["replica_choice"] = replica_note_json(note);
     j["replicas_why"] = replicas_line.empty() ? nlohmann::json(nullptr) : nlohmann::json(replicas_line);  // the replica count simulate chose, or null
     j["layout_choice"] = layout_note_json(layout_note);

@@ -149,9 +149,16 @@ void with_flag_names(const std::function<void()>& body);
 /// The summary table: one row per deployment (add_summary_row). Keys of
 /// docs/output-schema.md.
 Table summary_table();
+/// A row's replicas, keyed as `plan`'s rows: aggregated, `replicas` of `replica_chips` chips
+/// each (every pipeline stage's); disaggregated, the prefill pool there and the decode pool in
+/// `decode_replicas` of `decode_replica_chips` (0: aggregated, the decode columns empty).
+struct SummaryPools {
+  int64_t replica_chips = 0, replicas = 0;
+  int64_t decode_replica_chips = 0, decode_replicas = 0;
+};
 /// `energy` (null: none, the energy columns empty) adds J per output token, J per request
-/// and the run's kWh (sim/energy.h).
-void add_summary_row(Table& t, const std::string& deployment, const std::string& layout, int64_t replicas,
+/// and the run's kWh (sim/energy.h). The row's `chips` is every chip of the run (s.chips).
+void add_summary_row(Table& t, const std::string& deployment, const std::string& layout, const SummaryPools& pools,
                      const sim::SimSummary& s, const sim::ClusterRun* run, const sim::ServingEnergy* energy = nullptr);
 
 /// Occupancy over time (at most `points`) of the first replica (the decode pool's when

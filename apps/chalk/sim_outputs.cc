@@ -14,7 +14,10 @@ Table summary_table() {
   Table t;
   t.columns = {{"mode", "mode"},
                {"chips", "chips"},
+               {"replica_chips", "replica"},
                {"replicas", "replicas"},
+               {"decode_replica_chips", "decode replica"},
+               {"decode_replicas", "decode replicas"},
                {"layout", "layout"},
                {"ttft_p50_ms", "TTFT p50 ms"},
                {"ttft_p90_ms", "TTFT p90"},
@@ -32,7 +35,7 @@ Table summary_table() {
                {"queue_p99_ms", "queue p99"},
                {"output_tok_per_s", "out tok/s"},
                {"total_tok_per_s", "in+out tok/s"},
-               {"output_tok_per_s_per_chip", "out tok/s/chip"},
+               {"tok_per_s_per_chip", "tok/s/chip"},
                {"total_tok_per_s_per_chip", "in+out /chip"},
                {"goodput_req_per_s", "goodput req/s"},
                {"slo_attainment", "SLO met"},
@@ -50,7 +53,7 @@ Table summary_table() {
                {"energy_kwh", "kWh"}};
   t.set_priority({"mode", "chips", "energy_j_per_output_token"}, 0);
   t.set_priority({"energy_j_per_request", "energy_kwh"}, 2);
-  t.set_priority({"replicas", "layout", "ttft_p90_ms", "tpot_p90_ms", "itl_p50_ms", "itl_p90_ms", "e2e_p50_ms", "e2e_p90_ms",
+  t.set_priority({"replica_chips", "replicas", "decode_replica_chips", "decode_replicas", "layout", "ttft_p90_ms", "tpot_p90_ms", "itl_p50_ms", "itl_p90_ms", "e2e_p50_ms", "e2e_p90_ms",
                   "queue_p99_ms", "total_tok_per_s", "total_tok_per_s_per_chip", "goodput_req_per_s", "peak_kv_occupancy",
                   "finished", "rejected", "kv_transfer_ms", "kv_transfer_bytes", "mean_kv_occupancy", "queue_mean_ms", "itl_p99_ms",
                   "output_tok_per_s"},
@@ -58,7 +61,7 @@ Table summary_table() {
   return t;
 }
 
-void add_summary_row(Table& t, const std::string& deployment, const std::string& layout, int64_t replicas, const sim::SimSummary& s,
+void add_summary_row(Table& t, const std::string& deployment, const std::string& layout, const SummaryPools& pools, const sim::SimSummary& s,
                      const sim::ClusterRun* run, const sim::ServingEnergy* energy) {
   // A percentile of no requests does not exist: null (JSON), empty (CSV), "-" (text), never 0.
   const auto ms = [](const sim::Percentiles& p, double x) { return p.count > 0 ? Cell(x * 1e3) : Cell{}; };
@@ -67,7 +70,9 @@ void add_summary_row(Table& t, const std::string& deployment, const std::string&
     xfer_ms = run->kv_transfer_s_mean * 1e3;
     xfer_b = run->kv_transfer_bytes_total / static_cast<double>(s.finished);
   }
-  t.add({deployment, s.chips, replicas, layout, ms(s.ttft, s.ttft.p50), ms(s.ttft, s.ttft.p90), ms(s.ttft, s.ttft.p99),
+  const bool decode_pool = pools.decode_replicas > 0;
+  t.add({deployment, s.chips, pools.replica_chips, pools.replicas, decode_pool ? Cell(pools.decode_replica_chips) : Cell{},
+         decode_pool ? Cell(pools.decode_replicas) : Cell{}, layout, ms(s.ttft, s.ttft.p50), ms(s.ttft, s.ttft.p90), ms(s.ttft, s.ttft.p99),
          ms(s.tpot, s.tpot.p50), ms(s.tpot, s.tpot.p90), ms(s.tpot, s.tpot.p99), ms(s.itl, s.itl.p50), ms(s.itl, s.itl.p90),
          ms(s.itl, s.itl.p99), ms(s.e2e, s.e2e.p50), ms(s.e2e, s.e2e.p90), ms(s.e2e, s.e2e.p99), ms(s.queue, s.queue.mean),
          ms(s.queue, s.queue.p99), s.output_tok_per_s, s.total_tok_per_s, s.output_tok_per_s_per_chip, s.total_tok_per_s_per_chip,

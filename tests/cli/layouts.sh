@@ -12,12 +12,15 @@ assert j["context_tokens"] == 657, j["context_tokens"]
 ls = j["rows"]
 assert j["chips"] == 8 and j["objective"] == "throughput"
 assert [l["layout"] for l in ls] == ["TP2 x 4 replicas", "TP4 x 2 replicas", "TP8", "TP1 x 8 replicas"], ls
+# One meaning of chips (review 8 M2): every row's deployment is the 8 chips asked, whatever
+# its replica; replica_chips is one replica's (was the rows' only chips key).
+assert [(l["chips"], l["replica_chips"], l["replicas"]) for l in ls] == [(8, 2, 4), (8, 4, 2), (8, 8, 1), (8, 1, 8)], ls
 assert ls[0]["batch_per_replica"] == 692 and ls[3]["batch_per_replica"] == 23
 assert all(a["tok_per_s_per_chip"] >= b["tok_per_s_per_chip"] for a, b in zip(ls, ls[1:]))
 assert ls[0]["cost_usd_per_mtok"] > 0
 PY
 csv=$("$CHALK" layouts -m deepseek-v3 -H gb200-nvl72 -n 72 --csv) || fail "layouts --csv"
-[ "$(printf '%s\n' "$csv" | head -1 | cut -d, -f1-4)" = "batch,rank,layout,replica_chips" ] || fail "csv header"
+[ "$(printf '%s\n' "$csv" | head -1 | cut -d, -f1-5)" = "batch,rank,layout,chips,replica_chips" ] || fail "csv header"
 printf '%s\n' "$csv" | sed -n 2p | grep -q "DP-attention" || fail "DeepSeek-V3 on NVL72: data-parallel attention should rank first"
 printf '%s\n' "$csv" | grep -q "673.2 GB" || fail "a layout that does not fit says why"  # FP8 with its block scales
 "$CHALK" layouts -m llama-3.1-8b -H h100-sxm -n 8 --objective latency --batch 8 | grep -q "ranked by latency" || fail "latency table"

@@ -133,13 +133,46 @@ if not {"model", "hardware"} <= seen: bad.append(f"no command printed a model an
 # there, a different number from model.params_active); a sequence length is context_tokens
 # (was seq_len_tokens, and sequence_tokens in train run); chip-hours are chip_hours (was gpu_hours in train run).
 # `prices infer` keeps its estimate object active_params.
-old = {"user_tok_per_s", "chip_tok_per_s", "replica_tok_per_s", "fits_in_hbm", "t_comm_exposed_ms", "sequence_tokens", "seq_len_tokens", "active_params", "hbm_tb_per_s", "gpu_hours"}
+# Output tokens per second per chip is tok_per_s_per_chip in every command (review 8 M2: was
+# output_tok_per_s_per_chip in simulate and plan rows; the measurement files' metric keeps
+# that name, a value in validate's rows, not a key).
+old = {"user_tok_per_s", "chip_tok_per_s", "replica_tok_per_s", "fits_in_hbm", "t_comm_exposed_ms", "sequence_tokens", "seq_len_tokens", "active_params", "hbm_tb_per_s", "gpu_hours",
+       "output_tok_per_s_per_chip"}
 for n in range(1, int(sys.argv[3]) + 1):
     text = open(f"{sys.argv[2]}/{n}.json").read()
     cmd = open(f"{sys.argv[2]}/{n}.cmd").read().strip()
     for o in old:
         if f'"{o}":' in text and not (o == "active_params" and cmd.startswith("prices infer")): bad.append(f"{cmd}: old key {o}")
     if cmd.startswith("train plot run") and '"params_active"' in text: bad.append(f"{cmd}: params_active for the matmul count")
+# One meaning of chips (review 8 M2): in every row, object and assumptions that state
+# replicas, `chips` is every chip of the deployment and `replica_chips` one replica's, so
+# chips = replica_chips x replicas (+ decode_replica_chips x decode_replicas, the decode pool
+# of a disaggregated row); simulate's assumptions.chips is its first row's.
+# Was: simulate's rows all chips and its assumptions.chips one replica's; serving frontier's
+# and sweep's chips the replica, which layouts (without chips) called replica_chips.
+def chips_ok(o, where):
+    if isinstance(o, dict):
+        if "replicas" in o and all(isinstance(o.get(k), int) for k in ("chips", "replica_chips", "replicas")) and o["chips"] > 0:
+            total = o["replica_chips"] * o["replicas"]
+            if isinstance(o.get("decode_replica_chips"), int) and isinstance(o.get("decode_replicas"), int):
+                total += o["decode_replica_chips"] * o["decode_replicas"]
+            if o["chips"] != total:
+                bad.append(f"{where}: chips {o['chips']} is not replica_chips x replicas (+ the decode pool's) = {total}: {json.dumps(o)[:160]}")
+        for x in o.values(): chips_ok(x, where)
+    elif isinstance(o, list):
+        for x in o: chips_ok(x, where)
+checked = set()
+for n in range(1, int(sys.argv[3]) + 1):
+    cmd = open(f"{sys.argv[2]}/{n}.cmd").read().strip()
+    j = json.load(open(f"{sys.argv[2]}/{n}.json"))
+    chips_ok(j, cmd)
+    for r in j.get("rows", []):
+        if isinstance(r, dict) and "replica_chips" in r and "chips" in r: checked.add(j["command"])
+    if j["command"] == "simulate" and j["rows"] and j["assumptions"].get("chips") != j["rows"][0].get("chips"):
+        bad.append(f"{cmd}: assumptions.chips {j['assumptions'].get('chips')} is not the first row's chips {j['rows'][0].get('chips')}")
+# The commands whose rows have replicas state both, so the check above cannot pass vacuously.
+for c in ("simulate", "plan", "fleet", "layouts"):
+    if c not in checked: bad.append(f"no {c} row carries both chips and replica_chips")
 if bad:
     print("\n".join(bad)); sys.exit(1)
 PY

@@ -34,8 +34,8 @@ PY
 # M6 and review 8 H1: a rate and no -n: replicas of the cheapest size (as plan, prices
 # forward and the page size them: cheapest_replica, the 4-chip TP4 at batch 208 for 70B on
 # H100, runner-up 8 chips), as many as serve the rate at 80% of one's saturated capacity.
-# Before review 8 the size was the smallest (2 chips), 12 of them at --rate 5 at 42 out
-# tok/s/chip and 11.8 J/out tok, where one 4-chip replica serves 5 req/s at 254 and 2.02.
+# Before review 8 the size was the smallest (2 chips), 12 of them at --rate 5 at 42 output
+# tok/s per chip and 11.8 J/out tok, where one 4-chip replica serves 5 req/s at 254 and 2.02.
 # At --rate 10 (10.3 req/s of arrivals) one 4-chip replica's capacity, about 6.5 req/s,
 # x 0.8 = 5.2 serves half: 2 replicas.
 "$CHALK" simulate "${m70[@]}" --rate 10 "${len[@]}" --json > "$tmp/m6.json" || fail "simulate --rate 10 without -n"
@@ -52,10 +52,13 @@ n = row["replicas"]
 one = det["capacity_req_per_s"] / n
 assert n == math.ceil(det["arrival_req_per_s"] / (0.8 * one)) == 2, (n, det)
 assert row["chips"] == 4 * n and not det["overloaded"], (row["chips"], det)
+# One meaning of chips (review 8 M2): the rows and assumptions count all 8 chips, replica_chips
+# one replica's 4 (assumptions.chips was 4, the replica, beside the rows' 8).
+assert row["replica_chips"] == 4 and (j["assumptions"]["chips"], j["assumptions"]["replica_chips"]) == (8, 4), (row, j["assumptions"])
 assert j["replicas_why"].startswith("2 replicas of 4 chips: the fewest that serve --rate 10 req/s"), j["replicas_why"]
 r1 = o["rows"][0]
 assert r1["replicas"] == 1 and r1["chips"] == 4, r1
-assert r1["output_tok_per_s_per_chip"] > 200, r1  # 254; the 12 x 2-chip pool made 42.3
+assert r1["tok_per_s_per_chip"] > 200, r1  # 254; the 12 x 2-chip pool made 42.3
 assert k["rows"][0]["replicas"] == 2 and k["rows"][0]["chips"] == 8 and k["replicas_why"] is None, k["rows"][0]
 PY
 "$CHALK" simulate "${m70[@]}" --rate 10 "${len[@]}" | grep -q "^replicas    2 replicas of 4 chips: the fewest that serve --rate 10 req/s" \

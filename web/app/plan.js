@@ -63,7 +63,7 @@ function showPlan(j) {
   const same = (r) => b && ['mode', 'chips', 'replica_chips', 'replicas', 'max_sequences', 'layout', 'decode_layout'].every((k) => r[k] === b[k]);
   $('plan-table').innerHTML = `<table><tr><th>deployment</th><th>chips</th><th>$/hour</th><th>TTFT p${p} ms</th><th>TPOT p${p} ms</th><th>tok/s per chip</th><th>meets SLO</th></tr>${j.rows.map((r) =>
     `<tr${same(r) ? ' class="chosen"' : ''}><td>${esc(deploymentWords(r))}</td><td data-key="chips">${r.chips}</td><td data-key="cost_usd_per_hour">${num(r.cost_usd_per_hour)}</td><td data-key="ttft_at_percentile_ms">${num(r.ttft_at_percentile_ms)}</td>` +
-    `<td data-key="tpot_at_percentile_ms">${num(r.tpot_at_percentile_ms)}</td><td>${num(r.output_tok_per_s_per_chip)}</td><td>${r.meets_slo ? 'yes' : 'no'}</td></tr>`).join('')}</table>`;
+    `<td data-key="tpot_at_percentile_ms">${num(r.tpot_at_percentile_ms)}</td><td>${num(r.tok_per_s_per_chip)}</td><td>${r.meets_slo ? 'yes' : 'no'}</td></tr>`).join('')}</table>`;
   const files = (j.launch ?? []).flatMap((l) => l.files.map((f) => ({ ...f, checked_at: l.checked_at })));
   const pick = $('plan-file');
   pick.innerHTML = files.map((f, i) => `<option value="${i}">${esc(f.path)}</option>`).join('');
