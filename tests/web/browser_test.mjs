@@ -188,13 +188,17 @@ try {
   await check('simulation: the rate slider moves TTFT and TPOT percentiles = chalk simulate', async () => {
     await page.$eval('#rate', (el) => { el.value = '4'; el.dispatchEvent(new Event('input')); });
     await page.waitForFunction(() => window.chalk.state.rate === 16 && document.body.dataset.state === 'ready' && window.chalk.data.simulate_rate === 16, null, { timeout: 30000 });
-    const r = cli('simulate', ...M, ...N(...M, '-s', '4096', '--kv-dtype', 'fp8', '-b', '256'), '--kv-dtype', 'fp8', '--rate', '16', '--requests', '200', '--input', '8192', '--output', '200').rows[0];
+    const n = N(...M, '-s', '4096', '--kv-dtype', 'fp8', '-b', '256');
+    const r = cli('simulate', ...M, ...n, '--kv-dtype', 'fp8', '--rate', '16', '--requests', '200', '--input', '8192', '--output', '200').rows[0];
     const rows = await plotted('simulate');
     assert.equal(rows.length, 6);
     for (const x of rows) close(x.ms, r[x.key], x.key);
     assert.match(page.url(), /rate=16/);
     // The scheduler's knobs it ran at (issue 29 item 5), as simulate --json's engine object says.
     assert.match(await page.textContent('#sim-summary'), /engine vllm: 8,192 tokens a step, at most 1,024 running, 0\.9 of HBM for weights and KV/);
+    // The replica simulated is the page's, the CLI's -n (docs/web.md: without -n chalk simulate sizes its own for the traffic).
+    assert.ok((await page.textContent('#sim-summary')).includes(`on ${r.replicas} x ${r.replica_chips} chips (the page's replica, as chalk simulate -n ${n[1]};`));
+    assert.equal(String(r.replica_chips), n[1]);
   });
 
   // Another system: the context sweep, frontier and layouts follow.

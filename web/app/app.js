@@ -279,7 +279,8 @@ const training = () => updateTraining({
 
 async function updateSimulation() {
   // --lora as typed (N:RANK[,zipf:S][,max-loras:M]...): the API names a bad spec in one line.
-  const sim = (rate) => api('/api/simulate', { ...deployment(), rate, requests: 200, input: state.prompt, output: 200, ...(state.lora ? { lora: state.lora } : {}) });
+  const sent = deployment();
+  const sim = (rate) => api('/api/simulate', { ...sent, rate, requests: 200, input: state.prompt, output: 200, ...(state.lora ? { lora: state.lora } : {}) });
   let j = await sim(state.rate);
   let lowered = '';
   const lower = chalk.rateAuto ? rateBelowCapacity(j, state.rate) : null;
@@ -310,7 +311,9 @@ async function updateSimulation() {
   for (const metric of ['ttft', 'tpot']) for (const p of ['p50', 'p90', 'p99']) rows.push({ metric: metric.toUpperCase(), percentile: p, key: `${metric}_${p}_ms`, ms: r[`${metric}_${p}_ms`] });
   // The scheduler simulated, with the knobs it ran at (issue 29 item 5; `chalk simulate --json`'s engine object).
   const e = j.engine;
-  $('sim-summary').textContent = `${j.traffic}; ${r.finished} finished, ${r.rejected} rejected; output ${Number(r.output_tok_per_s.toPrecision(4)).toLocaleString('en-US')} tok/s; ` +
+  // The page's replica, as `chalk simulate -n N`, which the CLI without -n may size otherwise (docs/web.md): said.
+  const own = sent.chips ? `the page's replica, as chalk simulate -n ${sent.chips}; without -n chalk simulate sizes one for this traffic` : 'chalk simulate\'s own choice for this traffic';
+  $('sim-summary').textContent = `${j.traffic}; on ${r.replicas} x ${r.replica_chips} chips (${own}); ${r.finished} finished, ${r.rejected} rejected; output ${Number(r.output_tok_per_s.toPrecision(4)).toLocaleString('en-US')} tok/s; ` +
     `engine ${e.name}: ${e.max_batched_tokens.toLocaleString('en-US')} tokens a step, at most ${e.max_sequences.toLocaleString('en-US')} running, ${e.gpu_memory_utilization} of HBM for weights and KV` +
     loraWords(j.details?.[0]?.lora);
   await draw('simulate', '#view-simulate', percentileChart(rows));
