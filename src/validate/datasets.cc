@@ -9,10 +9,8 @@
 #include "measurement_row.h"
 
 namespace chalk::detail {
-namespace {
 
-std::vector<DatasetLengths> read_datasets() {
-  const EmbeddedTable table = read_embedded_table("datasets/datasets.csv");
+std::vector<DatasetLengths> parse_datasets(const EmbeddedTable& table) {
   const std::string& where = table.where;
   const auto& records = table.records;
   const auto& header = records.front().second;
@@ -54,10 +52,8 @@ std::vector<DatasetLengths> read_datasets() {
   return out;
 }
 
-}  // namespace
-
 const std::vector<DatasetLengths>& builtin_datasets() {
-  static const std::vector<DatasetLengths> all = read_datasets();
+  static const std::vector<DatasetLengths> all = parse_datasets(read_embedded_table("datasets/datasets.csv"));
   return all;
 }
 

@@ -76,6 +76,12 @@ struct DatasetLengths {
 /// context of requests that all have the mean lengths.
 double running_context_mean(double prompt, double output, const DatasetLengths* d);
 
+/// The datasets of `table` (datasets.csv's columns; records[0] the header), in order. Throws
+/// InputError("<where>: line N[: column]") on a record whose field count differs from the
+/// header's, a mean below 1 token, an output_tokens_cv outside [0, 100) or an
+/// input_output_weight outside (0, 100), an empty name or source.
+std::vector<DatasetLengths> parse_datasets(const EmbeddedTable& table);
+
 /// Every dataset of data/datasets/datasets.csv (compiled in), in file order.
 const std::vector<DatasetLengths>& builtin_datasets();
 

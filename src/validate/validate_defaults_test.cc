@@ -110,6 +110,29 @@ TEST(ValidateDefaults, ServingRunningContextIsLengthBiased) {
   EXPECT_EQ(assumption(find_row(k, "S"), "batch: ").rfind("batch: empty, max (827 sequences per replica here)", 0), 0u) << assumption(find_row(k, "S"), "batch: ");
 }
 
+TEST(ValidateDefaults, DatasetShapeOutOfRangeIsAnError) {
+  // The shape columns of datasets.csv: a coefficient of variation >= 0, a weighting > 0, each
+  // below 100; empty means not read. One line per error, naming line, column and value.
+  auto parse = [](const std::string& cv, const std::string& w) {
+    detail::EmbeddedTable t;
+    t.where = "data/datasets/datasets.csv";
+    t.records = {{1, {"name", "input_tokens_mean", "output_tokens_mean", "output_tokens_cv", "input_output_weight", "source"}},
+                 {2, {"set", "100", "50", cv, w, "src"}}};
+    try {
+      const auto sets = detail::parse_datasets(t);
+      return "ok " + std::to_string(sets.at(0).output_tokens_cv.value_or(-1)) + " " + std::to_string(sets.at(0).input_output_weight.value_or(-1));
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_EQ(parse("0.5", "0.9"), "ok 0.500000 0.900000");
+  EXPECT_EQ(parse("0", ""), "ok 0.000000 -1.000000");
+  EXPECT_EQ(parse("-0.1", "1"), "data/datasets/datasets.csv: line 2: output_tokens_cv: expected a number of at least 0 and below 100, got '-0.1'");
+  EXPECT_EQ(parse("0.5", "0"), "data/datasets/datasets.csv: line 2: input_output_weight: expected a number above 0 and below 100, got '0'");
+  EXPECT_EQ(parse("1e3", "1"), "data/datasets/datasets.csv: line 2: output_tokens_cv: expected a number of at least 0 and below 100, got '1e3'");
+  EXPECT_EQ(parse("0.5", "x"), "data/datasets/datasets.csv: line 2: input_output_weight: expected a number above 0 and below 100, got 'x'");
+}
+
 TEST(ValidateDefaults, ServingOutputFromTheDatasetsPublishedMean) {
   // MLPerf's llama2-70b set: the reference generates 294.45 tokens per sample
   // (data/datasets/datasets.csv), so output_tokens is 294, as row B states (B names the set
