@@ -54,12 +54,33 @@ struct EmbeddedTable {
 /// is not compiled in or has no header row.
 EmbeddedTable read_embedded_table(const std::string& path);
 
-/// A benchmark dataset's published mean lengths (data/datasets/datasets.csv).
+/// A benchmark dataset's published mean lengths (data/datasets/datasets.csv), and the shape of
+/// its per-sample lengths where a per-sample file is in reach.
 struct DatasetLengths {
   std::string name;
   std::optional<double> input_tokens_mean, output_tokens_mean;  ///< unset: not published
+  /// Coefficient of variation of the generated tokens L (std / mean, >= 0), and the prompts'
+  /// weighting by output length E[P L] / (E[P] E[L]) (> 0; 1 when P and L are independent).
+  /// Unset: no per-sample file read.
+  std::optional<double> output_tokens_cv, input_output_weight;
   std::string source;  ///< where the figures are stated
 };
+
+/// Mean KV tokens of a running sequence in an offline run's steady state (docs/formulas.md,
+/// "Running sequences are length-biased"): each batch slot runs one request after another, and
+/// a request of L generated tokens holds its slot for L steps, so the batch samples requests
+/// in proportion to L (renewal theory's inspection paradox). Its prompt averages
+/// E[P L] / E[L] = w P and its tokens generated so far E[L^2] / (2 E[L]) = L (1 + cv^2) / 2:
+/// w P + L (1 + cv^2) / 2 tokens, in tokens (`prompt` P and `output` L are the means).
+/// Without a dataset's shape (`d` null or its fields unset: cv 0, w 1) it is P + L / 2, the
+/// context of requests that all have the mean lengths.
+double running_context_mean(double prompt, double output, const DatasetLengths* d);
+
+/// The datasets of `table` (datasets.csv's columns; records[0] the header), in order. Throws
+/// InputError("<where>: line N[: column]") on a record whose field count differs from the
+/// header's, a mean below 1 token, an output_tokens_cv outside [0, 100) or an
+/// input_output_weight outside (0, 100), an empty name or source.
+std::vector<DatasetLengths> parse_datasets(const EmbeddedTable& table);
 
 /// Every dataset of data/datasets/datasets.csv (compiled in), in file order.
 const std::vector<DatasetLengths>& builtin_datasets();

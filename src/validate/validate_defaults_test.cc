@@ -71,12 +71,75 @@ TEST(ValidateDefaults, ServingThroughputWithoutBatchIsWhatTheEngineAdmits) {
   EXPECT_NE(e.find("X: batch: max (what the engine admits) is for a throughput; e2e_s is predicted at a stated batch, one when empty"), std::string::npos) << e;
 }
 
+TEST(ValidateDefaults, ServingRunningContextIsLengthBiased) {
+  // OpenOrca's per-sample lengths (data/datasets/datasets.csv): output cv 0.7873, prompts
+  // weighted by output E[PL] / (E[P] E[L]) = 0.8973. A batch slot holds a request of L tokens
+  // for L steps, so at 222 in and 294 out the running sequences hold
+  // 0.8973 x 222 + 294 x (1 + 0.7873^2) / 2 = 199.2006 + 147 x 1.61984 = 199.2006 + 238.1167
+  // = 437.317 tokens, where requests of the mean lengths hold 222 + 294 / 2 = 369.
+  const detail::DatasetLengths* orca = detail::find_dataset("mlperf-llama2-70b");
+  ASSERT_NE(orca, nullptr);
+  EXPECT_NEAR(detail::running_context_mean(222, 294, orca), 437.317, 1e-3);
+  EXPECT_DOUBLE_EQ(detail::running_context_mean(222, 294, nullptr), 369.0);
+  // A set with no per-sample file read (Azure's conversation trace) keeps the mean lengths.
+  EXPECT_DOUBLE_EQ(detail::running_context_mean(222, 294, detail::find_dataset("azure-llm-2023-conv")), 369.0);
+  // The offline row reads 437 tokens of context a sequence and says so; the same row without
+  // the set runs at 369, so with the longer context (more KV read a step, fewer sequences in
+  // the cache) it is predicted slower.
+  const auto r = validate_csv(std::string(kServeHeader) +
+                              "D,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,222,294,mlperf-llama2-70b,trtllm,output_tok_per_s,1\n"
+                              "M,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,222,294,,trtllm,output_tok_per_s,1\n");
+  const auto &d = find_row(r, "D"), &m = find_row(r, "M");
+  ASSERT_EQ(d.status, RowStatus::predicted) << d.reason;
+  EXPECT_LT(d.predicted, 0.99 * m.predicted);
+  const auto note = std::find_if(d.notes.begin(), d.notes.end(), [](const std::string& n) { return n.rfind("running context", 0) == 0; });
+  ASSERT_NE(note, d.notes.end());
+  EXPECT_EQ(note->rfind("running context 437 tokens, not 222 + 294 / 2: the batch holds long requests longer", 0), 0u) << *note;
+  EXPECT_TRUE(std::none_of(m.notes.begin(), m.notes.end(), [](const std::string& n) { return n.rfind("running context", 0) == 0; }));
+  // The batch the KV cache holds follows: Llama 3.1 8B on one H100 keeps 55.94 GB of KV at
+  // 131,072 bytes a token (ServingThroughputWithoutBatchIsWhatTheEngineAdmits). On demand a
+  // running sequence holds 437 tokens: 55.94e9 / (131,072 x 437) = 976.6 -> 976 sequences.
+  // Reserved at admission it holds E[(P + L) L] / E[L] = 2 x 437.317 - 0.8973 x 222 = 675.4
+  // -> 675 tokens: 55.94e9 / (131,072 x 675) = 632.3 -> 632 (not 222 + 294 = 516: 827).
+  const std::string header = "id,kind,model,hardware,chips,weights,kv,batch,input_tokens,output_tokens,dataset,engine,kv_admission,metric,value\n";
+  const auto k = validate_csv(header + "O,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,,222,294,mlperf-llama2-70b,vllm,on_demand,output_tok_per_s,1\n" +
+                              "R,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,,222,294,mlperf-llama2-70b,vllm,to_completion,output_tok_per_s,1\n" +
+                              "S,serving,llama-3.1-8b,h100-sxm,1,bf16,bf16,,222,294,,vllm,to_completion,output_tok_per_s,1\n");
+  EXPECT_EQ(assumption(find_row(k, "O"), "batch: ").rfind("batch: empty, max (976 sequences per replica here)", 0), 0u) << assumption(find_row(k, "O"), "batch: ");
+  EXPECT_EQ(assumption(find_row(k, "R"), "batch: ").rfind("batch: empty, max (632 sequences per replica here)", 0), 0u) << assumption(find_row(k, "R"), "batch: ");
+  EXPECT_EQ(assumption(find_row(k, "S"), "batch: ").rfind("batch: empty, max (827 sequences per replica here)", 0), 0u) << assumption(find_row(k, "S"), "batch: ");
+}
+
+TEST(ValidateDefaults, DatasetShapeOutOfRangeIsAnError) {
+  // The shape columns of datasets.csv: a coefficient of variation >= 0, a weighting > 0, each
+  // below 100; empty means not read. One line per error, naming line, column and value.
+  auto parse = [](const std::string& cv, const std::string& w) {
+    detail::EmbeddedTable t;
+    t.where = "data/datasets/datasets.csv";
+    t.records = {{1, {"name", "input_tokens_mean", "output_tokens_mean", "output_tokens_cv", "input_output_weight", "source"}},
+                 {2, {"set", "100", "50", cv, w, "src"}}};
+    try {
+      const auto sets = detail::parse_datasets(t);
+      return "ok " + std::to_string(sets.at(0).output_tokens_cv.value_or(-1)) + " " + std::to_string(sets.at(0).input_output_weight.value_or(-1));
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_EQ(parse("0.5", "0.9"), "ok 0.500000 0.900000");
+  EXPECT_EQ(parse("0", ""), "ok 0.000000 -1.000000");
+  EXPECT_EQ(parse("-0.1", "1"), "data/datasets/datasets.csv: line 2: output_tokens_cv: expected a number of at least 0 and below 100, got '-0.1'");
+  EXPECT_EQ(parse("0.5", "0"), "data/datasets/datasets.csv: line 2: input_output_weight: expected a number above 0 and below 100, got '0'");
+  EXPECT_EQ(parse("1e3", "1"), "data/datasets/datasets.csv: line 2: output_tokens_cv: expected a number of at least 0 and below 100, got '1e3'");
+  EXPECT_EQ(parse("0.5", "x"), "data/datasets/datasets.csv: line 2: input_output_weight: expected a number above 0 and below 100, got 'x'");
+}
+
 TEST(ValidateDefaults, ServingOutputFromTheDatasetsPublishedMean) {
   // MLPerf's llama2-70b set: the reference generates 294.45 tokens per sample
-  // (data/datasets/datasets.csv), so output_tokens is 294, as row B states.
+  // (data/datasets/datasets.csv), so output_tokens is 294, as row B states (B names the set
+  // too, for the shape of its lengths: ServingRunningContextIsLengthBiased).
   const auto r = validate_csv(std::string(kServeHeader) +
                               "A,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,512,,mlperf-llama2-70b,trtllm,output_tok_per_s,1\n"
-                              "B,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,512,294,,trtllm,output_tok_per_s,1\n");
+                              "B,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,512,294,mlperf-llama2-70b,trtllm,output_tok_per_s,1\n");
   const auto &a = find_row(r, "A"), &b = find_row(r, "B");
   ASSERT_EQ(a.status, RowStatus::predicted) << a.reason;
   EXPECT_DOUBLE_EQ(a.predicted, b.predicted);
@@ -89,7 +152,7 @@ TEST(ValidateDefaults, ServingOutputFromTheDatasetsPublishedMean) {
   // that states 222 and 294.
   const auto in = validate_csv(std::string(kServeHeader) +
                                "I,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,,,mlperf-llama2-70b,trtllm,output_tok_per_s,1\n"
-                               "J,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,222,294,,trtllm,output_tok_per_s,1\n");
+                               "J,serving,llama-2-70b,h100-sxm,8,fp8,fp8,max,,222,294,mlperf-llama2-70b,trtllm,output_tok_per_s,1\n");
   const auto &i = find_row(in, "I"), &j = find_row(in, "J");
   ASSERT_EQ(i.status, RowStatus::predicted) << i.reason;
   EXPECT_DOUBLE_EQ(i.predicted, j.predicted);

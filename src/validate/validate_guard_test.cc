@@ -75,7 +75,7 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // 0.29382 since the MLPerf rows state their submissions' configurations (issue 29, MLPerf config pass): NVIDIA's v4.1
   // harness runs whole prompts (no chunked context), which takes MLPERF41-L70B-H200x8 from +25.0% to +27.0% (its 806 cap
   // alone +23.4%); not a code change: the row's truer input (the token budget's bound moves no row past the p90).
-  EXPECT_LE(summary(r, "serving").p90_abs, 0.294);  // 0.29298 with the AMD chips' GEMM rate on representative inputs and the routed experts' activation pass (issue 29; 0.314 before); 0.308 before MLPerf v5.0/v5.1's rows (above); 0.3074 with and before the TPU's fixed time per op; 0.328 before the memory-bound kernels' traffic, 0.374 with the B200's sustained clock alone, 0.463 before it
+  EXPECT_LE(summary(r, "serving").p90_abs, 0.283);  // 0.28228 with the running sequences' length bias (issue 29: the MLPerf offline rows' contexts from their datasets' per-sample lengths, docs/formulas.md "Running sequences are length-biased"); 0.29382 before it; 0.29298 with the AMD chips' GEMM rate on representative inputs and the routed experts' activation pass (issue 29; 0.314 before); 0.308 before MLPerf v5.0/v5.1's rows (above); 0.3074 with and before the TPU's fixed time per op; 0.328 before the memory-bound kernels' traffic, 0.374 with the B200's sustained clock alone, 0.463 before it
   // Training, 27 rows with Korthikanti et al. 2022's Table 5 and Megatron-Bridge's table
   // (issue 33): 14.9%, p90 41.1%. The p90 is Megatron-Bridge's small MoE rows (Qwen3-30B-A3B
   // +179%, gpt-oss-120b +46%: grouped GEMMs of narrow experts, not modelled) and its 8B rows

@@ -111,6 +111,12 @@ struct RowPlan {
   int64_t max_batched_tokens = 0, max_sequences = 0;
   double gpu_memory_utilization = 0;
   int64_t context = 0, prompt = 0, prefix = 0, output = 0;
+  /// Offline throughput: mean KV tokens of a running sequence in the steady state, from the
+  /// row's mean lengths and its dataset's shape (running_context_mean; 0 = prompt + output / 2)
+  double running_context = 0;
+  /// ... and the KV tokens a running sequence reserves when admitted for all its tokens,
+  /// E[(P + L) L] / E[L] = 2 running_context - w P (0 = prompt + output)
+  double running_reserved = 0;
   double cache_hit_fraction = 0;     ///< input tokens served from a prefix cache
   double mtp_tokens = 1;             ///< tokens per sequence per step (1 + drafts)
   double mtp_accepted = 1;           ///< kept per step

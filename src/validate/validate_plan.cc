@@ -201,6 +201,15 @@ void plan_batch_and_lengths(const Measurement& r, RowPlan& p) {
     if (cached > 0) p.notes.push_back(std::to_string(cached) + " of " + std::to_string(*r.input_tokens) + " input tokens served from a prefix cache");
   }
   if (r.output_tokens) p.output = *r.output_tokens;
+  // Steady-state batches hold long requests longer: a dataset whose per-sample lengths were
+  // read gives the running sequences' mean context (docs/formulas.md, "Running sequences are
+  // length-biased").
+  const DatasetLengths* ds = r.dataset.empty() ? nullptr : find_dataset(r.dataset);
+  if (ds && (ds->output_tokens_cv || ds->input_output_weight) && r.output_tokens && p.output > 0) {
+    const double prompt = static_cast<double>(p.prompt);
+    p.running_context = running_context_mean(prompt, static_cast<double>(p.output), ds);
+    p.running_reserved = 2 * p.running_context - ds->input_output_weight.value_or(1.0) * prompt;
+  }
 }
 
 /// What the metric names: the target predicted, its unit, and whether throughput counts the

@@ -245,10 +245,18 @@ void predict(const RowPlan& plan, Prediction& out) {
       break;
     }
     case Target::serving_tokens_per_s: {
-      const int64_t mean_context = p.prompt + p.output / 2;
+      // The running sequences' mean context: length-biased where the dataset's shape is known
+      // (RowPlan::running_context), else the mean lengths'.
+      const int64_t mean_context = p.running_context > 0 ? std::llround(p.running_context) : p.prompt + p.output / 2;
       // The KV each admitted sequence holds: its current tokens (mean context), or all its
-      // tokens when the engine reserves them at admission (kv_admission to_completion).
-      const int64_t held = p.kv_reserved ? p.prompt + p.output : mean_context;
+      // tokens when the engine reserves them at admission (kv_admission to_completion), which
+      // the same bias weighs: E[(P + L) L] / E[L] (RowPlan::running_reserved).
+      const int64_t held = p.kv_reserved ? (p.running_reserved > 0 ? std::llround(p.running_reserved) : p.prompt + p.output) : mean_context;
+      if (p.running_context > 0) {
+        out.notes.push_back("running context " + std::to_string(mean_context) + " tokens, not " + std::to_string(p.prompt) + " + " + std::to_string(p.output) +
+                            " / 2: the batch holds long requests longer (the dataset's spread of lengths; docs/formulas.md, \"Running sequences are "
+                            "length-biased\")");
+      }
       double cap = static_cast<double>(memory_plan(e.plain, 1, held).max_batch);
       if (cap < 1) throw InputError("memory", "the weights do not fit in HBM");
       if (p.requests_cap > 0) cap = std::min(cap, p.requests_cap);
