@@ -119,7 +119,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     s.lora.begin_step();
     s.ranks.begin_step();
     StepLoop::Scheduled ran = s.schedule_running(pol.max_batched_tokens * pp);
-    s.admit_waiting(ran);
+    if (!ran.preempted && !s.waiting.empty()) s.admit_waiting(ran);  // its loop's first test, without the call
     // Something always runs: the first running request, or (none running, all blocks free)
     // the first waiting one, whose prompt fits since larger requests were rejected.
     if (s.decode_ctx.empty() && s.chunks.empty()) throw std::logic_error("simulate: a step with nothing to run");
