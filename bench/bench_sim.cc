@@ -44,6 +44,22 @@
 // 444, 298 ms (goal 0.5 s: met in both rounds); plan_deepseek 1,065, 1,134 -> 796, 526 ms
 // (goal 1 s: met in both). Outputs identical (steps, simulated_s, best_chips, replica_runs;
 // sim_pin_test; chalk validate/plan/simulate --json byte-identical).
+// h-speed3 (issue 31): run_at_scheduler split by concept, its state between steps a struct
+// (StepLoop, src/sim/step_loop.h; the running requests' pass step_running.cc, the admission
+// step_admit.cc, the tokens out step_tokens.cc; simulator.cc 458 -> 180 lines), the lambdas'
+// captured references now members read through `this`, and the admission pass called only
+// when a request waits. Instructions (cachegrind --cache-sim=no, whole process), 67d3f90's
+// binary -> the split alone -> after: simulate_requests 100k 1.975 -> 1.951 -> 1.949 G;
+// plan_deepseek 3.717 -> 3.683 -> 3.678 G; with the prefix cache 15.96 G before (not
+// counted after: too long on the loaded machine). CPU (taskset -c 1, medians of 3
+// repetitions, the two binaries alternated three times at load 14-22): simulate_requests
+// 100k 340, 427, 405 -> 347, 407, 411 ms; plan_deepseek 681, 782, 742 -> 750, 748, 777 ms
+// (no change beyond that load's noise). Outputs identical (steps, simulated_s,
+// best_chips, replica_runs; sim_pin_test; chalk validate and simulate --json byte-identical).
+// The prefix-cache case's time (perf, 7-20 s CPU by load): longest_cached_prefix 46% and
+// PrefixCache::find 13%, nearly all on the hash table's cell loads (cache misses), then
+// evict_lru 9% and unref 8%: each admission walks the prompt's blocks (about 160k
+// instructions a request); that walk, not the event loop, is its cost.
 #include <benchmark/benchmark.h>
 
 #include "chalk/io/io.h"

@@ -49,6 +49,24 @@
 // count of this benchmark takes too long here (about 40x its CPU time). Advising the
 // samples' vector into transparent huge pages (madvise) showed no sys-time gain and was
 // left out.
+// h-speed3 (issue 31; bench_sim.cc: the event loop split into StepLoop's passes, 1% fewer
+// instructions there): CPU, taskset -c 1, 3 repetitions each, 67d3f90's binary then after
+// (load 18-22, then 14-18): 8.95, 8.14, 9.10 -> 8.17, 8.18, 8.23 s (user + sys of the
+// process, with the three traces' generation: 29.2 -> 27.7 s). Same steps (11.0405 M) and
+// simulated_s. Still not within 5 s. Where its time goes (perf, 67d3f90, 8.7 s CPU): the
+// event loop's passes 30% (the running requests' 12%, the tokens' 8%, the loop body 10%, of
+// which a fifth to a quarter the step samples' first-touch stores), the engine step of
+// src/engine about 30% (with_attention_core 8%, step_with 6%, gemms_shape_efficiency 3%,
+// counted_step_part 3%, add_host_time 3%, mixed_step_work 3%, step_shares 2%), the kernel's
+// page faults and unmaps 15-20% (339k faults: 173k the 704 MB of step samples, 37k
+// reserve_steps' copies, the rest the per-request records, Live states and split parts),
+// reading the trace 2%. The passes run about 12 instructions per running request per step
+// (211 M request-steps: 1 M requests x 211 tokens over 11.04 M steps, about 19 a step), so
+// what is left there is their count, not their body. Huge pages and batched population
+// (MADV_POPULATE_WRITE per 2 MiB) for 700 MB of 64 B stores, a stand-alone test on this VM:
+// sys 0.59-0.63 s plain, 0.49-0.52 s populated, 0.58-1.36 s huge pages: no gain worth the
+// code. Within 5 s needs the engine step cheaper per step (src/engine), fewer bytes per
+// step sample (StepSample, a public type), and decodes advanced without a pass per step.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -29,9 +29,9 @@ struct Live {
 
 /// A running request's scheduler state, in the running list in admission order, so that a
 /// step's passes (schedule, then the tokens out) read the running requests in sequence
-/// rather than each one's Live through its index (simulator.cc). While it runs these are its
-/// state; its Live keeps its KV blocks (kv) and rank, and gets generated and last_token_s
-/// back if it is preempted.
+/// rather than each one's Live through its index (step_running.cc, step_tokens.cc). While
+/// it runs these are its state; its Live keeps its KV blocks (kv) and rank, and gets
+/// generated and last_token_s back if it is preempted.
 struct Running {
   int64_t kv_tokens = 0;       ///< as Live
   int64_t held = 0;            ///< KV blocks it holds, its own and cached (Live::kv.held())
