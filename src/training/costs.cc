@@ -86,6 +86,8 @@ TrainingCosts make_training_costs(const ModelSpec& m, int64_t seq_len) {
     c.act_dropout_per_token += n * 2 * h;
     c.act_scores_dropout_per_token_per_ctx += n * 3 * d(a.n_heads);
     c.kv_elements_per_token += n * kv_elements_per_token(a);
+    c.q_elements_per_token += n * q;
+    c.o_elements_per_token += n * o;
 
     // Memory-bound kernels (kernels.h): norms, the activation function, the GEMMs' widths.
     c.norm_width += n * d(m.norms_per_layer) * h;

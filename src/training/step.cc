@@ -9,6 +9,7 @@
 #include "chalk/training/eager_kernels.h"
 #include "chalk/training/kernels.h"
 #include "chalk/training/memory.h"
+#include "chalk/training/ring_attention.h"
 
 namespace chalk {
 namespace {
@@ -105,6 +106,9 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double inv_hbm = 1 / hbm, rank_tok_per_hbm = tok / d(p.cp) * inv_hbm;  // seconds per byte per token of this rank
   const double layer_el_f = rank_tok_per_hbm * (el.forward + qz.forward + ro.forward + ea.forward);
   const double layer_el_b = rank_tok_per_hbm * (el.backward + qz.backward + ro.backward + ea.backward);
+  // Context parallelism's ring around the attention kernel (ring_attention.h).
+  const RingStepTerms ring = ring_step_terms(c, p, tok, hbm);
+  const double layer_ring_f = ring.merge_forward_s, layer_ring_b = ring.merge_backward_s;
   // Materialised attention scores (no FlashAttention): each of the s x s score elements per
   // head crosses HBM kScoreBytesForward times in forward and kScoreBytesBackward in backward
   // (scores_hbm_bytes; Dao et al. 2022 section 2.2, Algorithm 0).
@@ -162,13 +166,13 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const bool op_sac = !rerun && p.recompute == Recompute::selective && p.selective_recompute == SelectiveRecompute::every_second_matmul;
   const double op_sac_share = op_sac ? c.every_second_matmul_flops_per_token / (c.matmul_flops_per_token - c.lm_head_flops_per_token) : 0.0;
   const double layer_op_sac = op_sac ? op_sac_share * layer_gf + layer_el_f : 0.0;
-  const double layer_rec = (rerun ? layer_gf + layer_at + layer_el_f + layer_sc_f : rerun_scores ? layer_at + layer_sc_f : 0.0) + layer_modules + layer_op_sac;
-  const BusiestStage busy = busiest_stage(c, p, pl, layer_gf + layer_gb + (1 + at_bwd_time) * layer_at + layer_el_f + layer_el_b + layer_sc_f + layer_sc_b + layer_rec,
+  const double layer_rec = (rerun ? layer_gf + layer_at + layer_el_f + layer_ring_f + layer_sc_f : rerun_scores ? layer_at + layer_sc_f : 0.0) + layer_modules + layer_op_sac;
+  const BusiestStage busy = busiest_stage(c, p, pl, layer_gf + layer_gb + (1 + at_bwd_time) * layer_at + layer_el_f + layer_el_b + layer_ring_f + layer_ring_b + layer_sc_f + layer_sc_b + layer_rec,
                                           head_gf + head_gb + head_loss_f + head_loss_b);
   const double nl = busy.layers;
   const double t_mm_f = nl * layer_gf + busy.heads * head_gf, t_mm_b = nl * layer_gb + busy.heads * head_gb;
   const double t_mm_w = nl * layer_gw + busy.heads * head_gw, t_at = nl * layer_at;
-  const double t_el_f = nl * layer_el_f, t_el_b = nl * layer_el_b, t_sc_f = nl * layer_sc_f, t_sc_b = nl * layer_sc_b;
+  const double t_el_f = nl * (layer_el_f + layer_ring_f), t_el_b = nl * (layer_el_b + layer_ring_b), t_sc_f = nl * layer_sc_f, t_sc_b = nl * layer_sc_b;
   const double t_loss_f = busy.heads * head_loss_f, t_loss_b = busy.heads * head_loss_b;
   const double t_rec = nl * layer_rec;  // the layers' forward again (the output layer is not checkpointed)
 
@@ -186,13 +190,14 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double tp_f = 2 * nl * tp_ar, tp_b = 2 * nl * tp_ar + nl * tp_regather + (rerun ? tp_f : 0.0);
 
   // Context parallel: ring exchange of K/V chunks, cp - 1 sends per layer forward, twice
-  // that backward (K/V and their gradients), hidden behind the attention core.
+  // that backward (K/V and their gradients), hidden behind the attention core; what moves
+  // depends on the ring (ring_attention.h, RingStepTerms).
   double cp_f = 0;
   if (p.cp > 1) {
     const LinkModel& link = pl.cp_in_domain ? s.up : links.outward("context parallelism");
-    cp_f = nl * d(p.cp - 1) * p2p(tok / d(p.cp) * c.kv_elements_per_token * p.activation_bytes / d(p.tp), link);
+    cp_f = nl * d(p.cp - 1) * p2p(tok / d(p.cp) * ring.exchange_elements_per_token * p.activation_bytes / d(p.tp), link);
   }
-  const double cp_total = cp_f * (rerun ? 4.0 : 3.0);
+  const double cp_total = cp_f * ((rerun ? 3.0 : 2.0) + ring.gradient_exchange_factor);
   const double cp_exposed = std::max(0.0, cp_total - t_at * (1 + at_bwd_time + (rerun ? 1 : 0)));
 
   // Expert parallel: dispatch and combine all-to-alls per MoE layer forward, again backward

@@ -107,6 +107,13 @@ TrainRowPlan plan_training_row_on_chips(const Measurement& r) {
                       (r.engine == "torchtitan" ? "PyTorch SDPA's flash backend" : "llm-foundry's FlashAttention") +
                       "; FlashAttention-3 paper 4.1: 370 forward, 318 backward TFLOP/s at 8k on H100, cuDNN 600 and 518)");
   }
+  // torchtitan's context parallelism is PyTorch's experimental context_parallel: eager fp32
+  // merges around each block's SDPA call, K and V repeated to every head (ring_attention.h).
+  if (r.engine == "torchtitan") p.cp_ring = CpRing::torch_eager;
+  if (r.engine == "torchtitan" && r.cp.value_or(1) > 1) {
+    t.notes.push_back("engine torchtitan: ring attention is PyTorch's context_parallel (_attention.py @1963fc8): partial outputs merged and "
+                      "dQ, dK, dV accumulated in eager fp32 ops, K and V exchanged repeated to every query head, dK and dV in fp32");
+  }
   // torchtitan's selective checkpointing is its op-level policy (selective_ac_option "op",
   // the default of its train_configs at 9dec370; attention_kernels.h).
   if (r.engine == "torchtitan") {

@@ -45,28 +45,41 @@ enum class SelectiveRecompute {
 
 /// A fused attention kernel's rates at `kernel_seq` tokens per sequence per call (the
 /// sequence length, / cp under context parallelism): `forward` is its forward rate over
-/// the cuDNN kernel's forward rate at that length (multiplies TrainingSystem::attention_rate),
-/// `backward` its backward rate over its own forward rate (the role of
-/// attention_backward_rate_ratio). Dimensionless.
+/// chalk's Hopper attention rate (multiplies TrainingSystem::attention_rate), `backward` its
+/// backward rate over its own forward rate (the role of attention_backward_rate_ratio).
+/// Dimensionless.
 struct AttentionKernelRates {
   double forward = 1;
   double backward = 1;
 };
 
-/// FlashAttention-2's forward and backward TFLOP/s over cuDNN's forward, H100 SXM5, bf16,
-/// head dim 128, at 512, 1k, 2k, 4k, 8k, 16k tokens: Shah et al. 2024, FlashAttention-3
-/// (arXiv 2407.08608) section 4.1, Figure "Attention forward speed, head dim 128": FA2 309,
-/// 350, 362, 368, 370, 370, cuDNN 497, 574, 617, 609, 600, 595; Figure "Attention backward
-/// speed, head dim 128": FA2 214, 260, 291, 310, 318, 322. So forward 0.587 (2k) to 0.622
-/// (512, 16k) of cuDNN's (0.617 at 8k) and backward / forward 0.693 (512) to 0.870 (16k)
-/// (0.859 at 8k; cuDNN's own 0.863). Linear in log2(sequence)
-/// between the rows, held beyond; a non-positive `kernel_seq` takes the shortest row. The
-/// series is H100's; it is applied to every chip (no other chip's FA2-vs-cuDNN series is
-/// recorded), and only rows on H100 take it. Never throws.
+/// chalk's Hopper attention rate at the chip's full clock, TFLOP/s: Calibration's
+/// attention_compute_fraction (660 / 989.4, FLASHMLA-1) of H100's 989.4 bf16 peak; Meta's
+/// FlashAttention-3 causal forward at 8K on a 500 W H100 (arXiv 2411.01783 appendix A, 540)
+/// over its 0.809 clock gives 667.
+inline constexpr double kHopperAttentionTflops = 660;
+
+/// FlashAttention-2's forward and backward TFLOP/s, H100 SXM5, bf16, head dim 128, at 512,
+/// 1k, 2k, 4k, 8k, 16k tokens: Shah et al. 2024, FlashAttention-3 (arXiv 2407.08608)
+/// section 4.1, Figure "Attention forward speed, head dim 128": FA2 309, 350, 362, 368, 370,
+/// 370; Figure "Attention backward speed, head dim 128": FA2 214, 260, 291, 310, 318, 322.
+/// The forward is priced at FA2's own rate over chalk's Hopper attention rate
+/// (kHopperAttentionTflops): 0.468 (512) to 0.561 (8k, 16k). Not over the same paper's cuDNN
+/// series (497 .. 617, 595 at 16k): chalk's rate (660) is above that cuDNN, and FA2's kernel
+/// does not speed up with a newer cuDNN, so the ratio form priced FA2 at 370 x 660 / 595 =
+/// 410 TFLOP/s at 16k, 11% above its measured 370. Checked on a figure not used: PyTorch
+/// SDPA's flash backend (the FA2 torchtitan runs) at 329 TFLOP/s forward on (1, 24, 4608,
+/// 128) in December 2024 (meta-pytorch/tritonbench PR #97, cuDNN 631 beside it); this
+/// series gives 368.3 at 4,608 (12% above; the ratio form gave 400). The backward is FA2's
+/// backward over its forward, 0.693 (512) to 0.870 (16k) (0.859 at 8k; cuDNN's own 0.863).
+/// Linear in log2(sequence) between the rows, held beyond; a non-positive `kernel_seq` takes
+/// the shortest row. The series is H100's at its full clock (a capped part's sustained
+/// clock scales TrainingSystem::attention_rate and so this too); it is applied to every
+/// chip (no other chip's FA2 series is recorded), and only rows on H100 take it. Never
+/// throws.
 inline AttentionKernelRates flash2_rates(double kernel_seq) {
   static constexpr double kFa2Forward[] = {309, 350, 362, 368, 370, 370};
   static constexpr double kFa2Backward[] = {214, 260, 291, 310, 318, 322};
-  static constexpr double kCudnnForward[] = {497, 574, 617, 609, 600, 595};
   constexpr int kRows = 6;
   const double x = kernel_seq > 512 ? std::log2(kernel_seq) - 9 : 0.0;
   int i = kRows - 1;
@@ -76,8 +89,8 @@ inline AttentionKernelRates flash2_rates(double kernel_seq) {
     f = x - i;
   }
   auto at = [&](const double* row) { return i + 1 < kRows ? row[i] + f * (row[i + 1] - row[i]) : row[kRows - 1]; };
-  const double fwd = at(kFa2Forward), bwd = at(kFa2Backward), cudnn = at(kCudnnForward);
-  return AttentionKernelRates{.forward = fwd / cudnn, .backward = bwd / fwd};
+  const double fwd = at(kFa2Forward), bwd = at(kFa2Backward);
+  return AttentionKernelRates{.forward = fwd / kHopperAttentionTflops, .backward = bwd / fwd};
 }
 
 /// Forward FLOPs per token, summed over the layers, of the linears torchtitan's op-level

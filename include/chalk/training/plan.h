@@ -12,6 +12,7 @@
 #include "chalk/hardware/hardware.h"
 #include "chalk/model/model.h"
 #include "chalk/training/attention_kernels.h"
+#include "chalk/training/ring_attention.h"
 
 namespace chalk {
 
@@ -150,6 +151,10 @@ struct TrainingPlan {
   /// The fused attention kernel (flash_attention only): its forward and backward rates
   /// (attention_kernels.h). Engines differ: torchtitan's SDPA runs FlashAttention-2.
   AttentionKernel attention_kernel = AttentionKernel::cudnn;
+  /// How context parallelism's ring runs around the attention kernel (cp > 1 only): fused
+  /// (Transformer Engine) or PyTorch's context_parallel with its eager fp32 merges
+  /// (ring_attention.h). Engines differ: torchtitan runs PyTorch's.
+  CpRing cp_ring = CpRing::fused;
   /// What Recompute::selective reruns: Korthikanti's attention core, or torchtitan's
   /// op-level policy (attention_kernels.h).
   SelectiveRecompute selective_recompute = SelectiveRecompute::attention_core;

@@ -47,6 +47,10 @@ struct TrainingCosts {
   /// (5a: softmax output 2, dropout mask 1, dropout output 2 bytes per head).
   double act_replicated_per_token = 0, act_sharded_per_token = 0, act_scores_per_token_per_ctx = 0;
   double kv_elements_per_token = 0;  ///< K and V elements per token per layer (context-parallel ring exchange)
+  /// Query (heads x head_dim) and attention-output (heads x v_head_dim) elements per token
+  /// per layer: what SDPA's ring sees of Q, and of K and V once repeated to every query
+  /// head (ring_attention.h, CpRing::torch_eager).
+  double q_elements_per_token = 0, o_elements_per_token = 0;
   /// Of act_replicated_per_token, the two dropout masks (2h bytes: after attention and
   /// after the MLP) and of act_scores_per_token_per_ctx the scores' dropout (3a: mask 1,
   /// output 2): stored only when the plan trains with dropout (TrainingPlan::dropout).
