@@ -4,6 +4,7 @@
 #include "chalk/base/error.h"
 #include "chalk/engine/overhead.h"
 #include "chalk/training/step.h"
+#include "chalk/training/kernel_fixed_time.h"
 
 namespace chalk {
 namespace {
@@ -178,6 +179,8 @@ TrainingSystem make_training_system(const SystemSpec& s, MatmulPrecision compute
   t.hbm_rate = s.chip.hbm_bandwidth * s.efficiency.hbm;
   t.communication_sm_fraction = is_tpu(s) ? 0.0 : Calibration{}.communication_sm_fraction;
   t.hbm_capacity = s.chip.hbm_capacity;
+  t.gemm_kernel_fixed_s = op_floor(s, Calibration{}).value();
+  t.kernel_gap_s = is_tpu(s) ? 0.0 : kKernelGapS;
   t.up = scale_up_link(s);
   t.has_scale_out = s.scale_out_bandwidth_per_direction.value() > 0;
   if (t.has_scale_out) t.out = scale_out_link(s);
