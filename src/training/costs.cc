@@ -159,6 +159,13 @@ TrainingCosts make_training_costs(const ModelSpec& m, int64_t seq_len) {
     const auto& g = c.gemms[i];
     const double w = static_cast<double>(i + 1);
     c.gemm_fingerprint += w * (g.n + 3 * g.k + 7 * g.count + 11 * g.experts + 13 * g.top_k + (g.split_n ? 17 : 0) + (g.split_k ? 19 : 0));
+    // The GEMM kernel counts (kernel_fixed_time.h), summed once here.
+    if (g.experts > 0) {
+      c.expert_gemms += g.count;
+      c.expert_gemm_experts += g.count * g.experts;
+    } else {
+      c.dense_gemms += g.count;
+    }
   }
   return c;
 }

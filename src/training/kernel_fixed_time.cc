@@ -23,20 +23,26 @@ LayerKernelCounts layer_kernel_counts(const TrainingCosts& c, const TrainingPlan
   LayerKernelCounts k;
   const double q = quantize_kernels_per_operand(p), sw = mxfp8_swizzles(p);
   const double ep = static_cast<double>(p.ep);
-  for (const auto& g : c.gemms) {
+  // The layer GEMMs (sums over c.gemms, make_training_costs): dense ones one kernel each.
+  double gemms = c.dense_gemms, other_f = c.dense_gemms * (q + sw), other_b = c.dense_gemms * (q + 2 * sw);
+  if (p.per_expert_gemms) {
     // Per-expert GEMMs: one kernel per local expert, four streams at a time; their quantize
-    // kernels run one expert after another on the main stream (TE split_quantize).
-    const bool per_expert = g.experts > 0 && p.per_expert_gemms;
-    const double local = per_expert ? g.experts / ep : 1.0;
-    const double gemms = per_expert ? local / kTeGroupedGemmStreams : 1.0;
-    k.gemm_forward += g.count * gemms;
-    k.gemm_backward += g.count * 2 * gemms;
-    k.gemm_wgrad += g.count * gemms;
-    // The grouped path's output buffer (forward 1, backward 2 per GroupedLinear).
-    const double grouped_out = per_expert ? 1.0 : 0.0;
-    k.other_forward += g.count * (q * local + sw + grouped_out);
-    k.other_backward += g.count * (q * local + 2 * sw + 2 * grouped_out);
+    // kernels run one expert after another on the main stream (TE split_quantize), and each
+    // GroupedLinear writes its output buffer (forward 1, backward 2).
+    const double local = c.expert_gemm_experts / ep;  // sum of count x local experts
+    gemms += local / kTeGroupedGemmStreams;
+    other_f += q * local + c.expert_gemms * (sw + 1);
+    other_b += q * local + c.expert_gemms * (2 * sw + 2);
+  } else {
+    gemms += c.expert_gemms;  // one grouped kernel each
+    other_f += c.expert_gemms * (q + sw);
+    other_b += c.expert_gemms * (q + 2 * sw);
   }
+  k.gemm_forward = gemms;
+  k.gemm_backward = 2 * gemms;
+  k.gemm_wgrad = gemms;
+  k.other_forward = other_f;
+  k.other_backward = other_b;
   // Attention core.
   if (p.flash_attention) {
     k.gemm_forward += 1;

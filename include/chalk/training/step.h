@@ -108,6 +108,9 @@ struct TrainingCosts {
   /// A sum over `gemms` of their fields, which tells two GEMM lists apart (the factors'
   /// per-thread cache, gemm_shapes.cc).
   double gemm_fingerprint = 0;
+  /// Sums over `gemms` for the kernel counts (kernel_fixed_time.h): the dense GEMMs' counts,
+  /// the routed experts' counts, and their counts x experts per layer.
+  double dense_gemms = 0, expert_gemms = 0, expert_gemm_experts = 0;
 };
 
 /// Precomputes a model's training costs at `seq_len` tokens per sequence. Throws
