@@ -4,6 +4,7 @@
 #include "chalk/base/error.h"
 #include "chalk/engine/overhead.h"
 #include "chalk/training/step.h"
+#include "chalk/training/kernel_fixed_time.h"
 
 namespace chalk {
 namespace {
@@ -160,6 +161,13 @@ TrainingCosts make_training_costs(const ModelSpec& m, int64_t seq_len) {
     const auto& g = c.gemms[i];
     const double w = static_cast<double>(i + 1);
     c.gemm_fingerprint += w * (g.n + 3 * g.k + 7 * g.count + 11 * g.experts + 13 * g.top_k + (g.split_n ? 17 : 0) + (g.split_k ? 19 : 0));
+    // The GEMM kernel counts (kernel_fixed_time.h), summed once here.
+    if (g.experts > 0) {
+      c.expert_gemms += g.count;
+      c.expert_gemm_experts += g.count * g.experts;
+    } else {
+      c.dense_gemms += g.count;
+    }
   }
   return c;
 }
@@ -180,6 +188,8 @@ TrainingSystem make_training_system(const SystemSpec& s, MatmulPrecision compute
   t.hbm_rate = s.chip.hbm_bandwidth * s.efficiency.hbm;
   t.communication_sm_fraction = is_tpu(s) ? 0.0 : Calibration{}.communication_sm_fraction;
   t.hbm_capacity = s.chip.hbm_capacity;
+  t.gemm_kernel_fixed_s = op_floor(s, Calibration{}).value();
+  t.kernel_gap_s = is_tpu(s) ? 0.0 : kKernelGapS;
   t.up = scale_up_link(s);
   t.has_scale_out = s.scale_out_bandwidth_per_direction.value() > 0;
   if (t.has_scale_out) t.out = scale_out_link(s);

@@ -7,6 +7,7 @@
 
 #include "chalk/base/error.h"
 #include "chalk/training/eager_kernels.h"
+#include "chalk/training/kernel_fixed_time.h"
 #include "chalk/training/kernels.h"
 #include "chalk/training/memory.h"
 #include "chalk/training/ring_attention.h"
@@ -104,8 +105,11 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // PyTorch eager mode runs them op by op and moves more (eager_kernels.h).
   const KernelBytes el = elementwise_bytes(c, p), qz = quantize_bytes(c, p), ro = rotary_bytes(c, p), ea = eager_extra_bytes(c, p);
   const double inv_hbm = 1 / hbm, rank_tok_per_hbm = tok / d(p.cp) * inv_hbm;  // seconds per byte per token of this rank
-  const double layer_el_f = rank_tok_per_hbm * (el.forward + qz.forward + ro.forward + ea.forward);
-  const double layer_el_b = rank_tok_per_hbm * (el.backward + qz.backward + ro.backward + ea.backward);
+  // Each kernel's fixed time besides its work (kernel_fixed_time.h): the memory-bound
+  // kernels' here, the GEMMs' and the attention core's with the GEMMs below.
+  const LayerFixedTime fx = layer_fixed_time(c, s, p);
+  const double layer_el_f = rank_tok_per_hbm * (el.forward + qz.forward + ro.forward + ea.forward) + fx.forward_other;
+  const double layer_el_b = rank_tok_per_hbm * (el.backward + qz.backward + ro.backward + ea.backward) + fx.backward_other;
   // Context parallelism's ring around the attention kernel (ring_attention.h).
   const RingStepTerms ring = ring_step_terms(c, p, tok, hbm);
   const double layer_ring_f = ring.merge_forward_s, layer_ring_b = ring.merge_backward_s;
@@ -141,7 +145,8 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double head_wg = d(c.vocab) * h / d(p.tp) * wg * inv_hbm;
   // GEMM time per layer and per output layer: forward, backward (input and weight
   // gradients), and the weight-gradient part of the backward.
-  const double layer_gf = layer_mm_f + layer_out_f, layer_gb = layer_mm_d + layer_mm_w + layer_out_b + layer_wg, layer_gw = layer_mm_w + layer_wg;
+  const double layer_gf = layer_mm_f + layer_out_f + fx.forward_gemm, layer_gb = layer_mm_d + layer_mm_w + layer_out_b + layer_wg + fx.backward_gemm;
+  const double layer_gw = layer_mm_w + layer_wg + fx.wgrad;
   const double head_gf = head_mm_f + head_out_f, head_gb = head_mm_d + head_mm_w + head_out_b + head_wg, head_gw = head_mm_w + head_wg;
   const double head_loss_f = loss_hbm_bytes(logits, false) / hbm, head_loss_b = loss_hbm_bytes(logits, true) / hbm;
   // The busiest stage sets the pipeline's pace: its layers and output layers.

@@ -88,6 +88,9 @@ TrainRowPlan plan_training_row_on_chips(const Measurement& r) {
   if (!r.combine.empty()) p.combine_bytes = format_bytes(r.combine, at + "combine");
   if (!r.ep_dispatcher.empty()) p.ep_dispatcher = parse_ep_dispatcher(r.ep_dispatcher, at + "ep_dispatcher");
   p.ep_overlap = r.ep_overlap == "yes";
+  // NeMo/Megatron-Bridge run the routed experts as Megatron-Core's TEGroupedMLP (one GEMM
+  // per local expert; kernel_fixed_time.h); DeepSeek's engine runs DeepGEMM's grouped kernel.
+  p.per_expert_gemms = r.engine == "nemo" || r.engine == "megatron";
   for (const auto& g : t.model.groups) {
     if (g.ffn.kind == FfnKind::moe && g.ffn.n_group > 1 && g.ffn.topk_group < g.ffn.n_group) {
       p.route_domain_limit = g.ffn.topk_group;  // node-limited routing as the config states (DeepSeek-V3 2.1.2)

@@ -189,6 +189,12 @@ struct TrainingPlan {
   /// pairs them across stages. Needs pp = 1 or the interleaved schedule, and no full
   /// recomputation (Megatron-Bridge docs/training/communication-overlap.md).
   bool ep_overlap = false;
+  /// The routed experts run as Megatron-Core's TEGroupedMLP: Transformer Engine 2.x's
+  /// GroupedLinear launches one cuBLAS GEMM and one set of quantize kernels per local expert
+  /// (NeMo/Megatron-Bridge), and the MoE layer's router, preprocess and dispatch run as
+  /// Megatron-Core's kernels (kernel_fixed_time.h). false: one grouped GEMM kernel over the
+  /// local experts (DeepGEMM, torch._grouped_mm).
+  bool per_expert_gemms = false;
   /// The memory-bound kernels run fused: Megatron-Core's and Transformer Engine's fused
   /// kernels, or torch.compile's Inductor fusing each block's elementwise chains (torchtitan's
   /// training.compile, per TransformerBlock). false: PyTorch eager, torchtitan's model code

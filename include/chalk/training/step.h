@@ -112,6 +112,9 @@ struct TrainingCosts {
   /// A sum over `gemms` of their fields, which tells two GEMM lists apart (the factors'
   /// per-thread cache, gemm_shapes.cc).
   double gemm_fingerprint = 0;
+  /// Sums over `gemms` for the kernel counts (kernel_fixed_time.h): the dense GEMMs' counts,
+  /// the routed experts' counts, and their counts x experts per layer.
+  double dense_gemms = 0, expert_gemms = 0, expert_gemm_experts = 0;
 };
 
 /// Precomputes a model's training costs at `seq_len` tokens per sequence. Throws
@@ -141,6 +144,14 @@ struct TrainingSystem {
   /// GEMM by its shape (gemm_shape_factors; `chalk train ... --gemm-shapes on|off`).
   int64_t sm_count = 0;
   bool gemm_shapes = true;
+  /// Fixed time of each compute-bound kernel (GEMM, attention core), seconds: the chip's
+  /// op_floor (engine/overhead.h: a GPU's kernel floor, 6.3 us from cuBLASLt's measured
+  /// "t0 + work" curve, or a TPU's fused-op time), paid besides its work
+  /// (kernel_fixed_time.h). 0 charges none.
+  double gemm_kernel_fixed_s = 0;
+  /// Fixed time of each memory-bound kernel, seconds: kKernelGapS on a GPU; 0 on a TPU,
+  /// whose XLA fusions fold the elementwise chains into the GEMMs' ops (kernel_fixed_time.h).
+  double kernel_gap_s = 0;
 };
 
 /// GEMM efficiency by shape on one rank (engine/gemm_shape.h): for the layer GEMMs and the
