@@ -87,6 +87,30 @@ struct MemoryContext {
   int64_t context;
 };
 
+/// The replica line at the ranking's batch rule (review 9 L3: the line said 8 chips at batch
+/// 3072, 11754 tok/s per chip, $0.05554/Mtok, the cost rule's cheapest batch, while rank 1, the
+/// same DP-attention EP8, said batch 3088, 11460, $0.0570, at the largest batch its HBM holds):
+/// ranked at HBM's batch (no -b), the chosen and runner-up points take the figures of the
+/// best-ranked fitting row of their replica size, one replica's per-chip figures being those
+/// of several. The size chosen stays the rule's; a pipeline's note (pp > 1) is left as it is.
+void at_ranked_batch(ReplicaNote& note, const std::vector<Ranking>& rankings, const std::optional<UsdPerSecond>& price) {
+  if (rankings.size() != 1 || rankings.front().batch != 0 || note.pp > 1 || !note.fallback.empty()) return;
+  const auto as_ranked = [&](ModePoint& p) {
+    for (const LayoutCandidate& c : rankings.front().ranked) {
+      if (!c.fits || c.pp != 1 || c.replica_chips != p.n_chips || !(c.tokens_per_s_per_chip > 0)) continue;
+      p.batch = static_cast<int64_t>(c.batch);
+      p.memory_full_batch = 0;
+      p.step.t_step = c.step.t_step;
+      p.tokens_per_s_per_chip = TokensPerSecond(c.tokens_per_s_per_chip);
+      p.tokens_per_s_per_user = TokensPerSecond(c.tokens_per_s_per_user);
+      if (p.cost_per_token && price) p.cost_per_token = UsdPerToken(price->value() / c.tokens_per_s_per_chip);
+      return;
+    }
+  };
+  as_ranked(note.choice);
+  if (note.runner_up) as_ranked(*note.runner_up);
+}
+
 Table layouts_table(const std::vector<Ranking>& rankings, const std::optional<UsdPerSecond>& price, bool all, bool batch_column,
                     const MemoryContext& mc) {
   Table t;
@@ -260,6 +284,7 @@ void run_layouts(const LayoutsArgs& a) {
     candidates += static_cast<int64_t>(r.size());
   }
   std::optional<UsdPerSecond> price = base.price_per_chip ? base.price_per_chip : system.price_per_chip;
+  if (note) at_ranked_batch(*note, rankings, price);
   const Table t = layouts_table(rankings, price, a.all || a.output.json || a.output.csv, batches.size() > 1 || a.output.json || a.output.csv,
                                 MemoryContext{model, system, base, q.context});
   // No layout fits: an error naming the reason and the smallest replica that fits (issue 30

@@ -296,6 +296,9 @@ void register_plan(CLI::App& app, Action& run) {
   a = PlanArgs{};  // fresh defaults at each registration: `chalk web` and the Python module register once per request
   auto* cmd = app.add_subcommand("plan", "The cheapest deployment that serves a traffic within TTFT/TPOT SLOs, with the engines' launch files");
   add_deployment_options(*cmd, a.deployment);
+  // The plan chooses the chips and the layout and refuses these (run_plan, one line each):
+  // kept so the refusal names the flag, hidden from --help, which documented them (review 9 L1).
+  for (const char* refused : {"--chips", "--tp", "--ep", "--two-batch-overlap"}) cmd->get_option(refused)->group("");
   add_traffic_options(*cmd, a.traffic, 1000);
   add_policy_options(*cmd, a.policy);
   add_slo_options(*cmd, a.slo);

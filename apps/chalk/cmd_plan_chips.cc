@@ -1,6 +1,9 @@
 // `chalk plan -H A,B,...`: the planner choosing chip types as well as counts
 // (plan_chips_cli.h; src/sim/plan_chips.h; docs/simulator.md, "Planning over chip types").
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -14,6 +17,8 @@
 #include "envelope.h"
 #include "plan_chips_cli.h"
 #include "plan_outputs.h"
+#include "request_budget.h"
+#include "table.h"
 
 namespace chalk::cli {
 namespace {
@@ -55,7 +60,21 @@ void run_plan_chips(const PlanChipsInputs& in) {
   }
   sim::ChipChoicePlan p;
   try {
-    p = sim::plan_chip_types(in.model, systems, in.base, in.requests, in.options, powers);
+    // Review 9 L4: several chip types run a plan per pair (559 s for three, nothing shown).
+    // On a terminal, stderr says how many pairs up front and each pair as it ends; never
+    // under chalk web (a request budget) or into a file.
+    sim::PairProgress progress;
+    if (isatty(STDERR_FILENO) && current_budget() == nullptr) {
+      const auto start = std::chrono::steady_clock::now();
+      progress = [start](const sim::ChipPairPlan& x, std::size_t done, std::size_t total) {
+        if (done == 1) std::cerr << fmt::format("plan: {} pairs of prefill and decode chips to plan, one after another\n", total);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cerr << fmt::format("plan: pair {} of {} ({} prefill, {} decode): {}, {} s so far\n", done, total, x.prefill_hardware,
+                                 x.decode_hardware, x.refused.empty() ? counted(static_cast<double>(x.report.evaluated.size()), "deployment") : "refused",
+                                 format_number(s, 3));
+      };
+    }
+    p = sim::plan_chip_types(in.model, systems, in.base, in.requests, in.options, powers, progress);
   } catch (const InputError& e) {
     throw InputError(flag_of(e.field()), std::string(e.what()).substr(e.field().size() + 2));
   }

@@ -108,7 +108,10 @@ void register_prices(CLI::App& app, Action& run) {
                 "output tok/s to each user (default: MLPerf Inference's interactive limit, a TPOT of 40 ms; 50 prices the speed "
                 "`prices compare` assumes for hosts that state none; 0: the batch that fills HBM, the cost floor for offline work)")
       ->capture_default_str();
-  f->add_option("--utilization", forward.utilization, "Billable fraction of chip time (0, 1]")->capture_default_str();
+  f->add_option("--utilization", forward.utilization,
+                "Billable fraction of chip time (0, 1] (default 1 with --margin 0: the headline is the cost, as hosts price near cost; "
+                "a second line gives the price at utilization 0.5 and margin 0.5)")
+      ->capture_default_str();
   f->add_option("--margin", forward.margin, "Gross margin [0, 1): price = cost / (utilization (1 - margin))")->capture_default_str();
   file_name_option(f->add_option("--compare", forward.compare, "A price sheet to set beside (name or path)"));
   add_auto_pp_option(*f, forward.pp);

@@ -337,8 +337,19 @@ void run_forward(const ForwardArgs& a) {
   if (const auto* j = std::get_if<double>(&energy)) {
     std::cout << fmt::format("            the decode step: {} J per output token, its chips busy back to back\n", format_number(*j, 3));
   }
-  std::cout << fmt::format("markup      x{} = 1 / (utilization {} x (1 - margin {}))\n\n", format_number(f.markup, 4),
-                           format_number(a.utilization, 3), format_number(a.margin, 3));
+  std::cout << fmt::format("markup      x{} = 1 / (utilization {} x (1 - margin {})){}\n", format_number(f.markup, 4),
+                           format_number(a.utilization, 3), format_number(a.margin, 3),
+                           f.markup == 1 ? ": the cost, as hosts price near it (`prices compare` sets their sheets beside it)" : "");
+  // Review 9 M3: the headline is the cost by default; a host's markup is the second line,
+  // at a stated utilization and margin, never the headline.
+  if (f.markup == 1) {
+    constexpr double kHostUtilization = 0.5, kHostMargin = 0.5;
+    const double x = 1 / (kHostUtilization * (1 - kHostMargin));
+    std::cout << fmt::format("            at utilization {} and margin {} (x{}, --utilization and --margin): $/Mtok in {}, out {}\n",
+                             format_number(kHostUtilization, 3), format_number(kHostMargin, 3), format_number(x, 4),
+                             format_number(mtok(f.input_cost) * x, 4), format_number(mtok(f.output_cost) * x, 4));
+  }
+  std::cout << "\n";
   print_table(std::cout, t);
 }
 

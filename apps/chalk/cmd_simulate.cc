@@ -95,7 +95,9 @@ void run_simulate(SimulateArgs a) {
   // many replicas of it as serve the rate are counted below (review 8 H1: 70B on H100 at
   // --rate 5 ran 12 replicas of the smallest, 2 chips, at 42 out tok/s/chip, where one of the
   // cheapest, 4 chips, serves 254).
-  const bool rate_stated = a.traffic.rate || a.traffic.rate_per_min;
+  // A trace is a rate too, its mean (review 9 M1: --trace took the smallest replica again,
+  // 1 x 2 chips OVERLOADED at 9.27 req/s where --rate sized 4-chip replicas).
+  const bool rate_stated = a.traffic.rate || a.traffic.rate_per_min || !a.traffic.trace.empty();
   if (!a.disaggregate && !a.deployment.chips && rate_stated) a.deployment.replica_rule = ReplicaRule::cheapest;
   std::vector<Result> results;
   std::optional<ReplicaNote> note;
@@ -146,7 +148,10 @@ void run_simulate(SimulateArgs a) {
   std::string replicas_line;
   std::optional<sim::Capacity> one_replica;
   if (!a.disaggregate && !a.deployment.chips && !a.replicas_stated && rate_stated) {
-    const RateReplicas rr = replicas_serving_rate(pool(agg, 1), reqs, a.traffic.rate ? *a.traffic.rate : *a.traffic.rate_per_min / 60.0,
+    const std::string asked = a.traffic.rate           ? fmt::format("--rate {:g} req/s", *a.traffic.rate)
+                              : a.traffic.rate_per_min ? fmt::format("--rate-per-min {:g}", *a.traffic.rate_per_min)
+                                                       : "the trace's mean rate";
+    const RateReplicas rr = replicas_serving_rate(pool(agg, 1), reqs, asked,
                                                   agg.n_chips * stages);
     a.replicas = rr.replicas;
     one_replica = rr.one;
@@ -358,6 +363,12 @@ void register_simulate(CLI::App& app, Action& run) {
   a.deployment.replica_rule = ReplicaRule::smallest;
   auto* cmd = app.add_subcommand("simulate", "Requests through a serving engine: TTFT, TPOT, ITL, E2E percentiles, throughput, goodput");
   add_deployment_options(*cmd, a.deployment);
+  // What simulate's default is (review 9 L1: the shared text said the smallest, and with a
+  // rate simulate takes the cheapest: run_simulate).
+  cmd->get_option("--chips")->description(
+      "Chips holding one replica, 1..1048576 (default, printed as `replica`: the cheapest replica size within the scale-up domain, "
+      "as many replicas as serve the --rate or the --trace's mean rate; with --disaggregate, the smallest that holds the weights and "
+      "one sequence)");
   add_infeasible_option(*cmd, a.deployment);
   add_traffic_options(*cmd, a.traffic, 2000);
   add_policy_options(*cmd, a.policy);
@@ -367,7 +378,7 @@ void register_simulate(CLI::App& app, Action& run) {
   add_auto_pp_option(*cmd, a.pp);
   auto* replicas = cmd->add_option("--replicas", a.replicas,
                                    "Replicas of --chips chips each; requests go as --routing says (default 1; with a rate and no --chips, "
-                                   "replicas of the cheapest size, as many as serve the rate at 80% of their saturated capacity)");
+                                   "replicas of the cheapest size, as many as serve the rate at 80% of their saturated capacity; a --trace's mean rate counts as a rate)");
   cmd->add_option("--routing", a.routing,
                   "How requests reach replicas (and a disaggregated prefill pool): round-robin, or cache-aware (SGLang router's cache_aware "
                   "policy: the replica with the longest cached prefix over 30% of the prompt, unless the load is unbalanced by over 64 "

@@ -53,7 +53,10 @@ struct InferArgs {
 struct ForwardArgs {
   DeploymentArgs deployment;
   int64_t batch = 0, context = 4096, prompt = 4096, prefill_batch = 0;
-  double utilization = 0.5, margin = 0.5;
+  /// The headline at cost (review 9 M3: x4, utilization 0.5 and margin 0.5, priced 70B on
+  /// H100 at $0.90 / $2.75, 2-7x the hosts of `prices compare`): hosts price near cost, the
+  /// lecture's premise for reading prices backwards (DESIGN 1.5; lecture 1:32:51).
+  double utilization = 1.0, margin = 0.0;
   std::string compare;
   OutputArgs output;
   EnergyArgs energy;  ///< --chip-power-w, --pue, --host-w-per-chip (energy_cli.h)

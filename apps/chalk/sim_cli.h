@@ -202,13 +202,14 @@ std::string overload_warning(const std::string& mode, const sim::Overload& o);
 /// "Replicas for a rate"): `one_replica`'s saturated capacity mu_1 (sim::saturated_capacity)
 /// and N = sim::replicas_for_rate(arrivals, mu_1); `line` the replica line's text ("10
 /// replicas of 2 chips: the fewest that serve --rate 5 req/s (...)"), empty and `replicas`
-/// 1 when mu_1 was not measured. `chips` counts one replica's chips, every stage's.
+/// 1 when mu_1 was not measured. `chips` counts one replica's chips, every stage's; `asked`
+/// names the rate ("--rate 5 req/s", "the trace's mean rate").
 struct RateReplicas {
   int64_t replicas = 1;
   sim::Capacity one;  ///< one replica's capacity
   std::string line;
 };
-RateReplicas replicas_serving_rate(const sim::Pool& one_replica, std::span<const sim::Request> requests, double stated_rate_per_s,
+RateReplicas replicas_serving_rate(const sim::Pool& one_replica, std::span<const sim::Request> requests, const std::string& asked,
                                    int64_t chips);
 
 }  // namespace chalk::cli

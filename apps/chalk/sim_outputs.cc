@@ -242,22 +242,27 @@ std::string lora_text(const nlohmann::json& j) {
 
 std::string overload_warning(const std::string& mode, const sim::Overload& o) {
   const std::string within = o.capacity_uncertainty_req_per_s > 0 ? " +- " + readable(o.capacity_uncertainty_req_per_s, 2) : std::string();
+  // What flagged it (review 9 L2: "TTFT grows -1.00 s per second" when the capacity probe
+  // had flagged it and the run's own TTFT did not grow): the growth where it passed
+  // kOverloadGrowth, else the capacity measured with a full queue.
+  const std::string why = o.ttft_growth > sim::kOverloadGrowth
+                              ? fmt::format("TTFT grows {} s per second of arrivals", format_number(o.ttft_growth, 3))
+                              : std::string("capacity measured with every replica's queue full");
   return fmt::format("{}: OVERLOADED: arrivals of {} req/s exceed the deployment's capacity of about {}{} req/s at these lengths "
-                     "(TTFT grows {} s per second of arrivals); queues grow for the whole run, so latency percentiles depend on its "
-                     "length: add chips or lower --rate",
-                     mode, readable(o.arrival_req_per_s, 4), readable(o.capacity_req_per_s, 4), within, format_number(o.ttft_growth, 3));
+                     "({}); queues grow for the whole run, so latency percentiles depend on its length: add chips or lower the rate",
+                     mode, readable(o.arrival_req_per_s, 4), readable(o.capacity_req_per_s, 4), within, why);
 }
 
-RateReplicas replicas_serving_rate(const sim::Pool& one_replica, std::span<const sim::Request> requests, double stated_rate_per_s,
+RateReplicas replicas_serving_rate(const sim::Pool& one_replica, std::span<const sim::Request> requests, const std::string& asked,
                                    int64_t chips) {
   RateReplicas r;
   r.one = sim::saturated_capacity(one_replica, requests);
   if (!r.one.measured()) return r;
   const double arrivals = sim::arrival_rate(requests);
   r.replicas = sim::replicas_for_rate(arrivals, r.one.req_per_s);
-  r.line = fmt::format("{} of {}: the fewest that serve --rate {} req/s (arrivals {} req/s <= {} x {} x {} req/s, one replica's "
+  r.line = fmt::format("{} of {}: the fewest that serve {} (arrivals {} req/s <= {} x {} x {} req/s, one replica's "
                        "capacity with its queue full); --replicas or -n sets them",
-                       counted(r.replicas, "replica"), counted(chips, "chip"), fmt::format("{:g}", stated_rate_per_s), format_number(arrivals, 4),
+                       counted(r.replicas, "replica"), counted(chips, "chip"), asked, format_number(arrivals, 4),
                        fmt::format("{:g}", sim::kReplicaUtilization), r.replicas, format_number(r.one.req_per_s, 4));
   return r;
 }

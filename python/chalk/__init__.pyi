@@ -58,7 +58,7 @@ Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and step the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -98,7 +98,7 @@ Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and step the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -133,7 +133,7 @@ Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and step the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -161,7 +161,7 @@ Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and step the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -201,7 +201,7 @@ Returns the CLI's JSON as plain Python objects.
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and step the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -239,7 +239,7 @@ Returns the CLI's JSON as plain Python objects.
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and step the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -403,7 +403,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     base_batch: Base decode batch for (e) (default 0 = cost-optimal)
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and step the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -433,7 +433,7 @@ Returns the CLI's JSON as plain Python objects.
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and step the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -455,8 +455,8 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     prompt: Prompt tokens of the prefill that prices input (default 4096)
     prefill_batch: Prompts in the prefill that prices input (default 0 = one per data-parallel attention group, filling the layout) (default 0)
     min_tok_per_s_per_user: With no -b: price the largest batch, and with no -n the cheapest replica, that streams at least this many output tok/s to each user (default: MLPerf Inference's interactive limit, a TPOT of 40 ms; 50 prices the speed `prices compare` assumes for hosts that state none; 0: the batch that fills HBM, the cost floor for offline work) (default 25)
-    utilization: Billable fraction of chip time (0, 1] (default 0.5)
-    margin: Gross margin [0, 1): price = cost / (utilization (1 - margin)) (default 0.5)
+    utilization: Billable fraction of chip time (0, 1] (default 1 with --margin 0: the headline is the cost, as hosts price near cost; a second line gives the price at utilization 0.5 and margin 0.5) (default 1)
+    margin: Gross margin [0, 1): price = cost / (utilization (1 - margin)) (default 0)
     compare: A price sheet to set beside (name or path)
     pp: Pipeline stages: the layers split over N groups of chips (one scale-up domain each), activations sent between them over scale-out; -n then counts every stage's chips (default: without -n, when no replica within the scale-up domain holds the model, the pipeline `chalk layouts` ranks first; else 1)
     chip_power_w: Chip TDP in W for the energy figures (default: the catalog's)
@@ -748,7 +748,7 @@ Returns the CLI's JSON as plain Python objects.
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: the cheapest replica size within the scale-up domain, as many replicas as serve the --rate or the --trace's mean rate; with --disaggregate, the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -798,7 +798,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
     drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), eagle or eagle3 (an EAGLE head: one layer like the model's last, with its LM head), a draft model name or path, or none (free drafts)
     pp: Pipeline stages: the layers split over N groups of chips (one scale-up domain each), activations sent between them over scale-out; -n then counts every stage's chips (default: without -n, when no replica within the scale-up domain holds the model, the pipeline `chalk layouts` ranks first; else 1)
-    replicas: Replicas of --chips chips each; requests go as --routing says (default 1; with a rate and no --chips, replicas of the cheapest size, as many as serve the rate at 80% of their saturated capacity)
+    replicas: Replicas of --chips chips each; requests go as --routing says (default 1; with a rate and no --chips, replicas of the cheapest size, as many as serve the rate at 80% of their saturated capacity; a --trace's mean rate counts as a rate)
     routing: How requests reach replicas (and a disaggregated prefill pool): round-robin, or cache-aware (SGLang router's cache_aware policy: the replica with the longest cached prefix over 30% of the prompt, unless the load is unbalanced by over 64 requests and 1.5x) (default round-robin)
     disaggregate: Separate prefill and decode pools, the prompt's KV sent between them
     prefill_chips: Chips per prefill replica (default: --chips)
@@ -821,7 +821,7 @@ Returns the CLI's JSON as plain Python objects.
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and step the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -907,7 +907,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     files: Benchmark results, the format told by content: vllm bench serve --save-result JSON, SGLang bench_serving --output-file JSONL (a run a line), AIPerf profile_export_aiperf.json, genai-perf profile_export_genai_perf.json, trtllm-bench --report_json (-m, -H, -n/--tp and --engine say what the file does not), or a measurements CSV (.csv) whose serving rows with request_rate_per_s state their own setup
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and step the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -946,7 +946,7 @@ Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and simulate the smallest that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and step the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)

@@ -9,7 +9,8 @@
 namespace chalk::sim {
 
 ChipChoicePlan plan_chip_types(const ModelSpec& m, std::span<const SystemSpec> systems, const DeploymentOptions& base,
-                               std::span<const Request> traffic, const PlanOptions& o, std::span<const std::optional<ChipPower>> powers) {
+                               std::span<const Request> traffic, const PlanOptions& o, std::span<const std::optional<ChipPower>> powers,
+                               const PairProgress& on_pair) {
   if (systems.size() < 2) throw InputError("hardware", "expected two or more systems to choose among, got " + std::to_string(systems.size()));
   if (!powers.empty() && powers.size() != systems.size()) {
     throw InputError("powers", "expected one chip power per system (" + std::to_string(systems.size()) + "), got " + std::to_string(powers.size()));
@@ -31,6 +32,7 @@ ChipChoicePlan plan_chip_types(const ModelSpec& m, std::span<const SystemSpec> s
   }
   ChipChoicePlan out;
   std::optional<InputError> first_error;
+  const std::size_t total = o.disaggregated ? systems.size() * systems.size() : systems.size();
   for (std::size_t i = 0; i < systems.size(); ++i) {
     for (std::size_t j = 0; j < systems.size(); ++j) {
       ChipPairPlan p;
@@ -59,6 +61,7 @@ ChipChoicePlan plan_chip_types(const ModelSpec& m, std::span<const SystemSpec> s
         p.refused = e.field() + ": " + std::string(e.what()).substr(e.field().size() + 2);
       }
       out.pairs.push_back(std::move(p));
+      if (on_pair) on_pair(out.pairs.back(), out.pairs.size(), total);
     }
   }
   bool any = false;

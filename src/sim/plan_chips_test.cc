@@ -192,5 +192,30 @@ TEST(PlanChips, ListsThatCannotBePricedOrExchangeKvAreRefused) {
   EXPECT_EQ(chips_refusal([&] { plan_chip_types(load_model("llama-3.1-70b"), two, base, reqs, tiny); }), "chips");
 }
 
+TEST(PlanChips, EachPairIsReportedAsItEnds) {
+  // Review 9 L4: two systems with both modes are 2 x 2 = 4 ordered pairs, each reported once
+  // as it ends, in the order of `pairs`, against the total up front; aggregated only, one
+  // pair a system: 2.
+  const std::vector<SystemSpec> systems = {load_system("h200"), priced_h200("h200-cheap", 2.27)};
+  PlanOptions o = chips_plan();
+  o.slo.tpot_s = 0.03;
+  std::vector<std::string> seen;
+  std::vector<std::size_t> dones, totals;
+  const auto note = [&](const ChipPairPlan& x, std::size_t done, std::size_t total) {
+    seen.push_back(x.prefill_hardware + "/" + x.decode_hardware);
+    dones.push_back(done);
+    totals.push_back(total);
+  };
+  const ChipChoicePlan p = plan_chip_types(load_model("llama-3.1-8b"), systems, chips_engine(), chips_traffic(), o, {}, note);
+  EXPECT_EQ(seen, (std::vector<std::string>{"h200/h200", "h200/h200-cheap", "h200-cheap/h200", "h200-cheap/h200-cheap"}));
+  EXPECT_EQ(dones, (std::vector<std::size_t>{1, 2, 3, 4}));
+  EXPECT_EQ(totals, (std::vector<std::size_t>(4, 4)));
+  ASSERT_EQ(p.pairs.size(), 4U);
+  o.disaggregated = false;
+  totals.clear();
+  plan_chip_types(load_model("llama-3.1-8b"), systems, chips_engine(), chips_traffic(), o, {}, note);
+  EXPECT_EQ(totals, (std::vector<std::size_t>(2, 2)));
+}
+
 }  // namespace
 }  // namespace chalk::sim

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,5 +40,24 @@ ReplicaSizes replica_sizes(const ModelSpec& m, const SystemSpec& s, const Deploy
 /// as `chalk layouts` ranks them).
 std::vector<Shape> shapes_within(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, const std::vector<int64_t>& sizes,
                                  int64_t budget, int64_t context);
+
+/// Little's law (L = lambda W: Little, "A Proof for the Queuing Formula L = lambda W",
+/// Operations Research 9(3), 1961) on a pool's run (review 9 H1): in a steady state the pool
+/// runs arrival rate x mean service time sequences at once (service: admission to the last
+/// token, seconds), and it can run at most its slots: per replica the batch cap (x pipeline
+/// stages), and, without prefix caching, its KV tokens over a sequence's mean KV (prompt +
+/// output / 2 tokens). The service time is measured at the run's own batch, never above the
+/// steady state's (a step is not faster at a larger batch), so needed > slots is a lower
+/// bound that holds however short the run: a run that ends before its queue forms (1,000
+/// requests each living 26 s, all admitted at once) cannot hide the overload.
+struct SteadyState {
+  double service_s = 0;         ///< mean admission-to-last-token time of the served requests, s
+  double needed_sequences = 0;  ///< arrival rate x service_s
+  double slots = 0;             ///< the sequences the pool's replicas can run at once, summed
+  bool overloaded() const { return needed_sequences > slots; }
+};
+/// `runs`: the pool's replica runs; `sequences_per_replica`: max sequences x stages;
+/// `block_size`: tokens per KV block; `arrival_req_per_s`: the traffic's (arrival_rate).
+SteadyState steady_state_of(std::span<const SimRun> runs, int64_t sequences_per_replica, int64_t block_size, double arrival_req_per_s);
 
 }  // namespace chalk::sim::plan_detail

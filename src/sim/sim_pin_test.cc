@@ -130,10 +130,10 @@ TEST(SimPin, PlanSearchIsBitIdentical) {
     for (const Percentiles* q : {&s.ttft, &s.tpot, &s.itl, &s.e2e, &s.queue}) p.add(q->p50), p.add(q->p90), p.add(q->p99), p.add(q->mean);
     p.add(s.output_tok_per_s), p.add(s.goodput_req_per_s), p.add(s.little_l), p.add(s.mean_decode_batch), p.add(s.steps);
   }
-  EXPECT_EQ(r.evaluated.size(), 174u);
-  EXPECT_EQ(r.simulations, 842);
+  EXPECT_EQ(r.evaluated.size(), 159u);  // 174 before the steady-state bound (review 9 H1) turned down the runs too short for their queue
+  EXPECT_EQ(r.simulations, 783);
   EXPECT_EQ(r.best ? r.evaluated[*r.best].chips : 0, 32);
-  EXPECT_EQ(p.h, 8853226244183677230u);
+  EXPECT_EQ(p.h, 14864680721381815090u);
 }
 
 }  // namespace

@@ -59,8 +59,9 @@ assert t[1]['tier_by_duration'] == 'local NVMe flash', t[1]
 [ "$("$CHALK" prices infer o3 --csv | head -1)" = "inference,subject,quantity,value,low,high,note" ] || fail "prices infer --csv header"
 
 # Forward: Llama 3.1 70B on 8 H100 prices output above input; decode batch 324 fits in HBM (the roofline, -n 8,
-# at the cost-optimal batch: no speed floor).
-"$CHALK" prices forward --roofline -n 8 --min-tok-per-s-per-user 0 --model llama-3.1-70b --hardware h100-sxm --compare gpt-4o --json | python3 -c "
+# at the cost-optimal batch: no speed floor), at the library's markup x4 (utilization 0.5, margin
+# 0.5: the CLI's default is the cost since review 9 M3; docs/formulas.md's worked $1.59).
+"$CHALK" prices forward --roofline -n 8 --min-tok-per-s-per-user 0 --utilization 0.5 --margin 0.5 --model llama-3.1-70b --hardware h100-sxm --compare gpt-4o --json | python3 -c "
 import json, sys
 j = json.load(sys.stdin)
 assert j['forward']['decode_batch'] == 324 and j['forward']['prefill_bound'] == 'compute', j['forward']

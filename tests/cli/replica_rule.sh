@@ -37,8 +37,18 @@ import json, sys; j = json.load(sys.stdin); assert j['replica_choice'] is None a
   || fail "prices forward -n 8 -b 64: not 8 chips as stated"
 expect_error "--batch: batch 100000 at context 4096 does not fit on 8 x H100" prices forward "${M[@]}" -b 100000
 # decode keeps the smallest replica for a latency question, and says so.
-"$CHALK" decode "${M[@]}" -b 64 | tr '\n' ' ' | tr -s ' ' | grep -q "replica 2 chips: the smallest replica that holds the weights and one sequence: the fastest small-batch step, for latency questions" \
-  || fail "decode: the smallest-replica rule is not stated"
+# Review 9 M2: it said "the fastest small-batch step", and it is the slowest: 70B at batch 1
+# reads 141 GB of weights over 2, 4 or 8 H100s (2 x 3.35 x 0.87 = 5.8 TB/s: about 24 ms of
+# weights on 2 chips, 12 on 4; chalk: 29.7, 17.7, 11.7 ms). The line says what it is.
+out=$("$CHALK" decode "${M[@]}" -b 64 | tr '\n' ' ' | tr -s ' ')
+printf '%s\n' "$out" | grep -q "replica 2 chips: the smallest replica that holds the weights and one sequence: the fewest chips, for latency per replica (a larger -n steps faster at small batch)" \
+  || fail "decode: the smallest-replica rule is not stated: $out"
+printf '%s\n' "$out" | grep -q "fastest" && fail "decode: the smallest replica is called fastest: $out"
+"$CHALK" decode "${M[@]}" -b 1 --json | python3 -c "
+import json, subprocess, sys
+two = json.load(sys.stdin)['rows'][0]['t_step_ms']
+four = json.loads(subprocess.run(['$CHALK', 'decode', '-m', 'llama-3.1-70b', '-H', 'h100-sxm', '-b', '1', '-n', '4', '--json'], capture_output=True, text=True).stdout)['rows'][0]['t_step_ms']
+assert four < 0.75 * two, (two, four)" || fail "decode: 4 chips do not step faster than the default 2 at batch 1"
 # Review 7 M7: with --tp 2 and no -n, 2 chips are the smallest replica that runs TP2, not the
 # smallest that holds Llama 3.1 8B (1 chip: 16.1 GB of weights in 80 GB), and the line says so.
 "$CHALK" decode -m llama-3.1-8b -H h100 --tp 2 | tr '\n' ' ' | tr -s ' ' | grep -q "replica 2 chips: the smallest replica that runs --tp 2 and holds the weights and one sequence" \
