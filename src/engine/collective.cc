@@ -65,6 +65,11 @@ LinkModel scale_up_link(const SystemSpec& s) {
     bulk.step_latency = Seconds(0);
     l.source += fmt::format("; {} at {:.3g} us a call, hops included (scale_up.collective_latency_s)", bulk.name, s.collective_latency->value() * 1e6);
   }
+  if (s.small_all_reduce) {
+    l.all_reduce_floor_s = s.small_all_reduce->value();
+    l.source += fmt::format("; all-reduce at {}+ ranks never below {:.3g} us (scale_up.small_all_reduce_s)", kSmallAllReduceRanks,
+                            l.all_reduce_floor_s * 1e6);
+  }
   l.peak_bandwidth = s.scale_up_bandwidth_per_direction;
   return l;
 }
@@ -88,7 +93,9 @@ CollectiveTime all_reduce(Bytes message, int64_t ranks, const LinkModel& link) {
   detail::check_collective_message(message, "all_reduce");
   if (ranks <= 1) return {Seconds(0), "none"};
   const double n = d(ranks);
-  return fastest(ring_steps(ranks, 2, link.torus_dimensions), message * (2 * (n - 1) / n), link);
+  CollectiveTime t = fastest(ring_steps(ranks, 2, link.torus_dimensions), message * (2 * (n - 1) / n), link);
+  if (ranks >= kSmallAllReduceRanks && t.time.value() < link.all_reduce_floor_s) t = {Seconds(link.all_reduce_floor_s), "floor"};
+  return t;
 }
 
 CollectiveTime all_gather(Bytes message, int64_t ranks, const LinkModel& link) {
@@ -141,10 +148,13 @@ CollectiveTime tp_all_reduce(Bytes message, double tokens, int64_t ranks, const 
   }
   if (ranks <= 1) return {Seconds(0), "none"};
   const bool supported = std::find(algo.ranks.begin(), algo.ranks.end(), ranks) != algo.ranks.end();
-  if (!algo.custom || !link.peer_to_peer || !supported || !(message < algo.max_bytes) || !(link.peak_bandwidth.value() > 0)) {
-    return all_reduce(message, ranks, link);
-  }
+  if (!algo.custom || !supported || !(message < algo.max_bytes)) return all_reduce(message, ranks, link);  // the engine runs NCCL
   const double n = d(ranks);
+  if (!link.peer_to_peer || !(link.peak_bandwidth.value() > 0)) {
+    // The engine's own kernel, with no measured latency on this link: NCCL's ring prices
+    // it, without NCCL's small-message floor (collective.h, tp_all_reduce).
+    return fastest(ring_steps(ranks, 2, link.torus_dimensions), message * (2 * (n - 1) / n), link);
+  }
   bool one_shot = false;
   if (algo.one_shot_max_tokens > 0) {
     one_shot = tokens <= d(algo.one_shot_max_tokens);

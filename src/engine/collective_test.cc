@@ -17,11 +17,55 @@ TEST(Collective, RingSteps) {
 
 TEST(Collective, SmallAllReduceIsLatencyBound) {
   const LinkModel nvlink = scale_up_link(load_system("h100-sxm"));
-  // DeepSeek-V3 hidden 7168 x bf16 at batch 1: 14336 B. Ring LL: 6.6 + 14 x 0.6 = 15.0 us
-  // + 2 (7/8) 14336 / (0.19 x 0.8 x 450 GB/s) = 0.37 us.
-  const auto t = all_reduce(bytes(14336), 8, nvlink);
-  EXPECT_EQ(t.protocol, "ring-LL");
-  EXPECT_NEAR(to_us(t.time), 15.37, 0.01);
+  // DeepSeek-V3 hidden 7168 x bf16 at batch 1: 14336 B. Ring LL at 4 ranks: 6.6 + 6 x 0.6 =
+  // 10.2 us + 2 (3/4) 14336 / (0.19 x 0.8 x 450 GB/s) = 0.314 us.
+  const auto t4 = all_reduce(bytes(14336), 4, nvlink);
+  EXPECT_EQ(t4.protocol, "ring-LL");
+  EXPECT_NEAR(to_us(t4.time), 10.514, 0.001);
+  // At 8 ranks ring LL gives 6.6 + 14 x 0.6 + 2 (7/8) 14336 / 68.4e9 = 15.37 us, below the
+  // 25.6 us that nccl-tests measures at its fastest on 8 H100 (h100-sxm.json
+  // small_all_reduce_s: 1.75 x 1024 / 0.07 GB/s): the floor binds.
+  const auto t8 = all_reduce(bytes(14336), 8, nvlink);
+  EXPECT_EQ(t8.protocol, "floor");
+  EXPECT_NEAR(to_us(t8.time), 25.6, 1e-9);
+}
+
+TEST(Collective, SmallAllReduceFloorOnA100WhereTheEngineRunsNccl) {
+  // FT-GPT175B: d_model 12288 in fp16, TP8 on 8 A100-SXM4 (NVLink3 300 GB/s x 0.66 = 198
+  // GB/s). One decode token is 24576 B; NCCL's ring LL would take 6.6 + 14 x 0.6 = 15.0 us +
+  // 1.75 x 24576 / (0.19 x 198e9) = 1.143 us = 16.14 us (LL128: 40.6 + 0.23 us). nccl-tests
+  // on 8 A100 (NCCL 2.18.5) takes at least 41.9 us at any size (32 KB: 1.75 x 32768 /
+  // 1.37e9), and 42-45 us from 1 KB to 256 KB: a100-80gb.json small_all_reduce_s.
+  const LinkModel nvlink = scale_up_link(load_system("a100-80gb"));
+  EXPECT_NEAR(nvlink.all_reduce_floor_s, 41.9e-6, 1e-15);
+  const TpAllReduce nccl = engine_tp_all_reduce("fastertransformer");
+  const auto one = tp_all_reduce(bytes(24576), 1, 8, nvlink, nccl);
+  EXPECT_EQ(one.protocol, "floor");
+  EXPECT_NEAR(to_us(one.time), 41.9, 1e-9);
+  // 16 tokens, 393216 B: LL 15.0 + 1.75 x 393216 / 37.62e9 = 15.0 + 18.29 = 33.29 us, still
+  // under the floor (measured at 256 KB: 45.4 us).
+  EXPECT_NEAR(to_us(tp_all_reduce(bytes(393216), 16, 8, nvlink, nccl).time), 41.9, 1e-9);
+  // 4 MiB: LL128 40.6 + 1.75 x 4194304 / (0.9375 x 198e9) = 40.6 + 39.54 = 80.14 us, above
+  // it (measured: 1.75 x 4 MiB / 71.43 GB/s = 102.8 us).
+  const auto big = all_reduce(bytes(4194304), 8, nvlink);
+  EXPECT_EQ(big.protocol, "ring-LL128");
+  EXPECT_NEAR(to_us(big.time), 80.14, 0.01);
+  // Below 8 ranks no figure is measured: TP4 keeps LL, 6.6 + 6 x 0.6 + 1.5 x 24576 / 37.62e9
+  // = 10.2 + 0.980 = 11.18 us.
+  EXPECT_NEAR(to_us(all_reduce(bytes(24576), 4, nvlink).time), 11.18, 0.01);
+  // vLLM's own one-shot kernel is not NCCL: 6.45 + 7 x 24576 / (0.88 x 300e9) = 7.102 us.
+  const auto vllm = tp_all_reduce(bytes(24576), 1, 8, nvlink, engine_tp_all_reduce("vllm"));
+  EXPECT_EQ(vllm.protocol, "one-shot");
+  EXPECT_NEAR(to_us(vllm.time), 7.102, 0.001);
+  // vLLM's ROCm kernel on MI300X, priced by RCCL's ring for want of its own latency, does not
+  // pay RCCL's floor (44.8 us): LL 15.0 + 1.75 x 24576 / (0.19 x 0.706 x 448e9) = 15.72 us; an
+  // engine that runs RCCL does.
+  const LinkModel mesh = scale_up_link(load_system("mi300x"));
+  EXPECT_NEAR(to_us(tp_all_reduce(bytes(24576), 1, 8, mesh, engine_tp_all_reduce("vllm")).time), 15.72, 0.01);
+  EXPECT_NEAR(to_us(tp_all_reduce(bytes(24576), 1, 8, mesh, nccl).time), 44.8, 1e-9);
+  // A system whose file states none (B200) keeps NCCL's LL: 15.0 + 1.75 x 24576 / (0.19 x
+  // 0.8 x 900e9) = 15.31 us.
+  EXPECT_NEAR(to_us(all_reduce(bytes(24576), 8, scale_up_link(load_system("b200"))).time), 15.31, 0.01);
 }
 
 TEST(Collective, ReproducesAzureNcclH100) {
@@ -179,7 +223,7 @@ TEST(Collective, OtherCollectivesAndErrors) {
 // The time-only variants (no protocol name) give the very same numbers, on NVLink, on the
 // scale-out network and on a TPU torus, at latency- and bandwidth-bound sizes.
 TEST(Collective, TimeOnlyVariantsMatch) {
-  for (const LinkModel& l : {scale_up_link(load_system("h100-sxm")), scale_out_link(load_system("h100-sxm")),
+  for (const LinkModel& l : {scale_up_link(load_system("h100-sxm")), scale_up_link(load_system("a100-80gb")), scale_out_link(load_system("h100-sxm")),
                              scale_up_link(load_system("tpu-v5p"))}) {
     for (double m : {0.0, 4096.0, 1.835e6, 1e9}) {
       for (int64_t n : {1, 2, 8, 64}) {

@@ -13,6 +13,7 @@ const SystemLinks& system_links(const SystemSpec& sys) {
     double up = -1, out = -1;
     std::optional<ScaleUpTopology> topology;
     double efficiency = -1, latency = -1;  // the system's collective line (-1: no latency stated)
+    double small = -1;                     // its small-message all-reduce floor (-1: none stated)
     bool operator==(const Key&) const = default;
   };
   thread_local Key key;
@@ -22,7 +23,8 @@ const SystemLinks& system_links(const SystemSpec& sys) {
                 sys.scale_out_bandwidth_per_direction.value(),
                 sys.scale_up_topology,
                 sys.collective_efficiency,
-                sys.collective_latency ? sys.collective_latency->value() : -1.0};
+                sys.collective_latency ? sys.collective_latency->value() : -1.0,
+                sys.small_all_reduce ? sys.small_all_reduce->value() : -1.0};
   if (!(now == key)) {
     links.up = scale_up_link(sys);
     links.has_out = now.out > 0;

@@ -16,7 +16,7 @@ struct SystemLinks {
 /// The links of `sys`, the same values scale_up_link and scale_out_link return, built once
 /// per thread while the fields they read stay the same (is_tpu, the scale-up and scale-out
 /// bandwidths, the scale-up topology, the system's collective_efficiency and
-/// collective_latency). Building a LinkModel allocates its name, source and
+/// collective_latency and small_all_reduce). Building a LinkModel allocates its name, source and
 /// protocol list; the request simulator prices hundreds of thousands of steps of one
 /// deployment (bench/bench_sim.cc, bench/bench_traces.cc), where building both links per
 /// step was about a tenth of a step's time. The reference stays valid until the next call

@@ -96,6 +96,10 @@ void validate(const SystemSpec& s, const std::string& where) {
     throw InputError(where + ": scale_up.collective_latency_s",
                      "must be a time in (0, " + hardware_num(collective_latency_s_max) + "] s, got " + hardware_num(s.collective_latency->value()));
   }
+  if (s.small_all_reduce && !(s.small_all_reduce->value() > 0 && s.small_all_reduce->value() <= small_all_reduce_s_max)) {
+    throw InputError(where + ": scale_up.small_all_reduce_s",
+                     "must be a time in (0, " + hardware_num(small_all_reduce_s_max) + "] s, got " + hardware_num(s.small_all_reduce->value()));
+  }
   if (!s.scale_up_torus_dims.empty()) {
     const std::string field = where + ": scale_up.torus_dims";
     const bool torus = s.scale_up_topology == ScaleUpTopology::torus_2d || s.scale_up_topology == ScaleUpTopology::torus_3d;

@@ -243,6 +243,16 @@ TEST(HardwareFile, CollectiveLineIsOptionalAndChecked) {
   EXPECT_EQ(error_of("\"collective_latency_s\": 6.9e-05", "\"collective_latency_s\": 0.5"),
             "m.json: scale_up.collective_latency_s: must be a time in (0, 0.01] s, got 0.5");
   EXPECT_EQ(error_of("\"collective_efficiency_source\"", "\"efficiency_source\"").rfind("m.json: scale_up.", 0), 0u);
+  // scale_up.small_all_reduce_s: RCCL's least all-reduce time on 8 MI300X, 1.75 x 1024 B /
+  // 0.04 GB/s = 44.8 us, in (0, 0.01] s with its source.
+  EXPECT_NEAR(mi300x.small_all_reduce->value(), 44.8e-6, 1e-15);
+  EXPECT_FALSE(mi300x.small_all_reduce_source.empty());
+  EXPECT_FALSE(load_system("b200").small_all_reduce.has_value());
+  EXPECT_EQ(error_of("\"small_all_reduce_s\": 4.48e-05", "\"small_all_reduce_s\": 0"),
+            "m.json: scale_up.small_all_reduce_s: must be a time in (0, 0.01] s, got 0");
+  EXPECT_EQ(error_of("\"small_all_reduce_s\": 4.48e-05", "\"small_all_reduce_s\": 0.02"),
+            "m.json: scale_up.small_all_reduce_s: must be a time in (0, 0.01] s, got 0.02");
+  EXPECT_EQ(error_of("\"small_all_reduce_source\"", "\"small_source\"").rfind("m.json: scale_up.", 0), 0u);
   EXPECT_EQ(error_of("\"collective_efficiency\": 0.706", "\"collective_efficiency\": 0.706"), "no error");
 }
 

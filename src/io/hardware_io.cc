@@ -74,7 +74,8 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
 
   const Obj up = c.object("scale_up");
   up.only({"name", "domain_chips", "gb_per_s_per_direction", "topology", "torus_dims", "source", "collective_efficiency",
-           "collective_efficiency_source", "collective_latency_s", "collective_latency_source"});
+           "collective_efficiency_source", "collective_latency_s", "collective_latency_source",
+           "small_all_reduce_s", "small_all_reduce_source"});
   s.scale_up_domain = up.integer_in("domain_chips", 1, max_chips);
   s.scale_up_bandwidth_per_direction = gigabytes_per_second(up.number("gb_per_s_per_direction"));
   if (auto topo = up.opt_string("topology")) s.scale_up_topology = parse_scale_up_topology(*topo, up.field("topology"));
@@ -99,6 +100,10 @@ SystemSpec system_from_json(std::string_view text, const std::string& where) {
   if (auto lat = up.opt_number("collective_latency_s")) {
     s.collective_latency = Seconds(*lat);
     s.collective_latency_source = up.string("collective_latency_source");
+  }
+  if (auto small = up.opt_number("small_all_reduce_s")) {  // docs/formulas.md "Small-message all-reduce floor"
+    s.small_all_reduce = Seconds(*small);
+    s.small_all_reduce_source = up.string("small_all_reduce_source");
   }
   s.scale_up_source = up.opt_string("source").value_or("");
   s.scale_up_name = up.opt_string("name").value_or("");

@@ -32,6 +32,8 @@ python3 -c "import json; c=json.load(open('$SRC/data/hardware/mi300x.json')); c[
 expect_error "scale_up.collective_efficiency: must be a fraction in (0, 1] of gb_per_s_per_direction, got 1.5" decode --hardware "$tmp/hw6.json"
 python3 -c "import json; c=json.load(open('$SRC/data/hardware/mi300x.json')); c['scale_up']['collective_latency_s']=-1; json.dump(c, open('$tmp/hw7.json','w'))"
 expect_error "scale_up.collective_latency_s: must be a time in (0, 0.01] s, got -1" hardware "$tmp/hw7.json"
+python3 -c "import json; c=json.load(open('$SRC/data/hardware/a100-80gb.json')); c['scale_up']['small_all_reduce_s']=-4.19e-05; json.dump(c, open('$tmp/hw8.json','w'))"
+expect_error "scale_up.small_all_reduce_s: must be a time in (0, 0.01] s, got -4.19e-05" hardware "$tmp/hw8.json"
 expect_error "unknown model 'llama-9'; nearest: " decode --model llama-9
 expect_error "unknown hardware 'h900'; nearest: h200, b200" decode --hardware h900
 expect_error "unknown model 'meta-llama/Llama-9-70B': no built-in config of that architecture" decode --model meta-llama/Llama-9-70B

@@ -46,7 +46,17 @@ struct LinkModel {
   /// latency of theirs is measured here, so RCCL's ring prices them), PCIe, TPU ICI and the
   /// scale-out network.
   bool peer_to_peer = false;
+  /// The least time one all-reduce takes through the system's collective library at
+  /// kSmallAllReduceRanks or more ranks on this link, in seconds (SystemSpec::small_all_reduce,
+  /// the scale-up link only); 0 = none stated, the protocols' times alone.
+  double all_reduce_floor_s = 0;
 };
+
+/// Ranks at which the hardware files' small-message all-reduce floors were measured
+/// (nccl-tests/rccl-tests all_reduce_perf on one 8-GPU node). A ring over more ranks takes
+/// more steps, so the floor holds as a lower bound there; below 8 ranks no figure is in
+/// reach and NCCL's protocol latencies alone price the call.
+inline constexpr int64_t kSmallAllReduceRanks = 8;
 
 /// Achieved fractions of link bandwidth (per direction) used by scale_up_link and
 /// scale_out_link. Sources: 8 x H200 ring all-reduce busBW 367 GB/s of 450 (0.82) and
@@ -80,8 +90,10 @@ bool is_tpu(const SystemSpec& s);
 /// stated SystemSpec::collective_latency replaces the bandwidth protocol's fixed time
 /// (Simple's 8.4 us + 3.4 us per step; ICI's 5 us + 1 us per hop) with that time per call,
 /// no per-step term; LL and LL128 keep NCCL's latencies (docs/formulas.md, "Collective
-/// rate per system"). Every scale-up all-reduce, all-gather, reduce-scatter, all-to-all and
-/// pipeline send, serving and training, is priced on this link.
+/// rate per system"). A stated SystemSpec::small_all_reduce becomes the link's
+/// all_reduce_floor_s (docs/formulas.md, "Small-message all-reduce floor"). Every scale-up
+/// all-reduce, all-gather, reduce-scatter, all-to-all and pipeline send, serving and
+/// training, is priced on this link.
 LinkModel scale_up_link(const SystemSpec& s);
 
 /// The scale-out network (InfiniBand/RoCE) with NCCL's network step latencies (LL 2.7,
@@ -108,8 +120,10 @@ inline double ring_steps(int64_t ranks, int passes, int torus_dimensions) {
 
 /// Ring all-reduce of `message` bytes (the full array) among `ranks`:
 /// min over protocols of base + steps x step_latency + 2(n-1)/n x M / (B x fraction)
-/// (nccl-tests doc/PERFORMANCE.md; NCCL picks the fastest protocol the same way).
-/// 0 for ranks <= 1. Throws InputError for a negative message.
+/// (nccl-tests doc/PERFORMANCE.md; NCCL picks the fastest protocol the same way), and at
+/// ranks >= kSmallAllReduceRanks never below link.all_reduce_floor_s (the library's
+/// measured small-message time; protocol "floor" where it binds). 0 for ranks <= 1.
+/// Throws InputError for a negative message.
 CollectiveTime all_reduce(Bytes message, int64_t ranks, const LinkModel& link);
 
 /// Ring all-gather of an array of `message` bytes in total (each rank ends with all of
@@ -183,7 +197,12 @@ TpAllReduce engine_tp_all_reduce(std::string_view engine);
 ///   `chalk calibrate`, replaces it: Calibration::allreduce_latency), f1 =
 ///   kOneShotBandwidthFraction;
 /// - two-shot: 2a + 2 (n - 1)/n x M / (f2 x peak), f2 = kTwoShotBandwidthFraction;
-/// - otherwise NCCL's all_reduce (its own protocol latencies; `stage_latency` unused).
+/// - otherwise NCCL's all_reduce (its own protocol latencies; `stage_latency` unused), with
+///   the link's small-message floor where the engine runs NCCL (not `algo.custom`, an
+///   unsupported TP degree, a message of `max_bytes` or more); where the engine runs its
+///   own kernel on a link without a measured latency for it (not peer_to_peer: vLLM's ROCm
+///   build on MI300X), the ring prices it without the floor, which is NCCL's, not the
+///   kernel's.
 /// The protocol is "one-shot", "two-shot" or NCCL's. 0 for ranks <= 1. Throws InputError
 /// for a negative message or negative tokens.
 CollectiveTime tp_all_reduce(Bytes message, double tokens, int64_t ranks, const LinkModel& link, const TpAllReduce& algo,
@@ -215,7 +234,8 @@ inline Seconds all_reduce_time(Bytes message, int64_t ranks, const LinkModel& li
   detail::check_collective_message(message, "all_reduce");
   if (ranks <= 1) return Seconds(0);
   const double n = static_cast<double>(ranks);
-  return Seconds(detail::fastest_protocol_time(ring_steps(ranks, 2, link.torus_dimensions), message.value() * (2 * (n - 1) / n), link));
+  const double t = detail::fastest_protocol_time(ring_steps(ranks, 2, link.torus_dimensions), message.value() * (2 * (n - 1) / n), link);
+  return Seconds(ranks >= kSmallAllReduceRanks ? std::max(t, link.all_reduce_floor_s) : t);
 }
 inline Seconds all_gather_time(Bytes message, int64_t ranks, const LinkModel& link) {
   detail::check_collective_message(message, "all_gather");

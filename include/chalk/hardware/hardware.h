@@ -143,6 +143,17 @@ struct SystemSpec {
   /// defaults. MI300X: 69 us (RCCL 2.22.3, 8 ranks, 8 MB to 8 GB).
   std::optional<Seconds> collective_latency;
   std::string collective_latency_source;
+  /// The least time one all-reduce takes through the system's collective library at 8 ranks
+  /// inside the domain, at any message size: the floor of NCCL's/RCCL's low-latency (LL)
+  /// regime, the minimum over sizes of 1.75 x bytes / busBW in a published
+  /// nccl-tests/rccl-tests all_reduce_perf table (chalk-hardware/1
+  /// scale_up.small_all_reduce_s, in (0, 0.01] s, with small_all_reduce_source). Every
+  /// all-reduce through the library at 8 or more ranks on the scale-up link is priced no
+  /// faster than this (scale_up_link; the engines' own one-shot/two-shot kernels are not).
+  /// Absent: NCCL's protocol latencies alone (ring LL: 15 us at 8 ranks). A100 SXM4: 41.9 us
+  /// (NCCL 2.18.5, 32 KB), where NCCL's LL model gives 15.
+  std::optional<Seconds> small_all_reduce;
+  std::string small_all_reduce_source;
   BytesPerSecond scale_out_bandwidth_per_direction;  ///< per chip, one direction (0 = unknown)
   std::string scale_out_source;
   std::optional<UsdPerSecond> price_per_chip;    ///< rental price per chip, if public
@@ -193,11 +204,13 @@ inline constexpr double min_positive = 1e-6;         ///< the least positive val
 /// scale_up.collective_latency_s: a fixed time per collective call above 10 ms would be a
 /// step's, not a call's (RCCL on 8 MI300X: 69 us).
 inline constexpr double collective_latency_s_max = 1e-2;
+/// scale_up.small_all_reduce_s: the same bound, for the same reason (A100: 41.9 us).
+inline constexpr double small_all_reduce_s_max = 1e-2;
 }  // namespace hardware_limits
 
 /// Checks every number of a system once, after unit conversion: finite, within
 /// hardware_limits, efficiencies, sustained_clock and scale_up.collective_efficiency (0 = not
-/// stated) in (0, 1], scale_up.collective_latency_s in (0, collective_latency_s_max], sm_count in 0..sm_count_max, scale_up.domain_chips in 1..max_chips, torus
+/// stated) in (0, 1], scale_up.collective_latency_s in (0, collective_latency_s_max], scale_up.small_all_reduce_s in (0, small_all_reduce_s_max], sm_count in 0..sm_count_max, scale_up.domain_chips in 1..max_chips, torus
 /// extents matching the torus kind and multiplying to the domain size.
 /// Throws InputError naming `where` and the file's field, the value and the range.
 void validate(const SystemSpec& s, const std::string& where);
