@@ -140,6 +140,11 @@ struct Mapped {
 
 /// Reads one row's fields into a plan. Throws InputError naming "<id>: <column>" for a
 /// field chalk cannot use; a kind or metric it does not predict yet is status not_modelled.
+/// plan_row's last step: the engine's scheduling policy where it decides the prediction
+/// (KV admission, chunked prefill, the caps and budgets, the HBM fraction, prefix caching,
+/// KV offload), read from the row's columns into p, with a note for each column it does not
+/// read (validate_engine_policy.cc).
+void plan_engine_policy(const Measurement& r, RowPlan& p);
 Mapped plan_row(const Measurement& row);
 
 /// The model a row names: a built-in name, a path, or "builtin:measurements/<path>" for a
