@@ -86,6 +86,7 @@ Table rows_table(const ValidationReport& r, bool everything) {
 Table summary_table(const ValidationReport& r) {
   Table t;
   t.columns = {{"kind", "kind"},
+               {"metric", "metric"},
                {"subset", "rows"},
                {"count", "n"},
                {"median_abs_error_fraction", "median |error|", 2},
@@ -93,7 +94,7 @@ Table summary_table(const ValidationReport& r) {
                {"median_abs_error_plain_fraction", "plain median", 2},
                {"p90_abs_error_plain_fraction", "plain p90", 2}};
   for (const auto& s : r.summary) {
-    t.add({s.kind, s.subset, s.count, s.median_abs, s.p90_abs, s.median_abs_plain, s.p90_abs_plain});
+    t.add({s.kind, s.metric, s.subset, s.count, s.median_abs, s.p90_abs, s.median_abs_plain, s.p90_abs_plain});
   }
   return t;
 }

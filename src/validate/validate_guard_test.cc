@@ -76,6 +76,19 @@ TEST(Validate, MedianErrorOfAllRowsDoesNotGetWorse) {
   // harness runs whole prompts (no chunked context), which takes MLPERF41-L70B-H200x8 from +25.0% to +27.0% (its 806 cap
   // alone +23.4%); not a code change: the row's truer input (the token budget's bound moves no row past the p90).
   EXPECT_LE(summary(r, "serving").p90_abs, 0.258);  // 0.25719 with NCCL's small-message all-reduce floor per system (issue 29: FT-GPT175B-B1 -32.5% -> -24.4%, B16 -16.1% -> -14.7%; scale_up.small_all_reduce_s, docs/formulas.md "Small-message all-reduce floor"); 0.28228 with the running sequences' length bias (issue 29: the MLPerf offline rows' contexts from their datasets' per-sample lengths, docs/formulas.md "Running sequences are length-biased"); 0.29382 before it; 0.29298 with the AMD chips' GEMM rate on representative inputs and the routed experts' activation pass (issue 29; 0.314 before); 0.308 before MLPerf v5.0/v5.1's rows (above); 0.3074 with and before the TPU's fixed time per op; 0.328 before the memory-bound kernels' traffic, 0.374 with the B200's sustained clock alone, 0.463 before it
+  // Issue 29's goal is stated per metric (median at most 10%, p90 at most 25% for TTFT, TPOT and
+  // end-to-end latency): the serving summary per metric key when chalk validate came to print
+  // it, guarded as the kind's. Throughput (output_tok_per_s, 17 rows) 0.0634 / 0.2510 holds the
+  // kind's p90 (the MLPerf v4.1 offline rows); E2E (5 rows: FasterTransformer, Pope et al., vLLM on MI300X)
+  // 0.0341 / 0.2053; the one TTFT row 0.0256 and the one TPOT row 0.3007
+  // (MLPERF50-L405B-B200x8-SERVER-*, docs/accuracy.md).
+  EXPECT_EQ(summary(r, "serving", "all rows", "output_tok_per_s").count, 17);
+  EXPECT_LE(summary(r, "serving", "all rows", "output_tok_per_s").median_abs, 0.064);
+  EXPECT_LE(summary(r, "serving", "all rows", "output_tok_per_s").p90_abs, 0.252);
+  EXPECT_LE(summary(r, "serving", "all rows", "e2e_s").median_abs, 0.035);
+  EXPECT_LE(summary(r, "serving", "all rows", "e2e_s").p90_abs, 0.206);
+  EXPECT_LE(summary(r, "serving", "all rows", "ttft_ms").p90_abs, 0.026);
+  EXPECT_LE(summary(r, "serving", "all rows", "tpot_ms").p90_abs, 0.301);
   // Training, 27 rows with Korthikanti et al. 2022's Table 5 and Megatron-Bridge's table
   // (issue 33): 14.9%, p90 41.1%. The p90 is Megatron-Bridge's small MoE rows (Qwen3-30B-A3B
   // +179%, gpt-oss-120b +46%: grouped GEMMs of narrow experts, not modelled) and its 8B rows

@@ -1,6 +1,7 @@
 // Running validation over rows, and the error summaries (docs/accuracy.md).
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 
 #include "chalk/base/error.h"
@@ -53,6 +54,27 @@ std::vector<ErrorSummary> summarize(const std::vector<Prediction>& rows) {
       s.median_abs_plain = percentile(plain, 0.5);
       s.p90_abs_plain = percentile(plain, 0.9);
       out.push_back(s);
+    }
+    if (std::string(kind) == "serving") {
+      // Per metric (issue 29's goal): |error| of the serving rows of each metric key.
+      std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_metric;
+      for (const auto& r : rows) {
+        if (r.status != RowStatus::predicted || r.kind != kind) continue;
+        by_metric[r.metric].first.push_back(std::abs(r.error));
+        by_metric[r.metric].second.push_back(std::abs(r.error_plain));
+      }
+      for (const auto& [metric, errors] : by_metric) {
+        ErrorSummary s;
+        s.kind = kind;
+        s.subset = "all rows";
+        s.metric = metric;
+        s.count = static_cast<int64_t>(errors.first.size());
+        s.median_abs = percentile(errors.first, 0.5);
+        s.p90_abs = percentile(errors.first, 0.9);
+        s.median_abs_plain = percentile(errors.second, 0.5);
+        s.p90_abs_plain = percentile(errors.second, 0.9);
+        out.push_back(s);
+      }
     }
   }
   return out;

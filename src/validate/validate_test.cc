@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
+#include <vector>
 
 #include "chalk/base/error.h"
 #include "validate_test_util.h"
@@ -20,6 +22,50 @@ TEST(Validate, Percentile) {
   EXPECT_DOUBLE_EQ(percentile({7}, 0.9), 7);
   EXPECT_THROW(percentile({}, 0.5), InputError);
   EXPECT_THROW(percentile({1}, 1.5), InputError);
+}
+
+// Issue 29's goal is stated per metric (TTFT, TPOT, end-to-end latency, throughput): the
+// serving kind's summary is also split by metric key. Hand derivation: serving ttft_ms rows
+// with errors +0.10, -0.30, +0.02 -> |e| sorted 0.02, 0.10, 0.30: median 0.10, p90 at
+// position 0.9 x 2 = 1.8: 0.10 + 0.8 x (0.30 - 0.10) = 0.26; plain |e| 1, 2, 3 -> median 2,
+// p90 2.8. The one serving tpot_ms row (-0.05) is its own summary; the decode row and the
+// unpredicted serving row count in no serving metric.
+TEST(Validate, ServingSummaryPerMetric) {
+  auto row = [](const char* kind, const char* metric, double e, double plain, RowStatus st = RowStatus::predicted) {
+    Prediction p;
+    p.kind = kind;
+    p.metric = metric;
+    p.status = st;
+    p.error = e;
+    p.error_plain = plain;
+    return p;
+  };
+  const std::vector<Prediction> rows = {row("serving", "ttft_ms", 0.10, 1), row("serving", "ttft_ms", -0.30, -2),
+                                        row("serving", "ttft_ms", 0.02, 3), row("serving", "tpot_ms", -0.05, 0.5),
+                                        row("decode", "tpot_ms", 0.9, 9), row("serving", "e2e_s", 0.7, 7, RowStatus::rejected)};
+  ValidationReport r;
+  r.summary = summarize(rows);
+  const ErrorSummary& ttft = summary(r, "serving", "all rows", "ttft_ms");
+  EXPECT_EQ(ttft.count, 3);
+  EXPECT_NEAR(ttft.median_abs, 0.10, 1e-12);
+  EXPECT_NEAR(ttft.p90_abs, 0.26, 1e-12);
+  EXPECT_NEAR(ttft.median_abs_plain, 2, 1e-12);
+  EXPECT_NEAR(ttft.p90_abs_plain, 2.8, 1e-12);
+  const ErrorSummary& tpot = summary(r, "serving", "all rows", "tpot_ms");
+  EXPECT_EQ(tpot.count, 1);
+  EXPECT_NEAR(tpot.p90_abs, 0.05, 1e-12);
+  EXPECT_THROW(summary(r, "serving", "all rows", "e2e_s"), std::runtime_error);  // its only row is not predicted
+  EXPECT_THROW(summary(r, "decode", "all rows", "tpot_ms"), std::runtime_error);  // split for serving only
+  // The serving kind over every metric: |e| 0.02, 0.05, 0.10, 0.30 -> median 0.075.
+  EXPECT_EQ(summary(r, "serving").count, 4);
+  EXPECT_NEAR(summary(r, "serving").median_abs, 0.075, 1e-12);
+  // The per-metric summaries follow the serving kind's own (all rows, fully specified: no row
+  // here lists an assumption) and precede "all"'s, so a kind's lines stay together.
+  std::vector<std::string> order;
+  for (const auto& s : r.summary) order.push_back(s.kind + "/" + s.metric);
+  const std::vector<std::string> want = {"decode/all", "decode/all", "serving/all", "serving/all", "serving/tpot_ms",
+                                         "serving/ttft_ms", "all/all", "all/all"};
+  EXPECT_EQ(order, want);
 }
 
 TEST(Validate, EveryRowIsKept) {

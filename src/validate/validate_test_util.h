@@ -24,12 +24,14 @@ inline const Prediction& find_row(const ValidationReport& r, const std::string& 
   throw std::runtime_error("no row " + id);
 }
 
-/// The summary of `kind` over `subset`; std::runtime_error when the report has none.
-inline const ErrorSummary& summary(const ValidationReport& r, const std::string& kind, const std::string& subset = "all rows") {
+/// The summary of `kind` over `subset` and `metric` ("all": every metric); std::runtime_error
+/// when the report has none.
+inline const ErrorSummary& summary(const ValidationReport& r, const std::string& kind, const std::string& subset = "all rows",
+                                   const std::string& metric = "all") {
   for (const auto& s : r.summary) {
-    if (s.kind == kind && s.subset == subset) return s;
+    if (s.kind == kind && s.subset == subset && s.metric == metric) return s;
   }
-  throw std::runtime_error("no summary " + kind);
+  throw std::runtime_error("no summary " + kind + " " + metric);
 }
 
 /// The assumption of `p` that starts with `prefix` ("" when none does).

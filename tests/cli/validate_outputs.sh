@@ -25,9 +25,13 @@ m = rows["MLPERF41-L70B-H100x8"]
 # The row states its dataset, not a length: the input is OpenOrca's mean prompt, 222.33 -> 222.
 assert m["fully_specified"] == "assumed" and any(a.startswith("input_tokens: empty, 222: the mean prompt of dataset mlperf-llama2-70b") for a in m["assumptions"]), m["assumptions"]
 assert rows["SGL-H100-DECODE"]["assumptions"] == [] and rows["SGL-H100-DECODE"]["fully_specified"] == "stated"
-kinds = {(s["kind"], s["subset"]) for s in j["summary"]}
+kinds = {(s["kind"], s["subset"]) for s in j["summary"] if s["metric"] == "all"}
 for k in ("decode", "prefill", "serving", "training", "run", "all"):
     assert (k, "all rows") in kinds, k
+# Issue 29: the serving kind also per metric key (17 output_tok_per_s rows); no other kind is split.
+per_metric = {s["metric"]: s for s in j["summary"] if s["metric"] != "all"}
+assert all(s["kind"] == "serving" and s["subset"] == "all rows" for s in per_metric.values()), per_metric
+assert per_metric["output_tok_per_s"]["count"] == 17 and per_metric["ttft_ms"]["count"] == 1, per_metric
 assert all(c["name"] for c in j["calibration"])
 PY
 csv=$("$CHALK" validate --csv) || fail "validate --csv"

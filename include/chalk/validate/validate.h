@@ -46,10 +46,14 @@ struct Prediction {
   bool fully_specified() const { return assumptions.empty(); }
 };
 
-/// Median and 90th percentile of |error| over one kind and subset.
+/// Median and 90th percentile of |error| over one kind, subset and metric.
 struct ErrorSummary {
-  std::string kind;    ///< "decode", "prefill", "serving", or "all"
+  std::string kind;    ///< "decode", "prefill", "serving", "training", "run", or "all"
   std::string subset;  ///< "all rows", "fully specified", "with assumptions"
+  /// "all", or one metric key of the measurement format (docs/file-formats.md,
+  /// "Measurements"): the serving kind's rows of that metric alone (issue 29's goal is
+  /// stated per metric: TTFT, TPOT, end-to-end latency, throughput).
+  std::string metric = "all";
   int64_t count = 0;
   double median_abs = 0, p90_abs = 0;              ///< with mechanisms
   double median_abs_plain = 0, p90_abs_plain = 0;  ///< plain roofline
@@ -60,9 +64,10 @@ struct ErrorSummary {
 /// or p is outside [0, 1].
 double percentile(std::vector<double> values, double p);
 
-/// Summaries per kind ("decode", "prefill", "serving", then "all"), each for
-/// all predicted rows, the fully specified ones and those with assumptions (a subset
-/// with no rows is omitted).
+/// Summaries per kind ("decode", "prefill", "serving", "training", "run", then "all"), each
+/// for all predicted rows, the fully specified ones and those with assumptions (a subset
+/// with no rows is omitted), all with metric "all". After the serving kind's three, one
+/// summary per metric its predicted rows measure (subset "all rows", metrics in key order).
 std::vector<ErrorSummary> summarize(const std::vector<Prediction>& rows);
 
 struct ValidationReport {
