@@ -22,6 +22,7 @@ target_link_libraries(chalk-web PRIVATE chalk_cli PkgConfig::CHALK_HTTPLIB)
 # One unit for main.cc and the server's files (CLI11 compiled once, not in main.cc and
 # cmd_web.cc apart; CMakeLists.txt); the embedded page stays its own unit.
 set_target_properties(chalk-web PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
+chalk_front_end(chalk-web)  # -O2: CMakeLists.txt
 if(CHALK_SANITIZE)
   target_compile_options(chalk-web PRIVATE -O0)  # a front end: see chalk_cli in CMakeLists.txt
   chalk_link_core_first(chalk-web)
@@ -60,5 +61,8 @@ if(CHALK_NODE)
   set_tests_properties(web.browser PROPERTIES COST 38)
   set_tests_properties(web.abuse PROPERTIES COST 7)
   set_tests_properties(web.api PROPERTIES COST 4)
+  if(CHALK_SANITIZE)
+    set_tests_properties(web.api PROPERTIES COST 30)  # its ASan seconds (a fresh Debian 12 run at abd7cea)
+  endif()
 endif()
 set_tests_properties(web.load PROPERTIES COST 3)
