@@ -38,7 +38,10 @@ inline constexpr double kTokenAtStepStart = -1.0;
 /// generated and last_token_s back if it is preempted.
 struct Running {
   int64_t kv_tokens = 0;       ///< as Live
-  int64_t held = 0;            ///< KV blocks it holds, its own and cached (Live::kv.held())
+  /// KV blocks it holds, its own and cached (Live::kv.held()). Without the prefix cache the
+  /// only count of them while it runs: Live::kv.blocks gets it back when the request
+  /// finishes or is preempted (step_running.cc, step_tokens.cc).
+  int64_t held = 0;
   int64_t prefill_target = 0;  ///< as Live
   int64_t generated = 0;       ///< as Live
   int64_t output = 1;          ///< as Live

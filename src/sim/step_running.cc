@@ -8,6 +8,7 @@ namespace chalk::sim::detail {
 void StepLoop::preempt(const Running& r) {
   const int32_t i = r.id;
   auto& L = live[i];
+  if (!caching) L.kv.blocks = r.held;  // kept in the running list only (schedule_running)
   pool.release(L.kv);
   L.kv_tokens = 0;
   L.generated = r.generated;
@@ -152,7 +153,10 @@ StepLoop::Scheduled StepLoop::schedule_running(int64_t budget) {
     if (self) break;
     if (need > 0) {  // mostly 0 (a decode within its last block): no call
       pool.take(need);
-      live[i].kv.blocks += need;
+      // Without the prefix cache a running request's own blocks are R.held, written back to
+      // its Live when it leaves the list (finish, preempt): the Live record's load here,
+      // one per request per block of tokens, missed the cache.
+      if (caching) live[i].kv.blocks += need;
       R.held += need;
     }
     budget -= want;

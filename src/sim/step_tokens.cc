@@ -32,6 +32,7 @@ int32_t StepLoop::emit_tokens(double start, double end) {
     }
     R.last_token_s = end;
     if (R.generated >= R.output) {
+      if (!cache) live[R.id].kv.blocks = R.held;  // kept in the running list only (schedule_running)
       finish(R.id, end);
       done.push_back(static_cast<int32_t>(&R - rs));
     }
