@@ -118,9 +118,11 @@ StepLoop::Scheduled StepLoop::schedule_running(int64_t budget) {
       DecodeRun run_state{budget, context_sum, decodes, owned, steady};
       const DecodeLists lists{&running[0], ctx, owner, ranks, decode_rank, start, tokens_per_block};
       if (fold) {
-        k = ranked ? decodes_within_blocks<true, true>(lists, k, size, 1, run_state) : decodes_within_blocks<false, true>(lists, k, size, 1, run_state);
+        k = ranked ? decodes_within_blocks<true, true>(lists, k, size, 1, run_state)
+                   : decodes_within_blocks<false, true>(lists, k, size, 1, run_state);
       } else {
-        k = ranked ? decodes_within_blocks<true, false>(lists, k, size, q, run_state) : decodes_within_blocks<false, false>(lists, k, size, q, run_state);
+        k = ranked ? decodes_within_blocks<true, false>(lists, k, size, q, run_state)
+                   : decodes_within_blocks<false, false>(lists, k, size, q, run_state);
       }
       budget = run_state.budget;
       context_sum = run_state.context_sum;
