@@ -60,6 +60,17 @@
 // PrefixCache::find 13%, nearly all on the hash table's cell loads (cache misses), then
 // evict_lru 9% and unref 8%: each admission walks the prompt's blocks (about 160k
 // instructions a request); that walk, not the event loop, is its cost.
+// h-speed4 (issues 29/31): a plain decode's common token taken in the running pass (the
+// tokens' pass then goes over the other decodes only), the pass's decode loop one copy per
+// case, and a running request's blocks counted in the running list only without the prefix
+// cache (the Live record's load at each new block missed the cache). Instructions
+// (cachegrind --cache-sim=no, whole process), 8d1f8b4's binary -> after: simulate_requests
+// 100k 1.956 -> 1.776 G; plan_deepseek 3.689 -> 3.597 G; with the prefix cache 16.024 ->
+// 16.024 G (unchanged: the fold is off with the cache). CPU (taskset -c 1, the binaries
+// alternated at load 9-19): simulate_requests 100k 397, 371, 338 -> 316, 311, 315 ms;
+// plan_deepseek 507, 566, 829, 777, 821 -> 476, 738, 815, 876, 820 ms and with the prefix
+// cache 16.7, 14.4 -> 12.8, 18.0 s (no change beyond that load's noise). Outputs identical
+// (sim_pin_test; chalk validate, plan and simulate --json byte-identical).
 #include <benchmark/benchmark.h>
 
 #include "chalk/io/io.h"

@@ -67,6 +67,13 @@
 // sys 0.59-0.63 s plain, 0.49-0.52 s populated, 0.58-1.36 s huge pages: no gain worth the
 // code. Within 5 s needs the engine step cheaper per step (src/engine), fewer bytes per
 // step sample (StepSample, a public type), and decodes advanced without a pass per step.
+// h-speed4 (issue 31; bench_sim.cc: the tokens' pass over plain decodes folded into the
+// running pass, the Live record's miss at each new block gone): instructions (cachegrind
+// --cache-sim=no, whole process, the day's generation included) 37.82 -> 36.28 G, the two
+// passes 13.3 -> 11.8 G. CPU, taskset -c 1, 8d1f8b4's binary and after alternated twice at
+// load 15-19: 9.57, 9.31 -> 9.40, 8.86 s. Same steps (11.0405 M) and simulated_s. Not
+// within 5 s: the running pass is still about 35 instructions a decode and 30% of the
+// whole, the engine step about a third; docs/simulator.md 5 says what the goal needs.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -27,6 +27,10 @@ struct Live {
   detail::KvHolding kv;
 };
 
+/// Running::last_token_s of a request whose last token came at the step's start (times
+/// are >= 0).
+inline constexpr double kTokenAtStepStart = -1.0;
+
 /// A running request's scheduler state, in the running list in admission order, so that a
 /// step's passes (schedule, then the tokens out) read the running requests in sequence
 /// rather than each one's Live through its index (step_running.cc, step_tokens.cc). While
@@ -34,11 +38,19 @@ struct Live {
 /// generated and last_token_s back if it is preempted.
 struct Running {
   int64_t kv_tokens = 0;       ///< as Live
-  int64_t held = 0;            ///< KV blocks it holds, its own and cached (Live::kv.held())
+  /// KV blocks it holds, its own and cached (Live::kv.held()). Without the prefix cache the
+  /// only count of them while it runs: Live::kv.blocks gets it back when the request
+  /// finishes or is preempted (step_running.cc, step_tokens.cc).
+  int64_t held = 0;
   int64_t prefill_target = 0;  ///< as Live
   int64_t generated = 0;       ///< as Live
   int64_t output = 1;          ///< as Live
-  double last_token_s = 0;     ///< as Live
+  /// As Live, or kTokenAtStepStart: its last token came at the end of the step before the
+  /// one being formed (the step's start, StepLoop::t, since the clock runs on from a step's
+  /// end while a request runs), set by the scheduler's pass that took that token before
+  /// the step's end was known (step_running.cc); that pass writes the time back for every
+  /// request it does not take the common token of.
+  double last_token_s = 0;
   int32_t id = 0;              ///< its index in the run's requests
   int32_t rank = -1;           ///< as Live
 };

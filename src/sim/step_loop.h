@@ -37,8 +37,13 @@ struct StepLoop {
   /// The running requests' pass: each takes the step's budget in admission order (a chunk
   /// of its prompt while prefilling, else a decode of `verify` tokens), taking the KV
   /// blocks its tokens need and preempting the latest admitted (recompute: vLLM's default)
-  /// when the pool is short. Fills decode_ctx/decode_owner (decode_rank), chunks/
-  /// chunk_owner (chunk_rank).
+  /// when the pool is short. Fills decode_ctx (decode_rank), chunks/chunk_owner
+  /// (chunk_rank), and decode_owner with the decodes whose tokens emit_tokens must count:
+  /// with one token a decode and no prefix cache, a decode's common token (not its first,
+  /// not its last, one step after the previous) is taken here (kv_tokens, generated,
+  /// folded_steady; last_token_s kTokenAtStepStart) and its place left out, the emit pass
+  /// over every decode being about a fifth of bench_traces' production_day. Same tokens,
+  /// same order of everything else.
   struct Scheduled {
     int64_t budget, context_sum, prefill_tokens;
     bool preempted;
@@ -105,6 +110,9 @@ struct StepLoop {
   bool offload;
   TierFetch fetch;
   double step_fetch_s = 0;
+  /// Tokens one step after their request's previous one that schedule_running took itself
+  /// this step (plain decodes: Running::last_token_s); emit_tokens adds the others.
+  int32_t folded_steady = 0;
   int64_t finished = 0;
   double t = 0;  ///< the clock: the next step's start (s)
 };

@@ -17,7 +17,7 @@ void StepLoop::finish(int32_t i, double when) {
 // Out of line (step_loop.h), its invariants as locals: through `this` each was loaded again
 // after every store. The running list does not move while the tokens go out.
 int32_t StepLoop::emit_tokens(double start, double end) {
-  int32_t steady = 0;
+  int32_t steady = folded_steady;  // the common tokens schedule_running took (plain decodes)
   const int64_t q = verify;
   const bool cache = caching;
   Running* const rs = running.empty() ? nullptr : &running[0];
@@ -32,6 +32,7 @@ int32_t StepLoop::emit_tokens(double start, double end) {
     }
     R.last_token_s = end;
     if (R.generated >= R.output) {
+      if (!cache) live[R.id].kv.blocks = R.held;  // kept in the running list only (schedule_running)
       finish(R.id, end);
       done.push_back(static_cast<int32_t>(&R - rs));
     }
@@ -48,9 +49,10 @@ int32_t StepLoop::emit_tokens(double start, double end) {
     }
   }
   if (q == 1 && !cache) {
-    // Plain decodes (no drafts, no prefix cache): the common token (not a first one, one
-    // step after the last, not the last) inline; the others through emit, out of line, so
-    // that this loop's counters stay in registers.
+    // Plain decodes (no drafts, no prefix cache): schedule_running took the common token
+    // (not a first one, one step after the last, not the last) and left those out of
+    // decode_owner, except a decode-pool request admitted this step; the others go through
+    // emit, out of line, so that this loop's counters stay in registers.
     const auto emit_rare = [&](Running& R, int64_t tokens) __attribute__((noinline)) { emit(R, tokens); };
     for (const int32_t p : decode_owner) {
       Running& R = rs[p];
