@@ -139,24 +139,23 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
               const int64_t micro = per_replica / b;
               if (sched == PipelineSchedule::interleaved && micro % pp != 0) continue;
               if (sched == PipelineSchedule::dualpipe && (pp % 2 != 0 || micro % 2 != 0 || micro < 2 * pp)) continue;
+              p.dp = dp;
+              p.pp = pp;
+              p.schedule = sched;
+              p.virtual_stages = v;
+              p.microbatch = b;
+              // The placement reads neither the recomputation nor the ZeRO stage: once for
+              // the plans below (it builds its description string).
+              const Placement pl = place_plan(L, padded, s.domain, p);
+              const bool unreachable = (!pl.dp_in_domain || !pl.pp_in_domain || !pl.ep_in_domain || !pl.cp_in_domain) && !s.has_scale_out;
               for (int ri = 0; ri < 3; ++ri) {
                 // Under FlashAttention selective recomputation stores and reruns nothing
                 // more than none: the same plan, evaluated once.
                 if (ri == 1 && q.base.flash_attention) continue;
                 for (int z = 0; z <= 3; ++z) {
-                  p.dp = dp;
-                  p.tp = tp;
-                  p.pp = pp;
-                  p.cp = cp;
-                  p.ep = ep;
-                  p.sequence_parallel = tp > 1;
-                  p.schedule = sched;
-                  p.virtual_stages = v;
-                  p.microbatch = b;
                   p.recompute = static_cast<Recompute>(ri);
                   p.zero_stage = z;
-                  const Placement pl = place_plan(L, padded, s.domain, p);
-                  if ((!pl.dp_in_domain || !pl.pp_in_domain || !pl.ep_in_domain || !pl.cp_in_domain) && !s.has_scale_out) {
+                  if (unreachable) {
                     ++out.skipped_no_scale_out;
                     continue;
                   }
