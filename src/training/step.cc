@@ -88,11 +88,8 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double at_flops = attention_core_flops_per_token(c, p.flash_attention);
   // ... at the engine's kernel's rates (prepare_training_step).
   const double layer_at = tok * split.layer_attention_s;
-  // The memory-bound kernels between the GEMMs (norms, residual adds, dropout, the
-  // activation function; kernels.h) and the low-precision recipe's casts, on this rank's
-  // b s / cp tokens.
-  // PyTorch eager mode runs them op by op and moves more (eager_kernels.h). Their bytes per
-  // token come prepared (prepare_training_step).
+  // The memory-bound kernels between the GEMMs, on this rank's b s / cp tokens, their bytes
+  // per token prepared (prepare_training_step: kernels.h, eager_kernels.h).
   const double inv_hbm = split.inv_hbm, rank_tok_per_hbm = tok * split.rank_hbm_s;  // seconds per byte per token of this rank
   // Each kernel's fixed time besides its work (kernel_fixed_time.h): the memory-bound
   // kernels' here, the GEMMs' and the attention core's with the GEMMs below.
