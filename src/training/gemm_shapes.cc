@@ -37,12 +37,18 @@ GemmShapeFactors compute_factors(const TrainingCosts& c, const TrainingSystem& s
     f.forward = w / tf;
     f.dgrad = w / td;
     f.wgrad = w / tw;
+    f.inv_forward = tf / w;
+    f.inv_dgrad = td / w;
+    f.inv_wgrad = tw / w;
   }
   // The output head in bf16: M = tokens, N = vocab / tp, K = h.
   const double v = static_cast<double>(c.vocab) / tp, h = static_cast<double>(c.d_model);
   f.head_forward = gemm_shape_efficiency(tokens, v, h, 1, sms, MatmulPrecision::bf16);
   f.head_dgrad = gemm_shape_efficiency(tokens, h, v, 1, sms, MatmulPrecision::bf16);
   f.head_wgrad = gemm_shape_efficiency(v, h, tokens, 1, sms, MatmulPrecision::bf16);
+  f.inv_head_forward = 1 / f.head_forward;
+  f.inv_head_dgrad = 1 / f.head_dgrad;
+  f.inv_head_wgrad = 1 / f.head_wgrad;
   return f;
 }
 

@@ -8,6 +8,7 @@
 #include "chalk/base/error.h"
 #include "chalk/training/memory.h"
 #include "chalk/training/step.h"
+#include "chalk/training/step_split.h"
 
 namespace chalk {
 namespace {
@@ -119,6 +120,13 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
           }
         }
         for (int64_t ep : eps) {
+          // The step's per-layer terms of this split, once for the plans below
+          // (prepare_training_step reads none of what the loops below vary).
+          p.tp = tp;
+          p.cp = cp;
+          p.ep = ep;
+          p.sequence_parallel = tp > 1;
+          const TrainingStepSplit split = prepare_training_step(c, s, p);
           for (int si = 0; si < 6; ++si) {
             const auto sched = static_cast<PipelineSchedule>(si);
             // One stage has no schedule (tried once, as 1F1B); more try the query's set.
@@ -131,24 +139,23 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
               const int64_t micro = per_replica / b;
               if (sched == PipelineSchedule::interleaved && micro % pp != 0) continue;
               if (sched == PipelineSchedule::dualpipe && (pp % 2 != 0 || micro % 2 != 0 || micro < 2 * pp)) continue;
+              p.dp = dp;
+              p.pp = pp;
+              p.schedule = sched;
+              p.virtual_stages = v;
+              p.microbatch = b;
+              // The placement reads neither the recomputation nor the ZeRO stage: once for
+              // the plans below (it builds its description string).
+              const Placement pl = place_plan(L, padded, s.domain, p);
+              const bool unreachable = (!pl.dp_in_domain || !pl.pp_in_domain || !pl.ep_in_domain || !pl.cp_in_domain) && !s.has_scale_out;
               for (int ri = 0; ri < 3; ++ri) {
                 // Under FlashAttention selective recomputation stores and reruns nothing
                 // more than none: the same plan, evaluated once.
                 if (ri == 1 && q.base.flash_attention) continue;
                 for (int z = 0; z <= 3; ++z) {
-                  p.dp = dp;
-                  p.tp = tp;
-                  p.pp = pp;
-                  p.cp = cp;
-                  p.ep = ep;
-                  p.sequence_parallel = tp > 1;
-                  p.schedule = sched;
-                  p.virtual_stages = v;
-                  p.microbatch = b;
                   p.recompute = static_cast<Recompute>(ri);
                   p.zero_stage = z;
-                  const Placement pl = place_plan(L, padded, s.domain, p);
-                  if ((!pl.dp_in_domain || !pl.pp_in_domain || !pl.ep_in_domain || !pl.cp_in_domain) && !s.has_scale_out) {
+                  if (unreachable) {
                     ++out.skipped_no_scale_out;
                     continue;
                   }
@@ -172,7 +179,7 @@ TrainingLayouts search_training_layouts(const ModelSpec& m, const SystemSpec& sy
                     too_big.push_back(cand);
                     continue;
                   }
-                  const TrainingStep st = training_step(c, s, p, pl, mem);
+                  const TrainingStep st = training_step(c, s, p, pl, mem, split);
                   cand.t_step_s = st.t_step.value();
                   cand.mfu = st.mfu;
                   fitting.push_back(cand);

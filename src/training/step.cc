@@ -11,6 +11,7 @@
 #include "chalk/training/kernels.h"
 #include "chalk/training/memory.h"
 #include "chalk/training/ring_attention.h"
+#include "chalk/training/step_split.h"
 #include "step_collectives.h"
 
 namespace chalk {
@@ -24,8 +25,47 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   return training_step(c, s, p, pl, training_memory(c, s, p, pl));
 }
 
+TrainingStepSplit prepare_training_step(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p) {
+  const double S = d(c.seq_len);
+  TrainingStepSplit k;
+  // The engine's attention kernel's rates (attention_kernels.h): FlashAttention-2 runs its
+  // forward and backward below the cuDNN-class rate the chip's attention rate states.
+  k.attention = p.flash_attention && p.attention_kernel == AttentionKernel::flash2
+                    ? flash2_rates(S / d(p.cp))
+                    : AttentionKernelRates{.forward = 1, .backward = p.flash_attention ? attention_backward_rate_ratio(S / d(p.cp)) : 1.0};
+  // The memory-bound kernels between the GEMMs (norms, residual adds, dropout, the
+  // activation function; kernels.h), the low-precision recipe's casts, the rotary kernels
+  // and PyTorch eager mode's extra bytes (eager_kernels.h).
+  const KernelBytes el = elementwise_bytes(c, p), qz = quantize_bytes(c, p), ro = rotary_bytes(c, p), ea = eager_extra_bytes(c, p);
+  k.memory_bound = KernelBytes{.forward = el.forward + qz.forward + ro.forward + ea.forward,
+                               .backward = el.backward + qz.backward + ro.backward + ea.backward};
+  k.gemm_outputs = gemm_output_bytes(c, p);
+  k.fixed = layer_fixed_time(c, s, p);
+  // Seconds per token of the microbatch (per replica) and per average layer, each divisor
+  // taken once here: the GEMMs at the MAMF rate, the attention core at the kernel's rate.
+  const double L = d(c.layers), shard = d(p.tp * p.cp);
+  k.layer_matmul_s = (c.matmul_flops_per_token - c.lm_head_flops_per_token) / (L * shard * s.matmul_rate.value());
+  k.layer_attention_s = attention_core_flops_per_token(c, p.flash_attention) / (L * shard * s.attention_rate.value() * k.attention.forward);
+  // FlashAttention's backward does 2.5x the forward's FLOPs (the scores recomputed; Dao 2022
+  // 3.1) at the backward's rate; materialised scores 2x at the forward's.
+  k.attention_backward_time = p.flash_attention ? 2.5 / k.attention.backward : 2.0;
+  k.head_matmul_s = c.lm_head_flops_per_token / (shard * s.head_matmul_rate.value());
+  k.logits_per_token = d(c.vocab) / shard;
+  k.inv_hbm = 1 / s.hbm_rate.value();
+  k.rank_hbm_s = k.inv_hbm / d(p.cp);
+  k.inv_peak = 1 / s.peak_bf16.value();
+  k.layer_params = (c.dense_layer_params / d(p.tp) + c.expert_params / d(p.ep * p.etp)) / d(c.layers);
+  k.head_params = d(c.vocab) * d(c.d_model) / d(p.tp);
+  return k;
+}
+
 TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p, const Placement& pl,
                            const TrainingMemory& mem) {
+  return training_step(c, s, p, pl, mem, prepare_training_step(c, s, p));
+}
+
+TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p, const Placement& pl,
+                           const TrainingMemory& mem, const TrainingStepSplit& split) {
   // Every figure is a local, and the result is built once at the end (no zeroing of the
   // whole struct first): the layout search evaluates tens of thousands of plans.
   using step_collectives::Links, step_collectives::p2p, step_collectives::inner_ranks, step_collectives::group_all_reduce, step_collectives::group_all_gather;
@@ -35,34 +75,27 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double shard = d(p.tp * p.cp);
   const double tok = b * S;  // tokens per microbatch per replica
   const int64_t m = pl.microbatches;
-  const double mm_rate = s.matmul_rate.value(), at_rate = s.attention_rate.value(), hbm = s.hbm_rate.value();
+  const double mm_rate = s.matmul_rate.value(), hbm = s.hbm_rate.value();
 
   // Compute per microbatch of one average layer, forward.
   // ... at the MAMF rate; each pass's GEMMs at their shapes' fraction of it (step.h,
   // gemm_shape_factors: wave and tile quantization).
   const GemmShapeFactors gs = gemm_shape_factors(c, s, p);
-  const double layer_mm = tok * (c.matmul_flops_per_token - c.lm_head_flops_per_token) / L / shard / mm_rate;
-  const double layer_mm_f = layer_mm / gs.forward, layer_mm_d = layer_mm / gs.dgrad, layer_mm_w = layer_mm / gs.wgrad;
+  const double layer_mm = tok * split.layer_matmul_s;
+  const double layer_mm_f = layer_mm * gs.inv_forward, layer_mm_d = layer_mm * gs.inv_dgrad, layer_mm_w = layer_mm * gs.inv_wgrad;
   // The attention core: the causal count under FlashAttention, the whole s x s square when
   // the scores are materialised (kernels.h, attention_core_flops_per_token).
   const double at_flops = attention_core_flops_per_token(c, p.flash_attention);
-  // ... at the engine's kernel's rates (attention_kernels.h): FlashAttention-2 runs its
-  // forward and backward below the cuDNN-class rate the chip's attention rate states.
-  const AttentionKernelRates ak = p.flash_attention && p.attention_kernel == AttentionKernel::flash2
-                                      ? flash2_rates(S / d(p.cp))
-                                      : AttentionKernelRates{.forward = 1, .backward = p.flash_attention ? attention_backward_rate_ratio(S / d(p.cp)) : 1.0};
-  const double layer_at = tok * at_flops / L / shard / (at_rate * ak.forward);
-  // The memory-bound kernels between the GEMMs (norms, residual adds, dropout, the
-  // activation function; kernels.h) and the low-precision recipe's casts, on this rank's
-  // b s / cp tokens.
-  // PyTorch eager mode runs them op by op and moves more (eager_kernels.h).
-  const KernelBytes el = elementwise_bytes(c, p), qz = quantize_bytes(c, p), ro = rotary_bytes(c, p), ea = eager_extra_bytes(c, p);
-  const double inv_hbm = 1 / hbm, rank_tok_per_hbm = tok / d(p.cp) * inv_hbm;  // seconds per byte per token of this rank
+  // ... at the engine's kernel's rates (prepare_training_step).
+  const double layer_at = tok * split.layer_attention_s;
+  // The memory-bound kernels between the GEMMs, on this rank's b s / cp tokens, their bytes
+  // per token prepared (prepare_training_step: kernels.h, eager_kernels.h).
+  const double inv_hbm = split.inv_hbm, rank_tok_per_hbm = tok * split.rank_hbm_s;  // seconds per byte per token of this rank
   // Each kernel's fixed time besides its work (kernel_fixed_time.h): the memory-bound
   // kernels' here, the GEMMs' and the attention core's with the GEMMs below.
-  const LayerFixedTime fx = layer_fixed_time(c, s, p);
-  const double layer_el_f = rank_tok_per_hbm * (el.forward + qz.forward + ro.forward + ea.forward) + fx.forward_other;
-  const double layer_el_b = rank_tok_per_hbm * (el.backward + qz.backward + ro.backward + ea.backward) + fx.backward_other;
+  const LayerFixedTime& fx = split.fixed;
+  const double layer_el_f = rank_tok_per_hbm * split.memory_bound.forward + fx.forward_other;
+  const double layer_el_b = rank_tok_per_hbm * split.memory_bound.backward + fx.backward_other;
   // Context parallelism's ring around the attention kernel (ring_attention.h).
   const RingStepTerms ring = ring_step_terms(c, p, tok, hbm);
   const double layer_ring_f = ring.merge_forward_s, layer_ring_b = ring.merge_backward_s;
@@ -72,36 +105,36 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   double layer_sc_f = 0, layer_sc_b = 0;
   if (!p.flash_attention) {
     const double elements = tok * S * (c.act_scores_per_token_per_ctx / 5.0) / shard;  // heads x s x s per sequence
-    layer_sc_f = scores_hbm_bytes(elements, p.activation_bytes, false, p.dropout) / hbm;
-    layer_sc_b = scores_hbm_bytes(elements, p.activation_bytes, true, p.dropout) / hbm;
+    layer_sc_f = scores_hbm_bytes(elements, p.activation_bytes, false, p.dropout) * inv_hbm;
+    layer_sc_b = scores_hbm_bytes(elements, p.activation_bytes, true, p.dropout) * inv_hbm;
   }
   const double at_bwd = p.flash_attention ? 2.5 : 2.0;  // FlashAttention's backward recomputes the scores (Dao 2022 3.1)
   // ... and runs below the forward's rate (kernels.h, attention_backward_rate_ratio; the
   // kernel sees s / cp tokens per call): at_bwd_time is the backward's time over the forward's.
-  const double at_bwd_time = p.flash_attention ? at_bwd / ak.backward : at_bwd;
+  const double at_bwd_time = split.attention_backward_time;
   // One output layer: the LM head GEMM (vocabulary split over tp) and the loss over its
   // logits (loss_hbm_bytes).
-  const double head_mm = tok * c.lm_head_flops_per_token / shard / s.head_matmul_rate.value();
-  const double head_mm_f = head_mm / gs.head_forward, head_mm_d = head_mm / gs.head_dgrad, head_mm_w = head_mm / gs.head_wgrad;
-  const double logits = tok * d(c.vocab) / shard;
+  const double head_mm = tok * split.head_matmul_s;
+  const double head_mm_f = head_mm * gs.inv_head_forward, head_mm_d = head_mm * gs.inv_head_dgrad, head_mm_w = head_mm * gs.inv_head_wgrad;
+  const double logits = tok * split.logits_per_token;
   // The GEMMs' epilogues (kernels.h, gemm_output_bytes): forward outputs, backward input
   // gradients, and the weight gradients accumulated per microbatch into the gradient buffer
   // (weight_grad_bytes_per_param) for the parameters this rank holds per layer. The head
   // writes its logits (V / tp per token) and its input gradient (h), and accumulates V h / tp
   // weight gradients.
-  const KernelBytes go = gemm_output_bytes(c, p);
+  const KernelBytes& go = split.gemm_outputs;
   const double wg = weight_grad_bytes_per_param(p);
-  const double layer_params = (c.dense_layer_params / d(p.tp) + c.expert_params / d(p.ep * p.etp)) / L;
+  const double layer_params = split.layer_params;
   const double layer_out_f = rank_tok_per_hbm * go.forward, layer_out_b = rank_tok_per_hbm * go.backward;
   const double layer_wg = layer_params * wg * inv_hbm;
   const double head_out_f = logits * p.activation_bytes * inv_hbm, head_out_b = rank_tok_per_hbm * h * p.activation_bytes;
-  const double head_wg = d(c.vocab) * h / d(p.tp) * wg * inv_hbm;
+  const double head_wg = split.head_params * wg * inv_hbm;
   // GEMM time per layer and per output layer: forward, backward (input and weight
   // gradients), and the weight-gradient part of the backward.
   const double layer_gf = layer_mm_f + layer_out_f + fx.forward_gemm, layer_gb = layer_mm_d + layer_mm_w + layer_out_b + layer_wg + fx.backward_gemm;
   const double layer_gw = layer_mm_w + layer_wg + fx.wgrad;
   const double head_gf = head_mm_f + head_out_f, head_gb = head_mm_d + head_mm_w + head_out_b + head_wg, head_gw = head_mm_w + head_wg;
-  const double head_loss_f = loss_hbm_bytes(logits, false) / hbm, head_loss_b = loss_hbm_bytes(logits, true) / hbm;
+  const double head_loss_f = loss_hbm_bytes(logits, false) * inv_hbm, head_loss_b = loss_hbm_bytes(logits, true) * inv_hbm;
   // The busiest stage sets the pipeline's pace: its layers and output layers.
   const bool rerun = p.recompute == Recompute::full || p.reversible;
   const bool rerun_scores = p.recompute == Recompute::selective && !p.flash_attention;
@@ -299,12 +332,13 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double owned = p.state.optimizer > 0 ? mem.optimizer.value() / p.state.optimizer : 0.0;
   // ... and the mixed-precision housekeeping around it: the working weights' copy, the
   // gradient buffer's zeroing, fp16's unscale (optimizer_housekeeping_bytes).
-  const Seconds t_optimizer = Seconds((optimizer_hbm_bytes(p.state, owned) + optimizer_housekeeping_bytes(p, owned, mem.params_per_chip)) / hbm);
+  const Seconds t_optimizer = Seconds((optimizer_hbm_bytes(p.state, owned) + optimizer_housekeeping_bytes(p, owned, mem.params_per_chip)) * inv_hbm);
   const Seconds t_step = t_pipeline + Seconds(exposed) + Seconds(lost) + t_optimizer;
 
   const double chips = d(plan_chips(p));
   const double tokens_per_step = d(p.global_batch) * S;
-  const TokensPerSecond tokens_per_s = TokensPerSecond(tokens_per_step / t_step.value());
+  const double inv_t = 1 / t_step.value(), inv_chips = 1 / chips;
+  const TokensPerSecond tokens_per_s = TokensPerSecond(tokens_per_step * inv_t);
   const double fwd_per_token = c.matmul_flops_per_token + c.attention_flops_per_token;
   const Flops model_flops = Flops(3 * fwd_per_token * tokens_per_step);
   double extra = (at_bwd - 2.0) * c.attention_flops_per_token;
@@ -318,7 +352,7 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // forward, backward (2x) and the recomputed forward (attention_core_flops_per_token).
   if (!p.flash_attention) extra += (3.0 + (rerun || rerun_scores ? 1.0 : 0.0)) * (at_flops - c.attention_flops_per_token);
   const Flops hardware_flops = model_flops + Flops(extra * tokens_per_step);
-  const double denom = t_step.value() * chips * s.peak_bf16.value();
+  const double per_peak = inv_t * inv_chips * split.inv_peak;  // 1 / (step time x chips x peak)
   return TrainingStep{
       .microbatches = m,
       .busy_layers = busy.layers,
@@ -352,12 +386,12 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
       .t_step = t_step,
       .tokens_per_step = tokens_per_step,
       .tokens_per_s = tokens_per_s,
-      .tokens_per_s_per_chip = tokens_per_s / chips,
+      .tokens_per_s_per_chip = tokens_per_s * inv_chips,
       .model_flops = model_flops,
       .hardware_flops = hardware_flops,
-      .mfu = model_flops.value() / denom,
-      .hfu = hardware_flops.value() / denom,
-      .model_flops_per_s_per_chip = FlopsPerSecond(model_flops.value() / t_step.value() / chips),
+      .mfu = model_flops.value() * per_peak,
+      .hfu = hardware_flops.value() * per_peak,
+      .model_flops_per_s_per_chip = FlopsPerSecond(model_flops.value() * inv_t * inv_chips),
   };
 }
 

@@ -9,6 +9,7 @@
 #include "chalk/training/memory.h"
 #include "chalk/training/plan.h"
 #include "chalk/training/step.h"
+#include "chalk/training/step_split.h"
 
 namespace chalk {
 namespace {
@@ -230,6 +231,48 @@ TEST(TrainingDataParallel, MegatronStyleReduceAfterTheBackwardIsExposed) {
   EXPECT_DOUBLE_EQ(after.t_dp_sm_contention.value(), 0.0);
   EXPECT_NEAR(hidden.t_dp_exposed.value(), std::max(0.0, (hidden.t_dp - hidden.t_backward).value()), 1e-12);
   EXPECT_GT(after.t_step.value(), hidden.t_step.value());
+}
+
+// A split's prepared terms (step_split.h) read nothing the layout search's inner loops vary:
+// prepared from a plan of microbatch 1, no recomputation, ZeRO-0, DP2 PP1 1F1B, they give the
+// very step that training_step prepares itself for microbatch 4, full recomputation, ZeRO-3,
+// DP1 PP4 interleaved (Llama 3.1 8B, TP2 CP2, H100). Hand figures: logits per token of the
+// microbatch on a rank, vocab / (tp cp) = 128,256 / 4 = 32,064; the head's parameters on a
+// rank, 128,256 x 4,096 / 2 = 262,668,288; cuDNN's backward over FlashAttention's forward at
+// 4,096 / 2 = 2,048 tokens per call is 465 / 617 (kernels.h), so the backward takes
+// 2.5 x 617 / 465 = 3.3172 times the forward.
+TEST(StepSplit, PreparedTermsIgnoreTheSearchsInnerLoops) {
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec sys = load_system("h100-sxm");
+  TrainingPlan outer;
+  outer.tp = 2;
+  outer.cp = 2;
+  outer.sequence_parallel = true;
+  outer.dp = 2;
+  outer.seq_len = 4096;
+  outer.global_batch = 16;
+  const TrainingCosts c = make_training_costs(m, outer.seq_len);
+  const TrainingSystem s = make_training_system(sys, outer.compute);
+  const TrainingStepSplit split = prepare_training_step(c, s, outer);
+  EXPECT_DOUBLE_EQ(split.logits_per_token, 32064.0);
+  EXPECT_DOUBLE_EQ(split.head_params, 262668288.0);
+  EXPECT_NEAR(split.attention_backward_time, 2.5 * 617 / 465, 1e-12);
+  TrainingPlan inner = outer;
+  inner.microbatch = 4;
+  inner.recompute = Recompute::full;
+  inner.zero_stage = 3;
+  inner.dp = 1;
+  inner.pp = 4;
+  inner.schedule = PipelineSchedule::interleaved;
+  inner.virtual_stages = 2;
+  const Placement pl = check_plan(m, sys, 16, inner);
+  const TrainingMemory mem = training_memory(c, s, inner, pl);
+  const TrainingStep own = training_step(c, s, inner, pl, mem), prepared = training_step(c, s, inner, pl, mem, split);
+  EXPECT_GT(own.t_recompute.value(), 0.0);
+  EXPECT_EQ(prepared.t_step.value(), own.t_step.value());
+  EXPECT_EQ(prepared.t_forward.value(), own.t_forward.value());
+  EXPECT_EQ(prepared.t_backward.value(), own.t_backward.value());
+  EXPECT_EQ(prepared.mfu, own.mfu);
 }
 
 }  // namespace

@@ -165,6 +165,9 @@ struct TrainingSystem {
 struct GemmShapeFactors {
   double forward = 1, dgrad = 1, wgrad = 1;
   double head_forward = 1, head_dgrad = 1, head_wgrad = 1;
+  /// 1 / each figure, taken once per split and microbatch (the step multiplies by them).
+  double inv_forward = 1, inv_dgrad = 1, inv_wgrad = 1;
+  double inv_head_forward = 1, inv_head_dgrad = 1, inv_head_wgrad = 1;
 };
 GemmShapeFactors gemm_shape_factors(const TrainingCosts& c, const TrainingSystem& s, const TrainingPlan& p);
 
