@@ -101,7 +101,9 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double layer_gf = layer_mm_f + layer_out_f + fx.forward_gemm, layer_gb = layer_mm_d + layer_mm_w + layer_out_b + layer_wg + fx.backward_gemm;
   const double layer_gw = layer_mm_w + layer_wg + fx.wgrad;
   const double head_gf = head_mm_f + head_out_f, head_gb = head_mm_d + head_mm_w + head_out_b + head_wg, head_gw = head_mm_w + head_wg;
-  const double head_loss_f = loss_hbm_bytes(logits, false) / hbm, head_loss_b = loss_hbm_bytes(logits, true) / hbm;
+  // ... as the engine runs it: the fused loss, or PyTorch's eager fp32 cross-entropy
+  // (eager_kernels.h, torch_loss_bytes).
+  const double head_loss_f = torch_loss_bytes(p, logits, false) / hbm, head_loss_b = torch_loss_bytes(p, logits, true) / hbm;
   // The busiest stage sets the pipeline's pace: its layers and output layers.
   const bool rerun = p.recompute == Recompute::full || p.reversible;
   const bool rerun_scores = p.recompute == Recompute::selective && !p.flash_attention;
@@ -298,8 +300,9 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // chip keeps (all it holds under ZeRO-0; its 1/DP shard from ZeRO-1 on), at the HBM rate.
   const double owned = p.state.optimizer > 0 ? mem.optimizer.value() / p.state.optimizer : 0.0;
   // ... and the mixed-precision housekeeping around it: the working weights' copy, the
-  // gradient buffer's zeroing, fp16's unscale (optimizer_housekeeping_bytes).
-  const Seconds t_optimizer = Seconds((optimizer_hbm_bytes(p.state, owned) + optimizer_housekeeping_bytes(p, owned, mem.params_per_chip)) / hbm);
+  // gradient buffer's zeroing, fp16's unscale (optimizer_housekeeping_bytes); or PyTorch's
+  // foreach clipping and AdamW (eager_kernels.h, torch_optimizer_bytes).
+  const Seconds t_optimizer = Seconds(torch_optimizer_bytes(p, owned, mem.params_per_chip) / hbm);
   const Seconds t_step = t_pipeline + Seconds(exposed) + Seconds(lost) + t_optimizer;
 
   const double chips = d(plan_chips(p));
