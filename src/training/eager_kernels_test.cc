@@ -142,5 +142,46 @@ TEST(EagerKernels, TorchtitansLossAndOptimizer) {
   EXPECT_NEAR((torch.t_step - fused.t_step).value(), 0.052036, 1e-6);
 }
 
+TEST(EagerKernels, Fsdp2CopiesEachGatheredLayerOut) {
+  // Llama 3.1 8B per layer: attention 4096 x (4096 + 1024 + 1024 + 4096) = 41,943,040, MLP
+  // 3 x 4096 x 14,336 = 176,160,768, norms 2 x 4096, and the final norm's 4096 spread over
+  // the 32 layers (128): 218,112,128 parameters. FSDP2 copies each gather out, reading and
+  // writing 2 bf16 bytes a parameter, twice a microbatch: 8 x 218,112,128 = 1,744,897,024
+  // bytes per layer per microbatch.
+  const TrainingCosts c = make_training_costs(load_model("llama-3.1-8b"), 8192);
+  EXPECT_DOUBLE_EQ(c.dense_layer_params / 32, 218112128);
+  TrainingPlan p;
+  p.zero_stage = 3;
+  p.state = parse_state_bytes("adam18", "state");
+  EXPECT_DOUBLE_EQ(fsdp2_copy_out_bytes(p, 218112128), 0);  // FSDP1 / Megatron-FSDP: views, no copy
+  p.fsdp2_copy_out = true;
+  EXPECT_DOUBLE_EQ(fsdp2_copy_out_bytes(p, 218112128), 1744897024);
+  p.zero_stage = 2;  // the parameters stay gathered: nothing per microbatch
+  EXPECT_DOUBLE_EQ(fsdp2_copy_out_bytes(p, 218112128), 0);
+
+  // On torchtitan's compiled Table 1 plan (8 H100 96 GB at 2.088e12 B/s, one microbatch):
+  // 32 layers x 1,744,897,024 bytes = 55.8 GB, 26.74 ms a step, half forward, half backward.
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec h100 = load_system(std::string(CHALK_SOURCE_DIR) + "/data/measurements/hardware/h100-sxm-96gb-hbm2e-500w.json");
+  TrainingPlan t;
+  t.dp = 8;
+  t.zero_stage = 3;
+  t.global_batch = 16;
+  t.microbatch = 2;
+  t.seq_len = 8192;
+  t.recompute = Recompute::selective;
+  t.selective_recompute = SelectiveRecompute::every_second_matmul;
+  t.attention_kernel = AttentionKernel::flash2;
+  t.state = parse_state_bytes("adam18", "state");
+  const TrainingSystem s = make_training_system(h100, t.compute);
+  const Placement pl = check_plan(m, h100, 8, t);
+  const TrainingStep views = training_step(c, s, t, pl);
+  t.fsdp2_copy_out = true;
+  const TrainingStep copies = training_step(c, s, t, pl);
+  EXPECT_NEAR((copies.t_elementwise - views.t_elementwise).value(), 0.026742, 1e-6);
+  EXPECT_NEAR((copies.t_forward - views.t_forward).value(), 0.013371, 1e-6);
+  EXPECT_NEAR((copies.t_step - views.t_step).value(), 0.026742, 1e-6);
+}
+
 }  // namespace
 }  // namespace chalk

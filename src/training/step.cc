@@ -94,6 +94,9 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double layer_params = (c.dense_layer_params / d(p.tp) + c.expert_params / d(p.ep * p.etp)) / L;
   const double layer_out_f = rank_tok_per_hbm * go.forward, layer_out_b = rank_tok_per_hbm * go.backward;
   const double layer_wg = layer_params * wg * inv_hbm;
+  // FSDP2 copies each gathered layer out into its parameters on the compute stream, once
+  // forward and once backward (eager_kernels.h, fsdp2_copy_out_bytes).
+  const double layer_copy = fsdp2_copy_out_bytes(p, layer_params) * inv_hbm / 2;
   const double head_out_f = logits * p.activation_bytes * inv_hbm, head_out_b = rank_tok_per_hbm * h * p.activation_bytes;
   const double head_wg = d(c.vocab) * h / d(p.tp) * wg * inv_hbm;
   // GEMM time per layer and per output layer: forward, backward (input and weight
@@ -127,12 +130,12 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double op_sac_share = op_sac ? c.every_second_matmul_flops_per_token / (c.matmul_flops_per_token - c.lm_head_flops_per_token) : 0.0;
   const double layer_op_sac = op_sac ? op_sac_share * layer_gf + layer_el_f : 0.0;
   const double layer_rec = (rerun ? layer_gf + layer_at + layer_el_f + layer_ring_f + layer_sc_f : rerun_scores ? layer_at + layer_sc_f : 0.0) + layer_modules + layer_op_sac;
-  const BusiestStage busy = busiest_stage(c, p, pl, layer_gf + layer_gb + (1 + at_bwd_time) * layer_at + layer_el_f + layer_el_b + layer_ring_f + layer_ring_b + layer_sc_f + layer_sc_b + layer_rec,
+  const BusiestStage busy = busiest_stage(c, p, pl, layer_gf + layer_gb + (1 + at_bwd_time) * layer_at + layer_el_f + layer_el_b + layer_ring_f + layer_ring_b + layer_sc_f + layer_sc_b + layer_rec + 2 * layer_copy,
                                           head_gf + head_gb + head_loss_f + head_loss_b);
   const double nl = busy.layers;
   const double t_mm_f = nl * layer_gf + busy.heads * head_gf, t_mm_b = nl * layer_gb + busy.heads * head_gb;
   const double t_mm_w = nl * layer_gw + busy.heads * head_gw, t_at = nl * layer_at;
-  const double t_el_f = nl * (layer_el_f + layer_ring_f), t_el_b = nl * (layer_el_b + layer_ring_b), t_sc_f = nl * layer_sc_f, t_sc_b = nl * layer_sc_b;
+  const double t_el_f = nl * (layer_el_f + layer_ring_f + layer_copy), t_el_b = nl * (layer_el_b + layer_ring_b + layer_copy), t_sc_f = nl * layer_sc_f, t_sc_b = nl * layer_sc_b;
   const double t_loss_f = busy.heads * head_loss_f, t_loss_b = busy.heads * head_loss_b;
   const double t_rec = nl * layer_rec;  // the layers' forward again (the output layer is not checkpointed)
 

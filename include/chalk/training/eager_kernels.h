@@ -101,4 +101,19 @@ inline double torch_optimizer_bytes(const TrainingPlan& p, double owned_params, 
   return owned_params * (kTorchClipBytes + kTorchAdamwBytes);
 }
 
+/// HBM bytes FSDP2's all-gather copy-out moves on the compute stream per microbatch, for one
+/// layer's `layer_params` parameters held unsharded on the rank (torch/distributed/fsdp/
+/// _fully_shard/_fsdp_collectives.py, foreach_all_gather_copy_out: the current stream waits
+/// for the all-gather's event, then split_with_sizes_copy copies the gathered buffer into
+/// each parameter's own unsharded tensor, reading and writing plan.state.weights bytes per
+/// parameter): 2 w per parameter per gather, two gathers per microbatch under ZeRO-3 (the
+/// forward's, and the backward's after reshard_after_forward; a recomputed forward shares
+/// the backward's), 4 w. 0 unless plan.fsdp2_copy_out and zero_stage 3. The copy-in (the
+/// shard cast into the all-gather input) runs on its own stream and is not counted, nor are
+/// the root group's embedding and head (gathered once). Never throws.
+inline double fsdp2_copy_out_bytes(const TrainingPlan& p, double layer_params) {
+  if (!p.fsdp2_copy_out || p.zero_stage < 3) return 0.0;
+  return 2 * layer_params * 2 * p.state.weights;
+}
+
 }  // namespace chalk
