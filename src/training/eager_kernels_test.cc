@@ -91,5 +91,97 @@ TEST(EagerKernels, StepOfTorchtitansEagerRow) {
   EXPECT_NEAR((eager.t_step - fused.t_step).value(), 0.4307, 0.0005);  // 0.4279 before the fixed times
 }
 
+TEST(EagerKernels, TorchtitansLossAndOptimizer) {
+  // Per logit: torchtitan's eager loss moves float 2 + 4, log_softmax 4 + 4 forward (14) and
+  // nll_loss's zeros 4, log_softmax's gradient 4 + 4 + 4, the cast back 4 + 2 backward (22);
+  // the fused loss 6 and 6. Per owned parameter: foreach AdamW 8 + 12 + 8 + 12 + 8 + 8 + 8 +
+  // 16 = 80 and clipping 4 + 8 = 12, 92 bytes; the fused adam18 optimizer 2 x 4 + 2 x 12 + 2
+  // = 34, with no housekeeping under ZeRO-3.
+  TrainingPlan p;
+  p.zero_stage = 3;
+  p.state = parse_state_bytes("adam18", "state");  // what validate reads every non-DeepSeek row with
+  EXPECT_DOUBLE_EQ(torch_loss_bytes(p, 1, false), 6);
+  EXPECT_DOUBLE_EQ(torch_loss_bytes(p, 1, true), 6);
+  EXPECT_DOUBLE_EQ(torch_optimizer_bytes(p, 1e9, 1e9), 34e9);
+  p.torch_loss_optimizer = true;
+  EXPECT_DOUBLE_EQ(torch_loss_bytes(p, 1, false), 14);
+  EXPECT_DOUBLE_EQ(torch_loss_bytes(p, 1, true), 22);
+  EXPECT_DOUBLE_EQ(torch_optimizer_bytes(p, 1e9, 1e9), 92e9);
+  // Under ZeRO-1 the fused optimizer adds the working weights' copy (4) and the gradient
+  // buffer's zeroing (4 on each held parameter): torch's path has neither.
+  p.zero_stage = 1;
+  EXPECT_DOUBLE_EQ(torch_optimizer_bytes(p, 1e8, 1e9), 9.2e9);
+  p.torch_loss_optimizer = false;
+  EXPECT_DOUBLE_EQ(torch_optimizer_bytes(p, 1e8, 1e9), 3.4e9 + 0.4e9 + 4e9);
+
+  // The compiled Table 1 plan (TT-L8B-H100x8-FSDP-COMPILE): 16,384 tokens x 128,256 logits
+  // = 2,101,346,304 per GPU, 24 more bytes each: 50.43 GB at 2.088e12 B/s = 24.15 ms; the
+  // optimizer over 8,030,261,248 / 8 = 1,003,782,656 owned parameters, 92 against 34 bytes:
+  // 44.23 ms against 16.35 (27.88 ms more). 52.04 ms a step of chalk's 2.04 s (2.6%).
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec h100 = load_system(std::string(CHALK_SOURCE_DIR) + "/data/measurements/hardware/h100-sxm-96gb-hbm2e-500w.json");
+  TrainingPlan t;
+  t.dp = 8;
+  t.zero_stage = 3;
+  t.global_batch = 16;
+  t.microbatch = 2;
+  t.seq_len = 8192;
+  t.recompute = Recompute::selective;
+  t.selective_recompute = SelectiveRecompute::every_second_matmul;
+  t.attention_kernel = AttentionKernel::flash2;
+  t.state = parse_state_bytes("adam18", "state");
+  const TrainingCosts c = make_training_costs(m, t.seq_len);
+  const TrainingSystem s = make_training_system(h100, t.compute);
+  const Placement pl = check_plan(m, h100, 8, t);
+  const TrainingStep fused = training_step(c, s, t, pl);
+  t.torch_loss_optimizer = true;
+  const TrainingStep torch = training_step(c, s, t, pl);
+  EXPECT_NEAR((torch.t_elementwise - fused.t_elementwise).value(), 0.024153, 1e-6);
+  EXPECT_NEAR(fused.t_optimizer.value(), 0.016345, 1e-6);
+  EXPECT_NEAR(torch.t_optimizer.value(), 0.044228, 1e-6);
+  EXPECT_NEAR((torch.t_step - fused.t_step).value(), 0.052036, 1e-6);
+}
+
+TEST(EagerKernels, Fsdp2CopiesEachGatheredLayerOut) {
+  // Llama 3.1 8B per layer: attention 4096 x (4096 + 1024 + 1024 + 4096) = 41,943,040, MLP
+  // 3 x 4096 x 14,336 = 176,160,768, norms 2 x 4096, and the final norm's 4096 spread over
+  // the 32 layers (128): 218,112,128 parameters. FSDP2 copies each gather out, reading and
+  // writing 2 bf16 bytes a parameter, twice a microbatch: 8 x 218,112,128 = 1,744,897,024
+  // bytes per layer per microbatch.
+  const TrainingCosts c = make_training_costs(load_model("llama-3.1-8b"), 8192);
+  EXPECT_DOUBLE_EQ(c.dense_layer_params / 32, 218112128);
+  TrainingPlan p;
+  p.zero_stage = 3;
+  p.state = parse_state_bytes("adam18", "state");
+  EXPECT_DOUBLE_EQ(fsdp2_copy_out_bytes(p, 218112128), 0);  // FSDP1 / Megatron-FSDP: views, no copy
+  p.fsdp2_copy_out = true;
+  EXPECT_DOUBLE_EQ(fsdp2_copy_out_bytes(p, 218112128), 1744897024);
+  p.zero_stage = 2;  // the parameters stay gathered: nothing per microbatch
+  EXPECT_DOUBLE_EQ(fsdp2_copy_out_bytes(p, 218112128), 0);
+
+  // On torchtitan's compiled Table 1 plan (8 H100 96 GB at 2.088e12 B/s, one microbatch):
+  // 32 layers x 1,744,897,024 bytes = 55.8 GB, 26.74 ms a step, half forward, half backward.
+  const ModelSpec m = load_model("llama-3.1-8b");
+  const SystemSpec h100 = load_system(std::string(CHALK_SOURCE_DIR) + "/data/measurements/hardware/h100-sxm-96gb-hbm2e-500w.json");
+  TrainingPlan t;
+  t.dp = 8;
+  t.zero_stage = 3;
+  t.global_batch = 16;
+  t.microbatch = 2;
+  t.seq_len = 8192;
+  t.recompute = Recompute::selective;
+  t.selective_recompute = SelectiveRecompute::every_second_matmul;
+  t.attention_kernel = AttentionKernel::flash2;
+  t.state = parse_state_bytes("adam18", "state");
+  const TrainingSystem s = make_training_system(h100, t.compute);
+  const Placement pl = check_plan(m, h100, 8, t);
+  const TrainingStep views = training_step(c, s, t, pl);
+  t.fsdp2_copy_out = true;
+  const TrainingStep copies = training_step(c, s, t, pl);
+  EXPECT_NEAR((copies.t_elementwise - views.t_elementwise).value(), 0.026742, 1e-6);
+  EXPECT_NEAR((copies.t_forward - views.t_forward).value(), 0.013371, 1e-6);
+  EXPECT_NEAR((copies.t_step - views.t_step).value(), 0.026742, 1e-6);
+}
+
 }  // namespace
 }  // namespace chalk

@@ -127,6 +127,9 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double layer_params = split.layer_params;
   const double layer_out_f = rank_tok_per_hbm * go.forward, layer_out_b = rank_tok_per_hbm * go.backward;
   const double layer_wg = layer_params * wg * inv_hbm;
+  // FSDP2 copies each gathered layer out into its parameters on the compute stream, once
+  // forward and once backward (eager_kernels.h, fsdp2_copy_out_bytes).
+  const double layer_copy = fsdp2_copy_out_bytes(p, layer_params) * inv_hbm / 2;
   const double head_out_f = logits * p.activation_bytes * inv_hbm, head_out_b = rank_tok_per_hbm * h * p.activation_bytes;
   const double head_wg = split.head_params * wg * inv_hbm;
   // GEMM time per layer and per output layer: forward, backward (input and weight
@@ -134,7 +137,9 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double layer_gf = layer_mm_f + layer_out_f + fx.forward_gemm, layer_gb = layer_mm_d + layer_mm_w + layer_out_b + layer_wg + fx.backward_gemm;
   const double layer_gw = layer_mm_w + layer_wg + fx.wgrad;
   const double head_gf = head_mm_f + head_out_f, head_gb = head_mm_d + head_mm_w + head_out_b + head_wg, head_gw = head_mm_w + head_wg;
-  const double head_loss_f = loss_hbm_bytes(logits, false) * inv_hbm, head_loss_b = loss_hbm_bytes(logits, true) * inv_hbm;
+  // ... as the engine runs it: the fused loss, or PyTorch's eager fp32 cross-entropy
+  // (eager_kernels.h, torch_loss_bytes).
+  const double head_loss_f = torch_loss_bytes(p, logits, false) * inv_hbm, head_loss_b = torch_loss_bytes(p, logits, true) * inv_hbm;
   // The busiest stage sets the pipeline's pace: its layers and output layers.
   const bool rerun = p.recompute == Recompute::full || p.reversible;
   const bool rerun_scores = p.recompute == Recompute::selective && !p.flash_attention;
@@ -158,12 +163,12 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double op_sac_share = op_sac ? c.every_second_matmul_flops_per_token / (c.matmul_flops_per_token - c.lm_head_flops_per_token) : 0.0;
   const double layer_op_sac = op_sac ? op_sac_share * layer_gf + layer_el_f : 0.0;
   const double layer_rec = (rerun ? layer_gf + layer_at + layer_el_f + layer_ring_f + layer_sc_f : rerun_scores ? layer_at + layer_sc_f : 0.0) + layer_modules + layer_op_sac;
-  const BusiestStage busy = busiest_stage(c, p, pl, layer_gf + layer_gb + (1 + at_bwd_time) * layer_at + layer_el_f + layer_el_b + layer_ring_f + layer_ring_b + layer_sc_f + layer_sc_b + layer_rec,
+  const BusiestStage busy = busiest_stage(c, p, pl, layer_gf + layer_gb + (1 + at_bwd_time) * layer_at + layer_el_f + layer_el_b + layer_ring_f + layer_ring_b + layer_sc_f + layer_sc_b + layer_rec + 2 * layer_copy,
                                           head_gf + head_gb + head_loss_f + head_loss_b);
   const double nl = busy.layers;
   const double t_mm_f = nl * layer_gf + busy.heads * head_gf, t_mm_b = nl * layer_gb + busy.heads * head_gb;
   const double t_mm_w = nl * layer_gw + busy.heads * head_gw, t_at = nl * layer_at;
-  const double t_el_f = nl * (layer_el_f + layer_ring_f), t_el_b = nl * (layer_el_b + layer_ring_b), t_sc_f = nl * layer_sc_f, t_sc_b = nl * layer_sc_b;
+  const double t_el_f = nl * (layer_el_f + layer_ring_f + layer_copy), t_el_b = nl * (layer_el_b + layer_ring_b + layer_copy), t_sc_f = nl * layer_sc_f, t_sc_b = nl * layer_sc_b;
   const double t_loss_f = busy.heads * head_loss_f, t_loss_b = busy.heads * head_loss_b;
   const double t_rec = nl * layer_rec;  // the layers' forward again (the output layer is not checkpointed)
 
@@ -331,8 +336,9 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // chip keeps (all it holds under ZeRO-0; its 1/DP shard from ZeRO-1 on), at the HBM rate.
   const double owned = p.state.optimizer > 0 ? mem.optimizer.value() / p.state.optimizer : 0.0;
   // ... and the mixed-precision housekeeping around it: the working weights' copy, the
-  // gradient buffer's zeroing, fp16's unscale (optimizer_housekeeping_bytes).
-  const Seconds t_optimizer = Seconds((optimizer_hbm_bytes(p.state, owned) + optimizer_housekeeping_bytes(p, owned, mem.params_per_chip)) * inv_hbm);
+  // gradient buffer's zeroing, fp16's unscale (optimizer_housekeeping_bytes); or PyTorch's
+  // foreach clipping and AdamW (eager_kernels.h, torch_optimizer_bytes).
+  const Seconds t_optimizer = Seconds(torch_optimizer_bytes(p, owned, mem.params_per_chip) * inv_hbm);
   const Seconds t_step = t_pipeline + Seconds(exposed) + Seconds(lost) + t_optimizer;
 
   const double chips = d(plan_chips(p));

@@ -126,6 +126,15 @@ TrainRowPlan plan_training_row_on_chips(const Measurement& r) {
                         "SDPA saved, every second mm (wk, wo, w3; Float8's too) rerun");
     }
   }
+  // Its loss and optimizer run as PyTorch eager ops in every run (train.py @9dec370: the loss
+  // is never compiled; AdamW and clip_grad_norm_ with foreach; eager_kernels.h).
+  p.torch_loss_optimizer = r.engine == "torchtitan";
+  // Its FSDP is FSDP2 (fully_shard), whose all-gather copy-out runs on the compute stream.
+  p.fsdp2_copy_out = r.engine == "torchtitan";
+  if (p.torch_loss_optimizer) {
+    t.notes.push_back("engine torchtitan: eager fp32 cross-entropy (14 + 22 bytes per logit) and foreach AdamW with gradient clipping "
+                      "(92 bytes per owned parameter; train.py @9dec370, eager_kernels.h)");
+  }
   // Its blocks run eager unless training.compile (false in its train_configs @9dec370):
   // norms, SwiGLU and RoPE op by op (eager_kernels.h). The other engines fuse their own.
   if (r.engine == "torchtitan") {

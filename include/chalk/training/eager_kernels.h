@@ -54,4 +54,66 @@ inline KernelBytes eager_extra_bytes(const TrainingCosts& c, const TrainingPlan&
   };
 }
 
+/// HBM bytes per logit element of torchtitan's loss (train.py @9dec370, loss_fn:
+/// `F.cross_entropy(pred.flatten(0, 1).float(), labels.flatten(0, 1))`, left eager in every
+/// run: "compiling loss function causes CUDA errors, turning off for now"), each op one kernel
+/// that reads its inputs and writes its output once (the least each moves; PyTorch's
+/// log-softmax kernels over a 128k-wide row read it more than once): forward float (2 + 4),
+/// log_softmax (4 + 4), nll_loss (a gather per row, 0) = 14; backward nll_loss's gradient,
+/// zeros and a scatter (4), log_softmax's (reads the gradient and the output, writes the
+/// input gradient: 12), float's, a cast to bf16 (4 + 2) = 22. The fused loss (step.h
+/// kLossBytesForward/Backward) moves 6 and 6.
+inline constexpr double kTorchLossBytesForward = 14, kTorchLossBytesBackward = 22;
+
+/// HBM bytes per parameter of torch.optim.AdamW(foreach=True) over fp32 parameters,
+/// gradients and moments (torchtitan's build_optimizers @9dec370: fused false unless
+/// --optimizer.fused, foreach = not fused), torch/optim/adam.py _multi_tensor_adam with
+/// decoupled weight decay, each foreach op one pass reading its inputs and writing its
+/// output at 4 bytes: _foreach_mul_(params, 1 - lr wd) 8, _foreach_lerp_(exp_avgs, grads) 12,
+/// _foreach_mul_(exp_avg_sqs, beta2) 8, _foreach_addcmul_(exp_avg_sqs, grads, grads) 12,
+/// _foreach_sqrt(exp_avg_sqs) 8, _foreach_div_ by the bias correction 8, _foreach_add_(eps) 8,
+/// _foreach_addcdiv_(params, exp_avgs, denom) 16 = 80.
+inline constexpr double kTorchAdamwBytes = 80;
+/// HBM bytes per parameter of torchtitan's clip_grad_norm_(foreach=True) (torchtitan/utils.py
+/// @9dec370): torch.nn.utils.get_total_norm's _foreach_norm reads each fp32 gradient (4), and
+/// clip_grads_with_norm_ multiplies every gradient by the clamped coefficient whether or not
+/// the norm exceeds max_norm (_foreach_mul_: 8) = 12.
+inline constexpr double kTorchClipBytes = 12;
+
+/// HBM bytes of the loss over `logits` elements, forward or backward, as the plan's engine
+/// runs it: torchtitan's eager fp32 cross-entropy (kTorchLossBytes*) when
+/// plan.torch_loss_optimizer, else the fused loss (loss_hbm_bytes). Never throws.
+inline double torch_loss_bytes(const TrainingPlan& p, double logits, bool backward) {
+  if (!p.torch_loss_optimizer) return loss_hbm_bytes(logits, backward);
+  return logits * (backward ? kTorchLossBytesBackward : kTorchLossBytesForward);
+}
+
+/// HBM bytes of one optimizer step over the `owned_params` parameters whose optimizer states
+/// the chip keeps (`held_params` it holds), as the plan's engine runs it: with
+/// plan.torch_loss_optimizer, the gradient clipping and torch's foreach AdamW over fp32
+/// shards, (kTorchClipBytes + kTorchAdamwBytes) per owned parameter, and no mixed-precision
+/// housekeeping (FSDP2 keeps the fp32 shard as the parameter and casts it to bf16 in its
+/// all-gather; zero_grad frees the gradients; bf16 runs without loss scaling); else the fused
+/// optimizer and its housekeeping (optimizer_hbm_bytes + optimizer_housekeeping_bytes).
+/// Never throws.
+inline double torch_optimizer_bytes(const TrainingPlan& p, double owned_params, double held_params) {
+  if (!p.torch_loss_optimizer) return optimizer_hbm_bytes(p.state, owned_params) + optimizer_housekeeping_bytes(p, owned_params, held_params);
+  return owned_params * (kTorchClipBytes + kTorchAdamwBytes);
+}
+
+/// HBM bytes FSDP2's all-gather copy-out moves on the compute stream per microbatch, for one
+/// layer's `layer_params` parameters held unsharded on the rank (torch/distributed/fsdp/
+/// _fully_shard/_fsdp_collectives.py, foreach_all_gather_copy_out: the current stream waits
+/// for the all-gather's event, then split_with_sizes_copy copies the gathered buffer into
+/// each parameter's own unsharded tensor, reading and writing plan.state.weights bytes per
+/// parameter): 2 w per parameter per gather, two gathers per microbatch under ZeRO-3 (the
+/// forward's, and the backward's after reshard_after_forward; a recomputed forward shares
+/// the backward's), 4 w. 0 unless plan.fsdp2_copy_out and zero_stage 3. The copy-in (the
+/// shard cast into the all-gather input) runs on its own stream and is not counted, nor are
+/// the root group's embedding and head (gathered once). Never throws.
+inline double fsdp2_copy_out_bytes(const TrainingPlan& p, double layer_params) {
+  if (!p.fsdp2_copy_out || p.zero_stage < 3) return 0.0;
+  return 2 * layer_params * 2 * p.state.weights;
+}
+
 }  // namespace chalk

@@ -200,6 +200,17 @@ struct TrainingPlan {
   /// training.compile, per TransformerBlock). false: PyTorch eager, torchtitan's model code
   /// op by op, each op a kernel of its own (eager_kernels.h, eager_extra_bytes).
   bool compile = true;
+  /// The loss and the optimizer step run as PyTorch eager ops (torchtitan @9dec370: the
+  /// cross-entropy over an fp32 copy of the logits, never compiled; torch.optim.AdamW with
+  /// foreach and clip_grad_norm_ with foreach over the fp32 FSDP2 shards; eager_kernels.h,
+  /// torch_loss_bytes and torch_optimizer_bytes). false: the fused loss and optimizer kernels
+  /// of Megatron-LM, apex and Transformer Engine (step.h loss_hbm_bytes, optimizer_hbm_bytes).
+  bool torch_loss_optimizer = false;
+  /// ZeRO-3 runs as PyTorch's FSDP2 (torchtitan's fully_shard): after each all-gather the
+  /// compute stream copies the gathered flat buffer out into the per-parameter unsharded
+  /// tensors (eager_kernels.h, fsdp2_copy_out_bytes). false: the engine's FSDP keeps the
+  /// parameters as views of the gathered buffer (FSDP1's FlatParameter, Megatron-FSDP).
+  bool fsdp2_copy_out = false;
   /// fp16 mixed precision's dynamic loss scaling (Micikevicius et al. 2018, section 3.2;
   /// Megatron-LM --fp16): every step unscales the main gradients and checks them for inf
   /// and NaN before the optimizer (optimizer_housekeeping_bytes). bf16 runs without.
