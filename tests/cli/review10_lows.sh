@@ -96,9 +96,9 @@ try:
     urllib.request.urlopen(req)
     sys.exit("no error")
 except urllib.error.HTTPError as e:
-    j = json.load(e)
-assert e.code == 400 and j["field"] == "chips", j
-assert "-n " not in j["message"] and "chips 2" in j["message"] and "chips 4" in j["message"], j
+    code, j = e.code, json.load(e)
+assert code == 400 and j["field"] == "chips", j
+assert "-n " not in j["error"] and "; chips 2 or chips 4;" in j["error"], j
 PY
 kill $pid; wait $pid 2>/dev/null
 
