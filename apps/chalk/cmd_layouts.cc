@@ -10,8 +10,9 @@
 #include "chalk/io/io.h"
 #include "chalk/engine/default_layout.h"
 #include "chalk/engine/layout_search.h"
-#include "chalk/engine/pipeline.h"
+#include "chalk/serving/serving_speed.h"
 #include "envelope.h"
+#include "cmd_layouts.h"
 #include "commands.h"
 #include "deployment_options.h"
 #include "explain_cli.h"
@@ -32,168 +33,6 @@ struct LayoutsArgs {
   bool all = false;
   bool explain = false;  ///< --explain: why each ranking's first layout wins (chalk/engine/explain.h)
 };
-
-/// `t` without the column keyed `key`.
-Table without_column(const Table& t, const std::string& key) {
-  Table out;
-  std::size_t at = t.columns.size();
-  for (std::size_t i = 0; i < t.columns.size(); ++i) {
-    if (t.columns[i].key == key) at = i;
-    else out.columns.push_back(t.columns[i]);
-  }
-  for (const auto& row : t.rows) {
-    std::vector<Cell> r;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      if (i != at) r.push_back(row[i]);
-    }
-    out.add(std::move(r));
-  }
-  return out;
-}
-
-/// One ranking per query batch; `batch` is that ranking's query batch (0: each replica
-/// fills its HBM), a column only when several batches are ranked (JSON rows always carry it).
-struct Ranking {
-  int64_t batch = 0;
-  std::vector<LayoutCandidate> ranked;
-};
-
-/// HBM one chip of a candidate's replica holds (GB): weights, reserve and the KV of its
-/// batch (one sequence when it holds none) as the layout stores them, i.e. (n x capacity -
-/// free) / n with free taken on the busiest group (memory_plan: KV replicated where the
-/// layout replicates it). Beside hardware.hbm_gb_per_chip it says how far a layout that
-/// does not fit is over. Empty for a pipeline (its stages differ) and for a layout the
-/// deployment refuses (heads it cannot split: why_not says so).
-Cell layout_memory_gb(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, const LayoutCandidate& c, int64_t context) {
-  if (c.pp > 1 || c.replica_chips < 1) return Cell{};
-  DeploymentOptions o = base;
-  o.n_chips = c.replica_chips;
-  o.mechanisms.enabled = true;
-  o.mechanisms.layout = c.layout;
-  o.mechanisms.layout.dispatch_bytes_per_element = base.mechanisms.layout.dispatch_bytes_per_element;
-  try {
-    const Deployment d = make_deployment(m, s, o);
-    const MemoryPlan mem = memory_plan(d, std::max<int64_t>(1, static_cast<int64_t>(std::ceil(c.batch))), context);
-    return to_gb(mem.hbm_total - mem.free) / static_cast<double>(c.replica_chips);
-  } catch (const InputError&) {
-    return Cell{};
-  }
-}
-
-struct MemoryContext {
-  const ModelSpec& model;
-  const SystemSpec& system;
-  const DeploymentOptions& base;
-  int64_t context;
-};
-
-/// The replica line at the ranking's batch rule (review 9 L3: the line said 8 chips at batch
-/// 3072, 11754 tok/s per chip, $0.05554/Mtok, the cost rule's cheapest batch, while rank 1, the
-/// same DP-attention EP8, said batch 3088, 11460, $0.0570, at the largest batch its HBM holds):
-/// ranked at HBM's batch (no -b), the chosen and runner-up points take the figures of the
-/// best-ranked fitting row of their replica size, one replica's per-chip figures being those
-/// of several. The size chosen stays the rule's; a pipeline's note (pp > 1) is left as it is.
-void at_ranked_batch(ReplicaNote& note, const std::vector<Ranking>& rankings, const std::optional<UsdPerSecond>& price) {
-  if (rankings.size() != 1 || rankings.front().batch != 0 || note.pp > 1 || !note.fallback.empty()) return;
-  const auto as_ranked = [&](ModePoint& p) {
-    for (const LayoutCandidate& c : rankings.front().ranked) {
-      if (!c.fits || c.pp != 1 || c.replica_chips != p.n_chips || !(c.tokens_per_s_per_chip > 0)) continue;
-      p.batch = static_cast<int64_t>(c.batch);
-      p.memory_full_batch = 0;
-      p.step.t_step = c.step.t_step;
-      p.tokens_per_s_per_chip = TokensPerSecond(c.tokens_per_s_per_chip);
-      p.tokens_per_s_per_user = TokensPerSecond(c.tokens_per_s_per_user);
-      if (p.cost_per_token && price) p.cost_per_token = UsdPerToken(price->value() / c.tokens_per_s_per_chip);
-      return;
-    }
-  };
-  as_ranked(note.choice);
-  if (note.runner_up) as_ranked(*note.runner_up);
-}
-
-Table layouts_table(const std::vector<Ranking>& rankings, const std::optional<UsdPerSecond>& price, bool all, bool batch_column,
-                    const MemoryContext& mc) {
-  Table t;
-  t.columns = {{"batch", "batch"},
-               {"rank", "#"},
-               {"layout", "layout"},
-               {"chips", "chips"},
-               {"replica_chips", "chips/replica"},
-               {"replicas", "replicas"},
-               {"fits", "fits"},
-               {"batch_per_replica", "batch/replica"},
-               {"t_step_ms", "step ms"},
-               {"t_operations_ms", "ops ms"},
-               {"t_overhead_ms", "overhead ms"},
-               {"t_comm_ms", "comm ms"},
-               {"t_host_ms", "host ms"},
-               {"governs", "governs"},
-               {"tok_per_s_per_chip", "tok/s/chip"},
-               {"tok_per_s_per_user", "tok/s/user"},
-               {"cost_usd_per_mtok", "$/Mtok"},
-               {"memory_gb", "GB/chip", 4},
-               {"why_not", "why not"}};
-  t.set_priority({"batch", "rank", "layout"}, 0);
-  // Narrow tables keep the rank, the layout, the step and what it is ranked by.
-  t.set_priority({"t_operations_ms", "t_overhead_ms", "t_comm_ms", "t_host_ms", "chips", "replicas", "replica_chips", "fits", "batch_per_replica", "governs",
-                  "memory_gb", "why_not"},
-                 2);
-  for (const auto& [batch_asked, ranked] : rankings) {
-  // Batch 0 asks for each replica's HBM-filling batch: no batch of its own, so null in JSON and
-  // empty in CSV (review 6 M11: a program read "batch": 0 beside batch_per_replica 30656).
-  const Cell batch = batch_asked > 0 ? Cell(batch_asked) : Cell{};
-  int64_t rank = 0;
-  for (const auto& c : ranked) {
-    if (!c.fits && !all) continue;
-    ++rank;
-    if (!c.fits) {
-      t.add({batch, rank, c.name, c.replica_chips * c.replicas, c.replica_chips, c.replicas, std::string("no"), Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{},
-             Cell{}, layout_memory_gb(mc.model, mc.system, mc.base, c, mc.context), c.reason});
-      continue;
-    }
-    // The cost cell is built in place: a named variant copied into the row trips GCC 12's
-    // -Wmaybe-uninitialized false positive.
-    t.add({batch, rank, c.name, c.replica_chips * c.replicas, c.replica_chips, c.replicas, std::string("yes"), static_cast<int64_t>(c.batch), to_ms(c.step.t_step), to_ms(c.step.t_operations),
-           to_ms(c.step.t_overhead), to_ms(c.step.t_comm), to_ms(c.step.t_host), c.step.governs, c.tokens_per_s_per_chip, c.tokens_per_s_per_user,
-           price ? Cell(price->value() / c.tokens_per_s_per_chip * 1e6) : Cell{}, layout_memory_gb(mc.model, mc.system, mc.base, c, mc.context),
-           std::string()});
-  }
-  }
-  if (!batch_column) t = without_column(t, "batch");
-  return t;
-}
-
-/// The routed experts' placement every row is priced under (--eplb), said as describe_json's
-/// "moe_routing" says it, at the EP degree of the first-ranked layout that fits (each row's
-/// busiest rank is read at its own EP degree); the search's own deployment when none fits.
-std::string layouts_moe_routing(const ModelSpec& m, const SystemSpec& s, const DeploymentOptions& base, const std::vector<Ranking>& rankings,
-                                int64_t n_chips) {
-  DeploymentOptions o = base;
-  o.n_chips = n_chips;
-  o.mechanisms.enabled = false;
-  for (const auto& r : rankings) {
-    for (const auto& c : r.ranked) {
-      if (!c.fits) continue;
-      o.mechanisms.enabled = true;
-      o.mechanisms.layout = c.layout;
-      o.n_chips = c.pp > 1 ? c.replica_chips / c.pp : c.replica_chips;
-      try {
-        const Deployment d = make_deployment(c.pp > 1 ? pipeline_stage_model(m, c.pp) : m, s, o);
-        return moe_routing_text(d) + " (the first-ranked layout; each row at its own EP degree)";
-      } catch (const InputError&) {
-        o.mechanisms.enabled = false;
-        o.n_chips = n_chips;
-      }
-      break;
-    }
-    break;
-  }
-  try {
-    return moe_routing_text(make_deployment(m, s, o));
-  } catch (const InputError&) {
-    return "";
-  }
-}
 
 std::string plural(int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
@@ -271,6 +110,22 @@ void run_layouts(const LayoutsArgs& a) {
         }
       }
     }
+    // A stated batch ranked for throughput: the cheapest size whose HBM holds it, each at
+    // that batch, as `prices forward -b` chooses (cheapest_serving_replica; review 10 L1: the
+    // line priced 8 H100 at the memory-full batch 320 beside rank 1's TP8 at batch 64).
+    if (q.objective == LayoutObjective::throughput && batches.size() == 1 && most > 0 && note->fallback.empty() && note->pp == 1 &&
+        note->pipeline.empty()) {
+      DeploymentOptions o = base;
+      o.mechanisms.enabled = true;
+      const SpeedChoice sc = cheapest_serving_replica(model, system, o, context, {most, {}});
+      if (sc.point && sc.stages == 1) {
+        note->choice = *sc.point;
+        note->runner_up = sc.runner_up;
+        note->replica_sizes = sc.replica_sizes;
+        note->at_batch = most;
+        q.n_chips = sc.point->n_chips;
+      }
+    }
   } else {
     q.n_chips = a.deployment.chips;
   }
@@ -284,9 +139,13 @@ void run_layouts(const LayoutsArgs& a) {
     candidates += static_cast<int64_t>(r.size());
   }
   std::optional<UsdPerSecond> price = base.price_per_chip ? base.price_per_chip : system.price_per_chip;
-  if (note) at_ranked_batch(*note, rankings, price);
-  const Table t = layouts_table(rankings, price, a.all || a.output.json || a.output.csv, batches.size() > 1 || a.output.json || a.output.csv,
-                                MemoryContext{model, system, base, q.context});
+  // The latency objective's default batch 1 is no batch asked: its line keeps the memory-full
+  // point the rule compared (tests/cli/defaults.sh reproduces it with decode).
+  if (note && (!a.batch.empty() || batches.front() == 0)) note_at_ranked_batch(*note, rankings, price);
+  // One row set (review 10 L3): the text table, --csv and the JSON rows are the layouts that
+  // fit; those that do not are JSON's rejected_layouts and, with --all, the text's second table.
+  const LayoutTables tables = layouts_tables(rankings, price, batches.size() > 1 || a.output.json || a.output.csv, MemoryContext{model, system, base, q.context});
+  const Table& t = tables.fitting;
   // No layout fits: an error naming the reason and the smallest replica that fits (issue 30
   // item 2; review 7 M1: -n 8 for Llama 3.1 405B on H100 printed no rows with exit 0, where
   // decode refuses); --all keeps the study of every layout and its reason.
@@ -315,7 +174,6 @@ void run_layouts(const LayoutsArgs& a) {
     all_chips.n_chips = q.n_chips;
     all_chips.mechanisms = Mechanisms{};
     const nlohmann::json described = describe_json(make_deployment(model, system, all_chips));
-    const SplitRows rows = split_fitting(to_json(t));
     // 0 (no --batch): each replica's HBM-filling batch, null here as in the rows.
     const auto batch_json = [](int64_t b) { return b > 0 ? nlohmann::json(b) : nlohmann::json(); };
     nlohmann::json batches_json = nlohmann::json::array();
@@ -334,8 +192,8 @@ void run_layouts(const LayoutsArgs& a) {
                         {"warnings", warnings},
                         {"replica_choice", replica_note_json(note)},
                         {"moe_routing", layouts_moe_routing(model, system, base, rankings, q.n_chips)},
-                        {"rows", rows.fitting},
-                        {"rejected_layouts", rows.rejected}};
+                        {"rows", to_json(t)},
+                        {"rejected_layouts", without_nulls(to_json(tables.rejected))}};
     if (a.explain) {
       j["explanations"] = nlohmann::json::array();
       for (const auto& r : rankings) j["explanations"].push_back({{"batch", batch_json(r.batch)}, {"figures", explanations_json(explain_layout_winner(r.ranked, q.n_chips, static_cast<double>(r.batch)))}});
@@ -369,10 +227,15 @@ void run_layouts(const LayoutsArgs& a) {
     std::cout << fmt::format("            {} not fit (--all lists {} with the reason)\n", plural(rest, "more does", "more do"),
                              rest == 1 ? "it" : "them");
   }
-  if (t.rows.empty()) return;
-  std::cout << '\n';
-  print_table(std::cout, t);
-  if (a.explain) {
+  if (!t.rows.empty()) {
+    std::cout << '\n';
+    print_table(std::cout, t);
+  }
+  if (a.all && !tables.rejected.rows.empty()) {
+    std::cout << "\nLayouts that do not fit (JSON: rejected_layouts; --csv prints the layouts that fit):\n";
+    print_table(std::cout, tables.rejected);
+  }
+  if (a.explain && !t.rows.empty()) {
     for (const auto& r : rankings) std::cout << fmt::format("\nWhy the first layout wins at batch {}:\n", r.batch) << explanations_text(explain_layout_winner(r.ranked, q.n_chips, static_cast<double>(r.batch)));
   }
 }
@@ -399,7 +262,8 @@ void register_layouts(CLI::App& app, Action& run) {
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 30).description(""));
   cmd->add_option("--objective", a.objective, "Rank by throughput (tok/s per chip) or latency (step time)")->capture_default_str();
   cmd->add_flag("--explain", a.explain, "Show why the first layout wins: its step terms and tok/s per chip beside the runner-up's (under the table; \"explanations\" with --json)");
-  cmd->add_flag("--all", a.all, "Also list the layouts that do not fit, with the reason (--json and --csv always do)");
+  cmd->add_flag("--all", a.all, "Also list the layouts that do not fit, with the reason, in a second table (--json always gives them as "
+                                  "rejected_layouts; the table, --csv and the JSON rows are the layouts that fit)");
   add_output_options(*cmd, a.output);
   cmd->callback([&run, cmd] {
     a.context_given = cmd->count("--context") > 0;

@@ -1,7 +1,7 @@
 // `chalk prices compare`: every host's offer of one open model (data/prices/hosts/) beside
 // chalk's cost on each system at the host's speed (chalk/prices/compare.h; docs/prices.md,
-// "Comparing hosts"). The table shows each offer's cheapest system; --csv and --json carry
-// every system.
+// "Comparing hosts"). The table, --csv and --json's rows show each offer's cheapest system;
+// --json's rows carry every system in systems[].
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -177,8 +177,8 @@ constexpr const char* kOfferKeys[] = {"provider", "weights_dtype", "host_tok_per
 
 /// An offer's row: every key `columns` names (null where it has no value, review 7 M8), its
 /// shown system's figures (the cheapest, else the one that says why none is) beside the
-/// host's, so `columns` is the CSV's header in its order (review 3 M2); systems[] holds every
-/// system's, as --csv does.
+/// host's, so `columns` is the CSV's header in its order (review 3 M2) and the row the CSV's;
+/// systems[] holds every system's.
 nlohmann::json offer_json(const OfferComparison& oc, const Table& t) {
   SystemCost none;  // no system given: the host's cells, and why
   none.unreachable = "no system given";
@@ -237,8 +237,17 @@ void run_compare(const CompareArgs& a) {
 
   Table t = compare_table();
   if (a.output_format.csv) {
+    // One row set (review 10 L3: the CSV printed 20 rows, one per offer and system, beside
+    // the JSON's and the table's 10): each offer's row as --json's rows carry it, its shown
+    // system's figures; every system's are the JSON rows' systems[].
+    const auto why = std::find_if(t.columns.begin(), t.columns.end(), [](const Column& c) { return c.key == "why_not"; }) - t.columns.begin();
+    SystemCost none;  // no system given: the host's cells, and why
+    none.unreachable = "no system given";
     for (const auto& oc : h.offers) {
-      for (const auto& r : oc.systems) t.add(row_of(oc, r));
+      const SystemCost* s = shown(oc);
+      std::vector<Cell> row = row_of(oc, s ? *s : none);
+      if (why < static_cast<std::ptrdiff_t>(row.size())) row[why] = oc.cheapest ? Cell{} : Cell(offer_why_not(oc));
+      t.add(std::move(row));
     }
     print_csv(std::cout, t, warnings);
     return;
@@ -296,7 +305,7 @@ void run_compare(const CompareArgs& a) {
   if (!footnotes.empty()) std::cout << "\n" << footnotes;
   if (!warnings.empty()) std::cout << "\n";
   for (const auto& x : warnings) std::cout << "warning     " << x << '\n';
-  std::cout << "\n--csv and --json carry every system; sources and dates: --json or data/prices/hosts/" << m.name << ".json\n";
+  std::cout << "\n--json carries every system (each row's systems[]); sources and dates: --csv, --json or data/prices/hosts/" << m.name << ".json\n";
 }
 
 }  // namespace chalk::cli::prices_cli

@@ -60,8 +60,16 @@ std::optional<std::string> cheapest_layout(const ModelOnDomain& m) {
   return std::nullopt;
 }
 
+/// Every key of a scaleup row, in the order the JSON and CSV print them.
+constexpr const char* kScaleupRowKeys[] = {
+    "system", "chip", "year", "scale_up_domain_chips", "hbm_total_gb", "hbm_total_tb_per_s", "largest_params_total_billion",
+    "largest_moe_params_active_billion", "largest_dense_tpot_floor_ms", "largest_moe_tpot_floor_ms", "weights_gb", "memory_fits",
+    "max_batch_at_context", "tpot_floor_ms", "fastest_layout", "tpot_ms", "tok_per_s_per_user", "pp", "layers_per_stage", "t_hop_ms",
+    "pipeline_hop_latency_ms", "cheapest_layout", "replica_chips", "microbatches", "batch_per_replica", "stage_busy",
+    "tok_per_s_per_chip", "cost_usd_per_mtok", "why_not"};
+
 /// One system's row. Keys in docs/output-schema.md's vocabulary; a figure the row cannot
-/// give (a model no pipeline of the system can serve) is left out, and why_not says why.
+/// give (a model no pipeline of the system can serve) is null, and why_not says why.
 nlohmann::ordered_json row_json(const ScaleupRow& r) {
   const ModelOnDomain& m = r.model;
   const auto t = tpot(m);
@@ -103,11 +111,15 @@ nlohmann::ordered_json row_json(const ScaleupRow& r) {
   if (m.cheapest_tokens_per_s_per_chip) j["tok_per_s_per_chip"] = *m.cheapest_tokens_per_s_per_chip;
   j["cost_usd_per_mtok"] = m.cheapest_cost_per_token ? nlohmann::json(to_usd_per_mtok(*m.cheapest_cost_per_token)) : nlohmann::json();
   j["why_not"] = why_not(m);
-  // A figure the system cannot give is left out, never null (docs/output-schema.md).
-  for (const char* k : {"fastest_layout", "cheapest_layout", "tpot_ms", "pipeline_hop_latency_ms"}) {
-    if (j.contains(k) && j[k].is_null()) j.erase(k);
+  // A figure the system cannot give is null, never absent: every row carries every key the
+  // envelope's `columns` lists (review 10 L3: a100-40gb's row lacked fastest_layout, one
+  // pipelined domain per stage, and a10g's ten keys), in row_json's order.
+  for (const char* k : kScaleupRowKeys) {
+    if (!j.contains(k)) j[k] = nullptr;
   }
-  return j;
+  nlohmann::ordered_json ordered;
+  for (const char* k : kScaleupRowKeys) ordered[k] = j[k];
+  return ordered;
 }
 
 Table largest_table(const std::vector<ScaleupRow>& rows) {

@@ -145,7 +145,7 @@ Loaded load(const ServingArgs& a) {
   forbid_chips(a);
   Loaded l{load_model(a.deployment.model), load_system(a.deployment.hardware), {}, {}};
   l.base = base_options(a.deployment);
-  const int64_t context = single_int(a.context, "--context", 0, 1LL << 30);
+  const int64_t context = single_int(a.context, "--context", 1, 1LL << 30);
   const FrontierDefault fd = frontier_default(a, context);
   l.pp = fd.pp;
   l.wide_replica = fd.replica_chips;
@@ -168,7 +168,7 @@ Loaded load(const ServingArgs& a) {
 
 FrontierOptions frontier_options(const ServingArgs& a, const ServingLevers& lev) {
   FrontierOptions o;
-  o.context = single_int(a.context, "--context", 0, 1LL << 30);
+  o.context = single_int(a.context, "--context", 1, 1LL << 30);
   o.batches = batch_list(a);
   o.replica_chips = replica_list(a);
   o.levers = lev;

@@ -176,7 +176,7 @@ Table modes_table(const ModesReport& r, RooflineBeside& lower) {
 
 ModesOptions modes_options(const ServingArgs& a, const ServingLevers& lev) {
   ModesOptions o;
-  o.context = single_int(a.context, "--context", 0, 1LL << 30);
+  o.context = single_int(a.context, "--context", 1, 1LL << 30);
   o.replica_chips = replica_list(a);
   o.levers = lev;
   o.speed_multiples = parse_positive_list(a.speed_multiples, "--speed-multiple");

@@ -100,7 +100,7 @@ Table sweep_table(const Deployment& d, const std::vector<ServingPoint>& pts, con
 
 void run_sweep(const ServingArgs& a) {
   const ServingLevers lev = levers_of(a.levers, a.deployment);
-  const auto contexts = parse_int_list(a.context, "--context", 0, 1LL << 30);
+  const auto contexts = parse_int_list(a.context, "--context", 1, 1LL << 30);
   const int64_t max_context = *std::max_element(contexts.begin(), contexts.end());
   // Pipeline stages when no domain holds the model, as `layouts` ranks them (review 2 H1),
   // or --pp N: the pipelined decode table of `decode --pp` (pipeline_cli.h).
@@ -184,7 +184,7 @@ void run_sweep(const ServingArgs& a) {
 
 void run_balance(const ServingArgs& a) {
   const ServingLevers lev = levers_of(a.levers, a.deployment);
-  const int64_t s = single_int(a.context, "--context", 0, 1LL << 30);
+  const int64_t s = single_int(a.context, "--context", 1, 1LL << 30);
   std::optional<ReplicaNote> note;
   refuse_beyond_max_context(a.deployment, load_model(a.deployment.model), s, "--context");
   std::optional<PipelineArgs> pipe;

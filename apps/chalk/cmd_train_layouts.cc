@@ -121,20 +121,22 @@ void run_layouts(const LayoutArgs& a) {
     t.add({++rank, name_of(c, q), std::string("yes"), c.t_step_s, c.mfu, tokens / c.t_step_s / static_cast<double>(q.chips), c.memory_bytes / 1e9,
            std::string(c.pareto ? "yes" : "no"), int64_t{c.equivalents}, std::string()});
   }
-  const bool show_unfit = a.all || a.train.output.json || a.train.output.csv || (a.train.allow_infeasible && r.fit == 0);
-  if (show_unfit && !a.pareto) {
-    for (const auto& c : r.too_big) {
-      t.add({++rank, name_of(c, q), std::string("no"), Cell{}, Cell{}, Cell{}, c.memory_bytes / 1e9, std::string("no"), Cell{}, unfit_reason(c)});
-    }
+  // One row set (review 10 L3: the JSON had 20 rows, the CSV 40): the table, --csv and the
+  // JSON rows are the plans that fit; the nearest that do not are JSON's rejected_layouts and,
+  // with --all (or --allow-infeasible when none fits), the text's second table.
+  Table unfit;
+  unfit.columns = {{"plan", "plan"}, {"memory_gb", "memory GB", 4}, {"why_not", "why not"}};
+  if (!a.pareto) {
+    for (const auto& c : r.too_big) unfit.add({name_of(c, q), c.memory_bytes / 1e9, unfit_reason(c)});
   }
   if (a.train.output.csv) {
     print_csv(std::cout, t, warnings);
     return;
   }
   if (a.train.output.json) {
-    SplitRows rows = split_fitting(to_json(t));  // yes/no columns come out as booleans (table.h)
-    // The fitting rows are `shown`, in its order (the table lists them first).
-    for (size_t i = 0; i < rows.fitting.size() && i < shown.size(); ++i) rows.fitting[i]["train_step_flags"] = step_flags(plan_of(shown[i], q));
+    nlohmann::json fitting = to_json(t);  // yes/no columns come out as booleans (table.h)
+    // The rows are `shown`, in its order.
+    for (size_t i = 0; i < fitting.size() && i < shown.size(); ++i) fitting[i]["train_step_flags"] = step_flags(plan_of(shown[i], q));
     nlohmann::json rejected = nlohmann::json::array();
     if (!a.pareto) {
       for (const auto& c : r.too_big) rejected.push_back(rejected_row(c, q));
@@ -144,7 +146,7 @@ void run_layouts(const LayoutArgs& a) {
                         {"plans_fitting", r.fit},   {"ranked_by", "step time (at a fixed global batch also MFU)"},
                         {"plan_choice", chosen.empty() ? nlohmann::json() : nlohmann::json(chosen)},
                         {"equivalent_plans_folded", folded},
-                        {"rows", rows.fitting}, {"rejected_layouts", rejected}, {"warnings", warnings}};
+                        {"rows", fitting}, {"rejected_layouts", rejected}, {"warnings", warnings}};
     print_json(std::cout, envelope("train layouts", std::move(j), column_keys(t)));
     return;
   }
@@ -162,9 +164,14 @@ void run_layouts(const LayoutArgs& a) {
   }
   if (r.fit == 0) std::cout << "warning     no plan fits in HBM (--all lists the nearest with their memory)\n";
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
-  if (t.rows.empty()) return;
-  std::cout << '\n';
-  print_table(std::cout, t);
+  if (!t.rows.empty()) {
+    std::cout << '\n';
+    print_table(std::cout, t);
+  }
+  if ((a.all || (a.train.allow_infeasible && r.fit == 0)) && !unfit.rows.empty()) {
+    std::cout << "\nThe nearest plans that do not fit (JSON: rejected_layouts; --csv prints the plans that fit):\n";
+    print_table(std::cout, unfit);
+  }
 }
 
 }  // namespace
@@ -176,14 +183,15 @@ void register_train_layouts(CLI::App& train, Action& run) {
   add_train_options(*cmd, layout_args.train, false);
   cmd->add_option("-n,--chips", layout_args.train.chips, "Chips in the cluster (default: one scale-up domain, or the smallest cluster a plan fits when none fits one)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-  cmd->add_option("--limit", layout_args.limit, "Plans listed (fitting, and with --all those that do not fit)")
+  cmd->add_option("--limit", layout_args.limit, "Plans listed (fitting, and as many of those that do not fit)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{100000}));
   cmd->add_option("--schedules", layout_args.schedules,
                   "Pipeline schedules tried when pp > 1, comma-separated: gpipe, 1f1b, interleaved, zb-h1, zb-v, dualpipe, or all; "
                   "the default is the two Megatron-LM ships")
       ->capture_default_str();
-  cmd->add_flag("--all", layout_args.all, "Also list the nearest plans that do not fit, with the reason (--json and --csv always do)");
+  cmd->add_flag("--all", layout_args.all, "Also list the nearest plans that do not fit, with the reason, in a second table (--json always gives "
+                                          "them as rejected_layouts; the table, --csv and the JSON rows are the plans that fit)");
   cmd->add_flag("--pareto", layout_args.pareto, "List the Pareto front of step time against memory instead");
   add_train_infeasible_option(*cmd, layout_args.train);
   cmd->callback([&run] { run = [] { run_layouts(layout_args); }; });

@@ -275,7 +275,10 @@ void run_train_run(const RunArgs& a) {
   }
   print_table(std::cout, t);
   const double days = r.wall_clock.value() / 86400;
-  std::cout << fmt::format("\ntotal       {} days, {:.4g}M chip-hours{}{}{}\n", days < 1e5 ? fmt::format("{:.1f}", days) : fmt::format("{:.4g}", days), r.chip_hours / 1e6,
+  // Chip-hours as people read counts (2.673M), scientific from 1e15 up (format_count; review
+  // 10 L7: "3.479e+16M chip-hours").
+  std::cout << fmt::format("\ntotal       {} days, {} chip-hours{}{}{}\n", days < 1e5 ? fmt::format("{:.1f}", days) : fmt::format("{:.4g}", days),
+                           r.chip_hours >= 1e6 ? format_count(r.chip_hours, 4) : format_number(r.chip_hours, 4),
                            r.cost ? ", " + money(r.cost->value()) : "",
                            r.energy_mwh ? fmt::format(", {:.4g} MWh", *r.energy_mwh) : "",
                            ideal ? " (a lower bound: goodput 1, no restarts, rollbacks or stalls; --goodput sets it)" : "");

@@ -203,7 +203,8 @@ std::string overload_warning(const std::string& mode, const sim::Overload& o);
 /// and N = sim::replicas_for_rate(arrivals, mu_1); `line` the replica line's text ("10
 /// replicas of 2 chips: the fewest that serve --rate 5 req/s (...)"), empty and `replicas`
 /// 1 when mu_1 was not measured. `chips` counts one replica's chips, every stage's; `asked`
-/// names the rate ("--rate 5 req/s", "the trace's mean rate").
+/// names the rate ("--rate 5 req/s", "the trace's mean rate"). Throws InputError("--rate")
+/// when N exceeds the 1,000,000 replicas a simulated pool takes (sim/cluster.cc).
 struct RateReplicas {
   int64_t replicas = 1;
   sim::Capacity one;  ///< one replica's capacity

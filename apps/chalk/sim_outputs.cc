@@ -260,6 +260,15 @@ RateReplicas replicas_serving_rate(const sim::Pool& one_replica, std::span<const
   if (!r.one.measured()) return r;
   const double arrivals = sim::arrival_rate(requests);
   r.replicas = sim::replicas_for_rate(arrivals, r.one.req_per_s);
+  // The rate, not --replicas (review 10 L4: --rate 1e9 said "--replicas: replicas must be
+  // 1..1000000, got 46234520", a flag not given): the pool's bound (sim/cluster.cc) named here.
+  constexpr int64_t kMostReplicas = 1'000'000;
+  if (r.replicas > kMostReplicas) {
+    throw InputError("--rate", fmt::format("arrivals of {} req/s take {} replicas of {} (one serves {} req/s with its queue full, "
+                                           "at most {} of it), beyond the {} a simulation runs; a lower --rate",
+                                           readable(arrivals, 4), readable(static_cast<double>(r.replicas), 4), counted(chips, "chip"), format_number(r.one.req_per_s, 4),
+                                           fmt::format("{:g}", sim::kReplicaUtilization), kMostReplicas));
+  }
   r.line = fmt::format("{} of {}: the fewest that serve {} (arrivals {} req/s <= {} x {} x {} req/s, one replica's "
                        "capacity with its queue full); --replicas or -n sets them",
                        counted(r.replicas, "replica"), counted(chips, "chip"), asked, format_number(arrivals, 4),

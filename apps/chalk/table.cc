@@ -27,7 +27,10 @@ std::string format_number(double v, int sig) {
 }
 
 std::string format_count(double v, int sig) {
-  if (!std::isfinite(v)) return format_number(v, sig);
+  // From 1e16 up, scientific without a suffix (review 10 L7: "1.000e+18T" tokens and
+  // "3.479e+16M chip-hours"): T is the last suffix, and up to 9999T (ironwood's largest
+  // model, 1710T parameters) it still reads as a count.
+  if (!std::isfinite(v) || std::fabs(v) >= 1e16) return format_number(v, sig);
   static constexpr std::pair<double, const char*> kSuffixes[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
   for (const auto& [scale, suffix] : kSuffixes) {
     if (std::fabs(v) >= scale) return format_number(v / scale, sig) + suffix;
@@ -243,15 +246,6 @@ nlohmann::json without_nulls(const nlohmann::json& rows) {
     }
     out.push_back(std::move(kept));
   }
-  return out;
-}
-
-SplitRows split_fitting(const nlohmann::json& rows) {
-  SplitRows out;
-  auto rejected = nlohmann::json::array();
-  // `layouts` says "fits" (memory and whole heads), `train layouts` "memory_fits".
-  for (const auto& row : rows) (row.value("fits", row.value("memory_fits", false)) ? out.fitting : rejected).push_back(row);
-  out.rejected = without_nulls(rejected);
   return out;
 }
 

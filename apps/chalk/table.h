@@ -61,7 +61,8 @@ struct Table {
 /// Formats a double to `sig` significant digits, with thousands kept plain ("1234", "0.0123").
 std::string format_number(double v, int sig);
 
-/// A count to `sig` significant digits with a K, M, B or T suffix ("91.3B", "1.83T", "512").
+/// A count to `sig` significant digits with a K, M, B or T suffix ("91.3B", "1.83T", "512");
+/// from 1e16 up scientific without one ("3.479e+22"), as format_number writes it.
 std::string format_count(double v, int sig);
 
 /// A model's architecture split for tables and JSON: its HF model_type alone ("deepseek_v3")
@@ -100,16 +101,6 @@ void print_csv(std::ostream& out, const Table& t);
 /// not lost.
 void print_csv(std::ostream& out, const Table& t, const std::vector<std::string>& warnings);
 nlohmann::json to_json(const Table& t);  ///< array of objects keyed by column key
-
-/// A ranking's rows (to_json) split for --json, so that no quantity is ever null
-/// (docs/output-schema.md): `fitting` keeps the rows whose "fits" (or "memory_fits") is true, every figure
-/// present; `rejected` gets the others with only their non-null cells (the layout, its chips,
-/// its memory and "why_not"), since a layout that does not fit has no step to report.
-struct SplitRows {
-  nlohmann::json fitting = nlohmann::json::array();
-  nlohmann::json rejected = nlohmann::json::array();
-};
-SplitRows split_fitting(const nlohmann::json& rows);
 
 /// The same rows with their null cells left out: a row that has no figure for a quantity
 /// (a validation row chalk does not predict) omits the key rather than giving it null.

@@ -63,7 +63,10 @@ inline std::string mfu_definition(bool causal, const std::string& peak) {
 
 inline nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
+/// Dollars for people: $1.23B, $4.56M, $789; from $1e12 up scientific ($8.175e+22), never
+/// a suffix over a huge mantissa (review 10 L7: "$81751266288606.86B").
 inline std::string money(double usd) {
+  if (!std::isfinite(usd) || usd >= 1e12) return fmt::format("${:.4g}", usd);
   if (usd >= 1e9) return fmt::format("${:.2f}B", usd / 1e9);
   if (usd >= 1e6) return fmt::format("${:.2f}M", usd / 1e6);
   return fmt::format("${:.0f}", usd);

@@ -238,6 +238,7 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body, RequestBudget* bu
   // Requests run concurrently, one per server thread: each command's options live in
   // thread_local storage (apps/chalk/cmd_*.cc), registered, parsed and run on this thread.
   std::optional<UploadedConfig> upload;
+  std::map<std::string, std::string> short_flags;  // "-n" -> "--chips": errors name the field (api_field_names)
   try {
     CLI::App app{"chalk"};
     Action run;
@@ -245,6 +246,10 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body, RequestBudget* bu
     strict_numbers(app);
     CLI::App* cmd = &app;
     for (const auto& word : e.command) cmd = cmd->get_subcommand(word);
+    for (const CLI::Option* o : cmd->get_options()) {
+      if (o->get_lnames().empty()) continue;
+      for (const auto& s : o->get_snames()) short_flags["-" + s] = "--" + o->get_lnames().front();
+    }
     std::vector<std::string> args(e.command.begin(), e.command.end());
     args.push_back("--json");
     std::vector<std::pair<std::string, double>> lists;               // list fields and the values each stands for
@@ -333,7 +338,7 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body, RequestBudget* bu
         field = api_field_names(m.str(), request);
         if (message.rfind(m.str() + ": ", 0) == 0) message = message.substr(m.str().size() + 2);
       }
-      return api_error(400, field, api_field_names(message, request));
+      return api_error(400, field, api_field_names(message, request, short_flags));
     }
     nlohmann::json out;
     {
@@ -352,8 +357,8 @@ ApiReply call_api(const ApiEndpoint& e, std::string_view body, RequestBudget* bu
     const std::string what = ie.what();
     std::string message = what.size() >= field.size() + 2 ? what.substr(field.size() + 2) : what;
     // The request's fields, never the CLI's flags: "--kv-dtype" is the request's own key, else kv_dtype.
-    field = api_field_names(field, request);
-    message = api_field_names(message, request);
+    field = api_field_names(field, request, short_flags);
+    message = api_field_names(message, request, short_flags);
     if (upload) {
       // The upload's temporary path is the server's business: name the field instead.
       field = replace_all(field, upload->path(), "model_config");

@@ -38,8 +38,22 @@ std::string dump_json(const nlohmann::json& v) { return v.dump(-1, ' ', false, n
 
 std::string json_excerpt(const nlohmann::json& v, size_t max_bytes) { return utf8_prefix(dump_json(v), max_bytes); }
 
-std::string api_field_names(const std::string& text, const nlohmann::json& request) {
+std::string api_field_names(const std::string& in, const nlohmann::json& request, const std::map<std::string, std::string>& short_flags) {
   const auto name_char = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; };
+  const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  // One-letter flags first, as their long names: "-n 2" reads "--chips 2", then "chips 2".
+  std::string text;
+  for (size_t i = 0; i < in.size();) {
+    const bool alone = in[i] == '-' && i + 1 < in.size() && letter(in[i + 1]) && (i == 0 || !(name_char(in[i - 1]) || letter(in[i - 1]))) &&
+                       (i + 2 == in.size() || !(name_char(in[i + 2]) || letter(in[i + 2])));
+    const auto long_name = alone ? short_flags.find(in.substr(i, 2)) : short_flags.end();
+    if (long_name == short_flags.end()) {
+      text += in[i++];
+      continue;
+    }
+    text += long_name->second;
+    i += 2;
+  }
   std::string out;
   size_t i = 0;
   while (i < text.size()) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,10 @@ std::string json_excerpt(const nlohmann::json& v, size_t max_bytes);
 /// request's own key for that flag when it has one ("kv-dtype" or "kv_dtype"), else the
 /// snake_case name web/openapi.json documents ("kv_dtype"). A flag is "--" then a lowercase
 /// letter, at the start of `text` or after a character that is not a letter, digit or '-'.
-std::string api_field_names(const std::string& text, const nlohmann::json& request);
+/// `short_flags` maps the command's one-letter flags to their long names ("-n" to
+/// "--chips"): such a flag, standing alone, is written as its field too (review 10 L4:
+/// POST /api/decode {"chips": 3} answered "...; -n 2 or -n 4").
+std::string api_field_names(const std::string& text, const nlohmann::json& request,
+                            const std::map<std::string, std::string>& short_flags = {});
 
 }  // namespace chalk::cli::web

@@ -197,7 +197,7 @@ def prices_compare(*args: Any, frame: bool = True, **kwargs: Any) -> Any:
     result = _prices_compare_json(*args, **kwargs)
     if not frame or _pd is None:
         return result
-    # One row per offer and system, as --csv: the JSON's columns (the CSV's header first, in
+    # One row per offer and system (each row's systems[]; --csv prints one per offer): the JSON's columns (the CSV's header first, in
     # its order; an offer's row carries its shown system's figures) with each system's own; an
     # offer's why_not (no system reaches its speed) is offer_why_not beside the system's.
     rows, columns = [], [c for c in result["columns"] if c != "systems"]

@@ -148,7 +148,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     output: Steady-state serving: output tokens per request (with --prompt)
     objective: Rank by throughput (tok/s per chip) or latency (step time) (default throughput)
     explain: Show why the first layout wins: its step terms and tok/s per chip beside the runner-up's (under the table; "explanations" with --json)
-    all: Also list the layouts that do not fit, with the reason (--json and --csv always do)
+    all: Also list the layouts that do not fit, with the reason, in a second table (--json always gives them as rejected_layouts; the table, --csv and the JSON rows are the layouts that fit)
 
 Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
@@ -623,9 +623,9 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     ep_dispatcher: How expert-parallel tokens cross scale-up domains: deepep (DeepEP/HybridEP, Megatron-Core's flex: once per remote domain, then scale-up fan-out), alltoall (NCCL all-to-all: every token copy on its own) (default deepep)
     ep_overlap: Megatron-Core's EP overlap: a forward beside an earlier microbatch's backward, each one's expert all-to-alls hidden behind the other's compute (pp 1 or --schedule interleaved)
     chips: Chips in the cluster (default: one scale-up domain, or the smallest cluster a plan fits when none fits one)
-    limit: Plans listed (fitting, and with --all those that do not fit) (default 20)
+    limit: Plans listed (fitting, and as many of those that do not fit) (default 20)
     schedules: Pipeline schedules tried when pp > 1, comma-separated: gpipe, 1f1b, interleaved, zb-h1, zb-v, dualpipe, or all; the default is the two Megatron-LM ships (default 1f1b,interleaved)
-    all: Also list the nearest plans that do not fit, with the reason (--json and --csv always do)
+    all: Also list the nearest plans that do not fit, with the reason, in a second table (--json always gives them as rejected_layouts; the table, --csv and the JSON rows are the plans that fit)
     pareto: List the Pareto front of step time against memory instead
     allow_infeasible: Print the figures even when no plan fits in HBM (default: exit 2 naming the smallest cluster with a plan that fits)
 

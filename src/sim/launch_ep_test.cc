@@ -55,6 +55,33 @@ TEST(LaunchEp, EveryExpertParallelFileNamesTheDeepEpAllToAllItsStepPriced) {
   EXPECT_FALSE(file_says(launch_file_at(l, "sglang/serve.sh"), "--moe-a2a-backend"));
 }
 
+TEST(LaunchEp, VllmTensorParallelExpertsCarryNoAllToAllBackend) {
+  // Review 10 L6: DeepSeek-V3 on 8 B200 as attention TP8, experts EP8 (one DP rank) wrote
+  // --all2all-backend deepep_low_latency, which vLLM ignores there: v0.11's
+  // FusedMoEParallelConfig.use_all2all_kernels is dp_size > 1 and use_ep, so TP8 x DP1 runs
+  // the all-reduce path. The file leaves the flag out and says why; DP4 keeps it (above).
+  LaunchTarget t = launch_test_target();
+  t.moe = true;
+  PlanCandidate c = launch_dp_attention_moe();
+  c.parallel.tp_attention = 8;
+  c.parallel.tp_ffn = 8;
+  c.layout = "attention TP8, experts EP8";
+  auto l = launch_files(c, t);
+  const LaunchFile* vl = launch_file_at(l, "vllm/serve.sh");
+  ASSERT_NE(vl, nullptr);
+  EXPECT_TRUE(file_says(vl, "--tensor-parallel-size 8")) << vl->text;
+  EXPECT_FALSE(file_says(vl, "--data-parallel-size")) << vl->text;
+  EXPECT_TRUE(file_says(vl, "--enable-expert-parallel")) << vl->text;
+  EXPECT_FALSE(file_says(vl, "--all2all-backend deepep")) << vl->text;  // the flag, not the comment naming it
+  EXPECT_TRUE(file_says(vl, "# No --all2all-backend: with one data-parallel rank")) << vl->text;
+  // Two micro-batches on one DP rank keep it: vLLM asserts a DeepEP backend under --enable-dbo.
+  c.parallel.overlap_micro_batches = true;
+  l = launch_files(c, t);
+  vl = launch_file_at(l, "vllm/serve.sh");
+  ASSERT_NE(vl, nullptr);
+  EXPECT_TRUE(file_says(vl, "--all2all-backend deepep_low_latency")) << vl->text;
+}
+
 TEST(LaunchEp, SglangTwoBatchesWithExpertsOnFewerChipsThanTheStageIsRefused) {
   // SGLang's DeepEP backend sets the expert-parallel size to --tp-size: EP4 on 8 chips with
   // two micro-batches has no flags, so no file is written and the reason is given.

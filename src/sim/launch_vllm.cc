@@ -27,6 +27,12 @@ constexpr int64_t kPrefillPort = 8100, kVllmDecodePort = 8200;
 /// page of 1 token is therefore not written for vLLM: its default 16 runs.
 bool vllm_block_size_ok(int64_t b) { return b == 16 || b == 32 || b == 64 || b == 128; }
 
+/// Whether vLLM dispatches this pool's experts with its all-to-all kernels, the only path
+/// --all2all-backend selects: FusedMoEParallelConfig.use_all2all_kernels is `dp_size > 1 and
+/// use_ep` (vllm/model_executor/layers/fused_moe/config.py, v0.11.0). With one DP rank (TP +
+/// EP) vLLM runs the all-reduce path whatever the backend (review 10 L6).
+bool vllm_runs_all2all(const LaunchTarget& t, const Pool& p) { return t.moe && p.d.ep > 1 && p.d.dp > 1; }
+
 /// The engine arguments that state the simulated deployment, one "--flag value" a line:
 /// layout, weights, KV dtype, memory, cap, budget, chunked prefill, the longest request.
 std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget& t, const Pool& p, WeightPlan w) {
@@ -40,7 +46,7 @@ std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget&
     a.push_back("--enable-eplb");
     a.push_back("--num-redundant-experts " + std::to_string(p.d.ep));
   }
-  if (t.moe && p.d.ep > 1) {
+  if (vllm_runs_all2all(t, p) || (t.moe && p.d.ep > 1 && p.d.two_batches)) {
     // The all-to-all kernels chalk's step prices are DeepEP's (ep_kernels.h: normal for a
     // step with prompt chunks, low-latency for a pure decode step). vLLM fixes one family per
     // process (vllm/config/parallel.py, all2all_backend; default allgather_reducescatter, not
@@ -49,7 +55,8 @@ std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget&
     // then run low-latency kernels where chalk prices normal ones). --enable-dbo needs one of
     // the two: VllmConfig.__post_init__ (vllm/config/vllm.py) asserts "Microbatching currently
     // only supports the deepep_low_latency and deepep_high_throughput all2all backend"
-    // (review 8 H3).
+    // (review 8 H3), so with --enable-dbo the flag stays even on one DP rank. Without DP and
+    // micro-batches vLLM ignores it (vllm_runs_all2all), and it is left out (review 10 L6).
     a.push_back(std::string("--all2all-backend ") + (p.role == "prefill" ? "deepep_high_throughput" : "deepep_low_latency"));
   }
   if (p.d.two_batches) a.push_back("--enable-dbo");  // dual batch overlap
@@ -101,6 +108,10 @@ std::string vllm_serve(const PlanCandidate& c, const LaunchTarget& t, const Pool
                          "or 128 (multiples of 16), so its default (16) runs.");
   }
   if (const std::string note = model_note(t, w, "vLLM", "quantizes online only to fp8, from a 16-bit checkpoint"); !note.empty()) s.comments.push_back(note);
+  if (t.moe && p.d.ep > 1 && !vllm_runs_all2all(t, p) && !p.d.two_batches) {
+    s.comments.push_back("No --all2all-backend: with one data-parallel rank vLLM runs the experts' all-reduce path, not the all-to-all "
+                         "kernels the flag selects (v0.11 FusedMoEParallelConfig.use_all2all_kernels: dp_size > 1 and use_ep).");
+  }
   s.vars.push_back(model_var(t, w));
   if (const std::string draft = draft_model_var(t); !draft.empty()) s.vars.push_back(draft);
   if (const std::string spec = vllm_speculative_config_var(t); !spec.empty()) s.vars.push_back(spec);

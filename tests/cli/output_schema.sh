@@ -38,6 +38,7 @@ cmds=(
   "prices forward -m llama-3.1-8b -H h100-sxm"
   "prices compare -m gpt-oss-120b -H h100-sxm,tpu-v5p"
   "layouts -m llama-3.1-8b -H h100-sxm -n 2"
+  "layouts -m deepseek-v3 -H h200 -n 8"
   "models"
   "hardware"
   "simulate -m llama-3.1-8b -H h100-sxm --rate 5 --requests 200 --input 512 --output 64 --ttft-slo-ms 500"
@@ -72,9 +73,12 @@ for c in "${cmds[@]}"; do
   # shellcheck disable=SC2086
   "$CHALK" $c --json > "$tmp/$i.json" || fail "chalk $c --json exited $?"
   printf '%s\n' "$c" > "$tmp/$i.cmd"
+  # The same command's CSV, where its help offers one: its rows are the JSON's (review 10 L3).
+  # shellcheck disable=SC2086
+  if "$CHALK" $c --help | grep -q -- "--csv"; then "$CHALK" $c --csv > "$tmp/$i.csv" 2>/dev/null || fail "chalk $c --csv exited $?"; fi
 done
 python3 - "$SRC/docs/output-schema.json" "$tmp" "$i" <<'PY' || fail "output schema"
-import json, re, sys
+import csv, json, os, re, sys
 schema = json.load(open(sys.argv[1]))
 keys, objects, other = schema["keys"], schema["objects"], schema["other_keys"]
 fields = {f for fs in objects.values() for f in fs}
@@ -121,6 +125,18 @@ for n in range(1, int(sys.argv[3]) + 1):
         bad.append(f"{cmd}: command {j['command']!r}, chalk_version {j['chalk_version']!r}")
     if not isinstance(j["assumptions"], dict) or not isinstance(j["rows"], list) or not all(isinstance(w, str) for w in j["warnings"]):
         bad.append(f"{cmd}: assumptions must be an object, rows an array, warnings strings")
+    # One row set (review 10 L3): every row carries every key `columns` lists (null where the
+    # schema allows it, never absent), and `--csv` prints as many rows as `rows` holds. The one
+    # documented exception: `validate` rows chalk does not predict leave their figures out
+    # (docs/output-schema.md, "A number is never null").
+    for r in j["rows"]:
+        if j["command"] != "validate" and isinstance(r, dict) and not set(j["columns"]) <= set(r):
+            bad.append(f"{cmd}: a row lacks {sorted(set(j['columns']) - set(r))} of its columns: {json.dumps(r)[:120]}")
+            break
+    if os.path.exists(f"{sys.argv[2]}/{n}.csv"):
+        csv_rows = list(csv.reader(open(f"{sys.argv[2]}/{n}.csv")))[1:]
+        if len(csv_rows) != len(j["rows"]):
+            bad.append(f"{cmd}: --csv prints {len(csv_rows)} rows, --json {len(j['rows'])}")
     row_keys = {k for r in j["rows"] if isinstance(r, dict) for k in r}
     if set(j["columns"]) != row_keys or len(j["columns"]) != len(row_keys):
         bad.append(f"{cmd}: columns {j['columns']} are not the rows' keys {sorted(row_keys)}")

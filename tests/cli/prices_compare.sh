@@ -62,9 +62,10 @@ grep -q "^ *DeepInfra (fp8)  *50 assumed " "$tmp/l31.txt" && grep -q "^ *Togethe
   || fail "weights per offer: $(cat "$tmp/l31.txt")"
 [ "$("$CHALK" prices compare -m llama-3.1-70b -H h100-sxm --csv | head -1 | cut -d, -f1-2)" = "provider,weights_dtype" ] || fail "csv: no weights_dtype"
 
-# CSV: one row per offer and system.
+# CSV: one row per offer, the table's and the JSON rows' (review 10 L3: it printed one per
+# offer and system, 3 x 2, beside the JSON's 3).
 "$CHALK" prices compare -m llama-3.3-70b -H h100-sxm,h200 --csv > "$tmp/c.csv" || fail "--csv exited $?"
-[ "$(wc -l < "$tmp/c.csv")" -eq 7 ] || fail "expected 3 offers x 2 systems + header: $(cat "$tmp/c.csv")"
+[ "$(wc -l < "$tmp/c.csv")" -eq 4 ] || fail "expected 3 offers + header: $(cat "$tmp/c.csv")"
 head -1 "$tmp/c.csv" | grep -q "blended_cost_usd_per_mtok,margin_at_full_utilization,break_even_utilization" || fail "csv header"
 # One vocabulary (review 3 M2): the JSON's columns begin with the CSV's header, in its order
 # (each offer's row carries its shown system's figures, as the text table does).
@@ -87,7 +88,7 @@ python3 - "$tmp/m8.csv" "$tmp/m8.json" <<'PY' || fail "prices compare: CSV colum
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 j = json.load(open(sys.argv[2]))
-# `columns` is the CSV's header, then systems (each system's figures, the CSV's rows).
+# `columns` is the CSV's header, then systems (each system's figures; the CSV's rows are the offers').
 assert list(rows[0].keys()) + ["systems"] == j["columns"] and len(j["columns"]) == 37, (list(rows[0].keys()), j["columns"])
 for k in ("price_source", "price_date", "speed_source", "served_model", "quantization", "cheapest_system", "host_ttft_ms"):
     assert k in rows[0], k
@@ -98,7 +99,8 @@ f = [o for o in j["rows"] if o["provider"] == "Fireworks"][0]
 assert f["cheapest_system"] is not None and f["why_not"] is None and f["fastest_tok_per_s_per_user"] is None, f
 assert f["speed_reachable"] is True and f["max_batch_at_context"] >= f["batch"], f
 fw = [r for r in rows if r["provider"] == "Fireworks"]
-assert len(fw) == 2 and all(r["price_source"] == f["price_source"] and r["cheapest_system"] == f["cheapest_system"] for r in fw), fw
+assert len(fw) == 1 and all(r["price_source"] == f["price_source"] and r["cheapest_system"] == f["cheapest_system"] and r["system"] == f["system"] for r in fw), fw
+assert len(rows) == len(j["rows"]), (len(rows), len(j["rows"]))
 assert {r["speed_assumed"] for r in rows} <= {"true", "false"}, rows
 PY
 

@@ -22,7 +22,7 @@ expect_error "--batch: must be in 1..16777216, got 0" serving sweep --batch 0
 expect_error "--batch: expected an integer, got 'x'" serving sweep --batch x
 expect_error "--batch: every integer from 1 to 16777216 is more than 1,048,576 values" serving sweep --batch 1,16777216 --every-integer
 expect_error "--batch: 262144 batches x 2 contexts is more than 200,000 rows" serving sweep --batch 1,262144 --every-integer --context 1,2
-expect_error "--context: must be in 0..1073741824, got -5" serving sweep --context -5
+expect_error "--context: must be in 1..1073741824, got -5" serving sweep --context -5
 expect_error "--context: expected one integer here, got '1024,2048'" serving balance --context 1024,2048
 expect_error "--batch: must be >= 1, got 0" serving balance --batch 0
 expect_error "--context: must be in 1..1073741824" serving window --context 99999999999

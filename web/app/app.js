@@ -4,14 +4,14 @@ import { api } from './api.js';
 import { termRows, termChart, fitLimit, frontierChart, memoryChart, rankedChart, percentileChart } from './charts.js';
 import { numberButtons, hideExplanation } from './explain.js';
 import { updateTraining } from './training.js';
-import { words, quantityWords, layoutName } from './words.js';
+import { words, layoutName } from './words.js';
 import { rateBelowCapacity, loraWords } from './traffic.js';
-import { hostsTable } from './hosts.js';
 import { sweepBatches, capAtLimit } from './limits.js';
 import { chooseReplica, frontierSizes, chipsSource } from './replica.js';
 import { modeExplanation } from './modes.js';
 import { pipelineDecode, pipelineSweep, PIPE_STEP_TERMS, stagesWords } from './pipeline.js';
 import { planView } from './plan.js';
+import { updatePrices, updateHosts } from './prices.js';
 
 const $ = (id) => document.getElementById(id);
 const DEFAULTS = { model: 'llama-3.1-70b', hardware: 'h100-sxm', chips: 0, batch: 64, context: 4096, prompt: 8192, weights: '', kv: 'bf16', sheet: 'gemini-1.5-pro', train_chips: 1024, rate: 2, lora: '' };
@@ -237,39 +237,9 @@ async function updateLayouts() {
   await draw('layouts', '#view-layouts', rankedChart(rows, 'name', 'tok_per_s_per_chip', 'decode tok/s per chip'));
 }
 
-/// What the price sheet reveals, on the page's model and system as stand-in (review 7 M2: the
-/// sheet alone priced the CLI's default, DeepSeek-V3 on GB200, unnamed): `chalk prices infer
-/// SHEET -m MODEL -H SYSTEM`, its replica the command's own.
-async function updatePrices() {
-  const j = await api('/api/prices/infer', { ...deployment({ chips: false }), sheet: state.sheet, explain: true });
-  chalk.data.prices = j;
-  const esc = (s) => String(s ?? '').replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]));
-  // Four significant figures however small (review 3 L7: 0.00012 printed as 0).
-  const n = (v) => (typeof v === 'number' ? Number(v.toPrecision(4)).toLocaleString('en-US', { maximumSignificantDigits: 4 }) : esc(v));
-  const d = j.deployment;
-  const standIn = `<p id="prices-stand-in" class="note">stand-in for the tiers and (e): ${esc(d.model.name)} on ${d.assumptions.chips} ${esc(d.hardware.chip)} chip${d.assumptions.chips === 1 ? '' : 's'} of ${esc(d.hardware.name)} (the page's model and system)</p>`;
-  $('view-prices').innerHTML = `${standIn}<div id="prices-numbers" class="numbers small"></div><table class="wrap"><tr><th></th><th>quantity</th><th>value</th><th>range</th><th>how</th></tr>${j.rows.map((r) =>
-    `<tr><td>(${esc(r.inference)})</td><td>${esc(quantityWords(r.quantity))} ${esc(r.subject)}</td><td data-key="${esc(r.quantity)}">${n(r.value)}</td><td>${n(r.low)} - ${n(r.high)}</td><td>${esc(r.note)}</td></tr>`).join('')}</table>`;
-  // The central figures explained (chalk/prices/explain.h): click for formula and inputs.
-  numberButtons($('prices-numbers'), (j.explanations ?? []).map((x) => ({ key: x.key, label: words(x.key), value: x.result, unit: x.unit, explanation: x })));
-}
-
-/// Hosts' prices for the page's model beside its cost on the page's system at each host's
-/// speed (`chalk prices compare`, docs/prices.md "Comparing hosts"); a model without a host
-/// sheet says so instead of failing the page.
-async function updateHosts() {
-  const el = $('view-hosts');
-  if (state.upload) { el.textContent = 'an uploaded config has no hosts: pick a built-in model'; return; }
-  let j;
-  try {
-    j = await api('/api/prices/compare', { model: state.model, hardware: state.hardware });
-  } catch (e) {
-    if (e.status === 400 && e.field === 'model' && /no host sheet/.test(e.message)) { el.textContent = e.message.replace(/^model: /, ''); return; }
-    throw e;
-  }
-  chalk.data.hosts = j;
-  el.innerHTML = hostsTable(j);
-}
+/// The price views (prices.js), on the page's model and system.
+const prices = () => updatePrices({ base: deployment({ chips: false }), sheet: state.sheet, data: chalk.data });
+const hosts = () => updateHosts({ upload: state.upload, model: state.model, hardware: state.hardware, data: chalk.data });
 
 /// The training view (training.js): the plan from train layouts' JSON, never its text.
 const training = () => updateTraining({
@@ -340,7 +310,7 @@ async function updateOnce() {
   }
   await Promise.all([
     view('decode', updateDecode), view('sweep', updateSweep), view('context', updateContext), view('frontier', updateFrontier),
-    view('layouts', updateLayouts), view('prices', updatePrices), view('hosts', updateHosts), view('training', training), view('simulate', updateSimulation),
+    view('layouts', updateLayouts), view('prices', prices), view('hosts', hosts), view('training', training), view('simulate', updateSimulation),
   ]);
   chalk.plan?.refresh();
 }
