@@ -16,7 +16,9 @@ import json, re, subprocess, sys
 ENDPOINTS = [
     ("/api/models", ["models"], True, [], None),
     ("/api/hardware", ["hardware"], True, [], None),
-    ("/api/decode", ["decode"], False, [["-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "2", "-b", "1,64", "--explain"], ["-m", "deepseek-v3", "-b", "1,256"]], None),
+    ("/api/decode", ["decode"], False, [["-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "2", "-b", "1,64", "--explain"],
+                                       ["-m", "llama-3.1-70b", "-H", "h100-sxm", "-b", "1,64", "-s", "8192"],  # -b's replica: runner_up null
+                                       ["-m", "deepseek-v3", "-b", "1,256"]], None),
     ("/api/prefill", ["prefill"], False, [["-m", "llama-3.1-70b", "-H", "h100-sxm", "-p", "1024", "--explain"], ["-m", "deepseek-v3"]], None),
     ("/api/serving/sweep", ["serving", "sweep"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "-b", "1,64"], ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-b", "64", "--explain"]], None),
     ("/api/serving/balance", ["serving", "balance"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm"], ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-s", "128", "--explain"]], None),
