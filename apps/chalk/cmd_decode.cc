@@ -2,12 +2,14 @@
 // (its lower bound) beside it; --roofline shows the roofline alone.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
+#include "chalk/serving/cheapest_batch.h"
 #include "chalk/serving/serving.h"
 #include "envelope.h"
 #include "commands.h"
@@ -100,6 +102,42 @@ Table decode_table(const Deployment& d, const std::vector<int64_t>& batches, con
   return t;
 }
 
+/// With -b and no -n (review 10 M2: `decode -m llama-3.1-70b -H h100-sxm -b 1,64,256 -s 8192`
+/// led with 2 chips that hold batch 1 only, and printed rows that do not fit): the smallest
+/// replica, a power-of-two multiple of `d`'s chips within the scale-up domain resolved as `da`
+/// with -n, that holds the largest batch listed at the longest context, as `prices forward -b`
+/// sizes its replica to hold the batch asked; where no size within the domain holds it, the
+/// largest listed batch one does (the rest say "fits no", and unfit_rows_warning advises
+/// splitting them over replicas). `note` then says so (at_batch). `d` unchanged when it holds
+/// the largest batch or no size holds a batch it does not.
+void hold_batches_asked(const DeploymentArgs& da, std::vector<int64_t> batches, const std::vector<int64_t>& contexts, Deployment& d,
+                        ReplicaNote& note) {
+  const int64_t longest = *std::max_element(contexts.begin(), contexts.end());
+  std::sort(batches.begin(), batches.end(), std::greater<>());
+  std::vector<std::pair<int64_t, Deployment>> sizes;  // the larger sizes, resolved once each
+  for (int64_t n = d.n_chips * 2; n <= d.system.scale_up_domain; n *= 2) {
+    DeploymentArgs more = da;
+    more.chips = n;
+    try {
+      sizes.emplace_back(n, resolve(more, contexts.front()));
+    } catch (const InputError&) {
+      // a stated layout that does not divide n: the next size
+    }
+  }
+  for (const int64_t b : batches) {
+    if (memory_plan(d, b, longest).fits) return;  // the smallest replica holds the largest batch any size holds
+    for (auto& [n, bigger] : sizes) {
+      if (!memory_plan(bigger, b, longest).fits) continue;
+      d = std::move(bigger);
+      note.at_batch = b;
+      note.context = longest;
+      note.choice = cheapest_decode_point(d, b, longest);
+      note.runner_up.reset();
+      return;
+    }
+  }
+}
+
 void run_decode(const DecodeArgs& a) {
   auto batches = parse_int_list(a.batch, "--batch", 1, 1 << 24);
   const auto contexts = parse_int_list(a.context, "--context", 1, 1LL << 30);
@@ -117,7 +155,7 @@ void run_decode(const DecodeArgs& a) {
   // explain and price a step without stages: they keep one replica, and the note names the pipeline.
   DeploymentArgs da = a.deployment;
   da.prices_pipeline = !a.pp_given && !a.explain && lev.draft_tokens == 0 && lev.sparse == SparseAttention::dense;
-  const Deployment d = resolve(da, contexts.front(), &note);
+  Deployment d = resolve(da, contexts.front(), &note);
   if (auto p = chosen_pipeline(da, std::nullopt, note, contexts.front())) {
     PipelineCommand c;
     c.note = note;
@@ -126,6 +164,7 @@ void run_decode(const DecodeArgs& a) {
     if (note && da.chips == 0) da.chips = note->choice.n_chips;
     return run_pipeline_decode(da, *p, a.output, batches, contexts, c);
   }
+  if (a.batch_given && note) hold_batches_asked(da, batches, contexts, d, *note);
   std::vector<std::string> warnings = deployment_warnings(d);
   if (!a.batch_given) {
     // The default list never shows a batch the replica cannot hold (review 2026-12-06: 4

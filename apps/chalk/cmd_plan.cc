@@ -63,6 +63,7 @@ Table plan_candidates_table(const std::vector<sim::PlanCandidate>& evaluated, co
                {"accepted_tokens_per_step", "kept/step"},
                {"slo_attainment", "SLO met"},
                {"meets_slo", "meets"},
+               {"why_not", "why not"},  // review 10 L5: a row that looks better and "meets no" says why
                {"layout", "layout"},
                {"decode_layout", "decode layout"},
                {"energy_j_per_request", "J/req"},
@@ -87,7 +88,7 @@ Table plan_candidates_table(const std::vector<sim::PlanCandidate>& evaluated, co
            measured ? Cell(c.summary.output_tok_per_s_per_chip) : Cell{},
            c.summary.accepted_tokens_per_step > 0 ? Cell(c.summary.accepted_tokens_per_step) : Cell{},  // with --draft: kept per verify step
            c.summary.slo_attainment,
-           std::string(c.meets_slo ? "yes" : "no"), c.layout, c.disaggregated ? Cell(c.decode_layout) : Cell{},
+           std::string(c.meets_slo ? "yes" : "no"), c.meets_slo || c.why_not.empty() ? Cell{} : Cell(c.why_not), c.layout, c.disaggregated ? Cell(c.decode_layout) : Cell{},
            requests ? Cell(c.energy->j_per_request) : Cell{}, c.energy ? Cell(c.energy->energy_kwh) : Cell{}});
     if (with_hardware) t.rows.back().insert(t.rows.back().begin() + 1, {Cell(c.prefill_hardware), Cell(c.decode_hardware)});
   }
@@ -287,6 +288,14 @@ void run_plan(PlanArgs a) {
   }
   std::cout << "Pareto front: chips against TTFT and TPOT at the percentile (every simulated deployment that finished its requests)\n";
   print_table(std::cout, front);
+  // Review 10 L5: a row that reads better than the choice and "meets no" says why, whether or
+  // not the table's width shows its `why not` column (JSON and CSV: why_not).
+  for (std::size_t k = 0; k < r.pareto.size(); ++k) {
+    const sim::PlanCandidate& c = r.evaluated[r.pareto[k]];
+    if (c.meets_slo || c.why_not.empty()) continue;
+    std::cout << fmt::format("row {} ({}, {}, max seqs {}): meets no: {}\n", k + 1, c.disaggregated ? "disaggregated" : "aggregated",
+                             counted(static_cast<double>(c.chips), "chip"), c.max_sequences, c.why_not);
+  }
 }
 
 }  // namespace

@@ -22,12 +22,11 @@
 #include "serving_cli.h"
 #include "sim_cli.h"
 #include "simulate_args.h"
+#include "simulate_rate.h"
+#include "simulate_report.h"
 #include "table.h"
 
 namespace chalk::cli {
-
-/// `chalk simulate --plot FILE` (cmd_simulate_plot.cc): writes the HTML page of `data`.
-void write_simulate_plot(const std::string& path, const nlohmann::json& data);
 
 namespace {
 
@@ -36,23 +35,6 @@ namespace {
 /// that four candidates cost less than the run itself at the default 2000 requests.
 constexpr std::size_t kLayoutSampleRequests = 200;
 
-struct Result {
-  std::string name;
-  std::string layout;
-  int64_t replicas = 0, decode_replicas = 0;  ///< aggregated: the replicas; disaggregated: each pool's
-  int64_t chips_per_replica = 0, prefill_chips_per_replica = 0;  ///< decode (or aggregated) replica; prefill pool's
-  std::string prefill_hardware, hardware;  ///< disaggregated: each pool's system (empty when aggregated)
-  std::optional<double> usd_per_hour;      ///< sum over pools of chips x price; unset when a pool's chip is unpriced
-  sim::ClusterRun run;
-  nlohmann::json prefix_cache;  ///< prefix_cache_json(run)
-  nlohmann::json kv_offload;    ///< kv_offload_json(run)
-  nlohmann::json lora;          ///< lora_json(run)
-  sim::SimSummary summary;
-  sim::Overload overload;
-  std::optional<sim::Capacity> capacity;  ///< aggregated: the pool's saturated capacity (sim::saturated_capacity)
-  std::optional<sim::ServingEnergy> energy;
-  std::optional<ChipPower> power, prefill_power;  ///< mixed chips: each pool's own (else the --hardware chip's)
-};
 
 void run_simulate(SimulateArgs a) {
   load_engine_profile(a.policy, a.deployment);
@@ -99,7 +81,7 @@ void run_simulate(SimulateArgs a) {
   // 1 x 2 chips OVERLOADED at 9.27 req/s where --rate sized 4-chip replicas).
   const bool rate_stated = a.traffic.rate || a.traffic.rate_per_min || !a.traffic.trace.empty();
   if (!a.disaggregate && !a.deployment.chips && rate_stated) a.deployment.replica_rule = ReplicaRule::cheapest;
-  std::vector<Result> results;
+  std::vector<SimulateResult> results;
   std::optional<ReplicaNote> note;
   std::optional<LayoutNote> layout_note;
   if (!a.disaggregate) {
@@ -147,18 +129,38 @@ void run_simulate(SimulateArgs a) {
   // probe counts against chalk web's steps.
   std::string replicas_line;
   std::optional<sim::Capacity> one_replica;
+  std::optional<RateChoice> rate_choice;
+  std::string asked;  // the rate as the user gave it
   if (!a.disaggregate && !a.deployment.chips && !a.replicas_stated && rate_stated) {
-    const std::string asked = a.traffic.rate           ? fmt::format("--rate {:g} req/s", *a.traffic.rate)
+    asked = a.traffic.rate           ? fmt::format("--rate {:g} req/s", *a.traffic.rate)
                               : a.traffic.rate_per_min ? fmt::format("--rate-per-min {:g}", *a.traffic.rate_per_min)
                                                        : "the trace's mean rate";
-    const RateReplicas rr = replicas_serving_rate(pool(agg, 1), reqs, asked,
-                                                  agg.n_chips * stages);
+    RateReplicas rr;
+    if (stages == 1 && note && note->fallback.empty() && note->replica_sizes.size() > 1) {
+      // Review 10 M1: the size too is the rate's question. The cost floor's size (the batch
+      // that fills HBM) costs twice what 8B at --rate 5 needs: each size within the domain
+      // with the fewest replicas that serve the rate, the least $/hour chosen.
+      std::vector<int64_t> sizes = note->replica_sizes;
+      std::sort(sizes.begin(), sizes.end());
+      const std::optional<LayoutNote> floor_layout = layout_note;
+      rate_choice = cheapest_for_rate(
+          sizes, [&](int64_t chips) { return deployment_with_chips(a.deployment, chips, context); },
+          [&](const Deployment& d) { return pool(d, 1); }, reqs, asked, &layout_note);
+      layout_note = rate_choice ? rate_choice->choice.layout_note : floor_layout;
+    }
+    if (rate_choice) {
+      agg = rate_choice->choice.deployment;
+      rr = rate_choice->choice.count;
+      note.reset();  // the cost floor's replica is not what runs; rate_choice says what does
+    } else {
+      rr = replicas_serving_rate(pool(agg, 1), reqs, asked, agg.n_chips * stages);
+    }
     a.replicas = rr.replicas;
     one_replica = rr.one;
     replicas_line = rr.line;
   }
   if (!a.disaggregate) {
-    Result r;
+    SimulateResult r;
     r.name = "aggregated";
     r.layout = pipe ? pipe->layout : agg.mechanisms.enabled ? describe_layout(agg.mechanisms.layout, !agg.moe.empty()) : "roofline";
     r.replicas = a.replicas;
@@ -177,7 +179,7 @@ void run_simulate(SimulateArgs a) {
     const Deployment pre = mixed ? pool_deployment(a.deployment, "--prefill-hardware", a.prefill_hardware, a.prefill_chips, context)
                                  : deployment_with_chips(a.deployment, a.prefill_chips.value_or(agg.n_chips), context);
     const Deployment dec = mixed ? agg : deployment_with_chips(a.deployment, a.decode_chips.value_or(agg.n_chips), context);
-    Result r;
+    SimulateResult r;
     r.name = "disaggregated";
     // Mixed chips name each pool's system in the layout (text, CSV and JSON rows alike).
     const auto on = [&](const Deployment& d) { return mixed ? " " + d.system.name : std::string(); };
@@ -205,7 +207,7 @@ void run_simulate(SimulateArgs a) {
       // smallest that holds the model) filling the disaggregated deployment's chips.
       const int64_t k = total / agg.n_chips;
       if (k < 1) throw InputError("--compare", fmt::format("{} chips hold no aggregated replica of {} chips", total, agg.n_chips));
-      Result c;
+      SimulateResult c;
       c.name = "aggregated";
       c.layout = agg.mechanisms.enabled ? describe_layout(agg.mechanisms.layout, !agg.moe.empty()) : "roofline";
       c.replicas = k;
@@ -250,106 +252,8 @@ void run_simulate(SimulateArgs a) {
     const auto col = std::find_if(t.columns.begin(), t.columns.end(), [](const auto& c) { return c.key == std::string("slo_attainment"); });
     for (auto& row : t.rows) row[static_cast<std::size_t>(col - t.columns.begin())] = Cell{};
   }
-  if (!a.plot.empty() || a.output.json) {
-    nlohmann::json j = pipe ? pipeline_json(agg, PipelineArgs{stages, std::nullopt, {}}, n_layers(load_model(a.deployment.model))) : describe_json(agg);
-    // chips: every chip of the deployment, as the rows count them; replica_chips: the replica assumptions.sharding describes.
-    j["assumptions"]["replica_chips"] = agg.n_chips * stages;
-    j["assumptions"]["chips"] = results.front().summary.chips;
-    j["replica_choice"] = replica_note_json(note);
-    j["replicas_why"] = replicas_line.empty() ? nlohmann::json(nullptr) : nlohmann::json(replicas_line);  // the replica count simulate chose, or null
-    j["layout_choice"] = layout_note_json(layout_note);
-    j["traffic"] = describe_traffic(a.traffic, reqs);
-    j["engine"] = {{"name", sim::release_name(so.policy)}, {"max_batched_tokens", so.policy.max_batched_tokens}, {"block_size_tokens", so.policy.block_size},
-                   {"chunked_prefill", so.policy.chunked_prefill}, {"max_sequences", so.policy.max_sequences},
-                   {"gpu_memory_utilization", utilization}, {"enforce_eager", agg.mechanisms.graphs.eager},
-                   {"kv_admission", so.policy.reserve_to_completion ? "to_completion" : "on_demand"}, {"source", so.policy.source}, {"pp", stages}};
-    j["engine_profile"] = engine_profile_json(a.policy.profile);
-    j["slo"] = {{"ttft_slo_ms", slo.ttft_s ? nlohmann::json(*slo.ttft_s * 1e3) : nlohmann::json(nullptr)},
-                {"tpot_slo_ms", slo.tpot_s ? nlohmann::json(*slo.tpot_s * 1e3) : nlohmann::json(nullptr)},
-                {"percentile", slo.percentile}};
-    j["energy"] = energy_assumptions_json(power, facility);
-    j["levers"] = serving_cli::levers_json(so.speculation);
-    j["rows"] = to_json(t);  // one per mode run
-    nlohmann::json details = nlohmann::json::array();
-    for (const auto& r : results) {
-      details.push_back({{"mode", r.name},
-                         {"prefill_hardware", r.prefill_hardware.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.prefill_hardware)},
-                         {"decode_hardware", r.prefill_hardware.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.hardware)},
-                         {"cost_usd_per_hour", r.usd_per_hour ? nlohmann::json(*r.usd_per_hour) : nlohmann::json(nullptr)},
-                         {"little_l", r.summary.little_l},
-                         {"little_lambda_per_s", r.summary.little_lambda_per_s},
-                         {"little_w_s", r.summary.little_w_s},
-                         {"kv_blocks_leaked", r.summary.kv_blocks_leaked},
-                         {"engine_steps", r.summary.steps},
-                         {"arrival_req_per_s", r.overload.arrival_req_per_s},
-                         {"capacity_req_per_s", r.overload.capacity_req_per_s},
-                         {"capacity_uncertainty_req_per_s", r.overload.capacity_uncertainty_req_per_s},
-                         {"ttft_growth", r.overload.ttft_growth},
-                         {"overloaded", r.overload.overloaded},
-                         {"mean_chip_power_w", r.energy ? nlohmann::json(r.energy->mean_chip_power_w) : nlohmann::json(nullptr)},
-                         {"routing", a.routing},
-                         {"prefix_cache", r.prefix_cache},
-                         {"kv_offload", r.kv_offload},
-                         {"lora", r.lora},
-                         {"occupancy", occupancy_json(r.run, a.plot.empty() ? 100 : 1000)},
-                         {"latencies", a.plot.empty() ? nlohmann::json::array() : latencies_json(r.run, 4000)}});
-    }
-    j["details"] = details;
-    j["warnings"] = warnings;
-    if (!a.plot.empty()) {
-      j["title"] = fmt::format("{} on {}: {}", agg.model.name, agg.system.name, describe_traffic(a.traffic, reqs));
-      write_simulate_plot(a.plot, j);
-      if (!a.output.json && !a.output.csv) std::cout << "wrote " << a.plot << " (open it in a browser; works offline)\n";
-    }
-    if (a.output.json) {
-      for (auto& d : j["details"]) d.erase("latencies");
-      print_json(std::cout, envelope("simulate", std::move(j), column_keys(t)));  // captured by `chalk web` (web_api.h)
-      return;
-    }
-  }
-  if (a.output.csv) {
-    print_csv(std::cout, t, warnings);
-    return;
-  }
-  std::cout << "chalk simulate: requests through a continuously batching engine, each step priced by the "
-            << (agg.mechanisms.enabled ? "engine step" : "roofline") << " for its exact mix (docs/simulator.md)\n"
-            << describe_text(agg) << (pipe ? pipe->text : "") << replica_note_text(note) << (replicas_line.empty() ? "" : "replicas    " + replicas_line + "\n")
-            << layout_note_text(layout_note) << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
-            << fmt::format("engine      {}: {} tokens per step, {}-token KV blocks, chunked prefill {}, at most {} running, KV {}, "
-                           "{} of HBM for weights and KV{}\n",
-                           sim::release_name(so.policy), so.policy.max_batched_tokens, so.policy.block_size, so.policy.chunked_prefill ? "on" : "off",
-                           so.policy.max_sequences, so.policy.reserve_to_completion ? "reserved to completion at admission" : "taken on demand",
-                           fmt::format("{:.3g}", utilization), agg.mechanisms.graphs.eager ? ", no CUDA graphs (--enforce-eager)" : "");
-  std::cout << engine_profile_text(a.policy) << energy_assumptions_text(power, facility);
-  if (so.speculation.draft_tokens > 0) {
-    std::cout << "levers      " << serving_cli::describe_levers(so.speculation)
-              << "; the tokens kept drawn per sequence per step (docs/simulator.md 1.7)\n";
-  }
-  if (has_slo) {
-    std::cout << fmt::format("SLO         p{}:{}{}\n", format_number(slo.percentile, 3),
-                             slo.ttft_s ? fmt::format(" TTFT <= {} ms", format_number(*slo.ttft_s * 1e3, 4)) : "",
-                             slo.tpot_s ? fmt::format(" TPOT <= {} ms", format_number(*slo.tpot_s * 1e3, 4)) : "");
-  }
-  for (const auto& r : results) {
-    if (!mixed || r.name != "disaggregated") continue;
-    std::cout << fmt::format("pools       prefill on {}, decode on {}: KV over the scale-out network at the slower NIC; {}\n", r.prefill_hardware,
-                             r.hardware, r.usd_per_hour ? fmt::format("${}/hour (each pool's chips at its own price)", format_number(*r.usd_per_hour, 4))
-                                                        : std::string("no $/hour (a pool's chip has no price)"));
-  }
-  for (const auto& r : results) {
-    if (const std::string line = prefix_cache_text(r.prefix_cache); !line.empty()) {
-      std::cout << fmt::format("prefix      {}{}: {}\n", r.name, a.routing == "cache-aware" ? " (cache-aware routing)" : "", line);
-    }
-    if (const std::string line = kv_offload_text(r.kv_offload); !line.empty()) std::cout << fmt::format("offload     {}: {}\n", r.name, line);
-    if (const std::string line = lora_text(r.lora); !line.empty()) std::cout << fmt::format("lora        {}: {}\n", r.name, line);
-    if (so.speculation.draft_tokens > 0) {
-      std::cout << fmt::format("kept/step   {}: {} tokens kept per verify step in the run (expected {})\n", r.name,
-                               format_number(r.summary.accepted_tokens_per_step, 4), format_number(tokens_kept_per_step(so.speculation), 4));
-    }
-  }
-  for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
-  std::cout << '\n';
-  print_table(std::cout, t);
+  print_simulate({a, agg, pipe, stages, note, layout_note, rate_choice, replicas_line, asked, reqs, so, slo, utilization, power, facility,
+                  mixed, results, t, warnings});
 }
 
 }  // namespace
@@ -366,9 +270,9 @@ void register_simulate(CLI::App& app, Action& run) {
   // What simulate's default is (review 9 L1: the shared text said the smallest, and with a
   // rate simulate takes the cheapest: run_simulate).
   cmd->get_option("--chips")->description(
-      "Chips holding one replica, 1..1048576 (default, printed as `replica`: the cheapest replica size within the scale-up domain, "
-      "as many replicas as serve the --rate or the --trace's mean rate; with --disaggregate, the smallest that holds the weights and "
-      "one sequence)");
+      "Chips holding one replica, 1..1048576 (default, printed as `replica`: with a --rate or a --trace, the replica size within the "
+      "scale-up domain and count cheapest in $/hour that serve the --rate or the --trace's mean rate; without one, and with "
+      "--disaggregate, the smallest that holds the weights and one sequence)");
   add_infeasible_option(*cmd, a.deployment);
   add_traffic_options(*cmd, a.traffic, 2000);
   add_policy_options(*cmd, a.policy);
@@ -378,7 +282,7 @@ void register_simulate(CLI::App& app, Action& run) {
   add_auto_pp_option(*cmd, a.pp);
   auto* replicas = cmd->add_option("--replicas", a.replicas,
                                    "Replicas of --chips chips each; requests go as --routing says (default 1; with a rate and no --chips, "
-                                   "replicas of the cheapest size, as many as serve the rate at 80% of their saturated capacity; a --trace's mean rate counts as a rate)");
+                                   "as many as serve the rate at 80% of their saturated capacity, of the size cheapest for it; a --trace's mean rate counts as a rate)");
   cmd->add_option("--routing", a.routing,
                   "How requests reach replicas (and a disaggregated prefill pool): round-robin, or cache-aware (SGLang router's cache_aware "
                   "policy: the replica with the longest cached prefix over 30% of the prompt, unless the load is unbalanced by over 64 "

@@ -31,7 +31,8 @@ sim::LaunchTarget launch_target(const std::string& model_arg, const ModelSpec& m
 /// `without` (the same search with plain decode), {cost_usd_per_hour, chips,
 /// ttft_at_percentile_ms, tpot_at_percentile_ms} each (null: none meets the SLO), and
 /// `speculation_pays`: only the plan with drafts meets the SLO, or its best costs less
-/// (dollars when priced, else chips), or at equal cost its TPOT at the percentile is lower.
+/// (dollars when priced, else chips); `speculation_faster`: both cost the same and the drafts'
+/// TPOT at the percentile is lower ("faster, not cheaper"; review 10 L8).
 nlohmann::json speculation_verdict(const sim::PlanReport& with, const sim::PlanReport& without, const ServingLevers& l);
 
 /// speculation_verdict's object as plan's text line ("drafting   3 drafts (eagle3): 4 chips, ...; without: ...: speculation pays\n").

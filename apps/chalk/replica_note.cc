@@ -74,6 +74,11 @@ std::string replica_rule_text(const ReplicaNote& n) {
     // H100 at batch 1: 29.7 ms on 2 chips, 17.7 on 4, 11.7 on 8): the fewest chips, what
     // one replica of the model needs; a larger -n steps faster.
     constexpr const char* kWhat = ": the fewest chips, for latency per replica (a larger -n steps faster at small batch)";
+    if (n.at_batch > 0) {
+      // Review 10 M2: with -b, the smallest replica that holds the largest batch listed.
+      return fmt::format("the smallest replica that holds batch {} at {} tokens, the largest of -b at the longest -s that a replica within "
+                         "the scale-up domain holds{}", n.at_batch, n.context, kWhat);
+    }
     if (!n.stated_layout.empty()) return fmt::format("the smallest replica that runs {} and holds the weights and one sequence{}", n.stated_layout, kWhat);
     return fmt::format("the smallest replica that holds the weights and one sequence{}", kWhat);
   }

@@ -748,7 +748,7 @@ Returns the CLI's JSON as plain Python objects.
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: the cheapest replica size within the scale-up domain, as many replicas as serve the --rate or the --trace's mean rate; with --disaggregate, the smallest that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: with a --rate or a --trace, the replica size within the scale-up domain and count cheapest in $/hour that serve the --rate or the --trace's mean rate; without one, and with --disaggregate, the smallest that holds the weights and one sequence)
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -798,7 +798,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     accepted_tokens: A measured mean of tokens kept per step, the verified token included, in [1, 1 + draft] (instead of --acceptance)
     drafter: Who drafts, priced in every step: mtp (the model's MTP module, the default when it has one), eagle or eagle3 (an EAGLE head: one layer like the model's last, with its LM head), a draft model name or path, or none (free drafts)
     pp: Pipeline stages: the layers split over N groups of chips (one scale-up domain each), activations sent between them over scale-out; -n then counts every stage's chips (default: without -n, when no replica within the scale-up domain holds the model, the pipeline `chalk layouts` ranks first; else 1)
-    replicas: Replicas of --chips chips each; requests go as --routing says (default 1; with a rate and no --chips, replicas of the cheapest size, as many as serve the rate at 80% of their saturated capacity; a --trace's mean rate counts as a rate)
+    replicas: Replicas of --chips chips each; requests go as --routing says (default 1; with a rate and no --chips, as many as serve the rate at 80% of their saturated capacity, of the size cheapest for it; a --trace's mean rate counts as a rate)
     routing: How requests reach replicas (and a disaggregated prefill pool): round-robin, or cache-aware (SGLang router's cache_aware policy: the replica with the longest cached prefix over 30% of the prompt, unless the load is unbalanced by over 64 requests and 1.5x) (default round-robin)
     disaggregate: Separate prefill and decode pools, the prompt's KV sent between them
     prefill_chips: Chips per prefill replica (default: --chips)

@@ -122,6 +122,21 @@ std::string render(const Script& s) {
   return out;
 }
 
+std::string replica_var(const Pool& p) {
+  return "REPLICA=\"${REPLICA:-0}\"  # 0 to " + std::to_string(std::max<int64_t>(1, p.replicas) - 1);
+}
+
+std::string replica_port_var(const std::string& name, int64_t base, int64_t stride) {
+  const std::string step = stride == 1 ? "REPLICA" : "REPLICA * " + std::to_string(stride);
+  return name + "=\"${" + name + ":-$((" + std::to_string(base) + " + " + step + "))}\"";
+}
+
+std::string replica_note(const Pool& p, const std::string& lister) {
+  if (p.replicas <= 1 && p.role.empty()) return "";
+  return "Start replica i (0 to " + std::to_string(std::max<int64_t>(1, p.replicas) - 1) + ") with REPLICA=i: its ports follow from it, " +
+         "distinct from every other replica's, so several replicas share a host unedited" + (lister.empty() ? "." : ", and " + lister + " looks for replica i there.");
+}
+
 /// The fp8 checkpoint a file that needs one defaults MODEL to, when the plan simulated fp8.
 static const std::string* fp8_default(const LaunchTarget& t, WeightPlan plan) {
   return plan == WeightPlan::needs_checkpoint && t.weights == DType::fp8 && t.fp8_checkpoint ? &*t.fp8_checkpoint : nullptr;

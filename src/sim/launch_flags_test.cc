@@ -1,7 +1,16 @@
 // Launch files (launch.h): every flag, YAML key and choice value they write is one the engine
 // defines (tests/data/engine-args/, read from each engine's own argument definitions), in
-// hand-made deployments and in a plan's own choice.
+// hand-made deployments and in a plan's own choice; and (review 10 H1) replicas that share a
+// host bind distinct ports without edits: the scripts run under /bin/sh with `exec` turned into
+// `echo`, so the tests read the ports each engine would get.
 #include "chalk/sim/launch.h"
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <tuple>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -201,6 +210,122 @@ TEST(Launch, APipelineLaunchesItsStagesWithEachEnginesFlag) {
   EXPECT_NE(r.find("--tp_size 8 \\\n"), std::string::npos) << r;
   EXPECT_NE(r.find("--pp_size 2 \\\n"), std::string::npos) << r;
   EXPECT_EQ(v.find("--tensor-parallel-size 16"), std::string::npos) << v;
+}
+
+/// What /bin/sh prints for `script` with REPLICA=`replica` (none when < 0) and `env` (VAR=value
+/// words) set: its command line after "ARGS",
+/// then "SIDE=" and the NIXL side-channel port it exports ("" when none).
+std::string launch_ports_run(const std::string& script, int64_t replica, const std::string& env = "") {
+  std::string text = std::regex_replace(script, std::regex("(^|\n)exec "), "$1echo ARGS ");
+  text += "echo \"SIDE=${VLLM_NIXL_SIDE_CHANNEL_PORT:-}\"\n";
+  // One file a process: ctest runs each test in its own process, several at once.
+  const std::string path = ::testing::TempDir() + "chalk_launch_ports_" + std::to_string(::getpid()) + ".sh";
+  std::ofstream(path) << text;
+  const std::string cmd = "env -i PATH=/usr/bin:/bin " + env + (replica >= 0 ? " REPLICA=" + std::to_string(replica) : std::string()) + " sh " + path;
+  std::string out;
+  if (FILE* f = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    while (fgets(buf, sizeof buf, f)) out += buf;
+    EXPECT_EQ(pclose(f), 0) << out;
+  }
+  return out;
+}
+
+/// The first number after `key` in `out`, or -1.
+int64_t launch_ports_number(const std::string& out, const std::string& key) {
+  std::smatch m;
+  return std::regex_search(out, m, std::regex(key + "[ \"]*([0-9]+)")) ? std::stoll(m[1]) : -1;
+}
+
+/// The review's plan: llama-3.1-70b on H100, 7 prefill replicas of TP2 and 1 decode replica of
+/// TP4, 18 GPUs over 3 hosts of 8, so at least one host runs several replicas.
+PlanCandidate launch_ports_review10_plan() {
+  PlanCandidate c;
+  c.disaggregated = true;
+  c.replica_chips = 2, c.replicas = 7, c.decode_replica_chips = 4, c.decode_replicas = 1, c.chips = 18;
+  c.max_sequences = 128, c.max_batched_tokens = 8192;
+  c.layout = "TP2", c.decode_layout = "TP4";
+  c.parallel.tp_attention = 2, c.parallel.tp_ffn = 2;
+  c.decode_parallel.tp_attention = 4, c.decode_parallel.tp_ffn = 4;
+  return c;
+}
+
+TEST(LaunchPorts, ReplicasSharingAHostBindDistinctPortsWithoutEdits) {
+  const PlanCandidate c = launch_ports_review10_plan();
+  const auto l = launch_files(c, launch_test_target());
+  for (const std::string engine : {"vllm", "sglang", "trtllm"}) {
+    std::map<int64_t, std::string> bound;  // port -> the replica binding it
+    std::vector<int64_t> prefill_port, prefill_bootstrap, decode_port;
+    for (const auto& [role, n, chips] : {std::tuple{std::string("prefill"), c.replicas, c.replica_chips},
+                                         std::tuple{std::string("decode"), c.decode_replicas, c.decode_replica_chips}}) {
+      const LaunchFile* f = launch_file_at(l, engine + "/" + role + ".sh");
+      ASSERT_NE(f, nullptr) << engine << " " << role;
+      for (int64_t i = 0; i < n; ++i) {
+        const std::string out = launch_ports_run(f->text, i);
+        const std::string who = engine + " " + role + " " + std::to_string(i);
+        std::vector<int64_t> ports = {launch_ports_number(out, "--port")};
+        ASSERT_GT(ports[0], 0) << who << "\n" << out;
+        (role == "prefill" ? prefill_port : decode_port).push_back(ports[0]);
+        if (const int64_t b = launch_ports_number(out, "--disaggregation-bootstrap-port"); b > 0) {
+          ports.push_back(b);
+          if (role == "prefill") prefill_bootstrap.push_back(b);
+        }
+        // vLLM's NixlConnector: the side channel's port and the ones after it, one per GPU
+        // (port + dp_rank x tp_size, its workers on the following ones).
+        if (const int64_t side = launch_ports_number(out, "SIDE="); side > 0) {
+          for (int64_t k = 0; k < chips; ++k) ports.push_back(side + k);
+        } else {
+          EXPECT_NE(engine, "vllm") << who << ": no VLLM_NIXL_SIDE_CHANNEL_PORT\n" << out;
+        }
+        for (const int64_t p : ports) {
+          const auto [it, fresh] = bound.emplace(p, who);
+          EXPECT_TRUE(fresh) << "port " << p << " bound by " << it->second << " and " << who;
+        }
+      }
+    }
+    // SGLang: every prefill server has its own bootstrap port; the router gives each one's.
+    if (engine == "sglang") {
+      ASSERT_EQ(prefill_bootstrap.size(), 7u);
+      const std::string router = launch_ports_run(launch_file_at(l, "sglang/router.sh")->text, -1);
+      for (int64_t i = 0; i < c.replicas; ++i) {
+        const std::string want = "--prefill http://localhost:" + std::to_string(prefill_port[i]) + " " + std::to_string(prefill_bootstrap[i]) + " ";
+        EXPECT_NE(router.find(want), std::string::npos) << want << "\n" << router;
+      }
+      EXPECT_NE(router.find("--decode http://localhost:" + std::to_string(decode_port[0])), std::string::npos) << router;
+    }
+    // vLLM: the proxy's default ports are the replicas'.
+    if (engine == "vllm") {
+      const std::string proxy = launch_ports_run(launch_file_at(l, "vllm/proxy.sh")->text, -1, "VLLM_SRC=/vllm");
+      std::string ports;
+      for (const int64_t p : prefill_port) ports += " " + std::to_string(p);
+      EXPECT_NE(proxy.find("--prefiller-ports" + ports + " --decoder-hosts"), std::string::npos) << ports << "\n" << proxy;
+      EXPECT_NE(proxy.find("--decoder-ports " + std::to_string(decode_port[0])), std::string::npos) << proxy;
+    }
+    // TensorRT-LLM: disagg.yaml's urls are the servers' ports.
+    if (engine == "trtllm") {
+      const std::string y = launch_file_at(l, "trtllm/disagg.yaml")->text;
+      for (const int64_t p : prefill_port) EXPECT_NE(y.find("- \"localhost:" + std::to_string(p) + "\""), std::string::npos) << p << "\n" << y;
+      EXPECT_NE(y.find("- \"localhost:" + std::to_string(decode_port[0]) + "\""), std::string::npos) << y;
+    }
+  }
+}
+
+// Every environment variable the scripts export is one the engine reads (vllm.txt's `env`
+// lines, from vllm/envs.py).
+TEST(LaunchPorts, ExportedVariablesAreTheEnginesOwn) {
+  const auto l = launch_files(launch_ports_review10_plan(), launch_test_target());
+  const LaunchEngineArgs a = launch_engine_args("vllm");
+  int checked = 0;
+  for (const char* path : {"vllm/prefill.sh", "vllm/decode.sh"}) {
+    std::smatch m;
+    const std::string text = launch_file_at(l, path)->text;
+    ASSERT_TRUE(std::regex_search(text, m, std::regex("\nexport ([^\n]*)\n"))) << text;
+    std::istringstream in(m[1].str());
+    for (std::string name; in >> name; ++checked) {
+      EXPECT_TRUE(a.names.count("env") && a.names.at("env").count(name)) << path << ": " << name << " is not in vllm.txt's env lines";
+    }
+  }
+  EXPECT_EQ(checked, 4);  // VLLM_NIXL_SIDE_CHANNEL_PORT and _HOST, in each file
 }
 
 }  // namespace

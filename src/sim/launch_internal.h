@@ -91,6 +91,17 @@ int64_t replica_hosts(const LaunchTarget& t, int64_t chips);
 /// replica on GB200 NVL72 is 2 compute trays of 4) "its own 2 hosts of 4 GPUs".
 std::string replica_gpus(const LaunchTarget& t, int64_t chips);
 
+/// Replica numbering (review 10 H1: several replicas share an 8-GPU host): every serve
+/// script reads REPLICA (0 to the pool's replicas - 1, default 0) and derives each port it
+/// listens on from it, so replica i started with REPLICA=i listens where the proxy or router
+/// looks for replica i (its own defaults: base + i) and no two replicas of a deployment bind
+/// the same port. The REPLICA line.
+std::string replica_var(const Pool& p);
+/// `NAME="${NAME:-$((base + REPLICA * stride))}"`: a port derived from REPLICA.
+std::string replica_port_var(const std::string& name, int64_t base, int64_t stride = 1);
+/// The comment saying how to start replica i.
+std::string replica_note(const Pool& p, const std::string& lister);
+
 /// "1 chip", "8 chips": `n` and `word`, with an "s" unless n is 1.
 std::string count(int64_t n, const std::string& word);
 

@@ -41,11 +41,11 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   const WeightPlan w = weight_plan(t, true);
   Script s;
   s.comments = header(c, t, "SGLang", "sglang", kSglangSource, p);
-  s.comments.push_back("Give each replica " + replica_gpus(t, p.d.chips) + " and its own PORT" +
-                       (p.replicas > 1 || !p.role.empty() ? " (router.sh lists them)." : "."));
+  s.comments.push_back("Give each replica " + replica_gpus(t, p.d.chips) + ".");
+  if (const std::string note = replica_note(p, "router.sh"); !note.empty()) s.comments.push_back(note);
   if (p.role == "prefill") {
-    s.comments.push_back("Each prefill server also listens on its bootstrap port, " + std::to_string(kBootstrapPort) +
-                         " (--disaggregation-bootstrap-port): one prefill server per host, or set it apart.");
+    s.comments.push_back("Each prefill server also listens on its bootstrap port, BOOTSTRAP_PORT (--disaggregation-bootstrap-port), "
+                         "which router.sh gives with its URL.");
   }
   if (c.reserve_to_completion) {
     s.comments.push_back("Simulated with KV reserved to completion at admission; SGLang has no flag for it.");
@@ -53,7 +53,12 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   if (const std::string note = model_note(t, w, "SGLang", "quantizes online only to fp8, from a 16-bit checkpoint"); !note.empty()) s.comments.push_back(note);
   s.vars.push_back(model_var(t, w));
   if (const std::string draft = draft_model_var(t); !draft.empty()) s.vars.push_back(draft);
-  s.vars.push_back("PORT=\"${PORT:-" + std::to_string(p.role == "decode" ? kDecodePort : kServePort) + "}\"");
+  s.vars.push_back(replica_var(p));
+  s.vars.push_back(replica_port_var("PORT", p.role == "decode" ? kDecodePort : kServePort));
+  // The prefill server's bootstrap server (review 10 H1): server_args.py's
+  // --disaggregation-bootstrap-port (default 8998) binds one port a prefill server, so a second
+  // prefill server on the host needs its own; the router names it after each prefill URL.
+  if (p.role == "prefill") s.vars.push_back(replica_port_var("BOOTSTRAP_PORT", kBootstrapPort));
   if (t.lora_adapters > 0) {
     s.comments.push_back("Simulated with " + count(t.lora_adapters, "LoRA adapter") + " of rank " + std::to_string(t.lora_rank) +
                          ", every request naming one: set LORA_PATHS to them, name=path each, separated by spaces. SGLang counts "
@@ -119,6 +124,7 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
   for (const auto& a : lora_args(c, t)) s.command.push_back(a);
   for (const auto& a : sglang_speculation_args(t)) s.command.push_back(a);  // the drafts simulated
   if (!p.role.empty()) s.command.push_back("--disaggregation-mode " + p.role);
+  if (p.role == "prefill") s.command.push_back("--disaggregation-bootstrap-port \"$BOOTSTRAP_PORT\"");
   return render(s);
 }
 
@@ -133,14 +139,18 @@ std::string router(const PlanCandidate& c, const LaunchTarget& t) {
                                      : count(c.replicas, "replica") + "."),
                 c.disaggregated ? "It sends each request to a prefill server (prefill.sh, with its bootstrap port) and a decode server (decode.sh)."
                                 : "It spreads the requests over the replicas (serve.sh).",
-                "Set each replica's URL (PREFILL_URL_i, DECODE_URL_i, WORKER_URL_i) to where it was started.",
+                "Set each replica's URL (PREFILL_URL_i, DECODE_URL_i, WORKER_URL_i) to where it was started, and each prefill server's "
+                "PREFILL_BOOTSTRAP_PORT_i when it is not its REPLICA's default.",
                 std::string("Flags checked against ") + kSglangSource + " (sgl-model-gateway/bindings/python/src/sglang_router/router_args.py @ "
                     "05e589ad6f75127e5302a250d9e83a881fbb3a3b)."};
   s.vars = {"PORT=\"${PORT:-8000}\""};
   s.command = {"python3 -m sglang_router.launch_router"};
   if (c.disaggregated) {
     s.command.push_back("--pd-disaggregation");
-    for (int64_t i = 0; i < c.replicas; ++i) s.command.push_back("--prefill " + url_var("PREFILL_URL", i, kServePort) + " " + std::to_string(kBootstrapPort));
+    for (int64_t i = 0; i < c.replicas; ++i) {
+      s.command.push_back("--prefill " + url_var("PREFILL_URL", i, kServePort) + " \"${PREFILL_BOOTSTRAP_PORT_" + std::to_string(i) + ":-" +
+                          std::to_string(kBootstrapPort + i) + "}\"");
+    }
     for (int64_t i = 0; i < c.decode_replicas; ++i) s.command.push_back("--decode " + url_var("DECODE_URL", i, kDecodePort));
   } else {
     s.command.push_back("--worker-urls");

@@ -106,7 +106,7 @@ TEST(Launch, DisaggregatedPlansGetTheRouterEachEngineDocuments) {
   EXPECT_NE(proxy.find("--prefiller-ports \\\n    \"${PREFILL_PORT_0:-8100}\" \\\n  --decoder-hosts"), std::string::npos) << proxy;
   EXPECT_NE(proxy.find("--decoder-ports \\\n    \"${DECODE_PORT_0:-8200}\" \\\n    \"${DECODE_PORT_1:-8201}\"\n"), std::string::npos) << proxy;
   const std::string router = launch_file_at(l, "sglang/router.sh")->text;
-  EXPECT_NE(router.find("--pd-disaggregation \\\n  --prefill \"${PREFILL_URL_0:-http://localhost:30000}\" 8998 \\\n  --decode "), std::string::npos) << router;
+  EXPECT_NE(router.find("--pd-disaggregation \\\n  --prefill \"${PREFILL_URL_0:-http://localhost:30000}\" \"${PREFILL_BOOTSTRAP_PORT_0:-8998}\" \\\n  --decode "), std::string::npos) << router;
   EXPECT_NE(launch_file_at(l, "sglang/decode.sh")->text.find("--disaggregation-mode decode"), std::string::npos);
   const auto d = launch_yaml_keys(launch_file_at(l, "trtllm/disagg.yaml")->text);
   const std::map<std::string, std::string> m(d.begin(), d.end());

@@ -53,15 +53,18 @@ std::string trtllm_serve(const PlanCandidate& c, const LaunchTarget& t, const Po
   const WeightPlan w = weight_plan(t, false);
   Script s;
   s.comments = header(c, t, "TensorRT-LLM", "trtllm", kTrtllmSource, p);
-  s.comments.push_back("Give each replica " + replica_gpus(t, p.d.chips) + " and its own PORT" +
-                       (p.role.empty() ? (p.replicas > 1 ? ", behind a load balancer." : ".") : " (disagg.yaml lists them)."));
+  s.comments.push_back("Give each replica " + replica_gpus(t, p.d.chips) + (p.role.empty() && p.replicas > 1 ? ", behind a load balancer." : "."));
+  if (const std::string note = replica_note(p, p.role.empty() ? "" : "disagg.yaml"); !note.empty()) s.comments.push_back(note);
   if (const std::string note = model_note(t, w, "trtllm-serve", "reads the quantization from the checkpoint"); !note.empty()) s.comments.push_back(note);
   if (const int64_t hosts = replica_hosts(t, p.d.chips); hosts > 1) {
     s.comments.push_back("A replica spans " + std::to_string(hosts) + " hosts of " + count(t.chips_per_host, "GPU") +
                          ": start it under MPI with one rank per GPU over those hosts (TensorRT-LLM's multi-node serving).");
   }
   s.vars.push_back(model_var(t, w));
-  s.vars.push_back("PORT=\"${PORT:-" + std::to_string(p.role.empty() ? 8000 : p.role == "prefill" ? kContextPort : kGenerationPort) + "}\"");
+  // Only PORT follows REPLICA: of CacheTransceiverConfig's keys chalk writes only backend, and
+  // none sets a port (llm_args.py; tests/data/engine-args/trtllm.txt), so no other port is fixed.
+  s.vars.push_back(replica_var(p));
+  s.vars.push_back(replica_port_var("PORT", p.role.empty() ? 8000 : p.role == "prefill" ? kContextPort : kGenerationPort));
   s.command = {"trtllm-serve \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\"", "--backend pytorch", "--tp_size " + std::to_string(p.d.stage_chips())};
   if (p.d.pp > 1) s.command.push_back("--pp_size " + std::to_string(p.d.pp));  // pipeline stages (PlanCandidate::pp)
   if (t.moe && p.d.ep > 1) s.command.push_back("--ep_size " + std::to_string(p.d.ep));

@@ -19,6 +19,7 @@ std::string vllm_kv_dtype(DType kv) {
 }
 
 constexpr int64_t kPrefillPort = 8100, kVllmDecodePort = 8200;
+constexpr int64_t kNixlSideChannelPort = 5600;  // VLLM_NIXL_SIDE_CHANNEL_PORT's default (vLLM's NixlConnector guide)
 
 /// The --block-size values vLLM runs on GPUs: its choices (BlockSize = Literal[1, 8, 16, 32,
 /// 64, 128], vllm/config/cache.py of the v0.11 line; tests/data/engine-args/vllm.txt) that
@@ -98,8 +99,7 @@ std::string vllm_serve(const PlanCandidate& c, const LaunchTarget& t, const Pool
   const WeightPlan w = weight_plan(t, true);
   Script s;
   s.comments = header(c, t, "vLLM", "vllm", kVllmSource, p);
-  s.comments.push_back("Give each replica " + replica_gpus(t, p.d.chips) + " and its own PORT" +
-                       (p.role.empty() ? (p.replicas > 1 ? ", behind a load balancer." : ".") : " (proxy.sh lists them)."));
+  s.comments.push_back("Give each replica " + replica_gpus(t, p.d.chips) + (p.role.empty() && p.replicas > 1 ? ", behind a load balancer." : "."));
   if (c.reserve_to_completion) {
     s.comments.push_back("Simulated with KV reserved to completion at admission; vLLM takes KV blocks on demand and has no flag for it.");
   }
@@ -116,7 +116,24 @@ std::string vllm_serve(const PlanCandidate& c, const LaunchTarget& t, const Pool
   if (const std::string draft = draft_model_var(t); !draft.empty()) s.vars.push_back(draft);
   if (const std::string spec = vllm_speculative_config_var(t); !spec.empty()) s.vars.push_back(spec);
   const int64_t port = p.role.empty() ? 8000 : p.role == "prefill" ? kPrefillPort : kVllmDecodePort;
-  s.vars.push_back("PORT=\"${PORT:-" + std::to_string(port) + "}\"");
+  if (const std::string note = replica_note(p, p.role.empty() ? "" : "proxy.sh"); !note.empty()) s.comments.push_back(note);
+  s.vars.push_back(replica_var(p));
+  s.vars.push_back(replica_port_var("PORT", port));
+  if (!p.role.empty()) {
+    // NixlConnector's handshake side channel (review 10 H1): vllm/envs.py reads
+    // VLLM_NIXL_SIDE_CHANNEL_PORT and VLLM_NIXL_SIDE_CHANNEL_HOST (default "localhost"), and
+    // NixlConnectorScheduler listens on port + data_parallel_rank x tensor_parallel_size, its
+    // workers on the ports after it: one replica takes up to its chip count of ports from its
+    // base. Two replicas on a host with the default base fail to bind, so each replica's base
+    // is 5600 (vLLM's default) + its index x its chips, the decode pool's after the prefill
+    // pool's. The host is the one the prefill server tells the decode server to connect to.
+    const int64_t base = kNixlSideChannelPort + (p.role == "decode" ? c.replicas * c.replica_chips : 0);
+    s.comments.push_back("NixlConnector's side channel listens on VLLM_NIXL_SIDE_CHANNEL_PORT and the " + std::to_string(p.d.chips - 1) +
+                         " ports after it, on VLLM_NIXL_SIDE_CHANNEL_HOST (this host's first address).");
+    s.vars.push_back(replica_port_var("VLLM_NIXL_SIDE_CHANNEL_PORT", base, p.d.chips));
+    s.vars.push_back("VLLM_NIXL_SIDE_CHANNEL_HOST=\"${VLLM_NIXL_SIDE_CHANNEL_HOST:-$(hostname -I | cut -d' ' -f1)}\"");
+    s.vars.push_back("export VLLM_NIXL_SIDE_CHANNEL_PORT VLLM_NIXL_SIDE_CHANNEL_HOST");
+  }
   if (t.lora_adapters > 0) {
     s.comments.push_back("Simulated with " + count(t.lora_adapters, "LoRA adapter") + " of rank " + std::to_string(t.lora_rank) +
                          ": set LORA_MODULES to them, name=path each, separated by spaces.");

@@ -158,17 +158,24 @@ PlanReport plan_pools(const ModelSpec& m, const SystemSpec& s, const SystemSpec&
     p.weight_bytes_per_chip = memory_plan(sh.dep, 0, 0).weights.value() / static_cast<double>(sh.dep.n_chips);  // a stage's chip
     p.summary = summarize(c, o.slo);
     if (!c.fits) p.summary.meets_slo = false;
+    p.why_not = plan_detail::slo_miss_of(c, p.summary, o.slo);
     // An overloaded deployment meets no SLO, whatever targets were given: its queue grows for
     // the whole run, so its percentiles only say how long the run was (review 4 H3: with a TPOT
     // target alone, 1 H100 at 3.3x its capacity "met" it with TTFT p90 187 s).
-    if (p.summary.meets_slo && overload_of(c, traffic).overloaded) p.summary.meets_slo = false;
+    if (p.summary.meets_slo && overload_of(c, traffic).overloaded) {
+      p.summary.meets_slo = false;
+      p.why_not = "overloaded: the queue grows for the whole run";
+    }
     // Nor does one whose run ended before its queue formed (review 9 H1: 1,000 requests in
     // 6.2 s, each living 26 s, all admitted at once under a cap of 1,024 that the steady
     // state, 150 req/s x 26 s = 3,900 sequences, overruns): Little's law on the pool that
     // holds the sequences (aggregated: the replicas; disaggregated: the decode pool).
-    if (p.summary.meets_slo && c.fits && plan_detail::steady_state_of(c.runs, cap * sh.pp, policy.block_size, rate).overloaded()) {
-      p.summary.meets_slo = false;
-      ++beyond_steady_state;
+    if (p.summary.meets_slo && c.fits) {
+      if (const auto st = plan_detail::steady_state_of(c.runs, cap * sh.pp, policy.block_size, rate); st.overloaded()) {
+        p.summary.meets_slo = false;
+        p.why_not = plan_detail::steady_state_miss(st);
+        ++beyond_steady_state;
+      }
     }
     p.lora = plan_lora_use(c, o.lora, sh.chips(), p.summary.duration_s);
     if (o.power && c.fits && !c.disaggregated) p.energy = serving_energy(c, p.summary, sh.chips(), 0, *o.power, o.facility);

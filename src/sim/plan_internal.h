@@ -60,4 +60,12 @@ struct SteadyState {
 /// `block_size`: tokens per KV block; `arrival_req_per_s`: the traffic's (arrival_rate).
 SteadyState steady_state_of(std::span<const SimRun> runs, int64_t sequences_per_replica, int64_t block_size, double arrival_req_per_s);
 
+/// Why a run missed the SLO as summarize judged it (plan's `why_not`, review 10 L5), or ""
+/// when it met it: "does not fit", "no request finished", "N requests rejected", "TTFT@p X ms
+/// > SLO Y ms", "TPOT@p X ms > SLO Y ms" (the first that applies).
+std::string slo_miss_of(const ClusterRun& c, const SimSummary& s, const Slo& slo);
+/// The row's reason when only Little's law refutes the run: "steady state needs N running
+/// sequences (Little's law), the pool holds M".
+std::string steady_state_miss(const SteadyState& st);
+
 }  // namespace chalk::sim::plan_detail

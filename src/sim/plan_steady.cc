@@ -1,7 +1,11 @@
 // Little's law on a planned pool (plan_internal.h, steady_state_of; docs/simulator.md,
 // "Planning"): whether the pool could hold, in a steady state, the sequences its arrivals
-// keep running, whatever the length of the run that was simulated.
+// keep running, whatever the length of the run that was simulated; and why a planned run
+// missed the SLO (slo_miss_of, steady_state_miss: plan's why_not).
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "plan_internal.h"
 
@@ -33,6 +37,25 @@ SteadyState steady_state_of(std::span<const SimRun> runs, int64_t sequences_per_
   if (finished > 0) st.service_s = service_sum / static_cast<double>(finished);
   st.needed_sequences = arrival_req_per_s * st.service_s;
   return st;
+}
+
+std::string slo_miss_of(const ClusterRun& c, const SimSummary& s, const Slo& slo) {
+  const auto ms = [](double x) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.4g", x * 1e3);
+    return std::string(b);
+  };
+  if (!c.fits) return "does not fit";
+  if (s.finished == 0) return "no request finished";
+  if (s.rejected > 0) return std::to_string(s.rejected) + (s.rejected == 1 ? " request rejected" : " requests rejected");
+  if (slo.ttft_s && s.ttft_at_slo_percentile_s > *slo.ttft_s) return "TTFT@p " + ms(s.ttft_at_slo_percentile_s) + " ms > SLO " + ms(*slo.ttft_s) + " ms";
+  if (slo.tpot_s && s.tpot_at_slo_percentile_s > *slo.tpot_s) return "TPOT@p " + ms(s.tpot_at_slo_percentile_s) + " ms > SLO " + ms(*slo.tpot_s) + " ms";
+  return "";
+}
+
+std::string steady_state_miss(const SteadyState& st) {
+  return "steady state needs " + std::to_string(std::llround(st.needed_sequences)) + " running sequences (Little's law), the pool holds " +
+         std::to_string(std::llround(st.slots));
 }
 
 }  // namespace chalk::sim::plan_detail

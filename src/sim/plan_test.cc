@@ -195,7 +195,10 @@ TEST(Plan, AnImpossibleSloReturnsNoDeploymentAndSaysWhy) {
   const PlanReport r = plan_deployment(m, s, base, plan_traffic(5, 100), o);
   EXPECT_FALSE(r.best.has_value());
   EXPECT_NE(r.why_none.find("TPOT p90 <= 0.1 ms"), std::string::npos) << r.why_none;
-  for (const auto& c : r.evaluated) EXPECT_FALSE(c.meets_slo);
+  for (const auto& c : r.evaluated) {  // each row says why (review 10 L5): TPOT@p over 0.1 ms
+    EXPECT_FALSE(c.meets_slo);
+    EXPECT_TRUE(c.why_not.rfind("TPOT@p ", 0) == 0 && c.why_not.find(" ms > SLO 0.1 ms") != std::string::npos) << c.why_not;
+  }
 }
 
 TEST(Plan, AnOverloadedDeploymentMeetsNoSloWhateverTheTargets) {
@@ -216,6 +219,7 @@ TEST(Plan, AnOverloadedDeploymentMeetsNoSloWhateverTheTargets) {
   for (const auto& c : r.evaluated) {
     EXPECT_FALSE(c.meets_slo);
     EXPECT_LE(c.summary.tpot_at_slo_percentile_s, 0.5);  // the TPOT target alone was met
+    EXPECT_EQ(c.why_not, "overloaded: the queue grows for the whole run");  // review 10 L5: the row says why
   }
 }
 
@@ -367,6 +371,11 @@ TEST(Plan, ARunTooShortForItsQueueStillCannotKeepUp) {
   bool said = false;
   for (const auto& line : r.searched) said = said || line.find("Little's law") != std::string::npos;
   EXPECT_TRUE(said);
+  // Review 10 L5: the row says so, the cap of 256 and the 800 to 2,000 sequences derived below.
+  ASSERT_EQ(c.why_not.rfind("steady state needs ", 0), 0u) << c.why_not;
+  EXPECT_NE(c.why_not.find(" running sequences (Little's law), the pool holds 256"), std::string::npos) << c.why_not;
+  const int64_t needed = std::stoll(c.why_not.substr(19));  // after "steady state needs "
+  EXPECT_TRUE(needed >= 800 && needed <= 2000) << needed;
 
   // The bound by hand on the run: its service time is 8 to 20 s (1,000 steps of 8 to 20 ms),
   // so the sequences needed are 100 x that, 800 to 2,000; the slots are the cap, 256.

@@ -146,9 +146,20 @@ check plot cheapest serving plot -m llama-3.1-70b -H h200
 check layouts cheapest layouts -m llama-3.1-70b -H h100-sxm
 check decode smallest decode -m llama-3.1-70b -H h100-sxm
 check layouts_latency smallest layouts -m llama-3.1-70b -H h100-sxm --objective latency
-# With a rate and no -n, simulate sizes its replica by the cheapest rule, as plan and prices
-# forward do (review 8 H1).
-check simulate cheapest simulate -m llama-3.1-70b -H h100-sxm --rate 1 --requests 20 --input 512 --output 32
+# With a rate and no -n, simulate takes the cheapest replica size x count for the rate in
+# $/hour (review 10 M1; review 8 H1 took the cost floor's size): rate_choice, not replica_choice.
+# 70B on H100 at 1 req/s: one 2-chip replica (2 x $2.35 = $4.70/hour) serves it (capacity
+# about 2.5 req/s: 0.8 x 2.5 >= 1), and a 4-chip replica costs at least $9.40.
+"$CHALK" simulate -m llama-3.1-70b -H h100-sxm --rate 1 --requests 20 --input 512 --output 32 --json > "$tmp/simulate.json" \
+  || fail "simulate --rate 1 --json"
+python3 - "$tmp/simulate.json" <<'PY' || fail "simulate: default deployment for a rate"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["replica_choice"] is None, j["replica_choice"]
+c = j["rate_choice"]["rate_chosen"]
+assert (c["chips"], c["replicas"]) == (2, 1) and abs(c["cost_usd_per_hour"] - 4.70) < 1e-9, c
+assert j["assumptions"]["replica_chips"] == 2 and j["rows"][0]["chips"] == 2, j["rows"][0]
+PY
 
 # prefill: the replica cheapest per prompt token (review 5 M1), not the decode cost floor at
 # the longest prompt, which put Llama 3.1 8B's 1,024-token row on a communication-bound TP8
@@ -201,8 +212,9 @@ assert [r['batch'] for r in j['rows']] == [1, 2], [r['batch'] for r in j['rows']
 assert all(r['memory_fits'] for r in j['rows']), j['rows']
 assert any('the default batches stop at 2' in w for w in j['warnings']), j['warnings']
 " || fail "decode's default batches show rows that do not fit"
-# Batches asked for are shown, fitting or not.
-"$CHALK" decode -m llama-3.1-70b -H h100-sxm -b 1,64 --json | python3 -c "
+# Batches asked for are shown, fitting or not (-n 2: without it -b takes the 4 chips that hold
+# batch 64, review 10 M2).
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 2 -b 1,64 --json | python3 -c "
 import json, sys
 rows = json.load(sys.stdin)['rows']
 assert [(r['batch'], r['memory_fits']) for r in rows] == [(1, True), (64, False)], rows
@@ -226,7 +238,8 @@ echo "defaults: all passed"
 # 80 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 327,680 B. On 2 H100 (TP2) batch 64 needs
 # 64 x 8192 x 327,680 B = 172 GB beyond the 160 GB; 8 H100 (TP8, 640 GB less 141 GB of
 # weights and the reserve) hold it, 4 (320 GB: 320 - 141 - reserve < 172) do not.
-"$CHALK" decode -m llama-3.1-70b -H h100-sxm -b 1,64 -s 8192 --json > "$tmp/unfit.json" || fail "decode -b 1,64"
+# -n 2 states the 2 H100 (without it -b takes the 8 that hold batch 64: review 10 M2).
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 2 -b 1,64 -s 8192 --json > "$tmp/unfit.json" || fail "decode -b 1,64"
 python3 - "$tmp/unfit.json" <<'PY' || fail "decode prices a row that does not fit"
 import json, sys
 j = json.load(open(sys.argv[1]))

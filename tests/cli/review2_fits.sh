@@ -34,11 +34,12 @@ keys = [x['key'] for x in j['explanations'][0]['figures']]
 assert 'tok_per_s_per_chip' in keys and not any(k.startswith('cost_') for k in keys), keys
 " || fail "serving sweep explains a price for a batch that does not fit"
 
-# M4, decode --explain: batch 64 on 2 H100 (at most 2 sequences) explains no price.
-out=$("$CHALK" decode -m llama-3.1-70b -H h100-sxm -b 64 --explain)
+# M4, decode --explain: batch 64 on 2 H100 (at most 2 sequences) explains no price. -n 2: with
+# -b alone decode takes the smallest replica that holds batch 64 (review 10 M2: 4 chips).
+out=$("$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 2 -b 64 --explain)
 printf '%s\n' "$out" | grep -q "^cost_usd_per_mtok = - USD per 1M tokens: no price" || fail "decode --explain prices batch 64 on 2 H100"
 printf '%s\n' "$out" | grep -q "batch 64 at 4096 tokens does not fit on 2 chips (at most 2 sequences): no price" || fail "decode --explain says why"
-"$CHALK" decode -m llama-3.1-70b -H h100-sxm -b 64 --explain --json | python3 -c "
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 2 -b 64 --explain --json | python3 -c "
 import json, sys; j = json.load(sys.stdin)
 x = [f for f in j['explanations'][0]['figures'] if f['key'] == 'cost_usd_per_mtok'][0]
 assert x['result'] is None and j['rows'][0]['cost_usd_per_mtok'] is None, x
@@ -49,7 +50,8 @@ assert x['result'] is None and j['rows'][0]['cost_usd_per_mtok'] is None, x
 # M3: the advice names the -n that holds each row. At 8192 tokens one sequence of Llama 3.1
 # 70B holds 8192 x 327,680 B = 2.68 GB of KV: 4 H100 hold (288 - 141.1) / 2.68 = 54, 8 hold
 # (576 - 141.1) / 2.68 = 162, so batch 64 needs -n 8 and batch 256 no replica in the domain.
-"$CHALK" decode -m llama-3.1-70b -H h100-sxm -b 1,64,256 -s 8192 --json | python3 -c "
+# -n 2 states the 2 chips (without it -b takes the 8 that hold batch 64: review 10 M2).
+"$CHALK" decode -m llama-3.1-70b -H h100-sxm -n 2 -b 1,64,256 -s 8192 --json | python3 -c "
 import json, sys; w = [x for x in json.load(sys.stdin)['warnings'] if 'do not fit' in x]
 assert len(w) == 1, w
 assert '-n 8 holds batch 64 at 8192 tokens; no replica within the 8-chip scale-up domain holds batch 256 at 8192 tokens' in w[0], w[0]

@@ -42,7 +42,7 @@ for flag in "-n,--chips" "--tp" "--ep" "--two-batch-overlap"; do
   printf '%s\n' "$help" | grep -q -- "^ *$flag\b" && fail "plan --help documents $flag, which plan refuses"
 done
 expect_error "--tp: the plan searches the parallel layouts itself" plan -m llama-3.1-8b -H h100-sxm --rate 1 --tpot-slo-ms 50 --budget-chips 2 --tp 2
-"$CHALK" simulate --help | tr '\n' ' ' | tr -s ' ' | grep -q "the cheapest replica size within the scale-up domain, as many replicas as serve the --rate or the --trace's mean rate" \
+"$CHALK" simulate --help | tr '\n' ' ' | tr -s ' ' | grep -q "with a --rate or a --trace, the replica size within the scale-up domain and count cheapest in \$/hour that serve the --rate or the --trace's mean rate" \
   || fail "simulate --help: -n's default is not the cheapest size with a rate"
 "$CHALK" simulate --help | grep -q "for decode and simulate the smallest" && fail "simulate --help: -n still says the smallest"
 
@@ -57,7 +57,8 @@ import json, math, sys
 j = json.load(open(sys.argv[1]))
 why = j["replicas_why"]
 assert "the fewest that serve the trace's mean rate" in why, why
-assert j["replica_choice"]["rule"] == "cheapest", j["replica_choice"]
+rc = j["rate_choice"]  # review 10 M1: the cheapest size x count for the rate
+assert rc["rate_chosen"]["chips"] * rc["rate_chosen"]["replicas"] == j["rows"][0]["chips"], (rc, j["rows"][0])
 assert not any("OVERLOADED" in w for w in j["warnings"]), j["warnings"]
 PY
 # L2: -n 2 keeps the smallest replica, which the capacity probe flags (9.27 req/s of arrivals

@@ -31,9 +31,9 @@ assert det[11]["overloaded"], det[11]   # 11.33 req/s, as the review measured
 assert not det[5]["overloaded"], det[5]  # half the capacity: stable
 assert 0 < det[5]["capacity_uncertainty_req_per_s"] < 0.1 * cap, det[5]  # 10.28 +- 0.71 when written
 PY
-# M6 and review 8 H1: a rate and no -n: replicas of the cheapest size (as plan, prices
-# forward and the page size them: cheapest_replica, the 4-chip TP4 at batch 208 for 70B on
-# H100, runner-up 8 chips), as many as serve the rate at 80% of one's saturated capacity.
+# M6, review 8 H1 and review 10 M1: a rate and no -n: the cheapest replica size x count in
+# $/hour, each size with as many replicas as serve the rate at 80% of one's saturated capacity
+# (for 70B on H100 the 4-chip TP4, as the cost floor's cheapest_replica also finds).
 # Before review 8 the size was the smallest (2 chips), 12 of them at --rate 5 at 42 output
 # tok/s per chip and 11.8 J/out tok, where one 4-chip replica serves 5 req/s at 254 and 2.02.
 # At --rate 10 (10.3 req/s of arrivals) one 4-chip replica's capacity, about 6.5 req/s,
@@ -44,9 +44,17 @@ PY
 python3 - "$tmp/m6.json" "$tmp/m6r.json" "$tmp/m6one.json" <<'PY' || fail "replicas for the rate"
 import json, math, sys
 j, k, o = (json.load(open(p)) for p in sys.argv[1:4])
-for x in (j, k, o):
-    c = x["replica_choice"]
-    assert c["rule"] == "cheapest" and c["choice"]["chips"] == 4 and c["runner_up"]["chips"] == 8, c
+# --replicas 2 states the count: the cost floor's size (4 chips, runner-up 8) as before. A rate
+# alone: the cheapest size x count for it (review 10 M1), here the same 4 chips: 2-chip replicas
+# serve about 0.56 req/s each (23 of them at --rate 10, $108.1/hour against 2 x 4 chips'
+# $18.80), and an 8-chip replica rents at least what the choice does, so it is not simulated.
+c = k["replica_choice"]
+assert c["rule"] == "cheapest" and c["choice"]["chips"] == 4 and c["runner_up"]["chips"] == 8, c
+for x, n in ((j, 2), (o, 1)):
+    assert x["replica_choice"] is None, x["replica_choice"]
+    rc = x["rate_choice"]
+    assert (rc["rate_chosen"]["chips"], rc["rate_chosen"]["replicas"]) == (4, n) and rc["rate_runner_up"]["chips"] == 2, rc
+    assert rc["sizes_priced_out"] == [8], rc
 row, det = j["rows"][0], j["details"][0]
 n = row["replicas"]
 one = det["capacity_req_per_s"] / n

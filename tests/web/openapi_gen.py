@@ -16,7 +16,9 @@ import json, re, subprocess, sys
 ENDPOINTS = [
     ("/api/models", ["models"], True, [], None),
     ("/api/hardware", ["hardware"], True, [], None),
-    ("/api/decode", ["decode"], False, [["-m", "llama-3.1-70b", "-H", "h100-sxm", "-b", "1,64", "--explain"], ["-m", "deepseek-v3", "-b", "1,256"]], None),
+    ("/api/decode", ["decode"], False, [["-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "2", "-b", "1,64", "--explain"],
+                                       ["-m", "llama-3.1-70b", "-H", "h100-sxm", "-b", "1,64", "-s", "8192"],  # -b's replica: runner_up null
+                                       ["-m", "deepseek-v3", "-b", "1,256"]], None),
     ("/api/prefill", ["prefill"], False, [["-m", "llama-3.1-70b", "-H", "h100-sxm", "-p", "1024", "--explain"], ["-m", "deepseek-v3"]], None),
     ("/api/serving/sweep", ["serving", "sweep"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "-b", "1,64"], ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-b", "64", "--explain"]], None),
     ("/api/serving/balance", ["serving", "balance"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm"], ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-s", "128", "--explain"]], None),
@@ -36,7 +38,9 @@ ENDPOINTS = [
     ("/api/train/chinchilla", ["train", "chinchilla"], False, ["--flops", "1e24", "--params", "8e9", "--tokens", "15e12"], None),
     ("/api/train/equilibrium", ["train", "equilibrium"], False, ["-m", "llama-3.1-70b", "-H", "h100-sxm"], None),
     ("/api/train/moe", ["train", "moe"], False, [], None),
-    ("/api/simulate", ["simulate"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "10", "--requests", "300"], None),
+    # A rate alone: rate_choice; --replicas: the cost floor's replica_choice (review 10 M1).
+    ("/api/simulate", ["simulate"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "10", "--requests", "300"],
+                                            ["-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "10", "--requests", "300", "--replicas", "1"]], None),
     ("/api/plan", ["plan"], False, [["-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "10", "--requests", "300", "--ttft-slo-ms", "500", "--budget-chips", "4"],
                                     ["-m", "llama-3.1-8b", "-H", "h100-sxm", "--rate", "100000", "--requests", "200", "--tpot-slo-ms", "1", "--budget-chips", "1"]], None),
     ("/api/step", ["step"], False, ["-m", "llama-3.1-8b", "-H", "h100-sxm", "-n", "1", "--batches", '[{"prefill": [[512, 0]], "decode": [1024, 2048]}, {"decode": [1024]}]'], None),

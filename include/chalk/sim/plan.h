@@ -104,6 +104,10 @@ struct PlanCandidate {
   std::optional<double> usd_per_hour;  ///< $/hour: each pool's chips x its system's price per chip-hour (nullopt: no price)
   SimSummary summary;
   bool meets_slo = false;
+  /// Why not, when meets_slo is false (review 10 L5: a row failing only Little's law looked
+  /// better than the choice with "meets no"): "TTFT@p 612 ms > SLO 500 ms", "steady state
+  /// needs 4532 running sequences (Little's law), the pool holds 4096", ...; "" when it meets it.
+  std::string why_not;
   /// Costs more than PlanOptions::usd_per_hour_budget (mixed chips only: one system's dollar
   /// budget is a chip budget); never chosen (cheapest_meeting_slo).
   bool over_budget = false;
