@@ -11,6 +11,23 @@
 namespace chalk {
 namespace {
 
+// torchtitan's compiled Table 1 plan (TT-L8B-H100x8-FSDP-COMPILE): FSDP (ZeRO-3) over 8
+// GPUs, 2 sequences of 8,192 per GPU, op-level selective recomputation, SDPA's
+// FlashAttention-2, Adam with 18 bytes of state per parameter.
+TrainingPlan torchtitan_table1_plan() {
+  TrainingPlan t;
+  t.dp = 8;
+  t.zero_stage = 3;
+  t.global_batch = 16;
+  t.microbatch = 2;
+  t.seq_len = 8192;
+  t.recompute = Recompute::selective;
+  t.selective_recompute = SelectiveRecompute::every_second_matmul;
+  t.attention_kernel = AttentionKernel::flash2;
+  t.state = parse_state_bytes("adam18", "state");
+  return t;
+}
+
 TEST(EagerKernels, BytesCountedOpByOp) {
   // Llama 3.1 8B (h 4096, SwiGLU f 14,336, 32 query and 8 KV heads of 128), e = 2, w = 4,
   // per token per layer on one rank (tp 1):
@@ -120,16 +137,7 @@ TEST(EagerKernels, TorchtitansLossAndOptimizer) {
   // 44.23 ms against 16.35 (27.88 ms more). 52.04 ms a step of chalk's 2.04 s (2.6%).
   const ModelSpec m = load_model("llama-3.1-8b");
   const SystemSpec h100 = load_system(std::string(CHALK_SOURCE_DIR) + "/data/measurements/hardware/h100-sxm-96gb-hbm2e-500w.json");
-  TrainingPlan t;
-  t.dp = 8;
-  t.zero_stage = 3;
-  t.global_batch = 16;
-  t.microbatch = 2;
-  t.seq_len = 8192;
-  t.recompute = Recompute::selective;
-  t.selective_recompute = SelectiveRecompute::every_second_matmul;
-  t.attention_kernel = AttentionKernel::flash2;
-  t.state = parse_state_bytes("adam18", "state");
+  TrainingPlan t = torchtitan_table1_plan();
   const TrainingCosts c = make_training_costs(m, t.seq_len);
   const TrainingSystem s = make_training_system(h100, t.compute);
   const Placement pl = check_plan(m, h100, 8, t);
@@ -163,16 +171,7 @@ TEST(EagerKernels, Fsdp2CopiesEachGatheredLayerOut) {
   // 32 layers x 1,744,897,024 bytes = 55.8 GB, 26.74 ms a step, half forward, half backward.
   const ModelSpec m = load_model("llama-3.1-8b");
   const SystemSpec h100 = load_system(std::string(CHALK_SOURCE_DIR) + "/data/measurements/hardware/h100-sxm-96gb-hbm2e-500w.json");
-  TrainingPlan t;
-  t.dp = 8;
-  t.zero_stage = 3;
-  t.global_batch = 16;
-  t.microbatch = 2;
-  t.seq_len = 8192;
-  t.recompute = Recompute::selective;
-  t.selective_recompute = SelectiveRecompute::every_second_matmul;
-  t.attention_kernel = AttentionKernel::flash2;
-  t.state = parse_state_bytes("adam18", "state");
+  TrainingPlan t = torchtitan_table1_plan();
   const TrainingSystem s = make_training_system(h100, t.compute);
   const Placement pl = check_plan(m, h100, 8, t);
   const TrainingStep views = training_step(c, s, t, pl);
