@@ -39,7 +39,9 @@ export async function planChecks({ page, check, cli, M }) {
     assert.deepEqual(j.levers, c.levers);
     assert.deepEqual(j.speculation_verdict, c.speculation_verdict);
     assert.equal(c.levers.drafter, 'eagle3');
-    assert.match(await page.textContent('#plan-best'), /; drafting 3 a step \(2\.952 kept\): TPOT p90 .* without drafts .*: it (does not )?pay/);
+    const verdict = c.speculation_verdict.speculation_pays ? 'it pays' : c.speculation_verdict.speculation_faster ? 'it is faster, not cheaper' : 'it does not pay';
+    assert.match(await page.textContent('#plan-best'), /; drafting 3 a step \(2\.952 kept\): TPOT p90 .* without drafts .*: it /);
+    assert.ok((await page.textContent('#plan-best')).includes(`: ${verdict}`), `the page's verdict is not chalk plan's (${verdict})`);
     assert.match(c.launch[0].files[0].text, /--speculative-config/);
     await page.fill('#plan-draft', '0');  // later checks plan without drafts
     await page.selectOption('#plan-drafter', '');

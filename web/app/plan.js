@@ -36,13 +36,21 @@ export function planFields() {
   return { ...f, requests: PLAN_REQUESTS };
 }
 
+/// The verdict as chalk plan words it (apps/chalk/plan_outputs.cc): drafts pay when only they
+/// meet the SLO or they cost less; at the same cost with a lower TPOT they are faster, not
+/// cheaper (speculation_faster, review 10 L8).
+function verdictWords(v) {
+  if (v.speculation_pays) return 'it pays';
+  return v.speculation_faster ? 'it is faster, not cheaper' : 'it does not pay';
+}
+
 /// "; drafting (3 a step, 2.952 kept): TPOT p90 9.1 ms against 21 ms without, pays": what
 /// speculation_verdict says, or '' for a plan without drafts.
 function draftWords(j) {
   const v = j.speculation_verdict;
   if (!v) return '';
   const side = (x) => (x ? `${num(x.tpot_at_percentile_ms)} ms on ${x.chips} chips` : 'no deployment');
-  return `; drafting ${v.draft_tokens} a step (${num(v.tokens_kept_per_step)} kept): TPOT p${j.slo.percentile} ${side(v.with_drafts)}, without drafts ${side(v.without_drafts)}: ${v.speculation_pays ? 'it pays' : 'it does not pay'}`;
+  return `; drafting ${v.draft_tokens} a step (${num(v.tokens_kept_per_step)} kept): TPOT p${j.slo.percentile} ${side(v.with_drafts)}, without drafts ${side(v.without_drafts)}: ${verdictWords(v)}`;
 }
 
 /// "2 x 4 chips (attention TP4, FFN TP4), at most 64 running": one deployment in words.
