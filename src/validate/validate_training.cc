@@ -269,9 +269,11 @@ TrainRowPlan plan_training_row_on_chips(const Measurement& r) {
     if (q.pp == 1) {
       q.schedule = PipelineSchedule::one_f_one_b;
       q.virtual_stages = 1;
-    } else if (r.schedule.empty() && !r.virtual_stages) {
+    } else if (r.schedule.empty() && !r.virtual_stages && r.engine != "megatron") {
       // Megatron's PTD-P schedule (interleaved 1F1B, v = 2) where the layers and the
       // microbatches allow it (Narayanan et al. 2021 2.2.2; Llama 3 3.3.2), else 1F1B.
+      // Megatron-LM itself interleaves only when told (--num-layers-per-virtual-pipeline-stage,
+      // default None: arguments.py @aed2f75e20), so its rows keep 1F1B unless they state it.
       q.schedule = PipelineSchedule::interleaved;
       q.virtual_stages = 2;
       try {
@@ -331,7 +333,9 @@ TrainRowPlan plan_training_row_on_chips(const Measurement& r) {
   if (r.recompute.empty()) assume("recompute: empty, " + std::string(to_string(t.plan.recompute)) + " (the least that fits)");
   if (r.schedule.empty() && t.plan.pp > 1) {
     assume("schedule: empty, " + std::string(to_string(t.plan.schedule)) +
-           (t.plan.schedule == PipelineSchedule::interleaved ? " v2 (Megatron's PTD-P)" : " (the layers or microbatches do not allow interleaving)"));
+           (t.plan.schedule == PipelineSchedule::interleaved ? " v2 (Megatron's PTD-P)"
+            : r.engine == "megatron" ? " (Megatron-LM's default: no --num-layers-per-virtual-pipeline-stage, no interleaving)"
+                                     : " (the layers or microbatches do not allow interleaving)"));
   }
   if (t.zero_fsdp && t.plan.pp > 1) t.notes.push_back("zero fsdp with a pipeline: read as ZeRO-2, the parameters stay gathered over a step's microbatches (Llama 3 section 3.3.2)");
   if (!fits) t.notes.push_back("the plan does not fit in HBM by chalk's memory model; predicted as stated");

@@ -196,5 +196,37 @@ TEST(ValidateTraining, ComputeColumnTakesNvfp4) {
   EXPECT_NE(row(h, "H").reason.find("compute: H100 SXM has no dense fp4 matmul rate"), std::string::npos) << row(h, "H").reason;
 }
 
+TEST(ValidateTraining, MegatronInterleavesOnlyWhenTheRowSaysSo) {
+  // Megatron-LM interleaves only under --num-layers-per-virtual-pipeline-stage (default
+  // None: arguments.py @aed2f75e20; the SC21 paper's own scripts, examples/sc21/run_table_1.sh
+  // @6985e58938, pass it for the 76B to 530B rows and not for 1T). So a megatron row that
+  // leaves the schedule empty runs 1F1B, as one that states it; another engine's takes
+  // PTD-P's interleaved v2. Llama 3.1 8B on 16 H100, PP2 x DP8, 64 sequences: m = 8
+  // microbatches per replica, so the bubble is (p - 1) / m = 1/8 = 12% of the work under
+  // 1F1B and (p - 1) / (v m) = 1/16 = 6% interleaved (Narayanan et al. 2021 section 2.2).
+  const std::string head = "id,kind,model,hardware,chips,tp,pp,dp,batch,batch_per,input_tokens,engine,microbatch,schedule,recompute,metric,value\n";
+  const std::string plan = ",training,llama-3.1-8b,h100-sxm,16,1,2,8,64,run,4096,";
+  const auto r = validate_measurements(parse_measurements(head + "A" + plan + "megatron,1,,full,step_s,1\n" + "B" + plan +
+                                                              "megatron,1,1f1b,full,step_s,1\n" + "C" + plan + ",1,,full,step_s,1\n",
+                                                          "t.csv")
+                                           .rows,
+                                       false);
+  for (const auto& p : r.rows) ASSERT_EQ(p.status, RowStatus::predicted) << p.id << ": " << p.reason;
+  EXPECT_DOUBLE_EQ(row(r, "A").predicted, row(r, "B").predicted);
+  EXPECT_NE(row(r, "A").layout.find("PP2 (1f1b)"), std::string::npos) << row(r, "A").layout;
+  EXPECT_NE(row(r, "C").layout.find("PP2 (interleaved v2)"), std::string::npos) << row(r, "C").layout;
+  bool said = false;
+  for (const auto& a : row(r, "A").assumptions) said = said || a.rfind("schedule: empty, 1f1b (Megatron-LM's default", 0) == 0;
+  EXPECT_TRUE(said);
+  auto has = [](const Prediction& p, const std::string& text) {
+    for (const auto& n : p.notes) {
+      if (n.find(text) != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has(row(r, "A"), "(12%)"));
+  EXPECT_TRUE(has(row(r, "C"), "(6%)"));
+}
+
 }  // namespace
 }  // namespace chalk
