@@ -142,12 +142,18 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   // forward, 2 backward, on the TP link (Narayanan 2.3; Korthikanti 4.2.2).
   // Under sequence parallelism the backward gathers the two column-parallel GEMM inputs
   // again for their weight gradients (plan.h, sp_regather_exposed), where it is not hidden.
-  double tp_ar = 0, tp_regather = 0;
+  // Without sequence parallelism a pipeline's receiver gathers the scattered activation over
+  // the same link (pp_gather, below).
+  double tp_ar = 0, tp_regather = 0, pp_gather = 0;
   if (p.tp > 1) {
     const LinkModel& link = pl.tp_in_domain ? s.up : links.outward("tensor parallelism");
     const Bytes activations(tok / d(p.cp) * h * p.activation_bytes);
     tp_ar = all_reduce_time(activations, p.tp, link).value();
-    if (p.sequence_parallel && p.sp_regather_exposed) tp_regather = 2 * all_gather_time(activations, p.tp, link).value();
+    if (p.sequence_parallel) {
+      if (p.sp_regather_exposed) tp_regather = 2 * all_gather_time(activations, p.tp, link).value();
+    } else if (p.pp > 1) {
+      pp_gather = all_gather_time(activations, p.tp, link).value();
+    }
   }
   const double tp_f = 2 * nl * tp_ar, tp_b = 2 * nl * tp_ar + nl * tp_regather + (rerun ? tp_f : 0.0);
 
@@ -194,11 +200,14 @@ TrainingStep training_step(const TrainingCosts& c, const TrainingSystem& s, cons
   const double ep_total = ep_f * (rerun ? 3.0 : 2.0);
 
   // Pipeline sends: one activation (forward) and one gradient (backward) per chunk per
-  // microbatch, scattered over the TP ranks (Narayanan 4.1).
+  // microbatch, scattered over the TP ranks (Narayanan 4.1). Without sequence parallelism
+  // each rank holds the whole tensor: it sends its 1/tp and the receiver all-gathers the
+  // pieces over the TP link before it computes (Megatron-LM p2p_communication.py,
+  // gather_split_1d_tensor after the receive), exposed.
   double pp_send = 0;
   if (p.pp > 1) {
     const LinkModel& link = pl.pp_in_domain ? s.up : links.outward("pipeline");
-    pp_send = d(pl.chunks) * p2p(tok / shard * h * p.activation_bytes, link);
+    pp_send = d(pl.chunks) * (p2p(tok / shard * h * p.activation_bytes, link) + pp_gather);
   }
 
   const bool dual = p.schedule == PipelineSchedule::dualpipe && p.pp > 1;

@@ -294,6 +294,30 @@ TEST(TrainingSequenceParallel, BackwardGathersTheColumnParallelInputsAgain) {
   EXPECT_NEAR(hidden.t_tp.value(), 96 * 4 * all_reduce, 1e-9);
 }
 
+TEST(TrainingSequenceParallel, PipelineReceiverGathersTheScatteredActivationWithoutIt) {
+  // GPT-3 175B, one sequence of 2048 at TP8 x PP2 on A100. Each TP rank sends 1/8 of the
+  // activation to the next stage (scatter/gather, Narayanan et al. 2021 section 4.1). Under
+  // sequence parallelism that 1/8 is the rank's own shard; without it the receiver all-gathers
+  // the 50,331,648 B over NVLink (Megatron-LM p2p_communication.py, gather_split_1d_tensor):
+  // 254.62 us (as above), once for the activation forward and once for its gradient backward.
+  auto step = [](bool sp) {
+    const ModelSpec m = load_model("gpt-3-175b");
+    const SystemSpec a100 = load_system("a100-80gb");
+    TrainingPlan p;
+    p.tp = 8;
+    p.pp = 2;
+    p.global_batch = 1;
+    p.seq_len = 2048;
+    p.sequence_parallel = sp;
+    const TrainingCosts c = make_training_costs(m, p.seq_len);
+    const TrainingSystem s = make_training_system(a100, p.compute);
+    return training_step(c, s, p, check_plan(m, a100, 16, p));
+  };
+  const double gather = 8.4e-6 + 7 * 3.4e-6 + 50331648.0 * 7 / 8 / 198e9;
+  EXPECT_NEAR((step(false).t_pp - step(true).t_pp).value(), 2 * gather, 1e-9);
+  EXPECT_NEAR((step(false).t_pp_exposed - step(true).t_pp_exposed).value(), 2 * gather, 1e-9);
+}
+
 /// Per-layer forward and backward (ms) of Korthikanti et al.'s 22B model at TP8, microbatch
 /// 4 x 2048 on A100 (Table 3): the difference between the model and a copy with twice the
 /// layers, over 48.
