@@ -74,6 +74,14 @@
 // load 15-19: 9.57, 9.31 -> 9.40, 8.86 s. Same steps (11.0405 M) and simulated_s. Not
 // within 5 s: the running pass is still about 35 instructions a decode and 30% of the
 // whole, the engine step about a third; docs/simulator.md 5 says what the goal needs.
+// h-speed5 (issue 31; bench_sim.cc: bulk decodes): instructions (cachegrind --cache-sim=no,
+// whole process) of the 10:00-12:00 slice (Args 1000000, 2: 123,040 requests, 714,377 steps,
+// about 36 running a step), e0dbdfb's library -> after: 9.240 -> 8.501 G, of which the
+// simulation about 2.48 -> 1.74 G (-30%; the rest generates and reads the whole day's CSV);
+// the running pass 1.24 -> 0.38 G. CPU of the whole day (taskset -c 1, the binaries
+// alternated at a load average near 10): 9.07, 10.15 -> 8.72, 9.03 s. Same steps (11.0405 M)
+// and simulated_s. Not within 5 s: the engine step's work per step and the samples' page
+// faults are most of what is left (docs/simulator.md 5).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
