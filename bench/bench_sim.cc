@@ -71,6 +71,17 @@
 // plan_deepseek 507, 566, 829, 777, 821 -> 476, 738, 815, 876, 820 ms and with the prefix
 // cache 16.7, 14.4 -> 12.8, 18.0 s (no change beyond that load's noise). Outputs identical
 // (sim_pin_test; chalk validate, plan and simulate --json byte-identical).
+// h-speed5 (issue 31): bulk decodes (src/sim/step_bulk.cc: a plain decode within its blocks
+// counted in the loop's quiet count and context sum, visited only at a new block, its last
+// token or a preemption; the step priced from the count and sum, StepMix::decode_count).
+// Instructions (cachegrind --cache-sim=no, whole process), e0dbdfb's binary -> after:
+// simulate_requests 100k 1.776 -> 1.235 G (-30%); plan_deepseek 3.595 -> 3.522 G (-2%: its
+// data-parallel replicas keep the request-by-request pass); with the prefix cache (which bulk
+// decodes leave out) not counted. CPU (taskset -c 1, the binaries alternated at a load
+// average near 10): simulate_requests 100k 403, 438, 396, 415 -> 361, 357, 345, 332 ms; with
+// the prefix cache 23.4 -> 20.7 s (one run each: that load's noise); plan_deepseek 809, 796,
+// 820, 781 -> 851, 766, 813, 764 ms (no change beyond the noise). Outputs identical (sim_pin_test; StepBulk; chalk validate, plan and
+// simulate --json byte-identical).
 #include <benchmark/benchmark.h>
 
 #include "chalk/io/io.h"

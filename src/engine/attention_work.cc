@@ -1,6 +1,8 @@
 // The attention core's work of one step for one attention group (attention_work.h).
 #include "attention_work.h"
 
+#include <stdexcept>
+
 #include "chalk/model/context_math.h"
 #include "chalk/model/model.h"
 
@@ -35,7 +37,7 @@ struct WorkAdder {
 }  // namespace
 
 AttentionWork attention_work(const Deployment::AttentionGroup& a, const AttentionSpec& spec, const StepShape& s, const StepMix* mix) {
-  if (mix != nullptr) return attention_work(a, spec, static_cast<int64_t>(mix->decode_contexts.size()), mix->decode_context_sum, mix->decode_contexts, mix->chunks);
+  if (mix != nullptr) return attention_work(a, spec, mix->decodes(), mix->decode_context_sum, mix->decode_contexts, mix->chunks);
   AttentionWork w;
   const WorkAdder add{a, spec, w};
   add.decode_at(s.context, s.decode_sequences);
@@ -48,6 +50,7 @@ AttentionWork attention_work(const Deployment::AttentionGroup& a, const Attentio
   AttentionWork w;
   const WorkAdder add{a, spec, w};
   if (a.window > 0 || a.reach > 0) {
+    if (static_cast<int64_t>(contexts.size()) != decodes) throw std::logic_error("attention_work: a window or a reach walks each decode's context");
     for (const int64_t c : contexts) add.decode_at(c, 1);
   } else {  // full attention: linear in the context, so the sum of contexts will do
     const double sum = static_cast<double>(context_sum);

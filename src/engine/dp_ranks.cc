@@ -19,6 +19,7 @@ void rank_loads_into(const Deployment& dep, const StepMix& mix, int64_t units, b
   const auto n_units = static_cast<std::size_t>(std::max<int64_t>(units, 1));
   const double q = mix.tokens_per_sequence;
   const bool given_decodes = use_given && !mix.decode_ranks.empty(), given_chunks = use_given && !mix.chunk_ranks.empty();
+  if (!mix.contexts_listed()) throw std::logic_error("rank_loads: each decode's context is needed (StepMix::decode_count)");
   if ((given_decodes && mix.decode_ranks.size() != mix.decode_contexts.size()) ||
       (given_chunks && mix.chunk_ranks.size() != mix.chunks.size())) {
     throw std::logic_error("rank_loads: one rank per decode and per chunk");

@@ -34,7 +34,7 @@ namespace {
 double host_sequences(const Deployment& dep, const StepShape& s, const StepMix* mix) {
   const double ranks = static_cast<double>(std::max<int64_t>(1, dep.n_chips / std::max<int64_t>(1, dep.mechanisms.layout.tp_attention)));
   if (mix == nullptr) return (s.decode_sequences + s.prefill_sequences) / ranks;
-  const double all = static_cast<double>(static_cast<int64_t>(mix->decode_contexts.size() + mix->chunks.size()));
+  const double all = static_cast<double>(mix->decodes() + static_cast<int64_t>(mix->chunks.size()));
   if (mix->decode_ranks.empty() && mix->chunk_ranks.empty()) return std::ceil(all / ranks);
   thread_local std::vector<int64_t> on;  // reused: the simulator asks every step
   on.assign(static_cast<std::size_t>(ranks), 0);

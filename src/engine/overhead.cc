@@ -70,7 +70,7 @@ detail::StepShares detail::step_shares(const Deployment& dep, const StepShape& s
       if (c.tokens < 0 || c.prefix < 0) throw InputError("step", "prefill chunks and prefixes must be >= 0");
     }
   }
-  const double n_decode = mix != nullptr ? d(static_cast<int64_t>(mix->decode_contexts.size())) : s.decode_sequences;
+  const double n_decode = mix != nullptr ? d(mix->decodes()) : s.decode_sequences;
   const double n_prefill = mix != nullptr ? d(static_cast<int64_t>(mix->chunks.size())) : s.prefill_sequences;
   const auto& L = dep.mechanisms.layout;
   const double n = d(dep.n_chips);
@@ -118,7 +118,7 @@ detail::CountedStepPart detail::counted_step_part(const Deployment& dep, const S
     for (const auto& c : mix->chunks) chunk_tokens += d(c.tokens);
   }
   // The decode and prefill sequences of the step (a mix's, else the uniform shape's).
-  const double n_decode = mix != nullptr ? d(static_cast<int64_t>(mix->decode_contexts.size())) : s.decode_sequences;
+  const double n_decode = mix != nullptr ? d(mix->decodes()) : s.decode_sequences;
   const double n_prefill = mix != nullptr ? d(static_cast<int64_t>(mix->chunks.size())) : s.prefill_sequences;
   const auto& L = dep.mechanisms.layout;
   const auto& cal = dep.mechanisms.calibration;

@@ -20,9 +20,9 @@ namespace chalk {
 Seconds mixed_step_time(const Deployment& dep, const StepMix& mix) { return mixed_step_work(dep, mix).t_step; }
 
 MixedStepWork mixed_step_work(const Deployment& dep, const StepMix& mix) {
-  if (mix.decode_contexts.empty() && mix.chunks.empty()) return {};
+  if (mix.decodes() == 0 && mix.chunks.empty()) return {};
   // The drafter's passes over the decodes at their mean context (StepMix::drafting).
-  const double decodes = static_cast<double>(mix.decode_contexts.size());
+  const double decodes = static_cast<double>(mix.decodes());
   DecodeLevers drafting;
   if (mix.drafting != nullptr && decodes > 0) {
     drafting = *mix.drafting;
@@ -47,7 +47,7 @@ MixedStepWork mixed_step_work(const Deployment& dep, const StepMix& mix) {
   // decode_step's roofline: the drafter's FLOPs and bytes join the step's (draft_cost.h).
   const double passes = drafting.drafter == Drafter::none ? 0 : static_cast<double>(drafting.tokens_per_sequence) - 1;
   const detail::DraftPass dp = passes > 0 ? detail::draft_pass(dep, drafting, decodes, mean_context) : detail::DraftPass{};
-  double tokens = static_cast<double>(mix.decode_contexts.size()) * q;
+  double tokens = static_cast<double>(mix.decodes()) * q;
   double headless = 0;  // chunk positions before each chunk's last: no LM head (as prefill_step)
   for (const auto& c : mix.chunks) {
     if (c.tokens < 0 || c.prefix < 0) throw InputError("step", "prefill chunks and prefixes must be >= 0");
@@ -109,7 +109,7 @@ StepBreakdown step_with(const Deployment& dep, const StepShape& s, const StepMix
   // key; the core's two only pass through the part, so a kept part takes the step's own.
   int64_t chunk_tokens = 0;
   for (const auto& c : mix->chunks) chunk_tokens += c.tokens;
-  const auto decodes = static_cast<int64_t>(mix->decode_contexts.size()), chunks = static_cast<int64_t>(mix->chunks.size());
+  const auto decodes = mix->decodes(), chunks = static_cast<int64_t>(mix->chunks.size());
   StepMemoTable& table = mix->memo->table();
   if (table.dep != &dep) {
     for (auto& slot : table.slots) slot.decodes = -1;

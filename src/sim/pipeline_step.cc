@@ -3,6 +3,7 @@
 #include "pipeline_step.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,7 @@ MixedStepWork pipeline_step_work(const Deployment& stage, const StepMix& mix, in
     int64_t context_sum = 0;
     double tokens = 0;
   };
+  if (!mix.contexts_listed()) throw std::logic_error("pipeline_step_work: micro-batches split each decode's context (StepMix::decode_count)");
   std::vector<Micro> mb(static_cast<std::size_t>(pp));
   auto lightest = [&]() -> Micro& { return *std::min_element(mb.begin(), mb.end(), [](const Micro& a, const Micro& b) { return a.tokens < b.tokens; }); };
   for (const int64_t c : mix.decode_contexts) {

@@ -53,6 +53,12 @@ struct Running {
   double last_token_s = 0;
   int32_t id = 0;              ///< its index in the run's requests
   int32_t rank = -1;           ///< as Live
+  /// Bulk decodes (StepLoop::bulk, step_bulk.cc): 0 for a request the running pass visits
+  /// every step; else it is quiet, a plain decode taking its common token every step
+  /// without a visit until step `due` (StepLoop::tick) that crosses a block or brings its
+  /// last token, and kv_tokens and generated hold their values minus the step (their
+  /// value at step T is the field + T).
+  int64_t due = 0;
 };
 
 /// The event loop of simulate() (simulator.h), with each request arriving at the
@@ -98,7 +104,9 @@ class StepList {
   std::size_t n_ = 0;
 };
 
-SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase);
+/// `allow_bulk` false: the running pass visits every running request every step, where bulk
+/// decodes would apply (StepLoop::bulk); the same outputs either way (step_bulk_test.cc).
+SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase, bool allow_bulk = true);
 
 /// Steps between two calls of SimOptions::progress.
 inline constexpr int64_t kProgressEvery = 1024;

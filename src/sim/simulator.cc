@@ -41,7 +41,7 @@ StepLoop::StepLoop(const Deployment& d, std::span<const Request> requests, const
       pool(total_blocks),
       offload(caching && enable_offload(pool, d, o.kv_offload, block, run)) {}
 
-SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase) {
+SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, const SimOptions& o, Phase phase, bool allow_bulk) {
   const bool caching = detail::check_sim_options(requests, o, phase);
   // Speculative decoding: a decode verifies K + 1 tokens and keeps a drawn 1..K+1 of them.
   AcceptanceDraw accept(o.speculation, o.speculation_seed);
@@ -62,6 +62,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
   const int64_t dp_ranks = d.mechanisms.enabled ? std::max<int64_t>(1, d.n_chips / std::max<int64_t>(1, d.mechanisms.layout.tp_attention)) : 1;
   const int64_t pp = detail::check_pipeline(o.pipeline_stages, dp_ranks, d);  // pipeline_step.h: pp microbatches a step
   StepLoop s(d, requests, o, phase, caching, std::move(accept), std::move(lora), std::move(live), total_blocks, dp_ranks, run);
+  s.bulk = allow_bulk && detail::bulk_decodes(d, s.verify, caching, dp_ranks, pp, s.lora.on());
   const EnginePolicy& pol = o.policy;
   const int64_t verify = s.verify;
   StepMemo memo;  // the engine step's parts that depend only on token counts (step_mix.h)
@@ -118,15 +119,19 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     s.chunk_rank.clear();
     s.lora.begin_step();
     s.ranks.begin_step();
-    StepLoop::Scheduled ran = s.schedule_running(pol.max_batched_tokens * pp);
+    StepLoop::Scheduled ran = s.bulk ? s.schedule_bulk(pol.max_batched_tokens * pp) : s.schedule_running(pol.max_batched_tokens * pp);
     if (!ran.preempted && !s.waiting.empty()) s.admit_waiting(ran);  // its loop's first test, without the call
     // Something always runs: the first running request, or (none running, all blocks free)
     // the first waiting one, whose prompt fits since larger requests were rejected.
-    if (s.decode_ctx.empty() && s.chunks.empty()) throw std::logic_error("simulate: a step with nothing to run");
+    if (ran.decodes == 0 && s.chunks.empty()) throw std::logic_error("simulate: a step with nothing to run");
 
     StepMix mix;
     mix.memo = &memo;
-    mix.decode_contexts = s.decode_ctx;
+    if (s.bulk) {
+      mix.decode_count = ran.decodes;  // contexts not listed: StepMix's aggregate form
+    } else {
+      mix.decode_contexts = s.decode_ctx;
+    }
     mix.decode_context_sum = ran.context_sum;
     mix.chunks = s.chunks;
     mix.tokens_per_sequence = static_cast<double>(verify);
@@ -144,7 +149,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
     StepSample sample;
     sample.start_s = t;
     sample.duration_s = dt;
-    sample.decodes = static_cast<int32_t>(s.decode_ctx.size());
+    sample.decodes = static_cast<int32_t>(ran.decodes);
     sample.prefill_tokens = static_cast<int32_t>(ran.prefill_tokens);
     sample.running = static_cast<int32_t>(s.running.size());
     sample.waiting = static_cast<int32_t>(s.waiting.size());
@@ -155,6 +160,7 @@ SimRun run_at_scheduler(const Deployment& d, std::span<const Request> requests, 
 
     const int64_t finished_before = s.finished;
     sample.steady_tokens = s.emit_tokens(t, end);
+    if (s.bulk) s.park(end);
     if (s.finished > finished_before) s.drop_finished();  // only a finish (emit) leaves a request done in the list
 
     run.decode_sequences_s += static_cast<double>(sample.decodes) * dt;

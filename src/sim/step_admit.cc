@@ -32,7 +32,8 @@ void StepLoop::admit_waiting(Scheduled& s) {
       lora.use(requests[i].adapter, verify);
       live[i].rank = ranks.take();
       ranks.spend(L.rank, verify);
-      decode_ctx.push_back(L.kv_tokens);
+      if (!bulk) decode_ctx.push_back(L.kv_tokens);
+      ++s.decodes;
       decode_owner.push_back(place);
       if (dp) decode_rank.push_back(L.rank);
       s.context_sum += L.kv_tokens;
@@ -55,7 +56,7 @@ void StepLoop::admit_waiting(Scheduled& s) {
       if (want <= 0) break;  // its rank's share is spent this step (first come, first served)
       if (!pol.chunked_prefill && want < left) {
         // Whole prompts only: one longer than the budget runs alone in an empty step.
-        if (!(decode_ctx.empty() && chunks.empty())) break;
+        if (!(s.decodes == 0 && chunks.empty())) break;
         want = left;
       }
       const int64_t need =
@@ -85,7 +86,7 @@ void StepLoop::admit_waiting(Scheduled& s) {
       run.requests[i].scheduled_s = t;
     }
     waiting.erase(waiting.begin() + static_cast<std::ptrdiff_t>(w));
-    running.push_back({L.kv_tokens, L.kv.held(), L.prefill_target, L.generated, L.output, L.last_token_s, i, L.rank});
+    running.push_back({L.kv_tokens, L.kv.held(), L.prefill_target, L.generated, L.output, L.last_token_s, i, L.rank, 0});
   }
 }
 

@@ -47,8 +47,19 @@ struct StepLoop {
   struct Scheduled {
     int64_t budget, context_sum, prefill_tokens;
     bool preempted;
+    int64_t decodes;  ///< the step's decodes (decode_ctx lists them only without `bulk`)
   };
   [[gnu::noinline]] Scheduled schedule_running(int64_t budget);
+  /// schedule_running where `bulk` holds: the same budget, blocks, preemptions, chunks and
+  /// tokens in the same order, with the quiet requests (Running::due) counted in `quiet`
+  /// and `quiet_context_sum` rather than visited; a quiet request is visited (woken) at the
+  /// step it is due, when the budget runs out before it, or when it is preempted. The step's
+  /// decode contexts are not listed (decode_ctx stays empty: StepMix::decode_count).
+  [[gnu::noinline]] Scheduled schedule_bulk(int64_t budget);
+  /// After the step's tokens out (emit_tokens), before drop_finished: the quiet requests
+  /// took their token (tick + 1), and each request the step ran that will take its next
+  /// token as a common one within its blocks joins them (step_bulk.cc).
+  void park(double end);
   /// Then the waiting requests, first come first served, while `s` has budget and the running
   /// list room (none after a preemption: vLLM); each joins `running` with a decode (its KV
   /// from an upstream prefill pool) or a chunk of its prompt after its cached prefix. Passes
@@ -115,6 +126,24 @@ struct StepLoop {
   int32_t folded_steady = 0;
   int64_t finished = 0;
   double t = 0;  ///< the clock: the next step's start (s)
+  /// Bulk decodes (step_bulk.cc; docs/simulator.md 5): plain decodes (one token, no prefix
+  /// cache) on one rank, no adapters, no pipeline stages, every attention group over the
+  /// whole context, so that the engine step reads the decodes through their count and
+  /// context sum only (StepMix::decode_count). Set by run_at_scheduler (bulk_decodes).
+  bool bulk = false;
+  int64_t tick = 0;               ///< steps run: the quiet requests' clock (Running::due)
+  int64_t quiet = 0;              ///< quiet running requests (Running::due > 0)
+  int64_t quiet_context_sum = 0;  ///< their KV tokens at step `tick`
+
+ private:
+  /// Quiet request `R` at step `tick`: its fields back to their values (its last token at
+  /// `last_token_s`, kTokenAtStepStart: the step's start), no longer counted in `quiet`.
+  void wake(Running& R, double last_token_s);
 };
+
+/// Whether a replica's run may use bulk decodes (StepLoop::bulk): `verify` 1, no prefix
+/// cache, `dp_ranks` 1 and `pp` 1, no LoRA adapters, and every attention group of `d` without
+/// a window or a sparse reach, its KV not sharded by batch.
+bool bulk_decodes(const Deployment& d, int64_t verify, bool caching, int64_t dp_ranks, int64_t pp, bool adapters);
 
 }  // namespace chalk::sim::detail

@@ -183,7 +183,7 @@ StepLoop::Scheduled StepLoop::schedule_running(int64_t budget) {
   decode_ctx.added(decodes);
   decode_owner.added(owned);
   folded_steady = steady;
-  return Scheduled{budget, context_sum, prefill_tokens, preempted};
+  return Scheduled{budget, context_sum, prefill_tokens, preempted, static_cast<int64_t>(decodes)};
 }
 
 }  // namespace chalk::sim::detail

@@ -57,6 +57,19 @@ struct StepMix {
   /// Sum of decode_contexts (full-attention layers need only the sum, being linear in the
   /// context; sliding-window layers walk the list).
   int64_t decode_context_sum = 0;
+  /// The aggregate form of the decodes: their number when decode_contexts is left empty,
+  /// decode_context_sum being their contexts' sum (ignored when decode_contexts is set).
+  /// Every term of the step reads the decodes through their count and that sum except the
+  /// ones that walk each context: attention groups with a window or a sparse reach
+  /// (attention_work.h), data-parallel rank loads (decode_ranks) and pipeline
+  /// micro-batches; those throw std::logic_error on an aggregate mix. The request
+  /// simulator's bulk decodes (docs/simulator.md 5) price their steps this way: the same
+  /// doubles as the listed contexts, since only their integer sum enters.
+  int64_t decode_count = 0;
+  /// The step's decode sequences: decode_contexts' size, else decode_count.
+  int64_t decodes() const { return decode_contexts.empty() ? decode_count : static_cast<int64_t>(decode_contexts.size()); }
+  /// Whether each decode's context is listed (false: the aggregate form, decode_count > 0).
+  bool contexts_listed() const { return decode_count == 0 || !decode_contexts.empty(); }
   std::span<const PrefillChunk> chunks;
   /// Query tokens each decode sequence pushes: 1, or 1 + K drafts verified (speculative
   /// decoding / MTP: the K + 1 tokens attend the sequence's context, its KV read once).
