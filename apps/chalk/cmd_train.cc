@@ -47,8 +47,7 @@ void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees) {
     cmd.add_flag("--no-sp", a.no_sp, "Tensor parallelism without sequence parallelism");
     cmd.add_flag("--reversible", a.reversible, "Reversible layers: no stored activations, the forward rerun in backward");
   }
-  // One rule for every train command (default_global_batch, review 11 M3): a plan's default
-  // is rounded to what its degrees split; `train layouts` searches dp, so its default is not.
+  // One rule in every train command (default_global_batch, review 11 M3); layouts searches dp.
   cmd.add_option("-B,--global-batch", a.global_batch,
                  degrees ? "Sequences per step (default: one per chip, at most 16.78M tokens (2^24, Llama 3 405B's batch), rounded "
                            "down to a multiple of dp x microbatch)"
@@ -116,7 +115,6 @@ TrainingPlan plan_from(const TrainArgs& a) {
   p.fp8_recipe = parse_fp8_recipe(a.fp8_recipe, "--fp8-recipe");
   p.microbatch = a.microbatch;
   p.seq_len = a.seq_len;
-  p.global_batch = a.global_batch;  // the default (0) is set below, once the degrees and schedule are known
   p.reversible = a.reversible;
   p.flash_attention = !a.no_flash;
   p.dropout = a.dropout;
@@ -125,13 +123,8 @@ TrainingPlan plan_from(const TrainArgs& a) {
   p.route_domain_limit = a.route_domains;
   p.ep_dispatcher = parse_ep_dispatcher(a.ep_dispatcher, "--ep-dispatcher");
   p.ep_overlap = a.ep_overlap;
-  if (p.global_batch <= 0) {
-    try {
-      p.global_batch = default_global_batch(p);
-    } catch (const InputError& e) {
-      throw InputError(option_for(e.field()), std::string(e.what()).substr(e.field().size() + 2));
-    }
-  }
+  // Without -B, the rule every train command uses (the flags' ranges keep its inputs >= 1).
+  p.global_batch = a.global_batch > 0 ? a.global_batch : default_global_batch(p);
   return p;
 }
 
@@ -234,9 +227,6 @@ TrainingQuery fit_query(const TrainArgs& a, bool keep_batch) {
   return q;
 }
 
-}  // namespace
-
-namespace {
 /// GB for the fit messages: 4 significant digits as "{:.4g}" writes them (80, 76.97), and
 /// 12190 rather than 1.219e+04 from 10,000 up (review 2 L2).
 std::string gb_figure(double gb) { return gb < 1e4 ? fmt::format("{:.4g}", gb) : readable(gb, 4); }
