@@ -9,6 +9,7 @@
 #include "deployment_options.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
+#include "chalk/training/default_batch.h"
 #include "chalk/training/explain.h"
 #include "chalk/training/memory.h"
 #include "commands.h"
@@ -46,9 +47,11 @@ void add_train_options(CLI::App& cmd, TrainArgs& a, bool degrees) {
     cmd.add_flag("--no-sp", a.no_sp, "Tensor parallelism without sequence parallelism");
     cmd.add_flag("--reversible", a.reversible, "Reversible layers: no stored activations, the forward rerun in backward");
   }
-  // `train layouts` (degrees = false) searches dp, so its default is the chip count (cmd_train_layouts.cc).
+  // One rule in every train command (default_global_batch, review 11 M3); layouts searches dp.
   cmd.add_option("-B,--global-batch", a.global_batch,
-                 degrees ? "Sequences per step (default: dp x microbatch x 8)" : "Sequences per step (default: the chip count, one per chip)")
+                 degrees ? "Sequences per step (default: one per chip, at most 16.78M tokens (2^24, Llama 3 405B's batch), rounded "
+                           "down to a multiple of dp x microbatch)"
+                         : "Sequences per step (default: one per chip, at most 16.78M tokens (2^24, Llama 3 405B's batch))")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   cmd.add_option("-s,--seq-len,--seq", a.seq_len, "Tokens per sequence")->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   cmd.add_option("--compute", a.compute, "GEMM precision: bf16 (fp16), fp8 (mxfp8), fp4 (nvfp4, mxfp4); where the chip has the rate")->capture_default_str();
@@ -112,7 +115,6 @@ TrainingPlan plan_from(const TrainArgs& a) {
   p.fp8_recipe = parse_fp8_recipe(a.fp8_recipe, "--fp8-recipe");
   p.microbatch = a.microbatch;
   p.seq_len = a.seq_len;
-  p.global_batch = a.global_batch > 0 ? a.global_batch : a.dp * a.microbatch * 8;
   p.reversible = a.reversible;
   p.flash_attention = !a.no_flash;
   p.dropout = a.dropout;
@@ -121,6 +123,8 @@ TrainingPlan plan_from(const TrainArgs& a) {
   p.route_domain_limit = a.route_domains;
   p.ep_dispatcher = parse_ep_dispatcher(a.ep_dispatcher, "--ep-dispatcher");
   p.ep_overlap = a.ep_overlap;
+  // Without -B, the rule every train command uses (the flags' ranges keep its inputs >= 1).
+  p.global_batch = a.global_batch > 0 ? a.global_batch : default_global_batch(p);
   return p;
 }
 
@@ -223,9 +227,6 @@ TrainingQuery fit_query(const TrainArgs& a, bool keep_batch) {
   return q;
 }
 
-}  // namespace
-
-namespace {
 /// GB for the fit messages: 4 significant digits as "{:.4g}" writes them (80, 76.97), and
 /// 12190 rather than 1.219e+04 from 10,000 up (review 2 L2).
 std::string gb_figure(double gb) { return gb < 1e4 ? fmt::format("{:.4g}", gb) : readable(gb, 4); }
@@ -276,6 +277,8 @@ void run_step(const TrainArgs& stated) {
   // stated plan is an error naming that cluster, unless --allow-infeasible.
   if (std::string c = fit_or_refuse(a, s, mem); !c.empty()) chosen = c;
   const TrainingStep st = training_step(s.costs, s.rates, s.plan, s.placement);
+  // Review 11 M3: without -B the batch is default_global_batch's, and the output says so.
+  const std::string batch_choice = stated.global_batch > 0 ? std::string() : default_batch_text(s.plan.global_batch, s.plan.seq_len);
   // Every duration of the row in seconds (review 7 M9), per microbatch where the key says so:
   // t_step_s = microbatches x (t_forward_s + t_backward_s) + t_unpaired_s + t_bubble_s +
   // t_dp_exposed_s + t_optimizer_s with no unit factors.
@@ -324,6 +327,7 @@ void run_step(const TrainArgs& stated) {
                         {"fp8_recipe", std::string(to_string(s.plan.fp8_recipe))},
                         {"mfu_definition", train_run::mfu_definition(true, "bf16")},
                         {"plan_choice", chosen.empty() ? nlohmann::json() : nlohmann::json(chosen)},
+                        {"batch_choice", batch_choice.empty() ? nlohmann::json() : nlohmann::json(batch_choice)},
                         {"rows", nlohmann::json::array({row})}, {"warnings", s.warnings}};  // the step: one row
     if (a.explain) j["explanations"] = explanations_json(explain_training_step(s.rates, s.plan, s.placement, st));
     print_json(std::cout, envelope("train step", std::move(j), column_keys(t)));
@@ -337,6 +341,7 @@ void run_step(const TrainArgs& stated) {
                            chip_and_system(s.system.chip.name, s.system.name), s.plan.global_batch, s.plan.seq_len);
   std::cout << fmt::format("plan        {}\n", describe_plan(s.plan));
   if (!chosen.empty()) std::cout << "chosen      " << chosen << '\n';
+  if (!batch_choice.empty()) std::cout << "batch       " << batch_choice << '\n';
   std::cout << fmt::format("placement   {}\n", s.placement.description);
   const std::string unpaired =
       st.unpaired_chunks > 0 ? fmt::format("+ {} unpaired chunk pairs {:.4g} s ", st.unpaired_chunks, st.t_unpaired.value()) : std::string();

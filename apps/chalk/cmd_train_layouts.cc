@@ -7,6 +7,7 @@
 #include "deployment_options.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
+#include "chalk/training/default_batch.h"
 #include "chalk/training/layouts.h"
 #include "commands.h"
 #include "table.h"
@@ -67,7 +68,7 @@ void run_layouts(const LayoutArgs& a) {
   TrainingQuery q;
   q.chips = a.train.chips > 0 ? a.train.chips : sys.scale_up_domain;
   q.seq_len = a.train.seq_len;
-  q.global_batch = a.train.global_batch > 0 ? a.train.global_batch : q.chips;
+  q.global_batch = a.train.global_batch > 0 ? a.train.global_batch : default_global_batch(q.chips, q.seq_len);
   q.base = plan_from(a.train);
   q.limit = a.limit;
   q.schedules = parse_schedule_set(a.schedules, "--schedules");
@@ -86,7 +87,7 @@ void run_layouts(const LayoutArgs& a) {
     base.global_batch = a.train.global_batch;
     if (const auto fit = smallest_fitting_cluster(m, sys, base)) {
       q.chips = fit->chips;
-      q.global_batch = a.train.global_batch > 0 ? a.train.global_batch : q.chips;
+      q.global_batch = a.train.global_batch > 0 ? a.train.global_batch : default_global_batch(q.chips, q.seq_len);
       r = search_training_layouts(m, sys, q);
       chosen = fmt::format("the smallest cluster that holds {} ({} chips; no plan fits one scale-up domain of {}), as train step chooses it; "
                            "-n states another",
@@ -109,6 +110,8 @@ void run_layouts(const LayoutArgs& a) {
   }
   std::vector<std::string> warnings;
   train_run::warn_context(warnings, m, q.seq_len, "sequence length");
+  // Review 11 M3: the batch chalk chose is said, in the words every train command uses.
+  const std::string batch_choice = a.train.global_batch > 0 ? std::string() : default_batch_text(q.global_batch, q.seq_len);
   Table t;
   t.columns = {{"rank", "#"},      {"plan", "plan"},           {"memory_fits", "fits"},  {"t_step_s", "step s", 4},
                {"mfu", "MFU", 3},  {"tok_per_s_per_chip", "tok/s/chip", 4}, {"memory_gb", "memory GB", 4}, {"pareto", "pareto"},
@@ -145,6 +148,7 @@ void run_layouts(const LayoutArgs& a) {
                         {"global_batch", q.global_batch}, {"context_tokens", q.seq_len}, {"plans_evaluated", r.evaluated},
                         {"plans_fitting", r.fit},   {"ranked_by", "step time (at a fixed global batch also MFU)"},
                         {"plan_choice", chosen.empty() ? nlohmann::json() : nlohmann::json(chosen)},
+                        {"batch_choice", batch_choice.empty() ? nlohmann::json() : nlohmann::json(batch_choice)},
                         {"equivalent_plans_folded", folded},
                         {"rows", fitting}, {"rejected_layouts", rejected}, {"warnings", warnings}};
     print_json(std::cout, envelope("train layouts", std::move(j), column_keys(t)));
@@ -157,6 +161,7 @@ void run_layouts(const LayoutArgs& a) {
                            a.pareto ? "the step-time/memory Pareto front, least memory first"
                                     : fmt::format("the {} fastest distinct plans, ranked by step time (= MFU order)", shown.size()));
   if (!chosen.empty()) std::cout << "chosen      " << chosen << '\n';
+  if (!batch_choice.empty()) std::cout << "batch       " << batch_choice << '\n';
   if (folded > 0) {
     std::cout << fmt::format("folded      {} more plans with the same step time as one listed (a ZeRO stage or recomputation that "
                              "buys no time): \"+equal\" counts them beside the one with the least memory\n",

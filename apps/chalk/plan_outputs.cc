@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "chalk/base/error.h"
+#include "chalk/io/engine_deepep.h"
 #include "chalk/io/io.h"
 #include "chalk/io/model_repo.h"
 #include "table.h"
@@ -30,6 +31,9 @@ sim::LaunchTarget launch_target(const std::string& model_arg, const ModelSpec& m
     }
   }
   t.model_type = m.architecture;
+  for (const char* engine : {"vllm", "sglang"}) {  // review 11 H2: DeepEP only where the engine runs it for this model
+    if (std::string why = engine_deepep_problem(engine, m.architecture, m.d_model); !why.empty()) t.no_deepep[engine] = std::move(why);
+  }
   if (lora.enabled()) {
     t.lora_adapters = lora.adapters;
     t.lora_rank = lora.rank;
@@ -82,6 +86,8 @@ void print_plan_launches(const std::vector<sim::EngineLaunch>& launches, const s
     std::string names;
     for (const auto& f : e.files) names += (names.empty() ? "" : ", ") + f.path;
     std::cout << "  " << e.engine << (e.simulated ? " (simulated)" : "") << ": " << (e.problem.empty() ? names : e.problem) << '\n';
+    // Review 11 H2: files that run another path than the one priced say so here, not only inside.
+    if (!e.differs.empty()) std::cout << "    not as simulated: " << e.differs << '\n';
     if (shown == nullptr && !e.files.empty()) shown = &e;
   }
   if (!dir.empty()) std::cout << "  wrote " << written << " files under " << dir << '\n';
@@ -95,7 +101,7 @@ nlohmann::json launch_json(const std::vector<sim::EngineLaunch>& launches) {
   for (const auto& e : launches) {
     nlohmann::json files = nlohmann::json::array();
     for (const auto& f : e.files) files.push_back({{"path", f.path}, {"text", f.text}, {"executable", f.executable}});
-    out.push_back({{"engine", e.engine}, {"simulated", e.simulated}, {"checked_at", e.checked_at}, {"problem", e.problem}, {"files", files}});
+    out.push_back({{"engine", e.engine}, {"simulated", e.simulated}, {"checked_at", e.checked_at}, {"problem", e.problem}, {"differs_from_simulated", e.differs}, {"files", files}});
   }
   return out;
 }

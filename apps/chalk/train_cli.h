@@ -26,7 +26,7 @@ struct TrainArgs {
   bool no_sp = false;
   int zero = 1;
   std::string schedule = "1f1b", recompute = "none", optimizer = "adam18", compute = "bf16";
-  int64_t global_batch = 0;  ///< 0 = dp x microbatch x 8 (train step, memory, plot); the chip count (train layouts)
+  int64_t global_batch = 0;  ///< 0 = default_global_batch (one per chip, at most 2^24 tokens; a plan's rounded to its dp x microbatch)
   int64_t microbatch = 1, seq_len = 4096;
   bool reversible = false, no_flash = false, dropout = false;
   bool no_gemm_shapes = false;  ///< --no-gemm-shapes: every GEMM at the chip's MAMF rate

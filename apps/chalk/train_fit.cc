@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "chalk/base/error.h"
+#include "chalk/training/default_batch.h"
 #include "train_cli.h"
 
 namespace chalk::cli {
@@ -20,7 +21,7 @@ std::optional<FittingCluster> smallest_fitting_cluster(const ModelSpec& m, const
   for (int64_t n : sizes) {
     TrainingQuery q = base;
     q.chips = n;
-    if (q.global_batch <= 0) q.global_batch = n;
+    if (q.global_batch <= 0) q.global_batch = default_global_batch(n, q.seq_len);  // the rule every train command uses
     q.limit = 1;
     TrainingLayouts r;
     try {

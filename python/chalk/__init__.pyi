@@ -540,7 +540,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     recompute_modules: Also recompute these modules' outputs (Megatron-Core names, comma-separated): layernorm, mla_up_proj, moe_act (DeepSeek-V3 recomputes all three)
     no_sp: Tensor parallelism without sequence parallelism
     reversible: Reversible layers: no stored activations, the forward rerun in backward
-    global_batch: Sequences per step (default: dp x microbatch x 8)
+    global_batch: Sequences per step (default: one per chip, at most 16.78M tokens (2^24, Llama 3 405B's batch), rounded down to a multiple of dp x microbatch)
     seq_len: Tokens per sequence (default 4096)
     compute: GEMM precision: bf16 (fp16), fp8 (mxfp8), fp4 (nvfp4, mxfp4); where the chip has the rate (default bf16)
     fp8_recipe: How FP8 GEMMs are scaled (--compute fp8; Megatron-LM's names): delayed (amax history), tensorwise (current scaling: an amax pass before each cast), mxfp8 (a scale per 32), blockwise (DeepSeek-V3's 1x128 and 128x128) (default delayed)
@@ -582,7 +582,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     recompute_modules: Also recompute these modules' outputs (Megatron-Core names, comma-separated): layernorm, mla_up_proj, moe_act (DeepSeek-V3 recomputes all three)
     no_sp: Tensor parallelism without sequence parallelism
     reversible: Reversible layers: no stored activations, the forward rerun in backward
-    global_batch: Sequences per step (default: dp x microbatch x 8)
+    global_batch: Sequences per step (default: one per chip, at most 16.78M tokens (2^24, Llama 3 405B's batch), rounded down to a multiple of dp x microbatch)
     seq_len: Tokens per sequence (default 4096)
     compute: GEMM precision: bf16 (fp16), fp8 (mxfp8), fp4 (nvfp4, mxfp4); where the chip has the rate (default bf16)
     fp8_recipe: How FP8 GEMMs are scaled (--compute fp8; Megatron-LM's names): delayed (amax history), tensorwise (current scaling: an amax pass before each cast), mxfp8 (a scale per 32), blockwise (DeepSeek-V3's 1x128 and 128x128) (default delayed)
@@ -609,7 +609,7 @@ Returns a pandas DataFrame of the JSON's rows, columns in the CLI's order (other
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Model: a catalog name (chalk models) or a config file (the default is dense, as the published Megatron plans it is checked against; serving commands and train run default to deepseek-v3, whose report states its serving and run figures) (default llama-3.1-70b)
     hardware: System: a catalog name (chalk hardware) or a hardware file (default h100-sxm)
-    global_batch: Sequences per step (default: the chip count, one per chip)
+    global_batch: Sequences per step (default: one per chip, at most 16.78M tokens (2^24, Llama 3 405B's batch))
     seq_len: Tokens per sequence (default 4096)
     compute: GEMM precision: bf16 (fp16), fp8 (mxfp8), fp4 (nvfp4, mxfp4); where the chip has the rate (default bf16)
     fp8_recipe: How FP8 GEMMs are scaled (--compute fp8; Megatron-LM's names): delayed (amax history), tensorwise (current scaling: an amax pass before each cast), mxfp8 (a scale per 32), blockwise (DeepSeek-V3's 1x128 and 128x128) (default delayed)

@@ -172,7 +172,7 @@ std::string model_note(const LaunchTarget& t, WeightPlan plan, const std::string
 }
 
 std::vector<std::string> header(const PlanCandidate& c, const LaunchTarget& t, const std::string& engine_title, const std::string& engine,
-                                const std::string& checked_at, const Pool& p) {
+                                const std::string& checked_at, const Pool& p, int64_t cap_ranks) {
   std::vector<std::string> h;
   std::string what = p.role.empty() ? "server" : p.role == "prefill" ? "prefill server" : "decode server";
   h.push_back(engine_title + " " + what + " for `chalk plan`: " + t.model_name + " on " + t.system_name + ", " +
@@ -181,8 +181,16 @@ std::vector<std::string> header(const PlanCandidate& c, const LaunchTarget& t, c
   const std::string role = p.role.empty() ? "" : p.role + " ";
   h.push_back(p.replicas == 1 ? (role.empty() ? "Run once: " : "Run once per " + role + "replica (1 of 1): ") + count(p.d.chips, "chip") + " (" + p.layout + ")."
                               : "Run once per " + role + "replica: " + pool_words(p) + ".");
+  // Review 11a item 4: where the engine's cap flags apply per data-parallel rank (vLLM's
+  // --max-num-seqs, TensorRT-LLM's --max_batch_size), the line gives both figures, so the
+  // flags' smaller numbers read as what they are.
+  const int64_t ranks = std::max<int64_t>(1, cap_ranks);
+  const std::string per_rank = ranks == 1 ? std::string()
+                                          : ", " + std::to_string((c.max_sequences + ranks - 1) / ranks) + " and " +
+                                                std::to_string((c.max_batched_tokens + ranks - 1) / ranks) + " per data-parallel rank (" +
+                                                engine_title + "'s caps below are per rank, " + std::to_string(ranks) + " ranks)";
   h.push_back("Per replica at most " + std::to_string(c.max_sequences) + " running requests and " + std::to_string(c.max_batched_tokens) +
-              " tokens a step; weights " + std::string(to_string(t.weights.value_or(t.checkpoint_weights))) + ", KV cache " +
+              " tokens a step" + per_rank + "; weights " + std::string(to_string(t.weights.value_or(t.checkpoint_weights))) + ", KV cache " +
               std::string(to_string(t.kv)) + ".");
   const std::string simulated = release_name(t.policy);  // "vllm-0.10": that release's host overlap
   h.push_back(engine == t.policy.name ? "Simulated with this engine's scheduler (chalk plan --engine " + simulated + ")."
@@ -245,6 +253,7 @@ std::vector<EngineLaunch> launch_files(const PlanCandidate& c, const LaunchTarge
     }
     if (!why.empty()) {
       e.problem = why;  // the chip first: no layout of it would run
+      e.differs.clear();
       e.files.clear();
     } else if (t.accelerator != "nvidia") {
       // Dynamo's images are CUDA builds: no manifest for another GPU.
@@ -271,6 +280,7 @@ std::vector<EngineLaunch> mixed_launch_files(const PlanCandidate& c, const Launc
       e.files.clear();
       continue;
     }
+    if (e.differs.empty()) e.differs = p->differs;  // the prefill pool's, from its own chip's files
     // The prefill pool's files from its own chip; the decode pool's and the front end's from
     // the decode chip; no Dynamo manifest (its workers would need a node selector per chip type).
     std::erase_if(e.files, [&](const LaunchFile& f) { return prefill_file(f) || f.path.ends_with("dynamo.yaml"); });

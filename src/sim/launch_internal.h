@@ -80,9 +80,12 @@ std::string model_note(const LaunchTarget& t, WeightPlan plan, const std::string
 std::string comment(const std::string& text);
 
 /// The comments every script opens with: what chalk planned, which scheduler was simulated,
-/// where the flags were checked, and what the pool runs.
+/// where the flags were checked, and what the pool runs. `cap_ranks`: the ranks over which
+/// the engine applies its running-request and token caps each (vLLM's and TensorRT-LLM's
+/// flags are per data-parallel rank: the pool's dp; SGLang's are per replica: 1); above 1 the
+/// caps line gives the per-rank figures the flags carry beside the replica's (review 11a item 4).
 std::vector<std::string> header(const PlanCandidate& c, const LaunchTarget& t, const std::string& engine_title,
-                                const std::string& engine, const std::string& checked_at, const Pool& p);
+                                const std::string& engine, const std::string& checked_at, const Pool& p, int64_t cap_ranks = 1);
 
 /// The hosts one replica of `chips` spans: ceil(chips / t.chips_per_host), at least 1.
 int64_t replica_hosts(const LaunchTarget& t, int64_t chips);
@@ -138,6 +141,13 @@ std::string trtllm_speculation_problem(const LaunchTarget& t);
 /// TensorRT-LLM's speculative_config YAML block (decoding_type, num_nextn_predict_layers or
 /// max_draft_len, speculative_model_dir), or "".
 std::string trtllm_speculative_yaml(const LaunchTarget& t);
+
+/// Why engine `engine` ("vllm", "sglang") runs no DeepEP all-to-all for the target's model
+/// (LaunchTarget::no_deepep, one line with its source), or "" when it runs it.
+inline std::string deepep_problem(const std::string& engine, const LaunchTarget& t) {
+  const auto it = t.no_deepep.find(engine);
+  return it == t.no_deepep.end() ? std::string() : it->second;
+}
 
 /// The three engines' writers (launch_vllm.cc, launch_sglang.cc, launch_trtllm.cc).
 EngineLaunch vllm_launch(const PlanCandidate& c, const LaunchTarget& t);

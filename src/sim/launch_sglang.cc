@@ -34,6 +34,25 @@ std::vector<std::string> lora_args(const PlanCandidate& c, const LaunchTarget& t
           "--max-loaded-loras " + std::to_string(std::max(t.lora_adapters, slots)), "--lora-paths $LORA_PATHS"};
 }
 
+/// Whether the pool's experts span its stage (EP = every chip of the stage), the layout whose
+/// all-to-all SGLang runs with DeepEP (--moe-a2a-backend deepep sets EP to --tp-size).
+bool sglang_experts_span_stage(const LaunchTarget& t, const Pool& p) { return t.moe && p.d.ep > 1 && p.d.ep == p.d.stage_chips(); }
+
+/// How SGLang's files for pool `p` differ from what chalk priced, "" when they do not: with
+/// several attention-DP ranks chalk prices DeepEP's all-to-all (the engine step's ep_traffic),
+/// and without DeepEP for the model (deepep_problem) SGLang's default MoE path gathers the DP
+/// ranks' tokens and reduces the experts' outputs instead. With one DP rank chalk prices the
+/// all-reduce path, which SGLang's default runs.
+std::string sglang_differs(const LaunchTarget& t, const Pool& p) {
+  if (!sglang_experts_span_stage(t, p) || p.d.dp < 2) return "";
+  const std::string why = deepep_problem("sglang", t);
+  if (why.empty()) return "";
+  return "chalk priced DeepEP's all-to-all between the " + std::to_string(p.d.dp) + " attention-DP ranks and the experts" +
+         (p.role.empty() ? std::string() : " (the " + p.role + " pool)") + ", but " + why +
+         "; the files run SGLang's default MoE path (the ranks' tokens gathered, the experts' outputs reduced), so its latencies may differ "
+         "from the simulated";
+}
+
 constexpr int64_t kServePort = 30000, kDecodePort = 31000;
 constexpr int64_t kBootstrapPort = 8998;  // --disaggregation-bootstrap-port's default
 
@@ -63,7 +82,7 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
     s.comments.push_back("Simulated with " + count(t.lora_adapters, "LoRA adapter") + " of rank " + std::to_string(t.lora_rank) +
                          ", every request naming one: set LORA_PATHS to them, name=path each, separated by spaces. SGLang counts "
                          "requests on the base model as one more adapter in a batch's --max-loras-per-batch.");
-    s.vars.push_back("LORA_PATHS=\"${LORA_PATHS:?set LORA_PATHS: the " + std::to_string(t.lora_adapters) + " adapters as name=path, space-separated}\"");
+    s.vars.push_back("LORA_PATHS=\"${LORA_PATHS:?set LORA_PATHS: the " + count(t.lora_adapters, "adapter") + " as name=path, space-separated}\"");
   }
   const int64_t hosts = replica_hosts(t, p.d.chips);
   if (hosts > 1) {
@@ -92,14 +111,22 @@ std::string serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) 
     s.command.push_back("--enable-eplb");
     s.command.push_back("--ep-num-redundant-experts " + std::to_string(p.d.ep));
   }
-  if (t.moe && p.d.ep > 1 && p.d.ep == p.d.stage_chips()) {
+  const std::string no_deepep = sglang_experts_span_stage(t, p) ? deepep_problem("sglang", t) : std::string();
+  if (const std::string differs = sglang_differs(t, p); !differs.empty()) {
+    s.comments.push_back("Not as simulated: " + differs + ".");
+  } else if (!no_deepep.empty()) {
+    s.comments.push_back("No --moe-a2a-backend deepep: " + no_deepep +
+                         ". With one attention-DP rank chalk priced the experts' all-reduce path, which SGLang's default MoE path runs.");
+  }
+  if (sglang_experts_span_stage(t, p) && no_deepep.empty()) {
     // The all-to-all chalk's step prices: DeepEP's kernels, normal for a step with prompt
     // chunks and low-latency for a pure decode step (ep_kernels.h), which is what
     // --deepep-mode auto resolves per step (python/sglang/srt/layers/moe/utils.py,
     // DeepEPMode.resolve). SGLang's default --moe-a2a-backend none runs no DeepEP, and
     // check_server_args (python/sglang/srt/server_args.py) raises "When enabling two batch
     // overlap, moe_a2a_backend cannot be 'none'" (review 8 H3). Its DeepEP backend sets the
-    // expert-parallel size to --tp-size, so it is written where the experts span the stage.
+    // expert-parallel size to --tp-size, so it is written where the experts span the stage,
+    // for a model whose SGLang file runs it (deepep_problem, review 11 H2).
     s.command.push_back("--moe-a2a-backend deepep");
     s.command.push_back("--deepep-mode auto");
   }
@@ -170,7 +197,18 @@ EngineLaunch sglang_launch(const PlanCandidate& c, const LaunchTarget& t) {
     e.problem = "SGLang has no " + std::string(to_string(t.kv)) + " KV cache (--kv-cache-dtype takes auto, fp8_e4m3, fp8_e5m2, nvfp4, ...)";
   }
   if (e.problem.empty()) e.problem = sglang_speculation_problem(t, pools);
+  for (const auto& p : pools) {
+    // --enable-two-batch-overlap needs the DeepEP backend (check_server_args), which SGLang
+    // does not run for every model (review 11 H2): no files then, as for any layout it cannot state.
+    if (!e.problem.empty() || !p.d.two_batches) continue;
+    if (const std::string why = deepep_problem("sglang", t); !why.empty()) {
+      e.problem = "SGLang cannot run this layout: two micro-batches need its DeepEP all-to-all, and " + why;
+    }
+  }
   if (!e.problem.empty()) return e;
+  for (const auto& p : pools) {
+    if (e.differs.empty()) e.differs = sglang_differs(t, p);
+  }
   for (const auto& p : pools) e.files.push_back({script_path("sglang", p), serve(c, t, p), true});
   if (c.disaggregated || c.replicas > 1) e.files.push_back({"sglang/router.sh", router(c, t), true});
   return e;

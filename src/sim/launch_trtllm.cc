@@ -52,7 +52,7 @@ std::string options(const PlanCandidate& c, const LaunchTarget& t, const Pool& p
 std::string trtllm_serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) {
   const WeightPlan w = weight_plan(t, false);
   Script s;
-  s.comments = header(c, t, "TensorRT-LLM", "trtllm", kTrtllmSource, p);
+  s.comments = header(c, t, "TensorRT-LLM", "trtllm", kTrtllmSource, p, p.d.dp);
   s.comments.push_back("Give each replica " + replica_gpus(t, p.d.chips) + (p.role.empty() && p.replicas > 1 ? ", behind a load balancer." : "."));
   if (const std::string note = replica_note(p, p.role.empty() ? "" : "disagg.yaml"); !note.empty()) s.comments.push_back(note);
   if (const std::string note = model_note(t, w, "trtllm-serve", "reads the quantization from the checkpoint"); !note.empty()) s.comments.push_back(note);

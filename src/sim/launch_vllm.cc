@@ -34,6 +34,22 @@ bool vllm_block_size_ok(int64_t b) { return b == 16 || b == 32 || b == 64 || b =
 /// EP) vLLM runs the all-reduce path whatever the backend (review 10 L6).
 bool vllm_runs_all2all(const LaunchTarget& t, const Pool& p) { return t.moe && p.d.ep > 1 && p.d.dp > 1; }
 
+/// Whether the pool's files would name a DeepEP backend: the all-to-all path, or micro-batches
+/// (--enable-dbo asserts a DeepEP backend).
+bool vllm_wants_deepep(const LaunchTarget& t, const Pool& p) { return vllm_runs_all2all(t, p) || (t.moe && p.d.ep > 1 && p.d.two_batches); }
+
+/// How vLLM's files for pool `p` differ from what chalk priced, "" when they do not: the
+/// all-to-all path priced, and vLLM's DeepEP not run for the model (deepep_problem), so the
+/// default --all2all-backend (allgather_reducescatter) runs.
+std::string vllm_differs(const LaunchTarget& t, const Pool& p) {
+  if (!vllm_runs_all2all(t, p)) return "";
+  const std::string why = deepep_problem("vllm", t);
+  if (why.empty()) return "";
+  return "chalk priced DeepEP's all-to-all between the " + std::to_string(p.d.dp) + " data-parallel ranks and the experts" +
+         (p.role.empty() ? std::string() : " (the " + p.role + " pool)") + ", but " + why +
+         "; the files run vLLM's default all-to-all (allgather_reducescatter), so its latencies may differ from the simulated";
+}
+
 /// The engine arguments that state the simulated deployment, one "--flag value" a line:
 /// layout, weights, KV dtype, memory, cap, budget, chunked prefill, the longest request.
 std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget& t, const Pool& p, WeightPlan w) {
@@ -47,7 +63,7 @@ std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget&
     a.push_back("--enable-eplb");
     a.push_back("--num-redundant-experts " + std::to_string(p.d.ep));
   }
-  if (vllm_runs_all2all(t, p) || (t.moe && p.d.ep > 1 && p.d.two_batches)) {
+  if (vllm_wants_deepep(t, p) && deepep_problem("vllm", t).empty()) {
     // The all-to-all kernels chalk's step prices are DeepEP's (ep_kernels.h: normal for a
     // step with prompt chunks, low-latency for a pure decode step). vLLM fixes one family per
     // process (vllm/config/parallel.py, all2all_backend; default allgather_reducescatter, not
@@ -58,6 +74,7 @@ std::vector<std::string> engine_args(const PlanCandidate& c, const LaunchTarget&
     // only supports the deepep_low_latency and deepep_high_throughput all2all backend"
     // (review 8 H3), so with --enable-dbo the flag stays even on one DP rank. Without DP and
     // micro-batches vLLM ignores it (vllm_runs_all2all), and it is left out (review 10 L6).
+    // Only for a model whose DeepEP path vLLM runs (deepep_problem, review 11 H2).
     a.push_back(std::string("--all2all-backend ") + (p.role == "prefill" ? "deepep_high_throughput" : "deepep_low_latency"));
   }
   if (p.d.two_batches) a.push_back("--enable-dbo");  // dual batch overlap
@@ -98,7 +115,7 @@ std::vector<std::string> vllm_lora_args(const PlanCandidate& c, const LaunchTarg
 std::string vllm_serve(const PlanCandidate& c, const LaunchTarget& t, const Pool& p) {
   const WeightPlan w = weight_plan(t, true);
   Script s;
-  s.comments = header(c, t, "vLLM", "vllm", kVllmSource, p);
+  s.comments = header(c, t, "vLLM", "vllm", kVllmSource, p, p.d.dp);
   s.comments.push_back("Give each replica " + replica_gpus(t, p.d.chips) + (p.role.empty() && p.replicas > 1 ? ", behind a load balancer." : "."));
   if (c.reserve_to_completion) {
     s.comments.push_back("Simulated with KV reserved to completion at admission; vLLM takes KV blocks on demand and has no flag for it.");
@@ -112,6 +129,7 @@ std::string vllm_serve(const PlanCandidate& c, const LaunchTarget& t, const Pool
     s.comments.push_back("No --all2all-backend: with one data-parallel rank vLLM runs the experts' all-reduce path, not the all-to-all "
                          "kernels the flag selects (v0.11 FusedMoEParallelConfig.use_all2all_kernels: dp_size > 1 and use_ep).");
   }
+  if (const std::string differs = vllm_differs(t, p); !differs.empty()) s.comments.push_back("Not as simulated: " + differs + ".");
   s.vars.push_back(model_var(t, w));
   if (const std::string draft = draft_model_var(t); !draft.empty()) s.vars.push_back(draft);
   if (const std::string spec = vllm_speculative_config_var(t); !spec.empty()) s.vars.push_back(spec);
@@ -128,8 +146,10 @@ std::string vllm_serve(const PlanCandidate& c, const LaunchTarget& t, const Pool
     // is 5600 (vLLM's default) + its index x its chips, the decode pool's after the prefill
     // pool's. The host is the one the prefill server tells the decode server to connect to.
     const int64_t base = kNixlSideChannelPort + (p.role == "decode" ? c.replicas * c.replica_chips : 0);
-    s.comments.push_back("NixlConnector's side channel listens on VLLM_NIXL_SIDE_CHANNEL_PORT and the " + std::to_string(p.d.chips - 1) +
-                         " ports after it, on VLLM_NIXL_SIDE_CHANNEL_HOST (this host's first address).");
+    // count(): "the 1 port after it" (review 11 L3: "the 1 ports").
+    s.comments.push_back("NixlConnector's side channel listens on VLLM_NIXL_SIDE_CHANNEL_PORT" +
+                         (p.d.chips > 1 ? " and the " + count(p.d.chips - 1, "port") + " after it" : std::string()) +
+                         ", on VLLM_NIXL_SIDE_CHANNEL_HOST (this host's first address).");
     s.vars.push_back(replica_port_var("VLLM_NIXL_SIDE_CHANNEL_PORT", base, p.d.chips));
     s.vars.push_back("VLLM_NIXL_SIDE_CHANNEL_HOST=\"${VLLM_NIXL_SIDE_CHANNEL_HOST:-$(hostname -I | cut -d' ' -f1)}\"");
     s.vars.push_back("export VLLM_NIXL_SIDE_CHANNEL_PORT VLLM_NIXL_SIDE_CHANNEL_HOST");
@@ -137,7 +157,7 @@ std::string vllm_serve(const PlanCandidate& c, const LaunchTarget& t, const Pool
   if (t.lora_adapters > 0) {
     s.comments.push_back("Simulated with " + count(t.lora_adapters, "LoRA adapter") + " of rank " + std::to_string(t.lora_rank) +
                          ": set LORA_MODULES to them, name=path each, separated by spaces.");
-    s.vars.push_back("LORA_MODULES=\"${LORA_MODULES:?set LORA_MODULES: the " + std::to_string(t.lora_adapters) + " adapters as name=path, space-separated}\"");
+    s.vars.push_back("LORA_MODULES=\"${LORA_MODULES:?set LORA_MODULES: the " + count(t.lora_adapters, "adapter") + " as name=path, space-separated}\"");
   }
   s.command = {"vllm serve \"$MODEL\"", "--host 0.0.0.0", "--port \"$PORT\""};
   for (const auto& a : engine_args(c, t, p, w)) s.command.push_back(a);
@@ -259,7 +279,18 @@ EngineLaunch vllm_launch(const PlanCandidate& c, const LaunchTarget& t) {
     e.problem = "vLLM has no " + std::string(to_string(t.kv)) + " KV cache (--kv-cache-dtype takes auto, fp8, fp8_e5m2, fp8_e4m3)";
   }
   if (e.problem.empty()) e.problem = vllm_speculation_problem(t);
+  for (const auto& p : pools) {
+    // --enable-dbo asserts a DeepEP backend (VllmConfig.__post_init__): no files where vLLM
+    // runs none for the model (review 11 H2), as for any layout it cannot state.
+    if (!e.problem.empty() || !p.d.two_batches || !t.moe || p.d.ep < 2) continue;
+    if (const std::string why = deepep_problem("vllm", t); !why.empty()) {
+      e.problem = "vLLM cannot run this layout: two micro-batches (--enable-dbo) need a DeepEP all-to-all backend, and " + why;
+    }
+  }
   if (!e.problem.empty()) return e;
+  for (const auto& p : pools) {
+    if (e.differs.empty()) e.differs = vllm_differs(t, p);
+  }
   for (const auto& p : pools) e.files.push_back({script_path("vllm", p), vllm_serve(c, t, p), true});
   if (c.disaggregated) e.files.push_back({"vllm/proxy.sh", proxy(c, t), true});
   if (const std::string d = dynamo(c, t); !d.empty()) e.files.push_back({"vllm/dynamo.yaml", d, false});

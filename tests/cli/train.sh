@@ -114,9 +114,12 @@ expect_error "--dp: Value 0 not in range" train step --dp 0
 expect_error "--chips: no valid plan of gpt-3-175b on 101 chips" train layouts -m gpt-3-175b -H a100-80gb -n 101 -B 64
 expect_error "A subcommand is required" train
 
-# The help says the default global batch each command uses (layouts: the chip count).
-"$CHALK" train layouts --help | grep -q "default: the chip count" || fail "train layouts -B help"
-"$CHALK" train step --help | grep -q "default: dp x microbatch x 8" || fail "train step -B help"
+# The help says the default global batch, the one rule every train command uses (review 11 M3;
+# help text wraps, so it is read with its lines joined).
+"$CHALK" train layouts --help | tr '\n' ' ' | tr -s ' ' | grep -q "default: one per chip, at most 16.78M tokens (2^24, Llama 3 405B's batch))" \
+  || fail "train layouts -B help"
+"$CHALK" train step --help | tr '\n' ' ' | tr -s ' ' | grep -q "default: one per chip, at most 16.78M tokens (2^24, Llama 3 405B's batch), rounded down to a multiple of dp x microbatch" \
+  || fail "train step -B help"
 # No scale-out network: the true cause, as `train step` gives it (QA: "degrees must split ..." was wrong).
 expect_error "hardware: l40s states no scale-out bandwidth" train layouts -n 256 -m llama-3.1-8b -H l40s
 expect_error "crosses scale-up domains of 8 chips" train layouts -n 256 -m llama-3.1-70b -H l40s

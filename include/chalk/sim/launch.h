@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -80,6 +81,13 @@ struct LaunchTarget {
   std::optional<std::string> draft_model;
   std::string draft_model_name;  ///< chalk's name of the draft model (comments)
   std::string model_type;        ///< the target's HF model_type (ModelSpec::architecture): vLLM's EAGLE-3 targets
+  /// Why an engine ("vllm", "sglang") runs no DeepEP all-to-all for this model, one line with
+  /// its source (io engine_deepep_problem, data/engines/deepep.json; review 11 H2: SGLang's
+  /// gpt_oss.py raises "forward_deepep branch not implemented yet"); an engine not in the map
+  /// runs it. Its files then name no DeepEP backend: the engine's default MoE path runs, a
+  /// layout that needs DeepEP (two micro-batches) gets a problem, and where chalk priced the
+  /// all-to-all the files and EngineLaunch::differs say so.
+  std::map<std::string, std::string> no_deepep;
 };
 
 /// One file of a launch: a path relative to the launch directory and its text.
@@ -99,6 +107,11 @@ struct EngineLaunch {
   /// lacks, or a chip its GPU builds do not run on (LaunchTarget::accelerator: TensorRT-LLM
   /// on NVIDIA only, and its fp8 only with FP8 tensor cores; none on TPU, Trainium, Gaudi).
   std::string problem;
+  /// Where the files run another path than the one chalk priced, one line ("" when they run
+  /// what was simulated): a DeepEP all-to-all priced for an expert-parallel layout that this
+  /// engine does not run for the model (data/engines/deepep.json), so its default MoE path runs
+  /// instead. The scripts' headers say the same.
+  std::string differs;
   std::vector<LaunchFile> files;
 };
 
