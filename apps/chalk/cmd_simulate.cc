@@ -22,6 +22,7 @@
 #include "serving_cli.h"
 #include "sim_cli.h"
 #include "simulate_args.h"
+#include "simulate_keep_up.h"
 #include "simulate_rate.h"
 #include "simulate_report.h"
 #include "table.h"
@@ -35,6 +36,12 @@ namespace {
 /// that four candidates cost less than the run itself at the default 2000 requests.
 constexpr std::size_t kLayoutSampleRequests = 200;
 
+
+/// The rate as the user gave it: "--rate 5 req/s", "--rate-per-min 30", "the trace's mean rate".
+std::string simulate_rate_asked(const SimulateArgs& a) {
+  return a.traffic.rate ? fmt::format("--rate {:g} req/s", *a.traffic.rate)
+         : a.traffic.rate_per_min ? fmt::format("--rate-per-min {:g}", *a.traffic.rate_per_min) : "the trace's mean rate";
+}
 
 void run_simulate(SimulateArgs a) {
   load_engine_profile(a.policy, a.deployment);
@@ -119,7 +126,11 @@ void run_simulate(SimulateArgs a) {
   // what runs (request_budget.h). The CLI has no budget.
   check_estimated_steps(estimate_steps(agg, a.disaggregate ? std::min(a.prefill_replicas, a.decode_replicas) : a.replicas, reqs, so.policy,
                                        so.prefix_hit_rate),
-                        (a.disaggregate && a.compare ? 3 : a.disaggregate ? 1 : 2),  // an aggregated run adds its capacity probe
+                        // an aggregated run adds its capacity probe; --lora without max-loras, a sizing and a run per value
+                        (a.disaggregate && a.compare ? 3 : a.disaggregate ? (rate_stated && !a.deployment.chips ? 5 : 1) : 2) +
+                            (!a.disaggregate && so.lora.enabled() && !so.lora.max_loras_stated
+                                 ? 2.0 * static_cast<double>(sim::max_loras_candidates(so.lora.adapters, so.policy.max_sequences).size())
+                                 : 0.0),
                         a.policy.max_batched_tokens.has_value());
   so.progress = budget_progress();
   // A rate with no chips and no --replicas is a throughput question (review 7 M6: 70B at
@@ -131,33 +142,104 @@ void run_simulate(SimulateArgs a) {
   std::optional<sim::Capacity> one_replica;
   std::optional<RateChoice> rate_choice;
   std::string asked;  // the rate as the user gave it
+  // --lora without max-loras: each value plan --lora tries is sized for the rate and run, and
+  // the least $/hour whose run keeps up is taken (review 11 H1: one slot for 8 adapters passed
+  // the capacity probe, whose full queue batches each adapter's requests together, while the
+  // run's requests waited 18 s behind the running adapter).
+  std::vector<MaxLorasSizing> lora_tried;
+  std::size_t lora_chosen = 0;
+  std::optional<sim::ClusterRun> sized_run;  // the chosen value's run, not run again
   if (!a.disaggregate && !a.deployment.chips && !a.replicas_stated && rate_stated) {
-    asked = a.traffic.rate           ? fmt::format("--rate {:g} req/s", *a.traffic.rate)
-                              : a.traffic.rate_per_min ? fmt::format("--rate-per-min {:g}", *a.traffic.rate_per_min)
-                                                       : "the trace's mean rate";
-    RateReplicas rr;
-    if (stages == 1 && note && note->fallback.empty() && note->replica_sizes.size() > 1) {
-      // Review 10 M1: the size too is the rate's question. The cost floor's size (the batch
-      // that fills HBM) costs twice what 8B at --rate 5 needs: each size within the domain
-      // with the fewest replicas that serve the rate, the least $/hour chosen.
-      std::vector<int64_t> sizes = note->replica_sizes;
-      std::sort(sizes.begin(), sizes.end());
-      const std::optional<LayoutNote> floor_layout = layout_note;
-      rate_choice = cheapest_for_rate(
-          sizes, [&](int64_t chips) { return deployment_with_chips(a.deployment, chips, context); },
-          [&](const Deployment& d) { return pool(d, 1); }, reqs, asked, &layout_note);
-      layout_note = rate_choice ? rate_choice->choice.layout_note : floor_layout;
-    }
-    if (rate_choice) {
-      agg = rate_choice->choice.deployment;
-      rr = rate_choice->choice.count;
-      note.reset();  // the cost floor's replica is not what runs; rate_choice says what does
+    asked = simulate_rate_asked(a);
+    struct Sized {
+      Deployment agg;
+      std::optional<ReplicaNote> note;
+      std::optional<LayoutNote> layout_note;
+      std::optional<RateChoice> rate_choice;
+      RateReplicas rr;
+    };
+    const Sized floor{agg, note, layout_note, std::nullopt, {}};
+    const auto size_for_rate = [&] {
+      Sized z = floor;
+      if (stages == 1 && z.note && z.note->fallback.empty() && z.note->replica_sizes.size() > 1) {
+        // Review 10 M1: the size too is the rate's question. The cost floor's size (the batch
+        // that fills HBM) costs twice what 8B at --rate 5 needs: each size within the domain
+        // with the fewest replicas that serve the rate, the least $/hour chosen.
+        std::vector<int64_t> sizes = z.note->replica_sizes;
+        std::sort(sizes.begin(), sizes.end());
+        z.rate_choice = cheapest_for_rate(
+            sizes, [&](int64_t chips) { return deployment_with_chips(a.deployment, chips, context); },
+            [&](const Deployment& d) { return pool(d, 1); }, reqs, asked, &z.layout_note);
+        z.layout_note = z.rate_choice ? z.rate_choice->choice.layout_note : floor.layout_note;
+      }
+      if (z.rate_choice) {
+        z.agg = z.rate_choice->choice.deployment;
+        z.rr = z.rate_choice->choice.count;
+        z.note.reset();  // the cost floor's replica is not what runs; rate_choice says what does
+      } else {
+        z.rr = replicas_serving_rate(pool(z.agg, 1), reqs, asked, z.agg.n_chips * stages);
+      }
+      return z;
+    };
+    Sized chosen;
+    if (so.lora.enabled() && !so.lora.max_loras_stated) {
+      std::vector<Sized> sized;
+      std::vector<sim::ClusterRun> runs;
+      for (const int64_t v : sim::max_loras_candidates(so.lora.adapters, so.policy.max_sequences)) {
+        so.lora.max_loras = v;
+        Sized z = size_for_rate();
+        sim::ClusterRun run = sim::simulate_aggregated(pool(z.agg, z.rr.replicas), reqs);
+        sim::Capacity cap = z.rr.one;
+        cap.req_per_s *= static_cast<double>(z.rr.replicas);
+        cap.uncertainty_req_per_s *= static_cast<double>(z.rr.replicas);
+        const sim::Overload over = sim::overload_of(run, reqs, &cap);
+        const sim::KeepUp k = sim::keep_up_of(run, reqs, over);
+        lora_tried.push_back({v, z.agg.n_chips * stages, z.rr.replicas, pool_usd_per_hour(z.agg, z.rr.replicas * stages),
+                              run.fits && !over.overloaded && k.keeps_up, sim::summarize(run, slo).ttft.p50,
+                              !run.fits ? "does not fit" : over.overloaded ? "OVERLOADED" : k.why});
+        sized.push_back(std::move(z));
+        runs.push_back(std::move(run));
+      }
+      lora_chosen = choose_max_loras(lora_tried);
+      so.lora.max_loras = lora_tried[lora_chosen].max_loras;
+      chosen = std::move(sized[lora_chosen]);
+      sized_run = std::move(runs[lora_chosen]);
     } else {
-      rr = replicas_serving_rate(pool(agg, 1), reqs, asked, agg.n_chips * stages);
+      chosen = size_for_rate();
     }
-    a.replicas = rr.replicas;
-    one_replica = rr.one;
-    replicas_line = rr.line;
+    agg = std::move(chosen.agg);
+    note = std::move(chosen.note);
+    layout_note = std::move(chosen.layout_note);
+    rate_choice = std::move(chosen.rate_choice);
+    a.replicas = chosen.rr.replicas;
+    one_replica = chosen.rr.one;
+    replicas_line = chosen.rr.line;
+  }
+  // Disaggregated, the same policy per pool (review 11 M2: --rate 8 ran 1 x 2 chips a pool,
+  // OVERLOADED at 1.17 req/s, where aggregated simulate sized for the rate): the prefill pool
+  // the cheapest size x count whose capacity at prefill alone serves the rate, the decode pool
+  // the same at decode alone (saturated_capacity's Phase), as cheapest_for_rate sizes replicas.
+  std::optional<RateChoice> decode_rate_choice;
+  std::optional<Deployment> pre_sized, dec_sized;
+  std::optional<sim::Capacity> pools_capacity;  // the bottleneck pool's, for the overload check
+  if (a.disaggregate && !mixed && rate_stated && !a.deployment.chips && !a.prefill_chips && !a.decode_chips && !a.pool_replicas_stated &&
+      stages == 1 && note && note->fallback.empty()) {
+    asked = simulate_rate_asked(a);
+    std::vector<int64_t> sizes = note->replica_sizes;
+    if (sizes.empty()) sizes = {agg.n_chips};
+    if (auto p = pools_for_rate(
+            sizes, [&](int64_t chips) { return deployment_with_chips(a.deployment, chips, context); },
+            [&](const Deployment& d) { return pool(d, 1); }, reqs, asked)) {
+      a.prefill_replicas = p->prefill.choice.count.replicas;
+      a.decode_replicas = p->decode.choice.count.replicas;
+      pre_sized = p->prefill.choice.deployment;
+      dec_sized = p->decode.choice.deployment;
+      replicas_line = p->line;
+      pools_capacity = p->capacity;
+      rate_choice = std::move(p->prefill);
+      decode_rate_choice = std::move(p->decode);
+      note.reset();  // the smallest replica is not what runs; rate_choice and decode_rate_choice say what does
+    }
   }
   if (!a.disaggregate) {
     SimulateResult r;
@@ -166,7 +248,7 @@ void run_simulate(SimulateArgs a) {
     r.replicas = a.replicas;
     r.chips_per_replica = agg.n_chips * stages;
     if (const auto usd = pool_usd_per_hour(agg, a.replicas * stages)) r.usd_per_hour = *usd;
-    r.run = sim::simulate_aggregated(pool(agg, a.replicas), reqs);
+    r.run = sized_run ? std::move(*sized_run) : sim::simulate_aggregated(pool(agg, a.replicas), reqs);
     if (one_replica) {
       r.capacity = *one_replica;  // replicas x one replica's, round robin splitting the arrivals evenly
       r.capacity->req_per_s *= static_cast<double>(a.replicas);
@@ -176,9 +258,10 @@ void run_simulate(SimulateArgs a) {
     }
     results.push_back(std::move(r));
   } else {
-    const Deployment pre = mixed ? pool_deployment(a.deployment, "--prefill-hardware", a.prefill_hardware, a.prefill_chips, context)
-                                 : deployment_with_chips(a.deployment, a.prefill_chips.value_or(agg.n_chips), context);
-    const Deployment dec = mixed ? agg : deployment_with_chips(a.deployment, a.decode_chips.value_or(agg.n_chips), context);
+    const Deployment pre = mixed       ? pool_deployment(a.deployment, "--prefill-hardware", a.prefill_hardware, a.prefill_chips, context)
+                           : pre_sized ? *pre_sized
+                                       : deployment_with_chips(a.deployment, a.prefill_chips.value_or(agg.n_chips), context);
+    const Deployment dec = mixed ? agg : dec_sized ? *dec_sized : deployment_with_chips(a.deployment, a.decode_chips.value_or(agg.n_chips), context);
     SimulateResult r;
     r.name = "disaggregated";
     // Mixed chips name each pool's system in the layout (text, CSV and JSON rows alike).
@@ -200,6 +283,7 @@ void run_simulate(SimulateArgs a) {
     r.chips_per_replica = dec.n_chips;
     r.prefill_chips_per_replica = pre.n_chips;
     r.run = sim::simulate_disaggregated(pool(pre, a.prefill_replicas), pool(dec, a.decode_replicas), reqs);
+    r.capacity = pools_capacity;
     const int64_t total = r.run.chips;
     results.push_back(std::move(r));
     if (a.compare) {
@@ -245,15 +329,23 @@ void run_simulate(SimulateArgs a) {
     }
     r.overload = sim::overload_of(r.run, reqs, r.capacity ? &*r.capacity : nullptr);
     if (r.overload.overloaded) warnings.push_back(overload_warning(r.name, r.overload));
+    // After the fact, on the run's own records (review 11 H1: behind one LoRA slot, requests
+    // waited 18 s at 40% of the probe's capacity, with no warning): said unless OVERLOADED says it.
+    r.keep_up = sim::keep_up_of(r.run, reqs, r.overload);
+    if (!r.keep_up.keeps_up && !r.overload.overloaded) warnings.push_back(keep_up_warning(r.name, r.keep_up, so.lora));
+    if (const auto w = slo_miss_warning(r.name, r.summary, slo, r.overload.arrival_req_per_s)) warnings.push_back(*w);
   }
   const bool has_slo = slo.ttft_s || slo.tpot_s;
+  // Given an SLO, whether it was met is read first (review 11 M1: "SLO met" and goodput were
+  // among the columns a narrow table hides).
+  if (has_slo) t.set_priority({"slo_attainment", "goodput_req_per_s"}, 0);
   // SLO attainment exists only against an SLO: empty (null, "-") without one (issue 30).
   if (!has_slo) {
     const auto col = std::find_if(t.columns.begin(), t.columns.end(), [](const auto& c) { return c.key == std::string("slo_attainment"); });
     for (auto& row : t.rows) row[static_cast<std::size_t>(col - t.columns.begin())] = Cell{};
   }
-  print_simulate({a, agg, pipe, stages, note, layout_note, rate_choice, replicas_line, asked, reqs, so, slo, utilization, power, facility,
-                  mixed, results, t, warnings});
+  print_simulate({a, agg, pipe, stages, note, layout_note, rate_choice, decode_rate_choice, replicas_line, asked, lora_tried, lora_chosen, reqs, so, slo,
+                  utilization, power, facility, mixed, results, t, warnings});
 }
 
 }  // namespace
@@ -271,8 +363,9 @@ void register_simulate(CLI::App& app, Action& run) {
   // rate simulate takes the cheapest: run_simulate).
   cmd->get_option("--chips")->description(
       "Chips holding one replica, 1..1048576 (default, printed as `replica`: with a --rate or a --trace, the replica size within the "
-      "scale-up domain and count cheapest in $/hour that serve the --rate or the --trace's mean rate; without one, and with "
-      "--disaggregate, the smallest that holds the weights and one sequence)");
+      "scale-up domain and count cheapest in $/hour that serve the --rate or the --trace's mean rate, with --disaggregate each "
+      "pool's on its own part of the requests; without one, the smallest that holds the weights and one sequence). Sized for "
+      "the rate, not for an SLO: a missed SLO is a warning, and `chalk plan` sizes for the SLO");
   add_infeasible_option(*cmd, a.deployment);
   add_traffic_options(*cmd, a.traffic, 2000);
   add_policy_options(*cmd, a.policy);
@@ -290,16 +383,23 @@ void register_simulate(CLI::App& app, Action& run) {
       ->capture_default_str();
   cmd->add_flag("--disaggregate", a.disaggregate, "Separate prefill and decode pools, the prompt's KV sent between them");
   cmd->add_option("--prefill-chips", a.prefill_chips, "Chips per prefill replica (default: --chips)");
-  cmd->add_option("--prefill-replicas", a.prefill_replicas, "Prefill replicas")->capture_default_str();
+  auto* prefill_replicas = cmd->add_option("--prefill-replicas", a.prefill_replicas,
+                                           "Prefill replicas (with a rate and no chips, the prefill pool's cheapest size x count "
+                                           "that serves it)")
+                              ->capture_default_str();
   cmd->add_option("--decode-chips", a.decode_chips, "Chips per decode replica (default: --chips)");
-  cmd->add_option("--decode-replicas", a.decode_replicas, "Decode replicas")->capture_default_str();
+  auto* decode_replicas = cmd->add_option("--decode-replicas", a.decode_replicas,
+                                          "Decode replicas (with a rate and no chips, the decode pool's cheapest size x count "
+                                          "that serves it)")
+                             ->capture_default_str();
   cmd->add_option("--prefill-hardware", a.prefill_hardware, "With --disaggregate: the prefill pool's system (default: --hardware; mixed chips)");
   cmd->add_option("--decode-hardware", a.decode_hardware, "With --disaggregate: the decode pool's system (default: --hardware; mixed chips)");
   cmd->add_flag("--compare", a.compare, "With --disaggregate: also aggregated serving on the same chips");
   file_name_option(cmd->add_option("--plot", a.plot, "Write an HTML page of latency distributions and occupancy over time"));
   add_output_options(*cmd, a.output);
-  cmd->callback([&run, replicas] {
+  cmd->callback([&run, replicas, prefill_replicas, decode_replicas] {
     a.replicas_stated = replicas->count() > 0;
+    a.pool_replicas_stated = prefill_replicas->count() > 0 || decode_replicas->count() > 0;
     run = [] { with_flag_names([] { run_simulate(a); }); };
   });
 }

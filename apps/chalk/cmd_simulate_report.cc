@@ -40,6 +40,8 @@ void print_simulate(const SimulateReport& rep) {
     j["assumptions"]["chips"] = results.front().summary.chips;
     j["replica_choice"] = replica_note_json(note);
     j["rate_choice"] = rate_choice ? rate_choice_json(*rate_choice) : nlohmann::json(nullptr);
+    j["decode_rate_choice"] = rep.decode_rate_choice ? rate_choice_json(*rep.decode_rate_choice) : nlohmann::json(nullptr);
+    j["max_loras_choice"] = rep.lora_tried.empty() ? nlohmann::json(nullptr) : max_loras_choice_json(rep.lora_tried, rep.lora_chosen);
     j["replicas_why"] = replicas_line.empty() ? nlohmann::json(nullptr) : nlohmann::json(replicas_line);  // the replica count simulate chose, or null
     j["layout_choice"] = layout_note_json(layout_note);
     j["traffic"] = describe_traffic(a.traffic, reqs);
@@ -70,6 +72,8 @@ void print_simulate(const SimulateReport& rep) {
                          {"capacity_uncertainty_req_per_s", r.overload.capacity_uncertainty_req_per_s},
                          {"ttft_growth", r.overload.ttft_growth},
                          {"overloaded", r.overload.overloaded},
+                         {"keeps_up", r.keep_up.keeps_up},
+                         {"offered_output_tok_per_s", r.keep_up.offered_output_tok_per_s},
                          {"mean_chip_power_w", r.energy ? nlohmann::json(r.energy->mean_chip_power_w) : nlohmann::json(nullptr)},
                          {"routing", a.routing},
                          {"prefix_cache", r.prefix_cache},
@@ -98,7 +102,11 @@ void print_simulate(const SimulateReport& rep) {
   std::cout << "chalk simulate: requests through a continuously batching engine, each step priced by the "
             << (agg.mechanisms.enabled ? "engine step" : "roofline") << " for its exact mix (docs/simulator.md)\n"
             << describe_text(agg) << (pipe ? pipe->text : "") << replica_note_text(note)
-            << (rate_choice ? "replica     " + rate_choice_text(*rate_choice, rep.asked) + "\n" : "") << (replicas_line.empty() ? "" : "replicas    " + replicas_line + "\n")
+            << (!rate_choice                ? ""
+                : rep.decode_rate_choice ? "prefill     " + rate_choice_text(*rate_choice, rep.asked, "--prefill-chips sets the size") + "\n" +
+                                               "decode      " + rate_choice_text(*rep.decode_rate_choice, rep.asked, "--decode-chips sets the size") + "\n"
+                                         : "replica     " + rate_choice_text(*rate_choice, rep.asked) + "\n") << (replicas_line.empty() ? "" : "replicas    " + replicas_line + "\n")
+            << (rep.lora_tried.empty() ? "" : "max-loras   " + max_loras_choice_text(rep.lora_tried, rep.lora_chosen) + "\n")
             << layout_note_text(layout_note) << "traffic     " << describe_traffic(a.traffic, reqs) << '\n'
             << fmt::format("engine      {}: {} tokens per step, {}-token KV blocks, chunked prefill {}, at most {} running, KV {}, "
                            "{} of HBM for weights and KV{}\n",

@@ -210,7 +210,9 @@ struct RateReplicas {
   sim::Capacity one;  ///< one replica's capacity
   std::string line;
 };
+/// `phase`: the pool's part of each request (a disaggregated pool: prefill or decode);
+/// `sets`: the flags that set the count, ending the line.
 RateReplicas replicas_serving_rate(const sim::Pool& one_replica, std::span<const sim::Request> requests, const std::string& asked,
-                                   int64_t chips);
+                                   int64_t chips, sim::Phase phase = sim::Phase::both, const std::string& sets = "--replicas or -n sets them");
 
 }  // namespace chalk::cli

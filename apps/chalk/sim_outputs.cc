@@ -254,9 +254,9 @@ std::string overload_warning(const std::string& mode, const sim::Overload& o) {
 }
 
 RateReplicas replicas_serving_rate(const sim::Pool& one_replica, std::span<const sim::Request> requests, const std::string& asked,
-                                   int64_t chips) {
+                                   int64_t chips, sim::Phase phase, const std::string& sets) {
   RateReplicas r;
-  r.one = sim::saturated_capacity(one_replica, requests);
+  r.one = sim::saturated_capacity(one_replica, requests, phase);
   if (!r.one.measured()) return r;
   const double arrivals = sim::arrival_rate(requests);
   r.replicas = sim::replicas_for_rate(arrivals, r.one.req_per_s);
@@ -270,9 +270,9 @@ RateReplicas replicas_serving_rate(const sim::Pool& one_replica, std::span<const
                                            fmt::format("{:g}", sim::kReplicaUtilization), kMostReplicas));
   }
   r.line = fmt::format("{} of {}: the fewest that serve {} (arrivals {} req/s <= {} x {} x {} req/s, one replica's "
-                       "capacity with its queue full); --replicas or -n sets them",
+                       "capacity with its queue full); {}",
                        counted(r.replicas, "replica"), counted(chips, "chip"), asked, format_number(arrivals, 4),
-                       fmt::format("{:g}", sim::kReplicaUtilization), r.replicas, format_number(r.one.req_per_s, 4));
+                       fmt::format("{:g}", sim::kReplicaUtilization), r.replicas, format_number(r.one.req_per_s, 4), sets);
   return r;
 }
 

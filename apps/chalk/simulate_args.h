@@ -25,6 +25,9 @@ struct SimulateArgs {
   bool disaggregate = false;
   std::optional<int64_t> prefill_chips, decode_chips;  ///< unset: --chips
   int64_t prefill_replicas = 1, decode_replicas = 1;
+  /// --prefill-replicas or --decode-replicas given (else, with a rate and no chips, each pool
+  /// the cheapest size x count that serves it).
+  bool pool_replicas_stated = false;
   std::string prefill_hardware, decode_hardware;  ///< empty: --hardware
   bool compare = false;
   std::string plot;

@@ -41,7 +41,8 @@ nlohmann::json rate_candidate_json(const RateCandidate& c) {
 
 std::optional<RateChoice> cheapest_for_rate(const std::vector<int64_t>& sizes, const std::function<Deployment(int64_t)>& resolve_size,
                              const std::function<sim::Pool(const Deployment&)>& one_replica_pool, std::span<const sim::Request> requests,
-                             const std::string& asked, std::optional<LayoutNote>* layout_note) {
+                             const std::string& asked, std::optional<LayoutNote>* layout_note, sim::Phase phase,
+                             const std::string& sets) {
   std::vector<RateCandidate> measured;
   std::vector<int64_t> priced_out;
   for (const int64_t s : sizes) {
@@ -62,7 +63,7 @@ std::optional<RateChoice> cheapest_for_rate(const std::vector<int64_t>& sizes, c
       continue;  // a size that cannot hold the model (the sizes are those an engine runs)
     }
     RateCandidate c{std::move(*d), {}, std::nullopt, std::nullopt};
-    c.count = replicas_serving_rate(one_replica_pool(c.deployment), requests, asked, c.deployment.n_chips);
+    c.count = replicas_serving_rate(one_replica_pool(c.deployment), requests, asked, c.deployment.n_chips, phase, sets);
     if (!c.count.one.measured()) continue;
     c.usd_per_hour = pool_usd_per_hour(c.deployment, c.count.replicas);
     if (layout_note) c.layout_note = *layout_note;
@@ -75,7 +76,27 @@ std::optional<RateChoice> cheapest_for_rate(const std::vector<int64_t>& sizes, c
   return r;
 }
 
-std::string rate_choice_text(const RateChoice& r, const std::string& asked) {
+std::optional<PoolsForRate> pools_for_rate(const std::vector<int64_t>& sizes, const std::function<Deployment(int64_t)>& resolve_size,
+                                           const std::function<sim::Pool(const Deployment&)>& one_replica_pool,
+                                           std::span<const sim::Request> requests, const std::string& asked) {
+  std::vector<int64_t> sorted = sizes;
+  std::sort(sorted.begin(), sorted.end());
+  auto pre = cheapest_for_rate(sorted, resolve_size, one_replica_pool, requests, asked, nullptr, sim::Phase::prefill, "--prefill-replicas sets them");
+  auto dec = cheapest_for_rate(sorted, resolve_size, one_replica_pool, requests, asked, nullptr, sim::Phase::decode, "--decode-replicas sets them");
+  if (!pre || !dec) return std::nullopt;
+  // Round robin splits the arrivals evenly: a pool serves its replicas x one replica's.
+  const auto pool_capacity = [](const RateCandidate& c) {
+    sim::Capacity k = c.count.one;
+    k.req_per_s *= static_cast<double>(c.count.replicas);
+    k.uncertainty_req_per_s *= static_cast<double>(c.count.replicas);
+    return k;
+  };
+  const sim::Capacity pc = pool_capacity(pre->choice), dc = pool_capacity(dec->choice);
+  std::string line = "prefill pool " + pre->choice.count.line + "; decode pool " + dec->choice.count.line;
+  return PoolsForRate{std::move(*pre), std::move(*dec), std::move(line), pc.req_per_s <= dc.req_per_s ? pc : dc};
+}
+
+std::string rate_choice_text(const RateChoice& r, const std::string& asked, const std::string& sets) {
   std::string s = rate_candidate_text(r.choice) + ": the cheapest replica size x count that serves " + asked + " (replicas line)";
   if (r.runner_up) s += "; runner-up " + rate_candidate_text(*r.runner_up);
   if (!r.sizes_priced_out.empty()) {
@@ -83,7 +104,7 @@ std::string rate_choice_text(const RateChoice& r, const std::string& asked) {
     for (const int64_t c : r.sizes_priced_out) sizes += (sizes.empty() ? "" : ", ") + std::to_string(c);
     s += "; " + sizes + " chips cost as much or more at one replica";
   }
-  return s + "; -n sets the size";
+  return s + "; " + sets;
 }
 
 nlohmann::json rate_choice_json(const RateChoice& r) {

@@ -10,11 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "chalk/sim/keep_up.h"
 #include "deployment_options.h"
 #include "energy_cli.h"
 #include "layout_choice.h"
 #include "sim_cli.h"
 #include "simulate_args.h"
+#include "simulate_keep_up.h"
 #include "simulate_rate.h"
 #include "table.h"
 
@@ -34,6 +36,7 @@ struct SimulateResult {
   nlohmann::json lora;          ///< lora_json(run)
   sim::SimSummary summary;
   sim::Overload overload;
+  sim::KeepUp keep_up;  ///< whether the run kept up with its traffic (sim::keep_up_of)
   std::optional<sim::Capacity> capacity;  ///< aggregated: the pool's saturated capacity (sim::saturated_capacity)
   std::optional<sim::ServingEnergy> energy;
   std::optional<ChipPower> power, prefill_power;  ///< mixed chips: each pool's own (else the --hardware chip's)
@@ -51,9 +54,14 @@ struct SimulateReport {
   int64_t stages;
   const std::optional<ReplicaNote>& note;
   const std::optional<LayoutNote>& layout_note;
-  const std::optional<RateChoice>& rate_choice;
+  const std::optional<RateChoice>& rate_choice;  ///< aggregated: the replicas; disaggregated: the prefill pool
+  const std::optional<RateChoice>& decode_rate_choice;  ///< disaggregated: the decode pool
   const std::string& replicas_line;
   const std::string& asked;  ///< the rate as given ("--rate 5 req/s"), "" without one
+  /// --lora without max-loras and a rate to size for: each value's sizing (empty otherwise),
+  /// and the index of the one run.
+  const std::vector<MaxLorasSizing>& lora_tried;
+  std::size_t lora_chosen;
   const std::vector<sim::Request>& reqs;
   const sim::SimOptions& so;
   const sim::Slo& slo;

@@ -748,7 +748,7 @@ Returns the CLI's JSON as plain Python objects.
 Keyword arguments (flags with - as _; lists become comma lists; True sets a flag):
     model: Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones) (default deepseek-v3)
     hardware: Built-in system name (see `chalk hardware`) or path to a chalk-hardware file (default gb200-nvl72)
-    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: with a --rate or a --trace, the replica size within the scale-up domain and count cheapest in $/hour that serve the --rate or the --trace's mean rate; without one, and with --disaggregate, the smallest that holds the weights and one sequence)
+    chips: Chips holding one replica, 1..1048576 (default, printed as `replica`: with a --rate or a --trace, the replica size within the scale-up domain and count cheapest in $/hour that serve the --rate or the --trace's mean rate, with --disaggregate each pool's on its own part of the requests; without one, the smallest that holds the weights and one sequence). Sized for the rate, not for an SLO: a missed SLO is a warning, and `chalk plan` sizes for the SLO
     weights: Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)
     kv_dtype: KV-cache format: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default bf16)
     compute: Matmul rate class: bf16, fp8, int8, fp4 (default: the weights' if the chip has it, else bf16)
@@ -802,9 +802,9 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     routing: How requests reach replicas (and a disaggregated prefill pool): round-robin, or cache-aware (SGLang router's cache_aware policy: the replica with the longest cached prefix over 30% of the prompt, unless the load is unbalanced by over 64 requests and 1.5x) (default round-robin)
     disaggregate: Separate prefill and decode pools, the prompt's KV sent between them
     prefill_chips: Chips per prefill replica (default: --chips)
-    prefill_replicas: Prefill replicas (default 1)
+    prefill_replicas: Prefill replicas (with a rate and no chips, the prefill pool's cheapest size x count that serves it) (default 1)
     decode_chips: Chips per decode replica (default: --chips)
-    decode_replicas: Decode replicas (default 1)
+    decode_replicas: Decode replicas (with a rate and no chips, the decode pool's cheapest size x count that serves it) (default 1)
     prefill_hardware: With --disaggregate: the prefill pool's system (default: --hardware; mixed chips)
     decode_hardware: With --disaggregate: the decode pool's system (default: --hardware; mixed chips)
     compare: With --disaggregate: also aggregated serving on the same chips

@@ -82,4 +82,23 @@ export async function trafficChecks({ browser, url, check, cli, N, close }) {
     }
   });
   await p6.close();
+  // Review 11 H1: behind one LoRA slot, 8 adapters at 5 req/s on one H100 queue for 13.5 s on
+  // average (output 647 of 932 tok/s offered) and the page said nothing. The API's keep-up
+  // check (docs/simulator.md, "Keeping up") warns FALLS BEHIND, and the page shows it beside the
+  // chart, as chalk simulate prints it for the same request.
+  const p7 = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await check('traffic: a run behind its LoRA slots shows the API\'s FALLS BEHIND warning', async () => {
+    await p7.route(/\/api\/(decode|prefill|serving\/(sweep|balance|frontier|modes)|layouts|prices\/(infer|compare|forward)|train\/)/,
+      (route) => route.fulfill({ status: 400, contentType: 'application/json', body: '{"error": "not under test", "field": "test"}' }));
+    await p7.goto(`${url}/?model=llama-3.1-8b&hardware=h100-sxm&rate=5&prompt=2048&lora=8:16`);
+    await p7.waitForFunction(() => Number(document.body.dataset.updates || 0) >= 1 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
+    const S = ['simulate', '-m', 'llama-3.1-8b', '-H', 'h100-sxm', ...N('-m', 'llama-3.1-8b', '-H', 'h100-sxm', '-s', '4096'), '--requests', '200', '--input', '2048', '--output', '200', '--rate', '5', '--lora', '8:16'];
+    const c = cli(...S);
+    assert.ok(!c.details[0].keeps_up && c.warnings.some((w) => /FALLS BEHIND/.test(w) && /1 LoRA slot for 8 adapters/.test(w)), `chalk simulate: ${c.warnings}`);
+    assert.equal(await p7.evaluate(() => window.chalk.data.simulate.details[0].keeps_up), false);
+    assert.equal(await p7.textContent('#sim-warnings'), c.warnings.join('\n'));
+    // Beside the output served, what was offered: 200 requests x 200 tokens at about 4.66 req/s.
+    assert.match(await p7.textContent('#sim-summary'), /; output [\d,.]+ tok\/s of the 932\.3 tok\/s offered;/);
+  });
+  await p7.close();
 }

@@ -5,7 +5,7 @@ import { termRows, termChart, fitLimit, frontierChart, memoryChart, rankedChart,
 import { numberButtons, hideExplanation } from './explain.js';
 import { updateTraining } from './training.js';
 import { words, layoutName } from './words.js';
-import { rateBelowCapacity, loraWords } from './traffic.js';
+import { rateBelowCapacity, loraWords, offeredWords } from './traffic.js';
 import { sweepBatches, capAtLimit } from './limits.js';
 import { chooseReplica, frontierSizes, chipsSource } from './replica.js';
 import { modeExplanation } from './modes.js';
@@ -283,7 +283,7 @@ async function updateSimulation() {
   const e = j.engine;
   // The page's replica, as `chalk simulate -n N`, which the CLI without -n may size otherwise (docs/web.md): said.
   const own = sent.chips ? `the page's replica, as chalk simulate -n ${sent.chips}; without -n chalk simulate sizes one for this traffic` : 'chalk simulate\'s own choice for this traffic';
-  $('sim-summary').textContent = `${j.traffic}; on ${r.replicas} x ${r.replica_chips} chips (${own}); ${r.finished} finished, ${r.rejected} rejected; output ${Number(r.output_tok_per_s.toPrecision(4)).toLocaleString('en-US')} tok/s; ` +
+  $('sim-summary').textContent = `${j.traffic}; on ${r.replicas} x ${r.replica_chips} chips (${own}); ${r.finished} finished, ${r.rejected} rejected; output ${Number(r.output_tok_per_s.toPrecision(4)).toLocaleString('en-US')} tok/s${offeredWords(j.details?.[0])}; ` +
     `engine ${e.name}: ${e.max_batched_tokens.toLocaleString('en-US')} tokens a step, at most ${e.max_sequences.toLocaleString('en-US')} running, ${e.gpu_memory_utilization} of HBM for weights and KV` +
     loraWords(j.details?.[0]?.lora);
   await draw('simulate', '#view-simulate', percentileChart(rows));

@@ -20,3 +20,10 @@ export function loraWords(l) {
   return `; LoRA ${l.adapters} adapters of rank ${l.lora_rank}, ${Number((l.adapter_bytes / 1e6).toPrecision(4))} MB each, ${l.max_loras} in HBM: ` +
     `${l.adapter_loads} loads, ${Number(l.lora_gemm_s.toPrecision(3))} s of multi-adapter GEMM`;
 }
+
+/// Where the run fell behind its traffic (simulate's details[].keeps_up false, the API's
+/// FALLS BEHIND warning; review 11 H1): " of the N tok/s offered" beside the output served.
+export function offeredWords(d) {
+  if (d?.keeps_up !== false) return '';
+  return ` of the ${Number(d.offered_output_tok_per_s.toPrecision(4)).toLocaleString('en-US')} tok/s offered`;
+}
