@@ -33,7 +33,7 @@ struct RunArgs {
   std::optional<std::string> name;
   std::optional<double> tokens, flops, mfu, step_time_s, tokens_per_step;
   int64_t chips = 2048, seq = 4096;
-  double goodput = 1;
+  std::optional<double> goodput, interruptions_per_chip_hour;
   std::optional<double> usd_per_chip_hour, chip_power_w;
   double pue = 1.0;
   std::string peak = "bf16";
@@ -107,6 +107,23 @@ std::string peaks_of(const ChipSpec& chip) {
   return out;
 }
 
+// "0.900: 0.36 interruptions/h x 14.7 min lost (12.7 min restart + half a checkpoint
+// interval), checkpoint every 4.0 min at 2.8 s a save" (goodput.h).
+std::string describe_goodput(const InterruptionGoodput& g) {
+  if (g.interruptions_per_hour == 0) return fmt::format("{:.3f}: no interruptions", g.goodput);
+  return fmt::format("{:.3f}: {:.3g} interruptions/h x {:.3g} min lost ({:.3g} min restart + half a checkpoint interval), "
+                     "checkpoint every {:.3g} min at {:.3g} s a save ({:.3g} TB at {:.3g} TB/s)",
+                     g.goodput, g.interruptions_per_hour, g.lost_per_interruption.value() / 60, g.restart_time.value() / 60,
+                     g.checkpoint_interval.value() / 60, g.save_stall.value(), g.checkpoint_bytes / 1e12,
+                     g.checkpoint_bytes / std::max(g.save_stall.value(), 1e-300) / 1e12);
+}
+
+// Where the phases' goodput comes from: "given", "interruption model" or "mixed".
+std::string goodput_source(const RunReport& r) {
+  const auto n = std::count_if(r.phases.begin(), r.phases.end(), [](const PhaseReport& p) { return p.goodput_parts.has_value(); });
+  return n == 0 ? "given" : n == static_cast<long>(r.phases.size()) ? "interruption model" : "mixed";
+}
+
 void run_train_run(const RunArgs& a) {
   RunInputs in;
   in.model = load_model(a.model);
@@ -139,6 +156,7 @@ void run_train_run(const RunArgs& a) {
   flags_phase.n_chips = a.chips;
   flags_phase.sequence_length = a.seq;
   flags_phase.goodput = a.goodput;
+  if (a.interruptions_per_chip_hour) in.interruptions.interruptions_per_chip_hour = *a.interruptions_per_chip_hour;
   if (a.mfu) flags_phase.mfu = *a.mfu;
   if (a.step_time_s) flags_phase.step_time = seconds(*a.step_time_s);
   flags_phase.tokens_per_step = a.tokens_per_step.value_or(0);
@@ -173,11 +191,13 @@ void run_train_run(const RunArgs& a) {
   const std::map<std::string, std::string> flags = {
       {"n_chips", "chips"}, {"mfu", "mfu"}, {"goodput", "goodput"}, {"tokens", "tokens"},
       {"sequence_length", "seq"}, {"step_time", "step_time_s"}, {"tokens_per_step", "tokens_per_step"},
-      {"pue", "--pue"}, {"chip_power_w", "--chip-power-w"}, {"peak_precision", "--peak"}, {"phases", "--phase"}};
+      {"pue", "--pue"}, {"chip_power_w", "--chip-power-w"}, {"peak_precision", "--peak"}, {"phases", "--phase"},
+      {"interruptions_per_chip_hour", "--interruptions-per-chip-hour"}};
   std::map<std::string, std::string> single = flags;
   if (a.phases.empty()) {
     // One phase from flags: phases[0].<key> names the flag itself.
-    single = {{"pue", "--pue"}, {"chip_power_w", "--chip-power-w"}, {"peak_precision", "--peak"}};
+    single = {{"pue", "--pue"}, {"chip_power_w", "--chip-power-w"}, {"peak_precision", "--peak"},
+              {"interruptions_per_chip_hour", "--interruptions-per-chip-hour"}};
   }
   RunReport r;
   try {
@@ -221,8 +241,9 @@ void run_train_run(const RunArgs& a) {
   t.set_count({"tokens", "train_flops_per_token", "tok_per_s", "chip_hours"});  // 15.0T, not 15000000000000 (issue 30 item 2)
   const std::string mfu_note = default_mfu ? (a.non_causal ? kDefaultMfuNonCausalSource : kDefaultMfuSource) : "given";
   const std::string attention = a.non_causal ? "non-causal" : "causal";
-  // Every phase at goodput 1 (the default) is a lower bound on wall clock: say so.
+  // A phase given goodput 1 is a lower bound on wall clock: say so.
   const bool ideal = std::all_of(r.phases.begin(), r.phases.end(), [](const PhaseReport& p) { return p.goodput == 1; });
+  const bool modelled = std::any_of(r.phases.begin(), r.phases.end(), [](const PhaseReport& p) { return p.goodput_parts.has_value(); });
   // Phases only, one row each (the sums are top-level keys): summing the rows gives the totals.
   if (a.output.csv) return print_csv(std::cout, t, warnings);
   if (a.output.json) {
@@ -241,7 +262,11 @@ void run_train_run(const RunArgs& a) {
                           {"price_usd_per_chip_hour", r.price_per_chip ? nlohmann::json(to_usd_per_hour(*r.price_per_chip)) : nlohmann::json()},
                           {"price_source", r.price_per_chip ? r.price_source : ""},
                           {"chip_power_w", r.chip_power_w > 0 ? nlohmann::json(r.chip_power_w) : nlohmann::json()},
-                          {"pue", r.pue}}},
+                          {"pue", r.pue},
+                          {"goodput_source", goodput_source(r)},
+                          {"interruptions_per_chip_hour", modelled ? nlohmann::json(in.interruptions.interruptions_per_chip_hour) : nlohmann::json()},
+                          {"restart_s", modelled ? nlohmann::json(in.interruptions.restart_time.value()) : nlohmann::json()},
+                          {"checkpoint_write_gb_per_s", modelled ? nlohmann::json(in.interruptions.checkpoint_write_bytes_per_s / 1e9) : nlohmann::json()}}},
                         {"rows", to_json(t)},  // the phases
                         {"tokens", r.tokens},
                         {"train_flops", r.flops},
@@ -266,6 +291,9 @@ void run_train_run(const RunArgs& a) {
                     ? fmt::format("energy      {:.0f} W per chip (TDP) x PUE {:.2f}{}\n", r.chip_power_w, r.pue,
                                   r.pue == 1 ? " (chips only: pass --pue for hosts, network and cooling)" : "")
                     : std::string("energy      no chip power in the catalog for this system: pass --chip-power-w\n"));
+  for (const auto& p : r.phases) {
+    if (p.goodput_parts) std::cout << "goodput     " << (r.phases.size() > 1 ? p.name + ": " : "") << describe_goodput(*p.goodput_parts) << '\n';
+  }
   for (const auto& w : warnings) std::cout << "warning     " << w << '\n';
   std::cout << '\n';
   if (r.phases.size() > 1) {
@@ -281,7 +309,7 @@ void run_train_run(const RunArgs& a) {
                            r.chip_hours >= 1e6 ? format_count(r.chip_hours, 4) : format_number(r.chip_hours, 4),
                            r.cost ? ", " + money(r.cost->value()) : "",
                            r.energy_mwh ? fmt::format(", {:.4g} MWh", *r.energy_mwh) : "",
-                           ideal ? " (a lower bound: goodput 1, no restarts, rollbacks or stalls; --goodput sets it)" : "");
+                           ideal ? " (a lower bound: goodput 1, no restarts, rollbacks or stalls)" : "");
 }
 
 }  // namespace
@@ -303,8 +331,12 @@ void register_train_run(CLI::App& train, Action& run) {
                               kDefaultMfu, kDefaultMfuNonCausal));
   cmd->add_option("--step-time-s", r.step_time_s, "Step time in seconds instead of --mfu (with --tokens-per-step)");
   cmd->add_option("--tokens-per-step", r.tokens_per_step, "Tokens per optimizer step (global batch x sequence length)");
-  cmd->add_option("--goodput", r.goodput, "Fraction of wall clock spent on steps that count (restarts, rollbacks, stalls; 1: a lower bound on wall clock; each --phase's default)")
-      ->capture_default_str();
+  cmd->add_option("--goodput", r.goodput,
+                  "Fraction of wall clock spent on steps that count (default: modelled from interruptions per chip-hour, restart "
+                  "time and Young/Daly checkpoints, docs/formulas.md; 1: the ideal, a lower bound on wall clock; each --phase's default)");
+  cmd->add_option("--interruptions-per-chip-hour", r.interruptions_per_chip_hour,
+                  fmt::format("Interruption rate behind the default goodput (default {:.3g}: Llama 3 405B's 466 in 54 days on 16,384 H100)",
+                              kInterruptionsPerChipHour));
   cmd->add_option("--name", r.name, "Name of the single phase (default pre-training; with --phase, name= in each)");
   cmd->add_option("--phase", r.phases,
                   "A phase as key=value items (name, tokens|flops, chips, seq, mfu|step_time_s+tokens_per_step, goodput); "

@@ -632,7 +632,7 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
 Raises ChalkError(message, field) on bad input; field names the keyword argument (model, not --model).
     """
 
-def train_run(*, model: Optional[Values] = None, hardware: Optional[Values] = None, tokens: Optional[Values] = None, flops: Optional[Values] = None, chips: Optional[Values] = None, seq_len: Optional[Values] = None, mfu: Optional[Values] = None, step_time_s: Optional[Values] = None, tokens_per_step: Optional[Values] = None, goodput: Optional[Values] = None, name: Optional[Values] = None, phase: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, usd_per_chip_hour: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, peak: Optional[Values] = None, non_causal: bool = False, frame: bool = False) -> Any:
+def train_run(*, model: Optional[Values] = None, hardware: Optional[Values] = None, tokens: Optional[Values] = None, flops: Optional[Values] = None, chips: Optional[Values] = None, seq_len: Optional[Values] = None, mfu: Optional[Values] = None, step_time_s: Optional[Values] = None, tokens_per_step: Optional[Values] = None, goodput: Optional[Values] = None, interruptions_per_chip_hour: Optional[Values] = None, name: Optional[Values] = None, phase: Optional[Values] = None, price_usd_per_chip_hour: Optional[Values] = None, usd_per_chip_hour: Optional[Values] = None, chip_power_w: Optional[Values] = None, pue: Optional[Values] = None, peak: Optional[Values] = None, non_causal: bool = False, frame: bool = False) -> Any:
     """`chalk train run --json`: GPU-hours, days, dollars and energy of a whole training run (one or more phases).
 
 Returns the CLI's JSON as plain Python objects.
@@ -647,7 +647,8 @@ Keyword arguments (flags with - as _; lists become comma lists; True sets a flag
     mfu: Model FLOP utilization against --peak, causal attention FLOPs as train step counts them (default 0.3894, 0.4373 with --non-causal: DeepSeek-V3, ISCA'25 Table 4; each --phase's default)
     step_time_s: Step time in seconds instead of --mfu (with --tokens-per-step)
     tokens_per_step: Tokens per optimizer step (global batch x sequence length)
-    goodput: Fraction of wall clock spent on steps that count (restarts, rollbacks, stalls; 1: a lower bound on wall clock; each --phase's default) (default 1)
+    goodput: Fraction of wall clock spent on steps that count (default: modelled from interruptions per chip-hour, restart time and Young/Daly checkpoints, docs/formulas.md; 1: the ideal, a lower bound on wall clock; each --phase's default)
+    interruptions_per_chip_hour: Interruption rate behind the default goodput (default 2.19e-05: Llama 3 405B's 466 in 54 days on 16,384 H100)
     name: Name of the single phase (default pre-training; with --phase, name= in each)
     phase: A phase as key=value items (name, tokens|flops, chips, seq, mfu|step_time_s+tokens_per_step, goodput); one phase per --phase, each key at most once; keys left out come from the flags; repeat for several phases, summed
     price_usd_per_chip_hour: Price per chip-hour (default: the hardware catalog's)

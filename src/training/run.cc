@@ -41,6 +41,8 @@ RunReport plan_run(const RunInputs& in) {
     throw InputError("peak_precision", in.system.chip.name + " has no dense " +
                                            std::string(to_string(in.peak_precision)) + " peak");
 
+  // The interruption model is the run's, not a phase's: its inputs are checked once (one chip, no bytes).
+  interruption_goodput(1, 0, in.interruptions);
   RunReport r;
   r.price_per_chip = in.price_per_chip ? in.price_per_chip : in.system.price_per_chip;
   r.price_source = in.price_per_chip ? "given" : in.system.price_source;
@@ -57,8 +59,8 @@ RunReport plan_run(const RunInputs& in) {
                                            run_num(p.tokens) + ", flops " + run_num(p.flops) + ")");
     if (p.mfu.has_value() == p.step_time.has_value())
       throw InputError(at + ".mfu", "give exactly one of mfu or step_time (with tokens_per_step)");
-    if (!(p.goodput > 0 && p.goodput <= 1))
-      throw InputError(at + ".goodput", "must be a fraction in (0, 1], got " + run_num(p.goodput));
+    if (p.goodput && !(*p.goodput > 0 && *p.goodput <= 1))
+      throw InputError(at + ".goodput", "must be a fraction in (0, 1], got " + run_num(*p.goodput));
 
     PhaseReport q;
     q.name = p.name;
@@ -98,8 +100,17 @@ RunReport plan_run(const RunInputs& in) {
                              run_num(floor_s) + " s at peak");
       }
     }
-    q.goodput = p.goodput;
-    q.wall_clock = Seconds(q.tokens / q.tokens_per_s.value() / p.goodput);
+    if (p.goodput) {
+      q.goodput = *p.goodput;
+    } else {
+      try {
+        q.goodput_parts = interruption_goodput(p.n_chips, checkpoint_bytes(in.model, in.checkpoint_state), in.interruptions);
+      } catch (const InputError& e) {
+        throw InputError(at + "." + e.field(), std::string(e.what()).substr(e.field().size() + 2));
+      }
+      q.goodput = q.goodput_parts->goodput;
+    }
+    q.wall_clock = Seconds(q.tokens / q.tokens_per_s.value() / q.goodput);
     q.chip_hours = static_cast<double>(p.n_chips) * q.wall_clock.value() / 3600;
     if (r.price_per_chip) q.cost = Usd(q.chip_hours * 3600 * r.price_per_chip->value());
     // chip-hours x W x PUE, through the facility formula serving energy uses (power.h).

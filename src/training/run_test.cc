@@ -24,6 +24,9 @@ RunInputs deepseek_v3_pretraining() {
   p.tokens = 14.8e12;
   p.sequence_length = 4096;
   p.n_chips = 2048;
+  // The published 2.664M is 14.8 x 180K GPU-hours per trillion tokens (report 1): the steady
+  // rate, no restarts in it, so these checks run at goodput 1.
+  p.goodput = 1;
   in.phases = {p};
   return in;
 }
@@ -102,6 +105,7 @@ TEST(TrainingRun, PalmWallClockFromItsMfu) {
   p.sequence_length = 2048;
   p.n_chips = 6144;
   p.mfu = 0.462;
+  p.goodput = 1;  // the steady state; the run's wall clock is the published 8.40M below
   in.phases = {p};
   in.causal_attention_flops = false;  // PaLM's MFU counts non-causal attention (App. B)
   const RunReport r = plan_run(in);
@@ -116,6 +120,23 @@ TEST(TrainingRun, PalmWallClockFromItsMfu) {
   expect_rel(r.chip_hours / published_chip_hours, 0.665, 0.01);
   in.phases[0].goodput = 0.665;
   expect_rel(plan_run(in).chip_hours, published_chip_hours, 0.01);
+}
+
+TEST(TrainingRun, DefaultGoodputIsTheInterruptionModel) {
+  // DeepSeek-V3 on 2,048 H800 without a goodput: lambda = 2.1946e-5 x 2,048 = 0.04495/h =
+  // 1.2485e-5/s; checkpoint 671.03e9 params x 14 B = 9.394 TB / 2 TB/s = 4.697 s; lost =
+  // sqrt(2 x 4.697 x 1.2485e-5) + 1.2485e-5 x 763 = 0.01083 + 0.00953 = 0.02036: goodput
+  // 0.9796, wall clock 54.4 / 0.9796 = 55.5 days.
+  RunInputs in = deepseek_v3_pretraining();
+  in.phases[0].mfu = 0.3894;
+  const double ideal = plan_run(in).chip_hours;
+  in.phases[0].goodput.reset();
+  const RunReport r = plan_run(in);
+  ASSERT_TRUE(r.phases[0].goodput_parts.has_value());
+  expect_rel(r.phases[0].goodput, 0.9796, 0.0005);
+  expect_rel(r.phases[0].goodput_parts->save_stall.value(), 4.697, 0.002);
+  expect_rel(r.chip_hours, ideal / 0.9796, 0.0005);
+  expect_rel(r.wall_clock.value() / 86400, 55.5, 0.002);
 }
 
 TEST(TrainingRun, PhasesAreSummed) {
@@ -188,6 +209,10 @@ TEST(TrainingRun, BadInputsAreRejected) {
   EXPECT_EQ(field_of(in), "phases[0].sequence_length");
   in = ok, in.phases[0].goodput = 0;
   EXPECT_EQ(field_of(in), "phases[0].goodput");
+  in = ok, in.interruptions.interruptions_per_chip_hour = -1;
+  EXPECT_EQ(field_of(in), "interruptions_per_chip_hour");
+  in = ok, in.phases[0].goodput.reset(), in.interruptions.interruptions_per_chip_hour = 1e-2;
+  EXPECT_EQ(field_of(in), "phases[0].goodput");  // 2,048 chips x 1e-2/h x 763 s: > the wall clock
   in = ok, in.pue = 0.9;
   EXPECT_EQ(field_of(in), "pue");
   in = ok, in.chip_power_w = -700;

@@ -110,8 +110,9 @@ TEST(ValidateDefaults, ModelCardRunWithoutClusterLiesWithinItsPlausibleClusters)
   // traffic or recomputes less runs faster.
   EXPECT_GT(hi, lo * 1.1) << "range " << lo << " - " << hi;
   // Each kernel's fixed time (issue 33, kernel_fixed_time.h) took the fastest to 1,762,307
-  // (+2.4%).
-  EXPECT_GE(1720320.0, lo * 0.975) << "range " << lo << " - " << hi;
+  // (+2.4%), and the run's interruption-model goodput (0.9978 at 256 chips; training/goodput.h)
+  // to 1,766,579 (+2.7%).
+  EXPECT_GE(1720320.0, lo * 0.97) << "range " << lo << " - " << hi;
   EXPECT_LE(1720320.0, hi) << "range " << lo << " - " << hi;
   // A run that states every degree has the cluster they multiply to: DP4 x TP8 x PP2 = 64
   // chips, predicted as the same row with chips 64 stated.

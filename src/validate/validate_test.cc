@@ -139,8 +139,9 @@ TEST(Validate, TrainingRowsThroughTheTrainingModule) {
   EXPECT_EQ(meg.unit, "TFLOP/s/chip");
   // A whole run: GPU-hours = tokens / (tokens/s per chip) / 3600, the same step as the
   // step-time row of the same run (DSV3-TRAIN-3): 14.8e12 x 19.93 s x 2048 / (15360 x
-  // 4096) / 3600 = 2.603e6 at the measured step, so the two errors agree.
-  EXPECT_NEAR(find(r, "DSV3-TRAIN-1").error, find(r, "DSV3-TRAIN-3").error, 0.01);
+  // 4096) / 3600 = 2.603e6 at the measured step, over the interruption model's goodput on
+  // 2,048 chips (0.981: training/goodput.h), so (1 + run error) x 0.981 = 1 + step error.
+  EXPECT_NEAR((1 + find(r, "DSV3-TRAIN-1").error) * 0.981, 1 + find(r, "DSV3-TRAIN-3").error, 0.001);
   // Every unstated input is printed with the default used (MEG21-4 states TP8 PP12 DP16 from
   // Narayanan 2021 Table 2, but no microbatch column is filled: the default 1 is said).
   bool said = false;

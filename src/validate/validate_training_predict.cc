@@ -8,6 +8,7 @@
 #include "chalk/base/count_cast.h"
 #include "chalk/base/error.h"
 #include "chalk/io/io.h"
+#include "chalk/training/goodput.h"
 #include "validate_internal.h"
 
 namespace chalk::detail {
@@ -45,6 +46,12 @@ void predict_training(const TrainRowPlan& t, Prediction& out) {
     flops = K * 3 * fwd_nc;
     convention = "6N + 12 L H Q T (PaLM App. B): non-causal attention";
   }
+  // A whole run's hours include its interruptions: the interruption model's goodput
+  // (training/goodput.h; docs/formulas.md, "Run goodput"), checkpointing the plan's weights
+  // and optimizer states. The measurement format has no goodput column: every run row takes it.
+  std::optional<InterruptionGoodput> run_goodput;
+  if (t.metric == "gpu_hours" || t.metric == "wall_hours") run_goodput = interruption_goodput(chips, checkpoint_bytes(t.model, p.state));
+  const double g = run_goodput ? run_goodput->goodput : 1.0;
   auto value = [&](double T) {
     const std::string& m = t.metric;
     if (m == "step_s") return T;
@@ -53,15 +60,22 @@ void predict_training(const TrainRowPlan& t, Prediction& out) {
     if (m == "train_tok_per_s_per_chip") return K / T / n;
     if (m == "tflop_per_s_per_chip") return flops / T / n / 1e12;
     if (m == "mfu_pct") return 100 * flops / (T * n * s.peak_bf16.value());
-    if (m == "gpu_hours") return t.train_tokens / (K / T) * n / 3600;
-    if (m == "wall_hours") return t.train_tokens / (K / T) / 3600;
+    if (m == "gpu_hours") return t.train_tokens / (K / T) / g * n / 3600;
+    if (m == "wall_hours") return t.train_tokens / (K / T) / g / 3600;
     throw InputError("metric", "'" + m + "' is not a training metric");
   };
   out.predicted = value(st.t_step.value());
   out.predicted_plain = value(t_plain);
   if (t.metric == "tflop_per_s_per_chip" || t.metric == "mfu_pct") out.notes.push_back("FLOPs counted as " + convention);
   if (t.metric == "gpu_hours" || t.metric == "wall_hours") {
-    out.notes.push_back(row_count(t.train_tokens) + " tokens at the steady step; restarts, ramp-up and evaluation not modelled");
+    char gbuf[320];
+    std::snprintf(gbuf, sizeof gbuf,
+                  "goodput %.3f (interruption model): %.3g interruptions/h x %.3g min lost, checkpoint every %.3g min at %.3g s a save; "
+                  "ramp-up and evaluation not modelled",
+                  g, run_goodput->interruptions_per_hour, run_goodput->lost_per_interruption.value() / 60,
+                  run_goodput->checkpoint_interval.value() / 60, run_goodput->save_stall.value());
+    out.notes.push_back(row_count(t.train_tokens) + " tokens at the steady step / goodput");
+    out.notes.push_back(gbuf);
   }
   out.bound_plain = "compute";
   // What governs: the largest of compute, bubble, exposed communication, optimizer.

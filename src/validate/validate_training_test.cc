@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "chalk/base/error.h"
+#include "chalk/io/io.h"
+#include "chalk/training/goodput.h"
+#include "chalk/training/plan.h"
 #include "chalk/validate/validate.h"
 
 namespace chalk {
@@ -46,8 +49,12 @@ TEST(ValidateTraining, EveryMetricComesFromTheSameStep) {
   EXPECT_NEAR(row(r, "C").predicted, 262144 / step / 8, 1e-6 * 262144 / step);
   // MFU (%) = TFLOP/s per chip / 989.4 x 100 (the catalog's bf16 dense peak is the denominator).
   EXPECT_NEAR(row(r, "M").predicted, row(r, "F").predicted / 989.4 * 100, 1e-6);
-  // A run of 1e12 tokens: wall = 1e12 / (262144 / step) seconds; chip-hours = 8 x wall.
-  EXPECT_NEAR(row(r, "W").predicted, 1e12 / (262144 / step) / 3600, 1e-6 * row(r, "W").predicted);
+  // A run of 1e12 tokens: wall = 1e12 / (262144 / step) / goodput seconds; chip-hours = 8 x
+  // wall. The goodput is the interruption model's for 8 chips checkpointing 8.03e9 params x
+  // 14 B (training/goodput.h): 1 - sqrt(2 x 0.0562 s x 4.88e-8/s) - 4.88e-8 x 763 = 0.99989.
+  const double g = interruption_goodput(8, checkpoint_bytes(load_model("llama-3.1-8b"), parse_state_bytes("adam18", "state"))).goodput;
+  EXPECT_NEAR(g, 0.99989, 2e-5);
+  EXPECT_NEAR(row(r, "W").predicted, 1e12 / (262144 / step) / g / 3600, 1e-6 * row(r, "W").predicted);
   EXPECT_NEAR(row(r, "H").predicted, 8 * row(r, "W").predicted, 1e-6 * row(r, "H").predicted);
   // Stated inputs are not assumptions; the empty compute and cp are.
   const auto& a = row(r, "S").assumptions;

@@ -16,6 +16,11 @@ expect_error "--phase[0].step_time_s: 0.001 s implies MFU" train run --phase tok
 expect_error "--chips: must be >= 1 chip, got 0" train run --tokens 1e12 --chips 0
 expect_error "--seq-len: must be a positive number of tokens, got 0" train run --tokens 1e12 --seq 0
 expect_error "--goodput: must be a fraction in (0, 1], got 0" train run --tokens 1e12 --goodput 0
+expect_error "--goodput: must be a fraction in (0, 1], got 1.5" train run --tokens 1e12 --goodput 1.5
+expect_error "--interruptions-per-chip-hour: must be >= 0 interruptions per chip-hour, got -1" train run --tokens 1e12 --interruptions-per-chip-hour -1
+expect_error "--interruptions-per-chip-hour: must be >= 0 interruptions per chip-hour, got -1" train run --phase tokens=1e12 --phase tokens=1e12 --interruptions-per-chip-hour -1
+# 1e-2 interruptions per chip-hour on 2,048 chips: 20.48/h = 5.69e-3/s x 763 s restart = 4.3 of the wall clock, > 1.
+expect_error "--goodput: interruptions take the whole run" train run --tokens 1e12 --interruptions-per-chip-hour 1e-2
 expect_error "--tokens: give exactly one positive budget" train run --tokens 1e12 --flops 1e24
 expect_error "--tokens: give exactly one positive budget" train run --tokens -5
 expect_error "--pue: must be >= 1" train run --tokens 1e12 --pue 0.5

@@ -4,7 +4,7 @@ CHALK="$1"; SRC="$2"
 
 # DeepSeek-V3 pre-training from its step time (ISCA'25 Table 4): 2.667M H800 GPU-hours
 # (published 2.664M), $5.33M at $2/GPU-hour, 700 W x PUE 1.2.
-"$CHALK" train run -m deepseek-v3 -H h800-sxm --tokens 14.8e12 --chips 2048 --seq 4096 \
+"$CHALK" train run -m deepseek-v3 -H h800-sxm --tokens 14.8e12 --chips 2048 --seq 4096 --goodput 1 \
   --step-time-s 19.926 --tokens-per-step 62914560 --usd-per-chip-hour 2 --pue 1.2 --json | python3 -c "
 import json, sys; j = json.load(sys.stdin)
 assert abs(j['chip_hours'] / 2.664e6 - 1) < 0.005, j['chip_hours']
@@ -60,10 +60,32 @@ assert j['peak_precision'] == 'fp8' and 'fp8 dense peak' in j['mfu_definition'],
 assert abs(j['rows'][0]['tok_per_s'] / (0.2 * 2048 * j['peak_tflop_per_s_per_chip'] * 1e12 / j['rows'][0]['train_flops_per_token']) - 1) < 1e-9
 " || fail "train run --peak fp8"
 # Goodput 1 is a lower bound, and the total line says so; the goodput column shows unasked.
-out=$("$CHALK" train run --tokens 14.8e12)
+out=$("$CHALK" train run --tokens 14.8e12 --goodput 1)
 printf '%s' "$out" | grep -q "(a lower bound: goodput 1" || fail "lower bound not stated"
 printf '%s' "$out" | grep -q '^ *phase .* goodput ' || fail "goodput column hidden"
 "$CHALK" train run --tokens 14.8e12 --goodput 0.9 | grep -q "lower bound" && fail "lower bound at goodput 0.9"
+"$CHALK" train run --tokens 14.8e12 | grep -q "lower bound" && fail "lower bound at the modelled goodput"
+# The default goodput is the interruption model's (docs/formulas.md, "Run goodput"). Llama 3.1
+# 405B on 16,384 H100 (Llama 3's own run, where its constants come from): lambda = 2.1946e-5
+# x 16,384 = 0.35957/h = 9.988e-5/s; checkpoint 405.85e9 params x 14 B = 5.682 TB / 2 TB/s =
+# 2.841 s; Young/Daly tau = sqrt(2 x 2.841 x 10,012) = 238.5 s = 3.98 min; lost fraction =
+# sqrt(2 x 2.841 x 9.988e-5) + 9.988e-5 x 763 = 0.02382 + 0.07621 = 0.1000: goodput 0.900.
+# Ideal 27.82M chip-hours / 0.900 = 30.91M (Meta: 30.84M H100-hours).
+out=$("$CHALK" train run -m llama-3.1-405b -H h100-sxm --tokens 15.6e12 --chips 16384 | tr '\n' ' ' | tr -s ' ')
+case "$out" in *"goodput 0.900: 0.36 interruptions/h x 14.7 min lost (12.7 min restart + half a checkpoint interval), checkpoint every 3.98 min at 2.84 s a save"*) ;; *) fail "default goodput line: $out";; esac
+case "$out" in *"30.91M chip-hours"*) ;; *) fail "default goodput total: $out";; esac
+"$CHALK" train run -m llama-3.1-405b -H h100-sxm --tokens 15.6e12 --chips 16384 --goodput 1 | grep -q "27.82M chip-hours" || fail "--goodput 1: the ideal"
+"$CHALK" train run -m llama-3.1-405b -H h100-sxm --tokens 15.6e12 --chips 16384 --json | python3 -c "
+import json, sys; j = json.load(sys.stdin); a = j['assumptions']
+assert a['goodput_source'] == 'interruption model' and a['restart_s'] == 763 and a['checkpoint_write_gb_per_s'] == 2000, a
+assert abs(a['interruptions_per_chip_hour'] - 466 / (54 * 24 * 16384)) < 1e-12, a
+assert abs(j['rows'][0]['goodput'] - 0.900) < 0.0005, j['rows'][0]
+" || fail "default goodput JSON"
+# A phase that sets goodput keeps it; the others get the model's (the source says mixed).
+"$CHALK" train run -m llama-3.1-405b -H h100-sxm --phase tokens=1e12,chips=16384,goodput=1 --phase tokens=1e12,chips=16384 --json | python3 -c "
+import json, sys; j = json.load(sys.stdin)
+assert j['rows'][0]['goodput'] == 1 and abs(j['rows'][1]['goodput'] - 0.900) < 0.0005 and j['assumptions']['goodput_source'] == 'mixed', j['rows']
+" || fail "per-phase default goodput"
 # A day count stays readable at any budget.
 [ "$("$CHALK" train run --flops 1e308 | grep '^total' | wc -c)" -lt 200 ] || fail "huge day count"
 # Contexts beyond the model's max_position_embeddings warn (as decode does).

@@ -16,6 +16,8 @@
 #include "chalk/base/units.h"
 #include "chalk/hardware/hardware.h"
 #include "chalk/model/model.h"
+#include "chalk/training/goodput.h"
+#include "chalk/training/plan.h"
 
 namespace chalk {
 
@@ -45,7 +47,9 @@ struct RunPhase {
   double tokens_per_step = 0;
   /// Fraction of wall-clock time spent on steps that count (1 = no restarts, rollbacks,
   /// checkpoint stalls, evaluation or hardware failures). Wall clock = ideal / goodput.
-  double goodput = 1.0;
+  /// Unset: interruption_goodput (goodput.h) of the phase's chips under RunInputs'
+  /// `interruptions`, checkpointing the model's weights and optimizer states.
+  std::optional<double> goodput;
 };
 
 /// The cluster and the run's phases.
@@ -61,6 +65,10 @@ struct RunInputs {
   std::optional<UsdPerSecond> price_per_chip;  ///< default: the system's catalog price
   double chip_power_w = 0;  ///< rated power per chip, W; 0 = unknown (no energy figure)
   double pue = 1.0;         ///< power usage effectiveness: facility / IT energy (1 = chips only)
+  /// The interruption model behind a phase's default goodput (goodput.h's constants).
+  InterruptionModel interruptions;
+  /// Bytes per parameter a checkpoint saves: weights + optimizer (default 2 + 12, Adam).
+  StateBytes checkpoint_state;
   std::vector<RunPhase> phases;
 };
 
@@ -75,7 +83,8 @@ struct PhaseReport {
   double mfu = 0;                       ///< given, or implied by the step time
   std::string speed_from;               ///< "mfu" or "step_time"
   TokensPerSecond tokens_per_s;         ///< cluster throughput while stepping
-  double goodput = 1;
+  double goodput = 1;                   ///< given, or goodput_parts->goodput
+  std::optional<InterruptionGoodput> goodput_parts;  ///< set when the goodput is modelled, not given
   Seconds wall_clock;                   ///< D / tokens_per_s / goodput
   double chip_hours = 0;                ///< n_chips x wall_clock in hours
   std::optional<Usd> cost;              ///< chip_hours x price per chip-hour
@@ -96,11 +105,12 @@ struct RunReport {
 };
 
 /// Prices a run: per phase tokens/s = mfu x n x peak / flops_per_token (or tokens_per_step /
-/// step_time), wall clock = D / tokens/s / goodput, chip-hours = n x wall clock, dollars =
+/// step_time), wall clock = D / tokens/s / goodput (given, or interruption_goodput's), chip-hours = n x wall clock, dollars =
 /// chip-hours x price, energy = chip-hours x power x PUE. Throws InputError naming
 /// "phases[i].<field>" for a phase without chips, with both or neither of tokens and flops
 /// or of mfu and step_time, an mfu outside (0, 1], a goodput outside (0, 1], a sequence
-/// length < 1; "pue" below 1; "chip_power_w" negative; "phases" when empty; and
+/// length < 1; "phases[i].goodput" when interruptions take a phase's whole wall clock;
+/// interruption_goodput's field for a bad `interruptions` (negative rate or restart); "pue" below 1; "chip_power_w" negative; "phases" when empty; and
 /// "peak_precision" when the chip has no such peak.
 RunReport plan_run(const RunInputs& in);
 
