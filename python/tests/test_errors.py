@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import chalk
+from chalk._error import python_spelling
 
 M = {"model": "llama-3.1-8b", "hardware": "h100-sxm"}
 ONE_POINT = {"batch": np.array([1]), "context_tokens": np.array([1])}
@@ -53,7 +54,9 @@ def test_command_errors_name_the_argument_the_cli_names_as_a_flag(cli_error, cal
     if field is not None:
         assert f == field
     assert str(e.value).startswith(f)
-    assert str(e.value)[len(f):] in line
+    # ... with the flags it names spelled as the Python call takes them (review 11 L2).
+    path = max((tuple(argv[:k]) for k in range(1, len(argv) + 1) if tuple(argv[:k]) in chalk._COMMANDS), key=len)
+    assert str(e.value)[len(f):] in python_spelling(line, chalk._COMMANDS[path]["options"]), (str(e.value), line)
 
 
 PY_CASES = [
