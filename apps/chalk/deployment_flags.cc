@@ -14,7 +14,9 @@
 namespace chalk::cli {
 
 namespace {
-bool g_hardware_stated = false;  // one command line per process (web_exec hands `chalk web` to chalk-web)
+// Per thread, as the commands' options are (the web API parses a request's command line on
+// its own thread), and reset whenever the options are registered, before each parse.
+thread_local bool g_hardware_stated = false;
 }  // namespace
 
 bool hardware_stated() { return g_hardware_stated; }
@@ -22,6 +24,7 @@ void set_hardware_stated(bool stated) { g_hardware_stated = stated; }
 std::string default_hardware_note() { return g_hardware_stated ? std::string() : std::string(" (the default; -H sets it)"); }
 
 void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags) {
+  set_hardware_stated(false);
   app.add_option("-m,--model", a.model, "Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory "
                  "and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones)")
       ->capture_default_str();

@@ -232,11 +232,11 @@ nlohmann::json model_json(const ModelSpec& m, const SystemSpec& s);
 /// system's datasheet figures per chip and its scale-up domain.
 nlohmann::json hardware_json(const SystemSpec& s);
 
-/// The same for people: a few labelled lines.
-/// Whether this command line gave -H/--hardware (add_deployment_options' option sets it; a
-/// process runs one command line). Where not, the hardware line says the system is the
-/// default (review 11a item 8: `decode` without -H used GB200 NVL72 unsaid):
-/// default_hardware_note() is " (the default; -H sets it)", else "".
+/// Whether this command line gave -H/--hardware (add_deployment_options resets it, its -H
+/// option sets it; per thread: the web API parses each request's command line on its own).
+/// Where not, the hardware line says the system is the default (review 11a item 8:
+/// `decode` without -H used GB200 NVL72 unsaid): default_hardware_note() is
+/// " (the default; -H sets it)", else "".
 bool hardware_stated();
 void set_hardware_stated(bool stated);
 std::string default_hardware_note();
@@ -257,7 +257,7 @@ std::string dense_attention_groups_warning(const ModelSpec& m, const ParallelLay
 /// doc section the source names ("docs/formulas.md \"...\"") and "in full: --json" when a
 /// clause was dropped.
 std::string short_source_note(const std::string& source, std::string_view precision, std::size_t budget = 150);
-std::string describe_text(const Deployment& d);
+std::string describe_text(const Deployment& d);  ///< describe_json for people: a few labelled lines
 
 /// describe_text followed by a "warning" line for each of deployment_warnings(d), for a
 /// `max_context` beyond the model's max_position_embeddings, and for weights that do not
