@@ -11,9 +11,11 @@
 
 namespace chalk::cli {
 
-/// A decimal integer, the whole text: an optional '-' and digits, within int64. Anything
-/// else ("8k", " 8", "+8", "0x10", "1e3", "", out of int64) throws InputError(field,
-/// "expected an integer, got '<text>'"), the text cut at 40 characters.
+/// A decimal integer, the whole text: an optional '-' and digits, within int64, or a whole
+/// number in scientific notation ("1e9", "2.5e3": review 11a item 8, as the number options
+/// read it). Anything else ("8k", " 8", "+8", "0x10", "1.5", "1.5e0", "", out of int64)
+/// throws InputError(field, "expected an integer, got '<text>'..."), the text cut at 40
+/// characters.
 int64_t parse_integer(std::string_view text, const std::string& field);
 
 /// A finite decimal number, the whole text ("2", "0.5", "1e-3"). "8k", "inf", "nan",

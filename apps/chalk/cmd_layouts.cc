@@ -164,6 +164,17 @@ void run_layouts(const LayoutsArgs& a) {
   if (fitting == 0) {
     warnings.push_back("no layout fits (--all gives each reason: memory, or heads no tensor-parallel degree of these chips can split)");
   }
+  // A ranked dense layout no engine runs (review 11 L1: -n 7 for Llama 3.1 70B ranked "attention
+  // TP1 x 7, FFN TP7" first, unsaid), as decode's warning says it.
+  for (const auto& r : rankings) {
+    const auto c = std::find_if(r.ranked.begin(), r.ranked.end(), [&](const LayoutCandidate& x) {
+      return x.fits && !dense_attention_groups_warning(model, x.layout, x.replica_chips).empty();
+    });
+    if (c != r.ranked.end()) {
+      warnings.push_back(c->name + ": " + dense_attention_groups_warning(model, c->layout, c->replica_chips));
+      break;
+    }
+  }
   if (a.output.csv) {
     print_csv(std::cout, t, warnings);
     return;
@@ -201,8 +212,9 @@ void run_layouts(const LayoutsArgs& a) {
     print_json(std::cout, envelope("layouts", std::move(j), column_keys(t)));
     return;
   }
-  std::cout << fmt::format("chalk layouts: {} on {} x {}, context {}, ranked by {} (mechanisms step; docs/formulas.md, Layout search)\n",
-                           model.name, q.n_chips, chip_and_system(system.chip.name, system.name), q.context, to_string(q.objective));
+  std::cout << fmt::format("chalk layouts: {} on {} x {}{}, context {}, ranked by {} (mechanisms step; docs/formulas.md, Layout search)\n",
+                           model.name, q.n_chips, chip_and_system(system.chip.name, system.name), default_hardware_note(), q.context,
+                           to_string(q.objective));
   if (batches.size() > 1) {
     std::cout << fmt::format("batch       {} sequences over all chips, each batch ranked apart (0: the largest batch each replica's HBM "
                              "holds); the busiest replica runs its ceiling share\n",

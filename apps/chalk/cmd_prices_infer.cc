@@ -131,7 +131,7 @@ FlagSheet sheet_from_args(const InferArgs& a) {
     if (f.output) s.output = usd_per_million_tokens(*f.output);
   } else {
     // The sheet's cache, long-context and tier prices are multiples of its base prices
-    // (reference prices.md 1.1): they follow an override; the flags below set them outright.
+    // (docs/sources/prices.md 1.1): they follow an override; the flags below set them outright.
     for (auto& m : override_base_prices(s, given(f.input), given(f.output))) warnings.push_back("with the overridden base price, " + std::move(m));
   }
   if (f.cache_read) s.cache.read = usd_per_million_tokens(*f.cache_read);

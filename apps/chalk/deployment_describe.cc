@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <regex>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -16,6 +19,36 @@
 #include "table.h"
 
 namespace chalk::cli {
+std::string dense_attention_groups_warning(const ModelSpec& m, const ParallelLayout& l, int64_t chips) {
+  const bool moe = std::any_of(m.groups.begin(), m.groups.end(), [](const LayerGroup& g) { return g.ffn.kind == FfnKind::moe; });
+  if (moe || l.tp_attention >= l.tp_ffn) return "";
+  // Review 11 L1: `-n 7` for Llama 3.1 70B priced attention TP1 x 7 under FFN TP7 unsaid, where
+  // -n 3 is refused. An MoE's data-parallel attention over expert parallelism is what SGLang's
+  // --enable-dp-attention, vLLM's DP + EP and TensorRT-LLM's enable_attention_dp run; a dense
+  // model's data-parallel ranks are whole replicas in every engine (docs/simulator.md).
+  std::vector<int64_t> near;
+  for (int64_t k = chips - 1; k >= 1; --k) {
+    if (attention_split_problem(m, k).empty()) {
+      near.push_back(k);
+      break;
+    }
+  }
+  for (int64_t k = chips + 1; k <= 4 * chips; ++k) {
+    if (attention_split_problem(m, k).empty()) {
+      near.push_back(k);
+      break;
+    }
+  }
+  std::string sizes;
+  for (std::size_t i = 0; i < near.size(); ++i) sizes += fmt::format("{}-n {}", i == 0 ? "" : " or ", near[i]);
+  return fmt::format("attention TP{} x {} under FFN TP{}: no serving engine runs a dense model's attention in data-parallel groups "
+                     "under one FFN split (vLLM, SGLang and TensorRT-LLM run each data-parallel rank as a whole replica), so "
+                     "no engine reaches these figures; {} splits the {} heads{}",
+                     l.tp_attention, l.tp_ffn / std::max<int64_t>(l.tp_attention, 1), l.tp_ffn,
+                     sizes.empty() ? std::string("no nearby -n") : sizes, m.groups.empty() ? 0 : m.groups.front().attention.n_heads,
+                     " (Pope et al. 2022 ran PaLM so on TPU v4)");
+}
+
 std::vector<std::string> deployment_warnings(const Deployment& d) {
   std::vector<std::string> w;
   if (d.n_chips > d.system.scale_up_domain && !d.mechanisms.enabled) {
@@ -61,6 +94,7 @@ std::vector<std::string> deployment_warnings(const Deployment& d) {
       w.push_back(problem + ": serving engines refuse this split (pad the heads, as Pope et al. 2022 did, or see `chalk layouts`)");
     }
     const auto& l = d.mechanisms.layout;
+    if (std::string groups = dense_attention_groups_warning(d.model, l, d.n_chips); !groups.empty()) w.push_back(std::move(groups));
     // Tensor parallelism wider than the scale-up domain (review L9: TP64 over eight 8-card L4
     // servers): every layer's all-reduce crosses the scale-out network; say so and name the
     // pipeline that keeps each stage's TP within one domain.
@@ -85,6 +119,99 @@ std::vector<std::string> deployment_warnings(const Deployment& d) {
     }
   }
   return w;
+}
+
+namespace {
+/// Byte offsets in `s` where a clause ends at parenthesis depth 0: "; " and ". ", and with
+/// `commas` ", " too (the offset of the separator).
+std::vector<std::size_t> top_level_clause_ends(const std::string& s, bool commas = false) {
+  std::vector<std::size_t> out;
+  int depth = 0;
+  for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+    if (s[i] == '(') ++depth;
+    if (s[i] == ')') depth = std::max(0, depth - 1);
+    if (depth == 0 && (s[i] == ';' || s[i] == '.' || (commas && s[i] == ',')) && s[i + 1] == ' ') out.push_back(i);
+  }
+  return out;
+}
+}  // namespace
+
+std::string short_source_note(const std::string& source, std::string_view precision, std::size_t budget) {
+  // 1. The segment for the run's format where the source has one per format ("BF16: ...
+  // FP8: ...", review 11a item 2: MI300X's FP8 derivation printed on a bf16 run).
+  std::string label(precision);
+  std::transform(label.begin(), label.end(), label.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  std::vector<std::pair<std::size_t, std::string>> labels;  // offset of the text after "XX: ", the label
+  for (const std::size_t end : top_level_clause_ends(source)) {
+    for (const char* l : {"BF16", "FP8", "FP4", "INT8"}) {
+      const std::string tag = std::string(l) + ": ";
+      if (source.compare(end + 2, tag.size(), tag) == 0) labels.emplace_back(end + 2, l);
+    }
+  }
+  for (const char* l : {"BF16", "FP8", "FP4", "INT8"}) {
+    const std::string tag = std::string(l) + ": ";
+    if (source.compare(0, tag.size(), tag) == 0) labels.insert(labels.begin(), {0, l});
+  }
+  std::string text = source;
+  if (!labels.empty()) {
+    std::size_t from = std::string::npos, to = source.size();
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      if (labels[i].second == label) {
+        from = labels[i].first + label.size() + 2;
+        to = i + 1 < labels.size() ? labels[i + 1].first : source.size();
+        break;
+      }
+    }
+    // No segment of this format: the text before the first labelled one, when there is any.
+    if (from == std::string::npos && labels.front().first > 0) from = 0, to = labels.front().first;
+    if (from != std::string::npos) text = source.substr(from, to - from);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '.' || text.back() == ';')) text.pop_back();
+  }
+  // 2. Within it, the comma or semicolon parts that give another format's figure only (H100's
+  // "..., FP8 1402.6/1979 = 70.9%" on a bf16 run) are left out.
+  if (!label.empty()) {
+    const auto names_other = [&](const std::string& part) {
+      const std::regex word(R"re(\b(BF16|FP8|FP4|INT8)\b)re");
+      bool other = false, own = false;
+      for (std::sregex_iterator it(part.begin(), part.end(), word), end; it != end; ++it) (it->str() == label ? own : other) = true;
+      return other && !own;
+    };
+    std::string kept;
+    std::size_t from = 0;
+    std::vector<std::size_t> ends = top_level_clause_ends(text, true);
+    ends.push_back(text.size());
+    for (const std::size_t end : ends) {
+      const std::string part = text.substr(from, end - from);  // with its leading separator, if any
+      if (!names_other(part)) kept += part;
+      from = end;
+    }
+    if (!kept.empty()) {
+      if (kept.size() >= 2 && kept[1] == ' ' && (kept[0] == ',' || kept[0] == ';' || kept[0] == '.')) kept.erase(0, 2);
+      text = kept;
+    }
+  }
+  // 3. Whole clauses while they fit the budget (the first always), then the pointer to the
+  // doc section that holds the derivation, when the source names one.
+  const std::regex doc_ref(R"re(docs/[\w./-]+\.md(?: "[^"]*"| '[^']*')?)re");
+  std::string pointer;
+  for (std::sregex_iterator it(source.begin(), source.end(), doc_ref), end; it != end; ++it) pointer = it->str();
+  if (text.size() <= budget) {
+    if (!pointer.empty() && text.find(pointer) == std::string::npos && text.size() + pointer.size() + 2 <= budget) text += "; " + pointer;
+    return text;
+  }
+  // The longest run of whole clauses that fits, else of comma-separated parts, else the first part.
+  const std::size_t room = (pointer.empty() ? 0 : pointer.size() + 2) + 17;  // "; " + pointer + "; in full: --json"
+  std::size_t cut = std::string::npos;
+  for (const bool commas : {false, true}) {
+    for (const std::size_t end : top_level_clause_ends(text, commas)) {
+      if (end + room <= budget) cut = end;
+    }
+    if (cut != std::string::npos) break;
+  }
+  if (cut == std::string::npos && !top_level_clause_ends(text, true).empty()) cut = top_level_clause_ends(text, true).front();
+  std::string out = cut == std::string::npos ? text : text.substr(0, cut);
+  if (!pointer.empty() && out.find(pointer) == std::string::npos) out += "; " + pointer;
+  return out + "; in full: --json";
 }
 
 std::string human_count(double n) {
@@ -206,14 +333,20 @@ std::string describe_text(const Deployment& d) {
   s += fmt::format("model       {} ({}, {} layers): {} params total, {} active ({} excluding the input embedding)\n", d.model.name,
                    d.model.architecture, n_layers(d.model), human_count(p.total()), human_count(p.active()),
                    human_count(p.active_excluding_embedding()));
-  s += fmt::format("hardware    {} x {}: {} ({} dense TFLOP/s; {} GB {} at {} TB/s per chip)\n", d.n_chips, chip.name,
-                   d.system.description, peaks, format_number(to_gb(chip.hbm_capacity), 4), chip.memory_type,
+  s += fmt::format("hardware    {} x {}{}: {} ({} dense TFLOP/s; {} GB {} at {} TB/s per chip)\n", d.n_chips, chip.name,
+                   default_hardware_note(), d.system.description, peaks, format_number(to_gb(chip.hbm_capacity), 4), chip.memory_type,
                    format_number(to_tb_per_s(chip.hbm_bandwidth), 4));
   s += fmt::format("formats     weights: attention {}, FFN {}, experts {}, embeddings {}; KV cache {}; matmuls at {} rate\n",
                    to_string(d.weights.attention), to_string(d.weights.dense_ffn), to_string(d.weights.experts),
                    to_string(d.weights.embedding), to_string(d.kv), to_string(d.compute));
-  s += fmt::format("efficiency  matmul {:.1f}% of peak ({})\n", 100 * d.matmul_efficiency, d.matmul_efficiency_source);
-  s += fmt::format("            HBM {:.1f}% of peak ({})\n", 100 * d.hbm_efficiency, d.hbm_efficiency_source);
+  // One or two lines a note, for the run's matmul format (review 11a item 2); --json keeps each
+  // in full, with make_deployment's gloss of the sustained clock that the text leaves out.
+  std::string matmul_source = d.matmul_efficiency_source;
+  constexpr std::string_view kClockGloss = " (efficiency.sustained_clock: the SM clock under sustained load)";
+  if (const auto at = matmul_source.find(kClockGloss); at != std::string::npos) matmul_source.erase(at, kClockGloss.size());
+  s += fmt::format("efficiency  matmul {:.1f}% of peak ({})\n", 100 * d.matmul_efficiency,
+                   short_source_note(matmul_source, to_string(d.compute)));
+  s += fmt::format("            HBM {:.1f}% of peak ({})\n", 100 * d.hbm_efficiency, short_source_note(d.hbm_efficiency_source, ""));
   if (d.mechanisms.enabled) {
     s += fmt::format("mechanisms  on: {}; collectives, kernel floor, kernel efficiencies (docs/accuracy.md)\n",
                      d.mechanisms.layout.description);

@@ -13,12 +13,24 @@
 
 namespace chalk::cli {
 
+namespace {
+// Per thread, as the commands' options are (the web API parses a request's command line on
+// its own thread), and reset whenever the options are registered, before each parse.
+thread_local bool g_hardware_stated = false;
+}  // namespace
+
+bool hardware_stated() { return g_hardware_stated; }
+void set_hardware_stated(bool stated) { g_hardware_stated = stated; }
+std::string default_hardware_note() { return g_hardware_stated ? std::string() : std::string(" (the default; -H sets it)"); }
+
 void add_deployment_options(CLI::App& app, DeploymentArgs& a, bool layout_flags) {
+  set_hardware_stated(false);
   app.add_option("-m,--model", a.model, "Built-in model name (see `chalk models`) or path to a HF config.json / chalk-model file (train step, memory "
                  "and layouts default to llama-3.1-70b, a dense plan as the published Megatron ones)")
       ->capture_default_str();
   app.add_option("-H,--hardware", a.hardware, "Built-in system name (see `chalk hardware`) or path to a chalk-hardware file")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([](const std::string&) { set_hardware_stated(true); });
   app.add_option("-n,--chips", a.chips, "Chips holding one replica, 1..1048576 (default, printed as `replica`: for costs and throughput the cheapest replica size within the scale-up domain; for decode and step the smallest that holds the weights and one sequence)")
       ->check(CLI::Range(int64_t{1}, max_chips).description(""));
   app.add_option("--weights", a.weights, "Weight format for attention/FFN/experts: bf16, fp16, fp8, int8, mxfp4, nvfp4, int4 (default: the checkpoint's)");

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -231,8 +232,32 @@ nlohmann::json model_json(const ModelSpec& m, const SystemSpec& s);
 /// system's datasheet figures per chip and its scale-up domain.
 nlohmann::json hardware_json(const SystemSpec& s);
 
-/// The same for people: a few labelled lines.
-std::string describe_text(const Deployment& d);
+/// Whether this command line gave -H/--hardware (add_deployment_options resets it, its -H
+/// option sets it; per thread: the web API parses each request's command line on its own).
+/// Where not, the hardware line says the system is the default (review 11a item 8:
+/// `decode` without -H used GB200 NVL72 unsaid): default_hardware_note() is
+/// " (the default; -H sets it)", else "".
+bool hardware_stated();
+void set_hardware_stated(bool stated);
+std::string default_hardware_note();
+
+/// The warning a dense model's layout earns when its attention runs in data-parallel groups
+/// under one FFN split (attention TP t x r/t, FFN TP r, t < r: what chalk prices where TP r
+/// does not divide the heads, as Pope et al. 2022 ran PaLM on TPU v4), which no GPU serving
+/// engine runs (review 11 L1); it names the nearest -n whose tensor parallelism splits the
+/// heads. "" for an MoE model (data-parallel attention over expert parallelism is what the
+/// engines run) or a layout without such groups. `chips`: one replica's.
+std::string dense_attention_groups_warning(const ModelSpec& m, const ParallelLayout& l, int64_t chips);
+
+/// A source note cut to one or two printed lines (review 11a item 2): where `source` gives one
+/// segment per matmul format ("BF16: ... FP8: ..."), the segment for `precision` ("bf16",
+/// "fp8"; "" keeps all), less its parts that give only another format's figure ("FP8
+/// 1402.6/1979 = 70.9%" on a bf16 run); then its whole clauses (split at "; " and ". ", else
+/// ", ", outside parentheses) while they fit `budget` characters, the first always, then the
+/// doc section the source names ("docs/formulas.md \"...\"") and "in full: --json" when a
+/// clause was dropped.
+std::string short_source_note(const std::string& source, std::string_view precision, std::size_t budget = 150);
+std::string describe_text(const Deployment& d);  ///< describe_json for people: a few labelled lines
 
 /// describe_text followed by a "warning" line for each of deployment_warnings(d), for a
 /// `max_context` beyond the model's max_position_embeddings, and for weights that do not

@@ -137,23 +137,25 @@ std::string replica_note_text(const std::optional<ReplicaNote>& note) {
   if (!note) return "";
   const ReplicaNote& n = *note;
   if (n.prefill) {
-    std::string s = fmt::format("replica     {}: {}; -n sets the chips\n", counted(n.prefill->n_chips, "chip"), replica_rule_text(n));
-    s += "            chosen " + prefill_point_text(*n.prefill) + "\n";
-    if (n.prefill_runner_up) s += "            runner-up " + prefill_point_text(*n.prefill_runner_up) + "\n";
+    std::string s = fmt::format("replica     {}: {}; -n sets the chips.\n", counted(n.prefill->n_chips, "chip"), replica_rule_text(n));
+    s += "            chosen: " + prefill_point_text(*n.prefill) + "\n";
+    if (n.prefill_runner_up) s += "            runner-up: " + prefill_point_text(*n.prefill_runner_up) + "\n";
     if (!n.pipeline.empty()) s += "            " + n.pipeline + "\n";
     return s;
   }
-  std::string s = fmt::format("replica     {}: {}; -n sets the chips\n", counted(n.choice.n_chips, "chip"), replica_rule_text(n));
+  // The rule is a sentence, and each point below it a labelled item (review 11a item 5: "-n sets
+  // the chips chosen 8 chips at batch 64" read as one run-on sentence).
+  std::string s = fmt::format("replica     {}: {}; -n sets the chips.\n", counted(n.choice.n_chips, "chip"), replica_rule_text(n));
   // A pipeline beside one replica on the same chips: each line names its layout (review 2 H1).
   const bool named = n.pp > 1 || !n.pipeline.empty();
   auto layout = [&](const ModePoint& p) { return named && !p.layout.empty() ? p.layout + ", " : std::string(); };
-  s += "            chosen " + layout(n.choice) + replica_point_text(n.choice, n.min_tok_per_s_per_user, n.at_batch) + "\n";
+  s += "            chosen: " + layout(n.choice) + replica_point_text(n.choice, n.min_tok_per_s_per_user, n.at_batch) + "\n";
   if (n.runner_up) {
     // Beside a pipeline the one replica without stages is the runner-up whatever the rule (review 4 M2).
-    const char* label = n.pp > 1                                ? "runner-up"
+    const char* label = n.pp > 1                                ? "runner-up:"
                         : n.min_tok_per_s_per_user > 0              ? "without the speed floor (the cost floor, for offline batch work):"
-                        : n.rule != ReplicaRule::smallest           ? "runner-up"
-                        : n.runner_up->cost_per_token               ? "cheapest"
+                        : n.rule != ReplicaRule::smallest           ? "runner-up:"
+                        : n.runner_up->cost_per_token               ? "cheapest:"
                                                                     : "most tok/s per chip:";
     s += fmt::format("            {} {}{}\n", label, layout(*n.runner_up), replica_point_text(*n.runner_up, 0, n.at_batch));
   }

@@ -1,6 +1,7 @@
 #include "web_api.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -117,7 +118,20 @@ class UploadedConfig {
     std::string dir_template = (std::filesystem::temp_directory_path() / "chalk-web-XXXXXX").string();
     if (mkdtemp(dir_template.data()) == nullptr) throw std::runtime_error("cannot create a temporary directory for model_config");
     dir_ = dir_template;
-    path_ = dir_ + "/config.json";
+    // The model is named by the directory holding its config.json (load_model; review 11a
+    // item 7: an upload was shown as "config"): the last part of the config's _name_or_path,
+    // in file-name characters, else "uploaded-model".
+    std::string name;
+    if (config.contains("_name_or_path") && config["_name_or_path"].is_string()) {
+      std::string n = config["_name_or_path"].get<std::string>();
+      while (!n.empty() && n.back() == '/') n.pop_back();
+      for (const char c : n.substr(n.rfind('/') == std::string::npos ? 0 : n.rfind('/') + 1)) {
+        if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_') name += c;
+      }
+    }
+    if (name.empty() || name.find_first_not_of('.') == std::string::npos) name = "uploaded-model";
+    std::filesystem::create_directory(dir_ + "/" + name);
+    path_ = dir_ + "/" + name + "/config.json";
     std::ofstream(path_) << dump_json(config);
   }
   ~UploadedConfig() {

@@ -154,7 +154,7 @@ def _command(name: str, path: Sequence[str], sweep: bool = False):
                 argv = _argv(path, args, kwargs, tmp) + ["--json"]
                 result = json.loads(_chalk.run_cli(argv))
             except ChalkError as e:  # name the keyword argument, not the CLI flag
-                raise python_field(e, _keywords(info)) from None
+                raise python_field(e, _keywords(info), info["options"]) from None
         return _frame(result) if frame else result
 
     lines = [f"`chalk {' '.join(path)} --json`: {info['description']}.", ""]

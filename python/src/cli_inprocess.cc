@@ -63,6 +63,7 @@ void collect(const CLI::App* app, std::vector<std::string> path, std::vector<Com
       i.default_str = o->get_default_str();
       i.flag = o->get_expected_max() == 0;  // add_flag sets expected(0)
       i.repeated = o->get_items_expected_max() > 1;
+      i.shorts = o->get_snames();
       c.options.push_back(std::move(i));
     }
     out.push_back(std::move(c));

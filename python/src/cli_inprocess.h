@@ -23,6 +23,7 @@ struct OptionInfo {
   bool flag = false;        ///< takes no value
   bool positional = false;
   bool repeated = false;    ///< takes several values (given as a list in Python)
+  std::vector<std::string> shorts;  ///< its one-letter names without the dash ("n" for -n, --chips)
 };
 
 /// One (sub)command: its path ("serving sweep"), --help text and options.

@@ -174,6 +174,7 @@ PYBIND11_MODULE(_chalk, m) {
         d["flag"] = o.flag;
         d["positional"] = o.positional;
         d["repeated"] = o.repeated;
+        d["short"] = o.shorts;
         opts.append(d);
       }
       py::dict d;
@@ -183,7 +184,7 @@ PYBIND11_MODULE(_chalk, m) {
       out.append(d);
     }
     return out;
-  }, "Every leaf command of the CLI with its options (name, description, default, flag, positional, repeated).");
+  }, "Every leaf command of the CLI with its options (name, description, default, flag, positional, repeated, short: its one-letter names).");
 
   py::class_<DecodeRow>(m, "DecodeStep", python::doc::DecodeStep)
       .def_property_readonly("batch", [](const DecodeRow& r) { return r.batch; })

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import chalk
+from chalk._error import python_spelling
 
 M = {"model": "llama-3.1-8b", "hardware": "h100-sxm"}
 ONE_POINT = {"batch": np.array([1]), "context_tokens": np.array([1])}
@@ -53,7 +54,9 @@ def test_command_errors_name_the_argument_the_cli_names_as_a_flag(cli_error, cal
     if field is not None:
         assert f == field
     assert str(e.value).startswith(f)
-    assert str(e.value)[len(f):] in line
+    # ... with the flags it names spelled as the Python call takes them (review 11 L2).
+    path = max((tuple(argv[:k]) for k in range(1, len(argv) + 1) if tuple(argv[:k]) in chalk._COMMANDS), key=len)
+    assert str(e.value)[len(f):] in python_spelling(line, chalk._COMMANDS[path]["options"]), (str(e.value), line)
 
 
 PY_CASES = [
@@ -130,3 +133,19 @@ def test_a_bad_point_is_named_by_its_row_in_the_whole_grid():
         chalk.roofline_sweep(points, hardware="h100-sxm")
     assert e.value.field == "batch"
     assert str(e.value) == "batch: row 7: must be >= 1, got 0"
+
+
+def test_errors_spell_the_flags_they_name_as_python_arguments():
+    # Review 11 L2: the message said "-n 2 or -n 4; --allow-infeasible prints the figures
+    # anyway", the CLI's spelling, to a caller who passed chips=3.
+    with pytest.raises(chalk.ChalkError) as e:
+        chalk.decode(model="llama-3.1-70b", hardware="h100-sxm", chips=3)
+    assert e.value.field == "chips"
+    msg = str(e.value)
+    assert msg.startswith("chips: 3 chips cannot split llama-3.1-70b"), msg
+    assert "chips=2 or chips=4" in msg and "allow_infeasible=True prints the figures anyway" in msg, msg
+    assert "-n " not in msg and "--" not in msg, msg
+    # The raw CLI interface keeps the CLI's spelling: its caller typed flags.
+    with pytest.raises(chalk.ChalkError) as raw:
+        chalk.run("decode", "-m", "llama-3.1-70b", "-H", "h100-sxm", "-n", "3")
+    assert "-n 2 or -n 4; --allow-infeasible" in str(raw.value), str(raw.value)

@@ -235,7 +235,7 @@ TEST(Errors, BadStepInputs) {
   EXPECT_THROW(deploy("llama-3.1-8b", "h100-sxm", 8, o), InputError);
 }
 
-// Published measurements a single-domain roofline covers (reference/measurements.csv).
+// Published measurements a single-domain roofline covers (data/measurements/measurements.csv).
 // A roofline at 100% of peak is a lower bound: no run can beat it. The default
 // efficiencies' errors are printed for the record (docs/accuracy.md tracks them).
 TEST(Measurements, RooflineAtPeakIsALowerBound) {

@@ -132,6 +132,31 @@ std::string snapshot_name(const std::string& dir) {
 
 
 
+/// The name of a model given as a path to a HF config.json (review 11a item 7: it was shown
+/// as "config", the file's stem): the directory holding it (NAME of a HF cache's
+/// .../models--ORG--NAME/snapshots/<rev>/config.json), else the last part of the config's
+/// "_name_or_path" (a bare config.json has no directory to name it), else "config".
+std::string config_json_model_name(const std::string& config_path) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(config_path).parent_path();
+  if (!dir.empty() && dir.filename() != "." && dir.filename() != "..") {
+    const std::string name = snapshot_name(dir.string());
+    if (!name.empty() && name != "." && name != "..") return name;
+  }
+  try {
+    const auto j = nlohmann::json::parse(read_file(config_path), nullptr, false);
+    if (j.is_object() && j.contains("_name_or_path") && j["_name_or_path"].is_string()) {
+      std::string n = j["_name_or_path"].get<std::string>();
+      while (!n.empty() && n.back() == '/') n.pop_back();
+      n = n.substr(n.rfind('/') == std::string::npos ? 0 : n.rfind('/') + 1);
+      if (!n.empty() && n != "." && n != "..") return n;
+    }
+  } catch (const InputError&) {
+    // the load that follows names the unreadable file
+  }
+  return "config";
+}
+
 }  // namespace
 
 std::string read_file(const std::string& path, std::uintmax_t max_bytes) {
@@ -217,7 +242,7 @@ ModelSpec load_model(const std::string& name_or_path) {
       throw InputError("--model", "unknown model '" + name_or_path + "': no built-in config of that architecture and no such path; " +
                                       detail::nearest_text(name_or_path, builtin_model_names()) + " (a HF snapshot directory holding config.json also works)");
     }
-    return stem(name_or_path) == "config" ? model_from_snapshot_file(name_or_path, stem(name_or_path))
+    return stem(name_or_path) == "config" ? model_from_snapshot_file(name_or_path, config_json_model_name(name_or_path))
                                           : model_from_text(read_file(name_or_path), stem(name_or_path), name_or_path);
   }
   throw InputError("--model", "unknown model '" + name_or_path + "'; " + detail::nearest_text(name_or_path, builtin_model_names()) +

@@ -62,7 +62,7 @@ TEST(ModelRepo, EveryRowIsABuiltInModelWithAnOrgSlashNameRepoAndASource) {
     EXPECT_EQ(std::count(repo.begin(), repo.end(), '/'), 1) << repo;
     EXPECT_FALSE(row.at("source").get<std::string>().empty()) << name;
   }
-  // Every verbatim HF config of /work/shared/reference/hf-configs has its repository.
+  // Every verbatim HF config of config in data/models/hf (data/models/README.md) has its repository.
   for (const char* n : {"deepseek-r1", "kimi-k2-instruct", "llama-3.1-8b", "llama-3.1-405b", "mixtral-8x7b", "mixtral-8x22b",
                         "qwen3-235b-a22b", "qwen3-30b-a3b", "qwen3-32b", "gpt-oss-120b", "gpt-oss-20b"}) {
     EXPECT_TRUE(builtin_model_repo(n).has_value()) << n;

@@ -1,4 +1,4 @@
-// Price sheets: the built-in catalog against reference/prices.md, the format's round trip,
+// Price sheets: the built-in catalog against docs/sources/prices.md, the format's round trip,
 // and every bad-input path naming its field.
 #include <gtest/gtest.h>
 
@@ -67,7 +67,7 @@ TEST(PriceSheet, EveryBuiltInSheetHasItsSourceDateAndName) {
   for (const auto& n : names) {
     const PriceSheet s = load_price_sheet(n);
     EXPECT_EQ(s.name, n);
-    EXPECT_NE(s.source.find("prices.md"), std::string::npos) << n << ": source must cite reference/prices.md";
+    EXPECT_NE(s.source.find("docs/sources/prices.md"), std::string::npos) << n << ": source must cite docs/sources/prices.md";
     EXPECT_FALSE(s.date.empty()) << n;
   }
 }

@@ -1,5 +1,5 @@
 // Predicted against measured: the decode and serving rows of
-// reference/measurements.csv that one replica covers. Nothing here is fitted to the rows:
+// data/measurements/measurements.csv that one replica covers. Nothing here is fitted to the rows:
 // every input is the row's own configuration (model, chips, formats, batch, lengths) and
 // the catalog's datasheet peaks and measured fractions of peak. The roofline is a lower
 // bound on time, so each prediction must be at least as fast as the measurement; the

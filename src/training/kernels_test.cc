@@ -214,7 +214,7 @@ namespace {
 
 TEST(TrainingGemmTime, EpilogueOutputAddsToTheMainLoop) {
   // DeepGEMM's FP8 dense table on H800 SXM5 (deepseek-ai/DeepGEMM README @55ab91f,
-  // reference/kernel-efficiency.md C1/C2): m x n x k and the TFLOP/s measured. chalk's GEMM
+  // docs/sources/kernel-efficiency.md C1/C2): m x n x k and the TFLOP/s measured. chalk's GEMM
   // time is 2 m n k at the H800's best-shape FP8 rate (1978.9 x 0.709 = 1403 TFLOP/s) plus
   // the bf16 output at the HBM rate (3.35 TB/s x 0.87). E.g. 4096 x 32768 x 512: 137.4
   // GFLOP / 1403e12 = 97.9 us + 268.4 MB / 2.9145e12 = 92.1 us = 190.0 us -> 723 TFLOP/s

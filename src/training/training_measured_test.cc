@@ -1,4 +1,4 @@
-// Predicted against measured: every "training step" row of reference/measurements.csv
+// Predicted against measured: every "training step" row of data/measurements/measurements.csv
 // (and the DeepSeek-V3 pre-training total, the same step as GPU-hours), each from its
 // stated plan written out below. Nothing is fitted to the rows: the inputs are the rows'
 // own models, chips, degrees, batches and lengths, the catalog's datasheet peaks and

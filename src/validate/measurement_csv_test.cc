@@ -16,7 +16,7 @@ std::string decode_row(const std::string& id, const std::string& tail = "tpot_ms
 
 TEST(MeasurementCsv, BuiltinRows) {
   const auto rows = builtin_measurements();
-  // reference/measurements.csv's 53 rows; the 6 microbenchmark rows holding several
+  // the 53 rows first collected (data/measurements/README.md); the 6 microbenchmark rows holding several
   // values are one row per value (FLASHMLA-1, AZURE-GB200-MICRO: 2; DEEPEP-LL-EP8,
   // DEEPEP-LL-EP128: 2; DEEPEP-NORMAL: 8), so 53 + 1 + 1 + 1 + 1 + 7 = 64; then 19 rows
   // from sources outside the reference (TensorRT-LLM's DeepSeek-R1 guide, blog and

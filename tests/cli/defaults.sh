@@ -37,7 +37,7 @@ assert r["chips"] == 4 and r["batch"] == 109 and r["cost_usd_per_mtok"] > c["cho
 PY
 out=$("$CHALK" prices forward -m llama-3.1-70b -H h100-sxm --min-tok-per-s-per-user 0) || fail "prices forward"
 printf '%s\n' "$out" | grep -q "^replica     8 chips: the cheapest replica size at context 4096" || fail "prices forward does not say which replica: $out"
-printf '%s\n' "$out" | grep -q "runner-up 4 chips at batch 109" || fail "prices forward does not name the runner-up"
+printf '%s\n' "$out" | grep -q "runner-up: 4 chips at batch 109" || fail "prices forward does not name the runner-up"
 printf '%s\n' "$out" | grep -q "DOES NOT FIT" && fail "prices forward's default does not fit"
 
 # Review 3 M4: the headline is a service a host sells, the cheapest replica and batch that
@@ -76,7 +76,7 @@ out=$("$CHALK" prices forward -m llama-3.1-70b -H h100-sxm --wide) || fail "pric
 # kDefaultMinTokPerSPerUser): batch 303's step is 39.95 ms, batch 304's 40.004 ms (39.92 before its
 # 2 norms a layer moved 304 x 8 x 8192 B = 19.9 MB, 6.84 us, 0.54 over the 6.3 us floor:
 # x 2 x 80 = +0.086 ms; engine/memory_kernels.h).
-printf '%s\n' "$out" | tr -s ' \n' ' ' | grep -q "chosen 8 chips at batch 303 (the largest at 25 tok/s per user or more)" || fail "replica line: $out"
+printf '%s\n' "$out" | tr -s ' \n' ' ' | grep -q "chosen: 8 chips at batch 303 (the largest at 25 tok/s per user or more)" || fail "replica line: $out"
 printf '%s\n' "$out" | tr -s ' \n' ' ' | grep -q "without the speed floor (the cost floor, for offline batch work): 8 chips at batch 320" \
   || fail "the memory-full runner-up is not labelled: $out"
 # With -n and no -b: the largest batch at the floor on those chips (the same 303 at 4096).
@@ -202,7 +202,7 @@ assert c['rule'] == 'cheapest_prefill' and c['choice']['chips'] == 8 and all(r['
 # decode: the smallest replica (2 H100) for latency questions, and the cheapest beside it.
 out=$("$CHALK" decode -m llama-3.1-70b -H h100-sxm -b 1) || fail "decode"
 printf '%s\n' "$out" | grep -q "^replica     2 chips: the smallest replica that holds the weights and one sequence" || fail "decode does not say why 2 chips: $out"
-printf '%s\n' "$out" | grep -q "cheapest 8 chips at batch 320 (cheaper than the 324 that fill HBM" || fail "decode does not name the cheapest replica"
+printf '%s\n' "$out" | grep -q "cheapest: 8 chips at batch 320 (cheaper than the 324 that fill HBM" || fail "decode does not name the cheapest replica"
 # Its default batches never show a row that does not fit (review 2026-12-06: 4 of 5 did,
 # one at $0.43/Mtok): 2 H100 hold 2 sequences of 4,096 tokens, so the list is 1, 2, said so.
 "$CHALK" decode -m llama-3.1-70b -H h100-sxm --json | python3 -c "

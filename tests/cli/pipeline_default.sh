@@ -103,7 +103,7 @@ PY
 "$CHALK" serving sweep "${M[@]}" -n 32 -b 8 | tr -s ' \n' ' ' | grep -q "32 chips span 4 scale-up domains of 8: PP4 x (TP8), the layout \`chalk layouts\` ranks first on them" \
   || fail "serving sweep -n 32 takes the pipeline layouts ranks first"
 # The text names both layouts on the replica line.
-"$CHALK" prices forward "${M[@]}" --wide | tr -s ' \n' ' ' | grep -q "chosen PP2 x (TP8), 16 chips at batch 156 (fills HBM): decode 168.4 tok/s per chip" \
+"$CHALK" prices forward "${M[@]}" --wide | tr -s ' \n' ' ' | grep -q "chosen: PP2 x (TP8), 16 chips at batch 156 (fills HBM): decode 168.4 tok/s per chip" \
   || fail "prices forward's replica line names the pipeline"
 # --pp N stated: that pipeline, the chips split over its stages.
 "$CHALK" prices forward "${M[@]}" -n 16 --pp 2 --json | python3 -c "

@@ -97,7 +97,7 @@ assert "output cost $%.4f/Mtok" % eng in head, (head, eng)
 assert tail.rstrip().endswith("output cost $%.4f/Mtok" % low), (tail, low)
 PY
 # prices infer remarks on prices that contradict the lecture's reading, and an --input
-# override carries the sheet's derived prices in ratio (reference prices.md 1.1: the 5-minute
+# override carries the sheet's derived prices in ratio (docs/sources/prices.md 1.1: the 5-minute
 # write is 1.25x input, 1-hour 2x, a read 0.1x): Sonnet 4.5 at $1 input writes at $1.25, not
 # the sheet's $3.75.
 "$CHALK" prices infer claude-sonnet-4.5 --input-usd-per-mtok 1 --cache-read-usd-per-mtok 2 --fast-multiplier 0.5 --json > "$tmp/infer.json" \

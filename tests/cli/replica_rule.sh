@@ -24,7 +24,7 @@ assert f["forward"]["decode_batch"] == 64 and f["forward"]["output_cost_usd_per_
 PY
 txt=$("$CHALK" prices forward "${M[@]}" -b 64 -s 4096 | tr '\n' ' ' | tr -s ' ') || fail "prices forward -b 64 (text) exited $?"
 for want in "replica 4 chips: the cheapest replica size at context 4096 of 1, 2, 4, 8 chips whose HBM holds batch 64 (-b)" \
-            "chosen 4 chips at batch 64 (the batch asked, -b): decode" "runner-up 8 chips at batch 64 (the batch asked, -b): decode"; do
+            "chosen: 4 chips at batch 64 (the batch asked, -b): decode" "runner-up: 8 chips at batch 64 (the batch asked, -b): decode"; do
   case "$txt" in *"$want"*) ;; *) fail "prices forward -b 64: no '$want' in: $txt";; esac
 done
 # Without -b, the same function at 25 tok/s per user: 8 chips, as before (README).

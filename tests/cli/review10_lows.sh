@@ -34,7 +34,7 @@ assert c["choice"]["chips"] == f["chips"] == 4, (c, f)
 assert c["runner_up"] is None or c["runner_up"]["batch"] == 64, c
 PY
 out=$("$CHALK" layouts -m llama-3.1-70b -H h100-sxm --batch 64 | tr '\n' ' ' | tr -s ' ')
-case "$out" in *"chosen 4 chips at batch 64 (the batch asked, -b)"*) ;; *) fail "L1: the line does not state batch 64: $out";; esac
+case "$out" in *"chosen: 4 chips at batch 64 (the batch asked, -b)"*) ;; *) fail "L1: the line does not state batch 64: $out";; esac
 
 # L3: one row set. DeepSeek-V3 on H200 printed 2 table rows, 2 JSON rows (+7 rejected) and 9
 # CSV rows; train layouts 20 JSON rows and 40 CSV rows. The rule: rows are what fits, in all

@@ -10,9 +10,9 @@
 //
 // The output is the --base system file with its `efficiency` block replaced by the
 // measured best fractions of the base file's peaks (the MAMF and STREAM conventions of
-// reference/README.md), a `notes` line with the kernel floor and small-shape rates, and
+// docs/sources/hardware.md "Fallback efficiencies"), a `notes` line with the kernel floor and small-shape rates, and
 // optionally (--rows) the measurements as microbenchmark rows in the format of
-// reference/measurements.csv.
+// data/measurements/measurements.csv.
 //
 // Usage: chalk-calibrate --base data/hardware/h100-sxm.json --out my-h100.json
 //                        [--name my-h100] [--rows my-h100.csv] [--iters 50] [--quick]

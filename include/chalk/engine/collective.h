@@ -1,5 +1,5 @@
 // Collective communication times under the alpha-beta model (DESIGN.md section 1.3;
-// reference training-and-systems.md section 5): time = latency terms + bytes over the
+// docs/sources/training-and-systems.md section 5): time = latency terms + bytes over the
 // achieved per-direction bandwidth of the link the collective uses. Latency constants
 // are NCCL's own (nccl @5067397 src/graph/tuning.cc, section 5.2) for NVLink and
 // InfiniBand, and about 1 us per ICI hop (plus 5 us per collective) on TPUs (scaling

@@ -98,7 +98,7 @@ double gemms_shape_efficiency(double m, const GemmNK* gemms, int count, int64_t 
 /// descriptor, experts padded to the M block) shows none (H800 FP8: 8 groups of 4096 x 7168
 /// x 2048 at 61% of peak, the dense 4096 x 7168 x 2048 at 59%); torch._grouped_mm at the same
 /// Qwen3 shape and 2,048 tokens per expert, 242 TFLOP/s (ByteDance-Seed/VeOmni PR #460),
-/// implies about 2,700. Both in ../shared/reference/kernel-efficiency.md, C1/C2.
+/// implies about 2,700. Both in docs/sources/kernel-efficiency.md, C1/C2.
 inline constexpr double kGroupedTileFixedK = 500;
 
 /// The fraction in (0, 1] of the rate a grouped GEMM's tiles keep over a reduction of

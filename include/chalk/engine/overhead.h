@@ -42,7 +42,7 @@ struct ParallelLayout {
 };
 
 /// Calibrated constants of the mechanisms, each from a published microbenchmark row of
-/// reference/measurements.csv (which are never scored).
+/// data/measurements/measurements.csv (which are never scored).
 struct Calibration {
   /// Fixed time of one dependent GPU kernel (launch, ramp, tail): AZURE-GEMM-FP8-H100,
   /// cuBLASLt FP8 on H100, time = t0 + flops / 1382 TF: 1024^3 runs at 274 TF = 7.84 us,

@@ -1,4 +1,4 @@
-// Accelerators and the systems they sit in, as plain data (reference/hardware.md).
+// Accelerators and the systems they sit in, as plain data (docs/sources/hardware.md).
 // No models here (DESIGN.md section 2).
 #pragma once
 
@@ -28,7 +28,7 @@ struct ChipSpec {
   /// chip.memory_type; default "HBM").
   std::string memory_type = "HBM";
   /// Streaming multiprocessors (NVIDIA SMs) that run a GEMM's output tiles side by side,
-  /// from the chip's datasheet or whitepaper (chalk-hardware/1 chip.sm_count; reference/
+  /// from the chip's datasheet or whitepaper (chalk-hardware/1 chip.sm_count; docs/sources/
   /// hardware.md: A100 108, H100/H200/H800 SXM 132, B200 148); 0 = not stated, and GEMMs
   /// are priced without wave or tile quantization (engine/gemm_shape.h).
   int64_t sm_count = 0;

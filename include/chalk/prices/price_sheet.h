@@ -1,4 +1,4 @@
-// API price sheets as values (lecture 1:32:51; reference/prices.md): the "chalk-prices/1"
+// API price sheets as values (lecture 1:32:51; docs/sources/prices.md): the "chalk-prices/1"
 // format (docs/prices.md), its reader and checks. What a sheet implies is in prices.h.
 #pragma once
 
@@ -23,7 +23,7 @@ constexpr UsdPerByteSecond usd_per_gb_hour(double d) { return UsdPerByteSecond(d
 // Price sheets
 
 /// A price step on prompt length: a request whose input exceeds `threshold_tokens` is
-/// billed whole at these prices (Google's and Anthropic's rule, reference/prices.md 1.2, 2.1).
+/// billed whole at these prices (Google's and Anthropic's rule, docs/sources/prices.md 1.2, 2.1).
 struct LongContextTier {
   int64_t threshold_tokens = 0;
   UsdPerToken input, output;
@@ -104,7 +104,7 @@ void validate(const PriceSheet& s, const std::string& where);
 /// reads and writes, long-context and service tiers and off-peak prices follow the input
 /// price, their output prices the output price. Providers state these as multiples of the
 /// base price (Anthropic: 5-minute write 1.25x input, 1-hour write 2x, read 0.1x;
-/// reference prices.md 1.1), so a sheet's absolute figures kept beside a new input price
+/// docs/sources/prices.md 1.1), so a sheet's absolute figures kept beside a new input price
 /// would price a cache write at 3.75x a $1 input. `input`, `output` unset: unchanged.
 /// Returns one line per derived price that moved, for the front end to print.
 std::vector<std::string> override_base_prices(PriceSheet& s, std::optional<UsdPerToken> input, std::optional<UsdPerToken> output);

@@ -44,7 +44,7 @@ struct TierCostAssumptions {
   Estimate<double> hbm_share_of_chip_price{1.0, 0.25, 1.0};
   /// Server DRAM (DDR5, LPDDR5X), flash (NVMe) and disk (HDD), USD per GB-hour: purchase
   /// price of $5 ($2.5-$10) / GB, $0.10 ($0.05-$0.20) / GB and $0.02 ($0.015-$0.03) / GB
-  /// amortised over 4 years (35,064 h). chalk's order-of-magnitude assumptions; reference/
+  /// amortised over 4 years (35,064 h). chalk's order-of-magnitude assumptions; docs/sources/
   /// carries no memory prices.
   Estimate<UsdPerByteSecond> dram{usd_per_gb_hour(5.0 / 35064), usd_per_gb_hour(2.5 / 35064), usd_per_gb_hour(10.0 / 35064)};
   Estimate<UsdPerByteSecond> flash{usd_per_gb_hour(0.10 / 35064), usd_per_gb_hour(0.05 / 35064), usd_per_gb_hour(0.20 / 35064)};
@@ -52,7 +52,7 @@ struct TierCostAssumptions {
   /// Used when the system lists no flash tier: hardware.md's 8 x 3.84 TB NVMe per 8 GPUs at
   /// ~7.0 GB/s per PCIe Gen4 x4 drive (Intel D7-P5500).
   MemoryTier assumed_flash{"NVMe flash (assumed)", gigabytes(3840), gigabytes_per_second(7.0),
-                           "hardware.md: 8 x 3.84 TB NVMe per 8 GPUs, ~7.0 GB/s per Gen4 x4 drive", {}, {}};
+                           "docs/sources/hardware.md: 8 x 3.84 TB NVMe per 8 GPUs, ~7.0 GB/s per Gen4 x4 drive", {}, {}};
   /// Always added unless the system lists a disk: one 20 TB HDD per chip at ~0.27 GB/s
   /// sustained (a nearline 3.5-inch drive; chalk's assumption).
   MemoryTier assumed_disk{"HDD (assumed)", gigabytes(20000), gigabytes_per_second(0.27),

@@ -1,7 +1,7 @@
 // A training plan: how one training step of a model is split over chips (data, tensor,
 // pipeline, context and expert parallelism), with its batch, recomputation and optimizer
 // precision, placed on scale-up domains. Formulas and sources: docs/training.md and
-// reference training-and-systems.md sections 1-6.
+// docs/sources/training-and-systems.md sections 1-6.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Whole training runs: a token (or FLOP) budget on a cluster -> wall-clock days, chip-hours,
 // dollars and energy, summed over phases (pre-training, long-context extension, RL).
-// Formulas and sources in docs/training-runs.md; reference training-and-systems.md 1.1-1.3.
+// Formulas and sources in docs/training-runs.md; docs/sources/training-and-systems.md 1.1-1.3.
 //
 // The step's speed is an input: a model FLOP utilization (MFU, PaLM App. B) or a measured or
 // modelled step time (the training-step analysis, issue 13, can supply the latter). Energy

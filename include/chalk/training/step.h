@@ -1,6 +1,6 @@
 // One training step of a plan: compute, communication per collective on its link, the
 // pipeline bubble of the schedule, and the throughput figures (MFU, HFU). Formulas and
-// their sources: docs/training.md; reference training-and-systems.md sections 1, 4-6.
+// their sources: docs/training.md; docs/sources/training-and-systems.md sections 1, 4-6.
 #pragma once
 
 #include <cstdint>
