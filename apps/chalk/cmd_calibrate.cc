@@ -35,6 +35,7 @@ struct CalibrateArgs {
   std::string profile_out;
   bool no_loo = false;
   std::string holdout;  ///< --holdout: "" = fit every run, "half"
+  bool fit_saturated = false;  ///< --fit-saturated: keep runs saturated at the defaults in the --holdout fit
   bool model_given = false, hardware_given = false;  ///< -m and -H were on the command line
 };
 
@@ -129,15 +130,21 @@ nlohmann::json holdout_json(const calibrate::HoldoutReport& h, const std::string
     ms.push_back({{"metric", m.metric}, {"count", m.count}, {"median_abs_error_before_fraction", m.median_before},
                   {"median_abs_error_after_fraction", m.median_after}});
   }
+  nlohmann::json sat = nlohmann::json::array();
+  for (const auto& s : h.saturated) {
+    sat.push_back({{"source", s.source}, {"arrival_req_per_s", s.arrival_req_per_s}, {"capacity_req_per_s", s.capacity_req_per_s}, {"note", s.note}});
+  }
   return {{"split", split}, {"fit_runs", static_cast<int64_t>(h.split.fit.size())}, {"held_out_runs", static_cast<int64_t>(h.split.held_out.size())},
-          {"run_errors", rs}, {"metrics", ms}};
+          {"saturated_runs", sat}, {"run_errors", rs}, {"metrics", ms}};
 }
 
 /// The held-out half in the people's text: each run, then each metric's median.
 void print_holdout(const calibrate::HoldoutReport& h, std::size_t runs) {
   std::cout << fmt::format("\nHeld out (--holdout half): the fit above is over {} of the {} runs (each deployment's runs ordered by "
-                           "request rate, alternately fitted and held out, the first fitted); the other {}, predicted:\n",
-                           h.split.fit.size(), runs, h.split.held_out.size());
+                           "request rate, alternately fitted and held out, the first fitted); {}{}, predicted:\n",
+                           h.split.fit.size(), runs, h.saturated.empty() ? "the other " : "", h.split.held_out.size(),
+                           h.saturated.empty() ? "" : fmt::format(" others, {} left out as saturated", h.saturated.size()));
+  for (const auto& s : h.saturated) std::cout << "left out    " << shown_source(s.source) << ": " << s.note << '\n';
   Table r;
   r.columns = {{"source", "held-out run"}, {"error_before_fraction", "defaults", 3}, {"error_after_fraction", "fit (other half)", 3}};
   for (const auto& e : h.held_out) r.add({shown_source(e.source), e.before, e.after});
@@ -202,7 +209,7 @@ void run_calibrate(const CalibrateArgs& a) {
   // --holdout half: the constants are fitted on one half of the runs and the other half is
   // predicted with them (holdout.h); the report and the profile are the fit half's.
   std::optional<calibrate::HoldoutReport> held;
-  if (!a.holdout.empty()) held = calibrate::fit_holdout(models, fo);
+  if (!a.holdout.empty()) held = calibrate::fit_holdout(models, fo, a.fit_saturated);
   const calibrate::FitReport rep = held ? held->fit : calibrate::fit(models, fo);
   const int64_t fitted_runs = static_cast<int64_t>(held ? held->split.fit.size() : runs.size());
   // A fit that leaves the runs this far off has not found the engine's constants: the setup
@@ -338,7 +345,9 @@ void register_calibrate(CLI::App& app, Action& run) {
   cmd->add_option("--holdout", a.holdout,
                   "half: fit on half of the runs (each deployment's runs ordered by request rate, alternately fitted and held "
                   "out, the first fitted) and report each metric's median |error| on the other half with the engine's defaults "
-                  "and with the fit; the profile written is the fit half's");
+                  "and with the fit; the profile written is the fit half's. Runs that chalk simulate finds OVERLOADED at the "
+                  "engine's defaults (a queue growing through the whole run) are left out of the fit and the medians");
+  cmd->add_flag("--fit-saturated", a.fit_saturated, "With --holdout: keep the runs saturated at the defaults in the fit and the medians");
   add_output_options(*cmd, a.output);
   cmd->callback([&run, cmd] {
     a.model_given = cmd->get_option("--model")->count() > 0;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "chalk/base/error.h"
+#include "chalk/sim/cluster.h"
 #include "chalk/sim/policy.h"
 
 namespace chalk::calibrate {
@@ -52,6 +53,24 @@ std::string deployment_of(const RunModel& m) {
                      sim::release_name(m.o.policy));
 }
 
+std::optional<SaturatedRun> saturated_at_defaults(const RunModel& m) {
+  // chalk simulate's own check (cmd_simulate.cc: overload_of with the pool's saturated_capacity),
+  // on the run as predict() simulates it at the defaults: one replica, the run's requests.
+  const sim::Pool pool{m.d, 1, m.o};
+  const sim::ClusterRun run = sim::simulate_aggregated(pool, m.requests);
+  if (!run.fits) return std::nullopt;  // predict() says why
+  const sim::Capacity cap = sim::saturated_capacity(pool, m.requests);
+  const sim::Overload o = sim::overload_of(run, m.requests, cap.measured() ? &cap : nullptr);
+  if (!o.overloaded) return std::nullopt;
+  SaturatedRun s;
+  s.source = m.run.source;
+  s.arrival_req_per_s = o.arrival_req_per_s;
+  s.capacity_req_per_s = o.capacity_req_per_s;
+  s.note = fmt::format("saturated at the defaults: arrivals {:.3g} req/s > capacity {:.3g} req/s; a cut simulation cannot match its queue",
+                       o.arrival_req_per_s, o.capacity_req_per_s);
+  return s;
+}
+
 HoldoutSplit split_half(const std::vector<RunModel>& runs) {
   std::map<std::string, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < runs.size(); ++i) groups[deployment_of(runs[i])].push_back(i);
@@ -69,9 +88,31 @@ HoldoutSplit split_half(const std::vector<RunModel>& runs) {
   return s;
 }
 
-HoldoutReport fit_holdout(const std::vector<RunModel>& runs, const FitOptions& o) {
-  if (runs.size() < 2) throw InputError("--holdout", fmt::format("half needs at least 2 runs, got {}", runs.size()));
+HoldoutReport fit_holdout(const std::vector<RunModel>& all_runs, const FitOptions& o, bool keep_saturated) {
+  if (all_runs.size() < 2) throw InputError("--holdout", fmt::format("half needs at least 2 runs, got {}", all_runs.size()));
   HoldoutReport rep;
+  // A run whose queue grows through the whole measured run cannot be compared with a
+  // simulation cut at --max-requests: it neither drives the fit nor counts in the medians.
+  std::vector<RunModel> runs;
+  std::vector<std::size_t> index;  // runs[k] is all_runs[index[k]]
+  for (std::size_t i = 0; i < all_runs.size(); ++i) {
+    if (!keep_saturated) {
+      if (auto s = saturated_at_defaults(all_runs[i])) {
+        rep.saturated.push_back(std::move(*s));
+        continue;
+      }
+    }
+    runs.push_back(all_runs[i]);
+    index.push_back(i);
+  }
+  if (runs.empty()) {
+    throw InputError("--holdout", fmt::format("all {} runs are saturated at the defaults (chalk simulate calls them OVERLOADED): nothing to fit; "
+                                              "--fit-saturated keeps them",
+                                              all_runs.size()));
+  }
+  if (runs.size() < 2) {
+    throw InputError("--holdout", fmt::format("half needs at least 2 runs, got {} ({} saturated at the defaults)", runs.size(), rep.saturated.size()));
+  }
   rep.split = split_half(runs);
   if (rep.split.held_out.empty()) {
     throw InputError("--holdout", fmt::format("half holds out no run: each of the {} deployments has one run; expected 2 runs or more of a deployment",
@@ -117,6 +158,8 @@ HoldoutReport fit_holdout(const std::vector<RunModel>& runs, const FitOptions& o
     rep.metrics.push_back({kMetricNames[k], static_cast<int64_t>(before[k].size()), holdout_median(before[k]), holdout_median(after[k])});
   }
   rep.metrics.push_back({"all", static_cast<int64_t>(all_before.size()), holdout_median(all_before), holdout_median(all_after)});
+  for (auto& i : rep.split.fit) i = index[i];
+  for (auto& i : rep.split.held_out) i = index[i];
   return rep;
 }
 

@@ -122,4 +122,10 @@ expect_error "--holdout: unknown split 'halves'; expected half" calibrate "$tmp/
 expect_error "--holdout: half fits on 1 of the 2 runs: 1 run cannot determine 1 constant" calibrate "$tmp/r1.json" "$tmp/r2.json" "${setup[@]}" \
   --fit request_overhead_s --holdout half
 expect_error "--holdout: half needs at least 2 runs, got 1" calibrate "$tmp/r1.json" "${setup[@]}" --fit request_overhead_s --holdout half
+# Runs chalk simulate finds OVERLOADED at the defaults (1,000 req/s on one H100: the queue grows
+# through the run) are left out of the --holdout fit; all of them: nothing to fit, exit 2.
+run "$tmp/s1.json" 900 900 8 1500
+run "$tmp/s2.json" 1000 900 8 1500
+expect_error "--holdout: all 2 runs are saturated at the defaults (chalk simulate calls them OVERLOADED)" calibrate "$tmp/s1.json" "$tmp/s2.json" \
+  "${setup[@]}" --fit request_overhead_s --holdout half
 echo "calibrate: all passed"

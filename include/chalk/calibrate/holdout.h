@@ -46,8 +46,28 @@ struct MetricHoldout {
   double median_after = 0;         ///< median |error|, the constants fitted on the fit half (fraction)
 };
 
+/// A run left out of the fit and of the held-out medians: saturated at the engine's defaults.
+struct SaturatedRun {
+  std::string source;
+  double arrival_req_per_s = 0;   ///< sim::Overload::arrival_req_per_s of the run's simulated requests
+  double capacity_req_per_s = 0;  ///< sim::Overload::capacity_req_per_s (saturated_capacity when measured)
+  std::string note;               ///< "saturated at the defaults: arrivals X req/s > capacity Y req/s; ..."
+};
+
+/// The run `m` when `chalk simulate` would call it OVERLOADED at the engine's defaults
+/// (sim::overload_of with the replica's sim::saturated_capacity, as cmd_simulate does:
+/// TTFT growing by more than sim::kOverloadGrowth over the later half of a busy run, or
+/// arrivals above the measured capacity by more than its uncertainty); nullopt otherwise.
+/// Such a run's queue grows for the whole measured run: a simulation cut at --max-requests
+/// cannot match its latencies, and fitting it drags every constant to lengthen that queue.
+std::optional<SaturatedRun> saturated_at_defaults(const RunModel& m);
+
 struct HoldoutReport {
+  /// Indices into the runs given (saturated runs in neither list).
   HoldoutSplit split;
+  /// The runs left out as saturated at the defaults (saturated_at_defaults), in the runs' order;
+  /// empty with keep_saturated.
+  std::vector<SaturatedRun> saturated;
   /// The fit over the fit half alone (its constants, its runs' errors and leave-one-out).
   FitReport fit;
   /// Each held-out run's mean |error| over its metrics: `before` with the defaults, `after`
@@ -58,12 +78,13 @@ struct HoldoutReport {
   std::vector<MetricHoldout> metrics;
 };
 
-/// Splits `runs` by `split_half`, fits `o.constants` on the fit half (fit(), with its refusals)
+/// Leaves out the runs saturated at the defaults (saturated_at_defaults; kept with
+/// `keep_saturated`), splits the rest by `split_half`, fits `o.constants` on the fit half (fit(), with its refusals)
 /// and predicts the held-out half: each run with its own defaults, then with the fitted
 /// constants in place of those the fit determined. Throws InputError("--holdout") when fewer
 /// than 2 runs are given, when no run is held out (every deployment has a single run), and for
 /// fit()'s refusals of too few runs, naming the half ("half fits on 1 of the 2 runs: 1 run
-/// cannot determine 1 constant ...").
-HoldoutReport fit_holdout(const std::vector<RunModel>& runs, const FitOptions& o);
+/// cannot determine 1 constant ..."), and when every run is saturated.
+HoldoutReport fit_holdout(const std::vector<RunModel>& runs, const FitOptions& o, bool keep_saturated = false);
 
 }  // namespace chalk::calibrate
