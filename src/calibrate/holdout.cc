@@ -56,6 +56,24 @@ std::string deployment_of(const RunModel& m) {
 std::optional<SaturatedRun> saturated_at_defaults(const RunModel& m) {
   // chalk simulate's own check (cmd_simulate.cc: overload_of with the pool's saturated_capacity),
   // on the run as predict() simulates it at the defaults: one replica, the run's requests.
+  // The measured run's own word: a queue growing at g s/s from its first arrival over the
+  // arrivals' span T = completed / rate averages a wait of g T / 2, so its mean TTFT implies
+  // g >= 2 TTFT / T; above kOverloadGrowth it is saturated as simulate's check would say.
+  const BenchRun& b = m.run;
+  if (b.ttft_ms && b.request_rate_per_s > 0 && std::isfinite(b.request_rate_per_s) && b.completed > 1) {
+    const double span_s = static_cast<double>(b.completed) / b.request_rate_per_s;
+    const double growth = 2 * *b.ttft_ms / 1e3 / span_s;
+    if (growth > sim::kOverloadGrowth) {
+      SaturatedRun s;
+      s.source = b.source;
+      s.arrival_req_per_s = b.request_rate_per_s;
+      s.capacity_req_per_s = b.request_rate_per_s / (1 + growth);  // overload_of's lambda / (1 + g)
+      s.note = fmt::format("saturated as measured: arrivals {:.3g} req/s > capacity {:.3g} req/s (mean TTFT {:.3g} s over {:.3g} s of "
+                           "arrivals); a cut simulation cannot match its queue",
+                           s.arrival_req_per_s, s.capacity_req_per_s, *b.ttft_ms / 1e3, span_s);
+      return s;
+    }
+  }
   const sim::Pool pool{m.d, 1, m.o};
   const sim::ClusterRun run = sim::simulate_aggregated(pool, m.requests);
   if (!run.fits) return std::nullopt;  // predict() says why

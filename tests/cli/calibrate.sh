@@ -126,6 +126,12 @@ expect_error "--holdout: half needs at least 2 runs, got 1" calibrate "$tmp/r1.j
 # through the run) are left out of the --holdout fit; all of them: nothing to fit, exit 2.
 run "$tmp/s1.json" 900 900 8 1500
 run "$tmp/s2.json" 1000 900 8 1500
+# Saturated as measured: 30 requests at 1/s with a mean TTFT of 20 s (a queue growing >= 1.3 s/s).
+run "$tmp/q.json" 1 20000 8 20500
+"$CHALK" calibrate "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" "$tmp/q.json" "${setup[@]}" --fit request_overhead_s --holdout half --json \
+  | python3 -c 'import json,sys; h=json.load(sys.stdin)["holdout"]; s=h["saturated_runs"]
+assert len(s) == 1 and s[0]["source"].endswith("q.json") and s[0]["note"].startswith("saturated as measured: arrivals 1 req/s > capacity"), s
+assert h["fit_runs"] + h["held_out_runs"] == 3, h' || fail "calibrate --holdout: a saturated run not left out"
 expect_error "--holdout: all 2 runs are saturated at the defaults (chalk simulate calls them OVERLOADED)" calibrate "$tmp/s1.json" "$tmp/s2.json" \
   "${setup[@]}" --fit request_overhead_s --holdout half
 echo "calibrate: all passed"
