@@ -1,16 +1,45 @@
 #!/usr/bin/env python3
 """The "vLLM load suite" section of docs/accuracy.md (issue 29), called by scripts/accuracy.
 
-Usage: accuracy_suite.py VALIDATE_JSON SUITE_CSV  (prints Markdown)
+Usage: accuracy_suite.py VALIDATE_JSON SUITE_CSV [CHALK]  (prints Markdown)
 
 VALIDATE_JSON is `chalk validate --json SUITE_CSV`. The rows' model, tp, rate and stage come
 from SUITE_CSV (columns model, tp, request_rate_per_s; the stage order from the id); errors
-are predicted / measured - 1 as everywhere in docs/accuracy.md.
+are predicted / measured - 1 as everywhere in docs/accuracy.md. With CHALK (the binary), the
+"Calibrated on half" table: `CHALK calibrate --holdout half` on each deployment's rows and on
+the whole file.
 """
 import csv
 import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
+
+# Requests simulated per run for the calibrated-on-half table: the suite's smallest stage
+# (3,000 requests at 5/s), so that no stage is judged on its first minutes only.
+HOLDOUT_REQUESTS = 3000
+HOLDOUT_GROUPS = [("Llama-2-7B, TP1", "VLS-L2-7B-"), ("Llama-2-70B, TP4", "VLS-L2-70B-"),
+                  ("Mixtral-8x7B, TP2", "VLS-MIX-8X7B-"), ("CodeLlama-34B, TP2", "VLS-CL-34B-"),
+                  ("all four", "VLS-")]
+
+
+def holdout_runs(chalk, suite_csv):
+    """Each group's `chalk calibrate --holdout half --json` output, in HOLDOUT_GROUPS order."""
+    text = open(suite_csv).read().splitlines(keepends=True)
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, prefix in HOLDOUT_GROUPS:
+            path = os.path.join(tmp, "group.csv")
+            with open(path, "w") as f:
+                f.write(text[0])
+                f.writelines(line for line in text[1:] if line.startswith(prefix))
+            res = subprocess.run([chalk, "calibrate", path, "--holdout", "half", "--no-leave-one-out",
+                                  "--max-requests", str(HOLDOUT_REQUESTS), "--json"],
+                                 capture_output=True, text=True, check=True)
+            out.append((name, json.loads(res.stdout)))
+    return out
 
 
 def pct(x):
@@ -30,6 +59,60 @@ def num(x):
     if a >= 10:
         return f"{x:.1f}"
     return f"{x:.3g}"
+
+
+def calibrated_on_half(w, groups):
+    w("### Calibrated on half (`chalk calibrate --holdout half`)")
+    w("")
+    w("Issue 29's goal: after `chalk calibrate` on half of a user's runs, at most 5% on the other half.")
+    w("Each deployment's load stages are one user's runs: ordered by request rate and alternately")
+    w("fitted and held out, the first fitted (rates 5, 6, 8, 10, 20/s fit on 5, 8 and 20, hold out 6 and")
+    w("10; CodeLlama-34B's six, from 4/s, fit on 4, 6 and 10); \"all four\" fits one profile on the four")
+    w("deployments' fit halves together (one engine on one system). The default constants,")
+    w("request_overhead_s, host_s_per_sequence and kernel_floor_s, are fitted; vLLM 0.15.1 overlaps")
+    w("its host work with the GPU step, so no stage is sensitive to the host time, which keeps its")
+    w(f"default. {HOLDOUT_REQUESTS:,} requests are simulated per stage (`--max-requests`; the stages ran")
+    w("3,000 to 12,000). Median |predicted / measured - 1| over the held-out stages, with the")
+    w("engine's defaults -> with the constants fitted on the other half:")
+    w("")
+    w("| deployment | fit / held out | TTFT | TPOT | E2E | all | request overhead | kernel floor |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, j in groups:
+        h = j["holdout"]
+        m = {x["metric"]: x for x in h["metrics"]}
+        c = {x["name"]: x for x in j["rows"]}
+
+        def cell(k):
+            x = m.get(k)
+            return f"{100 * x['median_abs_error_before_fraction']:.1f}% -> {100 * x['median_abs_error_after_fraction']:.1f}%" if x else "-"
+
+        def const(k, scale, unit):
+            x = c[k]
+            return f"{scale * x['value_s']:.3g} {unit}" + ("" if x["fitted"] else " (default)")
+        w(f"| {name} | {h['fit_runs']} / {h['held_out_runs']} | {cell('ttft_ms')} | {cell('tpot_ms')} | {cell('e2e_s')} | "
+          f"{cell('all')} | {const('request_overhead_s', 1e3, 'ms')} | {const('kernel_floor_s', 1e6, 'us')} |")
+    w("")
+    w("(Defaults: request overhead 6.91 ms, kernel floor 6.3 us.) The goal holds on Llama-2-7B. Where")
+    w("the fit makes a held-out metric worse, one fitted stage carries what the constants cannot")
+    w("(figures of the commit that added this paragraph):")
+    w("")
+    w("* **CodeLlama-34B**: its reasoning stage (4/s for 1,200 s; TTFT 120 s measured, -78% with the")
+    w("  defaults) is saturated as measured: its queue grows for the whole run, which a run cut at")
+    w("  3,000 requests cannot match, so `--holdout` leaves it out (docs/simulator.md 6.1). Kept")
+    w("  (`--fit-saturated`), the fit slowed the kernel floor to 17 us and dropped the request")
+    w("  overhead to 0 to lengthen that queue, every other stage 40% slow: CodeLlama-34B 6.2% -> 33.2%,")
+    w("  \"all four\" 4.9% -> 9.1%. Left out, the table's 5.1% -> 2.4% and 4.9% -> 3.7%.")
+    w("* **TTFT of Llama-2-70B and Mixtral**: the fit lowers the kernel floor (5.1 and 4.5 us), which")
+    w("  brings TPOT within 3% and shortens TTFT's steps, and raises the request overhead (12.5 and")
+    w("  17.7 ms) to meet the fit half's TTFTs, which are short by more than the held-out ones:")
+    w("  Llama-2-70B at 20/s -47% (121 ms measured: a queue at the highest rate that the simulator")
+    w("  does not build), Mixtral at 5, 8 and 20/s -12%, -12%, -17%, against -0% and -7% at the")
+    w("  held-out 10 and 6/s (measured TTFT 56.8 ms at 10/s, below the 63.0 ms at 5/s). A fixed")
+    w("  time per request cannot fit both; the held-out TTFT goes 2.5% -> 8.1% and 3.8% -> 11.3%.")
+    w("* **At the default 400 requests a stage** the 20/s stages are judged on their first 20 s, a")
+    w("  fifth of it filling the engine: Llama-2-7B's is predicted 11.4% off with the defaults (2.3%")
+    w("  at 3,000 requests), and the fit slows the kernel floor to 6.75 us for it: held out 3.1% -> 5.2%.")
+    w("")
 
 
 def main():
@@ -153,6 +236,8 @@ def main():
           f"{num(r['predicted_in_unit'])} | {pct(r['error_fraction'])} | {num(r['predicted_plain_in_unit'])} | "
           f"{pct(r['error_plain_fraction'])} |")
     w("")
+    if len(sys.argv) > 3:
+        calibrated_on_half(w, holdout_runs(sys.argv[3], sys.argv[2]))
     skipped = [r for r in j["rows"] if r["status"] != "predicted"]
     for r in skipped:
         w(f"* not predicted: {r['id']} ({r['status']}): {r.get('reason', '')}")

@@ -13,6 +13,7 @@
 #include "chalk/calibrate/bench.h"
 #include "chalk/calibrate/bench_formats.h"
 #include "chalk/calibrate/fit.h"
+#include "chalk/calibrate/holdout.h"
 #include "chalk/calibrate/profile.h"
 #include "chalk/engine/layout_search.h"
 #include "chalk/io/io.h"
@@ -33,6 +34,8 @@ struct CalibrateArgs {
   int64_t max_requests = calibrate::kDefaultMaxRequests;
   std::string profile_out;
   bool no_loo = false;
+  std::string holdout;  ///< --holdout: "" = fit every run, "half"
+  bool fit_saturated = false;  ///< --fit-saturated: keep runs saturated at the defaults in the --holdout fit
   bool model_given = false, hardware_given = false;  ///< -m and -H were on the command line
 };
 
@@ -92,10 +95,76 @@ calibrate::RunModel model_of(const CalibrateArgs& a, const calibrate::BenchRun& 
 
 nlohmann::json opt(const std::optional<double>& v, double scale = 1) { return v ? nlohmann::json(*v * scale) : nlohmann::json(nullptr); }
 
+/// A run's source as the text tables show it: a measurement CSV's joined rows
+/// ("f.csv: VLS-X-R10-TTFT+VLS-X-R10-E2E") as their ids' common stem and each row's rest
+/// ("VLS-X-R10-{TTFT,E2E}"), the file left to the "read" line; other sources as they are.
+std::string shown_source(const std::string& source) {
+  const std::size_t colon = source.rfind(": ");
+  if (colon == std::string::npos || source.find('+', colon) == std::string::npos) return source;
+  std::vector<std::string> ids;
+  for (std::size_t at = colon + 2; at <= source.size();) {
+    const std::size_t plus = std::min(source.find('+', at), source.size());
+    ids.push_back(source.substr(at, plus - at));
+    at = plus + 1;
+  }
+  std::size_t stem = ids.front().size();
+  for (const auto& id : ids) {
+    std::size_t k = 0;
+    while (k < stem && k < id.size() && id[k] == ids.front()[k]) ++k;
+    stem = k;
+  }
+  // Back to the last '-' within the common prefix: the stem ends between words.
+  const std::size_t dash = stem == 0 ? std::string::npos : ids.front().rfind('-', stem - 1);
+  if (dash == std::string::npos) return source.substr(colon + 2);
+  stem = dash + 1;
+  std::string out = ids.front().substr(0, stem) + "{";
+  for (std::size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + ids[i].substr(stem);
+  return out + "}";
+}
+
+/// The JSON `holdout` object (docs/output-schema.md, calibration).
+nlohmann::json holdout_json(const calibrate::HoldoutReport& h, const std::string& split) {
+  nlohmann::json rs = nlohmann::json::array(), ms = nlohmann::json::array();
+  for (const auto& r : h.held_out) rs.push_back({{"source", r.source}, {"error_before_fraction", r.before}, {"error_after_fraction", r.after}});
+  for (const auto& m : h.metrics) {
+    ms.push_back({{"metric", m.metric}, {"count", m.count}, {"median_abs_error_before_fraction", m.median_before},
+                  {"median_abs_error_after_fraction", m.median_after}});
+  }
+  nlohmann::json sat = nlohmann::json::array();
+  for (const auto& s : h.saturated) {
+    sat.push_back({{"source", s.source}, {"arrival_req_per_s", s.arrival_req_per_s}, {"capacity_req_per_s", s.capacity_req_per_s}, {"note", s.note}});
+  }
+  return {{"split", split}, {"fit_runs", static_cast<int64_t>(h.split.fit.size())}, {"held_out_runs", static_cast<int64_t>(h.split.held_out.size())},
+          {"saturated_runs", sat}, {"run_errors", rs}, {"metrics", ms}};
+}
+
+/// The held-out half in the people's text: each run, then each metric's median.
+void print_holdout(const calibrate::HoldoutReport& h, std::size_t runs) {
+  std::cout << fmt::format("\nHeld out (--holdout half): the fit above is over {} of the {} runs (each deployment's runs ordered by "
+                           "request rate, alternately fitted and held out, the first fitted); {}{}, predicted:\n",
+                           h.split.fit.size(), runs, h.saturated.empty() ? "the other " : "", h.split.held_out.size(),
+                           h.saturated.empty() ? "" : fmt::format(" others, {} left out as saturated", h.saturated.size()));
+  for (const auto& s : h.saturated) std::cout << "left out    " << shown_source(s.source) << ": " << s.note << '\n';
+  Table r;
+  r.columns = {{"source", "held-out run"}, {"error_before_fraction", "defaults", 3}, {"error_after_fraction", "fit (other half)", 3}};
+  for (const auto& e : h.held_out) r.add({shown_source(e.source), e.before, e.after});
+  r.set_priority({"source", "error_before_fraction", "error_after_fraction"}, 0);  // a CSV's sources are long: never hide the errors
+  print_table(std::cout, r);
+  std::cout << "\nMedian |predicted / measured - 1| per metric over the held-out runs:\n";
+  Table m;
+  m.columns = {{"metric", "metric"}, {"count", "n"}, {"median_abs_error_before_fraction", "defaults", 3},
+               {"median_abs_error_after_fraction", "fit (other half)", 3}};
+  for (const auto& x : h.metrics) m.add({x.metric, x.count, x.median_before, x.median_after});
+  print_table(std::cout, m);
+}
+
 void run_calibrate(const CalibrateArgs& a) {
   if (a.files.empty()) {
     throw InputError("files", "none given; expected benchmark results (vllm bench serve, SGLang bench_serving, AIPerf, genai-perf, trtllm-bench) "
                               "or a measurements CSV");
+  }
+  if (!a.holdout.empty() && !calibrate::holdout_named(a.holdout)) {
+    throw InputError("--holdout", "unknown split '" + excerpt(a.holdout) + "'; expected half");
   }
   int64_t skipped = 0;
   auto runs = read_runs(a, skipped);
@@ -137,7 +206,12 @@ void run_calibrate(const CalibrateArgs& a) {
                                           "and a ttft_ms, tpot_ms, itl_ms or e2e_s metric)",
                                           skipped));
   }
-  const calibrate::FitReport rep = calibrate::fit(models, fo);
+  // --holdout half: the constants are fitted on one half of the runs and the other half is
+  // predicted with them (holdout.h); the report and the profile are the fit half's.
+  std::optional<calibrate::HoldoutReport> held;
+  if (!a.holdout.empty()) held = calibrate::fit_holdout(models, fo, a.fit_saturated);
+  const calibrate::FitReport rep = held ? held->fit : calibrate::fit(models, fo);
+  const int64_t fitted_runs = static_cast<int64_t>(held ? held->split.fit.size() : runs.size());
   // A fit that leaves the runs this far off has not found the engine's constants: the setup
   // given is not the one that ran (model, system, chips, engine). No profile is written.
   constexpr double kImplausible = 0.5;
@@ -149,7 +223,8 @@ void run_calibrate(const CalibrateArgs& a) {
   }
   std::string sources;
   for (const auto& f : a.files) sources += (sources.empty() ? "" : ", ") + f;
-  const std::string profile = calibrate::profile_json(family, rep, static_cast<int64_t>(runs.size()), "chalk calibrate over " + sources);
+  const std::string profile = calibrate::profile_json(family, rep, fitted_runs,
+                                                       "chalk calibrate over " + sources + (held ? " (--holdout half: the fit half)" : ""));
   if (!a.profile_out.empty()) write_file(a.profile_out, profile, "--output");
   Table t;
   t.columns = {{"name", "constant"}, {"default_value_s", "default (s)", 4}, {"value_s", "value (s)", 4}, {"uncertainty_s", "+- 1 sigma (s)", 2}, {"fitted", "fitted"}};
@@ -185,6 +260,7 @@ void run_calibrate(const CalibrateArgs& a) {
     j["median_abs_error_after_fraction"] = rep.median_error_after;
     j["median_abs_error_left_out_fraction"] = opt(rep.median_error_loo);
     j["profile_file"] = a.profile_out.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.profile_out);
+    j["holdout"] = held ? holdout_json(*held, a.holdout) : nlohmann::json(nullptr);
     j["notes"] = rep.notes;
     print_json(std::cout, envelope("calibrate", std::move(j), {"name", "default_value_s", "value_s", "uncertainty_s", "fitted", "at_bound", "note"}));
     return;
@@ -192,7 +268,7 @@ void run_calibrate(const CalibrateArgs& a) {
   std::cout << fmt::format("chalk calibrate: {} constant(s) of engine {} fitted to {} run(s), {} measured means (log residuals, soft-L1, "
                            "bounded Levenberg-Marquardt; docs/simulator.md, \"Calibration\")\n",
                            std::count_if(rep.constants.begin(), rep.constants.end(), [](const auto& c) { return c.fitted; }), family,
-                           runs.size(), rep.residual_count);
+                           fitted_runs, rep.residual_count);
   std::map<std::string, int64_t> formats;
   for (const auto& r : runs) ++formats[r.format];
   std::string read;
@@ -220,10 +296,14 @@ void run_calibrate(const CalibrateArgs& a) {
   Table e;
   e.columns = {{"source", "run"}, {"error_before_fraction", "defaults", 3}, {"error_after_fraction", "fit (all runs)", 3},
                {"error_left_out_fraction", "fit without it", 3}};
-  for (const auto& r : rep.runs) e.add({r.source, r.before, r.after, r.leave_one_out ? Cell(*r.leave_one_out) : Cell{}});
+  for (const auto& r : rep.runs) e.add({shown_source(r.source), r.before, r.after, r.leave_one_out ? Cell(*r.leave_one_out) : Cell{}});
+  // A measurement CSV's sources ("file: ID-TTFT+ID-E2E+ID-TPOT") were wider than a terminal:
+  // the table hid every column and printed blank lines. Shown shorter, and never hidden.
+  e.set_priority({"source", "error_before_fraction", "error_after_fraction", "error_left_out_fraction"}, 0);
   print_table(std::cout, e);
   std::cout << fmt::format("\nmedian      {} with the defaults, {} with the fit{}\n", pct(rep.median_error_before), pct(rep.median_error_after),
                            rep.median_error_loo ? ", " + pct(*rep.median_error_loo) + " left out (leave-one-out)" : std::string());
+  if (held) print_holdout(*held, runs.size());
   for (const auto& c : rep.constants) {
     if (!c.note.empty()) std::cout << "note        " << shown(c.name) << ": " << c.note << '\n';
   }
@@ -262,6 +342,12 @@ void register_calibrate(CLI::App& app, Action& run) {
       ->capture_default_str();
   file_name_option(cmd->add_option("-o,--output", a.profile_out, "Write the engine profile (chalk-engine-profile/1, docs/file-formats.md) to this file"));
   cmd->add_flag("--no-leave-one-out", a.no_loo, "Skip the leave-one-out errors (one fit per run)");
+  cmd->add_option("--holdout", a.holdout,
+                  "half: fit on half of the runs (each deployment's runs ordered by request rate, alternately fitted and held "
+                  "out, the first fitted) and report each metric's median |error| on the other half with the engine's defaults "
+                  "and with the fit; the profile written is the fit half's. Runs that chalk simulate finds OVERLOADED at the "
+                  "engine's defaults (a queue growing through the whole run) are left out of the fit and the medians");
+  cmd->add_flag("--fit-saturated", a.fit_saturated, "With --holdout: keep the runs saturated at the defaults in the fit and the medians");
   add_output_options(*cmd, a.output);
   cmd->callback([&run, cmd] {
     a.model_given = cmd->get_option("--model")->count() > 0;

@@ -145,24 +145,29 @@ std::vector<BenchRun> runs_from_measurements(const std::vector<Measurement>& row
     r.tp = m.tp.value_or(0);
     r.max_batched_tokens = m.max_batched_tokens.value_or(0);
     r.max_sequences = m.max_sequences.value_or(0);
-    // The next row of the same run with another metric joins it: one simulation, several
-    // means (a load stage's TTFT, TPOT and E2E rows, as the vLLM load suite writes them).
-    if (!out.empty() && same_run(out.back(), r)) {
-      BenchRun& prev = out.back();
-      const auto join = [](std::optional<double>& into, const std::optional<double>& v) {
-        if (v && into) return false;  // the same metric twice: another run
-        if (v) into = v;
-        return true;
-      };
+    // A row of the same run with another metric joins it: one simulation, several means (a
+    // load stage's TTFT, TPOT and E2E rows, as the vLLM load suite writes them). It joins the
+    // first run read with the same setup and traffic that lacks its metric, wherever its rows
+    // stand in the file: a file sorted by metric pairs its rows as one sorted by run does, and
+    // repeated runs (the same metric twice) stay apart.
+    const auto join = [](std::optional<double>& into, const std::optional<double>& v) {
+      if (v && into) return false;  // the same metric twice: another run
+      if (v) into = v;
+      return true;
+    };
+    bool joined = false;
+    for (BenchRun& prev : out) {
+      if (!same_run(prev, r)) continue;
       BenchRun merged = prev;
       if (join(merged.ttft_ms, r.ttft_ms) && join(merged.tpot_ms, r.tpot_ms) && join(merged.itl_ms, r.itl_ms) &&
           join(merged.e2el_ms, r.e2el_ms)) {
         merged.source += "+" + m.id;
         prev = std::move(merged);
-        continue;
+        joined = true;
+        break;
       }
     }
-    out.push_back(std::move(r));
+    if (!joined) out.push_back(std::move(r));
   }
   return out;
 }

@@ -243,20 +243,27 @@ TEST(Calibrate, ReadsServingRowsUnderLoadFromMeasurements) {
   EXPECT_DOUBLE_EQ(sm.requests[7].arrival_s, 2.0);
   EXPECT_DOUBLE_EQ(sm.o.prefix_hit_rate, 496.0 / 512.0);
   // Rows of one run, one per metric, are one run with both means; the next stage (another
-  // rate) is its own run, and the same metric twice starts another run.
+  // rate) is its own run, and the same metric twice starts another run. A row further down
+  // joins the first run of its setup that lacks its metric: R5-TPOT the first run, R10-E2E the
+  // first R10 run (R10-TTFT), as a file sorted by metric would pair them.
   const std::string stages =
       "id,kind,model,hardware,chips,tp,engine,requests,request_rate_per_s,input_tokens,output_tokens,metric,value\n"
       "R5-TTFT,serving,llama-3.1-8b,h100-sxm,1,1,vllm,40,5,512,16,ttft_ms,30\n"
       "R5-E2E,serving,llama-3.1-8b,h100-sxm,1,1,vllm,40,5,512,16,e2e_s,0.2\n"
       "R10-TTFT,serving,llama-3.1-8b,h100-sxm,1,1,vllm,40,10,512,16,ttft_ms,35\n"
-      "R10-TTFT2,serving,llama-3.1-8b,h100-sxm,1,1,vllm,40,10,512,16,ttft_ms,36\n";
+      "R10-TTFT2,serving,llama-3.1-8b,h100-sxm,1,1,vllm,40,10,512,16,ttft_ms,36\n"
+      "R5-TPOT,serving,llama-3.1-8b,h100-sxm,1,1,vllm,40,5,512,16,tpot_ms,9\n"
+      "R10-E2E,serving,llama-3.1-8b,h100-sxm,1,1,vllm,40,10,512,16,e2e_s,0.25\n";
   const auto grouped = runs_from_measurements(parse_measurements(stages, "g.csv").rows, skipped);
   ASSERT_EQ(grouped.size(), 3u);
-  EXPECT_EQ(grouped[0].source, "g.csv: R5-TTFT+R5-E2E");
+  EXPECT_EQ(grouped[0].source, "g.csv: R5-TTFT+R5-E2E+R5-TPOT");
   EXPECT_DOUBLE_EQ(*grouped[0].ttft_ms, 30);
   EXPECT_DOUBLE_EQ(*grouped[0].e2el_ms, 200);
-  EXPECT_EQ(grouped[1].source, "g.csv: R10-TTFT");
+  EXPECT_DOUBLE_EQ(*grouped[0].tpot_ms, 9);
+  EXPECT_EQ(grouped[1].source, "g.csv: R10-TTFT+R10-E2E");
+  EXPECT_DOUBLE_EQ(*grouped[1].e2el_ms, 250);
   EXPECT_EQ(grouped[2].source, "g.csv: R10-TTFT2");
+  EXPECT_FALSE(grouped[2].e2el_ms);
   // validate --engine-profile: the row's TTFT grows by the profile's request overhead.
   const std::string ttft =
       "id,kind,model,hardware,chips,tp,engine,requests,request_rate_per_s,input_tokens,output_tokens,metric,value\n"

@@ -162,6 +162,15 @@ FitReport fit(const std::vector<RunModel>& runs, const FitOptions& o) {
     throw InputError("--fit", "names no constant; expected some of request_overhead_s, host_s_per_sequence, kernel_floor_s, allreduce_latency_s");
   }
   if (runs.empty()) throw InputError("runs", "none given; expected benchmark result files");
+  // One profile per engine on one system: runs of several models or parallel layouts share the
+  // engine's constants, but the kernel floor and the all-reduce latency are the chip's and the
+  // interconnect's, and the fit starts every run from the first run's defaults.
+  for (const auto& m : runs) {
+    if (m.d.system.name != runs.front().d.system.name) {
+      throw InputError("hardware", fmt::format("{} ran on {}, {} on {}; expected the runs of one system per profile", m.run.source,
+                                               m.d.system.name, runs.front().run.source, runs.front().d.system.name));
+    }
+  }
   FitReport rep;
   const Values start = defaults_of(runs.front());
   std::vector<const RunModel*> all;

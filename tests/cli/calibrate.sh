@@ -97,4 +97,41 @@ expect_error "$tmp/t.json: world_info.tp_size: expected an integer, got \"two\""
 txt=$("$CHALK" calibrate "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" "${setup[@]}" --fit request_overhead_s) || fail "calibrate (text) exited $?"
 printf '%s\n' "$txt" | grep -qE "^ *request_overhead +6908 " || fail "calibrate: no 'request_overhead 6908' row: $txt"
 printf '%s\n' "$txt" | grep -qE "^ *request_overhead_s " && fail "calibrate: a constant in us named in s: $txt"
+# --holdout half (issue 29's goal): runs at 1, 4 and 8/s of one deployment fit on 1 and 8/s and
+# predict 4/s; each metric's median over the held-out run, with the defaults and the fit.
+out=$("$CHALK" calibrate "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" "${setup[@]}" --fit request_overhead_s --holdout half --json) \
+  || fail "calibrate --holdout exited $?"
+python3 - "$out" "$tmp" <<'PY' || fail "calibrate --holdout output"
+import json, sys
+j = json.loads(sys.argv[1]); h = j["holdout"]; t = sys.argv[2]
+assert h["split"] == "half" and h["fit_runs"] == 2 and h["held_out_runs"] == 1, h
+assert [r["source"] for r in j["run_errors"]] == [f"{t}/r1.json", f"{t}/r3.json"], j["run_errors"]
+assert [r["source"] for r in h["run_errors"]] == [f"{t}/r2.json"], h["run_errors"]
+assert [m["metric"] for m in h["metrics"]] == ["ttft_ms", "tpot_ms", "itl_ms", "e2e_s", "all"], h["metrics"]
+assert [m["count"] for m in h["metrics"]] == [1, 1, 1, 1, 4], h["metrics"]
+for m in h["metrics"]:
+    assert set(m) == {"metric", "count", "median_abs_error_before_fraction", "median_abs_error_after_fraction"}, m
+    assert m["median_abs_error_before_fraction"] >= 0 and m["median_abs_error_after_fraction"] >= 0, m
+PY
+"$CHALK" calibrate "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" "${setup[@]}" --fit request_overhead_s --json \
+  | python3 -c 'import json,sys; assert json.load(sys.stdin)["holdout"] is None' || fail "calibrate: holdout not null without --holdout"
+txt=$("$CHALK" calibrate "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" "${setup[@]}" --fit request_overhead_s --holdout half) \
+  || fail "calibrate --holdout (text) exited $?"
+case "$txt" in *"Held out (--holdout half): the fit above is over 2 of the 3 runs"*"$tmp/r2.json"*"e2e_s"*) ;; *) fail "calibrate --holdout text: $txt";; esac
+expect_error "--holdout: unknown split 'halves'; expected half" calibrate "$tmp/r1.json" "$tmp/r2.json" "${setup[@]}" --holdout halves
+expect_error "--holdout: half fits on 1 of the 2 runs: 1 run cannot determine 1 constant" calibrate "$tmp/r1.json" "$tmp/r2.json" "${setup[@]}" \
+  --fit request_overhead_s --holdout half
+expect_error "--holdout: half needs at least 2 runs, got 1" calibrate "$tmp/r1.json" "${setup[@]}" --fit request_overhead_s --holdout half
+# Runs chalk simulate finds OVERLOADED at the defaults (1,000 req/s on one H100: the queue grows
+# through the run) are left out of the --holdout fit; all of them: nothing to fit, exit 2.
+run "$tmp/s1.json" 900 900 8 1500
+run "$tmp/s2.json" 1000 900 8 1500
+# Saturated as measured: 30 requests at 1/s with a mean TTFT of 20 s (a queue growing >= 1.3 s/s).
+run "$tmp/q.json" 1 20000 8 20500
+"$CHALK" calibrate "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" "$tmp/q.json" "${setup[@]}" --fit request_overhead_s --holdout half --json \
+  | python3 -c 'import json,sys; h=json.load(sys.stdin)["holdout"]; s=h["saturated_runs"]
+assert len(s) == 1 and s[0]["source"].endswith("q.json") and s[0]["note"].startswith("saturated as measured: arrivals 1 req/s > capacity"), s
+assert h["fit_runs"] + h["held_out_runs"] == 3, h' || fail "calibrate --holdout: a saturated run not left out"
+expect_error "--holdout: all 2 runs are saturated at the defaults (chalk simulate calls them OVERLOADED)" calibrate "$tmp/s1.json" "$tmp/s2.json" \
+  "${setup[@]}" --fit request_overhead_s --holdout half
 echo "calibrate: all passed"

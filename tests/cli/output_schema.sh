@@ -66,6 +66,7 @@ cmds=(
   "fleet $SRC/examples/fleet.csv -H h100-sxm --budget-chips 1 --modes aggregated"
   "step -m llama-3.1-8b -H h100-sxm -n 1 --prefill 512:0,256:1024 --decode 1024x32"
   "calibrate $tmp/vllm-1.json $tmp/vllm-4.json $tmp/vllm-8.json -m llama-3.1-8b -H h100-sxm -n 1 --fit request_overhead_s --max-requests 20"
+  "calibrate $tmp/vllm-1.json $tmp/vllm-4.json $tmp/vllm-8.json -m llama-3.1-8b -H h100-sxm -n 1 --fit request_overhead_s --max-requests 20 --holdout half"
 )
 i=0
 for c in "${cmds[@]}"; do

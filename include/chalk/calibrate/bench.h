@@ -71,9 +71,11 @@ std::string vllm_bench_json(const BenchRun& run);
 
 /// The runs of a measurement file (validate/measurement.h) that calibrate can use: rows of
 /// kind serving with request_rate_per_s and a metric among ttft_ms, tpot_ms, itl_ms and e2e_s
-/// with their stated model, hardware, chips, tp, engine and knobs; consecutive rows that
-/// state the same run (every setup and traffic column equal) with different metrics are one
-/// run with several means (its source "file: ID1+ID2"). `skipped` counts the other rows.
+/// with their stated model, hardware, chips, tp, engine and knobs; rows that state the same run
+/// (every setup and traffic column equal) with different metrics are one run with several
+/// means (its source "file: ID1+ID2"), in any order: a row joins the first run read with its
+/// setup that lacks its metric (the same metric twice starts another run). `skipped` counts
+/// the other rows.
 std::vector<BenchRun> runs_from_measurements(const std::vector<Measurement>& rows, int64_t& skipped);
 
 }  // namespace chalk::calibrate

@@ -135,7 +135,9 @@ struct FitReport {
 /// Fits `o.constants` to `runs` from the engine's defaults (those of the first run). A constant
 /// that moves no prediction by 0.1 % when changed by its scale is not fitted (kept at its
 /// default, with a note); so is allreduce_latency_s when no run is tensor-parallel (TP > 1:
-/// tp_of). Throws InputError("runs") when fewer runs than the constants to fit
+/// tp_of). Runs of several models, chip counts or layouts of one system are fitted together (the
+/// engine's constants are theirs in common); runs of two systems are refused with
+/// InputError("hardware"). Throws InputError("runs") when fewer runs than the constants to fit
 /// + 1 remain, or no constant is left to fit; InputError("--fit") for an empty list.
 FitReport fit(const std::vector<RunModel>& runs, const FitOptions& o);
 
