@@ -45,4 +45,8 @@ struct SimulateArgs {
 /// pool's system. Returns whether the pools run on mixed chips.
 bool check_simulate_pools(SimulateArgs& a);
 
+/// Runs `chalk simulate` with its parsed flags (cmd_simulate.cc; the flags: cmd_simulate_flags.cc).
+/// Errors: chalk::Error (and CLI errors) for bad or infeasible input, as every command.
+void run_simulate(SimulateArgs a);
+
 }  // namespace chalk::cli
